@@ -1,0 +1,57 @@
+"""agentsnap: snapshot testing for LLM agents.
+
+Public API (everything here is light to import; the diff layer, SDK hooks and
+provider codecs load on first use)::
+
+    from agentsnap import AgentRecorder, AgentAsserter, SnapshotStore, Snapshot
+    from agentsnap import AgentRegressionError, SnapshotNotFoundError, ReplayMissError
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__version__ = "1.0.0.dev0"
+
+from . import config
+from .exceptions import (
+    AdapterNotWrappedError,
+    AgentRegressionError,
+    AgentsnapWarning,
+    ReplayError,
+    ReplayMissError,
+    SnapshotFormatError,
+    SnapshotMissingInCIError,
+    SnapshotNotFoundError,
+    SnapshotPendingError,
+)
+from .recorder import AgentAsserter, AgentRecorder
+from .snapshot import Snapshot, SnapshotStore
+
+__all__ = [
+    "__version__",
+    "config",
+    "AgentRecorder",
+    "AgentAsserter",
+    "Snapshot",
+    "SnapshotStore",
+    "DiffReport",
+    "compute_diff",
+    "AgentRegressionError",
+    "SnapshotNotFoundError",
+    "SnapshotFormatError",
+    "SnapshotPendingError",
+    "SnapshotMissingInCIError",
+    "AdapterNotWrappedError",
+    "ReplayError",
+    "ReplayMissError",
+    "AgentsnapWarning",
+]
+
+
+def __getattr__(name: str) -> Any:  # PEP 562: keep the diff layer out of import time
+    if name in ("DiffReport", "compute_diff"):
+        from . import diff
+
+        return getattr(diff, name)
+    raise AttributeError(f"module 'agentsnap' has no attribute {name!r}")

@@ -1,0 +1,11 @@
+"""The capture layer: send-level hooks on httpx/httpx2, switched at run time.
+
+See :mod:`agentsnap.capture.hooks` (installation), :mod:`agentsnap.capture.send`
+(the wrappers), :mod:`agentsnap.capture.spec` (provider recognition) and
+:class:`Recording` (the active scope).
+"""
+
+from .hooks import install, is_installed
+from .recording import Recording
+
+__all__ = ["install", "is_installed", "Recording"]

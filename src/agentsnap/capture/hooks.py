@@ -1,0 +1,78 @@
+"""Post-import hooks that wrap ``send`` on httpx and httpx2 clients, once.
+
+:func:`install` registers wrapt post-import hooks for the modules ``httpx`` and
+``httpx2``; it imports neither (nor any SDK). When a module is imported — or
+right away if it already is — ``Client.send`` and ``AsyncClient.send`` are
+wrapped with :mod:`agentsnap.capture.send`. The wrappers stay for the life of
+the process and are switched by the active recording, because SDK objects
+capture bound methods at construction time (an unwrap would not reach them).
+
+Idempotent: installing twice, or ``httpx2.alias_httpx()`` making both names one
+module, never stacks two agentsnap layers. A hook that fails warns once and
+never breaks the user's ``import`` (wrapt would propagate the exception).
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from typing import Any
+
+__all__ = ["install", "is_installed", "HOOKED_MODULES"]
+
+HOOKED_MODULES = ("httpx", "httpx2")
+
+_installed = False
+_lock = threading.Lock()
+
+
+def install() -> None:
+    """Register the hooks (cheap; safe to call any number of times)."""
+    global _installed
+    if _installed:
+        return
+    with _lock:
+        if _installed:
+            return
+        import wrapt
+
+        for name in HOOKED_MODULES:
+            wrapt.register_post_import_hook(_patch_module, name)
+        _installed = True
+
+
+def is_installed() -> bool:
+    """Whether :func:`install` has run in this process."""
+    return _installed
+
+
+def _is_ours(func: Any) -> bool:
+    from .send import async_send_wrapper, send_wrapper
+
+    ours = (send_wrapper, async_send_wrapper)
+    seen = 0
+    while func is not None and seen < 16:
+        if getattr(func, "_self_wrapper", None) in ours:
+            return True
+        func = getattr(func, "__wrapped__", None)
+        seen += 1
+    return False
+
+
+def _patch_module(module: Any) -> None:
+    try:
+        import wrapt
+
+        from .send import async_send_wrapper, send_wrapper
+
+        for cls_name, wrapper in (("Client", send_wrapper), ("AsyncClient", async_send_wrapper)):
+            cls = getattr(module, cls_name, None)
+            if cls is None or _is_ours(cls.__dict__.get("send")):
+                continue
+            wrapt.wrap_function_wrapper(cls, "send", wrapper)
+    except Exception as exc:  # noqa: BLE001 - never break the user's import
+        warnings.warn(
+            f"agentsnap: could not hook {getattr(module, '__name__', module)!r} ({exc}); "
+            "LLM calls through it will not be captured or replayed.",
+            stacklevel=2,
+        )

@@ -1,0 +1,53 @@
+"""The runtime object the send wrappers consult: mode, trace, cassette."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import trace as _trace
+from ..replay import Cassette
+
+__all__ = ["Recording"]
+
+
+class Recording:
+    """One active capture scope (a test, or an ``AgentRecorder`` block).
+
+    ``mode``: ``"capture"`` (send for real and store every exchange; used by
+    record and live) or ``"replay"`` (serve from ``cassette``, never send).
+    ``block``: when set, the first LLM call raises
+    :class:`~agentsnap.exceptions.SnapshotMissingInCIError` with this message
+    before any socket opens (CI with no usable snapshot).
+
+    Use as a context manager, or call :meth:`start` / :meth:`stop`.
+    """
+
+    def __init__(self, mode: str = "capture", *, cassette: Cassette | None = None, block: str | None = None) -> None:
+        if mode not in ("capture", "replay"):
+            raise ValueError(f"agentsnap: unknown capture mode {mode!r} (expected 'capture' or 'replay')")
+        if mode == "replay" and cassette is None and block is None:
+            raise ValueError("agentsnap: replay mode needs a cassette")
+        self.mode = mode
+        self.cassette = cassette
+        self.block = block
+        #: LLM calls refused because of ``block``
+        self.blocked_calls = 0
+        self.trace = _trace.Trace()
+
+    def start(self) -> "Recording":
+        from .hooks import install
+
+        install()
+        _trace.activate(self)
+        return self
+
+    def stop(self) -> None:
+        """Deactivate and finalise streams that were never closed (kept as incomplete)."""
+        _trace.deactivate(self)
+        self.trace.close_open_streams()
+
+    def __enter__(self) -> "Recording":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()

@@ -1,0 +1,374 @@
+"""The ``Client.send`` / ``AsyncClient.send`` wrappers for httpx and httpx2.
+
+Installed once per class (see :mod:`agentsnap.capture.hooks`) and never
+removed; what they do depends on the active recording (:func:`agentsnap.trace.current`):
+
+* no active recording, or a request no provider spec recognises: call the real
+  ``send`` untouched;
+* ``capture`` (record / live): call the real ``send``, store the exchange;
+  a streamed response gets a tee over its raw byte stream that stores each
+  chunk as the SDK reads it and finalises on close (or exhaustion);
+* ``replay``: serve the recorded exchange as a genuine ``Response`` of the
+  request's own library (``httpx`` or ``httpx2``), so the SDK parses it with its
+  own code; never touches the network.
+
+The request is taken from ``args[0]`` or ``kwargs["request"]``: ``httpx.Client.stream()``
+calls ``send(request=...)`` by keyword.
+"""
+
+from __future__ import annotations
+
+import base64
+import codecs
+import datetime
+import hashlib
+import json
+import sys
+import threading
+import time
+from typing import Any, Callable
+
+from .. import trace as _trace
+from ..exceptions import SnapshotMissingInCIError
+from ..scrub import scrub_text, scrub_url, scrub_value
+from .spec import ProviderSpec, classify
+
+__all__ = ["send_wrapper", "async_send_wrapper"]
+
+# headers that describe the stored encoding of a body, not the body itself
+_ENCODING_HEADERS = frozenset({"content-length", "content-encoding", "transfer-encoding"})
+
+
+# --------------------------------------------------------------------------
+# bodies
+
+
+def encode_body(raw: bytes, content_type: str | None) -> dict[str, Any]:
+    """Store a body: ``{"body": json}``, ``{"text": str}`` or ``{"body_b64", "sha256"}``."""
+    if not raw:
+        return {"body": None}
+    ctype = (content_type or "").lower()
+    if "json" in ctype or raw[:1] in (b"{", b"["):
+        try:
+            return {"body": json.loads(raw)}
+        except ValueError:
+            pass
+    try:
+        return {"text": raw.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {"body_b64": base64.b64encode(raw).decode("ascii"), "sha256": hashlib.sha256(raw).hexdigest()}
+
+
+def decode_body(stored: dict[str, Any]) -> bytes:
+    """The bytes of a body stored by :func:`encode_body`."""
+    if "body_b64" in stored:
+        return base64.b64decode(stored["body_b64"])
+    if "text" in stored:
+        return str(stored["text"]).encode("utf-8")
+    body = stored.get("body")
+    if body is None:
+        return b""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _request_record(request: Any) -> dict[str, Any]:
+    try:
+        raw = request.content
+    except Exception:  # noqa: BLE001 - a streaming request body not read yet
+        raw = request.read()
+    url = request.url
+    rec: dict[str, Any] = {"method": request.method, "path": url.path}
+    if url.query:
+        query = url.query.decode("ascii", "replace") if isinstance(url.query, bytes) else str(url.query)
+        rec["query"] = scrub_url("http://x/?" + query).split("?", 1)[1]
+    stored = encode_body(raw, request.headers.get("content-type"))
+    if "body" in stored:
+        stored["body"] = scrub_value(stored["body"])
+    elif "text" in stored:
+        stored["text"] = scrub_text(stored["text"])
+    rec.update(stored)
+    return rec
+
+
+def _kept_headers(response: Any, spec: ProviderSpec, *, streamed: bool) -> dict[str, str]:
+    """The allow-listed response headers, lower-cased (``{name: value}``)."""
+    out: dict[str, str] = {}
+    for name, value in response.headers.multi_items():
+        low = name.lower()
+        if streamed and low == "content-encoding":
+            out[low] = value  # raw streamed chunks keep their encoding
+        elif low not in _ENCODING_HEADERS and spec.keeps_header(low):
+            out[low] = value
+    return out
+
+
+# --------------------------------------------------------------------------
+# stream tee (record) and replay streams
+
+
+_stream_classes: dict[tuple[str, bool], type] = {}
+_stream_classes_lock = threading.Lock()
+
+
+def _module_of(request: Any) -> Any:
+    """The httpx-like module (``httpx`` or ``httpx2``) the request belongs to."""
+    return sys.modules[type(request).__module__.split(".", 1)[0]]
+
+
+def _tee_class(module: Any, is_async: bool) -> type:
+    key = (module.__name__, is_async)
+    cls = _stream_classes.get(key)
+    if cls is not None:
+        return cls
+    with _stream_classes_lock:
+        if key in _stream_classes:
+            return _stream_classes[key]
+        if is_async:
+
+            class AsyncTee(module.AsyncByteStream):  # type: ignore[name-defined]
+                def __init__(self, inner: Any, sink: _ChunkSink) -> None:
+                    self._inner = inner
+                    self._sink = sink
+
+                async def __aiter__(self) -> Any:
+                    async for chunk in self._inner:
+                        self._sink.add(chunk)
+                        yield chunk
+                    self._sink.finish(complete=True)
+
+                async def aclose(self) -> None:
+                    self._sink.finish(complete=False)
+                    await self._inner.aclose()
+
+            cls = AsyncTee
+        else:
+
+            class SyncTee(module.SyncByteStream):  # type: ignore[name-defined]
+                def __init__(self, inner: Any, sink: _ChunkSink) -> None:
+                    self._inner = inner
+                    self._sink = sink
+
+                def __iter__(self) -> Any:
+                    for chunk in self._inner:
+                        self._sink.add(chunk)
+                        yield chunk
+                    self._sink.finish(complete=True)
+
+                def close(self) -> None:
+                    self._sink.finish(complete=False)
+                    self._inner.close()
+
+            cls = SyncTee
+        _stream_classes[key] = cls
+        return cls
+
+
+def _replay_stream_class(module: Any, is_async: bool) -> type:
+    key = (module.__name__ + ":replay", is_async)
+    cls = _stream_classes.get(key)
+    if cls is not None:
+        return cls
+    with _stream_classes_lock:
+        if is_async:
+
+            class AsyncReplayStream(module.AsyncByteStream):  # type: ignore[name-defined]
+                def __init__(self, chunks: list[bytes]) -> None:
+                    self._chunks = chunks
+
+                async def __aiter__(self) -> Any:
+                    for chunk in self._chunks:
+                        yield chunk
+
+            cls = AsyncReplayStream
+        else:
+
+            class SyncReplayStream(module.SyncByteStream):  # type: ignore[name-defined]
+                def __init__(self, chunks: list[bytes]) -> None:
+                    self._chunks = chunks
+
+                def __iter__(self) -> Any:
+                    yield from self._chunks
+
+            cls = SyncReplayStream
+        _stream_classes[key] = cls
+        return cls
+
+
+class _ChunkSink:
+    """Collects a streamed response's raw chunks; finalises the exchange exactly once."""
+
+    def __init__(self, exchange: _trace.Exchange, response_meta: dict[str, Any], encoded: bool, trace: _trace.Trace) -> None:
+        self.exchange = exchange
+        self.meta = response_meta
+        self.encoded = encoded  # content-encoding present: keep raw bytes
+        self.chunks: list[Any] = []
+        self.trace = trace
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="strict")
+        self._done = False
+        self._lock = threading.Lock()
+        trace.finalizers.append(self._abandon)
+
+    def add(self, chunk: bytes) -> None:
+        if self.encoded:
+            self.chunks.append({"$bytes_b64": base64.b64encode(chunk).decode("ascii")})
+            return
+        try:
+            text = self._decoder.decode(chunk)
+        except UnicodeDecodeError:
+            self.encoded = True
+            self.chunks.append({"$bytes_b64": base64.b64encode(chunk).decode("ascii")})
+            return
+        if text:
+            self.chunks.append(text)
+
+    def finish(self, *, complete: bool) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self._done = True
+        if not self.encoded:
+            try:
+                tail = self._decoder.decode(b"", final=True)
+            except UnicodeDecodeError:  # the stream stopped inside a character
+                tail = ""
+            if tail:
+                self.chunks.append(tail)
+        resp = dict(self.meta)
+        resp["chunks"] = self.chunks
+        self.exchange.response = resp
+        self.exchange.complete = complete
+        self.exchange.ended = time.monotonic()
+        try:
+            self.trace.finalizers.remove(self._abandon)
+        except ValueError:
+            pass
+
+    def _abandon(self) -> None:
+        self.finish(complete=False)
+
+
+def _chunk_bytes(chunk: Any) -> bytes:
+    if isinstance(chunk, dict):
+        return base64.b64decode(chunk["$bytes_b64"])
+    return str(chunk).encode("utf-8")
+
+
+# --------------------------------------------------------------------------
+# the wrappers
+
+
+def _extract(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, bool]:
+    request = kwargs["request"] if "request" in kwargs else args[0]
+    return request, bool(kwargs.get("stream", False))
+
+
+def _begin(recording: Any, request: Any, spec: ProviderSpec) -> _trace.Exchange:
+    if recording.block is not None:
+        recording.blocked_calls += 1
+        raise SnapshotMissingInCIError(recording.block)
+    req = _request_record(request)
+    exchange = _trace.Exchange(provider=spec.name, codec=spec.codec_for(req["path"]), request=req)
+    recording.trace.add_exchange(exchange)
+    return exchange
+
+
+def _replayed_response(recording: Any, exchange: _trace.Exchange, request: Any, *, is_async: bool) -> Any:
+    index, recorded, drift = recording.cassette.take(exchange.request)
+    exchange.replay_index = index
+    exchange.request_drift = drift
+    exchange.response = recorded["response"]
+    exchange.ended = time.monotonic()
+    stored = recorded["response"]
+    module = _module_of(request)
+    if "error" in stored:  # a transport error was recorded: raise the same class
+        err = stored["error"]
+        exc_cls = getattr(module, str(err.get("type")), None) or module.TransportError
+        raise exc_cls(str(err.get("message", "")), request=request)
+    status = int(stored["status"])
+    stored_headers = stored.get("headers") or {}
+    if isinstance(stored_headers, dict):
+        stored_headers = list(stored_headers.items())
+    headers = [(k, v) for k, v in stored_headers if k.lower() not in ("content-length", "transfer-encoding")]
+    if status >= 400:
+        # replay retries instantly: the SDKs (Stainless) honour retry-after-ms
+        headers = [(k, v) for k, v in headers if k.lower() != "retry-after-ms"] + [("retry-after-ms", "1")]
+    if "chunks" in stored:
+        chunks = [_chunk_bytes(c) for c in stored["chunks"]]
+        stream_cls = _replay_stream_class(module, is_async)
+        response = module.Response(status, headers=headers, stream=stream_cls(chunks), request=request)
+    else:
+        headers = [(k, v) for k, v in headers if k.lower() != "content-encoding"]
+        response = module.Response(status, headers=headers, content=decode_body(stored), request=request)
+    response.elapsed = datetime.timedelta(0)
+    return response
+
+
+def _record_response(recording: Any, exchange: _trace.Exchange, response: Any, spec: ProviderSpec, *, stream: bool, is_async: bool) -> None:
+    meta: dict[str, Any] = {"status": response.status_code}
+    if stream:
+        encoded = bool(response.headers.get("content-encoding", "").strip() not in ("", "identity"))
+        meta["headers"] = _kept_headers(response, spec, streamed=True)
+        sink = _ChunkSink(exchange, meta, encoded, recording.trace)
+        module = _module_of(response.request)
+        response.stream = _tee_class(module, is_async)(response.stream, sink)
+        return
+    meta["headers"] = _kept_headers(response, spec, streamed=False)
+    stored = encode_body(response.content, response.headers.get("content-type"))
+    if "body" in stored:
+        stored["body"] = scrub_value(stored["body"])
+    meta.update(stored)
+    exchange.response = meta
+    exchange.ended = time.monotonic()
+
+
+def _record_error(exchange: _trace.Exchange, exc: BaseException) -> None:
+    exchange.response = {"error": {"type": type(exc).__name__, "message": str(exc)}}
+    exchange.ended = time.monotonic()
+
+
+def send_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """wrapt wrapper for ``httpx.Client.send`` / ``httpx2.Client.send``."""
+    recording = _trace.current()
+    if recording is None:
+        return wrapped(*args, **kwargs)
+    request, stream = _extract(args, kwargs)
+    spec = classify(request)
+    if spec is None:
+        return wrapped(*args, **kwargs)
+    exchange = _begin(recording, request, spec)
+    if recording.mode == "replay":
+        response = _replayed_response(recording, exchange, request, is_async=False)
+        if not stream:
+            response.read()
+        return response
+    try:
+        response = wrapped(*args, **kwargs)
+    except Exception as exc:
+        _record_error(exchange, exc)
+        raise
+    _record_response(recording, exchange, response, spec, stream=stream, is_async=False)
+    return response
+
+
+async def async_send_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """wrapt wrapper for ``httpx.AsyncClient.send`` / ``httpx2.AsyncClient.send``."""
+    recording = _trace.current()
+    if recording is None:
+        return await wrapped(*args, **kwargs)
+    request, stream = _extract(args, kwargs)
+    spec = classify(request)
+    if spec is None:
+        return await wrapped(*args, **kwargs)
+    exchange = _begin(recording, request, spec)
+    if recording.mode == "replay":
+        response = _replayed_response(recording, exchange, request, is_async=True)
+        if not stream:
+            await response.aread()
+        return response
+    try:
+        response = await wrapped(*args, **kwargs)
+    except Exception as exc:
+        _record_error(exchange, exc)
+        raise
+    _record_response(recording, exchange, response, spec, stream=stream, is_async=True)
+    return response

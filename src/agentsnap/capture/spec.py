@@ -1,0 +1,113 @@
+"""Provider specs: the ``patches/<provider>.toml`` files, as data.
+
+A spec says how one SDK's HTTP traffic is recognised (User-Agent prefixes),
+which endpoint paths are LLM calls and which codec reads them, and which
+response headers are worth keeping. Adding an OpenAI-compatible SDK is a new
+file, not code.
+
+The files ship inside the wheel as ``agentsnap/_patches/``; in a source checkout
+(editable install) they are read from the repository's ``patches/`` folder.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import sys
+import warnings
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):  # pragma: no cover - version switch
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+__all__ = ["ProviderSpec", "load_specs", "classify", "patches_dir"]
+
+
+@dataclass(frozen=True)
+class ProviderSpec:
+    """One provider's recognition and normalisation rules (see module doc)."""
+
+    name: str
+    user_agent_prefixes: tuple[str, ...]
+    endpoints: tuple[tuple[str, str], ...]  # (path suffix, codec name)
+    keep_headers: tuple[str, ...]
+    api_key_env: tuple[str, ...] = ()
+    source: str = ""
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    def codec_for(self, path: str) -> str | None:
+        """The codec for an endpoint path, or None when the path is not an LLM call."""
+        for suffix, codec in self.endpoints:
+            if path.endswith(suffix):
+                return codec
+        return None
+
+    def keeps_header(self, name: str) -> bool:
+        """Whether a response header (any case) is kept in snapshots."""
+        low = name.lower()
+        return any(fnmatch.fnmatchcase(low, pat) for pat in self.keep_headers)
+
+
+def patches_dir() -> Path:
+    """Where the spec files are: inside the installed wheel, else the source tree."""
+    here = Path(__file__).resolve().parent.parent
+    packaged = here / "_patches"
+    if packaged.is_dir():
+        return packaged
+    return here.parent.parent / "patches"
+
+
+def _parse(path: Path) -> ProviderSpec:
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    prov = data["provider"]
+    match = data.get("match", {})
+    return ProviderSpec(
+        name=str(prov["name"]),
+        user_agent_prefixes=tuple(match.get("user_agent_prefixes", ())),
+        endpoints=tuple((str(e["path_suffix"]), str(e["codec"])) for e in data.get("endpoints", [])),
+        keep_headers=tuple(h.lower() for h in data.get("response", {}).get("keep_headers", ())),
+        api_key_env=tuple(prov.get("api_key_env", ())),
+        source=str(path),
+        extra={k: v for k, v in data.items() if k not in {"provider", "match", "endpoints", "response"}},
+    )
+
+
+@lru_cache(maxsize=None)
+def load_specs(directory: str | None = None) -> tuple[ProviderSpec, ...]:
+    """Parse every ``*.toml`` spec, sorted by file name.
+
+    A file that cannot be parsed gives one ``UserWarning`` naming it and is
+    skipped: every other provider keeps working.
+    """
+    root = Path(directory) if directory else patches_dir()
+    specs: list[ProviderSpec] = []
+    for path in sorted(root.glob("*.toml")):
+        try:
+            specs.append(_parse(path))
+        except Exception as exc:  # noqa: BLE001 - any broken spec is skipped loudly
+            warnings.warn(f"agentsnap: ignoring provider spec {path}: {exc}", stacklevel=2)
+    return tuple(specs)
+
+
+@lru_cache(maxsize=256)
+def _spec_for_user_agent(user_agent: str) -> ProviderSpec | None:
+    for spec in load_specs():
+        if user_agent.startswith(spec.user_agent_prefixes):
+            return spec
+    return None
+
+
+def classify(request: Any) -> ProviderSpec | None:
+    """The spec whose SDK sent ``request`` (an httpx/httpx2 Request), or None.
+
+    Recognition is by User-Agent prefix, cached per distinct User-Agent string,
+    so the per-call cost is one header lookup and one dict hit.
+    """
+    ua = request.headers.get("user-agent")
+    if not ua:
+        return None
+    return _spec_for_user_agent(ua)

@@ -1,0 +1,208 @@
+"""One :class:`Settings` object from every configuration source.
+
+Precedence, lowest to highest:
+
+1. built-in defaults;
+2. ``[tool.agentsnap]`` in the nearest ``pyproject.toml`` (searched upward from
+   the pytest rootdir, or from the current directory for the CLI and the
+   Python API);
+3. pytest ini options (``agentsnap_semantic_threshold = "0.95"`` …);
+4. environment variables (``AGENTSNAP_MODE``, ``AGENTSNAP_RECORD``,
+   ``AGENTSNAP_JUDGE_*`` …) — so ``agentsnap record`` can steer a pytest
+   subprocess;
+5. command-line flags (``--agentsnap-replay`` …).
+
+``CI`` detection: CI mode is on when ``CI`` is set to anything but an empty
+string, ``0``, ``false`` or ``no`` (any case), or when one of
+``GITHUB_ACTIONS``, ``GITLAB_CI``, ``BUILDKITE``, ``CIRCLECI``, ``JENKINS_URL``,
+``TF_BUILD`` is non-empty. An explicit ``CI=false`` / ``CI=0`` / ``CI=no``
+turns CI mode off even where those markers are set.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+if sys.version_info >= (3, 11):  # pragma: no cover
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+__all__ = ["Settings", "load", "is_ci", "find_pyproject", "MODES", "SETTING_KEYS", "ENV_VARS"]
+
+MODES = ("live", "replay", "record")
+_FALSY = ("", "0", "false", "no", "off")
+_CI_MARKERS = ("GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
+
+
+def _truthy(value: str | None) -> bool:
+    return value is not None and value.strip().lower() not in _FALSY
+
+
+def is_ci(env: Mapping[str, str] | None = None) -> bool:
+    """Whether agentsnap runs in CI mode (rule in the module doc)."""
+    env = os.environ if env is None else env
+    ci = env.get("CI")
+    if ci is not None and ci.strip() != "":
+        return _truthy(ci)
+    return any(env.get(marker) for marker in _CI_MARKERS)
+
+
+@dataclass
+class Settings:
+    """Resolved agentsnap configuration. Every field is a ``[tool.agentsnap]`` key."""
+
+    #: where snapshots live; relative paths are relative to ``base_dir``
+    snapshot_dir: str = "__agent_snapshots__"
+    #: ``live`` (call the real API, compare), ``replay`` (serve recordings), ``record`` (re-record goldens)
+    mode: str = "live"
+    #: auto-snapshot every test that calls an LLM (also implied by any mode flag)
+    instrument: bool = False
+    #: minimum similarity of the final output, 0..1
+    semantic_threshold: float = 0.92
+    #: minimum similarity of intermediate llm_call responses, 0..1
+    llm_threshold: float = 0.75
+    #: allowed Levenshtein distance of the tool-name sequences
+    structural_tolerance: int = 0
+    #: dotted paths into tool arguments left out of the argument diff
+    ignored_fields: list[str] = field(default_factory=list)
+    #: LLM judge model (OpenAI-compatible chat API)
+    judge_model: str = "openai/gpt-4o-mini"
+    #: LLM judge base URL
+    judge_base_url: str = "https://openrouter.ai/api/v1"
+    #: in CI, treat missing / pending snapshots as warnings instead of failures
+    allow_pending: bool = False
+    #: replay only exact request matches (no in-order fallback with a drift report)
+    replay_strict: bool = False
+    #: CI mode (see module doc); not a config key, detected from the environment
+    ci: bool = False
+    #: the folder relative paths are resolved against (the pyproject's folder or the rootdir)
+    base_dir: Path = field(default_factory=Path.cwd)
+
+    @property
+    def snapshot_path(self) -> Path:
+        """``snapshot_dir`` as an absolute path."""
+        p = Path(self.snapshot_dir)
+        return p if p.is_absolute() else (self.base_dir / p)
+
+
+#: keys users may set in [tool.agentsnap] (and as ``agentsnap_<key>`` ini options)
+SETTING_KEYS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Settings) if f.name not in ("ci", "base_dir"))
+_KEYS = set(SETTING_KEYS)
+# keys of agentsnap 0.5.1 configs that are accepted and ignored
+_LEGACY_KEYS = {"backend"}
+
+ENV_VARS = {
+    "AGENTSNAP_MODE": "mode",
+    "AGENTSNAP_SNAPSHOT_DIR": "snapshot_dir",
+    "AGENTSNAP_JUDGE_MODEL": "judge_model",
+    "AGENTSNAP_JUDGE_BASE_URL": "judge_base_url",
+    "AGENTSNAP_SEMANTIC_THRESHOLD": "semantic_threshold",
+    "AGENTSNAP_LLM_THRESHOLD": "llm_threshold",
+    "AGENTSNAP_STRUCTURAL_TOLERANCE": "structural_tolerance",
+}
+
+
+def find_pyproject(start: str | os.PathLike[str] | None = None) -> Path | None:
+    """The nearest ``pyproject.toml`` at or above ``start`` (default: cwd)."""
+    here = Path(start or Path.cwd()).resolve()
+    if here.is_file():
+        here = here.parent
+    for folder in (here, *here.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _coerce(key: str, value: Any, source: str) -> Any:
+    target = {f.name: f for f in dataclasses.fields(Settings)}[key]
+    default = target.default if target.default is not dataclasses.MISSING else None
+    try:
+        if key == "mode":
+            mode = str(value).strip().lower()
+            if mode not in MODES:
+                raise ValueError(f"expected one of {', '.join(MODES)}")
+            return mode
+        if key == "ignored_fields":
+            if isinstance(value, str):
+                return [v.strip() for v in value.replace("\n", ",").split(",") if v.strip()]
+            if isinstance(value, (list, tuple)):
+                return [str(v) for v in value]
+            raise ValueError("expected a list of strings")
+        if isinstance(default, bool):
+            if isinstance(value, bool):
+                return value
+            return _truthy(str(value))
+        if isinstance(default, float):
+            number = float(value)
+            if key.endswith("threshold") and not 0.0 <= number <= 1.0:
+                raise ValueError("expected a number from 0 to 1")
+            return number
+        if isinstance(default, int):
+            number = int(value)
+            if number < 0:
+                raise ValueError("expected a whole number >= 0")
+            return number
+        return str(value)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"agentsnap: bad value {value!r} for {key!r} in {source}: {exc}") from None
+
+
+def load(
+    start: str | os.PathLike[str] | None = None,
+    *,
+    ini: Callable[[str], Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> Settings:
+    """Resolve the settings (see module doc for precedence).
+
+    ``start``: where to look for ``pyproject.toml``. ``ini``: a getter for
+    pytest ini values (``config.getini``) returning "" / None when unset.
+    ``overrides``: values from flags. Raises ``ValueError`` naming the key and
+    the source for a value of the wrong type; unknown keys warn.
+    """
+    env = os.environ if env is None else env
+    settings = Settings()
+    pyproject = find_pyproject(start)
+    settings.base_dir = Path(start).resolve() if start else Path.cwd()
+    if pyproject is not None:
+        try:
+            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"agentsnap: cannot read {pyproject}: {exc}") from None
+        table = data.get("tool", {}).get("agentsnap")
+        if table is not None:
+            settings.base_dir = pyproject.parent
+            for key, value in table.items():
+                if key in _LEGACY_KEYS:
+                    continue
+                if key not in _KEYS:
+                    warnings.warn(f"agentsnap: unknown key {key!r} in [tool.agentsnap] of {pyproject}; known keys: {', '.join(sorted(_KEYS))}", stacklevel=2)
+                    continue
+                setattr(settings, key, _coerce(key, value, f"[tool.agentsnap] of {pyproject}"))
+    if ini is not None:
+        for key in sorted(_KEYS):
+            try:
+                value = ini(f"agentsnap_{key}")
+            except ValueError:
+                continue
+            if value not in (None, "", []):
+                setattr(settings, key, _coerce(key, value, f"pytest ini option agentsnap_{key}"))
+    for var, key in ENV_VARS.items():
+        if env.get(var):
+            setattr(settings, key, _coerce(key, env[var], f"environment variable {var}"))
+    if _truthy(env.get("AGENTSNAP_RECORD")):
+        settings.mode = "record"
+    for key, value in (overrides or {}).items():
+        if value is not None:
+            setattr(settings, key, _coerce(key, value, "the command line"))
+    settings.ci = is_ci(env)
+    return settings

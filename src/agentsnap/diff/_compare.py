@@ -1,0 +1,284 @@
+"""``compute_diff``: run every check on a golden and a new snapshot."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from .arguments import IgnoreRule, diff_values, parse_ignored_fields
+from .report import CHECK_ORDER, DiffReport
+from .semantic import as_text, meets_threshold, score_pairs
+from .structural import (
+    ToolRef,
+    llm_calls,
+    requested_tools,
+    sequence_diff,
+    tool_calls,
+    trace_steps,
+)
+
+__all__ = ["compute_diff"]
+
+_EXCERPT_WIDTH = 100
+_EXCERPT_CONTEXT = 20
+
+
+def _check_threshold(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a number in [0, 1], got {value!r}")
+    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
+        raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+    return float(value)
+
+
+def _pair_diffs(
+    check: str,
+    golden: Sequence[ToolRef],
+    new: Sequence[ToolRef],
+    aligned: Iterable[Sequence[int]],
+    rules: tuple[IgnoreRule, ...],
+) -> list[dict[str, Any]]:
+    out = []
+    for gi, ni in aligned:
+        g, n = golden[gi], new[ni]
+        changes = diff_values(g.args, n.args, root="args", ignored_fields=rules)
+        if changes:
+            out.append(
+                {
+                    "check": check,
+                    "index": gi,
+                    "tool": g.name,
+                    "golden_step": g.step,
+                    "new_step": n.step,
+                    "changes": changes,
+                }
+            )
+    return out
+
+
+def _excerpts(golden: str, new: str) -> tuple[str, str]:
+    """Short excerpts of two texts, starting a little before their first difference."""
+    common = len(os.path.commonprefix([golden, new]))
+    start = common - _EXCERPT_CONTEXT if common > _EXCERPT_CONTEXT else 0
+
+    def cut(text: str) -> str:
+        piece = text[start : start + _EXCERPT_WIDTH]
+        return ("…" if start else "") + piece + ("…" if start + _EXCERPT_WIDTH < len(text) else "")
+
+    return cut(golden), cut(new)
+
+
+def _response_text(step: Mapping[str, Any]) -> str:
+    value = step.get("response")
+    return "" if value is None else as_text(value)
+
+
+def compute_diff(
+    golden: Mapping[str, Any],
+    new: Mapping[str, Any],
+    *,
+    structural_tolerance: int = 0,
+    ignored_fields: Iterable[str] = (),
+    semantic_threshold: float = 0.92,
+    llm_threshold: float = 0.75,
+    embed_fn: Callable[[list[str]], Sequence[Sequence[float]]] | None = None,
+    compare_requests: bool = False,
+    name: str = "",
+) -> DiffReport:
+    """Compare a new snapshot with its golden on every layer; return a :class:`DiffReport`.
+
+    ``golden`` and ``new`` are snapshot dicts as loaded from the snapshot
+    JSON; only ``trace`` (list of step dicts) and ``output`` are read. Steps
+    of type ``tool_call`` and ``llm_call`` are used, other types (``http``,
+    future ones) are ignored, and every key is read with ``.get`` so 0.5.1
+    snapshots (llm_call steps with only messages/response/tokens/
+    tool_requests) work. The raw ``exchange`` of a step is never looked at.
+
+    Checks, named as they appear in ``failed_checks``:
+
+    * ``"structural"`` — Levenshtein distance between the golden and new
+      sequences of executed ``tool_call`` names; fails when distance >
+      ``structural_tolerance`` (so distance == tolerance passes).
+    * ``"arguments"`` — deep diff of ``args`` for each *aligned* pair of tool
+      calls. Alignment: positions the edit script keeps unchanged (same name),
+      so arguments of two different tools are never compared and an
+      inserted, deleted or replaced call is left to the structural check.
+      Any remaining change fails. List order inside args is significant.
+    * ``"model_tools"`` — the same distance check, same tolerance (one knob
+      for both, as documented for ``structural_tolerance``), on the names in
+      all ``llm_call`` steps' ``tool_requests``, flattened in trace order.
+      Skipped (never failed) when any llm_call on either side has no
+      ``tool_requests`` key at all.
+    * ``"model_tool_args"`` — deep diff of the aligned requests' ``args``.
+    * ``"llm_requests"`` — only with ``compare_requests=True`` (replay mode):
+      the request ``messages`` of llm_call *i* in golden and new, for each
+      *i* both have; any difference fails. Paths read ``messages[3].content``.
+    * ``"llm_call[i]"`` — the response text of llm_call *i* (both sides have
+      it) must score >= ``llm_threshold``; a missing/None response is ``""``.
+    * ``"output"`` — the final ``output`` must score >= ``semantic_threshold``;
+      non-strings are compared as sorted-key JSON, so ``None`` vs ``None`` is
+      1.0.
+
+    A different number of llm_calls is reported in ``structural_diff
+    ["llm_calls"]`` and in the ``[STRUCTURAL]`` section but fails nothing by
+    itself; the extra calls are not compared.
+
+    Args:
+        structural_tolerance: edit-distance budget (int >= 0) of the
+            structural and model_tools checks.
+        ignored_fields: argument paths left out of the ``arguments`` and
+            ``model_tool_args`` diffs (not of request messages). A bare key
+            (``"timestamp"``) is ignored at any depth; a dotted path
+            (``"meta.request_id"``) only at that place from the root of args;
+            ``[n]`` and ``*`` address list items / any key. See
+            :func:`agentsnap.diff.arguments.parse_ignored_fields`.
+        semantic_threshold: minimum score in [0, 1] of the final output.
+        llm_threshold: minimum score in [0, 1] of each llm_call response.
+        embed_fn: batch embedder ``list[str] -> list[vector]``; when given,
+            non-identical texts are scored by cosine similarity, otherwise by
+            the lexical placeholder ``difflib.SequenceMatcher(...).ratio()``.
+            Identical texts always score 1.0 without calling it. A score
+            passes when ``score + 1e-9 >= threshold``.
+        compare_requests: also run the ``llm_requests`` check.
+        name: snapshot name, used in the report's text.
+
+    Raises:
+        TypeError: a snapshot is not a mapping, its trace not a list of dicts,
+            an option has the wrong type, or ``embed_fn`` is not callable.
+        ValueError: ``structural_tolerance`` < 0, a threshold outside [0, 1],
+            a malformed ``ignored_fields`` entry, or ``embed_fn`` returned the
+            wrong number or shape of vectors. Exceptions raised by
+            ``embed_fn`` propagate unchanged.
+    """
+    if isinstance(structural_tolerance, bool) or not isinstance(structural_tolerance, int):
+        raise TypeError(f"structural_tolerance must be an int >= 0, got {structural_tolerance!r}")
+    if structural_tolerance < 0:
+        raise ValueError(f"structural_tolerance must be >= 0, got {structural_tolerance}")
+    semantic_threshold = _check_threshold("semantic_threshold", semantic_threshold)
+    llm_threshold = _check_threshold("llm_threshold", llm_threshold)
+    if embed_fn is not None and not callable(embed_fn):
+        raise TypeError(f"embed_fn must be callable or None, got {embed_fn!r}")
+    rules = parse_ignored_fields(ignored_fields)
+
+    g_steps = trace_steps(golden, "golden")
+    n_steps = trace_steps(new, "new")
+    failed: set[str] = set()
+    argument_diffs: list[dict[str, Any]] = []
+
+    # structural + arguments ------------------------------------------------
+    g_tools, n_tools = tool_calls(g_steps), tool_calls(n_steps)
+    tools = sequence_diff(g_tools, n_tools, tolerance=structural_tolerance)
+    if not tools["passed"]:
+        failed.add("structural")
+    entries = _pair_diffs("arguments", g_tools, n_tools, tools["aligned"], rules)
+    if entries:
+        failed.add("arguments")
+    argument_diffs += entries
+
+    # model tools ------------------------------------------------------------
+    g_req, n_req = requested_tools(g_steps), requested_tools(n_steps)
+    model = sequence_diff(g_req or [], n_req or [], tolerance=structural_tolerance)
+    if g_req is None or n_req is None:
+        side = "golden" if g_req is None else "new"
+        if g_req is None and n_req is None:
+            side = "golden and new"
+        model["passed"] = True
+        model["compared"] = False
+        model["skipped_reason"] = (
+            f"{side} snapshot has llm_call steps without tool_requests "
+            "(recorded before model tool requests were captured; re-record to compare them)"
+        )
+    else:
+        model["compared"] = True
+        model["skipped_reason"] = None
+        if not model["passed"]:
+            failed.add("model_tools")
+        entries = _pair_diffs("model_tool_args", g_req, n_req, model["aligned"], rules)
+        if entries:
+            failed.add("model_tool_args")
+        argument_diffs += entries
+
+    # llm requests -------------------------------------------------------------
+    g_llm, n_llm = llm_calls(g_steps), llm_calls(n_steps)
+    common = min(len(g_llm), len(n_llm))
+    if compare_requests:
+        for i in range(common):
+            (g_no, g_step), (n_no, n_step) = g_llm[i], n_llm[i]
+            changes = diff_values(g_step.get("messages"), n_step.get("messages"), root="messages")
+            if changes:
+                argument_diffs.append(
+                    {
+                        "check": "llm_requests",
+                        "index": i,
+                        "tool": None,
+                        "golden_step": g_no,
+                        "new_step": n_no,
+                        "changes": changes,
+                    }
+                )
+                failed.add("llm_requests")
+
+    # semantic -------------------------------------------------------------------
+    keys: list[str] = []
+    thresholds: list[float] = []
+    pairs: list[tuple[str, str]] = []
+    for i in range(common):
+        keys.append(f"llm_call[{i}]")
+        thresholds.append(llm_threshold)
+        pairs.append((_response_text(g_llm[i][1]), _response_text(n_llm[i][1])))
+    keys.append("output")
+    thresholds.append(semantic_threshold)
+    pairs.append((as_text(golden.get("output")), as_text(new.get("output"))))
+
+    scored = score_pairs(pairs, embed_fn)
+    semantic_scores: dict[str, float] = {}
+    semantic_details: dict[str, dict[str, Any]] = {}
+    backends = set()
+    semantic_failed: list[str] = []
+    for key, threshold, (g_text, n_text), (score, backend) in zip(keys, thresholds, pairs, scored):
+        semantic_scores[key] = score
+        backends.add(backend)
+        ok = meets_threshold(score, threshold)
+        was, now = _excerpts(g_text, n_text) if not ok else (None, None)
+        semantic_details[key] = {
+            "threshold": threshold,
+            "backend": backend,
+            "passed": ok,
+            "golden_excerpt": was,
+            "new_excerpt": now,
+        }
+        if not ok:
+            semantic_failed.append(key)
+    backends.discard("exact")
+    overall_backend = backends.pop() if backends else "exact"
+
+    structural_diff: dict[str, Any] = {
+        "tools": tools,
+        "model_tools": model,
+        "llm_calls": {
+            "golden": len(g_llm),
+            "new": len(n_llm),
+            "golden_steps": [no for no, _ in g_llm],
+            "new_steps": [no for no, _ in n_llm],
+            "requests_compared": bool(compare_requests),
+        },
+        "semantic": semantic_details,
+        "settings": {
+            "structural_tolerance": structural_tolerance,
+            "semantic_threshold": semantic_threshold,
+            "llm_threshold": llm_threshold,
+            "ignored_fields": [rule.source for rule in rules],
+            "compare_requests": bool(compare_requests),
+        },
+    }
+    return DiffReport(
+        structural_diff=structural_diff,
+        argument_diffs=argument_diffs,
+        semantic_scores=semantic_scores,
+        semantic_reasons={key: [] for key in semantic_scores},
+        failed_checks=[c for c in CHECK_ORDER if c in failed] + semantic_failed,
+        name=name,
+        backend=overall_backend,
+    )

@@ -1,0 +1,287 @@
+"""Arguments layer: deep diffs of tool arguments and of LLM request messages.
+
+The difference itself is computed by :mod:`deepdiff` (imported lazily, on the
+first diff), with these settings and why:
+
+* ``ignore_order=False`` — list order inside arguments is meaningful (a list
+  of steps, of recipients in priority order, of messages), so ``[a, b]`` and
+  ``[b, a]`` differ; lists are compared position by position.
+* strict types — ``1`` and ``1.0``, ``1`` and ``True``, ``None`` and ``""``
+  are reported as ``type_changed``: a tool may well behave differently.
+* ``threshold_to_diff_deeper=0`` — nested dicts are always descended into, so
+  every change is reported at its own path (``args.meta.request_id``), never
+  as one replaced parent dict.
+* ``ignore_nan_inequality=True`` — ``NaN`` equals ``NaN``, so a snapshot
+  always equals itself.
+
+``ignored_fields`` (see :func:`parse_ignored_fields`) are removed from both
+sides *before* diffing rather than filtered out afterwards, so an ignored key
+can never make two otherwise equal list items look different.
+
+A change is a dict ``{"path": str, "old": Any, "new": Any, "kind": str}``:
+``path`` is a dotted/indexed path from a root name (``"args.city"``,
+``"args.items[0].id"``, ``'args["two words"]'``, ``"messages[3].content"``);
+``kind`` is ``"changed"``, ``"type_changed"``, ``"added"`` (``old`` is
+``None``) or ``"removed"`` (``new`` is ``None``).
+"""
+
+from __future__ import annotations
+
+import re
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any, NamedTuple
+
+__all__ = ["IgnoreRule", "diff_values", "format_path", "parse_ignored_fields", "strip_ignored"]
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_TOKEN = re.compile(r"\[(\d+|\*)\]|([^.\[\]]+)")
+_WILD = "*"
+
+
+class IgnoreRule(NamedTuple):
+    """One parsed ``ignored_fields`` entry.
+
+    ``segments``: path segments from the root of ``args`` (``str`` key,
+    ``int`` list index, or ``"*"`` for any one key or index); ``anywhere``:
+    ``True`` for a bare key, which matches that key at any depth.
+    """
+
+    segments: tuple[str | int, ...]
+    anywhere: bool
+    source: str
+
+
+def parse_ignored_fields(fields: Iterable[str] | str | None) -> tuple[IgnoreRule, ...]:
+    """Parse ``ignored_fields`` entries into :class:`IgnoreRule` objects.
+
+    Grammar and meaning (paths are relative to a tool call's ``args``; do not
+    prefix them with ``args.``):
+
+    * a **bare key** (``"timestamp"``) ignores that key in every dict at any
+      depth of the arguments — a superset of agentsnap 0.5.1, which removed
+      top-level keys only;
+    * a **dotted path** (``"meta.request_id"``) is anchored at the root of the
+      arguments and ignores exactly that entry, with everything under it;
+    * ``[n]`` or a numeric segment steps into list item ``n``
+      (``"items[0].id"``, ``"items.0.id"``), and ``*`` or ``[*]`` stands for
+      any one key or list index (``"items[*].id"``, ``"*.request_id"``).
+
+    A rule removes dict entries only; siblings of an ignored key are still
+    compared. A single string is accepted as one entry. Keys that contain a
+    dot or a bracket cannot be addressed.
+
+    Raises:
+        ValueError: an entry is empty, malformed, or ends in a list index or
+            wildcard instead of a key (list items cannot be ignored: removing
+            one would shift its siblings).
+        TypeError: an entry is not a string.
+    """
+    if fields is None:
+        return ()
+    if isinstance(fields, str):
+        fields = [fields]
+    rules: list[IgnoreRule] = []
+    for entry in fields:
+        if not isinstance(entry, str):
+            raise TypeError(f"ignored_fields entries must be strings, got {entry!r}")
+        rules.append(_parse_one(entry))
+    return tuple(rules)
+
+
+def _parse_one(entry: str) -> IgnoreRule:
+    text = entry.strip()
+    segments: list[str | int] = []
+    pos = 0
+    expect_segment = True
+    while pos < len(text):
+        if text[pos] == "." and not expect_segment:
+            pos += 1
+            expect_segment = True
+            if pos == len(text):
+                break
+            continue
+        match = _TOKEN.match(text, pos)
+        if match is None or (match.group(2) is not None and not expect_segment):
+            raise ValueError(f"ignored_fields entry {entry!r} is not a valid path (at {pos})")
+        index, key = match.group(1), match.group(2)
+        if index is not None:
+            segments.append(_WILD if index == _WILD else int(index))
+        else:
+            assert key is not None
+            segments.append(key.strip())
+        pos = match.end()
+        expect_segment = False
+    if not segments or expect_segment or any(s == "" for s in segments):
+        raise ValueError(f"ignored_fields entry {entry!r} is not a valid path")
+    last = segments[-1]
+    if isinstance(last, int) or last == _WILD or (isinstance(last, str) and last.isdigit()):
+        raise ValueError(
+            f"ignored_fields entry {entry!r} must end in a key: list items cannot be ignored"
+        )
+    anywhere = len(segments) == 1
+    return IgnoreRule(tuple(segments), anywhere, entry)
+
+
+def _segment_matches(pattern: str | int, actual: str | int) -> bool:
+    if pattern == _WILD:
+        return True
+    if isinstance(actual, int):
+        return isinstance(pattern, int) and pattern == actual or (
+            isinstance(pattern, str) and pattern.isdigit() and int(pattern) == actual
+        )
+    return isinstance(pattern, str) and pattern == actual
+
+
+def _is_ignored(path: tuple[str | int, ...], rules: tuple[IgnoreRule, ...]) -> bool:
+    for rule in rules:
+        if rule.anywhere:
+            if path and isinstance(path[-1], str) and path[-1] == rule.segments[0]:
+                return True
+        elif len(path) == len(rule.segments) and all(
+            _segment_matches(p, a) for p, a in zip(rule.segments, path)
+        ):
+            return True
+    return False
+
+
+def strip_ignored(value: Any, rules: tuple[IgnoreRule, ...]) -> Any:
+    """Return a copy of ``value`` without the dict entries the rules ignore.
+
+    Only mappings and lists are rebuilt (mappings become plain dicts with
+    string-compared keys; non-string keys are matched by ``str(key)``); every
+    other value is returned as is. ``value`` itself is never modified.
+    """
+    if not rules:
+        return value
+    return _strip(value, (), rules)
+
+
+def _strip(value: Any, path: tuple[str | int, ...], rules: tuple[IgnoreRule, ...]) -> Any:
+    if isinstance(value, Mapping):
+        out = {}
+        for key, item in value.items():
+            child = (*path, key if isinstance(key, str) else str(key))
+            if _is_ignored(child, rules):
+                continue
+            out[key] = _strip(item, child, rules)
+        return out
+    if isinstance(value, list):
+        return [_strip(item, (*path, i), rules) for i, item in enumerate(value)]
+    return value
+
+
+def format_path(root: str, segments: Iterable[Any]) -> str:
+    """Render path segments as ``root.key[index]``.
+
+    Identifier-like string keys use ``.key``; other keys use ``["key"]`` (JSON
+    quoting); ints use ``[n]``; anything else ``[repr]``.
+    """
+    out = root
+    for segment in segments:
+        if isinstance(segment, str):
+            if _IDENT.match(segment):
+                out += f".{segment}"
+            else:
+                out += f"[{json.dumps(segment, ensure_ascii=False)}]"
+        elif isinstance(segment, int) and not isinstance(segment, bool):
+            out += f"[{segment}]"
+        else:
+            out += f"[{segment!r}]"
+    return out
+
+
+_KINDS = {
+    "values_changed": "changed",
+    "type_changes": "type_changed",
+    "dictionary_item_added": "added",
+    "dictionary_item_removed": "removed",
+    "iterable_item_added": "added",
+    "iterable_item_removed": "removed",
+    "attribute_added": "added",
+    "attribute_removed": "removed",
+    "set_item_added": "added",
+    "set_item_removed": "removed",
+}
+
+
+def _sort_key(change: tuple[list[Any], dict[str, Any]]) -> tuple[Any, ...]:
+    return tuple((0, s, "") if isinstance(s, int) else (1, 0, str(s)) for s in change[0])
+
+
+def diff_values(
+    old: Any,
+    new: Any,
+    *,
+    root: str = "args",
+    ignored_fields: Iterable[str] | tuple[IgnoreRule, ...] | None = (),
+) -> list[dict[str, Any]]:
+    """Deep-diff two JSON values; return the list of changes (empty when equal).
+
+    ``old`` is the golden value, ``new`` the new one; ``root`` prefixes every
+    path (``"args"`` gives ``"args.city"``; a change of the whole value has
+    path ``root``). ``ignored_fields``: entries as described in
+    :func:`parse_ignored_fields`, or rules it already returned. Changes are
+    sorted by path (list indexes numerically).
+
+    Raises:
+        ValueError, TypeError: a malformed ``ignored_fields`` entry.
+    """
+    from deepdiff import DeepDiff  # lazy: deepdiff is slow to import
+
+    if ignored_fields and all(isinstance(r, IgnoreRule) for r in ignored_fields):
+        rules: tuple[IgnoreRule, ...] = tuple(ignored_fields)  # type: ignore[arg-type]
+    else:
+        rules = parse_ignored_fields(ignored_fields)  # type: ignore[arg-type]
+    old = strip_ignored(old, rules)
+    new = strip_ignored(new, rules)
+    if type(old) is type(new) and _plain_equal(old, new):
+        return []
+    tree = DeepDiff(
+        old,
+        new,
+        ignore_order=False,
+        threshold_to_diff_deeper=0,
+        ignore_nan_inequality=True,
+        view="tree",
+    )
+    found: list[tuple[list[Any], dict[str, Any]]] = []
+    for report_type, levels in tree.items():
+        kind = _KINDS.get(report_type)
+        if kind is None:
+            kind = "added" if "added" in report_type else "removed" if "removed" in report_type else "changed"
+        for level in levels:
+            segments = level.path(output_format="list")
+            found.append(
+                (
+                    segments,
+                    {
+                        "path": format_path(root, segments),
+                        "old": None if kind == "added" else level.t1,
+                        "new": None if kind == "removed" else level.t2,
+                        "kind": kind,
+                    },
+                )
+            )
+    found.sort(key=_sort_key)
+    return [change for _, change in found]
+
+
+def _plain_equal(a: Any, b: Any) -> bool:
+    # Fast path for the common "nothing changed" case. Only trusted when the
+    # values are built from str/int/float/None/list/dict with identical types
+    # throughout, because == treats 1, 1.0 and True as equal.
+    try:
+        return bool(a == b) and _same_types(a, b)
+    except Exception:  # exotic __eq__: let deepdiff decide
+        return False
+
+
+def _same_types(a: Any, b: Any) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same_types(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same_types(x, y) for x, y in zip(a, b))
+    return True

@@ -1,0 +1,354 @@
+"""``DiffReport``: the result of :func:`agentsnap.diff.compute_diff`, and its text forms."""
+
+from __future__ import annotations
+
+import math
+import reprlib
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["DiffReport", "CHECK_ORDER"]
+
+#: the fixed checks, in the order they are evaluated and listed in ``failed_checks``;
+#: the semantic checks ``"llm_call[i]"`` (by i) and ``"output"`` follow them
+CHECK_ORDER = ("structural", "arguments", "model_tools", "model_tool_args", "llm_requests")
+
+_RESET = "\x1b[0m"
+_BOLD = "\x1b[1m"
+_DIM = "\x1b[2m"
+_RED = "\x1b[31m"
+_GREEN = "\x1b[32m"
+_YELLOW = "\x1b[33m"
+_CYAN = "\x1b[36m"
+
+_VALUE_WIDTH = 60
+_SEQ_WIDTH = 160
+
+_repr = reprlib.Repr()
+_repr.maxstring = 4 * _VALUE_WIDTH  # reprlib elides in the middle; the cut below keeps the start
+_repr.maxother = 4 * _VALUE_WIDTH
+_repr.maxlist = _repr.maxdict = _repr.maxtuple = _repr.maxset = 8
+_repr.maxlevel = 3
+_repr.fillvalue = "…"
+
+
+def _pct(score: float) -> str:
+    """Score as a percentage: ``100%``, ``92%``, ``83.3%`` (rounded down, never up)."""
+    value = score * 100.0
+    if abs(value - round(value)) < 1e-6:
+        return f"{round(value):d}%"
+    floored = math.floor(value * 10) / 10
+    return f"{floored:.1f}%"
+
+
+def _short(value: Any, width: int = _VALUE_WIDTH) -> str:
+    """``repr`` of a value, cut to about ``width`` characters with an ellipsis."""
+    text = _repr.repr(value)
+    if len(text) > width:
+        text = text[: width - 1] + "…"
+    return text
+
+
+def _seq(names: list[str]) -> str:
+    return _short(list(names), _SEQ_WIDTH)
+
+
+@dataclass
+class DiffReport:
+    """Everything :func:`~agentsnap.diff.compute_diff` found, check by check.
+
+    Fields:
+        structural_diff: the non-score details of the comparison, a JSON-able
+            dict with keys ``"tools"`` (executed tool-name sequences) and
+            ``"model_tools"`` (model-requested tool names; also
+            ``"compared": bool`` and ``"skipped_reason"``), both in the shape
+            of :func:`agentsnap.diff.structural.sequence_diff`; ``"llm_calls"``
+            (``{"golden": count, "new": count, "golden_steps": [...],
+            "new_steps": [...], "requests_compared": bool}``); ``"semantic"``
+            (per semantic check: ``{"threshold", "backend", "passed",
+            "golden_excerpt", "new_excerpt"}``, excerpts only for failing
+            texts); and ``"settings"`` (the thresholds and ignored fields
+            used). Empty in a report built by hand.
+        argument_diffs: one dict per compared pair that differs: ``{"check":
+            "arguments"|"model_tool_args"|"llm_requests", "index": int,
+            "tool": str|None, "golden_step": int|None, "new_step": int|None,
+            "changes": [{"path", "old", "new", "kind"}, ...]}``. ``index`` is
+            the position in the golden tool (or request) sequence, or the
+            llm_call index for ``"llm_requests"`` (where ``tool`` is None).
+        semantic_scores: ``{"llm_call[i]": score, ..., "output": score}``,
+            scores in [0, 1] (cosine may go below 0).
+        semantic_reasons: ``{check: [reason, ...]}``; empty lists for now (a
+            judge backend fills them later).
+        failed_checks: names of the failed checks, in evaluation order:
+            ``"structural"``, ``"arguments"``, ``"model_tools"``,
+            ``"model_tool_args"``, ``"llm_requests"``, ``"llm_call[i]"``,
+            ``"output"``.
+        name: the snapshot name the report is about ("" when unknown).
+        backend: ``"exact"`` when every compared text was identical, else the
+            backend that scored the others: ``"lexical"`` or ``"embed_fn"``.
+    """
+
+    structural_diff: dict[str, Any] = field(default_factory=dict)
+    argument_diffs: list[dict[str, Any]] = field(default_factory=list)
+    semantic_scores: dict[str, float] = field(default_factory=dict)
+    semantic_reasons: dict[str, list[str]] = field(default_factory=dict)
+    failed_checks: list[str] = field(default_factory=list)
+    name: str = ""
+    backend: str = "exact"
+
+    @property
+    def passed(self) -> bool:
+        """True when no check failed."""
+        return not self.failed_checks
+
+    # ------------------------------------------------------------------ one line
+
+    def summary_line(self) -> str:
+        """One line for a terminal summary.
+
+        ``[agentsnap] 'NAME' PASSED | structural: ok | llm_call[0]: 100% | output: 100%``;
+        when failing, ``FAILED``, ``structural: FAIL`` if so, and a final
+        ``| failed: check, ...``.
+        """
+        who = f" {self.name!r}" if self.name else ""
+        verdict = "PASSED" if self.passed else "FAILED"
+        parts = [f"[agentsnap]{who} {verdict}"]
+        parts.append("structural: " + ("FAIL" if "structural" in self.failed_checks else "ok"))
+        parts.extend(f"{key}: {_pct(score)}" for key, score in self.semantic_scores.items())
+        if not self.passed:
+            parts.append("failed: " + ", ".join(self.failed_checks))
+        return " | ".join(parts)
+
+    # ------------------------------------------------------------------ full text
+
+    def render(self, color: bool = False, max_lines: int = 100) -> str:
+        """The report a person reads when a snapshot test fails.
+
+        One header line (snapshot name, verdict, failed checks), then the
+        sections ``[STRUCTURAL]``, ``[ARGS]``, ``[MODEL TOOLS]``,
+        ``[REQUESTS]`` (only when request messages were compared) and
+        ``[SEMANTIC]``, each marked ok or FAIL. Failures name the check, the
+        trace step(s) and tool, and show ``OLD → NEW`` as ``repr`` cut to
+        about 60 characters with ``…``. Edit ops read ``replace #i OLD → NEW``
+        and ``delete #i NAME`` (``i`` = golden position) or ``insert #j NAME``
+        (``j`` = new position).
+
+        ``color``: ANSI colours when True; with False the text contains no
+        escape sequence. ``max_lines``: at most this many lines; when more
+        would be needed, the last line says how many were cut and that
+        ``agentsnap diff NAME`` shows everything.
+
+        Raises:
+            ValueError: ``max_lines`` < 2.
+        """
+        if max_lines < 2:
+            raise ValueError(f"max_lines must be >= 2, got {max_lines}")
+        lines = _Renderer(self, color).lines()
+        if len(lines) > max_lines:
+            kept = lines[: max_lines - 1]
+            cut = len(lines) - len(kept)
+            target = self.name or "NAME"
+            note = (
+                f"… {cut} more line{'s' if cut != 1 else ''} cut; "
+                f"run `agentsnap diff {target}` to see everything"
+            )
+            kept.append(_paint(note, _DIM, color))
+            lines = kept
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+def _paint(text: str, code: str, color: bool) -> str:
+    return f"{code}{text}{_RESET}" if color else text
+
+
+class _Renderer:
+    def __init__(self, report: DiffReport, color: bool) -> None:
+        self.r = report
+        self.color = color
+        self.failed = set(report.failed_checks)
+        self.out: list[str] = []
+
+    # helpers
+    def status(self, ok: bool) -> str:
+        return _paint("ok", _GREEN, self.color) if ok else _paint("FAIL", _RED + _BOLD, self.color)
+
+    def tag(self, text: str) -> str:
+        return _paint(text, _BOLD + _CYAN, self.color)
+
+    def add(self, text: str, indent: int = 0) -> None:
+        self.out.append("  " * indent + text)
+
+    def lines(self) -> list[str]:
+        r = self.r
+        who = f"{r.name!r} " if r.name else ""
+        if r.passed:
+            head = f"[agentsnap] {who}PASSED — all checks ok"
+            self.add(_paint(head, _BOLD + _GREEN, self.color))
+        else:
+            head = f"[agentsnap] {who}FAILED — failed checks: {', '.join(r.failed_checks)}"
+            self.add(_paint(head, _BOLD + _RED, self.color))
+        sd = r.structural_diff
+        self.structural(sd.get("tools"), sd.get("llm_calls"))
+        self.args(sd.get("tools"), sd.get("settings") or {})
+        self.model_tools(sd.get("model_tools"))
+        llm = sd.get("llm_calls") or {}
+        if llm.get("requests_compared") or "llm_requests" in self.failed:
+            self.requests()
+        self.semantic(sd.get("semantic") or {})
+        return self.out
+
+    def ops(self, section: dict[str, Any], step_word: str = "step") -> None:
+        self.add(f"golden: {_seq(section.get('golden', []))}", 1)
+        self.add(f"new:    {_seq(section.get('new', []))}", 1)
+        for op in section.get("ops", []):
+            kind = op.get("op")
+            if kind == "replace":
+                self.add(
+                    f"replace #{op['golden_index']} {op['old']} → {op['new']} "
+                    f"(golden {step_word} {op['golden_step']}, new {step_word} {op['new_step']})",
+                    1,
+                )
+            elif kind == "delete":
+                self.add(f"delete #{op['golden_index']} {op['old']} (golden {step_word} {op['golden_step']})", 1)
+            elif kind == "insert":
+                self.add(f"insert #{op['new_index']} {op['new']} (new {step_word} {op['new_step']})", 1)
+
+    def structural(self, tools: dict[str, Any] | None, llm: dict[str, Any] | None) -> None:
+        ok = "structural" not in self.failed
+        if not tools:
+            self.add(f"{self.tag('[STRUCTURAL]')} {self.status(ok)}")
+        else:
+            n = len(tools.get("golden", []))
+            dist, tol = tools.get("distance", 0), tools.get("tolerance", 0)
+            match = _pct(tools.get("similarity", 1.0))
+            if dist == 0:
+                detail = f"structural: {n} tool call{'s' if n != 1 else ''}, same sequence"
+            else:
+                cmp = "≤" if ok else ">"
+                detail = f"structural: tool sequence edit distance {dist} {cmp} tolerance {tol} ({match} match)"
+            self.add(f"{self.tag('[STRUCTURAL]')} {self.status(ok)} — {detail}")
+            if dist:
+                self.ops(tools)
+        if llm and llm.get("golden") != llm.get("new"):
+            self.add(
+                f"llm calls: {llm.get('golden')} → {llm.get('new')} "
+                "(count changed; only the first "
+                f"{min(llm.get('golden', 0), llm.get('new', 0))} are compared)",
+                1,
+            )
+
+    def changes(self, entry: dict[str, Any], indent: int) -> None:
+        for change in entry.get("changes", []):
+            kind = change.get("kind")
+            old = "<absent>" if kind == "added" else _short(change.get("old"))
+            new = "<absent>" if kind == "removed" else _short(change.get("new"))
+            line = f"{change.get('path')}: {old} → {new}"
+            if kind == "type_changed":
+                line += (
+                    f" (type {type(change.get('old')).__name__} → "
+                    f"{type(change.get('new')).__name__})"
+                )
+            elif kind in ("added", "removed"):
+                line += f" ({kind})"
+            self.add(line, indent)
+
+    def entries(self, check: str) -> list[dict[str, Any]]:
+        return [d for d in self.r.argument_diffs if d.get("check") == check]
+
+    def args(self, tools: dict[str, Any] | None, settings: dict[str, Any]) -> None:
+        entries = self.entries("arguments")
+        ok = "arguments" not in self.failed
+        if entries:
+            detail = f"arguments: changed in {len(entries)} tool call{'s' if len(entries) != 1 else ''}"
+        else:
+            pairs = len(tools.get("aligned", [])) if tools else 0
+            detail = f"arguments: {pairs} aligned tool call{'s' if pairs != 1 else ''}, same arguments"
+        ignored = settings.get("ignored_fields") or []
+        if ignored:
+            detail += f" (ignoring {', '.join(ignored)})"
+        self.add(f"{self.tag('[ARGS]')} {self.status(ok)} — {detail}")
+        for entry in entries:
+            self.add(
+                f"#{entry.get('index')} {entry.get('tool')} "
+                f"(golden step {entry.get('golden_step')}, new step {entry.get('new_step')}):",
+                1,
+            )
+            self.changes(entry, 2)
+
+    def model_tools(self, section: dict[str, Any] | None) -> None:
+        seq_ok = "model_tools" not in self.failed
+        args_ok = "model_tool_args" not in self.failed
+        tag = self.tag("[MODEL TOOLS]")
+        if section is not None and section.get("compared") is False:
+            reason = section.get("skipped_reason") or "not compared"
+            self.add(f"{tag} {_paint('skipped', _YELLOW, self.color)} — {reason}")
+            return
+        entries = self.entries("model_tool_args")
+        parts = []
+        if section:
+            dist, tol = section.get("distance", 0), section.get("tolerance", 0)
+            if dist == 0:
+                n = len(section.get("golden", []))
+                parts.append(f"model_tools: {n} request{'s' if n != 1 else ''}, same sequence")
+            else:
+                cmp = "≤" if seq_ok else ">"
+                parts.append(f"model_tools: edit distance {dist} {cmp} tolerance {tol}")
+        if entries:
+            parts.append(
+                f"model_tool_args: changed in {len(entries)} "
+                f"request{'s' if len(entries) != 1 else ''}"
+            )
+        detail = f" — {'; '.join(parts)}" if parts else ""
+        self.add(f"{tag} {self.status(seq_ok and args_ok)}{detail}")
+        if section and section.get("distance"):
+            self.ops(section, "llm_call step")
+        for entry in entries:
+            self.add(
+                f"#{entry.get('index')} {entry.get('tool')} "
+                f"(golden llm_call step {entry.get('golden_step')}, new llm_call step {entry.get('new_step')}):",
+                1,
+            )
+            self.changes(entry, 2)
+
+    def requests(self) -> None:
+        entries = self.entries("llm_requests")
+        ok = "llm_requests" not in self.failed
+        if entries:
+            detail = f"llm_requests: messages differ in {len(entries)} llm call{'s' if len(entries) != 1 else ''}"
+        else:
+            detail = "llm_requests: messages identical"
+        self.add(f"{self.tag('[REQUESTS]')} {self.status(ok)} — {detail}")
+        for entry in entries:
+            self.add(
+                f"llm_call[{entry.get('index')}] (golden step {entry.get('golden_step')}, "
+                f"new step {entry.get('new_step')}):",
+                1,
+            )
+            self.changes(entry, 2)
+
+    def semantic(self, details: dict[str, Any]) -> None:
+        scores = self.r.semantic_scores
+        ok = not any(key in self.failed for key in scores)
+        detail = f" — backend: {self.r.backend}" if scores else " — nothing compared"
+        self.add(f"{self.tag('[SEMANTIC]')} {self.status(ok)}{detail}")
+        for key, score in scores.items():
+            info = details.get(key) or {}
+            key_ok = key not in self.failed
+            threshold = info.get("threshold")
+            if threshold is None:
+                line = f"{key}: {_pct(score)}"
+            else:
+                cmp = "≥" if key_ok else "<"
+                line = f"{key}: {_pct(score)} {cmp} threshold {_pct(threshold)}"
+            self.add(f"{line} {self.status(key_ok)}", 1)
+            if not key_ok:
+                was, now = info.get("golden_excerpt"), info.get("new_excerpt")
+                if was is not None:
+                    self.add(_paint(f"was: {was!r}", _DIM, self.color), 2)
+                if now is not None:
+                    self.add(f"now: {now!r}", 2)
+            for reason in self.r.semantic_reasons.get(key) or []:
+                self.add(f"reason: {reason}", 2)

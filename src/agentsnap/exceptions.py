@@ -1,0 +1,86 @@
+"""Exceptions agentsnap raises. All messages say what happened, where, and the fix."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .diff import DiffReport
+
+__all__ = [
+    "AgentRegressionError",
+    "SnapshotNotFoundError",
+    "SnapshotFormatError",
+    "AdapterNotWrappedError",
+    "ReplayError",
+    "ReplayMissError",
+    "SnapshotMissingInCIError",
+    "SnapshotPendingError",
+    "AgentsnapWarning",
+]
+
+
+class AgentRegressionError(AssertionError):
+    """The agent drifted from its approved snapshot beyond a threshold.
+
+    ``diff_report`` is the :class:`agentsnap.diff.DiffReport` with every check's
+    result; ``str(error)`` is its rendered text. Subclasses ``AssertionError`` so
+    pytest reports it as a test failure.
+    """
+
+    def __init__(self, message: str, diff_report: DiffReport | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.diff_report = diff_report
+
+
+class SnapshotNotFoundError(FileNotFoundError):
+    """``AgentAsserter`` found no snapshot for ``test_name``: record one first."""
+
+    def __init__(self, test_name: str, path: Any = None) -> None:
+        self.test_name = test_name
+        self.path = path
+        where = f" at {path}" if path else ""
+        super().__init__(
+            f"agentsnap: no snapshot for {test_name!r}{where}. Record it first: "
+            f"`with AgentRecorder({test_name!r}): ...` or `pytest --agentsnap-record`."
+        )
+
+
+class SnapshotFormatError(ValueError):
+    """A snapshot file exists but cannot be used (unparseable, wrong version, wrong name).
+
+    The file is never overwritten by agentsnap while in this state.
+    """
+
+
+class AdapterNotWrappedError(RuntimeError):
+    """An unwrapped client was used where an explicit adapter was required."""
+
+
+class ReplayError(RuntimeError):
+    """Replay could not serve a call (other than a plain miss)."""
+
+
+class ReplayMissError(BaseException):
+    """A request made in replay mode has no recorded response.
+
+    A ``BaseException`` (like pytest's own ``Failed``) so the SDK's retry loops
+    and the agent's ``except Exception`` blocks do not swallow it: anthropic, for
+    one, wraps ``Exception`` from ``send`` in ``APIConnectionError`` and retries.
+    """
+
+
+class SnapshotMissingInCIError(ReplayMissError):
+    """In CI an LLM call was made for a test whose snapshot is missing or pending.
+
+    Raised at the first call, before any socket opens; nothing is written.
+    """
+
+
+class SnapshotPendingError(AssertionError):
+    """In CI, a snapshot exists but is not approved yet (``agentsnap approve`` it locally)."""
+
+
+class AgentsnapWarning(UserWarning):
+    """Warnings agentsnap emits (pending snapshots, re-recorded goldens, …)."""

@@ -1,0 +1,200 @@
+"""The snapshot state machine: what a finished run does with its snapshot.
+
+=============================  =======================================  =========================================
+state                          locally                                  in CI
+=============================  =======================================  =========================================
+snapshot missing (live/replay) write a **pending** snapshot, warn        fail, write nothing
+snapshot pending               warn, don't assert                       fail (``allow_pending`` relaxes this)
+mode ``record``                overwrite, mark approved, warn           same
+approved                       compare, fail on drift                   same
+=============================  =======================================  =========================================
+
+A run whose test failed never writes a golden. An unparseable snapshot file
+fails loudly (naming the path) and is never overwritten. Every compared or
+pending run also writes its trace to ``.last_run/`` for ``agentsnap diff`` and
+``agentsnap update``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .config import Settings
+from .exceptions import AgentRegressionError, AgentsnapWarning, SnapshotNotFoundError, SnapshotPendingError
+from .snapshot import Snapshot, SnapshotStore
+
+__all__ = ["Outcome", "settle", "build_snapshot", "open_recording"]
+
+
+@dataclass
+class Outcome:
+    """What :func:`settle` did. ``action`` is one of ``passed``, ``failed``,
+    ``recorded`` (a golden was written), ``unchanged`` (re-record with nothing
+    new), ``created`` (a pending snapshot was written), ``pending`` (compare
+    skipped: not approved), ``skipped`` (test failed; nothing written)."""
+
+    action: str
+    name: str
+    path: Path
+    report: Any = None
+
+
+def build_snapshot(
+    name: str,
+    steps: list[dict[str, Any]],
+    *,
+    output: Any = None,
+    input: Any = None,
+    model: str | None = None,
+    source: str = "pytest",
+    output_from_trace: bool = False,
+) -> Snapshot:
+    """A new :class:`Snapshot` from a trace's steps.
+
+    With ``output_from_trace`` (zero-code mode, where the test's result is not
+    visible) the final output is the text of the last ``llm_call``. ``model``
+    defaults to the first model named in the trace.
+    """
+    llm = [s for s in steps if s.get("type") == "llm_call"]
+    if output_from_trace and output is None and llm:
+        output = llm[-1].get("response")
+    if model in (None, "", "unknown"):
+        model = next((str(s["model"]) for s in llm if s.get("model")), None) or (model or "unknown")
+    return Snapshot(name=name, trace=steps, output=output, input=input, model=model, source=source)
+
+
+def open_recording(golden: Snapshot | None, settings: Settings, *, mode: str, name: str, path: Path) -> Any:
+    """The capture scope a run starts with, given its golden (or None).
+
+    ``record`` and ``live`` send for real; ``replay`` serves the golden's
+    recordings (pending or approved). In CI, a missing or pending snapshot
+    (unless ``allow_pending``) gives a blocked scope: the first LLM call raises
+    before any socket opens, and nothing is written. Locally a missing
+    snapshot is captured live and becomes a pending snapshot.
+    """
+    from .capture import Recording
+    from .replay import Cassette
+
+    if mode == "record":
+        return Recording("capture")
+    if settings.ci and not settings.allow_pending and (golden is None or not golden.approved):
+        state = "no snapshot" if golden is None else "the snapshot is pending approval"
+        remedy = (
+            "Record it locally with `pytest --agentsnap-record`, review, commit."
+            if golden is None
+            else f"Review it locally and run {_fix_hint(name)}, then commit."
+        )
+        return Recording(
+            "replay",
+            block=f"agentsnap: {state} for {name!r} ({path}) and this is CI: no request is sent and nothing is written. {remedy} "
+            "(--agentsnap-allow-pending relaxes this.)",
+        )
+    if mode == "replay" and golden is not None:
+        return Recording("replay", cassette=Cassette(golden.trace, name=name, path=path, strict=settings.replay_strict))
+    return Recording("capture")
+
+
+def _fix_hint(name: str) -> str:
+    return f"`agentsnap approve {name}`"
+
+
+def settle(
+    store: SnapshotStore,
+    new: Snapshot,
+    settings: Settings,
+    *,
+    mode: str,
+    test_passed: bool = True,
+    missing: str = "pending",
+    golden: Snapshot | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> Outcome:
+    """Apply the state machine (module doc) to the finished run ``new``.
+
+    ``mode``: ``live``, ``replay`` or ``record``. ``missing``: ``"pending"``
+    (pytest paths) or ``"raise"`` (the direct ``AgentAsserter`` contract:
+    :class:`SnapshotNotFoundError`). ``golden``: the snapshot already loaded
+    at the start of the run, if any (else it is loaded here). ``overrides``:
+    per-test thresholds and ``ignored_fields``.
+
+    Raises :class:`AgentRegressionError` on drift, :class:`SnapshotNotFoundError`
+    / :class:`SnapshotPendingError` for a missing / pending snapshot in CI, and
+    :class:`~agentsnap.exceptions.SnapshotFormatError` for a corrupt file.
+    """
+    name = new.name
+    path = store.path_for(name)
+    if not test_passed:
+        return Outcome("skipped", name, path)
+    if golden is None:
+        golden = store.load(name)  # raises SnapshotFormatError on a corrupt file
+
+    if mode == "record":
+        new.approved = True
+        existed = golden is not None
+        store.save(new)
+        if existed and golden is not None and golden.approved and _same(golden, new):
+            return Outcome("unchanged", name, path)
+        warnings.warn(AgentsnapWarning(f"agentsnap: recorded golden {name!r} -> {path} (approved). Review the diff before committing."), stacklevel=3)
+        return Outcome("recorded", name, path)
+
+    relaxed = not settings.ci or settings.allow_pending
+    if golden is None:
+        if missing == "raise":
+            raise SnapshotNotFoundError(name, path)
+        if not relaxed:
+            raise SnapshotNotFoundError(name, path)
+        new.approved = False
+        store.save(new)
+        warnings.warn(
+            AgentsnapWarning(f"agentsnap: new snapshot {name!r} written to {path} as pending; review it, then run {_fix_hint(name)} (nothing was asserted)."),
+            stacklevel=3,
+        )
+        return Outcome("created", name, path)
+
+    if not golden.approved:
+        store.save_last_run(new)
+        if not relaxed:
+            raise SnapshotPendingError(
+                f"agentsnap: snapshot {name!r} ({path}) is pending approval; CI only compares against approved snapshots. "
+                f"Review it locally and run {_fix_hint(name)}, then commit (or pass --agentsnap-allow-pending)."
+            )
+        warnings.warn(AgentsnapWarning(f"agentsnap: snapshot {name!r} is pending approval; not compared. Run {_fix_hint(name)} once reviewed."), stacklevel=3)
+        return Outcome("pending", name, path)
+
+    report = compare(golden, new, settings, mode=mode, overrides=overrides)
+    store.save_last_run(new)
+    if report.passed:
+        return Outcome("passed", name, path, report)
+    text = report.render(color=False)
+    text += (
+        f"\n\nGolden: {path}\nIf this change is intended: `agentsnap update {name}` "
+        f"(promotes .last_run), or re-record with `pytest --agentsnap-record`."
+    )
+    raise AgentRegressionError(text, report)
+
+
+def compare(golden: Snapshot, new: Snapshot, settings: Settings, *, mode: str, overrides: dict[str, Any] | None = None) -> Any:
+    """Run the three-layer diff of ``new`` against ``golden`` with the settings' thresholds."""
+    from .diff import compute_diff
+
+    opts: dict[str, Any] = {
+        "structural_tolerance": settings.structural_tolerance,
+        "ignored_fields": list(settings.ignored_fields),
+        "semantic_threshold": settings.semantic_threshold,
+        "llm_threshold": settings.llm_threshold,
+    }
+    for key, value in (overrides or {}).items():
+        if value is not None:
+            opts[key] = value
+    return compute_diff(golden.to_dict(), new.to_dict(), compare_requests=(mode == "replay"), name=new.name, **opts)
+
+
+def _same(a: Snapshot, b: Snapshot) -> bool:
+    from .snapshot import same_content
+
+    da, db = a.to_dict(), b.to_dict()
+    da["approved"] = db["approved"]
+    return same_content(da, db)

@@ -1,0 +1,335 @@
+"""The pytest plugin: flags, auto-snapshots, the ``snapshot`` fixture, the summary.
+
+Loaded through the ``pytest11`` entry point. Importing it loads only the
+standard library and agentsnap's own light modules: no provider SDK, no httpx,
+no wrapt until instrumentation is switched on.
+
+Flags::
+
+    --agentsnap-instrument   auto-snapshot every test that calls an LLM (no code changes)
+    --agentsnap-replay       serve recorded responses; offline          } at most one;
+    --agentsnap-record       call the real API, overwrite goldens        } each implies
+    --agentsnap-live         call the real API, compare with goldens     } --agentsnap-instrument
+    --agentsnap-allow-pending   in CI, missing/pending snapshots warn instead of failing
+    --agentsnap-snapshot-dir PATH   snapshot folder (relative to the rootdir)
+
+Environment: ``AGENTSNAP_MODE=replay|record|live`` and ``AGENTSNAP_RECORD=1``
+set the mode (for subprocesses, e.g. ``agentsnap record``); ``CI`` switches on
+CI rules (see :mod:`agentsnap.config`).
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections import Counter
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from . import config as _config
+from .exceptions import (
+    AgentRegressionError,
+    ReplayMissError,
+    SnapshotFormatError,
+    SnapshotNotFoundError,
+    SnapshotPendingError,
+)
+
+_MODE_FLAGS = (("record", "--agentsnap-record"), ("replay", "--agentsnap-replay"), ("live", "--agentsnap-live"))
+_DUMMY_KEY = "agentsnap-replay-dummy-key"
+_CLEAN_ERRORS = (AgentRegressionError, ReplayMissError, SnapshotFormatError, SnapshotNotFoundError, SnapshotPendingError)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("agentsnap", "agentsnap: snapshot testing for LLM agents")
+    group.addoption("--agentsnap-instrument", action="store_true", default=None, dest="agentsnap_instrument",
+                    help="Capture every LLM call of every installed provider SDK and snapshot each test that makes one (no code changes).")
+    group.addoption("--agentsnap-replay", action="store_true", default=False, dest="agentsnap_replay",
+                    help="Serve recorded responses to the unchanged SDK clients: offline and deterministic. Implies --agentsnap-instrument.")
+    group.addoption("--agentsnap-record", action="store_true", default=False, dest="agentsnap_record",
+                    help="Call the real APIs and overwrite the goldens (marked approved). Implies --agentsnap-instrument.")
+    group.addoption("--agentsnap-live", action="store_true", default=False, dest="agentsnap_live",
+                    help="Call the real APIs and compare with the goldens. Implies --agentsnap-instrument.")
+    group.addoption("--agentsnap-allow-pending", action="store_true", default=None, dest="agentsnap_allow_pending",
+                    help="In CI, let missing or pending snapshots warn instead of failing (approved ones still fail on drift).")
+    group.addoption("--agentsnap-snapshot-dir", default=None, dest="agentsnap_snapshot_dir", metavar="PATH",
+                    help="Snapshot folder, relative to the pytest rootdir (default: snapshot_dir from [tool.agentsnap], else __agent_snapshots__).")
+    for key in _config.SETTING_KEYS:
+        parser.addini(f"agentsnap_{key}", f"agentsnap: {key} (see [tool.agentsnap])", default=None)
+
+
+class AgentsnapSession:
+    """Per-run state: settings, the store, the per-test recordings, the counts."""
+
+    def __init__(self, config: pytest.Config, settings: _config.Settings) -> None:
+        from .snapshot import SnapshotStore
+
+        self.config = config
+        self.settings = settings
+        self.store = SnapshotStore(settings.snapshot_path)
+        self.counts: Counter[str] = Counter()
+        self._active: dict[str, Any] = {}
+
+    # -- auto-snapshots ------------------------------------------------------
+    def start_test(self, item: pytest.Item) -> None:
+        from .lifecycle import open_recording
+
+        name = item.nodeid
+        try:
+            golden = self.store.load(name)
+        except SnapshotFormatError as exc:
+            from .capture import Recording
+
+            rec = Recording("replay", block=str(exc)) if self.settings.mode == "replay" else Recording("capture")
+            rec.load_error = exc  # type: ignore[attr-defined]
+            self._active[name] = (rec.start(), None)
+            return
+        rec = open_recording(golden, self.settings, mode=self.settings.mode, name=name, path=self.store.path_for(name))
+        self._active[name] = (rec.start(), golden)
+
+    def stop_test(self, item: pytest.Item) -> tuple[Any, Any] | None:
+        entry = self._active.pop(item.nodeid, None)
+        if entry is not None:
+            entry[0].stop()
+        return entry
+
+    def finish_test(self, item: pytest.Item, passed: bool) -> None:
+        from .lifecycle import build_snapshot, settle
+
+        entry = self.stop_test(item)
+        if entry is None:
+            return
+        recording, golden = entry
+        load_error = getattr(recording, "load_error", None)
+        if load_error is not None:
+            self.counts["failed"] += 1
+            raise load_error
+        if recording.blocked_calls:
+            self.counts["failed"] += 1
+            return  # CI refused the calls; the test failed with that error, nothing is written
+        if not recording.trace.exchanges:
+            return  # no LLM traffic: nothing to snapshot
+        snap = build_snapshot(item.nodeid, recording.trace.steps(), source="pytest", output_from_trace=True)
+        try:
+            outcome = settle(self.store, snap, self.settings, mode=self.settings.mode, test_passed=passed, golden=golden)
+        except (AgentRegressionError, SnapshotNotFoundError, SnapshotPendingError, SnapshotFormatError):
+            self.counts["failed"] += 1
+            raise
+        self.counts[outcome.action] += 1
+
+    # -- explicit blocks (the fixture) report here too ------------------------
+    def count(self, action: str) -> None:
+        self.counts[action] += 1
+
+
+_SESSION_KEY = pytest.StashKey[AgentsnapSession]()
+
+
+def _resolve_mode(config: pytest.Config) -> str | None:
+    chosen = [(mode, flag) for mode, flag in _MODE_FLAGS if config.getoption(f"agentsnap_{mode}")]
+    if len(chosen) > 1:
+        raise pytest.UsageError(
+            f"agentsnap: {chosen[0][1]} and {chosen[1][1]} cannot be combined; choose one mode per run."
+        )
+    return chosen[0][0] if chosen else None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "agentsnap(name=None, **thresholds): per-test agentsnap settings")
+    mode = _resolve_mode(config)
+    snapshot_dir = config.getoption("agentsnap_snapshot_dir")
+    if snapshot_dir is not None:
+        snapshot_dir = str(Path(str(config.rootpath)) / snapshot_dir)
+    overrides = {
+        "mode": mode,
+        "snapshot_dir": snapshot_dir,
+        "allow_pending": config.getoption("agentsnap_allow_pending"),
+        "instrument": True if (mode or config.getoption("agentsnap_instrument")) else None,
+    }
+    try:
+        settings = _config.load(config.rootpath, ini=lambda key: config.getini(key), overrides=overrides)
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    if settings.mode != "live" and mode is None and (os.environ.get("AGENTSNAP_MODE") or os.environ.get("AGENTSNAP_RECORD")):
+        settings.instrument = True  # an env-selected mode implies instrumentation, like the flags
+    session = AgentsnapSession(config, settings)
+    config.stash[_SESSION_KEY] = session
+    if settings.instrument:
+        from .capture import install
+
+        install()
+    if settings.mode == "replay":
+        _set_dummy_api_keys()
+
+
+def _set_dummy_api_keys() -> None:
+    """SDK constructors refuse to build without an API key; replay needs none."""
+    from .capture.spec import load_specs
+
+    for spec in load_specs():
+        for var in spec.api_key_env:
+            if not os.environ.get(var):
+                os.environ[var] = _DUMMY_KEY
+
+
+def _session(config: pytest.Config) -> AgentsnapSession | None:
+    return config.stash.get(_SESSION_KEY, None)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    session = _session(item.config)
+    if session is not None and session.settings.instrument:
+        session.start_test(item)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    session = _session(item.config)
+    try:
+        result = yield
+    except BaseException:
+        if session is not None:
+            session.finish_test(item, passed=False)
+        raise
+    if session is not None:
+        session.finish_test(item, passed=True)
+    return result
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    session = _session(item.config)
+    if session is not None:
+        session.stop_test(item)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[Any]:
+    report = yield
+    if call.excinfo is not None and isinstance(call.excinfo.value, _CLEAN_ERRORS) and report.failed:
+        report.longrepr = _clean_longrepr(call.excinfo, item)
+    return report
+
+
+def _clean_longrepr(excinfo: Any, item: pytest.Item) -> str:
+    """agentsnap's own errors already say what, where and how to fix: no SDK traceback."""
+    text = str(excinfo.value)
+    if isinstance(excinfo.value, ReplayMissError):
+        root = str(item.config.rootpath)
+        for entry in reversed(excinfo.traceback):
+            path = str(entry.path)
+            if path.startswith(root) and "site-packages" not in path and "/agentsnap/" not in path:
+                text += f"\n  (the call was made at {os.path.relpath(path, root)}:{entry.lineno + 1})"
+                break
+    return text
+
+
+# -- fixtures -------------------------------------------------------------------
+
+
+class SnapshotFixture:
+    """The ``snapshot`` / ``agent_snapshot`` fixture object.
+
+    ``record_agent(name=None, ...)`` and ``assert_agent(name=None, ...)`` return
+    an :class:`~agentsnap.AgentRecorder` / :class:`~agentsnap.AgentAsserter`
+    bound to this run's settings. ``name`` defaults to the test's node id; a
+    second unnamed block in the same test gets ``-2``, then ``-3`` ….
+    ``assert_agent`` follows the snapshot state table (a missing snapshot is
+    written as pending locally and fails in CI) instead of raising
+    ``SnapshotNotFoundError``; under ``--agentsnap-record`` it re-records.
+    """
+
+    def __init__(self, request: pytest.FixtureRequest, session: AgentsnapSession) -> None:
+        self._node_id = request.node.nodeid
+        self._session = session
+        self._unnamed = 0
+
+    def _name(self, name: str | None) -> str:
+        if name:
+            return name
+        self._unnamed += 1
+        return self._node_id if self._unnamed == 1 else f"{self._node_id}-{self._unnamed}"
+
+    def record_agent(self, test_name: str | None = None, model: str = "unknown", scenario: str | None = None) -> Any:
+        from .recorder import AgentRecorder
+
+        block = AgentRecorder(self._name(test_name), self._session.settings.snapshot_path, model=model, scenario=scenario,
+                              settings=self._session.settings, source="pytest")
+        block.on_outcome = self._session.count
+        return block
+
+    def assert_agent(self, test_name: str | None = None, **kwargs: Any) -> Any:
+        from .recorder import AgentAsserter
+
+        kwargs.setdefault("mode", self._session.settings.mode)
+        if kwargs.get("judge") is False:
+            kwargs["judge"] = None
+        block = AgentAsserter(self._name(test_name), self._session.settings.snapshot_path, settings=self._session.settings,
+                              missing="pending", **kwargs)
+        block.on_outcome = self._session.count
+        return block
+
+
+def _make_fixture(request: pytest.FixtureRequest) -> SnapshotFixture:
+    session = _session(request.config)
+    assert session is not None, "agentsnap plugin not configured"
+    return SnapshotFixture(request, session)
+
+
+@pytest.fixture
+def agent_snapshot(request: pytest.FixtureRequest) -> SnapshotFixture:
+    """agentsnap's snapshot fixture (same object as ``snapshot``; use this name next to syrupy)."""
+    return _make_fixture(request)
+
+
+@pytest.fixture
+def snapshot(request: pytest.FixtureRequest) -> SnapshotFixture:
+    """agentsnap's snapshot fixture: ``snapshot.record_agent(name)`` / ``snapshot.assert_agent(name)``."""
+    return _make_fixture(request)
+
+
+# -- summary and xdist ------------------------------------------------------------
+
+_ORDER = (
+    ("passed", "passed"),
+    ("failed", "failed"),
+    ("created", "new (pending approval)"),
+    ("recorded", "recorded (approved)"),
+    ("unchanged", "re-recorded unchanged"),
+    ("pending", "pending (not compared)"),
+    ("skipped", "not saved (test failed)"),
+)
+
+
+def summary_line(counts: Counter[str]) -> str | None:
+    """``agentsnap: 3 passed, 1 failed, 2 new (pending approval)`` — non-zero parts only."""
+    parts = [f"{counts[key]} {label}" for key, label in _ORDER if counts.get(key)]
+    return "agentsnap: " + ", ".join(parts) if parts else None
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    state = _session(session.config)
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if state is not None and workeroutput is not None:
+        workeroutput["agentsnap_counts"] = dict(state.counts)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    state = _session(node.config)
+    counts = getattr(node, "workeroutput", {}).get("agentsnap_counts")
+    if state is not None and counts:
+        state.counts.update(counts)
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    state = _session(config)
+    if state is None or hasattr(config, "workerinput"):
+        return
+    line = summary_line(state.counts)
+    if line:
+        failed = state.counts.get("failed", 0)
+        terminalreporter.write_line(line, red=bool(failed), yellow=not failed and bool(state.counts.get("created") or state.counts.get("pending")))

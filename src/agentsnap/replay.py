@@ -1,0 +1,147 @@
+"""Replay: recorded exchanges indexed by a canonical request key.
+
+A :class:`Cassette` is built once from a snapshot's steps. Lookup is O(1): the
+request key is ``(method, path?query, canonical JSON body)`` — sorted keys, no
+whitespace, secrets scrubbed exactly as they were when recorded — and each key
+holds a FIFO of recorded responses, so identical requests (a retried 429, two
+equal concurrent calls) are served in recorded order and different concurrent
+requests each get their own response whatever order they arrive in. The host
+is not part of the key: a recording made against a local fake provider
+replays for a client pointed at the real API, and vice versa.
+
+When no recording has the exact key, the next unplayed exchange recorded for
+the same method and path is served (recorded order) and the step is marked
+with ``request_drift`` — the JSON paths where the request differs — so the run
+fails with a readable ``llm_requests`` diff instead of stopping at the first
+changed prompt. ``strict=True`` turns that off. When nothing is left to serve,
+:class:`~agentsnap.exceptions.ReplayMissError` is raised.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import defaultdict, deque
+from typing import Any
+
+from .exceptions import ReplayMissError
+
+__all__ = ["Cassette", "request_key", "canonical_json"]
+
+
+def canonical_json(value: Any) -> str:
+    """Canonical JSON text: sorted keys, no whitespace, non-ASCII kept literal."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def request_key(request: dict[str, Any]) -> tuple[str, str, str]:
+    """The replay key of a stored (already scrubbed) request dict."""
+    path = request.get("path") or ""
+    query = request.get("query")
+    if query:
+        path = f"{path}?{query}"
+    return (str(request.get("method", "")).upper(), path, canonical_json(request.get("body")))
+
+
+class Cassette:
+    """The recorded exchanges of one snapshot, ready to be served.
+
+    ``steps``: a snapshot's ``trace`` list; every step with an ``exchange`` is
+    servable. ``name`` / ``path`` are used in miss messages.
+    """
+
+    def __init__(self, steps: list[dict[str, Any]], *, name: str = "", path: Any = None, strict: bool = False) -> None:
+        self.name = name
+        self.path = path
+        self.strict = strict
+        self._lock = threading.Lock()
+        self._entries: list[dict[str, Any]] = []
+        self._by_key: dict[tuple[str, str, str], deque[int]] = defaultdict(deque)
+        self._by_route: dict[tuple[str, str], deque[int]] = defaultdict(deque)
+        self._played: list[bool] = []
+        self.calls = 0
+        for step in steps:
+            ex = step.get("exchange")
+            if not isinstance(ex, dict) or not isinstance(ex.get("request"), dict) or not isinstance(ex.get("response"), dict):
+                continue
+            idx = len(self._entries)
+            self._entries.append(ex)
+            self._played.append(False)
+            key = request_key(ex["request"])
+            self._by_key[key].append(idx)
+            self._by_route[key[:2]].append(idx)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def take(self, request: dict[str, Any]) -> tuple[int, dict[str, Any], list[str] | None]:
+        """Serve the response recorded for ``request`` (a scrubbed request dict).
+
+        Returns ``(index, recorded exchange, drift)`` — ``index`` is the
+        recording's position among the snapshot's exchanges, ``drift`` None for an
+        exact match, else the list of ``"json.path: old → new"`` differences
+        against the recording that was served in its place.
+
+        Raises :class:`ReplayMissError` when nothing recorded can be served.
+        """
+        key = request_key(request)
+        with self._lock:
+            call_index = self.calls
+            self.calls += 1
+            idx = self._pop(self._by_key.get(key))
+            if idx is not None:
+                return idx, self._entries[idx], None
+            if not self.strict:
+                idx = self._pop(self._by_route.get(key[:2]))
+                if idx is not None:
+                    recorded = self._entries[idx]["request"]
+                    return idx, self._entries[idx], request_changes(recorded.get("body"), request.get("body"))
+            raise ReplayMissError(self._miss_message(request, key, call_index))
+
+    def _pop(self, queue: deque[int] | None) -> int | None:
+        while queue:
+            idx = queue.popleft()
+            if not self._played[idx]:
+                self._played[idx] = True
+                return idx
+        return None
+
+    def unplayed(self) -> int:
+        """How many recorded exchanges were never served."""
+        return self._played.count(False)
+
+    def _miss_message(self, request: dict[str, Any], key: tuple[str, str, str], call_index: int) -> str:
+        route = f"{key[0]} {key[1]}"
+        same_route = [e for e in self._entries if request_key(e["request"])[:2] == key[:2]]
+        where = f"{self.name!r}" + (f" ({self.path})" if self.path else "")
+        lines = [f"agentsnap replay miss: LLM call index {call_index} ({route}) has no recorded response in snapshot {where}."]
+        if not self._entries:
+            lines.append("  The snapshot holds no recorded calls.")
+        elif not same_route:
+            lines.append(f"  The snapshot holds {len(self._entries)} recorded call(s), none for {route}.")
+        else:
+            lines.append(f"  The snapshot holds {len(same_route)} call(s) for {route}; all were already served.")
+            nearest = min(same_route, key=lambda e: len(request_changes(e["request"].get("body"), request.get("body"))))
+            changes = request_changes(nearest["request"].get("body"), request.get("body"))
+            if changes:
+                lines.append("  Nearest recorded request differs at:")
+                lines.extend(f"    {c}" for c in changes[:8])
+                if len(changes) > 8:
+                    lines.append(f"    … {len(changes) - 8} more")
+            else:
+                lines.append("  An identical request was recorded but already served (the agent now makes more calls).")
+        lines.append("  Fix: if the change is intended, re-record with `pytest --agentsnap-record` (this test only: add its node id), review the snapshot, commit it.")
+        return "\n".join(lines)
+
+
+def request_changes(old: Any, new: Any, *, limit: int = 20) -> list[str]:
+    """Human-readable JSON-path differences between two request bodies."""
+    from .diff.arguments import diff_values
+
+    changes = diff_values(old, new, root="")
+    return [f"{c['path'].lstrip('.') or '(whole body)'}: {_short(c.get('old'))} → {_short(c.get('new'))}" for c in changes[:limit]]
+
+
+def _short(value: Any, width: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -1,0 +1,340 @@
+"""The snapshot file: model, deterministic JSON, and the file-backed store.
+
+File format (one JSON file per snapshot): UTF-8 with non-ASCII kept literal,
+``indent=2``, sorted keys, ``\\n`` newlines and a trailing newline, written
+atomically (temp file in the same folder + ``os.replace``) and not rewritten
+when only volatile fields changed (timestamps, request ids, provider response
+ids) — so re-recording an unchanged agent leaves ``git diff`` empty.
+
+Top-level keys: ``version`` (format version, ``"2.0"``), ``recorded_at``,
+``model``, ``input``, ``trace`` (list of steps, see :mod:`agentsnap.trace`),
+``output``; review fields ``name`` (the full snapshot name, checked on load),
+``approved``, ``source`` (``pytest`` | ``record`` | ``trace``), ``created_at``,
+``updated_at``, ``agentsnap_version``. Files written by agentsnap 0.5.1
+(``version`` ``"1.0"``/``"1.1"``) load too.
+
+File name: ``<sanitized-name>-<sha1(name)[:8]>.json`` — Windows-legal, at most
+100 characters before the hash, and collision-proof because the hash is of the
+full name; any ``..`` or separator in a name is neutralised, so every file lands
+inside the store's root.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+import re
+import tempfile
+import warnings
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+from .exceptions import SnapshotFormatError
+
+__all__ = ["Snapshot", "SnapshotStore", "FORMAT_VERSION", "snapshot_filename", "dumps"]
+
+FORMAT_VERSION = "2.0"
+_READABLE_VERSIONS = ("1.0", "1.1", "2.0")
+_MAX_STEM = 100
+_RESERVED = frozenset(
+    {"con", "prn", "aux", "nul"} | {f"com{i}" for i in range(1, 10)} | {f"lpt{i}" for i in range(1, 10)}
+)
+LAST_RUN_DIR = ".last_run"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__
+
+
+@dataclass
+class Snapshot:
+    """One recorded agent run plus its review state.
+
+    ``trace``: list of step dicts (``llm_call``, ``tool_call``, ``http``).
+    ``output``: the agent's final output (any JSON value). Timestamps are
+    ISO-8601 UTC strings, filled on creation when empty.
+    """
+
+    name: str
+    trace: list[dict[str, Any]] = field(default_factory=list)
+    output: Any = None
+    input: Any = None
+    model: str = "unknown"
+    approved: bool = False
+    source: str = "pytest"
+    created_at: str = ""
+    updated_at: str = ""
+    recorded_at: str = ""
+    version: str = FORMAT_VERSION
+    agentsnap_version: str = ""
+
+    def __post_init__(self) -> None:
+        now = _now()
+        self.created_at = self.created_at or now
+        self.updated_at = self.updated_at or now
+        self.recorded_at = self.recorded_at or now
+        self.agentsnap_version = self.agentsnap_version or _version()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready dict written to disk."""
+        return {
+            "version": self.version,
+            "name": self.name,
+            "approved": self.approved,
+            "source": self.source,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "recorded_at": self.recorded_at,
+            "agentsnap_version": self.agentsnap_version,
+            "model": self.model,
+            "input": self.input,
+            "trace": self.trace,
+            "output": self.output,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, name: str | None = None) -> "Snapshot":
+        """Build from a loaded dict. ``name`` is used when the file has none (0.5.1 files)."""
+        return cls(
+            name=str(data.get("name") or name or ""),
+            trace=list(data.get("trace") or []),
+            output=data.get("output"),
+            input=data.get("input"),
+            model=str(data.get("model") or "unknown"),
+            approved=bool(data.get("approved", True if "name" not in data else False)),
+            source=str(data.get("source") or "pytest"),
+            created_at=str(data.get("created_at") or data.get("recorded_at") or ""),
+            updated_at=str(data.get("updated_at") or data.get("recorded_at") or ""),
+            recorded_at=str(data.get("recorded_at") or ""),
+            version=str(data.get("version") or FORMAT_VERSION),
+            agentsnap_version=str(data.get("agentsnap_version") or ""),
+        )
+
+    @property
+    def llm_calls(self) -> list[dict[str, Any]]:
+        return [s for s in self.trace if s.get("type") == "llm_call"]
+
+    @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        return [s for s in self.trace if s.get("type") == "tool_call"]
+
+
+def dumps(data: dict[str, Any]) -> str:
+    """Deterministic JSON text of a snapshot dict (see module doc)."""
+    return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+def snapshot_filename(name: str) -> str:
+    """``<sanitized-name>-<sha1(name)[:8]>.json`` for a snapshot name."""
+    digest = hashlib.sha1(name.encode("utf-8")).hexdigest()[:8]
+    stem = name.replace("::", "__")
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", stem)
+    stem = re.sub(r"\.{2,}", "_", stem).strip("._ ")[:_MAX_STEM].rstrip("._ ")
+    if not stem:
+        stem = "snapshot"
+    if stem.split(".", 1)[0].lower() in _RESERVED:
+        stem = "_" + stem
+    return f"{stem}-{digest}.json"
+
+
+# volatile fields: never a reason to rewrite a file
+_VOLATILE_TOP = ("created_at", "updated_at", "recorded_at", "agentsnap_version")
+_VOLATILE_HEADERS = frozenset({"x-request-id", "openai-processing-ms", "date", "request-id", "x-ratelimit-reset-requests", "x-ratelimit-reset-tokens"})
+_VOLATILE_BODY_KEYS = ("id", "created", "system_fingerprint")
+_VOLATILE_IN_CHUNK = re.compile(r'"(?:id|created|system_fingerprint)":\s*(?:"[^"]*"|\d+)')
+
+
+def _strip_volatile(data: dict[str, Any]) -> dict[str, Any]:
+    data = copy.deepcopy(data)
+    for key in _VOLATILE_TOP:
+        data.pop(key, None)
+    for step in data.get("trace") or []:
+        resp = (step.get("exchange") or {}).get("response")
+        if not isinstance(resp, dict):
+            continue
+        headers = resp.get("headers")
+        if isinstance(headers, dict):
+            resp["headers"] = {k: v for k, v in headers.items() if k.lower() not in _VOLATILE_HEADERS}
+        body = resp.get("body")
+        if isinstance(body, dict):
+            for key in _VOLATILE_BODY_KEYS:
+                body.pop(key, None)
+        if isinstance(resp.get("chunks"), list):
+            resp["chunks"] = [_VOLATILE_IN_CHUNK.sub("", c) if isinstance(c, str) else c for c in resp["chunks"]]
+    return data
+
+
+def same_content(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """True when two snapshot dicts differ only in volatile fields."""
+    return _strip_volatile(a) == _strip_volatile(b)
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+class SnapshotStore:
+    """File-backed store: one JSON file per snapshot under ``root``.
+
+    Nothing is created until the first :meth:`save` (building a store or
+    listing an absent root touches nothing).
+    """
+
+    def __init__(self, root: str | os.PathLike[str] = "__agent_snapshots__") -> None:
+        self.root = Path(root)
+
+    def __repr__(self) -> str:
+        return f"SnapshotStore({str(self.root)!r})"
+
+    # -- paths -------------------------------------------------------------
+    def path_for(self, name: str) -> Path:
+        """The file for snapshot ``name`` (always directly inside ``root``)."""
+        return self.root / snapshot_filename(name)
+
+    def last_run_path(self, name: str) -> Path:
+        """Where the latest run of ``name`` is written (``root/.last_run/``)."""
+        return self.root / LAST_RUN_DIR / snapshot_filename(name)
+
+    def exists(self, name: str) -> bool:
+        return self.path_for(name).is_file()
+
+    # -- reading -----------------------------------------------------------
+    @staticmethod
+    def read_file(path: Path, *, expected_name: str | None = None) -> Snapshot:
+        """Parse one snapshot file.
+
+        Raises :class:`~agentsnap.exceptions.SnapshotFormatError` (a
+        ``ValueError``) naming the path when the file is not valid JSON, not a
+        snapshot, of an unknown format version, or holds another name.
+        """
+        fix = "Fix or delete the file (agentsnap never overwrites it), or re-record with `pytest --agentsnap-record`."
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise SnapshotFormatError(f"agentsnap: corrupt snapshot file at {path}: not UTF-8 ({exc}). {fix}") from None
+        if "\n<<<<<<< " in "\n" + text:
+            raise SnapshotFormatError(f"agentsnap: snapshot file at {path} contains merge-conflict markers. Resolve the conflict, then re-run. {fix}")
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise SnapshotFormatError(f"agentsnap: corrupt snapshot file at {path}: {exc}. {fix}") from None
+        if not isinstance(data, dict) or not isinstance(data.get("trace", []), list):
+            raise SnapshotFormatError(f"agentsnap: {path} is not an agentsnap snapshot (expected an object with a 'trace' list). {fix}")
+        version = str(data.get("version", FORMAT_VERSION))
+        if version not in _READABLE_VERSIONS:
+            raise SnapshotFormatError(
+                f"agentsnap: snapshot {path} has format version {version!r}; this agentsnap reads {', '.join(_READABLE_VERSIONS)}. "
+                "Upgrade agentsnap, or re-record with `pytest --agentsnap-record`."
+            )
+        stored_name = data.get("name")
+        if expected_name is not None and stored_name is not None and stored_name != expected_name:
+            raise SnapshotFormatError(
+                f"agentsnap: {path} holds snapshot {stored_name!r}, not {expected_name!r} (file renamed or copied?). {fix}"
+            )
+        return Snapshot.from_dict(data, name=expected_name)
+
+    def load(self, name: str) -> Snapshot | None:
+        """The snapshot named ``name``, or None when there is no file."""
+        path = self.path_for(name)
+        if not path.is_file():
+            return None
+        return self.read_file(path, expected_name=name)
+
+    def load_last_run(self, name: str) -> Snapshot | None:
+        path = self.last_run_path(name)
+        if not path.is_file():
+            return None
+        return self.read_file(path, expected_name=name)
+
+    def _iter_files(self) -> Iterator[Path]:
+        if not self.root.is_dir():
+            return iter(())
+        return iter(sorted(p for p in self.root.glob("*.json") if p.is_file()))
+
+    def list(self) -> list[Snapshot]:
+        """Every parseable snapshot, sorted by name; unparseable files warn and are skipped."""
+        out = []
+        for path in self._iter_files():
+            try:
+                out.append(self.read_file(path))
+            except SnapshotFormatError as exc:
+                warnings.warn(str(exc), stacklevel=2)
+        return sorted(out, key=lambda s: s.name)
+
+    def pending(self) -> list[Snapshot]:
+        """Every snapshot not yet approved, sorted by name."""
+        return [s for s in self.list() if not s.approved]
+
+    # -- writing -----------------------------------------------------------
+    def save(self, snapshot: Snapshot, *, force: bool = False) -> Path:
+        """Write ``snapshot`` atomically; returns its path.
+
+        When the file already holds the same content apart from volatile
+        fields, nothing is written (``updated_at`` only moves on real change).
+        An existing file that cannot be parsed is never overwritten: raises
+        :class:`~agentsnap.exceptions.SnapshotFormatError` unless ``force``.
+        """
+        path = self.path_for(snapshot.name)
+        new = snapshot.to_dict()
+        if path.is_file():
+            try:
+                old = json.loads(path.read_text(encoding="utf-8"))
+            except (ValueError, UnicodeDecodeError):
+                if not force:
+                    self.read_file(path, expected_name=snapshot.name)  # raises the descriptive error
+                old = None
+            if isinstance(old, dict) and same_content(old, new):
+                return path
+            if isinstance(old, dict) and old.get("created_at"):
+                snapshot.created_at = str(old["created_at"])
+        snapshot.updated_at = _now()
+        _atomic_write(path, dumps(snapshot.to_dict()))
+        return path
+
+    def save_last_run(self, snapshot: Snapshot) -> Path:
+        """Write the latest run to ``root/.last_run/`` (git-ignored by a ``.gitignore`` there)."""
+        path = self.last_run_path(snapshot.name)
+        ignore = path.parent / ".gitignore"
+        if not ignore.exists():
+            _atomic_write(ignore, "# written by agentsnap: the latest runs, promoted with `agentsnap update`\n*\n")
+        _atomic_write(path, dumps(snapshot.to_dict()))
+        return path
+
+    def approve(self, name: str) -> Snapshot:
+        """Mark ``name`` approved and save it. Raises ``KeyError`` when absent."""
+        snap = self.load(name)
+        if snap is None:
+            raise KeyError(name)
+        snap.approved = True
+        self.save(snap)
+        return snap
+
+    def delete(self, name: str) -> None:
+        """Delete ``name`` (no error when absent)."""
+        try:
+            self.path_for(name).unlink()
+        except FileNotFoundError:
+            pass

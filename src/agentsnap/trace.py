@@ -1,0 +1,271 @@
+"""The trace of one agent run, and the process-global active recording.
+
+A :class:`Trace` collects what happened while it was active:
+
+* :class:`Exchange` objects — one per HTTP request an LLM SDK sent (captured at
+  ``httpx``/``httpx2`` ``Client.send``), holding the raw request and response;
+* explicit tool calls reported by adapters (:meth:`Trace.add_tool_call`).
+
+:meth:`Trace.steps` turns that into the list of step dicts stored in a snapshot:
+``llm_call`` steps (normalised view + raw ``exchange``), ``tool_call`` steps and
+``http`` steps (provider traffic that is not an LLM call, kept only so replay
+stays offline).
+
+Why process-global and not a ``contextvars.ContextVar``: a contextvar set in the
+test's thread is invisible in ``ThreadPoolExecutor`` workers, so a tool that
+calls the model from a worker would escape the recording (and, in replay, reach
+the network). pytest runs one test at a time per process (xdist uses
+processes), so one active recording per process is exact. Recordings nest:
+an explicit ``AgentRecorder`` inside an auto-snapshotted test takes the calls
+made inside it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Exchange", "Trace", "activate", "deactivate", "current"]
+
+_seq = itertools.count()
+
+
+@dataclass
+class Exchange:
+    """One HTTP request/response pair of an LLM SDK.
+
+    ``request``: ``{"method", "url", "path", "body"}`` — ``body`` is the parsed
+    JSON request body (secrets scrubbed), or a string / bytes envelope when the
+    body is not JSON. Request headers are never stored.
+
+    ``response``: ``{"status", "headers": [[name, value], ...], "body"}`` for a
+    read response (``body`` is parsed JSON, text, or a bytes envelope), or
+    ``{"status", "headers", "chunks": [str, ...]}`` for a streamed one (raw
+    text chunks as the SDK read them). ``complete`` is False when a stream was
+    closed before its end.
+    """
+
+    provider: str
+    codec: str | None
+    request: dict[str, Any]
+    response: dict[str, Any] | None = None
+    complete: bool = True
+    seq: int = field(default_factory=lambda: next(_seq))
+    started: float = field(default_factory=time.monotonic)
+    ended: float | None = None
+    #: set by replay when the request did not match its recording exactly
+    request_drift: list[str] | None = None
+    #: set by replay: position of the served recording in the golden
+    replay_index: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form stored under a step's ``exchange`` key."""
+        return {"request": self.request, "response": self.response}
+
+
+class Trace:
+    """Everything captured while one recording was active. Thread-safe."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.exchanges: list[Exchange] = []
+        self._tool_calls: list[tuple[float, int, dict[str, Any]]] = []
+        self.finalizers: list[Any] = []
+
+    def add_exchange(self, exchange: Exchange) -> None:
+        """Register an exchange when its request is sent (order = start order)."""
+        with self._lock:
+            self.exchanges.append(exchange)
+
+    def add_tool_call(self, name: str, args: Any, result: Any, *, id: str | None = None) -> None:
+        """Record a tool call made through an explicit adapter."""
+        with self._lock:
+            self._tool_calls.append(
+                (time.monotonic(), next(_seq), {"type": "tool_call", "name": name, "args": args, "result": result, "id": id})
+            )
+
+    def close_open_streams(self) -> None:
+        """Finalize streams the code under test never closed (recorded as incomplete)."""
+        for fin in list(self.finalizers):
+            fin()
+
+    @property
+    def llm_call_count(self) -> int:
+        return sum(1 for e in self.exchanges if e.codec is not None)
+
+    def steps(self) -> list[dict[str, Any]]:
+        """The snapshot's ``trace`` list, in a deterministic order.
+
+        Each LLM exchange becomes an ``llm_call`` step (the codec's normalised
+        view plus ``exchange``); provider traffic that is not an LLM call becomes
+        an ``http`` step. Tool calls are either the explicit ones reported by
+        adapters, or — when there are none — derived from the conversation:
+        every tool call the model requested, paired by ``tool_call_id`` with the
+        result the agent sent back in a later request, placed after the
+        ``llm_call`` that requested it, in the order the results were sent.
+
+        Order: see :func:`_order`.
+        """
+        from .providers import get_codec
+
+        entries: list[tuple[Exchange, dict[str, Any]]] = []
+        for ex in self.exchanges:
+            if ex.response is None:
+                continue
+            if ex.codec is None:
+                step: dict[str, Any] = {
+                    "type": "http",
+                    "provider": ex.provider,
+                    "method": ex.request.get("method"),
+                    "path": ex.request.get("path"),
+                    "status": ex.response.get("status"),
+                }
+            else:
+                step = {"type": "llm_call"}
+                step.update(get_codec(ex.codec)(ex.request, ex.response))
+                if ex.request_drift:
+                    step["request_drift"] = ex.request_drift
+            step["exchange"] = ex.to_dict()
+            entries.append((ex, step))
+        ordered = _order(entries)
+        if self._tool_calls:
+            # explicit tool calls: interleave with the LLM calls by time
+            timeline = [(ex.started, ex.seq, st) for ex, st in ordered] + list(self._tool_calls)
+            timeline.sort(key=lambda t: (t[0], t[1]))
+            steps = [st for _, _, st in timeline]
+        else:
+            steps = _with_derived_tool_calls([st for _, st in ordered])
+        for i, st in enumerate(steps):
+            st["step"] = i
+        return steps
+
+
+def _order(entries: list[tuple[Exchange, dict[str, Any]]]) -> list[tuple[Exchange, dict[str, Any]]]:
+    """A deterministic order for captured exchanges.
+
+    * Replay: the order of the recordings that were served (``replay_index``),
+      so a replayed run lines up with its golden however threads or the event
+      loop scheduled the calls.
+    * Capture: calls are grouped into conversations — a request whose message
+      list extends an earlier request's (same prefix) continues that
+      conversation — and written one conversation after another, each in its
+      own causal order. Conversations are ordered by when they started; ones
+      that started concurrently (their first calls overlapped in time, as under
+      ``asyncio.gather`` or a thread pool) are ordered by their first request's
+      content instead, which does not depend on scheduling.
+    """
+    from .replay import request_key
+
+    if entries and all(ex.replay_index is not None for ex, _ in entries):
+        return sorted(entries, key=lambda e: (e[0].replay_index, e[0].seq))
+    entries = sorted(entries, key=lambda e: e[0].seq)
+    conversations: list[list[tuple[Exchange, dict[str, Any]]]] = []
+    tails: list[tuple[str, ...] | None] = []
+    for entry in entries:
+        sig = _message_signature(entry[1])
+        home = None
+        if sig is not None:
+            best = -1
+            for i, tail in enumerate(tails):
+                if tail is not None and len(tail) < len(sig) and sig[: len(tail)] == tail and len(tail) > best:
+                    home, best = i, len(tail)
+        if home is None:
+            conversations.append([entry])
+            tails.append(sig)
+        else:
+            conversations[home].append(entry)
+            tails[home] = sig
+    # order conversations: by start, with concurrent starters sorted by content
+    groups: list[list[list[tuple[Exchange, dict[str, Any]]]]] = []
+    group_end = -1.0
+    for conv in conversations:  # already in order of their first exchange's start
+        first = conv[0][0]
+        end = first.ended if first.ended is not None else float("inf")
+        if groups and first.started < group_end:
+            groups[-1].append(conv)
+            group_end = max(group_end, end)
+        else:
+            groups.append([conv])
+            group_end = end
+    out: list[tuple[Exchange, dict[str, Any]]] = []
+    for group in groups:
+        if len(group) > 1:
+            group = sorted(group, key=lambda c: request_key(c[0][0].request))
+        for conv in group:
+            out.extend(conv)
+    return out
+
+
+def _message_signature(step: dict[str, Any]) -> tuple[str, ...] | None:
+    messages = step.get("messages")
+    if step.get("type") != "llm_call" or not isinstance(messages, list):
+        return None
+    from .replay import canonical_json
+
+    return tuple(canonical_json(m) for m in messages)
+
+
+def _with_derived_tool_calls(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Insert ``tool_call`` steps derived from the conversation (see :meth:`Trace.steps`)."""
+    requested: dict[str, tuple[int, dict[str, Any]]] = {}
+    llm_positions: list[int] = []
+    for pos, s in enumerate(steps):
+        if s["type"] == "llm_call":
+            llm_positions.append(pos)
+    derived_after: dict[int, list[dict[str, Any]]] = {}
+    seen: set[str] = set()
+    for pos in llm_positions:
+        s = steps[pos]
+        # results sent back in this request answer calls requested earlier
+        for msg in s.get("messages") or []:
+            if not isinstance(msg, dict) or msg.get("role") != "tool":
+                continue
+            call_id = msg.get("tool_call_id")
+            if call_id in seen or call_id not in requested:
+                continue
+            seen.add(call_id)
+            origin, req = requested[call_id]
+            derived_after.setdefault(origin, []).append(
+                {"type": "tool_call", "name": req.get("name"), "args": req.get("args"), "result": msg.get("content"), "id": call_id}
+            )
+        for req in s.get("tool_requests") or []:
+            if req.get("id"):
+                requested.setdefault(req["id"], (pos, req))
+    out: list[dict[str, Any]] = []
+    for pos, s in enumerate(steps):
+        out.append(s)
+        out.extend(derived_after.get(pos, []))
+    return out
+
+
+# --------------------------------------------------------------------------
+# the active recording (process-global stack)
+
+_stack: list[Any] = []
+_stack_lock = threading.Lock()
+
+
+def activate(recording: Any) -> None:
+    """Make ``recording`` the one that receives captured calls (pushes on a stack)."""
+    with _stack_lock:
+        _stack.append(recording)
+
+
+def deactivate(recording: Any) -> None:
+    """Remove ``recording`` from the stack (no error if it is not there)."""
+    with _stack_lock:
+        for i in range(len(_stack) - 1, -1, -1):
+            if _stack[i] is recording:
+                del _stack[i]
+                break
+
+
+def current() -> Any | None:
+    """The innermost active recording, or None. Lock-free read for the hot path."""
+    try:
+        return _stack[-1]
+    except IndexError:
+        return None

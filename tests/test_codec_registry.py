@@ -1,0 +1,58 @@
+"""The codec registry in agentsnap.providers."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentsnap import providers
+from agentsnap.providers import codec_names, get_codec
+from agentsnap.providers.openai_chat import normalize
+
+
+def test_openai_chat_codec() -> None:
+    assert get_codec("openai_chat") is normalize
+
+
+def test_known_names() -> None:
+    assert codec_names() == ["openai_chat"]
+
+
+@pytest.mark.parametrize("name", ["anthropic_messages_typo", "", "OpenAI_Chat"])
+def test_unknown_name_lists_the_known_codecs(name: str) -> None:
+    with pytest.raises(KeyError) as info:
+        get_codec(name)
+    assert info.value.args[0] == f"unknown codec {name!r}; known codecs: 'openai_chat'"
+
+
+def test_unhashable_name_is_a_key_error_too() -> None:
+    with pytest.raises(KeyError, match="known codecs"):
+        get_codec(["openai_chat"])  # type: ignore[arg-type]
+
+
+def test_codec_modules_are_imported_lazily() -> None:
+    src = Path(providers.__file__).resolve().parents[2]
+    code = (
+        "import sys, agentsnap.providers as p\n"
+        "assert 'agentsnap.providers.openai_chat' not in sys.modules\n"
+        "assert not {'openai', 'httpx', 'httpx2'} & set(sys.modules)\n"
+        "p.get_codec('openai_chat')\n"
+        "assert 'agentsnap.providers.openai_chat' in sys.modules\n"
+        "assert 'openai' not in sys.modules\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
+
+
+def test_public_names() -> None:
+    assert set(providers.__all__) == {
+        "Codec",
+        "SSEEvent",
+        "codec_names",
+        "get_codec",
+        "parse_sse",
+    }
