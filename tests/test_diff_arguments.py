@@ -11,10 +11,19 @@ from agentsnap.diff.arguments import diff_values, format_path, parse_ignored_fie
 
 
 def tool(step: int, name: str, args: Any) -> dict[str, Any]:
-    return {"step": step, "type": "tool_call", "name": name, "args": args, "result": "ok", "id": None}
+    return {
+        "step": step,
+        "type": "tool_call",
+        "name": name,
+        "args": args,
+        "result": "ok",
+        "id": None,
+    }
 
 
-def llm(step: int, requests: list[dict[str, Any]] | None = None, messages: Any = None) -> dict[str, Any]:
+def llm(
+    step: int, requests: list[dict[str, Any]] | None = None, messages: Any = None
+) -> dict[str, Any]:
     return {
         "step": step,
         "type": "llm_call",
@@ -89,7 +98,9 @@ def test_bool_vs_int_and_none_are_type_changes() -> None:
 def test_string_args_and_root_changes() -> None:
     assert diff_values("{bad json", "{bad json") == []
     assert diff_values("{bad json", "{worse") == [change("args", "{bad json", "{worse")]
-    assert diff_values("{bad json", {"a": 1}) == [change("args", "{bad json", {"a": 1}, "type_changed")]
+    assert diff_values("{bad json", {"a": 1}) == [
+        change("args", "{bad json", {"a": 1}, "type_changed")
+    ]
 
 
 def test_nan_equals_nan() -> None:
@@ -123,7 +134,9 @@ def test_bare_key_is_ignored_at_any_depth() -> None:
 def test_ignored_key_still_reports_non_ignored_sibling() -> None:
     old = {"timestamp": 1, "city": "Paris"}
     new = {"timestamp": 2, "city": "paris"}
-    assert diff_values(old, new, ignored_fields=["timestamp"]) == [change("args.city", "Paris", "paris")]
+    assert diff_values(old, new, ignored_fields=["timestamp"]) == [
+        change("args.city", "Paris", "paris")
+    ]
 
 
 def test_dotted_path_is_anchored_at_args_root() -> None:
@@ -136,7 +149,10 @@ def test_dotted_path_is_anchored_at_args_root() -> None:
 
 
 def test_ignoring_a_key_ignores_its_whole_subtree() -> None:
-    assert diff_values({"meta": {"a": 1}, "q": 1}, {"meta": {"b": 2}, "q": 1}, ignored_fields=["meta"]) == []
+    assert (
+        diff_values({"meta": {"a": 1}, "q": 1}, {"meta": {"b": 2}, "q": 1}, ignored_fields=["meta"])
+        == []
+    )
 
 
 def test_ignored_key_added_or_removed_is_ignored() -> None:
@@ -147,8 +163,12 @@ def test_ignored_key_added_or_removed_is_ignored() -> None:
 def test_index_and_wildcard_segments() -> None:
     old = {"items": [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}]}
     new = {"items": [{"id": 10, "name": "a"}, {"id": 20, "name": "b"}]}
-    assert diff_values(old, new, ignored_fields=["items[0].id"]) == [change("args.items[1].id", 2, 20)]
-    assert diff_values(old, new, ignored_fields=["items.1.id"]) == [change("args.items[0].id", 1, 10)]
+    assert diff_values(old, new, ignored_fields=["items[0].id"]) == [
+        change("args.items[1].id", 2, 20)
+    ]
+    assert diff_values(old, new, ignored_fields=["items.1.id"]) == [
+        change("args.items[0].id", 1, 10)
+    ]
     assert diff_values(old, new, ignored_fields=["items[*].id"]) == []
     assert diff_values(old, new, ignored_fields=["items.*.id"]) == []
 
@@ -158,14 +178,18 @@ def test_ignored_fields_do_not_misalign_list_items() -> None:
     # reports the one real insertion and nothing about the timestamps
     old = {"xs": [{"id": 1, "ts": 5}]}
     new = {"xs": [{"id": 1, "ts": 6}, {"id": 2, "ts": 7}]}
-    assert diff_values(old, new, ignored_fields=["ts"]) == [change("args.xs[1]", None, {"id": 2}, "added")]
+    assert diff_values(old, new, ignored_fields=["ts"]) == [
+        change("args.xs[1]", None, {"id": 2}, "added")
+    ]
 
 
 def test_a_single_string_is_one_field() -> None:
     assert diff_values({"ts": 1}, {"ts": 2}, ignored_fields="ts") == []
 
 
-@pytest.mark.parametrize("entry", ["", "  ", "a..b", ".a", "a.", "items[0]", "a.*", "*", "a.3", "a[x]", "a[0]b"])
+@pytest.mark.parametrize(
+    "entry", ["", "  ", "a..b", ".a", "a.", "items[0]", "a.*", "*", "a.3", "a[x]", "a[0]b"]
+)
 def test_malformed_ignored_fields_raise_value_error(entry: str) -> None:
     with pytest.raises(ValueError, match="ignored_fields entry"):
         parse_ignored_fields([entry])
@@ -204,9 +228,21 @@ def test_argument_diff_entry_shape() -> None:
 
 
 def test_ignored_fields_through_compute_diff() -> None:
-    golden = {"trace": [tool(0, "get_weather", {"city": "Paris", "timestamp": 1, "meta": {"request_id": "a"}})]}
-    same_but_volatile = {"trace": [tool(0, "get_weather", {"city": "Paris", "timestamp": 2, "meta": {"request_id": "b"}})]}
-    sibling_changed = {"trace": [tool(0, "get_weather", {"city": "Lyon", "timestamp": 2, "meta": {"request_id": "b"}})]}
+    golden = {
+        "trace": [
+            tool(0, "get_weather", {"city": "Paris", "timestamp": 1, "meta": {"request_id": "a"}})
+        ]
+    }
+    same_but_volatile = {
+        "trace": [
+            tool(0, "get_weather", {"city": "Paris", "timestamp": 2, "meta": {"request_id": "b"}})
+        ]
+    }
+    sibling_changed = {
+        "trace": [
+            tool(0, "get_weather", {"city": "Lyon", "timestamp": 2, "meta": {"request_id": "b"}})
+        ]
+    }
     ignore = ["timestamp", "meta.request_id"]
     assert compute_diff(golden, same_but_volatile).failed_checks == ["arguments"]
     assert compute_diff(golden, same_but_volatile, ignored_fields=ignore).failed_checks == []
@@ -233,8 +269,12 @@ def test_inserted_call_does_not_shift_argument_pairs() -> None:
 
 
 def test_model_tool_args_are_diffed_for_aligned_requests() -> None:
-    golden = {"trace": [llm(0, [{"id": "c1", "name": "search", "args": {"query": "capital of France"}}])]}
-    new = {"trace": [llm(0, [{"id": "c9", "name": "search", "args": {"query": "capital of Spain"}}])]}
+    golden = {
+        "trace": [llm(0, [{"id": "c1", "name": "search", "args": {"query": "capital of France"}}])]
+    }
+    new = {
+        "trace": [llm(0, [{"id": "c9", "name": "search", "args": {"query": "capital of Spain"}}])]
+    }
     report = compute_diff(golden, new)
     assert report.failed_checks == ["model_tool_args"]
     assert report.argument_diffs == [
@@ -269,13 +309,17 @@ def test_request_messages_diff_paths() -> None:
     msgs = [
         {"role": "system", "content": "be brief"},
         {"role": "user", "content": "weather?"},
-        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "function": {"name": "w", "arguments": "{}"}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "c1", "function": {"name": "w", "arguments": "{}"}}],
+        },
         {"role": "tool", "tool_call_id": "c1", "content": "sunny"},
     ]
     changed = [dict(m) for m in msgs]
     changed[3] = {**msgs[3], "content": "rainy"}
     golden = {"trace": [llm(0), llm(2, messages=msgs)]}
-    new = {"trace": [llm(0), llm(5, messages=changed + [{"role": "user", "content": "more"}])]}
+    new = {"trace": [llm(0), llm(5, messages=[*changed, {"role": "user", "content": "more"}])]}
     report = compute_diff(golden, new, compare_requests=True)
     assert report.failed_checks == ["llm_requests"]
     assert report.argument_diffs == [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -18,7 +19,9 @@ json_values = st.recursive(
     | st.integers(-1000, 1000)
     | st.floats(allow_infinity=False)  # NaN included: a snapshot must equal itself
     | st.text(max_size=20),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
     max_leaves=12,
 )
 args = st.dictionaries(st.text(max_size=8), json_values, max_size=4) | st.text(max_size=20)
@@ -26,12 +29,25 @@ args = st.dictionaries(st.text(max_size=8), json_values, max_size=4) | st.text(m
 
 @st.composite
 def tool_step(draw: Any) -> dict[str, Any]:
-    return {"type": "tool_call", "name": draw(TOOL_NAMES), "args": draw(args), "result": draw(json_values), "id": None}
+    return {
+        "type": "tool_call",
+        "name": draw(TOOL_NAMES),
+        "args": draw(args),
+        "result": draw(json_values),
+        "id": None,
+    }
 
 
 @st.composite
 def llm_step(draw: Any) -> dict[str, Any]:
-    requests = draw(st.lists(st.fixed_dictionaries({"id": st.none() | st.text(max_size=6), "name": TOOL_NAMES, "args": args}), max_size=3))
+    requests = draw(
+        st.lists(
+            st.fixed_dictionaries(
+                {"id": st.none() | st.text(max_size=6), "name": TOOL_NAMES, "args": args}
+            ),
+            max_size=3,
+        )
+    )
     return {
         "type": "llm_call",
         "provider": "openai",
@@ -71,18 +87,24 @@ def test_a_snapshot_always_matches_itself(snapshot: dict[str, Any]) -> None:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(snapshots(), snapshots())
-def test_distance_is_symmetric_bounded_and_matches_its_edit_script(a: dict[str, Any], b: dict[str, Any]) -> None:
+def test_distance_is_symmetric_bounded_and_matches_its_edit_script(
+    a: dict[str, Any], b: dict[str, Any]
+) -> None:
     ab, ba = compute_diff(a, b), compute_diff(b, a)
     for section in ("tools", "model_tools"):
         forward, backward = ab.structural_diff[section], ba.structural_diff[section]
         d = forward["distance"]
         assert d == backward["distance"]
-        assert abs(len(forward["golden"]) - len(forward["new"])) <= d <= max(len(forward["golden"]), len(forward["new"]))
+        assert (
+            abs(len(forward["golden"]) - len(forward["new"]))
+            <= d
+            <= max(len(forward["golden"]), len(forward["new"]))
+        )
         assert len(forward["ops"]) == d
         # aligned pairs hold equal names and are strictly increasing on both sides
         pairs = forward["aligned"]
         assert all(forward["golden"][i] == forward["new"][j] for i, j in pairs)
-        assert all(p[0] < q[0] and p[1] < q[1] for p, q in zip(pairs, pairs[1:]))
+        assert all(p[0] < q[0] and p[1] < q[1] for p, q in itertools.pairwise(pairs))
         assert len(pairs) + sum(op["op"] == "replace" for op in forward["ops"]) + sum(
             op["op"] == "delete" for op in forward["ops"]
         ) == len(forward["golden"])

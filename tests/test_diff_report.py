@@ -12,7 +12,14 @@ from agentsnap.diff import DiffReport, compute_diff
 
 
 def tool(step: int, name: str, args: Any) -> dict[str, Any]:
-    return {"step": step, "type": "tool_call", "name": name, "args": args, "result": "ok", "id": "t%d" % step}
+    return {
+        "step": step,
+        "type": "tool_call",
+        "name": name,
+        "args": args,
+        "result": "ok",
+        "id": f"t{step}",
+    }
 
 
 def llm(step: int, response: str, requests: list[dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -74,14 +81,17 @@ def test_fields_and_defaults() -> None:
 
 def test_report_is_json_serialisable() -> None:
     report = compute_diff(GOLDEN, DRIFTED, name="my_agent", ignored_fields=["days"])
-    assert json.loads(json.dumps(dataclasses.asdict(report)))["failed_checks"] == report.failed_checks
+    assert (
+        json.loads(json.dumps(dataclasses.asdict(report)))["failed_checks"] == report.failed_checks
+    )
 
 
 def test_passing_summary_line() -> None:
     report = compute_diff(GOLDEN, GOLDEN, name="my_agent")
     assert report.passed
     assert report.summary_line() == (
-        "[agentsnap] 'my_agent' PASSED | structural: ok | llm_call[0]: 100% | llm_call[1]: 100% | output: 100%"
+        "[agentsnap] 'my_agent' PASSED | structural: ok | llm_call[0]: 100% | llm_call[1]: 100% "
+        "| output: 100%"
     )
 
 
@@ -140,7 +150,10 @@ def test_render_insert_and_delete_ops() -> None:
     golden = {"trace": [tool(1, "a", {}), tool(3, "b", {}), tool(5, "c", {}), tool(7, "d", {})]}
     new = {"trace": [tool(1, "a", {}), tool(3, "c", {}), tool(4, "d", {}), tool(6, "e", {})]}
     lines = compute_diff(golden, new, structural_tolerance=2).render().splitlines()
-    assert lines[1] == "[STRUCTURAL] ok — structural: tool sequence edit distance 2 ≤ tolerance 2 (50% match)"
+    assert (
+        lines[1]
+        == "[STRUCTURAL] ok — structural: tool sequence edit distance 2 ≤ tolerance 2 (50% match)"
+    )
     assert "  delete #1 b (golden step 3)" in lines
     assert "  insert #3 e (new step 6)" in lines
 
@@ -148,7 +161,9 @@ def test_render_insert_and_delete_ops() -> None:
 def test_render_long_values_are_truncated_with_an_ellipsis() -> None:
     golden = {"trace": [tool(0, "search", {"q": "x"})]}
     new = {"trace": [tool(0, "search", {"q": "y" * 500})]}
-    line = next(l for l in compute_diff(golden, new).render().splitlines() if l.startswith("    args.q"))
+    line = next(
+        x for x in compute_diff(golden, new).render().splitlines() if x.startswith("    args.q")
+    )
     assert line == "    args.q: 'x' → '" + "y" * 58 + "…"
 
 
@@ -180,10 +195,21 @@ def test_render_passing_report() -> None:
 
 
 def test_render_model_tool_args() -> None:
-    golden = {"trace": [llm(0, "", [{"id": "a", "name": "search", "args": {"query": "capital of France"}}])]}
-    new = {"trace": [llm(0, "", [{"id": "b", "name": "search", "args": {"query": "capital of Spain"}}])]}
+    golden = {
+        "trace": [
+            llm(0, "", [{"id": "a", "name": "search", "args": {"query": "capital of France"}}])
+        ]
+    }
+    new = {
+        "trace": [
+            llm(0, "", [{"id": "b", "name": "search", "args": {"query": "capital of Spain"}}])
+        ]
+    }
     lines = compute_diff(golden, new).render().splitlines()
-    assert "[MODEL TOOLS] FAIL — model_tools: 1 request, same sequence; model_tool_args: changed in 1 request" in lines
+    assert (
+        "[MODEL TOOLS] FAIL — model_tools: 1 request, same sequence; "
+        "model_tool_args: changed in 1 request" in lines
+    )
     assert "  #0 search (golden llm_call step 0, new llm_call step 0):" in lines
     assert "    args.query: 'capital of France' → 'capital of Spain'" in lines
 
@@ -245,7 +271,13 @@ SNAPSHOT_051 = {
             "raw_response": {"id": "msg_1"},
             "tool_requests": [{"name": "search", "args": {"query": "Python"}}],
         },
-        {"step": 1, "type": "tool_call", "name": "search", "args": {"query": "Python"}, "result": "Results"},
+        {
+            "step": 1,
+            "type": "tool_call",
+            "name": "search",
+            "args": {"query": "Python"},
+            "result": "Results",
+        },
         {
             "step": 2,
             "type": "llm_call",
@@ -265,7 +297,9 @@ def _new_format_of(snapshot: dict[str, Any]) -> dict[str, Any]:
     for step in snapshot["trace"]:
         if step["type"] == "llm_call":
             requests = [{"id": f"call_{i}", **r} for i, r in enumerate(step["tool_requests"])]
-            trace.append({**llm(step["step"], step["response"], requests), "messages": step["messages"]})
+            trace.append(
+                {**llm(step["step"], step["response"], requests), "messages": step["messages"]}
+            )
         else:
             trace.append({**step, "id": "t1"})
     return {"trace": trace, "output": snapshot["output"], "name": "py", "approved": True}
@@ -273,7 +307,9 @@ def _new_format_of(snapshot: dict[str, Any]) -> dict[str, Any]:
 
 def test_051_snapshot_against_itself_and_against_a_new_format_run() -> None:
     assert compute_diff(SNAPSHOT_051, SNAPSHOT_051).passed
-    report = compute_diff(SNAPSHOT_051, _new_format_of(SNAPSHOT_051), compare_requests=True, name="py")
+    report = compute_diff(
+        SNAPSHOT_051, _new_format_of(SNAPSHOT_051), compare_requests=True, name="py"
+    )
     assert report.failed_checks == []
     assert report.structural_diff["model_tools"]["compared"] is True
     assert report.semantic_scores == {"llm_call[0]": 1.0, "llm_call[1]": 1.0, "output": 1.0}

@@ -17,7 +17,13 @@ BOOKED_RATIO = 42 / 46
 
 
 def llm(step: int, response: Any) -> dict[str, Any]:
-    return {"step": step, "type": "llm_call", "messages": [], "response": response, "tool_requests": []}
+    return {
+        "step": step,
+        "type": "llm_call",
+        "messages": [],
+        "response": response,
+        "tool_requests": [],
+    }
 
 
 def snap(output: Any, *responses: Any) -> dict[str, Any]:
@@ -65,7 +71,9 @@ def test_lexical_placeholder_scores_and_thresholds() -> None:
 
 def test_thresholds_are_configurable() -> None:
     assert compute_diff(snap(NOT_BOOKED), snap(BOOKED), semantic_threshold=0.91).failed_checks == []
-    assert compute_diff(snap("x", NOT_BOOKED), snap("x", BOOKED), llm_threshold=0.95).failed_checks == ["llm_call[0]"]
+    assert compute_diff(
+        snap("x", NOT_BOOKED), snap("x", BOOKED), llm_threshold=0.95
+    ).failed_checks == ["llm_call[0]"]
 
 
 def test_threshold_equal_to_score_passes_despite_float_noise() -> None:
@@ -77,17 +85,29 @@ def test_threshold_equal_to_score_passes_despite_float_noise() -> None:
 
 
 def test_embed_fn_cosine_and_single_batched_call() -> None:
-    vectors = {"golden out": [1.0, 0.0], "new out": [0.6, 0.8], "g0": [0.0, 2.0], "n0": [0.0, 3.0], "same": [9.0, 9.0]}
+    vectors = {
+        "golden out": [1.0, 0.0],
+        "new out": [0.6, 0.8],
+        "g0": [0.0, 2.0],
+        "n0": [0.0, 3.0],
+        "same": [9.0, 9.0],
+    }
     calls: list[list[str]] = []
 
     def embed(texts: list[str]) -> list[list[float]]:
         calls.append(list(texts))
         return [vectors[t] for t in texts]
 
-    report = compute_diff(snap("golden out", "g0", "same"), snap("new out", "n0", "same"), embed_fn=embed)
+    report = compute_diff(
+        snap("golden out", "g0", "same"), snap("new out", "n0", "same"), embed_fn=embed
+    )
     assert calls == [["g0", "n0", "golden out", "new out"]]
     assert report.backend == "embed_fn"
-    assert report.semantic_scores == {"llm_call[0]": 1.0, "llm_call[1]": 1.0, "output": pytest.approx(0.6)}
+    assert report.semantic_scores == {
+        "llm_call[0]": 1.0,
+        "llm_call[1]": 1.0,
+        "output": pytest.approx(0.6),
+    }
     assert report.failed_checks == ["output"]
 
 
@@ -144,7 +164,9 @@ def test_non_string_outputs_are_compared_as_sorted_json() -> None:
 def test_none_outputs_are_equal_and_none_vs_text_is_not() -> None:
     assert compute_diff(snap(None), snap(None)).semantic_scores["output"] == 1.0
     report = compute_diff(snap(None), snap("an answer"))
-    assert report.semantic_scores["output"] == pytest.approx(lexical_similarity("null", "an answer"))
+    assert report.semantic_scores["output"] == pytest.approx(
+        lexical_similarity("null", "an answer")
+    )
     assert report.failed_checks == ["output"]
 
 

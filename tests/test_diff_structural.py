@@ -19,10 +19,19 @@ from agentsnap.diff.structural import (
 
 
 def tool(step: int, name: str, args: Any = None) -> dict[str, Any]:
-    return {"step": step, "type": "tool_call", "name": name, "args": args or {}, "result": "ok", "id": None}
+    return {
+        "step": step,
+        "type": "tool_call",
+        "name": name,
+        "args": args or {},
+        "result": "ok",
+        "id": None,
+    }
 
 
-def llm(step: int, response: str = "", requests: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def llm(
+    step: int, response: str = "", requests: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     return {
         "step": step,
         "type": "llm_call",
@@ -79,7 +88,9 @@ def test_names_are_whole_tokens_not_characters() -> None:
 
 
 def test_replace_op_records_positions_names_and_steps() -> None:
-    report = compute_diff(snap_of_tools("get_weather", "search"), snap_of_tools("get_time", "search"))
+    report = compute_diff(
+        snap_of_tools("get_weather", "search"), snap_of_tools("get_time", "search")
+    )
     tools = report.structural_diff["tools"]
     assert tools["golden"] == ["get_weather", "search"]
     assert tools["new"] == ["get_time", "search"]
@@ -108,10 +119,24 @@ def test_insert_and_delete_ops() -> None:
     tools = compute_diff(golden, new).structural_diff["tools"]
     assert tools["distance"] == 2
     assert tools["ops"] == [
-        {"op": "delete", "golden_index": 1, "new_index": 1, "old": "b", "new": None,
-         "golden_step": 3, "new_step": None},
-        {"op": "insert", "golden_index": 4, "new_index": 3, "old": None, "new": "e",
-         "golden_step": None, "new_step": 6},
+        {
+            "op": "delete",
+            "golden_index": 1,
+            "new_index": 1,
+            "old": "b",
+            "new": None,
+            "golden_step": 3,
+            "new_step": None,
+        },
+        {
+            "op": "insert",
+            "golden_index": 4,
+            "new_index": 3,
+            "old": None,
+            "new": "e",
+            "golden_step": None,
+            "new_step": 6,
+        },
     ]
     assert tools["aligned"] == [[0, 0], [2, 1], [3, 2]]
     assert tools["golden_steps"] == [1, 3, 5, 7]
@@ -154,7 +179,9 @@ def test_tolerance_boundary() -> None:
     golden = snap_of_tools("a", "b", "c")
     new = snap_of_tools("a", "x", "y")  # distance 2
     assert compute_diff(golden, new, structural_tolerance=2).failed_checks == []
-    assert compute_diff(golden, new, structural_tolerance=2).structural_diff["tools"]["passed"] is True
+    assert (
+        compute_diff(golden, new, structural_tolerance=2).structural_diff["tools"]["passed"] is True
+    )
     assert compute_diff(golden, new, structural_tolerance=1).failed_checks == ["structural"]
     assert compute_diff(golden, new, structural_tolerance=0).failed_checks == ["structural"]
 
@@ -175,8 +202,19 @@ def test_non_int_tolerance_is_a_type_error(bad: Any) -> None:
 
 
 def test_model_tools_sequence_is_flattened_over_llm_calls() -> None:
-    golden = {"trace": [llm(0, "", [req("get_weather"), req("get_time")]), llm(3, "done", [req("search")])]}
-    new = {"trace": [llm(0, "", [req("get_weather")]), llm(2, "done", [req("search")]), llm(4, "extra")]}
+    golden = {
+        "trace": [
+            llm(0, "", [req("get_weather"), req("get_time")]),
+            llm(3, "done", [req("search")]),
+        ]
+    }
+    new = {
+        "trace": [
+            llm(0, "", [req("get_weather")]),
+            llm(2, "done", [req("search")]),
+            llm(4, "extra"),
+        ]
+    }
     report = compute_diff(golden, new)
     model = report.structural_diff["model_tools"]
     assert model["compared"] is True
@@ -187,8 +225,15 @@ def test_model_tools_sequence_is_flattened_over_llm_calls() -> None:
     assert model["new_steps"] == [0, 2]
     assert model["distance"] == 1
     assert model["ops"] == [
-        {"op": "delete", "golden_index": 1, "new_index": 1, "old": "get_time", "new": None,
-         "golden_step": 0, "new_step": None}
+        {
+            "op": "delete",
+            "golden_index": 1,
+            "new_index": 1,
+            "old": "get_time",
+            "new": None,
+            "golden_step": 0,
+            "new_step": None,
+        }
     ]
     assert report.failed_checks == ["model_tools"]
 
@@ -210,7 +255,9 @@ def test_model_tools_skipped_when_tool_requests_were_not_recorded() -> None:
     model = report.structural_diff["model_tools"]
     assert model["compared"] is False
     assert model["passed"] is True
-    assert model["skipped_reason"].startswith("golden snapshot has llm_call steps without tool_requests")
+    assert model["skipped_reason"].startswith(
+        "golden snapshot has llm_call steps without tool_requests"
+    )
 
 
 def test_none_tool_requests_counts_as_no_request() -> None:
@@ -242,7 +289,10 @@ def test_llm_call_count_difference_is_reported_but_fails_nothing() -> None:
         "requests_compared": False,
     }
     assert list(report.semantic_scores) == ["llm_call[0]", "output"]
-    assert "  llm calls: 1 → 2 (count changed; only the first 1 are compared)" in report.render().splitlines()
+    assert (
+        "  llm calls: 1 → 2 (count changed; only the first 1 are compared)"
+        in report.render().splitlines()
+    )
 
 
 # --------------------------------------------------------------------- inputs

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -58,9 +57,16 @@ def _pair_diffs(
     return out
 
 
+def _common_prefix_length(a: str, b: str) -> int:
+    for index, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return index
+    return min(len(a), len(b))
+
+
 def _excerpts(golden: str, new: str) -> tuple[str, str]:
     """Short excerpts of two texts, starting a little before their first difference."""
-    common = len(os.path.commonprefix([golden, new]))
+    common = _common_prefix_length(golden, new)
     start = common - _EXCERPT_CONTEXT if common > _EXCERPT_CONTEXT else 0
 
     def cut(text: str) -> str:
@@ -237,7 +243,9 @@ def compute_diff(
     semantic_details: dict[str, dict[str, Any]] = {}
     backends = set()
     semantic_failed: list[str] = []
-    for key, threshold, (g_text, n_text), (score, backend) in zip(keys, thresholds, pairs, scored):
+    for key, threshold, (g_text, n_text), (score, backend) in zip(
+        keys, thresholds, pairs, scored, strict=True
+    ):
         semantic_scores[key] = score
         backends.add(backend)
         ok = meets_threshold(score, threshold)

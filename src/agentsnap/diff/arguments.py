@@ -27,8 +27,8 @@ A change is a dict ``{"path": str, "old": Any, "new": Any, "kind": str}``:
 
 from __future__ import annotations
 
-import re
 import json
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
@@ -127,7 +127,7 @@ def _segment_matches(pattern: str | int, actual: str | int) -> bool:
     if pattern == _WILD:
         return True
     if isinstance(actual, int):
-        return isinstance(pattern, int) and pattern == actual or (
+        return (isinstance(pattern, int) and pattern == actual) or (
             isinstance(pattern, str) and pattern.isdigit() and int(pattern) == actual
         )
     return isinstance(pattern, str) and pattern == actual
@@ -139,7 +139,7 @@ def _is_ignored(path: tuple[str | int, ...], rules: tuple[IgnoreRule, ...]) -> b
             if path and isinstance(path[-1], str) and path[-1] == rule.segments[0]:
                 return True
         elif len(path) == len(rule.segments) and all(
-            _segment_matches(p, a) for p, a in zip(rule.segments, path)
+            _segment_matches(p, a) for p, a in zip(rule.segments, path, strict=True)
         ):
             return True
     return False
@@ -249,7 +249,13 @@ def diff_values(
     for report_type, levels in tree.items():
         kind = _KINDS.get(report_type)
         if kind is None:
-            kind = "added" if "added" in report_type else "removed" if "removed" in report_type else "changed"
+            kind = (
+                "added"
+                if "added" in report_type
+                else "removed"
+                if "removed" in report_type
+                else "changed"
+            )
         for level in levels:
             segments = level.path(output_format="list")
             found.append(
@@ -273,7 +279,7 @@ def _plain_equal(a: Any, b: Any) -> bool:
     # throughout, because == treats 1, 1.0 and True as equal.
     try:
         return bool(a == b) and _same_types(a, b)
-    except Exception:  # exotic __eq__: let deepdiff decide
+    except (TypeError, ValueError):  # exotic __eq__ (e.g. arrays): let deepdiff decide
         return False
 
 
@@ -283,5 +289,5 @@ def _same_types(a: Any, b: Any) -> bool:
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(_same_types(a[k], b[k]) for k in a)
     if isinstance(a, list):
-        return len(a) == len(b) and all(_same_types(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_same_types(x, y) for x, y in zip(a, b, strict=True))
     return True

@@ -7,7 +7,7 @@ import reprlib
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["DiffReport", "CHECK_ORDER"]
+__all__ = ["CHECK_ORDER", "DiffReport"]
 
 #: the fixed checks, in the order they are evaluated and listed in ``failed_checks``;
 #: the semantic checks ``"llm_call[i]"`` (by i) and ``"output"`` follow them
@@ -47,6 +47,10 @@ def _short(value: Any, width: int = _VALUE_WIDTH) -> str:
     if len(text) > width:
         text = text[: width - 1] + "…"
     return text
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def _seq(names: list[str]) -> str:
@@ -149,7 +153,7 @@ class DiffReport:
             cut = len(lines) - len(kept)
             target = self.name or "NAME"
             note = (
-                f"… {cut} more line{'s' if cut != 1 else ''} cut; "
+                f"… {_plural(cut, 'more line')} cut; "
                 f"run `agentsnap diff {target}` to see everything"
             )
             kept.append(_paint(note, _DIM, color))
@@ -212,9 +216,15 @@ class _Renderer:
                     1,
                 )
             elif kind == "delete":
-                self.add(f"delete #{op['golden_index']} {op['old']} (golden {step_word} {op['golden_step']})", 1)
+                self.add(
+                    f"delete #{op['golden_index']} {op['old']} "
+                    f"(golden {step_word} {op['golden_step']})",
+                    1,
+                )
             elif kind == "insert":
-                self.add(f"insert #{op['new_index']} {op['new']} (new {step_word} {op['new_step']})", 1)
+                self.add(
+                    f"insert #{op['new_index']} {op['new']} (new {step_word} {op['new_step']})", 1
+                )
 
     def structural(self, tools: dict[str, Any] | None, llm: dict[str, Any] | None) -> None:
         ok = "structural" not in self.failed
@@ -225,10 +235,13 @@ class _Renderer:
             dist, tol = tools.get("distance", 0), tools.get("tolerance", 0)
             match = _pct(tools.get("similarity", 1.0))
             if dist == 0:
-                detail = f"structural: {n} tool call{'s' if n != 1 else ''}, same sequence"
+                detail = f"structural: {_plural(n, 'tool call')}, same sequence"
             else:
                 cmp = "≤" if ok else ">"
-                detail = f"structural: tool sequence edit distance {dist} {cmp} tolerance {tol} ({match} match)"
+                detail = (
+                    f"structural: tool sequence edit distance {dist} {cmp} tolerance {tol} "
+                    f"({match} match)"
+                )
             self.add(f"{self.tag('[STRUCTURAL]')} {self.status(ok)} — {detail}")
             if dist:
                 self.ops(tools)
@@ -262,10 +275,10 @@ class _Renderer:
         entries = self.entries("arguments")
         ok = "arguments" not in self.failed
         if entries:
-            detail = f"arguments: changed in {len(entries)} tool call{'s' if len(entries) != 1 else ''}"
+            detail = f"arguments: changed in {_plural(len(entries), 'tool call')}"
         else:
             pairs = len(tools.get("aligned", [])) if tools else 0
-            detail = f"arguments: {pairs} aligned tool call{'s' if pairs != 1 else ''}, same arguments"
+            detail = f"arguments: {_plural(pairs, 'aligned tool call')}, same arguments"
         ignored = settings.get("ignored_fields") or []
         if ignored:
             detail += f" (ignoring {', '.join(ignored)})"
@@ -292,15 +305,12 @@ class _Renderer:
             dist, tol = section.get("distance", 0), section.get("tolerance", 0)
             if dist == 0:
                 n = len(section.get("golden", []))
-                parts.append(f"model_tools: {n} request{'s' if n != 1 else ''}, same sequence")
+                parts.append(f"model_tools: {_plural(n, 'request')}, same sequence")
             else:
                 cmp = "≤" if seq_ok else ">"
                 parts.append(f"model_tools: edit distance {dist} {cmp} tolerance {tol}")
         if entries:
-            parts.append(
-                f"model_tool_args: changed in {len(entries)} "
-                f"request{'s' if len(entries) != 1 else ''}"
-            )
+            parts.append(f"model_tool_args: changed in {_plural(len(entries), 'request')}")
         detail = f" — {'; '.join(parts)}" if parts else ""
         self.add(f"{tag} {self.status(seq_ok and args_ok)}{detail}")
         if section and section.get("distance"):
@@ -308,7 +318,8 @@ class _Renderer:
         for entry in entries:
             self.add(
                 f"#{entry.get('index')} {entry.get('tool')} "
-                f"(golden llm_call step {entry.get('golden_step')}, new llm_call step {entry.get('new_step')}):",
+                f"(golden llm_call step {entry.get('golden_step')}, "
+                f"new llm_call step {entry.get('new_step')}):",
                 1,
             )
             self.changes(entry, 2)
@@ -317,7 +328,7 @@ class _Renderer:
         entries = self.entries("llm_requests")
         ok = "llm_requests" not in self.failed
         if entries:
-            detail = f"llm_requests: messages differ in {len(entries)} llm call{'s' if len(entries) != 1 else ''}"
+            detail = f"llm_requests: messages differ in {_plural(len(entries), 'llm call')}"
         else:
             detail = "llm_requests: messages identical"
         self.add(f"{self.tag('[REQUESTS]')} {self.status(ok)} — {detail}")

@@ -165,9 +165,15 @@ def aligned_pairs(golden: Sequence[str], new: Sequence[str]) -> list[tuple[int, 
     pairs: list[tuple[int, int]] = []
     for op in Levenshtein.opcodes(g, n):
         if op.tag == "equal":
-            pairs.extend(zip(range(op.src_start, op.src_end), range(op.dest_start, op.dest_end)))
+            pairs.extend(
+                zip(
+                    range(op.src_start, op.src_end), range(op.dest_start, op.dest_end), strict=False
+                )
+            )
         elif op.tag == "replace":
-            for i, j in zip(range(op.src_start, op.src_end), range(op.dest_start, op.dest_end)):
+            for i, j in zip(
+                range(op.src_start, op.src_end), range(op.dest_start, op.dest_end), strict=False
+            ):
                 if g[i] == n[j]:
                     pairs.append((i, j))
     return pairs
