@@ -7,7 +7,12 @@ from typing import Any
 import pytest
 
 from agentsnap.diff import compute_diff
-from agentsnap.diff.arguments import diff_values, format_path, parse_ignored_fields, strip_ignored
+from agentsnap.diff.arguments import (
+    diff_values,
+    format_path,
+    parse_ignored_fields,
+    strip_ignored,
+)
 
 
 def tool(step: int, name: str, args: Any) -> dict[str, Any]:
@@ -29,7 +34,9 @@ def llm(
         "type": "llm_call",
         "provider": "openai",
         "model": "gpt-4o-mini",
-        "messages": messages if messages is not None else [{"role": "user", "content": "hi"}],
+        "messages": messages
+        if messages is not None
+        else [{"role": "user", "content": "hi"}],
         "tools": [],
         "response": "",
         "tool_requests": requests or [],
@@ -49,7 +56,12 @@ def change(path: str, old: Any, new: Any, kind: str = "changed") -> dict[str, An
 
 
 def test_equal_values_have_no_changes() -> None:
-    assert diff_values({"city": "Paris", "days": [1, 2]}, {"days": [1, 2], "city": "Paris"}) == []
+    assert (
+        diff_values(
+            {"city": "Paris", "days": [1, 2]}, {"days": [1, 2], "city": "Paris"}
+        )
+        == []
+    )
 
 
 def test_changed_added_removed_and_type_changed() -> None:
@@ -150,7 +162,11 @@ def test_dotted_path_is_anchored_at_args_root() -> None:
 
 def test_ignoring_a_key_ignores_its_whole_subtree() -> None:
     assert (
-        diff_values({"meta": {"a": 1}, "q": 1}, {"meta": {"b": 2}, "q": 1}, ignored_fields=["meta"])
+        diff_values(
+            {"meta": {"a": 1}, "q": 1},
+            {"meta": {"b": 2}, "q": 1},
+            ignored_fields=["meta"],
+        )
         == []
     )
 
@@ -188,7 +204,8 @@ def test_a_single_string_is_one_field() -> None:
 
 
 @pytest.mark.parametrize(
-    "entry", ["", "  ", "a..b", ".a", "a.", "items[0]", "a.*", "*", "a.3", "a[x]", "a[0]b"]
+    "entry",
+    ["", "  ", "a..b", ".a", "a.", "items[0]", "a.*", "*", "a.3", "a[x]", "a[0]b"],
 )
 def test_malformed_ignored_fields_raise_value_error(entry: str) -> None:
     with pytest.raises(ValueError, match="ignored_fields entry"):
@@ -211,8 +228,18 @@ def test_strip_ignored_does_not_modify_the_input() -> None:
 
 
 def test_argument_diff_entry_shape() -> None:
-    golden = {"trace": [tool(0, "get_weather", {"city": "Paris"}), tool(2, "search", {"q": "x"})]}
-    new = {"trace": [tool(0, "get_weather", {"city": "Paris"}), tool(3, "search", {"q": "y"})]}
+    golden = {
+        "trace": [
+            tool(0, "get_weather", {"city": "Paris"}),
+            tool(2, "search", {"q": "x"}),
+        ]
+    }
+    new = {
+        "trace": [
+            tool(0, "get_weather", {"city": "Paris"}),
+            tool(3, "search", {"q": "y"}),
+        ]
+    }
     report = compute_diff(golden, new)
     assert report.failed_checks == ["arguments"]
     assert report.argument_diffs == [
@@ -230,22 +257,37 @@ def test_argument_diff_entry_shape() -> None:
 def test_ignored_fields_through_compute_diff() -> None:
     golden = {
         "trace": [
-            tool(0, "get_weather", {"city": "Paris", "timestamp": 1, "meta": {"request_id": "a"}})
+            tool(
+                0,
+                "get_weather",
+                {"city": "Paris", "timestamp": 1, "meta": {"request_id": "a"}},
+            )
         ]
     }
     same_but_volatile = {
         "trace": [
-            tool(0, "get_weather", {"city": "Paris", "timestamp": 2, "meta": {"request_id": "b"}})
+            tool(
+                0,
+                "get_weather",
+                {"city": "Paris", "timestamp": 2, "meta": {"request_id": "b"}},
+            )
         ]
     }
     sibling_changed = {
         "trace": [
-            tool(0, "get_weather", {"city": "Lyon", "timestamp": 2, "meta": {"request_id": "b"}})
+            tool(
+                0,
+                "get_weather",
+                {"city": "Lyon", "timestamp": 2, "meta": {"request_id": "b"}},
+            )
         ]
     }
     ignore = ["timestamp", "meta.request_id"]
     assert compute_diff(golden, same_but_volatile).failed_checks == ["arguments"]
-    assert compute_diff(golden, same_but_volatile, ignored_fields=ignore).failed_checks == []
+    assert (
+        compute_diff(golden, same_but_volatile, ignored_fields=ignore).failed_checks
+        == []
+    )
     report = compute_diff(golden, sibling_changed, ignored_fields=ignore)
     assert report.failed_checks == ["arguments"]
     assert report.argument_diffs[0]["changes"] == [change("args.city", "Paris", "Lyon")]
@@ -262,7 +304,13 @@ def test_args_of_different_tools_are_never_compared() -> None:
 
 def test_inserted_call_does_not_shift_argument_pairs() -> None:
     golden = {"trace": [tool(0, "a", {"n": 1}), tool(1, "b", {"n": 2})]}
-    new = {"trace": [tool(0, "x", {"n": 9}), tool(1, "a", {"n": 1}), tool(2, "b", {"n": 2})]}
+    new = {
+        "trace": [
+            tool(0, "x", {"n": 9}),
+            tool(1, "a", {"n": 1}),
+            tool(2, "b", {"n": 2}),
+        ]
+    }
     report = compute_diff(golden, new, structural_tolerance=1)
     assert report.failed_checks == []
     assert report.structural_diff["tools"]["aligned"] == [[0, 1], [1, 2]]
@@ -270,10 +318,26 @@ def test_inserted_call_does_not_shift_argument_pairs() -> None:
 
 def test_model_tool_args_are_diffed_for_aligned_requests() -> None:
     golden = {
-        "trace": [llm(0, [{"id": "c1", "name": "search", "args": {"query": "capital of France"}}])]
+        "trace": [
+            llm(
+                0,
+                [
+                    {
+                        "id": "c1",
+                        "name": "search",
+                        "args": {"query": "capital of France"},
+                    }
+                ],
+            )
+        ]
     }
     new = {
-        "trace": [llm(0, [{"id": "c9", "name": "search", "args": {"query": "capital of Spain"}}])]
+        "trace": [
+            llm(
+                0,
+                [{"id": "c9", "name": "search", "args": {"query": "capital of Spain"}}],
+            )
+        ]
     }
     report = compute_diff(golden, new)
     assert report.failed_checks == ["model_tool_args"]
@@ -319,7 +383,12 @@ def test_request_messages_diff_paths() -> None:
     changed = [dict(m) for m in msgs]
     changed[3] = {**msgs[3], "content": "rainy"}
     golden = {"trace": [llm(0), llm(2, messages=msgs)]}
-    new = {"trace": [llm(0), llm(5, messages=[*changed, {"role": "user", "content": "more"}])]}
+    new = {
+        "trace": [
+            llm(0),
+            llm(5, messages=[*changed, {"role": "user", "content": "more"}]),
+        ]
+    }
     report = compute_diff(golden, new, compare_requests=True)
     assert report.failed_checks == ["llm_requests"]
     assert report.argument_diffs == [
@@ -331,7 +400,9 @@ def test_request_messages_diff_paths() -> None:
             "new_step": 5,
             "changes": [
                 change("messages[3].content", "sunny", "rainy"),
-                change("messages[4]", None, {"role": "user", "content": "more"}, "added"),
+                change(
+                    "messages[4]", None, {"role": "user", "content": "more"}, "added"
+                ),
             ],
         }
     ]
@@ -341,3 +412,14 @@ def test_request_messages_diff_paths() -> None:
 def test_identical_requests_pass_in_replay_mode() -> None:
     golden = {"trace": [llm(0), llm(1)]}
     assert compute_diff(golden, golden, compare_requests=True).failed_checks == []
+
+
+def test_ignored_fields_may_be_any_iterable() -> None:
+    fields = (f for f in ["ts", "meta.id"])
+    old = {"ts": 1, "meta": {"id": 1}, "q": 1}
+    assert (
+        diff_values(old, {"ts": 2, "meta": {"id": 2}, "q": 1}, ignored_fields=fields)
+        == []
+    )
+    rules = parse_ignored_fields(["ts"])
+    assert diff_values({"ts": 1}, {"ts": 2}, ignored_fields=rules) == []

@@ -20,11 +20,14 @@ json_values = st.recursive(
     | st.floats(allow_infinity=False)  # NaN included: a snapshot must equal itself
     | st.text(max_size=20),
     lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+        st.lists(children, max_size=4)
+        | st.dictionaries(st.text(max_size=8), children, max_size=4)
     ),
     max_leaves=12,
 )
-args = st.dictionaries(st.text(max_size=8), json_values, max_size=4) | st.text(max_size=20)
+args = st.dictionaries(st.text(max_size=8), json_values, max_size=4) | st.text(
+    max_size=20
+)
 
 
 @st.composite
@@ -43,7 +46,11 @@ def llm_step(draw: Any) -> dict[str, Any]:
     requests = draw(
         st.lists(
             st.fixed_dictionaries(
-                {"id": st.none() | st.text(max_size=6), "name": TOOL_NAMES, "args": args}
+                {
+                    "id": st.none() | st.text(max_size=6),
+                    "name": TOOL_NAMES,
+                    "args": args,
+                }
             ),
             max_size=3,
         )
@@ -74,7 +81,9 @@ def snapshots(draw: Any) -> dict[str, Any]:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(snapshots())
 def test_a_snapshot_always_matches_itself(snapshot: dict[str, Any]) -> None:
-    report = compute_diff(snapshot, copy.deepcopy(snapshot), compare_requests=True, name="self")
+    report = compute_diff(
+        snapshot, copy.deepcopy(snapshot), compare_requests=True, name="self"
+    )
     assert report.passed, report.render()
     assert report.failed_checks == []
     assert report.argument_diffs == []
@@ -82,7 +91,9 @@ def test_a_snapshot_always_matches_itself(snapshot: dict[str, Any]) -> None:
     assert report.backend == "exact"
     assert report.structural_diff["tools"]["distance"] == 0
     assert report.structural_diff["model_tools"]["distance"] == 0
-    assert report.summary_line().startswith("[agentsnap] 'self' PASSED | structural: ok")
+    assert report.summary_line().startswith(
+        "[agentsnap] 'self' PASSED | structural: ok"
+    )
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -112,6 +123,8 @@ def test_distance_is_symmetric_bounded_and_matches_its_edit_script(
     d = ab.structural_diff["tools"]["distance"]
     assert "structural" not in compute_diff(a, b, structural_tolerance=d).failed_checks
     if d:
-        assert "structural" in compute_diff(a, b, structural_tolerance=d - 1).failed_checks
+        assert (
+            "structural" in compute_diff(a, b, structural_tolerance=d - 1).failed_checks
+        )
     assert "\x1b" not in ab.render()
     assert len(ab.render(max_lines=10).splitlines()) <= 10

@@ -22,7 +22,9 @@ def tool(step: int, name: str, args: Any) -> dict[str, Any]:
     }
 
 
-def llm(step: int, response: str, requests: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def llm(
+    step: int, response: str, requests: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     return {
         "step": step,
         "type": "llm_call",
@@ -82,7 +84,8 @@ def test_fields_and_defaults() -> None:
 def test_report_is_json_serialisable() -> None:
     report = compute_diff(GOLDEN, DRIFTED, name="my_agent", ignored_fields=["days"])
     assert (
-        json.loads(json.dumps(dataclasses.asdict(report)))["failed_checks"] == report.failed_checks
+        json.loads(json.dumps(dataclasses.asdict(report)))["failed_checks"]
+        == report.failed_checks
     )
 
 
@@ -147,8 +150,22 @@ def test_render_removed_value_and_ignored_fields() -> None:
 
 
 def test_render_insert_and_delete_ops() -> None:
-    golden = {"trace": [tool(1, "a", {}), tool(3, "b", {}), tool(5, "c", {}), tool(7, "d", {})]}
-    new = {"trace": [tool(1, "a", {}), tool(3, "c", {}), tool(4, "d", {}), tool(6, "e", {})]}
+    golden = {
+        "trace": [
+            tool(1, "a", {}),
+            tool(3, "b", {}),
+            tool(5, "c", {}),
+            tool(7, "d", {}),
+        ]
+    }
+    new = {
+        "trace": [
+            tool(1, "a", {}),
+            tool(3, "c", {}),
+            tool(4, "d", {}),
+            tool(6, "e", {}),
+        ]
+    }
     lines = compute_diff(golden, new, structural_tolerance=2).render().splitlines()
     assert (
         lines[1]
@@ -162,7 +179,9 @@ def test_render_long_values_are_truncated_with_an_ellipsis() -> None:
     golden = {"trace": [tool(0, "search", {"q": "x"})]}
     new = {"trace": [tool(0, "search", {"q": "y" * 500})]}
     line = next(
-        x for x in compute_diff(golden, new).render().splitlines() if x.startswith("    args.q")
+        x
+        for x in compute_diff(golden, new).render().splitlines()
+        if x.startswith("    args.q")
     )
     assert line == "    args.q: 'x' → '" + "y" * 58 + "…"
 
@@ -172,7 +191,9 @@ def test_render_requests_section_only_when_compared() -> None:
     new = {"trace": [llm(0, "hi")]}
     new["trace"][0]["messages"] = [{"role": "user", "content": "Weather in Lyon?"}]
     assert "[REQUESTS]" not in compute_diff(golden, new).render()
-    lines = compute_diff(golden, new, compare_requests=True, name="r").render().splitlines()
+    lines = (
+        compute_diff(golden, new, compare_requests=True, name="r").render().splitlines()
+    )
     assert "[REQUESTS] FAIL — llm_requests: messages differ in 1 llm call" in lines
     assert "  llm_call[0] (golden step 0, new step 0):" in lines
     assert "    messages[0].content: 'Weather in Paris?' → 'Weather in Lyon?'" in lines
@@ -197,12 +218,20 @@ def test_render_passing_report() -> None:
 def test_render_model_tool_args() -> None:
     golden = {
         "trace": [
-            llm(0, "", [{"id": "a", "name": "search", "args": {"query": "capital of France"}}])
+            llm(
+                0,
+                "",
+                [{"id": "a", "name": "search", "args": {"query": "capital of France"}}],
+            )
         ]
     }
     new = {
         "trace": [
-            llm(0, "", [{"id": "b", "name": "search", "args": {"query": "capital of Spain"}}])
+            llm(
+                0,
+                "",
+                [{"id": "b", "name": "search", "args": {"query": "capital of Spain"}}],
+            )
         ]
     }
     lines = compute_diff(golden, new).render().splitlines()
@@ -231,7 +260,9 @@ def test_truncation_keeps_max_lines_and_says_how_many_were_cut() -> None:
     cut = report.render(max_lines=5).splitlines()
     assert len(cut) == 5
     assert cut[:4] == full[:4]
-    assert cut[4] == "… 14 more lines cut; run `agentsnap diff my_agent` to see everything"
+    assert (
+        cut[4] == "… 14 more lines cut; run `agentsnap diff my_agent` to see everything"
+    )
     assert report.render(max_lines=18).splitlines() == full
     assert report.render(max_lines=17).splitlines()[-1] == (
         "… 2 more lines cut; run `agentsnap diff my_agent` to see everything"
@@ -245,7 +276,9 @@ def test_truncation_of_many_argument_changes() -> None:
     lines = compute_diff(golden, new, name="bulk_agent").render().splitlines()
     assert len(lines) == 100
     assert lines[-1].startswith("… ")
-    assert lines[-1].endswith("more lines cut; run `agentsnap diff bulk_agent` to see everything")
+    assert lines[-1].endswith(
+        "more lines cut; run `agentsnap diff bulk_agent` to see everything"
+    )
 
 
 def test_max_lines_below_two_is_a_value_error() -> None:
@@ -296,13 +329,23 @@ def _new_format_of(snapshot: dict[str, Any]) -> dict[str, Any]:
     trace = []
     for step in snapshot["trace"]:
         if step["type"] == "llm_call":
-            requests = [{"id": f"call_{i}", **r} for i, r in enumerate(step["tool_requests"])]
+            requests = [
+                {"id": f"call_{i}", **r} for i, r in enumerate(step["tool_requests"])
+            ]
             trace.append(
-                {**llm(step["step"], step["response"], requests), "messages": step["messages"]}
+                {
+                    **llm(step["step"], step["response"], requests),
+                    "messages": step["messages"],
+                }
             )
         else:
             trace.append({**step, "id": "t1"})
-    return {"trace": trace, "output": snapshot["output"], "name": "py", "approved": True}
+    return {
+        "trace": trace,
+        "output": snapshot["output"],
+        "name": "py",
+        "approved": True,
+    }
 
 
 def test_051_snapshot_against_itself_and_against_a_new_format_run() -> None:
@@ -312,7 +355,11 @@ def test_051_snapshot_against_itself_and_against_a_new_format_run() -> None:
     )
     assert report.failed_checks == []
     assert report.structural_diff["model_tools"]["compared"] is True
-    assert report.semantic_scores == {"llm_call[0]": 1.0, "llm_call[1]": 1.0, "output": 1.0}
+    assert report.semantic_scores == {
+        "llm_call[0]": 1.0,
+        "llm_call[1]": 1.0,
+        "output": 1.0,
+    }
 
 
 def test_051_snapshot_drift_is_detected() -> None:

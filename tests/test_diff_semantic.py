@@ -8,7 +8,12 @@ from typing import Any
 import pytest
 
 from agentsnap.diff import compute_diff
-from agentsnap.diff.semantic import as_text, cosine_similarity, lexical_similarity, score_pairs
+from agentsnap.diff.semantic import (
+    as_text,
+    cosine_similarity,
+    lexical_similarity,
+    score_pairs,
+)
 
 BOOKED = "The flight is booked."
 NOT_BOOKED = "The flight is not booked."
@@ -31,7 +36,9 @@ def snap(output: Any, *responses: Any) -> dict[str, Any]:
 
 
 def test_known_lexical_ratio() -> None:
-    assert lexical_similarity(BOOKED, NOT_BOOKED) == pytest.approx(BOOKED_RATIO, abs=1e-12)
+    assert lexical_similarity(BOOKED, NOT_BOOKED) == pytest.approx(
+        BOOKED_RATIO, abs=1e-12
+    )
     assert lexical_similarity("abcd", "abce") == 0.75
     assert lexical_similarity("", "abc") == 0.0
 
@@ -43,9 +50,19 @@ def test_equal_texts_score_one_without_a_backend() -> None:
         calls.append(texts)
         return [[1.0, 0.0] for _ in texts]
 
-    report = compute_diff(snap("same", "a", "b"), snap("same", "a", "b"), embed_fn=embed)
-    assert report.semantic_scores == {"llm_call[0]": 1.0, "llm_call[1]": 1.0, "output": 1.0}
-    assert report.semantic_reasons == {"llm_call[0]": [], "llm_call[1]": [], "output": []}
+    report = compute_diff(
+        snap("same", "a", "b"), snap("same", "a", "b"), embed_fn=embed
+    )
+    assert report.semantic_scores == {
+        "llm_call[0]": 1.0,
+        "llm_call[1]": 1.0,
+        "output": 1.0,
+    }
+    assert report.semantic_reasons == {
+        "llm_call[0]": [],
+        "llm_call[1]": [],
+        "output": [],
+    }
     assert report.backend == "exact"
     assert calls == []
     assert report.passed
@@ -70,7 +87,12 @@ def test_lexical_placeholder_scores_and_thresholds() -> None:
 
 
 def test_thresholds_are_configurable() -> None:
-    assert compute_diff(snap(NOT_BOOKED), snap(BOOKED), semantic_threshold=0.91).failed_checks == []
+    assert (
+        compute_diff(
+            snap(NOT_BOOKED), snap(BOOKED), semantic_threshold=0.91
+        ).failed_checks
+        == []
+    )
     assert compute_diff(
         snap("x", NOT_BOOKED), snap("x", BOOKED), llm_threshold=0.95
     ).failed_checks == ["llm_call[0]"]
@@ -79,9 +101,13 @@ def test_thresholds_are_configurable() -> None:
 def test_threshold_equal_to_score_passes_despite_float_noise() -> None:
     score = lexical_similarity(BOOKED, NOT_BOOKED)
     # a threshold a hair above the score (float noise) still passes ...
-    assert compute_diff(snap(NOT_BOOKED), snap(BOOKED), semantic_threshold=score + 1e-12).passed
+    assert compute_diff(
+        snap(NOT_BOOKED), snap(BOOKED), semantic_threshold=score + 1e-12
+    ).passed
     # ... a real margin does not
-    assert not compute_diff(snap(NOT_BOOKED), snap(BOOKED), semantic_threshold=score + 1e-6).passed
+    assert not compute_diff(
+        snap(NOT_BOOKED), snap(BOOKED), semantic_threshold=score + 1e-6
+    ).passed
 
 
 def test_embed_fn_cosine_and_single_batched_call() -> None:
@@ -171,20 +197,34 @@ def test_none_outputs_are_equal_and_none_vs_text_is_not() -> None:
 
 
 def test_missing_response_counts_as_empty_text() -> None:
-    assert compute_diff(snap("x", None), snap("x", "")).semantic_scores["llm_call[0]"] == 1.0
+    assert (
+        compute_diff(snap("x", None), snap("x", "")).semantic_scores["llm_call[0]"]
+        == 1.0
+    )
 
 
 def test_score_pairs_reports_backend_per_pair() -> None:
-    assert score_pairs([("a", "a"), ("abcd", "abce")]) == [(1.0, "exact"), (0.75, "lexical")]
+    assert score_pairs([("a", "a"), ("abcd", "abce")]) == [
+        (1.0, "exact"),
+        (0.75, "lexical"),
+    ]
 
 
 def test_excerpts_start_near_the_first_difference() -> None:
     prefix = "x" * 300
-    golden, new = snap(prefix + " the answer is 40"), snap(prefix + " the answer is 400")
+    golden, new = (
+        snap(prefix + " the answer is 40"),
+        snap(prefix + " the answer is 400"),
+    )
     report = compute_diff(golden, new, semantic_threshold=1.0)
     details = report.structural_diff["semantic"]["output"]
     # 20 characters of context before the first difference, with a leading ellipsis
     assert details["golden_excerpt"] == "…xxx the answer is 40"
     assert details["new_excerpt"] == "…xxx the answer is 400"
-    long_tail = compute_diff(snap("a" + "y" * 300), snap("b" + "y" * 300), semantic_threshold=1.0)
-    assert long_tail.structural_diff["semantic"]["output"]["golden_excerpt"] == "a" + "y" * 99 + "…"
+    long_tail = compute_diff(
+        snap("a" + "y" * 300), snap("b" + "y" * 300), semantic_threshold=1.0
+    )
+    assert (
+        long_tail.structural_diff["semantic"]["output"]["golden_excerpt"]
+        == "a" + "y" * 99 + "…"
+    )

@@ -169,7 +169,11 @@ def test_alignment_pairs_only_equal_names() -> None:
 def test_alignment_keeps_earliest_occurrence_of_a_repeated_tool() -> None:
     assert aligned_pairs(["search", "search"], ["search"]) == [(0, 0)]
     assert aligned_pairs(["search"], ["search", "search"]) == [(0, 0)]
-    assert aligned_pairs(["a", "s", "s", "b"], ["a", "s", "b"]) == [(0, 0), (1, 1), (3, 2)]
+    assert aligned_pairs(["a", "s", "s", "b"], ["a", "s", "b"]) == [
+        (0, 0),
+        (1, 1),
+        (3, 2),
+    ]
 
 
 # --------------------------------------------------------------------- tolerance
@@ -180,10 +184,17 @@ def test_tolerance_boundary() -> None:
     new = snap_of_tools("a", "x", "y")  # distance 2
     assert compute_diff(golden, new, structural_tolerance=2).failed_checks == []
     assert (
-        compute_diff(golden, new, structural_tolerance=2).structural_diff["tools"]["passed"] is True
+        compute_diff(golden, new, structural_tolerance=2).structural_diff["tools"][
+            "passed"
+        ]
+        is True
     )
-    assert compute_diff(golden, new, structural_tolerance=1).failed_checks == ["structural"]
-    assert compute_diff(golden, new, structural_tolerance=0).failed_checks == ["structural"]
+    assert compute_diff(golden, new, structural_tolerance=1).failed_checks == [
+        "structural"
+    ]
+    assert compute_diff(golden, new, structural_tolerance=0).failed_checks == [
+        "structural"
+    ]
 
 
 @pytest.mark.parametrize("bad", [-1, -5])
@@ -270,7 +281,10 @@ def test_none_tool_requests_counts_as_no_request() -> None:
 
 def test_requested_tools_reads_names_steps_and_args() -> None:
     steps = [llm(7, "", [req("a", {"x": 1}), {"name": "b", "args": "not json"}])]
-    assert requested_tools(steps) == [ToolRef("a", 7, {"x": 1}), ToolRef("b", 7, "not json")]
+    assert requested_tools(steps) == [
+        ToolRef("a", 7, {"x": 1}),
+        ToolRef("b", 7, "not json"),
+    ]
 
 
 # --------------------------------------------------------------------- llm call count
@@ -306,7 +320,12 @@ def test_other_step_types_are_ignored() -> None:
 
 
 def test_missing_step_number_falls_back_to_list_index() -> None:
-    golden = {"trace": [{"type": "tool_call", "name": "a"}, {"type": "tool_call", "name": "b"}]}
+    golden = {
+        "trace": [
+            {"type": "tool_call", "name": "a"},
+            {"type": "tool_call", "name": "b"},
+        ]
+    }
     assert [ref.step for ref in tool_calls(trace_steps(golden))] == [0, 1]
 
 
@@ -322,7 +341,10 @@ def test_missing_trace_and_output() -> None:
     [
         ([], "the golden snapshot must be a dict"),
         ({"trace": {"a": 1}}, "the golden snapshot's 'trace' must be a list"),
-        ({"trace": [tool(0, "a"), "oops"]}, r"the golden snapshot's trace\[1\] must be a dict"),
+        (
+            {"trace": [tool(0, "a"), "oops"]},
+            r"the golden snapshot's trace\[1\] must be a dict",
+        ),
     ],
 )
 def test_malformed_snapshots_raise_type_error(golden: Any, message: str) -> None:

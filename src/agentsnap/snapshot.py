@@ -300,11 +300,11 @@ class SnapshotStore:
         path = self.path_for(snapshot.name)
         new = snapshot.to_dict()
         if path.is_file():
+            if not force:
+                self.read_file(path, expected_name=snapshot.name)  # a broken file raises, untouched
             try:
                 old = json.loads(path.read_text(encoding="utf-8"))
             except (ValueError, UnicodeDecodeError):
-                if not force:
-                    self.read_file(path, expected_name=snapshot.name)  # raises the descriptive error
                 old = None
             if isinstance(old, dict) and same_content(old, new):
                 return path

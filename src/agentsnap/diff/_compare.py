@@ -58,7 +58,7 @@ def _pair_diffs(
 
 
 def _common_prefix_length(a: str, b: str) -> int:
-    for index, (x, y) in enumerate(zip(a, b)):
+    for index, (x, y) in enumerate(zip(a, b, strict=False)):
         if x != y:
             return index
     return min(len(a), len(b))
@@ -71,7 +71,11 @@ def _excerpts(golden: str, new: str) -> tuple[str, str]:
 
     def cut(text: str) -> str:
         piece = text[start : start + _EXCERPT_WIDTH]
-        return ("…" if start else "") + piece + ("…" if start + _EXCERPT_WIDTH < len(text) else "")
+        return (
+            ("…" if start else "")
+            + piece
+            + ("…" if start + _EXCERPT_WIDTH < len(text) else "")
+        )
 
     return cut(golden), cut(new)
 
@@ -158,10 +162,16 @@ def compute_diff(
             wrong number or shape of vectors. Exceptions raised by
             ``embed_fn`` propagate unchanged.
     """
-    if isinstance(structural_tolerance, bool) or not isinstance(structural_tolerance, int):
-        raise TypeError(f"structural_tolerance must be an int >= 0, got {structural_tolerance!r}")
+    if isinstance(structural_tolerance, bool) or not isinstance(
+        structural_tolerance, int
+    ):
+        raise TypeError(
+            f"structural_tolerance must be an int >= 0, got {structural_tolerance!r}"
+        )
     if structural_tolerance < 0:
-        raise ValueError(f"structural_tolerance must be >= 0, got {structural_tolerance}")
+        raise ValueError(
+            f"structural_tolerance must be >= 0, got {structural_tolerance}"
+        )
     semantic_threshold = _check_threshold("semantic_threshold", semantic_threshold)
     llm_threshold = _check_threshold("llm_threshold", llm_threshold)
     if embed_fn is not None and not callable(embed_fn):
@@ -212,7 +222,9 @@ def compute_diff(
     if compare_requests:
         for i in range(common):
             (g_no, g_step), (n_no, n_step) = g_llm[i], n_llm[i]
-            changes = diff_values(g_step.get("messages"), n_step.get("messages"), root="messages")
+            changes = diff_values(
+                g_step.get("messages"), n_step.get("messages"), root="messages"
+            )
             if changes:
                 argument_diffs.append(
                     {

@@ -32,7 +32,13 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
-__all__ = ["IgnoreRule", "diff_values", "format_path", "parse_ignored_fields", "strip_ignored"]
+__all__ = [
+    "IgnoreRule",
+    "diff_values",
+    "format_path",
+    "parse_ignored_fields",
+    "strip_ignored",
+]
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _TOKEN = re.compile(r"\[(\d+|\*)\]|([^.\[\]]+)")
@@ -103,7 +109,9 @@ def _parse_one(entry: str) -> IgnoreRule:
             continue
         match = _TOKEN.match(text, pos)
         if match is None or (match.group(2) is not None and not expect_segment):
-            raise ValueError(f"ignored_fields entry {entry!r} is not a valid path (at {pos})")
+            raise ValueError(
+                f"ignored_fields entry {entry!r} is not a valid path (at {pos})"
+            )
         index, key = match.group(1), match.group(2)
         if index is not None:
             segments.append(_WILD if index == _WILD else int(index))
@@ -115,7 +123,11 @@ def _parse_one(entry: str) -> IgnoreRule:
     if not segments or expect_segment or any(s == "" for s in segments):
         raise ValueError(f"ignored_fields entry {entry!r} is not a valid path")
     last = segments[-1]
-    if isinstance(last, int) or last == _WILD or (isinstance(last, str) and last.isdigit()):
+    if (
+        isinstance(last, int)
+        or last == _WILD
+        or (isinstance(last, str) and last.isdigit())
+    ):
         raise ValueError(
             f"ignored_fields entry {entry!r} must end in a key: list items cannot be ignored"
         )
@@ -157,7 +169,9 @@ def strip_ignored(value: Any, rules: tuple[IgnoreRule, ...]) -> Any:
     return _strip(value, (), rules)
 
 
-def _strip(value: Any, path: tuple[str | int, ...], rules: tuple[IgnoreRule, ...]) -> Any:
+def _strip(
+    value: Any, path: tuple[str | int, ...], rules: tuple[IgnoreRule, ...]
+) -> Any:
     if isinstance(value, Mapping):
         out = {}
         for key, item in value.items():
@@ -206,7 +220,9 @@ _KINDS = {
 
 
 def _sort_key(change: tuple[list[Any], dict[str, Any]]) -> tuple[Any, ...]:
-    return tuple((0, s, "") if isinstance(s, int) else (1, 0, str(s)) for s in change[0])
+    return tuple(
+        (0, s, "") if isinstance(s, int) else (1, 0, str(s)) for s in change[0]
+    )
 
 
 def diff_values(
@@ -227,16 +243,19 @@ def diff_values(
     Raises:
         ValueError, TypeError: a malformed ``ignored_fields`` entry.
     """
-    from deepdiff import DeepDiff  # lazy: deepdiff is slow to import
-
-    if ignored_fields and all(isinstance(r, IgnoreRule) for r in ignored_fields):
-        rules: tuple[IgnoreRule, ...] = tuple(ignored_fields)  # type: ignore[arg-type]
+    rules: tuple[IgnoreRule, ...]
+    if isinstance(ignored_fields, tuple) and all(
+        isinstance(rule, IgnoreRule) for rule in ignored_fields
+    ):
+        rules = ignored_fields  # already parsed (or empty)
     else:
         rules = parse_ignored_fields(ignored_fields)  # type: ignore[arg-type]
     old = strip_ignored(old, rules)
     new = strip_ignored(new, rules)
     if type(old) is type(new) and _plain_equal(old, new):
-        return []
+        return []  # the common case; deepdiff is not even imported
+    from deepdiff import DeepDiff  # lazy: slow to import, needed only for differences
+
     tree = DeepDiff(
         old,
         new,
@@ -289,5 +308,7 @@ def _same_types(a: Any, b: Any) -> bool:
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(_same_types(a[k], b[k]) for k in a)
     if isinstance(a, list):
-        return len(a) == len(b) and all(_same_types(x, y) for x, y in zip(a, b, strict=True))
+        return len(a) == len(b) and all(
+            _same_types(x, y) for x, y in zip(a, b, strict=True)
+        )
     return True

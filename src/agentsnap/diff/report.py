@@ -11,7 +11,13 @@ __all__ = ["CHECK_ORDER", "DiffReport"]
 
 #: the fixed checks, in the order they are evaluated and listed in ``failed_checks``;
 #: the semantic checks ``"llm_call[i]"`` (by i) and ``"output"`` follow them
-CHECK_ORDER = ("structural", "arguments", "model_tools", "model_tool_args", "llm_requests")
+CHECK_ORDER = (
+    "structural",
+    "arguments",
+    "model_tools",
+    "model_tool_args",
+    "llm_requests",
+)
 
 _RESET = "\x1b[0m"
 _BOLD = "\x1b[1m"
@@ -25,7 +31,9 @@ _VALUE_WIDTH = 60
 _SEQ_WIDTH = 160
 
 _repr = reprlib.Repr()
-_repr.maxstring = 4 * _VALUE_WIDTH  # reprlib elides in the middle; the cut below keeps the start
+_repr.maxstring = (
+    4 * _VALUE_WIDTH
+)  # reprlib elides in the middle; the cut below keeps the start
 _repr.maxother = 4 * _VALUE_WIDTH
 _repr.maxlist = _repr.maxdict = _repr.maxtuple = _repr.maxset = 8
 _repr.maxlevel = 3
@@ -117,8 +125,12 @@ class DiffReport:
         who = f" {self.name!r}" if self.name else ""
         verdict = "PASSED" if self.passed else "FAILED"
         parts = [f"[agentsnap]{who} {verdict}"]
-        parts.append("structural: " + ("FAIL" if "structural" in self.failed_checks else "ok"))
-        parts.extend(f"{key}: {_pct(score)}" for key, score in self.semantic_scores.items())
+        parts.append(
+            "structural: " + ("FAIL" if "structural" in self.failed_checks else "ok")
+        )
+        parts.extend(
+            f"{key}: {_pct(score)}" for key, score in self.semantic_scores.items()
+        )
         if not self.passed:
             parts.append("failed: " + ", ".join(self.failed_checks))
         return " | ".join(parts)
@@ -177,7 +189,11 @@ class _Renderer:
 
     # helpers
     def status(self, ok: bool) -> str:
-        return _paint("ok", _GREEN, self.color) if ok else _paint("FAIL", _RED + _BOLD, self.color)
+        return (
+            _paint("ok", _GREEN, self.color)
+            if ok
+            else _paint("FAIL", _RED + _BOLD, self.color)
+        )
 
     def tag(self, text: str) -> str:
         return _paint(text, _BOLD + _CYAN, self.color)
@@ -192,7 +208,9 @@ class _Renderer:
             head = f"[agentsnap] {who}PASSED — all checks ok"
             self.add(_paint(head, _BOLD + _GREEN, self.color))
         else:
-            head = f"[agentsnap] {who}FAILED — failed checks: {', '.join(r.failed_checks)}"
+            head = (
+                f"[agentsnap] {who}FAILED — failed checks: {', '.join(r.failed_checks)}"
+            )
             self.add(_paint(head, _BOLD + _RED, self.color))
         sd = r.structural_diff
         self.structural(sd.get("tools"), sd.get("llm_calls"))
@@ -223,10 +241,13 @@ class _Renderer:
                 )
             elif kind == "insert":
                 self.add(
-                    f"insert #{op['new_index']} {op['new']} (new {step_word} {op['new_step']})", 1
+                    f"insert #{op['new_index']} {op['new']} (new {step_word} {op['new_step']})",
+                    1,
                 )
 
-    def structural(self, tools: dict[str, Any] | None, llm: dict[str, Any] | None) -> None:
+    def structural(
+        self, tools: dict[str, Any] | None, llm: dict[str, Any] | None
+    ) -> None:
         ok = "structural" not in self.failed
         if not tools:
             self.add(f"{self.tag('[STRUCTURAL]')} {self.status(ok)}")
@@ -310,7 +331,9 @@ class _Renderer:
                 cmp = "≤" if seq_ok else ">"
                 parts.append(f"model_tools: edit distance {dist} {cmp} tolerance {tol}")
         if entries:
-            parts.append(f"model_tool_args: changed in {_plural(len(entries), 'request')}")
+            parts.append(
+                f"model_tool_args: changed in {_plural(len(entries), 'request')}"
+            )
         detail = f" — {'; '.join(parts)}" if parts else ""
         self.add(f"{tag} {self.status(seq_ok and args_ok)}{detail}")
         if section and section.get("distance"):
@@ -328,7 +351,9 @@ class _Renderer:
         entries = self.entries("llm_requests")
         ok = "llm_requests" not in self.failed
         if entries:
-            detail = f"llm_requests: messages differ in {_plural(len(entries), 'llm call')}"
+            detail = (
+                f"llm_requests: messages differ in {_plural(len(entries), 'llm call')}"
+            )
         else:
             detail = "llm_requests: messages identical"
         self.add(f"{self.tag('[REQUESTS]')} {self.status(ok)} — {detail}")

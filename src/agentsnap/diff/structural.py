@@ -53,7 +53,9 @@ class ToolRef(NamedTuple):
     args: Any
 
 
-def trace_steps(snapshot: Mapping[str, Any], label: str = "snapshot") -> list[Mapping[str, Any]]:
+def trace_steps(
+    snapshot: Mapping[str, Any], label: str = "snapshot"
+) -> list[Mapping[str, Any]]:
     """Return ``snapshot["trace"]`` as a list of step mappings.
 
     A missing or ``None`` trace is an empty list.
@@ -107,7 +109,9 @@ def tool_calls(steps: Sequence[Mapping[str, Any]]) -> list[ToolRef]:
     ]
 
 
-def llm_calls(steps: Sequence[Mapping[str, Any]]) -> list[tuple[int, Mapping[str, Any]]]:
+def llm_calls(
+    steps: Sequence[Mapping[str, Any]],
+) -> list[tuple[int, Mapping[str, Any]]]:
     """The ``llm_call`` steps of a trace as ``(step number, step)`` pairs, in order."""
     return [
         (_step_number(step, index), step)
@@ -133,7 +137,9 @@ def requested_tools(steps: Sequence[Mapping[str, Any]]) -> list[ToolRef] | None:
             return None
         for request in step.get("tool_requests") or ():
             if isinstance(request, Mapping):
-                out.append(ToolRef(_name(request.get("name")), number, request.get("args")))
+                out.append(
+                    ToolRef(_name(request.get("name")), number, request.get("args"))
+                )
             else:  # malformed entry: keep it visible rather than dropping it
                 out.append(ToolRef(UNNAMED, number, request))
     return out
@@ -167,12 +173,16 @@ def aligned_pairs(golden: Sequence[str], new: Sequence[str]) -> list[tuple[int, 
         if op.tag == "equal":
             pairs.extend(
                 zip(
-                    range(op.src_start, op.src_end), range(op.dest_start, op.dest_end), strict=False
+                    range(op.src_start, op.src_end),
+                    range(op.dest_start, op.dest_end),
+                    strict=False,
                 )
             )
         elif op.tag == "replace":
             for i, j in zip(
-                range(op.src_start, op.src_end), range(op.dest_start, op.dest_end), strict=False
+                range(op.src_start, op.src_end),
+                range(op.dest_start, op.dest_end),
+                strict=False,
             ):
                 if g[i] == n[j]:
                     pairs.append((i, j))

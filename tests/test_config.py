@@ -1,0 +1,94 @@
+"""Settings resolution: pyproject, ini, env, flags; CI detection."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agentsnap import config
+
+
+@pytest.mark.parametrize(
+    "env, expected",
+    [
+        ({}, False),
+        ({"CI": "true"}, True),
+        ({"CI": "1"}, True),
+        ({"CI": "anything"}, True),
+        ({"CI": ""}, False),
+        ({"CI": "0"}, False),
+        ({"CI": "false"}, False),
+        ({"CI": "FALSE"}, False),
+        ({"CI": "no"}, False),
+        ({"GITHUB_ACTIONS": "true"}, True),
+        ({"BUILDKITE": "true"}, True),
+        ({"CI": "false", "GITHUB_ACTIONS": "true"}, False),  # explicit opt-out wins
+    ],
+)
+def test_ci_detection(env: dict[str, str], expected: bool) -> None:
+    assert config.is_ci(env) is expected
+
+
+def _project(tmp_path: Path, table: str) -> Path:
+    (tmp_path / "pyproject.toml").write_text(f"[project]\nname='x'\n\n[tool.agentsnap]\n{table}\n", encoding="utf-8")
+    sub = tmp_path / "pkg" / "tests"
+    sub.mkdir(parents=True)
+    return sub
+
+
+def test_defaults_without_pyproject(tmp_path: Path) -> None:
+    s = config.load(tmp_path, env={})
+    assert (s.snapshot_dir, s.mode, s.semantic_threshold, s.llm_threshold, s.structural_tolerance) == ("__agent_snapshots__", "live", 0.92, 0.75, 0)
+    assert s.judge_model == "openai/gpt-4o-mini" and s.judge_base_url == "https://openrouter.ai/api/v1"
+    assert s.ci is False
+
+
+def test_pyproject_found_upward_and_paths_relative_to_it(tmp_path: Path) -> None:
+    start = _project(tmp_path, 'snapshot_dir = "snaps"\nsemantic_threshold = 0.95\nignored_fields = ["ts", "meta.id"]\nmode = "replay"')
+    s = config.load(start, env={})
+    assert s.snapshot_path == tmp_path / "snaps"
+    assert (s.semantic_threshold, s.ignored_fields, s.mode) == (0.95, ["ts", "meta.id"], "replay")
+
+
+def test_precedence_pyproject_lt_ini_lt_env_lt_flags(tmp_path: Path) -> None:
+    start = _project(tmp_path, "llm_threshold = 0.5\nsemantic_threshold = 0.5\nstructural_tolerance = 1")
+    ini = {"agentsnap_llm_threshold": "0.6", "agentsnap_semantic_threshold": "0.6"}.get
+    s = config.load(start, ini=lambda k: ini(k), env={"AGENTSNAP_SEMANTIC_THRESHOLD": "0.7"}, overrides={"structural_tolerance": 3})
+    assert (s.llm_threshold, s.semantic_threshold, s.structural_tolerance) == (0.6, 0.7, 3)
+
+
+def test_env_mode_switches(tmp_path: Path) -> None:
+    assert config.load(tmp_path, env={"AGENTSNAP_MODE": "replay"}).mode == "replay"
+    assert config.load(tmp_path, env={"AGENTSNAP_RECORD": "1"}).mode == "record"
+    assert config.load(tmp_path, env={"AGENTSNAP_RECORD": "0"}).mode == "live"
+
+
+@pytest.mark.parametrize(
+    "table, fragment",
+    [
+        ('mode = "replay-ish"', "bad value 'replay-ish' for 'mode'"),
+        ("semantic_threshold = 1.5", "expected a number from 0 to 1"),
+        ('structural_tolerance = "many"', "'structural_tolerance'"),
+        ("structural_tolerance = -1", "expected a whole number >= 0"),
+        ("ignored_fields = 3", "expected a list of strings"),
+    ],
+)
+def test_bad_values_name_key_and_source(tmp_path: Path, table: str, fragment: str) -> None:
+    start = _project(tmp_path, table)
+    with pytest.raises(ValueError) as err:
+        config.load(start, env={})
+    assert fragment in str(err.value)
+    assert "pyproject.toml" in str(err.value)
+
+
+def test_unknown_key_warns_and_is_ignored(tmp_path: Path) -> None:
+    start = _project(tmp_path, "semantic_treshold = 0.5")
+    with pytest.warns(UserWarning, match="unknown key 'semantic_treshold'"):
+        s = config.load(start, env={})
+    assert s.semantic_threshold == 0.92
+
+
+def test_legacy_backend_key_is_accepted(tmp_path: Path) -> None:
+    start = _project(tmp_path, 'backend = "offline"')
+    assert config.load(start, env={}).mode == "live"

@@ -1,0 +1,50 @@
+"""Plugin load must not import any SDK, httpx, httpx2 or wrapt; hooks must not either."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+HEAVY = ("openai", "anthropic", "groq", "mistralai", "cohere", "google.genai", "httpx", "httpx2", "langgraph", "numpy", "onnxruntime", "torch", "deepdiff")
+
+
+def _loaded_after(code: str) -> set[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", code + "\nimport sys\nprint('\\n'.join(sorted(sys.modules)))"],
+        capture_output=True, text=True, check=True,
+    ).stdout.split()
+    return {m for m in out if m.split(".")[0] in {h.split(".")[0] for h in HEAVY} or m in HEAVY}
+
+
+def test_plugin_import_loads_no_sdk_and_no_http_library() -> None:
+    assert _loaded_after("import agentsnap.pytest_plugin") == set()
+
+
+def test_importtime_report_names_none_of_them() -> None:
+    err = subprocess.run([sys.executable, "-X", "importtime", "-c", "import agentsnap.pytest_plugin"], capture_output=True, text=True, check=True).stderr
+    names = {line.rsplit("|", 1)[-1].strip() for line in err.splitlines() if "|" in line}
+    assert not {n for n in names if n.split(".")[0] in {"openai", "httpx", "httpx2", "anthropic", "wrapt"}}
+
+
+def test_installing_the_hooks_imports_nothing_until_the_sdk_is_imported() -> None:
+    code = "from agentsnap.capture import install\ninstall()\ninstall()"
+    assert _loaded_after(code) == set()
+
+
+def test_hooks_wrap_send_once_even_when_installed_twice_and_httpx_is_aliased() -> None:
+    code = (
+        "from agentsnap.capture import install\n"
+        "install(); install()\n"
+        "import httpx, httpx2\n"
+        "install()\n"
+        "from agentsnap.capture.hooks import _patch_module\n"
+        "_patch_module(httpx2); _patch_module(httpx)\n"
+        "def depth(f):\n"
+        "    n = 0\n"
+        "    while hasattr(f, '__wrapped__'):\n"
+        "        n += 1; f = f.__wrapped__\n"
+        "    return n\n"
+        "print('DEPTHS', [depth(c.__dict__['send']) for c in (httpx.Client, httpx.AsyncClient, httpx2.Client, httpx2.AsyncClient)])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "DEPTHS [1, 1, 1, 1]" in out

@@ -1,0 +1,179 @@
+"""SnapshotStore: naming, deterministic bytes, atomic writes, no churn, corrupt files."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from agentsnap import Snapshot, SnapshotFormatError, SnapshotStore
+from agentsnap.snapshot import dumps, snapshot_filename
+
+
+def _snap(name: str = "t::a", **kw) -> Snapshot:
+    trace = kw.pop(
+        "trace",
+        [
+            {"step": 0, "type": "llm_call", "model": "gpt-4o-mini", "response": "Grüße ✓ 日本", "messages": [{"role": "user", "content": "hi"}],
+             "exchange": {"request": {"method": "POST", "path": "/v1/chat/completions", "body": {"model": "m"}},
+                          "response": {"status": 200, "headers": {"x-request-id": "req_1"}, "body": {"id": "chatcmpl-1", "created": 1, "choices": []}}}},
+        ],
+    )
+    return Snapshot(name=name, trace=trace, output=kw.pop("output", "out"), **kw)
+
+
+def test_building_and_listing_an_absent_root_creates_nothing(tmp_path: Path) -> None:
+    root = tmp_path / "snaps"
+    store = SnapshotStore(root)
+    assert store.list() == []
+    assert store.load("x") is None
+    assert not store.exists("x")
+    assert not root.exists()
+
+
+def test_file_name_is_sanitised_hashed_and_inside_root(tmp_path: Path) -> None:
+    store = SnapshotStore(tmp_path)
+    name = "tests/test_a.py::test_b[param/with:odd*chars]"
+    path = store.path_for(name)
+    assert path.parent == tmp_path
+    assert path.name == "tests_test_a.py__test_b_param_with_odd_chars-" + __import__("hashlib").sha1(name.encode()).hexdigest()[:8] + ".json"
+    assert re.fullmatch(r"[A-Za-z0-9._-]+", path.name)
+
+
+@pytest.mark.parametrize("name", ["../../etc/passwd", "..\\..\\x", "a/../../b", "\x00nul", "CON", "nul.txt", "." * 10, "", " "])
+def test_hostile_names_stay_inside_root_and_are_windows_legal(tmp_path: Path, name: str) -> None:
+    path = SnapshotStore(tmp_path).path_for(name)
+    assert path.parent == tmp_path
+    stem = path.name.split(".", 1)[0].split("-", 1)[0]
+    assert stem.lower() not in {"con", "nul", "prn", "aux"}
+    assert ".." not in path.name
+    assert re.fullmatch(r"[A-Za-z0-9._-]+", path.name)
+
+
+def test_names_that_sanitise_alike_do_not_collide() -> None:
+    assert snapshot_filename("a/b") != snapshot_filename("a:b")
+    assert snapshot_filename("x" * 300) != snapshot_filename("x" * 301)
+    assert len(snapshot_filename("x" * 300)) <= 100 + len("-12345678.json")
+
+
+def test_save_writes_deterministic_utf8_json_and_roundtrips(tmp_path: Path) -> None:
+    store = SnapshotStore(tmp_path / "s")
+    snap = _snap()
+    path = store.save(snap)
+    raw = path.read_bytes()
+    assert raw.endswith(b"}\n") and b"\r\n" not in raw
+    assert "Grüße ✓ 日本".encode() in raw  # literal, not \u escapes
+    data = json.loads(raw)
+    assert list(data) == sorted(data)
+    assert raw.decode() == dumps(data)
+    loaded = store.load("t::a")
+    assert loaded is not None and loaded.to_dict() == snap.to_dict()
+
+
+def test_unchanged_content_is_not_rewritten_even_with_new_volatile_fields(tmp_path: Path) -> None:
+    store = SnapshotStore(tmp_path)
+    path = store.save(_snap())
+    before = path.read_bytes()
+    mtime = path.stat().st_mtime_ns
+    again = _snap()
+    again.trace[0]["exchange"]["response"]["headers"]["x-request-id"] = "req_2"
+    again.trace[0]["exchange"]["response"]["body"]["id"] = "chatcmpl-other"
+    again.trace[0]["exchange"]["response"]["body"]["created"] = 99
+    again.recorded_at = "2030-01-01T00:00:00+00:00"
+    store.save(again)
+    assert path.read_bytes() == before
+    assert path.stat().st_mtime_ns == mtime
+
+
+def test_real_change_rewrites_and_keeps_created_at(tmp_path: Path) -> None:
+    store = SnapshotStore(tmp_path)
+    first = _snap(created_at="2020-01-01T00:00:00+00:00")
+    path = store.save(first)
+    store.save(_snap(output="different"))
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["output"] == "different"
+    assert data["created_at"] == "2020-01-01T00:00:00+00:00"
+
+
+def test_atomic_write_leaves_no_temp_files(tmp_path: Path) -> None:
+    store = SnapshotStore(tmp_path)
+    for i in range(5):
+        store.save(_snap(output=f"o{i}"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == [store.path_for("t::a").name]
+
+
+@pytest.mark.parametrize(
+    "content, fragment",
+    [
+        ('{"trace": [', "corrupt snapshot file"),
+        ('<<<<<<< HEAD\n{"trace": []}\n=======\n{"trace": []}\n>>>>>>> x\n', "merge-conflict markers"),
+        ('{"version": "9.9", "trace": []}', "format version '9.9'"),
+        ("[1, 2]", "is not an agentsnap snapshot"),
+        ('{"version": "2.0", "name": "someone else", "trace": []}', "holds snapshot 'someone else', not 't::a'"),
+    ],
+)
+def test_broken_files_fail_naming_the_path_and_are_never_overwritten(tmp_path: Path, content: str, fragment: str) -> None:
+    store = SnapshotStore(tmp_path)
+    path = store.path_for("t::a")
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(SnapshotFormatError) as err:
+        store.load("t::a")
+    assert str(path) in str(err.value) and fragment in str(err.value)
+    assert isinstance(err.value, ValueError)
+    if "name" not in content:  # an unparseable or foreign file: save refuses too
+        with pytest.raises(SnapshotFormatError):
+            store.save(_snap())
+        assert path.read_text(encoding="utf-8") == content
+
+
+def test_list_skips_corrupt_files_with_a_warning_and_sorts_by_name(tmp_path: Path) -> None:
+    store = SnapshotStore(tmp_path)
+    store.save(_snap("b"))
+    store.save(_snap("a", approved=True))
+    (tmp_path / "broken-00000000.json").write_text("{", encoding="utf-8")
+    with pytest.warns(UserWarning, match="broken-00000000.json"):
+        names = [s.name for s in store.list()]
+    assert names == ["a", "b"]
+    with pytest.warns(UserWarning):
+        assert [s.name for s in store.pending()] == ["b"]
+
+
+def test_approve_and_delete(tmp_path: Path) -> None:
+    store = SnapshotStore(tmp_path)
+    store.save(_snap())
+    assert store.approve("t::a").approved is True
+    assert store.load("t::a").approved is True  # type: ignore[union-attr]
+    with pytest.raises(KeyError):
+        store.approve("missing")
+    store.delete("t::a")
+    store.delete("t::a")  # no error when absent
+    assert not store.exists("t::a")
+
+
+def test_last_run_folder_is_gitignored(tmp_path: Path) -> None:
+    store = SnapshotStore(tmp_path)
+    path = store.save_last_run(_snap())
+    assert path.parent == tmp_path / ".last_run"
+    assert (tmp_path / ".last_run" / ".gitignore").read_text(encoding="utf-8").splitlines()[-1] == "*"
+    assert store.load_last_run("t::a").output == "out"  # type: ignore[union-attr]
+    assert store.list() == []  # .last_run is not a snapshot
+
+
+def test_reads_agentsnap_051_files(tmp_path: Path) -> None:
+    legacy = {
+        "version": "1.1",
+        "model": "claude-haiku-4-5",
+        "recorded_at": "2026-01-01T00:00:00+00:00",
+        "input": {"query": "What is Python?"},
+        "trace": [{"step": 0, "type": "tool_call", "name": "search", "args": {"query": "Python"}, "result": "r"}],
+        "output": "Python is a language",
+    }
+    path = tmp_path / "my_agent.json"
+    path.write_text(json.dumps(legacy), encoding="utf-8")
+    snap = SnapshotStore.read_file(path, expected_name="my_agent")
+    assert (snap.name, snap.model, snap.approved, snap.output) == ("my_agent", "claude-haiku-4-5", True, "Python is a language")
+    assert snap.tool_calls[0]["args"] == {"query": "Python"}
+    assert os.path.basename(path) == "my_agent.json"
