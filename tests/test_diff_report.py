@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -190,6 +193,8 @@ def test_render_requests_section_only_when_compared() -> None:
     golden = {"trace": [llm(0, "hi")]}
     new = {"trace": [llm(0, "hi")]}
     new["trace"][0]["messages"] = [{"role": "user", "content": "Weather in Lyon?"}]
+    new["trace"][0]["exchange"]["request"]["body"] = {"messages": new["trace"][0]["messages"]}
+    golden["trace"][0]["exchange"]["request"]["body"] = {"messages": golden["trace"][0]["messages"]}
     assert "[REQUESTS]" not in compute_diff(golden, new).render()
     lines = (
         compute_diff(golden, new, compare_requests=True, name="r").render().splitlines()
@@ -385,3 +390,30 @@ def test_pre_tool_requests_snapshot_skips_model_tools() -> None:
         "[MODEL TOOLS] skipped — golden snapshot has llm_call steps without tool_requests "
         "(recorded before model tool requests were captured; re-record to compare them)"
     )
+
+
+def test_importing_the_diff_package_does_not_import_deepdiff_or_rich() -> None:
+    code = (
+        "import sys, agentsnap.diff\n"
+        "print(sorted(m for m in ('deepdiff', 'rich') if m in sys.modules))"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    assert out.stdout.strip() == "[]"
+
+
+def test_llm_requests_compares_the_whole_recorded_request_body() -> None:
+    """A changed tool schema (not only changed messages) is request drift."""
+    golden = {"trace": [llm(0, "hi")]}
+    new = {"trace": [llm(0, "hi")]}
+    golden["trace"][0]["exchange"]["request"]["body"] = {"messages": [], "tools": [{"function": {"name": "get_weather"}}]}
+    new["trace"][0]["exchange"]["request"]["body"] = {"messages": [], "tools": [{"function": {"name": "get_forecast"}}]}
+    report = compute_diff(golden, new, compare_requests=True, name="r")
+    assert report.failed_checks == ["llm_requests"]
+    assert "    tools[0].function.name: 'get_weather' → 'get_forecast'" in report.render().splitlines()

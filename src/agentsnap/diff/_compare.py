@@ -85,6 +85,17 @@ def _response_text(step: Mapping[str, Any]) -> str:
     return "" if value is None else as_text(value)
 
 
+def _request_body(step: Mapping[str, Any]) -> Any:
+    """The recorded request body of an llm_call step (None when not recorded)."""
+    exchange = step.get("exchange")
+    if not isinstance(exchange, Mapping):
+        return None
+    request = exchange.get("request")
+    if not isinstance(request, Mapping) or not isinstance(request.get("body"), Mapping):
+        return None
+    return request["body"]
+
+
 def compute_diff(
     golden: Mapping[str, Any],
     new: Mapping[str, Any],
@@ -123,8 +134,11 @@ def compute_diff(
       ``tool_requests`` key at all.
     * ``"model_tool_args"`` — deep diff of the aligned requests' ``args``.
     * ``"llm_requests"`` — only with ``compare_requests=True`` (replay mode):
-      the request ``messages`` of llm_call *i* in golden and new, for each
-      *i* both have; any difference fails. Paths read ``messages[3].content``.
+      the request of llm_call *i* in golden and new, for each *i* both have:
+      the whole recorded request body (``exchange.request.body``: messages,
+      tools offered, model, parameters) when both steps carry one, else the
+      ``messages``; any difference fails. Paths read ``messages[3].content``,
+      ``tools[0].function.name``.
     * ``"llm_call[i]"`` — the response text of llm_call *i* (both sides have
       it) must score >= ``llm_threshold``; a missing/None response is ``""``.
     * ``"output"`` — the final ``output`` must score >= ``semantic_threshold``;
@@ -222,9 +236,17 @@ def compute_diff(
     if compare_requests:
         for i in range(common):
             (g_no, g_step), (n_no, n_step) = g_llm[i], n_llm[i]
-            changes = diff_values(
-                g_step.get("messages"), n_step.get("messages"), root="messages"
-            )
+            g_body, n_body = _request_body(g_step), _request_body(n_step)
+            if g_body is not None and n_body is not None:
+                # the whole request: messages, tools offered, model, parameters
+                changes = [
+                    {**c, "path": c["path"].lstrip(".") or "(request body)"}
+                    for c in diff_values(g_body, n_body, root="")
+                ]
+            else:
+                changes = diff_values(
+                    g_step.get("messages"), n_step.get("messages"), root="messages"
+                )
             if changes:
                 argument_diffs.append(
                     {

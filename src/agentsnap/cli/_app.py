@@ -1,0 +1,577 @@
+"""The typer application: one function per ``agentsnap`` command, thin over the helpers.
+
+Exit codes shared by every command: 0 success; 1 a failure the message
+explains (no snapshot matched, ambiguous prefix, unreadable file, refused
+overwrite or deletion); 2 a usage error (bad or missing options). ``diff``
+follows ``diff(1)``: 1 means "they differ", 2 "could not compare". ``record``
+and ``run`` exit with the child command's code (127: command not found, 126:
+not executable).
+"""
+
+import functools
+import shlex
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, Callable, Optional
+
+import typer
+from typer.core import TyperCommand
+
+from . import _output
+from ._catalog import Scan, last_run_root, load_settings, resolve_one, scan, snapshot_dir
+from ._errors import CliError
+from ._output import Column, Output, age
+from ._render import snapshot_lines
+
+__all__ = ["app", "main"]
+
+_REST = "agentsnap.rest"
+_CREATE_HINT = "Create them by running your tests with `pytest --agentsnap-instrument` (or `agentsnap record TEST_PATH`)."
+
+app = typer.Typer(
+    name="agentsnap",
+    help=(
+        "Review and manage agentsnap snapshots: the recorded LLM and tool calls of your agents.\n\n"
+        "Every command takes --dir PATH; by default it uses the folder pytest uses "
+        "(snapshot_dir of the tool.agentsnap table in the nearest pyproject.toml).\n\n"
+        "Exit codes: 0 ok, 1 failed (the message says why and what to run), 2 usage error; "
+        "see each command's --help."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+class _PassthroughCommand(TyperCommand):
+    """A command that keeps everything after a bare ``--`` aside, unparsed.
+
+    The words after ``--`` are stored in ``ctx.meta["agentsnap.rest"]`` (None
+    when there was no ``--``), so ``record -- CMD`` can tell a command from
+    test paths.
+    """
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if "--" in args:
+            cut = args.index("--")
+            ctx.meta[_REST] = list(args[cut + 1 :])
+            args = list(args[:cut])
+        else:
+            ctx.meta[_REST] = None
+        return super().parse_args(ctx, args)
+
+
+def _command(name: str, *, passthrough: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a command; a :class:`CliError` it raises prints ``error: …`` and exits with its code."""
+
+    def register(func: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return func(*args, **kwargs)
+            except CliError as exc:
+                Output().error(exc.message)
+                raise typer.Exit(exc.code) from None
+
+        extra: dict[str, Any] = {"cls": _PassthroughCommand} if passthrough else {}
+        app.command(name, **extra)(wrapper)
+        return func
+
+    return register
+
+
+def _version(value: bool) -> None:
+    if value:
+        from .. import __version__
+
+        typer.echo(f"agentsnap {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        Optional[bool], typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = None,
+) -> None:
+    """Review and manage agentsnap snapshots."""
+
+
+DirOption = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--dir",
+        metavar="PATH",
+        file_okay=False,
+        help=(
+            "Snapshot folder. Default: the one pytest uses — snapshot_dir of the tool.agentsnap table "
+            "in the nearest pyproject.toml (relative to that file; AGENTSNAP_SNAPSHOT_DIR wins), "
+            "else ./__agent_snapshots__."
+        ),
+        show_default=False,
+    ),
+]
+NamesArgument = Annotated[Optional[list[str]], typer.Argument(metavar="NAME...", show_default=False)]
+AllOption = Annotated[bool, typer.Option("--all")]
+
+
+def _root_dir(option: Optional[Path], out: Output, code: int = 1) -> Path:
+    try:
+        return snapshot_dir(option, out.warn)
+    except CliError as exc:
+        raise CliError(exc.message, code) from None
+
+
+def _warn_broken(out: Output, found: Scan) -> None:
+    for reason in found.broken.values():
+        out.warn(reason)
+
+
+def _is_file_argument(value: str) -> bool:
+    return value.endswith(".json") and Path(value).is_file()
+
+
+def _read_file(value: str, code: int) -> Any:
+    from ..exceptions import SnapshotFormatError
+    from ..snapshot import SnapshotStore
+
+    path = Path(value).absolute()
+    try:
+        snap = SnapshotStore.read_file(path)
+    except SnapshotFormatError as exc:
+        raise CliError(str(exc), code) from None
+    snap.name = snap.name or path.stem
+    return snap, path
+
+
+def _print_snapshot(out: Output, snap: Any, path: Path) -> None:
+    for text, style in snapshot_lines(snap, path):
+        out.line(text, style)
+
+
+# ---------------------------------------------------------------------------- list
+@_command("list")
+def list_snapshots(
+    pending: Annotated[bool, typer.Option("--pending", help="Only snapshots not yet approved.")] = False,
+    dir: DirOption = None,
+) -> None:
+    """List snapshots: name, state, steps, model, source, age.
+
+    STATE is approved or pending; STEPS the number of trace steps; AGE the
+    time since the snapshot last changed (45s, 12m, 5h, 3d). Unreadable files
+    are reported on stderr and skipped.
+
+    Exit codes: 0 always (also when there are no snapshots); 1 when the
+    pyproject.toml holds a bad agentsnap setting.
+    """
+    out = Output()
+    root = _root_dir(dir, out)
+    found = scan(root)
+    _warn_broken(out, found)
+    entries = [found.entries[n] for n in found.names]
+    if not entries:
+        extra = f" ({len(found.broken)} unreadable file(s), see the warnings)" if found.broken else ""
+        out.line(f"No snapshots in {root}{extra}. {_CREATE_HINT}")
+        return
+    shown = [e for e in entries if not e.snapshot.approved] if pending else entries
+    n_pending = sum(1 for e in entries if not e.snapshot.approved)
+    if not shown:
+        out.line(f"No pending snapshots in {root} ({len(entries)} approved).")
+        return
+    rows, styles = [], []
+    for e in shown:
+        s = e.snapshot
+        state = "approved" if s.approved else "pending"
+        rows.append([e.name, state, str(len(s.trace)), s.model, s.source, age(s.updated_at)])
+        styles.append([None, "green" if s.approved else "yellow", None, None, None, None])
+    columns = [
+        Column("NAME", style="bold"),
+        Column("STATE"),
+        Column("STEPS", justify="right"),
+        Column("MODEL"),
+        Column("SOURCE"),
+        Column("AGE", justify="right"),
+    ]
+    out.table(columns, rows, styles=styles)
+    out.note(f"{len(entries)} snapshot(s), {n_pending} pending, in {root}")
+
+
+# ---------------------------------------------------------------------------- show
+@_command("show")
+def show(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="Full name, unique prefix, glob, or a snapshot .json file.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the snapshot file as it is stored.")] = False,
+    dir: DirOption = None,
+) -> None:
+    """Show one snapshot in full: metadata, then every trace step.
+
+    llm_call steps show model, response and the tool calls the model asked
+    for; tool_call steps show tool name, arguments and result. --json prints
+    the raw file instead.
+
+    Exit codes: 0 shown; 1 no snapshot matches NAME, NAME matches several, or
+    the file is unreadable.
+    """
+    out = Output()
+    if _is_file_argument(name):
+        snap, path = _read_file(name, 1)
+    else:
+        root = _root_dir(dir, out)
+        found = scan(root)
+        entry = found.entries[resolve_one(name, found)]
+        snap, path = entry.snapshot, entry.path
+    if as_json:
+        out.raw(path.read_text(encoding="utf-8"))
+        return
+    _print_snapshot(out, snap, path)
+
+
+# ---------------------------------------------------------------------------- diff
+@_command("diff")
+def diff(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="Full name, unique prefix or glob; or a snapshot .json file to pretty-print.")],
+    dir: DirOption = None,
+) -> None:
+    """Compare a snapshot's golden with its latest run (.last_run/).
+
+    The report has the same sections as a failing test: structural, argument
+    changes (e.g. args.city: 'Paris' → 'Lyon'), model tool requests and
+    semantic scores, with the thresholds of your configuration. Given an
+    existing FILE.json instead of a name, prints that snapshot (as
+    agentsnap 0.5.1 did).
+
+    Exit codes (as diff(1)): 0 same (or FILE.json printed); 1 they differ;
+    2 cannot compare — no snapshot matches, no last run yet (run the tests
+    first), or a file is unreadable.
+    """
+    out = Output()
+    if _is_file_argument(name):
+        snap, path = _read_file(name, 2)
+        _print_snapshot(out, snap, path)
+        return
+    root = _root_dir(dir, out, code=2)
+    goldens = scan(root)
+    lasts = scan(last_run_root(root))
+    both = Scan(root, entries={**lasts.entries, **goldens.entries}, broken=dict(goldens.broken))
+    chosen = resolve_one(name, both, code=2)
+    golden = goldens.entries.get(chosen)
+    last = lasts.entries.get(chosen)
+    from ..snapshot import SnapshotStore
+
+    store = SnapshotStore(root)
+    if golden is None:
+        raise CliError(
+            f"no golden snapshot {chosen!r} at {store.path_for(chosen)}; its last run is {last.path if last else '?'}. "
+            f"Make that run the golden with `agentsnap update {chosen}`.",
+            2,
+        )
+    if last is None:
+        reason = lasts.broken_for(chosen)
+        if reason is not None:
+            raise CliError(reason, 2)
+        raise CliError(
+            f"no last run of {chosen!r} to compare with (looked for {store.last_run_path(chosen)}). "
+            f"Run the tests first (`agentsnap run TEST_PATH` or `pytest --agentsnap-instrument`), then `agentsnap diff {chosen}`.",
+            2,
+        )
+    settings = _settings(out, code=2)
+    from ..lifecycle import compare
+
+    report = compare(golden.snapshot, last.snapshot, settings, mode="live")
+    out.raw(report.render(color=out.color, max_lines=sys.maxsize) + "\n")
+    out.line("")
+    out.line(f"golden:   {golden.path}" + ("" if golden.snapshot.approved else " (pending approval)"))
+    out.line(f"last run: {last.path}")
+    if not report.passed:
+        out.line(f"If the change is intended, make the last run the golden: agentsnap update {shlex.quote(chosen)}")
+        raise typer.Exit(1)
+
+
+def _settings(out: Output, code: int) -> Any:
+    try:
+        return load_settings(out.warn)
+    except CliError as exc:
+        raise CliError(exc.message, code) from None
+
+
+# ---------------------------------------------------------------------------- approve
+@_command("approve")
+def approve(
+    ctx: typer.Context,
+    names: NamesArgument = None,
+    all_pending: Annotated[bool, typer.Option("--all", help="Approve every pending snapshot.")] = False,
+    dir: DirOption = None,
+) -> None:
+    """Approve snapshots: mark the recording as the behaviour to hold the agent to.
+
+    Each NAME is a full snapshot name, a unique prefix of one, or a glob in
+    quotes ('tests/test_weather.py::*'). Prints what was approved (name,
+    steps, age of the recording). All or nothing: when one NAME fails, nothing
+    is approved.
+
+    Exit codes: 0 approved (or nothing pending with --all); 1 a NAME matched
+    nothing, a prefix is ambiguous (the candidates are listed), or a file is
+    unreadable; 2 neither NAME nor --all given.
+    """
+    if bool(names) == all_pending:
+        ctx.fail("give one or more NAMEs, or --all (not both)")
+    from ._review import apply_approve, plan_approve
+
+    out = Output()
+    root = _root_dir(dir, out)
+    goldens = scan(root)
+    if all_pending:
+        _warn_broken(out, goldens)
+    todo, already = plan_approve(goldens, names or [], all_pending)
+    if all_pending and not todo:
+        out.line(f"Nothing to approve: no pending snapshots in {root}.")
+        return
+    rows = [[e.name, str(len(e.snapshot.trace)), age(e.snapshot.updated_at)] for e in todo]
+    apply_approve(root, todo)
+    if todo:
+        out.line(f"Approved {len(todo)} snapshot(s) in {root}:")
+        out.table([Column("NAME", style="bold"), Column("STEPS", justify="right"), Column("AGE", justify="right")], rows)
+    for e in already:
+        out.line(f"already approved: {e.name}")
+    if todo:
+        out.note("Commit the snapshot files: CI compares against approved snapshots only.")
+
+
+# ---------------------------------------------------------------------------- update
+@_command("update")
+def update(
+    ctx: typer.Context,
+    names: NamesArgument = None,
+    all_changed: Annotated[
+        bool, typer.Option("--all", help="Promote every last run that differs from its golden or has none.")
+    ] = False,
+    dir: DirOption = None,
+) -> None:
+    """Make the latest run (.last_run/) the golden: approved, source kept.
+
+    Use it after a test failed on an intended change. Each promoted file is
+    removed from .last_run/. Prints one line per snapshot: steps before →
+    after, and whether the final output changed. NAME matching as in approve;
+    all or nothing.
+
+    Exit codes: 0 promoted (or nothing to promote with --all); 1 no last run
+    for a NAME (run the tests first), no match, ambiguous prefix, or an
+    unreadable file (nothing is changed); 2 neither NAME nor --all given.
+    """
+    if bool(names) == all_changed:
+        ctx.fail("give one or more NAMEs, or --all (not both)")
+    from ._review import RUN_TESTS, apply_update, plan_update
+
+    out = Output()
+    root = _root_dir(dir, out)
+    plan = plan_update(root, names or [], all_changed)
+    if all_changed:
+        _warn_broken(out, scan(last_run_root(root)))
+    if not plan:
+        lasts = scan(last_run_root(root))
+        if not lasts.entries:
+            out.line(f"Nothing to update: no last runs in {last_run_root(root)}. {RUN_TESTS}.")
+        else:
+            out.line(f"Nothing to update: every last run in {last_run_root(root)} matches its golden.")
+        return
+    apply_update(root, plan)
+    for item in plan:
+        before = "-" if item.steps_before is None else str(item.steps_before)
+        verb = "created" if item.golden is None else "updated"
+        changed = "yes" if item.output_changed else "no"
+        out.line(f"{verb} {item.last.name}: steps {before} → {item.steps_after}, output changed: {changed}")
+    out.note(f"Review with `git diff {root}` and commit.")
+
+
+# ---------------------------------------------------------------------------- rm
+@_command("rm")
+def rm(
+    names: Annotated[list[str], typer.Argument(metavar="NAME...", help="Full name, unique prefix or glob.", show_default=False)],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Delete without asking.")] = False,
+    dir: DirOption = None,
+) -> None:
+    """Delete snapshots (asks first unless --yes).
+
+    NAME matching as in approve; all or nothing. Only the golden files are
+    deleted (a .last_run copy stays, for agentsnap update).
+
+    Exit codes: 0 deleted; 1 no match, ambiguous prefix, unreadable file,
+    answered no, or no terminal to ask on without --yes (nothing deleted);
+    2 no NAME given.
+    """
+    from ._review import apply_remove, plan_remove
+
+    out = Output()
+    root = _root_dir(dir, out)
+    entries = plan_remove(scan(root), names)
+    if not yes:
+        if not _output.stdin_is_interactive():
+            again = " ".join(shlex.quote(n) for n in names)
+            raise CliError(
+                f"refusing to delete {len(entries)} snapshot(s) in {root} without confirmation: stdin is not a terminal. "
+                f"Nothing was deleted. Pass --yes: `agentsnap rm {again} --yes`."
+            )
+        out.line(f"About to delete {len(entries)} snapshot(s) in {root}:")
+        for e in entries:
+            out.line(f"  {e.name}  ({e.path.name})")
+        if not typer.confirm("Delete them?", default=False):
+            raise CliError("answered no; nothing was deleted.")
+    apply_remove(entries)
+    for e in entries:
+        out.line(f"deleted {e.name} ({e.path})")
+
+
+# ---------------------------------------------------------------------------- record
+class TraceFormat(str, Enum):
+    """``--format`` of ``record --from-trace``."""
+
+    auto = "auto"
+    openai = "openai"
+
+
+@_command("record", passthrough=True)
+def record(
+    ctx: typer.Context,
+    test_paths: Annotated[
+        Optional[list[str]], typer.Argument(metavar="[TEST_PATH]...", help="Run pytest on these paths with --agentsnap-record.", show_default=False)
+    ] = None,
+    update: Annotated[
+        bool,
+        typer.Option(
+            "--update",
+            help="Accepted for compatibility: recording always re-records and approves. With --from-trace: overwrite an existing snapshot (approved).",
+        ),
+    ] = False,
+    from_trace: Annotated[
+        Optional[Path],
+        typer.Option("--from-trace", metavar="FILE", exists=True, dir_okay=False, help="Seed a pending snapshot from a saved OpenAI chat-completions JSON."),
+    ] = None,
+    name: Annotated[Optional[str], typer.Option("--name", help="Snapshot name for --from-trace (e.g. a pytest node id).")] = None,
+    fmt: Annotated[TraceFormat, typer.Option("--format", help="Trace format for --from-trace.")] = TraceFormat.auto,
+    dir: DirOption = None,
+) -> None:
+    """Record goldens: run tests or a command with recording on, or seed one from a trace.
+
+    agentsnap record -- CMD...        run CMD (e.g. pytest tests/ -k paris) with
+                                      AGENTSNAP_MODE=record in its environment.
+
+    agentsnap record TEST_PATH... [-- PYTEST_ARGS...]
+                                      shortcut for python -m pytest TEST_PATH...
+                                      --agentsnap-record PYTEST_ARGS...
+
+    agentsnap record --from-trace FILE --name NAME [--format auto|openai] [--update]
+                                      seed snapshot NAME (pending, source
+                                      "trace") from a chat.completion object,
+                                      a list of them, or {"messages": [...]}.
+
+    Recording calls the real APIs and overwrites the goldens it touches,
+    marked approved: review the changes (git diff) before committing. --update
+    changes nothing there (accepted for compatibility). --dir is passed to the
+    child as AGENTSNAP_SNAPSHOT_DIR.
+
+    Exit codes: the command's own exit code (127 not found, 126 not
+    executable). --from-trace: 0 seeded; 1 the snapshot exists (pass --update
+    to overwrite) or the trace is unreadable or unrecognised; 2 usage error
+    (missing --name, FILE does not exist, nothing to run).
+    """
+    rest = ctx.meta.get(_REST)
+    out = Output()
+    if from_trace is not None:
+        if test_paths or rest is not None:
+            ctx.fail("--from-trace FILE takes no TEST_PATH and no -- CMD")
+        if not name:
+            ctx.fail("--from-trace FILE needs --name NAME (the snapshot name, e.g. a pytest node id)")
+        _seed_from_trace(out, from_trace, name, fmt.value, update, dir)
+        return
+    if name is not None or fmt is not TraceFormat.auto:
+        ctx.fail("--name and --format go with --from-trace FILE only")
+    if test_paths:
+        from ._subprocess import pytest_command
+
+        cmd = pytest_command(test_paths, "--agentsnap-record", rest or [])
+    elif rest:
+        cmd = rest
+    else:
+        ctx.fail("nothing to record: give TEST_PATH..., -- CMD..., or --from-trace FILE --name NAME")
+    _run(out, cmd, record=True, dir=dir)
+
+
+def _seed_from_trace(out: Output, trace: Path, name: str, fmt: str, update: bool, dir: Optional[Path]) -> None:
+    from ..exceptions import SnapshotFormatError
+    from ..lifecycle import build_snapshot
+    from ..snapshot import SnapshotStore
+    from ._trace_import import TraceError, read_trace
+
+    root = _root_dir(dir, out)
+    store = SnapshotStore(root)
+    target = store.path_for(name)
+    if target.exists() and not update:
+        raise CliError(
+            f"snapshot {name!r} already exists at {target}; nothing was written. "
+            f"Pass --update to overwrite it (the new snapshot is approved), or choose another --name."
+        )
+    try:
+        steps, first_input, output = read_trace(trace, fmt)
+    except TraceError as exc:
+        raise CliError(str(exc)) from None
+    snap = build_snapshot(name, steps, output=output, input=first_input, source="trace")
+    snap.approved = update
+    try:
+        path = store.save(snap)
+    except SnapshotFormatError as exc:
+        raise CliError(f"{exc} (not overwritten by --update; delete the file first)") from None
+    n_llm = sum(1 for s in steps if s["type"] == "llm_call")
+    summary = f"{len(steps)} steps ({n_llm} llm_call, {len(steps) - n_llm} tool_call)"
+    if update:
+        out.line(f"Recorded snapshot {name!r} from {trace}: {summary}, approved -> {path}")
+    else:
+        out.line(f"Seeded pending snapshot {name!r} from {trace}: {summary} -> {path}")
+        out.note(f"Review it with `agentsnap show {shlex.quote(name)}`, then `agentsnap approve {shlex.quote(name)}`.")
+
+
+def _run(out: Output, cmd: list[str], *, record: bool, dir: Optional[Path]) -> None:
+    from ._subprocess import EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND, child_env, describe, run_child
+
+    env = child_env(record=record, snapshot_dir=dir.absolute() if dir is not None else None)
+    if record:
+        out.note(f"agentsnap: running `{describe(cmd)}` with AGENTSNAP_MODE=record (goldens are overwritten and approved)")
+    try:
+        code = run_child(cmd, env)
+    except FileNotFoundError:
+        raise CliError(f"command not found: {cmd[0]!r} (in `{describe(cmd)}`). Check the spelling or give its full path.", EXIT_NOT_FOUND) from None
+    except PermissionError:
+        raise CliError(f"cannot execute {cmd[0]!r} (in `{describe(cmd)}`): permission denied.", EXIT_NOT_EXECUTABLE) from None
+    raise typer.Exit(code)
+
+
+# ---------------------------------------------------------------------------- run
+@_command("run", passthrough=True)
+def run(
+    ctx: typer.Context,
+    test_paths: Annotated[
+        Optional[list[str]], typer.Argument(metavar="[TEST_PATH]...", help="Test files or folders (pytest's defaults when none).", show_default=False)
+    ] = None,
+    dir: DirOption = None,
+) -> None:
+    """Run tests in assert mode: python -m pytest TEST_PATH... --agentsnap-instrument.
+
+    Words after -- go to pytest (agentsnap run tests/ -- -k paris -x). Every
+    test that calls an LLM is compared with its approved snapshot; each run
+    is saved under .last_run/ for agentsnap diff / update. An inherited
+    AGENTSNAP_MODE=record or AGENTSNAP_RECORD is dropped, so this never
+    re-records.
+
+    Exit codes: pytest's (0 passed, 1 tests failed, 2 interrupted, 4 usage,
+    5 no tests collected).
+    """
+    rest = ctx.meta.get(_REST) or []
+    from ._subprocess import pytest_command
+
+    _run(Output(), pytest_command(test_paths or [], "--agentsnap-instrument", rest), record=False, dir=dir)
+
+
+def main(argv: Optional[list[str]] = None) -> None:
+    """Console-script entry point: run the app on ``argv`` (default ``sys.argv[1:]``) and exit."""
+    app(args=argv, prog_name="agentsnap")

@@ -1,0 +1,116 @@
+"""A snapshot as text a reviewer reads (``agentsnap show``, ``agentsnap diff FILE.json``).
+
+:func:`snapshot_lines` returns ``(text, style)`` pairs: metadata lines, then
+one block per trace step. Nothing is shortened — this is the full record —
+and multi-line values are indented under their label.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from ..snapshot import Snapshot
+from ._output import age
+
+__all__ = ["snapshot_lines", "value_text"]
+
+Line = tuple[str, "str | None"]
+
+
+def value_text(value: Any) -> str:
+    """A stored value as text: strings as they are, everything else as JSON."""
+    if isinstance(value, str):
+        return value if value else '""'
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _field(label: str, value: Any, indent: int, style: str | None = None) -> list[Line]:
+    pad = " " * indent
+    text = value_text(value)
+    first, *rest = text.split("\n")
+    lines: list[Line] = [(f"{pad}{label}: {first}", style)]
+    cont = " " * (indent + len(label) + 2)
+    lines.extend((f"{cont}{more}", style) for more in rest)
+    return lines
+
+
+def _meta(label: str, value: str) -> Line:
+    return (f"{label:<9} {value}", None)
+
+
+def snapshot_lines(snap: Snapshot, path: Path | None = None) -> list[Line]:
+    """Every line of the report of ``snap`` (read from ``path``, shown when given)."""
+    state = "approved" if snap.approved else "pending"
+    kinds = Counter(str(s.get("type", "?")) for s in snap.trace)
+    counted = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
+    lines: list[Line] = [("name      " + snap.name, "bold")]
+    if path is not None:
+        lines.append(_meta("file", str(path)))
+    lines += [
+        (f"{'state':<9} {state}", "green" if snap.approved else "yellow"),
+        _meta("source", snap.source),
+        _meta("model", snap.model),
+        _meta("steps", f"{len(snap.trace)}" + (f" ({counted})" if counted else "")),
+        _meta("created", snap.created_at),
+        _meta("updated", f"{snap.updated_at} ({age(snap.updated_at)} ago)"),
+        _meta("recorded", snap.recorded_at),
+        _meta("version", f"format {snap.version}" + (f", agentsnap {snap.agentsnap_version}" if snap.agentsnap_version else "")),
+    ]
+    for label, value in (("input", snap.input), ("output", snap.output)):
+        first, *rest = value_text(value).split("\n")
+        lines.append(_meta(label, first))
+        lines.extend((" " * 10 + more, None) for more in rest)
+    lines.append(("", None))
+    lines.append(("trace" if snap.trace else "trace     (no steps)", "bold"))
+    for i, step in enumerate(snap.trace):
+        lines.extend(_step_lines(step, i))
+    return lines
+
+
+def _step_lines(step: dict[str, Any], position: int) -> list[Line]:
+    number = step.get("step", position)
+    kind = step.get("type")
+    head = f"  [{number}] {kind}"
+    body: list[Line] = []
+    if kind == "llm_call":
+        details = [str(step.get("provider") or "?")]
+        if step.get("status") is not None:
+            details.append(f"status {step['status']}")
+        if step.get("tokens") is not None:
+            details.append(f"{step['tokens']} tokens")
+        if step.get("stream"):
+            details.append("streamed" + ("" if step.get("complete", True) else ", incomplete"))
+        head += f" {step.get('model') or '?'} ({', '.join(details)})"
+        messages = step.get("messages")
+        if isinstance(messages, list):
+            body.append((f"      messages: {len(messages)}", "dim"))
+        if step.get("tools"):
+            body.append((f"      tools offered: {', '.join(str(t) for t in step['tools'])}", "dim"))
+        body += _field("response", step.get("response", ""), 6)
+        requests = step.get("tool_requests") or []
+        if requests:
+            body.append(("      tool_requests:", None))
+            for req in requests:
+                ident = f" (id {req.get('id')})" if req.get("id") else ""
+                body += _field(f"- {req.get('name')}", req.get("args"), 8)
+                if ident:
+                    body[-1] = (body[-1][0] + ident, body[-1][1])
+        for key in ("error", "warnings", "request_drift"):
+            if step.get(key):
+                body += _field(key, step[key], 6, "red" if key == "error" else "yellow")
+    elif kind == "tool_call":
+        head += f" {step.get('name')}" + (f" (id {step['id']})" if step.get("id") else "")
+        body += _field("args", step.get("args"), 6)
+        body += _field("result", step.get("result"), 6)
+    elif kind == "http":
+        head += f" {step.get('method') or '?'} {step.get('path') or '?'} (status {step.get('status')})"
+    else:
+        rest = {k: v for k, v in step.items() if k not in ("step", "type", "exchange")}
+        body += _field("data", rest, 6)
+    return [(head, "bold cyan"), *body]

@@ -1,0 +1,155 @@
+"""The review actions behind ``approve``, ``update`` and ``rm``: plan first, then write.
+
+Each action is split in two so a failed command changes nothing: ``plan_*``
+reads and checks everything (raising :class:`~._errors.CliError` on a missing
+name, an ambiguous prefix or an unreadable file), and only then ``apply_*``
+writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..exceptions import SnapshotFormatError
+from ..snapshot import SnapshotStore, same_content
+from ._catalog import Entry, Scan, last_run_root, match, resolve, scan
+from ._errors import CliError
+
+__all__ = ["Promotion", "plan_approve", "apply_approve", "plan_update", "apply_update", "plan_remove", "apply_remove", "differs"]
+
+RUN_TESTS = "Run the tests first (`agentsnap run TEST_PATH` or `pytest --agentsnap-instrument`)"
+
+
+# -- approve -------------------------------------------------------------------
+def plan_approve(goldens: Scan, names: Sequence[str], all_pending: bool) -> tuple[list[Entry], list[Entry]]:
+    """``(to_approve, already_approved)`` for the given patterns, or every pending snapshot."""
+    if all_pending:
+        chosen = [e for e in goldens.entries.values() if not e.snapshot.approved]
+        chosen.sort(key=lambda e: e.name)
+        return chosen, []
+    picked = [goldens.entries[n] for n in resolve(names, goldens)]
+    todo = [e for e in picked if not e.snapshot.approved]
+    store = SnapshotStore(goldens.root)
+    for entry in todo:
+        if entry.path != store.path_for(entry.name):
+            raise CliError(
+                f"{entry.path} holds {entry.name!r} under a non-standard file name, so it cannot be approved in place. "
+                f"Re-record it (`agentsnap record TEST_PATH`) or rename the file to {store.path_for(entry.name).name}."
+            )
+    return todo, [e for e in picked if e.snapshot.approved]
+
+
+def apply_approve(root: Path, entries: Sequence[Entry]) -> None:
+    """Flip ``approved`` on each snapshot file (content otherwise unchanged)."""
+    store = SnapshotStore(root)
+    for entry in entries:
+        try:
+            store.approve(entry.name)
+        except (KeyError, SnapshotFormatError) as exc:  # changed on disk since planning
+            raise CliError(f"cannot approve {entry.name!r} ({entry.path}): {exc}") from None
+
+
+# -- update --------------------------------------------------------------------
+@dataclass
+class Promotion:
+    """One last run to promote: its entry, and the golden it replaces (None: new golden)."""
+
+    last: Entry
+    golden: Entry | None
+
+    @property
+    def steps_before(self) -> int | None:
+        return None if self.golden is None else len(self.golden.snapshot.trace)
+
+    @property
+    def steps_after(self) -> int:
+        return len(self.last.snapshot.trace)
+
+    @property
+    def output_changed(self) -> bool:
+        return self.golden is None or self.golden.snapshot.output != self.last.snapshot.output
+
+
+def differs(golden: Entry, last: Entry) -> bool:
+    """Whether a last run holds anything its golden does not (review fields and timestamps aside)."""
+    a, b = golden.snapshot.to_dict(), last.snapshot.to_dict()
+    for key in ("approved", "source", "name"):
+        a[key] = b[key]
+    return not same_content(a, b)
+
+
+def plan_update(root: Path, names: Sequence[str], all_changed: bool) -> list[Promotion]:
+    """The last runs to promote: those ``names`` select, or (``all_changed``) every one
+    that differs from its golden or has none. Raises :class:`CliError` for a
+    name with no last run (saying to run the tests), an unreadable last run or
+    golden, or an ambiguous prefix."""
+    goldens = scan(root)
+    lasts = scan(last_run_root(root))
+    if all_changed:
+        chosen = [n for n in lasts.names if n not in goldens.entries or differs(goldens.entries[n], lasts.entries[n])]
+    else:
+        chosen = []
+        for pattern in names:
+            hits = match(pattern, lasts)
+            if not hits:
+                golden_hits = _quiet_match(pattern, goldens)
+                if golden_hits:
+                    store = SnapshotStore(root)
+                    where = ", ".join(str(store.last_run_path(n)) for n in golden_hits)
+                    raise CliError(
+                        f"no last run of {', '.join(repr(n) for n in golden_hits)} (looked for {where}); nothing was promoted. "
+                        f"{RUN_TESTS}, then `agentsnap update {pattern}`."
+                    )
+                resolve([pattern], lasts, what="last run", hint=f"{RUN_TESTS}: each run writes {last_run_root(root)}.")
+            chosen += [n for n in hits if n not in chosen]
+    plan = []
+    for name in chosen:
+        reason = goldens.broken_for(name)
+        if reason is not None and name not in goldens.entries:
+            raise CliError(reason)
+        plan.append(Promotion(lasts.entries[name], goldens.entries.get(name)))
+    return plan
+
+
+def _quiet_match(pattern: str, found: Scan) -> list[str]:
+    try:
+        return match(pattern, found)
+    except CliError:
+        return []
+
+
+def apply_update(root: Path, plan: Sequence[Promotion]) -> None:
+    """Write each last run as the approved golden (its ``source`` kept), then delete the last-run file.
+
+    A golden stored under a legacy (0.5.1) file name is replaced by the
+    standard file and removed.
+    """
+    store = SnapshotStore(root)
+    for item in plan:
+        snap = item.last.snapshot
+        snap.approved = True
+        try:
+            store.save(snap)
+        except SnapshotFormatError as exc:
+            raise CliError(str(exc)) from None
+        target = store.path_for(snap.name)
+        if item.golden is not None and item.golden.path != target:
+            item.golden.path.unlink(missing_ok=True)
+        item.last.path.unlink(missing_ok=True)
+
+
+# -- rm ------------------------------------------------------------------------
+def plan_remove(goldens: Scan, names: Sequence[str]) -> list[Entry]:
+    """The snapshots ``names`` select (all or nothing, see :func:`~._catalog.resolve`)."""
+    return [goldens.entries[n] for n in resolve(names, goldens)]
+
+
+def apply_remove(entries: Sequence[Entry]) -> None:
+    """Delete each snapshot's file (its ``.last_run`` copy is left for ``agentsnap update``)."""
+    for entry in entries:
+        try:
+            entry.path.unlink(missing_ok=True)
+        except OSError as exc:
+            raise CliError(f"cannot delete {entry.path}: {exc.strerror or exc}") from None
