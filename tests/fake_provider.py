@@ -41,6 +41,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Iterable, Sequence
 
 __all__ = [
+    "FakeProvider",
     "FakeOpenAI",
     "RecordedRequest",
     "Reply",
@@ -76,6 +77,10 @@ class Reply:
         final streamed usage chunk.
     include_usage: always stream the usage chunk; otherwise only when the
         request asked for it with ``stream_options.include_usage``.
+    events: a streaming reply in any other wire format: each item is one
+        complete SSE event text (``"event: x\ndata: {...}\n\n"``) or any raw
+        text, written as one HTTP chunk each, as is (no ``[DONE]`` added).
+    content_type: overrides the content type of the reply.
     """
 
     status: int = 200
@@ -85,10 +90,12 @@ class Reply:
     model: str = DEFAULT_MODEL
     usage: dict | None = None
     include_usage: bool = False
+    events: tuple[str, ...] | None = None
+    content_type: str | None = None
 
     @property
     def streaming(self) -> bool:
-        return self.chunks is not None
+        return self.chunks is not None or self.events is not None
 
 
 def _usage(usage: Usage) -> dict:
@@ -255,8 +262,12 @@ class RecordedRequest:
 Responder = Callable[[dict], Reply]
 
 
-class FakeOpenAI:
-    """The fake provider. Use as a context manager or call ``start()``/``stop()``.
+class FakeProvider:
+    """A fake LLM provider: a real HTTP server on 127.0.0.1, ephemeral port.
+
+    Subclasses say which requests are theirs (``accepts``), which ask for a
+    stream (``wants_stream``) and the base URL the SDK takes; replies are
+    :class:`Reply` objects. Use as a context manager or call ``start()``/``stop()``.
 
     Replies come from the FIFO script (``script(r1, r2, ...)``) while it has
     entries, else from the responder (``respond_with(fn)``, ``fn(body) -> Reply``).
@@ -275,7 +286,24 @@ class FakeOpenAI:
         self._thread: threading.Thread | None = None
 
     # lifecycle ---------------------------------------------------------------
-    def start(self) -> "FakeOpenAI":
+    #: shown in errors and the server header
+    label = "FakeProvider"
+    #: (method, path) pairs served; paths may end with ``*`` (prefix match)
+    routes: tuple[tuple[str, str], ...] = ()
+
+    def accepts(self, request: RecordedRequest) -> bool:
+        """Whether this fake serves ``request`` (default: one of ``routes``)."""
+        path = request.path.rstrip("/")
+        for method, route in self.routes:
+            if request.method == method and (path == route or (route.endswith("*") and path.startswith(route[:-1]))):
+                return True
+        return False
+
+    def wants_stream(self, request: RecordedRequest) -> bool:
+        """Whether the request asked for a streamed reply (default: ``"stream": true`` in the body)."""
+        return isinstance(request.body, dict) and request.body.get("stream") is True
+
+    def start(self) -> "FakeProvider":
         if self._server is not None:
             return self
         self._server = _Server(("127.0.0.1", 0), _Handler)
@@ -296,7 +324,7 @@ class FakeOpenAI:
         if self._thread is not None:
             self._thread.join(timeout=5)
 
-    def __enter__(self) -> "FakeOpenAI":
+    def __enter__(self) -> "FakeProvider":
         return self.start()
 
     def __exit__(self, *exc_info: object) -> None:
@@ -305,22 +333,22 @@ class FakeOpenAI:
     @property
     def port(self) -> int:
         if self._server is None:
-            raise RuntimeError("FakeOpenAI is not started")
+            raise RuntimeError(f"{self.label} is not started")
         return self._server.server_address[1]
 
     @property
-    def base_url(self) -> str:
-        """``"http://127.0.0.1:<port>/v1"`` -- pass as ``OpenAI(base_url=...)``."""
-        return f"http://127.0.0.1:{self.port}/v1"
+    def origin(self) -> str:
+        """``"http://127.0.0.1:<port>"``."""
+        return f"http://127.0.0.1:{self.port}"
 
     # configuration -----------------------------------------------------------
-    def script(self, *replies: Reply) -> "FakeOpenAI":
+    def script(self, *replies: Reply) -> "FakeProvider":
         """Queue replies, served first-in first-out, one per request."""
         with self._lock:
             self._script.extend(replies)
         return self
 
-    def respond_with(self, responder: Responder | None) -> "FakeOpenAI":
+    def respond_with(self, responder: Responder | None) -> "FakeProvider":
         """Compute replies with ``responder(body) -> Reply`` once the script is empty."""
         with self._lock:
             self._responder = responder
@@ -351,7 +379,7 @@ class FakeOpenAI:
 
     def _handle(self, request: RecordedRequest) -> tuple[Reply, str]:
         """Record ``request``; return the reply and a deterministic hex key for ids."""
-        is_chat = request.method == "POST" and request.path.rstrip("/") == "/v1/chat/completions"
+        is_chat = self.accepts(request)
         with self._lock:
             self._requests.append(request)
             digest = hashlib.sha256(
@@ -363,10 +391,11 @@ class FakeOpenAI:
             reply = self._script.popleft() if is_chat and self._script else None
             responder = self._responder
         if not is_chat:
-            msg = f"FakeOpenAI only serves POST /v1/chat/completions, not {request.method} {request.path}"
+            served = ", ".join(f"{m} {r}" for m, r in self.routes)
+            msg = f"{self.label} only serves {served}, not {request.method} {request.path}"
             return error_reply(404, retry_after=None, message=msg), key
         if not isinstance(request.body, dict):
-            return error_reply(400, retry_after=None, message="FakeOpenAI: request body is not a JSON object"), key
+            return error_reply(400, retry_after=None, message=f"{self.label}: request body is not a JSON object"), key
         if reply is None and responder is not None:
             try:
                 reply = responder(request.body)
@@ -380,7 +409,7 @@ class FakeOpenAI:
                 f"script exhausted: request #{count} arrived but no scripted reply is left "
                 "and no responder is set (use .script(...) or .respond_with(...))",
             ), key
-        wants_stream = request.body.get("stream") is True
+        wants_stream = self.wants_stream(request)
         if reply.status < 400 and reply.streaming != wants_stream:
             kind = "streaming" if reply.streaming else "non-streaming"
             return _internal_error(
@@ -389,9 +418,21 @@ class FakeOpenAI:
         return reply, key
 
 
+class FakeOpenAI(FakeProvider):
+    """The fake OpenAI chat-completions API (``POST /v1/chat/completions``)."""
+
+    label = "FakeOpenAI"
+    routes = (("POST", "/v1/chat/completions"),)
+
+    @property
+    def base_url(self) -> str:
+        """``"http://127.0.0.1:<port>/v1"`` -- pass as ``OpenAI(base_url=...)``."""
+        return f"{self.origin}/v1"
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
-    fake: FakeOpenAI
+    fake: FakeProvider
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._connections: set[socket.socket] = set()
@@ -479,12 +520,22 @@ class _Handler(BaseHTTPRequestHandler):
             body = {**stamped, **body}
             body.setdefault("system_fingerprint", FINGERPRINT)
         data = json.dumps(body).encode()
-        self._start(reply.status, "application/json", reply, key)
+        self._start(reply.status, reply.content_type or "application/json", reply, key)
         self.send_header("content-length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
 
     def _send_stream(self, reply: Reply, key: str, request_body: dict) -> None:
+        if reply.events is not None:
+            self._start(reply.status, reply.content_type or "text/event-stream; charset=utf-8", reply, key)
+            self.send_header("cache-control", "no-cache")
+            self.send_header("transfer-encoding", "chunked")
+            self.end_headers()
+            for event in reply.events:
+                self._write_chunk(event.encode())
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+            return
         options = request_body.get("stream_options") or {}
         with_usage = reply.include_usage or bool(options.get("include_usage"))
         base = {"id": f"chatcmpl-{key[:24]}", "object": "chat.completion.chunk", "created": _created(key)}
@@ -506,8 +557,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _write_event(self, data: str) -> None:
         """One SSE event as one HTTP chunk, written and flushed on its own."""
-        event = f"data: {data}\n\n".encode()
-        self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+        self._write_chunk(f"data: {data}\n\n".encode())
+
+    def _write_chunk(self, data: bytes) -> None:
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
         self.wfile.flush()
 
 

@@ -54,5 +54,21 @@ def test_public_names() -> None:
         "SSEEvent",
         "codec_names",
         "get_codec",
+        "get_tool_results",
         "parse_sse",
     }
+
+
+def test_openai_chat_tool_results_lists_tool_turns_in_order() -> None:
+    body = {
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": None, "tool_calls": [{"id": "call_A"}, {"id": "call_B"}]},
+            {"role": "tool", "tool_call_id": "call_B", "content": "09:30"},
+            {"role": "tool", "tool_call_id": "call_A", "content": "Sunny"},
+        ]
+    }
+    tool_results = providers.get_tool_results("openai_chat")
+    assert tool_results is not None
+    assert tool_results(body) == [{"id": "call_B", "result": "09:30"}, {"id": "call_A", "result": "Sunny"}]
+    assert tool_results(None) == [] and tool_results({"messages": "x"}) == []

@@ -731,6 +731,28 @@ def test_429_on_a_stream_request_replays_as_rate_limit_error(fake_openai: FakeOp
     assert (step["status"], step["error"]) == (429, "No stream for you.")
 
 
+def test_connection_refused_replays_as_api_connection_error(tmp_path: Path, offline: Offline) -> None:
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    base = f"http://127.0.0.1:{port}/v1"
+
+    def run(client: openai.OpenAI) -> openai.APIConnectionError:
+        with pytest.raises(openai.APIConnectionError) as info:
+            client.chat.completions.create(model=MODEL, messages=MESSAGES)
+        return info.value
+
+    with AgentRecorder("refused", snapshot_dir=tmp_path):
+        live = run(sync_client(base))
+    (step,) = snapshot_data(tmp_path, "refused")["trace"]
+    assert step["exchange"]["response"] == {"error": {"type": "ConnectError", "message": "[Errno 111] Connection refused"}}
+
+    rep = replay_sync(tmp_path, "refused", base, offline, run)
+    assert type(rep) is type(live) is openai.APIConnectionError
+    assert type(rep.__cause__) is type(live.__cause__) is httpx2.ConnectError
+    assert str(rep.__cause__) == str(live.__cause__)
+
+
 # --------------------------------------------------------------------------- concurrency
 
 

@@ -109,7 +109,7 @@ class Trace:
 
         Order: see :func:`_order`.
         """
-        from .providers import get_codec
+        from .providers import get_codec, get_tool_results
 
         entries: list[tuple[Exchange, dict[str, Any]]] = []
         for ex in self.exchanges:
@@ -126,6 +126,8 @@ class Trace:
             else:
                 step = {"type": "llm_call"}
                 step.update(get_codec(ex.codec)(ex.request, ex.response))
+                results = get_tool_results(ex.codec)
+                step["_tool_results"] = results(ex.request.get("body")) if results else []
                 if ex.request_drift:
                     step["request_drift"] = ex.request_drift
             step["exchange"] = ex.to_dict()
@@ -133,6 +135,8 @@ class Trace:
         ordered = _order(entries)
         if self._tool_calls:
             # explicit tool calls: interleave with the LLM calls by time
+            for _, st in ordered:
+                st.pop("_tool_results", None)
             timeline = [(ex.started, ex.seq, st) for ex, st in ordered] + list(self._tool_calls)
             timeline.sort(key=lambda t: (t[0], t[1]))
             steps = [st for _, _, st in timeline]
@@ -209,27 +213,25 @@ def _message_signature(step: dict[str, Any]) -> tuple[str, ...] | None:
 
 
 def _with_derived_tool_calls(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Insert ``tool_call`` steps derived from the conversation (see :meth:`Trace.steps`)."""
+    """Insert ``tool_call`` steps derived from the conversation (see :meth:`Trace.steps`).
+
+    Reads (and removes) each step's transient ``_tool_results`` — what the
+    codec found in the request — and pairs each result by id with the tool
+    call the model requested in an earlier step.
+    """
     requested: dict[str, tuple[int, dict[str, Any]]] = {}
-    llm_positions: list[int] = []
-    for pos, s in enumerate(steps):
-        if s["type"] == "llm_call":
-            llm_positions.append(pos)
     derived_after: dict[int, list[dict[str, Any]]] = {}
     seen: set[str] = set()
-    for pos in llm_positions:
-        s = steps[pos]
-        # results sent back in this request answer calls requested earlier
-        for msg in s.get("messages") or []:
-            if not isinstance(msg, dict) or msg.get("role") != "tool":
-                continue
-            call_id = msg.get("tool_call_id")
+    for pos, s in enumerate(steps):
+        results = s.pop("_tool_results", None) or []
+        for res in results:
+            call_id = res.get("id")
             if call_id in seen or call_id not in requested:
                 continue
             seen.add(call_id)
             origin, req = requested[call_id]
             derived_after.setdefault(origin, []).append(
-                {"type": "tool_call", "name": req.get("name"), "args": req.get("args"), "result": msg.get("content"), "id": call_id}
+                {"type": "tool_call", "name": req.get("name"), "args": req.get("args"), "result": res.get("result"), "id": call_id}
             )
         for req in s.get("tool_requests") or []:
             if req.get("id"):

@@ -38,12 +38,38 @@ def install() -> None:
 
         for name in HOOKED_MODULES:
             wrapt.register_post_import_hook(_patch_module, name)
+        from .spec import load_specs
+
+        for spec in load_specs():
+            for module, call in spec.hooks:
+                wrapt.register_post_import_hook(_guarded(spec.name, call), module)
         _installed = True
 
 
 def is_installed() -> bool:
     """Whether :func:`install` has run in this process."""
     return _installed
+
+
+def _guarded(provider: str, call: str) -> Any:
+    """A post-import hook that imports ``"pkg.mod:function"`` lazily and calls it
+    with the imported module; any failure warns once and leaves the import alone."""
+
+    def hook(module: Any) -> None:
+        try:
+            import importlib
+
+            mod_name, _, func_name = call.partition(":")
+            func = getattr(importlib.import_module(mod_name), func_name)
+            func(module)
+        except Exception as exc:  # noqa: BLE001 - a moved SDK target must not break the user's import
+            warnings.warn(
+                f"agentsnap: {provider}: quirk patch {call} for {getattr(module, '__name__', module)!r} failed ({exc}); "
+                "other providers are unaffected.",
+                stacklevel=2,
+            )
+
+    return hook
 
 
 def _is_ours(func: Any) -> bool:

@@ -36,6 +36,12 @@ class ProviderSpec:
     endpoints: tuple[tuple[str, str], ...]  # (path suffix, codec name)
     keep_headers: tuple[str, ...]
     api_key_env: tuple[str, ...] = ()
+    #: hosts (suffix match) this spec is limited to; empty: any host
+    hosts: tuple[str, ...] = ()
+    #: SDK quirk patches: (module to hook on import, "package.module:function" to call with it)
+    hooks: tuple[tuple[str, str], ...] = ()
+    #: supported SDK versions, as a PEP 440 specifier (documentation and the sdk-matrix)
+    versions: str = ""
     source: str = ""
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
@@ -71,8 +77,11 @@ def _parse(path: Path) -> ProviderSpec:
         endpoints=tuple((str(e["path_suffix"]), str(e["codec"])) for e in data.get("endpoints", [])),
         keep_headers=tuple(h.lower() for h in data.get("response", {}).get("keep_headers", ())),
         api_key_env=tuple(prov.get("api_key_env", ())),
+        hosts=tuple(h.lower() for h in match.get("hosts", ())),
+        hooks=tuple((str(h["module"]), str(h["call"])) for h in data.get("hooks", [])),
+        versions=str(prov.get("versions", "")),
         source=str(path),
-        extra={k: v for k, v in data.items() if k not in {"provider", "match", "endpoints", "response"}},
+        extra={k: v for k, v in data.items() if k not in {"provider", "match", "endpoints", "response", "hooks"}},
     )
 
 
@@ -93,21 +102,27 @@ def load_specs(directory: str | None = None) -> tuple[ProviderSpec, ...]:
     return tuple(specs)
 
 
-@lru_cache(maxsize=256)
-def _spec_for_user_agent(user_agent: str) -> ProviderSpec | None:
-    for spec in load_specs():
-        if user_agent.startswith(spec.user_agent_prefixes):
-            return spec
+@lru_cache(maxsize=512)
+def _spec_for(user_agent: str, host: str) -> ProviderSpec | None:
+    # specs limited to particular hosts (OpenRouter through the openai SDK) win
+    candidates = sorted(load_specs(), key=lambda s: not s.hosts)
+    for spec in candidates:
+        if not user_agent.startswith(spec.user_agent_prefixes):
+            continue
+        if spec.hosts and not any(host == h or host.endswith("." + h) for h in spec.hosts):
+            continue
+        return spec
     return None
 
 
 def classify(request: Any) -> ProviderSpec | None:
     """The spec whose SDK sent ``request`` (an httpx/httpx2 Request), or None.
 
-    Recognition is by User-Agent prefix, cached per distinct User-Agent string,
-    so the per-call cost is one header lookup and one dict hit.
+    Recognition is by User-Agent prefix (and, for specs that name hosts, the
+    request's host), cached per distinct pair, so the per-call cost is two
+    attribute lookups and one dict hit.
     """
     ua = request.headers.get("user-agent")
     if not ua:
         return None
-    return _spec_for_user_agent(ua)
+    return _spec_for(ua, request.url.host)

@@ -21,7 +21,7 @@ from typer.core import TyperCommand
 from . import _output
 from ._catalog import Scan, last_run_root, load_settings, resolve_one, scan, snapshot_dir
 from ._errors import CliError
-from ._output import Column, Output, age
+from ._output import Column, Output, age, plural
 from ._render import snapshot_lines
 
 __all__ = ["app", "main"]
@@ -34,7 +34,7 @@ app = typer.Typer(
     help=(
         "Review and manage agentsnap snapshots: the recorded LLM and tool calls of your agents.\n\n"
         "Every command takes --dir PATH; by default it uses the folder pytest uses "
-        "(snapshot_dir of the tool.agentsnap table in the nearest pyproject.toml).\n\n"
+        "(snapshot_dir of [tool.agentsnap] in the nearest pyproject.toml, relative to it).\n\n"
         "Exit codes: 0 ok, 1 failed (the message says why and what to run), 2 usage error; "
         "see each command's --help."
     ),
@@ -60,7 +60,12 @@ class _PassthroughCommand(TyperCommand):
             args = list(args[:cut])
         else:
             ctx.meta[_REST] = None
-        return super().parse_args(ctx, args)
+        try:
+            return super().parse_args(ctx, args)
+        except Exception as exc:
+            if type(exc).__name__ == "NoSuchOption" and isinstance(getattr(exc, "message", None), str):
+                exc.message += f" (options for pytest or the command go after --, e.g. agentsnap {self.name} tests/ -- -k paris)"  # type: ignore[attr-defined]
+            raise
 
 
 def _command(name: str, *, passthrough: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -106,15 +111,16 @@ DirOption = Annotated[
         metavar="PATH",
         file_okay=False,
         help=(
-            "Snapshot folder. Default: the one pytest uses — snapshot_dir of the tool.agentsnap table "
+            "Snapshot folder. Default: the one pytest uses — snapshot_dir of [tool.agentsnap] "
             "in the nearest pyproject.toml (relative to that file; AGENTSNAP_SNAPSHOT_DIR wins), "
             "else ./__agent_snapshots__."
         ),
         show_default=False,
     ),
 ]
-NamesArgument = Annotated[Optional[list[str]], typer.Argument(metavar="NAME...", show_default=False)]
-AllOption = Annotated[bool, typer.Option("--all")]
+NamesArgument = Annotated[
+    Optional[list[str]], typer.Argument(metavar="NAME", help="Full name, unique prefix, or glob (quote it).", show_default=False)
+]
 
 
 def _root_dir(option: Optional[Path], out: Output, code: int = 1) -> Path:
@@ -161,10 +167,12 @@ def list_snapshots(
 
     STATE is approved or pending; STEPS the number of trace steps; AGE the
     time since the snapshot last changed (45s, 12m, 5h, 3d). Unreadable files
-    are reported on stderr and skipped.
+    are reported on stderr and skipped. Names are never shortened.
 
-    Exit codes: 0 always (also when there are no snapshots); 1 when the
-    pyproject.toml holds a bad agentsnap setting.
+    \b
+    Exit codes:
+      0  listed (also when there are no snapshots)
+      1  the pyproject.toml holds a bad agentsnap setting
     """
     out = Output()
     root = _root_dir(dir, out)
@@ -172,7 +180,7 @@ def list_snapshots(
     _warn_broken(out, found)
     entries = [found.entries[n] for n in found.names]
     if not entries:
-        extra = f" ({len(found.broken)} unreadable file(s), see the warnings)" if found.broken else ""
+        extra = f" ({plural(len(found.broken), 'unreadable file')}, see the warnings)" if found.broken else ""
         out.line(f"No snapshots in {root}{extra}. {_CREATE_HINT}")
         return
     shown = [e for e in entries if not e.snapshot.approved] if pending else entries
@@ -195,7 +203,7 @@ def list_snapshots(
         Column("AGE", justify="right"),
     ]
     out.table(columns, rows, styles=styles)
-    out.note(f"{len(entries)} snapshot(s), {n_pending} pending, in {root}")
+    out.note(f"{plural(len(entries), 'snapshot')}, {n_pending} pending, in {root}")
 
 
 # ---------------------------------------------------------------------------- show
@@ -211,8 +219,10 @@ def show(
     for; tool_call steps show tool name, arguments and result. --json prints
     the raw file instead.
 
-    Exit codes: 0 shown; 1 no snapshot matches NAME, NAME matches several, or
-    the file is unreadable.
+    \b
+    Exit codes:
+      0  shown
+      1  no snapshot matches NAME, NAME matches several, or the file is unreadable
     """
     out = Output()
     if _is_file_argument(name):
@@ -242,9 +252,12 @@ def diff(
     existing FILE.json instead of a name, prints that snapshot (as
     agentsnap 0.5.1 did).
 
-    Exit codes (as diff(1)): 0 same (or FILE.json printed); 1 they differ;
-    2 cannot compare — no snapshot matches, no last run yet (run the tests
-    first), or a file is unreadable.
+    \b
+    Exit codes (as diff(1)):
+      0  same (or FILE.json printed)
+      1  they differ
+      2  cannot compare: no snapshot matches, no last run yet (run the tests
+         first), no golden, or a file is unreadable
     """
     out = Output()
     if _is_file_argument(name):
@@ -262,9 +275,12 @@ def diff(
 
     store = SnapshotStore(root)
     if golden is None:
+        reason = goldens.broken_for(chosen)
+        if reason is not None:
+            raise CliError(reason, 2)
         raise CliError(
             f"no golden snapshot {chosen!r} at {store.path_for(chosen)}; its last run is {last.path if last else '?'}. "
-            f"Make that run the golden with `agentsnap update {chosen}`.",
+            f"Make that run the golden with `agentsnap update {shlex.quote(chosen)}`.",
             2,
         )
     if last is None:
@@ -273,7 +289,7 @@ def diff(
             raise CliError(reason, 2)
         raise CliError(
             f"no last run of {chosen!r} to compare with (looked for {store.last_run_path(chosen)}). "
-            f"Run the tests first (`agentsnap run TEST_PATH` or `pytest --agentsnap-instrument`), then `agentsnap diff {chosen}`.",
+            f"Run the tests first (`agentsnap run TEST_PATH` or `pytest --agentsnap-instrument`), then `agentsnap diff {shlex.quote(chosen)}`.",
             2,
         )
     settings = _settings(out, code=2)
@@ -311,9 +327,12 @@ def approve(
     steps, age of the recording). All or nothing: when one NAME fails, nothing
     is approved.
 
-    Exit codes: 0 approved (or nothing pending with --all); 1 a NAME matched
-    nothing, a prefix is ambiguous (the candidates are listed), or a file is
-    unreadable; 2 neither NAME nor --all given.
+    \b
+    Exit codes:
+      0  approved (or nothing pending, with --all)
+      1  a NAME matched nothing, a prefix is ambiguous (the candidates are
+         listed), or a file is unreadable; nothing was approved
+      2  neither NAME nor --all given
     """
     if bool(names) == all_pending:
         ctx.fail("give one or more NAMEs, or --all (not both)")
@@ -331,7 +350,7 @@ def approve(
     rows = [[e.name, str(len(e.snapshot.trace)), age(e.snapshot.updated_at)] for e in todo]
     apply_approve(root, todo)
     if todo:
-        out.line(f"Approved {len(todo)} snapshot(s) in {root}:")
+        out.line(f"Approved {plural(len(todo), 'snapshot')} in {root}:")
         out.table([Column("NAME", style="bold"), Column("STEPS", justify="right"), Column("AGE", justify="right")], rows)
     for e in already:
         out.line(f"already approved: {e.name}")
@@ -356,9 +375,12 @@ def update(
     after, and whether the final output changed. NAME matching as in approve;
     all or nothing.
 
-    Exit codes: 0 promoted (or nothing to promote with --all); 1 no last run
-    for a NAME (run the tests first), no match, ambiguous prefix, or an
-    unreadable file (nothing is changed); 2 neither NAME nor --all given.
+    \b
+    Exit codes:
+      0  promoted (or nothing to promote, with --all)
+      1  no last run for a NAME (run the tests first), no match, ambiguous
+         prefix, or an unreadable file; nothing was changed
+      2  neither NAME nor --all given
     """
     if bool(names) == all_changed:
         ctx.fail("give one or more NAMEs, or --all (not both)")
@@ -388,7 +410,7 @@ def update(
 # ---------------------------------------------------------------------------- rm
 @_command("rm")
 def rm(
-    names: Annotated[list[str], typer.Argument(metavar="NAME...", help="Full name, unique prefix or glob.", show_default=False)],
+    names: Annotated[list[str], typer.Argument(metavar="NAME", help="Full name, unique prefix, or glob (quote it).", show_default=False)],
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Delete without asking.")] = False,
     dir: DirOption = None,
 ) -> None:
@@ -397,9 +419,12 @@ def rm(
     NAME matching as in approve; all or nothing. Only the golden files are
     deleted (a .last_run copy stays, for agentsnap update).
 
-    Exit codes: 0 deleted; 1 no match, ambiguous prefix, unreadable file,
-    answered no, or no terminal to ask on without --yes (nothing deleted);
-    2 no NAME given.
+    \b
+    Exit codes:
+      0  deleted
+      1  no match, ambiguous prefix, unreadable file, answered no, or no
+         terminal to ask on and no --yes; nothing was deleted
+      2  no NAME given
     """
     from ._review import apply_remove, plan_remove
 
@@ -410,10 +435,10 @@ def rm(
         if not _output.stdin_is_interactive():
             again = " ".join(shlex.quote(n) for n in names)
             raise CliError(
-                f"refusing to delete {len(entries)} snapshot(s) in {root} without confirmation: stdin is not a terminal. "
+                f"refusing to delete {plural(len(entries), 'snapshot')} in {root} without confirmation: stdin is not a terminal. "
                 f"Nothing was deleted. Pass --yes: `agentsnap rm {again} --yes`."
             )
-        out.line(f"About to delete {len(entries)} snapshot(s) in {root}:")
+        out.line(f"About to delete {plural(len(entries), 'snapshot')} in {root}:")
         for e in entries:
             out.line(f"  {e.name}  ({e.path.name})")
         if not typer.confirm("Delete them?", default=False):
@@ -435,7 +460,7 @@ class TraceFormat(str, Enum):
 def record(
     ctx: typer.Context,
     test_paths: Annotated[
-        Optional[list[str]], typer.Argument(metavar="[TEST_PATH]...", help="Run pytest on these paths with --agentsnap-record.", show_default=False)
+        Optional[list[str]], typer.Argument(metavar="TEST_PATH", help="Run pytest on these paths with --agentsnap-record.", show_default=False)
     ] = None,
     update: Annotated[
         bool,
@@ -448,33 +473,38 @@ def record(
         Optional[Path],
         typer.Option("--from-trace", metavar="FILE", exists=True, dir_okay=False, help="Seed a pending snapshot from a saved OpenAI chat-completions JSON."),
     ] = None,
-    name: Annotated[Optional[str], typer.Option("--name", help="Snapshot name for --from-trace (e.g. a pytest node id).")] = None,
+    name: Annotated[Optional[str], typer.Option("--name", metavar="NAME", help="Snapshot name for --from-trace (e.g. a pytest node id).")] = None,
     fmt: Annotated[TraceFormat, typer.Option("--format", help="Trace format for --from-trace.")] = TraceFormat.auto,
     dir: DirOption = None,
 ) -> None:
     """Record goldens: run tests or a command with recording on, or seed one from a trace.
 
-    agentsnap record -- CMD...        run CMD (e.g. pytest tests/ -k paris) with
-                                      AGENTSNAP_MODE=record in its environment.
-
+    \b
+    agentsnap record -- CMD...
+        run CMD (e.g. pytest tests/ -k paris) with AGENTSNAP_MODE=record
+        in its environment
     agentsnap record TEST_PATH... [-- PYTEST_ARGS...]
-                                      shortcut for python -m pytest TEST_PATH...
-                                      --agentsnap-record PYTEST_ARGS...
-
+        shortcut for: python -m pytest TEST_PATH... --agentsnap-record PYTEST_ARGS...
     agentsnap record --from-trace FILE --name NAME [--format auto|openai] [--update]
-                                      seed snapshot NAME (pending, source
-                                      "trace") from a chat.completion object,
-                                      a list of them, or {"messages": [...]}.
+        seed snapshot NAME (pending, source "trace") from a saved OpenAI
+        chat.completion object, a list of them, or {"messages": [...]}
 
     Recording calls the real APIs and overwrites the goldens it touches,
-    marked approved: review the changes (git diff) before committing. --update
-    changes nothing there (accepted for compatibility). --dir is passed to the
+    marked approved: review the changes (git diff) before committing. In
+    those two forms --update changes nothing (recording always re-records and
+    approves; the flag is accepted for compatibility). With --from-trace, --update
+    overwrites an existing snapshot and approves it. --dir is passed to the
     child as AGENTSNAP_SNAPSHOT_DIR.
 
-    Exit codes: the command's own exit code (127 not found, 126 not
-    executable). --from-trace: 0 seeded; 1 the snapshot exists (pass --update
-    to overwrite) or the trace is unreadable or unrecognised; 2 usage error
-    (missing --name, FILE does not exist, nothing to run).
+    \b
+    Exit codes, -- CMD and TEST_PATH forms: the command's own
+      127  command not found      126  not executable
+    Exit codes, --from-trace:
+      0  seeded
+      1  the snapshot exists (pass --update to overwrite it), or the trace
+         is unreadable or in no recognised shape; nothing was written
+      2  usage error: no --name, FILE does not exist
+    Exit code 2 also when there is nothing to run.
     """
     rest = ctx.meta.get(_REST)
     out = Output()
@@ -523,7 +553,7 @@ def _seed_from_trace(out: Output, trace: Path, name: str, fmt: str, update: bool
     except SnapshotFormatError as exc:
         raise CliError(f"{exc} (not overwritten by --update; delete the file first)") from None
     n_llm = sum(1 for s in steps if s["type"] == "llm_call")
-    summary = f"{len(steps)} steps ({n_llm} llm_call, {len(steps) - n_llm} tool_call)"
+    summary = f"{plural(len(steps), 'step')} ({n_llm} llm_call, {len(steps) - n_llm} tool_call)"
     if update:
         out.line(f"Recorded snapshot {name!r} from {trace}: {summary}, approved -> {path}")
     else:
@@ -551,7 +581,7 @@ def _run(out: Output, cmd: list[str], *, record: bool, dir: Optional[Path]) -> N
 def run(
     ctx: typer.Context,
     test_paths: Annotated[
-        Optional[list[str]], typer.Argument(metavar="[TEST_PATH]...", help="Test files or folders (pytest's defaults when none).", show_default=False)
+        Optional[list[str]], typer.Argument(metavar="TEST_PATH", help="Test files or folders (pytest's defaults when none).", show_default=False)
     ] = None,
     dir: DirOption = None,
 ) -> None:
@@ -563,8 +593,10 @@ def run(
     AGENTSNAP_MODE=record or AGENTSNAP_RECORD is dropped, so this never
     re-records.
 
-    Exit codes: pytest's (0 passed, 1 tests failed, 2 interrupted, 4 usage,
-    5 no tests collected).
+    \b
+    Exit codes: pytest's own
+      0  all passed        1  tests failed (drift)   2  interrupted
+      4  usage error       5  no tests collected
     """
     rest = ctx.meta.get(_REST) or []
     from ._subprocess import pytest_command

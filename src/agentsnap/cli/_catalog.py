@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from ..exceptions import SnapshotFormatError
 from ..snapshot import LAST_RUN_DIR, Snapshot, SnapshotStore, snapshot_filename
 from ._errors import CliError
+from ._output import plural
 
 if TYPE_CHECKING:
     from ..config import Settings
@@ -31,10 +32,11 @@ __all__ = ["Entry", "Scan", "load_settings", "snapshot_dir", "scan", "last_run_r
 _GLOB_CHARS = frozenset("*?[")
 
 
-def load_settings(warn: Callable[[str], None] | None = None) -> "Settings":
+def load_settings(warn: Callable[[str], None] | None = None, *, remedy: str = "") -> "Settings":
     """``config.load(cwd)``; its warnings are passed to ``warn(message)``.
 
-    Raises :class:`CliError` (exit 1) when the pyproject holds a bad value.
+    Raises :class:`CliError` (exit 1) when the pyproject holds a bad value;
+    ``remedy`` is appended to the message's advice.
     """
     from .. import config
 
@@ -43,7 +45,7 @@ def load_settings(warn: Callable[[str], None] | None = None) -> "Settings":
         try:
             settings = config.load(Path.cwd())
         except ValueError as exc:
-            raise CliError(f"{exc} Fix it, or pass --dir PATH.") from None
+            raise CliError(f"{str(exc).rstrip('.')}. Fix that value{remedy}.") from None
     if warn is not None:
         for w in caught:
             warn(str(w.message))
@@ -54,7 +56,7 @@ def snapshot_dir(option: Path | None, warn: Callable[[str], None] | None = None)
     """The snapshot folder: ``option`` (``--dir``) made absolute, else pytest's (see module doc)."""
     if option is not None:
         return option.absolute()
-    return load_settings(warn).snapshot_path
+    return load_settings(warn, remedy=", or pass --dir PATH").snapshot_path
 
 
 @dataclass
@@ -178,7 +180,7 @@ def resolve(patterns: Iterable[str], found: Scan, *, what: str = "snapshot", hin
         quoted = ", ".join(repr(p) for p in missing)
         msg = f"no {what} matches {quoted} in {found.root}. `agentsnap list --dir {found.root}` shows the names"
         if found.broken:
-            msg += f"; {len(found.broken)} unreadable file(s) were skipped ({', '.join(str(p) for p in found.broken)})"
+            msg += f"; skipped {plural(len(found.broken), 'unreadable file')}: {', '.join(str(p) for p in found.broken)}"
         msg += "." + (f" {hint}" if hint else "")
         raise CliError(msg)
     return chosen

@@ -22,7 +22,7 @@ from typing import Any
 
 import typer
 
-__all__ = ["Output", "Column", "age", "stdout_is_tty", "stdin_is_interactive", "one_line"]
+__all__ = ["Output", "Column", "age", "plural", "stdout_is_tty", "stdin_is_interactive", "one_line"]
 
 
 def stdout_is_tty() -> bool:
@@ -48,6 +48,11 @@ def _colour_allowed() -> bool:
 def one_line(text: str) -> str:
     """``text`` with line breaks folded into spaces (for one-line warnings)."""
     return " ".join(text.split("\n")).strip()
+
+
+def plural(count: int, word: str) -> str:
+    """``1 snapshot``, ``2 snapshots``."""
+    return f"{count} {word}" + ("" if count == 1 else "s")
 
 
 def _strip_prefix(message: str) -> str:
@@ -132,8 +137,8 @@ class Output:
             from rich.text import Text
 
             table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
-            for i, col in enumerate(columns):
-                table.add_column(col.header, justify=col.justify, style=col.style, overflow="fold", no_wrap=False, min_width=4 if i == 0 else None)  # type: ignore[arg-type]
+            for col in columns:
+                table.add_column(col.header, justify=col.justify, style=col.style, overflow="fold", no_wrap=False)  # type: ignore[arg-type]
             for r, row in enumerate(rows):
                 cells = []
                 for c, cell in enumerate(row):

@@ -8,6 +8,7 @@ writes.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,7 +101,7 @@ def plan_update(root: Path, names: Sequence[str], all_changed: bool) -> list[Pro
                     where = ", ".join(str(store.last_run_path(n)) for n in golden_hits)
                     raise CliError(
                         f"no last run of {', '.join(repr(n) for n in golden_hits)} (looked for {where}); nothing was promoted. "
-                        f"{RUN_TESTS}, then `agentsnap update {pattern}`."
+                        f"{RUN_TESTS}, then `agentsnap update {shlex.quote(pattern)}`."
                     )
                 resolve([pattern], lasts, what="last run", hint=f"{RUN_TESTS}: each run writes {last_run_root(root)}.")
             chosen += [n for n in hits if n not in chosen]

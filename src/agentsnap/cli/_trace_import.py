@@ -139,4 +139,4 @@ def _from_conversation(data: dict[str, Any], path: Path) -> tuple[list[dict[str,
                 }
             )
     first_user = next((m.get("content") for m in messages if m["role"] == "user"), None)
-    return steps, first_user
+    return steps, _scrubbed(first_user)

@@ -14,7 +14,7 @@ from typing import Any
 
 from agentsnap.providers.sse import SSEEvent, parse_sse
 
-__all__ = ["Codec", "SSEEvent", "codec_names", "get_codec", "parse_sse"]
+__all__ = ["Codec", "SSEEvent", "codec_names", "get_codec", "get_tool_results", "parse_sse"]
 
 Codec = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
 """``normalize(request, response) -> view``; see each codec module for the shapes."""
@@ -55,3 +55,23 @@ def get_codec(name: str) -> Codec:
     module_name, _, attr = target.partition(":")
     codec: Codec = getattr(importlib.import_module(module_name), attr)
     return codec
+
+
+ToolResults = Callable[[Any], list[dict[str, Any]]]
+"""``tool_results(request_body) -> [{"id": str, "result": Any}, ...]``."""
+
+
+def get_tool_results(name: str) -> ToolResults | None:
+    """The codec's ``tool_results`` function, or None when it has none.
+
+    ``tool_results(request_body)`` lists the tool results an agent sent back
+    in one request, in order: ``[{"id": <the tool call id the model gave>,
+    "result": <what the agent sent>}]``. The trace pairs them with the tool
+    calls the model requested earlier to build ``tool_call`` steps.
+
+    Raises:
+        KeyError: *name* is not registered (as :func:`get_codec`).
+    """
+    get_codec(name)  # validates the name, imports the module
+    module_name = _CODECS[name].partition(":")[0]
+    return getattr(importlib.import_module(module_name), "tool_results", None)

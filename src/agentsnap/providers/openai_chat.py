@@ -498,3 +498,18 @@ def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
         out.text = "".join(first.text)
         out.tool_requests = first.tool_requests()
     return out
+
+
+def tool_results(body: Any) -> list[dict[str, Any]]:
+    """Tool results the agent sent back in a chat-completions request.
+
+    Each ``{"role": "tool", "tool_call_id": ..., "content": ...}`` message, in
+    order, as ``{"id", "result"}`` (the OpenAI chat format's tool turn).
+    """
+    if not isinstance(body, Mapping) or not isinstance(body.get("messages"), list):
+        return []
+    return [
+        {"id": m.get("tool_call_id"), "result": copy.deepcopy(m.get("content"))}
+        for m in body["messages"]
+        if isinstance(m, Mapping) and m.get("role") == "tool" and m.get("tool_call_id")
+    ]

@@ -1,0 +1,556 @@
+"""The pytest plugin end to end: modes, the snapshot state table, the fixture, the summary, xdist.
+
+Each test builds a small project with ``pytester``: the fake provider, a weather
+agent written against the plain ``openai`` SDK, and a ``scenario.json`` the
+agent reads (question, the city the fake model asks about, whether the test
+should fail). A conftest fixture starts the fake server per test and appends
+``<nodeid> <requests received>`` to ``server_log.txt`` at teardown, so the outer
+test can prove a run touched no network.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import httpx  # noqa: F401  (see below)
+import httpx2  # noqa: F401
+import openai  # noqa: F401
+import pytest
+
+from agentsnap import SnapshotStore
+
+# Imported here, in the outer process, on purpose: pytester's in-process runs drop
+# every module first imported during the run, and agentsnap hooks httpx/httpx2 only
+# once per process (see the report), so a fresh re-import in a later inner run would
+# no longer be captured.
+
+pytest_plugins = ["pytester"]
+
+FAKE_PROVIDER = Path(__file__).with_name("fake_provider.py")
+CI_MARKERS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
+NODE = "test_agent.py::test_weather"
+SNAP_DIR = "__agent_snapshots__"
+# slow-to-import pytest plugins installed in the dev venv (hypothesis, langsmith) are left out of inner runs
+QUIET_PLUGINS = ("-p", "no:randomly", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:langsmith_plugin")
+PARIS = {"question": "Weather in Paris?", "city": "Paris", "answer": "It is sunny.", "fail": False}
+
+CONFTEST = '''
+import pathlib
+import pytest
+from fake_provider import FakeOpenAI
+
+HERE = pathlib.Path(__file__).parent
+
+
+@pytest.fixture
+def fake(request):
+    with FakeOpenAI() as server:
+        yield server
+        with open(HERE / "server_log.txt", "a", encoding="utf-8") as log:
+            log.write(f"{request.node.nodeid} {len(server.requests)}\\n")
+'''
+
+AGENT_LIB = '''
+import json
+import pathlib
+
+import openai
+
+HERE = pathlib.Path(__file__).parent
+TOOLS = [{"type": "function", "function": {"name": "get_weather",
+          "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}]
+
+
+def scenario():
+    return json.loads((HERE / "scenario.json").read_text(encoding="utf-8"))
+
+
+def client_for(server):
+    return openai.OpenAI(base_url=server.base_url, api_key="sk-test", max_retries=0)
+
+
+def weather_agent(client, question):
+    messages = [{"role": "user", "content": question}]
+    first = client.chat.completions.create(model="gpt-4o-mini", messages=messages, tools=TOOLS)
+    message = first.choices[0].message
+    messages.append({"role": "assistant", "content": message.content,
+                     "tool_calls": [call.model_dump() for call in message.tool_calls]})
+    for call in message.tool_calls:
+        city = json.loads(call.function.arguments)["city"]
+        messages.append({"role": "tool", "tool_call_id": call.id, "content": f"sunny in {city}"})
+    final = client.chat.completions.create(model="gpt-4o-mini", messages=messages, tools=TOOLS)
+    return final.choices[0].message.content
+'''
+
+TEST_AGENT = '''
+from agent_lib import client_for, scenario, weather_agent
+from fake_provider import text_reply, tool_calls_reply
+
+
+def test_weather(fake):
+    sc = scenario()
+    fake.script(tool_calls_reply([("call_A", "get_weather", {"city": sc["city"]})]), text_reply(sc["answer"]))
+    answer = weather_agent(client_for(fake), sc["question"])
+    assert answer
+    assert not sc["fail"], "the scenario asked this test to fail"
+'''
+
+
+@pytest.fixture(autouse=True)
+def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Local behaviour unless a test sets CI itself; keep the plugin's dummy API keys out of this process."""
+    for var in CI_MARKERS:
+        monkeypatch.delenv(var, raising=False)
+    for var in ("AGENTSNAP_MODE", "AGENTSNAP_RECORD", "AGENTSNAP_SNAPSHOT_DIR", "PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        monkeypatch.delenv(var, raising=False)
+    # replay runs set OPENAI_API_KEY when missing; make monkeypatch restore whatever was there
+    monkeypatch.setenv("OPENAI_API_KEY", "outer-placeholder")
+    monkeypatch.delenv("OPENAI_API_KEY")
+
+
+class Project:
+    """The inner project and how to run pytest on it."""
+
+    def __init__(self, pytester: pytest.Pytester) -> None:
+        self.pytester = pytester
+        self.root = pytester.path
+        pytester.makepyfile(fake_provider=FAKE_PROVIDER.read_text(encoding="utf-8"))
+        pytester.makeconftest(CONFTEST)
+        pytester.makepyfile(agent_lib=AGENT_LIB, test_agent=TEST_AGENT)
+        self.set_scenario(**PARIS)
+
+    def set_scenario(self, **values: Any) -> None:
+        (self.root / "scenario.json").write_text(json.dumps(values), encoding="utf-8")
+
+    def snapshot_path(self, name: str = NODE, directory: str = SNAP_DIR) -> Path:
+        return SnapshotStore(self.root / directory).path_for(name)
+
+    def snapshot(self, name: str = NODE, directory: str = SNAP_DIR) -> dict[str, Any]:
+        return json.loads(self.snapshot_path(name, directory).read_text(encoding="utf-8"))
+
+    def run(self, *args: str, subprocess: bool = False) -> pytest.RunResult:
+        log = self.root / "server_log.txt"
+        if log.exists():
+            log.unlink()
+        argv = (*QUIET_PLUGINS, *args)
+        if subprocess:
+            return self.pytester.runpytest_subprocess(*argv)
+        return self.pytester.runpytest_inprocess(*argv)
+
+    def server_requests(self) -> dict[str, int]:
+        """``{nodeid: requests the fake server received}`` for the last run."""
+        log = self.root / "server_log.txt"
+        out: dict[str, int] = {}
+        for line in log.read_text(encoding="utf-8").splitlines():
+            node, count = line.rsplit(" ", 1)
+            out[node] = int(count)
+        return out
+
+    def record_golden(self) -> bytes:
+        result = self.run("--agentsnap-record")
+        assert result.ret == 0, result.stdout.str()
+        assert self.snapshot()["approved"] is True
+        return self.snapshot_path().read_bytes()
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> Project:
+    return Project(pytester)
+
+
+def expected_filename(name: str) -> str:
+    """The documented file name rule, computed independently of agentsnap."""
+    return name.replace("::", "__") + "-" + hashlib.sha1(name.encode("utf-8")).hexdigest()[:8] + ".json"
+
+
+def summary(result: pytest.RunResult) -> list[str]:
+    """The end-of-run agentsnap summary line(s)."""
+    return [line for line in result.outlines if re.match(r"agentsnap: \d+ ", line)]
+
+
+# --------------------------------------------------------------------------- the state table, locally
+
+
+def test_instrument_without_snapshot_writes_pending_and_warns(project: Project) -> None:
+    result = project.run("--agentsnap-instrument")
+
+    assert result.ret == 0
+    result.assert_outcomes(passed=1, warnings=1)
+    path = project.snapshot_path()
+    assert path.name == expected_filename(NODE) == "test_agent.py__test_weather-" + hashlib.sha1(NODE.encode()).hexdigest()[:8] + ".json"
+    result.stdout.fnmatch_lines(
+        [f"*AgentsnapWarning: agentsnap: new snapshot '{NODE}' written to {path} as pending; review it, "
+         f"then run `agentsnap approve {NODE}` (nothing was asserted)."]
+    )
+    assert summary(result) == ["agentsnap: 1 new (pending approval)"]
+    assert project.server_requests() == {NODE: 2}
+
+    data = project.snapshot()
+    assert (data["name"], data["approved"], data["source"], data["version"]) == (NODE, False, "pytest", "2.0")
+    assert [s["type"] for s in data["trace"]] == ["llm_call", "tool_call", "llm_call"]
+    assert data["trace"][0]["tool_requests"] == [{"id": "call_A", "name": "get_weather", "args": {"city": "Paris"}}]
+    assert {k: data["trace"][1][k] for k in ("name", "args", "result")} == {"name": "get_weather", "args": {"city": "Paris"}, "result": "sunny in Paris"}
+    assert data["output"] == "It is sunny."
+    raw = path.read_text(encoding="utf-8")
+    assert raw.endswith("}\n") and json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n" == raw
+
+
+def test_no_flags_means_no_snapshots(project: Project) -> None:
+    result = project.run()
+    assert result.ret == 0
+    result.assert_outcomes(passed=1)
+    assert summary(result) == []
+    assert not (project.root / SNAP_DIR).exists()
+
+
+def test_pending_snapshot_is_not_compared(project: Project) -> None:
+    assert project.run("--agentsnap-instrument").ret == 0
+    before = project.snapshot_path().read_bytes()
+    project.set_scenario(**{**PARIS, "city": "Rome"})  # drift, but the snapshot is not approved
+
+    result = project.run("--agentsnap-instrument")
+    assert result.ret == 0
+    result.assert_outcomes(passed=1, warnings=1)
+    result.stdout.fnmatch_lines([f"*AgentsnapWarning: agentsnap: snapshot '{NODE}' is pending approval; not compared. Run `agentsnap approve {NODE}` once reviewed."])
+    assert summary(result) == ["agentsnap: 1 pending (not compared)"]
+    assert project.snapshot_path().read_bytes() == before
+    last_run = SnapshotStore(project.root / SNAP_DIR).load_last_run(NODE)
+    assert last_run is not None and last_run.trace[0]["tool_requests"][0]["args"] == {"city": "Rome"}
+
+
+def test_replay_serves_a_pending_snapshot_locally(project: Project) -> None:
+    assert project.run("--agentsnap-instrument").ret == 0
+    result = project.run("--agentsnap-replay")
+    assert result.ret == 0
+    assert summary(result) == ["agentsnap: 1 pending (not compared)"]
+    assert project.server_requests() == {NODE: 0}
+
+
+def test_record_writes_an_approved_golden(project: Project) -> None:
+    result = project.run("--agentsnap-record")
+    assert result.ret == 0
+    result.assert_outcomes(passed=1, warnings=1)
+    path = project.snapshot_path()
+    result.stdout.fnmatch_lines([f"*AgentsnapWarning: agentsnap: recorded golden '{NODE}' -> {path} (approved). Review the diff before committing."])
+    assert summary(result) == ["agentsnap: 1 recorded (approved)"]
+    data = project.snapshot()
+    assert (data["name"], data["approved"], data["source"]) == (NODE, True, "pytest")
+    assert project.server_requests() == {NODE: 2}
+
+
+def test_record_over_a_pending_snapshot_approves_it(project: Project) -> None:
+    assert project.run("--agentsnap-instrument").ret == 0
+    assert project.snapshot()["approved"] is False
+    result = project.run("--agentsnap-record")
+    assert summary(result) == ["agentsnap: 1 recorded (approved)"]
+    assert project.snapshot()["approved"] is True
+
+
+def test_re_record_without_change_leaves_the_file_untouched(project: Project) -> None:
+    before = project.record_golden()
+    stat = project.snapshot_path().stat()
+
+    result = project.run("--agentsnap-record")
+    assert result.ret == 0
+    assert summary(result) == ["agentsnap: 1 re-recorded unchanged"]
+    after = project.snapshot_path().stat()
+    assert project.snapshot_path().read_bytes() == before
+    assert (after.st_ino, after.st_mtime_ns) == (stat.st_ino, stat.st_mtime_ns)
+
+
+def test_approved_snapshot_replays_offline_and_passes(project: Project) -> None:
+    before = project.record_golden()
+    result = project.run("--agentsnap-replay")
+    assert result.ret == 0
+    result.assert_outcomes(passed=1)
+    assert summary(result) == ["agentsnap: 1 passed"]
+    assert project.server_requests() == {NODE: 0}
+    assert project.snapshot_path().read_bytes() == before
+
+
+def test_approved_snapshot_with_request_drift_fails_in_replay(project: Project) -> None:
+    before = project.record_golden()
+    project.set_scenario(**{**PARIS, "question": "Weather in Rome?"})
+
+    result = project.run("--agentsnap-replay")
+    assert result.ret == 1
+    result.assert_outcomes(failed=1)
+    lines = [line.strip() for line in result.outlines]
+    assert f"[agentsnap] '{NODE}' FAILED — failed checks: llm_requests" in lines
+    assert "[REQUESTS] FAIL — llm_requests: messages differ in 2 llm calls" in lines
+    assert lines.count("messages[0].content: 'Weather in Paris?' → 'Weather in Rome?'") == 2
+    assert f"Golden: {project.snapshot_path()}" in lines
+    assert summary(result) == ["agentsnap: 1 failed"]
+    assert project.server_requests() == {NODE: 0}
+    assert project.snapshot_path().read_bytes() == before
+
+
+def test_approved_snapshot_with_tool_argument_drift_fails_live(project: Project) -> None:
+    before = project.record_golden()
+    project.set_scenario(**{**PARIS, "city": "Rome"})
+
+    result = project.run("--agentsnap-live")
+    assert result.ret == 1
+    result.assert_outcomes(failed=1)
+    lines = [line.strip() for line in result.outlines]
+    assert f"[agentsnap] '{NODE}' FAILED — failed checks: arguments, model_tool_args" in lines
+    assert "[ARGS] FAIL — arguments: changed in 1 tool call" in lines
+    assert "[MODEL TOOLS] FAIL — model_tools: 1 request, same sequence; model_tool_args: changed in 1 request" in lines
+    assert lines.count("args.city: 'Paris' → 'Rome'") == 2
+    assert summary(result) == ["agentsnap: 1 failed"]
+    assert project.server_requests() == {NODE: 2}
+    assert project.snapshot_path().read_bytes() == before
+
+
+def test_failing_test_under_record_keeps_the_previous_golden(project: Project) -> None:
+    before = project.record_golden()
+    project.set_scenario(**{**PARIS, "city": "Rome", "fail": True})
+
+    result = project.run("--agentsnap-record")
+    assert result.ret == 1
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*the scenario asked this test to fail*"])
+    assert summary(result) == ["agentsnap: 1 not saved (test failed)"]
+    assert project.snapshot_path().read_bytes() == before
+
+
+def test_failing_test_without_snapshot_writes_nothing(project: Project) -> None:
+    project.set_scenario(**{**PARIS, "fail": True})
+    result = project.run("--agentsnap-instrument")
+    assert result.ret == 1
+    assert summary(result) == ["agentsnap: 1 not saved (test failed)"]
+    assert not project.snapshot_path().exists()
+
+
+@pytest.mark.parametrize("flags", [("--agentsnap-instrument",), ("--agentsnap-replay",), ("--agentsnap-record",)], ids=["live", "replay", "record"])
+def test_corrupt_snapshot_fails_naming_the_path_and_is_never_overwritten(project: Project, flags: tuple[str, ...]) -> None:
+    path = project.snapshot_path()
+    path.parent.mkdir()
+    corrupt = b'{"version": "2.0", "name": "test_agent.py::test_weather", "trace": [\n'
+    path.write_bytes(corrupt)
+
+    result = project.run(*flags)
+    assert result.ret == 1
+    result.assert_outcomes(failed=1)
+    assert f"agentsnap: corrupt snapshot file at {path}" in result.stdout.str()
+    assert summary(result) == ["agentsnap: 1 failed"]
+    assert path.read_bytes() == corrupt
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
+    if flags == ("--agentsnap-replay",):
+        assert project.server_requests() == {NODE: 0}
+
+
+def test_record_and_replay_together_is_a_usage_error(project: Project) -> None:
+    result = project.run("--agentsnap-record", "--agentsnap-replay", subprocess=True)
+    assert result.ret == 4
+    assert "ERROR: agentsnap: --agentsnap-record and --agentsnap-replay cannot be combined; choose one mode per run." in result.errlines
+    assert not (project.root / SNAP_DIR).exists()
+
+
+def test_replay_and_live_together_is_a_usage_error(project: Project) -> None:
+    result = project.run("--agentsnap-live", "--agentsnap-replay")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+
+
+def test_snapshot_dir_flag_is_relative_to_the_rootdir(project: Project) -> None:
+    result = project.run("--agentsnap-record", "--agentsnap-snapshot-dir", "golden/agents")
+    assert result.ret == 0
+    assert project.snapshot_path(directory="golden/agents").is_file()
+    assert not (project.root / SNAP_DIR).exists()
+
+
+# --------------------------------------------------------------------------- CI
+
+
+def test_ci_missing_snapshot_in_replay_fails_without_network_or_files(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CI", "true")
+    result = project.run("--agentsnap-replay", subprocess=True)
+
+    assert result.ret == 1
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [f"*agentsnap: no snapshot for '{NODE}' ({project.snapshot_path()}) and this is CI: no request is sent and nothing is written.*"]
+    )
+    assert "--agentsnap-record" in result.stdout.str()
+    assert summary(result) == ["agentsnap: 1 failed"]
+    assert project.server_requests() == {NODE: 0}
+    assert not (project.root / SNAP_DIR).exists()
+
+
+def test_ci_missing_snapshot_live_also_fails_before_sending(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CI", "1")
+    result = project.run("--agentsnap-instrument", subprocess=True)
+    assert result.ret == 1
+    assert summary(result) == ["agentsnap: 1 failed"]
+    assert project.server_requests() == {NODE: 0}
+    assert not (project.root / SNAP_DIR).exists()
+
+
+@pytest.mark.parametrize("flags", [("--agentsnap-replay",), ("--agentsnap-instrument",)], ids=["replay", "live"])
+def test_ci_pending_snapshot_fails(project: Project, monkeypatch: pytest.MonkeyPatch, flags: tuple[str, ...]) -> None:
+    assert project.run("--agentsnap-instrument").ret == 0
+    before = project.snapshot_path().read_bytes()
+    monkeypatch.setenv("CI", "true")
+
+    result = project.run(*flags, subprocess=True)
+    assert result.ret == 1
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([f"*agentsnap: the snapshot is pending approval for '{NODE}' ({project.snapshot_path()}) and this is CI*"])
+    assert summary(result) == ["agentsnap: 1 failed"]
+    assert project.server_requests() == {NODE: 0}
+    assert project.snapshot_path().read_bytes() == before
+
+
+def test_ci_allow_pending_passes_with_a_warning(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert project.run("--agentsnap-instrument").ret == 0
+    before = project.snapshot_path().read_bytes()
+    monkeypatch.setenv("CI", "true")
+
+    result = project.run("--agentsnap-replay", "--agentsnap-allow-pending", subprocess=True)
+    assert result.ret == 0
+    result.assert_outcomes(passed=1, warnings=1)
+    result.stdout.fnmatch_lines([f"*AgentsnapWarning: agentsnap: snapshot '{NODE}' is pending approval; not compared.*"])
+    assert summary(result) == ["agentsnap: 1 pending (not compared)"]
+    assert project.server_requests() == {NODE: 0}
+    assert project.snapshot_path().read_bytes() == before
+
+
+def test_ci_allow_pending_with_missing_snapshot_writes_pending(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CI", "true")
+    result = project.run("--agentsnap-instrument", "--agentsnap-allow-pending", subprocess=True)
+    assert result.ret == 0
+    assert summary(result) == ["agentsnap: 1 new (pending approval)"]
+    assert project.snapshot()["approved"] is False
+
+
+def test_ci_approved_snapshot_replays_and_passes(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    project.record_golden()
+    monkeypatch.setenv("CI", "true")
+    result = project.run("--agentsnap-replay", subprocess=True)
+    assert result.ret == 0
+    assert summary(result) == ["agentsnap: 1 passed"]
+    assert project.server_requests() == {NODE: 0}
+
+
+@pytest.mark.parametrize("value", ["false", "0", "no", "FALSE", ""])
+def test_ci_false_values_mean_local_behaviour(project: Project, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("CI", value)
+    result = project.run("--agentsnap-replay")
+    assert result.ret == 0
+    assert summary(result) == ["agentsnap: 1 new (pending approval)"]
+    assert project.snapshot()["approved"] is False
+    assert project.server_requests() == {NODE: 2}
+
+
+def test_other_ci_markers_count_as_ci(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    result = project.run("--agentsnap-replay", subprocess=True)
+    assert result.ret == 1
+    assert summary(result) == ["agentsnap: 1 failed"]
+    assert not (project.root / SNAP_DIR).exists()
+
+
+# --------------------------------------------------------------------------- the snapshot fixture
+
+FIXTURE_TEST = '''
+from agent_lib import client_for
+from fake_provider import text_reply
+
+
+def ask(client, question):
+    return client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": question}]).choices[0].message.content
+
+
+def test_blocks(fake, snapshot):
+    fake.script(text_reply("first answer"), text_reply("second answer"), text_reply("named answer"))
+    client = client_for(fake)
+    with snapshot.assert_agent() as a:
+        a.output = ask(client, "first?")
+    with snapshot.assert_agent() as b:
+        b.output = ask(client, "second?")
+    with snapshot.assert_agent("explicit-name") as c:
+        c.output = ask(client, "named?")
+    assert (a.name, b.name, c.name) == ("test_fixture.py::test_blocks", "test_fixture.py::test_blocks-2", "explicit-name")
+
+
+def test_agent_snapshot_alias(agent_snapshot, snapshot):
+    assert type(agent_snapshot) is type(snapshot)
+'''
+
+
+def test_snapshot_fixture_names_blocks_by_node_id(project: Project) -> None:
+    project.pytester.makepyfile(test_fixture=FIXTURE_TEST)
+    result = project.run("test_fixture.py")
+    assert result.ret == 0, result.stdout.str()
+    result.assert_outcomes(passed=2, warnings=3)
+    assert summary(result) == ["agentsnap: 3 new (pending approval)"]
+
+    expected = {
+        "test_fixture.py::test_blocks": "first answer",
+        "test_fixture.py::test_blocks-2": "second answer",
+        "explicit-name": "named answer",
+    }
+    files = sorted(p.name for p in (project.root / SNAP_DIR).glob("*.json"))
+    assert files == sorted(expected_filename(n) for n in expected)
+    for name, answer in expected.items():
+        data = project.snapshot(name)
+        assert (data["name"], data["approved"], data["output"]) == (name, False, answer)
+        assert len(data["trace"]) == 1
+
+    # approve them all with --agentsnap-record, then replay offline: all compared and passing
+    assert summary(project.run("test_fixture.py", "--agentsnap-record")) == ["agentsnap: 3 recorded (approved)"]
+    result = project.run("test_fixture.py", "--agentsnap-replay")
+    assert result.ret == 0, result.stdout.str()
+    assert summary(result) == ["agentsnap: 3 passed"]
+    assert project.server_requests() == {"test_fixture.py::test_blocks": 0}
+
+
+# --------------------------------------------------------------------------- xdist
+
+MANY_TESTS = '''
+import pytest
+from agent_lib import client_for, scenario
+from fake_provider import text_reply
+
+
+@pytest.mark.parametrize("i", range(5))
+def test_ask(fake, i):
+    fake.script(text_reply(f"answer {i}"))
+    question = scenario().get("questions", {}).get(str(i), f"question {i}")
+    client_for(fake).chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": question}])
+
+
+def test_no_llm():
+    assert True
+'''
+
+
+def test_xdist_summary_counts_equal_the_serial_run(project: Project) -> None:
+    project.pytester.makepyfile(test_many=MANY_TESTS)
+    assert summary(project.run("test_many.py", "--agentsnap-record")) == ["agentsnap: 5 recorded (approved)"]
+    store = SnapshotStore(project.root / SNAP_DIR)
+    store.delete("test_many.py::test_ask[3]")  # -> new (pending)
+    approved = store.load("test_many.py::test_ask[4]")
+    approved.approved = False
+    store.save(approved)  # -> pending (not compared)
+    project.set_scenario(**{**PARIS, "questions": {"1": "a different question 1"}})  # -> failed
+    shutil.copytree(project.root / SNAP_DIR, project.root / "xdist_snaps")
+
+    serial = project.run("test_many.py", "--agentsnap-replay")
+    parallel = project.run("test_many.py", "--agentsnap-replay", "-n", "2", "--agentsnap-snapshot-dir", "xdist_snaps", subprocess=True)
+
+    expected = ["agentsnap: 2 passed, 1 failed, 1 new (pending approval), 1 pending (not compared)"]
+    assert summary(serial) == expected
+    assert summary(parallel) == expected
+    serial.assert_outcomes(passed=5, failed=1, warnings=2)
+    parallel.assert_outcomes(passed=5, failed=1, warnings=2)
+    assert "2 workers [6 items]" in parallel.stdout.str()
+    # both runs wrote the same new pending snapshot
+    a = project.snapshot("test_many.py::test_ask[3]")
+    b = project.snapshot("test_many.py::test_ask[3]", directory="xdist_snaps")
+    assert (a["approved"], a["output"]) == (b["approved"], b["output"]) == (False, "answer 3")
