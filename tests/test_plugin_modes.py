@@ -384,7 +384,7 @@ def test_ci_missing_snapshot_in_replay_fails_without_network_or_files(project: P
 
 def test_ci_missing_snapshot_live_also_fails_before_sending(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CI", "1")
-    result = project.run("--agentsnap-instrument", subprocess=True)
+    result = project.run("--agentsnap-instrument")
     assert result.ret == 1
     assert summary(result) == ["agentsnap: 1 failed"]
     assert project.server_requests() == {NODE: 0}
@@ -397,7 +397,7 @@ def test_ci_pending_snapshot_fails(project: Project, monkeypatch: pytest.MonkeyP
     before = project.snapshot_path().read_bytes()
     monkeypatch.setenv("CI", "true")
 
-    result = project.run(*flags, subprocess=True)
+    result = project.run(*flags)
     assert result.ret == 1
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([f"*agentsnap: the snapshot is pending approval for '{NODE}' ({project.snapshot_path()}) and this is CI*"])
@@ -411,7 +411,7 @@ def test_ci_allow_pending_passes_with_a_warning(project: Project, monkeypatch: p
     before = project.snapshot_path().read_bytes()
     monkeypatch.setenv("CI", "true")
 
-    result = project.run("--agentsnap-replay", "--agentsnap-allow-pending", subprocess=True)
+    result = project.run("--agentsnap-replay", "--agentsnap-allow-pending")
     assert result.ret == 0
     result.assert_outcomes(passed=1, warnings=1)
     result.stdout.fnmatch_lines([f"*AgentsnapWarning: agentsnap: snapshot '{NODE}' is pending approval; not compared.*"])
@@ -422,7 +422,7 @@ def test_ci_allow_pending_passes_with_a_warning(project: Project, monkeypatch: p
 
 def test_ci_allow_pending_with_missing_snapshot_writes_pending(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CI", "true")
-    result = project.run("--agentsnap-instrument", "--agentsnap-allow-pending", subprocess=True)
+    result = project.run("--agentsnap-instrument", "--agentsnap-allow-pending")
     assert result.ret == 0
     assert summary(result) == ["agentsnap: 1 new (pending approval)"]
     assert project.snapshot()["approved"] is False
@@ -431,7 +431,7 @@ def test_ci_allow_pending_with_missing_snapshot_writes_pending(project: Project,
 def test_ci_approved_snapshot_replays_and_passes(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     project.record_golden()
     monkeypatch.setenv("CI", "true")
-    result = project.run("--agentsnap-replay", subprocess=True)
+    result = project.run("--agentsnap-replay")
     assert result.ret == 0
     assert summary(result) == ["agentsnap: 1 passed"]
     assert project.server_requests() == {NODE: 0}
@@ -449,7 +449,7 @@ def test_ci_false_values_mean_local_behaviour(project: Project, monkeypatch: pyt
 
 def test_other_ci_markers_count_as_ci(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    result = project.run("--agentsnap-replay", subprocess=True)
+    result = project.run("--agentsnap-replay")
     assert result.ret == 1
     assert summary(result) == ["agentsnap: 1 failed"]
     assert not (project.root / SNAP_DIR).exists()

@@ -8,6 +8,7 @@ importing this package costs nothing.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable
 from typing import Any
@@ -19,15 +20,31 @@ __all__ = ["Codec", "SSEEvent", "codec_names", "get_codec", "get_tool_results", 
 Codec = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
 """``normalize(request, response) -> view``; see each codec module for the shapes."""
 
-# codec name -> "module:function". Names are what patches/<provider>.toml refer to.
-_CODECS: dict[str, str] = {
-    "openai_chat": "agentsnap.providers.openai_chat:normalize",
-}
+# A codec called NAME is the module agentsnap.providers.NAME with a
+# ``normalize`` function (and optionally ``tool_results``). Names are what
+# patches/<provider>.toml refer to. Modules here that are not codecs:
+_NOT_CODECS = frozenset({"sse"})
 
 
 def codec_names() -> list[str]:
-    """Return the registered codec names, sorted."""
-    return sorted(_CODECS)
+    """Return the registered codec names (the codec modules of this package), sorted."""
+    return list(_names())
+
+
+@functools.lru_cache(maxsize=1)
+def _names() -> tuple[str, ...]:
+    import pkgutil
+
+    return tuple(
+        sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_") and m.name not in _NOT_CODECS)
+    )
+
+
+def _module(name: str) -> Any:
+    if not isinstance(name, str) or name not in _names():
+        known = ", ".join(repr(n) for n in codec_names())
+        raise KeyError(f"unknown codec {name!r}; known codecs: {known}")
+    return importlib.import_module(f"{__name__}.{name}")
 
 
 def get_codec(name: str) -> Codec:
@@ -47,13 +64,7 @@ def get_codec(name: str) -> Codec:
     Raises:
         KeyError: *name* is not registered; the message lists the known codecs.
     """
-    try:
-        target = _CODECS[name]
-    except (KeyError, TypeError):
-        known = ", ".join(repr(n) for n in codec_names())
-        raise KeyError(f"unknown codec {name!r}; known codecs: {known}") from None
-    module_name, _, attr = target.partition(":")
-    codec: Codec = getattr(importlib.import_module(module_name), attr)
+    codec: Codec = _module(name).normalize
     return codec
 
 
@@ -72,6 +83,4 @@ def get_tool_results(name: str) -> ToolResults | None:
     Raises:
         KeyError: *name* is not registered (as :func:`get_codec`).
     """
-    get_codec(name)  # validates the name, imports the module
-    module_name = _CODECS[name].partition(":")[0]
-    return getattr(importlib.import_module(module_name), "tool_results", None)
+    return getattr(_module(name), "tool_results", None)
