@@ -177,3 +177,11 @@ def test_reads_agentsnap_051_files(tmp_path: Path) -> None:
     assert (snap.name, snap.model, snap.approved, snap.output) == ("my_agent", "claude-haiku-4-5", True, "Python is a language")
     assert snap.tool_calls[0]["args"] == {"query": "Python"}
     assert os.path.basename(path) == "my_agent.json"
+
+
+def test_load_by_name_finds_an_agentsnap_051_golden(tmp_path: Path) -> None:
+    legacy = {"version": "1.1", "model": "m", "trace": [], "output": "o"}
+    (tmp_path / "my_agent.json").write_text(json.dumps(legacy), encoding="utf-8")
+    snap = SnapshotStore(tmp_path).load("my_agent")
+    assert snap is not None and (snap.name, snap.output, snap.approved) == ("my_agent", "o", True)
+    assert SnapshotStore(tmp_path).load("../my_agent") is None

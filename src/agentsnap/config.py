@@ -172,7 +172,7 @@ def load(
     env = os.environ if env is None else env
     settings = Settings()
     pyproject = find_pyproject(start)
-    settings.base_dir = Path(start).resolve() if start else Path.cwd()
+    settings.base_dir = pyproject.parent if pyproject is not None else (Path(start).resolve() if start else Path.cwd())
     if pyproject is not None:
         try:
             data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
@@ -180,7 +180,6 @@ def load(
             raise ValueError(f"agentsnap: cannot read {pyproject}: {exc}") from None
         table = data.get("tool", {}).get("agentsnap")
         if table is not None:
-            settings.base_dir = pyproject.parent
             for key, value in table.items():
                 if key in _LEGACY_KEYS:
                     continue

@@ -35,7 +35,7 @@ from typing import Any, Iterator
 
 from .exceptions import SnapshotFormatError
 
-__all__ = ["Snapshot", "SnapshotStore", "FORMAT_VERSION", "snapshot_filename", "dumps"]
+__all__ = ["Snapshot", "SnapshotStore", "FORMAT_VERSION", "snapshot_filename", "dumps", "same_content"]
 
 FORMAT_VERSION = "2.0"
 _READABLE_VERSIONS = ("1.0", "1.1", "2.0")
@@ -256,10 +256,26 @@ class SnapshotStore:
             )
         return Snapshot.from_dict(data, name=expected_name)
 
+    def legacy_path_for(self, name: str) -> Path | None:
+        """Where agentsnap 0.5.1 kept ``name`` (``<root>/<name>.json``), if that is a safe file name."""
+        if re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", name) and ".." not in name:
+            return self.root / f"{name}.json"
+        return None
+
     def load(self, name: str) -> Snapshot | None:
-        """The snapshot named ``name``, or None when there is no file."""
+        """The snapshot named ``name``, or None when there is no file.
+
+        Falls back to an agentsnap 0.5.1 file ``<root>/<name>.json`` (format
+        1.x, no stored name), so existing goldens keep working; the next save
+        writes the current file name.
+        """
         path = self.path_for(name)
         if not path.is_file():
+            legacy = self.legacy_path_for(name)
+            if legacy is not None and legacy.is_file():
+                snap = self.read_file(legacy, expected_name=name)
+                if snap.version.startswith("1."):
+                    return snap
             return None
         return self.read_file(path, expected_name=name)
 
