@@ -71,6 +71,11 @@ class AgentsnapSession:
         self.store = SnapshotStore(settings.snapshot_path)
         self.counts: Counter[str] = Counter()
         self._active: dict[str, Any] = {}
+        #: snapshot names this run touched, collected node ids, deselected count (orphan detection)
+        self.used: set[str] = set()
+        self.collected: set[str] = set()
+        self.deselected = 0
+        self.orphans: list[str] = []
 
     # -- auto-snapshots ------------------------------------------------------
     def start_test(self, item: pytest.Item) -> None:
@@ -111,6 +116,7 @@ class AgentsnapSession:
             return  # CI refused the calls; the test failed with that error, nothing is written
         if not recording.trace.exchanges:
             return  # no LLM traffic: nothing to snapshot
+        self.used.add(item.nodeid)
         snap = build_snapshot(item.nodeid, recording.trace.steps(), source="pytest", output_from_trace=True)
         try:
             outcome = settle(self.store, snap, self.settings, mode=self.settings.mode, test_passed=passed, golden=golden)
@@ -120,8 +126,10 @@ class AgentsnapSession:
         self.counts[outcome.action] += 1
 
     # -- explicit blocks (the fixture) report here too ------------------------
-    def count(self, action: str) -> None:
+    def count(self, action: str, name: str | None = None) -> None:
         self.counts[action] += 1
+        if name is not None:
+            self.used.add(name)
 
 
 _SESSION_KEY = pytest.StashKey[AgentsnapSession]()
@@ -301,6 +309,7 @@ _ORDER = (
     ("unchanged", "re-recorded unchanged"),
     ("pending", "pending (not compared)"),
     ("skipped", "not saved (test failed)"),
+    ("orphaned", "orphaned (`agentsnap prune` deletes them)"),
 )
 
 
@@ -310,26 +319,56 @@ def summary_line(counts: Counter[str]) -> str | None:
     return "agentsnap: " + ", ".join(parts) if parts else None
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    state = _session(config)
+    if state is not None:
+        state.collected.update(item.nodeid for item in items)
+
+
+def pytest_deselected(items: list[pytest.Item]) -> None:
+    if items:
+        state = _session(items[0].config)
+        if state is not None:
+            state.deselected += len(items)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     state = _session(session.config)
+    if state is None:
+        return
     workeroutput = getattr(session.config, "workeroutput", None)
-    if state is not None and workeroutput is not None:
+    if workeroutput is not None:  # an xdist worker: hand everything to the controller
         workeroutput["agentsnap_counts"] = dict(state.counts)
+        workeroutput["agentsnap_used"] = sorted(state.used)
+        workeroutput["agentsnap_collected"] = sorted(state.collected)
+        workeroutput["agentsnap_deselected"] = state.deselected
+        return
+    from .orphans import write_run_record
+
+    state.orphans = write_run_record(state, session.config, int(exitstatus))
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: Any) -> None:
     state = _session(node.config)
-    counts = getattr(node, "workeroutput", {}).get("agentsnap_counts")
-    if state is not None and counts:
-        state.counts.update(counts)
+    out = getattr(node, "workeroutput", {}) or {}
+    if state is None:
+        return
+    state.counts.update(out.get("agentsnap_counts") or {})
+    state.used.update(out.get("agentsnap_used") or ())
+    state.collected.update(out.get("agentsnap_collected") or ())
+    state.deselected += int(out.get("agentsnap_deselected") or 0)
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     state = _session(config)
     if state is None or hasattr(config, "workerinput"):
         return
-    line = summary_line(state.counts)
+    counts = Counter(state.counts)
+    if state.orphans:
+        counts["orphaned"] = len(state.orphans)
+    line = summary_line(counts)
     if line:
-        failed = state.counts.get("failed", 0)
-        terminalreporter.write_line(line, red=bool(failed), yellow=not failed and bool(state.counts.get("created") or state.counts.get("pending")))
+        failed = counts.get("failed", 0)
+        terminalreporter.write_line(line, red=bool(failed), yellow=not failed and bool(counts.get("created") or counts.get("pending") or counts.get("orphaned")))

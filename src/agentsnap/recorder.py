@@ -50,8 +50,8 @@ class _Block:
         self.output: Any = None
         self.outcome: Outcome | None = None
         self._recording: Recording | None = None
-        #: called with the outcome's action ("passed", "failed", "created", …) — the pytest summary uses it
-        self.on_outcome: Callable[[str], None] | None = None
+        #: called with (action, snapshot name) — action is "passed", "failed", "created", … (the pytest summary uses it)
+        self.on_outcome: Callable[[str, str], None] | None = None
 
     # 0.5.1 spelled the asserter's attribute `input`
     @property
@@ -110,7 +110,7 @@ class _Block:
 
     def _report(self, action: str) -> None:
         if self.on_outcome is not None:
-            self.on_outcome(action)
+            self.on_outcome(action, self.name)
 
     async def __aenter__(self) -> "_Block":
         return self.__enter__()

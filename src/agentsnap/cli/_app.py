@@ -448,6 +448,55 @@ def rm(
         out.line(f"deleted {e.name} ({e.path})")
 
 
+# ---------------------------------------------------------------------------- prune
+@_command("prune")
+def prune(
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Delete without asking.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list the orphans.")] = False,
+    dir: DirOption = None,
+) -> None:
+    """Delete orphaned snapshots: goldens no test produces any more.
+
+    Orphans come only from the last full, unfiltered, failure-free pytest run
+    (no -k/-m, deselection, --ignore or narrower paths), which records them in
+    .last_run/run.json; a filtered or failing run is refused, never guessed from.
+
+    \b
+    Exit codes:
+      0  deleted (or nothing to delete, or --dry-run)
+      1  no usable run record, answered no, or no terminal to ask on and no --yes
+    """
+    from ..orphans import read_run_record
+
+    out = Output()
+    root = _root_dir(dir, out)
+    record_ = read_run_record(root)
+    if record_ is None:
+        raise CliError(f"no run record in {root / '.last_run'}: run the whole test suite once (`pytest`), then `agentsnap prune`.")
+    if not record_.get("full_run"):
+        why = record_.get("not_full_because") or "it was not a full run"
+        raise CliError(f"the last pytest run cannot tell orphans apart from filtered tests: {why}. Run the whole suite with no filters, then `agentsnap prune`.")
+    found = scan(root)
+    orphans = [n for n in record_.get("orphans") or [] if n in found.entries]
+    if not orphans:
+        out.line(f"No orphaned snapshots in {root} (last full run: {record_.get('finished_at', '?')}).")
+        return
+    out.line(f"{plural(len(orphans), 'orphaned snapshot')} in {root} (last full run: {record_.get('finished_at', '?')}):")
+    for name in orphans:
+        out.line(f"  {name}  ({found.entries[name].path.name})")
+    if dry_run:
+        return
+    if not yes:
+        if not _output.stdin_is_interactive():
+            raise CliError("refusing to delete without confirmation: stdin is not a terminal. Nothing was deleted. Pass --yes: `agentsnap prune --yes`.")
+        if not typer.confirm("Delete them?", default=False):
+            raise CliError("answered no; nothing was deleted.")
+    from ._review import apply_remove
+
+    apply_remove([found.entries[n] for n in orphans])
+    out.line(f"deleted {plural(len(orphans), 'snapshot')}.")
+
+
 # ---------------------------------------------------------------------------- record
 class TraceFormat(str, Enum):
     """``--format`` of ``record --from-trace``."""

@@ -1,0 +1,119 @@
+"""Orphaned snapshots: goldens that no test produces any more.
+
+A snapshot is only ever called orphaned after a **full, unfiltered,
+failure-free** run — no ``-k``/``-m``, no deselection (``--deselect``,
+``--lf``), no ``--ignore``, no explicit test paths narrower than the
+configured ones, exit status 0 — because syrupy and others deleted live
+snapshots when a filtered run made them look unused (see
+``research/peers.md``). Within such a run, a snapshot whose name is a pytest
+node id ``path::test`` (optionally with a ``-N`` suffix) is orphaned when:
+
+* its test file no longer exists, or
+* its test file was collected but no collected test has that node id.
+
+Snapshots of files the run did not collect (outside ``testpaths``), and
+snapshots with free-form names (``AgentRecorder("my_agent")``), are never
+orphaned: the run cannot know about them.
+
+Each finished run writes ``<snapshot_dir>/.last_run/run.json`` (only when the
+snapshot folder exists); ``agentsnap prune`` reads it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from .snapshot import LAST_RUN_DIR, SnapshotStore
+
+__all__ = ["RUN_RECORD", "full_run_problem", "find_orphans", "write_run_record", "read_run_record"]
+
+RUN_RECORD = "run.json"
+_SUFFIX = re.compile(r"-\d+$")
+
+
+def full_run_problem(config: Any, exitstatus: int, deselected: int) -> str | None:
+    """Why this pytest run cannot be used to find orphans, or None when it can."""
+    opt = config.option
+    if getattr(opt, "keyword", "") or getattr(opt, "markexpr", ""):
+        return "tests were filtered with -k or -m"
+    if deselected:
+        return f"{deselected} test(s) were deselected (--deselect, --lf …)"
+    if exitstatus != 0:
+        return "the run did not pass (exit status %d)" % exitstatus
+    if getattr(opt, "collectonly", False):
+        return "--collect-only runs no tests"
+    if getattr(opt, "ignore", None) or getattr(opt, "ignore_glob", None):
+        return "paths were excluded with --ignore"
+    if getattr(opt, "exitfirst", False) or (getattr(opt, "maxfail", 0) or 0) > 0:
+        return "-x / --maxfail may stop the run early"
+    source = getattr(config, "args_source", None)
+    if source is not None and source.name == "ARGS":
+        root = Path(str(config.rootpath)).resolve()
+        given = set()
+        for arg in config.args:
+            if "::" in arg:
+                return "single tests were selected on the command line"
+            given.add((Path(str(config.invocation_params.dir)) / arg).resolve())
+        configured = {(root / p).resolve() for p in (config.getini("testpaths") or [])} or {root}
+        if given != configured and root not in given:
+            return "test paths narrower than the configured ones were given"
+    return None
+
+
+def _referenced(name: str, collected: set[str], collected_files: set[str], used: set[str], rootdir: Path) -> bool:
+    if name in used or name in collected:
+        return True
+    base = _SUFFIX.sub("", name)
+    if base in collected:
+        return True
+    if "::" not in name:
+        return True  # a free-form name: not ours to judge
+    file_part = name.split("::", 1)[0]
+    if not (rootdir / file_part).exists():
+        return False  # the test file is gone
+    return file_part not in collected_files  # outside this run's scope: keep
+
+
+def find_orphans(store: SnapshotStore, collected: set[str], used: set[str], rootdir: Path) -> list[str]:
+    """Names of snapshots in ``store`` that the run's tests no longer produce (rules in the module doc)."""
+    collected_files = {nodeid.split("::", 1)[0] for nodeid in collected}
+    return sorted(s.name for s in store.list() if s.name and not _referenced(s.name, collected, collected_files, used, rootdir))
+
+
+def write_run_record(state: Any, config: Any, exitstatus: int) -> list[str]:
+    """Write ``.last_run/run.json`` for ``agentsnap prune``; return the orphans (empty unless a full run)."""
+    store: SnapshotStore = state.store
+    if not store.root.is_dir():
+        return []
+    problem = full_run_problem(config, exitstatus, state.deselected)
+    rootdir = Path(str(config.rootpath))
+    orphans = [] if problem else find_orphans(store, state.collected, state.used, rootdir)
+    record = {
+        "finished_at": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
+        "full_run": problem is None,
+        "not_full_because": problem,
+        "rootdir": str(rootdir),
+        "orphans": orphans,
+    }
+    from .snapshot import _atomic_write
+
+    folder = store.root / LAST_RUN_DIR
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        _atomic_write(ignore, "# written by agentsnap: the latest runs, promoted with `agentsnap update`\n*\n")
+    _atomic_write(folder / RUN_RECORD, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    return orphans
+
+
+def read_run_record(root: Path) -> dict[str, Any] | None:
+    """The last run's record, or None when no run has written one."""
+    path = Path(root) / LAST_RUN_DIR / RUN_RECORD
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
