@@ -111,10 +111,12 @@ def settle(
     missing: str = "pending",
     golden: Snapshot | None = None,
     overrides: dict[str, Any] | None = None,
+    quiet_record: bool = False,
 ) -> Outcome:
     """Apply the state machine (module doc) to the finished run ``new``.
 
-    ``mode``: ``live``, ``replay`` or ``record``. ``missing``: ``"pending"``
+    ``quiet_record``: no per-snapshot warning when recording (the pytest
+    summary reports them together). ``mode``: ``live``, ``replay`` or ``record``. ``missing``: ``"pending"``
     (pytest paths) or ``"raise"`` (the direct ``AgentAsserter`` contract:
     :class:`SnapshotNotFoundError`). ``golden``: the snapshot already loaded
     at the start of the run, if any (else it is loaded here). ``overrides``:
@@ -137,7 +139,8 @@ def settle(
         store.save(new)
         if existed and golden is not None and golden.approved and _same(golden, new):
             return Outcome("unchanged", name, path)
-        warnings.warn(AgentsnapWarning(f"agentsnap: recorded golden {name!r} -> {path} (approved). Review the diff before committing."), stacklevel=3)
+        if not quiet_record:
+            warnings.warn(AgentsnapWarning(f"agentsnap: recorded golden {name!r} -> {path} (approved). Review the diff before committing."), stacklevel=3)
         return Outcome("recorded", name, path)
 
     relaxed = not settings.ci or settings.allow_pending

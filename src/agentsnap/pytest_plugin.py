@@ -119,7 +119,7 @@ class AgentsnapSession:
         self.used.add(item.nodeid)
         snap = build_snapshot(item.nodeid, recording.trace.steps(), source="pytest", output_from_trace=True)
         try:
-            outcome = settle(self.store, snap, self.settings, mode=self.settings.mode, test_passed=passed, golden=golden)
+            outcome = settle(self.store, snap, self.settings, mode=self.settings.mode, test_passed=passed, golden=golden, quiet_record=True)
         except (AgentRegressionError, SnapshotNotFoundError, SnapshotPendingError, SnapshotFormatError):
             self.counts["failed"] += 1
             raise
@@ -372,3 +372,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if line:
         failed = counts.get("failed", 0)
         terminalreporter.write_line(line, red=bool(failed), yellow=not failed and bool(counts.get("created") or counts.get("pending") or counts.get("orphaned")))
+    if counts.get("recorded"):
+        terminalreporter.write_line(
+            f"  {counts['recorded']} golden(s) written and approved in {state.store.root}: review them (`git diff`) before committing.",
+            yellow=True,
+        )
