@@ -18,15 +18,25 @@ def test_openai_chat_codec() -> None:
     assert get_codec("openai_chat") is normalize
 
 
-def test_known_names() -> None:
-    assert codec_names() == ["openai_chat"]
+def _codec_modules() -> list[str]:
+    folder = Path(providers.__file__).parent
+    return sorted(p.stem for p in folder.glob("*.py") if not p.stem.startswith("_") and p.stem != "sse")
+
+
+def test_known_names_are_the_codec_modules() -> None:
+    names = codec_names()
+    assert "openai_chat" in names and "sse" not in names
+    assert names == _codec_modules()
+    for name in names:  # every registered codec really is one
+        assert callable(get_codec(name))
 
 
 @pytest.mark.parametrize("name", ["anthropic_messages_typo", "", "OpenAI_Chat"])
 def test_unknown_name_lists_the_known_codecs(name: str) -> None:
     with pytest.raises(KeyError) as info:
         get_codec(name)
-    assert info.value.args[0] == f"unknown codec {name!r}; known codecs: 'openai_chat'"
+    known = ", ".join(repr(n) for n in _codec_modules())
+    assert info.value.args[0] == f"unknown codec {name!r}; known codecs: {known}"
 
 
 def test_unhashable_name_is_a_key_error_too() -> None:

@@ -67,13 +67,36 @@ def test_equal_values_have_no_changes() -> None:
 def test_changed_added_removed_and_type_changed() -> None:
     old = {"city": "Paris", "days": 3, "units": "metric", "meta": {"a": 1}}
     new = {"city": "paris", "days": 3.0, "lang": "fr", "meta": {"a": 1, "b": [1]}}
-    assert diff_values(old, new) == [
+    assert diff_values(old, new, strict=True) == [
         change("args.city", "Paris", "paris"),
         change("args.days", 3, 3.0, "type_changed"),
         change("args.lang", None, "fr", "added"),
         change("args.meta.b", None, [1], "added"),
         change("args.units", "metric", None, "removed"),
     ]
+    # by default numbers compare by value: 3 == 3.0
+    assert diff_values(old, new) == [
+        change("args.city", "Paris", "paris"),
+        change("args.lang", None, "fr", "added"),
+        change("args.meta.b", None, [1], "added"),
+        change("args.units", "metric", None, "removed"),
+    ]
+
+
+def test_numbers_compare_by_value_unless_strict() -> None:
+    old = {"n": 1, "xs": [2, 3.5], "m": {"k": 0}}
+    new = {"m": {"k": 0.0}, "xs": [2.0, 3.5], "n": 1.0}
+    assert diff_values(old, new) == []
+    assert diff_values({"n": 1}, {"n": 1.5}) == [change("args.n", 1, 1.5)]
+    assert diff_values(old, new, strict=True) == [
+        change("args.m.k", 0, 0.0, "type_changed"),
+        change("args.n", 1, 1.0, "type_changed"),
+        change("args.xs[0]", 2, 2.0, "type_changed"),
+    ]
+    # key order never matters, in either mode
+    assert diff_values({"a": 1, "b": 2}, {"b": 2, "a": 1}, strict=True) == []
+    # a bool is not a number: True vs 1 stays a type change in both modes
+    assert diff_values({"a": True}, {"a": 1}) == [change("args.a", True, 1, "type_changed")]
 
 
 def test_nested_dicts_are_reported_per_key() -> None:

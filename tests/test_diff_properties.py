@@ -101,7 +101,9 @@ def test_a_snapshot_always_matches_itself(snapshot: dict[str, Any]) -> None:
 def test_distance_is_symmetric_bounded_and_matches_its_edit_script(
     a: dict[str, Any], b: dict[str, Any]
 ) -> None:
-    ab, ba = compute_diff(a, b), compute_diff(b, a)
+    # texts are scored by the stdlib backend: this property is about the structural layer
+    lex = {"embedding_backend": "lexical"}
+    ab, ba = compute_diff(a, b, **lex), compute_diff(b, a, **lex)
     for section in ("tools", "model_tools"):
         forward, backward = ab.structural_diff[section], ba.structural_diff[section]
         d = forward["distance"]
@@ -121,10 +123,10 @@ def test_distance_is_symmetric_bounded_and_matches_its_edit_script(
         ) == len(forward["golden"])
     # tolerance boundary: distance == tolerance passes, one less fails
     d = ab.structural_diff["tools"]["distance"]
-    assert "structural" not in compute_diff(a, b, structural_tolerance=d).failed_checks
+    assert "structural" not in compute_diff(a, b, structural_tolerance=d, **lex).failed_checks
     if d:
         assert (
-            "structural" in compute_diff(a, b, structural_tolerance=d - 1).failed_checks
+            "structural" in compute_diff(a, b, structural_tolerance=d - 1, **lex).failed_checks
         )
     assert "\x1b" not in ab.render()
     assert len(ab.render(max_lines=10).splitlines()) <= 10

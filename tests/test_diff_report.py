@@ -76,6 +76,7 @@ def test_fields_and_defaults() -> None:
         "failed_checks",
         "name",
         "backend",
+        "semantic_backend",
     ]
     empty = DiffReport()
     assert empty.passed
@@ -102,7 +103,7 @@ def test_passing_summary_line() -> None:
 
 
 def test_failing_summary_line() -> None:
-    report = compute_diff(GOLDEN, DRIFTED, name="my_agent")
+    report = compute_diff(GOLDEN, DRIFTED, name="my_agent", embedding_backend="lexical")
     assert report.failed_checks == ["structural", "arguments", "model_tools", "output"]
     assert report.summary_line() == (
         "[agentsnap] 'my_agent' FAILED | structural: FAIL | llm_call[0]: 100% | llm_call[1]: 100% "
@@ -111,7 +112,7 @@ def test_failing_summary_line() -> None:
 
 
 def test_render_failure_lines() -> None:
-    report = compute_diff(GOLDEN, DRIFTED, name="my_agent")
+    report = compute_diff(GOLDEN, DRIFTED, name="my_agent", embedding_backend="lexical")
     assert report.render().splitlines() == [
         "[agentsnap] 'my_agent' FAILED — failed checks: structural, arguments, model_tools, output",
         "[STRUCTURAL] FAIL — structural: tool sequence edit distance 1 > tolerance 0 (50% match)",
@@ -126,18 +127,19 @@ def test_render_failure_lines() -> None:
         "  new:    ['get_time']",
         "  replace #0 get_weather → get_time (golden llm_call step 0, new llm_call step 0)",
         "[SEMANTIC] FAIL — backend: lexical",
-        "  llm_call[0]: 100% ≥ threshold 75% ok",
-        "  llm_call[1]: 100% ≥ threshold 75% ok",
-        "  output: 45% < threshold 92% FAIL",
+        "  llm_call[0]: 100% ≥ threshold 60% ok",
+        "  llm_call[1]: 100% ≥ threshold 60% ok",
+        "  output: 45% < threshold 95% FAIL",
         "    was: 'It is sunny in Paris today.'",
         "    now: 'Rain all day.'",
+        "    hint: names differ: Paris → (none)",
     ]
 
 
 def test_render_changed_value_line() -> None:
     golden = {"trace": [tool(0, "get_weather", {"city": "Paris", "days": 3})]}
     new = {"trace": [tool(0, "get_weather", {"city": "paris", "days": 3.0})]}
-    lines = compute_diff(golden, new, name="w").render().splitlines()
+    lines = compute_diff(golden, new, name="w", strict=True).render().splitlines()
     assert "    args.city: 'Paris' → 'paris'" in lines
     assert "    args.days: 3 → 3.0 (type int → float)" in lines
     assert "[ARGS] FAIL — arguments: changed in 1 tool call" in lines
@@ -259,17 +261,17 @@ def test_color_false_has_no_escape_codes_and_color_true_has() -> None:
 
 
 def test_truncation_keeps_max_lines_and_says_how_many_were_cut() -> None:
-    report = compute_diff(GOLDEN, DRIFTED, name="my_agent")
+    report = compute_diff(GOLDEN, DRIFTED, name="my_agent", embedding_backend="lexical")
     full = report.render(max_lines=1000).splitlines()
-    assert len(full) == 18
+    assert len(full) == 19
     cut = report.render(max_lines=5).splitlines()
     assert len(cut) == 5
     assert cut[:4] == full[:4]
     assert (
-        cut[4] == "… 14 more lines cut; run `agentsnap diff my_agent` to see everything"
+        cut[4] == "… 15 more lines cut; run `agentsnap diff my_agent` to see everything"
     )
-    assert report.render(max_lines=18).splitlines() == full
-    assert report.render(max_lines=17).splitlines()[-1] == (
+    assert report.render(max_lines=19).splitlines() == full
+    assert report.render(max_lines=18).splitlines()[-1] == (
         "… 2 more lines cut; run `agentsnap diff my_agent` to see everything"
     )
     assert "\x1b" not in report.render(max_lines=5)

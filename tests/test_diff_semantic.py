@@ -19,6 +19,9 @@ BOOKED = "The flight is booked."
 NOT_BOOKED = "The flight is not booked."
 # 21 + 25 characters, 21 of them matched: 2 * 21 / 46
 BOOKED_RATIO = 42 / 46
+# these tests pin the standard-library backend (what `pip install agentsnap` has);
+# the MiniLM backends are tested in tests/test_semantic*.py
+LEX: dict[str, Any] = {"embedding_backend": "lexical"}
 
 
 def llm(step: int, response: Any) -> dict[str, Any]:
@@ -69,44 +72,64 @@ def test_equal_texts_score_one_without_a_backend() -> None:
 
 
 def test_lexical_placeholder_scores_and_thresholds() -> None:
-    report = compute_diff(snap(NOT_BOOKED, NOT_BOOKED), snap(BOOKED, BOOKED))
+    report = compute_diff(snap(NOT_BOOKED, NOT_BOOKED), snap(BOOKED, BOOKED), **LEX)
     assert report.backend == "lexical"
     assert report.semantic_scores["llm_call[0]"] == pytest.approx(BOOKED_RATIO)
     assert report.semantic_scores["output"] == pytest.approx(BOOKED_RATIO)
-    # 0.913 passes the 0.75 llm threshold and fails the 0.92 output threshold
+    # 0.913 passes the lexical llm threshold (0.60) and fails the lexical output one (0.95)
     assert report.failed_checks == ["output"]
     details = report.structural_diff["semantic"]
+    negation = {
+        "kind": "negation",
+        "golden": ["not"],
+        "new": [],
+        "message": "negation words differ (1 → 0): not → (none)",
+    }
     assert details["output"] == {
-        "threshold": 0.92,
+        "threshold": 0.95,
         "backend": "lexical",
         "passed": False,
         "golden_excerpt": NOT_BOOKED,
         "new_excerpt": BOOKED,
+        "hints": [negation],
+        "failed_by": "threshold",
     }
+    assert details["llm_call[0]"]["threshold"] == 0.60
+    assert report.semantic_reasons["output"] == [negation["message"]]
     assert details["llm_call[0]"]["golden_excerpt"] is None
 
 
 def test_thresholds_are_configurable() -> None:
     assert (
         compute_diff(
-            snap(NOT_BOOKED), snap(BOOKED), semantic_threshold=0.91
+            snap(NOT_BOOKED), snap(BOOKED), lexical_semantic_threshold=0.91, **LEX
         ).failed_checks
         == []
     )
     assert compute_diff(
-        snap("x", NOT_BOOKED), snap("x", BOOKED), llm_threshold=0.95
+        snap("x", NOT_BOOKED), snap("x", BOOKED), lexical_llm_threshold=0.95, **LEX
     ).failed_checks == ["llm_call[0]"]
+    # the embedding thresholds do not apply to lexical scores, and vice versa
+    assert compute_diff(
+        snap(NOT_BOOKED), snap(BOOKED), semantic_threshold=0.5, **LEX
+    ).failed_checks == ["output"]
+    assert compute_diff(
+        snap(NOT_BOOKED),
+        snap(BOOKED),
+        lexical_semantic_threshold=0.1,
+        embed_fn=lambda texts: [[1.0, 0.0], [0.0, 1.0]],
+    ).failed_checks == ["output"]
 
 
 def test_threshold_equal_to_score_passes_despite_float_noise() -> None:
     score = lexical_similarity(BOOKED, NOT_BOOKED)
     # a threshold a hair above the score (float noise) still passes ...
     assert compute_diff(
-        snap(NOT_BOOKED), snap(BOOKED), semantic_threshold=score + 1e-12
+        snap(NOT_BOOKED), snap(BOOKED), lexical_semantic_threshold=score + 1e-12, **LEX
     ).passed
     # ... a real margin does not
     assert not compute_diff(
-        snap(NOT_BOOKED), snap(BOOKED), semantic_threshold=score + 1e-6
+        snap(NOT_BOOKED), snap(BOOKED), lexical_semantic_threshold=score + 1e-6, **LEX
     ).passed
 
 
@@ -189,7 +212,7 @@ def test_non_string_outputs_are_compared_as_sorted_json() -> None:
 
 def test_none_outputs_are_equal_and_none_vs_text_is_not() -> None:
     assert compute_diff(snap(None), snap(None)).semantic_scores["output"] == 1.0
-    report = compute_diff(snap(None), snap("an answer"))
+    report = compute_diff(snap(None), snap("an answer"), **LEX)
     assert report.semantic_scores["output"] == pytest.approx(
         lexical_similarity("null", "an answer")
     )
@@ -204,7 +227,7 @@ def test_missing_response_counts_as_empty_text() -> None:
 
 
 def test_score_pairs_reports_backend_per_pair() -> None:
-    assert score_pairs([("a", "a"), ("abcd", "abce")]) == [
+    assert score_pairs([("a", "a"), ("abcd", "abce")], backend="lexical") == [
         (1.0, "exact"),
         (0.75, "lexical"),
     ]
@@ -216,13 +239,13 @@ def test_excerpts_start_near_the_first_difference() -> None:
         snap(prefix + " the answer is 40"),
         snap(prefix + " the answer is 400"),
     )
-    report = compute_diff(golden, new, semantic_threshold=1.0)
+    report = compute_diff(golden, new, lexical_semantic_threshold=1.0, **LEX)
     details = report.structural_diff["semantic"]["output"]
     # 20 characters of context before the first difference, with a leading ellipsis
     assert details["golden_excerpt"] == "…xxx the answer is 40"
     assert details["new_excerpt"] == "…xxx the answer is 400"
     long_tail = compute_diff(
-        snap("a" + "y" * 300), snap("b" + "y" * 300), semantic_threshold=1.0
+        snap("a" + "y" * 300), snap("b" + "y" * 300), lexical_semantic_threshold=1.0, **LEX
     )
     assert (
         long_tail.structural_diff["semantic"]["output"]["golden_excerpt"]

@@ -11,12 +11,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import gzip
 import json
 import pickle
 import socket
 import threading
 import time
+import zlib
 from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -140,8 +143,10 @@ class Offline:
 
 
 @pytest.fixture
-def offline(monkeypatch: pytest.MonkeyPatch) -> Offline:
-    return Offline(monkeypatch)
+def offline(monkeypatch: pytest.MonkeyPatch) -> Iterator[Offline]:
+    guard = Offline(monkeypatch)
+    yield guard
+    assert guard.attempts == [], f"replay opened sockets: {guard.attempts}"  # also when the block raised
 
 
 def record_sync(tmp_path: Path, name: str, fake: FakeOpenAI, run: Callable[[openai.OpenAI], Any], **client_kw: Any) -> Any:
@@ -753,6 +758,50 @@ def test_connection_refused_replays_as_api_connection_error(tmp_path: Path, offl
     assert str(rep.__cause__) == str(live.__cause__)
 
 
+def test_connection_refused_with_retries_replays_without_backoff(
+    tmp_path: Path, offline: Offline, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    base = f"http://127.0.0.1:{port}/v1"
+
+    def run(client: openai.OpenAI) -> None:
+        with pytest.raises(openai.APIConnectionError):
+            client.chat.completions.create(model=MODEL, messages=MESSAGES)
+
+    record_spy = SleepSpy(really_sleep=False)
+    monkeypatch.setattr(openai_base_client, "time", record_spy)
+    with AgentRecorder("refused_retries", snapshot_dir=tmp_path):
+        run(sync_client(base, max_retries=2))
+    assert len(record_spy.calls) == 2 and all(0.3 < s <= 1.0 for s in record_spy.calls)  # exponential backoff live
+    assert len(snapshot_data(tmp_path, "refused_retries")["trace"]) == 3
+
+    replay_spy = SleepSpy(really_sleep=True)
+    monkeypatch.setattr(openai_base_client, "time", replay_spy)
+    started = time.monotonic()
+    replay_sync(tmp_path, "refused_retries", base, offline, run, max_retries=2)
+    assert time.monotonic() - started < 2.0
+    assert replay_spy.calls == [0.001, 0.001]
+
+
+def test_recorder_block_that_raises_writes_nothing_and_keeps_the_golden(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.script(text_reply("golden answer"), text_reply("broken run"))
+    client = sync_client(fake_openai.base_url)
+    with AgentRecorder("kept", snapshot_dir=tmp_path):
+        client.chat.completions.create(model=MODEL, messages=MESSAGES)
+    before = snapshot_path(tmp_path, "kept").read_bytes()
+    with pytest.raises(RuntimeError, match="agent crashed"):
+        with AgentRecorder("kept", snapshot_dir=tmp_path):
+            client.chat.completions.create(model=MODEL, messages=MESSAGES)
+            raise RuntimeError("agent crashed")
+    assert snapshot_path(tmp_path, "kept").read_bytes() == before
+    with pytest.raises(RuntimeError):
+        with AgentRecorder("never_written", snapshot_dir=tmp_path):
+            raise RuntimeError("agent crashed")
+    assert not snapshot_path(tmp_path, "never_written").exists()
+
+
 # --------------------------------------------------------------------------- concurrency
 
 
@@ -892,6 +941,162 @@ def test_non_provider_traffic_passes_through_and_is_not_snapshotted(fake_openai:
     arrived = fake_openai.requests[2:]
     assert [r.headers["user-agent"] for r in arrived] == ["my-app/1.0"]
     assert arrived[0].body == app_body
+
+
+# --------------------------------------------------------------------------- compressed responses
+
+
+def _chunk_json(content: str | None, finish: str | None, role: bool = False) -> dict[str, Any]:
+    delta: dict[str, Any] = {"content": content}
+    if role:
+        delta["role"] = "assistant"
+    return {"id": "chatcmpl-gz", "object": "chat.completion.chunk", "created": 1700000000, "model": MODEL,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+
+GZ_EVENTS = [_chunk_json("", None, role=True), _chunk_json("gzip ", None), _chunk_json("stream", None), _chunk_json(None, "stop")]
+GZ_COMPLETION = {
+    "id": "chatcmpl-gzjson", "object": "chat.completion", "created": 1700000000, "model": MODEL,
+    "choices": [{"index": 0, "message": {"role": "assistant", "content": "gzip json"}, "finish_reason": "stop"}],
+    "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
+}
+
+
+class _GzipHandler(BaseHTTPRequestHandler):
+    """Answers chat completions gzip-compressed, as providers behind a CDN do."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        request = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        self.send_response(200)
+        self.send_header("content-encoding", "gzip")
+        self.send_header("x-request-id", "req_gzip")
+        if request.get("stream"):
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("transfer-encoding", "chunked")
+            self.end_headers()
+            packer = zlib.compressobj(wbits=31)  # gzip framing, one flushed block per event
+            events = [f"data: {json.dumps(e)}\n\n" for e in GZ_EVENTS] + ["data: [DONE]\n\n"]
+            for i, event in enumerate(events):
+                data = packer.compress(event.encode()) + (packer.flush() if i == len(events) - 1 else packer.flush(zlib.Z_SYNC_FLUSH))
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                self.wfile.flush()
+            self.wfile.write(b"0\r\n\r\n")
+        else:
+            data = gzip.compress(json.dumps(GZ_COMPLETION).encode())
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+
+@pytest.fixture
+def gzip_server() -> Iterator[tuple[str, Callable[[], None]]]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _GzipHandler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+    thread.start()
+    stopped = []
+
+    def stop() -> None:
+        if not stopped:
+            stopped.append(True)
+            server.shutdown()
+            server.server_close()
+
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1", stop
+    stop()
+
+
+def test_gzip_json_response_is_stored_decoded_and_replays(gzip_server: Any, tmp_path: Path, offline: Offline) -> None:
+    base, stop = gzip_server
+
+    def run(client: openai.OpenAI) -> ChatCompletion:
+        return client.chat.completions.create(model=MODEL, messages=MESSAGES)
+
+    with AgentRecorder("gz_json", snapshot_dir=tmp_path):
+        live = run(sync_client(base))
+    stop()
+    (step,) = llm_steps(snapshot_data(tmp_path, "gz_json"))
+    assert step["exchange"]["response"]["body"]["choices"][0]["message"]["content"] == "gzip json"
+    assert "content-encoding" not in step["exchange"]["response"]["headers"]
+    assert step["response"] == "gzip json"
+    assert_same_completion(replay_sync(tmp_path, "gz_json", base, offline, run), live)
+
+
+def _gz_stream(client: openai.OpenAI) -> list[ChatCompletionChunk]:
+    return list(client.chat.completions.create(model=MODEL, messages=MESSAGES, stream=True))
+
+
+def test_gzip_stream_replays_identically(gzip_server: Any, tmp_path: Path, offline: Offline) -> None:
+    base, stop = gzip_server
+    with AgentRecorder("gz_stream", snapshot_dir=tmp_path):
+        live = _gz_stream(sync_client(base))
+    stop()
+    assert "".join(c.choices[0].delta.content or "" for c in live) == "gzip stream"
+    (step,) = llm_steps(snapshot_data(tmp_path, "gz_stream"))
+    assert step["exchange"]["response"]["headers"]["content-encoding"] == "gzip"
+    replayed = replay_sync(tmp_path, "gz_stream", base, offline, _gz_stream)
+    assert dumps(replayed) == dumps(live)
+
+
+def test_gzip_stream_normalised_view_is_read(gzip_server: Any, tmp_path: Path) -> None:
+    base, stop = gzip_server
+    with AgentRecorder("gz_view", snapshot_dir=tmp_path):
+        _gz_stream(sync_client(base))
+    stop()
+    (step,) = llm_steps(snapshot_data(tmp_path, "gz_view"))
+    assert (step["stream"], step["complete"], step["response"]) == (True, True, "gzip stream")
+    assert "warnings" not in step
+
+
+# --------------------------------------------------------------------------- responses already read by the transport
+
+
+def _mock_client(handler: Callable[[Any], Any]) -> openai.OpenAI:
+    return openai.OpenAI(
+        base_url="http://mock.invalid/v1", api_key=API_KEY, max_retries=0,
+        http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
+    )
+
+
+def _refuse(request: Any) -> Any:
+    raise AssertionError(f"replay reached the transport: {request.method} {request.url}")
+
+
+def test_mock_transport_json_response_records_and_replays(tmp_path: Path) -> None:
+    def handler(request: Any) -> Any:
+        return httpx2.Response(200, json=GZ_COMPLETION, headers={"x-request-id": "req_mock"})
+
+    def run(client: openai.OpenAI) -> ChatCompletion:
+        return client.chat.completions.create(model=MODEL, messages=MESSAGES)
+
+    with AgentRecorder("mock_json", snapshot_dir=tmp_path):
+        live = run(_mock_client(handler))
+    with AgentAsserter("mock_json", snapshot_dir=tmp_path, mode="replay"):
+        rep = run(_mock_client(_refuse))
+    assert_same_completion(rep, live)
+
+
+def test_streamed_request_answered_by_an_already_read_response_is_recorded(tmp_path: Path) -> None:
+    def handler(request: Any) -> Any:
+        return httpx2.Response(200, json=GZ_COMPLETION, headers={"x-request-id": "req_mock"})
+
+    def run(client: openai.OpenAI) -> ChatCompletion:
+        with client.chat.completions.with_streaming_response.create(model=MODEL, messages=MESSAGES) as resp:
+            return resp.parse()
+
+    with AgentRecorder("mock_streaming", snapshot_dir=tmp_path):
+        live = run(_mock_client(handler))
+    (step,) = llm_steps(snapshot_data(tmp_path, "mock_streaming"))
+    assert step["response"] == "gzip json"
+    with AgentAsserter("mock_streaming", snapshot_dir=tmp_path, mode="replay"):
+        rep = run(_mock_client(_refuse))
+    assert_same_completion(rep, live)
 
 
 # --------------------------------------------------------------------------- secrets

@@ -10,24 +10,21 @@ test can prove a run touched no network.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import re
 import shutil
+import warnings
 from pathlib import Path
 from typing import Any
 
-import httpx  # noqa: F401  (see below)
-import httpx2  # noqa: F401
-import openai  # noqa: F401
+import httpx
+import openai
 import pytest
 
-from agentsnap import SnapshotStore
-
-# Imported here, in the outer process, on purpose: pytester's in-process runs drop
-# every module first imported during the run, and agentsnap hooks httpx/httpx2 only
-# once per process (see the report), so a fresh re-import in a later inner run would
-# no longer be captured.
+from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
+from tests.fake_provider import FakeOpenAI, stream_text_reply, text_reply
 
 pytest_plugins = ["pytester"]
 
@@ -101,6 +98,45 @@ def test_weather(fake):
 '''
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _warm_imports(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Import, in this process, everything an inner run would import lazily.
+
+    pytester's in-process runs drop every module first imported during the run.
+    A lazily imported ``httpcore2``, ``agentsnap.capture.send`` … re-imported by a
+    later run would be a second copy: agentsnap hooks ``httpx``/``httpx2`` once per
+    process, and httpx2's exception mapping compares ``httpcore2`` classes — both
+    break silently for everything that runs after this module (also in other
+    test files of the same session). One record + replay of each shape loads them all.
+    """
+    directory = tmp_path_factory.mktemp("warm")
+
+    def calls(base_url: str) -> None:
+        client = openai.OpenAI(base_url=base_url, api_key="sk-test", max_retries=0)
+        client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "warm"}])
+        list(client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "warm"}], stream=True))
+
+        async def acall() -> None:
+            aclient = openai.AsyncOpenAI(base_url=base_url, api_key="sk-test", max_retries=0)
+            await aclient.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "warm async"}])
+
+        asyncio.run(acall())
+
+    with pytest.MonkeyPatch.context() as mp, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for var in CI_MARKERS:
+            mp.delenv(var, raising=False)
+        with FakeOpenAI() as fake:
+            fake.script(text_reply("a"), stream_text_reply(["b"]), text_reply("c"), text_reply("d"))
+            with AgentRecorder("warm", snapshot_dir=directory):
+                calls(fake.base_url)
+            with httpx.Client() as plain:  # httpcore (legacy httpx transport)
+                plain.post(fake.base_url + "/chat/completions", json={"model": "m", "messages": []})
+            base = fake.base_url
+        with AgentAsserter("warm", snapshot_dir=directory, mode="replay"):
+            calls(base)
+
+
 @pytest.fixture(autouse=True)
 def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
     """Local behaviour unless a test sets CI itself; keep the plugin's dummy API keys out of this process."""
@@ -168,9 +204,12 @@ def expected_filename(name: str) -> str:
     return name.replace("::", "__") + "-" + hashlib.sha1(name.encode("utf-8")).hexdigest()[:8] + ".json"
 
 
+_SUMMARY = re.compile(r"agentsnap: \d+ (passed|failed|new|recorded|re-recorded|pending|not saved|orphaned)\b")
+
+
 def summary(result: pytest.RunResult) -> list[str]:
-    """The end-of-run agentsnap summary line(s)."""
-    return [line for line in result.outlines if re.match(r"agentsnap: \d+ ", line)]
+    """The end-of-run agentsnap count line(s), e.g. ``agentsnap: 1 passed, 1 failed``."""
+    return [line for line in result.outlines if _SUMMARY.match(line)]
 
 
 # --------------------------------------------------------------------------- the state table, locally
@@ -234,10 +273,10 @@ def test_replay_serves_a_pending_snapshot_locally(project: Project) -> None:
 def test_record_writes_an_approved_golden(project: Project) -> None:
     result = project.run("--agentsnap-record")
     assert result.ret == 0
-    result.assert_outcomes(passed=1, warnings=1)
-    path = project.snapshot_path()
-    result.stdout.fnmatch_lines([f"*AgentsnapWarning: agentsnap: recorded golden '{NODE}' -> {path} (approved). Review the diff before committing."])
+    result.assert_outcomes(passed=1)
     assert summary(result) == ["agentsnap: 1 recorded (approved)"]
+    after = result.outlines[result.outlines.index("agentsnap: 1 recorded (approved)") + 1]
+    assert after == f"  1 golden(s) written and approved in {project.root / SNAP_DIR}: review them (`git diff`) before committing."
     data = project.snapshot()
     assert (data["name"], data["approved"], data["source"]) == (NODE, True, "pytest")
     assert project.server_requests() == {NODE: 2}
@@ -340,7 +379,7 @@ def test_corrupt_snapshot_fails_naming_the_path_and_is_never_overwritten(project
     assert f"agentsnap: corrupt snapshot file at {path}" in result.stdout.str()
     assert summary(result) == ["agentsnap: 1 failed"]
     assert path.read_bytes() == corrupt
-    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
+    assert sorted(p.name for p in path.parent.glob("*.json")) == [path.name]
     if flags == ("--agentsnap-replay",):
         assert project.server_requests() == {NODE: 0}
 
@@ -508,6 +547,123 @@ def test_snapshot_fixture_names_blocks_by_node_id(project: Project) -> None:
     assert result.ret == 0, result.stdout.str()
     assert summary(result) == ["agentsnap: 3 passed"]
     assert project.server_requests() == {"test_fixture.py::test_blocks": 0}
+
+
+MIXED_TEST = '''
+from agent_lib import client_for
+from fake_provider import text_reply
+
+
+def ask(client, question):
+    return client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": question}]).choices[0].message.content
+
+
+def test_mixed(fake, snapshot):
+    fake.script(text_reply("outside answer"), text_reply("inside answer"))
+    client = client_for(fake)
+    ask(client, "outside?")
+    with snapshot.assert_agent() as block:
+        block.output = ask(client, "inside?")
+'''
+
+
+def test_instrument_plus_unnamed_fixture_block_records_and_replays(project: Project) -> None:
+    project.pytester.makepyfile(test_mixed=MIXED_TEST)
+    # a test that uses the fixture's blocks owns its snapshots: no auto-snapshot
+    # competes for the same name (the call outside the block is not recorded)
+    recorded = project.run("test_mixed.py", "--agentsnap-instrument", "--agentsnap-record")
+    assert recorded.ret == 0
+    assert summary(recorded) == ["agentsnap: 1 recorded (approved)"]
+    files = list((project.root / SNAP_DIR).glob("*.json"))
+    assert len(files) == 1
+    data = json.loads(files[0].read_text(encoding="utf-8"))
+    assert [s["messages"][-1]["content"] for s in data["trace"] if s["type"] == "llm_call"] == ["inside?"]
+    replayed = project.run("test_mixed.py", "--agentsnap-replay")
+    assert replayed.ret == 0, replayed.stdout.str()
+    assert summary(replayed) == ["agentsnap: 1 passed"]
+
+
+SKIP_TEST = '''
+import pytest
+from agent_lib import client_for
+from fake_provider import text_reply
+
+
+def test_skips_after_a_call(fake):
+    fake.script(text_reply("the model is not ready"))
+    client_for(fake).chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "ready?"}])
+    pytest.skip("model not ready")
+'''
+
+
+def test_skipped_test_is_not_reported_as_failed(project: Project) -> None:
+    project.pytester.makepyfile(test_skip=SKIP_TEST)
+    result = project.run("test_skip.py", "--agentsnap-instrument")
+    assert result.ret == 0
+    result.assert_outcomes(skipped=1)
+    assert not (project.root / SNAP_DIR).exists()
+    assert all("failed" not in line for line in summary(result)), summary(result)
+
+
+EXTRA_CALL_TEST = '''
+from agent_lib import client_for, scenario, weather_agent
+from fake_provider import text_reply, tool_calls_reply
+
+
+def test_weather(fake):
+    sc = scenario()
+    fake.script(tool_calls_reply([("call_A", "get_weather", {"city": sc["city"]})]), text_reply(sc["answer"]), text_reply("extra"))
+    client = client_for(fake)
+    weather_agent(client, sc["question"])
+    if sc.get("extra_call"):
+        client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "one more?"}])
+'''
+
+
+def test_replay_miss_fails_the_test_cleanly_naming_the_call_site(project: Project) -> None:
+    project.pytester.makepyfile(test_agent=EXTRA_CALL_TEST)
+    before = project.record_golden()
+    project.set_scenario(**{**PARIS, "extra_call": True})
+
+    result = project.run("--agentsnap-replay")
+    assert result.ret == 1
+    result.assert_outcomes(failed=1)
+    lines = [line.strip() for line in result.outlines]
+    path = project.snapshot_path()
+    assert f"agentsnap replay miss: LLM call index 2 (POST /v1/chat/completions) has no recorded response in snapshot '{NODE}' ({path})." in lines
+    assert "(the call was made at test_agent.py:11)" in lines
+    assert any("--agentsnap-record" in line for line in lines)
+    assert "Traceback" not in result.stdout.str()
+    # (questionable, see the report: agentsnap caught the drift, yet its summary says the *test* failed)
+    assert summary(result) == ["agentsnap: 1 failed"]
+    assert project.server_requests() == {NODE: 0}
+    assert project.snapshot_path().read_bytes() == before
+
+
+KEYLESS_TEST = '''
+import openai
+from agent_lib import weather_agent
+from fake_provider import text_reply, tool_calls_reply
+
+
+def test_weather(fake):
+    fake.script(tool_calls_reply([("call_A", "get_weather", {"city": "Paris"})]), text_reply("It is sunny."))
+    client = openai.OpenAI(base_url=fake.base_url, max_retries=0)  # the key comes from OPENAI_API_KEY
+    assert weather_agent(client, "Weather in Paris?") == "It is sunny."
+'''
+
+
+def test_replay_needs_no_api_key(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    project.pytester.makepyfile(test_agent=KEYLESS_TEST)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-live-key-for-recording-000000")
+    project.record_golden()
+    monkeypatch.delenv("OPENAI_API_KEY")
+
+    result = project.run("--agentsnap-replay")
+    assert result.ret == 0, result.stdout.str()
+    assert summary(result) == ["agentsnap: 1 passed"]
+    assert project.server_requests() == {NODE: 0}
+    assert b"sk-live-key" not in project.snapshot_path().read_bytes()
 
 
 # --------------------------------------------------------------------------- xdist

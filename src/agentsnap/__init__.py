@@ -37,6 +37,7 @@ __all__ = [
     "SnapshotStore",
     "DiffReport",
     "compute_diff",
+    "LLMJudge",
     "AgentRegressionError",
     "SnapshotNotFoundError",
     "SnapshotFormatError",
@@ -54,4 +55,8 @@ def __getattr__(name: str) -> Any:  # PEP 562: keep the diff layer out of import
         from . import diff
 
         return getattr(diff, name)
+    if name == "LLMJudge":
+        from .judge import LLMJudge
+
+        return LLMJudge
     raise AttributeError(f"module 'agentsnap' has no attribute {name!r}")

@@ -34,9 +34,23 @@ if sys.version_info >= (3, 11):  # pragma: no cover
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["Settings", "load", "is_ci", "find_pyproject", "MODES", "SETTING_KEYS", "ENV_VARS"]
+__all__ = [
+    "Settings",
+    "load",
+    "is_ci",
+    "find_pyproject",
+    "resolve_judge_api_key",
+    "MODES",
+    "SETTING_KEYS",
+    "ENV_VARS",
+    "EMBEDDING_BACKENDS",
+    "JUDGE_API_KEY_ENV",
+    "PROVIDER_KEY_MAP",
+]
 
 MODES = ("live", "replay", "record")
+#: values of ``embedding_backend`` (same as agentsnap.diff.embeddings.BACKEND_NAMES)
+EMBEDDING_BACKENDS = ("auto", "onnx", "sentence-transformers", "lexical")
 _FALSY = ("", "0", "false", "no", "off")
 _CI_MARKERS = ("GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
 
@@ -70,6 +84,15 @@ class Settings:
     llm_threshold: float = 0.75
     #: allowed Levenshtein distance of the tool-name sequences
     structural_tolerance: int = 0
+    #: minimum lexical ratio of the final output when no embedding backend is installed
+    #: (same default as agentsnap.diff.semantic.LEXICAL_SEMANTIC_THRESHOLD)
+    lexical_semantic_threshold: float = 0.95
+    #: minimum lexical ratio of intermediate responses (agentsnap.diff.semantic.LEXICAL_LLM_THRESHOLD)
+    lexical_llm_threshold: float = 0.60
+    #: fail a text check when numbers, negation words or names differ (agentsnap.diff.hints)
+    strict_facts: bool = False
+    #: ``auto`` (best installed: onnx, sentence-transformers, lexical) or one of those names
+    embedding_backend: str = "auto"
     #: dotted paths into tool arguments left out of the argument diff
     ignored_fields: list[str] = field(default_factory=list)
     #: LLM judge model (OpenAI-compatible chat API)
@@ -106,7 +129,69 @@ ENV_VARS = {
     "AGENTSNAP_SEMANTIC_THRESHOLD": "semantic_threshold",
     "AGENTSNAP_LLM_THRESHOLD": "llm_threshold",
     "AGENTSNAP_STRUCTURAL_TOLERANCE": "structural_tolerance",
+    "AGENTSNAP_LEXICAL_SEMANTIC_THRESHOLD": "lexical_semantic_threshold",
+    "AGENTSNAP_LEXICAL_LLM_THRESHOLD": "lexical_llm_threshold",
+    "AGENTSNAP_STRICT_FACTS": "strict_facts",
+    "AGENTSNAP_EMBEDDING_BACKEND": "embedding_backend",
 }
+
+
+#: the explicit judge key; always wins over the provider keys
+JUDGE_API_KEY_ENV = "AGENTSNAP_JUDGE_API_KEY"
+
+#: the one table of provider keys for the LLM judge: when ``judge_base_url``'s host
+#: contains the fragment, that environment variable holds the key (first match wins).
+#: Add a provider here. Source: the documented key resolution table.
+PROVIDER_KEY_MAP: tuple[tuple[str, str], ...] = (
+    ("openrouter.ai", "OPENROUTER_API_KEY"),
+    ("api.openai.com", "OPENAI_API_KEY"),
+    ("anthropic.com", "ANTHROPIC_API_KEY"),
+    ("api.groq.com", "GROQ_API_KEY"),
+    ("api.mistral.ai", "MISTRAL_API_KEY"),
+    ("api.cohere.com", "COHERE_API_KEY"),
+)
+_PROVIDER_KEY_MAP = PROVIDER_KEY_MAP  # the name the configuration docs use
+
+
+def resolve_judge_api_key(
+    base_url: str, env: Mapping[str, str] | None = None, *, ignore: tuple[str, ...] = ()
+) -> tuple[str, str] | None:
+    """The LLM judge's API key for ``base_url``, as ``(key, variable name)``, or None.
+
+    Order: ``AGENTSNAP_JUDGE_API_KEY`` when set and non-empty; else the
+    variable :data:`PROVIDER_KEY_MAP` pairs with the first fragment contained
+    in ``base_url``'s host (``https://openrouter.ai/api/v1`` →
+    ``OPENROUTER_API_KEY``). A URL matching no entry, or whose variable is
+    unset or empty, gives None. Values listed in ``ignore`` count as unset
+    (the pytest plugin's replay placeholder keys). Reads ``env`` (default
+    ``os.environ``); never raises.
+    """
+    env = os.environ if env is None else env
+
+    def usable(var: str) -> str | None:
+        value = (env.get(var) or "").strip()
+        return value if value and value not in ignore else None
+
+    explicit = usable(JUDGE_API_KEY_ENV)
+    if explicit:
+        return explicit, JUDGE_API_KEY_ENV
+    from urllib.parse import urlsplit
+
+    try:
+        host = (urlsplit(base_url).hostname or "").lower()
+    except ValueError:
+        host = ""
+    for fragment, var in PROVIDER_KEY_MAP:
+        if fragment in host:
+            key = usable(var)
+            return (key, var) if key else None
+    return None
+
+
+def _resolve_api_key(base_url: str, env: Mapping[str, str] | None = None) -> str | None:
+    """Just the key of :func:`resolve_judge_api_key` (the name the configuration docs use)."""
+    found = resolve_judge_api_key(base_url, env)
+    return found[0] if found else None
 
 
 def find_pyproject(start: str | os.PathLike[str] | None = None) -> Path | None:
@@ -125,6 +210,11 @@ def _coerce(key: str, value: Any, source: str) -> Any:
     target = {f.name: f for f in dataclasses.fields(Settings)}[key]
     default = target.default if target.default is not dataclasses.MISSING else None
     try:
+        if key == "embedding_backend":
+            backend = str(value).strip().lower()
+            if backend not in EMBEDDING_BACKENDS:
+                raise ValueError(f"expected one of {', '.join(EMBEDDING_BACKENDS)}")
+            return backend
         if key == "mode":
             mode = str(value).strip().lower()
             if mode not in MODES:

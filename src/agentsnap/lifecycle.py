@@ -180,7 +180,13 @@ def settle(
 
 
 def compare(golden: Snapshot, new: Snapshot, settings: Settings, *, mode: str, overrides: dict[str, Any] | None = None) -> Any:
-    """Run the three-layer diff of ``new`` against ``golden`` with the settings' thresholds."""
+    """Run the three-layer diff of ``new`` against ``golden`` with the settings' thresholds.
+
+    ``overrides``: per-test ``compute_diff`` options (None values are
+    ignored), e.g. thresholds, ``embed_fn``, ``judge``, ``min_score``,
+    ``weights``, ``strict``. The report's ``semantic_backend`` says which
+    backend (and model sha256) scored the texts.
+    """
     from .diff import compute_diff
 
     opts: dict[str, Any] = {
@@ -188,6 +194,10 @@ def compare(golden: Snapshot, new: Snapshot, settings: Settings, *, mode: str, o
         "ignored_fields": list(settings.ignored_fields),
         "semantic_threshold": settings.semantic_threshold,
         "llm_threshold": settings.llm_threshold,
+        "lexical_semantic_threshold": settings.lexical_semantic_threshold,
+        "lexical_llm_threshold": settings.lexical_llm_threshold,
+        "strict_facts": settings.strict_facts,
+        "embedding_backend": settings.embedding_backend,
     }
     for key, value in (overrides or {}).items():
         if value is not None:

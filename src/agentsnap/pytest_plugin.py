@@ -76,6 +76,8 @@ class AgentsnapSession:
         self.collected: set[str] = set()
         self.deselected = 0
         self.orphans: list[str] = []
+        #: node ids of tests that used the snapshot fixture's blocks (no auto-snapshot for them)
+        self.claimed: set[str] = set()
 
     # -- auto-snapshots ------------------------------------------------------
     def start_test(self, item: pytest.Item) -> None:
@@ -111,9 +113,11 @@ class AgentsnapSession:
         if load_error is not None:
             self.counts["failed"] += 1
             raise load_error
-        if recording.blocked_calls:
+        if recording.blocked_calls or recording.misses:
             self.counts["failed"] += 1
-            return  # CI refused the calls; the test failed with that error, nothing is written
+            return  # CI refused the calls, or replay had no recording: the test failed with that error, nothing is written
+        if item.nodeid in self.claimed:
+            return  # the test snapshots explicitly with the `snapshot` fixture: its blocks own the snapshots
         if not recording.trace.exchanges:
             return  # no LLM traffic: nothing to snapshot
         self.used.add(item.nodeid)
@@ -130,6 +134,19 @@ class AgentsnapSession:
         self.counts[action] += 1
         if name is not None:
             self.used.add(name)
+
+    def judge(self) -> Any:
+        """The session's LLM judge (resolved once), or None when no judge API key resolves.
+
+        Key order: ``AGENTSNAP_JUDGE_API_KEY``, then the provider key matching
+        ``judge_base_url`` (:data:`agentsnap.config.PROVIDER_KEY_MAP`); the
+        placeholder keys replay mode sets count as unset.
+        """
+        if not hasattr(self, "_judge"):
+            from .judge import LLMJudge
+
+            self._judge = LLMJudge.from_env(self.settings, ignore=(_DUMMY_KEY,))
+        return self._judge
 
 
 _SESSION_KEY = pytest.StashKey[AgentsnapSession]()
@@ -198,6 +215,10 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     session = _session(item.config)
     try:
         result = yield
+    except (pytest.skip.Exception, pytest.xfail.Exception):
+        if session is not None:
+            session.stop_test(item)  # skipped / xfailed: no snapshot, not a failure
+        raise
     except BaseException:
         if session is not None:
             session.finish_test(item, passed=False)
@@ -248,6 +269,9 @@ class SnapshotFixture:
     ``assert_agent`` follows the snapshot state table (a missing snapshot is
     written as pending locally and fails in CI) instead of raising
     ``SnapshotNotFoundError``; under ``--agentsnap-record`` it re-records.
+    A test that uses these blocks owns its snapshots: under
+    ``--agentsnap-instrument`` it is not auto-snapshotted as well (calls made
+    outside its blocks are not recorded).
     """
 
     def __init__(self, request: pytest.FixtureRequest, session: AgentsnapSession) -> None:
@@ -256,6 +280,7 @@ class SnapshotFixture:
         self._unnamed = 0
 
     def _name(self, name: str | None) -> str:
+        self._session.claimed.add(self._node_id)
         if name:
             return name
         self._unnamed += 1
@@ -273,8 +298,10 @@ class SnapshotFixture:
         from .recorder import AgentAsserter
 
         kwargs.setdefault("mode", self._session.settings.mode)
-        if kwargs.get("judge") is False:
-            kwargs["judge"] = None
+        if "judge" not in kwargs:
+            kwargs["judge"] = self._session.judge()  # on when a judge key resolves
+        elif kwargs["judge"] is False:
+            kwargs["judge"] = None  # force embeddings
         block = AgentAsserter(self._name(test_name), self._session.settings.snapshot_path, settings=self._session.settings,
                               missing="pending", **kwargs)
         block.on_outcome = self._session.count

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 from .capture import Recording
 from .config import Settings
@@ -165,8 +165,20 @@ class AgentAsserter(_Block):
     (intermediate responses), ``structural_tolerance`` (edit distance of the
     tool sequence); ``ignored_fields``: dotted tool-argument paths to skip.
     ``embed_fn``: ``list[str] -> list[vector]`` for the semantic check;
-    ``judge``: an LLM judge (accepted for API compatibility; the judge layer
-    arrives in a later release).
+    ``judge``: an :class:`~agentsnap.judge.LLMJudge` (or any object with
+    ``score(golden, new) -> (score, reason)``) that scores differing texts
+    instead of the embeddings; ``None``/``False``: no judge.
+    Keyword-only: ``min_score`` — also fail when the report's composite
+    :attr:`~agentsnap.diff.DiffReport.score` is below it (0..1, with a 1e-9
+    slack so an exact replay never fails on float noise); ``weights`` —
+    ``{component: weight}`` for that composite; ``strict`` — tool arguments
+    and requests compared by pure equality (``1`` vs ``1.0`` differ);
+    ``strict_facts`` — fail a text check whose numbers, negation words or
+    names changed; ``embedding_backend`` — ``"auto"``, ``"onnx"``,
+    ``"sentence-transformers"`` or ``"lexical"``;
+    ``lexical_semantic_threshold`` / ``lexical_llm_threshold`` — the
+    thresholds of lexical scores (used when no embedding backend is
+    installed). Unset ones come from the settings.
 
     Raises on exit: :class:`~agentsnap.exceptions.SnapshotNotFoundError` when
     there is no snapshot (record one first); :class:`AgentRegressionError`
@@ -192,8 +204,17 @@ class AgentAsserter(_Block):
         *,
         settings: Settings | None = None,
         missing: str = "raise",
+        min_score: float | None = None,
+        weights: Mapping[str, float] | None = None,
+        strict: bool | None = None,
+        strict_facts: bool | None = None,
+        embedding_backend: str | None = None,
+        lexical_semantic_threshold: float | None = None,
+        lexical_llm_threshold: float | None = None,
     ) -> None:
         super().__init__(test_name, snapshot_dir, settings, scenario)
+        if judge is False:
+            judge = None
         resolved = mode or self.settings.mode
         if resolved not in ("live", "replay", "record"):
             raise ValueError(f"agentsnap: mode must be 'live', 'replay' or 'record', not {mode!r}")
@@ -207,6 +228,14 @@ class AgentAsserter(_Block):
             "ignored_fields": list(ignored_fields) if ignored_fields is not None else None,
             "structural_tolerance": structural_tolerance,
             "embed_fn": embed_fn,
+            "judge": judge,
+            "min_score": min_score,
+            "weights": dict(weights) if weights is not None else None,
+            "strict": strict,
+            "strict_facts": strict_facts,
+            "embedding_backend": embedding_backend,
+            "lexical_semantic_threshold": lexical_semantic_threshold,
+            "lexical_llm_threshold": lexical_llm_threshold,
         }
         self.golden: Snapshot | None = None
         self.report: Any = None

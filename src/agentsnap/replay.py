@@ -110,6 +110,14 @@ class Cassette:
         """How many recorded exchanges were never served."""
         return self._played.count(False)
 
+    def remaining(self, request: dict[str, Any]) -> int:
+        """How many recordings of exactly this request (same replay key) are still unplayed.
+
+        Lets an SDK's retry loop give up in replay where the recorded run gave up.
+        """
+        with self._lock:
+            return sum(1 for idx in self._by_key.get(request_key(request), ()) if not self._played[idx])
+
     def _miss_message(self, request: dict[str, Any], key: tuple[str, str, str], call_index: int) -> str:
         route = f"{key[0]} {key[1]}"
         same_route = [e for e in self._entries if request_key(e["request"])[:2] == key[:2]]

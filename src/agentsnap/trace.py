@@ -125,7 +125,10 @@ class Trace:
                 }
             else:
                 step = {"type": "llm_call"}
-                step.update(get_codec(ex.codec)(ex.request, ex.response))
+                step.update(get_codec(ex.codec)(ex.request, _readable(ex.response)))
+                # the spec that recognised the traffic names the provider (groq and
+                # OpenRouter speak the openai_chat format, whose codec says "openai")
+                step["provider"] = ex.provider
                 results = get_tool_results(ex.codec)
                 step["_tool_results"] = results(ex.request.get("body")) if results else []
                 if ex.request_drift:
@@ -145,6 +148,39 @@ class Trace:
         for i, st in enumerate(steps):
             st["step"] = i
         return steps
+
+
+def _readable(response: dict[str, Any]) -> dict[str, Any]:
+    """The response as a codec reads it: streamed chunks stored as raw bytes
+    (a compressed stream, or bytes that were not UTF-8) decoded to one text chunk.
+
+    Decoding follows the response's ``content-encoding`` (gzip, deflate; br when
+    the ``brotli`` package is installed). Replay still serves the raw chunks.
+    """
+    chunks = response.get("chunks")
+    if not isinstance(chunks, list) or not any(isinstance(c, dict) for c in chunks):
+        return response
+    import base64
+    import zlib
+
+    raw = b"".join(base64.b64decode(c["$bytes_b64"]) if isinstance(c, dict) else str(c).encode("utf-8") for c in chunks)
+    headers = response.get("headers") or {}
+    encoding = str(headers.get("content-encoding", "") if isinstance(headers, dict) else "").lower().strip()
+    try:
+        if encoding in ("gzip", "x-gzip"):
+            raw = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw)
+        elif encoding == "deflate":
+            try:
+                raw = zlib.decompressobj().decompress(raw)
+            except zlib.error:
+                raw = zlib.decompressobj(-zlib.MAX_WBITS).decompress(raw)
+        elif encoding == "br":
+            import brotli  # type: ignore[import-not-found]
+
+            raw = brotli.decompress(raw)
+    except Exception:  # noqa: BLE001 - a cut stream may not decompress fully
+        pass
+    return {**response, "chunks": [raw.decode("utf-8", "replace")]}
 
 
 def _order(entries: list[tuple[Exchange, dict[str, Any]]]) -> list[tuple[Exchange, dict[str, Any]]]:
@@ -217,25 +253,40 @@ def _with_derived_tool_calls(steps: list[dict[str, Any]]) -> list[dict[str, Any]
 
     Reads (and removes) each step's transient ``_tool_results`` — what the
     codec found in the request — and pairs each result by id with the tool
-    call the model requested in an earlier step.
+    call the model requested in an earlier step. A result without an id that
+    names its tool (Gemini: ``{"id": None, "name": ...}``) is paired with the
+    earliest call of that name not answered yet; such codecs report only the
+    results a request adds, never the ones it repeats from history.
     """
     requested: dict[str, tuple[int, dict[str, Any]]] = {}
+    unanswered: dict[Any, list[tuple[int, dict[str, Any]]]] = {}  # by tool name, in request order
     derived_after: dict[int, list[dict[str, Any]]] = {}
     seen: set[str] = set()
     for pos, s in enumerate(steps):
         results = s.pop("_tool_results", None) or []
         for res in results:
             call_id = res.get("id")
-            if call_id in seen or call_id not in requested:
+            if call_id:
+                if call_id in seen or call_id not in requested:
+                    continue
+                origin, req = requested[call_id]
+            elif res.get("name") and unanswered.get(res["name"]):
+                origin, req = unanswered[res["name"]][0]
+            else:
                 continue
-            seen.add(call_id)
-            origin, req = requested[call_id]
+            queue = unanswered.get(req.get("name")) or []
+            queue[:] = [entry for entry in queue if entry[1] is not req]
+            if req.get("id"):
+                seen.add(req["id"])
             derived_after.setdefault(origin, []).append(
-                {"type": "tool_call", "name": req.get("name"), "args": req.get("args"), "result": res.get("result"), "id": call_id}
+                {"type": "tool_call", "name": req.get("name"), "args": req.get("args"), "result": res.get("result"), "id": call_id or req.get("id")}
             )
         for req in s.get("tool_requests") or []:
             if req.get("id"):
-                requested.setdefault(req["id"], (pos, req))
+                if req["id"] in requested:
+                    continue
+                requested[req["id"]] = (pos, req)
+            unanswered.setdefault(req.get("name"), []).append((pos, req))
     out: list[dict[str, Any]] = []
     for pos, s in enumerate(steps):
         out.append(s)

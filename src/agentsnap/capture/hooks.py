@@ -18,7 +18,7 @@ import threading
 import warnings
 from typing import Any
 
-__all__ = ["install", "is_installed", "HOOKED_MODULES"]
+__all__ = ["install", "ensure_patched", "is_installed", "HOOKED_MODULES"]
 
 HOOKED_MODULES = ("httpx", "httpx2")
 
@@ -44,6 +44,23 @@ def install() -> None:
             for module, call in spec.hooks:
                 wrapt.register_post_import_hook(_guarded(spec.name, call), module)
         _installed = True
+
+
+def ensure_patched() -> None:
+    """Re-check the httpx modules currently imported and wrap any unwrapped ``send``.
+
+    A post-import hook fires once per module object; when a module is
+    imported again (``sys.modules`` purged, reloaded) its new classes would
+    go unwrapped. Cheap: a few attribute lookups when everything is wrapped.
+    """
+    import sys
+
+    seen: set[int] = set()
+    for name in HOOKED_MODULES:
+        module = sys.modules.get(name)
+        if module is not None and id(module) not in seen:
+            seen.add(id(module))
+            _patch_module(module)
 
 
 def is_installed() -> bool:

@@ -32,12 +32,15 @@ class Recording:
         self.block = block
         #: LLM calls refused because of ``block``
         self.blocked_calls = 0
+        #: replayed calls that had no recording (ReplayMissError raised)
+        self.misses = 0
         self.trace = _trace.Trace()
 
     def start(self) -> "Recording":
-        from .hooks import install
+        from .hooks import ensure_patched, install
 
         install()
+        ensure_patched()
         _trace.activate(self)
         return self
 

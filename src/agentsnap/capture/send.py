@@ -29,7 +29,7 @@ import time
 from typing import Any, Callable
 
 from .. import trace as _trace
-from ..exceptions import SnapshotMissingInCIError
+from ..exceptions import ReplayMissError, SnapshotMissingInCIError
 from ..scrub import scrub_text, scrub_url, scrub_value
 from .spec import ProviderSpec, classify
 
@@ -273,7 +273,11 @@ def _begin(recording: Any, request: Any, spec: ProviderSpec) -> _trace.Exchange:
 
 
 def _replayed_response(recording: Any, exchange: _trace.Exchange, request: Any, *, is_async: bool) -> Any:
-    index, recorded, drift = recording.cassette.take(exchange.request)
+    try:
+        index, recorded, drift = recording.cassette.take(exchange.request)
+    except ReplayMissError:
+        recording.misses += 1
+        raise
     exchange.replay_index = index
     exchange.request_drift = drift
     exchange.response = recorded["response"]
@@ -305,6 +309,17 @@ def _replayed_response(recording: Any, exchange: _trace.Exchange, request: Any, 
 
 def _record_response(recording: Any, exchange: _trace.Exchange, response: Any, spec: ProviderSpec, *, stream: bool, is_async: bool) -> None:
     meta: dict[str, Any] = {"status": response.status_code}
+    if stream and getattr(response, "_content", None) is not None:
+        # the body was already read inside send (a custom transport, an event
+        # hook): the SDK will read the cached content, which no tee would see
+        meta["headers"] = _kept_headers(response, spec, streamed=False)
+        try:
+            meta["chunks"] = [response.content.decode("utf-8")] if response.content else []
+        except UnicodeDecodeError:
+            meta["chunks"] = [{"$bytes_b64": base64.b64encode(response.content).decode("ascii")}]
+        exchange.response = meta
+        exchange.ended = time.monotonic()
+        return
     if stream:
         encoded = bool(response.headers.get("content-encoding", "").strip() not in ("", "identity"))
         meta["headers"] = _kept_headers(response, spec, streamed=True)
@@ -314,11 +329,24 @@ def _record_response(recording: Any, exchange: _trace.Exchange, response: Any, s
         return
     meta["headers"] = _kept_headers(response, spec, streamed=False)
     stored = encode_body(response.content, response.headers.get("content-type"))
+    if "body" in stored and stored["body"] is not None and response.status_code >= 400 and _verbatim_errors(spec):
+        # kept as the text the server sent (SDKs quote error bodies verbatim, and a
+        # snapshot stores JSON with sorted keys): replay serves the same bytes
+        try:
+            stored = {"text": scrub_text(response.content.decode("utf-8"))}
+        except UnicodeDecodeError:
+            pass
     if "body" in stored:
         stored["body"] = scrub_value(stored["body"])
     meta.update(stored)
     exchange.response = meta
     exchange.ended = time.monotonic()
+
+
+def _verbatim_errors(spec: ProviderSpec) -> bool:
+    """Whether the spec asks for error bodies as text (``[replay] verbatim_error_bodies = true``)."""
+    replay = spec.extra.get("replay")
+    return isinstance(replay, dict) and replay.get("verbatim_error_bodies") is True
 
 
 def _record_error(exchange: _trace.Exchange, exc: BaseException) -> None:

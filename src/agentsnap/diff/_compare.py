@@ -7,8 +7,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from .arguments import IgnoreRule, diff_values, parse_ignored_fields
-from .report import CHECK_ORDER, DiffReport
-from .semantic import as_text, meets_threshold, score_pairs
+from .hints import fact_hints
+from .report import CHECK_ORDER, COMPONENTS, DiffReport
+from .semantic import (
+    LEXICAL_LLM_THRESHOLD,
+    LEXICAL_SEMANTIC_THRESHOLD,
+    as_text,
+    meets_threshold,
+)
 from .structural import (
     ToolRef,
     llm_calls,
@@ -38,11 +44,14 @@ def _pair_diffs(
     new: Sequence[ToolRef],
     aligned: Iterable[Sequence[int]],
     rules: tuple[IgnoreRule, ...],
+    strict: bool = False,
 ) -> list[dict[str, Any]]:
     out = []
     for gi, ni in aligned:
         g, n = golden[gi], new[ni]
-        changes = diff_values(g.args, n.args, root="args", ignored_fields=rules)
+        changes = diff_values(
+            g.args, n.args, root="args", ignored_fields=rules, strict=strict
+        )
         if changes:
             out.append(
                 {
@@ -107,6 +116,14 @@ def compute_diff(
     embed_fn: Callable[[list[str]], Sequence[Sequence[float]]] | None = None,
     compare_requests: bool = False,
     name: str = "",
+    embedding_backend: Any = "auto",
+    lexical_semantic_threshold: float = LEXICAL_SEMANTIC_THRESHOLD,
+    lexical_llm_threshold: float = LEXICAL_LLM_THRESHOLD,
+    judge: Any = None,
+    strict_facts: bool = False,
+    strict: bool = False,
+    weights: Mapping[str, float] | None = None,
+    min_score: float | None = None,
 ) -> DiffReport:
     """Compare a new snapshot with its golden on every layer; return a :class:`DiffReport`.
 
@@ -126,7 +143,8 @@ def compute_diff(
       calls. Alignment: positions the edit script keeps unchanged (same name),
       so arguments of two different tools are never compared and an
       inserted, deleted or replaced call is left to the structural check.
-      Any remaining change fails. List order inside args is significant.
+      Any remaining change fails. List order inside args is significant, key
+      order never is; ``1`` equals ``1.0`` unless ``strict=True``.
     * ``"model_tools"`` — the same distance check, same tolerance (one knob
       for both, as documented for ``structural_tolerance``), on the names in
       all ``llm_call`` steps' ``tool_requests``, flattened in trace order.
@@ -144,6 +162,20 @@ def compute_diff(
     * ``"output"`` — the final ``output`` must score >= ``semantic_threshold``;
       non-strings are compared as sorted-key JSON, so ``None`` vs ``None`` is
       1.0.
+    * ``"score"`` — only with ``min_score``: :attr:`DiffReport.score` (the
+      weighted composite) must be >= ``min_score`` (with the same 1e-9 slack,
+      so an exact replay never fails on float noise).
+
+    Text checks: identical texts score 1.0 and call nothing. Otherwise, with
+    a ``judge`` every differing text is scored by ``judge.score(golden,
+    new)`` (its reason goes to ``semantic_reasons``); without one, by the
+    embedding backend (``embed_fn``, else ``embedding_backend``, see
+    :func:`agentsnap.diff.embeddings.get_backend`). Embedding and judge scores
+    are held to ``semantic_threshold`` / ``llm_threshold``; lexical scores to
+    ``lexical_semantic_threshold`` / ``lexical_llm_threshold``. Every differing
+    pair is also checked by :func:`agentsnap.diff.hints.fact_hints` (numbers,
+    negation words, capitalised names); the hints go to ``semantic_reasons``
+    and, with ``strict_facts=True``, fail the check whatever its score.
 
     A different number of llm_calls is reported in ``structural_diff
     ["llm_calls"]`` and in the ``[STRUCTURAL]`` section but fails nothing by
@@ -161,20 +193,40 @@ def compute_diff(
         semantic_threshold: minimum score in [0, 1] of the final output.
         llm_threshold: minimum score in [0, 1] of each llm_call response.
         embed_fn: batch embedder ``list[str] -> list[vector]``; when given,
-            non-identical texts are scored by cosine similarity, otherwise by
-            the lexical placeholder ``difflib.SequenceMatcher(...).ratio()``.
-            Identical texts always score 1.0 without calling it. A score
-            passes when ``score + 1e-9 >= threshold``.
+            non-identical texts are scored by cosine similarity of its
+            vectors (it beats ``embedding_backend``). Identical texts always
+            score 1.0 without calling it. A score passes when
+            ``score + 1e-9 >= threshold``.
         compare_requests: also run the ``llm_requests`` check.
         name: snapshot name, used in the report's text.
+        embedding_backend: ``"auto"`` (default: the best installed of
+            ``onnx``, ``sentence-transformers``, ``lexical``), one of those
+            names, or a :class:`agentsnap.diff.embeddings.Backend` object.
+        lexical_semantic_threshold, lexical_llm_threshold: the thresholds
+            (in [0, 1]) of lexical scores, defaults
+            :data:`~agentsnap.diff.semantic.LEXICAL_SEMANTIC_THRESHOLD` and
+            :data:`~agentsnap.diff.semantic.LEXICAL_LLM_THRESHOLD`.
+        judge: an object with ``score(golden, new) -> (score, reason)``
+            (:class:`agentsnap.judge.LLMJudge`), or None.
+        strict_facts: fail a text check whose pair has fact hints.
+        strict: argument and request comparison by pure equality (``1`` vs
+            ``1.0`` is a type change); default: numbers compare by value.
+        weights: ``{component: weight >= 0}`` for :attr:`DiffReport.score`;
+            components are :data:`agentsnap.diff.report.COMPONENTS`, unnamed
+            ones keep weight 1.0.
+        min_score: run the ``"score"`` check with this minimum in [0, 1].
 
     Raises:
         TypeError: a snapshot is not a mapping, its trace not a list of dicts,
             an option has the wrong type, or ``embed_fn`` is not callable.
-        ValueError: ``structural_tolerance`` < 0, a threshold outside [0, 1],
-            a malformed ``ignored_fields`` entry, or ``embed_fn`` returned the
-            wrong number or shape of vectors. Exceptions raised by
-            ``embed_fn`` propagate unchanged.
+        ValueError: ``structural_tolerance`` < 0, a threshold or
+            ``min_score`` outside [0, 1], a malformed ``ignored_fields`` entry,
+            bad ``weights``, an unknown ``embedding_backend``, or ``embed_fn``
+            returned the wrong number or shape of vectors. Exceptions raised
+            by ``embed_fn`` or ``judge.score`` (such as
+            :class:`agentsnap.judge.JudgeError`) propagate unchanged.
+        agentsnap.diff.embeddings.EmbeddingBackendError: the backend named is
+            not installed or a model file fails its sha256 check.
     """
     if isinstance(structural_tolerance, bool) or not isinstance(
         structural_tolerance, int
@@ -188,8 +240,19 @@ def compute_diff(
         )
     semantic_threshold = _check_threshold("semantic_threshold", semantic_threshold)
     llm_threshold = _check_threshold("llm_threshold", llm_threshold)
+    lexical_semantic_threshold = _check_threshold(
+        "lexical_semantic_threshold", lexical_semantic_threshold
+    )
+    lexical_llm_threshold = _check_threshold(
+        "lexical_llm_threshold", lexical_llm_threshold
+    )
+    if min_score is not None:
+        min_score = _check_threshold("min_score", min_score)
+    weights = _check_weights(weights)
     if embed_fn is not None and not callable(embed_fn):
         raise TypeError(f"embed_fn must be callable or None, got {embed_fn!r}")
+    if judge is not None and not callable(getattr(judge, "score", None)):
+        raise TypeError(f"judge must have a score(golden, new) method, got {judge!r}")
     rules = parse_ignored_fields(ignored_fields)
 
     g_steps = trace_steps(golden, "golden")
@@ -202,7 +265,9 @@ def compute_diff(
     tools = sequence_diff(g_tools, n_tools, tolerance=structural_tolerance)
     if not tools["passed"]:
         failed.add("structural")
-    entries = _pair_diffs("arguments", g_tools, n_tools, tools["aligned"], rules)
+    entries = _pair_diffs(
+        "arguments", g_tools, n_tools, tools["aligned"], rules, strict
+    )
     if entries:
         failed.add("arguments")
     argument_diffs += entries
@@ -225,7 +290,9 @@ def compute_diff(
         model["skipped_reason"] = None
         if not model["passed"]:
             failed.add("model_tools")
-        entries = _pair_diffs("model_tool_args", g_req, n_req, model["aligned"], rules)
+        entries = _pair_diffs(
+            "model_tool_args", g_req, n_req, model["aligned"], rules, strict
+        )
         if entries:
             failed.add("model_tool_args")
         argument_diffs += entries
@@ -241,11 +308,14 @@ def compute_diff(
                 # the whole request: messages, tools offered, model, parameters
                 changes = [
                     {**c, "path": c["path"].lstrip(".") or "(request body)"}
-                    for c in diff_values(g_body, n_body, root="")
+                    for c in diff_values(g_body, n_body, root="", strict=strict)
                 ]
             else:
                 changes = diff_values(
-                    g_step.get("messages"), n_step.get("messages"), root="messages"
+                    g_step.get("messages"),
+                    n_step.get("messages"),
+                    root="messages",
+                    strict=strict,
                 )
             if changes:
                 argument_diffs.append(
@@ -262,39 +332,57 @@ def compute_diff(
 
     # semantic -------------------------------------------------------------------
     keys: list[str] = []
-    thresholds: list[float] = []
     pairs: list[tuple[str, str]] = []
     for i in range(common):
         keys.append(f"llm_call[{i}]")
-        thresholds.append(llm_threshold)
         pairs.append((_response_text(g_llm[i][1]), _response_text(n_llm[i][1])))
     keys.append("output")
-    thresholds.append(semantic_threshold)
     pairs.append((as_text(golden.get("output")), as_text(new.get("output"))))
 
-    scored = score_pairs(pairs, embed_fn)
+    scores, reasons, backend_name, backend_info, scale = _score_texts(
+        pairs, judge=judge, embed_fn=embed_fn, embedding_backend=embedding_backend
+    )
     semantic_scores: dict[str, float] = {}
+    semantic_reasons: dict[str, list[str]] = {}
     semantic_details: dict[str, dict[str, Any]] = {}
-    backends = set()
     semantic_failed: list[str] = []
-    for key, threshold, (g_text, n_text), (score, backend) in zip(
-        keys, thresholds, pairs, scored, strict=True
-    ):
+    # identical texts are shown against the thresholds of the run's scale
+    run_scale = "lexical" if "lexical" in scale else "embedding"
+    for index, (key, (g_text, n_text)) in enumerate(zip(keys, pairs, strict=True)):
+        score = scores[index]
+        is_output = key == "output"
+        if (scale[index] if scale[index] != "exact" else run_scale) == "lexical":
+            threshold = lexical_semantic_threshold if is_output else lexical_llm_threshold
+        else:
+            threshold = semantic_threshold if is_output else llm_threshold
+        hints = fact_hints(g_text, n_text)
+        score_ok = meets_threshold(score, threshold)
+        ok = score_ok and not (strict_facts and hints)
         semantic_scores[key] = score
-        backends.add(backend)
-        ok = meets_threshold(score, threshold)
+        semantic_reasons[key] = reasons[index] + [hint.message for hint in hints]
         was, now = _excerpts(g_text, n_text) if not ok else (None, None)
         semantic_details[key] = {
             "threshold": threshold,
-            "backend": backend,
+            "backend": "exact" if g_text == n_text else backend_name,
             "passed": ok,
             "golden_excerpt": was,
             "new_excerpt": now,
+            "hints": [
+                {
+                    "kind": h.kind,
+                    "golden": list(h.golden),
+                    "new": list(h.new),
+                    "message": h.message,
+                }
+                for h in hints
+            ],
+            "failed_by": None
+            if ok
+            else ("threshold" if not score_ok else "strict_facts"),
         }
         if not ok:
             semantic_failed.append(key)
-    backends.discard("exact")
-    overall_backend = backends.pop() if backends else "exact"
+    overall_backend = backend_name
 
     structural_diff: dict[str, Any] = {
         "tools": tools,
@@ -313,14 +401,123 @@ def compute_diff(
             "llm_threshold": llm_threshold,
             "ignored_fields": [rule.source for rule in rules],
             "compare_requests": bool(compare_requests),
+            "lexical_semantic_threshold": lexical_semantic_threshold,
+            "lexical_llm_threshold": lexical_llm_threshold,
+            "strict_facts": bool(strict_facts),
+            "strict": bool(strict),
+            "weights": dict(weights),
+            "min_score": min_score,
         },
     }
-    return DiffReport(
+    structural_diff["components"] = _components(
+        structural_diff, argument_diffs, semantic_scores, tools, model, common
+    )
+    report = DiffReport(
         structural_diff=structural_diff,
         argument_diffs=argument_diffs,
         semantic_scores=semantic_scores,
-        semantic_reasons={key: [] for key in semantic_scores},
+        semantic_reasons=semantic_reasons,
         failed_checks=[c for c in CHECK_ORDER if c in failed] + semantic_failed,
         name=name,
         backend=overall_backend,
+        semantic_backend=backend_info,
     )
+    if min_score is not None and not meets_threshold(report.score, min_score):
+        report.failed_checks.append("score")
+    return report
+
+
+def _check_weights(weights: Mapping[str, float] | None) -> dict[str, float]:
+    if weights is None:
+        return {}
+    if not isinstance(weights, Mapping):
+        raise TypeError(
+            f"weights must be a mapping of component to weight, got {weights!r}"
+        )
+    out: dict[str, float] = {}
+    for key, value in weights.items():
+        if key not in COMPONENTS:
+            raise ValueError(
+                f"unknown weights key {key!r}; components are {', '.join(COMPONENTS)}"
+            )
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError(f"weight of {key!r} must be a number >= 0, got {value!r}")
+        if not (math.isfinite(value) and value >= 0):
+            raise ValueError(
+                f"weight of {key!r} must be a finite number >= 0, got {value!r}"
+            )
+        out[key] = float(value)
+    return out
+
+
+def _score_texts(
+    pairs: list[tuple[str, str]],
+    *,
+    judge: Any,
+    embed_fn: Any,
+    embedding_backend: Any,
+) -> tuple[list[float], list[list[str]], str, dict[str, Any], list[str]]:
+    """Per pair: score, judge reasons and scale; plus the backend's name and description."""
+    scores = [1.0] * len(pairs)
+    reasons: list[list[str]] = [[] for _ in pairs]
+    scale = ["exact"] * len(pairs)
+    pending = [i for i, (g, n) in enumerate(pairs) if g != n]
+    if not pending:
+        return scores, reasons, "exact", {}, scale
+    if judge is not None:
+        for i in pending:
+            verdict = judge.score(*pairs[i])
+            scores[i] = float(verdict[0])
+            reason = verdict[1] if len(verdict) > 1 else ""
+            if reason:
+                reasons[i].append(f"judge: {reason}")
+            scale[i] = "judge"
+        describe = getattr(judge, "describe", None)
+        info = describe() if callable(describe) else {"backend": "judge"}
+        return scores, reasons, "judge", info, scale
+    from .embeddings import get_backend
+
+    backend = get_backend(embedding_backend, embed_fn)
+    values = backend.score([pairs[i] for i in pending])
+    for i, value in zip(pending, values, strict=True):
+        scores[i] = float(value)
+        scale[i] = backend.scale
+    return scores, reasons, backend.name, backend.describe(), scale
+
+
+def _fraction_same(entries: list[dict[str, Any]], check: str, total: int) -> float:
+    if total <= 0:
+        return 1.0
+    changed = len({e["index"] for e in entries if e.get("check") == check})
+    return max(0.0, 1.0 - changed / total)
+
+
+def _components(
+    structural_diff: dict[str, Any],
+    argument_diffs: list[dict[str, Any]],
+    semantic_scores: dict[str, float],
+    tools: dict[str, Any],
+    model: dict[str, Any],
+    common: int,
+) -> dict[str, float]:
+    """Per-component scores in [0, 1] for :attr:`DiffReport.score` (see ``COMPONENTS``)."""
+    out: dict[str, float] = {
+        "structural": float(tools.get("similarity", 1.0)),
+        "arguments": _fraction_same(
+            argument_diffs, "arguments", len(tools.get("aligned", []))
+        ),
+    }
+    if model.get("compared"):
+        out["model_tools"] = float(model.get("similarity", 1.0))
+        out["model_tool_args"] = _fraction_same(
+            argument_diffs, "model_tool_args", len(model.get("aligned", []))
+        )
+    if structural_diff["llm_calls"]["requests_compared"] and common:
+        out["llm_requests"] = _fraction_same(argument_diffs, "llm_requests", common)
+    llm_scores = [
+        min(1.0, max(0.0, v)) for k, v in semantic_scores.items() if k != "output"
+    ]
+    if llm_scores:
+        out["llm_calls"] = math.fsum(llm_scores) / len(llm_scores)
+    out["output"] = min(1.0, max(0.0, semantic_scores["output"]))
+    return out

@@ -6,8 +6,14 @@ first diff), with these settings and why:
 * ``ignore_order=False`` — list order inside arguments is meaningful (a list
   of steps, of recipients in priority order, of messages), so ``[a, b]`` and
   ``[b, a]`` differ; lists are compared position by position.
-* strict types — ``1`` and ``1.0``, ``1`` and ``True``, ``None`` and ``""``
-  are reported as ``type_changed``: a tool may well behave differently.
+* numbers by value — ``1`` and ``1.0`` are equal (JSON has one number type
+  and SDKs serialise ``1.0`` as ``1`` or back); a changed number of another
+  type (``1`` → ``1.5``) is ``changed``. Everything else keeps its type:
+  ``1`` and ``True``, ``None`` and ``""``, ``1`` and ``"1"`` are reported as
+  ``type_changed`` — a tool may well behave differently. With
+  ``strict=True`` comparison is pure equality of values *and* types, so ``1``
+  vs ``1.0`` is a ``type_changed`` too.
+* dict key order never matters (JSON objects are unordered), in either mode.
 * ``threshold_to_diff_deeper=0`` — nested dicts are always descended into, so
   every change is reported at its own path (``args.meta.request_id``), never
   as one replaced parent dict.
@@ -231,14 +237,16 @@ def diff_values(
     *,
     root: str = "args",
     ignored_fields: Iterable[str] | tuple[IgnoreRule, ...] | None = (),
+    strict: bool = False,
 ) -> list[dict[str, Any]]:
     """Deep-diff two JSON values; return the list of changes (empty when equal).
 
     ``old`` is the golden value, ``new`` the new one; ``root`` prefixes every
     path (``"args"`` gives ``"args.city"``; a change of the whole value has
     path ``root``). ``ignored_fields``: entries as described in
-    :func:`parse_ignored_fields`, or rules it already returned. Changes are
-    sorted by path (list indexes numerically).
+    :func:`parse_ignored_fields`, or rules it already returned. ``strict``:
+    ``1`` vs ``1.0`` is a ``type_changed`` instead of equal (module doc).
+    Changes are sorted by path (list indexes numerically).
 
     Raises:
         ValueError, TypeError: a malformed ``ignored_fields`` entry.
@@ -252,7 +260,7 @@ def diff_values(
         rules = parse_ignored_fields(ignored_fields)  # type: ignore[arg-type]
     old = strip_ignored(old, rules)
     new = strip_ignored(new, rules)
-    if type(old) is type(new) and _plain_equal(old, new):
+    if _plain_equal(old, new, strict):
         return []  # the common case; deepdiff is not even imported
     from deepdiff import DeepDiff  # lazy: slow to import, needed only for differences
 
@@ -266,9 +274,9 @@ def diff_values(
     )
     found: list[tuple[list[Any], dict[str, Any]]] = []
     for report_type, levels in tree.items():
-        kind = _KINDS.get(report_type)
-        if kind is None:
-            kind = (
+        base = _KINDS.get(report_type)
+        if base is None:
+            base = (
                 "added"
                 if "added" in report_type
                 else "removed"
@@ -277,6 +285,11 @@ def diff_values(
             )
         for level in levels:
             segments = level.path(output_format="list")
+            kind = base
+            if kind == "type_changed" and not strict and _numbers(level.t1, level.t2):
+                if level.t1 == level.t2:
+                    continue  # 1 vs 1.0: equal by value
+                kind = "changed"
             found.append(
                 (
                     segments,
@@ -288,27 +301,62 @@ def diff_values(
                     },
                 )
             )
+    if strict:
+        # deepdiff matches list items by hash, and hash(2) == hash(2.0): add the
+        # int/float swaps it does not see, position by position
+        seen = {change["path"] for _, change in found}
+        for segments, a, b in _number_type_swaps(old, new, []):
+            path = format_path(root, segments)
+            if path not in seen:
+                found.append(
+                    (segments, {"path": path, "old": a, "new": b, "kind": "type_changed"})
+                )
     found.sort(key=_sort_key)
     return [change for _, change in found]
 
 
-def _plain_equal(a: Any, b: Any) -> bool:
+def _number_type_swaps(a: Any, b: Any, segments: list[Any]) -> Iterable[tuple[list[Any], Any, Any]]:
+    """Paths where ``a`` and ``b`` hold equal numbers of different types (int vs float)."""
+    if _numbers(a, b):
+        if type(a) is not type(b) and a == b:
+            yield segments, a, b
+    elif isinstance(a, Mapping) and isinstance(b, Mapping):
+        for key in a:
+            if key in b:
+                yield from _number_type_swaps(a[key], b[key], [*segments, key])
+    elif isinstance(a, list) and isinstance(b, list):
+        for index, (x, y) in enumerate(zip(a, b)):
+            yield from _number_type_swaps(x, y, [*segments, index])
+
+
+def _numbers(a: Any, b: Any) -> bool:
+    """Both are int/float but not bool (bool is not a number here)."""
+    return (
+        isinstance(a, (int, float))
+        and isinstance(b, (int, float))
+        and not isinstance(a, bool)
+        and not isinstance(b, bool)
+    )
+
+
+def _plain_equal(a: Any, b: Any, strict: bool = True) -> bool:
     # Fast path for the common "nothing changed" case. Only trusted when the
     # values are built from str/int/float/None/list/dict with identical types
-    # throughout, because == treats 1, 1.0 and True as equal.
+    # throughout (int and float count as one type unless strict), because ==
+    # treats 1, 1.0 and True as equal.
     try:
-        return bool(a == b) and _same_types(a, b)
+        return bool(a == b) and _same_types(a, b, strict)
     except (TypeError, ValueError):  # exotic __eq__ (e.g. arrays): let deepdiff decide
         return False
 
 
-def _same_types(a: Any, b: Any) -> bool:
+def _same_types(a: Any, b: Any, strict: bool = True) -> bool:
     if type(a) is not type(b):
-        return False
+        return not strict and _numbers(a, b)
     if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_same_types(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and all(_same_types(a[k], b[k], strict) for k in a)
     if isinstance(a, list):
         return len(a) == len(b) and all(
-            _same_types(x, y) for x, y in zip(a, b, strict=True)
+            _same_types(x, y, strict) for x, y in zip(a, b, strict=True)
         )
     return True

@@ -7,7 +7,7 @@ import reprlib
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["CHECK_ORDER", "DiffReport"]
+__all__ = ["CHECK_ORDER", "COMPONENTS", "DiffReport"]
 
 #: the fixed checks, in the order they are evaluated and listed in ``failed_checks``;
 #: the semantic checks ``"llm_call[i]"`` (by i) and ``"output"`` follow them
@@ -17,6 +17,21 @@ CHECK_ORDER = (
     "model_tools",
     "model_tool_args",
     "llm_requests",
+)
+
+#: the parts of :attr:`DiffReport.score`, each a number in [0, 1]:
+#: ``structural`` / ``model_tools`` — 1 − Levenshtein distance / longer sequence length;
+#: ``arguments`` / ``model_tool_args`` / ``llm_requests`` — share of compared pairs without changes;
+#: ``llm_calls`` — mean of the ``llm_call[i]`` scores; ``output`` — the output's score
+#: (text scores clipped to [0, 1]). A component that was not compared is absent.
+COMPONENTS = (
+    "structural",
+    "arguments",
+    "model_tools",
+    "model_tool_args",
+    "llm_requests",
+    "llm_calls",
+    "output",
 )
 
 _RESET = "\x1b[0m"
@@ -89,15 +104,33 @@ class DiffReport:
             llm_call index for ``"llm_requests"`` (where ``tool`` is None).
         semantic_scores: ``{"llm_call[i]": score, ..., "output": score}``,
             scores in [0, 1] (cosine may go below 0).
-        semantic_reasons: ``{check: [reason, ...]}``; empty lists for now (a
-            judge backend fills them later).
+        semantic_reasons: ``{check: [reason, ...]}``: the judge's reason
+            (``"judge: …"``) when a judge scored the text, then the fact
+            hints (``"numbers differ: 3pm → 5pm"``, see
+            :mod:`agentsnap.diff.hints`); empty for identical texts. The
+            structured hints are in ``structural_diff["semantic"][check]
+            ["hints"]``, and ``["failed_by"]`` says ``"threshold"`` or
+            ``"strict_facts"`` for a failed check.
         failed_checks: names of the failed checks, in evaluation order:
             ``"structural"``, ``"arguments"``, ``"model_tools"``,
             ``"model_tool_args"``, ``"llm_requests"``, ``"llm_call[i]"``,
-            ``"output"``.
+            ``"output"``, ``"score"`` (composite below ``min_score``).
         name: the snapshot name the report is about ("" when unknown).
         backend: ``"exact"`` when every compared text was identical, else the
-            backend that scored the others: ``"lexical"`` or ``"embed_fn"``.
+            backend that scored the others: ``"onnx"``,
+            ``"sentence-transformers"``, ``"lexical"``, ``"embed_fn"`` or
+            ``"judge"``.
+        semantic_backend: JSON-ready description of that backend (``{}`` for
+            ``"exact"``): ``{"backend", "model", "variant", "model_sha256",
+            "tokenizer_sha256", "max_tokens", "chunk_tokens"}`` for the
+            MiniLM backends, ``{"backend": "lexical", "method"}``,
+            ``{"backend": "judge", "model", "base_url"}``. Meant to be stored
+            next to a run (``.last_run``) so a score can be traced to the
+            model that produced it.
+
+    ``structural_diff["components"]`` holds the per-component scores behind
+    :attr:`score` (see :data:`COMPONENTS`) and ``structural_diff
+    ["settings"]`` the thresholds, ``weights`` and ``min_score`` used.
     """
 
     structural_diff: dict[str, Any] = field(default_factory=dict)
@@ -107,11 +140,46 @@ class DiffReport:
     failed_checks: list[str] = field(default_factory=list)
     name: str = ""
     backend: str = "exact"
+    semantic_backend: dict[str, Any] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
         """True when no check failed."""
         return not self.failed_checks
+
+    @property
+    def score(self) -> float:
+        """The composite score in [0, 1]: :meth:`composite` with the weights the diff was run with.
+
+        1.0 for a report built by hand (no components).
+        """
+        settings = self.structural_diff.get("settings") or {}
+        return self.composite(settings.get("weights") or None)
+
+    def composite(self, weights: dict[str, float] | None = None) -> float:
+        """Weighted mean of ``structural_diff["components"]``, in [0, 1].
+
+        ``weights``: ``{component: weight >= 0}``; components not named weigh
+        1.0, components that were not compared are left out. Computed with
+        ``math.fsum``, so all-1.0 components give exactly 1.0.
+
+        Raises:
+            ValueError: an unknown component name or a negative weight.
+        """
+        components: dict[str, float] = self.structural_diff.get("components") or {}
+        weights = dict(weights or {})
+        for key, value in weights.items():
+            if key not in COMPONENTS:
+                raise ValueError(
+                    f"unknown weights key {key!r}; components are {', '.join(COMPONENTS)}"
+                )
+            if not value >= 0:
+                raise ValueError(f"weight of {key!r} must be >= 0, got {value!r}")
+        pairs = [(weights.get(k, 1.0), float(v)) for k, v in components.items()]
+        total = math.fsum(w for w, _ in pairs)
+        if not pairs or total == 0:
+            return 1.0
+        return min(1.0, max(0.0, math.fsum(w * v for w, v in pairs) / total))
 
     # ------------------------------------------------------------------ one line
 
@@ -220,7 +288,18 @@ class _Renderer:
         if llm.get("requests_compared") or "llm_requests" in self.failed:
             self.requests()
         self.semantic(sd.get("semantic") or {})
+        self.score(sd.get("settings") or {})
         return self.out
+
+    def score(self, settings: dict[str, Any]) -> None:
+        min_score = settings.get("min_score")
+        if min_score is None and not settings.get("weights"):
+            return
+        ok = "score" not in self.failed
+        line = f"{self.tag('[SCORE]')} {self.status(ok)} — composite {_pct(self.r.score)}"
+        if min_score is not None:
+            line += f" {'≥' if ok else '<'} min_score {_pct(min_score)}"
+        self.add(line)
 
     def ops(self, section: dict[str, Any], step_word: str = "step") -> None:
         self.add(f"golden: {_seq(section.get('golden', []))}", 1)
@@ -369,16 +448,24 @@ class _Renderer:
         scores = self.r.semantic_scores
         ok = not any(key in self.failed for key in scores)
         detail = f" — backend: {self.r.backend}" if scores else " — nothing compared"
+        info = self.r.semantic_backend or {}
+        if scores and info.get("model_sha256"):
+            detail += f" ({info.get('model', 'model')}, sha256 {str(info['model_sha256'])[:12]})"
+        elif scores and info.get("backend") == "judge" and info.get("model"):
+            detail += f" ({info['model']})"
         self.add(f"{self.tag('[SEMANTIC]')} {self.status(ok)}{detail}")
         for key, score in scores.items():
             info = details.get(key) or {}
             key_ok = key not in self.failed
             threshold = info.get("threshold")
+            by_facts = info.get("failed_by") == "strict_facts"
             if threshold is None:
                 line = f"{key}: {_pct(score)}"
             else:
-                cmp = "≥" if key_ok else "<"
+                cmp = "≥" if key_ok or by_facts else "<"
                 line = f"{key}: {_pct(score)} {cmp} threshold {_pct(threshold)}"
+            if by_facts:
+                line += " but facts differ (strict_facts)"
             self.add(f"{line} {self.status(key_ok)}", 1)
             if not key_ok:
                 was, now = info.get("golden_excerpt"), info.get("new_excerpt")
@@ -386,5 +473,7 @@ class _Renderer:
                     self.add(_paint(f"was: {was!r}", _DIM, self.color), 2)
                 if now is not None:
                     self.add(f"now: {now!r}", 2)
+            hint_lines = {h.get("message") for h in info.get("hints") or []}
             for reason in self.r.semantic_reasons.get(key) or []:
-                self.add(f"reason: {reason}", 2)
+                label = "hint" if reason in hint_lines else "reason"
+                self.add(f"{label}: {reason}", 2)

@@ -2,14 +2,22 @@
 
 Scoring order for one golden/new pair:
 
-1. identical strings score exactly ``1.0`` and no backend is called
-   (backend ``"exact"``);
-2. with an ``embed_fn`` (``list[str] -> list[vector]``), the cosine similarity
-   of the two vectors (backend ``"embed_fn"``);
-3. otherwise the lexical placeholder ``difflib.SequenceMatcher(None, a,
-   b).ratio()`` from the standard library (backend ``"lexical"``). It measures
-   shared characters, not meaning: at the default thresholds it only passes
-   near-verbatim text. An embedding backend replaces it in a later release.
+1. identical strings score exactly ``1.0`` and nothing is called (backend
+   ``"exact"``);
+2. with an LLM judge (:class:`agentsnap.judge.LLMJudge`), the judge's score;
+3. otherwise the embedding backend (:mod:`agentsnap.diff.embeddings`): a user
+   ``embed_fn`` (``list[str] -> list[vector]``, backend ``"embed_fn"``), or the
+   ``embedding_backend`` setting — ``"auto"`` picks ``"onnx"``
+   (all-MiniLM-L6-v2 on onnxruntime, the ``[semantic]`` extra), else
+   ``"sentence-transformers"`` (``[semantic-st]``), else ``"lexical"``
+   (:func:`lexical_similarity`, the standard library's difflib ratio, with a
+   one-time warning).
+
+Embedding and judge scores are held to ``semantic_threshold`` (final output,
+default 0.92) and ``llm_threshold`` (intermediate responses, default 0.75).
+Lexical scores measure shared characters, not meaning, so they have their own
+defaults, :data:`LEXICAL_SEMANTIC_THRESHOLD` and :data:`LEXICAL_LLM_THRESHOLD`
+(settings ``lexical_semantic_threshold`` / ``lexical_llm_threshold``).
 
 A score passes when ``score + EPSILON >= threshold`` so floating-point noise
 never fails an exact replay.
@@ -25,6 +33,8 @@ from typing import Any
 
 __all__ = [
     "EPSILON",
+    "LEXICAL_LLM_THRESHOLD",
+    "LEXICAL_SEMANTIC_THRESHOLD",
     "EmbedFn",
     "as_text",
     "cosine_similarity",
@@ -35,6 +45,17 @@ __all__ = [
 
 #: slack added to a score before comparing it with its threshold
 EPSILON = 1e-9
+
+#: default minimum lexical ratio of the final output. Measured on the 36 pairs of
+#: tests/semantic_pairs.py: at 0.95 only near-verbatim text passes (case, whitespace and
+#: punctuation edits, an unchanged long text) plus one-token edits inside longer text — each
+#: of which the fact hints name (``$40`` → ``$400``, ``can`` → ``can't``); no paraphrase passes
+#: (MiniLM at 0.92 passes 4 of 9).
+LEXICAL_SEMANTIC_THRESHOLD = 0.95
+#: default minimum lexical ratio of intermediate llm_call responses: tolerant of rephrasing
+#: like ``llm_threshold``. On the same pairs, 0.60 passes 9 of 13 same-meaning pairs and fails
+#: every different answer (which score 0.22–0.46); 0.75 would pass only 6 of 13.
+LEXICAL_LLM_THRESHOLD = 0.60
 
 #: a batch embedder: one vector (sequence of floats) per input text, same order
 EmbedFn = Callable[[list[str]], Sequence[Sequence[float]]]
@@ -54,8 +75,18 @@ def as_text(value: Any) -> str:
 
 
 def lexical_similarity(a: str, b: str) -> float:
-    """``difflib.SequenceMatcher(None, a, b).ratio()``: 2*matches / total length, in [0, 1]."""
-    return difflib.SequenceMatcher(None, a, b).ratio()
+    """``difflib.SequenceMatcher(None, norm(a), norm(b)).ratio()``: 2*matches / total length, in [0, 1].
+
+    ``norm`` case-folds and collapses runs of whitespace (as the MiniLM
+    tokenizer does), so a change of case or line breaks alone scores 1.0.
+    Always this standard-library metric, whatever else is installed, so
+    lexical scores do not depend on the environment.
+    """
+    return difflib.SequenceMatcher(None, _norm(a), _norm(b)).ratio()
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.casefold().split())
 
 
 def cosine_similarity(u: Sequence[float], v: Sequence[float]) -> float:
@@ -84,38 +115,37 @@ def meets_threshold(score: float, threshold: float) -> bool:
 
 
 def score_pairs(
-    pairs: Sequence[tuple[str, str]], embed_fn: EmbedFn | None = None
+    pairs: Sequence[tuple[str, str]],
+    embed_fn: EmbedFn | None = None,
+    *,
+    backend: Any = "auto",
 ) -> list[tuple[float, str]]:
-    """Score ``(golden, new)`` text pairs; return ``(score, backend)`` per pair, in order.
+    """Score ``(golden, new)`` text pairs; return ``(score, backend name)`` per pair, in order.
 
-    ``backend`` is ``"exact"``, ``"embed_fn"`` or ``"lexical"`` (see the module
-    docstring). ``embed_fn`` is called at most once, with the texts of every
-    non-identical pair as ``[golden_0, new_0, golden_1, new_1, ...]``.
+    Identical pairs are ``(1.0, "exact")``; the others are scored together by
+    :func:`agentsnap.diff.embeddings.get_backend(backend, embed_fn)
+    <agentsnap.diff.embeddings.get_backend>` — ``backend`` is a name from
+    ``BACKEND_NAMES`` (default ``"auto"``) or a backend object. ``embed_fn``
+    is called at most once, with the texts of every non-identical pair as
+    ``[golden_0, new_0, golden_1, new_1, ...]``.
 
     Raises:
         ValueError: ``embed_fn`` returned a different number of vectors than
-            texts, or vectors of different lengths.
+            texts, or vectors of different lengths; unknown ``backend``.
+        agentsnap.diff.embeddings.EmbeddingBackendError: the backend named is
+            not installed, or a model file fails its sha256 check.
         Whatever ``embed_fn`` itself raises propagates unchanged.
     """
+    from .embeddings import get_backend
+
     results: list[tuple[float, str] | None] = [None] * len(pairs)
-    pending: list[int] = []
+    pending = [i for i, (golden, new) in enumerate(pairs) if golden != new]
     for index, (golden, new) in enumerate(pairs):
         if golden == new:
             results[index] = (1.0, "exact")
-        elif embed_fn is None:
-            results[index] = (lexical_similarity(golden, new), "lexical")
-        else:
-            pending.append(index)
     if pending:
-        assert embed_fn is not None
-        texts = [text for index in pending for text in pairs[index]]
-        vectors = list(embed_fn(texts))
-        if len(vectors) != len(texts):
-            raise ValueError(
-                f"embed_fn returned {len(vectors)} vectors for {len(texts)} texts; "
-                "it must return one vector per input text, in order"
-            )
-        for k, index in enumerate(pending):
-            score = cosine_similarity(vectors[2 * k], vectors[2 * k + 1])
-            results[index] = (score, "embed_fn")
+        scorer = get_backend(backend, embed_fn)
+        scores = scorer.score([pairs[i] for i in pending])
+        for index, score in zip(pending, scores, strict=True):
+            results[index] = (score, scorer.name)
     return [r for r in results if r is not None]
