@@ -276,3 +276,59 @@ def test_from_trace_usage_errors_exit_2(tmp_path: Path, args: list[str], message
     assert result.exit_code == 2
     assert message in result.output
     assert not (tmp_path / "s").exists()
+
+
+ANTHROPIC_MESSAGE = {
+    "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-haiku-4-5",
+    "content": [{"type": "text", "text": "Let me check."}, {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}}],
+    "stop_reason": "tool_use", "usage": {"input_tokens": 10, "output_tokens": 5},
+}
+GEMINI_RESPONSE = {
+    "candidates": [{"content": {"role": "model", "parts": [{"text": "Sunny in Paris."}]}, "finishReason": "STOP", "index": 0}],
+    "usageMetadata": {"promptTokenCount": 4, "candidatesTokenCount": 3, "totalTokenCount": 7},
+    "modelVersion": "gemini-2.0-flash",
+}
+
+
+@pytest.mark.parametrize(
+    "fmt, data, expected",
+    [
+        ("anthropic", ANTHROPIC_MESSAGE, ("claude-haiku-4-5", "Let me check.", [{"id": "toolu_1", "name": "get_weather", "args": {"city": "Paris"}}])),
+        ("auto", [ANTHROPIC_MESSAGE], ("claude-haiku-4-5", "Let me check.", [{"id": "toolu_1", "name": "get_weather", "args": {"city": "Paris"}}])),
+        ("gemini", GEMINI_RESPONSE, ("gemini-2.0-flash", "Sunny in Paris.", [])),
+        ("auto", GEMINI_RESPONSE, ("gemini-2.0-flash", "Sunny in Paris.", [])),
+    ],
+)
+def test_from_trace_reads_anthropic_and_gemini_responses(tmp_path: Path, fmt: str, data: object, expected: tuple) -> None:
+    import json as _json
+
+    from typer.testing import CliRunner
+
+    from agentsnap.cli import app
+    from agentsnap.snapshot import SnapshotStore
+
+    trace = tmp_path / "trace.json"
+    trace.write_text(_json.dumps(data), encoding="utf-8")
+    root = tmp_path / "snaps"
+    res = CliRunner().invoke(app, ["record", "--from-trace", str(trace), "--name", "seeded", "--format", fmt, "--dir", str(root)])
+    assert res.exit_code == 0, res.output
+    snap = SnapshotStore(root).load("seeded")
+    assert snap is not None and snap.approved is False and snap.source == "trace"
+    step = snap.llm_calls[0]
+    assert (step["model"], step["response"], step["tool_requests"]) == expected
+    assert snap.output == expected[1]
+
+
+def test_from_trace_with_the_wrong_format_says_what_it_expected(tmp_path: Path) -> None:
+    import json as _json
+
+    from typer.testing import CliRunner
+
+    from agentsnap.cli import app
+
+    trace = tmp_path / "trace.json"
+    trace.write_text(_json.dumps(GEMINI_RESPONSE), encoding="utf-8")
+    res = CliRunner().invoke(app, ["record", "--from-trace", str(trace), "--name", "x", "--format", "anthropic", "--dir", str(tmp_path / "s")])
+    assert res.exit_code == 1
+    assert "is not in the anthropic format" in res.output
+    assert not (tmp_path / "s").exists()

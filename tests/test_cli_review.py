@@ -412,3 +412,22 @@ def test_diff_of_a_corrupt_json_file_exits_2(tmp_path: Path) -> None:
     result = invoke("diff", str(bad))
     assert result.exit_code == 2
     assert str(bad) in result.stderr and "Traceback" not in result.output
+
+
+def test_diff_shows_changed_outputs_side_by_side(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    make(tmp_path, PARIS, approved=True, output="It is sunny in Paris today.")
+    make(tmp_path, PARIS, last_run=True, output="It is raining in Paris today.")
+    result = invoke("diff", PARIS, "--dir", str(tmp_path))
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    start = lines.index("[OUTPUT] side by side")
+    assert lines[start + 1] == f"{'golden':<38} │ last run"
+    assert lines[start + 3] == f"{'It is sunny in Paris today.':<38} ≠ It is raining in Paris today."
+
+
+def test_diff_equal_outputs_have_no_side_by_side(tmp_path: Path) -> None:
+    make(tmp_path, PARIS, approved=True)
+    make(tmp_path, PARIS, city="Lyon", last_run=True)
+    result = invoke("diff", PARIS, "--dir", str(tmp_path))
+    assert result.exit_code == 1 and "[OUTPUT] side by side" not in result.stdout

@@ -32,8 +32,8 @@ __all__ = ["Outcome", "settle", "build_snapshot", "open_recording"]
 @dataclass
 class Outcome:
     """What :func:`settle` did. ``action`` is one of ``passed``, ``failed``,
-    ``recorded`` (a golden was written), ``unchanged`` (re-record with nothing
-    new), ``created`` (a pending snapshot was written), ``pending`` (compare
+    ``recorded`` (a new golden was written), ``updated`` (an existing golden was
+    re-recorded with changes), ``unchanged`` (re-record with nothing new), ``created`` (a pending snapshot was written), ``pending`` (compare
     skipped: not approved), ``skipped`` (test failed; nothing written)."""
 
     action: str
@@ -141,7 +141,7 @@ def settle(
             return Outcome("unchanged", name, path)
         if not quiet_record:
             warnings.warn(AgentsnapWarning(f"agentsnap: recorded golden {name!r} -> {path} (approved). Review the diff before committing."), stacklevel=3)
-        return Outcome("recorded", name, path)
+        return Outcome("updated" if existed else "recorded", name, path)
 
     relaxed = not settings.ci or settings.allow_pending
     if golden is None:

@@ -333,6 +333,7 @@ _ORDER = (
     ("failed", "failed"),
     ("created", "new (pending approval)"),
     ("recorded", "recorded (approved)"),
+    ("updated", "updated (re-recorded, approved)"),
     ("unchanged", "re-recorded unchanged"),
     ("pending", "pending (not compared)"),
     ("skipped", "not saved (test failed)"),
@@ -399,8 +400,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if line:
         failed = counts.get("failed", 0)
         terminalreporter.write_line(line, red=bool(failed), yellow=not failed and bool(counts.get("created") or counts.get("pending") or counts.get("orphaned")))
-    if counts.get("recorded"):
+    written = counts.get("recorded", 0) + counts.get("updated", 0)
+    if written:
         terminalreporter.write_line(
-            f"  {counts['recorded']} golden(s) written and approved in {state.store.root}: review them (`git diff`) before committing.",
+            f"  {written} golden(s) written and approved in {state.store.root}: review them (`git diff`) before committing.",
             yellow=True,
         )

@@ -297,12 +297,30 @@ def diff(
 
     report = compare(golden.snapshot, last.snapshot, settings, mode="live")
     out.raw(report.render(color=out.color, max_lines=sys.maxsize) + "\n")
+    if golden.snapshot.output != last.snapshot.output:
+        import shutil
+
+        from ._render import side_by_side
+
+        out.line("")
+        out.line("[OUTPUT] side by side")
+        width = shutil.get_terminal_size((120, 24)).columns
+        for row in side_by_side(_as_text(golden.snapshot.output), _as_text(last.snapshot.output), width=width):
+            out.line(row)
     out.line("")
     out.line(f"golden:   {golden.path}" + ("" if golden.snapshot.approved else " (pending approval)"))
     out.line(f"last run: {last.path}")
     if not report.passed:
         out.line(f"If the change is intended, make the last run the golden: agentsnap update {shlex.quote(chosen)}")
         raise typer.Exit(1)
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    import json
+
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, indent=2)
 
 
 def _settings(out: Output, code: int) -> Any:
@@ -503,6 +521,8 @@ class TraceFormat(str, Enum):
 
     auto = "auto"
     openai = "openai"
+    anthropic = "anthropic"
+    gemini = "gemini"
 
 
 @_command("record", passthrough=True)

@@ -114,3 +114,26 @@ def _step_lines(step: dict[str, Any], position: int) -> list[Line]:
         rest = {k: v for k, v in step.items() if k not in ("step", "type", "exchange")}
         body += _field("data", rest, 6)
     return [(head, "bold cyan"), *body]
+
+
+def side_by_side(left: str, right: str, *, width: int, titles: tuple[str, str] = ("golden", "last run")) -> list[str]:
+    """Two texts in two columns (wrapped to fit ``width`` characters), for ``agentsnap diff``.
+
+    Rows whose two sides differ are marked with ``≠`` in the gutter; equal
+    rows with ``│``. Paragraph breaks are kept.
+    """
+    import textwrap
+    from itertools import zip_longest
+
+    col = max(20, (width - 3) // 2)
+
+    def wrap(text: str) -> list[str]:
+        out: list[str] = []
+        for para in str(text).splitlines() or [""]:
+            out.extend(textwrap.wrap(para, col) or [""])
+        return out
+
+    rows = [f"{titles[0]:<{col}} │ {titles[1]}", "─" * col + "─┼─" + "─" * col]
+    for a, b in zip_longest(wrap(left), wrap(right), fillvalue=""):
+        rows.append(f"{a:<{col}} {'│' if a == b else '≠'} {b}".rstrip())
+    return rows

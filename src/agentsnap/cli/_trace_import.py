@@ -11,6 +11,11 @@ Accepted JSON shapes (``--format openai``; ``auto`` recognises the same ones):
   messages before it), and one ``tool_call`` step per ``tool`` message,
   paired by ``tool_call_id`` with the call the model requested.
 
+``--format anthropic``: one Anthropic Messages API response (``{"type":
+"message", "content": [...]}``) or a list of them. ``--format gemini``: one
+google-genai ``GenerateContentResponse`` JSON (``{"candidates": [...]}``) or a
+list of them. ``auto`` recognises all of these by shape.
+
 Each ``llm_call`` step is the ``openai_chat`` codec's normalised view plus the
 raw ``exchange`` (request ``{"method": "POST", "path":
 "/v1/chat/completions", "body"}``, response ``{"status": 200, "headers": [],
@@ -27,13 +32,29 @@ from typing import Any
 __all__ = ["FORMATS", "TraceError", "read_trace"]
 
 #: ``--format`` values
-FORMATS = ("auto", "openai")
+FORMATS = ("auto", "openai", "anthropic", "gemini")
 
 _PATH = "/v1/chat/completions"
 _SHAPES = (
     "a chat.completion object, a list of them, or a conversation {\"messages\": [...]} "
-    "(OpenAI chat-completions format)"
+    "(OpenAI chat-completions format); an Anthropic message object or a list of them; "
+    "a Gemini GenerateContentResponse or a list of them"
 )
+
+
+def _is_anthropic(value: Any) -> bool:
+    return isinstance(value, dict) and value.get("type") == "message" and isinstance(value.get("content"), list)
+
+
+def _is_gemini(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("candidates"), list)
+
+
+# format -> (shape test, codec, request path)
+_SINGLE = {
+    "anthropic": (_is_anthropic, "anthropic_messages", "/v1/messages"),
+    "gemini": (_is_gemini, "gemini", "/v1beta/models/{model}:generateContent"),
+}
 
 
 class TraceError(ValueError):
@@ -56,7 +77,18 @@ def read_trace(path: Path, fmt: str = "auto") -> tuple[list[dict[str, Any]], Any
         raise TraceError(f"cannot read trace file {path}: {exc}") from None
     except ValueError as exc:
         raise TraceError(f"trace file {path} is not JSON ({exc}); expected {_SHAPES}") from None
-    if isinstance(data, dict) and isinstance(data.get("messages"), list):
+    items = data if isinstance(data, list) else [data]
+    provider = next(
+        (f for f, (test, _, _) in _SINGLE.items() if fmt in ("auto", f) and items and all(test(i) for i in items)),
+        None,
+    )
+    if fmt in _SINGLE and provider is None:
+        raise TraceError(f"trace file {path} is not in the {fmt} format; expected {_SHAPES}")
+    if provider is not None:
+        _, codec, route = _SINGLE[provider]
+        steps = [_provider_step(codec, route, item) for item in items]
+        first_input = None
+    elif isinstance(data, dict) and isinstance(data.get("messages"), list):
         steps, first_input = _from_conversation(data, path)
     elif _is_completion(data):
         steps, first_input = [_llm_step({"model": data.get("model")} if data.get("model") else {}, data)], None
@@ -85,9 +117,22 @@ def _llm_step(body: dict[str, Any], completion: dict[str, Any]) -> dict[str, Any
     from ..scrub import scrub_value
 
     request = {"method": "POST", "path": _PATH, "body": scrub_value(copy.deepcopy(body))}
-    response = {"status": 200, "headers": [], "body": scrub_value(copy.deepcopy(completion))}
+    response = {"status": 200, "headers": {}, "body": scrub_value(copy.deepcopy(completion))}
     step: dict[str, Any] = {"type": "llm_call"}
     step.update(get_codec("openai_chat")(request, response))
+    step["exchange"] = {"request": request, "response": response}
+    return step
+
+
+def _provider_step(codec: str, route: str, response_body: dict[str, Any]) -> dict[str, Any]:
+    """One llm_call step from a saved response of another provider (no request was saved)."""
+    from ..providers import get_codec
+
+    model = response_body.get("model") or response_body.get("modelVersion") or "unknown"
+    request = {"method": "POST", "path": route.format(model=model), "body": {"model": model} if codec != "gemini" else {}}
+    response = {"status": 200, "headers": {}, "body": _scrubbed(response_body)}
+    step: dict[str, Any] = {"type": "llm_call"}
+    step.update(get_codec(codec)(request, response))
     step["exchange"] = {"request": request, "response": response}
     return step
 

@@ -1,0 +1,99 @@
+"""The snapshot state machine (lifecycle.settle), row by row, without pytest in between."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agentsnap import AgentRegressionError, SnapshotNotFoundError, SnapshotPendingError
+from agentsnap.config import Settings
+from agentsnap.lifecycle import build_snapshot, settle
+from agentsnap.snapshot import SnapshotStore
+
+
+def _steps(city: str = "Paris", answer: str = "Sunny in Paris") -> list[dict]:
+    return [
+        {"type": "llm_call", "model": "gpt-4o-mini", "messages": [{"role": "user", "content": "weather?"}], "response": "",
+         "tool_requests": [{"id": "c1", "name": "get_weather", "args": {"city": city}}]},
+        {"type": "tool_call", "name": "get_weather", "args": {"city": city}, "result": "Sunny", "id": "c1"},
+        {"type": "llm_call", "model": "gpt-4o-mini", "messages": [], "response": answer, "tool_requests": []},
+    ]
+
+
+def _new(**kw) -> object:
+    return build_snapshot("t::x", _steps(**kw), output_from_trace=True)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SnapshotStore:
+    return SnapshotStore(tmp_path / "snaps")
+
+
+LOCAL = Settings(ci=False)
+CI = Settings(ci=True)
+
+
+def test_build_snapshot_takes_output_and_model_from_the_trace() -> None:
+    snap = _new()
+    assert snap.output == "Sunny in Paris" and snap.model == "gpt-4o-mini"  # type: ignore[attr-defined]
+
+
+def test_record_new_then_unchanged_then_updated(store: SnapshotStore) -> None:
+    with pytest.warns(UserWarning, match="recorded golden 't::x'"):
+        assert settle(store, _new(), LOCAL, mode="record").action == "recorded"
+    assert store.load("t::x").approved is True  # type: ignore[union-attr]
+    assert settle(store, _new(), LOCAL, mode="record", quiet_record=True).action == "unchanged"
+    assert settle(store, _new(city="Lyon"), LOCAL, mode="record", quiet_record=True).action == "updated"
+    assert store.load("t::x").tool_calls[0]["args"] == {"city": "Lyon"}  # type: ignore[union-attr]
+
+
+def test_missing_locally_writes_pending_and_warns(store: SnapshotStore) -> None:
+    with pytest.warns(UserWarning, match="written to .* as pending"):
+        out = settle(store, _new(), LOCAL, mode="live")
+    assert out.action == "created" and store.load("t::x").approved is False  # type: ignore[union-attr]
+
+
+def test_missing_in_ci_fails_and_writes_nothing(store: SnapshotStore) -> None:
+    with pytest.raises(SnapshotNotFoundError, match="no snapshot for 't::x'"):
+        settle(store, _new(), CI, mode="replay")
+    assert not store.root.exists()
+
+
+def test_missing_with_raise_policy_raises_even_locally(store: SnapshotStore) -> None:
+    with pytest.raises(SnapshotNotFoundError):
+        settle(store, _new(), LOCAL, mode="live", missing="raise")
+
+
+def test_pending_is_never_compared_locally_and_fails_in_ci(store: SnapshotStore) -> None:
+    with pytest.warns(UserWarning):
+        settle(store, _new(), LOCAL, mode="live")
+    drifted = _new(city="Lyon")
+    with pytest.warns(UserWarning, match="pending approval; not compared"):
+        assert settle(store, drifted, LOCAL, mode="live").action == "pending"
+    assert store.load_last_run("t::x").tool_calls[0]["args"] == {"city": "Lyon"}  # type: ignore[union-attr]
+    with pytest.raises(SnapshotPendingError, match="agentsnap approve t::x"):
+        settle(store, _new(), CI, mode="live")
+    relaxed = Settings(ci=True, allow_pending=True)
+    with pytest.warns(UserWarning):
+        assert settle(store, _new(), relaxed, mode="live").action == "pending"
+
+
+def test_approved_compares_and_fails_on_drift_with_last_run_written(store: SnapshotStore) -> None:
+    settle(store, _new(), LOCAL, mode="record", quiet_record=True)
+    assert settle(store, _new(), CI, mode="live").action == "passed"
+    with pytest.raises(AgentRegressionError) as err:
+        settle(store, _new(city="Lyon"), CI, mode="live")
+    assert "args.city: 'Paris' → 'Lyon'" in str(err.value)
+    assert "agentsnap update t::x" in str(err.value)
+    assert err.value.diff_report.failed_checks[:1] == ["arguments"]
+    assert store.load_last_run("t::x").tool_calls[0]["args"] == {"city": "Lyon"}  # type: ignore[union-attr]
+    assert store.load("t::x").tool_calls[0]["args"] == {"city": "Paris"}  # type: ignore[union-attr]
+
+
+def test_failed_test_writes_nothing_in_any_mode(store: SnapshotStore) -> None:
+    settle(store, _new(), LOCAL, mode="record", quiet_record=True)
+    before = store.path_for("t::x").read_bytes()
+    for mode in ("record", "live", "replay"):
+        assert settle(store, _new(city="Lyon"), LOCAL, mode=mode, test_passed=False).action == "skipped"
+    assert store.path_for("t::x").read_bytes() == before
