@@ -97,3 +97,18 @@ def test_failed_test_writes_nothing_in_any_mode(store: SnapshotStore) -> None:
     for mode in ("record", "live", "replay"):
         assert settle(store, _new(city="Lyon"), LOCAL, mode=mode, test_passed=False).action == "skipped"
     assert store.path_for("t::x").read_bytes() == before
+
+
+def test_last_run_records_how_it_was_compared(store: SnapshotStore) -> None:
+    settle(store, _new(), LOCAL, mode="record", quiet_record=True)
+    settle(store, _new(), LOCAL, mode="live", overrides={"embedding_backend": "lexical"})
+    last = store.load_last_run("t::x")
+    assert last is not None and last.comparison is not None
+    assert last.comparison["semantic_backend"] == {}  # every text identical: no backend ran
+    assert last.comparison["score"] == 1.0 and last.comparison["failed_checks"] == []
+    with pytest.raises(AgentRegressionError):
+        settle(store, _new(answer="Rain and wind over the city"), LOCAL, mode="live", overrides={"embedding_backend": "lexical"})
+    last = store.load_last_run("t::x")
+    assert last.comparison["semantic_backend"] == {"backend": "lexical", "method": "difflib.SequenceMatcher.ratio"}  # type: ignore[union-attr]
+    assert "output" in last.comparison["failed_checks"]  # type: ignore[union-attr]
+    assert "comparison" not in store.load("t::x").to_dict()  # type: ignore[union-attr]

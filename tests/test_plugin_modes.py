@@ -204,7 +204,7 @@ def expected_filename(name: str) -> str:
     return name.replace("::", "__") + "-" + hashlib.sha1(name.encode("utf-8")).hexdigest()[:8] + ".json"
 
 
-_SUMMARY = re.compile(r"agentsnap: \d+ (passed|failed|new|recorded|re-recorded|pending|not saved|orphaned)\b")
+_SUMMARY = re.compile(r"agentsnap: \d+ (passed|failed|new|recorded|updated|re-recorded|pending|not saved|orphaned)\b")
 
 
 def summary(result: pytest.RunResult) -> list[str]:
@@ -286,7 +286,7 @@ def test_record_over_a_pending_snapshot_approves_it(project: Project) -> None:
     assert project.run("--agentsnap-instrument").ret == 0
     assert project.snapshot()["approved"] is False
     result = project.run("--agentsnap-record")
-    assert summary(result) == ["agentsnap: 1 recorded (approved)"]
+    assert summary(result) == ["agentsnap: 1 updated (re-recorded, approved)"]
     assert project.snapshot()["approved"] is True
 
 
@@ -542,7 +542,7 @@ def test_snapshot_fixture_names_blocks_by_node_id(project: Project) -> None:
         assert len(data["trace"]) == 1
 
     # approve them all with --agentsnap-record, then replay offline: all compared and passing
-    assert summary(project.run("test_fixture.py", "--agentsnap-record")) == ["agentsnap: 3 recorded (approved)"]
+    assert summary(project.run("test_fixture.py", "--agentsnap-record")) == ["agentsnap: 3 updated (re-recorded, approved)"]
     result = project.run("test_fixture.py", "--agentsnap-replay")
     assert result.ret == 0, result.stdout.str()
     assert summary(result) == ["agentsnap: 3 passed"]

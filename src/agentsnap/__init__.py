@@ -5,6 +5,7 @@ provider codecs load on first use)::
 
     from agentsnap import AgentRecorder, AgentAsserter, SnapshotStore, Snapshot
     from agentsnap import AgentRegressionError, SnapshotNotFoundError, ReplayMissError
+    from agentsnap import wrap            # explicit adapters: see agentsnap.adapters
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from .exceptions import (
     AdapterNotWrappedError,
     AgentRegressionError,
     AgentsnapWarning,
+    NetworkBlockedError,
     ReplayError,
     ReplayMissError,
     SnapshotFormatError,
@@ -38,6 +40,7 @@ __all__ = [
     "DiffReport",
     "compute_diff",
     "LLMJudge",
+    "wrap",
     "AgentRegressionError",
     "SnapshotNotFoundError",
     "SnapshotFormatError",
@@ -46,6 +49,7 @@ __all__ = [
     "AdapterNotWrappedError",
     "ReplayError",
     "ReplayMissError",
+    "NetworkBlockedError",
     "AgentsnapWarning",
 ]
 
@@ -59,4 +63,8 @@ def __getattr__(name: str) -> Any:  # PEP 562: keep the diff layer out of import
         from .judge import LLMJudge
 
         return LLMJudge
+    if name == "wrap":  # the adapters import wrapt: loaded on first use
+        from .adapters import wrap
+
+        return wrap
     raise AttributeError(f"module 'agentsnap' has no attribute {name!r}")

@@ -72,37 +72,55 @@ def is_ci(env: Mapping[str, str] | None = None) -> bool:
 class Settings:
     """Resolved agentsnap configuration. Every field is a ``[tool.agentsnap]`` key."""
 
-    #: where snapshots live; relative paths are relative to ``base_dir``
-    snapshot_dir: str = "__agent_snapshots__"
-    #: ``live`` (call the real API, compare), ``replay`` (serve recordings), ``record`` (re-record goldens)
-    mode: str = "live"
-    #: auto-snapshot every test that calls an LLM (also implied by any mode flag)
-    instrument: bool = False
-    #: minimum similarity of the final output, 0..1
-    semantic_threshold: float = 0.92
-    #: minimum similarity of intermediate llm_call responses, 0..1
-    llm_threshold: float = 0.75
-    #: allowed Levenshtein distance of the tool-name sequences
-    structural_tolerance: int = 0
-    #: minimum lexical ratio of the final output when no embedding backend is installed
-    #: (same default as agentsnap.diff.semantic.LEXICAL_SEMANTIC_THRESHOLD)
-    lexical_semantic_threshold: float = 0.95
-    #: minimum lexical ratio of intermediate responses (agentsnap.diff.semantic.LEXICAL_LLM_THRESHOLD)
-    lexical_llm_threshold: float = 0.60
-    #: fail a text check when numbers, negation words or names differ (agentsnap.diff.hints)
-    strict_facts: bool = False
-    #: ``auto`` (best installed: onnx, sentence-transformers, lexical) or one of those names
-    embedding_backend: str = "auto"
-    #: dotted paths into tool arguments left out of the argument diff
-    ignored_fields: list[str] = field(default_factory=list)
-    #: LLM judge model (OpenAI-compatible chat API)
-    judge_model: str = "openai/gpt-4o-mini"
-    #: LLM judge base URL
-    judge_base_url: str = "https://openrouter.ai/api/v1"
-    #: in CI, treat missing / pending snapshots as warnings instead of failures
-    allow_pending: bool = False
-    #: replay only exact request matches (no in-order fallback with a drift report)
-    replay_strict: bool = False
+    snapshot_dir: str = field(default="__agent_snapshots__", metadata={"doc": (
+        "Folder of the snapshot files. A relative path is relative to the folder of the pyproject.toml "
+        "(else the pytest rootdir, or the current directory for the CLI).")})
+    mode: str = field(default="live", metadata={"doc": (
+        "`live`: call the real APIs and compare with the goldens; `replay`: serve the recorded responses, offline, "
+        "and compare; `record`: call the real APIs and overwrite the goldens (approved).")})
+    instrument: bool = field(default=False, metadata={"doc": (
+        "Snapshot every test that calls an LLM, with no code changes (any mode flag implies it).")})
+    semantic_threshold: float = field(default=0.92, metadata={"doc": (
+        "Minimum similarity (0 to 1) of the final output, when an embedding backend or the LLM judge scores it.")})
+    llm_threshold: float = field(default=0.75, metadata={"doc": (
+        "Minimum similarity (0 to 1) of each intermediate LLM response (embedding or judge scores).")})
+    structural_tolerance: int = field(default=0, metadata={"doc": (
+        "Edit distance (Levenshtein over whole tool calls) allowed between the golden and the new tool-name "
+        "sequences; the same budget applies to the tools the model requested.")})
+    # same default as agentsnap.diff.semantic.LEXICAL_SEMANTIC_THRESHOLD
+    lexical_semantic_threshold: float = field(default=0.95, metadata={"doc": (
+        "Minimum similarity of the final output when the lexical fallback (difflib ratio) scores it, "
+        "which happens when no embedding backend is installed.")})
+    # same default as agentsnap.diff.semantic.LEXICAL_LLM_THRESHOLD
+    lexical_llm_threshold: float = field(default=0.60, metadata={"doc": (
+        "Minimum similarity of each intermediate LLM response when the lexical fallback scores it.")})
+    strict_facts: bool = field(default=False, metadata={"doc": (
+        "Fail a text check whose two texts differ in numbers, negation words or capitalised names, "
+        "whatever its similarity score (agentsnap.diff.hints).")})
+    embedding_backend: str = field(default="auto", metadata={"doc": (
+        "Text similarity backend: `auto` takes the best installed one (`onnx`, then `sentence-transformers`, "
+        "then `lexical`); or name one of them.")})
+    ignored_fields: list[str] = field(default_factory=list, metadata={"doc": (
+        "Tool-argument paths left out of the argument checks: a bare key (`timestamp`) at any depth, a dotted "
+        "path (`meta.request_id`) from the root of the arguments; `[n]` and `*` address list items and any key.")})
+    judge_model: str = field(default="openai/gpt-4o-mini", metadata={"doc": (
+        "Model the LLM judge asks to score differing texts (a model name of an OpenAI-compatible chat API).")})
+    judge_base_url: str = field(default="https://openrouter.ai/api/v1", metadata={"doc": (
+        "Base URL of the judge's OpenAI-compatible API; its host also picks the API key variable.")})
+    allow_pending: bool = field(default=False, metadata={"doc": (
+        "In CI, let missing or pending snapshots warn instead of failing (approved ones still fail on drift).")})
+    replay_strict: bool = field(default=False, metadata={"doc": (
+        "In replay, serve only requests that match a recording exactly; otherwise a changed request gets the next "
+        "unplayed recording of its endpoint and the test fails with an `llm_requests` report.")})
+    #: your own secrets to keep out of snapshots, on top of the built-in rules
+    #: (agentsnap.scrub): ``{paths = ["messages[*].content", "..customer_id"], patterns = ["acct_[0-9]+"]}``
+    redact: dict[str, list[str]] = field(default_factory=dict)
+    #: hosts reachable besides loopback while a test must run offline (replay, or CI
+    #: with no snapshot): names, ``*.globs``, IP addresses, CIDR networks
+    allowed_hosts: list[str] = field(default_factory=list)
+    #: ``--agentsnap-force``: an unreadable snapshot file counts as missing and is
+    #: overwritten (a flag only, not a config key)
+    force: bool = False
     #: CI mode (see module doc); not a config key, detected from the environment
     ci: bool = False
     #: the folder relative paths are resolved against (the pyproject's folder or the rootdir)
@@ -116,7 +134,7 @@ class Settings:
 
 
 #: keys users may set in [tool.agentsnap] (and as ``agentsnap_<key>`` ini options)
-SETTING_KEYS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Settings) if f.name not in ("ci", "base_dir"))
+SETTING_KEYS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Settings) if f.name not in ("ci", "base_dir", "force"))
 _KEYS = set(SETTING_KEYS)
 # keys of agentsnap 0.5.1 configs that are accepted and ignored
 _LEGACY_KEYS = {"backend"}
@@ -220,6 +238,19 @@ def _coerce(key: str, value: Any, source: str) -> Any:
             if mode not in MODES:
                 raise ValueError(f"expected one of {', '.join(MODES)}")
             return mode
+        if key == "redact":
+            from .scrub import parse_redact
+
+            rules = parse_redact(value)
+            return {"paths": list(rules.paths), "patterns": list(rules.patterns)} if not rules.empty else {}
+        if key == "allowed_hosts":
+            if isinstance(value, str):
+                hosts = [v.strip() for v in value.replace("\n", ",").split(",") if v.strip()]
+            elif isinstance(value, (list, tuple)) and all(isinstance(v, str) and v.strip() for v in value):
+                hosts = [v.strip() for v in value]
+            else:
+                raise ValueError("expected a list of host names, IP addresses or CIDR networks")
+            return hosts
         if key == "ignored_fields":
             if isinstance(value, str):
                 return [v.strip() for v in value.replace("\n", ",").split(",") if v.strip()]
@@ -294,4 +325,10 @@ def load(
         if value is not None:
             setattr(settings, key, _coerce(key, value, "the command line"))
     settings.ci = is_ci(env)
+    # the capture layer reads these process-wide (agentsnap.scrub, agentsnap.capture.guard)
+    from .capture import guard
+    from .scrub import configure as configure_redaction
+
+    configure_redaction(settings.redact)
+    guard.configure(settings.allowed_hosts)
     return settings

@@ -15,6 +15,7 @@ __all__ = [
     "ReplayError",
     "ReplayMissError",
     "SnapshotMissingInCIError",
+    "NetworkBlockedError",
     "SnapshotPendingError",
     "AgentsnapWarning",
 ]
@@ -54,8 +55,15 @@ class SnapshotFormatError(ValueError):
     """
 
 
-class AdapterNotWrappedError(RuntimeError):
-    """An unwrapped client was used where an explicit adapter was required."""
+class AdapterNotWrappedError(BaseException):
+    """A client no adapter wraps sent a request inside a block given ``adapters=[...]``.
+
+    Raised before anything is sent; the message names the client (class and
+    base URL) and the block. A ``BaseException``, like :class:`ReplayMissError`,
+    so the SDKs' retry loops (which turn an ``Exception`` from ``send`` into a
+    connection error and retry it with backoff) and the agent's ``except
+    Exception`` blocks do not swallow a configuration mistake.
+    """
 
 
 class ReplayError(RuntimeError):
@@ -76,6 +84,23 @@ class SnapshotMissingInCIError(ReplayMissError):
 
     Raised at the first call, before any socket opens; nothing is written.
     """
+
+
+class NetworkBlockedError(ReplayMissError):
+    """A test that must run offline (replay, or CI with no usable snapshot) opened,
+    or looked up, a connection to a host that is not loopback.
+
+    Raised by the socket guard (:mod:`agentsnap.capture.guard`) from
+    ``socket.connect`` / ``getaddrinfo`` in whatever thread made the call;
+    ``host`` / ``port`` name the target. A ``BaseException`` (through
+    :class:`ReplayMissError`) so HTTP clients and SDK retry loops do not turn
+    it into a retried connection error.
+    """
+
+    def __init__(self, message: str, host: str = "", port: int | None = None) -> None:
+        super().__init__(message)
+        self.host = host
+        self.port = port
 
 
 class SnapshotPendingError(AssertionError):

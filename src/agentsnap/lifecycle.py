@@ -20,13 +20,13 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .config import Settings
 from .exceptions import AgentRegressionError, AgentsnapWarning, SnapshotNotFoundError, SnapshotPendingError
 from .snapshot import Snapshot, SnapshotStore
 
-__all__ = ["Outcome", "settle", "build_snapshot", "open_recording"]
+__all__ = ["Outcome", "settle", "build_snapshot", "open_recording", "add_observer"]
 
 
 @dataclass
@@ -40,6 +40,48 @@ class Outcome:
     name: str
     path: Path
     report: Any = None
+    #: the golden the run was settled against (None when there was none) and the run itself
+    golden: Any = None
+    new: Any = None
+    #: the message of a refusal that has no diff (a missing or pending snapshot in CI)
+    error: str | None = None
+
+
+#: callables given every Outcome :func:`settle` reaches (see :func:`add_observer`)
+_OBSERVERS: list[Callable[[Outcome], None]] = []
+
+
+def add_observer(callback: Callable[[Outcome], None]) -> Callable[[], None]:
+    """Call ``callback(outcome)`` for every outcome :func:`settle` reaches from now on.
+
+    Also for the failures it raises: an ``Outcome("failed", …)`` with the
+    report (drift) or ``error`` (CI refusal) is passed before the exception is
+    raised. Returns a function that removes the observer. ``--agentsnap-report``
+    collects the HTML report's data this way; an observer that raises only
+    warns, it never changes a test's result.
+    """
+    _OBSERVERS.append(callback)
+
+    def remove() -> None:
+        if callback in _OBSERVERS:
+            _OBSERVERS.remove(callback)
+
+    return remove
+
+
+def _notify(outcome: Outcome) -> Outcome:
+    for callback in list(_OBSERVERS):
+        try:
+            callback(outcome)
+        except Exception as exc:  # noqa: BLE001 - a report must not change a result
+            warnings.warn(AgentsnapWarning(f"agentsnap: outcome observer {callback!r} failed: {exc!r}"), stacklevel=2)
+    return outcome
+
+
+def _refused(exc: Exception, path: Path, new: Snapshot, golden: Snapshot | None = None) -> Exception:
+    """Tell the observers about a refusal ``settle`` is about to raise; return the exception."""
+    _notify(Outcome("failed", new.name, path, golden=golden, new=new, error=str(exc)))
+    return exc
 
 
 def build_snapshot(
@@ -57,12 +99,19 @@ def build_snapshot(
     With ``output_from_trace`` (zero-code mode, where the test's result is not
     visible) the final output is the text of the last ``llm_call``. ``model``
     defaults to the first model named in the trace.
+
+    Steps, input and output are stored as :func:`agentsnap.serialize.prepare`
+    makes them (any Python value as explicit JSON, secrets scrubbed), so the
+    new run compares with its golden exactly as it will be written.
     """
+    from .serialize import prepare_parts
+
     llm = [s for s in steps if s.get("type") == "llm_call"]
     if output_from_trace and output is None and llm:
         output = llm[-1].get("response")
     if model in (None, "", "unknown"):
         model = next((str(s["model"]) for s in llm if s.get("model")), None) or (model or "unknown")
+    steps, input, output = prepare_parts(steps, input, output)
     return Snapshot(name=name, trace=steps, output=output, input=input, model=model, source=source)
 
 
@@ -129,7 +178,7 @@ def settle(
     name = new.name
     path = store.path_for(name)
     if not test_passed:
-        return Outcome("skipped", name, path)
+        return _notify(Outcome("skipped", name, path, new=new))
     if golden is None:
         golden = store.load(name)  # raises SnapshotFormatError on a corrupt file
 
@@ -138,44 +187,51 @@ def settle(
         existed = golden is not None
         store.save(new)
         if existed and golden is not None and golden.approved and _same(golden, new):
-            return Outcome("unchanged", name, path)
+            return _notify(Outcome("unchanged", name, path, golden=golden, new=new))
         if not quiet_record:
             warnings.warn(AgentsnapWarning(f"agentsnap: recorded golden {name!r} -> {path} (approved). Review the diff before committing."), stacklevel=3)
-        return Outcome("updated" if existed else "recorded", name, path)
+        return _notify(Outcome("updated" if existed else "recorded", name, path, golden=golden, new=new))
 
     relaxed = not settings.ci or settings.allow_pending
     if golden is None:
         if missing == "raise":
-            raise SnapshotNotFoundError(name, path)
+            raise _refused(SnapshotNotFoundError(name, path), path, new)
         if not relaxed:
-            raise SnapshotNotFoundError(name, path)
+            raise _refused(SnapshotNotFoundError(name, path), path, new)
         new.approved = False
         store.save(new)
         warnings.warn(
             AgentsnapWarning(f"agentsnap: new snapshot {name!r} written to {path} as pending; review it, then run {_fix_hint(name)} (nothing was asserted)."),
             stacklevel=3,
         )
-        return Outcome("created", name, path)
+        return _notify(Outcome("created", name, path, new=new))
 
     if not golden.approved:
         store.save_last_run(new)
         if not relaxed:
-            raise SnapshotPendingError(
+            raise _refused(SnapshotPendingError(
                 f"agentsnap: snapshot {name!r} ({path}) is pending approval; CI only compares against approved snapshots. "
                 f"Review it locally and run {_fix_hint(name)}, then commit (or pass --agentsnap-allow-pending)."
-            )
+            ), path, new, golden)
         warnings.warn(AgentsnapWarning(f"agentsnap: snapshot {name!r} is pending approval; not compared. Run {_fix_hint(name)} once reviewed."), stacklevel=3)
-        return Outcome("pending", name, path)
+        return _notify(Outcome("pending", name, path, golden=golden, new=new))
 
     report = compare(golden, new, settings, mode=mode, overrides=overrides)
+    new.comparison = {
+        "semantic_backend": report.semantic_backend,
+        "semantic_scores": report.semantic_scores,
+        "score": report.score,
+        "failed_checks": report.failed_checks,
+    }
     store.save_last_run(new)
     if report.passed:
-        return Outcome("passed", name, path, report)
+        return _notify(Outcome("passed", name, path, report, golden=golden, new=new))
     text = report.render(color=False)
     text += (
         f"\n\nGolden: {path}\nIf this change is intended: `agentsnap update {name}` "
         f"(promotes .last_run), or re-record with `pytest --agentsnap-record`."
     )
+    _notify(Outcome("failed", name, path, report, golden=golden, new=new))
     raise AgentRegressionError(text, report)
 
 

@@ -12,6 +12,7 @@ Flags::
     --agentsnap-live         call the real API, compare with goldens     } --agentsnap-instrument
     --agentsnap-allow-pending   in CI, missing/pending snapshots warn instead of failing
     --agentsnap-snapshot-dir PATH   snapshot folder (relative to the rootdir)
+    --agentsnap-force        an unreadable snapshot file counts as missing and is overwritten
 
 Environment: ``AGENTSNAP_MODE=replay|record|live`` and ``AGENTSNAP_RECORD=1``
 set the mode (for subprocesses, e.g. ``agentsnap record``); ``CI`` switches on
@@ -54,8 +55,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="Call the real APIs and compare with the goldens. Implies --agentsnap-instrument.")
     group.addoption("--agentsnap-allow-pending", action="store_true", default=None, dest="agentsnap_allow_pending",
                     help="In CI, let missing or pending snapshots warn instead of failing (approved ones still fail on drift).")
+    group.addoption("--agentsnap-force", action="store_true", default=None, dest="agentsnap_force",
+                    help="Treat a snapshot file that cannot be read (corrupt, merge conflict, other format version, other name) "
+                         "as missing, so this run's recording overwrites it. Without it such a file fails its test and is never written.")
     group.addoption("--agentsnap-snapshot-dir", default=None, dest="agentsnap_snapshot_dir", metavar="PATH",
                     help="Snapshot folder, relative to the pytest rootdir (default: snapshot_dir from [tool.agentsnap], else __agent_snapshots__).")
+    group.addoption("--agentsnap-report", default=None, dest="agentsnap_report", metavar="PATH",
+                    help="Write a self-contained HTML report of every snapshot the run touched to PATH (relative to the current directory).")
     for key in _config.SETTING_KEYS:
         parser.addini(f"agentsnap_{key}", f"agentsnap: {key} (see [tool.agentsnap])", default=None)
 
@@ -63,12 +69,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 class AgentsnapSession:
     """Per-run state: settings, the store, the per-test recordings, the counts."""
 
+    #: the HTML report's collector (agentsnap.report._collect.ReportCollector) with --agentsnap-report, else None
+    report: Any = None
+
     def __init__(self, config: pytest.Config, settings: _config.Settings) -> None:
         from .snapshot import SnapshotStore
 
         self.config = config
         self.settings = settings
-        self.store = SnapshotStore(settings.snapshot_path)
+        self.store = SnapshotStore(settings.snapshot_path, force=settings.force)
         self.counts: Counter[str] = Counter()
         self._active: dict[str, Any] = {}
         #: snapshot names this run touched, collected node ids, deselected count (orphan detection)
@@ -112,9 +121,15 @@ class AgentsnapSession:
         load_error = getattr(recording, "load_error", None)
         if load_error is not None:
             self.counts["failed"] += 1
+            if self.report is not None:
+                self.report.failure(item.nodeid, str(load_error))
             raise load_error
         if recording.blocked_calls or recording.misses:
             self.counts["failed"] += 1
+            if self.report is not None:
+                why = recording.block if recording.blocked_calls else (
+                    f"replay: {recording.misses} LLM call(s) had no recording; the test's failure shows the request and the nearest recording")
+                self.report.failure(item.nodeid, str(why), self.store.path_for(item.nodeid))
             return  # CI refused the calls, or replay had no recording: the test failed with that error, nothing is written
         if item.nodeid in self.claimed:
             return  # the test snapshots explicitly with the `snapshot` fixture: its blocks own the snapshots
@@ -134,6 +149,8 @@ class AgentsnapSession:
         self.counts[action] += 1
         if name is not None:
             self.used.add(name)
+            if self.report is not None:
+                self.report.count(action, name)
 
     def judge(self) -> Any:
         """The session's LLM judge (resolved once), or None when no judge API key resolves.
@@ -171,6 +188,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "mode": mode,
         "snapshot_dir": snapshot_dir,
         "allow_pending": config.getoption("agentsnap_allow_pending"),
+        "force": config.getoption("agentsnap_force"),
         "instrument": True if (mode or config.getoption("agentsnap_instrument")) else None,
     }
     try:
@@ -181,6 +199,10 @@ def pytest_configure(config: pytest.Config) -> None:
         settings.instrument = True  # an env-selected mode implies instrumentation, like the flags
     session = AgentsnapSession(config, settings)
     config.stash[_SESSION_KEY] = session
+    if config.getoption("agentsnap_report"):
+        from .report._collect import ReportCollector
+
+        session.report = ReportCollector(config.getoption("agentsnap_report"), base=config.invocation_params.dir).start()
     if settings.instrument:
         from .capture import install
 
@@ -371,10 +393,21 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         workeroutput["agentsnap_used"] = sorted(state.used)
         workeroutput["agentsnap_collected"] = sorted(state.collected)
         workeroutput["agentsnap_deselected"] = state.deselected
+        if state.report is not None:
+            workeroutput["agentsnap_report"] = state.report.to_json()
         return
     from .orphans import write_run_record
 
     state.orphans = write_run_record(state, session.config, int(exitstatus))
+    if state.report is not None:
+        settings = state.settings
+        state.report.write({"mode": settings.mode, "ci": settings.ci})
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    state = _session(config)
+    if state is not None and state.report is not None:
+        state.report.stop()
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -387,6 +420,8 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
     state.used.update(out.get("agentsnap_used") or ())
     state.collected.update(out.get("agentsnap_collected") or ())
     state.deselected += int(out.get("agentsnap_deselected") or 0)
+    if state.report is not None:
+        state.report.merge_json(out.get("agentsnap_report"))
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
@@ -400,6 +435,10 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if line:
         failed = counts.get("failed", 0)
         terminalreporter.write_line(line, red=bool(failed), yellow=not failed and bool(counts.get("created") or counts.get("pending") or counts.get("orphaned")))
+    if state.report is not None and state.report.written is not None:
+        terminalreporter.write_line(f"agentsnap: HTML report written to {state.report.written}")
+    elif state.report is not None and state.report.error:
+        terminalreporter.write_line(state.report.error, red=True)
     written = counts.get("recorded", 0) + counts.get("updated", 0)
     if written:
         terminalreporter.write_line(

@@ -1,8 +1,9 @@
 """``AgentRecorder`` and ``AgentAsserter``: explicit record / assert blocks.
 
 Both capture every LLM call any supported SDK makes inside the block (the
-send-level hooks are installed on first use), from any thread. Usable as sync
-or async context managers::
+send-level hooks are installed on first use), from any thread — or, given
+``adapters=[...]`` (:mod:`agentsnap.adapters`), only the calls of the wrapped
+clients, graphs and tools. Usable as sync or async context managers::
 
     with AgentRecorder("my_agent", model="gpt-4o-mini") as rec:
         rec.input_data = {"query": "hello"}
@@ -21,7 +22,13 @@ from typing import Any, Callable, Iterable, Mapping
 from .capture import Recording
 from .config import Settings
 from .config import load as load_settings
-from .exceptions import AgentRegressionError, SnapshotMissingInCIError, SnapshotNotFoundError, SnapshotPendingError
+from .exceptions import (
+    AdapterNotWrappedError,
+    AgentRegressionError,
+    SnapshotMissingInCIError,
+    SnapshotNotFoundError,
+    SnapshotPendingError,
+)
 from .lifecycle import Outcome, build_snapshot, open_recording, settle
 from .snapshot import Snapshot, SnapshotStore
 
@@ -38,12 +45,25 @@ class _Block:
     _mode = "live"
     _source = "record"
 
-    def __init__(self, test_name: str, snapshot_dir: str | os.PathLike[str] | None, settings: Settings | None, scenario: str | None) -> None:
+    def __init__(
+        self,
+        test_name: str,
+        snapshot_dir: str | os.PathLike[str] | None,
+        settings: Settings | None,
+        scenario: str | None,
+        adapters: Iterable[Any] | None = None,
+    ) -> None:
         if not isinstance(test_name, str) or not test_name:
             raise ValueError("agentsnap: test_name must be a non-empty string")
+        #: the explicit adapters this block is scoped to (empty: record every SDK call)
+        self.adapters: list[Any] = list(adapters) if adapters is not None else []
+        if self.adapters:
+            from .adapters import AdapterScope
+
+            AdapterScope(self.adapters, owner="")  # validate now: a TypeError names the bad entry
         self.settings = settings or load_settings()
         directory = Path(snapshot_dir) if snapshot_dir is not None else self.settings.snapshot_path
-        self.store = SnapshotStore(directory)
+        self.store = SnapshotStore(directory, force=self.settings.force)
         self.test_name = test_name
         self.name = _snapshot_name(test_name, scenario)
         self.input_data: Any = None
@@ -67,10 +87,10 @@ class _Block:
         """The snapshot file this block reads or writes."""
         return self.store.path_for(self.name)
 
-    def record_tool_call(self, name: str, args: Any, result: Any, *, id: str | None = None) -> None:
-        """Report a tool call made inside the block (explicit adapters call this)."""
+    def record_tool_call(self, name: str, args: Any, result: Any, *, id: str | None = None, error: Any = None) -> None:
+        """Report a tool call made inside the block (``error``: what it raised, if it did)."""
         if self._recording is not None:
-            self._recording.trace.add_tool_call(name, args, result, id=id)
+            self._recording.trace.add_tool_call(name, args, result, id=id, error=error)
 
     def _begin(self) -> Recording:
         raise NotImplementedError
@@ -91,15 +111,27 @@ class _Block:
         )
 
     def __enter__(self) -> "_Block":
-        self._recording = self._begin().start()
+        recording = self._begin()
+        if self.adapters:
+            from .adapters import AdapterScope
+
+            # read by the send wrappers: requests outside the adapters' scope are refused
+            recording.adapter_scope = AdapterScope(self.adapters, owner=f"{type(self).__name__}({self.name!r})")
+        self._recording = recording.start()
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         assert self._recording is not None
         self._recording.stop()
-        if exc_type is not None and issubclass(exc_type, SnapshotMissingInCIError):
+        if exc_type is not None and issubclass(exc_type, (SnapshotMissingInCIError, AdapterNotWrappedError)):
             self._report("failed")
             return
+        scope = getattr(self._recording, "adapter_scope", None)
+        if scope is not None and scope.violations:
+            # an unwrapped client was refused but the error was swallowed or replaced
+            # on its way out (a retry loop, a framework's error handling): fail here
+            self._report("failed")
+            raise AdapterNotWrappedError(scope.violations[0]) from exc
         try:
             self._finish(exc_type is None)
         except (AgentRegressionError, SnapshotNotFoundError, SnapshotPendingError):
@@ -130,6 +162,13 @@ class AgentRecorder(_Block):
     On a clean exit the snapshot is written, approved (recording is explicit
     intent); when the block raises, nothing is written and any existing golden
     stays. Set ``rec.output`` (final answer) and optionally ``rec.input_data``.
+
+    ``adapters``: explicit adapters (:mod:`agentsnap.adapters`) to scope the
+    block to — only the traffic of the clients they wrap (and of the graphs a
+    listed ``LangGraphAdapter`` runs) and the calls of the listed
+    ``ToolAdapter``s are recorded; any other supported-SDK request inside the
+    block raises :class:`~agentsnap.exceptions.AdapterNotWrappedError`. Without
+    it every supported SDK call is recorded.
     """
 
     def __init__(
@@ -141,8 +180,9 @@ class AgentRecorder(_Block):
         *,
         settings: Settings | None = None,
         source: str = "record",
+        adapters: Iterable[Any] | None = None,
     ) -> None:
-        super().__init__(test_name, snapshot_dir, settings, scenario)
+        super().__init__(test_name, snapshot_dir, settings, scenario, adapters)
         self.model = model
         self._source = source
 
@@ -178,7 +218,8 @@ class AgentAsserter(_Block):
     ``"sentence-transformers"`` or ``"lexical"``;
     ``lexical_semantic_threshold`` / ``lexical_llm_threshold`` — the
     thresholds of lexical scores (used when no embedding backend is
-    installed). Unset ones come from the settings.
+    installed). Unset ones come from the settings. ``adapters`` — scope the
+    block to these explicit adapters, as for :class:`AgentRecorder`.
 
     Raises on exit: :class:`~agentsnap.exceptions.SnapshotNotFoundError` when
     there is no snapshot (record one first); :class:`AgentRegressionError`
@@ -211,8 +252,9 @@ class AgentAsserter(_Block):
         embedding_backend: str | None = None,
         lexical_semantic_threshold: float | None = None,
         lexical_llm_threshold: float | None = None,
+        adapters: Iterable[Any] | None = None,
     ) -> None:
-        super().__init__(test_name, snapshot_dir, settings, scenario)
+        super().__init__(test_name, snapshot_dir, settings, scenario, adapters)
         if judge is False:
             judge = None
         resolved = mode or self.settings.mode

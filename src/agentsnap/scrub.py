@@ -1,63 +1,488 @@
 """Secret scrubbing for everything agentsnap stores.
 
-Request headers are never stored at all (they carry API keys). What is stored —
-URLs, JSON request bodies, tool arguments — is scrubbed before it is written
-*and* before a replay key is computed from it, so a scrubbed recording still
-matches the live request. Scrubbing is idempotent (the placeholder matches no
-pattern) and never runs on load.
+Request headers are never stored at all (they carry API keys). Everything
+else that is stored — URL queries, request and response bodies, streamed
+chunks, kept response headers, tool arguments and results, a snapshot's input
+and output — goes through this module:
 
-Patterns (token shapes published by the providers): OpenAI ``sk-…`` /
-``sk-proj-…``, Anthropic ``sk-ant-…``, Google ``AIza…``, Groq ``gsk_…``,
-``Bearer …`` values and JWTs; URL query parameters named ``key``, ``api_key``,
-``apikey``, ``access_token``, ``token``.
+* at capture time (:mod:`agentsnap.capture.send`), so the replay key of a
+  request is computed from the scrubbed request, exactly as it will be stored,
+  and a scrubbed recording still matches the live request it came from;
+* again when a snapshot is built and when it is saved (idempotent, so a second
+  pass changes nothing), which covers tool calls reported by adapters and
+  snapshots built through the Python API.
+
+It never runs on load: a stored snapshot is served as it is.
+
+What is replaced by ``<redacted>``:
+
+* token shapes, wherever they appear in text: OpenAI ``sk-…`` / ``sk-proj-…``,
+  Anthropic ``sk-ant-…``, Google ``AIza…``, Groq ``gsk_…``, Hugging Face
+  ``hf_…``, GitHub ``ghp_…`` and friends, AWS access key ids, JWTs, and the
+  credential after ``Bearer``;
+* the value after a credential header name written out in text
+  (``Authorization: Basic …``, ``x-api-key: …``, ``api-key=…``,
+  ``x-goog-api-key: …``), after a secret JSON key inside a JSON string
+  (``"password": "…"``, ``"client_secret": "…"``, ``"api_key": "…"``) and
+  after a secret query or form parameter (``?key=…``, ``&access_token=…``);
+* the value of a secret key in a JSON object (``password``, ``api_key``,
+  ``client_secret``, ``access_token``, ``authorization`` … compared without
+  case, ``-`` or ``_``);
+* URL query parameters named ``key``, ``api_key``, ``apikey``, ``api-key``,
+  ``access_token``, ``token`` …, and ``user:password@`` in a URL;
+* the value of a kept response header that identifies the account
+  (:data:`ACCOUNT_HEADERS`, plus a spec's ``[response] mask_headers``);
+  request ids are kept (not secrets; the SDKs' ``_request_id`` reads them);
+* whatever the user's ``redact`` setting names (:func:`configure`).
+
+Idempotence: a placeholder is never matched again — every text rule runs on
+the pieces between existing placeholders, to a fixed point — so
+``scrub(scrub(x)) == scrub(x)`` for every rule, the user's included.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import re
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-__all__ = ["REDACTED", "scrub_text", "scrub_value", "scrub_url"]
+__all__ = [
+    "REDACTED",
+    "ACCOUNT_HEADERS",
+    "Redaction",
+    "configure",
+    "active",
+    "parse_redact",
+    "scrub_text",
+    "scrub_value",
+    "scrub_url",
+    "scrub_json",
+    "scrub_chunks",
+    "mask_header",
+    "scrub_snapshot",
+]
 
 REDACTED = "<redacted>"
 
+# -- token shapes -------------------------------------------------------------
+_TOK = r"[A-Za-z0-9_\-]"
 _TOKEN_RE = re.compile(
-    r"(?:sk-ant-[A-Za-z0-9_\-]{8,}"
-    r"|sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{16,}"
+    r"(?:sk-ant-" + _TOK + r"{8,}"
+    # OpenAI (sk-, sk-proj-, sk-svcacct-, sk-admin-, OpenRouter sk-or-v1-): a digit
+    # somewhere keeps ordinary words such as "sk-learn-…" out
+    r"|sk-(?=" + _TOK + r"*\d)" + _TOK + r"{16,}"
     r"|AIza[0-9A-Za-z_\-]{30,}"
-    r"|gsk_[A-Za-z0-9]{16,}"
+    r"|gsk_[A-Za-z0-9_]{16,}"
+    r"|hf_[A-Za-z0-9]{30,}"
+    r"|gh[pousr]_[A-Za-z0-9]{30,}"
+    r"|github_pat_[A-Za-z0-9_]{30,}"
+    r"|(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])"
     r"|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})"
 )
-_BEARER_RE = re.compile(r"(?i)\b(bearer)\s+(?!<redacted>)[A-Za-z0-9._~+/\-]{8,}=*")
-_SECRET_QUERY_KEYS = frozenset({"key", "api_key", "apikey", "api-key", "access_token", "token"})
+# a Bearer credential: 8+ token characters with a digit, or 20+ of them
+_BEARER_RE = re.compile(
+    r"(?i)\b(bearer)(\s+)(?:(?=[A-Za-z0-9._~+/\-]*\d)[A-Za-z0-9._~+/\-]{8,}|[A-Za-z0-9._~+/\-]{20,})=*"
+)
+_SCHEMES = r"(?:bearer|basic|token|digest)"
+# "Authorization: Basic dXNlcg==", "x-api-key=abc", '"api-key": "abc"'
+_HEADER_KV_RE = re.compile(
+    r"(?i)\b(authorization|proxy-authorization|x-api-key|api-key|x-goog-api-key)"
+    r"((?:\\?[\"'])?\s*[:=]\s*(?:\\?[\"'])?)"
+    r"(" + _SCHEMES + r"\s+)?"
+    r"(?!" + _SCHEMES + r"\b)([^\s\"'\\,;&}\]<>]+)"
+)
+_SECRET_NAMES = (
+    r"password|passwd|client_secret|access_token|refresh_token|id_token|api_key|apikey|secret_key|private_key"
+)
+# '"password": "hunter2"' inside text (a JSON document carried as a string, e.g. tool arguments)
+_JSON_KV_RE = re.compile(r"(?i)(\\?\")(" + _SECRET_NAMES + r")\1(\s*:\s*)(\\?\")([^\"\\]+)(\\?\")")
+# "?key=…" / "&access_token=…" / "password=…" (query strings and form bodies)
+_FORM_KV_RE = re.compile(
+    r"(?i)(?<![^?&\s])(key|api_key|apikey|api-key|access_token|refresh_token|token|client_secret|password|x-goog-api-key|x-api-key)"
+    r"=([^&\s\"'#<>]+)"
+)
+
+_SECRET_QUERY_KEYS = frozenset(
+    {"key", "api_key", "apikey", "api-key", "access_token", "refresh_token", "token", "client_secret", "password", "x-goog-api-key", "x-api-key"}
+)
+# JSON object keys whose value is a secret, compared lower-case without "-" and "_"
+_SECRET_JSON_KEYS = frozenset(
+    {
+        "authorization",
+        "proxyauthorization",
+        "xapikey",
+        "apikey",
+        "xgoogapikey",
+        "accesstoken",
+        "refreshtoken",
+        "idtoken",
+        "clientsecret",
+        "password",
+        "passwd",
+        "secretkey",
+        "privatekey",
+        "cookie",
+        "setcookie",
+    }
+)
+
+#: response headers whose value identifies the account or carries a credential:
+#: masked whenever a spec keeps them (globs, lower case)
+ACCOUNT_HEADERS: tuple[str, ...] = (
+    "openai-organization",
+    "openai-project",
+    "anthropic-organization-id",
+    "anthropic-workspace-id",
+    "x-goog-user-project",
+    "x-goog-api-key",
+    "authorization",
+    "proxy-authorization",
+    "x-api-key",
+    "api-key",
+    "cookie",
+    "set-cookie",
+)
+
+_MAX_ROUNDS = 8
 
 
-def scrub_text(text: str) -> str:
-    """Replace token-shaped substrings of ``text`` with ``<redacted>``."""
-    if len(text) < 8:
-        return text
-    text = _TOKEN_RE.sub(REDACTED, text)
-    return _BEARER_RE.sub(lambda m: f"{m.group(1)} {REDACTED}", text)
+# -- user rules -----------------------------------------------------------------
 
 
-def scrub_value(value: Any) -> Any:
-    """Scrub every string inside a JSON-like value (dict keys are left alone)."""
+@dataclass(frozen=True)
+class _Step:
+    kind: str  # "key", "index", "any", "desc"
+    key: str = ""
+    index: int = 0
+
+
+@dataclass(frozen=True)
+class Redaction:
+    """The user's own rules (``redact`` in ``[tool.agentsnap]``), compiled.
+
+    ``paths``: JSON paths into every stored JSON document (request and
+    response bodies, tool arguments and results, a snapshot's input and
+    output); the value found there is replaced whole. ``patterns``: regular
+    expressions; every match in any stored text is replaced.
+    """
+
+    paths: tuple[str, ...] = ()
+    patterns: tuple[str, ...] = ()
+    _compiled_paths: tuple[tuple[_Step, ...], ...] = field(default=(), repr=False, compare=False)
+    _compiled_patterns: tuple[re.Pattern[str], ...] = field(default=(), repr=False, compare=False)
+
+    @property
+    def empty(self) -> bool:
+        return not self.paths and not self.patterns
+
+
+_PATH_TOKEN = re.compile(r"\.\.([^.\[\]]+)|\.([^.\[\]]+)|\[(\*|-?\d+)\]|\[\"((?:[^\"\\]|\\.)*)\"\]|\['([^']*)'\]|\.?\*")
+
+
+def _parse_path(path: str) -> tuple[_Step, ...]:
+    """``messages[*].content``, ``$.metadata.user``, ``..password``, ``data["a.b"]``, ``*``."""
+    text = path.strip()
+    if text.startswith("$"):
+        text = text[1:]
+    if not text:
+        raise ValueError(f"empty JSON path {path!r}")
+    if not text.startswith((".", "[")):
+        text = "." + text
+    steps: list[_Step] = []
+    pos = 0
+    while pos < len(text):
+        m = _PATH_TOKEN.match(text, pos)
+        if m is None or m.end() == pos:
+            raise ValueError(f"cannot read JSON path {path!r} at {text[pos:]!r} (use a.b[0].c, a[*].b, ..name, [\"key.with.dots\"])")
+        desc, key, index, dq, sq = m.groups()
+        if desc is not None:
+            steps.append(_Step("desc", key=desc))
+        elif key is not None:
+            steps.append(_Step("any") if key == "*" else _Step("key", key=key))
+        elif index is not None:
+            steps.append(_Step("any") if index == "*" else _Step("index", index=int(index)))
+        elif dq is not None:
+            steps.append(_Step("key", key=re.sub(r"\\(.)", r"\1", dq)))
+        elif sq is not None:
+            steps.append(_Step("key", key=sq))
+        else:  # a bare "*" / ".*"
+            steps.append(_Step("any"))
+        pos = m.end()
+    return tuple(steps)
+
+
+def parse_redact(value: Any) -> Redaction:
+    """Validate and compile a ``redact`` setting.
+
+    Accepted shape (TOML)::
+
+        redact = { paths = ["messages[*].content", "..customer_id"], patterns = ["acct_[0-9]+"] }
+
+    Both keys are optional lists of strings; a JSON object string of the same
+    shape is accepted too (pytest ini files). Raises ``ValueError`` naming the
+    bad entry.
+    """
+    if value is None or value == "" or value == {}:
+        return Redaction()
+    if isinstance(value, Redaction):
+        return value
     if isinstance(value, str):
-        return scrub_text(value)
+        import json
+
+        try:
+            value = json.loads(value)
+        except ValueError:
+            raise ValueError('expected a table {paths = [...], patterns = [...]} (in an ini file: JSON, {"patterns": ["acct_[0-9]+"]})') from None
+    if not isinstance(value, Mapping):
+        raise ValueError("expected a table {paths = [...], patterns = [...]}")
+    unknown = set(value) - {"paths", "patterns"}
+    if unknown:
+        raise ValueError(f"unknown key(s) {', '.join(sorted(map(str, unknown)))}; expected paths and/or patterns")
+    paths = _strings(value.get("paths", []), "paths")
+    patterns = _strings(value.get("patterns", []), "patterns")
+    compiled_paths = []
+    for p in paths:
+        compiled_paths.append(_parse_path(p))
+    compiled_patterns = []
+    for p in patterns:
+        try:
+            compiled_patterns.append(re.compile(p))
+        except re.error as exc:
+            raise ValueError(f"patterns: {p!r} is not a valid regular expression: {exc}") from None
+    return Redaction(tuple(paths), tuple(patterns), tuple(compiled_paths), tuple(compiled_patterns))
+
+
+def _strings(value: Any, key: str) -> list[str]:
+    if isinstance(value, str) or not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"{key}: expected a list of strings")
+    return list(value)
+
+
+_active = Redaction()
+
+
+def configure(redact: Any) -> Redaction:
+    """Make ``redact`` (a ``redact`` setting, a :class:`Redaction` or None) the
+    process-wide user rules. :func:`agentsnap.config.load` calls this, so the
+    rules of the configuration loaded last apply. Returns the compiled rules."""
+    global _active
+    _active = parse_redact(redact)
+    return _active
+
+
+def active() -> Redaction:
+    """The user rules in force."""
+    return _active
+
+
+# -- text -------------------------------------------------------------------------
+
+
+def _kv(m: re.Match[str]) -> str:
+    return m.group(1) + m.group(2) + (m.group(3) or "") + REDACTED
+
+
+def _json_kv(m: re.Match[str]) -> str:
+    return m.group(1) + m.group(2) + m.group(1) + m.group(3) + m.group(4) + REDACTED + m.group(6)
+
+
+def _nonempty(m: re.Match[str]) -> str:
+    return REDACTED if m.group() else ""
+
+
+def _segment(text: str, patterns: tuple[re.Pattern[str], ...]) -> str:
+    text = _TOKEN_RE.sub(REDACTED, text)
+    text = _BEARER_RE.sub(lambda m: m.group(1) + m.group(2) + REDACTED, text)
+    text = _HEADER_KV_RE.sub(_kv, text)
+    text = _JSON_KV_RE.sub(_json_kv, text)
+    text = _FORM_KV_RE.sub(lambda m: m.group(1) + "=" + REDACTED, text)
+    for pattern in patterns:
+        text = pattern.sub(_nonempty, text)
+    return text
+
+
+def _one_round(text: str, patterns: tuple[re.Pattern[str], ...]) -> str:
+    if REDACTED not in text:
+        return _segment(text, patterns)
+    return REDACTED.join(_segment(piece, patterns) if piece else piece for piece in text.split(REDACTED))
+
+
+def scrub_text(text: str, rules: Redaction | None = None) -> str:
+    """``text`` with every secret (module doc) replaced by ``<redacted>``; idempotent."""
+    patterns = (rules or _active)._compiled_patterns
+    if len(text) < 8 and not patterns:
+        return text
+    for _ in range(_MAX_ROUNDS):
+        new = _one_round(text, patterns)
+        if new == text:
+            break
+        text = new
+    return text
+
+
+def _secret_key(key: Any) -> bool:
+    return isinstance(key, str) and key.lower().replace("-", "").replace("_", "") in _SECRET_JSON_KEYS
+
+
+def scrub_value(value: Any, rules: Redaction | None = None) -> Any:
+    """Scrub every string inside a JSON-like value, and the value of every secret key.
+
+    Returns a new value (the input is not changed). Dict keys are scrubbed as
+    text too (a token used as a key does not survive either).
+    """
+    if isinstance(value, str):
+        return scrub_text(value, rules)
     if isinstance(value, dict):
-        return {k: scrub_value(v) for k, v in value.items()}
+        if getattr(value, "_agentsnap_blob", False):  # a side-file reference (agentsnap.serialize.BlobRef)
+            return value
+        out = {}
+        for k, v in value.items():
+            key = scrub_text(k, rules) if isinstance(k, str) else k
+            if _secret_key(k) and isinstance(v, (str, int, float)) and not isinstance(v, bool) and v not in ("", REDACTED):
+                out[key] = REDACTED
+            else:
+                out[key] = scrub_value(v, rules)
+        return out
     if isinstance(value, list):
-        return [scrub_value(v) for v in value]
+        return [scrub_value(v, rules) for v in value]
+    if isinstance(value, tuple):
+        return [scrub_value(v, rules) for v in value]
     return value
 
 
-def scrub_url(url: str) -> str:
-    """Mask secret query parameters and token shapes in a URL."""
+def _apply_path(node: Any, steps: tuple[_Step, ...]) -> Any:
+    if not steps:
+        return node if node is None else REDACTED
+    step, rest = steps[0], steps[1:]
+    if step.kind == "key":
+        if isinstance(node, dict) and step.key in node:
+            node = dict(node)
+            node[step.key] = _apply_path(node[step.key], rest)
+    elif step.kind == "index":
+        if isinstance(node, list) and -len(node) <= step.index < len(node):
+            node = list(node)
+            node[step.index] = _apply_path(node[step.index], rest)
+    elif step.kind == "any":
+        if isinstance(node, dict):
+            node = {k: _apply_path(v, rest) for k, v in node.items()}
+        elif isinstance(node, list):
+            node = [_apply_path(v, rest) for v in node]
+    else:  # "desc": the key at any depth
+        if isinstance(node, dict):
+            node = {k: (_apply_path(v, rest) if k == step.key else _apply_path(v, steps)) for k, v in node.items()}
+        elif isinstance(node, list):
+            node = [_apply_path(v, steps) for v in node]
+    return node
+
+
+def scrub_json(value: Any, rules: Redaction | None = None) -> Any:
+    """A stored JSON document (a body, tool arguments or result, input, output):
+    the user's JSON paths first, then :func:`scrub_value`."""
+    rules = rules or _active
+    for steps in rules._compiled_paths:
+        value = _apply_path(value, steps)
+    return scrub_value(value, rules)
+
+
+def scrub_url(url: str, rules: Redaction | None = None) -> str:
+    """Mask secret query parameters, ``user:password@`` and token shapes in a URL."""
     parts = urlsplit(url)
     if parts.query:
-        pairs = [(k, REDACTED if k.lower() in _SECRET_QUERY_KEYS else scrub_text(v)) for k, v in parse_qsl(parts.query, keep_blank_values=True)]
+        pairs = [
+            (k, REDACTED if k.lower() in _SECRET_QUERY_KEYS else scrub_text(v, rules))
+            for k, v in parse_qsl(parts.query, keep_blank_values=True)
+        ]
         parts = parts._replace(query=urlencode(pairs, safe="<>"))
     if "@" in parts.netloc:  # user:password@host
         parts = parts._replace(netloc=REDACTED + "@" + parts.netloc.rsplit("@", 1)[1])
+    if parts.path:
+        parts = parts._replace(path=scrub_text(parts.path, rules))
     return urlunsplit(parts)
+
+
+def scrub_chunks(chunks: list[Any], rules: Redaction | None = None) -> list[Any]:
+    """Scrub a streamed response's text chunks (byte envelopes are left as they are).
+
+    Each chunk is scrubbed on its own, keeping the boundaries replay serves.
+    When a secret straddles a boundary (the chunk-by-chunk result differs from
+    scrubbing the joined text), the text chunks are merged into one scrubbed
+    chunk: the SDK reads the same bytes, only the split is lost.
+    """
+    if not any(isinstance(c, str) for c in chunks):
+        return list(chunks)
+    each = [scrub_text(c, rules) if isinstance(c, str) else c for c in chunks]
+    if all(isinstance(c, str) for c in chunks):
+        whole = scrub_text("".join(chunks), rules)
+        if "".join(each) != whole:
+            return [whole]
+    return each
+
+
+def mask_header(name: str, value: str, extra: Iterable[str] = ()) -> str:
+    """A kept response header's stored value: ``<redacted>`` for an account
+    header (:data:`ACCOUNT_HEADERS` or ``extra`` globs), else the value scrubbed."""
+    low = name.lower()
+    if any(fnmatch.fnmatchcase(low, pat) for pat in (*ACCOUNT_HEADERS, *extra)):
+        return REDACTED
+    return scrub_text(value)
+
+
+# -- whole snapshots ------------------------------------------------------------------
+
+
+def _scrub_exchange(exchange: Any, rules: Redaction) -> Any:
+    if not isinstance(exchange, dict):
+        return scrub_value(exchange, rules)
+    out = {}
+    for key, part in exchange.items():
+        if key in ("request", "response") and isinstance(part, dict):
+            new = {}
+            for k, v in part.items():
+                if k == "body":
+                    new[k] = scrub_json(v, rules)
+                elif k == "chunks" and isinstance(v, list):
+                    new[k] = scrub_chunks(v, rules)
+                elif k == "headers" and isinstance(v, dict):
+                    new[k] = {hk: mask_header(hk, hv) if isinstance(hv, str) else scrub_value(hv, rules) for hk, hv in v.items()}
+                elif k == "query" and isinstance(v, str):
+                    new[k] = scrub_url("http://x/?" + v, rules).split("?", 1)[1] if v else v
+                else:
+                    new[k] = scrub_value(v, rules)
+            out[key] = new
+        else:
+            out[key] = scrub_value(part, rules)
+    return out
+
+
+def scrub_snapshot(data: dict[str, Any], rules: Redaction | None = None) -> dict[str, Any]:
+    """A snapshot dict (``Snapshot.to_dict()``) with every rule applied: user JSON
+    paths on bodies, tool arguments and results, input and output; text rules
+    everywhere but the snapshot's ``name``. Returns a new dict; idempotent."""
+    rules = rules or _active
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if key == "name":  # the test's node id: code, not data; the file is found by it
+            out[key] = value
+        elif key in ("input", "output"):
+            out[key] = scrub_json(value, rules)
+        elif key == "trace" and isinstance(value, list):
+            out[key] = [_scrub_step(step, rules) for step in value]
+        else:
+            out[key] = scrub_value(value, rules)
+    return out
+
+
+def _scrub_step(step: Any, rules: Redaction) -> Any:
+    if not isinstance(step, dict):
+        return scrub_value(step, rules)
+    out = {}
+    for key, value in step.items():
+        if key == "exchange":
+            out[key] = _scrub_exchange(value, rules)
+        elif key in ("args", "result") and step.get("type") == "tool_call":
+            out[key] = scrub_json(value, rules)
+        else:
+            out[key] = scrub_value(value, rules)
+    return out

@@ -77,6 +77,9 @@ class Snapshot:
     recorded_at: str = ""
     version: str = FORMAT_VERSION
     agentsnap_version: str = ""
+    #: on ``.last_run`` files only: how the run was compared (semantic backend
+    #: and model hash, scores); never part of a golden's content
+    comparison: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         now = _now()
@@ -100,6 +103,7 @@ class Snapshot:
             "input": self.input,
             "trace": self.trace,
             "output": self.output,
+            **({"comparison": self.comparison} if self.comparison is not None else {}),
         }
 
     @classmethod
@@ -118,6 +122,7 @@ class Snapshot:
             recorded_at=str(data.get("recorded_at") or ""),
             version=str(data.get("version") or FORMAT_VERSION),
             agentsnap_version=str(data.get("agentsnap_version") or ""),
+            comparison=data.get("comparison") if isinstance(data.get("comparison"), dict) else None,
         )
 
     @property
@@ -130,13 +135,16 @@ class Snapshot:
 
 
 def dumps(data: dict[str, Any]) -> str:
-    """Deterministic JSON text of a snapshot dict (see module doc)."""
-    return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+    """Deterministic JSON text of a snapshot dict (see module doc); a lone
+    surrogate (not encodable as UTF-8) is written as a ``\\uXXXX`` escape."""
+    from .serialize import escape_surrogates
+
+    return escape_surrogates(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True)) + "\n"
 
 
 def snapshot_filename(name: str) -> str:
     """``<sanitized-name>-<sha1(name)[:8]>.json`` for a snapshot name."""
-    digest = hashlib.sha1(name.encode("utf-8")).hexdigest()[:8]
+    digest = hashlib.sha1(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     stem = name.replace("::", "__")
     stem = re.sub(r"[^A-Za-z0-9._-]+", "_", stem)
     stem = re.sub(r"\.{2,}", "_", stem).strip("._ ")[:_MAX_STEM].rstrip("._ ")
@@ -148,7 +156,7 @@ def snapshot_filename(name: str) -> str:
 
 
 # volatile fields: never a reason to rewrite a file
-_VOLATILE_TOP = ("created_at", "updated_at", "recorded_at", "agentsnap_version")
+_VOLATILE_TOP = ("created_at", "updated_at", "recorded_at", "agentsnap_version", "comparison")
 _VOLATILE_HEADERS = frozenset({"x-request-id", "openai-processing-ms", "date", "request-id", "x-ratelimit-reset-requests", "x-ratelimit-reset-tokens"})
 _VOLATILE_BODY_KEYS = ("id", "created", "system_fingerprint")
 _VOLATILE_IN_CHUNK = re.compile(r'"(?:id|created|system_fingerprint)":\s*(?:"[^"]*"|\d+)')
@@ -203,8 +211,11 @@ class SnapshotStore:
     listing an absent root touches nothing).
     """
 
-    def __init__(self, root: str | os.PathLike[str] = "__agent_snapshots__") -> None:
+    def __init__(self, root: str | os.PathLike[str] = "__agent_snapshots__", *, force: bool = False) -> None:
         self.root = Path(root)
+        #: ``--agentsnap-force``: an unreadable file loads as missing (with a warning)
+        #: and :meth:`save` overwrites it
+        self.force = force
 
     def __repr__(self) -> str:
         return f"SnapshotStore({str(self.root)!r})"
@@ -230,7 +241,10 @@ class SnapshotStore:
         ``ValueError``) naming the path when the file is not valid JSON, not a
         snapshot, of an unknown format version, or holds another name.
         """
-        fix = "Fix or delete the file (agentsnap never overwrites it), or re-record with `pytest --agentsnap-record`."
+        fix = (
+            "Fix or delete the file, or replace it with a new recording: `pytest --agentsnap-record --agentsnap-force` "
+            "(without --agentsnap-force agentsnap never overwrites it)."
+        )
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:
@@ -238,16 +252,22 @@ class SnapshotStore:
         if "\n<<<<<<< " in "\n" + text:
             raise SnapshotFormatError(f"agentsnap: snapshot file at {path} contains merge-conflict markers. Resolve the conflict, then re-run. {fix}")
         try:
-            data = json.loads(text)
+            data = json.loads(text)  # JSON only: never pickle, YAML tags or eval
         except ValueError as exc:
             raise SnapshotFormatError(f"agentsnap: corrupt snapshot file at {path}: {exc}. {fix}") from None
+        except RecursionError:
+            raise SnapshotFormatError(f"agentsnap: corrupt snapshot file at {path}: nested too deeply to read. {fix}") from None
         if not isinstance(data, dict) or not isinstance(data.get("trace", []), list):
             raise SnapshotFormatError(f"agentsnap: {path} is not an agentsnap snapshot (expected an object with a 'trace' list). {fix}")
+        bad_step = next((i for i, step in enumerate(data.get("trace") or []) if not isinstance(step, dict)), None)
+        if bad_step is not None or not isinstance(data.get("name", ""), (str, type(None))):
+            where = f"trace[{bad_step}] is not an object" if bad_step is not None else "its 'name' is not a string"
+            raise SnapshotFormatError(f"agentsnap: {path} is not an agentsnap snapshot ({where}). {fix}")
         version = str(data.get("version", FORMAT_VERSION))
         if version not in _READABLE_VERSIONS:
             raise SnapshotFormatError(
                 f"agentsnap: snapshot {path} has format version {version!r}; this agentsnap reads {', '.join(_READABLE_VERSIONS)}. "
-                "Upgrade agentsnap, or re-record with `pytest --agentsnap-record`."
+                "Upgrade agentsnap, or replace it with a new recording: `pytest --agentsnap-record --agentsnap-force`."
             )
         stored_name = data.get("name")
         if expected_name is not None and stored_name is not None and stored_name != expected_name:
@@ -267,8 +287,21 @@ class SnapshotStore:
 
         Falls back to an agentsnap 0.5.1 file ``<root>/<name>.json`` (format
         1.x, no stored name), so existing goldens keep working; the next save
-        writes the current file name.
+        writes the current file name. An unreadable file raises
+        :class:`~agentsnap.exceptions.SnapshotFormatError`, or, on a store made
+        with ``force=True``, warns and counts as missing.
         """
+        try:
+            return self._load(name)
+        except SnapshotFormatError as exc:
+            if not self.force:
+                raise
+            from .exceptions import AgentsnapWarning
+
+            warnings.warn(AgentsnapWarning(f"{exc} --agentsnap-force: treated as missing; this run's recording replaces it."), stacklevel=2)
+            return None
+
+    def _load(self, name: str) -> Snapshot | None:
         path = self.path_for(name)
         if not path.is_file():
             legacy = self.legacy_path_for(name)
@@ -305,29 +338,37 @@ class SnapshotStore:
         return [s for s in self.list() if not s.approved]
 
     # -- writing -----------------------------------------------------------
-    def save(self, snapshot: Snapshot, *, force: bool = False) -> Path:
+    def save(self, snapshot: Snapshot, *, force: bool | None = None) -> Path:
         """Write ``snapshot`` atomically; returns its path.
 
-        When the file already holds the same content apart from volatile
-        fields, nothing is written (``updated_at`` only moves on real change).
-        An existing file that cannot be parsed is never overwritten: raises
-        :class:`~agentsnap.exceptions.SnapshotFormatError` unless ``force``.
+        What is written is :func:`agentsnap.serialize.prepare` of the snapshot:
+        any Python value made JSON (bytes in an envelope, large bytes in a side
+        file under ``root/blobs/``), secrets scrubbed. When the file already
+        holds the same content apart from volatile fields, nothing is written
+        (``updated_at`` only moves on real change). An existing file that
+        cannot be parsed is never overwritten: raises
+        :class:`~agentsnap.exceptions.SnapshotFormatError` unless ``force``
+        (default: the store's ``force``).
         """
+        from .serialize import prepare, write_blobs
+
+        force = self.force if force is None else force
         path = self.path_for(snapshot.name)
-        new = snapshot.to_dict()
+        new = prepare(snapshot.to_dict())
         if path.is_file():
             if not force:
                 self.read_file(path, expected_name=snapshot.name)  # a broken file raises, untouched
             try:
                 old = json.loads(path.read_text(encoding="utf-8"))
-            except (ValueError, UnicodeDecodeError):
+            except (ValueError, UnicodeDecodeError, RecursionError):
                 old = None
             if isinstance(old, dict) and same_content(old, new):
                 return path
-            if isinstance(old, dict) and old.get("created_at"):
-                snapshot.created_at = str(old["created_at"])
-        snapshot.updated_at = _now()
-        _atomic_write(path, dumps(snapshot.to_dict()))
+            if isinstance(old, dict) and isinstance(old.get("created_at"), str) and old["created_at"]:
+                snapshot.created_at = new["created_at"] = old["created_at"]
+        snapshot.updated_at = new["updated_at"] = _now()
+        write_blobs(new, self.root)
+        _atomic_write(path, dumps(new))
         return path
 
     def save_last_run(self, snapshot: Snapshot) -> Path:
@@ -336,7 +377,11 @@ class SnapshotStore:
         ignore = path.parent / ".gitignore"
         if not ignore.exists():
             _atomic_write(ignore, "# written by agentsnap: the latest runs, promoted with `agentsnap update`\n*\n")
-        _atomic_write(path, dumps(snapshot.to_dict()))
+        from .serialize import prepare, write_blobs
+
+        data = prepare(snapshot.to_dict())
+        write_blobs(data, self.root)
+        _atomic_write(path, dumps(data))
         return path
 
     def approve(self, name: str) -> Snapshot:

@@ -80,12 +80,13 @@ class Trace:
         with self._lock:
             self.exchanges.append(exchange)
 
-    def add_tool_call(self, name: str, args: Any, result: Any, *, id: str | None = None) -> None:
-        """Record a tool call made through an explicit adapter."""
+    def add_tool_call(self, name: str, args: Any, result: Any, *, id: str | None = None, error: Any = None) -> None:
+        """Record a tool call made through an explicit adapter (``error``: what it raised, if it did)."""
+        step = {"type": "tool_call", "name": name, "args": args, "result": result, "id": id}
+        if error is not None:
+            step["error"] = error
         with self._lock:
-            self._tool_calls.append(
-                (time.monotonic(), next(_seq), {"type": "tool_call", "name": name, "args": args, "result": result, "id": id})
-            )
+            self._tool_calls.append((time.monotonic(), next(_seq), step))
 
     def close_open_streams(self) -> None:
         """Finalize streams the code under test never closed (recorded as incomplete)."""

@@ -20,6 +20,11 @@ class Recording:
     before any socket opens (CI with no usable snapshot).
 
     Use as a context manager, or call :meth:`start` / :meth:`stop`.
+
+    A ``replay`` recording (served from a snapshot, or blocked) turns the
+    socket guard on from :meth:`start` to :meth:`stop`
+    (:mod:`agentsnap.capture.guard`): no thread of the process reaches
+    anything but loopback and ``allowed_hosts`` meanwhile.
     """
 
     def __init__(self, mode: str = "capture", *, cassette: Cassette | None = None, block: str | None = None) -> None:
@@ -35,18 +40,33 @@ class Recording:
         #: replayed calls that had no recording (ReplayMissError raised)
         self.misses = 0
         self.trace = _trace.Trace()
+        self._guard: object | None = None
 
     def start(self) -> "Recording":
         from .hooks import ensure_patched, install
 
         install()
         ensure_patched()
+        if self.mode == "replay" and self._guard is None:
+            from . import guard
+
+            why = (
+                "this is CI and the test has no usable snapshot, so it must not reach the network"
+                if self.block is not None
+                else "the test replays from its snapshot, so it runs offline"
+            )
+            self._guard = guard.activate(why)
         _trace.activate(self)
         return self
 
     def stop(self) -> None:
-        """Deactivate and finalise streams that were never closed (kept as incomplete)."""
+        """Deactivate, lift the socket guard, and finalise streams that were never closed (kept as incomplete)."""
         _trace.deactivate(self)
+        if self._guard is not None:
+            from . import guard
+
+            guard.deactivate(self._guard)
+            self._guard = None
         self.trace.close_open_streams()
 
     def __enter__(self) -> "Recording":

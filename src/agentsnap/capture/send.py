@@ -12,6 +12,11 @@ removed; what they do depends on the active recording (:func:`agentsnap.trace.cu
   request's own library (``httpx`` or ``httpx2``), so the SDK parses it with its
   own code; never touches the network.
 
+A recording scoped to explicit adapters (``recording.adapter_scope``, see
+:mod:`agentsnap.adapters`) first checks that the ``Client`` instance sending a
+recognised request belongs to one of them, and raises
+:class:`~agentsnap.exceptions.AdapterNotWrappedError` otherwise (nothing sent).
+
 The request is taken from ``args[0]`` or ``kwargs["request"]``: ``httpx.Client.stream()``
 calls ``send(request=...)`` by keyword.
 """
@@ -19,10 +24,10 @@ calls ``send(request=...)`` by keyword.
 from __future__ import annotations
 
 import base64
-import codecs
 import datetime
 import hashlib
 import json
+import re
 import sys
 import threading
 import time
@@ -30,7 +35,8 @@ from typing import Any, Callable
 
 from .. import trace as _trace
 from ..exceptions import ReplayMissError, SnapshotMissingInCIError
-from ..scrub import scrub_text, scrub_url, scrub_value
+from ..scrub import mask_header, scrub_chunks, scrub_json, scrub_text, scrub_url
+from ..serialize import bytes_envelope, escape_surrogates
 from .spec import ProviderSpec, classify
 
 __all__ = ["send_wrapper", "async_send_wrapper"]
@@ -68,22 +74,41 @@ def decode_body(stored: dict[str, Any]) -> bytes:
     body = stored.get("body")
     if body is None:
         return b""
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return escape_surrogates(json.dumps(body, ensure_ascii=False, separators=(",", ":"))).encode("utf-8")
+
+
+_BOUNDARY = re.compile(r'boundary="?([^";,\s]+)"?', re.IGNORECASE)
 
 
 def _request_record(request: Any) -> dict[str, Any]:
+    """The stored form of a request, from which its replay key is computed.
+
+    Secrets are scrubbed here (:mod:`agentsnap.scrub`), so the stored request
+    and the live one seen in replay scrub to the same key. A multipart body's
+    random boundary is replaced by a fixed one (the same upload gives the same
+    record every run). A body that is not UTF-8 is stored as
+    ``{"body": {"$bytes_b64", "sha256"}}`` (a side-file reference above
+    1 MiB, see :mod:`agentsnap.serialize`).
+    """
     try:
         raw = request.content
     except Exception:  # noqa: BLE001 - a streaming request body not read yet
         raw = request.read()
     url = request.url
-    rec: dict[str, Any] = {"method": request.method, "path": url.path}
+    rec: dict[str, Any] = {"method": request.method, "path": scrub_text(url.path)}
     if url.query:
         query = url.query.decode("ascii", "replace") if isinstance(url.query, bytes) else str(url.query)
         rec["query"] = scrub_url("http://x/?" + query).split("?", 1)[1]
-    stored = encode_body(raw, request.headers.get("content-type"))
-    if "body" in stored:
-        stored["body"] = scrub_value(stored["body"])
+    ctype = request.headers.get("content-type") or ""
+    if raw and ctype.lower().startswith("multipart/"):
+        found = _BOUNDARY.search(ctype)
+        if found:
+            raw = raw.replace(found.group(1).encode("latin-1", "replace"), b"agentsnap-boundary")
+    stored = encode_body(raw, ctype)
+    if "body_b64" in stored:
+        stored = {"body": bytes_envelope(raw)}
+    elif "body" in stored:
+        stored["body"] = scrub_json(stored["body"])
     elif "text" in stored:
         stored["text"] = scrub_text(stored["text"])
     rec.update(stored)
@@ -91,14 +116,17 @@ def _request_record(request: Any) -> dict[str, Any]:
 
 
 def _kept_headers(response: Any, spec: ProviderSpec, *, streamed: bool) -> dict[str, str]:
-    """The allow-listed response headers, lower-cased (``{name: value}``)."""
+    """The allow-listed response headers, lower-cased (``{name: value}``); an
+    account header (:data:`agentsnap.scrub.ACCOUNT_HEADERS`, a spec's
+    ``mask_headers``) is kept as ``<redacted>``, any other value scrubbed."""
     out: dict[str, str] = {}
+    masks = getattr(spec, "mask_headers", ())
     for name, value in response.headers.multi_items():
         low = name.lower()
         if streamed and low == "content-encoding":
-            out[low] = value  # raw streamed chunks keep their encoding
+            out[low] = value  # dropped again once the stream's chunks are stored decoded
         elif low not in _ENCODING_HEADERS and spec.keeps_header(low):
-            out[low] = value
+            out[low] = mask_header(low, value, masks)
     return out
 
 
@@ -194,46 +222,153 @@ def _replay_stream_class(module: Any, is_async: bool) -> type:
         return cls
 
 
-class _ChunkSink:
-    """Collects a streamed response's raw chunks; finalises the exchange exactly once."""
+def _b64_chunk(data: bytes) -> dict[str, str]:
+    return {"$bytes_b64": base64.b64encode(data).decode("ascii")}
 
-    def __init__(self, exchange: _trace.Exchange, response_meta: dict[str, Any], encoded: bool, trace: _trace.Trace) -> None:
+
+def _utf8_prefix(data: bytes) -> tuple[str, bytes]:
+    """``data`` decoded up to an incomplete character at its end, and those last bytes.
+    Raises ``UnicodeDecodeError`` when ``data`` is not UTF-8."""
+    try:
+        return data.decode("utf-8"), b""
+    except UnicodeDecodeError as exc:
+        if exc.end == len(data) and exc.reason == "unexpected end of data":
+            return data[: exc.start].decode("utf-8"), data[exc.start :]
+        raise
+
+
+class _Decompressor:
+    """Incremental decoding of one ``content-encoding`` (as httpx decodes it)."""
+
+    def __init__(self, encoding: str) -> None:
+        import zlib
+
+        self.encoding = encoding
+        self._first = True
+        if encoding in ("gzip", "x-gzip"):
+            self._obj: Any = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        elif encoding == "deflate":
+            self._obj = zlib.decompressobj()
+        elif encoding == "br":
+            try:
+                import brotli  # type: ignore[import-not-found]
+            except ImportError:
+                import brotlicffi as brotli  # type: ignore[import-not-found, no-redef]
+            self._obj = brotli.Decompressor()
+        elif encoding == "zstd":
+            import zstandard  # type: ignore[import-not-found]
+
+            self._obj = zstandard.ZstdDecompressor().decompressobj()
+        else:
+            raise LookupError(encoding)
+
+    def decompress(self, data: bytes) -> bytes:
+        if self.encoding == "deflate" and self._first:
+            self._first = False
+            import zlib
+
+            try:
+                return bytes(self._obj.decompress(data))
+            except zlib.error:  # raw deflate without the zlib header
+                self._obj = zlib.decompressobj(-zlib.MAX_WBITS)
+        if self.encoding == "br":
+            process = getattr(self._obj, "process", None) or self._obj.decompress
+            return bytes(process(data))
+        return bytes(self._obj.decompress(data))
+
+    def flush(self) -> bytes:
+        flush = getattr(self._obj, "flush", None)
+        return bytes(flush()) if callable(flush) else b""
+
+
+def _decompressor(encoding: str) -> _Decompressor | None:
+    """A decoder for ``encoding``, or None when there is none (unknown, or its package is missing)."""
+    try:
+        return _Decompressor(encoding)
+    except (LookupError, ImportError):
+        return None
+
+
+class _ChunkSink:
+    """Collects a streamed response's chunks; finalises the exchange exactly once.
+
+    Chunks are stored as the SDK reads them: text, with a compressed stream
+    (``content-encoding`` gzip, deflate, br, zstd) decoded first and the
+    header dropped, so the snapshot is readable and scrubbable and replay
+    serves the same bytes the SDK saw, without decoding twice. Bytes that are
+    not UTF-8 are stored as ``{"$bytes_b64": ...}`` chunks. A stream whose
+    encoding cannot be decoded here (unknown, package missing, corrupt) is
+    stored raw, every chunk as bytes, with its ``content-encoding`` kept.
+    """
+
+    def __init__(self, exchange: _trace.Exchange, response_meta: dict[str, Any], encoding: str, trace: _trace.Trace) -> None:
         self.exchange = exchange
         self.meta = response_meta
-        self.encoded = encoded  # content-encoding present: keep raw bytes
+        self.decompressor = _decompressor(encoding) if encoding else None
+        self.raw_mode = bool(encoding) and self.decompressor is None
+        self._wire: list[bytes] = []  # the compressed chunks, kept to fall back on
+        self._tail = b""  # an incomplete UTF-8 character at the end of the last chunk
+        self._binary = False
         self.chunks: list[Any] = []
         self.trace = trace
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="strict")
         self._done = False
         self._lock = threading.Lock()
         trace.finalizers.append(self._abandon)
 
     def add(self, chunk: bytes) -> None:
-        if self.encoded:
-            self.chunks.append({"$bytes_b64": base64.b64encode(chunk).decode("ascii")})
+        if self.raw_mode:
+            self.chunks.append(_b64_chunk(chunk))
             return
+        if self.decompressor is not None:
+            self._wire.append(chunk)
+            try:
+                chunk = self.decompressor.decompress(chunk)
+            except Exception:  # noqa: BLE001 - corrupt: httpx fails the same way on the stored raw bytes
+                self._to_raw()
+                return
+        self._add_decoded(chunk)
+
+    def _add_decoded(self, data: bytes) -> None:
+        if not data:
+            return
+        if self._binary:
+            self.chunks.append(_b64_chunk(data))
+            return
+        data, self._tail = self._tail + data, b""
         try:
-            text = self._decoder.decode(chunk)
+            text, self._tail = _utf8_prefix(data)
         except UnicodeDecodeError:
-            self.encoded = True
-            self.chunks.append({"$bytes_b64": base64.b64encode(chunk).decode("ascii")})
+            self._binary = True
+            self.chunks.append(_b64_chunk(data))
             return
         if text:
             self.chunks.append(text)
+
+    def _to_raw(self) -> None:
+        self.raw_mode = True
+        self.decompressor = None
+        self.chunks = [_b64_chunk(c) for c in self._wire]
+        self._wire = []
+        self._tail = b""
 
     def finish(self, *, complete: bool) -> None:
         with self._lock:
             if self._done:
                 return
             self._done = True
-        if not self.encoded:
+        if self.decompressor is not None:
             try:
-                tail = self._decoder.decode(b"", final=True)
-            except UnicodeDecodeError:  # the stream stopped inside a character
-                tail = ""
-            if tail:
-                self.chunks.append(tail)
+                self._add_decoded(self.decompressor.flush())
+            except Exception:  # noqa: BLE001 - a stream cut inside a compressed block: keep what was decoded
+                pass
+        if self._tail:  # the stream stopped inside a character: keep its bytes
+            self.chunks.append(_b64_chunk(self._tail))
+            self._tail = b""
+        self._wire = []
         resp = dict(self.meta)
+        if not self.raw_mode and isinstance(resp.get("headers"), dict):
+            resp["headers"] = {k: v for k, v in resp["headers"].items() if k != "content-encoding"}
+        self.chunks = scrub_chunks(self.chunks)
         resp["chunks"] = self.chunks
         self.exchange.response = resp
         self.exchange.complete = complete
@@ -314,16 +449,16 @@ def _record_response(recording: Any, exchange: _trace.Exchange, response: Any, s
         # hook): the SDK will read the cached content, which no tee would see
         meta["headers"] = _kept_headers(response, spec, streamed=False)
         try:
-            meta["chunks"] = [response.content.decode("utf-8")] if response.content else []
+            meta["chunks"] = scrub_chunks([response.content.decode("utf-8")]) if response.content else []
         except UnicodeDecodeError:
-            meta["chunks"] = [{"$bytes_b64": base64.b64encode(response.content).decode("ascii")}]
+            meta["chunks"] = [_b64_chunk(response.content)]
         exchange.response = meta
         exchange.ended = time.monotonic()
         return
     if stream:
-        encoded = bool(response.headers.get("content-encoding", "").strip() not in ("", "identity"))
+        encoding = response.headers.get("content-encoding", "").strip().lower()
         meta["headers"] = _kept_headers(response, spec, streamed=True)
-        sink = _ChunkSink(exchange, meta, encoded, recording.trace)
+        sink = _ChunkSink(exchange, meta, "" if encoding == "identity" else encoding, recording.trace)
         module = _module_of(response.request)
         response.stream = _tee_class(module, is_async)(response.stream, sink)
         return
@@ -337,7 +472,9 @@ def _record_response(recording: Any, exchange: _trace.Exchange, response: Any, s
         except UnicodeDecodeError:
             pass
     if "body" in stored:
-        stored["body"] = scrub_value(stored["body"])
+        stored["body"] = scrub_json(stored["body"])
+    elif "text" in stored:
+        stored["text"] = scrub_text(stored["text"])
     meta.update(stored)
     exchange.response = meta
     exchange.ended = time.monotonic()
@@ -350,7 +487,7 @@ def _verbatim_errors(spec: ProviderSpec) -> bool:
 
 
 def _record_error(exchange: _trace.Exchange, exc: BaseException) -> None:
-    exchange.response = {"error": {"type": type(exc).__name__, "message": str(exc)}}
+    exchange.response = {"error": {"type": type(exc).__name__, "message": scrub_text(str(exc))}}
     exchange.ended = time.monotonic()
 
 
@@ -363,6 +500,9 @@ def send_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ..
     spec = classify(request)
     if spec is None:
         return wrapped(*args, **kwargs)
+    scope = getattr(recording, "adapter_scope", None)
+    if scope is not None:  # a block given explicit adapters: refuse other clients' requests
+        scope.check(instance, request, spec)
     exchange = _begin(recording, request, spec)
     if recording.mode == "replay":
         response = _replayed_response(recording, exchange, request, is_async=False)
@@ -387,6 +527,9 @@ async def async_send_wrapper(wrapped: Callable[..., Any], instance: Any, args: t
     spec = classify(request)
     if spec is None:
         return await wrapped(*args, **kwargs)
+    scope = getattr(recording, "adapter_scope", None)
+    if scope is not None:  # a block given explicit adapters: refuse other clients' requests
+        scope.check(instance, request, spec)
     exchange = _begin(recording, request, spec)
     if recording.mode == "replay":
         response = _replayed_response(recording, exchange, request, is_async=True)

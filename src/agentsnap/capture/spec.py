@@ -44,6 +44,9 @@ class ProviderSpec:
     versions: str = ""
     source: str = ""
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    #: kept response headers whose value is stored as ``<redacted>`` (globs), on top
+    #: of :data:`agentsnap.scrub.ACCOUNT_HEADERS` (``[response] mask_headers``)
+    mask_headers: tuple[str, ...] = ()
 
     def codec_for(self, path: str) -> str | None:
         """The codec for an endpoint path, or None when the path is not an LLM call."""
@@ -76,6 +79,7 @@ def _parse(path: Path) -> ProviderSpec:
         user_agent_prefixes=tuple(match.get("user_agent_prefixes", ())),
         endpoints=tuple((str(e["path_suffix"]), str(e["codec"])) for e in data.get("endpoints", [])),
         keep_headers=tuple(h.lower() for h in data.get("response", {}).get("keep_headers", ())),
+        mask_headers=tuple(h.lower() for h in data.get("response", {}).get("mask_headers", ())),
         api_key_env=tuple(prov.get("api_key_env", ())),
         hosts=tuple(h.lower() for h in match.get("hosts", ())),
         hooks=tuple((str(h["module"]), str(h["call"])) for h in data.get("hooks", [])),

@@ -243,6 +243,10 @@ def show(
 def diff(
     name: Annotated[str, typer.Argument(metavar="NAME", help="Full name, unique prefix or glob; or a snapshot .json file to pretty-print.")],
     dir: DirOption = None,
+    html: Annotated[
+        Optional[Path],
+        typer.Option("--html", metavar="PATH", dir_okay=False, help="Also write the comparison as a self-contained HTML page to PATH."),
+    ] = None,
 ) -> None:
     """Compare a snapshot's golden with its latest run (.last_run/).
 
@@ -250,7 +254,9 @@ def diff(
     changes (e.g. args.city: 'Paris' → 'Lyon'), model tool requests and
     semantic scores, with the thresholds of your configuration. Given an
     existing FILE.json instead of a name, prints that snapshot (as
-    agentsnap 0.5.1 did).
+    agentsnap 0.5.1 did). --html PATH also writes the comparison as one
+    self-contained HTML page: the two traces as aligned timelines, changed
+    arguments highlighted, the outputs with word-level differences.
 
     \b
     Exit codes (as diff(1)):
@@ -261,6 +267,8 @@ def diff(
     """
     out = Output()
     if _is_file_argument(name):
+        if html is not None:
+            raise CliError("--html compares a golden with its last run: give a snapshot NAME, not a FILE.json", 2)
         snap, path = _read_file(name, 2)
         _print_snapshot(out, snap, path)
         return
@@ -310,6 +318,15 @@ def diff(
     out.line("")
     out.line(f"golden:   {golden.path}" + ("" if golden.snapshot.approved else " (pending approval)"))
     out.line(f"last run: {last.path}")
+    if html is not None:
+        from ..report import ReportError, entry_for_diff, write_report
+
+        try:
+            page = write_report(html, [entry_for_diff(chosen, golden.snapshot, last.snapshot, report, path=golden.path)],
+                                meta={"title": f"agentsnap diff {chosen}"})
+        except ReportError as exc:
+            raise CliError(str(exc), 2) from None
+        out.line(f"HTML report written to {page}")
     if not report.passed:
         out.line(f"If the change is intended, make the last run the golden: agentsnap update {shlex.quote(chosen)}")
         raise typer.Exit(1)

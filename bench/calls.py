@@ -1,0 +1,231 @@
+"""Rows 1, 2 and 3: the cost of one LLM call, bare vs agentsnap, in one process.
+
+For each SDK (openai, anthropic, groq) and each shape (JSON, streamed) the same
+call runs, in interleaved rounds, as:
+
+* ``bare``    — a client whose ``send`` is the library's own (nothing of agentsnap in the path);
+* ``off``     — the ordinary client, agentsnap's ``send`` wrappers installed, no recording active (row 2);
+* ``record``  — the ordinary client inside a capture recording (row 1);
+* ``otel``    — the bare client with OpenTelemetry's openai instrumentation on, spans kept in
+  memory through the SDK's ``SimpleSpanProcessor`` (row 1; openai only);
+* ``replay``  — the ordinary client inside a replay recording, served from a cassette (row 3);
+* ``ours``    — only ``Client.send`` in replay, on the same prepared requests: everything agentsnap
+  does for a replayed call (request record, key, lookup, response construction).
+
+Every batch makes ``n`` different calls; the reported time is per call. Ratios
+are taken per round against the same round's bare batch.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from _common import Config, Ctx, Section, fmt_pct, fmt_ratio, fmt_time, fmt_times, have, interleave_calls, median, ratios
+
+import _sdk
+
+SHAPES = (("json", False), ("stream", True))
+
+
+class _Otel:
+    """OpenTelemetry's openai instrumentation, switched on for one call at a time.
+
+    ``uninstrument()`` does not unwrap ``Completions.create`` on openai 3.x, so the
+    instrumentor runs once and the class attribute is swapped between the original
+    and the instrumented function around each timed call (outside the timer).
+    """
+
+    def __init__(self) -> None:
+        from openai.resources.chat.completions import Completions
+        from opentelemetry.instrumentation.openai import OpenAIInstrumentor
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+        self.exporter = InMemorySpanExporter()
+        self.provider = TracerProvider()
+        self.provider.add_span_processor(SimpleSpanProcessor(self.exporter))
+        self.cls = Completions
+        self.original = Completions.__dict__["create"]
+        OpenAIInstrumentor().instrument(tracer_provider=self.provider)
+        self.instrumented = Completions.__dict__["create"]
+        assert self.instrumented is not self.original, "OpenTelemetry did not wrap Completions.create"
+        self.off()
+        self.spans = 0
+
+    def on(self) -> None:
+        setattr(self.cls, "create", self.instrumented)
+
+    def off(self) -> None:
+        setattr(self.cls, "create", self.original)
+
+    def round_done(self) -> None:
+        self.spans = len(self.exporter.get_finished_spans())
+        self.exporter.clear()
+
+
+def _case(sdk: str, stream: bool, n: int, otel: _Otel | None) -> dict[str, Config]:
+    from agentsnap import trace as _trace
+    from agentsnap.capture import Recording
+    from agentsnap.replay import Cassette
+
+    bare = _sdk.make_client(sdk, bare=True)
+    ours = _sdk.make_client(sdk)
+
+    # the recording every replay round serves, and the prepared requests for `ours`
+    with Recording("capture") as rec:
+        for i in range(n):
+            _sdk.call(ours, sdk, i, stream)
+    steps = rec.trace.steps()
+    assert len(steps) >= n, (sdk, stream, len(steps))
+    module = _sdk.http_module(sdk)
+    prepared: list[Any] = []
+    inner = _sdk.handler(sdk, module)
+
+    def keep(request: Any) -> Any:
+        prepared.append(request)
+        return inner(request)
+
+    catcher = _sdk.make_client(sdk, bare=True)
+    catcher._client = _sdk.bare_client_class(module)(transport=module.MockTransport(keep))
+    for i in range(n):
+        _sdk.call(catcher, sdk, i, stream)
+    sender = module.Client(transport=module.MockTransport(inner))
+
+    def sdk_call(client: Any) -> Callable[[int], None]:
+        return lambda i: _sdk.call(client, sdk, i, stream)
+
+    def send_only(i: int) -> None:
+        sender.send(prepared[i], stream=stream).close()
+
+    class Scoped(Config):
+        """A config whose calls run with a recording active (activated around each call, untimed)."""
+
+        def __init__(self, mode: str, fn: Callable[[int], None]) -> None:
+            super().__init__(fn)
+            self.mode = mode
+            self.recording: Any = None
+
+        def begin_round(self) -> None:
+            cassette = Cassette(steps) if self.mode == "replay" else None
+            self.recording = Recording(self.mode, cassette=cassette)
+
+        def enter(self) -> None:
+            _trace.activate(self.recording)
+
+        def exit(self) -> None:
+            _trace.deactivate(self.recording)
+
+        def end_round(self) -> None:
+            self.recording.stop()
+            assert self.recording.misses == 0
+
+    configs: dict[str, Config] = {
+        "bare": Config(sdk_call(bare)),
+        "off": Config(sdk_call(ours)),
+        "record": Scoped("capture", sdk_call(ours)),
+        "replay": Scoped("replay", sdk_call(ours)),
+        "ours": Scoped("replay", send_only),
+    }
+    if otel is not None and sdk == "openai":
+        configs["otel"] = Config(sdk_call(bare), enter=otel.on, exit=otel.off, end_round=otel.round_done)
+    return configs
+
+
+def run(ctx: Ctx) -> list[Section]:
+    s1 = Section("1", "Capture overhead: one LLM call, bare vs agentsnap record (in-process transport)")
+    s2 = Section("2", "Installed but off: the same call with the wrappers installed and no recording")
+    s3 = Section("3", "Replay cost: one replayed call vs the bare SDK call")
+    missing = have("openai", "anthropic", "groq", "httpx", "httpx2")
+    sdks = [s for s in _sdk.SDKS if s not in missing]
+    if not sdks:
+        for s in (s1, s2, s3):
+            s.skipped = "no provider SDK installed (openai, anthropic, groq)."
+        return [s1, s2, s3]
+    otel = None
+    otel_missing = have("opentelemetry.instrumentation.openai", "opentelemetry.sdk")
+    if not otel_missing and "openai" in sdks:
+        otel = _Otel()
+    rounds = ctx.rounds(15, 5)
+    n = 40 if not ctx.quick else 20
+    results: dict[tuple[str, str], dict[str, list[float]]] = {}
+    for sdk in sdks:
+        for shape, stream in SHAPES:
+            ctx.log(f"  rows 1-3: {sdk} {shape} ({rounds} rounds x {n} calls)")
+            results[(sdk, shape)] = interleave_calls(_case(sdk, stream, n, otel), rounds, n)
+
+    note = (f"{rounds} rounds of {n} different calls; within a round each call is made once per configuration, "
+            "one right after the other in a rotating order, each timed alone. Per-call time: median [min–max] of the "
+            "round means; ratios are taken per round against the same round's bare calls.")
+    versions = ", ".join(f"{s} {_sdk.sdk_version(s)}" for s in sdks)
+    if missing:
+        note += f" Not installed, so not measured: {', '.join(m for m in missing if m in _sdk.SDKS)}."
+
+    # row 1
+    rows = []
+    rec_ok = True
+    otel_ok: bool | None = None
+    for (sdk, shape), res in results.items():
+        rec = ratios(res["record"], res["bare"])
+        cells = [f"{sdk} {shape}", fmt_times(res["bare"]), fmt_times(res["record"]), fmt_pct(rec)]
+        rec_ok = rec_ok and median(rec) <= 1.05
+        if "otel" in res:
+            ot = ratios(res["otel"], res["bare"])
+            cells += [fmt_times(res["otel"]), fmt_pct(ot)]
+            ok = median(rec) < median(ot)
+            otel_ok = ok if otel_ok is None else (otel_ok and ok)
+        else:
+            cells += ["—", "—"]
+        rows.append(cells)
+    s1.add(note + f" SDKs: {versions}.", "")
+    s1.table(["call", "bare", "agentsnap record", "added by agentsnap", "OpenTelemetry", "added by OpenTelemetry"], rows)
+    if otel is None:
+        s1.add(f"OpenTelemetry column not measured: {', '.join(otel_missing) or 'openai'} not installed "
+               "(`pip install opentelemetry-instrumentation-openai opentelemetry-sdk`).", "")
+    else:
+        s1.add(f"OpenTelemetry: `opentelemetry-instrumentation-openai` with an SDK `TracerProvider`, spans exported to memory "
+               f"(last batch: {otel.spans} spans for {n} calls).", "")
+    s1.target("agentsnap record adds ≤ 5 % to the bare call (every SDK and shape, median)", rec_ok)
+    s1.target("agentsnap record adds less than OpenTelemetry's openai instrumentation", otel_ok)
+    oa = results.get(("openai", "json"))
+    if oa:
+        s1.headline["record"] = fmt_pct(ratios(oa["record"], oa["bare"])).split(" [")[0]
+        if "otel" in oa:
+            s1.headline["otel"] = fmt_pct(ratios(oa["otel"], oa["bare"])).split(" [")[0]
+
+    # row 2
+    rows = []
+    off_ok = True
+    for (sdk, shape), res in results.items():
+        off = ratios(res["off"], res["bare"])
+        off_ok = off_ok and abs(median(off) - 1) <= 0.01
+        rows.append([f"{sdk} {shape}", fmt_times(res["bare"]), fmt_times(res["off"]), fmt_pct(off)])
+    s2.add(note, "")
+    s2.table(["call", "bare", "installed, off", "difference"], rows)
+    s2.target("installed but off is within 1 % of bare (median, every SDK and shape)", off_ok)
+
+    # row 3
+    rows = []
+    rep_ok = True
+    ours_ok = True
+    shares = []
+    for (sdk, shape), res in results.items():
+        rep = ratios(res["replay"], res["bare"])
+        share = ratios(res["ours"], res["replay"])
+        shares.append(median(share))
+        rep_ok = rep_ok and median(rep) <= 0.9
+        ours_ok = ours_ok and median(share) <= 0.05
+        rows.append([f"{sdk} {shape}", fmt_times(res["bare"]), fmt_times(res["replay"]), fmt_ratio(rep, 2),
+                     fmt_time(median(res["ours"])), f"{median(share) * 100:.1f} %"])
+    s3.add(note, "",
+           "*ours*: `Client.send` alone in replay mode on the same prepared requests — what agentsnap does for a replayed "
+           "call (request record and scrub, key, cassette lookup, building and reading the `Response`); the rest of the "
+           "replayed call is the SDK's own request building and parsing.", "")
+    s3.table(["call", "bare SDK call", "agentsnap replay", "replay / bare", "ours per call", "ours / replayed call"], rows)
+    s3.target("a replayed call ≤ 0.9× the bare SDK call (median, every SDK and shape)", rep_ok)
+    s3.target("what is ours ≤ 5 % of a replayed call (every SDK and shape)", ours_ok)
+    if oa:
+        s3.headline["replay"] = fmt_ratio(ratios(oa["replay"], oa["bare"]), 2).split(" [")[0]
+        s3.headline["ours_share"] = f"{median(ratios(oa['ours'], oa['replay'])) * 100:.1f} %"
+    s3.headline["ours_share_max"] = f"{max(shares) * 100:.1f} %" if shares else ""
+    return [s1, s2, s3]

@@ -1,0 +1,377 @@
+"""Machinery shared by the explicit adapters: the client proxy, the scope, the search.
+
+An adapter never intercepts an SDK method. Capture happens where it always
+does, at ``httpx``/``httpx2`` ``Client.send`` (:mod:`agentsnap.capture.send`);
+an adapter only tells the active recording which traffic is *in scope*:
+
+* a client adapter (:class:`ClientAdapter`) stands for the HTTP client
+  instances its SDK client owns (found by :func:`find_http_clients`);
+* a :class:`~agentsnap.adapters.langgraph.LangGraphAdapter` marks every request
+  sent while one of its runs is in progress (a context variable, which
+  LangGraph and LangChain copy into their worker threads and tasks);
+* a :class:`~agentsnap.adapters.tool.ToolAdapter` reports its own calls.
+
+A recording given adapters (``AgentRecorder(name, adapters=[...])``) carries an
+:class:`AdapterScope`; the send wrapper asks it, for each request of a
+recognised SDK, whether the request is in scope (one set lookup on the hot
+path) and refuses the others with
+:class:`~agentsnap.exceptions.AdapterNotWrappedError`.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import gc
+import sys
+import threading
+import types
+from typing import Any, Callable, Iterable
+
+import wrapt
+
+from ..exceptions import AdapterNotWrappedError
+
+__all__ = [
+    "AdapterScope",
+    "ClientAdapter",
+    "describe_client",
+    "find_http_clients",
+    "is_adapter",
+    "running_graphs",
+]
+
+#: wrapt 2.x: the proxy without the legacy ``__iter__``; wrapt 1.x: ObjectProxy
+_Proxy: type = getattr(wrapt, "BaseObjectProxy", wrapt.ObjectProxy)
+
+_HTTP_MODULES = ("httpx", "httpx2")
+_LEAVES = (str, bytes, bytearray, int, float, complex, bool, type(None), type, types.ModuleType,
+           types.FunctionType, types.BuiltinFunctionType, types.MethodType, range, memoryview)
+
+#: the LangGraphAdapter runs in progress in this context (outermost first)
+running_graphs: contextvars.ContextVar[tuple[Any, ...]] = contextvars.ContextVar("agentsnap_running_graphs", default=())
+
+
+# --------------------------------------------------------------------------- finding http clients
+
+
+def _http_client_classes() -> tuple[type, ...]:
+    """``Client`` / ``AsyncClient`` of httpx and httpx2, among those already imported."""
+    found: list[type] = []
+    for name in _HTTP_MODULES:
+        module = sys.modules.get(name)
+        for cls_name in ("Client", "AsyncClient"):
+            cls = getattr(module, cls_name, None) if module is not None else None
+            if isinstance(cls, type) and cls not in found:
+                found.append(cls)
+    return tuple(found)
+
+
+def find_http_clients(obj: Any, *, depth: int = 5, limit: int = 5000) -> list[Any]:
+    """The ``httpx``/``httpx2`` client instances reachable from ``obj``'s attributes.
+
+    A breadth-first walk over instance ``__dict__`` values and plain containers,
+    ``depth`` levels deep, visiting at most ``limit`` objects. It finds, for
+    example, ``OpenAI()._client``, ``ClientV2()._client_wrapper.httpx_client.httpx_client``
+    (cohere), ``Mistral().sdk_configuration.client`` / ``.async_client``,
+    ``genai.Client()._api_client._httpx_client`` / ``._async_httpx_client`` and
+    the clients of a LangChain ``ChatOpenAI`` / ``ChatAnthropic`` — without
+    naming any private attribute, so it survives SDK refactors. Objects created
+    lazily (``ChatAnthropic._client`` before its first call) are found once
+    they exist: :class:`AdapterScope` searches again before refusing a request.
+    """
+    classes = _http_client_classes()
+    if not classes:
+        return []
+    if isinstance(obj, _Proxy):
+        obj = obj.__wrapped__
+    found: list[Any] = []
+    seen: set[int] = set()
+    level = [obj]
+    visited = 0
+    for _ in range(depth + 1):
+        nxt: list[Any] = []
+        for item in level:
+            if isinstance(item, _Proxy):
+                item = item.__wrapped__
+            if id(item) in seen or isinstance(item, _LEAVES):
+                continue
+            seen.add(id(item))
+            visited += 1
+            if visited > limit:
+                return found
+            if isinstance(item, classes):
+                found.append(item)  # and look inside: google-genai's async client sends
+                # through one inner httpx2.AsyncClient per event loop (`_loop_clients`)
+            if isinstance(item, dict):
+                nxt.extend(item.values())
+            elif isinstance(item, (list, tuple, set, frozenset)):
+                nxt.extend(item)
+            else:
+                try:
+                    attrs = object.__getattribute__(item, "__dict__")
+                except (AttributeError, TypeError):
+                    continue
+                if isinstance(attrs, dict):
+                    nxt.extend(attrs.values())
+        level = nxt
+        if not level:
+            break
+    return found
+
+
+# --------------------------------------------------------------------------- naming a client
+
+
+_SDK_ROOTS = ("openai", "anthropic", "groq", "cohere", "mistralai", "google.genai", "langchain_openai", "langchain_anthropic")
+_CLIENT_NAMES = frozenset({
+    "OpenAI", "AsyncOpenAI", "AzureOpenAI", "AsyncAzureOpenAI", "Anthropic", "AsyncAnthropic", "Groq", "AsyncGroq",
+    "Client", "AsyncClient", "ClientV2", "AsyncClientV2", "Mistral", "ChatOpenAI", "AzureChatOpenAI", "ChatAnthropic",
+})
+
+
+def _sdk_module(obj: Any) -> str | None:
+    module = getattr(type(obj), "__module__", "") or ""
+    for root in _SDK_ROOTS:
+        if module == root or module.startswith(root + "."):
+            return module
+    return None
+
+
+def _owners(http_client: Any, *, depth: int = 6, width: int = 200) -> list[Any]:
+    """SDK objects that hold ``http_client``, nearest first (error path only: one gc scan per level)."""
+    out: list[Any] = []
+    seen: set[int] = {id(http_client)}
+    level = [http_client]
+    for _ in range(depth):
+        nxt: list[Any] = []
+        for ref in gc.get_referrers(*level):
+            if id(ref) in seen or isinstance(ref, types.FrameType) or ref is level:
+                continue
+            seen.add(id(ref))
+            if isinstance(ref, dict):
+                nxt.append(ref)  # an instance __dict__: its owner is one more step up
+            elif _sdk_module(ref) is not None:
+                out.append(ref)
+                nxt.append(ref)
+        level = nxt[:width]
+        if not level:
+            break
+    return out
+
+
+_BASE_URL_READERS: tuple[Callable[[Any], Any], ...] = (
+    lambda c: c.base_url,  # Stainless SDKs (openai, anthropic, groq)
+    lambda c: c.openai_api_base,  # ChatOpenAI
+    lambda c: c.anthropic_api_url,  # ChatAnthropic
+    lambda c: c._client_wrapper.get_base_url(),  # cohere
+    lambda c: c.sdk_configuration.get_server_details()[0],  # mistralai
+    lambda c: c._api_client._http_options.base_url,  # google-genai
+)
+
+
+def _base_url_of(client: Any) -> str | None:
+    for read in _BASE_URL_READERS:
+        try:
+            value = read(client)
+        except Exception:  # noqa: BLE001 - not this SDK's layout
+            continue
+        if value:
+            return str(value)
+    return None
+
+
+def describe_client(http_client: Any, request: Any, spec: Any) -> str:
+    """``"openai.OpenAI (base URL http://127.0.0.1:5000/v1)"`` for the SDK client behind a request."""
+    owners = _owners(http_client)
+    client = next((o for o in owners if type(o).__name__ in _CLIENT_NAMES), owners[-1] if owners else None)
+    if client is not None:
+        cls = type(client)
+        name = f"{cls.__module__.split('.')[0]}.{cls.__qualname__}"
+        if cls.__module__.startswith("google.genai"):
+            name = f"google.genai.{cls.__qualname__}"
+    else:
+        name = f"{getattr(spec, 'package', None) or getattr(spec, 'name', 'SDK')} client"
+    base = _base_url_of(client) if client is not None else None
+    if base is None:
+        url = request.url
+        path = url.path
+        for suffix, _codec in getattr(spec, "endpoints", ()):
+            if path.endswith(suffix):
+                path = path[: -len(suffix)]
+                break
+        else:
+            path = ""
+        base = f"{url.scheme}://{url.netloc.decode('ascii', 'replace') if isinstance(url.netloc, bytes) else url.netloc}{path}"
+    return f"{name} (base URL {base})"
+
+
+# --------------------------------------------------------------------------- the proxy
+
+
+def _module_matches(cls: type, prefixes: tuple[str, ...]) -> bool:
+    module = getattr(cls, "__module__", "") or ""
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+class ClientAdapter(_Proxy):  # type: ignore[misc, valid-type]
+    """A transparent proxy around one SDK client (or a LangChain chat model of that SDK).
+
+    Attribute access, method calls, ``isinstance`` and ``with`` / ``async with``
+    behave as on the client itself (``with OpenAIAdapter(OpenAI()) as c`` binds
+    the adapter). What the adapter adds: inside a recording given this adapter
+    (``AgentRecorder(name, adapters=[adapter])``), requests sent by the HTTP
+    client this SDK client owns are in scope; requests of other SDK clients are
+    refused with :class:`~agentsnap.exceptions.AdapterNotWrappedError`.
+
+    The scope follows the SDK client's HTTP client, not the Python reference
+    used: ``client.with_options(...)`` and ``client.copy()`` share it and stay
+    in scope; so does the unwrapped object the adapter was built from.
+    """
+
+    #: module prefixes of the objects this adapter accepts (subclasses set it)
+    accepts: tuple[str, ...] = ()
+    #: the SDK's distribution name, for messages
+    sdk: str = ""
+
+    def __init__(self, client: Any) -> None:
+        if isinstance(client, ClientAdapter):
+            client = client.__wrapped__
+        if self.accepts and not any(_module_matches(c, self.accepts) for c in type(client).__mro__):
+            raise TypeError(
+                f"agentsnap: {type(self).__name__} wraps a {self.sdk} client, not {type(client).__module__}.{type(client).__qualname__}; "
+                "agentsnap.adapters.wrap(obj) picks the adapter for any supported client."
+            )
+        super().__init__(client)
+
+    def agentsnap_http_clients(self) -> list[Any]:
+        """The httpx/httpx2 client instances whose requests this adapter puts in scope."""
+        return find_http_clients(self.__wrapped__)
+
+    def __enter__(self) -> Any:
+        entered = self.__wrapped__.__enter__()
+        return self if entered is self.__wrapped__ else entered
+
+    def __exit__(self, *exc: Any) -> Any:
+        return self.__wrapped__.__exit__(*exc)
+
+    async def __aenter__(self) -> Any:
+        entered = await self.__wrapped__.__aenter__()
+        return self if entered is self.__wrapped__ else entered
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self.__wrapped__.__aexit__(*exc)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.__wrapped__!r})"
+
+    def __reduce_ex__(self, protocol: Any) -> Any:  # pragma: no cover - SDK clients do not pickle either
+        raise TypeError(f"cannot pickle {type(self).__name__}")
+
+
+def is_adapter(obj: Any) -> bool:
+    """Whether ``obj`` is one of agentsnap's adapters."""
+    from .langgraph import LangGraphAdapter
+    from .tool import ToolAdapter
+
+    return issubclass(type(obj), (ClientAdapter, LangGraphAdapter, ToolAdapter))
+
+
+# --------------------------------------------------------------------------- the scope
+
+
+class AdapterScope:
+    """What a recording given adapters accepts (see the module doc).
+
+    ``adapters``: client adapters, LangGraphAdapters and ToolAdapters.
+    ``owner``: names the recording in messages (``"AgentRecorder('my_agent')"``).
+    """
+
+    def __init__(self, adapters: Iterable[Any], owner: str) -> None:
+        from .langgraph import LangGraphAdapter
+        from .tool import ToolAdapter
+
+        self.owner = owner
+        self.adapters = list(adapters)
+        self._clients: list[ClientAdapter] = []
+        self._graph_ids: set[int] = set()
+        self._tool_ids: set[int] = set()
+        for adapter in self.adapters:
+            # isinstance() sees through proxies; type() does not
+            kind = type(adapter)
+            if issubclass(kind, ClientAdapter):
+                self._clients.append(adapter)
+            elif issubclass(kind, LangGraphAdapter):
+                self._graph_ids.add(id(adapter.agentsnap_root))
+            elif issubclass(kind, ToolAdapter):
+                self._tool_ids.add(id(adapter))
+            else:
+                raise TypeError(
+                    f"agentsnap: adapters= takes adapter objects (OpenAIAdapter(client), LangGraphAdapter(graph), "
+                    f"ToolAdapter(fn), or agentsnap.adapters.wrap(obj)), not {kind.__module__}.{kind.__qualname__}"
+                )
+        self._keep: list[Any] = []  # the http clients, kept alive so their ids stay theirs
+        self._ids: frozenset[int] = frozenset()
+        self._lock = threading.Lock()
+        #: the refusals so far: the block raises the first one on exit even if
+        #: the agent or a framework swallowed or replaced the exception
+        self.violations: list[str] = []
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Search the client adapters' HTTP clients again (they may be created lazily)."""
+        with self._lock:
+            keep = [http for adapter in self._clients for http in adapter.agentsnap_http_clients()]
+            self._keep = keep
+            self._ids = frozenset(id(http) for http in keep)
+
+    def admits(self, http_client: Any) -> bool:
+        """Whether a request sent by ``http_client`` (now, in this context) is in scope."""
+        if id(http_client) in self._ids:
+            return True
+        if self._graph_ids:
+            for graph in running_graphs.get():
+                if id(graph) in self._graph_ids:
+                    return True
+        if self._clients:
+            self.refresh()
+            return id(http_client) in self._ids
+        return False
+
+    def admits_tool(self, tool: Any) -> bool:
+        return id(tool) in self._tool_ids
+
+    def check(self, http_client: Any, request: Any, spec: Any) -> None:
+        """Raise :class:`AdapterNotWrappedError` when the request is out of scope."""
+        if self.admits(http_client):
+            return
+        message = (
+            f"agentsnap: an unwrapped {describe_client(http_client, request, spec)} sent "
+            f"{request.method} {request.url.path} inside {self.owner}, which was given adapters and records only "
+            f"the clients they wrap. Wrap this client too (e.g. {_adapter_hint(spec)}(client), or "
+            "agentsnap.adapters.wrap(client)) and add it to adapters=[...], or drop adapters= to record every SDK call. "
+            "Nothing was sent."
+        )
+        with self._lock:
+            self.violations.append(message)
+        raise AdapterNotWrappedError(message)
+
+
+def _adapter_hint(spec: Any) -> str:
+    return {
+        "openai": "OpenAIAdapter",
+        "openrouter": "OpenRouterAdapter",
+        "anthropic": "AnthropicAdapter",
+        "groq": "GroqAdapter",
+        "mistral": "MistralAdapter",
+        "cohere": "CohereAdapter",
+        "google-genai": "GeminiAdapter",
+    }.get(getattr(spec, "name", ""), "wrap")
+
+
+def call_in_graph_scope(root: Any, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Call ``fn`` with ``root`` pushed on :data:`running_graphs`."""
+    token = running_graphs.set(running_graphs.get() + (root,))
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        running_graphs.reset(token)

@@ -1,0 +1,22 @@
+"""``OpenRouterAdapter``: scope a recording to an ``openai`` client pointed at OpenRouter.
+
+    client = OpenRouterAdapter(openai.OpenAI(base_url=OPENROUTER_BASE_URL, api_key=os.environ["OPENROUTER_API_KEY"]))
+
+The traffic is recorded under the provider ``openrouter`` (recognised by the
+host, see ``patches/openrouter.toml``) whichever adapter wraps the client;
+this class exists so the wrapping reads as what it is. Behaves exactly like
+the client (see :class:`agentsnap.adapters.openai.OpenAIAdapter`).
+"""
+
+from __future__ import annotations
+
+from .openai import OpenAIAdapter
+
+__all__ = ["OpenRouterAdapter", "OPENROUTER_BASE_URL"]
+
+#: OpenRouter's OpenAI-compatible API root
+OPENROUTER_BASE_URL = "https://openrouter.ai/api/v1"
+
+
+class OpenRouterAdapter(OpenAIAdapter):
+    """A transparent proxy around an ``openai`` client whose ``base_url`` is OpenRouter's."""
