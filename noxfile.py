@@ -43,3 +43,10 @@ def lint(session: nox.Session) -> None:
 def typecheck(session: nox.Session) -> None:
     session.install("-e", ".[dev]", "mypy")
     session.run("mypy", "src/agentsnap")
+
+
+@nox.session(python=PYTHONS)
+def docs(session: nox.Session) -> None:
+    """Build the documentation site with mkdocs-material; any warning fails it."""
+    session.install("-e", ".[docs]")
+    session.run("mkdocs", "build", "--strict", "--site-dir", "site", env={"NO_MKDOCS_2_WARNING": "1"})
