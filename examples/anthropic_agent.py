@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 import anthropic
-
 from weather_agent import PYTHON_TOOLS, SYSTEM_PROMPT
 
 DEFAULT_MODEL = "claude-sonnet-4-6"

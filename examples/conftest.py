@@ -11,13 +11,13 @@ instead of reaching the internet.
 from __future__ import annotations
 
 import os
-from typing import Iterator
+from collections.abc import Iterator
 
 import anthropic
 import openai
 import pytest
-
 from fake_model import FakeAnthropicAPI, respond, respond_anthropic
+
 from tests.fake_provider import FakeOpenAI
 
 DEAD_BASE_URL = "http://127.0.0.1:9/v1"  # discard port: nothing listens there

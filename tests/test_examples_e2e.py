@@ -58,8 +58,8 @@ def test_examples_replay_offline_from_committed_goldens(tmp_path: Path) -> None:
     before = {p.name: p.read_bytes() for p in (root / "snapshots").glob("*.json")}
     res = _pytest(root, "examples", "--agentsnap-replay", "-q", env=_env(CI="true"))
     assert res.returncode == 0, res.stdout + res.stderr
-    assert "agentsnap: 4 passed" in res.stdout
-    assert "4 passed" in res.stdout.splitlines()[-1]
+    assert "agentsnap: 10 passed" in res.stdout
+    assert "10 passed" in res.stdout.splitlines()[-1]
     assert {p.name: p.read_bytes() for p in (root / "snapshots").glob("*.json")} == before
 
 
@@ -92,12 +92,12 @@ def test_changed_tool_result_fails_replay_naming_the_argument_path(tmp_path: Pat
 
 def test_ci_with_a_deleted_golden_fails_that_test_writes_nothing_opens_no_socket(tmp_path: Path) -> None:
     root = _project(tmp_path)
-    deleted = next((root / "snapshots").glob("*test_sync_agent_paris*.json"))
+    deleted = next((root / "snapshots").glob("*test_weather_agent.py__test_sync_agent_paris*.json"))
     deleted.unlink()
     before = sorted(p.name for p in (root / "snapshots").rglob("*"))
     res = _pytest(root, "examples", "--agentsnap-replay", "-q", env=_env(CI="true", OPENAI_BASE_URL="http://127.0.0.1:9/v1"))
     assert res.returncode == 1
-    assert "1 failed, 3 passed" in res.stdout.splitlines()[-1]
+    assert "1 failed, 9 passed" in res.stdout.splitlines()[-1]
     assert "no snapshot for 'examples/test_weather_agent.py::test_sync_agent_paris'" in res.stdout
     assert "no request is sent and nothing is written" in res.stdout
     assert "ConnectError" not in res.stdout and "Connection refused" not in res.stdout
@@ -110,13 +110,13 @@ def test_record_then_rerecord_is_byte_stable(tmp_path: Path) -> None:
     shutil.rmtree(root / "snapshots")
     res = _pytest(root, "examples", "--agentsnap-record", "-q", env=_env(), offline=False)
     assert res.returncode == 0, res.stdout + res.stderr
-    assert "agentsnap: 4 recorded (approved)" in res.stdout
+    assert "agentsnap: 10 recorded (approved)" in res.stdout
     first = {p.name: p.read_bytes() for p in (root / "snapshots").glob("*.json")}
-    assert len(first) == 4
+    assert len(first) == 10
     committed = {p.name: json.loads(p.read_bytes()) for p in (REPO / "snapshots").glob("*.json")}
     assert sorted(committed) == sorted(first)
     for name, raw in first.items():  # same as the committed goldens but for timestamps
         assert same_content(json.loads(raw), committed[name]), name
     res = _pytest(root, "examples", "--agentsnap-record", "-q", env=_env(), offline=False)
-    assert "agentsnap: 4 re-recorded unchanged" in res.stdout
+    assert "agentsnap: 10 re-recorded unchanged" in res.stdout
     assert {p.name: p.read_bytes() for p in (root / "snapshots").glob("*.json")} == first

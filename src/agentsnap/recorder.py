@@ -116,7 +116,7 @@ class _Block:
             from .adapters import AdapterScope
 
             # read by the send wrappers: requests outside the adapters' scope are refused
-            recording.adapter_scope = AdapterScope(self.adapters, owner=f"{type(self).__name__}({self.name!r})")
+            recording.adapter_scope = AdapterScope(self.adapters, owner=f"{type(self).__name__}({self.name!r})")  # type: ignore[attr-defined]
         self._recording = recording.start()
         return self
 

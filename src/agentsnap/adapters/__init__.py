@@ -58,21 +58,21 @@ from .openrouter import OPENROUTER_BASE_URL, OpenRouterAdapter
 from .tool import ToolAdapter
 
 __all__ = [
-    "wrap",
-    "ClientAdapter",
-    "OpenAIAdapter",
-    "OpenRouterAdapter",
     "OPENROUTER_BASE_URL",
+    "AdapterScope",
     "AnthropicAdapter",
-    "GeminiAdapter",
+    "ClientAdapter",
     "CohereAdapter",
-    "MistralAdapter",
+    "GeminiAdapter",
     "GroqAdapter",
     "LangGraphAdapter",
+    "MistralAdapter",
+    "OpenAIAdapter",
+    "OpenRouterAdapter",
     "ToolAdapter",
-    "AdapterScope",
     "find_http_clients",
     "is_adapter",
+    "wrap",
 ]
 
 # module prefix of a class in the object's MRO -> adapter

@@ -25,7 +25,8 @@ import gc
 import sys
 import threading
 import types
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import wrapt
 
@@ -83,7 +84,7 @@ def find_http_clients(obj: Any, *, depth: int = 5, limit: int = 5000) -> list[An
     if not classes:
         return []
     if isinstance(obj, _Proxy):
-        obj = obj.__wrapped__
+        obj = obj.__wrapped__  # type: ignore[attr-defined]
     found: list[Any] = []
     seen: set[int] = set()
     level = [obj]
@@ -92,7 +93,7 @@ def find_http_clients(obj: Any, *, depth: int = 5, limit: int = 5000) -> list[An
         nxt: list[Any] = []
         for item in level:
             if isinstance(item, _Proxy):
-                item = item.__wrapped__
+                item = item.__wrapped__  # type: ignore[attr-defined]
             if id(item) in seen or isinstance(item, _LEAVES):
                 continue
             seen.add(id(item))
@@ -173,17 +174,36 @@ def _base_url_of(client: Any) -> str | None:
     for read in _BASE_URL_READERS:
         try:
             value = read(client)
-        except Exception:  # noqa: BLE001 - not this SDK's layout
+        except Exception:  # noqa: BLE001, S112 - not this SDK's layout
             continue
         if value:
             return str(value)
     return None
 
 
+def _client_on_stack(limit: int = 80) -> Any:
+    """The SDK client whose method is sending (a ``self`` in the calling frames), if one is."""
+    frame: types.FrameType | None = sys._getframe(2)
+    for _ in range(limit):
+        if frame is None:
+            break
+        candidate = frame.f_locals.get("self")
+        if candidate is not None and type(candidate).__name__ in _CLIENT_NAMES and _sdk_module(candidate) is not None:
+            return candidate
+        frame = frame.f_back
+    return None
+
+
 def describe_client(http_client: Any, request: Any, spec: Any) -> str:
-    """``"openai.OpenAI (base URL http://127.0.0.1:5000/v1)"`` for the SDK client behind a request."""
-    owners = _owners(http_client)
-    client = next((o for o in owners if type(o).__name__ in _CLIENT_NAMES), owners[-1] if owners else None)
+    """``"openai.OpenAI (base URL http://127.0.0.1:5000/v1)"`` for the SDK client behind a request.
+
+    The client is found on the call stack (Stainless and cohere clients send from
+    their own methods), else by following references to the HTTP client up (gc).
+    """
+    client = _client_on_stack()
+    if client is None:
+        owners = _owners(http_client)
+        client = next((o for o in owners if type(o).__name__ in _CLIENT_NAMES), owners[-1] if owners else None)
     if client is not None:
         cls = type(client)
         name = f"{cls.__module__.split('.')[0]}.{cls.__qualname__}"
@@ -251,14 +271,14 @@ class ClientAdapter(_Proxy):  # type: ignore[misc, valid-type]
         entered = self.__wrapped__.__enter__()
         return self if entered is self.__wrapped__ else entered
 
-    def __exit__(self, *exc: Any) -> Any:
+    def __exit__(self, *exc: object) -> Any:
         return self.__wrapped__.__exit__(*exc)
 
     async def __aenter__(self) -> Any:
         entered = await self.__wrapped__.__aenter__()
         return self if entered is self.__wrapped__ else entered
 
-    async def __aexit__(self, *exc: Any) -> Any:
+    async def __aexit__(self, *exc: object) -> Any:
         return await self.__wrapped__.__aexit__(*exc)
 
     def __repr__(self) -> str:

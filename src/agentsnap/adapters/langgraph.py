@@ -21,7 +21,8 @@ adapters that share the scope. Everything else is the graph's own attribute.
 from __future__ import annotations
 
 import inspect
-from typing import Any, AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
 
 from ._base import _Proxy, running_graphs
 
@@ -51,7 +52,7 @@ class LangGraphAdapter(_Proxy):  # type: ignore[misc, valid-type]
         self._self_root = _root
 
     @property
-    def agentsnap_root(self) -> "LangGraphAdapter":
+    def agentsnap_root(self) -> LangGraphAdapter:
         """The adapter whose scope this one shares (itself, unless derived by ``with_config`` & co.)."""
         return self._self_root if self._self_root is not None else self
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .openai import OpenAIAdapter
 
-__all__ = ["OpenRouterAdapter", "OPENROUTER_BASE_URL"]
+__all__ = ["OPENROUTER_BASE_URL", "OpenRouterAdapter"]
 
 #: OpenRouter's OpenAI-compatible API root
 OPENROUTER_BASE_URL = "https://openrouter.ai/api/v1"

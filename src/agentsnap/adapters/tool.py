@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import wrapt
 
@@ -158,7 +159,7 @@ def jsonable(value: Any, _depth: int = 0) -> Any:
     if callable(dump) and not isinstance(value, type):
         try:
             return jsonable(dump(mode="json"), _depth + 1)
-        except Exception:  # noqa: BLE001 - not a pydantic v2 model after all
+        except Exception:  # noqa: BLE001, S110 - not a pydantic v2 model after all
             pass
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return jsonable(dataclasses.asdict(value), _depth + 1)

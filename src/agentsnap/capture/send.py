@@ -74,7 +74,13 @@ def decode_body(stored: dict[str, Any]) -> bytes:
     body = stored.get("body")
     if body is None:
         return b""
-    return escape_surrogates(json.dumps(body, ensure_ascii=False, separators=(",", ":"))).encode("utf-8")
+    text = _compact_json(body)
+    if not text.isascii():  # only non-ASCII text can hold a lone surrogate
+        text = escape_surrogates(text)
+    return text.encode("utf-8")
+
+
+_compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 _BOUNDARY = re.compile(r'boundary="?([^";,\s]+)"?', re.IGNORECASE)
