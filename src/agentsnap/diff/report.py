@@ -248,6 +248,10 @@ def _paint(text: str, code: str, color: bool) -> str:
     return f"{code}{text}{_RESET}" if color else text
 
 
+# every character str.splitlines() breaks on, shown escaped inside a report line
+_ESCAPE_LINE_BREAKS = {ord(c): repr(c)[1:-1] for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"}
+
+
 class _Renderer:
     def __init__(self, report: DiffReport, color: bool) -> None:
         self.r = report
@@ -267,7 +271,9 @@ class _Renderer:
         return _paint(text, _BOLD + _CYAN, self.color)
 
     def add(self, text: str, indent: int = 0) -> None:
-        self.out.append("  " * indent + text)
+        # one report line per call: a newline inside a name or value (tool names
+        # come from the model) is shown escaped, so max_lines really caps lines
+        self.out.append("  " * indent + text.translate(_ESCAPE_LINE_BREAKS))
 
     def lines(self) -> list[str]:
         r = self.r
