@@ -55,6 +55,8 @@ def spread(values: Sequence[float]) -> tuple[float, float]:
 
 def fmt_time(seconds: float) -> str:
     """A time with a unit chosen for it (µs, ms or s)."""
+    if seconds < 0:
+        return "-" + fmt_time(-seconds)
     if seconds < 1e-3:
         return f"{seconds * 1e6:.1f} µs" if seconds < 1e-4 else f"{seconds * 1e6:.0f} µs"
     if seconds < 1.0:
@@ -123,7 +125,7 @@ class Config:
         self._exit = exit
         self._end_round = end_round
 
-    def begin_round(self) -> None:
+    def begin_round(self, round_no: int) -> None:
         pass
 
     def enter(self) -> None:
@@ -152,7 +154,7 @@ def interleave_calls(configs: dict[str, Config], rounds: int, n: int, *, warmup:
     gc_was = gc.isenabled()
     for r in range(warmup + rounds):
         for cfg in configs.values():
-            cfg.begin_round()
+            cfg.begin_round(r)
         totals = dict.fromkeys(names, 0.0)
         gc.collect()
         gc.disable()
@@ -251,6 +253,17 @@ def versions(names: Iterable[str] = VERSIONED) -> dict[str, str]:
         except importlib.metadata.PackageNotFoundError:
             out[name] = "not installed"
     return out
+
+
+def forget_scrub_memo() -> None:
+    """Empty agentsnap's memo of scrubbed strings, so a timed run scrubs what a fresh
+    process would (nothing seen before); a no-op when there is no such memo."""
+    try:
+        from agentsnap import scrub
+    except ImportError:
+        return
+    if isinstance(getattr(scrub, "_memo", None), tuple):
+        scrub._memo = (None, {}, [0])
 
 
 def have(*modules: str) -> list[str]:

@@ -15,6 +15,7 @@ have wrapped ``Client.send``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any, Callable
 
@@ -41,8 +42,8 @@ CREATED = 1_760_000_000
 SDKS = ("openai", "anthropic", "groq")
 
 
-def user_message(i: int) -> str:
-    return f"Question {i}: what is the weather like in city number {i} today?"
+def user_message(i: int, tag: str = "") -> str:
+    return f"Question {i}: what is the weather like in city number {i} today?{tag}"
 
 
 # --------------------------------------------------------------------------- wire payloads
@@ -52,13 +53,13 @@ def _dumps(obj: Any) -> str:
     return json.dumps(obj, separators=(",", ":"))
 
 
-def openai_json(i: int, *, groq: bool = False) -> bytes:
+def openai_json(i: int, *, groq: bool = False, note: str = "") -> bytes:
     body: dict[str, Any] = {
         "id": f"chatcmpl-bench{i}",
         "object": "chat.completion",
         "created": CREATED,
         "model": GROQ_MODEL if groq else OPENAI_MODEL + "-2024-07-18",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": "".join(ANSWER), "refusal": None},
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "".join(ANSWER) + note, "refusal": None},
                      "logprobs": None, "finish_reason": "stop"}],
         "usage": {"prompt_tokens": 41, "completion_tokens": 9, "total_tokens": 50},
         "system_fingerprint": "fp_bench",
@@ -72,7 +73,7 @@ def openai_json(i: int, *, groq: bool = False) -> bytes:
     return _dumps(body).encode()
 
 
-def openai_sse(i: int, *, groq: bool = False) -> list[bytes]:
+def openai_sse(i: int, *, groq: bool = False, note: str = "") -> list[bytes]:
     base = {"id": f"chatcmpl-bench{i}", "object": "chat.completion.chunk", "created": CREATED,
             "model": GROQ_MODEL if groq else OPENAI_MODEL + "-2024-07-18", "system_fingerprint": "fp_bench"}
 
@@ -81,22 +82,22 @@ def openai_sse(i: int, *, groq: bool = False) -> list[bytes]:
         return f"data: {_dumps(data)}\n\n".encode()
 
     events = [event({"role": "assistant", "content": ""})]
-    events += [event({"content": piece}) for piece in ANSWER]
+    events += [event({"content": piece}) for piece in ANSWER[:-1] + [ANSWER[-1] + note]]
     events.append(event({}, "stop"))
     events.append(b"data: [DONE]\n\n")
     return events
 
 
-def anthropic_json(i: int) -> bytes:
+def anthropic_json(i: int, note: str = "") -> bytes:
     return _dumps({
         "id": f"msg_bench{i}", "type": "message", "role": "assistant", "model": ANTHROPIC_MODEL,
-        "content": [{"type": "text", "text": "".join(ANSWER)}],
+        "content": [{"type": "text", "text": "".join(ANSWER) + note}],
         "stop_reason": "end_turn", "stop_sequence": None,
         "usage": {"input_tokens": 41, "output_tokens": 9, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
     }).encode()
 
 
-def anthropic_sse(i: int) -> list[bytes]:
+def anthropic_sse(i: int, note: str = "") -> list[bytes]:
     def event(kind: str, data: dict[str, Any]) -> bytes:
         return f"event: {kind}\ndata: {_dumps({'type': kind, **data})}\n\n".encode()
 
@@ -107,7 +108,7 @@ def anthropic_sse(i: int) -> list[bytes]:
         event("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}}),
         event("ping", {}),
     ]
-    pieces = ANSWER + ["", ""]  # 7 deltas: 12 events in all
+    pieces = ANSWER + [note, ""]  # 7 deltas: 12 events in all
     events += [event("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": p}}) for p in pieces]
     events.append(event("content_block_stop", {"index": 0}))
     events.append(event("message_delta", {"delta": {"stop_reason": "end_turn", "stop_sequence": None}, "usage": {"output_tokens": 9}}))
@@ -150,11 +151,13 @@ def handler(sdk: str, module: Any) -> Callable[[Any], Any]:
     def handle(request: Any) -> Any:
         i = _index_of(request)
         streamed = b'"stream":true' in request.content
+        # each distinct request gets its own answer text, as from a real model
+        note = f" (ref {hashlib.sha1(request.content).hexdigest()[:10]})"
         if sdk == "anthropic":
-            body, events = (None, anthropic_sse(i)) if streamed else (anthropic_json(i), None)
+            body, events = (None, anthropic_sse(i, note)) if streamed else (anthropic_json(i, note), None)
         else:
             groq = sdk == "groq"
-            body, events = (None, openai_sse(i, groq=groq)) if streamed else (openai_json(i, groq=groq), None)
+            body, events = (None, openai_sse(i, groq=groq, note=note)) if streamed else (openai_json(i, groq=groq, note=note), None)
         if events is not None:
             return module.Response(200, headers=sse_headers, stream=Chunks(events))
         return module.Response(200, headers=json_headers, content=body)
@@ -214,15 +217,16 @@ def make_client(sdk: str, *, bare: bool = False) -> Any:
     raise ValueError(sdk)
 
 
-def call(client: Any, sdk: str, i: int, stream: bool) -> Any:
-    """One chat call of question ``i`` (a streamed one is read to its end)."""
+def call(client: Any, sdk: str, i: int, stream: bool, tag: str = "") -> Any:
+    """One chat call of question ``i`` (a streamed one is read to its end); ``tag`` is
+    appended to the question (a run of the same questions that no cache has seen)."""
     if sdk == "anthropic":
         kwargs: dict[str, Any] = dict(model=ANTHROPIC_MODEL, max_tokens=256, system=SYSTEM, tools=[ANTHROPIC_TOOL],
-                                      messages=[{"role": "user", "content": user_message(i)}])
+                                      messages=[{"role": "user", "content": user_message(i, tag)}])
         create = client.messages.create
     else:
         kwargs = dict(model=GROQ_MODEL if sdk == "groq" else OPENAI_MODEL, tools=[WEATHER_TOOL],
-                      messages=[{"role": "system", "content": SYSTEM}, {"role": "user", "content": user_message(i)}])
+                      messages=[{"role": "system", "content": SYSTEM}, {"role": "user", "content": user_message(i, tag)}])
         create = client.chat.completions.create
     if not stream:
         return create(**kwargs)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from _common import Config, Ctx, Section, fmt_pct, fmt_ratio, fmt_time, fmt_times, have, interleave_calls, median, ratios
+from _common import Config, Ctx, Section, fmt_pct, fmt_ratio, fmt_time, fmt_times, forget_scrub_memo, have, interleave_calls, median, ratios
 
 import _sdk
 
@@ -64,20 +64,37 @@ class _Otel:
         self.exporter.clear()
 
 
-def _case(sdk: str, stream: bool, n: int, otel: _Otel | None) -> dict[str, Config]:
+def _case(sdk: str, stream: bool, n: int, rounds: int, otel: _Otel | None) -> dict[str, Config]:
+    """The configurations of one SDK and shape.
+
+    Every round asks its own questions (a round tag in the user message) in the
+    configurations that scrub and key requests, so agentsnap's memo of scrubbed
+    strings holds only what a real run would have seen: the system prompt and tool
+    schema again and again, each question once. Replay rounds are served from
+    recordings of those questions made before the timing starts.
+    """
     from agentsnap import trace as _trace
     from agentsnap.capture import Recording
     from agentsnap.replay import Cassette
 
     bare = _sdk.make_client(sdk, bare=True)
     ours = _sdk.make_client(sdk)
+    total = rounds + 1  # with the warm-up round
 
-    # the recording every replay round serves, and the prepared requests for `ours`
-    with Recording("capture") as rec:
-        for i in range(n):
-            _sdk.call(ours, sdk, i, stream)
-    steps = rec.trace.steps()
-    assert len(steps) >= n, (sdk, stream, len(steps))
+    def tag(kind: str, r: int) -> str:
+        return f" ({kind} round {r})"
+
+    # what the replay rounds serve, and the prepared requests `ours` sends
+    cassettes: list[list[dict[str, Any]]] = []
+    for r in range(total):
+        with Recording("capture") as rec:
+            for i in range(n):
+                _sdk.call(ours, sdk, i, stream, tag("replay", r))
+        cassettes.append(rec.trace.steps())
+        with Recording("capture") as rec:
+            for i in range(n):
+                _sdk.call(ours, sdk, i, stream, tag("send", r))
+        cassettes.append(rec.trace.steps())
     module = _sdk.http_module(sdk)
     prepared: list[Any] = []
     inner = _sdk.handler(sdk, module)
@@ -88,47 +105,74 @@ def _case(sdk: str, stream: bool, n: int, otel: _Otel | None) -> dict[str, Confi
 
     catcher = _sdk.make_client(sdk, bare=True)
     catcher._client = _sdk.bare_client_class(module)(transport=module.MockTransport(keep))
-    for i in range(n):
-        _sdk.call(catcher, sdk, i, stream)
+    for r in range(total):
+        for i in range(n):
+            _sdk.call(catcher, sdk, i, stream, tag("send", r))
     sender = module.Client(transport=module.MockTransport(inner))
 
-    def sdk_call(client: Any) -> Callable[[int], None]:
-        return lambda i: _sdk.call(client, sdk, i, stream)
+    class Tagged(Config):
+        """A config whose round ``r`` asks the questions tagged ``kind``/``r``; with a
+        recording mode, the calls run with a recording active (switched around each call, untimed)."""
 
-    def send_only(i: int) -> None:
-        sender.send(prepared[i], stream=stream).close()
-
-    class Scoped(Config):
-        """A config whose calls run with a recording active (activated around each call, untimed)."""
-
-        def __init__(self, mode: str, fn: Callable[[int], None]) -> None:
-            super().__init__(fn)
+        def __init__(self, kind: str, mode: str | None = None, *, send_only: bool = False) -> None:
+            super().__init__(self._call)
+            self.kind = kind
             self.mode = mode
+            self.send_only = send_only
+            self.client = bare if kind == "bare" else ours
+            self.tag = ""
+            self.round = 0
             self.recording: Any = None
 
-        def begin_round(self) -> None:
-            cassette = Cassette(steps) if self.mode == "replay" else None
-            self.recording = Recording(self.mode, cassette=cassette)
+        def _call(self, i: int) -> None:
+            if self.send_only:
+                sender.send(prepared[self.round * n + i], stream=stream).close()
+            else:
+                _sdk.call(self.client, sdk, i, stream, self.tag)
+
+        def begin_round(self, round_no: int) -> None:
+            self.round = round_no
+            self.tag = tag(self.kind, round_no)
+            if self.mode == "replay":
+                steps = cassettes[2 * round_no + (1 if self.send_only else 0)]
+                self.recording = Recording("replay", cassette=Cassette(steps, strict=True))
+            elif self.mode == "capture":
+                self.recording = Recording("capture")
 
         def enter(self) -> None:
-            _trace.activate(self.recording)
+            if self.recording is not None:
+                _trace.activate(self.recording)
 
         def exit(self) -> None:
-            _trace.deactivate(self.recording)
+            if self.recording is not None:
+                _trace.deactivate(self.recording)
 
         def end_round(self) -> None:
-            self.recording.stop()
-            assert self.recording.misses == 0
+            if self.recording is not None:
+                self.recording.stop()
+                assert self.recording.misses == 0
 
     configs: dict[str, Config] = {
-        "bare": Config(sdk_call(bare)),
-        "off": Config(sdk_call(ours)),
-        "record": Scoped("capture", sdk_call(ours)),
-        "replay": Scoped("replay", sdk_call(ours)),
-        "ours": Scoped("replay", send_only),
+        "bare": Tagged("bare"),
+        "off": Tagged("off"),
+        "record": Tagged("record", "capture"),
+        "replay": Tagged("replay", "replay"),
+        "ours": Tagged("send", "replay", send_only=True),
     }
     if otel is not None and sdk == "openai":
-        configs["otel"] = Config(sdk_call(bare), enter=otel.on, exit=otel.off, end_round=otel.round_done)
+        class Otel(Tagged):
+            def enter(self) -> None:
+                otel.on()
+
+            def exit(self) -> None:
+                otel.off()
+
+            def end_round(self) -> None:
+                otel.round_done()
+
+        configs["otel"] = Otel("otel")
+        configs["otel"].client = bare
+    forget_scrub_memo()
     return configs
 
 
@@ -146,13 +190,13 @@ def run(ctx: Ctx) -> list[Section]:
     otel_missing = have("opentelemetry.instrumentation.openai", "opentelemetry.sdk")
     if not otel_missing and "openai" in sdks:
         otel = _Otel()
-    rounds = ctx.rounds(15, 5)
-    n = 40 if not ctx.quick else 20
+    rounds = ctx.rounds(7, 4)
+    n = 30 if not ctx.quick else 20
     results: dict[tuple[str, str], dict[str, list[float]]] = {}
     for sdk in sdks:
         for shape, stream in SHAPES:
             ctx.log(f"  rows 1-3: {sdk} {shape} ({rounds} rounds x {n} calls)")
-            results[(sdk, shape)] = interleave_calls(_case(sdk, stream, n, otel), rounds, n)
+            results[(sdk, shape)] = interleave_calls(_case(sdk, stream, n, rounds, otel), rounds, n)
 
     note = (f"{rounds} rounds of {n} different calls; within a round each call is made once per configuration, "
             "one right after the other in a rotating order, each timed alone. Per-call time: median [min–max] of the "
@@ -198,11 +242,13 @@ def run(ctx: Ctx) -> list[Section]:
     off_ok = True
     for (sdk, shape), res in results.items():
         off = ratios(res["off"], res["bare"])
-        off_ok = off_ok and abs(median(off) - 1) <= 0.01
+        off_ok = off_ok and median(off) <= 1.01
         rows.append([f"{sdk} {shape}", fmt_times(res["bare"]), fmt_times(res["off"]), fmt_pct(off)])
     s2.add(note, "")
     s2.table(["call", "bare", "installed, off", "difference"], rows)
-    s2.target("installed but off is within 1 % of bare (median, every SDK and shape)", off_ok)
+    s2.add("The bare client is a subclass of the library's `Client` whose `send` is the original function: its calls "
+           "go through the same code, so a negative difference is noise or the subclass's own cost, not a speed-up.", "")
+    s2.target("installed but off adds ≤ 1 % to bare (median, every SDK and shape)", off_ok)
 
     # row 3
     rows = []

@@ -2,11 +2,30 @@
 
 from __future__ import annotations
 
+import os
 from typing import Iterator
 
 import pytest
+from hypothesis import HealthCheck, settings
 
+from agentsnap.config import is_ci
 from tests.fake_provider import FakeOpenAI
+
+# Hypothesis: in CI (the CI rule of agentsnap.config.is_ci) a fixed profile, so a
+# run is reproducible: derandomised (examples derive from each test's source),
+# bounded, no example database, no deadline (shared CI machines are slow).
+# Tests that set max_examples themselves keep their own (bounded) number.
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    max_examples=50,
+    database=None,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("dev", max_examples=100)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if is_ci() else "dev"))
 
 
 @pytest.fixture

@@ -97,8 +97,8 @@ CONTENT_SECRETS = (
     PROJECT_HEADER,
 )
 ALL_SECRETS = PROVIDER_KEYS + CONTENT_SECRETS
-# a distinctive piece of each secret: catches partial leaks (a token cut by a chunk boundary)
-FRAGMENTS = tuple(s[-14:] for s in ALL_SECRETS)
+# every secret but the base64 one spells this: catches partial leaks too (a token cut by a chunk boundary)
+FRAGMENTS = ("AGENTSNAP",)
 
 REDACT_TOML = '[tool.agentsnap]\nredact = { paths = ["..customer_ssn"], patterns = ["acct_[A-Za-z0-9_]+"] }\n'
 
@@ -498,6 +498,24 @@ def test_stream_chunks_keep_boundaries_unless_a_secret_straddles_one() -> None:
     cut = ["data: x ", OPENAI_KEY[:9], OPENAI_KEY[9:20], OPENAI_KEY[20:] + "\n\n"]
     assert scrub_chunks(cut) == [f"data: x {REDACTED}\n\n"]
     assert scrub_chunks([{"$bytes_b64": "AA=="}, "abc"]) == [{"$bytes_b64": "AA=="}, "abc"]
+
+
+def test_a_secret_streamed_in_pieces_across_events_is_removed_from_every_piece() -> None:
+    def event(kind: str, index: int, text: str) -> str:
+        return f"event: {kind}\r\ndata: " + json.dumps({"type": kind, "index": index, "delta": {"type": "text_delta", "text": text}}) + "\r\n\r\n"
+
+    pieces = [ANSWER_SECRET[:10], ANSWER_SECRET[10:25], ANSWER_SECRET[25:]]
+    stream = [event("content_block_delta", 0, "key: "), *(event("content_block_delta", 0, p) for p in pieces),
+              event("content_block_delta", 1, "other block sk-"), event("content_block_delta", 0, " end")]
+    out = "".join(scrub_chunks(stream))
+    assert "AGENTSNAP" not in out and all(p not in out for p in pieces)
+    texts = {0: "", 1: ""}
+    for line in out.splitlines():
+        if line.startswith("data: "):
+            doc = json.loads(line[6:])
+            texts[doc["index"]] += doc["delta"]["text"]
+    assert texts == {0: f"key: {REDACTED} end", 1: "other block sk-"}  # blocks kept apart, every event kept
+    assert out.count("\r\n\r\n") == len(stream)  # line ends as sent
 
 
 _fragments = st.sampled_from(

@@ -327,8 +327,12 @@ def load(
     settings.ci = is_ci(env)
     # the capture layer reads these process-wide (agentsnap.scrub, agentsnap.capture.guard)
     from .capture import guard
-    from .scrub import configure as configure_redaction
 
-    configure_redaction(settings.redact)
+    if settings.redact or "agentsnap.scrub" in sys.modules:
+        # not imported yet and no rules: its defaults already are these settings, and
+        # compiling its patterns is left to the first scrub (pytest start-up stays light)
+        from .scrub import configure as configure_redaction
+
+        configure_redaction(settings.redact)
     guard.configure(settings.allowed_hosts)
     return settings

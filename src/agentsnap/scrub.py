@@ -33,7 +33,12 @@ What is replaced by ``<redacted>``:
 * the value of a kept response header that identifies the account
   (:data:`ACCOUNT_HEADERS`, plus a spec's ``[response] mask_headers``);
   request ids are kept (not secrets; the SDKs' ``_request_id`` reads them);
-* whatever the user's ``redact`` setting names (:func:`configure`).
+* whatever the user's ``redact`` setting names (:func:`configure`);
+* in a streamed response, any of the above sent in pieces across events (the
+  deltas of one field joined first, :func:`scrub_chunks`).
+
+Not scrubbed: bytes that are not text (stored as base64 envelopes) and a
+snapshot's ``name`` (the test's node id, by which the file is found).
 
 Idempotence: a placeholder is never matched again — every text rule runs on
 the pieces between existing placeholders, to a fixed point — so
@@ -70,9 +75,12 @@ REDACTED = "<redacted>"
 _TOK = r"[A-Za-z0-9_\-]"
 _TOKEN_RE = re.compile(
     r"(?:sk-ant-" + _TOK + r"{8,}"
-    # OpenAI (sk-, sk-proj-, sk-svcacct-, sk-admin-, OpenRouter sk-or-v1-): a digit
-    # somewhere keeps ordinary words such as "sk-learn-…" out
+    # OpenAI (sk-proj-, sk-svcacct-, sk-admin-, legacy sk- + 48 characters) and OpenRouter
+    # (sk-or-v1-); a bare "sk-" needs a digit or a long unbroken run, which keeps
+    # hyphenated words such as "sk-learn-pipelines" out
+    r"|sk-(?:proj|svcacct|admin|or-v1)-" + _TOK + r"{16,}"
     r"|sk-(?=" + _TOK + r"*\d)" + _TOK + r"{16,}"
+    r"|sk-[A-Za-z0-9]{20,}"
     r"|AIza[0-9A-Za-z_\-]{30,}"
     r"|gsk_[A-Za-z0-9_]{16,}"
     r"|hf_[A-Za-z0-9]{30,}"
@@ -164,7 +172,8 @@ class Redaction:
 
     ``paths``: JSON paths into every stored JSON document (request and
     response bodies, tool arguments and results, a snapshot's input and
-    output); the value found there is replaced whole. ``patterns``: regular
+    output, and JSON text inside their strings); the value found there is
+    replaced whole. ``patterns``: regular
     expressions; every match in any stored text is replaced.
     """
 
@@ -292,33 +301,66 @@ def _nonempty(m: re.Match[str]) -> str:
     return REDACTED if m.group() else ""
 
 
-def _segment(text: str, patterns: tuple[re.Pattern[str], ...]) -> str:
-    text = _TOKEN_RE.sub(REDACTED, text)
-    text = _BEARER_RE.sub(lambda m: m.group(1) + m.group(2) + REDACTED, text)
-    text = _HEADER_KV_RE.sub(_kv, text)
-    text = _JSON_KV_RE.sub(_json_kv, text)
-    text = _FORM_KV_RE.sub(lambda m: m.group(1) + "=" + REDACTED, text)
-    for pattern in patterns:
-        text = pattern.sub(_nonempty, text)
-    return text
+_BUILTIN_RULES = (
+    lambda t: _TOKEN_RE.sub(REDACTED, t),
+    lambda t: _BEARER_RE.sub(lambda m: m.group(1) + m.group(2) + REDACTED, t),
+    lambda t: _HEADER_KV_RE.sub(_kv, t),
+    lambda t: _JSON_KV_RE.sub(_json_kv, t),
+    lambda t: _FORM_KV_RE.sub(lambda m: m.group(1) + "=" + REDACTED, t),
+)
+
+
+def _between_placeholders(text: str, rule: Any) -> str:
+    """``rule`` applied to the text between existing placeholders only."""
+    if REDACTED not in text:
+        return str(rule(text))
+    return REDACTED.join(str(rule(piece)) if piece else piece for piece in text.split(REDACTED))
 
 
 def _one_round(text: str, patterns: tuple[re.Pattern[str], ...]) -> str:
-    if REDACTED not in text:
-        return _segment(text, patterns)
-    return REDACTED.join(_segment(piece, patterns) if piece else piece for piece in text.split(REDACTED))
+    for rule in _BUILTIN_RULES:
+        text = _between_placeholders(text, rule)
+    for pattern in patterns:
+        text = _between_placeholders(text, lambda t, p=pattern: p.sub(_nonempty, t))
+    return text
+
+
+# scrub_text is a pure function of (text, rules), and an agent sends the same strings
+# again and again (system prompt, tool schemas, the conversation so far), which are
+# scrubbed once more when the snapshot is built and saved: results are memoised for
+# the rules in force (one memo, started over when the rules object changes or it holds
+# _MEMO_CHARS characters / _MEMO_ENTRIES strings)
+_MEMO_CHARS = 8_000_000
+_MEMO_ENTRIES = 50_000
+_memo: tuple[Any, dict[str, str], list[int]] = (None, {}, [0])
 
 
 def scrub_text(text: str, rules: Redaction | None = None) -> str:
     """``text`` with every secret (module doc) replaced by ``<redacted>``; idempotent."""
-    patterns = (rules or _active)._compiled_patterns
+    global _memo
+    rules = rules or _active
+    patterns = rules._compiled_patterns
     if len(text) < 8 and not patterns:
         return text
+    state = _memo
+    if state[0] is not rules:
+        state = _memo = (rules, {}, [0])
+    memo = state[1]
+    done = memo.get(text)
+    if done is not None:
+        return done
+    original = text
     for _ in range(_MAX_ROUNDS):
         new = _one_round(text, patterns)
         if new == text:
             break
         text = new
+    size = state[2]
+    size[0] += len(original)
+    if size[0] > _MEMO_CHARS or len(memo) >= _MEMO_ENTRIES:
+        memo.clear()
+        size[0] = len(original)
+    memo[original] = text
     return text
 
 
@@ -335,8 +377,6 @@ def scrub_value(value: Any, rules: Redaction | None = None) -> Any:
     if isinstance(value, str):
         return scrub_text(value, rules)
     if isinstance(value, dict):
-        if getattr(value, "_agentsnap_blob", False):  # a side-file reference (agentsnap.serialize.BlobRef)
-            return value
         out = {}
         for k, v in value.items():
             key = scrub_text(k, rules) if isinstance(k, str) else k
@@ -377,12 +417,44 @@ def _apply_path(node: Any, steps: tuple[_Step, ...]) -> Any:
     return node
 
 
-def scrub_json(value: Any, rules: Redaction | None = None) -> Any:
-    """A stored JSON document (a body, tool arguments or result, input, output):
-    the user's JSON paths first, then :func:`scrub_value`."""
-    rules = rules or _active
+def _paths(value: Any, rules: Redaction, depth: int = 0) -> Any:
+    """The user's JSON paths applied to the document ``value`` and to every
+    document held as JSON text in one of its strings (tool arguments and tool
+    results travel as JSON text inside chat requests and responses)."""
     for steps in rules._compiled_paths:
         value = _apply_path(value, steps)
+    return value if depth >= 2 else _embedded(value, rules, depth)
+
+
+def _embedded(value: Any, rules: Redaction, depth: int) -> Any:
+    if isinstance(value, str):
+        text = value.strip()
+        if len(text) > 1 and text[0] in "{[" and text[-1] in "}]":
+            import json
+
+            try:
+                doc = json.loads(text)
+            except (ValueError, RecursionError):
+                return value
+            new = _paths(doc, rules, depth + 1)
+            if new != doc:
+                compact = ", " not in text and ": " not in text
+                return json.dumps(new, ensure_ascii=False, separators=(",", ":") if compact else None)
+        return value
+    if isinstance(value, dict):
+        return {k: _embedded(v, rules, depth) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_embedded(v, rules, depth) for v in value]
+    return value
+
+
+def scrub_json(value: Any, rules: Redaction | None = None) -> Any:
+    """A stored JSON document (a body, tool arguments or result, input, output):
+    the user's JSON paths first (also inside strings holding JSON), then
+    :func:`scrub_value`."""
+    rules = rules or _active
+    if rules._compiled_paths:
+        value = _paths(value, rules)
     return scrub_value(value, rules)
 
 
@@ -406,18 +478,115 @@ def scrub_chunks(chunks: list[Any], rules: Redaction | None = None) -> list[Any]
     """Scrub a streamed response's text chunks (byte envelopes are left as they are).
 
     Each chunk is scrubbed on its own, keeping the boundaries replay serves.
-    When a secret straddles a boundary (the chunk-by-chunk result differs from
-    scrubbing the joined text), the text chunks are merged into one scrubbed
-    chunk: the SDK reads the same bytes, only the split is lost.
+    A secret that straddles a chunk boundary (scrubbing the joined text
+    differs) merges the text chunks into one. A secret the server streamed in
+    pieces — consecutive events each carrying part of it in the same JSON
+    field, as SSE deltas do — is found by joining each field's pieces across
+    events (:func:`_split_secrets`); those events are rewritten and the
+    stream is stored one line per chunk. Either way the SDK reads the same
+    events, only the chunk split differs.
     """
     if not any(isinstance(c, str) for c in chunks):
         return list(chunks)
     each = [scrub_text(c, rules) if isinstance(c, str) else c for c in chunks]
-    if all(isinstance(c, str) for c in chunks):
-        whole = scrub_text("".join(chunks), rules)
-        if "".join(each) != whole:
-            return [whole]
+    if not all(isinstance(c, str) for c in chunks):
+        return each
+    whole = scrub_text("".join(chunks), rules)
+    rejoined = _split_secrets(whole, rules or _active)
+    if rejoined != whole:
+        return rejoined.splitlines(keepends=True)
+    if "".join(each) != whole:
+        return [whole]
     return each
+
+
+_DATA_LINE = re.compile(r"^(data:[ ]?|)([\[{][^\r\n]*)", re.MULTILINE)
+
+
+def _split_secrets(text: str, rules: Redaction) -> str:
+    """A stream's text with secrets that were sent in pieces across events removed.
+
+    Every line holding a JSON document (an SSE ``data:`` line, or an NDJSON
+    line) is parsed; string values are grouped by their JSON path plus the
+    ``index`` fields around them (a delta's position), and each group's pieces
+    are joined in order. Where the joined text scrubs differently, the pieces
+    are rewritten so that they join to the scrubbed text, each keeping the
+    characters that were its own. Unchanged groups and lines stay byte for
+    byte as they were.
+    """
+    import json
+
+    docs: list[tuple[re.Match[str], Any]] = []
+    for m in _DATA_LINE.finditer(text):
+        try:
+            docs.append((m, json.loads(m.group(2))))
+        except (ValueError, RecursionError):
+            continue
+    if len(docs) < 2:
+        return text
+    groups: dict[tuple[Any, ...], list[tuple[int, Any, Any, str]]] = {}
+    for n, (_, doc) in enumerate(docs):
+        _collect(doc, (), (), n, groups)
+    dirty: set[int] = set()
+    for pieces in groups.values():
+        if len(pieces) < 2 or len({p[3] for p in pieces}) < 2:
+            continue
+        joined = "".join(p[3] for p in pieces)
+        clean = scrub_text(joined, rules)
+        if clean == joined:
+            continue
+        for (n, holder, key, old), new in zip(pieces, _redistribute([p[3] for p in pieces], clean)):
+            if new != old:
+                holder[key] = new
+                dirty.add(n)
+    if not dirty:
+        return text
+    out = []
+    last = 0
+    for n, (m, doc) in enumerate(docs):
+        if n not in dirty:
+            continue
+        compact = '": ' not in m.group(2) and '", "' not in m.group(2)
+        dumped = json.dumps(doc, ensure_ascii=False, separators=(",", ":") if compact else None)
+        out.append(text[last : m.start(2)] + dumped)
+        last = m.end(2)
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _collect(node: Any, path: tuple[Any, ...], where: tuple[Any, ...], n: int, groups: dict[tuple[Any, ...], list[tuple[int, Any, Any, str]]]) -> None:
+    if isinstance(node, dict):
+        here = where + ((node.get("index"),) if "index" in node and not isinstance(node.get("index"), (dict, list)) else ())
+        for key, value in node.items():
+            if isinstance(value, str):
+                groups.setdefault((path + (key,), here), []).append((n, node, key, value))
+            elif isinstance(value, (dict, list)):
+                _collect(value, path + (key,), here, n, groups)
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            if isinstance(value, str):
+                groups.setdefault((path + (i,), where), []).append((n, node, i, value))
+            elif isinstance(value, (dict, list)):
+                _collect(value, path + (i,), where, n, groups)
+
+
+def _redistribute(pieces: list[str], clean: str) -> list[str]:
+    """New pieces joining to ``clean``: each character of ``clean`` goes to the
+    piece its original position (by alignment) belonged to."""
+    import difflib
+
+    joined = "".join(pieces)
+    owner: list[int] = []
+    for i, piece in enumerate(pieces):
+        owner.extend([i] * len(piece))
+    out = [""] * len(pieces)
+    for tag, a0, a1, b0, b1 in difflib.SequenceMatcher(None, joined, clean, autojunk=False).get_opcodes():
+        if tag == "equal":
+            for k in range(a1 - a0):
+                out[owner[a0 + k]] += clean[b0 + k]
+        elif b1 > b0:  # replaced or inserted text: to the piece where the change starts
+            out[owner[min(a0, len(owner) - 1)] if owner else 0] += clean[b0:b1]
+    return out
 
 
 def mask_header(name: str, value: str, extra: Iterable[str] = ()) -> str:

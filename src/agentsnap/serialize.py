@@ -8,7 +8,8 @@ JSON, and says what it did with anything JSON has no word for:
 ==========================================  =========================================================
 Python value                                stored as
 ==========================================  =========================================================
-``None``, ``bool``, ``int``, ``str``        itself (subclasses as the plain type)
+``None``, ``bool``, ``int``, ``str``        itself (subclasses as the plain type); an int of more
+                                            than 4000 digits as ``{"$int_hex": "0x…"}``
 finite ``float``                            itself; NaN / ±inf as ``{"$float": "nan" | "inf" | "-inf"}``
 ``dict`` / any mapping                      an object; keys as text (``1`` → ``"1"``, ``None`` → ``"null"``,
                                             other keys as their canonical JSON text)
@@ -30,10 +31,12 @@ nesting deeper than :data:`MAX_DEPTH`        ``{"$truncated": "…"}``
 
 Side files: bytes longer than :data:`BLOB_THRESHOLD` (1 MiB) are stored once,
 content-addressed, as ``<snapshot folder>/blobs/<sha256>``, and the snapshot
-holds ``{"$blob": "blobs/<sha256>", "sha256": hex, "size": n}``. The file is
-written when the snapshot is saved (:func:`write_blobs`); agentsnap never
-reads it back (replay serves response bodies, which stay inline), so a blob
-path in a hostile snapshot is never opened.
+holds ``{"$blob": "blobs/<sha256>", "sha256": hex, "size": n}``. The bytes
+wait in memory (at most :data:`PENDING_LIMIT` in all) until a snapshot holding
+the reference is saved (:func:`write_blobs`). agentsnap never reads a side
+file back (replay serves response bodies, which stay inline), and only ever
+writes ``blobs/<sha256>`` for bytes it holds, so a blob path in a hostile
+snapshot is never opened.
 
 Text is kept literal (UTF-8, ``ensure_ascii=False``); a lone surrogate, which
 UTF-8 cannot encode, is written as a ``\\uXXXX`` escape (:func:`escape_surrogates`).
@@ -48,19 +51,21 @@ import math
 import os
 import re
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
 __all__ = [
     "BLOB_THRESHOLD",
     "MAX_DEPTH",
-    "BlobRef",
     "bytes_envelope",
     "to_json",
     "prepare",
     "prepare_parts",
     "write_blobs",
     "escape_surrogates",
+    "default_file_mode",
+    "fsync_dir",
 ]
 
 #: bytes above this size go to a side file (``blobs/<sha256>``)
@@ -73,29 +78,32 @@ _ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]+")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-class BlobRef(dict):  # type: ignore[type-arg]
-    """The ``{"$blob", "sha256", "size"}`` reference to a side file, still holding
-    the bytes (``.data``) until the snapshot is saved. Serialises as a plain object."""
+#: bytes of side files not written yet: sha256 -> bytes (oldest first; see _remember_blob)
+_pending: dict[str, bytes] = {}
+_pending_lock = threading.Lock()
+#: the most bytes kept in memory for side files not yet written (older ones are dropped first)
+PENDING_LIMIT = 512 * 1024 * 1024
 
-    _agentsnap_blob = True
 
-    def __init__(self, data: bytes, sha256: str) -> None:
-        super().__init__({"$blob": f"{BLOB_DIR}/{sha256}", "sha256": sha256, "size": len(data)})
-        self.data = data
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> "BlobRef":
-        return self  # immutable in practice: the bytes are content-addressed
-
-    def __reduce__(self) -> Any:
-        return (BlobRef, (self.data, self["sha256"]))
+def _remember_blob(digest: str, data: bytes) -> None:
+    with _pending_lock:
+        _pending.pop(digest, None)
+        _pending[digest] = data
+        total = sum(len(v) for v in _pending.values())
+        while total > PENDING_LIMIT and len(_pending) > 1:
+            oldest = next(iter(_pending))
+            total -= len(_pending.pop(oldest))
 
 
 def bytes_envelope(data: bytes) -> dict[str, Any]:
-    """``{"$bytes_b64", "sha256"}`` for ``data``, or a :class:`BlobRef` above the threshold."""
+    """``{"$bytes_b64", "sha256"}`` for ``data``; above :data:`BLOB_THRESHOLD` the
+    side-file reference ``{"$blob", "sha256", "size"}`` (the bytes are kept in
+    memory until a snapshot holding the reference is saved)."""
     data = bytes(data)
     digest = hashlib.sha256(data).hexdigest()
     if len(data) > BLOB_THRESHOLD:
-        return BlobRef(data, digest)
+        _remember_blob(digest, data)
+        return {"$blob": f"{BLOB_DIR}/{digest}", "sha256": digest, "size": len(data)}
     return {"$bytes_b64": base64.b64encode(data).decode("ascii"), "sha256": digest}
 
 
@@ -105,6 +113,8 @@ def _canonical(value: Any) -> str:
 
 def _text(value: str) -> str:
     value = str.__str__(value)
+    if value.isascii():  # no surrogate in it (a constant-time check)
+        return value
     if _SURROGATE.search(value):
         # join surrogate pairs written as two code points (JSON would join them on load)
         value = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
@@ -134,6 +144,14 @@ def _type_name(value: Any) -> str:
     return name if module in ("builtins", "") else f"{module}.{name}"
 
 
+# Python refuses to turn ints of more than 4300 digits into text (sys.int_info.default_max_str_digits)
+_MAX_INT_BITS = 14_000
+
+
+def _big_int(value: int) -> dict[str, str]:
+    return {"$int_hex": hex(value)}
+
+
 def _float(value: float) -> Any:
     if math.isfinite(value):
         return value
@@ -143,14 +161,14 @@ def _float(value: float) -> Any:
 def to_json(value: Any, _depth: int = 0, _path: frozenset[int] = frozenset()) -> Any:
     """``value`` as JSON data (module doc's table). Never raises for any input."""
     kind = type(value)
-    if value is None or kind is bool or kind is int:
+    if value is None or kind is bool:
         return value
+    if kind is int:
+        return value if value.bit_length() <= _MAX_INT_BITS else _big_int(value)
     if kind is str:
         return _text(value)
     if kind is float:
         return _float(value)
-    if kind is BlobRef:
-        return value
     if _depth >= MAX_DEPTH:
         return {"$truncated": f"nesting deeper than {MAX_DEPTH} levels"}
     if kind is dict or kind is list:  # the common case, without the type checks below
@@ -187,7 +205,8 @@ def _convert(value: Any, depth: int, path: frozenset[int]) -> Any:
     if isinstance(value, bool):
         return bool(value)
     if isinstance(value, int):
-        return int.__int__(value)
+        number = int.__int__(value)
+        return number if number.bit_length() <= _MAX_INT_BITS else _big_int(number)
     if isinstance(value, float):
         return _float(float.__float__(value))
     if isinstance(value, str):
@@ -264,42 +283,85 @@ def prepare_parts(trace: Any, input: Any, output: Any) -> tuple[Any, Any, Any]:
     return done["trace"], done["input"], done["output"]
 
 
-def _blobs(value: Any, found: dict[str, bytes]) -> None:
-    if isinstance(value, BlobRef):
-        found[value["sha256"]] = value.data
-    elif isinstance(value, dict):
+def _blob_refs(value: Any, found: set[str]) -> None:
+    if isinstance(value, dict):
+        ref = value.get("$blob")
+        digest = value.get("sha256")
+        if isinstance(ref, str) and isinstance(digest, str) and ref == f"{BLOB_DIR}/{digest}":
+            found.add(digest)
         for v in value.values():
-            _blobs(v, found)
+            _blob_refs(v, found)
     elif isinstance(value, list):
         for v in value:
-            _blobs(v, found)
+            _blob_refs(v, found)
 
 
 def write_blobs(data: Any, root: str | os.PathLike[str]) -> list[Path]:
-    """Write the side file of every :class:`BlobRef` inside ``data`` to
-    ``root/blobs/<sha256>`` (atomically; an existing file is kept). Returns the paths."""
-    found: dict[str, bytes] = {}
-    _blobs(data, found)
+    """Write the side file of every ``{"$blob"}`` reference inside ``data`` whose
+    bytes this process holds to ``root/blobs/<sha256>`` (atomically; an existing
+    file is kept). Returns the paths written or already there."""
+    found: set[str] = set()
+    _blob_refs(data, found)
     written = []
-    for digest, blob in sorted(found.items()):
+    for digest in sorted(found):
         target = Path(root) / BLOB_DIR / digest
-        if not target.is_file() or target.stat().st_size != len(blob):
-            target.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{digest[:16]}.", suffix=".tmp", dir=target.parent)
+        with _pending_lock:
+            blob = _pending.get(digest)
+        if target.is_file() and (blob is None or target.stat().st_size == len(blob)):
+            written.append(target)
+            continue
+        if blob is None:
+            continue  # a reference loaded from a file: its side file is not ours to write
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{digest[:16]}.", suffix=".tmp", dir=target.parent)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                if hasattr(os, "fchmod"):
+                    os.fchmod(fh.fileno(), default_file_mode())
+                fh.write(blob)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, target)
+            fsync_dir(target.parent)
+        except BaseException:
             try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(blob)
-                    fh.flush()
-                    os.fsync(fh.fileno())
-                os.replace(tmp, target)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
         written.append(target)
     return written
+
+
+_mode: int | None = None
+
+
+def default_file_mode() -> int:
+    """``0o666`` minus the process umask: what ``open()`` would give a new file
+    (``mkstemp`` gives 0600, which other users, CI containers and git checkouts
+    by another account could not read)."""
+    global _mode
+    if _mode is None:
+        with _pending_lock:
+            if _mode is None:
+                mask = os.umask(0o022)
+                os.umask(mask)
+                _mode = 0o666 & ~mask
+    return _mode
+
+
+def fsync_dir(folder: Path) -> None:
+    """Persist a rename inside ``folder`` (POSIX; a no-op where folders cannot be opened)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def escape_surrogates(text: str) -> str:

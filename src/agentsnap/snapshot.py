@@ -134,6 +134,25 @@ class Snapshot:
         return [s for s in self.trace if s.get("type") == "tool_call"]
 
 
+#: files nest at most ~110 levels (agentsnap.serialize.MAX_DEPTH plus the snapshot's own);
+#: deeper ones are refused on load, so nothing downstream recurses without bound
+_MAX_NESTING = 160
+
+
+def _deeper_than(data: Any, limit: int) -> bool:
+    """Whether ``data`` (parsed JSON) nests containers more than ``limit`` deep (iterative)."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(node, dict):
+            stack.extend((v, depth + 1) for v in node.values() if isinstance(v, (dict, list)))
+        elif isinstance(node, list):
+            stack.extend((v, depth + 1) for v in node if isinstance(v, (dict, list)))
+    return False
+
+
 def dumps(data: dict[str, Any]) -> str:
     """Deterministic JSON text of a snapshot dict (see module doc); a lone
     surrogate (not encodable as UTF-8) is written as a ``\\uXXXX`` escape."""
@@ -147,7 +166,7 @@ def snapshot_filename(name: str) -> str:
     digest = hashlib.sha1(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     stem = name.replace("::", "__")
     stem = re.sub(r"[^A-Za-z0-9._-]+", "_", stem)
-    stem = re.sub(r"\.{2,}", "_", stem).strip("._ ")[:_MAX_STEM].rstrip("._ ")
+    stem = re.sub(r"\.{2,}", "_", stem).strip("._ -")[:_MAX_STEM].rstrip("._ ")
     if not stem:
         stem = "snapshot"
     if stem.split(".", 1)[0].lower() in _RESERVED:
@@ -188,14 +207,24 @@ def same_content(a: dict[str, Any], b: dict[str, Any]) -> bool:
 
 
 def _atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that a reader (or a crash, even SIGKILL) only ever
+    sees the old file or the new one: a temp file in the same folder, fsynced,
+    renamed over the target; the folder is fsynced too (the rename survives a
+    power cut). The file gets the usual permissions (0666 minus the umask), not
+    mkstemp's 0600."""
+    from .serialize import default_file_mode, fsync_dir
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            if hasattr(os, "fchmod"):
+                os.fchmod(fh.fileno(), default_file_mode())
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
+        fsync_dir(path.parent)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -259,6 +288,8 @@ class SnapshotStore:
             raise SnapshotFormatError(f"agentsnap: corrupt snapshot file at {path}: nested too deeply to read. {fix}") from None
         if not isinstance(data, dict) or not isinstance(data.get("trace", []), list):
             raise SnapshotFormatError(f"agentsnap: {path} is not an agentsnap snapshot (expected an object with a 'trace' list). {fix}")
+        if _deeper_than(data, _MAX_NESTING):
+            raise SnapshotFormatError(f"agentsnap: corrupt snapshot file at {path}: nested deeper than {_MAX_NESTING} levels. {fix}")
         bad_step = next((i for i, step in enumerate(data.get("trace") or []) if not isinstance(step, dict)), None)
         if bad_step is not None or not isinstance(data.get("name", ""), (str, type(None))):
             where = f"trace[{bad_step}] is not an object" if bad_step is not None else "its 'name' is not a string"
@@ -356,11 +387,12 @@ class SnapshotStore:
         path = self.path_for(snapshot.name)
         new = prepare(snapshot.to_dict())
         if path.is_file():
-            if not force:
-                self.read_file(path, expected_name=snapshot.name)  # a broken file raises, untouched
             try:
+                self.read_file(path, expected_name=snapshot.name)  # a broken file raises, untouched
                 old = json.loads(path.read_text(encoding="utf-8"))
-            except (ValueError, UnicodeDecodeError, RecursionError):
+            except SnapshotFormatError:
+                if not force:
+                    raise
                 old = None
             if isinstance(old, dict) and same_content(old, new):
                 return path

@@ -401,6 +401,9 @@ def update(
     all_changed: Annotated[
         bool, typer.Option("--all", help="Promote every last run that differs from its golden or has none.")
     ] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Also replace a golden file that cannot be read (corrupt, merge conflict, other version or name).")
+    ] = False,
     dir: DirOption = None,
 ) -> None:
     """Make the latest run (.last_run/) the golden: approved, source kept.
@@ -414,7 +417,8 @@ def update(
     Exit codes:
       0  promoted (or nothing to promote, with --all)
       1  no last run for a NAME (run the tests first), no match, ambiguous
-         prefix, or an unreadable file; nothing was changed
+         prefix, or an unreadable file (--force replaces an unreadable
+         golden); nothing was changed
       2  neither NAME nor --all given
     """
     if bool(names) == all_changed:
@@ -423,7 +427,7 @@ def update(
 
     out = Output()
     root = _root_dir(dir, out)
-    plan = plan_update(root, names or [], all_changed)
+    plan = plan_update(root, names or [], all_changed, force=force)
     if all_changed:
         _warn_broken(out, scan(last_run_root(root)))
     if not plan:
@@ -433,7 +437,7 @@ def update(
         else:
             out.line(f"Nothing to update: every last run in {last_run_root(root)} matches its golden.")
         return
-    apply_update(root, plan)
+    apply_update(root, plan, force=force)
     for item in plan:
         before = "-" if item.steps_before is None else str(item.steps_before)
         verb = "created" if item.golden is None else "updated"
@@ -561,6 +565,14 @@ def record(
     ] = None,
     name: Annotated[Optional[str], typer.Option("--name", metavar="NAME", help="Snapshot name for --from-trace (e.g. a pytest node id).")] = None,
     fmt: Annotated[TraceFormat, typer.Option("--format", help="Trace format for --from-trace.")] = TraceFormat.auto,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Overwrite snapshot files that cannot be read (corrupt, merge conflict, other version or name): "
+            "with --from-trace --update, that file; otherwise passed to pytest as --agentsnap-force.",
+        ),
+    ] = False,
     dir: DirOption = None,
 ) -> None:
     """Record goldens: run tests or a command with recording on, or seed one from a trace.
@@ -599,14 +611,16 @@ def record(
             ctx.fail("--from-trace FILE takes no TEST_PATH and no -- CMD")
         if not name:
             ctx.fail("--from-trace FILE needs --name NAME (the snapshot name, e.g. a pytest node id)")
-        _seed_from_trace(out, from_trace, name, fmt.value, update, dir)
+        _seed_from_trace(out, from_trace, name, fmt.value, update, dir, force=force)
         return
     if name is not None or fmt is not TraceFormat.auto:
         ctx.fail("--name and --format go with --from-trace FILE only")
+    if force and not test_paths:
+        ctx.fail("--force goes with TEST_PATH... or --from-trace FILE (with -- CMD, give pytest --agentsnap-force yourself)")
     if test_paths:
         from ._subprocess import pytest_command
 
-        cmd = pytest_command(test_paths, "--agentsnap-record", rest or [])
+        cmd = pytest_command(test_paths, "--agentsnap-record", [*(["--agentsnap-force"] if force else []), *(rest or [])])
     elif rest:
         cmd = rest
     else:
@@ -614,7 +628,7 @@ def record(
     _run(out, cmd, record=True, dir=dir)
 
 
-def _seed_from_trace(out: Output, trace: Path, name: str, fmt: str, update: bool, dir: Optional[Path]) -> None:
+def _seed_from_trace(out: Output, trace: Path, name: str, fmt: str, update: bool, dir: Optional[Path], *, force: bool = False) -> None:
     from ..exceptions import SnapshotFormatError
     from ..lifecycle import build_snapshot
     from ..snapshot import SnapshotStore
@@ -635,9 +649,9 @@ def _seed_from_trace(out: Output, trace: Path, name: str, fmt: str, update: bool
     snap = build_snapshot(name, steps, output=output, input=first_input, source="trace")
     snap.approved = update
     try:
-        path = store.save(snap)
+        path = store.save(snap, force=force)
     except SnapshotFormatError as exc:
-        raise CliError(f"{exc} (not overwritten by --update; delete the file first)") from None
+        raise CliError(f"{exc} Not overwritten by --update; add --force to overwrite it.") from None
     n_llm = sum(1 for s in steps if s["type"] == "llm_call")
     summary = f"{plural(len(steps), 'step')} ({n_llm} llm_call, {len(steps) - n_llm} tool_call)"
     if update:

@@ -81,8 +81,16 @@ class Scan:
         return sorted(self.entries)
 
     def broken_for(self, name: str) -> str | None:
-        """The reason the file for ``name`` cannot be read, when it exists but is broken."""
-        return self.broken.get(self.root / snapshot_filename(name))
+        """The reason the file for ``name`` cannot be read, when it exists but is broken
+        or holds another snapshot's name (one line, with the path and the remedy)."""
+        path = self.root / snapshot_filename(name)
+        reason = self.broken.get(path)
+        if reason is None and any(e.path == path and e.name != name for e in self.entries.values()):
+            try:
+                SnapshotStore.read_file(path, expected_name=name)
+            except SnapshotFormatError as exc:
+                return str(exc)
+        return reason
 
 
 def scan(root: Path) -> Scan:

@@ -81,7 +81,7 @@ def differs(golden: Entry, last: Entry) -> bool:
     return not same_content(a, b)
 
 
-def plan_update(root: Path, names: Sequence[str], all_changed: bool) -> list[Promotion]:
+def plan_update(root: Path, names: Sequence[str], all_changed: bool, force: bool = False) -> list[Promotion]:
     """The last runs to promote: those ``names`` select, or (``all_changed``) every one
     that differs from its golden or has none. Raises :class:`CliError` for a
     name with no last run (saying to run the tests), an unreadable last run or
@@ -108,8 +108,8 @@ def plan_update(root: Path, names: Sequence[str], all_changed: bool) -> list[Pro
     plan = []
     for name in chosen:
         reason = goldens.broken_for(name)
-        if reason is not None and name not in goldens.entries:
-            raise CliError(reason)
+        if reason is not None and name not in goldens.entries and not force:
+            raise CliError(f"{reason} Or replace it with its last run: `agentsnap update {shlex.quote(name)} --force`.")
         plan.append(Promotion(lasts.entries[name], goldens.entries.get(name)))
     return plan
 
@@ -121,7 +121,7 @@ def _quiet_match(pattern: str, found: Scan) -> list[str]:
         return []
 
 
-def apply_update(root: Path, plan: Sequence[Promotion]) -> None:
+def apply_update(root: Path, plan: Sequence[Promotion], force: bool = False) -> None:
     """Write each last run as the approved golden (its ``source`` kept), then delete the last-run file.
 
     A golden stored under a legacy (0.5.1) file name is replaced by the
@@ -132,7 +132,7 @@ def apply_update(root: Path, plan: Sequence[Promotion]) -> None:
         snap = item.last.snapshot
         snap.approved = True
         try:
-            store.save(snap)
+            store.save(snap, force=force)
         except SnapshotFormatError as exc:
             raise CliError(str(exc)) from None
         target = store.path_for(snap.name)

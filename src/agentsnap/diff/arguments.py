@@ -34,6 +34,7 @@ A change is a dict ``{"path": str, "old": Any, "new": Any, "kind": str}``:
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
@@ -262,6 +263,16 @@ def diff_values(
     new = strip_ignored(new, rules)
     if _plain_equal(old, new, strict):
         return []  # the common case; deepdiff is not even imported
+    native: list[tuple[list[Any], str, Any, Any]] = []
+    if _scalar_tree_changes(old, new, [], strict, native):
+        # differences only in dicts and scalars (a changed argument value, an added
+        # or removed key): the same changes deepdiff reports, without its per-diff cost
+        found_native = [
+            (segments, {"path": format_path(root, segments), "old": a, "new": b, "kind": kind})
+            for segments, kind, a, b in native
+        ]
+        found_native.sort(key=_sort_key)
+        return [change for _, change in found_native]
     from deepdiff import DeepDiff  # lazy: slow to import, needed only for differences
 
     tree = DeepDiff(
@@ -313,6 +324,42 @@ def diff_values(
                 )
     found.sort(key=_sort_key)
     return [change for _, change in found]
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _scalar_tree_changes(old: Any, new: Any, segments: list[Any], strict: bool, out: list[tuple[list[Any], str, Any, Any]]) -> bool:
+    """Append the changes between ``old`` and ``new`` to ``out`` as
+    ``(segments, kind, old, new)``, as :func:`diff_values` reports them through
+    deepdiff, when every difference lies in plain dicts and scalars; return
+    False (``out`` is then unusable) when a differing part is anything else
+    (a list, a tuple, another type), which deepdiff handles."""
+    kind_old, kind_new = type(old), type(new)
+    if kind_old is dict and kind_new is dict:
+        for key, value in old.items():
+            if key in new:
+                if not _scalar_tree_changes(value, new[key], [*segments, key], strict, out):
+                    return False
+            else:
+                out.append(([*segments, key], "removed", value, None))
+        for key, value in new.items():
+            if key not in old:
+                out.append(([*segments, key], "added", None, value))
+        return True
+    if kind_old not in _SCALARS or kind_new not in _SCALARS:
+        return _plain_equal(old, new, strict)  # equal containers: nothing to report
+    if kind_old is kind_new:
+        if old == new or (kind_old is float and math.isnan(old) and math.isnan(new)):
+            return True
+        out.append((segments, "changed", old, new))
+        return True
+    if not strict and _numbers(old, new):
+        if old != new:  # 1 vs 1.0 is equal by value
+            out.append((segments, "changed", old, new))
+        return True
+    out.append((segments, "type_changed", old, new))
+    return True
 
 
 def _number_type_swaps(a: Any, b: Any, segments: list[Any]) -> Iterable[tuple[list[Any], Any, Any]]:

@@ -1,0 +1,372 @@
+"""Replay is offline in every thread: the socket guard.
+
+While a test must run offline (replay from its snapshot, or CI with no usable
+snapshot) every thread, event loop and HTTP client of the process reaches
+loopback and ``allowed_hosts`` only; anything else fails with
+:class:`agentsnap.NetworkBlockedError` naming the host and the remedy, before
+a DNS query or a SYN leaves the machine. Outside those tests the guard is not
+installed at all.
+
+Addresses used: ``192.0.2.1`` (TEST-NET-1, RFC 5737: never routed) and names
+under ``.invalid`` / real provider hosts, whose lookups the guard must stop
+before they happen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import concurrent.futures
+import socket
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentsnap import AgentAsserter, NetworkBlockedError, Snapshot, SnapshotStore, config
+from agentsnap.capture import Recording, guard
+from agentsnap.replay import Cassette
+
+pytest_plugins = ["pytester"]
+
+BLACKHOLE = ("192.0.2.1", 9)
+CI_MARKERS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
+_SOCKET_ATTRS = ("getaddrinfo", "gethostbyname", "gethostbyname_ex")
+_METHODS = ("connect", "connect_ex", "sendto")
+
+
+@pytest.fixture(autouse=True)
+def _pristine_sockets() -> Iterator[None]:
+    """Each test starts and ends with the socket module untouched (set up before, and
+    torn down after, the test's own monkeypatch)."""
+    before_mod = {name: getattr(socket, name) for name in _SOCKET_ATTRS}
+    before_cls = {name: socket.socket.__dict__.get(name) for name in _METHODS}
+    yield
+    assert not guard.active(), "a test left the guard on"
+    guard.configure(())
+    for name, value in before_mod.items():
+        setattr(socket, name, value)
+    for name, value in before_cls.items():
+        if value is None:
+            if name in socket.socket.__dict__:
+                delattr(socket.socket, name)
+        else:
+            setattr(socket.socket, name, value)
+
+
+@pytest.fixture(autouse=True)
+def _local_not_ci(_pristine_sockets: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in CI_MARKERS:
+        monkeypatch.delenv(var, raising=False)
+
+
+def _connect(address: tuple[str, int] = BLACKHOLE) -> None:
+    sock = socket.socket(socket.AF_INET6 if ":" in address[0] else socket.AF_INET, socket.SOCK_STREAM)
+    sock.settimeout(0.3)
+    try:
+        sock.connect(address)
+    finally:
+        sock.close()
+
+
+_GROUPS = tuple(t for t in (getattr(builtins, "BaseExceptionGroup", None),) if t is not None)
+
+
+def _assert_blocked(exc: BaseException, host: str) -> None:
+    while _GROUPS and isinstance(exc, _GROUPS) and len(exc.exceptions) == 1:  # type: ignore[attr-defined]  # anyio's happy eyeballs
+        exc = exc.exceptions[0]  # type: ignore[attr-defined]
+    assert isinstance(exc, NetworkBlockedError), f"not blocked by agentsnap: {exc!r}"
+    text = str(exc)
+    assert host in text and "allowed_hosts" in text and "--agentsnap-record" in text
+    assert "\n" not in text
+
+
+def _not_blocked(fn: Any) -> None:
+    """Runs ``fn``; whatever happens (connected, refused, timed out), agentsnap did not block it."""
+    try:
+        fn()
+    except BaseException as exc:  # noqa: BLE001
+        assert not isinstance(exc, NetworkBlockedError), exc
+
+
+def _raises_blocked(fn: Any, host: str) -> None:
+    with pytest.raises(BaseException) as info:
+        fn()
+    _assert_blocked(info.value, host)
+
+
+# --------------------------------------------------------------------------- every path out
+
+
+def test_main_thread_connect_and_connect_ex_are_refused() -> None:
+    with guard.guarded("testing"):
+        _raises_blocked(_connect, "192.0.2.1:9")
+        sock = socket.socket()
+        try:
+            _raises_blocked(lambda: sock.connect_ex(BLACKHOLE), "192.0.2.1")
+        finally:
+            sock.close()
+        _raises_blocked(lambda: socket.create_connection(BLACKHOLE, timeout=0.3), "192.0.2.1")
+
+
+def test_dns_lookups_are_refused_before_any_query(monkeypatch: pytest.MonkeyPatch) -> None:
+    looked_up: list[Any] = []
+    real = socket.getaddrinfo
+
+    def spy(host: Any, *args: Any, **kwargs: Any) -> Any:
+        looked_up.append(host)
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", spy)
+    with guard.guarded("testing"):
+        _raises_blocked(lambda: socket.getaddrinfo("api.openai.com", 443), "api.openai.com:443")
+        _raises_blocked(lambda: socket.gethostbyname("generativelanguage.googleapis.com"), "generativelanguage.googleapis.com")
+        _raises_blocked(lambda: socket.create_connection(("api.anthropic.com", 443), timeout=0.3), "api.anthropic.com")
+        _raises_blocked(lambda: urllib.request.urlopen("http://example.invalid/", timeout=0.3), "example.invalid")
+        assert socket.getaddrinfo("localhost", 80)  # loopback names resolve
+    assert looked_up == ["localhost"]  # nothing else reached the resolver
+
+
+def test_worker_threads_are_guarded_too() -> None:
+    with guard.guarded("testing"), concurrent.futures.ThreadPoolExecutor(4) as pool:
+        futures = [pool.submit(_connect), pool.submit(socket.getaddrinfo, "api.groq.com", 443)]
+        errors = [f.exception() for f in futures]
+    _assert_blocked(errors[0], "192.0.2.1")  # type: ignore[arg-type]
+    _assert_blocked(errors[1], "api.groq.com")  # type: ignore[arg-type]
+
+
+def test_asyncio_connections_and_lookups_are_guarded() -> None:
+    async def by_name() -> Any:
+        return await asyncio.wait_for(asyncio.open_connection("api.mistral.ai", 443), 2)
+
+    async def by_address() -> Any:
+        return await asyncio.wait_for(asyncio.open_connection(*BLACKHOLE), 2)
+
+    async def raw_socket() -> Any:
+        loop = asyncio.get_running_loop()
+        sock = socket.socket()
+        sock.setblocking(False)
+        try:
+            await asyncio.wait_for(loop.sock_connect(sock, BLACKHOLE), 2)
+        finally:
+            sock.close()
+
+    with guard.guarded("testing"):
+        for make, host in ((by_name, "api.mistral.ai"), (by_address, "192.0.2.1"), (raw_socket, "192.0.2.1")):
+            _raises_blocked(lambda make=make: asyncio.run(make()), host)
+
+
+def test_http_clients_and_sdk_retries_do_not_swallow_the_error() -> None:
+    import httpx
+    import openai
+
+    with guard.guarded("testing"):
+        _raises_blocked(lambda: httpx.get("https://api.cohere.com/v2/models", timeout=1), "api.cohere.com")
+        _raises_blocked(lambda: asyncio.run(httpx.AsyncClient(timeout=1).get("https://192.0.2.1/")), "192.0.2.1")
+        # an SDK request agentsnap does not recognise (custom User-Agent) is not served by replay:
+        # it reaches the socket layer, and the SDK's retry loop does not turn the error into APIConnectionError
+        client = openai.OpenAI(api_key="sk-x", default_headers={"User-Agent": "my-agent/1.0"}, max_retries=3, timeout=1)
+        _raises_blocked(lambda: client.models.list(), "api.openai.com")
+
+
+def test_loopback_and_fake_servers_stay_reachable() -> None:
+    import httpx
+
+    from tests.fake_provider import FakeOpenAI, text_reply
+
+    with FakeOpenAI() as fake, guard.guarded("testing"):
+        fake.script(text_reply("hi"))
+        reply = httpx.post(f"{fake.base_url}/chat/completions", json={"model": "m", "messages": []}, timeout=5)
+        assert reply.json()["choices"][0]["message"]["content"] == "hi"
+        port = fake.port
+        httpx.get(f"http://localhost:{port}/nothing", timeout=5)  # by name
+        for host in ("127.0.0.1", "127.1.2.3", "0.0.0.0"):
+            with pytest.raises(OSError) as info:
+                _connect((host, 1))  # refused by the OS, not by agentsnap
+            assert not isinstance(info.value, NetworkBlockedError)
+        assert guard.host_allowed("::1") and guard.host_allowed("::ffff:127.0.0.1") and guard.host_allowed("[::1]")
+        assert guard.host_allowed("svc.localhost") and not guard.host_allowed("localhost.example.com")
+        unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # local IPC is never network
+        with pytest.raises(OSError):
+            unix.connect("/nonexistent/agentsnap.sock")
+        unix.close()
+
+
+def test_allowed_hosts_names_globs_addresses_and_networks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.agentsnap]\nallowed_hosts = ["db.internal", "*.svc.cluster.local", "10.1.2.3", "172.16.0.0/12"]\n', encoding="utf-8"
+    )
+    settings = config.load(tmp_path, env={})
+    assert settings.allowed_hosts == ["db.internal", "*.svc.cluster.local", "10.1.2.3", "172.16.0.0/12"]
+    reached: list[Any] = []
+
+    def fake_connect(self: socket.socket, address: Any) -> None:
+        reached.append(address[0])
+
+    def fake_getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("10.99.0.7", port))]
+
+    monkeypatch.setattr(socket.socket, "connect", fake_connect)
+    monkeypatch.setattr(socket, "getaddrinfo", fake_getaddrinfo)
+    with guard.guarded("testing"):
+        for host in ("10.1.2.3", "172.20.1.1"):
+            _connect((host, 5432))
+        assert socket.getaddrinfo("redis.svc.cluster.local", 6379)[0][4][0] == "10.99.0.7"
+        _connect(("10.99.0.7", 6379))  # an address an allowed name resolved to
+        socket.getaddrinfo("db.internal", 5432)
+        _raises_blocked(lambda: socket.getaddrinfo("db.external", 5432), "db.external")
+        _raises_blocked(lambda: _connect(("10.1.2.4", 5432)), "10.1.2.4")
+    assert reached == ["10.1.2.3", "172.20.1.1", "10.99.0.7"]
+    with pytest.raises(ValueError, match="allowed_hosts"):
+        config.load(tmp_path, env={}, overrides={"allowed_hosts": [""]})
+
+
+# --------------------------------------------------------------------------- when it is on
+
+
+def _replay_recording() -> Recording:
+    return Recording("replay", cassette=Cassette([]))
+
+
+def test_only_replay_and_blocked_recordings_turn_it_on_and_it_comes_off_after() -> None:
+    originals = {name: getattr(socket, name) for name in _SOCKET_ATTRS}
+    with Recording("capture"):
+        assert not guard.active()
+        assert "connect" not in socket.socket.__dict__
+    with Recording("replay", block="CI, no snapshot"):
+        assert guard.active()
+        with pytest.raises(BaseException) as info:
+            _connect()
+        assert "this is CI and the test has no usable snapshot" in str(info.value)
+    rec = _replay_recording().start()
+    assert guard.active()
+    rec.stop()
+    rec.stop()  # twice: harmless
+    assert not guard.active()
+    assert all(name not in socket.socket.__dict__ for name in _METHODS)  # removed, not merely disabled
+    assert {name: getattr(socket, name) for name in _SOCKET_ATTRS} == originals
+
+
+def test_nested_and_out_of_order_scopes() -> None:
+    outer = guard.activate("outer")
+    inner = guard.activate("inner")
+    guard.deactivate(outer)
+    assert guard.active()
+    _raises_blocked(_connect, "192.0.2.1")
+    guard.deactivate(inner)
+    guard.deactivate(inner)  # unknown token: ignored
+    assert not guard.active()
+
+
+def test_other_patches_on_top_are_never_clobbered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another plugin patches socket.connect while the guard is on, and undoes it after the guard is gone."""
+    calls: list[Any] = []
+    token = guard.activate("testing")
+    ours = socket.socket.__dict__["connect"]
+
+    def theirs(self: socket.socket, address: Any) -> Any:
+        calls.append(address)
+        return ours(self, address)
+
+    with monkeypatch.context() as m:
+        m.setattr(socket.socket, "connect", theirs)
+        guard.deactivate(token)
+        assert socket.socket.__dict__["connect"] is theirs  # left alone
+        with pytest.raises(OSError) as info:
+            _connect(("127.0.0.1", 1))
+        assert not isinstance(info.value, NetworkBlockedError)
+        _not_blocked(_connect)  # the guard is off: our wrapper, still in their chain, does nothing
+    # their undo put our (inert) wrapper back; the next activation reuses it
+    with guard.guarded("again"):
+        _raises_blocked(_connect, "192.0.2.1")
+    assert len(calls) == 2
+
+
+def test_replay_blocks_in_the_python_api(tmp_path: Path) -> None:
+    SnapshotStore(tmp_path).save(Snapshot(name="offline", trace=[], approved=True))
+    with pytest.raises(BaseException) as info, AgentAsserter("offline", snapshot_dir=tmp_path, mode="replay"):
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            pool.submit(_connect).result()
+    _assert_blocked(info.value, "192.0.2.1")
+    assert "replays from its snapshot" in str(info.value)
+    assert not guard.active()
+
+
+# --------------------------------------------------------------------------- through pytest
+
+
+TEST_FILE = """
+import asyncio, socket, threading
+import pytest
+from agentsnap.capture import guard
+
+def connect(host="192.0.2.1", port=9):
+    s = socket.socket(); s.settimeout(0.3)
+    try:
+        s.connect((host, port))
+    finally:
+        s.close()
+
+def test_replayed_main_thread():
+    assert guard.active()
+    connect()
+
+def test_replayed_worker_thread():
+    errors = []
+    def work():
+        try:
+            socket.getaddrinfo("api.openai.com", 443)
+        except BaseException as exc:
+            errors.append(exc)
+    t = threading.Thread(target=work); t.start(); t.join()
+    raise errors[0]
+
+def test_replayed_asyncio():
+    asyncio.run(asyncio.open_connection("api.anthropic.com", 443))
+
+def test_replayed_loopback_is_fine():
+    srv = socket.create_server(("127.0.0.1", 0))
+    socket.create_connection(srv.getsockname()).close()
+    srv.close()
+
+def test_allowed_host_passes_the_guard():
+    try:
+        connect("198.51.100.7")  # may connect, time out or be unreachable: not agentsnap's business
+    except BaseException as exc:
+        assert type(exc).__name__ != "NetworkBlockedError", exc
+
+def test_no_snapshot_here():
+    assert guard.active() is GUARD_EXPECTED
+"""
+
+
+def _snapshot_for(root: Path, nodeid: str) -> None:
+    SnapshotStore(root).save(Snapshot(name=nodeid, trace=[], approved=True))
+
+
+def test_pytest_replay_guards_each_test_that_replays(pytester: pytest.Pytester) -> None:
+    pytester.makepyprojecttoml('[tool.agentsnap]\nallowed_hosts = ["198.51.100.7"]\n')
+    pytester.makepyfile(test_guarded=TEST_FILE.replace("GUARD_EXPECTED", "False"))
+    root = pytester.path / "__agent_snapshots__"
+    for name in ("main_thread", "worker_thread", "asyncio", "loopback_is_fine"):
+        _snapshot_for(root, f"test_guarded.py::test_replayed_{name}")
+    _snapshot_for(root, "test_guarded.py::test_allowed_host_passes_the_guard")
+    result = pytester.runpytest_subprocess("--agentsnap-replay", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3, failed=3)
+    out = result.stdout.str()
+    assert "agentsnap: blocked a connection to 192.0.2.1:9: the test replays from its snapshot" in out
+    assert "agentsnap: blocked a DNS lookup of api.openai.com:443" in out
+    assert "agentsnap: blocked a DNS lookup of api.anthropic.com:443" in out
+
+
+def test_pytest_ci_without_a_snapshot_is_guarded(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytester.makepyfile(test_guarded=TEST_FILE.replace("GUARD_EXPECTED", "True"))
+    args = ("--agentsnap-instrument", "-p", "no:cacheprovider", "-k", "no_snapshot or main_thread")
+    # (locally a missing snapshot is captured live, with no guard: test_no_snapshot_here in the replay run above)
+    monkeypatch.setenv("CI", "true")
+    ci = pytester.runpytest_subprocess(*args)
+    ci.assert_outcomes(passed=1, failed=1)
+    assert "agentsnap: blocked a connection to 192.0.2.1:9: this is CI and the test has no usable snapshot" in ci.stdout.str()
+    assert not (pytester.path / "__agent_snapshots__").exists()
