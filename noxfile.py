@@ -62,3 +62,17 @@ def docs(session: nox.Session) -> None:
     """Build the documentation site with mkdocs-material; any warning fails it."""
     session.install("-e", ".[docs]")
     session.run("mkdocs", "build", "--strict", "--site-dir", "site", env={"NO_MKDOCS_2_WARNING": "1"})
+
+
+@nox.session(python=PYTHONS)
+def fuzz(session: nox.Session) -> None:
+    """Coverage-guided fuzzing (atheris) of the snapshot loader and the stream reassembler, bounded in time.
+
+    `nox -s fuzz -- 300` gives each target 300 s. A crashing input is kept in
+    tests/fuzz/crashes/ and replayed by the tests.
+    """
+    session.install("-e", ".[dev]", "atheris")
+    seconds = session.posargs[0] if session.posargs else "60"
+    for target in ("loader", "sse"):
+        session.run("python", "tests/fuzz/run.py", target, "--seconds", seconds)
+    session.run("pytest", "tests/fuzz", "-q", "-p", "no:cacheprovider")

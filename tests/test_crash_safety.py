@@ -1,11 +1,17 @@
 """Crash safety: SIGKILL at any moment leaves every snapshot old or new, never half.
 
-A child process rewrites a set of snapshots (each several hundred KB, so a
-write takes a while) from one version to the other; the test kills it with
-SIGKILL at a random moment, then checks that every snapshot file parses and
-holds either the old or the new content. Repeated with alternating versions,
-so every round has something to tear. Once through the store directly (many
-rounds, cheap), once through ``pytest --agentsnap-record`` (the real path).
+A child process rewrites a set of snapshots (each several hundred KB) from
+one version to the other and is killed with SIGKILL; then every snapshot
+file must parse and hold either the old or the new content. Three ways:
+
+* at random moments, repeated with alternating versions (the brief's
+  "kill it mid-write, repeated");
+* at *every step* of a write: the child kills itself just before the k-th
+  file operation (open, write, flush, fsync, chmod, rename, close …) made
+  inside the store's write (``_atomic_write``), for each k — so a window
+  between truncating and writing, or between writing and renaming, cannot be
+  missed by luck;
+* through ``pytest --agentsnap-record`` (the real path), at random moments.
 
 Leftover temporary files (``.<name>.*.tmp``) are allowed: they are never read
 as snapshots.
@@ -34,7 +40,7 @@ pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SI
 REPO = Path(__file__).resolve().parent.parent
 N_SNAPSHOTS = 6
 SIZE = 400_000
-ROUNDS = 12
+ROUNDS = 8
 
 WRITER = textwrap.dedent(
     """
@@ -49,12 +55,32 @@ WRITER = textwrap.dedent(
                         trace=[{"type": "llm_call", "step": 0, "response": text, "exchange": exchange}])
 
     root, version, n, size = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    kill_at = int(sys.argv[5]) if len(sys.argv) > 5 else -1  # -2: count the steps of the writes
     store = SnapshotStore(root)
+    steps = [0]
+    if kill_at != -1:  # step through the store's writes: every file operation _atomic_write makes
+        import os, signal
+        import agentsnap.snapshot as snapshot_module
+        real = snapshot_module._atomic_write
+        effects = {"open", "write", "writelines", "flush", "fsync", "fdatasync", "replace", "rename", "fchmod", "chmod", "close",
+                   "truncate", "ftruncate", "unlink", "remove", "mkdir", "makedirs", "link", "symlink"}
+        def profile(frame, event, arg):  # before every call with an effect on files, at any depth
+            if event == "c_call" and getattr(arg, "__name__", "") in effects:
+                if steps[0] == kill_at:
+                    os.kill(os.getpid(), signal.SIGKILL)
+                steps[0] += 1
+        def stepped(*args, **kwargs):
+            sys.setprofile(profile)
+            try:
+                return real(*args, **kwargs)
+            finally:
+                sys.setprofile(None)
+        snapshot_module._atomic_write = stepped
     print("ready", flush=True)
     started = time.monotonic()
     for i in range(n):
         store.save(make(i, version, size))
-    print("done", time.monotonic() - started, flush=True)
+    print("done", time.monotonic() - started, steps[0], flush=True)
     """
 )
 
@@ -63,14 +89,15 @@ def _names(n: int = N_SNAPSHOTS) -> list[str]:
     return [f"tests/test_crash.py::test_agent[{i}]" for i in range(n)]
 
 
-def _run_writer(script: Path, root: Path, version: str, kill_after: float | None) -> float | None:
+def _run_writer(script: Path, root: Path, version: str, kill_after: float | None, *extra: str) -> float | None:
     """Run the writer; SIGKILL it ``kill_after`` seconds after it starts writing. Returns its write time when not killed."""
-    proc = subprocess.Popen([sys.executable, str(script), str(root), version, str(N_SNAPSHOTS), str(SIZE)], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, str(script), str(root), version, str(N_SNAPSHOTS), str(SIZE), *extra], stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     assert proc.stdout.readline().strip() == "ready"
     if kill_after is None:
         out, _ = proc.communicate(timeout=120)
-        return float(out.split()[-1])
+        assert proc.returncode in (0, -signal.SIGKILL), out
+        return float(out.split()[1]) if out.startswith("done") else None
     time.sleep(kill_after)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
@@ -120,6 +147,23 @@ def test_sigkill_during_saves_never_leaves_a_torn_snapshot(tmp_path: Path) -> No
     assert mixed, f"no kill landed between two saves ({states}); the test did not exercise anything"
 
 
+def test_sigkill_at_every_step_of_a_write_never_leaves_a_torn_snapshot(tmp_path: Path) -> None:
+    script = tmp_path / "writer.py"
+    script.write_text(WRITER, encoding="utf-8")
+    ref_a, ref_b, _ = _references(tmp_path, script)
+    root = tmp_path / "snaps"
+    _run_writer(script, root, "A", None)
+    proc = subprocess.run([sys.executable, str(script), str(tmp_path / "count"), "B", "1", str(SIZE), "-2"], capture_output=True, text=True, timeout=120)
+    steps_per_save = int(proc.stdout.split()[-1])
+    assert steps_per_save >= 5, proc.stdout
+    version = "B"
+    for kill_at in range(steps_per_save + 1):  # the first save's every step, then one past its end
+        _run_writer(script, root, version, None, str(kill_at))
+        old, new = _check_old_or_new(root, ref_a, ref_b, _names())
+        if old == 0 or new == 0:  # everything moved over (or nothing did): alternate, so the next kill has something to tear
+            version = "A" if version == "B" else "B"
+
+
 RECORD_TEST = textwrap.dedent(
     """
     import os
@@ -160,11 +204,12 @@ def test_sigkill_during_pytest_record_never_leaves_a_torn_snapshot(tmp_path: Pat
     names = [f"test_crash.py::test_agent[{i}]" for i in range(5)]
 
     def record(mark: str, kill_after: float | None) -> float:
-        env = dict(os.environ, PYTHONPATH=str(REPO), CRASH_MARK=mark, CRASH_READY=str(ready))
+        # only agentsnap's plugin: a quicker start, so more of the run is the recording itself
+        env = dict(os.environ, PYTHONPATH=str(REPO), CRASH_MARK=mark, CRASH_READY=str(ready), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
         for var in ("CI", "GITHUB_ACTIONS", "AGENTSNAP_MODE", "AGENTSNAP_RECORD"):
             env.pop(var, None)
         ready.unlink(missing_ok=True)
-        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "--agentsnap-record", "test_crash.py"]
+        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "agentsnap.pytest_plugin", "-p", "no:cacheprovider", "--agentsnap-record", "test_crash.py"]
         proc = subprocess.Popen(cmd, cwd=project, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         while not ready.exists() and proc.poll() is None:
             time.sleep(0.005)
@@ -183,7 +228,7 @@ def test_sigkill_during_pytest_record_never_leaves_a_torn_snapshot(tmp_path: Pat
     # version B differs only in the reply's filler (ids derive from the request, which is the same)
     refs = {"A": {n: json.loads(t) for n, t in ref_a.items()}, "B": {n: json.loads(t.replace("A" * 300_000, "B" * 300_000)) for n, t in ref_a.items()}}
     rng = random.Random(99)
-    for round_ in range(3):
+    for round_ in range(2):
         record("B" if round_ % 2 == 0 else "A", rng.uniform(0.05, run_time))
         _check_old_or_new(project / "snaps", refs["A"], refs["B"], names)
 

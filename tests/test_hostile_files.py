@@ -206,8 +206,13 @@ def _ask():
 PYTEST_KINDS = ("truncated", "conflict", "version", "name")
 
 
+#: the child pytest loads agentsnap's plugin only (PYTEST_DISABLE_PLUGIN_AUTOLOAD): a quicker start
+ONLY_AGENTSNAP = ("-p", "agentsnap.pytest_plugin", "-p", "no:cacheprovider")
+
+
 def _agent_project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     monkeypatch.setenv("PYTHONPATH", str(REPO))
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     body = AGENT_TEST + "".join(f"def test_{kind}():\n    assert _ask() == 'fresh answer'\n\n" for kind in PYTEST_KINDS)
     pytester.makepyfile(test_agent=body)
     store = SnapshotStore(pytester.path / "__agent_snapshots__")
@@ -224,7 +229,7 @@ def _agent_project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -
 def test_pytest_reports_each_broken_file_on_one_line_and_keeps_it(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
     paths = _agent_project(pytester, monkeypatch)
     before = {k: p.read_bytes() for k, p in paths.items()}
-    result = pytester.runpytest_subprocess(mode, "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess(*ONLY_AGENTSNAP, mode)
     result.assert_outcomes(failed=len(PYTEST_KINDS))
     out = result.stdout.str()
     for kind, path in paths.items():
@@ -235,7 +240,7 @@ def test_pytest_reports_each_broken_file_on_one_line_and_keeps_it(pytester: pyte
 
 def test_pytest_force_replaces_broken_files_with_the_new_recording(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     paths = _agent_project(pytester, monkeypatch)
-    result = pytester.runpytest_subprocess("--agentsnap-record", "--agentsnap-force", "-p", "no:cacheprovider", "-W", "ignore::UserWarning")
+    result = pytester.runpytest_subprocess(*ONLY_AGENTSNAP, "--agentsnap-record", "--agentsnap-force", "-W", "ignore::UserWarning")
     result.assert_outcomes(passed=len(PYTEST_KINDS))
     for kind, path in paths.items():
         snap = SnapshotStore.read_file(path, expected_name=f"test_agent.py::test_{kind}")

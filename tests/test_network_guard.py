@@ -346,14 +346,19 @@ def _snapshot_for(root: Path, nodeid: str) -> None:
     SnapshotStore(root).save(Snapshot(name=nodeid, trace=[], approved=True))
 
 
-def test_pytest_replay_guards_each_test_that_replays(pytester: pytest.Pytester) -> None:
+#: the child pytest loads agentsnap's plugin only (PYTEST_DISABLE_PLUGIN_AUTOLOAD): a quicker start
+ONLY_AGENTSNAP = ("-p", "agentsnap.pytest_plugin", "-p", "no:cacheprovider")
+
+
+def test_pytest_replay_guards_each_test_that_replays(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     pytester.makepyprojecttoml('[tool.agentsnap]\nallowed_hosts = ["198.51.100.7"]\n')
     pytester.makepyfile(test_guarded=TEST_FILE.replace("GUARD_EXPECTED", "False"))
     root = pytester.path / "__agent_snapshots__"
     for name in ("main_thread", "worker_thread", "asyncio", "loopback_is_fine"):
         _snapshot_for(root, f"test_guarded.py::test_replayed_{name}")
     _snapshot_for(root, "test_guarded.py::test_allowed_host_passes_the_guard")
-    result = pytester.runpytest_subprocess("--agentsnap-replay", "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess(*ONLY_AGENTSNAP, "--agentsnap-replay")
     result.assert_outcomes(passed=3, failed=3)
     out = result.stdout.str()
     assert "agentsnap: blocked a connection to 192.0.2.1:9: the test replays from its snapshot" in out
@@ -363,7 +368,8 @@ def test_pytest_replay_guards_each_test_that_replays(pytester: pytest.Pytester) 
 
 def test_pytest_ci_without_a_snapshot_is_guarded(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     pytester.makepyfile(test_guarded=TEST_FILE.replace("GUARD_EXPECTED", "True"))
-    args = ("--agentsnap-instrument", "-p", "no:cacheprovider", "-k", "no_snapshot or main_thread")
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    args = (*ONLY_AGENTSNAP, "--agentsnap-instrument", "-k", "no_snapshot or main_thread")
     # (locally a missing snapshot is captured live, with no guard: test_no_snapshot_here in the replay run above)
     monkeypatch.setenv("CI", "true")
     ci = pytester.runpytest_subprocess(*args)

@@ -37,7 +37,10 @@ from agentsnap.scrub import (
     scrub_value,
 )
 
-pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning"),
+    pytest.mark.filterwarnings("ignore:The `__fields__` attribute is deprecated:DeprecationWarning"),  # cohere's SDK on pydantic 2
+]
 
 CI_MARKERS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
 

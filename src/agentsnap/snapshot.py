@@ -395,11 +395,12 @@ class SnapshotStore:
                     raise
                 old = None
             if isinstance(old, dict) and same_content(old, new):
+                write_blobs(new, self.root)  # side files first: a snapshot never names a missing one
                 return path
             if isinstance(old, dict) and isinstance(old.get("created_at"), str) and old["created_at"]:
                 snapshot.created_at = new["created_at"] = old["created_at"]
         snapshot.updated_at = new["updated_at"] = _now()
-        write_blobs(new, self.root)
+        write_blobs(new, self.root)  # side files first: a snapshot never names a missing one
         _atomic_write(path, dumps(new))
         return path
 
