@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import nox
 
 nox.options.sessions = ["tests", "examples"]
@@ -76,3 +78,16 @@ def fuzz(session: nox.Session) -> None:
     for target in ("loader", "sse"):
         session.run("python", "tests/fuzz/run.py", target, "--seconds", seconds)
     session.run("pytest", "tests/fuzz", "-q", "-p", "no:cacheprovider")
+
+
+@nox.session(python=PYTHONS)
+def bench(session: nox.Session) -> None:
+    """The benchmarks (issue 7): every row next to its baseline; rewrites bench/RESULTS.md.
+
+    agentsnap 0.5.1 shares our import name, so bench/run.py puts it in a venv of
+    its own next to this session's and drives it as a worker process.
+    """
+    session.install("-e", ".[openai,anthropic,groq,semantic]", "pytest-xdist", "vcrpy",
+                    "opentelemetry-instrumentation-openai", "opentelemetry-sdk")
+    legacy = Path(session.virtualenv.location).parent / "bench-agentsnap-0.5.1"
+    session.run("python", "bench/run.py", "--legacy-venv", str(legacy), *session.posargs)

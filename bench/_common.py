@@ -270,7 +270,13 @@ def have(*modules: str) -> list[str]:
     """The modules of ``modules`` that cannot be imported (empty: all present)."""
     import importlib.util
 
-    return [m for m in modules if importlib.util.find_spec(m) is None]
+    def missing(name: str) -> bool:
+        try:
+            return importlib.util.find_spec(name) is None
+        except (ImportError, ValueError):  # a parent package is missing
+            return True
+
+    return [m for m in modules if missing(m)]
 
 
 # --------------------------------------------------------------------------- results

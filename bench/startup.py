@@ -61,6 +61,14 @@ def _collect(suite: Path, extra: list[str], env: dict[str, str]) -> float:
     return elapsed
 
 
+def _plugins(env: dict[str, str]) -> str:
+    """The pytest plugins this environment autoloads (entry points), by distribution."""
+    code = ("import importlib.metadata as m; print(', '.join(sorted({(e.dist.name if e.dist else e.name) "
+            "for e in m.entry_points(group='pytest11')})))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
+    return done.stdout.strip() or "none found"
+
+
 def run(ctx: Ctx) -> Section:
     sec = Section("5", "pytest start-up: 500-test suite, plugin installed and inactive vs `-p no:agentsnap`")
     root = ctx.scratch / "row5"
@@ -110,9 +118,8 @@ def run(ctx: Ctx) -> Section:
     ours = sorted(m for m in with_plugin if m == "agentsnap" or m.startswith("agentsnap."))
     sec.add(f"{rounds} rounds, each a fresh `python -m pytest --collect-only -q` of {FILES * PER_FILE} tests per configuration, "
             "the configurations rotating; wall time of the process, median [min–max]. Added time is taken per round. "
-            "*as installed*: every plugin of this environment autoloads (here also those of the packages it holds, e.g. "
-            "hypothesis, langsmith); *alone*: `PYTEST_DISABLE_PLUGIN_AUTOLOAD=1`, agentsnap's plugin loaded with "
-            "`-p agentsnap.pytest_plugin`, against bare pytest.", "")
+            f"*as installed*: every plugin of this environment autoloads ({_plugins(env)}); *alone*: "
+            "`PYTEST_DISABLE_PLUGIN_AUTOLOAD=1`, agentsnap's plugin loaded with `-p agentsnap.pytest_plugin`, against bare pytest.", "")
     sec.table(["configuration", "with agentsnap (inactive)", "without", "added by agentsnap"], [
         ["as installed (`-p no:agentsnap` to leave it out)", fmt_times(times["plugin"]), fmt_times(times["none"]),
          f"{fmt_time(median(added))} [{fmt_time(min(added))} to {fmt_time(max(added))}]"],
