@@ -6,6 +6,7 @@ provider codecs load on first use)::
     from agentsnap import AgentRecorder, AgentAsserter, SnapshotStore, Snapshot
     from agentsnap import AgentRegressionError, SnapshotNotFoundError, ReplayMissError
     from agentsnap import wrap            # explicit adapters: see agentsnap.adapters
+    from agentsnap import check, extract_tool_calls   # the one-line form
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ __all__ = [
     "compute_diff",
     "LLMJudge",
     "wrap",
+    "check",
+    "extract_tool_calls",
     "AgentRegressionError",
     "SnapshotNotFoundError",
     "SnapshotFormatError",
@@ -63,6 +66,14 @@ def __getattr__(name: str) -> Any:  # PEP 562: keep the diff layer out of import
         from .judge import LLMJudge
 
         return LLMJudge
+    if name == "check":  # module agentsnap.checking: a submodule named `check` would shadow this function
+        from .checking import check
+
+        return check
+    if name == "extract_tool_calls":
+        from .extract import extract_tool_calls
+
+        return extract_tool_calls
     if name == "wrap":  # the adapters import wrapt: loaded on first use
         from .adapters import wrap
 

@@ -25,7 +25,7 @@ import os
 import warnings
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping
 
 import pytest
 
@@ -102,8 +102,30 @@ class AgentsnapSession:
             rec.load_error = exc  # type: ignore[attr-defined]
             self._active[name] = (rec.start(), None)
             return
-        rec = open_recording(golden, self.settings, mode=self.settings.mode, name=name, path=self.store.path_for(name))
+        served = self._with_later_snapshots(name, golden) if golden is not None and self.settings.mode == "replay" else golden
+        rec = open_recording(served, self.settings, mode=self.settings.mode, name=name, path=self.store.path_for(name))
         self._active[name] = (rec.start(), golden)
+
+    def _with_later_snapshots(self, name: str, golden: Any) -> Any:
+        """The golden whose recordings replay serves: with those of ``name-2``, ``name-3`` … appended.
+
+        A test that calls the ``snapshot(actual)`` form more than once stores
+        each part's LLM calls in its own snapshot; replay serves them all, in order.
+        """
+        import dataclasses
+
+        trace = list(golden.trace)
+        index = 2
+        while True:
+            try:
+                later = self.store.load(f"{name}-{index}")
+            except SnapshotFormatError:
+                break  # the block that owns it reports the broken file
+            if later is None:
+                break
+            trace += later.trace
+            index += 1
+        return golden if index == 2 else dataclasses.replace(golden, trace=trace)
 
     def stop_test(self, item: pytest.Item) -> tuple[Any, Any] | None:
         entry = self._active.pop(item.nodeid, None)
@@ -300,6 +322,48 @@ class SnapshotFixture:
         self._node_id = request.node.nodeid
         self._session = session
         self._unnamed = 0
+        self._exchanges_taken = 0
+
+    def __call__(self, actual: Any, *, min_score: float = 1.0, weights: Mapping[str, float] | None = None,
+                 strict: bool = False, name: str | None = None) -> Any:
+        """Snapshot the tool calls in ``actual``; return the ``DiffReport`` once an approved snapshot was compared.
+
+        ``actual``: a provider response object, a LangGraph state or message
+        list, or a list of ``{"tool": name, "args": {...}}`` dicts (see
+        :func:`agentsnap.extract.extract_tool_calls`). ``name`` defaults to the
+        test's node id (``-2``, ``-3`` … for later unnamed snapshots in the
+        same test). ``min_score`` (0..1, default 1.0: the same calls and
+        arguments), ``weights`` and ``strict``: as for
+        :func:`agentsnap.check`. Follows the snapshot state table: ``None``
+        for a new, pending or re-recorded snapshot (in CI a missing or
+        pending one fails); raises :class:`~agentsnap.AgentRegressionError`
+        on drift.
+
+        Under ``--agentsnap-instrument`` the LLM calls the test made since its
+        previous snapshot are stored with the calls, so ``--agentsnap-replay``
+        serves them offline on the next run.
+        """
+        from .checking import check_tool_calls
+
+        snap_name = self._name(name)
+        settings = self._session.settings
+        return check_tool_calls(snap_name, actual, store=self._session.store, settings=settings, mode=settings.mode,
+                                min_score=min_score, weights=weights, strict=strict,
+                                llm_steps=self._llm_steps(), on_outcome=self._session.count)
+
+    def _llm_steps(self) -> list[dict[str, Any]]:
+        """The llm_call/http steps of the exchanges this test's auto-recording captured since the last call."""
+        entry = self._session._active.get(self._node_id)
+        if entry is None:
+            return []
+        from .trace import Trace
+
+        recording = entry[0]
+        exchanges = list(recording.trace.exchanges)
+        part = Trace()
+        part.exchanges = exchanges[self._exchanges_taken:]
+        self._exchanges_taken = len(exchanges)
+        return [step for step in part.steps() if step.get("type") != "tool_call"]
 
     def _name(self, name: str | None) -> str:
         self._session.claimed.add(self._node_id)

@@ -124,6 +124,7 @@ def compute_diff(
     strict: bool = False,
     weights: Mapping[str, float] | None = None,
     min_score: float | None = None,
+    gate: str = "checks",
 ) -> DiffReport:
     """Compare a new snapshot with its golden on every layer; return a :class:`DiffReport`.
 
@@ -215,6 +216,11 @@ def compute_diff(
             components are :data:`agentsnap.diff.report.COMPONENTS`, unnamed
             ones keep weight 1.0.
         min_score: run the ``"score"`` check with this minimum in [0, 1].
+        gate: ``"checks"`` (default): every check above decides; ``"score"``:
+            only the ``"score"`` check does (the one-line ``snapshot(actual)``
+            form, where ``min_score`` is the tolerance) — the other checks'
+            findings stay in the report but are not in ``failed_checks``.
+            Needs ``min_score``.
 
     Raises:
         TypeError: a snapshot is not a mapping, its trace not a list of dicts,
@@ -248,6 +254,10 @@ def compute_diff(
     )
     if min_score is not None:
         min_score = _check_threshold("min_score", min_score)
+    if gate not in ("checks", "score"):
+        raise ValueError(f"gate must be 'checks' or 'score', got {gate!r}")
+    if gate == "score" and min_score is None:
+        raise ValueError("gate='score' needs min_score")
     weights = _check_weights(weights)
     if embed_fn is not None and not callable(embed_fn):
         raise TypeError(f"embed_fn must be callable or None, got {embed_fn!r}")
@@ -407,6 +417,7 @@ def compute_diff(
             "strict": bool(strict),
             "weights": dict(weights),
             "min_score": min_score,
+            "gate": gate,
         },
     }
     structural_diff["components"] = _components(
@@ -422,6 +433,8 @@ def compute_diff(
         backend=overall_backend,
         semantic_backend=backend_info,
     )
+    if gate == "score":
+        report.failed_checks = []
     if min_score is not None and not meets_threshold(report.score, min_score):
         report.failed_checks.append("score")
     return report

@@ -1,0 +1,126 @@
+"""The one-line snapshot form: ``agentsnap.check(name, actual)`` and the fixture's ``snapshot(actual)``.
+
+``actual`` is what the test already holds — a provider response, a LangGraph
+state, a list of ``{"tool", "args"}`` dicts — turned into tool calls by
+:func:`agentsnap.extract.extract_tool_calls`. The snapshot stores those calls
+as ``tool_call`` steps (and, under ``--agentsnap-instrument``, the LLM calls
+the test made before it, so replay serves them offline) and follows the
+snapshot state table (:mod:`agentsnap.lifecycle`):
+
+==========================  ======================================  ===========================
+state                       locally                                 in CI
+==========================  ======================================  ===========================
+snapshot missing            write it pending, warn, return ``None``  fail, write nothing
+snapshot pending            warn, return ``None``                    fail (unless allow_pending)
+``update`` / record mode    overwrite, approve, return ``None``      same
+approved                    compare; fail below ``min_score``       same
+==========================  ======================================  ===========================
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+
+from .config import Settings
+from .config import load as load_settings
+from .lifecycle import build_snapshot, settle
+from .snapshot import SnapshotStore
+
+if TYPE_CHECKING:
+    from .diff import DiffReport
+
+__all__ = ["check"]
+
+#: the one-line form scores the tool calls (structural, arguments): what the LLM calls stored with
+#: them (under --agentsnap-instrument) add is kept for replay and shown in the report, but weighs nothing
+_TOOL_CALLS_ONLY = {"model_tools": 0.0, "model_tool_args": 0.0, "llm_requests": 0.0, "llm_calls": 0.0, "output": 0.0}
+
+
+def check(
+    name: str,
+    actual: Any,
+    *,
+    snapshot_dir: str | os.PathLike[str] | None = None,
+    store: SnapshotStore | None = None,
+    update: bool = False,
+    min_score: float = 1.0,
+    weights: Mapping[str, float] | None = None,
+    strict: bool = False,
+    settings: Settings | None = None,
+) -> DiffReport | None:
+    """Snapshot the tool calls in ``actual`` under ``name``; compare them once the snapshot is approved.
+
+    ``actual``: see :func:`~agentsnap.extract.extract_tool_calls`.
+    ``snapshot_dir`` / ``store``: where snapshots live (default: the
+    ``snapshot_dir`` setting of ``[tool.agentsnap]``). ``update``: overwrite
+    and approve (also when the ``record`` mode is selected, e.g.
+    ``AGENTSNAP_RECORD=1`` as ``agentsnap record -- CMD`` sets it).
+    ``min_score``: the lowest composite :attr:`DiffReport.score` that passes
+    (0..1, default 1.0 = the same calls and arguments; a 1e-9 slack absorbs
+    float noise). The score alone decides: lower it to tolerate some drift
+    (a changed argument, an extra call), which the report still lists. ``weights``: ``{component: weight}`` for that composite
+    (see :data:`agentsnap.diff.report.COMPONENTS`): by default only
+    ``structural`` and ``arguments`` count, the others weigh 0 unless given. ``strict``: arguments
+    compared by pure equality (``1`` and ``1.0`` differ). ``settings``:
+    defaults to :func:`agentsnap.config.load` (CI is read from the
+    environment at call time).
+
+    Returns the :class:`~agentsnap.diff.DiffReport` when an approved
+    snapshot was compared, else ``None`` (a new pending snapshot, a pending
+    one, or an update).
+
+    Raises:
+        AgentRegressionError: the calls drifted (a failed check, or the
+            composite is below ``min_score``); ``.diff_report`` holds the report.
+        SnapshotNotFoundError / SnapshotPendingError: in CI, the snapshot is
+            missing / not approved (nothing is written).
+        SnapshotFormatError: the snapshot file is unreadable (it is kept).
+        ExtractionError: ``actual`` is not a shape agentsnap reads.
+    """
+    settings = settings or load_settings()
+    if store is None:
+        store = SnapshotStore(Path(snapshot_dir) if snapshot_dir is not None else settings.snapshot_path, force=settings.force)
+    mode = "record" if update else settings.mode
+    return check_tool_calls(name, actual, store=store, settings=settings, mode=mode,
+                            min_score=min_score, weights=weights, strict=strict)
+
+
+def check_tool_calls(
+    name: str,
+    actual: Any,
+    *,
+    store: SnapshotStore,
+    settings: Settings,
+    mode: str,
+    min_score: float,
+    weights: Mapping[str, float] | None,
+    strict: bool,
+    llm_steps: Sequence[dict[str, Any]] = (),
+    on_outcome: Callable[[str, str], None] | None = None,
+) -> DiffReport | None:
+    """:func:`check` with everything resolved; ``llm_steps``: recorded ``llm_call``/``http`` steps to keep with the calls."""
+    from .exceptions import AgentRegressionError, SnapshotNotFoundError, SnapshotPendingError
+    from .extract import extract_tool_calls
+
+    if not isinstance(name, str) or not name:
+        raise ValueError("agentsnap: a snapshot name must be a non-empty string")
+    if not 0.0 <= float(min_score) <= 1.0:
+        raise ValueError(f"agentsnap: min_score must be within [0, 1], got {min_score!r}")
+    calls = extract_tool_calls(actual)
+    steps = [dict(s) for s in llm_steps]
+    # ids are left out: providers mint new ones every live run, and the diff never compares them
+    steps += [{"type": "tool_call", "name": c["tool"], "args": c["args"], "result": c.get("result"), "id": None} for c in calls]
+    new = build_snapshot(name, steps, source="pytest")
+    try:
+        outcome = settle(store, new, settings, mode=mode, missing="pending",
+                         overrides={"min_score": min_score, "weights": {**_TOOL_CALLS_ONLY, **(weights or {})}, "strict": strict,
+                                    "gate": "score"})
+    except (AgentRegressionError, SnapshotNotFoundError, SnapshotPendingError):
+        if on_outcome is not None:
+            on_outcome("failed", name)
+        raise
+    if on_outcome is not None:
+        on_outcome(outcome.action, name)
+    return outcome.report if outcome.action == "passed" else None
