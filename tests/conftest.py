@@ -33,3 +33,11 @@ def fake_openai() -> Iterator[FakeOpenAI]:
     """A started FakeOpenAI (fresh per test); ``.base_url`` is ``http://127.0.0.1:<port>/v1``."""
     with FakeOpenAI() as fake:
         yield fake
+
+
+@pytest.fixture(autouse=True)
+def _inner_runs_without_syrupy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """syrupy (a dev dependency) also defines a ``snapshot`` fixture, and which plugin wins
+    depends on entry-point order: the pytest runs tests start get agentsnap's alone
+    (tests/test_syrupy_coexistence.py runs with both)."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:syrupy")

@@ -440,6 +440,34 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         state.collected.update(item.nodeid for item in items)
 
 
+def pytest_report_collectionfinish(config: pytest.Config, start_path: Path, items: list[pytest.Item]) -> list[str]:
+    """syrupy also has a ``snapshot`` fixture: say once which one the tests get, and how to pick."""
+    if not config.pluginmanager.hasplugin("syrupy"):
+        return []
+    users = [item for item in items if "snapshot" in getattr(item, "fixturenames", ())]
+    if not users:
+        return []  # no test asks for `snapshot`: nothing to say
+    owner = _snapshot_fixture_owner(users[0])
+    if owner is None:
+        return []
+    if owner.startswith("agentsnap"):
+        return ["agentsnap: syrupy is installed too; `snapshot` is agentsnap's fixture here. For syrupy's, add "
+                "`from syrupy import snapshot` to your conftest.py and use `agent_snapshot` for agentsnap."]
+    return [f"agentsnap: syrupy is installed too; `snapshot` is {owner.split('.')[0]}'s fixture here. "
+            "agentsnap's fixture is `agent_snapshot` (the same object)."]
+
+
+def _snapshot_fixture_owner(item: pytest.Item) -> str | None:
+    """The module of the ``snapshot`` fixture ``item`` would get (None when pytest does not say)."""
+    try:
+        defs = item.session._fixturemanager.getfixturedefs("snapshot", item)
+    except Exception:  # noqa: BLE001 - a private API: stay quiet rather than break collection
+        return None
+    if not defs:
+        return None
+    return getattr(defs[-1].func, "__module__", None)
+
+
 def pytest_deselected(items: list[pytest.Item]) -> None:
     if items:
         state = _session(items[0].config)
