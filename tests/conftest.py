@@ -36,8 +36,12 @@ def fake_openai() -> Iterator[FakeOpenAI]:
 
 
 @pytest.fixture(autouse=True)
-def _inner_runs_without_syrupy(monkeypatch: pytest.MonkeyPatch) -> None:
+def _inner_runs_without_syrupy() -> Iterator[None]:
     """syrupy (a dev dependency) also defines a ``snapshot`` fixture, and which plugin wins
     depends on entry-point order: the pytest runs tests start get agentsnap's alone
     (tests/test_syrupy_coexistence.py runs with both)."""
-    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:syrupy")
+    # its own MonkeyPatch, not the `monkeypatch` fixture: requesting that here would set it up
+    # before every test's own fixtures and so tear it down after them
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PYTEST_ADDOPTS", "-p no:syrupy")
+        yield

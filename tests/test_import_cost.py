@@ -48,3 +48,40 @@ def test_hooks_wrap_send_once_even_when_installed_twice_and_httpx_is_aliased() -
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "DEPTHS [1, 1, 1, 1]" in out
+
+
+def test_plugin_import_leaves_the_recording_machinery_unloaded() -> None:
+    """Every pytest run imports the plugin; the recorder, store, capture and diff load on first use."""
+    out = subprocess.run(
+        [sys.executable, "-c", "import agentsnap.pytest_plugin, sys\nprint(' '.join(sorted(m for m in sys.modules if m.startswith('agentsnap'))))"],
+        capture_output=True, text=True, check=True,
+    ).stdout.split()
+    assert out == ["agentsnap", "agentsnap.config", "agentsnap.exceptions", "agentsnap.pytest_plugin"]
+
+
+def test_lazy_public_names_resolve_to_their_objects() -> None:
+    code = (
+        "import agentsnap\n"
+        "from agentsnap import AgentRecorder, AgentAsserter, Snapshot, SnapshotStore, check, extract_tool_calls, DiffReport\n"
+        "from agentsnap.recorder import AgentRecorder as R\n"
+        "from agentsnap.checking import check as C\n"
+        "assert AgentRecorder is R and check is C and agentsnap.check is C\n"
+        "assert set(agentsnap.__all__) <= set(dir(agentsnap))\n"
+        "print('OK', SnapshotStore.__module__, DiffReport.__module__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["OK", "agentsnap.snapshot", "agentsnap.diff.report"]
+
+
+def test_a_run_without_agentsnap_flags_loads_only_the_plugin(tmp_path) -> None:
+    (tmp_path / "test_e.py").write_text(
+        "import sys\n"
+        "def test_a():\n    pass\n"
+        "def test_z():\n"
+        "    print('LOADED', ' '.join(sorted(m for m in sys.modules if m.startswith('agentsnap'))))\n",
+        encoding="utf-8",
+    )
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:randomly", "-p", "no:cacheprovider"],
+                         cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    loaded = next(line for line in out.splitlines() if "LOADED" in line).split("LOADED", 1)[1].split()
+    assert loaded == ["agentsnap", "agentsnap.config", "agentsnap.exceptions", "agentsnap.pytest_plugin"]

@@ -11,7 +11,7 @@ provider codecs load on first use)::
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 __version__ = "1.0.0.dev0"
 
@@ -28,8 +28,30 @@ from .exceptions import (
     SnapshotNotFoundError,
     SnapshotPendingError,
 )
-from .recorder import AgentAsserter, AgentRecorder
-from .snapshot import Snapshot, SnapshotStore
+
+if TYPE_CHECKING:
+    from .checking import check
+    from .diff import DiffReport, compute_diff
+    from .extract import extract_tool_calls
+    from .judge import LLMJudge
+    from .recorder import AgentAsserter, AgentRecorder
+    from .snapshot import Snapshot, SnapshotStore
+
+#: public names loaded on first use (PEP 562): `import agentsnap` — which every pytest run pays
+#: through the plugin — loads only the settings and the exceptions
+_LAZY = {
+    "AgentRecorder": "recorder",
+    "AgentAsserter": "recorder",
+    "Snapshot": "snapshot",
+    "SnapshotStore": "snapshot",
+    "DiffReport": "diff",
+    "compute_diff": "diff",
+    "LLMJudge": "judge",
+    "wrap": "adapters",  # imports wrapt
+    # the module is `checking`: a submodule named `check` would replace this function on the package
+    "check": "checking",
+    "extract_tool_calls": "extract",
+}
 
 __all__ = [
     "__version__",
@@ -57,25 +79,16 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:  # PEP 562: keep the diff layer out of import time
-    if name in ("DiffReport", "compute_diff"):
-        from . import diff
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agentsnap' has no attribute {name!r}")
+    import importlib
 
-        return getattr(diff, name)
-    if name == "LLMJudge":
-        from .judge import LLMJudge
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
 
-        return LLMJudge
-    if name == "check":  # module agentsnap.checking: a submodule named `check` would shadow this function
-        from .checking import check
 
-        return check
-    if name == "extract_tool_calls":
-        from .extract import extract_tool_calls
-
-        return extract_tool_calls
-    if name == "wrap":  # the adapters import wrapt: loaded on first use
-        from .adapters import wrap
-
-        return wrap
-    raise AttributeError(f"module 'agentsnap' has no attribute {name!r}")
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -325,14 +325,16 @@ def load(
         if value is not None:
             setattr(settings, key, _coerce(key, value, "the command line"))
     settings.ci = is_ci(env)
-    # the capture layer reads these process-wide (agentsnap.scrub, agentsnap.capture.guard)
-    from .capture import guard
+    # the capture layer reads these process-wide (agentsnap.scrub, agentsnap.capture.guard); a
+    # module not imported yet already holds the defaults, so a run without rules imports neither
+    if settings.allowed_hosts or "agentsnap.capture.guard" in sys.modules:
+        from .capture import guard
 
+        guard.configure(settings.allowed_hosts)
     if settings.redact or "agentsnap.scrub" in sys.modules:
         # not imported yet and no rules: its defaults already are these settings, and
         # compiling its patterns is left to the first scrub (pytest start-up stays light)
         from .scrub import configure as configure_redaction
 
         configure_redaction(settings.redact)
-    guard.configure(settings.allowed_hosts)
     return settings

@@ -112,7 +112,7 @@ def build_snapshot(
     if model in (None, "", "unknown"):
         model = next((str(s["model"]) for s in llm if s.get("model")), None) or (model or "unknown")
     steps, input, output = prepare_parts(steps, input, output)
-    return Snapshot(name=name, trace=steps, output=output, input=input, model=model, source=source)
+    return Snapshot(name=name, trace=steps, output=output, input=input, model=model, source=source, prepared=True)
 
 
 def open_recording(golden: Snapshot | None, settings: Settings, *, mode: str, name: str, path: Path) -> Any:

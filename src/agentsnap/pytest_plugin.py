@@ -21,6 +21,7 @@ CI rules (see :mod:`agentsnap.config`).
 
 from __future__ import annotations
 
+import functools
 import os
 import warnings
 from collections import Counter
@@ -73,11 +74,8 @@ class AgentsnapSession:
     report: Any = None
 
     def __init__(self, config: pytest.Config, settings: _config.Settings) -> None:
-        from .snapshot import SnapshotStore
-
         self.config = config
         self.settings = settings
-        self.store = SnapshotStore(settings.snapshot_path, force=settings.force)
         self.counts: Counter[str] = Counter()
         self._active: dict[str, Any] = {}
         #: snapshot names this run touched, collected node ids, deselected count (orphan detection)
@@ -87,6 +85,13 @@ class AgentsnapSession:
         self.orphans: list[str] = []
         #: node ids of tests that used the snapshot fixture's blocks (no auto-snapshot for them)
         self.claimed: set[str] = set()
+
+    @functools.cached_property
+    def store(self) -> Any:
+        """The run's :class:`~agentsnap.SnapshotStore` (built on first use: a run that snapshots nothing never loads it)."""
+        from .snapshot import SnapshotStore
+
+        return SnapshotStore(self.settings.snapshot_path, force=self.settings.force)
 
     # -- auto-snapshots ------------------------------------------------------
     def start_test(self, item: pytest.Item) -> None:
@@ -134,11 +139,11 @@ class AgentsnapSession:
         return entry
 
     def finish_test(self, item: pytest.Item, passed: bool) -> None:
-        from .lifecycle import build_snapshot, settle
-
         entry = self.stop_test(item)
         if entry is None:
             return
+        from .lifecycle import build_snapshot, settle
+
         recording, golden = entry
         load_error = getattr(recording, "load_error", None)
         if load_error is not None:

@@ -80,6 +80,9 @@ class Snapshot:
     #: on ``.last_run`` files only: how the run was compared (semantic backend
     #: and model hash, scores); never part of a golden's content
     comparison: dict[str, Any] | None = None
+    #: ``trace``, ``input`` and ``output`` are already as :func:`agentsnap.serialize.prepare`
+    #: stores them (:func:`agentsnap.lifecycle.build_snapshot` sets it): saving skips that pass
+    prepared: bool = field(default=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         now = _now()
@@ -206,12 +209,26 @@ def same_content(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return _strip_volatile(a) == _strip_volatile(b)
 
 
-def _atomic_write(path: Path, text: str) -> None:
+def _prepared_dict(snapshot: Snapshot) -> dict[str, Any]:
+    """``prepare(snapshot.to_dict())``, without a second pass over a trace that is already prepared."""
+    from .serialize import prepare
+
+    data = snapshot.to_dict()
+    if not snapshot.prepared:
+        return prepare(data)
+    parts = {key: data.pop(key) for key in ("input", "trace", "output")}
+    data = prepare(data)
+    data.update(parts)
+    return data
+
+
+def _atomic_write(path: Path, text: str, *, durable: bool = True) -> None:
     """Write ``text`` to ``path`` so that a reader (or a crash, even SIGKILL) only ever
     sees the old file or the new one: a temp file in the same folder, fsynced,
     renamed over the target; the folder is fsynced too (the rename survives a
     power cut). The file gets the usual permissions (0666 minus the umask), not
-    mkstemp's 0600."""
+    mkstemp's 0600. ``durable=False`` skips both fsyncs (scratch files: a power
+    cut may lose the new file, a reader still never sees a partial one)."""
     from .serialize import default_file_mode, fsync_dir
 
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -221,10 +238,12 @@ def _atomic_write(path: Path, text: str) -> None:
             if hasattr(os, "fchmod"):
                 os.fchmod(fh.fileno(), default_file_mode())
             fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
-        fsync_dir(path.parent)
+        if durable:
+            fsync_dir(path.parent)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -381,11 +400,11 @@ class SnapshotStore:
         :class:`~agentsnap.exceptions.SnapshotFormatError` unless ``force``
         (default: the store's ``force``).
         """
-        from .serialize import prepare, write_blobs
+        from .serialize import write_blobs
 
         force = self.force if force is None else force
         path = self.path_for(snapshot.name)
-        new = prepare(snapshot.to_dict())
+        new = _prepared_dict(snapshot)
         if path.is_file():
             try:
                 self.read_file(path, expected_name=snapshot.name)  # a broken file raises, untouched
@@ -410,11 +429,14 @@ class SnapshotStore:
         ignore = path.parent / ".gitignore"
         if not ignore.exists():
             _atomic_write(ignore, "# written by agentsnap: the latest runs, promoted with `agentsnap update`\n*\n")
-        from .serialize import prepare, write_blobs
+        from .serialize import escape_surrogates, write_blobs
 
-        data = prepare(snapshot.to_dict())
+        data = _prepared_dict(snapshot)
         write_blobs(data, self.root)
-        _atomic_write(path, dumps(data))
+        # a scratch copy read back by `agentsnap diff` / `update` (which re-save through `save`):
+        # compact JSON (the C encoder; indented output takes the pure-Python one) and no fsync
+        text = escape_surrogates(json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))) + "\n"
+        _atomic_write(path, text, durable=False)
         return path
 
     def approve(self, name: str) -> Snapshot:
