@@ -24,15 +24,21 @@ def examples(session: nox.Session) -> None:
     session.run("pytest", "examples", "--agentsnap-replay", *session.posargs)
 
 
-# provider -> (oldest supported requirement, the tests that exercise it); newest = unpinned.
-# The ranges are declared in patches/<provider>.toml (`versions`) and the pyproject extras.
-SDK_MATRIX = {
-    "openai": ("openai==1.40.0", ["tests/test_openai_shapes.py", "tests/test_codec_openai.py"]),
-    "anthropic": ("anthropic==0.40.0", ["tests/test_anthropic_shapes.py", "tests/test_codec_anthropic.py"]),
-    "groq": ("groq==0.9.0", ["tests/test_groq_shapes.py"]),
-    "mistralai": ("mistralai==2.0.0", ["tests/test_mistral_shapes.py", "tests/test_codec_mistral.py"]),
-    "cohere": ("cohere==7.0.0", ["tests/test_cohere_shapes.py", "tests/test_codec_cohere.py"]),
-    "google-genai": ("google-genai==1.75.0", ["tests/test_gemini_shapes.py", "tests/test_codec_gemini.py"]),
+# provider -> (oldest supported requirement, extra packages its tests need, the tests that exercise it);
+# newest = the latest release. The ranges are declared in patches/<provider>.toml (`versions`), the
+# pyproject extras and the README. The session installs agentsnap's core plus only that SDK, so no
+# other package (LangChain, another SDK) holds the SDK's version back.
+MATRIX_TEST_DEPS = ["pytest", "pytest-xdist", "hypothesis", "anyio", "pydantic"]
+SDK_MATRIX: dict[str, tuple[str, list[str], list[str]]] = {
+    "openai": ("openai==1.40.0", [], [
+        "tests/test_openai_shapes.py", "tests/test_openai_responses_shapes.py", "tests/test_openrouter.py",
+        "tests/test_codec_openai.py", "tests/test_codec_openai_responses.py"]),
+    "anthropic": ("anthropic==0.40.0", [], ["tests/test_anthropic_shapes.py", "tests/test_codec_anthropic.py"]),
+    "groq": ("groq==0.13.0", [], ["tests/test_groq_shapes.py"]),
+    "mistralai": ("mistralai==2.0.0", [], ["tests/test_mistral_shapes.py", "tests/test_codec_mistral.py"]),
+    "cohere": ("cohere==7.0.0", [], ["tests/test_cohere_shapes.py", "tests/test_codec_cohere.py"]),
+    "google-genai": ("google-genai==1.24.0", ["aiohttp"],
+                     ["tests/test_gemini_shapes.py", "tests/test_codec_gemini.py"]),
 }
 
 
@@ -40,11 +46,15 @@ SDK_MATRIX = {
 @nox.parametrize("bound", ["oldest", "newest"])
 @nox.parametrize("provider", list(SDK_MATRIX))
 def sdk_matrix(session: nox.Session, provider: str, bound: str) -> None:
-    """One provider's record/replay tests against its oldest and newest supported SDK."""
-    oldest, tests_ = SDK_MATRIX[provider]
-    session.install("-e", ".[dev]")
+    """One provider's record/replay tests against its oldest and newest supported SDK.
+
+    `nox -s sdk-matrix` runs all twelve; `nox -s "sdk-matrix(provider='openai', bound='oldest')"` one.
+    """
+    oldest, extra, tests_ = SDK_MATRIX[provider]
+    session.install("-e", ".", *MATRIX_TEST_DEPS, *extra)
     session.install("--upgrade", oldest if bound == "oldest" else provider)
-    session.run("pytest", "-p", "no:randomly", *tests_, *session.posargs)
+    session.run("python", "-m", "pip", "list", "--format=freeze", silent=False)
+    session.run("pytest", "-n", "2", *tests_, *session.posargs)
 
 
 @nox.session(python=PYTHONS)

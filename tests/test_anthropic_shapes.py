@@ -1,4 +1,6 @@
-"""Every anthropic 2.x call shape, recorded against a fake server and replayed offline.
+"""Every anthropic call shape, recorded against a fake server and replayed offline.
+
+Runs on every release ``patches/anthropic.toml`` claims (0.40 to 2.x; see "SDK versions").
 
 Each test runs the real ``anthropic`` SDK against :class:`tests.fake_anthropic.FakeAnthropic`
 inside ``AgentRecorder``; then stops the server and runs the same code again inside
@@ -21,19 +23,12 @@ from typing import Any
 import anthropic
 import anthropic._base_client as anthropic_base_client
 import anyio
-import httpx2
 import pydantic
 import pytest
 from anthropic._response import APIResponse, AsyncAPIResponse
-from anthropic.lib.streaming import (
-    AsyncMessageStream,
-    BetaAsyncMessageStream,
-    BetaMessageStream,
-    MessageStream,
-)
-from anthropic.types import Message, MessageTokensCount, RawMessageStreamEvent
+from anthropic.lib.streaming import AsyncMessageStream, MessageStream
+from anthropic.types import Message, RawMessageStreamEvent
 from anthropic.types.beta import BetaMessage
-from anthropic.types.parsed_message import ParsedMessage
 
 from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
 from agentsnap.capture.quirks.stainless import REPLAY_RETRY_WAIT
@@ -67,6 +62,39 @@ TOOL_REQUESTS = [
     {"id": "toolu_B", "name": "get_time", "args": {"tz": "Europe/Paris"}},
 ]
 BETAS = ["context-management-2025-06-27"]
+
+# --------------------------------------------------------------------------- SDK versions
+# The suite runs against every anthropic release the spec claims (patches/anthropic.toml,
+# `versions`; nox -s sdk-matrix installs the oldest and the newest). Call shapes younger
+# than the oldest release are skipped there, each with the release that introduced it, or
+# driven through that release's own equivalent (beta count_tokens, LegacyAPIResponse, ...).
+
+# the HTTP library the SDK is built on: httpx2 from 1.0.0, legacy httpx before
+HTTP = anthropic_base_client.httpx2 if hasattr(anthropic_base_client, "httpx2") else anthropic_base_client.httpx
+# a 529 raises OverloadedError from 0.47.0 (exported as anthropic.OverloadedError from 0.108.0);
+# before, the generic InternalServerError (any status >= 500)
+OVERLOADED: type[anthropic.APIStatusError] = getattr(anthropic._exceptions, "OverloadedError", anthropic.InternalServerError)
+# thinking content blocks (and their stream deltas) appeared in 0.47.0
+HAS_THINKING = hasattr(anthropic.types, "ThinkingBlock")
+try:  # messages.parse() and ParsedMessage (what the stream managers return since then): 0.77.0
+    from anthropic.types.parsed_message import ParsedMessage
+except ImportError:
+    ParsedMessage = None  # type: ignore[assignment,misc]
+try:  # with_raw_response returned LegacyAPIResponse (a sync .parse() in both clients) until 1.0.0
+    from anthropic._legacy_response import LegacyAPIResponse
+except ImportError:
+    LegacyAPIResponse = None  # type: ignore[assignment,misc]
+RAW_RESPONSE = LegacyAPIResponse or APIResponse
+ASYNC_RAW_RESPONSE = LegacyAPIResponse or AsyncAPIResponse
+try:  # client.beta.messages.stream() and its BetaMessageStream: 0.43.0
+    from anthropic.lib.streaming import BetaAsyncMessageStream, BetaMessageStream
+except ImportError:
+    BetaAsyncMessageStream = BetaMessageStream = None  # type: ignore[assignment,misc]
+
+needs_beta_stream = pytest.mark.skipif(BetaMessageStream is None, reason="client.beta.messages.stream() appeared in anthropic 0.43.0")
+needs_parse = pytest.mark.skipif(ParsedMessage is None, reason="messages.parse() appeared in anthropic 0.77.0")
+# messages.count_tokens() left the beta in 0.41.0; before, only beta.messages.count_tokens() (?beta=true)
+GA_COUNT_TOKENS = hasattr(anthropic.resources.Messages, "count_tokens")
 
 
 @pytest.fixture(autouse=True)
@@ -343,7 +371,9 @@ def test_stream_abandoned_after_first_event_is_incomplete_and_replays(fake: Fake
 
 
 def test_stream_manager_sync(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> None:
-    fake.script(stream_reply(thinking_block("Two tools needed."), text_block("Checking both now."), *TWO_TOOLS, interleave=True))
+    # a thinking block leads where the SDK knows the type (0.47.0 on)
+    thinking = (thinking_block("Two tools needed."),) if HAS_THINKING else ()
+    fake.script(stream_reply(*thinking, text_block("Checking both now."), *TWO_TOOLS, interleave=True))
     base = fake.base_url
 
     def run(client: anthropic.Anthropic) -> tuple[bool, str, Any, str | None]:
@@ -357,10 +387,13 @@ def test_stream_manager_sync(fake: FakeAnthropic, tmp_path: Path, offline: Offli
     rep = replay_sync(tmp_path, "manager_sync", base, offline, run)
     assert live[0] is True and rep[0] is True
     assert rep[1] == live[1] == "Checking both now."
-    assert type(rep[2]) is type(live[2]) and issubclass(type(rep[2]), ParsedMessage)
+    # the final message is a ParsedMessage from 0.77.0, a Message before
+    assert type(rep[2]) is type(live[2]) and issubclass(type(rep[2]), ParsedMessage or Message)
     assert rep[2].model_dump() == live[2].model_dump()
-    assert rep[2].content[0].thinking == "Two tools needed."
-    assert [(b.id, b.name, b.input) for b in rep[2].content[2:]] == [
+    if thinking:
+        assert rep[2].content[0].thinking == "Two tools needed."
+    assert rep[2].content[len(thinking)].text == "Checking both now."
+    assert [(b.id, b.name, b.input) for b in rep[2].content[len(thinking) + 1 :]] == [
         ("toolu_A", "get_weather", {"city": "Paris"}),
         ("toolu_B", "get_time", {"tz": "Europe/Paris"}),
     ]
@@ -428,6 +461,7 @@ def test_beta_create_async_with_beta_query(fake: FakeAnthropic, tmp_path: Path, 
     assert (step["response"], step["provider"]) == ("beta query answer", "anthropic")
 
 
+@needs_beta_stream
 def test_beta_stream_manager_sync(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> None:
     fake.script(stream_reply(text_block("Beta streamed."), *TWO_TOOLS, interleave=True))
     base = fake.base_url
@@ -446,6 +480,7 @@ def test_beta_stream_manager_sync(fake: FakeAnthropic, tmp_path: Path, offline: 
     assert llm_steps(tmp_path, "beta_manager_sync")[0]["tool_requests"] == TOOL_REQUESTS
 
 
+@needs_beta_stream
 def test_beta_stream_manager_async(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> None:
     fake.script(stream_text_reply("Beta async streamed."))
     base = fake.base_url
@@ -470,6 +505,7 @@ class Forecast(pydantic.BaseModel):
     temp_c: int
 
 
+@needs_parse
 def test_parse_sync(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> None:
     fake.script(text_reply('{"city":"Paris","temp_c":21}'))
     base = fake.base_url
@@ -488,6 +524,7 @@ def test_parse_sync(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> No
     assert step["exchange"]["request"]["body"]["output_config"]["format"]["type"] == "json_schema"
 
 
+@needs_parse
 def test_parse_async(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> None:
     fake.script(text_reply('{"city":"Rome","temp_c":25}'))
     base = fake.base_url
@@ -518,7 +555,7 @@ def test_with_raw_and_streaming_response_sync(fake: FakeAnthropic, tmp_path: Pat
 
     live = record_sync(tmp_path, "raw_sync", fake, run)
     rep = replay_sync(tmp_path, "raw_sync", base, offline, run)
-    assert live[0] is APIResponse and rep[0] is APIResponse
+    assert live[0] is RAW_RESPONSE and rep[0] is RAW_RESPONSE
     assert rep[1] == live[1]
     assert_same_message(rep[2], live[2])
     assert live[3] is anthropic.Stream and rep[3] is anthropic.Stream
@@ -535,7 +572,7 @@ def test_with_raw_and_streaming_response_async(fake: FakeAnthropic, tmp_path: Pa
 
     async def run(client: anthropic.AsyncAnthropic) -> tuple[Any, str, Message, Any, list[RawMessageStreamEvent]]:
         raw = await client.messages.with_raw_response.create(model=MODEL, max_tokens=256, messages=MESSAGES)
-        parsed = await raw.parse()
+        parsed = raw.parse() if LegacyAPIResponse is not None else await raw.parse()
         async with client.messages.with_streaming_response.create(model=MODEL, max_tokens=256, messages=MESSAGES, stream=True) as resp:
             stream = await resp.parse()
             events = [e async for e in stream]
@@ -544,7 +581,7 @@ def test_with_raw_and_streaming_response_async(fake: FakeAnthropic, tmp_path: Pa
 
     live = record_async(tmp_path, "raw_async", fake, run)
     rep = replay_async(tmp_path, "raw_async", base, offline, run)
-    assert live[0] is AsyncAPIResponse and rep[0] is AsyncAPIResponse
+    assert live[0] is ASYNC_RAW_RESPONSE and rep[0] is ASYNC_RAW_RESPONSE
     assert rep[1] == live[1]
     assert_same_message(rep[2], live[2])
     assert live[3] is AsyncAPIResponse and rep[3] is AsyncAPIResponse
@@ -557,9 +594,16 @@ def test_with_raw_and_streaming_response_async(fake: FakeAnthropic, tmp_path: Pa
 def test_count_tokens_is_an_http_step_and_replays(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> None:
     fake.script(count_tokens_reply(17), text_reply("after counting"))
     base = fake.base_url
+    if GA_COUNT_TOKENS:
+        count_type: type = anthropic.types.MessageTokensCount
+    else:
+        count_type = anthropic.types.beta.BetaMessageTokensCount
 
-    def run(client: anthropic.Anthropic) -> tuple[MessageTokensCount, Message]:
-        count = client.messages.count_tokens(model=MODEL, messages=MESSAGES)
+    def run(client: anthropic.Anthropic) -> tuple[Any, Message]:
+        if GA_COUNT_TOKENS:
+            count = client.messages.count_tokens(model=MODEL, messages=MESSAGES)
+        else:
+            count = client.beta.messages.count_tokens(model=MODEL, messages=MESSAGES, betas=["token-counting-2024-11-01"])
         return count, client.messages.create(model=MODEL, max_tokens=64, messages=MESSAGES)
 
     live = record_sync(tmp_path, "count_tokens", fake, run)
@@ -567,7 +611,7 @@ def test_count_tokens_is_an_http_step_and_replays(fake: FakeAnthropic, tmp_path:
     assert [(s["type"], s.get("path")) for s in data["trace"]] == [("http", "/v1/messages/count_tokens"), ("llm_call", None)]
     assert data["trace"][0]["provider"] == "anthropic"
     rep = replay_sync(tmp_path, "count_tokens", base, offline, run)
-    assert type(rep[0]) is MessageTokensCount and rep[0].input_tokens == live[0].input_tokens == 17
+    assert type(live[0]) is type(rep[0]) is count_type and rep[0].input_tokens == live[0].input_tokens == 17
     assert rep[0]._request_id == live[0]._request_id
     assert_same_message(rep[1], live[1])
 
@@ -640,7 +684,7 @@ class AnyioSleepSpy:
 ERRORS = [
     (429, anthropic.RateLimitError, "5"),  # retry-after: 5 s (honoured live, spied)
     (500, anthropic.InternalServerError, None),  # no header: exponential backoff live
-    (529, anthropic.OverloadedError, None),
+    (529, OVERLOADED, None),
 ]
 
 
@@ -707,8 +751,8 @@ def test_x_should_retry_false_is_kept_so_replay_does_not_retry(fake: FakeAnthrop
     fake.script(error_reply(529, should_retry="false"))
     base = fake.base_url
 
-    def run(client: anthropic.Anthropic) -> anthropic.OverloadedError:
-        with pytest.raises(anthropic.OverloadedError) as info:
+    def run(client: anthropic.Anthropic) -> anthropic.APIStatusError:
+        with pytest.raises(OVERLOADED) as info:
             client.messages.create(model=MODEL, max_tokens=64, messages=MESSAGES)
         return info.value
 
@@ -764,7 +808,7 @@ def test_connection_failure_replays_as_api_connection_error_without_backoff(
     errors = [s["exchange"]["response"] for s in data["trace"][1:]]
     assert len(errors) == 3 and all(set(e) == {"error"} for e in errors)
     assert [(s["status"], s["error"]) for s in data["trace"][1:]] == [(None, f"{e['error']['type']}: {e['error']['message']}") for e in errors]
-    assert type(live) is anthropic.APIConnectionError and isinstance(live.__cause__, httpx2.TransportError)
+    assert type(live) is anthropic.APIConnectionError and isinstance(live.__cause__, HTTP.TransportError)
 
     replay_spy = SleepSpy(really_sleep=True)
     monkeypatch.setattr(anthropic_base_client, "time", replay_spy)
@@ -804,7 +848,7 @@ def test_connection_failure_async_replays_without_backoff(tmp_path: Path, offlin
     rep = replay_async(tmp_path, "refused_async", base, offline, run, max_retries=1)
     assert spy.calls == [REPLAY_RETRY_WAIT]
     assert type(rep) is type(live) is anthropic.APIConnectionError
-    assert type(rep.__cause__) is type(live.__cause__) is httpx2.ConnectError
+    assert type(rep.__cause__) is type(live.__cause__) is HTTP.ConnectError
 
 
 def test_retry_quirk_caps_waits_only_in_replay() -> None:
@@ -816,7 +860,7 @@ def test_retry_quirk_caps_waits_only_in_replay() -> None:
     assert REPLAY_RETRY_WAIT <= 0.001
     client = sync_client("http://127.0.0.1:9", max_retries=2)
     options = anthropic_base_client.FinalRequestOptions(method="post", url="/v1/messages")
-    headers = httpx2.Headers({"retry-after": "3"})
+    headers = HTTP.Headers({"retry-after": "3"})
     assert client._calculate_retry_timeout(1, options, headers) == 3.0  # no recording: untouched
     assert 0.3 <= client._calculate_retry_timeout(2, options, None) <= 0.5
     with Recording("capture"):

@@ -14,14 +14,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import importlib
+import importlib.metadata
 import json
 import socket
 import ssl
 import types as pytypes
+import typing
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-import httpx2
 import pytest
 import tenacity.nap
 from google import genai
@@ -47,6 +50,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 API_KEY = "AIzaSyD-test-SECRET-0123456789abcdefghijk"
 CI_MARKERS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
 KEPT_HEADERS = ("content-type", "x-request-id")
+SDK_VERSION = tuple(int(n) for n in importlib.metadata.version("google-genai").split(".")[:2])
 USER = [{"parts": [{"text": "Weather in Paris?"}], "role": "user"}]
 
 
@@ -100,6 +104,44 @@ def make_client(base_url: str, **http: Any) -> genai.Client:
     http.setdefault("client_args", {"verify": _TLS})
     http.setdefault("async_client_args", {"verify": _TLS, "ssl": _TLS})
     return genai.Client(api_key=API_KEY, http_options=types.HttpOptions(base_url=base_url, **http))
+
+
+@functools.cache
+def _probe() -> genai.Client:
+    """A client that is never used to send: it only tells what this SDK version does by default."""
+    return make_client("http://127.0.0.1:9/")
+
+
+def sdk_http() -> pytypes.ModuleType:
+    """The HTTP library this google-genai sends through: ``httpx2`` on 3.x, ``httpx`` on 1.x.
+
+    Read off the sync client the SDK itself builds (its class derives from
+    ``httpx.Client`` or ``httpx2.Client``), not guessed from what is importable.
+    """
+    sent_with = type(_probe()._api_client._httpx_client)
+    roots = [cls.__module__.split(".")[0] for cls in sent_with.__mro__]
+    return importlib.import_module(next(r for r in roots if r in ("httpx", "httpx2")))
+
+
+def api_version() -> str:
+    """The Gemini Developer API version in the SDK's paths: ``v1`` from google-genai 3.0, ``v1beta`` before."""
+    version = _probe()._api_client._http_options.api_version
+    assert version in ("v1", "v1beta"), version
+    return version
+
+
+def resolved_annotations(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Give a tool function real annotation objects instead of this module's PEP 563 strings.
+
+    Before google-genai 2.34, automatic function calling checks each argument with
+    ``isinstance(value, annotation)`` on the raw annotation; under
+    ``from __future__ import annotations`` that is the string ``"str"``, the check
+    raises, and the SDK sends ``{"error": ...}`` back without calling the
+    function (2.34 resolves them with ``typing.get_type_hints``). Resolving them
+    here is what a module without the future import gets anyway.
+    """
+    func.__annotations__ = typing.get_type_hints(func)
+    return func
 
 
 def record(tmp_path: Path, name: str, fake: FakeGemini, run: Callable[[genai.Client], Any], **http: Any) -> Any:
@@ -159,7 +201,9 @@ def kept(response: types.GenerateContentResponse) -> dict[str, str]:
 def assert_same_response(replayed: types.GenerateContentResponse, live: types.GenerateContentResponse) -> None:
     assert type(replayed) is type(live) is types.GenerateContentResponse
     assert replayed.model_dump(exclude={"sdk_http_response"}) == live.model_dump(exclude={"sdk_http_response"})
-    assert replayed.response_id == live.response_id and replayed.response_id is not None
+    assert replayed.response_id == live.response_id
+    if SDK_VERSION >= (1, 29):  # before 1.29 the SDK drops the Developer API's responseId (Vertex AI only)
+        assert replayed.response_id is not None
     assert kept(replayed) == kept(live) and set(kept(live)) == set(KEPT_HEADERS)
     # headers outside the allow-list are not replayed (content-length is httpx's own)
     assert set(replayed.sdk_http_response.headers) - {"content-length"} == set(KEPT_HEADERS)
@@ -184,7 +228,7 @@ def test_generate_content_sync(fake: FakeGemini, tmp_path: Path, offline: Offlin
 
     live = record(tmp_path, "gen_sync", fake, run)
     sent = fake.requests[0]
-    assert sent.path == f"/v1/models/{MODEL}:generateContent"
+    assert sent.path == f"/{api_version()}/models/{MODEL}:generateContent"
     assert sent.headers["x-goog-api-key"] == API_KEY
     assert sent.headers["user-agent"].startswith("google-genai-sdk/")
     rep = replay(tmp_path, "gen_sync", base, offline, run)
@@ -201,7 +245,7 @@ def test_generate_content_sync(fake: FakeGemini, tmp_path: Path, offline: Offlin
     assert "query" not in step["exchange"]["request"]
 
 
-def test_generate_content_async_goes_through_httpx2_not_aiohttp(fake: FakeGemini, tmp_path: Path, offline: Offline) -> None:
+def test_generate_content_async_goes_through_httpx_not_aiohttp(fake: FakeGemini, tmp_path: Path, offline: Offline) -> None:
     fake.script(text_reply("Async sunny."))
     base = fake.base_url
     seen: list[bool] = []
@@ -214,7 +258,7 @@ def test_generate_content_async_goes_through_httpx2_not_aiohttp(fake: FakeGemini
     assert len(fake.requests) == 1
     rep = replay_async(tmp_path, "gen_async", base, offline, run)
 
-    assert seen == [False, False]  # while recording / replaying: the SDK's httpx2 client
+    assert seen == [False, False]  # while recording / replaying: the SDK's httpx(2) client
     assert_same_response(rep, live)
     assert rep.text == "Async sunny."
     (step,) = llm_steps(snapshot_data(tmp_path, "gen_async"))
@@ -238,7 +282,8 @@ def test_aiohttp_switch_is_only_active_inside_a_recording(fake: FakeGemini, tmp_
 
     async def outside() -> str | None:
         response = await client.aio.models.generate_content(model=MODEL, contents="plain")
-        await client.aio.aclose()
+        if hasattr(client.aio, "aclose"):  # AsyncClient.aclose() appeared in google-genai 1.39
+            await client.aio.aclose()
         return response.text
 
     assert asyncio.run(outside()) == "via aiohttp"
@@ -277,7 +322,7 @@ def test_generate_content_stream_sync(fake: FakeGemini, tmp_path: Path, offline:
     assert_same_chunks(rep, live)
     (step,) = llm_steps(snapshot_data(tmp_path, "stream_sync"))
     assert step["exchange"]["request"]["query"] == "alt=sse"
-    assert step["exchange"]["request"]["path"] == f"/v1/models/{MODEL}:streamGenerateContent"
+    assert step["exchange"]["request"]["path"] == f"/{api_version()}/models/{MODEL}:streamGenerateContent"
     assert len(step["exchange"]["response"]["chunks"]) == 3
     assert (step["stream"], step["complete"], step["response"]) == (True, True, "Sunny in Paris.")
     assert step["usage"] == {"input_tokens": 7, "output_tokens": 3, "total_tokens": 10}
@@ -401,6 +446,7 @@ def test_automatic_function_calling_reruns_the_function_and_derives_tool_calls(f
     base = fake.base_url
     ran: list[str] = []
 
+    @resolved_annotations
     def get_weather(city: str) -> str:
         """Current weather in a city."""
         ran.append(city)
@@ -442,6 +488,7 @@ def test_automatic_function_calling_async_with_ids(fake: FakeGemini, tmp_path: P
     base = fake.base_url
     ran: list[str] = []
 
+    @resolved_annotations
     async def get_time(tz: str) -> str:
         """Local time in a time zone."""
         ran.append(tz)
@@ -594,21 +641,22 @@ def test_async_retries_are_instant_in_replay(fake: FakeGemini, tmp_path: Path, o
     assert rep.text == "Recovered."
 
 
-def test_connection_error_replays_as_the_same_httpx2_exception(tmp_path: Path, offline: Offline) -> None:
+def test_connection_error_replays_as_the_same_httpx_exception(tmp_path: Path, offline: Offline) -> None:
+    connect_error = sdk_http().ConnectError  # httpx2.ConnectError on 3.x, httpx.ConnectError before
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     base = f"http://127.0.0.1:{port}/"
 
     def run(client: genai.Client) -> Exception:
-        with pytest.raises(httpx2.ConnectError) as info:
+        with pytest.raises(connect_error) as info:
             client.models.generate_content(model=MODEL, contents="hi")
         return info.value
 
     with AgentRecorder("conn", snapshot_dir=tmp_path):
         live = run(make_client(base))
     rep = replay(tmp_path, "conn", base, offline, run)
-    assert type(rep) is type(live) is httpx2.ConnectError
+    assert type(rep) is type(live) is connect_error
     assert str(rep) == str(live)
     (step,) = llm_steps(snapshot_data(tmp_path, "conn"))
     assert step["exchange"]["response"]["error"]["type"] == "ConnectError"
@@ -630,7 +678,11 @@ def test_api_key_in_the_query_string_is_scrubbed(fake: FakeGemini, tmp_path: Pat
 
     def keyed_client() -> dict[str, Any]:
         hook = {"request": [lambda request: urls.append(str(request.url))]}
-        return {"httpx_client": httpx2.Client(params={"key": API_KEY}, event_hooks=hook)}
+        if "httpx_client" not in types.HttpOptions.model_fields:
+            # HttpOptions(httpx_client=) appeared in google-genai 1.46: before, the same
+            # arguments go to the client the SDK builds itself
+            return {"client_args": {"verify": _TLS, "params": {"key": API_KEY}, "event_hooks": hook}}
+        return {"httpx_client": sdk_http().Client(params={"key": API_KEY}, event_hooks=hook)}
 
     live = record(tmp_path, "query_key", fake, run, **keyed_client())
     assert [API_KEY in u for u in urls] == [True, True]  # the key really travelled in the URL
@@ -639,7 +691,7 @@ def test_api_key_in_the_query_string_is_scrubbed(fake: FakeGemini, tmp_path: Pat
     assert_same_response(rep[0], live[0])
     assert_same_chunks(rep[1], live[1])
     first, second = llm_steps(snapshot_data(tmp_path, "query_key"))
-    # (httpx2 client params replace the query the SDK put in the URL, ?alt=sse included)
+    # (httpx(2) client params replace the query the SDK put in the URL, ?alt=sse included)
     assert [u.split("?", 1)[1].replace(API_KEY, "<redacted>") for u in urls] == ["key=<redacted>", "key=<redacted>"]
     assert first["exchange"]["request"]["query"] == second["exchange"]["request"]["query"] == "key=<redacted>"
     assert "request_drift" not in first and "request_drift" not in second

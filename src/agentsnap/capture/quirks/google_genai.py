@@ -7,7 +7,8 @@ Installed by the post-import hook of ``google.genai._api_client`` named in
    aiohttp is importable (``_use_aiohttp()``), and aiohttp is beyond the
    httpx/httpx2 ``send`` hooks. While a recording is active, ``_use_aiohttp``
    answers False — the SDK then takes its own fallback branch through
-   ``self._async_httpx_client`` (an httpx2 ``AsyncClient``), which the hooks see.
+   ``self._async_httpx_client`` (an httpx2 ``AsyncClient`` on 3.x, an httpx one
+   on 1.x/2.x), which the hooks see.
    Left alone: clients constructed while a recording is active (``__init__``
    must still prepare the aiohttp session arguments, or a later call outside
    the recording would fail) and clients without an httpx async client
@@ -86,7 +87,7 @@ def _replaying() -> bool:
 
 
 # --------------------------------------------------------------------------
-# 1. aiohttp -> httpx2 while recording
+# 1. aiohttp -> httpx(2) while recording
 
 
 def _init_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
