@@ -50,7 +50,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 __all__ = [
@@ -301,12 +301,20 @@ def _nonempty(m: re.Match[str]) -> str:
     return REDACTED if m.group() else ""
 
 
-_BUILTIN_RULES = (
-    lambda t: _TOKEN_RE.sub(REDACTED, t),
-    lambda t: _BEARER_RE.sub(lambda m: m.group(1) + m.group(2) + REDACTED, t),
-    lambda t: _HEADER_KV_RE.sub(_kv, t),
-    lambda t: _JSON_KV_RE.sub(_json_kv, t),
-    lambda t: _FORM_KV_RE.sub(lambda m: m.group(1) + "=" + REDACTED, t),
+# each built-in rule with a test of the literals (lower case) one of which every text it
+# matches contains: a text holding none of them is left alone without running the expression
+# (a few `in` tests cost far less than a scan with many alternatives)
+_BUILTIN_RULES: tuple[tuple[Callable[[str], bool], Callable[[str], str]], ...] = (
+    (lambda low: ("sk-" in low or "aiza" in low or "gsk_" in low or "hf_" in low or "gh" in low
+                  or "github_pat_" in low or "akia" in low or "asia" in low or "eyj" in low),
+     lambda t: _TOKEN_RE.sub(REDACTED, t)),
+    (lambda low: "bearer" in low, lambda t: _BEARER_RE.sub(lambda m: m.group(1) + m.group(2) + REDACTED, t)),
+    (lambda low: "authorization" in low or "api-key" in low, lambda t: _HEADER_KV_RE.sub(_kv, t)),
+    (lambda low: ("passw" in low or "secret" in low or "token" in low or "api_key" in low or "apikey" in low
+                  or "private_key" in low),
+     lambda t: _JSON_KV_RE.sub(_json_kv, t)),
+    (lambda low: "key=" in low or "token=" in low or "secret=" in low or "password=" in low,
+     lambda t: _FORM_KV_RE.sub(lambda m: m.group(1) + "=" + REDACTED, t)),
 )
 
 
@@ -318,8 +326,16 @@ def _between_placeholders(text: str, rule: Any) -> str:
 
 
 def _one_round(text: str, patterns: tuple[re.Pattern[str], ...]) -> str:
-    for rule in _BUILTIN_RULES:
-        text = _between_placeholders(text, rule)
+    # the literal pre-check is exact for ASCII text only: (?i) matching on other text also
+    # pairs characters that str.lower() does not (the long s with "s", the Kelvin sign with "k")
+    lowered = text.lower() if text.isascii() else None
+    for may_match, rule in _BUILTIN_RULES:
+        if lowered is not None and not may_match(lowered):
+            continue
+        new = _between_placeholders(text, rule)
+        if new != text:
+            text = new
+            lowered = text.lower() if lowered is not None else None
     for pattern in patterns:
         text = _between_placeholders(text, lambda t, p=pattern: p.sub(_nonempty, t))
     return text
