@@ -35,7 +35,7 @@ SDK_MATRIX: dict[str, tuple[str, list[str], list[str]]] = {
         "tests/test_codec_openai.py", "tests/test_codec_openai_responses.py"]),
     "anthropic": ("anthropic==0.40.0", [], ["tests/test_anthropic_shapes.py", "tests/test_codec_anthropic.py"]),
     "groq": ("groq==0.13.0", [], ["tests/test_groq_shapes.py"]),
-    "mistralai": ("mistralai==2.0.0", [], ["tests/test_mistral_shapes.py", "tests/test_codec_mistral.py"]),
+    "mistralai": ("mistralai==1.2.5", [], ["tests/test_mistral_shapes.py", "tests/test_codec_mistral.py"]),
     "cohere": ("cohere==7.0.0", [], ["tests/test_cohere_shapes.py", "tests/test_codec_cohere.py"]),
     "google-genai": ("google-genai==1.24.0", ["aiohttp"],
                      ["tests/test_gemini_shapes.py", "tests/test_codec_gemini.py"]),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import json
 import os
 import socket
@@ -65,6 +66,19 @@ V1_WEATHER_TOOL = {
     "parameter_definitions": {"city": {"type": "str", "required": True}},
 }
 REPO = Path(__file__).resolve().parents[1]
+# `max_retries=` on the Client / ClientV2 constructors appeared in cohere 7.0.5;
+# before it the retry count is set per call only (`request_options={"max_retries": n}`).
+CLIENT_MAX_RETRIES = "max_retries" in inspect.signature(cohere.ClientV2.__init__).parameters
+
+
+def client_retries(max_retries: int) -> dict[str, Any]:
+    """Constructor keywords setting the client's retry count, where the SDK has them."""
+    return {"max_retries": max_retries} if CLIENT_MAX_RETRIES else {}
+
+
+def call_retries(max_retries: int) -> dict[str, Any]:
+    """Call keywords setting the retry count, on SDKs whose constructors lack `max_retries` (see above)."""
+    return {} if CLIENT_MAX_RETRIES else {"request_options": {"max_retries": max_retries}}
 
 
 @pytest.fixture(autouse=True)
@@ -174,14 +188,12 @@ def replay_async(tmp_path: Path, name: str, make: Callable[[], Any], offline: Of
         return asyncio.run(main())
 
 
-def v2(fake: FakeCohere, **kw: Any) -> cohere.ClientV2:
-    kw.setdefault("max_retries", 0)
-    return cohere.ClientV2(api_key=API_KEY, base_url=fake.base_url, **kw)
+def v2(fake: FakeCohere, max_retries: int = 0) -> cohere.ClientV2:
+    return cohere.ClientV2(api_key=API_KEY, base_url=fake.base_url, **client_retries(max_retries))
 
 
-def v1(fake: FakeCohere, **kw: Any) -> cohere.Client:
-    kw.setdefault("max_retries", 0)
-    return cohere.Client(api_key=API_KEY, base_url=fake.base_url, **kw)
+def v1(fake: FakeCohere, max_retries: int = 0) -> cohere.Client:
+    return cohere.Client(api_key=API_KEY, base_url=fake.base_url, **client_retries(max_retries))
 
 
 def assert_same_model(replayed: Any, live: Any, cls: type) -> None:
@@ -309,7 +321,7 @@ def test_v2_chat_async(fake: FakeCohere, tmp_path: Path, offline: Offline) -> No
     base = fake.base_url
 
     def make() -> cohere.AsyncClientV2:
-        return cohere.AsyncClientV2(api_key=API_KEY, base_url=base, max_retries=0)
+        return cohere.AsyncClientV2(api_key=API_KEY, base_url=base, **client_retries(0))
 
     async def run(c: Any) -> Any:
         return await c.chat(model=MODEL, messages=MESSAGES)
@@ -324,7 +336,7 @@ def test_v2_chat_stream_async_generator(fake: FakeCohere, tmp_path: Path, offlin
     base = fake.base_url
 
     def make() -> cohere.AsyncClientV2:
-        return cohere.AsyncClientV2(api_key=API_KEY, base_url=base, max_retries=0)
+        return cohere.AsyncClientV2(api_key=API_KEY, base_url=base, **client_retries(0))
 
     async def run(c: Any) -> list[Any]:
         return [event async for event in c.chat_stream(model=MODEL, messages=MESSAGES)]
@@ -401,7 +413,7 @@ def test_v1_chat_and_stream_async(fake: FakeCohere, tmp_path: Path, offline: Off
     base = fake.base_url
 
     def make() -> cohere.AsyncClient:
-        return cohere.AsyncClient(api_key=API_KEY, base_url=base, max_retries=0)
+        return cohere.AsyncClient(api_key=API_KEY, base_url=base, **client_retries(0))
 
     async def run(c: Any) -> tuple[Any, list[Any]]:
         answer = await c.chat(model=MODEL, message="Hi")
@@ -426,7 +438,7 @@ def test_error_status_replays_the_same_sdk_exception(fake: FakeCohere, tmp_path:
 
     def run(c: Any) -> Any:
         with pytest.raises(exc_type) as info:
-            c.chat(model=MODEL, messages=MESSAGES)
+            c.chat(model=MODEL, messages=MESSAGES, **call_retries(0))
         return info.value
 
     live = record(tmp_path, f"error_{status}", fake, run, c)
@@ -445,7 +457,7 @@ def test_error_on_a_stream_request_replays_the_same_sdk_exception(fake: FakeCohe
 
     def run(c: Any) -> Any:
         with pytest.raises(cohere.TooManyRequestsError) as info:
-            list(c.chat_stream(model=MODEL, messages=MESSAGES))
+            list(c.chat_stream(model=MODEL, messages=MESSAGES, **call_retries(0)))
         return info.value
 
     live = record(tmp_path, "stream_429", fake, run, c)
@@ -461,7 +473,7 @@ def test_429_retries_then_200_replay_without_waiting(fake: FakeCohere, tmp_path:
     c = v2(fake, max_retries=2)
 
     def run(c: Any) -> Any:
-        return c.chat(model=MODEL, messages=MESSAGES)
+        return c.chat(model=MODEL, messages=MESSAGES, **call_retries(2))
 
     waits: list[float] = []
     with monkeypatch.context() as m:  # recording: the SDK's own backoff (noted, not slept)
@@ -482,11 +494,11 @@ def test_connection_errors_with_retries_replay_without_backoff(tmp_path: Path, o
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    c = cohere.ClientV2(api_key=API_KEY, base_url=f"http://127.0.0.1:{port}", max_retries=2)
+    c = cohere.ClientV2(api_key=API_KEY, base_url=f"http://127.0.0.1:{port}", **client_retries(2))
 
     def run(c: Any) -> httpx.ConnectError:
         with pytest.raises(httpx.ConnectError) as info:
-            c.chat(model=MODEL, messages=MESSAGES)
+            c.chat(model=MODEL, messages=MESSAGES, **call_retries(2))
         return info.value
 
     waits: list[float] = []
@@ -508,7 +520,7 @@ def test_connection_errors_with_retries_replay_without_backoff(tmp_path: Path, o
 
 async def _async_refused(c: Any) -> httpx.ConnectError:
     with pytest.raises(httpx.ConnectError) as info:
-        await c.chat(model=MODEL, messages=MESSAGES)
+        await c.chat(model=MODEL, messages=MESSAGES, **call_retries(1))
     return info.value
 
 
@@ -518,7 +530,7 @@ def test_async_connection_error_retry_replays_without_backoff(tmp_path: Path, of
         port = probe.getsockname()[1]
 
     def make() -> cohere.AsyncClientV2:
-        return cohere.AsyncClientV2(api_key=API_KEY, base_url=f"http://127.0.0.1:{port}", max_retries=1)
+        return cohere.AsyncClientV2(api_key=API_KEY, base_url=f"http://127.0.0.1:{port}", **client_retries(1))
 
     async def main() -> httpx.ConnectError:
         async with AgentRecorder("arefused", snapshot_dir=tmp_path):
@@ -541,9 +553,11 @@ def test_async_connection_error_retry_replays_without_backoff(tmp_path: Path, of
 
 
 _EARLY_CLIENT = """
-import json, socket, sys
+import inspect, json, socket, sys
 import cohere
-client = cohere.ClientV2(api_key="co-test-key-0001", base_url=sys.argv[1], max_retries=0)
+# `max_retries=` on the constructor appeared in cohere 7.0.5
+retries = {"max_retries": 0} if "max_retries" in inspect.signature(cohere.ClientV2.__init__).parameters else {}
+client = cohere.ClientV2(api_key="co-test-key-0001", base_url=sys.argv[1], **retries)
 assert not any(m == "agentsnap" or m.startswith("agentsnap.") for m in sys.modules), "agentsnap imported too early"
 
 from agentsnap import AgentAsserter, AgentRecorder

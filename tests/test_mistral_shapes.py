@@ -1,6 +1,7 @@
 """Every mistralai call shape, recorded against a fake Mistral API and replayed offline.
 
-Each test runs the real ``mistralai`` SDK (``mistralai.client.Mistral``) against
+Each test runs the real ``mistralai`` SDK (``mistralai.client.Mistral``; on 1.x,
+``mistralai.Mistral``, the same SDK in the older package layout) against
 :class:`tests.fake_mistral.FakeMistral` inside ``AgentRecorder``; then stops the
 server and runs the same code inside ``AgentAsserter(mode="replay")`` with
 ``socket.connect`` refused, and checks that the replayed objects are genuine
@@ -11,17 +12,28 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import json
+import random
 import socket
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
-from mistralai.client import Mistral, errors, models
-from mistralai.client.utils import eventstreaming, retries
+
+try:  # the current layout (mistralai >= 2.0)
+    from mistralai.client import Mistral, errors, httpclient, models
+    from mistralai.client.utils import eventstreaming, retries
+
+    SDK_PACKAGE = "mistralai.client"
+except ImportError:  # the 1.x layout: the same Speakeasy SDK one package up, its errors in `models`
+    from mistralai import Mistral, httpclient, models
+    from mistralai import models as errors
+    from mistralai.utils import eventstreaming, retries
+
+    SDK_PACKAGE = "mistralai"
 
 from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
 from tests.fake_mistral import (
@@ -36,6 +48,10 @@ from tests.fake_mistral import (
 )
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
+
+# The HTTP library the installed SDK sends through: httpx2 (imported as `httpx`)
+# since 3.0, httpx before. Transport errors surface as that library's classes.
+SDK_HTTPX = httpclient.httpx
 
 MODEL = "mistral-small-latest"
 API_KEY = "mistral-test-key-0001"
@@ -53,9 +69,20 @@ TIME_TOOL = {
     "type": "function",
     "function": {"name": "get_time", "parameters": {"type": "object", "properties": {"tz": {"type": "string"}}}},
 }
+# `BackoffStrategy(jitter_ms=...)` appeared in mistralai 2.10.0; before it every
+# backoff sleep adds random.uniform(0, 1) s of jitter, which SleepSpy then pins to 0.
+HAS_JITTER_MS = "jitter_ms" in inspect.signature(retries.BackoffStrategy.__init__).parameters
+
+
+def backoff(initial_ms: int, max_ms: int, exponent: float, max_elapsed_ms: int, *, jitter_ms: int | None = None) -> Any:
+    """A ``BackoffStrategy``; ``jitter_ms`` is passed where the SDK has it (see ``HAS_JITTER_MS``)."""
+    extra = {"jitter_ms": jitter_ms} if jitter_ms is not None and HAS_JITTER_MS else {}
+    return retries.BackoffStrategy(initial_ms, max_ms, exponent, max_elapsed_ms, **extra)
+
+
 # a fast backoff for recording, and a slow one that replay must not honour
-FAST = retries.RetryConfig("backoff", retries.BackoffStrategy(1, 1, 1.0, 60_000, jitter_ms=0), retry_connection_errors=True)
-SLOW = retries.RetryConfig("backoff", retries.BackoffStrategy(2_000, 5_000, 2.0, 600_000), retry_connection_errors=True)
+FAST = retries.RetryConfig("backoff", backoff(1, 1, 1.0, 60_000, jitter_ms=0), retry_connection_errors=True)
+SLOW = retries.RetryConfig("backoff", backoff(2_000, 5_000, 2.0, 600_000), retry_connection_errors=True)
 
 
 @pytest.fixture(autouse=True)
@@ -121,6 +148,16 @@ class SleepSpy:
 
         monkeypatch.setattr(retries, "time", Time())
         monkeypatch.setattr(retries, "asyncio", Asyncio())
+        if not HAS_JITTER_MS:  # the SDK's fixed 0-1 s jitter: pinned to 0, as `jitter_ms=0` does on >= 2.10
+
+            class Random:
+                def __getattr__(self, name: str) -> Any:
+                    return getattr(random, name)
+
+                def uniform(self, a: float, b: float) -> float:
+                    return a
+
+            monkeypatch.setattr(retries, "random", Random())
 
 
 @pytest.fixture
@@ -383,7 +420,13 @@ def _assert_same_error(replayed: errors.SDKError, live: errors.SDKError) -> None
     assert replayed.status_code == live.status_code
     assert replayed.body == live.body  # the recorded bytes, layout included
     assert replayed.message == live.message and str(replayed) == str(live)
-    assert replayed.headers.get("mistral-correlation-id") == live.headers.get("mistral-correlation-id")
+    assert error_headers(replayed).get("mistral-correlation-id") == error_headers(live).get("mistral-correlation-id")
+    assert error_headers(replayed).get("mistral-correlation-id", "").startswith("corr-")
+
+
+def error_headers(error: errors.SDKError) -> Any:
+    """The response headers of an SDK error: ``.headers`` since mistralai 1.9.11, ``.raw_response.headers`` before."""
+    return error.headers if hasattr(error, "headers") else error.raw_response.headers
 
 
 @pytest.mark.parametrize("status", [429, 500])
@@ -439,7 +482,7 @@ def test_retry_budget_spent_while_recording_gives_up_at_the_same_attempt(fake: F
     # a wall-clock retry budget: how many attempts fit depends on timing, so replay
     # must stop where the recording stopped, not where its own clock says
     fake.respond_with(lambda body: error_reply(503, gateway=False))
-    budget = retries.RetryConfig("backoff", retries.BackoffStrategy(5, 5, 1.0, 120, jitter_ms=0), retry_connection_errors=False)
+    budget = retries.RetryConfig("backoff", backoff(5, 5, 1.0, 120, jitter_ms=0), retry_connection_errors=False)
     c = client(fake.base_url)
 
     live = record(tmp_path, "budget", fake, lambda c: _expect_sdk_error(c, budget), c)
@@ -475,11 +518,11 @@ def test_connection_refused_with_retries_replays_the_same_attempts_instantly(tmp
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     c = client(f"http://127.0.0.1:{port}")
-    budget = retries.RetryConfig("backoff", retries.BackoffStrategy(2, 2, 1.0, 60, jitter_ms=0), retry_connection_errors=True)
+    budget = retries.RetryConfig("backoff", backoff(2, 2, 1.0, 60, jitter_ms=0), retry_connection_errors=True)
 
-    def run_with(retry: Any) -> Callable[[Mistral], httpx2.ConnectError]:
-        def run(c: Mistral) -> httpx2.ConnectError:
-            with pytest.raises(httpx2.ConnectError) as info:
+    def run_with(retry: Any) -> Callable[[Mistral], Exception]:
+        def run(c: Mistral) -> Exception:
+            with pytest.raises(SDK_HTTPX.ConnectError) as info:
                 c.chat.complete(model=MODEL, messages=MESSAGES, retries=retry)
             return info.value
 
@@ -499,7 +542,7 @@ def test_connection_refused_with_retries_replays_the_same_attempts_instantly(tmp
 
 def test_outside_a_recording_the_sdk_retry_loop_is_untouched(fake: FakeMistral, sleeps: SleepSpy) -> None:
     fake.script(error_reply(500, gateway=False), text_reply("ok"))
-    c = client(fake.base_url, retry_config=retries.RetryConfig("backoff", retries.BackoffStrategy(30, 30, 1.0, 10_000, jitter_ms=0), False))
+    c = client(fake.base_url, retry_config=retries.RetryConfig("backoff", backoff(30, 30, 1.0, 10_000, jitter_ms=0), False))
     assert c.chat.complete(model=MODEL, messages=MESSAGES).choices[0].message.content == "ok"
     assert sleeps.calls == [0.03]  # the SDK's own backoff
     assert len(fake.requests) == 2
@@ -534,11 +577,12 @@ def test_object_arguments_in_a_full_response(fake: FakeMistral, tmp_path: Path, 
 
 
 def test_quirk_patches_are_installed_once_and_idempotent() -> None:
+    import importlib
     import types
 
     import wrapt
-    from mistralai.client import basesdk
 
+    basesdk = importlib.import_module(f"{SDK_PACKAGE}.basesdk")
     from agentsnap.capture import install
     from agentsnap.capture.quirks import mistralai as quirk
 

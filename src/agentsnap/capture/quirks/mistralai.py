@@ -1,5 +1,9 @@
 """Deterministic, instant retries in replay for the Speakeasy-generated ``mistralai`` SDK.
 
+Applied to both package layouts (see ``patches/mistralai.toml``): 2.x / 3.x
+(``mistralai.client.*``) and 1.x (``mistralai.*``), whose ``BaseSDK`` and
+``utils.retries`` are the same code one package up.
+
 With a ``retry_config`` (per call or on the client), ``BaseSDK.do_request``
 runs each attempt through ``utils.retries.retry_with_backoff``: it retries
 429 / 5xx answers (and, with ``retry_connection_errors``, transport errors)
@@ -174,7 +178,8 @@ def _wrap(owner: Any, name: str, wrapper: Any) -> None:
 def patch_basesdk(module: Any) -> None:
     """Wrap ``module.BaseSDK.do_request`` / ``do_request_async`` to remember the request (idempotent).
 
-    ``module`` is ``mistralai.client.basesdk``. Raises ``AttributeError`` when
+    ``module`` is ``mistralai.client.basesdk`` (``mistralai.basesdk`` in the
+    1.x layout: the same class). Raises ``AttributeError`` when
     a target is missing (the hook warns once; replayed retries then fall back
     to "retry while anything is unplayed").
     """
@@ -192,7 +197,8 @@ def patch_basesdk(module: Any) -> None:
 def patch_retries(module: Any) -> None:
     """Replace the backoff loops of ``module`` in replay (idempotent).
 
-    ``module`` is ``mistralai.client.utils.retries``; ``retry_with_backoff``
+    ``module`` is ``mistralai.client.utils.retries`` (``mistralai.utils.retries``
+    in the 1.x layout; the same functions); ``retry_with_backoff``
     and ``retry_with_backoff_async`` are module globals called by
     ``retry`` / ``retry_async``, so wrapping the module attributes reaches
     every client. Raises ``AttributeError`` when a target is missing.
