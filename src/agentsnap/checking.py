@@ -112,7 +112,7 @@ def check_tool_calls(
     steps = [dict(s) for s in llm_steps]
     # ids are left out: providers mint new ones every live run, and the diff never compares them
     steps += [{"type": "tool_call", "name": c["tool"], "args": c["args"], "result": c.get("result"), "id": None} for c in calls]
-    new = build_snapshot(name, steps, source="pytest")
+    new = build_snapshot(name, steps, source="pytest", captured=True)
     try:
         outcome = settle(store, new, settings, mode=mode, missing="pending",
                          overrides={"min_score": min_score, "weights": {**_TOOL_CALLS_ONLY, **(weights or {})}, "strict": strict,

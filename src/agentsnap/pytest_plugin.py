@@ -163,7 +163,7 @@ class AgentsnapSession:
         if not recording.trace.exchanges:
             return  # no LLM traffic: nothing to snapshot
         self.used.add(item.nodeid)
-        snap = build_snapshot(item.nodeid, recording.trace.steps(), source="pytest", output_from_trace=True)
+        snap = build_snapshot(item.nodeid, recording.trace.steps(), source="pytest", output_from_trace=True, captured=True)
         try:
             outcome = settle(self.store, snap, self.settings, mode=self.settings.mode, test_passed=passed, golden=golden, quiet_record=True)
         except (AgentRegressionError, SnapshotNotFoundError, SnapshotPendingError, SnapshotFormatError):

@@ -108,6 +108,7 @@ class _Block:
             model=model,
             source=self._source,
             output_from_trace=self.output is None,
+            captured=True,
         )
 
     def __enter__(self) -> "_Block":

@@ -266,20 +266,20 @@ def _convert(value: Any, depth: int, path: frozenset[int]) -> Any:
     return {"$repr": _text(_ADDRESS.sub("", text)), "$type": _type_name(value)}
 
 
-def prepare(data: Any) -> Any:
+def prepare(data: Any, *, exchanges_scrubbed: bool = False) -> Any:
     """A snapshot dict ready to store: :func:`to_json`, then every secret rule
-    (:func:`agentsnap.scrub.scrub_snapshot`). Idempotent."""
+    (:func:`agentsnap.scrub.scrub_snapshot`; ``exchanges_scrubbed``: see there). Idempotent."""
     from .scrub import scrub_snapshot
 
     converted = to_json(data)
     if isinstance(converted, dict):
-        return scrub_snapshot(converted)
+        return scrub_snapshot(converted, exchanges_scrubbed=exchanges_scrubbed)
     return converted
 
 
-def prepare_parts(trace: Any, input: Any, output: Any) -> tuple[Any, Any, Any]:
+def prepare_parts(trace: Any, input: Any, output: Any, *, exchanges_scrubbed: bool = False) -> tuple[Any, Any, Any]:
     """``(trace, input, output)`` of a new snapshot, prepared as :func:`prepare` would store them."""
-    done = prepare({"trace": trace, "input": input, "output": output})
+    done = prepare({"trace": trace, "input": input, "output": output}, exchanges_scrubbed=exchanges_scrubbed)
     return done["trace"], done["input"], done["output"]
 
 
