@@ -299,7 +299,12 @@ def _blob_refs(value: Any, found: set[str]) -> None:
 def write_blobs(data: Any, root: str | os.PathLike[str]) -> list[Path]:
     """Write the side file of every ``{"$blob"}`` reference inside ``data`` whose
     bytes this process holds to ``root/blobs/<sha256>`` (atomically; an existing
-    file is kept). Returns the paths written or already there."""
+    file is kept). Returns the paths written or already there ([] when this
+    process holds no blob bytes at all)."""
+    with _pending_lock:
+        holding = bool(_pending)
+    if not holding:
+        return []  # no bytes held: nothing to write (the walk below would only find files already there)
     found: set[str] = set()
     _blob_refs(data, found)
     written = []
