@@ -146,6 +146,7 @@ def _type_name(value: Any) -> str:
 
 # Python refuses to turn ints of more than 4300 digits into text (sys.int_info.default_max_str_digits)
 _MAX_INT_BITS = 14_000
+_SMALL = 1 << 62  # ints within it are far below _MAX_INT_BITS
 
 
 def _big_int(value: int) -> dict[str, str]:
@@ -176,12 +177,18 @@ def to_json(value: Any, _depth: int = 0, _path: frozenset[int] = frozenset()) ->
         if ident in _path:
             return {"$cycle": kind.__name__}
         inner = _path | {ident}
+        nxt = _depth + 1
+        # ASCII strings and small ints are their own JSON: kept without a call (most leaves)
         if kind is list:
-            return [to_json(v, _depth + 1, inner) for v in value]
+            return [v if (type(v) is str and v.isascii()) or (type(v) is int and -_SMALL < v < _SMALL)
+                    else to_json(v, nxt, inner) for v in value]
         try:
-            return {_key(k): to_json(v, _depth + 1, inner) for k, v in value.items()}
+            items = list(value.items())
         except RuntimeError:  # changed size during iteration (another thread)
-            return {_key(k): to_json(v, _depth + 1, inner) for k, v in list(value.items())}
+            items = list(value.items())
+        return {(k if type(k) is str and k.isascii() else _key(k)):
+                (v if (type(v) is str and v.isascii()) or (type(v) is int and -_SMALL < v < _SMALL)
+                 else to_json(v, nxt, inner)) for k, v in items}
     try:
         return _convert(value, _depth, _path)
     except RecursionError:
