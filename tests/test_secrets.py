@@ -596,3 +596,35 @@ def _every_rule(text: str) -> str:
 @given(st.lists(st.sampled_from(_PIECES), max_size=30).map("".join))
 def test_the_literal_pre_check_never_changes_what_is_scrubbed(text: str) -> None:
     assert scrub_text(text, parse_redact(None)) == _every_rule(text)
+
+
+def _scrub_value_reference(value: Any) -> Any:
+    """scrub_value restated plainly (every string through scrub_text, every secret key's scalar replaced)."""
+    if isinstance(value, str):
+        return scrub_text(value)
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            key = scrub_text(k) if isinstance(k, str) else k
+            if scrub._secret_key(k) and isinstance(v, (str, int, float)) and not isinstance(v, bool) and v not in ("", REDACTED):
+                out[key] = REDACTED
+            else:
+                out[key] = _scrub_value_reference(v)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_scrub_value_reference(v) for v in value]
+    return value
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.lists(st.sampled_from(_PIECES), max_size=6).map("".join),
+    lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner)
+    | st.dictionaries(st.sampled_from(["password", "api_key", "x-api-key", "content", "k", "Authorization", "sk-abcdefghijklmnopqrstuvwx1"]) | st.integers(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(_json_values)
+def test_scrub_value_matches_its_plain_definition(value: Any) -> None:
+    configure(None)
+    assert scrub_value(value) == _scrub_value_reference(value)

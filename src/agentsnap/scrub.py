@@ -390,21 +390,45 @@ def scrub_value(value: Any, rules: Redaction | None = None) -> Any:
     Returns a new value (the input is not changed). Dict keys are scrubbed as
     text too (a token used as a key does not survive either).
     """
-    if isinstance(value, str):
+    rules = rules or _active
+    return _scrub_value(value, rules, _key_info(rules), not rules._compiled_patterns)
+
+
+_keys: tuple[Any, dict[str, tuple[str, bool]]] = (None, {})
+
+
+def _key_info(rules: Redaction) -> dict[str, tuple[str, bool]]:
+    """``{key: (scrubbed key, is a secret key)}`` for the rules in force (dict keys repeat endlessly)."""
+    global _keys
+    if _keys[0] is not rules or len(_keys[1]) > _MEMO_ENTRIES:
+        _keys = (rules, {})
+    return _keys[1]
+
+
+def _scrub_value(value: Any, rules: Redaction, keys: dict[str, tuple[str, bool]], builtin_only: bool) -> Any:
+    kind = type(value)
+    if kind is str or isinstance(value, str):
         return scrub_text(value, rules)
-    if isinstance(value, dict):
+    if kind is dict or isinstance(value, dict):
         out = {}
         for k, v in value.items():
-            key = scrub_text(k, rules) if isinstance(k, str) else k
-            if _secret_key(k) and isinstance(v, (str, int, float)) and not isinstance(v, bool) and v not in ("", REDACTED):
-                out[key] = REDACTED
+            if isinstance(k, str):
+                info = keys.get(k)
+                if info is None:
+                    info = keys[k] = (scrub_text(k, rules), _secret_key(k))
+                key, secret = info
             else:
-                out[key] = scrub_value(v, rules)
+                key, secret = k, False
+            if secret and isinstance(v, (str, int, float)) and not isinstance(v, bool) and v not in ("", REDACTED):
+                out[key] = REDACTED
+            elif type(v) is str and builtin_only and len(v) < 8:
+                out[key] = v  # too short for any built-in rule (as scrub_text decides)
+            else:
+                out[key] = _scrub_value(v, rules, keys, builtin_only)
         return out
-    if isinstance(value, list):
-        return [scrub_value(v, rules) for v in value]
-    if isinstance(value, tuple):
-        return [scrub_value(v, rules) for v in value]
+    if kind is list or isinstance(value, (list, tuple)):
+        return [v if type(v) is str and builtin_only and len(v) < 8 else _scrub_value(v, rules, keys, builtin_only)
+                for v in value]
     return value
 
 
