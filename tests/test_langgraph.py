@@ -42,6 +42,7 @@ from agentsnap import (
     AdapterNotWrappedError,
     AgentAsserter,
     AgentRecorder,
+    ReplayMissError,
     SnapshotStore,
 )
 from agentsnap.adapters import LangGraphAdapter, ToolAdapter, wrap
@@ -603,3 +604,24 @@ def test_tool_adapters_as_langgraph_tools(tmp_path: Path, offline: Offline) -> N
         {"type": "tool_call", "name": "weather", "args": {"city": "Paris"}, "result": "Light rain, 18°C", "id": None}
     ]
     assert [s["type"] for s in trace] == ["llm_call", "tool_call", "llm_call"]
+
+
+def test_a_replay_miss_that_langchain_replaces_is_raised_at_the_block_exit(tmp_path: Path) -> None:
+    """LangChain's async ``agenerate`` swallows the ReplayMissError and fails later with an
+    AttributeError (``... has no attribute 'generations'``); the block raises the miss instead."""
+    with FakeOpenAI() as fake:
+        fake.script(fo.text_reply("one"))
+        base = fake.base_url
+        llm = ChatOpenAI(model="gpt-4o-mini", base_url=base, api_key="sk-test", max_retries=0)
+        with AgentRecorder("lc_miss", snapshot_dir=tmp_path):
+            asyncio.run(llm.ainvoke("first"))
+
+    async def two_calls() -> None:
+        await llm.ainvoke("first")
+        await llm.ainvoke("second")  # not in the snapshot
+
+    with pytest.raises(ReplayMissError) as info:
+        with AgentAsserter("lc_miss", snapshot_dir=tmp_path, mode="replay"):
+            asyncio.run(two_calls())
+    assert "LLM call index 1 (POST /v1/chat/completions) has no recorded response in snapshot 'lc_miss'" in str(info.value)
+    assert isinstance(info.value.__cause__, AttributeError)  # what LangChain made of it

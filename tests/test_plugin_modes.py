@@ -710,3 +710,31 @@ def test_xdist_summary_counts_equal_the_serial_run(project: Project) -> None:
     a = project.snapshot("test_many.py::test_ask[3]")
     b = project.snapshot("test_many.py::test_ask[3]", directory="xdist_snaps")
     assert (a["approved"], a["output"]) == (b["approved"], b["output"]) == (False, "answer 3")
+
+
+SWALLOWING_TEST = '''
+from agent_lib import client_for, scenario, weather_agent
+from fake_provider import text_reply, tool_calls_reply
+
+
+def test_weather(fake):
+    sc = scenario()
+    fake.script(tool_calls_reply([("call_A", "get_weather", {"city": sc["city"]})]), text_reply(sc["answer"]))
+    answer = weather_agent(client_for(fake), sc["question"])
+    try:
+        weather_agent(client_for(fake), "one question more")  # not in the snapshot
+    except BaseException:  # a framework that swallows everything and fails its own way
+        raise AttributeError("'NoneType' object has no attribute 'generations'")
+'''
+
+
+def test_a_replay_miss_the_test_replaced_is_what_fails_it(project: Project) -> None:
+    project.pytester.makepyfile(test_agent=TEST_AGENT)
+    project.record_golden()
+    project.pytester.makepyfile(test_agent=SWALLOWING_TEST)
+    result = project.run("--agentsnap-replay")
+    assert result.ret == 1
+    out = result.stdout.str()
+    assert "agentsnap replay miss: LLM call index 2 (POST /v1/chat/completions) has no recorded response" in out
+    assert "no attribute 'generations'" not in out  # the swallowed cause is not what the report leads with
+    assert project.server_requests() == {NODE: 0}

@@ -132,6 +132,11 @@ class AgentsnapSession:
             index += 1
         return golden if index == 2 else dataclasses.replace(golden, trace=trace)
 
+    def first_miss(self, item: pytest.Item) -> BaseException | None:
+        """The first replay miss of ``item``'s auto-recording (None when every call was served)."""
+        entry = self._active.get(item.nodeid)
+        return entry[0].first_miss if entry is not None else None
+
     def stop_test(self, item: pytest.Item) -> tuple[Any, Any] | None:
         entry = self._active.pop(item.nodeid, None)
         if entry is not None:
@@ -268,9 +273,13 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
         if session is not None:
             session.stop_test(item)  # skipped / xfailed: no snapshot, not a failure
         raise
-    except BaseException:
+    except BaseException as exc:
         if session is not None:
+            miss = session.first_miss(item)
             session.finish_test(item, passed=False)
+            if miss is not None and not isinstance(exc, ReplayMissError):
+                # the code under test swallowed or replaced the miss: it is the cause, say so
+                raise miss.with_traceback(None) from exc
         raise
     if session is not None:
         session.finish_test(item, passed=True)

@@ -25,6 +25,7 @@ from .config import load as load_settings
 from .exceptions import (
     AdapterNotWrappedError,
     AgentRegressionError,
+    ReplayMissError,
     SnapshotMissingInCIError,
     SnapshotNotFoundError,
     SnapshotPendingError,
@@ -127,6 +128,11 @@ class _Block:
         if exc_type is not None and issubclass(exc_type, (SnapshotMissingInCIError, AdapterNotWrappedError)):
             self._report("failed")
             return
+        miss = self._recording.first_miss
+        if miss is not None and not isinstance(exc, ReplayMissError):
+            # the code under test swallowed or replaced the miss: it is the cause, say so
+            self._report("failed")
+            raise miss.with_traceback(None) from exc
         scope = getattr(self._recording, "adapter_scope", None)
         if scope is not None and scope.violations:
             # an unwrapped client was refused but the error was swallowed or replaced

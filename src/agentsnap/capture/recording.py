@@ -39,6 +39,9 @@ class Recording:
         self.blocked_calls = 0
         #: replayed calls that had no recording (ReplayMissError raised)
         self.misses = 0
+        #: the first of them: raised again where the test ends if the code under test swallowed
+        #: or replaced it (LangChain's async agenerate turns it into an AttributeError)
+        self.first_miss: BaseException | None = None
         self.trace = _trace.Trace()
         self._guard: object | None = None
 

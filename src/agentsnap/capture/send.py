@@ -416,8 +416,10 @@ def _begin(recording: Any, request: Any, spec: ProviderSpec) -> _trace.Exchange:
 def _replayed_response(recording: Any, exchange: _trace.Exchange, request: Any, *, is_async: bool) -> Any:
     try:
         index, recorded, drift = recording.cassette.take(exchange.request)
-    except ReplayMissError:
+    except ReplayMissError as exc:
         recording.misses += 1
+        if recording.first_miss is None:
+            recording.first_miss = exc
         raise
     exchange.replay_index = index
     exchange.request_drift = drift
