@@ -18,12 +18,18 @@ on 127.0.0.1.
   client whose transport (:class:`LoopbackTransport`) forwards every request
   to the fake over a real socket, so the SDK's own request (host
   ``openrouter.ai``) reaches ``Client.send`` unchanged.
+* :func:`openai_http` names the HTTP library the installed ``openai`` SDK is
+  built on (``httpx2`` from openai 3.0, ``httpx`` before), for tests that
+  hand the SDK a client or check an exception type.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
+import re
 from collections.abc import Iterable, Sequence
+from types import ModuleType
 from typing import Any
 
 from tests.fake_provider import FINGERPRINT, FakeProvider, Reply
@@ -38,6 +44,8 @@ __all__ = [
     "groq_reply",
     "groq_stream_reply",
     "message_item",
+    "openai_http",
+    "openai_version",
     "openrouter_reply",
     "openrouter_stream_reply",
     "response_object",
@@ -48,6 +56,32 @@ __all__ = [
 RESPONSES_MODEL = "gpt-4o-mini-2024-07-18"
 GROQ_MODEL = "llama-3.3-70b-versatile"
 CREATED = 1_700_000_000
+
+
+# --------------------------------------------------------------------------- the SDK's HTTP library
+
+
+def openai_http() -> ModuleType:
+    """The module (``httpx2`` or ``httpx``) whose ``Client`` the installed ``openai`` SDK uses by default.
+
+    openai 3.0 moved from ``httpx`` to ``httpx2`` (openai 2.x accepts an
+    ``httpx2`` client only as an option); read from the SDK's public
+    ``DefaultHttpxClient``, not from its version number.
+    """
+    import openai
+
+    for cls in openai.DefaultHttpxClient.__mro__:
+        root = cls.__module__.split(".")[0]
+        if cls.__name__ == "Client" and root in ("httpx", "httpx2"):
+            return importlib.import_module(root)
+    raise RuntimeError(f"openai.DefaultHttpxClient is not an httpx/httpx2 Client: {openai.DefaultHttpxClient.__mro__}")
+
+
+def openai_version() -> tuple[int, ...]:
+    """The installed ``openai`` SDK's version as numbers: ``(1, 40, 0)``."""
+    import openai
+
+    return tuple(int(part) for part in re.findall(r"\d+", openai.__version__)[:3])
 
 
 # --------------------------------------------------------------------------- servers
@@ -87,32 +121,32 @@ class FakeOpenRouter(FakeProvider):
     public_base_url = "https://openrouter.ai/api/v1"
 
 
-def _forwarded(request: Any, origin: str) -> Any:
-    import httpx2
-
-    target = httpx2.URL(origin)
+def _forwarded(request: Any, origin: str, http: ModuleType) -> Any:
+    target = http.URL(origin)
     url = request.url.copy_with(scheme=target.scheme, host=target.host, port=target.port)
     headers = [(k, v) for k, v in request.headers.multi_items() if k.lower() != "host"]
-    return httpx2.Request(request.method, url, headers=headers, content=request.content, extensions=request.extensions)
+    return http.Request(request.method, url, headers=headers, content=request.content, extensions=request.extensions)
 
 
-def LoopbackTransport(origin: str) -> Any:
+def LoopbackTransport(origin: str, http: ModuleType | None = None) -> Any:
     """An ``httpx2`` transport that sends each request to ``origin`` (``http://127.0.0.1:<port>``)
     over a real socket, keeping path, query, method, headers and body.
 
     Use as ``httpx2.Client(transport=LoopbackTransport(fake.origin))``: the
     client (and whatever wraps its ``send``) still sees the request for the
-    public host; only the socket goes to the fake.
+    public host; only the socket goes to the fake. ``http`` picks the library
+    (default ``httpx2``; pass ``httpx`` for an ``httpx.Client``).
     """
-    import httpx2
+    if http is None:
+        import httpx2 as http
 
-    class _Loopback(httpx2.BaseTransport):
+    class _Loopback(http.BaseTransport):  # type: ignore[name-defined,misc]
         def __init__(self) -> None:
-            self._inner = httpx2.HTTPTransport()
+            self._inner = http.HTTPTransport()
 
-        def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        def handle_request(self, request: Any) -> Any:
             request.read()
-            return self._inner.handle_request(_forwarded(request, origin))
+            return self._inner.handle_request(_forwarded(request, origin, http))
 
         def close(self) -> None:
             self._inner.close()
@@ -120,17 +154,18 @@ def LoopbackTransport(origin: str) -> Any:
     return _Loopback()
 
 
-def AsyncLoopbackTransport(origin: str) -> Any:
-    """The ``httpx2.AsyncClient`` counterpart of :func:`LoopbackTransport`."""
-    import httpx2
+def AsyncLoopbackTransport(origin: str, http: ModuleType | None = None) -> Any:
+    """The ``AsyncClient`` counterpart of :func:`LoopbackTransport`."""
+    if http is None:
+        import httpx2 as http
 
-    class _AsyncLoopback(httpx2.AsyncBaseTransport):
+    class _AsyncLoopback(http.AsyncBaseTransport):  # type: ignore[name-defined,misc]
         def __init__(self) -> None:
-            self._inner = httpx2.AsyncHTTPTransport()
+            self._inner = http.AsyncHTTPTransport()
 
-        async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        async def handle_async_request(self, request: Any) -> Any:
             await request.aread()
-            return await self._inner.handle_async_request(_forwarded(request, origin))
+            return await self._inner.handle_async_request(_forwarded(request, origin, http))
 
         async def aclose(self) -> None:
             await self._inner.aclose()

@@ -153,11 +153,20 @@ def test_error_status_reads_the_error_message(body: Any, message: str | None) ->
     assert "warnings" not in view
 
 
+def test_error_body_kept_verbatim_as_text() -> None:
+    """openai.toml's ``verbatim_error_bodies``: an error body is stored as the
+    server's text under ``"text"`` (not ``"body"``); its message is still read."""
+    text = '{"error": {"message": "Invalid \'input\': too long.", "type": "invalid_request_error", "param": "input", "code": null}}'
+    view = normalize(request(), {"status": 400, "headers": {}, "text": text})
+    assert (view["status"], view["error"], view["response"]) == (400, "Invalid 'input': too long.", "")
+    assert "warnings" not in view
+
+
 def test_a_2xx_without_a_json_object_is_warned_about() -> None:
     view = normalize(request(), json_response(None))
     assert view["warnings"] == ["response has no body"]
     view = normalize(request(), {"status": 200, "headers": {}, "text": "<html>"})
-    assert view["warnings"] == ["response has no body"]
+    assert view["warnings"] == ["response has a body that is not a JSON object: '<html>'"]
     assert normalize(request(), json_response("oops"))["warnings"] == ["response has a body that is not a JSON object: 'oops'"]
 
 

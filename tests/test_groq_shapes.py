@@ -291,6 +291,27 @@ def test_500s_without_retry_headers_then_success_replay_instantly(
     assert rep.choices[0].message.content == "third time lucky"
 
 
+def test_a_final_429_replays_as_the_same_error_with_the_same_text(fake: FakeGroq, tmp_path: Path, offline: Offline) -> None:
+    fake.script(error_reply(429, message="Rate limit reached for model llama", type="tokens", code="rate_limit_exceeded"))
+    base = fake.base_url
+
+    def run(client: groq.Groq) -> groq.RateLimitError:
+        with pytest.raises(groq.RateLimitError) as info:
+            client.chat.completions.create(model=GROQ_MODEL, messages=MESSAGES)
+        return info.value
+
+    with AgentRecorder("groq_429", snapshot_dir=tmp_path):
+        live = run(groq.Groq(base_url=base, api_key=API_KEY, max_retries=0))
+    fake.stop()
+    with offline(), AgentAsserter("groq_429", snapshot_dir=tmp_path, mode="replay"):
+        rep = run(groq.Groq(base_url=base, api_key=API_KEY, max_retries=0))
+    assert type(rep) is type(live) and rep.status_code == live.status_code == 429
+    # groq quotes the whole parsed error body ("Error code: 429 - {'error': {...}}"): the key
+    # order the server sent must survive the snapshot, so the body is stored as its text
+    assert str(rep) == str(live) and "'message': 'Rate limit reached for model llama', 'type': 'tokens'" in str(live)
+    assert rep.body == live.body
+
+
 def _refused_base_url() -> str:
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))

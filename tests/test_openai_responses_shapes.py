@@ -20,12 +20,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import openai
 import openai._base_client as openai_base_client
 import pydantic
 import pytest
-from openai.types.responses import ParsedResponse, Response
 
 from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
 from agentsnap.capture.hooks import _guarded, install
@@ -38,10 +36,22 @@ from tests.fake_openai_extra import (
     FakeOpenAIResponses,
     function_call_item,
     message_item,
+    openai_http,
+    openai_version,
     responses_reply,
     responses_stream_reply,
 )
 from tests.fake_provider import Reply, error_reply
+
+try:
+    from openai.types.responses import ParsedResponse, Response
+except ImportError:  # openai < 1.66.0
+    ParsedResponse = Response = None  # type: ignore[assignment,misc]
+
+# client.responses.create / .parse / .stream() all appeared in openai 1.66.0
+needs_responses = pytest.mark.skipif(Response is None, reason="the Responses API (client.responses) appeared in openai 1.66.0")
+# the HTTP library the installed SDK is built on: httpx2 from openai 3.0, httpx before
+SDK_HTTP = openai_http()
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning"),
@@ -169,6 +179,7 @@ def assert_same_events(replayed: list[Any], live: list[Any]) -> None:
 # --------------------------------------------------------------------------- responses.create
 
 
+@needs_responses
 def test_create_sync(fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline) -> None:
     fake.script(responses_reply([message_item("Sunny, 21 C.")], usage=(11, 5)))
 
@@ -195,6 +206,7 @@ def test_create_sync(fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline
     assert step["exchange"]["request"]["path"] == "/v1/responses"
 
 
+@needs_responses
 def test_create_async(fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline) -> None:
     fake.script(responses_reply([CALL_A, CALL_B]))
 
@@ -217,6 +229,7 @@ def test_create_async(fake: FakeOpenAIResponses, tmp_path: Path, offline: Offlin
 # --------------------------------------------------------------------------- stream=True
 
 
+@needs_responses
 def test_create_stream_sync(fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline) -> None:
     fake.script(responses_stream_reply([message_item("Checking Paris."), CALL_A], piece=3))
 
@@ -236,6 +249,7 @@ def test_create_stream_sync(fake: FakeOpenAIResponses, tmp_path: Path, offline: 
     assert step["usage"] == {"input_tokens": 12, "output_tokens": 6, "total_tokens": 18}
 
 
+@needs_responses
 def test_create_stream_async_parallel_calls_without_final_output(fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline) -> None:
     """Interleaved argument deltas of two calls, and a ``response.completed`` that omits ``output``."""
     fake.script(responses_stream_reply([CALL_A, CALL_B], interleave_calls=True, final_output=False, piece=2))
@@ -257,6 +271,7 @@ def test_create_stream_async_parallel_calls_without_final_output(fake: FakeOpenA
     assert step["complete"] is True
 
 
+@needs_responses
 def test_stream_abandoned_early_replays_the_same_prefix(fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline) -> None:
     fake.script(responses_stream_reply([message_item("A rather long answer about Paris weather.")], piece=5))
 
@@ -277,6 +292,7 @@ def test_stream_abandoned_early_replays_the_same_prefix(fake: FakeOpenAIResponse
 # --------------------------------------------------------------------------- responses.parse
 
 
+@needs_responses
 def test_parse_with_text_format_sync(fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline) -> None:
     schema_format = {"type": "json_schema", "name": "Weather", "strict": True, "schema": Weather.model_json_schema()}
     fake.script(responses_reply([message_item(WEATHER_JSON)], text_format=schema_format))
@@ -286,7 +302,10 @@ def test_parse_with_text_format_sync(fake: FakeOpenAIResponses, tmp_path: Path, 
 
     live, rep = record_and_replay_sync(tmp_path, "resp_parse", fake, offline, run)
     assert_same_response(rep, live)
-    assert type(rep) is ParsedResponse
+    if openai_version() >= (3, 16, 2):
+        assert type(rep) is ParsedResponse
+    else:  # a parametrised subclass before openai 3.16.2: ParsedResponse[Weather] (to 2.20), ParsedResponse[TextFormatT]
+        assert issubclass(type(rep), ParsedResponse)
     assert rep.output_parsed == Weather(city="Paris", celsius=21.5, sunny=True)
     assert type(rep.output_parsed) is Weather
     (step,) = llm_steps(snapshot_data(tmp_path, "resp_parse"))
@@ -294,6 +313,7 @@ def test_parse_with_text_format_sync(fake: FakeOpenAIResponses, tmp_path: Path, 
     assert step["exchange"]["request"]["body"]["text"]["format"]["name"] == "Weather"
 
 
+@needs_responses
 def test_parse_with_text_format_and_function_tool_async(fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline) -> None:
     fake.script(responses_reply([CALL_A]))
 
@@ -309,6 +329,7 @@ def test_parse_with_text_format_and_function_tool_async(fake: FakeOpenAIResponse
 # --------------------------------------------------------------------------- responses.stream() manager
 
 
+@needs_responses
 def test_stream_manager_sync_get_final_response(fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline) -> None:
     fake.script(responses_stream_reply([message_item(WEATHER_JSON)], piece=7))
 
@@ -326,6 +347,7 @@ def test_stream_manager_sync_get_final_response(fake: FakeOpenAIResponses, tmp_p
     assert step["exchange"]["request"]["body"]["stream"] is True
 
 
+@needs_responses
 def test_stream_manager_async_with_tool_calls(fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline) -> None:
     fake.script(responses_stream_reply([message_item("Let me check."), CALL_A, CALL_B], interleave_calls=False, piece=4))
 
@@ -346,6 +368,7 @@ def test_stream_manager_async_with_tool_calls(fake: FakeOpenAIResponses, tmp_pat
 # --------------------------------------------------------------------------- raw responses and errors
 
 
+@needs_responses
 def test_with_raw_response_keeps_headers_and_parses(fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline) -> None:
     fake.script(responses_reply([message_item("raw hello")]))
 
@@ -358,6 +381,7 @@ def test_with_raw_response_keeps_headers_and_parses(fake: FakeOpenAIResponses, t
     assert_same_response(rep, live)
 
 
+@needs_responses
 def test_bad_request_replays_as_the_same_error(fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline) -> None:
     fake.script(error_reply(400, message="Invalid 'input': too long."))
 
@@ -388,6 +412,7 @@ def weather_agent(client: openai.OpenAI) -> str:
     return client.responses.create(model=MODEL, input=items, tools=[WEATHER_TOOL]).output_text
 
 
+@needs_responses
 def test_agent_loop_builds_a_tool_call_step_and_replays(fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline) -> None:
     fake.script(
         responses_reply([CALL_A], id="resp_1"),
@@ -454,6 +479,7 @@ def timed_replay_sync(tmp_path: Path, name: str, base: str, offline: Offline, ru
         return result, time.monotonic() - started
 
 
+@needs_responses
 def test_responses_500s_without_retry_headers_then_success_replay_instantly(
     fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -480,6 +506,7 @@ def test_responses_500s_without_retry_headers_then_success_replay_instantly(
     assert rep.output_text == "Third time."
 
 
+@needs_responses
 def test_responses_async_500s_then_success_replay_instantly(
     fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -531,10 +558,11 @@ def test_chat_connection_refused_with_retries_replays_instantly(tmp_path: Path, 
     assert elapsed < 1.0
     assert spy.calls == [stainless.REPLAY_RETRY_WAIT] * 2  # unpatched: 0.375-0.5 s, then 0.75-1 s
     assert type(rep) is type(live) is openai.APIConnectionError
-    assert type(rep.__cause__) is type(live.__cause__) is httpx2.ConnectError
+    assert type(rep.__cause__) is type(live.__cause__) is SDK_HTTP.ConnectError
     assert str(rep.__cause__) == str(live.__cause__)
 
 
+@needs_responses
 def test_responses_async_connection_refused_with_retries_replays_instantly(
     tmp_path: Path, offline: Offline, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -561,9 +589,10 @@ def test_responses_async_connection_refused_with_retries_replays_instantly(
     assert elapsed < 1.0
     assert spy.calls == [stainless.REPLAY_RETRY_WAIT] * 2
     assert type(rep) is type(live) is openai.APIConnectionError
-    assert type(rep.__cause__) is type(live.__cause__) is httpx2.ConnectError
+    assert type(rep.__cause__) is type(live.__cause__) is SDK_HTTP.ConnectError
 
 
+@needs_responses
 def test_x_should_retry_false_is_kept_so_replay_does_not_retry(fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline) -> None:
     """The server forbade retrying this 500: live made one attempt, so must replay."""
     no_retry = error_reply(500, retry_after=None, message="Do not retry this.")
@@ -604,7 +633,7 @@ def _waits(client: Any, module: Any, headers: Any = None) -> tuple[float, float]
 
 @pytest.mark.parametrize("sdk", ["openai", "groq"])
 def test_waits_are_capped_only_in_replay(sdk: str) -> None:
-    module = importlib.import_module(sdk)
+    module = importlib.import_module(sdk) if sdk == "openai" else pytest.importorskip(sdk, reason=f"{sdk} is not installed")
     install()  # the spec hooks patch <sdk>._base_client
     client_cls = getattr(module, {"openai": "OpenAI", "groq": "Groq"}[sdk])
     client = client_cls(api_key="test-key", max_retries=2, base_url="http://127.0.0.1:9")
@@ -639,21 +668,23 @@ def test_patch_takes_whichever_stainless_module_it_is_hooked_on() -> None:
     assert not stainless._is_ours(BaseClient.__dict__["_calculate_retry_timeout"].__wrapped__)
 
 
-def test_patch_is_installed_by_the_spec_hooks_and_is_idempotent() -> None:
-    import groq._base_client as groq_base_client
+@pytest.mark.parametrize("sdk", ["openai", "groq"])
+def test_patch_is_installed_by_the_spec_hooks_and_is_idempotent(sdk: str) -> None:
+    if sdk == "openai":
+        module = openai_base_client
+    else:
+        module = pytest.importorskip(f"{sdk}._base_client", reason=f"{sdk} is not installed")
 
     install()
-    for module in (openai_base_client, groq_base_client):
-        attr = module.BaseClient.__dict__["_calculate_retry_timeout"]
-        assert getattr(attr, "_self_wrapper", None) is stainless._retry_timeout_wrapper
-        stainless.patch(module)
-        stainless.patch(module)
-        again = module.BaseClient.__dict__["_calculate_retry_timeout"]
-        assert again is attr  # no second layer
-        assert not stainless._is_ours(attr.__wrapped__)
+    attr = module.BaseClient.__dict__["_calculate_retry_timeout"]
+    assert getattr(attr, "_self_wrapper", None) is stainless._retry_timeout_wrapper
+    stainless.patch(module)
+    stainless.patch(module)
+    again = module.BaseClient.__dict__["_calculate_retry_timeout"]
+    assert again is attr  # no second layer
+    assert not stainless._is_ours(attr.__wrapped__)
     hooks = {spec.name: spec.hooks for spec in load_specs()}
-    assert ("openai._base_client", "agentsnap.capture.quirks.stainless:patch") in hooks["openai"]
-    assert ("groq._base_client", "agentsnap.capture.quirks.stainless:patch") in hooks["groq"]
+    assert (f"{sdk}._base_client", "agentsnap.capture.quirks.stainless:patch") in hooks[sdk]
 
 
 def test_a_module_without_the_target_warns_and_never_breaks_the_import() -> None:

@@ -24,8 +24,6 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import anyio
-import httpx
-import httpx2
 import openai
 import openai._base_client as openai_base_client
 import pydantic
@@ -44,6 +42,7 @@ from tests.fake_provider import (
     text_reply,
     tool_calls_reply,
 )
+from tests.fake_openai_extra import openai_http, openai_version
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 
@@ -67,6 +66,11 @@ TIME_TOOL = {
     },
 }
 PARALLEL_CALLS = [("call_A", "get_weather", {"city": "Paris"}), ("call_B", "get_time", {"tz": "Europe/Paris"})]
+# the HTTP library the installed SDK is built on: httpx2 from openai 3.0, httpx before
+SDK_HTTP = openai_http()
+# response objects carry `_request_id` (the x-request-id header) from openai 1.46.0; those of parse() from 1.50.0
+HAS_REQUEST_ID = openai_version() >= (1, 46)
+PARSED_HAS_REQUEST_ID = openai_version() >= (1, 50)
 
 
 @pytest.fixture(autouse=True)
@@ -87,6 +91,13 @@ def sync_client(base_url: str, **kwargs: Any) -> openai.OpenAI:
 def async_client(base_url: str, **kwargs: Any) -> openai.AsyncOpenAI:
     kwargs.setdefault("max_retries", 0)
     return openai.AsyncOpenAI(base_url=base_url, api_key=API_KEY, **kwargs)
+
+
+def helpers(client: Any) -> Any:
+    """The resource holding ``parse()`` / ``stream()``: ``client.chat.completions`` from openai 1.92;
+    in earlier releases (from 1.40) the same helpers live at ``client.beta.chat.completions``."""
+    completions = client.chat.completions
+    return completions if hasattr(completions, "parse") else client.beta.chat.completions
 
 
 def snapshot_path(directory: Path, name: str) -> Path:
@@ -184,8 +195,9 @@ def assert_same_completion(replayed: Any, live: Any) -> None:
     assert type(replayed) is type(live)
     assert replayed.model_dump() == live.model_dump()
     assert replayed.model_fields_set == live.model_fields_set
-    assert replayed._request_id == live._request_id
-    assert replayed._request_id is not None and replayed._request_id.startswith("req_")
+    if HAS_REQUEST_ID:
+        assert replayed._request_id == live._request_id
+        assert replayed._request_id is not None and replayed._request_id.startswith("req_")
 
 
 # --------------------------------------------------------------------------- plain create
@@ -532,7 +544,7 @@ def test_stream_manager_sync_get_final_completion(fake_openai: FakeOpenAI, tmp_p
     tools = [openai.pydantic_function_tool(GetWeather)]
 
     def run(client: openai.OpenAI) -> tuple[list[str], Any]:
-        with client.chat.completions.stream(model=MODEL, messages=MESSAGES, tools=tools) as stream:
+        with helpers(client).stream(model=MODEL, messages=MESSAGES, tools=tools) as stream:
             kinds = [event.type for event in stream]
             return kinds, stream.get_final_completion()
 
@@ -556,7 +568,7 @@ def test_stream_manager_async_get_final_completion(fake_openai: FakeOpenAI, tmp_
     tools = [openai.pydantic_function_tool(GetWeather)]
 
     async def run(client: openai.AsyncOpenAI) -> Any:
-        async with client.chat.completions.stream(model=MODEL, messages=MESSAGES, tools=tools) as stream:
+        async with helpers(client).stream(model=MODEL, messages=MESSAGES, tools=tools) as stream:
             async for _ in stream:
                 pass
             return await stream.get_final_completion()
@@ -574,14 +586,15 @@ def test_parse_with_pydantic_response_format_sync(fake_openai: FakeOpenAI, tmp_p
     base = fake_openai.base_url
 
     def run(client: openai.OpenAI) -> Any:
-        return client.chat.completions.parse(model=MODEL, messages=MESSAGES, response_format=Forecast)
+        return helpers(client).parse(model=MODEL, messages=MESSAGES, response_format=Forecast)
 
     live = record_sync(tmp_path, "parse_sync", fake_openai, run)
     rep = replay_sync(tmp_path, "parse_sync", base, offline, run)
     assert type(rep) is type(live)
     assert isinstance(rep, ParsedChatCompletion)
     assert rep.model_dump(warnings=False) == live.model_dump(warnings=False)
-    assert rep._request_id == live._request_id
+    if PARSED_HAS_REQUEST_ID:
+        assert rep._request_id == live._request_id
     assert type(rep.choices[0].message.parsed) is Forecast
     assert rep.choices[0].message.parsed == Forecast(city="Paris", temp_c=21)
     (step,) = llm_steps(snapshot_data(tmp_path, "parse_sync"))
@@ -593,7 +606,7 @@ def test_parse_with_pydantic_response_format_async(fake_openai: FakeOpenAI, tmp_
     base = fake_openai.base_url
 
     async def run(client: openai.AsyncOpenAI) -> Any:
-        return await client.chat.completions.parse(model=MODEL, messages=MESSAGES, response_format=Forecast)
+        return await helpers(client).parse(model=MODEL, messages=MESSAGES, response_format=Forecast)
 
     live = record_async(tmp_path, "parse_async", fake_openai, run)
     rep = replay_async(tmp_path, "parse_async", base, offline, run)
@@ -658,6 +671,11 @@ def test_429_with_two_retries_records_three_exchanges_and_replays_fast(
     steps = llm_steps(snapshot_data(tmp_path, "rate_limited"))
     assert [s["status"] for s in steps] == [429, 429, 429]
     assert [s["error"] for s in steps] == ["Slow down."] * 3
+    # stored as the server's text (openai.toml: verbatim_error_bodies), so its key order
+    # survives: openai < 3.x quotes the whole body in str(error)
+    stored = steps[0]["exchange"]["response"]
+    assert "body" not in stored
+    assert list(json.loads(stored["text"])["error"]) == ["message", "type", "param", "code"]
 
     replay_spy = SleepSpy(really_sleep=True)
     monkeypatch.setattr(openai_base_client, "time", replay_spy)
@@ -754,7 +772,7 @@ def test_connection_refused_replays_as_api_connection_error(tmp_path: Path, offl
 
     rep = replay_sync(tmp_path, "refused", base, offline, run)
     assert type(rep) is type(live) is openai.APIConnectionError
-    assert type(rep.__cause__) is type(live.__cause__) is httpx2.ConnectError
+    assert type(rep.__cause__) is type(live.__cause__) is SDK_HTTP.ConnectError
     assert str(rep.__cause__) == str(live.__cause__)
 
 
@@ -774,7 +792,11 @@ def test_connection_refused_with_retries_replays_without_backoff(
     monkeypatch.setattr(openai_base_client, "time", record_spy)
     with AgentRecorder("refused_retries", snapshot_dir=tmp_path):
         run(sync_client(base, max_retries=2))
-    assert len(record_spy.calls) == 2 and all(0.3 < s <= 1.0 for s in record_spy.calls)  # exponential backoff live
+    # the SDK's own exponential backoff live, with its jitter (x 0.75-1): 0.5 s then 1 s
+    # nominal; before openai 1.47.0 its first retry already counted as the second (1 s, 2 s)
+    first = 0.5 if openai_version() >= (1, 47) else 1.0
+    assert len(record_spy.calls) == 2
+    assert 0.75 * first <= record_spy.calls[0] <= first and 1.5 * first <= record_spy.calls[1] <= 2 * first
     assert len(snapshot_data(tmp_path, "refused_retries")["trace"]) == 3
 
     replay_spy = SleepSpy(really_sleep=True)
@@ -866,10 +888,17 @@ def test_asyncio_gather_calls_are_captured_and_replayed_to_their_callers(fake_op
 # --------------------------------------------------------------------------- raw httpx / httpx2 traffic
 
 OPENAI_UA = "OpenAI/Python 3.57.0"
+HTTP_LIBS = pytest.mark.parametrize("lib_name", ["httpx2", "httpx"])
 
 
-@pytest.mark.parametrize("lib", [httpx2, httpx], ids=["httpx2", "httpx"])
-def test_send_with_request_keyword_is_captured_and_replayed(fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline, lib: Any) -> None:
+def http_lib(name: str) -> Any:
+    """Raw traffic through either library, whichever is installed (openai < 3.0 brings httpx, 3.x httpx2)."""
+    return pytest.importorskip(name, reason=f"{name} is not installed (openai < 3.0 depends on httpx, openai >= 3.0 on httpx2)")
+
+
+@HTTP_LIBS
+def test_send_with_request_keyword_is_captured_and_replayed(fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline, lib_name: str) -> None:
+    lib = http_lib(lib_name)
     fake_openai.script(text_reply("kw answer"))
     url = fake_openai.base_url + "/chat/completions"
     body = {"model": MODEL, "messages": MESSAGES}
@@ -892,9 +921,10 @@ def test_send_with_request_keyword_is_captured_and_replayed(fake_openai: FakeOpe
     assert rep[0] == 200
 
 
-@pytest.mark.parametrize("lib", [httpx2, httpx], ids=["httpx2", "httpx"])
-def test_client_stream_helper_sends_by_keyword_and_is_captured(fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline, lib: Any) -> None:
+@HTTP_LIBS
+def test_client_stream_helper_sends_by_keyword_and_is_captured(fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline, lib_name: str) -> None:
     """``Client.stream()`` calls ``send(request=..., stream=True)`` by keyword (cohere does this)."""
+    lib = http_lib(lib_name)
     fake_openai.script(text_reply("via stream()"))
     url = fake_openai.base_url + "/chat/completions"
 
@@ -913,8 +943,9 @@ def test_client_stream_helper_sends_by_keyword_and_is_captured(fake_openai: Fake
     assert json.loads(rep) == json.loads(live)
 
 
-@pytest.mark.parametrize("lib", [httpx2, httpx], ids=["httpx2", "httpx"])
-def test_non_provider_traffic_passes_through_and_is_not_snapshotted(fake_openai: FakeOpenAI, tmp_path: Path, lib: Any) -> None:
+@HTTP_LIBS
+def test_non_provider_traffic_passes_through_and_is_not_snapshotted(fake_openai: FakeOpenAI, tmp_path: Path, lib_name: str) -> None:
+    lib = http_lib(lib_name)
     fake_openai.script(text_reply("sdk answer"), text_reply("app answer 1"), text_reply("app answer 2"))
     url = fake_openai.base_url + "/chat/completions"
     app_body = {"model": MODEL, "messages": [{"role": "user", "content": "APP-PRIVATE-MARKER"}]}
@@ -1062,7 +1093,7 @@ def test_gzip_stream_normalised_view_is_read(gzip_server: Any, tmp_path: Path) -
 def _mock_client(handler: Callable[[Any], Any]) -> openai.OpenAI:
     return openai.OpenAI(
         base_url="http://mock.invalid/v1", api_key=API_KEY, max_retries=0,
-        http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
+        http_client=SDK_HTTP.Client(transport=SDK_HTTP.MockTransport(handler)),
     )
 
 
@@ -1072,7 +1103,7 @@ def _refuse(request: Any) -> Any:
 
 def test_mock_transport_json_response_records_and_replays(tmp_path: Path) -> None:
     def handler(request: Any) -> Any:
-        return httpx2.Response(200, json=GZ_COMPLETION, headers={"x-request-id": "req_mock"})
+        return SDK_HTTP.Response(200, json=GZ_COMPLETION, headers={"x-request-id": "req_mock"})
 
     def run(client: openai.OpenAI) -> ChatCompletion:
         return client.chat.completions.create(model=MODEL, messages=MESSAGES)
@@ -1086,7 +1117,7 @@ def test_mock_transport_json_response_records_and_replays(tmp_path: Path) -> Non
 
 def test_streamed_request_answered_by_an_already_read_response_is_recorded(tmp_path: Path) -> None:
     def handler(request: Any) -> Any:
-        return httpx2.Response(200, json=GZ_COMPLETION, headers={"x-request-id": "req_mock"})
+        return SDK_HTTP.Response(200, json=GZ_COMPLETION, headers={"x-request-id": "req_mock"})
 
     def run(client: openai.OpenAI) -> ChatCompletion:
         with client.chat.completions.with_streaming_response.create(model=MODEL, messages=MESSAGES) as resp:

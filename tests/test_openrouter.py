@@ -1,7 +1,8 @@
 """OpenRouter through the openai SDK: recognised by host, recorded over loopback, replayed offline.
 
 There is no network here, so the SDK is pointed at the real base URL
-``https://openrouter.ai/api/v1`` and given an ``httpx2`` client whose
+``https://openrouter.ai/api/v1`` and given an ``httpx2`` client (``httpx``
+before openai 3.0: whichever the SDK is built on) whose
 transport (:func:`tests.fake_openai_extra.LoopbackTransport`) carries each
 request over a real socket to :class:`tests.fake_openai_extra.FakeOpenRouter`.
 agentsnap wraps ``Client.send``, above the transport, so it sees exactly the
@@ -19,7 +20,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import openai
 import pytest
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
@@ -31,6 +31,7 @@ from tests.fake_openai_extra import (
     AsyncLoopbackTransport,
     FakeOpenRouter,
     LoopbackTransport,
+    openai_http,
     openrouter_reply,
     openrouter_stream_reply,
 )
@@ -50,6 +51,8 @@ WEATHER_TOOL = {
 }
 ROUTING = {"models": ["openai/gpt-4o-mini", "anthropic/claude-3.5-haiku"], "provider": {"sort": "price"}}
 OR_USAGE = {"input_tokens": 14, "output_tokens": 6, "total_tokens": 20}
+# the HTTP library the installed SDK is built on: httpx2 from openai 3.0, httpx before
+SDK_HTTP = openai_http()
 
 
 @pytest.fixture(autouse=True)
@@ -91,12 +94,12 @@ def offline(monkeypatch: pytest.MonkeyPatch) -> Offline:
 
 
 def sync_client(origin: str) -> openai.OpenAI:
-    http = httpx2.Client(transport=LoopbackTransport(origin))
+    http = SDK_HTTP.Client(transport=LoopbackTransport(origin, SDK_HTTP))
     return openai.OpenAI(base_url=FakeOpenRouter.public_base_url, api_key=API_KEY, http_client=http, max_retries=0)
 
 
 def async_client(origin: str) -> openai.AsyncOpenAI:
-    http = httpx2.AsyncClient(transport=AsyncLoopbackTransport(origin))
+    http = SDK_HTTP.AsyncClient(transport=AsyncLoopbackTransport(origin, SDK_HTTP))
     return openai.AsyncOpenAI(base_url=FakeOpenRouter.public_base_url, api_key=API_KEY, http_client=http, max_retries=0)
 
 
@@ -156,12 +159,12 @@ def assert_same_completion(replayed: Any, live: Any) -> None:
     ],
 )
 def test_spec_choice_by_host_and_user_agent(url: str, user_agent: str, provider: str | None) -> None:
-    spec = classify(httpx2.Request("POST", url, headers={"user-agent": user_agent}))
+    spec = classify(SDK_HTTP.Request("POST", url, headers={"user-agent": user_agent}))
     assert (spec.name if spec else None) == provider
 
 
 def test_openrouter_endpoints_use_the_openai_codecs() -> None:
-    spec = classify(httpx2.Request("POST", "https://openrouter.ai/api/v1/x", headers={"user-agent": "OpenAI/Python 3.57.0"}))
+    spec = classify(SDK_HTTP.Request("POST", "https://openrouter.ai/api/v1/x", headers={"user-agent": "OpenAI/Python 3.57.0"}))
     assert spec is not None
     assert spec.codec_for("/api/v1/chat/completions") == "openai_chat"
     assert spec.codec_for("/api/v1/responses") == "openai_responses"

@@ -32,7 +32,8 @@ def normalize(
             "body": <parsed JSON request body dict, or None>}``.
         response: either a non-streamed response
             ``{"status": int, "headers": [[name, value], ...],
-            "body": <parsed JSON dict | str | None>}`` or a streamed one
+            "body": <parsed JSON dict | str | None>}`` (or ``"text": str``
+            instead of ``"body"``: an error body kept verbatim) or a streamed one
             ``{"status": int, "headers": [...], "chunks": [str, ...]}`` whose
             chunks are the raw SSE text exactly as it came off the wire, with
             arbitrary boundaries. The presence of ``"chunks"`` marks a stream.
@@ -117,7 +118,10 @@ def normalize(
     if streamed:
         result = _read_stream(response.get("chunks") or [], status, warnings)
     else:
-        result = _read_body(response.get("body"), status, warnings)
+        # a JSON body is stored as "body"; an error body kept verbatim
+        # (the spec's [replay] verbatim_error_bodies) or any other text as "text"
+        stored = response.get("body") if "body" in response else response.get("text")
+        result = _read_body(stored, status, warnings)
 
     usage = result.usage
     view: dict[str, Any] = {

@@ -47,7 +47,8 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
     Args:
         request: ``{"method": "POST", "path": "/v1/responses", "body": <parsed
             JSON request body, or None>}``.
-        response: a read response ``{"status", "headers", "body"}`` or a
+        response: a read response ``{"status", "headers", "body"}`` (or
+            ``"text"`` instead of ``"body"``: an error body kept verbatim) or a
             streamed one ``{"status", "headers", "chunks": [str, ...]}`` (raw
             SSE text with arbitrary chunk boundaries).
 
@@ -104,7 +105,10 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
     status = response.get("status")
     warnings: list[str] = []
     streamed = "chunks" in response
-    result = _read_stream(response.get("chunks"), status, warnings) if streamed else _read_body(response.get("body"), status, warnings)
+    # a JSON body is stored as "body"; an error body kept verbatim (the spec's
+    # [replay] verbatim_error_bodies) or any other text as "text"
+    stored = response.get("body") if "body" in response else response.get("text")
+    result = _read_stream(response.get("chunks"), status, warnings) if streamed else _read_body(stored, status, warnings)
 
     view: dict[str, Any] = {
         "provider": "openai",
