@@ -42,6 +42,7 @@ from agentsnap import (
     AgentAsserter,
     AgentRecorder,
     AgentRegressionError,
+    ReplayMissError,
     SnapshotStore,
 )
 from agentsnap.adapters import (
@@ -677,6 +678,52 @@ def test_explicit_tool_steps_replay_and_catch_argument_drift(tmp_path: Path, off
         _tool_agent(a.adapters[0], lambda city: drifted(city=city.upper()))
         a.output = "It is rainy in Paris"
     assert "arguments" in info.value.diff_report.failed_checks
+
+
+def test_replay_tools_serves_recorded_results_without_running_the_tools(tmp_path: Path) -> None:
+    ran: list[str] = []
+
+    def lookup(city: str) -> str:
+        ran.append(city)
+        return f"sunny in {city} at {len(ran)}"
+
+    async def fetch_page(url: str) -> dict[str, Any]:
+        ran.append(url)
+        return {"url": url, "n": len(ran)}
+
+    def broken(x: int) -> int:
+        raise ValueError(f"bad x {x}")
+
+    sync_tool, async_tool, failing = ToolAdapter(lookup, name="lookup"), ToolAdapter(fetch_page), ToolAdapter(broken)
+
+    def agent() -> list[Any]:
+        out: list[Any] = [sync_tool("Paris"), asyncio.run(async_tool(url="https://x.test")), sync_tool(city="Rome")]
+        try:
+            failing(3)
+        except ValueError as exc:
+            out.append(f"error: {exc}")
+        return out
+
+    with AgentRecorder("tools", snapshot_dir=tmp_path) as rec:
+        rec.output = agent()
+    recorded = rec.output
+    assert recorded == ["sunny in Paris at 1", {"url": "https://x.test", "n": 2}, "sunny in Rome at 3", "error: bad x 3"]
+    ran.clear()
+
+    with AgentAsserter("tools", snapshot_dir=tmp_path, mode="replay", replay_tools=True) as a:
+        a.output = agent()
+    assert ran == []  # no tool ran: every result came from the snapshot
+    assert a.output == recorded  # the async tool's result awaited, the recorded error raised as ValueError again
+    assert a.outcome is not None and a.outcome.action == "passed"
+
+    with AgentAsserter("tools", snapshot_dir=tmp_path, mode="replay") as a:  # default: tools run
+        a.output = agent()
+    assert ran == ["Paris", "https://x.test", "Rome"]
+
+    with pytest.raises(ReplayMissError, match=r"tool 'lookup' was called with \{'city': 'Oslo'\} but the snapshot has no recorded call of it left"):
+        with AgentAsserter("tools", snapshot_dir=tmp_path, mode="replay", replay_tools=True) as a:
+            agent()
+            sync_tool("Oslo")
 
 
 # --------------------------------------------------------------------------- wrap() and the import surface

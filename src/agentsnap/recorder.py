@@ -223,6 +223,11 @@ class AgentAsserter(_Block):
     ``strict_facts`` — fail a text check whose numbers, negation words or
     names changed; ``embedding_backend`` — ``"auto"``, ``"onnx"``,
     ``"sentence-transformers"`` or ``"lexical"``;
+    ``replay_tools`` — in replay, calls of :class:`~agentsnap.adapters.ToolAdapter`
+    tools return the golden's recorded results (in order, per tool name)
+    instead of running the tool; a recorded error is raised again (as the
+    built-in exception class of that name, else ``RuntimeError``), and a call
+    with no recording left raises :class:`~agentsnap.ReplayMissError`.
     ``lexical_semantic_threshold`` / ``lexical_llm_threshold`` — the
     thresholds of lexical scores (used when no embedding backend is
     installed). Unset ones come from the settings. ``adapters`` — scope the
@@ -293,7 +298,16 @@ class AgentAsserter(_Block):
         self.golden = self.store.load(self.name)  # SnapshotFormatError names the path
         if self.golden is None and self.missing == "raise" and self.mode != "record":
             raise SnapshotNotFoundError(self.name, self.path)
-        return open_recording(self.golden, self.settings, mode=self.mode, name=self.name, path=self.path)
+        recording = open_recording(self.golden, self.settings, mode=self.mode, name=self.name, path=self.path)
+        if self.replay_tools and self.mode == "replay" and self.golden is not None:
+            from collections import deque
+
+            served: dict[str, Any] = {}
+            for index, step in enumerate(self.golden.trace):
+                if step.get("type") == "tool_call" and isinstance(step.get("name"), str):
+                    served.setdefault(step["name"], deque()).append((index, step))
+            recording.tool_results = served
+        return recording
 
     def _finish(self, passed: bool) -> None:
         snap = self._new_snapshot()

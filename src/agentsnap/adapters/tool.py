@@ -90,6 +90,8 @@ class ToolAdapter(wrapt.FunctionWrapper):  # type: ignore[misc]
         if recording is None:
             return wrapped(*args, **kwargs)
         bound = self._bind(wrapped, instance, args, kwargs)
+        if getattr(recording, "tool_results", None) is not None:
+            return self._replayed(wrapped, recording, bound)
         try:
             result = wrapped(*args, **kwargs)
         except Exception as exc:
@@ -100,6 +102,35 @@ class ToolAdapter(wrapt.FunctionWrapper):  # type: ignore[misc]
         self._report(recording, bound, result, None)
         return result
 
+    def _replayed(self, wrapped: Any, recording: Any, bound: dict[str, Any]) -> Any:
+        """``replay_tools``: the next recorded result of this tool, without running it."""
+        queue = recording.tool_results.get(self._self_tool_name)
+        if not queue:
+            from ..exceptions import ReplayMissError
+
+            raise ReplayMissError(
+                f"agentsnap replay miss: tool {self._self_tool_name!r} was called with {jsonable(bound)!r} but the snapshot "
+                "has no recorded call of it left (replay_tools=True serves recorded tool results instead of running tools). "
+                "If the agent is meant to call it now, re-record: `pytest --agentsnap-record`."
+            )
+        _, step = queue.popleft()
+        error = step.get("error")
+        self._report(recording, bound, None if error else step.get("result"), None, recorded_error=error)
+        if isinstance(error, dict):
+            exc = _recorded_exception(error)
+        else:
+            exc = None
+        if inspect.iscoroutinefunction(wrapped):
+            async def served() -> Any:
+                if exc is not None:
+                    raise exc
+                return step.get("result")
+
+            return served()
+        if exc is not None:
+            raise exc
+        return step.get("result")
+
     async def _awaited(self, awaitable: Any, recording: Any, bound: dict[str, Any]) -> Any:
         try:
             result = await awaitable
@@ -109,11 +140,12 @@ class ToolAdapter(wrapt.FunctionWrapper):  # type: ignore[misc]
         self._report(recording, bound, result, None)
         return result
 
-    def _report(self, recording: Any, bound: dict[str, Any], result: Any, exc: BaseException | None) -> None:
+    def _report(self, recording: Any, bound: dict[str, Any], result: Any, exc: BaseException | None,
+                *, recorded_error: Any = None) -> None:
         scope = getattr(recording, "adapter_scope", None)
         if scope is not None and not scope.admits_tool(self):
             return
-        error = {"type": type(exc).__name__, "message": str(exc)} if exc is not None else None
+        error = {"type": type(exc).__name__, "message": str(exc)} if exc is not None else recorded_error
         recording.trace.add_tool_call(self._self_tool_name, jsonable(bound), None if exc is not None else jsonable(result), error=error)
 
     def _bind(self, wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -171,3 +203,20 @@ def _text(value: Any) -> str:
     if cls.__str__ is object.__str__ and cls.__repr__ is object.__repr__:
         return f"<{cls.__module__}.{cls.__qualname__}>"  # no memory address: snapshots stay stable
     return str(value)
+
+
+def _recorded_exception(error: dict[str, Any]) -> BaseException:
+    """The exception a recorded ``{"type", "message"}`` stands for: the built-in class of that
+    name when there is one (``ValueError``, ``KeyError`` …), else ``RuntimeError`` naming it."""
+    import builtins
+
+    name = str(error.get("type") or "")
+    message = str(error.get("message") or "")
+    cls = getattr(builtins, name, None)
+    if isinstance(cls, type) and issubclass(cls, Exception):
+        try:
+            return cls(message)
+        except Exception:  # noqa: BLE001 - a constructor with other arguments
+            pass
+    return RuntimeError(f"{name}: {message}" if name else message)
+

@@ -42,6 +42,10 @@ class Recording:
         #: the first of them: raised again where the test ends if the code under test swallowed
         #: or replaced it (LangChain's async agenerate turns it into an AttributeError)
         self.first_miss: BaseException | None = None
+        #: ``AgentAsserter(replay_tools=True)`` in replay: the golden's tool_call steps by tool
+        #: name, served in order to :class:`~agentsnap.adapters.ToolAdapter` calls instead of
+        #: running the tool (None: tools run)
+        self.tool_results: dict[str, Any] | None = None
         self.trace = _trace.Trace()
         self._guard: object | None = None
 
