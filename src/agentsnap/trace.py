@@ -284,8 +284,11 @@ def _with_derived_tool_calls(steps: list[dict[str, Any]]) -> list[dict[str, Any]
             )
         for req in s.get("tool_requests") or []:
             if req.get("id"):
-                if req["id"] in requested:
-                    continue
+                if req["id"] in requested and req["id"] not in seen:
+                    continue  # the same call still waiting for its result
+                # new, or an id an earlier conversation used and answered (fake servers and
+                # some providers number calls per conversation: call_1, call_2 ...)
+                seen.discard(req["id"])
                 requested[req["id"]] = (pos, req)
             unanswered.setdefault(req.get("name"), []).append((pos, req))
     out: list[dict[str, Any]] = []
