@@ -46,3 +46,36 @@ def test_two_conversations_reusing_a_call_id_keep_both_tool_calls(tmp_path: Path
         ("tool_call", "get_weather", {"city": "Rome"}, "sunny in Rome"),
         ("llm_call", None, None, None),
     ]
+
+
+def test_tools_run_in_parallel_are_ordered_by_content_not_by_scheduling(tmp_path: Path) -> None:
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from agentsnap.adapters import ToolAdapter
+
+    def lookup(city: str, delay: float) -> str:
+        time.sleep(delay)
+        return city.upper()
+
+    tool = ToolAdapter(lookup, name="lookup")
+    barrier = threading.Barrier(3)
+
+    def run_all(delays: dict[str, float]) -> None:
+        def one(city: str) -> str:
+            barrier.wait()  # all three start together: their intervals overlap
+            return tool(city, delays[city])
+
+        with ThreadPoolExecutor(3) as pool:
+            list(pool.map(one, ["Rome", "Paris", "Oslo"]))
+        tool("Lima", 0.0)  # after the parallel ones, on its own
+
+    orders = []
+    for n, delays in enumerate(({"Rome": 0.0, "Paris": 0.05, "Oslo": 0.1}, {"Rome": 0.1, "Paris": 0.0, "Oslo": 0.05})):
+        with AgentRecorder(f"parallel{n}", snapshot_dir=tmp_path):
+            run_all(delays)
+        trace = json.loads(SnapshotStore(tmp_path).path_for(f"parallel{n}").read_text(encoding="utf-8"))["trace"]
+        orders.append([s["args"]["city"] for s in trace])
+    # completion order differed (Rome, Paris, Oslo vs Paris, Oslo, Rome); the trace did not
+    assert orders[0] == orders[1] == ["Oslo", "Paris", "Rome", "Lima"]

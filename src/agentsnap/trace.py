@@ -72,7 +72,8 @@ class Trace:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.exchanges: list[Exchange] = []
-        self._tool_calls: list[tuple[float, int, dict[str, Any]]] = []
+        #: explicit tool calls: (started, ended, seq, step), monotonic seconds
+        self._tool_calls: list[tuple[float, float, int, dict[str, Any]]] = []
         self.finalizers: list[Any] = []
 
     def add_exchange(self, exchange: Exchange) -> None:
@@ -80,13 +81,19 @@ class Trace:
         with self._lock:
             self.exchanges.append(exchange)
 
-    def add_tool_call(self, name: str, args: Any, result: Any, *, id: str | None = None, error: Any = None) -> None:
-        """Record a tool call made through an explicit adapter (``error``: what it raised, if it did)."""
+    def add_tool_call(self, name: str, args: Any, result: Any, *, id: str | None = None, error: Any = None,
+                      started: float | None = None) -> None:
+        """Record a tool call made through an explicit adapter (``error``: what it raised, if it did).
+
+        ``started``: ``time.monotonic()`` when the call began (default: now, i.e. a call
+        reported when it ends is taken as instantaneous); it places the call in the trace.
+        """
         step = {"type": "tool_call", "name": name, "args": args, "result": result, "id": id}
         if error is not None:
             step["error"] = error
+        ended = time.monotonic()
         with self._lock:
-            self._tool_calls.append((time.monotonic(), next(_seq), step))
+            self._tool_calls.append((ended if started is None else started, ended, next(_seq), step))
 
     def close_open_streams(self) -> None:
         """Finalize streams the code under test never closed (recorded as incomplete)."""
@@ -138,12 +145,9 @@ class Trace:
             entries.append((ex, step))
         ordered = _order(entries)
         if self._tool_calls:
-            # explicit tool calls: interleave with the LLM calls by time
             for _, st in ordered:
                 st.pop("_tool_results", None)
-            timeline = [(ex.started, ex.seq, st) for ex, st in ordered] + list(self._tool_calls)
-            timeline.sort(key=lambda t: (t[0], t[1]))
-            steps = [st for _, _, st in timeline]
+            steps = _with_explicit_tool_calls(ordered, list(self._tool_calls))
         else:
             steps = _with_derived_tool_calls([st for _, st in ordered])
         for i, st in enumerate(steps):
@@ -247,6 +251,50 @@ def _message_signature(step: dict[str, Any]) -> tuple[str, ...] | None:
     from .replay import canonical_json
 
     return tuple(canonical_json(m) for m in messages)
+
+
+def _with_explicit_tool_calls(
+    ordered: list[tuple[Exchange, dict[str, Any]]], calls: list[tuple[float, float, int, dict[str, Any]]]
+) -> list[dict[str, Any]]:
+    """The LLM steps in their deterministic order, each followed by the explicit tool calls it led to.
+
+    A tool call follows the last LLM step (in that order) that had ended when the
+    call started; calls before any LLM step come first. Calls after the same
+    step are in start order, except that calls which overlapped in time (a
+    thread pool, ``asyncio.gather``) are ordered by name and arguments, so
+    scheduling never changes the trace.
+    """
+    import json
+
+    ends = [(ex.ended if ex.ended is not None else ex.started) for ex, _ in ordered]
+    after: dict[int, list[tuple[float, float, int, dict[str, Any]]]] = {}
+    for call in calls:
+        anchor = max((i for i, end in enumerate(ends) if end <= call[0]), default=-1)
+        after.setdefault(anchor, []).append(call)
+
+    def content(call: tuple[float, float, int, dict[str, Any]]) -> tuple[str, str]:
+        step = call[3]
+        return str(step.get("name")), json.dumps(step.get("args"), sort_keys=True, default=str)
+
+    def arranged(group: list[tuple[float, float, int, dict[str, Any]]]) -> list[dict[str, Any]]:
+        group = sorted(group, key=lambda c: (c[0], c[2]))
+        out: list[dict[str, Any]] = []
+        cluster: list[tuple[float, float, int, dict[str, Any]]] = []
+        reach = float("-inf")
+        for call in group:
+            if cluster and call[0] >= reach:  # started after every call so far ended: a new cluster
+                out += [c[3] for c in sorted(cluster, key=content)]
+                cluster = []
+            cluster.append(call)
+            reach = max(reach, call[1]) if len(cluster) > 1 else call[1]
+        out += [c[3] for c in sorted(cluster, key=content)]
+        return out
+
+    steps = arranged(after.get(-1, []))
+    for i, (_, st) in enumerate(ordered):
+        steps.append(st)
+        steps += arranged(after.get(i, []))
+    return steps
 
 
 def _with_derived_tool_calls(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -92,14 +93,15 @@ class ToolAdapter(wrapt.FunctionWrapper):  # type: ignore[misc]
         bound = self._bind(wrapped, instance, args, kwargs)
         if getattr(recording, "tool_results", None) is not None:
             return self._replayed(wrapped, recording, bound)
+        started = time.monotonic()  # places the call in the trace (see Trace.add_tool_call)
         try:
             result = wrapped(*args, **kwargs)
         except Exception as exc:
-            self._report(recording, bound, None, exc)
+            self._report(recording, bound, None, exc, started=started)
             raise
         if inspect.iscoroutine(result):  # an async tool: its result is known once awaited
-            return self._awaited(result, recording, bound)
-        self._report(recording, bound, result, None)
+            return self._awaited(result, recording, bound, started)
+        self._report(recording, bound, result, None, started=started)
         return result
 
     def _replayed(self, wrapped: Any, recording: Any, bound: dict[str, Any]) -> Any:
@@ -131,22 +133,23 @@ class ToolAdapter(wrapt.FunctionWrapper):  # type: ignore[misc]
             raise exc
         return step.get("result")
 
-    async def _awaited(self, awaitable: Any, recording: Any, bound: dict[str, Any]) -> Any:
+    async def _awaited(self, awaitable: Any, recording: Any, bound: dict[str, Any], started: float) -> Any:
         try:
             result = await awaitable
         except Exception as exc:
-            self._report(recording, bound, None, exc)
+            self._report(recording, bound, None, exc, started=started)
             raise
-        self._report(recording, bound, result, None)
+        self._report(recording, bound, result, None, started=started)
         return result
 
     def _report(self, recording: Any, bound: dict[str, Any], result: Any, exc: BaseException | None,
-                *, recorded_error: Any = None) -> None:
+                *, recorded_error: Any = None, started: float | None = None) -> None:
         scope = getattr(recording, "adapter_scope", None)
         if scope is not None and not scope.admits_tool(self):
             return
         error = {"type": type(exc).__name__, "message": str(exc)} if exc is not None else recorded_error
-        recording.trace.add_tool_call(self._self_tool_name, jsonable(bound), None if exc is not None else jsonable(result), error=error)
+        recording.trace.add_tool_call(self._self_tool_name, jsonable(bound), None if exc is not None else jsonable(result),
+                                      error=error, started=started)
 
     def _bind(self, wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
         signature = self._self_signature
