@@ -738,3 +738,39 @@ def test_a_replay_miss_the_test_replaced_is_what_fails_it(project: Project) -> N
     assert "agentsnap replay miss: LLM call index 2 (POST /v1/chat/completions) has no recorded response" in out
     assert "no attribute 'generations'" not in out  # the swallowed cause is not what the report leads with
     assert project.server_requests() == {NODE: 0}
+
+
+# --------------------------------------------------------------------------- @pytest.mark.agentsnap
+
+
+def _with_marker(project: Project, marker: str) -> None:
+    project.pytester.makepyfile(test_agent=TEST_AGENT.replace("def test_weather(fake):", f"{marker}\ndef test_weather(fake):")
+                                .replace("from agent_lib import", "import pytest\nfrom agent_lib import"))
+
+
+def test_marker_names_the_snapshot_and_sets_the_tests_thresholds(project: Project) -> None:
+    _with_marker(project, '@pytest.mark.agentsnap(name="weather/paris", ignored_fields=["city"])')
+    result = project.run("--agentsnap-record")
+    assert result.ret == 0, result.stdout.str()
+    assert project.snapshot("weather/paris")["name"] == "weather/paris"
+    assert not project.snapshot_path(NODE).exists()
+    assert project.snapshot_path("weather/paris").name == "weather_paris-" + hashlib.sha1(b"weather/paris").hexdigest()[:8] + ".json"
+
+    project.set_scenario(**{**PARIS, "city": "Rome"})  # drift only in the ignored field
+    result = project.run("--agentsnap-live")
+    assert result.ret == 0, result.stdout.str()
+    assert summary(result) == ["agentsnap: 1 passed"]
+
+    _with_marker(project, '@pytest.mark.agentsnap(name="weather/paris")')  # without it the same run fails
+    result = project.run("--agentsnap-live")
+    assert result.ret == 1
+    assert "args.city: 'Paris' → 'Rome'" in result.stdout.str()
+
+
+def test_marker_with_an_unknown_keyword_errors_naming_it(project: Project) -> None:
+    _with_marker(project, "@pytest.mark.agentsnap(semantic_treshold=0.5)")
+    result = project.run("--agentsnap-record")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*unknown @pytest.mark.agentsnap keyword(s) semantic_treshold on test_agent.py::test_weather; "
+                                 "known: name, semantic_threshold, llm_threshold*"])
+    assert not project.snapshot_path(NODE).exists()

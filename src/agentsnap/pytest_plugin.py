@@ -97,7 +97,7 @@ class AgentsnapSession:
     def start_test(self, item: pytest.Item) -> None:
         from .lifecycle import open_recording
 
-        name = item.nodeid
+        name, _ = marker_options(item)
         try:
             golden = self.store.load(name)
         except SnapshotFormatError as exc:
@@ -105,11 +105,11 @@ class AgentsnapSession:
 
             rec = Recording("replay", block=str(exc)) if self.settings.mode == "replay" else Recording("capture")
             rec.load_error = exc  # type: ignore[attr-defined]
-            self._active[name] = (rec.start(), None)
+            self._active[item.nodeid] = (rec.start(), None)
             return
         served = self._with_later_snapshots(name, golden) if golden is not None and self.settings.mode == "replay" else golden
         rec = open_recording(served, self.settings, mode=self.settings.mode, name=name, path=self.store.path_for(name))
-        self._active[name] = (rec.start(), golden)
+        self._active[item.nodeid] = (rec.start(), golden)
 
     def _with_later_snapshots(self, name: str, golden: Any) -> Any:
         """The golden whose recordings replay serves: with those of ``name-2``, ``name-3`` … appended.
@@ -150,6 +150,7 @@ class AgentsnapSession:
         from .lifecycle import build_snapshot, settle
 
         recording, golden = entry
+        name, overrides = marker_options(item)
         load_error = getattr(recording, "load_error", None)
         if load_error is not None:
             self.counts["failed"] += 1
@@ -161,16 +162,17 @@ class AgentsnapSession:
             if self.report is not None:
                 why = recording.block if recording.blocked_calls else (
                     f"replay: {recording.misses} LLM call(s) had no recording; the test's failure shows the request and the nearest recording")
-                self.report.failure(item.nodeid, str(why), self.store.path_for(item.nodeid))
+                self.report.failure(name, str(why), self.store.path_for(name))
             return  # CI refused the calls, or replay had no recording: the test failed with that error, nothing is written
         if item.nodeid in self.claimed:
             return  # the test snapshots explicitly with the `snapshot` fixture: its blocks own the snapshots
         if not recording.trace.exchanges:
             return  # no LLM traffic: nothing to snapshot
-        self.used.add(item.nodeid)
-        snap = build_snapshot(item.nodeid, recording.trace.steps(), source="pytest", output_from_trace=True, captured=True)
+        self.used.add(name)
+        snap = build_snapshot(name, recording.trace.steps(), source="pytest", output_from_trace=True, captured=True)
         try:
-            outcome = settle(self.store, snap, self.settings, mode=self.settings.mode, test_passed=passed, golden=golden, quiet_record=True)
+            outcome = settle(self.store, snap, self.settings, mode=self.settings.mode, test_passed=passed, golden=golden,
+                             quiet_record=True, overrides=overrides)
         except (AgentRegressionError, SnapshotNotFoundError, SnapshotPendingError, SnapshotFormatError):
             self.counts["failed"] += 1
             raise
@@ -200,6 +202,39 @@ class AgentsnapSession:
 
 _SESSION_KEY = pytest.StashKey[AgentsnapSession]()
 
+#: what ``@pytest.mark.agentsnap(...)`` accepts besides ``name``: per-test comparison settings
+MARKER_OPTIONS = (
+    "semantic_threshold", "llm_threshold", "structural_tolerance", "ignored_fields", "min_score", "weights",
+    "strict", "strict_facts", "embedding_backend", "lexical_semantic_threshold", "lexical_llm_threshold",
+)
+
+
+def marker_options(item: pytest.Item) -> tuple[str, dict[str, Any]]:
+    """``(snapshot name, comparison overrides)`` of a test from its ``@pytest.mark.agentsnap(...)``.
+
+    ``name`` replaces the node id as the snapshot name; the other keywords
+    (:data:`MARKER_OPTIONS`) override ``[tool.agentsnap]`` for this test's
+    comparison. Raises ``pytest.fail`` (the test errors, naming the keyword)
+    for anything else.
+    """
+    marker = item.get_closest_marker("agentsnap")
+    if marker is None:
+        return item.nodeid, {}
+    if marker.args:
+        pytest.fail(f"agentsnap: @pytest.mark.agentsnap takes keywords only (name=..., {', '.join(MARKER_OPTIONS[:3])}, ...), "
+                    f"got positional {marker.args!r} on {item.nodeid}", pytrace=False)
+    options = dict(marker.kwargs)
+    name = options.pop("name", None) or item.nodeid
+    unknown = sorted(set(options) - set(MARKER_OPTIONS))
+    if unknown:
+        pytest.fail(f"agentsnap: unknown @pytest.mark.agentsnap keyword(s) {', '.join(unknown)} on {item.nodeid}; "
+                    f"known: name, {', '.join(MARKER_OPTIONS)}", pytrace=False)
+    if not isinstance(name, str):
+        pytest.fail(f"agentsnap: @pytest.mark.agentsnap(name=...) must be a string on {item.nodeid}, got {name!r}", pytrace=False)
+    if "ignored_fields" in options and options["ignored_fields"] is not None:
+        options["ignored_fields"] = list(options["ignored_fields"])
+    return name, options
+
 
 def _resolve_mode(config: pytest.Config) -> str | None:
     chosen = [(mode, flag) for mode, flag in _MODE_FLAGS if config.getoption(f"agentsnap_{mode}")]
@@ -211,7 +246,8 @@ def _resolve_mode(config: pytest.Config) -> str | None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "agentsnap(name=None, **thresholds): per-test agentsnap settings")
+    config.addinivalue_line("markers", "agentsnap(name=None, **settings): this test's snapshot name and comparison settings "
+                            "(semantic_threshold, llm_threshold, structural_tolerance, ignored_fields, min_score, weights, strict, ...)")
     mode = _resolve_mode(config)
     snapshot_dir = config.getoption("agentsnap_snapshot_dir")
     if snapshot_dir is not None:
@@ -334,6 +370,8 @@ class SnapshotFixture:
 
     def __init__(self, request: pytest.FixtureRequest, session: AgentsnapSession) -> None:
         self._node_id = request.node.nodeid
+        #: ``@pytest.mark.agentsnap(name=..., thresholds...)``: the base name, assert_agent's defaults
+        self._base, self._defaults = marker_options(request.node)
         self._session = session
         self._unnamed = 0
         self._exchanges_taken = 0
@@ -384,7 +422,7 @@ class SnapshotFixture:
         if name:
             return name
         self._unnamed += 1
-        return self._node_id if self._unnamed == 1 else f"{self._node_id}-{self._unnamed}"
+        return self._base if self._unnamed == 1 else f"{self._base}-{self._unnamed}"
 
     def record_agent(self, test_name: str | None = None, model: str = "unknown", scenario: str | None = None) -> Any:
         from .recorder import AgentRecorder
@@ -397,6 +435,8 @@ class SnapshotFixture:
     def assert_agent(self, test_name: str | None = None, **kwargs: Any) -> Any:
         from .recorder import AgentAsserter
 
+        for key, value in self._defaults.items():
+            kwargs.setdefault(key, value)
         kwargs.setdefault("mode", self._session.settings.mode)
         if "judge" not in kwargs:
             kwargs["judge"] = self._session.judge()  # on when a judge key resolves
