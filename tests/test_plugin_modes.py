@@ -110,6 +110,9 @@ def _warm_imports(tmp_path_factory: pytest.TempPathFactory) -> None:
     test files of the same session). One record + replay of each shape loads them all.
     """
     directory = tmp_path_factory.mktemp("warm")
+    # deepdiff (the arguments diff, e.g. with ignored_fields) imports numpy when it is
+    # installed, and numpy's C extension cannot be loaded twice in one process
+    import deepdiff  # noqa: F401
 
     def calls(base_url: str) -> None:
         client = openai.OpenAI(base_url=base_url, api_key="sk-test", max_retries=0)
