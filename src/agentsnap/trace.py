@@ -273,21 +273,26 @@ def _with_explicit_tool_calls(
         after.setdefault(anchor, []).append(call)
 
     def content(call: tuple[float, float, int, dict[str, Any]]) -> tuple[str, str]:
+        from .serialize import to_json  # total: any value, cycles and odd keys included
+
         step = call[3]
-        return str(step.get("name")), json.dumps(step.get("args"), sort_keys=True, default=str)
+        return str(step.get("name")), json.dumps(to_json(step.get("args")), sort_keys=True, ensure_ascii=False)
 
     def arranged(group: list[tuple[float, float, int, dict[str, Any]]]) -> list[dict[str, Any]]:
         group = sorted(group, key=lambda c: (c[0], c[2]))
         out: list[dict[str, Any]] = []
         cluster: list[tuple[float, float, int, dict[str, Any]]] = []
         reach = float("-inf")
+        def settle(cluster: list[tuple[float, float, int, dict[str, Any]]]) -> list[dict[str, Any]]:
+            return [c[3] for c in (sorted(cluster, key=content) if len(cluster) > 1 else cluster)]
+
         for call in group:
             if cluster and call[0] >= reach:  # started after every call so far ended: a new cluster
-                out += [c[3] for c in sorted(cluster, key=content)]
+                out += settle(cluster)
                 cluster = []
             cluster.append(call)
             reach = max(reach, call[1]) if len(cluster) > 1 else call[1]
-        out += [c[3] for c in sorted(cluster, key=content)]
+        out += settle(cluster)
         return out
 
     steps = arranged(after.get(-1, []))

@@ -203,7 +203,12 @@ def describe_client(http_client: Any, request: Any, spec: Any) -> str:
     client = _client_on_stack()
     if client is None:
         owners = _owners(http_client)
-        client = next((o for o in owners if type(o).__name__ in _CLIENT_NAMES), owners[-1] if owners else None)
+        clients = [o for o in owners if type(o).__name__ in _CLIENT_NAMES]
+        # one HTTP client can sit under a sync and an async SDK client (google-genai's Client and
+        # its .aio share an API client): name the one of the same kind as the HTTP client
+        is_async = type(http_client).__name__.startswith("Async")
+        clients.sort(key=lambda o: type(o).__name__.startswith("Async") != is_async)
+        client = clients[0] if clients else (owners[-1] if owners else None)
     if client is not None:
         cls = type(client)
         name = f"{cls.__module__.split('.')[0]}.{cls.__qualname__}"
