@@ -776,3 +776,32 @@ def test_the_documented_import_paths_import_no_sdk() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
     assert out[:2] == ["[]", "False"]
+
+
+def test_replay_tools_serves_async_callables_that_are_not_functions(tmp_path: Path) -> None:
+    import functools
+
+    ran: list[str] = []
+
+    class Search:
+        async def __call__(self, q: str) -> str:
+            ran.append(q)
+            return f"hit:{q}"
+
+    async def fetch(url: str, *, retries: int) -> str:
+        ran.append(url)
+        return f"page:{url}:{retries}"
+
+    callable_tool = ToolAdapter(Search(), name="search")
+    partial_tool = ToolAdapter(functools.partial(fetch, retries=2), name="fetch")
+
+    async def agent() -> list[str]:
+        return [await callable_tool("x"), await partial_tool("u")]
+
+    with AgentRecorder("async_callables", snapshot_dir=tmp_path) as rec:
+        rec.output = asyncio.run(agent())
+    assert rec.output == ["hit:x", "page:u:2"] and ran == ["x", "u"]
+    ran.clear()
+    with AgentAsserter("async_callables", snapshot_dir=tmp_path, mode="replay", replay_tools=True) as a:
+        a.output = asyncio.run(agent())
+    assert a.output == ["hit:x", "page:u:2"] and ran == []

@@ -218,3 +218,43 @@ def test_unknown_shapes_raise_naming_the_path(actual: object, message: str) -> N
 def test_empty_tool_name_is_refused() -> None:
     with pytest.raises(ExtractionError, match=r"actual\[1\]\['tool'\] must be a non-empty string, got ''"):
         extract_tool_calls([{"tool": "ok"}, {"tool": "", "args": {}}])
+
+
+def test_openai_stream_chunks_are_reassembled() -> None:
+    openai = pytest.importorskip("openai")
+    from tests.fake_provider import FakeOpenAI, stream_tool_calls_reply
+
+    with FakeOpenAI() as fake:
+        fake.script(stream_tool_calls_reply([("call_A", "get_weather", WEATHER), ("call_B", "get_time", TIME)]))
+        client = openai.OpenAI(base_url=fake.base_url, api_key="sk-test", max_retries=0)
+        chunks = list(client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "hi"}], stream=True))
+    assert len(chunks) > 4 and type(chunks[0]).__name__ == "ChatCompletionChunk"
+    assert extract_tool_calls(chunks) == [
+        {"tool": "get_weather", "args": WEATHER, "id": "call_A"},
+        {"tool": "get_time", "args": TIME, "id": "call_B"},
+    ]
+
+
+def test_anthropic_stream_events_are_reassembled() -> None:
+    anthropic = pytest.importorskip("anthropic")
+    from tests.fake_anthropic import FakeAnthropic, stream_reply, tool_use_block
+
+    with FakeAnthropic() as fake:
+        fake.script(stream_reply(tool_use_block("toolu_A", "get_weather", WEATHER)))
+        client = anthropic.Anthropic(base_url=fake.base_url, api_key="sk-ant-test", max_retries=0)
+        events = list(client.messages.create(model="claude-x", max_tokens=100, messages=[{"role": "user", "content": "hi"}], stream=True))
+    assert extract_tool_calls(events) == [{"tool": "get_weather", "args": WEATHER, "id": "toolu_A"}]
+
+
+def test_langchain_message_chunks_are_merged() -> None:
+    messages = pytest.importorskip("langchain_core.messages")
+    chunks = [
+        messages.AIMessageChunk("", tool_call_chunks=[{"name": "get_weather", "args": '{"city": "Pa', "id": "call_A", "index": 0}]),
+        messages.AIMessageChunk("", tool_call_chunks=[{"name": None, "args": 'ris", "unit": "C"}', "id": None, "index": 0}]),
+    ]
+    assert extract_tool_calls(chunks) == [{"tool": "get_weather", "args": WEATHER, "id": "call_A"}]
+
+
+def test_a_call_without_a_tool_name_is_refused() -> None:
+    with pytest.raises(ExtractionError, match="tool call 0 found in actual has no tool name"):
+        extract_tool_calls([{"role": "assistant", "tool_calls": [{"id": "c1", "function": {"arguments": "{}"}}]}])

@@ -221,7 +221,7 @@ def test_check_in_ci_never_writes(store: SnapshotStore, monkeypatch: pytest.Monk
 
 
 @pytest.mark.parametrize(("kwargs", "error", "match"), [
-    ({"min_score": 1.5}, ValueError, r"min_score must be within \[0, 1\], got 1.5"),
+    ({"min_score": 1.5}, ValueError, r"min_score must be a number within \[0, 1\], got 1.5"),
     ({"weights": {"speed": 1.0}}, ValueError, "unknown weights key 'speed'"),
 ])
 def test_check_bad_options_raise_and_write_nothing(store: SnapshotStore, kwargs: dict, error: type, match: str) -> None:
@@ -237,3 +237,92 @@ def test_check_bad_actual_writes_nothing(store: SnapshotStore) -> None:
     with pytest.raises(TypeError, match="cannot read tool calls from actual"):
         agentsnap.check("flow", "not calls", store=store)
     assert not store.path_for("flow").exists()
+
+
+CASES_TEST = '''
+import pathlib
+
+from agent_lib import TOOLS, client_for, scenario
+from fake_provider import text_reply, tool_calls_reply
+
+
+def ask(fake, question):
+    fake.script(tool_calls_reply([("call_A", "get_weather", {"city": question})]))
+    return client_for(fake).chat.completions.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": question}], tools=TOOLS)
+
+
+def test_named(fake, snapshot):
+    snapshot(ask(fake, scenario()["question"]), name="weather-named")
+
+
+def test_trailing_call(fake, snapshot):
+    snapshot(ask(fake, scenario()["question"]))
+    fake.script(text_reply("summary"))
+    client_for(fake).chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "summarise"}])
+
+
+def test_fails_after_snapshot(fake, snapshot):
+    snapshot(ask(fake, scenario()["question"]))
+    assert not scenario().get("fail"), "the scenario asked this test to fail"
+'''
+
+
+@pytest.fixture
+def cases(pytester: pytest.Pytester) -> Project:
+    proj = Project(pytester)
+    pytester.makepyfile(test_agent=CASES_TEST)
+    proj.set_scenario(question="Paris")
+    return proj
+
+
+def test_a_named_snapshot_leaves_the_llm_calls_to_the_tests_auto_snapshot(cases: Project) -> None:
+    assert cases.run("--agentsnap-record", "-k", "named").ret == 0
+    named = cases.snapshot("weather-named")
+    assert [s["type"] for s in named["trace"]] == ["tool_call"]  # the tool calls only
+    auto = cases.snapshot("test_agent.py::test_named")  # the LLM call, under the node id
+    assert [s["type"] for s in auto["trace"]] == ["llm_call"]
+    result = cases.run("--agentsnap-replay", "-k", "named")
+    assert result.ret == 0, result.stdout.str()
+    assert cases.server_requests() == {"test_agent.py::test_named": 0}
+    assert summary(result) == ["agentsnap: 2 passed"]
+
+
+def test_a_changed_prompt_fails_replay_whatever_the_score(cases: Project) -> None:
+    assert cases.run("--agentsnap-record", "-k", "fails_after").ret == 0
+    cases.set_scenario(question="Rome")
+    result = cases.run("--agentsnap-replay", "-k", "fails_after")
+    assert result.ret == 1
+    out = result.stdout.str()
+    # the recorded answer was served, so the tool calls (and the score) are the golden's:
+    # only the request shows the change, and that alone fails the test
+    assert "FAILED — failed checks: llm_requests" in out
+    assert "messages[0].content: 'Paris' → 'Rome'" in out
+
+
+def test_llm_calls_after_the_last_snapshot_are_kept_for_replay(cases: Project) -> None:
+    assert cases.run("--agentsnap-record", "-k", "trailing").ret == 0
+    data = cases.snapshot("test_agent.py::test_trailing_call")
+    assert [s["type"] for s in data["trace"]] == ["llm_call", "tool_call", "llm_call"]
+    assert data["trace"][-1]["messages"] == [{"role": "user", "content": "summarise"}]
+    result = cases.run("--agentsnap-replay", "-k", "trailing")
+    assert result.ret == 0, result.stdout.str()
+    assert cases.server_requests() == {"test_agent.py::test_trailing_call": 0}
+    assert summary(result) == ["agentsnap: 1 passed"]
+
+
+def test_a_test_that_fails_after_its_snapshot_writes_nothing(cases: Project) -> None:
+    cases.set_scenario(question="Paris", fail=True)
+    assert cases.run("--agentsnap-record", "-k", "fails_after").ret == 1
+    assert not cases.snapshot_path("test_agent.py::test_fails_after_snapshot").exists()
+    assert cases.run().ret == 1  # locally, no flags: no pending snapshot from a failing test either
+    assert not cases.snapshot_path("test_agent.py::test_fails_after_snapshot").exists()
+
+    cases.set_scenario(question="Paris")
+    assert cases.run("--agentsnap-record", "-k", "fails_after").ret == 0
+    before = cases.snapshot_path("test_agent.py::test_fails_after_snapshot").read_bytes()
+    cases.set_scenario(question="Rome", fail=True)
+    result = cases.run("--agentsnap-record", "-k", "fails_after")
+    assert result.ret == 1
+    assert cases.snapshot_path("test_agent.py::test_fails_after_snapshot").read_bytes() == before  # the golden stays
+    assert summary(result) == ["agentsnap: 1 not saved (test failed)"]

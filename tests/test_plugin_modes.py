@@ -752,7 +752,7 @@ def _with_marker(project: Project, marker: str) -> None:
 
 
 def test_marker_names_the_snapshot_and_sets_the_tests_thresholds(project: Project) -> None:
-    _with_marker(project, '@pytest.mark.agentsnap(name="weather/paris", ignored_fields=["city"])')
+    _with_marker(project, '@pytest.mark.agentsnap(name="weather/paris", ignored_fields="city")')  # one path as a string
     result = project.run("--agentsnap-record")
     assert result.ret == 0, result.stdout.str()
     assert project.snapshot("weather/paris")["name"] == "weather/paris"
@@ -777,3 +777,18 @@ def test_marker_with_an_unknown_keyword_errors_naming_it(project: Project) -> No
     result.stdout.fnmatch_lines(["*unknown @pytest.mark.agentsnap keyword(s) semantic_treshold on test_agent.py::test_weather; "
                                  "known: name, semantic_threshold, llm_threshold*"])
     assert not project.snapshot_path(NODE).exists()
+
+
+@pytest.mark.parametrize(("marker", "message"), [
+    ('@pytest.mark.agentsnap(name="")', "*@pytest.mark.agentsnap(name=...) must be a non-empty string on test_agent.py::test_weather, got ''*"),
+    ("@pytest.mark.agentsnap(name=0)", "*@pytest.mark.agentsnap(name=...) must be a non-empty string on test_agent.py::test_weather, got 0*"),
+    ('@pytest.mark.agentsnap(semantic_threshold="high")',
+     "*bad value 'high' for 'semantic_threshold' in @pytest.mark.agentsnap on test_agent.py::test_weather*"),
+    ("@pytest.mark.agentsnap(structural_tolerance=-1)", "*bad value -1 for 'structural_tolerance'*expected a whole number >= 0*"),
+])
+def test_marker_values_are_checked_before_the_test_runs(project: Project, marker: str, message: str) -> None:
+    _with_marker(project, marker)
+    result = project.run("--agentsnap-record")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines([message])
+    assert not (project.root / "server_log.txt").exists()  # errored in setup: not even the fake server started

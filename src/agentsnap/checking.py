@@ -101,26 +101,58 @@ def check_tool_calls(
     on_outcome: Callable[[str, str], None] | None = None,
 ) -> DiffReport | None:
     """:func:`check` with everything resolved; ``llm_steps``: recorded ``llm_call``/``http`` steps to keep with the calls."""
-    from .exceptions import AgentRegressionError, SnapshotNotFoundError, SnapshotPendingError
+    new = tool_call_snapshot(name, actual, llm_steps=llm_steps, min_score=min_score, weights=weights)
+    return settle_tool_calls(new, store=store, settings=settings, mode=mode, min_score=min_score, weights=weights,
+                             strict=strict, on_outcome=on_outcome)
+
+
+def tool_call_snapshot(name: str, actual: Any, *, llm_steps: Sequence[dict[str, Any]] = (), min_score: float = 1.0,
+                       weights: Mapping[str, float] | None = None) -> Any:
+    """The new :class:`~agentsnap.Snapshot` of the tool calls in ``actual`` (options checked first, nothing written).
+
+    Raises ``ValueError`` / ``TypeError`` for a bad name, ``min_score`` or
+    ``weights``, and :class:`~agentsnap.extract.ExtractionError` for an
+    ``actual`` agentsnap cannot read.
+    """
+    from .diff._compare import _check_weights
     from .extract import extract_tool_calls
 
     if not isinstance(name, str) or not name:
-        raise ValueError("agentsnap: a snapshot name must be a non-empty string")
-    if not 0.0 <= float(min_score) <= 1.0:
-        raise ValueError(f"agentsnap: min_score must be within [0, 1], got {min_score!r}")
+        raise ValueError(f"agentsnap: a snapshot name must be a non-empty string, got {name!r}")
+    if isinstance(min_score, bool) or not isinstance(min_score, (int, float)) or not 0.0 <= float(min_score) <= 1.0:
+        raise ValueError(f"agentsnap: min_score must be a number within [0, 1], got {min_score!r}")
+    _check_weights(weights)
     calls = extract_tool_calls(actual)
     steps = [dict(s) for s in llm_steps]
     # ids are left out: providers mint new ones every live run, and the diff never compares them
     steps += [{"type": "tool_call", "name": c["tool"], "args": c["args"], "result": c.get("result"), "id": None} for c in calls]
-    new = build_snapshot(name, steps, source="pytest", captured=True)
+    return build_snapshot(name, steps, source="pytest", captured=True)
+
+
+def settle_tool_calls(
+    new: Any,
+    *,
+    store: SnapshotStore,
+    settings: Settings,
+    mode: str,
+    min_score: float,
+    weights: Mapping[str, float] | None,
+    strict: bool,
+    on_outcome: Callable[[str, str], None] | None = None,
+    test_passed: bool = True,
+    golden: Any = None,
+) -> DiffReport | None:
+    """The state table for a snapshot made by :func:`tool_call_snapshot`; the report when one was compared."""
+    from .exceptions import AgentRegressionError, SnapshotNotFoundError, SnapshotPendingError
+
     try:
-        outcome = settle(store, new, settings, mode=mode, missing="pending",
+        outcome = settle(store, new, settings, mode=mode, missing="pending", test_passed=test_passed, golden=golden,
                          overrides={"min_score": min_score, "weights": {**_TOOL_CALLS_ONLY, **(weights or {})}, "strict": strict,
                                     "gate": "score"})
     except (AgentRegressionError, SnapshotNotFoundError, SnapshotPendingError):
         if on_outcome is not None:
-            on_outcome("failed", name)
+            on_outcome("failed", new.name)
         raise
     if on_outcome is not None:
-        on_outcome(outcome.action, name)
+        on_outcome(outcome.action, new.name)
     return outcome.report if outcome.action == "passed" else None

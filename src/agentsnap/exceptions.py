@@ -38,12 +38,13 @@ class AgentRegressionError(AssertionError):
 class SnapshotNotFoundError(FileNotFoundError):
     """``AgentAsserter`` found no snapshot for ``test_name``: record one first."""
 
-    def __init__(self, test_name: str, path: Any = None) -> None:
+    def __init__(self, test_name: str, path: Any = None, message: str | None = None) -> None:
         self.test_name = test_name
         self.path = path
         where = f" at {path}" if path else ""
         super().__init__(
-            f"agentsnap: no snapshot for {test_name!r}{where}. Record it first: "
+            message
+            or f"agentsnap: no snapshot for {test_name!r}{where}. Record it first: "
             f"`with AgentRecorder({test_name!r}): ...` or `pytest --agentsnap-record`."
         )
 

@@ -14,6 +14,9 @@ accepts the object a test already holds instead of a recorded trace:
   LangChain ``AIMessage`` / ``ToolMessage`` objects, or chat dicts in the
   OpenAI (``role: "assistant"`` with ``tool_calls``, ``role: "tool"``) or
   Anthropic (``tool_use`` / ``tool_result`` blocks) shape;
+* a streamed response as the list of what the SDK yielded: openai / groq /
+  mistralai chunks, anthropic stream events, LangChain ``AIMessageChunk``\ s
+  (reassembled as the codecs reassemble recorded streams);
 * a list of ``{"tool": name, "args": {...}}`` dicts (the form agentsnap
   stores), or a list mixing any of the above.
 
@@ -66,7 +69,9 @@ def extract_tool_calls(actual: Any) -> list[dict[str, Any]]:
     calls: list[dict[str, Any]] = []
     results: dict[str, Any] = {}
     _walk(actual, "actual", calls, results)
-    for call in calls:
+    for i, call in enumerate(calls):
+        if not isinstance(call.get("tool"), str) or not call["tool"]:
+            raise ExtractionError(f"agentsnap: tool call {i} found in actual has no tool name ({call!r}); pass {_ACCEPTED}.")
         if call.get("id") is not None and call["id"] in results:
             call["result"] = results[call["id"]]
     return calls
@@ -102,6 +107,8 @@ def _plain(obj: Any) -> Any:
 def _walk(obj: Any, where: str, calls: list[dict[str, Any]], results: dict[str, Any]) -> None:
     obj = _plain(obj)
     if isinstance(obj, (list, tuple)):
+        if obj and _stream(obj, calls):
+            return
         for i, item in enumerate(obj):
             _walk(item, f"{where}[{i}]", calls, results)
         return
@@ -128,6 +135,44 @@ def _walk(obj: Any, where: str, calls: list[dict[str, Any]], results: dict[str, 
         return
     keys = ", ".join(sorted(map(str, obj))[:8])
     raise ExtractionError(f"agentsnap: cannot read tool calls from {where} (a mapping with keys {keys}); pass {_ACCEPTED}.")
+
+
+_ANTHROPIC_EVENTS = frozenset({"message_start", "content_block_start", "content_block_delta", "content_block_stop",
+                               "message_delta", "message_stop", "ping"})
+
+
+def _stream(items: list[Any] | tuple[Any, ...], calls: list[dict[str, Any]]) -> bool:
+    """A streamed response given as the list of what the SDK yielded: its calls reassembled.
+
+    openai / groq / mistralai chunks (``chat.completion.chunk``, mistralai's wrapped in
+    ``data``) and anthropic stream events are read by their codec as the SSE stream they
+    came from; LangChain ``AIMessageChunk``\ s are added up the way LangChain merges them.
+    False when ``items`` is not a stream.
+    """
+    if all(type(i).__name__ == "AIMessageChunk" for i in items):
+        import functools
+        import operator
+
+        merged = functools.reduce(operator.add, items)
+        _message(_plain(merged), calls, {})
+        return True
+    plain = [_plain(i) for i in items]
+    if not all(isinstance(p, Mapping) for p in plain):
+        return False
+    plain = [p["data"] if isinstance(p.get("data"), Mapping) and len(p) == 1 else p for p in plain]
+    if all(p.get("object") == "chat.completion.chunk" for p in plain):
+        chunks = ["data: " + json.dumps(p) + "\n\n" for p in plain] + ["data: [DONE]\n\n"]
+        codec = "openai_chat"
+    elif all(p.get("type") in _ANTHROPIC_EVENTS for p in plain):
+        chunks = [f"event: {p['type']}\ndata: {json.dumps(p)}\n\n" for p in plain]
+        codec = "anthropic_messages"
+    else:
+        return False
+    from .providers import get_codec
+
+    view = get_codec(codec)({"body": {}}, {"status": 200, "headers": [], "chunks": chunks})
+    calls.extend(_call(r) for r in view.get("tool_requests") or [])
+    return True
 
 
 def _is_response(obj: Mapping[str, Any]) -> bool:

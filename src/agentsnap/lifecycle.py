@@ -201,7 +201,11 @@ def settle(
         if missing == "raise":
             raise _refused(SnapshotNotFoundError(name, path), path, new)
         if not relaxed:
-            raise _refused(SnapshotNotFoundError(name, path), path, new)
+            raise _refused(SnapshotNotFoundError(name, path, (
+                f"agentsnap: no snapshot for {name!r} ({path}) and this is CI: nothing is written. Record it locally "
+                "(`pytest --agentsnap-record`, or run the test outside CI to write it pending), review and approve it "
+                "(`agentsnap approve`), then commit. (--agentsnap-allow-pending relaxes this.)"
+            )), path, new)
         new.approved = False
         store.save(new)
         warnings.warn(

@@ -85,6 +85,8 @@ class AgentsnapSession:
         self.orphans: list[str] = []
         #: node ids of tests that used the snapshot fixture's blocks (no auto-snapshot for them)
         self.claimed: set[str] = set()
+        #: node id -> snapshots of ``snapshot(actual)`` written when the test ends (new or re-recorded)
+        self._deferred: dict[str, list[tuple[Any, dict[str, Any], bool, Any]]] = {}
 
     @functools.cached_property
     def store(self) -> Any:
@@ -131,6 +133,34 @@ class AgentsnapSession:
             trace += later.trace
             index += 1
         return golden if index == 2 else dataclasses.replace(golden, trace=trace)
+
+    def defer(self, node_id: str, entry: tuple[Any, dict[str, Any], bool, Any]) -> None:
+        self._deferred.setdefault(node_id, []).append(entry)
+
+    def drop_deferred(self, item: pytest.Item) -> None:
+        self._deferred.pop(item.nodeid, None)
+
+    def settle_deferred(self, item: pytest.Item, passed: bool) -> None:
+        """Write the test's new or re-recorded ``snapshot(actual)`` snapshots (a failed test writes none).
+
+        LLM calls the test made after its last unnamed snapshot join that one, so
+        replay can serve them too.
+        """
+        entries = self._deferred.pop(item.nodeid, [])
+        if not entries:
+            return
+        from .checking import settle_tool_calls
+        from .lifecycle import build_snapshot
+
+        last = next((i for i in range(len(entries) - 1, -1, -1) if entries[i][2]), None)
+        if last is not None and passed:
+            new, options, unnamed, fixture = entries[last]
+            trailing = fixture._llm_steps()
+            if trailing:
+                new = build_snapshot(new.name, list(new.trace) + trailing, source="pytest", captured=True)
+                entries[last] = (new, options, unnamed, fixture)
+        for new, options, _, _ in entries:
+            settle_tool_calls(new, test_passed=passed, **options)
 
     def first_miss(self, item: pytest.Item) -> BaseException | None:
         """The first replay miss of ``item``'s auto-recording (None when every call was served)."""
@@ -224,15 +254,24 @@ def marker_options(item: pytest.Item) -> tuple[str, dict[str, Any]]:
         pytest.fail(f"agentsnap: @pytest.mark.agentsnap takes keywords only (name=..., {', '.join(MARKER_OPTIONS[:3])}, ...), "
                     f"got positional {marker.args!r} on {item.nodeid}", pytrace=False)
     options = dict(marker.kwargs)
-    name = options.pop("name", None) or item.nodeid
+    name = options.pop("name", None)
+    if name is None:
+        name = item.nodeid
+    elif not isinstance(name, str) or not name:
+        pytest.fail(f"agentsnap: @pytest.mark.agentsnap(name=...) must be a non-empty string on {item.nodeid}, got {name!r}",
+                    pytrace=False)
     unknown = sorted(set(options) - set(MARKER_OPTIONS))
     if unknown:
         pytest.fail(f"agentsnap: unknown @pytest.mark.agentsnap keyword(s) {', '.join(unknown)} on {item.nodeid}; "
                     f"known: name, {', '.join(MARKER_OPTIONS)}", pytrace=False)
-    if not isinstance(name, str):
-        pytest.fail(f"agentsnap: @pytest.mark.agentsnap(name=...) must be a string on {item.nodeid}, got {name!r}", pytrace=False)
-    if "ignored_fields" in options and options["ignored_fields"] is not None:
-        options["ignored_fields"] = list(options["ignored_fields"])
+    if "ignored_fields" in options and isinstance(options["ignored_fields"], str):
+        options["ignored_fields"] = [options["ignored_fields"]]  # one path, not its characters
+    for key, value in options.items():
+        if key in _config.SETTING_KEYS and value is not None:
+            try:  # checked now, as [tool.agentsnap] is, rather than when the comparison runs
+                options[key] = _config._coerce(key, value, f"@pytest.mark.agentsnap on {item.nodeid}")
+            except (TypeError, ValueError) as exc:
+                pytest.fail(str(exc), pytrace=False)
     return name, options
 
 
@@ -307,18 +346,25 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
         result = yield
     except (pytest.skip.Exception, pytest.xfail.Exception):
         if session is not None:
+            session.drop_deferred(item)
             session.stop_test(item)  # skipped / xfailed: no snapshot, not a failure
         raise
     except BaseException as exc:
         if session is not None:
             miss = session.first_miss(item)
-            session.finish_test(item, passed=False)
+            try:
+                session.settle_deferred(item, passed=False)
+            finally:
+                session.finish_test(item, passed=False)
             if miss is not None and not isinstance(exc, ReplayMissError):
                 # the code under test swallowed or replaced the miss: it is the cause, say so
                 raise miss.with_traceback(None) from exc
         raise
     if session is not None:
-        session.finish_test(item, passed=True)
+        try:
+            session.settle_deferred(item, passed=True)
+        finally:
+            session.finish_test(item, passed=True)
     return result
 
 
@@ -391,17 +437,35 @@ class SnapshotFixture:
         pending one fails); raises :class:`~agentsnap.AgentRegressionError`
         on drift.
 
-        Under ``--agentsnap-instrument`` the LLM calls the test made since its
-        previous snapshot are stored with the calls, so ``--agentsnap-replay``
-        serves them offline on the next run.
-        """
-        from .checking import check_tool_calls
+        Under ``--agentsnap-instrument`` an unnamed snapshot also stores the LLM
+        calls the test made since its previous one (and the last one those
+        made after it), so ``--agentsnap-replay`` serves them offline on the
+        next run. A snapshot given a ``name`` holds the tool calls only; the
+        test's LLM calls then stay in its own auto-snapshot (the node id).
 
-        snap_name = self._name(name)
-        settings = self._session.settings
-        return check_tool_calls(snap_name, actual, store=self._session.store, settings=settings, mode=settings.mode,
-                                min_score=min_score, weights=weights, strict=strict,
-                                llm_steps=self._llm_steps(), on_outcome=self._session.count)
+        A new snapshot, or one re-recorded under ``--agentsnap-record``, is
+        written when the test ends, and only if it passed.
+        """
+        from .checking import settle_tool_calls, tool_call_snapshot
+
+        session, settings = self._session, self._session.settings
+        if name is not None:
+            if not isinstance(name, str) or not name:
+                raise ValueError(f"agentsnap: snapshot(..., name=...) must be a non-empty string, got {name!r}")
+            new = tool_call_snapshot(name, actual, min_score=min_score, weights=weights)
+            unnamed = False
+        else:
+            snap_name = self._name(None)  # the test's snapshots are its own: no auto-snapshot besides
+            new = tool_call_snapshot(snap_name, actual, llm_steps=self._llm_steps(), min_score=min_score, weights=weights)
+            unnamed = True
+        golden = session.store.load(new.name)  # SnapshotFormatError names the path
+        options = {"store": session.store, "settings": settings, "mode": settings.mode, "min_score": min_score,
+                   "weights": weights, "strict": strict, "on_outcome": session.count}
+        refused = settings.ci and not settings.allow_pending and golden is None and settings.mode != "record"
+        if (settings.mode == "record" or golden is None) and not refused:
+            session.defer(self._node_id, (new, options, unnamed, self))
+            return None
+        return settle_tool_calls(new, golden=golden, **options)
 
     def _llm_steps(self) -> list[dict[str, Any]]:
         """The llm_call/http steps of the exchanges this test's auto-recording captured since the last call."""

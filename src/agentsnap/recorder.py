@@ -279,7 +279,9 @@ class AgentAsserter(_Block):
         self.overrides = {
             "semantic_threshold": semantic_threshold,
             "llm_threshold": llm_threshold,
-            "ignored_fields": list(ignored_fields) if ignored_fields is not None else None,
+            # a single string is one path, not a list of one-character paths
+            "ignored_fields": ([ignored_fields] if isinstance(ignored_fields, str) else list(ignored_fields))
+            if ignored_fields is not None else None,
             "structural_tolerance": structural_tolerance,
             "embed_fn": embed_fn,
             "judge": judge,

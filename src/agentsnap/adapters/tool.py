@@ -122,7 +122,7 @@ class ToolAdapter(wrapt.FunctionWrapper):  # type: ignore[misc]
             exc = _recorded_exception(error)
         else:
             exc = None
-        if inspect.iscoroutinefunction(wrapped):
+        if _is_async(wrapped):
             async def served() -> Any:
                 if exc is not None:
                     raise exc
@@ -222,4 +222,15 @@ def _recorded_exception(error: dict[str, Any]) -> BaseException:
         except Exception:  # noqa: BLE001 - a constructor with other arguments
             pass
     return RuntimeError(f"{name}: {message}" if name else message)
+
+
+def _is_async(fn: Any) -> bool:
+    """Whether calling ``fn`` gives a coroutine: an ``async def`` function or method, a
+    ``functools.partial`` of one, or an object whose ``__call__`` is ``async def``. (A plain
+    function that returns a coroutine cannot be told apart without calling it.)"""
+    if inspect.iscoroutinefunction(fn):
+        return True
+    if not (inspect.isfunction(fn) or inspect.ismethod(fn)):
+        return inspect.iscoroutinefunction(getattr(type(fn), "__call__", None))
+    return False
 

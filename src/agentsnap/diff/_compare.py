@@ -217,10 +217,12 @@ def compute_diff(
             ones keep weight 1.0.
         min_score: run the ``"score"`` check with this minimum in [0, 1].
         gate: ``"checks"`` (default): every check above decides; ``"score"``:
-            only the ``"score"`` check does (the one-line ``snapshot(actual)``
-            form, where ``min_score`` is the tolerance) — the other checks'
-            findings stay in the report but are not in ``failed_checks``.
-            Needs ``min_score``.
+            the ``"score"`` check decides (the one-line ``snapshot(actual)``
+            form, where ``min_score`` is the tolerance), plus ``"llm_requests"``
+            — in replay a changed request was served another request's
+            response, which no score can excuse. The other checks' findings
+            stay in the report but are not in ``failed_checks``. Needs
+            ``min_score``.
 
     Raises:
         TypeError: a snapshot is not a mapping, its trace not a list of dicts,
@@ -434,7 +436,7 @@ def compute_diff(
         semantic_backend=backend_info,
     )
     if gate == "score":
-        report.failed_checks = []
+        report.failed_checks = [c for c in report.failed_checks if c == "llm_requests"]
     if min_score is not None and not meets_threshold(report.score, min_score):
         report.failed_checks.append("score")
     return report

@@ -258,9 +258,14 @@ class _Renderer:
         self.color = color
         self.failed = set(report.failed_checks)
         self.out: list[str] = []
+        #: gate="score" (the one-line form): only the score and the requests decide; the other
+        #: sections are shown as "scored" (they feed the score) rather than ok / FAIL
+        self.scored = (report.structural_diff.get("settings") or {}).get("gate") == "score"
 
     # helpers
-    def status(self, ok: bool) -> str:
+    def status(self, ok: bool, *, decides: bool = False) -> str:
+        if self.scored and not decides:
+            return _paint("scored", _YELLOW, self.color)
         return (
             _paint("ok", _GREEN, self.color)
             if ok
@@ -302,7 +307,7 @@ class _Renderer:
         if min_score is None and not settings.get("weights"):
             return
         ok = "score" not in self.failed
-        line = f"{self.tag('[SCORE]')} {self.status(ok)} — composite {_pct(self.r.score)}"
+        line = f"{self.tag('[SCORE]')} {self.status(ok, decides=True)} — composite {_pct(self.r.score)}"
         if min_score is not None:
             line += f" {'≥' if ok else '<'} min_score {_pct(min_score)}"
         self.add(line)
@@ -441,7 +446,7 @@ class _Renderer:
             )
         else:
             detail = "llm_requests: messages identical"
-        self.add(f"{self.tag('[REQUESTS]')} {self.status(ok)} — {detail}")
+        self.add(f"{self.tag('[REQUESTS]')} {self.status(ok, decides=True)} — {detail}")
         for entry in entries:
             self.add(
                 f"llm_call[{entry.get('index')}] (golden step {entry.get('golden_step')}, "
