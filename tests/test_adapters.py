@@ -805,3 +805,23 @@ def test_replay_tools_serves_async_callables_that_are_not_functions(tmp_path: Pa
     with AgentAsserter("async_callables", snapshot_dir=tmp_path, mode="replay", replay_tools=True) as a:
         a.output = asyncio.run(agent())
     assert a.output == ["hit:x", "page:u:2"] and ran == []
+
+
+def test_replay_tools_raises_a_recorded_key_error_with_the_same_key(tmp_path: Path) -> None:
+    def lookup(key: str) -> str:
+        raise KeyError(key)
+
+    tool = ToolAdapter(lookup, name="lookup")
+
+    def agent() -> str:
+        try:
+            tool("k")
+        except KeyError as exc:
+            return f"{exc!s}|{exc.args!r}"
+        return "no error"
+
+    with AgentRecorder("key_error", snapshot_dir=tmp_path) as rec:
+        rec.output = agent()
+    with AgentAsserter("key_error", snapshot_dir=tmp_path, mode="replay", replay_tools=True) as a:
+        a.output = agent()
+    assert a.output == rec.output == "'k'|('k',)"

@@ -258,3 +258,10 @@ def test_langchain_message_chunks_are_merged() -> None:
 def test_a_call_without_a_tool_name_is_refused() -> None:
     with pytest.raises(ExtractionError, match="tool call 0 found in actual has no tool name"):
         extract_tool_calls([{"role": "assistant", "tool_calls": [{"id": "c1", "function": {"arguments": "{}"}}]}])
+
+
+def test_a_value_that_contains_itself_is_refused() -> None:
+    loop: list = [{"tool": "a", "args": {}}]
+    loop.append(loop)
+    with pytest.raises(ExtractionError, match=r"actual\[1\] contains itself"):
+        extract_tool_calls(loop)

@@ -104,13 +104,16 @@ def _plain(obj: Any) -> Any:
     return obj
 
 
-def _walk(obj: Any, where: str, calls: list[dict[str, Any]], results: dict[str, Any]) -> None:
+def _walk(obj: Any, where: str, calls: list[dict[str, Any]], results: dict[str, Any], _path: frozenset[int] = frozenset()) -> None:
+    if id(obj) in _path:
+        raise ExtractionError(f"agentsnap: {where} contains itself; pass {_ACCEPTED}.")
+    _path = _path | {id(obj)}
     obj = _plain(obj)
     if isinstance(obj, (list, tuple)):
         if obj and _stream(obj, calls):
             return
         for i, item in enumerate(obj):
-            _walk(item, f"{where}[{i}]", calls, results)
+            _walk(item, f"{where}[{i}]", calls, results, _path)
         return
     if not isinstance(obj, Mapping):
         raise ExtractionError(f"agentsnap: cannot read tool calls from {where} ({type(obj).__name__}); pass {_ACCEPTED}.")
@@ -125,7 +128,7 @@ def _walk(obj: Any, where: str, calls: list[dict[str, Any]], results: dict[str, 
         calls.append(call)
         return
     if isinstance(obj.get("messages"), (list, tuple)) and not _is_response(obj):
-        _walk(obj["messages"], f"{where}['messages']", calls, results)
+        _walk(obj["messages"], f"{where}['messages']", calls, results, _path)
         return
     codec = _codec_for(obj)
     if codec is not None:
