@@ -431,3 +431,24 @@ def test_diff_equal_outputs_have_no_side_by_side(tmp_path: Path) -> None:
     make(tmp_path, PARIS, city="Lyon", last_run=True)
     result = invoke("diff", PARIS, "--dir", str(tmp_path))
     assert result.exit_code == 1 and "[OUTPUT] side by side" not in result.stdout
+
+
+def test_diff_judges_a_last_run_as_its_test_did(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A one-line snapshot that passed under min_score: `agentsnap diff` shows the change, and passes it too."""
+    import warnings
+
+    import agentsnap
+
+    monkeypatch.delenv("CI", raising=False)
+    store = SnapshotStore(tmp_path)
+    calls = [{"tool": "search", "args": {"q": "nyc"}}, {"tool": "book", "args": {"id": 1}}]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        agentsnap.check("flow", calls, store=store, update=True)
+    report = agentsnap.check("flow", [calls[0], {"tool": "book", "args": {"id": 2}}], store=store, min_score=0.7)
+    assert report is not None and report.score == 0.75
+    result = invoke("diff", "flow", "--dir", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert "[ARGS] scored — arguments: changed in 1 tool call" in result.stdout
+    assert "args.id: 1 → 2" in result.stdout
+    assert "[SCORE] ok — composite 75%" in result.stdout

@@ -231,6 +231,11 @@ def settle(
         "score": report.score,
         "failed_checks": report.failed_checks,
     }
+    chosen = {k: (overrides or {}).get(k) for k in _REPLAYED_OPTIONS}
+    if any(v is not None for v in chosen.values()):
+        # how this run was judged (the one-line form's score gate, a block's min_score):
+        # `agentsnap diff` judges the .last_run the same way
+        new.comparison["options"] = {k: v for k, v in chosen.items() if v is not None}
     store.save_last_run(new)
     if report.passed:
         return _notify(Outcome("passed", name, path, report, golden=golden, new=new))
@@ -241,6 +246,10 @@ def settle(
     )
     _notify(Outcome("failed", name, path, report, golden=golden, new=new))
     raise AgentRegressionError(text, report)
+
+
+#: the compare options a .last_run keeps (``comparison["options"]``) for ``agentsnap diff``
+_REPLAYED_OPTIONS = ("gate", "min_score", "weights", "strict")
 
 
 def compare(golden: Snapshot, new: Snapshot, settings: Settings, *, mode: str, overrides: dict[str, Any] | None = None) -> Any:

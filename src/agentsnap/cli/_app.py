@@ -303,7 +303,9 @@ def diff(
     settings = _settings(out, code=2)
     from ..lifecycle import compare
 
-    report = compare(golden.snapshot, last.snapshot, settings, mode="live")
+    # judged as the test judged it (the one-line form's score gate, a block's min_score …)
+    kept = (last.snapshot.comparison or {}).get("options")
+    report = compare(golden.snapshot, last.snapshot, settings, mode="live", overrides=kept if isinstance(kept, dict) else None)
     out.raw(report.render(color=out.color, max_lines=sys.maxsize) + "\n")
     if golden.snapshot.output != last.snapshot.output:
         import shutil
