@@ -82,28 +82,9 @@ def check(
     settings = settings or load_settings()
     if store is None:
         store = SnapshotStore(Path(snapshot_dir) if snapshot_dir is not None else settings.snapshot_path, force=settings.force)
-    mode = "record" if update else settings.mode
-    return check_tool_calls(name, actual, store=store, settings=settings, mode=mode,
-                            min_score=min_score, weights=weights, strict=strict)
-
-
-def check_tool_calls(
-    name: str,
-    actual: Any,
-    *,
-    store: SnapshotStore,
-    settings: Settings,
-    mode: str,
-    min_score: float,
-    weights: Mapping[str, float] | None,
-    strict: bool,
-    llm_steps: Sequence[dict[str, Any]] = (),
-    on_outcome: Callable[[str, str], None] | None = None,
-) -> DiffReport | None:
-    """:func:`check` with everything resolved; ``llm_steps``: recorded ``llm_call``/``http`` steps to keep with the calls."""
-    new = tool_call_snapshot(name, actual, llm_steps=llm_steps, min_score=min_score, weights=weights)
-    return settle_tool_calls(new, store=store, settings=settings, mode=mode, min_score=min_score, weights=weights,
-                             strict=strict, on_outcome=on_outcome)
+    new = tool_call_snapshot(name, actual, min_score=min_score, weights=weights)
+    return settle_tool_calls(new, store=store, settings=settings, mode="record" if update else settings.mode,
+                             min_score=min_score, weights=weights, strict=strict)
 
 
 def tool_call_snapshot(name: str, actual: Any, *, llm_steps: Sequence[dict[str, Any]] = (), min_score: float = 1.0,

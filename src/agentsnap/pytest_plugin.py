@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import functools
 import os
-import warnings
 from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator, Mapping
