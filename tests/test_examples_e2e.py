@@ -11,8 +11,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from agentsnap.snapshot import same_content
 
 REPO = Path(__file__).resolve().parents[1]
