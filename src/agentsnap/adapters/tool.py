@@ -216,13 +216,10 @@ def _recorded_exception(error: dict[str, Any]) -> BaseException:
     name = str(error.get("type") or "")
     message = str(error.get("message") or "")
     cls = getattr(builtins, name, None)
-    if cls is KeyError and len(message) >= 2 and message[0] == message[-1] and message[0] in "'\"":
-        import ast
-
-        try:  # str(KeyError(k)) is repr(k): raise it with the key itself, as the tool did
-            message = ast.literal_eval(message)
-        except (ValueError, SyntaxError):
-            pass
+    quote = message[:1]
+    if cls is KeyError and len(message) >= 2 and quote in ("'", '"') and message[-1] == quote \
+            and quote not in message[1:-1] and "\\" not in message:
+        message = message[1:-1]  # str(KeyError(k)) is repr(k): raise it with the key itself, as the tool did
     if isinstance(cls, type) and issubclass(cls, Exception):
         try:
             return cls(message)
