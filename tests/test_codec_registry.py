@@ -82,3 +82,24 @@ def test_openai_chat_tool_results_lists_tool_turns_in_order() -> None:
     assert tool_results is not None
     assert tool_results(body) == [{"id": "call_B", "result": "09:30"}, {"id": "call_A", "result": "Sunny"}]
     assert tool_results(None) == [] and tool_results({"messages": "x"}) == []
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        ({"user-agent": "cohere/7.3.1"}, "cohere"),
+        # cohere 5.x before 5.16 sent no cohere/ User-Agent: its Fern header names the SDK
+        ({"user-agent": "python-httpx/0.28.1", "x-fern-sdk-name": "cohere"}, "cohere"),
+        ({"x-fern-sdk-name": "cohere"}, "cohere"),
+        ({"user-agent": "python-httpx/0.28.1", "x-fern-sdk-name": "someone-else"}, None),
+        ({"user-agent": "python-httpx/0.28.1"}, None),
+        ({}, None),
+    ],
+)
+def test_specs_recognise_an_sdk_by_user_agent_or_by_its_own_header(headers: dict[str, str], expected: str | None) -> None:
+    import httpx
+
+    from agentsnap.capture.spec import classify
+
+    spec = classify(httpx.Request("POST", "https://api.cohere.com/v2/chat", headers=headers))
+    assert (spec.name if spec is not None else None) == expected

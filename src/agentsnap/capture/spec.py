@@ -47,6 +47,9 @@ class ProviderSpec:
     #: kept response headers whose value is stored as ``<redacted>`` (globs), on top
     #: of :data:`agentsnap.scrub.ACCOUNT_HEADERS` (``[response] mask_headers``)
     mask_headers: tuple[str, ...] = ()
+    #: request headers that also identify the SDK when its User-Agent does not
+    #: (``[match] headers``: ``{name: value}``, names lower case, values exact)
+    match_headers: tuple[tuple[str, str], ...] = ()
 
     def codec_for(self, path: str) -> str | None:
         """The codec for an endpoint path, or None when the path is not an LLM call."""
@@ -82,6 +85,7 @@ def _parse(path: Path) -> ProviderSpec:
         mask_headers=tuple(h.lower() for h in data.get("response", {}).get("mask_headers", ())),
         api_key_env=tuple(prov.get("api_key_env", ())),
         hosts=tuple(h.lower() for h in match.get("hosts", ())),
+        match_headers=tuple((str(k).lower(), str(v)) for k, v in dict(match.get("headers", {})).items()),
         hooks=tuple((str(h["module"]), str(h["call"])) for h in data.get("hooks", [])),
         versions=str(prov.get("versions", "")),
         source=str(path),
@@ -124,9 +128,21 @@ def classify(request: Any) -> ProviderSpec | None:
 
     Recognition is by User-Agent prefix (and, for specs that name hosts, the
     request's host), cached per distinct pair, so the per-call cost is two
-    attribute lookups and one dict hit.
+    attribute lookups and one dict hit. A request no User-Agent matches is
+    tried against the specs' ``[match] headers`` (an SDK release that sent no
+    User-Agent of its own, e.g. cohere 5.x: ``x-fern-sdk-name: cohere``).
     """
-    ua = request.headers.get("user-agent")
-    if not ua:
-        return None
-    return _spec_for(ua, request.url.host)
+    headers = request.headers
+    ua = headers.get("user-agent")
+    spec = _spec_for(ua, request.url.host) if ua else None
+    if spec is not None:
+        return spec
+    for candidate in _header_specs():
+        if all(headers.get(name) == value for name, value in candidate.match_headers):
+            return candidate
+    return None
+
+
+@lru_cache(maxsize=1)
+def _header_specs() -> tuple[ProviderSpec, ...]:
+    return tuple(s for s in load_specs() if s.match_headers)
