@@ -314,6 +314,7 @@ def provider_specs() -> list[dict[str, Any]]:
             "api_key_env": list(provider.get("api_key_env") or []),
             "hosts": list(match.get("hosts") or []),
             "user_agents": list(match.get("user_agent_prefixes") or []),
+            "headers": dict(match.get("headers") or {}),
             "endpoints": [(e.get("path_suffix"), e.get("codec")) for e in data.get("endpoints") or []],
         })
     return specs
@@ -330,6 +331,8 @@ def providers_reference() -> str:
             by = "host " + ", ".join(f"`{h}`" for h in s["hosts"])
         elif s["user_agents"]:
             by = "User-Agent " + ", ".join(f"`{u}`" for u in s["user_agents"])
+            if s["headers"]:
+                by += ", or header " + ", ".join(f"`{k}: {v}`" for k, v in s["headers"].items())
         else:
             by = "the SDK's own HTTP client"
         keys = ", ".join(f"`{k}`" for k in s["api_key_env"]) or "—"
