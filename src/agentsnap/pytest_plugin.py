@@ -376,7 +376,7 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[Any]:
-    report = yield
+    report: Any = yield
     if call.excinfo is not None and isinstance(call.excinfo.value, _CLEAN_ERRORS) and report.failed:
         report.longrepr = _clean_longrepr(call.excinfo, item)
     return report

@@ -21,6 +21,7 @@ inside the store's root.
 
 from __future__ import annotations
 
+import builtins
 import copy
 import hashlib
 import json
@@ -383,7 +384,7 @@ class SnapshotStore:
                 warnings.warn(str(exc), stacklevel=2)
         return sorted(out, key=lambda s: s.name)
 
-    def pending(self) -> list[Snapshot]:
+    def pending(self) -> "builtins.list[Snapshot]":  # `list` here is the method above
         """Every snapshot not yet approved, sorted by name."""
         return [s for s in self.list() if not s.approved]
 

@@ -149,14 +149,14 @@ class Output:
             return
         headers = [c.header for c in columns]
         widths = [max(len(headers[i]), *(len(row[i]) for row in rows)) if rows else len(headers[i]) for i in range(len(columns))]
-        for cells in [headers, *rows]:
+        for line in [headers, *rows]:
             parts = []
-            for i, cell in enumerate(cells):
-                last = i == len(cells) - 1
+            for i, text in enumerate(line):
+                last = i == len(line) - 1
                 if columns[i].justify == "right":
-                    parts.append(cell.rjust(widths[i]))
+                    parts.append(text.rjust(widths[i]))
                 else:
-                    parts.append(cell if last else cell.ljust(widths[i]))
+                    parts.append(text if last else text.ljust(widths[i]))
             typer.echo("  ".join(parts).rstrip())
 
     # -- stderr -------------------------------------------------------------

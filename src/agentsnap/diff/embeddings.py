@@ -552,7 +552,7 @@ class OnnxBackend(_MiniLM):
         tok_path, packaged = _packaged_tokenizer()
         tokenizer, tok_sha = _load_tokenizer(tok_path, packaged)
 
-        import onnxruntime as ort
+        import onnxruntime as ort  # type: ignore[import-untyped,unused-ignore]
 
         options = ort.SessionOptions()
         options.intra_op_num_threads = _threads()
@@ -631,8 +631,8 @@ class SentenceTransformersBackend(_MiniLM):
         tok_file = weights.parent / "tokenizer.json"
         tokenizer, tok_sha = _load_tokenizer(tok_file, True)
 
-        import torch
-        from sentence_transformers import SentenceTransformer
+        import torch  # type: ignore[import-not-found,unused-ignore]
+        from sentence_transformers import SentenceTransformer  # type: ignore[import-not-found,unused-ignore]
 
         threads = _threads()
         if torch.get_num_threads() > threads:
@@ -672,7 +672,7 @@ class _quiet_transformers:
     def __enter__(self) -> None:
         self._restore: list[Callable[[], Any]] = []
         with contextlib.suppress(ImportError, AttributeError):
-            from transformers.utils import logging as tlog
+            from transformers.utils import logging as tlog  # type: ignore[import-not-found,unused-ignore]
 
             level = tlog.get_verbosity()
             tlog.set_verbosity_error()

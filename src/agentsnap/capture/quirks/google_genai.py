@@ -100,7 +100,7 @@ def _init_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, .
 
 def _use_aiohttp_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     use = wrapped(*args, **kwargs)
-    if not use or _trace.current() is None or getattr(_local, "constructing", 0):
+    if not use or _trace.current() is None or getattr(_local, "constructing", 0) > 0:
         return use
     if getattr(instance, "_async_httpx_client", None) is None:
         return use  # no httpx fallback on this client (Vertex AI mTLS): leave it on aiohttp
