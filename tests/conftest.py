@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, settings
 
 from agentsnap.config import is_ci
 from tests.fake_provider import FakeOpenAI
+from tests.offline import Offline
 
 # Hypothesis: in CI (the CI rule of agentsnap.config.is_ci) a fixed profile, so a
 # run is reproducible: derandomised (examples derive from each test's source),
@@ -45,3 +46,11 @@ def _inner_runs_without_syrupy() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("PYTEST_ADDOPTS", "-p no:syrupy")
         yield
+
+
+@pytest.fixture
+def offline(monkeypatch: pytest.MonkeyPatch) -> Iterator[Offline]:
+    """``with offline(): ...`` refuses every outgoing connection and fails the test if one was tried."""
+    guard = Offline(monkeypatch)
+    yield guard
+    assert guard.attempts == [], f"replay opened sockets: {guard.attempts}"

@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import inspect
 import json
-import socket
 import ssl
 import subprocess
 import sys
@@ -64,6 +63,7 @@ from tests import fake_gemini as fg
 from tests import fake_mistral as fm
 from tests import fake_openai_extra as fx
 from tests import fake_provider as fo
+from tests.offline import Offline
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning"),
@@ -80,33 +80,6 @@ def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
     """These tests describe local behaviour: clear every CI marker agentsnap reads."""
     for var in CI_MARKERS:
         monkeypatch.delenv(var, raising=False)
-
-
-class Offline:
-    """Refuses every outgoing TCP connection while active; remembers each attempt."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self._monkeypatch = monkeypatch
-        self.attempts: list[Any] = []
-
-    @contextlib.contextmanager
-    def __call__(self) -> Iterator[list[Any]]:
-        def refuse(sock: socket.socket, address: Any, *args: Any) -> Any:
-            self.attempts.append(address)
-            raise ConnectionRefusedError(f"test: replay tried to open a socket to {address!r}")
-
-        with self._monkeypatch.context() as m:
-            m.setattr(socket.socket, "connect", refuse)
-            m.setattr(socket.socket, "connect_ex", refuse)
-            yield self.attempts
-        assert self.attempts == [], f"replay opened sockets: {self.attempts}"
-
-
-@pytest.fixture
-def offline(monkeypatch: pytest.MonkeyPatch) -> Iterator[Offline]:
-    guard = Offline(monkeypatch)
-    yield guard
-    assert guard.attempts == [], f"replay opened sockets: {guard.attempts}"
 
 
 def snapshot_data(directory: Path, name: str) -> dict[str, Any]:

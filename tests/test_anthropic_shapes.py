@@ -11,7 +11,6 @@ replayed objects are genuine SDK objects equal to the live ones.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import socket
 import ssl
@@ -46,6 +45,7 @@ from tests.fake_anthropic import (
     tool_use_block,
     tool_use_reply,
 )
+from tests.offline import Offline
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 
@@ -147,31 +147,6 @@ def llm_steps(directory: Path, name: str) -> list[dict[str, Any]]:
 
 def dumps(items: list[Any]) -> list[dict[str, Any]]:
     return [i.model_dump() for i in items]
-
-
-class Offline:
-    """Refuses every outgoing TCP connection while active; remembers each attempt."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self._monkeypatch = monkeypatch
-        self.attempts: list[Any] = []
-
-    @contextlib.contextmanager
-    def __call__(self) -> Iterator[list[Any]]:
-        def refuse(sock: socket.socket, address: Any, *args: Any) -> Any:
-            self.attempts.append(address)
-            raise ConnectionRefusedError(f"test: replay tried to open a socket to {address!r}")
-
-        with self._monkeypatch.context() as m:
-            m.setattr(socket.socket, "connect", refuse)
-            m.setattr(socket.socket, "connect_ex", refuse)
-            yield self.attempts
-        assert self.attempts == [], f"replay opened sockets: {self.attempts}"
-
-
-@pytest.fixture
-def offline(monkeypatch: pytest.MonkeyPatch) -> Offline:
-    return Offline(monkeypatch)
 
 
 def record_sync(tmp_path: Path, name: str, fake: FakeAnthropic, run: Callable[[anthropic.Anthropic], Any], **client_kw: Any) -> Any:

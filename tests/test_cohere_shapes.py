@@ -10,7 +10,6 @@ the live ones.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import inspect
 import json
 import os
@@ -37,6 +36,7 @@ from tests.fake_cohere import (
     v2_chat_reply,
     v2_stream_reply,
 )
+from tests.offline import Offline
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning"),
@@ -92,31 +92,6 @@ def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
 def fake() -> Iterator[FakeCohere]:
     with FakeCohere() as server:
         yield server
-
-
-class Offline:
-    """Refuses every outgoing TCP connection while active; remembers each attempt."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self._monkeypatch = monkeypatch
-        self.attempts: list[Any] = []
-
-    @contextlib.contextmanager
-    def __call__(self) -> Iterator[list[Any]]:
-        def refuse(sock: socket.socket, address: Any, *args: Any) -> Any:
-            self.attempts.append(address)
-            raise ConnectionRefusedError(f"test: replay tried to open a socket to {address!r}")
-
-        with self._monkeypatch.context() as m:
-            m.setattr(socket.socket, "connect", refuse)
-            m.setattr(socket.socket, "connect_ex", refuse)
-            yield self.attempts
-        assert self.attempts == [], f"replay opened sockets: {self.attempts}"
-
-
-@pytest.fixture
-def offline(monkeypatch: pytest.MonkeyPatch) -> Offline:
-    return Offline(monkeypatch)
 
 
 class Sleeps:

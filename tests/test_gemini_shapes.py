@@ -13,7 +13,6 @@ compared, and the rest of the object is compared whole.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import importlib
 import importlib.metadata
@@ -44,6 +43,7 @@ from tests.fake_gemini import (
     stream_text_reply,
     text_reply,
 )
+from tests.offline import Offline
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 
@@ -65,31 +65,6 @@ def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
 def fake() -> Iterator[FakeGemini]:
     with FakeGemini() as server:
         yield server
-
-
-class Offline:
-    """Refuses every outgoing TCP connection while active; remembers each attempt."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self._monkeypatch = monkeypatch
-        self.attempts: list[Any] = []
-
-    @contextlib.contextmanager
-    def __call__(self) -> Iterator[list[Any]]:
-        def refuse(sock: socket.socket, address: Any, *args: Any) -> Any:
-            self.attempts.append(address)
-            raise ConnectionRefusedError(f"test: replay tried to open a socket to {address!r}")
-
-        with self._monkeypatch.context() as m:
-            m.setattr(socket.socket, "connect", refuse)
-            m.setattr(socket.socket, "connect_ex", refuse)
-            yield self.attempts
-        assert self.attempts == [], f"replay opened sockets: {self.attempts}"
-
-
-@pytest.fixture
-def offline(monkeypatch: pytest.MonkeyPatch) -> Offline:
-    return Offline(monkeypatch)
 
 
 # --------------------------------------------------------------------------- helpers

@@ -10,7 +10,6 @@ the server and replays inside ``AgentAsserter(mode="replay")`` with
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import socket
 import time
@@ -28,6 +27,7 @@ from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
 from agentsnap.capture.quirks import stainless
 from tests.fake_openai_extra import GROQ_MODEL, FakeGroq, groq_reply, groq_stream_reply
 from tests.fake_provider import error_reply
+from tests.offline import Offline
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 
@@ -55,31 +55,6 @@ def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
 def fake() -> Iterator[FakeGroq]:
     with FakeGroq() as server:
         yield server
-
-
-class Offline:
-    """Refuses every outgoing TCP connection while active; remembers each attempt."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self._monkeypatch = monkeypatch
-        self.attempts: list[Any] = []
-
-    @contextlib.contextmanager
-    def __call__(self) -> Iterator[list[Any]]:
-        def refuse(sock: socket.socket, address: Any, *args: Any) -> Any:
-            self.attempts.append(address)
-            raise ConnectionRefusedError(f"test: replay tried to open a socket to {address!r}")
-
-        with self._monkeypatch.context() as m:
-            m.setattr(socket.socket, "connect", refuse)
-            m.setattr(socket.socket, "connect_ex", refuse)
-            yield self.attempts
-        assert self.attempts == [], f"replay opened sockets: {self.attempts}"
-
-
-@pytest.fixture
-def offline(monkeypatch: pytest.MonkeyPatch) -> Offline:
-    return Offline(monkeypatch)
 
 
 class SleepSpy:

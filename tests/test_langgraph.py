@@ -15,10 +15,8 @@ through ``with_raw_response``), whose requests agentsnap captures at ``send``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import re
-import socket
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -51,6 +49,7 @@ from tests import fake_anthropic as fa
 from tests import fake_provider as fo
 from tests.fake_anthropic import FakeAnthropic
 from tests.fake_provider import FakeOpenAI
+from tests.offline import Offline
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning"),
@@ -182,33 +181,6 @@ def provider(request: pytest.FixtureRequest) -> Iterator[Provider]:
     p = Provider(request.param).start()
     yield p
     p.fake.stop()
-
-
-class Offline:
-    """Refuses every outgoing TCP connection while active; remembers each attempt."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self._monkeypatch = monkeypatch
-        self.attempts: list[Any] = []
-
-    @contextlib.contextmanager
-    def __call__(self) -> Iterator[list[Any]]:
-        def refuse(sock: socket.socket, address: Any, *args: Any) -> Any:
-            self.attempts.append(address)
-            raise ConnectionRefusedError(f"test: replay tried to open a socket to {address!r}")
-
-        with self._monkeypatch.context() as m:
-            m.setattr(socket.socket, "connect", refuse)
-            m.setattr(socket.socket, "connect_ex", refuse)
-            yield self.attempts
-        assert self.attempts == [], f"replay opened sockets: {self.attempts}"
-
-
-@pytest.fixture
-def offline(monkeypatch: pytest.MonkeyPatch) -> Iterator[Offline]:
-    guard = Offline(monkeypatch)
-    yield guard
-    assert guard.attempts == [], f"replay opened sockets: {guard.attempts}"
 
 
 # --------------------------------------------------------------------------- helpers

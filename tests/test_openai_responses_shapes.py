@@ -9,7 +9,6 @@ that the replayed objects are genuine SDK objects equal to the live ones.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import importlib
 import json
 import random
@@ -42,6 +41,7 @@ from tests.fake_openai_extra import (
     responses_stream_reply,
 )
 from tests.fake_provider import Reply, error_reply
+from tests.offline import Offline
 
 try:
     from openai.types.responses import ParsedResponse, Response
@@ -101,31 +101,6 @@ def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
 def fake() -> Iterator[FakeOpenAIResponses]:
     with FakeOpenAIResponses() as server:
         yield server
-
-
-class Offline:
-    """Refuses every outgoing TCP connection while active; remembers each attempt."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self._monkeypatch = monkeypatch
-        self.attempts: list[Any] = []
-
-    @contextlib.contextmanager
-    def __call__(self) -> Iterator[list[Any]]:
-        def refuse(sock: socket.socket, address: Any, *args: Any) -> Any:
-            self.attempts.append(address)
-            raise ConnectionRefusedError(f"test: replay tried to open a socket to {address!r}")
-
-        with self._monkeypatch.context() as m:
-            m.setattr(socket.socket, "connect", refuse)
-            m.setattr(socket.socket, "connect_ex", refuse)
-            yield self.attempts
-        assert self.attempts == [], f"replay opened sockets: {self.attempts}"
-
-
-@pytest.fixture
-def offline(monkeypatch: pytest.MonkeyPatch) -> Offline:
-    return Offline(monkeypatch)
 
 
 def snapshot_data(directory: Path, name: str) -> dict[str, Any]:

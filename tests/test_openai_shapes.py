@@ -9,7 +9,6 @@ the replayed objects are genuine SDK objects equal to the live ones.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import copy
 import gzip
 import json
@@ -43,6 +42,7 @@ from tests.fake_provider import (
     tool_calls_reply,
 )
 from tests.fake_openai_extra import openai_http, openai_version
+from tests.offline import Offline
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 
@@ -131,33 +131,6 @@ def merge_tool_deltas(chunks: list[ChatCompletionChunk]) -> list[tuple[str | Non
                     if delta.function.arguments:
                         slot["arguments"].append(delta.function.arguments)
     return [(merged[i]["id"], merged[i]["name"], json.loads("".join(merged[i]["arguments"]))) for i in sorted(merged)]
-
-
-class Offline:
-    """Refuses every outgoing TCP connection while active; remembers each attempt."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self._monkeypatch = monkeypatch
-        self.attempts: list[Any] = []
-
-    @contextlib.contextmanager
-    def __call__(self) -> Iterator[list[Any]]:
-        def refuse(sock: socket.socket, address: Any, *args: Any) -> Any:
-            self.attempts.append(address)
-            raise ConnectionRefusedError(f"test: replay tried to open a socket to {address!r}")
-
-        with self._monkeypatch.context() as m:
-            m.setattr(socket.socket, "connect", refuse)
-            m.setattr(socket.socket, "connect_ex", refuse)
-            yield self.attempts
-        assert self.attempts == [], f"replay opened sockets: {self.attempts}"
-
-
-@pytest.fixture
-def offline(monkeypatch: pytest.MonkeyPatch) -> Iterator[Offline]:
-    guard = Offline(monkeypatch)
-    yield guard
-    assert guard.attempts == [], f"replay opened sockets: {guard.attempts}"  # also when the block raised
 
 
 def record_sync(tmp_path: Path, name: str, fake: FakeOpenAI, run: Callable[[openai.OpenAI], Any], **client_kw: Any) -> Any:
