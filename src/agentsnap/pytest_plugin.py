@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator, Mapping
@@ -596,6 +597,11 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     state = _session(session.config)
     if state is None:
         return
+    observed = sys.modules.get("agentsnap.capture.observe")
+    if observed is not None:  # HTTP requests seen while recording (the never-silent summary line)
+        seen = observed.totals()
+        state.counts["_http_requests"] += seen["requests"]
+        state.counts["_uncaptured"] += seen["uncaptured"]
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:  # an xdist worker: hand everything to the controller
         workeroutput["agentsnap_counts"] = dict(state.counts)
@@ -649,6 +655,16 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     elif state.report is not None and state.report.error:
         terminalreporter.write_line(state.report.error, red=True)
     written = counts.get("recorded", 0) + counts.get("updated", 0)
+    if state.settings.mode == "record" and not written and not counts.get("unchanged") and not counts.get("created"):
+        requests, uncaptured = counts.get("_http_requests", 0), counts.get("_uncaptured", 0)
+        if requests:
+            why = (f"{uncaptured} of them looked like LLM calls but were not captured (see the warnings)" if uncaptured
+                   else "none of them was an LLM call agentsnap recognises")
+            terminalreporter.write_line(
+                f"agentsnap: this record run's tests made {requests} HTTP request(s) but no snapshot was written: {why}. "
+                "See docs/providers.md for what is recognised and how to add a `[[match.wire]]` rule.",
+                red=True,
+            )
     if written:
         terminalreporter.write_line(
             f"  {written} golden(s) written and approved in {state.store.root}: review them (`git diff`) before committing.",

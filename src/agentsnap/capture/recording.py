@@ -24,7 +24,10 @@ class Recording:
     A ``replay`` recording (served from a snapshot, or blocked) turns the
     socket guard on from :meth:`start` to :meth:`stop`
     (:mod:`agentsnap.capture.guard`): no thread of the process reaches
-    anything but loopback and ``allowed_hosts`` meanwhile.
+    anything but loopback and ``allowed_hosts`` meanwhile. A ``capture``
+    recording turns the socket observer on (:mod:`agentsnap.capture.observe`)
+    and, at :meth:`stop`, warns about each LLM-looking request that was not
+    captured (method, host, path, why).
     """
 
     def __init__(self, mode: str = "capture", *, cassette: Cassette | None = None, block: str | None = None) -> None:
@@ -48,6 +51,11 @@ class Recording:
         self.tool_results: dict[str, Any] | None = None
         self.trace = _trace.Trace()
         self._guard: object | None = None
+        self._observing = False
+        #: set by :meth:`stop` (capture mode): HTTP requests seen while active, and how
+        #: many LLM-looking ones were not captured (each got a warning, :mod:`.observe`)
+        self.http_requests = 0
+        self.uncaptured = 0
 
     def start(self) -> "Recording":
         from .hooks import ensure_patched, install
@@ -63,6 +71,11 @@ class Recording:
                 else "the test replays from its snapshot, so it runs offline"
             )
             self._guard = guard.activate(why)
+        if self.mode == "capture" and not self._observing:
+            from . import observe
+
+            observe.activate()
+            self._observing = True
         _trace.activate(self)
         return self
 
@@ -75,6 +88,12 @@ class Recording:
             guard.deactivate(self._guard)
             self._guard = None
         self.trace.close_open_streams()
+        if self._observing:
+            from . import observe
+
+            self._observing = False
+            observe.deactivate()
+            observe.report(self)
 
     def __enter__(self) -> "Recording":
         return self.start()

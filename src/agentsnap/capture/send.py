@@ -37,7 +37,8 @@ from .. import trace as _trace
 from ..exceptions import ReplayMissError, SnapshotMissingInCIError
 from ..scrub import mask_header, scrub_chunks, scrub_json, scrub_text, scrub_url
 from ..serialize import bytes_envelope, escape_surrogates
-from .spec import ProviderSpec, classify
+from . import observe
+from .spec import ProviderSpec, classify, explain_miss
 
 __all__ = ["send_wrapper", "async_send_wrapper"]
 
@@ -499,6 +500,21 @@ def _record_error(exchange: _trace.Exchange, exc: BaseException) -> None:
     exchange.ended = time.monotonic()
 
 
+def _observed(recording: Any, request: Any, spec: ProviderSpec | None) -> None:
+    """Tell the never-silent observer (:mod:`.observe`) about a request this hook sees:
+    with the reason when it looks like an LLM call but no spec recognised it."""
+    url = request.url
+    reason = None if spec is not None else explain_miss(request.method, url.host, url.path, request.headers, lambda: _content_or_none(request))
+    observe.note_request(recording, request.method, url.host, url.path, reason)
+
+
+def _content_or_none(request: Any) -> bytes | None:
+    try:
+        return bytes(request.content)
+    except Exception:  # noqa: BLE001 - a streaming body nobody read yet
+        return None
+
+
 def send_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """wrapt wrapper for ``httpx.Client.send`` / ``httpx2.Client.send``."""
     recording = _trace.current()
@@ -506,6 +522,8 @@ def send_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ..
         return wrapped(*args, **kwargs)
     request, stream = _extract(args, kwargs)
     spec = classify(request)
+    if recording.mode == "capture":
+        _observed(recording, request, spec)
     if spec is None:
         return wrapped(*args, **kwargs)
     scope = getattr(recording, "adapter_scope", None)
@@ -533,6 +551,8 @@ async def async_send_wrapper(wrapped: Callable[..., Any], instance: Any, args: t
         return await wrapped(*args, **kwargs)
     request, stream = _extract(args, kwargs)
     spec = classify(request)
+    if recording.mode == "capture":
+        _observed(recording, request, spec)
     if spec is None:
         return await wrapped(*args, **kwargs)
     scope = getattr(recording, "adapter_scope", None)

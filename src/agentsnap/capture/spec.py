@@ -43,7 +43,7 @@ if sys.version_info >= (3, 11):  # pragma: no cover - version switch
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["ProviderSpec", "WireRule", "classify", "explain_miss", "load_specs", "patches_dir", "recognise"]
+__all__ = ["ProviderSpec", "WireRule", "classify", "explain_miss", "load_specs", "looks_like_llm", "patches_dir", "recognise"]
 
 #: a request body as :func:`recognise` takes it: the bytes, None, or a
 #: zero-argument callable returning them (called only when a wire rule needs the body)
@@ -207,8 +207,13 @@ def classify(request: Any) -> ProviderSpec | None:
     (``request.content``; a streaming body that was not read yet is not read
     here, so only rules 1 and 2 of the module doc apply to it).
     """
+    headers = request.headers
     url = request.url
-    return recognise(request.method, url.host, url.path, request.headers, lambda: _content(request))
+    ua = headers.get("user-agent")
+    spec = _spec_for(ua, url.host) if ua else None  # the common case, inlined: one dict hit
+    if spec is not None:
+        return spec
+    return _beyond_user_agent(request.method, url.host, url.path, headers, lambda: _content(request))
 
 
 def _content(request: Any) -> bytes | None:
@@ -238,6 +243,10 @@ def recognise(method: str, host: str, path: str, headers: Mapping[str, str], bod
     spec = _spec_for(ua, host) if ua else None
     if spec is not None:
         return spec
+    return _beyond_user_agent(method, host, path, headers, body)
+
+
+def _beyond_user_agent(method: str, host: str, path: str, headers: Mapping[str, str], body: Body) -> ProviderSpec | None:
     for candidate in _header_specs():
         if all(headers.get(name) == value for name, value in candidate.match_headers):
             return candidate
@@ -327,6 +336,19 @@ def explain_miss(method: str, host: str, path: str, headers: Mapping[str, str], 
             ua = headers.get("user-agent") or "none"
             return f"{host} is {spec.name}'s API host, but neither the User-Agent ({ua}) nor the request's shape matches an LLM endpoint of a spec"
     return None
+
+
+def looks_like_llm(method: str, host: str, path: str, headers: Mapping[str, str] | None = None) -> bool:
+    """Whether a request seen without its body looks like an LLM call: its method and
+    path are those of a ``[[match.wire]]`` rule (hosts and headers not required), or its
+    host is a provider's ``[match] known_hosts``. Used for traffic agentsnap could not
+    capture at all (the socket observer, :mod:`agentsnap.capture.observe`)."""
+    del headers  # reserved: a transport may pass them; the decision needs none today
+    suffixes, rules = _wire_index()
+    method = method.upper()
+    if path.endswith(suffixes) and any(method == r.method and path.endswith(r.path_suffix) for r, _ in rules):
+        return True
+    return any(spec.known_hosts and _host_in(host, spec.known_hosts) for spec in load_specs())
 
 
 @lru_cache(maxsize=1)

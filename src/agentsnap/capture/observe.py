@@ -1,0 +1,249 @@
+"""Never silent: LLM-looking traffic that was not captured is reported.
+
+While a ``capture`` recording (record or live mode) is active:
+
+* every HTTP transport agentsnap hooks reports each request it sees
+  (:func:`note_request`); one that no provider spec recognised but that looks
+  like an LLM call (:func:`agentsnap.capture.spec.explain_miss`: a known
+  provider host, an LLM endpoint path) is noted with the reason;
+* a socket-level observer reads the first bytes of each ``send`` /
+  ``sendall`` on ``socket.socket`` and ``ssl.SSLSocket``: an HTTP/1.x
+  request line (``POST /v1/chat/completions HTTP/1.1``) that no hooked
+  transport announced was sent over an unhooked path (a raw ``socket``
+  client, a bundled HTTP client, an HTTP library agentsnap does not hook). It
+  is noted when it looks like an LLM call (method and path of a wire rule, or
+  a known provider host by its ``Host`` header).
+
+When the recording stops (:func:`report`), each noted request gives one
+:class:`~agentsnap.exceptions.AgentsnapWarning` naming method, host, path and
+why it was not captured, and the recording's ``http_requests`` /
+``uncaptured`` counts feed the pytest terminal summary.
+
+Not seen by the socket observer: TLS spoken through ``ssl.SSLObject`` (asyncio's
+TLS transports; their plaintext never reaches a socket method), HTTP/2, and C
+extensions that write to sockets themselves.
+
+The observer is installed while at least one capture recording is active
+(reference-counted) and restored afterwards if its wrapper is still the
+class attribute. Per ``send`` it costs one slice and one ``startswith``.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import warnings
+from collections import Counter
+from typing import Any, Callable
+
+from .. import trace as _trace
+from ..exceptions import AgentsnapWarning
+from ..scrub import scrub_text
+
+__all__ = ["note_request", "activate", "deactivate", "report", "totals", "UNHOOKED"]
+
+#: the reason given for a request seen only at the socket level
+UNHOOKED = (
+    "it was sent over a path agentsnap does not hook (a raw socket, a bundled HTTP client, or an HTTP library other "
+    "than httpx/httpx2), so it was neither recorded nor will it be replayed"
+)
+
+_METHODS = (b"GET ", b"POST ", b"PUT ", b"PATCH ", b"DELETE ", b"HEAD ", b"OPTIONS ")
+_lock = threading.Lock()
+_users = 0
+_on = False  # read lock-free by the socket wrappers
+_inside = threading.local()
+#: process-wide: HTTP requests seen and LLM-looking ones not captured, over every recording
+_totals: Counter[str] = Counter()
+_saved: list[tuple[type, str, Callable[..., Any], Callable[..., Any], bool]] = []
+
+
+def _state(recording: Any) -> dict[str, Any]:
+    state = getattr(recording, "_observed", None)
+    if state is None:
+        state = {"hooked": Counter(), "notes": {}, "requests": 0}
+        recording._observed = state
+    return state
+
+
+def note_request(recording: Any, method: str, host: str, path: str, reason: str | None = None) -> None:
+    """A hooked transport saw a request (call it before sending).
+
+    ``reason``: why the request was not captured although it looks like an
+    LLM call (:func:`agentsnap.capture.spec.explain_miss`), or None (captured,
+    or not LLM-like). Only counts in ``capture`` mode; thread-safe.
+    """
+    if recording.mode != "capture":
+        return
+    with _lock:
+        state = _state(recording)
+        state["requests"] += 1
+        _totals["requests"] += 1
+        state["hooked"][(method.upper(), path)] += 1
+        if reason is not None:
+            state["notes"].setdefault((method.upper(), host, scrub_text(path)), reason)
+
+
+def _note_socket(method: str, host: str, path: str, headers: dict[str, str], body: bytes | None) -> None:
+    del body  # the request line and headers decide; the body may not be in this write
+    recording = _trace.current()
+    if recording is None or recording.mode != "capture":
+        return
+    from .spec import looks_like_llm
+
+    with _lock:
+        state = _state(recording)
+        hooked: Counter[tuple[str, str]] = state["hooked"]
+        key = (method, path)
+        if hooked.get(key, 0) > 0:  # announced by a hooked transport just before it sent
+            hooked[key] -= 1
+            return
+        state["requests"] += 1
+        _totals["requests"] += 1
+        if looks_like_llm(method, host, path, headers):
+            state["notes"].setdefault((method, host, scrub_text(path)), UNHOOKED)
+
+
+def _sniff(sock: Any, data: Any) -> None:
+    try:
+        head = bytes(data[:4096])
+    except Exception:  # noqa: BLE001 - not a buffer: the real send raises the proper error
+        return
+    if not head.startswith(_METHODS):
+        return
+    end = head.find(b"\r\n\r\n")
+    block = head if end < 0 else head[:end]
+    lines = block.split(b"\r\n")
+    parts = lines[0].split(b" ")
+    if len(parts) != 3 or not parts[2].startswith(b"HTTP/1."):
+        return
+    method = parts[0].decode("ascii", "replace")
+    target = parts[1].decode("latin-1")
+    headers: dict[str, str] = {}
+    for line in lines[1:]:
+        name, sep, value = line.partition(b":")
+        if sep:
+            headers[name.strip().lower().decode("latin-1")] = value.strip().decode("latin-1")
+    host = headers.get("host", "")
+    if "://" in target:  # absolute form (a request to a proxy)
+        rest = target.split("://", 1)[1]
+        host, _, target = rest.partition("/")
+        target = "/" + target
+    if not host:
+        try:
+            host = str(sock.getpeername()[0])
+        except Exception:  # noqa: BLE001
+            host = "?"
+    host = _host_only(host)
+    body = head[end + 4 :] if end >= 0 else None
+    _note_socket(method, host, target.split("?", 1)[0].split("#", 1)[0], headers, body or None)
+
+
+def _host_only(host: str) -> str:
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+    def observed(self: Any, data: Any, *args: Any, **kwargs: Any) -> Any:
+        if not _on or getattr(_inside, "busy", False):
+            return original(self, data, *args, **kwargs)
+        try:
+            _sniff(self, data)
+        except Exception:  # noqa: BLE001 - observing must never break a send
+            pass
+        # SSLSocket.sendall calls self.send, a plain SSLSocket's falls back to socket.sendall:
+        # the same bytes are looked at once
+        _inside.busy = True
+        try:
+            return original(self, data, *args, **kwargs)
+        finally:
+            _inside.busy = False
+
+    observed.__agentsnap_observer__ = True  # type: ignore[attr-defined]
+    observed.__wrapped__ = original  # type: ignore[attr-defined]
+    return observed
+
+
+def _targets() -> list[type]:
+    classes: list[type] = [socket.socket]
+    try:
+        import ssl
+
+        classes.append(ssl.SSLSocket)
+    except ImportError:  # pragma: no cover - Python built without ssl
+        pass
+    return classes
+
+
+def activate() -> None:
+    """Turn the socket observer on (reference-counted; :class:`Recording` calls it for capture mode)."""
+    global _users, _on
+    with _lock:
+        _users += 1
+        if _users > 1:
+            return
+        for cls in _targets():
+            for name in ("send", "sendall"):
+                own = cls.__dict__.get(name)
+                if own is not None and getattr(own, "__agentsnap_observer__", False):
+                    continue
+                original = own if own is not None else getattr(cls, name)
+                wrapper = _wrap(original)
+                setattr(cls, name, wrapper)
+                _saved.append((cls, name, original, wrapper, own is None))
+        _on = True
+
+
+def deactivate() -> None:
+    """Undo one :func:`activate`; the last one restores the socket methods (if still ours)."""
+    global _users, _on
+    with _lock:
+        if _users == 0:
+            return
+        _users -= 1
+        if _users:
+            return
+        _on = False
+        for cls, name, original, wrapper, inherited in reversed(_saved):
+            if cls.__dict__.get(name) is wrapper:
+                if inherited:
+                    delattr(cls, name)  # socket.socket's send came from _socket.socket: drop the override
+                else:
+                    setattr(cls, name, original)
+            # else: someone patched on top of ours; ours stays in their chain, inert while _on is False
+        _saved.clear()
+
+
+def totals() -> dict[str, int]:
+    """``{"requests": n, "uncaptured": m}`` over every capture recording of this process so far."""
+    with _lock:
+        return {"requests": _totals["requests"], "uncaptured": _totals["uncaptured"]}
+
+
+def report(recording: Any, *, where: str = "") -> list[str]:
+    """Warn once per noted request of ``recording``; return the messages.
+
+    Sets ``recording.http_requests`` (HTTP requests seen while it was active)
+    and ``recording.uncaptured`` (how many LLM-looking ones were not captured).
+    """
+    with _lock:
+        state = _state(recording)
+        notes = dict(state["notes"])
+        recording.http_requests = state["requests"]
+        recording.uncaptured = len(notes)
+        _totals["uncaptured"] += len(notes)
+        state["notes"].clear()
+    messages = []
+    scope = f" in {where}" if where else ""
+    for (method, host, path), why in notes.items():
+        msg = (
+            f"agentsnap: {method} {host}{path}{scope} looks like an LLM call but was not captured: {why}. "
+            "The snapshot does not contain it and replay cannot serve it; see docs/providers.md "
+            "(`[[match.wire]]` rules) to recognise it."
+        )
+        messages.append(msg)
+        warnings.warn(msg, AgentsnapWarning, stacklevel=3)
+    return messages

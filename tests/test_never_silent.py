@@ -1,0 +1,188 @@
+"""Never silent: LLM-looking traffic that was not captured gets a warning, and a
+record run that saw HTTP requests but wrote no snapshot says so.
+
+The unhooked path is a real one: an "agent" that speaks HTTP/1.1 to the fake
+OpenAI server over a plain ``socket`` (the way DSPy's bundled ``lm15`` client
+does), so no hooked library ever sees the request.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import warnings
+from pathlib import Path
+from typing import Any
+
+import httpx
+import openai
+import pytest
+
+from agentsnap import AgentAsserter, AgentRecorder, AgentsnapWarning, ReplayMissError
+from agentsnap.capture import observe
+from tests.fake_provider import FakeOpenAI, text_reply
+
+pytest_plugins = ["pytester"]
+
+CI_MARKERS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
+MESSAGES = [{"role": "user", "content": "Weather in Paris?"}]
+
+
+@pytest.fixture(autouse=True)
+def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in CI_MARKERS:
+        monkeypatch.delenv(var, raising=False)
+
+
+def raw_socket_chat(origin: str, body: dict[str, Any], *, method: str = "POST", path: str = "/v1/chat/completions") -> dict[str, Any]:
+    """One HTTP/1.1 exchange over a plain socket (no HTTP library at all)."""
+    host, port = origin.removeprefix("http://").split(":")
+    payload = json.dumps(body).encode()
+    head = (
+        f"{method} {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUser-Agent: lm15/stdlib\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\nConnection: close\r\n\r\n"
+    ).encode()
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(head)
+        sock.sendall(payload)
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    status_line, _, rest = data.partition(b"\r\n")
+    assert status_line.split()[1] in (b"200", b"404"), status_line
+    _, _, content = rest.partition(b"\r\n\r\n")
+    return json.loads(content) if content else {}
+
+
+def not_captured(caught: list[warnings.WarningMessage]) -> list[str]:
+    return [str(w.message) for w in caught if issubclass(w.category, AgentsnapWarning) and "was not captured" in str(w.message)]
+
+
+def test_an_agent_on_a_raw_socket_gets_the_warning_in_record_mode(tmp_path: Path) -> None:
+    with FakeOpenAI() as fake:
+        fake.script(text_reply("Sunny."))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with AgentRecorder("raw_socket", snapshot_dir=tmp_path) as rec:
+                reply = raw_socket_chat(fake.origin, {"model": "gpt-4o-mini", "messages": MESSAGES})
+        assert reply["choices"][0]["message"]["content"] == "Sunny."
+        assert len(fake.requests) == 1
+        port = fake.origin.rsplit(":", 1)[1]
+    (message,) = not_captured(caught)
+    assert message.startswith(f"agentsnap: POST 127.0.0.1/v1/chat/completions looks like an LLM call but was not captured: {observe.UNHOOKED}.")
+    assert "[[match.wire]]" in message and port not in message.split(" looks")[0]
+    recording = rec._recording
+    assert recording is not None and (recording.http_requests, recording.uncaptured) == (1, 1)
+    # the observer is gone once no capture recording is active
+    assert "sendall" not in socket.socket.__dict__ and "send" not in socket.socket.__dict__
+
+
+def test_raw_socket_traffic_that_is_not_llm_like_is_not_warned_about(tmp_path: Path) -> None:
+    with FakeOpenAI() as fake:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with AgentRecorder("raw_other", snapshot_dir=tmp_path):
+                raw_socket_chat(fake.origin, {}, method="GET", path="/healthz")
+    assert not_captured(caught) == []
+
+
+def test_a_hooked_but_unrecognised_llm_looking_request_is_warned_once_with_the_reason(tmp_path: Path) -> None:
+    with FakeOpenAI() as fake:
+        fake.script(text_reply("x"))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with AgentRecorder("hooked_miss", snapshot_dir=tmp_path), httpx.Client() as http:
+                http.post(fake.base_url + "/chat/completions", json={"model": "m", "prompt": "legacy"}, headers={"user-agent": "mine/1"})
+    (message,) = not_captured(caught)  # once: the socket observer does not repeat what httpx announced
+    assert message.startswith(
+        "agentsnap: POST 127.0.0.1/v1/chat/completions looks like an LLM call but was not captured: "
+        "its JSON body has no top-level 'messages' (patches/openai.toml: /chat/completions calls hold 'model', 'messages')."
+    )
+
+
+def test_captured_sdk_traffic_gives_no_warning(tmp_path: Path) -> None:
+    with FakeOpenAI() as fake:
+        fake.script(text_reply("a"), text_reply("b"))
+        client = openai.OpenAI(base_url=fake.base_url, api_key="sk-test", max_retries=0, default_headers={"User-Agent": "Agents/Python 0.24.0"})
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with AgentRecorder("captured", snapshot_dir=tmp_path):
+                client.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
+                client.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
+    assert not_captured(caught) == []
+
+
+def test_unrecognised_traffic_to_a_known_provider_host_is_named() -> None:
+    from agentsnap.capture.spec import explain_miss, looks_like_llm
+
+    assert looks_like_llm("GET", "api.anthropic.com", "/v1/models")
+    assert looks_like_llm("POST", "10.0.0.5", "/v1/messages")
+    assert not looks_like_llm("GET", "10.0.0.5", "/v1/messages")
+    assert not looks_like_llm("POST", "example.com", "/upload")
+    assert explain_miss("POST", "api.anthropic.com", "/v1/files", {"user-agent": "curl/8"}) == (
+        "api.anthropic.com is anthropic's API host, but neither the User-Agent (curl/8) nor the request's shape "
+        "matches an LLM endpoint of a spec"
+    )
+
+
+def test_replay_of_an_unrecorded_llm_shaped_request_raises_replay_miss_whatever_sent_it(tmp_path: Path) -> None:
+    with FakeOpenAI() as fake:
+        fake.script(text_reply("recorded"))
+        with AgentRecorder("miss", snapshot_dir=tmp_path):
+            openai.OpenAI(base_url=fake.base_url, api_key="sk-test", max_retries=0).chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
+        base = fake.base_url
+    with pytest.raises(ReplayMissError, match=r"LLM call index 1 \(POST /v1/chat/completions\) has no recorded response"), AgentAsserter("miss", snapshot_dir=tmp_path, mode="replay"):
+        openai.OpenAI(base_url=base, api_key="sk-test", max_retries=0).chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
+        with httpx.Client() as http:  # a framework's own client (no SDK User-Agent) makes one more call
+            http.post(base + "/chat/completions", json={"model": "gpt-4o-mini", "messages": MESSAGES},
+                      headers={"user-agent": "some-framework/1.0"})
+
+
+INNER_TEST = '''
+import json, socket, threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+REPLY = {"id": "c1", "object": "chat.completion", "created": 1, "model": "m",
+         "choices": [{"index": 0, "message": {"role": "assistant", "content": "Sunny."}, "finish_reason": "stop"}]}
+
+
+class Handler(BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers["content-length"]))
+        body = json.dumps(REPLY).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_agent_on_raw_socket():
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        payload = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode()
+        with socket.create_connection(server.server_address) as sock:
+            sock.sendall(b"POST /v1/chat/completions HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nContent-Type: application/json\\r\\n"
+                         b"Connection: close\\r\\nContent-Length: " + str(len(payload)).encode() + b"\\r\\n\\r\\n" + payload)
+            data = b""
+            while chunk := sock.recv(65536):
+                data += chunk
+        assert b"Sunny." in data
+    finally:
+        server.shutdown()
+'''
+
+
+def test_a_record_run_that_wrote_no_snapshot_says_so_in_the_summary(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_raw=INNER_TEST)
+    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:cacheprovider", "--agentsnap-record", "-W", "always::agentsnap.AgentsnapWarning")
+    out = result.stdout.str()
+    assert result.ret == 0, out
+    assert "POST 127.0.0.1/v1/chat/completions looks like an LLM call but was not captured" in out
+    assert ("agentsnap: this record run's tests made 1 HTTP request(s) but no snapshot was written: "
+            "1 of them looked like LLM calls but were not captured (see the warnings).") in out
+    assert not list(pytester.path.rglob("*.json"))
