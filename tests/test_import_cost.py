@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-HEAVY = ("openai", "anthropic", "groq", "mistralai", "cohere", "google.genai", "httpx", "httpx2", "langgraph", "numpy", "onnxruntime", "torch", "deepdiff")
+HEAVY = ("openai", "anthropic", "groq", "mistralai", "cohere", "google.genai", "httpx", "httpx2", "langgraph", "numpy", "onnxruntime", "torch", "deepdiff", "aiohttp", "requests", "urllib3", "dspy")
 
 
 def _loaded_after(code: str) -> set[str]:
@@ -85,3 +85,4 @@ def test_a_run_without_agentsnap_flags_loads_only_the_plugin(tmp_path) -> None:
                          cwd=tmp_path, capture_output=True, text=True, check=True).stdout
     loaded = next(line for line in out.splitlines() if "LOADED" in line).split("LOADED", 1)[1].split()
     assert loaded == ["agentsnap", "agentsnap.config", "agentsnap.exceptions", "agentsnap.pytest_plugin"]
+
