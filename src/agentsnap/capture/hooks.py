@@ -29,6 +29,7 @@ HOOKED_MODULES = ("httpx", "httpx2")
 TRANSPORT_HOOKS: tuple[tuple[str, str], ...] = (
     ("http.client", "agentsnap.capture.transports.stdlib:patch"),
     ("urllib3.connectionpool", "agentsnap.capture.transports.urllib3:patch"),
+    ("aiohttp.client", "agentsnap.capture.transports.aiohttp:patch"),
     ("dspy._vendor.lm15.transports._sync", "agentsnap.capture.transports.lm15:patch_sync"),
     ("dspy._vendor.lm15.transports._async", "agentsnap.capture.transports.lm15:patch_async"),
 )
