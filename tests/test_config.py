@@ -92,3 +92,61 @@ def test_unknown_key_warns_and_is_ignored(tmp_path: Path) -> None:
 def test_legacy_backend_key_is_accepted(tmp_path: Path) -> None:
     start = _project(tmp_path, 'backend = "offline"')
     assert config.load(start, env={}).mode == "live"
+
+
+@pytest.mark.parametrize(
+    "table, fragment",
+    [
+        ('allow_pending = "nope"', "bad value 'nope' for 'allow_pending'"),
+        ("allow_pending = 2", "expected true or false"),
+        ('instrument = "maybe"', "bad value 'maybe' for 'instrument'"),
+        ("structural_tolerance = 1.5", "bad value 1.5 for 'structural_tolerance'"),
+        ("structural_tolerance = 1.5", "expected a whole number >= 0"),
+        ("llm_threshold = true", "bad value True for 'llm_threshold'"),
+        ("judge_model = 5", "expected a string"),
+        ('embedding_backend = "gpu"', "expected one of auto, onnx, sentence-transformers, lexical"),
+        ('allowed_hosts = ["ok", " "]', "'allowed_hosts'"),
+    ],
+)
+def test_values_are_checked_by_type(tmp_path: Path, table: str, fragment: str) -> None:
+    start = _project(tmp_path, table)
+    with pytest.raises(ValueError) as err:
+        config.load(start, env={})
+    assert fragment in str(err.value)
+    assert f"in [tool.agentsnap] of {tmp_path / 'pyproject.toml'}" in str(err.value)
+
+
+def test_a_bad_boolean_string_no_longer_reads_as_true_in_ci(tmp_path: Path) -> None:
+    """`allow_pending = "nope"` used to be true, so CI let a missing snapshot reach the network."""
+    start = _project(tmp_path, 'allow_pending = "nope"')
+    with pytest.raises(ValueError, match="allow_pending"):
+        config.load(start, env={"CI": "true"})
+
+
+@pytest.mark.parametrize("word, expected", [("true", True), ("YES", True), ("on", True), ("1", True),
+                                            ("false", False), ("No", False), ("off", False), ("0", False)])
+def test_boolean_spellings_in_strings(tmp_path: Path, word: str, expected: bool) -> None:
+    start = _project(tmp_path, f'strict_facts = "{word}"')
+    assert config.load(start, env={}).strict_facts is expected
+    ini = {"agentsnap_replay_strict": word}.get
+    assert config.load(tmp_path / "pkg", ini=lambda k: ini(k), env={}).replay_strict is expected
+
+
+def test_env_and_ini_numbers_are_parsed_and_checked(tmp_path: Path) -> None:
+    s = config.load(tmp_path, env={"AGENTSNAP_STRUCTURAL_TOLERANCE": "2", "AGENTSNAP_LLM_THRESHOLD": "0.5"})
+    assert (s.structural_tolerance, s.llm_threshold) == (2, 0.5)
+    with pytest.raises(ValueError) as err:
+        config.load(tmp_path, env={"AGENTSNAP_STRUCTURAL_TOLERANCE": "1.5"})
+    assert str(err.value) == (
+        "agentsnap: bad value '1.5' for 'structural_tolerance' in environment variable AGENTSNAP_STRUCTURAL_TOLERANCE: "
+        "expected a whole number >= 0 (Expected `int`, got `str`)"
+    )
+
+
+def test_unknown_key_warning_suggests_the_closest_key(tmp_path: Path) -> None:
+    start = _project(tmp_path, "structural_tolerence = 1")
+    with pytest.warns(UserWarning) as caught:
+        config.load(start, env={})
+    message = str(caught[0].message)
+    assert message.startswith(f"agentsnap: unknown key 'structural_tolerence' in [tool.agentsnap] of {tmp_path / 'pyproject.toml'} "
+                              "(did you mean 'structural_tolerance'?); ignored. Known keys: ")

@@ -419,3 +419,39 @@ def test_llm_requests_compares_the_whole_recorded_request_body() -> None:
     report = compute_diff(golden, new, compare_requests=True, name="r")
     assert report.failed_checks == ["llm_requests"]
     assert "    tools[0].function.name: 'get_weather' → 'get_forecast'" in report.render().splitlines()
+
+
+def test_one_line_form_report_states_the_numbers_truthfully() -> None:
+    """gate="score" does not fail the structural check, but 1 is still > 0; and 0 llm calls are "none", not "the first 0"."""
+    from agentsnap.diff import compute_diff
+
+    def tool(i: int, name: str) -> dict:
+        return {"step": i, "type": "tool_call", "name": name, "args": {}, "result": None}
+
+    llm = {"type": "llm_call", "model": "m", "messages": [], "response": "ok", "tool_requests": []}
+    golden = {"trace": [tool(0, "search"), tool(1, "book")], "output": None}
+    new = {"trace": [{**llm, "step": 0}, tool(1, "search"), tool(2, "book"), tool(3, "pay"), {**llm, "step": 4}], "output": None}
+    report = compute_diff(golden, new, min_score=0.5, gate="score", embedding_backend="lexical",
+                          weights={"model_tools": 0.0, "model_tool_args": 0.0, "llm_requests": 0.0, "llm_calls": 0.0, "output": 0.0})
+    text = report.render()
+    assert "structural: tool sequence edit distance 1 > tolerance 0 (66.6% match)" in text
+    assert "edit distance 1 ≤ tolerance 0" not in text
+    assert "llm calls: 0 → 2 (count changed; the golden holds none, so none are compared)" in text
+    assert "only the first 0" not in text
+
+
+def test_request_changes_in_the_report_are_shown_whole() -> None:
+    from agentsnap.diff import compute_diff
+
+    old = "You are a weather assistant. Answer in one short sentence and name the city."
+    new = old + " Always give the temperature in Fahrenheit as well."
+
+    def step(system: str) -> dict:
+        return {"step": 0, "type": "llm_call", "model": "m", "response": "ok", "tool_requests": [],
+                "exchange": {"request": {"method": "POST", "path": "/v1/chat/completions", "body": {"messages": [{"role": "system", "content": system}]}},
+                             "response": {"status": 200, "body": {}}}}
+
+    report = compute_diff({"trace": [step(old)], "output": None}, {"trace": [step(new)], "output": None},
+                          compare_requests=True, embedding_backend="lexical")
+    assert report.failed_checks == ["llm_requests"]
+    assert f"messages[0].content: {old!r} → {new!r}" in report.render()

@@ -265,3 +265,17 @@ def test_a_value_that_contains_itself_is_refused() -> None:
     loop.append(loop)
     with pytest.raises(ExtractionError, match=r"actual\[1\] contains itself"):
         extract_tool_calls(loop)
+
+
+def test_no_module_has_an_invalid_escape_sequence() -> None:
+    """`\\ ` in a docstring is a SyntaxWarning on Python 3.12+ (a DeprecationWarning before)."""
+    import warnings
+    from pathlib import Path
+
+    import agentsnap
+
+    root = Path(agentsnap.__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            compile(path.read_text(encoding="utf-8"), str(path), "exec")

@@ -169,3 +169,14 @@ def test_strict_facts_from_settings_reaches_compare(tmp_path: Any) -> None:
     assert report.failed_checks == ["output"]
     assert report.structural_diff["semantic"]["output"]["failed_by"] == "strict_facts"
     assert config.load(tmp_path, env={"AGENTSNAP_STRICT_FACTS": "0"}).strict_facts is False
+
+
+def test_a_unit_glued_to_a_number_is_not_a_name() -> None:
+    """`hint: names differ: Paris, C → (none)` named the C of 18°C."""
+    from agentsnap.diff.hints import fact_hints
+
+    def names_hint(golden: str, new: str) -> list[str]:
+        return [h.message for h in fact_hints(golden, new) if h.kind == "names"]
+
+    assert names_hint("Sunny in Paris, 18°C.", "Sunny today.") == ["names differ: Paris → (none)"]
+    assert names_hint("Disk: 5GB free in Oslo.", "Disk: plenty free.") == ["names differ: Oslo → (none)"]

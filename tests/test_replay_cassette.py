@@ -76,10 +76,44 @@ def test_extra_call_beyond_the_recording_is_a_miss_naming_the_call_index() -> No
 def test_other_endpoint_is_a_miss_and_empty_cassette_says_so() -> None:
     with pytest.raises(ReplayMissError, match="none for POST /v1/embeddings"):
         Cassette([_step({"q": 1}, "r1")]).take(_req({"q": 1}, path="/v1/embeddings"))
-    with pytest.raises(ReplayMissError, match="holds no recorded calls"):
+    with pytest.raises(ReplayMissError, match="holds no recorded LLM calls"):
         Cassette([]).take(_req({"q": 1}))
 
 
 def test_steps_without_exchanges_are_ignored() -> None:
     cas = Cassette([{"type": "tool_call", "name": "x", "args": {}}, _step({"q": 1}, "r1")])
     assert len(cas) == 1
+
+
+def test_a_snapshot_that_kept_no_calls_is_not_blamed_on_a_change() -> None:
+    """The one-line form without instrumentation keeps no LLM calls: replay says so, not "if the change is intended"."""
+    with pytest.raises(ReplayMissError) as err:
+        Cassette([{"type": "tool_call", "name": "x", "args": {}}], name="tests/t.py::test_x", path="p.json").take(_req({"q": 1}))
+    assert str(err.value) == (
+        "agentsnap replay miss: LLM call index 0 (POST /v1/chat/completions) has no recorded response in snapshot 'tests/t.py::test_x' (p.json).\n"
+        "  The snapshot holds no recorded LLM calls: the run that wrote it kept none (it was not instrumented, "
+        "e.g. the one-line snapshot(actual) form without --agentsnap-instrument), so replay has nothing to serve. "
+        "This is not a change in your agent.\n"
+        "  Fix: record it once with its LLM calls: `pytest tests/t.py::test_x --agentsnap-record`, review the snapshot, commit it."
+    )
+    assert "change is intended" not in str(err.value)
+
+
+def test_strict_miss_counts_what_was_served() -> None:
+    cas = Cassette([_step({"q": 1}, "r1"), _step({"q": 2}, "r2")], name="n", path="p.json", strict=True)
+    cas.take(_req({"q": 1}))
+    with pytest.raises(ReplayMissError) as err:
+        cas.take(_req({"q": 3}))
+    text = str(err.value)
+    assert "all were already served" not in text
+    assert ("The snapshot holds 2 call(s) for POST /v1/chat/completions: 1 already served, "
+            "1 not served because it differs from this request (strict replay serves exact matches only).") in text
+    assert "    q: 2 → 3" in text  # the nearest unserved recording
+
+
+def test_request_changes_are_never_cut() -> None:
+    from agentsnap.replay import request_changes
+
+    old = "Answer in one short sentence about the weather in the city the user names."
+    new = old + " Always add the temperature in Fahrenheit too."
+    assert request_changes({"system": old}, {"system": new}) == [f"system: {old!r} → {new!r}"]

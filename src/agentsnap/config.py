@@ -22,7 +22,9 @@ turns CI mode off even where those markers are set.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
+import re
 import sys
 import warnings
 from dataclasses import dataclass, field
@@ -224,56 +226,126 @@ def find_pyproject(start: str | os.PathLike[str] | None = None) -> Path | None:
     return None
 
 
-def _coerce(key: str, value: Any, source: str) -> Any:
+#: spellings a boolean setting accepts in a string (env vars, ini options, quoted TOML)
+_BOOL_WORDS = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
+#: what each kind of value must be, as the error says it
+_EXPECTED = {
+    bool: "true or false (in a string also yes/no, on/off, 1/0)",
+    int: "a whole number >= 0",
+    float: "a number from 0 to 1",
+    list: "a list of strings",
+    str: "a string",
+}
+
+
+@functools.lru_cache(maxsize=1)
+def _schema() -> Any:
+    """The msgspec schema of ``[tool.agentsnap]`` (built on first use: msgspec loads only when settings are read).
+
+    One field per key of :class:`Settings` a user may set, each optional
+    (``UNSET`` when absent): booleans, whole numbers >= 0 for tolerances,
+    numbers in [0, 1] for thresholds, ``mode`` / ``embedding_backend`` from
+    their closed lists, lists of non-empty strings.
+    """
+    from typing import Annotated, Literal
+
+    import msgspec
+
+    unset = msgspec.UnsetType
+    unit = Annotated[float, msgspec.Meta(ge=0.0, le=1.0)]
+    count = Annotated[int, msgspec.Meta(ge=0)]
+    word = Annotated[str, msgspec.Meta(min_length=1)]
+    annotations: dict[str, Any] = {}
+    for f in dataclasses.fields(Settings):
+        if f.name not in _KEYS:
+            continue
+        default = f.default if f.default is not dataclasses.MISSING else None
+        kind: Any
+        if f.name == "mode":
+            kind = Literal[MODES]
+        elif f.name == "embedding_backend":
+            kind = Literal[EMBEDDING_BACKENDS]
+        elif f.name in ("ignored_fields", "allowed_hosts"):
+            kind = list[word]
+        elif f.name == "redact":
+            kind = dict[str, Any]  # its own rules: agentsnap.scrub.parse_redact
+        elif isinstance(default, bool):
+            kind = bool
+        elif isinstance(default, float):
+            kind = unit
+        elif isinstance(default, int):
+            kind = count
+        else:
+            kind = str
+        annotations[f.name] = kind | unset
+    namespace = {"__annotations__": annotations, **{name: msgspec.UNSET for name in annotations}}
+    return type("AgentsnapConfig", (msgspec.Struct,), namespace, forbid_unknown_fields=True)
+
+
+def _kind(key: str) -> type:
     target = {f.name: f for f in dataclasses.fields(Settings)}[key]
     default = target.default if target.default is not dataclasses.MISSING else None
+    if target.default_factory is not dataclasses.MISSING:  # type: ignore[misc]
+        return list if key != "redact" else dict
+    return type(default) if default is not None else str
+
+
+def _prepare(key: str, value: Any) -> Any:
+    """Spellings the schema cannot know: ``"yes"`` for a boolean, ``"a, b"`` for a list, ``"Replay"`` for a mode."""
+    kind = _kind(key)
+    if isinstance(value, str):
+        if kind is bool:
+            return _BOOL_WORDS.get(value.strip().lower(), value)
+        if kind is list:
+            return [v.strip() for v in value.replace("\n", ",").split(",") if v.strip()]
+        if key in ("mode", "embedding_backend"):
+            return value.strip().lower()
+    if isinstance(value, (list, tuple)) and kind is list:
+        return [v.strip() if isinstance(v, str) else v for v in value]
+    return value
+
+
+def _coerce(key: str, value: Any, source: str) -> Any:
+    """``value`` checked and converted for setting ``key``; ``ValueError`` naming key, value and source otherwise.
+
+    The types come from :func:`_schema` (msgspec): a string from an env var
+    or an ini option may spell a number (``"0.9"``, ``"2"``); a boolean is
+    ``true``/``false`` or, in a string, ``yes``/``no``, ``on``/``off``,
+    ``1``/``0`` — ``"nope"`` is an error, not "true".
+    """
+    import msgspec
+
     try:
-        if key == "embedding_backend":
-            backend = str(value).strip().lower()
-            if backend not in EMBEDDING_BACKENDS:
-                raise ValueError(f"expected one of {', '.join(EMBEDDING_BACKENDS)}")
-            return backend
-        if key == "mode":
-            mode = str(value).strip().lower()
-            if mode not in MODES:
-                raise ValueError(f"expected one of {', '.join(MODES)}")
-            return mode
+        checked = msgspec.convert({key: _prepare(key, value)}, _schema(), strict=False)
+        result = getattr(checked, key)
         if key == "redact":
             from .scrub import parse_redact
 
-            rules = parse_redact(value)
+            rules = parse_redact(result)
             return {"paths": list(rules.paths), "patterns": list(rules.patterns)} if not rules.empty else {}
-        if key == "allowed_hosts":
-            if isinstance(value, str):
-                hosts = [v.strip() for v in value.replace("\n", ",").split(",") if v.strip()]
-            elif isinstance(value, (list, tuple)) and all(isinstance(v, str) and v.strip() for v in value):
-                hosts = [v.strip() for v in value]
-            else:
-                raise ValueError("expected a list of host names, IP addresses or CIDR networks")
-            return hosts
-        if key == "ignored_fields":
-            if isinstance(value, str):
-                return [v.strip() for v in value.replace("\n", ",").split(",") if v.strip()]
-            if isinstance(value, (list, tuple)):
-                return [str(v) for v in value]
-            raise ValueError("expected a list of strings")
-        if isinstance(default, bool):
-            if isinstance(value, bool):
-                return value
-            return _truthy(str(value))
-        if isinstance(default, float):
-            number = float(value)
-            if key.endswith("threshold") and not 0.0 <= number <= 1.0:
-                raise ValueError("expected a number from 0 to 1")
-            return number
-        if isinstance(default, int):
-            number = int(value)
-            if number < 0:
-                raise ValueError("expected a whole number >= 0")
-            return number
-        return str(value)
+        return result
+    except msgspec.ValidationError as exc:
+        detail = re.sub(r" - at `\$[^`]*`$", "", str(exc))
+        kind = _kind(key)
+        if key in ("mode", "embedding_backend"):
+            expected = "one of " + ", ".join(MODES if key == "mode" else EMBEDDING_BACKENDS)
+        elif key == "allowed_hosts":
+            expected = "a list of host names, IP addresses or CIDR networks"
+        elif key == "redact":
+            expected = 'a table {paths = ["..."], patterns = ["..."]}'
+        else:
+            expected = _EXPECTED.get(kind, "a valid value")
+        raise ValueError(f"agentsnap: bad value {value!r} for {key!r} in {source}: expected {expected} ({detail})") from None
     except (TypeError, ValueError) as exc:
         raise ValueError(f"agentsnap: bad value {value!r} for {key!r} in {source}: {exc}") from None
+
+
+def _suggest(key: str) -> str:
+    """`` (did you mean 'x'?)`` for the known key closest to an unknown one, else ``""``."""
+    from rapidfuzz import process
+
+    best = process.extractOne(key, sorted(_KEYS), score_cutoff=75)
+    return f" (did you mean {best[0]!r}?)" if best else ""
 
 
 def load(
@@ -305,7 +377,8 @@ def load(
                 if key in _LEGACY_KEYS:
                     continue
                 if key not in _KEYS:
-                    warnings.warn(f"agentsnap: unknown key {key!r} in [tool.agentsnap] of {pyproject}; known keys: {', '.join(sorted(_KEYS))}", stacklevel=2)
+                    warnings.warn(f"agentsnap: unknown key {key!r} in [tool.agentsnap] of {pyproject}{_suggest(key)}; ignored. "
+                                  f"Known keys: {', '.join(sorted(_KEYS))}", stacklevel=2)
                     continue
                 setattr(settings, key, _coerce(key, value, f"[tool.agentsnap] of {pyproject}"))
     if ini is not None:

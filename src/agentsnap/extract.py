@@ -15,7 +15,7 @@ accepts the object a test already holds instead of a recorded trace:
   OpenAI (``role: "assistant"`` with ``tool_calls``, ``role: "tool"``) or
   Anthropic (``tool_use`` / ``tool_result`` blocks) shape;
 * a streamed response as the list of what the SDK yielded: openai / groq /
-  mistralai chunks, anthropic stream events, LangChain ``AIMessageChunk``\ s
+  mistralai chunks, anthropic stream events, LangChain ``AIMessageChunk`` objects
   (reassembled as the codecs reassemble recorded streams);
 * a list of ``{"tool": name, "args": {...}}`` dicts (the form agentsnap
   stores), or a list mixing any of the above.
@@ -149,7 +149,7 @@ def _stream(items: list[Any] | tuple[Any, ...], calls: list[dict[str, Any]]) -> 
 
     openai / groq / mistralai chunks (``chat.completion.chunk``, mistralai's wrapped in
     ``data``) and anthropic stream events are read by their codec as the SSE stream they
-    came from; LangChain ``AIMessageChunk``\ s are added up the way LangChain merges them.
+    came from; LangChain ``AIMessageChunk`` objects are added up the way LangChain merges them.
     False when ``items`` is not a stream.
     """
     if all(type(i).__name__ == "AIMessageChunk" for i in items):

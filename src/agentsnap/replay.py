@@ -120,17 +120,35 @@ class Cassette:
 
     def _miss_message(self, request: dict[str, Any], key: tuple[str, str, str], call_index: int) -> str:
         route = f"{key[0]} {key[1]}"
-        same_route = [e for e in self._entries if request_key(e["request"])[:2] == key[:2]]
+        same_route = [i for i, e in enumerate(self._entries) if request_key(e["request"])[:2] == key[:2]]
         where = f"{self.name!r}" + (f" ({self.path})" if self.path else "")
+        node = self.name if "::" in self.name else ""
+        record = f"`pytest {node} --agentsnap-record`" if node else "`pytest --agentsnap-record` (this test only: add its node id)"
         lines = [f"agentsnap replay miss: LLM call index {call_index} ({route}) has no recorded response in snapshot {where}."]
         if not self._entries:
-            lines.append("  The snapshot holds no recorded calls.")
-        elif not same_route:
+            lines.append(
+                "  The snapshot holds no recorded LLM calls: the run that wrote it kept none (it was not instrumented, "
+                "e.g. the one-line snapshot(actual) form without --agentsnap-instrument), so replay has nothing to serve. "
+                "This is not a change in your agent."
+            )
+            lines.append(f"  Fix: record it once with its LLM calls: {record}, review the snapshot, commit it.")
+            return "\n".join(lines)
+        if not same_route:
             lines.append(f"  The snapshot holds {len(self._entries)} recorded call(s), none for {route}.")
         else:
-            lines.append(f"  The snapshot holds {len(same_route)} call(s) for {route}; all were already served.")
-            nearest = min(same_route, key=lambda e: len(request_changes(e["request"].get("body"), request.get("body"))))
-            changes = request_changes(nearest["request"].get("body"), request.get("body"))
+            served = sum(1 for i in same_route if self._played[i])
+            left = len(same_route) - served
+            if left == 0:
+                lines.append(f"  The snapshot holds {len(same_route)} call(s) for {route}; all were already served.")
+            else:
+                lines.append(
+                    f"  The snapshot holds {len(same_route)} call(s) for {route}: {served} already served, "
+                    f"{left} not served because {'it differs' if left == 1 else 'they differ'} from this request "
+                    "(strict replay serves exact matches only)."
+                )
+            candidates = [i for i in same_route if not self._played[i]] or same_route
+            nearest = min(candidates, key=lambda i: len(request_changes(self._entries[i]["request"].get("body"), request.get("body"))))
+            changes = request_changes(self._entries[nearest]["request"].get("body"), request.get("body"))
             if changes:
                 lines.append("  Nearest recorded request differs at:")
                 lines.extend(f"    {c}" for c in changes[:8])
@@ -138,7 +156,7 @@ class Cassette:
                     lines.append(f"    … {len(changes) - 8} more")
             else:
                 lines.append("  An identical request was recorded but already served (the agent now makes more calls).")
-        lines.append("  Fix: if the change is intended, re-record with `pytest --agentsnap-record` (this test only: add its node id), review the snapshot, commit it.")
+        lines.append(f"  Fix: if the change is intended, re-record with {record}, review the snapshot, commit it.")
         return "\n".join(lines)
 
 
@@ -147,9 +165,10 @@ def request_changes(old: Any, new: Any, *, limit: int = 20) -> list[str]:
     from .diff.arguments import diff_values
 
     changes = diff_values(old, new, root="")
-    return [f"{c['path'].lstrip('.') or '(whole body)'}: {_short(c.get('old'))} → {_short(c.get('new'))}" for c in changes[:limit]]
+    return [f"{c['path'].lstrip('.') or '(whole body)'}: {_whole(c, 'old')} → {_whole(c, 'new')}" for c in changes[:limit]]
 
 
-def _short(value: Any, width: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= width else text[: width - 1] + "…"
+def _whole(change: dict[str, Any], side: str) -> str:
+    """One side of a request change, never cut (a changed prompt must be readable in full)."""
+    absent = (change.get("kind") == "added" and side == "old") or (change.get("kind") == "removed" and side == "new")
+    return "<absent>" if absent else repr(change.get(side))

@@ -36,7 +36,7 @@ from typing import Any, Iterator
 
 from .exceptions import SnapshotFormatError
 
-__all__ = ["Snapshot", "SnapshotStore", "FORMAT_VERSION", "snapshot_filename", "dumps", "same_content"]
+__all__ = ["Snapshot", "SnapshotStore", "FORMAT_VERSION", "snapshot_filename", "name_from_file", "dumps", "same_content"]
 
 FORMAT_VERSION = "2.0"
 _READABLE_VERSIONS = ("1.0", "1.1", "2.0")
@@ -176,6 +176,40 @@ def snapshot_filename(name: str) -> str:
     if stem.split(".", 1)[0].lower() in _RESERVED:
         stem = "_" + stem
     return f"{stem}-{digest}.json"
+
+
+#: the top-level ``"name"`` line of a file this module wrote (``indent=2``: top-level keys have two spaces)
+_STORED_NAME_LINE = re.compile(r'^  "name": ("(?:[^"\\\n]|\\.)*")', re.M)
+_HASHED_STEM = re.compile(r"^(.+)-[0-9a-f]{8}$")
+
+
+def name_from_file(path: Path) -> str:
+    """The snapshot name a file stands for, also when it cannot be parsed (for the CLI's name lookup).
+
+    In order: the ``"name"`` line of the file's text when one is still there
+    (an indented file this module wrote, even if corrupt elsewhere); else
+    what the file name says — ``<stem>-<8 hex>.json`` gives the stem with
+    ``__`` read back as ``::`` (the other replaced characters stay ``_``, so
+    this may differ from the real name; compare through :func:`snapshot_filename`
+    when exactness matters); any other ``<name>.json`` (agentsnap 0.5.1) the
+    stem. Never raises: an unreadable file falls back to its file name.
+    """
+    try:
+        with path.open("r", encoding="utf-8", errors="replace") as fh:
+            head = fh.read(1 << 20)
+    except OSError:
+        head = ""
+    found = _STORED_NAME_LINE.search(head)
+    if found is not None:
+        try:
+            name = json.loads(found.group(1))
+        except ValueError:
+            name = None
+        if isinstance(name, str) and name:
+            return name
+    stem = path.name[: -len(".json")] if path.name.endswith(".json") else path.name
+    hashed = _HASHED_STEM.match(stem)
+    return hashed.group(1).replace("__", "::") if hashed else stem
 
 
 # volatile fields: never a reason to rewrite a file

@@ -385,6 +385,8 @@ def approve(
         out.line(f"Nothing to approve: no pending snapshots in {root}.")
         return
     rows = [[e.name, str(len(e.snapshot.trace)), age(e.snapshot.updated_at)] for e in todo]
+    for e in todo:
+        out.note(f"approving {e.name} ({e.path})")
     apply_approve(root, todo)
     if todo:
         out.line(f"Approved {plural(len(todo), 'snapshot')} in {root}:")
@@ -439,6 +441,12 @@ def update(
         else:
             out.line(f"Nothing to update: every last run in {last_run_root(root)} matches its golden.")
         return
+    from ..snapshot import SnapshotStore
+
+    store = SnapshotStore(root)
+    for item in plan:
+        replaced = "" if item.golden is None else f", replacing {item.golden.path}"
+        out.note(f"promoting {item.last.path} -> {store.path_for(item.last.name)}{replaced}")
     apply_update(root, plan, force=force)
     for item in plan:
         before = "-" if item.steps_before is None else str(item.steps_before)
@@ -471,22 +479,21 @@ def rm(
 
     out = Output()
     root = _root_dir(dir, out)
-    entries = plan_remove(scan(root), names)
-    if not yes:
-        if not _output.stdin_is_interactive():
-            again = " ".join(shlex.quote(n) for n in names)
-            raise CliError(
-                f"refusing to delete {plural(len(entries), 'snapshot')} in {root} without confirmation: stdin is not a terminal. "
-                f"Nothing was deleted. Pass --yes: `agentsnap rm {again} --yes`."
-            )
-        out.line(f"About to delete {plural(len(entries), 'snapshot')} in {root}:")
-        for e in entries:
-            out.line(f"  {e.name}  ({e.path.name})")
-        if not typer.confirm("Delete them?", default=False):
-            raise CliError("answered no; nothing was deleted.")
-    apply_remove(entries)
-    for e in entries:
-        out.line(f"deleted {e.name} ({e.path})")
+    targets = plan_remove(scan(root), names)
+    if not yes and not _output.stdin_is_interactive():
+        again = " ".join(shlex.quote(n) for n in names)
+        raise CliError(
+            f"refusing to delete {plural(len(targets), 'snapshot')} in {root} without confirmation: stdin is not a terminal. "
+            f"Nothing was deleted. Pass --yes: `agentsnap rm {again} --yes`."
+        )
+    out.note(f"About to delete {plural(len(targets), 'snapshot file')} in {root}:")
+    for t in targets:
+        out.note(f"  {t.name}  ({t.path.name})" + ("" if t.readable else "  unreadable"))
+    if not yes and not typer.confirm("Delete them?", default=False):
+        raise CliError("answered no; nothing was deleted.")
+    apply_remove(targets)
+    for t in targets:
+        out.line(f"deleted {t.name} ({t.path})" if t.readable else f"deleted unreadable file {t.path} ({t.name})")
 
 
 # ---------------------------------------------------------------------------- prune

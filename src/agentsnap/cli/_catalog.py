@@ -6,12 +6,15 @@
   ``AGENTSNAP_SNAPSHOT_DIR`` wins over it, as in pytest runs).
 * :func:`scan` — every snapshot file directly inside a folder, parsed, with
   the unreadable ones set aside (never modified).
-* :func:`resolve` — snapshot names from user patterns: the full name, a
-  unique prefix, or an ``fnmatch`` glob.
+* :func:`select` / :func:`resolve` — snapshot names from user patterns: the
+  full name, an ``fnmatch`` glob, a unique prefix or a unique short name.
+  Unreadable files keep their names (:func:`agentsnap.snapshot.name_from_file`),
+  so a name never silently falls through to a different snapshot.
 """
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -20,14 +23,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..exceptions import SnapshotFormatError
-from ..snapshot import LAST_RUN_DIR, Snapshot, SnapshotStore, snapshot_filename
+from ..snapshot import (
+    LAST_RUN_DIR,
+    Snapshot,
+    SnapshotStore,
+    name_from_file,
+    snapshot_filename,
+)
 from ._errors import CliError
 from ._output import plural
 
 if TYPE_CHECKING:
     from ..config import Settings
 
-__all__ = ["Entry", "Scan", "load_settings", "snapshot_dir", "scan", "last_run_root", "match", "resolve", "resolve_one"]
+__all__ = ["Entry", "Target", "Scan", "load_settings", "snapshot_dir", "scan", "last_run_root", "select", "match", "did_you_mean", "resolve", "resolve_targets", "resolve_one"]
 
 _GLOB_CHARS = frozenset("*?[")
 
@@ -68,17 +77,39 @@ class Entry:
     snapshot: Snapshot
 
 
+@dataclass(frozen=True)
+class Target:
+    """What a name selects: a readable snapshot (``entry``) or an unreadable file (``reason`` says why)."""
+
+    name: str
+    path: Path
+    entry: Entry | None = None
+    reason: str | None = None
+
+    @property
+    def readable(self) -> bool:
+        return self.entry is not None
+
+
 @dataclass
 class Scan:
-    """What one folder holds. ``broken`` maps an unreadable file to a one-line reason."""
+    """What one folder holds. ``broken`` maps an unreadable file to a one-line reason;
+    ``labels`` maps it to the name it stands for (:func:`agentsnap.snapshot.name_from_file`)."""
 
     root: Path
     entries: dict[str, Entry] = field(default_factory=dict)
     broken: dict[Path, str] = field(default_factory=dict)
+    labels: dict[Path, str] = field(default_factory=dict)
 
     @property
     def names(self) -> list[str]:
         return sorted(self.entries)
+
+    def label(self, path: Path) -> str:
+        """The name an unreadable file stands for (stored in it, else from its file name)."""
+        if path not in self.labels:
+            self.labels[path] = name_from_file(path)
+        return self.labels[path]
 
     def broken_for(self, name: str) -> str | None:
         """The reason the file for ``name`` cannot be read, when it exists but is broken
@@ -91,6 +122,15 @@ class Scan:
             except SnapshotFormatError as exc:
                 return str(exc)
         return reason
+
+    def file_of(self, name: str) -> Path | None:
+        """The unreadable file that holds exactly ``name`` (its standard or 0.5.1 file name, or its stored name)."""
+        store = SnapshotStore(self.root)
+        exact = {store.path_for(name), store.legacy_path_for(name)}
+        for path in sorted(self.broken):
+            if path in exact or self.label(path) == name:
+                return path
+        return None
 
 
 def scan(root: Path) -> Scan:
@@ -119,6 +159,7 @@ def scan(root: Path) -> Scan:
             keep, drop = (other, path) if other.path.name == snapshot_filename(snap.name) else (Entry(snap.name, path, snap), other.path)
             found.entries[snap.name] = keep
             found.broken[drop] = f"{drop} holds snapshot {snap.name!r}, which {keep.path} holds too; delete the copy."
+            found.labels[drop] = snap.name
             continue
         found.entries[snap.name] = Entry(snap.name, path, snap)
     return found
@@ -133,47 +174,139 @@ def _is_glob(pattern: str) -> bool:
     return any(ch in _GLOB_CHARS for ch in pattern)
 
 
-def _one(pattern: str, names: Sequence[str], where: Path) -> list[str]:
-    """Names ``pattern`` selects: exact, else glob matches, else a unique prefix. [] = none."""
-    if pattern in names:
-        return [pattern]
+def _key(text: str) -> str:
+    """A name as its file name keeps it: every run of other characters than letters, digits and glob
+    characters is one ``_`` (so ``tests/t.py::x`` and the label ``tests_t.py::x`` of its file agree)."""
+    return re.sub(r"[^A-Za-z0-9*?\[\]]+", "_", text)
+
+
+def _is_short_name_of(pattern: str, name: str) -> bool:
+    """``pattern`` is the end of ``name`` at a node-id boundary (``test_x`` of ``tests/t.py::test_x``)."""
+    return name.endswith(pattern) and len(name) > len(pattern) and name[-len(pattern) - 1] in ":/"
+
+
+def _candidates(found: Scan) -> list[Target]:
+    readable = [Target(n, found.entries[n].path, entry=found.entries[n]) for n in found.names]
+    return readable + [Target(found.label(p), p, reason=r) for p, r in sorted(found.broken.items())]
+
+
+def _listing(targets: Sequence[Target]) -> str:
+    return "\n".join(f"  {t.name}" + ("" if t.readable else f"  (unreadable: {t.path})") for t in targets)
+
+
+def select(pattern: str, found: Scan) -> list[Target]:
+    """What one pattern selects in ``found``, unreadable files included ([] when nothing).
+
+    In order, the first rule that selects anything wins:
+
+    1. the exact name of a readable snapshot;
+    2. the exact name of an unreadable file (its stored name, or the name whose
+       file it is: an unreadable file keeps its name);
+    3. a glob (``*``, ``?``, ``[...]``): every name it matches, the names of
+       unreadable files included;
+    4. a prefix, then a short name (the end of a node id after ``::`` or
+       ``/``, e.g. the test function): when it selects exactly one readable
+       snapshot and no unreadable file.
+
+    Raises :class:`CliError` (exit 1) when a prefix or short name selects more
+    than one snapshot, or an unreadable file: the candidates are listed, and
+    nothing is guessed.
+    """
+    if pattern in found.entries:
+        return [Target(pattern, found.entries[pattern].path, entry=found.entries[pattern])]
+    broken = found.file_of(pattern)
+    if broken is not None:
+        return [Target(pattern, broken, reason=found.broken[broken])]
+    every = _candidates(found)
     if _is_glob(pattern):
-        hits = [n for n in names if fnmatchcase(n, pattern)]
+        hits = [t for t in every if fnmatchcase(t.name, pattern) or (not t.readable and fnmatchcase(_key(t.name), _key(pattern)))]
         if hits:
             return hits
-    hits = [n for n in names if n.startswith(pattern)]
-    if len(hits) > 1:
-        listing = "\n".join(f"  {n}" for n in hits)
-        raise CliError(
-            f"{pattern!r} is the start of {len(hits)} snapshot names in {where}; give more of the name, or a glob "
-            f"in quotes (e.g. '{pattern}*') to mean all of them:\n{listing}"
-        )
-    return hits
+    for kind, test in (
+        ("the start of", lambda t: t.name.startswith(pattern) or (not t.readable and _key(t.name).startswith(_key(pattern)))),
+        ("the end of", lambda t: _is_short_name_of(pattern, t.name) or (not t.readable and _is_short_name_of(_key(pattern), _key(t.name)))),
+    ):
+        hits = [t for t in every if test(t)]
+        if len(hits) == 1 and hits[0].readable:
+            return hits
+        if hits:
+            glob = f"'{pattern}*'" if kind == "the start of" else f"'*{pattern}'"
+            unreadable = sum(1 for t in hits if not t.readable)
+            what = f"{plural(len(hits), 'snapshot name')}" + (f" ({unreadable} of them unreadable)" if unreadable else "")
+            raise CliError(
+                f"{pattern!r} is {kind} {what} in {found.root}; give the full name, or a glob "
+                f"in quotes (e.g. {glob}) to mean all of them:\n{_listing(hits)}"
+            )
+    return []
+
+
+def did_you_mean(pattern: str, found: Scan, limit: int = 3) -> list[str]:
+    """Up to ``limit`` names close to ``pattern`` (rapidfuzz similarity >= 60 of the whole name or of its
+    last part after ``::`` / ``/``), best first."""
+    from rapidfuzz import fuzz, process
+
+    names = [t.name for t in _candidates(found)]
+
+    def score(a: str, b: str, **_: object) -> float:
+        tail = re.split(r"::|/", b)[-1]
+        return max(fuzz.ratio(a, b), fuzz.ratio(a, tail))
+
+    return [name for name, _, _ in process.extract(pattern, names, scorer=score, limit=limit, score_cutoff=60)]
 
 
 def match(pattern: str, found: Scan) -> list[str]:
-    """The names one pattern selects in ``found`` ([] when none); see :func:`resolve`.
+    """The readable names one pattern selects in ``found`` ([] when none); see :func:`select`.
 
-    Raises :class:`CliError` for an ambiguous prefix, or when ``pattern`` is a
-    full name whose file exists but cannot be read.
+    Raises :class:`CliError` for an ambiguous prefix or short name, or when
+    ``pattern`` selects a file that cannot be read (its one-line reason, or,
+    for several, the list of them).
     """
-    hits = _one(pattern, found.names, found.root)
-    if not hits:
-        reason = found.broken_for(pattern)
-        if reason is not None:
-            raise CliError(reason)
-    return hits
+    hits = select(pattern, found)
+    bad = [t for t in hits if not t.readable]
+    if len(bad) == 1 and len(hits) == 1:
+        raise CliError(str(bad[0].reason))
+    if bad:
+        raise CliError(f"{pattern!r} selects {plural(len(bad), 'unreadable file')} in {found.root}; fix or delete them first "
+                       f"(`agentsnap rm` deletes them):\n{_listing(hits)}")
+    return [t.name for t in hits]
+
+
+def _no_match(missing: Sequence[str], found: Scan, what: str, hint: str) -> CliError:
+    quoted = ", ".join(repr(p) for p in missing)
+    msg = f"no {what} matches {quoted} in {found.root}. `agentsnap list --dir {found.root}` shows the names"
+    if found.broken:
+        msg += f"; {plural(len(found.broken), 'unreadable file')} there: {', '.join(str(p) for p in found.broken)}"
+    msg += "."
+    close = [n for p in missing for n in did_you_mean(p, found)]
+    if close:
+        msg += " Did you mean " + " or ".join(f"`{n}`" for n in dict.fromkeys(close)) + "?"
+    return CliError(msg + (f" {hint}" if hint else ""))
+
+
+def resolve_targets(patterns: Iterable[str], found: Scan, *, what: str = "snapshot", hint: str = "") -> list[Target]:
+    """Like :func:`resolve`, but unreadable files a pattern names are returned too (for ``rm``)."""
+    chosen: dict[Path, Target] = {}
+    missing: list[str] = []
+    for pattern in patterns:
+        hits = select(pattern, found)
+        if not hits:
+            missing.append(pattern)
+        for hit in hits:
+            chosen.setdefault(hit.path, hit)
+    if missing:
+        raise _no_match(missing, found, what, hint)
+    return list(chosen.values())
 
 
 def resolve(patterns: Iterable[str], found: Scan, *, what: str = "snapshot", hint: str = "") -> list[str]:
     """The names ``patterns`` select in ``found``, in order, without repeats.
 
-    Each pattern is the full name, a unique prefix of one, or an ``fnmatch``
-    glob (``*``, ``?``, ``[...]``; tried as a prefix too when it matches
-    nothing). All or nothing: raises :class:`CliError` (exit 1) — before any
-    change is made — when a prefix is ambiguous (the candidates are listed),
-    when a pattern matches nothing, or when the file a full name maps to exists
-    but cannot be read (one line with the path).
+    Each pattern is the full name, a glob, a unique prefix or a unique short
+    name (see :func:`select`). All or nothing: raises :class:`CliError`
+    (exit 1) — before any change is made — when a prefix or short name is
+    ambiguous (the candidates are listed), when a pattern matches nothing
+    (with "did you mean" when a name is close), or when it selects a file
+    that cannot be read (one line with the path).
     """
     chosen: list[str] = []
     missing: list[str] = []
@@ -185,12 +318,7 @@ def resolve(patterns: Iterable[str], found: Scan, *, what: str = "snapshot", hin
             if hit not in chosen:
                 chosen.append(hit)
     if missing:
-        quoted = ", ".join(repr(p) for p in missing)
-        msg = f"no {what} matches {quoted} in {found.root}. `agentsnap list --dir {found.root}` shows the names"
-        if found.broken:
-            msg += f"; skipped {plural(len(found.broken), 'unreadable file')}: {', '.join(str(p) for p in found.broken)}"
-        msg += "." + (f" {hint}" if hint else "")
-        raise CliError(msg)
+        raise _no_match(missing, found, what, hint)
     return chosen
 
 

@@ -15,7 +15,16 @@ from pathlib import Path
 
 from ..exceptions import SnapshotFormatError
 from ..snapshot import SnapshotStore, same_content
-from ._catalog import Entry, Scan, last_run_root, match, resolve, scan
+from ._catalog import (
+    Entry,
+    Scan,
+    Target,
+    last_run_root,
+    match,
+    resolve,
+    resolve_targets,
+    scan,
+)
 from ._errors import CliError
 
 __all__ = ["Promotion", "plan_approve", "apply_approve", "plan_update", "apply_update", "plan_remove", "apply_remove", "differs"]
@@ -142,12 +151,13 @@ def apply_update(root: Path, plan: Sequence[Promotion], force: bool = False) -> 
 
 
 # -- rm ------------------------------------------------------------------------
-def plan_remove(goldens: Scan, names: Sequence[str]) -> list[Entry]:
-    """The snapshots ``names`` select (all or nothing, see :func:`~._catalog.resolve`)."""
-    return [goldens.entries[n] for n in resolve(names, goldens)]
+def plan_remove(goldens: Scan, names: Sequence[str]) -> list[Target]:
+    """The snapshot files ``names`` select, unreadable ones included when a name selects
+    them exactly or by glob (all or nothing, see :func:`~._catalog.select`)."""
+    return resolve_targets(names, goldens)
 
 
-def apply_remove(entries: Sequence[Entry]) -> None:
+def apply_remove(entries: Sequence[Entry | Target]) -> None:
     """Delete each snapshot's file (its ``.last_run`` copy is left for ``agentsnap update``)."""
     for entry in entries:
         try:

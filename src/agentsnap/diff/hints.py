@@ -32,7 +32,7 @@ The rules (pure functions of the two strings, no model):
   same word also appears capitalised mid-sentence in either text (so "The",
   "Yes", "Rain" opening a sentence are not names, but "Alice paid Bob" /
   "Bob paid Alice" still see both names); ``I`` and ``I'm``-style words never
-  count.
+  count, nor a unit glued to a number (the ``C`` of ``18°C``, ``GB`` of ``5GB``).
 
 Known blind spots: swapped roles with the same names and numbers ("Alice
 paid Bob" / "Bob paid Alice"), antonyms without a negation word ("passed" /
@@ -158,6 +158,8 @@ def _capitalised(text: str) -> list[tuple[str, bool]]:
         if head == "I":
             continue
         start = match.start()
+        if start and (text[start - 1].isdigit() or text[start - 1] in "°º%"):
+            continue  # a unit glued to a number (18°C, 5GB, 3PM): the number hint covers it
         # only the few characters before the word decide (linear in the text length)
         initial = start <= first or bool(_SENTENCE_END.search(text[max(0, start - 16) : start]))
         out.append((word, initial))

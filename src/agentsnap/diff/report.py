@@ -213,7 +213,8 @@ class DiffReport:
         ``[REQUESTS]`` (only when request messages were compared) and
         ``[SEMANTIC]``, each marked ok or FAIL. Failures name the check, the
         trace step(s) and tool, and show ``OLD → NEW`` as ``repr`` cut to
-        about 60 characters with ``…``. Edit ops read ``replace #i OLD → NEW``
+        about 60 characters with ``…`` — except in ``[REQUESTS]``, where a
+        changed request is shown whole (the added words are the point). Edit ops read ``replace #i OLD → NEW``
         and ``delete #i NAME`` (``i`` = golden position) or ``insert #j NAME``
         (``j`` = new position).
 
@@ -348,7 +349,8 @@ class _Renderer:
             if dist == 0:
                 detail = f"structural: {_plural(n, 'tool call')}, same sequence"
             else:
-                cmp = "≤" if ok else ">"
+                # the numbers decide the sign (under gate="score" the check itself does not fail)
+                cmp = "≤" if dist <= tol else ">"
                 detail = (
                     f"structural: tool sequence edit distance {dist} {cmp} tolerance {tol} "
                     f"({match} match)"
@@ -357,18 +359,21 @@ class _Renderer:
             if dist:
                 self.ops(tools)
         if llm and llm.get("golden") != llm.get("new"):
-            self.add(
-                f"llm calls: {llm.get('golden')} → {llm.get('new')} "
-                "(count changed; only the first "
-                f"{min(llm.get('golden', 0), llm.get('new', 0))} are compared)",
-                1,
-            )
+            common = min(llm.get("golden", 0), llm.get("new", 0))
+            if common:
+                why = f"count changed; only the first {common} are compared"
+            else:
+                side = "golden" if not llm.get("golden") else "new run"
+                why = f"count changed; the {side} holds none, so none are compared"
+            self.add(f"llm calls: {llm.get('golden')} → {llm.get('new')} ({why})", 1)
 
-    def changes(self, entry: dict[str, Any], indent: int) -> None:
+    def changes(self, entry: dict[str, Any], indent: int, *, whole: bool = False) -> None:
+        """One line per change; ``whole``: values in full (a changed prompt must be readable), else cut."""
+        cut = repr if whole else _short
         for change in entry.get("changes", []):
             kind = change.get("kind")
-            old = "<absent>" if kind == "added" else _short(change.get("old"))
-            new = "<absent>" if kind == "removed" else _short(change.get("new"))
+            old = "<absent>" if kind == "added" else cut(change.get("old"))
+            new = "<absent>" if kind == "removed" else cut(change.get("new"))
             line = f"{change.get('path')}: {old} → {new}"
             if kind == "type_changed":
                 line += (
@@ -418,7 +423,7 @@ class _Renderer:
                 n = len(section.get("golden", []))
                 parts.append(f"model_tools: {_plural(n, 'request')}, same sequence")
             else:
-                cmp = "≤" if seq_ok else ">"
+                cmp = "≤" if dist <= tol else ">"
                 parts.append(f"model_tools: edit distance {dist} {cmp} tolerance {tol}")
         if entries:
             parts.append(
@@ -453,7 +458,7 @@ class _Renderer:
                 f"new step {entry.get('new_step')}):",
                 1,
             )
-            self.changes(entry, 2)
+            self.changes(entry, 2, whole=True)
 
     def semantic(self, details: dict[str, Any]) -> None:
         scores = self.r.semantic_scores
