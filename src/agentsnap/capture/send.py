@@ -35,7 +35,7 @@ from typing import Any, Callable
 
 from .. import trace as _trace
 from ..exceptions import ReplayMissError, SnapshotMissingInCIError
-from ..scrub import mask_header, scrub_chunks, scrub_json, scrub_text, scrub_url
+from ..scrub import mask_header, remember_credentials, scrub_bytes, scrub_chunks, scrub_json, scrub_text, scrub_url
 from ..serialize import bytes_envelope, escape_surrogates
 from .spec import ProviderSpec, classify
 
@@ -62,6 +62,7 @@ def encode_body(raw: bytes, content_type: str | None) -> dict[str, Any]:
     try:
         return {"text": raw.decode("utf-8")}
     except UnicodeDecodeError:
+        raw = scrub_bytes(raw)  # token shapes and remembered credentials, overwritten in place
         return {"body_b64": base64.b64encode(raw).decode("ascii"), "sha256": hashlib.sha256(raw).hexdigest()}
 
 
@@ -505,6 +506,7 @@ def send_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ..
     if recording is None:
         return wrapped(*args, **kwargs)
     request, stream = _extract(args, kwargs)
+    remember_credentials(request.headers, request.url)  # scrub by value: before anything is stored
     spec = classify(request)
     if spec is None:
         return wrapped(*args, **kwargs)
@@ -532,6 +534,7 @@ async def async_send_wrapper(wrapped: Callable[..., Any], instance: Any, args: t
     if recording is None:
         return await wrapped(*args, **kwargs)
     request, stream = _extract(args, kwargs)
+    remember_credentials(request.headers, request.url)  # scrub by value: before anything is stored
     spec = classify(request)
     if spec is None:
         return await wrapped(*args, **kwargs)
