@@ -353,7 +353,8 @@ ONLY_AGENTSNAP = ("-p", "agentsnap.pytest_plugin", "-p", "no:cacheprovider")
 def test_pytest_replay_guards_each_test_that_replays(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     pytester.makepyprojecttoml('[tool.agentsnap]\nallowed_hosts = ["198.51.100.7"]\n')
-    pytester.makepyfile(test_guarded=TEST_FILE.replace("GUARD_EXPECTED", "False"))
+    # replay is offline for the whole run: a test with no snapshot is guarded too
+    pytester.makepyfile(test_guarded=TEST_FILE.replace("GUARD_EXPECTED", "True"))
     root = pytester.path / "__agent_snapshots__"
     for name in ("main_thread", "worker_thread", "asyncio", "loopback_is_fine"):
         _snapshot_for(root, f"test_guarded.py::test_replayed_{name}")
@@ -370,9 +371,90 @@ def test_pytest_ci_without_a_snapshot_is_guarded(pytester: pytest.Pytester, monk
     pytester.makepyfile(test_guarded=TEST_FILE.replace("GUARD_EXPECTED", "True"))
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     args = (*ONLY_AGENTSNAP, "--agentsnap-instrument", "-k", "no_snapshot or main_thread")
-    # (locally a missing snapshot is captured live, with no guard: test_no_snapshot_here in the replay run above)
+    # (locally, outside replay, a missing snapshot is captured live with no guard: test_local_live_run_is_not_guarded)
     monkeypatch.setenv("CI", "true")
     ci = pytester.runpytest_subprocess(*args)
     ci.assert_outcomes(passed=1, failed=1)
     assert "agentsnap: blocked a connection to 192.0.2.1:9: this is CI and the test has no usable snapshot" in ci.stdout.str()
     assert not (pytester.path / "__agent_snapshots__").exists()
+
+
+IMPORT_TIME = """
+import socket
+from agentsnap.capture import guard
+
+GUARDED_AT_IMPORT = guard.active()
+try:
+    socket.getaddrinfo("api.openai.com", 443)
+    LOOKUP = "resolved"
+except BaseException as exc:  # NetworkBlockedError is a BaseException
+    LOOKUP = type(exc).__name__ + ": " + str(exc)
+
+def test_import_time_was_guarded():
+    assert GUARDED_AT_IMPORT is True
+    assert LOOKUP.startswith("NetworkBlockedError: agentsnap: blocked a DNS lookup of api.openai.com:443: this run replays"), LOOKUP
+"""
+
+CONFTEST_IMPORT = """
+from agentsnap.capture import guard
+GUARDED_IN_CONFTEST = guard.active()
+
+def pytest_sessionfinish(session):
+    with open("conftest_guard.txt", "w") as fh:
+        fh.write(str(GUARDED_IN_CONFTEST))
+"""
+
+
+@pytest.mark.parametrize("ci", [False, True], ids=["local", "ci"])
+def test_replay_guards_the_whole_run_from_conftest_and_module_import(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, ci: bool
+) -> None:
+    """An SDK call made while a test module (or conftest.py) is imported under --agentsnap-replay never leaves the machine."""
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    for var in CI_MARKERS:
+        monkeypatch.delenv(var, raising=False)
+    if ci:
+        monkeypatch.setenv("CI", "true")
+    pytester.makeconftest(CONFTEST_IMPORT)
+    pytester.makepyfile(test_import=IMPORT_TIME)
+    result = pytester.runpytest_subprocess(*ONLY_AGENTSNAP, "--agentsnap-replay")
+    result.assert_outcomes(passed=1)
+    assert (pytester.path / "conftest_guard.txt").read_text() == "True"
+
+
+def test_local_live_run_is_not_guarded(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    for var in CI_MARKERS:
+        monkeypatch.delenv(var, raising=False)
+    pytester.makepyfile(test_guarded=TEST_FILE.replace("GUARD_EXPECTED", "False"))
+    result = pytester.runpytest_subprocess(*ONLY_AGENTSNAP, "--agentsnap-instrument", "-k", "no_snapshot")
+    result.assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize("host", [b"localhost", bytearray(b"127.0.0.1"), b"xn--bcher-kva.example", b"\xff\xfe.example"])
+def test_the_guard_reads_hosts_given_as_bytes(host: Any) -> None:
+    """Async httpx clients pass the host as bytes: the guard decides, it never crashes (the idna codec is strict-only)."""
+    with guard.guarded("bytes hosts"):
+        text = bytes(host)
+        if text in (b"localhost", b"127.0.0.1"):
+            assert guard.host_allowed(host) is True
+        else:
+            assert guard.host_allowed(host) is False
+            with pytest.raises(NetworkBlockedError, match="blocked a DNS lookup of"):
+                socket.getaddrinfo(host, 443)
+
+
+def test_async_httpx_to_localhost_passes_the_guard() -> None:
+    """``httpx.AsyncClient`` to ``http://localhost:PORT`` under the guard: allowed (it used to raise UnicodeError)."""
+    import httpx
+
+    from tests.fake_provider import FakeOpenAI
+
+    async def call(url: str) -> int:
+        async with httpx.AsyncClient() as client:
+            return (await client.get(url)).status_code
+
+    with FakeOpenAI() as fake, guard.guarded("async localhost"):
+        url = fake.base_url.replace("127.0.0.1", "localhost")
+        status = asyncio.run(call(url + "/models"))
+    assert status in (200, 404)

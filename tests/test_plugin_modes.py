@@ -424,6 +424,22 @@ def test_ci_missing_snapshot_in_replay_fails_without_network_or_files(project: P
     assert not (project.root / SNAP_DIR).exists()
 
 
+def test_local_missing_snapshot_in_replay_fails_without_network_or_files(project: Project) -> None:
+    """Replay is offline, always: locally too, a test with no snapshot fails at its first LLM call, naming the path
+    and the record command; the fake provider receives nothing and nothing is written."""
+    result = project.run("--agentsnap-replay", subprocess=True)
+
+    assert result.ret == 1
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [f"*agentsnap: no snapshot for '{NODE}' ({project.snapshot_path()}) and this run replays (--agentsnap-replay)*"]
+    )
+    assert f"`pytest {NODE} --agentsnap-record`" in result.stdout.str()
+    assert summary(result) == ["agentsnap: 1 failed"]
+    assert project.server_requests() == {NODE: 0}
+    assert not (project.root / SNAP_DIR).exists()
+
+
 def test_ci_missing_snapshot_live_also_fails_before_sending(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CI", "1")
     result = project.run("--agentsnap-instrument")
@@ -482,7 +498,7 @@ def test_ci_approved_snapshot_replays_and_passes(project: Project, monkeypatch: 
 @pytest.mark.parametrize("value", ["false", "0", "no", "FALSE", ""])
 def test_ci_false_values_mean_local_behaviour(project: Project, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
     monkeypatch.setenv("CI", value)
-    result = project.run("--agentsnap-replay")
+    result = project.run("--agentsnap-instrument")  # live: a missing snapshot is written pending locally, fails in CI
     assert result.ret == 0
     assert summary(result) == ["agentsnap: 1 new (pending approval)"]
     assert project.snapshot()["approved"] is False
@@ -491,7 +507,7 @@ def test_ci_false_values_mean_local_behaviour(project: Project, monkeypatch: pyt
 
 def test_other_ci_markers_count_as_ci(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    result = project.run("--agentsnap-replay")
+    result = project.run("--agentsnap-instrument")
     assert result.ret == 1
     assert summary(result) == ["agentsnap: 1 failed"]
     assert not (project.root / SNAP_DIR).exists()
@@ -693,7 +709,7 @@ def test_xdist_summary_counts_equal_the_serial_run(project: Project) -> None:
     project.pytester.makepyfile(test_many=MANY_TESTS)
     assert summary(project.run("test_many.py", "--agentsnap-record")) == ["agentsnap: 5 recorded (approved)"]
     store = SnapshotStore(project.root / SNAP_DIR)
-    store.delete("test_many.py::test_ask[3]")  # -> new (pending)
+    store.delete("test_many.py::test_ask[3]")  # -> failed: replay never records a missing snapshot
     approved = store.load("test_many.py::test_ask[4]")
     approved.approved = False
     store.save(approved)  # -> pending (not compared)
@@ -703,16 +719,15 @@ def test_xdist_summary_counts_equal_the_serial_run(project: Project) -> None:
     serial = project.run("test_many.py", "--agentsnap-replay")
     parallel = project.run("test_many.py", "--agentsnap-replay", "-n", "2", "--agentsnap-snapshot-dir", "xdist_snaps", subprocess=True)
 
-    expected = ["agentsnap: 2 passed, 1 failed, 1 new (pending approval), 1 pending (not compared)"]
+    expected = ["agentsnap: 2 passed, 2 failed, 1 pending (not compared)"]
     assert summary(serial) == expected
     assert summary(parallel) == expected
-    serial.assert_outcomes(passed=5, failed=1, warnings=2)
-    parallel.assert_outcomes(passed=5, failed=1, warnings=2)
+    serial.assert_outcomes(passed=4, failed=2, warnings=1)
+    parallel.assert_outcomes(passed=4, failed=2, warnings=1)
     assert "2 workers [6 items]" in parallel.stdout.str()
-    # both runs wrote the same new pending snapshot
-    a = project.snapshot("test_many.py::test_ask[3]")
-    b = project.snapshot("test_many.py::test_ask[3]", directory="xdist_snaps")
-    assert (a["approved"], a["output"]) == (b["approved"], b["output"]) == (False, "answer 3")
+    # neither run wrote the missing snapshot
+    assert not SnapshotStore(project.root / SNAP_DIR).exists("test_many.py::test_ask[3]")
+    assert not SnapshotStore(project.root / "xdist_snaps").exists("test_many.py::test_ask[3]")
 
 
 SWALLOWING_TEST = '''

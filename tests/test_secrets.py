@@ -355,16 +355,16 @@ def test_openrouter(project: tuple[Path, config.Settings]) -> None:
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_account_headers_are_masked_even_when_a_spec_keeps_them(project: tuple[Path, config.Settings], monkeypatch: pytest.MonkeyPatch, provider: str) -> None:
     """A user who widens keep_headers (``openai-*``) still never stores the account ids."""
-    from agentsnap.capture import send
+    from agentsnap.capture import core
     from tests.fake_provider import FakeOpenAI, Reply, text_reply
 
-    real_classify = send.classify
+    real_classify = core.classify
 
     def widened(request: Any) -> Any:
         spec = real_classify(request)
         return dataclasses.replace(spec, keep_headers=(*spec.keep_headers, "openai-*", "anthropic-*", "x-account-*"), mask_headers=("x-account-*",))
 
-    monkeypatch.setattr(send, "classify", widened)
+    monkeypatch.setattr(core, "classify", widened)
     root, settings = project
     headers = (
         ("openai-organization", ORG_HEADER),

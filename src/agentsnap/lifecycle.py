@@ -3,7 +3,9 @@
 =============================  =======================================  =========================================
 state                          locally                                  in CI
 =============================  =======================================  =========================================
-snapshot missing (live/replay) write a **pending** snapshot, warn        fail, write nothing
+snapshot missing (live)        write a **pending** snapshot, warn        fail, write nothing
+snapshot missing (replay)      fail naming path and record command;     same
+                               no request sent, nothing written
 snapshot pending               warn, don't assert                       fail (``allow_pending`` relaxes this)
 mode ``record``                overwrite, mark approved, warn           same
 approved                       compare, fail on drift                   same
@@ -147,7 +149,19 @@ def open_recording(golden: Snapshot | None, settings: Settings, *, mode: str, na
         )
     if mode == "replay" and golden is not None:
         return Recording("replay", cassette=Cassette(golden.trace, name=name, path=path, strict=settings.replay_strict))
+    if mode == "replay":  # replay is offline, always: locally too, a missing snapshot is never recorded
+        return Recording("replay", block=replay_missing_message(name, path))
     return Recording("capture")
+
+
+def replay_missing_message(name: str, path: Path) -> str:
+    """What a replay run says when ``name`` has no snapshot (at ``path``): no request is sent."""
+    target = name if "::" in name else "THE_TEST"
+    return (
+        f"agentsnap: no snapshot for {name!r} ({path}) and this run replays (--agentsnap-replay): replay never calls "
+        f"the API, so no request is sent and nothing is written. Record it first: `pytest {target} --agentsnap-record` "
+        "(or run it with --agentsnap-instrument to write it pending), review it, then commit."
+    )
 
 
 def _fix_hint(name: str) -> str:
@@ -200,6 +214,8 @@ def settle(
     if golden is None:
         if missing == "raise":
             raise _refused(SnapshotNotFoundError(name, path), path, new)
+        if mode == "replay":
+            raise _refused(SnapshotNotFoundError(name, path, replay_missing_message(name, path)), path, new)
         if not relaxed:
             raise _refused(SnapshotNotFoundError(name, path, (
                 f"agentsnap: no snapshot for {name!r} ({path}) and this is CI: nothing is written. Record it locally "

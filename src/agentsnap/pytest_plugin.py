@@ -316,6 +316,40 @@ def pytest_configure(config: pytest.Config) -> None:
         install()
     if settings.mode == "replay":
         _set_dummy_api_keys()
+        _guard_run(config)
+    else:
+        _unguard_run(config)  # the flag was seen early, but the settled mode is not replay
+
+
+_RUN_GUARD = pytest.StashKey[object]()
+_RUN_GUARD_REASON = "this run replays (--agentsnap-replay), so it runs offline from collection to the end"
+
+
+def _guard_run(config: pytest.Config) -> None:
+    """Replay is offline for the whole run: the socket guard on from the start of the
+    run (conftest and test-module imports included) until ``pytest_unconfigure``."""
+    if _RUN_GUARD not in config.stash:
+        from .capture import guard
+
+        config.stash[_RUN_GUARD] = guard.activate(_RUN_GUARD_REASON)
+
+
+def _unguard_run(config: pytest.Config) -> None:
+    token = config.stash.get(_RUN_GUARD, None)
+    if token is not None:
+        from .capture import guard
+
+        guard.deactivate(token)
+        del config.stash[_RUN_GUARD]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    """Turn the run's socket guard on before the first conftest is imported when replay is asked for
+    (flag or ``AGENTSNAP_MODE=replay``); :func:`pytest_configure` confirms or lifts it."""
+    namespace = getattr(early_config, "known_args_namespace", None)
+    if getattr(namespace, "agentsnap_replay", False) or os.environ.get("AGENTSNAP_MODE", "").strip().lower() == "replay":
+        _guard_run(early_config)
 
 
 def _set_dummy_api_keys() -> None:
@@ -620,6 +654,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    _unguard_run(config)
     state = _session(config)
     if state is not None and state.report is not None:
         state.report.stop()

@@ -67,6 +67,13 @@ __all__ = [
     "scrub_chunks",
     "mask_header",
     "scrub_snapshot",
+    "scrub_bytes",
+    "remember_credentials",
+    "remember_secret",
+    "forget_secrets",
+    "remembered",
+    "secret_forms",
+    "MIN_SECRET_LENGTH",
 ]
 
 REDACTED = "<redacted>"
@@ -87,7 +94,24 @@ _TOKEN_RE = re.compile(
     r"|gh[pousr]_[A-Za-z0-9]{30,}"
     r"|github_pat_[A-Za-z0-9_]{30,}"
     r"|(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])"
-    r"|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})"
+    r"|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"
+    # the credential kinds of a maintained scanner's rule set (detect-secrets' plugins: Slack,
+    # Stripe, GitLab, npm, SendGrid, xAI), written here as shapes
+    r"|xox[abposr]-[A-Za-z0-9\-]{10,}"
+    r"|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"
+    r"|glpat-[A-Za-z0-9_\-]{20,}"
+    r"|npm_[A-Za-z0-9]{36}"
+    r"|SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"
+    r"|xai-[A-Za-z0-9]{32,}"
+    # a PEM private key block, whole
+    r"|-----BEGIN[A-Z ]{0,20} PRIVATE KEY-----[\s\S]*?-----END[A-Z ]{0,20} PRIVATE KEY-----)"
+)
+# "postgresql://app:PASSWORD@db.internal:5432/prod": the password of a URL's userinfo
+_URL_PASSWORD_RE = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]{1,20}://[^\s:/@\\\"'<>]{0,256}:)([^\s@/\\\"'<>]+)(@)")
+# "aws_secret_access_key = wJalr…", "AccountKey=…" (ini, env, shell and connection-string forms)
+_ASSIGN_RE = re.compile(
+    r"(?i)\b(aws_secret_access_key|aws_session_token|aws_security_token|secret_access_key|session_token|accountkey|sharedaccesskey)"
+    r"(\\?[\"']?\s*[:=]\s*\\?[\"']?)([A-Za-z0-9/+=_\-]{12,})"
 )
 # a Bearer credential: 8+ token characters with a digit, or 20+ of them
 _BEARER_RE = re.compile(
@@ -103,6 +127,7 @@ _HEADER_KV_RE = re.compile(
 )
 _SECRET_NAMES = (
     r"password|passwd|client_secret|access_token|refresh_token|id_token|api_key|apikey|secret_key|private_key"
+    r"|aws_secret_access_key|secret_access_key|secretaccesskey|aws_session_token|session_token|sessiontoken"
 )
 # '"password": "hunter2"' inside text (a JSON document carried as a string, e.g. tool arguments)
 _JSON_KV_RE = re.compile(r"(?i)(\\?\")(" + _SECRET_NAMES + r")\1(\s*:\s*)(\\?\")([^\"\\]+)(\\?\")")
@@ -133,6 +158,14 @@ _SECRET_JSON_KEYS = frozenset(
         "privatekey",
         "cookie",
         "setcookie",
+        # AWS (credentials files, STS / SSO JSON: SecretAccessKey, SessionToken)
+        "secretaccesskey",
+        "awssecretaccesskey",
+        "sessiontoken",
+        "awssessiontoken",
+        "securitytoken",
+        "awssecuritytoken",
+        "xamzsecuritytoken",
     }
 )
 
@@ -286,6 +319,229 @@ def active() -> Redaction:
     return _active
 
 
+# -- remembered credentials (scrub by value) ----------------------------------------
+#
+# A key with no recognisable shape (Azure OpenAI's 32 hex digits, Mistral's 32
+# alphanumerics, Cohere's 40) is still known to agentsnap: the client sent it. Every
+# credential a request carried is remembered for the rest of the process and removed
+# wherever its value appears, in the forms text carries it in. The search is one pass
+# over the text for all known forms at once: an Aho-Corasick automaton
+# (ahocorasick-rs, leftmost-longest), or, where that wheel is missing, one combined
+# regular expression of the escaped literals.
+
+#: a remembered value is at least this long (shorter ones would also match ordinary text)
+MIN_SECRET_LENGTH = 12
+
+# request headers whose value is a credential (lower case); also any name holding one of _CRED_PARTS
+_CRED_HEADERS = frozenset({"authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key", "cookie"})
+_CRED_PARTS = ("api-key", "apikey", "api_key", "token", "secret", "password", "auth")
+_SCHEME_PREFIX = re.compile(r"(?i)^\s*(?:bearer|basic|token|digest|key|apikey|api-key)\s+")
+
+
+@dataclass
+class _Known:
+    values: set[str] = field(default_factory=set)
+    forms: tuple[str, ...] = ()
+    version: int = 0
+    matcher: Any = None  # an ahocorasick_rs.AhoCorasick, a compiled re.Pattern, or None
+    lock: Any = None
+
+
+_known = _Known()
+
+
+def _b64_cores(raw: bytes) -> list[str]:
+    """The base64 text every encoding of ``raw`` contains, whatever its offset in the encoded
+    stream (3 alignments, standard and URL-safe alphabets): the characters fixed by ``raw`` alone."""
+    import base64
+
+    out = []
+    for pad in range(3):
+        enc = base64.b64encode(b"\0" * pad + raw).decode("ascii")
+        # character j carries bits 6j..6j+5, i.e. bytes 6j//8 .. (6j+5)//8
+        keep = [j for j in range(len(enc)) if (6 * j) // 8 >= pad and (6 * j + 5) // 8 < pad + len(raw)]
+        if keep:
+            core = enc[keep[0] : keep[-1] + 1]
+            out.append(core)
+            out.append(core.replace("+", "-").replace("/", "_"))
+    return out
+
+
+def secret_forms(value: str) -> list[str]:
+    """The texts ``value`` can appear as in a stored file: itself, JSON-escaped (both
+    ``ensure_ascii`` ways), URL-encoded (``%XX`` and ``+``), and base64 (any alignment,
+    both alphabets) — each at least :data:`MIN_SECRET_LENGTH` characters long."""
+    import json
+    from urllib.parse import quote, quote_plus
+
+    forms = {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1], quote(value, safe=""), quote(value), quote_plus(value)}
+    forms.update(_b64_cores(value.encode("utf-8", "surrogatepass")))
+    latin = value.encode("utf-8", "surrogatepass").decode("latin-1")  # as bytes scrubbing sees it (scrub_bytes)
+    forms.add(latin)
+    return sorted((f for f in forms if len(f) >= MIN_SECRET_LENGTH and REDACTED not in f), key=lambda f: (-len(f), f))
+
+
+def remember_secret(value: Any) -> bool:
+    """Remember one credential value for the rest of the process: from now on it is removed
+    (with every form of :func:`secret_forms`) from everything agentsnap stores or prints.
+    Values shorter than :data:`MIN_SECRET_LENGTH` or with fewer than 5 distinct characters
+    are ignored (they would match ordinary text). Returns whether the value was new."""
+    if isinstance(value, (bytes, bytearray)):
+        value = bytes(value).decode("utf-8", "replace")
+    if not isinstance(value, str):
+        return False
+    value = value.strip()
+    if len(value) < MIN_SECRET_LENGTH or len(set(value)) < 5 or REDACTED in value or value in _known.values:
+        return False
+    import threading
+
+    if _known.lock is None:
+        _known.lock = threading.Lock()
+    with _known.lock:
+        if value in _known.values:
+            return False
+        values = set(_known.values)
+        values.add(value)
+        forms: set[str] = set()
+        for v in values:
+            forms.update(secret_forms(v))
+        ordered = tuple(sorted(forms, key=lambda f: (-len(f), f)))
+        matcher = _build_matcher(ordered)
+        # publish: readers take (forms, matcher) without the lock
+        _known.values = values
+        _known.forms = ordered
+        _known.matcher = matcher
+        _known.version += 1
+    return True
+
+
+def _build_matcher(forms: tuple[str, ...]) -> Any:
+    if not forms:
+        return None
+    try:
+        import ahocorasick_rs
+    except ImportError:  # the regex fallback: one pass too, slower on long texts
+        return re.compile("|".join(re.escape(f) for f in forms))
+    return ahocorasick_rs.AhoCorasick(list(forms), matchkind=ahocorasick_rs.MatchKind.LeftmostLongest)
+
+
+def forget_secrets() -> None:
+    """Forget every remembered credential (tests; a new process starts empty)."""
+    global _known
+    _known = _Known(version=_known.version + 1)
+
+
+def remembered() -> frozenset[str]:
+    """The credential values remembered so far."""
+    return frozenset(_known.values)
+
+
+def remember_credentials(headers: Any = (), url: Any = None) -> None:
+    """Remember the credentials one outgoing request carries — the one call every transport
+    makes with the request's headers and URL, before anything of the request is stored.
+
+    ``headers``: ``(name, value)`` pairs or a mapping (str or bytes). Credentials: the value
+    of ``Authorization`` / ``Proxy-Authorization`` (after its scheme; a ``Basic`` value also
+    decoded, and the password in it), ``x-api-key``, ``api-key``, ``x-goog-api-key``,
+    ``Cookie`` values, and any header whose name holds ``api-key``, ``token``, ``secret``,
+    ``password`` or ``auth``. ``url``: secret query parameters (``key``, ``api_key``,
+    ``access_token`` … as :func:`scrub_url` masks them) and ``user:password@``.
+    """
+    items = headers.items() if hasattr(headers, "items") and not hasattr(headers, "multi_items") else (
+        headers.multi_items() if hasattr(headers, "multi_items") else headers)
+    for name, value in items:
+        if isinstance(name, bytes):
+            name = name.decode("latin-1")
+        if isinstance(value, bytes):
+            value = value.decode("latin-1")
+        low = str(name).lower()
+        if low in _CRED_HEADERS or any(part in low for part in _CRED_PARTS):
+            _remember_header(low, str(value))
+    if url is not None:
+        _remember_url(str(url))
+
+
+def _remember_header(name: str, value: str) -> None:
+    if name in ("cookie", "set-cookie"):
+        for part in value.split(";"):
+            remember_secret(part.split("=", 1)[-1])
+        return
+    scheme = _SCHEME_PREFIX.match(value)
+    bare = value[scheme.end():] if scheme else value
+    remember_secret(bare)
+    if scheme and scheme.group().strip().lower() == "basic":
+        import base64
+        import binascii
+
+        try:
+            decoded = base64.b64decode(bare.strip() + "=" * (-len(bare.strip()) % 4), validate=True).decode("utf-8")
+        except (binascii.Error, ValueError):
+            return
+        remember_secret(decoded)
+        if ":" in decoded:
+            remember_secret(decoded.split(":", 1)[1])
+
+
+def _remember_url(url: str) -> None:
+    if "?" not in url and "@" not in url:
+        return
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return
+    if parts.query:
+        for k, v in parse_qsl(parts.query, keep_blank_values=False):
+            if k.lower() in _SECRET_QUERY_KEYS:
+                remember_secret(v)
+    if parts.password:
+        remember_secret(parts.password)
+
+
+def _scrub_known(text: str) -> str:
+    """``text`` with every remembered credential form replaced by ``<redacted>``."""
+    matcher = _known.matcher
+    if matcher is None:
+        return text
+    if isinstance(matcher, re.Pattern):
+        return matcher.sub(REDACTED, text)
+    found = matcher.find_matches_as_indexes(text)
+    if not found:
+        return text
+    out = []
+    last = 0
+    for _, start, end in found:
+        out.append(text[last:start])
+        out.append(REDACTED)
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def scrub_bytes(data: bytes) -> bytes:
+    """Binary data (an upload, a non-UTF-8 body, bytes in a tool value) with every token
+    shape and remembered credential overwritten in place by ``*`` (same length: offsets
+    and sizes inside a binary format stay valid). Returns ``data`` itself when nothing matched."""
+    if not data:
+        return data
+    text = bytes(data).decode("latin-1")
+    spans: list[tuple[int, int]] = []
+    matcher = _known.matcher
+    if matcher is not None:
+        if isinstance(matcher, re.Pattern):
+            spans.extend(m.span() for m in matcher.finditer(text))
+        else:
+            spans.extend((start, end) for _, start, end in matcher.find_matches_as_indexes(text))
+    for pattern in (_TOKEN_RE, _BEARER_RE, _URL_PASSWORD_RE, _ASSIGN_RE):
+        for m in pattern.finditer(text):
+            spans.append(m.span(m.lastindex) if pattern is not _TOKEN_RE and m.lastindex else m.span())
+    if not spans:
+        return data
+    buf = bytearray(data)
+    for start, end in spans:
+        buf[start:end] = b"*" * (end - start)
+    return bytes(buf)
+
+
 # -- text -------------------------------------------------------------------------
 
 
@@ -306,12 +562,18 @@ def _nonempty(m: re.Match[str]) -> str:
 # (a few `in` tests cost far less than a scan with many alternatives)
 _BUILTIN_RULES: tuple[tuple[Callable[[str], bool], Callable[[str], str]], ...] = (
     (lambda low: ("sk-" in low or "aiza" in low or "gsk_" in low or "hf_" in low or "gh" in low
-                  or "github_pat_" in low or "akia" in low or "asia" in low or "eyj" in low),
+                  or "github_pat_" in low or "akia" in low or "asia" in low or "eyj" in low
+                  or "xox" in low or "_live_" in low or "_test_" in low or "glpat-" in low or "npm_" in low
+                  or "sg." in low or "xai-" in low or "private key" in low),
      lambda t: _TOKEN_RE.sub(REDACTED, t)),
+    (lambda low: "://" in low and "@" in low, lambda t: _URL_PASSWORD_RE.sub(lambda m: m.group(1) + REDACTED + m.group(3), t)),
+    (lambda low: ("secret_access_key" in low or "session_token" in low or "security_token" in low or "accountkey" in low
+                  or "sharedaccesskey" in low),
+     lambda t: _ASSIGN_RE.sub(lambda m: m.group(1) + m.group(2) + REDACTED, t)),
     (lambda low: "bearer" in low, lambda t: _BEARER_RE.sub(lambda m: m.group(1) + m.group(2) + REDACTED, t)),
     (lambda low: "authorization" in low or "api-key" in low, lambda t: _HEADER_KV_RE.sub(_kv, t)),
     (lambda low: ("passw" in low or "secret" in low or "token" in low or "api_key" in low or "apikey" in low
-                  or "private_key" in low),
+                  or "private_key" in low or "accesskey" in low),
      lambda t: _JSON_KV_RE.sub(_json_kv, t)),
     (lambda low: "key=" in low or "token=" in low or "secret=" in low or "password=" in low,
      lambda t: _FORM_KV_RE.sub(lambda m: m.group(1) + "=" + REDACTED, t)),
@@ -326,6 +588,8 @@ def _between_placeholders(text: str, rule: Any) -> str:
 
 
 def _one_round(text: str, patterns: tuple[re.Pattern[str], ...]) -> str:
+    if _known.matcher is not None:  # remembered credentials first: they have no shape to wait for
+        text = _between_placeholders(text, _scrub_known)
     # the literal pre-check is exact for ASCII text only: (?i) matching on other text also
     # pairs characters that str.lower() does not (the long s with "s", the Kelvin sign with "k")
     lowered = text.lower() if text.isascii() else None
@@ -348,7 +612,7 @@ def _one_round(text: str, patterns: tuple[re.Pattern[str], ...]) -> str:
 # _MEMO_CHARS characters / _MEMO_ENTRIES strings)
 _MEMO_CHARS = 8_000_000
 _MEMO_ENTRIES = 50_000
-_memo: tuple[Any, dict[str, str], list[int]] = (None, {}, [0])
+_memo: tuple[Any, dict[str, str], list[int], int] = (None, {}, [0], -1)
 
 
 def scrub_text(text: str, rules: Redaction | None = None) -> str:
@@ -359,8 +623,8 @@ def scrub_text(text: str, rules: Redaction | None = None) -> str:
     if len(text) < 8 and not patterns:
         return text
     state = _memo
-    if state[0] is not rules:
-        state = _memo = (rules, {}, [0])
+    if state[0] is not rules or state[3] != _known.version:
+        state = _memo = (rules, {}, [0], _known.version)
     memo = state[1]
     done = memo.get(text)
     if done is not None:
@@ -394,14 +658,14 @@ def scrub_value(value: Any, rules: Redaction | None = None) -> Any:
     return _scrub_value(value, rules, _key_info(rules), not rules._compiled_patterns)
 
 
-_keys: tuple[Any, dict[str, tuple[str, bool]]] = (None, {})
+_keys: tuple[Any, dict[str, tuple[str, bool]], int] = (None, {}, -1)
 
 
 def _key_info(rules: Redaction) -> dict[str, tuple[str, bool]]:
     """``{key: (scrubbed key, is a secret key)}`` for the rules in force (dict keys repeat endlessly)."""
     global _keys
-    if _keys[0] is not rules or len(_keys[1]) > _MEMO_ENTRIES:
-        _keys = (rules, {})
+    if _keys[0] is not rules or _keys[2] != _known.version or len(_keys[1]) > _MEMO_ENTRIES:
+        _keys = (rules, {}, _known.version)
     return _keys[1]
 
 
@@ -531,10 +795,14 @@ def scrub_chunks(chunks: list[Any], rules: Redaction | None = None) -> list[Any]
     each = [scrub_text(c, rules) if isinstance(c, str) else c for c in chunks]
     if not all(isinstance(c, str) for c in chunks):
         return each
-    whole = scrub_text("".join(chunks), rules)
-    rejoined = _split_secrets(whole, rules or _active)
-    if rejoined != whole:
-        return rejoined.splitlines(keepends=True)
+    raw = "".join(chunks)
+    # the pieces of each field joined across events *before* any piece is scrubbed on its
+    # own: a secret split inside its random part would otherwise lose its head to the
+    # shape rule and keep its tail
+    rejoined = _split_secrets(raw, rules or _active)
+    if rejoined != raw:
+        return scrub_text(rejoined, rules).splitlines(keepends=True)
+    whole = scrub_text(raw, rules)
     if "".join(each) != whole:
         return [whole]
     return each

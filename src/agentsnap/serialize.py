@@ -29,6 +29,9 @@ a container inside itself                   ``{"$cycle": "list"}``
 nesting deeper than :data:`MAX_DEPTH`        ``{"$truncated": "…"}``
 ==========================================  =========================================================
 
+Bytes are scrubbed first (:func:`agentsnap.scrub.scrub_bytes`: token shapes and
+remembered credentials overwritten in place by ``*``), inline and in side files alike.
+
 Side files: bytes longer than :data:`BLOB_THRESHOLD` (1 MiB) are stored once,
 content-addressed, as ``<snapshot folder>/blobs/<sha256>``, and the snapshot
 holds ``{"$blob": "blobs/<sha256>", "sha256": hex, "size": n}``. The bytes
@@ -99,7 +102,9 @@ def bytes_envelope(data: bytes) -> dict[str, Any]:
     """``{"$bytes_b64", "sha256"}`` for ``data``; above :data:`BLOB_THRESHOLD` the
     side-file reference ``{"$blob", "sha256", "size"}`` (the bytes are kept in
     memory until a snapshot holding the reference is saved)."""
-    data = bytes(data)
+    from .scrub import scrub_bytes
+
+    data = scrub_bytes(bytes(data))  # token shapes and remembered credentials, overwritten in place
     digest = hashlib.sha256(data).hexdigest()
     if len(data) > BLOB_THRESHOLD:
         _remember_blob(digest, data)

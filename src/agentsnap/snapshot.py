@@ -322,7 +322,9 @@ class SnapshotStore:
 
         Raises :class:`~agentsnap.exceptions.SnapshotFormatError` (a
         ``ValueError``) naming the path when the file is not valid JSON, not a
-        snapshot, of an unknown format version, or holds another name.
+        snapshot, of an unknown format version, fails the schema
+        (:mod:`agentsnap.schema`: the error names the JSON path), or holds
+        another name.
         """
         fix = (
             "Fix or delete the file, or replace it with a new recording: `pytest --agentsnap-record --agentsnap-force` "
@@ -354,6 +356,9 @@ class SnapshotStore:
                 f"agentsnap: snapshot {path} has format version {version!r}; this agentsnap reads {', '.join(_READABLE_VERSIONS)}. "
                 "Upgrade agentsnap, or replace it with a new recording: `pytest --agentsnap-record --agentsnap-force`."
             )
+        from .schema import validate
+
+        validate(data, path)  # every field's type, the step kinds, the exchange shape (msgspec)
         stored_name = data.get("name")
         if expected_name is not None and stored_name is not None and stored_name != expected_name:
             raise SnapshotFormatError(

@@ -36,7 +36,7 @@ from urllib.parse import urlsplit
 
 from .. import trace as _trace
 from ..exceptions import ReplayMissError, SnapshotMissingInCIError
-from ..scrub import mask_header, scrub_chunks, scrub_json, scrub_text, scrub_url
+from ..scrub import mask_header, remember_credentials, scrub_bytes, scrub_chunks, scrub_json, scrub_text, scrub_url
 from ..serialize import bytes_envelope, escape_surrogates
 from . import observe
 from .spec import ProviderSpec, classify, explain_miss
@@ -79,6 +79,7 @@ def encode_body(raw: bytes, content_type: str | None) -> dict[str, Any]:
     try:
         return {"text": raw.decode("utf-8")}
     except UnicodeDecodeError:
+        raw = scrub_bytes(raw)  # token shapes and remembered credentials, overwritten in place
         return {"body_b64": base64.b64encode(raw).decode("ascii"), "sha256": hashlib.sha256(raw).hexdigest()}
 
 
@@ -413,11 +414,14 @@ def recognise(request: Any, recording: Any = None) -> ProviderSpec | None:
     """The provider spec ``request`` belongs to, or None (the request passes untouched).
 
     The one place every transport asks :func:`agentsnap.capture.spec.classify`
-    (``request``: an httpx/httpx2 ``Request`` or a :class:`WireRequest`). Given the
+    (``request``: an httpx/httpx2 ``Request`` or a :class:`WireRequest`). It first
+    remembers the credentials the request carries (:func:`agentsnap.scrub.remember_credentials`:
+    scrubbing by value), whether or not a spec claims it. Given the
     active ``recording`` in ``capture`` mode, it also tells the never-silent
     observer (:mod:`.observe`) that a hooked transport saw the request, with the
     reason when it looks like an LLM call that no spec recognised.
     """
+    remember_credentials(request.headers, request.url)  # scrub by value: before anything is stored
     spec = classify(request)
     if recording is not None and recording.mode == "capture":
         url = request.url

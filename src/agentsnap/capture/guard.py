@@ -91,8 +91,13 @@ def _compile() -> None:
 
 
 def _normalise(host: Any) -> str:
-    if isinstance(host, (bytes, bytearray)):
-        host = bytes(host).decode("idna", "replace")
+    if isinstance(host, (bytes, bytearray, memoryview)):
+        # async httpx clients pass the host as bytes; the idna codec only allows errors="strict"
+        raw = bytes(host)
+        try:
+            host = raw.decode("idna")
+        except UnicodeError:
+            host = raw.decode("ascii", "replace")
     text = str(host).strip().strip("[]")
     return text.split("%", 1)[0].rstrip(".").lower()
 
