@@ -6,6 +6,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from ..legacy import is_legacy_version, messages_match
 from .arguments import IgnoreRule, diff_values, parse_ignored_fields
 from .hints import fact_hints
 from .report import CHECK_ORDER, COMPONENTS, DiffReport
@@ -139,7 +140,11 @@ def compute_diff(
 
     * ``"structural"`` — Levenshtein distance between the golden and new
       sequences of executed ``tool_call`` names; fails when distance >
-      ``structural_tolerance`` (so distance == tolerance passes).
+      ``structural_tolerance`` (so distance == tolerance passes). Against a
+      golden written by agentsnap 0.5.1 (``version`` ``1.x``), which never
+      derived tool calls from the conversation, the new trace's derived
+      ones (``"derived": true``) are left out on every check: like is
+      compared with like.
     * ``"arguments"`` — deep diff of ``args`` for each *aligned* pair of tool
       calls. Alignment: positions the edit script keeps unchanged (same name),
       so arguments of two different tools are never compared and an
@@ -156,7 +161,10 @@ def compute_diff(
       the request of llm_call *i* in golden and new, for each *i* both have:
       the whole recorded request body (``exchange.request.body``: messages,
       tools offered, model, parameters) when both steps carry one, else the
-      ``messages``; any difference fails. Paths read ``messages[3].content``,
+      ``messages``; any difference fails (a golden written by agentsnap
+      0.5.1 — ``version`` ``1.x`` — kept the caller's list, which the agent
+      may have extended after the call: there the new messages must be the
+      start of the recorded ones). Paths read ``messages[3].content``,
       ``tools[0].function.name``.
     * ``"llm_call[i]"`` — the response text of llm_call *i* (both sides have
       it) must score >= ``llm_threshold``; a missing/None response is ``""``.
@@ -269,6 +277,11 @@ def compute_diff(
 
     g_steps = trace_steps(golden, "golden")
     n_steps = trace_steps(new, "new")
+    legacy = is_legacy_version(golden.get("version"))
+    if legacy:
+        # agentsnap 0.5.1 recorded only the tool calls its adapters saw, never ones
+        # derived from the conversation: view the new trace the same way
+        n_steps = [s for s in n_steps if not (s.get("type") == "tool_call" and s.get("derived") is True)]
     failed: set[str] = set()
     argument_diffs: list[dict[str, Any]] = []
 
@@ -322,6 +335,8 @@ def compute_diff(
                     {**c, "path": c["path"].lstrip(".") or "(request body)"}
                     for c in diff_values(g_body, n_body, root="", strict=strict)
                 ]
+            elif legacy and messages_match(g_step.get("messages"), n_step.get("messages")):
+                changes = []  # 0.5.1 stored the caller's list, extended after the call
             else:
                 changes = diff_values(
                     g_step.get("messages"),
