@@ -56,6 +56,8 @@ _RESERVED = frozenset(
     {"con", "prn", "aux", "nul"} | {f"com{i}" for i in range(1, 10)} | {f"lpt{i}" for i in range(1, 10)}
 )
 LAST_RUN_DIR = ".last_run"
+#: ``Snapshot.agentsnap_version`` of a file that does not say which agentsnap wrote it
+UNKNOWN_WRITER = "unknown (the file does not record it; agentsnap 0.5.1 wrote none)"
 
 
 def _now() -> str:
@@ -136,7 +138,9 @@ class Snapshot:
             updated_at=str(data.get("updated_at") or data.get("recorded_at") or ""),
             recorded_at=str(data.get("recorded_at") or ""),
             version=str(data.get("version") or FORMAT_VERSION),
-            agentsnap_version=str(data.get("agentsnap_version") or ""),
+            # the writer's version; a file that does not name one (agentsnap 0.5.1's) is not
+            # credited to this reader
+            agentsnap_version=str(data.get("agentsnap_version") or UNKNOWN_WRITER),
             comparison=data.get("comparison") if isinstance(data.get("comparison"), dict) else None,
         )
 
@@ -501,6 +505,7 @@ class SnapshotStore:
             if isinstance(old, dict) and isinstance(old.get("created_at"), str) and old["created_at"]:
                 snapshot.created_at = new["created_at"] = old["created_at"]
         snapshot.updated_at = new["updated_at"] = _now()
+        snapshot.agentsnap_version = new["agentsnap_version"] = _version()  # this file's writer
         write_blobs(new, self.root)  # side files first: a snapshot never names a missing one
         _atomic_write(path, dumps(new))
         return path
