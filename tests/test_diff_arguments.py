@@ -265,7 +265,7 @@ def test_argument_diff_entry_shape() -> None:
     }
     report = compute_diff(golden, new)
     assert report.failed_checks == ["arguments"]
-    assert report.argument_diffs == [
+    assert report.changes == [
         {
             "check": "arguments",
             "index": 1,
@@ -313,8 +313,8 @@ def test_ignored_fields_through_compute_diff() -> None:
     )
     report = compute_diff(golden, sibling_changed, ignored_fields=ignore)
     assert report.failed_checks == ["arguments"]
-    assert report.argument_diffs[0]["changes"] == [change("args.city", "Paris", "Lyon")]
-    assert report.structural_diff["settings"]["ignored_fields"] == ignore
+    assert report.changes[0]["changes"] == [change("args.city", "Paris", "Lyon")]
+    assert report.details["settings"]["ignored_fields"] == ignore
 
 
 def test_args_of_different_tools_are_never_compared() -> None:
@@ -322,7 +322,7 @@ def test_args_of_different_tools_are_never_compared() -> None:
     new = {"trace": [tool(0, "get_time", {"tz": "CET"})]}
     report = compute_diff(golden, new)
     assert report.failed_checks == ["structural"]
-    assert report.argument_diffs == []
+    assert report.changes == []
 
 
 def test_inserted_call_does_not_shift_argument_pairs() -> None:
@@ -336,7 +336,7 @@ def test_inserted_call_does_not_shift_argument_pairs() -> None:
     }
     report = compute_diff(golden, new, structural_tolerance=1)
     assert report.failed_checks == []
-    assert report.structural_diff["tools"]["aligned"] == [[0, 1], [1, 2]]
+    assert report.details["tools"]["aligned"] == [[0, 1], [1, 2]]
 
 
 def test_model_tool_args_are_diffed_for_aligned_requests() -> None:
@@ -364,7 +364,7 @@ def test_model_tool_args_are_diffed_for_aligned_requests() -> None:
     }
     report = compute_diff(golden, new)
     assert report.failed_checks == ["model_tool_args"]
-    assert report.argument_diffs == [
+    assert report.changes == [
         {
             "check": "model_tool_args",
             "index": 0,
@@ -414,7 +414,7 @@ def test_request_messages_diff_paths() -> None:
     }
     report = compute_diff(golden, new, compare_requests=True)
     assert report.failed_checks == ["llm_requests"]
-    assert report.argument_diffs == [
+    assert report.changes == [
         {
             "check": "llm_requests",
             "index": 1,
@@ -429,7 +429,7 @@ def test_request_messages_diff_paths() -> None:
             ],
         }
     ]
-    assert report.structural_diff["llm_calls"]["requests_compared"] is True
+    assert report.details["llm_calls"]["requests_compared"] is True
 
 
 def test_identical_requests_pass_in_replay_mode() -> None:

@@ -86,11 +86,11 @@ def test_a_snapshot_always_matches_itself(snapshot: dict[str, Any]) -> None:
     )
     assert report.passed, report.render()
     assert report.failed_checks == []
-    assert report.argument_diffs == []
+    assert report.changes == []
     assert set(report.semantic_scores.values()) == {1.0}
     assert report.backend == "exact"
-    assert report.structural_diff["tools"]["distance"] == 0
-    assert report.structural_diff["model_tools"]["distance"] == 0
+    assert report.details["tools"]["distance"] == 0
+    assert report.details["model_tools"]["distance"] == 0
     assert report.summary_line().startswith(
         "[agentsnap] 'self' PASSED | structural: ok"
     )
@@ -105,7 +105,7 @@ def test_distance_is_symmetric_bounded_and_matches_its_edit_script(
     lex = {"embedding_backend": "lexical"}
     ab, ba = compute_diff(a, b, **lex), compute_diff(b, a, **lex)
     for section in ("tools", "model_tools"):
-        forward, backward = ab.structural_diff[section], ba.structural_diff[section]
+        forward, backward = ab.details[section], ba.details[section]
         d = forward["distance"]
         assert d == backward["distance"]
         assert (
@@ -122,7 +122,7 @@ def test_distance_is_symmetric_bounded_and_matches_its_edit_script(
             op["op"] == "delete" for op in forward["ops"]
         ) == len(forward["golden"])
     # tolerance boundary: distance == tolerance passes, one less fails
-    d = ab.structural_diff["tools"]["distance"]
+    d = ab.details["tools"]["distance"]
     assert "structural" not in compute_diff(a, b, structural_tolerance=d, **lex).failed_checks
     if d:
         assert (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import os
 import subprocess
 import sys
@@ -69,20 +70,51 @@ DRIFTED = {
 def test_fields_and_defaults() -> None:
     names = [f.name for f in dataclasses.fields(DiffReport)]
     assert names == [
+        # agentsnap 0.5.1's fields, in its order, with its types
+        "passed",
         "structural_diff",
+        "structural_score",
+        "structural_reason",
         "argument_diffs",
         "semantic_scores",
         "semantic_reasons",
         "failed_checks",
+        "model_tools_diff",
+        # the richer detail
+        "details",
+        "changes",
+        "reasons",
         "name",
         "backend",
         "semantic_backend",
     ]
     empty = DiffReport()
-    assert empty.passed
+    assert empty.passed is True
+    assert (empty.structural_diff, empty.argument_diffs, empty.semantic_reasons) == (None, {}, {})
     assert empty.name == ""
     assert empty.summary_line() == "[agentsnap] PASSED | structural: ok"
     assert empty.render().splitlines()[0] == "[agentsnap] PASSED — all checks ok"
+
+
+def test_051_fields_keep_051_types_and_check_names() -> None:
+    # code written against agentsnap 0.5.1 reads these (the DiffReport of its docs)
+    report = compute_diff(GOLDEN, DRIFTED, name="my_agent", ignored_fields=["days"])
+    assert report.passed is False
+    assert isinstance(report.structural_diff, str)
+    assert report.structural_diff.startswith("Tool sequence changed (edit distance ")
+    assert isinstance(report.argument_diffs, dict)
+    assert all(re.fullmatch(r"(model_tool:)?[\w.-]+\[\d+\]|llm_call\[\d+\]\.messages", key) for key in report.argument_diffs)
+    for entry in report.argument_diffs.values():
+        assert {"old", "new", "added", "removed", "changed", "changes"} <= set(entry)
+    assert "semantic:output" in report.failed_checks and "output" not in report.failed_checks
+    assert all(isinstance(v, str) for v in report.semantic_reasons.values())
+    same = compute_diff(GOLDEN, GOLDEN)
+    assert (same.passed, same.structural_diff, same.argument_diffs, same.model_tools_diff) == (True, None, {}, None)
+    # 0.5.1 code builds reports by hand
+    made = DiffReport(passed=False, structural_diff="x", failed_checks=["semantic:output"])
+    assert made.passed is False and made.structural_diff == "x"
+    assert made.render().splitlines()[0] == "[agentsnap] FAILED — failed checks: semantic:output"
+    assert DiffReport(failed_checks=["arguments"]).passed is False
 
 
 def test_report_is_json_serialisable() -> None:
@@ -104,17 +136,17 @@ def test_passing_summary_line() -> None:
 
 def test_failing_summary_line() -> None:
     report = compute_diff(GOLDEN, DRIFTED, name="my_agent", embedding_backend="lexical")
-    assert report.failed_checks == ["structural", "arguments", "model_tools", "output"]
+    assert report.failed_checks == ["structural", "arguments", "model_tools", "semantic:output"]
     assert report.summary_line() == (
         "[agentsnap] 'my_agent' FAILED | structural: FAIL | llm_call[0]: 100% | llm_call[1]: 100% "
-        "| output: 45% | failed: structural, arguments, model_tools, output"
+        "| output: 45% | failed: structural, arguments, model_tools, semantic:output"
     )
 
 
 def test_render_failure_lines() -> None:
     report = compute_diff(GOLDEN, DRIFTED, name="my_agent", embedding_backend="lexical")
     assert report.render().splitlines() == [
-        "[agentsnap] 'my_agent' FAILED — failed checks: structural, arguments, model_tools, output",
+        "[agentsnap] 'my_agent' FAILED — failed checks: structural, arguments, model_tools, semantic:output",
         "[STRUCTURAL] FAIL — structural: tool sequence edit distance 1 > tolerance 0 (50% match)",
         "  golden: ['get_weather', 'search']",
         "  new:    ['get_time', 'search']",
@@ -361,7 +393,7 @@ def test_051_snapshot_against_itself_and_against_a_new_format_run() -> None:
         SNAPSHOT_051, _new_format_of(SNAPSHOT_051), compare_requests=True, name="py"
     )
     assert report.failed_checks == []
-    assert report.structural_diff["model_tools"]["compared"] is True
+    assert report.details["model_tools"]["compared"] is True
     assert report.semantic_scores == {
         "llm_call[0]": 1.0,
         "llm_call[1]": 1.0,
@@ -374,7 +406,7 @@ def test_051_snapshot_drift_is_detected() -> None:
     new["trace"][1]["args"] = {"query": "Python 3"}
     report = compute_diff(SNAPSHOT_051, new, name="py")
     assert report.failed_checks == ["arguments"]
-    assert report.argument_diffs[0]["changes"] == [
+    assert report.changes[0]["changes"] == [
         {"path": "args.query", "old": "Python", "new": "Python 3", "kind": "changed"}
     ]
 

@@ -61,7 +61,7 @@ def test_equal_texts_score_one_without_a_backend() -> None:
         "llm_call[1]": 1.0,
         "output": 1.0,
     }
-    assert report.semantic_reasons == {
+    assert report.reasons == {
         "llm_call[0]": [],
         "llm_call[1]": [],
         "output": [],
@@ -77,8 +77,8 @@ def test_lexical_placeholder_scores_and_thresholds() -> None:
     assert report.semantic_scores["llm_call[0]"] == pytest.approx(BOOKED_RATIO)
     assert report.semantic_scores["output"] == pytest.approx(BOOKED_RATIO)
     # 0.913 passes the lexical llm threshold (0.60) and fails the lexical output one (0.95)
-    assert report.failed_checks == ["output"]
-    details = report.structural_diff["semantic"]
+    assert report.failed_checks == ["semantic:output"]
+    details = report.details["semantic"]
     negation = {
         "kind": "negation",
         "golden": ["not"],
@@ -95,7 +95,7 @@ def test_lexical_placeholder_scores_and_thresholds() -> None:
         "failed_by": "threshold",
     }
     assert details["llm_call[0]"]["threshold"] == 0.60
-    assert report.semantic_reasons["output"] == [negation["message"]]
+    assert report.reasons["output"] == [negation["message"]]
     assert details["llm_call[0]"]["golden_excerpt"] is None
 
 
@@ -108,17 +108,17 @@ def test_thresholds_are_configurable() -> None:
     )
     assert compute_diff(
         snap("x", NOT_BOOKED), snap("x", BOOKED), lexical_llm_threshold=0.95, **LEX
-    ).failed_checks == ["llm_call[0]"]
+    ).failed_checks == ["semantic:llm_call[0]"]
     # the embedding thresholds do not apply to lexical scores, and vice versa
     assert compute_diff(
         snap(NOT_BOOKED), snap(BOOKED), semantic_threshold=0.5, **LEX
-    ).failed_checks == ["output"]
+    ).failed_checks == ["semantic:output"]
     assert compute_diff(
         snap(NOT_BOOKED),
         snap(BOOKED),
         lexical_semantic_threshold=0.1,
         embed_fn=lambda texts: [[1.0, 0.0], [0.0, 1.0]],
-    ).failed_checks == ["output"]
+    ).failed_checks == ["semantic:output"]
 
 
 def test_threshold_equal_to_score_passes_despite_float_noise() -> None:
@@ -157,7 +157,7 @@ def test_embed_fn_cosine_and_single_batched_call() -> None:
         "llm_call[1]": 1.0,
         "output": pytest.approx(0.6),
     }
-    assert report.failed_checks == ["output"]
+    assert report.failed_checks == ["semantic:output"]
 
 
 def test_embed_fn_wrong_vector_count_is_a_value_error() -> None:
@@ -216,7 +216,7 @@ def test_none_outputs_are_equal_and_none_vs_text_is_not() -> None:
     assert report.semantic_scores["output"] == pytest.approx(
         lexical_similarity("null", "an answer")
     )
-    assert report.failed_checks == ["output"]
+    assert report.failed_checks == ["semantic:output"]
 
 
 def test_missing_response_counts_as_empty_text() -> None:
@@ -240,7 +240,7 @@ def test_excerpts_start_near_the_first_difference() -> None:
         snap(prefix + " the answer is 400"),
     )
     report = compute_diff(golden, new, lexical_semantic_threshold=1.0, **LEX)
-    details = report.structural_diff["semantic"]["output"]
+    details = report.details["semantic"]["output"]
     # 20 characters of context before the first difference, with a leading ellipsis
     assert details["golden_excerpt"] == "…xxx the answer is 40"
     assert details["new_excerpt"] == "…xxx the answer is 400"
@@ -248,6 +248,6 @@ def test_excerpts_start_near_the_first_difference() -> None:
         snap("a" + "y" * 300), snap("b" + "y" * 300), lexical_semantic_threshold=1.0, **LEX
     )
     assert (
-        long_tail.structural_diff["semantic"]["output"]["golden_excerpt"]
+        long_tail.details["semantic"]["output"]["golden_excerpt"]
         == "a" + "y" * 99 + "…"
     )

@@ -91,7 +91,7 @@ def test_replace_op_records_positions_names_and_steps() -> None:
     report = compute_diff(
         snap_of_tools("get_weather", "search"), snap_of_tools("get_time", "search")
     )
-    tools = report.structural_diff["tools"]
+    tools = report.details["tools"]
     assert tools["golden"] == ["get_weather", "search"]
     assert tools["new"] == ["get_time", "search"]
     assert tools["distance"] == 1
@@ -116,7 +116,7 @@ def test_replace_op_records_positions_names_and_steps() -> None:
 def test_insert_and_delete_ops() -> None:
     golden = {"trace": [tool(1, "a"), tool(3, "b"), tool(5, "c"), tool(7, "d")]}
     new = {"trace": [tool(1, "a"), tool(3, "c"), tool(4, "d"), tool(6, "e")]}
-    tools = compute_diff(golden, new).structural_diff["tools"]
+    tools = compute_diff(golden, new).details["tools"]
     assert tools["distance"] == 2
     assert tools["ops"] == [
         {
@@ -184,7 +184,7 @@ def test_tolerance_boundary() -> None:
     new = snap_of_tools("a", "x", "y")  # distance 2
     assert compute_diff(golden, new, structural_tolerance=2).failed_checks == []
     assert (
-        compute_diff(golden, new, structural_tolerance=2).structural_diff["tools"][
+        compute_diff(golden, new, structural_tolerance=2).details["tools"][
             "passed"
         ]
         is True
@@ -227,7 +227,7 @@ def test_model_tools_sequence_is_flattened_over_llm_calls() -> None:
         ]
     }
     report = compute_diff(golden, new)
-    model = report.structural_diff["model_tools"]
+    model = report.details["model_tools"]
     assert model["compared"] is True
     assert model["skipped_reason"] is None
     assert model["golden"] == ["get_weather", "get_time", "search"]
@@ -263,7 +263,7 @@ def test_model_tools_skipped_when_tool_requests_were_not_recorded() -> None:
     new = {"trace": [llm(0, "", [req("delete_file")])]}
     report = compute_diff(golden, new)
     assert report.failed_checks == []
-    model = report.structural_diff["model_tools"]
+    model = report.details["model_tools"]
     assert model["compared"] is False
     assert model["passed"] is True
     assert model["skipped_reason"].startswith(
@@ -275,7 +275,7 @@ def test_none_tool_requests_counts_as_no_request() -> None:
     step = llm(0, "")
     step["tool_requests"] = None
     report = compute_diff({"trace": [step]}, {"trace": [llm(0, "")]})
-    assert report.structural_diff["model_tools"]["compared"] is True
+    assert report.details["model_tools"]["compared"] is True
     assert report.failed_checks == []
 
 
@@ -295,7 +295,7 @@ def test_llm_call_count_difference_is_reported_but_fails_nothing() -> None:
     new = {"trace": [llm(0, "hello"), tool(1, "a"), llm(2, "extra")], "output": "x"}
     report = compute_diff(golden, new)
     assert report.failed_checks == []
-    assert report.structural_diff["llm_calls"] == {
+    assert report.details["llm_calls"] == {
         "golden": 1,
         "new": 2,
         "golden_steps": [0],

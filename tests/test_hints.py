@@ -124,8 +124,8 @@ def test_hints_are_reasons_and_rendered_even_when_the_check_passes() -> None:
     golden, new = snap("The meeting is on Thursday at 3pm."), snap("The meeting is on Thursday at 5pm.")
     report = compute_diff(golden, new, lexical_semantic_threshold=0.9, **LEX)
     assert report.passed
-    assert report.semantic_reasons["output"] == ["numbers differ: 3pm → 5pm"]
-    details = report.structural_diff["semantic"]["output"]
+    assert report.reasons["output"] == ["numbers differ: 3pm → 5pm"]
+    details = report.details["semantic"]["output"]
     assert details["hints"] == [
         {"kind": "numbers", "golden": ["3pm"], "new": ["5pm"], "message": "numbers differ: 3pm → 5pm"}
     ]
@@ -138,8 +138,8 @@ def test_strict_facts_fails_a_check_whose_score_passes() -> None:
     relaxed = compute_diff(golden, new, **LEX)
     assert relaxed.passed
     strict = compute_diff(golden, new, strict_facts=True, **LEX)
-    assert strict.failed_checks == ["llm_call[0]"]
-    details = strict.structural_diff["semantic"]["llm_call[0]"]
+    assert strict.failed_checks == ["semantic:llm_call[0]"]
+    details = strict.details["semantic"]["llm_call[0]"]
     assert details["failed_by"] == "strict_facts"
     assert details["golden_excerpt"] == "The port is 9090."
     lines = strict.render().splitlines()
@@ -166,8 +166,8 @@ def test_strict_facts_from_settings_reaches_compare(tmp_path: Any) -> None:
     golden = Snapshot(name="n", output="Your total is $40.")
     new = Snapshot(name="n", output="Your total is $45.")
     report = compare(golden, new, settings, mode="live", overrides={"lexical_semantic_threshold": 0.5})
-    assert report.failed_checks == ["output"]
-    assert report.structural_diff["semantic"]["output"]["failed_by"] == "strict_facts"
+    assert report.failed_checks == ["semantic:output"]
+    assert report.details["semantic"]["output"]["failed_by"] == "strict_facts"
     assert config.load(tmp_path, env={"AGENTSNAP_STRICT_FACTS": "0"}).strict_facts is False
 
 

@@ -226,8 +226,8 @@ def test_compute_diff_uses_the_judge_for_differing_texts_only(fake_openai: FakeO
     assert report.backend == "judge"
     assert report.semantic_backend == {"backend": "judge", "model": "judge-model", "base_url": fake_openai.base_url}
     assert report.semantic_scores == {"llm_call[0]": 1.0, "output": 0.3}
-    assert report.failed_checks == ["output"]
-    assert report.semantic_reasons["output"] == [
+    assert report.failed_checks == ["semantic:output"]
+    assert report.reasons["output"] == [
         "judge: The new answer moves the meeting to Friday.",
         "names differ: Thursday → Friday",
     ]
@@ -306,7 +306,7 @@ FIXTURE_TESTS = textwrap.dedent(
         report = err.value.diff_report
         assert report.backend == "judge"
         assert report.semantic_scores["output"] == 0.2
-        assert report.semantic_reasons["output"][0] == "judge: The time changed."
+        assert report.reasons["output"][0] == "judge: The time changed."
 
     def test_judge_false_forces_embeddings(snapshot):
         _golden(snapshot)
@@ -348,3 +348,47 @@ def test_the_session_judge_ignores_replay_placeholder_keys_and_missing_keys(
     session = AgentsnapSession(request.config, settings)
     judge = session.judge()
     assert isinstance(judge, LLMJudge) and session.judge() is judge
+
+
+# ------------------------------------------------------------------ agentsnap 0.5.1's judge API
+
+
+def test_score_compares_and_converts_like_a_float_and_keeps_the_reason(fake_openai: FakeOpenAI) -> None:
+    fake_openai.script(text_reply(verdict(0.75, "Mostly the same.")), text_reply(verdict(0.2, "Contradicts.")))
+    judge = judge_for(fake_openai)
+    first = judge.score("golden text", "new text", key="llm_call[0]")
+    # 0.5.1 code: `judge.score(a, b) > 0.5`, arithmetic, float(), formatting
+    assert first > 0.5 and first < 0.8 and first == 0.75 and float(first) == 0.75
+    assert isinstance(first, float) and type(float(first)) is float
+    assert f"{first:.2f}" == "0.75" and round(first * 4) == 3 and max(first, 0.1) == 0.75
+    assert first.reason == "Mostly the same." and first.score == 0.75
+    score, reason = first  # the (score, reason) form still unpacks
+    assert (score, reason) == (0.75, "Mostly the same.")
+    second = judge.score("golden text", "other text")
+    assert second < first and sorted([first, second]) == [second, first]
+    assert judge.last_reasons() == {"llm_call[0]": "Mostly the same.", "comparison[1]": "Contradicts."}
+    assert Judgement(0.75, "Mostly the same.") == first != Judgement(0.75, "Other reason.")
+    import pickle
+
+    assert pickle.loads(pickle.dumps(first)) == first
+
+
+def test_a_051_style_judge_returning_floats_works_in_compute_diff() -> None:
+    class FloatJudge:
+        """The protocol of agentsnap 0.5.1's LLMJudge: score(old, new, key=None) -> float, last_reasons()."""
+
+        def __init__(self) -> None:
+            self.reasons: dict[str, str] = {}
+
+        def score(self, old: str, new: str, key: str | None = None) -> float:
+            self.reasons[str(key)] = f"{old} vs {new}"
+            return 0.1
+
+        def last_reasons(self) -> dict[str, str]:
+            return dict(self.reasons)
+
+    report = compute_diff({"output": "a"}, {"output": "b"}, judge=FloatJudge())
+    assert report.semantic_scores == {"output": 0.1}
+    assert report.failed_checks == ["semantic:output"]
+    assert report.reasons["output"] == ["judge: a vs b"]
+    assert report.semantic_reasons == {"output": "judge: a vs b"}

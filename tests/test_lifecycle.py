@@ -110,5 +110,5 @@ def test_last_run_records_how_it_was_compared(store: SnapshotStore) -> None:
         settle(store, _new(answer="Rain and wind over the city"), LOCAL, mode="live", overrides={"embedding_backend": "lexical"})
     last = store.load_last_run("t::x")
     assert last.comparison["semantic_backend"] == {"backend": "lexical", "method": "difflib.SequenceMatcher.ratio"}  # type: ignore[union-attr]
-    assert "output" in last.comparison["failed_checks"]  # type: ignore[union-attr]
+    assert "semantic:output" in last.comparison["failed_checks"]  # type: ignore[union-attr]
     assert "comparison" not in store.load("t::x").to_dict()  # type: ignore[union-attr]

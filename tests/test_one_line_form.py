@@ -187,7 +187,7 @@ def test_check_follows_the_state_table(store: SnapshotStore) -> None:
     with pytest.raises(AgentRegressionError) as info:
         agentsnap.check("book", [CALLS[0] | {"args": {"q": "flights to NYC", "max": 3.0}}, CALLS[1]], store=store, strict=True)
     assert info.value.diff_report.failed_checks == ["score"]
-    assert info.value.diff_report.argument_diffs[0]["changes"] == [{"path": "args.max", "old": 3, "new": 3.0, "kind": "type_changed"}]
+    assert info.value.diff_report.changes[0]["changes"] == [{"path": "args.max", "old": 3, "new": 3.0, "kind": "type_changed"}]
 
 
 def test_check_drift_scores_and_min_score(store: SnapshotStore) -> None:
@@ -198,7 +198,7 @@ def test_check_drift_scores_and_min_score(store: SnapshotStore) -> None:
     with pytest.raises(AgentRegressionError) as info:
         agentsnap.check("flow", extra, store=store)
     report = info.value.diff_report
-    assert report.structural_diff["components"]["structural"] == pytest.approx(2 / 3)
+    assert report.details["components"]["structural"] == pytest.approx(2 / 3)
     assert report.score == pytest.approx((2 / 3 + 1.0) / 2)
     assert "email" in str(info.value)
     report = agentsnap.check("flow", extra, store=store, min_score=0.8)

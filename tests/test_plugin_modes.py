@@ -203,7 +203,10 @@ def project(pytester: pytest.Pytester) -> Project:
 
 
 def expected_filename(name: str) -> str:
-    """The documented file name rule, computed independently of agentsnap."""
+    """The documented file name rule, computed independently of agentsnap: ``<name>.json``
+    for a safe lower-case name, else the sanitised name plus 8 hex of its sha1."""
+    if re.fullmatch(r"[a-z0-9_][a-z0-9_.-]*", name) and ".." not in name and not re.search(r"-[0-9a-f]{8}$", name):
+        return name + ".json"
     return name.replace("::", "__") + "-" + hashlib.sha1(name.encode("utf-8")).hexdigest()[:8] + ".json"
 
 
@@ -394,9 +397,15 @@ def test_record_and_replay_together_is_a_usage_error(project: Project) -> None:
     assert not (project.root / SNAP_DIR).exists()
 
 
-def test_replay_and_live_together_is_a_usage_error(project: Project) -> None:
+def test_replay_and_live_together_live_wins_with_a_note(project: Project) -> None:
+    # agentsnap 0.5.1's precedence: --agentsnap-live overrides --agentsnap-replay
+    assert project.run("--agentsnap-record").ret == 0
     result = project.run("--agentsnap-live", "--agentsnap-replay")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert result.ret == 0
+    assert summary(result) == ["agentsnap: 1 passed"]
+    assert project.server_requests() == {NODE: 2}  # the live run called the server
+    assert ("agentsnap: --agentsnap-replay and --agentsnap-live were both given: live wins (as in agentsnap 0.5.1); "
+            "every test calls the real API.") in result.outlines
 
 
 def test_snapshot_dir_flag_is_relative_to_the_rootdir(project: Project) -> None:

@@ -30,7 +30,7 @@ from agentsnap.providers import get_codec
 from agentsnap.replay import canonical_json, request_key
 from agentsnap.scrub import scrub_json
 from agentsnap.serialize import prepare, to_json
-from agentsnap.snapshot import dumps, snapshot_filename
+from agentsnap.snapshot import dumps, preferred_filename
 from agentsnap.trace import Exchange, _readable
 
 _RELAXED = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]}
@@ -246,7 +246,8 @@ def test_path_for_is_injective_and_inside_the_root(names: list[str]) -> None:
     files = [store.path_for(n) for n in names]
     for path in files:
         assert path.parent == root
-        assert re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._-]*-[0-9a-f]{8}\.json", path.name)
+        assert re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._-]*-[0-9a-f]{8}\.json", path.name) or (
+            re.fullmatch(r"[a-z0-9_][a-z0-9._-]*\.json", path.name) and path.stem in names)  # <name>.json only for a safe name
         assert len(path.name) <= 255 and ".." not in path.name
     assert len({f.name.lower() for f in files}) == len(names)
-    assert all(snapshot_filename(n) == f.name for n, f in zip(names, files))  # stable
+    assert all(preferred_filename(n) == f.name for n, f in zip(names, files))  # stable

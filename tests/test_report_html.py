@@ -298,7 +298,7 @@ def test_timeline_follows_the_structural_edit_script() -> None:
     ops = [(r["op"], r["golden"] and r["golden"]["step"], r["new"] and r["new"]["step"]) for r in rows]
     # golden tools get_weather, get_time; new get_weather, get_news, book: the edit script inserts
     # get_news and replaces get_time by book, and the rows say exactly that
-    script = [(op["op"], op["golden_step"], op["new_step"]) for op in entry["report"]["structural_diff"]["tools"]["ops"]]
+    script = [(op["op"], op["golden_step"], op["new_step"]) for op in entry["report"]["details"]["tools"]["ops"]]
     assert script == [("insert", None, 2), ("replace", 2, 3)]
     assert ops == [("changed", 0, 0), ("changed", 1, 1), ("insert", None, 2), ("replace", 2, 3), ("changed", 3, 4)]
     weather = rows[1]
@@ -408,8 +408,8 @@ def test_pytest_flag_writes_a_report_of_two_drifts_and_a_pending_snapshot(drifte
     rows = _summary_rows(doc)
     assert set(rows) == {WEATHER, TRIP, GREETING}  # test_no_llm touched no snapshot
     assert rows[WEATHER][0] == rows[TRIP][0] == "failed" and rows[GREETING][0] == "pending"
-    assert {"arguments", "model_tool_args", "output"} <= set(rows[WEATHER][1])
-    assert {"structural", "model_tools", "output"} <= set(rows[TRIP][1])
+    assert {"arguments", "model_tool_args", "semantic:output"} <= set(rows[WEATHER][1])
+    assert {"structural", "model_tools", "semantic:output"} <= set(rows[TRIP][1])
     # the changed argument, highlighted with both values
     weather = next(s for s in doc.find_all("section", cls="snap") if s.find_all("h2")[0].text() == WEATHER)
     assert [c.text() for c in weather.find_all("td", cls="arg-new")][:1] == ['"Rome"']

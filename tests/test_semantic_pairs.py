@@ -65,15 +65,15 @@ def test_lexical_verdict_per_pair(pair: Pair) -> None:
         return {"trace": [step], "output": text}
 
     report = compute_diff(snap(pair.golden), snap(pair.new), embedding_backend="lexical")
-    verdict = ("F" if "output" in report.failed_checks else "P") + (
-        "F" if "llm_call[0]" in report.failed_checks else "P"
+    verdict = ("F" if "semantic:output" in report.failed_checks else "P") + (
+        "F" if "semantic:llm_call[0]" in report.failed_checks else "P"
     )
     assert verdict == EXPECTED[pair.id][2], report.semantic_scores
-    assert report.structural_diff["semantic"]["output"]["threshold"] == LEXICAL_SEMANTIC_THRESHOLD
-    assert report.structural_diff["semantic"]["llm_call[0]"]["threshold"] == LEXICAL_LLM_THRESHOLD
+    assert report.details["semantic"]["output"]["threshold"] == LEXICAL_SEMANTIC_THRESHOLD
+    assert report.details["semantic"]["llm_call[0]"]["threshold"] == LEXICAL_LLM_THRESHOLD
     if pair.golden != pair.new:
         assert report.backend == "lexical"
-        assert report.semantic_reasons["output"] == [h.message for h in fact_hints(pair.golden, pair.new)]
+        assert report.reasons["output"] == [h.message for h in fact_hints(pair.golden, pair.new)]
 
 
 @pytest.mark.parametrize("backend", ["onnx", "sentence-transformers"])
@@ -128,9 +128,9 @@ def test_minilm_default_thresholds_through_compute_diff() -> None:
     assert report.backend == "onnx"
     # 0.939 >= 0.92 and 0.764 >= 0.75: both pass, but the hints say what changed
     assert report.passed
-    assert report.semantic_reasons == {
+    assert report.reasons == {
         "llm_call[0]": ["negation words differ (0 → 1): (none) → not"],
         "output": ["numbers differ: 3pm → 5pm"],
     }
     failed = compute_diff(golden, new, embedding_backend="onnx", strict_facts=True)
-    assert failed.failed_checks == ["llm_call[0]", "output"]
+    assert failed.failed_checks == ["semantic:llm_call[0]", "semantic:output"]

@@ -41,7 +41,7 @@ def test_an_exact_replay_scores_exactly_one_and_passes_min_score_one() -> None:
     report = compute_diff(GOLDEN, copy.deepcopy(GOLDEN), min_score=1.0, weights={"output": 3.0})
     assert report.score == 1.0
     assert report.passed
-    assert set(report.structural_diff["components"]) == {"structural", "arguments", "model_tools", "model_tool_args", "llm_calls", "output"}
+    assert set(report.details["components"]) == {"structural", "arguments", "model_tools", "model_tool_args", "llm_calls", "output"}
 
 
 def test_components_and_the_weighted_mean() -> None:
@@ -49,7 +49,7 @@ def test_components_and_the_weighted_mean() -> None:
     new["trace"][1]["args"]["n"] = 4          # 1 of 2 aligned calls changed
     new["output"] = "It is rainy in Paris today."
     report = compute_diff(GOLDEN, new, **LEX)
-    parts = report.structural_diff["components"]
+    parts = report.details["components"]
     assert parts["structural"] == 1.0
     assert parts["arguments"] == 0.5
     assert parts["llm_calls"] == 1.0
@@ -60,7 +60,7 @@ def test_components_and_the_weighted_mean() -> None:
     heavy = compute_diff(GOLDEN, new, weights={"arguments": 10.0}, **LEX)
     assert heavy.score < report.score
     assert heavy.score == heavy.composite({"arguments": 10.0})
-    assert heavy.structural_diff["settings"]["weights"] == {"arguments": 10.0}
+    assert heavy.details["settings"]["weights"] == {"arguments": 10.0}
 
 
 def test_min_score_fails_the_score_check_with_epsilon() -> None:
@@ -102,9 +102,9 @@ def test_strict_makes_argument_comparison_pure_equality() -> None:
     assert compute_diff(GOLDEN, new).passed
     report = compute_diff(GOLDEN, new, strict=True)
     assert report.failed_checks == ["arguments"]
-    [entry] = report.argument_diffs
+    [entry] = report.changes
     assert entry["changes"] == [{"path": "args.n", "old": 3, "new": 3.0, "kind": "type_changed"}]
-    assert report.structural_diff["settings"]["strict"] is True
+    assert report.details["settings"]["strict"] is True
 
 
 # ------------------------------------------------------------------ AgentAsserter
@@ -167,4 +167,4 @@ def test_agent_asserter_strict_facts_and_judge(store: tuple[SnapshotStore, confi
     assert run(store, "It is sunny in Paris today.", {"q": "paris", "n": 3}, judge=False).report.backend == "exact"
     with pytest.raises(AgentRegressionError) as err:
         run(store, "It is sunny in Rome today.", {"q": "paris", "n": 3}, strict_facts=True, lexical_semantic_threshold=0.5)
-    assert err.value.diff_report.structural_diff["semantic"]["output"]["failed_by"] == "strict_facts"
+    assert err.value.diff_report.details["semantic"]["output"]["failed_by"] == "strict_facts"

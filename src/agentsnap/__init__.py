@@ -31,7 +31,8 @@ from .exceptions import (
 
 if TYPE_CHECKING:
     from .checking import check
-    from .diff import DiffReport, compute_diff
+    from .adapters.tool import ToolAdapter
+    from .diff import DiffConfig, DiffReport, compute_diff
     from .extract import extract_tool_calls
     from .judge import LLMJudge
     from .recorder import AgentAsserter, AgentRecorder
@@ -45,7 +46,10 @@ _LAZY = {
     "Snapshot": "snapshot",
     "SnapshotStore": "snapshot",
     "DiffReport": "diff",
+    "DiffConfig": "diff",
     "compute_diff": "diff",
+    # shared/DESIGN.md: next to agentsnap.adapters.tool, as the docs import it
+    "ToolAdapter": "adapters.tool",
     "LLMJudge": "judge",
     "wrap": "adapters",  # imports wrapt
     # the module is `checking`: a submodule named `check` would replace this function on the package
@@ -61,7 +65,9 @@ __all__ = [
     "Snapshot",
     "SnapshotStore",
     "DiffReport",
+    "DiffConfig",
     "compute_diff",
+    "ToolAdapter",
     "LLMJudge",
     "wrap",
     "check",

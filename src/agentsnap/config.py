@@ -125,6 +125,10 @@ class Settings:
     force: bool = False
     #: CI mode (see module doc); not a config key, detected from the environment
     ci: bool = False
+    #: whether ``snapshot_dir`` was set anywhere (config, ini, env, flag) rather than left at
+    #: its default; not a config key. Unset, the ``snapshot`` fixture also finds agentsnap
+    #: 0.5.1's folder next to a test's nearest ``conftest.py`` (:func:`legacy_snapshot_dir`)
+    snapshot_dir_configured: bool = False
     #: the folder relative paths are resolved against (the pyproject's folder or the rootdir)
     base_dir: Path = field(default_factory=Path.cwd)
 
@@ -348,6 +352,31 @@ def _suggest(key: str) -> str:
     return f" (did you mean {best[0]!r}?)" if best else ""
 
 
+def _ini_set(ini: Callable[[str], Any], key: str) -> bool:
+    try:
+        return ini(key) not in (None, "", [])
+    except ValueError:
+        return False
+
+
+def legacy_snapshot_dir(test_file: str | os.PathLike[str], rootdir: str | os.PathLike[str] | None = None) -> Path | None:
+    """agentsnap 0.5.1's snapshot folder of a test file, if it exists: ``__agent_snapshots__``
+    next to the nearest ``conftest.py`` at or above the test's folder (not above ``rootdir``).
+
+    None when there is no such ``conftest.py`` or the folder beside it does not exist
+    (then the configured ``snapshot_dir`` is used, as for every new project).
+    """
+    start = Path(test_file).resolve().parent
+    stop = Path(rootdir).resolve() if rootdir is not None else None
+    for folder in (start, *start.parents):
+        if (folder / "conftest.py").is_file():
+            candidate = folder / "__agent_snapshots__"
+            return candidate if candidate.is_dir() else None
+        if stop is not None and folder == stop:
+            break
+    return None
+
+
 def load(
     start: str | os.PathLike[str] | None = None,
     *,
@@ -398,6 +427,12 @@ def load(
         if value is not None:
             setattr(settings, key, _coerce(key, value, "the command line"))
     settings.ci = is_ci(env)
+    settings.snapshot_dir_configured = (
+        (pyproject is not None and "snapshot_dir" in ((data.get("tool") or {}).get("agentsnap") or {}))
+        or (ini is not None and _ini_set(ini, "agentsnap_snapshot_dir"))
+        or bool(env.get("AGENTSNAP_SNAPSHOT_DIR"))
+        or (overrides or {}).get("snapshot_dir") is not None
+    )
     # the capture layer reads these process-wide (agentsnap.scrub, agentsnap.capture.guard); a
     # module not imported yet already holds the defaults, so a run without rules imports neither
     if settings.allowed_hosts or "agentsnap.capture.guard" in sys.modules:

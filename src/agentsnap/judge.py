@@ -26,7 +26,7 @@ import json
 import re
 import time
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any, Iterator
 
 __all__ = ["DEFAULT_BASE_URL", "DEFAULT_MODEL", "JudgeError", "Judgement", "LLMJudge", "parse_reply"]
 
@@ -67,11 +67,54 @@ class JudgeError(RuntimeError):
         self.status = status
 
 
-class Judgement(NamedTuple):
-    """``score`` in [0.0, 1.0] (1.0 = same meaning) and the judge's one-sentence ``reason``."""
+class Judgement(float):
+    """The judge's verdict: a ``float`` (the score in [0.0, 1.0], 1.0 = same meaning)
+    that also carries the one-sentence ``reason``.
 
-    score: float
+    It compares, sorts, formats and converts as its score (``verdict > 0.5``,
+    ``float(verdict)``, ``f"{verdict:.2f}"``) — :meth:`LLMJudge.score` returned a
+    plain float in agentsnap 0.5.1 — and unpacks as ``score, reason =
+    verdict`` (``verdict[0]``, ``verdict[1]``). Two verdicts are equal when both
+    score and reason are; a verdict equals a number when its score does.
+    """
+
     reason: str
+
+    def __new__(cls, score: float, reason: str = "") -> "Judgement":
+        obj = super().__new__(cls, score)
+        obj.reason = str(reason)
+        return obj
+
+    @property
+    def score(self) -> float:
+        """The score as a plain ``float``."""
+        return float(self)
+
+    def __iter__(self) -> Iterator[Any]:
+        yield float(self)
+        yield self.reason
+
+    def __len__(self) -> int:
+        return 2
+
+    def __getitem__(self, index: int) -> Any:
+        return (float(self), self.reason)[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Judgement):
+            return float(self) == float(other) and self.reason == other.reason
+        return float(self) == other
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = float.__hash__
+
+    def __repr__(self) -> str:
+        return f"Judgement(score={float(self)!r}, reason={self.reason!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Judgement, (float(self), self.reason))
 
 
 def _excerpt(text: str, width: int = _EXCERPT) -> str:
@@ -212,6 +255,8 @@ class LLMJudge:
         self.backoff = max(0.0, float(backoff))
         self.temperature = temperature
         self.max_tokens = max_tokens
+        self._reasons: dict[str, str] = {}
+        self._calls = 0
 
     # ------------------------------------------------------------------ construction
 
@@ -260,8 +305,18 @@ class LLMJudge:
         user = f"GOLDEN:\n<<<\n{golden}\n>>>\n\nNEW:\n<<<\n{new}\n>>>"
         return [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": user}]
 
-    def score(self, golden: str, new: str) -> Judgement:
-        """Score how well ``new`` preserves the meaning of ``golden``: ``Judgement(score, reason)``.
+    def last_reasons(self) -> dict[str, str]:
+        """The reason of every pair scored so far, by the ``key`` given to :meth:`score`
+        (``"llm_call[0]"``, ``"output"``; ``"comparison[n]"`` for the n-th call made
+        without one) — agentsnap 0.5.1's way to read them. A copy."""
+        return dict(self._reasons)
+
+    def score(self, golden: str, new: str, key: str | None = None) -> Judgement:
+        """Score how well ``new`` preserves the meaning of ``golden``: a :class:`Judgement`
+        (a ``float`` carrying ``.reason``).
+
+        ``key``: where :meth:`last_reasons` keeps the reason (default
+        ``"comparison[n]"``, n counting the calls).
 
         One chat-completions request (plus retries). Identical texts are not
         special-cased here (:func:`agentsnap.diff.compute_diff` never sends
@@ -284,7 +339,12 @@ class LLMJudge:
                 f"agentsnap: the LLM judge at {self.base_url} returned no chat-completion message; "
                 f"response: {_excerpt(json.dumps(response, ensure_ascii=False))}"
             )
-        return parse_reply(text)
+        verdict = parse_reply(text)
+        if not isinstance(verdict, Judgement):  # a parser that still returns a (score, reason) pair
+            verdict = Judgement(verdict[0], verdict[1])
+        self._reasons[key if key is not None else f"comparison[{self._calls}]"] = verdict.reason
+        self._calls += 1
+        return verdict
 
     def _post(self, body: dict[str, Any]) -> Any:
         import urllib.error

@@ -148,7 +148,10 @@ def open_recording(golden: Snapshot | None, settings: Settings, *, mode: str, na
             "(--agentsnap-allow-pending relaxes this.)",
         )
     if mode == "replay" and golden is not None:
-        return Recording("replay", cassette=Cassette(golden.trace, name=name, path=path, strict=settings.replay_strict))
+        from .legacy import is_legacy_version
+
+        cassette = Cassette(golden.trace, name=name, path=path, strict=settings.replay_strict, legacy=is_legacy_version(golden.version))
+        return Recording("replay", cassette=cassette)
     if mode == "replay":  # replay is offline, always: locally too, a missing snapshot is never recorded
         return Recording("replay", block=replay_missing_message(name, path))
     return Recording("capture")

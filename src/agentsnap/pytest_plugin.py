@@ -275,13 +275,31 @@ def marker_options(item: pytest.Item) -> tuple[str, dict[str, Any]]:
     return name, options
 
 
+#: the note shown in the header when --agentsnap-replay and --agentsnap-live are both given
+_LIVE_WINS = ("agentsnap: --agentsnap-replay and --agentsnap-live were both given: live wins (as in agentsnap 0.5.1); "
+              "every test calls the real API.")
+
+
 def _resolve_mode(config: pytest.Config) -> str | None:
+    """The mode the flags choose. ``--agentsnap-live`` beats ``--agentsnap-replay`` (0.5.1's
+    precedence, with a note in the header); ``--agentsnap-record`` with another mode is a usage error."""
     chosen = [(mode, flag) for mode, flag in _MODE_FLAGS if config.getoption(f"agentsnap_{mode}")]
+    if [mode for mode, _ in chosen] == ["replay", "live"]:
+        config.stash[_NOTE_KEY] = _LIVE_WINS
+        chosen = [chosen[1]]
     if len(chosen) > 1:
         raise pytest.UsageError(
             f"agentsnap: {chosen[0][1]} and {chosen[1][1]} cannot be combined; choose one mode per run."
         )
     return chosen[0][0] if chosen else None
+
+
+_NOTE_KEY = pytest.StashKey[str]()
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    note = config.stash.get(_NOTE_KEY, None)
+    return [note] if note else []
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -306,6 +324,10 @@ def pytest_configure(config: pytest.Config) -> None:
         settings.instrument = True  # an env-selected mode implies instrumentation, like the flags
     session = AgentsnapSession(config, settings)
     config.stash[_SESSION_KEY] = session
+    if mode in ("replay", "live"):
+        from .recorder import force_mode
+
+        force_mode(mode)  # AgentAsserter blocks the tests build themselves follow the flag too
     if config.getoption("agentsnap_report"):
         from .report._collect import ReportCollector
 
@@ -453,6 +475,14 @@ class SnapshotFixture:
         #: ``@pytest.mark.agentsnap(name=..., thresholds...)``: the base name, assert_agent's defaults
         self._base, self._defaults = marker_options(request.node)
         self._session = session
+        #: where record_agent / assert_agent keep snapshots: snapshot_dir, or — when it is not
+        #: configured and the folder exists — agentsnap 0.5.1's __agent_snapshots__ next to the
+        #: test's nearest conftest.py (docs/migrating.md)
+        self.snapshot_dir = session.settings.snapshot_path
+        if not session.settings.snapshot_dir_configured:
+            legacy = _config.legacy_snapshot_dir(Path(str(request.node.path)), request.config.rootpath)
+            if legacy is not None:
+                self.snapshot_dir = legacy
         self._unnamed = 0
         self._exchanges_taken = 0
 
@@ -525,7 +555,7 @@ class SnapshotFixture:
     def record_agent(self, test_name: str | None = None, model: str = "unknown", scenario: str | None = None) -> Any:
         from .recorder import AgentRecorder
 
-        block = AgentRecorder(self._name(test_name), self._session.settings.snapshot_path, model=model, scenario=scenario,
+        block = AgentRecorder(self._name(test_name), self.snapshot_dir, model=model, scenario=scenario,
                               settings=self._session.settings, source="pytest")
         block.on_outcome = self._session.count
         return block
@@ -540,7 +570,7 @@ class SnapshotFixture:
             kwargs["judge"] = self._session.judge()  # on when a judge key resolves
         elif kwargs["judge"] is False:
             kwargs["judge"] = None  # force embeddings
-        block = AgentAsserter(self._name(test_name), self._session.settings.snapshot_path, settings=self._session.settings,
+        block = AgentAsserter(self._name(test_name), self.snapshot_dir, settings=self._session.settings,
                               missing="pending", **kwargs)
         block.on_outcome = self._session.count
         return block
@@ -656,6 +686,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     _unguard_run(config)
     state = _session(config)
+    if state is not None:
+        from .recorder import force_mode
+
+        force_mode(None)
     if state is not None and state.report is not None:
         state.report.stop()
 

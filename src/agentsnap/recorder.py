@@ -36,6 +36,18 @@ from .snapshot import Snapshot, SnapshotStore
 __all__ = ["AgentRecorder", "AgentAsserter"]
 
 
+#: the mode a pytest run's flag forces (``--agentsnap-replay`` …): set by the plugin for the
+#: session, read by a block built without ``mode=`` and without ``settings=`` (0.5.1 code
+#: builds ``AgentAsserter`` itself inside its tests)
+_FORCED_MODE: str | None = None
+
+
+def force_mode(mode: str | None) -> None:
+    """Make blocks built without ``mode=`` run in ``mode`` (None: back to the settings)."""
+    global _FORCED_MODE
+    _FORCED_MODE = mode
+
+
 def _snapshot_name(test_name: str, scenario: str | None) -> str:
     return f"{test_name}__{scenario}" if scenario else test_name
 
@@ -66,6 +78,7 @@ class _Block:
         directory = Path(snapshot_dir) if snapshot_dir is not None else self.settings.snapshot_path
         self.store = SnapshotStore(directory, force=self.settings.force)
         self.test_name = test_name
+        self.scenario = scenario
         self.name = _snapshot_name(test_name, scenario)
         self.input_data: Any = None
         self.output: Any = None
@@ -98,6 +111,15 @@ class _Block:
 
     def _finish(self, passed: bool) -> None:
         raise NotImplementedError
+
+    def _by_input_name(self) -> str | None:
+        """agentsnap 0.5.1's name for this run when it was given an input and no scenario:
+        ``<test_name>__<input_sha8(input)>`` (None otherwise)."""
+        if self.scenario is not None or self.input_data is None:
+            return None
+        from .snapshot import input_sha8
+
+        return f"{self.test_name}__{input_sha8(self.input_data)}"
 
     def _new_snapshot(self, model: str | None = None) -> Snapshot:
         assert self._recording is not None
@@ -197,6 +219,9 @@ class AgentRecorder(_Block):
         return Recording("capture")
 
     def _finish(self, passed: bool) -> None:
+        wanted = self._by_input_name()
+        if wanted is not None and self.store.locate(self.name) is None and self.store.locate(wanted) is not None:
+            self.name = wanted  # re-recording a 0.5.1 golden named by its input: keep that file
         snap = self._new_snapshot(self.model)
         self.outcome = settle(self.store, snap, self.settings, mode="record", test_passed=passed)
 
@@ -269,7 +294,7 @@ class AgentAsserter(_Block):
         super().__init__(test_name, snapshot_dir, settings, scenario, adapters)
         if judge is False:
             judge = None
-        resolved = mode or self.settings.mode
+        resolved = mode or (_FORCED_MODE if settings is None else None) or self.settings.mode
         if resolved not in ("live", "replay", "record"):
             raise ValueError(f"agentsnap: mode must be 'live', 'replay' or 'record', not {mode!r}")
         self.mode = resolved
@@ -298,6 +323,8 @@ class AgentAsserter(_Block):
 
     def _begin(self) -> Recording:
         self.golden = self.store.load(self.name)  # SnapshotFormatError names the path
+        if self.golden is None and self.scenario is None:
+            self._pick_input_golden()
         if self.golden is None and self.missing == "raise" and self.mode != "record":
             raise SnapshotNotFoundError(self.name, self.path)
         recording = open_recording(self.golden, self.settings, mode=self.mode, name=self.name, path=self.path)
@@ -311,7 +338,45 @@ class AgentAsserter(_Block):
             recording.tool_results = served
         return recording
 
+    def _pick_input_golden(self) -> None:
+        """No ``<name>`` snapshot: agentsnap 0.5.1 goldens named by input (``<name>__<hash>``)?
+
+        The input is only set inside the block, so at entry one such golden is
+        taken as this run's; with several, live mode picks by the input at exit
+        and replay asks for ``scenario=`` (0.5.1's own rule).
+        """
+        self._input_names = self.store.input_hash_names(self.test_name)
+        if len(self._input_names) == 1:
+            self.name = self._input_names[0]
+            self.golden = self.store.load(self.name)
+        elif len(self._input_names) > 1 and self.mode == "replay":
+            from .exceptions import ReplayError
+
+            files = ", ".join(str(self.store.path_for(n).name) for n in self._input_names)
+            raise ReplayError(
+                f"agentsnap: replay of {self.test_name!r}: {self.store.root} holds {len(self._input_names)} agentsnap 0.5.1 goldens "
+                f"named by input ({files}) and the input is only known inside the block. Pass scenario=<the 8 hex digits> "
+                f"(e.g. AgentAsserter({self.test_name!r}, scenario={self._input_names[0].rsplit('__', 1)[1]!r})), as 0.5.1 required."
+            )
+
+    def _settle_input_name(self) -> None:
+        """At exit: the input names the golden (0.5.1's ``<name>__<input hash>``) when goldens are named so."""
+        wanted = self._by_input_name()
+        if wanted is None or wanted == self.name or not getattr(self, "_input_names", None):
+            return
+        if self.mode == "replay":
+            from .exceptions import ReplayError
+
+            raise ReplayError(
+                f"agentsnap: replay of {self.test_name!r} served {self.store.path_for(self.name)} (agentsnap 0.5.1, named by "
+                f"input) but this run's input names {wanted!r}. Pass scenario={wanted.rsplit('__', 1)[1]!r} to replay that one, "
+                "or record it: `pytest --agentsnap-record`."
+            )
+        self.name = wanted
+        self.golden = self.store.load(wanted)
+
     def _finish(self, passed: bool) -> None:
+        self._settle_input_name()
         snap = self._new_snapshot()
         self.outcome = settle(
             self.store,

@@ -15,6 +15,10 @@ with ``request_drift`` — the JSON paths where the request differs — so the r
 fails with a readable ``llm_requests`` diff instead of stopping at the first
 changed prompt. ``strict=True`` turns that off. When nothing is left to serve,
 :class:`~agentsnap.exceptions.ReplayMissError` is raised.
+
+A snapshot written by agentsnap 0.5.1 (``legacy=True``) holds no exchanges: each
+``llm_call`` step's ``raw_response`` is served as the wire response it was
+parsed from (:mod:`agentsnap.legacy`), by position, as 0.5.1 replayed them.
 """
 
 from __future__ import annotations
@@ -50,7 +54,8 @@ class Cassette:
     servable. ``name`` / ``path`` are used in miss messages.
     """
 
-    def __init__(self, steps: list[dict[str, Any]], *, name: str = "", path: Any = None, strict: bool = False) -> None:
+    def __init__(self, steps: list[dict[str, Any]], *, name: str = "", path: Any = None, strict: bool = False,
+                 legacy: bool = False) -> None:
         self.name = name
         self.path = path
         self.strict = strict
@@ -60,6 +65,11 @@ class Cassette:
         self._by_route: dict[tuple[str, str], deque[int]] = defaultdict(deque)
         self._played: list[bool] = []
         self.calls = 0
+        #: 0.5.1 llm_call steps in recorded order: (entry index or None, what to serve or why not)
+        self._legacy: deque[tuple[int | None, Any]] = deque()
+        self.legacy = legacy
+        if legacy:
+            self._add_legacy(steps)
         for step in steps:
             ex = step.get("exchange")
             if not isinstance(ex, dict) or not isinstance(ex.get("request"), dict) or not isinstance(ex.get("response"), dict):
@@ -70,6 +80,48 @@ class Cassette:
             key = request_key(ex["request"])
             self._by_key[key].append(idx)
             self._by_route[key[:2]].append(idx)
+
+    def _add_legacy(self, steps: list[dict[str, Any]]) -> None:
+        from .legacy import legacy_exchange
+
+        for step in steps:
+            if step.get("type") != "llm_call" or isinstance(step.get("exchange"), dict):
+                continue
+            found = legacy_exchange(step)
+            idx = None
+            if found.exchange is not None:
+                idx = len(self._entries)
+                self._entries.append(found.exchange)
+                self._played.append(False)
+            self._legacy.append((idx, found))
+
+    def _take_legacy(self, request: dict[str, Any], call_index: int) -> tuple[int, dict[str, Any], list[str] | None] | None:
+        """Serve the next 0.5.1 step for an LLM request (None: the request is not an LLM endpoint)."""
+        from .legacy import ENDPOINTS
+
+        path = str(request.get("path") or "").split("?", 1)[0].rstrip("/")
+        if not any(path.endswith(suffix) for suffix in ENDPOINTS.values()):
+            return None
+        where = f"{self.name!r}" + (f" ({self.path})" if self.path else "")
+        fix = ("Fix: re-record it with agentsnap from this repo: `pytest --agentsnap-record` (this test only: add its node id), "
+               "review the snapshot, commit it.")
+        if not self._legacy:
+            raise ReplayMissError(
+                f"agentsnap replay miss: LLM call index {call_index} (POST {path}) has no recorded response in snapshot {where} "
+                f"(written by agentsnap 0.5.1): it recorded {len(self._entries)} call(s), all already served.\n  {fix}")
+        idx, found = self._legacy.popleft()
+        if found.exchange is None or idx is None:
+            raise ReplayMissError(
+                f"agentsnap replay: LLM call index {call_index} (POST {path}) is trace step {found.step_no} of snapshot {where}, "
+                f"written by agentsnap 0.5.1; that step {found.problem}, so there is nothing to serve.\n  {fix}")
+        expected = ENDPOINTS.get(found.kind or "", "")
+        if not path.endswith(expected):
+            raise ReplayMissError(
+                f"agentsnap replay miss: LLM call index {call_index} (POST {path}) meets trace step {found.step_no} of snapshot "
+                f"{where} (agentsnap 0.5.1), which was recorded for {expected} ({found.kind}): the agent now calls another "
+                f"endpoint here.\n  {fix}")
+        self._played[idx] = True
+        return idx, self._entries[idx], None
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -88,6 +140,10 @@ class Cassette:
         with self._lock:
             call_index = self.calls
             self.calls += 1
+            if self.legacy:
+                served = self._take_legacy(request, call_index)
+                if served is not None:
+                    return served
             idx = self._pop(self._by_key.get(key))
             if idx is not None:
                 return idx, self._entries[idx], None

@@ -13,10 +13,19 @@ Top-level keys: ``version`` (format version, ``"2.0"``), ``recorded_at``,
 ``updated_at``, ``agentsnap_version``. Files written by agentsnap 0.5.1
 (``version`` ``"1.0"``/``"1.1"``) load too.
 
-File name: ``<sanitized-name>-<sha1(name)[:8]>.json`` — Windows-legal, at most
-100 characters before the hash, and collision-proof because the hash is of the
-full name; any ``..`` or separator in a name is neutralised, so every file lands
-inside the store's root.
+File name (:func:`preferred_filename`): ``<name>.json`` when the name already is
+a safe, short file name (letters, digits, ``_ . -``; at most 100 characters; not
+a Windows device name; not ending in ``-`` plus 8 hex digits, which is the
+hashed form) with no upper-case letter (so two names never meet in one file on
+a case-insensitive file system); otherwise ``<sanitized-name>-<sha1(name)[:8]>.json`` (:func:`snapshot_filename`) —
+Windows-legal, at most 100 characters before the hash, collision-proof because
+the hash is of the full name; any ``..`` or separator in a name is neutralised,
+so every file lands inside the store's root.
+
+Every earlier form is read (:meth:`SnapshotStore.locate`): the hashed form,
+``<name>.json`` (what agentsnap 0.5.1 wrote), and 0.5.1's input-hash form
+``<name>__<sha256(input)[:8]>.json``. A snapshot that already has a file keeps
+it: saving, approving, updating and re-recording write where it was found.
 """
 
 from __future__ import annotations
@@ -31,12 +40,14 @@ import tempfile
 import warnings
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from glob import escape as glob_escape
 from pathlib import Path
 from typing import Any, Iterator
 
 from .exceptions import SnapshotFormatError
 
-__all__ = ["Snapshot", "SnapshotStore", "FORMAT_VERSION", "snapshot_filename", "name_from_file", "dumps", "same_content"]
+__all__ = ["Snapshot", "SnapshotStore", "FORMAT_VERSION", "snapshot_filename", "preferred_filename", "input_sha8",
+           "name_from_file", "dumps", "same_content"]
 
 FORMAT_VERSION = "2.0"
 _READABLE_VERSIONS = ("1.0", "1.1", "2.0")
@@ -45,6 +56,8 @@ _RESERVED = frozenset(
     {"con", "prn", "aux", "nul"} | {f"com{i}" for i in range(1, 10)} | {f"lpt{i}" for i in range(1, 10)}
 )
 LAST_RUN_DIR = ".last_run"
+#: ``Snapshot.agentsnap_version`` of a file that does not say which agentsnap wrote it
+UNKNOWN_WRITER = "unknown (the file does not record it; agentsnap 0.5.1 wrote none)"
 
 
 def _now() -> str:
@@ -125,7 +138,9 @@ class Snapshot:
             updated_at=str(data.get("updated_at") or data.get("recorded_at") or ""),
             recorded_at=str(data.get("recorded_at") or ""),
             version=str(data.get("version") or FORMAT_VERSION),
-            agentsnap_version=str(data.get("agentsnap_version") or ""),
+            # the writer's version; a file that does not name one (agentsnap 0.5.1's) is not
+            # credited to this reader
+            agentsnap_version=str(data.get("agentsnap_version") or UNKNOWN_WRITER),
             comparison=data.get("comparison") if isinstance(data.get("comparison"), dict) else None,
         )
 
@@ -210,6 +225,41 @@ def name_from_file(path: Path) -> str:
     stem = path.name[: -len(".json")] if path.name.endswith(".json") else path.name
     hashed = _HASHED_STEM.match(stem)
     return hashed.group(1).replace("__", "::") if hashed else stem
+
+
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+_HASHED_TAIL = re.compile(r"-[0-9a-f]{8}$")
+
+
+def _plain_ok(name: str) -> bool:
+    """Whether ``name`` is already a safe, short file stem (module doc)."""
+    return (
+        len(name) <= _MAX_STEM
+        and _PLAIN_NAME.fullmatch(name) is not None
+        and ".." not in name
+        and not name.endswith(".")
+        and name.split(".", 1)[0].lower() not in _RESERVED
+        and _HASHED_TAIL.search(name) is None
+        and name == name.lower()
+    )
+
+
+def preferred_filename(name: str) -> str:
+    """The file name a new snapshot ``name`` gets when nothing else is in the way:
+    ``<name>.json`` for a safe, short name (module doc), else :func:`snapshot_filename`."""
+    return f"{name}.json" if _plain_ok(name) else snapshot_filename(name)
+
+
+def input_sha8(value: Any) -> str:
+    """agentsnap 0.5.1's scenario of an input: ``sha256(json.dumps(value, sort_keys=True, default=str))[:8]``.
+
+    0.5.1 named a golden recorded with ``input_data`` ``<name>__<input_sha8>.json``.
+    """
+    serialized = json.dumps(value, sort_keys=True, default=str).encode()
+    return hashlib.sha256(serialized).hexdigest()[:8]
+
+
+_INPUT_HASH_TAIL = re.compile(r"__[0-9a-f]{8}$")
 
 
 # volatile fields: never a reason to rewrite a file
@@ -304,16 +354,53 @@ class SnapshotStore:
         return f"SnapshotStore({str(self.root)!r})"
 
     # -- paths -------------------------------------------------------------
+    def candidates(self, name: str) -> list[Path]:
+        """Every file name ``name`` may be stored under, in the order they are tried:
+        the hashed form (:func:`snapshot_filename`), then ``<name>.json`` when
+        that is a safe file name (agentsnap 0.5.1's form and today's plain one)."""
+        out = [self.root / snapshot_filename(name)]
+        if _PLAIN_NAME.fullmatch(name) and ".." not in name and len(name) <= 200:
+            out.append(self.root / f"{name}.json")
+        return out
+
+    def locate(self, name: str) -> Path | None:
+        """Which file holds snapshot ``name``: the first of :meth:`candidates` that exists, else None.
+
+        Looks at file names only (no file is parsed); :meth:`load` checks the
+        name stored inside. The one function to ask "where is NAME" — the CLI
+        and the pytest plugin use it, so every reader agrees.
+        """
+        for path in self.candidates(name):
+            if path.is_file():
+                return path
+        return None
+
+    def input_hash_names(self, name: str) -> list[str]:
+        """Names of the agentsnap 0.5.1 goldens recorded for ``name`` with an input
+        (files ``<name>__<8 hex>.json``), sorted; [] when there are none."""
+        if not self.root.is_dir() or not _PLAIN_NAME.fullmatch(name):
+            return []
+        out = []
+        for path in self.root.glob(f"{glob_escape(name)}__*.json"):
+            stem = path.stem
+            if stem[: len(name)] == name and _INPUT_HASH_TAIL.fullmatch(stem[len(name):]) and path.is_file():
+                out.append(stem)
+        return sorted(out)
+
     def path_for(self, name: str) -> Path:
-        """The file for snapshot ``name`` (always directly inside ``root``)."""
-        return self.root / snapshot_filename(name)
+        """The file of snapshot ``name``: where it already is (:meth:`locate`), else
+        where a new one goes (:func:`preferred_filename`). Always directly inside ``root``."""
+        found = self.locate(name)
+        if found is not None:
+            return found
+        return self.root / preferred_filename(name)
 
     def last_run_path(self, name: str) -> Path:
-        """Where the latest run of ``name`` is written (``root/.last_run/``)."""
-        return self.root / LAST_RUN_DIR / snapshot_filename(name)
+        """Where the latest run of ``name`` is written: ``root/.last_run/`` plus the golden's file name."""
+        return self.root / LAST_RUN_DIR / self.path_for(name).name
 
     def exists(self, name: str) -> bool:
-        return self.path_for(name).is_file()
+        return self.locate(name) is not None
 
     # -- reading -----------------------------------------------------------
     @staticmethod
@@ -368,16 +455,16 @@ class SnapshotStore:
 
     def legacy_path_for(self, name: str) -> Path | None:
         """Where agentsnap 0.5.1 kept ``name`` (``<root>/<name>.json``), if that is a safe file name."""
-        if re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", name) and ".." not in name:
+        if _PLAIN_NAME.fullmatch(name) and ".." not in name:
             return self.root / f"{name}.json"
         return None
 
     def load(self, name: str) -> Snapshot | None:
         """The snapshot named ``name``, or None when there is no file.
 
-        Falls back to an agentsnap 0.5.1 file ``<root>/<name>.json`` (format
-        1.x, no stored name), so existing goldens keep working; the next save
-        writes the current file name. An unreadable file raises
+        The file is the one :meth:`locate` finds (any earlier name form,
+        agentsnap 0.5.1's ``<root>/<name>.json`` included); later saves write
+        to that same file. An unreadable file raises
         :class:`~agentsnap.exceptions.SnapshotFormatError`, or, on a store made
         with ``force=True``, warns and counts as missing.
         """
@@ -392,20 +479,18 @@ class SnapshotStore:
             return None
 
     def _load(self, name: str) -> Snapshot | None:
-        path = self.path_for(name)
-        if not path.is_file():
-            legacy = self.legacy_path_for(name)
-            if legacy is not None and legacy.is_file():
-                snap = self.read_file(legacy, expected_name=name)
-                if snap.version.startswith("1."):
-                    return snap
+        path = self.locate(name)
+        if path is None:
             return None
         return self.read_file(path, expected_name=name)
 
     def load_last_run(self, name: str) -> Snapshot | None:
         path = self.last_run_path(name)
         if not path.is_file():
-            return None
+            old = self.root / LAST_RUN_DIR / snapshot_filename(name)  # written before the golden's own name was used
+            if not old.is_file():
+                return None
+            path = old
         return self.read_file(path, expected_name=name)
 
     def _iter_files(self) -> Iterator[Path]:
@@ -459,6 +544,7 @@ class SnapshotStore:
             if isinstance(old, dict) and isinstance(old.get("created_at"), str) and old["created_at"]:
                 snapshot.created_at = new["created_at"] = old["created_at"]
         snapshot.updated_at = new["updated_at"] = _now()
+        snapshot.agentsnap_version = new["agentsnap_version"] = _version()  # this file's writer
         write_blobs(new, self.root)  # side files first: a snapshot never names a missing one
         _atomic_write(path, dumps(new))
         return path
@@ -490,7 +576,10 @@ class SnapshotStore:
 
     def delete(self, name: str) -> None:
         """Delete ``name`` (no error when absent)."""
+        path = self.locate(name)
+        if path is None:
+            return
         try:
-            self.path_for(name).unlink()
+            path.unlink()
         except FileNotFoundError:
             pass

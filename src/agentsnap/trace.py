@@ -113,7 +113,9 @@ class Trace:
         adapters, or — when there are none — derived from the conversation:
         every tool call the model requested, paired by ``tool_call_id`` with the
         result the agent sent back in a later request, placed after the
-        ``llm_call`` that requested it, in the order the results were sent.
+        ``llm_call`` that requested it, in the order the results were sent;
+        such steps carry ``"derived": true`` (a golden recorded without them
+        is compared with the new trace viewed the same way).
 
         Order: see :func:`_order`.
         """
@@ -333,7 +335,8 @@ def _with_derived_tool_calls(steps: list[dict[str, Any]]) -> list[dict[str, Any]
             if req.get("id"):
                 seen.add(req["id"])
             derived_after.setdefault(origin, []).append(
-                {"type": "tool_call", "name": req.get("name"), "args": req.get("args"), "result": res.get("result"), "id": call_id or req.get("id")}
+                {"type": "tool_call", "name": req.get("name"), "args": req.get("args"), "result": res.get("result"), "id": call_id or req.get("id"),
+                 "derived": True}
             )
         for req in s.get("tool_requests") or []:
             if req.get("id"):

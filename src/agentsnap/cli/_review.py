@@ -133,13 +133,16 @@ def _quiet_match(pattern: str, found: Scan) -> list[str]:
 def apply_update(root: Path, plan: Sequence[Promotion], force: bool = False) -> None:
     """Write each last run as the approved golden (its ``source`` kept), then delete the last-run file.
 
-    A golden stored under a legacy (0.5.1) file name is replaced by the
-    standard file and removed.
+    The golden keeps its file (:meth:`~agentsnap.snapshot.SnapshotStore.path_for`
+    finds it under any earlier name form, agentsnap 0.5.1's ``<name>.json``
+    included); the last run's ``comparison`` block (how it was judged) is not
+    copied into the golden.
     """
     store = SnapshotStore(root)
     for item in plan:
         snap = item.last.snapshot
         snap.approved = True
+        snap.comparison = None
         try:
             store.save(snap, force=force)
         except SnapshotFormatError as exc:

@@ -10,6 +10,7 @@ diffs of tool arguments and request messages) and
 from __future__ import annotations
 
 from ._compare import compute_diff
+from .options import DiffConfig
 from .report import DiffReport
 
-__all__ = ["DiffReport", "compute_diff"]
+__all__ = ["DiffConfig", "DiffReport", "compute_diff"]

@@ -6,9 +6,10 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from ..legacy import is_legacy_version, messages_match
 from .arguments import IgnoreRule, diff_values, parse_ignored_fields
 from .hints import fact_hints
-from .report import CHECK_ORDER, COMPONENTS, DiffReport
+from .report import CHECK_ORDER, COMPONENTS, SEMANTIC_PREFIX, DiffReport
 from .semantic import (
     LEXICAL_LLM_THRESHOLD,
     LEXICAL_SEMANTIC_THRESHOLD,
@@ -25,6 +26,9 @@ from .structural import (
 )
 
 __all__ = ["compute_diff"]
+
+#: ``new_output`` not given: ``new`` is a whole snapshot
+_NO_OUTPUT: Any = object()
 
 _EXCERPT_WIDTH = 100
 _EXCERPT_CONTEXT = 20
@@ -107,7 +111,9 @@ def _request_body(step: Mapping[str, Any]) -> Any:
 
 def compute_diff(
     golden: Mapping[str, Any],
-    new: Mapping[str, Any],
+    new: Mapping[str, Any] | Sequence[Mapping[str, Any]],
+    new_output: Any = _NO_OUTPUT,
+    config: Any = None,
     *,
     structural_tolerance: int = 0,
     ignored_fields: Iterable[str] = (),
@@ -125,11 +131,16 @@ def compute_diff(
     weights: Mapping[str, float] | None = None,
     min_score: float | None = None,
     gate: str = "checks",
+    **old_keywords: Any,
 ) -> DiffReport:
     """Compare a new snapshot with its golden on every layer; return a :class:`DiffReport`.
 
     ``golden`` and ``new`` are snapshot dicts as loaded from the snapshot
-    JSON; only ``trace`` (list of step dicts) and ``output`` are read. Steps
+    JSON; only ``trace`` (list of step dicts) and ``output`` are read.
+    agentsnap 0.5.1's form works too: ``compute_diff(golden, new_trace,
+    new_output, config=DiffConfig(...))`` (``new`` a list of steps, then the
+    output; ``config`` a :class:`~agentsnap.diff.DiffConfig` whose fields
+    replace the matching keywords; ``normalize=`` is accepted and ignored). Steps
     of type ``tool_call`` and ``llm_call`` are used, other types (``http``,
     future ones) are ignored, and every key is read with ``.get`` so 0.5.1
     snapshots (llm_call steps with only messages/response/tokens/
@@ -139,7 +150,11 @@ def compute_diff(
 
     * ``"structural"`` — Levenshtein distance between the golden and new
       sequences of executed ``tool_call`` names; fails when distance >
-      ``structural_tolerance`` (so distance == tolerance passes).
+      ``structural_tolerance`` (so distance == tolerance passes). Against a
+      golden written by agentsnap 0.5.1 (``version`` ``1.x``), which never
+      derived tool calls from the conversation, the new trace's derived
+      ones (``"derived": true``) are left out on every check: like is
+      compared with like.
     * ``"arguments"`` — deep diff of ``args`` for each *aligned* pair of tool
       calls. Alignment: positions the edit script keeps unchanged (same name),
       so arguments of two different tools are never compared and an
@@ -156,7 +171,10 @@ def compute_diff(
       the request of llm_call *i* in golden and new, for each *i* both have:
       the whole recorded request body (``exchange.request.body``: messages,
       tools offered, model, parameters) when both steps carry one, else the
-      ``messages``; any difference fails. Paths read ``messages[3].content``,
+      ``messages``; any difference fails (a golden written by agentsnap
+      0.5.1 — ``version`` ``1.x`` — kept the caller's list, which the agent
+      may have extended after the call: there the new messages must be the
+      start of the recorded ones). Paths read ``messages[3].content``,
       ``tools[0].function.name``.
     * ``"llm_call[i]"`` — the response text of llm_call *i* (both sides have
       it) must score >= ``llm_threshold``; a missing/None response is ``""``.
@@ -236,6 +254,26 @@ def compute_diff(
         agentsnap.diff.embeddings.EmbeddingBackendError: the backend named is
             not installed or a model file fails its sha256 check.
     """
+    if old_keywords:
+        # agentsnap 0.5.1 also took normalize= (volatile fields are never compared here)
+        unknown = sorted(set(old_keywords) - {"normalize"})
+        if unknown:
+            raise TypeError(f"compute_diff() got unexpected keyword argument(s) {', '.join(unknown)}")
+    if not isinstance(new, Mapping) and isinstance(new, Sequence):
+        # agentsnap 0.5.1's call: compute_diff(golden_snapshot, new_trace, new_output, config=...)
+        new = {"trace": list(new), "output": None if new_output is _NO_OUTPUT else new_output}
+    elif new_output is not _NO_OUTPUT:
+        new = {**new, "output": new_output}
+    if config is not None:
+        from .options import DiffConfig
+
+        if not isinstance(config, DiffConfig):
+            raise TypeError(f"config must be a DiffConfig, got {config!r}")
+        picked = config.options()
+        semantic_threshold, llm_threshold = picked["semantic_threshold"], picked["llm_threshold"]
+        structural_tolerance, ignored_fields = picked["structural_tolerance"], picked["ignored_fields"]
+        judge = picked["judge"] if picked["judge"] is not None else judge
+        compare_requests = picked["compare_requests"] or compare_requests
     if isinstance(structural_tolerance, bool) or not isinstance(
         structural_tolerance, int
     ):
@@ -269,6 +307,11 @@ def compute_diff(
 
     g_steps = trace_steps(golden, "golden")
     n_steps = trace_steps(new, "new")
+    legacy = is_legacy_version(golden.get("version"))
+    if legacy:
+        # agentsnap 0.5.1 recorded only the tool calls its adapters saw, never ones
+        # derived from the conversation: view the new trace the same way
+        n_steps = [s for s in n_steps if not (s.get("type") == "tool_call" and s.get("derived") is True)]
     failed: set[str] = set()
     argument_diffs: list[dict[str, Any]] = []
 
@@ -322,6 +365,8 @@ def compute_diff(
                     {**c, "path": c["path"].lstrip(".") or "(request body)"}
                     for c in diff_values(g_body, n_body, root="", strict=strict)
                 ]
+            elif legacy and messages_match(g_step.get("messages"), n_step.get("messages")):
+                changes = []  # 0.5.1 stored the caller's list, extended after the call
             else:
                 changes = diff_values(
                     g_step.get("messages"),
@@ -352,7 +397,7 @@ def compute_diff(
     pairs.append((as_text(golden.get("output")), as_text(new.get("output"))))
 
     scores, reasons, backend_name, backend_info, scale = _score_texts(
-        pairs, judge=judge, embed_fn=embed_fn, embedding_backend=embedding_backend
+        pairs, keys=keys, judge=judge, embed_fn=embed_fn, embedding_backend=embedding_backend
     )
     semantic_scores: dict[str, float] = {}
     semantic_reasons: dict[str, list[str]] = {}
@@ -425,21 +470,76 @@ def compute_diff(
     structural_diff["components"] = _components(
         structural_diff, argument_diffs, semantic_scores, tools, model, common
     )
+    failed_checks = [c for c in CHECK_ORDER if c in failed] + [SEMANTIC_PREFIX + k for k in semantic_failed]
+    if gate == "score":
+        failed_checks = [c for c in failed_checks if c == "llm_requests"]
     report = DiffReport(
-        structural_diff=structural_diff,
-        argument_diffs=argument_diffs,
+        structural_diff=_sequence_line("Tool sequence", tools),
+        argument_diffs=_legacy_argument_diffs(argument_diffs, (g_tools, n_tools, tools.get("aligned") or []),
+                                              (g_req or [], n_req or [], model.get("aligned") or []), g_llm, n_llm),
         semantic_scores=semantic_scores,
-        semantic_reasons=semantic_reasons,
-        failed_checks=[c for c in CHECK_ORDER if c in failed] + semantic_failed,
+        failed_checks=failed_checks,
+        model_tools_diff=_sequence_line("Model-requested tool sequence", model) if model.get("compared") else None,
+        details=structural_diff,
+        changes=argument_diffs,
+        reasons=semantic_reasons,
         name=name,
         backend=overall_backend,
         semantic_backend=backend_info,
     )
-    if gate == "score":
-        report.failed_checks = [c for c in report.failed_checks if c == "llm_requests"]
     if min_score is not None and not meets_threshold(report.score, min_score):
         report.failed_checks.append("score")
+        report.passed = False
     return report
+
+
+def _sequence_line(what: str, seq: Mapping[str, Any]) -> str | None:
+    """0.5.1's one-line ``structural_diff``: None for equal sequences."""
+    golden, new = list(seq.get("golden") or []), list(seq.get("new") or [])
+    if golden == new:
+        return None
+    return f"{what} changed (edit distance {seq.get('distance')}): {golden!r} -> {new!r}"
+
+
+def _top_level(old: Any, new: Any) -> dict[str, Any]:
+    if not isinstance(old, Mapping) or not isinstance(new, Mapping):
+        return {"added": {}, "removed": {}, "changed": {}}
+    return {
+        "added": {k: v for k, v in new.items() if k not in old},
+        "removed": {k: v for k, v in old.items() if k not in new},
+        "changed": {k: [old[k], new[k]] for k in old if k in new and old[k] != new[k]},
+    }
+
+
+def _legacy_argument_diffs(
+    entries: list[dict[str, Any]],
+    tools: tuple[Sequence[ToolRef], Sequence[ToolRef], Iterable[Sequence[int]]],
+    requests: tuple[Sequence[ToolRef], Sequence[ToolRef], Iterable[Sequence[int]]],
+    g_llm: Sequence[tuple[Any, Mapping[str, Any]]],
+    n_llm: Sequence[tuple[Any, Mapping[str, Any]]],
+) -> dict[str, Any]:
+    """``DiffReport.argument_diffs`` in agentsnap 0.5.1's shape, keyed ``tool[i]`` (see DiffReport)."""
+    out: dict[str, Any] = {}
+    g_steps = {no: step for no, step in g_llm}
+    n_steps = {no: step for no, step in n_llm}
+    for entry in entries:
+        check, index = entry["check"], entry["index"]
+        if check == "llm_requests":
+            key = f"llm_call[{index}].messages"
+            g_step, n_step = g_steps.get(entry.get("golden_step"), {}), n_steps.get(entry.get("new_step"), {})
+            old, new = _request_body(g_step), _request_body(n_step)
+            if old is None or new is None:
+                old, new = {"messages": g_step.get("messages")}, {"messages": n_step.get("messages")}
+        else:
+            golden_refs, new_refs, aligned = tools if check == "arguments" else requests
+            prefix = "" if check == "arguments" else "model_tool:"
+            key = f"{prefix}{entry.get('tool')}[{index}]"
+            pair = dict((gi, ni) for gi, ni in aligned)
+            old = golden_refs[index].args if index < len(golden_refs) else None
+            ni = pair.get(index)
+            new = new_refs[ni].args if ni is not None and ni < len(new_refs) else None
+        out[key] = {"old": old, "new": new, **_top_level(old, new), "changes": entry["changes"]}
+    return out
 
 
 def _check_weights(weights: Mapping[str, float] | None) -> dict[str, float]:
@@ -465,9 +565,32 @@ def _check_weights(weights: Mapping[str, float] | None) -> dict[str, float]:
     return out
 
 
+def _judge_one(judge: Any, pair: tuple[str, str], key: str | None) -> tuple[float, str]:
+    """One judge verdict as ``(score, reason)``, whatever the judge returns.
+
+    :class:`agentsnap.judge.LLMJudge` returns a float carrying ``.reason``; a
+    (score, reason) pair works; so does a 0.5.1-style judge whose ``score(old,
+    new, key=None)`` returns a plain float and keeps reasons in ``last_reasons()``.
+    """
+    import inspect
+
+    try:
+        takes_key = "key" in inspect.signature(judge.score).parameters
+    except (TypeError, ValueError):
+        takes_key = False
+    verdict = judge.score(pair[0], pair[1], key=key) if takes_key else judge.score(pair[0], pair[1])
+    if isinstance(verdict, (tuple, list)):
+        return float(verdict[0]), str(verdict[1]) if len(verdict) > 1 else ""
+    reason = getattr(verdict, "reason", None)
+    if reason is None and key is not None and callable(getattr(judge, "last_reasons", None)):
+        reason = (judge.last_reasons() or {}).get(key)
+    return float(verdict), str(reason or "")
+
+
 def _score_texts(
     pairs: list[tuple[str, str]],
     *,
+    keys: list[str] | None = None,
     judge: Any,
     embed_fn: Any,
     embedding_backend: Any,
@@ -481,9 +604,9 @@ def _score_texts(
         return scores, reasons, "exact", {}, scale
     if judge is not None:
         for i in pending:
-            verdict = judge.score(*pairs[i])
+            verdict = _judge_one(judge, pairs[i], keys[i] if keys else None)
             scores[i] = float(verdict[0])
-            reason = verdict[1] if len(verdict) > 1 else ""
+            reason = verdict[1]
             if reason:
                 reasons[i].append(f"judge: {reason}")
             scale[i] = "judge"

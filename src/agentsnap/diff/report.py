@@ -7,7 +7,7 @@ import reprlib
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["CHECK_ORDER", "COMPONENTS", "DiffReport"]
+__all__ = ["CHECK_ORDER", "COMPONENTS", "SEMANTIC_PREFIX", "DiffReport", "check_key"]
 
 #: the fixed checks, in the order they are evaluated and listed in ``failed_checks``;
 #: the semantic checks ``"llm_call[i]"`` (by i) and ``"output"`` follow them
@@ -80,41 +80,79 @@ def _seq(names: list[str]) -> str:
     return _short(list(names), _SEQ_WIDTH)
 
 
+#: the prefix agentsnap 0.5.1 gave the text checks in ``failed_checks`` (``semantic:output``)
+SEMANTIC_PREFIX = "semantic:"
+
+
+def check_key(name: str) -> str:
+    """A ``failed_checks`` entry without 0.5.1's ``semantic:`` prefix: the key of
+    ``semantic_scores`` / ``details["semantic"]`` (``"semantic:output"`` → ``"output"``)."""
+    return name[len(SEMANTIC_PREFIX):] if name.startswith(SEMANTIC_PREFIX) else name
+
+
 @dataclass
 class DiffReport:
     """Everything :func:`~agentsnap.diff.compute_diff` found, check by check.
 
-    Fields:
-        structural_diff: the non-score details of the comparison, a JSON-able
-            dict with keys ``"tools"`` (executed tool-name sequences) and
+    The fields agentsnap 0.5.1 documented keep its types and names (code
+    that reads a report, or builds one with ``DiffReport(passed=...)``, runs
+    unchanged); the richer detail is under new names.
+
+    0.5.1's fields:
+        passed: True when no check failed (computed from ``failed_checks``
+            when not given).
+        structural_diff: None when the golden and new executed tool-name
+            sequences are equal, else one line:
+            ``"Tool sequence changed (edit distance N): ['a', 'b'] -> ['a']"``.
+        structural_score, structural_reason: a judge's verdict on the tool
+            sequences (None: agentsnap scores sequences by edit distance).
+        argument_diffs: ``{key: {"old", "new", "added", "removed", "changed",
+            "changes"}}`` per compared pair that differs; keys
+            ``"<tool>[i]"`` (executed tool *i* of the golden),
+            ``"model_tool:<tool>[i]"`` (model-requested tool *i*),
+            ``"llm_call[i].messages"`` (request of llm_call *i*, replay).
+            ``old`` / ``new``: the two argument dicts (request bodies or
+            messages for a request); ``added`` / ``removed``: top-level keys
+            only on one side; ``changed``: top-level key → ``[old, new]``;
+            ``changes``: every JSON-path change (as in :attr:`changes`).
+        semantic_scores: ``{"llm_call[i]": score, ..., "output": score}``,
+            scores in [0, 1] (cosine may go below 0).
+        semantic_reasons: ``{check: "reason; hint; …"}`` — the entries of
+            :attr:`reasons` joined with ``"; "``, only for checks that have any.
+        failed_checks: names of the failed checks, in evaluation order:
+            ``"structural"``, ``"arguments"``, ``"model_tools"``,
+            ``"model_tool_args"``, ``"llm_requests"``,
+            ``"semantic:llm_call[i]"``, ``"semantic:output"``, ``"score"``
+            (composite below ``min_score``). :func:`check_key` drops the
+            ``semantic:`` prefix.
+        model_tools_diff: like ``structural_diff``, for the model-requested
+            tool sequence (``"Model-requested tool sequence changed …"``).
+
+    New fields:
+        details: the non-score details of the comparison, a JSON-able dict
+            with keys ``"tools"`` (executed tool-name sequences) and
             ``"model_tools"`` (model-requested tool names; also
             ``"compared": bool`` and ``"skipped_reason"``), both in the shape
             of :func:`agentsnap.diff.structural.sequence_diff`; ``"llm_calls"``
             (``{"golden": count, "new": count, "golden_steps": [...],
             "new_steps": [...], "requests_compared": bool}``); ``"semantic"``
-            (per semantic check: ``{"threshold", "backend", "passed",
-            "golden_excerpt", "new_excerpt"}``, excerpts only for failing
-            texts); and ``"settings"`` (the thresholds and ignored fields
-            used). Empty in a report built by hand.
-        argument_diffs: one dict per compared pair that differs: ``{"check":
+            (per text check, keyed like ``semantic_scores``: ``{"threshold",
+            "backend", "passed", "golden_excerpt", "new_excerpt", "hints",
+            "failed_by"}``, excerpts only for failing texts);
+            ``"components"`` (the per-component scores behind :attr:`score`,
+            see :data:`COMPONENTS`) and ``"settings"`` (thresholds, ignored
+            fields, ``weights``, ``min_score`` used). Empty in a report built
+            by hand.
+        changes: one dict per compared pair that differs: ``{"check":
             "arguments"|"model_tool_args"|"llm_requests", "index": int,
             "tool": str|None, "golden_step": int|None, "new_step": int|None,
             "changes": [{"path", "old", "new", "kind"}, ...]}``. ``index`` is
             the position in the golden tool (or request) sequence, or the
             llm_call index for ``"llm_requests"`` (where ``tool`` is None).
-        semantic_scores: ``{"llm_call[i]": score, ..., "output": score}``,
-            scores in [0, 1] (cosine may go below 0).
-        semantic_reasons: ``{check: [reason, ...]}``: the judge's reason
+        reasons: ``{check: [reason, ...]}``: the judge's reason
             (``"judge: …"``) when a judge scored the text, then the fact
             hints (``"numbers differ: 3pm → 5pm"``, see
-            :mod:`agentsnap.diff.hints`); empty for identical texts. The
-            structured hints are in ``structural_diff["semantic"][check]
-            ["hints"]``, and ``["failed_by"]`` says ``"threshold"`` or
-            ``"strict_facts"`` for a failed check.
-        failed_checks: names of the failed checks, in evaluation order:
-            ``"structural"``, ``"arguments"``, ``"model_tools"``,
-            ``"model_tool_args"``, ``"llm_requests"``, ``"llm_call[i]"``,
-            ``"output"``, ``"score"`` (composite below ``min_score``).
+            :mod:`agentsnap.diff.hints`); empty for identical texts.
         name: the snapshot name the report is about ("" when unknown).
         backend: ``"exact"`` when every compared text was identical, else the
             backend that scored the others: ``"onnx"``,
@@ -127,25 +165,29 @@ class DiffReport:
             ``{"backend": "judge", "model", "base_url"}``. Meant to be stored
             next to a run (``.last_run``) so a score can be traced to the
             model that produced it.
-
-    ``structural_diff["components"]`` holds the per-component scores behind
-    :attr:`score` (see :data:`COMPONENTS`) and ``structural_diff
-    ["settings"]`` the thresholds, ``weights`` and ``min_score`` used.
     """
 
-    structural_diff: dict[str, Any] = field(default_factory=dict)
-    argument_diffs: list[dict[str, Any]] = field(default_factory=list)
+    passed: bool = None  # type: ignore[assignment]  # None until __post_init__ computes it
+    structural_diff: str | None = None
+    structural_score: float | None = None
+    structural_reason: str | None = None
+    argument_diffs: dict[str, Any] = field(default_factory=dict)
     semantic_scores: dict[str, float] = field(default_factory=dict)
-    semantic_reasons: dict[str, list[str]] = field(default_factory=dict)
+    semantic_reasons: dict[str, str] = field(default_factory=dict)
     failed_checks: list[str] = field(default_factory=list)
+    model_tools_diff: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+    changes: list[dict[str, Any]] = field(default_factory=list)
+    reasons: dict[str, list[str]] = field(default_factory=dict)
     name: str = ""
     backend: str = "exact"
     semantic_backend: dict[str, Any] = field(default_factory=dict)
 
-    @property
-    def passed(self) -> bool:
-        """True when no check failed."""
-        return not self.failed_checks
+    def __post_init__(self) -> None:
+        if self.passed is None:
+            self.passed = not self.failed_checks
+        if self.reasons and not self.semantic_reasons:
+            self.semantic_reasons = {k: "; ".join(v) for k, v in self.reasons.items() if v}
 
     @property
     def score(self) -> float:
@@ -153,11 +195,11 @@ class DiffReport:
 
         1.0 for a report built by hand (no components).
         """
-        settings = self.structural_diff.get("settings") or {}
+        settings = self.details.get("settings") or {}
         return self.composite(settings.get("weights") or None)
 
     def composite(self, weights: dict[str, float] | None = None) -> float:
-        """Weighted mean of ``structural_diff["components"]``, in [0, 1].
+        """Weighted mean of ``details["components"]``, in [0, 1].
 
         ``weights``: ``{component: weight >= 0}``; components not named weigh
         1.0, components that were not compared are left out. Computed with
@@ -166,7 +208,7 @@ class DiffReport:
         Raises:
             ValueError: an unknown component name or a negative weight.
         """
-        components: dict[str, float] = self.structural_diff.get("components") or {}
+        components: dict[str, float] = self.details.get("components") or {}
         weights = dict(weights or {})
         for key, value in weights.items():
             if key not in COMPONENTS:
@@ -257,11 +299,11 @@ class _Renderer:
     def __init__(self, report: DiffReport, color: bool) -> None:
         self.r = report
         self.color = color
-        self.failed = set(report.failed_checks)
+        self.failed = {check_key(c) for c in report.failed_checks}
         self.out: list[str] = []
         #: gate="score" (the one-line form): only the score and the requests decide; the other
         #: sections are shown as "scored" (they feed the score) rather than ok / FAIL
-        self.scored = (report.structural_diff.get("settings") or {}).get("gate") == "score"
+        self.scored = (report.details.get("settings") or {}).get("gate") == "score"
 
     # helpers
     def status(self, ok: bool, *, decides: bool = False) -> str:
@@ -292,7 +334,7 @@ class _Renderer:
                 f"[agentsnap] {who}FAILED — failed checks: {', '.join(r.failed_checks)}"
             )
             self.add(_paint(head, _BOLD + _RED, self.color))
-        sd = r.structural_diff
+        sd = r.details
         self.structural(sd.get("tools"), sd.get("llm_calls"))
         self.args(sd.get("tools"), sd.get("settings") or {})
         self.model_tools(sd.get("model_tools"))
@@ -385,7 +427,7 @@ class _Renderer:
             self.add(line, indent)
 
     def entries(self, check: str) -> list[dict[str, Any]]:
-        return [d for d in self.r.argument_diffs if d.get("check") == check]
+        return [d for d in self.r.changes if d.get("check") == check]
 
     def args(self, tools: dict[str, Any] | None, settings: dict[str, Any]) -> None:
         entries = self.entries("arguments")
@@ -490,6 +532,6 @@ class _Renderer:
                 if now is not None:
                     self.add(f"now: {now!r}", 2)
             hint_lines = {h.get("message") for h in info.get("hints") or []}
-            for reason in self.r.semantic_reasons.get(key) or []:
+            for reason in self.r.reasons.get(key) or []:
                 label = "hint" if reason in hint_lines else "reason"
                 self.add(f"{label}: {reason}", 2)

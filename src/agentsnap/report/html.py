@@ -34,6 +34,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from ..diff.report import check_key
 from ._entries import STATES
 
 __all__ = ["format_value", "render", "timeline", "word_diff"]
@@ -221,7 +222,7 @@ def _index_by_step(trace: Sequence[Mapping[str, Any]]) -> dict[Any, int]:
 
 def _structure(golden_trace: Sequence[Mapping[str, Any]], new_trace: Sequence[Mapping[str, Any]], report: Mapping[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
     """The ``tools`` and ``llm_calls`` sections: the report's, else computed the same way."""
-    sd = (report or {}).get("structural_diff") or {}
+    sd = (report or {}).get("details") or {}
     tools, llm = sd.get("tools"), sd.get("llm_calls")
     if not tools or "golden_steps" not in tools:
         from ..diff.structural import sequence_diff, tool_calls
@@ -245,7 +246,7 @@ def timeline(golden: Mapping[str, Any] | None, new: Mapping[str, Any] | None, re
     g_trace = list((golden or {}).get("trace") or [])
     n_trace = list((new or {}).get("trace") or [])
     g_pos, n_pos = _index_by_step(g_trace), _index_by_step(n_trace)
-    diffs = list((report or {}).get("argument_diffs") or [])
+    diffs = list((report or {}).get("changes") or [])
     semantic = (report or {}).get("semantic_scores") or {}
     tools, llm = _structure(g_trace, n_trace, report)
 
@@ -272,7 +273,7 @@ def timeline(golden: Mapping[str, Any] | None, new: Mapping[str, Any] | None, re
 
     # llm calls, by position
     g_llm, n_llm = llm.get("golden_steps") or [], llm.get("new_steps") or []
-    model_ops = (((report or {}).get("structural_diff") or {}).get("model_tools") or {}).get("ops") or []
+    model_ops = (((report or {}).get("details") or {}).get("model_tools") or {}).get("ops") or []
     g_texts = {s.get("step", i): s for i, s in enumerate(g_trace)}
     n_texts = {s.get("step", i): s for i, s in enumerate(n_trace)}
     for i in range(min(len(g_llm), len(n_llm))):
@@ -377,7 +378,7 @@ def _request_position(diff: Mapping[str, Any], g_llm: Sequence[Any], g_steps: Ma
 
 
 def _model_tools(report: Mapping[str, Any] | None, golden: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    section = ((report or {}).get("structural_diff") or {}).get("model_tools")
+    section = ((report or {}).get("details") or {}).get("model_tools")
     if section is None:
         if not golden and not new:
             return None
@@ -395,7 +396,7 @@ def _model_tools(report: Mapping[str, Any] | None, golden: Mapping[str, Any] | N
             g_marks[op["golden_index"]] = kind
         if kind in ("replace", "insert") and isinstance(op.get("new_index"), int) and op["new_index"] < len(n_marks):
             n_marks[op["new_index"]] = kind
-    changed_args = {d.get("index") for d in (report or {}).get("argument_diffs") or [] if d.get("check") == "model_tool_args"}
+    changed_args = {d.get("index") for d in (report or {}).get("changes") or [] if d.get("check") == "model_tool_args"}
     aligned = {gi: ni for gi, ni in section.get("aligned") or []}
     for gi in changed_args:
         if isinstance(gi, int) and gi < len(g_marks):
@@ -406,7 +407,7 @@ def _model_tools(report: Mapping[str, Any] | None, golden: Mapping[str, Any] | N
     entries = [
         {"index": d.get("index"), "tool": d.get("tool"), "golden_step": d.get("golden_step"), "new_step": d.get("new_step"),
          "changes": [_change_view(c) for c in d.get("changes") or []]}
-        for d in (report or {}).get("argument_diffs") or [] if d.get("check") == "model_tool_args"
+        for d in (report or {}).get("changes") or [] if d.get("check") == "model_tool_args"
     ]
     return {
         "compared": section.get("compared", True) is not False,
@@ -422,13 +423,13 @@ def _model_tools(report: Mapping[str, Any] | None, golden: Mapping[str, Any] | N
 def _semantic(report: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     if not report:
         return []
-    details = ((report.get("structural_diff") or {}).get("semantic")) or {}
-    failed = set(report.get("failed_checks") or [])
+    details = ((report.get("details") or {}).get("semantic")) or {}
+    failed = {check_key(c) for c in report.get("failed_checks") or []}
     rows = []
     for key, score in (report.get("semantic_scores") or {}).items():
         info = details.get(key) or {}
         hint_messages = {h.get("message") for h in info.get("hints") or []}
-        reasons = list((report.get("semantic_reasons") or {}).get(key) or [])
+        reasons = list((report.get("reasons") or {}).get(key) or [])
         rows.append({
             "check": key,
             "score": _pct(score),
@@ -523,7 +524,7 @@ def _view(entry: Mapping[str, Any], index: int) -> dict[str, Any]:
         return view
     golden, new = entry.get("golden"), entry.get("new")
     semantic = _semantic(report)
-    sd = (report or {}).get("structural_diff") or {}
+    sd = (report or {}).get("details") or {}
     llm = sd.get("llm_calls") or {}
     tools = sd.get("tools") or {}
     view.update({

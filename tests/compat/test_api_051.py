@@ -1,0 +1,62 @@
+"""agentsnap 0.5.1's documented Python API, as code written against it calls it."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+import agentsnap
+from agentsnap import DiffConfig, DiffReport, compute_diff
+
+GOLDEN = {
+    "version": "1.1",
+    "trace": [
+        {"step": 0, "type": "llm_call", "messages": [{"role": "user", "content": "hi"}], "response": "Looking it up.",
+         "tool_requests": [{"name": "search", "args": {"query": "Python"}}]},
+        {"step": 1, "type": "tool_call", "name": "search", "args": {"query": "Python", "timestamp": 1}, "result": "r"},
+    ],
+    "output": "Python is a programming language.",
+}
+
+
+def test_tooladapter_is_exported_at_the_top_level() -> None:
+    from agentsnap import ToolAdapter
+    from agentsnap.adapters.tool import ToolAdapter as Same
+
+    assert ToolAdapter is Same and "ToolAdapter" in agentsnap.__all__
+
+
+def test_diffconfig_has_051s_fields_and_defaults() -> None:
+    fields = {f.name: f.default for f in dataclasses.fields(DiffConfig) if f.default is not dataclasses.MISSING}
+    assert fields == {"semantic_threshold": 0.92, "llm_threshold": None, "structural_tolerance": 0,
+                      "structural_threshold": 0.8, "judge": None, "compare_llm_requests": False}
+    assert DiffConfig().ignored_fields == []
+    assert DiffConfig().resolved_llm_threshold() == 0.75
+    assert DiffConfig(judge=object()).resolved_llm_threshold() == 0.40
+
+
+def test_051_call_form_of_compute_diff_with_a_config() -> None:
+    trace = [dict(GOLDEN["trace"][0]), {**GOLDEN["trace"][1], "args": {"query": "Python", "timestamp": 2}}]
+    report = compute_diff(GOLDEN, trace, "Python is a programming language.", config=DiffConfig(ignored_fields=["timestamp"]))
+    assert report.passed is True and report.failed_checks == []
+    strict = compute_diff(GOLDEN, trace, "Python is a programming language.", config=DiffConfig())
+    assert strict.failed_checks == ["arguments"]
+    assert list(strict.argument_diffs) == ["search[0]"]
+    assert strict.argument_diffs["search[0]"]["changed"] == {"timestamp": [1, 2]}
+    # the thresholds come from the config: just above the output's score fails, just below passes
+    other = "Python is a large snake."
+    score = compute_diff(GOLDEN, trace, other, config=DiffConfig(ignored_fields=["timestamp"])).semantic_scores["output"]
+    assert 0.05 < score < 0.95
+    above = DiffConfig(ignored_fields=["timestamp"], semantic_threshold=score + 0.01)
+    below = DiffConfig(ignored_fields=["timestamp"], semantic_threshold=score - 0.01)
+    assert compute_diff(GOLDEN, trace, other, config=above).failed_checks == ["semantic:output"]
+    assert compute_diff(GOLDEN, trace, other, config=below, normalize=True).passed
+    with pytest.raises(TypeError, match="config must be a DiffConfig"):
+        compute_diff(GOLDEN, trace, other, config={"semantic_threshold": 0.5})
+
+
+def test_a_report_built_by_hand_as_051_code_does() -> None:
+    report = DiffReport(passed=True, semantic_scores={"output": 1.0})
+    assert report.passed and report.structural_diff is None and report.argument_diffs == {}
+    assert str(report).splitlines()[0] == "[agentsnap] PASSED — all checks ok"
