@@ -79,6 +79,11 @@ def record(fn: Callable[[], Any]) -> tuple[Any, list[dict[str, Any]]]:
     return result, rec.trace.steps()
 
 
+def replaying(steps: list[dict[str, Any]]) -> Recording:
+    """A replay recording of ``steps`` (socket guard on), for ``with``."""
+    return Recording("replay", cassette=Cassette(steps, name="transport-test"))
+
+
 def replay(steps: list[dict[str, Any]], fn: Callable[[], Any]) -> tuple[Any, Recording]:
     """Run ``fn`` replaying ``steps`` (socket guard on): ``(its result, the recording)``."""
     with Recording("replay", cassette=Cassette(steps, name="transport-test")) as rec:
