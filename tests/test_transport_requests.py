@@ -126,3 +126,27 @@ def test_a_requests_call_is_captured_once_not_again_by_http_client(fake_openai: 
     with Recording("capture") as rec:
         _post(url, kit.openai_body(), kit.OPENAI_HEADERS)
     assert len(rec.trace.exchanges) == 1
+
+
+def test_a_stream_closed_early_is_recorded_incomplete_and_replays_its_start(fake_openai: FakeOpenAI, offline: Offline) -> None:
+    fake_openai.script(stream_text_reply(["one ", "two ", "three ", "four"]))
+    url = fake_openai.base_url + "/chat/completions"
+
+    def run() -> list[str]:
+        with requests.post(url, data=kit.openai_body(stream=True), headers=kit.OPENAI_HEADERS, stream=True, timeout=5) as resp:
+            lines = []
+            for line in resp.iter_lines(decode_unicode=True):
+                if line:
+                    lines.append(line)
+                if len(lines) == 2:
+                    break
+            return lines
+
+    with Recording("capture") as rec:
+        live = run()
+    [exchange] = rec.trace.exchanges
+    assert exchange.complete is False and len(live) == 2
+    fake_openai.stop()
+    with offline():
+        again, _ = kit.replay(rec.trace.steps(), run)
+    assert again == live
