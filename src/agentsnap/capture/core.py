@@ -411,8 +411,11 @@ def _text(value: Any) -> str:
 def recognise(request: Any) -> ProviderSpec | None:
     """The provider spec ``request`` belongs to, or None (the request passes untouched).
 
-    The one place every transport asks :func:`agentsnap.capture.spec.classify`
-    (``request``: an httpx/httpx2 ``Request`` or a :class:`WireRequest`).
+    The one place the transport adapters (:mod:`agentsnap.capture.transports`)
+    ask :func:`agentsnap.capture.spec.classify` (``request``: a
+    :class:`WireRequest`, read like an ``httpx.Request``). The httpx wrappers
+    (:mod:`agentsnap.capture.send`) call ``classify`` by that module's name, as
+    before, so what wraps it there keeps working.
     """
     return classify(request)
 

@@ -42,11 +42,10 @@ from .core import (  # noqa: F401 - encode_body, decode_body, _request_record, _
     owned,
     record_error,
     record_read_body,
-    recognise,
     take_recorded,
 )
 from .core import _chunk_bytes
-from .spec import ProviderSpec
+from .spec import ProviderSpec, classify
 
 __all__ = ["send_wrapper", "async_send_wrapper"]
 
@@ -216,7 +215,7 @@ def send_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ..
     if recording is None:
         return wrapped(*args, **kwargs)
     request, stream = _extract(args, kwargs)
-    spec = recognise(request)
+    spec = classify(request)  # looked up here, so a test (or a user) can wrap it
     if spec is None:
         return wrapped(*args, **kwargs)
     scope = getattr(recording, "adapter_scope", None)
@@ -244,7 +243,7 @@ async def async_send_wrapper(wrapped: Callable[..., Any], instance: Any, args: t
     if recording is None:
         return await wrapped(*args, **kwargs)
     request, stream = _extract(args, kwargs)
-    spec = recognise(request)
+    spec = classify(request)  # looked up here, so a test (or a user) can wrap it
     if spec is None:
         return await wrapped(*args, **kwargs)
     scope = getattr(recording, "adapter_scope", None)
