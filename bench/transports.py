@@ -65,8 +65,17 @@ try:
     EXTRA = [("lm15", lm15_call)]
 except ImportError:
     EXTRA = []
+import httpx
+
+hclient = httpx.Client()
+
+
+def httpx_call(body):  # the httpx hook, for reference
+    return hclient.post(URL, content=body, headers=kit.OPENAI_HEADERS).content
+
+
 rows = []
-for name, fn in (("urllib", urllib_call), ("requests", requests_call), ("aiohttp", aiohttp_call), *EXTRA):
+for name, fn in (("httpx", httpx_call), ("urllib", urllib_call), ("requests", requests_call), ("aiohttp", aiohttp_call), *EXTRA):
     for label, body in (("json", BODY), ("sse", SBODY)):
         fn(body)  # warm
         rec = Recording("capture").start(); _trace.deactivate(rec)
