@@ -13,8 +13,9 @@ plain socket, as lm15 does — so nothing but the lm15 hook can see it.
 from __future__ import annotations
 
 import socket
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any
 from urllib.parse import urlsplit
 
 
@@ -48,10 +49,10 @@ class TransportResponse:
     def read(self) -> bytes:
         return b"".join(self)
 
-    def __enter__(self) -> "TransportResponse":
+    def __enter__(self) -> TransportResponse:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self._release(False)
 
 

@@ -8,8 +8,9 @@ import asyncio
 import gzip
 import json
 import threading
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 

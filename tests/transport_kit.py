@@ -9,7 +9,8 @@ whichever library sends them.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from agentsnap.capture import Recording
 from agentsnap.replay import Cassette

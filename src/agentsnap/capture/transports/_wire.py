@@ -8,7 +8,8 @@ import builtins
 import http
 import http.client
 import io
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 class Dechunker:

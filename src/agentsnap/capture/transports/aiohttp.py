@@ -27,7 +27,8 @@ from __future__ import annotations
 import inspect
 import types
 import urllib.parse
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ... import trace as _trace
 from .. import core
