@@ -14,13 +14,18 @@ import pytest
 
 aiohttp = pytest.importorskip("aiohttp")
 
-from agentsnap.capture import Recording  # noqa: E402
-from agentsnap.exceptions import ReplayMissError  # noqa: E402
-from agentsnap.replay import Cassette  # noqa: E402
-from tests import fake_anthropic as fa  # noqa: E402
-from tests import transport_kit as kit  # noqa: E402
-from tests.fake_provider import FakeOpenAI, error_reply, stream_tool_calls_reply, text_reply  # noqa: E402
-from tests.offline import Offline  # noqa: E402
+from agentsnap.capture import Recording
+from agentsnap.exceptions import ReplayMissError
+from agentsnap.replay import Cassette
+from tests import fake_anthropic as fa
+from tests import transport_kit as kit
+from tests.fake_provider import (
+    FakeOpenAI,
+    error_reply,
+    stream_tool_calls_reply,
+    text_reply,
+)
+from tests.offline import Offline
 
 
 async def _post(url: str, *, json_body: Any = None, data: bytes | None = None, headers: dict[str, str],

@@ -8,11 +8,13 @@ import asyncio
 import gzip
 import json
 import threading
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
+from agentsnap.capture import Recording
 from tests import transport_kit as kit
 from tests.offline import Offline
 
@@ -133,3 +135,46 @@ def test_urllib_gzip_is_stored_decoded_and_served_without_the_encoding(gzip_serv
     with offline():
         again, _ = kit.replay(steps, run)
     assert again == live
+
+
+class _CloseDelimitedHandler(BaseHTTPRequestHandler):
+    """HTTP/1.0-style: no Content-Length, no chunking, the body ends when the connection closes."""
+
+    protocol_version = "HTTP/1.0"
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(json.dumps(COMPLETION).encode())
+
+
+def test_a_close_delimited_body_read_whole_is_recorded_complete(offline: Offline) -> None:
+    import http.client
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _CloseDelimitedHandler)
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+    port = server.server_address[1]
+
+    def run() -> Any:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        conn.request("POST", "/v1/chat/completions", kit.openai_body(), kit.OPENAI_HEADERS)
+        resp = conn.getresponse()
+        assert resp.length is None and not resp.chunked
+        return json.loads(resp.read())
+
+    with Recording("capture") as rec:
+        live = run()
+    server.shutdown()
+    server.server_close()
+    [exchange] = rec.trace.exchanges
+    assert live == COMPLETION and exchange.complete is True and exchange.response["body"] == COMPLETION
+    with offline():
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        with kit.replaying(rec.trace.steps()):
+            conn.request("POST", "/v1/chat/completions", kit.openai_body(), kit.OPENAI_HEADERS)
+            assert json.loads(conn.getresponse().read()) == COMPLETION

@@ -15,13 +15,19 @@ import pytest
 requests = pytest.importorskip("requests")
 urllib3 = pytest.importorskip("urllib3")
 
-from agentsnap.capture import Recording  # noqa: E402
-from agentsnap.exceptions import ReplayMissError  # noqa: E402
-from agentsnap.replay import Cassette  # noqa: E402
-from tests import fake_anthropic as fa  # noqa: E402
-from tests import transport_kit as kit  # noqa: E402
-from tests.fake_provider import FakeOpenAI, error_reply, stream_text_reply, stream_tool_calls_reply, text_reply  # noqa: E402
-from tests.offline import Offline  # noqa: E402
+from agentsnap.capture import Recording
+from agentsnap.exceptions import ReplayMissError
+from agentsnap.replay import Cassette
+from tests import fake_anthropic as fa
+from tests import transport_kit as kit
+from tests.fake_provider import (
+    FakeOpenAI,
+    error_reply,
+    stream_text_reply,
+    stream_tool_calls_reply,
+    text_reply,
+)
+from tests.offline import Offline
 
 
 def _post(url: str, body: bytes, headers: dict[str, str], *, stream: bool = False) -> Any:
@@ -126,3 +132,27 @@ def test_a_requests_call_is_captured_once_not_again_by_http_client(fake_openai: 
     with Recording("capture") as rec:
         _post(url, kit.openai_body(), kit.OPENAI_HEADERS)
     assert len(rec.trace.exchanges) == 1
+
+
+def test_a_stream_closed_early_is_recorded_incomplete_and_replays_its_start(fake_openai: FakeOpenAI, offline: Offline) -> None:
+    fake_openai.script(stream_text_reply(["one ", "two ", "three ", "four"]))
+    url = fake_openai.base_url + "/chat/completions"
+
+    def run() -> list[str]:
+        with requests.post(url, data=kit.openai_body(stream=True), headers=kit.OPENAI_HEADERS, stream=True, timeout=5) as resp:
+            lines = []
+            for line in resp.iter_lines(decode_unicode=True):
+                if line:
+                    lines.append(line)
+                if len(lines) == 2:
+                    break
+            return lines
+
+    with Recording("capture") as rec:
+        live = run()
+    [exchange] = rec.trace.exchanges
+    assert exchange.complete is False and len(live) == 2
+    fake_openai.stop()
+    with offline():
+        again, _ = kit.replay(rec.trace.steps(), run)
+    assert again == live

@@ -21,7 +21,12 @@ from agentsnap.exceptions import ReplayMissError
 from agentsnap.replay import Cassette
 from tests import fake_anthropic as fa
 from tests import transport_kit as kit
-from tests.fake_provider import FakeOpenAI, error_reply, stream_tool_calls_reply, text_reply
+from tests.fake_provider import (
+    FakeOpenAI,
+    error_reply,
+    stream_tool_calls_reply,
+    text_reply,
+)
 from tests.offline import Offline
 
 
@@ -128,12 +133,10 @@ def test_a_changed_request_is_a_replay_miss_not_a_connection_error(fake_openai: 
 
 
 def test_a_request_no_spec_recognises_passes_through_uncaptured(fake_openai: FakeOpenAI) -> None:
-    fake_openai.script(text_reply("plain"))
-    url = fake_openai.base_url + "/chat/completions"
-    # not chat-completions-shaped (no model, no messages) and no SDK User-Agent: no spec claims it
-    body = json.dumps({"query": "Weather in Paris?"}).encode()
-    live, steps = kit.record(lambda: _urlopen(url, body, {"Content-Type": "application/json", "User-Agent": "my-script/1"}))
-    assert live[0] == 200 and json.loads(live[2])["choices"][0]["message"]["content"] == "plain"
+    """Not an LLM call by any rule (another path, a script's User-Agent): sent for real, not stored."""
+    url = fake_openai.origin + "/v1/files"
+    live, steps = kit.record(lambda: _urlopen(url, b'{"purpose": "none"}', {"Content-Type": "application/json", "User-Agent": "my-script/1"}))
+    assert live[0] == 404 and "only serves" in json.loads(live[2])["error"]["message"]  # the server answered
     assert steps == []
 
 

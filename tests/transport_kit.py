@@ -9,7 +9,8 @@ whichever library sends them.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from agentsnap.capture import Recording
 from agentsnap.replay import Cassette
@@ -77,6 +78,11 @@ def record(fn: Callable[[], Any]) -> tuple[Any, list[dict[str, Any]]]:
     with Recording("capture") as rec:
         result = fn()
     return result, rec.trace.steps()
+
+
+def replaying(steps: list[dict[str, Any]]) -> Recording:
+    """A replay recording of ``steps`` (socket guard on), for ``with``."""
+    return Recording("replay", cassette=Cassette(steps, name="transport-test"))
 
 
 def replay(steps: list[dict[str, Any]], fn: Callable[[], Any]) -> tuple[Any, Recording]:

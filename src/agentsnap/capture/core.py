@@ -31,7 +31,8 @@ import json
 import re
 import threading
 import time
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 from urllib.parse import urlsplit
 
 from .. import trace as _trace
@@ -43,19 +44,19 @@ from .spec import ProviderSpec, classify, explain_miss
 
 __all__ = [
     "WireRequest",
-    "recognise",
     "begin",
-    "take_recorded",
-    "record_read_body",
-    "record_error",
     "body_sink",
-    "replay_headers",
-    "stored_body_bytes",
+    "decode_body",
+    "encode_body",
+    "kept_headers",
     "owned",
     "owner",
-    "encode_body",
-    "decode_body",
-    "kept_headers",
+    "recognise",
+    "record_error",
+    "record_read_body",
+    "replay_headers",
+    "stored_body_bytes",
+    "take_recorded",
 ]
 
 # headers that describe the stored encoding of a body, not the body itself
@@ -330,7 +331,7 @@ def _chunk_bytes(chunk: Any) -> bytes:
 class _Headers:
     """Case-insensitive, multi-valued request headers (the read side of ``httpx.Headers``)."""
 
-    __slots__ = ("_items", "_index")
+    __slots__ = ("_index", "_items")
 
     def __init__(self, items: Iterable[tuple[Any, Any]]) -> None:
         self._items = [(_text(k), _text(v)) for k, v in items]
@@ -367,7 +368,7 @@ class _Headers:
 class _URL:
     """The parts of a URL that recognition and the stored request read (like ``httpx.URL``)."""
 
-    __slots__ = ("scheme", "host", "port", "path", "query", "_text")
+    __slots__ = ("_text", "host", "path", "port", "query", "scheme")
 
     def __init__(self, url: str) -> None:
         parts = urlsplit(url)
@@ -389,7 +390,7 @@ class WireRequest:
     request; reads like an ``httpx.Request``, so the same recognition and
     storage serve every library."""
 
-    __slots__ = ("method", "url", "headers", "content")
+    __slots__ = ("content", "headers", "method", "url")
 
     def __init__(self, method: str, url: str, headers: Iterable[tuple[Any, Any]], content: bytes | None) -> None:
         self.method = _text(method).upper()

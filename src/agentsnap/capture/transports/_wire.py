@@ -8,7 +8,8 @@ import builtins
 import http
 import http.client
 import io
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 class Dechunker:
@@ -100,8 +101,11 @@ class TeeFile:
             self._ended = True
             self._on_close(complete)
 
-    def read(self, n: int = -1) -> bytes:
-        return self._seen(self._inner.read(n))
+    def read(self, n: int | None = -1) -> bytes:
+        data = self._seen(self._inner.read(n))
+        if n is None or n < 0:  # read to EOF: the body ends here (a close-delimited body has no empty read after)
+            self._end(True)
+        return data
 
     def read1(self, n: int = -1) -> bytes:
         return self._seen(self._inner.read1(n))

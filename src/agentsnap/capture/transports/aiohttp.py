@@ -27,7 +27,8 @@ from __future__ import annotations
 import inspect
 import types
 import urllib.parse
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ... import trace as _trace
 from .. import core
@@ -88,11 +89,12 @@ def _request_body(session: Any, data: Any, json_value: Any) -> tuple[bytes | Non
 def _wire_request(session: Any, method: str, str_or_url: Any, kwargs: dict[str, Any]) -> tuple[core.WireRequest | None, Any]:
     from aiohttp import hdrs
     from aiohttp.http import SERVER_SOFTWARE
+    from yarl import URL
 
     body, implied_type = _request_body(session, kwargs.get("data"), kwargs.get("json"))
     if body is None:
         return None, None
-    url = session._build_url(str_or_url) if hasattr(session, "_build_url") else __import__("yarl").URL(str_or_url)
+    url = session._build_url(str_or_url) if hasattr(session, "_build_url") else URL(str_or_url)
     params = kwargs.get("params")
     if params:
         url = url.extend_query(params)

@@ -20,13 +20,14 @@ library: lm15 speaks HTTP/1.1 over ``socket`` itself (``_sync.py`` /
 from __future__ import annotations
 
 import sys
-from typing import Any, AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
 
 from ... import trace as _trace
 from .. import core
 from . import _wire
 
-__all__ = ["patch_sync", "patch_async", "stream_wrapper", "async_stream_wrapper"]
+__all__ = ["async_stream_wrapper", "patch_async", "patch_sync", "stream_wrapper"]
 
 
 def _package(module: Any) -> Any:

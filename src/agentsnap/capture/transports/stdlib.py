@@ -27,13 +27,14 @@ from __future__ import annotations
 
 import http.client
 import socket
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ... import trace as _trace
 from .. import core
 from . import _wire
 
-__all__ = ["patch", "request_wrapper", "getresponse_wrapper"]
+__all__ = ["getresponse_wrapper", "patch", "request_wrapper"]
 
 _PENDING = "_agentsnap_pending"
 

@@ -22,7 +22,8 @@ it runs before any connection is taken from the pool, so replay opens none.
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ... import trace as _trace
 from .. import core
