@@ -432,6 +432,7 @@ def forget_secrets() -> None:
     """Forget every remembered credential (tests; a new process starts empty)."""
     global _known
     _known = _Known(version=_known.version + 1)
+    _seen_values.clear()
 
 
 def remembered() -> frozenset[str]:
@@ -450,18 +451,44 @@ def remember_credentials(headers: Any = (), url: Any = None) -> None:
     ``password`` or ``auth``. ``url``: secret query parameters (``key``, ``api_key``,
     ``access_token`` … as :func:`scrub_url` masks them) and ``user:password@``.
     """
-    items = headers.items() if hasattr(headers, "items") and not hasattr(headers, "multi_items") else (
-        headers.multi_items() if hasattr(headers, "multi_items") else headers)
+    raw = getattr(headers, "raw", None)  # httpx.Headers: the (bytes, bytes) pairs, nothing decoded
+    if isinstance(raw, list):
+        items: Any = raw
+    elif hasattr(headers, "multi_items"):
+        items = headers.multi_items()
+    elif hasattr(headers, "items"):
+        items = headers.items()
+    else:
+        items = headers
+    names = _cred_names
     for name, value in items:
-        if isinstance(name, bytes):
-            name = name.decode("latin-1")
-        if isinstance(value, bytes):
-            value = value.decode("latin-1")
-        low = str(name).lower()
-        if low in _CRED_HEADERS or any(part in low for part in _CRED_PARTS):
-            _remember_header(low, str(value))
+        credential = names.get(name)
+        if credential is None:
+            text = name.decode("latin-1") if isinstance(name, bytes) else str(name)
+            low = text.lower()
+            credential = names[name] = low if (low in _CRED_HEADERS or any(part in low for part in _CRED_PARTS)) else ""
+            if len(names) > 4096:
+                names.clear()
+        if credential:
+            if value in _seen_values:
+                continue  # the same credential as the last requests: nothing new (the common case)
+            _seen_values.add(value)
+            _remember_header(credential, value.decode("latin-1") if isinstance(value, bytes) else str(value))
     if url is not None:
+        query = getattr(url, "query", None)
+        userinfo = getattr(url, "userinfo", None)
+        if query is not None and userinfo is not None:  # an httpx.URL
+            if (not query and not userinfo) or (query, userinfo) in _seen_values:
+                return  # neither a query nor user:password@, or the same as a request before
+            if len(_seen_values) < 100_000:
+                _seen_values.add((query, userinfo))
         _remember_url(str(url))
+
+
+#: header name (as sent) -> its lower-case form when it carries a credential, else ""
+_cred_names: dict[Any, str] = {}
+#: credential header values already read (raw, as sent)
+_seen_values: set[Any] = set()
 
 
 def _remember_header(name: str, value: str) -> None:
@@ -488,6 +515,10 @@ def _remember_header(name: str, value: str) -> None:
 def _remember_url(url: str) -> None:
     if "?" not in url and "@" not in url:
         return
+    if url in _seen_values:
+        return
+    if len(_seen_values) < 100_000:
+        _seen_values.add(url)
     try:
         parts = urlsplit(url)
     except ValueError:
