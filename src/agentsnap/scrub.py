@@ -16,6 +16,19 @@ It never runs on load: a stored snapshot is served as it is.
 
 What is replaced by ``<redacted>``:
 
+* every credential a request of this process carried (remembered by
+  :func:`remember_credentials`, which the send wrappers call with each
+  request's headers and URL before anything of it is stored), wherever its
+  value appears, in each form :func:`secret_forms` lists (plain,
+  JSON-escaped, URL-encoded, base64 at any alignment): one Aho-Corasick pass
+  (``ahocorasick-rs``) over the text for all of them at once;
+* the shapes of other credentials — URL passwords (``scheme://user:PASSWORD@``),
+  AWS secret keys and session tokens (``aws_secret_access_key = …``,
+  ``"SecretAccessKey"`` / ``"SessionToken"`` JSON keys), and the credential
+  kinds of detect-secrets' plugin set (Slack, Stripe, GitLab, npm, SendGrid,
+  PEM private keys), written here as expressions: detect-secrets itself scans
+  line by line with every plugin plus entropy checks, far too slow to run on
+  every request, and it would bring its own dependencies;
 * token shapes, wherever they appear in text: OpenAI ``sk-…`` / ``sk-proj-…``,
   Anthropic ``sk-ant-…``, Google ``AIza…``, Groq ``gsk_…``, Hugging Face
   ``hf_…``, GitHub ``ghp_…`` and friends, AWS access key ids, JWTs, and the
@@ -37,8 +50,10 @@ What is replaced by ``<redacted>``:
 * in a streamed response, any of the above sent in pieces across events (the
   deltas of one field joined first, :func:`scrub_chunks`).
 
-Not scrubbed: bytes that are not text (stored as base64 envelopes) and a
-snapshot's ``name`` (the test's node id, by which the file is found).
+Bytes that are not text (uploads, non-UTF-8 bodies, bytes in tool values) are
+scrubbed in place by :func:`scrub_bytes` (same length, ``*``) before they are
+stored as base64 envelopes or side files. Not scrubbed: a snapshot's ``name``
+(the test's node id, by which the file is found).
 
 Idempotence: a placeholder is never matched again — every text rule runs on
 the pieces between existing placeholders, to a fixed point — so
