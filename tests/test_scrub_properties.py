@@ -203,7 +203,12 @@ def test_property_a_secret_the_server_echoes_never_reaches_a_file(secret: str, b
     """The real openai SDK over a real loopback server: the key it sent echoed in the body, an error body, a stream split anywhere."""
     import openai
 
-    from tests.fake_provider import FakeOpenAI, error_reply, stream_text_reply, text_reply
+    from tests.fake_provider import (
+        FakeOpenAI,
+        error_reply,
+        stream_text_reply,
+        text_reply,
+    )
 
     assume(not any(c in before + after for c in "\r\n\x00"))
     scrub.forget_secrets()

@@ -142,9 +142,13 @@ def _split_events(reply: Any, marker: str, head: str, tail: str) -> Any:
 def test_openai_compatible_key_echoed_everywhere_is_kept_out(tmp_path: Path, provider: str) -> None:
     import openai
 
-    from tests.fake_provider import FakeOpenAI, error_reply, stream_text_reply, text_reply
-
     from tests.fake_openai_extra import FakeGroq
+    from tests.fake_provider import (
+        FakeOpenAI,
+        error_reply,
+        stream_text_reply,
+        text_reply,
+    )
 
     class FakeAzure(FakeOpenAI):
         routes = (("POST", "/v1/deployments/gpt-4o-mini/chat/completions"),)
@@ -199,7 +203,12 @@ def test_openai_compatible_key_echoed_everywhere_is_kept_out(tmp_path: Path, pro
 def test_anthropic_key_echoed_everywhere_is_kept_out(tmp_path: Path) -> None:
     import anthropic
 
-    from tests.fake_anthropic import FakeAnthropic, error_reply, stream_text_reply, text_reply
+    from tests.fake_anthropic import (
+        FakeAnthropic,
+        error_reply,
+        stream_text_reply,
+        text_reply,
+    )
 
     key = SHAPES["anthropic"]
     cut = len(key) // 2
