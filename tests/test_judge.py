@@ -293,13 +293,13 @@ FIXTURE_TESTS = textwrap.dedent(
     import pytest
     from agentsnap import AgentRegressionError, Snapshot, SnapshotStore
 
-    def _golden(snapshot):
+    def _golden(snapshot, name):
         SnapshotStore(snapshot._session.settings.snapshot_path).save(
-            Snapshot(name="judged", output="The meeting is on Thursday at 3pm.", approved=True)
+            Snapshot(name=name, output="The meeting is on Thursday at 3pm.", approved=True)
         )
 
     def test_judge_is_on_when_a_key_resolves(snapshot):
-        _golden(snapshot)
+        _golden(snapshot, "judged")
         with pytest.raises(AgentRegressionError) as err:
             with snapshot.assert_agent("judged") as a:
                 a.output = "The meeting is on Thursday at 5pm."
@@ -309,8 +309,8 @@ FIXTURE_TESTS = textwrap.dedent(
         assert report.reasons["output"][0] == "judge: The time changed."
 
     def test_judge_false_forces_embeddings(snapshot):
-        _golden(snapshot)
-        with snapshot.assert_agent("judged", judge=False, embedding_backend="lexical") as a:
+        _golden(snapshot, "judged-lexical")  # (one snapshot name per test)
+        with snapshot.assert_agent("judged-lexical", judge=False, embedding_backend="lexical") as a:
             a.output = "The meeting is on Thursday at 3pm!"
         assert a.report.backend == "lexical"
     """

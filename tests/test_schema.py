@@ -94,7 +94,7 @@ BAD = [
     (("trace", 0, "messages"), "hi", "$.trace[0].messages", "Expected `array | null`, got `str`"),
     (("approved",), "false", "$.approved", "Expected `bool | null`, got `str`"),
     (("trace", 0, "exchange", "request"), "POST /v1/chat/completions", "$.trace[0].exchange.request", "Expected `object`, got `str`"),
-    (("trace", 1, "name"), 3, "$.trace[1].name", "Expected `str`, got `int`"),
+    (("trace", 1, "name"), 3, "$.trace[1].name", "Expected `str | null`, got `int`"),
     (("trace", 0, "type"), "llm-call", "$.trace[0].type", "Invalid value 'llm-call' (a step's type is one of llm_call, tool_call, http)"),
     (("trace", 2, "exchange", "response", "chunks"), ["ok", {"$bytes_b64": 5}], "$.trace[2].exchange.response.chunks[1].$bytes_b64", "Expected `str`, got `int`"),
 ]

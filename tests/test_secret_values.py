@@ -142,9 +142,13 @@ def _split_events(reply: Any, marker: str, head: str, tail: str) -> Any:
 def test_openai_compatible_key_echoed_everywhere_is_kept_out(tmp_path: Path, provider: str) -> None:
     import openai
 
-    from tests.fake_provider import FakeOpenAI, error_reply, stream_text_reply, text_reply
-
     from tests.fake_openai_extra import FakeGroq
+    from tests.fake_provider import (
+        FakeOpenAI,
+        error_reply,
+        stream_text_reply,
+        text_reply,
+    )
 
     class FakeAzure(FakeOpenAI):
         routes = (("POST", "/v1/deployments/gpt-4o-mini/chat/completions"),)
@@ -199,7 +203,12 @@ def test_openai_compatible_key_echoed_everywhere_is_kept_out(tmp_path: Path, pro
 def test_anthropic_key_echoed_everywhere_is_kept_out(tmp_path: Path) -> None:
     import anthropic
 
-    from tests.fake_anthropic import FakeAnthropic, error_reply, stream_text_reply, text_reply
+    from tests.fake_anthropic import (
+        FakeAnthropic,
+        error_reply,
+        stream_text_reply,
+        text_reply,
+    )
 
     key = SHAPES["anthropic"]
     cut = len(key) // 2
@@ -442,3 +451,23 @@ def test_url_passwords_and_aws_credentials_in_tool_values_and_prompts_are_kept_o
     assert tools[0]["args"]["dsn"] == "postgresql://app:<redacted>@db.internal:5432/prod"
     assert tools[1]["result"]["Credentials"]["Expiration"] == "2026-12-01T00:00:00Z"
     assert tools[2]["result"] == "[default]\naws_secret_access_key = <redacted>\naws_session_token=<redacted>\n"
+
+
+def test_without_the_aho_corasick_wheel_the_regex_fallback_scrubs_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ahocorasick-rs is a compiled wheel: where it cannot be installed, one combined expression does the same job."""
+    import sys
+
+    key = SHAPES["cohere"]
+    text = "x" * 300 + f" key {key} and {base64.b64encode(key.encode()).decode()} and Bearer abcdefgh12345678 " + "y" * 300
+    scrub.remember_secret(key)
+    expected = scrub.scrub_text(text)
+    scrub.forget_secrets()
+    monkeypatch.setitem(sys.modules, "ahocorasick_rs", None)  # import fails
+    monkeypatch.setattr(scrub, "_prefilter", None)
+    scrub.remember_secret(key)
+    import re
+
+    assert isinstance(scrub._known.matcher, re.Pattern)
+    assert scrub.scrub_text(text) == expected and key not in expected
+    assert scrub._prefilter is False
+    assert scrub.scrub_bytes(key.encode()) == b"*" * len(key)

@@ -8,10 +8,11 @@ instead and gets back a score from 0.0 to 1.0 plus a one-sentence reason.
 Transport: one ``POST {base_url}/chat/completions`` per differing text pair
 (OpenAI-compatible chat completions: OpenRouter, OpenAI, Groq, Mistral, the
 OpenAI-compatible endpoints of Anthropic and Cohere, a local server …), made
-with the standard library's :mod:`urllib.request`. agentsnap's capture layer
-hooks the send methods of httpx and httpx2 only, so the judge's own calls are
-never recorded into the agent's trace and never served from a replay
-cassette (``tests/test_judge.py`` checks both). No SDK is imported.
+with the standard library's :mod:`urllib.request`, inside
+``agentsnap.capture.core.owned(INTERNAL)``: the capture transports (http.client
+included) leave it alone, so the judge's own calls are never recorded into the
+agent's trace and never served from a replay cassette, and the never-silent
+observer does not report them (``tests/test_judge.py`` checks both). No SDK is imported.
 
 Key resolution (:meth:`LLMJudge.from_env`): ``AGENTSNAP_JUDGE_API_KEY``,
 then the provider key matching ``judge_base_url`` from the one table
@@ -351,6 +352,7 @@ class LLMJudge:
         import urllib.request
 
         from . import __version__
+        from .capture.core import INTERNAL, owned  # the transports leave agentsnap's own requests alone
 
         url = f"{self.base_url}/chat/completions"
         data = json.dumps(body).encode("utf-8")
@@ -365,7 +367,7 @@ class LLMJudge:
             request = urllib.request.Request(url, data=data, headers=headers, method="POST")
             wait: float | None = None
             try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as handle:
+                with owned(INTERNAL), urllib.request.urlopen(request, timeout=self.timeout) as handle:
                     raw = handle.read()
                 break
             except urllib.error.HTTPError as exc:

@@ -101,11 +101,20 @@ def write_run_record(state: Any, config: Any, exitstatus: int) -> list[str]:
     }
     from .snapshot import _atomic_write
 
+    from .exceptions import SnapshotFormatError
+
     folder = store.root / LAST_RUN_DIR
     ignore = folder / ".gitignore"
-    if not ignore.exists():
-        _atomic_write(ignore, "# written by agentsnap: the latest runs, promoted with `agentsnap update`\n*\n")
-    _atomic_write(folder / RUN_RECORD, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    try:
+        if not ignore.exists() and not ignore.is_symlink():
+            _atomic_write(ignore, "# written by agentsnap: the latest runs, promoted with `agentsnap update`\n*\n", root=store.root)
+        _atomic_write(folder / RUN_RECORD, json.dumps(record, indent=2, ensure_ascii=False) + "\n", root=store.root)
+    except SnapshotFormatError as exc:  # a symbolic link where .last_run should be: say so, write nothing
+        import warnings
+
+        from .exceptions import AgentsnapWarning
+
+        warnings.warn(AgentsnapWarning(f"{exc} (the run record for `agentsnap prune` was not written)"), stacklevel=2)
     return orphans
 
 

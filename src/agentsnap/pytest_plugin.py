@@ -87,6 +87,32 @@ class AgentsnapSession:
         self.claimed: set[str] = set()
         #: node id -> snapshots of ``snapshot(actual)`` written when the test ends (new or re-recorded)
         self._deferred: dict[str, list[tuple[Any, dict[str, Any], bool, Any]]] = {}
+        #: snapshot name -> the node id of the test that uses it (one test per name)
+        self.owners: dict[str, str] = {}
+        #: node id -> why it fails at setup (its @pytest.mark.agentsnap(name=...) is another test's too)
+        self.name_clashes: dict[str, str] = {}
+
+    def claim(self, name: str, node_id: str) -> None:
+        """Note that test ``node_id`` uses snapshot ``name``; fail it when another test of this
+        run uses the same name (two tests sharing one golden would overwrite each other)."""
+        owner = self.owners.setdefault(name, node_id)
+        if owner != node_id:
+            pytest.fail(_clash_message(name, [owner, node_id]), pytrace=False)
+
+    def find_name_clashes(self, items: list[pytest.Item]) -> None:
+        """Before any test runs: every test whose explicit snapshot name (marker) another test
+        also has fails, naming them all (checked on collection, so xdist workers agree)."""
+        users: dict[str, list[str]] = {}
+        for item in items:
+            marker = item.get_closest_marker("agentsnap")
+            name = marker.kwargs.get("name") if marker is not None else None
+            users.setdefault(name if isinstance(name, str) and name else item.nodeid, []).append(item.nodeid)
+        for name, nodes in users.items():
+            if len(set(nodes)) > 1:
+                for node in nodes:
+                    self.name_clashes[node] = _clash_message(name, nodes)
+            else:
+                self.owners[name] = nodes[0]
 
     @functools.cached_property
     def store(self) -> Any:
@@ -228,6 +254,12 @@ class AgentsnapSession:
 
             self._judge = LLMJudge.from_env(self.settings, ignore=(_DUMMY_KEY,))
         return self._judge
+
+
+def _clash_message(name: str, nodes: list[str]) -> str:
+    listed = " and ".join(dict.fromkeys(nodes))
+    return (f"agentsnap: snapshot name {name!r} is used by more than one test ({listed}); they would overwrite each "
+            "other's golden. Give each test its own name: @pytest.mark.agentsnap(name=...) / the block's name.")
 
 
 _SESSION_KEY = pytest.StashKey[AgentsnapSession]()
@@ -391,6 +423,8 @@ def _session(config: pytest.Config) -> AgentsnapSession | None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
     session = _session(item.config)
+    if session is not None and item.nodeid in session.name_clashes:
+        pytest.fail(session.name_clashes[item.nodeid], pytrace=False)
     if session is not None and session.settings.instrument:
         session.start_test(item)
 
@@ -516,6 +550,7 @@ class SnapshotFixture:
         if name is not None:
             if not isinstance(name, str) or not name:
                 raise ValueError(f"agentsnap: snapshot(..., name=...) must be a non-empty string, got {name!r}")
+            session.claim(name, self._node_id)
             new = tool_call_snapshot(name, actual, min_score=min_score, weights=weights)
             unnamed = False
         else:
@@ -548,6 +583,7 @@ class SnapshotFixture:
     def _name(self, name: str | None) -> str:
         self._session.claimed.add(self._node_id)
         if name:
+            self._session.claim(name, self._node_id)
             return name
         self._unnamed += 1
         return self._base if self._unnamed == 1 else f"{self._base}-{self._unnamed}"
@@ -620,6 +656,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     state = _session(config)
     if state is not None:
         state.collected.update(item.nodeid for item in items)
+        state.find_name_clashes(items)
 
 
 def pytest_report_collectionfinish(config: pytest.Config, start_path: Path, items: list[pytest.Item]) -> list[str]:

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Union
+from typing import Any
 
 import msgspec
 
 from .exceptions import SnapshotFormatError
 
-__all__ = ["SnapshotFile", "validate", "json_schema", "schema_text"]
+__all__ = ["SnapshotFile", "json_schema", "schema_text", "validate"]
 
 
 class _Lenient(msgspec.Struct, forbid_unknown_fields=False, omit_defaults=True):
@@ -51,25 +51,25 @@ class StoredRequest(_Lenient):
 
     method: str
     path: str
-    query: Optional[str] = None
+    query: str | None = None
     body: Any = None
-    text: Optional[str] = None
-    body_b64: Optional[str] = None
-    sha256: Optional[str] = None
+    text: str | None = None
+    body_b64: str | None = None
+    sha256: str | None = None
 
 
 class StoredResponse(_Lenient):
     """A recorded response: ``status`` and kept ``headers``, then ``body`` (JSON), ``text``,
     ``chunks`` (a stream: text, or ``{"$bytes_b64"}``) or ``body_b64``; or ``error`` (no response)."""
 
-    status: Optional[int] = None
-    headers: Dict[str, str] = {}
+    status: int | None = None
+    headers: dict[str, str] = {}
     body: Any = None
-    text: Optional[str] = None
-    chunks: Optional[List[Union[str, BytesChunk]]] = None
-    body_b64: Optional[str] = None
-    sha256: Optional[str] = None
-    error: Optional[TransportError] = None
+    text: str | None = None
+    chunks: list[str | BytesChunk] | None = None
+    body_b64: str | None = None
+    sha256: str | None = None
+    error: TransportError | None = None
 
 
 class Exchange(_Lenient):
@@ -82,64 +82,64 @@ class Exchange(_Lenient):
 class LLMCall(_Lenient, tag_field="type", tag="llm_call"):
     """One LLM call: the normalised view a reviewer reads, plus the raw ``exchange``."""
 
-    step: Optional[int] = None
-    provider: Optional[str] = None
-    model: Optional[str] = None
-    messages: Optional[List[Any]] = None
-    tools: Optional[List[Any]] = None
-    response: Optional[str] = None
-    tool_requests: Optional[List[Any]] = None
-    tokens: Optional[int] = None
-    usage: Optional[Dict[str, Any]] = None
-    status: Optional[int] = None
-    stream: Optional[bool] = None
-    complete: Optional[bool] = None
-    error: Optional[str] = None
-    request_drift: Optional[List[str]] = None
-    exchange: Optional[Exchange] = None
+    step: int | None = None
+    provider: str | None = None
+    model: str | None = None
+    messages: list[Any] | None = None
+    tools: list[Any] | None = None
+    response: str | None = None
+    tool_requests: list[Any] | None = None
+    tokens: int | None = None
+    usage: dict[str, Any] | None = None
+    status: int | None = None
+    stream: bool | None = None
+    complete: bool | None = None
+    error: str | None = None
+    request_drift: list[str] | None = None
+    exchange: Exchange | None = None
 
 
 class ToolCall(_Lenient, tag_field="type", tag="tool_call"):
     """One tool call: its name, arguments and result (any JSON), the call id, what it raised."""
 
-    name: str
-    step: Optional[int] = None
+    name: str | None = None
+    step: int | None = None
     args: Any = None
     result: Any = None
-    id: Optional[str] = None
+    id: str | None = None
     error: Any = None
 
 
 class HttpCall(_Lenient, tag_field="type", tag="http"):
     """Provider traffic that is not an LLM call (file uploads, retrieve, cancel …)."""
 
-    step: Optional[int] = None
-    provider: Optional[str] = None
-    method: Optional[str] = None
-    path: Optional[str] = None
-    status: Optional[int] = None
-    exchange: Optional[Exchange] = None
+    step: int | None = None
+    provider: str | None = None
+    method: str | None = None
+    path: str | None = None
+    status: int | None = None
+    exchange: Exchange | None = None
 
 
-Step = Union[LLMCall, ToolCall, HttpCall]
+Step = LLMCall | ToolCall | HttpCall
 
 
 class SnapshotFile(_Lenient):
     """One snapshot file (see :mod:`agentsnap.snapshot` for what each field means)."""
 
-    trace: List[Step] = []
+    trace: list[Step] = []
     version: str = "2.0"
-    name: Optional[str] = None
-    approved: Optional[bool] = None
-    source: Optional[str] = None
-    created_at: Optional[str] = None
-    updated_at: Optional[str] = None
-    recorded_at: Optional[str] = None
-    agentsnap_version: Optional[str] = None
-    model: Optional[str] = None
+    name: str | None = None
+    approved: bool | None = None
+    source: str | None = None
+    created_at: str | None = None
+    updated_at: str | None = None
+    recorded_at: str | None = None
+    agentsnap_version: str | None = None
+    model: str | None = None
     input: Any = None
     output: Any = None
-    comparison: Optional[Dict[str, Any]] = None
+    comparison: dict[str, Any] | None = None
 
 
 _AT = re.compile(r"^(?P<what>.*?)(?: - at `(?P<where>[^`]*)`)?$", re.DOTALL)

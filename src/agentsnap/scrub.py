@@ -16,6 +16,19 @@ It never runs on load: a stored snapshot is served as it is.
 
 What is replaced by ``<redacted>``:
 
+* every credential a request of this process carried (remembered by
+  :func:`remember_credentials`, which the send wrappers call with each
+  request's headers and URL before anything of it is stored), wherever its
+  value appears, in each form :func:`secret_forms` lists (plain,
+  JSON-escaped, URL-encoded, base64 at any alignment): one Aho-Corasick pass
+  (``ahocorasick-rs``) over the text for all of them at once;
+* the shapes of other credentials — URL passwords (``scheme://user:PASSWORD@``),
+  AWS secret keys and session tokens (``aws_secret_access_key = …``,
+  ``"SecretAccessKey"`` / ``"SessionToken"`` JSON keys), and the credential
+  kinds of detect-secrets' plugin set (Slack, Stripe, GitLab, npm, SendGrid,
+  PEM private keys), written here as expressions: detect-secrets itself scans
+  line by line with every plugin plus entropy checks, far too slow to run on
+  every request, and it would bring its own dependencies;
 * token shapes, wherever they appear in text: OpenAI ``sk-…`` / ``sk-proj-…``,
   Anthropic ``sk-ant-…``, Google ``AIza…``, Groq ``gsk_…``, Hugging Face
   ``hf_…``, GitHub ``ghp_…`` and friends, AWS access key ids, JWTs, and the
@@ -37,8 +50,10 @@ What is replaced by ``<redacted>``:
 * in a streamed response, any of the above sent in pieces across events (the
   deltas of one field joined first, :func:`scrub_chunks`).
 
-Not scrubbed: bytes that are not text (stored as base64 envelopes) and a
-snapshot's ``name`` (the test's node id, by which the file is found).
+Bytes that are not text (uploads, non-UTF-8 bodies, bytes in tool values) are
+scrubbed in place by :func:`scrub_bytes` (same length, ``*``) before they are
+stored as base64 envelopes or side files. Not scrubbed: a snapshot's ``name``
+(the test's node id, by which the file is found).
 
 Idempotence: a placeholder is never matched again — every text rule runs on
 the pieces between existing placeholders, to a fixed point — so
@@ -94,10 +109,13 @@ _TOKEN_RE = re.compile(
     r"|gh[pousr]_[A-Za-z0-9]{30,}"
     r"|github_pat_[A-Za-z0-9_]{30,}"
     r"|(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])"
-    r"|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"
+    r"|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})"
+)
+# a separate expression (with its own literal pre-check), so the common shapes above cost no more
+_SCANNER_RE = re.compile(
     # the credential kinds of a maintained scanner's rule set (detect-secrets' plugins: Slack,
     # Stripe, GitLab, npm, SendGrid, xAI), written here as shapes
-    r"|xox[abposr]-[A-Za-z0-9\-]{10,}"
+    r"(?:xox[abposr]-[A-Za-z0-9\-]{10,}"
     r"|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"
     r"|glpat-[A-Za-z0-9_\-]{20,}"
     r"|npm_[A-Za-z0-9]{36}"
@@ -429,6 +447,7 @@ def forget_secrets() -> None:
     """Forget every remembered credential (tests; a new process starts empty)."""
     global _known
     _known = _Known(version=_known.version + 1)
+    _seen_values.clear()
 
 
 def remembered() -> frozenset[str]:
@@ -447,18 +466,44 @@ def remember_credentials(headers: Any = (), url: Any = None) -> None:
     ``password`` or ``auth``. ``url``: secret query parameters (``key``, ``api_key``,
     ``access_token`` … as :func:`scrub_url` masks them) and ``user:password@``.
     """
-    items = headers.items() if hasattr(headers, "items") and not hasattr(headers, "multi_items") else (
-        headers.multi_items() if hasattr(headers, "multi_items") else headers)
+    raw = getattr(headers, "raw", None)  # httpx.Headers: the (bytes, bytes) pairs, nothing decoded
+    if isinstance(raw, list):
+        items: Any = raw
+    elif hasattr(headers, "multi_items"):
+        items = headers.multi_items()
+    elif hasattr(headers, "items"):
+        items = headers.items()
+    else:
+        items = headers
+    names = _cred_names
     for name, value in items:
-        if isinstance(name, bytes):
-            name = name.decode("latin-1")
-        if isinstance(value, bytes):
-            value = value.decode("latin-1")
-        low = str(name).lower()
-        if low in _CRED_HEADERS or any(part in low for part in _CRED_PARTS):
-            _remember_header(low, str(value))
+        credential = names.get(name)
+        if credential is None:
+            text = name.decode("latin-1") if isinstance(name, bytes) else str(name)
+            low = text.lower()
+            credential = names[name] = low if (low in _CRED_HEADERS or any(part in low for part in _CRED_PARTS)) else ""
+            if len(names) > 4096:
+                names.clear()
+        if credential:
+            if value in _seen_values:
+                continue  # the same credential as the last requests: nothing new (the common case)
+            _seen_values.add(value)
+            _remember_header(credential, value.decode("latin-1") if isinstance(value, bytes) else str(value))
     if url is not None:
+        query = getattr(url, "query", None)
+        userinfo = getattr(url, "userinfo", None)
+        if query is not None and userinfo is not None:  # an httpx.URL
+            if (not query and not userinfo) or (query, userinfo) in _seen_values:
+                return  # neither a query nor user:password@, or the same as a request before
+            if len(_seen_values) < 100_000:
+                _seen_values.add((query, userinfo))
         _remember_url(str(url))
+
+
+#: header name (as sent) -> its lower-case form when it carries a credential, else ""
+_cred_names: dict[Any, str] = {}
+#: credential header values already read (raw, as sent)
+_seen_values: set[Any] = set()
 
 
 def _remember_header(name: str, value: str) -> None:
@@ -485,6 +530,10 @@ def _remember_header(name: str, value: str) -> None:
 def _remember_url(url: str) -> None:
     if "?" not in url and "@" not in url:
         return
+    if url in _seen_values:
+        return
+    if len(_seen_values) < 100_000:
+        _seen_values.add(url)
     try:
         parts = urlsplit(url)
     except ValueError:
@@ -531,9 +580,10 @@ def scrub_bytes(data: bytes) -> bytes:
             spans.extend(m.span() for m in matcher.finditer(text))
         else:
             spans.extend((start, end) for _, start, end in matcher.find_matches_as_indexes(text))
-    for pattern in (_TOKEN_RE, _BEARER_RE, _URL_PASSWORD_RE, _ASSIGN_RE):
+    for pattern in (_TOKEN_RE, _SCANNER_RE, _BEARER_RE, _URL_PASSWORD_RE, _ASSIGN_RE):
+        whole = pattern is _TOKEN_RE or pattern is _SCANNER_RE
         for m in pattern.finditer(text):
-            spans.append(m.span(m.lastindex) if pattern is not _TOKEN_RE and m.lastindex else m.span())
+            spans.append(m.span() if whole or not m.lastindex else m.span(m.lastindex))
     if not spans:
         return data
     buf = bytearray(data)
@@ -562,10 +612,11 @@ def _nonempty(m: re.Match[str]) -> str:
 # (a few `in` tests cost far less than a scan with many alternatives)
 _BUILTIN_RULES: tuple[tuple[Callable[[str], bool], Callable[[str], str]], ...] = (
     (lambda low: ("sk-" in low or "aiza" in low or "gsk_" in low or "hf_" in low or "gh" in low
-                  or "github_pat_" in low or "akia" in low or "asia" in low or "eyj" in low
-                  or "xox" in low or "_live_" in low or "_test_" in low or "glpat-" in low or "npm_" in low
-                  or "sg." in low or "xai-" in low or "private key" in low),
+                  or "github_pat_" in low or "akia" in low or "asia" in low or "eyj" in low),
      lambda t: _TOKEN_RE.sub(REDACTED, t)),
+    (lambda low: ("xox" in low or "_live_" in low or "_test_" in low or "glpat-" in low or "npm_" in low
+                  or "sg." in low or "xai-" in low or "private key" in low),
+     lambda t: _SCANNER_RE.sub(REDACTED, t)),
     (lambda low: "://" in low and "@" in low, lambda t: _URL_PASSWORD_RE.sub(lambda m: m.group(1) + REDACTED + m.group(3), t)),
     (lambda low: ("secret_access_key" in low or "session_token" in low or "security_token" in low or "accountkey" in low
                   or "sharedaccesskey" in low),
@@ -578,6 +629,40 @@ _BUILTIN_RULES: tuple[tuple[Callable[[str], bool], Callable[[str], str]], ...] =
     (lambda low: "key=" in low or "token=" in low or "secret=" in low or "password=" in low,
      lambda t: _FORM_KV_RE.sub(lambda m: m.group(1) + "=" + REDACTED, t)),
 )
+
+
+#: the literals of each built-in rule's pre-check (same order as _BUILTIN_RULES): one
+#: Aho-Corasick pass over the lowered text finds which rules may match (instead of some 35
+#: ``in`` scans); a candidate is confirmed by its own pre-check
+_RULE_LITERALS: tuple[tuple[str, ...], ...] = (
+    ("sk-", "aiza", "gsk_", "hf_", "gh", "github_pat_", "akia", "asia", "eyj"),
+    ("xox", "_live_", "_test_", "glpat-", "npm_", "sg.", "xai-", "private key"),
+    ("://",),
+    ("secret_access_key", "session_token", "security_token", "accountkey", "sharedaccesskey"),
+    ("bearer",),
+    ("authorization", "api-key"),
+    ("passw", "secret", "token", "api_key", "apikey", "private_key", "accesskey"),
+    ("key=", "token=", "secret=", "password="),
+)
+_prefilter: Any = None  # (automaton, literal index -> rule index), built on first use; False: unavailable
+
+
+def _candidate_rules(lowered: str) -> set[int] | None:
+    """Indexes of the built-in rules whose literals occur in ``lowered`` (None: check each rule itself)."""
+    global _prefilter
+    if _prefilter is None:
+        try:
+            import ahocorasick_rs
+        except ImportError:
+            _prefilter = False
+        else:
+            literals = [lit for lits in _RULE_LITERALS for lit in lits]
+            owner = [i for i, lits in enumerate(_RULE_LITERALS) for _ in lits]
+            _prefilter = (ahocorasick_rs.AhoCorasick(literals, matchkind=ahocorasick_rs.MatchKind.Standard), owner)
+    if _prefilter is False:
+        return None
+    automaton, owner = _prefilter
+    return {owner[i] for i, _, _ in automaton.find_matches_as_indexes(lowered, overlapping=True)}
 
 
 def _between_placeholders(text: str, rule: Any) -> str:
@@ -593,7 +678,10 @@ def _one_round(text: str, patterns: tuple[re.Pattern[str], ...]) -> str:
     # the literal pre-check is exact for ASCII text only: (?i) matching on other text also
     # pairs characters that str.lower() does not (the long s with "s", the Kelvin sign with "k")
     lowered = text.lower() if text.isascii() else None
-    for may_match, rule in _BUILTIN_RULES:
+    candidates = _candidate_rules(lowered) if lowered is not None and len(lowered) > 256 else None
+    for index, (may_match, rule) in enumerate(_BUILTIN_RULES):
+        if candidates is not None and index not in candidates:
+            continue
         if lowered is not None and not may_match(lowered):
             continue
         new = _between_placeholders(text, rule)

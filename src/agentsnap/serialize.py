@@ -320,8 +320,11 @@ def write_blobs(data: Any, root: str | os.PathLike[str]) -> list[Path]:
     found: set[str] = set()
     _blob_refs(data, found)
     written = []
+    from .snapshot import refuse_links
+
     for digest in sorted(found):
         target = Path(root) / BLOB_DIR / digest
+        refuse_links(target, Path(root))  # a linked blobs/ (or blob) is never written through
         with _pending_lock:
             blob = _pending.get(digest)
         if target.is_file() and (blob is None or target.stat().st_size == len(blob)):

@@ -52,6 +52,7 @@ __all__ = ["Snapshot", "SnapshotStore", "FORMAT_VERSION", "snapshot_filename", "
 FORMAT_VERSION = "2.0"
 _READABLE_VERSIONS = ("1.0", "1.1", "2.0")
 _MAX_STEM = 100
+_MAX_LEGACY_NAME = 200
 _RESERVED = frozenset(
     {"con", "prn", "aux", "nul"} | {f"com{i}" for i in range(1, 10)} | {f"lpt{i}" for i in range(1, 10)}
 )
@@ -307,7 +308,56 @@ def _prepared_dict(snapshot: Snapshot) -> dict[str, Any]:
     return data
 
 
-def _atomic_write(path: Path, text: str, *, durable: bool = True) -> None:
+def refuse_links(path: Path, root: Path | None = None) -> None:
+    """Raise :class:`~agentsnap.exceptions.SnapshotFormatError` naming the first symbolic link
+    among ``path`` and its parents below ``root`` (default: ``path``'s own folder only):
+    agentsnap never follows or replaces a link inside the snapshot folder, so nothing it
+    writes lands outside it. ``root`` itself may be a link (a folder kept elsewhere)."""
+    stop = Path(root) if root is not None else path.parent.parent
+    node = path
+    while node != stop and node != node.parent:
+        if node.is_symlink():
+            try:
+                target = os.readlink(node)
+            except OSError:
+                target = "?"
+            raise SnapshotFormatError(
+                f"agentsnap: {node} is a symbolic link (to {target}); agentsnap never follows or replaces a link inside "
+                f"the snapshot folder, so it did not write {path}. Replace the link with a real "
+                f"{'folder' if node != path else 'file'} (or remove it), then re-run."
+            )
+        node = node.parent
+
+
+#: stale temp files (a writer killed between mkstemp and os.replace) older than this are removed
+_STALE_TMP_SECONDS = 60.0
+_cleaned: set[str] = set()
+
+
+def clean_stale_temp(folder: Path, *, max_age: float = _STALE_TMP_SECONDS) -> list[Path]:
+    """Remove the temp files ``_atomic_write`` leaves when killed mid-write
+    (``.<name>.<random>.tmp``) older than ``max_age`` seconds; returns those removed.
+    Fresh ones may belong to a writer still running (xdist) and are kept."""
+    import time
+
+    removed: list[Path] = []
+    try:
+        candidates = [p for p in folder.iterdir() if p.name.startswith(".") and p.name.endswith(".tmp") and ".json." in p.name]
+    except OSError:
+        return removed
+    now = time.time()
+    for tmp in candidates:
+        try:
+            if tmp.is_symlink() or not tmp.is_file() or now - tmp.stat().st_mtime < max_age:
+                continue
+            tmp.unlink()
+            removed.append(tmp)
+        except OSError:
+            continue
+    return removed
+
+
+def _atomic_write(path: Path, text: str, *, durable: bool = True, root: Path | None = None) -> None:
     """Write ``text`` to ``path`` so that a reader (or a crash, even SIGKILL) only ever
     sees the old file or the new one: a temp file in the same folder, fsynced,
     renamed over the target; the folder is fsynced too (the rename survives a
@@ -316,7 +366,13 @@ def _atomic_write(path: Path, text: str, *, durable: bool = True) -> None:
     cut may lose the new file, a reader still never sees a partial one)."""
     from .serialize import default_file_mode, fsync_dir
 
+    refuse_links(path, root)
     path.parent.mkdir(parents=True, exist_ok=True)
+    refuse_links(path, root)  # (a link made in between)
+    key = str(path.parent)
+    if key not in _cleaned:  # once per folder and process: what a SIGKILL left behind
+        _cleaned.add(key)
+        clean_stale_temp(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
@@ -371,6 +427,8 @@ class SnapshotStore:
         and the pytest plugin use it, so every reader agrees.
         """
         for path in self.candidates(name):
+            if path.is_symlink():
+                refuse_links(path, self.root)  # never followed: raises naming the link
             if path.is_file():
                 return path
         return None
@@ -429,7 +487,7 @@ class SnapshotStore:
             raise SnapshotFormatError(f"agentsnap: corrupt snapshot file at {path}: {exc}. {fix}") from None
         except RecursionError:
             raise SnapshotFormatError(f"agentsnap: corrupt snapshot file at {path}: nested too deeply to read. {fix}") from None
-        if not isinstance(data, dict) or not isinstance(data.get("trace", []), list):
+        if not isinstance(data, dict) or not isinstance(data.get("trace"), list):
             raise SnapshotFormatError(f"agentsnap: {path} is not an agentsnap snapshot (expected an object with a 'trace' list). {fix}")
         if _deeper_than(data, _MAX_NESTING):
             raise SnapshotFormatError(f"agentsnap: corrupt snapshot file at {path}: nested deeper than {_MAX_NESTING} levels. {fix}")
@@ -455,7 +513,8 @@ class SnapshotStore:
 
     def legacy_path_for(self, name: str) -> Path | None:
         """Where agentsnap 0.5.1 kept ``name`` (``<root>/<name>.json``), if that is a safe file name."""
-        if _PLAIN_NAME.fullmatch(name) and ".." not in name:
+        # a name too long for one file name (255 bytes on most file systems) never had a 0.5.1 file
+        if _PLAIN_NAME.fullmatch(name) and ".." not in name and len(name) <= _MAX_LEGACY_NAME:
             return self.root / f"{name}.json"
         return None
 
@@ -486,6 +545,7 @@ class SnapshotStore:
 
     def load_last_run(self, name: str) -> Snapshot | None:
         path = self.last_run_path(name)
+        refuse_links(path, self.root)
         if not path.is_file():
             old = self.root / LAST_RUN_DIR / snapshot_filename(name)  # written before the golden's own name was used
             if not old.is_file():
@@ -496,7 +556,11 @@ class SnapshotStore:
     def _iter_files(self) -> Iterator[Path]:
         if not self.root.is_dir():
             return iter(())
-        return iter(sorted(p for p in self.root.glob("*.json") if p.is_file()))
+        links = sorted(p for p in self.root.glob("*.json") if p.is_symlink())
+        for link in links:
+            warnings.warn(f"agentsnap: skipped {link}: a symbolic link (agentsnap never follows one inside the snapshot folder)", stacklevel=3)
+        # only snapshot files: never the temp files of an interrupted write (.<name>.<random>.tmp)
+        return iter(sorted(p for p in self.root.glob("*.json") if p.is_file() and not p.is_symlink()))
 
     def list(self) -> list[Snapshot]:
         """Every parseable snapshot, sorted by name; unparseable files warn and are skipped."""
@@ -529,6 +593,7 @@ class SnapshotStore:
 
         force = self.force if force is None else force
         path = self.path_for(snapshot.name)
+        refuse_links(path, self.root)
         new = _prepared_dict(snapshot)
         if path.is_file():
             try:
@@ -545,16 +610,18 @@ class SnapshotStore:
                 snapshot.created_at = new["created_at"] = old["created_at"]
         snapshot.updated_at = new["updated_at"] = _now()
         snapshot.agentsnap_version = new["agentsnap_version"] = _version()  # this file's writer
+        refuse_links(path, self.root)
         write_blobs(new, self.root)  # side files first: a snapshot never names a missing one
-        _atomic_write(path, dumps(new))
+        _atomic_write(path, dumps(new), root=self.root)
         return path
 
     def save_last_run(self, snapshot: Snapshot) -> Path:
         """Write the latest run to ``root/.last_run/`` (git-ignored by a ``.gitignore`` there)."""
         path = self.last_run_path(snapshot.name)
+        refuse_links(path, self.root)  # a .last_run linked elsewhere is never written through
         ignore = path.parent / ".gitignore"
-        if not ignore.exists():
-            _atomic_write(ignore, "# written by agentsnap: the latest runs, promoted with `agentsnap update`\n*\n")
+        if not ignore.exists() and not ignore.is_symlink():
+            _atomic_write(ignore, "# written by agentsnap: the latest runs, promoted with `agentsnap update`\n*\n", root=self.root)
         from .serialize import escape_surrogates, write_blobs
 
         data = _prepared_dict(snapshot)
@@ -562,7 +629,7 @@ class SnapshotStore:
         # a scratch copy read back by `agentsnap diff` / `update` (which re-save through `save`):
         # compact JSON (the C encoder; indented output takes the pure-Python one) and no fsync
         text = escape_surrogates(json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))) + "\n"
-        _atomic_write(path, text, durable=False)
+        _atomic_write(path, text, durable=False, root=self.root)
         return path
 
     def approve(self, name: str) -> Snapshot:
@@ -579,6 +646,7 @@ class SnapshotStore:
         path = self.locate(name)
         if path is None:
             return
+        refuse_links(path, self.root)
         try:
             path.unlink()
         except FileNotFoundError:

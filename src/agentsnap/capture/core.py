@@ -452,9 +452,15 @@ def owner() -> str | None:
     return _owner.get()
 
 
+#: the owner name of agentsnap's own traffic (the LLM judge): no transport captures it
+#: and the never-silent observer does not report it
+INTERNAL = "agentsnap-internal"
+
+
 @contextlib.contextmanager
 def owned(transport: str) -> Iterator[None]:
-    """Mark the current thread / task as handling a captured request (see :func:`owner`)."""
+    """Mark the current thread / task as handling a captured request (see :func:`owner`);
+    ``owned(INTERNAL)`` marks agentsnap's own requests, which are never captured."""
     token = _owner.set(transport)
     try:
         yield

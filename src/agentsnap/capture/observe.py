@@ -89,6 +89,10 @@ def _note_socket(method: str, host: str, path: str, headers: dict[str, str], bod
     recording = _trace.current()
     if recording is None or recording.mode != "capture":
         return
+    from .core import INTERNAL, owner
+
+    if owner() == INTERNAL:  # agentsnap's own request (the LLM judge)
+        return
     from .spec import looks_like_llm
 
     with _lock:

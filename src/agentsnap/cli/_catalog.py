@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..exceptions import SnapshotFormatError
+from ..orphans import RUN_RECORD
 from ..snapshot import (
     LAST_RUN_DIR,
     Snapshot,
@@ -143,7 +144,12 @@ def scan(root: Path) -> Scan:
     found = Scan(root)
     if not root.is_dir():
         return found
-    for path in sorted(p for p in root.glob("*.json") if p.is_file()):
+    for path in sorted(p for p in root.glob("*.json") if p.is_file() or p.is_symlink()):
+        if root.name == LAST_RUN_DIR and path.name == RUN_RECORD:
+            continue  # the run record (`agentsnap prune`), not a snapshot: never promoted
+        if path.is_symlink():
+            found.broken[path] = f"{path} is a symbolic link; agentsnap never follows or replaces one inside the snapshot folder."
+            continue
         try:
             snap = SnapshotStore.read_file(path)
         except SnapshotFormatError as exc:
