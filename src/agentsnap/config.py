@@ -316,14 +316,13 @@ def _coerce(key: str, value: Any, source: str) -> Any:
     import msgspec
 
     try:
-        checked = msgspec.convert({key: _prepare(key, value)}, _schema(), strict=False)
-        result = getattr(checked, key)
-        if key == "redact":
+        if key == "redact":  # its own schema: a table, or its JSON text in an ini option / env var
             from .scrub import parse_redact
 
-            rules = parse_redact(result)
+            rules = parse_redact(value)
             return {"paths": list(rules.paths), "patterns": list(rules.patterns)} if not rules.empty else {}
-        return result
+        checked = msgspec.convert({key: _prepare(key, value)}, _schema(), strict=False)
+        return getattr(checked, key)
     except msgspec.ValidationError as exc:
         detail = re.sub(r" - at `\$[^`]*`$", "", str(exc))
         kind = _kind(key)
