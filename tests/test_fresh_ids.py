@@ -144,7 +144,12 @@ def _groq() -> tuple[Any, Replies, Callable[[Any], Agent]]:
 def _openai_responses() -> tuple[Any, Replies, Callable[[Any], Agent]]:
     import openai
 
-    from tests.fake_openai_extra import FakeOpenAIResponses, function_call_item, message_item, responses_reply
+    from tests.fake_openai_extra import (
+        FakeOpenAIResponses,
+        function_call_item,
+        message_item,
+        responses_reply,
+    )
 
     tool = {"type": "function", "name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}
 
