@@ -257,7 +257,7 @@ def _schema() -> Any:
     word = Annotated[str, msgspec.Meta(min_length=1)]
     annotations: dict[str, Any] = {}
     for f in dataclasses.fields(Settings):
-        if f.name not in _KEYS:
+        if f.name not in _KEYS and f.name != "force":  # force: a flag only, checked the same way
             continue
         default = f.default if f.default is not dataclasses.MISSING else None
         kind: Any
