@@ -138,7 +138,7 @@ def snapshot_path(directory: Path, name: str) -> Path:
 
 
 def snapshot_data(directory: Path, name: str) -> dict[str, Any]:
-    return json.loads(snapshot_path(directory, name).read_text(encoding="utf-8"))
+    return SnapshotStore.read_file(snapshot_path(directory, name)).to_dict()  # as loaded: the file stores each call\'s messages once
 
 
 def llm_steps(directory: Path, name: str) -> list[dict[str, Any]]:

@@ -186,7 +186,8 @@ def test_from_trace_conversation_gives_llm_and_tool_steps(tmp_path: Path) -> Non
     trace = _trace_file(tmp_path, CONVERSATION)
     result = invoke("record", "--from-trace", str(trace), "--name", PARIS, "--dir", str(tmp_path / "s"))
     assert result.exit_code == 0, result.output
-    data = read(SnapshotStore(tmp_path / "s").path_for(PARIS))
+    path = SnapshotStore(tmp_path / "s").path_for(PARIS)
+    data = SnapshotStore.read_file(path).to_dict()  # as loaded (the file stores each call's messages once)
     kinds = [s["type"] for s in data["trace"]]
     assert kinds == ["llm_call", "tool_call", "llm_call"]
     first, tool, last = data["trace"]

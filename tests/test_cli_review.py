@@ -452,3 +452,61 @@ def test_diff_judges_a_last_run_as_its_test_did(tmp_path: Path, monkeypatch: pyt
     assert "[ARGS] scored — arguments: changed in 1 tool call" in result.stdout
     assert "args.id: 1 → 2" in result.stdout
     assert "[SCORE] ok — composite 75%" in result.stdout
+
+
+def test_update_writes_no_run_only_keys(tmp_path: Path) -> None:
+    """A last run carries how it was judged (`comparison`); the promoted golden is only the behaviour."""
+    from agentsnap.snapshot import Snapshot
+    from tests.test_cli_helpers import weather_trace
+
+    make(tmp_path, PARIS, approved=True)
+    store = SnapshotStore(tmp_path)
+    store.save_last_run(Snapshot(name=PARIS, trace=weather_trace("Lyon"), output="Sunny", model="gpt-4o-mini",
+                                 comparison={"mode": "live", "failed_checks": ["arguments"], "score": 0.5}))
+    result = invoke("update", PARIS, "--dir", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    data = read(store.path_for(PARIS))
+    assert "comparison" not in data
+    assert data["trace"][1]["args"] == {"city": "Lyon"}
+
+
+def test_update_refuses_a_replayed_run_whose_requests_drifted(tmp_path: Path) -> None:
+    from agentsnap.snapshot import Snapshot
+    from tests.test_cli_helpers import weather_trace
+
+    make(tmp_path, PARIS, approved=True)
+    trace = weather_trace()
+    trace[0]["request_drift"] = ["messages[0].content: 'Weather?' → 'Weather, and the time?'"]
+    store = SnapshotStore(tmp_path)
+    last = store.save_last_run(Snapshot(name=PARIS, trace=trace, output="Sunny", model="gpt-4o-mini", comparison={"mode": "replay"}))
+    before = tree(tmp_path)
+    for args in ([PARIS], ["--all"]):
+        result = invoke("update", *args, "--dir", str(tmp_path))
+        assert result.exit_code == 1
+        assert result.stderr == (
+            f"error: refusing to promote the last run of {PARIS!r} ({last}): it ran in replay and the requests of 1 llm call(s) "
+            "(step 0) drifted from the recordings, so it holds old responses paired with new requests — behaviour the model "
+            f"never produced. Nothing was promoted. Re-record it live: `pytest {PARIS} --agentsnap-record`, review (`git diff`), commit.\n"
+        )
+        assert tree(tmp_path) == before
+
+
+def test_diff_of_an_older_last_run_with_drift_is_judged_as_replay(tmp_path: Path) -> None:
+    """A .last_run written before the mode was stored: request drift on a step says it was replayed."""
+    from agentsnap.snapshot import Snapshot
+
+    def step(content: str) -> dict:
+        s = llm_step(0)
+        s["exchange"] = {"request": {"method": "POST", "path": "/v1/chat/completions", "body": {"messages": [{"role": "user", "content": content}]}},
+                         "response": {"status": 200, "headers": {}, "body": {}}}
+        return s
+
+    SnapshotStore(tmp_path).save(Snapshot(name=PARIS, trace=[step("Weather?")], output="Sunny", approved=True))
+    drifted = step("Weather, and the time?")
+    drifted["request_drift"] = ["messages[0].content: 'Weather?' → 'Weather, and the time?'"]
+    SnapshotStore(tmp_path).save_last_run(Snapshot(name=PARIS, trace=[drifted], output="Sunny",
+                                                   comparison={"failed_checks": ["llm_requests"]}))
+    result = invoke("diff", PARIS, "--dir", str(tmp_path))
+    assert result.exit_code == 1, result.output
+    assert result.stdout.startswith(f"[agentsnap] {PARIS!r} FAILED — failed checks: llm_requests\n")
+    assert "    messages[0].content: 'Weather?' → 'Weather, and the time?'" in result.stdout

@@ -150,3 +150,10 @@ def test_unknown_key_warning_suggests_the_closest_key(tmp_path: Path) -> None:
     message = str(caught[0].message)
     assert message.startswith(f"agentsnap: unknown key 'structural_tolerence' in [tool.agentsnap] of {tmp_path / 'pyproject.toml'} "
                               "(did you mean 'structural_tolerance'?); ignored. Known keys: ")
+
+
+def test_flag_overrides_are_checked_too(tmp_path: Path) -> None:
+    """--agentsnap-force reaches load() as force=True: a flag, not a config key, but checked by the same schema."""
+    assert config.load(tmp_path, env={}, overrides={"force": True, "allow_pending": True}).force is True
+    with pytest.raises(ValueError, match="bad value 'x' for 'force' in the command line"):
+        config.load(tmp_path, env={}, overrides={"force": "x"})

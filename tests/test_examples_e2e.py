@@ -74,7 +74,9 @@ def test_reordered_tool_execution_fails_replay_with_a_readable_diff(tmp_path: Pa
     assert "golden: ['get_weather', 'get_time']" in out
     assert "new:    ['get_time', 'get_weather']" in out
     assert "messages[3].content: 'Light rain, 18°C' → '09:30 (Europe/Paris)'" in out
-    assert "agentsnap update examples/test_weather_agent.py::test_sync_agent_paris" in out
+    # replay served old responses to the changed requests: the advice is to re-record live, not `agentsnap update`
+    assert "re-record it live: `pytest examples/test_weather_agent.py::test_sync_agent_paris --agentsnap-record`" in out
+    assert "agentsnap update examples/test_weather_agent.py::test_sync_agent_paris` (promotes" not in out
 
 
 def test_changed_tool_result_fails_replay_naming_the_argument_path(tmp_path: Path) -> None:

@@ -161,7 +161,7 @@ def snapshot_text(directory: Path, name: str) -> str:
 def snapshot_data(directory: Path, name: str) -> dict[str, Any]:
     text = snapshot_text(directory, name)
     assert API_KEY not in text, "the API key reached the snapshot"
-    return json.loads(text)
+    return SnapshotStore.read_file(SnapshotStore(directory).path_for(name)).to_dict()  # as loaded: messages stored once
 
 
 def llm_steps(data: dict[str, Any]) -> list[dict[str, Any]]:

@@ -82,7 +82,7 @@ class AsyncSleepSpy:
 
 
 def snapshot_data(directory: Path, name: str) -> dict[str, Any]:
-    return json.loads(SnapshotStore(directory).path_for(name).read_text(encoding="utf-8"))
+    return SnapshotStore.read_file(SnapshotStore(directory).path_for(name)).to_dict()  # as loaded: the file stores each call\'s messages once
 
 
 def llm_steps(data: dict[str, Any]) -> list[dict[str, Any]]:

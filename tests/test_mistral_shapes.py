@@ -145,7 +145,7 @@ def client(base_url: str, **kwargs: Any) -> Mistral:
 
 
 def snapshot_data(directory: Path, name: str) -> dict[str, Any]:
-    return json.loads(SnapshotStore(directory).path_for(name).read_text(encoding="utf-8"))
+    return SnapshotStore.read_file(SnapshotStore(directory).path_for(name)).to_dict()  # as loaded: the file stores each call\'s messages once
 
 
 def llm_steps(directory: Path, name: str) -> list[dict[str, Any]]:

@@ -105,7 +105,7 @@ def snapshot_path(directory: Path, name: str) -> Path:
 
 
 def snapshot_data(directory: Path, name: str) -> dict[str, Any]:
-    return json.loads(snapshot_path(directory, name).read_text(encoding="utf-8"))
+    return SnapshotStore.read_file(snapshot_path(directory, name)).to_dict()  # as loaded: the file stores each call\'s messages once
 
 
 def llm_steps(data: dict[str, Any]) -> list[dict[str, Any]]:
@@ -1128,7 +1128,9 @@ def test_snapshot_never_contains_request_headers_or_the_api_key(fake_openai: Fak
     data = json.loads(raw)
     for step in llm_steps(data):
         assert set(step["exchange"]["request"]) == {"method", "path", "body"}
-    assert llm_steps(data)[0]["messages"] == [{"role": "user", "content": "my key is <redacted>, keep it"}]
+    # one copy of the messages in the file, scrubbed; the loaded step gets them back from the exchange
+    assert llm_steps(data)[0]["exchange"]["request"]["body"]["messages"] == [{"role": "user", "content": "my key is <redacted>, keep it"}]
+    assert llm_steps(snapshot_data(tmp_path, "secrets"))[0]["messages"] == [{"role": "user", "content": "my key is <redacted>, keep it"}]
     # the scrubbed recording still matches the (unscrubbed) request in replay: no drift
     assert replay_sync(tmp_path, "secrets", base, offline, run) == "ok"
 

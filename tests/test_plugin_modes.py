@@ -604,7 +604,7 @@ def test_instrument_plus_unnamed_fixture_block_records_and_replays(project: Proj
     assert summary(recorded) == ["agentsnap: 1 recorded (approved)"]
     files = list((project.root / SNAP_DIR).glob("*.json"))
     assert len(files) == 1
-    data = json.loads(files[0].read_text(encoding="utf-8"))
+    data = SnapshotStore.read_file(files[0]).to_dict()  # as loaded: the file stores each call's messages once
     assert [s["messages"][-1]["content"] for s in data["trace"] if s["type"] == "llm_call"] == ["inside?"]
     replayed = project.run("test_mixed.py", "--agentsnap-replay")
     assert replayed.ret == 0, replayed.stdout.str()

@@ -185,3 +185,47 @@ def test_load_by_name_finds_an_agentsnap_051_golden(tmp_path: Path) -> None:
     snap = SnapshotStore(tmp_path).load("my_agent")
     assert snap is not None and (snap.name, snap.output, snap.approved) == ("my_agent", "o", True)
     assert SnapshotStore(tmp_path).load("../my_agent") is None
+
+
+def _llm_step(messages_key: str = "messages") -> dict:
+    conversation = [{"role": "user", "content": "Weather in Paris?"}]
+    return {"step": 0, "type": "llm_call", "provider": "openai", "model": "m", "messages": conversation, "response": "Sunny",
+            "tool_requests": [],
+            "exchange": {"request": {"method": "POST", "path": "/v1/chat/completions", "body": {"model": "m", messages_key: conversation}},
+                         "response": {"status": 200, "headers": {}, "body": {"ok": True}}}}
+
+
+@pytest.mark.parametrize("key", ["messages", "contents", "input"])
+def test_each_calls_messages_are_stored_once(tmp_path: Path, key: str) -> None:
+    store = SnapshotStore(tmp_path)
+    path = store.save(Snapshot(name="n", trace=[_llm_step(key)]))
+    (stored,) = json.loads(path.read_text(encoding="utf-8"))["trace"]
+    assert "messages" not in stored
+    assert stored["messages_from"] == f"exchange.request.body.{key}"
+    assert path.read_text(encoding="utf-8").count("Weather in Paris?") == 1
+    (loaded,) = store.load("n").trace  # type: ignore[union-attr]
+    assert loaded["messages"] == [{"role": "user", "content": "Weather in Paris?"}]
+    assert "messages_from" not in loaded
+    loaded["messages"].append({"role": "user", "content": "more"})  # a copy: the exchange is untouched
+    assert loaded["exchange"]["request"]["body"][key] == [{"role": "user", "content": "Weather in Paris?"}]
+
+
+def test_a_file_with_both_copies_still_loads_and_is_not_rewritten(tmp_path: Path) -> None:
+    from agentsnap.snapshot import dumps
+
+    store = SnapshotStore(tmp_path)
+    snap = Snapshot(name="n", trace=[_llm_step()], approved=True)
+    path = store.path_for("n")
+    path.write_text(dumps(snap.to_dict()), encoding="utf-8")  # the format before: messages twice
+    before = path.read_bytes()
+    assert store.load("n").trace[0]["messages"] == [{"role": "user", "content": "Weather in Paris?"}]  # type: ignore[union-attr]
+    store.save(Snapshot(name="n", trace=[_llm_step()], approved=True))
+    assert path.read_bytes() == before  # same content: an old file is not churned
+
+
+def test_messages_that_differ_from_the_request_body_stay(tmp_path: Path) -> None:
+    step = _llm_step()
+    step["messages"] = [{"role": "user", "content": "normalised differently"}]
+    path = SnapshotStore(tmp_path).save(Snapshot(name="n", trace=[step]))
+    (stored,) = json.loads(path.read_text(encoding="utf-8"))["trace"]
+    assert stored["messages"] == [{"role": "user", "content": "normalised differently"}] and "messages_from" not in stored

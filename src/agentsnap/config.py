@@ -261,7 +261,7 @@ def _schema() -> Any:
     word = Annotated[str, msgspec.Meta(min_length=1)]
     annotations: dict[str, Any] = {}
     for f in dataclasses.fields(Settings):
-        if f.name not in _KEYS:
+        if f.name not in _KEYS and f.name != "force":  # force: a flag only, checked the same way
             continue
         default = f.default if f.default is not dataclasses.MISSING else None
         kind: Any
@@ -320,14 +320,13 @@ def _coerce(key: str, value: Any, source: str) -> Any:
     import msgspec
 
     try:
-        checked = msgspec.convert({key: _prepare(key, value)}, _schema(), strict=False)
-        result = getattr(checked, key)
-        if key == "redact":
+        if key == "redact":  # its own schema: a table, or its JSON text in an ini option / env var
             from .scrub import parse_redact
 
-            rules = parse_redact(result)
+            rules = parse_redact(value)
             return {"paths": list(rules.paths), "patterns": list(rules.patterns)} if not rules.empty else {}
-        return result
+        checked = msgspec.convert({key: _prepare(key, value)}, _schema(), strict=False)
+        return getattr(checked, key)
     except msgspec.ValidationError as exc:
         detail = re.sub(r" - at `\$[^`]*`$", "", str(exc))
         kind = _kind(key)

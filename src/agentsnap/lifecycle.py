@@ -234,6 +234,7 @@ def settle(
         return _notify(Outcome("created", name, path, new=new))
 
     if not golden.approved:
+        new.comparison = {"mode": mode, "request_drift": _drifted(new)}
         store.save_last_run(new)
         if not relaxed:
             raise _refused(SnapshotPendingError(
@@ -249,6 +250,10 @@ def settle(
         "semantic_scores": report.semantic_scores,
         "score": report.score,
         "failed_checks": report.failed_checks,
+        # how it was run: `agentsnap diff` judges the .last_run the same way (replay compares requests), and
+        # `agentsnap update` refuses a replayed run whose requests drifted (its responses are old recordings)
+        "mode": mode,
+        "request_drift": _drifted(new),
     }
     chosen = {k: (overrides or {}).get(k) for k in _REPLAYED_OPTIONS}
     if any(v is not None for v in chosen.values()):
@@ -259,12 +264,31 @@ def settle(
     if report.passed:
         return _notify(Outcome("passed", name, path, report, golden=golden, new=new))
     text = report.render(color=False)
-    text += (
-        f"\n\nGolden: {path}\nIf this change is intended: `agentsnap update {name}` "
-        f"(promotes .last_run), or re-record with `pytest --agentsnap-record`."
-    )
+    if mode == "replay" and _drifted(new):
+        text += (
+            f"\n\nGolden: {path}\nThe requests changed, so the responses this run got are the old recordings, "
+            f"not what the model answers now. If the change is intended, re-record it live: `{_record_command(name)}`, "
+            "review the diff, commit (`agentsnap update` refuses this run: it would pair the new requests with old responses)."
+        )
+    else:
+        text += (
+            f"\n\nGolden: {path}\nIf this change is intended: `agentsnap update {name}` "
+            f"(promotes .last_run), or re-record with `pytest --agentsnap-record`."
+        )
     _notify(Outcome("failed", name, path, report, golden=golden, new=new))
     raise AgentRegressionError(text, report)
+
+
+def _drifted(snap: Snapshot) -> bool:
+    """Whether replay served any of the run's calls a recording of a different request (``request_drift``)."""
+    return any(step.get("request_drift") for step in snap.trace)
+
+
+def _record_command(name: str) -> str:
+    """``pytest NODE --agentsnap-record`` for a node-id name, else the general form."""
+    import shlex
+
+    return f"pytest {shlex.quote(name)} --agentsnap-record" if "::" in name else "pytest --agentsnap-record (add the test's node id)"
 
 
 #: the compare options a .last_run keeps (``comparison["options"]``) for ``agentsnap diff``

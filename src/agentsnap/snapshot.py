@@ -129,7 +129,7 @@ class Snapshot:
         """Build from a loaded dict. ``name`` is used when the file has none (0.5.1 files)."""
         return cls(
             name=str(data.get("name") or name or ""),
-            trace=list(data.get("trace") or []),
+            trace=_both_copies_of_messages(list(data.get("trace") or [])),
             output=data.get("output"),
             input=data.get("input"),
             model=str(data.get("model") or "unknown"),
@@ -266,33 +266,154 @@ _INPUT_HASH_TAIL = re.compile(r"__[0-9a-f]{8}$")
 # volatile fields: never a reason to rewrite a file
 _VOLATILE_TOP = ("created_at", "updated_at", "recorded_at", "agentsnap_version", "comparison")
 _VOLATILE_HEADERS = frozenset({"x-request-id", "openai-processing-ms", "date", "request-id", "x-ratelimit-reset-requests", "x-ratelimit-reset-tokens"})
-_VOLATILE_BODY_KEYS = ("id", "created", "system_fingerprint")
-_VOLATILE_IN_CHUNK = re.compile(r'"(?:id|created|system_fingerprint)":\s*(?:"[^"]*"|\d+)')
+#: header names with these parts are minted per response: request/trace/correlation ids, timings, rate-limit counters
+_VOLATILE_HEADER_PARTS = ("request-id", "trace-id", "correlation-id", "ratelimit", "processing-ms", "upstream-service-time", "cf-ray", "server-timing")
+#: per-response timestamps and fingerprints inside a recorded response (any depth: stream events nest them)
+_VOLATILE_RESPONSE_KEYS = frozenset({"created", "created_at", "createTime", "system_fingerprint"})
+_VOLATILE_IN_CHUNK = re.compile(r'"(?:created|created_at|createTime|system_fingerprint)":\s*(?:"[^"]*"|\d+(?:\.\d+)?)')
+#: keys whose string value is an id the provider (or the SDK) invented: a tool call's id and the
+#: references to it (tool_call_id, tool_use_id, call_id), response / message / generation ids
+_ID_KEYS = frozenset({"id", "tool_call_id", "tool_use_id", "call_id", "item_id", "response_id", "responseId",
+                      "previous_response_id", "generation_id", "request_id"})
+_ID_IN_TEXT = re.compile(r'"(?:' + "|".join(sorted(_ID_KEYS)) + r')":\s*"([^"\\]{1,200})"')
+#: subtrees that hold the agent's own data (tool arguments and results, its input and output):
+#: an "id" there is the agent's, and a change of it is a change
+#: shorter values are not taken for minted ids (they would rename ordinary words and numbers)
+_MIN_ID = 6
+_PAYLOAD_KEYS = frozenset({"args", "arguments", "parameters", "result", "functionResponse", "output", "content"})
+
+
+def _collect_ids(value: Any, found: dict[str, None], *, payload: bool = False) -> None:
+    """Every provider-invented id in ``value`` (parsed JSON), in first-seen order.
+
+    A string under an :data:`_ID_KEYS` key counts, except inside the agent's own
+    data (:data:`_PAYLOAD_KEYS` holding an object; a tool's ``input`` object);
+    ids inside streamed chunk text are found by :data:`_ID_IN_TEXT`.
+    """
+    stack: list[tuple[Any, bool]] = [(value, payload)]
+    while stack:
+        node, inside = stack.pop(0)
+        if isinstance(node, dict):
+            for key, item in node.items():
+                if isinstance(item, str):
+                    if key in _ID_KEYS and not inside and len(item) >= _MIN_ID:
+                        found.setdefault(item, None)
+                elif isinstance(item, (dict, list)):
+                    mine = inside or (isinstance(item, dict) and (key in _PAYLOAD_KEYS or (key == "input" and node.get("type") != "message")))
+                    stack.append((item, mine))
+            chunks = node.get("chunks")
+            if isinstance(chunks, list):
+                for chunk in chunks:
+                    if isinstance(chunk, str):
+                        for match in _ID_IN_TEXT.finditer(chunk):
+                            if len(match.group(1)) >= _MIN_ID:
+                                found.setdefault(match.group(1), None)
+        elif isinstance(node, list):
+            stack.extend((item, inside) for item in node)
+
+
+def _rename_ids(value: Any, names: dict[str, str]) -> Any:
+    """``value`` with every id in ``names`` replaced by its placeholder (also inside longer strings)."""
+    if not names:
+        return value
+    alternatives = "|".join(re.escape(k) for k in sorted(names, key=len, reverse=True))
+    pattern = re.compile(rf"(?<![A-Za-z0-9_-])(?:{alternatives})(?![A-Za-z0-9_-])")
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, str):
+            return names[node] if node in names else (pattern.sub(lambda m: names[m.group(0)], node) if pattern.search(node) else node)
+        if isinstance(node, dict):
+            return {walk(k) if isinstance(k, str) else k: walk(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    return walk(value)
+
+
+def _drop_volatile_in_response(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _drop_volatile_in_response(v) for k, v in node.items() if k not in _VOLATILE_RESPONSE_KEYS}
+    if isinstance(node, list):
+        return [_drop_volatile_in_response(v) for v in node]
+    return node
+
+
+def _volatile_header(name: str) -> bool:
+    lower = name.lower()
+    return lower in _VOLATILE_HEADERS or any(part in lower for part in _VOLATILE_HEADER_PARTS)
 
 
 def _strip_volatile(data: dict[str, Any]) -> dict[str, Any]:
-    data = copy.deepcopy(data)
+    """``data`` reduced to what a change means: review timestamps, per-response headers and
+    timestamps dropped, one copy of each call's messages, and the ids the provider invented
+    renamed ``<id1>``, ``<id2>`` … in order of first appearance — so two recordings that differ
+    only by fresh ids compare equal, while a changed id structure (a tool result now answering
+    another call) still differs."""
+    data = _one_copy_of_messages(copy.deepcopy(data))
     for key in _VOLATILE_TOP:
         data.pop(key, None)
     for step in data.get("trace") or []:
+        if not isinstance(step, dict):
+            continue
         resp = (step.get("exchange") or {}).get("response")
         if not isinstance(resp, dict):
             continue
         headers = resp.get("headers")
         if isinstance(headers, dict):
-            resp["headers"] = {k: v for k, v in headers.items() if k.lower() not in _VOLATILE_HEADERS}
-        body = resp.get("body")
-        if isinstance(body, dict):
-            for key in _VOLATILE_BODY_KEYS:
-                body.pop(key, None)
+            resp["headers"] = {k: v for k, v in headers.items() if not _volatile_header(str(k))}
+        if isinstance(resp.get("body"), (dict, list)):
+            resp["body"] = _drop_volatile_in_response(resp["body"])
         if isinstance(resp.get("chunks"), list):
             resp["chunks"] = [_VOLATILE_IN_CHUNK.sub("", c) if isinstance(c, str) else c for c in resp["chunks"]]
+    ids: dict[str, None] = {}
+    _collect_ids(data.get("trace") or [], ids)
+    placeholders = {value: f"<id{i}>" for i, value in enumerate(ids, 1)}
+    data["trace"] = _rename_ids(data.get("trace") or [], placeholders)
     return data
 
 
 def same_content(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    """True when two snapshot dicts differ only in volatile fields."""
+    """True when two snapshot dicts differ only in volatile fields: review timestamps, per-response
+    headers (request ids, rate limits, dates) and timestamps (``created``), provider-invented ids
+    renamed consistently (tool-call ids ``call_…`` / ``toolu_…`` and the results that answer them,
+    response and message ids), and whether a call's messages are stored once or twice."""
     return _strip_volatile(a) == _strip_volatile(b)
+
+
+#: where an llm_call's normalised ``messages`` may be found again in its recorded request body
+_MESSAGE_SOURCES = ("messages", "contents", "input")
+
+
+def _one_copy_of_messages(data: dict[str, Any]) -> dict[str, Any]:
+    """Store each llm_call's ``messages`` once: when they equal the recorded request body's
+    ``messages`` (``contents`` for gemini, ``input`` for the responses API), the step keeps
+    ``"messages_from": "exchange.request.body.<key>"`` instead (in place; returns ``data``)."""
+    for step in data.get("trace") or []:
+        if not isinstance(step, dict) or step.get("type") != "llm_call" or "messages" not in step:
+            continue
+        body = ((step.get("exchange") or {}).get("request") or {}).get("body")
+        if not isinstance(body, dict):
+            continue
+        for key in _MESSAGE_SOURCES:
+            if key in body and body[key] == step["messages"]:
+                del step["messages"]
+                step["messages_from"] = f"exchange.request.body.{key}"
+                break
+    return data
+
+
+def _both_copies_of_messages(trace: list[Any]) -> list[Any]:
+    """The in-memory view of a stored trace: ``messages_from`` resolved back to ``messages`` (a copy)."""
+    for step in trace:
+        if not isinstance(step, dict) or not isinstance(step.get("messages_from"), str):
+            continue
+        ref = step.pop("messages_from")
+        key = ref.rsplit(".", 1)[-1]
+        body = ((step.get("exchange") or {}).get("request") or {}).get("body")
+        if ref.startswith("exchange.request.body.") and isinstance(body, dict) and key in body:
+            step["messages"] = copy.deepcopy(body[key])
+    return trace
 
 
 def _prepared_dict(snapshot: Snapshot) -> dict[str, Any]:
@@ -301,11 +422,12 @@ def _prepared_dict(snapshot: Snapshot) -> dict[str, Any]:
 
     data = snapshot.to_dict()
     if not snapshot.prepared:
-        return prepare(data)
+        return _one_copy_of_messages(prepare(data))
     parts = {key: data.pop(key) for key in ("input", "trace", "output")}
     data = prepare(data)
     data.update(parts)
-    return data
+    data["trace"] = [dict(step) if isinstance(step, dict) else step for step in data["trace"]]  # the snapshot keeps its view
+    return _one_copy_of_messages(data)
 
 
 def refuse_links(path: Path, root: Path | None = None) -> None:

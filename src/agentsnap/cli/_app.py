@@ -303,10 +303,22 @@ def diff(
     settings = _settings(out, code=2)
     from ..lifecycle import compare
 
-    # judged as the test judged it (the one-line form's score gate, a block's min_score …)
-    kept = (last.snapshot.comparison or {}).get("options")
-    report = compare(golden.snapshot, last.snapshot, settings, mode="live", overrides=kept if isinstance(kept, dict) else None)
+    # judged as the test judged it: its mode (replay also compares the requests), the one-line
+    # form's score gate, a block's min_score …
+    recorded = last.snapshot.comparison or {}
+    kept = recorded.get("options")
+    mode = _mode_of(last.snapshot)
+    report = compare(golden.snapshot, last.snapshot, settings, mode=mode, overrides=kept if isinstance(kept, dict) else None)
     out.raw(report.render(color=out.color, max_lines=sys.maxsize) + "\n")
+    failed_then = [c for c in recorded.get("failed_checks") or [] if isinstance(c, str)]
+    drifted = [s for s in last.snapshot.trace if s.get("request_drift")]
+    if drifted:
+        out.line("")
+        out.line(f"[REPLAY] the run was served recordings of other requests for {plural(len(drifted), 'llm call')}:")
+        for step in drifted:
+            out.line(f"  step {step.get('step')}:")
+            for change in step["request_drift"]:
+                out.line(f"    {change}")
     if golden.snapshot.output != last.snapshot.output:
         import shutil
 
@@ -329,9 +341,27 @@ def diff(
         except ReportError as exc:
             raise CliError(str(exc), 2) from None
         out.line(f"HTML report written to {page}")
-    if not report.passed:
-        out.line(f"If the change is intended, make the last run the golden: agentsnap update {shlex.quote(chosen)}")
+    if report.passed and failed_then:
+        out.line(f"The test failed on {', '.join(failed_then)} when it ran (judged with its own settings); this comparison passes with today's.")
+    if not report.passed or failed_then:
+        from ..lifecycle import _record_command
+
+        if drifted:
+            out.line(f"The responses are old recordings: if the change is intended, re-record it live: {_record_command(chosen)}")
+        else:
+            out.line(f"If the change is intended, make the last run the golden: agentsnap update {shlex.quote(chosen)}")
         raise typer.Exit(1)
+
+
+def _mode_of(last: Any) -> str:
+    """The mode a last run ran in (stored since this version; older files: replay when requests drifted)."""
+    recorded = last.comparison or {}
+    mode = recorded.get("mode")
+    if mode in ("live", "replay", "record"):
+        return str(mode)
+    if "llm_requests" in (recorded.get("failed_checks") or []) or any(s.get("request_drift") for s in last.trace):
+        return "replay"
+    return "live"
 
 
 def _as_text(value: Any) -> str:

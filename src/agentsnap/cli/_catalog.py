@@ -115,7 +115,7 @@ class Scan:
     def broken_for(self, name: str) -> str | None:
         """The reason the file for ``name`` cannot be read, when it exists but is broken
         or holds another snapshot's name (one line, with the path and the remedy)."""
-        path = self.root / snapshot_filename(name)
+        path = SnapshotStore(self.root).path_for(name)
         reason = self.broken.get(path)
         if reason is None and any(e.path == path and e.name != name for e in self.entries.values()):
             try:
@@ -223,6 +223,9 @@ def select(pattern: str, found: Scan) -> list[Target]:
     broken = found.file_of(pattern)
     if broken is not None:
         return [Target(pattern, broken, reason=found.broken[broken])]
+    reason = found.broken_for(pattern)  # its file holds another snapshot's name
+    if reason is not None:
+        return [Target(pattern, SnapshotStore(found.root).path_for(pattern), reason=reason)]
     every = _candidates(found)
     if _is_glob(pattern):
         hits = [t for t in every if fnmatchcase(t.name, pattern) or (not t.readable and fnmatchcase(_key(t.name), _key(pattern)))]

@@ -116,11 +116,33 @@ def plan_update(root: Path, names: Sequence[str], all_changed: bool, force: bool
             chosen += [n for n in hits if n not in chosen]
     plan = []
     for name in chosen:
+        refuse_invented(lasts.entries[name])
         reason = goldens.broken_for(name)
         if reason is not None and name not in goldens.entries and not force:
             raise CliError(f"{reason} Or replace it with its last run: `agentsnap update {shlex.quote(name)} --force`.")
         plan.append(Promotion(lasts.entries[name], goldens.entries.get(name)))
     return plan
+
+
+def refuse_invented(last: Entry) -> None:
+    """Raise :class:`CliError` when promoting ``last`` would write behaviour the model never produced.
+
+    A replayed run whose requests drifted (``request_drift`` on a step) got
+    the old recorded responses for its new requests; making it the golden
+    would pair them. Live re-recording is the fix.
+    """
+    from ..lifecycle import _record_command
+
+    drifted = [s for s in last.snapshot.trace if s.get("request_drift")]
+    if not drifted:
+        return
+    steps = ", ".join(str(s.get("step")) for s in drifted)
+    raise CliError(
+        f"refusing to promote the last run of {last.name!r} ({last.path}): it ran in replay and the requests of "
+        f"{len(drifted)} llm call(s) (step {steps}) drifted from the recordings, so it holds old responses paired with new "
+        f"requests — behaviour the model never produced. Nothing was promoted. Re-record it live: "
+        f"`{_record_command(last.name)}`, review (`git diff`), commit."
+    )
 
 
 def _quiet_match(pattern: str, found: Scan) -> list[str]:
@@ -135,14 +157,17 @@ def apply_update(root: Path, plan: Sequence[Promotion], force: bool = False) -> 
 
     The golden keeps its file (:meth:`~agentsnap.snapshot.SnapshotStore.path_for`
     finds it under any earlier name form, agentsnap 0.5.1's ``<name>.json``
-    included); the last run's ``comparison`` block (how it was judged) is not
-    copied into the golden.
+    included); the run-only keys (``comparison``: how it was judged, a step's
+    ``request_drift``) are not written.
     """
     store = SnapshotStore(root)
     for item in plan:
         snap = item.last.snapshot
         snap.approved = True
+        # run-only keys: how the run was judged and served; a golden is only the behaviour
         snap.comparison = None
+        for step in snap.trace:
+            step.pop("request_drift", None)
         try:
             store.save(snap, force=force)
         except SnapshotFormatError as exc:
@@ -157,7 +182,11 @@ def apply_update(root: Path, plan: Sequence[Promotion], force: bool = False) -> 
 def plan_remove(goldens: Scan, names: Sequence[str]) -> list[Target]:
     """The snapshot files ``names`` select, unreadable ones included when a name selects
     them exactly or by glob (all or nothing, see :func:`~._catalog.select`)."""
-    return resolve_targets(names, goldens)
+    targets = resolve_targets(names, goldens)
+    for t in targets:
+        if not t.readable and t.path not in goldens.broken:  # the file is readable, and holds another name
+            raise CliError(f"{t.reason} Nothing was deleted.")
+    return targets
 
 
 def apply_remove(entries: Sequence[Entry | Target]) -> None:
