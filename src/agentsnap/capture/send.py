@@ -35,15 +35,12 @@ from typing import Any, Callable
 
 from .. import trace as _trace
 from ..exceptions import ReplayMissError, SnapshotMissingInCIError
-from ..scrub import mask_header, scrub_chunks, scrub_json, scrub_text, scrub_url
+from ..scrub import scrub_chunks, scrub_json, scrub_text, scrub_url
 from ..serialize import bytes_envelope, escape_surrogates
-from . import observe
+from . import faithful, observe
 from .spec import ProviderSpec, classify, explain_miss
 
 __all__ = ["send_wrapper", "async_send_wrapper"]
-
-# headers that describe the stored encoding of a body, not the body itself
-_ENCODING_HEADERS = frozenset({"content-length", "content-encoding", "transfer-encoding"})
 
 
 # --------------------------------------------------------------------------
@@ -122,19 +119,9 @@ def _request_record(request: Any) -> dict[str, Any]:
     return rec
 
 
-def _kept_headers(response: Any, spec: ProviderSpec, *, streamed: bool) -> dict[str, str]:
-    """The allow-listed response headers, lower-cased (``{name: value}``); an
-    account header (:data:`agentsnap.scrub.ACCOUNT_HEADERS`, a spec's
-    ``mask_headers``) is kept as ``<redacted>``, any other value scrubbed."""
-    out: dict[str, str] = {}
-    masks = getattr(spec, "mask_headers", ())
-    for name, value in response.headers.multi_items():
-        low = name.lower()
-        if streamed and low == "content-encoding":
-            out[low] = value  # dropped again once the stream's chunks are stored decoded
-        elif low not in _ENCODING_HEADERS and spec.keeps_header(low):
-            out[low] = mask_header(low, value, masks)
-    return out
+def _kept_headers(response: Any, spec: ProviderSpec, *, streamed: bool, exact: bool = True) -> dict[str, str]:
+    """The response headers stored for ``response`` (see :func:`.faithful.response_headers`)."""
+    return faithful.response_headers(response, spec, streamed=streamed, exact=exact)
 
 
 # --------------------------------------------------------------------------
@@ -436,7 +423,10 @@ def _replayed_response(recording: Any, exchange: _trace.Exchange, request: Any, 
     stored_headers = stored.get("headers") or {}
     if isinstance(stored_headers, dict):
         stored_headers = list(stored_headers.items())
-    headers = [(k, v) for k, v in stored_headers if k.lower() not in ("content-length", "transfer-encoding")]
+    # recorded framing headers are served as they were (the body is the recorded bytes);
+    # a snapshot from before they were stored gets httpx's own content-length
+    framed = any(k.lower() in faithful.FRAMING for k, _ in stored_headers)
+    headers = list(stored_headers)
     if status >= 400:
         # replay retries instantly: the SDKs (Stainless) honour retry-after-ms
         headers = [(k, v) for k, v in headers if k.lower() != "retry-after-ms"] + [("retry-after-ms", "1")]
@@ -446,7 +436,13 @@ def _replayed_response(recording: Any, exchange: _trace.Exchange, request: Any, 
         response = module.Response(status, headers=headers, stream=stream_cls(chunks), request=request)
     else:
         headers = [(k, v) for k, v in headers if k.lower() != "content-encoding"]
-        response = module.Response(status, headers=headers, content=decode_body(stored), request=request)
+        body, exact = faithful.replay_body(stored)
+        if framed and exact:  # the recorded bytes and framing: a stream, so httpx adds no content-length
+            stream = _replay_stream_class(module, is_async)([body])
+            response = module.Response(status, headers=headers, stream=stream, request=request)
+        else:
+            headers = [(k, v) for k, v in headers if k.lower() not in faithful.FRAMING]
+            response = module.Response(status, headers=headers, content=body, request=request)
     response.elapsed = datetime.timedelta(0)
     return response
 
@@ -471,19 +467,11 @@ def _record_response(recording: Any, exchange: _trace.Exchange, response: Any, s
         module = _module_of(response.request)
         response.stream = _tee_class(module, is_async)(response.stream, sink)
         return
-    meta["headers"] = _kept_headers(response, spec, streamed=False)
-    stored = encode_body(response.content, response.headers.get("content-type"))
-    if "body" in stored and stored["body"] is not None and response.status_code >= 400 and _verbatim_errors(spec):
-        # kept as the text the server sent (SDKs quote error bodies verbatim, and a
-        # snapshot stores JSON with sorted keys): replay serves the same bytes
-        try:
-            stored = {"text": scrub_text(response.content.decode("utf-8"))}
-        except UnicodeDecodeError:
-            pass
-    if "body" in stored:
-        stored["body"] = scrub_json(stored["body"])
-    elif "text" in stored:
-        stored["text"] = scrub_text(stored["text"])
+    # the bytes the server sent, as text unless parsed JSON gives them back exactly
+    # (.faithful); error bodies of a spec with verbatim_error_bodies always as text
+    verbatim = response.status_code >= 400 and _verbatim_errors(spec)
+    stored, exact = faithful.response_body(response.content, response.headers.get("content-type"), verbatim=verbatim)
+    meta["headers"] = _kept_headers(response, spec, streamed=False, exact=exact)
     meta.update(stored)
     exchange.response = meta
     exchange.ended = time.monotonic()
