@@ -242,11 +242,16 @@ def test_create_sync(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> N
     assert step["usage"] == {"input_tokens": 20, "output_tokens": 4, "total_tokens": 24}
     assert step["exchange"]["request"]["path"] == "/v1/messages"
     assert step["exchange"]["request"]["body"]["system"] == "Be terse."
-    # only the allow-listed response headers are kept; the organisation id is dropped
-    assert step["exchange"]["response"]["headers"] == {
+    # every response header is kept (replay serves what live had); the organisation id is dropped
+    headers = step["exchange"]["response"]["headers"]
+    assert sorted(headers) == [
+        "anthropic-ratelimit-requests-remaining", "content-length", "content-type", "date", "request-id", "server", "x-request-id",
+    ]
+    assert {k: headers[k] for k in ("content-type", "request-id", "anthropic-ratelimit-requests-remaining", "server")} == {
         "content-type": "application/json",
         "request-id": live._request_id,
         "anthropic-ratelimit-requests-remaining": "49",
+        "server": "FakeOpenAI/1.0",
     }
 
 

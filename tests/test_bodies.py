@@ -228,6 +228,8 @@ def test_compressed_responses_are_stored_decoded_and_replay_once(server_factory:
         assert step["response"] == UNICODE
     else:
         assert response["body"]["choices"][0]["message"]["content"] == UNICODE
+        # and the text the server sent, served in replay (byte-faithful), literal UTF-8 in the file
+        assert json.loads(response["text"]) == response["body"]
     with AgentAsserter(name, snapshot_dir=tmp_path, mode="replay"):
         replayed = _run(sdk, _client(sdk, server.base_url), stream)
     assert replayed == live

@@ -5,9 +5,9 @@ inside ``AgentRecorder``; then stops the server and runs the same code again ins
 ``AgentAsserter(mode="replay")`` with ``socket.connect`` refused, and checks that the
 replayed objects are genuine SDK objects equal to the live ones.
 
-``GenerateContentResponse.sdk_http_response.headers`` holds every response header; a
-snapshot keeps only the allow-listed ones (``patches/google-genai.toml``), so those are
-compared, and the rest of the object is compared whole.
+``GenerateContentResponse.sdk_http_response.headers`` holds every response header; replay
+serves every recorded header and the recorded body bytes (``agentsnap.capture.faithful``),
+so the whole object is compared, ``sdk_http_response`` included (``content-length`` too).
 """
 
 from __future__ import annotations
@@ -180,8 +180,11 @@ def assert_same_response(replayed: types.GenerateContentResponse, live: types.Ge
     if SDK_VERSION >= (1, 29):  # before 1.29 the SDK drops the Developer API's responseId (Vertex AI only)
         assert replayed.response_id is not None
     assert kept(replayed) == kept(live) and set(kept(live)) == set(KEPT_HEADERS)
-    # headers outside the allow-list are not replayed (content-length is httpx's own)
-    assert set(replayed.sdk_http_response.headers) - {"content-length"} == set(KEPT_HEADERS)
+    # byte-faithful: every header the user can read is the live one (server, date,
+    # content-length of the recorded bytes, transfer-encoding of a stream)
+    assert replayed.sdk_http_response is not None and live.sdk_http_response is not None
+    assert replayed.sdk_http_response.headers == live.sdk_http_response.headers
+    assert replayed.sdk_http_response.body == live.sdk_http_response.body
 
 
 def assert_same_chunks(replayed: list[types.GenerateContentResponse], live: list[types.GenerateContentResponse]) -> None:

@@ -157,7 +157,8 @@ def test_create_sync(fake: FakeGroq, tmp_path: Path, offline: Offline) -> None:
         "status": 200,
     }
     headers = step["exchange"]["response"]["headers"]
-    assert sorted(headers) == ["content-type", "x-ratelimit-remaining-requests", "x-request-id"]  # server, date: dropped
+    # every response header is kept, so replay serves what live had
+    assert sorted(headers) == ["content-length", "content-type", "date", "server", "x-ratelimit-remaining-requests", "x-request-id"]
     assert (headers["x-ratelimit-remaining-requests"], headers["x-request-id"][:4]) == ("14399", "req_")
 
 

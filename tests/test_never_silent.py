@@ -77,6 +77,36 @@ def test_an_agent_on_a_raw_socket_gets_the_warning_in_record_mode(tmp_path: Path
     assert "sendall" not in socket.socket.__dict__ and "send" not in socket.socket.__dict__
 
 
+def test_an_asyncio_stream_client_is_seen_too(tmp_path: Path) -> None:
+    """asyncio's selector transports write with ``sock.send``: the observer sees them."""
+    import asyncio
+
+    async def chat(origin: str) -> bytes:
+        host, port = origin.removeprefix("http://").split(":")
+        reader, writer = await asyncio.open_connection(host, int(port))
+        payload = json.dumps({"model": "gpt-4o-mini", "messages": MESSAGES}).encode()
+        writer.write(b"POST /v1/chat/completions HTTP/1.1\r\nHost: " + host.encode() + b"\r\nContent-Type: application/json\r\n"
+                     b"Connection: close\r\nContent-Length: " + str(len(payload)).encode() + b"\r\n\r\n" + payload)
+        await writer.drain()
+        data = await reader.read()
+        writer.close()
+        return data
+
+    with FakeOpenAI() as fake:
+        fake.script(text_reply("Sunny."))
+
+        async def run() -> bytes:
+            async with AgentRecorder("raw_async", snapshot_dir=tmp_path):
+                return await chat(fake.origin)
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            data = asyncio.run(run())
+    assert b"Sunny." in data
+    (message,) = not_captured(caught)
+    assert message.startswith("agentsnap: POST 127.0.0.1/v1/chat/completions looks like an LLM call but was not captured")
+
+
 def test_raw_socket_traffic_that_is_not_llm_like_is_not_warned_about(tmp_path: Path) -> None:
     with FakeOpenAI() as fake:
         with warnings.catch_warnings(record=True) as caught:

@@ -265,7 +265,8 @@ _INPUT_HASH_TAIL = re.compile(r"__[0-9a-f]{8}$")
 
 # volatile fields: never a reason to rewrite a file
 _VOLATILE_TOP = ("created_at", "updated_at", "recorded_at", "agentsnap_version", "comparison")
-_VOLATILE_HEADERS = frozenset({"x-request-id", "openai-processing-ms", "date", "request-id", "x-ratelimit-reset-requests", "x-ratelimit-reset-tokens"})
+_VOLATILE_HEADERS = frozenset({"x-request-id", "openai-processing-ms", "date", "request-id", "x-ratelimit-reset-requests",
+                               "x-ratelimit-reset-tokens", "content-length", "age", "expires", "etag", "last-modified"})
 #: header names with these parts are minted per response: request/trace/correlation ids, timings, rate-limit counters
 _VOLATILE_HEADER_PARTS = ("request-id", "trace-id", "correlation-id", "ratelimit", "processing-ms", "upstream-service-time", "cf-ray", "server-timing")
 #: per-response timestamps and fingerprints inside a recorded response (any depth: stream events nest them)
@@ -362,6 +363,8 @@ def _strip_volatile(data: dict[str, Any]) -> dict[str, Any]:
         headers = resp.get("headers")
         if isinstance(headers, dict):
             resp["headers"] = {k: v for k, v in headers.items() if not _volatile_header(str(k))}
+        if "text" in resp and "body" in resp and _parses_to(resp["text"], resp["body"]):
+            del resp["text"]  # the server's exact text (capture/faithful.py): derivable from body for the decision
         if isinstance(resp.get("body"), (dict, list)):
             resp["body"] = _drop_volatile_in_response(resp["body"])
         if isinstance(resp.get("chunks"), list):
@@ -371,6 +374,13 @@ def _strip_volatile(data: dict[str, Any]) -> dict[str, Any]:
     placeholders = {value: f"<id{i}>" for i, value in enumerate(ids, 1)}
     data["trace"] = _rename_ids(data.get("trace") or [], placeholders)
     return data
+
+
+def _parses_to(text: Any, body: Any) -> bool:
+    try:
+        return isinstance(text, str) and json.loads(text) == body
+    except ValueError:
+        return False
 
 
 def same_content(a: dict[str, Any], b: dict[str, Any]) -> bool:

@@ -39,7 +39,7 @@ from .. import trace as _trace
 from ..exceptions import ReplayMissError, SnapshotMissingInCIError
 from ..scrub import mask_header, remember_credentials, scrub_bytes, scrub_chunks, scrub_json, scrub_text, scrub_url
 from ..serialize import bytes_envelope, escape_surrogates
-from . import observe
+from . import faithful, observe
 from .spec import ProviderSpec, classify, explain_miss
 
 __all__ = [
@@ -59,8 +59,6 @@ __all__ = [
     "take_recorded",
 ]
 
-# headers that describe the stored encoding of a body, not the body itself
-_ENCODING_HEADERS = frozenset({"content-length", "content-encoding", "transfer-encoding"})
 
 
 # --------------------------------------------------------------------------
@@ -140,19 +138,11 @@ def _request_record(request: Any) -> dict[str, Any]:
     return rec
 
 
-def kept_headers(pairs: Iterable[tuple[str, str]], spec: ProviderSpec, *, streamed: bool) -> dict[str, str]:
-    """The allow-listed response headers of ``pairs`` (``(name, value)`` as sent), lower-cased (``{name: value}``); an
-    account header (:data:`agentsnap.scrub.ACCOUNT_HEADERS`, a spec's
-    ``mask_headers``) is kept as ``<redacted>``, any other value scrubbed."""
-    out: dict[str, str] = {}
-    masks = getattr(spec, "mask_headers", ())
-    for name, value in pairs:
-        low = name.lower()
-        if streamed and low == "content-encoding":
-            out[low] = value  # dropped again once the stream's chunks are stored decoded
-        elif low not in _ENCODING_HEADERS and spec.keeps_header(low):
-            out[low] = mask_header(low, value, masks)
-    return out
+def kept_headers(pairs: Iterable[tuple[str, str]], spec: ProviderSpec, *, streamed: bool, exact: bool = True) -> dict[str, str]:
+    """The response headers stored from ``pairs`` (``(name, value)`` as received): what the
+    spec keeps, account headers masked, framing kept while the body replays byte for byte
+    (:func:`.faithful.response_headers`, the one rule for every transport)."""
+    return faithful.response_headers(pairs, spec, streamed=streamed, exact=exact)
 
 
 # --------------------------------------------------------------------------
@@ -523,22 +513,16 @@ def record_read_body(exchange: _trace.Exchange, spec: ProviderSpec, status: int,
                      content: bytes, content_type: str | None) -> None:
     """Store a response whose (decoded) body was read whole: ``{"status", "headers", "body"|"text"|...}``.
 
-    An error body is kept verbatim as text when the spec asks for it
+    Byte-faithful (:mod:`.faithful`): the server's own text is kept next to the
+    parsed body when the snapshot's JSON form would not give it back, and the
+    framing headers stay while the stored body replays byte for byte. An error
+    body is kept verbatim as text when the spec asks for it
     (``[replay] verbatim_error_bodies``); bodies and texts are scrubbed.
     """
-    meta: dict[str, Any] = {"status": status, "headers": kept_headers(headers, spec, streamed=False)}
-    stored = encode_body(content, content_type)
-    if "body" in stored and stored["body"] is not None and status >= 400 and _verbatim_errors(spec):
-        # kept as the text the server sent (SDKs quote error bodies verbatim, and a
-        # snapshot stores JSON with sorted keys): replay serves the same bytes
-        try:
-            stored = {"text": scrub_text(content.decode("utf-8"))}
-        except UnicodeDecodeError:
-            pass
-    if "body" in stored:
-        stored["body"] = scrub_json(stored["body"])
-    elif "text" in stored:
-        stored["text"] = scrub_text(stored["text"])
+    pairs = list(headers)
+    verbatim = status >= 400 and _verbatim_errors(spec)
+    stored, exact = faithful.response_body(content, content_type, verbatim=verbatim)
+    meta: dict[str, Any] = {"status": status, "headers": kept_headers(pairs, spec, streamed=False, exact=exact)}
     meta.update(stored)
     exchange.response = meta
     exchange.ended = time.monotonic()

@@ -46,6 +46,7 @@ from .core import (  # noqa: F401 - encode_body, decode_body, _request_record, _
     take_recorded,
 )
 from .core import _chunk_bytes
+from . import faithful
 from .spec import ProviderSpec
 
 __all__ = ["send_wrapper", "async_send_wrapper"]
@@ -171,7 +172,10 @@ def _replayed_response(recording: Any, exchange: _trace.Exchange, request: Any, 
     stored_headers = stored.get("headers") or {}
     if isinstance(stored_headers, dict):
         stored_headers = list(stored_headers.items())
-    headers = [(k, v) for k, v in stored_headers if k.lower() not in ("content-length", "transfer-encoding")]
+    # recorded framing headers are served as they were (the body is the recorded bytes);
+    # a snapshot from before they were stored gets httpx's own content-length
+    framed = any(k.lower() in faithful.FRAMING for k, _ in stored_headers)
+    headers = list(stored_headers)
     if status >= 400:
         # replay retries instantly: the SDKs (Stainless) honour retry-after-ms
         headers = [(k, v) for k, v in headers if k.lower() != "retry-after-ms"] + [("retry-after-ms", "1")]
@@ -181,7 +185,13 @@ def _replayed_response(recording: Any, exchange: _trace.Exchange, request: Any, 
         response = module.Response(status, headers=headers, stream=stream_cls(chunks), request=request)
     else:
         headers = [(k, v) for k, v in headers if k.lower() != "content-encoding"]
-        response = module.Response(status, headers=headers, content=decode_body(stored), request=request)
+        body, exact = faithful.replay_body(stored)
+        if framed and exact:  # the recorded bytes and framing: a stream, so httpx adds no content-length
+            stream = _replay_stream_class(module, is_async)([body])
+            response = module.Response(status, headers=headers, stream=stream, request=request)
+        else:
+            headers = [(k, v) for k, v in headers if k.lower() not in faithful.FRAMING]
+            response = module.Response(status, headers=headers, content=body, request=request)
     response.elapsed = datetime.timedelta(0)
     return response
 

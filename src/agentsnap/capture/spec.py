@@ -116,9 +116,20 @@ class ProviderSpec:
         return None
 
     def keeps_header(self, name: str) -> bool:
-        """Whether a response header (any case) is kept in snapshots."""
+        """Whether a response header (any case) is kept in snapshots.
+
+        A bare ``"*"`` keeps every header except the account headers
+        (:data:`agentsnap.scrub.ACCOUNT_HEADERS`, a spec's ``mask_headers``):
+        those are kept (as ``<redacted>``) only when a glob names them.
+        """
         low = name.lower()
-        return any(fnmatch.fnmatchcase(low, pat) for pat in self.keep_headers)
+        if any(fnmatch.fnmatchcase(low, pat) for pat in self.keep_headers if pat != "*"):
+            return True
+        if "*" not in self.keep_headers:
+            return False
+        from ..scrub import ACCOUNT_HEADERS
+
+        return not any(fnmatch.fnmatchcase(low, pat) for pat in (*ACCOUNT_HEADERS, *self.mask_headers))
 
 
 def patches_dir() -> Path:

@@ -1,0 +1,136 @@
+"""Byte-faithful responses: what user code reads in replay is what it read live.
+
+SDKs hand the HTTP response to user code: ``with_raw_response`` (openai,
+anthropic, groq) exposes ``.headers`` and ``.content``; google-genai copies
+every header into ``GenerateContentResponse.sdk_http_response.headers``. So
+replay serves:
+
+* **the recorded body bytes.** A snapshot file stores JSON with sorted keys,
+  so a JSON body parsed (``"body"``, what codecs, diffs and reviewers read)
+  gives back the server's bytes only when they were sorted and compact. Any
+  other JSON body (indented, keys in the server's order, ``\\u`` escapes, a
+  trailing newline: every real provider) also keeps the text it was
+  (``"text"``), which replay serves while it still parses to ``"body"``
+  (:func:`response_body`, :func:`replay_body`). When scrubbing has to change
+  a body (a secret, a ``redact`` JSON path), only the scrubbed JSON is
+  stored: secrets win over byte equality.
+* **every response header the spec keeps** (``[response] keep_headers``; the
+  shipped specs keep ``*``), including ``content-length`` and
+  ``transfer-encoding``, with account headers stored as ``<redacted>``
+  (:data:`agentsnap.scrub.ACCOUNT_HEADERS`). A compressed body is stored
+  decoded, so its ``content-encoding`` and wire ``content-length`` are not
+  replayed (the body user code reads is the same).
+
+Replay sets ``content-length`` itself only for snapshots recorded before
+these rules (no stored ``content-length`` / ``transfer-encoding``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable
+
+from ..scrub import mask_header, scrub_json, scrub_text
+from .spec import ProviderSpec
+
+__all__ = ["FRAMING", "replay_body", "response_body", "response_headers"]
+
+#: headers that frame the body on the wire
+FRAMING = frozenset({"content-length", "transfer-encoding"})
+
+_sorted_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode
+
+
+def response_body(raw: bytes, content_type: str | None, *, verbatim: bool) -> tuple[dict[str, Any], bool]:
+    """How to store a (decoded) non-streamed response body, and whether it replays byte for byte.
+
+    Returns ``(stored, exact)``. ``stored`` is one of:
+
+    * ``{"body": json}`` when the snapshot's own JSON form (sorted keys,
+      compact) is exactly ``raw``;
+    * ``{"body": json, "text": str}`` for any other JSON body: ``body`` is
+      what codecs, diffs and reviewers read, ``text`` the exact text replay
+      serves (as long as it still parses to ``body``, see :func:`replay_body`);
+    * ``{"text": str}`` for a body that is not JSON, or any body when
+      ``verbatim`` (the spec's ``[replay] verbatim_error_bodies``, error statuses);
+    * ``{"body_b64", "sha256"}`` for bytes that are not UTF-8.
+
+    ``exact`` is False when scrubbing had to change the body: then only the
+    scrubbed ``body`` is stored (secrets win over byte equality).
+    """
+    from .core import encode_body
+
+    stored = encode_body(raw, content_type)
+    if "body" in stored and stored["body"] is not None:
+        parsed = stored["body"]
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:  # json.loads also reads UTF-16/32: keep the parsed form
+            return {"body": scrub_json(parsed)}, False
+        if verbatim:
+            clean = scrub_text(text)
+            return {"text": clean}, clean == text
+        scrubbed = scrub_json(parsed)
+        if scrubbed != parsed or scrub_text(text) != text:
+            return {"body": scrubbed}, False
+        if _sorted_compact(parsed) == text:
+            return {"body": parsed}, True
+        return {"body": parsed, "text": text}, True
+    if "text" in stored:
+        clean = scrub_text(stored["text"])
+        return {"text": clean}, clean == stored["text"]
+    return stored, True
+
+
+def replay_body(stored: dict[str, Any]) -> tuple[bytes, bool]:
+    """The bytes replay serves for a stored non-streamed body, and whether they are the recorded ones.
+
+    A ``text`` stored next to a ``body`` is served only while it still parses
+    to that ``body``: a ``body`` edited by hand (or scrubbed later by
+    ``agentsnap scrub``) is served as edited, re-serialised, and
+    ``exact`` is False (the recorded ``content-length`` no longer applies).
+    """
+    from .core import decode_body
+
+    if "text" in stored and "body" in stored:
+        try:
+            same = json.loads(stored["text"]) == stored["body"]
+        except (TypeError, ValueError):
+            same = False
+        if same:
+            return str(stored["text"]).encode("utf-8"), True
+        return decode_body({"body": stored["body"]}), False
+    return decode_body(stored), True
+
+
+def response_headers(pairs: Iterable[tuple[str, str]], spec: ProviderSpec, *, streamed: bool, exact: bool = True) -> dict[str, str]:
+    """The response headers to store from ``pairs`` (``(name, value)`` as received), lower-cased,
+    repeated ones joined with ``", "`` (as ``httpx.Headers`` reads them).
+
+    Kept: what the spec keeps (globs). A streamed response's
+    ``content-encoding`` is kept for the chunk sink (dropped again once its
+    chunks are stored decoded); a non-streamed one's is dropped (the body is
+    stored decoded), and so is the wire ``content-length`` of any encoded
+    body. ``exact=False`` (the stored body will not replay byte for byte)
+    drops ``content-length`` too, so replay computes it from what it serves.
+    An account header (:data:`agentsnap.scrub.ACCOUNT_HEADERS`, a spec's
+    ``mask_headers``) is masked by :func:`agentsnap.scrub.mask_header`.
+    """
+    items = [(str(name), str(value)) for name, value in pairs]
+    out: dict[str, str] = {}
+    masks = getattr(spec, "mask_headers", ())
+    encoding = next((v for k, v in items if k.lower() == "content-encoding"), "").strip().lower()
+    encoded = encoding not in ("", "identity")
+    for name, value in items:
+        low = name.lower()
+        if low == "content-encoding":
+            if streamed:
+                out[low] = value
+            continue
+        if low == "content-length" and (encoded or not exact):
+            continue
+        if not spec.keeps_header(low):
+            continue
+        value = mask_header(low, value, masks)
+        out[low] = f"{out[low]}, {value}" if low in out else value
+    return out

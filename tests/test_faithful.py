@@ -1,0 +1,238 @@
+"""Byte-faithful responses: what user code can read is the same live and in replay.
+
+Each test records a call of a real SDK against a loopback fake, stops the
+server, replays it with every socket refused, and compares what the SDK hands
+user code: the raw response's headers (every one, ``content-length`` and
+``transfer-encoding`` included) and the body bytes. The fakes answer JSON with
+``json.dumps``'s default separators in insertion order, which the old
+re-serialisation changed (google-genai's ``content-length`` 343 live, 317 replayed).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
+from agentsnap.capture.faithful import replay_body, response_body
+from tests.offline import Offline
+
+pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
+
+CI_MARKERS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
+MESSAGES = [{"role": "user", "content": "Weather in Paris? ☀"}]
+
+
+@pytest.fixture(autouse=True)
+def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in CI_MARKERS:
+        monkeypatch.delenv(var, raising=False)
+
+
+def record_then_replay(tmp_path: Path, offline: Offline, fake: Any, name: str, run: Callable[[str], Any]) -> tuple[Any, Any]:
+    with fake:
+        base = fake.base_url
+        with AgentRecorder(name, snapshot_dir=tmp_path):
+            live = run(base)
+    with offline(), AgentAsserter(name, snapshot_dir=tmp_path, mode="replay"):
+        replayed = run(base)
+    return live, replayed
+
+
+def exchange_response(tmp_path: Path, name: str) -> dict[str, Any]:
+    data = json.loads(SnapshotStore(tmp_path).path_for(name).read_text(encoding="utf-8"))
+    (step,) = [s for s in data["trace"] if s["type"] == "llm_call"]
+    return step["exchange"]["response"]
+
+
+def same_headers(replayed: Any, live: Any) -> None:
+    """Every (name, value) pair user code can iterate, as a multiset, and the mapping view."""
+    assert sorted((k.lower(), v) for k, v in replayed.items()) == sorted((k.lower(), v) for k, v in live.items())
+    assert "content-length" in {k.lower() for k in live} or "transfer-encoding" in {k.lower() for k in live}
+
+
+# --------------------------------------------------------------------------- openai / groq (Stainless)
+
+
+def test_openai_raw_response_headers_and_bytes(tmp_path: Path, offline: Offline) -> None:
+    import openai
+
+    from tests.fake_provider import FakeOpenAI, text_reply
+
+    fake = FakeOpenAI()
+    fake.script(text_reply("Sunny."))
+
+    def run(base: str) -> tuple[Any, bytes]:
+        client = openai.OpenAI(base_url=base, api_key="sk-test", max_retries=0)
+        raw = client.chat.completions.with_raw_response.create(model="gpt-4o-mini", messages=MESSAGES)
+        return raw.http_response.headers, raw.http_response.content
+
+    (live_h, live_b), (rep_h, rep_b) = record_then_replay(tmp_path, offline, fake, "oa_raw", run)
+    assert rep_b == live_b
+    same_headers(rep_h, live_h)
+    assert rep_h["content-length"] == live_h["content-length"] == str(len(live_b))
+    assert "server" in rep_h and "date" in rep_h
+    stored = exchange_response(tmp_path, "oa_raw")
+    assert stored["text"].encode("utf-8") == live_b and stored["body"] == json.loads(live_b)
+
+
+def test_openai_streamed_response_headers_and_bytes(tmp_path: Path, offline: Offline) -> None:
+    import openai
+
+    from tests.fake_provider import FakeOpenAI, stream_text_reply
+
+    fake = FakeOpenAI()
+    fake.script(stream_text_reply(["Sun", "ny."]))
+
+    def run(base: str) -> tuple[Any, bytes]:
+        client = openai.OpenAI(base_url=base, api_key="sk-test", max_retries=0)
+        with client.chat.completions.with_streaming_response.create(model="gpt-4o-mini", messages=MESSAGES, stream=True) as resp:
+            return resp.headers, b"".join(resp.iter_bytes())
+
+    (live_h, live_b), (rep_h, rep_b) = record_then_replay(tmp_path, offline, fake, "oa_stream", run)
+    assert rep_b == live_b
+    same_headers(rep_h, live_h)
+    assert rep_h["transfer-encoding"] == "chunked" and rep_h["x-request-id"] == live_h["x-request-id"]
+
+
+def test_groq_raw_response_headers_and_bytes(tmp_path: Path, offline: Offline) -> None:
+    import groq
+
+    from tests.fake_openai_extra import FakeGroq, groq_reply
+
+    fake = FakeGroq()
+    fake.script(groq_reply("Sunny."))
+
+    def run(base: str) -> tuple[Any, bytes]:
+        client = groq.Groq(base_url=base, api_key="gsk-test", max_retries=0)
+        raw = client.chat.completions.with_raw_response.create(model="llama-3.3-70b-versatile", messages=MESSAGES)
+        return raw.http_response.headers, raw.http_response.content
+
+    (live_h, live_b), (rep_h, rep_b) = record_then_replay(tmp_path, offline, fake, "groq_raw", run)
+    assert rep_b == live_b
+    same_headers(rep_h, live_h)
+
+
+# --------------------------------------------------------------------------- anthropic
+
+
+def test_anthropic_raw_response_headers_and_bytes_but_no_account_id(tmp_path: Path, offline: Offline) -> None:
+    import anthropic
+
+    from tests.fake_anthropic import FakeAnthropic, text_reply
+
+    fake = FakeAnthropic()
+    fake.script(text_reply("Sunny."))
+
+    def run(base: str) -> tuple[Any, bytes, str | None]:
+        client = anthropic.Anthropic(base_url=base, api_key="sk-ant-test", max_retries=0)
+        raw = client.messages.with_raw_response.create(model="claude-sonnet-4-6", max_tokens=64, messages=MESSAGES)
+        return raw.http_response.headers, raw.http_response.content, raw.parse()._request_id
+
+    (live_h, live_b, live_id), (rep_h, rep_b, rep_id) = record_then_replay(tmp_path, offline, fake, "an_raw", run)
+    assert rep_b == live_b and rep_id == live_id is not None
+    # the organisation id is an account identifier: the one header replay leaves out
+    assert "anthropic-organization-id" in live_h and "anthropic-organization-id" not in rep_h
+    same_headers(rep_h, {k: v for k, v in live_h.items() if k != "anthropic-organization-id"})
+
+
+def test_anthropic_stream_headers_and_bytes(tmp_path: Path, offline: Offline) -> None:
+    import anthropic
+
+    from tests.fake_anthropic import FakeAnthropic, stream_text_reply
+
+    fake = FakeAnthropic()
+    fake.script(stream_text_reply("Sunny and warm."))
+
+    def run(base: str) -> tuple[Any, bytes]:
+        client = anthropic.Anthropic(base_url=base, api_key="sk-ant-test", max_retries=0)
+        with client.messages.with_streaming_response.create(model="claude-sonnet-4-6", max_tokens=64, messages=MESSAGES, stream=True) as resp:
+            return resp.headers, b"".join(resp.iter_bytes())
+
+    (live_h, live_b), (rep_h, rep_b) = record_then_replay(tmp_path, offline, fake, "an_stream", run)
+    assert rep_b == live_b
+    same_headers(rep_h, {k: v for k, v in live_h.items() if k != "anthropic-organization-id"})
+
+
+# --------------------------------------------------------------------------- cohere
+
+
+def test_cohere_v2_raw_response_headers_and_body(tmp_path: Path, offline: Offline) -> None:
+    import cohere
+
+    from tests.fake_cohere import FakeCohere, v2_chat_reply
+
+    fake = FakeCohere()
+    fake.script(v2_chat_reply("Sunny."))
+
+    def run(base: str) -> tuple[dict[str, str], Any]:
+        client = cohere.ClientV2(api_key="co-test", base_url=base)
+        raw = client.with_raw_response.chat(model="command-a-03-2025", messages=MESSAGES)
+        return dict(raw.headers), raw.data
+
+    (live_h, live_d), (rep_h, rep_d) = record_then_replay(tmp_path, offline, fake, "co_raw", run)
+    assert rep_h == live_h and "content-length" in rep_h and "x-debug-trace-id" in rep_h
+    assert rep_d == live_d
+
+
+# --------------------------------------------------------------------------- google-genai
+
+
+def test_gemini_sdk_http_response_content_length_and_stream_request_id(tmp_path: Path, offline: Offline) -> None:
+    """The issue's two observations: a replayed generate_content showed another
+    content-length (body re-serialised); a replayed stream lacked a header it had live."""
+    from google import genai
+    from google.genai import types
+
+    from tests.fake_gemini import FakeGemini, stream_text_reply, text_reply
+
+    fake = FakeGemini()
+    fake.script(text_reply("Sunny."), stream_text_reply(["Sun", "ny."]))
+
+    def run(base: str) -> tuple[Any, list[Any]]:
+        client = genai.Client(api_key="gm-test", http_options=types.HttpOptions(base_url=base))
+        one = client.models.generate_content(model="gemini-2.5-flash", contents="Weather?")
+        chunks = list(client.models.generate_content_stream(model="gemini-2.5-flash", contents="Weather?"))
+        return one, chunks
+
+    (live, live_chunks), (rep, rep_chunks) = record_then_replay(tmp_path, offline, fake, "gm", run)
+    assert rep.sdk_http_response.headers == live.sdk_http_response.headers
+    assert rep.sdk_http_response.headers["content-length"] == live.sdk_http_response.headers["content-length"]
+    assert [c.sdk_http_response.headers for c in rep_chunks] == [c.sdk_http_response.headers for c in live_chunks]
+    assert set(live_chunks[0].sdk_http_response.headers) >= {"x-request-id", "server", "date", "transfer-encoding"}
+    assert [c.model_dump() for c in rep_chunks] == [c.model_dump() for c in live_chunks]
+
+
+# --------------------------------------------------------------------------- the storage rule
+
+
+@pytest.mark.parametrize(
+    ("raw", "stored", "exact"),
+    [
+        # what the snapshot file gives back exactly (sorted keys, compact): stored parsed only
+        (b'{"a":1,"b":[true,null]}', {"body": {"a": 1, "b": [True, None]}}, True),
+        # any other layout: parsed (readable) and the text the server sent (served)
+        (b'{\n  "b": 1,\n  "a": "\\u00e9"\n}\n', {"body": {"b": 1, "a": "\u00e9"}, "text": '{\n  "b": 1,\n  "a": "\\u00e9"\n}\n'}, True),
+        (b'{"b": 1, "a": 2}', {"body": {"b": 1, "a": 2}, "text": '{"b": 1, "a": 2}'}, True),
+        (b"plain text", {"text": "plain text"}, True),
+        (b"", {"body": None}, True),
+    ],
+)
+def test_response_body_storage(raw: bytes, stored: dict[str, Any], exact: bool) -> None:
+    assert response_body(raw, "application/json", verbatim=False) == (stored, exact)
+    assert replay_body(stored) == (raw, True)
+
+
+def test_a_hand_edited_body_is_served_as_edited() -> None:
+    stored, _ = response_body(b'{"answer": "Sunny", "n": 1}', "application/json", verbatim=False)
+    stored["body"]["answer"] = "Rainy"
+    assert replay_body(stored) == (b'{"answer":"Rainy","n":1}', False)
+
+
+def test_a_body_with_a_secret_is_stored_scrubbed_not_verbatim() -> None:
+    secret = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0"
+    stored, exact = response_body(json.dumps({"key": secret, "z": 1}).encode(), "application/json", verbatim=False)
+    assert exact is False and "body" in stored and secret not in json.dumps(stored)
