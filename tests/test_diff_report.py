@@ -107,7 +107,7 @@ def test_failing_summary_line() -> None:
     assert report.failed_checks == ["structural", "arguments", "model_tools", "output"]
     assert report.summary_line() == (
         "[agentsnap] 'my_agent' FAILED | structural: FAIL | llm_call[0]: 100% | llm_call[1]: 100% "
-        "| output: 45% | failed: structural, arguments, model_tools, output"
+        "| output: 40% | failed: structural, arguments, model_tools, output"
     )
 
 
@@ -127,12 +127,16 @@ def test_render_failure_lines() -> None:
         "  new:    ['get_time']",
         "  replace #0 get_weather → get_time (golden llm_call step 0, new llm_call step 0)",
         "[SEMANTIC] FAIL — backend: lexical",
-        "  llm_call[0]: 100% ≥ threshold 60% ok",
-        "  llm_call[1]: 100% ≥ threshold 60% ok",
-        "  output: 45% < threshold 95% FAIL",
+        "  llm_call[0]: 100% ≥ threshold 75% ok",
+        "  llm_call[1]: 100% ≥ threshold 75% ok",
+        "  output: 40% < threshold 92% FAIL — changed",
         "    was: 'It is sunny in Paris today.'",
         "    now: 'Rain all day.'",
-        "    hint: names differ: Paris → (none)",
+        '    changed: names differ (Paris → (none)): golden: "It is sunny in Paris today." → new: (nothing)',
+        (
+            "    changed: a different answer: no sentence has a counterpart: "
+            'golden: "It is sunny in Paris today." → new: "Rain all day."'
+        ),
     ]
 
 
@@ -263,15 +267,15 @@ def test_color_false_has_no_escape_codes_and_color_true_has() -> None:
 def test_truncation_keeps_max_lines_and_says_how_many_were_cut() -> None:
     report = compute_diff(GOLDEN, DRIFTED, name="my_agent", embedding_backend="lexical")
     full = report.render(max_lines=1000).splitlines()
-    assert len(full) == 19
+    assert len(full) == 20
     cut = report.render(max_lines=5).splitlines()
     assert len(cut) == 5
     assert cut[:4] == full[:4]
     assert (
-        cut[4] == "… 15 more lines cut; run `agentsnap diff my_agent` to see everything"
+        cut[4] == "… 16 more lines cut; run `agentsnap diff my_agent` to see everything"
     )
-    assert report.render(max_lines=19).splitlines() == full
-    assert report.render(max_lines=18).splitlines()[-1] == (
+    assert report.render(max_lines=20).splitlines() == full
+    assert report.render(max_lines=19).splitlines()[-1] == (
         "… 2 more lines cut; run `agentsnap diff my_agent` to see everything"
     )
     assert "\x1b" not in report.render(max_lines=5)

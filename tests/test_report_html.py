@@ -310,8 +310,9 @@ def test_timeline_follows_the_structural_edit_script() -> None:
 
 def test_page_has_a_summary_row_per_snapshot_and_a_section_per_failed_pending_or_new() -> None:
     golden, _ = _pair()
-    pending_golden = Snapshot(name="t::pending", approved=False, output="Hello!", trace=[_llm(0, "Hello!")])
-    pending_new = Snapshot(name="t::pending", output="Hi!", trace=[_llm(0, "Hi!")])
+    # (a greeting reworded, "Hello!" → "Hi!", is the same meaning now: the shop's hours change instead)
+    pending_golden = Snapshot(name="t::pending", approved=False, output="We open at 9.", trace=[_llm(0, "We open at 9.")])
+    pending_new = Snapshot(name="t::pending", output="We open at 10.", trace=[_llm(0, "We open at 10.")])
     passed = compute_diff(golden.to_dict(), golden.to_dict(), embedding_backend="lexical")
     entries = [
         _failed_entry(),

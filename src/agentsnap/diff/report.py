@@ -252,6 +252,10 @@ def _paint(text: str, code: str, color: bool) -> str:
 _ESCAPE_LINE_BREAKS = {ord(c): repr(c)[1:-1] for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"}
 
 
+#: how a finding of the meaning check is labelled in the text report, by severity
+_FINDING_LABEL = {"harmful": "changed", "soft": "differs", "harmless": "harmless"}
+
+
 class _Renderer:
     def __init__(self, report: DiffReport, color: bool) -> None:
         self.r = report
@@ -477,7 +481,9 @@ class _Renderer:
                 line = f"{key}: {_pct(score)} {cmp} threshold {_pct(threshold)}"
             if by_facts:
                 line += " but facts differ (strict_facts)"
-            self.add(f"{line} {self.status(key_ok)}", 1)
+            verdict = info.get("verdict")
+            suffix = f" — {verdict}" if verdict and verdict not in ("identical", "judge") else ""
+            self.add(f"{line} {self.status(key_ok)}{suffix}", 1)
             if not key_ok:
                 was, now = info.get("golden_excerpt"), info.get("new_excerpt")
                 if was is not None:
@@ -485,6 +491,11 @@ class _Renderer:
                 if now is not None:
                     self.add(f"now: {now!r}", 2)
             hint_lines = {h.get("message") for h in info.get("hints") or []}
+            # the meaning check's findings, labelled by what they did to the verdict
+            severity = {f.get("message"): f.get("severity") for f in info.get("findings") or []}
             for reason in self.r.semantic_reasons.get(key) or []:
-                label = "hint" if reason in hint_lines else "reason"
+                if reason in severity:
+                    label = _FINDING_LABEL.get(str(severity[reason]), "reason")
+                else:
+                    label = "hint" if reason in hint_lines else "reason"
                 self.add(f"{label}: {reason}", 2)
