@@ -371,6 +371,11 @@ class EmbedFnBackend(Backend):
                     f"embed_fn returned {len(vectors)} vectors for {len(texts)} texts; "
                     "it must return one vector per input text, in order"
                 )
+            lengths = {len(v) for v in vectors}
+            if len(lengths) > 1:
+                raise ValueError(
+                    f"embed_fn returned vectors of different lengths ({', '.join(map(str, sorted(lengths)))})"
+                )
             return vectors
 
         return encode

@@ -86,6 +86,8 @@ __all__ = [
 
 #: least similarity (max of MiniLM cosine and trigram cosine) for two units to align
 ALIGN = 0.5
+#: trigram cosine above which a unit counts as near-verbatim and is not embedded
+STRONG = 0.9
 #: least MiniLM cosine of two replaced words for them to count as synonyms
 SYNONYM = 0.72
 #: a unit whose content words the other text covers at least this much is not dropped/added
@@ -229,14 +231,22 @@ def split_units(text: str) -> list[Unit]:
     return units
 
 
-def _fill(units: list[Unit], known: frozenset[str], german: bool) -> None:
+def _fill(units: list[Unit], known: frozenset[str], german: bool, cache: dict[str, Unit] | None = None) -> None:
+    """Fill in facts, content words, polarity markers and the courtesy flag; ``cache`` shares the work
+    between the units of one pair that have the same text (most sentences of a long answer)."""
+    cache = {} if cache is None else cache
     for unit in units:
+        done = cache.get(unit.text)
+        if done is not None:
+            unit.facts, unit.words, unit.markers, unit.filler = done.facts, done.words, done.markers, done.filler
+            continue
         unit.facts = F.extract(unit.text, german=german, known_names=known)
         unit.words = F.content_words(unit.text)
         unit.markers = F.polarity(unit.text)[1]
         rest = _COURTESY.sub(" ", unit.text)
         remaining = [w for w in F.content_words(rest) if w not in _NARRATION]
         unit.filler = len(remaining) <= 1 and not unit.facts and not unit.markers
+        cache[unit.text] = unit
 
 
 def _flat(text: str) -> str:
@@ -248,31 +258,34 @@ def _flat(text: str) -> str:
 # --------------------------------------------------------------------------- similarity
 
 
-def _trigrams(text: str) -> Counter[str]:
+def _trigrams(text: str) -> tuple[dict[str, int], float]:
+    """Character trigrams of the case-folded tokens of ``text`` with counts, and the vector's norm."""
     s = " " + " ".join(F.tokens(text)) + " "
-    return Counter(s[i : i + 3] for i in range(max(1, len(s) - 2)))
+    grams = Counter(s[i : i + 3] for i in range(max(1, len(s) - 2)))
+    return grams, math.sqrt(sum(v * v for v in grams.values()))
 
 
-def _cos_counts(a: Counter[str], b: Counter[str]) -> float:
-    if not a or not b:
-        return 0.0
-    dot = sum(v * b.get(k, 0) for k, v in a.items())
-    na = math.sqrt(sum(v * v for v in a.values()))
-    nb = math.sqrt(sum(v * v for v in b.values()))
-    return dot / (na * nb) if na and nb else 0.0
-
-
-def _matrix(g_units: list[Unit], n_units: list[Unit], vectors: Any | None) -> list[list[float]]:
-    g_tri = [_trigrams(u.text) for u in g_units]
-    n_tri = [_trigrams(u.text) for u in n_units]
-    sims = [[_cos_counts(a, b) for b in n_tri] for a in g_tri]
-    if vectors is not None:
-        g_vec, n_vec = vectors
-        emb = _dot(g_vec, n_vec)
-        for i in range(len(g_units)):
-            for j in range(len(n_units)):
-                sims[i][j] = max(sims[i][j], float(emb[i][j]))
-    return sims
+def _trigram_matrix(g_units: list[Unit], n_units: list[Unit]) -> list[list[float]]:
+    """Trigram cosine of every golden unit against every new unit (rows: golden)."""
+    grams: dict[str, tuple[dict[str, int], float]] = {}
+    g_tri = [grams.setdefault(u.text, _trigrams(u.text)) if u.text not in grams else grams[u.text] for u in g_units]
+    n_tri = [grams.setdefault(u.text, _trigrams(u.text)) if u.text not in grams else grams[u.text] for u in n_units]
+    out = []
+    for a, na in g_tri:
+        row = []
+        keys = a.keys()
+        for b, nb in n_tri:
+            if a is b:
+                row.append(1.0)
+                continue
+            if not na or not nb:
+                row.append(0.0)
+                continue
+            small, large = (a, b) if len(a) < len(b) else (b, a)
+            dot = sum(v * large[k] for k, v in small.items() if k in large)
+            row.append(dot / (na * nb) if keys else 0.0)
+        out.append(row)
+    return out
 
 
 def _dot(a: Any, b: Any) -> Any:
@@ -284,7 +297,16 @@ def _dot(a: Any, b: Any) -> Any:
         return [[math.fsum(x * y for x, y in zip(u, v, strict=True)) for v in b] for u in a]
 
 
-def _normalise_rows(vectors: Any) -> list[list[float]]:
+def _normalise_rows(vectors: Any) -> Any:
+    """Rows scaled to length 1: a numpy array when numpy is installed, else lists."""
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover - embed_fn without numpy
+        np = None
+    if np is not None:
+        array = np.asarray(vectors, dtype=np.float64)
+        if array.ndim == 2:
+            return array / np.maximum(np.linalg.norm(array, axis=1, keepdims=True), 1e-12)
     out = []
     for row in vectors:
         values = [float(x) for x in row]
@@ -337,7 +359,7 @@ def compare(golden: str, new: str, encoder: Encoder | None = None) -> Verdict:
 
 def compare_many(pairs: Sequence[tuple[str, str]], encoder: Encoder | None = None) -> list[Verdict]:
     """:func:`compare` for many pairs, with one encoder call for every unit of every pair (plus one for replaced words)."""
-    prepared: list[tuple[str, str, list[Unit], list[Unit]] | Verdict | None] = []
+    prepared: list[tuple[str, str, list[Unit], list[Unit], list[list[float]], list[int], list[int]] | Verdict | None] = []
     texts: dict[str, int] = {}
     for golden, new in pairs:
         if golden == new:
@@ -350,11 +372,17 @@ def compare_many(pairs: Sequence[tuple[str, str]], encoder: Encoder | None = Non
         g_units, n_units = split_units(golden), split_units(new)
         known = F.mid_capitals("\n".join(u.text for u in g_units)) | F.mid_capitals("\n".join(u.text for u in n_units))
         german = F.detect_german(golden) or F.detect_german(new)
-        _fill(g_units, known, german)
-        _fill(n_units, known, german)
-        for unit in g_units + n_units:
-            texts.setdefault(unit.text, len(texts))
-        prepared.append((golden, new, g_units, n_units))
+        cache: dict[str, Unit] = {}
+        _fill(g_units, known, german, cache)
+        _fill(n_units, known, german, cache)
+        sims = _trigram_matrix(g_units, n_units)
+        # the model is asked only about units without a near-verbatim counterpart (STRONG)
+        g_need = [i for i, row in enumerate(sims) if not row or max(row) < STRONG]
+        n_need = [j for j in range(len(n_units)) if max((row[j] for row in sims), default=0.0) < STRONG]
+        if encoder is not None and g_need and n_need:
+            for unit in [g_units[i] for i in g_need] + [n_units[j] for j in n_need]:
+                texts.setdefault(unit.text, len(texts))
+        prepared.append((golden, new, g_units, n_units, sims, g_need, n_need))
     vectors: Any = None
     if encoder is not None and texts:
         vectors = _normalise_rows(encoder(list(texts)))
@@ -365,11 +393,12 @@ def compare_many(pairs: Sequence[tuple[str, str]], encoder: Encoder | None = Non
         if item is None or isinstance(item, Verdict):
             states.append(item)
             continue
-        golden, new, g_units, n_units = item
-        pair_vectors = None
-        if vectors is not None:
-            pair_vectors = ([vectors[texts[u.text]] for u in g_units], [vectors[texts[u.text]] for u in n_units])
-        sims = _matrix(g_units, n_units, pair_vectors) if g_units and n_units else []
+        golden, new, g_units, n_units, sims, g_need, n_need = item
+        if vectors is not None and g_need and n_need:
+            emb = _dot([vectors[texts[g_units[i].text]] for i in g_need], [vectors[texts[n_units[j].text]] for j in n_need])
+            for a_row, i in enumerate(g_need):
+                for b_col, j in enumerate(n_need):
+                    sims[i][j] = max(sims[i][j], float(emb[a_row][b_col]))
         pair_state = _State(golden, new, g_units, n_units, sims)
         pair_state.run()
         for a, b in pair_state.replaced:
@@ -392,7 +421,7 @@ def compare_many(pairs: Sequence[tuple[str, str]], encoder: Encoder | None = Non
             synonym = False
             if word_vectors is not None:
                 u, v = word_vectors[words_needed[a]], word_vectors[words_needed[b]]
-                synonym = math.fsum(x * y for x, y in zip(u, v, strict=True)) >= SYNONYM
+                synonym = math.fsum(float(x) * float(y) for x, y in zip(u, v, strict=True)) >= SYNONYM
             if synonym:
                 state.add("rewording", "harmless", g, n, _pair_msg(f"reworded ({a} → {b}, judged a synonym)", g, n))
             else:
@@ -444,6 +473,8 @@ class _State:
             self.add("different", "harmful", g, n, _pair_msg("a different answer: no sentence has a counterpart", g, n))
             return
         for g_ids, n_ids in groups:
+            if [self.g[i].text for i in g_ids] == [self.n[j].text for j in n_ids]:
+                continue  # unchanged sentences
             self._polarity(g_ids, n_ids)
             if len(g_ids) == 1 and len(n_ids) == 1:
                 self._edits(g_ids[0], n_ids[0])
