@@ -302,8 +302,8 @@ def _normalise_rows(vectors: Any) -> Any:
     try:
         import numpy as np
     except ImportError:  # pragma: no cover - embed_fn without numpy
-        np = None
-    if np is not None:
+        pass
+    else:
         array = np.asarray(vectors, dtype=np.float64)
         if array.ndim == 2:
             return array / np.maximum(np.linalg.norm(array, axis=1, keepdims=True), 1e-12)
