@@ -423,3 +423,24 @@ def test_llm_requests_compares_the_whole_recorded_request_body() -> None:
     report = compute_diff(golden, new, compare_requests=True, name="r")
     assert report.failed_checks == ["llm_requests"]
     assert "    tools[0].function.name: 'get_weather' → 'get_forecast'" in report.render().splitlines()
+
+
+def test_semantic_section_names_the_changed_sentence_and_explains_a_harmless_pass() -> None:
+    """Issue 16: a failure names golden → new sentence; a pass below 1.0 says what differed and that it was judged harmless."""
+    golden = {"trace": [], "output": "Your train arrives at 10:30."}
+    changed = compute_diff(golden, {"trace": [], "output": "Your train arrives at 11:30."}, embedding_backend="lexical")
+    lines = changed.render().splitlines()
+    assert "  output: 55.5% < threshold 92% FAIL — changed" in lines, lines
+    assert "    was: 'Your train arrives at 10:30.'" in lines
+    assert "    now: 'Your train arrives at 11:30.'" in lines
+    assert (
+        '    changed: times differ (10:30 → 11:30): golden: "Your train arrives at 10:30." '
+        '→ new: "Your train arrives at 11:30."'
+    ) in lines
+    polite = compute_diff(
+        golden, {"trace": [], "output": "Sure! Your train arrives at 10.30 am."}, embedding_backend="lexical"
+    )
+    assert polite.passed
+    lines = polite.render().splitlines()
+    assert any(line.startswith("  output: ") and line.endswith("ok — same meaning") for line in lines), lines
+    assert '    harmless: courtesy added: golden: (nothing) → new: "Sure!"' in lines
