@@ -90,9 +90,11 @@ def test_the_prompt_asks_about_facts_polarity_roles_steps_conclusion_and_added_c
     ("reply", "expected"),
     [
         (
-            '```json\n{"facts": "changed", "steps": "none", "conclusion": "same", "added_claims": [],\n'
-            ' "changes": [{"golden": "arrives at 10:30", "new": "arrives at 11:30"}],\n'
-            ' "score": 0.2, "reason": "The arrival time changed."}\n```',
+            (
+                '```json\n{"facts": "changed", "steps": "none", "conclusion": "same", "added_claims": [],\n'
+                ' "changes": [{"golden": "arrives at 10:30", "new": "arrives at 11:30"}],\n'
+                ' "score": 0.2, "reason": "The arrival time changed."}\n```'
+            ),
             Judgement(0.2, 'The arrival time changed. (golden: "arrives at 10:30" → new: "arrives at 11:30")'),
         ),
         (
