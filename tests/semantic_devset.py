@@ -435,3 +435,81 @@ CASES: tuple[Case, ...] = _build()
 #: every third pair of each category (index 2, 5, 8, …) is held out
 HELDOUT: tuple[Case, ...] = tuple(c for c in CASES if int(c.id.rsplit("-", 1)[1]) % 3 == 2)
 DEV: tuple[Case, ...] = tuple(c for c in CASES if c not in HELDOUT)
+
+
+#: written after the check was tuned (on DEV) and never used to change it: a second, later
+#: held-out set, scored once as it stands (tests/test_semantic_devset.py reports it)
+_FRESH: dict[str, list[tuple[str, str, str]]] = {
+    "paraphrase": [
+        ("en", "The backup completed at midnight and took 12 minutes.", "It took 12 minutes to finish the backup, which completed at midnight."),
+        ("en", "Your subscription renews on the 1st of every month.", "Every month on the 1st, your subscription is renewed."),
+        ("de", "Der Techniker kommt am Donnerstag zwischen 8 und 12 Uhr.", "Am Donnerstag kommt der Techniker zwischen 8 und 12 Uhr vorbei."),
+        ("fr", "Le colis sera livré demain avant midi.", "Demain, avant midi, le colis vous sera livré."),
+        ("ja", "明日の天気は晴れです。", "明日は晴れの予報です。"),
+    ],
+    "polite": [
+        ("en", "The room is booked for 4 people.", "Happy to help! I've booked the room for 4 people. Let me know if you need anything else."),
+        ("fr", "Le remboursement a été effectué.", "Merci pour votre patience ! Le remboursement a été effectué."),
+        ("en", "Order 5521 was cancelled.", "Of course — order 5521 was cancelled. Have a nice day!"),
+    ],
+    "numformat": [
+        ("en", "Revenue was $2,500,000 last quarter.", "Revenue was $2500000 last quarter."),
+        ("en", "The webinar starts at 4 pm.", "The webinar starts at 16:00."),
+        ("de", "Das Paket wiegt 2,5 kg.", "Das Paket wiegt 2.5 kg."),
+    ],
+    "reorder": [
+        ("en", "Packing list:\n- passport\n- charger\n- sunscreen", "Packing list:\n- sunscreen\n- passport\n- charger"),
+        ("en", "The report covers Germany, France and Spain.", "The report covers Spain, Germany and France."),
+    ],
+    "markdown": [
+        ("en", "# Result\n\nAll **12** checks passed.", "Result: all 12 checks passed."),
+        ("en", "Run `npm test` to check.", "Run npm test to check."),
+    ],
+    "negation": [
+        ("en", "The invoice has been paid.", "The invoice has not been paid."),
+        ("en", "Caching is enabled in production.", "Caching is disabled in production."),
+        ("de", "Der Flug ist pünktlich.", "Der Flug ist nicht pünktlich."),
+        ("fr", "La réunion est confirmée.", "La réunion n'est pas confirmée."),
+        ("en", "The migration succeeded.", "The migration failed."),
+    ],
+    "number": [
+        ("en", "The meeting room holds 8 people.", "The meeting room holds 18 people."),
+        ("en", "Your balance is €120.50.", "Your balance is €102.50."),
+        ("en", "The release is scheduled for April 14.", "The release is scheduled for April 24."),
+        ("fr", "Le rendez-vous est à 14h00.", "Le rendez-vous est à 15h00."),
+        ("en", "Node 18 is required.", "Node 20 is required."),
+    ],
+    "entity": [
+        ("en", "The order ships from the Dublin warehouse.", "The order ships from the Madrid warehouse."),
+        ("en", "Logs are written to /var/log/app.log.", "Logs are written to /var/log/web.log."),
+        ("de", "Ihr Ansprechpartner ist Herr Weber.", "Ihr Ansprechpartner ist Herr Becker."),
+    ],
+    "role": [
+        ("en", "The manager approved Sam's request.", "Sam approved the manager's request."),
+        ("en", "Team Red beat Team Blue 3 to 1.", "Team Blue beat Team Red 3 to 1."),
+    ],
+    "step": [
+        ("en", "1. Download the installer\n2. Verify the checksum\n3. Run the installer", "1. Download the installer\n2. Run the installer"),
+        ("en", "First, log out. Then clear your browser cache. Finally, log back in.", "First, log out. Finally, log back in."),
+    ],
+    "claim": [
+        ("en", "The package was delivered.", "The package was delivered and the courier left a signed receipt with your neighbour."),
+        ("en", "The API returns JSON.", "The API returns JSON. It also supports XML responses for legacy clients."),
+    ],
+    "conclusion": [
+        ("en", "Based on the numbers, option A is cheaper.", "Based on the numbers, option B is cheaper."),
+        ("en", "So the bug is fixed in the latest release.", "So the bug is still present in the latest release."),
+    ],
+}
+
+
+def _build_fresh() -> tuple[Case, ...]:
+    out = []
+    for category, items in _FRESH.items():
+        same = category in PASS_CATEGORIES
+        for index, (lang, golden, new) in enumerate(items):
+            out.append(Case(f"fresh-{category}-{index:02d}", category, lang, golden, new, same))
+    return tuple(out)
+
+
+FRESH: tuple[Case, ...] = _build_fresh()

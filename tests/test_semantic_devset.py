@@ -6,7 +6,8 @@ aligned by character trigrams) and with MiniLM (``onnx``, the ``[semantic]`` ext
 
 * at least 90 % right verdicts overall, on the dev part and on the held-out part;
 * no category below 75 %;
-* no changed number and no negation passing.
+* no changed number and no negation passing;
+* and on FRESH, a smaller set written after the tuning, at least 90 % as well.
 
 The per-category table is printed (``pytest -s`` shows it) and attached to the assertion
 message, so a failure says where the check went wrong.
@@ -25,6 +26,7 @@ from tests.semantic_devset import (
     CASES,
     DEV,
     FAIL_CATEGORIES,
+    FRESH,
     HELDOUT,
     PASS_CATEGORIES,
     Case,
@@ -44,7 +46,7 @@ def _verdicts(backend: str) -> dict[str, bool]:
     if backend not in _RESULTS:
         _RESULTS[backend] = {
             case.id: compute_diff(_snap(case.golden), _snap(case.new), embedding_backend=backend).passed
-            for case in CASES
+            for case in CASES + FRESH
         }
     return _RESULTS[backend]
 
@@ -106,3 +108,15 @@ def test_whole_set_accuracy(backend: str) -> None:
     total, rates, table = _table(CASES, _verdicts(backend))
     print(f"\n[{backend}, all] {table}")
     assert total >= 0.90 and min(rates.values()) >= 0.75, table
+
+
+@pytest.mark.parametrize("backend", ["lexical", "onnx"])
+def test_a_later_held_out_set_written_after_tuning(backend: str) -> None:
+    """FRESH was written once the check was tuned and scored as it stands: 35/36 on both backends
+    (the miss: "renews on the 1st of every month" → "every month … is renewed", a passive without
+    "by" read as swapped roles)."""
+    verdicts = _verdicts(backend)
+    total, _, table = _table(FRESH, verdicts)
+    print(f"\n[{backend}, fresh] {table}")
+    assert total >= 0.90, table
+    assert [c.id for c in FRESH if c.category in ("number", "negation") and verdicts[c.id]] == []

@@ -489,13 +489,14 @@ _SENTENCE_START = re.compile(r"(?:^|[.!?:;。！？\n]\s*[\"'(\[*\-•#>]*\s*)$"
 
 
 def mid_capitals(text: str) -> frozenset[str]:
-    """Capitalised words of ``text`` that stand mid-sentence (candidates for names)."""
-    text = normalise(text)
+    """Capitalised words of ``text`` that stand mid-sentence (candidates for names); a line break starts a sentence."""
     out = set()
-    for match in _WORD.finditer(text):
-        word = match.group(0)
-        if word[0].isupper() and not _SENTENCE_START.search(text[max(0, match.start() - 12) : match.start()]):
-            out.add(word)
+    for line in text.splitlines():
+        line = normalise(line)
+        for match in _WORD.finditer(line):
+            word = match.group(0)
+            if word[0].isupper() and not _SENTENCE_START.search(line[max(0, match.start() - 12) : match.start()]):
+                out.add(word)
     return frozenset(out)
 
 

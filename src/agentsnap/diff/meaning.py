@@ -762,7 +762,9 @@ def _name_in(fact: F.Fact, words: set[str], text: str) -> bool:
     key = str(fact.key[0])
     if key in words:
         return True
-    return key in F.normalise(text).casefold()
+    # a multi-word or longer name may be split differently by the other text's tokens;
+    # a short one ("a", "eu") must be a whole token (a substring would match anything)
+    return len(key) >= 4 and key in F.normalise(text).casefold()
 
 
 def _contentful(token: str) -> bool:
