@@ -152,7 +152,7 @@ def test_embed_fn_aligns_the_sentences_in_one_batched_call() -> None:
     """The user's vectors decide the alignment: orthogonal vectors leave nothing aligned."""
     calls: list[list[str]] = []
     golden_text = "The parcel was handed over at reception."
-    new_text = "Reception received the parcel."
+    new_text = "Your package is waiting for you at the front desk."
 
     def embed(texts: list[str]) -> list[list[float]]:
         calls.append(list(texts))
