@@ -89,3 +89,16 @@ def test_llm_threshold_is_honoured_for_intermediate_responses(backend: str) -> N
     assert tight.failed_checks == ["llm_call[0]"]
     changed = compute_diff(snap(CHANGED_FACT[0]), snap(CHANGED_FACT[1]), **_options(backend))
     assert changed.failed_checks == ["llm_call[0]"]
+
+
+def test_the_model_tells_a_synonym_from_a_changed_word() -> None:
+    """What the [semantic] extra adds: a one-word swap is judged by the model, not by spelling."""
+    synonyms = [("The car is fast and cheap.", "The automobile is fast and cheap."), ("The file is big.", "The file is large.")]
+    changed = ("The cheapest option is the train.", "The cheapest option is the bus.")
+    lexical = [_passes(pair, 0.92, "lexical") for pair in [*synonyms, changed]]
+    assert lexical == [False, False, False]  # without a model every replaced content word counts
+    if not is_available("onnx"):
+        pytest.skip("the 'onnx' backend is not installed (pip install 'agentsnap[semantic]')")
+    assert [_passes(pair, 0.92, "onnx") for pair in [*synonyms, changed]] == [True, True, False]
+    report = compute_diff({"output": synonyms[0][0]}, {"output": synonyms[0][1]}, embedding_backend="onnx")
+    assert report.semantic_reasons["output"][0].startswith("reworded (car → automobile, judged a synonym)")

@@ -371,7 +371,9 @@ def extract(text: str, *, german: bool | None = None, known_names: frozenset[str
     (the mid-sentence capitals of the other text of a pair, :func:`mid_capitals`).
     Never raises; linear in the length of the text.
     """
-    text = normalise(text)
+    # list markers at line starts are not numbers: drop them before the lines are joined
+    # (lines stay lines: a line break starts a sentence for the name rule)
+    text = "\n".join(normalise(re.sub(r"^\s*\d{1,2}[.)]\s", "", line)) for line in text.splitlines())
     taken = [False] * (len(text) + 1)
     found: list[tuple[int, Fact]] = []
 
@@ -382,9 +384,6 @@ def extract(text: str, *, german: bool | None = None, known_names: frozenset[str
         for i in range(a, b):
             taken[i] = True
 
-    # list markers at line starts are not numbers
-    for match in re.finditer(r"(?:^|(?<=\n))\s*\d{1,2}[.)]\s", text):
-        take(match.start(), match.end())
     for match in _IDENT.finditer(text):
         if not free(match.start(), match.end()):
             continue
