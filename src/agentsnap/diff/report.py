@@ -93,8 +93,13 @@ class DiffReport:
             (``{"golden": count, "new": count, "golden_steps": [...],
             "new_steps": [...], "requests_compared": bool}``); ``"semantic"``
             (per semantic check: ``{"threshold", "backend", "passed",
-            "golden_excerpt", "new_excerpt"}``, excerpts only for failing
-            texts); and ``"settings"`` (the thresholds and ignored fields
+            "verdict", "findings", "golden_excerpt", "new_excerpt", "hints",
+            "failed_by"}``; ``verdict`` is ``"identical"``, ``"same
+            meaning"``, ``"soft difference"``, ``"changed"`` or ``"judge"``,
+            ``findings`` the meaning check's ``{"kind", "severity",
+            "golden", "new", "message"}`` (see :mod:`agentsnap.diff.meaning`),
+            excerpts only for failing texts: the sentences of the worst
+            finding); and ``"settings"`` (the thresholds and ignored fields
             used). Empty in a report built by hand.
         argument_diffs: one dict per compared pair that differs: ``{"check":
             "arguments"|"model_tool_args"|"llm_requests", "index": int,
@@ -105,8 +110,10 @@ class DiffReport:
         semantic_scores: ``{"llm_call[i]": score, ..., "output": score}``,
             scores in [0, 1] (cosine may go below 0).
         semantic_reasons: ``{check: [reason, ...]}``: the judge's reason
-            (``"judge: …"``) when a judge scored the text, then the fact
-            hints (``"numbers differ: 3pm → 5pm"``, see
+            (``"judge: …"``) when a judge scored the text, else the meaning
+            check's findings, worst first (``'times differ (10:30 → 11:30):
+            golden: "…" → new: "…"'``); then, with ``strict_facts`` or a
+            judge, the fact hints (``"numbers differ: 3pm → 5pm"``, see
             :mod:`agentsnap.diff.hints`); empty for identical texts. The
             structured hints are in ``structural_diff["semantic"][check]
             ["hints"]``, and ``["failed_by"]`` says ``"threshold"`` or
