@@ -15,9 +15,12 @@ module compares the two texts *piece by piece* instead:
    similarity is the larger of the MiniLM cosine (when a model backend is
    installed: ``onnx``, ``sentence-transformers`` or a user ``embed_fn``) and
    a character-trigram cosine (always; language-independent, so German,
-   French and Japanese align too). Units whose best match reaches
+   French and Japanese align too; a unit whose trigram match already reaches
+   :data:`STRONG` is not embedded). Units whose best match reaches
    :data:`ALIGN` are aligned; linked units form groups (a sentence split in
-   two still aligns with its one golden sentence).
+   two still aligns with its one golden sentence). No unit aligned at all,
+   no fact shared and little vocabulary shared: a different answer (harmful);
+   one side empty or ``null``: harmful too.
 3. **Facts.** Numbers with units, times, dates, weekdays, versions and names
    (:mod:`agentsnap.diff.facts`) of the whole golden text must each be stated
    by the new text and vice versa, with normalised formats (``10:30`` =
@@ -36,6 +39,10 @@ module compares the two texts *piece by piece* instead:
    brings two or more content words the golden text never used is an added
    claim. Courtesy and narration (``Sure!``, ``Let me know if…``, ``Gerne!``,
    ``N'hésitez pas…``, ``ご不明な点があれば…``) is harmless either way.
+
+Two JSON objects or arrays are compared leaf by leaf instead (key order,
+layout and ``1000`` vs ``1000.0`` do not matter; any changed, missing or
+added leaf is harmful).
 
 Each difference is a :class:`Finding` with a severity:
 
