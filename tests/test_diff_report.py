@@ -139,7 +139,7 @@ def test_failing_summary_line() -> None:
     assert report.failed_checks == ["structural", "arguments", "model_tools", "semantic:output"]
     assert report.summary_line() == (
         "[agentsnap] 'my_agent' FAILED | structural: FAIL | llm_call[0]: 100% | llm_call[1]: 100% "
-        "| output: 45% | failed: structural, arguments, model_tools, semantic:output"
+        "| output: 40% | failed: structural, arguments, model_tools, semantic:output"
     )
 
 
@@ -159,12 +159,16 @@ def test_render_failure_lines() -> None:
         "  new:    ['get_time']",
         "  replace #0 get_weather → get_time (golden llm_call step 0, new llm_call step 0)",
         "[SEMANTIC] FAIL — backend: lexical",
-        "  llm_call[0]: 100% ≥ threshold 60% ok",
-        "  llm_call[1]: 100% ≥ threshold 60% ok",
-        "  output: 45% < threshold 95% FAIL",
+        "  llm_call[0]: 100% ≥ threshold 75% ok",
+        "  llm_call[1]: 100% ≥ threshold 75% ok",
+        "  output: 40% < threshold 92% FAIL — changed",
         "    was: 'It is sunny in Paris today.'",
         "    now: 'Rain all day.'",
-        "    hint: names differ: Paris → (none)",
+        '    changed: names differ (Paris → (none)): golden: "It is sunny in Paris today." → new: (nothing)',
+        (
+            "    changed: a different answer: no sentence has a counterpart: "
+            'golden: "It is sunny in Paris today." → new: "Rain all day."'
+        ),
     ]
 
 
@@ -295,15 +299,15 @@ def test_color_false_has_no_escape_codes_and_color_true_has() -> None:
 def test_truncation_keeps_max_lines_and_says_how_many_were_cut() -> None:
     report = compute_diff(GOLDEN, DRIFTED, name="my_agent", embedding_backend="lexical")
     full = report.render(max_lines=1000).splitlines()
-    assert len(full) == 19
+    assert len(full) == 20
     cut = report.render(max_lines=5).splitlines()
     assert len(cut) == 5
     assert cut[:4] == full[:4]
     assert (
-        cut[4] == "… 15 more lines cut; run `agentsnap diff my_agent` to see everything"
+        cut[4] == "… 16 more lines cut; run `agentsnap diff my_agent` to see everything"
     )
-    assert report.render(max_lines=19).splitlines() == full
-    assert report.render(max_lines=18).splitlines()[-1] == (
+    assert report.render(max_lines=20).splitlines() == full
+    assert report.render(max_lines=19).splitlines()[-1] == (
         "… 2 more lines cut; run `agentsnap diff my_agent` to see everything"
     )
     assert "\x1b" not in report.render(max_lines=5)
@@ -453,37 +457,22 @@ def test_llm_requests_compares_the_whole_recorded_request_body() -> None:
     assert "    tools[0].function.name: 'get_weather' → 'get_forecast'" in report.render().splitlines()
 
 
-def test_one_line_form_report_states_the_numbers_truthfully() -> None:
-    """gate="score" does not fail the structural check, but 1 is still > 0; and 0 llm calls are "none", not "the first 0"."""
-    from agentsnap.diff import compute_diff
-
-    def tool(i: int, name: str) -> dict:
-        return {"step": i, "type": "tool_call", "name": name, "args": {}, "result": None}
-
-    llm = {"type": "llm_call", "model": "m", "messages": [], "response": "ok", "tool_requests": []}
-    golden = {"trace": [tool(0, "search"), tool(1, "book")], "output": None}
-    new = {"trace": [{**llm, "step": 0}, tool(1, "search"), tool(2, "book"), tool(3, "pay"), {**llm, "step": 4}], "output": None}
-    report = compute_diff(golden, new, min_score=0.5, gate="score", embedding_backend="lexical",
-                          weights={"model_tools": 0.0, "model_tool_args": 0.0, "llm_requests": 0.0, "llm_calls": 0.0, "output": 0.0})
-    text = report.render()
-    assert "structural: tool sequence edit distance 1 > tolerance 0 (66.6% match)" in text
-    assert "edit distance 1 ≤ tolerance 0" not in text
-    assert "llm calls: 0 → 2 (count changed; the golden holds none, so none are compared)" in text
-    assert "only the first 0" not in text
-
-
-def test_request_changes_in_the_report_are_shown_whole() -> None:
-    from agentsnap.diff import compute_diff
-
-    old = "You are a weather assistant. Answer in one short sentence and name the city."
-    new = old + " Always give the temperature in Fahrenheit as well."
-
-    def step(system: str) -> dict:
-        return {"step": 0, "type": "llm_call", "model": "m", "response": "ok", "tool_requests": [],
-                "exchange": {"request": {"method": "POST", "path": "/v1/chat/completions", "body": {"messages": [{"role": "system", "content": system}]}},
-                             "response": {"status": 200, "body": {}}}}
-
-    report = compute_diff({"trace": [step(old)], "output": None}, {"trace": [step(new)], "output": None},
-                          compare_requests=True, embedding_backend="lexical")
-    assert report.failed_checks == ["llm_requests"]
-    assert f"messages[0].content: {old!r} → {new!r}" in report.render()
+def test_semantic_section_names_the_changed_sentence_and_explains_a_harmless_pass() -> None:
+    """Issue 16: a failure names golden → new sentence; a pass below 1.0 says what differed and that it was judged harmless."""
+    golden = {"trace": [], "output": "Your train arrives at 10:30."}
+    changed = compute_diff(golden, {"trace": [], "output": "Your train arrives at 11:30."}, embedding_backend="lexical")
+    lines = changed.render().splitlines()
+    assert "  output: 55.5% < threshold 92% FAIL — changed" in lines, lines
+    assert "    was: 'Your train arrives at 10:30.'" in lines
+    assert "    now: 'Your train arrives at 11:30.'" in lines
+    assert (
+        '    changed: times differ (10:30 → 11:30): golden: "Your train arrives at 10:30." '
+        '→ new: "Your train arrives at 11:30."'
+    ) in lines
+    polite = compute_diff(
+        golden, {"trace": [], "output": "Sure! Your train arrives at 10.30 am."}, embedding_backend="lexical"
+    )
+    assert polite.passed
+    lines = polite.render().splitlines()
+    assert any(line.startswith("  output: ") and line.endswith("ok — same meaning") for line in lines), lines
+    assert '    harmless: courtesy added: golden: (nothing) → new: "Sure!"' in lines

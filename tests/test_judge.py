@@ -75,6 +75,42 @@ def test_replies_in_fences_or_with_prose_parse(reply: str, expected: Judgement) 
     assert parse_reply(reply) == expected
 
 
+def test_the_prompt_asks_about_facts_polarity_roles_steps_conclusion_and_added_claims() -> None:
+    system = LLMJudge(api_key="k", model="m").messages("a", "b")[0]["content"]
+    for topic in ("Facts", "Polarity", "Roles", "Steps and list items", "conclusion", "Claims in NEW"):
+        assert topic in system
+    # the formats the offline check treats as equal, and the score bands the thresholds rely on
+    assert "10:30 = 10.30 am" in system and "1,000 = 1000" in system
+    assert "at most 0.5 when any fact" in system and "0.9 or more when only harmless wording differs" in system
+    for field in ('"facts"', '"steps"', '"conclusion"', '"added_claims"', '"changes"', '"score"', '"reason"'):
+        assert field in system
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        (
+            (
+                '```json\n{"facts": "changed", "steps": "none", "conclusion": "same", "added_claims": [],\n'
+                ' "changes": [{"golden": "arrives at 10:30", "new": "arrives at 11:30"}],\n'
+                ' "score": 0.2, "reason": "The arrival time changed."}\n```'
+            ),
+            Judgement(0.2, 'The arrival time changed. (golden: "arrives at 10:30" → new: "arrives at 11:30")'),
+        ),
+        (
+            'Let me compare them.\n\n{"facts": "same", "changes": [], "score": "95%", "reason": "Only the tone differs."}\n\nDone!',
+            Judgement(0.95, "Only the tone differs."),
+        ),
+        (
+            '{"changes": [{"golden": "Alice pays Bob", "new": "Bob pays Alice"}], "score": 0}',
+            Judgement(0.0, 'golden: "Alice pays Bob" → new: "Bob pays Alice"'),
+        ),
+    ],
+)
+def test_structured_replies_keep_their_changes_in_the_reason(reply: str, expected: Judgement) -> None:
+    assert parse_reply(reply) == expected
+
+
 @pytest.mark.parametrize(
     ("reply", "match"),
     [

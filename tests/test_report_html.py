@@ -310,8 +310,9 @@ def test_timeline_follows_the_structural_edit_script() -> None:
 
 def test_page_has_a_summary_row_per_snapshot_and_a_section_per_failed_pending_or_new() -> None:
     golden, _ = _pair()
-    pending_golden = Snapshot(name="t::pending", approved=False, output="Hello!", trace=[_llm(0, "Hello!")])
-    pending_new = Snapshot(name="t::pending", output="Hi!", trace=[_llm(0, "Hi!")])
+    # (a greeting reworded, "Hello!" → "Hi!", is the same meaning now: the shop's hours change instead)
+    pending_golden = Snapshot(name="t::pending", approved=False, output="We open at 9.", trace=[_llm(0, "We open at 9.")])
+    pending_new = Snapshot(name="t::pending", output="We open at 10.", trace=[_llm(0, "We open at 10.")])
     passed = compute_diff(golden.to_dict(), golden.to_dict(), embedding_backend="lexical")
     entries = [
         _failed_entry(),
@@ -463,3 +464,29 @@ def test_cli_diff_html_of_a_pending_snapshot_shows_it_as_pending(drifted: DriftR
     assert "HTML report written to" in result.output
     rows = _summary_rows(parse((drifted.root / "pending.html").read_text(encoding="utf-8")))
     assert rows[GREETING][0] == "pending"
+
+
+def test_the_output_check_names_the_changed_sentence_and_a_harmless_pass_says_what_differed() -> None:
+    """Issue 16: a failure shows golden → new sentence of each finding; a pass below 1.0 says what was judged harmless."""
+    golden = Snapshot(name="t::train", approved=True, output="Your train arrives at 10:30.", trace=[])
+    changed = Snapshot(name="t::train", output="Your train arrives at 11:30.", trace=[])
+    report = compute_diff(golden.to_dict(), changed.to_dict(), name=golden.name, embedding_backend="lexical")
+    html = render_html([entry_from_outcome(Outcome("failed", golden.name, Path("/g.json"), report, golden=golden, new=changed))])
+    doc = parse(html)
+    items = [li for li in doc.find_all("li") if "finding" in li.attrs.get("class", "")]
+    assert len(items) == 1 and "harmful" in items[0].attrs["class"]
+    text = " ".join(items[0].text().split())
+    assert text == "changed times differ (10:30 → 11:30) golden: “Your train arrives at 10:30.” → new: “Your train arrives at 11:30.”"
+    assert "· changed" in html
+    polite = Snapshot(name="t::train", output="Sure! Your train arrives at 10.30 am. Have a great day!", trace=[])
+    passed = compute_diff(golden.to_dict(), polite.to_dict(), name=golden.name, embedding_backend="lexical")
+    assert passed.passed and passed.semantic_scores["output"] < 1.0
+    from agentsnap.report import entry_for_diff
+
+    # the single-snapshot page (agentsnap diff --html) shows a passing snapshot's section too
+    doc = parse(render_html([entry_for_diff(golden.name, golden, polite, passed)]))
+    labels = [" ".join(li.text().split()) for li in doc.find_all("li") if "finding" in li.attrs.get("class", "")]
+    assert labels == [
+        "harmless courtesy added golden: (nothing) → new: “Sure!”",
+        "harmless courtesy added golden: (nothing) → new: “Have a great day!”",
+    ]

@@ -74,7 +74,9 @@ def test_auto_falls_back_to_lexical_with_one_warning(nothing_installed: None) ->
     assert "lexical" in messages[0]
     assert first.backend == second.backend == "lexical"
     assert first.semantic_backend == {"backend": "lexical", "method": "difflib.SequenceMatcher.ratio"}
-    assert first.details["semantic"]["output"]["threshold"] == 0.95
+    # one scale for every backend since the meaning check (issue 16): the documented default applies
+    assert first.details["semantic"]["output"]["threshold"] == 0.92
+    assert first.failed_checks == ["semantic:output"]
 
 
 def test_explicit_lexical_does_not_warn(nothing_installed: None) -> None:

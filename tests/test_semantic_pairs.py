@@ -17,11 +17,7 @@ import pytest
 from agentsnap.diff import compute_diff
 from agentsnap.diff.embeddings import OnnxBackend, get_backend, is_available
 from agentsnap.diff.hints import fact_hints
-from agentsnap.diff.semantic import (
-    LEXICAL_LLM_THRESHOLD,
-    LEXICAL_SEMANTIC_THRESHOLD,
-    meets_threshold,
-)
+from agentsnap.diff.semantic import meets_threshold
 from tests.semantic_pairs import EXPECTED, PAIRS, Pair
 
 INSTALL = {
@@ -57,23 +53,35 @@ def test_hints_per_pair(pair: Pair) -> None:
     assert {h.kind for h in fact_hints(pair.golden, pair.new)} == pair.hints
 
 
+@pytest.mark.parametrize("backend", ["lexical", "onnx"])
 @pytest.mark.parametrize("pair", PAIRS, ids=lambda p: p.id)
-def test_lexical_verdict_per_pair(pair: Pair) -> None:
-    """Through compute_diff: the same text as llm_call[0] response and as output."""
+def test_meaning_check_verdict_per_pair(backend: str, pair: Pair) -> None:
+    """Through compute_diff, the same text as llm_call[0] response and as output, default thresholds.
+
+    The meaning check (agentsnap.diff.meaning) passes the output exactly when a careful reader
+    says the meaning is the same, on the bare install (lexical) and with MiniLM. This table
+    predates the check and was not used to tune it (tests/semantic_devset.py was).
+    """
+    if backend != "lexical" and not is_available(backend):
+        pytest.skip(f"the {backend!r} embedding backend is not installed ({INSTALL[backend]})")
+
     def snap(text: str) -> dict[str, Any]:
         step = {"step": 0, "type": "llm_call", "messages": [], "response": text, "tool_requests": []}
         return {"trace": [step], "output": text}
 
-    report = compute_diff(snap(pair.golden), snap(pair.new), embedding_backend="lexical")
-    verdict = ("F" if "semantic:output" in report.failed_checks else "P") + (
-        "F" if "semantic:llm_call[0]" in report.failed_checks else "P"
-    )
-    assert verdict == EXPECTED[pair.id][2], report.semantic_scores
-    assert report.details["semantic"]["output"]["threshold"] == LEXICAL_SEMANTIC_THRESHOLD
-    assert report.details["semantic"]["llm_call[0]"]["threshold"] == LEXICAL_LLM_THRESHOLD
+    report = compute_diff(snap(pair.golden), snap(pair.new), embedding_backend=backend)
+    assert ("semantic:output" not in report.failed_checks) == pair.same_meaning, report.reasons
+    assert report.details["semantic"]["output"]["threshold"] == 0.92
+    assert report.details["semantic"]["llm_call[0]"]["threshold"] == 0.75
     if pair.golden != pair.new:
-        assert report.backend == "lexical"
-        assert report.reasons["output"] == [h.message for h in fact_hints(pair.golden, pair.new)]
+        assert report.backend == backend
+        assert report.reasons["output"], "every verdict below 1.0 explains itself"
+        details = report.details["semantic"]["output"]
+        assert details["verdict"] == ("same meaning" if pair.same_meaning else "changed")
+        if not pair.same_meaning:
+            # a changed fact also fails the tolerant intermediate threshold
+            assert "semantic:llm_call[0]" in report.failed_checks
+            assert details["golden_excerpt"] or details["new_excerpt"]
 
 
 @pytest.mark.parametrize("backend", ["onnx", "sentence-transformers"])
@@ -117,20 +125,33 @@ def test_fp32_onnx_export_matches_the_reference(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_minilm_default_thresholds_through_compute_diff() -> None:
-    """Spot check of the whole path: auto picks a MiniLM backend and holds it to 0.92 / 0.75."""
+    """Spot check of the whole path: auto picks MiniLM, and the changed time and negation fail at 0.92 / 0.75.
+
+    (A bare cosine scores these 0.939 and 0.764, above both thresholds: the meaning check
+    replaced it, issue 16.)
+    """
     if not is_available("onnx"):
         pytest.skip(f"the 'onnx' embedding backend is not installed ({INSTALL['onnx']})")
     by_id = {p.id: p for p in PAIRS}
     number, negation = by_id["num-time"], by_id["neg-booked"]
     golden = {"trace": [{"step": 0, "type": "llm_call", "response": negation.golden}], "output": number.golden}
     new = {"trace": [{"step": 0, "type": "llm_call", "response": negation.new}], "output": number.new}
-    report = compute_diff(golden, new, embedding_backend="onnx")
+    report = compute_diff(golden, new)
     assert report.backend == "onnx"
-    # 0.939 >= 0.92 and 0.764 >= 0.75: both pass, but the hints say what changed
-    assert report.passed
+    assert report.failed_checks == ["semantic:llm_call[0]", "semantic:output"]
     assert report.reasons == {
-        "llm_call[0]": ["negation words differ (0 → 1): (none) → not"],
-        "output": ["numbers differ: 3pm → 5pm"],
+        "llm_call[0]": [
+            (
+                'polarity flipped (negation/antonym: none → not): golden: "The flight is booked." '
+                '→ new: "The flight is not booked."'
+            )
+        ],
+        "output": [
+            (
+                'times differ (3pm → 5pm): golden: "The meeting was moved to Thursday at 3pm." '
+                '→ new: "The meeting was moved to Thursday at 5pm."'
+            )
+        ],
     }
     failed = compute_diff(golden, new, embedding_backend="onnx", strict_facts=True)
     assert failed.failed_checks == ["semantic:llm_call[0]", "semantic:output"]

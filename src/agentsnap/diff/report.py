@@ -137,12 +137,16 @@ class DiffReport:
             (``{"golden": count, "new": count, "golden_steps": [...],
             "new_steps": [...], "requests_compared": bool}``); ``"semantic"``
             (per text check, keyed like ``semantic_scores``: ``{"threshold",
-            "backend", "passed", "golden_excerpt", "new_excerpt", "hints",
-            "failed_by"}``, excerpts only for failing texts);
-            ``"components"`` (the per-component scores behind :attr:`score`,
-            see :data:`COMPONENTS`) and ``"settings"`` (thresholds, ignored
-            fields, ``weights``, ``min_score`` used). Empty in a report built
-            by hand.
+            "backend", "passed", "verdict", "findings", "golden_excerpt",
+            "new_excerpt", "hints", "failed_by"}``; ``verdict`` is
+            ``"identical"``, ``"same meaning"``, ``"soft difference"``,
+            ``"changed"`` or ``"judge"``, ``findings`` the meaning check's
+            ``{"kind", "severity", "golden", "new", "message"}`` (see
+            :mod:`agentsnap.diff.meaning`), excerpts only for failing texts: the
+            sentences of the worst finding); ``"components"`` (the per-component
+            scores behind :attr:`score`, see :data:`COMPONENTS`) and
+            ``"settings"`` (thresholds, ignored fields, ``weights``,
+            ``min_score`` used). Empty in a report built by hand.
         changes: one dict per compared pair that differs: ``{"check":
             "arguments"|"model_tool_args"|"llm_requests", "index": int,
             "tool": str|None, "golden_step": int|None, "new_step": int|None,
@@ -150,9 +154,14 @@ class DiffReport:
             the position in the golden tool (or request) sequence, or the
             llm_call index for ``"llm_requests"`` (where ``tool`` is None).
         reasons: ``{check: [reason, ...]}``: the judge's reason
-            (``"judge: …"``) when a judge scored the text, then the fact
-            hints (``"numbers differ: 3pm → 5pm"``, see
-            :mod:`agentsnap.diff.hints`); empty for identical texts.
+            (``"judge: …"``) when a judge scored the text, else the meaning
+            check's findings, worst first (``'times differ (10:30 → 11:30):
+            golden: "…" → new: "…"'``); then, with ``strict_facts`` or a
+            judge, the fact hints (``"numbers differ: 3pm → 5pm"``, see
+            :mod:`agentsnap.diff.hints`); empty for identical texts. The
+            structured hints are in ``details["semantic"][check]["hints"]``,
+            and ``["failed_by"]`` says ``"threshold"`` or ``"strict_facts"``
+            for a failed check.
         name: the snapshot name the report is about ("" when unknown).
         backend: ``"exact"`` when every compared text was identical, else the
             backend that scored the others: ``"onnx"``,
@@ -293,6 +302,10 @@ def _paint(text: str, code: str, color: bool) -> str:
 
 # every character str.splitlines() breaks on, shown escaped inside a report line
 _ESCAPE_LINE_BREAKS = {ord(c): repr(c)[1:-1] for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"}
+
+
+#: how a finding of the meaning check is labelled in the text report, by severity
+_FINDING_LABEL = {"harmful": "changed", "soft": "differs", "harmless": "harmless"}
 
 
 class _Renderer:
@@ -524,7 +537,9 @@ class _Renderer:
                 line = f"{key}: {_pct(score)} {cmp} threshold {_pct(threshold)}"
             if by_facts:
                 line += " but facts differ (strict_facts)"
-            self.add(f"{line} {self.status(key_ok)}", 1)
+            verdict = info.get("verdict")
+            suffix = f" — {verdict}" if verdict and verdict not in ("identical", "judge") else ""
+            self.add(f"{line} {self.status(key_ok)}{suffix}", 1)
             if not key_ok:
                 was, now = info.get("golden_excerpt"), info.get("new_excerpt")
                 if was is not None:
@@ -532,6 +547,11 @@ class _Renderer:
                 if now is not None:
                     self.add(f"now: {now!r}", 2)
             hint_lines = {h.get("message") for h in info.get("hints") or []}
+            # the meaning check's findings, labelled by what they did to the verdict
+            severity = {f.get("message"): f.get("severity") for f in info.get("findings") or []}
             for reason in self.r.reasons.get(key) or []:
-                label = "hint" if reason in hint_lines else "reason"
+                if reason in severity:
+                    label = _FINDING_LABEL.get(str(severity[reason]), "reason")
+                else:
+                    label = "hint" if reason in hint_lines else "reason"
                 self.add(f"{label}: {reason}", 2)

@@ -1,23 +1,19 @@
-"""Semantic layer: how similar a new text is to its golden text, from 0.0 to 1.0.
+"""Semantic layer helpers: text of a value, thresholds, raw backend scores.
 
-Scoring order for one golden/new pair:
+``compute_diff`` scores each differing golden/new text pair with the judge,
+when there is one, else with the meaning check (:mod:`agentsnap.diff.meaning`:
+sentences aligned, facts, polarity, roles, steps and claims compared), whose
+score is 1.0 for identical text and falls with real differences, on one scale
+for every embedding backend — so ``semantic_threshold`` (final output,
+default 0.92) and ``llm_threshold`` (intermediate responses, default 0.75)
+apply whatever the backend.
 
-1. identical strings score exactly ``1.0`` and nothing is called (backend
-   ``"exact"``);
-2. with an LLM judge (:class:`agentsnap.judge.LLMJudge`), the judge's score;
-3. otherwise the embedding backend (:mod:`agentsnap.diff.embeddings`): a user
-   ``embed_fn`` (``list[str] -> list[vector]``, backend ``"embed_fn"``), or the
-   ``embedding_backend`` setting — ``"auto"`` picks ``"onnx"``
-   (all-MiniLM-L6-v2 on onnxruntime, the ``[semantic]`` extra), else
-   ``"sentence-transformers"`` (``[semantic-st]``), else ``"lexical"``
-   (:func:`lexical_similarity`, the standard library's difflib ratio, with a
-   one-time warning).
-
-Embedding and judge scores are held to ``semantic_threshold`` (final output,
-default 0.92) and ``llm_threshold`` (intermediate responses, default 0.75).
-Lexical scores measure shared characters, not meaning, so they have their own
-defaults, :data:`LEXICAL_SEMANTIC_THRESHOLD` and :data:`LEXICAL_LLM_THRESHOLD`
-(settings ``lexical_semantic_threshold`` / ``lexical_llm_threshold``).
+:func:`score_pairs` gives the *raw* score of a backend instead (MiniLM
+cosine, or :func:`lexical_similarity`, the standard library's difflib
+ratio): what the benchmarks time and what ``embedding_backend`` chooses
+between. :data:`LEXICAL_SEMANTIC_THRESHOLD` and :data:`LEXICAL_LLM_THRESHOLD`
+were the thresholds of raw lexical ratios; they remain as the defaults of the
+``lexical_*`` settings, which are accepted and recorded but no longer applied.
 
 A score passes when ``score + EPSILON >= threshold`` so floating-point noise
 never fails an exact replay.

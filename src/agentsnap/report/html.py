@@ -429,7 +429,9 @@ def _semantic(report: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     for key, score in (report.get("semantic_scores") or {}).items():
         info = details.get(key) or {}
         hint_messages = {h.get("message") for h in info.get("hints") or []}
-        reasons = list((report.get("reasons") or {}).get(key) or [])
+        findings = [_finding(f) for f in info.get("findings") or [] if isinstance(f, Mapping)]
+        finding_messages = {f["message"] for f in findings}
+        reasons = [r for r in (report.get("reasons") or {}).get(key) or [] if r not in finding_messages]
         rows.append({
             "check": key,
             "score": _pct(score),
@@ -440,8 +442,30 @@ def _semantic(report: Mapping[str, Any] | None) -> list[dict[str, Any]]:
             "failed_by": info.get("failed_by"),
             "hints": [r for r in reasons if r in hint_messages],
             "reasons": [r for r in reasons if r not in hint_messages],
+            "verdict": info.get("verdict") or "",
+            "findings": sorted(findings, key=lambda f: _SEVERITY_ORDER.get(f["severity"], 3)),
         })
     return rows
+
+
+#: label shown for a finding of the meaning check, by severity (as in the text report)
+_FINDING_LABELS = {"harmful": "changed", "soft": "differs", "harmless": "harmless"}
+_SEVERITY_ORDER = {"harmful": 0, "soft": 1, "harmless": 2}
+
+
+def _finding(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """One finding for the page: its label, what changed, and the golden / new sentences."""
+    message = str(raw.get("message") or "")
+    what = message.split(": golden: ", 1)[0] if ": golden: " in message else message
+    severity = str(raw.get("severity") or "")
+    return {
+        "severity": severity,
+        "label": _FINDING_LABELS.get(severity, "note"),
+        "what": what,
+        "golden": str(raw.get("golden") or ""),
+        "new": str(raw.get("new") or ""),
+        "message": message,
+    }
 
 
 def _backend_line(report: Mapping[str, Any] | None) -> str:

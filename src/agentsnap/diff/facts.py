@@ -1,0 +1,557 @@
+"""Facts a sentence states, pulled out by rules: numbers, times, dates, versions, names, polarity.
+
+Pure functions of one string (no model, standard library only), used by
+:mod:`agentsnap.diff.meaning` to compare two answers fact by fact. Every fact
+has a *key* (its normalised value, compared between texts) and a *surface*
+(the text as written, shown in reports).
+
+Normalisation rules (a different surface with the same key is the same fact):
+
+* **times** — ``10:30``, ``10.30 am``, ``10h30``, ``10 h 30``, ``10:30 Uhr``,
+  ``10時30分``, ``10 am`` (= ``10:00``), ``2:30 pm`` (= ``14:30``). A time
+  without am/pm and an hour of 1–12 also matches the same time + 12 h.
+* **dates** — month names in English, German and French (``March 3``,
+  ``3rd of March``, ``3. März``, ``le 3 mars``), ISO ``2026-03-03``,
+  ``3月3日``; key ``(month, day)``; a year is a separate number. Weekdays in
+  the same languages and Japanese (``Monday``, ``Montag``, ``lundi``,
+  ``月曜日``).
+* **versions** — ``v2.3.1`` / ``2.3.1`` (two or more dots).
+* **numbers** — thousands groups with ``,`` ``.`` space or narrow space
+  (``1,000`` = ``1000`` = ``1.000`` = ``1 000``: a separator followed by
+  exactly three digits groups thousands, any other is a decimal point, so
+  ``1,5`` = ``1.5``); currency signs and codes (``$40`` = ``40 USD`` =
+  ``40 dollars``), percent (``%``, ``percent``, ``Prozent``, ``pour cent``)
+  and other units glued or after a space (``5 GB``, ``18°C``); number words
+  ``zero``–``twenty``, tens, ``hundred``/``thousand``/``million`` in English,
+  ``null``–``zwölf`` in German, ``zéro``–``douze`` in French (``one``/``ein``/
+  ``un`` count only as ``one``/``eins``/``une`` after no article-like word).
+  Ordinals drop their suffix (``3rd`` = 3). List markers (``1.`` at the start
+  of a line) are not numbers.
+* **names** — identifiers (file names with an extension, paths, URLs, e-mail
+  addresses, ``snake_case``/``camelCase``/``kebab-case-1`` words, words with
+  digits such as ``eu-west-1``, anything in backticks or quotes) and
+  capitalised words that do not start a sentence (in German, where every
+  noun is capitalised, only all-caps or mixed-case words and words right
+  after ``nach``/``aus``/``von``/``bei``/``in``/``an``/``Herr``/``Frau``).
+* **polarity** — negation words (English ``not``/``no``/``never``/``n't`` …,
+  German ``nicht``/``kein…``/``nie`` …, French ``ne``/``n'``/``sans``,
+  Japanese ``ない``/``ません``/``ず``) plus the negative pole of antonym pairs
+  (``failed`` of pass/fail, ``closed`` of open/closed, ``disabled`` of
+  enable/disable, ``無効`` of 有効/無効 …): a sentence's polarity is the
+  parity of their count, so "no open issues" and "all issues are closed"
+  agree, "the build passed" and "the build failed" do not.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import NamedTuple
+
+__all__ = [
+    "Fact",
+    "content_words",
+    "detect_german",
+    "extract",
+    "facts_match",
+    "mid_capitals",
+    "normalise",
+    "polarity",
+    "tokens",
+]
+
+
+class Fact(NamedTuple):
+    """One fact of a sentence: ``kind`` (``time``, ``date``, ``weekday``, ``version``, ``number``, ``name``), ``key``, ``surface``."""
+
+    kind: str
+    key: tuple[object, ...]
+    surface: str
+
+
+def normalise(text: str) -> str:
+    """NFKC, curly quotes to straight ones, runs of whitespace to one space, stripped."""
+    text = unicodedata.normalize("NFKC", text)
+    text = text.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
+    text = text.replace("«", '"').replace("»", '"').replace("„", '"').replace("「", '"').replace("」", '"')
+    return " ".join(text.split())
+
+
+# --------------------------------------------------------------------------- vocabulary
+
+_MONTHS: dict[str, int] = {}
+for _i, _spellings in enumerate(
+    [
+        "january jan januar janvier",
+        "february feb februar février fevrier",
+        "march mar märz maerz mars",
+        "april apr avril",
+        "may mai",
+        "june jun juni juin",
+        "july jul juli juillet",
+        "august aug août aout",
+        "september sep sept septembre",
+        "october oct oktober okt octobre",
+        "november nov novembre",
+        "december dec dezember dez décembre decembre",
+    ],
+    start=1,
+):
+    for _n in _spellings.split():
+        _MONTHS[_n] = _i
+_WEEKDAYS: dict[str, int] = {}
+for _i, _spellings in enumerate(
+    [
+        "monday mon montag lundi 月曜日 月曜",
+        "tuesday tue tues dienstag mardi 火曜日 火曜",
+        "wednesday wed mittwoch mercredi 水曜日 水曜",
+        "thursday thu thurs donnerstag jeudi 木曜日 木曜",
+        "friday fri freitag vendredi 金曜日 金曜",
+        "saturday sat samstag samedi 土曜日 土曜",
+        "sunday sun sonntag dimanche 日曜日 日曜",
+    ]
+):
+    for _n in _spellings.split():
+        _WEEKDAYS[_n] = _i
+_SHORT_DAYS = {"mon", "tue", "tues", "wed", "thu", "thurs", "fri", "sat", "sun", "mar", "may", "jan", "feb", "apr",
+               "jun", "jul", "aug", "sep", "sept", "oct", "okt", "nov", "dec", "dez", "mai"}
+
+_NUMBER_WORDS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
+    "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
+    "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000, "dozen": 12,
+    # German
+    "null": 0, "eins": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7,
+    "acht": 8, "neun": 9, "zehn": 10, "elf": 11, "zwölf": 12, "zwanzig": 20, "dreißig": 30, "hundert": 100,
+    "tausend": 1000,
+    # French
+    "zéro": 0, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "sept": 7, "huit": 8, "neuf": 9,
+    "dix": 10, "onze": 11, "douze": 12, "vingt": 20, "trente": 30, "cent": 100, "mille": 1000,
+}
+_NOT_ONE_AFTER = frozenset(
+    ["no", "any", "every", "some", "the", "this", "that", "which", "each", "another", "last", "first", "next", "only", "right", "wrong", "little", "big", "new", "old", "such"]
+)
+
+_CURRENCY = {
+    "$": "USD", "usd": "USD", "dollar": "USD", "dollars": "USD", "us$": "USD",
+    "€": "EUR", "eur": "EUR", "euro": "EUR", "euros": "EUR",
+    "£": "GBP", "gbp": "GBP", "pound": "GBP", "pounds": "GBP",
+    "¥": "JPY", "jpy": "JPY", "yen": "JPY", "円": "JPY",
+    "chf": "CHF", "fr.": "CHF",
+}
+_UNITS = {
+    "%": "%", "percent": "%", "per cent": "%", "prozent": "%", "pour cent": "%", "パーセント": "%",
+    "ms": "ms", "millisecond": "ms", "milliseconds": "ms", "millisekunden": "ms", "millisecondes": "ms",
+    "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s", "sekunden": "s", "secondes": "s", "秒": "s",
+    "min": "min", "mins": "min", "minute": "min", "minutes": "min", "minuten": "min", "分": "min", "分間": "min",
+    "h": "h", "hr": "h", "hrs": "h", "hour": "h", "hours": "h", "stunde": "h", "stunden": "h", "heure": "h",
+    "heures": "h", "時間": "h",
+    "day": "day", "days": "day", "tag": "day", "tage": "day", "tagen": "day", "jour": "day", "jours": "day", "日": "day", "日間": "day",
+    "week": "week", "weeks": "week", "woche": "week", "wochen": "week", "semaine": "week", "semaines": "week", "週間": "week",
+    "month": "month", "months": "month", "monat": "month", "monate": "month", "monaten": "month", "mois": "month", "か月": "month", "ヶ月": "month",
+    "year": "year", "years": "year", "jahr": "year", "jahre": "year", "jahren": "year", "an": "year", "ans": "year", "年": "year",
+    "kb": "KB", "mb": "MB", "gb": "GB", "tb": "TB", "kib": "KB", "mib": "MB", "gib": "GB",
+    "km": "km", "m": "m", "cm": "cm", "mm": "mm", "kg": "kg", "g": "g", "mg": "mg", "l": "l", "ml": "ml",
+    "°c": "°C", "°f": "°F", "°": "°", "c": "°C", "grad": "°", "degrees": "°", "degree": "°", "度": "°",
+    "x": "x", "gbit": "Gbit", "mbit": "Mbit", "k": "k",
+}
+_UNIT_RE = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
+_CUR_RE = "|".join(sorted((re.escape(c) for c in _CURRENCY), key=len, reverse=True))
+
+_NEGATIONS = frozenset(
+    ["not", "no", "never", "none", "nothing", "nobody", "nowhere", "neither", "nor", "cannot", "without", "nicht", "kein", "keine", "keinen", "keinem", "keiner", "keines", "nie", "niemals", "nichts", "niemand", "nirgends", "ohne", "weder", "ne", "sans", "jamais", "aucun", "aucune"]
+)
+_JA_NEGATION = re.compile(r"(?:ない|ません|なかった|ず[、。に]|ではなく|じゃなく|不可)")
+#: antonym pairs: positive pole words, negative pole words (stems, matched as word prefixes where marked *)
+_ANTONYMS: list[tuple[str, str]] = [
+    ("pass passed passes passing bestanden réussi réussie", "fail failed fails failing failure durchgefallen fehlgeschlagen échoué échouée échec"),
+    ("succeed succeeded succeeds success successful successfully erfolgreich", "unsuccessful"),
+    ("enable enabled enables aktiviert activé activée", "disable disabled disables deaktiviert désactivé désactivée"),
+    ("open opened offen geöffnet ouvert ouverte ouverts", "closed close geschlossen fermé fermée fermés"),
+    ("available verfügbar disponible", "unavailable indisponible"),
+    ("valid gültig", "invalid ungültig expired abgelaufen expiré"),
+    ("allow allowed allows permitted erlaubt autorisé autorisée", "deny denied denies forbidden blocked verboten refusé refusée interdit suspended ausgesetzt gesperrt suspendu suspendus"),
+    ("read seen gelesen lu", "unread unseen ungelesen"),
+    ("accept accepted akzeptiert accepté acceptée approved genehmigt approuvé", "reject rejected declined abgelehnt rejeté rejetée refused"),
+    ("increase increased increases rise rose risen gestiegen augmenté hausse", "decrease decreased decreases fell gesunken baissé baisse"),
+    ("online up running läuft", "offline down"),
+    ("true wahr vrai", "false falsch faux"),
+    ("correct correctly richtig", "incorrect incorrectly wrong"),
+    ("safe sicher", "unsafe unsicher dangerous"),
+    ("possible möglich", "impossible unmöglich"),
+    ("include included includes enthalten inclus inclus", "exclude excluded excludes"),
+    ("before vor avant", "after nach après"),
+    ("higher above more greater faster warmer cheaper höher", "lower below less fewer slower colder niedriger weniger"),
+    ("buy bought kaufen gekauft acheter", "sell sold verkaufen verkauft vendre"),
+    ("add added adds hinzugefügt ajouté", "remove removed removes delete deleted entfernt gelöscht supprimé supprimée"),
+    ("start started starts gestartet démarré", "stop stopped stops gestoppt arrêté"),
+    ("public öffentlich", "private privat privé privée"),
+    ("required mandatory erforderlich obligatoire", "optional"),
+    ("supported unterstützt", "unsupported deprecated"),
+    ("healthy gesund", "unhealthy degraded"),
+    ("win won gewonnen gagné", "lose lost verloren perdu"),
+    ("yes ja oui はい", ""),
+    ("paid bezahlt payé", "unpaid overdue"),
+    ("secure", "insecure vulnerable"),
+    ("visible sichtbar", "hidden invisible"),
+    ("same identical gleich", "different anders différent"),
+    ("有効", "無効"),
+    ("成功", "失敗"),
+    ("可能", "不可能"),
+    ("増加", "減少"),
+    ("以上", "以下"),
+    ("合格", "不合格"),
+    ("安全", "危険"),
+]
+_POLE: dict[str, tuple[int, int]] = {}
+for _i, (_pos, _neg) in enumerate(_ANTONYMS):
+    for _w in _pos.split():
+        _POLE[_w] = (_i, 1)
+    for _w in _neg.split():
+        _POLE[_w] = (_i, -1)
+_JA_POLES = [w for w in _POLE if re.match(r"[\u3040-\u30ff\u4e00-\u9fff]", w)]
+
+STOPWORDS = frozenset(
+    # English
+    ["a", "an", "the", "and", "or", "but", "if", "then", "so", "of", "to", "in", "on", "at", "by", "for", "with", "from", "as", "is", "are", "was", "were", "be", "been", "being", "it", "its", "this", "that", "these", "those", "there", "here", "i", "you", "he", "she", "we", "they", "me", "him", "her", "us", "them", "my", "your", "our", "their", "his", "do", "does", "did", "done", "have", "has", "had", "will", "would", "shall", "should", "can", "could", "may", "might", "must", "just", "also", "very", "really", "quite", "about", "into", "over", "under", "than", "too", "up", "out", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "all", "any", "both", "each", "few", "some", "such", "own", "only", "same", "other", "again", "once", "all", "please", "now", "yet", "still", "let", "ll", "ve", "re", "s", "d", "m", "t", "am", "pm"]
+    # German
+    + ["der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "einer", "eines", "und", "oder", "aber", "wenn", "dann", "so", "von", "zu", "im", "am", "um", "auf", "für", "mit", "aus", "bei", "ist", "sind", "war", "waren", "sein", "wird", "werden", "wurde", "wurden", "hat", "haben", "hatte", "ich", "du", "er", "sie", "es", "wir", "ihr", "ihnen", "ihr", "mein", "dein", "sein", "unser", "euer", "auch", "noch", "schon", "nur", "sehr", "bitte", "dass", "als", "wie", "was", "wer"]
+    # French
+    + ["le", "la", "les", "un", "une", "des", "du", "de", "d", "l", "et", "ou", "mais", "si", "alors", "à", "au", "aux", "en", "dans", "sur", "par", "pour", "avec", "est", "sont", "était", "été", "être", "sera", "a", "ont", "avait", "je", "tu", "il", "elle", "nous", "vous", "ils", "elles", "me", "te", "se", "mon", "ma", "mes", "ton", "ta", "ses", "son", "sa", "notre", "votre", "leur", "leurs", "ce", "cet", "cette", "ces", "qui", "que", "quoi", "dont", "où", "aussi", "très", "bien", "y", "que", "qu", "c", "s", "j", "pas", "ai", "as", "avez", "avons", "ont", "vais", "va", "fait"]
+)
+
+_GERMAN_MARKERS = frozenset(["der", "die", "das", "und", "ist", "nicht", "ein", "eine", "wurde", "werden", "ich", "wir", "sie", "mit", "für", "auf", "dem", "den", "zu"])
+_GERMAN_NAME_AFTER = frozenset(["nach", "aus", "von", "in", "herr", "herrn", "frau", "firma"])
+
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*", re.UNICODE)
+_SCRIPT_TOKEN = re.compile(
+    r"[\u4e00-\u9fff々]+|[\u30a0-\u30ffー]+|[\u3040-\u309f]+|\d+(?:[.,:]\d+)*|[^\W\d_]+(?:['’][^\W\d_]+)*",
+    re.UNICODE,
+)
+
+
+def tokens(text: str) -> list[str]:
+    """Case-folded word tokens: Latin words, digit groups, and Japanese runs split by script (kanji, katakana, hiragana)."""
+    out = []
+    for token in _SCRIPT_TOKEN.findall(text):
+        token = token.casefold().replace("’", "'")
+        elided = _ELISION.match(token)
+        out.append(token[elided.end() :] if elided and elided.end() < len(token) else token)
+    return out
+
+
+_ELISION = re.compile(r"^(?:qu|[ldjmntsc])'")
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s", "en", "er", "e", "ly"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def content_words(text: str) -> list[str]:
+    """Stemmed tokens that carry content: not stopwords, not hiragana-only, at least 2 letters (or any kanji/katakana run)."""
+    out = []
+    for tok in tokens(text):
+        if tok in STOPWORDS or tok.isdigit():
+            continue
+        if re.fullmatch(r"[\u3040-\u309f]+", tok):
+            continue
+        if re.match(r"[\u4e00-\u9fff\u30a0-\u30ff]", tok):
+            out.append(tok)
+            continue
+        if len(tok) < 2:
+            continue
+        out.append(_stem(tok))
+    return out
+
+
+def detect_german(text: str) -> bool:
+    """Whether ``text`` reads as German (two or more distinct German function words)."""
+    words = {w.casefold() for w in _WORD.findall(text)}
+    return len(words & _GERMAN_MARKERS) >= 2 or bool(re.search(r"[äöüß]", text) and words & _GERMAN_MARKERS)
+
+
+def polarity(text: str) -> tuple[int, list[str]]:
+    """``(parity, markers)``: parity 0 or 1 of negation words plus negative-pole antonyms; the markers found."""
+    markers: list[str] = []
+    # an answer particle ("No, …", "Nein, …", "Non, …") states the answer the rest of the sentence gives
+    text = re.sub(r"^\s*(?:no|nein|non|いいえ)\s*[,.!:—-]", " ", text, flags=re.IGNORECASE)
+    text = re.sub(r"\b(?:costs?|for|kostet|coûte)\s+(?:nothing|nichts|rien)\b", " free ", text, flags=re.IGNORECASE)
+    # courtesy idioms that carry no negation of a fact
+    text = re.sub(
+        r"\b(?:no problem|no worries|not a problem|kein problem|keine ursache|pas de (?:problème|souci)|de rien|"
+        r"(?:don't|do not|n'|ne) ?h[ée]sit\w*(?: pas)?|zögern sie nicht|nicht zu zögern)\b",
+        " ", text, flags=re.IGNORECASE)
+    words = [w.casefold().replace("’", "'") for w in re.findall(r"[^\W\d_]+(?:['’][^\W\d_]+)*", text)]
+    for w in words:
+        if w in _NEGATIONS or w.endswith("n't") or w in _POLE and _POLE[w][1] < 0 or w.startswith("n'") and w not in ("n'importe",):
+            markers.append(w)
+    markers += _JA_NEGATION.findall(text)
+    for w in _JA_POLES:
+        if _POLE[w][1] < 0 and w in text:
+            markers.append(w)
+    # "ne … pas" is one negation, "n'a pas" likewise: drop the pas/plus partner (not in the list anyway)
+    return len(markers) % 2, markers
+
+
+# --------------------------------------------------------------------------- extraction
+
+_TIME = re.compile(
+    r"(?<![\w.:])(?P<h>[01]?\d|2[0-3])\s?(?:[:.h]|時)\s?(?P<m>[0-5]\d)(?:分)?(?![\d])"
+    r"(?:\s?(?P<ap>[ap]\.?\s?m\.?(?![a-z])|uhr|h(?![a-z])))?|"
+    r"(?<![\w.:])(?P<h2>1[0-2]|0?[1-9])\s?(?P<ap2>[ap]\.?\s?m\.?)(?![a-z])|"
+    r"(?P<ja_ap>午前|午後)?(?P<h3>[01]?\d|2[0-3])時(?P<half>半)?(?!間)",
+    re.IGNORECASE,
+)
+_ISO_DATE = re.compile(r"(?<!\d)(?P<y>\d{4})-(?P<mo>\d{1,2})-(?P<d>\d{1,2})(?!\d)")
+_JA_DATE = re.compile(r"(?:(?P<y>\d{4})年)?(?P<mo>\d{1,2})月(?P<d>\d{1,2})日")
+_MONTH_WORD = "|".join(sorted((re.escape(m) for m in _MONTHS), key=len, reverse=True))
+_DATE_MD = re.compile(
+    rf"\b(?P<mon>{_MONTH_WORD})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(?P<y>\d{{4}}))?",
+    re.IGNORECASE,
+)
+_DATE_DM = re.compile(
+    rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th|er|\.)?\s+(?:of\s+)?(?P<mon>{_MONTH_WORD})\b\.?(?:,?\s+(?P<y>\d{{4}}))?",
+    re.IGNORECASE,
+)
+_VERSION = re.compile(r"(?<![\w.])v?(?P<v>\d+\.\d+\.\d+(?:\.\d+)*(?:[-+][\w.]+)?)(?![\w])|(?<![\w.])v(?P<v2>\d+(?:\.\d+)?)\b")
+_NUMBER = re.compile(
+    rf"(?<![\w.,])(?P<cur>{_CUR_RE})?\s?(?P<num>\d{{1,3}}(?:[,. \u202f\u00a0']\d{{3}})+(?![\d])(?:[.,]\d+)?|\d+(?:[.,]\d+)?)"
+    rf"(?P<ord>st|nd|rd|th|er|e|ème)?(?:\s?(?P<unit>{_UNIT_RE})(?![^\W\d_]))?(?:\s?(?P<cur2>{_CUR_RE})(?![^\W\d_]))?",
+    re.IGNORECASE,
+)
+_IDENT = re.compile(
+    r"`(?P<code>[^`\n]{1,80})`|"
+    r"(?P<url>https?://[^\s)>\]]+)|"
+    r"(?P<mail>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)|"
+    r"(?P<path>(?:[\w.-]*/)+[\w.-]+|[\w-]+\.(?:py|js|ts|json|yaml|yml|toml|md|txt|csv|log|sh|cfg|ini|html|css|sql|go|rs|java|xml|env|lock|pdf|docx|xlsx|png|jpg)\b)|"
+    r"(?P<ident>\b[a-z]+(?:_[a-z0-9]+)+\b|\b[a-z]+[A-Z][A-Za-z0-9]*\b|\b[A-Za-z]+(?:-[A-Za-z0-9]+)*-\d+[a-z]?\b|\b[A-Z]{2,}[A-Z0-9]*\b|\b[A-Z]+\d+[A-Z0-9]*\b)"
+)
+_QUOTED = re.compile(r'"([^"\n]{1,60})"')
+_LIST_MARKER = re.compile(r"^\s*(?:[-*+•·]|\d{1,2}[.)]|\(\d{1,2}\)|[a-z][.)])\s+", re.IGNORECASE)
+
+
+def _value(raw: str) -> float | None:
+    raw = raw.replace("\u202f", " ").replace("\u00a0", " ").replace("'", " ")
+    groups = re.fullmatch(r"(\d{1,3})((?:[,. ]\d{3})+)([.,]\d+)?", raw)
+    if groups:
+        whole = groups.group(1) + re.sub(r"[,. ]", "", groups.group(2))
+        frac = (groups.group(3) or "").replace(",", ".")
+        try:
+            return float(whole + frac)
+        except ValueError:  # pragma: no cover
+            return None
+    try:
+        return float(raw.replace(",", "."))
+    except ValueError:
+        return None
+
+
+def _minutes(h: int, m: int, ap: str | None) -> tuple[int, bool]:
+    """Minutes since midnight and whether the half of the day is known."""
+    ap = (ap or "").lower().replace(".", "").replace(" ", "")
+    if ap.startswith("p") and h < 12:
+        return (h + 12) * 60 + m, True
+    if ap.startswith("a") and h == 12:
+        return m, True
+    if ap.startswith(("a", "p")) or h > 12 or h == 0:
+        return h * 60 + m, True
+    return h * 60 + m, ap in ("uhr", "h")
+
+
+def extract(text: str, *, german: bool | None = None, known_names: frozenset[str] = frozenset()) -> list[Fact]:
+    """Every fact of ``text`` in order of appearance (rules in the module doc).
+
+    ``german``: treat capitalised words as German nouns (default: :func:`detect_german`).
+    ``known_names``: words that count as names even at the start of a sentence
+    (the mid-sentence capitals of the other text of a pair, :func:`mid_capitals`).
+    Never raises; linear in the length of the text.
+    """
+    # list markers at line starts are not numbers: drop them before the lines are joined
+    # (lines stay lines: a line break starts a sentence for the name rule)
+    text = "\n".join(normalise(re.sub(r"^\s*\d{1,2}[.)]\s", "", line)) for line in text.splitlines())
+    taken = [False] * (len(text) + 1)
+    found: list[tuple[int, Fact]] = []
+
+    def free(a: int, b: int) -> bool:
+        return not any(taken[a:b])
+
+    def take(a: int, b: int) -> None:
+        for i in range(a, b):
+            taken[i] = True
+
+    for match in _IDENT.finditer(text):
+        if not free(match.start(), match.end()):
+            continue
+        value = next(g for g in match.groups() if g)
+        if match.group("ident") and value.isupper() and len(value) <= 3 and value.lower() in _UNITS:
+            continue
+        if match.group("ident") and value.isupper() and value.lower() in _CURRENCY:
+            continue
+        take(match.start(), match.end())
+        found.append((match.start(), Fact("name", (value.casefold().rstrip(".,"),), value)))
+    for pattern, kind in ((_ISO_DATE, "iso"), (_JA_DATE, "ja"), (_DATE_MD, "md"), (_DATE_DM, "dm")):
+        for match in pattern.finditer(text):
+            if not free(match.start(), match.end()):
+                continue
+            try:
+                day = int(match.group("d"))
+                month = int(match.group("mo")) if kind in ("iso", "ja") else _MONTHS[match.group("mon").lower().rstrip(".")]
+            except (KeyError, ValueError):
+                continue
+            if kind in ("md", "dm") and match.group("mon").lower() in _SHORT_DAYS and match.group("mon")[0].islower():
+                continue
+            if not (1 <= day <= 31 and 1 <= month <= 12):
+                continue
+            take(match.start(), match.end())
+            found.append((match.start(), Fact("date", (month, day), match.group(0))))
+            if match.group("y"):
+                found.append((match.start(), Fact("year", (int(match.group("y")),), match.group("y"))))
+    for match in _VERSION.finditer(text):
+        if free(match.start(), match.end()):
+            take(match.start(), match.end())
+            version = match.group("v") or match.group("v2")
+            found.append((match.start(), Fact("version", (version,), match.group(0))))
+    for match in _TIME.finditer(text):
+        if not free(match.start(), match.end()):
+            continue
+        if match.group("h") is not None:
+            h, m, ap = int(match.group("h")), int(match.group("m")), match.group("ap")
+            sep = text[match.start("h") + len(match.group("h")) : match.start("m")].strip()
+            if sep == "." and not ap:
+                continue  # 10.30 without am/pm/Uhr is a decimal
+        elif match.group("h2") is not None:
+            h, m, ap = int(match.group("h2")), 0, match.group("ap2")
+        else:
+            h, m = int(match.group("h3")), 30 if match.group("half") else 0
+            ja = match.group("ja_ap")
+            ap = "pm" if ja == "午後" else ("am" if ja == "午前" else None)
+        minutes, known = _minutes(h, m, ap)
+        take(match.start(), match.end())
+        surface = match.group(0).strip()
+        if surface.endswith(".") and not re.search(r"[ap]\.\s?m\.$", surface, re.IGNORECASE):
+            surface = surface[:-1]  # the sentence's full stop
+        found.append((match.start(), Fact("time", (minutes, known), surface)))
+    for match in _NUMBER.finditer(text):
+        if not free(match.start("num"), match.end("num")):
+            continue
+        value = _value(match.group("num"))
+        if value is None:
+            continue
+        cur = match.group("cur") or match.group("cur2") or ""
+        unit = (match.group("unit") or "").lower()
+        key_unit = _CURRENCY.get(cur.lower(), "") or _UNITS.get(unit, "")
+        take(match.start(), match.end())
+        found.append((match.start(), Fact("number", (value, key_unit), match.group(0).strip())))
+    # number words
+    previous = ""
+    for match in _WORD.finditer(text):
+        word = match.group(0)
+        lower = word.casefold()
+        if lower in _NUMBER_WORDS and free(match.start(), match.end()):
+            if lower in ("one", "une", "eins") and (previous in _NOT_ONE_AFTER or not _number_context(text, match.end())):
+                pass  # "one" is mostly an article or pronoun: a number only before a unit
+            elif lower in ("sept", "an", "null", "elf", "cent", "neuf") and not _number_context(text, match.end()):
+                pass
+            else:
+                after = text[match.end() : match.end() + 14].lower()
+                unit_m = re.match(rf"[\s-]?({_UNIT_RE})(?![^\W\d_])", after)
+                unit = _UNITS.get(unit_m.group(1), "") if unit_m else ""
+                cur_m = re.match(rf"\s?({_CUR_RE})(?![^\W\d_])", after)
+                if cur_m:
+                    unit = _CURRENCY[cur_m.group(1)]
+                found.append((match.start(), Fact("number", (float(_NUMBER_WORDS[lower]), unit), word)))
+        if lower in _WEEKDAYS and free(match.start(), match.end()) and not (lower in _SHORT_DAYS and word[0].islower()):
+            found.append((match.start(), Fact("weekday", (_WEEKDAYS[lower],), word)))
+        previous = lower
+    for name, day in _WEEKDAYS.items():
+        if not name.isascii():
+            spelled = re.escape(name) if name.endswith("日") else re.escape(name) + r"(?!日)"
+            for hit in re.finditer(spelled, text):
+                found.append((hit.start(), Fact("weekday", (day,), name)))
+    found += [(pos, fact) for pos, fact in _names(text, german, known_names)]
+    for match in _QUOTED.finditer(text):
+        found.append((match.start(), Fact("name", (match.group(1).casefold(),), match.group(0))))
+    found.sort(key=lambda item: item[0])
+    return [fact for _, fact in found]
+
+
+def _number_context(text: str, end: int) -> bool:
+    return bool(re.match(rf"[\s-]?(?:{_UNIT_RE}|{_CUR_RE})(?![^\W\d_])", text[end : end + 12], re.IGNORECASE))
+
+
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;。！？\n]\s*[\"'(\[*\-•#>]*\s*)$")
+
+
+def mid_capitals(text: str) -> frozenset[str]:
+    """Capitalised words of ``text`` that stand mid-sentence (candidates for names); a line break starts a sentence."""
+    out = set()
+    for line in text.splitlines():
+        line = normalise(line)
+        for match in _WORD.finditer(line):
+            word = match.group(0)
+            if word[0].isupper() and not _SENTENCE_START.search(line[max(0, match.start() - 12) : match.start()]):
+                out.add(word)
+    return frozenset(out)
+
+
+def _names(text: str, german: bool | None, known: frozenset[str] = frozenset()) -> list[tuple[int, Fact]]:
+    """Capitalised words that are names (module doc): ``(position, fact)``."""
+    if german is None:
+        german = detect_german(text)
+    out = []
+    words = list(_WORD.finditer(text))
+    initial_caps: list[tuple[int, str]] = []
+    mid_caps: set[str] = set()
+    for index, match in enumerate(words):
+        word = match.group(0)
+        if not word[0].isupper() or word in ("I", "I'm", "I've", "I'll", "I'd"):
+            continue
+        if word.casefold() in _MONTHS or word.casefold() in _WEEKDAYS or word.casefold() in _NUMBER_WORDS:
+            continue
+        if word.isupper():
+            continue  # all-caps words are identifiers (_IDENT), single letters below
+        start = match.start()
+        initial = bool(_SENTENCE_START.search(text[max(0, start - 12) : start]))
+        if german:
+            prev = words[index - 1].group(0).casefold() if index else ""
+            mixed = any(c.isupper() for c in word[1:])
+            if not (mixed or prev in _GERMAN_NAME_AFTER) or initial:
+                continue
+        if initial:
+            initial_caps.append((start, word))
+            continue
+        if word.casefold() in STOPWORDS or word.casefold() in _POLE:
+            continue
+        mid_caps.add(word)
+        out.append((start, Fact("name", (word.casefold(),), word)))
+    for match in re.finditer(r"(?<![A-Za-z'’°\d-])([A-HJ-Z])(?![A-Za-z'’°-])", text):
+        start = match.start()
+        if not _SENTENCE_START.search(text[max(0, start - 12) : start]):
+            out.append((start, Fact("name", (match.group(1).casefold(),), match.group(1))))
+    for start, word in initial_caps:
+        if word in mid_caps or word in known:
+            out.append((start, Fact("name", (word.casefold(),), word)))
+    return out
+
+
+def facts_match(a: Fact, b: Fact, *, lenient: bool = True) -> bool:
+    """Whether two facts state the same thing: same kind and key; a time without am/pm also matches 12 hours later;
+    with ``lenient``, a number without a unit matches the same number with one."""
+    if a.kind != b.kind:
+        return False
+    if a.kind == "time":
+        (ma, ka), (mb, kb) = a.key, b.key
+        if ma == mb:
+            return True
+        if not ka and (int(ma) + 720) % 1440 == mb:  # type: ignore[call-overload]
+            return True
+        return bool(not kb and (int(mb) + 720) % 1440 == ma)  # type: ignore[call-overload]
+    if a.kind == "number":
+        (va, ua), (vb, ub) = a.key, b.key
+        return va == vb and (ua == ub or (lenient and (not ua or not ub)))
+    return a.key == b.key

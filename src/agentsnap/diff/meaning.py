@@ -1,0 +1,831 @@
+"""The default semantic check: do two answers state the same facts, steps and conclusions?
+
+A sentence embedding cannot tell "arrives at 10:30" from "arrives at 11:30"
+(cosine 0.97) while a harmless rerun that rewords everything scores 0.7–0.9,
+so no single cosine threshold separates drift from rewording (issue 16). This
+module compares the two texts *piece by piece* instead:
+
+1. **Units.** Each text is split into sentences and list items
+   (:func:`split_units`): Markdown is stripped (headings, emphasis, bullets,
+   numbered markers, table pipes, code fences), sentences end at ``.!?`` +
+   space, ``。！？`` and line breaks. A list item, or a sentence opened by a
+   sequence word (``First``/``Then``/``Finally``, ``zuerst``/``dann``,
+   ``d'abord``/``ensuite``, ``まず``/``次に``), is a *step*.
+2. **Alignment.** Every golden unit is compared with every new unit; the
+   similarity is the larger of the MiniLM cosine (when a model backend is
+   installed: ``onnx``, ``sentence-transformers`` or a user ``embed_fn``) and
+   a character-trigram cosine (always; language-independent, so German,
+   French and Japanese align too; a unit whose trigram match already reaches
+   :data:`STRONG` is not embedded). Units whose best match reaches
+   :data:`ALIGN` are aligned; linked units form groups (a sentence split in
+   two still aligns with its one golden sentence). No unit aligned at all,
+   no fact shared and little vocabulary shared: a different answer (harmful);
+   one side empty or ``null``: harmful too.
+3. **Facts.** Numbers with units, times, dates, weekdays, versions and names
+   (:mod:`agentsnap.diff.facts`) of the whole golden text must each be stated
+   by the new text and vice versa, with normalised formats (``10:30`` =
+   ``10.30 am``, ``1,000`` = ``1000``, ``$40`` = ``40 dollars``).
+4. **Per aligned group**: polarity (negations plus the negative pole of
+   antonym pairs, by parity: "no open issues" = "all issues are closed"),
+   a *swap* of two names or nouns (``Alice pays Bob`` → ``Bob pays Alice``;
+   not when they are items of one enumeration, not when a passive ``by``/
+   ``von``/``par`` appears), and a *one-word edit* — a nearly identical
+   sentence in which one content word was replaced by another (``train`` →
+   ``bus``), unless the model rates the two words as synonyms (cosine ≥
+   :data:`SYNONYM`).
+5. **Coverage.** A golden step with no counterpart is a dropped step; a golden
+   sentence with no counterpart whose content words are mostly absent from
+   the new text is dropped content; a new sentence with no counterpart that
+   brings two or more content words the golden text never used is an added
+   claim. Courtesy and narration (``Sure!``, ``Let me know if…``, ``Gerne!``,
+   ``N'hésitez pas…``, ``ご不明な点があれば…``) is harmless either way.
+
+Two JSON objects or arrays are compared leaf by leaf instead (key order,
+layout and ``1000`` vs ``1000.0`` do not matter; any changed, missing or
+added leaf is harmful).
+
+Each difference is a :class:`Finding` with a severity:
+
+* ``"harmful"`` — a changed, missing or added fact, a flipped polarity, a
+  swapped role, a replaced word, a dropped step;
+* ``"soft"`` — dropped content or an added claim without a fact of its own;
+* ``"harmless"`` — rewording, added courtesy, a reordered list, formatting.
+
+The **score** (1.0 only for identical text) comes from the worst severity
+and the alignment quality ``q`` in [0, 1] (mean best similarity of the units
+of both texts, rescaled from [0.5, 1]):
+
+* formatting only (same text once Markdown, case and punctuation are
+  dropped): ``0.99``;
+* only harmless findings: ``0.93 + 0.06 q`` — passes the default
+  ``semantic_threshold`` 0.92; at 0.97 only close rewordings pass;
+* a soft finding: ``0.80 + 0.08 q`` — fails 0.92, passes ``llm_threshold``
+  0.75 and a creative agent's 0.75;
+* a harmful finding: ``0.40 + 0.20 q`` — fails every threshold above 0.6.
+
+Cost: a few regular expressions per sentence, one embedding call per pair for
+all units (and one more for replaced words), a units × units matrix.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from . import facts as F
+
+__all__ = [
+    "ALIGN",
+    "SYNONYM",
+    "Finding",
+    "Unit",
+    "Verdict",
+    "compare",
+    "compare_many",
+    "split_units",
+]
+
+#: least similarity (max of MiniLM cosine and trigram cosine) for two units to align
+ALIGN = 0.5
+#: trigram cosine above which a unit is aligned by its characters alone and not embedded (0.9 and 0.75
+#: gave the same dev-set verdicts at 2-3x the model time on 500-word answers)
+STRONG = 0.6
+#: least MiniLM cosine of two replaced words for them to count as synonyms
+SYNONYM = 0.72
+#: a unit whose content words the other text covers at least this much is not dropped/added
+COVERED = 0.6
+
+#: a batch encoder: texts -> L2-normalised vectors (rows), or None for no model
+Encoder = Callable[[list[str]], Any]
+
+
+class Finding(NamedTuple):
+    """One difference between the golden and the new text.
+
+    ``kind``: ``number``, ``time``, ``date``, ``weekday``, ``version``,
+    ``name``, ``polarity``, ``swap``, ``word``, ``step``, ``dropped``,
+    ``added``, ``reordered``, ``courtesy``, ``rewording`` or ``format``.
+    ``severity``: ``"harmful"``, ``"soft"`` or ``"harmless"``. ``golden`` /
+    ``new``: the sentence on each side (``""`` when there is none).
+    ``message``: one line for reports, e.g. ``numbers differ: golden:
+    "arrives at 10:30" → new: "arrives at 11:30"``.
+    """
+
+    kind: str
+    severity: str
+    golden: str
+    new: str
+    message: str
+
+
+@dataclass
+class Unit:
+    """One sentence or list item: its text, whether it is a step, its facts, content words and polarity markers."""
+
+    text: str
+    step: bool
+    facts: list[F.Fact] = field(default_factory=list)
+    words: list[str] = field(default_factory=list)
+    markers: list[str] = field(default_factory=list)
+    filler: bool = False
+
+
+@dataclass
+class Verdict:
+    """The result for one pair: ``score`` in [0, 1] and the ``findings`` that explain it."""
+
+    score: float
+    findings: list[Finding]
+
+    @property
+    def severity(self) -> str:
+        """The worst severity found: ``harmful``, ``soft``, ``harmless`` or ``"none"``."""
+        for level in ("harmful", "soft", "harmless"):
+            if any(f.severity == level for f in self.findings):
+                return level
+        return "none"
+
+    def reasons(self) -> list[str]:
+        """The messages of the findings, worst first."""
+        rank = {"harmful": 0, "soft": 1, "harmless": 2}
+        return [f.message for f in sorted(self.findings, key=lambda f: rank[f.severity])]
+
+
+# --------------------------------------------------------------------------- units
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_HEADING = re.compile(r"^\s*#{1,6}\s+")
+_QUOTE = re.compile(r"^\s*>+\s?")
+_ITEM = re.compile(r"^\s*(?:[-*+•·]|\d{1,2}[.)]|\(\d{1,2}\)|[a-z][.)]|(?:step|schritt|étape)\s*\d+\s*[:.)-])\s+", re.IGNORECASE)
+_EMPHASIS = re.compile(r"(\*\*|__|\*|_)(?=\S)(.+?)(?<=\S)\1")
+_LINK = re.compile(r"\[([^\]]+)\]\(([^)]+)\)")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[¿¡]?[A-ZÀ-ÖØ-Þ0-9\u3040-\u30ff\u4e00-\u9fff])|(?<=[。！？])")
+_SEQUENCE = re.compile(
+    r"^(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|then|next|after that|afterwards|finally|lastly|"
+    r"zuerst|zunächst|erstens|dann|danach|anschließend|schließlich|zum schluss|"
+    r"d'abord|tout d'abord|ensuite|puis|enfin|pour finir|"
+    r"まず|次に|それから|最後に|その後)\b",
+    re.IGNORECASE,
+)
+
+_COURTESY = re.compile(
+    r"\b(?:hi|hello|hey|dear|thanks?|thank you|you're welcome|sure|certainly|of course|absolutely|"
+    r"great question|good question|no problem|happy to help|glad to help|i'd be happy|i would be happy|"
+    r"i'?m happy|i'?m glad|hope (?:this|that) helps|i hope|let me know|feel free|don't hesitate|do not hesitate|"
+    r"if you have any (?:other |more |further )?questions|anything else|have a (?:great|nice|good) day|"
+    r"here(?:'s| is| are)|as requested|good news|sorry for|apolog\w+|please note|okay|ok|alright|done|"
+    r"hallo|guten tag|danke|vielen dank|gerne|gern geschehen|natürlich|klar|ich hoffe|das hilft|"
+    r"melden sie sich|bei fragen|weitere fragen|hier ist|hier sind|schönen tag|"
+    r"bonjour|merci|bien sûr|avec plaisir|volontiers|voici|n'hésitez pas|j'espère|"
+    r"si vous avez des questions|bonne journée|d'accord|parfait)\b|"
+    r"こんにちは|ありがとうございます|かしこまりました|承知しました|もちろん|お気軽に|ご不明な点|"
+    r"よろしくお願いします|お役に立て|以下の通り|以下のとおり|お問い合わせください|お問い合わせ",
+    re.IGNORECASE,
+)
+#: content words that carry no claim in an added or dropped sentence (narration, courtesy)
+_NARRATION = frozenset(
+    F.content_words(
+        "check checked look looked found find result results summary information details detail help helps "
+        "question questions answer request happy glad hope know need anything else feel free sure certainly "
+        "course great thanks thank welcome assist reach further additional today please day nice good note "
+        "below above following overview quick short brief update updates hesitate here something else want "
+        "like would love me happy ask asked just let okay right away looked into it everything "
+        "gerne hilfe fragen frage helfen weitere hoffe melden hier folgenden überblick "
+        "aide questions voici suivant plaisir besoin autre chose"
+    )
+)
+_PASSIVE = re.compile(r"\b(?:by|von|vom|par|durch|was|were|been|is being|wurde|wurden|worden|été)\b|によって|から|られ", re.IGNORECASE)
+_ENUM_GAP = re.compile(
+    r"^[\s,;/&+]*(?:(?:and|or|und|oder|et|ou|sowie|、|と|や)[\s,]*)?(?:(?:the|a|an|der|die|das|den|le|la|les|l')\s*)?$",
+    re.IGNORECASE,
+)
+
+
+def _clean(line: str) -> str:
+    line = _LINK.sub(r"\1 \2", line)
+    line = _EMPHASIS.sub(r"\2", line)
+    line = re.sub(r"\s*\|\s*", "; ", line).strip("; ")
+    return F.normalise(line)
+
+
+def split_units(text: str) -> list[Unit]:
+    """The sentences and list items of ``text`` (module doc, step 1), with their facts filled in."""
+    units: list[Unit] = []
+    in_fence = False
+    for raw in text.replace("\r\n", "\n").split("\n"):
+        if _FENCE.match(raw):
+            in_fence = not in_fence
+            continue
+        if _TABLE_RULE.match(raw) and "-" in raw:
+            continue
+        line = _QUOTE.sub("", _HEADING.sub("", raw))
+        step = bool(_ITEM.match(line)) and not in_fence
+        if step:
+            line = _ITEM.sub("", line, count=1)
+        line = _clean(line) if not in_fence else F.normalise(line)
+        if not line:
+            continue
+        pieces = [line] if in_fence else [p.strip() for p in _SENTENCE.split(line) if p and p.strip()]
+        for index, piece in enumerate(pieces):
+            is_step = (step and index == 0) or bool(_SEQUENCE.match(piece))
+            units.append(Unit(piece, is_step))
+    return units
+
+
+def _fill(units: list[Unit], known: frozenset[str], german: bool, cache: dict[str, Unit] | None = None) -> None:
+    """Fill in facts, content words, polarity markers and the courtesy flag; ``cache`` shares the work
+    between the units of one pair that have the same text (most sentences of a long answer)."""
+    cache = {} if cache is None else cache
+    for unit in units:
+        done = cache.get(unit.text)
+        if done is not None:
+            unit.facts, unit.words, unit.markers, unit.filler = done.facts, done.words, done.markers, done.filler
+            continue
+        unit.facts = F.extract(unit.text, german=german, known_names=known)
+        unit.words = F.content_words(unit.text)
+        unit.markers = F.polarity(unit.text)[1]
+        rest = _COURTESY.sub(" ", unit.text)
+        remaining = [w for w in F.content_words(rest) if w not in _NARRATION]
+        unit.filler = len(remaining) <= 1 and not unit.facts and not unit.markers
+        cache[unit.text] = unit
+
+
+def _flat(text: str) -> str:
+    """Text with Markdown, case, punctuation and spacing dropped: equal means formatting only."""
+    units = split_units(text)
+    return " ".join(" ".join(F.tokens(u.text)) for u in units)
+
+
+# --------------------------------------------------------------------------- similarity
+
+
+def _trigrams(text: str) -> tuple[dict[str, int], float]:
+    """Character trigrams of the case-folded tokens of ``text`` with counts, and the vector's norm."""
+    s = " " + " ".join(F.tokens(text)) + " "
+    grams = Counter(s[i : i + 3] for i in range(max(1, len(s) - 2)))
+    return grams, math.sqrt(sum(v * v for v in grams.values()))
+
+
+def _trigram_matrix(g_units: list[Unit], n_units: list[Unit]) -> list[list[float]]:
+    """Trigram cosine of every golden unit against every new unit (rows: golden)."""
+    grams: dict[str, tuple[dict[str, int], float]] = {}
+    g_tri = [grams.setdefault(u.text, _trigrams(u.text)) if u.text not in grams else grams[u.text] for u in g_units]
+    n_tri = [grams.setdefault(u.text, _trigrams(u.text)) if u.text not in grams else grams[u.text] for u in n_units]
+    out = []
+    for a, na in g_tri:
+        row = []
+        keys = a.keys()
+        for b, nb in n_tri:
+            if a is b:
+                row.append(1.0)
+                continue
+            if not na or not nb:
+                row.append(0.0)
+                continue
+            small, large = (a, b) if len(a) < len(b) else (b, a)
+            dot = sum(v * large[k] for k, v in small.items() if k in large)
+            row.append(dot / (na * nb) if keys else 0.0)
+        out.append(row)
+    return out
+
+
+def _dot(a: Any, b: Any) -> Any:
+    try:
+        import numpy as np
+
+        return np.asarray(a, dtype=np.float64) @ np.asarray(b, dtype=np.float64).T
+    except ImportError:  # pragma: no cover - embed_fn without numpy
+        return [[math.fsum(x * y for x, y in zip(u, v, strict=True)) for v in b] for u in a]
+
+
+def _normalise_rows(vectors: Any) -> Any:
+    """Rows scaled to length 1: a numpy array when numpy is installed, else lists."""
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover - embed_fn without numpy
+        pass
+    else:
+        array = np.asarray(vectors, dtype=np.float64)
+        if array.ndim == 2:
+            return array / np.maximum(np.linalg.norm(array, axis=1, keepdims=True), 1e-12)
+    out = []
+    for row in vectors:
+        values = [float(x) for x in row]
+        norm = math.sqrt(math.fsum(x * x for x in values)) or 1.0
+        out.append([x / norm for x in values])
+    return out
+
+
+# --------------------------------------------------------------------------- comparison
+
+
+def _printable(text: str) -> str:
+    """Control and other unprintable characters as escapes, so a finding never carries raw terminal codes."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
+def _quote(text: str, width: int = 120) -> str:
+    text = text if len(text) <= width else text[: width - 1] + "…"
+    return f'"{_printable(text)}"'
+
+
+def _pair_msg(label: str, g: str, n: str) -> str:
+    label = _printable(label)
+    left = f"golden: {_quote(g)}" if g else "golden: (nothing)"
+    right = f"new: {_quote(n)}" if n else "new: (nothing)"
+    return f"{label}: {left} → {right}"
+
+
+_KIND_LABEL = {
+    "number": "numbers differ",
+    "time": "times differ",
+    "date": "dates differ",
+    "weekday": "weekdays differ",
+    "version": "versions differ",
+    "name": "names differ",
+    "year": "years differ",
+}
+
+
+def compare(golden: str, new: str, encoder: Encoder | None = None) -> Verdict:
+    """The :class:`Verdict` for one golden/new pair (module doc). ``encoder``: texts -> normalised vectors, or None.
+
+    Identical strings give ``Verdict(1.0, [])`` without calling the encoder.
+    Never raises for any pair of strings; whatever ``encoder`` raises propagates.
+    """
+    return compare_many([(golden, new)], encoder)[0]
+
+
+def compare_many(pairs: Sequence[tuple[str, str]], encoder: Encoder | None = None) -> list[Verdict]:
+    """:func:`compare` for many pairs, with one encoder call for every unit of every pair (plus one for replaced words)."""
+    prepared: list[tuple[str, str, list[Unit], list[Unit], list[list[float]], list[int], list[int]] | Verdict | None] = []
+    texts: dict[str, int] = {}
+    for golden, new in pairs:
+        if golden == new:
+            prepared.append(None)
+            continue
+        g_json, n_json = _json_leaves(golden), _json_leaves(new)
+        if g_json is not None and n_json is not None:
+            prepared.append(_json_verdict(g_json, n_json))
+            continue
+        g_units, n_units = split_units(golden), split_units(new)
+        known = F.mid_capitals("\n".join(u.text for u in g_units)) | F.mid_capitals("\n".join(u.text for u in n_units))
+        german = F.detect_german(golden) or F.detect_german(new)
+        cache: dict[str, Unit] = {}
+        _fill(g_units, known, german, cache)
+        _fill(n_units, known, german, cache)
+        sims = _trigram_matrix(g_units, n_units)
+        # the model is asked only about units without a near-verbatim counterpart (STRONG)
+        g_need = [i for i, row in enumerate(sims) if not row or max(row) < STRONG]
+        n_need = [j for j in range(len(n_units)) if max((row[j] for row in sims), default=0.0) < STRONG]
+        if encoder is not None and g_need and n_need:
+            for unit in [g_units[i] for i in g_need] + [n_units[j] for j in n_need]:
+                texts.setdefault(unit.text, len(texts))
+        prepared.append((golden, new, g_units, n_units, sims, g_need, n_need))
+    vectors: Any = None
+    if encoder is not None and texts:
+        vectors = _normalise_rows(encoder(list(texts)))
+    # first pass: alignment and findings that need no second encoder call
+    states: list[_State | Verdict | None] = []
+    words_needed: dict[str, int] = {}
+    for item in prepared:
+        if item is None or isinstance(item, Verdict):
+            states.append(item)
+            continue
+        golden, new, g_units, n_units, sims, g_need, n_need = item
+        if vectors is not None and g_need and n_need:
+            emb = _dot([vectors[texts[g_units[i].text]] for i in g_need], [vectors[texts[n_units[j].text]] for j in n_need])
+            for a_row, i in enumerate(g_need):
+                for b_col, j in enumerate(n_need):
+                    sims[i][j] = max(sims[i][j], float(emb[a_row][b_col]))
+        pair_state = _State(golden, new, g_units, n_units, sims)
+        pair_state.run()
+        for a, b in pair_state.replaced:
+            words_needed.setdefault(a, len(words_needed))
+            words_needed.setdefault(b, len(words_needed))
+        states.append(pair_state)
+    word_vectors: Any = None
+    if encoder is not None and words_needed:
+        word_vectors = _normalise_rows(encoder(list(words_needed)))
+    out: list[Verdict] = []
+    for entry in states:
+        if entry is None:
+            out.append(Verdict(1.0, []))
+            continue
+        if isinstance(entry, Verdict):
+            out.append(entry)
+            continue
+        state = entry
+        for (a, b), (g, n) in zip(state.replaced, state.replaced_units, strict=True):
+            synonym = False
+            if word_vectors is not None:
+                u, v = word_vectors[words_needed[a]], word_vectors[words_needed[b]]
+                synonym = math.fsum(float(x) * float(y) for x, y in zip(u, v, strict=True)) >= SYNONYM
+            if synonym:
+                state.add("rewording", "harmless", g, n, _pair_msg(f"reworded ({a} → {b}, judged a synonym)", g, n))
+            else:
+                state.add("word", "harmful", g, n, _pair_msg(f"word changed ({a} → {b})", g, n))
+        out.append(state.verdict())
+    return out
+
+
+class _State:
+    """The comparison of one pair (module doc, steps 2–5)."""
+
+    def __init__(self, golden: str, new: str, g: list[Unit], n: list[Unit], sims: list[list[float]]) -> None:
+        self.golden, self.new, self.g, self.n, self.sims = golden, new, g, n, sims
+        self.findings: list[Finding] = []
+        self.replaced: list[tuple[str, str]] = []
+        self.replaced_units: list[tuple[str, str]] = []
+        self.g_best = [max(row) if row else 0.0 for row in sims] if n else [0.0] * len(g)
+        self.n_best = [max(sims[i][j] for i in range(len(g))) if g else 0.0 for j in range(len(n))]
+        self.g_arg = [row.index(max(row)) if row else -1 for row in sims] if n else [-1] * len(g)
+        self.n_arg = [_argmax([sims[i][j] for i in range(len(g))]) for j in range(len(n))]
+
+    def add(self, kind: str, severity: str, g: str, n: str, message: str) -> None:
+        self.findings.append(Finding(kind, severity, g, n, message))
+
+    # ------------------------------------------------------------------ steps
+    def run(self) -> None:
+        if _flat(self.golden) == _flat(self.new):
+            self.add("format", "harmless", "", "", "only formatting, case or punctuation differ")
+            return
+        g_empty = self.golden.strip().casefold() in ("", "null")
+        n_empty = self.new.strip().casefold() in ("", "null")
+        if g_empty != n_empty:
+            side = "golden" if g_empty else "new"
+            self.add("empty", "harmful", self.golden, self.new, _pair_msg(f"the {side} answer is empty", self.golden, self.new))
+            return
+        self._facts()
+        groups = self._groups()
+        g_real = [u for u in self.g if not u.filler and u.text.casefold() != "null"]
+        n_real = [u for u in self.n if not u.filler and u.text.casefold() != "null"]
+        shared = any(F.facts_match(a, b) for u in self.g for a in u.facts for v in self.n for b in v.facts)
+        if (
+            not groups
+            and (g_real or n_real)
+            and not shared
+            and not (self._covered(self.g, self.n) or self._covered(self.n, self.g))
+        ):
+            g = " ".join(u.text for u in self.g)
+            n = " ".join(u.text for u in self.n)
+            self.add("different", "harmful", g, n, _pair_msg("a different answer: no sentence has a counterpart", g, n))
+            return
+        for g_ids, n_ids in groups:
+            if [self.g[i].text for i in g_ids] == [self.n[j].text for j in n_ids]:
+                continue  # unchanged sentences
+            self._polarity(g_ids, n_ids)
+            if len(g_ids) == 1 and len(n_ids) == 1:
+                self._edits(g_ids[0], n_ids[0])
+        self._coverage()
+
+    def _facts(self) -> None:
+        g_text_words = set(F.tokens(self.golden))
+        n_text_words = set(F.tokens(self.new))
+        missing: dict[str, list[tuple[int, F.Fact]]] = {}
+        extra: dict[str, list[tuple[int, F.Fact]]] = {}
+        g_all = [(i, f) for i, u in enumerate(self.g) for f in u.facts]
+        n_all = [(j, f) for j, u in enumerate(self.n) for f in u.facts]
+        # strict first (units must agree), then a unit missing on one side matches a leftover of the other
+        g_left = [(i, f) for i, f in g_all if not any(F.facts_match(f, o, lenient=False) for _, o in n_all)]
+        n_left = [(j, f) for j, f in n_all if not any(F.facts_match(f, o, lenient=False) for _, o in g_all)]
+        for i, fact in g_left:
+            if any(F.facts_match(fact, other) for _, other in n_left):
+                continue
+            if fact.kind == "name" and _name_in(fact, n_text_words, self.new):
+                continue
+            missing.setdefault(fact.kind, []).append((i, fact))
+        for j, fact in n_left:
+            if any(F.facts_match(fact, other) for _, other in g_left):
+                continue
+            if fact.kind == "name" and _name_in(fact, g_text_words, self.golden):
+                continue
+            extra.setdefault(fact.kind, []).append((j, fact))
+        for kind in list(dict.fromkeys([*missing, *extra])):
+            gone, came = missing.get(kind, []), extra.get(kind, [])
+            if kind == "year" and not (gone and came):
+                side = "added" if came else "dropped"
+                form = (came or gone)[0][1].surface
+                self.add("year", "harmless", "", "", f"year {form} {side} next to the same date (judged harmless)")
+                continue
+            label = _KIND_LABEL.get(kind, kind)
+            g_forms = ", ".join(dict.fromkeys(f.surface for _, f in gone)) or "(none)"
+            n_forms = ", ".join(dict.fromkeys(f.surface for _, f in came)) or "(none)"
+            g_sent = self.g[gone[0][0]].text if gone else ""
+            if came:
+                n_sent = self.n[came[0][0]].text
+            elif gone and self.g_arg[gone[0][0]] >= 0 and self.g_best[gone[0][0]] >= ALIGN:
+                n_sent = self.n[self.g_arg[gone[0][0]]].text
+            else:
+                n_sent = ""
+            if not g_sent and came and self.n_arg[came[0][0]] >= 0 and self.n_best[came[0][0]] >= ALIGN:
+                g_sent = self.g[self.n_arg[came[0][0]]].text
+            self.add(kind, "harmful", g_sent, n_sent, _pair_msg(f"{label} ({g_forms} → {n_forms})", g_sent, n_sent))
+
+    def _groups(self) -> list[tuple[list[int], list[int]]]:
+        parent = list(range(len(self.g) + len(self.n)))
+
+        def find(x: int) -> int:
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        def union(a: int, b: int) -> None:
+            parent[find(a)] = find(b)
+
+        offset = len(self.g)
+        for i, j in enumerate(self.g_arg):
+            if j >= 0 and self.g_best[i] >= ALIGN:
+                union(i, offset + j)
+        for j, i in enumerate(self.n_arg):
+            if i >= 0 and self.n_best[j] >= ALIGN:
+                union(offset + j, i)
+        comps: dict[int, tuple[list[int], list[int]]] = {}
+        for i in range(len(self.g)):
+            comps.setdefault(find(i), ([], []))[0].append(i)
+        for j in range(len(self.n)):
+            comps.setdefault(find(offset + j), ([], []))[1].append(j)
+        return [c for c in comps.values() if c[0] and c[1]]
+
+    @staticmethod
+    def _covered(units: list[Unit], other: list[Unit]) -> bool:
+        words = {w for u in other for w in u.words}
+        mine = [w for u in units for w in u.words]
+        return bool(mine) and _coverage(mine, words) >= COVERED
+
+    def _polarity(self, g_ids: list[int], n_ids: list[int]) -> None:
+        g_markers = [m for i in g_ids for m in self.g[i].markers]
+        n_markers = [m for j in n_ids for m in self.n[j].markers]
+        if len(g_markers) % 2 != len(n_markers) % 2:
+            g = " ".join(self.g[i].text for i in g_ids)
+            n = " ".join(self.n[j].text for j in n_ids)
+            words = f"{', '.join(g_markers) or 'none'} → {', '.join(n_markers) or 'none'}"
+            self.add("polarity", "harmful", g, n, _pair_msg(f"polarity flipped (negation/antonym: {words})", g, n))
+
+    def _edits(self, i: int, j: int) -> None:
+        g_unit, n_unit = self.g[i], self.n[j]
+        same_voice = len(_PASSIVE.findall(g_unit.text)) == len(_PASSIVE.findall(n_unit.text))
+        # a swap of two names, or of two blocks of content words around a shared middle: A … B → B … A
+        g_names = [str(f.key[0]) for f in g_unit.facts if f.kind == "name"]
+        n_names = [str(f.key[0]) for f in n_unit.facts if f.kind == "name"]
+        swap = _block_swap(g_names, n_names, need_middle=False) or _block_swap(g_unit.words, n_unit.words)
+        if swap and same_voice and not _enumeration(g_unit.text, swap[0], swap[1]):
+            a, b = _surface(g_unit.text, swap[0]), _surface(g_unit.text, swap[1])
+            self.add("swap", "harmful", g_unit.text, n_unit.text,
+                     _pair_msg(f"roles swapped ({a} ↔ {b})", g_unit.text, n_unit.text))
+            return
+        g_tok, n_tok = F.tokens(g_unit.text), F.tokens(n_unit.text)
+        fact_tokens = {t for f in g_unit.facts + n_unit.facts for t in F.tokens(f.surface)}
+        matcher = difflib.SequenceMatcher(None, g_tok, n_tok, autojunk=False)
+        same = sum(block.size for block in matcher.get_matching_blocks())
+        near = same >= 3 and same >= 0.7 * max(len(g_tok), len(n_tok))
+        kept = same >= 3 and same >= 0.8 * len(g_tok)
+        if not (near or kept):
+            return
+        replaced: list[tuple[str, str]] = []
+        inserted: list[str] = []
+        g_words = set(g_unit.words) | {w for u in self.g for w in u.words}
+        for tag, a0, a1, b0, b1 in matcher.get_opcodes():
+            left = [t for t in g_tok[a0:a1] if _contentful(t) and t not in fact_tokens]
+            right = [t for t in n_tok[b0:b1] if _contentful(t) and t not in fact_tokens]
+            if tag == "replace" and left and right:
+                left, right = _unrelated(left, right)
+            if tag == "replace" and left and right:
+                lw, rw = " ".join(left), " ".join(right)
+                if not (_related(lw, rw) or _polar(lw) or _polar(rw)):
+                    replaced.append((lw, rw))
+            if tag in ("insert", "replace"):
+                inserted += [t for t in right if F._stem(t) not in g_words]
+        if near and len(replaced) == 1 and len(replaced[0][0].split()) <= 2 and len(replaced[0][1].split()) <= 2:
+            self.replaced.append(replaced[0])
+            self.replaced_units.append((g_unit.text, n_unit.text))
+        elif _weight(inserted) >= 3 and not replaced:
+            self.add("added", "soft", g_unit.text, n_unit.text,
+                     _pair_msg(f"claim added ({' '.join(inserted)})", g_unit.text, n_unit.text))
+
+    def _coverage(self) -> None:
+        n_words = {w for u in self.n for w in u.words}
+        g_words = {w for u in self.g for w in u.words}
+        matched_g: list[tuple[int, int]] = []
+        for i, unit in enumerate(self.g):
+            aligned = self.g_best[i] >= ALIGN
+            mutual = aligned and self.n_arg[self.g_arg[i]] == i
+            cover = _coverage(unit.words, n_words)
+            if unit.step and aligned and not mutual and cover < 0.8:
+                # two golden steps share one new counterpart: the weaker one is missing
+                aligned = False
+            if aligned:
+                matched_g.append((i, self.g_arg[i]))
+                continue
+            if unit.filler:
+                self.add("courtesy", "harmless", unit.text, "", _pair_msg("courtesy dropped", unit.text, ""))
+            elif unit.step and cover < 0.8:
+                self.add("step", "harmful", unit.text, "", _pair_msg("step missing", unit.text, ""))
+            elif cover < COVERED and not unit.facts:
+                self.add("dropped", "soft", unit.text, "", _pair_msg("sentence dropped", unit.text, ""))
+        for j, unit in enumerate(self.n):
+            aligned = self.n_best[j] >= ALIGN
+            mutual = aligned and self.g_arg[self.n_arg[j]] == j
+            novel = [w for w in dict.fromkeys(unit.words) if w not in g_words and w not in _NARRATION]
+            weight = _weight(novel)
+            if aligned and (mutual or weight < 3 or _coverage(unit.words, g_words) >= 0.5):
+                continue
+            if unit.filler:
+                self.add("courtesy", "harmless", "", unit.text, _pair_msg("courtesy added", "", unit.text))
+            elif unit.step and weight >= 2:
+                self.add("added", "soft", "", unit.text, _pair_msg("step added", "", unit.text))
+            elif weight >= 3 and not unit.facts:
+                self.add("added", "soft", "", unit.text, _pair_msg("claim added", "", unit.text))
+        steps = [(i, j) for i, j in matched_g if self.g[i].step]
+        order = [j for _, j in steps]
+        if len(order) >= 2 and order != sorted(order):
+            self.add("reordered", "harmless", "", "", "list items or steps reordered (judged harmless)")
+
+    # ------------------------------------------------------------------ score
+    def quality(self) -> float:
+        values = self.g_best + self.n_best
+        if not values:
+            return 0.0
+        mean = math.fsum(min(1.0, max(0.0, v)) for v in values) / len(values)
+        return min(1.0, max(0.0, (mean - 0.5) / 0.5))
+
+    def verdict(self) -> Verdict:
+        if not self.findings:
+            self.add("rewording", "harmless", "", "", "reworded; every fact, step and sentence has a counterpart")
+        q = self.quality()
+        kinds = {f.kind for f in self.findings}
+        levels = {f.severity for f in self.findings}
+        if "harmful" in levels:
+            score = 0.40 + 0.20 * q
+        elif "soft" in levels:
+            score = 0.80 + 0.08 * q
+        elif kinds == {"format"}:
+            score = 0.99
+        else:
+            score = 0.93 + 0.06 * q
+        return Verdict(round(score, 4), self.findings)
+
+
+def _argmax(values: list[float]) -> int:
+    """Index of the largest value (the first on ties), -1 for an empty list."""
+    return values.index(max(values)) if values else -1
+
+
+def _json_leaves(text: str) -> dict[str, Any] | None:
+    """A JSON object or array as ``{path: leaf value}`` (key order, layout and ``1000`` vs ``1000.0`` do not matter), else None."""
+    stripped = text.strip()
+    if not stripped or stripped[0] not in "[{":
+        return None
+    try:
+        value = json.loads(stripped)
+    except ValueError:
+        return None
+    leaves: dict[str, Any] = {}
+
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, dict):
+            for key in node:
+                walk(node[key], f"{path}.{key}" if path else str(key))
+        elif isinstance(node, list):
+            for index, item in enumerate(node):
+                walk(item, f"{path}[{index}]")
+        else:
+            leaves[path or "(value)"] = node
+
+    walk(value, "")
+    return leaves
+
+
+def _json_verdict(golden: dict[str, Any], new: dict[str, Any]) -> Verdict:
+    """Two JSON answers: every leaf is a fact; a changed, missing or added leaf is harmful."""
+    findings = []
+    for path in dict.fromkeys([*golden, *new]):
+        g, n = golden.get(path, _MISSING), new.get(path, _MISSING)
+        same = g == n and type(g) is type(n) or (
+            isinstance(g, (int, float)) and isinstance(n, (int, float)) and not isinstance(g, bool)
+            and not isinstance(n, bool) and g == n
+        )
+        if same:
+            continue
+        left = "(missing)" if g is _MISSING else json.dumps(g, ensure_ascii=False)
+        right = "(missing)" if n is _MISSING else json.dumps(n, ensure_ascii=False)
+        findings.append(Finding("value", "harmful", f"{path}: {left}", f"{path}: {right}",
+                                _pair_msg(f"JSON value at {path} differs", f"{path}: {left}", f"{path}: {right}")))
+    if findings:
+        return Verdict(0.5, findings)
+    return Verdict(0.99, [Finding("format", "harmless", "", "", "same JSON values; only key order or layout differ")])
+
+
+_MISSING = object()
+
+
+def _unrelated(left: list[str], right: list[str]) -> tuple[list[str], list[str]]:
+    """The words of a replaced span left once pairs of related words (same stem, spelling variants) are taken out."""
+    right = list(right)
+    out = []
+    for word in left:
+        match = next((r for r in right if _related(word, r)), None)
+        if match is None:
+            out.append(word)
+        else:
+            right.remove(match)
+    return out, right
+
+
+def _block_swap(g: list[str], n: list[str], need_middle: bool = True) -> tuple[str, str] | None:
+    """``(a, b)`` when ``n`` is ``g`` with two blocks exchanged around an unchanged middle (A m B → B m A)."""
+    if len(g) != len(n) or len(g) < 2 or g == n or Counter(g) != Counter(n):
+        return None
+    while g and n and g[0] == n[0]:
+        g, n = g[1:], n[1:]
+    while g and n and g[-1] == n[-1]:
+        g, n = g[:-1], n[:-1]
+    size = len(g)
+    for i in range(1, size):
+        for k in range(i + (1 if need_middle else 0), size):
+            a, mid, b = g[:i], g[i:k], g[k:]
+            if b + mid + a == n and set(a).isdisjoint(b):
+                return a[-1], b[0]
+    return None
+
+
+def _surface(text: str, stem: str) -> str:
+    for token in F.tokens(text):
+        if token.startswith(stem):
+            return token
+    return stem
+
+
+def _name_in(fact: F.Fact, words: set[str], text: str) -> bool:
+    key = str(fact.key[0])
+    if key in words:
+        return True
+    # a multi-word or longer name may be split differently by the other text's tokens;
+    # a short one ("a", "eu") must be a whole token (a substring would match anything)
+    return len(key) >= 4 and key in F.normalise(text).casefold()
+
+
+def _contentful(token: str) -> bool:
+    if token in F.STOPWORDS or token.isdigit() or re.fullmatch(r"[\d.,:]+", token):
+        return False
+    if re.fullmatch(r"[\u3040-\u309f]+", token):
+        return False
+    if token in _NARRATION or F._stem(token) in _NARRATION:
+        return False
+    return len(token) >= 2 or bool(re.match(r"[\u4e00-\u9fff\u30a0-\u30ff]", token))
+
+
+def _related(a: str, b: str) -> bool:
+    """Same stem, one a prefix of the other, or a contraction/spelling variant."""
+    sa, sb = F._stem(a), F._stem(b)
+    if sa == sb or a.startswith(b) or b.startswith(a):
+        return True
+    return difflib.SequenceMatcher(None, a, b).ratio() >= 0.8 and min(len(a), len(b)) >= 5
+
+
+def _polar(word: str) -> bool:
+    return any(w in F._POLE or w in F._NEGATIONS for w in word.split())
+
+
+def _weight(words: list[str]) -> float:
+    """How much content new words carry: 1 per word, 1.5 per kanji/katakana compound (denser than a Latin word)."""
+    return math.fsum(1.5 if re.match(r"[\u4e00-\u9fff\u30a0-\u30ff]", w) else 1.0 for w in words)
+
+
+def _coverage(words: list[str], other: set[str]) -> float:
+    """Share of ``words`` the ``other`` text also uses; the two poles of an antonym pair count as one word
+    (so "no open issues" is covered by "all issues are closed": polarity is compared separately)."""
+    if not words:
+        return 1.0
+    concepts = {_concept(w) for w in other}
+    return sum(1 for w in words if w in other or _concept(w) in concepts) / len(words)
+
+
+def _concept(word: str) -> str:
+    for form in (word, word + "e", word + "ed", word + "d"):
+        if form in F._POLE:
+            return f"#pole{F._POLE[form][0]}"
+    return word
+
+
+def _enumeration(text: str, a: str, b: str) -> bool:
+    """Whether stems ``a`` and ``b`` stand next to each other in an enumeration ("A, B and C")."""
+    low = text.casefold()
+    pa, pb = low.find(a), low.find(b)
+    if pa < 0 or pb < 0:
+        return False
+    first, second = sorted((pa, pb))
+    word_end = first + len(a if first == pa else b)
+    while word_end < len(low) and low[word_end].isalnum():
+        word_end += 1
+    return bool(_ENUM_GAP.match(low[word_end:second]))

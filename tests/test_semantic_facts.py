@@ -1,0 +1,89 @@
+"""The fact extraction of the meaning check (agentsnap.diff.facts): normalised keys, polarity, names."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentsnap.diff.facts import Fact, extract, facts_match, polarity
+
+
+def _keys(text: str) -> list[tuple[str, tuple[object, ...]]]:
+    return [(f.kind, f.key) for f in extract(text)]
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("at 10:30", "at 10.30 am"),
+        ("at 2:30 pm", "at 14:30"),
+        ("um 10:30 Uhr", "um 10.30 Uhr"),
+        ("à 10h30", "à 10:30"),
+        ("$1,000", "$1000"),
+        ("1.000 €", "1000 €"),
+        ("1 000 €", "1000 €"),
+        ("1,5 GB", "1.5 GB"),
+        ("$40", "40 dollars"),
+        ("$25.00", "$25"),
+        ("three days", "3 days"),
+        ("on March 3rd", "on 3 March"),
+        ("le 3 mars", "am 3. März"),
+        ("3月4日", "2026-03-04"),
+        ("120 ms", "120ms"),
+    ],
+)
+def test_formats_of_the_same_fact_match(a: str, b: str) -> None:
+    fa, fb = extract(a), extract(b)
+    core = [f for f in fa if f.kind != "year"]
+    assert core, a
+    assert all(any(facts_match(x, y) for y in fb) for x in core), (fa, fb)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("at 10:30", "at 11:30"),
+        ("$40", "$400"),
+        ("v2.3.1", "v2.3.2"),
+        ("41 minutes", "41 seconds"),
+        ("on March 3", "on March 4"),
+        ("am Dienstag", "am Mittwoch"),
+        ("15時", "16時"),
+    ],
+)
+def test_a_changed_value_does_not_match(a: str, b: str) -> None:
+    fa, fb = extract(a), extract(b)
+    assert fa and fb
+    assert not any(facts_match(x, y) for x in fa for y in fb), (fa, fb)
+
+
+def test_list_markers_are_not_numbers_and_one_is_mostly_an_article() -> None:
+    assert _keys("1. Open the file\n2. Save it") == []
+    assert _keys("one slow query and one certificate") == []
+    assert _keys("one hour") == [("number", (1.0, "h"))]
+
+
+def test_names_identifiers_and_german_nouns() -> None:
+    assert ("name", ("eu-west-1",)) in _keys("The instance runs in eu-west-1.")
+    assert ("name", ("config.yaml",)) in _keys("The error is in config.yaml.")
+    assert ("name", ("paris",)) in _keys("Your flight to Paris is booked.")
+    # German capitalises every noun: only names after nach/aus/von/in… count
+    assert _keys("Die Rechnung wurde an den Kunden gesendet.") == []
+    assert ("name", ("münchen",)) in _keys("Das Paket geht nach München.")
+    assert extract("Room A") == [Fact("name", ("a",), "A")]
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        ("There are no open issues.", "All issues are closed.", True),
+        ("The build passed.", "The build failed.", False),
+        ("The test failed.", "The test did not pass.", True),
+        ("Yes, you can cancel.", "No, you cannot cancel.", False),
+        ("No problem, the file is saved.", "The file is saved.", True),
+        ("Le service est disponible.", "Le service n'est pas disponible.", False),
+        ("在庫があります。", "在庫がありません。", False),
+        ("Die Zahlung war erfolgreich.", "Die Zahlung war nicht erfolgreich.", False),
+    ],
+)
+def test_polarity_is_the_parity_of_negations_and_negative_poles(a: str, b: str, same: bool) -> None:
+    assert (polarity(a)[0] == polarity(b)[0]) is same
