@@ -60,3 +60,38 @@ def test_a_report_built_by_hand_as_051_code_does() -> None:
     report = DiffReport(passed=True, semantic_scores={"output": 1.0})
     assert report.passed and report.structural_diff is None and report.argument_diffs == {}
     assert str(report).splitlines()[0] == "[agentsnap] PASSED — all checks ok"
+
+
+def test_a_toolscore_file_loads_with_its_calls(tmp_path) -> None:
+    import json
+
+    from agentsnap.snapshot import SnapshotStore
+
+    store = SnapshotStore(tmp_path)
+    path = store.path_for("tests/test_x.py::test_calls")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({
+        "schema_version": 1, "name": "tests/test_x.py::test_calls", "approved": True, "source": "pytest",
+        "created_at": "2026-01-01T00:00:00+00:00", "updated_at": "2026-01-01T00:00:00+00:00", "toolscore_version": "1.10.0",
+        "calls": [{"tool": "search", "args": {"q": "x"}}, {"tool": "fetch", "args": {"url": "u"}}],
+    }), encoding="utf-8")
+    snap = store.load("tests/test_x.py::test_calls")
+    assert snap is not None and snap.approved is True
+    assert [(s["type"], s["name"], s["args"]) for s in snap.trace] == [
+        ("tool_call", "search", {"q": "x"}), ("tool_call", "fetch", {"url": "u"})]
+    assert snap.agentsnap_version == "toolscore 1.10.0"
+
+
+def test_a_toolscore_file_with_bad_calls_is_refused_naming_the_entry(tmp_path) -> None:
+    import json
+
+    from agentsnap.exceptions import SnapshotFormatError
+    from agentsnap.snapshot import SnapshotStore
+
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"schema_version": 1, "name": "t", "calls": [{"tool": "a", "args": {}}, {"args": {}}]}), encoding="utf-8")
+    with pytest.raises(SnapshotFormatError, match=r"t\.json: calls\[1\] is not a toolscore call"):
+        SnapshotStore(tmp_path).load("t")
+    path.write_text(json.dumps({"schema_version": 2, "name": "t", "calls": []}), encoding="utf-8")
+    with pytest.raises(SnapshotFormatError, match="schema_version 2; agentsnap reads schema_version 1"):
+        SnapshotStore(tmp_path).load("t")
