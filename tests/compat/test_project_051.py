@@ -127,3 +127,19 @@ def test_replay_of_a_golden_without_raw_responses_names_the_step_and_the_fix(pro
     assert (f"agentsnap replay: LLM call index 1 (POST /v1/chat/completions) is trace step 2 of snapshot 'weather_plain' "
             f"({path}), written by agentsnap 0.5.1; that step has no raw_response") in result.stdout
     assert "re-record it with agentsnap from this repo: `pytest --agentsnap-record`" in result.stdout
+
+
+def test_the_conftest_folder_wins_over_a_rootdir_folder_unless_snapshot_dir_is_configured(project: Path) -> None:
+    # a rootdir __agent_snapshots__/ with another weather_plain golden (it answers about Lyon)
+    other = project / "__agent_snapshots__"
+    other.mkdir()
+    text = (project / "tests" / "__agent_snapshots__" / "weather_plain.json").read_text(encoding="utf-8")
+    (other / "weather_plain.json").write_text(text.replace("Paris", "Lyon"), encoding="utf-8")
+    node = "tests/test_weather.py::test_weather_plain"
+    result = _run(project, "--agentsnap-replay", node, offline=True)
+    assert result.returncode == 0, result.stdout[-3000:]  # tests/__agent_snapshots__/ was used
+    (project / "pyproject.toml").write_text((project / "pyproject.toml").read_text(encoding="utf-8")
+                                            + '\n[tool.agentsnap]\nsnapshot_dir = "__agent_snapshots__"\n', encoding="utf-8")
+    result = _run(project, "--agentsnap-replay", node, offline=True)
+    assert result.returncode == 1  # the configured folder wins: its golden asks about Lyon
+    assert f"Golden: {other / 'weather_plain.json'}" in result.stdout
