@@ -29,7 +29,7 @@ HERE = Path(__file__).resolve().parent
 SRC = HERE.parents[1] / "src"
 SEEDS = Path("/work/shared/seeds")
 sys.path.insert(0, str(HERE))
-import fakes_051  # noqa: E402
+import fakes_051
 
 README = "agentsnap-readme.txt"
 CONFIG = "agentsnap-configuration.txt"
@@ -214,7 +214,7 @@ def _namespace() -> dict[str, Any]:
 
 
 def _exec(block: str, ns: dict[str, Any]) -> dict[str, Any]:
-    exec(compile(block, "<docs block>", "exec"), ns)  # noqa: S102 - the documented code, as written
+    exec(compile(block, "<docs block>", "exec"), ns)
     return ns
 
 

@@ -30,7 +30,7 @@ GOLDENS = ("direct_agent.json", "lookup__e736667c.json", "raw_weather.json", "sk
            "weather_claude.json", "weather_plain.json")
 
 sys.path.insert(0, str(HERE))
-import fakes_051  # noqa: E402
+import fakes_051
 
 
 def _offline_prefix() -> list[str]:
