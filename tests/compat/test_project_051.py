@@ -110,7 +110,7 @@ def test_live_comparison_still_catches_drift(project: Path) -> None:
     with fakes_051.running() as urls:
         result = _run(project, "tests/test_weather.py::test_weather_plain", env=urls)
     assert result.returncode == 1, result.stdout[-4000:]
-    assert "[agentsnap] 'weather_plain' FAILED — failed checks: arguments, model_tool_args, output" in result.stdout
+    assert "[agentsnap] 'weather_plain' FAILED — failed checks: arguments, model_tool_args, semantic:output" in result.stdout
     assert "args.city: 'Paris' → 'Lyon'" in result.stdout
     assert f"Golden: {project / 'tests' / '__agent_snapshots__' / 'weather_plain.json'}" in result.stdout
 
