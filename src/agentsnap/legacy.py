@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["ENDPOINTS", "LegacyStep", "is_legacy_version", "legacy_exchange", "messages_match"]
+__all__ = ["ENDPOINTS", "LegacyStep", "from_toolscore", "is_legacy_version", "is_toolscore", "legacy_exchange", "messages_match"]
 
 #: the request path suffix each kind of recorded response answers
 ENDPOINTS = {"openai_chat": "/chat/completions", "anthropic_messages": "/messages", "openai_responses": "/responses"}
@@ -121,3 +121,33 @@ def messages_match(recorded: Any, new: Any) -> bool:
     if recorded == new:
         return True
     return isinstance(recorded, list) and isinstance(new, list) and len(new) <= len(recorded) and recorded[: len(new)] == new
+
+
+def is_toolscore(data: Any) -> bool:
+    """Whether a parsed file is a toolscore snapshot (``schema_version`` + ``calls``, no ``trace``)."""
+    return isinstance(data, dict) and "trace" not in data and "calls" in data and "schema_version" in data
+
+
+def from_toolscore(data: dict[str, Any], where: Any) -> dict[str, Any]:
+    """A toolscore snapshot (``{"schema_version": 1, "name", "calls": [{"tool", "args"}], "approved",
+    "source", "created_at", "updated_at", "toolscore_version"}``) as an agentsnap snapshot dict: one
+    ``tool_call`` step per call, in order (what the one-line ``snapshot(actual)`` form stores).
+
+    Raises ``ValueError`` naming ``where`` and the bad entry when ``calls`` is
+    not a list of ``{"tool": str, "args": ...}`` objects, or the schema version
+    is not 1 — a file is loaded whole or refused, never with its calls dropped.
+    """
+    version = data.get("schema_version")
+    if version != 1:
+        raise ValueError(f"{where} is a toolscore snapshot of schema_version {version!r}; agentsnap reads schema_version 1")
+    calls = data.get("calls")
+    if not isinstance(calls, list):
+        raise ValueError(f"{where} is a toolscore snapshot whose 'calls' is not a list")
+    steps = []
+    for i, call in enumerate(calls):
+        if not isinstance(call, dict) or not isinstance(call.get("tool"), str) or not call["tool"]:
+            raise ValueError(f"{where}: calls[{i}] is not a toolscore call {{\"tool\": name, \"args\": {{...}}}}: {call!r:.80}")
+        steps.append({"step": i, "type": "tool_call", "name": call["tool"], "args": call.get("args", {})})
+    out: dict[str, Any] = {key: data[key] for key in ("name", "approved", "source", "created_at", "updated_at") if key in data}
+    out.update({"version": "2.0", "trace": steps, "output": None, "agentsnap_version": f"toolscore {data.get('toolscore_version') or '(unknown)'}"})
+    return out

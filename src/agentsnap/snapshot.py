@@ -619,6 +619,13 @@ class SnapshotStore:
             raise SnapshotFormatError(f"agentsnap: corrupt snapshot file at {path}: {exc}. {fix}") from None
         except RecursionError:
             raise SnapshotFormatError(f"agentsnap: corrupt snapshot file at {path}: nested too deeply to read. {fix}") from None
+        from .legacy import from_toolscore, is_toolscore
+
+        if is_toolscore(data):
+            try:
+                data = from_toolscore(data, path)  # its calls become tool_call steps, or it is refused
+            except ValueError as exc:
+                raise SnapshotFormatError(f"agentsnap: {exc}. {fix}") from None
         if not isinstance(data, dict) or not isinstance(data.get("trace"), list):
             raise SnapshotFormatError(f"agentsnap: {path} is not an agentsnap snapshot (expected an object with a 'trace' list). {fix}")
         if _deeper_than(data, _MAX_NESTING):

@@ -20,8 +20,8 @@ from typing import Any, Iterator
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo root: `tests.fake_*`
 
-from tests import fake_anthropic as fa  # noqa: E402
-from tests import fake_provider as fp  # noqa: E402
+from tests import fake_anthropic as fa
+from tests import fake_provider as fp
 
 
 def _city(text: Any) -> str:

@@ -30,7 +30,7 @@ PROJECT = HERE / "project_051"
 GOLDENS = PROJECT / "tests" / "__agent_snapshots__"
 
 sys.path.insert(0, str(HERE))
-import fakes_051  # noqa: E402
+import fakes_051
 
 
 def main() -> int:

@@ -30,7 +30,7 @@ GOLDENS = ("direct_agent.json", "lookup__e736667c.json", "raw_weather.json", "sk
            "weather_claude.json", "weather_plain.json")
 
 sys.path.insert(0, str(HERE))
-import fakes_051  # noqa: E402
+import fakes_051
 
 
 def _offline_prefix() -> list[str]:
@@ -104,13 +104,14 @@ def test_live_comparison_passes_with_no_edits(project: Path) -> None:
 
 
 def test_live_comparison_still_catches_drift(project: Path) -> None:
-    # the agent now asks about another city: the 0.5.1 golden is really compared
+    # the agent now asks about another city: the 0.5.1 golden is really compared (the meaning
+    # check also flags the intermediate answer that names the other city)
     tests = project / "tests" / "test_weather.py"
     tests.write_text(tests.read_text(encoding="utf-8").replace('weather, "Paris")', 'weather, "Lyon")'), encoding="utf-8")
     with fakes_051.running() as urls:
         result = _run(project, "tests/test_weather.py::test_weather_plain", env=urls)
     assert result.returncode == 1, result.stdout[-4000:]
-    assert "[agentsnap] 'weather_plain' FAILED — failed checks: arguments, model_tool_args, output" in result.stdout
+    assert "[agentsnap] 'weather_plain' FAILED — failed checks: arguments, model_tool_args, semantic:llm_call[1], semantic:output" in result.stdout
     assert "args.city: 'Paris' → 'Lyon'" in result.stdout
     assert f"Golden: {project / 'tests' / '__agent_snapshots__' / 'weather_plain.json'}" in result.stdout
 
@@ -127,3 +128,19 @@ def test_replay_of_a_golden_without_raw_responses_names_the_step_and_the_fix(pro
     assert (f"agentsnap replay: LLM call index 1 (POST /v1/chat/completions) is trace step 2 of snapshot 'weather_plain' "
             f"({path}), written by agentsnap 0.5.1; that step has no raw_response") in result.stdout
     assert "re-record it with agentsnap from this repo: `pytest --agentsnap-record`" in result.stdout
+
+
+def test_the_conftest_folder_wins_over_a_rootdir_folder_unless_snapshot_dir_is_configured(project: Path) -> None:
+    # a rootdir __agent_snapshots__/ with another weather_plain golden (it answers about Lyon)
+    other = project / "__agent_snapshots__"
+    other.mkdir()
+    text = (project / "tests" / "__agent_snapshots__" / "weather_plain.json").read_text(encoding="utf-8")
+    (other / "weather_plain.json").write_text(text.replace("Paris", "Lyon"), encoding="utf-8")
+    node = "tests/test_weather.py::test_weather_plain"
+    result = _run(project, "--agentsnap-replay", node, offline=True)
+    assert result.returncode == 0, result.stdout[-3000:]  # tests/__agent_snapshots__/ was used
+    (project / "pyproject.toml").write_text((project / "pyproject.toml").read_text(encoding="utf-8")
+                                            + '\n[tool.agentsnap]\nsnapshot_dir = "__agent_snapshots__"\n', encoding="utf-8")
+    result = _run(project, "--agentsnap-replay", node, offline=True)
+    assert result.returncode == 1  # the configured folder wins: its golden asks about Lyon
+    assert f"Golden: {other / 'weather_plain.json'}" in result.stdout
