@@ -31,7 +31,7 @@ CI_VARS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKIN
 def _can_unshare() -> bool:
     if not shutil.which("unshare"):
         return False
-    return subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode == 0
+    return subprocess.run(["unshare", "-n", "true"], capture_output=True, check=False).returncode == 0
 
 
 NO_NET = ["unshare", "-n"] if _can_unshare() else []
@@ -93,7 +93,7 @@ class Project:
         env.update(self.extra_env, FRAMEWORK_RESULTS=str(results), PYTHONDONTWRITEBYTECODE="1")
         cmd = [*(NO_NET if offline else []), sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly",
                "-p", "no:syrupy", "-q", "-rA", "-W", "ignore::DeprecationWarning", *args]
-        proc = subprocess.run(cmd, cwd=self.root, env=env, capture_output=True, text=True, timeout=600)
+        proc = subprocess.run(cmd, cwd=self.root, env=env, capture_output=True, text=True, timeout=600, check=False)
         kept = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(results.glob("*.json"))}
         return proc, kept
 

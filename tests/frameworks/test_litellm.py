@@ -8,7 +8,13 @@ import pytest
 
 pytest.importorskip("litellm")
 
-from tests.frameworks.harness import Project, assert_drift_reported, llm_calls, record_replay, tool_steps  # noqa: E402
+from tests.frameworks.harness import (
+    Project,
+    assert_drift_reported,
+    llm_calls,
+    record_replay,
+    tool_steps,
+)
 
 AGENT = '''
 import asyncio, json
