@@ -437,10 +437,22 @@ def test_unrecognised_traffic_passes_through_a_scoped_block(fake_openai: fo.Fake
     client = OpenAIAdapter(_openai(fake_openai))
     with AgentRecorder("passthrough", snapshot_dir=tmp_path, adapters=[client]):
         ask(client, "q")
-        with httpx2.Client() as plain:  # no SDK User-Agent: not an LLM call agentsnap knows
-            status = plain.post(f"{fake_openai.base_url}/chat/completions", json={"model": "m", "messages": MESSAGES}).status_code
+        with httpx2.Client() as plain:  # no SDK User-Agent, and no `model`: not a chat completion by its shape
+            status = plain.post(f"{fake_openai.base_url}/chat/completions", json={"messages": MESSAGES}).status_code
     assert status == 200 and len(fake_openai.requests) == 2
     assert [s["type"] for s in trace_of(tmp_path, "passthrough")] == ["llm_call"]
+
+
+def test_an_llm_call_by_wire_shape_from_an_unwrapped_client_is_refused_in_a_scoped_block(fake_openai: fo.FakeOpenAI, tmp_path: Path) -> None:
+    """Recognition is by the call's shape, whatever sent it: a plain httpx2 client's chat
+    completion is an LLM call, so a block scoped to adapters refuses it like any unwrapped client."""
+    client = OpenAIAdapter(_openai(fake_openai))
+    with pytest.raises(AdapterNotWrappedError, match=r"POST /v1/chat/completions"):
+        with AgentRecorder("scoped_wire", snapshot_dir=tmp_path, adapters=[client]):
+            ask(client, "q")
+            with httpx2.Client() as plain:
+                plain.post(f"{fake_openai.base_url}/chat/completions", json={"model": "m", "messages": MESSAGES})
+    assert len(fake_openai.requests) == 1
 
 
 def test_adapters_argument_takes_adapters_only(fake_openai: fo.FakeOpenAI, tmp_path: Path) -> None:

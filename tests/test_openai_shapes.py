@@ -921,7 +921,9 @@ def test_non_provider_traffic_passes_through_and_is_not_snapshotted(fake_openai:
     lib = http_lib(lib_name)
     fake_openai.script(text_reply("sdk answer"), text_reply("app answer 1"), text_reply("app answer 2"))
     url = fake_openai.base_url + "/chat/completions"
-    app_body = {"model": MODEL, "messages": [{"role": "user", "content": "APP-PRIVATE-MARKER"}]}
+    # not a chat completion by its shape (no `messages`): an LLM call would be captured
+    # whatever its User-Agent (tests/test_recognition.py)
+    app_body = {"model": MODEL, "prompt": "APP-PRIVATE-MARKER"}
 
     def app_call() -> str:
         with lib.Client(headers={"User-Agent": "my-app/1.0"}) as client:

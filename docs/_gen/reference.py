@@ -315,6 +315,7 @@ def provider_specs() -> list[dict[str, Any]]:
             "hosts": list(match.get("hosts") or []),
             "user_agents": list(match.get("user_agent_prefixes") or []),
             "headers": dict(match.get("headers") or {}),
+            "wire": [dict(r) for r in match.get("wire") or []],
             "endpoints": [(e.get("path_suffix"), e.get("codec")) for e in data.get("endpoints") or []],
         })
     return specs
@@ -335,6 +336,15 @@ def providers_reference() -> str:
                 by += ", or header " + ", ".join(f"`{k}: {v}`" for k, v in s["headers"].items())
         else:
             by = "the SDK's own HTTP client"
+        for rule in s["wire"]:
+            shape = f"{rule.get('method', 'POST')} `…{rule['path_suffix']}`"
+            if rule.get("headers"):
+                shape += " with " + ", ".join(f"`{h}`" for h in rule["headers"])
+            if rule.get("body_keys"):
+                shape += ", body " + ", ".join(f"`{k}`" for k in rule["body_keys"])
+            if rule.get("hosts"):
+                shape += " on " + ", ".join(f"`{h}`" for h in rule["hosts"])
+            by += "<br>or the call's shape: " + shape
         keys = ", ".join(f"`{k}`" for k in s["api_key_env"]) or "—"
         lines.append(f"| **{s['name']}** (`{s['file']}`) | `{s['package']}` | `{s['versions']}` | {endpoints} | {by} | {keys} |")
     return "\n".join(lines) + "\n"

@@ -1,9 +1,26 @@
 """Provider specs: the ``patches/<provider>.toml`` files, as data.
 
-A spec says how one SDK's HTTP traffic is recognised (User-Agent prefixes),
-which endpoint paths are LLM calls and which codec reads them, and which
-response headers are worth keeping. Adding an OpenAI-compatible SDK is a new
-file, not code.
+A spec says how a provider's HTTP traffic is recognised, which endpoint paths
+are LLM calls and which codec reads them, and which response headers are worth
+keeping. Adding an OpenAI-compatible SDK is a new file, not code.
+
+Recognition (:func:`recognise`, :func:`classify`) tries, in order:
+
+1. the User-Agent prefix of a known SDK (``[match] user_agent_prefixes``, and
+   ``hosts`` for host-limited specs): one cached dict hit per call;
+2. a request header that names the SDK (``[match] headers``);
+3. the wire shape of the call itself (``[[match.wire]]`` rules: method, path
+   suffix, required request headers, required top-level keys of the JSON
+   body, optionally hosts), whatever sent it: an agent framework that sets its
+   own User-Agent (``Agents/Python 0.24.0``, ``pydantic-ai/2.68.0``), a user's
+   subclass of ``OpenAI``, a proxy, gateway or OpenAI-compatible server (Azure,
+   OpenRouter, LiteLLM proxy, vLLM, Ollama). The body is parsed only for a
+   ``POST`` whose path ends with a wire rule's suffix.
+
+A request that matches none of them is not an LLM call: it passes through
+untouched. :func:`explain_miss` says why a request that *looks* like one (a
+known provider host, ``[match] known_hosts``, or an LLM endpoint path) was not
+recognised, for the warnings of record and live mode.
 
 The files ship inside the wheel as ``agentsnap/_patches/``; in a source checkout
 (editable install) they are read from the repository's ``patches/`` folder.
@@ -12,10 +29,12 @@ The files ship inside the wheel as ``agentsnap/_patches/``; in a source checkout
 from __future__ import annotations
 
 import fnmatch
+import json
 import sys
 import warnings
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +43,40 @@ if sys.version_info >= (3, 11):  # pragma: no cover - version switch
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["ProviderSpec", "load_specs", "classify", "patches_dir"]
+__all__ = ["ProviderSpec", "WireRule", "classify", "explain_miss", "load_specs", "patches_dir", "recognise"]
+
+#: a request body as :func:`recognise` takes it: the bytes, None, or a
+#: zero-argument callable returning them (called only when a wire rule needs the body)
+Body = bytes | None | Callable[[], bytes | None]
+
+
+@dataclass(frozen=True)
+class WireRule:
+    """One ``[[match.wire]]`` rule: the shape of one LLM endpoint of a provider.
+
+    A request matches when its method is ``method``, its URL path ends with
+    ``path_suffix``, every header of ``headers`` is present (names lower case,
+    any value), its body is a JSON object holding every key of ``body_keys``
+    at the top level, and, when ``hosts`` is not empty, its host is one of
+    them or a subdomain (suffix match).
+    """
+
+    path_suffix: str
+    method: str = "POST"
+    body_keys: tuple[str, ...] = ()
+    headers: tuple[str, ...] = ()
+    hosts: tuple[str, ...] = ()
+
+    def host_ok(self, host: str) -> bool:
+        return not self.hosts or _host_in(host, self.hosts)
+
+    def headers_ok(self, headers: Mapping[str, str]) -> bool:
+        return all(headers.get(name) is not None for name in self.headers)
+
+    def missing_keys(self, body: Any) -> tuple[str, ...]:
+        if not isinstance(body, dict):
+            return self.body_keys
+        return tuple(k for k in self.body_keys if k not in body)
 
 
 @dataclass(frozen=True)
@@ -50,6 +102,11 @@ class ProviderSpec:
     #: request headers that also identify the SDK when its User-Agent does not
     #: (``[match] headers``: ``{name: value}``, names lower case, values exact)
     match_headers: tuple[tuple[str, str], ...] = ()
+    #: wire-shape rules (``[[match.wire]]``): recognition whatever sent the request
+    wire: tuple[WireRule, ...] = ()
+    #: the provider's own API hosts (``[match] known_hosts``, suffix match): traffic
+    #: to them that is not recognised gets a warning in record and live mode
+    known_hosts: tuple[str, ...] = ()
 
     def codec_for(self, path: str) -> str | None:
         """The codec for an endpoint path, or None when the path is not an LLM call."""
@@ -86,6 +143,8 @@ def _parse(path: Path) -> ProviderSpec:
         api_key_env=tuple(prov.get("api_key_env", ())),
         hosts=tuple(h.lower() for h in match.get("hosts", ())),
         match_headers=tuple((str(k).lower(), str(v)) for k, v in dict(match.get("headers", {})).items()),
+        wire=tuple(_wire_rule(r, match) for r in match.get("wire", ())),
+        known_hosts=tuple(h.lower() for h in match.get("known_hosts", ())),
         hooks=tuple((str(h["module"]), str(h["call"])) for h in data.get("hooks", [])),
         versions=str(prov.get("versions", "")),
         source=str(path),
@@ -93,7 +152,25 @@ def _parse(path: Path) -> ProviderSpec:
     )
 
 
-@lru_cache(maxsize=None)
+def _wire_rule(rule: dict[str, Any], match: dict[str, Any]) -> WireRule:
+    unknown = set(rule) - {"path_suffix", "method", "body_keys", "headers", "hosts"}
+    if unknown:
+        raise ValueError(f"[[match.wire]]: unknown key(s) {sorted(unknown)}")
+    return WireRule(
+        path_suffix=str(rule["path_suffix"]),
+        method=str(rule.get("method", "POST")).upper(),
+        body_keys=tuple(str(k) for k in rule.get("body_keys", ())),
+        headers=tuple(str(h).lower() for h in rule.get("headers", ())),
+        # a host-limited spec (openrouter) limits its wire rules to its hosts too
+        hosts=tuple(h.lower() for h in rule.get("hosts", match.get("hosts", ()))),
+    )
+
+
+def _host_in(host: str, hosts: tuple[str, ...]) -> bool:
+    return any(host == h or host.endswith("." + h) for h in hosts)
+
+
+@cache
 def load_specs(directory: str | None = None) -> tuple[ProviderSpec, ...]:
     """Parse every ``*.toml`` spec, sorted by file name.
 
@@ -117,30 +194,147 @@ def _spec_for(user_agent: str, host: str) -> ProviderSpec | None:
     for spec in candidates:
         if not user_agent.startswith(spec.user_agent_prefixes):
             continue
-        if spec.hosts and not any(host == h or host.endswith("." + h) for h in spec.hosts):
+        if spec.hosts and not _host_in(host, spec.hosts):
             continue
         return spec
     return None
 
 
 def classify(request: Any) -> ProviderSpec | None:
-    """The spec whose SDK sent ``request`` (an httpx/httpx2 Request), or None.
+    """The spec of the provider ``request`` (an httpx/httpx2 ``Request``) calls, or None.
 
-    Recognition is by User-Agent prefix (and, for specs that name hosts, the
-    request's host), cached per distinct pair, so the per-call cost is two
-    attribute lookups and one dict hit. A request no User-Agent matches is
-    tried against the specs' ``[match] headers`` (an SDK release that sent no
-    User-Agent of its own, e.g. cohere 5.x: ``x-fern-sdk-name: cohere``).
+    :func:`recognise` on the request's method, host, path, headers and body
+    (``request.content``; a streaming body that was not read yet is not read
+    here, so only rules 1 and 2 of the module doc apply to it).
     """
-    headers = request.headers
+    url = request.url
+    return recognise(request.method, url.host, url.path, request.headers, lambda: _content(request))
+
+
+def _content(request: Any) -> bytes | None:
+    try:
+        return bytes(request.content)
+    except Exception:  # noqa: BLE001 - httpx RequestNotRead: a stream nobody read yet
+        return None
+
+
+def recognise(method: str, host: str, path: str, headers: Mapping[str, str], body: Body = None) -> ProviderSpec | None:
+    """The spec of the provider a request calls, or None: the transport-neutral entry point.
+
+    ``method`` any case; ``host`` without port, lower case; ``path`` the URL
+    path without query; ``headers`` a mapping whose ``get`` takes lower-case
+    names (``httpx.Headers``, ``http.client.HTTPMessage``, a dict with
+    lower-case keys); ``body`` see :data:`Body`.
+
+    The order is that of the module doc: User-Agent prefix (cached per
+    (User-Agent, host)), then ``[match] headers``, then ``[[match.wire]]``
+    rules (host-limited rules first). The wire step costs one ``str.endswith``
+    with a tuple of suffixes for every request that reaches it; the body is
+    read and parsed only for a ``POST`` (or the rule's method) on one of those
+    paths, and only after a byte search finds every required key's quoted name.
+    Never raises for a malformed body: it just does not match.
+    """
     ua = headers.get("user-agent")
-    spec = _spec_for(ua, request.url.host) if ua else None
+    spec = _spec_for(ua, host) if ua else None
     if spec is not None:
         return spec
     for candidate in _header_specs():
         if all(headers.get(name) == value for name, value in candidate.match_headers):
             return candidate
+    hit, _ = _wire_match(method, host, path, headers, body)
+    return hit
+
+
+def _wire_match(method: str, host: str, path: str, headers: Mapping[str, str], body: Body) -> tuple[ProviderSpec | None, str]:
+    """The spec whose wire rule matches, or None and why the closest rule did not."""
+    suffixes, rules = _wire_index()
+    if not path.endswith(suffixes):
+        return None, ""
+    method = method.upper()
+    parsed: Any = _UNREAD
+    raw: bytes | None = None
+    why = ""
+    for rule, spec in rules:
+        if not path.endswith(rule.path_suffix):
+            continue
+        if method != rule.method:
+            why = why or f"{method} is not {rule.method}"
+            continue
+        if not rule.host_ok(host):
+            continue
+        if not rule.headers_ok(headers):
+            why = why or f"it has no {', '.join(rule.headers)} header ({_where(spec)}: {rule.path_suffix} calls send it)"
+            continue
+        if rule.body_keys:
+            if parsed is _UNREAD:
+                raw = body() if callable(body) else body
+                parsed = None
+            if raw is None:
+                why = why or "its body could not be read (a stream)"
+                continue
+            if parsed is None:
+                # cheap byte search first: most non-LLM bodies miss a key's quoted name
+                absent = tuple(k for k in rule.body_keys if b'"' + k.encode() + b'"' not in raw)
+                if absent:
+                    why = why or _missing(rule, spec, absent)
+                    continue
+                parsed = _json_object(raw)
+            missing = rule.missing_keys(parsed)
+            if missing:
+                why = why or _missing(rule, spec, missing)
+                continue
+        return spec, ""
+    return None, why
+
+
+_UNREAD: Any = object()
+
+
+def _json_object(raw: bytes) -> Any:
+    try:
+        value = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _where(spec: ProviderSpec) -> str:
+    return f"patches/{Path(spec.source).name}" if spec.source else spec.name
+
+
+def _missing(rule: WireRule, spec: ProviderSpec, keys: tuple[str, ...]) -> str:
+    wanted = ", ".join(repr(k) for k in rule.body_keys)
+    return f"its JSON body has no top-level {', '.join(repr(k) for k in keys)} ({_where(spec)}: {rule.path_suffix} calls hold {wanted})"
+
+
+def explain_miss(method: str, host: str, path: str, headers: Mapping[str, str], body: Body = None) -> str | None:
+    """Why a request that :func:`recognise` did not recognise still looks like an LLM call, or None.
+
+    Returns a sentence for a request to a known provider host
+    (``[match] known_hosts``) or to a path ending with a wire rule's suffix,
+    e.g. ``"POST api.openai.com/v1/chat/completions: its body is not a JSON
+    object with 'messages' ..."``; None for anything else (a request that does
+    not look like an LLM call is never warned about). Call it only for a
+    request :func:`recognise` returned None for.
+    """
+    _, why = _wire_match(method, host, path, headers, body)
+    suffixes, _ = _wire_index()
+    if path.endswith(suffixes):
+        ua = headers.get("user-agent") or "none"
+        return why or f"the path is an LLM endpoint, but no spec's rule matched (host {host}, User-Agent {ua})"
+    for spec in load_specs():
+        if spec.known_hosts and _host_in(host, spec.known_hosts):
+            ua = headers.get("user-agent") or "none"
+            return f"{host} is {spec.name}'s API host, but neither the User-Agent ({ua}) nor the request's shape matches an LLM endpoint of a spec"
     return None
+
+
+@lru_cache(maxsize=1)
+def _wire_index() -> tuple[tuple[str, ...], tuple[tuple[WireRule, ProviderSpec], ...]]:
+    """Every wire rule with its spec, host-limited rules first, and their path suffixes."""
+    pairs = [(rule, spec) for spec in load_specs() for rule in spec.wire]
+    pairs.sort(key=lambda pair: not pair[0].hosts)
+    return tuple(sorted({rule.path_suffix for rule, _ in pairs})), tuple(pairs)
 
 
 @lru_cache(maxsize=1)
