@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-HEAVY = ("openai", "anthropic", "groq", "mistralai", "cohere", "google.genai", "httpx", "httpx2", "langgraph", "numpy", "onnxruntime", "torch", "deepdiff")
+HEAVY = ("openai", "anthropic", "groq", "mistralai", "cohere", "google.genai", "httpx", "httpx2", "langgraph", "numpy", "onnxruntime", "torch", "deepdiff", "aiohttp", "requests", "urllib3", "dspy")
 
 
 def _loaded_after(code: str) -> set[str]:
@@ -85,3 +85,24 @@ def test_a_run_without_agentsnap_flags_loads_only_the_plugin(tmp_path) -> None:
                          cwd=tmp_path, capture_output=True, text=True, check=True).stdout
     loaded = next(line for line in out.splitlines() if "LOADED" in line).split("LOADED", 1)[1].split()
     assert loaded == ["agentsnap", "agentsnap.config", "agentsnap.exceptions", "agentsnap.pytest_plugin"]
+
+
+def test_transport_hooks_wrap_each_seam_once_after_a_late_import() -> None:
+    """http.client, urllib3 (requests) and aiohttp are hooked when imported, after install(), once."""
+    code = (
+        "from agentsnap.capture import install\n"
+        "from agentsnap.capture.hooks import ensure_patched\n"
+        "install(); install()\n"
+        "import http.client, requests, urllib3, aiohttp\n"
+        "ensure_patched(); ensure_patched()\n"
+        "def depth(f):\n"
+        "    n = 0\n"
+        "    while hasattr(f, '__wrapped__'):\n"
+        "        n += 1; f = f.__wrapped__\n"
+        "    return n\n"
+        "seams = [http.client.HTTPConnection.__dict__['request'], http.client.HTTPConnection.__dict__['getresponse'],\n"
+        "         urllib3.HTTPConnectionPool.__dict__['urlopen'], aiohttp.ClientSession.__dict__['_request']]\n"
+        "print('DEPTHS', [depth(f) for f in seams])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "DEPTHS [1, 1, 1, 1]" in out

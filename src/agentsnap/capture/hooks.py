@@ -1,9 +1,12 @@
-"""Post-import hooks that wrap ``send`` on httpx and httpx2 clients, once.
+"""Post-import hooks that wrap the send seam of every HTTP library an LLM stack uses, once.
 
 :func:`install` registers wrapt post-import hooks for the modules ``httpx`` and
-``httpx2``; it imports neither (nor any SDK). When a module is imported — or
-right away if it already is — ``Client.send`` and ``AsyncClient.send`` are
-wrapped with :mod:`agentsnap.capture.send`. The wrappers stay for the life of
+``httpx2`` and for the other transports (:data:`TRANSPORT_HOOKS`:
+``http.client``, ``urllib3``, ``aiohttp``, DSPy's bundled lm15 transport); it
+imports none of them (nor any SDK). When a module is imported — or right away
+if it already is — ``Client.send`` and ``AsyncClient.send`` are wrapped with
+:mod:`agentsnap.capture.send`, the others by their adapter in
+:mod:`agentsnap.capture.transports`. The wrappers stay for the life of
 the process and are switched by the active recording, because SDK objects
 capture bound methods at construction time (an unwrap would not reach them).
 
@@ -18,9 +21,18 @@ import threading
 import warnings
 from typing import Any
 
-__all__ = ["install", "ensure_patched", "is_installed", "HOOKED_MODULES"]
+__all__ = ["install", "ensure_patched", "is_installed", "HOOKED_MODULES", "TRANSPORT_HOOKS"]
 
 HOOKED_MODULES = ("httpx", "httpx2")
+
+#: (module whose import triggers the hook, ``"package.module:function"`` called with it)
+TRANSPORT_HOOKS: tuple[tuple[str, str], ...] = (
+    ("http.client", "agentsnap.capture.transports.stdlib:patch"),
+    ("urllib3.connectionpool", "agentsnap.capture.transports.urllib3:patch"),
+    ("aiohttp.client", "agentsnap.capture.transports.aiohttp:patch"),
+    ("dspy._vendor.lm15.transports._sync", "agentsnap.capture.transports.lm15:patch_sync"),
+    ("dspy._vendor.lm15.transports._async", "agentsnap.capture.transports.lm15:patch_async"),
+)
 
 _installed = False
 _lock = threading.Lock()
@@ -38,6 +50,8 @@ def install() -> None:
 
         for name in HOOKED_MODULES:
             wrapt.register_post_import_hook(_patch_module, name)
+        for name, call in TRANSPORT_HOOKS:
+            wrapt.register_post_import_hook(_transport_hook(call), name)
         from .spec import load_specs
 
         for spec in load_specs():
@@ -61,6 +75,10 @@ def ensure_patched() -> None:
         if module is not None and id(module) not in seen:
             seen.add(id(module))
             _patch_module(module)
+    for name, call in TRANSPORT_HOOKS:
+        module = sys.modules.get(name)
+        if module is not None:
+            _transport_hook(call)(module)
 
 
 def is_installed() -> bool:
@@ -83,6 +101,26 @@ def _guarded(provider: str, call: str) -> Any:
             warnings.warn(
                 f"agentsnap: {provider}: quirk patch {call} for {getattr(module, '__name__', module)!r} failed ({exc}); "
                 "other providers are unaffected.",
+                stacklevel=2,
+            )
+
+    return hook
+
+
+def _transport_hook(call: str) -> Any:
+    """The post-import hook of one transport adapter (``"pkg.mod:function"``, called with
+    the module; the adapter's patch is idempotent). A failure warns and leaves the import alone."""
+
+    def hook(module: Any) -> None:
+        try:
+            import importlib
+
+            mod_name, _, func_name = call.partition(":")
+            getattr(importlib.import_module(mod_name), func_name)(module)
+        except Exception as exc:  # noqa: BLE001 - never break the user's import
+            warnings.warn(
+                f"agentsnap: could not hook {getattr(module, '__name__', module)!r} ({exc}); "
+                "LLM calls through it will not be captured or replayed.",
                 stacklevel=2,
             )
 

@@ -23,117 +23,36 @@ calls ``send(request=...)`` by keyword.
 
 from __future__ import annotations
 
-import base64
 import datetime
-import hashlib
-import json
-import re
 import sys
 import threading
 import time
 from typing import Any, Callable
 
 from .. import trace as _trace
-from ..exceptions import ReplayMissError, SnapshotMissingInCIError
-from ..scrub import mask_header, scrub_chunks, scrub_json, scrub_text, scrub_url
-from ..serialize import bytes_envelope, escape_surrogates
-from .spec import ProviderSpec, classify
+from ..scrub import scrub_chunks
+from .core import (  # noqa: F401 - encode_body, decode_body, _request_record, _ChunkSink: kept importable from here
+    _b64_chunk,
+    _ChunkSink,
+    _request_record,
+    begin,
+    decode_body,
+    encode_body,
+    kept_headers,
+    owned,
+    record_error,
+    record_read_body,
+    recognise,
+    take_recorded,
+)
+from .core import _chunk_bytes
+from .spec import ProviderSpec
 
 __all__ = ["send_wrapper", "async_send_wrapper"]
 
-# headers that describe the stored encoding of a body, not the body itself
-_ENCODING_HEADERS = frozenset({"content-length", "content-encoding", "transfer-encoding"})
-
-
-# --------------------------------------------------------------------------
-# bodies
-
-
-def encode_body(raw: bytes, content_type: str | None) -> dict[str, Any]:
-    """Store a body: ``{"body": json}``, ``{"text": str}`` or ``{"body_b64", "sha256"}``."""
-    if not raw:
-        return {"body": None}
-    ctype = (content_type or "").lower()
-    if "json" in ctype or raw[:1] in (b"{", b"["):
-        try:
-            return {"body": json.loads(raw)}
-        except ValueError:
-            pass
-    try:
-        return {"text": raw.decode("utf-8")}
-    except UnicodeDecodeError:
-        return {"body_b64": base64.b64encode(raw).decode("ascii"), "sha256": hashlib.sha256(raw).hexdigest()}
-
-
-def decode_body(stored: dict[str, Any]) -> bytes:
-    """The bytes of a body stored by :func:`encode_body`."""
-    if "body_b64" in stored:
-        return base64.b64decode(stored["body_b64"])
-    if "text" in stored:
-        return str(stored["text"]).encode("utf-8")
-    body = stored.get("body")
-    if body is None:
-        return b""
-    text = _compact_json(body)
-    if not text.isascii():  # only non-ASCII text can hold a lone surrogate
-        text = escape_surrogates(text)
-    return text.encode("utf-8")
-
-
-_compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-
-
-_BOUNDARY = re.compile(r'boundary="?([^";,\s]+)"?', re.IGNORECASE)
-
-
-def _request_record(request: Any) -> dict[str, Any]:
-    """The stored form of a request, from which its replay key is computed.
-
-    Secrets are scrubbed here (:mod:`agentsnap.scrub`), so the stored request
-    and the live one seen in replay scrub to the same key. A multipart body's
-    random boundary is replaced by a fixed one (the same upload gives the same
-    record every run). A body that is not UTF-8 is stored as
-    ``{"body": {"$bytes_b64", "sha256"}}`` (a side-file reference above
-    1 MiB, see :mod:`agentsnap.serialize`).
-    """
-    try:
-        raw = request.content
-    except Exception:  # noqa: BLE001 - a streaming request body not read yet
-        raw = request.read()
-    url = request.url
-    rec: dict[str, Any] = {"method": request.method, "path": scrub_text(url.path)}
-    if url.query:
-        query = url.query.decode("ascii", "replace") if isinstance(url.query, bytes) else str(url.query)
-        rec["query"] = scrub_url("http://x/?" + query).split("?", 1)[1]
-    ctype = request.headers.get("content-type") or ""
-    if raw and ctype.lower().startswith("multipart/"):
-        found = _BOUNDARY.search(ctype)
-        if found:
-            raw = raw.replace(found.group(1).encode("latin-1", "replace"), b"agentsnap-boundary")
-    stored = encode_body(raw, ctype)
-    if "body_b64" in stored:
-        stored = {"body": bytes_envelope(raw)}
-    elif "body" in stored:
-        stored["body"] = scrub_json(stored["body"])
-    elif "text" in stored:
-        stored["text"] = scrub_text(stored["text"])
-    rec.update(stored)
-    return rec
-
 
 def _kept_headers(response: Any, spec: ProviderSpec, *, streamed: bool) -> dict[str, str]:
-    """The allow-listed response headers, lower-cased (``{name: value}``); an
-    account header (:data:`agentsnap.scrub.ACCOUNT_HEADERS`, a spec's
-    ``mask_headers``) is kept as ``<redacted>``, any other value scrubbed."""
-    out: dict[str, str] = {}
-    masks = getattr(spec, "mask_headers", ())
-    for name, value in response.headers.multi_items():
-        low = name.lower()
-        if streamed and low == "content-encoding":
-            out[low] = value  # dropped again once the stream's chunks are stored decoded
-        elif low not in _ENCODING_HEADERS and spec.keeps_header(low):
-            out[low] = mask_header(low, value, masks)
-    return out
+    return kept_headers(response.headers.multi_items(), spec, streamed=streamed)
 
 
 # --------------------------------------------------------------------------
@@ -228,170 +147,6 @@ def _replay_stream_class(module: Any, is_async: bool) -> type:
         return cls
 
 
-def _b64_chunk(data: bytes) -> dict[str, str]:
-    return {"$bytes_b64": base64.b64encode(data).decode("ascii")}
-
-
-def _utf8_prefix(data: bytes) -> tuple[str, bytes]:
-    """``data`` decoded up to an incomplete character at its end, and those last bytes.
-    Raises ``UnicodeDecodeError`` when ``data`` is not UTF-8."""
-    try:
-        return data.decode("utf-8"), b""
-    except UnicodeDecodeError as exc:
-        if exc.end == len(data) and exc.reason == "unexpected end of data":
-            return data[: exc.start].decode("utf-8"), data[exc.start :]
-        raise
-
-
-class _Decompressor:
-    """Incremental decoding of one ``content-encoding`` (as httpx decodes it)."""
-
-    def __init__(self, encoding: str) -> None:
-        import zlib
-
-        self.encoding = encoding
-        self._first = True
-        if encoding in ("gzip", "x-gzip"):
-            self._obj: Any = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        elif encoding == "deflate":
-            self._obj = zlib.decompressobj()
-        elif encoding == "br":
-            try:
-                import brotli  # type: ignore[import-not-found]
-            except ImportError:
-                import brotlicffi as brotli  # type: ignore[import-not-found, no-redef]
-            self._obj = brotli.Decompressor()
-        elif encoding == "zstd":
-            import zstandard  # type: ignore[import-not-found]
-
-            self._obj = zstandard.ZstdDecompressor().decompressobj()
-        else:
-            raise LookupError(encoding)
-
-    def decompress(self, data: bytes) -> bytes:
-        if self.encoding == "deflate" and self._first:
-            self._first = False
-            import zlib
-
-            try:
-                return bytes(self._obj.decompress(data))
-            except zlib.error:  # raw deflate without the zlib header
-                self._obj = zlib.decompressobj(-zlib.MAX_WBITS)
-        if self.encoding == "br":
-            process = getattr(self._obj, "process", None) or self._obj.decompress
-            return bytes(process(data))
-        return bytes(self._obj.decompress(data))
-
-    def flush(self) -> bytes:
-        flush = getattr(self._obj, "flush", None)
-        return bytes(flush()) if callable(flush) else b""
-
-
-def _decompressor(encoding: str) -> _Decompressor | None:
-    """A decoder for ``encoding``, or None when there is none (unknown, or its package is missing)."""
-    try:
-        return _Decompressor(encoding)
-    except (LookupError, ImportError):
-        return None
-
-
-class _ChunkSink:
-    """Collects a streamed response's chunks; finalises the exchange exactly once.
-
-    Chunks are stored as the SDK reads them: text, with a compressed stream
-    (``content-encoding`` gzip, deflate, br, zstd) decoded first and the
-    header dropped, so the snapshot is readable and scrubbable and replay
-    serves the same bytes the SDK saw, without decoding twice. Bytes that are
-    not UTF-8 are stored as ``{"$bytes_b64": ...}`` chunks. A stream whose
-    encoding cannot be decoded here (unknown, package missing, corrupt) is
-    stored raw, every chunk as bytes, with its ``content-encoding`` kept.
-    """
-
-    def __init__(self, exchange: _trace.Exchange, response_meta: dict[str, Any], encoding: str, trace: _trace.Trace) -> None:
-        self.exchange = exchange
-        self.meta = response_meta
-        self.decompressor = _decompressor(encoding) if encoding else None
-        self.raw_mode = bool(encoding) and self.decompressor is None
-        self._wire: list[bytes] = []  # the compressed chunks, kept to fall back on
-        self._tail = b""  # an incomplete UTF-8 character at the end of the last chunk
-        self._binary = False
-        self.chunks: list[Any] = []
-        self.trace = trace
-        self._done = False
-        self._lock = threading.Lock()
-        trace.finalizers.append(self._abandon)
-
-    def add(self, chunk: bytes) -> None:
-        if self.raw_mode:
-            self.chunks.append(_b64_chunk(chunk))
-            return
-        if self.decompressor is not None:
-            self._wire.append(chunk)
-            try:
-                chunk = self.decompressor.decompress(chunk)
-            except Exception:  # noqa: BLE001 - corrupt: httpx fails the same way on the stored raw bytes
-                self._to_raw()
-                return
-        self._add_decoded(chunk)
-
-    def _add_decoded(self, data: bytes) -> None:
-        if not data:
-            return
-        if self._binary:
-            self.chunks.append(_b64_chunk(data))
-            return
-        data, self._tail = self._tail + data, b""
-        try:
-            text, self._tail = _utf8_prefix(data)
-        except UnicodeDecodeError:
-            self._binary = True
-            self.chunks.append(_b64_chunk(data))
-            return
-        if text:
-            self.chunks.append(text)
-
-    def _to_raw(self) -> None:
-        self.raw_mode = True
-        self.decompressor = None
-        self.chunks = [_b64_chunk(c) for c in self._wire]
-        self._wire = []
-        self._tail = b""
-
-    def finish(self, *, complete: bool) -> None:
-        with self._lock:
-            if self._done:
-                return
-            self._done = True
-        if self.decompressor is not None:
-            try:
-                self._add_decoded(self.decompressor.flush())
-            except Exception:  # noqa: BLE001 - a stream cut inside a compressed block: keep what was decoded
-                pass
-        if self._tail:  # the stream stopped inside a character: keep its bytes
-            self.chunks.append(_b64_chunk(self._tail))
-            self._tail = b""
-        self._wire = []
-        resp = dict(self.meta)
-        if not self.raw_mode and isinstance(resp.get("headers"), dict):
-            resp["headers"] = {k: v for k, v in resp["headers"].items() if k != "content-encoding"}
-        self.chunks = scrub_chunks(self.chunks)
-        resp["chunks"] = self.chunks
-        self.exchange.response = resp
-        self.exchange.complete = complete
-        self.exchange.ended = time.monotonic()
-        try:
-            self.trace.finalizers.remove(self._abandon)
-        except ValueError:
-            pass
-
-    def _abandon(self) -> None:
-        self.finish(complete=False)
-
-
-def _chunk_bytes(chunk: Any) -> bytes:
-    if isinstance(chunk, dict):
-        return base64.b64decode(chunk["$bytes_b64"])
-    return str(chunk).encode("utf-8")
 
 
 # --------------------------------------------------------------------------
@@ -403,29 +158,10 @@ def _extract(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, bool]:
     return request, bool(kwargs.get("stream", False))
 
 
-def _begin(recording: Any, request: Any, spec: ProviderSpec) -> _trace.Exchange:
-    if recording.block is not None:
-        recording.blocked_calls += 1
-        raise SnapshotMissingInCIError(recording.block)
-    req = _request_record(request)
-    exchange = _trace.Exchange(provider=spec.name, codec=spec.codec_for(req["path"]), request=req)
-    recording.trace.add_exchange(exchange)
-    return exchange
 
 
 def _replayed_response(recording: Any, exchange: _trace.Exchange, request: Any, *, is_async: bool) -> Any:
-    try:
-        index, recorded, drift = recording.cassette.take(exchange.request)
-    except ReplayMissError as exc:
-        recording.misses += 1
-        if recording.first_miss is None:
-            recording.first_miss = exc
-        raise
-    exchange.replay_index = index
-    exchange.request_drift = drift
-    exchange.response = recorded["response"]
-    exchange.ended = time.monotonic()
-    stored = recorded["response"]
+    stored = take_recorded(recording, exchange)
     module = _module_of(request)
     if "error" in stored:  # a transport error was recorded: raise the same class
         err = stored["error"]
@@ -470,33 +206,8 @@ def _record_response(recording: Any, exchange: _trace.Exchange, response: Any, s
         module = _module_of(response.request)
         response.stream = _tee_class(module, is_async)(response.stream, sink)
         return
-    meta["headers"] = _kept_headers(response, spec, streamed=False)
-    stored = encode_body(response.content, response.headers.get("content-type"))
-    if "body" in stored and stored["body"] is not None and response.status_code >= 400 and _verbatim_errors(spec):
-        # kept as the text the server sent (SDKs quote error bodies verbatim, and a
-        # snapshot stores JSON with sorted keys): replay serves the same bytes
-        try:
-            stored = {"text": scrub_text(response.content.decode("utf-8"))}
-        except UnicodeDecodeError:
-            pass
-    if "body" in stored:
-        stored["body"] = scrub_json(stored["body"])
-    elif "text" in stored:
-        stored["text"] = scrub_text(stored["text"])
-    meta.update(stored)
-    exchange.response = meta
-    exchange.ended = time.monotonic()
-
-
-def _verbatim_errors(spec: ProviderSpec) -> bool:
-    """Whether the spec asks for error bodies as text (``[replay] verbatim_error_bodies = true``)."""
-    replay = spec.extra.get("replay")
-    return isinstance(replay, dict) and replay.get("verbatim_error_bodies") is True
-
-
-def _record_error(exchange: _trace.Exchange, exc: BaseException) -> None:
-    exchange.response = {"error": {"type": type(exc).__name__, "message": scrub_text(str(exc))}}
-    exchange.ended = time.monotonic()
+    record_read_body(exchange, spec, response.status_code, response.headers.multi_items(), response.content,
+                     response.headers.get("content-type"))
 
 
 def send_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -505,22 +216,23 @@ def send_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ..
     if recording is None:
         return wrapped(*args, **kwargs)
     request, stream = _extract(args, kwargs)
-    spec = classify(request)
+    spec = recognise(request)
     if spec is None:
         return wrapped(*args, **kwargs)
     scope = getattr(recording, "adapter_scope", None)
     if scope is not None:  # a block given explicit adapters: refuse other clients' requests
         scope.check(instance, request, spec)
-    exchange = _begin(recording, request, spec)
+    exchange = begin(recording, request, spec)
     if recording.mode == "replay":
         response = _replayed_response(recording, exchange, request, is_async=False)
         if not stream:
             response.read()
         return response
     try:
-        response = wrapped(*args, **kwargs)
+        with owned("httpx"):
+            response = wrapped(*args, **kwargs)
     except Exception as exc:
-        _record_error(exchange, exc)
+        record_error(exchange, exc)
         raise
     _record_response(recording, exchange, response, spec, stream=stream, is_async=False)
     return response
@@ -532,22 +244,23 @@ async def async_send_wrapper(wrapped: Callable[..., Any], instance: Any, args: t
     if recording is None:
         return await wrapped(*args, **kwargs)
     request, stream = _extract(args, kwargs)
-    spec = classify(request)
+    spec = recognise(request)
     if spec is None:
         return await wrapped(*args, **kwargs)
     scope = getattr(recording, "adapter_scope", None)
     if scope is not None:  # a block given explicit adapters: refuse other clients' requests
         scope.check(instance, request, spec)
-    exchange = _begin(recording, request, spec)
+    exchange = begin(recording, request, spec)
     if recording.mode == "replay":
         response = _replayed_response(recording, exchange, request, is_async=True)
         if not stream:
             await response.aread()
         return response
     try:
-        response = await wrapped(*args, **kwargs)
+        with owned("httpx"):
+            response = await wrapped(*args, **kwargs)
     except Exception as exc:
-        _record_error(exchange, exc)
+        record_error(exchange, exc)
         raise
     _record_response(recording, exchange, response, spec, stream=stream, is_async=True)
     return response

@@ -1,0 +1,621 @@
+"""The transport-neutral core of capture: what an exchange is and how it is
+stored, looked up and served, whichever HTTP library carried it.
+
+Each transport adapter (:mod:`agentsnap.capture.send` for httpx/httpx2,
+:mod:`agentsnap.capture.transports`) only translates its library's request and
+response objects; everything stored goes through here, so a recording made
+over one library replays over another (the replay key ignores the host and
+the library, see :mod:`agentsnap.replay`):
+
+* :class:`WireRequest`: a request as bytes on the wire (method, URL, headers,
+  body), read the way an ``httpx.Request`` is read — what recognition
+  (:func:`recognise`) and :func:`_request_record` need;
+* :func:`begin`: the CI block check, the stored (scrubbed) request, the
+  :class:`~agentsnap.trace.Exchange` added to the trace;
+* :func:`take_recorded`: the cassette lookup in replay; a miss raises
+  :class:`~agentsnap.exceptions.ReplayMissError` (counted on the recording);
+* :func:`record_read_body` / :class:`_ChunkSink` (via :func:`body_sink`): the
+  response stored as a read body or as the chunks of a stream;
+* :func:`owned` / :func:`owner`: an outer agentsnap layer (httpx over an
+  aiohttp transport, requests over http.client) already handles this request,
+  so the inner layers let it pass untouched and it is captured once.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import contextvars
+import hashlib
+import json
+import re
+import threading
+import time
+from typing import Any, Iterable, Iterator
+from urllib.parse import urlsplit
+
+from .. import trace as _trace
+from ..exceptions import ReplayMissError, SnapshotMissingInCIError
+from ..scrub import mask_header, scrub_chunks, scrub_json, scrub_text, scrub_url
+from ..serialize import bytes_envelope, escape_surrogates
+from .spec import ProviderSpec, classify
+
+__all__ = [
+    "WireRequest",
+    "recognise",
+    "begin",
+    "take_recorded",
+    "record_read_body",
+    "record_error",
+    "body_sink",
+    "replay_headers",
+    "stored_body_bytes",
+    "owned",
+    "owner",
+    "encode_body",
+    "decode_body",
+    "kept_headers",
+]
+
+# headers that describe the stored encoding of a body, not the body itself
+_ENCODING_HEADERS = frozenset({"content-length", "content-encoding", "transfer-encoding"})
+
+
+# --------------------------------------------------------------------------
+# bodies
+
+
+def encode_body(raw: bytes, content_type: str | None) -> dict[str, Any]:
+    """Store a body: ``{"body": json}``, ``{"text": str}`` or ``{"body_b64", "sha256"}``."""
+    if not raw:
+        return {"body": None}
+    ctype = (content_type or "").lower()
+    if "json" in ctype or raw[:1] in (b"{", b"["):
+        try:
+            return {"body": json.loads(raw)}
+        except ValueError:
+            pass
+    try:
+        return {"text": raw.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {"body_b64": base64.b64encode(raw).decode("ascii"), "sha256": hashlib.sha256(raw).hexdigest()}
+
+
+def decode_body(stored: dict[str, Any]) -> bytes:
+    """The bytes of a body stored by :func:`encode_body`."""
+    if "body_b64" in stored:
+        return base64.b64decode(stored["body_b64"])
+    if "text" in stored:
+        return str(stored["text"]).encode("utf-8")
+    body = stored.get("body")
+    if body is None:
+        return b""
+    text = _compact_json(body)
+    if not text.isascii():  # only non-ASCII text can hold a lone surrogate
+        text = escape_surrogates(text)
+    return text.encode("utf-8")
+
+
+_compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+_BOUNDARY = re.compile(r'boundary="?([^";,\s]+)"?', re.IGNORECASE)
+
+
+def _request_record(request: Any) -> dict[str, Any]:
+    """The stored form of a request, from which its replay key is computed.
+
+    Secrets are scrubbed here (:mod:`agentsnap.scrub`), so the stored request
+    and the live one seen in replay scrub to the same key. A multipart body's
+    random boundary is replaced by a fixed one (the same upload gives the same
+    record every run). A body that is not UTF-8 is stored as
+    ``{"body": {"$bytes_b64", "sha256"}}`` (a side-file reference above
+    1 MiB, see :mod:`agentsnap.serialize`).
+    """
+    try:
+        raw = request.content
+    except Exception:  # noqa: BLE001 - a streaming request body not read yet
+        raw = request.read()
+    url = request.url
+    rec: dict[str, Any] = {"method": request.method, "path": scrub_text(url.path)}
+    if url.query:
+        query = url.query.decode("ascii", "replace") if isinstance(url.query, bytes) else str(url.query)
+        rec["query"] = scrub_url("http://x/?" + query).split("?", 1)[1]
+    ctype = request.headers.get("content-type") or ""
+    if raw and ctype.lower().startswith("multipart/"):
+        found = _BOUNDARY.search(ctype)
+        if found:
+            raw = raw.replace(found.group(1).encode("latin-1", "replace"), b"agentsnap-boundary")
+    stored = encode_body(raw, ctype)
+    if "body_b64" in stored:
+        stored = {"body": bytes_envelope(raw)}
+    elif "body" in stored:
+        stored["body"] = scrub_json(stored["body"])
+    elif "text" in stored:
+        stored["text"] = scrub_text(stored["text"])
+    rec.update(stored)
+    return rec
+
+
+def kept_headers(pairs: Iterable[tuple[str, str]], spec: ProviderSpec, *, streamed: bool) -> dict[str, str]:
+    """The allow-listed response headers of ``pairs`` (``(name, value)`` as sent), lower-cased (``{name: value}``); an
+    account header (:data:`agentsnap.scrub.ACCOUNT_HEADERS`, a spec's
+    ``mask_headers``) is kept as ``<redacted>``, any other value scrubbed."""
+    out: dict[str, str] = {}
+    masks = getattr(spec, "mask_headers", ())
+    for name, value in pairs:
+        low = name.lower()
+        if streamed and low == "content-encoding":
+            out[low] = value  # dropped again once the stream's chunks are stored decoded
+        elif low not in _ENCODING_HEADERS and spec.keeps_header(low):
+            out[low] = mask_header(low, value, masks)
+    return out
+
+
+# --------------------------------------------------------------------------
+# streamed chunks
+
+
+def _b64_chunk(data: bytes) -> dict[str, str]:
+    return {"$bytes_b64": base64.b64encode(data).decode("ascii")}
+
+
+def _utf8_prefix(data: bytes) -> tuple[str, bytes]:
+    """``data`` decoded up to an incomplete character at its end, and those last bytes.
+    Raises ``UnicodeDecodeError`` when ``data`` is not UTF-8."""
+    try:
+        return data.decode("utf-8"), b""
+    except UnicodeDecodeError as exc:
+        if exc.end == len(data) and exc.reason == "unexpected end of data":
+            return data[: exc.start].decode("utf-8"), data[exc.start :]
+        raise
+
+
+class _Decompressor:
+    """Incremental decoding of one ``content-encoding`` (as httpx decodes it)."""
+
+    def __init__(self, encoding: str) -> None:
+        import zlib
+
+        self.encoding = encoding
+        self._first = True
+        if encoding in ("gzip", "x-gzip"):
+            self._obj: Any = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        elif encoding == "deflate":
+            self._obj = zlib.decompressobj()
+        elif encoding == "br":
+            try:
+                import brotli  # type: ignore[import-not-found]
+            except ImportError:
+                import brotlicffi as brotli  # type: ignore[import-not-found, no-redef]
+            self._obj = brotli.Decompressor()
+        elif encoding == "zstd":
+            import zstandard  # type: ignore[import-not-found]
+
+            self._obj = zstandard.ZstdDecompressor().decompressobj()
+        else:
+            raise LookupError(encoding)
+
+    def decompress(self, data: bytes) -> bytes:
+        if self.encoding == "deflate" and self._first:
+            self._first = False
+            import zlib
+
+            try:
+                return bytes(self._obj.decompress(data))
+            except zlib.error:  # raw deflate without the zlib header
+                self._obj = zlib.decompressobj(-zlib.MAX_WBITS)
+        if self.encoding == "br":
+            process = getattr(self._obj, "process", None) or self._obj.decompress
+            return bytes(process(data))
+        return bytes(self._obj.decompress(data))
+
+    def flush(self) -> bytes:
+        flush = getattr(self._obj, "flush", None)
+        return bytes(flush()) if callable(flush) else b""
+
+
+def _decompressor(encoding: str) -> _Decompressor | None:
+    """A decoder for ``encoding``, or None when there is none (unknown, or its package is missing)."""
+    try:
+        return _Decompressor(encoding)
+    except (LookupError, ImportError):
+        return None
+
+
+class _ChunkSink:
+    """Collects a streamed response's chunks; finalises the exchange exactly once.
+
+    Chunks are stored as the SDK reads them: text, with a compressed stream
+    (``content-encoding`` gzip, deflate, br, zstd) decoded first and the
+    header dropped, so the snapshot is readable and scrubbable and replay
+    serves the same bytes the SDK saw, without decoding twice. Bytes that are
+    not UTF-8 are stored as ``{"$bytes_b64": ...}`` chunks. A stream whose
+    encoding cannot be decoded here (unknown, package missing, corrupt) is
+    stored raw, every chunk as bytes, with its ``content-encoding`` kept.
+    """
+
+    def __init__(self, exchange: _trace.Exchange, response_meta: dict[str, Any], encoding: str, trace: _trace.Trace) -> None:
+        self.exchange = exchange
+        self.meta = response_meta
+        self.decompressor = _decompressor(encoding) if encoding else None
+        self.raw_mode = bool(encoding) and self.decompressor is None
+        self._wire: list[bytes] = []  # the compressed chunks, kept to fall back on
+        self._tail = b""  # an incomplete UTF-8 character at the end of the last chunk
+        self._binary = False
+        self.chunks: list[Any] = []
+        self.trace = trace
+        self._done = False
+        self._lock = threading.Lock()
+        trace.finalizers.append(self._abandon)
+
+    def add(self, chunk: bytes) -> None:
+        if self.raw_mode:
+            self.chunks.append(_b64_chunk(chunk))
+            return
+        if self.decompressor is not None:
+            self._wire.append(chunk)
+            try:
+                chunk = self.decompressor.decompress(chunk)
+            except Exception:  # noqa: BLE001 - corrupt: httpx fails the same way on the stored raw bytes
+                self._to_raw()
+                return
+        self._add_decoded(chunk)
+
+    def _add_decoded(self, data: bytes) -> None:
+        if not data:
+            return
+        if self._binary:
+            self.chunks.append(_b64_chunk(data))
+            return
+        data, self._tail = self._tail + data, b""
+        try:
+            text, self._tail = _utf8_prefix(data)
+        except UnicodeDecodeError:
+            self._binary = True
+            self.chunks.append(_b64_chunk(data))
+            return
+        if text:
+            self.chunks.append(text)
+
+    def _to_raw(self) -> None:
+        self.raw_mode = True
+        self.decompressor = None
+        self.chunks = [_b64_chunk(c) for c in self._wire]
+        self._wire = []
+        self._tail = b""
+
+    def finish(self, *, complete: bool) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self._done = True
+        if self.decompressor is not None:
+            try:
+                self._add_decoded(self.decompressor.flush())
+            except Exception:  # noqa: BLE001 - a stream cut inside a compressed block: keep what was decoded
+                pass
+        if self._tail:  # the stream stopped inside a character: keep its bytes
+            self.chunks.append(_b64_chunk(self._tail))
+            self._tail = b""
+        self._wire = []
+        resp = dict(self.meta)
+        if not self.raw_mode and isinstance(resp.get("headers"), dict):
+            resp["headers"] = {k: v for k, v in resp["headers"].items() if k != "content-encoding"}
+        self.chunks = scrub_chunks(self.chunks)
+        resp["chunks"] = self.chunks
+        self.exchange.response = resp
+        self.exchange.complete = complete
+        self.exchange.ended = time.monotonic()
+        try:
+            self.trace.finalizers.remove(self._abandon)
+        except ValueError:
+            pass
+
+    def _abandon(self) -> None:
+        self.finish(complete=False)
+
+
+def _chunk_bytes(chunk: Any) -> bytes:
+    if isinstance(chunk, dict):
+        return base64.b64decode(chunk["$bytes_b64"])
+    return str(chunk).encode("utf-8")
+
+# --------------------------------------------------------------------------
+# the neutral request, recognition, ownership
+
+
+class _Headers:
+    """Case-insensitive, multi-valued request headers (the read side of ``httpx.Headers``)."""
+
+    __slots__ = ("_items", "_index")
+
+    def __init__(self, items: Iterable[tuple[Any, Any]]) -> None:
+        self._items = [(_text(k), _text(v)) for k, v in items]
+        self._index: dict[str, str] = {}
+        for k, v in self._items:
+            low = k.lower()
+            self._index[low] = f"{self._index[low]}, {v}" if low in self._index else v
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self._index.get(name.lower(), default)
+
+    def __getitem__(self, name: str) -> str:
+        return self._index[name.lower()]
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.lower() in self._index
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def keys(self) -> Any:
+        return self._index.keys()
+
+    def items(self) -> Any:
+        return self._index.items()
+
+    def multi_items(self) -> list[tuple[str, str]]:
+        return list(self._items)
+
+
+class _URL:
+    """The parts of a URL that recognition and the stored request read (like ``httpx.URL``)."""
+
+    __slots__ = ("scheme", "host", "port", "path", "query", "_text")
+
+    def __init__(self, url: str) -> None:
+        parts = urlsplit(url)
+        self.scheme = parts.scheme
+        self.host = (parts.hostname or "").lower()
+        self.port = parts.port
+        self.path = parts.path or "/"
+        self.query = parts.query.encode("ascii", "replace")  # bytes, as httpx.URL.query
+        self._text = url
+
+    def __str__(self) -> str:
+        return self._text
+
+
+class WireRequest:
+    """A request as sent: ``method`` (upper case), ``url`` (``.host``, ``.path``,
+    ``.query`` bytes), ``headers`` (case-insensitive ``.get``) and ``content``
+    (the body bytes). Built by the transport adapters from their library's
+    request; reads like an ``httpx.Request``, so the same recognition and
+    storage serve every library."""
+
+    __slots__ = ("method", "url", "headers", "content")
+
+    def __init__(self, method: str, url: str, headers: Iterable[tuple[Any, Any]], content: bytes | None) -> None:
+        self.method = _text(method).upper()
+        self.url = _URL(url)
+        self.headers = _Headers(headers)
+        self.content = content or b""
+
+    def read(self) -> bytes:
+        return self.content
+
+    def __repr__(self) -> str:
+        return f"<WireRequest {self.method} {self.url}>"
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("latin-1")
+    return str(value)
+
+
+def recognise(request: Any) -> ProviderSpec | None:
+    """The provider spec ``request`` belongs to, or None (the request passes untouched).
+
+    The one place every transport asks :func:`agentsnap.capture.spec.classify`
+    (``request``: an httpx/httpx2 ``Request`` or a :class:`WireRequest`).
+    """
+    return classify(request)
+
+
+_owner: contextvars.ContextVar[str | None] = contextvars.ContextVar("agentsnap_capture_owner", default=None)
+
+
+def owner() -> str | None:
+    """The transport already handling the current request in this thread / task, or None.
+
+    A layer below it (the aiohttp session under litellm's httpx transport, the
+    ``http.client`` connection under urllib3) sees it set and lets the request
+    pass untouched: each request is captured once, by the outermost hook.
+    """
+    return _owner.get()
+
+
+@contextlib.contextmanager
+def owned(transport: str) -> Iterator[None]:
+    """Mark the current thread / task as handling a captured request (see :func:`owner`)."""
+    token = _owner.set(transport)
+    try:
+        yield
+    finally:
+        _owner.reset(token)
+
+
+# --------------------------------------------------------------------------
+# one exchange: begin, replay lookup, record
+
+
+def take_recorded(recording: Any, exchange: _trace.Exchange) -> dict[str, Any]:
+    """Replay: the recorded response for ``exchange``'s request (the stored dict:
+    ``status``/``headers`` with ``body``/``text``/``body_b64`` or ``chunks``, or
+    ``error``). Marks the exchange served. Raises
+    :class:`~agentsnap.exceptions.ReplayMissError` (counted on ``recording``,
+    the first kept in ``recording.first_miss``) when nothing recorded matches."""
+    try:
+        index, recorded, drift = recording.cassette.take(exchange.request)
+    except ReplayMissError as exc:
+        recording.misses += 1
+        if recording.first_miss is None:
+            recording.first_miss = exc
+        raise
+    exchange.replay_index = index
+    exchange.request_drift = drift
+    exchange.response = recorded["response"]
+    exchange.ended = time.monotonic()
+    stored: dict[str, Any] = recorded["response"]
+    return stored
+
+
+def replay_headers(stored: dict[str, Any]) -> list[tuple[str, str]]:
+    """The headers to serve for a stored response, as ``(name, value)`` pairs.
+
+    ``content-length`` / ``transfer-encoding`` are dropped (the replaying
+    library frames the body itself). ``content-encoding`` is stored only for
+    a body kept encoded (one that could not be decoded), so it is served as
+    stored. An error status gets
+    ``retry-after-ms: 1``: replay retries at once (the Stainless SDKs honour it).
+    """
+    raw = stored.get("headers") or {}
+    pairs = list(raw.items()) if isinstance(raw, dict) else [tuple(p) for p in raw]
+    drop = ("content-length", "transfer-encoding")
+    headers = [(str(k), str(v)) for k, v in pairs if str(k).lower() not in drop]
+    if int(stored.get("status", 200)) >= 400:
+        headers = [(k, v) for k, v in headers if k.lower() != "retry-after-ms"] + [("retry-after-ms", "1")]
+    return headers
+
+
+def stored_body_bytes(stored: dict[str, Any]) -> list[bytes]:
+    """A stored response's body as the chunks to serve (one chunk for a read body)."""
+    if "chunks" in stored:
+        return [_chunk_bytes(c) for c in stored["chunks"]]
+    body = decode_body(stored)
+    return [body] if body else []
+
+
+def record_read_body(exchange: _trace.Exchange, spec: ProviderSpec, status: int, headers: Iterable[tuple[str, str]],
+                     content: bytes, content_type: str | None) -> None:
+    """Store a response whose (decoded) body was read whole: ``{"status", "headers", "body"|"text"|...}``.
+
+    An error body is kept verbatim as text when the spec asks for it
+    (``[replay] verbatim_error_bodies``); bodies and texts are scrubbed.
+    """
+    meta: dict[str, Any] = {"status": status, "headers": kept_headers(headers, spec, streamed=False)}
+    stored = encode_body(content, content_type)
+    if "body" in stored and stored["body"] is not None and status >= 400 and _verbatim_errors(spec):
+        # kept as the text the server sent (SDKs quote error bodies verbatim, and a
+        # snapshot stores JSON with sorted keys): replay serves the same bytes
+        try:
+            stored = {"text": scrub_text(content.decode("utf-8"))}
+        except UnicodeDecodeError:
+            pass
+    if "body" in stored:
+        stored["body"] = scrub_json(stored["body"])
+    elif "text" in stored:
+        stored["text"] = scrub_text(stored["text"])
+    meta.update(stored)
+    exchange.response = meta
+    exchange.ended = time.monotonic()
+
+
+_STREAM_TYPES = ("text/event-stream", "application/x-ndjson", "application/jsonl", "application/x-jsonlines")
+
+
+def is_stream(content_type: str | None, path: str = "") -> bool:
+    """Whether a response is a stream, for a library that does not say
+    (server-sent events, JSON lines, or a ``:streamGenerateContent`` path)."""
+    ctype = (content_type or "").lower()
+    return any(t in ctype for t in _STREAM_TYPES) or ":stream" in path
+
+
+class _ReadBodySink:
+    """Collects a response body read in pieces, stored whole on finish (like :func:`record_read_body`)."""
+
+    def __init__(self, exchange: _trace.Exchange, spec: ProviderSpec, status: int, headers: list[tuple[str, str]],
+                 encoding: str, trace: _trace.Trace) -> None:
+        self.exchange, self.spec, self.status, self.headers, self.trace = exchange, spec, status, headers, trace
+        self.decompressor = _decompressor(encoding) if encoding else None
+        self.raw_mode = bool(encoding) and self.decompressor is None
+        self._parts: list[bytes] = []
+        self._done = False
+        self._lock = threading.Lock()
+        trace.finalizers.append(self._abandon)
+
+    def add(self, chunk: bytes) -> None:
+        self._parts.append(chunk)
+
+    def finish(self, *, complete: bool) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self._done = True
+        raw = b"".join(self._parts)
+        headers = self.headers
+        if self.decompressor is not None:
+            try:
+                raw = self.decompressor.decompress(raw) + self.decompressor.flush()
+            except Exception:  # noqa: BLE001 - corrupt: keep the wire bytes and their encoding
+                self.raw_mode = True
+        ctype = next((v for k, v in headers if k.lower() == "content-type"), None)
+        record_read_body(self.exchange, self.spec, self.status, headers, raw, ctype)
+        if self.raw_mode:
+            assert self.exchange.response is not None
+            encoding = next((v for k, v in headers if k.lower() == "content-encoding"), "")
+            self.exchange.response.pop("body", None)
+            self.exchange.response.pop("text", None)
+            self.exchange.response.update({"body_b64": base64.b64encode(raw).decode("ascii"),
+                                           "sha256": hashlib.sha256(raw).hexdigest()})
+            self.exchange.response["headers"]["content-encoding"] = encoding
+        self.exchange.complete = complete
+        try:
+            self.trace.finalizers.remove(self._abandon)
+        except ValueError:
+            pass
+
+    def _abandon(self) -> None:
+        self.finish(complete=False)
+
+
+def body_sink(recording: Any, exchange: _trace.Exchange, spec: ProviderSpec, status: int,
+              headers: list[tuple[str, str]], *, decoded: bool, path: str = "") -> Any:
+    """A sink for a response body the library reads after the hook returned.
+
+    ``add(bytes)`` each piece as read, ``finish(complete=...)`` once (also
+    called for a body never read to its end when the recording stops). A
+    stream (:func:`is_stream`) is stored as chunks (:class:`_ChunkSink`),
+    anything else as one read body. ``decoded``: the pieces are already free
+    of ``content-encoding`` (the library decompressed them), so the header is
+    not kept; otherwise the sink decodes them.
+    """
+    ctype = next((v for k, v in headers if k.lower() == "content-type"), None)
+    encoding = "" if decoded else next((v for k, v in headers if k.lower() == "content-encoding"), "").strip().lower()
+    if encoding == "identity":
+        encoding = ""
+    if is_stream(ctype, path):
+        meta: dict[str, Any] = {"status": status, "headers": kept_headers(headers, spec, streamed=not decoded)}
+        return _ChunkSink(exchange, meta, encoding, recording.trace)
+    if decoded:
+        headers = [(k, v) for k, v in headers if k.lower() != "content-encoding"]
+    return _ReadBodySink(exchange, spec, status, headers, encoding, recording.trace)
+
+
+def begin(recording: Any, request: Any, spec: ProviderSpec) -> _trace.Exchange:
+    if recording.block is not None:
+        recording.blocked_calls += 1
+        raise SnapshotMissingInCIError(recording.block)
+    """Start one exchange of a recognised request: raise
+    :class:`~agentsnap.exceptions.SnapshotMissingInCIError` when the recording
+    blocks LLM calls (CI without a snapshot), else store the scrubbed request
+    and add the exchange to the trace."""
+    req = _request_record(request)
+    exchange = _trace.Exchange(provider=spec.name, codec=spec.codec_for(req["path"]), request=req)
+    recording.trace.add_exchange(exchange)
+    return exchange
+
+def _verbatim_errors(spec: ProviderSpec) -> bool:
+    """Whether the spec asks for error bodies as text (``[replay] verbatim_error_bodies = true``)."""
+    replay = spec.extra.get("replay")
+    return isinstance(replay, dict) and replay.get("verbatim_error_bodies") is True
+
+
+def record_error(exchange: _trace.Exchange, exc: BaseException) -> None:
+    exchange.response = {"error": {"type": type(exc).__name__, "message": scrub_text(str(exc))}}
+    exchange.ended = time.monotonic()

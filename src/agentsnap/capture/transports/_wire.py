@@ -1,0 +1,170 @@
+"""Pieces shared by the transport adapters: raw HTTP/1.1 framing, a read-side
+tee for file objects, recorded transport errors, and building genuine
+``http.client.HTTPResponse`` objects from stored bytes."""
+
+from __future__ import annotations
+
+import builtins
+import http
+import http.client
+import io
+from typing import Any, Callable
+
+
+class Dechunker:
+    """Incremental decoder of HTTP/1.1 chunked transfer coding (RFC 9112 §7.1).
+
+    ``feed(wire bytes) -> payload bytes``; ``done`` once the last chunk and
+    its trailers were read.
+    """
+
+    def __init__(self) -> None:
+        self._buf = b""
+        self._state = "size"
+        self._remaining = 0
+        self.done = False
+
+    def feed(self, data: bytes) -> bytes:
+        self._buf += data
+        out: list[bytes] = []
+        while self._buf and not self.done:
+            if self._state == "data":
+                take = self._buf[: self._remaining]
+                out.append(take)
+                self._buf = self._buf[len(take):]
+                self._remaining -= len(take)
+                if self._remaining:
+                    break
+                self._state = "crlf"
+                continue
+            end = self._buf.find(b"\n")
+            if end < 0:
+                break
+            line, self._buf = self._buf[:end].strip(), self._buf[end + 1:]
+            if self._state == "crlf":
+                self._state = "size"
+            elif self._state == "size":
+                try:
+                    size = int(line.split(b";", 1)[0] or b"0", 16)
+                except ValueError:  # not chunked framing after all: keep the bytes as they are
+                    out.append(line + b"\n" + self._buf)
+                    self._buf = b""
+                    self.done = True
+                    break
+                if size == 0:
+                    self._state = "trailer"
+                else:
+                    self._remaining, self._state = size, "data"
+            elif not line:  # the empty line after the trailers
+                self.done = True
+        return b"".join(out)
+
+
+class TeeFile:
+    """Wraps the buffered socket file a ``http.client.HTTPResponse`` reads its
+    body from: every byte read goes on to ``on_data`` (after undoing chunked
+    framing when ``chunked``); ``on_close(complete)`` is called once, when the
+    response closes the file or reaches the end of the body.
+
+    Below ``HTTPResponse``, so every way of reading it is seen once: ``read``,
+    ``read1``, ``readinto``, ``readline``, iteration, and urllib3 reading the
+    chunked framing itself through ``response.fp``.
+    """
+
+    def __init__(self, inner: Any, *, chunked: bool, length: int | None,
+                 on_data: Callable[[bytes], None], on_close: Callable[[bool], None]) -> None:
+        self._inner = inner
+        self._dechunker = Dechunker() if chunked else None
+        self._left = length
+        self._on_data = on_data
+        self._on_close = on_close
+        self._ended = False
+
+    def _seen(self, data: bytes) -> bytes:
+        if self._ended:
+            return data
+        if data:
+            payload = self._dechunker.feed(data) if self._dechunker is not None else data
+            if payload:
+                self._on_data(payload)
+            if self._left is not None and self._dechunker is None:
+                self._left -= len(data)
+        complete = (self._dechunker.done if self._dechunker is not None
+                    else (self._left is not None and self._left <= 0) or (not data and self._left is None))
+        if complete:
+            self._end(True)
+        return data
+
+    def _end(self, complete: bool) -> None:
+        if not self._ended:
+            self._ended = True
+            self._on_close(complete)
+
+    def read(self, n: int = -1) -> bytes:
+        return self._seen(self._inner.read(n))
+
+    def read1(self, n: int = -1) -> bytes:
+        return self._seen(self._inner.read1(n))
+
+    def readline(self, limit: int = -1) -> bytes:
+        return self._seen(self._inner.readline(limit))
+
+    def readinto(self, buffer: Any) -> int:
+        n = self._inner.readinto(buffer)
+        self._seen(bytes(memoryview(buffer)[:n]))
+        return int(n)
+
+    def peek(self, n: int = 0) -> bytes:
+        return bytes(self._inner.peek(n))
+
+    def close(self) -> None:
+        self._end(False)
+        self._inner.close()
+
+    def __getattr__(self, name: str) -> Any:  # fileno, flush, closed, readable, ...
+        return getattr(self._inner, name)
+
+
+def error_class(name: str, *modules: Any, default: type[BaseException] = OSError) -> type[BaseException]:
+    """The exception class a recorded transport error named: looked up in
+    ``modules`` (the library's), then the builtins; ``default`` when unknown."""
+    for module in modules:
+        found = getattr(module, name, None)
+        if isinstance(found, type) and issubclass(found, BaseException):
+            return found
+    found = getattr(builtins, name, None)
+    if isinstance(found, type) and issubclass(found, Exception):
+        return found
+    return default
+
+
+def reason_phrase(status: int) -> str:
+    try:
+        return http.HTTPStatus(status).phrase
+    except ValueError:
+        return ""
+
+
+class _BytesSocket:
+    """What ``http.client.HTTPResponse`` needs of a socket: ``makefile``."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+
+    def makefile(self, mode: str = "rb", *args: Any, **kwargs: Any) -> io.BufferedReader:
+        return io.BufferedReader(io.BytesIO(self._data))  # type: ignore[arg-type]
+
+
+def http_response(status: int, headers: list[tuple[str, str]], body: bytes, *, method: str,
+                  url: str | None = None) -> http.client.HTTPResponse:
+    """A genuine ``http.client.HTTPResponse``, parsed by http.client itself from
+    a serialised HTTP/1.1 message (status line, ``headers`` plus a
+    ``Content-Length`` of ``body``, ``body``). Readable like one off the wire
+    (``read``, ``read1``, ``readline``, ``peek``, iteration, ``fp``)."""
+    head = [f"HTTP/1.1 {status} {reason_phrase(status)}".rstrip()]
+    head += [f"{k}: {v}" for k, v in headers]
+    head.append(f"Content-Length: {len(body)}")
+    raw = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1", "replace") + body
+    response = http.client.HTTPResponse(_BytesSocket(raw), method=method, url=url)  # type: ignore[arg-type]
+    response.begin()
+    return response
