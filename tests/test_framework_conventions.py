@@ -103,3 +103,14 @@ def test_a_broken_conventions_file_is_skipped_with_a_warning(tmp_path: Path) -> 
 def test_the_shipped_conventions_load() -> None:
     names = {f.name: f for f in load_frameworks()}
     assert names["smolagents"].final_tool == "final_answer" and names["smolagents"].final_argument == "answer"
+
+
+def test_pydantic_ai_output_tool_is_the_final_answer_with_its_whole_arguments() -> None:
+    """pydantic-ai names its output tool ``final_result`` (``final_result_<Type>`` for several types)."""
+    report = {"city": "Tokyo", "forecast": "sun"}
+    trace = Trace()
+    trace.add_exchange(_exchange([USER], [("call_o", "final_result_WeatherReport", report)]))
+    steps = trace.steps()
+    assert [(s["type"], s.get("name"), s.get("result")) for s in steps] == [
+        ("llm_call", None, None), ("tool_call", "final_result_WeatherReport", report)]
+    assert build_snapshot("pyd", steps, output_from_trace=True, captured=True).output == report
