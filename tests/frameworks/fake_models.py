@@ -15,7 +15,10 @@ The brain, whatever the framework:
   (``final_result*``: pydantic-ai) is called with ``{"city", "forecast"}``;
 * otherwise the answer is ``"<city>: <the last tool result>"`` (``"<city>: <forecast>"``
   with no tool), sent as a ``final_answer`` call when the request offers that tool
-  (smolagents), else as text.
+  (smolagents), else as text;
+* a DSPy request (its system message describes the ``[[ ## completed ## ]]`` format) is
+  answered in that format: the fields its last message asks for (ReAct's
+  ``next_tool_name`` / ``next_tool_args``, then ``reasoning`` / ``answer``).
 
 Tool results are read from the wire: ``role: "tool"`` messages, smolagents'
 ``Observation:`` user messages, ``function_call_output`` items, ``tool_result``
@@ -83,9 +86,31 @@ def _words(text: str) -> list[str]:
 # --------------------------------------------------------------------------- OpenAI chat completions
 
 
+_FIELD = re.compile(r"`\[\[ ## (\w+) ## \]\]`")
+
+
+def _dspy(messages: list[dict[str, Any]]) -> str:
+    """The answer in DSPy's ChatAdapter format: the output fields the last user message asks
+    for, each as ``[[ ## name ## ]]\nvalue``; ReAct's ``next_tool_*`` pick ``get_weather`` until its
+    observation is in the trajectory, then ``finish``."""
+    last = _text(messages[-1].get("content"))
+    city = city_of(last)
+    observed = re.search(r"\[\[ ## observation_\d+ ## \]\]\n(.*?)\n\n", last, re.S)
+    values = {"next_thought": "I look the weather up." if not observed else "I have what I need.",
+              "next_tool_name": "finish" if observed else "get_weather",
+              "next_tool_args": "{}" if observed else json.dumps({"city": city}),
+              "reasoning": "The weather tool answered." if observed else "I know the weather.",
+              "answer": f"{city}: {observed.group(1) if observed else WEATHER[city]}"}
+    asked = _FIELD.findall(last.rsplit("Respond with", 1)[-1])
+    fields = [f for f in asked if f != "completed"]
+    return "".join(f"[[ ## {f} ## ]]\n{values.get(f, '')}\n\n" for f in fields) + "[[ ## completed ## ]]"
+
+
 def chat_model(body: dict[str, Any]) -> fo.Reply:
     """The brain over ``POST /v1/chat/completions``."""
     messages = body.get("messages") or []
+    if messages and "[[ ## completed ## ]]" in _text(messages[0].get("content")):
+        return fo.text_reply(_dspy(messages), usage=(60, 9))
     tools = [t["function"]["name"] for t in body.get("tools") or [] if t.get("type") == "function"]
     choice = body.get("tool_choice")
     forced = choice["function"]["name"] if isinstance(choice, dict) and choice.get("function") else None
