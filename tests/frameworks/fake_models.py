@@ -95,7 +95,7 @@ def _dspy(messages: list[dict[str, Any]]) -> str:
     observation is in the trajectory, then ``finish``."""
     last = _text(messages[-1].get("content"))
     city = city_of(last)
-    observed = re.search(r"\[\[ ## observation_\d+ ## \]\]\n(.*?)\n\n", last, re.S)
+    observed = re.search(r"\[\[ ## observation_\d+ ## \]\]\n(.*?)\n\n", last, re.DOTALL)
     values = {"next_thought": "I look the weather up." if not observed else "I have what I need.",
               "next_tool_name": "finish" if observed else "get_weather",
               "next_tool_args": "{}" if observed else json.dumps({"city": city}),

@@ -19,7 +19,12 @@ import pytest
 
 pytest.importorskip("dspy")
 
-from tests.frameworks.harness import Project, assert_drift_reported, llm_calls, record_replay
+from tests.frameworks.harness import (
+    Project,
+    assert_drift_reported,
+    llm_calls,
+    record_replay,
+)
 
 AGENT = '''
 import dspy

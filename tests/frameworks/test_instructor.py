@@ -8,7 +8,12 @@ import pytest
 
 pytest.importorskip("instructor")
 
-from tests.frameworks.harness import Project, assert_drift_reported, llm_calls, record_replay
+from tests.frameworks.harness import (
+    Project,
+    assert_drift_reported,
+    llm_calls,
+    record_replay,
+)
 
 AGENT = '''
 import asyncio

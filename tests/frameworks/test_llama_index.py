@@ -9,7 +9,13 @@ import pytest
 pytest.importorskip("llama_index.core.agent.workflow")
 pytest.importorskip("llama_index.llms.openai")
 
-from tests.frameworks.harness import Project, assert_drift_reported, llm_calls, record_replay, tool_steps
+from tests.frameworks.harness import (
+    Project,
+    assert_drift_reported,
+    llm_calls,
+    record_replay,
+    tool_steps,
+)
 
 AGENT = '''
 import asyncio

@@ -14,7 +14,13 @@ import pytest
 
 pytest.importorskip("agents")
 
-from tests.frameworks.harness import Project, assert_drift_reported, llm_calls, record_replay, tool_steps
+from tests.frameworks.harness import (
+    Project,
+    assert_drift_reported,
+    llm_calls,
+    record_replay,
+    tool_steps,
+)
 
 AGENT = '''
 import asyncio

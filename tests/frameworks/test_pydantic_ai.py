@@ -17,7 +17,13 @@ pytest.importorskip("pydantic_ai")
 pytest.importorskip("pydantic_ai.models.anthropic")
 pytest.importorskip("pydantic_ai.models.openai")
 
-from tests.frameworks.harness import Project, assert_drift_reported, llm_calls, record_replay, tool_steps
+from tests.frameworks.harness import (
+    Project,
+    assert_drift_reported,
+    llm_calls,
+    record_replay,
+    tool_steps,
+)
 
 AGENT = '''
 import asyncio
