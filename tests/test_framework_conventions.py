@@ -114,3 +114,39 @@ def test_pydantic_ai_output_tool_is_the_final_answer_with_its_whole_arguments() 
     assert [(s["type"], s.get("name"), s.get("result")) for s in steps] == [
         ("llm_call", None, None), ("tool_call", "final_result_WeatherReport", report)]
     assert build_snapshot("pyd", steps, output_from_trace=True, captured=True).output == report
+
+
+def _text_exchange(system: str, user: str, answer: str) -> Exchange:
+    body = {"model": "gpt-4o-mini", "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}]}
+    reply = {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-4o-mini",
+             "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}]}
+    ex = Exchange(provider="openai", codec="openai_chat",
+                  request={"method": "POST", "path": "/v1/chat/completions", "body": body},
+                  response={"status": 200, "headers": [], "body": reply})
+    ex.ended = ex.started  # one call after the other, as DSPy makes them
+    return ex
+
+
+# the last user message of DSPy 3.4 ReAct's requests (captured from the real package)
+ASK = ("\n\nRespond with the corresponding output fields, starting with the field `[[ ## next_thought ## ]]`, then "
+       "`[[ ## next_tool_name ## ]]`, then `[[ ## next_tool_args ## ]]`, and then ending with the marker for `[[ ## completed ## ]]`.")
+Q = "[[ ## question ## ]]\nWeather in Paris?\n\n[[ ## trajectory ## ]]\n"
+ENTRY0 = ('[[ ## thought_0 ## ]]\nlook it up\n\n[[ ## tool_name_0 ## ]]\nget_weather\n\n[[ ## tool_args_0 ## ]]\n{"city": "Paris"}\n\n'
+          "[[ ## observation_0 ## ]]\nLight rain, 18°C\n\nrain tomorrow too")
+ENTRY1 = "\n\n[[ ## thought_1 ## ]]\ndone\n\n[[ ## tool_name_1 ## ]]\nfinish\n\n[[ ## tool_args_1 ## ]]\n{}\n\n[[ ## observation_1 ## ]]\nCompleted."
+
+
+def test_dspy_react_trajectory_entries_become_tool_steps() -> None:
+    trace = Trace()
+    trace.add_exchange(_text_exchange("react", Q + ASK, "[[ ## next_tool_name ## ]]\nget_weather"))
+    trace.add_exchange(_text_exchange("react", Q + ENTRY0 + ASK, "[[ ## next_tool_name ## ]]\nfinish"))
+    trace.add_exchange(_text_exchange("extract", Q + ENTRY0 + ENTRY1 + "\n\nRespond with `[[ ## answer ## ]]`.",
+                                      "[[ ## answer ## ]]\nParis: rain"))
+    steps = trace.steps()
+    assert [(s["type"], s.get("name"), s.get("args"), s.get("result")) for s in steps] == [
+        ("llm_call", None, None, None),
+        # a multi-paragraph observation is kept whole; the entry repeated in the third request is not a new step
+        ("tool_call", "get_weather", {"city": "Paris"}, "Light rain, 18°C\n\nrain tomorrow too"),
+        ("llm_call", None, None, None),
+        ("llm_call", None, None, None),  # `finish` is ReAct's end signal, not a tool
+    ]

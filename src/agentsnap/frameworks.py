@@ -18,6 +18,13 @@ framework, in ``patches/frameworks/<name>.toml`` (shipped inside the wheel as
     ``calls_role`` starting with ``calls_prefix`` from which
     ``call_id_pattern`` (a regular expression, group 1) takes the call ids in
     order; several results are joined by ``separator``.
+``[trajectory]`` (optional)
+    The tool calls travel as text fields (DSPy ReAct): in the last user
+    message of a request, ``field_pattern`` (groups: field, index, value)
+    finds ``<name_field>_<i>``, ``<args_field>_<i>`` (JSON) and
+    ``<result_field>_<i>``; each index a request adds becomes a ``tool_call``
+    step before that request's ``llm_call`` (names in ``skip_tools`` are not;
+    the fields are the framework's own text, so this applies to any wire format).
 ``[final_answer]`` (optional)
     A call to ``tool`` (or any tool whose name starts with ``tool_prefix``)
     that no later request answers is the agent's final answer: its
@@ -32,6 +39,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import json
 import re
 import sys
 import warnings
@@ -44,7 +52,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["Framework", "final_output", "load_frameworks", "tool_results", "with_final_answers"]
+__all__ = ["Framework", "final_output", "load_frameworks", "tool_results", "with_final_answers", "with_trajectory_steps"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +62,7 @@ class Framework:
     name: str
     codecs: tuple[str, ...]
     tool_results: dict[str, str] | None
+    trajectory: dict[str, Any] | None
     final_tool: str | None
     final_tool_prefix: str | None
     final_argument: str
@@ -75,11 +84,19 @@ def _parse(path: Path) -> Framework:
         re.compile(results["call_id_pattern"])
         for key in ("calls_role", "calls_prefix", "results_role", "results_prefix"):
             results[key]
+    trajectory = data.get("trajectory")
+    if trajectory is not None:
+        trajectory = dict(trajectory)
+        trajectory["field_pattern"] = re.compile(trajectory["field_pattern"], re.DOTALL)
+        for key in ("name_field", "args_field", "result_field"):
+            trajectory[key] = str(trajectory[key])
+        trajectory["skip_tools"] = tuple(str(t) for t in trajectory.get("skip_tools", ()))
     final = data.get("final_answer") or {}
     return Framework(
         name=str(fw["name"]),
         codecs=tuple(str(c) for c in fw.get("codecs", ())),
         tool_results=results,
+        trajectory=trajectory,
         final_tool=final.get("tool"),
         final_tool_prefix=final.get("tool_prefix"),
         final_argument=str(final.get("argument", "")),
@@ -153,6 +170,60 @@ def tool_results(codec: str | None, body: Any) -> list[dict[str, Any]]:
             if len(pieces) != len(ids):  # results that contain the separator themselves: all of it to each
                 pieces = [text] * len(ids)
             out += [{"id": i, "result": r} for i, r in zip(ids, pieces)]
+    return out
+
+
+def _last_user_text(body: Any) -> str | None:
+    messages = body.get("messages") if isinstance(body, dict) else None
+    if not isinstance(messages, list):
+        return None
+    for message in reversed(messages):
+        if isinstance(message, dict) and message.get("role") == "user":
+            return _text(message.get("content"))
+    return None
+
+
+def _trajectory(rules: dict[str, Any], text: str) -> dict[int, dict[str, Any]]:
+    entries: dict[int, dict[str, Any]] = {}
+    for field, index, value in rules["field_pattern"].findall(text):
+        entries.setdefault(int(index), {})[field] = value
+    return entries
+
+
+def with_trajectory_steps(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``steps`` with a ``tool_call`` step before each ``llm_call`` for every trajectory entry
+    its request adds (the ``[trajectory]`` convention of the module doc); unchanged when no
+    framework declares one or no request carries one."""
+    frameworks = [fw for fw in load_frameworks() if fw.trajectory is not None]
+    if not frameworks:
+        return steps
+    out: list[dict[str, Any]] = []
+    seen: dict[tuple[str, int], tuple[Any, ...]] = {}
+    for step in steps:
+        exchange = step.get("exchange") if step.get("type") == "llm_call" else None
+        request = exchange.get("request") if isinstance(exchange, dict) else None
+        text = _last_user_text(request.get("body")) if isinstance(request, dict) else None
+        for fw in frameworks:
+            rules = fw.trajectory
+            if text is None or rules is None:
+                continue
+            for index, entry in sorted(_trajectory(rules, text).items()):
+                name = entry.get(rules["name_field"])
+                if name is None or name.strip() in rules["skip_tools"] or rules["result_field"] not in entry:
+                    continue
+                raw_args = entry.get(rules["args_field"], "")
+                try:
+                    args = json.loads(raw_args)
+                except ValueError:
+                    args = raw_args
+                key = (fw.name, index)
+                value = (name.strip(), raw_args, entry[rules["result_field"]])
+                if seen.get(key) == value:
+                    continue  # the same entry repeated in a later request's history
+                seen[key] = value
+                out.append({"type": "tool_call", "name": name.strip(), "args": args,
+                            "result": entry[rules["result_field"]], "id": None})
+        out.append(step)
     return out
 
 

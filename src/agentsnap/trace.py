@@ -120,7 +120,7 @@ class Trace:
         Order: see :func:`_order`.
         """
         from .frameworks import tool_results as framework_tool_results
-        from .frameworks import with_final_answers
+        from .frameworks import with_final_answers, with_trajectory_steps
         from .providers import get_codec, get_tool_results
 
         entries: list[tuple[Exchange, dict[str, Any]]] = []
@@ -155,7 +155,7 @@ class Trace:
                 st.pop("_tool_results", None)
             steps = _with_explicit_tool_calls(ordered, list(self._tool_calls))
         else:
-            steps = with_final_answers(_with_derived_tool_calls([st for _, st in ordered]))
+            steps = with_final_answers(with_trajectory_steps(_with_derived_tool_calls([st for _, st in ordered])))
         for i, st in enumerate(steps):
             st["step"] = i
         return steps

@@ -1,5 +1,5 @@
 """DSPy (``dspy.LM("openai/…")``, ``Predict``, ``ReAct`` with a tool): recorded, replayed offline,
-drift reported.
+drift reported; ReAct's tool calls become tool steps.
 
 DSPy 3.4 does not send through httpx: its bundled client (``dspy/_vendor/lm15``) speaks
 HTTP over standard-library sockets (User-Agent ``lm15/stdlib``), captured by agentsnap's
@@ -24,6 +24,7 @@ from tests.frameworks.harness import (
     assert_drift_reported,
     llm_calls,
     record_replay,
+    tool_steps,
 )
 
 AGENT = '''
@@ -68,6 +69,9 @@ def test_dspy_records_replays_offline_and_reports_drift(tmp_path: Path) -> None:
         "tool_args_1": {}, "observation_1": "Completed."}
     snaps = project.snapshots()
     assert [s["provider"] for s in llm_calls(snaps["test_react"])] == ["openai"] * 3
+    # ReAct's trajectory (text fields in the prompt) read by patches/frameworks/dspy.toml; `finish` is not a tool
+    assert [s["type"] for s in snaps["test_react"]["trace"]] == ["llm_call", "tool_call", "llm_call", "llm_call"]
+    assert tool_steps(snaps["test_react"]) == [("get_weather", {"city": "Paris"}, "Light rain, 18°C")]
     assert [s["provider"] for s in llm_calls(snaps["test_predict"])] == ["openai"]
 
     project.edit('"Paris": "Light rain, 18°C"', '"Paris": "Heavy rain, 12°C"')
