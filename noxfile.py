@@ -1,4 +1,4 @@
-"""Developer sessions: `nox -s tests`, `nox -s examples`, `nox -s lint typecheck`, `nox -s sdk_matrix`."""
+"""Developer sessions: `nox -s tests`, `nox -s examples`, `nox -s lint typecheck`, `nox -s sdk_matrix`, `nox -s frameworks`."""
 
 from __future__ import annotations
 
@@ -55,6 +55,29 @@ def sdk_matrix(session: nox.Session, provider: str, bound: str) -> None:
     session.install("--upgrade", oldest if bound == "oldest" else provider)
     session.run("python", "-m", "pip", "list", "--format=freeze", silent=False)
     session.run("pytest", "-n", "2", *tests_, *session.posargs)
+
+
+# extra of pyproject.toml -> the tests/frameworks files that need it (the two groups cannot share a venv)
+FRAMEWORK_GROUPS: dict[str, list[str]] = {
+    "frameworks": ["test_openai_agents.py", "test_pydantic_ai.py", "test_dspy.py", "test_litellm.py",
+                   "test_smolagents.py", "test_extract_frameworks.py"],
+    "frameworks-openai2": ["test_instructor.py", "test_llama_index.py"],
+}
+FRAMEWORK_TEST_DEPS = ["pytest", "pytest-xdist", "hypothesis"]
+
+
+@nox.session(python=PYTHONS)
+@nox.parametrize("group", list(FRAMEWORK_GROUPS))
+def frameworks(session: nox.Session, group: str) -> None:
+    """The agent frameworks at their newest releases, driven unmodified through record and offline replay.
+
+    `nox -s frameworks` runs both groups; `nox -s "frameworks(group='frameworks-openai2')"` one.
+    .ci/run runs the same thing (its own venvs, no nox).
+    """
+    session.install("-e", f".[{group}]", *FRAMEWORK_TEST_DEPS)
+    session.run("python", "-m", "pip", "list", "--format=freeze", silent=False)
+    session.run("pytest", "-n", "2", "-p", "no:randomly", *[f"tests/frameworks/{t}" for t in FRAMEWORK_GROUPS[group]],
+                *session.posargs)
 
 
 @nox.session(python=PYTHONS)

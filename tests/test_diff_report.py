@@ -476,3 +476,15 @@ def test_semantic_section_names_the_changed_sentence_and_explains_a_harmless_pas
     lines = polite.render().splitlines()
     assert any(line.startswith("  output: ") and line.endswith("ok — same meaning") for line in lines), lines
     assert '    harmless: courtesy added: golden: (nothing) → new: "Sure!"' in lines
+
+
+def test_a_change_deep_in_a_long_string_is_shown_where_it_differs() -> None:
+    """DSPy sends a ReAct tool result inside one long user message: the report shows the
+    region around the first difference, not two identical beginnings."""
+    from agentsnap.diff.report import _changed_pair
+
+    prefix = "[[ ## question ## ]]\nWhat's the weather in Paris?\n\n[[ ## trajectory ## ]]\n[[ ## observation_0 ## ]]\n"
+    old, new = _changed_pair(prefix + "Light rain, 18°C\n\nRespond.", prefix + "Heavy rain, 12°C\n\nRespond.")
+    assert old == "'…observation_0 ## ]]\\nLight rain, 18°C\\n\\nRespond.'"
+    assert new == "'…observation_0 ## ]]\\nHeavy rain, 12°C\\n\\nRespond.'"
+    assert _changed_pair("Weather in Paris?", "Weather in Lyon?") == ("'Weather in Paris?'", "'Weather in Lyon?'")

@@ -279,3 +279,19 @@ def test_no_module_has_an_invalid_escape_sequence() -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             compile(path.read_text(encoding="utf-8"), str(path), "exec")
+
+
+def test_responses_api_items_as_the_agents_sdk_lists_them() -> None:
+    """``RunResult.to_input_list()`` of the OpenAI Agents SDK: Responses API items (tests/frameworks
+    reads a real RunResult); a hosted tool's item and a reasoning item carry no function call."""
+    from agentsnap import extract_tool_calls
+
+    items = [
+        {"role": "user", "content": "Weather in Paris?"},
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+        {"type": "function_call", "name": "get_weather", "arguments": '{"city":"Paris"}', "call_id": "c1", "id": "fc_1"},
+        {"type": "web_search_call", "id": "ws_1", "status": "completed"},
+        {"type": "function_call_output", "call_id": "c1", "output": "rain"},
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Paris: rain"}]},
+    ]
+    assert extract_tool_calls(items) == [{"tool": "get_weather", "args": {"city": "Paris"}, "id": "c1", "result": "rain"}]

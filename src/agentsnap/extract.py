@@ -1,4 +1,4 @@
-"""``extract_tool_calls``: the tool calls in whatever an agent returned.
+r"""``extract_tool_calls``: the tool calls in whatever an agent returned.
 
 The one-line snapshot form (``snapshot(actual)``, :func:`agentsnap.check`)
 accepts the object a test already holds instead of a recorded trace:
@@ -17,6 +17,17 @@ accepts the object a test already holds instead of a recorded trace:
 * a streamed response as the list of what the SDK yielded: openai / groq /
   mistralai chunks, anthropic stream events, LangChain ``AIMessageChunk`` objects
   (reassembled as the codecs reassemble recorded streams);
+* an agent framework's result: a pydantic-ai ``AgentRunResult`` /
+  ``StreamedRunResult`` (read through ``all_messages()``) or its message list
+  (``ModelRequest`` / ``ModelResponse``: ``ToolCallPart``, ``ToolReturnPart``,
+  ``RetryPromptPart``); an OpenAI Agents SDK ``RunResult`` /
+  ``RunResultStreaming`` (read through ``to_input_list()``) or that list of
+  Responses API items (``function_call`` / ``function_call_output``; a handoff
+  is the ``transfer_to_<agent>`` call it is on the wire); a Claude Agent SDK
+  message list (``AssistantMessage`` with ``ToolUseBlock``\ s, ``UserMessage``
+  with ``ToolResultBlock``\ s; ``SystemMessage`` and ``ResultMessage`` carry no
+  calls). These are recognised by their class's module and shape, so none of
+  these packages is imported;
 * a list of ``{"tool": name, "args": {...}}`` dicts (the form agentsnap
   stores), or a list mixing any of the above.
 
@@ -35,7 +46,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["extract_tool_calls", "ExtractionError"]
+__all__ = ["ExtractionError", "extract_tool_calls"]
 
 
 class ExtractionError(TypeError):
@@ -44,7 +55,8 @@ class ExtractionError(TypeError):
 
 _ACCEPTED = (
     "a provider response object (openai, anthropic, google-genai, mistralai, cohere, groq), "
-    "a LangGraph state or list of messages, or a list of {'tool': name, 'args': {...}} dicts"
+    "a LangGraph state or list of messages, a pydantic-ai run result, an OpenAI Agents SDK RunResult, "
+    "a Claude Agent SDK message list, or a list of {'tool': name, 'args': {...}} dicts"
 )
 
 
@@ -91,7 +103,10 @@ def _plain(obj: Any) -> Any:
         except TypeError:  # a model_dump that takes no such arguments
             return dump()
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return dataclasses.asdict(obj)
+        try:
+            return dataclasses.asdict(obj)
+        except Exception:  # noqa: BLE001 - a field deepcopy refuses: read the fields as they are
+            return {f.name: getattr(obj, f.name, None) for f in dataclasses.fields(obj)}
     for method in ("to_dict", "dict"):
         fn = getattr(obj, method, None)
         if callable(fn):
@@ -108,6 +123,7 @@ def _walk(obj: Any, where: str, calls: list[dict[str, Any]], results: dict[str, 
     if id(obj) in _path:
         raise ExtractionError(f"agentsnap: {where} contains itself; pass {_ACCEPTED}.")
     _path = _path | {id(obj)}
+    obj = _framework_view(obj, where)
     obj = _plain(obj)
     if isinstance(obj, (list, tuple)):
         if obj and _stream(obj, calls):
@@ -130,6 +146,12 @@ def _walk(obj: Any, where: str, calls: list[dict[str, Any]], results: dict[str, 
     if isinstance(obj.get("messages"), (list, tuple)) and not _is_response(obj):
         _walk(obj["messages"], f"{where}['messages']", calls, results, _path)
         return
+    if isinstance(obj.get("parts"), (list, tuple)) and obj.get("kind") in ("request", "response"):
+        _pydantic_ai_message(obj, calls, results)
+        return
+    if obj.get("type") in _RESPONSES_ITEMS and "role" not in obj:
+        _responses_item(obj, calls, results)
+        return
     codec = _codec_for(obj)
     if codec is not None:
         _from_codec(codec, obj, calls)
@@ -140,12 +162,95 @@ def _walk(obj: Any, where: str, calls: list[dict[str, Any]], results: dict[str, 
     raise ExtractionError(f"agentsnap: cannot read tool calls from {where} (a mapping with keys {keys}); pass {_ACCEPTED}.")
 
 
+def _framework_view(obj: Any, where: str) -> Any:
+    """A framework result object as the plain data :func:`_walk` reads; other objects unchanged.
+
+    Recognised by the module of the object's class (nothing is imported):
+    ``pydantic_ai`` results have ``all_messages()``, ``agents`` (OpenAI Agents
+    SDK) results ``to_input_list()``, and ``claude_agent_sdk`` messages and
+    blocks become the Anthropic-shaped dicts their fields mirror.
+    """
+    module = type(obj).__module__ or ""
+    root = module.split(".")[0]
+    method = {"pydantic_ai": "all_messages", "agents": "to_input_list"}.get(root)
+    if method is not None and callable(getattr(obj, method, None)) and not isinstance(obj, type):
+        try:
+            return getattr(obj, method)()
+        except Exception as exc:
+            raise ExtractionError(f"agentsnap: cannot read tool calls from {where} ({type(obj).__name__}): "
+                                  f"{method}() raised {type(exc).__name__}: {exc}") from exc
+    if root == "claude_agent_sdk":
+        return _claude(obj)
+    return obj
+
+
+def _claude(obj: Any) -> Any:
+    """A Claude Agent SDK message or content block as an Anthropic-shaped dict."""
+    kind = type(obj).__name__
+    if kind == "AssistantMessage":
+        return {"role": "assistant", "content": [_claude(b) for b in obj.content]}
+    if kind == "UserMessage":
+        content = obj.content
+        return {"role": "user", "content": content if isinstance(content, str) else [_claude(b) for b in content]}
+    if kind in ("SystemMessage", "ResultMessage"):
+        return {"role": "system", "content": ""}  # session metadata and the run's summary: no tool calls
+    if kind == "ToolUseBlock":
+        return {"type": "tool_use", "id": obj.id, "name": obj.name, "input": obj.input}
+    if kind == "ToolResultBlock":
+        return {"type": "tool_result", "tool_use_id": obj.tool_use_id, "content": obj.content, "is_error": obj.is_error}
+    if kind == "TextBlock":
+        return {"type": "text", "text": obj.text}
+    if kind == "ThinkingBlock":
+        return {"type": "thinking", "thinking": obj.thinking}
+    return obj
+
+
+def _pydantic_ai_message(msg: Mapping[str, Any], calls: list[dict[str, Any]], results: dict[str, Any]) -> None:
+    """A pydantic-ai ``ModelRequest`` / ``ModelResponse`` (as its fields): tool-call parts are
+    calls; tool-return and retry-prompt parts (a tool's validation error) are results."""
+    for part in msg["parts"]:
+        part = _plain(part)
+        if not isinstance(part, Mapping):
+            continue
+        kind = part.get("part_kind")
+        if kind == "tool-call":
+            call = {"tool": part.get("tool_name"), "args": _args(part.get("args"))}
+            if part.get("tool_call_id") is not None:
+                call["id"] = part["tool_call_id"]
+            calls.append(call)
+        elif kind in ("tool-return", "retry-prompt") and part.get("tool_call_id") is not None and part.get("tool_name"):
+            results[part["tool_call_id"]] = part.get("content")
+
+
+# Responses API input/output items that are not chat messages (OpenAI Agents SDK's to_input_list())
+_RESPONSES_ITEMS = frozenset({
+    "function_call", "function_call_output", "message", "reasoning", "web_search_call", "file_search_call",
+    "computer_call", "computer_call_output", "code_interpreter_call", "image_generation_call", "local_shell_call",
+    "local_shell_call_output", "mcp_call", "mcp_list_tools", "mcp_approval_request", "mcp_approval_response",
+    "custom_tool_call", "custom_tool_call_output", "item_reference", "compaction",
+})
+
+
+def _responses_item(item: Mapping[str, Any], calls: list[dict[str, Any]], results: dict[str, Any]) -> None:
+    """One Responses API item: ``function_call`` / ``custom_tool_call`` are calls, their
+    ``*_output`` the results; hosted tools (web search, file search, …) and other items carry
+    no function call."""
+    kind = item.get("type")
+    if kind in ("function_call", "custom_tool_call"):
+        call = {"tool": item.get("name"), "args": _args(item.get("arguments", item.get("input")))}
+        if item.get("call_id") is not None:
+            call["id"] = item["call_id"]
+        calls.append(call)
+    elif kind in ("function_call_output", "custom_tool_call_output") and item.get("call_id") is not None:
+        results[item["call_id"]] = item.get("output")
+
+
 _ANTHROPIC_EVENTS = frozenset({"message_start", "content_block_start", "content_block_delta", "content_block_stop",
                                "message_delta", "message_stop", "ping"})
 
 
 def _stream(items: list[Any] | tuple[Any, ...], calls: list[dict[str, Any]]) -> bool:
-    """A streamed response given as the list of what the SDK yielded: its calls reassembled.
+    r"""A streamed response given as the list of what the SDK yielded: its calls reassembled.
 
     openai / groq / mistralai chunks (``chat.completion.chunk``, mistralai's wrapped in
     ``data``) and anthropic stream events are read by their codec as the SSE stream they

@@ -100,7 +100,9 @@ def build_snapshot(
     """A new :class:`Snapshot` from a trace's steps.
 
     With ``output_from_trace`` (zero-code mode, where the test's result is not
-    visible) the final output is the text of the last ``llm_call``. ``model``
+    visible) the final output is the text of the last ``llm_call``, or the
+    answer of the framework final-answer call that ends the trace
+    (:func:`agentsnap.frameworks.final_output`). ``model``
     defaults to the first model named in the trace.
 
     Steps, input and output are stored as :func:`agentsnap.serialize.prepare`
@@ -114,7 +116,10 @@ def build_snapshot(
 
     llm = [s for s in steps if s.get("type") == "llm_call"]
     if output_from_trace and output is None and llm:
-        output = llm[-1].get("response")
+        from .frameworks import final_output
+
+        final = final_output(steps)  # a framework's final-answer tool call (smolagents, pydantic-ai)
+        output = final if final is not None else llm[-1].get("response")
     if model in (None, "", "unknown"):
         model = next((str(s["model"]) for s in llm if s.get("model")), None) or (model or "unknown")
     steps, input, output = prepare_parts(steps, input, output, exchanges_scrubbed=captured)

@@ -113,12 +113,16 @@ class Trace:
         adapters, or — when there are none — derived from the conversation:
         every tool call the model requested, paired by ``tool_call_id`` with the
         result the agent sent back in a later request, placed after the
-        ``llm_call`` that requested it, in the order the results were sent;
-        such steps carry ``"derived": true`` (a golden recorded without them
-        is compared with the new trace viewed the same way).
+        ``llm_call`` that requested it, in the order the results were sent
+        (results a framework sends its own way, and its final-answer call, as
+        :mod:`agentsnap.frameworks` declares); such steps carry ``"derived": true``
+        (a golden recorded without them is compared with the new trace viewed
+        the same way).
 
         Order: see :func:`_order`.
         """
+        from .frameworks import tool_results as framework_tool_results
+        from .frameworks import with_final_answers, with_trajectory_steps
         from .providers import get_codec, get_tool_results
 
         entries: list[tuple[Exchange, dict[str, Any]]] = []
@@ -141,6 +145,8 @@ class Trace:
                 step["provider"] = ex.provider
                 results = get_tool_results(ex.codec)
                 step["_tool_results"] = results(ex.request.get("body")) if results else []
+                # and the results a framework sends its own way (patches/frameworks/*.toml)
+                step["_tool_results"] += framework_tool_results(ex.codec, ex.request.get("body"))
                 if ex.request_drift:
                     step["request_drift"] = ex.request_drift
             step["exchange"] = ex.to_dict()
@@ -151,7 +157,7 @@ class Trace:
                 st.pop("_tool_results", None)
             steps = _with_explicit_tool_calls(ordered, list(self._tool_calls))
         else:
-            steps = _with_derived_tool_calls([st for _, st in ordered])
+            steps = with_final_answers(with_trajectory_steps(_with_derived_tool_calls([st for _, st in ordered])))
         for i, st in enumerate(steps):
             st["step"] = i
         return steps

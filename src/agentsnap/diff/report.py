@@ -72,6 +72,17 @@ def _short(value: Any, width: int = _VALUE_WIDTH) -> str:
     return text
 
 
+def _changed_pair(old: Any, new: Any) -> tuple[str, str]:
+    """Both sides of a changed value, shortened. Two long strings are shown from a little
+    before their first difference (a changed tool result deep in a long prompt would
+    otherwise print as two identical beginnings)."""
+    if isinstance(old, str) and isinstance(new, str) and old != new and max(len(repr(old)), len(repr(new))) > _VALUE_WIDTH:
+        from ._compare import _excerpts
+
+        old, new = _excerpts(old, new)
+    return _short(old), _short(new)
+
+
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
@@ -424,11 +435,14 @@ class _Renderer:
 
     def changes(self, entry: dict[str, Any], indent: int, *, whole: bool = False) -> None:
         """One line per change; ``whole``: values in full (a changed prompt must be readable), else cut."""
-        cut = repr if whole else _short
         for change in entry.get("changes", []):
             kind = change.get("kind")
-            old = "<absent>" if kind == "added" else cut(change.get("old"))
-            new = "<absent>" if kind == "removed" else cut(change.get("new"))
+            if whole:
+                old, new = repr(change.get("old")), repr(change.get("new"))
+            else:
+                old, new = _changed_pair(change.get("old"), change.get("new"))
+            old = "<absent>" if kind == "added" else old
+            new = "<absent>" if kind == "removed" else new
             line = f"{change.get('path')}: {old} → {new}"
             if kind == "type_changed":
                 line += (
