@@ -639,10 +639,10 @@ def _score_texts(
 
     backend = get_backend(embedding_backend, embed_fn)
     verdicts = compare_many([pairs[i] for i in pending], backend.encoder())
-    for i, verdict in zip(pending, verdicts, strict=True):
-        scores[i] = float(verdict.score)
-        reasons[i] = verdict.reasons()
-        findings[i] = list(verdict.findings)
+    for i, meant in zip(pending, verdicts, strict=True):
+        scores[i] = float(meant.score)
+        reasons[i] = meant.reasons()
+        findings[i] = list(meant.findings)
         scale[i] = "meaning"
     return scores, reasons, backend.name, backend.describe(), scale, findings
 
