@@ -20,6 +20,7 @@ from typer.core import TyperCommand
 
 from . import _output
 from ._catalog import Scan, last_run_root, load_settings, resolve_one, scan, snapshot_dir
+from ..exceptions import SnapshotFormatError
 from ._errors import CliError
 from ._output import Column, Output, age, plural
 from ._render import snapshot_lines
@@ -79,6 +80,10 @@ def _command(name: str, *, passthrough: bool = False) -> Callable[[Callable[...,
             except CliError as exc:
                 Output().error(exc.message)
                 raise typer.Exit(exc.code) from None
+            except SnapshotFormatError as exc:  # a file agentsnap refuses (corrupt, invalid, a symlink): one line, exit 2
+                message = str(exc)
+                Output().error(message[len("agentsnap: "):] if message.startswith("agentsnap: ") else message)
+                raise typer.Exit(2) from None
 
         extra: dict[str, Any] = {"cls": _PassthroughCommand} if passthrough else {}
         app.command(name, **extra)(wrapper)
