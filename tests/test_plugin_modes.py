@@ -419,15 +419,18 @@ def test_snapshot_dir_flag_is_relative_to_the_rootdir(project: Project) -> None:
 
 
 def test_ci_missing_snapshot_in_replay_fails_without_network_or_files(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In CI the replay message wins: --agentsnap-allow-pending does not relax a missing snapshot under replay,
+    so the CI message's hint that it does would mislead (found by a break-it review)."""
     monkeypatch.setenv("CI", "true")
     result = project.run("--agentsnap-replay", subprocess=True)
 
     assert result.ret == 1
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
-        [f"*agentsnap: no snapshot for '{NODE}' ({project.snapshot_path()}) and this is CI: no request is sent and nothing is written.*"]
+        [f"*agentsnap: no snapshot for '{NODE}' ({project.snapshot_path()}) and this run replays (--agentsnap-replay)*"]
     )
-    assert "--agentsnap-record" in result.stdout.str()
+    assert f"`pytest {NODE} --agentsnap-record`" in result.stdout.str()
+    assert "relaxes this" not in result.stdout.str()
     assert summary(result) == ["agentsnap: 1 failed"]
     assert project.server_requests() == {NODE: 0}
     assert not (project.root / SNAP_DIR).exists()

@@ -130,16 +130,20 @@ def open_recording(golden: Snapshot | None, settings: Settings, *, mode: str, na
     """The capture scope a run starts with, given its golden (or None).
 
     ``record`` and ``live`` send for real; ``replay`` serves the golden's
-    recordings (pending or approved). In CI, a missing or pending snapshot
+    recordings (pending or approved); a missing snapshot in replay gives a blocked
+    scope naming the record command, in CI and locally alike, whatever
+    ``allow_pending`` says. In CI, a missing or pending snapshot
     (unless ``allow_pending``) gives a blocked scope: the first LLM call raises
-    before any socket opens, and nothing is written. Locally a missing
-    snapshot is captured live and becomes a pending snapshot.
+    before any socket opens, and nothing is written. Locally (live mode) a
+    missing snapshot is captured live and becomes a pending snapshot.
     """
     from .capture import Recording
     from .replay import Cassette
 
     if mode == "record":
         return Recording("capture")
+    if mode == "replay" and golden is None:  # replay is offline, always (CI or not, allow_pending or not)
+        return Recording("replay", block=replay_missing_message(name, path))
     if settings.ci and not settings.allow_pending and (golden is None or not golden.approved):
         state = "no snapshot" if golden is None else "the snapshot is pending approval"
         remedy = (
@@ -157,8 +161,6 @@ def open_recording(golden: Snapshot | None, settings: Settings, *, mode: str, na
 
         cassette = Cassette(golden.trace, name=name, path=path, strict=settings.replay_strict, legacy=is_legacy_version(golden.version))
         return Recording("replay", cassette=cassette)
-    if mode == "replay":  # replay is offline, always: locally too, a missing snapshot is never recorded
-        return Recording("replay", block=replay_missing_message(name, path))
     return Recording("capture")
 
 
