@@ -30,15 +30,34 @@ def examples(session: nox.Session) -> None:
 # other package (LangChain, another SDK) holds the SDK's version back.
 MATRIX_TEST_DEPS = ["pytest", "pytest-xdist", "hypothesis", "anyio", "pydantic"]
 SDK_MATRIX: dict[str, tuple[str, list[str], list[str]]] = {
-    "openai": ("openai==1.40.0", ["httpx<0.28"], [
-        "tests/test_openai_shapes.py", "tests/test_openai_responses_shapes.py", "tests/test_openrouter.py",
-        "tests/test_codec_openai.py", "tests/test_codec_openai_responses.py"]),
-    "anthropic": ("anthropic==0.40.0", [], ["tests/test_anthropic_shapes.py", "tests/test_codec_anthropic.py"]),
+    "openai": (
+        "openai==1.40.0",
+        ["httpx<0.28"],
+        [
+            "tests/test_openai_shapes.py",
+            "tests/test_openai_responses_shapes.py",
+            "tests/test_openrouter.py",
+            "tests/test_codec_openai.py",
+            "tests/test_codec_openai_responses.py",
+        ],
+    ),
+    "anthropic": (
+        "anthropic==0.40.0",
+        [],
+        ["tests/test_anthropic_shapes.py", "tests/test_codec_anthropic.py"],
+    ),
     "groq": ("groq==0.13.0", [], ["tests/test_groq_shapes.py"]),
-    "mistralai": ("mistralai==1.2.5", [], ["tests/test_mistral_shapes.py", "tests/test_codec_mistral.py"]),
+    "mistralai": (
+        "mistralai==1.2.5",
+        [],
+        ["tests/test_mistral_shapes.py", "tests/test_codec_mistral.py"],
+    ),
     "cohere": ("cohere==7.0.0", [], ["tests/test_cohere_shapes.py", "tests/test_codec_cohere.py"]),
-    "google-genai": ("google-genai==1.24.0", ["aiohttp"],
-                     ["tests/test_gemini_shapes.py", "tests/test_codec_gemini.py"]),
+    "google-genai": (
+        "google-genai==1.24.0",
+        ["aiohttp"],
+        ["tests/test_gemini_shapes.py", "tests/test_codec_gemini.py"],
+    ),
 }
 
 
@@ -59,8 +78,14 @@ def sdk_matrix(session: nox.Session, provider: str, bound: str) -> None:
 
 # extra of pyproject.toml -> the tests/frameworks files that need it (the two groups cannot share a venv)
 FRAMEWORK_GROUPS: dict[str, list[str]] = {
-    "frameworks": ["test_openai_agents.py", "test_pydantic_ai.py", "test_dspy.py", "test_litellm.py",
-                   "test_smolagents.py", "test_extract_frameworks.py"],
+    "frameworks": [
+        "test_openai_agents.py",
+        "test_pydantic_ai.py",
+        "test_dspy.py",
+        "test_litellm.py",
+        "test_smolagents.py",
+        "test_extract_frameworks.py",
+    ],
     "frameworks-openai2": ["test_instructor.py", "test_llama_index.py"],
 }
 FRAMEWORK_TEST_DEPS = ["pytest", "pytest-xdist", "hypothesis"]
@@ -76,8 +101,15 @@ def frameworks(session: nox.Session, group: str) -> None:
     """
     session.install("-e", f".[{group}]", *FRAMEWORK_TEST_DEPS)
     session.run("python", "-m", "pip", "list", "--format=freeze", silent=False)
-    session.run("pytest", "-n", "2", "-p", "no:randomly", *[f"tests/frameworks/{t}" for t in FRAMEWORK_GROUPS[group]],
-                *session.posargs)
+    session.run(
+        "pytest",
+        "-n",
+        "2",
+        "-p",
+        "no:randomly",
+        *[f"tests/frameworks/{t}" for t in FRAMEWORK_GROUPS[group]],
+        *session.posargs,
+    )
 
 
 @nox.session(python=PYTHONS)
@@ -96,7 +128,9 @@ def typecheck(session: nox.Session) -> None:
 def docs(session: nox.Session) -> None:
     """Build the documentation site with mkdocs-material; any warning fails it."""
     session.install("-e", ".[docs]")
-    session.run("mkdocs", "build", "--strict", "--site-dir", "site", env={"NO_MKDOCS_2_WARNING": "1"})
+    session.run(
+        "mkdocs", "build", "--strict", "--site-dir", "site", env={"NO_MKDOCS_2_WARNING": "1"}
+    )
 
 
 @nox.session(python=PYTHONS)
@@ -120,7 +154,13 @@ def bench(session: nox.Session) -> None:
     agentsnap 0.5.1 shares our import name, so bench/run.py puts it in a venv of
     its own next to this session's and drives it as a worker process.
     """
-    session.install("-e", ".[openai,anthropic,groq,semantic]", "pytest-xdist", "vcrpy",
-                    "opentelemetry-instrumentation-openai", "opentelemetry-sdk")
+    session.install(
+        "-e",
+        ".[openai,anthropic,groq,semantic]",
+        "pytest-xdist",
+        "vcrpy",
+        "opentelemetry-instrumentation-openai",
+        "opentelemetry-sdk",
+    )
     legacy = Path(session.virtualenv.location).parent / "bench-agentsnap-0.5.1"
     session.run("python", "bench/run.py", "--legacy-venv", str(legacy), *session.posargs)

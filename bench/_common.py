@@ -15,9 +15,10 @@ import platform
 import statistics
 import sys
 import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
@@ -118,8 +119,14 @@ class Config:
     ``end_round`` run once per round, also untimed.
     """
 
-    def __init__(self, call: Callable[[int], Any], *, enter: Callable[[], None] | None = None,
-                 exit: Callable[[], None] | None = None, end_round: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        call: Callable[[int], Any],
+        *,
+        enter: Callable[[], None] | None = None,
+        exit: Callable[[], None] | None = None,
+        end_round: Callable[[], None] | None = None,
+    ) -> None:
         self.call = call
         self._enter = enter
         self._exit = exit
@@ -141,7 +148,9 @@ class Config:
             self._end_round()
 
 
-def interleave_calls(configs: dict[str, Config], rounds: int, n: int, *, warmup: int = 1) -> dict[str, list[float]]:
+def interleave_calls(
+    configs: dict[str, Config], rounds: int, n: int, *, warmup: int = 1
+) -> dict[str, list[float]]:
     """Per-call comparison under noise: in each round, call ``i`` (0..n-1) is made
     once per configuration, back to back in a rotating order, each call timed
     alone; a round's result per configuration is its mean call time.
@@ -179,7 +188,9 @@ def interleave_calls(configs: dict[str, Config], rounds: int, n: int, *, warmup:
     return out
 
 
-def interleave(configs: dict[str, Callable[[], float]], rounds: int, *, warmup: int = 1) -> dict[str, list[float]]:
+def interleave(
+    configs: dict[str, Callable[[], float]], rounds: int, *, warmup: int = 1
+) -> dict[str, list[float]]:
     """Run every config once per round, rotating the order each round.
 
     Each config callable runs one batch and returns its own time (it may time
@@ -239,9 +250,25 @@ def machine() -> dict[str, str]:
 
 
 VERSIONED = (
-    "agentsnap", "openai", "anthropic", "groq", "httpx", "httpx2", "pydantic", "pydantic-core", "wrapt",
-    "pytest", "pytest-xdist", "vcrpy", "PyYAML", "opentelemetry-instrumentation-openai", "opentelemetry-sdk",
-    "deepdiff", "rapidfuzz", "onnxruntime", "sentence-transformers",
+    "agentsnap",
+    "openai",
+    "anthropic",
+    "groq",
+    "httpx",
+    "httpx2",
+    "pydantic",
+    "pydantic-core",
+    "wrapt",
+    "pytest",
+    "pytest-xdist",
+    "vcrpy",
+    "PyYAML",
+    "opentelemetry-instrumentation-openai",
+    "opentelemetry-sdk",
+    "deepdiff",
+    "rapidfuzz",
+    "onnxruntime",
+    "sentence-transformers",
 )
 
 

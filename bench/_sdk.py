@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 SYSTEM = "You are a terse assistant. Answer in one short sentence. Use the weather tool when asked about weather."
 WEATHER_TOOL = {
@@ -25,13 +26,21 @@ WEATHER_TOOL = {
     "function": {
         "name": "get_weather",
         "description": "The current weather of a city.",
-        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        },
     },
 }
 ANTHROPIC_TOOL = {
     "name": "get_weather",
     "description": "The current weather of a city.",
-    "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    "input_schema": {
+        "type": "object",
+        "properties": {"city": {"type": "string"}},
+        "required": ["city"],
+    },
 }
 OPENAI_MODEL = "gpt-4o-mini"
 ANTHROPIC_MODEL = "claude-haiku-4-5"
@@ -59,8 +68,18 @@ def openai_json(i: int, *, groq: bool = False, note: str = "") -> bytes:
         "object": "chat.completion",
         "created": CREATED,
         "model": GROQ_MODEL if groq else OPENAI_MODEL + "-2024-07-18",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": "".join(ANSWER) + note, "refusal": None},
-                     "logprobs": None, "finish_reason": "stop"}],
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": "".join(ANSWER) + note,
+                    "refusal": None,
+                },
+                "logprobs": None,
+                "finish_reason": "stop",
+            }
+        ],
         "usage": {"prompt_tokens": 41, "completion_tokens": 9, "total_tokens": 50},
         "system_fingerprint": "fp_bench",
     }
@@ -74,27 +93,46 @@ def openai_json(i: int, *, groq: bool = False, note: str = "") -> bytes:
 
 
 def openai_sse(i: int, *, groq: bool = False, note: str = "") -> list[bytes]:
-    base = {"id": f"chatcmpl-bench{i}", "object": "chat.completion.chunk", "created": CREATED,
-            "model": GROQ_MODEL if groq else OPENAI_MODEL + "-2024-07-18", "system_fingerprint": "fp_bench"}
+    base = {
+        "id": f"chatcmpl-bench{i}",
+        "object": "chat.completion.chunk",
+        "created": CREATED,
+        "model": GROQ_MODEL if groq else OPENAI_MODEL + "-2024-07-18",
+        "system_fingerprint": "fp_bench",
+    }
 
     def event(delta: dict[str, Any], finish: str | None = None) -> bytes:
-        data = {**base, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
+        data = {
+            **base,
+            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+        }
         return f"data: {_dumps(data)}\n\n".encode()
 
     events = [event({"role": "assistant", "content": ""})]
-    events += [event({"content": piece}) for piece in ANSWER[:-1] + [ANSWER[-1] + note]]
+    events += [event({"content": piece}) for piece in [*ANSWER[:-1], ANSWER[-1] + note]]
     events.append(event({}, "stop"))
     events.append(b"data: [DONE]\n\n")
     return events
 
 
 def anthropic_json(i: int, note: str = "") -> bytes:
-    return _dumps({
-        "id": f"msg_bench{i}", "type": "message", "role": "assistant", "model": ANTHROPIC_MODEL,
-        "content": [{"type": "text", "text": "".join(ANSWER) + note}],
-        "stop_reason": "end_turn", "stop_sequence": None,
-        "usage": {"input_tokens": 41, "output_tokens": 9, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
-    }).encode()
+    return _dumps(
+        {
+            "id": f"msg_bench{i}",
+            "type": "message",
+            "role": "assistant",
+            "model": ANTHROPIC_MODEL,
+            "content": [{"type": "text", "text": "".join(ANSWER) + note}],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": 41,
+                "output_tokens": 9,
+                "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": 0,
+            },
+        }
+    ).encode()
 
 
 def anthropic_sse(i: int, note: str = "") -> list[bytes]:
@@ -102,16 +140,39 @@ def anthropic_sse(i: int, note: str = "") -> list[bytes]:
         return f"event: {kind}\ndata: {_dumps({'type': kind, **data})}\n\n".encode()
 
     events = [
-        event("message_start", {"message": {"id": f"msg_bench{i}", "type": "message", "role": "assistant", "model": ANTHROPIC_MODEL,
-                                             "content": [], "stop_reason": None, "stop_sequence": None,
-                                             "usage": {"input_tokens": 41, "output_tokens": 1}}}),
+        event(
+            "message_start",
+            {
+                "message": {
+                    "id": f"msg_bench{i}",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": ANTHROPIC_MODEL,
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": 41, "output_tokens": 1},
+                }
+            },
+        ),
         event("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}}),
         event("ping", {}),
     ]
-    pieces = ANSWER + [note, ""]  # 7 deltas: 12 events in all
-    events += [event("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": p}}) for p in pieces]
+    pieces = [*ANSWER, note, ""]  # 7 deltas: 12 events in all
+    events += [
+        event("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": p}})
+        for p in pieces
+    ]
     events.append(event("content_block_stop", {"index": 0}))
-    events.append(event("message_delta", {"delta": {"stop_reason": "end_turn", "stop_sequence": None}, "usage": {"output_tokens": 9}}))
+    events.append(
+        event(
+            "message_delta",
+            {
+                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                "usage": {"output_tokens": 9},
+            },
+        )
+    )
     events.append(event("message_stop", {}))
     return events
 
@@ -127,7 +188,7 @@ def _index_of(request: Any) -> int:
         return 0
     end = body.find(b":", at)
     try:
-        return int(body[at + 9:end])
+        return int(body[at + 9 : end])
     except ValueError:
         return 0
 
@@ -142,11 +203,25 @@ def handler(sdk: str, module: Any) -> Callable[[Any], Any]:
         def __iter__(self) -> Any:
             yield from self._chunks
 
-    json_headers = [("content-type", "application/json"), ("x-request-id", "req_bench"), ("openai-processing-ms", "120")]
-    sse_headers = [("content-type", "text/event-stream; charset=utf-8"), ("x-request-id", "req_bench")]
+    json_headers = [
+        ("content-type", "application/json"),
+        ("x-request-id", "req_bench"),
+        ("openai-processing-ms", "120"),
+    ]
+    sse_headers = [
+        ("content-type", "text/event-stream; charset=utf-8"),
+        ("x-request-id", "req_bench"),
+    ]
     if sdk == "anthropic":
-        json_headers = [("content-type", "application/json"), ("request-id", "req_bench"), ("anthropic-organization-id", "org")]
-        sse_headers = [("content-type", "text/event-stream; charset=utf-8"), ("request-id", "req_bench")]
+        json_headers = [
+            ("content-type", "application/json"),
+            ("request-id", "req_bench"),
+            ("anthropic-organization-id", "org"),
+        ]
+        sse_headers = [
+            ("content-type", "text/event-stream; charset=utf-8"),
+            ("request-id", "req_bench"),
+        ]
 
     def handle(request: Any) -> Any:
         i = _index_of(request)
@@ -154,10 +229,16 @@ def handler(sdk: str, module: Any) -> Callable[[Any], Any]:
         # each distinct request gets its own answer text, as from a real model
         note = f" (ref {hashlib.sha1(request.content).hexdigest()[:10]})"
         if sdk == "anthropic":
-            body, events = (None, anthropic_sse(i, note)) if streamed else (anthropic_json(i, note), None)
+            body, events = (
+                (None, anthropic_sse(i, note)) if streamed else (anthropic_json(i, note), None)
+            )
         else:
             groq = sdk == "groq"
-            body, events = (None, openai_sse(i, groq=groq, note=note)) if streamed else (openai_json(i, groq=groq, note=note), None)
+            body, events = (
+                (None, openai_sse(i, groq=groq, note=note))
+                if streamed
+                else (openai_json(i, groq=groq, note=note), None)
+            )
         if events is not None:
             return module.Response(200, headers=sse_headers, stream=Chunks(events))
         return module.Response(200, headers=json_headers, content=body)
@@ -192,7 +273,11 @@ def bare_client_class(module: Any) -> type:
     """A ``module.Client`` subclass that sends with the unwrapped ``send``."""
     cls = _bare.get(module.__name__)
     if cls is None:
-        cls = type("BareClient", (module.Client,), {"send": original_send(module.Client), "__module__": module.__name__})
+        cls = type(
+            "BareClient",
+            (module.Client,),
+            {"send": original_send(module.Client), "__module__": module.__name__},
+        )
         _bare[module.__name__] = cls
     return cls
 
@@ -205,15 +290,30 @@ def make_client(sdk: str, *, bare: bool = False) -> Any:
     if sdk == "openai":
         import openai
 
-        return openai.OpenAI(api_key="sk-bench-not-a-real-key-0000", base_url="https://api.openai.com/v1", http_client=http_client, max_retries=0)
+        return openai.OpenAI(
+            api_key="sk-bench-not-a-real-key-0000",
+            base_url="https://api.openai.com/v1",
+            http_client=http_client,
+            max_retries=0,
+        )
     if sdk == "anthropic":
         import anthropic
 
-        return anthropic.Anthropic(api_key="sk-ant-bench-not-a-real-key", base_url="https://api.anthropic.com", http_client=http_client, max_retries=0)
+        return anthropic.Anthropic(
+            api_key="sk-ant-bench-not-a-real-key",
+            base_url="https://api.anthropic.com",
+            http_client=http_client,
+            max_retries=0,
+        )
     if sdk == "groq":
         import groq
 
-        return groq.Groq(api_key="gsk_bench_not_a_real_key_0000", base_url="https://api.groq.com", http_client=http_client, max_retries=0)
+        return groq.Groq(
+            api_key="gsk_bench_not_a_real_key_0000",
+            base_url="https://api.groq.com",
+            http_client=http_client,
+            max_retries=0,
+        )
     raise ValueError(sdk)
 
 
@@ -221,17 +321,28 @@ def call(client: Any, sdk: str, i: int, stream: bool, tag: str = "") -> Any:
     """One chat call of question ``i`` (a streamed one is read to its end); ``tag`` is
     appended to the question (a run of the same questions that no cache has seen)."""
     if sdk == "anthropic":
-        kwargs: dict[str, Any] = dict(model=ANTHROPIC_MODEL, max_tokens=256, system=SYSTEM, tools=[ANTHROPIC_TOOL],
-                                      messages=[{"role": "user", "content": user_message(i, tag)}])
+        kwargs: dict[str, Any] = dict(
+            model=ANTHROPIC_MODEL,
+            max_tokens=256,
+            system=SYSTEM,
+            tools=[ANTHROPIC_TOOL],
+            messages=[{"role": "user", "content": user_message(i, tag)}],
+        )
         create = client.messages.create
     else:
-        kwargs = dict(model=GROQ_MODEL if sdk == "groq" else OPENAI_MODEL, tools=[WEATHER_TOOL],
-                      messages=[{"role": "system", "content": SYSTEM}, {"role": "user", "content": user_message(i, tag)}])
+        kwargs = dict(
+            model=GROQ_MODEL if sdk == "groq" else OPENAI_MODEL,
+            tools=[WEATHER_TOOL],
+            messages=[
+                {"role": "system", "content": SYSTEM},
+                {"role": "user", "content": user_message(i, tag)},
+            ],
+        )
         create = client.chat.completions.create
     if not stream:
         return create(**kwargs)
     last = None
-    for last in create(stream=True, **kwargs):
+    for last in create(stream=True, **kwargs):  # noqa: B007 - the last chunk is the result
         pass
     return last
 

@@ -18,11 +18,23 @@ are taken per round against the same round's bare batch.
 
 from __future__ import annotations
 
-from typing import Any, Callable
-
-from _common import Config, Ctx, Section, fmt_pct, fmt_ratio, fmt_time, fmt_times, forget_scrub_memo, have, interleave_calls, median, ratios
+from typing import Any
 
 import _sdk
+from _common import (
+    Config,
+    Ctx,
+    Section,
+    fmt_pct,
+    fmt_ratio,
+    fmt_time,
+    fmt_times,
+    forget_scrub_memo,
+    have,
+    interleave_calls,
+    median,
+    ratios,
+)
 
 SHAPES = (("json", False), ("stream", True))
 
@@ -49,15 +61,17 @@ class _Otel:
         self.original = Completions.__dict__["create"]
         OpenAIInstrumentor().instrument(tracer_provider=self.provider)
         self.instrumented = Completions.__dict__["create"]
-        assert self.instrumented is not self.original, "OpenTelemetry did not wrap Completions.create"
+        assert self.instrumented is not self.original, (
+            "OpenTelemetry did not wrap Completions.create"
+        )
         self.off()
         self.spans = 0
 
     def on(self) -> None:
-        setattr(self.cls, "create", self.instrumented)
+        self.cls.create = self.instrumented
 
     def off(self) -> None:
-        setattr(self.cls, "create", self.original)
+        self.cls.create = self.original
 
     def round_done(self) -> None:
         self.spans = len(self.exporter.get_finished_spans())
@@ -160,6 +174,7 @@ def _case(sdk: str, stream: bool, n: int, rounds: int, otel: _Otel | None) -> di
         "ours": Tagged("send", "replay", send_only=True),
     }
     if otel is not None and sdk == "openai":
+
         class Otel(Tagged):
             def enter(self) -> None:
                 otel.on()
@@ -177,8 +192,12 @@ def _case(sdk: str, stream: bool, n: int, rounds: int, otel: _Otel | None) -> di
 
 
 def run(ctx: Ctx) -> list[Section]:
-    s1 = Section("1", "Capture overhead: one LLM call, bare vs agentsnap record (in-process transport)")
-    s2 = Section("2", "Installed but off: the same call with the wrappers installed and no recording")
+    s1 = Section(
+        "1", "Capture overhead: one LLM call, bare vs agentsnap record (in-process transport)"
+    )
+    s2 = Section(
+        "2", "Installed but off: the same call with the wrappers installed and no recording"
+    )
     s3 = Section("3", "Replay cost: one replayed call vs the bare SDK call")
     missing = have("openai", "anthropic", "groq", "httpx", "httpx2")
     sdks = [s for s in _sdk.SDKS if s not in missing]
@@ -198,12 +217,16 @@ def run(ctx: Ctx) -> list[Section]:
             ctx.log(f"  rows 1-3: {sdk} {shape} ({rounds} rounds x {n} calls)")
             results[(sdk, shape)] = interleave_calls(_case(sdk, stream, n, rounds, otel), rounds, n)
 
-    note = (f"{rounds} rounds of {n} different calls; within a round each call is made once per configuration, "
-            "one right after the other in a rotating order, each timed alone. Per-call time: median [min–max] of the "
-            "round means; ratios are taken per round against the same round's bare calls.")
+    note = (
+        f"{rounds} rounds of {n} different calls; within a round each call is made once per configuration, "
+        "one right after the other in a rotating order, each timed alone. Per-call time: median [min–max] of the "
+        "round means; ratios are taken per round against the same round's bare calls."
+    )
     versions = ", ".join(f"{s} {_sdk.sdk_version(s)}" for s in sdks)
     if missing:
-        note += f" Not installed, so not measured: {', '.join(m for m in missing if m in _sdk.SDKS)}."
+        note += (
+            f" Not installed, so not measured: {', '.join(m for m in missing if m in _sdk.SDKS)}."
+        )
 
     # row 1
     rows = []
@@ -222,13 +245,29 @@ def run(ctx: Ctx) -> list[Section]:
             cells += ["—", "—"]
         rows.append(cells)
     s1.add(note + f" SDKs: {versions}.", "")
-    s1.table(["call", "bare", "agentsnap record", "added by agentsnap", "OpenTelemetry", "added by OpenTelemetry"], rows)
+    s1.table(
+        [
+            "call",
+            "bare",
+            "agentsnap record",
+            "added by agentsnap",
+            "OpenTelemetry",
+            "added by OpenTelemetry",
+        ],
+        rows,
+    )
     if otel is None:
-        s1.add(f"OpenTelemetry column not measured: {', '.join(otel_missing) or 'openai'} not installed "
-               "(`pip install opentelemetry-instrumentation-openai opentelemetry-sdk`).", "")
+        s1.add(
+            f"OpenTelemetry column not measured: {', '.join(otel_missing) or 'openai'} not installed "
+            "(`pip install opentelemetry-instrumentation-openai opentelemetry-sdk`).",
+            "",
+        )
     else:
-        s1.add(f"OpenTelemetry: `opentelemetry-instrumentation-openai` with an SDK `TracerProvider`, spans exported to memory "
-               f"(last batch: {otel.spans} spans for {n} calls).", "")
+        s1.add(
+            f"OpenTelemetry: `opentelemetry-instrumentation-openai` with an SDK `TracerProvider`, spans exported to memory "
+            f"(last batch: {otel.spans} spans for {n} calls).",
+            "",
+        )
     s1.target("agentsnap record adds ≤ 5 % to the bare call (every SDK and shape, median)", rec_ok)
     s1.target("agentsnap record adds less than OpenTelemetry's openai instrumentation", otel_ok)
     oa = results.get(("openai", "json"))
@@ -246,8 +285,11 @@ def run(ctx: Ctx) -> list[Section]:
         rows.append([f"{sdk} {shape}", fmt_times(res["bare"]), fmt_times(res["off"]), fmt_pct(off)])
     s2.add(note, "")
     s2.table(["call", "bare", "installed, off", "difference"], rows)
-    s2.add("The bare client is a subclass of the library's `Client` whose `send` is the original function: its calls "
-           "go through the same code, so a negative difference is noise or the subclass's own cost, not a speed-up.", "")
+    s2.add(
+        "The bare client is a subclass of the library's `Client` whose `send` is the original function: its calls "
+        "go through the same code, so a negative difference is noise or the subclass's own cost, not a speed-up.",
+        "",
+    )
     s2.target("installed but off adds ≤ 1 % to bare (median, every SDK and shape)", off_ok)
 
     # row 3
@@ -261,13 +303,35 @@ def run(ctx: Ctx) -> list[Section]:
         shares.append(median(share))
         rep_ok = rep_ok and median(rep) <= 0.9
         ours_ok = ours_ok and median(share) <= 0.05
-        rows.append([f"{sdk} {shape}", fmt_times(res["bare"]), fmt_times(res["replay"]), fmt_ratio(rep, 2),
-                     fmt_time(median(res["ours"])), f"{median(share) * 100:.1f} %"])
-    s3.add(note, "",
-           "*ours*: `Client.send` alone in replay mode on the same prepared requests — what agentsnap does for a replayed "
-           "call (request record and scrub, key, cassette lookup, building and reading the `Response`); the rest of the "
-           "replayed call is the SDK's own request building and parsing.", "")
-    s3.table(["call", "bare SDK call", "agentsnap replay", "replay / bare", "ours per call", "ours / replayed call"], rows)
+        rows.append(
+            [
+                f"{sdk} {shape}",
+                fmt_times(res["bare"]),
+                fmt_times(res["replay"]),
+                fmt_ratio(rep, 2),
+                fmt_time(median(res["ours"])),
+                f"{median(share) * 100:.1f} %",
+            ]
+        )
+    s3.add(
+        note,
+        "",
+        "*ours*: `Client.send` alone in replay mode on the same prepared requests — what agentsnap does for a replayed "
+        "call (request record and scrub, key, cassette lookup, building and reading the `Response`); the rest of the "
+        "replayed call is the SDK's own request building and parsing.",
+        "",
+    )
+    s3.table(
+        [
+            "call",
+            "bare SDK call",
+            "agentsnap replay",
+            "replay / bare",
+            "ours per call",
+            "ours / replayed call",
+        ],
+        rows,
+    )
     s3.target("a replayed call ≤ 0.9× the bare SDK call (median, every SDK and shape)", rep_ok)
     s3.target("what is ours ≤ 5 % of a replayed call (every SDK and shape)", ours_ok)
     if oa:

@@ -29,36 +29,67 @@ from _common import Ctx, Section, clock, fmt_times, median
 
 STEPS = 1000
 BIG = 5 * 1024 * 1024
-TOOLS = ("search", "read_page", "summarise", "lookup_user", "get_weather", "calculate", "send_email", "translate")
+TOOLS = (
+    "search",
+    "read_page",
+    "summarise",
+    "lookup_user",
+    "get_weather",
+    "calculate",
+    "send_email",
+    "translate",
+)
 
 
 def _args(rng: random.Random, tool: str, i: int) -> dict[str, Any]:
-    return {"query": f"{tool} item {i}", "limit": rng.randint(1, 50), "filters": {"lang": rng.choice(["en", "fr", "de"]),
-            "tags": [f"t{rng.randint(0, 9)}" for _ in range(3)]}, "strict": bool(i % 2)}
+    return {
+        "query": f"{tool} item {i}",
+        "limit": rng.randint(1, 50),
+        "filters": {
+            "lang": rng.choice(["en", "fr", "de"]),
+            "tags": [f"t{rng.randint(0, 9)}" for _ in range(3)],
+        },
+        "strict": bool(i % 2),
+    }
 
 
-def traces(seed: int = 7, *, big: bool = False) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def traces(
+    seed: int = 7, *, big: bool = False
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(golden, new) step lists: 1,000 steps, 10 % of the new one's edited."""
     rng = random.Random(seed)
     golden: list[dict[str, Any]] = []
     for k in range(STEPS // 2):
         tool = TOOLS[k % len(TOOLS)]
         args = _args(rng, tool, k)
-        golden.append({
-            "type": "llm_call", "provider": "openai", "model": "gpt-4o-mini",
-            "messages": [{"role": "user", "content": f"Step {k}: continue the task."}],
-            "response": None, "tool_requests": [{"id": f"call_{k}", "name": tool, "args": args}],
-            "tokens": {"input": 120, "output": 12},
-        })
-        golden.append({"type": "tool_call", "name": tool, "args": args, "result": f"result of {tool} #{k}: " + "ok " * 20, "id": f"call_{k}"})
+        golden.append(
+            {
+                "type": "llm_call",
+                "provider": "openai",
+                "model": "gpt-4o-mini",
+                "messages": [{"role": "user", "content": f"Step {k}: continue the task."}],
+                "response": None,
+                "tool_requests": [{"id": f"call_{k}", "name": tool, "args": args}],
+                "tokens": {"input": 120, "output": 12},
+            }
+        )
+        golden.append(
+            {
+                "type": "tool_call",
+                "name": tool,
+                "args": args,
+                "result": f"result of {tool} #{k}: " + "ok " * 20,
+                "id": f"call_{k}",
+            }
+        )
     if big:
         golden[301]["result"] = ("lorem ipsum dolor sit amet " * (BIG // 27 + 1))[:BIG]
     new = json.loads(json.dumps(golden))
     edits = rng.sample(range(1, STEPS - 1, 2), STEPS // 10)  # tool steps (odd indices)
-    structural, argument = edits[: len(edits) // 2], edits[len(edits) // 2:]
+    structural, argument = edits[: len(edits) // 2], edits[len(edits) // 2 :]
     drop = set(structural[: len(structural) // 3])
-    insert = set(structural[len(structural) // 3: 2 * len(structural) // 3])
-    rename = set(structural[2 * len(structural) // 3:])
+    insert = set(structural[len(structural) // 3 : 2 * len(structural) // 3])
+    rename = set(structural[2 * len(structural) // 3 :])
     for i in argument:
         new[i]["args"]["limit"] += 1
         new[i - 1]["tool_requests"][0]["args"]["filters"]["lang"] = "es"
@@ -73,7 +104,15 @@ def traces(seed: int = 7, *, big: bool = False) -> tuple[list[dict[str, Any]], l
             continue
         out.append(step)
         if i in insert:
-            out.append({"type": "tool_call", "name": "retry", "args": {"attempt": 2}, "result": "ok", "id": None})
+            out.append(
+                {
+                    "type": "tool_call",
+                    "name": "retry",
+                    "args": {"attempt": 2},
+                    "result": "ok",
+                    "id": None,
+                }
+            )
     for n, step in enumerate(golden):
         step["step"] = n
     for n, step in enumerate(out):
@@ -91,7 +130,9 @@ def _write(root: Path, big: bool) -> tuple[str, str, Path, Path]:
     store.save(Snapshot(name=nname, trace=new, output="done", approved=True), force=True)
     # the same traces in 0.5.1's format (a snapshot dict with "trace" and "output")
     lg, ln = root / f"legacy_{gname}.json", root / f"legacy_{nname}.json"
-    lg.write_text(json.dumps({"version": "1.1", "trace": golden, "output": "done"}), encoding="utf-8")
+    lg.write_text(
+        json.dumps({"version": "1.1", "trace": golden, "output": "done"}), encoding="utf-8"
+    )
     ln.write_text(json.dumps({"version": "1.1", "trace": new, "output": "done"}), encoding="utf-8")
     return gname, nname, lg, ln
 
@@ -134,14 +175,25 @@ def run(ctx: Ctx, legacy: Any = None) -> Section:
             res["diff"].append(t_diff)
         if legacy is not None:
             try:
-                reply = legacy.ask({"op": "diff", "golden": str(lg), "new": str(ln), "reps": rounds})
+                reply = legacy.ask(
+                    {"op": "diff", "golden": str(lg), "new": str(ln), "reps": rounds}
+                )
                 res["legacy"] = reply["diff"]
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 sec.add(f"0.5.1 diff failed: {exc}", "")
         assert report is not None and not report.passed
         label = "with a 5 MB tool output" if big else "1,000 steps"
-        rows.append([label, f"{size / 1e6:.1f} MB", fmt_times(res["load"]), fmt_times(res["json"]), fmt_times(res["diff"]),
-                     fmt_times(res["legacy"]) if res["legacy"] else "—", ", ".join(sorted(report.failed_checks))])
+        rows.append(
+            [
+                label,
+                f"{size / 1e6:.1f} MB",
+                fmt_times(res["load"]),
+                fmt_times(res["json"]),
+                fmt_times(res["diff"]),
+                fmt_times(res["legacy"]) if res["legacy"] else "—",
+                ", ".join(sorted(report.failed_checks)),
+            ]
+        )
         if big:
             checks["diff_big"] = median(res["diff"]) < 1.0
             checks["load_big"] = median(res["load"]) < 1.0
@@ -153,17 +205,39 @@ def run(ctx: Ctx, legacy: Any = None) -> Section:
     lines = report_text.splitlines()
     pointer = "agentsnap diff" in report_text
     checks["render"] = len(lines) <= 120 and pointer
-    sec.add(f"{rounds} rounds, median [min–max]. Edits: 100 of the new trace's 1,000 steps (50 structural: dropped, inserted or "
-            "renamed tool calls; 50 argument changes in the tool call and in the model's request for it). "
-            "Embedding backend: lexical (no text changed).", "")
-    sec.table(["traces", "golden file", "agentsnap load", "json.loads alone", "agentsnap diff", "0.5.1 diff", "failed checks"], rows)
+    sec.add(
+        f"{rounds} rounds, median [min–max]. Edits: 100 of the new trace's 1,000 steps (50 structural: dropped, inserted or "
+        "renamed tool calls; 50 argument changes in the tool call and in the model's request for it). "
+        "Embedding backend: lexical (no text changed).",
+        "",
+    )
+    sec.table(
+        [
+            "traces",
+            "golden file",
+            "agentsnap load",
+            "json.loads alone",
+            "agentsnap diff",
+            "0.5.1 diff",
+            "failed checks",
+        ],
+        rows,
+    )
     if legacy is None:
         sec.add("0.5.1 column not measured: no agentsnap 0.5.1 venv given.", "")
-    sec.add(f"Rendered failure message (1,000-step traces): {len(lines)} lines, {len(report_text):,} characters; "
-            f"points to `agentsnap diff`: {'yes' if pointer else 'no'}. Its last lines:", "", "```",
-            *lines[-4:], "```", "")
+    sec.add(
+        f"Rendered failure message (1,000-step traces): {len(lines)} lines, {len(report_text):,} characters; "
+        f"points to `agentsnap diff`: {'yes' if pointer else 'no'}. Its last lines:",
+        "",
+        "```",
+        *lines[-4:],
+        "```",
+        "",
+    )
     sec.target("load of a 1,000-step snapshot < 100 ms", checks.get("load"))
     sec.target("diff of the 1,000-step traces < 50 ms", checks.get("diff"))
     sec.target("diff with a 5 MB tool output < 1 s", checks.get("diff_big"))
-    sec.target("the failure message is truncated and points to `agentsnap diff`", checks.get("render"))
+    sec.target(
+        "the failure message is truncated and points to `agentsnap diff`", checks.get("render")
+    )
     return sec

@@ -52,9 +52,8 @@ def setup(cmd: dict[str, Any]) -> dict[str, Any]:
     from agentsnap import AgentRecorder, PatchSet
 
     client = _client()
-    with PatchSet():
-        with AgentRecorder(cmd["name"], snapshot_dir=cmd["dir"]) as rec:
-            rec.output = _agent(client, cmd["n"], cmd["stream"])
+    with PatchSet(), AgentRecorder(cmd["name"], snapshot_dir=cmd["dir"]) as rec:
+        rec.output = _agent(client, cmd["n"], cmd["stream"])
     return {"ok": True}
 
 
@@ -100,8 +99,14 @@ def diff(cmd: dict[str, Any]) -> dict[str, Any]:
         load_times.append(clock() - t0)
         t0 = clock()
         try:
-            compute_diff(golden, new["trace"], new.get("output", ""), config=DiffConfig(), embed_fn=_lexical_embed)
-        except Exception as exc:  # noqa: BLE001 - reported, not fatal
+            compute_diff(
+                golden,
+                new["trace"],
+                new.get("output", ""),
+                config=DiffConfig(),
+                embed_fn=_lexical_embed,
+            )
+        except Exception as exc:
             return {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
         times.append(clock() - t0)
     return {"ok": True, "diff": times, "load": load_times}
@@ -126,8 +131,12 @@ def main() -> None:
         op = cmd.get("op")
         try:
             if op == "hello":
-                reply = {"ok": True, "agentsnap": importlib.metadata.version("agentsnap"), "openai": importlib.metadata.version("openai"),
-                         "python": sys.version.split()[0]}
+                reply = {
+                    "ok": True,
+                    "agentsnap": importlib.metadata.version("agentsnap"),
+                    "openai": importlib.metadata.version("openai"),
+                    "python": sys.version.split()[0],
+                }
             elif op == "setup":
                 reply = setup(cmd)
             elif op == "run":
@@ -138,10 +147,14 @@ def main() -> None:
                 break
             else:
                 reply = {"ok": False, "error": f"unknown op {op!r}"}
-        except Exception as exc:  # noqa: BLE001 - the parent reports it
+        except Exception as exc:
             import traceback
 
-            reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}", "trace": traceback.format_exc()[-2000:]}
+            reply = {
+                "ok": False,
+                "error": f"{type(exc).__name__}: {exc}",
+                "trace": traceback.format_exc()[-2000:],
+            }
         proto.write(json.dumps(reply) + "\n")
 
 

@@ -19,13 +19,11 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-from _common import BENCH, Ctx, Section, fmt_ratio, fmt_time, fmt_times, have, median, ratios
-
 import _sdk
+from _common import BENCH, Ctx, Section, fmt_ratio, fmt_time, fmt_times, have, median, ratios
 
 SIZES = (1, 100, 1000)
 SHAPES = (("json", False), ("stream", True))
@@ -35,8 +33,14 @@ class Legacy:
     """The 0.5.1 worker process."""
 
     def __init__(self, python: str) -> None:
-        self.proc = subprocess.Popen([python, str(BENCH / "legacy_worker.py")], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     text=True, bufsize=1, cwd=str(BENCH))
+        self.proc = subprocess.Popen(
+            [python, str(BENCH / "legacy_worker.py")],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+            cwd=str(BENCH),
+        )
         self.info = self.ask({"op": "hello"})
 
     def ask(self, cmd: dict[str, Any]) -> dict[str, Any]:
@@ -48,7 +52,9 @@ class Legacy:
             raise RuntimeError(f"agentsnap 0.5.1 worker exited ({self.proc.wait()})")
         reply = json.loads(line)
         if not reply.get("ok"):
-            raise RuntimeError(f"agentsnap 0.5.1 worker: {reply.get('error')}\n{reply.get('trace', '')}")
+            raise RuntimeError(
+                f"agentsnap 0.5.1 worker: {reply.get('error')}\n{reply.get('trace', '')}"
+            )
         return reply
 
     def close(self) -> None:
@@ -57,14 +63,17 @@ class Legacy:
             self.proc.stdin.write(json.dumps({"op": "quit"}) + "\n")
             self.proc.stdin.close()
             self.proc.wait(timeout=10)
-        except Exception:  # noqa: BLE001
+        except Exception:
             self.proc.kill()
 
 
 def legacy_python(ctx: Ctx) -> tuple[str | None, str]:
     """The 0.5.1 venv's Python, or None and why not."""
     if not ctx.legacy_python:
-        return None, "no venv with agentsnap 0.5.1 given (`python bench/run.py --legacy-venv DIR` creates one)"
+        return (
+            None,
+            "no venv with agentsnap 0.5.1 given (`python bench/run.py --legacy-venv DIR` creates one)",
+        )
     if not Path(ctx.legacy_python).exists():
         return None, f"{ctx.legacy_python} does not exist"
     return ctx.legacy_python, ""
@@ -98,16 +107,18 @@ class Ours:
     def run(self, name: str, n: int, stream: bool) -> dict[str, float]:
         import gc
 
-        from agentsnap import AgentAsserter
-
         from _common import clock, forget_scrub_memo
+
+        from agentsnap import AgentAsserter
 
         forget_scrub_memo()  # as in a fresh process: this test's strings not seen before
         gc.collect()
         gc.disable()
         try:
             t0 = clock()
-            block = AgentAsserter(name, snapshot_dir=self.root, mode="replay", settings=self.settings)
+            block = AgentAsserter(
+                name, snapshot_dir=self.root, mode="replay", settings=self.settings
+            )
             block.__enter__()
             t1 = clock()
             block.output = self.agent(n, stream)
@@ -144,7 +155,7 @@ def run(ctx: Ctx, ours_share: dict[str, str] | None = None) -> Section:
     if python:
         try:
             legacy = Legacy(python)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             why = f"the 0.5.1 worker did not start ({exc})"
     results: dict[tuple[int, str], dict[str, list[dict[str, float]]]] = {}
     try:
@@ -153,20 +164,46 @@ def run(ctx: Ctx, ours_share: dict[str, str] | None = None) -> Section:
                 name = f"agent_{n}_{shape}"
                 ours.setup(name, n, stream)
                 if legacy:
-                    legacy.ask({"op": "setup", "n": n, "stream": stream, "dir": str(root / "legacy"), "name": name})
+                    legacy.ask(
+                        {
+                            "op": "setup",
+                            "n": n,
+                            "stream": stream,
+                            "dir": str(root / "legacy"),
+                            "name": name,
+                        }
+                    )
                 rounds = _rounds(ctx, n)
                 ctx.log(f"  row 3b: {n} calls {shape} ({rounds} rounds)")
                 res: dict[str, list[dict[str, float]]] = {"ours": [], "legacy": []}
                 ours.run(name, n, stream)  # warm-up
                 if legacy:
-                    legacy.ask({"op": "run", "n": n, "stream": stream, "dir": str(root / "legacy"), "name": name, "reps": 1})
+                    legacy.ask(
+                        {
+                            "op": "run",
+                            "n": n,
+                            "stream": stream,
+                            "dir": str(root / "legacy"),
+                            "name": name,
+                            "reps": 1,
+                        }
+                    )
                 for r in range(rounds):
                     order = ("ours", "legacy") if r % 2 == 0 else ("legacy", "ours")
                     for side in order:
                         if side == "ours":
                             res["ours"].append(ours.run(name, n, stream))
                         elif legacy:
-                            reply = legacy.ask({"op": "run", "n": n, "stream": stream, "dir": str(root / "legacy"), "name": name, "reps": 1})
+                            reply = legacy.ask(
+                                {
+                                    "op": "run",
+                                    "n": n,
+                                    "stream": stream,
+                                    "dir": str(root / "legacy"),
+                                    "name": name,
+                                    "reps": 1,
+                                }
+                            )
                             res["legacy"].append(reply["runs"][0])
                 results[(n, shape)] = res
     finally:
@@ -183,24 +220,37 @@ def run(ctx: Ctx, ours_share: dict[str, str] | None = None) -> Section:
         "Per test: median [min–max] over rounds. *agentsnap overhead* = entering + exiting the `AgentAsserter` block "
         "(snapshot load and index, trace normalisation, diff, `.last_run` write); *0.5.1 whole test* = everything 0.5.1 "
         "does for the test (`PatchSet` and `AgentAsserter` enter, replayed calls, diff, `.last_run` write), which is all "
-        "harness. agentsnap's calls run the SDK's own request building and parsing (row 3).", "")
+        "harness. agentsnap's calls run the SDK's own request building and parsing (row 3).",
+        "",
+    )
     if legacy is None:
         sec.add(f"agentsnap 0.5.1 side not run: {why}. Only agentsnap's side is shown.", "")
     else:
-        sec.add(f"0.5.1 worker: agentsnap {legacy.info['agentsnap']}, openai {legacy.info['openai']}, Python {legacy.info['python']}.", "")
+        sec.add(
+            f"0.5.1 worker: agentsnap {legacy.info['agentsnap']}, openai {legacy.info['openai']}, Python {legacy.info['python']}.",
+            "",
+        )
     rows = []
     met_1 = met_1000 = None
     for (n, shape), res in results.items():
         o = res["ours"]
         over = overhead(o)
-        row = [f"{n} call{'s' if n > 1 else ''} {shape}", fmt_times(col(o, "total")), fmt_time(median(col(o, "calls")) / n),
-               fmt_times(over)]
+        row = [
+            f"{n} call{'s' if n > 1 else ''} {shape}",
+            fmt_times(col(o, "total")),
+            fmt_time(median(col(o, "calls")) / n),
+            fmt_times(over),
+        ]
         if res["legacy"]:
             lg = res["legacy"]
             legacy_total = col(lg, "total")
             ratio = ratios(over, legacy_total)
-            row += [fmt_times(legacy_total), fmt_time(median(col(lg, "calls")) / n), fmt_ratio(ratio, 2),
-                    fmt_ratio(ratios(col(o, "total"), legacy_total), 1)]
+            row += [
+                fmt_times(legacy_total),
+                fmt_time(median(col(lg, "calls")) / n),
+                fmt_ratio(ratio, 2),
+                fmt_ratio(ratios(col(o, "total"), legacy_total), 1),
+            ]
             ok = median(ratio) <= 1.0
             if n == 1:
                 met_1 = ok if met_1 is None else (met_1 and ok)
@@ -209,15 +259,37 @@ def run(ctx: Ctx, ours_share: dict[str, str] | None = None) -> Section:
         else:
             row += ["—", "—", "—", "—"]
         rows.append(row)
-    sec.table(["agent test", "agentsnap whole test", "agentsnap per call", "agentsnap overhead (enter+exit)",
-               "0.5.1 whole test", "0.5.1 per call", "agentsnap overhead / 0.5.1 whole test", "whole test: agentsnap / 0.5.1"], rows)
+    sec.table(
+        [
+            "agent test",
+            "agentsnap whole test",
+            "agentsnap per call",
+            "agentsnap overhead (enter+exit)",
+            "0.5.1 whole test",
+            "0.5.1 per call",
+            "agentsnap overhead / 0.5.1 whole test",
+            "whole test: agentsnap / 0.5.1",
+        ],
+        rows,
+    )
     if ours_share:
-        sec.add(f"What is ours inside each replayed call (row 3): {ours_share.get('ours_share', '?')} of an openai JSON call "
-                f"(at most {ours_share.get('ours_share_max', '?')} over every SDK and shape).", "")
-    sec.target("agentsnap's per-test overhead ≤ 0.5.1's whole per-test time, 1-call test (JSON and streamed)", met_1)
-    sec.target("agentsnap's per-test overhead ≤ 0.5.1's whole per-test time, 1,000-call test (JSON and streamed)", met_1000)
+        sec.add(
+            f"What is ours inside each replayed call (row 3): {ours_share.get('ours_share', '?')} of an openai JSON call "
+            f"(at most {ours_share.get('ours_share_max', '?')} over every SDK and shape).",
+            "",
+        )
+    sec.target(
+        "agentsnap's per-test overhead ≤ 0.5.1's whole per-test time, 1-call test (JSON and streamed)",
+        met_1,
+    )
+    sec.target(
+        "agentsnap's per-test overhead ≤ 0.5.1's whole per-test time, 1,000-call test (JSON and streamed)",
+        met_1000,
+    )
     for key, label in (((1, "json"), "1"), ((1000, "json"), "1000")):
         res = results.get(key)
         if res and res["legacy"]:
-            sec.headline[f"overhead_vs_legacy_{label}"] = fmt_ratio(ratios(overhead(res["ours"]), col(res["legacy"], "total")), 2).split(" [")[0]
+            sec.headline[f"overhead_vs_legacy_{label}"] = fmt_ratio(
+                ratios(overhead(res["ours"]), col(res["legacy"], "total")), 2
+            ).split(" [")[0]
     return sec

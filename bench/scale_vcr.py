@@ -24,9 +24,18 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from _common import Ctx, Section, clock, fmt_ratio, fmt_times, forget_scrub_memo, have, median, ratios
-
 import _sdk
+from _common import (
+    Ctx,
+    Section,
+    clock,
+    fmt_ratio,
+    fmt_times,
+    forget_scrub_memo,
+    have,
+    median,
+    ratios,
+)
 
 SIZES = (100, 1000, 10000)
 VCR_MAX = 1000  # vcrpy's per-request cost grows with the cassette: 10,000 would take hours
@@ -57,8 +66,14 @@ def _agentsnap_session(root: Path, n: int, client: Any) -> str:
         for i in range(n):
             template = llm[i % len(llm)]
             j = i % len(llm)
-            text = json.dumps(template).replace(f"Question {j}:", f"Question {i}:").replace(f"city number {j} ", f"city number {i} ")
-            text = text.replace(f"chatcmpl-bench{j}\"", f"chatcmpl-bench{i}\"").replace(f"\"req_{j}\"", f"\"req_{i}\"")
+            text = (
+                json.dumps(template)
+                .replace(f"Question {j}:", f"Question {i}:")
+                .replace(f"city number {j} ", f"city number {i} ")
+            )
+            text = text.replace(f'chatcmpl-bench{j}"', f'chatcmpl-bench{i}"').replace(
+                f'"req_{j}"', f'"req_{i}"'
+            )
             step = json.loads(text)
             step["step"] = i
             steps.append(step)
@@ -146,8 +161,11 @@ def run(ctx: Ctx) -> Section:
                     res["vcrpy"].append(_replay_vcr(cassette, n, bare))
         results[n] = res
 
-    sec.add("Each time includes loading the recording from disk. Median [min–max] over rounds, the two tools alternating "
-            "within each round.", "")
+    sec.add(
+        "Each time includes loading the recording from disk. Median [min–max] over rounds, the two tools alternating "
+        "within each round.",
+        "",
+    )
     if vcr_missing:
         sec.add("vcrpy column not measured: `pip install vcrpy` (with PyYAML).", "")
     rows = []
@@ -158,20 +176,42 @@ def run(ctx: Ctx) -> Section:
         if v:
             row += [fmt_times(v), f"{median(v) / n * 1e6:.0f} µs", fmt_ratio(ratios(v, a), 1)]
         elif n > VCR_MAX and not vcr_missing:
-            row += [f"not run (quadratic: {n // 1000}× the calls, each matched against {n // 1000}× the interactions)", "—", "—"]
+            row += [
+                f"not run (quadratic: {n // 1000}× the calls, each matched against {n // 1000}× the interactions)",
+                "—",
+                "—",
+            ]
         else:
             row += ["—", "—", "—"]
         rows.append(row)
-    sec.table(["calls", "agentsnap (load + replay)", "agentsnap per call", "vcrpy (load + replay)", "vcrpy per call", "vcrpy / agentsnap"], rows)
+    sec.table(
+        [
+            "calls",
+            "agentsnap (load + replay)",
+            "agentsnap per call",
+            "vcrpy (load + replay)",
+            "vcrpy per call",
+            "vcrpy / agentsnap",
+        ],
+        rows,
+    )
     t1k = results.get(1000, {}).get("agentsnap")
     t10k = results.get(10000, {}).get("agentsnap")
     v1k = results.get(1000, {}).get("vcrpy")
     growth = None
     if t1k and t10k:
         growth = median(t10k) / median(t1k)
-        sec.add(f"agentsnap growth from 1,000 to 10,000 calls: {growth:.1f}× (linear would be 10×).", "")
-    sec.target("agentsnap ≥ 20× faster than vcrpy at 1,000 calls", (median(ratios(v1k, t1k)) >= 20) if v1k and t1k else None)
-    sec.target("agentsnap grows linearly: 10,000 calls ≤ 12× the 1,000-call time", (growth <= 12) if growth is not None else None)
+        sec.add(
+            f"agentsnap growth from 1,000 to 10,000 calls: {growth:.1f}× (linear would be 10×).", ""
+        )
+    sec.target(
+        "agentsnap ≥ 20× faster than vcrpy at 1,000 calls",
+        (median(ratios(v1k, t1k)) >= 20) if v1k and t1k else None,
+    )
+    sec.target(
+        "agentsnap grows linearly: 10,000 calls ≤ 12× the 1,000-call time",
+        (growth <= 12) if growth is not None else None,
+    )
     if v1k and t1k:
         sec.headline["vcr_1000"] = fmt_ratio(ratios(v1k, t1k), 0).split(" [")[0]
     if growth is not None:

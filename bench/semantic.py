@@ -134,7 +134,9 @@ def available() -> list[str]:
 
 def run_child(name: str, env: dict[str, str], template: str = CHILD) -> dict[str, float]:
     code = template.format(root=str(ROOT), name=name, spawned=time.time())
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+    )
     if done.returncode != 0:
         raise SystemExit(f"{name}: child failed:\n{done.stderr}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -162,8 +164,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--backends", nargs="*", default=None, help="default: every installed one")
-    parser.add_argument("--fp32-onnx", default=None, help="also time this fp32 ONNX export (as onnx-fp32)")
-    parser.add_argument("--reference", action="store_true", help="print fp32 reference scores and exit")
+    parser.add_argument(
+        "--fp32-onnx", default=None, help="also time this fp32 ONNX export (as onnx-fp32)"
+    )
+    parser.add_argument(
+        "--reference", action="store_true", help="print fp32 reference scores and exit"
+    )
     args = parser.parse_args()
     if args.reference:
         reference()
@@ -175,9 +181,13 @@ def main() -> None:
     for name in names:
         variants.append((name, name, base_env))
     if args.fp32_onnx:
-        variants.append(("onnx-fp32", "onnx", {**base_env, "AGENTSNAP_EMBEDDING_MODEL": args.fp32_onnx}))
+        variants.append(
+            ("onnx-fp32", "onnx", {**base_env, "AGENTSNAP_EMBEDDING_MODEL": args.fp32_onnx})
+        )
     results: dict[str, list[dict[str, float]]] = {label: [] for label, _, _ in variants}
-    meaning: dict[str, list[dict[str, float]]] = {name: [] for name in names if name != "sentence-transformers"}
+    meaning: dict[str, list[dict[str, float]]] = {
+        name: [] for name in names if name != "sentence-transformers"
+    }
     for round_no in range(args.rounds):
         for label, name, env in variants:
             results[label].append(run_child(name, env))
@@ -192,7 +202,9 @@ def main() -> None:
         "median [best]."
     )
     print()
-    print("| backend | cold start (imports + load + first pair) | cold process (spawn → first pair) | warm short pair | warm long pair (chunked) | whole table in one call | threads |")
+    print(
+        "| backend | cold start (imports + load + first pair) | cold process (spawn → first pair) | warm short pair | warm long pair (chunked) | whole table in one call | threads |"
+    )
     print("|---|---|---|---|---|---|---|")
     for label, _, _ in variants:
         rows = results[label]
@@ -204,13 +216,23 @@ def main() -> None:
         )
     if meaning:
         print()
-        print("The meaning check (the default semantic check, `agentsnap.diff.meaning`) on tests/semantic_devset.py;")
-        print("budget (issue 16): cold start <= 1 s with the model, <= 20 ms per short pair, <= 150 ms per 500-word pair.")
+        print(
+            "The meaning check (the default semantic check, `agentsnap.diff.meaning`) on tests/semantic_devset.py;"
+        )
+        print(
+            "budget (issue 16): cold start <= 1 s with the model, <= 20 ms per short pair, <= 150 ms per 500-word pair."
+        )
         print()
-        print("| sentences aligned by | cold start (imports + load + first pair) | cold process (spawn → first pair) | short pair (median / worst) | 500-word pair (median / worst) | whole set in one call |")
+        print(
+            "| sentences aligned by | cold start (imports + load + first pair) | cold process (spawn → first pair) | short pair (median / worst) | 500-word pair (median / worst) | whole set in one call |"
+        )
         print("|---|---|---|---|---|---|")
         for name, rows in meaning.items():
-            label = "character trigrams (`lexical`, bare install)" if name == "lexical" else f"MiniLM + trigrams (`{name}`)"
+            label = (
+                "character trigrams (`lexical`, bare install)"
+                if name == "lexical"
+                else f"MiniLM + trigrams (`{name}`)"
+            )
             print(
                 f"| {label} | {fmt([r['cold'] for r in rows], 's')} | {fmt([r['process'] for r in rows], 's')} "
                 f"| {fmt([r['short'] for r in rows], 'ms')} / {fmt([r['short_max'] for r in rows], 'ms')} "

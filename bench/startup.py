@@ -19,9 +19,18 @@ from pathlib import Path
 from _common import Ctx, Section, clock, fmt_time, fmt_times, median
 
 FILES, PER_FILE = 50, 10
-SDK_MODULES = ("openai", "anthropic", "groq", "mistralai", "cohere", "google.genai", "httpx", "httpx2")
+SDK_MODULES = (
+    "openai",
+    "anthropic",
+    "groq",
+    "mistralai",
+    "cohere",
+    "google.genai",
+    "httpx",
+    "httpx2",
+)
 
-_MODULES_CONFTEST = '''
+_MODULES_CONFTEST = """
 import json, os, sys
 
 def pytest_sessionfinish(session, exitstatus):
@@ -29,7 +38,7 @@ def pytest_sessionfinish(session, exitstatus):
     if out:
         with open(out, "w") as fh:
             json.dump(sorted(sys.modules), fh)
-'''
+"""
 
 
 def make_suite(root: Path) -> Path:
@@ -57,28 +66,47 @@ def _collect(suite: Path, extra: list[str], env: dict[str, str]) -> float:
     done = subprocess.run(cmd, cwd=suite, env=env, capture_output=True, text=True, check=False)
     elapsed = clock() - t0
     if done.returncode != 0 or f"{FILES * PER_FILE} tests collected" not in done.stdout:
-        raise RuntimeError(f"collection failed ({done.returncode}):\n{done.stdout[-1500:]}\n{done.stderr[-1500:]}")
+        raise RuntimeError(
+            f"collection failed ({done.returncode}):\n{done.stdout[-1500:]}\n{done.stderr[-1500:]}"
+        )
     return elapsed
 
 
 def _plugins(env: dict[str, str]) -> str:
     """The pytest plugins this environment autoloads (entry points), by distribution."""
-    code = ("import importlib.metadata as m; print(', '.join(sorted({(e.dist.name if e.dist else e.name) "
-            "for e in m.entry_points(group='pytest11')})))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
+    code = (
+        "import importlib.metadata as m; print(', '.join(sorted({(e.dist.name if e.dist else e.name) "
+        "for e in m.entry_points(group='pytest11')})))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+    )
     return done.stdout.strip() or "none found"
 
 
 def run(ctx: Ctx) -> Section:
-    sec = Section("5", "pytest start-up: 500-test suite, plugin installed and inactive vs `-p no:agentsnap`")
+    sec = Section(
+        "5", "pytest start-up: 500-test suite, plugin installed and inactive vs `-p no:agentsnap`"
+    )
     root = ctx.scratch / "row5"
     suite = make_suite(root)
     env = clean_env()
     # the plugin must be installed (entry point) for the comparison to mean anything
-    probe = subprocess.run([sys.executable, "-c", "import importlib.metadata as m; print([e.value for e in m.entry_points(group='pytest11') if e.name == 'agentsnap'])"],
-                           capture_output=True, text=True, env=env, check=False)
+    probe = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import importlib.metadata as m; print([e.value for e in m.entry_points(group='pytest11') if e.name == 'agentsnap'])",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
     if "agentsnap.pytest_plugin" not in probe.stdout:
-        sec.skipped = "the agentsnap pytest plugin is not installed in this environment (`pip install -e .`)."
+        sec.skipped = (
+            "the agentsnap pytest plugin is not installed in this environment (`pip install -e .`)."
+        )
         return sec
     rounds = ctx.rounds(7, 3)
     bare_env = {**env, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
@@ -91,7 +119,7 @@ def run(ctx: Ctx) -> Section:
     }
     times: dict[str, list[float]] = {k: [] for k in setups}
     ctx.log(f"  row 5: {rounds} rounds")
-    for name, (extra, e) in setups.items():
+    for extra, e in setups.values():
         _collect(suite, extra, e)  # warm the file cache
     names = list(setups)
     for r in range(rounds):
@@ -108,30 +136,62 @@ def run(ctx: Ctx) -> Section:
     def modules(extra: list[str]) -> set[str]:
         out = root / "modules.json"
         out.unlink(missing_ok=True)
-        subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra], cwd=suite,
-                       env={**env, "AGENTSNAP_BENCH_MODULES": str(out)}, capture_output=True, text=True, check=False)
+        subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra],
+            cwd=suite,
+            env={**env, "AGENTSNAP_BENCH_MODULES": str(out)},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         return set(json.loads(out.read_text())) if out.exists() else set()
 
     with_plugin, without = modules([]), modules(["-p", "no:agentsnap"])
     by_us = [m for m in SDK_MODULES if m in with_plugin and m not in without]
     by_others = [m for m in SDK_MODULES if m in without]
     ours = sorted(m for m in with_plugin if m == "agentsnap" or m.startswith("agentsnap."))
-    sec.add(f"{rounds} rounds, each a fresh `python -m pytest --collect-only -q` of {FILES * PER_FILE} tests per configuration, "
-            "the configurations rotating; wall time of the process, median [min–max]. Added time is taken per round. "
-            f"*as installed*: every plugin of this environment autoloads ({_plugins(env)}); *alone*: "
-            "`PYTEST_DISABLE_PLUGIN_AUTOLOAD=1`, agentsnap's plugin loaded with `-p agentsnap.pytest_plugin`, against bare pytest.", "")
-    sec.table(["configuration", "with agentsnap (inactive)", "without", "added by agentsnap"], [
-        ["as installed (`-p no:agentsnap` to leave it out)", fmt_times(times["plugin"]), fmt_times(times["none"]),
-         f"{fmt_time(median(added))} [{fmt_time(min(added))} to {fmt_time(max(added))}]"],
-        ["alone (no other plugin)", fmt_times(times["plugin_alone"]), fmt_times(times["none_alone"]),
-         f"{fmt_time(median(added_alone))} [{fmt_time(min(added_alone))} to {fmt_time(max(added_alone))}]"],
-    ])
-    sec.add(f"Allowed: {fmt_time(allowed)} (20 ms or 3 % of the run without agentsnap, whichever is larger).", "")
-    sec.add(f"A whole run of the suite with the inactive plugin imported {len(ours)} agentsnap modules "
-            f"({', '.join(ours) if ours else 'none'}). Of {', '.join(SDK_MODULES)}, imported because of agentsnap: "
-            f"{', '.join(by_us) if by_us else 'none'}; imported without agentsnap too (by other plugins of this environment): "
-            f"{', '.join(by_others) if by_others else 'none'}.", "")
-    sec.target("added ≤ 20 ms or ≤ 3 %, whichever is larger (median, as installed)", median(added) <= allowed)
-    sec.target("no provider SDK (nor httpx) imported because of agentsnap when the suite imports none", not by_us)
+    sec.add(
+        f"{rounds} rounds, each a fresh `python -m pytest --collect-only -q` of {FILES * PER_FILE} tests per configuration, "
+        "the configurations rotating; wall time of the process, median [min–max]. Added time is taken per round. "
+        f"*as installed*: every plugin of this environment autoloads ({_plugins(env)}); *alone*: "
+        "`PYTEST_DISABLE_PLUGIN_AUTOLOAD=1`, agentsnap's plugin loaded with `-p agentsnap.pytest_plugin`, against bare pytest.",
+        "",
+    )
+    sec.table(
+        ["configuration", "with agentsnap (inactive)", "without", "added by agentsnap"],
+        [
+            [
+                "as installed (`-p no:agentsnap` to leave it out)",
+                fmt_times(times["plugin"]),
+                fmt_times(times["none"]),
+                f"{fmt_time(median(added))} [{fmt_time(min(added))} to {fmt_time(max(added))}]",
+            ],
+            [
+                "alone (no other plugin)",
+                fmt_times(times["plugin_alone"]),
+                fmt_times(times["none_alone"]),
+                f"{fmt_time(median(added_alone))} [{fmt_time(min(added_alone))} to {fmt_time(max(added_alone))}]",
+            ],
+        ],
+    )
+    sec.add(
+        f"Allowed: {fmt_time(allowed)} (20 ms or 3 % of the run without agentsnap, whichever is larger).",
+        "",
+    )
+    sec.add(
+        f"A whole run of the suite with the inactive plugin imported {len(ours)} agentsnap modules "
+        f"({', '.join(ours) if ours else 'none'}). Of {', '.join(SDK_MODULES)}, imported because of agentsnap: "
+        f"{', '.join(by_us) if by_us else 'none'}; imported without agentsnap too (by other plugins of this environment): "
+        f"{', '.join(by_others) if by_others else 'none'}.",
+        "",
+    )
+    sec.target(
+        "added ≤ 20 ms or ≤ 3 %, whichever is larger (median, as installed)",
+        median(added) <= allowed,
+    )
+    sec.target(
+        "no provider SDK (nor httpx) imported because of agentsnap when the suite imports none",
+        not by_us,
+    )
     sec.headline["startup_added"] = fmt_time(median(added))
     return sec

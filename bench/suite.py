@@ -46,13 +46,19 @@ def make_suite(root: Path) -> Path:
     suite = root / "suite"
     shutil.rmtree(suite, ignore_errors=True)
     (suite / "tests").mkdir(parents=True)
-    (suite / "pyproject.toml").write_text('[tool.pytest.ini_options]\ntestpaths = ["tests"]\n\n[tool.agentsnap]\nsnapshot_dir = "snapshots"\n')
+    (suite / "pyproject.toml").write_text(
+        '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n\n[tool.agentsnap]\nsnapshot_dir = "snapshots"\n'
+    )
     (suite / "tests" / "conftest.py").write_text(_CONFTEST.format(bench=str(BENCH), calls=CALLS))
     for f in range(FILES):
         body = ["from conftest import agent", ""]
         for t in range(PER_FILE):
             no = f * PER_FILE + t
-            body += [f"def test_agent_{t}(client):", f"    assert agent(client, {no}).startswith('The weather')", ""]
+            body += [
+                f"def test_agent_{t}(client):",
+                f"    assert agent(client, {no}).startswith('The weather')",
+                "",
+            ]
         (suite / "tests" / f"test_agents_{f:02d}.py").write_text("\n".join(body))
     return suite
 
@@ -61,7 +67,15 @@ def _env() -> dict[str, str]:
     from startup import clean_env
 
     env = clean_env()
-    for var in ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD"):
+    for var in (
+        "CI",
+        "GITHUB_ACTIONS",
+        "GITLAB_CI",
+        "BUILDKITE",
+        "CIRCLECI",
+        "JENKINS_URL",
+        "TF_BUILD",
+    ):
         env.pop(var, None)  # local rules: the suite's goldens are approved anyway
     return env
 
@@ -71,18 +85,32 @@ _SUMMARY = re.compile(r"(\d+) passed.* in ([\d.]+)s")
 
 def _pytest(suite: Path, args: list[str], env: dict[str, str]) -> tuple[float, float]:
     """(wall seconds, pytest's own reported seconds) of one run; raises unless all passed."""
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *args]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        *args,
+    ]
     t0 = clock()
     done = subprocess.run(cmd, cwd=suite, env=env, capture_output=True, text=True, check=False)
     wall = clock() - t0
     found = _SUMMARY.search(done.stdout)
     if done.returncode != 0 or not found or int(found.group(1)) != FILES * PER_FILE:
-        raise RuntimeError(f"`pytest {' '.join(args)}` failed ({done.returncode}):\n{done.stdout[-2500:]}\n{done.stderr[-1500:]}")
+        raise RuntimeError(
+            f"`pytest {' '.join(args)}` failed ({done.returncode}):\n{done.stdout[-2500:]}\n{done.stderr[-1500:]}"
+        )
     return wall, float(found.group(2))
 
 
 def run(ctx: Ctx) -> Section:
-    sec = Section("6", "Suite scale: 500 snapshot tests (5-call agents) in replay, serial vs `-n 2`")
+    sec = Section(
+        "6", "Suite scale: 500 snapshot tests (5-call agents) in replay, serial vs `-n 2`"
+    )
     missing = have("openai", "httpx2", "xdist")
     if missing:
         sec.skipped = f"needs {', '.join(missing)} (`pip install openai pytest-xdist`)."
@@ -92,7 +120,9 @@ def run(ctx: Ctx) -> Section:
     env = _env()
     n = FILES * PER_FILE
     ctx.log("  row 6: recording the suite's goldens")
-    _pytest(suite, ["--agentsnap-record", "-n", "2", "-W", "ignore::agentsnap.AgentsnapWarning"], env)
+    _pytest(
+        suite, ["--agentsnap-record", "-n", "2", "-W", "ignore::agentsnap.AgentsnapWarning"], env
+    )
     goldens = len(list((suite / "snapshots").glob("*.json")))
     configs = {
         "serial": ["--agentsnap-replay"],
@@ -115,16 +145,37 @@ def run(ctx: Ctx) -> Section:
         return [s for _, s in res[name]]
 
     rows = []
-    labels = {"serial": "agentsnap replay, serial", "xdist": "agentsnap replay, `-n 2`", "floor": "no agentsnap (`-p no:agentsnap`), serial"}
+    labels = {
+        "serial": "agentsnap replay, serial",
+        "xdist": "agentsnap replay, `-n 2`",
+        "floor": "no agentsnap (`-p no:agentsnap`), serial",
+    }
     for name in configs:
-        rows.append([labels[name], fmt_times(wall(name)), f"{n / median(wall(name)):.0f}", fmt_times(inner(name)), f"{n / median(inner(name)):.0f}"])
-    sec.add(f"{goldens} goldens of {CALLS} calls each. {rounds} rounds, the configurations rotating; median [min–max]. "
-            "*wall*: the whole pytest process (interpreter and SDK imports, collection, run); *session*: the time pytest reports.", "")
+        rows.append(
+            [
+                labels[name],
+                fmt_times(wall(name)),
+                f"{n / median(wall(name)):.0f}",
+                fmt_times(inner(name)),
+                f"{n / median(inner(name)):.0f}",
+            ]
+        )
+    sec.add(
+        f"{goldens} goldens of {CALLS} calls each. {rounds} rounds, the configurations rotating; median [min–max]. "
+        "*wall*: the whole pytest process (interpreter and SDK imports, collection, run); *session*: the time pytest reports.",
+        "",
+    )
     sec.table(["run", "wall", "tests/s (wall)", "session", "tests/s (session)"], rows)
     speedup = ratios(wall("serial"), wall("xdist"))
-    sec.add(f"`-n 2` vs serial: {fmt_ratio(speedup, 2)} faster (wall). agentsnap vs no agentsnap, serial: "
-            f"{fmt_ratio(ratios(wall('serial'), wall('floor')), 2)} the wall time.", "")
-    sec.target("≥ 100 snapshot tests per second serial (wall, whole process)", n / median(wall("serial")) >= 100)
+    sec.add(
+        f"`-n 2` vs serial: {fmt_ratio(speedup, 2)} faster (wall). agentsnap vs no agentsnap, serial: "
+        f"{fmt_ratio(ratios(wall('serial'), wall('floor')), 2)} the wall time.",
+        "",
+    )
+    sec.target(
+        "≥ 100 snapshot tests per second serial (wall, whole process)",
+        n / median(wall("serial")) >= 100,
+    )
     sec.target("`-n 2` at least 1.6× faster than serial (wall)", median(speedup) >= 1.6)
     sec.headline["tests_per_s"] = f"{n / median(wall('serial')):.0f}"
     sec.headline["xdist"] = f"{median(speedup):.2f}×"

@@ -33,7 +33,9 @@ TOOLS: list[dict[str, Any]] = [
         "description": "Get the current local time in a time zone.",
         "input_schema": {
             "type": "object",
-            "properties": {"tz": {"type": "string", "description": "IANA time zone, e.g. Europe/Paris"}},
+            "properties": {
+                "tz": {"type": "string", "description": "IANA time zone, e.g. Europe/Paris"}
+            },
             "required": ["tz"],
         },
     },
@@ -50,7 +52,9 @@ def _as_params(content: list[Any]) -> list[dict[str, Any]]:
         if block.type == "text":
             blocks.append({"type": "text", "text": block.text})
         elif block.type == "tool_use":
-            blocks.append({"type": "tool_use", "id": block.id, "name": block.name, "input": block.input})
+            blocks.append(
+                {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+            )
     return blocks
 
 
@@ -58,7 +62,11 @@ def _run_tools(messages: list[dict[str, Any]], content: list[Any]) -> None:
     """Append the assistant turn, then one user turn with a ``tool_result`` per ``tool_use``."""
     messages.append({"role": "assistant", "content": _as_params(content)})
     results = [
-        {"type": "tool_result", "tool_use_id": block.id, "content": PYTHON_TOOLS[block.name](**block.input)}
+        {
+            "type": "tool_result",
+            "tool_use_id": block.id,
+            "content": PYTHON_TOOLS[block.name](**block.input),
+        }
         for block in content
         if block.type == "tool_use"
     ]
@@ -72,7 +80,9 @@ def _text(content: list[Any]) -> str:
 # --------------------------------------------------------------------------- agents
 
 
-def run_agent(client: anthropic.Anthropic, question: str, *, model: str = DEFAULT_MODEL, max_turns: int = 5) -> str:
+def run_agent(
+    client: anthropic.Anthropic, question: str, *, model: str = DEFAULT_MODEL, max_turns: int = 5
+) -> str:
     """Answer ``question``, calling tools as the model asks; returns the final text."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": question}]
     for _ in range(max_turns):
@@ -86,7 +96,11 @@ def run_agent(client: anthropic.Anthropic, question: str, *, model: str = DEFAUL
 
 
 async def arun_agent(
-    aclient: anthropic.AsyncAnthropic, question: str, *, model: str = DEFAULT_MODEL, max_turns: int = 5
+    aclient: anthropic.AsyncAnthropic,
+    question: str,
+    *,
+    model: str = DEFAULT_MODEL,
+    max_turns: int = 5,
 ) -> str:
     """``run_agent`` for ``AsyncAnthropic``."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": question}]
@@ -121,4 +135,8 @@ def run_agent_streaming(
 if __name__ == "__main__":  # pragma: no cover - needs ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL)
     import sys
 
-    print(run_agent(anthropic.Anthropic(), " ".join(sys.argv[1:]) or "What's the weather and time in Paris?"))
+    print(
+        run_agent(
+            anthropic.Anthropic(), " ".join(sys.argv[1:]) or "What's the weather and time in Paris?"
+        )
+    )

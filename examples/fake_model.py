@@ -49,7 +49,9 @@ def respond(body: dict[str, Any]) -> Reply:
 
     city = next((c for c in TIME_ZONES if c.lower() in question.lower()), None)
     if city is None or not body.get("tools"):
-        answer = "Sorry, I can only look up the weather and time for " + " and ".join(TIME_ZONES) + "."
+        answer = (
+            "Sorry, I can only look up the weather and time for " + " and ".join(TIME_ZONES) + "."
+        )
         return _answer(answer, model, stream, prompt_tokens)
     if not results:
         slug = city.lower()
@@ -61,7 +63,9 @@ def respond(body: dict[str, Any]) -> Reply:
         if stream:
             return stream_tool_calls_reply(calls, model=model, include_usage=False, usage=usage)
         return tool_calls_reply(calls, model=model, usage=usage)
-    answer = f"Weather in {city}: {results.get('get_weather')}. Local time: {results.get('get_time')}."
+    answer = (
+        f"Weather in {city}: {results.get('get_weather')}. Local time: {results.get('get_time')}."
+    )
     return _answer(answer, model, stream, prompt_tokens)
 
 
@@ -73,7 +77,9 @@ def _tool_results(messages: list[dict[str, Any]]) -> dict[str, str]:
         if m.get("role") == "assistant"
         for call in m.get("tool_calls") or []
     }
-    return {names.get(m["tool_call_id"], "?"): m["content"] for m in messages if m.get("role") == "tool"}
+    return {
+        names.get(m["tool_call_id"], "?"): m["content"] for m in messages if m.get("role") == "tool"
+    }
 
 
 def _answer(text: str, model: str, stream: bool, prompt_tokens: int) -> Reply:
@@ -118,7 +124,14 @@ def respond_anthropic(body: dict[str, Any]) -> Reply:
     messages = body.get("messages", [])
     model = body.get("model", "claude-sonnet-4-6")
     stream = body.get("stream") is True
-    asked = max((i for i, m in enumerate(messages) if m.get("role") == "user" and _text_of(m.get("content"))), default=-1)
+    asked = max(
+        (
+            i
+            for i, m in enumerate(messages)
+            if m.get("role") == "user" and _text_of(m.get("content"))
+        ),
+        default=-1,
+    )
     question = _text_of(messages[asked].get("content")) if asked >= 0 else ""
     results = _anthropic_tool_results(messages[asked:]) if asked >= 0 else {}
     digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
@@ -126,13 +139,25 @@ def respond_anthropic(body: dict[str, Any]) -> Reply:
 
     city = next((c for c in TIME_ZONES if c.lower() in question.lower()), None)
     if city is None or not body.get("tools"):
-        text = "Sorry, I can only look up the weather and time for " + " and ".join(TIME_ZONES) + "."
+        text = (
+            "Sorry, I can only look up the weather and time for " + " and ".join(TIME_ZONES) + "."
+        )
         blocks: list[dict[str, Any]] = [{"type": "text", "text": text}]
     elif not results:
         slug = city.lower()
         blocks = [
-            {"type": "tool_use", "id": f"toolu_weather_{slug}", "name": "get_weather", "input": {"city": city}},
-            {"type": "tool_use", "id": f"toolu_time_{slug}", "name": "get_time", "input": {"tz": TIME_ZONES[city]}},
+            {
+                "type": "tool_use",
+                "id": f"toolu_weather_{slug}",
+                "name": "get_weather",
+                "input": {"city": city},
+            },
+            {
+                "type": "tool_use",
+                "id": f"toolu_time_{slug}",
+                "name": "get_time",
+                "input": {"tz": TIME_ZONES[city]},
+            },
         ]
     else:
         text = f"Weather in {city}: {results.get('get_weather')}. Local time: {results.get('get_time')}."
@@ -159,7 +184,9 @@ def _text_of(content: Any) -> str:
     """The text of a user turn (a string, or text blocks); tool-result turns have none."""
     if isinstance(content, str):
         return content
-    return "".join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
+    return "".join(
+        b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text"
+    )
 
 
 def _anthropic_tool_results(messages: list[dict[str, Any]]) -> dict[str, str]:
@@ -172,7 +199,9 @@ def _anthropic_tool_results(messages: list[dict[str, Any]]) -> dict[str, str]:
                 names[block["id"]] = block["name"]
             elif block.get("type") == "tool_result":
                 content = block.get("content")
-                results[names.get(block["tool_use_id"], "?")] = content if isinstance(content, str) else _text_of(content)
+                results[names.get(block["tool_use_id"], "?")] = (
+                    content if isinstance(content, str) else _text_of(content)
+                )
     return results
 
 
@@ -182,20 +211,49 @@ def _sse(kind: str, data: dict[str, Any]) -> str:
 
 def _anthropic_events(message: dict[str, Any]) -> list[str]:
     """The Messages API stream for ``message``: text word by word, tool input in JSON pieces."""
-    start = {**message, "content": [], "stop_reason": None, "usage": {**message["usage"], "output_tokens": 1}}
+    start = {
+        **message,
+        "content": [],
+        "stop_reason": None,
+        "usage": {**message["usage"], "output_tokens": 1},
+    }
     events = [_sse("message_start", {"type": "message_start", "message": start})]
     for index, block in enumerate(message["content"]):
         if block["type"] == "text":
             opening: dict[str, Any] = {"type": "text", "text": ""}
-            deltas = [{"type": "text_delta", "text": piece} for piece in re.findall(r"\S+\s*", block["text"])]
+            deltas = [
+                {"type": "text_delta", "text": piece}
+                for piece in re.findall(r"\S+\s*", block["text"])
+            ]
         else:
             opening = {**block, "input": {}}
-            pieces = [p for p in re.split(r"(?<=[:,])", json.dumps(block["input"], separators=(",", ":"))) if p]
+            pieces = [
+                p
+                for p in re.split(r"(?<=[:,])", json.dumps(block["input"], separators=(",", ":")))
+                if p
+            ]
             deltas = [{"type": "input_json_delta", "partial_json": piece} for piece in pieces]
-        events.append(_sse("content_block_start", {"type": "content_block_start", "index": index, "content_block": opening}))
-        events += [_sse("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d}) for d in deltas]
+        events.append(
+            _sse(
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": opening},
+            )
+        )
+        events += [
+            _sse("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d})
+            for d in deltas
+        ]
         events.append(_sse("content_block_stop", {"type": "content_block_stop", "index": index}))
     delta = {"stop_reason": message["stop_reason"], "stop_sequence": None}
-    events.append(_sse("message_delta", {"type": "message_delta", "delta": delta, "usage": {"output_tokens": message["usage"]["output_tokens"]}}))
+    events.append(
+        _sse(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": delta,
+                "usage": {"output_tokens": message["usage"]["output_tokens"]},
+            },
+        )
+    )
     events.append(_sse("message_stop", {"type": "message_stop"}))
     return events

@@ -38,7 +38,9 @@ def build_agent(model: BaseChatModel) -> Any:
         return {"messages": [bound.invoke([SystemMessage(SYSTEM_PROMPT), *state["messages"]])]}
 
     async def acall_model(state: MessagesState) -> dict[str, Any]:
-        return {"messages": [await bound.ainvoke([SystemMessage(SYSTEM_PROMPT), *state["messages"]])]}
+        return {
+            "messages": [await bound.ainvoke([SystemMessage(SYSTEM_PROMPT), *state["messages"]])]
+        }
 
     builder = StateGraph(MessagesState)
     builder.add_node("model", RunnableLambda(call_model, afunc=acall_model))
@@ -74,8 +76,14 @@ async def aask(agent: Any, question: str) -> str:
 
 def stream_answer(agent: Any, question: str) -> Iterator[str]:
     """Yield the final answer's tokens as the model streams them (``stream_mode="messages"``)."""
-    for chunk, metadata in agent.stream({"messages": [HumanMessage(question)]}, stream_mode="messages"):
-        if metadata.get("langgraph_node") == "model" and isinstance(chunk, AIMessageChunk) and text_of(chunk):
+    for chunk, metadata in agent.stream(
+        {"messages": [HumanMessage(question)]}, stream_mode="messages"
+    ):
+        if (
+            metadata.get("langgraph_node") == "model"
+            and isinstance(chunk, AIMessageChunk)
+            and text_of(chunk)
+        ):
             yield text_of(chunk)
 
 
@@ -84,4 +92,9 @@ if __name__ == "__main__":  # pragma: no cover - needs OPENAI_API_KEY (or OPENAI
 
     from langchain_openai import ChatOpenAI
 
-    print(ask(build_agent(ChatOpenAI(model="gpt-4o-mini")), " ".join(sys.argv[1:]) or "What's the weather and time in Paris?"))
+    print(
+        ask(
+            build_agent(ChatOpenAI(model="gpt-4o-mini")),
+            " ".join(sys.argv[1:]) or "What's the weather and time in Paris?",
+        )
+    )

@@ -16,7 +16,9 @@ from typing import Any
 import openai
 
 DEFAULT_MODEL = "gpt-4o-mini"
-SYSTEM_PROMPT = "You are a concise assistant. Use the tools to answer questions about weather and local time."
+SYSTEM_PROMPT = (
+    "You are a concise assistant. Use the tools to answer questions about weather and local time."
+)
 
 # --------------------------------------------------------------------------- tools
 # Deterministic on purpose: canned data, no clock, no network.
@@ -56,7 +58,9 @@ TOOLS: list[dict[str, Any]] = [
             "description": "Get the current local time in a time zone.",
             "parameters": {
                 "type": "object",
-                "properties": {"tz": {"type": "string", "description": "IANA time zone, e.g. Europe/Paris"}},
+                "properties": {
+                    "tz": {"type": "string", "description": "IANA time zone, e.g. Europe/Paris"}
+                },
                 "required": ["tz"],
                 "additionalProperties": False,
             },
@@ -74,7 +78,9 @@ def _start(question: str) -> list[dict[str, Any]]:
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": question}]
 
 
-def _run_tools(messages: list[dict[str, Any]], content: str | None, tool_calls: list[dict[str, Any]]) -> None:
+def _run_tools(
+    messages: list[dict[str, Any]], content: str | None, tool_calls: list[dict[str, Any]]
+) -> None:
     """Append the assistant's tool-call message, then one tool message per call.
 
     ``tool_calls``: ``[{"id", "type": "function", "function": {"name", "arguments"}}]``.
@@ -88,7 +94,11 @@ def _run_tools(messages: list[dict[str, Any]], content: str | None, tool_calls: 
 
 def _as_dicts(tool_calls: list[Any]) -> list[dict[str, Any]]:
     return [
-        {"id": c.id, "type": "function", "function": {"name": c.function.name, "arguments": c.function.arguments}}
+        {
+            "id": c.id,
+            "type": "function",
+            "function": {"name": c.function.name, "arguments": c.function.arguments},
+        }
         for c in tool_calls
     ]
 
@@ -96,7 +106,9 @@ def _as_dicts(tool_calls: list[Any]) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- agents
 
 
-def run_agent(client: openai.OpenAI, question: str, *, model: str = DEFAULT_MODEL, max_turns: int = 5) -> str:
+def run_agent(
+    client: openai.OpenAI, question: str, *, model: str = DEFAULT_MODEL, max_turns: int = 5
+) -> str:
     """Answer ``question``, calling tools as the model asks; returns the final text."""
     messages = _start(question)
     for _ in range(max_turns):
@@ -114,7 +126,9 @@ async def arun_agent(
     """``run_agent`` for ``AsyncOpenAI``."""
     messages = _start(question)
     for _ in range(max_turns):
-        response = await aclient.chat.completions.create(model=model, messages=messages, tools=TOOLS)
+        response = await aclient.chat.completions.create(
+            model=model, messages=messages, tools=TOOLS
+        )
         message = response.choices[0].message
         if not message.tool_calls:
             return message.content or ""
@@ -129,7 +143,11 @@ def run_agent_streaming(
     messages = _start(question)
     for _ in range(max_turns):
         stream = client.chat.completions.create(
-            model=model, messages=messages, tools=TOOLS, stream=True, stream_options={"include_usage": True}
+            model=model,
+            messages=messages,
+            tools=TOOLS,
+            stream=True,
+            stream_options={"include_usage": True},
         )
         text: list[str] = []
         calls: dict[int, dict[str, Any]] = {}  # tool-call index -> call being assembled
@@ -140,7 +158,8 @@ def run_agent_streaming(
                     text.append(delta.content)
                 for part in delta.tool_calls or []:
                     call = calls.setdefault(
-                        part.index, {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+                        part.index,
+                        {"id": "", "type": "function", "function": {"name": "", "arguments": ""}},
                     )
                     call["id"] = part.id or call["id"]
                     if part.function is not None:
@@ -155,4 +174,8 @@ def run_agent_streaming(
 if __name__ == "__main__":  # pragma: no cover - needs OPENAI_API_KEY (or OPENAI_BASE_URL)
     import sys
 
-    print(run_agent(openai.OpenAI(), " ".join(sys.argv[1:]) or "What's the weather and time in Paris?"))
+    print(
+        run_agent(
+            openai.OpenAI(), " ".join(sys.argv[1:]) or "What's the weather and time in Paris?"
+        )
+    )

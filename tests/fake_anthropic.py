@@ -185,7 +185,10 @@ def error_reply(
 ) -> Reply:
     """An API error. ``retry_after`` sets ``retry-after`` (seconds);
     ``should_retry`` sets ``x-should-retry`` (``"true"`` / ``"false"``)."""
-    error = {"type": type or _ERROR_TYPES.get(status, "api_error"), "message": message or f"Fake error {status}."}
+    error = {
+        "type": type or _ERROR_TYPES.get(status, "api_error"),
+        "message": message or f"Fake error {status}.",
+    }
     digest = _digest([status, error])
     request_id = f"req_{digest[:24]}"
     body = {"type": "error", "error": error, "request_id": request_id}
@@ -229,10 +232,12 @@ def _deltas_of(block: dict[str, Any]) -> list[dict[str, Any]]:
     if block["type"] == "text":
         return [{"type": "text_delta", "text": w} for w in _words(block["text"])]
     if block["type"] == "tool_use":
-        return [{"type": "input_json_delta", "partial_json": p} for p in _json_pieces(block["input"])]
+        return [
+            {"type": "input_json_delta", "partial_json": p} for p in _json_pieces(block["input"])
+        ]
     if block["type"] == "thinking":
         pieces = [{"type": "thinking_delta", "thinking": w} for w in _words(block["thinking"])]
-        return pieces + [{"type": "signature_delta", "signature": block["signature"]}]
+        return [*pieces, {"type": "signature_delta", "signature": block["signature"]}]
     return []
 
 
@@ -278,27 +283,60 @@ def stream_reply(
             if index != tool_indices[0]:
                 continue
             for i in tool_indices:
-                events.append(_event("content_block_start", {"type": "content_block_start", "index": i, "content_block": _start_of(blocks[i])}))
+                events.append(
+                    _event(
+                        "content_block_start",
+                        {
+                            "type": "content_block_start",
+                            "index": i,
+                            "content_block": _start_of(blocks[i]),
+                        },
+                    )
+                )
             queues = [[(i, d) for d in _deltas_of(blocks[i])] for i in tool_indices]
             longest = max(len(q) for q in queues)
             for step in range(longest):
                 for queue in queues:
                     if step < len(queue):
                         i, delta = queue[step]
-                        events.append(_event("content_block_delta", {"type": "content_block_delta", "index": i, "delta": delta}))
+                        events.append(
+                            _event(
+                                "content_block_delta",
+                                {"type": "content_block_delta", "index": i, "delta": delta},
+                            )
+                        )
             for i in tool_indices:
-                events.append(_event("content_block_stop", {"type": "content_block_stop", "index": i}))
+                events.append(
+                    _event("content_block_stop", {"type": "content_block_stop", "index": i})
+                )
             continue
-        events.append(_event("content_block_start", {"type": "content_block_start", "index": index, "content_block": _start_of(block)}))
+        events.append(
+            _event(
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": _start_of(block)},
+            )
+        )
         for delta in _deltas_of(block):
-            events.append(_event("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}))
+            events.append(
+                _event(
+                    "content_block_delta",
+                    {"type": "content_block_delta", "index": index, "delta": delta},
+                )
+            )
         events.append(_event("content_block_stop", {"type": "content_block_stop", "index": index}))
 
     if error is not None:
-        events.append(_event("error", {"type": "error", "error": {"type": error[0], "message": error[1]}}))
+        events.append(
+            _event("error", {"type": "error", "error": {"type": error[0], "message": error[1]}})
+        )
     else:
         delta = {"stop_reason": stop_reason or _stop_reason(blocks), "stop_sequence": None}
-        events.append(_event("message_delta", {"type": "message_delta", "delta": delta, "usage": {"output_tokens": usage[1]}}))
+        events.append(
+            _event(
+                "message_delta",
+                {"type": "message_delta", "delta": delta, "usage": {"output_tokens": usage[1]}},
+            )
+        )
         events.append(_event("message_stop", {"type": "message_stop"}))
     return Reply(events=tuple(events), headers=_headers(f"req_{digest[24:48]}", headers))
 

@@ -86,7 +86,11 @@ def v2_chat_reply(
         message["tool_plan"] = tool_plan
     if tool_calls:
         message["tool_calls"] = [
-            {"id": cid, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+            {
+                "id": cid,
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(args)},
+            }
             for cid, name, args in tool_calls
         ]
     if text is not None:
@@ -117,36 +121,75 @@ def v2_stream_reply(
     ``message-end`` (left out with ``end=False``)."""
     mid = _digest([list(pieces), list(tool_calls), list(tool_plan)])[:36]
     events = [
-        _event("message-start", id=mid, delta={"message": {"role": "assistant", "content": [], "tool_plan": "", "tool_calls": [], "citations": []}})
+        _event(
+            "message-start",
+            id=mid,
+            delta={
+                "message": {
+                    "role": "assistant",
+                    "content": [],
+                    "tool_plan": "",
+                    "tool_calls": [],
+                    "citations": [],
+                }
+            },
+        )
     ]
     for piece in tool_plan:
         events.append(_event("tool-plan-delta", delta={"message": {"tool_plan": piece}}))
     for index, (cid, name, args) in enumerate(tool_calls):
         start = {"id": cid, "type": "function", "function": {"name": name, "arguments": ""}}
-        events.append(_event("tool-call-start", index=index, delta={"message": {"tool_calls": start}}))
+        events.append(
+            _event("tool-call-start", index=index, delta={"message": {"tool_calls": start}})
+        )
         text = json.dumps(args)
         cuts = [i + 1 for i, ch in enumerate(text) if ch in ",:"] + [len(text)]
         prev = 0
         for cut in cuts:
             if cut > prev:
-                events.append(_event("tool-call-delta", index=index, delta={"message": {"tool_calls": {"function": {"arguments": text[prev:cut]}}}}))
+                events.append(
+                    _event(
+                        "tool-call-delta",
+                        index=index,
+                        delta={
+                            "message": {"tool_calls": {"function": {"arguments": text[prev:cut]}}}
+                        },
+                    )
+                )
                 prev = cut
         events.append(_event("tool-call-end", index=index))
     if pieces:
-        events.append(_event("content-start", index=0, delta={"message": {"content": {"type": "text", "text": ""}}}))
+        events.append(
+            _event(
+                "content-start",
+                index=0,
+                delta={"message": {"content": {"type": "text", "text": ""}}},
+            )
+        )
         for piece in pieces:
-            events.append(_event("content-delta", index=0, delta={"message": {"content": {"text": piece}}}, logprobs=None))
+            events.append(
+                _event(
+                    "content-delta",
+                    index=0,
+                    delta={"message": {"content": {"text": piece}}},
+                    logprobs=None,
+                )
+            )
         events.append(_event("content-end", index=0))
     if end:
         finish = "TOOL_CALL" if tool_calls else "COMPLETE"
-        events.append(_event("message-end", delta={"finish_reason": finish, "usage": _usage(usage)}))
+        events.append(
+            _event("message-end", delta={"finish_reason": finish, "usage": _usage(usage)})
+        )
     return Reply(events=tuple(events), headers=_trace(events), content_type="text/event-stream")
 
 
 # --------------------------------------------------------------------------- v1
 
 
-def _v1_response(text: str, tool_calls: Sequence[V1Call], usage: tuple[int, int], message: str) -> dict[str, Any]:
+def _v1_response(
+    text: str, tool_calls: Sequence[V1Call], usage: tuple[int, int], message: str
+) -> dict[str, Any]:
     calls = [{"name": name, "parameters": params} for name, params in tool_calls]
     chatbot: dict[str, Any] = {"role": "CHATBOT", "message": text}
     if calls:
@@ -164,7 +207,13 @@ def _v1_response(text: str, tool_calls: Sequence[V1Call], usage: tuple[int, int]
     return body
 
 
-def v1_chat_reply(text: str = "", *, tool_calls: Sequence[V1Call] = (), usage: tuple[int, int] = (10, 5), message: str = "") -> Reply:
+def v1_chat_reply(
+    text: str = "",
+    *,
+    tool_calls: Sequence[V1Call] = (),
+    usage: tuple[int, int] = (10, 5),
+    message: str = "",
+) -> Reply:
     body = _v1_response(text, tool_calls, usage, message)
     return Reply(body=body, headers=_trace(body))
 
@@ -182,26 +231,62 @@ def v1_stream_reply(
     ``,`` / ``:``), a ``tool-calls-generation``, then ``stream-end`` (left out
     with ``end=False``)."""
     full = _v1_response("".join(pieces), tool_calls, usage, message)
-    lines = [{"is_finished": False, "event_type": "stream-start", "generation_id": full["generation_id"]}]
-    lines += [{"is_finished": False, "event_type": "text-generation", "text": piece} for piece in pieces]
+    lines = [
+        {"is_finished": False, "event_type": "stream-start", "generation_id": full["generation_id"]}
+    ]
+    lines += [
+        {"is_finished": False, "event_type": "text-generation", "text": piece} for piece in pieces
+    ]
     for index, (name, params) in enumerate(tool_calls):
-        lines.append({"is_finished": False, "event_type": "tool-calls-chunk", "tool_call_delta": {"index": index, "name": name}})
+        lines.append(
+            {
+                "is_finished": False,
+                "event_type": "tool-calls-chunk",
+                "tool_call_delta": {"index": index, "name": name},
+            }
+        )
         text = json.dumps(params)
         prev = 0
         for cut in [i + 1 for i, ch in enumerate(text) if ch in ",:"] + [len(text)]:
             if cut > prev:
-                lines.append({"is_finished": False, "event_type": "tool-calls-chunk", "tool_call_delta": {"index": index, "parameters": text[prev:cut]}})
+                lines.append(
+                    {
+                        "is_finished": False,
+                        "event_type": "tool-calls-chunk",
+                        "tool_call_delta": {"index": index, "parameters": text[prev:cut]},
+                    }
+                )
                 prev = cut
     if tool_calls:
-        lines.append({"is_finished": False, "event_type": "tool-calls-generation", "text": "", "tool_calls": full["tool_calls"]})
+        lines.append(
+            {
+                "is_finished": False,
+                "event_type": "tool-calls-generation",
+                "text": "",
+                "tool_calls": full["tool_calls"],
+            }
+        )
     if end:
-        lines.append({"is_finished": True, "event_type": "stream-end", "finish_reason": "COMPLETE", "response": full})
+        lines.append(
+            {
+                "is_finished": True,
+                "event_type": "stream-end",
+                "finish_reason": "COMPLETE",
+                "response": full,
+            }
+        )
     events = tuple(json.dumps(line) + "\n" for line in lines)
     return Reply(events=events, headers=_trace(lines), content_type="application/stream+json")
 
 
-def error_reply(status: int = 429, *, message: str | None = None, retry_after: str | None = None) -> Reply:
-    text = message or ("You are using a Trial key, which is limited to 10 API calls / minute." if status == 429 else f"Fake error {status}")
+def error_reply(
+    status: int = 429, *, message: str | None = None, retry_after: str | None = None
+) -> Reply:
+    text = message or (
+        "You are using a Trial key, which is limited to 10 API calls / minute."
+        if status == 429
+        else f"Fake error {status}"
+    )
     body = {"id": _digest([status, text])[:36], "message": text}
     headers = _trace(body) + ((("retry-after", retry_after),) if retry_after is not None else ())
     return Reply(status=status, body=body, headers=headers)

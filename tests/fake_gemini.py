@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from tests.fake_provider import FakeProvider, RecordedRequest, Reply
 
 __all__ = [
-    "FakeGemini",
     "MODEL",
+    "FakeGemini",
     "error_reply",
     "function_call_reply",
     "stream_reply",
@@ -61,7 +62,10 @@ class FakeGemini(FakeProvider):
     routes = (
         ("POST", "/v1/models/*"),
         ("POST", "/v1beta/models/*"),
-        ("POST", "/v1/projects/*"),  # Vertex AI: .../locations/L/publishers/google/models/M:generateContent
+        (
+            "POST",
+            "/v1/projects/*",
+        ),  # Vertex AI: .../locations/L/publishers/google/models/M:generateContent
         ("POST", "/v1beta1/projects/*"),
     )
 
@@ -87,7 +91,9 @@ def _usage(prompt: int, output: int) -> dict:
     }
 
 
-def _response(parts: list, *, finish: str | None, usage: tuple[int, int] | None, model: str, response_id: str) -> dict:
+def _response(
+    parts: list, *, finish: str | None, usage: tuple[int, int] | None, model: str, response_id: str
+) -> dict:
     candidate: dict[str, Any] = {"content": {"parts": parts, "role": "model"}, "index": 0}
     if finish is not None:
         candidate["finishReason"] = finish
@@ -106,20 +112,45 @@ def _call_part(name: str, args: dict, call_id: str | None) -> dict:
     return {"functionCall": call}
 
 
-def text_reply(text: str, *, model: str = MODEL, usage: tuple[int, int] = (8, 4), response_id: str | None = None) -> Reply:
+def text_reply(
+    text: str,
+    *,
+    model: str = MODEL,
+    usage: tuple[int, int] = (8, 4),
+    response_id: str | None = None,
+) -> Reply:
     """A plain answer: one text part, ``finishReason: STOP``."""
-    body = _response([{"text": text}], finish="STOP", usage=usage, model=model, response_id=response_id or _response_id(text))
+    body = _response(
+        [{"text": text}],
+        finish="STOP",
+        usage=usage,
+        model=model,
+        response_id=response_id or _response_id(text),
+    )
     return Reply(body=body)
 
 
 def function_call_reply(
-    calls: Sequence[Call], *, text: str | None = None, model: str = MODEL, usage: tuple[int, int] = (20, 6), response_id: str | None = None
+    calls: Sequence[Call],
+    *,
+    text: str | None = None,
+    model: str = MODEL,
+    usage: tuple[int, int] = (20, 6),
+    response_id: str | None = None,
 ) -> Reply:
     """The model calls functions: ``calls = [("get_weather", {"city": "Paris"}, None), ...]``."""
     parts: list = [{"text": text}] if text else []
     parts += [_call_part(name, args, cid) for name, args, cid in calls]
     seed = json.dumps(calls, sort_keys=True)
-    return Reply(body=_response(parts, finish="STOP", usage=usage, model=model, response_id=response_id or _response_id(seed)))
+    return Reply(
+        body=_response(
+            parts,
+            finish="STOP",
+            usage=usage,
+            model=model,
+            response_id=response_id or _response_id(seed),
+        )
+    )
 
 
 def stream_reply(events: Iterable[dict]) -> Reply:
@@ -144,7 +175,15 @@ def stream_text_reply(
     for n, part in enumerate(parts):
         last = n == len(parts) - 1
         partial_usage = usage if last else (usage[0], 0)
-        events.append(_response(part, finish="STOP" if last else None, usage=partial_usage, model=model, response_id=rid))
+        events.append(
+            _response(
+                part,
+                finish="STOP" if last else None,
+                usage=partial_usage,
+                model=model,
+                response_id=rid,
+            )
+        )
     return stream_reply(events)
 
 

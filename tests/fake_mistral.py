@@ -75,12 +75,20 @@ def _compact(value: Any) -> str:
 
 def _ids(seed: str) -> tuple[tuple[str, str], ...]:
     digest = hashlib.sha256(seed.encode()).hexdigest()
-    return (("mistral-correlation-id", f"corr-{digest[:20]}"), ("x-kong-request-id", f"kong-{digest[20:40]}"))
+    return (
+        ("mistral-correlation-id", f"corr-{digest[:20]}"),
+        ("x-kong-request-id", f"kong-{digest[20:40]}"),
+    )
 
 
 def _tool_calls(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
     return [
-        {"id": cid, "type": "function", "function": {"name": name, "arguments": args}, "index": index}
+        {
+            "id": cid,
+            "type": "function",
+            "function": {"name": name, "arguments": args},
+            "index": index,
+        }
         for index, (cid, name, args) in enumerate(calls)
     ]
 
@@ -97,10 +105,15 @@ def chat_reply(
     """A ``chat.completion`` body, compact JSON. ``finish_reason`` defaults to
     ``"tool_calls"`` when there are tool calls, else ``"stop"``."""
     body = {
-        "id": "cmpl-" + hashlib.sha256(_compact([content, list(tool_calls)]).encode()).hexdigest()[:24],
+        "id": "cmpl-"
+        + hashlib.sha256(_compact([content, list(tool_calls)]).encode()).hexdigest()[:24],
         "object": "chat.completion",
         "model": model,
-        "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)},
+        "usage": {
+            "prompt_tokens": usage[0],
+            "completion_tokens": usage[1],
+            "total_tokens": sum(usage),
+        },
         "created": CREATED,
         "choices": [
             {
@@ -116,7 +129,9 @@ def chat_reply(
         ],
     }
     raw = _compact(body)
-    return RawReply(status=status, raw=raw.encode(), content_type="application/json", headers=_ids(raw))
+    return RawReply(
+        status=status, raw=raw.encode(), content_type="application/json", headers=_ids(raw)
+    )
 
 
 def text_reply(content: str, **kwargs: Any) -> RawReply:
@@ -146,14 +161,22 @@ def stream_reply(
             "object": "chat.completion.chunk",
             "created": CREATED,
             "model": model,
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason if last else None}],
+            "choices": [
+                {"index": 0, "delta": delta, "finish_reason": finish_reason if last else None}
+            ],
         }
         if last and usage is not None:
-            chunk["usage"] = {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)}
+            chunk["usage"] = {
+                "prompt_tokens": usage[0],
+                "completion_tokens": usage[1],
+                "total_tokens": sum(usage),
+            }
         events.append(f"data: {_compact(chunk)}\n\n")
     if done:
         events.append("data: [DONE]\n\n")
-    return Reply(events=tuple(events), headers=_ids(cid), content_type="text/event-stream; charset=utf-8")
+    return Reply(
+        events=tuple(events), headers=_ids(cid), content_type="text/event-stream; charset=utf-8"
+    )
 
 
 def stream_text_reply(pieces: Sequence[str], **kwargs: Any) -> Reply:
@@ -171,7 +194,13 @@ def stream_tool_calls_reply(calls: Sequence[ToolCall], **kwargs: Any) -> Reply:
     return stream_reply(deltas, **kwargs)
 
 
-def error_reply(status: int = 429, *, message: str | None = None, gateway: bool | None = None, retry_after: str | None = None) -> RawReply:
+def error_reply(
+    status: int = 429,
+    *,
+    message: str | None = None,
+    gateway: bool | None = None,
+    retry_after: str | None = None,
+) -> RawReply:
     """An error body as sent for ``status``.
 
     ``gateway`` (default: ``status == 429``): the gateway's indented
@@ -182,13 +211,20 @@ def error_reply(status: int = 429, *, message: str | None = None, gateway: bool 
         gateway = status == 429
     text = message or ("Requests rate limit exceeded" if status == 429 else f"Fake error {status}")
     if gateway:
-        body = {"message": text, "request_id": hashlib.sha256(f"{status}:{text}".encode()).hexdigest()[:32]}
+        body = {
+            "message": text,
+            "request_id": hashlib.sha256(f"{status}:{text}".encode()).hexdigest()[:32],
+        }
         raw = json.dumps(body, indent=2, separators=(",", ":")) + "\n"
     else:
         kind = "invalid_request_error" if status < 500 else "internal_server_error"
-        raw = _compact({"object": "error", "message": text, "type": kind, "param": None, "code": str(status)})
+        raw = _compact(
+            {"object": "error", "message": text, "type": kind, "param": None, "code": str(status)}
+        )
     headers = _ids(raw) + ((("retry-after", retry_after),) if retry_after is not None else ())
-    return RawReply(status=status, raw=raw.encode(), content_type="application/json", headers=headers)
+    return RawReply(
+        status=status, raw=raw.encode(), content_type="application/json", headers=headers
+    )
 
 
 class _RawHandler(_Handler):
@@ -215,7 +251,10 @@ class FakeMistral(FakeProvider):
         self._server = _Server(("127.0.0.1", 0), _RawHandler)
         self._server.fake = self
         self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, name=self.label, daemon=True
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.02},
+            name=self.label,
+            daemon=True,
         )
         self._thread.start()
         return self

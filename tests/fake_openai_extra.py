@@ -74,7 +74,9 @@ def openai_http() -> ModuleType:
         root = cls.__module__.split(".")[0]
         if cls.__name__ == "Client" and root in ("httpx", "httpx2"):
             return importlib.import_module(root)
-    raise RuntimeError(f"openai.DefaultHttpxClient is not an httpx/httpx2 Client: {openai.DefaultHttpxClient.__mro__}")
+    raise RuntimeError(
+        f"openai.DefaultHttpxClient is not an httpx/httpx2 Client: {openai.DefaultHttpxClient.__mro__}"
+    )
 
 
 def openai_version() -> tuple[int, ...]:
@@ -125,7 +127,9 @@ def _forwarded(request: Any, origin: str, http: ModuleType) -> Any:
     target = http.URL(origin)
     url = request.url.copy_with(scheme=target.scheme, host=target.host, port=target.port)
     headers = [(k, v) for k, v in request.headers.multi_items() if k.lower() != "host"]
-    return http.Request(request.method, url, headers=headers, content=request.content, extensions=request.extensions)
+    return http.Request(
+        request.method, url, headers=headers, content=request.content, extensions=request.extensions
+    )
 
 
 def LoopbackTransport(origin: str, http: ModuleType | None = None) -> Any:
@@ -189,7 +193,9 @@ def message_item(text: str, *, id: str = "msg_fake_1") -> dict[str, Any]:
     }
 
 
-def function_call_item(call_id: str, name: str, arguments: dict | str, *, id: str | None = None) -> dict[str, Any]:
+def function_call_item(
+    call_id: str, name: str, arguments: dict | str, *, id: str | None = None
+) -> dict[str, Any]:
     """A ``function_call`` output item; dict arguments are sent as compact JSON."""
     args = arguments if isinstance(arguments, str) else json.dumps(arguments, separators=(",", ":"))
     return {
@@ -296,29 +302,80 @@ def responses_stream_events(
 
     def added(index: int, item: dict[str, Any]) -> None:
         if item["type"] == "message":
-            emit("response.output_item.added", output_index=index, item=dict(item, status="in_progress", content=[]))
+            emit(
+                "response.output_item.added",
+                output_index=index,
+                item=dict(item, status="in_progress", content=[]),
+            )
         else:
-            emit("response.output_item.added", output_index=index, item=dict(item, status="in_progress", arguments=""))
+            emit(
+                "response.output_item.added",
+                output_index=index,
+                item=dict(item, status="in_progress", arguments=""),
+            )
 
     def body_of(index: int, item: dict[str, Any]) -> list[dict[str, Any]]:
         """The delta events of one item (not yet emitted), then its closing events."""
         out: list[dict[str, Any]] = []
         if item["type"] == "message":
             part = item["content"][0]
-            out.append({"type": "response.content_part.added", "item_id": item["id"], "output_index": index, "content_index": 0,
-                        "part": dict(part, text="")})
+            out.append(
+                {
+                    "type": "response.content_part.added",
+                    "item_id": item["id"],
+                    "output_index": index,
+                    "content_index": 0,
+                    "part": dict(part, text=""),
+                }
+            )
             for p in _split(part["text"], piece):
-                out.append({"type": "response.output_text.delta", "item_id": item["id"], "output_index": index, "content_index": 0,
-                            "delta": p, "logprobs": []})
-            out.append({"type": "response.output_text.done", "item_id": item["id"], "output_index": index, "content_index": 0,
-                        "text": part["text"], "logprobs": []})
-            out.append({"type": "response.content_part.done", "item_id": item["id"], "output_index": index, "content_index": 0,
-                         "part": part})
+                out.append(
+                    {
+                        "type": "response.output_text.delta",
+                        "item_id": item["id"],
+                        "output_index": index,
+                        "content_index": 0,
+                        "delta": p,
+                        "logprobs": [],
+                    }
+                )
+            out.append(
+                {
+                    "type": "response.output_text.done",
+                    "item_id": item["id"],
+                    "output_index": index,
+                    "content_index": 0,
+                    "text": part["text"],
+                    "logprobs": [],
+                }
+            )
+            out.append(
+                {
+                    "type": "response.content_part.done",
+                    "item_id": item["id"],
+                    "output_index": index,
+                    "content_index": 0,
+                    "part": part,
+                }
+            )
         else:
             for p in _split(item["arguments"], piece):
-                out.append({"type": "response.function_call_arguments.delta", "item_id": item["id"], "output_index": index, "delta": p})
-            out.append({"type": "response.function_call_arguments.done", "item_id": item["id"], "output_index": index,
-                        "arguments": item["arguments"]})
+                out.append(
+                    {
+                        "type": "response.function_call_arguments.delta",
+                        "item_id": item["id"],
+                        "output_index": index,
+                        "delta": p,
+                    }
+                )
+            out.append(
+                {
+                    "type": "response.function_call_arguments.done",
+                    "item_id": item["id"],
+                    "output_index": index,
+                    "arguments": item["arguments"],
+                }
+            )
         out.append({"type": "response.output_item.done", "output_index": index, "item": item})
         return out
 
@@ -382,8 +439,16 @@ def groq_reply(
     message: dict[str, Any] = {"role": "assistant", "content": content}
     if tool_calls:
         message["tool_calls"] = [
-            {"id": cid, "type": "function",
-             "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args, separators=(",", ":"))}}
+            {
+                "id": cid,
+                "type": "function",
+                "function": {
+                    "name": name,
+                    "arguments": args
+                    if isinstance(args, str)
+                    else json.dumps(args, separators=(",", ":")),
+                },
+            }
             for cid, name, args in tool_calls
         ]
     body = {
@@ -391,7 +456,14 @@ def groq_reply(
         "object": "chat.completion",
         "created": CREATED,
         "model": model,
-        "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": "tool_calls" if tool_calls else "stop"}],
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "logprobs": None,
+                "finish_reason": "tool_calls" if tool_calls else "stop",
+            }
+        ],
         "usage": _groq_usage(usage),
         "usage_breakdown": None,
         "system_fingerprint": FINGERPRINT,
@@ -415,19 +487,47 @@ def groq_stream_reply(
 
     Tool calls are streamed whole, one chunk each (groq sends complete calls).
     """
-    base = {"id": id, "object": "chat.completion.chunk", "created": CREATED, "model": model, "system_fingerprint": FINGERPRINT}
+    base = {
+        "id": id,
+        "object": "chat.completion.chunk",
+        "created": CREATED,
+        "model": model,
+        "system_fingerprint": FINGERPRINT,
+    }
 
     def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:
-        data = {**base, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}], **extra}
+        data = {
+            **base,
+            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+            **extra,
+        }
         return f"data: {json.dumps(data)}\n\n"
 
     events = [chunk({"role": "assistant", "content": ""}, x_groq={"id": "req_groq_2"})]
     events += [chunk({"content": p}) for p in pieces]
     for index, (cid, name, args) in enumerate(tool_calls):
         arguments = args if isinstance(args, str) else json.dumps(args, separators=(",", ":"))
-        events.append(chunk({"tool_calls": [{"index": index, "id": cid, "type": "function",
-                                             "function": {"name": name, "arguments": arguments}}]}))
-    events.append(chunk({}, "tool_calls" if tool_calls else "stop", x_groq={"id": "req_groq_2", "usage": _groq_usage(usage)}))
+        events.append(
+            chunk(
+                {
+                    "tool_calls": [
+                        {
+                            "index": index,
+                            "id": cid,
+                            "type": "function",
+                            "function": {"name": name, "arguments": arguments},
+                        }
+                    ]
+                }
+            )
+        )
+    events.append(
+        chunk(
+            {},
+            "tool_calls" if tool_calls else "stop",
+            x_groq={"id": "req_groq_2", "usage": _groq_usage(usage)},
+        )
+    )
     if done:
         events.append("data: [DONE]\n\n")
     return Reply(events=tuple(events), model=model)
@@ -460,11 +560,25 @@ def openrouter_reply(
     usage: tuple[int, int] = (14, 6),
 ) -> Reply:
     """An OpenRouter ``chat.completion``: the OpenAI shape plus ``provider`` and usage ``cost``."""
-    message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None, "reasoning": None}
+    message: dict[str, Any] = {
+        "role": "assistant",
+        "content": content,
+        "refusal": None,
+        "reasoning": None,
+    }
     if tool_calls:
         message["tool_calls"] = [
-            {"id": cid, "index": i, "type": "function",
-             "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args, separators=(",", ":"))}}
+            {
+                "id": cid,
+                "index": i,
+                "type": "function",
+                "function": {
+                    "name": name,
+                    "arguments": args
+                    if isinstance(args, str)
+                    else json.dumps(args, separators=(",", ":")),
+                },
+            }
             for i, (cid, name, args) in enumerate(tool_calls)
         ]
     body = {
@@ -473,8 +587,15 @@ def openrouter_reply(
         "model": model,
         "object": "chat.completion",
         "created": CREATED,
-        "choices": [{"logprobs": None, "finish_reason": "tool_calls" if tool_calls else "stop",
-                     "native_finish_reason": "tool_calls" if tool_calls else "stop", "index": 0, "message": message}],
+        "choices": [
+            {
+                "logprobs": None,
+                "finish_reason": "tool_calls" if tool_calls else "stop",
+                "native_finish_reason": "tool_calls" if tool_calls else "stop",
+                "index": 0,
+                "message": message,
+            }
+        ],
         "system_fingerprint": FINGERPRINT,
         "usage": _openrouter_usage(usage),
     }
@@ -491,22 +612,75 @@ def openrouter_stream_reply(
 ) -> Reply:
     """An OpenRouter stream: SSE keep-alive comments (``: OPENROUTER PROCESSING``)
     before the chunks, tool-call arguments split in two pieces, a usage chunk, ``[DONE]``."""
-    base = {"id": id, "provider": "OpenAI", "model": model, "object": "chat.completion.chunk", "created": CREATED}
+    base = {
+        "id": id,
+        "provider": "OpenAI",
+        "model": model,
+        "object": "chat.completion.chunk",
+        "created": CREATED,
+    }
 
     def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:
-        data = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "native_finish_reason": finish, "logprobs": None}], **extra}
+        data = {
+            **base,
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": delta,
+                    "finish_reason": finish,
+                    "native_finish_reason": finish,
+                    "logprobs": None,
+                }
+            ],
+            **extra,
+        }
         return f"data: {json.dumps(data)}\n\n"
 
-    events = [": OPENROUTER PROCESSING\n\n", ": OPENROUTER PROCESSING\n\n", chunk({"role": "assistant", "content": ""})]
+    events = [
+        ": OPENROUTER PROCESSING\n\n",
+        ": OPENROUTER PROCESSING\n\n",
+        chunk({"role": "assistant", "content": ""}),
+    ]
     events += [chunk({"role": "assistant", "content": p}) for p in pieces]
     for index, (cid, name, args) in enumerate(tool_calls):
         arguments = args if isinstance(args, str) else json.dumps(args, separators=(",", ":"))
         half = len(arguments) // 2
-        events.append(chunk({"role": "assistant", "content": None, "tool_calls": [
-            {"index": index, "id": cid, "type": "function", "function": {"name": name, "arguments": arguments[:half]}}]}))
-        events.append(chunk({"role": "assistant", "content": None, "tool_calls": [
-            {"index": index, "type": "function", "function": {"arguments": arguments[half:]}}]}))
-    events.append(chunk({"role": "assistant", "content": ""}, "tool_calls" if tool_calls else "stop"))
-    events.append(f"data: {json.dumps({**base, 'choices': [], 'usage': _openrouter_usage(usage)})}\n\n")
+        events.append(
+            chunk(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "index": index,
+                            "id": cid,
+                            "type": "function",
+                            "function": {"name": name, "arguments": arguments[:half]},
+                        }
+                    ],
+                }
+            )
+        )
+        events.append(
+            chunk(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "index": index,
+                            "type": "function",
+                            "function": {"arguments": arguments[half:]},
+                        }
+                    ],
+                }
+            )
+        )
+    events.append(
+        chunk({"role": "assistant", "content": ""}, "tool_calls" if tool_calls else "stop")
+    )
+    events.append(
+        f"data: {json.dumps({**base, 'choices': [], 'usage': _openrouter_usage(usage)})}\n\n"
+    )
     events.append("data: [DONE]\n\n")
     return Reply(events=tuple(events), model=model)

@@ -30,19 +30,21 @@ arrive concurrently in a different order.
 from __future__ import annotations
 
 import collections
+import contextlib
 import hashlib
 import json
 import re
 import socket
 import sys
 import threading
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 __all__ = [
-    "FakeProvider",
     "FakeOpenAI",
+    "FakeProvider",
     "RecordedRequest",
     "Reply",
     "error_reply",
@@ -100,7 +102,11 @@ class Reply:
 
 def _usage(usage: Usage) -> dict:
     prompt, completion = usage
-    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
 
 
 def _arguments(args: dict | str) -> str:
@@ -138,7 +144,9 @@ def _completion(message: dict, finish_reason: str, model: str, usage: Usage) -> 
     body = {
         "object": "chat.completion",
         "model": model,
-        "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason}],
+        "choices": [
+            {"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason}
+        ],
         "usage": _usage(usage),
     }
     return Reply(body=body, model=model)
@@ -159,7 +167,9 @@ def stream_text_reply(
     chunks = [_choice({"role": "assistant", "content": "", "refusal": None})]
     chunks += [_choice({"content": piece}) for piece in pieces]
     chunks.append(_choice({}, "stop"))
-    return Reply(chunks=tuple(chunks), model=model, usage=_usage(usage), include_usage=include_usage)
+    return Reply(
+        chunks=tuple(chunks), model=model, usage=_usage(usage), include_usage=include_usage
+    )
 
 
 def _split_arguments(arguments: str) -> list[str]:
@@ -186,7 +196,12 @@ def stream_tool_calls_reply(
     chunks = [_choice({"role": "assistant", "content": None, "refusal": None})]
     pieces = []
     for index, (cid, name, args) in enumerate(calls):
-        head = {"index": index, "id": cid, "type": "function", "function": {"name": name, "arguments": ""}}
+        head = {
+            "index": index,
+            "id": cid,
+            "type": "function",
+            "function": {"name": name, "arguments": ""},
+        }
         chunks.append(_choice({"tool_calls": [head]}))
         pieces.append([(index, piece) for piece in _split_arguments(_arguments(args))])
     if interleave:
@@ -196,7 +211,9 @@ def stream_tool_calls_reply(
     for index, piece in order:
         chunks.append(_choice({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
     chunks.append(_choice({}, "tool_calls"))
-    return Reply(chunks=tuple(chunks), model=model, usage=_usage(usage), include_usage=include_usage)
+    return Reply(
+        chunks=tuple(chunks), model=model, usage=_usage(usage), include_usage=include_usage
+    )
 
 
 def _round_robin(lists: list[list]) -> Iterable[list]:
@@ -241,7 +258,13 @@ def error_reply(
 
 
 def _internal_error(code: str, message: str) -> Reply:
-    return error_reply(500, retry_after=None, message=f"FakeOpenAI: {message}", type="fake_provider_error", code=code)
+    return error_reply(
+        500,
+        retry_after=None,
+        message=f"FakeOpenAI: {message}",
+        type="fake_provider_error",
+        code=code,
+    )
 
 
 # --------------------------------------------------------------------------- server
@@ -295,7 +318,9 @@ class FakeProvider:
         """Whether this fake serves ``request`` (default: one of ``routes``)."""
         path = request.path.rstrip("/")
         for method, route in self.routes:
-            if request.method == method and (path == route or (route.endswith("*") and path.startswith(route[:-1]))):
+            if request.method == method and (
+                path == route or (route.endswith("*") and path.startswith(route[:-1]))
+            ):
                 return True
         return False
 
@@ -303,13 +328,16 @@ class FakeProvider:
         """Whether the request asked for a streamed reply (default: ``"stream": true`` in the body)."""
         return isinstance(request.body, dict) and request.body.get("stream") is True
 
-    def start(self) -> "FakeProvider":
+    def start(self) -> FakeProvider:
         if self._server is not None:
             return self
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.fake = self
         self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, name="FakeOpenAI", daemon=True
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.02},
+            name="FakeOpenAI",
+            daemon=True,
         )  # a short poll interval keeps stop() (shutdown) fast
         self._thread.start()
         return self
@@ -324,7 +352,7 @@ class FakeProvider:
         if self._thread is not None:
             self._thread.join(timeout=5)
 
-    def __enter__(self) -> "FakeProvider":
+    def __enter__(self) -> FakeProvider:
         return self.start()
 
     def __exit__(self, *exc_info: object) -> None:
@@ -342,13 +370,13 @@ class FakeProvider:
         return f"http://127.0.0.1:{self.port}"
 
     # configuration -----------------------------------------------------------
-    def script(self, *replies: Reply) -> "FakeProvider":
+    def script(self, *replies: Reply) -> FakeProvider:
         """Queue replies, served first-in first-out, one per request."""
         with self._lock:
             self._script.extend(replies)
         return self
 
-    def respond_with(self, responder: Responder | None) -> "FakeProvider":
+    def respond_with(self, responder: Responder | None) -> FakeProvider:
         """Compute replies with ``responder(body) -> Reply`` once the script is empty."""
         with self._lock:
             self._responder = responder
@@ -395,14 +423,18 @@ class FakeProvider:
             msg = f"{self.label} only serves {served}, not {request.method} {request.path}"
             return error_reply(404, retry_after=None, message=msg), key
         if not isinstance(request.body, dict):
-            return error_reply(400, retry_after=None, message=f"{self.label}: request body is not a JSON object"), key
+            return error_reply(
+                400, retry_after=None, message=f"{self.label}: request body is not a JSON object"
+            ), key
         if reply is None and responder is not None:
             try:
                 reply = responder(request.body)
             except Exception as exc:  # surfaced to the client as a 500
                 return _internal_error("responder_failed", f"responder raised {exc!r}"), key
             if not isinstance(reply, Reply):
-                return _internal_error("bad_reply", f"responder returned {type(reply).__name__}, not Reply"), key
+                return _internal_error(
+                    "bad_reply", f"responder returned {type(reply).__name__}, not Reply"
+                ), key
         if reply is None:
             return _internal_error(
                 "script_exhausted",
@@ -413,7 +445,8 @@ class FakeProvider:
         if reply.status < 400 and reply.streaming != wants_stream:
             kind = "streaming" if reply.streaming else "non-streaming"
             return _internal_error(
-                "stream_mismatch", f"reply for request #{count} is {kind} but the request has stream={wants_stream}"
+                "stream_mismatch",
+                f"reply for request #{count} is {kind} but the request has stream={wants_stream}",
             ), key
         return reply, key
 
@@ -457,10 +490,8 @@ class _Server(ThreadingHTTPServer):
         with self._connections_lock:
             conns = list(self._connections)
         for conn in conns:
-            try:
+            with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -527,7 +558,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send_stream(self, reply: Reply, key: str, request_body: dict) -> None:
         if reply.events is not None:
-            self._start(reply.status, reply.content_type or "text/event-stream; charset=utf-8", reply, key)
+            self._start(
+                reply.status, reply.content_type or "text/event-stream; charset=utf-8", reply, key
+            )
             self.send_header("cache-control", "no-cache")
             self.send_header("transfer-encoding", "chunked")
             self.end_headers()
@@ -538,7 +571,11 @@ class _Handler(BaseHTTPRequestHandler):
             return
         options = request_body.get("stream_options") or {}
         with_usage = reply.include_usage or bool(options.get("include_usage"))
-        base = {"id": f"chatcmpl-{key[:24]}", "object": "chat.completion.chunk", "created": _created(key)}
+        base = {
+            "id": f"chatcmpl-{key[:24]}",
+            "object": "chat.completion.chunk",
+            "created": _created(key),
+        }
         base.update(model=reply.model, system_fingerprint=FINGERPRINT)
         self._start(reply.status, "text/event-stream; charset=utf-8", reply, key)
         self.send_header("cache-control", "no-cache")

@@ -32,9 +32,22 @@ class TransportRequest:
 
 
 class TransportResponse:
-    def __init__(self, *, status: int, reason: str, headers: list[tuple[str, str]], http_version: str,
-                 chunks: Iterator[bytes], release: Callable[[bool], Any]) -> None:
-        self.status, self.reason, self.headers, self.http_version = status, reason, headers, http_version
+    def __init__(
+        self,
+        *,
+        status: int,
+        reason: str,
+        headers: list[tuple[str, str]],
+        http_version: str,
+        chunks: Iterator[bytes],
+        release: Callable[[bool], Any],
+    ) -> None:
+        self.status, self.reason, self.headers, self.http_version = (
+            status,
+            reason,
+            headers,
+            http_version,
+        )
         self._chunks, self._release = chunks, release
 
     def header(self, name: str) -> str | None:
@@ -64,25 +77,32 @@ class StdlibTransport:
         parts = urlsplit(request.url)
         sock = socket.create_connection((parts.hostname, parts.port or 80), timeout=10)
         target = parts.path + (f"?{parts.query}" if parts.query else "")
-        head = [f"{request.method} {target} HTTP/1.1", f"Host: {parts.netloc}", f"User-Agent: {self._user_agent}",
-                f"Content-Length: {len(request.body)}", "Connection: close"]
+        head = [
+            f"{request.method} {target} HTTP/1.1",
+            f"Host: {parts.netloc}",
+            f"User-Agent: {self._user_agent}",
+            f"Content-Length: {len(request.body)}",
+            "Connection: close",
+        ]
         head += [f"{k}: {v}" for k, v in request.headers]
         sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + request.body)
         reader = sock.makefile("rb")
         status_line = reader.readline().decode("latin-1").rstrip("\r\n")
         _, code, *reason = status_line.split(" ", 2)
         headers = []
-        while (line := reader.readline().decode("latin-1").rstrip("\r\n")):
+        while line := reader.readline().decode("latin-1").rstrip("\r\n"):
             name, _, value = line.partition(":")
             headers.append((name.strip(), value.strip()))
-        chunked = any(k.lower() == "transfer-encoding" and "chunked" in v.lower() for k, v in headers)
+        chunked = any(
+            k.lower() == "transfer-encoding" and "chunked" in v.lower() for k, v in headers
+        )
 
         def body() -> Iterator[bytes]:
             if not chunked:
-                while (data := reader.read1(4096)):
+                while data := reader.read1(4096):
                     yield data
                 return
-            while (size := int(reader.readline().split(b";")[0].strip() or b"0", 16)):
+            while size := int(reader.readline().split(b";")[0].strip() or b"0", 16):
                 yield reader.read(size)
                 reader.readline()
             reader.readline()
@@ -91,5 +111,11 @@ class StdlibTransport:
             reader.close()
             sock.close()
 
-        return TransportResponse(status=int(code), reason=reason[0] if reason else "", headers=headers,
-                                 http_version="HTTP/1.1", chunks=body(), release=release)
+        return TransportResponse(
+            status=int(code),
+            reason=reason[0] if reason else "",
+            headers=headers,
+            http_version="HTTP/1.1",
+            chunks=body(),
+            release=release,
+        )

@@ -36,40 +36,118 @@ class Case(NamedTuple):
     same: bool
 
 
-PASS_CATEGORIES = ("paraphrase", "markdown", "numformat", "reorder", "polite", "long-para", "json-same", "code-same")
+PASS_CATEGORIES = (
+    "paraphrase",
+    "markdown",
+    "numformat",
+    "reorder",
+    "polite",
+    "long-para",
+    "json-same",
+    "code-same",
+)
 FAIL_CATEGORIES = (
-    "negation", "number", "entity", "role", "long-tail", "step", "conclusion", "claim", "json-changed", "code-changed",
+    "negation",
+    "number",
+    "entity",
+    "role",
+    "long-tail",
+    "step",
+    "conclusion",
+    "claim",
+    "json-changed",
+    "code-changed",
 )
 
 _RAW: dict[str, list[tuple[str, str, str]]] = {
     # ------------------------------------------------------------------ should pass
     "paraphrase": [
-        ("en", "Your flight to Lisbon is booked for Friday morning.", "I've booked your Friday morning flight to Lisbon."),
-        ("en", "The package was delivered to the front desk at 2 pm.", "At 2 pm the package was dropped off at the front desk."),
-        ("en", "I could not find any invoices from Acme in March.", "There are no Acme invoices from March in the system."),
-        ("en", "The deployment finished successfully and all health checks are green.", "All health checks are green; the deployment completed successfully."),
-        ("en", "You have 3 unread messages from Priya.", "Priya sent you three messages you haven't read yet."),
-        ("en", "The meeting with the design team has been moved to Thursday.", "I moved the design team meeting to Thursday."),
-        ("en", "It will be sunny in Madrid tomorrow with a high of 31°C.", "Tomorrow Madrid can expect sunshine and temperatures up to 31°C."),
-        ("de", "Ihre Bestellung wurde heute versandt und kommt am Freitag an.", "Die Bestellung ging heute raus; sie wird am Freitag geliefert."),
+        (
+            "en",
+            "Your flight to Lisbon is booked for Friday morning.",
+            "I've booked your Friday morning flight to Lisbon.",
+        ),
+        (
+            "en",
+            "The package was delivered to the front desk at 2 pm.",
+            "At 2 pm the package was dropped off at the front desk.",
+        ),
+        (
+            "en",
+            "I could not find any invoices from Acme in March.",
+            "There are no Acme invoices from March in the system.",
+        ),
+        (
+            "en",
+            "The deployment finished successfully and all health checks are green.",
+            "All health checks are green; the deployment completed successfully.",
+        ),
+        (
+            "en",
+            "You have 3 unread messages from Priya.",
+            "Priya sent you three messages you haven't read yet.",
+        ),
+        (
+            "en",
+            "The meeting with the design team has been moved to Thursday.",
+            "I moved the design team meeting to Thursday.",
+        ),
+        (
+            "en",
+            "It will be sunny in Madrid tomorrow with a high of 31°C.",
+            "Tomorrow Madrid can expect sunshine and temperatures up to 31°C.",
+        ),
+        (
+            "de",
+            "Ihre Bestellung wurde heute versandt und kommt am Freitag an.",
+            "Die Bestellung ging heute raus; sie wird am Freitag geliefert.",
+        ),
         ("de", "Der Server ist wieder erreichbar.", "Der Server antwortet wieder."),
-        ("fr", "Votre rendez-vous chez le dentiste est confirmé pour mardi.", "J'ai confirmé votre rendez-vous chez le dentiste mardi."),
+        (
+            "fr",
+            "Votre rendez-vous chez le dentiste est confirmé pour mardi.",
+            "J'ai confirmé votre rendez-vous chez le dentiste mardi.",
+        ),
         ("fr", "Le fichier a été envoyé à Claire.", "J'ai envoyé le fichier à Claire."),
         ("ja", "会議は木曜日の15時からです。", "木曜日の15時から会議が始まります。"),
-        ("en", "The cheapest option is the 7:05 bus, which costs $12.", "At $12, the 7:05 bus is your cheapest choice."),
+        (
+            "en",
+            "The cheapest option is the 7:05 bus, which costs $12.",
+            "At $12, the 7:05 bus is your cheapest choice.",
+        ),
         ("en", "No errors were found in the log file.", "The log file contains no errors."),
     ],
     "markdown": [
         ("en", "The build passed. Coverage is 87%.", "**The build passed.**\n\nCoverage is 87%."),
-        ("en", "Steps: install the package, then run the tests.", "Steps:\n\n- install the package\n- then run the tests"),
-        ("en", "## Summary\nThe migration moved 1,200 rows.", "Summary: the migration moved 1,200 rows."),
-        ("en", "Use the `--force` flag to overwrite the file.", "Use the --force flag to overwrite the file."),
-        ("en", "| Region | Status |\n|---|---|\n| eu-west-1 | healthy |", "Region eu-west-1: healthy"),
+        (
+            "en",
+            "Steps: install the package, then run the tests.",
+            "Steps:\n\n- install the package\n- then run the tests",
+        ),
+        (
+            "en",
+            "## Summary\nThe migration moved 1,200 rows.",
+            "Summary: the migration moved 1,200 rows.",
+        ),
+        (
+            "en",
+            "Use the `--force` flag to overwrite the file.",
+            "Use the --force flag to overwrite the file.",
+        ),
+        (
+            "en",
+            "| Region | Status |\n|---|---|\n| eu-west-1 | healthy |",
+            "Region eu-west-1: healthy",
+        ),
         ("de", "Ergebnis: **3 Tickets** sind offen.", "Ergebnis: 3 Tickets sind offen."),
         ("fr", "> Le paiement a été reçu.", "Le paiement a été reçu."),
         ("ja", "**注意:** 明日の会議は10時からです。", "注意: 明日の会議は10時からです。"),
         ("en", "Your order #4412 has shipped.", "Your order #4412 has shipped!\n"),
-        ("en", "See the [status page](https://status.example.com) for updates.", "See the status page (https://status.example.com) for updates."),
+        (
+            "en",
+            "See the [status page](https://status.example.com) for updates.",
+            "See the status page (https://status.example.com) for updates.",
+        ),
         ("en", "*Note:* the API key expires in 30 days.", "Note: the API key expires in 30 days."),
         ("en", "1) Open Settings\n2) Click Billing", "1. Open Settings\n2. Click Billing"),
     ],
@@ -91,29 +169,81 @@ _RAW: dict[str, list[tuple[str, str, str]]] = {
     ],
     "reorder": [
         ("en", "- milk\n- eggs\n- bread", "- bread\n- milk\n- eggs"),
-        ("en", "Supported formats: CSV, JSON and Parquet.", "Supported formats: JSON, Parquet and CSV."),
+        (
+            "en",
+            "Supported formats: CSV, JSON and Parquet.",
+            "Supported formats: JSON, Parquet and CSV.",
+        ),
         ("en", "Attendees:\n- Maria\n- Tom\n- Keiko", "Attendees:\n- Keiko\n- Maria\n- Tom"),
         ("de", "Verfügbare Farben: Rot, Blau und Grün.", "Verfügbare Farben: Grün, Rot und Blau."),
         ("fr", "Ingrédients : farine, sucre, beurre.", "Ingrédients : beurre, farine, sucre."),
-        ("en", "The failing tests are test_login, test_logout and test_signup.", "The failing tests are test_signup, test_login and test_logout."),
+        (
+            "en",
+            "The failing tests are test_login, test_logout and test_signup.",
+            "The failing tests are test_signup, test_login and test_logout.",
+        ),
         ("ja", "- りんご\n- みかん\n- ぶどう", "- ぶどう\n- りんご\n- みかん"),
         ("en", "Open ports: 22, 80, 443.", "Open ports: 443, 22, 80."),
-        ("en", "Regions with errors:\n* us-east-1\n* ap-south-1", "Regions with errors:\n* ap-south-1\n* us-east-1"),
+        (
+            "en",
+            "Regions with errors:\n* us-east-1\n* ap-south-1",
+            "Regions with errors:\n* ap-south-1\n* us-east-1",
+        ),
         ("en", "I checked the inbox and the calendar.", "I checked the calendar and the inbox."),
     ],
     "polite": [
-        ("en", "Your refund of $25 was processed.", "Sure! I've processed your refund of $25. Let me know if there's anything else I can help with."),
-        ("en", "The meeting is at 3 pm.", "Thanks for asking! The meeting is at 3 pm. Have a great day!"),
-        ("en", "Password reset link sent.", "No problem at all — I've sent you a password reset link. I hope this helps!"),
-        ("en", "The invoice is attached.", "Hello! Please find the invoice attached. Feel free to reach out if you have any questions."),
-        ("de", "Ihr Termin ist am Montag um 9 Uhr.", "Gerne! Ihr Termin ist am Montag um 9 Uhr. Bei Fragen melden Sie sich jederzeit."),
-        ("fr", "La commande a été annulée.", "Bien sûr ! La commande a été annulée. N'hésitez pas si vous avez besoin d'autre chose."),
-        ("ja", "注文はキャンセルされました。", "かしこまりました。注文はキャンセルされました。ご不明な点があればお気軽にお問い合わせください。"),
-        ("en", "Done. The file was renamed to report.pdf.", "All done! I renamed the file to report.pdf for you. Let me know if you'd like anything else."),
+        (
+            "en",
+            "Your refund of $25 was processed.",
+            "Sure! I've processed your refund of $25. Let me know if there's anything else I can help with.",
+        ),
+        (
+            "en",
+            "The meeting is at 3 pm.",
+            "Thanks for asking! The meeting is at 3 pm. Have a great day!",
+        ),
+        (
+            "en",
+            "Password reset link sent.",
+            "No problem at all — I've sent you a password reset link. I hope this helps!",
+        ),
+        (
+            "en",
+            "The invoice is attached.",
+            "Hello! Please find the invoice attached. Feel free to reach out if you have any questions.",
+        ),
+        (
+            "de",
+            "Ihr Termin ist am Montag um 9 Uhr.",
+            "Gerne! Ihr Termin ist am Montag um 9 Uhr. Bei Fragen melden Sie sich jederzeit.",
+        ),
+        (
+            "fr",
+            "La commande a été annulée.",
+            "Bien sûr ! La commande a été annulée. N'hésitez pas si vous avez besoin d'autre chose.",
+        ),
+        (
+            "ja",
+            "注文はキャンセルされました。",
+            "かしこまりました。注文はキャンセルされました。ご不明な点があればお気軽にお問い合わせください。",
+        ),
+        (
+            "en",
+            "Done. The file was renamed to report.pdf.",
+            "All done! I renamed the file to report.pdf for you. Let me know if you'd like anything else.",
+        ),
         ("en", "The store opens at 9.", "Great question! The store opens at 9. I hope that helps."),
-        ("en", "Your booking is confirmed.", "Good news: your booking is confirmed! If you have any other questions, just let me know."),
+        (
+            "en",
+            "Your booking is confirmed.",
+            "Good news: your booking is confirmed! If you have any other questions, just let me know.",
+        ),
         ("de", "Das Paket kommt morgen.", "Hallo! Das Paket kommt morgen. Ich hoffe, das hilft."),
-        ("en", "The API is down for maintenance until 6 pm.", "Sorry for the inconvenience! The API is down for maintenance until 6 pm."),
+        (
+            "en",
+            "The API is down for maintenance until 6 pm.",
+            "Sorry for the inconvenience! The API is down for maintenance until 6 pm.",
+        ),
     ],
     "json-same": [
         ("en", '{"city": "Paris", "temp_c": 18}', '{"temp_c": 18, "city": "Paris"}'),
@@ -123,17 +253,37 @@ _RAW: dict[str, list[tuple[str, str, str]]] = {
         ("en", '{"name": "Ada", "role": "admin"}', '{"role": "admin", "name": "Ada"}'),
     ],
     "code-same": [
-        ("en", "Run `pip install requests` and then `python app.py`.", "First run `pip install requests`, then start it with `python app.py`."),
-        ("en", "The bug is in utils.py: the loop never ends.", "The loop in utils.py never terminates; that's the bug."),
+        (
+            "en",
+            "Run `pip install requests` and then `python app.py`.",
+            "First run `pip install requests`, then start it with `python app.py`.",
+        ),
+        (
+            "en",
+            "The bug is in utils.py: the loop never ends.",
+            "The loop in utils.py never terminates; that's the bug.",
+        ),
         ("en", "Add `timeout=30` to the request call.", "Pass `timeout=30` to the request call."),
-        ("en", "The function parse_date returns None for empty strings.", "For an empty string, parse_date returns None."),
-        ("en", "Set DEBUG to false in settings.py before deploying.", "Before you deploy, set DEBUG to false in settings.py."),
+        (
+            "en",
+            "The function parse_date returns None for empty strings.",
+            "For an empty string, parse_date returns None.",
+        ),
+        (
+            "en",
+            "Set DEBUG to false in settings.py before deploying.",
+            "Before you deploy, set DEBUG to false in settings.py.",
+        ),
     ],
     # ------------------------------------------------------------------ should fail
     "negation": [
         ("en", "The user has admin rights.", "The user does not have admin rights."),
         ("en", "The build passed.", "The build failed."),
-        ("en", "Two-factor authentication is enabled for your account.", "Two-factor authentication is disabled for your account."),
+        (
+            "en",
+            "Two-factor authentication is enabled for your account.",
+            "Two-factor authentication is disabled for your account.",
+        ),
         ("en", "The store is open on Sundays.", "The store is closed on Sundays."),
         ("en", "Yes, you can cancel for free.", "No, you cannot cancel for free."),
         ("en", "The coupon is valid until Friday.", "The coupon is invalid."),
@@ -144,12 +294,20 @@ _RAW: dict[str, list[tuple[str, str, str]]] = {
         ("ja", "在庫があります。", "在庫がありません。"),
         ("en", "The request was approved by finance.", "The request was rejected by finance."),
         ("en", "Refunds are allowed within 30 days.", "Refunds are not allowed within 30 days."),
-        ("en", "I found the file on the shared drive.", "I couldn't find the file on the shared drive."),
+        (
+            "en",
+            "I found the file on the shared drive.",
+            "I couldn't find the file on the shared drive.",
+        ),
     ],
     "number": [
         ("en", "The train arrives at 10:30.", "The train arrives at 11:30."),
         ("en", "The total comes to $40.", "The total comes to $400."),
-        ("en", "Upgrade to version 2.3.1 to fix the issue.", "Upgrade to version 2.3.2 to fix the issue."),
+        (
+            "en",
+            "Upgrade to version 2.3.1 to fix the issue.",
+            "Upgrade to version 2.3.2 to fix the issue.",
+        ),
         ("en", "The meeting is on Thursday at 3 pm.", "The meeting is on Thursday at 5 pm."),
         ("en", "You have 3 unread messages.", "You have 4 unread messages."),
         ("en", "Your flight departs on March 3.", "Your flight departs on March 4."),
@@ -170,50 +328,162 @@ _RAW: dict[str, list[tuple[str, str, str]]] = {
         ("de", "Das Paket geht nach Berlin.", "Das Paket geht nach München."),
         ("fr", "Le colis est parti pour Marseille.", "Le colis est parti pour Bordeaux."),
         ("ja", "会議室はAです。", "会議室はBです。"),
-        ("en", "The PR was merged into the main branch by GitHub Actions.", "The PR was merged into the release branch by GitHub Actions."),
+        (
+            "en",
+            "The PR was merged into the main branch by GitHub Actions.",
+            "The PR was merged into the release branch by GitHub Actions.",
+        ),
         ("en", "Contact support@acme.com for help.", "Contact billing@acme.com for help."),
-        ("en", "The ticket is assigned to the Payments team.", "The ticket is assigned to the Identity team."),
+        (
+            "en",
+            "The ticket is assigned to the Payments team.",
+            "The ticket is assigned to the Identity team.",
+        ),
     ],
     "role": [
         ("en", "Alice owes Bob $50.", "Bob owes Alice $50."),
-        ("en", "The client calls the server every minute.", "The server calls the client every minute."),
+        (
+            "en",
+            "The client calls the server every minute.",
+            "The server calls the client every minute.",
+        ),
         ("en", "Acme acquired Globex last year.", "Globex acquired Acme last year."),
-        ("en", "The frontend depends on the auth service.", "The auth service depends on the frontend."),
+        (
+            "en",
+            "The frontend depends on the auth service.",
+            "The auth service depends on the frontend.",
+        ),
         ("de", "Anna überweist Jonas 20 Euro.", "Jonas überweist Anna 20 Euro."),
         ("fr", "Paul a remboursé Julie.", "Julie a remboursé Paul."),
-        ("en", "The tenant pays the landlord on the first of each month.", "The landlord pays the tenant on the first of each month."),
+        (
+            "en",
+            "The tenant pays the landlord on the first of each month.",
+            "The landlord pays the tenant on the first of each month.",
+        ),
         ("en", "Service A sends events to service B.", "Service B sends events to service A."),
     ],
     "step": [
-        ("en", "1. Stop the service\n2. Delete the cache folder\n3. Start the service", "1. Stop the service\n2. Start the service"),
-        ("en", "To reset the router: unplug it, wait 30 seconds, plug it back in.\n- Unplug the router\n- Wait 30 seconds\n- Plug it back in", "- Unplug the router\n- Plug it back in"),
-        ("en", "First, back up the database. Then run the migration. Finally, restart the app.", "First, run the migration. Finally, restart the app."),
-        ("en", "- Create a virtual environment\n- Install the dependencies\n- Run the tests", "- Create a virtual environment\n- Run the tests"),
-        ("de", "1. Gerät ausschalten\n2. Akku entfernen\n3. Gerät einschalten", "1. Gerät ausschalten\n2. Gerät einschalten"),
-        ("fr", "1. Ouvrez les paramètres\n2. Choisissez Sécurité\n3. Activez la double authentification", "1. Ouvrez les paramètres\n2. Activez la double authentification"),
-        ("ja", "1. アプリを閉じる\n2. キャッシュを削除する\n3. アプリを再起動する", "1. アプリを閉じる\n2. アプリを再起動する"),
-        ("en", "Step 1: log in. Step 2: open Billing. Step 3: download the invoice.", "Step 1: log in. Step 3: download the invoice."),
-        ("en", "1. Pull the latest code\n2. Run the linter\n3. Run the test suite\n4. Open a pull request", "1. Pull the latest code\n2. Run the test suite\n3. Open a pull request"),
+        (
+            "en",
+            "1. Stop the service\n2. Delete the cache folder\n3. Start the service",
+            "1. Stop the service\n2. Start the service",
+        ),
+        (
+            "en",
+            "To reset the router: unplug it, wait 30 seconds, plug it back in.\n- Unplug the router\n- Wait 30 seconds\n- Plug it back in",
+            "- Unplug the router\n- Plug it back in",
+        ),
+        (
+            "en",
+            "First, back up the database. Then run the migration. Finally, restart the app.",
+            "First, run the migration. Finally, restart the app.",
+        ),
+        (
+            "en",
+            "- Create a virtual environment\n- Install the dependencies\n- Run the tests",
+            "- Create a virtual environment\n- Run the tests",
+        ),
+        (
+            "de",
+            "1. Gerät ausschalten\n2. Akku entfernen\n3. Gerät einschalten",
+            "1. Gerät ausschalten\n2. Gerät einschalten",
+        ),
+        (
+            "fr",
+            "1. Ouvrez les paramètres\n2. Choisissez Sécurité\n3. Activez la double authentification",
+            "1. Ouvrez les paramètres\n2. Activez la double authentification",
+        ),
+        (
+            "ja",
+            "1. アプリを閉じる\n2. キャッシュを削除する\n3. アプリを再起動する",
+            "1. アプリを閉じる\n2. アプリを再起動する",
+        ),
+        (
+            "en",
+            "Step 1: log in. Step 2: open Billing. Step 3: download the invoice.",
+            "Step 1: log in. Step 3: download the invoice.",
+        ),
+        (
+            "en",
+            "1. Pull the latest code\n2. Run the linter\n3. Run the test suite\n4. Open a pull request",
+            "1. Pull the latest code\n2. Run the test suite\n3. Open a pull request",
+        ),
     ],
     "conclusion": [
-        ("en", "Both plans include support, so the annual plan is the better deal.", "Both plans include support, so the monthly plan is the better deal."),
-        ("en", "Given the logs, the outage was caused by the database.", "Given the logs, the outage was caused by the load balancer."),
-        ("en", "The candidate meets all requirements; I recommend hiring her.", "The candidate meets all requirements; I recommend not hiring her."),
-        ("en", "Overall, the safest choice is to wait for the patch.", "Overall, the safest choice is to upgrade right away."),
-        ("de", "Fazit: Das Angebot von Firma X ist günstiger.", "Fazit: Das Angebot von Firma Y ist günstiger."),
-        ("fr", "En conclusion, le train est plus rapide que l'avion.", "En conclusion, l'avion est plus rapide que le train."),
-        ("en", "The test results suggest the new model is more accurate.", "The test results suggest the new model is less accurate."),
+        (
+            "en",
+            "Both plans include support, so the annual plan is the better deal.",
+            "Both plans include support, so the monthly plan is the better deal.",
+        ),
+        (
+            "en",
+            "Given the logs, the outage was caused by the database.",
+            "Given the logs, the outage was caused by the load balancer.",
+        ),
+        (
+            "en",
+            "The candidate meets all requirements; I recommend hiring her.",
+            "The candidate meets all requirements; I recommend not hiring her.",
+        ),
+        (
+            "en",
+            "Overall, the safest choice is to wait for the patch.",
+            "Overall, the safest choice is to upgrade right away.",
+        ),
+        (
+            "de",
+            "Fazit: Das Angebot von Firma X ist günstiger.",
+            "Fazit: Das Angebot von Firma Y ist günstiger.",
+        ),
+        (
+            "fr",
+            "En conclusion, le train est plus rapide que l'avion.",
+            "En conclusion, l'avion est plus rapide que le train.",
+        ),
+        (
+            "en",
+            "The test results suggest the new model is more accurate.",
+            "The test results suggest the new model is less accurate.",
+        ),
         ("en", "So the answer to your question is yes.", "So the answer to your question is no."),
     ],
     "claim": [
-        ("en", "The meeting is at 3 pm in room 4.", "The meeting is at 3 pm in room 4. Lunch will be provided for all attendees."),
+        (
+            "en",
+            "The meeting is at 3 pm in room 4.",
+            "The meeting is at 3 pm in room 4. Lunch will be provided for all attendees.",
+        ),
         ("en", "Your order has shipped.", "Your order has shipped and includes a free gift card."),
-        ("en", "The refund was processed.", "The refund was processed. You will also receive a 10% discount on your next order."),
-        ("en", "The migration finished without errors.", "The migration finished without errors. It also deleted the old backup tables."),
-        ("en", "The hotel has free Wi-Fi.", "The hotel has free Wi-Fi and a rooftop swimming pool open all year."),
-        ("de", "Die Rechnung wurde bezahlt.", "Die Rechnung wurde bezahlt. Außerdem wurde Ihr Konto auf Premium hochgestuft."),
-        ("fr", "Votre réservation est confirmée.", "Votre réservation est confirmée. Le petit-déjeuner est offert chaque matin."),
-        ("en", "The library supports Python 3.10.", "The library supports Python 3.10 and ships native wheels for Windows ARM."),
+        (
+            "en",
+            "The refund was processed.",
+            "The refund was processed. You will also receive a 10% discount on your next order.",
+        ),
+        (
+            "en",
+            "The migration finished without errors.",
+            "The migration finished without errors. It also deleted the old backup tables.",
+        ),
+        (
+            "en",
+            "The hotel has free Wi-Fi.",
+            "The hotel has free Wi-Fi and a rooftop swimming pool open all year.",
+        ),
+        (
+            "de",
+            "Die Rechnung wurde bezahlt.",
+            "Die Rechnung wurde bezahlt. Außerdem wurde Ihr Konto auf Premium hochgestuft.",
+        ),
+        (
+            "fr",
+            "Votre réservation est confirmée.",
+            "Votre réservation est confirmée. Le petit-déjeuner est offert chaque matin.",
+        ),
+        (
+            "en",
+            "The library supports Python 3.10.",
+            "The library supports Python 3.10 and ships native wheels for Windows ARM.",
+        ),
         ("ja", "荷物は明日届きます。", "荷物は明日届きます。送料は無料になりました。"),
     ],
     "json-changed": [
@@ -224,10 +494,22 @@ _RAW: dict[str, list[tuple[str, str, str]]] = {
         ("en", '{"region": "eu-west-1"}', '{"region": "eu-central-1"}'),
     ],
     "code-changed": [
-        ("en", "Run `pip install requests` and then `python app.py`.", "Run `pip install httpx` and then `python app.py`."),
-        ("en", "The bug is in utils.py: the loop never ends.", "The bug is in models.py: the loop never ends."),
+        (
+            "en",
+            "Run `pip install requests` and then `python app.py`.",
+            "Run `pip install httpx` and then `python app.py`.",
+        ),
+        (
+            "en",
+            "The bug is in utils.py: the loop never ends.",
+            "The bug is in models.py: the loop never ends.",
+        ),
         ("en", "Add `timeout=30` to the request call.", "Add `timeout=300` to the request call."),
-        ("en", "Set DEBUG to false in settings.py before deploying.", "Set DEBUG to true in settings.py before deploying."),
+        (
+            "en",
+            "Set DEBUG to false in settings.py before deploying.",
+            "Set DEBUG to true in settings.py before deploying.",
+        ),
         ("en", "Call `save()` before `close()`.", "Call `close()` before `save()`."),
     ],
 }
@@ -398,7 +680,13 @@ def _long(base: list[str], changes: dict[int, str], keys: list[int], extra: list
         out[key] = changes[key]
     out = out[:2] + extra + out[2:]
     third = len(out) // 3
-    return " ".join(out[:third]) + "\n\n" + " ".join(out[third : 2 * third]) + "\n\n" + " ".join(out[2 * third :])
+    return (
+        " ".join(out[:third])
+        + "\n\n"
+        + " ".join(out[third : 2 * third])
+        + "\n\n"
+        + " ".join(out[2 * third :])
+    )
 
 
 def _long_cases() -> dict[str, list[tuple[str, str, str]]]:
@@ -441,16 +729,44 @@ DEV: tuple[Case, ...] = tuple(c for c in CASES if c not in HELDOUT)
 #: held-out set, scored once as it stands (tests/test_semantic_devset.py reports it)
 _FRESH: dict[str, list[tuple[str, str, str]]] = {
     "paraphrase": [
-        ("en", "The backup completed at midnight and took 12 minutes.", "It took 12 minutes to finish the backup, which completed at midnight."),
-        ("en", "Your subscription renews on the 1st of every month.", "Every month on the 1st, your subscription is renewed."),
-        ("de", "Der Techniker kommt am Donnerstag zwischen 8 und 12 Uhr.", "Am Donnerstag kommt der Techniker zwischen 8 und 12 Uhr vorbei."),
-        ("fr", "Le colis sera livré demain avant midi.", "Demain, avant midi, le colis vous sera livré."),
+        (
+            "en",
+            "The backup completed at midnight and took 12 minutes.",
+            "It took 12 minutes to finish the backup, which completed at midnight.",
+        ),
+        (
+            "en",
+            "Your subscription renews on the 1st of every month.",
+            "Every month on the 1st, your subscription is renewed.",
+        ),
+        (
+            "de",
+            "Der Techniker kommt am Donnerstag zwischen 8 und 12 Uhr.",
+            "Am Donnerstag kommt der Techniker zwischen 8 und 12 Uhr vorbei.",
+        ),
+        (
+            "fr",
+            "Le colis sera livré demain avant midi.",
+            "Demain, avant midi, le colis vous sera livré.",
+        ),
         ("ja", "明日の天気は晴れです。", "明日は晴れの予報です。"),
     ],
     "polite": [
-        ("en", "The room is booked for 4 people.", "Happy to help! I've booked the room for 4 people. Let me know if you need anything else."),
-        ("fr", "Le remboursement a été effectué.", "Merci pour votre patience ! Le remboursement a été effectué."),
-        ("en", "Order 5521 was cancelled.", "Of course — order 5521 was cancelled. Have a nice day!"),
+        (
+            "en",
+            "The room is booked for 4 people.",
+            "Happy to help! I've booked the room for 4 people. Let me know if you need anything else.",
+        ),
+        (
+            "fr",
+            "Le remboursement a été effectué.",
+            "Merci pour votre patience ! Le remboursement a été effectué.",
+        ),
+        (
+            "en",
+            "Order 5521 was cancelled.",
+            "Of course — order 5521 was cancelled. Have a nice day!",
+        ),
     ],
     "numformat": [
         ("en", "Revenue was $2,500,000 last quarter.", "Revenue was $2500000 last quarter."),
@@ -458,8 +774,16 @@ _FRESH: dict[str, list[tuple[str, str, str]]] = {
         ("de", "Das Paket wiegt 2,5 kg.", "Das Paket wiegt 2.5 kg."),
     ],
     "reorder": [
-        ("en", "Packing list:\n- passport\n- charger\n- sunscreen", "Packing list:\n- sunscreen\n- passport\n- charger"),
-        ("en", "The report covers Germany, France and Spain.", "The report covers Spain, Germany and France."),
+        (
+            "en",
+            "Packing list:\n- passport\n- charger\n- sunscreen",
+            "Packing list:\n- sunscreen\n- passport\n- charger",
+        ),
+        (
+            "en",
+            "The report covers Germany, France and Spain.",
+            "The report covers Spain, Germany and France.",
+        ),
     ],
     "markdown": [
         ("en", "# Result\n\nAll **12** checks passed.", "Result: all 12 checks passed."),
@@ -480,7 +804,11 @@ _FRESH: dict[str, list[tuple[str, str, str]]] = {
         ("en", "Node 18 is required.", "Node 20 is required."),
     ],
     "entity": [
-        ("en", "The order ships from the Dublin warehouse.", "The order ships from the Madrid warehouse."),
+        (
+            "en",
+            "The order ships from the Dublin warehouse.",
+            "The order ships from the Madrid warehouse.",
+        ),
         ("en", "Logs are written to /var/log/app.log.", "Logs are written to /var/log/web.log."),
         ("de", "Ihr Ansprechpartner ist Herr Weber.", "Ihr Ansprechpartner ist Herr Becker."),
     ],
@@ -489,16 +817,40 @@ _FRESH: dict[str, list[tuple[str, str, str]]] = {
         ("en", "Team Red beat Team Blue 3 to 1.", "Team Blue beat Team Red 3 to 1."),
     ],
     "step": [
-        ("en", "1. Download the installer\n2. Verify the checksum\n3. Run the installer", "1. Download the installer\n2. Run the installer"),
-        ("en", "First, log out. Then clear your browser cache. Finally, log back in.", "First, log out. Finally, log back in."),
+        (
+            "en",
+            "1. Download the installer\n2. Verify the checksum\n3. Run the installer",
+            "1. Download the installer\n2. Run the installer",
+        ),
+        (
+            "en",
+            "First, log out. Then clear your browser cache. Finally, log back in.",
+            "First, log out. Finally, log back in.",
+        ),
     ],
     "claim": [
-        ("en", "The package was delivered.", "The package was delivered and the courier left a signed receipt with your neighbour."),
-        ("en", "The API returns JSON.", "The API returns JSON. It also supports XML responses for legacy clients."),
+        (
+            "en",
+            "The package was delivered.",
+            "The package was delivered and the courier left a signed receipt with your neighbour.",
+        ),
+        (
+            "en",
+            "The API returns JSON.",
+            "The API returns JSON. It also supports XML responses for legacy clients.",
+        ),
     ],
     "conclusion": [
-        ("en", "Based on the numbers, option A is cheaper.", "Based on the numbers, option B is cheaper."),
-        ("en", "So the bug is fixed in the latest release.", "So the bug is still present in the latest release."),
+        (
+            "en",
+            "Based on the numbers, option A is cheaper.",
+            "Based on the numbers, option B is cheaper.",
+        ),
+        (
+            "en",
+            "So the bug is fixed in the latest release.",
+            "So the bug is still present in the latest release.",
+        ),
     ],
 }
 

@@ -52,11 +52,28 @@ pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 MODEL = DEFAULT_MODEL
 API_KEY = "sk-ant-api03-SECRET-7f3a9c2e1b5d"
 MESSAGES = [{"role": "user", "content": "Weather and time in Paris?"}]
-CI_MARKERS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
-WEATHER_TOOL = {"name": "get_weather", "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}}}
-TIME_TOOL = {"name": "get_time", "input_schema": {"type": "object", "properties": {"tz": {"type": "string"}}}}
+CI_MARKERS = (
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITLAB_CI",
+    "BUILDKITE",
+    "CIRCLECI",
+    "JENKINS_URL",
+    "TF_BUILD",
+)
+WEATHER_TOOL = {
+    "name": "get_weather",
+    "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}},
+}
+TIME_TOOL = {
+    "name": "get_time",
+    "input_schema": {"type": "object", "properties": {"tz": {"type": "string"}}},
+}
 TOOLS = [WEATHER_TOOL, TIME_TOOL]
-TWO_TOOLS = (tool_use_block("toolu_A", "get_weather", {"city": "Paris"}), tool_use_block("toolu_B", "get_time", {"tz": "Europe/Paris"}))
+TWO_TOOLS = (
+    tool_use_block("toolu_A", "get_weather", {"city": "Paris"}),
+    tool_use_block("toolu_B", "get_time", {"tz": "Europe/Paris"}),
+)
 TOOL_REQUESTS = [
     {"id": "toolu_A", "name": "get_weather", "args": {"city": "Paris"}},
     {"id": "toolu_B", "name": "get_time", "args": {"tz": "Europe/Paris"}},
@@ -70,10 +87,16 @@ BETAS = ["context-management-2025-06-27"]
 # driven through that release's own equivalent (beta count_tokens, LegacyAPIResponse, ...).
 
 # the HTTP library the SDK is built on: httpx2 from 1.0.0, legacy httpx before
-HTTP = anthropic_base_client.httpx2 if hasattr(anthropic_base_client, "httpx2") else anthropic_base_client.httpx
+HTTP = (
+    anthropic_base_client.httpx2
+    if hasattr(anthropic_base_client, "httpx2")
+    else anthropic_base_client.httpx
+)
 # a 529 raises OverloadedError from 0.47.0 (exported as anthropic.OverloadedError from 0.108.0);
 # before, the generic InternalServerError (any status >= 500)
-OVERLOADED: type[anthropic.APIStatusError] = getattr(anthropic._exceptions, "OverloadedError", anthropic.InternalServerError)
+OVERLOADED: type[anthropic.APIStatusError] = getattr(
+    anthropic._exceptions, "OverloadedError", anthropic.InternalServerError
+)
 # thinking content blocks (and their stream deltas) appeared in 0.47.0
 HAS_THINKING = hasattr(anthropic.types, "ThinkingBlock")
 try:  # messages.parse() and ParsedMessage (what the stream managers return since then): 0.77.0
@@ -91,8 +114,12 @@ try:  # client.beta.messages.stream() and its BetaMessageStream: 0.43.0
 except ImportError:
     BetaAsyncMessageStream = BetaMessageStream = None  # type: ignore[assignment,misc]
 
-needs_beta_stream = pytest.mark.skipif(BetaMessageStream is None, reason="client.beta.messages.stream() appeared in anthropic 0.43.0")
-needs_parse = pytest.mark.skipif(ParsedMessage is None, reason="messages.parse() appeared in anthropic 0.77.0")
+needs_beta_stream = pytest.mark.skipif(
+    BetaMessageStream is None, reason="client.beta.messages.stream() appeared in anthropic 0.43.0"
+)
+needs_parse = pytest.mark.skipif(
+    ParsedMessage is None, reason="messages.parse() appeared in anthropic 0.77.0"
+)
 # messages.count_tokens() left the beta in 0.41.0; before, only beta.messages.count_tokens() (?beta=true)
 GA_COUNT_TOKENS = hasattr(anthropic.resources.Messages, "count_tokens")
 
@@ -126,7 +153,9 @@ def sync_client(base_url: str, *, default_http: bool = False, **kwargs: Any) -> 
     return anthropic.Anthropic(base_url=base_url, api_key=API_KEY, **kwargs)
 
 
-def async_client(base_url: str, *, default_http: bool = False, **kwargs: Any) -> anthropic.AsyncAnthropic:
+def async_client(
+    base_url: str, *, default_http: bool = False, **kwargs: Any
+) -> anthropic.AsyncAnthropic:
     kwargs.setdefault("max_retries", 0)
     if not default_http:
         kwargs.setdefault("http_client", anthropic.DefaultAsyncHttpxClient(verify=_SSL))
@@ -138,7 +167,9 @@ def snapshot_path(directory: Path, name: str) -> Path:
 
 
 def snapshot_data(directory: Path, name: str) -> dict[str, Any]:
-    return SnapshotStore.read_file(snapshot_path(directory, name)).to_dict()  # as loaded: the file stores each call\'s messages once
+    return SnapshotStore.read_file(
+        snapshot_path(directory, name)
+    ).to_dict()  # as loaded: the file stores each call\'s messages once
 
 
 def llm_steps(directory: Path, name: str) -> list[dict[str, Any]]:
@@ -149,19 +180,38 @@ def dumps(items: list[Any]) -> list[dict[str, Any]]:
     return [i.model_dump() for i in items]
 
 
-def record_sync(tmp_path: Path, name: str, fake: FakeAnthropic, run: Callable[[anthropic.Anthropic], Any], **client_kw: Any) -> Any:
+def record_sync(
+    tmp_path: Path,
+    name: str,
+    fake: FakeAnthropic,
+    run: Callable[[anthropic.Anthropic], Any],
+    **client_kw: Any,
+) -> Any:
     with AgentRecorder(name, snapshot_dir=tmp_path):
         result = run(sync_client(fake.base_url, **client_kw))
     fake.stop()
     return result
 
 
-def replay_sync(tmp_path: Path, name: str, base_url: str, offline: Offline, run: Callable[[anthropic.Anthropic], Any], **client_kw: Any) -> Any:
+def replay_sync(
+    tmp_path: Path,
+    name: str,
+    base_url: str,
+    offline: Offline,
+    run: Callable[[anthropic.Anthropic], Any],
+    **client_kw: Any,
+) -> Any:
     with offline(), AgentAsserter(name, snapshot_dir=tmp_path, mode="replay"):
         return run(sync_client(base_url, **client_kw))
 
 
-def record_async(tmp_path: Path, name: str, fake: FakeAnthropic, run: Callable[[anthropic.AsyncAnthropic], Any], **client_kw: Any) -> Any:
+def record_async(
+    tmp_path: Path,
+    name: str,
+    fake: FakeAnthropic,
+    run: Callable[[anthropic.AsyncAnthropic], Any],
+    **client_kw: Any,
+) -> Any:
     async def main() -> Any:
         async with AgentRecorder(name, snapshot_dir=tmp_path):
             return await run(async_client(fake.base_url, **client_kw))
@@ -171,7 +221,14 @@ def record_async(tmp_path: Path, name: str, fake: FakeAnthropic, run: Callable[[
     return result
 
 
-def replay_async(tmp_path: Path, name: str, base_url: str, offline: Offline, run: Callable[[anthropic.AsyncAnthropic], Any], **client_kw: Any) -> Any:
+def replay_async(
+    tmp_path: Path,
+    name: str,
+    base_url: str,
+    offline: Offline,
+    run: Callable[[anthropic.AsyncAnthropic], Any],
+    **client_kw: Any,
+) -> Any:
     async def main() -> Any:
         async with AgentAsserter(name, snapshot_dir=tmp_path, mode="replay"):
             return await run(async_client(base_url, **client_kw))
@@ -196,20 +253,33 @@ def test_the_sdk_user_agents_are_what_the_spec_matches(fake: FakeAnthropic) -> N
 
     (spec,) = [s for s in load_specs() if s.name == "anthropic"]
     fake.script(text_reply("a"), text_reply("b"))
-    sync_client(fake.base_url, default_http=True).messages.create(model=MODEL, max_tokens=64, messages=MESSAGES)
+    sync_client(fake.base_url, default_http=True).messages.create(
+        model=MODEL, max_tokens=64, messages=MESSAGES
+    )
 
     async def call() -> None:
-        await async_client(fake.base_url, default_http=True).messages.create(model=MODEL, max_tokens=64, messages=MESSAGES)
+        await async_client(fake.base_url, default_http=True).messages.create(
+            model=MODEL, max_tokens=64, messages=MESSAGES
+        )
 
     asyncio.run(call())
     agents = [r.headers["user-agent"] for r in fake.requests]
-    assert agents == [f"Anthropic/Python {anthropic.__version__}", f"AsyncAnthropic/Python {anthropic.__version__}"]
+    assert agents == [
+        f"Anthropic/Python {anthropic.__version__}",
+        f"AsyncAnthropic/Python {anthropic.__version__}",
+    ]
     assert all(a.startswith(spec.user_agent_prefixes) for a in agents)
     assert spec.codec_for("/v1/messages") == "anthropic_messages"
     assert spec.codec_for("/v1/messages/count_tokens") is None
     assert spec.api_key_env == ("ANTHROPIC_API_KEY",)
-    assert [spec.keeps_header(h) for h in ("Request-Id", "x-should-retry", "anthropic-ratelimit-tokens-reset")] == [True, True, True]
-    assert [spec.keeps_header(h) for h in ("anthropic-organization-id", "anthropic-workspace-id", "set-cookie")] == [False, False, False]
+    assert [
+        spec.keeps_header(h)
+        for h in ("Request-Id", "x-should-retry", "anthropic-ratelimit-tokens-reset")
+    ] == [True, True, True]
+    assert [
+        spec.keeps_header(h)
+        for h in ("anthropic-organization-id", "anthropic-workspace-id", "set-cookie")
+    ] == [False, False, False]
 
 
 # --------------------------------------------------------------------------- messages.create
@@ -220,7 +290,9 @@ def test_create_sync(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> N
     base = fake.base_url
 
     def run(client: anthropic.Anthropic) -> Message:
-        return client.messages.create(model=MODEL, max_tokens=256, system="Be terse.", messages=MESSAGES, tools=TOOLS)
+        return client.messages.create(
+            model=MODEL, max_tokens=256, system="Be terse.", messages=MESSAGES, tools=TOOLS
+        )
 
     live = record_sync(tmp_path, "create_sync", fake, run, default_http=True)
     assert type(live) is Message
@@ -229,7 +301,19 @@ def test_create_sync(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> N
     assert replayed.content[0].text == "Sunny, 21 C."
 
     (step,) = llm_steps(tmp_path, "create_sync")
-    assert {k: step[k] for k in ("provider", "model", "messages", "tools", "response", "tool_requests", "stream", "status")} == {
+    assert {
+        k: step[k]
+        for k in (
+            "provider",
+            "model",
+            "messages",
+            "tools",
+            "response",
+            "tool_requests",
+            "stream",
+            "status",
+        )
+    } == {
         "provider": "anthropic",
         "model": MODEL,
         "messages": MESSAGES,
@@ -245,9 +329,18 @@ def test_create_sync(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> N
     # every response header is kept (replay serves what live had); the organisation id is dropped
     headers = step["exchange"]["response"]["headers"]
     assert sorted(headers) == [
-        "anthropic-ratelimit-requests-remaining", "content-length", "content-type", "date", "request-id", "server", "x-request-id",
+        "anthropic-ratelimit-requests-remaining",
+        "content-length",
+        "content-type",
+        "date",
+        "request-id",
+        "server",
+        "x-request-id",
     ]
-    assert {k: headers[k] for k in ("content-type", "request-id", "anthropic-ratelimit-requests-remaining", "server")} == {
+    assert {
+        k: headers[k]
+        for k in ("content-type", "request-id", "anthropic-ratelimit-requests-remaining", "server")
+    } == {
         "content-type": "application/json",
         "request-id": live._request_id,
         "anthropic-ratelimit-requests-remaining": "49",
@@ -260,7 +353,9 @@ def test_create_async(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> 
     base = fake.base_url
 
     async def run(client: anthropic.AsyncAnthropic) -> Message:
-        return await client.messages.create(model=MODEL, max_tokens=256, messages=MESSAGES, tools=TOOLS)
+        return await client.messages.create(
+            model=MODEL, max_tokens=256, messages=MESSAGES, tools=TOOLS
+        )
 
     live = record_async(tmp_path, "create_async", fake, run)
     replayed = replay_async(tmp_path, "create_async", base, offline, run)
@@ -275,27 +370,43 @@ def test_create_async(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> 
 # --------------------------------------------------------------------------- create(stream=True)
 
 
-def _events_iter(client: anthropic.Anthropic) -> tuple[type, list[RawMessageStreamEvent], str | None]:
-    stream = client.messages.create(model=MODEL, max_tokens=256, messages=MESSAGES, tools=TOOLS, stream=True)
+def _events_iter(
+    client: anthropic.Anthropic,
+) -> tuple[type, list[RawMessageStreamEvent], str | None]:
+    stream = client.messages.create(
+        model=MODEL, max_tokens=256, messages=MESSAGES, tools=TOOLS, stream=True
+    )
     events = list(stream)
     return type(stream), events, stream.response.headers.get("request-id")
 
 
-def _events_with(client: anthropic.Anthropic) -> tuple[type, list[RawMessageStreamEvent], str | None]:
-    with client.messages.create(model=MODEL, max_tokens=256, messages=MESSAGES, tools=TOOLS, stream=True) as stream:
+def _events_with(
+    client: anthropic.Anthropic,
+) -> tuple[type, list[RawMessageStreamEvent], str | None]:
+    with client.messages.create(
+        model=MODEL, max_tokens=256, messages=MESSAGES, tools=TOOLS, stream=True
+    ) as stream:
         events = [e for e in stream]
     assert stream.response.is_closed
     return type(stream), events, stream.response.headers.get("request-id")
 
 
 @pytest.mark.parametrize("use", [_events_iter, _events_with], ids=["iterate", "with"])
-def test_create_stream_sync_with_interleaved_tool_inputs(fake: FakeAnthropic, tmp_path: Path, offline: Offline, use: Any) -> None:
-    fake.script(stream_reply(text_block("Let me check."), *TWO_TOOLS, interleave=True, usage=(30, 44)))
+def test_create_stream_sync_with_interleaved_tool_inputs(
+    fake: FakeAnthropic, tmp_path: Path, offline: Offline, use: Any
+) -> None:
+    fake.script(
+        stream_reply(text_block("Let me check."), *TWO_TOOLS, interleave=True, usage=(30, 44))
+    )
     base = fake.base_url
 
     live_type, live, live_rid = record_sync(tmp_path, "stream_sync", fake, use)
     # the fake really interleaved the two tool inputs
-    fragments = [(e.index, e.delta.partial_json) for e in live if e.type == "content_block_delta" and e.delta.type == "input_json_delta"]
+    fragments = [
+        (e.index, e.delta.partial_json)
+        for e in live
+        if e.type == "content_block_delta" and e.delta.type == "input_json_delta"
+    ]
     assert fragments == [(1, '{"city":'), (2, '{"tz":'), (1, '"Paris"}'), (2, '"Europe/Paris"}')]
 
     rep_type, replayed, rep_rid = replay_sync(tmp_path, "stream_sync", base, offline, use)
@@ -314,8 +425,12 @@ def test_create_stream_async(fake: FakeAnthropic, tmp_path: Path, offline: Offli
     fake.script(stream_text_reply("Rainy in Rome."))
     base = fake.base_url
 
-    async def run(client: anthropic.AsyncAnthropic) -> tuple[type, list[RawMessageStreamEvent], str | None]:
-        async with await client.messages.create(model=MODEL, max_tokens=256, messages=MESSAGES, stream=True) as stream:
+    async def run(
+        client: anthropic.AsyncAnthropic,
+    ) -> tuple[type, list[RawMessageStreamEvent], str | None]:
+        async with await client.messages.create(
+            model=MODEL, max_tokens=256, messages=MESSAGES, stream=True
+        ) as stream:
             events = [e async for e in stream]
         return type(stream), events, stream.response.headers.get("request-id")
 
@@ -323,18 +438,25 @@ def test_create_stream_async(fake: FakeAnthropic, tmp_path: Path, offline: Offli
     rep_type, replayed, rep_rid = replay_async(tmp_path, "stream_async", base, offline, run)
     assert live_type is anthropic.AsyncStream and rep_type is anthropic.AsyncStream
     assert dumps(replayed) == dumps(live)
-    assert [e.type for e in replayed][:2] == ["message_start", "content_block_start"]  # ping is skipped by the SDK
+    assert [e.type for e in replayed][:2] == [
+        "message_start",
+        "content_block_start",
+    ]  # ping is skipped by the SDK
     assert rep_rid == live_rid
     (step,) = llm_steps(tmp_path, "stream_async")
     assert (step["response"], step["complete"]) == ("Rainy in Rome.", True)
 
 
-def test_stream_abandoned_after_first_event_is_incomplete_and_replays(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> None:
+def test_stream_abandoned_after_first_event_is_incomplete_and_replays(
+    fake: FakeAnthropic, tmp_path: Path, offline: Offline
+) -> None:
     fake.script(stream_text_reply("one two three four"))
     base = fake.base_url
 
     def run(client: anthropic.Anthropic) -> RawMessageStreamEvent:
-        with client.messages.create(model=MODEL, max_tokens=256, messages=MESSAGES, stream=True) as stream:
+        with client.messages.create(
+            model=MODEL, max_tokens=256, messages=MESSAGES, stream=True
+        ) as stream:
             for event in stream:
                 return event
         raise AssertionError("empty stream")
@@ -353,11 +475,15 @@ def test_stream_abandoned_after_first_event_is_incomplete_and_replays(fake: Fake
 def test_stream_manager_sync(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> None:
     # a thinking block leads where the SDK knows the type (0.47.0 on)
     thinking = (thinking_block("Two tools needed."),) if HAS_THINKING else ()
-    fake.script(stream_reply(*thinking, text_block("Checking both now."), *TWO_TOOLS, interleave=True))
+    fake.script(
+        stream_reply(*thinking, text_block("Checking both now."), *TWO_TOOLS, interleave=True)
+    )
     base = fake.base_url
 
     def run(client: anthropic.Anthropic) -> tuple[bool, str, Any, str | None]:
-        with client.messages.stream(model=MODEL, max_tokens=2048, messages=MESSAGES, tools=TOOLS) as stream:
+        with client.messages.stream(
+            model=MODEL, max_tokens=2048, messages=MESSAGES, tools=TOOLS
+        ) as stream:
             is_stream = isinstance(stream, MessageStream)
             text = "".join(stream.text_stream)
             final = stream.get_final_message()
@@ -383,7 +509,11 @@ def test_stream_manager_sync(fake: FakeAnthropic, tmp_path: Path, offline: Offli
     assert step["tool_requests"] == TOOL_REQUESTS
     assert step["response"] == "Checking both now."
     # the codec's view agrees with the SDK's own accumulation
-    assert step["tool_requests"] == [{"id": b.id, "name": b.name, "args": b.input} for b in live[2].content if b.type == "tool_use"]
+    assert step["tool_requests"] == [
+        {"id": b.id, "name": b.name, "args": b.input}
+        for b in live[2].content
+        if b.type == "tool_use"
+    ]
 
 
 def test_stream_manager_async(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> None:
@@ -413,7 +543,9 @@ def test_beta_create_sync(fake: FakeAnthropic, tmp_path: Path, offline: Offline)
     base = fake.base_url
 
     def run(client: anthropic.Anthropic) -> Any:
-        return client.beta.messages.create(model=MODEL, max_tokens=256, messages=MESSAGES, betas=BETAS)
+        return client.beta.messages.create(
+            model=MODEL, max_tokens=256, messages=MESSAGES, betas=BETAS
+        )
 
     live = record_sync(tmp_path, "beta_sync", fake, run)
     assert fake.requests[0].headers["anthropic-beta"] == BETAS[0]
@@ -424,13 +556,21 @@ def test_beta_create_sync(fake: FakeAnthropic, tmp_path: Path, offline: Offline)
     assert step["response"] == "beta answer"
 
 
-def test_beta_create_async_with_beta_query(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> None:
+def test_beta_create_async_with_beta_query(
+    fake: FakeAnthropic, tmp_path: Path, offline: Offline
+) -> None:
     """Older SDKs sent beta calls to ``/v1/messages?beta=true``: the query is recorded and matched."""
     fake.script(text_reply("beta query answer"))
     base = fake.base_url
 
     async def run(client: anthropic.AsyncAnthropic) -> Any:
-        return await client.beta.messages.create(model=MODEL, max_tokens=256, messages=MESSAGES, betas=BETAS, extra_query={"beta": "true"})
+        return await client.beta.messages.create(
+            model=MODEL,
+            max_tokens=256,
+            messages=MESSAGES,
+            betas=BETAS,
+            extra_query={"beta": "true"},
+        )
 
     live = record_async(tmp_path, "beta_async", fake, run)
     rep = replay_async(tmp_path, "beta_async", base, offline, run)
@@ -447,7 +587,9 @@ def test_beta_stream_manager_sync(fake: FakeAnthropic, tmp_path: Path, offline: 
     base = fake.base_url
 
     def run(client: anthropic.Anthropic) -> tuple[bool, list[str], Any]:
-        with client.beta.messages.stream(model=MODEL, max_tokens=256, messages=MESSAGES, tools=TOOLS, betas=BETAS) as stream:
+        with client.beta.messages.stream(
+            model=MODEL, max_tokens=256, messages=MESSAGES, tools=TOOLS, betas=BETAS
+        ) as stream:
             kinds = [event.type for event in stream]
             return isinstance(stream, BetaMessageStream), kinds, stream.get_final_message()
 
@@ -466,9 +608,15 @@ def test_beta_stream_manager_async(fake: FakeAnthropic, tmp_path: Path, offline:
     base = fake.base_url
 
     async def run(client: anthropic.AsyncAnthropic) -> tuple[bool, str, Any]:
-        async with client.beta.messages.stream(model=MODEL, max_tokens=256, messages=MESSAGES, betas=BETAS) as stream:
+        async with client.beta.messages.stream(
+            model=MODEL, max_tokens=256, messages=MESSAGES, betas=BETAS
+        ) as stream:
             text = "".join([t async for t in stream.text_stream])
-            return isinstance(stream, BetaAsyncMessageStream), text, await stream.get_final_message()
+            return (
+                isinstance(stream, BetaAsyncMessageStream),
+                text,
+                await stream.get_final_message(),
+            )
 
     live = record_async(tmp_path, "beta_manager_async", fake, run)
     rep = replay_async(tmp_path, "beta_manager_async", base, offline, run)
@@ -491,14 +639,18 @@ def test_parse_sync(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> No
     base = fake.base_url
 
     def run(client: anthropic.Anthropic) -> Any:
-        return client.messages.parse(model=MODEL, max_tokens=256, messages=MESSAGES, output_format=Forecast)
+        return client.messages.parse(
+            model=MODEL, max_tokens=256, messages=MESSAGES, output_format=Forecast
+        )
 
     live = record_sync(tmp_path, "parse_sync", fake, run)
     rep = replay_sync(tmp_path, "parse_sync", base, offline, run)
     assert type(rep) is type(live) and issubclass(type(rep), ParsedMessage)
     assert rep.model_dump() == live.model_dump()
     assert rep._request_id == live._request_id
-    assert type(rep.parsed_output) is Forecast and rep.parsed_output == Forecast(city="Paris", temp_c=21)
+    assert type(rep.parsed_output) is Forecast and rep.parsed_output == Forecast(
+        city="Paris", temp_c=21
+    )
     (step,) = llm_steps(tmp_path, "parse_sync")
     assert step["response"] == '{"city":"Paris","temp_c":21}'
     assert step["exchange"]["request"]["body"]["output_config"]["format"]["type"] == "json_schema"
@@ -510,7 +662,9 @@ def test_parse_async(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> N
     base = fake.base_url
 
     async def run(client: anthropic.AsyncAnthropic) -> Any:
-        return await client.messages.parse(model=MODEL, max_tokens=256, messages=MESSAGES, output_format=Forecast)
+        return await client.messages.parse(
+            model=MODEL, max_tokens=256, messages=MESSAGES, output_format=Forecast
+        )
 
     live = record_async(tmp_path, "parse_async", fake, run)
     rep = replay_async(tmp_path, "parse_async", base, offline, run)
@@ -521,17 +675,34 @@ def test_parse_async(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> N
 # --------------------------------------------------------------------------- with_raw_response / with_streaming_response
 
 
-def test_with_raw_and_streaming_response_sync(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> None:
-    fake.script(text_reply("raw answer"), stream_text_reply("raw stream"), text_reply("streaming response"))
+def test_with_raw_and_streaming_response_sync(
+    fake: FakeAnthropic, tmp_path: Path, offline: Offline
+) -> None:
+    fake.script(
+        text_reply("raw answer"), stream_text_reply("raw stream"), text_reply("streaming response")
+    )
     base = fake.base_url
 
     def run(client: anthropic.Anthropic) -> tuple[Any, ...]:
-        raw = client.messages.with_raw_response.create(model=MODEL, max_tokens=256, messages=MESSAGES)
-        raw_stream = client.messages.with_raw_response.create(model=MODEL, max_tokens=256, messages=MESSAGES, stream=True)
+        raw = client.messages.with_raw_response.create(
+            model=MODEL, max_tokens=256, messages=MESSAGES
+        )
+        raw_stream = client.messages.with_raw_response.create(
+            model=MODEL, max_tokens=256, messages=MESSAGES, stream=True
+        )
         stream = raw_stream.parse()
-        with client.messages.with_streaming_response.create(model=MODEL, max_tokens=256, messages=MESSAGES) as resp:
+        with client.messages.with_streaming_response.create(
+            model=MODEL, max_tokens=256, messages=MESSAGES
+        ) as resp:
             streamed = (type(resp), resp.headers["request-id"], resp.parse())
-        return type(raw), raw.headers["request-id"], raw.parse(), type(stream), list(stream), *streamed
+        return (
+            type(raw),
+            raw.headers["request-id"],
+            raw.parse(),
+            type(stream),
+            list(stream),
+            *streamed,
+        )
 
     live = record_sync(tmp_path, "raw_sync", fake, run)
     rep = replay_sync(tmp_path, "raw_sync", base, offline, run)
@@ -543,17 +714,29 @@ def test_with_raw_and_streaming_response_sync(fake: FakeAnthropic, tmp_path: Pat
     assert live[5] is APIResponse and rep[5] is APIResponse
     assert rep[6] == live[6]
     assert_same_message(rep[7], live[7])
-    assert [s["response"] for s in llm_steps(tmp_path, "raw_sync")] == ["raw answer", "raw stream", "streaming response"]
+    assert [s["response"] for s in llm_steps(tmp_path, "raw_sync")] == [
+        "raw answer",
+        "raw stream",
+        "streaming response",
+    ]
 
 
-def test_with_raw_and_streaming_response_async(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> None:
+def test_with_raw_and_streaming_response_async(
+    fake: FakeAnthropic, tmp_path: Path, offline: Offline
+) -> None:
     fake.script(text_reply("async raw"), stream_text_reply("async streaming response"))
     base = fake.base_url
 
-    async def run(client: anthropic.AsyncAnthropic) -> tuple[Any, str, Message, Any, list[RawMessageStreamEvent]]:
-        raw = await client.messages.with_raw_response.create(model=MODEL, max_tokens=256, messages=MESSAGES)
+    async def run(
+        client: anthropic.AsyncAnthropic,
+    ) -> tuple[Any, str, Message, Any, list[RawMessageStreamEvent]]:
+        raw = await client.messages.with_raw_response.create(
+            model=MODEL, max_tokens=256, messages=MESSAGES
+        )
         parsed = raw.parse() if LegacyAPIResponse is not None else await raw.parse()
-        async with client.messages.with_streaming_response.create(model=MODEL, max_tokens=256, messages=MESSAGES, stream=True) as resp:
+        async with client.messages.with_streaming_response.create(
+            model=MODEL, max_tokens=256, messages=MESSAGES, stream=True
+        ) as resp:
             stream = await resp.parse()
             events = [e async for e in stream]
             kind = type(resp)
@@ -571,7 +754,9 @@ def test_with_raw_and_streaming_response_async(fake: FakeAnthropic, tmp_path: Pa
 # --------------------------------------------------------------------------- count_tokens (an http step)
 
 
-def test_count_tokens_is_an_http_step_and_replays(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> None:
+def test_count_tokens_is_an_http_step_and_replays(
+    fake: FakeAnthropic, tmp_path: Path, offline: Offline
+) -> None:
     fake.script(count_tokens_reply(17), text_reply("after counting"))
     base = fake.base_url
     if GA_COUNT_TOKENS:
@@ -583,15 +768,23 @@ def test_count_tokens_is_an_http_step_and_replays(fake: FakeAnthropic, tmp_path:
         if GA_COUNT_TOKENS:
             count = client.messages.count_tokens(model=MODEL, messages=MESSAGES)
         else:
-            count = client.beta.messages.count_tokens(model=MODEL, messages=MESSAGES, betas=["token-counting-2024-11-01"])
+            count = client.beta.messages.count_tokens(
+                model=MODEL, messages=MESSAGES, betas=["token-counting-2024-11-01"]
+            )
         return count, client.messages.create(model=MODEL, max_tokens=64, messages=MESSAGES)
 
     live = record_sync(tmp_path, "count_tokens", fake, run)
     data = snapshot_data(tmp_path, "count_tokens")
-    assert [(s["type"], s.get("path")) for s in data["trace"]] == [("http", "/v1/messages/count_tokens"), ("llm_call", None)]
+    assert [(s["type"], s.get("path")) for s in data["trace"]] == [
+        ("http", "/v1/messages/count_tokens"),
+        ("llm_call", None),
+    ]
     assert data["trace"][0]["provider"] == "anthropic"
     rep = replay_sync(tmp_path, "count_tokens", base, offline, run)
-    assert type(live[0]) is type(rep[0]) is count_type and rep[0].input_tokens == live[0].input_tokens == 17
+    assert (
+        type(live[0]) is type(rep[0]) is count_type
+        and rep[0].input_tokens == live[0].input_tokens == 17
+    )
     assert rep[0]._request_id == live[0]._request_id
     assert_same_message(rep[1], live[1])
 
@@ -599,17 +792,32 @@ def test_count_tokens_is_an_http_step_and_replays(fake: FakeAnthropic, tmp_path:
 # --------------------------------------------------------------------------- tool round trip
 
 
-def test_tool_round_trip_derives_tool_call_steps(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> None:
-    fake.script(tool_use_reply([("toolu_A", "get_weather", {"city": "Paris"})]), text_reply("It is sunny in Paris."))
+def test_tool_round_trip_derives_tool_call_steps(
+    fake: FakeAnthropic, tmp_path: Path, offline: Offline
+) -> None:
+    fake.script(
+        tool_use_reply([("toolu_A", "get_weather", {"city": "Paris"})]),
+        text_reply("It is sunny in Paris."),
+    )
     base = fake.base_url
 
     def agent(client: anthropic.Anthropic) -> str:
         messages: list[dict[str, Any]] = list(MESSAGES)
         first = client.messages.create(model=MODEL, max_tokens=256, messages=messages, tools=TOOLS)
         call = next(b for b in first.content if b.type == "tool_use")
-        messages.append({"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in first.content]})
+        messages.append(
+            {
+                "role": "assistant",
+                "content": [b.model_dump(exclude_none=True) for b in first.content],
+            }
+        )
         result = [{"type": "text", "text": f"sunny in {call.input['city']}"}]
-        messages.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": call.id, "content": result}]})
+        messages.append(
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": call.id, "content": result}],
+            }
+        )
         final = client.messages.create(model=MODEL, max_tokens=256, messages=messages, tools=TOOLS)
         return final.content[0].text
 
@@ -670,7 +878,13 @@ ERRORS = [
 
 @pytest.mark.parametrize(("status", "exc_cls", "retry_after"), ERRORS, ids=["429", "500", "529"])
 def test_error_statuses_with_retries_replay_the_same_error_instantly(
-    fake: FakeAnthropic, tmp_path: Path, offline: Offline, monkeypatch: pytest.MonkeyPatch, status: int, exc_cls: type, retry_after: str | None
+    fake: FakeAnthropic,
+    tmp_path: Path,
+    offline: Offline,
+    monkeypatch: pytest.MonkeyPatch,
+    status: int,
+    exc_cls: type,
+    retry_after: str | None,
 ) -> None:
     fake.script(*[error_reply(status, message=f"Status {status}.", retry_after=retry_after)] * 3)
     base = fake.base_url
@@ -700,7 +914,10 @@ def test_error_statuses_with_retries_replay_the_same_error_instantly(
     assert type(rep) is type(live) is exc_cls
     assert rep.status_code == live.status_code == status
     assert rep.body == live.body
-    assert live.body["error"]["message"] == f"Status {status}." and live.body["request_id"] == live.request_id
+    assert (
+        live.body["error"]["message"] == f"Status {status}."
+        and live.body["request_id"] == live.request_id
+    )
     assert rep.request_id == live.request_id is not None
     # anthropic quotes the whole error body, key order included: stored verbatim, replayed verbatim
     assert str(rep) == str(live) == f"Error code: {status} - {live.body}"
@@ -708,7 +925,9 @@ def test_error_statuses_with_retries_replay_the_same_error_instantly(
     assert json.loads(step["exchange"]["response"]["text"]) == live.body
 
 
-def test_error_async_with_retries_replays_instantly(fake: FakeAnthropic, tmp_path: Path, offline: Offline, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_error_async_with_retries_replays_instantly(
+    fake: FakeAnthropic, tmp_path: Path, offline: Offline, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fake.script(error_reply(529), error_reply(529), text_reply("third time lucky"))
     base = fake.base_url
 
@@ -727,7 +946,9 @@ def test_error_async_with_retries_replays_instantly(fake: FakeAnthropic, tmp_pat
     assert rep.content[0].text == "third time lucky"
 
 
-def test_x_should_retry_false_is_kept_so_replay_does_not_retry(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> None:
+def test_x_should_retry_false_is_kept_so_replay_does_not_retry(
+    fake: FakeAnthropic, tmp_path: Path, offline: Offline
+) -> None:
     fake.script(error_reply(529, should_retry="false"))
     base = fake.base_url
 
@@ -744,15 +965,23 @@ def test_x_should_retry_false_is_kept_so_replay_does_not_retry(fake: FakeAnthrop
     assert (type(rep), rep.status_code, rep.body) == (type(live), 529, live.body)
 
 
-def test_error_event_mid_stream_replays_as_the_same_error(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> None:
-    fake.script(stream_reply(text_block("Partial answer"), error=("overloaded_error", "Overloaded")))
+def test_error_event_mid_stream_replays_as_the_same_error(
+    fake: FakeAnthropic, tmp_path: Path, offline: Offline
+) -> None:
+    fake.script(
+        stream_reply(text_block("Partial answer"), error=("overloaded_error", "Overloaded"))
+    )
     base = fake.base_url
 
-    def run(client: anthropic.Anthropic) -> tuple[list[RawMessageStreamEvent], anthropic.APIStatusError]:
+    def run(
+        client: anthropic.Anthropic,
+    ) -> tuple[list[RawMessageStreamEvent], anthropic.APIStatusError]:
         seen: list[RawMessageStreamEvent] = []
         with pytest.raises(anthropic.APIStatusError) as info:
-            for event in client.messages.create(model=MODEL, max_tokens=64, messages=MESSAGES, stream=True):
-                seen.append(event)  # noqa: PERF402 - keeps the events that arrived before the error
+            for event in client.messages.create(
+                model=MODEL, max_tokens=64, messages=MESSAGES, stream=True
+            ):
+                seen.append(event)
         return seen, info.value
 
     live_seen, live = record_sync(tmp_path, "stream_error", fake, run)
@@ -762,15 +991,21 @@ def test_error_event_mid_stream_replays_as_the_same_error(fake: FakeAnthropic, t
     assert (rep.status_code, rep.body, str(rep)) == (live.status_code, live.body, str(live))
     (step,) = llm_steps(tmp_path, "stream_error")
     assert (step["response"], step["complete"]) == ("Partial answer", False)
-    assert step["warnings"] == ["event 6: stream error: 'Overloaded'"]  # message_start, ping, start, 2 deltas, stop, error
+    assert step["warnings"] == [
+        "event 6: stream error: 'Overloaded'"
+    ]  # message_start, ping, start, 2 deltas, stop, error
 
 
-def _connection_failure_run(client: anthropic.Anthropic, fake: FakeAnthropic | None) -> tuple[Message, anthropic.APIConnectionError]:
+def _connection_failure_run(
+    client: anthropic.Anthropic, fake: FakeAnthropic | None
+) -> tuple[Message, anthropic.APIConnectionError]:
     first = client.messages.create(model=MODEL, max_tokens=64, messages=MESSAGES)
     if fake is not None:
         fake.stop()  # the server goes away in the middle of the recorded run
     with pytest.raises(anthropic.APIConnectionError) as info:
-        client.messages.create(model=MODEL, max_tokens=64, messages=[{"role": "user", "content": "again"}])
+        client.messages.create(
+            model=MODEL, max_tokens=64, messages=[{"role": "user", "content": "again"}]
+        )
     return first, info.value
 
 
@@ -782,27 +1017,41 @@ def test_connection_failure_replays_as_api_connection_error_without_backoff(
 
     record_spy = SleepSpy(really_sleep=False)
     monkeypatch.setattr(anthropic_base_client, "time", record_spy)
-    live_first, live = record_sync(tmp_path, "outage", fake, lambda c: _connection_failure_run(c, fake), max_retries=2)
-    assert len(record_spy.calls) == 2 and all(0.3 <= s <= 1.0 for s in record_spy.calls)  # real backoff while recording
+    live_first, live = record_sync(
+        tmp_path, "outage", fake, lambda c: _connection_failure_run(c, fake), max_retries=2
+    )
+    assert len(record_spy.calls) == 2 and all(
+        0.3 <= s <= 1.0 for s in record_spy.calls
+    )  # real backoff while recording
     data = snapshot_data(tmp_path, "outage")
     errors = [s["exchange"]["response"] for s in data["trace"][1:]]
     assert len(errors) == 3 and all(set(e) == {"error"} for e in errors)
-    assert [(s["status"], s["error"]) for s in data["trace"][1:]] == [(None, f"{e['error']['type']}: {e['error']['message']}") for e in errors]
-    assert type(live) is anthropic.APIConnectionError and isinstance(live.__cause__, HTTP.TransportError)
+    assert [(s["status"], s["error"]) for s in data["trace"][1:]] == [
+        (None, f"{e['error']['type']}: {e['error']['message']}") for e in errors
+    ]
+    assert type(live) is anthropic.APIConnectionError and isinstance(
+        live.__cause__, HTTP.TransportError
+    )
 
     replay_spy = SleepSpy(really_sleep=True)
     monkeypatch.setattr(anthropic_base_client, "time", replay_spy)
     started = time.monotonic()
-    rep_first, rep = replay_sync(tmp_path, "outage", base, offline, lambda c: _connection_failure_run(c, None), max_retries=2)
+    rep_first, rep = replay_sync(
+        tmp_path, "outage", base, offline, lambda c: _connection_failure_run(c, None), max_retries=2
+    )
     assert time.monotonic() - started < 1.0
-    assert replay_spy.calls == [REPLAY_RETRY_WAIT] * 2  # the quirk patch: no 0.5-8 s backoff in replay
+    assert (
+        replay_spy.calls == [REPLAY_RETRY_WAIT] * 2
+    )  # the quirk patch: no 0.5-8 s backoff in replay
     assert_same_message(rep_first, live_first)
     assert type(rep) is anthropic.APIConnectionError
     assert type(rep.__cause__) is type(live.__cause__)
     assert str(rep.__cause__) == str(live.__cause__)
 
 
-def test_connection_failure_async_replays_without_backoff(tmp_path: Path, offline: Offline, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_connection_failure_async_replays_without_backoff(
+    tmp_path: Path, offline: Offline, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -821,7 +1070,9 @@ def test_connection_failure_async_replays_without_backoff(tmp_path: Path, offlin
 
     live = asyncio.run(record())
     (step,) = [s for s in snapshot_data(tmp_path, "refused_async")["trace"]][:1]
-    assert step["exchange"]["response"] == {"error": {"type": "ConnectError", "message": "All connection attempts failed"}}
+    assert step["exchange"]["response"] == {
+        "error": {"type": "ConnectError", "message": "All connection attempts failed"}
+    }
 
     spy = AnyioSleepSpy(really_sleep=True)
     monkeypatch.setattr(anthropic_base_client, "anyio", spy)
@@ -844,7 +1095,9 @@ def test_retry_quirk_caps_waits_only_in_replay() -> None:
     assert client._calculate_retry_timeout(1, options, headers) == 3.0  # no recording: untouched
     assert 0.3 <= client._calculate_retry_timeout(2, options, None) <= 0.5
     with Recording("capture"):
-        assert client._calculate_retry_timeout(1, options, headers) == 3.0  # recording: the real wait
+        assert (
+            client._calculate_retry_timeout(1, options, headers) == 3.0
+        )  # recording: the real wait
     with Recording("replay", cassette=Cassette([])):
         assert client._calculate_retry_timeout(1, options, headers) == REPLAY_RETRY_WAIT
         assert client._calculate_retry_timeout(2, options, None) == REPLAY_RETRY_WAIT
@@ -854,7 +1107,9 @@ def test_retry_quirk_caps_waits_only_in_replay() -> None:
 # --------------------------------------------------------------------------- secrets
 
 
-def test_snapshot_holds_no_api_key_or_request_headers(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> None:
+def test_snapshot_holds_no_api_key_or_request_headers(
+    fake: FakeAnthropic, tmp_path: Path, offline: Offline
+) -> None:
     fake.script(text_reply("ok"), stream_text_reply("ok too"))
     base = fake.base_url
 
@@ -867,8 +1122,20 @@ def test_snapshot_holds_no_api_key_or_request_headers(fake: FakeAnthropic, tmp_p
     sent = fake.requests[0].headers
     assert API_KEY in (sent.get("x-api-key") or sent.get("authorization") or "")
     raw = snapshot_path(tmp_path, "secrets").read_bytes()
-    for needle in (b"SECRET", b"sk-ant", b"x-api-key", b"authorization", b"Bearer", b"user-agent", b"Anthropic/Python", b"anthropic-version",
-                   b"x-stainless", ORG_ID.encode(), b"anthropic-organization-id", b"idempotency"):
+    for needle in (
+        b"SECRET",
+        b"sk-ant",
+        b"x-api-key",
+        b"authorization",
+        b"Bearer",
+        b"user-agent",
+        b"Anthropic/Python",
+        b"anthropic-version",
+        b"x-stainless",
+        ORG_ID.encode(),
+        b"anthropic-organization-id",
+        b"idempotency",
+    ):
         assert needle not in raw, needle
     assert replay_sync(tmp_path, "secrets", base, offline, run) == "ok too"
 
@@ -876,14 +1143,18 @@ def test_snapshot_holds_no_api_key_or_request_headers(fake: FakeAnthropic, tmp_p
 # --------------------------------------------------------------------------- langchain-anthropic
 
 
-def test_langchain_chat_anthropic_is_recognised_and_replayed(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> None:
+def test_langchain_chat_anthropic_is_recognised_and_replayed(
+    fake: FakeAnthropic, tmp_path: Path, offline: Offline
+) -> None:
     """ChatAnthropic replaces the SDK's User-Agent with ``langchain-anthropic/<version>``."""
     langchain_anthropic = pytest.importorskip("langchain_anthropic")
     fake.script(tool_use_reply([("toolu_A", "get_weather", {"city": "Paris"})], text="Checking."))
     base = fake.base_url
 
     def run(url: str) -> Any:
-        llm = langchain_anthropic.ChatAnthropic(model=MODEL, base_url=url, api_key=API_KEY, max_retries=0)
+        llm = langchain_anthropic.ChatAnthropic(
+            model=MODEL, base_url=url, api_key=API_KEY, max_retries=0
+        )
         return llm.bind_tools([WEATHER_TOOL]).invoke("Weather in Paris?")
 
     with AgentRecorder("langchain", snapshot_dir=tmp_path):

@@ -16,6 +16,7 @@ uploads and tool data, non-ASCII text.
 from __future__ import annotations
 
 import base64
+import contextlib
 import datetime
 import decimal
 import gzip
@@ -38,7 +39,15 @@ from agentsnap.serialize import BLOB_THRESHOLD, to_json
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 
-CI_MARKERS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
+CI_MARKERS = (
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITLAB_CI",
+    "BUILDKITE",
+    "CIRCLECI",
+    "JENKINS_URL",
+    "TF_BUILD",
+)
 UNICODE = "Grüße ✓ 日本 🚀"
 
 
@@ -57,7 +66,14 @@ def _completion(text: str) -> dict[str, Any]:
         "object": "chat.completion",
         "created": 1700000000,
         "model": "gpt-4o-mini",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": text, "refusal": None}, "logprobs": None, "finish_reason": "stop"}],
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": text, "refusal": None},
+                "logprobs": None,
+                "finish_reason": "stop",
+            }
+        ],
         "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
     }
 
@@ -65,8 +81,15 @@ def _completion(text: str) -> dict[str, Any]:
 def _events(pieces: list[str]) -> list[bytes]:
     out = []
     for piece in pieces:
-        chunk = {"id": "chatcmpl-enc", "object": "chat.completion.chunk", "created": 1700000000, "model": "gpt-4o-mini",
-                 "choices": [{"index": 0, "delta": {"content": piece}, "logprobs": None, "finish_reason": None}]}
+        chunk = {
+            "id": "chatcmpl-enc",
+            "object": "chat.completion.chunk",
+            "created": 1700000000,
+            "model": "gpt-4o-mini",
+            "choices": [
+                {"index": 0, "delta": {"content": piece}, "logprobs": None, "finish_reason": None}
+            ],
+        }
         out.append(f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode())
     out.append(b"data: [DONE]\n\n")
     return out
@@ -108,7 +131,12 @@ class _Encoder:
 class EncodingServer:
     """POST /v1/chat/completions answered with ``encoding``-compressed JSON or SSE."""
 
-    def __init__(self, encoding: str, text: str = UNICODE, pieces: tuple[str, ...] = ("Grü", "ße ✓ ", "日本 🚀")) -> None:
+    def __init__(
+        self,
+        encoding: str,
+        text: str = UNICODE,
+        pieces: tuple[str, ...] = ("Grü", "ße ✓ ", "日本 🚀"),
+    ) -> None:
         self.encoding, self.text, self.pieces = encoding, text, pieces
         outer = self
 
@@ -137,7 +165,10 @@ class EncodingServer:
                         self.wfile.write(b"%x\r\n%s\r\n" % (len(tail), tail))
                     self.wfile.write(b"0\r\n\r\n")
                 else:
-                    data = enc.piece(json.dumps(_completion(outer.text), ensure_ascii=False).encode()) + enc.end()
+                    data = (
+                        enc.piece(json.dumps(_completion(outer.text), ensure_ascii=False).encode())
+                        + enc.end()
+                    )
                     self.send_header("content-type", "application/json")
                     self.send_header("content-length", str(len(data)))
                     self.end_headers()
@@ -145,7 +176,9 @@ class EncodingServer:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
         self.thread.start()
         self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
@@ -164,10 +197,8 @@ def server_factory() -> Iterator[Any]:
 
     yield make
     for s in servers:
-        try:
+        with contextlib.suppress(OSError):
             s.stop()
-        except OSError:
-            pass
 
 
 def _installed(module: str) -> bool:
@@ -182,8 +213,18 @@ ENCODED = [
     ("openai", "deflate"),
     ("groq", "gzip"),
     ("groq", "deflate"),
-    pytest.param("groq", "zstd", marks=pytest.mark.skipif(not _installed("zstandard"), reason="zstandard not installed")),
-    pytest.param("groq", "br", marks=pytest.mark.skipif(not (_installed("brotli") or _installed("brotlicffi")), reason="brotli not installed")),
+    pytest.param(
+        "groq",
+        "zstd",
+        marks=pytest.mark.skipif(not _installed("zstandard"), reason="zstandard not installed"),
+    ),
+    pytest.param(
+        "groq",
+        "br",
+        marks=pytest.mark.skipif(
+            not (_installed("brotli") or _installed("brotlicffi")), reason="brotli not installed"
+        ),
+    ),
 ]
 
 
@@ -194,7 +235,11 @@ def _client(sdk: str, base_url: str) -> Any:
         return openai.OpenAI(base_url=base_url, api_key="sk-test", max_retries=0)
     import groq
 
-    return groq.Groq(base_url=base_url.removesuffix("/v1").removesuffix("/openai"), api_key="gsk-test", max_retries=0)
+    return groq.Groq(
+        base_url=base_url.removesuffix("/v1").removesuffix("/openai"),
+        api_key="gsk-test",
+        max_retries=0,
+    )
 
 
 def _groq_base(server: EncodingServer) -> str:
@@ -203,7 +248,10 @@ def _groq_base(server: EncodingServer) -> str:
 
 
 def _run(sdk: str, client: Any, stream: bool) -> Any:
-    kw: dict[str, Any] = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": UNICODE}]}
+    kw: dict[str, Any] = {
+        "model": "gpt-4o-mini",
+        "messages": [{"role": "user", "content": UNICODE}],
+    }
     if stream:
         return [c.model_dump() for c in client.chat.completions.create(stream=True, **kw)]
     return client.chat.completions.create(**kw).model_dump()
@@ -211,7 +259,9 @@ def _run(sdk: str, client: Any, stream: bool) -> Any:
 
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
 @pytest.mark.parametrize(("sdk", "encoding"), ENCODED)
-def test_compressed_responses_are_stored_decoded_and_replay_once(server_factory: Any, tmp_path: Path, sdk: str, encoding: str, stream: bool) -> None:
+def test_compressed_responses_are_stored_decoded_and_replay_once(
+    server_factory: Any, tmp_path: Path, sdk: str, encoding: str, stream: bool
+) -> None:
     server = server_factory(encoding)
     name = f"{sdk}-{encoding}-{stream}"
     with AgentRecorder(name, snapshot_dir=tmp_path):
@@ -258,7 +308,12 @@ def _sink(encoding: str = "") -> Any:
     from agentsnap.trace import Exchange
 
     ex = Exchange(provider="p", codec=None, request={})
-    sink = send._ChunkSink(ex, {"status": 200, "headers": {"content-encoding": encoding} if encoding else {}}, encoding, _Trace())  # type: ignore[arg-type]
+    sink = send._ChunkSink(
+        ex,
+        {"status": 200, "headers": {"content-encoding": encoding} if encoding else {}},
+        encoding,
+        _Trace(),
+    )  # type: ignore[arg-type]
     return ex, sink
 
 
@@ -267,10 +322,15 @@ def _served(response: dict[str, Any]) -> bytes:
 
 
 @settings(max_examples=200, deadline=None)
-@given(data=st.one_of(st.text(max_size=60).map(lambda t: t.encode()), st.binary(max_size=60)), cuts=st.lists(st.integers(0, 60), max_size=8))
-def test_replay_serves_exactly_the_bytes_read_however_they_were_split(data: bytes, cuts: list[int]) -> None:
+@given(
+    data=st.one_of(st.text(max_size=60).map(lambda t: t.encode()), st.binary(max_size=60)),
+    cuts=st.lists(st.integers(0, 60), max_size=8),
+)
+def test_replay_serves_exactly_the_bytes_read_however_they_were_split(
+    data: bytes, cuts: list[int]
+) -> None:
     points = sorted({c for c in cuts if 0 < c < len(data)})
-    pieces = [data[a:b] for a, b in zip([0, *points], [*points, len(data)])]
+    pieces = [data[a:b] for a, b in zip([0, *points], [*points, len(data)], strict=False)]
     ex, sink = _sink()
     for piece in pieces:
         sink.add(piece)
@@ -304,9 +364,20 @@ def test_bytes_that_are_not_utf8_after_a_split_character_are_kept_whole() -> Non
     assert _served(ex.response) == b"ok \xe2\x82\xff tail more"
 
 
-@pytest.mark.parametrize("encoding", ["gzip", "deflate", "deflate-raw", pytest.param("zstd", marks=pytest.mark.skipif(not _installed("zstandard"), reason="zstandard not installed"))])
+@pytest.mark.parametrize(
+    "encoding",
+    [
+        "gzip",
+        "deflate",
+        "deflate-raw",
+        pytest.param(
+            "zstd",
+            marks=pytest.mark.skipif(not _installed("zstandard"), reason="zstandard not installed"),
+        ),
+    ],
+)
 def test_compressed_stream_chunks_are_decoded_in_the_sink(encoding: str) -> None:
-    text = "data: {\"x\": \"Grüße ✓\"}\n\n" * 20
+    text = 'data: {"x": "Grüße ✓"}\n\n' * 20
     if encoding == "deflate-raw":
         comp = zlib.compressobj(wbits=-zlib.MAX_WBITS)
         raw = comp.compress(text.encode()) + comp.flush()
@@ -350,7 +421,10 @@ def _upload(content: bytes) -> Any:
     import httpx
 
     return httpx.Request(
-        "POST", "https://api.openai.com/v1/files", files={"file": ("data.bin", content, "application/octet-stream")}, data={"purpose": "assistants"},
+        "POST",
+        "https://api.openai.com/v1/files",
+        files={"file": ("data.bin", content, "application/octet-stream")},
+        data={"purpose": "assistants"},
         headers={"user-agent": "OpenAI/Python 1.0"},
     )
 
@@ -358,11 +432,17 @@ def _upload(content: bytes) -> Any:
 def test_binary_uploads_are_enveloped_with_a_stable_boundary() -> None:
     content = bytes(range(256)) * 4
     first, second = send._request_record(_upload(content)), send._request_record(_upload(content))
-    assert first == second  # httpx picks a random boundary per request; the record does not depend on it
+    assert (
+        first == second
+    )  # httpx picks a random boundary per request; the record does not depend on it
     body = first["body"]
     assert set(body) == {"$bytes_b64", "sha256"}
     raw = base64.b64decode(body["$bytes_b64"])
-    assert hashlib.sha256(raw).hexdigest() == body["sha256"] and content in raw and b"agentsnap-boundary" in raw
+    assert (
+        hashlib.sha256(raw).hexdigest() == body["sha256"]
+        and content in raw
+        and b"agentsnap-boundary" in raw
+    )
     from agentsnap.replay import request_key
 
     assert request_key(first) == request_key(second)
@@ -374,13 +454,25 @@ def test_large_binary_uploads_go_to_a_side_file(tmp_path: Path) -> None:
     rec = send._request_record(_upload(content))
     ref = rec["body"]
     assert ref["$blob"] == f"blobs/{ref['sha256']}" and ref["size"] > BLOB_THRESHOLD
-    steps = [{"type": "http", "exchange": {"request": rec, "response": {"status": 200, "headers": {}, "body": {"id": "file-1"}}}}]
+    steps = [
+        {
+            "type": "http",
+            "exchange": {
+                "request": rec,
+                "response": {"status": 200, "headers": {}, "body": {"id": "file-1"}},
+            },
+        }
+    ]
     path = SnapshotStore(tmp_path).save(Snapshot(name="upload", trace=steps))
     blob = tmp_path / ref["$blob"]
     assert hashlib.sha256(blob.read_bytes()).hexdigest() == ref["sha256"]
     assert path.stat().st_size < 10_000  # the snapshot holds the reference, not the bytes
-    assert json.loads(path.read_text(encoding="utf-8"))["trace"][0]["exchange"]["request"]["body"] == dict(ref)
-    assert sorted(p.name for p in (tmp_path / "blobs").iterdir()) == [ref["sha256"]]  # no temp files left
+    assert json.loads(path.read_text(encoding="utf-8"))["trace"][0]["exchange"]["request"][
+        "body"
+    ] == dict(ref)
+    assert sorted(p.name for p in (tmp_path / "blobs").iterdir()) == [
+        ref["sha256"]
+    ]  # no temp files left
 
 
 def test_a_recorded_upload_replays(tmp_path: Path) -> None:
@@ -392,9 +484,13 @@ def test_a_recorded_upload_replays(tmp_path: Path) -> None:
     with FakeOpenAI() as fake:
         client = openai.OpenAI(base_url=fake.base_url, api_key="sk-test", max_retries=0)
         with AgentRecorder("upload", snapshot_dir=tmp_path):
-            with pytest.raises(openai.NotFoundError) as live:  # the fake serves chat only: a recorded 404
+            with pytest.raises(
+                openai.NotFoundError
+            ) as live:  # the fake serves chat only: a recorded 404
                 client.files.create(file=("image.png", content), purpose="assistants")
-    with AgentAsserter("upload", snapshot_dir=tmp_path, mode="replay", replay_tools=False, strict=True):
+    with AgentAsserter(
+        "upload", snapshot_dir=tmp_path, mode="replay", replay_tools=False, strict=True
+    ):
         with pytest.raises(openai.NotFoundError) as replayed:
             client.files.create(file=("image.png", content), purpose="assistants")
     assert replayed.value.body == live.value.body
@@ -433,7 +529,7 @@ def _hostile_tool_data() -> dict[str, Any]:
         ("t", 1): "tuple key",
         "text": UNICODE,
         "lone": "a\ud800b",
-        "huge": 7 ** 20_000,  # more digits than int -> str allows
+        "huge": 7**20_000,  # more digits than int -> str allows
     }
 
 
@@ -446,14 +542,32 @@ def test_tool_data_of_any_type_never_breaks_a_save(tmp_path: Path) -> None:
     assert UNICODE.encode() in raw and b"\\u00fc" not in raw  # non-ASCII literal
     assert b"\\ud800" in raw  # a lone surrogate (not UTF-8) escaped, not a crash
     args = json.loads(raw)["trace"][0]["args"]
-    assert args["image"] == {"$bytes_b64": base64.b64encode(b"\x89PNG\r\n\x1a\n\x00\xff").decode(), "sha256": hashlib.sha256(b"\x89PNG\r\n\x1a\n\x00\xff").hexdigest()}
-    assert args["big"]["$blob"].startswith("blobs/") and (tmp_path / args["big"]["$blob"]).stat().st_size == BLOB_THRESHOLD + 1
+    assert args["image"] == {
+        "$bytes_b64": base64.b64encode(b"\x89PNG\r\n\x1a\n\x00\xff").decode(),
+        "sha256": hashlib.sha256(b"\x89PNG\r\n\x1a\n\x00\xff").hexdigest(),
+    }
+    assert (
+        args["big"]["$blob"].startswith("blobs/")
+        and (tmp_path / args["big"]["$blob"]).stat().st_size == BLOB_THRESHOLD + 1
+    )
     assert args["tags"] == {"$set": ["a", "b"]}
-    assert args["when"] == {"$datetime": "2024-05-01T12:30:00+00:00"} and args["price"] == {"$decimal": "9.90"}
+    assert args["when"] == {"$datetime": "2024-05-01T12:30:00+00:00"} and args["price"] == {
+        "$decimal": "9.90"
+    }
     assert args["ratio"] == {"$float": "nan"} and args["loop"] == [1, {"$cycle": "list"}]
-    assert args["obj"] == {"$repr": "<tests.test_bodies.Opaque object>", "$type": "tests.test_bodies.Opaque"}
-    assert args["broken"] == {"$repr": "<tests.test_bodies.Broken>", "$type": "tests.test_bodies.Broken"}
-    assert args["1"] == "int key" and args['["t",1]'] == "tuple key" and args["path"] == {"$path": "a/b.txt"}
+    assert args["obj"] == {
+        "$repr": "<tests.test_bodies.Opaque object>",
+        "$type": "tests.test_bodies.Opaque",
+    }
+    assert args["broken"] == {
+        "$repr": "<tests.test_bodies.Broken>",
+        "$type": "tests.test_bodies.Broken",
+    }
+    assert (
+        args["1"] == "int key"
+        and args['["t",1]'] == "tuple key"
+        and args["path"] == {"$path": "a/b.txt"}
+    )
     assert args["lone"] == "a\ud800b" and args["huge"] == {"$int_hex": hex(7**20_000)}
     # the same run compares equal to what was stored (the new run is prepared exactly as the golden was)
     with AgentAsserter("tools", snapshot_dir=tmp_path, mode="live") as check:

@@ -26,10 +26,14 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 # ---------------------------------------------------------------------------- --dir default
-def test_dir_defaults_to_snapshot_dir_of_pyproject_in_a_parent_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_dir_defaults_to_snapshot_dir_of_pyproject_in_a_parent_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     project = tmp_path / "project"
     (project / "src" / "deep").mkdir(parents=True)
-    (project / "pyproject.toml").write_text('[tool.agentsnap]\nsnapshot_dir = "goldens"\n', encoding="utf-8")
+    (project / "pyproject.toml").write_text(
+        '[tool.agentsnap]\nsnapshot_dir = "goldens"\n', encoding="utf-8"
+    )
     make(project / "goldens", PARIS, approved=True)
     make(project / "src" / "deep" / "goldens", "decoy-relative-to-cwd")  # must not be read
     make(project / "src" / "deep" / "__agent_snapshots__", "decoy-default-name")
@@ -43,7 +47,9 @@ def test_dir_defaults_to_snapshot_dir_of_pyproject_in_a_parent_folder(tmp_path: 
     assert str(project / "goldens") in result.stderr
 
 
-def test_dir_default_without_agentsnap_table_is_agent_snapshots_in_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_dir_default_without_agentsnap_table_is_agent_snapshots_in_cwd(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     make(tmp_path / "__agent_snapshots__", PARIS)
     monkeypatch.chdir(tmp_path)
     result = invoke("list")
@@ -52,7 +58,9 @@ def test_dir_default_without_agentsnap_table_is_agent_snapshots_in_cwd(tmp_path:
 
 
 def test_dir_option_wins_over_pyproject(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "pyproject.toml").write_text('[tool.agentsnap]\nsnapshot_dir = "goldens"\n', encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.agentsnap]\nsnapshot_dir = "goldens"\n', encoding="utf-8"
+    )
     make(tmp_path / "goldens", "from-pyproject")
     make(tmp_path / "elsewhere", "from-option")
     monkeypatch.chdir(tmp_path)
@@ -61,13 +69,19 @@ def test_dir_option_wins_over_pyproject(tmp_path: Path, monkeypatch: pytest.Monk
     assert "from-pyproject" not in result.stdout
 
 
-def test_bad_pyproject_setting_is_a_one_line_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "pyproject.toml").write_text('[tool.agentsnap]\nsemantic_threshold = "lots"\n', encoding="utf-8")
+def test_bad_pyproject_setting_is_a_one_line_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.agentsnap]\nsemantic_threshold = "lots"\n', encoding="utf-8"
+    )
     monkeypatch.chdir(tmp_path)
     result = invoke("list")
     assert result.exit_code == 1
     assert result.stderr.startswith("error: ")
-    assert "semantic_threshold" in result.stderr and str(tmp_path / "pyproject.toml") in result.stderr
+    assert (
+        "semantic_threshold" in result.stderr and str(tmp_path / "pyproject.toml") in result.stderr
+    )
     assert "--dir" in result.stderr
     assert "Traceback" not in result.output
 
@@ -138,7 +152,13 @@ def test_list_warns_about_a_corrupt_file_and_lists_the_rest(tmp_path: Path) -> N
 
 
 def test_plain_output_never_truncates_long_names(tmp_path: Path) -> None:
-    long_name = "tests/agents/test_" + "very_long_module_" * 8 + ".py::TestBooking::test_books[" + "x" * 80 + "]"
+    long_name = (
+        "tests/agents/test_"
+        + "very_long_module_" * 8
+        + ".py::TestBooking::test_books["
+        + "x" * 80
+        + "]"
+    )
     make(tmp_path, long_name)
     make(tmp_path, PARIS, approved=True)
     result = invoke("list", "--dir", str(tmp_path))
@@ -156,7 +176,9 @@ def test_plain_output_has_no_ansi_codes(tmp_path: Path) -> None:
         assert "\x1b[" not in result.output
 
 
-def test_terminal_gets_a_rich_table_with_colour_and_long_names_folded_not_cut(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_terminal_gets_a_rich_table_with_colour_and_long_names_folded_not_cut(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     long_name = "tests/test_agents.py::test_" + "a_rather_long_parametrised_case_" * 5 + "end"
     make(tmp_path, long_name)
     monkeypatch.setattr(_output, "stdout_is_tty", lambda: True)
@@ -171,12 +193,21 @@ def test_terminal_gets_a_rich_table_with_colour_and_long_names_folded_not_cut(tm
     assert long_name in folded
 
 
-def test_no_color_switches_rich_output_off_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_color_switches_rich_output_off_on_a_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     make(tmp_path, PARIS)
     monkeypatch.setattr(_output, "stdout_is_tty", lambda: True)
     result = invoke("list", "--dir", str(tmp_path), env={"NO_COLOR": "1"})
     assert "\x1b[" not in result.output
-    assert result.stdout.splitlines()[0].split() == ["NAME", "STATE", "STEPS", "MODEL", "SOURCE", "AGE"]
+    assert result.stdout.splitlines()[0].split() == [
+        "NAME",
+        "STATE",
+        "STEPS",
+        "MODEL",
+        "SOURCE",
+        "AGE",
+    ]
 
 
 # ---------------------------------------------------------------------------- show
@@ -250,7 +281,9 @@ def test_show_corrupt_snapshot_is_a_one_line_error_with_the_path(tmp_path: Path)
     result = invoke("show", PARIS, "--dir", str(tmp_path))
     assert result.exit_code == 1
     assert result.stderr.count("\n") == 1
-    assert result.stderr.startswith("error: corrupt snapshot file at ") and str(path) in result.stderr
+    assert (
+        result.stderr.startswith("error: corrupt snapshot file at ") and str(path) in result.stderr
+    )
     assert "Traceback" not in result.output
     assert path.read_text(encoding="utf-8") == '{"trace": ['
 
@@ -302,7 +335,13 @@ def test_installed_console_script_help() -> None:
     script = Path(sys.executable).with_name("agentsnap")
     exe = str(script) if script.exists() else shutil.which("agentsnap")
     assert exe, "the agentsnap console script is not installed"
-    proc = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=60, env={**os.environ, "NO_COLOR": "1"})
+    proc = subprocess.run(
+        [exe, "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("Usage: agentsnap ")
     for command in ("list", "show", "diff", "approve", "update", "rm", "record", "run"):
@@ -330,7 +369,10 @@ def test_help_of_every_command_documents_exit_codes() -> None:
 
 def test_legacy_file_without_a_name_is_listed_under_its_file_stem(tmp_path: Path) -> None:
     legacy = tmp_path / "my_agent.json"
-    legacy.write_text('{"version": "1.0", "recorded_at": "2025-01-01T00:00:00+00:00", "model": "m", "trace": [], "output": "x"}\n', encoding="utf-8")
+    legacy.write_text(
+        '{"version": "1.0", "recorded_at": "2025-01-01T00:00:00+00:00", "model": "m", "trace": [], "output": "x"}\n',
+        encoding="utf-8",
+    )
     result = invoke("list", "--dir", str(tmp_path))
     assert result.exit_code == 0
     assert result.stdout.splitlines()[1].split()[:3] == ["my_agent", "approved", "0"]

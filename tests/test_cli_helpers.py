@@ -18,7 +18,9 @@ PARIS = "tests/test_weather.py::test_paris"
 LYON = "tests/test_weather.py::test_lyon"
 
 
-def llm_step(step: int, *, response: str = "Hi", city: str | None = None, model: str = "gpt-4o-mini") -> dict[str, Any]:
+def llm_step(
+    step: int, *, response: str = "Hi", city: str | None = None, model: str = "gpt-4o-mini"
+) -> dict[str, Any]:
     """An llm_call step; with ``city`` the model asks for get_weather(city)."""
     requests = [{"id": "call_A", "name": "get_weather", "args": {"city": city}}] if city else []
     return {
@@ -38,12 +40,23 @@ def llm_step(step: int, *, response: str = "Hi", city: str | None = None, model:
 
 
 def tool_step(step: int, city: str = "Paris", result: str = "Sunny") -> dict[str, Any]:
-    return {"step": step, "type": "tool_call", "name": "get_weather", "args": {"city": city}, "result": result, "id": "call_A"}
+    return {
+        "step": step,
+        "type": "tool_call",
+        "name": "get_weather",
+        "args": {"city": city},
+        "result": result,
+        "id": "call_A",
+    }
 
 
 def weather_trace(city: str = "Paris") -> list[dict[str, Any]]:
     """llm_call asking for get_weather(city), the tool call, the final llm_call: 3 steps."""
-    return [llm_step(0, response="", city=city), tool_step(1, city), llm_step(2, response=f"Sunny in {city}")]
+    return [
+        llm_step(0, response="", city=city),
+        tool_step(1, city),
+        llm_step(2, response=f"Sunny in {city}"),
+    ]
 
 
 def make(
@@ -90,9 +103,13 @@ def tree(root: Path) -> dict[str, bytes]:
     """Every file under ``root`` (relative path -> bytes), to prove nothing changed."""
     if not root.exists():
         return {}
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
 
 
-def invoke(*args: str, input: str | None = None, env: dict[str, str | None] | None = None) -> Result:
+def invoke(
+    *args: str, input: str | None = None, env: dict[str, str | None] | None = None
+) -> Result:
     """Run ``agentsnap ARGS…`` in-process (stdout is not a TTY here)."""
     return runner.invoke(app, list(args), input=input, env=env)

@@ -29,7 +29,9 @@ def corrupt(root: Path, name: str, *, keep_name_line: bool = True) -> Path:
 
 
 @pytest.mark.parametrize("keep_name_line", [True, False])
-def test_rm_of_a_corrupt_snapshot_deletes_that_file_and_not_the_one_its_name_prefixes(tmp_path: Path, keep_name_line: bool) -> None:
+def test_rm_of_a_corrupt_snapshot_deletes_that_file_and_not_the_one_its_name_prefixes(
+    tmp_path: Path, keep_name_line: bool
+) -> None:
     bad = corrupt(tmp_path, CLAUDE, keep_name_line=keep_name_line)
     other = make(tmp_path, CLAUDE_ASYNC)
     other_bytes = other.read_bytes()
@@ -37,14 +39,19 @@ def test_rm_of_a_corrupt_snapshot_deletes_that_file_and_not_the_one_its_name_pre
     result = invoke("rm", CLAUDE, "--yes", "--dir", str(tmp_path))
 
     assert result.exit_code == 0, result.output
-    assert result.stderr == f"About to delete 1 snapshot file in {tmp_path}:\n  {CLAUDE}  ({bad.name})  unreadable\n"
+    assert (
+        result.stderr
+        == f"About to delete 1 snapshot file in {tmp_path}:\n  {CLAUDE}  ({bad.name})  unreadable\n"
+    )
     assert result.stdout == f"deleted unreadable file {bad} ({CLAUDE})\n"
     assert not bad.exists()
     assert other.read_bytes() == other_bytes
 
 
 @pytest.mark.parametrize("command", ["show", "approve", "diff"])
-def test_show_approve_diff_of_a_corrupt_snapshot_name_it_and_touch_nothing_else(tmp_path: Path, command: str) -> None:
+def test_show_approve_diff_of_a_corrupt_snapshot_name_it_and_touch_nothing_else(
+    tmp_path: Path, command: str
+) -> None:
     bad = corrupt(tmp_path, CLAUDE)
     make(tmp_path, CLAUDE_ASYNC)
     make(tmp_path, CLAUDE_ASYNC, last_run=True)
@@ -59,7 +66,9 @@ def test_show_approve_diff_of_a_corrupt_snapshot_name_it_and_touch_nothing_else(
     assert tree(tmp_path) == before
 
 
-def test_a_prefix_that_reaches_an_unreadable_file_lists_it_and_its_glob_matches_it(tmp_path: Path) -> None:
+def test_a_prefix_that_reaches_an_unreadable_file_lists_it_and_its_glob_matches_it(
+    tmp_path: Path,
+) -> None:
     bad = corrupt(tmp_path, WEATHER, keep_name_line=False)
     good = make(tmp_path, "tests/test_agent.py::test_weather_async")
     before = tree(tmp_path)
@@ -92,7 +101,10 @@ def test_exact_name_wins_over_a_longer_name_it_prefixes(tmp_path: Path) -> None:
     long = make(tmp_path, CLAUDE_ASYNC)
     result = invoke("approve", CLAUDE, "--dir", str(tmp_path))
     assert result.exit_code == 0
-    assert result.stderr == f"approving {CLAUDE} ({short})\nCommit the snapshot files: CI compares against approved snapshots only.\n"
+    assert (
+        result.stderr
+        == f"approving {CLAUDE} ({short})\nCommit the snapshot files: CI compares against approved snapshots only.\n"
+    )
     assert read(short)["approved"] is True and read(long)["approved"] is False
 
 

@@ -33,7 +33,10 @@ def test_record_runs_the_command_with_recording_switched_on() -> None:
 
 def test_the_check_command_fails_without_record() -> None:
     # negative control: the probe really tells the two cases apart
-    assert subprocess.run([sys.executable, "-c", CHECK_RECORD_ENV], check=False, timeout=60).returncode == 3
+    assert (
+        subprocess.run([sys.executable, "-c", CHECK_RECORD_ENV], check=False, timeout=60).returncode
+        == 3
+    )
 
 
 def test_record_passes_the_exit_code_through() -> None:
@@ -80,7 +83,9 @@ def _write_test(folder: Path, body: str) -> Path:
     return path
 
 
-def test_record_test_path_runs_pytest_with_agentsnap_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_record_test_path_runs_pytest_with_agentsnap_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     probe = _write_test(
         tmp_path / "probe",
         "def test_flags(request):\n    assert request.config.getoption('agentsnap_record') is True\n",
@@ -90,7 +95,9 @@ def test_record_test_path_runs_pytest_with_agentsnap_record(tmp_path: Path, monk
     assert result.exit_code == 0, result.output
 
 
-def test_run_uses_assert_mode_and_passes_pytest_exit_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_run_uses_assert_mode_and_passes_pytest_exit_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     snaps = tmp_path / "snaps"
     seen = tmp_path / "seen.json"
     probe = _write_test(
@@ -111,11 +118,18 @@ def test_run_uses_assert_mode_and_passes_pytest_exit_code(tmp_path: Path, monkey
     result = invoke("run", str(probe), "--dir", str(snaps), "--", "-q", "-p", "no:cacheprovider")
 
     assert result.exit_code == 1  # pytest's: a test failed
-    assert json.loads(seen.read_text(encoding="utf-8")) == {"instrument": True, "record": False, "mode": None, "dir": str(snaps)}
+    assert json.loads(seen.read_text(encoding="utf-8")) == {
+        "instrument": True,
+        "record": False,
+        "mode": None,
+        "dir": str(snaps),
+    }
 
 
 # ---------------------------------------------------------------------------- record --from-trace
-def completion(text: str = "Hello!", model: str = "gpt-4o-mini-2024-07-18", tool_calls: list[Any] | None = None) -> dict[str, Any]:
+def completion(
+    text: str = "Hello!", model: str = "gpt-4o-mini-2024-07-18", tool_calls: list[Any] | None = None
+) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": text}
     if tool_calls:
         message["tool_calls"] = tool_calls
@@ -124,7 +138,13 @@ def completion(text: str = "Hello!", model: str = "gpt-4o-mini-2024-07-18", tool
         "object": "chat.completion",
         "created": 1700000000,
         "model": model,
-        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if tool_calls else "stop"}],
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": "tool_calls" if tool_calls else "stop",
+            }
+        ],
         "usage": {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7},
     }
 
@@ -137,7 +157,13 @@ CONVERSATION = {
         {
             "role": "assistant",
             "content": None,
-            "tool_calls": [{"id": "call_A", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}],
+            "tool_calls": [
+                {
+                    "id": "call_A",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+                }
+            ],
         },
         {"role": "tool", "tool_call_id": "call_A", "content": "Sunny"},
         {"role": "assistant", "content": "It is sunny in Paris."},
@@ -159,7 +185,10 @@ def test_from_trace_seeds_a_pending_snapshot_from_a_completion(tmp_path: Path) -
 
     assert result.exit_code == 0, result.output
     path = SnapshotStore(snaps).path_for(PARIS)
-    assert result.stdout == f"Seeded pending snapshot '{PARIS}' from {trace}: 1 step (1 llm_call, 0 tool_call) -> {path}\n"
+    assert (
+        result.stdout
+        == f"Seeded pending snapshot '{PARIS}' from {trace}: 1 step (1 llm_call, 0 tool_call) -> {path}\n"
+    )
     assert f"agentsnap approve {PARIS}" in result.stderr
     data = read(path)
     assert data["approved"] is False and data["source"] == "trace" and data["name"] == PARIS
@@ -174,7 +203,17 @@ def test_from_trace_seeds_a_pending_snapshot_from_a_completion(tmp_path: Path) -
 
 def test_from_trace_list_of_completions(tmp_path: Path) -> None:
     trace = _trace_file(tmp_path, [completion("one"), completion("two", model="gpt-4o")])
-    result = invoke("record", "--from-trace", str(trace), "--name", "two-calls", "--format", "openai", "--dir", str(tmp_path / "s"))
+    result = invoke(
+        "record",
+        "--from-trace",
+        str(trace),
+        "--name",
+        "two-calls",
+        "--format",
+        "openai",
+        "--dir",
+        str(tmp_path / "s"),
+    )
     assert result.exit_code == 0, result.output
     data = read(SnapshotStore(tmp_path / "s").path_for("two-calls"))
     assert [s["response"] for s in data["trace"]] == ["one", "two"]
@@ -184,16 +223,29 @@ def test_from_trace_list_of_completions(tmp_path: Path) -> None:
 
 def test_from_trace_conversation_gives_llm_and_tool_steps(tmp_path: Path) -> None:
     trace = _trace_file(tmp_path, CONVERSATION)
-    result = invoke("record", "--from-trace", str(trace), "--name", PARIS, "--dir", str(tmp_path / "s"))
+    result = invoke(
+        "record", "--from-trace", str(trace), "--name", PARIS, "--dir", str(tmp_path / "s")
+    )
     assert result.exit_code == 0, result.output
     path = SnapshotStore(tmp_path / "s").path_for(PARIS)
-    data = SnapshotStore.read_file(path).to_dict()  # as loaded (the file stores each call's messages once)
+    data = SnapshotStore.read_file(
+        path
+    ).to_dict()  # as loaded (the file stores each call's messages once)
     kinds = [s["type"] for s in data["trace"]]
     assert kinds == ["llm_call", "tool_call", "llm_call"]
     first, tool, last = data["trace"]
-    assert first["tool_requests"] == [{"id": "call_A", "name": "get_weather", "args": {"city": "Paris"}}]
+    assert first["tool_requests"] == [
+        {"id": "call_A", "name": "get_weather", "args": {"city": "Paris"}}
+    ]
     assert len(first["messages"]) == 2 and len(last["messages"]) == 4
-    assert tool == {"step": 1, "type": "tool_call", "name": "get_weather", "args": {"city": "Paris"}, "result": "Sunny", "id": "call_A"}
+    assert tool == {
+        "step": 1,
+        "type": "tool_call",
+        "name": "get_weather",
+        "args": {"city": "Paris"},
+        "result": "Sunny",
+        "id": "call_A",
+    }
     assert data["input"] == "Weather in Paris?"
     assert data["output"] == "It is sunny in Paris."
     assert data["model"] == "gpt-4o-mini"
@@ -225,7 +277,9 @@ def test_from_trace_refuses_to_overwrite_without_update(tmp_path: Path) -> None:
     result = invoke("record", "--from-trace", str(trace), "--name", PARIS, "--dir", str(tmp_path))
 
     assert result.exit_code == 1
-    assert result.stderr.startswith(f"error: snapshot '{PARIS}' already exists at {existing}; nothing was written.")
+    assert result.stderr.startswith(
+        f"error: snapshot '{PARIS}' already exists at {existing}; nothing was written."
+    )
     assert "--update" in result.stderr
     assert tree(tmp_path) == before
 
@@ -233,7 +287,9 @@ def test_from_trace_refuses_to_overwrite_without_update(tmp_path: Path) -> None:
 def test_from_trace_update_overwrites_and_approves(tmp_path: Path) -> None:
     existing = make(tmp_path, PARIS, approved=False)
     trace = _trace_file(tmp_path, completion("replaced"))
-    result = invoke("record", "--from-trace", str(trace), "--name", PARIS, "--update", "--dir", str(tmp_path))
+    result = invoke(
+        "record", "--from-trace", str(trace), "--name", PARIS, "--update", "--dir", str(tmp_path)
+    )
     assert result.exit_code == 0, result.output
     data = read(existing)
     assert data["output"] == "replaced" and data["approved"] is True and data["source"] == "trace"
@@ -250,7 +306,9 @@ def test_from_trace_update_overwrites_and_approves(tmp_path: Path) -> None:
         (json.dumps({"messages": ["hi"]}), "messages[0] is not a chat message"),
     ],
 )
-def test_from_trace_bad_input_is_a_clear_error_and_writes_nothing(tmp_path: Path, content: str, message: str) -> None:
+def test_from_trace_bad_input_is_a_clear_error_and_writes_nothing(
+    tmp_path: Path, content: str, message: str
+) -> None:
     trace = tmp_path / "trace.json"
     trace.write_text(content, encoding="utf-8")
     snaps = tmp_path / "snaps"
@@ -280,12 +338,25 @@ def test_from_trace_usage_errors_exit_2(tmp_path: Path, args: list[str], message
 
 
 ANTHROPIC_MESSAGE = {
-    "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-haiku-4-5",
-    "content": [{"type": "text", "text": "Let me check."}, {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}}],
-    "stop_reason": "tool_use", "usage": {"input_tokens": 10, "output_tokens": 5},
+    "id": "msg_1",
+    "type": "message",
+    "role": "assistant",
+    "model": "claude-haiku-4-5",
+    "content": [
+        {"type": "text", "text": "Let me check."},
+        {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}},
+    ],
+    "stop_reason": "tool_use",
+    "usage": {"input_tokens": 10, "output_tokens": 5},
 }
 GEMINI_RESPONSE = {
-    "candidates": [{"content": {"role": "model", "parts": [{"text": "Sunny in Paris."}]}, "finishReason": "STOP", "index": 0}],
+    "candidates": [
+        {
+            "content": {"role": "model", "parts": [{"text": "Sunny in Paris."}]},
+            "finishReason": "STOP",
+            "index": 0,
+        }
+    ],
     "usageMetadata": {"promptTokenCount": 4, "candidatesTokenCount": 3, "totalTokenCount": 7},
     "modelVersion": "gemini-2.0-flash",
 }
@@ -294,13 +365,31 @@ GEMINI_RESPONSE = {
 @pytest.mark.parametrize(
     "fmt, data, expected",
     [
-        ("anthropic", ANTHROPIC_MESSAGE, ("claude-haiku-4-5", "Let me check.", [{"id": "toolu_1", "name": "get_weather", "args": {"city": "Paris"}}])),
-        ("auto", [ANTHROPIC_MESSAGE], ("claude-haiku-4-5", "Let me check.", [{"id": "toolu_1", "name": "get_weather", "args": {"city": "Paris"}}])),
+        (
+            "anthropic",
+            ANTHROPIC_MESSAGE,
+            (
+                "claude-haiku-4-5",
+                "Let me check.",
+                [{"id": "toolu_1", "name": "get_weather", "args": {"city": "Paris"}}],
+            ),
+        ),
+        (
+            "auto",
+            [ANTHROPIC_MESSAGE],
+            (
+                "claude-haiku-4-5",
+                "Let me check.",
+                [{"id": "toolu_1", "name": "get_weather", "args": {"city": "Paris"}}],
+            ),
+        ),
         ("gemini", GEMINI_RESPONSE, ("gemini-2.0-flash", "Sunny in Paris.", [])),
         ("auto", GEMINI_RESPONSE, ("gemini-2.0-flash", "Sunny in Paris.", [])),
     ],
 )
-def test_from_trace_reads_anthropic_and_gemini_responses(tmp_path: Path, fmt: str, data: object, expected: tuple) -> None:
+def test_from_trace_reads_anthropic_and_gemini_responses(
+    tmp_path: Path, fmt: str, data: object, expected: tuple
+) -> None:
     import json as _json
 
     from typer.testing import CliRunner
@@ -311,7 +400,20 @@ def test_from_trace_reads_anthropic_and_gemini_responses(tmp_path: Path, fmt: st
     trace = tmp_path / "trace.json"
     trace.write_text(_json.dumps(data), encoding="utf-8")
     root = tmp_path / "snaps"
-    res = CliRunner().invoke(app, ["record", "--from-trace", str(trace), "--name", "seeded", "--format", fmt, "--dir", str(root)])
+    res = CliRunner().invoke(
+        app,
+        [
+            "record",
+            "--from-trace",
+            str(trace),
+            "--name",
+            "seeded",
+            "--format",
+            fmt,
+            "--dir",
+            str(root),
+        ],
+    )
     assert res.exit_code == 0, res.output
     snap = SnapshotStore(root).load("seeded")
     assert snap is not None and snap.approved is False and snap.source == "trace"
@@ -329,7 +431,20 @@ def test_from_trace_with_the_wrong_format_says_what_it_expected(tmp_path: Path) 
 
     trace = tmp_path / "trace.json"
     trace.write_text(_json.dumps(GEMINI_RESPONSE), encoding="utf-8")
-    res = CliRunner().invoke(app, ["record", "--from-trace", str(trace), "--name", "x", "--format", "anthropic", "--dir", str(tmp_path / "s")])
+    res = CliRunner().invoke(
+        app,
+        [
+            "record",
+            "--from-trace",
+            str(trace),
+            "--name",
+            "x",
+            "--format",
+            "anthropic",
+            "--dir",
+            str(tmp_path / "s"),
+        ],
+    )
     assert res.exit_code == 1
     assert "is not in the anthropic format" in res.output
     assert not (tmp_path / "s").exists()

@@ -9,7 +9,18 @@ import pytest
 
 from agentsnap.cli import _output
 from agentsnap.snapshot import SnapshotStore
-from tests.test_cli_helpers import LYON, PARIS, ago, invoke, llm_step, make, read, set_field, tool_step, tree
+from tests.test_cli_helpers import (
+    LYON,
+    PARIS,
+    ago,
+    invoke,
+    llm_step,
+    make,
+    read,
+    set_field,
+    tool_step,
+    tree,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -74,7 +85,9 @@ def test_approve_ambiguous_prefix_lists_candidates_and_changes_nothing(tmp_path:
     result = invoke("approve", "tests/test_weather", "--dir", str(tmp_path))
 
     assert result.exit_code == 1
-    assert result.stderr.startswith("error: 'tests/test_weather' is the start of 2 snapshot names in ")
+    assert result.stderr.startswith(
+        "error: 'tests/test_weather' is the start of 2 snapshot names in "
+    )
     assert f"\n  {LYON}\n  {PARIS}\n" in result.stderr
     assert tree(tmp_path) == before
 
@@ -142,7 +155,11 @@ def test_approve_corrupt_file_named_exactly_is_a_one_line_error(tmp_path: Path) 
     before = tree(tmp_path)
     result = invoke("approve", PARIS, "--dir", str(tmp_path))
     assert result.exit_code == 1
-    assert result.stderr.count("\n") == 1 and str(path) in result.stderr and "merge-conflict" in result.stderr
+    assert (
+        result.stderr.count("\n") == 1
+        and str(path) in result.stderr
+        and "merge-conflict" in result.stderr
+    )
     assert "Traceback" not in result.output
     assert tree(tmp_path) == before
 
@@ -151,7 +168,14 @@ def test_approve_corrupt_file_named_exactly_is_a_one_line_error(tmp_path: Path) 
 def test_update_promotes_the_last_run_approved_and_removes_it(tmp_path: Path) -> None:
     golden = make(tmp_path, PARIS, approved=False, source="trace")
     created = read(golden)["created_at"]
-    last = make(tmp_path, PARIS, city="Lyon", output="Rainy", trace=[llm_step(0, city="Lyon", response=""), tool_step(1, "Lyon")], last_run=True)
+    last = make(
+        tmp_path,
+        PARIS,
+        city="Lyon",
+        output="Rainy",
+        trace=[llm_step(0, city="Lyon", response=""), tool_step(1, "Lyon")],
+        last_run=True,
+    )
     other = make(tmp_path, LYON, approved=True)
     other_before = other.read_bytes()
 
@@ -212,7 +236,9 @@ def test_update_all_with_no_last_runs(tmp_path: Path) -> None:
     make(tmp_path, PARIS)
     result = invoke("update", "--all", "--dir", str(tmp_path))
     assert result.exit_code == 0
-    assert result.stdout.startswith(f"Nothing to update: no last runs in {tmp_path / '.last_run'}. Run the tests first")
+    assert result.stdout.startswith(
+        f"Nothing to update: no last runs in {tmp_path / '.last_run'}. Run the tests first"
+    )
 
 
 def test_update_name_without_last_run_says_to_run_the_tests(tmp_path: Path) -> None:
@@ -336,7 +362,9 @@ def test_diff_in_colour_on_a_terminal(tmp_path: Path, monkeypatch: pytest.Monkey
     make(tmp_path, PARIS, city="Lyon", last_run=True)
     monkeypatch.setattr(_output, "stdout_is_tty", lambda: True)
     assert "\x1b[" in invoke("diff", PARIS, "--dir", str(tmp_path)).stdout
-    assert "\x1b[" not in invoke("diff", PARIS, "--dir", str(tmp_path), env={"NO_COLOR": "1"}).stdout
+    assert (
+        "\x1b[" not in invoke("diff", PARIS, "--dir", str(tmp_path), env={"NO_COLOR": "1"}).stdout
+    )
 
 
 def test_diff_without_last_run_exits_2_and_says_to_run_the_tests(tmp_path: Path) -> None:
@@ -379,10 +407,16 @@ def test_diff_corrupt_golden_with_a_last_run_exits_2_with_the_path(tmp_path: Pat
     golden.write_text("{", encoding="utf-8")
     result = invoke("diff", PARIS, "--dir", str(tmp_path))
     assert result.exit_code == 2
-    assert result.stderr.count("\n") == 1 and str(golden) in result.stderr and "corrupt" in result.stderr
+    assert (
+        result.stderr.count("\n") == 1
+        and str(golden) in result.stderr
+        and "corrupt" in result.stderr
+    )
 
 
-def test_diff_of_a_json_file_pretty_prints_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_diff_of_a_json_file_pretty_prints_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     legacy = tmp_path / "my_agent.json"
     legacy.write_text(
         json.dumps(
@@ -391,7 +425,16 @@ def test_diff_of_a_json_file_pretty_prints_it(tmp_path: Path, monkeypatch: pytes
                 "recorded_at": "2026-01-01T00:00:00+00:00",
                 "model": "claude-haiku-4-5",
                 "input": {"query": "What is Python?"},
-                "trace": [{"step": 0, "type": "llm_call", "messages": [], "response": "A language", "tokens": 350}, tool_step(1)],
+                "trace": [
+                    {
+                        "step": 0,
+                        "type": "llm_call",
+                        "messages": [],
+                        "response": "A language",
+                        "tokens": 350,
+                    },
+                    tool_step(1),
+                ],
                 "output": "Python is a language",
             }
         ),
@@ -414,7 +457,9 @@ def test_diff_of_a_corrupt_json_file_exits_2(tmp_path: Path) -> None:
     assert str(bad) in result.stderr and "Traceback" not in result.output
 
 
-def test_diff_shows_changed_outputs_side_by_side(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_diff_shows_changed_outputs_side_by_side(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("COLUMNS", "80")
     make(tmp_path, PARIS, approved=True, output="It is sunny in Paris today.")
     make(tmp_path, PARIS, last_run=True, output="It is raining in Paris today.")
@@ -423,7 +468,9 @@ def test_diff_shows_changed_outputs_side_by_side(tmp_path: Path, monkeypatch: py
     lines = result.stdout.splitlines()
     start = lines.index("[OUTPUT] side by side")
     assert lines[start + 1] == f"{'golden':<38} │ last run"
-    assert lines[start + 3] == f"{'It is sunny in Paris today.':<38} ≠ It is raining in Paris today."
+    assert (
+        lines[start + 3] == f"{'It is sunny in Paris today.':<38} ≠ It is raining in Paris today."
+    )
 
 
 def test_diff_equal_outputs_have_no_side_by_side(tmp_path: Path) -> None:
@@ -433,7 +480,9 @@ def test_diff_equal_outputs_have_no_side_by_side(tmp_path: Path) -> None:
     assert result.exit_code == 1 and "[OUTPUT] side by side" not in result.stdout
 
 
-def test_diff_judges_a_last_run_as_its_test_did(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_diff_judges_a_last_run_as_its_test_did(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A one-line snapshot that passed under min_score: `agentsnap diff` shows the change, and passes it too."""
     import warnings
 
@@ -445,7 +494,9 @@ def test_diff_judges_a_last_run_as_its_test_did(tmp_path: Path, monkeypatch: pyt
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         agentsnap.check("flow", calls, store=store, update=True)
-    report = agentsnap.check("flow", [calls[0], {"tool": "book", "args": {"id": 2}}], store=store, min_score=0.7)
+    report = agentsnap.check(
+        "flow", [calls[0], {"tool": "book", "args": {"id": 2}}], store=store, min_score=0.7
+    )
     assert report is not None and report.score == 0.75
     result = invoke("diff", "flow", "--dir", str(tmp_path))
     assert result.exit_code == 0, result.output
@@ -461,8 +512,15 @@ def test_update_writes_no_run_only_keys(tmp_path: Path) -> None:
 
     make(tmp_path, PARIS, approved=True)
     store = SnapshotStore(tmp_path)
-    store.save_last_run(Snapshot(name=PARIS, trace=weather_trace("Lyon"), output="Sunny", model="gpt-4o-mini",
-                                 comparison={"mode": "live", "failed_checks": ["arguments"], "score": 0.5}))
+    store.save_last_run(
+        Snapshot(
+            name=PARIS,
+            trace=weather_trace("Lyon"),
+            output="Sunny",
+            model="gpt-4o-mini",
+            comparison={"mode": "live", "failed_checks": ["arguments"], "score": 0.5},
+        )
+    )
     result = invoke("update", PARIS, "--dir", str(tmp_path))
     assert result.exit_code == 0, result.output
     data = read(store.path_for(PARIS))
@@ -478,7 +536,15 @@ def test_update_refuses_a_replayed_run_whose_requests_drifted(tmp_path: Path) ->
     trace = weather_trace()
     trace[0]["request_drift"] = ["messages[0].content: 'Weather?' → 'Weather, and the time?'"]
     store = SnapshotStore(tmp_path)
-    last = store.save_last_run(Snapshot(name=PARIS, trace=trace, output="Sunny", model="gpt-4o-mini", comparison={"mode": "replay"}))
+    last = store.save_last_run(
+        Snapshot(
+            name=PARIS,
+            trace=trace,
+            output="Sunny",
+            model="gpt-4o-mini",
+            comparison={"mode": "replay"},
+        )
+    )
     before = tree(tmp_path)
     for args in ([PARIS], ["--all"]):
         result = invoke("update", *args, "--dir", str(tmp_path))
@@ -497,15 +563,29 @@ def test_diff_of_an_older_last_run_with_drift_is_judged_as_replay(tmp_path: Path
 
     def step(content: str) -> dict:
         s = llm_step(0)
-        s["exchange"] = {"request": {"method": "POST", "path": "/v1/chat/completions", "body": {"messages": [{"role": "user", "content": content}]}},
-                         "response": {"status": 200, "headers": {}, "body": {}}}
+        s["exchange"] = {
+            "request": {
+                "method": "POST",
+                "path": "/v1/chat/completions",
+                "body": {"messages": [{"role": "user", "content": content}]},
+            },
+            "response": {"status": 200, "headers": {}, "body": {}},
+        }
         return s
 
-    SnapshotStore(tmp_path).save(Snapshot(name=PARIS, trace=[step("Weather?")], output="Sunny", approved=True))
+    SnapshotStore(tmp_path).save(
+        Snapshot(name=PARIS, trace=[step("Weather?")], output="Sunny", approved=True)
+    )
     drifted = step("Weather, and the time?")
     drifted["request_drift"] = ["messages[0].content: 'Weather?' → 'Weather, and the time?'"]
-    SnapshotStore(tmp_path).save_last_run(Snapshot(name=PARIS, trace=[drifted], output="Sunny",
-                                                   comparison={"failed_checks": ["llm_requests"]}))
+    SnapshotStore(tmp_path).save_last_run(
+        Snapshot(
+            name=PARIS,
+            trace=[drifted],
+            output="Sunny",
+            comparison={"failed_checks": ["llm_requests"]},
+        )
+    )
     result = invoke("diff", PARIS, "--dir", str(tmp_path))
     assert result.exit_code == 1, result.output
     assert result.stdout.startswith(f"[agentsnap] {PARIS!r} FAILED — failed checks: llm_requests\n")

@@ -21,14 +21,27 @@ from agentsnap.providers.anthropic_messages import normalize, tool_results
 MODEL = "claude-sonnet-4-6"
 MESSAGES = [{"role": "user", "content": "Weather and local time in Paris?"}]
 TOOLS = [
-    {"name": "get_weather", "description": "Current weather", "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}}},
-    {"name": "get_time", "input_schema": {"type": "object", "properties": {"tz": {"type": "string"}}}},
+    {
+        "name": "get_weather",
+        "description": "Current weather",
+        "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}},
+    },
+    {
+        "name": "get_time",
+        "input_schema": {"type": "object", "properties": {"tz": {"type": "string"}}},
+    },
     {"type": "web_search_20250305", "name": "web_search", "max_uses": 2},
 ]
 
 
 def request(path: str = "/v1/messages", query: str | None = None, **body: Any) -> dict[str, Any]:
-    full: dict[str, Any] = {"model": MODEL, "max_tokens": 1024, "system": "Be terse.", "messages": MESSAGES, "tools": TOOLS}
+    full: dict[str, Any] = {
+        "model": MODEL,
+        "max_tokens": 1024,
+        "system": "Be terse.",
+        "messages": MESSAGES,
+        "tools": TOOLS,
+    }
     full.update(body)
     req: dict[str, Any] = {"method": "POST", "path": path, "body": full}
     if query is not None:
@@ -36,7 +49,9 @@ def request(path: str = "/v1/messages", query: str | None = None, **body: Any) -
     return req
 
 
-def message(*content: dict[str, Any], usage: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+def message(
+    *content: dict[str, Any], usage: dict[str, Any] | None = None, **extra: Any
+) -> dict[str, Any]:
     body = {
         "id": "msg_01",
         "type": "message",
@@ -52,7 +67,11 @@ def message(*content: dict[str, Any], usage: dict[str, Any] | None = None, **ext
 
 
 def ok(body: Any, status: int = 200) -> dict[str, Any]:
-    return {"status": status, "headers": {"content-type": "application/json", "request-id": "req_1"}, "body": body}
+    return {
+        "status": status,
+        "headers": {"content-type": "application/json", "request-id": "req_1"},
+        "body": body,
+    }
 
 
 def sse(kind: str, data: dict[str, Any]) -> str:
@@ -60,12 +79,17 @@ def sse(kind: str, data: dict[str, Any]) -> str:
 
 
 def start(usage: dict[str, Any] | None = None, model: str = "claude-sonnet-4-6-20260101") -> str:
-    msg = message(usage=usage or {"input_tokens": 25, "output_tokens": 1}, model=model, stop_reason=None)
+    msg = message(
+        usage=usage or {"input_tokens": 25, "output_tokens": 1}, model=model, stop_reason=None
+    )
     return sse("message_start", {"type": "message_start", "message": msg})
 
 
 def block_start(index: int, block: dict[str, Any]) -> str:
-    return sse("content_block_start", {"type": "content_block_start", "index": index, "content_block": block})
+    return sse(
+        "content_block_start",
+        {"type": "content_block_start", "index": index, "content_block": block},
+    )
 
 
 def delta(index: int, **d: Any) -> str:
@@ -87,7 +111,11 @@ def block_stop(index: int) -> str:
 def end(output_tokens: int = 30, stop_reason: str = "end_turn", **usage: Any) -> str:
     return sse(
         "message_delta",
-        {"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": None}, "usage": {"output_tokens": output_tokens, **usage}},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+            "usage": {"output_tokens": output_tokens, **usage},
+        },
     ) + sse("message_stop", {"type": "message_stop"})
 
 
@@ -95,7 +123,11 @@ PING = sse("ping", {"type": "ping"})
 
 
 def streamed(*events: str, status: int = 200) -> dict[str, Any]:
-    return {"status": status, "headers": {"content-type": "text/event-stream"}, "chunks": list(events)}
+    return {
+        "status": status,
+        "headers": {"content-type": "text/event-stream"},
+        "chunks": list(events),
+    }
 
 
 TOOL_STREAM = [
@@ -156,10 +188,20 @@ def test_thinking_text_and_tool_use_blocks() -> None:
         {"type": "text", "text": "Checking ", "citations": None},
         {"type": "text", "text": "both."},
         {"type": "tool_use", "id": "toolu_A", "name": "get_weather", "input": {"city": "Paris"}},
-        {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "Paris"}},
+        {
+            "type": "server_tool_use",
+            "id": "srvtoolu_1",
+            "name": "web_search",
+            "input": {"query": "Paris"},
+        },
         {"type": "tool_use", "id": "toolu_B", "name": "get_time", "input": {"tz": "Europe/Paris"}},
         stop_reason="tool_use",
-        usage={"input_tokens": 10, "output_tokens": 40, "cache_creation_input_tokens": 100, "cache_read_input_tokens": 200},
+        usage={
+            "input_tokens": 10,
+            "output_tokens": 40,
+            "cache_creation_input_tokens": 100,
+            "cache_read_input_tokens": 200,
+        },
     )
     view = normalize(request(), ok(body))
     assert view["response"] == "Checking both."  # thinking is not the answer
@@ -169,7 +211,9 @@ def test_thinking_text_and_tool_use_blocks() -> None:
 
 
 def test_usage_without_cache_fields_and_missing_usage() -> None:
-    assert normalize(request(), ok(message(usage={"input_tokens": 3, "output_tokens": 4})))["usage"] == {
+    assert normalize(request(), ok(message(usage={"input_tokens": 3, "output_tokens": 4})))[
+        "usage"
+    ] == {
         "input_tokens": 3,
         "output_tokens": 4,
         "total_tokens": 7,
@@ -195,37 +239,72 @@ def test_tool_without_parameters_and_nested_input() -> None:
 
 @pytest.mark.parametrize(
     ("status", "kind", "message_text"),
-    [(429, "rate_limit_error", "Number of requests exceeded."), (500, "api_error", "Internal server error"), (529, "overloaded_error", "Overloaded")],
+    [
+        (429, "rate_limit_error", "Number of requests exceeded."),
+        (500, "api_error", "Internal server error"),
+        (529, "overloaded_error", "Overloaded"),
+    ],
 )
 def test_error_bodies(status: int, kind: str, message_text: str) -> None:
-    body = {"type": "error", "error": {"type": kind, "message": message_text}, "request_id": "req_err"}
+    body = {
+        "type": "error",
+        "error": {"type": kind, "message": message_text},
+        "request_id": "req_err",
+    }
     view = normalize(request(), ok(body, status))
     assert view["status"] == status
     assert view["error"] == message_text
-    assert (view["response"], view["tool_requests"], view["usage"], view["tokens"]) == ("", [], None, None)
+    assert (view["response"], view["tool_requests"], view["usage"], view["tokens"]) == (
+        "",
+        [],
+        None,
+        None,
+    )
     assert view["model"] == MODEL  # the request's
     assert "warnings" not in view
 
 
 def test_error_as_plain_text_and_without_body() -> None:
     # send.py stores a non-JSON body under "text"
-    assert normalize(request(), {"status": 502, "headers": {}, "text": "Bad gateway"})["error"] == "Bad gateway"
-    assert normalize(request(), {"status": 502, "headers": {}, "body_b64": "AAE=", "sha256": "x"})["error"] is None
+    assert (
+        normalize(request(), {"status": 502, "headers": {}, "text": "Bad gateway"})["error"]
+        == "Bad gateway"
+    )
+    assert (
+        normalize(request(), {"status": 502, "headers": {}, "body_b64": "AAE=", "sha256": "x"})[
+            "error"
+        ]
+        is None
+    )
     assert normalize(request(), ok("upstream timed out\n", 504))["error"] == "upstream timed out"
     assert normalize(request(), ok(None, 500))["error"] is None
-    assert normalize(request(), ok('{"type":"error","error":{"type":"api_error","message":"as text"}}', 500))["error"] == "as text"
+    assert (
+        normalize(
+            request(), ok('{"type":"error","error":{"type":"api_error","message":"as text"}}', 500)
+        )["error"]
+        == "as text"
+    )
 
 
 def test_transport_failure_has_no_status_and_names_the_error() -> None:
-    view = normalize(request(), {"error": {"type": "ConnectError", "message": "[Errno 111] Connection refused"}})
-    assert (view["status"], view["error"], view["response"], view["stream"]) == (None, "ConnectError: [Errno 111] Connection refused", "", False)
+    view = normalize(
+        request(), {"error": {"type": "ConnectError", "message": "[Errno 111] Connection refused"}}
+    )
+    assert (view["status"], view["error"], view["response"], view["stream"]) == (
+        None,
+        "ConnectError: [Errno 111] Connection refused",
+        "",
+        False,
+    )
     assert "warnings" not in view and view["usage"] is None
 
 
 def test_non_json_success_body_warns() -> None:
     view = normalize(request(), ok("<html>proxy</html>"))
     assert view["response"] == "" and view["tool_requests"] == []
-    assert view["warnings"] == ["response has a body that is not a JSON object: '<html>proxy</html>'"]
+    assert view["warnings"] == [
+        "response has a body that is not a JSON object: '<html>proxy</html>'"
+    ]
     assert normalize(request(), ok(None))["warnings"] == ["response has no body"]
 
 
@@ -284,7 +363,10 @@ def test_interleaved_tool_use_deltas_are_kept_apart_by_index() -> None:
     view = normalize(request(stream=True), streamed(*TOOL_STREAM))
     assert view["response"] == "Let me check."
     assert view["tool_requests"] == TOOL_REQUESTS
-    assert (view["complete"], view["usage"]) == (True, {"input_tokens": 25, "output_tokens": 41, "total_tokens": 66})
+    assert (view["complete"], view["usage"]) == (
+        True,
+        {"input_tokens": 25, "output_tokens": 41, "total_tokens": 66},
+    )
     assert "warnings" not in view
 
 
@@ -332,7 +414,10 @@ def test_crlf_line_endings() -> None:
 def test_cut_stream_is_incomplete_and_keeps_what_arrived() -> None:
     text = "".join(TOOL_STREAM)
     cut_at = text.index(json_delta(1, ' "Paris"}'))
-    view = normalize(request(stream=True), streamed(text[:cut_at] + 'event: content_block_delta\ndata: {"type": "content_'))
+    view = normalize(
+        request(stream=True),
+        streamed(text[:cut_at] + 'event: content_block_delta\ndata: {"type": "content_'),
+    )
     assert view["complete"] is False
     assert view["response"] == "Let me check."
     # the tool inputs seen so far are not JSON yet: kept as the raw text
@@ -344,14 +429,24 @@ def test_cut_stream_is_incomplete_and_keeps_what_arrived() -> None:
 
 
 def test_stream_without_message_stop_is_incomplete() -> None:
-    events = [start(), block_start(0, {"type": "text", "text": ""}), text_delta(0, "half"), block_stop(0)]
+    events = [
+        start(),
+        block_start(0, {"type": "text", "text": ""}),
+        text_delta(0, "half"),
+        block_stop(0),
+    ]
     view = normalize(request(stream=True), streamed(*events))
     assert (view["complete"], view["response"]) == (False, "half")
 
 
 def test_empty_stream() -> None:
     view = normalize(request(stream=True), streamed())
-    assert (view["complete"], view["response"], view["usage"], view["model"]) == (False, "", None, MODEL)
+    assert (view["complete"], view["response"], view["usage"], view["model"]) == (
+        False,
+        "",
+        None,
+        MODEL,
+    )
 
 
 def test_error_event_ends_the_stream() -> None:
@@ -359,7 +454,10 @@ def test_error_event_ends_the_stream() -> None:
         start(),
         block_start(0, {"type": "text", "text": ""}),
         text_delta(0, "Partial"),
-        sse("error", {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+        sse(
+            "error",
+            {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
+        ),
         text_delta(0, " never read"),
     ]
     view = normalize(request(stream=True), streamed(*events))
@@ -369,9 +467,16 @@ def test_error_event_ends_the_stream() -> None:
 
 
 def test_stream_request_answered_with_a_json_error() -> None:
-    body = json.dumps({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
+    body = json.dumps(
+        {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    )
     view = normalize(request(stream=True), streamed(body[:10], body[10:], status=529))
-    assert (view["error"], view["status"], view["complete"], view["stream"]) == ("Overloaded", 529, False, True)
+    assert (view["error"], view["status"], view["complete"], view["stream"]) == (
+        "Overloaded",
+        529,
+        False,
+        True,
+    )
 
 
 def test_stream_request_answered_with_a_json_message() -> None:
@@ -411,14 +516,23 @@ def test_tool_without_parameters_streams_an_empty_partial_json() -> None:
 
 
 def test_invalid_tool_json_is_kept_raw() -> None:
-    events = [start(), block_start(0, {"type": "tool_use", "id": "t1", "name": "n", "input": {}}), json_delta(0, "{not json"), end()]
-    assert normalize(request(stream=True), streamed(*events))["tool_requests"] == [{"id": "t1", "name": "n", "args": "{not json"}]
+    events = [
+        start(),
+        block_start(0, {"type": "tool_use", "id": "t1", "name": "n", "input": {}}),
+        json_delta(0, "{not json"),
+        end(),
+    ]
+    assert normalize(request(stream=True), streamed(*events))["tool_requests"] == [
+        {"id": "t1", "name": "n", "args": "{not json"}
+    ]
 
 
 def test_server_tool_input_deltas_are_not_tool_requests() -> None:
     events = [
         start(),
-        block_start(0, {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}),
+        block_start(
+            0, {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}
+        ),
         json_delta(0, '{"query": "Paris"}'),
         block_stop(0),
         end(),
@@ -429,7 +543,14 @@ def test_server_tool_input_deltas_are_not_tool_requests() -> None:
 
 def test_message_delta_usage_overrides_only_the_counts_it_carries() -> None:
     events = [
-        start({"input_tokens": 25, "output_tokens": 1, "cache_creation_input_tokens": 7, "cache_read_input_tokens": 3}),
+        start(
+            {
+                "input_tokens": 25,
+                "output_tokens": 1,
+                "cache_creation_input_tokens": 7,
+                "cache_read_input_tokens": 3,
+            }
+        ),
         block_start(0, {"type": "text", "text": ""}),
         text_delta(0, "x"),
         end(50, input_tokens=26, cache_read_input_tokens=None),
@@ -454,7 +575,10 @@ def test_malformed_events_are_skipped_with_warnings() -> None:
         start(),
         "event: content_block_delta\ndata: not json\n\n",
         "event: content_block_delta\ndata: [1, 2]\n\n",
-        sse("content_block_start", {"type": "content_block_start", "index": "0", "content_block": {"type": "text"}}),
+        sse(
+            "content_block_start",
+            {"type": "content_block_start", "index": "0", "content_block": {"type": "text"}},
+        ),
         sse("content_block_delta", {"type": "content_block_delta", "index": 0}),
         sse("future_event", {"type": "future_event", "anything": True}),
         block_start(0, {"type": "text", "text": ""}),
@@ -483,17 +607,36 @@ def test_tool_results_in_order_with_string_and_block_content() -> None:
     body = {
         "messages": [
             {"role": "user", "content": "Weather and time?"},
-            {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_A", "name": "get_weather", "input": {}}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": "toolu_A", "name": "get_weather", "input": {}}
+                ],
+            },
             {
                 "role": "user",
                 "content": [
-                    {"type": "tool_result", "tool_use_id": "toolu_B", "content": [{"type": "text", "text": "09:30"}]},
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "toolu_B",
+                        "content": [{"type": "text", "text": "09:30"}],
+                    },
                     {"type": "text", "text": "and also"},
-                    {"type": "tool_result", "tool_use_id": "toolu_A", "content": "Sunny", "is_error": False},
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "toolu_A",
+                        "content": "Sunny",
+                        "is_error": False,
+                    },
                 ],
             },
             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_C"}]},
-            {"role": "assistant", "content": [{"type": "tool_result", "tool_use_id": "toolu_X", "content": "not a user turn"}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "toolu_X", "content": "not a user turn"}
+                ],
+            },
         ]
     }
     before = copy.deepcopy(body)
@@ -507,6 +650,14 @@ def test_tool_results_in_order_with_string_and_block_content() -> None:
     assert body == before
 
 
-@pytest.mark.parametrize("body", [None, {}, {"messages": "x"}, {"messages": [None, {"role": "user", "content": [None, {"type": "tool_result"}]}]}])
+@pytest.mark.parametrize(
+    "body",
+    [
+        None,
+        {},
+        {"messages": "x"},
+        {"messages": [None, {"role": "user", "content": [None, {"type": "tool_result"}]}]},
+    ],
+)
 def test_tool_results_of_malformed_bodies(body: Any) -> None:
     assert tool_results(body) == []

@@ -188,28 +188,16 @@ def test_parallel_calls_with_interleaved_argument_fragments() -> None:
 
 def test_provider_repeating_id_and_name_on_every_fragment() -> None:
     text = sse(
-        chunk(
-            {"tool_calls": [tc(0, id="call_A", name="get_weather", args='{"city":')]}
-        ),
+        chunk({"tool_calls": [tc(0, id="call_A", name="get_weather", args='{"city":')]}),
         chunk({"tool_calls": [tc(1, id="call_B", name="get_time", args='{"tz":')]}),
-        chunk(
-            {"tool_calls": [tc(0, id="call_A", name="get_weather", args='"Paris"}')]}
-        ),
-        chunk(
-            {
-                "tool_calls": [
-                    tc(1, id="call_B", name="get_time", args='"Europe/Paris"}')
-                ]
-            }
-        ),
+        chunk({"tool_calls": [tc(0, id="call_A", name="get_weather", args='"Paris"}')]}),
+        chunk({"tool_calls": [tc(1, id="call_B", name="get_time", args='"Europe/Paris"}')]}),
         chunk({}, finish_reason="tool_calls"),
     )
     assert normalize(request(), streamed(text)) == view(tool_requests=WEATHER_AND_TIME)
 
 
-@pytest.mark.parametrize(
-    "missing", ["absent", "null"], ids=["index-absent", "index-null"]
-)
+@pytest.mark.parametrize("missing", ["absent", "null"], ids=["index-absent", "index-null"])
 def test_index_missing_new_id_starts_a_new_call(missing: str) -> None:
     def frag(**kw: Any) -> dict[str, Any]:
         return tc(None, with_index=missing == "null", **kw)
@@ -240,26 +228,16 @@ def test_index_missing_with_repeated_ids_follows_the_id() -> None:
                 ]
             }
         ),
-        chunk(
-            {
-                "tool_calls": [
-                    tc(id="call_B", name="get_time", args='{"tz":', with_index=False)
-                ]
-            }
-        ),
+        chunk({"tool_calls": [tc(id="call_B", name="get_time", args='{"tz":', with_index=False)]}),
         chunk({"tool_calls": [tc(id="call_A", args='"Paris"}', with_index=False)]}),
-        chunk(
-            {"tool_calls": [tc(id="call_B", args='"Europe/Paris"}', with_index=False)]}
-        ),
+        chunk({"tool_calls": [tc(id="call_B", args='"Europe/Paris"}', with_index=False)]}),
     )
     assert normalize(request(), streamed(text)) == view(tool_requests=WEATHER_AND_TIME)
 
 
 def test_index_on_first_fragment_only_continuations_go_to_current_call() -> None:
     text = sse(
-        chunk(
-            {"tool_calls": [tc(0, id="call_A", name="get_weather", args='{"city":')]}
-        ),
+        chunk({"tool_calls": [tc(0, id="call_A", name="get_weather", args='{"city":')]}),
         chunk({"tool_calls": [tc(args='"Paris"}', with_index=False)]}),
         chunk({"tool_calls": [tc(1, id="call_B", name="get_time", args='{"tz":')]}),
         chunk({"tool_calls": [tc(args='"Europe/Paris"}', with_index=False)]}),
@@ -269,20 +247,8 @@ def test_index_on_first_fragment_only_continuations_go_to_current_call() -> None
 
 def test_reused_index_with_a_new_id_starts_a_new_call() -> None:
     text = sse(
-        chunk(
-            {
-                "tool_calls": [
-                    tc(0, id="call_A", name="get_weather", args='{"city":"Paris"}')
-                ]
-            }
-        ),
-        chunk(
-            {
-                "tool_calls": [
-                    tc(0, id="call_B", name="get_time", args='{"tz":"Europe/Paris"}')
-                ]
-            }
-        ),
+        chunk({"tool_calls": [tc(0, id="call_A", name="get_weather", args='{"city":"Paris"}')]}),
+        chunk({"tool_calls": [tc(0, id="call_B", name="get_time", args='{"tz":"Europe/Paris"}')]}),
     )
     assert normalize(request(), streamed(text)) == view(tool_requests=WEATHER_AND_TIME)
 
@@ -322,20 +288,12 @@ def test_tool_calls_are_keyed_by_choice_index_too() -> None:
         two(tc(0, args='"Paris"}'), tc(0, args='"UTC"}')),
         chunk({"content": "ignored: choice 1"}, choice_index=1),
     )
-    assert normalize(request(), streamed(text)) == view(
-        tool_requests=[WEATHER_AND_TIME[0]]
-    )
+    assert normalize(request(), streamed(text)) == view(tool_requests=[WEATHER_AND_TIME[0]])
 
 
 def test_arguments_that_are_not_json_stay_a_string() -> None:
     text = sse(
-        chunk(
-            {
-                "tool_calls": [
-                    tc(0, id="call_A", name="get_weather", args='{"city": "Par')
-                ]
-            }
-        ),
+        chunk({"tool_calls": [tc(0, id="call_A", name="get_weather", args='{"city": "Par')]}),
         chunk({"tool_calls": [tc(1, id="call_B", name="get_time", args="")]}),
     )
     assert normalize(request(), streamed(text)) == view(
@@ -373,13 +331,7 @@ def test_content_and_tool_calls_together() -> None:
     text = sse(
         chunk({"role": "assistant", "content": "Checking"}),
         chunk({"content": "..."}),
-        chunk(
-            {
-                "tool_calls": [
-                    tc(0, id="call_A", name="get_weather", args='{"city":"Paris"}')
-                ]
-            }
-        ),
+        chunk({"tool_calls": [tc(0, id="call_A", name="get_weather", args='{"city":"Paris"}')]}),
     )
     assert normalize(request(), streamed(text)) == view(
         response="Checking...", tool_requests=[WEATHER_AND_TIME[0]]
@@ -398,9 +350,7 @@ def test_usage_in_final_chunk_with_empty_choices() -> None:
         chunk(choices=[], usage=USAGE),
     )
     req = request(stream=True, stream_options={"include_usage": True})
-    assert normalize(req, streamed(text)) == view(
-        response="Hi", tokens=88, usage=NORMALISED_USAGE
-    )
+    assert normalize(req, streamed(text)) == view(response="Hi", tokens=88, usage=NORMALISED_USAGE)
 
 
 def test_groq_usage_under_x_groq() -> None:
@@ -415,9 +365,7 @@ def test_groq_usage_under_x_groq() -> None:
 def test_stream_cut_before_done_keeps_what_was_seen() -> None:
     text = sse(
         chunk({"content": "Sun"}),
-        chunk(
-            {"tool_calls": [tc(0, id="call_A", name="get_weather", args='{"city":')]}
-        ),
+        chunk({"tool_calls": [tc(0, id="call_A", name="get_weather", args='{"city":')]}),
         done=False,
     )
     assert normalize(request(), streamed(text)) == view(
@@ -446,18 +394,14 @@ def test_event_split_across_chunk_boundaries() -> None:
     text = interleaved_parallel_calls()
     pieces = [text[i : i + 7] for i in range(0, len(text), 7)]
     assert len(pieces) > 50
-    assert normalize(request(), streamed(*pieces)) == view(
-        tool_requests=WEATHER_AND_TIME
-    )
+    assert normalize(request(), streamed(*pieces)) == view(tool_requests=WEATHER_AND_TIME)
 
 
 def test_several_events_in_one_chunk() -> None:
     text = interleaved_parallel_calls()
     events = text.split("\n\n")
     pieces = ["\n\n".join(events[:4]) + "\n\n", "\n\n".join(events[4:])]
-    assert normalize(request(), streamed(*pieces)) == view(
-        tool_requests=WEATHER_AND_TIME
-    )
+    assert normalize(request(), streamed(*pieces)) == view(tool_requests=WEATHER_AND_TIME)
     assert normalize(request(), streamed(text)) == view(tool_requests=WEATHER_AND_TIME)
 
 
@@ -525,9 +469,9 @@ def test_http_error_answer_to_a_stream_request() -> None:
         }
     }
     text = json.dumps(body)
-    assert normalize(
-        request(stream=True), streamed(text[:20], text[20:], status=429)
-    ) == view(model="gpt-4o", status=429, complete=False, error="Rate limit reached")
+    assert normalize(request(stream=True), streamed(text[:20], text[20:], status=429)) == view(
+        model="gpt-4o", status=429, complete=False, error="Rate limit reached"
+    )
 
 
 def test_non_string_chunks_and_missing_choices_fields() -> None:
@@ -545,9 +489,7 @@ def test_non_string_chunks_and_missing_choices_fields() -> None:
         },
         {"choices": "nope", "usage": "nope"},
     )
-    got = normalize(
-        request(), {"status": 200, "headers": [], "chunks": [text, None, 5]}
-    )
+    got = normalize(request(), {"status": 200, "headers": [], "chunks": [text, None, 5]})
     assert got == view(model="gpt-4o", response="no index")
 
 
@@ -600,9 +542,7 @@ def plain_view(**overrides: Any) -> dict[str, Any]:
 
 
 def test_text_completion() -> None:
-    body = completion(
-        {"role": "assistant", "content": "Sunny, 22 °C.", "refusal": None}
-    )
+    body = completion({"role": "assistant", "content": "Sunny, 22 °C.", "refusal": None})
     assert normalize(request(), plain(body)) == plain_view(response="Sunny, 22 °C.")
 
 
@@ -625,9 +565,7 @@ def test_tool_calls_with_null_content() -> None:
         ],
     }
     body = completion(message, "tool_calls")
-    assert normalize(request(), plain(body)) == plain_view(
-        tool_requests=WEATHER_AND_TIME
-    )
+    assert normalize(request(), plain(body)) == plain_view(tool_requests=WEATHER_AND_TIME)
 
 
 def test_non_json_arguments_and_custom_tool_calls() -> None:
@@ -707,9 +645,7 @@ def test_rate_limit_error() -> None:
 )
 def test_other_error_bodies(body: Any, message: str | None) -> None:
     got = normalize(request(), plain(body, 503))
-    assert got == plain_view(
-        model="gpt-4o", tokens=None, usage=None, status=503, error=message
-    )
+    assert got == plain_view(model="gpt-4o", tokens=None, usage=None, status=503, error=message)
 
 
 def test_error_body_kept_verbatim_as_text() -> None:
@@ -729,9 +665,7 @@ def test_plain_string_body() -> None:
         model="gpt-4o",
         tokens=None,
         usage=None,
-        warnings=[
-            "response has a body that is not a JSON object: 'upstream said hello'"
-        ],
+        warnings=["response has a body that is not a JSON object: 'upstream said hello'"],
     )
 
 
@@ -773,9 +707,7 @@ def test_request_model_is_the_fallback_and_request_body_may_be_missing() -> None
     body = completion({"role": "assistant", "content": "Hi"})
     del body["model"]
     del body["usage"]
-    got = normalize(
-        {"method": "POST", "path": "/v1/chat/completions", "body": None}, plain(body)
-    )
+    got = normalize({"method": "POST", "path": "/v1/chat/completions", "body": None}, plain(body))
     assert got == plain_view(
         model=None, messages=[], tools=[], response="Hi", tokens=None, usage=None
     )
@@ -783,9 +715,7 @@ def test_request_model_is_the_fallback_and_request_body_may_be_missing() -> None
 
 
 def test_partial_usage() -> None:
-    body = completion(
-        {"role": "assistant", "content": "Hi"}, usage={"prompt_tokens": 3}
-    )
+    body = completion({"role": "assistant", "content": "Hi"}, usage={"prompt_tokens": 3})
     got = normalize(request(), plain(body))
     assert (got["tokens"], got["usage"]) == (
         None,
@@ -838,9 +768,7 @@ def _fragment_text(draw: st.DrawFn, text: str) -> list[str]:
 @st.composite
 def _split(draw: st.DrawFn, text: str) -> list[str]:
     """Any split of *text* into wire chunks (boundaries anywhere)."""
-    cuts = draw(
-        st.lists(st.integers(1, max(1, len(text) - 1)), max_size=12, unique=True)
-    )
+    cuts = draw(st.lists(st.integers(1, max(1, len(text) - 1)), max_size=12, unique=True))
     bounds = [0, *sorted(c for c in cuts if c < len(text)), len(text)]
     return [text[a:b] for a, b in itertools.pairwise(bounds)]
 
@@ -874,9 +802,7 @@ def parallel_calls(
     for _ in range(n):
         args = draw(_args_dict)
         slots.append((args, draw(_fragment_text(json.dumps(args)))))
-    order = draw(
-        st.permutations([s for s, (_, pieces) in enumerate(slots) for _ in pieces])
-    )
+    order = draw(st.permutations([s for s, (_, pieces) in enumerate(slots) for _ in pieces]))
     first_seen = list(dict.fromkeys(order))
     # call number of each slot: by first appearance (OpenAI order) or drawn freely
     numbers = first_seen if openai_order else draw(st.permutations(range(n)))
@@ -927,9 +853,7 @@ def parallel_calls(
     events.append(chunk({}, finish_reason="tool_calls"))
     events.append(chunk(choices=[], usage=USAGE))
     if mode == "index-less-repeating":
-        expected = [
-            calls[call_of[slot]] for slot in first_seen
-        ]  # no index: arrival order
+        expected = [calls[call_of[slot]] for slot in first_seen]  # no index: arrival order
     else:
         expected = calls
     return expected, sse(*events)
@@ -990,9 +914,7 @@ def test_rechunking_never_changes_the_result(
 # -- agreement with the openai SDK's own reassembly -------------------------------
 
 _HAS_OPENAI = importlib.util.find_spec("openai") is not None
-needs_openai = pytest.mark.skipif(
-    not _HAS_OPENAI, reason="the openai SDK is not installed"
-)
+needs_openai = pytest.mark.skipif(not _HAS_OPENAI, reason="the openai SDK is not installed")
 
 
 def _sdk_final_message(pieces: list[str]) -> tuple[Any, Any]:
@@ -1016,16 +938,12 @@ def _sdk_final_message(pieces: list[str]) -> tuple[Any, Any]:
         def make_state() -> Any:
             return _State(input_tools=openai.NOT_GIVEN, response_format=openai.NOT_GIVEN)
 
-    annotation = str(
-        inspect.signature(openai.OpenAI.__init__).parameters["http_client"].annotation
-    )
+    annotation = str(inspect.signature(openai.OpenAI.__init__).parameters["http_client"].annotation)
     http = importlib.import_module("httpx2" if "httpx2" in annotation else "httpx")
 
     def handler(req: Any) -> Any:
         body = (p.encode("utf-8") for p in pieces)
-        return http.Response(
-            200, headers={"content-type": "text/event-stream"}, content=body
-        )
+        return http.Response(200, headers={"content-type": "text/event-stream"}, content=body)
 
     client = openai.OpenAI(
         api_key="sk-test",
@@ -1034,9 +952,7 @@ def _sdk_final_message(pieces: list[str]) -> tuple[Any, Any]:
         http_client=http.Client(transport=http.MockTransport(handler)),
     )
     state = make_state()
-    with client.chat.completions.create(
-        model="gpt-4o", messages=MESSAGES, stream=True
-    ) as stream:
+    with client.chat.completions.create(model="gpt-4o", messages=MESSAGES, stream=True) as stream:
         for c in stream:
             state.handle_chunk(c)
     final = state.get_final_completion()
@@ -1102,7 +1018,8 @@ def _sdk_merges_fragments_of_one_call_in_one_chunk() -> bool:
     case=parallel_calls(
         modes=("indexed",),
         openai_order=True,
-        one_fragment_per_call_per_chunk=_HAS_OPENAI and not _sdk_merges_fragments_of_one_call_in_one_chunk(),
+        one_fragment_per_call_per_chunk=_HAS_OPENAI
+        and not _sdk_merges_fragments_of_one_call_in_one_chunk(),
     ),
 )
 def test_any_interleaving_agrees_with_the_openai_sdk(
@@ -1116,9 +1033,7 @@ def test_any_interleaving_agrees_with_the_openai_sdk(
     pieces = data.draw(_split(text))
     message, usage = _sdk_final_message(pieces)
     got = normalize(request(), streamed(*pieces))
-    assert (
-        (got["response"], got["tool_requests"]) == _as_view(message) == ("", expected)
-    )
+    assert (got["response"], got["tool_requests"]) == _as_view(message) == ("", expected)
     assert got["usage"] == {
         "input_tokens": usage.prompt_tokens,
         "output_tokens": usage.completion_tokens,

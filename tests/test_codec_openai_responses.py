@@ -25,15 +25,27 @@ from tests.fake_openai_extra import (
     responses_stream_events,
 )
 
-WEATHER = {"type": "function", "name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}
-TIME = {"type": "function", "name": "get_time", "parameters": {"type": "object", "properties": {"tz": {"type": "string"}}}}
+WEATHER = {
+    "type": "function",
+    "name": "get_weather",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+}
+TIME = {
+    "type": "function",
+    "name": "get_time",
+    "parameters": {"type": "object", "properties": {"tz": {"type": "string"}}},
+}
 CALL_A = function_call_item("call_A", "get_weather", {"city": "Paris"})
 CALL_B = function_call_item("call_B", "get_time", {"tz": "Europe/Paris"})
 USAGE = {"input_tokens": 12, "output_tokens": 6, "total_tokens": 18}
 
 
 def request(**body: Any) -> dict[str, Any]:
-    full: dict[str, Any] = {"model": "gpt-4o-mini", "input": "Weather in Paris?", "tools": [WEATHER, TIME]}
+    full: dict[str, Any] = {
+        "model": "gpt-4o-mini",
+        "input": "Weather in Paris?",
+        "tools": [WEATHER, TIME],
+    }
     full.update(body)
     return {"method": "POST", "path": "/v1/responses", "body": full}
 
@@ -43,7 +55,11 @@ def json_response(body: Any, status: int = 200) -> dict[str, Any]:
 
 
 def stream_response(events: list[str], status: int = 200) -> dict[str, Any]:
-    return {"status": status, "headers": {"content-type": "text/event-stream"}, "chunks": list(events)}
+    return {
+        "status": status,
+        "headers": {"content-type": "text/event-stream"},
+        "chunks": list(events),
+    }
 
 
 def sse(kind: str, **fields: Any) -> str:
@@ -85,7 +101,10 @@ def test_function_calls_in_output_order_with_parsed_arguments() -> None:
         {"id": "call_B", "name": "get_time", "args": {"tz": "Europe/Paris"}},
     ]
     assert view["response"] == ""
-    assert (view["tokens"], view["usage"]) == (39, {"input_tokens": 30, "output_tokens": 9, "total_tokens": 39})
+    assert (view["tokens"], view["usage"]) == (
+        39,
+        {"input_tokens": 30, "output_tokens": 9, "total_tokens": 39},
+    )
 
 
 def test_text_of_every_message_item_and_output_text_part_is_joined() -> None:
@@ -101,7 +120,13 @@ def test_text_of_every_message_item_and_output_text_part_is_joined() -> None:
 
 def test_unparseable_arguments_stay_raw_and_custom_tool_input_is_kept_as_text() -> None:
     broken = function_call_item("call_X", "get_weather", '{"city": "Par')
-    custom = {"id": "ctc_1", "type": "custom_tool_call", "call_id": "call_C", "name": "run_sql", "input": '{"looks": "like json"}'}
+    custom = {
+        "id": "ctc_1",
+        "type": "custom_tool_call",
+        "call_id": "call_C",
+        "name": "run_sql",
+        "input": '{"looks": "like json"}',
+    }
     namespaced = dict(function_call_item("call_N", "lookup", {"q": 1}), namespace="crm")
     view = normalize(request(), json_response(response_object([broken, custom, namespaced])))
     assert view["tool_requests"] == [
@@ -112,7 +137,12 @@ def test_unparseable_arguments_stay_raw_and_custom_tool_input_is_kept_as_text() 
 
 
 def test_server_side_tool_calls_are_not_tool_requests() -> None:
-    search = {"id": "ws_1", "type": "web_search_call", "status": "completed", "action": {"type": "search", "query": "paris"}}
+    search = {
+        "id": "ws_1",
+        "type": "web_search_call",
+        "status": "completed",
+        "action": {"type": "search", "query": "paris"},
+    }
     view = normalize(request(), json_response(response_object([search, message_item("Found it.")])))
     assert (view["tool_requests"], view["response"]) == ([], "Found it.")
 
@@ -132,14 +162,25 @@ def test_incomplete_and_failed_responses_are_reported() -> None:
     assert view["warnings"] == ["response incomplete: 'max_output_tokens'"]
     failed = response_object([], status="failed")
     failed["error"] = {"code": "server_error", "message": "The model crashed."}
-    assert normalize(request(), json_response(failed))["warnings"] == ["response failed: 'The model crashed.'"]
+    assert normalize(request(), json_response(failed))["warnings"] == [
+        "response failed: 'The model crashed.'"
+    ]
 
 
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ({"error": {"message": "Invalid 'input': empty.", "type": "invalid_request_error", "param": "input", "code": None}},
-         "Invalid 'input': empty."),
+        (
+            {
+                "error": {
+                    "message": "Invalid 'input': empty.",
+                    "type": "invalid_request_error",
+                    "param": "input",
+                    "code": None,
+                }
+            },
+            "Invalid 'input': empty.",
+        ),
         ({"error": "plain string error"}, "plain string error"),
         ({"message": "top-level message"}, "top-level message"),
         ("upstream exploded", "upstream exploded"),
@@ -158,7 +199,11 @@ def test_error_body_kept_verbatim_as_text() -> None:
     server's text under ``"text"`` (not ``"body"``); its message is still read."""
     text = '{"error": {"message": "Invalid \'input\': too long.", "type": "invalid_request_error", "param": "input", "code": null}}'
     view = normalize(request(), {"status": 400, "headers": {}, "text": text})
-    assert (view["status"], view["error"], view["response"]) == (400, "Invalid 'input': too long.", "")
+    assert (view["status"], view["error"], view["response"]) == (
+        400,
+        "Invalid 'input': too long.",
+        "",
+    )
     assert "warnings" not in view
 
 
@@ -167,21 +212,33 @@ def test_a_2xx_without_a_json_object_is_warned_about() -> None:
     assert view["warnings"] == ["response has no body"]
     view = normalize(request(), {"status": 200, "headers": {}, "text": "<html>"})
     assert view["warnings"] == ["response has a body that is not a JSON object: '<html>'"]
-    assert normalize(request(), json_response("oops"))["warnings"] == ["response has a body that is not a JSON object: 'oops'"]
+    assert normalize(request(), json_response("oops"))["warnings"] == [
+        "response has a body that is not a JSON object: 'oops'"
+    ]
 
 
 # --------------------------------------------------------------------------- request side
 
 
 def test_string_input_becomes_one_user_message_and_instructions_go_first() -> None:
-    view = normalize(request(instructions="Be terse."), json_response(response_object([message_item("ok")])))
-    assert view["messages"] == [{"role": "system", "content": "Be terse."}, {"role": "user", "content": "Weather in Paris?"}]
+    view = normalize(
+        request(instructions="Be terse."), json_response(response_object([message_item("ok")]))
+    )
+    assert view["messages"] == [
+        {"role": "system", "content": "Be terse."},
+        {"role": "user", "content": "Weather in Paris?"},
+    ]
 
 
 def test_item_input_is_kept_as_sent_and_not_aliased() -> None:
     items = [
         {"role": "user", "content": [{"type": "input_text", "text": "Weather in Paris?"}]},
-        {"type": "function_call", "call_id": "call_A", "name": "get_weather", "arguments": '{"city":"Paris"}'},
+        {
+            "type": "function_call",
+            "call_id": "call_A",
+            "name": "get_weather",
+            "arguments": '{"city":"Paris"}',
+        },
         {"type": "function_call_output", "call_id": "call_A", "output": "21 C"},
     ]
     req = request(input=items)
@@ -193,7 +250,10 @@ def test_item_input_is_kept_as_sent_and_not_aliased() -> None:
 
 def test_missing_or_odd_request_body() -> None:
     resp = json_response(response_object([message_item("ok")]))
-    for req in ({"method": "POST", "path": "/v1/responses", "body": None}, {"method": "POST", "path": "/v1/responses"}):
+    for req in (
+        {"method": "POST", "path": "/v1/responses", "body": None},
+        {"method": "POST", "path": "/v1/responses"},
+    ):
         view = normalize(req, resp)
         assert (view["messages"], view["tools"], view["model"]) == ([], [], RESPONSES_MODEL)
 
@@ -202,7 +262,12 @@ def test_tool_names_of_every_tool_kind() -> None:
     tools = [
         WEATHER,
         {"type": "custom", "name": "run_sql"},
-        {"type": "namespace", "name": "crm", "description": "CRM", "tools": [{"type": "function", "name": "lookup"}, {"type": "custom", "name": "note"}]},
+        {
+            "type": "namespace",
+            "name": "crm",
+            "description": "CRM",
+            "tools": [{"type": "function", "name": "lookup"}, {"type": "custom", "name": "note"}],
+        },
         {"type": "mcp", "server_label": "deepwiki", "server_url": "https://example.invalid/mcp"},
         {"type": "web_search"},
         {"type": "function", "function": {"name": "chat_format"}},
@@ -210,20 +275,40 @@ def test_tool_names_of_every_tool_kind() -> None:
         "not a tool",
     ]
     view = normalize(request(tools=tools), json_response(response_object([])))
-    assert view["tools"] == ["get_weather", "run_sql", "crm.lookup", "crm.note", "mcp:deepwiki", "web_search", "function", "untyped_chat_format"]
+    assert view["tools"] == [
+        "get_weather",
+        "run_sql",
+        "crm.lookup",
+        "crm.note",
+        "mcp:deepwiki",
+        "web_search",
+        "function",
+        "untyped_chat_format",
+    ]
 
 
 def test_tool_results_are_function_call_outputs_in_order() -> None:
-    body = request(input=[
-        {"role": "user", "content": "Weather and time?"},
-        {"type": "function_call", "call_id": "call_A", "name": "get_weather", "arguments": "{}"},
-        {"type": "function_call", "call_id": "call_B", "name": "get_time", "arguments": "{}"},
-        {"type": "function_call_output", "call_id": "call_B", "output": "12:00"},
-        {"type": "function_call_output", "call_id": "call_A", "output": [{"type": "input_text", "text": "21 C"}]},
-        {"type": "custom_tool_call_output", "call_id": "call_C", "output": "3 rows"},
-        {"type": "function_call_output", "output": "no call id"},
-        "junk",
-    ])["body"]
+    body = request(
+        input=[
+            {"role": "user", "content": "Weather and time?"},
+            {
+                "type": "function_call",
+                "call_id": "call_A",
+                "name": "get_weather",
+                "arguments": "{}",
+            },
+            {"type": "function_call", "call_id": "call_B", "name": "get_time", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "call_B", "output": "12:00"},
+            {
+                "type": "function_call_output",
+                "call_id": "call_A",
+                "output": [{"type": "input_text", "text": "21 C"}],
+            },
+            {"type": "custom_tool_call_output", "call_id": "call_C", "output": "3 rows"},
+            {"type": "function_call_output", "output": "no call id"},
+            "junk",
+        ]
+    )["body"]
     assert tool_results(body) == [
         {"id": "call_B", "result": "12:00"},
         {"id": "call_A", "result": [{"type": "input_text", "text": "21 C"}]},
@@ -239,7 +324,9 @@ STREAM_OUTPUT = [message_item("Checking the weather for you."), CALL_A, CALL_B]
 
 
 def test_stream_view_equals_the_non_streamed_view() -> None:
-    streamed = normalize(request(stream=True), stream_response(responses_stream_events(STREAM_OUTPUT)))
+    streamed = normalize(
+        request(stream=True), stream_response(responses_stream_events(STREAM_OUTPUT))
+    )
     plain = normalize(request(stream=True), json_response(response_object(STREAM_OUTPUT)))
     assert streamed == {**plain, "stream": True, "complete": True}
     assert streamed["response"] == "Checking the weather for you."
@@ -252,7 +339,7 @@ def drop_final_output(events: list[str]) -> list[str]:
     *head, last = events
     data = json.loads(last.split("data: ", 1)[1])
     del data["response"]["output"]
-    return head + [f"event: response.completed\ndata: {json.dumps(data)}\n\n"]
+    return [*head, f"event: response.completed\ndata: {json.dumps(data)}\n\n"]
 
 
 def without(events: list[str], *kinds: str) -> list[str]:
@@ -261,9 +348,17 @@ def without(events: list[str], *kinds: str) -> list[str]:
 
 def test_interleaved_parallel_calls_are_keyed_by_output_index() -> None:
     events = responses_stream_events([CALL_A, CALL_B], interleave_calls=True, piece=3)
-    events = without(drop_final_output(events), "response.function_call_arguments.done", "response.output_item.done")
+    events = without(
+        drop_final_output(events),
+        "response.function_call_arguments.done",
+        "response.output_item.done",
+    )
     # the argument deltas alternate between the two calls
-    owners = [json.loads(e.split("data: ", 1)[1])["output_index"] for e in events if "arguments.delta" in e]
+    owners = [
+        json.loads(e.split("data: ", 1)[1])["output_index"]
+        for e in events
+        if "arguments.delta" in e
+    ]
     assert owners[:4] == [0, 1, 0, 1]
     view = normalize(request(stream=True), stream_response(events))
     assert view["tool_requests"] == [
@@ -276,44 +371,85 @@ def test_interleaved_parallel_calls_are_keyed_by_output_index() -> None:
 def test_item_done_events_win_over_deltas_when_the_final_output_is_omitted() -> None:
     events = drop_final_output(responses_stream_events([message_item("Hello world"), CALL_A]))
     # a delta that disagrees with the item's final form: the done event is authoritative
-    events.insert(5, sse("response.output_text.delta", item_id="msg_fake_1", output_index=0, content_index=0, delta="XX"))
+    events.insert(
+        5,
+        sse(
+            "response.output_text.delta",
+            item_id="msg_fake_1",
+            output_index=0,
+            content_index=0,
+            delta="XX",
+        ),
+    )
     view = normalize(request(stream=True), stream_response(events))
-    assert (view["response"], view["tool_requests"][0]["args"]) == ("Hello world", {"city": "Paris"})
+    assert (view["response"], view["tool_requests"][0]["args"]) == (
+        "Hello world",
+        {"city": "Paris"},
+    )
 
 
 def test_deltas_alone_rebuild_text_and_arguments() -> None:
     events = responses_stream_events([message_item("Hello world"), CALL_A], piece=2)
     events = without(
         drop_final_output(events),
-        "response.output_item.done", "response.output_text.done", "response.function_call_arguments.done", "response.content_part.added",
+        "response.output_item.done",
+        "response.output_text.done",
+        "response.function_call_arguments.done",
+        "response.content_part.added",
     )
     view = normalize(request(stream=True), stream_response(events))
     assert view["response"] == "Hello world"
-    assert view["tool_requests"] == [{"id": "call_A", "name": "get_weather", "args": {"city": "Paris"}}]
+    assert view["tool_requests"] == [
+        {"id": "call_A", "name": "get_weather", "args": {"city": "Paris"}}
+    ]
 
 
 def test_ids_and_names_are_never_concatenated() -> None:
     events = responses_stream_events([CALL_A])
     added = next(e for e in events if e.startswith("event: response.output_item.added"))
     # a server repeating the added event: the first one holds the item
-    events = without(drop_final_output(events), "response.output_item.done", "response.function_call_arguments.done")
+    events = without(
+        drop_final_output(events),
+        "response.output_item.done",
+        "response.function_call_arguments.done",
+    )
     events.insert(3, added)
     view = normalize(request(stream=True), stream_response(events))
-    assert view["tool_requests"] == [{"id": "call_A", "name": "get_weather", "args": {"city": "Paris"}}]
+    assert view["tool_requests"] == [
+        {"id": "call_A", "name": "get_weather", "args": {"city": "Paris"}}
+    ]
 
 
 def test_events_without_output_index_find_their_item_by_item_id() -> None:
     events = [
-        sse("response.created", response=dict(response_object([]), status="in_progress", usage=None)),
-        sse("response.output_item.added", output_index=0, item={"id": "fc_1", "type": "function_call", "call_id": "call_Z", "name": "get_weather", "arguments": ""}),
-        sse("response.output_item.added", output_index=1, item={"id": "msg_1", "type": "message", "role": "assistant", "content": []}),
+        sse(
+            "response.created", response=dict(response_object([]), status="in_progress", usage=None)
+        ),
+        sse(
+            "response.output_item.added",
+            output_index=0,
+            item={
+                "id": "fc_1",
+                "type": "function_call",
+                "call_id": "call_Z",
+                "name": "get_weather",
+                "arguments": "",
+            },
+        ),
+        sse(
+            "response.output_item.added",
+            output_index=1,
+            item={"id": "msg_1", "type": "message", "role": "assistant", "content": []},
+        ),
         sse("response.function_call_arguments.delta", item_id="fc_1", delta='{"city":'),
         sse("response.output_text.delta", item_id="msg_1", content_index=0, delta="Hi "),
         sse("response.function_call_arguments.delta", item_id="fc_1", delta='"Oslo"}'),
         sse("response.output_text.delta", item_id="msg_1", content_index=0, delta="there"),
     ]
     view = normalize(request(stream=True), stream_response(events))
-    assert view["tool_requests"] == [{"id": "call_Z", "name": "get_weather", "args": {"city": "Oslo"}}]
+    assert view["tool_requests"] == [
+        {"id": "call_Z", "name": "get_weather", "args": {"city": "Oslo"}}
+    ]
     assert (view["response"], view["complete"]) == ("Hi there", False)
 
 
@@ -325,7 +461,9 @@ def test_a_cut_stream_keeps_what_arrived_and_is_incomplete() -> None:
     view = normalize(request(stream=True), stream_response(cut))
     assert view["complete"] is False
     assert view["response"] == "Sunny and warm."
-    assert view["tool_requests"] == [{"id": "call_A", "name": "get_weather", "args": '{"city":"Par'}]
+    assert view["tool_requests"] == [
+        {"id": "call_A", "name": "get_weather", "args": '{"city":"Par'}
+    ]
     assert (view["tokens"], view["usage"]) == (None, None)
     # cut mid-event: the unterminated event is not an event yet
     half = "".join(full[:6]) + full[6][:20]
@@ -334,8 +472,24 @@ def test_a_cut_stream_keeps_what_arrived_and_is_incomplete() -> None:
 
 def test_an_error_event_ends_the_stream_with_a_warning() -> None:
     events = responses_stream_events([message_item("Hello world")])[:5]
-    events.append(sse("error", code="server_error", message="The server had an error.", param=None, sequence_number=5))
-    events.append(sse("response.output_text.delta", item_id="msg_fake_1", output_index=0, content_index=0, delta="IGNORED"))
+    events.append(
+        sse(
+            "error",
+            code="server_error",
+            message="The server had an error.",
+            param=None,
+            sequence_number=5,
+        )
+    )
+    events.append(
+        sse(
+            "response.output_text.delta",
+            item_id="msg_fake_1",
+            output_index=0,
+            content_index=0,
+            delta="IGNORED",
+        )
+    )
     view = normalize(request(stream=True), stream_response(events))
     assert view["complete"] is False
     assert view["response"] == "Hell"
@@ -349,10 +503,19 @@ def test_terminal_incomplete_and_failed_events() -> None:
     data["response"].update(status="incomplete", incomplete_details={"reason": "max_output_tokens"})
     events[-1] = f"event: response.incomplete\ndata: {json.dumps(data)}\n\n"
     view = normalize(request(stream=True), stream_response(events))
-    assert (view["complete"], view["response"], view["warnings"]) == (True, "Part", ["response incomplete: 'max_output_tokens'"])
+    assert (view["complete"], view["response"], view["warnings"]) == (
+        True,
+        "Part",
+        ["response incomplete: 'max_output_tokens'"],
+    )
 
-    failed = dict(response_object([], status="failed"), error={"code": "server_error", "message": "Boom."})
-    events = [sse("response.created", response=dict(response_object([]), status="in_progress")), sse("response.failed", response=failed)]
+    failed = dict(
+        response_object([], status="failed"), error={"code": "server_error", "message": "Boom."}
+    )
+    events = [
+        sse("response.created", response=dict(response_object([]), status="in_progress")),
+        sse("response.failed", response=failed),
+    ]
     view = normalize(request(stream=True), stream_response(events))
     assert (view["complete"], view["warnings"]) == (True, ["response failed: 'Boom.'"])
 
@@ -363,11 +526,21 @@ def test_junk_data_lines_are_skipped_with_warnings() -> None:
     events.insert(3, "data: [1, 2]\n\n")
     view = normalize(request(stream=True), stream_response(events))
     assert view["response"] == "ok" and view["complete"] is True
-    assert view["warnings"] == ["event 2: data is not JSON: 'not json'", "event 3: data is not a JSON object: '[1, 2]'"]
+    assert view["warnings"] == [
+        "event 2: data is not JSON: 'not json'",
+        "event 3: data is not a JSON object: '[1, 2]'",
+    ]
 
 
 def test_an_error_answer_to_a_stream_request_is_read_as_json() -> None:
-    body = {"error": {"message": "Rate limit reached.", "type": "requests", "param": None, "code": "rate_limit_exceeded"}}
+    body = {
+        "error": {
+            "message": "Rate limit reached.",
+            "type": "requests",
+            "param": None,
+            "code": "rate_limit_exceeded",
+        }
+    }
     view = normalize(request(stream=True), stream_response([json.dumps(body)], status=429))
     assert (view["stream"], view["complete"], view["error"]) == (True, False, "Rate limit reached.")
 
@@ -387,7 +560,7 @@ def test_the_codec_does_not_alias_or_modify_its_inputs() -> None:
 def test_chunk_boundaries_never_change_the_view(cuts: list[int]) -> None:
     text = "".join(responses_stream_events(STREAM_OUTPUT, interleave_calls=True, piece=3))
     points = sorted({c % (len(text) + 1) for c in cuts})
-    chunks = [text[a:b] for a, b in zip([0, *points], [*points, len(text)])]
+    chunks = [text[a:b] for a, b in zip([0, *points], [*points, len(text)], strict=False)]
     assert "".join(chunks) == text
     view = normalize(request(stream=True), stream_response(chunks))
     assert view == normalize(request(stream=True), stream_response([text]))

@@ -20,7 +20,9 @@ def test_openai_chat_codec() -> None:
 
 def _codec_modules() -> list[str]:
     folder = Path(providers.__file__).parent
-    return sorted(p.stem for p in folder.glob("*.py") if not p.stem.startswith("_") and p.stem != "sse")
+    return sorted(
+        p.stem for p in folder.glob("*.py") if not p.stem.startswith("_") and p.stem != "sse"
+    )
 
 
 def test_known_names_are_the_codec_modules() -> None:
@@ -73,14 +75,21 @@ def test_openai_chat_tool_results_lists_tool_turns_in_order() -> None:
     body = {
         "messages": [
             {"role": "user", "content": "hi"},
-            {"role": "assistant", "content": None, "tool_calls": [{"id": "call_A"}, {"id": "call_B"}]},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{"id": "call_A"}, {"id": "call_B"}],
+            },
             {"role": "tool", "tool_call_id": "call_B", "content": "09:30"},
             {"role": "tool", "tool_call_id": "call_A", "content": "Sunny"},
         ]
     }
     tool_results = providers.get_tool_results("openai_chat")
     assert tool_results is not None
-    assert tool_results(body) == [{"id": "call_B", "result": "09:30"}, {"id": "call_A", "result": "Sunny"}]
+    assert tool_results(body) == [
+        {"id": "call_B", "result": "09:30"},
+        {"id": "call_A", "result": "Sunny"},
+    ]
     assert tool_results(None) == [] and tool_results({"messages": "x"}) == []
 
 
@@ -96,7 +105,9 @@ def test_openai_chat_tool_results_lists_tool_turns_in_order() -> None:
         ({}, None),
     ],
 )
-def test_specs_recognise_an_sdk_by_user_agent_or_by_its_own_header(headers: dict[str, str], expected: str | None) -> None:
+def test_specs_recognise_an_sdk_by_user_agent_or_by_its_own_header(
+    headers: dict[str, str], expected: str | None
+) -> None:
     import httpx
 
     from agentsnap.capture.spec import classify

@@ -41,24 +41,41 @@ from tests.offline import Offline
 pytestmark = [
     pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning"),
     # cohere 7.3's own use of pydantic v1 API (unchecked_base_model.py), not ours
-    pytest.mark.filterwarnings("ignore:The `__fields__` attribute is deprecated:DeprecationWarning"),
+    pytest.mark.filterwarnings(
+        "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
+    ),
 ]
 
 MODEL = "command-a-03-2025"
 API_KEY = "co-test-key-0001"
 MESSAGES = [{"role": "user", "content": "Weather in Paris?"}]
-CI_MARKERS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
+CI_MARKERS = (
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITLAB_CI",
+    "BUILDKITE",
+    "CIRCLECI",
+    "JENKINS_URL",
+    "TF_BUILD",
+)
 WEATHER_TOOL = {
     "type": "function",
     "function": {
         "name": "get_weather",
         "description": "Current weather",
-        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        },
     },
 }
 TIME_TOOL = {
     "type": "function",
-    "function": {"name": "get_time", "parameters": {"type": "object", "properties": {"tz": {"type": "string"}}}},
+    "function": {
+        "name": "get_time",
+        "parameters": {"type": "object", "properties": {"tz": {"type": "string"}}},
+    },
 }
 V1_WEATHER_TOOL = {
     "name": "get_weather",
@@ -125,7 +142,9 @@ class AsyncSleeps:
 
 
 def snapshot_data(directory: Path, name: str) -> dict[str, Any]:
-    return SnapshotStore.read_file(SnapshotStore(directory).path_for(name)).to_dict()  # as loaded: the file stores each call\'s messages once
+    return SnapshotStore.read_file(
+        SnapshotStore(directory).path_for(name)
+    ).to_dict()  # as loaded: the file stores each call\'s messages once
 
 
 def llm_steps(directory: Path, name: str) -> list[dict[str, Any]]:
@@ -144,7 +163,9 @@ def replay(tmp_path: Path, name: str, c: Any, offline: Offline, run: Callable[[A
         return run(c)
 
 
-def record_async(tmp_path: Path, name: str, fake: FakeCohere, run: Callable[[Any], Any], make: Callable[[], Any]) -> Any:
+def record_async(
+    tmp_path: Path, name: str, fake: FakeCohere, run: Callable[[Any], Any], make: Callable[[], Any]
+) -> Any:
     async def main() -> Any:
         async with AgentRecorder(name, snapshot_dir=tmp_path):
             return await run(make())
@@ -154,7 +175,9 @@ def record_async(tmp_path: Path, name: str, fake: FakeCohere, run: Callable[[Any
     return result
 
 
-def replay_async(tmp_path: Path, name: str, make: Callable[[], Any], offline: Offline, run: Callable[[Any], Any]) -> Any:
+def replay_async(
+    tmp_path: Path, name: str, make: Callable[[], Any], offline: Offline, run: Callable[[Any], Any]
+) -> Any:
     async def main() -> Any:
         async with AgentAsserter(name, snapshot_dir=tmp_path, mode="replay"):
             return await run(make())
@@ -198,7 +221,13 @@ def test_v2_chat_sync(fake: FakeCohere, tmp_path: Path, offline: Offline, entry:
     assert replayed.message.content[0].text == "Sunny, 21 C."
 
     (step,) = llm_steps(tmp_path, "v2_chat")
-    assert (step["provider"], step["model"], step["response"], step["stream"], step["status"]) == ("cohere", MODEL, "Sunny, 21 C.", False, 200)
+    assert (step["provider"], step["model"], step["response"], step["stream"], step["status"]) == (
+        "cohere",
+        MODEL,
+        "Sunny, 21 C.",
+        False,
+        200,
+    )
     assert step["messages"] == MESSAGES
     assert step["usage"] == {"input_tokens": 212, "output_tokens": 4, "total_tokens": 216}
     assert step["exchange"]["request"]["path"] == "/v2/chat"
@@ -217,8 +246,19 @@ def test_v2_chat_stream_sync(fake: FakeCohere, tmp_path: Path, offline: Offline)
     live = record(tmp_path, "v2_stream", fake, run, c)
     replayed = replay(tmp_path, "v2_stream", c, offline, run)
     assert dumps(replayed) == dumps(live)
-    assert [e.type for e in replayed] == ["message-start", "content-start", "content-delta", "content-delta", "content-delta", "content-end", "message-end"]
-    assert "".join(e.delta.message.content.text for e in replayed if e.type == "content-delta") == "Sunny in Paris."
+    assert [e.type for e in replayed] == [
+        "message-start",
+        "content-start",
+        "content-delta",
+        "content-delta",
+        "content-delta",
+        "content-end",
+        "message-end",
+    ]
+    assert (
+        "".join(e.delta.message.content.text for e in replayed if e.type == "content-delta")
+        == "Sunny in Paris."
+    )
 
     (step,) = llm_steps(tmp_path, "v2_stream")
     assert (step["stream"], step["complete"], step["response"]) == (True, True, "Sunny in Paris.")
@@ -227,7 +267,10 @@ def test_v2_chat_stream_sync(fake: FakeCohere, tmp_path: Path, offline: Offline)
 
 
 def test_v2_stream_tool_calls_with_plan(fake: FakeCohere, tmp_path: Path, offline: Offline) -> None:
-    calls = [("get_weather_a1b2", "get_weather", {"city": "Paris"}), ("get_time_c3d4", "get_time", {"tz": "Europe/Paris"})]
+    calls = [
+        ("get_weather_a1b2", "get_weather", {"city": "Paris"}),
+        ("get_time_c3d4", "get_time", {"tz": "Europe/Paris"}),
+    ]
     fake.script(v2_stream_reply(tool_plan=["I will look ", "both up."], tool_calls=calls))
     c = v2(fake)
 
@@ -237,7 +280,11 @@ def test_v2_stream_tool_calls_with_plan(fake: FakeCohere, tmp_path: Path, offlin
     live = record(tmp_path, "v2_stream_tools", fake, run, c)
     replayed = replay(tmp_path, "v2_stream_tools", c, offline, run)
     assert dumps(replayed) == dumps(live)
-    fragments = [(e.index, e.delta.message.tool_calls.function.arguments) for e in replayed if e.type == "tool-call-delta"]
+    fragments = [
+        (e.index, e.delta.message.tool_calls.function.arguments)
+        for e in replayed
+        if e.type == "tool-call-delta"
+    ]
     assert fragments[:2] == [(0, '{"city":'), (0, ' "Paris"}')]
 
     (step,) = llm_steps(tmp_path, "v2_stream_tools")
@@ -249,7 +296,9 @@ def test_v2_stream_tool_calls_with_plan(fake: FakeCohere, tmp_path: Path, offlin
     assert (step["response"], step["complete"]) == ("", True)
 
 
-def test_v2_stream_cut_before_message_end_is_incomplete(fake: FakeCohere, tmp_path: Path, offline: Offline) -> None:
+def test_v2_stream_cut_before_message_end_is_incomplete(
+    fake: FakeCohere, tmp_path: Path, offline: Offline
+) -> None:
     fake.script(v2_stream_reply(["partial"], end=False))
     c = v2(fake)
 
@@ -262,9 +311,14 @@ def test_v2_stream_cut_before_message_end_is_incomplete(fake: FakeCohere, tmp_pa
     assert (step["response"], step["complete"]) == ("partial", False)
 
 
-def test_v2_tool_round_trip_derives_tool_call_steps(fake: FakeCohere, tmp_path: Path, offline: Offline) -> None:
+def test_v2_tool_round_trip_derives_tool_call_steps(
+    fake: FakeCohere, tmp_path: Path, offline: Offline
+) -> None:
     fake.script(
-        v2_chat_reply(tool_calls=[("get_weather_a1b2", "get_weather", {"city": "Paris"})], tool_plan="I will check the weather."),
+        v2_chat_reply(
+            tool_calls=[("get_weather_a1b2", "get_weather", {"city": "Paris"})],
+            tool_plan="I will check the weather.",
+        ),
         v2_chat_reply("It is sunny in Paris."),
     )
     c = v2(fake)
@@ -273,9 +327,21 @@ def test_v2_tool_round_trip_derives_tool_call_steps(fake: FakeCohere, tmp_path: 
         messages: list[Any] = list(MESSAGES)
         first = c.chat(model=MODEL, messages=messages, tools=[WEATHER_TOOL])
         call = first.message.tool_calls[0]
-        messages.append({"role": "assistant", "tool_plan": first.message.tool_plan, "tool_calls": first.message.tool_calls})
+        messages.append(
+            {
+                "role": "assistant",
+                "tool_plan": first.message.tool_plan,
+                "tool_calls": first.message.tool_calls,
+            }
+        )
         city = json.loads(call.function.arguments)["city"]
-        messages.append({"role": "tool", "tool_call_id": call.id, "content": [{"type": "document", "document": {"data": f"sunny in {city}"}}]})
+        messages.append(
+            {
+                "role": "tool",
+                "tool_call_id": call.id,
+                "content": [{"type": "document", "document": {"data": f"sunny in {city}"}}],
+            }
+        )
         return c.chat(model=MODEL, messages=messages, tools=[WEATHER_TOOL]).message.content[0].text
 
     assert record(tmp_path, "v2_round_trip", fake, agent, c) == "It is sunny in Paris."
@@ -326,7 +392,9 @@ def test_v2_chat_stream_async_generator(fake: FakeCohere, tmp_path: Path, offlin
 # --------------------------------------------------------------------------- v1 chat
 
 
-def test_v1_chat_sync_with_tool_round_trip(fake: FakeCohere, tmp_path: Path, offline: Offline) -> None:
+def test_v1_chat_sync_with_tool_round_trip(
+    fake: FakeCohere, tmp_path: Path, offline: Offline
+) -> None:
     fake.script(
         v1_chat_reply(tool_calls=[("get_weather", {"city": "Paris"})], message="Weather in Paris?"),
         v1_chat_reply("It is sunny in Paris.", message="Weather in Paris?"),
@@ -337,7 +405,13 @@ def test_v1_chat_sync_with_tool_round_trip(fake: FakeCohere, tmp_path: Path, off
         first = c.chat(model=MODEL, message="Weather in Paris?", tools=[V1_WEATHER_TOOL])
         call = first.tool_calls[0]
         results = [{"call": call, "outputs": [{"weather": f"sunny in {call.parameters['city']}"}]}]
-        return first, c.chat(model=MODEL, message="", tools=[V1_WEATHER_TOOL], tool_results=results, chat_history=first.chat_history)
+        return first, c.chat(
+            model=MODEL,
+            message="",
+            tools=[V1_WEATHER_TOOL],
+            tool_results=results,
+            chat_history=first.chat_history,
+        )
 
     live_first, live = record(tmp_path, "v1_round_trip", fake, agent, c)
     rep_first, replayed = replay(tmp_path, "v1_round_trip", c, offline, agent)
@@ -348,7 +422,9 @@ def test_v1_chat_sync_with_tool_round_trip(fake: FakeCohere, tmp_path: Path, off
     data = snapshot_data(tmp_path, "v1_round_trip")
     assert [s["type"] for s in data["trace"]] == ["llm_call", "tool_call", "llm_call"]
     first, tool, second = data["trace"]
-    assert first["tool_requests"] == [{"id": 'get_weather({"city":"Paris"})', "name": "get_weather", "args": {"city": "Paris"}}]
+    assert first["tool_requests"] == [
+        {"id": 'get_weather({"city":"Paris"})', "name": "get_weather", "args": {"city": "Paris"}}
+    ]
     assert first["messages"] == [{"role": "USER", "message": "Weather in Paris?"}]
     assert first["tools"] == ["get_weather"]
     assert {k: tool[k] for k in ("name", "args", "result")} == {
@@ -362,23 +438,41 @@ def test_v1_chat_sync_with_tool_round_trip(fake: FakeCohere, tmp_path: Path, off
     assert second["usage"] == {"input_tokens": 210, "output_tokens": 5, "total_tokens": 215}
 
 
-def test_v1_chat_stream_sync_with_tool_call_chunks(fake: FakeCohere, tmp_path: Path, offline: Offline) -> None:
-    fake.script(v1_stream_reply(["Let me ", "check."], tool_calls=[("get_weather", {"city": "Paris", "unit": "C"})]))
+def test_v1_chat_stream_sync_with_tool_call_chunks(
+    fake: FakeCohere, tmp_path: Path, offline: Offline
+) -> None:
+    fake.script(
+        v1_stream_reply(
+            ["Let me ", "check."], tool_calls=[("get_weather", {"city": "Paris", "unit": "C"})]
+        )
+    )
     c = v1(fake)
 
     def run(c: Any) -> list[Any]:
-        return list(c.chat_stream(model=MODEL, message="Weather in Paris?", tools=[V1_WEATHER_TOOL]))
+        return list(
+            c.chat_stream(model=MODEL, message="Weather in Paris?", tools=[V1_WEATHER_TOOL])
+        )
 
     live = record(tmp_path, "v1_stream", fake, run, c)
     replayed = replay(tmp_path, "v1_stream", c, offline, run)
     assert dumps(replayed) == dumps(live)
-    assert [e.event_type for e in replayed][:3] == ["stream-start", "text-generation", "text-generation"]
-    assert replayed[-1].event_type == "stream-end" and replayed[-1].response.tool_calls[0].parameters == {"city": "Paris", "unit": "C"}
+    assert [e.event_type for e in replayed][:3] == [
+        "stream-start",
+        "text-generation",
+        "text-generation",
+    ]
+    assert replayed[-1].event_type == "stream-end" and replayed[-1].response.tool_calls[
+        0
+    ].parameters == {"city": "Paris", "unit": "C"}
 
     (step,) = llm_steps(tmp_path, "v1_stream")
     assert (step["stream"], step["complete"], step["response"]) == (True, True, "Let me check.")
     assert step["tool_requests"] == [
-        {"id": 'get_weather({"city":"Paris","unit":"C"})', "name": "get_weather", "args": {"city": "Paris", "unit": "C"}}
+        {
+            "id": 'get_weather({"city":"Paris","unit":"C"})',
+            "name": "get_weather",
+            "args": {"city": "Paris", "unit": "C"},
+        }
     ]
     assert step["usage"] == {"input_tokens": 210, "output_tokens": 5, "total_tokens": 215}
 
@@ -400,14 +494,21 @@ def test_v1_chat_and_stream_async(fake: FakeCohere, tmp_path: Path, offline: Off
     assert_same_model(rep_answer, live_answer, cohere.NonStreamedChatResponse)
     assert dumps(rep_events) == dumps(live_events) and len(rep_events) == 4
     steps = llm_steps(tmp_path, "v1_async")
-    assert [(s["stream"], s["response"]) for s in steps] == [(False, "Async v1."), (True, "Async stream.")]
+    assert [(s["stream"], s["response"]) for s in steps] == [
+        (False, "Async v1."),
+        (True, "Async stream."),
+    ]
 
 
 # --------------------------------------------------------------------------- errors and retries
 
 
-@pytest.mark.parametrize(("status", "exc_type"), [(429, cohere.TooManyRequestsError), (500, cohere.InternalServerError)])
-def test_error_status_replays_the_same_sdk_exception(fake: FakeCohere, tmp_path: Path, offline: Offline, status: int, exc_type: type) -> None:
+@pytest.mark.parametrize(
+    ("status", "exc_type"), [(429, cohere.TooManyRequestsError), (500, cohere.InternalServerError)]
+)
+def test_error_status_replays_the_same_sdk_exception(
+    fake: FakeCohere, tmp_path: Path, offline: Offline, status: int, exc_type: type
+) -> None:
     fake.script(error_reply(status))
     c = v2(fake)
 
@@ -420,13 +521,18 @@ def test_error_status_replays_the_same_sdk_exception(fake: FakeCohere, tmp_path:
     replayed = replay(tmp_path, f"error_{status}", c, offline, run)
     assert type(replayed) is type(live) is exc_type
     assert replayed.status_code == live.status_code == status
-    assert replayed.body == live.body and replayed.body["message"] == error_reply(status).body["message"]
+    assert (
+        replayed.body == live.body
+        and replayed.body["message"] == error_reply(status).body["message"]
+    )
     assert replayed.headers["x-debug-trace-id"] == live.headers["x-debug-trace-id"]
     (step,) = llm_steps(tmp_path, f"error_{status}")
     assert (step["status"], step["error"]) == (status, error_reply(status).body["message"])
 
 
-def test_error_on_a_stream_request_replays_the_same_sdk_exception(fake: FakeCohere, tmp_path: Path, offline: Offline) -> None:
+def test_error_on_a_stream_request_replays_the_same_sdk_exception(
+    fake: FakeCohere, tmp_path: Path, offline: Offline
+) -> None:
     fake.script(error_reply(429))
     c = v2(fake)
 
@@ -437,13 +543,18 @@ def test_error_on_a_stream_request_replays_the_same_sdk_exception(fake: FakeCohe
 
     live = record(tmp_path, "stream_429", fake, run, c)
     replayed = replay(tmp_path, "stream_429", c, offline, run)
-    assert type(replayed) is cohere.TooManyRequestsError and (replayed.status_code, replayed.body) == (429, live.body)
+    assert type(replayed) is cohere.TooManyRequestsError and (
+        replayed.status_code,
+        replayed.body,
+    ) == (429, live.body)
     (step,) = llm_steps(tmp_path, "stream_429")
     assert (step["status"], step["stream"], step["complete"]) == (429, True, False)
     assert step["error"] == live.body["message"]
 
 
-def test_429_retries_then_200_replay_without_waiting(fake: FakeCohere, tmp_path: Path, offline: Offline, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_429_retries_then_200_replay_without_waiting(
+    fake: FakeCohere, tmp_path: Path, offline: Offline, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fake.script(error_reply(429), error_reply(503), v2_chat_reply("after two retries"))
     c = v2(fake, max_retries=2)
 
@@ -465,7 +576,9 @@ def test_429_retries_then_200_replay_without_waiting(fake: FakeCohere, tmp_path:
     assert_same_model(replayed, live, cohere.V2ChatResponse)
 
 
-def test_connection_errors_with_retries_replay_without_backoff(tmp_path: Path, offline: Offline, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_connection_errors_with_retries_replay_without_backoff(
+    tmp_path: Path, offline: Offline, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -483,7 +596,9 @@ def test_connection_errors_with_retries_replay_without_backoff(tmp_path: Path, o
             live = run(c)
     assert len(waits) == 2 and waits[0] >= 0.9 and waits[1] >= 1.8  # ~1 s, ~2 s (+-10 % jitter)
     trace = snapshot_data(tmp_path, "refused")["trace"]
-    assert [s["exchange"]["response"] for s in trace] == [{"error": {"type": "ConnectError", "message": str(live)}}] * 3
+    assert [s["exchange"]["response"] for s in trace] == [
+        {"error": {"type": "ConnectError", "message": str(live)}}
+    ] * 3
 
     slept: list[float] = []
     with monkeypatch.context() as m:  # replay: really sleep, but note how long
@@ -499,13 +614,17 @@ async def _async_refused(c: Any) -> httpx.ConnectError:
     return info.value
 
 
-def test_async_connection_error_retry_replays_without_backoff(tmp_path: Path, offline: Offline, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_async_connection_error_retry_replays_without_backoff(
+    tmp_path: Path, offline: Offline, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
 
     def make() -> cohere.AsyncClientV2:
-        return cohere.AsyncClientV2(api_key=API_KEY, base_url=f"http://127.0.0.1:{port}", **client_retries(1))
+        return cohere.AsyncClientV2(
+            api_key=API_KEY, base_url=f"http://127.0.0.1:{port}", **client_retries(1)
+        )
 
     async def main() -> httpx.ConnectError:
         async with AgentRecorder("arefused", snapshot_dir=tmp_path):
@@ -558,7 +677,9 @@ print(json.dumps({"live": live, "replayed": replayed}))
 """
 
 
-def test_client_built_before_agentsnap_is_installed_is_captured_and_replayed(fake: FakeCohere, tmp_path: Path) -> None:
+def test_client_built_before_agentsnap_is_installed_is_captured_and_replayed(
+    fake: FakeCohere, tmp_path: Path
+) -> None:
     fake.script(v2_chat_reply("Sunny."), v2_stream_reply(["Cloudy", "."]))
     env = {k: v for k, v in os.environ.items() if k not in CI_MARKERS}
     env["PYTHONPATH"] = os.pathsep.join([str(REPO / "src"), str(REPO)])

@@ -31,7 +31,9 @@ def test_ci_detection(env: dict[str, str], expected: bool) -> None:
 
 
 def _project(tmp_path: Path, table: str) -> Path:
-    (tmp_path / "pyproject.toml").write_text(f"[project]\nname='x'\n\n[tool.agentsnap]\n{table}\n", encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text(
+        f"[project]\nname='x'\n\n[tool.agentsnap]\n{table}\n", encoding="utf-8"
+    )
     sub = tmp_path / "pkg" / "tests"
     sub.mkdir(parents=True)
     return sub
@@ -39,22 +41,40 @@ def _project(tmp_path: Path, table: str) -> Path:
 
 def test_defaults_without_pyproject(tmp_path: Path) -> None:
     s = config.load(tmp_path, env={})
-    assert (s.snapshot_dir, s.mode, s.semantic_threshold, s.llm_threshold, s.structural_tolerance) == ("__agent_snapshots__", "live", 0.92, 0.75, 0)
-    assert s.judge_model == "openai/gpt-4o-mini" and s.judge_base_url == "https://openrouter.ai/api/v1"
+    assert (
+        s.snapshot_dir,
+        s.mode,
+        s.semantic_threshold,
+        s.llm_threshold,
+        s.structural_tolerance,
+    ) == ("__agent_snapshots__", "live", 0.92, 0.75, 0)
+    assert (
+        s.judge_model == "openai/gpt-4o-mini" and s.judge_base_url == "https://openrouter.ai/api/v1"
+    )
     assert s.ci is False
 
 
 def test_pyproject_found_upward_and_paths_relative_to_it(tmp_path: Path) -> None:
-    start = _project(tmp_path, 'snapshot_dir = "snaps"\nsemantic_threshold = 0.95\nignored_fields = ["ts", "meta.id"]\nmode = "replay"')
+    start = _project(
+        tmp_path,
+        'snapshot_dir = "snaps"\nsemantic_threshold = 0.95\nignored_fields = ["ts", "meta.id"]\nmode = "replay"',
+    )
     s = config.load(start, env={})
     assert s.snapshot_path == tmp_path / "snaps"
     assert (s.semantic_threshold, s.ignored_fields, s.mode) == (0.95, ["ts", "meta.id"], "replay")
 
 
 def test_precedence_pyproject_lt_ini_lt_env_lt_flags(tmp_path: Path) -> None:
-    start = _project(tmp_path, "llm_threshold = 0.5\nsemantic_threshold = 0.5\nstructural_tolerance = 1")
+    start = _project(
+        tmp_path, "llm_threshold = 0.5\nsemantic_threshold = 0.5\nstructural_tolerance = 1"
+    )
     ini = {"agentsnap_llm_threshold": "0.6", "agentsnap_semantic_threshold": "0.6"}.get
-    s = config.load(start, ini=lambda k: ini(k), env={"AGENTSNAP_SEMANTIC_THRESHOLD": "0.7"}, overrides={"structural_tolerance": 3})
+    s = config.load(
+        start,
+        ini=lambda k: ini(k),
+        env={"AGENTSNAP_SEMANTIC_THRESHOLD": "0.7"},
+        overrides={"structural_tolerance": 3},
+    )
     assert (s.llm_threshold, s.semantic_threshold, s.structural_tolerance) == (0.6, 0.7, 3)
 
 
@@ -123,8 +143,19 @@ def test_a_bad_boolean_string_no_longer_reads_as_true_in_ci(tmp_path: Path) -> N
         config.load(start, env={"CI": "true"})
 
 
-@pytest.mark.parametrize("word, expected", [("true", True), ("YES", True), ("on", True), ("1", True),
-                                            ("false", False), ("No", False), ("off", False), ("0", False)])
+@pytest.mark.parametrize(
+    "word, expected",
+    [
+        ("true", True),
+        ("YES", True),
+        ("on", True),
+        ("1", True),
+        ("false", False),
+        ("No", False),
+        ("off", False),
+        ("0", False),
+    ],
+)
 def test_boolean_spellings_in_strings(tmp_path: Path, word: str, expected: bool) -> None:
     start = _project(tmp_path, f'strict_facts = "{word}"')
     assert config.load(start, env={}).strict_facts is expected
@@ -133,7 +164,9 @@ def test_boolean_spellings_in_strings(tmp_path: Path, word: str, expected: bool)
 
 
 def test_env_and_ini_numbers_are_parsed_and_checked(tmp_path: Path) -> None:
-    s = config.load(tmp_path, env={"AGENTSNAP_STRUCTURAL_TOLERANCE": "2", "AGENTSNAP_LLM_THRESHOLD": "0.5"})
+    s = config.load(
+        tmp_path, env={"AGENTSNAP_STRUCTURAL_TOLERANCE": "2", "AGENTSNAP_LLM_THRESHOLD": "0.5"}
+    )
     assert (s.structural_tolerance, s.llm_threshold) == (2, 0.5)
     with pytest.raises(ValueError) as err:
         config.load(tmp_path, env={"AGENTSNAP_STRUCTURAL_TOLERANCE": "1.5"})
@@ -148,12 +181,17 @@ def test_unknown_key_warning_suggests_the_closest_key(tmp_path: Path) -> None:
     with pytest.warns(UserWarning) as caught:
         config.load(start, env={})
     message = str(caught[0].message)
-    assert message.startswith(f"agentsnap: unknown key 'structural_tolerence' in [tool.agentsnap] of {tmp_path / 'pyproject.toml'} "
-                              "(did you mean 'structural_tolerance'?); ignored. Known keys: ")
+    assert message.startswith(
+        f"agentsnap: unknown key 'structural_tolerence' in [tool.agentsnap] of {tmp_path / 'pyproject.toml'} "
+        "(did you mean 'structural_tolerance'?); ignored. Known keys: "
+    )
 
 
 def test_flag_overrides_are_checked_too(tmp_path: Path) -> None:
     """--agentsnap-force reaches load() as force=True: a flag, not a config key, but checked by the same schema."""
-    assert config.load(tmp_path, env={}, overrides={"force": True, "allow_pending": True}).force is True
+    assert (
+        config.load(tmp_path, env={}, overrides={"force": True, "allow_pending": True}).force
+        is True
+    )
     with pytest.raises(ValueError, match="bad value 'x' for 'force' in the command line"):
         config.load(tmp_path, env={}, overrides={"force": "x"})

@@ -89,9 +89,15 @@ def _names(n: int = N_SNAPSHOTS) -> list[str]:
     return [f"tests/test_crash.py::test_agent[{i}]" for i in range(n)]
 
 
-def _run_writer(script: Path, root: Path, version: str, kill_after: float | None, *extra: str) -> float | None:
+def _run_writer(
+    script: Path, root: Path, version: str, kill_after: float | None, *extra: str
+) -> float | None:
     """Run the writer; SIGKILL it ``kill_after`` seconds after it starts writing. Returns its write time when not killed."""
-    proc = subprocess.Popen([sys.executable, str(script), str(root), version, str(N_SNAPSHOTS), str(SIZE), *extra], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(root), version, str(N_SNAPSHOTS), str(SIZE), *extra],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None
     assert proc.stdout.readline().strip() == "ready"
     if kill_after is None:
@@ -104,17 +110,24 @@ def _run_writer(script: Path, root: Path, version: str, kill_after: float | None
     return None
 
 
-def _references(tmp_path: Path, script: Path) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]], float]:
+def _references(
+    tmp_path: Path, script: Path
+) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]], float]:
     refs = {}
     elapsed = 0.0
     for version in ("A", "B"):
         root = tmp_path / f"ref_{version}"
         elapsed = max(elapsed, _run_writer(script, root, version, None) or 0.0)
-        refs[version] = {n: json.loads(SnapshotStore(root).path_for(n).read_text(encoding="utf-8")) for n in _names()}
+        refs[version] = {
+            n: json.loads(SnapshotStore(root).path_for(n).read_text(encoding="utf-8"))
+            for n in _names()
+        }
     return refs["A"], refs["B"], elapsed
 
 
-def _check_old_or_new(root: Path, old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]], names: list[str]) -> tuple[int, int]:
+def _check_old_or_new(
+    root: Path, old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]], names: list[str]
+) -> tuple[int, int]:
     """Every snapshot parses and equals the old or the new version; returns (#old, #new)."""
     store = SnapshotStore(root)
     counts = [0, 0]
@@ -127,7 +140,9 @@ def _check_old_or_new(root: Path, old: dict[str, dict[str, Any]], new: dict[str,
         counts[0 if is_old else 1] += 1
     leftovers = [p.name for p in root.iterdir() if p.is_file() and not p.name.endswith(".json")]
     assert all(n.startswith(".") and n.endswith(".tmp") for n in leftovers), leftovers
-    assert sorted(s.name for s in store.list()) == sorted(names)  # temp files are never read as snapshots
+    assert sorted(s.name for s in store.list()) == sorted(
+        names
+    )  # temp files are never read as snapshots
     return counts[0], counts[1]
 
 
@@ -153,14 +168,21 @@ def test_sigkill_at_every_step_of_a_write_never_leaves_a_torn_snapshot(tmp_path:
     ref_a, ref_b, _ = _references(tmp_path, script)
     root = tmp_path / "snaps"
     _run_writer(script, root, "A", None)
-    proc = subprocess.run([sys.executable, str(script), str(tmp_path / "count"), "B", "1", str(SIZE), "-2"], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "count"), "B", "1", str(SIZE), "-2"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     steps_per_save = int(proc.stdout.split()[-1])
     assert steps_per_save >= 5, proc.stdout
     version = "B"
     for kill_at in range(steps_per_save + 1):  # the first save's every step, then one past its end
         _run_writer(script, root, version, None, str(kill_at))
         old, new = _check_old_or_new(root, ref_a, ref_b, _names())
-        if old == 0 or new == 0:  # everything moved over (or nothing did): alternate, so the next kill has something to tear
+        if (
+            old == 0 or new == 0
+        ):  # everything moved over (or nothing did): alternate, so the next kill has something to tear
             version = "A" if version == "B" else "B"
 
 
@@ -199,18 +221,39 @@ def test_sigkill_during_pytest_record_never_leaves_a_torn_snapshot(tmp_path: Pat
     project.mkdir()
     (project / "test_crash.py").write_text(RECORD_TEST, encoding="utf-8")
     (project / "conftest.py").write_text(READY_HOOK, encoding="utf-8")
-    (project / "pyproject.toml").write_text('[tool.agentsnap]\nsnapshot_dir = "snaps"\n', encoding="utf-8")
+    (project / "pyproject.toml").write_text(
+        '[tool.agentsnap]\nsnapshot_dir = "snaps"\n', encoding="utf-8"
+    )
     ready = tmp_path / "ready"
     names = [f"test_crash.py::test_agent[{i}]" for i in range(5)]
 
     def record(mark: str, kill_after: float | None) -> float:
         # only agentsnap's plugin: a quicker start, so more of the run is the recording itself
-        env = dict(os.environ, PYTHONPATH=str(REPO), CRASH_MARK=mark, CRASH_READY=str(ready), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+        env = dict(
+            os.environ,
+            PYTHONPATH=str(REPO),
+            CRASH_MARK=mark,
+            CRASH_READY=str(ready),
+            PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
+        )
         for var in ("CI", "GITHUB_ACTIONS", "AGENTSNAP_MODE", "AGENTSNAP_RECORD"):
             env.pop(var, None)
         ready.unlink(missing_ok=True)
-        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "agentsnap.pytest_plugin", "-p", "no:cacheprovider", "--agentsnap-record", "test_crash.py"]
-        proc = subprocess.Popen(cmd, cwd=project, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        cmd = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "agentsnap.pytest_plugin",
+            "-p",
+            "no:cacheprovider",
+            "--agentsnap-record",
+            "test_crash.py",
+        ]
+        proc = subprocess.Popen(
+            cmd, cwd=project, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         while not ready.exists() and proc.poll() is None:
             time.sleep(0.005)
         started = time.monotonic()
@@ -226,7 +269,10 @@ def test_sigkill_during_pytest_record_never_leaves_a_torn_snapshot(tmp_path: Pat
     store = SnapshotStore(project / "snaps")
     ref_a = {n: store.path_for(n).read_text(encoding="utf-8") for n in names}
     # version B differs only in the reply's filler (ids derive from the request, which is the same)
-    refs = {"A": {n: json.loads(t) for n, t in ref_a.items()}, "B": {n: json.loads(t.replace("A" * 300_000, "B" * 300_000)) for n, t in ref_a.items()}}
+    refs = {
+        "A": {n: json.loads(t) for n, t in ref_a.items()},
+        "B": {n: json.loads(t.replace("A" * 300_000, "B" * 300_000)) for n, t in ref_a.items()},
+    }
     rng = random.Random(99)
     for round_ in range(2):
         record("B" if round_ % 2 == 0 else "A", rng.uniform(0.05, run_time))
@@ -238,7 +284,19 @@ def test_snapshot_files_get_ordinary_permissions(tmp_path: Path) -> None:
     from agentsnap import Snapshot
     from agentsnap.serialize import BLOB_THRESHOLD
 
-    path = SnapshotStore(tmp_path).save(Snapshot(name="mode", trace=[{"type": "tool_call", "name": "t", "args": b"\0" * (BLOB_THRESHOLD + 1), "result": None}]))
+    path = SnapshotStore(tmp_path).save(
+        Snapshot(
+            name="mode",
+            trace=[
+                {
+                    "type": "tool_call",
+                    "name": "t",
+                    "args": b"\0" * (BLOB_THRESHOLD + 1),
+                    "result": None,
+                }
+            ],
+        )
+    )
     mask = os.umask(0o022)
     os.umask(mask)
     assert path.stat().st_mode & 0o777 == 0o666 & ~mask

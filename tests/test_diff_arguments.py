@@ -34,9 +34,7 @@ def llm(
         "type": "llm_call",
         "provider": "openai",
         "model": "gpt-4o-mini",
-        "messages": messages
-        if messages is not None
-        else [{"role": "user", "content": "hi"}],
+        "messages": messages if messages is not None else [{"role": "user", "content": "hi"}],
         "tools": [],
         "response": "",
         "tool_requests": requests or [],
@@ -56,12 +54,7 @@ def change(path: str, old: Any, new: Any, kind: str = "changed") -> dict[str, An
 
 
 def test_equal_values_have_no_changes() -> None:
-    assert (
-        diff_values(
-            {"city": "Paris", "days": [1, 2]}, {"days": [1, 2], "city": "Paris"}
-        )
-        == []
-    )
+    assert diff_values({"city": "Paris", "days": [1, 2]}, {"days": [1, 2], "city": "Paris"}) == []
 
 
 def test_changed_added_removed_and_type_changed() -> None:
@@ -307,10 +300,7 @@ def test_ignored_fields_through_compute_diff() -> None:
     }
     ignore = ["timestamp", "meta.request_id"]
     assert compute_diff(golden, same_but_volatile).failed_checks == ["arguments"]
-    assert (
-        compute_diff(golden, same_but_volatile, ignored_fields=ignore).failed_checks
-        == []
-    )
+    assert compute_diff(golden, same_but_volatile, ignored_fields=ignore).failed_checks == []
     report = compute_diff(golden, sibling_changed, ignored_fields=ignore)
     assert report.failed_checks == ["arguments"]
     assert report.changes[0]["changes"] == [change("args.city", "Paris", "Lyon")]
@@ -423,9 +413,7 @@ def test_request_messages_diff_paths() -> None:
             "new_step": 5,
             "changes": [
                 change("messages[3].content", "sunny", "rainy"),
-                change(
-                    "messages[4]", None, {"role": "user", "content": "more"}, "added"
-                ),
+                change("messages[4]", None, {"role": "user", "content": "more"}, "added"),
             ],
         }
     ]
@@ -440,9 +428,6 @@ def test_identical_requests_pass_in_replay_mode() -> None:
 def test_ignored_fields_may_be_any_iterable() -> None:
     fields = (f for f in ["ts", "meta.id"])
     old = {"ts": 1, "meta": {"id": 1}, "q": 1}
-    assert (
-        diff_values(old, {"ts": 2, "meta": {"id": 2}, "q": 1}, ignored_fields=fields)
-        == []
-    )
+    assert diff_values(old, {"ts": 2, "meta": {"id": 2}, "q": 1}, ignored_fields=fields) == []
     rules = parse_ignored_fields(["ts"])
     assert diff_values({"ts": 1}, {"ts": 2}, ignored_fields=rules) == []

@@ -20,14 +20,11 @@ json_values = st.recursive(
     | st.floats(allow_infinity=False)  # NaN included: a snapshot must equal itself
     | st.text(max_size=20),
     lambda children: (
-        st.lists(children, max_size=4)
-        | st.dictionaries(st.text(max_size=8), children, max_size=4)
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
     ),
     max_leaves=12,
 )
-args = st.dictionaries(st.text(max_size=8), json_values, max_size=4) | st.text(
-    max_size=20
-)
+args = st.dictionaries(st.text(max_size=8), json_values, max_size=4) | st.text(max_size=20)
 
 
 @st.composite
@@ -81,9 +78,7 @@ def snapshots(draw: Any) -> dict[str, Any]:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(snapshots())
 def test_a_snapshot_always_matches_itself(snapshot: dict[str, Any]) -> None:
-    report = compute_diff(
-        snapshot, copy.deepcopy(snapshot), compare_requests=True, name="self"
-    )
+    report = compute_diff(snapshot, copy.deepcopy(snapshot), compare_requests=True, name="self")
     assert report.passed, report.render()
     assert report.failed_checks == []
     assert report.changes == []
@@ -91,9 +86,7 @@ def test_a_snapshot_always_matches_itself(snapshot: dict[str, Any]) -> None:
     assert report.backend == "exact"
     assert report.details["tools"]["distance"] == 0
     assert report.details["model_tools"]["distance"] == 0
-    assert report.summary_line().startswith(
-        "[agentsnap] 'self' PASSED | structural: ok"
-    )
+    assert report.summary_line().startswith("[agentsnap] 'self' PASSED | structural: ok")
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -125,8 +118,6 @@ def test_distance_is_symmetric_bounded_and_matches_its_edit_script(
     d = ab.details["tools"]["distance"]
     assert "structural" not in compute_diff(a, b, structural_tolerance=d, **lex).failed_checks
     if d:
-        assert (
-            "structural" in compute_diff(a, b, structural_tolerance=d - 1, **lex).failed_checks
-        )
+        assert "structural" in compute_diff(a, b, structural_tolerance=d - 1, **lex).failed_checks
     assert "\x1b" not in ab.render()
     assert len(ab.render(max_lines=10).splitlines()) <= 10

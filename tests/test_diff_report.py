@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 import os
+import re
 import subprocess
 import sys
 from typing import Any
@@ -26,9 +26,7 @@ def tool(step: int, name: str, args: Any) -> dict[str, Any]:
     }
 
 
-def llm(
-    step: int, response: str, requests: list[dict[str, Any]] | None = None
-) -> dict[str, Any]:
+def llm(step: int, response: str, requests: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     return {
         "step": step,
         "type": "llm_call",
@@ -103,13 +101,21 @@ def test_051_fields_keep_051_types_and_check_names() -> None:
     assert isinstance(report.structural_diff, str)
     assert report.structural_diff.startswith("Tool sequence changed (edit distance ")
     assert isinstance(report.argument_diffs, dict)
-    assert all(re.fullmatch(r"(model_tool:)?[\w.-]+\[\d+\]|llm_call\[\d+\]\.messages", key) for key in report.argument_diffs)
+    assert all(
+        re.fullmatch(r"(model_tool:)?[\w.-]+\[\d+\]|llm_call\[\d+\]\.messages", key)
+        for key in report.argument_diffs
+    )
     for entry in report.argument_diffs.values():
         assert {"old", "new", "added", "removed", "changed", "changes"} <= set(entry)
     assert "semantic:output" in report.failed_checks and "output" not in report.failed_checks
     assert all(isinstance(v, str) for v in report.semantic_reasons.values())
     same = compute_diff(GOLDEN, GOLDEN)
-    assert (same.passed, same.structural_diff, same.argument_diffs, same.model_tools_diff) == (True, None, {}, None)
+    assert (same.passed, same.structural_diff, same.argument_diffs, same.model_tools_diff) == (
+        True,
+        None,
+        {},
+        None,
+    )
     # 0.5.1 code builds reports by hand
     made = DiffReport(passed=False, structural_diff="x", failed_checks=["semantic:output"])
     assert made.passed is False and made.structural_diff == "x"
@@ -120,8 +126,7 @@ def test_051_fields_keep_051_types_and_check_names() -> None:
 def test_report_is_json_serialisable() -> None:
     report = compute_diff(GOLDEN, DRIFTED, name="my_agent", ignored_fields=["days"])
     assert (
-        json.loads(json.dumps(dataclasses.asdict(report)))["failed_checks"]
-        == report.failed_checks
+        json.loads(json.dumps(dataclasses.asdict(report)))["failed_checks"] == report.failed_checks
     )
 
 
@@ -220,9 +225,7 @@ def test_render_long_values_are_truncated_with_an_ellipsis() -> None:
     golden = {"trace": [tool(0, "search", {"q": "x"})]}
     new = {"trace": [tool(0, "search", {"q": "y" * 500})]}
     line = next(
-        x
-        for x in compute_diff(golden, new).render().splitlines()
-        if x.startswith("    args.q")
+        x for x in compute_diff(golden, new).render().splitlines() if x.startswith("    args.q")
     )
     assert line == "    args.q: 'x' → '" + "y" * 58 + "…"
 
@@ -234,9 +237,7 @@ def test_render_requests_section_only_when_compared() -> None:
     new["trace"][0]["exchange"]["request"]["body"] = {"messages": new["trace"][0]["messages"]}
     golden["trace"][0]["exchange"]["request"]["body"] = {"messages": golden["trace"][0]["messages"]}
     assert "[REQUESTS]" not in compute_diff(golden, new).render()
-    lines = (
-        compute_diff(golden, new, compare_requests=True, name="r").render().splitlines()
-    )
+    lines = compute_diff(golden, new, compare_requests=True, name="r").render().splitlines()
     assert "[REQUESTS] FAIL — llm_requests: messages differ in 1 llm call" in lines
     assert "  llm_call[0] (golden step 0, new step 0):" in lines
     assert "    messages[0].content: 'Weather in Paris?' → 'Weather in Lyon?'" in lines
@@ -303,9 +304,7 @@ def test_truncation_keeps_max_lines_and_says_how_many_were_cut() -> None:
     cut = report.render(max_lines=5).splitlines()
     assert len(cut) == 5
     assert cut[:4] == full[:4]
-    assert (
-        cut[4] == "… 16 more lines cut; run `agentsnap diff my_agent` to see everything"
-    )
+    assert cut[4] == "… 16 more lines cut; run `agentsnap diff my_agent` to see everything"
     assert report.render(max_lines=20).splitlines() == full
     assert report.render(max_lines=19).splitlines()[-1] == (
         "… 2 more lines cut; run `agentsnap diff my_agent` to see everything"
@@ -319,9 +318,7 @@ def test_truncation_of_many_argument_changes() -> None:
     lines = compute_diff(golden, new, name="bulk_agent").render().splitlines()
     assert len(lines) == 100
     assert lines[-1].startswith("… ")
-    assert lines[-1].endswith(
-        "more lines cut; run `agentsnap diff bulk_agent` to see everything"
-    )
+    assert lines[-1].endswith("more lines cut; run `agentsnap diff bulk_agent` to see everything")
 
 
 def test_max_lines_below_two_is_a_value_error() -> None:
@@ -372,9 +369,7 @@ def _new_format_of(snapshot: dict[str, Any]) -> dict[str, Any]:
     trace = []
     for step in snapshot["trace"]:
         if step["type"] == "llm_call":
-            requests = [
-                {"id": f"call_{i}", **r} for i, r in enumerate(step["tool_requests"])
-            ]
+            requests = [{"id": f"call_{i}", **r} for i, r in enumerate(step["tool_requests"])]
             trace.append(
                 {
                     **llm(step["step"], step["response"], requests),
@@ -450,17 +445,27 @@ def test_llm_requests_compares_the_whole_recorded_request_body() -> None:
     """A changed tool schema (not only changed messages) is request drift."""
     golden = {"trace": [llm(0, "hi")]}
     new = {"trace": [llm(0, "hi")]}
-    golden["trace"][0]["exchange"]["request"]["body"] = {"messages": [], "tools": [{"function": {"name": "get_weather"}}]}
-    new["trace"][0]["exchange"]["request"]["body"] = {"messages": [], "tools": [{"function": {"name": "get_forecast"}}]}
+    golden["trace"][0]["exchange"]["request"]["body"] = {
+        "messages": [],
+        "tools": [{"function": {"name": "get_weather"}}],
+    }
+    new["trace"][0]["exchange"]["request"]["body"] = {
+        "messages": [],
+        "tools": [{"function": {"name": "get_forecast"}}],
+    }
     report = compute_diff(golden, new, compare_requests=True, name="r")
     assert report.failed_checks == ["llm_requests"]
-    assert "    tools[0].function.name: 'get_weather' → 'get_forecast'" in report.render().splitlines()
+    assert (
+        "    tools[0].function.name: 'get_weather' → 'get_forecast'" in report.render().splitlines()
+    )
 
 
 def test_semantic_section_names_the_changed_sentence_and_explains_a_harmless_pass() -> None:
     """Issue 16: a failure names golden → new sentence; a pass below 1.0 says what differed and that it was judged harmless."""
     golden = {"trace": [], "output": "Your train arrives at 10:30."}
-    changed = compute_diff(golden, {"trace": [], "output": "Your train arrives at 11:30."}, embedding_backend="lexical")
+    changed = compute_diff(
+        golden, {"trace": [], "output": "Your train arrives at 11:30."}, embedding_backend="lexical"
+    )
     lines = changed.render().splitlines()
     assert "  output: 55.5% < threshold 92% FAIL — changed" in lines, lines
     assert "    was: 'Your train arrives at 10:30.'" in lines
@@ -470,11 +475,15 @@ def test_semantic_section_names_the_changed_sentence_and_explains_a_harmless_pas
         '→ new: "Your train arrives at 11:30."'
     ) in lines
     polite = compute_diff(
-        golden, {"trace": [], "output": "Sure! Your train arrives at 10.30 am."}, embedding_backend="lexical"
+        golden,
+        {"trace": [], "output": "Sure! Your train arrives at 10.30 am."},
+        embedding_backend="lexical",
     )
     assert polite.passed
     lines = polite.render().splitlines()
-    assert any(line.startswith("  output: ") and line.endswith("ok — same meaning") for line in lines), lines
+    assert any(
+        line.startswith("  output: ") and line.endswith("ok — same meaning") for line in lines
+    ), lines
     assert '    harmless: courtesy added: golden: (nothing) → new: "Sure!"' in lines
 
 
@@ -484,7 +493,12 @@ def test_a_change_deep_in_a_long_string_is_shown_where_it_differs() -> None:
     from agentsnap.diff.report import _changed_pair
 
     prefix = "[[ ## question ## ]]\nWhat's the weather in Paris?\n\n[[ ## trajectory ## ]]\n[[ ## observation_0 ## ]]\n"
-    old, new = _changed_pair(prefix + "Light rain, 18°C\n\nRespond.", prefix + "Heavy rain, 12°C\n\nRespond.")
+    old, new = _changed_pair(
+        prefix + "Light rain, 18°C\n\nRespond.", prefix + "Heavy rain, 12°C\n\nRespond."
+    )
     assert old == "'…observation_0 ## ]]\\nLight rain, 18°C\\n\\nRespond.'"
     assert new == "'…observation_0 ## ]]\\nHeavy rain, 12°C\\n\\nRespond.'"
-    assert _changed_pair("Weather in Paris?", "Weather in Lyon?") == ("'Weather in Paris?'", "'Weather in Lyon?'")
+    assert _changed_pair("Weather in Paris?", "Weather in Lyon?") == (
+        "'Weather in Paris?'",
+        "'Weather in Lyon?'",
+    )

@@ -39,9 +39,7 @@ def snap(output: Any, *responses: Any) -> dict[str, Any]:
 
 
 def test_known_lexical_ratio() -> None:
-    assert lexical_similarity(BOOKED, NOT_BOOKED) == pytest.approx(
-        BOOKED_RATIO, abs=1e-12
-    )
+    assert lexical_similarity(BOOKED, NOT_BOOKED) == pytest.approx(BOOKED_RATIO, abs=1e-12)
     assert lexical_similarity("abcd", "abce") == 0.75
     assert lexical_similarity("", "abc") == 0.0
 
@@ -53,9 +51,7 @@ def test_equal_texts_score_one_without_a_backend() -> None:
         calls.append(texts)
         return [[1.0, 0.0] for _ in texts]
 
-    report = compute_diff(
-        snap("same", "a", "b"), snap("same", "a", "b"), embed_fn=embed
-    )
+    report = compute_diff(snap("same", "a", "b"), snap("same", "a", "b"), embed_fn=embed)
     assert report.semantic_scores == {
         "llm_call[0]": 1.0,
         "llm_call[1]": 1.0,
@@ -75,7 +71,10 @@ POLARITY = (
     'polarity flipped (negation/antonym: not → none): golden: "The flight is not booked." '
     '→ new: "The flight is booked."'
 )
-LISBON = ("Your flight to Lisbon is booked for Friday morning.", "I've booked your Friday morning flight to Lisbon.")
+LISBON = (
+    "Your flight to Lisbon is booked for Friday morning.",
+    "I've booked your Friday morning flight to Lisbon.",
+)
 
 
 def test_lexical_backend_runs_the_meaning_check_at_the_documented_thresholds() -> None:
@@ -167,7 +166,9 @@ def test_embed_fn_aligns_the_sentences_in_one_batched_call() -> None:
     assert report.backend == "embed_fn"
     assert report.semantic_scores["llm_call[0]"] == 1.0
     orthogonal = report.semantic_scores["output"]
-    aligned = compute_diff(snap(golden_text), snap(new_text), embed_fn=parallel).semantic_scores["output"]
+    aligned = compute_diff(snap(golden_text), snap(new_text), embed_fn=parallel).semantic_scores[
+        "output"
+    ]
     assert aligned >= 0.92
     assert orthogonal < aligned
 
@@ -233,10 +234,7 @@ def test_none_outputs_are_equal_and_none_vs_text_is_not() -> None:
 
 
 def test_missing_response_counts_as_empty_text() -> None:
-    assert (
-        compute_diff(snap("x", None), snap("x", "")).semantic_scores["llm_call[0]"]
-        == 1.0
-    )
+    assert compute_diff(snap("x", None), snap("x", "")).semantic_scores["llm_call[0]"] == 1.0
 
 
 def test_score_pairs_reports_backend_per_pair() -> None:
@@ -258,6 +256,8 @@ def test_excerpts_show_the_changed_sentence_cut_near_the_first_difference() -> N
     assert details["golden_excerpt"] == "…xxx the answer is 40"
     assert details["new_excerpt"] == "…xxx the answer is 400"
     assert report.reasons["output"][0].startswith("numbers differ (40 → 400): golden: ")
-    short = compute_diff(snap("The train arrives at 10:30."), snap("The train arrives at 11:30."), **LEX)
+    short = compute_diff(
+        snap("The train arrives at 10:30."), snap("The train arrives at 11:30."), **LEX
+    )
     assert short.details["semantic"]["output"]["golden_excerpt"] == "The train arrives at 10:30."
     assert short.details["semantic"]["output"]["new_excerpt"] == "The train arrives at 11:30."

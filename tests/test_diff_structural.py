@@ -183,18 +183,9 @@ def test_tolerance_boundary() -> None:
     golden = snap_of_tools("a", "b", "c")
     new = snap_of_tools("a", "x", "y")  # distance 2
     assert compute_diff(golden, new, structural_tolerance=2).failed_checks == []
-    assert (
-        compute_diff(golden, new, structural_tolerance=2).details["tools"][
-            "passed"
-        ]
-        is True
-    )
-    assert compute_diff(golden, new, structural_tolerance=1).failed_checks == [
-        "structural"
-    ]
-    assert compute_diff(golden, new, structural_tolerance=0).failed_checks == [
-        "structural"
-    ]
+    assert compute_diff(golden, new, structural_tolerance=2).details["tools"]["passed"] is True
+    assert compute_diff(golden, new, structural_tolerance=1).failed_checks == ["structural"]
+    assert compute_diff(golden, new, structural_tolerance=0).failed_checks == ["structural"]
 
 
 @pytest.mark.parametrize("bad", [-1, -5])

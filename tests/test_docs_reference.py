@@ -27,7 +27,9 @@ DOCS = ROOT / "docs"
 
 
 def _load_reference() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("agentsnap_docs_reference", DOCS / "_gen" / "reference.py")
+    spec = importlib.util.spec_from_file_location(
+        "agentsnap_docs_reference", DOCS / "_gen" / "reference.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -42,7 +44,9 @@ def config_page() -> str:
     return reference.config_reference()
 
 
-def test_every_config_key_is_in_the_reference_with_its_default_ini_option_and_description(config_page: str) -> None:
+def test_every_config_key_is_in_the_reference_with_its_default_ini_option_and_description(
+    config_page: str,
+) -> None:
     fields = {f.name: f for f in dataclasses.fields(config.Settings)}
     assert config.SETTING_KEYS  # the keys come from the code, not from this test
     for key in config.SETTING_KEYS:
@@ -59,8 +63,19 @@ def test_every_config_key_is_in_the_reference_with_its_default_ini_option_and_de
 def test_the_original_keys_take_their_description_from_field_metadata() -> None:
     # a key documented only by a `#:` comment is still shown; metadata is the one source going forward
     with_metadata = {f.name for f in dataclasses.fields(config.Settings) if f.metadata.get("doc")}
-    assert {"snapshot_dir", "mode", "instrument", "semantic_threshold", "llm_threshold", "structural_tolerance",
-            "ignored_fields", "allow_pending", "replay_strict", "judge_model", "judge_base_url"} <= with_metadata
+    assert {
+        "snapshot_dir",
+        "mode",
+        "instrument",
+        "semantic_threshold",
+        "llm_threshold",
+        "structural_tolerance",
+        "ignored_fields",
+        "allow_pending",
+        "replay_strict",
+        "judge_model",
+        "judge_base_url",
+    } <= with_metadata
 
 
 def test_every_flag_and_ini_option_of_the_plugin_is_in_the_reference(config_page: str) -> None:
@@ -80,7 +95,12 @@ def test_every_environment_variable_agentsnap_reads_is_in_the_reference(config_p
     assert set(config.ENV_VARS) <= in_source
     for var in sorted(in_source | set(config.ENV_VARS)):
         assert f"`{var}`" in config_page, var
-    for var in ("CI", *config._CI_MARKERS, config.JUDGE_API_KEY_ENV, *(v for _, v in config.PROVIDER_KEY_MAP)):
+    for var in (
+        "CI",
+        *config._CI_MARKERS,
+        config.JUDGE_API_KEY_ENV,
+        *(v for _, v in config.PROVIDER_KEY_MAP),
+    ):
         assert f"`{var}`" in config_page, var
 
 
@@ -103,7 +123,9 @@ def test_every_provider_spec_is_in_the_provider_table() -> None:
 
 
 def test_pages_carry_the_markers_the_build_fills() -> None:
-    assert reference.MARKERS["config"] in (DOCS / "reference" / "configuration.md").read_text(encoding="utf-8")
+    assert reference.MARKERS["config"] in (DOCS / "reference" / "configuration.md").read_text(
+        encoding="utf-8"
+    )
     assert reference.MARKERS["cli"] in (DOCS / "reference" / "cli.md").read_text(encoding="utf-8")
     assert reference.MARKERS["providers"] in (DOCS / "providers.md").read_text(encoding="utf-8")
     filled = reference.fill((DOCS / "reference" / "configuration.md").read_text(encoding="utf-8"))
@@ -118,16 +140,28 @@ def test_troubleshooting_names_every_exception_agentsnap_raises() -> None:
 
 
 def test_mkdocs_builds_the_site_strictly_with_the_generated_pages(tmp_path: Path) -> None:
-    pytest.importorskip("mkdocs", reason="mkdocs is not installed (the docs extra: pip install -e '.[docs]')")
-    pytest.importorskip("material", reason="mkdocs-material is not installed (the docs extra: pip install -e '.[docs]')")
+    pytest.importorskip(
+        "mkdocs", reason="mkdocs is not installed (the docs extra: pip install -e '.[docs]')"
+    )
+    pytest.importorskip(
+        "material",
+        reason="mkdocs-material is not installed (the docs extra: pip install -e '.[docs]')",
+    )
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "WARNING" not in result.stderr
-    page = (tmp_path / "site" / "reference" / "configuration" / "index.html").read_text(encoding="utf-8")
+    page = (tmp_path / "site" / "reference" / "configuration" / "index.html").read_text(
+        encoding="utf-8"
+    )
     for key in config.SETTING_KEYS:
         assert f'id="{key}"' in page, key
     cli = (tmp_path / "site" / "reference" / "cli" / "index.html").read_text(encoding="utf-8")

@@ -27,7 +27,11 @@ NO_NET = ["unshare", "-n"] if _can_unshare() else []
 
 
 def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in CI_VARS and not k.startswith(("OPENAI_", "AGENTSNAP_", "PYTEST_"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in CI_VARS and not k.startswith(("OPENAI_", "AGENTSNAP_", "PYTEST_"))
+    }
     env.update(extra)
     return env
 
@@ -36,18 +40,33 @@ def _project(tmp_path: Path) -> Path:
     """A copy of the examples, their goldens and the fake provider, as a user's project."""
     root = tmp_path / "proj"
     shutil.copytree(REPO / "examples", root / "examples")
-    shutil.copytree(REPO / "snapshots", root / "snapshots", ignore=shutil.ignore_patterns(".last_run"))
+    shutil.copytree(
+        REPO / "snapshots", root / "snapshots", ignore=shutil.ignore_patterns(".last_run")
+    )
     (root / "tests").mkdir()
     (root / "tests" / "__init__.py").write_text("", encoding="utf-8")
     shutil.copy(REPO / "tests" / "fake_provider.py", root / "tests" / "fake_provider.py")
     (root / "pyproject.toml").write_text(
-        '[tool.agentsnap]\nsnapshot_dir = "snapshots"\n\n[tool.pytest.ini_options]\npythonpath = ["."]\n', encoding="utf-8"
+        '[tool.agentsnap]\nsnapshot_dir = "snapshots"\n\n[tool.pytest.ini_options]\npythonpath = ["."]\n',
+        encoding="utf-8",
     )
     return root
 
 
-def _pytest(root: Path, *args: str, env: dict[str, str], offline: bool = True) -> subprocess.CompletedProcess[str]:
-    cmd = [*(NO_NET if offline else []), sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", *args]
+def _pytest(
+    root: Path, *args: str, env: dict[str, str], offline: bool = True
+) -> subprocess.CompletedProcess[str]:
+    cmd = [
+        *(NO_NET if offline else []),
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        *args,
+    ]
     return subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=300)
 
 
@@ -66,8 +85,13 @@ def test_reordered_tool_execution_fails_replay_with_a_readable_diff(tmp_path: Pa
     agent = root / "examples" / "weather_agent.py"
     src = agent.read_text(encoding="utf-8")
     assert "    for call in tool_calls:\n" in src
-    agent.write_text(src.replace("    for call in tool_calls:\n", "    for call in reversed(tool_calls):\n"), encoding="utf-8")
-    res = _pytest(root, "examples", "--agentsnap-replay", "-q", "-k", "test_sync_agent_paris", env=_env())
+    agent.write_text(
+        src.replace("    for call in tool_calls:\n", "    for call in reversed(tool_calls):\n"),
+        encoding="utf-8",
+    )
+    res = _pytest(
+        root, "examples", "--agentsnap-replay", "-q", "-k", "test_sync_agent_paris", env=_env()
+    )
     assert res.returncode == 1
     out = res.stdout
     assert "failed checks: structural, llm_requests" in out
@@ -75,8 +99,14 @@ def test_reordered_tool_execution_fails_replay_with_a_readable_diff(tmp_path: Pa
     assert "new:    ['get_time', 'get_weather']" in out
     assert "messages[3].content: 'Light rain, 18°C' → '09:30 (Europe/Paris)'" in out
     # replay served old responses to the changed requests: the advice is to re-record live, not `agentsnap update`
-    assert "re-record it live: `pytest examples/test_weather_agent.py::test_sync_agent_paris --agentsnap-record`" in out
-    assert "agentsnap update examples/test_weather_agent.py::test_sync_agent_paris` (promotes" not in out
+    assert (
+        "re-record it live: `pytest examples/test_weather_agent.py::test_sync_agent_paris --agentsnap-record`"
+        in out
+    )
+    assert (
+        "agentsnap update examples/test_weather_agent.py::test_sync_agent_paris` (promotes"
+        not in out
+    )
 
 
 def test_changed_tool_result_fails_replay_naming_the_argument_path(tmp_path: Path) -> None:
@@ -85,17 +115,27 @@ def test_changed_tool_result_fails_replay_naming_the_argument_path(tmp_path: Pat
     src = agent.read_text(encoding="utf-8")
     assert "Light rain, 18°C" in src
     agent.write_text(src.replace("Light rain, 18°C", "Heavy rain, 12°C"), encoding="utf-8")
-    res = _pytest(root, "examples", "--agentsnap-replay", "-q", "-k", "test_sync_agent_paris", env=_env())
+    res = _pytest(
+        root, "examples", "--agentsnap-replay", "-q", "-k", "test_sync_agent_paris", env=_env()
+    )
     assert res.returncode == 1
     assert "messages[3].content: 'Light rain, 18°C' → 'Heavy rain, 12°C'" in res.stdout
 
 
-def test_ci_with_a_deleted_golden_fails_that_test_writes_nothing_opens_no_socket(tmp_path: Path) -> None:
+def test_ci_with_a_deleted_golden_fails_that_test_writes_nothing_opens_no_socket(
+    tmp_path: Path,
+) -> None:
     root = _project(tmp_path)
     deleted = next((root / "snapshots").glob("*test_weather_agent.py__test_sync_agent_paris*.json"))
     deleted.unlink()
     before = sorted(p.name for p in (root / "snapshots").rglob("*"))
-    res = _pytest(root, "examples", "--agentsnap-replay", "-q", env=_env(CI="true", OPENAI_BASE_URL="http://127.0.0.1:9/v1"))
+    res = _pytest(
+        root,
+        "examples",
+        "--agentsnap-replay",
+        "-q",
+        env=_env(CI="true", OPENAI_BASE_URL="http://127.0.0.1:9/v1"),
+    )
     assert res.returncode == 1
     assert "1 failed, 9 passed" in res.stdout.splitlines()[-1]
     assert "no snapshot for 'examples/test_weather_agent.py::test_sync_agent_paris'" in res.stdout

@@ -11,8 +11,9 @@ re-serialisation changed (google-genai's ``content-length`` 343 live, 317 replay
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -22,7 +23,15 @@ from tests.offline import Offline
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 
-CI_MARKERS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
+CI_MARKERS = (
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITLAB_CI",
+    "BUILDKITE",
+    "CIRCLECI",
+    "JENKINS_URL",
+    "TF_BUILD",
+)
 MESSAGES = [{"role": "user", "content": "Weather in Paris? ☀"}]
 
 
@@ -32,7 +41,9 @@ def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(var, raising=False)
 
 
-def record_then_replay(tmp_path: Path, offline: Offline, fake: Any, name: str, run: Callable[[str], Any]) -> tuple[Any, Any]:
+def record_then_replay(
+    tmp_path: Path, offline: Offline, fake: Any, name: str, run: Callable[[str], Any]
+) -> tuple[Any, Any]:
     with fake:
         base = fake.base_url
         with AgentRecorder(name, snapshot_dir=tmp_path):
@@ -50,8 +61,12 @@ def exchange_response(tmp_path: Path, name: str) -> dict[str, Any]:
 
 def same_headers(replayed: Any, live: Any) -> None:
     """Every (name, value) pair user code can iterate, as a multiset, and the mapping view."""
-    assert sorted((k.lower(), v) for k, v in replayed.items()) == sorted((k.lower(), v) for k, v in live.items())
-    assert "content-length" in {k.lower() for k in live} or "transfer-encoding" in {k.lower() for k in live}
+    assert sorted((k.lower(), v) for k, v in replayed.items()) == sorted(
+        (k.lower(), v) for k, v in live.items()
+    )
+    assert "content-length" in {k.lower() for k in live} or "transfer-encoding" in {
+        k.lower() for k in live
+    }
 
 
 # --------------------------------------------------------------------------- openai / groq (Stainless)
@@ -67,7 +82,9 @@ def test_openai_raw_response_headers_and_bytes(tmp_path: Path, offline: Offline)
 
     def run(base: str) -> tuple[Any, bytes]:
         client = openai.OpenAI(base_url=base, api_key="sk-test", max_retries=0)
-        raw = client.chat.completions.with_raw_response.create(model="gpt-4o-mini", messages=MESSAGES)
+        raw = client.chat.completions.with_raw_response.create(
+            model="gpt-4o-mini", messages=MESSAGES
+        )
         return raw.http_response.headers, raw.http_response.content
 
     (live_h, live_b), (rep_h, rep_b) = record_then_replay(tmp_path, offline, fake, "oa_raw", run)
@@ -89,13 +106,17 @@ def test_openai_streamed_response_headers_and_bytes(tmp_path: Path, offline: Off
 
     def run(base: str) -> tuple[Any, bytes]:
         client = openai.OpenAI(base_url=base, api_key="sk-test", max_retries=0)
-        with client.chat.completions.with_streaming_response.create(model="gpt-4o-mini", messages=MESSAGES, stream=True) as resp:
+        with client.chat.completions.with_streaming_response.create(
+            model="gpt-4o-mini", messages=MESSAGES, stream=True
+        ) as resp:
             return resp.headers, b"".join(resp.iter_bytes())
 
     (live_h, live_b), (rep_h, rep_b) = record_then_replay(tmp_path, offline, fake, "oa_stream", run)
     assert rep_b == live_b
     same_headers(rep_h, live_h)
-    assert rep_h["transfer-encoding"] == "chunked" and rep_h["x-request-id"] == live_h["x-request-id"]
+    assert (
+        rep_h["transfer-encoding"] == "chunked" and rep_h["x-request-id"] == live_h["x-request-id"]
+    )
 
 
 def test_groq_raw_response_headers_and_bytes(tmp_path: Path, offline: Offline) -> None:
@@ -108,7 +129,9 @@ def test_groq_raw_response_headers_and_bytes(tmp_path: Path, offline: Offline) -
 
     def run(base: str) -> tuple[Any, bytes]:
         client = groq.Groq(base_url=base, api_key="gsk-test", max_retries=0)
-        raw = client.chat.completions.with_raw_response.create(model="llama-3.3-70b-versatile", messages=MESSAGES)
+        raw = client.chat.completions.with_raw_response.create(
+            model="llama-3.3-70b-versatile", messages=MESSAGES
+        )
         return raw.http_response.headers, raw.http_response.content
 
     (live_h, live_b), (rep_h, rep_b) = record_then_replay(tmp_path, offline, fake, "groq_raw", run)
@@ -119,7 +142,9 @@ def test_groq_raw_response_headers_and_bytes(tmp_path: Path, offline: Offline) -
 # --------------------------------------------------------------------------- anthropic
 
 
-def test_anthropic_raw_response_headers_and_bytes_but_no_account_id(tmp_path: Path, offline: Offline) -> None:
+def test_anthropic_raw_response_headers_and_bytes_but_no_account_id(
+    tmp_path: Path, offline: Offline
+) -> None:
     import anthropic
 
     from tests.fake_anthropic import FakeAnthropic, text_reply
@@ -129,10 +154,14 @@ def test_anthropic_raw_response_headers_and_bytes_but_no_account_id(tmp_path: Pa
 
     def run(base: str) -> tuple[Any, bytes, str | None]:
         client = anthropic.Anthropic(base_url=base, api_key="sk-ant-test", max_retries=0)
-        raw = client.messages.with_raw_response.create(model="claude-sonnet-4-6", max_tokens=64, messages=MESSAGES)
+        raw = client.messages.with_raw_response.create(
+            model="claude-sonnet-4-6", max_tokens=64, messages=MESSAGES
+        )
         return raw.http_response.headers, raw.http_response.content, raw.parse()._request_id
 
-    (live_h, live_b, live_id), (rep_h, rep_b, rep_id) = record_then_replay(tmp_path, offline, fake, "an_raw", run)
+    (live_h, live_b, live_id), (rep_h, rep_b, rep_id) = record_then_replay(
+        tmp_path, offline, fake, "an_raw", run
+    )
     assert rep_b == live_b and rep_id == live_id is not None
     # the organisation id is an account identifier: the one header replay leaves out
     assert "anthropic-organization-id" in live_h and "anthropic-organization-id" not in rep_h
@@ -149,7 +178,9 @@ def test_anthropic_stream_headers_and_bytes(tmp_path: Path, offline: Offline) ->
 
     def run(base: str) -> tuple[Any, bytes]:
         client = anthropic.Anthropic(base_url=base, api_key="sk-ant-test", max_retries=0)
-        with client.messages.with_streaming_response.create(model="claude-sonnet-4-6", max_tokens=64, messages=MESSAGES, stream=True) as resp:
+        with client.messages.with_streaming_response.create(
+            model="claude-sonnet-4-6", max_tokens=64, messages=MESSAGES, stream=True
+        ) as resp:
             return resp.headers, b"".join(resp.iter_bytes())
 
     (live_h, live_b), (rep_h, rep_b) = record_then_replay(tmp_path, offline, fake, "an_stream", run)
@@ -181,7 +212,9 @@ def test_cohere_v2_raw_response_headers_and_body(tmp_path: Path, offline: Offlin
 # --------------------------------------------------------------------------- google-genai
 
 
-def test_gemini_sdk_http_response_content_length_and_stream_request_id(tmp_path: Path, offline: Offline) -> None:
+def test_gemini_sdk_http_response_content_length_and_stream_request_id(
+    tmp_path: Path, offline: Offline
+) -> None:
     """The issue's two observations: a replayed generate_content showed another
     content-length (body re-serialised); a replayed stream lacked a header it had live."""
     from google import genai
@@ -195,14 +228,26 @@ def test_gemini_sdk_http_response_content_length_and_stream_request_id(tmp_path:
     def run(base: str) -> tuple[Any, list[Any]]:
         client = genai.Client(api_key="gm-test", http_options=types.HttpOptions(base_url=base))
         one = client.models.generate_content(model="gemini-2.5-flash", contents="Weather?")
-        chunks = list(client.models.generate_content_stream(model="gemini-2.5-flash", contents="Weather?"))
+        chunks = list(
+            client.models.generate_content_stream(model="gemini-2.5-flash", contents="Weather?")
+        )
         return one, chunks
 
     (live, live_chunks), (rep, rep_chunks) = record_then_replay(tmp_path, offline, fake, "gm", run)
     assert rep.sdk_http_response.headers == live.sdk_http_response.headers
-    assert rep.sdk_http_response.headers["content-length"] == live.sdk_http_response.headers["content-length"]
-    assert [c.sdk_http_response.headers for c in rep_chunks] == [c.sdk_http_response.headers for c in live_chunks]
-    assert set(live_chunks[0].sdk_http_response.headers) >= {"x-request-id", "server", "date", "transfer-encoding"}
+    assert (
+        rep.sdk_http_response.headers["content-length"]
+        == live.sdk_http_response.headers["content-length"]
+    )
+    assert [c.sdk_http_response.headers for c in rep_chunks] == [
+        c.sdk_http_response.headers for c in live_chunks
+    ]
+    assert set(live_chunks[0].sdk_http_response.headers) >= {
+        "x-request-id",
+        "server",
+        "date",
+        "transfer-encoding",
+    }
     assert [c.model_dump() for c in rep_chunks] == [c.model_dump() for c in live_chunks]
 
 
@@ -215,7 +260,11 @@ def test_gemini_sdk_http_response_content_length_and_stream_request_id(tmp_path:
         # what the snapshot file gives back exactly (sorted keys, compact): stored parsed only
         (b'{"a":1,"b":[true,null]}', {"body": {"a": 1, "b": [True, None]}}, True),
         # any other layout: parsed (readable) and the text the server sent (served)
-        (b'{\n  "b": 1,\n  "a": "\\u00e9"\n}\n', {"body": {"b": 1, "a": "\u00e9"}, "text": '{\n  "b": 1,\n  "a": "\\u00e9"\n}\n'}, True),
+        (
+            b'{\n  "b": 1,\n  "a": "\\u00e9"\n}\n',
+            {"body": {"b": 1, "a": "\u00e9"}, "text": '{\n  "b": 1,\n  "a": "\\u00e9"\n}\n'},
+            True,
+        ),
         (b'{"b": 1, "a": 2}', {"body": {"b": 1, "a": 2}, "text": '{"b": 1, "a": 2}'}, True),
         (b"plain text", {"text": "plain text"}, True),
         (b"", {"body": None}, True),
@@ -234,5 +283,7 @@ def test_a_hand_edited_body_is_served_as_edited() -> None:
 
 def test_a_body_with_a_secret_is_stored_scrubbed_not_verbatim() -> None:
     secret = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0"
-    stored, exact = response_body(json.dumps({"key": secret, "z": 1}).encode(), "application/json", verbatim=False)
+    stored, exact = response_body(
+        json.dumps({"key": secret, "z": 1}).encode(), "application/json", verbatim=False
+    )
     assert exact is False and "body" in stored and secret not in json.dumps(stored)

@@ -21,7 +21,10 @@ from tests.fake_provider import (
 )
 
 MESSAGES = [{"role": "user", "content": "Weather in Paris?"}]
-CALLS = [("call_A", "get_weather", {"city": "Paris"}), ("call_B", "get_time", {"tz": "Europe/Paris"})]
+CALLS = [
+    ("call_A", "get_weather", {"city": "Paris"}),
+    ("call_B", "get_time", {"tz": "Europe/Paris"}),
+]
 EXPECTED_CALLS = [
     {"id": "call_A", "name": "get_weather", "arguments": '{"city":"Paris"}'},
     {"id": "call_B", "name": "get_time", "arguments": '{"tz":"Europe/Paris"}'},
@@ -42,7 +45,9 @@ def reassemble_tool_calls(chunks) -> list[dict]:
     for chunk in chunks:
         for choice in chunk.choices:
             for part in choice.delta.tool_calls or []:
-                call = calls.setdefault((choice.index, part.index), {"id": None, "name": "", "arguments": ""})
+                call = calls.setdefault(
+                    (choice.index, part.index), {"id": None, "name": "", "arguments": ""}
+                )
                 call["id"] = part.id or call["id"]
                 call["name"] += part.function.name or ""
                 call["arguments"] += part.function.arguments or ""
@@ -59,7 +64,9 @@ def test_plain_create_returns_exact_chat_completion(fake_openai):
     assert isinstance(completion, ChatCompletion)
     assert re.fullmatch(r"chatcmpl-[0-9a-f]{24}", completion.id)
     assert completion.object == "chat.completion"
-    assert isinstance(completion.created, int) and 1_700_000_000 <= completion.created < 1_702_000_000
+    assert (
+        isinstance(completion.created, int) and 1_700_000_000 <= completion.created < 1_702_000_000
+    )
     assert completion.model == "gpt-4o-mini"
     assert completion.system_fingerprint == "fp_fake"
     assert len(completion.choices) == 1
@@ -70,7 +77,9 @@ def test_plain_create_returns_exact_chat_completion(fake_openai):
         "Hello there!",
         None,
     )
-    assert completion.usage.model_dump(include={"prompt_tokens", "completion_tokens", "total_tokens"}) == {
+    assert completion.usage.model_dump(
+        include={"prompt_tokens", "completion_tokens", "total_tokens"}
+    ) == {
         "prompt_tokens": 12,
         "completion_tokens": 3,
         "total_tokens": 15,
@@ -98,7 +107,8 @@ def test_tool_calls_reply(fake_openai):
     assert choice.finish_reason == "tool_calls"
     assert choice.message.content is None
     assert [
-        {"id": c.id, "name": c.function.name, "arguments": c.function.arguments} for c in choice.message.tool_calls
+        {"id": c.id, "name": c.function.name, "arguments": c.function.arguments}
+        for c in choice.message.tool_calls
     ] == EXPECTED_CALLS
     assert {c.type for c in choice.message.tool_calls} == {"function"}
 
@@ -110,14 +120,18 @@ def test_stream_text_reassembles(fake_openai):
     assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == "Hello, world!"
     assert [c.choices[0].finish_reason for c in chunks[:-1]] == [None] * 5 + ["stop"]
     assert chunks[0].choices[0].delta.role == "assistant"
-    assert {c.id for c in chunks} == {chunks[0].id} and {c.object for c in chunks} == {"chat.completion.chunk"}
+    assert {c.id for c in chunks} == {chunks[0].id} and {c.object for c in chunks} == {
+        "chat.completion.chunk"
+    }
     usage_chunk = chunks[-1]
     assert usage_chunk.choices == []
     assert (usage_chunk.usage.prompt_tokens, usage_chunk.usage.completion_tokens) == (10, 5)
 
 
 def test_stream_usage_chunk_only_when_asked(fake_openai):
-    fake_openai.script(stream_text_reply(["a"], include_usage=False), stream_text_reply(["a"], include_usage=False))
+    fake_openai.script(
+        stream_text_reply(["a"], include_usage=False), stream_text_reply(["a"], include_usage=False)
+    )
     client = client_for(fake_openai)
     plain = list(create(client, stream=True))
     asked = list(create(client, stream=True, stream_options={"include_usage": True}))
@@ -168,7 +182,10 @@ def test_sse_wire_format_one_event_per_http_chunk(fake_openai):
         while not raw.endswith(b"\r\n0\r\n\r\n"):
             raw += sock.recv(65536)
     head, _, rest = raw.partition(b"\r\n\r\n")
-    headers = {k.lower(): v for k, _, v in (line.partition(": ") for line in head.decode().split("\r\n")[1:])}
+    headers = {
+        k.lower(): v
+        for k, _, v in (line.partition(": ") for line in head.decode().split("\r\n")[1:])
+    }
     assert headers["content-type"] == "text/event-stream; charset=utf-8"
     assert headers["transfer-encoding"] == "chunked"
     assert headers["x-request-id"].startswith("req_")
@@ -179,7 +196,9 @@ def test_sse_wire_format_one_event_per_http_chunk(fake_openai):
             break
         events.append(rest[: int(size, 16)].decode())
         rest = rest[int(size, 16) + 2 :]
-    assert all(e.startswith("data: ") and e.endswith("\n\n") and e.count("\n\n") == 1 for e in events)
+    assert all(
+        e.startswith("data: ") and e.endswith("\n\n") and e.count("\n\n") == 1 for e in events
+    )
     payloads = [e[len("data: ") : -2] for e in events]
     assert payloads[-1] == "[DONE]"
     chunks = [json.loads(p) for p in payloads[:-1]]
@@ -203,7 +222,12 @@ def test_rate_limit_error(fake_openai):
         create(client_for(fake_openai))
     err = excinfo.value
     assert err.status_code == 429
-    assert err.body == {"message": "Slow down", "type": "requests", "param": None, "code": "rate_limit_exceeded"}
+    assert err.body == {
+        "message": "Slow down",
+        "type": "requests",
+        "param": None,
+        "code": "rate_limit_exceeded",
+    }
     assert err.response.headers["retry-after"] == "0"
     assert err.response.headers["content-type"] == "application/json"
 
@@ -249,7 +273,10 @@ def test_responder_after_script(fake_openai):
 
     fake_openai.script(text_reply("scripted")).respond_with(responder)
     client = client_for(fake_openai)
-    assert [create(client).choices[0].message.content for _ in range(2)] == ["scripted", "echo: Weather in Paris?"]
+    assert [create(client).choices[0].message.content for _ in range(2)] == [
+        "scripted",
+        "echo: Weather in Paris?",
+    ]
     assert seen == ["Weather in Paris?"]
     assert fake_openai.pending == 0
 
@@ -277,12 +304,18 @@ def test_keep_alive_reuses_one_connection(fake_openai):
 def test_keep_alive_survives_streams(fake_openai):
     # The sync SDK stops reading at [DONE] and so drops its connection; the async SDK
     # drains the body first, which shows the server keeps the connection usable.
-    fake_openai.script(stream_text_reply(["a"]), text_reply("b"), stream_tool_calls_reply(CALLS), text_reply("c"))
+    fake_openai.script(
+        stream_text_reply(["a"]), text_reply("b"), stream_tool_calls_reply(CALLS), text_reply("c")
+    )
 
     async def main():
-        async with openai.AsyncOpenAI(base_url=fake_openai.base_url, api_key="sk-test", max_retries=0) as client:
+        async with openai.AsyncOpenAI(
+            base_url=fake_openai.base_url, api_key="sk-test", max_retries=0
+        ) as client:
             for stream in (True, False, True, False):
-                response = await client.chat.completions.create(model="m", messages=MESSAGES, stream=stream)
+                response = await client.chat.completions.create(
+                    model="m", messages=MESSAGES, stream=stream
+                )
                 if stream:
                     [chunk async for chunk in response]
 
@@ -295,9 +328,15 @@ def test_async_client_create_and_stream(fake_openai):
     fake_openai.script(text_reply("async hi"), stream_tool_calls_reply(CALLS))
 
     async def main():
-        async with openai.AsyncOpenAI(base_url=fake_openai.base_url, api_key="sk-test", max_retries=0) as client:
-            completion = await client.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
-            stream = await client.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES, stream=True)
+        async with openai.AsyncOpenAI(
+            base_url=fake_openai.base_url, api_key="sk-test", max_retries=0
+        ) as client:
+            completion = await client.chat.completions.create(
+                model="gpt-4o-mini", messages=MESSAGES
+            )
+            stream = await client.chat.completions.create(
+                model="gpt-4o-mini", messages=MESSAGES, stream=True
+            )
             return completion, [chunk async for chunk in stream]
 
     completion, chunks = asyncio.run(main())
@@ -310,7 +349,9 @@ def test_async_rate_limit(fake_openai):
     fake_openai.script(error_reply(429))
 
     async def main():
-        async with openai.AsyncOpenAI(base_url=fake_openai.base_url, api_key="sk-test", max_retries=0) as client:
+        async with openai.AsyncOpenAI(
+            base_url=fake_openai.base_url, api_key="sk-test", max_retries=0
+        ) as client:
             await client.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
 
     with pytest.raises(openai.RateLimitError) as excinfo:

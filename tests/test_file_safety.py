@@ -25,7 +25,15 @@ from tests.test_cli_helpers import PARIS, invoke, make, tree
 pytest_plugins = ["pytester"]
 
 ONLY_AGENTSNAP = ("-p", "agentsnap.pytest_plugin", "-p", "no:cacheprovider", "-p", "no:randomly")
-CI_MARKERS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
+CI_MARKERS = (
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITLAB_CI",
+    "BUILDKITE",
+    "CIRCLECI",
+    "JENKINS_URL",
+    "TF_BUILD",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -45,8 +53,11 @@ def test_a_snapshot_that_is_a_symlink_is_refused_and_never_replaced(tmp_path: Pa
     store = SnapshotStore(root)
     link = store.path_for("weather")
     link.symlink_to(outside)
-    for action in (lambda: store.save(Snapshot(name="weather", output="new", approved=True)), lambda: store.load("weather"),
-                   lambda: SnapshotStore(root, force=True).save(Snapshot(name="weather", output="new"))):
+    for action in (
+        lambda: store.save(Snapshot(name="weather", output="new", approved=True)),
+        lambda: store.load("weather"),
+        lambda: SnapshotStore(root, force=True).save(Snapshot(name="weather", output="new")),
+    ):
         with pytest.raises(SnapshotFormatError, match="is a symbolic link") as err:
             action()
         assert str(link) in str(err.value) and "never follows or replaces a link" in str(err.value)
@@ -63,7 +74,9 @@ def test_update_all_never_replaces_a_symlinked_golden(tmp_path: Path) -> None:
     before = elsewhere.read_bytes()
     result = invoke("update", "--all", "--dir", str(tmp_path))
     assert "Traceback" not in result.output
-    assert result.exit_code != 0 and "symbolic link" in result.stderr and str(golden) in result.stderr
+    assert (
+        result.exit_code != 0 and "symbolic link" in result.stderr and str(golden) in result.stderr
+    )
     assert golden.is_symlink() and elsewhere.read_bytes() == before
 
 
@@ -94,7 +107,9 @@ def test_a_linked_blobs_folder_is_not_written_through(tmp_path: Path) -> None:
 def test_listing_skips_symlinked_snapshots_with_a_warning(tmp_path: Path) -> None:
     make(tmp_path, PARIS)
     other = tmp_path.parent / f"{tmp_path.name}-other.json"
-    other.write_text(json.dumps({"name": "linked", "trace": [], "approved": True}), encoding="utf-8")
+    other.write_text(
+        json.dumps({"name": "linked", "trace": [], "approved": True}), encoding="utf-8"
+    )
     (tmp_path / "linked-00000000.json").symlink_to(other)
     with pytest.warns(UserWarning, match="a symbolic link"):
         names = [s.name for s in SnapshotStore(tmp_path).list()]
@@ -108,7 +123,10 @@ def test_update_all_promotes_snapshot_files_only_never_the_run_record(tmp_path: 
     make(tmp_path, PARIS, city="Lyon", last_run=True)
     make(tmp_path, PARIS)
     record = tmp_path / ".last_run" / RUN_RECORD
-    record.write_text(json.dumps({"finished_at": "2026-01-01T00:00:00+00:00", "full_run": True, "orphans": []}), encoding="utf-8")
+    record.write_text(
+        json.dumps({"finished_at": "2026-01-01T00:00:00+00:00", "full_run": True, "orphans": []}),
+        encoding="utf-8",
+    )
     result = invoke("update", "--all", "--dir", str(tmp_path))
     assert result.exit_code == 0, result.output
     assert "run" not in result.output.split()
@@ -120,7 +138,9 @@ def test_update_all_promotes_snapshot_files_only_never_the_run_record(tmp_path: 
 
 def test_the_run_record_is_not_a_snapshot(tmp_path: Path) -> None:
     path = tmp_path / "run.json"
-    path.write_text(json.dumps({"finished_at": "x", "full_run": True, "orphans": []}), encoding="utf-8")
+    path.write_text(
+        json.dumps({"finished_at": "x", "full_run": True, "orphans": []}), encoding="utf-8"
+    )
     with pytest.raises(SnapshotFormatError, match="expected an object with a 'trace' list"):
         SnapshotStore.read_file(path)
 
@@ -128,7 +148,7 @@ def test_the_run_record_is_not_a_snapshot(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- names
 
 
-TWO_TESTS_ONE_NAME = '''
+TWO_TESTS_ONE_NAME = """
 import pytest
 
 
@@ -152,40 +172,50 @@ def test_block_b(snapshot):
 
 def test_alone(snapshot):
     snapshot([{"tool": "z", "args": {}}])
-'''
+"""
 
 
-def test_a_snapshot_name_used_by_two_tests_fails_both_naming_them(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_snapshot_name_used_by_two_tests_fails_both_naming_them(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     pytester.makepyfile(test_names=TWO_TESTS_ONE_NAME)
     result = pytester.runpytest_subprocess(*ONLY_AGENTSNAP)
     out = result.stdout.str()
     result.assert_outcomes(passed=2, failed=1, errors=2)
-    message = ("agentsnap: snapshot name 'shared' is used by more than one test "
-               "(test_names.py::test_first and test_names.py::test_second)")
+    message = (
+        "agentsnap: snapshot name 'shared' is used by more than one test "
+        "(test_names.py::test_first and test_names.py::test_second)"
+    )
     assert out.count(message) == 2
     # a block name is claimed when the block runs: the second test fails, naming the first
-    assert ("agentsnap: snapshot name 'block-name' is used by more than one test "
-            "(test_names.py::test_block_a and test_names.py::test_block_b)") in out
+    assert (
+        "agentsnap: snapshot name 'block-name' is used by more than one test "
+        "(test_names.py::test_block_a and test_names.py::test_block_b)"
+    ) in out
     store = SnapshotStore(pytester.path / "__agent_snapshots__")
     assert not store.exists("shared")
     assert [s.name for s in store.list()] == ["block-name", "test_names.py::test_alone"]
 
 
-LONG_NAME = '''
+LONG_NAME = """
 import pytest
 
 
 @pytest.mark.agentsnap(name="z" * 400)
 def test_long(snapshot):
     snapshot([{"tool": "search", "args": {"q": "a"}}])
-'''
+"""
 
 
-def test_an_over_long_explicit_name_gets_a_capped_file_name(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_over_long_explicit_name_gets_a_capped_file_name(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     pytester.makepyfile(test_long=LONG_NAME)
-    (pytester.path / "__agent_snapshots__").mkdir()  # an existing folder: the 0.5.1 file name <name>.json is looked up
+    (
+        pytester.path / "__agent_snapshots__"
+    ).mkdir()  # an existing folder: the 0.5.1 file name <name>.json is looked up
     result = pytester.runpytest_subprocess(*ONLY_AGENTSNAP)
     result.assert_outcomes(passed=1)
     assert "File name too long" not in result.stdout.str()

@@ -28,7 +28,15 @@ from tests.fake_provider import Reply
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 
-CI_MARKERS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
+CI_MARKERS = (
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITLAB_CI",
+    "BUILDKITE",
+    "CIRCLECI",
+    "JENKINS_URL",
+    "TF_BUILD",
+)
 _ID_KEYS = {"id", "responseId", "response_id", "generation_id"}
 _TIME_KEYS = {"created", "created_at"}
 
@@ -70,7 +78,9 @@ def fresh(reply: Reply) -> Reply:
         changes["body"] = body
     raw = getattr(reply, "raw", None)
     if raw:
-        changes["raw"] = json.dumps(_refresh(json.loads(raw), nonce, stamp), separators=(",", ":")).encode()
+        changes["raw"] = json.dumps(
+            _refresh(json.loads(raw), nonce, stamp), separators=(",", ":")
+        ).encode()
     return dataclasses.replace(reply, **changes)
 
 
@@ -86,10 +96,18 @@ def _openai_chat() -> tuple[Any, Replies, Callable[[Any], Agent]]:
 
     from tests.fake_provider import FakeOpenAI, text_reply, tool_calls_reply
 
-    tool = {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+        },
+    }
 
     def replies(tail: str) -> tuple[Reply, Reply]:
-        return tool_calls_reply([(f"call_{tail}", "get_weather", {"city": "Paris"})]), text_reply("Sunny in Paris, 18°C.")
+        return tool_calls_reply([(f"call_{tail}", "get_weather", {"city": "Paris"})]), text_reply(
+            "Sunny in Paris, 18°C."
+        )
 
     def agent(fake: Any) -> Agent:
         url = fake.base_url  # kept: replay runs with the server stopped
@@ -97,15 +115,32 @@ def _openai_chat() -> tuple[Any, Replies, Callable[[Any], Agent]]:
         def run(_: str) -> str:
             client = openai.OpenAI(base_url=url, api_key="sk-test", max_retries=0)
             messages: list[dict[str, Any]] = [{"role": "user", "content": "Weather in Paris?"}]
-            first = client.chat.completions.create(model="gpt-4o-mini", messages=messages, tools=[tool])  # type: ignore[arg-type]
+            first = client.chat.completions.create(
+                model="gpt-4o-mini", messages=messages, tools=[tool]
+            )  # type: ignore[arg-type]
             call = (first.choices[0].message.tool_calls or [])[0]
             messages += [
-                {"role": "assistant", "content": None, "tool_calls": [{"id": call.id, "type": "function",
-                 "function": {"name": call.function.name, "arguments": call.function.arguments}}]},  # type: ignore[union-attr]
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": call.id,
+                            "type": "function",
+                            "function": {
+                                "name": call.function.name,
+                                "arguments": call.function.arguments,
+                            },
+                        }
+                    ],
+                },  # type: ignore[union-attr]
                 {"role": "tool", "tool_call_id": call.id, "content": "Sunny, 18°C"},
             ]
-            second = client.chat.completions.create(model="gpt-4o-mini", messages=messages, tools=[tool])  # type: ignore[arg-type]
+            second = client.chat.completions.create(
+                model="gpt-4o-mini", messages=messages, tools=[tool]
+            )  # type: ignore[arg-type]
             return second.choices[0].message.content or ""
+
         return run
 
     return FakeOpenAI, replies, agent
@@ -116,10 +151,18 @@ def _groq() -> tuple[Any, Replies, Callable[[Any], Agent]]:
 
     from tests.fake_openai_extra import GROQ_MODEL, FakeGroq, groq_reply
 
-    tool = {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+        },
+    }
 
     def replies(tail: str) -> tuple[Reply, Reply]:
-        return groq_reply(None, tool_calls=[(f"call_{tail}", "get_weather", {"city": "Paris"})]), groq_reply("Sunny in Paris.")
+        return groq_reply(
+            None, tool_calls=[(f"call_{tail}", "get_weather", {"city": "Paris"})]
+        ), groq_reply("Sunny in Paris.")
 
     def agent(fake: Any) -> Agent:
         url = fake.base_url  # kept: replay runs with the server stopped
@@ -127,15 +170,32 @@ def _groq() -> tuple[Any, Replies, Callable[[Any], Agent]]:
         def run(_: str) -> str:
             client = groq.Groq(base_url=url, api_key="gsk_test", max_retries=0)
             messages: list[dict[str, Any]] = [{"role": "user", "content": "Weather in Paris?"}]
-            first = client.chat.completions.create(model=GROQ_MODEL, messages=messages, tools=[tool])  # type: ignore[arg-type]
+            first = client.chat.completions.create(
+                model=GROQ_MODEL, messages=messages, tools=[tool]
+            )  # type: ignore[arg-type]
             call = (first.choices[0].message.tool_calls or [])[0]
             messages += [
-                {"role": "assistant", "content": None, "tool_calls": [{"id": call.id, "type": "function",
-                 "function": {"name": call.function.name, "arguments": call.function.arguments}}]},
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": call.id,
+                            "type": "function",
+                            "function": {
+                                "name": call.function.name,
+                                "arguments": call.function.arguments,
+                            },
+                        }
+                    ],
+                },
                 {"role": "tool", "tool_call_id": call.id, "content": "Sunny"},
             ]
-            second = client.chat.completions.create(model=GROQ_MODEL, messages=messages, tools=[tool])  # type: ignore[arg-type]
+            second = client.chat.completions.create(
+                model=GROQ_MODEL, messages=messages, tools=[tool]
+            )  # type: ignore[arg-type]
             return second.choices[0].message.content or ""
+
         return run
 
     return FakeGroq, replies, agent
@@ -151,11 +211,26 @@ def _openai_responses() -> tuple[Any, Replies, Callable[[Any], Agent]]:
         responses_reply,
     )
 
-    tool = {"type": "function", "name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}
+    tool = {
+        "type": "function",
+        "name": "get_weather",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+    }
 
     def replies(tail: str) -> tuple[Reply, Reply]:
-        return (responses_reply([function_call_item(f"call_{tail}", "get_weather", {"city": "Paris"}, id=f"fc_{tail}")], id=f"resp_{tail}1"),
-                responses_reply([message_item("Sunny in Paris.", id=f"msg_{tail}")], id=f"resp_{tail}2"))
+        return (
+            responses_reply(
+                [
+                    function_call_item(
+                        f"call_{tail}", "get_weather", {"city": "Paris"}, id=f"fc_{tail}"
+                    )
+                ],
+                id=f"resp_{tail}1",
+            ),
+            responses_reply(
+                [message_item("Sunny in Paris.", id=f"msg_{tail}")], id=f"resp_{tail}2"
+            ),
+        )
 
     def agent(fake: Any) -> Agent:
         url = fake.base_url  # kept: replay runs with the server stopped
@@ -166,11 +241,18 @@ def _openai_responses() -> tuple[Any, Replies, Callable[[Any], Agent]]:
             first = client.responses.create(model="gpt-4.1-mini", input=items, tools=[tool])  # type: ignore[arg-type]
             call = first.output[0]
             items += [
-                {"type": "function_call", "id": call.id, "call_id": call.call_id, "name": call.name, "arguments": call.arguments},  # type: ignore[union-attr]
+                {
+                    "type": "function_call",
+                    "id": call.id,
+                    "call_id": call.call_id,
+                    "name": call.name,
+                    "arguments": call.arguments,
+                },  # type: ignore[union-attr]
                 {"type": "function_call_output", "call_id": call.call_id, "output": "Sunny"},  # type: ignore[union-attr]
             ]
             second = client.responses.create(model="gpt-4.1-mini", input=items, tools=[tool])  # type: ignore[arg-type]
             return second.output_text
+
         return run
 
     return FakeOpenAIResponses, replies, agent
@@ -181,10 +263,15 @@ def _anthropic() -> tuple[Any, Replies, Callable[[Any], Agent]]:
 
     from tests.fake_anthropic import FakeAnthropic, text_reply, tool_use_reply
 
-    tool = {"name": "get_weather", "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}}}
+    tool = {
+        "name": "get_weather",
+        "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}},
+    }
 
     def replies(tail: str) -> tuple[Reply, Reply]:
-        return tool_use_reply([(f"toolu_{tail}", "get_weather", {"city": "Paris"})]), text_reply("Sunny in Paris.")
+        return tool_use_reply([(f"toolu_{tail}", "get_weather", {"city": "Paris"})]), text_reply(
+            "Sunny in Paris."
+        )
 
     def agent(fake: Any) -> Agent:
         url = fake.base_url  # kept: replay runs with the server stopped
@@ -192,14 +279,34 @@ def _anthropic() -> tuple[Any, Replies, Callable[[Any], Agent]]:
         def run(_: str) -> str:
             client = anthropic.Anthropic(base_url=url, api_key="sk-ant-test", max_retries=0)
             messages: list[dict[str, Any]] = [{"role": "user", "content": "Weather in Paris?"}]
-            first = client.messages.create(model="claude-sonnet-4-6", max_tokens=256, messages=messages, tools=[tool])  # type: ignore[arg-type, list-item]
+            first = client.messages.create(
+                model="claude-sonnet-4-6", max_tokens=256, messages=messages, tools=[tool]
+            )  # type: ignore[arg-type, list-item]
             block = first.content[0]
             messages += [
-                {"role": "assistant", "content": [{"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}]},  # type: ignore[union-attr]
-                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": block.id, "content": "Sunny"}]},  # type: ignore[union-attr]
+                {
+                    "role": "assistant",
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": block.id,
+                            "name": block.name,
+                            "input": block.input,
+                        }
+                    ],
+                },  # type: ignore[union-attr]
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "tool_result", "tool_use_id": block.id, "content": "Sunny"}
+                    ],
+                },  # type: ignore[union-attr]
             ]
-            second = client.messages.create(model="claude-sonnet-4-6", max_tokens=256, messages=messages, tools=[tool])  # type: ignore[arg-type, list-item]
+            second = client.messages.create(
+                model="claude-sonnet-4-6", max_tokens=256, messages=messages, tools=[tool]
+            )  # type: ignore[arg-type, list-item]
             return second.content[0].text  # type: ignore[union-attr]
+
         return run
 
     return FakeAnthropic, replies, agent
@@ -211,27 +318,57 @@ def _gemini() -> tuple[Any, Replies, Callable[[Any], Agent]]:
 
     from tests.fake_gemini import FakeGemini, function_call_reply, text_reply
 
-    tool = types.Tool(function_declarations=[types.FunctionDeclaration(name="get_weather", parameters={"type": "OBJECT", "properties": {"city": {"type": "STRING"}}})])  # type: ignore[arg-type]
+    tool = types.Tool(
+        function_declarations=[
+            types.FunctionDeclaration(
+                name="get_weather",
+                parameters={"type": "OBJECT", "properties": {"city": {"type": "STRING"}}},
+            )
+        ]
+    )  # type: ignore[arg-type]
 
     def replies(tail: str) -> tuple[Reply, Reply]:
-        return (function_call_reply([("get_weather", {"city": "Paris"}, f"fc-{tail}")], response_id=f"r1{tail}"),
-                text_reply("Sunny in Paris.", response_id=f"r2{tail}"))
+        return (
+            function_call_reply(
+                [("get_weather", {"city": "Paris"}, f"fc-{tail}")], response_id=f"r1{tail}"
+            ),
+            text_reply("Sunny in Paris.", response_id=f"r2{tail}"),
+        )
 
     def agent(fake: Any) -> Agent:
         url = fake.base_url  # kept: replay runs with the server stopped
 
         def run(_: str) -> str:
             client = genai.Client(api_key="k", http_options=types.HttpOptions(base_url=url))
-            config = types.GenerateContentConfig(tools=[tool], automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True))
-            contents: list[Any] = [types.Content(role="user", parts=[types.Part(text="Weather in Paris?")])]
-            first = client.models.generate_content(model="gemini-2.5-flash", contents=contents, config=config)
+            config = types.GenerateContentConfig(
+                tools=[tool],
+                automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+            )
+            contents: list[Any] = [
+                types.Content(role="user", parts=[types.Part(text="Weather in Paris?")])
+            ]
+            first = client.models.generate_content(
+                model="gemini-2.5-flash", contents=contents, config=config
+            )
             call = (first.function_calls or [])[0]
             contents += [
                 types.Content(role="model", parts=[types.Part(function_call=call)]),
-                types.Content(role="user", parts=[types.Part(function_response=types.FunctionResponse(id=call.id, name=call.name, response={"result": "Sunny"}))]),
+                types.Content(
+                    role="user",
+                    parts=[
+                        types.Part(
+                            function_response=types.FunctionResponse(
+                                id=call.id, name=call.name, response={"result": "Sunny"}
+                            )
+                        )
+                    ],
+                ),
             ]
-            second = client.models.generate_content(model="gemini-2.5-flash", contents=contents, config=config)
+            second = client.models.generate_content(
+                model="gemini-2.5-flash", contents=contents, config=config
+            )
             return second.text or ""
+
         return run
 
     return FakeGemini, replies, agent
@@ -245,10 +382,18 @@ def _mistral() -> tuple[Any, Replies, Callable[[Any], Agent]]:
 
     from tests.fake_mistral import FakeMistral, text_reply, tool_calls_reply
 
-    tool = {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+        },
+    }
 
     def replies(tail: str) -> tuple[Reply, Reply]:
-        return tool_calls_reply([(tail[:9], "get_weather", '{"city": "Paris"}')]), text_reply("Sunny in Paris.")
+        return tool_calls_reply([(tail[:9], "get_weather", '{"city": "Paris"}')]), text_reply(
+            "Sunny in Paris."
+        )
 
     def agent(fake: Any) -> Agent:
         url = fake.base_url  # kept: replay runs with the server stopped
@@ -256,15 +401,37 @@ def _mistral() -> tuple[Any, Replies, Callable[[Any], Agent]]:
         def run(_: str) -> str:
             client = Mistral(api_key="test-key", server_url=url)
             messages: list[dict[str, Any]] = [{"role": "user", "content": "Weather in Paris?"}]
-            first = client.chat.complete(model="mistral-small-latest", messages=messages, tools=[tool])  # type: ignore[arg-type]
+            first = client.chat.complete(
+                model="mistral-small-latest", messages=messages, tools=[tool]
+            )  # type: ignore[arg-type]
             call = (first.choices[0].message.tool_calls or [])[0]
             messages += [
-                {"role": "assistant", "content": "", "tool_calls": [{"id": call.id, "type": "function",
-                 "function": {"name": call.function.name, "arguments": call.function.arguments}}]},
-                {"role": "tool", "tool_call_id": call.id, "name": "get_weather", "content": "Sunny"},
+                {
+                    "role": "assistant",
+                    "content": "",
+                    "tool_calls": [
+                        {
+                            "id": call.id,
+                            "type": "function",
+                            "function": {
+                                "name": call.function.name,
+                                "arguments": call.function.arguments,
+                            },
+                        }
+                    ],
+                },
+                {
+                    "role": "tool",
+                    "tool_call_id": call.id,
+                    "name": "get_weather",
+                    "content": "Sunny",
+                },
             ]
-            second = client.chat.complete(model="mistral-small-latest", messages=messages, tools=[tool])  # type: ignore[arg-type]
+            second = client.chat.complete(
+                model="mistral-small-latest", messages=messages, tools=[tool]
+            )  # type: ignore[arg-type]
             return str(second.choices[0].message.content)
+
         return run
 
     return FakeMistral, replies, agent
@@ -275,11 +442,22 @@ def _cohere() -> tuple[Any, Replies, Callable[[Any], Agent]]:
 
     from tests.fake_cohere import FakeCohere, v2_chat_reply
 
-    tool = {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+        },
+    }
 
     def replies(tail: str) -> tuple[Reply, Reply]:
-        return (v2_chat_reply(tool_calls=[(f"get_weather_{tail}", "get_weather", {"city": "Paris"})], tool_plan="I will look it up."),
-                v2_chat_reply("Sunny in Paris."))
+        return (
+            v2_chat_reply(
+                tool_calls=[(f"get_weather_{tail}", "get_weather", {"city": "Paris"})],
+                tool_plan="I will look it up.",
+            ),
+            v2_chat_reply("Sunny in Paris."),
+        )
 
     def agent(fake: Any) -> Agent:
         url = fake.base_url  # kept: replay runs with the server stopped
@@ -290,12 +468,25 @@ def _cohere() -> tuple[Any, Replies, Callable[[Any], Agent]]:
             first = client.chat(model="command-a-03-2025", messages=messages, tools=[tool])  # type: ignore[arg-type]
             call = (first.message.tool_calls or [])[0]
             messages += [
-                {"role": "assistant", "tool_plan": first.message.tool_plan, "tool_calls": [{"id": call.id, "type": "function",
-                 "function": {"name": call.function.name, "arguments": call.function.arguments}}]},  # type: ignore[union-attr]
+                {
+                    "role": "assistant",
+                    "tool_plan": first.message.tool_plan,
+                    "tool_calls": [
+                        {
+                            "id": call.id,
+                            "type": "function",
+                            "function": {
+                                "name": call.function.name,
+                                "arguments": call.function.arguments,
+                            },
+                        }
+                    ],
+                },  # type: ignore[union-attr]
                 {"role": "tool", "tool_call_id": call.id, "content": "Sunny"},
             ]
             second = client.chat(model="command-a-03-2025", messages=messages, tools=[tool])  # type: ignore[arg-type]
             return second.message.content[0].text  # type: ignore[index, union-attr]
+
         return run
 
     return FakeCohere, replies, agent
@@ -313,13 +504,17 @@ PROVIDERS = {
 
 
 @pytest.fixture(params=sorted(PROVIDERS))
-def provider(request: pytest.FixtureRequest) -> Iterator[tuple[str, Any, Replies, Callable[[Any], Agent]]]:
+def provider(
+    request: pytest.FixtureRequest,
+) -> Iterator[tuple[str, Any, Replies, Callable[[Any], Agent]]]:
     server_class, replies, agent = PROVIDERS[request.param]()
     with server_class() as fake:
         yield request.param, fake, replies, agent
 
 
-def test_rerecording_with_fresh_ids_leaves_the_file_alone_and_replay_stays_consistent(provider: Any, tmp_path: Path, offline: Any) -> None:
+def test_rerecording_with_fresh_ids_leaves_the_file_alone_and_replay_stays_consistent(
+    provider: Any, tmp_path: Path, offline: Any
+) -> None:
     label, fake, replies, make_agent = provider
     name = f"tests/test_agent.py::test_{label}"
     run = make_agent(fake)
@@ -337,7 +532,9 @@ def test_rerecording_with_fresh_ids_leaves_the_file_alone_and_replay_stays_consi
             written = path.read_bytes()
         else:
             assert recorder.outcome.action == "unchanged", label
-            assert path.read_bytes() == written, f"{label}: re-recording with fresh ids rewrote the golden"
+            assert path.read_bytes() == written, (
+                f"{label}: re-recording with fresh ids rewrote the golden"
+            )
 
     text = written.decode("utf-8")
     assert first_ids[0][:9] in text and first_ids[1][:9] not in text  # kept as first recorded
@@ -356,15 +553,45 @@ def test_a_changed_tool_answer_is_still_a_change(tmp_path: Path) -> None:
     from agentsnap.snapshot import same_content
 
     def snap(answer_to: str) -> dict[str, Any]:
-        return {"trace": [
-            {"type": "llm_call", "tool_requests": [{"id": "call_aaaaaa", "name": "f", "args": {}}, {"id": "call_bbbbbb", "name": "f", "args": {}}]},
-            {"type": "tool_call", "name": "f", "args": {}, "result": "x", "id": answer_to},
-        ]}
+        return {
+            "trace": [
+                {
+                    "type": "llm_call",
+                    "tool_requests": [
+                        {"id": "call_aaaaaa", "name": "f", "args": {}},
+                        {"id": "call_bbbbbb", "name": "f", "args": {}},
+                    ],
+                },
+                {"type": "tool_call", "name": "f", "args": {}, "result": "x", "id": answer_to},
+            ]
+        }
 
-    assert same_content(snap("call_aaaaaa"), json.loads(json.dumps(snap("call_aaaaaa")).replace("aaaaaa", "zzzzzz")))
+    assert same_content(
+        snap("call_aaaaaa"), json.loads(json.dumps(snap("call_aaaaaa")).replace("aaaaaa", "zzzzzz"))
+    )
     assert not same_content(snap("call_aaaaaa"), snap("call_bbbbbb"))
     # the agent's own ids (in tool arguments) are data, not provider ids
-    a = {"trace": [{"type": "tool_call", "name": "book", "args": {"id": "booking-42"}, "result": None, "id": "call_aaaaaa"}]}
-    b = {"trace": [{"type": "tool_call", "name": "book", "args": {"id": "booking-43"}, "result": None, "id": "call_aaaaaa"}]}
+    a = {
+        "trace": [
+            {
+                "type": "tool_call",
+                "name": "book",
+                "args": {"id": "booking-42"},
+                "result": None,
+                "id": "call_aaaaaa",
+            }
+        ]
+    }
+    b = {
+        "trace": [
+            {
+                "type": "tool_call",
+                "name": "book",
+                "args": {"id": "booking-43"},
+                "result": None,
+                "id": "call_aaaaaa",
+            }
+        ]
+    }
     assert not same_content(a, b)
     assert re.search(r"booking-4[23]", json.dumps(a))

@@ -21,14 +21,14 @@ import socket
 import ssl
 import types as pytypes
 import typing
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 import tenacity.nap
 from google import genai
-from google.genai import errors
-from google.genai import types
+from google.genai import errors, types
 
 from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
 from agentsnap.capture import Recording
@@ -48,7 +48,15 @@ from tests.offline import Offline
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 
 API_KEY = "AIzaSyD-test-SECRET-0123456789abcdefghijk"
-CI_MARKERS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
+CI_MARKERS = (
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITLAB_CI",
+    "BUILDKITE",
+    "CIRCLECI",
+    "JENKINS_URL",
+    "TF_BUILD",
+)
 KEPT_HEADERS = ("content-type", "x-request-id")
 SDK_VERSION = tuple(int(n) for n in importlib.metadata.version("google-genai").split(".")[:2])
 USER = [{"parts": [{"text": "Weather in Paris?"}], "role": "user"}]
@@ -119,20 +127,33 @@ def resolved_annotations(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
-def record(tmp_path: Path, name: str, fake: FakeGemini, run: Callable[[genai.Client], Any], **http: Any) -> Any:
+def record(
+    tmp_path: Path, name: str, fake: FakeGemini, run: Callable[[genai.Client], Any], **http: Any
+) -> Any:
     with AgentRecorder(name, snapshot_dir=tmp_path):
         result = run(make_client(fake.base_url, **http))
     fake.stop()
     return result
 
 
-def replay(tmp_path: Path, name: str, base_url: str, offline: Offline, run: Callable[[genai.Client], Any], **http: Any) -> Any:
+def replay(
+    tmp_path: Path,
+    name: str,
+    base_url: str,
+    offline: Offline,
+    run: Callable[[genai.Client], Any],
+    **http: Any,
+) -> Any:
     with offline(), AgentAsserter(name, snapshot_dir=tmp_path, mode="replay"):
         return run(make_client(base_url, **http))
 
 
-def record_async(tmp_path: Path, name: str, fake: FakeGemini, run: Callable[[genai.Client], Any], **http: Any) -> Any:
-    client = make_client(fake.base_url, **http)  # built before the recording starts, like a module-level client
+def record_async(
+    tmp_path: Path, name: str, fake: FakeGemini, run: Callable[[genai.Client], Any], **http: Any
+) -> Any:
+    client = make_client(
+        fake.base_url, **http
+    )  # built before the recording starts, like a module-level client
 
     async def main() -> Any:
         async with AgentRecorder(name, snapshot_dir=tmp_path):
@@ -143,7 +164,14 @@ def record_async(tmp_path: Path, name: str, fake: FakeGemini, run: Callable[[gen
     return result
 
 
-def replay_async(tmp_path: Path, name: str, base_url: str, offline: Offline, run: Callable[[genai.Client], Any], **http: Any) -> Any:
+def replay_async(
+    tmp_path: Path,
+    name: str,
+    base_url: str,
+    offline: Offline,
+    run: Callable[[genai.Client], Any],
+    **http: Any,
+) -> Any:
     client = make_client(base_url, **http)
 
     async def main() -> Any:
@@ -161,7 +189,9 @@ def snapshot_text(directory: Path, name: str) -> str:
 def snapshot_data(directory: Path, name: str) -> dict[str, Any]:
     text = snapshot_text(directory, name)
     assert API_KEY not in text, "the API key reached the snapshot"
-    return SnapshotStore.read_file(SnapshotStore(directory).path_for(name)).to_dict()  # as loaded: messages stored once
+    return SnapshotStore.read_file(
+        SnapshotStore(directory).path_for(name)
+    ).to_dict()  # as loaded: messages stored once
 
 
 def llm_steps(data: dict[str, Any]) -> list[dict[str, Any]]:
@@ -173,11 +203,18 @@ def kept(response: types.GenerateContentResponse) -> dict[str, str]:
     return {k: v for k, v in (headers or {}).items() if k in KEPT_HEADERS}
 
 
-def assert_same_response(replayed: types.GenerateContentResponse, live: types.GenerateContentResponse) -> None:
+def assert_same_response(
+    replayed: types.GenerateContentResponse, live: types.GenerateContentResponse
+) -> None:
     assert type(replayed) is type(live) is types.GenerateContentResponse
-    assert replayed.model_dump(exclude={"sdk_http_response"}) == live.model_dump(exclude={"sdk_http_response"})
+    assert replayed.model_dump(exclude={"sdk_http_response"}) == live.model_dump(
+        exclude={"sdk_http_response"}
+    )
     assert replayed.response_id == live.response_id
-    if SDK_VERSION >= (1, 29):  # before 1.29 the SDK drops the Developer API's responseId (Vertex AI only)
+    if SDK_VERSION >= (
+        1,
+        29,
+    ):  # before 1.29 the SDK drops the Developer API's responseId (Vertex AI only)
         assert replayed.response_id is not None
     assert kept(replayed) == kept(live) and set(kept(live)) == set(KEPT_HEADERS)
     # byte-faithful: every header the user can read is the live one (server, date,
@@ -187,9 +224,11 @@ def assert_same_response(replayed: types.GenerateContentResponse, live: types.Ge
     assert replayed.sdk_http_response.body == live.sdk_http_response.body
 
 
-def assert_same_chunks(replayed: list[types.GenerateContentResponse], live: list[types.GenerateContentResponse]) -> None:
+def assert_same_chunks(
+    replayed: list[types.GenerateContentResponse], live: list[types.GenerateContentResponse]
+) -> None:
     assert len(replayed) == len(live)
-    for rep, liv in zip(replayed, live):
+    for rep, liv in zip(replayed, live, strict=False):
         assert_same_response(rep, liv)
 
 
@@ -202,7 +241,9 @@ def test_generate_content_sync(fake: FakeGemini, tmp_path: Path, offline: Offlin
     config = types.GenerateContentConfig(system_instruction="Be terse.", temperature=0.0)
 
     def run(client: genai.Client) -> types.GenerateContentResponse:
-        return client.models.generate_content(model=MODEL, contents="Weather in Paris?", config=config)
+        return client.models.generate_content(
+            model=MODEL, contents="Weather in Paris?", config=config
+        )
 
     live = record(tmp_path, "gen_sync", fake, run)
     sent = fake.requests[0]
@@ -217,13 +258,23 @@ def test_generate_content_sync(fake: FakeGemini, tmp_path: Path, offline: Offlin
     assert step["provider"] == "google-genai"
     assert step["model"] == MODEL
     assert step["messages"] == USER
-    assert step["exchange"]["request"]["body"]["systemInstruction"] == {"parts": [{"text": "Be terse."}], "role": "user"}
-    assert (step["response"], step["stream"], step["status"], step["tokens"]) == ("Sunny, 21 C.", False, 200, 14)
+    assert step["exchange"]["request"]["body"]["systemInstruction"] == {
+        "parts": [{"text": "Be terse."}],
+        "role": "user",
+    }
+    assert (step["response"], step["stream"], step["status"], step["tokens"]) == (
+        "Sunny, 21 C.",
+        False,
+        200,
+        14,
+    )
     assert step["usage"] == {"input_tokens": 9, "output_tokens": 5, "total_tokens": 14}
     assert "query" not in step["exchange"]["request"]
 
 
-def test_generate_content_async_goes_through_httpx_not_aiohttp(fake: FakeGemini, tmp_path: Path, offline: Offline) -> None:
+def test_generate_content_async_goes_through_httpx_not_aiohttp(
+    fake: FakeGemini, tmp_path: Path, offline: Offline
+) -> None:
     fake.script(text_reply("Async sunny."))
     base = fake.base_url
     seen: list[bool] = []
@@ -249,7 +300,9 @@ def test_aiohttp_switch_is_only_active_inside_a_recording(fake: FakeGemini, tmp_
     fake.script(text_reply("ok"))
     with AgentRecorder("aiohttp_switch", snapshot_dir=tmp_path):
         # constructed inside, with the SDK defaults: __init__ still prepares aiohttp
-        client = genai.Client(api_key=API_KEY, http_options=types.HttpOptions(base_url=fake.base_url))
+        client = genai.Client(
+            api_key=API_KEY, http_options=types.HttpOptions(base_url=fake.base_url)
+        )
         inside = client._api_client._use_aiohttp()
         assert client.models.generate_content(model=MODEL, contents="hi").text == "ok"
     assert inside is False
@@ -268,19 +321,26 @@ def test_aiohttp_switch_is_only_active_inside_a_recording(fake: FakeGemini, tmp_
     assert len(fake.requests) == 2
 
 
-def test_concurrent_async_calls_replay_each_their_own_answer(fake: FakeGemini, tmp_path: Path, offline: Offline) -> None:
-    fake.respond_with(lambda body: text_reply("answer to " + body["contents"][0]["parts"][0]["text"]))
+def test_concurrent_async_calls_replay_each_their_own_answer(
+    fake: FakeGemini, tmp_path: Path, offline: Offline
+) -> None:
+    fake.respond_with(
+        lambda body: text_reply("answer to " + body["contents"][0]["parts"][0]["text"])
+    )
     base = fake.base_url
 
     async def run(client: genai.Client) -> list[types.GenerateContentResponse]:
-        calls = [client.aio.models.generate_content(model=MODEL, contents=q) for q in ("one", "two", "three")]
+        calls = [
+            client.aio.models.generate_content(model=MODEL, contents=q)
+            for q in ("one", "two", "three")
+        ]
         return list(await asyncio.gather(*calls))
 
     live = record_async(tmp_path, "gather", fake, run)
     rep = replay_async(tmp_path, "gather", base, offline, run)
     assert [r.text for r in rep] == ["answer to one", "answer to two", "answer to three"]
-    for r, l in zip(rep, live):
-        assert_same_response(r, l)
+    for r, recorded in zip(rep, live, strict=True):
+        assert_same_response(r, recorded)
 
 
 # --------------------------------------------------------------------------- streams
@@ -291,7 +351,9 @@ def test_generate_content_stream_sync(fake: FakeGemini, tmp_path: Path, offline:
     base = fake.base_url
 
     def run(client: genai.Client) -> list[types.GenerateContentResponse]:
-        return list(client.models.generate_content_stream(model=MODEL, contents="Weather in Paris?"))
+        return list(
+            client.models.generate_content_stream(model=MODEL, contents="Weather in Paris?")
+        )
 
     live = record(tmp_path, "stream_sync", fake, run)
     rep = replay(tmp_path, "stream_sync", base, offline, run)
@@ -300,7 +362,10 @@ def test_generate_content_stream_sync(fake: FakeGemini, tmp_path: Path, offline:
     assert_same_chunks(rep, live)
     (step,) = llm_steps(snapshot_data(tmp_path, "stream_sync"))
     assert step["exchange"]["request"]["query"] == "alt=sse"
-    assert step["exchange"]["request"]["path"] == f"/{api_version()}/models/{MODEL}:streamGenerateContent"
+    assert (
+        step["exchange"]["request"]["path"]
+        == f"/{api_version()}/models/{MODEL}:streamGenerateContent"
+    )
     assert len(step["exchange"]["response"]["chunks"]) == 3
     assert (step["stream"], step["complete"], step["response"]) == (True, True, "Sunny in Paris.")
     assert step["usage"] == {"input_tokens": 7, "output_tokens": 3, "total_tokens": 10}
@@ -311,7 +376,9 @@ def test_generate_content_stream_async(fake: FakeGemini, tmp_path: Path, offline
     base = fake.base_url
 
     async def run(client: genai.Client) -> tuple[Any, list[types.GenerateContentResponse]]:
-        stream = await client.aio.models.generate_content_stream(model=MODEL, contents="Weather in Paris?")
+        stream = await client.aio.models.generate_content_stream(
+            model=MODEL, contents="Weather in Paris?"
+        )
         return type(stream).__name__, [c async for c in stream]
 
     live_kind, live = record_async(tmp_path, "stream_async", fake, run)
@@ -324,22 +391,41 @@ def test_generate_content_stream_async(fake: FakeGemini, tmp_path: Path, offline
     assert (step["stream"], step["complete"], step["response"]) == (True, True, "Rainy.")
 
 
-def test_streamed_function_calls_keep_ids_and_args(fake: FakeGemini, tmp_path: Path, offline: Offline) -> None:
-    calls = [("get_weather", {"city": "Paris", "units": "C"}, "fc_1"), ("get_time", {"tz": "Europe/Paris"}, "fc_2")]
+def test_streamed_function_calls_keep_ids_and_args(
+    fake: FakeGemini, tmp_path: Path, offline: Offline
+) -> None:
+    calls = [
+        ("get_weather", {"city": "Paris", "units": "C"}, "fc_1"),
+        ("get_time", {"tz": "Europe/Paris"}, "fc_2"),
+    ]
     fake.script(stream_text_reply(["Checking."], calls=calls))
     base = fake.base_url
-    tools = [types.Tool(function_declarations=[types.FunctionDeclaration(name="get_weather"), types.FunctionDeclaration(name="get_time")])]
+    tools = [
+        types.Tool(
+            function_declarations=[
+                types.FunctionDeclaration(name="get_weather"),
+                types.FunctionDeclaration(name="get_time"),
+            ]
+        )
+    ]
 
     def run(client: genai.Client) -> list[types.GenerateContentResponse]:
         config = types.GenerateContentConfig(tools=tools)
-        return list(client.models.generate_content_stream(model=MODEL, contents="Weather in Paris?", config=config))
+        return list(
+            client.models.generate_content_stream(
+                model=MODEL, contents="Weather in Paris?", config=config
+            )
+        )
 
     live = record(tmp_path, "stream_calls", fake, run)
     rep = replay(tmp_path, "stream_calls", base, offline, run)
 
     assert_same_chunks(rep, live)
     replayed_calls = [(fc.id, fc.name, fc.args) for c in rep for fc in (c.function_calls or [])]
-    assert replayed_calls == [("fc_1", "get_weather", {"city": "Paris", "units": "C"}), ("fc_2", "get_time", {"tz": "Europe/Paris"})]
+    assert replayed_calls == [
+        ("fc_1", "get_weather", {"city": "Paris", "units": "C"}),
+        ("fc_2", "get_time", {"tz": "Europe/Paris"}),
+    ]
     (step,) = llm_steps(snapshot_data(tmp_path, "stream_calls"))
     assert step["tools"] == ["get_weather", "get_time"]
     assert step["tool_requests"] == [
@@ -349,7 +435,9 @@ def test_streamed_function_calls_keep_ids_and_args(fake: FakeGemini, tmp_path: P
     assert (step["response"], step["complete"]) == ("Checking.", True)
 
 
-def test_stream_abandoned_after_first_chunk_is_incomplete_and_replays(fake: FakeGemini, tmp_path: Path, offline: Offline) -> None:
+def test_stream_abandoned_after_first_chunk_is_incomplete_and_replays(
+    fake: FakeGemini, tmp_path: Path, offline: Offline
+) -> None:
     fake.script(stream_text_reply(["one ", "two ", "three"]))
     base = fake.base_url
 
@@ -374,7 +462,9 @@ def test_chat_send_message_sync(fake: FakeGemini, tmp_path: Path, offline: Offli
     fake.script(text_reply("Hello!"), text_reply("Sunny in Paris."))
     base = fake.base_url
 
-    def run(client: genai.Client) -> tuple[list[types.GenerateContentResponse], list[types.Content]]:
+    def run(
+        client: genai.Client,
+    ) -> tuple[list[types.GenerateContentResponse], list[types.Content]]:
         chat = client.chats.create(model=MODEL)
         answers = [chat.send_message("Hi"), chat.send_message("Weather in Paris?")]
         return answers, chat.get_history()
@@ -398,7 +488,9 @@ def test_chat_send_message_stream_async(fake: FakeGemini, tmp_path: Path, offlin
     fake.script(stream_text_reply(["Hel", "lo!"]), text_reply("Bye."))
     base = fake.base_url
 
-    async def run(client: genai.Client) -> tuple[list[types.GenerateContentResponse], types.GenerateContentResponse, list[Any]]:
+    async def run(
+        client: genai.Client,
+    ) -> tuple[list[types.GenerateContentResponse], types.GenerateContentResponse, list[Any]]:
         chat = client.aio.chats.create(model=MODEL)
         chunks = [c async for c in await chat.send_message_stream("Hi")]
         bye = await chat.send_message("Bye")
@@ -415,7 +507,9 @@ def test_chat_send_message_stream_async(fake: FakeGemini, tmp_path: Path, offlin
 # --------------------------------------------------------------------------- automatic function calling
 
 
-def test_automatic_function_calling_reruns_the_function_and_derives_tool_calls(fake: FakeGemini, tmp_path: Path, offline: Offline) -> None:
+def test_automatic_function_calling_reruns_the_function_and_derives_tool_calls(
+    fake: FakeGemini, tmp_path: Path, offline: Offline
+) -> None:
     fake.script(
         function_call_reply([("get_weather", {"city": "Paris"}, None)]),
         function_call_reply([("get_weather", {"city": "Berlin"}, None)]),
@@ -432,13 +526,17 @@ def test_automatic_function_calling_reruns_the_function_and_derives_tool_calls(f
 
     def run(client: genai.Client) -> types.GenerateContentResponse:
         config = types.GenerateContentConfig(tools=[get_weather])
-        return client.models.generate_content(model=MODEL, contents="Weather in Paris, then Berlin?", config=config)
+        return client.models.generate_content(
+            model=MODEL, contents="Weather in Paris, then Berlin?", config=config
+        )
 
     live = record(tmp_path, "afc", fake, run)
     assert ran == ["Paris", "Berlin"]
     assert len(fake.requests) == 3
     assert fake.requests[1].body["contents"][-1] == {
-        "parts": [{"functionResponse": {"name": "get_weather", "response": {"result": "sunny in Paris"}}}],
+        "parts": [
+            {"functionResponse": {"name": "get_weather", "response": {"result": "sunny in Paris"}}}
+        ],
         "role": "user",
     }
     ran.clear()
@@ -450,19 +548,46 @@ def test_automatic_function_calling_reruns_the_function_and_derives_tool_calls(f
     assert len(rep.automatic_function_calling_history) == 5
 
     data = snapshot_data(tmp_path, "afc")
-    assert [s["type"] for s in data["trace"]] == ["llm_call", "tool_call", "llm_call", "tool_call", "llm_call"]
-    tools = [{k: s[k] for k in ("name", "args", "result", "id")} for s in data["trace"] if s["type"] == "tool_call"]
+    assert [s["type"] for s in data["trace"]] == [
+        "llm_call",
+        "tool_call",
+        "llm_call",
+        "tool_call",
+        "llm_call",
+    ]
+    tools = [
+        {k: s[k] for k in ("name", "args", "result", "id")}
+        for s in data["trace"]
+        if s["type"] == "tool_call"
+    ]
     assert tools == [
-        {"name": "get_weather", "args": {"city": "Paris"}, "result": {"result": "sunny in Paris"}, "id": None},
-        {"name": "get_weather", "args": {"city": "Berlin"}, "result": {"result": "sunny in Berlin"}, "id": None},
+        {
+            "name": "get_weather",
+            "args": {"city": "Paris"},
+            "result": {"result": "sunny in Paris"},
+            "id": None,
+        },
+        {
+            "name": "get_weather",
+            "args": {"city": "Berlin"},
+            "result": {"result": "sunny in Berlin"},
+            "id": None,
+        },
     ]
     first = data["trace"][0]
     assert first["tools"] == ["get_weather"]
-    assert first["tool_requests"] == [{"id": None, "name": "get_weather", "args": {"city": "Paris"}}]
+    assert first["tool_requests"] == [
+        {"id": None, "name": "get_weather", "args": {"city": "Paris"}}
+    ]
 
 
-def test_automatic_function_calling_async_with_ids(fake: FakeGemini, tmp_path: Path, offline: Offline) -> None:
-    fake.script(function_call_reply([("get_time", {"tz": "Europe/Paris"}, "fc_9")]), text_reply("It is noon."))
+def test_automatic_function_calling_async_with_ids(
+    fake: FakeGemini, tmp_path: Path, offline: Offline
+) -> None:
+    fake.script(
+        function_call_reply([("get_time", {"tz": "Europe/Paris"}, "fc_9")]),
+        text_reply("It is noon."),
+    )
     base = fake.base_url
     ran: list[str] = []
 
@@ -474,13 +599,17 @@ def test_automatic_function_calling_async_with_ids(fake: FakeGemini, tmp_path: P
 
     async def run(client: genai.Client) -> types.GenerateContentResponse:
         config = types.GenerateContentConfig(tools=[get_time])
-        return await client.aio.models.generate_content(model=MODEL, contents="Time in Paris?", config=config)
+        return await client.aio.models.generate_content(
+            model=MODEL, contents="Time in Paris?", config=config
+        )
 
     live = record_async(tmp_path, "afc_async", fake, run)
     rep = replay_async(tmp_path, "afc_async", base, offline, run)
     assert ran == ["Europe/Paris", "Europe/Paris"]
     assert_same_response(rep, live)
-    tool_steps = [s for s in snapshot_data(tmp_path, "afc_async")["trace"] if s["type"] == "tool_call"]
+    tool_steps = [
+        s for s in snapshot_data(tmp_path, "afc_async")["trace"] if s["type"] == "tool_call"
+    ]
     # the SDK sends no id back with the result: paired by name, the call's own id is kept
     assert [(s["name"], s["args"], s["result"], s["id"]) for s in tool_steps] == [
         ("get_time", {"tz": "Europe/Paris"}, {"result": "12:00"}, "fc_9")
@@ -492,11 +621,21 @@ def test_automatic_function_calling_async_with_ids(fake: FakeGemini, tmp_path: P
 
 @pytest.mark.parametrize(
     ("status", "cls", "status_text"),
-    [(429, errors.ClientError, "RESOURCE_EXHAUSTED"), (500, errors.ServerError, "INTERNAL"), (503, errors.ServerError, "UNAVAILABLE")],
+    [
+        (429, errors.ClientError, "RESOURCE_EXHAUSTED"),
+        (500, errors.ServerError, "INTERNAL"),
+        (503, errors.ServerError, "UNAVAILABLE"),
+    ],
 )
 @pytest.mark.parametrize("flavour", ["sync", "async", "stream"])
 def test_api_errors_replay_as_the_same_exception(
-    fake: FakeGemini, tmp_path: Path, offline: Offline, status: int, cls: type, status_text: str, flavour: str
+    fake: FakeGemini,
+    tmp_path: Path,
+    offline: Offline,
+    status: int,
+    cls: type,
+    status_text: str,
+    flavour: str,
 ) -> None:
     fake.script(error_reply(status, f"Fake failure {status}."))
     base = fake.base_url
@@ -515,11 +654,19 @@ def test_api_errors_replay_as_the_same_exception(
     rep = replay(tmp_path, "err", base, offline, run)
 
     assert type(live) is cls and type(rep) is cls
-    assert (rep.code, rep.status, rep.message) == (live.code, live.status, live.message) == (status, status_text, f"Fake failure {status}.")
+    assert (
+        (rep.code, rep.status, rep.message)
+        == (live.code, live.status, live.message)
+        == (status, status_text, f"Fake failure {status}.")
+    )
     assert rep.details == live.details
     assert str(rep) == str(live)
     (step,) = llm_steps(snapshot_data(tmp_path, "err"))
-    assert (step["status"], step["error"], step["stream"]) == (status, f"Fake failure {status}.", flavour == "stream")
+    assert (step["status"], step["error"], step["stream"]) == (
+        status,
+        f"Fake failure {status}.",
+        flavour == "stream",
+    )
 
 
 class SleepSpy:
@@ -532,10 +679,14 @@ class SleepSpy:
         self.calls.append(seconds)
 
 
-RETRY = types.HttpRetryOptions(attempts=3, initial_delay=4.0, max_delay=4.0, exp_base=1.0, jitter=0.0)
+RETRY = types.HttpRetryOptions(
+    attempts=3, initial_delay=4.0, max_delay=4.0, exp_base=1.0, jitter=0.0
+)
 
 
-def test_retries_wait_live_and_are_instant_in_replay(fake: FakeGemini, tmp_path: Path, offline: Offline, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_retries_wait_live_and_are_instant_in_replay(
+    fake: FakeGemini, tmp_path: Path, offline: Offline, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fake.script(error_reply(503), error_reply(429), text_reply("Third time lucky."))
     base = fake.base_url
 
@@ -558,10 +709,11 @@ def test_retries_wait_live_and_are_instant_in_replay(fake: FakeGemini, tmp_path:
 def test_other_tenacity_users_still_sleep_in_replay(monkeypatch: pytest.MonkeyPatch) -> None:
     spy = SleepSpy()
     monkeypatch.setattr(tenacity.nap, "time", spy)
-    mine = tenacity.Retrying(stop=tenacity.stop_after_attempt(2), wait=tenacity.wait_fixed(3), reraise=True)
-    with Recording("replay", cassette=Cassette([])):
-        with pytest.raises(ZeroDivisionError):
-            mine(lambda: 1 / 0)
+    mine = tenacity.Retrying(
+        stop=tenacity.stop_after_attempt(2), wait=tenacity.wait_fixed(3), reraise=True
+    )
+    with Recording("replay", cassette=Cassette([])), pytest.raises(ZeroDivisionError):
+        mine(lambda: 1 / 0)
     with pytest.raises(ZeroDivisionError):
         mine(lambda: 1 / 0)
     assert spy.calls == [3, 3]
@@ -587,14 +739,20 @@ def test_quirk_install_is_idempotent_and_a_moved_target_only_warns() -> None:
     assert layers(base.__dict__["_access_token"], quirk._access_token_wrapper) == 1
     assert layers(base.__dict__["_async_access_token"], quirk._async_access_token_wrapper) == 1
     assert layers(tenacity.Retrying.__dict__["__call__"], quirk._retrying_call_wrapper) == 1
-    assert layers(tenacity.AsyncRetrying.__dict__["__call__"], quirk._async_retrying_call_wrapper) == 1
+    assert (
+        layers(tenacity.AsyncRetrying.__dict__["__call__"], quirk._async_retrying_call_wrapper) == 1
+    )
 
     hook = _guarded("google-genai", "agentsnap.capture.quirks.google_genai:install")
     with pytest.warns(UserWarning, match=r"google-genai: quirk patch .* failed"):
-        hook(pytypes.SimpleNamespace(__name__="google.genai._api_client"))  # BaseApiClient moved away
+        hook(
+            pytypes.SimpleNamespace(__name__="google.genai._api_client")
+        )  # BaseApiClient moved away
 
 
-def test_async_retries_are_instant_in_replay(fake: FakeGemini, tmp_path: Path, offline: Offline, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_async_retries_are_instant_in_replay(
+    fake: FakeGemini, tmp_path: Path, offline: Offline, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fake.script(error_reply(500), text_reply("Recovered."))
     base = fake.base_url
     slept: list[float] = []
@@ -619,7 +777,9 @@ def test_async_retries_are_instant_in_replay(fake: FakeGemini, tmp_path: Path, o
     assert rep.text == "Recovered."
 
 
-def test_connection_error_replays_as_the_same_httpx_exception(tmp_path: Path, offline: Offline) -> None:
+def test_connection_error_replays_as_the_same_httpx_exception(
+    tmp_path: Path, offline: Offline
+) -> None:
     connect_error = sdk_http().ConnectError  # httpx2.ConnectError on 3.x, httpx.ConnectError before
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
@@ -643,12 +803,16 @@ def test_connection_error_replays_as_the_same_httpx_exception(tmp_path: Path, of
 # --------------------------------------------------------------------------- secrets
 
 
-def test_api_key_in_the_query_string_is_scrubbed(fake: FakeGemini, tmp_path: Path, offline: Offline) -> None:
+def test_api_key_in_the_query_string_is_scrubbed(
+    fake: FakeGemini, tmp_path: Path, offline: Offline
+) -> None:
     fake.script(text_reply("keyed"), stream_text_reply(["keyed ", "stream"]))
     base = fake.base_url
     urls: list[str] = []
 
-    def run(client: genai.Client) -> tuple[types.GenerateContentResponse, list[types.GenerateContentResponse]]:
+    def run(
+        client: genai.Client,
+    ) -> tuple[types.GenerateContentResponse, list[types.GenerateContentResponse]]:
         return (
             client.models.generate_content(model=MODEL, contents="hi"),
             list(client.models.generate_content_stream(model=MODEL, contents="hi")),
@@ -659,7 +823,9 @@ def test_api_key_in_the_query_string_is_scrubbed(fake: FakeGemini, tmp_path: Pat
         if "httpx_client" not in types.HttpOptions.model_fields:
             # HttpOptions(httpx_client=) appeared in google-genai 1.46: before, the same
             # arguments go to the client the SDK builds itself
-            return {"client_args": {"verify": _TLS, "params": {"key": API_KEY}, "event_hooks": hook}}
+            return {
+                "client_args": {"verify": _TLS, "params": {"key": API_KEY}, "event_hooks": hook}
+            }
         return {"httpx_client": sdk_http().Client(params={"key": API_KEY}, event_hooks=hook)}
 
     live = record(tmp_path, "query_key", fake, run, **keyed_client())
@@ -670,8 +836,15 @@ def test_api_key_in_the_query_string_is_scrubbed(fake: FakeGemini, tmp_path: Pat
     assert_same_chunks(rep[1], live[1])
     first, second = llm_steps(snapshot_data(tmp_path, "query_key"))
     # (httpx(2) client params replace the query the SDK put in the URL, ?alt=sse included)
-    assert [u.split("?", 1)[1].replace(API_KEY, "<redacted>") for u in urls] == ["key=<redacted>", "key=<redacted>"]
-    assert first["exchange"]["request"]["query"] == second["exchange"]["request"]["query"] == "key=<redacted>"
+    assert [u.split("?", 1)[1].replace(API_KEY, "<redacted>") for u in urls] == [
+        "key=<redacted>",
+        "key=<redacted>",
+    ]
+    assert (
+        first["exchange"]["request"]["query"]
+        == second["exchange"]["request"]["query"]
+        == "key=<redacted>"
+    )
     assert "request_drift" not in first and "request_drift" not in second
 
 
@@ -682,20 +855,35 @@ VERTEX_TOKEN = "ya29.test-SECRET-token"
 
 
 def vertex_client(base_url: str, **kwargs: Any) -> genai.Client:
-    http = types.HttpOptions(base_url=base_url, client_args={"verify": _TLS}, async_client_args={"verify": _TLS, "ssl": _TLS})
-    return genai.Client(vertexai=True, project="proj-1", location="us-central1", http_options=http, **kwargs)
+    http = types.HttpOptions(
+        base_url=base_url,
+        client_args={"verify": _TLS},
+        async_client_args={"verify": _TLS, "ssl": _TLS},
+    )
+    return genai.Client(
+        vertexai=True, project="proj-1", location="us-central1", http_options=http, **kwargs
+    )
 
 
-def test_vertex_ai_replays_offline_without_credentials(fake: FakeGemini, tmp_path: Path, offline: Offline, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_vertex_ai_replays_offline_without_credentials(
+    fake: FakeGemini, tmp_path: Path, offline: Offline, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import google.auth
     from google.oauth2.credentials import Credentials
 
     fake.script(text_reply("Vertex sync."), stream_text_reply(["Vertex ", "async."]))
     base = fake.base_url
 
-    async def run(client: genai.Client) -> tuple[types.GenerateContentResponse, list[types.GenerateContentResponse]]:
+    async def run(
+        client: genai.Client,
+    ) -> tuple[types.GenerateContentResponse, list[types.GenerateContentResponse]]:
         sync = client.models.generate_content(model=MODEL, contents="hi")
-        chunks = [c async for c in await client.aio.models.generate_content_stream(model=MODEL, contents="hi")]
+        chunks = [
+            c
+            async for c in await client.aio.models.generate_content_stream(
+                model=MODEL, contents="hi"
+            )
+        ]
         return sync, chunks
 
     async def record_run() -> Any:
@@ -705,7 +893,10 @@ def test_vertex_ai_replays_offline_without_credentials(fake: FakeGemini, tmp_pat
     live = asyncio.run(record_run())
     fake.stop()
     assert [r.headers["authorization"] for r in fake.requests] == [f"Bearer {VERTEX_TOKEN}"] * 2
-    assert fake.requests[0].path == f"/v1beta1/projects/proj-1/locations/us-central1/publishers/google/models/{MODEL}:generateContent"
+    assert (
+        fake.requests[0].path
+        == f"/v1beta1/projects/proj-1/locations/us-central1/publishers/google/models/{MODEL}:generateContent"
+    )
 
     def no_adc(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("replay loaded Application Default Credentials")
@@ -723,4 +914,7 @@ def test_vertex_ai_replays_offline_without_credentials(fake: FakeGemini, tmp_pat
     text = snapshot_text(tmp_path, "vertex")
     assert VERTEX_TOKEN not in text
     steps = llm_steps(json.loads(text))
-    assert [(s["model"], s["response"], s["stream"]) for s in steps] == [(MODEL, "Vertex sync.", False), (MODEL, "Vertex async.", True)]
+    assert [(s["model"], s["response"], s["stream"]) for s in steps] == [
+        (MODEL, "Vertex sync.", False),
+        (MODEL, "Vertex async.", True),
+    ]

@@ -77,7 +77,11 @@ def test_numbers_keys_and_surfaces() -> None:
 
 def test_negation_words_are_counted() -> None:
     assert negations("No, it isn't ready and never was; it can’t ship without tests.") == [
-        "No", "isn't", "never", "can’t", "without",
+        "No",
+        "isn't",
+        "never",
+        "can’t",
+        "without",
     ]
     assert kinds("The flight is booked.", "The flight is not booked.") == ["negation"]
     # same count, different spelling: no hint
@@ -121,7 +125,10 @@ def test_identical_texts_have_no_hints_and_order_is_numbers_negation_names() -> 
 
 
 def test_hints_are_recorded_and_findings_rendered_even_when_the_check_passes() -> None:
-    golden, new = snap("The meeting is on Thursday at 3pm."), snap("The meeting is on Thursday at 5pm.")
+    golden, new = (
+        snap("The meeting is on Thursday at 3pm."),
+        snap("The meeting is on Thursday at 5pm."),
+    )
     # an explicit loose threshold lets the changed time pass; the report still says what changed
     report = compute_diff(golden, new, semantic_threshold=0.3, **LEX)
     assert report.passed
@@ -132,7 +139,12 @@ def test_hints_are_recorded_and_findings_rendered_even_when_the_check_passes() -
     assert report.reasons["output"] == [finding]
     details = report.details["semantic"]["output"]
     assert details["hints"] == [
-        {"kind": "numbers", "golden": ["3pm"], "new": ["5pm"], "message": "numbers differ: 3pm → 5pm"}
+        {
+            "kind": "numbers",
+            "golden": ["3pm"],
+            "new": ["5pm"],
+            "message": "numbers differ: 3pm → 5pm",
+        }
     ]
     assert details["failed_by"] is None
     lines = report.render().splitlines()
@@ -154,12 +166,18 @@ def test_strict_facts_fails_a_check_whose_score_passes() -> None:
     assert details["golden_excerpt"] == "The port is 9090."
     lines = strict.render().splitlines()
     assert any(
-        line.startswith("  llm_call[0]: ") and "≥ threshold 30% but facts differ (strict_facts) FAIL" in line
+        line.startswith("  llm_call[0]: ")
+        and "≥ threshold 30% but facts differ (strict_facts) FAIL" in line
         for line in lines
     ), lines
     assert "    hint: numbers differ: 9090 → 9091" in lines
     # without hints strict_facts changes nothing
-    assert compute_diff(snap("The answer is ready for review"), snap("The answer is ready for review."), strict_facts=True, **LEX).passed
+    assert compute_diff(
+        snap("The answer is ready for review"),
+        snap("The answer is ready for review."),
+        strict_facts=True,
+        **LEX,
+    ).passed
 
 
 def test_strict_facts_from_settings_reaches_compare(tmp_path: Any) -> None:
@@ -189,4 +207,6 @@ def test_a_unit_glued_to_a_number_is_not_a_name() -> None:
         return [h.message for h in fact_hints(golden, new) if h.kind == "names"]
 
     assert names_hint("Sunny in Paris, 18°C.", "Sunny today.") == ["names differ: Paris → (none)"]
-    assert names_hint("Disk: 5GB free in Oslo.", "Disk: plenty free.") == ["names differ: Oslo → (none)"]
+    assert names_hint("Disk: 5GB free in Oslo.", "Disk: plenty free.") == [
+        "names differ: Oslo → (none)"
+    ]

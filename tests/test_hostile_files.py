@@ -31,20 +31,39 @@ pytest_plugins = ["pytester"]
 
 REPO = Path(__file__).resolve().parent.parent
 SRC = REPO / "src" / "agentsnap"
-CI_MARKERS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
+CI_MARKERS = (
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITLAB_CI",
+    "BUILDKITE",
+    "CIRCLECI",
+    "JENKINS_URL",
+    "TF_BUILD",
+)
 NAME = "tests/test_agent.py::test_weather"
 
 #: kind -> (file content, fragment of the error)
 BROKEN: dict[str, tuple[str, str]] = {
-    "truncated": ('{"version": "2.0", "name": "' + NAME + '", "trace": [{"type": "llm_c', "corrupt snapshot file"),
+    "truncated": (
+        '{"version": "2.0", "name": "' + NAME + '", "trace": [{"type": "llm_c',
+        "corrupt snapshot file",
+    ),
     "conflict": (
-        '<<<<<<< HEAD\n{"version": "2.0", "name": "' + NAME + '", "trace": []}\n=======\n{"version": "2.0", "trace": []}\n>>>>>>> main\n',
+        '<<<<<<< HEAD\n{"version": "2.0", "name": "'
+        + NAME
+        + '", "trace": []}\n=======\n{"version": "2.0", "trace": []}\n>>>>>>> main\n',
         "merge-conflict markers",
     ),
     "version": ('{"version": "9.0", "name": "' + NAME + '", "trace": []}', "format version '9.0'"),
-    "name": ('{"version": "2.0", "name": "tests/other.py::test_x", "trace": []}', "holds snapshot 'tests/other.py::test_x'"),
+    "name": (
+        '{"version": "2.0", "name": "tests/other.py::test_x", "trace": []}',
+        "holds snapshot 'tests/other.py::test_x'",
+    ),
     "not_utf8": ('{"version": "2.0", "trace": [], "output": "\udcff"}', "not UTF-8"),
-    "step": ('{"version": "2.0", "name": "' + NAME + '", "trace": [1, "x"]}', "trace[0] is not an object"),
+    "step": (
+        '{"version": "2.0", "name": "' + NAME + '", "trace": [1, "x"]}',
+        "trace[0] is not an object",
+    ),
     "deep": ('{"trace": [], "x": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
     "yaml": ("!!python/object/apply:os.system ['echo pwned']\n", "corrupt snapshot file"),
 }
@@ -72,18 +91,43 @@ def _one_line_error(text: str, path: Path, *fragments: str) -> None:
 
 
 def test_the_package_never_deserialises_with_anything_but_json() -> None:
-    forbidden_modules = {"pickle", "cPickle", "dill", "marshal", "shelve", "jsonpickle", "yaml", "ruamel"}
+    forbidden_modules = {
+        "pickle",
+        "cPickle",
+        "dill",
+        "marshal",
+        "shelve",
+        "jsonpickle",
+        "yaml",
+        "ruamel",
+    }
     found = []
     for path in SRC.rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
-                found += [f"{path}: import {a.name}" for a in node.names if a.name.split(".")[0] in forbidden_modules]
-            elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in forbidden_modules:
+                found += [
+                    f"{path}: import {a.name}"
+                    for a in node.names
+                    if a.name.split(".")[0] in forbidden_modules
+                ]
+            elif (
+                isinstance(node, ast.ImportFrom)
+                and node.module
+                and node.module.split(".")[0] in forbidden_modules
+            ):
                 found.append(f"{path}: from {node.module}")
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("eval", "exec", "compile", "__import__"):
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("eval", "exec", "compile", "__import__")
+            ):
                 found.append(f"{path}:{node.lineno}: {node.func.id}()")
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("literal_eval", "object_hook"):
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("literal_eval", "object_hook")
+            ):
                 found.append(f"{path}:{node.lineno}: {node.func.attr}")
     assert found == []
 
@@ -97,14 +141,31 @@ def test_a_hostile_snapshot_is_only_data(tmp_path: Path) -> None:
         "__class__": "os.system",
         "py/object": "subprocess.Popen",
         "trace": [
-            {"type": "tool_call", "name": "x", "args": {"$blob": "../outside.txt", "sha256": "0" * 64}, "result": {"__reduce__": ["os.system", ["id"]]}},
-            {"type": "llm_call", "exchange": {"request": {"method": "POST", "path": "/../../etc/passwd", "body": {"$blob": "/etc/passwd"}}, "response": {"status": 200, "headers": {}, "body": None}}},
+            {
+                "type": "tool_call",
+                "name": "x",
+                "args": {"$blob": "../outside.txt", "sha256": "0" * 64},
+                "result": {"__reduce__": ["os.system", ["id"]]},
+            },
+            {
+                "type": "llm_call",
+                "exchange": {
+                    "request": {
+                        "method": "POST",
+                        "path": "/../../etc/passwd",
+                        "body": {"$blob": "/etc/passwd"},
+                    },
+                    "response": {"status": 200, "headers": {}, "body": None},
+                },
+            },
         ],
     }
     root = tmp_path / "snaps"
     _write(SnapshotStore(root).path_for("h"), json.dumps(hostile))
     snap = SnapshotStore(root).load("h")
-    assert snap is not None and snap.trace == hostile["trace"]  # plain dicts and strings, nothing resolved
+    assert (
+        snap is not None and snap.trace == hostile["trace"]
+    )  # plain dicts and strings, nothing resolved
     Cassette(snap.trace)
     SnapshotStore(root).save(snap)  # re-saving reads no blob and writes none
     assert not (root / "blobs").exists() and outside.read_text(encoding="utf-8") == "secret"
@@ -147,8 +208,18 @@ def test_hostile_names_are_saved_inside_the_root(tmp_path: Path, name: str) -> N
     store = SnapshotStore(root)
     path = store.path_for(name)
     assert path.parent == root
-    assert re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._-]*\.json", path.name) and len(path.name.encode()) <= 255
-    assert path.name.split(".", 1)[0].split("-", 1)[0].lower() not in {"con", "prn", "aux", "nul", "com1", "lpt9"}
+    assert (
+        re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._-]*\.json", path.name)
+        and len(path.name.encode()) <= 255
+    )
+    assert path.name.split(".", 1)[0].split("-", 1)[0].lower() not in {
+        "con",
+        "prn",
+        "aux",
+        "nul",
+        "com1",
+        "lpt9",
+    }
     written = store.save(Snapshot(name=name, trace=[]))
     assert written == path
     everything = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
@@ -160,14 +231,18 @@ def test_hostile_names_are_saved_inside_the_root(tmp_path: Path, name: str) -> N
 def test_names_differing_only_in_case_or_in_replaced_characters_get_different_files() -> None:
     names = ["Test::A", "test::a", "test::A", "a/b", "a:b", "a\\b", "a b", "a_b", "a..b", "a.b"]
     files = [SnapshotStore("r").path_for(n).name for n in names]
-    assert len({f.lower() for f in files}) == len(names)  # distinct even on a case-insensitive file system
+    assert len({f.lower() for f in files}) == len(
+        names
+    )  # distinct even on a case-insensitive file system
 
 
 # --------------------------------------------------------------------------- broken files: the store
 
 
 @pytest.mark.parametrize("kind", sorted(BROKEN))
-def test_broken_files_give_one_line_errors_and_are_never_overwritten(tmp_path: Path, kind: str) -> None:
+def test_broken_files_give_one_line_errors_and_are_never_overwritten(
+    tmp_path: Path, kind: str
+) -> None:
     content, fragment = BROKEN[kind]
     store = SnapshotStore(tmp_path)
     path = store.path_for(NAME)
@@ -213,7 +288,9 @@ ONLY_AGENTSNAP = ("-p", "agentsnap.pytest_plugin", "-p", "no:cacheprovider")
 def _agent_project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     monkeypatch.setenv("PYTHONPATH", str(REPO))
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-    body = AGENT_TEST + "".join(f"def test_{kind}():\n    assert _ask() == 'fresh answer'\n\n" for kind in PYTEST_KINDS)
+    body = AGENT_TEST + "".join(
+        f"def test_{kind}():\n    assert _ask() == 'fresh answer'\n\n" for kind in PYTEST_KINDS
+    )
     pytester.makepyfile(test_agent=body)
     store = SnapshotStore(pytester.path / "__agent_snapshots__")
     paths = {}
@@ -225,8 +302,12 @@ def _agent_project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -
     return paths
 
 
-@pytest.mark.parametrize("mode", ["--agentsnap-replay", "--agentsnap-record"])  # live loads and saves as record does
-def test_pytest_reports_each_broken_file_on_one_line_and_keeps_it(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
+@pytest.mark.parametrize(
+    "mode", ["--agentsnap-replay", "--agentsnap-record"]
+)  # live loads and saves as record does
+def test_pytest_reports_each_broken_file_on_one_line_and_keeps_it(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
     paths = _agent_project(pytester, monkeypatch)
     before = {k: p.read_bytes() for k, p in paths.items()}
     result = pytester.runpytest_subprocess(*ONLY_AGENTSNAP, mode)
@@ -238,9 +319,13 @@ def test_pytest_reports_each_broken_file_on_one_line_and_keeps_it(pytester: pyte
     assert "--agentsnap-force" in out
 
 
-def test_pytest_force_replaces_broken_files_with_the_new_recording(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pytest_force_replaces_broken_files_with_the_new_recording(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     paths = _agent_project(pytester, monkeypatch)
-    result = pytester.runpytest_subprocess(*ONLY_AGENTSNAP, "--agentsnap-record", "--agentsnap-force", "-W", "ignore::UserWarning")
+    result = pytester.runpytest_subprocess(
+        *ONLY_AGENTSNAP, "--agentsnap-record", "--agentsnap-force", "-W", "ignore::UserWarning"
+    )
     result.assert_outcomes(passed=len(PYTEST_KINDS))
     for kind, path in paths.items():
         snap = SnapshotStore.read_file(path, expected_name=f"test_agent.py::test_{kind}")
@@ -259,13 +344,19 @@ def _broken_store(tmp_path: Path, kind: str) -> tuple[Path, Path, bytes]:
     store = SnapshotStore(root)
     path = store.path_for(NAME)
     _write(path, BROKEN[kind][0])
-    last = Snapshot(name=NAME, trace=[{"type": "tool_call", "name": "t", "args": {}, "result": "r"}], output="last run")
+    last = Snapshot(
+        name=NAME,
+        trace=[{"type": "tool_call", "name": "t", "args": {}, "result": "r"}],
+        output="last run",
+    )
     store.save_last_run(last)
     return root, path, path.read_bytes()
 
 
 @pytest.mark.parametrize("kind", ["truncated", "conflict", "version", "name"])
-def test_cli_reports_broken_files_on_one_line_and_writes_only_with_force(tmp_path: Path, kind: str) -> None:
+def test_cli_reports_broken_files_on_one_line_and_writes_only_with_force(
+    tmp_path: Path, kind: str
+) -> None:
     root, path, before = _broken_store(tmp_path, kind)
     fragment = BROKEN[kind][1]
     for args in (["show", NAME], ["diff", NAME], ["approve", NAME], ["update", NAME]):
@@ -273,7 +364,10 @@ def test_cli_reports_broken_files_on_one_line_and_writes_only_with_force(tmp_pat
         assert result.exit_code in (1, 2), (args, result.output)
         _one_line_error(result.output, path, fragment)
         assert path.read_bytes() == before
-    assert "agentsnap update" in _cli("update", NAME, "--dir", str(root)).output and "--force" in _cli("update", NAME, "--dir", str(root)).output
+    assert (
+        "agentsnap update" in _cli("update", NAME, "--dir", str(root)).output
+        and "--force" in _cli("update", NAME, "--dir", str(root)).output
+    )
     forced = _cli("update", NAME, "--force", "--dir", str(root))
     assert forced.exit_code == 0, forced.output
     snap = SnapshotStore.read_file(path, expected_name=NAME)
@@ -283,12 +377,34 @@ def test_cli_reports_broken_files_on_one_line_and_writes_only_with_force(tmp_pat
 def test_cli_record_from_trace_overwrites_a_broken_file_only_with_force(tmp_path: Path) -> None:
     root, path, before = _broken_store(tmp_path, "truncated")
     trace = tmp_path / "trace.json"
-    trace.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]}), encoding="utf-8")
-    refused = _cli("record", "--from-trace", str(trace), "--name", NAME, "--update", "--dir", str(root))
+    trace.write_text(
+        json.dumps(
+            {
+                "messages": [
+                    {"role": "user", "content": "hi"},
+                    {"role": "assistant", "content": "hello"},
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
+    refused = _cli(
+        "record", "--from-trace", str(trace), "--name", NAME, "--update", "--dir", str(root)
+    )
     assert refused.exit_code == 1
     _one_line_error(refused.output, path, "corrupt snapshot file", "--force")
     assert path.read_bytes() == before
-    done = _cli("record", "--from-trace", str(trace), "--name", NAME, "--update", "--force", "--dir", str(root))
+    done = _cli(
+        "record",
+        "--from-trace",
+        str(trace),
+        "--name",
+        NAME,
+        "--update",
+        "--force",
+        "--dir",
+        str(root),
+    )
     assert done.exit_code == 0, done.output
     assert SnapshotStore.read_file(path, expected_name=NAME).approved
     usage = _cli("record", "--force", "--", "pytest")

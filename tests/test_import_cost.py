@@ -5,13 +5,33 @@ from __future__ import annotations
 import subprocess
 import sys
 
-HEAVY = ("openai", "anthropic", "groq", "mistralai", "cohere", "google.genai", "httpx", "httpx2", "langgraph", "numpy", "onnxruntime", "torch", "deepdiff", "aiohttp", "requests", "urllib3", "dspy")
+HEAVY = (
+    "openai",
+    "anthropic",
+    "groq",
+    "mistralai",
+    "cohere",
+    "google.genai",
+    "httpx",
+    "httpx2",
+    "langgraph",
+    "numpy",
+    "onnxruntime",
+    "torch",
+    "deepdiff",
+    "aiohttp",
+    "requests",
+    "urllib3",
+    "dspy",
+)
 
 
 def _loaded_after(code: str) -> set[str]:
     out = subprocess.run(
         [sys.executable, "-c", code + "\nimport sys\nprint('\\n'.join(sorted(sys.modules)))"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.split()
     return {m for m in out if m.split(".")[0] in {h.split(".")[0] for h in HEAVY} or m in HEAVY}
 
@@ -21,9 +41,16 @@ def test_plugin_import_loads_no_sdk_and_no_http_library() -> None:
 
 
 def test_importtime_report_names_none_of_them() -> None:
-    err = subprocess.run([sys.executable, "-X", "importtime", "-c", "import agentsnap.pytest_plugin"], capture_output=True, text=True, check=True).stderr
+    err = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "import agentsnap.pytest_plugin"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stderr
     names = {line.rsplit("|", 1)[-1].strip() for line in err.splitlines() if "|" in line}
-    assert not {n for n in names if n.split(".")[0] in {"openai", "httpx", "httpx2", "anthropic", "wrapt"}}
+    assert not {
+        n for n in names if n.split(".")[0] in {"openai", "httpx", "httpx2", "anthropic", "wrapt"}
+    }
 
 
 def test_installing_the_hooks_imports_nothing_until_the_sdk_is_imported() -> None:
@@ -46,17 +73,30 @@ def test_hooks_wrap_send_once_even_when_installed_twice_and_httpx_is_aliased() -
         "    return n\n"
         "print('DEPTHS', [depth(c.__dict__['send']) for c in (httpx.Client, httpx.AsyncClient, httpx2.Client, httpx2.AsyncClient)])\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert "DEPTHS [1, 1, 1, 1]" in out
 
 
 def test_plugin_import_leaves_the_recording_machinery_unloaded() -> None:
     """Every pytest run imports the plugin; the recorder, store, capture and diff load on first use."""
     out = subprocess.run(
-        [sys.executable, "-c", "import agentsnap.pytest_plugin, sys\nprint(' '.join(sorted(m for m in sys.modules if m.startswith('agentsnap'))))"],
-        capture_output=True, text=True, check=True,
+        [
+            sys.executable,
+            "-c",
+            "import agentsnap.pytest_plugin, sys\nprint(' '.join(sorted(m for m in sys.modules if m.startswith('agentsnap'))))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.split()
-    assert out == ["agentsnap", "agentsnap.config", "agentsnap.exceptions", "agentsnap.pytest_plugin"]
+    assert out == [
+        "agentsnap",
+        "agentsnap.config",
+        "agentsnap.exceptions",
+        "agentsnap.pytest_plugin",
+    ]
 
 
 def test_lazy_public_names_resolve_to_their_objects() -> None:
@@ -69,7 +109,9 @@ def test_lazy_public_names_resolve_to_their_objects() -> None:
         "assert set(agentsnap.__all__) <= set(dir(agentsnap))\n"
         "print('OK', SnapshotStore.__module__, DiffReport.__module__)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.split() == ["OK", "agentsnap.snapshot", "agentsnap.diff.report"]
 
 
@@ -81,10 +123,22 @@ def test_a_run_without_agentsnap_flags_loads_only_the_plugin(tmp_path) -> None:
         "    print('LOADED', ' '.join(sorted(m for m in sys.modules if m.startswith('agentsnap'))))\n",
         encoding="utf-8",
     )
-    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:randomly", "-p", "no:cacheprovider"],
-                         cwd=tmp_path, capture_output=True, text=True, check=True).stdout
-    loaded = next(line for line in out.splitlines() if "LOADED" in line).split("LOADED", 1)[1].split()
-    assert loaded == ["agentsnap", "agentsnap.config", "agentsnap.exceptions", "agentsnap.pytest_plugin"]
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:randomly", "-p", "no:cacheprovider"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    loaded = (
+        next(line for line in out.splitlines() if "LOADED" in line).split("LOADED", 1)[1].split()
+    )
+    assert loaded == [
+        "agentsnap",
+        "agentsnap.config",
+        "agentsnap.exceptions",
+        "agentsnap.pytest_plugin",
+    ]
 
 
 def test_transport_hooks_wrap_each_seam_once_after_a_late_import() -> None:
@@ -104,5 +158,7 @@ def test_transport_hooks_wrap_each_seam_once_after_a_late_import() -> None:
         "         urllib3.HTTPConnectionPool.__dict__['urlopen'], aiohttp.ClientSession.__dict__['_request']]\n"
         "print('DEPTHS', [depth(f) for f in seams])\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert "DEPTHS [1, 1, 1, 1]" in out

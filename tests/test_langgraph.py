@@ -57,7 +57,15 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:create_react_agent has been moved"),
 ]
 
-CI_MARKERS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
+CI_MARKERS = (
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITLAB_CI",
+    "BUILDKITE",
+    "CIRCLECI",
+    "JENKINS_URL",
+    "TF_BUILD",
+)
 OPENAI_MODEL = "gpt-4o-mini"
 ANTHROPIC_MODEL = "claude-sonnet-4-6"
 TIME_ZONES = {"Paris": "Europe/Paris", "Tokyo": "Asia/Tokyo"}
@@ -106,10 +114,19 @@ def openai_model(body: dict[str, Any]) -> fo.Reply:
     city = _city(str(messages[last_user]["content"]))
     slug = city.lower()
     stream = body.get("stream") is True
-    names = {c["id"]: c["function"]["name"] for m in messages[last_user:] for c in m.get("tool_calls") or ()}
-    results = {names[m["tool_call_id"]]: m["content"] for m in messages[last_user:] if m["role"] == "tool"}
+    names = {
+        c["id"]: c["function"]["name"]
+        for m in messages[last_user:]
+        for c in m.get("tool_calls") or ()
+    }
+    results = {
+        names[m["tool_call_id"]]: m["content"] for m in messages[last_user:] if m["role"] == "tool"
+    }
     if not results:
-        calls = [(f"call_weather_{slug}", "get_weather", {"city": city}), (f"call_time_{slug}", "get_time", {"tz": TIME_ZONES[city]})]
+        calls = [
+            (f"call_weather_{slug}", "get_weather", {"city": city}),
+            (f"call_time_{slug}", "get_time", {"tz": TIME_ZONES[city]}),
+        ]
         if stream:
             return fo.stream_tool_calls_reply(calls, usage=(40, 12))
         return fo.tool_calls_reply(calls, usage=(40, 12))
@@ -127,7 +144,11 @@ def anthropic_model(body: dict[str, Any]) -> fo.Reply:
     slug = city.lower()
     stream = body.get("stream") is True
     last = messages[-1]
-    results_blocks = [b for b in last["content"] if b.get("type") == "tool_result"] if isinstance(last["content"], list) else []
+    results_blocks = (
+        [b for b in last["content"] if b.get("type") == "tool_result"]
+        if isinstance(last["content"], list)
+        else []
+    )
     if not results_blocks:
         blocks = (
             fa.text_block(f"Looking up {city}."),
@@ -137,7 +158,12 @@ def anthropic_model(body: dict[str, Any]) -> fo.Reply:
         if stream:
             return fa.stream_reply(*blocks, usage=(40, 12), interleave=True)
         return fa.message_reply(*blocks, usage=(40, 12))
-    names = {b["id"]: b["name"] for m in messages for b in (m["content"] if isinstance(m["content"], list) else ()) if b.get("type") == "tool_use"}
+    names = {
+        b["id"]: b["name"]
+        for m in messages
+        for b in (m["content"] if isinstance(m["content"], list) else ())
+        if b.get("type") == "tool_use"
+    }
     results = {names[b["tool_use_id"]]: _tool_result_text(b["content"]) for b in results_blocks}
     text = _answer(results, city)
     if stream:
@@ -167,8 +193,20 @@ class Provider:
 
     def model(self, **kwargs: Any) -> Any:
         if self.name == "openai":
-            return ChatOpenAI(model=OPENAI_MODEL, base_url=self.base_url, api_key="sk-test-SECRET-1234", max_retries=0, **kwargs)
-        return ChatAnthropic(model=ANTHROPIC_MODEL, base_url=self.base_url, api_key="sk-ant-test-SECRET-1234", max_retries=0, **kwargs)
+            return ChatOpenAI(
+                model=OPENAI_MODEL,
+                base_url=self.base_url,
+                api_key="sk-test-SECRET-1234",
+                max_retries=0,
+                **kwargs,
+            )
+        return ChatAnthropic(
+            model=ANTHROPIC_MODEL,
+            base_url=self.base_url,
+            api_key="sk-ant-test-SECRET-1234",
+            max_retries=0,
+            **kwargs,
+        )
 
     @property
     def call_ids(self) -> tuple[str, str]:
@@ -218,9 +256,9 @@ def transcript(messages: list[Any]) -> list[tuple[type, dict[str, Any]]]:
 def assert_same_transcript(replayed: list[Any], live: list[Any]) -> None:
     assert [type(m) for m in replayed] == [type(m) for m in live]
     assert transcript(replayed) == transcript(live)
-    for r, l in zip(replayed, live):
-        assert r.content == l.content
-        assert getattr(r, "tool_calls", None) == getattr(l, "tool_calls", None)
+    for r, recorded in zip(replayed, live, strict=True):
+        assert r.content == recorded.content
+        assert getattr(r, "tool_calls", None) == getattr(recorded, "tool_calls", None)
 
 
 def text_of(message: Any) -> str:
@@ -230,7 +268,9 @@ def text_of(message: Any) -> str:
 
 
 def snapshot_data(directory: Path, name: str) -> dict[str, Any]:
-    return SnapshotStore.read_file(SnapshotStore(directory).path_for(name)).to_dict()  # as loaded: the file stores each call\'s messages once
+    return SnapshotStore.read_file(
+        SnapshotStore(directory).path_for(name)
+    ).to_dict()  # as loaded: the file stores each call\'s messages once
 
 
 def steps(directory: Path, name: str) -> list[dict[str, Any]]:
@@ -240,8 +280,20 @@ def steps(directory: Path, name: str) -> list[dict[str, Any]]:
 def expected_tool_steps(p: Provider) -> list[dict[str, Any]]:
     weather_id, time_id = p.call_ids
     return [
-        {"type": "tool_call", "name": "get_weather", "args": {"city": "Paris"}, "result": "Light rain, 18°C", "id": weather_id},
-        {"type": "tool_call", "name": "get_time", "args": {"tz": "Europe/Paris"}, "result": "09:30 (Europe/Paris)", "id": time_id},
+        {
+            "type": "tool_call",
+            "name": "get_weather",
+            "args": {"city": "Paris"},
+            "result": "Light rain, 18°C",
+            "id": weather_id,
+        },
+        {
+            "type": "tool_call",
+            "name": "get_time",
+            "args": {"tz": "Europe/Paris"},
+            "result": "09:30 (Europe/Paris)",
+            "id": time_id,
+        },
     ]
 
 
@@ -262,7 +314,9 @@ def check_trace(directory: Path, name: str, p: Provider, *, stream: bool) -> Non
     ]
     assert second["response"] == FINAL_PARIS
     assert second["tool_requests"] == []
-    assert [{k: s[k] for k in ("type", "name", "args", "result", "id")} for s in trace[1:3]] == expected_tool_steps(p)
+    assert [
+        {k: s[k] for k in ("type", "name", "args", "result", "id")} for s in trace[1:3]
+    ] == expected_tool_steps(p)
 
 
 # --------------------------------------------------------------------------- recognition
@@ -277,12 +331,17 @@ def test_langchain_user_agents_reach_the_provider_specs(provider: Provider, tmp_
         provider.model().invoke("What's the weather and the time in Paris?")
     agent = provider.fake.requests[0].headers["user-agent"]
     if provider.name == "openai":
-        assert agent == f"OpenAI/Python {openai.__version__}"  # ChatOpenAI keeps the SDK's own User-Agent
+        assert (
+            agent == f"OpenAI/Python {openai.__version__}"
+        )  # ChatOpenAI keeps the SDK's own User-Agent
     else:
         from importlib.metadata import version
 
         # langchain-anthropic 0.3.9+ replaces it with its own; older releases keep the SDK's
-        assert agent in (f"langchain-anthropic/{version('langchain-anthropic')}", f"Anthropic/Python {anthropic.__version__}")
+        assert agent in (
+            f"langchain-anthropic/{version('langchain-anthropic')}",
+            f"Anthropic/Python {anthropic.__version__}",
+        )
     assert agent.startswith(specs[provider.name].user_agent_prefixes)
     (step,) = steps(tmp_path, "user_agent")
     assert (step["type"], step["provider"], step["messages"][-1]["content"]) == (
@@ -306,7 +365,13 @@ def test_react_agent_sync(provider: Provider, tmp_path: Path, offline: Offline) 
         replayed = react_agent(provider.model()).invoke(question())
         a.output = replayed["messages"][-1].content
 
-    assert [type(m) for m in live["messages"]] == [HumanMessage, AIMessage, ToolMessage, ToolMessage, AIMessage]
+    assert [type(m) for m in live["messages"]] == [
+        HumanMessage,
+        AIMessage,
+        ToolMessage,
+        ToolMessage,
+        AIMessage,
+    ]
     assert_same_transcript(replayed["messages"], live["messages"])
     assert replayed["messages"][-1].content == FINAL_PARIS
     assert [c["id"] for c in replayed["messages"][1].tool_calls] == list(provider.call_ids)
@@ -335,10 +400,15 @@ def test_react_agent_async(provider: Provider, tmp_path: Path, offline: Offline)
         ("tool_call", "get_time", {"tz": "Asia/Tokyo"}),
         ("llm_call", None, None),
     ]
-    assert [s["result"] for s in trace if s["type"] == "tool_call"] == ["Sunny, 24°C", "16:30 (Asia/Tokyo)"]
+    assert [s["result"] for s in trace if s["type"] == "tool_call"] == [
+        "Sunny, 24°C",
+        "16:30 (Asia/Tokyo)",
+    ]
 
 
-def test_react_agent_streamed_messages(provider: Provider, tmp_path: Path, offline: Offline) -> None:
+def test_react_agent_streamed_messages(
+    provider: Provider, tmp_path: Path, offline: Offline
+) -> None:
     """``stream_mode="messages"``: the chat model streams (SSE); token chunks arrive in order."""
 
     def run() -> tuple[list[tuple[str, dict[str, Any], str]], list[Any]]:
@@ -367,16 +437,24 @@ def test_react_agent_streamed_messages(provider: Provider, tmp_path: Path, offli
         return [c for c in chunks if c[0] == "AIMessageChunk"]
 
     def tool_messages(chunks: list[Any]) -> list[Any]:
-        return sorted((c for c in chunks if c[0] == "ToolMessage"), key=lambda c: c[1]["tool_call_id"])
+        return sorted(
+            (c for c in chunks if c[0] == "ToolMessage"), key=lambda c: c[1]["tool_call_id"]
+        )
 
     assert model_chunks(replayed_chunks) == model_chunks(live_chunks)
     assert len(model_chunks(live_chunks)) > 6
     assert tool_messages(replayed_chunks) == tool_messages(live_chunks)
-    assert [c[1]["content"] for c in tool_messages(live_chunks)] == ["09:30 (Europe/Paris)", "Light rain, 18°C"]
+    assert [c[1]["content"] for c in tool_messages(live_chunks)] == [
+        "09:30 (Europe/Paris)",
+        "Light rain, 18°C",
+    ]
     assert len(replayed_chunks) == len(live_chunks)
     assert_same_transcript(replayed_final, live_final)
     assert text_of(replayed_final[-1]) == FINAL_PARIS  # anthropic streams give content blocks
-    assert [c["args"] for c in replayed_final[1].tool_calls] == [{"city": "Paris"}, {"tz": "Europe/Paris"}]
+    assert [c["args"] for c in replayed_final[1].tool_calls] == [
+        {"city": "Paris"},
+        {"tz": "Europe/Paris"},
+    ]
     check_trace(tmp_path, "react_stream", provider, stream=True)
 
 
@@ -398,7 +476,9 @@ def test_state_graph_agent_sync(provider: Provider, tmp_path: Path, offline: Off
 def test_one_graph_with_both_providers(tmp_path: Path, offline: Offline) -> None:
     """An OpenAI agent node, then an Anthropic reviewer node: one trace, both providers, replayed offline."""
     oa, an = Provider("openai").start(), Provider("anthropic").start()
-    an.fake.respond_with(lambda body: fa.text_reply("Reviewed: " + str(body["messages"][-1]["content"])))
+    an.fake.respond_with(
+        lambda body: fa.text_reply("Reviewed: " + str(body["messages"][-1]["content"]))
+    )
 
     def build(oa_model: Any, an_model: Any) -> Any:
         inner = create_react_agent(oa_model, TOOLS)
@@ -453,7 +533,11 @@ def test_azure_chat_openai_is_recognised(tmp_path: Path, offline: Offline) -> No
 
     def model() -> Any:
         return AzureChatOpenAI(
-            azure_endpoint=endpoint, azure_deployment="gpt4o", api_version="2024-10-21", api_key="azure-SECRET-1234", max_retries=0
+            azure_endpoint=endpoint,
+            azure_deployment="gpt4o",
+            api_version="2024-10-21",
+            api_key="azure-SECRET-1234",
+            max_retries=0,
         )
 
     try:
@@ -464,7 +548,10 @@ def test_azure_chat_openai_is_recognised(tmp_path: Path, offline: Offline) -> No
     import openai
 
     # langchain-openai 0.3+ sends its own User-Agent for Azure; older releases the SDK's
-    assert fake.requests[0].headers["user-agent"] in ("langchain-partner-python-azure-openai", f"AzureOpenAI/Python {openai.__version__}")
+    assert fake.requests[0].headers["user-agent"] in (
+        "langchain-partner-python-azure-openai",
+        f"AzureOpenAI/Python {openai.__version__}",
+    )
     assert fake.requests[0].path == "/openai/deployments/gpt4o/chat/completions"
     with offline(), AgentAsserter("azure", snapshot_dir=tmp_path, mode="replay"):
         replayed = react_agent(model()).invoke(question())
@@ -493,7 +580,9 @@ def node_sequence(updates: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def test_langgraph_adapter_scopes_a_recording_to_its_graph(provider: Provider, tmp_path: Path, offline: Offline) -> None:
+def test_langgraph_adapter_scopes_a_recording_to_its_graph(
+    provider: Provider, tmp_path: Path, offline: Offline
+) -> None:
     graph = LangGraphAdapter(react_agent(provider.model()))
     assert isinstance(graph, type(graph.__wrapped__))
     assert graph.get_graph().nodes.keys() == graph.__wrapped__.get_graph().nodes.keys()
@@ -502,19 +591,29 @@ def test_langgraph_adapter_scopes_a_recording_to_its_graph(provider: Provider, t
         live = graph.invoke(question())
         streamed = [chunk for chunk in graph.stream(question("Tokyo"), stream_mode="updates")]
     provider.fake.stop()
-    with offline(), AgentAsserter("adapter_graph", snapshot_dir=tmp_path, mode="replay", adapters=[graph]):
+    with (
+        offline(),
+        AgentAsserter("adapter_graph", snapshot_dir=tmp_path, mode="replay", adapters=[graph]),
+    ):
         replayed = graph.invoke(question())
-        replayed_stream = [chunk for chunk in graph.stream(question("Tokyo"), stream_mode="updates")]
+        replayed_stream = [
+            chunk for chunk in graph.stream(question("Tokyo"), stream_mode="updates")
+        ]
 
     assert_same_transcript(replayed["messages"], live["messages"])
     assert node_sequence(replayed_stream) == node_sequence(streamed) == ["agent", "tools", "agent"]
-    assert replayed_stream[-1]["agent"]["messages"][0].content == "Tokyo: Sunny, 24°C, local time 16:30 (Asia/Tokyo)."
+    assert (
+        replayed_stream[-1]["agent"]["messages"][0].content
+        == "Tokyo: Sunny, 24°C, local time 16:30 (Asia/Tokyo)."
+    )
     trace = steps(tmp_path, "adapter_graph")
     assert [s["type"] for s in trace].count("llm_call") == 4
     assert [s["name"] for s in trace if s["type"] == "tool_call"] == ["get_weather", "get_time"] * 2
 
 
-def test_langgraph_adapter_async_and_derived_runnables(provider: Provider, tmp_path: Path, offline: Offline) -> None:
+def test_langgraph_adapter_async_and_derived_runnables(
+    provider: Provider, tmp_path: Path, offline: Offline
+) -> None:
     graph = LangGraphAdapter(react_agent(provider.model()))
     configured = graph.with_config({"recursion_limit": 10})
     assert type(configured) is LangGraphAdapter and configured.agentsnap_root is graph
@@ -530,15 +629,25 @@ def test_langgraph_adapter_async_and_derived_runnables(provider: Provider, tmp_p
     with offline():
         replayed, replayed_events = asyncio.run(run(AgentAsserter, mode="replay"))
     assert_same_transcript(replayed["messages"], live["messages"])
-    assert node_sequence(replayed_events) == node_sequence(live_events) == ["agent", "tools", "agent"]
-    assert replayed_events[-1]["agent"]["messages"][0].content == live_events[-1]["agent"]["messages"][0].content
+    assert (
+        node_sequence(replayed_events) == node_sequence(live_events) == ["agent", "tools", "agent"]
+    )
+    assert (
+        replayed_events[-1]["agent"]["messages"][0].content
+        == live_events[-1]["agent"]["messages"][0].content
+    )
     assert len([s for s in steps(tmp_path, "adapter_async") if s["type"] == "llm_call"]) == 4
 
 
-def test_an_unwrapped_graph_in_a_graph_scoped_block_raises(provider: Provider, tmp_path: Path) -> None:
+def test_an_unwrapped_graph_in_a_graph_scoped_block_raises(
+    provider: Provider, tmp_path: Path
+) -> None:
     wrapped = LangGraphAdapter(react_agent(provider.model()))
     unwrapped = react_agent(provider.model())
-    with pytest.raises(AdapterNotWrappedError) as info, AgentRecorder("unwrapped_graph", snapshot_dir=tmp_path, adapters=[wrapped]):
+    with (
+        pytest.raises(AdapterNotWrappedError) as info,
+        AgentRecorder("unwrapped_graph", snapshot_dir=tmp_path, adapters=[wrapped]),
+    ):
         unwrapped.invoke(question())
     message = str(info.value)
     sdk_class = "openai.OpenAI" if provider.name == "openai" else "anthropic.Anthropic"
@@ -553,9 +662,11 @@ def test_tool_adapters_as_langgraph_tools(tmp_path: Path, offline: Offline) -> N
     p = Provider("openai").start()
     # one tool call per turn, so the explicit steps (ordered by completion) are deterministic
     p.fake.respond_with(
-        lambda body: fo.text_reply("done: " + body["messages"][-1]["content"])
-        if body["messages"][-1]["role"] == "tool"
-        else fo.tool_calls_reply([("call_w", "weather", {"city": "Paris"})])
+        lambda body: (
+            fo.text_reply("done: " + body["messages"][-1]["content"])
+            if body["messages"][-1]["role"] == "tool"
+            else fo.tool_calls_reply([("call_w", "weather", {"city": "Paris"})])
+        )
     )
     weather = ToolAdapter(get_weather, name="weather")
     chat = wrap(p.model())
@@ -568,12 +679,27 @@ def test_tool_adapters_as_langgraph_tools(tmp_path: Path, offline: Offline) -> N
     tools_offered = p.fake.requests[0].body["tools"]
     assert [t["function"]["name"] for t in tools_offered] == ["weather"]
     assert tools_offered[0]["function"]["description"] == "Current weather in a city."
-    with offline(), AgentAsserter("tool_adapters", snapshot_dir=tmp_path, mode="replay", adapters=[chat, weather]):
+    with (
+        offline(),
+        AgentAsserter(
+            "tool_adapters", snapshot_dir=tmp_path, mode="replay", adapters=[chat, weather]
+        ),
+    ):
         replayed = create_react_agent(chat, [weather]).invoke(question())
     assert_same_transcript(replayed["messages"], live["messages"])
     trace = steps(tmp_path, "tool_adapters")
-    assert [{k: s[k] for k in ("type", "name", "args", "result", "id")} for s in trace if s["type"] == "tool_call"] == [
-        {"type": "tool_call", "name": "weather", "args": {"city": "Paris"}, "result": "Light rain, 18°C", "id": None}
+    assert [
+        {k: s[k] for k in ("type", "name", "args", "result", "id")}
+        for s in trace
+        if s["type"] == "tool_call"
+    ] == [
+        {
+            "type": "tool_call",
+            "name": "weather",
+            "args": {"city": "Paris"},
+            "result": "Light rain, 18°C",
+            "id": None,
+        }
     ]
     assert [s["type"] for s in trace] == ["llm_call", "tool_call", "llm_call"]
 
@@ -595,5 +721,8 @@ def test_a_replay_miss_that_langchain_replaces_is_raised_at_the_block_exit(tmp_p
     with pytest.raises(ReplayMissError) as info:
         with AgentAsserter("lc_miss", snapshot_dir=tmp_path, mode="replay"):
             asyncio.run(two_calls())
-    assert "LLM call index 1 (POST /v1/chat/completions) has no recorded response in snapshot 'lc_miss'" in str(info.value)
+    assert (
+        "LLM call index 1 (POST /v1/chat/completions) has no recorded response in snapshot 'lc_miss'"
+        in str(info.value)
+    )
     assert isinstance(info.value.__cause__, AttributeError)  # what LangChain made of it

@@ -14,10 +14,27 @@ from agentsnap.snapshot import SnapshotStore
 
 def _steps(city: str = "Paris", answer: str = "Sunny in Paris") -> list[dict]:
     return [
-        {"type": "llm_call", "model": "gpt-4o-mini", "messages": [{"role": "user", "content": "weather?"}], "response": "",
-         "tool_requests": [{"id": "c1", "name": "get_weather", "args": {"city": city}}]},
-        {"type": "tool_call", "name": "get_weather", "args": {"city": city}, "result": "Sunny", "id": "c1"},
-        {"type": "llm_call", "model": "gpt-4o-mini", "messages": [], "response": answer, "tool_requests": []},
+        {
+            "type": "llm_call",
+            "model": "gpt-4o-mini",
+            "messages": [{"role": "user", "content": "weather?"}],
+            "response": "",
+            "tool_requests": [{"id": "c1", "name": "get_weather", "args": {"city": city}}],
+        },
+        {
+            "type": "tool_call",
+            "name": "get_weather",
+            "args": {"city": city},
+            "result": "Sunny",
+            "id": "c1",
+        },
+        {
+            "type": "llm_call",
+            "model": "gpt-4o-mini",
+            "messages": [],
+            "response": answer,
+            "tool_requests": [],
+        },
     ]
 
 
@@ -44,7 +61,10 @@ def test_record_new_then_unchanged_then_updated(store: SnapshotStore) -> None:
         assert settle(store, _new(), LOCAL, mode="record").action == "recorded"
     assert store.load("t::x").approved is True  # type: ignore[union-attr]
     assert settle(store, _new(), LOCAL, mode="record", quiet_record=True).action == "unchanged"
-    assert settle(store, _new(city="Lyon"), LOCAL, mode="record", quiet_record=True).action == "updated"
+    assert (
+        settle(store, _new(city="Lyon"), LOCAL, mode="record", quiet_record=True).action
+        == "updated"
+    )
     assert store.load("t::x").tool_calls[0]["args"] == {"city": "Lyon"}  # type: ignore[union-attr]
 
 
@@ -95,7 +115,10 @@ def test_failed_test_writes_nothing_in_any_mode(store: SnapshotStore) -> None:
     settle(store, _new(), LOCAL, mode="record", quiet_record=True)
     before = store.path_for("t::x").read_bytes()
     for mode in ("record", "live", "replay"):
-        assert settle(store, _new(city="Lyon"), LOCAL, mode=mode, test_passed=False).action == "skipped"
+        assert (
+            settle(store, _new(city="Lyon"), LOCAL, mode=mode, test_passed=False).action
+            == "skipped"
+        )
     assert store.path_for("t::x").read_bytes() == before
 
 
@@ -107,8 +130,17 @@ def test_last_run_records_how_it_was_compared(store: SnapshotStore) -> None:
     assert last.comparison["semantic_backend"] == {}  # every text identical: no backend ran
     assert last.comparison["score"] == 1.0 and last.comparison["failed_checks"] == []
     with pytest.raises(AgentRegressionError):
-        settle(store, _new(answer="Rain and wind over the city"), LOCAL, mode="live", overrides={"embedding_backend": "lexical"})
+        settle(
+            store,
+            _new(answer="Rain and wind over the city"),
+            LOCAL,
+            mode="live",
+            overrides={"embedding_backend": "lexical"},
+        )
     last = store.load_last_run("t::x")
-    assert last.comparison["semantic_backend"] == {"backend": "lexical", "method": "difflib.SequenceMatcher.ratio"}  # type: ignore[union-attr]
+    assert last.comparison["semantic_backend"] == {
+        "backend": "lexical",
+        "method": "difflib.SequenceMatcher.ratio",
+    }  # type: ignore[union-attr]
     assert "semantic:output" in last.comparison["failed_checks"]  # type: ignore[union-attr]
     assert "comparison" not in store.load("t::x").to_dict()  # type: ignore[union-attr]

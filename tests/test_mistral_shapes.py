@@ -56,33 +56,59 @@ SDK_HTTPX = httpclient.httpx
 MODEL = "mistral-small-latest"
 API_KEY = "mistral-test-key-0001"
 MESSAGES = [{"role": "user", "content": "Weather in Paris?"}]
-CI_MARKERS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
+CI_MARKERS = (
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITLAB_CI",
+    "BUILDKITE",
+    "CIRCLECI",
+    "JENKINS_URL",
+    "TF_BUILD",
+)
 WEATHER_TOOL = {
     "type": "function",
     "function": {
         "name": "get_weather",
         "description": "Current weather",
-        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        },
     },
 }
 TIME_TOOL = {
     "type": "function",
-    "function": {"name": "get_time", "parameters": {"type": "object", "properties": {"tz": {"type": "string"}}}},
+    "function": {
+        "name": "get_time",
+        "parameters": {"type": "object", "properties": {"tz": {"type": "string"}}},
+    },
 }
 # `BackoffStrategy(jitter_ms=...)` appeared in mistralai 2.10.0; before it every
 # backoff sleep adds random.uniform(0, 1) s of jitter, which SleepSpy then pins to 0.
 HAS_JITTER_MS = "jitter_ms" in inspect.signature(retries.BackoffStrategy.__init__).parameters
 
 
-def backoff(initial_ms: int, max_ms: int, exponent: float, max_elapsed_ms: int, *, jitter_ms: int | None = None) -> Any:
+def backoff(
+    initial_ms: int,
+    max_ms: int,
+    exponent: float,
+    max_elapsed_ms: int,
+    *,
+    jitter_ms: int | None = None,
+) -> Any:
     """A ``BackoffStrategy``; ``jitter_ms`` is passed where the SDK has it (see ``HAS_JITTER_MS``)."""
     extra = {"jitter_ms": jitter_ms} if jitter_ms is not None and HAS_JITTER_MS else {}
     return retries.BackoffStrategy(initial_ms, max_ms, exponent, max_elapsed_ms, **extra)
 
 
 # a fast backoff for recording, and a slow one that replay must not honour
-FAST = retries.RetryConfig("backoff", backoff(1, 1, 1.0, 60_000, jitter_ms=0), retry_connection_errors=True)
-SLOW = retries.RetryConfig("backoff", backoff(2_000, 5_000, 2.0, 600_000), retry_connection_errors=True)
+FAST = retries.RetryConfig(
+    "backoff", backoff(1, 1, 1.0, 60_000, jitter_ms=0), retry_connection_errors=True
+)
+SLOW = retries.RetryConfig(
+    "backoff", backoff(2_000, 5_000, 2.0, 600_000), retry_connection_errors=True
+)
 
 
 @pytest.fixture(autouse=True)
@@ -123,7 +149,9 @@ class SleepSpy:
 
         monkeypatch.setattr(retries, "time", Time())
         monkeypatch.setattr(retries, "asyncio", Asyncio())
-        if not HAS_JITTER_MS:  # the SDK's fixed 0-1 s jitter: pinned to 0, as `jitter_ms=0` does on >= 2.10
+        if (
+            not HAS_JITTER_MS
+        ):  # the SDK's fixed 0-1 s jitter: pinned to 0, as `jitter_ms=0` does on >= 2.10
 
             class Random:
                 def __getattr__(self, name: str) -> Any:
@@ -145,14 +173,22 @@ def client(base_url: str, **kwargs: Any) -> Mistral:
 
 
 def snapshot_data(directory: Path, name: str) -> dict[str, Any]:
-    return SnapshotStore.read_file(SnapshotStore(directory).path_for(name)).to_dict()  # as loaded: the file stores each call\'s messages once
+    return SnapshotStore.read_file(
+        SnapshotStore(directory).path_for(name)
+    ).to_dict()  # as loaded: the file stores each call\'s messages once
 
 
 def llm_steps(directory: Path, name: str) -> list[dict[str, Any]]:
     return [s for s in snapshot_data(directory, name)["trace"] if s["type"] == "llm_call"]
 
 
-def record(tmp_path: Path, name: str, fake: FakeMistral, run: Callable[[Mistral], Any], c: Mistral | None = None) -> Any:
+def record(
+    tmp_path: Path,
+    name: str,
+    fake: FakeMistral,
+    run: Callable[[Mistral], Any],
+    c: Mistral | None = None,
+) -> Any:
     """Run ``run`` against the fake inside ``AgentRecorder``, then stop the fake."""
     with AgentRecorder(name, snapshot_dir=tmp_path):
         result = run(c if c is not None else client(fake.base_url))
@@ -160,7 +196,9 @@ def record(tmp_path: Path, name: str, fake: FakeMistral, run: Callable[[Mistral]
     return result
 
 
-def replay(tmp_path: Path, name: str, c: Mistral, offline: Offline, run: Callable[[Mistral], Any]) -> Any:
+def replay(
+    tmp_path: Path, name: str, c: Mistral, offline: Offline, run: Callable[[Mistral], Any]
+) -> Any:
     """Run ``run`` again inside ``AgentAsserter(mode="replay")`` with sockets refused.
 
     ``c`` is the client the recording used (its server is gone): building a
@@ -171,7 +209,9 @@ def replay(tmp_path: Path, name: str, c: Mistral, offline: Offline, run: Callabl
         return run(c)
 
 
-def record_async(tmp_path: Path, name: str, fake: FakeMistral, run: Callable[[Mistral], Any], c: Mistral) -> Any:
+def record_async(
+    tmp_path: Path, name: str, fake: FakeMistral, run: Callable[[Mistral], Any], c: Mistral
+) -> Any:
     async def main() -> Any:
         async with AgentRecorder(name, snapshot_dir=tmp_path):
             return await run(c)
@@ -181,7 +221,9 @@ def record_async(tmp_path: Path, name: str, fake: FakeMistral, run: Callable[[Mi
     return result
 
 
-def replay_async(tmp_path: Path, name: str, c: Mistral, offline: Offline, run: Callable[[Mistral], Any]) -> Any:
+def replay_async(
+    tmp_path: Path, name: str, c: Mistral, offline: Offline, run: Callable[[Mistral], Any]
+) -> Any:
     async def main() -> Any:
         async with AgentAsserter(name, snapshot_dir=tmp_path, mode="replay"):
             return await run(c)
@@ -218,13 +260,22 @@ def test_complete_sync(fake: FakeMistral, tmp_path: Path, offline: Offline) -> N
     assert replayed.choices[0].message.content == "Sunny, 21 C."
     (step,) = llm_steps(tmp_path, "complete_sync")
     assert step["provider"] == "mistral"
-    assert (step["model"], step["response"], step["stream"], step["status"]) == (MODEL, "Sunny, 21 C.", False, 200)
+    assert (step["model"], step["response"], step["stream"], step["status"]) == (
+        MODEL,
+        "Sunny, 21 C.",
+        False,
+        200,
+    )
     assert step["messages"] == MESSAGES
     assert step["usage"] == {"input_tokens": 12, "output_tokens": 4, "total_tokens": 16}
     assert step["exchange"]["request"]["path"] == "/v1/chat/completions"
     headers = step["exchange"]["response"]["headers"]
-    assert headers["mistral-correlation-id"].startswith("corr-") and headers["x-kong-request-id"].startswith("kong-")
-    assert API_KEY not in SnapshotStore(tmp_path).path_for("complete_sync").read_text(encoding="utf-8")
+    assert headers["mistral-correlation-id"].startswith("corr-") and headers[
+        "x-kong-request-id"
+    ].startswith("kong-")
+    assert API_KEY not in SnapshotStore(tmp_path).path_for("complete_sync").read_text(
+        encoding="utf-8"
+    )
 
 
 def test_complete_async(fake: FakeMistral, tmp_path: Path, offline: Offline) -> None:
@@ -251,7 +302,11 @@ def test_agents_complete_sync(fake: FakeMistral, tmp_path: Path, offline: Offlin
     replayed = replay(tmp_path, "agents_complete", c, offline, run)
     assert_same_response(replayed, live)
     (step,) = llm_steps(tmp_path, "agents_complete")
-    assert (step["response"], step["model"], step["exchange"]["request"]["path"]) == ("From the agent.", MODEL, "/v1/agents/completions")
+    assert (step["response"], step["model"], step["exchange"]["request"]["path"]) == (
+        "From the agent.",
+        MODEL,
+        "/v1/agents/completions",
+    )
 
 
 # --------------------------------------------------------------------------- streams
@@ -283,12 +338,17 @@ def test_stream_sync(fake: FakeMistral, tmp_path: Path, offline: Offline, use: A
     assert dumps(replayed) == dumps(live)
     assert rep_id == live_id and rep_id is not None and rep_id.startswith("corr-")
     assert "".join(e.data.choices[0].delta.content for e in replayed) == "Sunny in Paris."
-    assert replayed[-1].data.usage == live[-1].data.usage and replayed[-1].data.usage.total_tokens == 12
+    assert (
+        replayed[-1].data.usage == live[-1].data.usage
+        and replayed[-1].data.usage.total_tokens == 12
+    )
 
     (step,) = llm_steps(tmp_path, "stream_sync")
     assert (step["stream"], step["complete"], step["response"]) == (True, True, "Sunny in Paris.")
     assert step["usage"] == {"input_tokens": 9, "output_tokens": 3, "total_tokens": 12}
-    assert step["exchange"]["request"]["path"] == "/v1/chat/completions"  # the "#stream" fragment never leaves the SDK
+    assert (
+        step["exchange"]["request"]["path"] == "/v1/chat/completions"
+    )  # the "#stream" fragment never leaves the SDK
     assert step["exchange"]["request"]["body"]["stream"] is True
 
 
@@ -310,7 +370,9 @@ def test_stream_async_with_await(fake: FakeMistral, tmp_path: Path, offline: Off
     assert (step["stream"], step["complete"], step["response"]) == (True, True, "Rainy.")
 
 
-def test_stream_broken_after_first_event_is_incomplete_and_replays(fake: FakeMistral, tmp_path: Path, offline: Offline) -> None:
+def test_stream_broken_after_first_event_is_incomplete_and_replays(
+    fake: FakeMistral, tmp_path: Path, offline: Offline
+) -> None:
     fake.script(stream_text_reply(["one ", "two ", "three"]))
     c = client(fake.base_url)
 
@@ -330,8 +392,13 @@ def test_stream_broken_after_first_event_is_incomplete_and_replays(fake: FakeMis
 # --------------------------------------------------------------------------- tools
 
 
-def test_streamed_parallel_tool_calls_with_object_and_text_arguments(fake: FakeMistral, tmp_path: Path, offline: Offline) -> None:
-    calls = [("D681PevKs", "get_weather", {"city": "Paris"}), ("Q7mK2Lx9a", "get_time", '{"tz": "Europe/Paris"}')]
+def test_streamed_parallel_tool_calls_with_object_and_text_arguments(
+    fake: FakeMistral, tmp_path: Path, offline: Offline
+) -> None:
+    calls = [
+        ("D681PevKs", "get_weather", {"city": "Paris"}),
+        ("Q7mK2Lx9a", "get_time", '{"tz": "Europe/Paris"}'),
+    ]
     fake.script(stream_tool_calls_reply(calls))
     c = client(fake.base_url)
 
@@ -341,8 +408,15 @@ def test_streamed_parallel_tool_calls_with_object_and_text_arguments(fake: FakeM
     live = record(tmp_path, "stream_tools", fake, run, c)
     replayed = replay(tmp_path, "stream_tools", c, offline, run)
     assert dumps(replayed) == dumps(live)
-    got = [(t.id, t.function.name, t.function.arguments) for e in replayed for t in (e.data.choices[0].delta.tool_calls or [])]
-    assert got == [("D681PevKs", "get_weather", {"city": "Paris"}), ("Q7mK2Lx9a", "get_time", '{"tz": "Europe/Paris"}')]
+    got = [
+        (t.id, t.function.name, t.function.arguments)
+        for e in replayed
+        for t in (e.data.choices[0].delta.tool_calls or [])
+    ]
+    assert got == [
+        ("D681PevKs", "get_weather", {"city": "Paris"}),
+        ("Q7mK2Lx9a", "get_time", '{"tz": "Europe/Paris"}'),
+    ]
 
     (step,) = llm_steps(tmp_path, "stream_tools")
     assert step["tools"] == ["get_weather", "get_time"]
@@ -353,8 +427,13 @@ def test_streamed_parallel_tool_calls_with_object_and_text_arguments(fake: FakeM
     assert (step["response"], step["complete"]) == ("", True)
 
 
-def test_tool_round_trip_derives_tool_call_steps(fake: FakeMistral, tmp_path: Path, offline: Offline) -> None:
-    fake.script(tool_calls_reply([("D681PevKs", "get_weather", {"city": "Paris"})]), text_reply("It is sunny in Paris."))
+def test_tool_round_trip_derives_tool_call_steps(
+    fake: FakeMistral, tmp_path: Path, offline: Offline
+) -> None:
+    fake.script(
+        tool_calls_reply([("D681PevKs", "get_weather", {"city": "Paris"})]),
+        text_reply("It is sunny in Paris."),
+    )
     c = client(fake.base_url)
 
     def agent(c: Mistral) -> Any:
@@ -362,9 +441,24 @@ def test_tool_round_trip_derives_tool_call_steps(fake: FakeMistral, tmp_path: Pa
         first = c.chat.complete(model=MODEL, messages=messages, tools=[WEATHER_TOOL])
         call = first.choices[0].message.tool_calls[0]
         messages.append(first.choices[0].message)
-        args = call.function.arguments if isinstance(call.function.arguments, dict) else json.loads(call.function.arguments)
-        messages.append({"role": "tool", "tool_call_id": call.id, "name": call.function.name, "content": f"sunny in {args['city']}"})
-        return c.chat.complete(model=MODEL, messages=messages, tools=[WEATHER_TOOL]).choices[0].message.content
+        args = (
+            call.function.arguments
+            if isinstance(call.function.arguments, dict)
+            else json.loads(call.function.arguments)
+        )
+        messages.append(
+            {
+                "role": "tool",
+                "tool_call_id": call.id,
+                "name": call.function.name,
+                "content": f"sunny in {args['city']}",
+            }
+        )
+        return (
+            c.chat.complete(model=MODEL, messages=messages, tools=[WEATHER_TOOL])
+            .choices[0]
+            .message.content
+        )
 
     assert record(tmp_path, "tool_round_trip", fake, agent, c) == "It is sunny in Paris."
     data = snapshot_data(tmp_path, "tool_round_trip")
@@ -376,7 +470,9 @@ def test_tool_round_trip_derives_tool_call_steps(fake: FakeMistral, tmp_path: Pa
         "result": "sunny in Paris",
         "id": "D681PevKs",
     }
-    assert data["trace"][0]["tool_requests"] == [{"id": "D681PevKs", "name": "get_weather", "args": {"city": "Paris"}}]
+    assert data["trace"][0]["tool_requests"] == [
+        {"id": "D681PevKs", "name": "get_weather", "args": {"city": "Paris"}}
+    ]
     assert replay(tmp_path, "tool_round_trip", c, offline, agent) == "It is sunny in Paris."
 
 
@@ -395,7 +491,9 @@ def _assert_same_error(replayed: errors.SDKError, live: errors.SDKError) -> None
     assert replayed.status_code == live.status_code
     assert replayed.body == live.body  # the recorded bytes, layout included
     assert replayed.message == live.message and str(replayed) == str(live)
-    assert error_headers(replayed).get("mistral-correlation-id") == error_headers(live).get("mistral-correlation-id")
+    assert error_headers(replayed).get("mistral-correlation-id") == error_headers(live).get(
+        "mistral-correlation-id"
+    )
     assert error_headers(replayed).get("mistral-correlation-id", "").startswith("corr-")
 
 
@@ -405,7 +503,9 @@ def error_headers(error: errors.SDKError) -> Any:
 
 
 @pytest.mark.parametrize("status", [429, 500])
-def test_error_status_replays_the_same_sdk_error(fake: FakeMistral, tmp_path: Path, offline: Offline, status: int) -> None:
+def test_error_status_replays_the_same_sdk_error(
+    fake: FakeMistral, tmp_path: Path, offline: Offline, status: int
+) -> None:
     reply = error_reply(status)
     fake.script(reply)
     c = client(fake.base_url)
@@ -413,15 +513,21 @@ def test_error_status_replays_the_same_sdk_error(fake: FakeMistral, tmp_path: Pa
     live = record(tmp_path, f"error_{status}", fake, _expect_sdk_error, c)
     assert live.status_code == status and live.body == reply.raw.decode()
     if status == 429:  # the gateway's indented layout, newline included
-        assert live.body.startswith('{\n  "message":"Requests rate limit exceeded",') and live.body.endswith("}\n")
+        assert live.body.startswith(
+            '{\n  "message":"Requests rate limit exceeded",'
+        ) and live.body.endswith("}\n")
     replayed = replay(tmp_path, f"error_{status}", c, offline, _expect_sdk_error)
     _assert_same_error(replayed, live)
     (step,) = llm_steps(tmp_path, f"error_{status}")
     assert step["status"] == status
-    assert step["error"] == ("Requests rate limit exceeded" if status == 429 else f"Fake error {status}")
+    assert step["error"] == (
+        "Requests rate limit exceeded" if status == 429 else f"Fake error {status}"
+    )
 
 
-def test_error_on_a_stream_request_replays_the_same_sdk_error(fake: FakeMistral, tmp_path: Path, offline: Offline) -> None:
+def test_error_on_a_stream_request_replays_the_same_sdk_error(
+    fake: FakeMistral, tmp_path: Path, offline: Offline
+) -> None:
     fake.script(error_reply(429))
     c = client(fake.base_url)
 
@@ -433,10 +539,16 @@ def test_error_on_a_stream_request_replays_the_same_sdk_error(fake: FakeMistral,
     live = record(tmp_path, "stream_429", fake, run, c)
     _assert_same_error(replay(tmp_path, "stream_429", c, offline, run), live)
     (step,) = llm_steps(tmp_path, "stream_429")
-    assert (step["status"], step["stream"], step["error"]) == (429, True, "Requests rate limit exceeded")
+    assert (step["status"], step["stream"], step["error"]) == (
+        429,
+        True,
+        "Requests rate limit exceeded",
+    )
 
 
-def test_429_then_200_with_backoff_replays_without_waiting(fake: FakeMistral, tmp_path: Path, offline: Offline, sleeps: SleepSpy) -> None:
+def test_429_then_200_with_backoff_replays_without_waiting(
+    fake: FakeMistral, tmp_path: Path, offline: Offline, sleeps: SleepSpy
+) -> None:
     fake.script(error_reply(429), error_reply(429), text_reply("after two retries"))
     c = client(fake.base_url, retry_config=FAST)
 
@@ -453,11 +565,15 @@ def test_429_then_200_with_backoff_replays_without_waiting(fake: FakeMistral, tm
     assert_same_response(replayed, live)
 
 
-def test_retry_budget_spent_while_recording_gives_up_at_the_same_attempt(fake: FakeMistral, tmp_path: Path, offline: Offline, sleeps: SleepSpy) -> None:
+def test_retry_budget_spent_while_recording_gives_up_at_the_same_attempt(
+    fake: FakeMistral, tmp_path: Path, offline: Offline, sleeps: SleepSpy
+) -> None:
     # a wall-clock retry budget: how many attempts fit depends on timing, so replay
     # must stop where the recording stopped, not where its own clock says
     fake.respond_with(lambda body: error_reply(503, gateway=False))
-    budget = retries.RetryConfig("backoff", backoff(5, 5, 1.0, 120, jitter_ms=0), retry_connection_errors=False)
+    budget = retries.RetryConfig(
+        "backoff", backoff(5, 5, 1.0, 120, jitter_ms=0), retry_connection_errors=False
+    )
     c = client(fake.base_url)
 
     live = record(tmp_path, "budget", fake, lambda c: _expect_sdk_error(c, budget), c)
@@ -470,7 +586,9 @@ def test_retry_budget_spent_while_recording_gives_up_at_the_same_attempt(fake: F
     _assert_same_error(replayed, live)  # the asserter also checked: same number of attempts
 
 
-def test_async_retries_replay_without_waiting(fake: FakeMistral, tmp_path: Path, offline: Offline, sleeps: SleepSpy) -> None:
+def test_async_retries_replay_without_waiting(
+    fake: FakeMistral, tmp_path: Path, offline: Offline, sleeps: SleepSpy
+) -> None:
     fake.script(error_reply(500), text_reply("async after retry"))
     c = client(fake.base_url)
 
@@ -488,12 +606,16 @@ def test_async_retries_replay_without_waiting(fake: FakeMistral, tmp_path: Path,
     assert_same_response(replayed, live)
 
 
-def test_connection_refused_with_retries_replays_the_same_attempts_instantly(tmp_path: Path, offline: Offline, sleeps: SleepSpy) -> None:
+def test_connection_refused_with_retries_replays_the_same_attempts_instantly(
+    tmp_path: Path, offline: Offline, sleeps: SleepSpy
+) -> None:
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     c = client(f"http://127.0.0.1:{port}")
-    budget = retries.RetryConfig("backoff", backoff(2, 2, 1.0, 60, jitter_ms=0), retry_connection_errors=True)
+    budget = retries.RetryConfig(
+        "backoff", backoff(2, 2, 1.0, 60, jitter_ms=0), retry_connection_errors=True
+    )
 
     def run_with(retry: Any) -> Callable[[Mistral], Exception]:
         def run(c: Mistral) -> Exception:
@@ -507,23 +629,37 @@ def test_connection_refused_with_retries_replays_the_same_attempts_instantly(tmp
         live = run_with(budget)(c)
     trace = snapshot_data(tmp_path, "refused")["trace"]
     assert len(trace) >= 2
-    assert all(s["exchange"]["response"] == {"error": {"type": "ConnectError", "message": str(live)}} for s in trace)
+    assert all(
+        s["exchange"]["response"] == {"error": {"type": "ConnectError", "message": str(live)}}
+        for s in trace
+    )
 
     sleeps.calls.clear()
-    replayed = replay(tmp_path, "refused", c, offline, run_with(SLOW))  # SLOW: 2 s, 4 s, ... if it slept
+    replayed = replay(
+        tmp_path, "refused", c, offline, run_with(SLOW)
+    )  # SLOW: 2 s, 4 s, ... if it slept
     assert sleeps.calls == []  # not one backoff sleep in replay
     assert type(replayed) is type(live) and str(replayed) == str(live)
 
 
-def test_outside_a_recording_the_sdk_retry_loop_is_untouched(fake: FakeMistral, sleeps: SleepSpy) -> None:
+def test_outside_a_recording_the_sdk_retry_loop_is_untouched(
+    fake: FakeMistral, sleeps: SleepSpy
+) -> None:
     fake.script(error_reply(500, gateway=False), text_reply("ok"))
-    c = client(fake.base_url, retry_config=retries.RetryConfig("backoff", backoff(30, 30, 1.0, 10_000, jitter_ms=0), False))
+    c = client(
+        fake.base_url,
+        retry_config=retries.RetryConfig(
+            "backoff", backoff(30, 30, 1.0, 10_000, jitter_ms=0), False
+        ),
+    )
     assert c.chat.complete(model=MODEL, messages=MESSAGES).choices[0].message.content == "ok"
     assert sleeps.calls == [0.03]  # the SDK's own backoff
     assert len(fake.requests) == 2
 
 
-def test_chunked_stream_without_done_is_incomplete(fake: FakeMistral, tmp_path: Path, offline: Offline) -> None:
+def test_chunked_stream_without_done_is_incomplete(
+    fake: FakeMistral, tmp_path: Path, offline: Offline
+) -> None:
     fake.script(stream_reply([{"role": "assistant", "content": "cut"}], done=False))
     c = client(fake.base_url)
 
@@ -536,8 +672,12 @@ def test_chunked_stream_without_done_is_incomplete(fake: FakeMistral, tmp_path: 
     assert (step["response"], step["complete"]) == ("cut", False)
 
 
-def test_object_arguments_in_a_full_response(fake: FakeMistral, tmp_path: Path, offline: Offline) -> None:
-    fake.script(chat_reply(None, tool_calls=[("c1", "get_weather", {"city": "Lyon", "units": ["C"]})]))
+def test_object_arguments_in_a_full_response(
+    fake: FakeMistral, tmp_path: Path, offline: Offline
+) -> None:
+    fake.script(
+        chat_reply(None, tool_calls=[("c1", "get_weather", {"city": "Lyon", "units": ["C"]})])
+    )
     c = client(fake.base_url)
 
     def run(c: Mistral) -> Any:
@@ -546,9 +686,14 @@ def test_object_arguments_in_a_full_response(fake: FakeMistral, tmp_path: Path, 
     live = record(tmp_path, "object_args", fake, run, c)
     replayed = replay(tmp_path, "object_args", c, offline, run)
     assert_same_response(replayed, live)
-    assert replayed.choices[0].message.tool_calls[0].function.arguments == {"city": "Lyon", "units": ["C"]}
+    assert replayed.choices[0].message.tool_calls[0].function.arguments == {
+        "city": "Lyon",
+        "units": ["C"],
+    }
     (step,) = llm_steps(tmp_path, "object_args")
-    assert step["tool_requests"] == [{"id": "c1", "name": "get_weather", "args": {"city": "Lyon", "units": ["C"]}}]
+    assert step["tool_requests"] == [
+        {"id": "c1", "name": "get_weather", "args": {"city": "Lyon", "units": ["C"]}}
+    ]
 
 
 def test_quirk_patches_are_installed_once_and_idempotent() -> None:
@@ -563,12 +708,28 @@ def test_quirk_patches_are_installed_once_and_idempotent() -> None:
 
     install()  # what the first recording does; the SDK modules are imported already
 
-    before = (retries.retry_with_backoff, retries.retry_with_backoff_async, basesdk.BaseSDK.__dict__["do_request"])
-    assert all(isinstance(f, wrapt.FunctionWrapper) for f in before)  # installed by the import hooks
+    before = (
+        retries.retry_with_backoff,
+        retries.retry_with_backoff_async,
+        basesdk.BaseSDK.__dict__["do_request"],
+    )
+    assert all(
+        isinstance(f, wrapt.FunctionWrapper) for f in before
+    )  # installed by the import hooks
     quirk.patch_retries(retries)
     quirk.patch_basesdk(basesdk)
-    assert (retries.retry_with_backoff, retries.retry_with_backoff_async, basesdk.BaseSDK.__dict__["do_request"]) == before
-    assert not isinstance(retries.retry_with_backoff.__wrapped__, wrapt.FunctionWrapper)  # one layer only
+    assert (
+        retries.retry_with_backoff,
+        retries.retry_with_backoff_async,
+        basesdk.BaseSDK.__dict__["do_request"],
+    ) == before
+    assert not isinstance(
+        retries.retry_with_backoff.__wrapped__, wrapt.FunctionWrapper
+    )  # one layer only
 
     with pytest.raises(AttributeError, match="retry_with_backoff_async"):
-        quirk.patch_retries(types.SimpleNamespace(retry_with_backoff=len, TemporaryError=Exception, PermanentError=Exception))
+        quirk.patch_retries(
+            types.SimpleNamespace(
+                retry_with_backoff=len, TemporaryError=Exception, PermanentError=Exception
+            )
+        )

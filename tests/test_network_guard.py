@@ -32,7 +32,15 @@ from agentsnap.replay import Cassette
 pytest_plugins = ["pytester"]
 
 BLACKHOLE = ("192.0.2.1", 9)
-CI_MARKERS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
+CI_MARKERS = (
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITLAB_CI",
+    "BUILDKITE",
+    "CIRCLECI",
+    "JENKINS_URL",
+    "TF_BUILD",
+)
 _SOCKET_ATTRS = ("getaddrinfo", "gethostbyname", "gethostbyname_ex")
 _METHODS = ("connect", "connect_ex", "sendto")
 
@@ -63,7 +71,9 @@ def _local_not_ci(_pristine_sockets: None, monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def _connect(address: tuple[str, int] = BLACKHOLE) -> None:
-    sock = socket.socket(socket.AF_INET6 if ":" in address[0] else socket.AF_INET, socket.SOCK_STREAM)
+    sock = socket.socket(
+        socket.AF_INET6 if ":" in address[0] else socket.AF_INET, socket.SOCK_STREAM
+    )
     sock.settimeout(0.3)
     try:
         sock.connect(address)
@@ -87,7 +97,7 @@ def _not_blocked(fn: Any) -> None:
     """Runs ``fn``; whatever happens (connected, refused, timed out), agentsnap did not block it."""
     try:
         fn()
-    except BaseException as exc:  # noqa: BLE001
+    except BaseException as exc:
         assert not isinstance(exc, NetworkBlockedError), exc
 
 
@@ -122,9 +132,18 @@ def test_dns_lookups_are_refused_before_any_query(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(socket, "getaddrinfo", spy)
     with guard.guarded("testing"):
         _raises_blocked(lambda: socket.getaddrinfo("api.openai.com", 443), "api.openai.com:443")
-        _raises_blocked(lambda: socket.gethostbyname("generativelanguage.googleapis.com"), "generativelanguage.googleapis.com")
-        _raises_blocked(lambda: socket.create_connection(("api.anthropic.com", 443), timeout=0.3), "api.anthropic.com")
-        _raises_blocked(lambda: urllib.request.urlopen("http://example.invalid/", timeout=0.3), "example.invalid")
+        _raises_blocked(
+            lambda: socket.gethostbyname("generativelanguage.googleapis.com"),
+            "generativelanguage.googleapis.com",
+        )
+        _raises_blocked(
+            lambda: socket.create_connection(("api.anthropic.com", 443), timeout=0.3),
+            "api.anthropic.com",
+        )
+        _raises_blocked(
+            lambda: urllib.request.urlopen("http://example.invalid/", timeout=0.3),
+            "example.invalid",
+        )
         assert socket.getaddrinfo("localhost", 80)  # loopback names resolve
     assert looked_up == ["localhost"]  # nothing else reached the resolver
 
@@ -154,7 +173,11 @@ def test_asyncio_connections_and_lookups_are_guarded() -> None:
             sock.close()
 
     with guard.guarded("testing"):
-        for make, host in ((by_name, "api.mistral.ai"), (by_address, "192.0.2.1"), (raw_socket, "192.0.2.1")):
+        for make, host in (
+            (by_name, "api.mistral.ai"),
+            (by_address, "192.0.2.1"),
+            (raw_socket, "192.0.2.1"),
+        ):
             _raises_blocked(lambda make=make: asyncio.run(make()), host)
 
 
@@ -163,11 +186,17 @@ def test_http_clients_and_sdk_retries_do_not_swallow_the_error() -> None:
     import openai
 
     with guard.guarded("testing"):
-        _raises_blocked(lambda: httpx.get("https://api.cohere.com/v2/models", timeout=1), "api.cohere.com")
-        _raises_blocked(lambda: asyncio.run(httpx.AsyncClient(timeout=1).get("https://192.0.2.1/")), "192.0.2.1")
+        _raises_blocked(
+            lambda: httpx.get("https://api.cohere.com/v2/models", timeout=1), "api.cohere.com"
+        )
+        _raises_blocked(
+            lambda: asyncio.run(httpx.AsyncClient(timeout=1).get("https://192.0.2.1/")), "192.0.2.1"
+        )
         # an SDK request agentsnap does not recognise (custom User-Agent) is not served by replay:
         # it reaches the socket layer, and the SDK's retry loop does not turn the error into APIConnectionError
-        client = openai.OpenAI(api_key="sk-x", default_headers={"User-Agent": "my-agent/1.0"}, max_retries=3, timeout=1)
+        client = openai.OpenAI(
+            api_key="sk-x", default_headers={"User-Agent": "my-agent/1.0"}, max_retries=3, timeout=1
+        )
         _raises_blocked(lambda: client.models.list(), "api.openai.com")
 
 
@@ -178,7 +207,9 @@ def test_loopback_and_fake_servers_stay_reachable() -> None:
 
     with FakeOpenAI() as fake, guard.guarded("testing"):
         fake.script(text_reply("hi"))
-        reply = httpx.post(f"{fake.base_url}/chat/completions", json={"model": "m", "messages": []}, timeout=5)
+        reply = httpx.post(
+            f"{fake.base_url}/chat/completions", json={"model": "m", "messages": []}, timeout=5
+        )
         assert reply.json()["choices"][0]["message"]["content"] == "hi"
         port = fake.port
         httpx.get(f"http://localhost:{port}/nothing", timeout=5)  # by name
@@ -186,20 +217,34 @@ def test_loopback_and_fake_servers_stay_reachable() -> None:
             with pytest.raises(OSError) as info:
                 _connect((host, 1))  # refused by the OS, not by agentsnap
             assert not isinstance(info.value, NetworkBlockedError)
-        assert guard.host_allowed("::1") and guard.host_allowed("::ffff:127.0.0.1") and guard.host_allowed("[::1]")
-        assert guard.host_allowed("svc.localhost") and not guard.host_allowed("localhost.example.com")
+        assert (
+            guard.host_allowed("::1")
+            and guard.host_allowed("::ffff:127.0.0.1")
+            and guard.host_allowed("[::1]")
+        )
+        assert guard.host_allowed("svc.localhost") and not guard.host_allowed(
+            "localhost.example.com"
+        )
         unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # local IPC is never network
         with pytest.raises(OSError):
             unix.connect("/nonexistent/agentsnap.sock")
         unix.close()
 
 
-def test_allowed_hosts_names_globs_addresses_and_networks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_allowed_hosts_names_globs_addresses_and_networks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "pyproject.toml").write_text(
-        '[tool.agentsnap]\nallowed_hosts = ["db.internal", "*.svc.cluster.local", "10.1.2.3", "172.16.0.0/12"]\n', encoding="utf-8"
+        '[tool.agentsnap]\nallowed_hosts = ["db.internal", "*.svc.cluster.local", "10.1.2.3", "172.16.0.0/12"]\n',
+        encoding="utf-8",
     )
     settings = config.load(tmp_path, env={})
-    assert settings.allowed_hosts == ["db.internal", "*.svc.cluster.local", "10.1.2.3", "172.16.0.0/12"]
+    assert settings.allowed_hosts == [
+        "db.internal",
+        "*.svc.cluster.local",
+        "10.1.2.3",
+        "172.16.0.0/12",
+    ]
     reached: list[Any] = []
 
     def fake_connect(self: socket.socket, address: Any) -> None:
@@ -245,7 +290,9 @@ def test_only_replay_and_blocked_recordings_turn_it_on_and_it_comes_off_after() 
     rec.stop()
     rec.stop()  # twice: harmless
     assert not guard.active()
-    assert all(name not in socket.socket.__dict__ for name in _METHODS)  # removed, not merely disabled
+    assert all(
+        name not in socket.socket.__dict__ for name in _METHODS
+    )  # removed, not merely disabled
     assert {name: getattr(socket, name) for name in _SOCKET_ATTRS} == originals
 
 
@@ -286,7 +333,10 @@ def test_other_patches_on_top_are_never_clobbered(monkeypatch: pytest.MonkeyPatc
 
 def test_replay_blocks_in_the_python_api(tmp_path: Path) -> None:
     SnapshotStore(tmp_path).save(Snapshot(name="offline", trace=[], approved=True))
-    with pytest.raises(BaseException) as info, AgentAsserter("offline", snapshot_dir=tmp_path, mode="replay"):
+    with (
+        pytest.raises(BaseException) as info,
+        AgentAsserter("offline", snapshot_dir=tmp_path, mode="replay"),
+    ):
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
             pool.submit(_connect).result()
     _assert_blocked(info.value, "192.0.2.1")
@@ -350,7 +400,9 @@ def _snapshot_for(root: Path, nodeid: str) -> None:
 ONLY_AGENTSNAP = ("-p", "agentsnap.pytest_plugin", "-p", "no:cacheprovider")
 
 
-def test_pytest_replay_guards_each_test_that_replays(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pytest_replay_guards_each_test_that_replays(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     pytester.makepyprojecttoml('[tool.agentsnap]\nallowed_hosts = ["198.51.100.7"]\n')
     # replay is offline for the whole run: a test with no snapshot is guarded too
@@ -362,12 +414,16 @@ def test_pytest_replay_guards_each_test_that_replays(pytester: pytest.Pytester, 
     result = pytester.runpytest_subprocess(*ONLY_AGENTSNAP, "--agentsnap-replay")
     result.assert_outcomes(passed=3, failed=3)
     out = result.stdout.str()
-    assert "agentsnap: blocked a connection to 192.0.2.1:9: the test replays from its snapshot" in out
+    assert (
+        "agentsnap: blocked a connection to 192.0.2.1:9: the test replays from its snapshot" in out
+    )
     assert "agentsnap: blocked a DNS lookup of api.openai.com:443" in out
     assert "agentsnap: blocked a DNS lookup of api.anthropic.com:443" in out
 
 
-def test_pytest_ci_without_a_snapshot_is_guarded(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pytest_ci_without_a_snapshot_is_guarded(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pytester.makepyfile(test_guarded=TEST_FILE.replace("GUARD_EXPECTED", "True"))
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     args = (*ONLY_AGENTSNAP, "--agentsnap-instrument", "-k", "no_snapshot or main_thread")
@@ -375,7 +431,10 @@ def test_pytest_ci_without_a_snapshot_is_guarded(pytester: pytest.Pytester, monk
     monkeypatch.setenv("CI", "true")
     ci = pytester.runpytest_subprocess(*args)
     ci.assert_outcomes(passed=1, failed=1)
-    assert "agentsnap: blocked a connection to 192.0.2.1:9: this is CI and the test has no usable snapshot" in ci.stdout.str()
+    assert (
+        "agentsnap: blocked a connection to 192.0.2.1:9: this is CI and the test has no usable snapshot"
+        in ci.stdout.str()
+    )
     assert not (pytester.path / "__agent_snapshots__").exists()
 
 
@@ -422,16 +481,22 @@ def test_replay_guards_the_whole_run_from_conftest_and_module_import(
     assert (pytester.path / "conftest_guard.txt").read_text() == "True"
 
 
-def test_local_live_run_is_not_guarded(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_local_live_run_is_not_guarded(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     for var in CI_MARKERS:
         monkeypatch.delenv(var, raising=False)
     pytester.makepyfile(test_guarded=TEST_FILE.replace("GUARD_EXPECTED", "False"))
-    result = pytester.runpytest_subprocess(*ONLY_AGENTSNAP, "--agentsnap-instrument", "-k", "no_snapshot")
+    result = pytester.runpytest_subprocess(
+        *ONLY_AGENTSNAP, "--agentsnap-instrument", "-k", "no_snapshot"
+    )
     result.assert_outcomes(passed=1)
 
 
-@pytest.mark.parametrize("host", [b"localhost", bytearray(b"127.0.0.1"), b"xn--bcher-kva.example", b"\xff\xfe.example"])
+@pytest.mark.parametrize(
+    "host", [b"localhost", bytearray(b"127.0.0.1"), b"xn--bcher-kva.example", b"\xff\xfe.example"]
+)
 def test_the_guard_reads_hosts_given_as_bytes(host: Any) -> None:
     """Async httpx clients pass the host as bytes: the guard decides, it never crashes (the idna codec is strict-only)."""
     with guard.guarded("bytes hosts"):

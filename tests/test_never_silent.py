@@ -24,7 +24,15 @@ from tests.fake_provider import FakeOpenAI, text_reply
 
 pytest_plugins = ["pytester"]
 
-CI_MARKERS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
+CI_MARKERS = (
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITLAB_CI",
+    "BUILDKITE",
+    "CIRCLECI",
+    "JENKINS_URL",
+    "TF_BUILD",
+)
 MESSAGES = [{"role": "user", "content": "Weather in Paris?"}]
 
 
@@ -34,7 +42,9 @@ def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(var, raising=False)
 
 
-def raw_socket_chat(origin: str, body: dict[str, Any], *, method: str = "POST", path: str = "/v1/chat/completions") -> dict[str, Any]:
+def raw_socket_chat(
+    origin: str, body: dict[str, Any], *, method: str = "POST", path: str = "/v1/chat/completions"
+) -> dict[str, Any]:
     """One HTTP/1.1 exchange over a plain socket (no HTTP library at all)."""
     host, port = origin.removeprefix("http://").split(":")
     payload = json.dumps(body).encode()
@@ -55,7 +65,11 @@ def raw_socket_chat(origin: str, body: dict[str, Any], *, method: str = "POST", 
 
 
 def not_captured(caught: list[warnings.WarningMessage]) -> list[str]:
-    return [str(w.message) for w in caught if issubclass(w.category, AgentsnapWarning) and "was not captured" in str(w.message)]
+    return [
+        str(w.message)
+        for w in caught
+        if issubclass(w.category, AgentsnapWarning) and "was not captured" in str(w.message)
+    ]
 
 
 def test_an_agent_on_a_raw_socket_gets_the_warning_in_record_mode(tmp_path: Path) -> None:
@@ -69,7 +83,9 @@ def test_an_agent_on_a_raw_socket_gets_the_warning_in_record_mode(tmp_path: Path
         assert len(fake.requests) == 1
         port = fake.origin.rsplit(":", 1)[1]
     (message,) = not_captured(caught)
-    assert message.startswith(f"agentsnap: POST 127.0.0.1/v1/chat/completions looks like an LLM call but was not captured: {observe.UNHOOKED}.")
+    assert message.startswith(
+        f"agentsnap: POST 127.0.0.1/v1/chat/completions looks like an LLM call but was not captured: {observe.UNHOOKED}."
+    )
     assert "[[match.wire]]" in message and port not in message.split(" looks")[0]
     recording = rec._recording
     assert recording is not None and (recording.http_requests, recording.uncaptured) == (1, 1)
@@ -85,8 +101,15 @@ def test_an_asyncio_stream_client_is_seen_too(tmp_path: Path) -> None:
         host, port = origin.removeprefix("http://").split(":")
         reader, writer = await asyncio.open_connection(host, int(port))
         payload = json.dumps({"model": "gpt-4o-mini", "messages": MESSAGES}).encode()
-        writer.write(b"POST /v1/chat/completions HTTP/1.1\r\nHost: " + host.encode() + b"\r\nContent-Type: application/json\r\n"
-                     b"Connection: close\r\nContent-Length: " + str(len(payload)).encode() + b"\r\n\r\n" + payload)
+        writer.write(
+            b"POST /v1/chat/completions HTTP/1.1\r\nHost: "
+            + host.encode()
+            + b"\r\nContent-Type: application/json\r\n"
+            b"Connection: close\r\nContent-Length: "
+            + str(len(payload)).encode()
+            + b"\r\n\r\n"
+            + payload
+        )
         await writer.drain()
         data = await reader.read()
         writer.close()
@@ -104,26 +127,35 @@ def test_an_asyncio_stream_client_is_seen_too(tmp_path: Path) -> None:
             data = asyncio.run(run())
     assert b"Sunny." in data
     (message,) = not_captured(caught)
-    assert message.startswith("agentsnap: POST 127.0.0.1/v1/chat/completions looks like an LLM call but was not captured")
+    assert message.startswith(
+        "agentsnap: POST 127.0.0.1/v1/chat/completions looks like an LLM call but was not captured"
+    )
 
 
 def test_raw_socket_traffic_that_is_not_llm_like_is_not_warned_about(tmp_path: Path) -> None:
-    with FakeOpenAI() as fake:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            with AgentRecorder("raw_other", snapshot_dir=tmp_path):
-                raw_socket_chat(fake.origin, {}, method="GET", path="/healthz")
+    with FakeOpenAI() as fake, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with AgentRecorder("raw_other", snapshot_dir=tmp_path):
+            raw_socket_chat(fake.origin, {}, method="GET", path="/healthz")
     assert not_captured(caught) == []
 
 
-def test_a_hooked_but_unrecognised_llm_looking_request_is_warned_once_with_the_reason(tmp_path: Path) -> None:
+def test_a_hooked_but_unrecognised_llm_looking_request_is_warned_once_with_the_reason(
+    tmp_path: Path,
+) -> None:
     with FakeOpenAI() as fake:
         fake.script(text_reply("x"))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             with AgentRecorder("hooked_miss", snapshot_dir=tmp_path), httpx.Client() as http:
-                http.post(fake.base_url + "/chat/completions", json={"model": "m", "prompt": "legacy"}, headers={"user-agent": "mine/1"})
-    (message,) = not_captured(caught)  # once: the socket observer does not repeat what httpx announced
+                http.post(
+                    fake.base_url + "/chat/completions",
+                    json={"model": "m", "prompt": "legacy"},
+                    headers={"user-agent": "mine/1"},
+                )
+    (message,) = not_captured(
+        caught
+    )  # once: the socket observer does not repeat what httpx announced
     assert message.startswith(
         "agentsnap: POST 127.0.0.1/v1/chat/completions looks like an LLM call but was not captured: "
         "its JSON body has no top-level 'messages' (patches/openai.toml: /chat/completions calls hold 'model', 'messages')."
@@ -133,7 +165,12 @@ def test_a_hooked_but_unrecognised_llm_looking_request_is_warned_once_with_the_r
 def test_captured_sdk_traffic_gives_no_warning(tmp_path: Path) -> None:
     with FakeOpenAI() as fake:
         fake.script(text_reply("a"), text_reply("b"))
-        client = openai.OpenAI(base_url=fake.base_url, api_key="sk-test", max_retries=0, default_headers={"User-Agent": "Agents/Python 0.24.0"})
+        client = openai.OpenAI(
+            base_url=fake.base_url,
+            api_key="sk-test",
+            max_retries=0,
+            default_headers={"User-Agent": "Agents/Python 0.24.0"},
+        )
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             with AgentRecorder("captured", snapshot_dir=tmp_path):
@@ -155,20 +192,37 @@ def test_unrecognised_traffic_to_a_known_provider_host_is_named() -> None:
     )
 
 
-def test_replay_of_an_unrecorded_llm_shaped_request_raises_replay_miss_whatever_sent_it(tmp_path: Path) -> None:
+def test_replay_of_an_unrecorded_llm_shaped_request_raises_replay_miss_whatever_sent_it(
+    tmp_path: Path,
+) -> None:
     with FakeOpenAI() as fake:
         fake.script(text_reply("recorded"))
         with AgentRecorder("miss", snapshot_dir=tmp_path):
-            openai.OpenAI(base_url=fake.base_url, api_key="sk-test", max_retries=0).chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
+            openai.OpenAI(
+                base_url=fake.base_url, api_key="sk-test", max_retries=0
+            ).chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
         base = fake.base_url
-    with pytest.raises(ReplayMissError, match=r"LLM call index 1 \(POST /v1/chat/completions\) has no recorded response"), AgentAsserter("miss", snapshot_dir=tmp_path, mode="replay"):
-        openai.OpenAI(base_url=base, api_key="sk-test", max_retries=0).chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
-        with httpx.Client() as http:  # a framework's own client (no SDK User-Agent) makes one more call
-            http.post(base + "/chat/completions", json={"model": "gpt-4o-mini", "messages": MESSAGES},
-                      headers={"user-agent": "some-framework/1.0"})
+    with (
+        pytest.raises(
+            ReplayMissError,
+            match=r"LLM call index 1 \(POST /v1/chat/completions\) has no recorded response",
+        ),
+        AgentAsserter("miss", snapshot_dir=tmp_path, mode="replay"),
+    ):
+        openai.OpenAI(base_url=base, api_key="sk-test", max_retries=0).chat.completions.create(
+            model="gpt-4o-mini", messages=MESSAGES
+        )
+        with (
+            httpx.Client() as http
+        ):  # a framework's own client (no SDK User-Agent) makes one more call
+            http.post(
+                base + "/chat/completions",
+                json={"model": "gpt-4o-mini", "messages": MESSAGES},
+                headers={"user-agent": "some-framework/1.0"},
+            )
 
 
-INNER_TEST = '''
+INNER_TEST = """
 import json, socket, threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
@@ -204,15 +258,27 @@ def test_agent_on_raw_socket():
         assert b"Sunny." in data
     finally:
         server.shutdown()
-'''
+"""
 
 
-def test_a_record_run_that_wrote_no_snapshot_says_so_in_the_summary(pytester: pytest.Pytester) -> None:
+def test_a_record_run_that_wrote_no_snapshot_says_so_in_the_summary(
+    pytester: pytest.Pytester,
+) -> None:
     pytester.makepyfile(test_raw=INNER_TEST)
-    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:cacheprovider", "--agentsnap-record", "-W", "always::agentsnap.AgentsnapWarning")
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "no:randomly",
+        "-p",
+        "no:cacheprovider",
+        "--agentsnap-record",
+        "-W",
+        "always::agentsnap.AgentsnapWarning",
+    )
     out = result.stdout.str()
     assert result.ret == 0, out
     assert "POST 127.0.0.1/v1/chat/completions looks like an LLM call but was not captured" in out
-    assert ("agentsnap: this record run's tests made 1 HTTP request(s) but no snapshot was written: "
-            "1 of them looked like LLM calls but were not captured (see the warnings).") in out
+    assert (
+        "agentsnap: this record run's tests made 1 HTTP request(s) but no snapshot was written: "
+        "1 of them looked like LLM calls but were not captured (see the warnings)."
+    ) in out
     assert not list(pytester.path.rglob("*.json"))

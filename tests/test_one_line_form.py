@@ -23,7 +23,7 @@ pytest_plugins = ["pytester"]
 
 NODE = "test_agent.py::test_calls"
 
-ONE_LINE_TEST = '''
+ONE_LINE_TEST = """
 import json
 import pathlib
 
@@ -46,7 +46,7 @@ def test_calls(fake, snapshot):
         report = snapshot(ask(fake, city), min_score=sc.get("min_score", 1.0))
         results.append(None if report is None else {"score": report.score, "failed": report.failed_checks})
     (HERE / "results.json").write_text(json.dumps(results), encoding="utf-8")
-'''
+"""
 
 
 @pytest.fixture
@@ -65,7 +65,10 @@ def tool_steps(data: dict) -> list[dict]:
     return [{k: s[k] for k in ("name", "args")} for s in data["trace"] if s["type"] == "tool_call"]
 
 
-PARIS_CALLS = [{"name": "get_weather", "args": {"city": "Paris"}}, {"name": "get_time", "args": {"tz": "CET"}}]
+PARIS_CALLS = [
+    {"name": "get_weather", "args": {"city": "Paris"}},
+    {"name": "get_time", "args": {"tz": "CET"}},
+]
 
 
 def approve(project: Project, name: str = NODE) -> None:
@@ -79,21 +82,32 @@ def test_first_run_writes_a_pending_snapshot_of_the_tool_calls(project: Project)
     data = project.snapshot(NODE)
     assert data["approved"] is False
     assert tool_steps(data) == PARIS_CALLS
-    assert [s["type"] for s in data["trace"]] == ["tool_call", "tool_call"]  # no instrumentation: no LLM steps
+    assert [s["type"] for s in data["trace"]] == [
+        "tool_call",
+        "tool_call",
+    ]  # no instrumentation: no LLM steps
     assert [s["id"] for s in data["trace"]] == [None, None]  # provider ids change every live run
     assert summary(result) == ["agentsnap: 1 new (pending approval)"]
-    result.stdout.fnmatch_lines(["*new snapshot 'test_agent.py::test_calls' written to * as pending*agentsnap approve*"])
+    result.stdout.fnmatch_lines(
+        ["*new snapshot 'test_agent.py::test_calls' written to * as pending*agentsnap approve*"]
+    )
 
 
-def test_ci_refuses_a_missing_snapshot_and_writes_nothing(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ci_refuses_a_missing_snapshot_and_writes_nothing(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("CI", "true")
     result = project.run()
     assert result.ret == 1
-    result.stdout.fnmatch_lines(["*no snapshot*test_agent.py::test_calls*pytest --agentsnap-record*"])
+    result.stdout.fnmatch_lines(
+        ["*no snapshot*test_agent.py::test_calls*pytest --agentsnap-record*"]
+    )
     assert not project.snapshot_path(NODE).exists()
 
 
-def test_pending_snapshot_is_not_compared_locally_and_fails_in_ci(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pending_snapshot_is_not_compared_locally_and_fails_in_ci(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert project.run().ret == 0
     project.set_scenario(cities=["Berlin"])  # would drift, but a pending snapshot is never compared
     result = project.run()
@@ -122,7 +136,10 @@ def test_approved_snapshot_compares_returns_the_report_and_fails_on_drift(projec
     assert "args.city: 'Paris' → 'Berlin'" in out
     assert "composite 75% < min_score 100%" in out  # structural 1.0, arguments 1 of 2 unchanged
     assert "agentsnap update test_agent.py::test_calls" in out
-    assert project.snapshot(NODE)["approved"] is True and tool_steps(project.snapshot(NODE)) == PARIS_CALLS
+    assert (
+        project.snapshot(NODE)["approved"] is True
+        and tool_steps(project.snapshot(NODE)) == PARIS_CALLS
+    )
 
     project.set_scenario(cities=["Berlin"], min_score=0.75)  # the score is the gate: tolerate it
     result = project.run()
@@ -151,7 +168,9 @@ def test_instrumented_record_then_offline_replay_of_two_snapshots(project: Proje
     assert [s["type"] for s in first["trace"]] == ["llm_call", "tool_call", "tool_call"]
     assert [s["type"] for s in second["trace"]] == ["llm_call", "tool_call", "tool_call"]
     assert tool_steps(second)[0] == {"name": "get_weather", "args": {"city": "Rome"}}
-    loaded = SnapshotStore.read_file(project.snapshot_path(NODE)).trace  # the file stores the messages once
+    loaded = SnapshotStore.read_file(
+        project.snapshot_path(NODE)
+    ).trace  # the file stores the messages once
     assert loaded[0]["messages"] == [{"role": "user", "content": "Weather and time in Paris?"}]
 
     result = project.run("--agentsnap-replay")
@@ -169,7 +188,10 @@ def store(tmp_path: Path) -> SnapshotStore:
     return SnapshotStore(tmp_path / "snaps")
 
 
-CALLS = [{"tool": "search", "args": {"q": "flights to NYC", "max": 3}}, {"tool": "book", "args": {"flight": "FL-42"}}]
+CALLS = [
+    {"tool": "search", "args": {"q": "flights to NYC", "max": 3}},
+    {"tool": "book", "args": {"flight": "FL-42"}},
+]
 
 
 def test_check_follows_the_state_table(store: SnapshotStore) -> None:
@@ -177,25 +199,39 @@ def test_check_follows_the_state_table(store: SnapshotStore) -> None:
         assert agentsnap.check("book", CALLS, store=store) is None
     saved = store.load("book")
     assert saved is not None and saved.approved is False
-    assert [(s["name"], s["args"]) for s in saved.trace] == [("search", {"q": "flights to NYC", "max": 3}), ("book", {"flight": "FL-42"})]
+    assert [(s["name"], s["args"]) for s in saved.trace] == [
+        ("search", {"q": "flights to NYC", "max": 3}),
+        ("book", {"flight": "FL-42"}),
+    ]
     with pytest.warns(AgentsnapWarning, match="pending approval"):
         assert agentsnap.check("book", CALLS, store=store) is None
     store.approve("book")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        report = agentsnap.check("book", [{"tool": "search", "args": {"q": "flights to NYC", "max": 3.0}}, CALLS[1]], store=store)
+        report = agentsnap.check(
+            "book",
+            [{"tool": "search", "args": {"q": "flights to NYC", "max": 3.0}}, CALLS[1]],
+            store=store,
+        )
     assert report is not None and report.passed and report.score == 1.0  # 3 == 3.0 unless strict
     with pytest.raises(AgentRegressionError) as info:
-        agentsnap.check("book", [CALLS[0] | {"args": {"q": "flights to NYC", "max": 3.0}}, CALLS[1]], store=store, strict=True)
+        agentsnap.check(
+            "book",
+            [CALLS[0] | {"args": {"q": "flights to NYC", "max": 3.0}}, CALLS[1]],
+            store=store,
+            strict=True,
+        )
     assert info.value.diff_report.failed_checks == ["score"]
-    assert info.value.diff_report.changes[0]["changes"] == [{"path": "args.max", "old": 3, "new": 3.0, "kind": "type_changed"}]
+    assert info.value.diff_report.changes[0]["changes"] == [
+        {"path": "args.max", "old": 3, "new": 3.0, "kind": "type_changed"}
+    ]
 
 
 def test_check_drift_scores_and_min_score(store: SnapshotStore) -> None:
     with pytest.warns(AgentsnapWarning):
         agentsnap.check("flow", CALLS, store=store, update=True)  # update: written approved at once
     assert store.load("flow").approved is True
-    extra = CALLS + [{"tool": "email", "args": {"to": "me"}}]
+    extra = [*CALLS, {"tool": "email", "args": {"to": "me"}}]
     with pytest.raises(AgentRegressionError) as info:
         agentsnap.check("flow", extra, store=store)
     report = info.value.diff_report
@@ -204,7 +240,9 @@ def test_check_drift_scores_and_min_score(store: SnapshotStore) -> None:
     assert "email" in str(info.value)
     report = agentsnap.check("flow", extra, store=store, min_score=0.8)
     assert report.score == pytest.approx(5 / 6) and report.failed_checks == []
-    report = agentsnap.check("flow", extra, store=store, min_score=0.95, weights={"structural": 0.0})
+    report = agentsnap.check(
+        "flow", extra, store=store, min_score=0.95, weights={"structural": 0.0}
+    )
     assert report.score == 1.0  # only the arguments of the aligned calls count
 
 
@@ -221,11 +259,16 @@ def test_check_in_ci_never_writes(store: SnapshotStore, monkeypatch: pytest.Monk
         agentsnap.check("new", CALLS, store=store)
 
 
-@pytest.mark.parametrize(("kwargs", "error", "match"), [
-    ({"min_score": 1.5}, ValueError, r"min_score must be a number within \[0, 1\], got 1.5"),
-    ({"weights": {"speed": 1.0}}, ValueError, "unknown weights key 'speed'"),
-])
-def test_check_bad_options_raise_and_write_nothing(store: SnapshotStore, kwargs: dict, error: type, match: str) -> None:
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"min_score": 1.5}, ValueError, r"min_score must be a number within \[0, 1\], got 1.5"),
+        ({"weights": {"speed": 1.0}}, ValueError, "unknown weights key 'speed'"),
+    ],
+)
+def test_check_bad_options_raise_and_write_nothing(
+    store: SnapshotStore, kwargs: dict, error: type, match: str
+) -> None:
     with pytest.warns(AgentsnapWarning):
         agentsnap.check("flow", CALLS, store=store, update=True)
     before = store.path_for("flow").read_bytes()
@@ -240,7 +283,7 @@ def test_check_bad_actual_writes_nothing(store: SnapshotStore) -> None:
     assert not store.path_for("flow").exists()
 
 
-CASES_TEST = '''
+CASES_TEST = """
 import pathlib
 
 from agent_lib import TOOLS, client_for, scenario
@@ -266,7 +309,7 @@ def test_trailing_call(fake, snapshot):
 def test_fails_after_snapshot(fake, snapshot):
     snapshot(ask(fake, scenario()["question"]))
     assert not scenario().get("fail"), "the scenario asked this test to fail"
-'''
+"""
 
 
 @pytest.fixture
@@ -305,7 +348,9 @@ def test_llm_calls_after_the_last_snapshot_are_kept_for_replay(cases: Project) -
     assert cases.run("--agentsnap-record", "-k", "trailing").ret == 0
     data = cases.snapshot("test_agent.py::test_trailing_call")
     assert [s["type"] for s in data["trace"]] == ["llm_call", "tool_call", "llm_call"]
-    loaded = SnapshotStore.read_file(cases.snapshot_path("test_agent.py::test_trailing_call")).trace  # messages stored once
+    loaded = SnapshotStore.read_file(
+        cases.snapshot_path("test_agent.py::test_trailing_call")
+    ).trace  # messages stored once
     assert loaded[-1]["messages"] == [{"role": "user", "content": "summarise"}]
     result = cases.run("--agentsnap-replay", "-k", "trailing")
     assert result.ret == 0, result.stdout.str()
@@ -326,5 +371,7 @@ def test_a_test_that_fails_after_its_snapshot_writes_nothing(cases: Project) -> 
     cases.set_scenario(question="Rome", fail=True)
     result = cases.run("--agentsnap-record", "-k", "fails_after")
     assert result.ret == 1
-    assert cases.snapshot_path("test_agent.py::test_fails_after_snapshot").read_bytes() == before  # the golden stays
+    assert (
+        cases.snapshot_path("test_agent.py::test_fails_after_snapshot").read_bytes() == before
+    )  # the golden stays
     assert summary(result) == ["agentsnap: 1 not saved (test failed)"]

@@ -49,7 +49,9 @@ except ImportError:  # openai < 1.66.0
     ParsedResponse = Response = None  # type: ignore[assignment,misc]
 
 # client.responses.create / .parse / .stream() all appeared in openai 1.66.0
-needs_responses = pytest.mark.skipif(Response is None, reason="the Responses API (client.responses) appeared in openai 1.66.0")
+needs_responses = pytest.mark.skipif(
+    Response is None, reason="the Responses API (client.responses) appeared in openai 1.66.0"
+)
 # the HTTP library the installed SDK is built on: httpx2 from openai 3.0, httpx before
 SDK_HTTP = openai_http()
 
@@ -63,18 +65,36 @@ pytestmark = [
 MODEL = "gpt-4o-mini"
 API_KEY = "sk-test-SECRET-responses-0001"
 QUESTION = "Weather in Paris?"
-CI_MARKERS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
+CI_MARKERS = (
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITLAB_CI",
+    "BUILDKITE",
+    "CIRCLECI",
+    "JENKINS_URL",
+    "TF_BUILD",
+)
 WEATHER_TOOL = {
     "type": "function",
     "name": "get_weather",
     "description": "Current weather in a city",
-    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"], "additionalProperties": False},
+    "parameters": {
+        "type": "object",
+        "properties": {"city": {"type": "string"}},
+        "required": ["city"],
+        "additionalProperties": False,
+    },
     "strict": True,
 }
 TIME_TOOL = {
     "type": "function",
     "name": "get_time",
-    "parameters": {"type": "object", "properties": {"tz": {"type": "string"}}, "required": ["tz"], "additionalProperties": False},
+    "parameters": {
+        "type": "object",
+        "properties": {"tz": {"type": "string"}},
+        "required": ["tz"],
+        "additionalProperties": False,
+    },
     "strict": True,
 }
 CALL_A = function_call_item("call_A", "get_weather", {"city": "Paris"})
@@ -104,14 +124,22 @@ def fake() -> Iterator[FakeOpenAIResponses]:
 
 
 def snapshot_data(directory: Path, name: str) -> dict[str, Any]:
-    return SnapshotStore.read_file(SnapshotStore(directory).path_for(name)).to_dict()  # as loaded: the file stores each call\'s messages once
+    return SnapshotStore.read_file(
+        SnapshotStore(directory).path_for(name)
+    ).to_dict()  # as loaded: the file stores each call\'s messages once
 
 
 def llm_steps(data: dict[str, Any]) -> list[dict[str, Any]]:
     return [s for s in data["trace"] if s["type"] == "llm_call"]
 
 
-def record_and_replay_sync(tmp_path: Path, name: str, fake: FakeOpenAIResponses, offline: Offline, run: Callable[[openai.OpenAI], Any]) -> tuple[Any, Any]:
+def record_and_replay_sync(
+    tmp_path: Path,
+    name: str,
+    fake: FakeOpenAIResponses,
+    offline: Offline,
+    run: Callable[[openai.OpenAI], Any],
+) -> tuple[Any, Any]:
     base = fake.base_url
     with AgentRecorder(name, snapshot_dir=tmp_path):
         live = run(openai.OpenAI(base_url=base, api_key=API_KEY, max_retries=0))
@@ -121,7 +149,13 @@ def record_and_replay_sync(tmp_path: Path, name: str, fake: FakeOpenAIResponses,
     return live, replayed
 
 
-def record_and_replay_async(tmp_path: Path, name: str, fake: FakeOpenAIResponses, offline: Offline, run: Callable[[openai.AsyncOpenAI], Any]) -> tuple[Any, Any]:
+def record_and_replay_async(
+    tmp_path: Path,
+    name: str,
+    fake: FakeOpenAIResponses,
+    offline: Offline,
+    run: Callable[[openai.AsyncOpenAI], Any],
+) -> tuple[Any, Any]:
     base = fake.base_url
 
     async def record() -> Any:
@@ -159,17 +193,36 @@ def test_create_sync(fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline
     fake.script(responses_reply([message_item("Sunny, 21 C.")], usage=(11, 5)))
 
     def run(client: openai.OpenAI) -> Response:
-        return client.responses.create(model=MODEL, input=QUESTION, instructions="Be terse.", tools=[WEATHER_TOOL])
+        return client.responses.create(
+            model=MODEL, input=QUESTION, instructions="Be terse.", tools=[WEATHER_TOOL]
+        )
 
     live, rep = record_and_replay_sync(tmp_path, "resp_create", fake, offline, run)
     assert type(live) is Response and live.output_text == "Sunny, 21 C."
     assert_same_response(rep, live)
     assert rep.output_text == "Sunny, 21 C."
     (step,) = llm_steps(snapshot_data(tmp_path, "resp_create"))
-    assert {k: step[k] for k in ("provider", "model", "messages", "tools", "response", "tool_requests", "tokens", "usage", "stream", "status")} == {
+    assert {
+        k: step[k]
+        for k in (
+            "provider",
+            "model",
+            "messages",
+            "tools",
+            "response",
+            "tool_requests",
+            "tokens",
+            "usage",
+            "stream",
+            "status",
+        )
+    } == {
         "provider": "openai",
         "model": RESPONSES_MODEL,
-        "messages": [{"role": "system", "content": "Be terse."}, {"role": "user", "content": QUESTION}],
+        "messages": [
+            {"role": "system", "content": "Be terse."},
+            {"role": "user", "content": QUESTION},
+        ],
         "tools": ["get_weather"],
         "response": "Sunny, 21 C.",
         "tool_requests": [],
@@ -186,7 +239,9 @@ def test_create_async(fake: FakeOpenAIResponses, tmp_path: Path, offline: Offlin
     fake.script(responses_reply([CALL_A, CALL_B]))
 
     async def run(client: openai.AsyncOpenAI) -> Response:
-        return await client.responses.create(model=MODEL, input=QUESTION, tools=[WEATHER_TOOL, TIME_TOOL])
+        return await client.responses.create(
+            model=MODEL, input=QUESTION, tools=[WEATHER_TOOL, TIME_TOOL]
+        )
 
     live, rep = record_and_replay_async(tmp_path, "resp_create_async", fake, offline, run)
     assert_same_response(rep, live)
@@ -209,34 +264,52 @@ def test_create_stream_sync(fake: FakeOpenAIResponses, tmp_path: Path, offline: 
     fake.script(responses_stream_reply([message_item("Checking Paris."), CALL_A], piece=3))
 
     def run(client: openai.OpenAI) -> list[Any]:
-        stream = client.responses.create(model=MODEL, input=QUESTION, tools=[WEATHER_TOOL], stream=True)
+        stream = client.responses.create(
+            model=MODEL, input=QUESTION, tools=[WEATHER_TOOL], stream=True
+        )
         assert isinstance(stream, openai.Stream)
         with stream:
             return list(stream)
 
     live, rep = record_and_replay_sync(tmp_path, "resp_stream", fake, offline, run)
     assert_same_events(rep, live)
-    assert [e.type for e in rep][:3] == ["response.created", "response.in_progress", "response.output_item.added"]
-    assert rep[-1].type == "response.completed" and rep[-1].response.output_text == "Checking Paris."
+    assert [e.type for e in rep][:3] == [
+        "response.created",
+        "response.in_progress",
+        "response.output_item.added",
+    ]
+    assert (
+        rep[-1].type == "response.completed" and rep[-1].response.output_text == "Checking Paris."
+    )
     (step,) = llm_steps(snapshot_data(tmp_path, "resp_stream"))
     assert (step["stream"], step["complete"], step["response"]) == (True, True, "Checking Paris.")
-    assert step["tool_requests"] == [{"id": "call_A", "name": "get_weather", "args": {"city": "Paris"}}]
+    assert step["tool_requests"] == [
+        {"id": "call_A", "name": "get_weather", "args": {"city": "Paris"}}
+    ]
     assert step["usage"] == {"input_tokens": 12, "output_tokens": 6, "total_tokens": 18}
 
 
 @needs_responses
-def test_create_stream_async_parallel_calls_without_final_output(fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline) -> None:
+def test_create_stream_async_parallel_calls_without_final_output(
+    fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline
+) -> None:
     """Interleaved argument deltas of two calls, and a ``response.completed`` that omits ``output``."""
-    fake.script(responses_stream_reply([CALL_A, CALL_B], interleave_calls=True, final_output=False, piece=2))
+    fake.script(
+        responses_stream_reply([CALL_A, CALL_B], interleave_calls=True, final_output=False, piece=2)
+    )
 
     async def run(client: openai.AsyncOpenAI) -> list[Any]:
-        stream = await client.responses.create(model=MODEL, input=QUESTION, tools=[WEATHER_TOOL, TIME_TOOL], stream=True)
+        stream = await client.responses.create(
+            model=MODEL, input=QUESTION, tools=[WEATHER_TOOL, TIME_TOOL], stream=True
+        )
         assert isinstance(stream, openai.AsyncStream)
         return [event async for event in stream]
 
     live, rep = record_and_replay_async(tmp_path, "resp_stream_async", fake, offline, run)
     assert_same_events(rep, live)
-    deltas = [(e.output_index, e.delta) for e in rep if e.type == "response.function_call_arguments.delta"]
+    deltas = [
+        (e.output_index, e.delta) for e in rep if e.type == "response.function_call_arguments.delta"
+    ]
     assert deltas[:2] == [(0, '{"'), (1, '{"')]
     (step,) = llm_steps(snapshot_data(tmp_path, "resp_stream_async"))
     assert step["tool_requests"] == [
@@ -247,8 +320,12 @@ def test_create_stream_async_parallel_calls_without_final_output(fake: FakeOpenA
 
 
 @needs_responses
-def test_stream_abandoned_early_replays_the_same_prefix(fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline) -> None:
-    fake.script(responses_stream_reply([message_item("A rather long answer about Paris weather.")], piece=5))
+def test_stream_abandoned_early_replays_the_same_prefix(
+    fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline
+) -> None:
+    fake.script(
+        responses_stream_reply([message_item("A rather long answer about Paris weather.")], piece=5)
+    )
 
     def run(client: openai.OpenAI) -> list[Any]:
         seen = []
@@ -268,8 +345,15 @@ def test_stream_abandoned_early_replays_the_same_prefix(fake: FakeOpenAIResponse
 
 
 @needs_responses
-def test_parse_with_text_format_sync(fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline) -> None:
-    schema_format = {"type": "json_schema", "name": "Weather", "strict": True, "schema": Weather.model_json_schema()}
+def test_parse_with_text_format_sync(
+    fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline
+) -> None:
+    schema_format = {
+        "type": "json_schema",
+        "name": "Weather",
+        "strict": True,
+        "schema": Weather.model_json_schema(),
+    }
     fake.script(responses_reply([message_item(WEATHER_JSON)], text_format=schema_format))
 
     def run(client: openai.OpenAI) -> ParsedResponse[Weather]:
@@ -289,11 +373,15 @@ def test_parse_with_text_format_sync(fake: FakeOpenAIResponses, tmp_path: Path, 
 
 
 @needs_responses
-def test_parse_with_text_format_and_function_tool_async(fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline) -> None:
+def test_parse_with_text_format_and_function_tool_async(
+    fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline
+) -> None:
     fake.script(responses_reply([CALL_A]))
 
     async def run(client: openai.AsyncOpenAI) -> ParsedResponse[Weather]:
-        return await client.responses.parse(model=MODEL, input=QUESTION, text_format=Weather, tools=[WEATHER_TOOL])
+        return await client.responses.parse(
+            model=MODEL, input=QUESTION, text_format=Weather, tools=[WEATHER_TOOL]
+        )
 
     live, rep = record_and_replay_async(tmp_path, "resp_parse_async", fake, offline, run)
     assert_same_response(rep, live)
@@ -305,7 +393,9 @@ def test_parse_with_text_format_and_function_tool_async(fake: FakeOpenAIResponse
 
 
 @needs_responses
-def test_stream_manager_sync_get_final_response(fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline) -> None:
+def test_stream_manager_sync_get_final_response(
+    fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline
+) -> None:
     fake.script(responses_stream_reply([message_item(WEATHER_JSON)], piece=7))
 
     def run(client: openai.OpenAI) -> tuple[list[Any], ParsedResponse[Weather]]:
@@ -313,9 +403,13 @@ def test_stream_manager_sync_get_final_response(fake: FakeOpenAIResponses, tmp_p
             events = list(stream)
             return events, stream.get_final_response()
 
-    (live_events, live_final), (rep_events, rep_final) = record_and_replay_sync(tmp_path, "resp_manager", fake, offline, run)
+    (live_events, live_final), (rep_events, rep_final) = record_and_replay_sync(
+        tmp_path, "resp_manager", fake, offline, run
+    )
     assert_same_events(rep_events, live_events)
-    assert [e.snapshot for e in rep_events if e.type == "response.output_text.delta"][-1] == WEATHER_JSON
+    assert [e.snapshot for e in rep_events if e.type == "response.output_text.delta"][
+        -1
+    ] == WEATHER_JSON
     assert type(rep_final) is type(live_final) and rep_final.model_dump() == live_final.model_dump()
     assert rep_final.output_parsed == Weather(city="Paris", celsius=21.5, sunny=True)
     (step,) = llm_steps(snapshot_data(tmp_path, "resp_manager"))
@@ -323,18 +417,30 @@ def test_stream_manager_sync_get_final_response(fake: FakeOpenAIResponses, tmp_p
 
 
 @needs_responses
-def test_stream_manager_async_with_tool_calls(fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline) -> None:
-    fake.script(responses_stream_reply([message_item("Let me check."), CALL_A, CALL_B], interleave_calls=False, piece=4))
+def test_stream_manager_async_with_tool_calls(
+    fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline
+) -> None:
+    fake.script(
+        responses_stream_reply(
+            [message_item("Let me check."), CALL_A, CALL_B], interleave_calls=False, piece=4
+        )
+    )
 
     async def run(client: openai.AsyncOpenAI) -> tuple[list[Any], Any]:
-        async with client.responses.stream(model=MODEL, input=QUESTION, tools=[WEATHER_TOOL, TIME_TOOL]) as stream:
+        async with client.responses.stream(
+            model=MODEL, input=QUESTION, tools=[WEATHER_TOOL, TIME_TOOL]
+        ) as stream:
             events = [event async for event in stream]
             return events, await stream.get_final_response()
 
-    (live_events, live_final), (rep_events, rep_final) = record_and_replay_async(tmp_path, "resp_manager_async", fake, offline, run)
+    (live_events, live_final), (rep_events, rep_final) = record_and_replay_async(
+        tmp_path, "resp_manager_async", fake, offline, run
+    )
     assert_same_events(rep_events, live_events)
     assert rep_final.model_dump() == live_final.model_dump()
-    assert [(o.call_id, o.parsed_arguments) for o in rep_final.output if o.type == "function_call"] == [
+    assert [
+        (o.call_id, o.parsed_arguments) for o in rep_final.output if o.type == "function_call"
+    ] == [
         ("call_A", {"city": "Paris"}),
         ("call_B", {"tz": "Europe/Paris"}),
     ]
@@ -344,20 +450,26 @@ def test_stream_manager_async_with_tool_calls(fake: FakeOpenAIResponses, tmp_pat
 
 
 @needs_responses
-def test_with_raw_response_keeps_headers_and_parses(fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline) -> None:
+def test_with_raw_response_keeps_headers_and_parses(
+    fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline
+) -> None:
     fake.script(responses_reply([message_item("raw hello")]))
 
     def run(client: openai.OpenAI) -> tuple[str | None, Response]:
         raw = client.responses.with_raw_response.create(model=MODEL, input=QUESTION)
         return raw.headers.get("x-request-id"), raw.parse()
 
-    (live_id, live), (rep_id, rep) = record_and_replay_sync(tmp_path, "resp_raw", fake, offline, run)
+    (live_id, live), (rep_id, rep) = record_and_replay_sync(
+        tmp_path, "resp_raw", fake, offline, run
+    )
     assert rep_id == live_id and rep_id is not None
     assert_same_response(rep, live)
 
 
 @needs_responses
-def test_bad_request_replays_as_the_same_error(fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline) -> None:
+def test_bad_request_replays_as_the_same_error(
+    fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline
+) -> None:
     fake.script(error_reply(400, message="Invalid 'input': too long."))
 
     def run(client: openai.OpenAI) -> openai.BadRequestError:
@@ -367,7 +479,11 @@ def test_bad_request_replays_as_the_same_error(fake: FakeOpenAIResponses, tmp_pa
 
     live, rep = record_and_replay_sync(tmp_path, "resp_400", fake, offline, run)
     assert type(rep) is type(live)
-    assert (rep.status_code, rep.body, rep.request_id) == (live.status_code, live.body, live.request_id)
+    assert (rep.status_code, rep.body, rep.request_id) == (
+        live.status_code,
+        live.body,
+        live.request_id,
+    )
     (step,) = llm_steps(snapshot_data(tmp_path, "resp_400"))
     assert (step["status"], step["error"]) == (400, "Invalid 'input': too long.")
 
@@ -382,13 +498,28 @@ def weather_agent(client: openai.OpenAI) -> str:
     for item in first.output:
         if item.type == "function_call":
             city = json.loads(item.arguments)["city"]
-            items.append({"type": "function_call", "call_id": item.call_id, "name": item.name, "arguments": item.arguments})
-            items.append({"type": "function_call_output", "call_id": item.call_id, "output": f"{city}: 21 C, sunny"})
+            items.append(
+                {
+                    "type": "function_call",
+                    "call_id": item.call_id,
+                    "name": item.name,
+                    "arguments": item.arguments,
+                }
+            )
+            items.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": item.call_id,
+                    "output": f"{city}: 21 C, sunny",
+                }
+            )
     return client.responses.create(model=MODEL, input=items, tools=[WEATHER_TOOL]).output_text
 
 
 @needs_responses
-def test_agent_loop_builds_a_tool_call_step_and_replays(fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline) -> None:
+def test_agent_loop_builds_a_tool_call_step_and_replays(
+    fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline
+) -> None:
     fake.script(
         responses_reply([CALL_A], id="resp_1"),
         responses_reply([message_item("It is 21 C and sunny in Paris.")], id="resp_2"),
@@ -403,7 +534,11 @@ def test_agent_loop_builds_a_tool_call_step_and_replays(fake: FakeOpenAIResponse
         "result": "Paris: 21 C, sunny",
         "id": "call_A",
     }
-    assert trace[2]["messages"][-1] == {"type": "function_call_output", "call_id": "call_A", "output": "Paris: 21 C, sunny"}
+    assert trace[2]["messages"][-1] == {
+        "type": "function_call_output",
+        "call_id": "call_A",
+        "output": "Paris: 21 C, sunny",
+    }
     assert trace[2]["response"] == "It is 21 C and sunny in Paris."
 
 
@@ -447,7 +582,9 @@ def refused_base_url() -> str:
         return f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
 
 
-def timed_replay_sync(tmp_path: Path, name: str, base: str, offline: Offline, run: Callable[[openai.OpenAI], Any]) -> tuple[Any, float]:
+def timed_replay_sync(
+    tmp_path: Path, name: str, base: str, offline: Offline, run: Callable[[openai.OpenAI], Any]
+) -> tuple[Any, float]:
     with offline(), AgentAsserter(name, snapshot_dir=tmp_path, mode="replay"):
         started = time.monotonic()
         result = run(openai.OpenAI(base_url=base, api_key=API_KEY, max_retries=2))
@@ -458,7 +595,11 @@ def timed_replay_sync(tmp_path: Path, name: str, base: str, offline: Offline, ru
 def test_responses_500s_without_retry_headers_then_success_replay_instantly(
     fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fake.script(error_reply(500, retry_after=None), error_reply(500, retry_after=None), responses_reply([message_item("Third time.")]))
+    fake.script(
+        error_reply(500, retry_after=None),
+        error_reply(500, retry_after=None),
+        responses_reply([message_item("Third time.")]),
+    )
     base = fake.base_url
 
     def run(client: openai.OpenAI) -> Response:
@@ -469,8 +610,14 @@ def test_responses_500s_without_retry_headers_then_success_replay_instantly(
     with AgentRecorder("resp_retry", snapshot_dir=tmp_path):
         live = run(openai.OpenAI(base_url=base, api_key=API_KEY, max_retries=2))
     fake.stop()
-    assert len(record_spy.calls) == 2 and all(0.375 <= s <= 1.0 for s in record_spy.calls)  # the SDK's own backoff
-    assert [s["status"] for s in llm_steps(snapshot_data(tmp_path, "resp_retry"))] == [500, 500, 200]
+    assert len(record_spy.calls) == 2 and all(
+        0.375 <= s <= 1.0 for s in record_spy.calls
+    )  # the SDK's own backoff
+    assert [s["status"] for s in llm_steps(snapshot_data(tmp_path, "resp_retry"))] == [
+        500,
+        500,
+        200,
+    ]
 
     spy = SleepSpy(really=True)
     monkeypatch.setattr(openai_base_client, "time", spy)
@@ -485,7 +632,11 @@ def test_responses_500s_without_retry_headers_then_success_replay_instantly(
 def test_responses_async_500s_then_success_replay_instantly(
     fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fake.script(error_reply(503, retry_after=None), error_reply(500, retry_after=None), responses_reply([message_item("Async third.")]))
+    fake.script(
+        error_reply(503, retry_after=None),
+        error_reply(500, retry_after=None),
+        responses_reply([message_item("Async third.")]),
+    )
     base = fake.base_url
 
     async def run(client: openai.AsyncOpenAI) -> Response:
@@ -513,19 +664,25 @@ def test_responses_async_500s_then_success_replay_instantly(
     assert_same_response(rep, live)
 
 
-def test_chat_connection_refused_with_retries_replays_instantly(tmp_path: Path, offline: Offline, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_chat_connection_refused_with_retries_replays_instantly(
+    tmp_path: Path, offline: Offline, monkeypatch: pytest.MonkeyPatch
+) -> None:
     base = refused_base_url()
 
     def run(client: openai.OpenAI) -> openai.APIConnectionError:
         with pytest.raises(openai.APIConnectionError) as info:
-            client.chat.completions.create(model=MODEL, messages=[{"role": "user", "content": QUESTION}])
+            client.chat.completions.create(
+                model=MODEL, messages=[{"role": "user", "content": QUESTION}]
+            )
         return info.value
 
     monkeypatch.setattr(openai_base_client, "time", SleepSpy(really=False))
     with AgentRecorder("chat_refused", snapshot_dir=tmp_path):
         live = run(openai.OpenAI(base_url=base, api_key=API_KEY, max_retries=2))
     trace = snapshot_data(tmp_path, "chat_refused")["trace"]
-    assert [s["exchange"]["response"] for s in trace] == [{"error": {"type": "ConnectError", "message": "[Errno 111] Connection refused"}}] * 3
+    assert [s["exchange"]["response"] for s in trace] == [
+        {"error": {"type": "ConnectError", "message": "[Errno 111] Connection refused"}}
+    ] * 3
 
     spy = SleepSpy(really=True)
     monkeypatch.setattr(openai_base_client, "time", spy)
@@ -549,7 +706,11 @@ def test_responses_async_connection_refused_with_retries_replays_instantly(
         return info.value
 
     async def session(mode: str | None) -> tuple[openai.APIConnectionError, float]:
-        block = AgentAsserter("resp_refused", snapshot_dir=tmp_path, mode="replay") if mode else AgentRecorder("resp_refused", snapshot_dir=tmp_path)
+        block = (
+            AgentAsserter("resp_refused", snapshot_dir=tmp_path, mode="replay")
+            if mode
+            else AgentRecorder("resp_refused", snapshot_dir=tmp_path)
+        )
         async with block:
             started = time.monotonic()
             result = await run(openai.AsyncOpenAI(base_url=base, api_key=API_KEY, max_retries=2))
@@ -568,7 +729,9 @@ def test_responses_async_connection_refused_with_retries_replays_instantly(
 
 
 @needs_responses
-def test_x_should_retry_false_is_kept_so_replay_does_not_retry(fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline) -> None:
+def test_x_should_retry_false_is_kept_so_replay_does_not_retry(
+    fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline
+) -> None:
     """The server forbade retrying this 500: live made one attempt, so must replay."""
     no_retry = error_reply(500, retry_after=None, message="Do not retry this.")
     fake.script(Reply(status=500, body=no_retry.body, headers=(("x-should-retry", "false"),)))
@@ -608,7 +771,11 @@ def _waits(client: Any, module: Any, headers: Any = None) -> tuple[float, float]
 
 @pytest.mark.parametrize("sdk", ["openai", "groq"])
 def test_waits_are_capped_only_in_replay(sdk: str) -> None:
-    module = importlib.import_module(sdk) if sdk == "openai" else pytest.importorskip(sdk, reason=f"{sdk} is not installed")
+    module = (
+        importlib.import_module(sdk)
+        if sdk == "openai"
+        else pytest.importorskip(sdk, reason=f"{sdk} is not installed")
+    )
     install()  # the spec hooks patch <sdk>._base_client
     client_cls = getattr(module, {"openai": "OpenAI", "groq": "Groq"}[sdk])
     client = client_cls(api_key="test-key", max_retries=2, base_url="http://127.0.0.1:9")
@@ -623,7 +790,9 @@ def test_waits_are_capped_only_in_replay(sdk: str) -> None:
         server_said, _ = _waits(client, module, headers_type({"retry-after-ms": "250"}))
     assert (capped, server_said) == (stainless.REPLAY_RETRY_WAIT, stainless.REPLAY_RETRY_WAIT)
     assert after_capped == after_outside  # the random stream advanced as in the recording
-    assert _waits(client, module, headers_type({"retry-after-ms": "250"}))[0] == 0.25  # unpatched again
+    assert (
+        _waits(client, module, headers_type({"retry-after-ms": "250"}))[0] == 0.25
+    )  # unpatched again
 
 
 def test_patch_takes_whichever_stainless_module_it_is_hooked_on() -> None:
@@ -631,7 +800,9 @@ def test_patch_takes_whichever_stainless_module_it_is_hooked_on() -> None:
     module = types.ModuleType("some_stainless_sdk._base_client")
 
     class BaseClient:
-        def _calculate_retry_timeout(self, remaining_retries: int, options: Any, response_headers: Any = None) -> float:
+        def _calculate_retry_timeout(
+            self, remaining_retries: int, options: Any, response_headers: Any = None
+        ) -> float:
             return 4.0
 
     module.BaseClient = BaseClient  # type: ignore[attr-defined]
@@ -664,5 +835,8 @@ def test_patch_is_installed_by_the_spec_hooks_and_is_idempotent(sdk: str) -> Non
 
 def test_a_module_without_the_target_warns_and_never_breaks_the_import() -> None:
     hook = _guarded("someprovider", "agentsnap.capture.quirks.stainless:patch")
-    with pytest.warns(UserWarning, match=r"someprovider: quirk patch .*stainless:patch .*'not_stainless'.*no BaseClient\._calculate_retry_timeout"):
+    with pytest.warns(
+        UserWarning,
+        match=r"someprovider: quirk patch .*stainless:patch .*'not_stainless'.*no BaseClient\._calculate_retry_timeout",
+    ):
         hook(types.ModuleType("not_stainless"))

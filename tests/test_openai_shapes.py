@@ -17,10 +17,11 @@ import socket
 import threading
 import time
 import zlib
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import anyio
 import openai
@@ -32,7 +33,15 @@ from openai._response import APIResponse, AsyncAPIResponse
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 from openai.types.chat.parsed_chat_completion import ParsedChatCompletion
 
-from agentsnap import AgentAsserter, AgentRecorder, AgentRegressionError, AgentsnapWarning, ReplayMissError, SnapshotStore
+from agentsnap import (
+    AgentAsserter,
+    AgentRecorder,
+    AgentRegressionError,
+    AgentsnapWarning,
+    ReplayMissError,
+    SnapshotStore,
+)
+from tests.fake_openai_extra import openai_http, openai_version
 from tests.fake_provider import (
     FakeOpenAI,
     error_reply,
@@ -41,7 +50,6 @@ from tests.fake_provider import (
     text_reply,
     tool_calls_reply,
 )
-from tests.fake_openai_extra import openai_http, openai_version
 from tests.offline import Offline
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
@@ -50,22 +58,41 @@ MODEL = "gpt-4o-mini"
 API_KEY = "sk-test-SECRET-7f3a9c2e1b5d"
 QUESTION = "Weather in Paris?"
 MESSAGES = [{"role": "user", "content": QUESTION}]
-CI_MARKERS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
+CI_MARKERS = (
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITLAB_CI",
+    "BUILDKITE",
+    "CIRCLECI",
+    "JENKINS_URL",
+    "TF_BUILD",
+)
 WEATHER_TOOL = {
     "type": "function",
     "function": {
         "name": "get_weather",
-        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        },
     },
 }
 TIME_TOOL = {
     "type": "function",
     "function": {
         "name": "get_time",
-        "parameters": {"type": "object", "properties": {"tz": {"type": "string"}}, "required": ["tz"]},
+        "parameters": {
+            "type": "object",
+            "properties": {"tz": {"type": "string"}},
+            "required": ["tz"],
+        },
     },
 }
-PARALLEL_CALLS = [("call_A", "get_weather", {"city": "Paris"}), ("call_B", "get_time", {"tz": "Europe/Paris"})]
+PARALLEL_CALLS = [
+    ("call_A", "get_weather", {"city": "Paris"}),
+    ("call_B", "get_time", {"tz": "Europe/Paris"}),
+]
 # the HTTP library the installed SDK is built on: httpx2 from openai 3.0, httpx before
 SDK_HTTP = openai_http()
 # response objects carry `_request_id` (the x-request-id header) from openai 1.46.0; those of parse() from 1.50.0
@@ -105,7 +132,9 @@ def snapshot_path(directory: Path, name: str) -> Path:
 
 
 def snapshot_data(directory: Path, name: str) -> dict[str, Any]:
-    return SnapshotStore.read_file(snapshot_path(directory, name)).to_dict()  # as loaded: the file stores each call\'s messages once
+    return SnapshotStore.read_file(
+        snapshot_path(directory, name)
+    ).to_dict()  # as loaded: the file stores each call\'s messages once
 
 
 def llm_steps(data: dict[str, Any]) -> list[dict[str, Any]]:
@@ -116,7 +145,9 @@ def dumps(chunks: list[Any]) -> list[dict[str, Any]]:
     return [c.model_dump() for c in chunks]
 
 
-def merge_tool_deltas(chunks: list[ChatCompletionChunk]) -> list[tuple[str | None, str, dict[str, Any]]]:
+def merge_tool_deltas(
+    chunks: list[ChatCompletionChunk],
+) -> list[tuple[str | None, str, dict[str, Any]]]:
     """Reassemble streamed tool calls: (id, name, parsed arguments), in tool-call index order."""
     merged: dict[int, dict[str, Any]] = {}
     for chunk in chunks:
@@ -130,22 +161,44 @@ def merge_tool_deltas(chunks: list[ChatCompletionChunk]) -> list[tuple[str | Non
                         slot["name"] = delta.function.name
                     if delta.function.arguments:
                         slot["arguments"].append(delta.function.arguments)
-    return [(merged[i]["id"], merged[i]["name"], json.loads("".join(merged[i]["arguments"]))) for i in sorted(merged)]
+    return [
+        (merged[i]["id"], merged[i]["name"], json.loads("".join(merged[i]["arguments"])))
+        for i in sorted(merged)
+    ]
 
 
-def record_sync(tmp_path: Path, name: str, fake: FakeOpenAI, run: Callable[[openai.OpenAI], Any], **client_kw: Any) -> Any:
+def record_sync(
+    tmp_path: Path,
+    name: str,
+    fake: FakeOpenAI,
+    run: Callable[[openai.OpenAI], Any],
+    **client_kw: Any,
+) -> Any:
     with AgentRecorder(name, snapshot_dir=tmp_path):
         result = run(sync_client(fake.base_url, **client_kw))
     fake.stop()
     return result
 
 
-def replay_sync(tmp_path: Path, name: str, base_url: str, offline: Offline, run: Callable[[openai.OpenAI], Any], **client_kw: Any) -> Any:
+def replay_sync(
+    tmp_path: Path,
+    name: str,
+    base_url: str,
+    offline: Offline,
+    run: Callable[[openai.OpenAI], Any],
+    **client_kw: Any,
+) -> Any:
     with offline(), AgentAsserter(name, snapshot_dir=tmp_path, mode="replay"):
         return run(sync_client(base_url, **client_kw))
 
 
-def record_async(tmp_path: Path, name: str, fake: FakeOpenAI, run: Callable[[openai.AsyncOpenAI], Any], **client_kw: Any) -> Any:
+def record_async(
+    tmp_path: Path,
+    name: str,
+    fake: FakeOpenAI,
+    run: Callable[[openai.AsyncOpenAI], Any],
+    **client_kw: Any,
+) -> Any:
     async def main() -> Any:
         async with AgentRecorder(name, snapshot_dir=tmp_path):
             return await run(async_client(fake.base_url, **client_kw))
@@ -155,7 +208,14 @@ def record_async(tmp_path: Path, name: str, fake: FakeOpenAI, run: Callable[[ope
     return result
 
 
-def replay_async(tmp_path: Path, name: str, base_url: str, offline: Offline, run: Callable[[openai.AsyncOpenAI], Any], **client_kw: Any) -> Any:
+def replay_async(
+    tmp_path: Path,
+    name: str,
+    base_url: str,
+    offline: Offline,
+    run: Callable[[openai.AsyncOpenAI], Any],
+    **client_kw: Any,
+) -> Any:
     async def main() -> Any:
         async with AgentAsserter(name, snapshot_dir=tmp_path, mode="replay"):
             return await run(async_client(base_url, **client_kw))
@@ -176,7 +236,9 @@ def assert_same_completion(replayed: Any, live: Any) -> None:
 # --------------------------------------------------------------------------- plain create
 
 
-def test_create_sync_replays_identical_chat_completion(fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline) -> None:
+def test_create_sync_replays_identical_chat_completion(
+    fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline
+) -> None:
     fake_openai.script(text_reply("Sunny, 21 C.", usage=(12, 4)))
     base = fake_openai.base_url
 
@@ -202,7 +264,9 @@ def test_create_sync_replays_identical_chat_completion(fake_openai: FakeOpenAI, 
     assert step["usage"] == {"input_tokens": 12, "output_tokens": 4, "total_tokens": 16}
 
 
-def test_create_async_replays_identical_chat_completion(fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline) -> None:
+def test_create_async_replays_identical_chat_completion(
+    fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline
+) -> None:
     fake_openai.script(text_reply("Async sunny."))
     base = fake_openai.base_url
 
@@ -234,7 +298,9 @@ def _stream_with(client: openai.OpenAI) -> tuple[Any, list[ChatCompletionChunk],
 
 
 @pytest.mark.parametrize("use", [_stream_iter, _stream_with], ids=["iterate", "with"])
-def test_stream_sync_replays_identical_chunks(fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline, use: Any) -> None:
+def test_stream_sync_replays_identical_chunks(
+    fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline, use: Any
+) -> None:
     fake_openai.script(stream_text_reply(["Sun", "ny ", "in Paris."]))
     base = fake_openai.base_url
 
@@ -246,7 +312,10 @@ def test_stream_sync_replays_identical_chunks(fake_openai: FakeOpenAI, tmp_path:
     assert len(live_chunks) == 6  # role, 3 pieces, stop, usage
     assert dumps(rep_chunks) == dumps(live_chunks)
     assert rep_rid == live_rid and rep_rid is not None
-    assert "".join(c.choices[0].delta.content or "" for c in rep_chunks if c.choices) == "Sunny in Paris."
+    assert (
+        "".join(c.choices[0].delta.content or "" for c in rep_chunks if c.choices)
+        == "Sunny in Paris."
+    )
 
     (step,) = llm_steps(snapshot_data(tmp_path, "stream_sync"))
     assert step["stream"] is True
@@ -255,21 +324,29 @@ def test_stream_sync_replays_identical_chunks(fake_openai: FakeOpenAI, tmp_path:
     assert step["usage"] == {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}
 
 
-async def _astream_iter(client: openai.AsyncOpenAI) -> tuple[Any, list[ChatCompletionChunk], str | None]:
+async def _astream_iter(
+    client: openai.AsyncOpenAI,
+) -> tuple[Any, list[ChatCompletionChunk], str | None]:
     stream = await client.chat.completions.create(model=MODEL, messages=MESSAGES, stream=True)
     chunks = [c async for c in stream]
     return type(stream), chunks, stream.response.headers.get("x-request-id")
 
 
-async def _astream_with(client: openai.AsyncOpenAI) -> tuple[Any, list[ChatCompletionChunk], str | None]:
-    async with await client.chat.completions.create(model=MODEL, messages=MESSAGES, stream=True) as stream:
+async def _astream_with(
+    client: openai.AsyncOpenAI,
+) -> tuple[Any, list[ChatCompletionChunk], str | None]:
+    async with await client.chat.completions.create(
+        model=MODEL, messages=MESSAGES, stream=True
+    ) as stream:
         chunks = [c async for c in stream]
     assert stream.response.is_closed
     return type(stream), chunks, stream.response.headers.get("x-request-id")
 
 
 @pytest.mark.parametrize("use", [_astream_iter, _astream_with], ids=["async-iterate", "async-with"])
-def test_stream_async_replays_identical_chunks(fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline, use: Any) -> None:
+def test_stream_async_replays_identical_chunks(
+    fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline, use: Any
+) -> None:
     fake_openai.script(stream_text_reply(["Rain", "y."]))
     base = fake_openai.base_url
 
@@ -293,19 +370,25 @@ def _first_chunk_then_break(client: openai.OpenAI) -> ChatCompletionChunk:
 
 def _first_chunk_then_close(client: openai.OpenAI) -> ChatCompletionChunk:
     with client.chat.completions.create(model=MODEL, messages=MESSAGES, stream=True) as stream:
-        for chunk in stream:
+        for chunk in stream:  # noqa: B007 - keep the first chunk
             break
     return chunk
 
 
-@pytest.mark.parametrize("use", [_first_chunk_then_break, _first_chunk_then_close], ids=["break", "with-break"])
+@pytest.mark.parametrize(
+    "use", [_first_chunk_then_break, _first_chunk_then_close], ids=["break", "with-break"]
+)
 def test_stream_broken_after_first_chunk_is_recorded_incomplete_and_replays(
     fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline, use: Any
 ) -> None:
-    fake_openai.script(stream_text_reply(["one ", "two ", "three"]), stream_text_reply(["one ", "two ", "three"]))
+    fake_openai.script(
+        stream_text_reply(["one ", "two ", "three"]), stream_text_reply(["one ", "two ", "three"])
+    )
     base = fake_openai.base_url
     # the full stream, read outside any recording (nothing active: not captured)
-    full = list(sync_client(base).chat.completions.create(model=MODEL, messages=MESSAGES, stream=True))
+    full = list(
+        sync_client(base).chat.completions.create(model=MODEL, messages=MESSAGES, stream=True)
+    )
     assert len(full) == 6
 
     live_first = record_sync(tmp_path, "stream_break", fake_openai, use)
@@ -331,7 +414,9 @@ def test_stream_broken_after_first_chunk_is_recorded_incomplete_and_replays(
     assert [strip(c) for c in prefix] == [strip(c) for c in full[: len(prefix)]]
 
 
-def test_stream_created_but_never_iterated_is_recorded_incomplete(fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline) -> None:
+def test_stream_created_but_never_iterated_is_recorded_incomplete(
+    fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline
+) -> None:
     fake_openai.script(stream_text_reply(["never", " read"]))
     base = fake_openai.base_url
 
@@ -348,16 +433,28 @@ def test_stream_created_but_never_iterated_is_recorded_incomplete(fake_openai: F
 # --------------------------------------------------------------------------- tool calls
 
 
-def test_streamed_parallel_tool_calls_with_interleaved_deltas(fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline) -> None:
+def test_streamed_parallel_tool_calls_with_interleaved_deltas(
+    fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline
+) -> None:
     fake_openai.script(stream_tool_calls_reply(PARALLEL_CALLS, interleave=True))
     base = fake_openai.base_url
 
     def run(client: openai.OpenAI) -> list[ChatCompletionChunk]:
-        return list(client.chat.completions.create(model=MODEL, messages=MESSAGES, tools=[WEATHER_TOOL, TIME_TOOL], stream=True))
+        return list(
+            client.chat.completions.create(
+                model=MODEL, messages=MESSAGES, tools=[WEATHER_TOOL, TIME_TOOL], stream=True
+            )
+        )
 
     live = record_sync(tmp_path, "parallel_tools", fake_openai, run)
     # the fake really interleaved: a get_time fragment arrives before get_weather's last one
-    fragments = [(d.index, d.function.arguments) for c in live for ch in c.choices for d in (ch.delta.tool_calls or ()) if not d.id]
+    fragments = [
+        (d.index, d.function.arguments)
+        for c in live
+        for ch in c.choices
+        for d in (ch.delta.tool_calls or ())
+        if not d.id
+    ]
     assert fragments == [(0, '{"city":'), (1, '{"tz":'), (0, '"Paris"}'), (1, '"Europe/Paris"}')]
 
     step = llm_steps(snapshot_data(tmp_path, "parallel_tools"))[0]
@@ -370,14 +467,23 @@ def test_streamed_parallel_tool_calls_with_interleaved_deltas(fake_openai: FakeO
 
     replayed = replay_sync(tmp_path, "parallel_tools", base, offline, run)
     assert dumps(replayed) == dumps(live)
-    assert merge_tool_deltas(replayed) == merge_tool_deltas(live) == [
-        ("call_A", "get_weather", {"city": "Paris"}),
-        ("call_B", "get_time", {"tz": "Europe/Paris"}),
-    ]
+    assert (
+        merge_tool_deltas(replayed)
+        == merge_tool_deltas(live)
+        == [
+            ("call_A", "get_weather", {"city": "Paris"}),
+            ("call_B", "get_time", {"tz": "Europe/Paris"}),
+        ]
+    )
 
 
-def test_tool_call_round_trip_derives_tool_call_steps(fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline) -> None:
-    fake_openai.script(tool_calls_reply([("call_A", "get_weather", {"city": "Paris"})]), text_reply("It is sunny in Paris."))
+def test_tool_call_round_trip_derives_tool_call_steps(
+    fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline
+) -> None:
+    fake_openai.script(
+        tool_calls_reply([("call_A", "get_weather", {"city": "Paris"})]),
+        text_reply("It is sunny in Paris."),
+    )
     base = fake_openai.base_url
 
     def agent(client: openai.OpenAI) -> str | None:
@@ -387,7 +493,11 @@ def test_tool_call_round_trip_derives_tool_call_steps(fake_openai: FakeOpenAI, t
         messages.append(first.choices[0].message.model_dump(exclude_none=True))
         city = json.loads(call.function.arguments)["city"]
         messages.append({"role": "tool", "tool_call_id": call.id, "content": f"sunny in {city}"})
-        return client.chat.completions.create(model=MODEL, messages=messages, tools=[WEATHER_TOOL]).choices[0].message.content
+        return (
+            client.chat.completions.create(model=MODEL, messages=messages, tools=[WEATHER_TOOL])
+            .choices[0]
+            .message.content
+        )
 
     assert record_sync(tmp_path, "tool_round_trip", fake_openai, agent) == "It is sunny in Paris."
     data = snapshot_data(tmp_path, "tool_round_trip")
@@ -424,12 +534,16 @@ def test_with_raw_response_sync(fake_openai: FakeOpenAI, tmp_path: Path, offline
     assert len(llm_steps(snapshot_data(tmp_path, "raw_sync"))) == 1
 
 
-def test_with_raw_response_stream_sync(fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline) -> None:
+def test_with_raw_response_stream_sync(
+    fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline
+) -> None:
     fake_openai.script(stream_text_reply(["raw ", "stream"]))
     base = fake_openai.base_url
 
     def run(client: openai.OpenAI) -> tuple[Any, str, Any, list[ChatCompletionChunk], bool]:
-        raw = client.chat.completions.with_raw_response.create(model=MODEL, messages=MESSAGES, stream=True)
+        raw = client.chat.completions.with_raw_response.create(
+            model=MODEL, messages=MESSAGES, stream=True
+        )
         stream = raw.parse()
         again = raw.parse() is stream
         return type(raw), raw.headers["x-request-id"], type(stream), list(stream), again
@@ -460,12 +574,16 @@ def test_with_raw_response_async(fake_openai: FakeOpenAI, tmp_path: Path, offlin
     assert_same_completion(rep[2], live[2])
 
 
-def test_with_streaming_response_sync(fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline) -> None:
+def test_with_streaming_response_sync(
+    fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline
+) -> None:
     fake_openai.script(text_reply("streamed-response body"))
     base = fake_openai.base_url
 
     def run(client: openai.OpenAI) -> tuple[Any, str, ChatCompletion]:
-        with client.chat.completions.with_streaming_response.create(model=MODEL, messages=MESSAGES) as resp:
+        with client.chat.completions.with_streaming_response.create(
+            model=MODEL, messages=MESSAGES
+        ) as resp:
             return type(resp), resp.headers["x-request-id"], resp.parse()
 
     live = record_sync(tmp_path, "streaming_resp_sync", fake_openai, run)
@@ -479,12 +597,16 @@ def test_with_streaming_response_sync(fake_openai: FakeOpenAI, tmp_path: Path, o
 
 
 @pytest.mark.filterwarnings("error::RuntimeWarning")
-def test_with_streaming_response_async_awaited_parse(fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline) -> None:
+def test_with_streaming_response_async_awaited_parse(
+    fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline
+) -> None:
     fake_openai.script(stream_text_reply(["async ", "streaming ", "response"]))
     base = fake_openai.base_url
 
     async def run(client: openai.AsyncOpenAI) -> tuple[Any, str, Any, list[ChatCompletionChunk]]:
-        async with client.chat.completions.with_streaming_response.create(model=MODEL, messages=MESSAGES, stream=True) as resp:
+        async with client.chat.completions.with_streaming_response.create(
+            model=MODEL, messages=MESSAGES, stream=True
+        ) as resp:
             stream = await resp.parse()
             chunks = [c async for c in stream]
             return type(resp), resp.headers["x-request-id"], type(stream), chunks
@@ -511,7 +633,9 @@ class Forecast(pydantic.BaseModel):
     temp_c: int
 
 
-def test_stream_manager_sync_get_final_completion(fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline) -> None:
+def test_stream_manager_sync_get_final_completion(
+    fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline
+) -> None:
     fake_openai.script(stream_tool_calls_reply([("call_A", "GetWeather", {"city": "Paris"})]))
     base = fake_openai.base_url
     tools = [openai.pydantic_function_tool(GetWeather)]
@@ -528,14 +652,22 @@ def test_stream_manager_sync_get_final_completion(fake_openai: FakeOpenAI, tmp_p
     assert type(rep) is type(live) and issubclass(type(rep), ParsedChatCompletion)
     assert rep.model_dump() == live.model_dump()
     call = rep.choices[0].message.tool_calls[0]
-    assert (call.id, call.function.name, call.function.arguments) == ("call_A", "GetWeather", '{"city":"Paris"}')
+    assert (call.id, call.function.name, call.function.arguments) == (
+        "call_A",
+        "GetWeather",
+        '{"city":"Paris"}',
+    )
     assert call.function.parsed_arguments == GetWeather(city="Paris")
     # the manager plus its inner create(stream=True): exactly one recorded call
     (step,) = llm_steps(snapshot_data(tmp_path, "manager_sync"))
-    assert step["tool_requests"] == [{"id": "call_A", "name": "GetWeather", "args": {"city": "Paris"}}]
+    assert step["tool_requests"] == [
+        {"id": "call_A", "name": "GetWeather", "args": {"city": "Paris"}}
+    ]
 
 
-def test_stream_manager_async_get_final_completion(fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline) -> None:
+def test_stream_manager_async_get_final_completion(
+    fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline
+) -> None:
     fake_openai.script(stream_tool_calls_reply([("call_A", "GetWeather", {"city": "Paris"})]))
     base = fake_openai.base_url
     tools = [openai.pydantic_function_tool(GetWeather)]
@@ -550,11 +682,15 @@ def test_stream_manager_async_get_final_completion(fake_openai: FakeOpenAI, tmp_
     rep = replay_async(tmp_path, "manager_async", base, offline, run)
     assert type(rep) is type(live)
     assert rep.model_dump() == live.model_dump()
-    assert rep.choices[0].message.tool_calls[0].function.parsed_arguments == GetWeather(city="Paris")
+    assert rep.choices[0].message.tool_calls[0].function.parsed_arguments == GetWeather(
+        city="Paris"
+    )
     assert len(llm_steps(snapshot_data(tmp_path, "manager_async"))) == 1
 
 
-def test_parse_with_pydantic_response_format_sync(fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline) -> None:
+def test_parse_with_pydantic_response_format_sync(
+    fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline
+) -> None:
     fake_openai.script(text_reply('{"city":"Paris","temp_c":21}'))
     base = fake_openai.base_url
 
@@ -574,7 +710,9 @@ def test_parse_with_pydantic_response_format_sync(fake_openai: FakeOpenAI, tmp_p
     assert step["response"] == '{"city":"Paris","temp_c":21}'
 
 
-def test_parse_with_pydantic_response_format_async(fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline) -> None:
+def test_parse_with_pydantic_response_format_async(
+    fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline
+) -> None:
     fake_openai.script(text_reply('{"city":"Rome","temp_c":25}'))
     base = fake_openai.base_url
 
@@ -660,7 +798,16 @@ def test_429_with_two_retries_records_three_exchanges_and_replays_fast(
     assert replay_spy.calls == [0.001, 0.001]  # retry-after-ms: 1 on replayed errors
     assert type(rep) is openai.RateLimitError
     assert rep.status_code == 429
-    assert rep.body == live.body == {"message": "Slow down.", "type": "requests", "param": None, "code": "rate_limit_exceeded"}
+    assert (
+        rep.body
+        == live.body
+        == {
+            "message": "Slow down.",
+            "type": "requests",
+            "param": None,
+            "code": "rate_limit_exceeded",
+        }
+    )
     assert rep.request_id == live.request_id and rep.request_id is not None
     assert str(rep) == str(live)
 
@@ -711,7 +858,9 @@ def test_429_async_with_retries_replays_fast(
     assert rep.body == live.body
 
 
-def test_429_on_a_stream_request_replays_as_rate_limit_error(fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline) -> None:
+def test_429_on_a_stream_request_replays_as_rate_limit_error(
+    fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline
+) -> None:
     fake_openai.script(error_reply(429, message="No stream for you."))
     base = fake_openai.base_url
 
@@ -727,7 +876,9 @@ def test_429_on_a_stream_request_replays_as_rate_limit_error(fake_openai: FakeOp
     assert (step["status"], step["error"]) == (429, "No stream for you.")
 
 
-def test_connection_refused_replays_as_api_connection_error(tmp_path: Path, offline: Offline) -> None:
+def test_connection_refused_replays_as_api_connection_error(
+    tmp_path: Path, offline: Offline
+) -> None:
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -741,7 +892,9 @@ def test_connection_refused_replays_as_api_connection_error(tmp_path: Path, offl
     with AgentRecorder("refused", snapshot_dir=tmp_path):
         live = run(sync_client(base))
     (step,) = snapshot_data(tmp_path, "refused")["trace"]
-    assert step["exchange"]["response"] == {"error": {"type": "ConnectError", "message": "[Errno 111] Connection refused"}}
+    assert step["exchange"]["response"] == {
+        "error": {"type": "ConnectError", "message": "[Errno 111] Connection refused"}
+    }
 
     rep = replay_sync(tmp_path, "refused", base, offline, run)
     assert type(rep) is type(live) is openai.APIConnectionError
@@ -769,7 +922,10 @@ def test_connection_refused_with_retries_replays_without_backoff(
     # nominal; before openai 1.47.0 its first retry already counted as the second (1 s, 2 s)
     first = 0.5 if openai_version() >= (1, 47) else 1.0
     assert len(record_spy.calls) == 2
-    assert 0.75 * first <= record_spy.calls[0] <= first and 1.5 * first <= record_spy.calls[1] <= 2 * first
+    assert (
+        0.75 * first <= record_spy.calls[0] <= first
+        and 1.5 * first <= record_spy.calls[1] <= 2 * first
+    )
     assert len(snapshot_data(tmp_path, "refused_retries")["trace"]) == 3
 
     replay_spy = SleepSpy(really_sleep=True)
@@ -780,7 +936,9 @@ def test_connection_refused_with_retries_replays_without_backoff(
     assert replay_spy.calls == [0.001, 0.001]
 
 
-def test_recorder_block_that_raises_writes_nothing_and_keeps_the_golden(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+def test_recorder_block_that_raises_writes_nothing_and_keeps_the_golden(
+    fake_openai: FakeOpenAI, tmp_path: Path
+) -> None:
     fake_openai.script(text_reply("golden answer"), text_reply("broken run"))
     client = sync_client(fake_openai.base_url)
     with AgentRecorder("kept", snapshot_dir=tmp_path):
@@ -791,9 +949,8 @@ def test_recorder_block_that_raises_writes_nothing_and_keeps_the_golden(fake_ope
             client.chat.completions.create(model=MODEL, messages=MESSAGES)
             raise RuntimeError("agent crashed")
     assert snapshot_path(tmp_path, "kept").read_bytes() == before
-    with pytest.raises(RuntimeError):
-        with AgentRecorder("never_written", snapshot_dir=tmp_path):
-            raise RuntimeError("agent crashed")
+    with pytest.raises(RuntimeError), AgentRecorder("never_written", snapshot_dir=tmp_path):
+        raise RuntimeError("agent crashed")
     assert not snapshot_path(tmp_path, "never_written").exists()
 
 
@@ -807,16 +964,22 @@ def _answer_by_question(body: dict[str, Any]) -> Any:
 QUESTIONS = [f"question {i}" for i in range(6)]
 
 
-def test_thread_pool_calls_are_captured_and_replayed_to_their_callers(fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline) -> None:
+def test_thread_pool_calls_are_captured_and_replayed_to_their_callers(
+    fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline
+) -> None:
     fake_openai.respond_with(_answer_by_question)
     base = fake_openai.base_url
     gate = threading.Barrier(len(QUESTIONS), timeout=10)
 
-    def make_run(order: list[str], wait: bool) -> Callable[[openai.OpenAI], dict[str, ChatCompletion]]:
+    def make_run(
+        order: list[str], wait: bool
+    ) -> Callable[[openai.OpenAI], dict[str, ChatCompletion]]:
         def ask(client: openai.OpenAI, q: str) -> tuple[str, ChatCompletion]:
             if wait:
                 gate.wait()  # all six requests in flight together
-            return q, client.chat.completions.create(model=MODEL, messages=[{"role": "user", "content": q}])
+            return q, client.chat.completions.create(
+                model=MODEL, messages=[{"role": "user", "content": q}]
+            )
 
         def run(client: openai.OpenAI) -> dict[str, ChatCompletion]:
             with ThreadPoolExecutor(max_workers=len(order)) as pool:
@@ -829,20 +992,26 @@ def test_thread_pool_calls_are_captured_and_replayed_to_their_callers(fake_opena
     assert len(steps) == len(QUESTIONS)
     assert sorted(s["messages"][0]["content"] for s in steps) == QUESTIONS
 
-    rep = replay_sync(tmp_path, "threads", base, offline, make_run(list(reversed(QUESTIONS)), wait=False))
+    rep = replay_sync(
+        tmp_path, "threads", base, offline, make_run(list(reversed(QUESTIONS)), wait=False)
+    )
     assert set(rep) == set(QUESTIONS)
     for q in QUESTIONS:
         assert rep[q].choices[0].message.content == f"answer to {q}"
         assert_same_completion(rep[q], live[q])
 
 
-def test_asyncio_gather_calls_are_captured_and_replayed_to_their_callers(fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline) -> None:
+def test_asyncio_gather_calls_are_captured_and_replayed_to_their_callers(
+    fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline
+) -> None:
     fake_openai.respond_with(_answer_by_question)
     base = fake_openai.base_url
 
     def make_run(order: list[str]) -> Callable[[openai.AsyncOpenAI], Any]:
         async def ask(client: openai.AsyncOpenAI, q: str) -> tuple[str, ChatCompletion]:
-            return q, await client.chat.completions.create(model=MODEL, messages=[{"role": "user", "content": q}])
+            return q, await client.chat.completions.create(
+                model=MODEL, messages=[{"role": "user", "content": q}]
+            )
 
         async def run(client: openai.AsyncOpenAI) -> dict[str, ChatCompletion]:
             return dict(await asyncio.gather(*(ask(client, q) for q in order)))
@@ -866,11 +1035,16 @@ HTTP_LIBS = pytest.mark.parametrize("lib_name", ["httpx2", "httpx"])
 
 def http_lib(name: str) -> Any:
     """Raw traffic through either library, whichever is installed (openai < 3.0 brings httpx, 3.x httpx2)."""
-    return pytest.importorskip(name, reason=f"{name} is not installed (openai < 3.0 depends on httpx, openai >= 3.0 on httpx2)")
+    return pytest.importorskip(
+        name,
+        reason=f"{name} is not installed (openai < 3.0 depends on httpx, openai >= 3.0 on httpx2)",
+    )
 
 
 @HTTP_LIBS
-def test_send_with_request_keyword_is_captured_and_replayed(fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline, lib_name: str) -> None:
+def test_send_with_request_keyword_is_captured_and_replayed(
+    fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline, lib_name: str
+) -> None:
     lib = http_lib(lib_name)
     fake_openai.script(text_reply("kw answer"))
     url = fake_openai.base_url + "/chat/completions"
@@ -895,7 +1069,9 @@ def test_send_with_request_keyword_is_captured_and_replayed(fake_openai: FakeOpe
 
 
 @HTTP_LIBS
-def test_client_stream_helper_sends_by_keyword_and_is_captured(fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline, lib_name: str) -> None:
+def test_client_stream_helper_sends_by_keyword_and_is_captured(
+    fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline, lib_name: str
+) -> None:
     """``Client.stream()`` calls ``send(request=..., stream=True)`` by keyword (cohere does this)."""
     lib = http_lib(lib_name)
     fake_openai.script(text_reply("via stream()"))
@@ -917,9 +1093,13 @@ def test_client_stream_helper_sends_by_keyword_and_is_captured(fake_openai: Fake
 
 
 @HTTP_LIBS
-def test_non_provider_traffic_passes_through_and_is_not_snapshotted(fake_openai: FakeOpenAI, tmp_path: Path, lib_name: str) -> None:
+def test_non_provider_traffic_passes_through_and_is_not_snapshotted(
+    fake_openai: FakeOpenAI, tmp_path: Path, lib_name: str
+) -> None:
     lib = http_lib(lib_name)
-    fake_openai.script(text_reply("sdk answer"), text_reply("app answer 1"), text_reply("app answer 2"))
+    fake_openai.script(
+        text_reply("sdk answer"), text_reply("app answer 1"), text_reply("app answer 2")
+    )
     url = fake_openai.base_url + "/chat/completions"
     # not a chat completion by its shape (no `messages`): an LLM call would be captured
     # whatever its User-Agent (tests/test_recognition.py)
@@ -941,7 +1121,9 @@ def test_non_provider_traffic_passes_through_and_is_not_snapshotted(fake_openai:
 
     # in replay, the SDK call is served from the snapshot and the app's call still goes out
     with AgentAsserter("mixed", snapshot_dir=tmp_path, mode="replay"):
-        served = sync_client(fake_openai.base_url).chat.completions.create(model=MODEL, messages=MESSAGES)
+        served = sync_client(fake_openai.base_url).chat.completions.create(
+            model=MODEL, messages=MESSAGES
+        )
         assert app_call() == "app answer 2"
     assert served.choices[0].message.content == "sdk answer"
     arrived = fake_openai.requests[2:]
@@ -956,14 +1138,33 @@ def _chunk_json(content: str | None, finish: str | None, role: bool = False) -> 
     delta: dict[str, Any] = {"content": content}
     if role:
         delta["role"] = "assistant"
-    return {"id": "chatcmpl-gz", "object": "chat.completion.chunk", "created": 1700000000, "model": MODEL,
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    return {
+        "id": "chatcmpl-gz",
+        "object": "chat.completion.chunk",
+        "created": 1700000000,
+        "model": MODEL,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
 
 
-GZ_EVENTS = [_chunk_json("", None, role=True), _chunk_json("gzip ", None), _chunk_json("stream", None), _chunk_json(None, "stop")]
+GZ_EVENTS = [
+    _chunk_json("", None, role=True),
+    _chunk_json("gzip ", None),
+    _chunk_json("stream", None),
+    _chunk_json(None, "stop"),
+]
 GZ_COMPLETION = {
-    "id": "chatcmpl-gzjson", "object": "chat.completion", "created": 1700000000, "model": MODEL,
-    "choices": [{"index": 0, "message": {"role": "assistant", "content": "gzip json"}, "finish_reason": "stop"}],
+    "id": "chatcmpl-gzjson",
+    "object": "chat.completion",
+    "created": 1700000000,
+    "model": MODEL,
+    "choices": [
+        {
+            "index": 0,
+            "message": {"role": "assistant", "content": "gzip json"},
+            "finish_reason": "stop",
+        }
+    ],
     "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
 }
 
@@ -988,7 +1189,9 @@ class _GzipHandler(BaseHTTPRequestHandler):
             packer = zlib.compressobj(wbits=31)  # gzip framing, one flushed block per event
             events = [f"data: {json.dumps(e)}\n\n" for e in GZ_EVENTS] + ["data: [DONE]\n\n"]
             for i, event in enumerate(events):
-                data = packer.compress(event.encode()) + (packer.flush() if i == len(events) - 1 else packer.flush(zlib.Z_SYNC_FLUSH))
+                data = packer.compress(event.encode()) + (
+                    packer.flush() if i == len(events) - 1 else packer.flush(zlib.Z_SYNC_FLUSH)
+                )
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
                 self.wfile.flush()
             self.wfile.write(b"0\r\n\r\n")
@@ -1004,7 +1207,9 @@ class _GzipHandler(BaseHTTPRequestHandler):
 def gzip_server() -> Iterator[tuple[str, Callable[[], None]]]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _GzipHandler)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+    )
     thread.start()
     stopped = []
 
@@ -1018,7 +1223,9 @@ def gzip_server() -> Iterator[tuple[str, Callable[[], None]]]:
     stop()
 
 
-def test_gzip_json_response_is_stored_decoded_and_replays(gzip_server: Any, tmp_path: Path, offline: Offline) -> None:
+def test_gzip_json_response_is_stored_decoded_and_replays(
+    gzip_server: Any, tmp_path: Path, offline: Offline
+) -> None:
     base, stop = gzip_server
 
     def run(client: openai.OpenAI) -> ChatCompletion:
@@ -1038,7 +1245,9 @@ def _gz_stream(client: openai.OpenAI) -> list[ChatCompletionChunk]:
     return list(client.chat.completions.create(model=MODEL, messages=MESSAGES, stream=True))
 
 
-def test_gzip_stream_replays_identically(gzip_server: Any, tmp_path: Path, offline: Offline) -> None:
+def test_gzip_stream_replays_identically(
+    gzip_server: Any, tmp_path: Path, offline: Offline
+) -> None:
     base, stop = gzip_server
     with AgentRecorder("gz_stream", snapshot_dir=tmp_path):
         live = _gz_stream(sync_client(base))
@@ -1067,7 +1276,9 @@ def test_gzip_stream_normalised_view_is_read(gzip_server: Any, tmp_path: Path) -
 
 def _mock_client(handler: Callable[[Any], Any]) -> openai.OpenAI:
     return openai.OpenAI(
-        base_url="http://mock.invalid/v1", api_key=API_KEY, max_retries=0,
+        base_url="http://mock.invalid/v1",
+        api_key=API_KEY,
+        max_retries=0,
         http_client=SDK_HTTP.Client(transport=SDK_HTTP.MockTransport(handler)),
     )
 
@@ -1095,7 +1306,9 @@ def test_streamed_request_answered_by_an_already_read_response_is_recorded(tmp_p
         return SDK_HTTP.Response(200, json=GZ_COMPLETION, headers={"x-request-id": "req_mock"})
 
     def run(client: openai.OpenAI) -> ChatCompletion:
-        with client.chat.completions.with_streaming_response.create(model=MODEL, messages=MESSAGES) as resp:
+        with client.chat.completions.with_streaming_response.create(
+            model=MODEL, messages=MESSAGES
+        ) as resp:
             return resp.parse()
 
     with AgentRecorder("mock_streaming", snapshot_dir=tmp_path):
@@ -1110,27 +1323,47 @@ def test_streamed_request_answered_by_an_already_read_response_is_recorded(tmp_p
 # --------------------------------------------------------------------------- secrets
 
 
-def test_snapshot_never_contains_request_headers_or_the_api_key(fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline) -> None:
+def test_snapshot_never_contains_request_headers_or_the_api_key(
+    fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline
+) -> None:
     fake_openai.script(text_reply("ok"), stream_text_reply(["o", "k"]))
     base = fake_openai.base_url
     leaked = [{"role": "user", "content": "my key is sk-proj-SECRETabcdef0123456789, keep it"}]
 
     def run(client: openai.OpenAI) -> str | None:
         client.chat.completions.create(model=MODEL, messages=leaked)
-        with client.chat.completions.with_streaming_response.create(model=MODEL, messages=MESSAGES, stream=True) as r:
+        with client.chat.completions.with_streaming_response.create(
+            model=MODEL, messages=MESSAGES, stream=True
+        ) as r:
             return "".join(c.choices[0].delta.content or "" for c in r.parse() if c.choices)
 
     assert record_sync(tmp_path, "secrets", fake_openai, run) == "ok"
     raw = snapshot_path(tmp_path, "secrets").read_bytes()
-    for needle in (b"SECRET", b"sk-test", b"sk-proj", b"authorization", b"Authorization", b"Bearer", b"bearer",
-                   b"user-agent", b"User-Agent", b"x-stainless", b"OpenAI/Python", b"idempotency"):
+    for needle in (
+        b"SECRET",
+        b"sk-test",
+        b"sk-proj",
+        b"authorization",
+        b"Authorization",
+        b"Bearer",
+        b"bearer",
+        b"user-agent",
+        b"User-Agent",
+        b"x-stainless",
+        b"OpenAI/Python",
+        b"idempotency",
+    ):
         assert needle not in raw, needle
     data = json.loads(raw)
     for step in llm_steps(data):
         assert set(step["exchange"]["request"]) == {"method", "path", "body"}
     # one copy of the messages in the file, scrubbed; the loaded step gets them back from the exchange
-    assert llm_steps(data)[0]["exchange"]["request"]["body"]["messages"] == [{"role": "user", "content": "my key is <redacted>, keep it"}]
-    assert llm_steps(snapshot_data(tmp_path, "secrets"))[0]["messages"] == [{"role": "user", "content": "my key is <redacted>, keep it"}]
+    assert llm_steps(data)[0]["exchange"]["request"]["body"]["messages"] == [
+        {"role": "user", "content": "my key is <redacted>, keep it"}
+    ]
+    assert llm_steps(snapshot_data(tmp_path, "secrets"))[0]["messages"] == [
+        {"role": "user", "content": "my key is <redacted>, keep it"}
+    ]
     # the scrubbed recording still matches the (unscrubbed) request in replay: no drift
     assert replay_sync(tmp_path, "secrets", base, offline, run) == "ok"
 
@@ -1138,13 +1371,21 @@ def test_snapshot_never_contains_request_headers_or_the_api_key(fake_openai: Fak
 # --------------------------------------------------------------------------- drift and misses
 
 
-def test_replay_with_changed_request_serves_in_order_and_reports_llm_requests(fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline) -> None:
+def test_replay_with_changed_request_serves_in_order_and_reports_llm_requests(
+    fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline
+) -> None:
     fake_openai.script(text_reply("Sunny in Paris."))
     base = fake_openai.base_url
 
     def ask(question: str) -> Callable[[openai.OpenAI], str | None]:
         def run(client: openai.OpenAI) -> str | None:
-            return client.chat.completions.create(model=MODEL, messages=[{"role": "user", "content": question}]).choices[0].message.content
+            return (
+                client.chat.completions.create(
+                    model=MODEL, messages=[{"role": "user", "content": question}]
+                )
+                .choices[0]
+                .message.content
+            )
 
         return run
 
@@ -1163,7 +1404,9 @@ def test_replay_with_changed_request_serves_in_order_and_reports_llm_requests(fa
     assert info.value.diff_report.failed_checks == ["llm_requests"]
 
 
-def test_extra_call_beyond_the_recording_raises_replay_miss(fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline) -> None:
+def test_extra_call_beyond_the_recording_raises_replay_miss(
+    fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline
+) -> None:
     fake_openai.script(text_reply("only once"))
     base = fake_openai.base_url
 
@@ -1201,7 +1444,11 @@ def test_asserter_without_snapshot_raises_not_found(tmp_path: Path) -> None:
 
 def test_recorder_warns_that_it_recorded(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     fake_openai.script(text_reply("hi"))
-    with pytest.warns(AgentsnapWarning, match=r"recorded golden 'warned' -> .*/warned\.json \(approved\)"):
+    with pytest.warns(
+        AgentsnapWarning, match=r"recorded golden 'warned' -> .*/warned\.json \(approved\)"
+    ):
         with AgentRecorder("warned", snapshot_dir=tmp_path):
-            sync_client(fake_openai.base_url).chat.completions.create(model=MODEL, messages=MESSAGES)
+            sync_client(fake_openai.base_url).chat.completions.create(
+                model=MODEL, messages=MESSAGES
+            )
     assert snapshot_data(tmp_path, "warned")["approved"] is True

@@ -13,7 +13,6 @@ reached.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -40,15 +39,30 @@ pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 
 API_KEY = "sk-or-v1-SECRET0123456789abcdef"
 MESSAGES = [{"role": "user", "content": "Weather in Paris?"}]
-CI_MARKERS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
+CI_MARKERS = (
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITLAB_CI",
+    "BUILDKITE",
+    "CIRCLECI",
+    "JENKINS_URL",
+    "TF_BUILD",
+)
 WEATHER_TOOL = {
     "type": "function",
     "function": {
         "name": "get_weather",
-        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        },
     },
 }
-ROUTING = {"models": ["openai/gpt-4o-mini", "anthropic/claude-3.5-haiku"], "provider": {"sort": "price"}}
+ROUTING = {
+    "models": ["openai/gpt-4o-mini", "anthropic/claude-3.5-haiku"],
+    "provider": {"sort": "price"},
+}
 OR_USAGE = {"input_tokens": 14, "output_tokens": 6, "total_tokens": 20}
 # the HTTP library the installed SDK is built on: httpx2 from openai 3.0, httpx before
 SDK_HTTP = openai_http()
@@ -69,23 +83,35 @@ def fake() -> Iterator[FakeOpenRouter]:
 
 def sync_client(origin: str) -> openai.OpenAI:
     http = SDK_HTTP.Client(transport=LoopbackTransport(origin, SDK_HTTP))
-    return openai.OpenAI(base_url=FakeOpenRouter.public_base_url, api_key=API_KEY, http_client=http, max_retries=0)
+    return openai.OpenAI(
+        base_url=FakeOpenRouter.public_base_url, api_key=API_KEY, http_client=http, max_retries=0
+    )
 
 
 def async_client(origin: str) -> openai.AsyncOpenAI:
     http = SDK_HTTP.AsyncClient(transport=AsyncLoopbackTransport(origin, SDK_HTTP))
-    return openai.AsyncOpenAI(base_url=FakeOpenRouter.public_base_url, api_key=API_KEY, http_client=http, max_retries=0)
+    return openai.AsyncOpenAI(
+        base_url=FakeOpenRouter.public_base_url, api_key=API_KEY, http_client=http, max_retries=0
+    )
 
 
 def snapshot_data(directory: Path, name: str) -> dict[str, Any]:
-    return SnapshotStore.read_file(SnapshotStore(directory).path_for(name)).to_dict()  # as loaded: the file stores each call\'s messages once
+    return SnapshotStore.read_file(
+        SnapshotStore(directory).path_for(name)
+    ).to_dict()  # as loaded: the file stores each call\'s messages once
 
 
 def llm_steps(data: dict[str, Any]) -> list[dict[str, Any]]:
     return [s for s in data["trace"] if s["type"] == "llm_call"]
 
 
-def record_and_replay_sync(tmp_path: Path, name: str, fake: FakeOpenRouter, offline: Offline, run: Callable[[openai.OpenAI], Any]) -> tuple[Any, Any]:
+def record_and_replay_sync(
+    tmp_path: Path,
+    name: str,
+    fake: FakeOpenRouter,
+    offline: Offline,
+    run: Callable[[openai.OpenAI], Any],
+) -> tuple[Any, Any]:
     origin = fake.origin
     with AgentRecorder(name, snapshot_dir=tmp_path):
         live = run(sync_client(origin))
@@ -95,7 +121,13 @@ def record_and_replay_sync(tmp_path: Path, name: str, fake: FakeOpenRouter, offl
     return live, replayed
 
 
-def record_and_replay_async(tmp_path: Path, name: str, fake: FakeOpenRouter, offline: Offline, run: Callable[[openai.AsyncOpenAI], Any]) -> tuple[Any, Any]:
+def record_and_replay_async(
+    tmp_path: Path,
+    name: str,
+    fake: FakeOpenRouter,
+    offline: Offline,
+    run: Callable[[openai.AsyncOpenAI], Any],
+) -> tuple[Any, Any]:
     origin = fake.origin
 
     async def record() -> Any:
@@ -126,19 +158,29 @@ def assert_same_completion(replayed: Any, live: Any) -> None:
     ("url", "user_agent", "provider"),
     [
         ("https://openrouter.ai/api/v1/chat/completions", "OpenAI/Python 3.57.0", "openrouter"),
-        ("https://eu.openrouter.ai/api/v1/chat/completions", "AsyncOpenAI/Python 3.57.0", "openrouter"),
+        (
+            "https://eu.openrouter.ai/api/v1/chat/completions",
+            "AsyncOpenAI/Python 3.57.0",
+            "openrouter",
+        ),
         ("https://notopenrouter.ai/api/v1/chat/completions", "OpenAI/Python 3.57.0", "openai"),
         ("https://api.openai.com/v1/chat/completions", "OpenAI/Python 3.57.0", "openai"),
         ("https://openrouter.ai/api/v1/chat/completions", "my-app/1.0", None),
     ],
 )
-def test_spec_choice_by_host_and_user_agent(url: str, user_agent: str, provider: str | None) -> None:
+def test_spec_choice_by_host_and_user_agent(
+    url: str, user_agent: str, provider: str | None
+) -> None:
     spec = classify(SDK_HTTP.Request("POST", url, headers={"user-agent": user_agent}))
     assert (spec.name if spec else None) == provider
 
 
 def test_openrouter_endpoints_use_the_openai_codecs() -> None:
-    spec = classify(SDK_HTTP.Request("POST", "https://openrouter.ai/api/v1/x", headers={"user-agent": "OpenAI/Python 3.57.0"}))
+    spec = classify(
+        SDK_HTTP.Request(
+            "POST", "https://openrouter.ai/api/v1/x", headers={"user-agent": "OpenAI/Python 3.57.0"}
+        )
+    )
     assert spec is not None
     assert spec.codec_for("/api/v1/chat/completions") == "openai_chat"
     assert spec.codec_for("/api/v1/responses") == "openai_responses"
@@ -148,11 +190,15 @@ def test_openrouter_endpoints_use_the_openai_codecs() -> None:
 # --------------------------------------------------------------------------- shapes
 
 
-def test_create_sync_is_filed_under_openrouter(fake: FakeOpenRouter, tmp_path: Path, offline: Offline) -> None:
+def test_create_sync_is_filed_under_openrouter(
+    fake: FakeOpenRouter, tmp_path: Path, offline: Offline
+) -> None:
     fake.script(openrouter_reply("Sunny, 21 C."))
 
     def run(client: openai.OpenAI) -> ChatCompletion:
-        return client.chat.completions.create(model=OPENROUTER_MODEL, messages=MESSAGES, extra_body=ROUTING)
+        return client.chat.completions.create(
+            model=OPENROUTER_MODEL, messages=MESSAGES, extra_body=ROUTING
+        )
 
     live, rep = record_and_replay_sync(tmp_path, "or_create", fake, offline, run)
     assert type(live) is ChatCompletion
@@ -163,7 +209,19 @@ def test_create_sync_is_filed_under_openrouter(fake: FakeOpenRouter, tmp_path: P
     assert received.headers["authorization"] == f"Bearer {API_KEY}"
     assert received.body["models"] == ROUTING["models"]
     (step,) = llm_steps(snapshot_data(tmp_path, "or_create"))
-    assert {k: step[k] for k in ("provider", "model", "messages", "response", "tokens", "usage", "stream", "status")} == {
+    assert {
+        k: step[k]
+        for k in (
+            "provider",
+            "model",
+            "messages",
+            "response",
+            "tokens",
+            "usage",
+            "stream",
+            "status",
+        )
+    } == {
         "provider": "openrouter",
         "model": OPENROUTER_MODEL,
         "messages": MESSAGES,
@@ -176,11 +234,19 @@ def test_create_sync_is_filed_under_openrouter(fake: FakeOpenRouter, tmp_path: P
     assert step["exchange"]["request"]["body"]["provider"] == {"sort": "price"}
 
 
-def test_stream_sync_with_keepalive_comments_and_tool_calls(fake: FakeOpenRouter, tmp_path: Path, offline: Offline) -> None:
-    fake.script(openrouter_stream_reply(["Let me ", "check."], tool_calls=[("call_or1", "get_weather", {"city": "Paris"})]))
+def test_stream_sync_with_keepalive_comments_and_tool_calls(
+    fake: FakeOpenRouter, tmp_path: Path, offline: Offline
+) -> None:
+    fake.script(
+        openrouter_stream_reply(
+            ["Let me ", "check."], tool_calls=[("call_or1", "get_weather", {"city": "Paris"})]
+        )
+    )
 
     def run(client: openai.OpenAI) -> list[ChatCompletionChunk]:
-        stream = client.chat.completions.create(model=OPENROUTER_MODEL, messages=MESSAGES, tools=[WEATHER_TOOL], stream=True)
+        stream = client.chat.completions.create(
+            model=OPENROUTER_MODEL, messages=MESSAGES, tools=[WEATHER_TOOL], stream=True
+        )
         assert isinstance(stream, openai.Stream)
         with stream:
             return list(stream)
@@ -190,8 +256,14 @@ def test_stream_sync_with_keepalive_comments_and_tool_calls(fake: FakeOpenRouter
     assert [c.model_dump() for c in rep] == [c.model_dump() for c in live]
     (step,) = llm_steps(snapshot_data(tmp_path, "or_stream"))
     assert step["exchange"]["response"]["chunks"][0] == ": OPENROUTER PROCESSING\n\n"
-    assert (step["provider"], step["complete"], step["response"]) == ("openrouter", True, "Let me check.")
-    assert step["tool_requests"] == [{"id": "call_or1", "name": "get_weather", "args": {"city": "Paris"}}]
+    assert (step["provider"], step["complete"], step["response"]) == (
+        "openrouter",
+        True,
+        "Let me check.",
+    )
+    assert step["tool_requests"] == [
+        {"id": "call_or1", "name": "get_weather", "args": {"city": "Paris"}}
+    ]
     assert step["usage"] == OR_USAGE
 
 
@@ -199,20 +271,27 @@ def test_create_async(fake: FakeOpenRouter, tmp_path: Path, offline: Offline) ->
     fake.script(openrouter_reply(None, tool_calls=[("call_or2", "get_weather", {"city": "Rome"})]))
 
     async def run(client: openai.AsyncOpenAI) -> ChatCompletion:
-        return await client.chat.completions.create(model=OPENROUTER_MODEL, messages=MESSAGES, tools=[WEATHER_TOOL])
+        return await client.chat.completions.create(
+            model=OPENROUTER_MODEL, messages=MESSAGES, tools=[WEATHER_TOOL]
+        )
 
     live, rep = record_and_replay_async(tmp_path, "or_async", fake, offline, run)
     assert_same_completion(rep, live)
     assert fake.requests[0].headers["user-agent"].startswith("AsyncOpenAI/Python ")
     (step,) = llm_steps(snapshot_data(tmp_path, "or_async"))
-    assert (step["provider"], step["tool_requests"]) == ("openrouter", [{"id": "call_or2", "name": "get_weather", "args": {"city": "Rome"}}])
+    assert (step["provider"], step["tool_requests"]) == (
+        "openrouter",
+        [{"id": "call_or2", "name": "get_weather", "args": {"city": "Rome"}}],
+    )
 
 
 def test_stream_async(fake: FakeOpenRouter, tmp_path: Path, offline: Offline) -> None:
     fake.script(openrouter_stream_reply(["Sun", "ny."]))
 
     async def run(client: openai.AsyncOpenAI) -> list[ChatCompletionChunk]:
-        stream = await client.chat.completions.create(model=OPENROUTER_MODEL, messages=MESSAGES, stream=True)
+        stream = await client.chat.completions.create(
+            model=OPENROUTER_MODEL, messages=MESSAGES, stream=True
+        )
         assert isinstance(stream, openai.AsyncStream)
         return [chunk async for chunk in stream]
 
@@ -228,7 +307,14 @@ def test_same_sdk_on_another_host_stays_openai(tmp_path: Path) -> None:
         plain.script(text_reply("plain openai"))
         router.script(openrouter_reply("via openrouter"))
         with AgentRecorder("or_mixed", snapshot_dir=tmp_path):
-            openai.OpenAI(base_url=plain.base_url, api_key=API_KEY, max_retries=0).chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
-            sync_client(router.origin).chat.completions.create(model=OPENROUTER_MODEL, messages=MESSAGES)
+            openai.OpenAI(
+                base_url=plain.base_url, api_key=API_KEY, max_retries=0
+            ).chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
+            sync_client(router.origin).chat.completions.create(
+                model=OPENROUTER_MODEL, messages=MESSAGES
+            )
     steps = llm_steps(snapshot_data(tmp_path, "or_mixed"))
-    assert sorted((s["provider"], s["response"]) for s in steps) == [("openai", "plain openai"), ("openrouter", "via openrouter")]
+    assert sorted((s["provider"], s["response"]) for s in steps) == [
+        ("openai", "plain openai"),
+        ("openrouter", "via openrouter"),
+    ]

@@ -13,7 +13,7 @@ from agentsnap.snapshot import SnapshotStore
 
 pytest_plugins = ["pytester"]
 
-TESTS = '''
+TESTS = """
 def test_keep(snapshot):
     with snapshot.record_agent() as rec:
         rec.output = "keep"
@@ -21,23 +21,36 @@ def test_keep(snapshot):
 def test_gone(snapshot):
     with snapshot.record_agent() as rec:
         rec.output = "gone"
-'''
+"""
 
 
 @pytest.fixture(autouse=True)
 def _no_ci(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD"):
+    for var in (
+        "CI",
+        "GITHUB_ACTIONS",
+        "GITLAB_CI",
+        "BUILDKITE",
+        "CIRCLECI",
+        "JENKINS_URL",
+        "TF_BUILD",
+    ):
         monkeypatch.delenv(var, raising=False)
 
 
 def _setup(pytester: pytest.Pytester) -> Path:
-    pytester.makepyprojecttoml('[tool.agentsnap]\nsnapshot_dir = "snaps"\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n')
+    pytester.makepyprojecttoml(
+        '[tool.agentsnap]\nsnapshot_dir = "snaps"\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
+    )
     tests = pytester.mkdir("tests")
     (tests / "test_agent.py").write_text(TESTS, encoding="utf-8")
     res = pytester.runpytest_subprocess("-p", "no:randomly")
     res.assert_outcomes(passed=2)
     root = pytester.path / "snaps"
-    assert sorted(s.name for s in SnapshotStore(root).list()) == ["tests/test_agent.py::test_gone", "tests/test_agent.py::test_keep"]
+    assert sorted(s.name for s in SnapshotStore(root).list()) == [
+        "tests/test_agent.py::test_gone",
+        "tests/test_agent.py::test_keep",
+    ]
     # the test is deleted from the code
     (tests / "test_agent.py").write_text(TESTS.split("def test_gone")[0], encoding="utf-8")
     return root
@@ -73,7 +86,9 @@ def test_full_run_reports_orphan_and_prune_deletes_only_it(pytester: pytest.Pyte
         (["--deselect", "tests/test_agent.py::test_keep"], "deselected"),
     ],
 )
-def test_filtered_runs_never_report_or_prune(pytester: pytest.Pytester, args: list[str], why: str) -> None:
+def test_filtered_runs_never_report_or_prune(
+    pytester: pytest.Pytester, args: list[str], why: str
+) -> None:
     root = _setup(pytester)
     res = pytester.runpytest_subprocess("-p", "no:randomly", *args)
     assert "orphaned" not in res.stdout.str()
@@ -86,7 +101,9 @@ def test_filtered_runs_never_report_or_prune(pytester: pytest.Pytester, args: li
 
 def test_failing_run_never_reports_orphans(pytester: pytest.Pytester) -> None:
     root = _setup(pytester)
-    (pytester.path / "tests" / "test_fail.py").write_text("def test_x():\n    assert False\n", encoding="utf-8")
+    (pytester.path / "tests" / "test_fail.py").write_text(
+        "def test_x():\n    assert False\n", encoding="utf-8"
+    )
     pytester.runpytest_subprocess("-p", "no:randomly")
     assert _record(root)["full_run"] is False
     assert "did not pass" in _record(root)["not_full_because"]

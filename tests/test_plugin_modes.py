@@ -29,14 +29,31 @@ from tests.fake_provider import FakeOpenAI, stream_text_reply, text_reply
 pytest_plugins = ["pytester"]
 
 FAKE_PROVIDER = Path(__file__).with_name("fake_provider.py")
-CI_MARKERS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
+CI_MARKERS = (
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITLAB_CI",
+    "BUILDKITE",
+    "CIRCLECI",
+    "JENKINS_URL",
+    "TF_BUILD",
+)
 NODE = "test_agent.py::test_weather"
 SNAP_DIR = "__agent_snapshots__"
 # slow-to-import pytest plugins installed in the dev venv (hypothesis, langsmith) are left out of inner runs
-QUIET_PLUGINS = ("-p", "no:randomly", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:langsmith_plugin")
+QUIET_PLUGINS = (
+    "-p",
+    "no:randomly",
+    "-p",
+    "no:cacheprovider",
+    "-p",
+    "no:hypothesispytest",
+    "-p",
+    "no:langsmith_plugin",
+)
 PARIS = {"question": "Weather in Paris?", "city": "Paris", "answer": "It is sunny.", "fail": False}
 
-CONFTEST = '''
+CONFTEST = """
 import pathlib
 import pytest
 from fake_provider import FakeOpenAI
@@ -50,9 +67,9 @@ def fake(request):
         yield server
         with open(HERE / "server_log.txt", "a", encoding="utf-8") as log:
             log.write(f"{request.node.nodeid} {len(server.requests)}\\n")
-'''
+"""
 
-AGENT_LIB = '''
+AGENT_LIB = """
 import json
 import pathlib
 
@@ -82,9 +99,9 @@ def weather_agent(client, question):
         messages.append({"role": "tool", "tool_call_id": call.id, "content": f"sunny in {city}"})
     final = client.chat.completions.create(model="gpt-4o-mini", messages=messages, tools=TOOLS)
     return final.choices[0].message.content
-'''
+"""
 
-TEST_AGENT = '''
+TEST_AGENT = """
 from agent_lib import client_for, scenario, weather_agent
 from fake_provider import text_reply, tool_calls_reply
 
@@ -95,7 +112,7 @@ def test_weather(fake):
     answer = weather_agent(client_for(fake), sc["question"])
     assert answer
     assert not sc["fail"], "the scenario asked this test to fail"
-'''
+"""
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -116,12 +133,20 @@ def _warm_imports(tmp_path_factory: pytest.TempPathFactory) -> None:
 
     def calls(base_url: str) -> None:
         client = openai.OpenAI(base_url=base_url, api_key="sk-test", max_retries=0)
-        client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "warm"}])
-        list(client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "warm"}], stream=True))
+        client.chat.completions.create(
+            model="gpt-4o-mini", messages=[{"role": "user", "content": "warm"}]
+        )
+        list(
+            client.chat.completions.create(
+                model="gpt-4o-mini", messages=[{"role": "user", "content": "warm"}], stream=True
+            )
+        )
 
         async def acall() -> None:
             aclient = openai.AsyncOpenAI(base_url=base_url, api_key="sk-test", max_retries=0)
-            await aclient.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "warm async"}])
+            await aclient.chat.completions.create(
+                model="gpt-4o-mini", messages=[{"role": "user", "content": "warm async"}]
+            )
 
         asyncio.run(acall())
 
@@ -145,7 +170,12 @@ def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
     """Local behaviour unless a test sets CI itself; keep the plugin's dummy API keys out of this process."""
     for var in CI_MARKERS:
         monkeypatch.delenv(var, raising=False)
-    for var in ("AGENTSNAP_MODE", "AGENTSNAP_RECORD", "AGENTSNAP_SNAPSHOT_DIR", "PYTEST_XDIST_AUTO_NUM_WORKERS"):
+    for var in (
+        "AGENTSNAP_MODE",
+        "AGENTSNAP_RECORD",
+        "AGENTSNAP_SNAPSHOT_DIR",
+        "PYTEST_XDIST_AUTO_NUM_WORKERS",
+    ):
         monkeypatch.delenv(var, raising=False)
     # replay runs set OPENAI_API_KEY when missing; make monkeypatch restore whatever was there
     monkeypatch.setenv("OPENAI_API_KEY", "outer-placeholder")
@@ -205,12 +235,23 @@ def project(pytester: pytest.Pytester) -> Project:
 def expected_filename(name: str) -> str:
     """The documented file name rule, computed independently of agentsnap: ``<name>.json``
     for a safe lower-case name, else the sanitised name plus 8 hex of its sha1."""
-    if re.fullmatch(r"[a-z0-9_][a-z0-9_.-]*", name) and ".." not in name and not re.search(r"-[0-9a-f]{8}$", name):
+    if (
+        re.fullmatch(r"[a-z0-9_][a-z0-9_.-]*", name)
+        and ".." not in name
+        and not re.search(r"-[0-9a-f]{8}$", name)
+    ):
         return name + ".json"
-    return name.replace("::", "__") + "-" + hashlib.sha1(name.encode("utf-8")).hexdigest()[:8] + ".json"
+    return (
+        name.replace("::", "__")
+        + "-"
+        + hashlib.sha1(name.encode("utf-8")).hexdigest()[:8]
+        + ".json"
+    )
 
 
-_SUMMARY = re.compile(r"agentsnap: \d+ (passed|failed|new|recorded|updated|re-recorded|pending|not saved|orphaned)\b")
+_SUMMARY = re.compile(
+    r"agentsnap: \d+ (passed|failed|new|recorded|updated|re-recorded|pending|not saved|orphaned)\b"
+)
 
 
 def summary(result: pytest.RunResult) -> list[str]:
@@ -227,22 +268,42 @@ def test_instrument_without_snapshot_writes_pending_and_warns(project: Project) 
     assert result.ret == 0
     result.assert_outcomes(passed=1, warnings=1)
     path = project.snapshot_path()
-    assert path.name == expected_filename(NODE) == "test_agent.py__test_weather-" + hashlib.sha1(NODE.encode()).hexdigest()[:8] + ".json"
+    assert (
+        path.name
+        == expected_filename(NODE)
+        == "test_agent.py__test_weather-" + hashlib.sha1(NODE.encode()).hexdigest()[:8] + ".json"
+    )
     result.stdout.fnmatch_lines(
-        [f"*AgentsnapWarning: agentsnap: new snapshot '{NODE}' written to {path} as pending; review it, "
-         f"then run `agentsnap approve {NODE}` (nothing was asserted)."]
+        [
+            f"*AgentsnapWarning: agentsnap: new snapshot '{NODE}' written to {path} as pending; review it, "
+            f"then run `agentsnap approve {NODE}` (nothing was asserted)."
+        ]
     )
     assert summary(result) == ["agentsnap: 1 new (pending approval)"]
     assert project.server_requests() == {NODE: 2}
 
     data = project.snapshot()
-    assert (data["name"], data["approved"], data["source"], data["version"]) == (NODE, False, "pytest", "2.0")
+    assert (data["name"], data["approved"], data["source"], data["version"]) == (
+        NODE,
+        False,
+        "pytest",
+        "2.0",
+    )
     assert [s["type"] for s in data["trace"]] == ["llm_call", "tool_call", "llm_call"]
-    assert data["trace"][0]["tool_requests"] == [{"id": "call_A", "name": "get_weather", "args": {"city": "Paris"}}]
-    assert {k: data["trace"][1][k] for k in ("name", "args", "result")} == {"name": "get_weather", "args": {"city": "Paris"}, "result": "sunny in Paris"}
+    assert data["trace"][0]["tool_requests"] == [
+        {"id": "call_A", "name": "get_weather", "args": {"city": "Paris"}}
+    ]
+    assert {k: data["trace"][1][k] for k in ("name", "args", "result")} == {
+        "name": "get_weather",
+        "args": {"city": "Paris"},
+        "result": "sunny in Paris",
+    }
     assert data["output"] == "It is sunny."
     raw = path.read_text(encoding="utf-8")
-    assert raw.endswith("}\n") and json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n" == raw
+    assert (
+        raw.endswith("}\n")
+        and json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n" == raw
+    )
 
 
 def test_no_flags_means_no_snapshots(project: Project) -> None:
@@ -261,11 +322,17 @@ def test_pending_snapshot_is_not_compared(project: Project) -> None:
     result = project.run("--agentsnap-instrument")
     assert result.ret == 0
     result.assert_outcomes(passed=1, warnings=1)
-    result.stdout.fnmatch_lines([f"*AgentsnapWarning: agentsnap: snapshot '{NODE}' is pending approval; not compared. Run `agentsnap approve {NODE}` once reviewed."])
+    result.stdout.fnmatch_lines(
+        [
+            f"*AgentsnapWarning: agentsnap: snapshot '{NODE}' is pending approval; not compared. Run `agentsnap approve {NODE}` once reviewed."
+        ]
+    )
     assert summary(result) == ["agentsnap: 1 pending (not compared)"]
     assert project.snapshot_path().read_bytes() == before
     last_run = SnapshotStore(project.root / SNAP_DIR).load_last_run(NODE)
-    assert last_run is not None and last_run.trace[0]["tool_requests"][0]["args"] == {"city": "Rome"}
+    assert last_run is not None and last_run.trace[0]["tool_requests"][0]["args"] == {
+        "city": "Rome"
+    }
 
 
 def test_replay_serves_a_pending_snapshot_locally(project: Project) -> None:
@@ -282,7 +349,10 @@ def test_record_writes_an_approved_golden(project: Project) -> None:
     result.assert_outcomes(passed=1)
     assert summary(result) == ["agentsnap: 1 recorded (approved)"]
     after = result.outlines[result.outlines.index("agentsnap: 1 recorded (approved)") + 1]
-    assert after == f"  1 golden(s) written and approved in {project.root / SNAP_DIR}: review them (`git diff`) before committing."
+    assert (
+        after
+        == f"  1 golden(s) written and approved in {project.root / SNAP_DIR}: review them (`git diff`) before committing."
+    )
     data = project.snapshot()
     assert (data["name"], data["approved"], data["source"]) == (NODE, True, "pytest")
     assert project.server_requests() == {NODE: 2}
@@ -345,7 +415,10 @@ def test_approved_snapshot_with_tool_argument_drift_fails_live(project: Project)
     lines = [line.strip() for line in result.outlines]
     assert f"[agentsnap] '{NODE}' FAILED — failed checks: arguments, model_tool_args" in lines
     assert "[ARGS] FAIL — arguments: changed in 1 tool call" in lines
-    assert "[MODEL TOOLS] FAIL — model_tools: 1 request, same sequence; model_tool_args: changed in 1 request" in lines
+    assert (
+        "[MODEL TOOLS] FAIL — model_tools: 1 request, same sequence; model_tool_args: changed in 1 request"
+        in lines
+    )
     assert lines.count("args.city: 'Paris' → 'Rome'") == 2
     assert summary(result) == ["agentsnap: 1 failed"]
     assert project.server_requests() == {NODE: 2}
@@ -372,8 +445,14 @@ def test_failing_test_without_snapshot_writes_nothing(project: Project) -> None:
     assert not project.snapshot_path().exists()
 
 
-@pytest.mark.parametrize("flags", [("--agentsnap-instrument",), ("--agentsnap-replay",), ("--agentsnap-record",)], ids=["live", "replay", "record"])
-def test_corrupt_snapshot_fails_naming_the_path_and_is_never_overwritten(project: Project, flags: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(
+    "flags",
+    [("--agentsnap-instrument",), ("--agentsnap-replay",), ("--agentsnap-record",)],
+    ids=["live", "replay", "record"],
+)
+def test_corrupt_snapshot_fails_naming_the_path_and_is_never_overwritten(
+    project: Project, flags: tuple[str, ...]
+) -> None:
     path = project.snapshot_path()
     path.parent.mkdir()
     corrupt = b'{"version": "2.0", "name": "test_agent.py::test_weather", "trace": [\n'
@@ -393,7 +472,10 @@ def test_corrupt_snapshot_fails_naming_the_path_and_is_never_overwritten(project
 def test_record_and_replay_together_is_a_usage_error(project: Project) -> None:
     result = project.run("--agentsnap-record", "--agentsnap-replay", subprocess=True)
     assert result.ret == 4
-    assert "ERROR: agentsnap: --agentsnap-record and --agentsnap-replay cannot be combined; choose one mode per run." in result.errlines
+    assert (
+        "ERROR: agentsnap: --agentsnap-record and --agentsnap-replay cannot be combined; choose one mode per run."
+        in result.errlines
+    )
     assert not (project.root / SNAP_DIR).exists()
 
 
@@ -404,8 +486,10 @@ def test_replay_and_live_together_live_wins_with_a_note(project: Project) -> Non
     assert result.ret == 0
     assert summary(result) == ["agentsnap: 1 passed"]
     assert project.server_requests() == {NODE: 2}  # the live run called the server
-    assert ("agentsnap: --agentsnap-replay and --agentsnap-live were both given: live wins (as in agentsnap 0.5.1); "
-            "every test calls the real API.") in result.outlines
+    assert (
+        "agentsnap: --agentsnap-replay and --agentsnap-live were both given: live wins (as in agentsnap 0.5.1); "
+        "every test calls the real API."
+    ) in result.outlines
 
 
 def test_snapshot_dir_flag_is_relative_to_the_rootdir(project: Project) -> None:
@@ -418,7 +502,9 @@ def test_snapshot_dir_flag_is_relative_to_the_rootdir(project: Project) -> None:
 # --------------------------------------------------------------------------- CI
 
 
-def test_ci_missing_snapshot_in_replay_fails_without_network_or_files(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ci_missing_snapshot_in_replay_fails_without_network_or_files(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """In CI the replay message wins: --agentsnap-allow-pending does not relax a missing snapshot under replay,
     so the CI message's hint that it does would mislead (found by a break-it review)."""
     monkeypatch.setenv("CI", "true")
@@ -427,7 +513,9 @@ def test_ci_missing_snapshot_in_replay_fails_without_network_or_files(project: P
     assert result.ret == 1
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
-        [f"*agentsnap: no snapshot for '{NODE}' ({project.snapshot_path()}) and this run replays (--agentsnap-replay)*"]
+        [
+            f"*agentsnap: no snapshot for '{NODE}' ({project.snapshot_path()}) and this run replays (--agentsnap-replay)*"
+        ]
     )
     assert f"`pytest {NODE} --agentsnap-record`" in result.stdout.str()
     assert "relaxes this" not in result.stdout.str()
@@ -444,7 +532,9 @@ def test_local_missing_snapshot_in_replay_fails_without_network_or_files(project
     assert result.ret == 1
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
-        [f"*agentsnap: no snapshot for '{NODE}' ({project.snapshot_path()}) and this run replays (--agentsnap-replay)*"]
+        [
+            f"*agentsnap: no snapshot for '{NODE}' ({project.snapshot_path()}) and this run replays (--agentsnap-replay)*"
+        ]
     )
     assert f"`pytest {NODE} --agentsnap-record`" in result.stdout.str()
     assert summary(result) == ["agentsnap: 1 failed"]
@@ -452,7 +542,9 @@ def test_local_missing_snapshot_in_replay_fails_without_network_or_files(project
     assert not (project.root / SNAP_DIR).exists()
 
 
-def test_ci_missing_snapshot_live_also_fails_before_sending(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ci_missing_snapshot_live_also_fails_before_sending(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("CI", "1")
     result = project.run("--agentsnap-instrument")
     assert result.ret == 1
@@ -461,8 +553,12 @@ def test_ci_missing_snapshot_live_also_fails_before_sending(project: Project, mo
     assert not (project.root / SNAP_DIR).exists()
 
 
-@pytest.mark.parametrize("flags", [("--agentsnap-replay",), ("--agentsnap-instrument",)], ids=["replay", "live"])
-def test_ci_pending_snapshot_fails(project: Project, monkeypatch: pytest.MonkeyPatch, flags: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(
+    "flags", [("--agentsnap-replay",), ("--agentsnap-instrument",)], ids=["replay", "live"]
+)
+def test_ci_pending_snapshot_fails(
+    project: Project, monkeypatch: pytest.MonkeyPatch, flags: tuple[str, ...]
+) -> None:
     assert project.run("--agentsnap-instrument").ret == 0
     before = project.snapshot_path().read_bytes()
     monkeypatch.setenv("CI", "true")
@@ -470,13 +566,19 @@ def test_ci_pending_snapshot_fails(project: Project, monkeypatch: pytest.MonkeyP
     result = project.run(*flags)
     assert result.ret == 1
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines([f"*agentsnap: the snapshot is pending approval for '{NODE}' ({project.snapshot_path()}) and this is CI*"])
+    result.stdout.fnmatch_lines(
+        [
+            f"*agentsnap: the snapshot is pending approval for '{NODE}' ({project.snapshot_path()}) and this is CI*"
+        ]
+    )
     assert summary(result) == ["agentsnap: 1 failed"]
     assert project.server_requests() == {NODE: 0}
     assert project.snapshot_path().read_bytes() == before
 
 
-def test_ci_allow_pending_passes_with_a_warning(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ci_allow_pending_passes_with_a_warning(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert project.run("--agentsnap-instrument").ret == 0
     before = project.snapshot_path().read_bytes()
     monkeypatch.setenv("CI", "true")
@@ -484,13 +586,17 @@ def test_ci_allow_pending_passes_with_a_warning(project: Project, monkeypatch: p
     result = project.run("--agentsnap-replay", "--agentsnap-allow-pending")
     assert result.ret == 0
     result.assert_outcomes(passed=1, warnings=1)
-    result.stdout.fnmatch_lines([f"*AgentsnapWarning: agentsnap: snapshot '{NODE}' is pending approval; not compared.*"])
+    result.stdout.fnmatch_lines(
+        [f"*AgentsnapWarning: agentsnap: snapshot '{NODE}' is pending approval; not compared.*"]
+    )
     assert summary(result) == ["agentsnap: 1 pending (not compared)"]
     assert project.server_requests() == {NODE: 0}
     assert project.snapshot_path().read_bytes() == before
 
 
-def test_ci_allow_pending_with_missing_snapshot_writes_pending(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ci_allow_pending_with_missing_snapshot_writes_pending(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("CI", "true")
     result = project.run("--agentsnap-instrument", "--agentsnap-allow-pending")
     assert result.ret == 0
@@ -498,7 +604,9 @@ def test_ci_allow_pending_with_missing_snapshot_writes_pending(project: Project,
     assert project.snapshot()["approved"] is False
 
 
-def test_ci_approved_snapshot_replays_and_passes(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ci_approved_snapshot_replays_and_passes(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
     project.record_golden()
     monkeypatch.setenv("CI", "true")
     result = project.run("--agentsnap-replay")
@@ -508,9 +616,13 @@ def test_ci_approved_snapshot_replays_and_passes(project: Project, monkeypatch: 
 
 
 @pytest.mark.parametrize("value", ["false", "0", "no", "FALSE", ""])
-def test_ci_false_values_mean_local_behaviour(project: Project, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+def test_ci_false_values_mean_local_behaviour(
+    project: Project, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
     monkeypatch.setenv("CI", value)
-    result = project.run("--agentsnap-instrument")  # live: a missing snapshot is written pending locally, fails in CI
+    result = project.run(
+        "--agentsnap-instrument"
+    )  # live: a missing snapshot is written pending locally, fails in CI
     assert result.ret == 0
     assert summary(result) == ["agentsnap: 1 new (pending approval)"]
     assert project.snapshot()["approved"] is False
@@ -527,7 +639,7 @@ def test_other_ci_markers_count_as_ci(project: Project, monkeypatch: pytest.Monk
 
 # --------------------------------------------------------------------------- the snapshot fixture
 
-FIXTURE_TEST = '''
+FIXTURE_TEST = """
 from agent_lib import client_for
 from fake_provider import text_reply
 
@@ -550,7 +662,7 @@ def test_blocks(fake, snapshot):
 
 def test_agent_snapshot_alias(agent_snapshot, snapshot):
     assert type(agent_snapshot) is type(snapshot)
-'''
+"""
 
 
 def test_snapshot_fixture_names_blocks_by_node_id(project: Project) -> None:
@@ -573,14 +685,16 @@ def test_snapshot_fixture_names_blocks_by_node_id(project: Project) -> None:
         assert len(data["trace"]) == 1
 
     # approve them all with --agentsnap-record, then replay offline: all compared and passing
-    assert summary(project.run("test_fixture.py", "--agentsnap-record")) == ["agentsnap: 3 updated (re-recorded, approved)"]
+    assert summary(project.run("test_fixture.py", "--agentsnap-record")) == [
+        "agentsnap: 3 updated (re-recorded, approved)"
+    ]
     result = project.run("test_fixture.py", "--agentsnap-replay")
     assert result.ret == 0, result.stdout.str()
     assert summary(result) == ["agentsnap: 3 passed"]
     assert project.server_requests() == {"test_fixture.py::test_blocks": 0}
 
 
-MIXED_TEST = '''
+MIXED_TEST = """
 from agent_lib import client_for
 from fake_provider import text_reply
 
@@ -595,7 +709,7 @@ def test_mixed(fake, snapshot):
     ask(client, "outside?")
     with snapshot.assert_agent() as block:
         block.output = ask(client, "inside?")
-'''
+"""
 
 
 def test_instrument_plus_unnamed_fixture_block_records_and_replays(project: Project) -> None:
@@ -607,14 +721,18 @@ def test_instrument_plus_unnamed_fixture_block_records_and_replays(project: Proj
     assert summary(recorded) == ["agentsnap: 1 recorded (approved)"]
     files = list((project.root / SNAP_DIR).glob("*.json"))
     assert len(files) == 1
-    data = SnapshotStore.read_file(files[0]).to_dict()  # as loaded: the file stores each call's messages once
-    assert [s["messages"][-1]["content"] for s in data["trace"] if s["type"] == "llm_call"] == ["inside?"]
+    data = SnapshotStore.read_file(
+        files[0]
+    ).to_dict()  # as loaded: the file stores each call's messages once
+    assert [s["messages"][-1]["content"] for s in data["trace"] if s["type"] == "llm_call"] == [
+        "inside?"
+    ]
     replayed = project.run("test_mixed.py", "--agentsnap-replay")
     assert replayed.ret == 0, replayed.stdout.str()
     assert summary(replayed) == ["agentsnap: 1 passed"]
 
 
-SKIP_TEST = '''
+SKIP_TEST = """
 import pytest
 from agent_lib import client_for
 from fake_provider import text_reply
@@ -624,7 +742,7 @@ def test_skips_after_a_call(fake):
     fake.script(text_reply("the model is not ready"))
     client_for(fake).chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "ready?"}])
     pytest.skip("model not ready")
-'''
+"""
 
 
 def test_skipped_test_is_not_reported_as_failed(project: Project) -> None:
@@ -636,7 +754,7 @@ def test_skipped_test_is_not_reported_as_failed(project: Project) -> None:
     assert all("failed" not in line for line in summary(result)), summary(result)
 
 
-EXTRA_CALL_TEST = '''
+EXTRA_CALL_TEST = """
 from agent_lib import client_for, scenario, weather_agent
 from fake_provider import text_reply, tool_calls_reply
 
@@ -648,7 +766,7 @@ def test_weather(fake):
     weather_agent(client, sc["question"])
     if sc.get("extra_call"):
         client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "one more?"}])
-'''
+"""
 
 
 def test_replay_miss_fails_the_test_cleanly_naming_the_call_site(project: Project) -> None:
@@ -661,7 +779,10 @@ def test_replay_miss_fails_the_test_cleanly_naming_the_call_site(project: Projec
     result.assert_outcomes(failed=1)
     lines = [line.strip() for line in result.outlines]
     path = project.snapshot_path()
-    assert f"agentsnap replay miss: LLM call index 2 (POST /v1/chat/completions) has no recorded response in snapshot '{NODE}' ({path})." in lines
+    assert (
+        f"agentsnap replay miss: LLM call index 2 (POST /v1/chat/completions) has no recorded response in snapshot '{NODE}' ({path})."
+        in lines
+    )
     assert "(the call was made at test_agent.py:11)" in lines
     assert any("--agentsnap-record" in line for line in lines)
     assert "Traceback" not in result.stdout.str()
@@ -671,7 +792,7 @@ def test_replay_miss_fails_the_test_cleanly_naming_the_call_site(project: Projec
     assert project.snapshot_path().read_bytes() == before
 
 
-KEYLESS_TEST = '''
+KEYLESS_TEST = """
 import openai
 from agent_lib import weather_agent
 from fake_provider import text_reply, tool_calls_reply
@@ -681,7 +802,7 @@ def test_weather(fake):
     fake.script(tool_calls_reply([("call_A", "get_weather", {"city": "Paris"})]), text_reply("It is sunny."))
     client = openai.OpenAI(base_url=fake.base_url, max_retries=0)  # the key comes from OPENAI_API_KEY
     assert weather_agent(client, "Weather in Paris?") == "It is sunny."
-'''
+"""
 
 
 def test_replay_needs_no_api_key(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -699,7 +820,7 @@ def test_replay_needs_no_api_key(project: Project, monkeypatch: pytest.MonkeyPat
 
 # --------------------------------------------------------------------------- xdist
 
-MANY_TESTS = '''
+MANY_TESTS = """
 import pytest
 from agent_lib import client_for, scenario
 from fake_provider import text_reply
@@ -714,12 +835,14 @@ def test_ask(fake, i):
 
 def test_no_llm():
     assert True
-'''
+"""
 
 
 def test_xdist_summary_counts_equal_the_serial_run(project: Project) -> None:
     project.pytester.makepyfile(test_many=MANY_TESTS)
-    assert summary(project.run("test_many.py", "--agentsnap-record")) == ["agentsnap: 5 recorded (approved)"]
+    assert summary(project.run("test_many.py", "--agentsnap-record")) == [
+        "agentsnap: 5 recorded (approved)"
+    ]
     store = SnapshotStore(project.root / SNAP_DIR)
     store.delete("test_many.py::test_ask[3]")  # -> failed: replay never records a missing snapshot
     approved = store.load("test_many.py::test_ask[4]")
@@ -729,7 +852,15 @@ def test_xdist_summary_counts_equal_the_serial_run(project: Project) -> None:
     shutil.copytree(project.root / SNAP_DIR, project.root / "xdist_snaps")
 
     serial = project.run("test_many.py", "--agentsnap-replay")
-    parallel = project.run("test_many.py", "--agentsnap-replay", "-n", "2", "--agentsnap-snapshot-dir", "xdist_snaps", subprocess=True)
+    parallel = project.run(
+        "test_many.py",
+        "--agentsnap-replay",
+        "-n",
+        "2",
+        "--agentsnap-snapshot-dir",
+        "xdist_snaps",
+        subprocess=True,
+    )
 
     expected = ["agentsnap: 2 passed, 2 failed, 1 pending (not compared)"]
     assert summary(serial) == expected
@@ -742,7 +873,7 @@ def test_xdist_summary_counts_equal_the_serial_run(project: Project) -> None:
     assert not SnapshotStore(project.root / "xdist_snaps").exists("test_many.py::test_ask[3]")
 
 
-SWALLOWING_TEST = '''
+SWALLOWING_TEST = """
 from agent_lib import client_for, scenario, weather_agent
 from fake_provider import text_reply, tool_calls_reply
 
@@ -755,7 +886,7 @@ def test_weather(fake):
         weather_agent(client_for(fake), "one question more")  # not in the snapshot
     except BaseException:  # a framework that swallows everything and fails its own way
         raise AttributeError("'NoneType' object has no attribute 'generations'")
-'''
+"""
 
 
 def test_a_replay_miss_the_test_replaced_is_what_fails_it(project: Project) -> None:
@@ -765,8 +896,13 @@ def test_a_replay_miss_the_test_replaced_is_what_fails_it(project: Project) -> N
     result = project.run("--agentsnap-replay")
     assert result.ret == 1
     out = result.stdout.str()
-    assert "agentsnap replay miss: LLM call index 2 (POST /v1/chat/completions) has no recorded response" in out
-    assert "no attribute 'generations'" not in out  # the swallowed cause is not what the report leads with
+    assert (
+        "agentsnap replay miss: LLM call index 2 (POST /v1/chat/completions) has no recorded response"
+        in out
+    )
+    assert (
+        "no attribute 'generations'" not in out
+    )  # the swallowed cause is not what the report leads with
     assert project.server_requests() == {NODE: 0}
 
 
@@ -774,24 +910,34 @@ def test_a_replay_miss_the_test_replaced_is_what_fails_it(project: Project) -> N
 
 
 def _with_marker(project: Project, marker: str) -> None:
-    project.pytester.makepyfile(test_agent=TEST_AGENT.replace("def test_weather(fake):", f"{marker}\ndef test_weather(fake):")
-                                .replace("from agent_lib import", "import pytest\nfrom agent_lib import"))
+    project.pytester.makepyfile(
+        test_agent=TEST_AGENT.replace(
+            "def test_weather(fake):", f"{marker}\ndef test_weather(fake):"
+        ).replace("from agent_lib import", "import pytest\nfrom agent_lib import")
+    )
 
 
 def test_marker_names_the_snapshot_and_sets_the_tests_thresholds(project: Project) -> None:
-    _with_marker(project, '@pytest.mark.agentsnap(name="weather/paris", ignored_fields="city")')  # one path as a string
+    _with_marker(
+        project, '@pytest.mark.agentsnap(name="weather/paris", ignored_fields="city")'
+    )  # one path as a string
     result = project.run("--agentsnap-record")
     assert result.ret == 0, result.stdout.str()
     assert project.snapshot("weather/paris")["name"] == "weather/paris"
     assert not project.snapshot_path(NODE).exists()
-    assert project.snapshot_path("weather/paris").name == "weather_paris-" + hashlib.sha1(b"weather/paris").hexdigest()[:8] + ".json"
+    assert (
+        project.snapshot_path("weather/paris").name
+        == "weather_paris-" + hashlib.sha1(b"weather/paris").hexdigest()[:8] + ".json"
+    )
 
     project.set_scenario(**{**PARIS, "city": "Rome"})  # drift only in the ignored field
     result = project.run("--agentsnap-live")
     assert result.ret == 0, result.stdout.str()
     assert summary(result) == ["agentsnap: 1 passed"]
 
-    _with_marker(project, '@pytest.mark.agentsnap(name="weather/paris")')  # without it the same run fails
+    _with_marker(
+        project, '@pytest.mark.agentsnap(name="weather/paris")'
+    )  # without it the same run fails
     result = project.run("--agentsnap-live")
     assert result.ret == 1
     assert "args.city: 'Paris' → 'Rome'" in result.stdout.str()
@@ -801,21 +947,43 @@ def test_marker_with_an_unknown_keyword_errors_naming_it(project: Project) -> No
     _with_marker(project, "@pytest.mark.agentsnap(semantic_treshold=0.5)")
     result = project.run("--agentsnap-record")
     assert result.ret == 1
-    result.stdout.fnmatch_lines(["*unknown @pytest.mark.agentsnap keyword(s) semantic_treshold on test_agent.py::test_weather; "
-                                 "known: name, semantic_threshold, llm_threshold*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*unknown @pytest.mark.agentsnap keyword(s) semantic_treshold on test_agent.py::test_weather; "
+            "known: name, semantic_threshold, llm_threshold*"
+        ]
+    )
     assert not project.snapshot_path(NODE).exists()
 
 
-@pytest.mark.parametrize(("marker", "message"), [
-    ('@pytest.mark.agentsnap(name="")', "*@pytest.mark.agentsnap(name=...) must be a non-empty string on test_agent.py::test_weather, got ''*"),
-    ("@pytest.mark.agentsnap(name=0)", "*@pytest.mark.agentsnap(name=...) must be a non-empty string on test_agent.py::test_weather, got 0*"),
-    ('@pytest.mark.agentsnap(semantic_threshold="high")',
-     "*bad value 'high' for 'semantic_threshold' in @pytest.mark.agentsnap on test_agent.py::test_weather*"),
-    ("@pytest.mark.agentsnap(structural_tolerance=-1)", "*bad value -1 for 'structural_tolerance'*expected a whole number >= 0*"),
-])
-def test_marker_values_are_checked_before_the_test_runs(project: Project, marker: str, message: str) -> None:
+@pytest.mark.parametrize(
+    ("marker", "message"),
+    [
+        (
+            '@pytest.mark.agentsnap(name="")',
+            "*@pytest.mark.agentsnap(name=...) must be a non-empty string on test_agent.py::test_weather, got ''*",
+        ),
+        (
+            "@pytest.mark.agentsnap(name=0)",
+            "*@pytest.mark.agentsnap(name=...) must be a non-empty string on test_agent.py::test_weather, got 0*",
+        ),
+        (
+            '@pytest.mark.agentsnap(semantic_threshold="high")',
+            "*bad value 'high' for 'semantic_threshold' in @pytest.mark.agentsnap on test_agent.py::test_weather*",
+        ),
+        (
+            "@pytest.mark.agentsnap(structural_tolerance=-1)",
+            "*bad value -1 for 'structural_tolerance'*expected a whole number >= 0*",
+        ),
+    ],
+)
+def test_marker_values_are_checked_before_the_test_runs(
+    project: Project, marker: str, message: str
+) -> None:
     _with_marker(project, marker)
     result = project.run("--agentsnap-record")
     assert result.ret == 1
     result.stdout.fnmatch_lines([message])
-    assert not (project.root / "server_log.txt").exists()  # errored in setup: not even the fake server started
+    assert not (
+        project.root / "server_log.txt"
+    ).exists()  # errored in setup: not even the fake server started

@@ -33,7 +33,10 @@ from agentsnap.serialize import prepare, to_json
 from agentsnap.snapshot import dumps, preferred_filename
 from agentsnap.trace import Exchange, _readable
 
-_RELAXED = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]}
+_RELAXED = {
+    "deadline": None,
+    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+}
 
 json_scalars = st.one_of(
     st.none(),
@@ -44,7 +47,9 @@ json_scalars = st.one_of(
 )
 json_values = st.recursive(
     json_scalars,
-    lambda children: st.one_of(st.lists(children, max_size=4), st.dictionaries(st.text(max_size=8), children, max_size=4)),
+    lambda children: st.one_of(
+        st.lists(children, max_size=4), st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
     max_leaves=25,
 )
 json_objects = st.dictionaries(st.text(max_size=8), json_values, max_size=5)
@@ -61,14 +66,30 @@ def store_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @settings(max_examples=150, **_RELAXED)
 @given(
     name=st.text(min_size=1, max_size=40),
-    trace=st.lists(st.fixed_dictionaries({"type": st.sampled_from(["tool_call", "llm_call", "http"])}, optional={"args": json_values, "result": json_values, "x": json_values}), max_size=4),
+    trace=st.lists(
+        st.fixed_dictionaries(
+            {"type": st.sampled_from(["tool_call", "llm_call", "http"])},
+            optional={"args": json_values, "result": json_values, "x": json_values},
+        ),
+        max_size=4,
+    ),
     input=json_values,
     output=json_values,
     model=st.text(min_size=1, max_size=10),
     approved=st.booleans(),
 )
-def test_any_json_trace_survives_save_and_load_unchanged(store_root: Path, name: str, trace: list[dict[str, Any]], input: Any, output: Any, model: str, approved: bool) -> None:
-    snap = Snapshot(name=name, trace=trace, input=input, output=output, model=model, approved=approved)
+def test_any_json_trace_survives_save_and_load_unchanged(
+    store_root: Path,
+    name: str,
+    trace: list[dict[str, Any]],
+    input: Any,
+    output: Any,
+    model: str,
+    approved: bool,
+) -> None:
+    snap = Snapshot(
+        name=name, trace=trace, input=input, output=output, model=model, approved=approved
+    )
     original = snap.to_dict()
     assume(prepare(original) == original)  # nothing secret-shaped: storing changes nothing
     store = SnapshotStore(store_root)
@@ -91,7 +112,12 @@ def test_any_json_trace_survives_save_and_load_unchanged(store_root: Path, name:
 @settings(max_examples=200)
 @given(value=json_values)
 def test_storing_is_idempotent(value: Any) -> None:
-    data = {"name": "n", "trace": [{"type": "tool_call", "args": value, "result": [value]}], "input": value, "output": value}
+    data = {
+        "name": "n",
+        "trace": [{"type": "tool_call", "args": value, "result": [value]}],
+        "input": value,
+        "output": value,
+    }
     once = prepare(data)
     assert prepare(once) == once
     assert to_json(once) == once
@@ -113,15 +139,20 @@ def _reorder(value: Any, rnd: Any) -> Any:
 def _record(body_text: str) -> dict[str, Any]:
     import httpx
 
-    request = httpx.Request("POST", "https://api.openai.com/v1/chat/completions", content=body_text.encode(), headers={"content-type": "application/json"})
+    request = httpx.Request(
+        "POST",
+        "https://api.openai.com/v1/chat/completions",
+        content=body_text.encode(),
+        headers={"content-type": "application/json"},
+    )
     return send._request_record(request)
 
 
 def _leaves(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     if isinstance(value, dict):
-        return [p for k, v in value.items() for p in _leaves(v, path + (k,))] or [path]
+        return [p for k, v in value.items() for p in _leaves(v, (*path, k))] or [path]
     if isinstance(value, list):
-        return [p for i, v in enumerate(value) for p in _leaves(v, path + (i,))] or [path]
+        return [p for i, v in enumerate(value) for p in _leaves(v, (*path, i))] or [path]
     return [path]
 
 
@@ -136,14 +167,21 @@ def _replace(value: Any, path: tuple[Any, ...], new: Any) -> Any:
 
 @settings(max_examples=150, **_RELAXED)
 @given(body=json_objects, data=st.data())
-def test_request_key_ignores_key_order_and_whitespace_and_sees_every_value(body: dict[str, Any], data: st.DataObject) -> None:
+def test_request_key_ignores_key_order_and_whitespace_and_sees_every_value(
+    body: dict[str, Any], data: st.DataObject
+) -> None:
     assume(scrub_json(body) == body)
     canonical = request_key(_record(json.dumps(body)))
     rnd = data.draw(st.randoms(use_true_random=False))
     indent = data.draw(st.sampled_from([None, 0, 2, "\t"]))
     separators = data.draw(st.sampled_from([(",", ":"), (", ", ": "), (" ,  ", "  :  ")]))
     ascii_only = data.draw(st.booleans())
-    text = json.dumps(_reorder(body, rnd), indent=indent, separators=separators if indent is None else None, ensure_ascii=ascii_only)
+    text = json.dumps(
+        _reorder(body, rnd),
+        indent=indent,
+        separators=separators if indent is None else None,
+        ensure_ascii=ascii_only,
+    )
     assert request_key(_record(text)) == canonical
     path = data.draw(st.sampled_from(_leaves(body)))
     new = data.draw(json_scalars)
@@ -165,35 +203,107 @@ def _streams() -> dict[str, tuple[dict[str, Any], bytes]]:
     note = ": Grüße ✓ 日本 🚀\n\n"  # an SSE comment: multi-byte characters to cut through
     cases = {
         "openai_chat": (
-            {"path": "/openai/v1/chat/completions", "body": {"model": "m", "messages": [{"role": "user", "content": "q"}], "stream": True}},
-            [note, *oai.groq_stream_reply(["Grü", "ße ✓"], tool_calls=[("call_1", "get", {"city": "Nîmes"})]).events],  # type: ignore[misc]
+            {
+                "path": "/openai/v1/chat/completions",
+                "body": {
+                    "model": "m",
+                    "messages": [{"role": "user", "content": "q"}],
+                    "stream": True,
+                },
+            },
+            [
+                note,
+                *oai.groq_stream_reply(
+                    ["Grü", "ße ✓"], tool_calls=[("call_1", "get", {"city": "Nîmes"})]
+                ).events,
+            ],  # type: ignore[misc]
         ),
         "openai_responses": (
             {"path": "/v1/responses", "body": {"model": "m", "input": "q", "stream": True}},
-            [note, *oai.responses_stream_reply([oai.message_item("Grüße ✓"), oai.function_call_item("c1", "get", {"city": "Nîmes"})]).events],  # type: ignore[misc]
+            [
+                note,
+                *oai.responses_stream_reply(
+                    [
+                        oai.message_item("Grüße ✓"),
+                        oai.function_call_item("c1", "get", {"city": "Nîmes"}),
+                    ]
+                ).events,
+            ],  # type: ignore[misc]
         ),
         "anthropic_messages": (
-            {"path": "/v1/messages", "body": {"model": "m", "max_tokens": 9, "messages": [{"role": "user", "content": "q"}], "stream": True}},
-            [note, *anth.stream_reply(anth.text_block("Grüße ✓"), anth.tool_use_block("toolu_1", "get", {"city": "Nîmes"})).events],  # type: ignore[misc]
+            {
+                "path": "/v1/messages",
+                "body": {
+                    "model": "m",
+                    "max_tokens": 9,
+                    "messages": [{"role": "user", "content": "q"}],
+                    "stream": True,
+                },
+            },
+            [
+                note,
+                *anth.stream_reply(
+                    anth.text_block("Grüße ✓"),
+                    anth.tool_use_block("toolu_1", "get", {"city": "Nîmes"}),
+                ).events,
+            ],  # type: ignore[misc]
         ),
         "gemini": (
-            {"path": "/v1beta/models/gemini-2.5-flash:streamGenerateContent", "query": "alt=sse", "body": {"contents": [{"role": "user", "parts": [{"text": "q"}]}]}},
-            [note, *gem.stream_text_reply(["Grü", "ße ✓"], calls=[("get", {"city": "Nîmes"}, None)]).events],  # type: ignore[misc]
+            {
+                "path": "/v1beta/models/gemini-2.5-flash:streamGenerateContent",
+                "query": "alt=sse",
+                "body": {"contents": [{"role": "user", "parts": [{"text": "q"}]}]},
+            },
+            [
+                note,
+                *gem.stream_text_reply(
+                    ["Grü", "ße ✓"], calls=[("get", {"city": "Nîmes"}, None)]
+                ).events,
+            ],  # type: ignore[misc]
         ),
         "cohere_chat": (
-            {"path": "/v2/chat", "body": {"model": "m", "messages": [{"role": "user", "content": "q"}], "stream": True}},
-            [note, *coh.v2_stream_reply(["Grü", "ße ✓"], tool_calls=[("c1", "get", {"city": "Nîmes"})]).events],  # type: ignore[misc]
+            {
+                "path": "/v2/chat",
+                "body": {
+                    "model": "m",
+                    "messages": [{"role": "user", "content": "q"}],
+                    "stream": True,
+                },
+            },
+            [
+                note,
+                *coh.v2_stream_reply(
+                    ["Grü", "ße ✓"], tool_calls=[("c1", "get", {"city": "Nîmes"})]
+                ).events,
+            ],  # type: ignore[misc]
         ),
         "cohere_v1": (
             {"path": "/v1/chat", "body": {"model": "m", "message": "q", "stream": True}},
-            list(coh.v1_stream_reply(["Grü", "ße ✓"], tool_calls=[("get", {"city": "Nîmes"})]).events),  # type: ignore[arg-type]
+            list(
+                coh.v1_stream_reply(["Grü", "ße ✓"], tool_calls=[("get", {"city": "Nîmes"})]).events
+            ),  # type: ignore[arg-type]
         ),
         "mistral_chat": (
-            {"path": "/v1/chat/completions", "body": {"model": "m", "messages": [{"role": "user", "content": "q"}], "stream": True}},
-            [note, *mis.stream_reply([{"role": "assistant", "content": ""}, {"content": "Grüße ✓"}]).events],  # type: ignore[misc]
+            {
+                "path": "/v1/chat/completions",
+                "body": {
+                    "model": "m",
+                    "messages": [{"role": "user", "content": "q"}],
+                    "stream": True,
+                },
+            },
+            [
+                note,
+                *mis.stream_reply(
+                    [{"role": "assistant", "content": ""}, {"content": "Grüße ✓"}]
+                ).events,
+            ],  # type: ignore[misc]
         ),
     }
-    return {codec: ({"method": "POST", **req}, "".join(events).encode("utf-8")) for codec, (req, events) in cases.items()}
+    return {
+        codec: ({"method": "POST", **req}, "".join(events).encode("utf-8"))
+        for codec, (req, events) in cases.items()
+    }
 
 
 STREAMS = _streams()
@@ -206,7 +316,9 @@ class _Trace:
 
 def _view(codec: str, request: dict[str, Any], pieces: list[bytes]) -> dict[str, Any]:
     ex = Exchange(provider="p", codec=codec, request=request)
-    sink = send._ChunkSink(ex, {"status": 200, "headers": {"content-type": "text/event-stream"}}, "", _Trace())  # type: ignore[arg-type]
+    sink = send._ChunkSink(
+        ex, {"status": 200, "headers": {"content-type": "text/event-stream"}}, "", _Trace()
+    )  # type: ignore[arg-type]
     for piece in pieces:
         sink.add(piece)
     sink.finish(complete=True)
@@ -229,7 +341,7 @@ def test_every_stream_codec_is_independent_of_chunking(codec: str, data: st.Data
     request, raw = STREAMS[codec]
     cuts = data.draw(st.lists(st.integers(1, len(raw) - 1), max_size=30))
     points = sorted(set(cuts))
-    pieces = [raw[a:b] for a, b in zip([0, *points], [*points, len(raw)])]
+    pieces = [raw[a:b] for a, b in zip([0, *points], [*points, len(raw)], strict=False)]
     assert _view(codec, request, pieces) == WHOLE[codec]
 
 
@@ -247,7 +359,10 @@ def test_path_for_is_injective_and_inside_the_root(names: list[str]) -> None:
     for path in files:
         assert path.parent == root
         assert re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._-]*-[0-9a-f]{8}\.json", path.name) or (
-            re.fullmatch(r"[a-z0-9_][a-z0-9._-]*\.json", path.name) and path.stem in names)  # <name>.json only for a safe name
+            re.fullmatch(r"[a-z0-9_][a-z0-9._-]*\.json", path.name) and path.stem in names
+        )  # <name>.json only for a safe name
         assert len(path.name) <= 255 and ".." not in path.name
     assert len({f.name.lower() for f in files}) == len(names)
-    assert all(preferred_filename(n) == f.name for n, f in zip(names, files))  # stable
+    assert all(
+        preferred_filename(n) == f.name for n, f in zip(names, files, strict=False)
+    )  # stable

@@ -28,7 +28,15 @@ from tests.offline import Offline
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 
-CI_MARKERS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
+CI_MARKERS = (
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITLAB_CI",
+    "BUILDKITE",
+    "CIRCLECI",
+    "JENKINS_URL",
+    "TF_BUILD",
+)
 MESSAGES = [{"role": "user", "content": "Weather in Paris?"}]
 CHAT = json.dumps({"model": "gpt-4o-mini", "messages": MESSAGES}).encode()
 
@@ -51,25 +59,109 @@ def llm_steps(directory: Path, name: str) -> list[dict[str, Any]]:
     ("method", "host", "path", "headers", "body", "provider"),
     [
         # framework User-Agents on the openai wire format
-        ("POST", "127.0.0.1", "/v1/chat/completions", {"user-agent": "Agents/Python 0.24.0"}, CHAT, "openai"),
-        ("POST", "127.0.0.1", "/v1/responses", {"user-agent": "Agents/Python 0.24.0"}, b'{"model":"gpt-5","input":"hi"}', "openai"),
-        ("POST", "localhost", "/v1/chat/completions", {"user-agent": "pydantic-ai/2.68.0"}, CHAT, "openai"),
+        (
+            "POST",
+            "127.0.0.1",
+            "/v1/chat/completions",
+            {"user-agent": "Agents/Python 0.24.0"},
+            CHAT,
+            "openai",
+        ),
+        (
+            "POST",
+            "127.0.0.1",
+            "/v1/responses",
+            {"user-agent": "Agents/Python 0.24.0"},
+            b'{"model":"gpt-5","input":"hi"}',
+            "openai",
+        ),
+        (
+            "POST",
+            "localhost",
+            "/v1/chat/completions",
+            {"user-agent": "pydantic-ai/2.68.0"},
+            CHAT,
+            "openai",
+        ),
         # no User-Agent at all, OpenAI-compatible servers and gateways
-        ("POST", "localhost", "/v1/chat/completions", {}, CHAT, "openai"),  # vLLM, Ollama /v1, LiteLLM proxy
-        ("post", "gateway.internal", "/openai/v1/chat/completions", {"user-agent": "MyOpenAI/Python 3.57.0"}, CHAT, "openai"),
+        (
+            "POST",
+            "localhost",
+            "/v1/chat/completions",
+            {},
+            CHAT,
+            "openai",
+        ),  # vLLM, Ollama /v1, LiteLLM proxy
+        (
+            "post",
+            "gateway.internal",
+            "/openai/v1/chat/completions",
+            {"user-agent": "MyOpenAI/Python 3.57.0"},
+            CHAT,
+            "openai",
+        ),
         # Azure: the model is the deployment in the path
-        ("POST", "x.openai.azure.com", "/openai/deployments/d1/chat/completions", {}, b'{"messages":[]}', "openai"),
+        (
+            "POST",
+            "x.openai.azure.com",
+            "/openai/deployments/d1/chat/completions",
+            {},
+            b'{"messages":[]}',
+            "openai",
+        ),
         # host-limited rules win over the generic chat-completions rule
-        ("POST", "api.groq.com", "/openai/v1/chat/completions", {"user-agent": "pydantic-ai/2.68.0"}, CHAT, "groq"),
+        (
+            "POST",
+            "api.groq.com",
+            "/openai/v1/chat/completions",
+            {"user-agent": "pydantic-ai/2.68.0"},
+            CHAT,
+            "groq",
+        ),
         ("POST", "api.mistral.ai", "/v1/chat/completions", {"user-agent": "dspy"}, CHAT, "mistral"),
-        ("POST", "openrouter.ai", "/api/v1/chat/completions", {}, b'{"models":["a","b"],"messages":[]}', "openrouter"),
-        ("POST", "127.0.0.1", "/v1/agents/completions", {}, b'{"agent_id":"ag1","messages":[]}', "mistral"),
+        (
+            "POST",
+            "openrouter.ai",
+            "/api/v1/chat/completions",
+            {},
+            b'{"models":["a","b"],"messages":[]}',
+            "openrouter",
+        ),
+        (
+            "POST",
+            "127.0.0.1",
+            "/v1/agents/completions",
+            {},
+            b'{"agent_id":"ag1","messages":[]}',
+            "mistral",
+        ),
         # anthropic: the Messages API is known by its anthropic-version header
-        ("POST", "127.0.0.1", "/v1/messages", {"user-agent": "pydantic-ai/2.68.0", "anthropic-version": "2023-06-01"}, CHAT, "anthropic"),
+        (
+            "POST",
+            "127.0.0.1",
+            "/v1/messages",
+            {"user-agent": "pydantic-ai/2.68.0", "anthropic-version": "2023-06-01"},
+            CHAT,
+            "anthropic",
+        ),
         ("POST", "127.0.0.1", "/v1/messages", {"user-agent": "pydantic-ai/2.68.0"}, CHAT, None),
         # gemini and cohere
-        ("POST", "127.0.0.1", "/v1beta/models/gemini-2.5-flash:generateContent", {}, b'{"contents":[]}', "google-genai"),
-        ("POST", "127.0.0.1", "/v1beta/models/gemini-2.5-flash:streamGenerateContent", {}, b'{"contents":[]}', "google-genai"),
+        (
+            "POST",
+            "127.0.0.1",
+            "/v1beta/models/gemini-2.5-flash:generateContent",
+            {},
+            b'{"contents":[]}',
+            "google-genai",
+        ),
+        (
+            "POST",
+            "127.0.0.1",
+            "/v1beta/models/gemini-2.5-flash:streamGenerateContent",
+            {},
+            b'{"contents":[]}',
+            "google-genai",
+        ),
         ("POST", "127.0.0.1", "/v2/chat", {}, b'{"model":"command-a","messages":[]}', "cohere"),
         ("POST", "127.0.0.1", "/v1/chat", {}, b'{"message":"hi"}', "cohere"),
         # not LLM calls: wrong method, other paths, a body without the keys, not JSON, nested keys only
@@ -84,7 +176,9 @@ def llm_steps(directory: Path, name: str) -> list[dict[str, Any]]:
         ("POST", "127.0.0.1", "/v1/chat/completions", {}, lambda: CHAT, "openai"),
     ],
 )
-def test_recognise_by_wire_shape(method: str, host: str, path: str, headers: dict[str, str], body: Any, provider: str | None) -> None:
+def test_recognise_by_wire_shape(
+    method: str, host: str, path: str, headers: dict[str, str], body: Any, provider: str | None
+) -> None:
     spec = recognise(method, host, path, headers, body)
     assert (spec.name if spec is not None else None) == provider
 
@@ -101,51 +195,99 @@ def test_a_user_agent_match_still_wins_and_costs_no_body_read() -> None:
     def body() -> bytes:
         raise AssertionError("the body was read although the User-Agent named the SDK")
 
-    spec = recognise("POST", "api.openai.com", "/v1/chat/completions", {"user-agent": "OpenAI/Python 3.57.0"}, body)
+    spec = recognise(
+        "POST",
+        "api.openai.com",
+        "/v1/chat/completions",
+        {"user-agent": "OpenAI/Python 3.57.0"},
+        body,
+    )
     assert spec is not None and spec.name == "openai"
 
 
 @pytest.mark.parametrize(
     ("method", "host", "path", "headers", "body", "reason"),
     [
-        ("POST", "127.0.0.1", "/v1/chat/completions", {}, b'{"model":"m"}', "its JSON body has no top-level 'messages' (patches/openai.toml: /chat/completions calls hold 'model', 'messages')"),
-        ("POST", "127.0.0.1", "/v1/messages", {}, CHAT, "it has no anthropic-version header (patches/anthropic.toml: /v1/messages calls send it)"),
-        ("GET", "api.openai.com", "/v1/models", {"user-agent": "curl/8"}, None, "api.openai.com is openai's API host, but neither the User-Agent (curl/8) nor the request's shape matches an LLM endpoint of a spec"),
+        (
+            "POST",
+            "127.0.0.1",
+            "/v1/chat/completions",
+            {},
+            b'{"model":"m"}',
+            "its JSON body has no top-level 'messages' (patches/openai.toml: /chat/completions calls hold 'model', 'messages')",
+        ),
+        (
+            "POST",
+            "127.0.0.1",
+            "/v1/messages",
+            {},
+            CHAT,
+            "it has no anthropic-version header (patches/anthropic.toml: /v1/messages calls send it)",
+        ),
+        (
+            "GET",
+            "api.openai.com",
+            "/v1/models",
+            {"user-agent": "curl/8"},
+            None,
+            "api.openai.com is openai's API host, but neither the User-Agent (curl/8) nor the request's shape matches an LLM endpoint of a spec",
+        ),
         ("POST", "127.0.0.1", "/v1/embeddings", {}, b"{}", None),
         ("GET", "example.com", "/", {}, None, None),
     ],
 )
-def test_explain_miss_names_the_reason(method: str, host: str, path: str, headers: dict[str, str], body: Any, reason: str | None) -> None:
+def test_explain_miss_names_the_reason(
+    method: str, host: str, path: str, headers: dict[str, str], body: Any, reason: str | None
+) -> None:
     assert explain_miss(method, host, path, headers, body) == reason
 
 
 # --------------------------------------------------------------------------- real SDKs, record and replay
 
 
-def test_openai_sdk_with_the_agents_sdk_user_agent_is_captured_and_replayed(tmp_path: Path, offline: Offline) -> None:
+def test_openai_sdk_with_the_agents_sdk_user_agent_is_captured_and_replayed(
+    tmp_path: Path, offline: Offline
+) -> None:
     ua = "Agents/Python 0.24.0"
     with FakeOpenAI() as fake:
-        fake.script(tool_calls_reply([("call_1", "get_weather", {"city": "Paris"})]), text_reply("Sunny."))
-        client = openai.OpenAI(base_url=fake.base_url, api_key="sk-test", default_headers={"User-Agent": ua}, max_retries=0)
+        fake.script(
+            tool_calls_reply([("call_1", "get_weather", {"city": "Paris"})]), text_reply("Sunny.")
+        )
+        client = openai.OpenAI(
+            base_url=fake.base_url,
+            api_key="sk-test",
+            default_headers={"User-Agent": ua},
+            max_retries=0,
+        )
         with AgentRecorder("agents_ua", snapshot_dir=tmp_path):
             first = client.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
-            second = client.chat.completions.create(model="gpt-4o-mini", messages=[*MESSAGES, {"role": "user", "content": "and?"}])
+            second = client.chat.completions.create(
+                model="gpt-4o-mini", messages=[*MESSAGES, {"role": "user", "content": "and?"}]
+            )
         assert [r.headers["user-agent"] for r in fake.requests] == [ua, ua]
         base_url = fake.base_url
     steps = llm_steps(tmp_path, "agents_ua")
     assert [(s["provider"], s["model"]) for s in steps] == [("openai", "gpt-4o-mini")] * 2
-    assert steps[0]["tool_requests"] == [{"id": "call_1", "name": "get_weather", "args": {"city": "Paris"}}]
+    assert steps[0]["tool_requests"] == [
+        {"id": "call_1", "name": "get_weather", "args": {"city": "Paris"}}
+    ]
     assert steps[1]["response"] == "Sunny."
 
-    client = openai.OpenAI(base_url=base_url, api_key="sk-test", default_headers={"User-Agent": ua}, max_retries=0)
+    client = openai.OpenAI(
+        base_url=base_url, api_key="sk-test", default_headers={"User-Agent": ua}, max_retries=0
+    )
     with offline(), AgentAsserter("agents_ua", snapshot_dir=tmp_path, mode="replay"):
         r1 = client.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
-        r2 = client.chat.completions.create(model="gpt-4o-mini", messages=[*MESSAGES, {"role": "user", "content": "and?"}])
+        r2 = client.chat.completions.create(
+            model="gpt-4o-mini", messages=[*MESSAGES, {"role": "user", "content": "and?"}]
+        )
     assert type(r1) is type(first) and r1.model_dump() == first.model_dump()
     assert r2.model_dump() == second.model_dump() and r2.choices[0].message.content == "Sunny."
 
 
-def test_async_openai_responses_api_with_a_framework_user_agent(tmp_path: Path, offline: Offline) -> None:
+def test_async_openai_responses_api_with_a_framework_user_agent(
+    tmp_path: Path, offline: Offline
+) -> None:
     import asyncio
 
     from tests.fake_openai_extra import (
@@ -159,7 +301,12 @@ def test_async_openai_responses_api_with_a_framework_user_agent(tmp_path: Path, 
         fake.script(responses_reply([message_item("Sunny.")]))
 
         async def run(base_url: str) -> Any:
-            client = openai.AsyncOpenAI(base_url=base_url, api_key="sk-test", default_headers={"User-Agent": ua}, max_retries=0)
+            client = openai.AsyncOpenAI(
+                base_url=base_url,
+                api_key="sk-test",
+                default_headers={"User-Agent": ua},
+                max_retries=0,
+            )
             return await client.responses.create(model="gpt-5-mini", input="Weather in Paris?")
 
         async def record() -> Any:
@@ -180,21 +327,38 @@ def test_async_openai_responses_api_with_a_framework_user_agent(tmp_path: Path, 
     assert replayed.model_dump() == live.model_dump() and replayed.output_text == "Sunny."
 
 
-def test_anthropic_sdk_with_the_pydantic_ai_user_agent_is_captured_and_replayed(tmp_path: Path, offline: Offline) -> None:
+def test_anthropic_sdk_with_the_pydantic_ai_user_agent_is_captured_and_replayed(
+    tmp_path: Path, offline: Offline
+) -> None:
     ua = "pydantic-ai/2.68.0"
     with FakeAnthropic() as fake:
         fake.script(anthropic_text("Sunny, 21 C."))
-        client = anthropic.Anthropic(base_url=fake.base_url, api_key="sk-ant-test", default_headers={"User-Agent": ua}, max_retries=0)
+        client = anthropic.Anthropic(
+            base_url=fake.base_url,
+            api_key="sk-ant-test",
+            default_headers={"User-Agent": ua},
+            max_retries=0,
+        )
         with AgentRecorder("pydantic_ua", snapshot_dir=tmp_path):
-            live = client.messages.create(model="claude-sonnet-4-6", max_tokens=64, messages=MESSAGES)
+            live = client.messages.create(
+                model="claude-sonnet-4-6", max_tokens=64, messages=MESSAGES
+            )
         assert fake.requests[0].headers["user-agent"] == ua
         base_url = fake.base_url
     (step,) = llm_steps(tmp_path, "pydantic_ua")
-    assert (step["provider"], step["model"], step["response"]) == ("anthropic", "claude-sonnet-4-6", "Sunny, 21 C.")
+    assert (step["provider"], step["model"], step["response"]) == (
+        "anthropic",
+        "claude-sonnet-4-6",
+        "Sunny, 21 C.",
+    )
 
-    client = anthropic.Anthropic(base_url=base_url, api_key="sk-ant-test", default_headers={"User-Agent": ua}, max_retries=0)
+    client = anthropic.Anthropic(
+        base_url=base_url, api_key="sk-ant-test", default_headers={"User-Agent": ua}, max_retries=0
+    )
     with offline(), AgentAsserter("pydantic_ua", snapshot_dir=tmp_path, mode="replay"):
-        replayed = client.messages.create(model="claude-sonnet-4-6", max_tokens=64, messages=MESSAGES)
+        replayed = client.messages.create(
+            model="claude-sonnet-4-6", max_tokens=64, messages=MESSAGES
+        )
     assert type(replayed) is type(live) and replayed.model_dump() == live.model_dump()
 
 
@@ -217,8 +381,16 @@ def test_a_request_no_spec_matches_passes_through_untouched(tmp_path: Path) -> N
     with FakeOpenAI() as fake:
         fake.script(text_reply("one"), text_reply("two"))
         with AgentRecorder("passthrough", snapshot_dir=tmp_path), httpx.Client() as http:
-            a = http.post(fake.base_url + "/chat/completions", content=b'{"prompt":"x"}', headers={"user-agent": "mine/1"})
-            b = http.post(fake.base_url + "/chat/completions", json={"model": "m", "messages": MESSAGES}, headers={"user-agent": "mine/1"})
+            a = http.post(
+                fake.base_url + "/chat/completions",
+                content=b'{"prompt":"x"}',
+                headers={"user-agent": "mine/1"},
+            )
+            b = http.post(
+                fake.base_url + "/chat/completions",
+                json={"model": "m", "messages": MESSAGES},
+                headers={"user-agent": "mine/1"},
+            )
         assert a.json()["choices"][0]["message"]["content"] == "one"
         assert b.json()["choices"][0]["message"]["content"] == "two"
         assert len(fake.requests) == 2

@@ -31,10 +31,12 @@ def test_key_ignores_key_order_and_whitespace_but_not_values() -> None:
 
 
 def test_requests_get_their_own_responses_in_any_order() -> None:
-    cas = Cassette([_step({"q": 1}, "one"), _step({"q": 2}, "two"), _step({"q": 3}, "three")], name="t")
+    cas = Cassette(
+        [_step({"q": 1}, "one"), _step({"q": 2}, "two"), _step({"q": 3}, "three")], name="t"
+    )
     order = [({"q": 3}, "three"), ({"q": 1}, "one"), ({"q": 2}, "two")]
     for body, reply in order:
-        idx, ex, drift = cas.take(_req(body))
+        _idx, ex, drift = cas.take(_req(body))
         assert ex["response"]["body"]["reply"] == reply
         assert drift is None
     assert cas.unplayed() == 0
@@ -42,7 +44,10 @@ def test_requests_get_their_own_responses_in_any_order() -> None:
 
 def test_equal_requests_are_served_in_recorded_order() -> None:
     cas = Cassette([_step({"q": 1}, "429"), _step({"q": 1}, "200")])
-    assert [cas.take(_req({"q": 1}))[1]["response"]["body"]["reply"] for _ in range(2)] == ["429", "200"]
+    assert [cas.take(_req({"q": 1}))[1]["response"]["body"]["reply"] for _ in range(2)] == [
+        "429",
+        "200",
+    ]
 
 
 def test_changed_request_gets_next_recording_in_order_with_a_drift_report() -> None:
@@ -88,7 +93,11 @@ def test_steps_without_exchanges_are_ignored() -> None:
 def test_a_snapshot_that_kept_no_calls_is_not_blamed_on_a_change() -> None:
     """The one-line form without instrumentation keeps no LLM calls: replay says so, not "if the change is intended"."""
     with pytest.raises(ReplayMissError) as err:
-        Cassette([{"type": "tool_call", "name": "x", "args": {}}], name="tests/t.py::test_x", path="p.json").take(_req({"q": 1}))
+        Cassette(
+            [{"type": "tool_call", "name": "x", "args": {}}],
+            name="tests/t.py::test_x",
+            path="p.json",
+        ).take(_req({"q": 1}))
     assert str(err.value) == (
         "agentsnap replay miss: LLM call index 0 (POST /v1/chat/completions) has no recorded response in snapshot 'tests/t.py::test_x' (p.json).\n"
         "  The snapshot holds no recorded LLM calls: the run that wrote it kept none (it was not instrumented, "
@@ -100,14 +109,18 @@ def test_a_snapshot_that_kept_no_calls_is_not_blamed_on_a_change() -> None:
 
 
 def test_strict_miss_counts_what_was_served() -> None:
-    cas = Cassette([_step({"q": 1}, "r1"), _step({"q": 2}, "r2")], name="n", path="p.json", strict=True)
+    cas = Cassette(
+        [_step({"q": 1}, "r1"), _step({"q": 2}, "r2")], name="n", path="p.json", strict=True
+    )
     cas.take(_req({"q": 1}))
     with pytest.raises(ReplayMissError) as err:
         cas.take(_req({"q": 3}))
     text = str(err.value)
     assert "all were already served" not in text
-    assert ("The snapshot holds 2 call(s) for POST /v1/chat/completions: 1 already served, "
-            "1 not served because it differs from this request (strict replay serves exact matches only).") in text
+    assert (
+        "The snapshot holds 2 call(s) for POST /v1/chat/completions: 1 already served, "
+        "1 not served because it differs from this request (strict replay serves exact matches only)."
+    ) in text
     assert "    q: 2 → 3" in text  # the nearest unserved recording
 
 

@@ -85,7 +85,10 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> tuple[DriftRun, str, P
     dom = chromium(run.report, work / "profile-dom", "--dump-dom").stdout
     shot = work / "report.png"
     chromium(run.report, work / "profile-shot", "--window-size=1280,4400", f"--screenshot={shot}")
-    artifacts = Path(os.environ.get("AGENTSNAP_TEST_ARTIFACTS") or Path(tempfile.gettempdir()) / "agentsnap-artifacts")
+    artifacts = Path(
+        os.environ.get("AGENTSNAP_TEST_ARTIFACTS")
+        or Path(tempfile.gettempdir()) / "agentsnap-artifacts"
+    )
     artifacts.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(shot, artifacts / "report-browser.png")
     shutil.copyfile(run.report, artifacts / "report-browser.html")
@@ -98,14 +101,20 @@ def test_our_script_ran_and_the_injected_one_did_not(rendered: tuple[DriftRun, s
     body = doc.find_all("body")[0]
     assert body.attrs.get("data-js") == "ready"  # the page's own script ran (its CSP hash matched)
     assert "data-injected" not in body.attrs  # the model's <script> did not
-    assert [t.text() for t in doc.find_all("title")] == ["agentsnap report"]  # nor did it rename the page
+    assert [t.text() for t in doc.find_all("title")] == [
+        "agentsnap report"
+    ]  # nor did it rename the page
     assert len(doc.find_all("script")) == 1
     # the injected element is on the page as text, in the marked-up new answer
-    trip = next(s for s in doc.find_all("section", cls="snap") if s.find_all("h2")[0].text() == TRIP)
+    trip = next(
+        s for s in doc.find_all("section", cls="snap") if s.find_all("h2")[0].text() == TRIP
+    )
     assert INJECTED in "".join(i.text() for i in trip.find_all("ins"))
 
 
-def test_summary_shows_two_failed_rows_and_one_pending(rendered: tuple[DriftRun, str, Path]) -> None:
+def test_summary_shows_two_failed_rows_and_one_pending(
+    rendered: tuple[DriftRun, str, Path],
+) -> None:
     _, dom, _ = rendered
     doc = parse(dom)
     failed = doc.find_all("tr", cls="row-failed")
@@ -117,15 +126,22 @@ def test_summary_shows_two_failed_rows_and_one_pending(rendered: tuple[DriftRun,
     for row in failed + pending:
         href = row.find_all("a")[0].attrs["href"]
         assert doc.find_all(id=href[1:])
-    counts = {b.attrs["data-state"]: b.find_all(cls="n")[0].text() for b in doc.find_all("button", cls="filter")}
+    counts = {
+        b.attrs["data-state"]: b.find_all(cls="n")[0].text()
+        for b in doc.find_all("button", cls="filter")
+    }
     assert counts == {"failed": "2", "pending": "1", "new": "0", "recorded": "0", "passed": "0"}
 
 
 def test_changed_argument_is_highlighted(rendered: tuple[DriftRun, str, Path]) -> None:
     _, dom, _ = rendered
     doc = parse(dom)
-    weather = next(s for s in doc.find_all("section", cls="snap") if s.find_all("h2")[0].text() == WEATHER)
-    changed_rows = [r for r in weather.find_all(cls="tl-row") if r.attrs.get("data-op") == "changed"]
+    weather = next(
+        s for s in doc.find_all("section", cls="snap") if s.find_all("h2")[0].text() == WEATHER
+    )
+    changed_rows = [
+        r for r in weather.find_all(cls="tl-row") if r.attrs.get("data-op") == "changed"
+    ]
     tool_row = next(r for r in changed_rows if r.find_all(cls="step-tool_call"))
     assert [c.text() for c in tool_row.find_all("td", cls="arg-path")] == ["args.city"]
     assert [c.text() for c in tool_row.find_all("td", cls="arg-old")] == ['"Paris"']

@@ -29,11 +29,30 @@ from agentsnap.report.html import timeline, word_diff
 from agentsnap.snapshot import Snapshot
 
 FAKE_PROVIDER = Path(__file__).with_name("fake_provider.py")
-CI_MARKERS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
-QUIET_PLUGINS = ("-p", "no:randomly", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:langsmith_plugin")
-INJECTED = "<script>document.title='pwned';document.body.setAttribute('data-injected','yes')</script>"
+CI_MARKERS = (
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITLAB_CI",
+    "BUILDKITE",
+    "CIRCLECI",
+    "JENKINS_URL",
+    "TF_BUILD",
+)
+QUIET_PLUGINS = (
+    "-p",
+    "no:randomly",
+    "-p",
+    "no:cacheprovider",
+    "-p",
+    "no:hypothesispytest",
+    "-p",
+    "no:langsmith_plugin",
+)
+INJECTED = (
+    "<script>document.title='pwned';document.body.setAttribute('data-injected','yes')</script>"
+)
 
-CONFTEST = '''
+CONFTEST = """
 import pytest
 from fake_provider import FakeOpenAI
 
@@ -42,9 +61,9 @@ from fake_provider import FakeOpenAI
 def fake():
     with FakeOpenAI() as server:
         yield server
-'''
+"""
 
-AGENT_LIB = '''
+AGENT_LIB = """
 import json
 
 import openai
@@ -68,9 +87,9 @@ def weather_agent(client, question):
         messages.append({"role": "tool", "tool_call_id": call.id, "content": f"sunny in {city}"})
     final = client.chat.completions.create(model="gpt-4o-mini", messages=messages, tools=TOOLS)
     return final.choices[0].message.content
-'''
+"""
 
-TEST_AGENTS = '''
+TEST_AGENTS = """
 import json
 import pathlib
 
@@ -105,7 +124,7 @@ def test_greeting(fake):
 
 def test_no_llm():
     assert True
-'''
+"""
 
 GOLDEN_SCENARIO = {
     "weather": {"city": "Paris", "answer": "It is sunny in Paris today, 21 degrees."},
@@ -114,7 +133,10 @@ GOLDEN_SCENARIO = {
 }
 DRIFT_SCENARIO = {
     "weather": {"city": "Rome", "answer": "It is sunny in Rome today, 24 degrees."},
-    "trip": {"cities": ["Lyon", "Nice"], "answer": f"Lyon and Nice are sunny {INJECTED} pack light."},
+    "trip": {
+        "cities": ["Lyon", "Nice"],
+        "answer": f"Lyon and Nice are sunny {INJECTED} pack light.",
+    },
     "greeting": {"answer": "Hi there! What can I do for you?"},
 }
 WEATHER = "test_agents.py::test_weather"
@@ -135,10 +157,23 @@ class DriftRun:
 
 def run_inner(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``python -m pytest ARGS`` in the inner project, local (not CI), outside any outer xdist run."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in CI_MARKERS and not k.startswith(("AGENTSNAP_", "PYTEST_XDIST", "PYTEST_CURRENT_TEST", "PYTEST_ADDOPTS"))}
-    return subprocess.run([sys.executable, "-m", "pytest", *QUIET_PLUGINS, *args], cwd=root, env=env,
-                          capture_output=True, text=True, timeout=300, check=False)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in CI_MARKERS
+        and not k.startswith(
+            ("AGENTSNAP_", "PYTEST_XDIST", "PYTEST_CURRENT_TEST", "PYTEST_ADDOPTS")
+        )
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", *QUIET_PLUGINS, *args],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 def set_scenario(root: Path, scenario: dict[str, Any]) -> None:
@@ -147,7 +182,9 @@ def set_scenario(root: Path, scenario: dict[str, Any]) -> None:
 
 def drift_run(root: Path, *extra: str, report_name: str = "report.html") -> DriftRun:
     """In an empty folder: record three goldens, make test_greeting's pending, drift the other two; run live with the report."""
-    (root / "fake_provider.py").write_text(FAKE_PROVIDER.read_text(encoding="utf-8"), encoding="utf-8")
+    (root / "fake_provider.py").write_text(
+        FAKE_PROVIDER.read_text(encoding="utf-8"), encoding="utf-8"
+    )
     (root / "conftest.py").write_text(CONFTEST, encoding="utf-8")
     (root / "agent_lib.py").write_text(AGENT_LIB, encoding="utf-8")
     (root / "test_agents.py").write_text(TEST_AGENTS, encoding="utf-8")
@@ -199,8 +236,10 @@ class _Node:
 
     def find_all(self, tag: str | None = None, cls: str | None = None, **attrs: str) -> list[_Node]:
         return [
-            n for n in self.iter()
-            if (tag is None or n.tag == tag) and (cls is None or cls in n.classes)
+            n
+            for n in self.iter()
+            if (tag is None or n.tag == tag)
+            and (cls is None or cls in n.classes)
             and all(n.attrs.get(k.replace("_", "-")) == v for k, v in attrs.items())
         ]
 
@@ -240,30 +279,67 @@ def parse(html: str) -> _Node:
 # --------------------------------------------------------------------------- unit: building blocks
 
 
-def _llm(step: int, response: str = "", requests: tuple[tuple[str, dict[str, Any]], ...] = ()) -> dict[str, Any]:
-    return {"step": step, "type": "llm_call", "model": "gpt-4o-mini", "response": response,
-            "tool_requests": [{"id": f"c{step}{i}", "name": n, "args": a} for i, (n, a) in enumerate(requests)],
-            "messages": [{"role": "user", "content": "secret prompt text"}], "exchange": {"request": {"body": {"x": 1}}}}
+def _llm(
+    step: int, response: str = "", requests: tuple[tuple[str, dict[str, Any]], ...] = ()
+) -> dict[str, Any]:
+    return {
+        "step": step,
+        "type": "llm_call",
+        "model": "gpt-4o-mini",
+        "response": response,
+        "tool_requests": [
+            {"id": f"c{step}{i}", "name": n, "args": a} for i, (n, a) in enumerate(requests)
+        ],
+        "messages": [{"role": "user", "content": "secret prompt text"}],
+        "exchange": {"request": {"body": {"x": 1}}},
+    }
 
 
 def _tool(step: int, name: str, args: dict[str, Any], result: str) -> dict[str, Any]:
-    return {"step": step, "type": "tool_call", "name": name, "args": args, "result": result, "id": f"t{step}"}
+    return {
+        "step": step,
+        "type": "tool_call",
+        "name": name,
+        "args": args,
+        "result": result,
+        "id": f"t{step}",
+    }
 
 
 def _pair() -> tuple[Snapshot, Snapshot]:
-    golden = Snapshot(name="t::weather", approved=True, output="It is sunny in Paris.", trace=[
-        _llm(0, requests=(("get_weather", {"city": "Paris"}),)), _tool(1, "get_weather", {"city": "Paris"}, "sunny"),
-        _tool(2, "get_time", {"tz": "CET"}, "10:00"), _llm(3, "It is sunny in Paris.")])
-    new = Snapshot(name="t::weather", output="It is rainy in Rome.", trace=[
-        _llm(0, requests=(("get_weather", {"city": "Rome"}),)), _tool(1, "get_weather", {"city": "Rome"}, "rain"),
-        _tool(2, "get_news", {"q": "Rome"}, "..."), _tool(3, "book", {}, "ok"), _llm(4, "It is rainy in Rome.")])
+    golden = Snapshot(
+        name="t::weather",
+        approved=True,
+        output="It is sunny in Paris.",
+        trace=[
+            _llm(0, requests=(("get_weather", {"city": "Paris"}),)),
+            _tool(1, "get_weather", {"city": "Paris"}, "sunny"),
+            _tool(2, "get_time", {"tz": "CET"}, "10:00"),
+            _llm(3, "It is sunny in Paris."),
+        ],
+    )
+    new = Snapshot(
+        name="t::weather",
+        output="It is rainy in Rome.",
+        trace=[
+            _llm(0, requests=(("get_weather", {"city": "Rome"}),)),
+            _tool(1, "get_weather", {"city": "Rome"}, "rain"),
+            _tool(2, "get_news", {"q": "Rome"}, "..."),
+            _tool(3, "book", {}, "ok"),
+            _llm(4, "It is rainy in Rome."),
+        ],
+    )
     return golden, new
 
 
 def _failed_entry() -> dict[str, Any]:
     golden, new = _pair()
-    report = compute_diff(golden.to_dict(), new.to_dict(), name=golden.name, embedding_backend="lexical")
-    return entry_from_outcome(Outcome("failed", golden.name, Path("/snaps/g.json"), report, golden=golden, new=new))
+    report = compute_diff(
+        golden.to_dict(), new.to_dict(), name=golden.name, embedding_backend="lexical"
+    )
+    return entry_from_outcome(
+        Outcome("failed", golden.name, Path("/snaps/g.json"), report, golden=golden, new=new)
+    )
 
 
 def test_word_diff_marks_changed_words_and_keeps_the_text() -> None:
@@ -281,44 +357,92 @@ def test_entry_is_small_json_without_exchanges_or_messages() -> None:
     assert json.loads(text) == entry
     assert "exchange" not in text and "secret prompt text" not in text
     assert entry["state"] == "failed" and entry["report"]["failed_checks"]
-    assert entry["golden"]["trace"][1] == {"step": 1, "type": "tool_call", "name": "get_weather", "args": {"city": "Paris"}, "result": "sunny", "id": "t1"}
+    assert entry["golden"]["trace"][1] == {
+        "step": 1,
+        "type": "tool_call",
+        "name": "get_weather",
+        "args": {"city": "Paris"},
+        "result": "sunny",
+        "id": "t1",
+    }
 
 
 def test_long_strings_are_cut_in_entries() -> None:
-    golden = Snapshot(name="t::long", approved=True, output="x" * 50_000, trace=[_tool(0, "read", {"path": "a"}, "y" * 10_000)])
+    golden = Snapshot(
+        name="t::long",
+        approved=True,
+        output="x" * 50_000,
+        trace=[_tool(0, "read", {"path": "a"}, "y" * 10_000)],
+    )
     entry = entry_from_outcome(Outcome("created", "t::long", Path("/s.json"), new=golden))
     assert entry["state"] == "new"
-    assert len(entry["new"]["output"]) < 20_100 and entry["new"]["output"].endswith("[30000 more characters]")
+    assert len(entry["new"]["output"]) < 20_100 and entry["new"]["output"].endswith(
+        "[30000 more characters]"
+    )
     assert entry["new"]["trace"][0]["result"].endswith("[6000 more characters]")
 
 
 def test_timeline_follows_the_structural_edit_script() -> None:
     entry = _failed_entry()
     rows = timeline(entry["golden"], entry["new"], entry["report"])
-    ops = [(r["op"], r["golden"] and r["golden"]["step"], r["new"] and r["new"]["step"]) for r in rows]
+    ops = [
+        (r["op"], r["golden"] and r["golden"]["step"], r["new"] and r["new"]["step"]) for r in rows
+    ]
     # golden tools get_weather, get_time; new get_weather, get_news, book: the edit script inserts
     # get_news and replaces get_time by book, and the rows say exactly that
-    script = [(op["op"], op["golden_step"], op["new_step"]) for op in entry["report"]["details"]["tools"]["ops"]]
+    script = [
+        (op["op"], op["golden_step"], op["new_step"])
+        for op in entry["report"]["details"]["tools"]["ops"]
+    ]
     assert script == [("insert", None, 2), ("replace", 2, 3)]
-    assert ops == [("changed", 0, 0), ("changed", 1, 1), ("insert", None, 2), ("replace", 2, 3), ("changed", 3, 4)]
+    assert ops == [
+        ("changed", 0, 0),
+        ("changed", 1, 1),
+        ("insert", None, 2),
+        ("replace", 2, 3),
+        ("changed", 3, 4),
+    ]
     weather = rows[1]
-    assert weather["changes"] == [{"path": "args.city", "kind": "changed", "old": '"Paris"', "new": '"Rome"', "old_absent": False, "new_absent": False}]
+    assert weather["changes"] == [
+        {
+            "path": "args.city",
+            "kind": "changed",
+            "old": '"Paris"',
+            "new": '"Rome"',
+            "old_absent": False,
+            "new_absent": False,
+        }
+    ]
     assert weather["new"]["args"] == [{"key": "city", "value": '"Rome"', "changed": True}]
     # the model's request of get_weather changed its argument too, on the llm row
-    assert rows[0]["new"]["asks"][0]["args"] == [{"key": "city", "value": '"Rome"', "changed": True}]
+    assert rows[0]["new"]["asks"][0]["args"] == [
+        {"key": "city", "value": '"Rome"', "changed": True}
+    ]
 
 
 def test_page_has_a_summary_row_per_snapshot_and_a_section_per_failed_pending_or_new() -> None:
     golden, _ = _pair()
     # (a greeting reworded, "Hello!" → "Hi!", is the same meaning now: the shop's hours change instead)
-    pending_golden = Snapshot(name="t::pending", approved=False, output="We open at 9.", trace=[_llm(0, "We open at 9.")])
-    pending_new = Snapshot(name="t::pending", output="We open at 10.", trace=[_llm(0, "We open at 10.")])
+    pending_golden = Snapshot(
+        name="t::pending", approved=False, output="We open at 9.", trace=[_llm(0, "We open at 9.")]
+    )
+    pending_new = Snapshot(
+        name="t::pending", output="We open at 10.", trace=[_llm(0, "We open at 10.")]
+    )
     passed = compute_diff(golden.to_dict(), golden.to_dict(), embedding_backend="lexical")
     entries = [
         _failed_entry(),
-        entry_from_outcome(Outcome("pending", "t::pending", Path("/p.json"), golden=pending_golden, new=pending_new)),
-        entry_from_outcome(Outcome("passed", "t::ok", Path("/ok.json"), passed, golden=golden, new=golden)),
-        entry_from_outcome(Outcome("recorded", "t::rec", Path("/rec.json"), golden=None, new=golden)),
+        entry_from_outcome(
+            Outcome(
+                "pending", "t::pending", Path("/p.json"), golden=pending_golden, new=pending_new
+            )
+        ),
+        entry_from_outcome(
+            Outcome("passed", "t::ok", Path("/ok.json"), passed, golden=golden, new=golden)
+        ),
+        entry_from_outcome(
+            Outcome("recorded", "t::rec", Path("/rec.json"), golden=None, new=golden)
+        ),
         entry_from_outcome(Outcome("created", "t::new", Path("/new.json"), new=pending_new)),
         error_entry("t::miss", "agentsnap: no recording <for> this call"),
     ]
@@ -326,13 +450,24 @@ def test_page_has_a_summary_row_per_snapshot_and_a_section_per_failed_pending_or
     doc = parse(html)
     rows = [r for r in doc.find_all("tr") if "data-state" in r.attrs]
     assert [(r.attrs["data-state"], r.find_all("td")[0].text().strip()) for r in rows] == [
-        ("failed", "t::miss"), ("failed", "t::weather"), ("pending", "t::pending"), ("new", "t::new"),
-        ("recorded", "t::rec"), ("passed", "t::ok"),
+        ("failed", "t::miss"),
+        ("failed", "t::weather"),
+        ("pending", "t::pending"),
+        ("new", "t::new"),
+        ("recorded", "t::rec"),
+        ("passed", "t::ok"),
     ]
     sections = doc.find_all("section", cls="snap")
-    assert [s.find_all("h2")[0].text() for s in sections] == ["t::miss", "t::weather", "t::pending", "t::new"]
+    assert [s.find_all("h2")[0].text() for s in sections] == [
+        "t::miss",
+        "t::weather",
+        "t::pending",
+        "t::new",
+    ]
     # summary links point at the sections
-    links = [a.attrs["href"] for a in doc.find_all("a") if a.attrs.get("href", "").startswith("#snap-")]
+    links = [
+        a.attrs["href"] for a in doc.find_all("a") if a.attrs.get("href", "").startswith("#snap-")
+    ]
     assert links == ["#" + s.attrs["id"] for s in sections]
     assert "agentsnap: no recording &lt;for&gt; this call" in html
     assert "agentsnap update t::weather" in html and "agentsnap approve t::pending" in html
@@ -342,10 +477,25 @@ def test_page_has_a_summary_row_per_snapshot_and_a_section_per_failed_pending_or
 
 
 def test_model_and_tool_text_is_escaped_and_only_our_script_may_run() -> None:
-    golden = Snapshot(name="t::x<y>", approved=True, output="fine", trace=[_tool(0, "look<up>", {"q": "</dd><marquee>"}, "ok")])
-    new = Snapshot(name="t::x<y>", output=f"bad {INJECTED}", trace=[_tool(0, "look<up>", {"q": "<img src=x onerror=alert(1)>"}, "ok")])
+    golden = Snapshot(
+        name="t::x<y>",
+        approved=True,
+        output="fine",
+        trace=[_tool(0, "look<up>", {"q": "</dd><marquee>"}, "ok")],
+    )
+    new = Snapshot(
+        name="t::x<y>",
+        output=f"bad {INJECTED}",
+        trace=[_tool(0, "look<up>", {"q": "<img src=x onerror=alert(1)>"}, "ok")],
+    )
     report = compute_diff(golden.to_dict(), new.to_dict(), embedding_backend="lexical")
-    html = render_html([entry_from_outcome(Outcome("failed", "t::x<y>", Path("/g.json"), report, golden=golden, new=new))])
+    html = render_html(
+        [
+            entry_from_outcome(
+                Outcome("failed", "t::x<y>", Path("/g.json"), report, golden=golden, new=new)
+            )
+        ]
+    )
     assert INJECTED not in html and "<img src=x" not in html and "<marquee>" not in html
     assert "&lt;script&gt;document.title=&#39;pwned&#39;" in html
     assert html.count("<script") == 1  # ours, at the end
@@ -374,7 +524,10 @@ def test_collector_keeps_failures_and_round_trips_through_json() -> None:
     merged = ReportCollector("r.html", base="/tmp")
     merged.merge_json(a.to_json())
     merged.merge_json(b.to_json())
-    assert {n: e["state"] for n, e in merged.entries.items()} == {"t::weather": "failed", "t::other": "new"}
+    assert {n: e["state"] for n, e in merged.entries.items()} == {
+        "t::weather": "failed",
+        "t::other": "new",
+    }
     assert merged.path == Path("/tmp/r.html")
 
 
@@ -383,7 +536,9 @@ def test_import_of_the_plugin_and_the_report_package_loads_no_jinja2() -> None:
     import sys
 
     code = "import agentsnap.pytest_plugin, agentsnap.report, agentsnap.report._collect, sys; print('jinja2' in sys.modules, 'markupsafe' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
     assert out == ["False", "False"]
 
 
@@ -395,11 +550,16 @@ def _summary_rows(doc: _Node) -> dict[str, tuple[str, list[str]]]:
     for row in doc.find_all("tr"):
         if "data-state" in row.attrs:
             cells = row.find_all("td")
-            out[cells[0].text().strip()] = (row.attrs["data-state"], [c.text() for c in cells[2].find_all(cls="check")])
+            out[cells[0].text().strip()] = (
+                row.attrs["data-state"],
+                [c.text() for c in cells[2].find_all(cls="check")],
+            )
     return out
 
 
-def test_pytest_flag_writes_a_report_of_two_drifts_and_a_pending_snapshot(drifted: DriftRun) -> None:
+def test_pytest_flag_writes_a_report_of_two_drifts_and_a_pending_snapshot(
+    drifted: DriftRun,
+) -> None:
     run = drifted
     out = run.result.stdout
     assert run.result.returncode == 1, out
@@ -412,18 +572,29 @@ def test_pytest_flag_writes_a_report_of_two_drifts_and_a_pending_snapshot(drifte
     assert {"arguments", "model_tool_args", "semantic:output"} <= set(rows[WEATHER][1])
     assert {"structural", "model_tools", "semantic:output"} <= set(rows[TRIP][1])
     # the changed argument, highlighted with both values
-    weather = next(s for s in doc.find_all("section", cls="snap") if s.find_all("h2")[0].text() == WEATHER)
+    weather = next(
+        s for s in doc.find_all("section", cls="snap") if s.find_all("h2")[0].text() == WEATHER
+    )
     assert [c.text() for c in weather.find_all("td", cls="arg-new")][:1] == ['"Rome"']
     assert '"Paris"' in [c.text() for c in weather.find_all("td", cls="arg-old")]
-    assert [d.text() for d in weather.find_all("dd", cls="kv-changed")] == ['"Paris"', '"Rome"', '"Paris"', '"Rome"']
+    assert [d.text() for d in weather.find_all("dd", cls="kv-changed")] == [
+        '"Paris"',
+        '"Rome"',
+        '"Paris"',
+        '"Rome"',
+    ]
     # the inserted tool call of the trip, and its word-level output diff with the script as text
-    trip = next(s for s in doc.find_all("section", cls="snap") if s.find_all("h2")[0].text() == TRIP)
+    trip = next(
+        s for s in doc.find_all("section", cls="snap") if s.find_all("h2")[0].text() == TRIP
+    )
     inserted = [r for r in trip.find_all(cls="tl-row") if r.attrs.get("data-op") == "insert"]
     assert len(inserted) == 1 and "Nice" in inserted[0].text()
     assert INJECTED in "".join(i.text() for i in trip.find_all("ins"))
     assert INJECTED not in run.html
     # the pending snapshot: both sides shown, nothing failed
-    greeting = next(s for s in doc.find_all("section", cls="snap") if s.find_all("h2")[0].text() == GREETING)
+    greeting = next(
+        s for s in doc.find_all("section", cls="snap") if s.find_all("h2")[0].text() == GREETING
+    )
     assert "agentsnap approve test_agents.py::test_greeting" in greeting.text()
     assert not greeting.find_all(cls="bad")
 
@@ -433,19 +604,28 @@ def test_report_under_xdist_equals_the_serial_one(drifted: DriftRun) -> None:
     assert "2 workers" in run.result.stdout
     serial, parallel = _summary_rows(parse(drifted.html)), _summary_rows(parse(run.html))
     assert parallel == serial
-    assert {name: state for name, (state, _) in parallel.items()} == {WEATHER: "failed", TRIP: "failed", GREETING: "pending"}
+    assert {name: state for name, (state, _) in parallel.items()} == {
+        WEATHER: "failed",
+        TRIP: "failed",
+        GREETING: "pending",
+    }
     sections = [s.find_all("h2")[0].text() for s in parse(run.html).find_all("section", cls="snap")]
     assert sections == [TRIP, WEATHER, GREETING]
     assert INJECTED not in run.html
 
 
-def test_cli_diff_html_writes_the_page_for_one_snapshot(drifted: DriftRun, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_diff_html_writes_the_page_for_one_snapshot(
+    drifted: DriftRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from typer.testing import CliRunner
 
     from agentsnap.cli import app
 
     monkeypatch.chdir(drifted.root)
-    result = CliRunner().invoke(app, ["diff", WEATHER, "--html", "one.html", "--dir", str(drifted.root / "__agent_snapshots__")])
+    result = CliRunner().invoke(
+        app,
+        ["diff", WEATHER, "--html", "one.html", "--dir", str(drifted.root / "__agent_snapshots__")],
+    )
     assert result.exit_code == 1, result.output
     assert "HTML report written to" in result.output
     doc = parse((drifted.root / "one.html").read_text(encoding="utf-8"))
@@ -454,38 +634,73 @@ def test_cli_diff_html_writes_the_page_for_one_snapshot(drifted: DriftRun, monke
     assert [c.text() for c in doc.find_all("td", cls="arg-new")][:1] == ['"Rome"']
 
 
-def test_cli_diff_html_of_a_pending_snapshot_shows_it_as_pending(drifted: DriftRun, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_diff_html_of_a_pending_snapshot_shows_it_as_pending(
+    drifted: DriftRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from typer.testing import CliRunner
 
     from agentsnap.cli import app
 
     monkeypatch.chdir(drifted.root)
-    result = CliRunner().invoke(app, ["diff", GREETING, "--html", "pending.html", "--dir", str(drifted.root / "__agent_snapshots__")])
+    result = CliRunner().invoke(
+        app,
+        [
+            "diff",
+            GREETING,
+            "--html",
+            "pending.html",
+            "--dir",
+            str(drifted.root / "__agent_snapshots__"),
+        ],
+    )
     assert "HTML report written to" in result.output
     rows = _summary_rows(parse((drifted.root / "pending.html").read_text(encoding="utf-8")))
     assert rows[GREETING][0] == "pending"
 
 
-def test_the_output_check_names_the_changed_sentence_and_a_harmless_pass_says_what_differed() -> None:
+def test_the_output_check_names_the_changed_sentence_and_a_harmless_pass_says_what_differed() -> (
+    None
+):
     """Issue 16: a failure shows golden → new sentence of each finding; a pass below 1.0 says what was judged harmless."""
-    golden = Snapshot(name="t::train", approved=True, output="Your train arrives at 10:30.", trace=[])
+    golden = Snapshot(
+        name="t::train", approved=True, output="Your train arrives at 10:30.", trace=[]
+    )
     changed = Snapshot(name="t::train", output="Your train arrives at 11:30.", trace=[])
-    report = compute_diff(golden.to_dict(), changed.to_dict(), name=golden.name, embedding_backend="lexical")
-    html = render_html([entry_from_outcome(Outcome("failed", golden.name, Path("/g.json"), report, golden=golden, new=changed))])
+    report = compute_diff(
+        golden.to_dict(), changed.to_dict(), name=golden.name, embedding_backend="lexical"
+    )
+    html = render_html(
+        [
+            entry_from_outcome(
+                Outcome("failed", golden.name, Path("/g.json"), report, golden=golden, new=changed)
+            )
+        ]
+    )
     doc = parse(html)
     items = [li for li in doc.find_all("li") if "finding" in li.attrs.get("class", "")]
     assert len(items) == 1 and "harmful" in items[0].attrs["class"]
     text = " ".join(items[0].text().split())
-    assert text == "changed times differ (10:30 → 11:30) golden: “Your train arrives at 10:30.” → new: “Your train arrives at 11:30.”"
+    assert (
+        text
+        == "changed times differ (10:30 → 11:30) golden: “Your train arrives at 10:30.” → new: “Your train arrives at 11:30.”"
+    )
     assert "· changed" in html
-    polite = Snapshot(name="t::train", output="Sure! Your train arrives at 10.30 am. Have a great day!", trace=[])
-    passed = compute_diff(golden.to_dict(), polite.to_dict(), name=golden.name, embedding_backend="lexical")
+    polite = Snapshot(
+        name="t::train", output="Sure! Your train arrives at 10.30 am. Have a great day!", trace=[]
+    )
+    passed = compute_diff(
+        golden.to_dict(), polite.to_dict(), name=golden.name, embedding_backend="lexical"
+    )
     assert passed.passed and passed.semantic_scores["output"] < 1.0
     from agentsnap.report import entry_for_diff
 
     # the single-snapshot page (agentsnap diff --html) shows a passing snapshot's section too
     doc = parse(render_html([entry_for_diff(golden.name, golden, polite, passed)]))
-    labels = [" ".join(li.text().split()) for li in doc.find_all("li") if "finding" in li.attrs.get("class", "")]
+    labels = [
+        " ".join(li.text().split())
+        for li in doc.find_all("li")
+        if "finding" in li.attrs.get("class", "")
+    ]
     assert labels == [
         "harmless courtesy added golden: (nothing) → new: “Sure!”",
         "harmless courtesy added golden: (nothing) → new: “Have a great day!”",

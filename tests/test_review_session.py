@@ -36,7 +36,7 @@ LYON = "tests/test_agent.py::test_weather_lyon"
 PROMPT = "You are a weather assistant."
 NEW_PROMPT = "You are a weather assistant. Always give the local time as well."
 
-AGENT_TEST = '''
+AGENT_TEST = """
 import os
 import openai
 
@@ -59,19 +59,30 @@ def ask(city):
 
 def test_weather():
     assert ask("Paris").startswith("Sunny")
-'''
+"""
 
-LYON_TEST = '''
+LYON_TEST = """
 
 def test_weather_lyon():
     assert ask("Lyon").startswith("Sunny")
-'''
+"""
 
 
 @pytest.fixture(autouse=True)
 def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD",
-                "AGENTSNAP_SNAPSHOT_DIR", "AGENTSNAP_MODE", "AGENTSNAP_RECORD", "NO_COLOR"):
+    for var in (
+        "CI",
+        "GITHUB_ACTIONS",
+        "GITLAB_CI",
+        "BUILDKITE",
+        "CIRCLECI",
+        "JENKINS_URL",
+        "TF_BUILD",
+        "AGENTSNAP_SNAPSHOT_DIR",
+        "AGENTSNAP_MODE",
+        "AGENTSNAP_RECORD",
+        "NO_COLOR",
+    ):
         monkeypatch.delenv(var, raising=False)
 
 
@@ -84,7 +95,9 @@ def test_review_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     project = tmp_path / "project"
     (project / "tests").mkdir(parents=True)
     (project / "pyproject.toml").write_text(
-        '[project]\nname = "demo"\n\n[tool.agentsnap]\nsnapshot_dir = "snaps"\nembedding_backend = "lexical"\n', encoding="utf-8")
+        '[project]\nname = "demo"\n\n[tool.agentsnap]\nsnapshot_dir = "snaps"\nembedding_backend = "lexical"\n',
+        encoding="utf-8",
+    )
     (project / "tests" / "test_agent.py").write_text(AGENT_TEST, encoding="utf-8")
     snaps = project / "snaps"
     store = SnapshotStore(snaps)
@@ -92,13 +105,34 @@ def test_review_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.chdir(project)
 
     with FakeOpenAI() as fake:
-        env = {**os.environ, "FAKE_OPENAI_URL": fake.base_url, "AGENT_PROMPT": PROMPT,
-               "PYTHONPATH": os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])}
+        env = {
+            **os.environ,
+            "FAKE_OPENAI_URL": fake.base_url,
+            "AGENT_PROMPT": PROMPT,
+            "PYTHONPATH": os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")]),
+        }
 
         def pytest_run(*args: str, **extra: str) -> subprocess.CompletedProcess[str]:
-            return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-W",
-                                   "ignore::agentsnap.AgentsnapWarning", *args],
-                                  cwd=project, env={**env, **extra}, capture_output=True, text=True, timeout=300)
+            return subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "pytest",
+                    "-q",
+                    "-p",
+                    "no:randomly",
+                    "-p",
+                    "no:cacheprovider",
+                    "-W",
+                    "ignore::agentsnap.AgentsnapWarning",
+                    *args,
+                ],
+                cwd=project,
+                env={**env, **extra},
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
 
         def summary(run: subprocess.CompletedProcess[str]) -> list[str]:
             return [line for line in run.stdout.splitlines() if line.startswith("agentsnap: ")]
@@ -124,12 +158,16 @@ def test_review_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
         assert summary(drift) == ["agentsnap: 1 failed"]
         assert f"[agentsnap] {WEATHER!r} FAILED — failed checks: llm_requests" in drift.stdout
         assert f"messages[0].content: {PROMPT!r} → {NEW_PROMPT!r}" in drift.stdout  # whole, not cut
-        assert ("The requests changed, so the responses this run got are the old recordings, not what the model answers now. "
-                f"If the change is intended, re-record it live: `pytest {WEATHER} --agentsnap-record`, review the diff, commit "
-                "(`agentsnap update` refuses this run: it would pair the new requests with old responses).") in drift.stdout
+        assert (
+            "The requests changed, so the responses this run got are the old recordings, not what the model answers now. "
+            f"If the change is intended, re-record it live: `pytest {WEATHER} --agentsnap-record`, review the diff, commit "
+            "(`agentsnap update` refuses this run: it would pair the new requests with old responses)."
+        ) in drift.stdout
         assert len(fake.requests) == 4  # replay sent nothing
         last = store.last_run_path(WEATHER)
-        assert json.loads(last.read_text(encoding="utf-8"))["comparison"]["failed_checks"] == ["llm_requests"]
+        assert json.loads(last.read_text(encoding="utf-8"))["comparison"]["failed_checks"] == [
+            "llm_requests"
+        ]
 
         # 4. `agentsnap diff` judges the last run as its test did
         diff = invoke("diff", WEATHER, "--dir", str(snaps))
@@ -177,21 +215,30 @@ def test_review_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
         assert live.returncode == 0, live.stdout + live.stderr
         assert summary(live) == ["agentsnap: 1 updated (re-recorded, approved)"]
         stored = json.loads(golden.read_text(encoding="utf-8"))
-        assert [s["name"] for s in stored["trace"] if s["type"] == "tool_call"] == ["get_weather", "get_time"]
+        assert [s["name"] for s in stored["trace"] if s["type"] == "tool_call"] == [
+            "get_weather",
+            "get_time",
+        ]
         assert stored["output"] == "Sunny in Paris, 14:00."
         assert "comparison" not in stored and not any("request_drift" in s for s in stored["trace"])
 
         # 7. a new test: pending locally, approved by its short name
         (project / "tests" / "test_agent.py").write_text(AGENT_TEST + LYON_TEST, encoding="utf-8")
         fake.script(*_weather_replies("get_weather", text="Sunny in Lyon."))
-        new = pytest_run("tests/test_agent.py::test_weather_lyon", "--agentsnap-instrument", AGENT_PROMPT=NEW_PROMPT)
+        new = pytest_run(
+            "tests/test_agent.py::test_weather_lyon",
+            "--agentsnap-instrument",
+            AGENT_PROMPT=NEW_PROMPT,
+        )
         assert new.returncode == 0, new.stdout + new.stderr
         assert summary(new) == ["agentsnap: 1 new (pending approval)"]
         lyon = store.path_for(LYON)
         approved = invoke("approve", "test_weather_lyon", "--dir", str(snaps))
         assert approved.exit_code == 0, approved.output
-        assert approved.stderr == (f"approving {LYON} ({lyon})\n"
-                                   "Commit the snapshot files: CI compares against approved snapshots only.\n")
+        assert approved.stderr == (
+            f"approving {LYON} ({lyon})\n"
+            "Commit the snapshot files: CI compares against approved snapshots only.\n"
+        )
         assert approved.stdout.splitlines()[0] == f"Approved 1 snapshot in {snaps}:"
         assert approved.stdout.splitlines()[2].split()[:2] == [LYON, "3"]
         assert json.loads(lyon.read_text(encoding="utf-8"))["approved"] is True
@@ -201,12 +248,21 @@ def test_review_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     lyon_bytes = lyon.read_bytes()
     shown = invoke("show", WEATHER, "--dir", str(snaps))
     assert shown.exit_code == 1
-    assert shown.stderr.startswith(f"error: corrupt snapshot file at {golden}: ") and shown.stderr.count("\n") == 1
+    assert (
+        shown.stderr.startswith(f"error: corrupt snapshot file at {golden}: ")
+        and shown.stderr.count("\n") == 1
+    )
     gone = invoke("rm", WEATHER, "--yes", "--dir", str(snaps))
     assert gone.exit_code == 0, gone.output
-    assert gone.stderr == f"About to delete 1 snapshot file in {snaps}:\n  {WEATHER}  ({golden.name})  unreadable\n"
+    assert (
+        gone.stderr
+        == f"About to delete 1 snapshot file in {snaps}:\n  {WEATHER}  ({golden.name})  unreadable\n"
+    )
     assert gone.stdout == f"deleted unreadable file {golden} ({WEATHER})\n"
     assert not golden.exists() and lyon.read_bytes() == lyon_bytes
     listed = invoke("list", "--dir", str(snaps))
     assert listed.exit_code == 0
-    assert [line.split()[:2] for line in listed.stdout.splitlines()] == [["NAME", "STATE"], [LYON, "approved"]]
+    assert [line.split()[:2] for line in listed.stdout.splitlines()] == [
+        ["NAME", "STATE"],
+        [LYON, "approved"],
+    ]

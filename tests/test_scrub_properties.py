@@ -11,6 +11,7 @@ character are found too.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import tempfile
 from collections.abc import Iterator
@@ -27,7 +28,15 @@ from agentsnap.scrub import REDACTED, scrub_chunks, scrub_json, scrub_text
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 
-CI_MARKERS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
+CI_MARKERS = (
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITLAB_CI",
+    "BUILDKITE",
+    "CIRCLECI",
+    "JENKINS_URL",
+    "TF_BUILD",
+)
 _KEY_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_+/=.~"
 
 
@@ -40,13 +49,20 @@ def _fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     scrub.forget_secrets()
 
 
-secrets = st.text(alphabet=_KEY_CHARS, min_size=16, max_size=64).filter(lambda s: len(set(s)) >= 8 and s.strip() == s)
+secrets = st.text(alphabet=_KEY_CHARS, min_size=16, max_size=64).filter(
+    lambda s: len(set(s)) >= 8 and s.strip() == s
+)
 filler = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=20)
 
 
 def _forms(secret: str) -> list[bytes]:
     """The forms a leak could take in a file."""
-    out = {secret, json.dumps(secret)[1:-1], quote(secret, safe=""), base64.b64encode(secret.encode()).decode()[:-4]}
+    out = {
+        secret,
+        json.dumps(secret)[1:-1],
+        quote(secret, safe=""),
+        base64.b64encode(secret.encode()).decode()[:-4],
+    }
     return [f.encode() for f in out if len(f) >= 12]
 
 
@@ -87,7 +103,9 @@ def _place(doc: Any, secret: str, where: int, before: str, after: str) -> Any:
 
     holder = {"doc": doc}
     walk(holder)
-    target = [s for s in spots if isinstance(s, (dict, list))][where % len([s for s in spots if isinstance(s, (dict, list))])]
+    target = [s for s in spots if isinstance(s, (dict, list))][
+        where % len([s for s in spots if isinstance(s, (dict, list))])
+    ]
     if isinstance(target, dict):
         target[f"k{where}" if where % 3 else text] = text
     else:
@@ -97,7 +115,9 @@ def _place(doc: Any, secret: str, where: int, before: str, after: str) -> Any:
 
 @settings(max_examples=300, deadline=None)
 @given(secret=secrets, doc=json_docs, where=st.integers(0, 50), before=filler, after=filler)
-def test_property_a_remembered_secret_anywhere_in_a_document_is_removed(secret: str, doc: Any, where: int, before: str, after: str) -> None:
+def test_property_a_remembered_secret_anywhere_in_a_document_is_removed(
+    secret: str, doc: Any, where: int, before: str, after: str
+) -> None:
     _fresh_secret(secret)
     placed = _place(doc, secret, where, before, after)
     clean = scrub_json(placed)
@@ -107,8 +127,15 @@ def test_property_a_remembered_secret_anywhere_in_a_document_is_removed(secret: 
 
 
 @settings(max_examples=200, deadline=None)
-@given(secret=secrets, before=filler, after=filler, encoding=st.sampled_from(["json", "url", "base64", "base64url"]))
-def test_property_a_remembered_secret_in_any_encoding_is_removed(secret: str, before: str, after: str, encoding: str) -> None:
+@given(
+    secret=secrets,
+    before=filler,
+    after=filler,
+    encoding=st.sampled_from(["json", "url", "base64", "base64url"]),
+)
+def test_property_a_remembered_secret_in_any_encoding_is_removed(
+    secret: str, before: str, after: str, encoding: str
+) -> None:
     _fresh_secret(secret)
     raw = before + secret + after
     if encoding == "json":
@@ -121,7 +148,9 @@ def test_property_a_remembered_secret_in_any_encoding_is_removed(secret: str, be
         text = base64.urlsafe_b64encode(raw.encode()).decode()
     clean = scrub_text(text)
     _assert_absent(clean.encode(), secret)
-    if encoding.startswith("base64"):  # what base64 of the secret is fixed by the secret alone is gone
+    if encoding.startswith(
+        "base64"
+    ):  # what base64 of the secret is fixed by the secret alone is gone
         for core in scrub.secret_forms(secret):
             assert core not in clean
 
@@ -130,20 +159,37 @@ def test_property_a_remembered_secret_in_any_encoding_is_removed(secret: str, be
 
 
 def _openai_events(pieces: list[str]) -> list[str]:
-    events = [json.dumps({"id": "c", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": p}}]}) for p in pieces]
+    events = [
+        json.dumps(
+            {
+                "id": "c",
+                "object": "chat.completion.chunk",
+                "choices": [{"index": 0, "delta": {"content": p}}],
+            }
+        )
+        for p in pieces
+    ]
     return [f"data: {e}\n\n" for e in events] + ["data: [DONE]\n\n"]
 
 
 def _anthropic_events(pieces: list[str]) -> list[str]:
     out = ['event: message_start\ndata: {"type": "message_start"}\n\n']
-    out += [f"event: content_block_delta\ndata: {json.dumps({'type': 'content_block_delta', 'index': 0, 'delta': {'type': 'text_delta', 'text': p}})}\n\n"
-            for p in pieces]
-    return out + ['event: message_stop\ndata: {"type": "message_stop"}\n\n']
+    out += [
+        f"event: content_block_delta\ndata: {json.dumps({'type': 'content_block_delta', 'index': 0, 'delta': {'type': 'text_delta', 'text': p}})}\n\n"
+        for p in pieces
+    ]
+    return [*out, 'event: message_stop\ndata: {"type": "message_stop"}\n\n']
 
 
 @settings(max_examples=300, deadline=None)
-@given(secret=secrets, cut=st.integers(0, 1000), before=filler, after=filler, kind=st.sampled_from(["openai", "anthropic"]),
-       byte_cut=st.integers(0, 10_000))
+@given(
+    secret=secrets,
+    cut=st.integers(0, 1000),
+    before=filler,
+    after=filler,
+    kind=st.sampled_from(["openai", "anthropic"]),
+    byte_cut=st.integers(0, 10_000),
+)
 def test_property_a_secret_split_across_events_or_at_any_byte_is_removed(
     secret: str, cut: int, before: str, after: str, kind: str, byte_cut: int
 ) -> None:
@@ -166,29 +212,64 @@ def test_a_shaped_key_split_inside_its_random_part_at_every_position_is_removed(
     """No remembered value here: the key is found by its shape once the pieces are joined."""
     key = "sk-proj-Tf0ZDz47X2YefbQ1w9LrA6sVbN3cKp5mH8jR"
     for k in range(1, len(key)):
-        events = (_openai_events if kind == "openai" else _anthropic_events)(["Your key is " + key[:k], key[k:] + " ok"])
+        events = (_openai_events if kind == "openai" else _anthropic_events)(
+            ["Your key is " + key[:k], key[k:] + " ok"]
+        )
         out = "".join(scrub_chunks(events))
-        texts = [json.loads(line[5:])["choices"][0]["delta"]["content"] if kind == "openai" else json.loads(line[5:])["delta"]["text"]
-                 for line in out.splitlines() if line.startswith("data:") and ('"content"' in line or '"text_delta"' in line)]
+        texts = [
+            json.loads(line[5:])["choices"][0]["delta"]["content"]
+            if kind == "openai"
+            else json.loads(line[5:])["delta"]["text"]
+            for line in out.splitlines()
+            if line.startswith("data:") and ('"content"' in line or '"text_delta"' in line)
+        ]
         assert "".join(texts) == f"Your key is {REDACTED} ok", (k, texts)
 
 
 # --------------------------------------------------------------------------- the files, end to end
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(secret=secrets, args=json_docs, result=json_docs, where=st.integers(0, 50), before=filler, after=filler, as_bytes=st.booleans())
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    secret=secrets,
+    args=json_docs,
+    result=json_docs,
+    where=st.integers(0, 50),
+    before=filler,
+    after=filler,
+    as_bytes=st.booleans(),
+)
 def test_property_a_secret_in_a_tool_value_never_reaches_a_file(
     secret: str, args: Any, result: Any, where: int, before: str, after: str, as_bytes: bool
 ) -> None:
     _fresh_secret(secret)
     placed_args = _place(args, secret, where, before, after)
-    placed_result: Any = (before + secret + after).encode() if as_bytes else _place(result, secret, where + 1, before, after)
+    placed_result: Any = (
+        (before + secret + after).encode()
+        if as_bytes
+        else _place(result, secret, where + 1, before, after)
+    )
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         store = SnapshotStore(root)
-        snap = Snapshot(name="tools", trace=[{"type": "tool_call", "name": "t", "args": placed_args, "result": placed_result, "id": "1"}],
-                        input={"q": secret}, output=[before, secret, after])
+        snap = Snapshot(
+            name="tools",
+            trace=[
+                {
+                    "type": "tool_call",
+                    "name": "t",
+                    "args": placed_args,
+                    "result": placed_result,
+                    "id": "1",
+                }
+            ],
+            input={"q": secret},
+            output=[before, secret, after],
+        )
         store.save(snap)
         store.save_last_run(snap)
         files = [p for p in root.rglob("*") if p.is_file()]
@@ -197,9 +278,21 @@ def test_property_a_secret_in_a_tool_value_never_reaches_a_file(
             _assert_absent(path.read_bytes(), secret)
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(secret=secrets, before=filler, after=filler, cut=st.integers(0, 1000), status=st.sampled_from([200, 401]))
-def test_property_a_secret_the_server_echoes_never_reaches_a_file(secret: str, before: str, after: str, cut: int, status: int) -> None:
+@settings(
+    max_examples=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    secret=secrets,
+    before=filler,
+    after=filler,
+    cut=st.integers(0, 1000),
+    status=st.sampled_from([200, 401]),
+)
+def test_property_a_secret_the_server_echoes_never_reaches_a_file(
+    secret: str, before: str, after: str, cut: int, status: int
+) -> None:
     """The real openai SDK over a real loopback server: the key it sent echoed in the body, an error body, a stream split anywhere."""
     import openai
 
@@ -217,16 +310,20 @@ def test_property_a_secret_the_server_echoes_never_reaches_a_file(secret: str, b
     with tempfile.TemporaryDirectory() as folder, FakeOpenAI() as fake:
         root = Path(folder) / "snaps"
         fake.script(
-            text_reply(echoed) if status == 200 else error_reply(401, retry_after=None, message=echoed),
+            text_reply(echoed)
+            if status == 200
+            else error_reply(401, retry_after=None, message=echoed),
             stream_text_reply([before + secret[:k], secret[k:] + after]),
         )
         client = openai.OpenAI(api_key=secret, base_url=fake.base_url, max_retries=0)
         with AgentRecorder("echo", snapshot_dir=root, settings=config.load(Path(folder), env={})):
-            try:
-                client.chat.completions.create(model="m", messages=[{"role": "user", "content": f"my key: {secret}"}])
-            except openai.AuthenticationError:
-                pass
-            stream = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "s"}], stream=True)
+            with contextlib.suppress(openai.AuthenticationError):
+                client.chat.completions.create(
+                    model="m", messages=[{"role": "user", "content": f"my key: {secret}"}]
+                )
+            stream = client.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": "s"}], stream=True
+            )
             assert "".join(c.choices[0].delta.content or "" for c in stream if c.choices) == echoed
         files = [p for p in root.rglob("*") if p.is_file()]
         assert files
@@ -234,15 +331,53 @@ def test_property_a_secret_the_server_echoes_never_reaches_a_file(secret: str, b
             _assert_absent(path.read_bytes(), secret)
 
 
-_PIECES = ["sk-", "proj-", "ant-", "AIza", "gsk_", "gh", "p_", "AKIA", "eyJ", "xoxb-", "sk_live_", "glpat-", "npm_", "SG.", "xai-",
-           "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----", "postgres://u:", "@h", "aws_secret_access_key=",
-           "SessionToken", '"SecretAccessKey": "', "Bearer ", "Authorization: ", "api-key=", '"password": "', "?key=", "&token=",
-           "abcdefghij0123456789", "ABCDEFGHIJKLMNOP", "=", '"', ".", "-", "_", " ", "\n", "<redacted>"]
+_PIECES = [
+    "sk-",
+    "proj-",
+    "ant-",
+    "AIza",
+    "gsk_",
+    "gh",
+    "p_",
+    "AKIA",
+    "eyJ",
+    "xoxb-",
+    "sk_live_",
+    "glpat-",
+    "npm_",
+    "SG.",
+    "xai-",
+    "-----BEGIN RSA PRIVATE KEY-----",
+    "-----END RSA PRIVATE KEY-----",
+    "postgres://u:",
+    "@h",
+    "aws_secret_access_key=",
+    "SessionToken",
+    '"SecretAccessKey": "',
+    "Bearer ",
+    "Authorization: ",
+    "api-key=",
+    '"password": "',
+    "?key=",
+    "&token=",
+    "abcdefghij0123456789",
+    "ABCDEFGHIJKLMNOP",
+    "=",
+    '"',
+    ".",
+    "-",
+    "_",
+    " ",
+    "\n",
+    "<redacted>",
+]
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=40).map("".join), st.integers(0, 400))
-def test_the_one_pass_prefilter_never_changes_what_is_scrubbed_in_long_texts(text: str, pad: int) -> None:
+def test_the_one_pass_prefilter_never_changes_what_is_scrubbed_in_long_texts(
+    text: str, pad: int
+) -> None:
     """Above 256 characters one Aho-Corasick pass picks the rules to run: the result is what running every rule gives."""
     text = "lorem ipsum " * (pad // 12 + 22) + text
     expected = text

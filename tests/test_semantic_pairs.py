@@ -45,7 +45,14 @@ def test_the_table_is_big_enough_and_covers_every_kind() -> None:
     assert len(PAIRS) >= 30
     assert len({p.id for p in PAIRS}) == len(PAIRS)
     assert set(EXPECTED) == {p.id for p in PAIRS}
-    assert {p.kind for p in PAIRS} >= {"same", "paraphrase", "number", "negation", "name", "long-tail"}
+    assert {p.kind for p in PAIRS} >= {
+        "same",
+        "paraphrase",
+        "number",
+        "negation",
+        "name",
+        "long-tail",
+    }
 
 
 @pytest.mark.parametrize("pair", PAIRS, ids=lambda p: p.id)
@@ -66,7 +73,13 @@ def test_meaning_check_verdict_per_pair(backend: str, pair: Pair) -> None:
         pytest.skip(f"the {backend!r} embedding backend is not installed ({INSTALL[backend]})")
 
     def snap(text: str) -> dict[str, Any]:
-        step = {"step": 0, "type": "llm_call", "messages": [], "response": text, "tool_requests": []}
+        step = {
+            "step": 0,
+            "type": "llm_call",
+            "messages": [],
+            "response": text,
+            "tool_requests": [],
+        }
         return {"trace": [step], "output": text}
 
     report = compute_diff(snap(pair.golden), snap(pair.new), embedding_backend=backend)
@@ -112,7 +125,9 @@ def test_int8_and_sentence_transformers_agree_within_001_live() -> None:
 def test_fp32_onnx_export_matches_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
     path = os.environ.get("AGENTSNAP_TEST_FP32_ONNX")
     if not path:
-        pytest.skip("set AGENTSNAP_TEST_FP32_ONNX to an fp32 ONNX export of all-MiniLM-L6-v2 to run")
+        pytest.skip(
+            "set AGENTSNAP_TEST_FP32_ONNX to an fp32 ONNX export of all-MiniLM-L6-v2 to run"
+        )
     if not is_available("onnx"):
         pytest.skip(f"the 'onnx' embedding backend is not installed ({INSTALL['onnx']})")
     monkeypatch.setenv("AGENTSNAP_EMBEDDING_MODEL", path)
@@ -134,8 +149,14 @@ def test_minilm_default_thresholds_through_compute_diff() -> None:
         pytest.skip(f"the 'onnx' embedding backend is not installed ({INSTALL['onnx']})")
     by_id = {p.id: p for p in PAIRS}
     number, negation = by_id["num-time"], by_id["neg-booked"]
-    golden = {"trace": [{"step": 0, "type": "llm_call", "response": negation.golden}], "output": number.golden}
-    new = {"trace": [{"step": 0, "type": "llm_call", "response": negation.new}], "output": number.new}
+    golden = {
+        "trace": [{"step": 0, "type": "llm_call", "response": negation.golden}],
+        "output": number.golden,
+    }
+    new = {
+        "trace": [{"step": 0, "type": "llm_call", "response": negation.new}],
+        "output": number.new,
+    }
     report = compute_diff(golden, new)
     assert report.backend == "onnx"
     assert report.failed_checks == ["semantic:llm_call[0]", "semantic:output"]

@@ -28,11 +28,21 @@ def tool(step: int, name: str, args: Any) -> dict[str, Any]:
 
 
 def llm(step: int, response: str) -> dict[str, Any]:
-    return {"step": step, "type": "llm_call", "messages": [], "response": response, "tool_requests": []}
+    return {
+        "step": step,
+        "type": "llm_call",
+        "messages": [],
+        "response": response,
+        "tool_requests": [],
+    }
 
 
 GOLDEN = {
-    "trace": [llm(0, "Looking it up."), tool(1, "search", {"q": "paris", "n": 3}), tool(2, "weather", {"city": "Paris"})],
+    "trace": [
+        llm(0, "Looking it up."),
+        tool(1, "search", {"q": "paris", "n": 3}),
+        tool(2, "weather", {"city": "Paris"}),
+    ],
     "output": "It is sunny in Paris today.",
 }
 
@@ -41,12 +51,19 @@ def test_an_exact_replay_scores_exactly_one_and_passes_min_score_one() -> None:
     report = compute_diff(GOLDEN, copy.deepcopy(GOLDEN), min_score=1.0, weights={"output": 3.0})
     assert report.score == 1.0
     assert report.passed
-    assert set(report.details["components"]) == {"structural", "arguments", "model_tools", "model_tool_args", "llm_calls", "output"}
+    assert set(report.details["components"]) == {
+        "structural",
+        "arguments",
+        "model_tools",
+        "model_tool_args",
+        "llm_calls",
+        "output",
+    }
 
 
 def test_components_and_the_weighted_mean() -> None:
     new = copy.deepcopy(GOLDEN)
-    new["trace"][1]["args"]["n"] = 4          # 1 of 2 aligned calls changed
+    new["trace"][1]["args"]["n"] = 4  # 1 of 2 aligned calls changed
     new["output"] = "It is rainy in Paris today."
     report = compute_diff(GOLDEN, new, **LEX)
     parts = report.details["components"]
@@ -125,15 +142,21 @@ def store(tmp_path: Path) -> tuple[SnapshotStore, config.Settings]:
     return store, settings
 
 
-def run(store: tuple[SnapshotStore, config.Settings], output: str, args: dict[str, Any], **kwargs: Any) -> AgentAsserter:
+def run(
+    store: tuple[SnapshotStore, config.Settings], output: str, args: dict[str, Any], **kwargs: Any
+) -> AgentAsserter:
     snapshots, settings = store
-    with AgentAsserter("agent", snapshots.root, settings=settings, embedding_backend="lexical", **kwargs) as a:
+    with AgentAsserter(
+        "agent", snapshots.root, settings=settings, embedding_backend="lexical", **kwargs
+    ) as a:
         a.record_tool_call("search", args, "ok")
         a.output = output
     return a
 
 
-def test_agent_asserter_min_score_weights_and_strict(store: tuple[SnapshotStore, config.Settings]) -> None:
+def test_agent_asserter_min_score_weights_and_strict(
+    store: tuple[SnapshotStore, config.Settings],
+) -> None:
     same = "It is sunny in Paris today."
     # an exact replay passes min_score=1.0
     assert run(store, same, {"q": "paris", "n": 3}, min_score=1.0).report.score == 1.0
@@ -151,7 +174,9 @@ def test_agent_asserter_min_score_weights_and_strict(store: tuple[SnapshotStore,
     assert "[SCORE] FAIL" in str(err.value)
 
 
-def test_agent_asserter_strict_facts_and_judge(store: tuple[SnapshotStore, config.Settings]) -> None:
+def test_agent_asserter_strict_facts_and_judge(
+    store: tuple[SnapshotStore, config.Settings],
+) -> None:
     class Judge:
         def __init__(self) -> None:
             self.calls: list[tuple[str, str]] = []
@@ -164,7 +189,18 @@ def test_agent_asserter_strict_facts_and_judge(store: tuple[SnapshotStore, confi
     a = run(store, "Sunny in Paris today.", {"q": "paris", "n": 3}, judge=judge)
     assert a.report.backend == "judge" and a.report.semantic_scores["output"] == 0.95
     assert judge.calls == [("It is sunny in Paris today.", "Sunny in Paris today.")]
-    assert run(store, "It is sunny in Paris today.", {"q": "paris", "n": 3}, judge=False).report.backend == "exact"
+    assert (
+        run(
+            store, "It is sunny in Paris today.", {"q": "paris", "n": 3}, judge=False
+        ).report.backend
+        == "exact"
+    )
     with pytest.raises(AgentRegressionError) as err:
-        run(store, "It is sunny in Rome today.", {"q": "paris", "n": 3}, strict_facts=True, semantic_threshold=0.3)
+        run(
+            store,
+            "It is sunny in Rome today.",
+            {"q": "paris", "n": 3},
+            strict_facts=True,
+            semantic_threshold=0.3,
+        )
     assert err.value.diff_report.details["semantic"]["output"]["failed_by"] == "strict_facts"

@@ -29,7 +29,10 @@ REWRITE = (
     "Once upon a time a fox lived in the forest. It was clever and quick.",
     "A clever, quick fox once lived in a forest.",
 )
-ADDED_LINE = ("The hotel has a pool.", "The hotel has a pool. Guests love the quiet garden and the view over the old harbour.")
+ADDED_LINE = (
+    "The hotel has a pool.",
+    "The hotel has a pool. Guests love the quiet garden and the view over the old harbour.",
+)
 CHANGED_FACT = ("The train arrives at 10:30.", "The train arrives at 11:30.")
 
 
@@ -52,7 +55,9 @@ def _options(backend: str) -> dict[str, Any]:
 
 
 def _passes(pair: tuple[str, str], threshold: float, backend: str) -> bool:
-    report = compute_diff({"output": pair[0]}, {"output": pair[1]}, semantic_threshold=threshold, **_options(backend))
+    report = compute_diff(
+        {"output": pair[0]}, {"output": pair[1]}, semantic_threshold=threshold, **_options(backend)
+    )
     assert report.backend == backend
     assert report.details["semantic"]["output"]["threshold"] == threshold
     return report.passed
@@ -80,12 +85,17 @@ def test_creative_agent_at_075_allows_more_but_not_a_changed_fact(backend: str) 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_llm_threshold_is_honoured_for_intermediate_responses(backend: str) -> None:
     def snap(response: str) -> dict[str, Any]:
-        return {"trace": [{"step": 0, "type": "llm_call", "messages": [], "response": response}], "output": "x"}
+        return {
+            "trace": [{"step": 0, "type": "llm_call", "messages": [], "response": response}],
+            "output": "x",
+        }
 
     default = compute_diff(snap(ADDED_LINE[0]), snap(ADDED_LINE[1]), **_options(backend))
     assert default.passed  # a soft difference passes the tolerant 0.75
     assert default.details["semantic"]["llm_call[0]"]["threshold"] == 0.75
-    tight = compute_diff(snap(ADDED_LINE[0]), snap(ADDED_LINE[1]), llm_threshold=0.9, **_options(backend))
+    tight = compute_diff(
+        snap(ADDED_LINE[0]), snap(ADDED_LINE[1]), llm_threshold=0.9, **_options(backend)
+    )
     assert tight.failed_checks == ["semantic:llm_call[0]"]
     changed = compute_diff(snap(CHANGED_FACT[0]), snap(CHANGED_FACT[1]), **_options(backend))
     assert changed.failed_checks == ["semantic:llm_call[0]"]
@@ -93,12 +103,17 @@ def test_llm_threshold_is_honoured_for_intermediate_responses(backend: str) -> N
 
 def test_the_model_tells_a_synonym_from_a_changed_word() -> None:
     """What the [semantic] extra adds: a one-word swap is judged by the model, not by spelling."""
-    synonyms = [("The car is fast and cheap.", "The automobile is fast and cheap."), ("The file is big.", "The file is large.")]
+    synonyms = [
+        ("The car is fast and cheap.", "The automobile is fast and cheap."),
+        ("The file is big.", "The file is large."),
+    ]
     changed = ("The cheapest option is the train.", "The cheapest option is the bus.")
     lexical = [_passes(pair, 0.92, "lexical") for pair in [*synonyms, changed]]
     assert lexical == [False, False, False]  # without a model every replaced content word counts
     if not is_available("onnx"):
         pytest.skip("the 'onnx' backend is not installed (pip install 'agentsnap[semantic]')")
     assert [_passes(pair, 0.92, "onnx") for pair in [*synonyms, changed]] == [True, True, False]
-    report = compute_diff({"output": synonyms[0][0]}, {"output": synonyms[0][1]}, embedding_backend="onnx")
+    report = compute_diff(
+        {"output": synonyms[0][0]}, {"output": synonyms[0][1]}, embedding_backend="onnx"
+    )
     assert report.reasons["output"][0].startswith("reworded (car → automobile, judged a synonym)")

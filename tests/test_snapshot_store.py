@@ -17,9 +17,25 @@ def _snap(name: str = "t::a", **kw) -> Snapshot:
     trace = kw.pop(
         "trace",
         [
-            {"step": 0, "type": "llm_call", "model": "gpt-4o-mini", "response": "Grüße ✓ 日本", "messages": [{"role": "user", "content": "hi"}],
-             "exchange": {"request": {"method": "POST", "path": "/v1/chat/completions", "body": {"model": "m"}},
-                          "response": {"status": 200, "headers": {"x-request-id": "req_1"}, "body": {"id": "chatcmpl-1", "created": 1, "choices": []}}}},
+            {
+                "step": 0,
+                "type": "llm_call",
+                "model": "gpt-4o-mini",
+                "response": "Grüße ✓ 日本",
+                "messages": [{"role": "user", "content": "hi"}],
+                "exchange": {
+                    "request": {
+                        "method": "POST",
+                        "path": "/v1/chat/completions",
+                        "body": {"model": "m"},
+                    },
+                    "response": {
+                        "status": 200,
+                        "headers": {"x-request-id": "req_1"},
+                        "body": {"id": "chatcmpl-1", "created": 1, "choices": []},
+                    },
+                },
+            },
         ],
     )
     return Snapshot(name=name, trace=trace, output=kw.pop("output", "out"), **kw)
@@ -39,11 +55,19 @@ def test_file_name_is_sanitised_hashed_and_inside_root(tmp_path: Path) -> None:
     name = "tests/test_a.py::test_b[param/with:odd*chars]"
     path = store.path_for(name)
     assert path.parent == tmp_path
-    assert path.name == "tests_test_a.py__test_b_param_with_odd_chars-" + __import__("hashlib").sha1(name.encode()).hexdigest()[:8] + ".json"
+    assert (
+        path.name
+        == "tests_test_a.py__test_b_param_with_odd_chars-"
+        + __import__("hashlib").sha1(name.encode()).hexdigest()[:8]
+        + ".json"
+    )
     assert re.fullmatch(r"[A-Za-z0-9._-]+", path.name)
 
 
-@pytest.mark.parametrize("name", ["../../etc/passwd", "..\\..\\x", "a/../../b", "\x00nul", "CON", "nul.txt", "." * 10, "", " "])
+@pytest.mark.parametrize(
+    "name",
+    ["../../etc/passwd", "..\\..\\x", "a/../../b", "\x00nul", "CON", "nul.txt", "." * 10, "", " "],
+)
 def test_hostile_names_stay_inside_root_and_are_windows_legal(tmp_path: Path, name: str) -> None:
     path = SnapshotStore(tmp_path).path_for(name)
     assert path.parent == tmp_path
@@ -109,13 +133,21 @@ def test_atomic_write_leaves_no_temp_files(tmp_path: Path) -> None:
     "content, fragment",
     [
         ('{"trace": [', "corrupt snapshot file"),
-        ('<<<<<<< HEAD\n{"trace": []}\n=======\n{"trace": []}\n>>>>>>> x\n', "merge-conflict markers"),
+        (
+            '<<<<<<< HEAD\n{"trace": []}\n=======\n{"trace": []}\n>>>>>>> x\n',
+            "merge-conflict markers",
+        ),
         ('{"version": "9.9", "trace": []}', "format version '9.9'"),
         ("[1, 2]", "is not an agentsnap snapshot"),
-        ('{"version": "2.0", "name": "someone else", "trace": []}', "holds snapshot 'someone else', not 't::a'"),
+        (
+            '{"version": "2.0", "name": "someone else", "trace": []}',
+            "holds snapshot 'someone else', not 't::a'",
+        ),
     ],
 )
-def test_broken_files_fail_naming_the_path_and_are_never_overwritten(tmp_path: Path, content: str, fragment: str) -> None:
+def test_broken_files_fail_naming_the_path_and_are_never_overwritten(
+    tmp_path: Path, content: str, fragment: str
+) -> None:
     store = SnapshotStore(tmp_path)
     path = store.path_for("t::a")
     path.write_text(content, encoding="utf-8")
@@ -157,7 +189,9 @@ def test_last_run_folder_is_gitignored(tmp_path: Path) -> None:
     store = SnapshotStore(tmp_path)
     path = store.save_last_run(_snap())
     assert path.parent == tmp_path / ".last_run"
-    assert (tmp_path / ".last_run" / ".gitignore").read_text(encoding="utf-8").splitlines()[-1] == "*"
+    assert (tmp_path / ".last_run" / ".gitignore").read_text(encoding="utf-8").splitlines()[
+        -1
+    ] == "*"
     assert store.load_last_run("t::a").output == "out"  # type: ignore[union-attr]
     assert store.list() == []  # .last_run is not a snapshot
 
@@ -168,13 +202,26 @@ def test_reads_agentsnap_051_files(tmp_path: Path) -> None:
         "model": "claude-haiku-4-5",
         "recorded_at": "2026-01-01T00:00:00+00:00",
         "input": {"query": "What is Python?"},
-        "trace": [{"step": 0, "type": "tool_call", "name": "search", "args": {"query": "Python"}, "result": "r"}],
+        "trace": [
+            {
+                "step": 0,
+                "type": "tool_call",
+                "name": "search",
+                "args": {"query": "Python"},
+                "result": "r",
+            }
+        ],
         "output": "Python is a language",
     }
     path = tmp_path / "my_agent.json"
     path.write_text(json.dumps(legacy), encoding="utf-8")
     snap = SnapshotStore.read_file(path, expected_name="my_agent")
-    assert (snap.name, snap.model, snap.approved, snap.output) == ("my_agent", "claude-haiku-4-5", True, "Python is a language")
+    assert (snap.name, snap.model, snap.approved, snap.output) == (
+        "my_agent",
+        "claude-haiku-4-5",
+        True,
+        "Python is a language",
+    )
     assert snap.tool_calls[0]["args"] == {"query": "Python"}
     assert os.path.basename(path) == "my_agent.json"
 
@@ -189,10 +236,23 @@ def test_load_by_name_finds_an_agentsnap_051_golden(tmp_path: Path) -> None:
 
 def _llm_step(messages_key: str = "messages") -> dict:
     conversation = [{"role": "user", "content": "Weather in Paris?"}]
-    return {"step": 0, "type": "llm_call", "provider": "openai", "model": "m", "messages": conversation, "response": "Sunny",
-            "tool_requests": [],
-            "exchange": {"request": {"method": "POST", "path": "/v1/chat/completions", "body": {"model": "m", messages_key: conversation}},
-                         "response": {"status": 200, "headers": {}, "body": {"ok": True}}}}
+    return {
+        "step": 0,
+        "type": "llm_call",
+        "provider": "openai",
+        "model": "m",
+        "messages": conversation,
+        "response": "Sunny",
+        "tool_requests": [],
+        "exchange": {
+            "request": {
+                "method": "POST",
+                "path": "/v1/chat/completions",
+                "body": {"model": "m", messages_key: conversation},
+            },
+            "response": {"status": 200, "headers": {}, "body": {"ok": True}},
+        },
+    }
 
 
 @pytest.mark.parametrize("key", ["messages", "contents", "input"])
@@ -206,8 +266,12 @@ def test_each_calls_messages_are_stored_once(tmp_path: Path, key: str) -> None:
     (loaded,) = store.load("n").trace  # type: ignore[union-attr]
     assert loaded["messages"] == [{"role": "user", "content": "Weather in Paris?"}]
     assert "messages_from" not in loaded
-    loaded["messages"].append({"role": "user", "content": "more"})  # a copy: the exchange is untouched
-    assert loaded["exchange"]["request"]["body"][key] == [{"role": "user", "content": "Weather in Paris?"}]
+    loaded["messages"].append(
+        {"role": "user", "content": "more"}
+    )  # a copy: the exchange is untouched
+    assert loaded["exchange"]["request"]["body"][key] == [
+        {"role": "user", "content": "Weather in Paris?"}
+    ]
 
 
 def test_a_file_with_both_copies_still_loads_and_is_not_rewritten(tmp_path: Path) -> None:
@@ -218,7 +282,9 @@ def test_a_file_with_both_copies_still_loads_and_is_not_rewritten(tmp_path: Path
     path = store.path_for("n")
     path.write_text(dumps(snap.to_dict()), encoding="utf-8")  # the format before: messages twice
     before = path.read_bytes()
-    assert store.load("n").trace[0]["messages"] == [{"role": "user", "content": "Weather in Paris?"}]  # type: ignore[union-attr]
+    assert store.load("n").trace[0]["messages"] == [
+        {"role": "user", "content": "Weather in Paris?"}
+    ]  # type: ignore[union-attr]
     store.save(Snapshot(name="n", trace=[_llm_step()], approved=True))
     assert path.read_bytes() == before  # same content: an old file is not churned
 
@@ -228,4 +294,7 @@ def test_messages_that_differ_from_the_request_body_stay(tmp_path: Path) -> None
     step["messages"] = [{"role": "user", "content": "normalised differently"}]
     path = SnapshotStore(tmp_path).save(Snapshot(name="n", trace=[step]))
     (stored,) = json.loads(path.read_text(encoding="utf-8"))["trace"]
-    assert stored["messages"] == [{"role": "user", "content": "normalised differently"}] and "messages_from" not in stored
+    assert (
+        stored["messages"] == [{"role": "user", "content": "normalised differently"}]
+        and "messages_from" not in stored
+    )

@@ -50,9 +50,7 @@ def test_empty_data_line_dispatches_an_empty_event() -> None:
 
 
 def test_block_without_data_dispatches_nothing_and_resets_event_type() -> None:
-    assert parse_sse("event: lonely\n\ndata: x\n\n") == [
-        SSEEvent(event="message", data="x")
-    ]
+    assert parse_sse("event: lonely\n\ndata: x\n\n") == [SSEEvent(event="message", data="x")]
 
 
 def test_event_type_applies_to_its_block_only() -> None:
@@ -157,9 +155,7 @@ def _serialise(events: list[tuple[str, list[str]]], eols: list[str]) -> str:
 def test_roundtrip_under_any_line_endings(
     events: list[tuple[str, list[str]]], eols: list[str]
 ) -> None:
-    expected = [
-        SSEEvent(event=t or "message", data="\n".join(lines)) for t, lines in events
-    ]
+    expected = [SSEEvent(event=t or "message", data="\n".join(lines)) for t, lines in events]
     assert parse_sse(_serialise(events, eols)) == expected
 
 

@@ -18,11 +18,27 @@ from agentsnap.capture import Recording
 from tests import transport_kit as kit
 from tests.offline import Offline
 
-COMPLETION = {"id": "chatcmpl-gz", "object": "chat.completion", "model": "gpt-4o-mini",
-              "choices": [{"index": 0, "message": {"role": "assistant", "content": "Zipped sunshine."}, "finish_reason": "stop"}],
-              "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}}
-EVENTS = [{"id": "c", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": piece}}]}
-          for piece in ("Zip", "ped ", "rain.")]
+COMPLETION = {
+    "id": "chatcmpl-gz",
+    "object": "chat.completion",
+    "model": "gpt-4o-mini",
+    "choices": [
+        {
+            "index": 0,
+            "message": {"role": "assistant", "content": "Zipped sunshine."},
+            "finish_reason": "stop",
+        }
+    ],
+    "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
+}
+EVENTS = [
+    {
+        "id": "c",
+        "object": "chat.completion.chunk",
+        "choices": [{"index": 0, "delta": {"content": piece}}],
+    }
+    for piece in ("Zip", "ped ", "rain.")
+]
 
 
 class _GzipHandler(BaseHTTPRequestHandler):
@@ -40,9 +56,12 @@ class _GzipHandler(BaseHTTPRequestHandler):
             self.send_header("Transfer-Encoding", "chunked")
             self.send_header("x-request-id", "req_gz_stream")
             self.end_headers()
-            packed = gzip.compress(b"".join(f"data: {json.dumps(e)}\n\n".encode() for e in EVENTS) + b"data: [DONE]\n\n")
+            packed = gzip.compress(
+                b"".join(f"data: {json.dumps(e)}\n\n".encode() for e in EVENTS)
+                + b"data: [DONE]\n\n"
+            )
             for i in range(0, len(packed), 7):  # many small chunks of one gzip member
-                piece = packed[i:i + 7]
+                piece = packed[i : i + 7]
                 self.wfile.write(f"{len(piece):X}\r\n".encode() + piece + b"\r\n")
             self.wfile.write(b"0\r\n\r\n")
             return
@@ -59,7 +78,9 @@ class _GzipHandler(BaseHTTPRequestHandler):
 @pytest.fixture
 def gzip_server() -> Iterator[ThreadingHTTPServer]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _GzipHandler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+    )
     thread.start()
     yield server
     server.shutdown()
@@ -74,36 +95,55 @@ def _stop(server: ThreadingHTTPServer) -> None:
     server.shutdown()
 
 
-def test_requests_gzip_json_and_gzip_chunked_stream(gzip_server: ThreadingHTTPServer, offline: Offline) -> None:
+def test_requests_gzip_json_and_gzip_chunked_stream(
+    gzip_server: ThreadingHTTPServer, offline: Offline
+) -> None:
     requests = pytest.importorskip("requests")
     url = _url(gzip_server)
 
     def run() -> list[Any]:
         plain = requests.post(url, data=kit.openai_body(), headers=kit.OPENAI_HEADERS, timeout=5)
-        streamed = requests.post(url, data=kit.openai_body(stream=True), headers=kit.OPENAI_HEADERS, stream=True, timeout=5)
+        streamed = requests.post(
+            url,
+            data=kit.openai_body(stream=True),
+            headers=kit.OPENAI_HEADERS,
+            stream=True,
+            timeout=5,
+        )
         return [plain.json(), list(streamed.iter_lines(decode_unicode=True))]
 
     live, steps = kit.record(run)
     _stop(gzip_server)
-    assert live[0] == COMPLETION and kit.openai_stream_result("\n".join(live[1]))[0] == "Zipped rain."
+    assert (
+        live[0] == COMPLETION and kit.openai_stream_result("\n".join(live[1]))[0] == "Zipped rain."
+    )
     assert steps[0]["response"] == "Zipped sunshine." and steps[1]["response"] == "Zipped rain."
     stored = [s["exchange"]["response"] for s in steps]
-    assert "content-encoding" not in stored[0]["headers"] and "content-encoding" not in stored[1]["headers"]
+    assert (
+        "content-encoding" not in stored[0]["headers"]
+        and "content-encoding" not in stored[1]["headers"]
+    )
     assert all(isinstance(c, str) for c in stored[1]["chunks"])  # decoded text, not gzip bytes
     with offline():
         again, _ = kit.replay(steps, run)
     assert again == live
 
 
-def test_aiohttp_gzip_json_and_gzip_chunked_stream(gzip_server: ThreadingHTTPServer, offline: Offline) -> None:
+def test_aiohttp_gzip_json_and_gzip_chunked_stream(
+    gzip_server: ThreadingHTTPServer, offline: Offline
+) -> None:
     aiohttp = pytest.importorskip("aiohttp")
     url = _url(gzip_server)
 
     async def main() -> list[Any]:
         async with aiohttp.ClientSession() as session:
-            async with session.post(url, data=kit.openai_body(), headers=kit.OPENAI_HEADERS) as resp:
+            async with session.post(
+                url, data=kit.openai_body(), headers=kit.OPENAI_HEADERS
+            ) as resp:
                 plain = await resp.json()
-            async with session.post(url, data=kit.openai_body(stream=True), headers=kit.OPENAI_HEADERS) as resp:
+            async with session.post(
+                url, data=kit.openai_body(stream=True), headers=kit.OPENAI_HEADERS
+            ) as resp:
                 lines = [line async for line in resp.content]
         return [plain, b"".join(lines).decode()]
 
@@ -116,7 +156,9 @@ def test_aiohttp_gzip_json_and_gzip_chunked_stream(gzip_server: ThreadingHTTPSer
     assert again == live
 
 
-def test_urllib_gzip_is_stored_decoded_and_served_without_the_encoding(gzip_server: ThreadingHTTPServer, offline: Offline) -> None:
+def test_urllib_gzip_is_stored_decoded_and_served_without_the_encoding(
+    gzip_server: ThreadingHTTPServer, offline: Offline
+) -> None:
     """urllib does not decompress: the caller honours ``Content-Encoding`` itself. The
     recording keeps the decoded body, so replay serves it with no ``Content-Encoding``:
     a caller that honours the header reads the same JSON."""
@@ -125,9 +167,14 @@ def test_urllib_gzip_is_stored_decoded_and_served_without_the_encoding(gzip_serv
     url = _url(gzip_server)
 
     def run() -> Any:
-        with urllib.request.urlopen(urllib.request.Request(url, data=kit.openai_body(), headers=kit.OPENAI_HEADERS), timeout=5) as resp:
+        with urllib.request.urlopen(
+            urllib.request.Request(url, data=kit.openai_body(), headers=kit.OPENAI_HEADERS),
+            timeout=5,
+        ) as resp:
             raw = resp.read()
-            return json.loads(gzip.decompress(raw) if resp.headers.get("Content-Encoding") == "gzip" else raw)
+            return json.loads(
+                gzip.decompress(raw) if resp.headers.get("Content-Encoding") == "gzip" else raw
+            )
 
     live, steps = kit.record(run)
     _stop(gzip_server)
@@ -157,7 +204,9 @@ def test_a_close_delimited_body_read_whole_is_recorded_complete(offline: Offline
     import http.client
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), _CloseDelimitedHandler)
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+    threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+    ).start()
     port = server.server_address[1]
 
     def run() -> Any:
@@ -172,7 +221,9 @@ def test_a_close_delimited_body_read_whole_is_recorded_complete(offline: Offline
     server.shutdown()
     server.server_close()
     [exchange] = rec.trace.exchanges
-    assert live == COMPLETION and exchange.complete is True and exchange.response["body"] == COMPLETION
+    assert (
+        live == COMPLETION and exchange.complete is True and exchange.response["body"] == COMPLETION
+    )
     with offline():
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
         with kit.replaying(rec.trace.steps()):

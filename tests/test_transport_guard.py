@@ -30,15 +30,16 @@ def _aiohttp() -> None:
     import aiohttp
 
     async def main() -> None:
-        async with aiohttp.ClientSession() as session:
-            async with session.post(URL, data=b"{}"):
-                pass
+        async with aiohttp.ClientSession() as session, session.post(URL, data=b"{}"):
+            pass
 
     asyncio.run(main())
 
 
-@pytest.mark.parametrize("call", [_urllib, _requests, _aiohttp], ids=["urllib", "requests", "aiohttp"])
+@pytest.mark.parametrize(
+    "call", [_urllib, _requests, _aiohttp], ids=["urllib", "requests", "aiohttp"]
+)
 def test_an_unrecognised_request_is_blocked_in_replay(call: object) -> None:
     with Recording("replay", cassette=Cassette([])):
-        with pytest.raises(NetworkBlockedError, match="api.blocked-host.example"):
+        with pytest.raises(NetworkBlockedError, match=r"api\.blocked-host\.example"):
             call()  # type: ignore[operator]

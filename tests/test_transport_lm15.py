@@ -36,13 +36,17 @@ def _call(url: str, body: bytes, headers: dict[str, str]) -> tuple[Any, bytes]:
     # DSPy's providers build the headers themselves; the transport adds "User-Agent: lm15/stdlib"
     hdrs = [(k, v) for k, v in headers.items() if k.lower() != "user-agent"]
     with lm15.StdlibTransport() as transport:
-        with transport.stream(lm15.TransportRequest(method="POST", url=url, headers=hdrs, body=body)) as resp:
+        with transport.stream(
+            lm15.TransportRequest(method="POST", url=url, headers=hdrs, body=body)
+        ) as resp:
             return resp, resp.read()
 
 
 async def _acall(url: str, body: bytes, headers: dict[str, str]) -> tuple[Any, bytes]:
     async with lm15.StdlibAsyncTransport() as transport:
-        async with transport.stream(lm15.TransportRequest(method="POST", url=url, headers=list(headers.items()), body=body)) as resp:
+        async with transport.stream(
+            lm15.TransportRequest(method="POST", url=url, headers=list(headers.items()), body=body)
+        ) as resp:
             return resp, await resp.read()
 
 
@@ -54,24 +58,40 @@ def lm15_is_openai(monkeypatch: pytest.MonkeyPatch) -> None:
 
     openai = next(s for s in spec.load_specs() if s.name == "openai")
     # raising=False: once classify recognises by wire shape it may not use _spec_for, and needs no help
-    monkeypatch.setattr(spec, "_spec_for", lambda ua, host: openai if ua.startswith(("lm15/", "OpenAI/")) else None, raising=False)
+    monkeypatch.setattr(
+        spec,
+        "_spec_for",
+        lambda ua, host: openai if ua.startswith(("lm15/", "OpenAI/")) else None,
+        raising=False,
+    )
 
 
-def test_lm15_sync_json_and_stream_replay_offline_as_lm15_responses(fake_openai: FakeOpenAI, offline: Offline, lm15_is_openai: None) -> None:
-    fake_openai.script(tool_calls_reply([("call_1", "get_weather", {"city": "Paris"})]), stream_text_reply(["Sun", "ny."]))
+def test_lm15_sync_json_and_stream_replay_offline_as_lm15_responses(
+    fake_openai: FakeOpenAI, offline: Offline, lm15_is_openai: None
+) -> None:
+    fake_openai.script(
+        tool_calls_reply([("call_1", "get_weather", {"city": "Paris"})]),
+        stream_text_reply(["Sun", "ny."]),
+    )
     url = fake_openai.base_url + "/chat/completions"
 
     def run() -> list[tuple[Any, bytes]]:
-        return [_call(url, kit.openai_body(), kit.OPENAI_HEADERS), _call(url, kit.openai_body(stream=True), kit.OPENAI_HEADERS)]
+        return [
+            _call(url, kit.openai_body(), kit.OPENAI_HEADERS),
+            _call(url, kit.openai_body(stream=True), kit.OPENAI_HEADERS),
+        ]
 
     live, steps = kit.record(run)
     fake_openai.stop()
     assert [s["provider"] for s in steps] == ["openai", "openai"]
-    assert steps[0]["tool_requests"][0]["args"] == {"city": "Paris"} and steps[1]["response"] == "Sunny."
+    assert (
+        steps[0]["tool_requests"][0]["args"] == {"city": "Paris"}
+        and steps[1]["response"] == "Sunny."
+    )
 
     with offline():
         again, _ = kit.replay(steps, run)
-    (resp, body), (sresp, sbody) = again
+    (resp, body), (_sresp, sbody) = again
     assert type(resp) is lm15.TransportResponse and resp.status == 200 and resp.reason == "OK"
     assert json.loads(body) == json.loads(live[0][1])
     assert resp.header("x-request-id") == live[0][0].header("x-request-id")
@@ -80,12 +100,17 @@ def test_lm15_sync_json_and_stream_replay_offline_as_lm15_responses(fake_openai:
 
 def test_lm15_async_anthropic_stream_and_error_replay_offline(offline: Offline) -> None:
     with fa.FakeAnthropic() as fake:
-        fake.script(fa.stream_reply(fa.tool_use_block("toolu_1", "get_weather", {"city": "Paris"})), fa.error_reply(400, message="bad"))
+        fake.script(
+            fa.stream_reply(fa.tool_use_block("toolu_1", "get_weather", {"city": "Paris"})),
+            fa.error_reply(400, message="bad"),
+        )
         url = fake.origin + "/v1/messages"
 
         async def run() -> list[tuple[Any, bytes]]:
-            return [await _acall(url, kit.anthropic_body(stream=True), kit.ANTHROPIC_HEADERS),
-                    await _acall(url, kit.anthropic_body("x"), kit.ANTHROPIC_HEADERS)]
+            return [
+                await _acall(url, kit.anthropic_body(stream=True), kit.ANTHROPIC_HEADERS),
+                await _acall(url, kit.anthropic_body("x"), kit.ANTHROPIC_HEADERS),
+            ]
 
         live, steps = kit.record(lambda: asyncio.run(run()))
     assert live[1][0].status == 400
@@ -97,7 +122,9 @@ def test_lm15_async_anthropic_stream_and_error_replay_offline(offline: Offline) 
     assert again[1][0].status == 400 and json.loads(again[1][1])["error"]["message"] == "bad"
 
 
-def test_lm15_changed_request_is_a_replay_miss(fake_openai: FakeOpenAI, offline: Offline, lm15_is_openai: None) -> None:
+def test_lm15_changed_request_is_a_replay_miss(
+    fake_openai: FakeOpenAI, offline: Offline, lm15_is_openai: None
+) -> None:
     fake_openai.script(error_reply(429))
     url = fake_openai.base_url + "/chat/completions"
     _, steps = kit.record(lambda: _call(url, kit.openai_body(), kit.OPENAI_HEADERS))

@@ -41,18 +41,29 @@ def test_the_seam_is_wrapped_once() -> None:
     assert not hasattr(lm15_shaped.StdlibTransport.__dict__["stream"].__wrapped__, "__wrapped__")
 
 
-def test_raw_socket_json_stream_and_error_replay_offline(fake_openai: FakeOpenAI, offline: Offline) -> None:
-    fake_openai.script(text_reply("Sunny."), stream_tool_calls_reply([("call_1", "get_weather", {"city": "Paris"})]),
-                       error_reply(429, message="Slow down."))
+def test_raw_socket_json_stream_and_error_replay_offline(
+    fake_openai: FakeOpenAI, offline: Offline
+) -> None:
+    fake_openai.script(
+        text_reply("Sunny."),
+        stream_tool_calls_reply([("call_1", "get_weather", {"city": "Paris"})]),
+        error_reply(429, message="Slow down."),
+    )
     url = fake_openai.base_url + "/chat/completions"
 
     def run() -> list[tuple[lm15_shaped.TransportResponse, bytes]]:
-        return [_call(url, kit.openai_body()), _call(url, kit.openai_body(stream=True)), _call(url, kit.openai_body("again"))]
+        return [
+            _call(url, kit.openai_body()),
+            _call(url, kit.openai_body(stream=True)),
+            _call(url, kit.openai_body("again")),
+        ]
 
     live, steps = kit.record(run)
     fake_openai.stop()
     assert [s["provider"] for s in steps] == ["openai"] * 3
-    assert steps[0]["response"] == "Sunny." and steps[1]["tool_requests"][0]["args"] == {"city": "Paris"}
+    assert steps[0]["response"] == "Sunny." and steps[1]["tool_requests"][0]["args"] == {
+        "city": "Paris"
+    }
     assert steps[1]["stream"] is True and steps[2]["status"] == 429
 
     with offline():
@@ -66,7 +77,9 @@ def test_raw_socket_json_stream_and_error_replay_offline(fake_openai: FakeOpenAI
     assert again[2][1] == live[2][1] and rec.misses == 0
 
 
-def test_raw_socket_changed_request_is_a_replay_miss(fake_openai: FakeOpenAI, offline: Offline) -> None:
+def test_raw_socket_changed_request_is_a_replay_miss(
+    fake_openai: FakeOpenAI, offline: Offline
+) -> None:
     fake_openai.script(text_reply("Sunny."))
     url = fake_openai.base_url + "/chat/completions"
     _, steps = kit.record(lambda: _call(url, kit.openai_body()))
@@ -84,6 +97,8 @@ def test_without_the_hook_a_raw_socket_client_is_invisible(fake_openai: FakeOpen
     raw_stream = lm15_shaped.StdlibTransport.__dict__["stream"].__wrapped__
     transport = lm15_shaped.StdlibTransport(user_agent=kit.OPENAI_HEADERS["User-Agent"])
     with Recording("capture") as rec:
-        with raw_stream(transport, lm15_shaped.TransportRequest("POST", url, [], kit.openai_body())) as resp:
+        with raw_stream(
+            transport, lm15_shaped.TransportRequest("POST", url, [], kit.openai_body())
+        ) as resp:
             assert json.loads(resp.read())["choices"][0]["message"]["content"] == "unseen"
     assert rec.trace.exchanges == []

@@ -38,19 +38,31 @@ def _post(url: str, body: bytes, headers: dict[str, str], *, stream: bool = Fals
         return resp
 
 
-def test_requests_json_chat_replays_offline_as_a_real_requests_response(fake_openai: FakeOpenAI, offline: Offline) -> None:
+def test_requests_json_chat_replays_offline_as_a_real_requests_response(
+    fake_openai: FakeOpenAI, offline: Offline
+) -> None:
     fake_openai.script(text_reply("Sunny in Paris."))
     url = fake_openai.base_url + "/chat/completions"
     live, steps = kit.record(lambda: _post(url, kit.openai_body(), kit.OPENAI_HEADERS))
     fake_openai.stop()
-    assert live.status_code == 200 and live.json()["choices"][0]["message"]["content"] == "Sunny in Paris."
+    assert (
+        live.status_code == 200
+        and live.json()["choices"][0]["message"]["content"] == "Sunny in Paris."
+    )
     [step] = steps
-    assert (step["provider"], step["response"], step["stream"]) == ("openai", "Sunny in Paris.", False)
+    assert (step["provider"], step["response"], step["stream"]) == (
+        "openai",
+        "Sunny in Paris.",
+        False,
+    )
 
     with offline():
         again, rec = kit.replay(steps, lambda: _post(url, kit.openai_body(), kit.OPENAI_HEADERS))
     assert type(again) is requests.Response
-    assert type(again.raw) is urllib3.HTTPResponse and type(again.raw._original_response) is http.client.HTTPResponse
+    assert (
+        type(again.raw) is urllib3.HTTPResponse
+        and type(again.raw._original_response) is http.client.HTTPResponse
+    )
     assert again.status_code == 200 and again.reason == "OK" and again.url == url
     assert again.json() == live.json()
     for name in ("content-type", "x-request-id"):
@@ -58,7 +70,9 @@ def test_requests_json_chat_replays_offline_as_a_real_requests_response(fake_ope
     assert rec.misses == 0
 
 
-def test_requests_streamed_tool_calls_iter_lines_replay_the_same_lines(fake_openai: FakeOpenAI, offline: Offline) -> None:
+def test_requests_streamed_tool_calls_iter_lines_replay_the_same_lines(
+    fake_openai: FakeOpenAI, offline: Offline
+) -> None:
     fake_openai.script(stream_tool_calls_reply([("call_A", "get_weather", {"city": "Paris"})]))
     url = fake_openai.base_url + "/chat/completions"
     body = kit.openai_body(stream=True)
@@ -76,12 +90,16 @@ def test_requests_streamed_tool_calls_iter_lines_replay_the_same_lines(fake_open
 
 def test_requests_anthropic_stream_and_error_status_replay_offline(offline: Offline) -> None:
     with fa.FakeAnthropic() as fake:
-        fake.script(fa.stream_reply(fa.text_block("Mild.")), fa.error_reply(529, message="Overloaded."))
+        fake.script(
+            fa.stream_reply(fa.text_block("Mild.")), fa.error_reply(529, message="Overloaded.")
+        )
         url = fake.origin + "/v1/messages"
 
         def run() -> list[Any]:
-            return [_post(url, kit.anthropic_body(stream=True), kit.ANTHROPIC_HEADERS, stream=True),
-                    _post(url, kit.anthropic_body("again"), kit.ANTHROPIC_HEADERS)]
+            return [
+                _post(url, kit.anthropic_body(stream=True), kit.ANTHROPIC_HEADERS, stream=True),
+                _post(url, kit.anthropic_body("again"), kit.ANTHROPIC_HEADERS),
+            ]
 
         live, steps = kit.record(run)
     assert kit.anthropic_stream_result("\n".join(live[0].lines)) == ("Mild.", {})
@@ -95,14 +113,18 @@ def test_requests_anthropic_stream_and_error_status_replay_offline(offline: Offl
         again[1].raise_for_status()
 
 
-def test_plain_urllib3_preloaded_and_error_status(fake_openai: FakeOpenAI, offline: Offline) -> None:
+def test_plain_urllib3_preloaded_and_error_status(
+    fake_openai: FakeOpenAI, offline: Offline
+) -> None:
     fake_openai.script(error_reply(400, message="Bad tools."), stream_text_reply(["a", "b"]))
     url = fake_openai.base_url + "/chat/completions"
 
     def run() -> list[Any]:
         with urllib3.PoolManager() as pool:
             first = pool.request("POST", url, body=kit.openai_body(), headers=kit.OPENAI_HEADERS)
-            second = pool.request("POST", url, body=kit.openai_body(stream=True), headers=kit.OPENAI_HEADERS)
+            second = pool.request(
+                "POST", url, body=kit.openai_body(stream=True), headers=kit.OPENAI_HEADERS
+            )
             return [first, second]
 
     live, steps = kit.record(run)
@@ -112,10 +134,15 @@ def test_plain_urllib3_preloaded_and_error_status(fake_openai: FakeOpenAI, offli
     assert [r.status for r in again] == [400, 200]
     assert again[0].data == live[0].data  # the openai spec keeps error bodies verbatim
     assert json.loads(again[0].data)["error"]["message"] == "Bad tools."
-    assert again[1].data == live[1].data and kit.openai_stream_result(again[1].data.decode())[0] == "ab"
+    assert (
+        again[1].data == live[1].data
+        and kit.openai_stream_result(again[1].data.decode())[0] == "ab"
+    )
 
 
-def test_requests_changed_request_is_a_replay_miss_not_a_connection_error(fake_openai: FakeOpenAI, offline: Offline) -> None:
+def test_requests_changed_request_is_a_replay_miss_not_a_connection_error(
+    fake_openai: FakeOpenAI, offline: Offline
+) -> None:
     fake_openai.script(text_reply("Sunny."))
     url = fake_openai.base_url + "/chat/completions"
     _, steps = kit.record(lambda: _post(url, kit.openai_body(), kit.OPENAI_HEADERS))
@@ -134,12 +161,20 @@ def test_a_requests_call_is_captured_once_not_again_by_http_client(fake_openai: 
     assert len(rec.trace.exchanges) == 1
 
 
-def test_a_stream_closed_early_is_recorded_incomplete_and_replays_its_start(fake_openai: FakeOpenAI, offline: Offline) -> None:
+def test_a_stream_closed_early_is_recorded_incomplete_and_replays_its_start(
+    fake_openai: FakeOpenAI, offline: Offline
+) -> None:
     fake_openai.script(stream_text_reply(["one ", "two ", "three ", "four"]))
     url = fake_openai.base_url + "/chat/completions"
 
     def run() -> list[str]:
-        with requests.post(url, data=kit.openai_body(stream=True), headers=kit.OPENAI_HEADERS, stream=True, timeout=5) as resp:
+        with requests.post(
+            url,
+            data=kit.openai_body(stream=True),
+            headers=kit.OPENAI_HEADERS,
+            stream=True,
+            timeout=5,
+        ) as resp:
             lines = []
             for line in resp.iter_lines(decode_unicode=True):
                 if line:

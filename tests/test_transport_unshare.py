@@ -21,7 +21,7 @@ from tests.fake_provider import FakeOpenAI, stream_text_reply, text_reply
 
 ROOT = Path(__file__).resolve().parent.parent
 
-CALLS = r'''
+CALLS = r"""
 import asyncio, json, sys, urllib.request
 from tests import transport_kit as kit
 
@@ -47,9 +47,11 @@ CALL = {"urllib": urllib_call, "requests": requests_call, "aiohttp": aiohttp_cal
 
 def run(name, url):
     return [CALL[name](url, kit.openai_body()), CALL[name](url, kit.openai_body(stream=True))]
-'''
+"""
 
-REPLAY = CALLS + r'''
+REPLAY = (
+    CALLS
+    + r"""
 from agentsnap.capture import Recording
 from agentsnap.replay import Cassette
 name, url, path = sys.argv[1:4]
@@ -57,7 +59,8 @@ steps = json.load(open(path))
 with Recording("replay", cassette=Cassette(steps)) as rec:
     out = run(name, url)
 print(json.dumps({"out": out, "misses": rec.misses}))
-'''
+"""
+)
 
 
 def _unshare_works() -> bool:
@@ -68,8 +71,12 @@ def _unshare_works() -> bool:
 
 @pytest.mark.skipif(not _unshare_works(), reason="unshare -n is not permitted here")
 @pytest.mark.parametrize("transport", ["urllib", "requests", "aiohttp"])
-def test_replay_runs_with_no_network_namespace(transport: str, tmp_path: Path, fake_openai: FakeOpenAI) -> None:
-    pytest.importorskip({"urllib": "urllib", "requests": "requests", "aiohttp": "aiohttp"}[transport])
+def test_replay_runs_with_no_network_namespace(
+    transport: str, tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    pytest.importorskip(
+        {"urllib": "urllib", "requests": "requests", "aiohttp": "aiohttp"}[transport]
+    )
     fake_openai.script(text_reply("Sunny."), stream_text_reply(["Mild ", "and dry."]))
     url = fake_openai.base_url + "/chat/completions"
     namespace: dict = {}
@@ -79,8 +86,14 @@ def test_replay_runs_with_no_network_namespace(transport: str, tmp_path: Path, f
     path = tmp_path / "steps.json"
     path.write_text(json.dumps(steps), encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
-    proc = subprocess.run(["unshare", "-n", sys.executable, "-c", REPLAY, transport, url, str(path)],
-                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    proc = subprocess.run(
+        ["unshare", "-n", sys.executable, "-c", REPLAY, transport, url, str(path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result["misses"] == 0

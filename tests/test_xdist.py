@@ -13,7 +13,7 @@ pytest_plugins = ["pytester"]
 REPO = Path(__file__).resolve().parents[1]
 N = 200
 
-CONFTEST = f'''
+CONFTEST = f"""
 import os, sys
 sys.path.insert(0, {str(REPO)!r})
 import openai, pytest
@@ -24,21 +24,29 @@ def client():
     with FakeOpenAI() as fake:
         fake.respond_with(lambda body: text_reply("answer to " + body["messages"][0]["content"]))
         yield openai.OpenAI(base_url=fake.base_url, api_key="sk-test", max_retries=0)
-'''
+"""
 
-TESTS = f'''
+TESTS = f"""
 import pytest
 
 @pytest.mark.parametrize("i", range({N}))
 def test_agent(client, i):
     r = client.chat.completions.create(model="m", messages=[{{"role": "user", "content": f"q{{i}}"}}])
     assert r.choices[0].message.content == f"answer to q{{i}}"
-'''
+"""
 
 
 @pytest.fixture(autouse=True)
 def _no_ci(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD"):
+    for var in (
+        "CI",
+        "GITHUB_ACTIONS",
+        "GITLAB_CI",
+        "BUILDKITE",
+        "CIRCLECI",
+        "JENKINS_URL",
+        "TF_BUILD",
+    ):
         monkeypatch.delenv(var, raising=False)
 
 
@@ -56,7 +64,9 @@ def _summary(result: pytest.RunResult) -> str:
 def test_parallel_record_repeated_leaves_every_file_complete(pytester: pytest.Pytester) -> None:
     root = _project(pytester)
     for round_ in range(3):
-        res = pytester.runpytest_subprocess("-n", "2", "--agentsnap-record", "-p", "no:randomly", "-q")
+        res = pytester.runpytest_subprocess(
+            "-n", "2", "--agentsnap-record", "-p", "no:randomly", "-q"
+        )
         res.assert_outcomes(passed=N)
         files = sorted(root.glob("*.json"))
         assert len(files) == N, round_
@@ -64,18 +74,26 @@ def test_parallel_record_repeated_leaves_every_file_complete(pytester: pytest.Py
         for path in files:
             data = json.loads(path.read_text(encoding="utf-8"))  # every file parses
             assert data["approved"] is True
-            assert data["trace"][0]["response"] == "answer to q" + data["name"].split("[")[1].rstrip("]")
+            assert data["trace"][0]["response"] == "answer to q" + data["name"].split("[")[
+                1
+            ].rstrip("]")
             names.add(data["name"])
         assert names == {f"test_many.py::test_agent[{i}]" for i in range(N)}
         assert not [p for p in root.iterdir() if p.name.endswith(".tmp")]
-        expected = f"agentsnap: {N} recorded (approved)" if round_ == 0 else f"agentsnap: {N} re-recorded unchanged"
+        expected = (
+            f"agentsnap: {N} recorded (approved)"
+            if round_ == 0
+            else f"agentsnap: {N} re-recorded unchanged"
+        )
         assert _summary(res) == expected
 
 
 def test_xdist_summary_equals_serial_summary(pytester: pytest.Pytester) -> None:
     root = _project(pytester)
     skipped = sum(1 for i in range(N) if "7" in str(i))  # left unrecorded by -k
-    pytester.runpytest_subprocess("--agentsnap-record", "-p", "no:randomly", "-q", "-k", "not 7").assert_outcomes(passed=N - skipped, deselected=skipped)
+    pytester.runpytest_subprocess(
+        "--agentsnap-record", "-p", "no:randomly", "-q", "-k", "not 7"
+    ).assert_outcomes(passed=N - skipped, deselected=skipped)
     # one golden drifts, a few are missing (pending locally), the rest pass
     store = SnapshotStore(root)
     snap = store.load("test_many.py::test_agent[0]")
@@ -88,7 +106,9 @@ def test_xdist_summary_equals_serial_summary(pytester: pytest.Pytester) -> None:
     for path in root.glob("*.json"):
         if json.loads(path.read_text(encoding="utf-8"))["approved"] is False:
             path.unlink()
-    parallel = pytester.runpytest_subprocess("-n", "2", "--agentsnap-live", "-p", "no:randomly", "-q")
+    parallel = pytester.runpytest_subprocess(
+        "-n", "2", "--agentsnap-live", "-p", "no:randomly", "-q"
+    )
     expected = f"agentsnap: {N - skipped - 1} passed, 1 failed, {skipped} new (pending approval)"
     assert _summary(serial) == _summary(parallel) == expected
     serial.assert_outcomes(passed=N - 1, failed=1)

@@ -15,23 +15,38 @@ from typing import Any
 from agentsnap.capture import Recording
 from agentsnap.replay import Cassette
 
-OPENAI_HEADERS = {"User-Agent": "OpenAI/Python 1.99.0", "Content-Type": "application/json",
-                  "Authorization": "Bearer sk-test-transport"}
-ANTHROPIC_HEADERS = {"User-Agent": "Anthropic/Python 0.99.0", "Content-Type": "application/json",
-                     "anthropic-version": "2023-06-01", "x-api-key": "sk-ant-test"}
+OPENAI_HEADERS = {
+    "User-Agent": "OpenAI/Python 1.99.0",
+    "Content-Type": "application/json",
+    "Authorization": "Bearer sk-test-transport",
+}
+ANTHROPIC_HEADERS = {
+    "User-Agent": "Anthropic/Python 0.99.0",
+    "Content-Type": "application/json",
+    "anthropic-version": "2023-06-01",
+    "x-api-key": "sk-ant-test",
+}
 
 TOOL = {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}
 
 
 def openai_body(prompt: str = "Weather in Paris?", *, stream: bool = False) -> bytes:
-    body: dict[str, Any] = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": prompt}], "tools": [TOOL]}
+    body: dict[str, Any] = {
+        "model": "gpt-4o-mini",
+        "messages": [{"role": "user", "content": prompt}],
+        "tools": [TOOL],
+    }
     if stream:
         body["stream"] = True
     return json.dumps(body).encode()
 
 
 def anthropic_body(prompt: str = "Weather in Paris?", *, stream: bool = False) -> bytes:
-    body: dict[str, Any] = {"model": "claude-sonnet-4-6", "max_tokens": 64, "messages": [{"role": "user", "content": prompt}]}
+    body: dict[str, Any] = {
+        "model": "claude-sonnet-4-6",
+        "max_tokens": 64,
+        "messages": [{"role": "user", "content": prompt}],
+    }
     if stream:
         body["stream"] = True
     return json.dumps(body).encode()
@@ -56,7 +71,9 @@ def openai_stream_result(text: str) -> tuple[str, dict[int, str]]:
             delta = choice.get("delta", {})
             content += delta.get("content") or ""
             for call in delta.get("tool_calls") or []:
-                args[call["index"]] = args.get(call["index"], "") + (call.get("function", {}).get("arguments") or "")
+                args[call["index"]] = args.get(call["index"], "") + (
+                    call.get("function", {}).get("arguments") or ""
+                )
     return content, args
 
 

@@ -84,8 +84,14 @@ def _toml(value: Any) -> str:
 
 
 def _type_name(annotation: Any) -> str:
-    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", str(annotation))
-    return {"str": "string", "bool": "boolean", "float": "number", "int": "whole number"}.get(text, text)
+    text = (
+        annotation
+        if isinstance(annotation, str)
+        else getattr(annotation, "__name__", str(annotation))
+    )
+    return {"str": "string", "bool": "boolean", "float": "number", "int": "whole number"}.get(
+        text, text
+    )
 
 
 def settings_fields() -> list[dict[str, Any]]:
@@ -106,15 +112,17 @@ def settings_fields() -> list[dict[str, Any]]:
         else:  # pragma: no cover
             default = None
         doc = f.metadata.get("doc") or comments.get(f.name) or ""
-        out.append({
-            "name": f.name,
-            "type": _type_name(f.type),
-            "default": default,
-            "doc": doc,
-            "ini": f"agentsnap_{f.name}",
-            "env": env_of.get(f.name),
-            "flags": [o["flag"] for o in flags if o["key"] == f.name],
-        })
+        out.append(
+            {
+                "name": f.name,
+                "type": _type_name(f.type),
+                "default": default,
+                "doc": doc,
+                "ini": f"agentsnap_{f.name}",
+                "env": env_of.get(f.name),
+                "flags": [o["flag"] for o in flags if o["key"] == f.name],
+            }
+        )
     return out
 
 
@@ -157,13 +165,15 @@ def plugin_options() -> list[dict[str, Any]]:
             value = True if kwargs.get("action") == "store_true" else None
         elif suffix in config.MODES:
             key, value = "mode", suffix
-        out.append({
-            "flag": names[0],
-            "metavar": kwargs.get("metavar"),
-            "help": str(kwargs.get("help") or ""),
-            "key": key,
-            "value": value,
-        })
+        out.append(
+            {
+                "flag": names[0],
+                "metavar": kwargs.get("metavar"),
+                "help": str(kwargs.get("help") or ""),
+                "key": key,
+                "value": value,
+            }
+        )
     return out
 
 
@@ -184,7 +194,9 @@ def source_env_vars() -> set[str]:
     """Every ``AGENTSNAP_*`` variable name written in agentsnap's source (what the reference must cover)."""
     found: set[str] = set()
     for path in (ROOT / "src" / "agentsnap").rglob("*.py"):
-        for name in re.findall(r"\bAGENTSNAP_[A-Z0-9_]*[A-Z0-9]\b", path.read_text(encoding="utf-8")):
+        for name in re.findall(
+            r"\bAGENTSNAP_[A-Z0-9_]*[A-Z0-9]\b", path.read_text(encoding="utf-8")
+        ):
             found.add(name)
     return found
 
@@ -204,21 +216,35 @@ def config_reference() -> str:
     for f in fields:
         env = f"`{f['env']}`" if f["env"] else "—"
         flags = ", ".join(f"`{x}`" for x in f["flags"]) or "—"
-        lines.append(f"| [`{f['name']}`](#{f['name']}) | {f['type']} | `{_cell(_toml(f['default']))}` | {env} | {flags} |")
+        lines.append(
+            f"| [`{f['name']}`](#{f['name']}) | {f['type']} | `{_cell(_toml(f['default']))}` | {env} | {flags} |"
+        )
     lines += ["", "## Keys", ""]
     for f in fields:
         lines += [f"### `{f['name']}` {{#{f['name']}}}", "", f["doc"] or "(not documented yet)", ""]
-        facts = [f"**Default:** `{_cell(_toml(f['default']))}`", f"**Type:** {f['type']}", f"**ini option:** `{f['ini']}`"]
+        facts = [
+            f"**Default:** `{_cell(_toml(f['default']))}`",
+            f"**Type:** {f['type']}",
+            f"**ini option:** `{f['ini']}`",
+        ]
         if f["env"]:
             facts.append(f"**Environment:** `{f['env']}`")
         if f["flags"]:
             facts.append("**Flag:** " + ", ".join(f"`{x}`" for x in f["flags"]))
-        lines += [" · ".join(facts), "", "```toml", "[tool.agentsnap]", f"{f['name']} = {_toml(f['default'])}", "```", ""]
+        lines += [
+            " · ".join(facts),
+            "",
+            "```toml",
+            "[tool.agentsnap]",
+            f"{f['name']} = {_toml(f['default'])}",
+            "```",
+            "",
+        ]
     lines += ["## Command-line flags", "", "| flag | sets | help |", "|---|---|---|"]
     for o in plugin_options():
         flag = o["flag"] + (f" {o['metavar']}" if o["metavar"] else "")
         if o["key"] == "mode":
-            sets = f"`mode = \"{o['value']}\"`"
+            sets = f'`mode = "{o["value"]}"`'
         elif o["key"]:
             sets = f"`{o['key']}`"
         else:
@@ -230,7 +256,7 @@ def config_reference() -> str:
         "",
         (
             "Every key is also an ini option named `agentsnap_` + the key, in `pytest.ini`, `tox.ini`, `setup.cfg` "
-            "or `[tool.pytest.ini_options]`. Values are strings there (`\"0.95\"`, `\"true\"`); a list is comma- "
+            'or `[tool.pytest.ini_options]`. Values are strings there (`"0.95"`, `"true"`); a list is comma- '
             "or newline-separated."
         ),
         "",
@@ -281,8 +307,17 @@ def cli_reference(width: int = 100) -> str:
     for name in root.list_commands(root_ctx):  # type: ignore[attr-defined]
         command = root.get_command(root_ctx, name)  # type: ignore[attr-defined]
         assert command is not None
-        ctx = command.context_class(command, info_name=name, parent=root_ctx, max_content_width=width, terminal_width=width)
-        parts += [f"## `agentsnap {name}`", "", "```text", command.get_help(ctx).rstrip(), "```", ""]
+        ctx = command.context_class(
+            command, info_name=name, parent=root_ctx, max_content_width=width, terminal_width=width
+        )
+        parts += [
+            f"## `agentsnap {name}`",
+            "",
+            "```text",
+            command.get_help(ctx).rstrip(),
+            "```",
+            "",
+        ]
     return "\n".join(parts)
 
 
@@ -306,18 +341,22 @@ def provider_specs() -> list[dict[str, Any]]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
         provider = data.get("provider") or {}
         match = data.get("match") or {}
-        specs.append({
-            "file": f"patches/{path.name}",
-            "name": provider.get("name", path.stem),
-            "package": provider.get("package", provider.get("name", path.stem)),
-            "versions": provider.get("versions", ""),
-            "api_key_env": list(provider.get("api_key_env") or []),
-            "hosts": list(match.get("hosts") or []),
-            "user_agents": list(match.get("user_agent_prefixes") or []),
-            "headers": dict(match.get("headers") or {}),
-            "wire": [dict(r) for r in match.get("wire") or []],
-            "endpoints": [(e.get("path_suffix"), e.get("codec")) for e in data.get("endpoints") or []],
-        })
+        specs.append(
+            {
+                "file": f"patches/{path.name}",
+                "name": provider.get("name", path.stem),
+                "package": provider.get("package", provider.get("name", path.stem)),
+                "versions": provider.get("versions", ""),
+                "api_key_env": list(provider.get("api_key_env") or []),
+                "hosts": list(match.get("hosts") or []),
+                "user_agents": list(match.get("user_agent_prefixes") or []),
+                "headers": dict(match.get("headers") or {}),
+                "wire": [dict(r) for r in match.get("wire") or []],
+                "endpoints": [
+                    (e.get("path_suffix"), e.get("codec")) for e in data.get("endpoints") or []
+                ],
+            }
+        )
     return specs
 
 
@@ -346,7 +385,9 @@ def providers_reference() -> str:
                 shape += " on " + ", ".join(f"`{h}`" for h in rule["hosts"])
             by += "<br>or the call's shape: " + shape
         keys = ", ".join(f"`{k}`" for k in s["api_key_env"]) or "—"
-        lines.append(f"| **{s['name']}** (`{s['file']}`) | `{s['package']}` | `{s['versions']}` | {endpoints} | {by} | {keys} |")
+        lines.append(
+            f"| **{s['name']}** (`{s['file']}`) | `{s['package']}` | `{s['versions']}` | {endpoints} | {by} | {keys} |"
+        )
     return "\n".join(lines) + "\n"
 
 

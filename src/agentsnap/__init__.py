@@ -30,8 +30,8 @@ from .exceptions import (
 )
 
 if TYPE_CHECKING:
-    from .checking import check
     from .adapters.tool import ToolAdapter
+    from .checking import check
     from .diff import DiffConfig, DiffReport, compute_diff
     from .extract import extract_tool_calls
     from .judge import LLMJudge
@@ -58,30 +58,30 @@ _LAZY = {
 }
 
 __all__ = [
-    "__version__",
-    "config",
-    "AgentRecorder",
-    "AgentAsserter",
-    "Snapshot",
-    "SnapshotStore",
-    "DiffReport",
-    "DiffConfig",
-    "compute_diff",
-    "ToolAdapter",
-    "LLMJudge",
-    "wrap",
-    "check",
-    "extract_tool_calls",
-    "AgentRegressionError",
-    "SnapshotNotFoundError",
-    "SnapshotFormatError",
-    "SnapshotPendingError",
-    "SnapshotMissingInCIError",
     "AdapterNotWrappedError",
+    "AgentAsserter",
+    "AgentRecorder",
+    "AgentRegressionError",
+    "AgentsnapWarning",
+    "DiffConfig",
+    "DiffReport",
+    "LLMJudge",
+    "NetworkBlockedError",
     "ReplayError",
     "ReplayMissError",
-    "NetworkBlockedError",
-    "AgentsnapWarning",
+    "Snapshot",
+    "SnapshotFormatError",
+    "SnapshotMissingInCIError",
+    "SnapshotNotFoundError",
+    "SnapshotPendingError",
+    "SnapshotStore",
+    "ToolAdapter",
+    "__version__",
+    "check",
+    "compute_diff",
+    "config",
+    "extract_tool_calls",
+    "wrap",
 ]
 
 

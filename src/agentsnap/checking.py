@@ -20,8 +20,9 @@ approved                    compare; fail below ``min_score``       same
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .config import Settings
 from .config import load as load_settings
@@ -35,7 +36,13 @@ __all__ = ["check"]
 
 #: the one-line form scores the tool calls (structural, arguments): what the LLM calls stored with
 #: them (under --agentsnap-instrument) add is kept for replay and shown in the report, but weighs nothing
-_TOOL_CALLS_ONLY = {"model_tools": 0.0, "model_tool_args": 0.0, "llm_requests": 0.0, "llm_calls": 0.0, "output": 0.0}
+_TOOL_CALLS_ONLY = {
+    "model_tools": 0.0,
+    "model_tool_args": 0.0,
+    "llm_requests": 0.0,
+    "llm_calls": 0.0,
+    "output": 0.0,
+}
 
 
 def check(
@@ -81,14 +88,30 @@ def check(
     """
     settings = settings or load_settings()
     if store is None:
-        store = SnapshotStore(Path(snapshot_dir) if snapshot_dir is not None else settings.snapshot_path, force=settings.force)
+        store = SnapshotStore(
+            Path(snapshot_dir) if snapshot_dir is not None else settings.snapshot_path,
+            force=settings.force,
+        )
     new = tool_call_snapshot(name, actual, min_score=min_score, weights=weights)
-    return settle_tool_calls(new, store=store, settings=settings, mode="record" if update else settings.mode,
-                             min_score=min_score, weights=weights, strict=strict)
+    return settle_tool_calls(
+        new,
+        store=store,
+        settings=settings,
+        mode="record" if update else settings.mode,
+        min_score=min_score,
+        weights=weights,
+        strict=strict,
+    )
 
 
-def tool_call_snapshot(name: str, actual: Any, *, llm_steps: Sequence[dict[str, Any]] = (), min_score: float = 1.0,
-                       weights: Mapping[str, float] | None = None) -> Any:
+def tool_call_snapshot(
+    name: str,
+    actual: Any,
+    *,
+    llm_steps: Sequence[dict[str, Any]] = (),
+    min_score: float = 1.0,
+    weights: Mapping[str, float] | None = None,
+) -> Any:
     """The new :class:`~agentsnap.Snapshot` of the tool calls in ``actual`` (options checked first, nothing written).
 
     Raises ``ValueError`` / ``TypeError`` for a bad name, ``min_score`` or
@@ -100,13 +123,26 @@ def tool_call_snapshot(name: str, actual: Any, *, llm_steps: Sequence[dict[str, 
 
     if not isinstance(name, str) or not name:
         raise ValueError(f"agentsnap: a snapshot name must be a non-empty string, got {name!r}")
-    if isinstance(min_score, bool) or not isinstance(min_score, (int, float)) or not 0.0 <= float(min_score) <= 1.0:
+    if (
+        isinstance(min_score, bool)
+        or not isinstance(min_score, (int, float))
+        or not 0.0 <= float(min_score) <= 1.0
+    ):
         raise ValueError(f"agentsnap: min_score must be a number within [0, 1], got {min_score!r}")
     _check_weights(weights)
     calls = extract_tool_calls(actual)
     steps = [dict(s) for s in llm_steps]
     # ids are left out: providers mint new ones every live run, and the diff never compares them
-    steps += [{"type": "tool_call", "name": c["tool"], "args": c["args"], "result": c.get("result"), "id": None} for c in calls]
+    steps += [
+        {
+            "type": "tool_call",
+            "name": c["tool"],
+            "args": c["args"],
+            "result": c.get("result"),
+            "id": None,
+        }
+        for c in calls
+    ]
     return build_snapshot(name, steps, source="pytest", captured=True)
 
 
@@ -127,9 +163,21 @@ def settle_tool_calls(
     from .exceptions import AgentRegressionError, SnapshotNotFoundError, SnapshotPendingError
 
     try:
-        outcome = settle(store, new, settings, mode=mode, missing="pending", test_passed=test_passed, golden=golden,
-                         overrides={"min_score": min_score, "weights": {**_TOOL_CALLS_ONLY, **(weights or {})}, "strict": strict,
-                                    "gate": "score"})
+        outcome = settle(
+            store,
+            new,
+            settings,
+            mode=mode,
+            missing="pending",
+            test_passed=test_passed,
+            golden=golden,
+            overrides={
+                "min_score": min_score,
+                "weights": {**_TOOL_CALLS_ONLY, **(weights or {})},
+                "strict": strict,
+                "gate": "score",
+            },
+        )
     except (AgentRegressionError, SnapshotNotFoundError, SnapshotPendingError):
         if on_outcome is not None:
             on_outcome("failed", new.name)

@@ -27,9 +27,10 @@ import os
 import re
 import sys
 import warnings
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 if sys.version_info >= (3, 11):  # pragma: no cover
     import tomllib
@@ -37,17 +38,17 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 __all__ = [
-    "Settings",
-    "load",
-    "is_ci",
-    "find_pyproject",
-    "resolve_judge_api_key",
-    "MODES",
-    "SETTING_KEYS",
-    "ENV_VARS",
     "EMBEDDING_BACKENDS",
+    "ENV_VARS",
     "JUDGE_API_KEY_ENV",
+    "MODES",
     "PROVIDER_KEY_MAP",
+    "SETTING_KEYS",
+    "Settings",
+    "find_pyproject",
+    "is_ci",
+    "load",
+    "resolve_judge_api_key",
 ]
 
 MODES = ("live", "replay", "record")
@@ -74,50 +75,140 @@ def is_ci(env: Mapping[str, str] | None = None) -> bool:
 class Settings:
     """Resolved agentsnap configuration. Every field is a ``[tool.agentsnap]`` key."""
 
-    snapshot_dir: str = field(default="__agent_snapshots__", metadata={"doc": (
-        "Folder of the snapshot files. A relative path is relative to the folder of the pyproject.toml "
-        "(else the pytest rootdir, or the current directory for the CLI).")})
-    mode: str = field(default="live", metadata={"doc": (
-        "`live`: call the real APIs and compare with the goldens; `replay`: serve the recorded responses, offline, "
-        "and compare; `record`: call the real APIs and overwrite the goldens (approved).")})
-    instrument: bool = field(default=False, metadata={"doc": (
-        "Snapshot every test that calls an LLM, with no code changes (any mode flag implies it).")})
-    semantic_threshold: float = field(default=0.92, metadata={"doc": (
-        "Minimum score (0 to 1) of the final output: the meaning check's score (1.0 identical, 0.93-0.99 "
-        "harmless rewording, 0.80-0.88 a dropped or added sentence, 0.40-0.60 a changed fact) on every "
-        "backend, or the LLM judge's.")})
-    llm_threshold: float = field(default=0.75, metadata={"doc": (
-        "Minimum score (0 to 1) of each intermediate LLM response, on the same scale as `semantic_threshold`: "
-        "the default 0.75 fails changed facts only.")})
-    structural_tolerance: int = field(default=0, metadata={"doc": (
-        "Edit distance (Levenshtein over whole tool calls) allowed between the golden and the new tool-name "
-        "sequences; the same budget applies to the tools the model requested.")})
+    snapshot_dir: str = field(
+        default="__agent_snapshots__",
+        metadata={
+            "doc": (
+                "Folder of the snapshot files. A relative path is relative to the folder of the pyproject.toml "
+                "(else the pytest rootdir, or the current directory for the CLI)."
+            )
+        },
+    )
+    mode: str = field(
+        default="live",
+        metadata={
+            "doc": (
+                "`live`: call the real APIs and compare with the goldens; `replay`: serve the recorded responses, offline, "
+                "and compare; `record`: call the real APIs and overwrite the goldens (approved)."
+            )
+        },
+    )
+    instrument: bool = field(
+        default=False,
+        metadata={
+            "doc": (
+                "Snapshot every test that calls an LLM, with no code changes (any mode flag implies it)."
+            )
+        },
+    )
+    semantic_threshold: float = field(
+        default=0.92,
+        metadata={
+            "doc": (
+                "Minimum score (0 to 1) of the final output: the meaning check's score (1.0 identical, 0.93-0.99 "
+                "harmless rewording, 0.80-0.88 a dropped or added sentence, 0.40-0.60 a changed fact) on every "
+                "backend, or the LLM judge's."
+            )
+        },
+    )
+    llm_threshold: float = field(
+        default=0.75,
+        metadata={
+            "doc": (
+                "Minimum score (0 to 1) of each intermediate LLM response, on the same scale as `semantic_threshold`: "
+                "the default 0.75 fails changed facts only."
+            )
+        },
+    )
+    structural_tolerance: int = field(
+        default=0,
+        metadata={
+            "doc": (
+                "Edit distance (Levenshtein over whole tool calls) allowed between the golden and the new tool-name "
+                "sequences; the same budget applies to the tools the model requested."
+            )
+        },
+    )
     # same default as agentsnap.diff.semantic.LEXICAL_SEMANTIC_THRESHOLD
-    lexical_semantic_threshold: float = field(default=0.95, metadata={"doc": (
-        "Kept so existing configurations load; no longer used. It held raw difflib ratios; since the "
-        "meaning check every backend, `lexical` included, reports on one scale and `semantic_threshold` "
-        "applies.")})
+    lexical_semantic_threshold: float = field(
+        default=0.95,
+        metadata={
+            "doc": (
+                "Kept so existing configurations load; no longer used. It held raw difflib ratios; since the "
+                "meaning check every backend, `lexical` included, reports on one scale and `semantic_threshold` "
+                "applies."
+            )
+        },
+    )
     # same default as agentsnap.diff.semantic.LEXICAL_LLM_THRESHOLD
-    lexical_llm_threshold: float = field(default=0.60, metadata={"doc": (
-        "Kept so existing configurations load; no longer used (`llm_threshold` applies on every backend).")})
-    strict_facts: bool = field(default=False, metadata={"doc": (
-        "Also fail a text check whose two texts differ in numbers, negation words or capitalised names by the "
-        "older rule-based hints (agentsnap.diff.hints), whatever its score.")})
-    embedding_backend: str = field(default="auto", metadata={"doc": (
-        "What aligns the sentences of the meaning check: `auto` takes the best installed one (`onnx`, then "
-        "`sentence-transformers`, then `lexical`, character trigrams only); or name one of them.")})
-    ignored_fields: list[str] = field(default_factory=list, metadata={"doc": (
-        "Tool-argument paths left out of the argument checks: a bare key (`timestamp`) at any depth, a dotted "
-        "path (`meta.request_id`) from the root of the arguments; `[n]` and `*` address list items and any key.")})
-    judge_model: str = field(default="openai/gpt-4o-mini", metadata={"doc": (
-        "Model the LLM judge asks to score differing texts (a model name of an OpenAI-compatible chat API).")})
-    judge_base_url: str = field(default="https://openrouter.ai/api/v1", metadata={"doc": (
-        "Base URL of the judge's OpenAI-compatible API; its host also picks the API key variable.")})
-    allow_pending: bool = field(default=False, metadata={"doc": (
-        "In CI, let missing or pending snapshots warn instead of failing (approved ones still fail on drift).")})
-    replay_strict: bool = field(default=False, metadata={"doc": (
-        "In replay, serve only requests that match a recording exactly; otherwise a changed request gets the next "
-        "unplayed recording of its endpoint and the test fails with an `llm_requests` report.")})
+    lexical_llm_threshold: float = field(
+        default=0.60,
+        metadata={
+            "doc": (
+                "Kept so existing configurations load; no longer used (`llm_threshold` applies on every backend)."
+            )
+        },
+    )
+    strict_facts: bool = field(
+        default=False,
+        metadata={
+            "doc": (
+                "Also fail a text check whose two texts differ in numbers, negation words or capitalised names by the "
+                "older rule-based hints (agentsnap.diff.hints), whatever its score."
+            )
+        },
+    )
+    embedding_backend: str = field(
+        default="auto",
+        metadata={
+            "doc": (
+                "What aligns the sentences of the meaning check: `auto` takes the best installed one (`onnx`, then "
+                "`sentence-transformers`, then `lexical`, character trigrams only); or name one of them."
+            )
+        },
+    )
+    ignored_fields: list[str] = field(
+        default_factory=list,
+        metadata={
+            "doc": (
+                "Tool-argument paths left out of the argument checks: a bare key (`timestamp`) at any depth, a dotted "
+                "path (`meta.request_id`) from the root of the arguments; `[n]` and `*` address list items and any key."
+            )
+        },
+    )
+    judge_model: str = field(
+        default="openai/gpt-4o-mini",
+        metadata={
+            "doc": (
+                "Model the LLM judge asks to score differing texts (a model name of an OpenAI-compatible chat API)."
+            )
+        },
+    )
+    judge_base_url: str = field(
+        default="https://openrouter.ai/api/v1",
+        metadata={
+            "doc": (
+                "Base URL of the judge's OpenAI-compatible API; its host also picks the API key variable."
+            )
+        },
+    )
+    allow_pending: bool = field(
+        default=False,
+        metadata={
+            "doc": (
+                "In CI, let missing or pending snapshots warn instead of failing (approved ones still fail on drift)."
+            )
+        },
+    )
+    replay_strict: bool = field(
+        default=False,
+        metadata={
+            "doc": (
+                "In replay, serve only requests that match a recording exactly; otherwise a changed request gets the next "
+                "unplayed recording of its endpoint and the test fails with an `llm_requests` report."
+            )
+        },
+    )
     #: your own secrets to keep out of snapshots, on top of the built-in rules
     #: (agentsnap.scrub): ``{paths = ["messages[*].content", "..customer_id"], patterns = ["acct_[0-9]+"]}``
     redact: dict[str, list[str]] = field(default_factory=dict)
@@ -144,7 +235,9 @@ class Settings:
 
 
 #: keys users may set in [tool.agentsnap] (and as ``agentsnap_<key>`` ini options)
-SETTING_KEYS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Settings) if f.name not in ("ci", "base_dir", "force"))
+SETTING_KEYS: tuple[str, ...] = tuple(
+    f.name for f in dataclasses.fields(Settings) if f.name not in ("ci", "base_dir", "force")
+)
 _KEYS = set(SETTING_KEYS)
 # keys of agentsnap 0.5.1 configs that are accepted and ignored
 _LEGACY_KEYS = {"backend"}
@@ -235,7 +328,16 @@ def find_pyproject(start: str | os.PathLike[str] | None = None) -> Path | None:
 
 
 #: spellings a boolean setting accepts in a string (env vars, ini options, quoted TOML)
-_BOOL_WORDS = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
+_BOOL_WORDS = {
+    "true": True,
+    "yes": True,
+    "on": True,
+    "1": True,
+    "false": False,
+    "no": False,
+    "off": False,
+    "0": False,
+}
 #: what each kind of value must be, as the error says it
 _EXPECTED = {
     bool: "true or false (in a string also yes/no, on/off, 1/0)",
@@ -328,7 +430,11 @@ def _coerce(key: str, value: Any, source: str) -> Any:
             from .scrub import parse_redact
 
             rules = parse_redact(value)
-            return {"paths": list(rules.paths), "patterns": list(rules.patterns)} if not rules.empty else {}
+            return (
+                {"paths": list(rules.paths), "patterns": list(rules.patterns)}
+                if not rules.empty
+                else {}
+            )
         checked = msgspec.convert({key: _prepare(key, value)}, _schema(), strict=False)
         return getattr(checked, key)
     except msgspec.ValidationError as exc:
@@ -342,7 +448,9 @@ def _coerce(key: str, value: Any, source: str) -> Any:
             expected = 'a table {paths = ["..."], patterns = ["..."]}'
         else:
             expected = _EXPECTED.get(kind, "a valid value")
-        raise ValueError(f"agentsnap: bad value {value!r} for {key!r} in {source}: expected {expected} ({detail})") from None
+        raise ValueError(
+            f"agentsnap: bad value {value!r} for {key!r} in {source}: expected {expected} ({detail})"
+        ) from None
     except (TypeError, ValueError) as exc:
         raise ValueError(f"agentsnap: bad value {value!r} for {key!r} in {source}: {exc}") from None
 
@@ -362,7 +470,9 @@ def _ini_set(ini: Callable[[str], Any], key: str) -> bool:
         return False
 
 
-def legacy_snapshot_dir(test_file: str | os.PathLike[str], rootdir: str | os.PathLike[str] | None = None) -> Path | None:
+def legacy_snapshot_dir(
+    test_file: str | os.PathLike[str], rootdir: str | os.PathLike[str] | None = None
+) -> Path | None:
     """agentsnap 0.5.1's snapshot folder of a test file, if it exists: ``__agent_snapshots__``
     next to the nearest ``conftest.py`` at or above the test's folder (not above ``rootdir``).
 
@@ -397,7 +507,11 @@ def load(
     env = os.environ if env is None else env
     settings = Settings()
     pyproject = find_pyproject(start)
-    settings.base_dir = pyproject.parent if pyproject is not None else (Path(start).resolve() if start else Path.cwd())
+    settings.base_dir = (
+        pyproject.parent
+        if pyproject is not None
+        else (Path(start).resolve() if start else Path.cwd())
+    )
     if pyproject is not None:
         try:
             data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
@@ -409,8 +523,11 @@ def load(
                 if key in _LEGACY_KEYS:
                     continue
                 if key not in _KEYS:
-                    warnings.warn(f"agentsnap: unknown key {key!r} in [tool.agentsnap] of {pyproject}{_suggest(key)}; ignored. "
-                                  f"Known keys: {', '.join(sorted(_KEYS))}", stacklevel=2)
+                    warnings.warn(
+                        f"agentsnap: unknown key {key!r} in [tool.agentsnap] of {pyproject}{_suggest(key)}; ignored. "
+                        f"Known keys: {', '.join(sorted(_KEYS))}",
+                        stacklevel=2,
+                    )
                     continue
                 setattr(settings, key, _coerce(key, value, f"[tool.agentsnap] of {pyproject}"))
     if ini is not None:
@@ -431,7 +548,10 @@ def load(
             setattr(settings, key, _coerce(key, value, "the command line"))
     settings.ci = is_ci(env)
     settings.snapshot_dir_configured = (
-        (pyproject is not None and "snapshot_dir" in ((data.get("tool") or {}).get("agentsnap") or {}))
+        (
+            pyproject is not None
+            and "snapshot_dir" in ((data.get("tool") or {}).get("agentsnap") or {})
+        )
         or (ini is not None and _ini_set(ini, "agentsnap_snapshot_dir"))
         or bool(env.get("AGENTSNAP_SNAPSHOT_DIR"))
         or (overrides or {}).get("snapshot_dir") is not None

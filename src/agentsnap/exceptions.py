@@ -8,16 +8,16 @@ if TYPE_CHECKING:
     from .diff import DiffReport
 
 __all__ = [
-    "AgentRegressionError",
-    "SnapshotNotFoundError",
-    "SnapshotFormatError",
     "AdapterNotWrappedError",
+    "AgentRegressionError",
+    "AgentsnapWarning",
+    "NetworkBlockedError",
     "ReplayError",
     "ReplayMissError",
+    "SnapshotFormatError",
     "SnapshotMissingInCIError",
-    "NetworkBlockedError",
+    "SnapshotNotFoundError",
     "SnapshotPendingError",
-    "AgentsnapWarning",
 ]
 
 

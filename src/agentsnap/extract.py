@@ -83,7 +83,9 @@ def extract_tool_calls(actual: Any) -> list[dict[str, Any]]:
     _walk(actual, "actual", calls, results)
     for i, call in enumerate(calls):
         if not isinstance(call.get("tool"), str) or not call["tool"]:
-            raise ExtractionError(f"agentsnap: tool call {i} found in actual has no tool name ({call!r}); pass {_ACCEPTED}.")
+            raise ExtractionError(
+                f"agentsnap: tool call {i} found in actual has no tool name ({call!r}); pass {_ACCEPTED}."
+            )
         if call.get("id") is not None and call["id"] in results:
             call["result"] = results[call["id"]]
     return calls
@@ -105,7 +107,7 @@ def _plain(obj: Any) -> Any:
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         try:
             return dataclasses.asdict(obj)
-        except Exception:  # noqa: BLE001 - a field deepcopy refuses: read the fields as they are
+        except Exception:
             return {f.name: getattr(obj, f.name, None) for f in dataclasses.fields(obj)}
     for method in ("to_dict", "dict"):
         fn = getattr(obj, method, None)
@@ -119,7 +121,13 @@ def _plain(obj: Any) -> Any:
     return obj
 
 
-def _walk(obj: Any, where: str, calls: list[dict[str, Any]], results: dict[str, Any], _path: frozenset[int] = frozenset()) -> None:
+def _walk(
+    obj: Any,
+    where: str,
+    calls: list[dict[str, Any]],
+    results: dict[str, Any],
+    _path: frozenset[int] = frozenset(),
+) -> None:
     if id(obj) in _path:
         raise ExtractionError(f"agentsnap: {where} contains itself; pass {_ACCEPTED}.")
     _path = _path | {id(obj)}
@@ -132,11 +140,15 @@ def _walk(obj: Any, where: str, calls: list[dict[str, Any]], results: dict[str, 
             _walk(item, f"{where}[{i}]", calls, results, _path)
         return
     if not isinstance(obj, Mapping):
-        raise ExtractionError(f"agentsnap: cannot read tool calls from {where} ({type(obj).__name__}); pass {_ACCEPTED}.")
+        raise ExtractionError(
+            f"agentsnap: cannot read tool calls from {where} ({type(obj).__name__}); pass {_ACCEPTED}."
+        )
     if "tool" in obj:
         name = obj.get("tool")
         if not isinstance(name, str) or not name:
-            raise ExtractionError(f"agentsnap: {where}['tool'] must be a non-empty string, got {name!r}.")
+            raise ExtractionError(
+                f"agentsnap: {where}['tool'] must be a non-empty string, got {name!r}."
+            )
         call = {"tool": name, "args": _args(obj.get("args", {}))}
         for key in ("id", "result"):
             if key in obj:
@@ -159,7 +171,9 @@ def _walk(obj: Any, where: str, calls: list[dict[str, Any]], results: dict[str, 
     if _message(obj, calls, results):
         return
     keys = ", ".join(sorted(map(str, obj))[:8])
-    raise ExtractionError(f"agentsnap: cannot read tool calls from {where} (a mapping with keys {keys}); pass {_ACCEPTED}.")
+    raise ExtractionError(
+        f"agentsnap: cannot read tool calls from {where} (a mapping with keys {keys}); pass {_ACCEPTED}."
+    )
 
 
 def _framework_view(obj: Any, where: str) -> Any:
@@ -177,8 +191,10 @@ def _framework_view(obj: Any, where: str) -> Any:
         try:
             return getattr(obj, method)()
         except Exception as exc:
-            raise ExtractionError(f"agentsnap: cannot read tool calls from {where} ({type(obj).__name__}): "
-                                  f"{method}() raised {type(exc).__name__}: {exc}") from exc
+            raise ExtractionError(
+                f"agentsnap: cannot read tool calls from {where} ({type(obj).__name__}): "
+                f"{method}() raised {type(exc).__name__}: {exc}"
+            ) from exc
     if root == "claude_agent_sdk":
         return _claude(obj)
     return obj
@@ -191,13 +207,24 @@ def _claude(obj: Any) -> Any:
         return {"role": "assistant", "content": [_claude(b) for b in obj.content]}
     if kind == "UserMessage":
         content = obj.content
-        return {"role": "user", "content": content if isinstance(content, str) else [_claude(b) for b in content]}
+        return {
+            "role": "user",
+            "content": content if isinstance(content, str) else [_claude(b) for b in content],
+        }
     if kind in ("SystemMessage", "ResultMessage"):
-        return {"role": "system", "content": ""}  # session metadata and the run's summary: no tool calls
+        return {
+            "role": "system",
+            "content": "",
+        }  # session metadata and the run's summary: no tool calls
     if kind == "ToolUseBlock":
         return {"type": "tool_use", "id": obj.id, "name": obj.name, "input": obj.input}
     if kind == "ToolResultBlock":
-        return {"type": "tool_result", "tool_use_id": obj.tool_use_id, "content": obj.content, "is_error": obj.is_error}
+        return {
+            "type": "tool_result",
+            "tool_use_id": obj.tool_use_id,
+            "content": obj.content,
+            "is_error": obj.is_error,
+        }
     if kind == "TextBlock":
         return {"type": "text", "text": obj.text}
     if kind == "ThinkingBlock":
@@ -205,7 +232,9 @@ def _claude(obj: Any) -> Any:
     return obj
 
 
-def _pydantic_ai_message(msg: Mapping[str, Any], calls: list[dict[str, Any]], results: dict[str, Any]) -> None:
+def _pydantic_ai_message(
+    msg: Mapping[str, Any], calls: list[dict[str, Any]], results: dict[str, Any]
+) -> None:
     """A pydantic-ai ``ModelRequest`` / ``ModelResponse`` (as its fields): tool-call parts are
     calls; tool-return and retry-prompt parts (a tool's validation error) are results."""
     for part in msg["parts"]:
@@ -218,20 +247,44 @@ def _pydantic_ai_message(msg: Mapping[str, Any], calls: list[dict[str, Any]], re
             if part.get("tool_call_id") is not None:
                 call["id"] = part["tool_call_id"]
             calls.append(call)
-        elif kind in ("tool-return", "retry-prompt") and part.get("tool_call_id") is not None and part.get("tool_name"):
+        elif (
+            kind in ("tool-return", "retry-prompt")
+            and part.get("tool_call_id") is not None
+            and part.get("tool_name")
+        ):
             results[part["tool_call_id"]] = part.get("content")
 
 
 # Responses API input/output items that are not chat messages (OpenAI Agents SDK's to_input_list())
-_RESPONSES_ITEMS = frozenset({
-    "function_call", "function_call_output", "message", "reasoning", "web_search_call", "file_search_call",
-    "computer_call", "computer_call_output", "code_interpreter_call", "image_generation_call", "local_shell_call",
-    "local_shell_call_output", "mcp_call", "mcp_list_tools", "mcp_approval_request", "mcp_approval_response",
-    "custom_tool_call", "custom_tool_call_output", "item_reference", "compaction",
-})
+_RESPONSES_ITEMS = frozenset(
+    {
+        "function_call",
+        "function_call_output",
+        "message",
+        "reasoning",
+        "web_search_call",
+        "file_search_call",
+        "computer_call",
+        "computer_call_output",
+        "code_interpreter_call",
+        "image_generation_call",
+        "local_shell_call",
+        "local_shell_call_output",
+        "mcp_call",
+        "mcp_list_tools",
+        "mcp_approval_request",
+        "mcp_approval_response",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "item_reference",
+        "compaction",
+    }
+)
 
 
-def _responses_item(item: Mapping[str, Any], calls: list[dict[str, Any]], results: dict[str, Any]) -> None:
+def _responses_item(
+    item: Mapping[str, Any], calls: list[dict[str, Any]], results: dict[str, Any]
+) -> None:
     """One Responses API item: ``function_call`` / ``custom_tool_call`` are calls, their
     ``*_output`` the results; hosted tools (web search, file search, …) and other items carry
     no function call."""
@@ -241,12 +294,24 @@ def _responses_item(item: Mapping[str, Any], calls: list[dict[str, Any]], result
         if item.get("call_id") is not None:
             call["id"] = item["call_id"]
         calls.append(call)
-    elif kind in ("function_call_output", "custom_tool_call_output") and item.get("call_id") is not None:
+    elif (
+        kind in ("function_call_output", "custom_tool_call_output")
+        and item.get("call_id") is not None
+    ):
         results[item["call_id"]] = item.get("output")
 
 
-_ANTHROPIC_EVENTS = frozenset({"message_start", "content_block_start", "content_block_delta", "content_block_stop",
-                               "message_delta", "message_stop", "ping"})
+_ANTHROPIC_EVENTS = frozenset(
+    {
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+        "ping",
+    }
+)
 
 
 def _stream(items: list[Any] | tuple[Any, ...], calls: list[dict[str, Any]]) -> bool:
@@ -290,15 +355,23 @@ def _is_response(obj: Mapping[str, Any]) -> bool:
 def _codec_for(obj: Mapping[str, Any]) -> str | None:
     if isinstance(obj.get("choices"), list):
         return "openai_chat"  # also groq, OpenRouter, mistralai: the same choices[].message.tool_calls shape
-    if obj.get("object") == "response" or (isinstance(obj.get("output"), list) and "status" in obj and "id" in obj):
+    if obj.get("object") == "response" or (
+        isinstance(obj.get("output"), list) and "status" in obj and "id" in obj
+    ):
         return "openai_responses"
-    if obj.get("type") == "message" and isinstance(obj.get("content"), list) and obj.get("role") == "assistant":
+    if (
+        obj.get("type") == "message"
+        and isinstance(obj.get("content"), list)
+        and obj.get("role") == "assistant"
+    ):
         return "anthropic_messages"
     if isinstance(obj.get("candidates"), list):
         return "gemini"
     if isinstance(obj.get("message"), Mapping) and obj["message"].get("role") == "assistant":
         return "cohere_chat"
-    if "generation_id" in obj or (isinstance(obj.get("tool_calls"), list) and "text" in obj and "role" not in obj):
+    if "generation_id" in obj or (
+        isinstance(obj.get("tool_calls"), list) and "text" in obj and "role" not in obj
+    ):
         return "cohere_v1"
     return None
 
@@ -309,11 +382,18 @@ def _from_codec(codec: str, body: Mapping[str, Any], calls: list[dict[str, Any]]
     normalize = get_codec(codec)
     if codec == "gemini":
         # automatic function calling: the SDK ran these calls itself and kept the model turns in the history
-        history = body.get("automaticFunctionCallingHistory") or body.get("automatic_function_calling_history") or []
+        history = (
+            body.get("automaticFunctionCallingHistory")
+            or body.get("automatic_function_calling_history")
+            or []
+        )
         for content in history:
             content = _plain(content)
             if isinstance(content, Mapping) and content.get("role") == "model":
-                view = normalize({"body": {}}, {"status": 200, "headers": [], "body": {"candidates": [{"content": content}]}})
+                view = normalize(
+                    {"body": {}},
+                    {"status": 200, "headers": [], "body": {"candidates": [{"content": content}]}},
+                )
                 calls.extend(_call(r) for r in view.get("tool_requests") or [])
     view = normalize({"body": {}}, {"status": 200, "headers": [], "body": dict(body)})
     calls.extend(_call(r) for r in view.get("tool_requests") or [])
@@ -347,7 +427,11 @@ def _message(msg: Mapping[str, Any], calls: list[dict[str, Any]], results: dict[
         if isinstance(content, list):  # Anthropic content blocks (and LangChain's copy of them)
             for block in content:
                 block = _plain(block)
-                if isinstance(block, Mapping) and block.get("type") == "tool_use" and not msg.get("tool_calls"):
+                if (
+                    isinstance(block, Mapping)
+                    and block.get("type") == "tool_use"
+                    and not msg.get("tool_calls")
+                ):
                     call = {"tool": block.get("name"), "args": _args(block.get("input", {}))}
                     if block.get("id") is not None:
                         call["id"] = block["id"]
@@ -357,12 +441,20 @@ def _message(msg: Mapping[str, Any], calls: list[dict[str, Any]], results: dict[
         if msg.get("tool_call_id") is not None:
             results[msg["tool_call_id"]] = msg.get("content")
         return True
-    if kind in ("human", "system", "HumanMessage", "SystemMessage") or role in ("user", "system", "developer"):
+    if kind in ("human", "system", "HumanMessage", "SystemMessage") or role in (
+        "user",
+        "system",
+        "developer",
+    ):
         content = msg.get("content")
         if isinstance(content, list):  # Anthropic tool results travel in a user message
             for block in content:
                 block = _plain(block)
-                if isinstance(block, Mapping) and block.get("type") == "tool_result" and block.get("tool_use_id") is not None:
+                if (
+                    isinstance(block, Mapping)
+                    and block.get("type") == "tool_result"
+                    and block.get("tool_use_id") is not None
+                ):
                     results[block["tool_use_id"]] = block.get("content")
         return True
     return False

@@ -52,7 +52,14 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["Framework", "final_output", "load_frameworks", "tool_results", "with_final_answers", "with_trajectory_steps"]
+__all__ = [
+    "Framework",
+    "final_output",
+    "load_frameworks",
+    "tool_results",
+    "with_final_answers",
+    "with_trajectory_steps",
+]
 
 
 @dataclass(frozen=True)
@@ -72,7 +79,9 @@ class Framework:
         """Whether a call to ``tool`` (a name) is this framework's final answer."""
         if not isinstance(tool, str):
             return False
-        return tool == self.final_tool or bool(self.final_tool_prefix and tool.startswith(self.final_tool_prefix))
+        return tool == self.final_tool or bool(
+            self.final_tool_prefix and tool.startswith(self.final_tool_prefix)
+        )
 
 
 def _parse(path: Path) -> Framework:
@@ -121,7 +130,7 @@ def load_frameworks(directory: str | None = None) -> tuple[Framework, ...]:
     for path in sorted(root.glob("*.toml")):
         try:
             out.append(_parse(path))
-        except Exception as exc:  # noqa: BLE001 - any broken file is skipped loudly
+        except Exception as exc:
             warnings.warn(f"agentsnap: ignoring framework conventions {path}: {exc}", stacklevel=2)
     return tuple(out)
 
@@ -156,20 +165,29 @@ def tool_results(codec: str | None, body: Any) -> list[dict[str, Any]]:
             if not (isinstance(before, dict) and isinstance(message, dict)):
                 continue
             calls, results = _text(before.get("content")), _text(message.get("content"))
-            if before.get("role") != rules["calls_role"] or message.get("role") != rules["results_role"]:
+            if (
+                before.get("role") != rules["calls_role"]
+                or message.get("role") != rules["results_role"]
+            ):
                 continue
             if calls is None or results is None or not calls.startswith(rules["calls_prefix"]):
                 continue
             if not results.startswith(rules["results_prefix"]):
                 continue
-            ids = re.findall(rules["call_id_pattern"], calls[len(rules["calls_prefix"]):])
-            text = results[len(rules["results_prefix"]):]
+            ids = re.findall(rules["call_id_pattern"], calls[len(rules["calls_prefix"]) :])
+            text = results[len(rules["results_prefix"]) :]
             if not ids:
                 continue
-            pieces = text.split(rules["separator"]) if rules.get("separator") and len(ids) > 1 else [text]
-            if len(pieces) != len(ids):  # results that contain the separator themselves: all of it to each
+            pieces = (
+                text.split(rules["separator"])
+                if rules.get("separator") and len(ids) > 1
+                else [text]
+            )
+            if len(pieces) != len(
+                ids
+            ):  # results that contain the separator themselves: all of it to each
                 pieces = [text] * len(ids)
-            out += [{"id": i, "result": r} for i, r in zip(ids, pieces)]
+            out += [{"id": i, "result": r} for i, r in zip(ids, pieces, strict=False)]
     return out
 
 
@@ -209,7 +227,11 @@ def with_trajectory_steps(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 continue
             for index, entry in sorted(_trajectory(rules, text).items()):
                 name = entry.get(rules["name_field"])
-                if name is None or name.strip() in rules["skip_tools"] or rules["result_field"] not in entry:
+                if (
+                    name is None
+                    or name.strip() in rules["skip_tools"]
+                    or rules["result_field"] not in entry
+                ):
                     continue
                 raw_args = entry.get(rules["args_field"], "")
                 try:
@@ -221,8 +243,15 @@ def with_trajectory_steps(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 if seen.get(key) == value:
                     continue  # the same entry repeated in a later request's history
                 seen[key] = value
-                out.append({"type": "tool_call", "name": name.strip(), "args": args,
-                            "result": entry[rules["result_field"]], "id": None})
+                out.append(
+                    {
+                        "type": "tool_call",
+                        "name": name.strip(),
+                        "args": args,
+                        "result": entry[rules["result_field"]],
+                        "id": None,
+                    }
+                )
         out.append(step)
     return out
 
@@ -250,8 +279,16 @@ def with_final_answers(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
             fw = next((f for f in frameworks if f.is_final(req.get("name"))), None)
             if fw is None or (req.get("id") and req["id"] in answered):
                 continue
-            out.append({"type": "tool_call", "name": req.get("name"), "args": req.get("args"),
-                        "result": _final_value(fw, req.get("args")), "id": req.get("id"), "final_answer": True})
+            out.append(
+                {
+                    "type": "tool_call",
+                    "name": req.get("name"),
+                    "args": req.get("args"),
+                    "result": _final_value(fw, req.get("args")),
+                    "id": req.get("id"),
+                    "final_answer": True,
+                }
+            )
     return out
 
 

@@ -26,10 +26,17 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Mapping
-from typing import Any, Iterator
+from collections.abc import Iterator, Mapping
+from typing import Any
 
-__all__ = ["DEFAULT_BASE_URL", "DEFAULT_MODEL", "JudgeError", "Judgement", "LLMJudge", "parse_reply"]
+__all__ = [
+    "DEFAULT_BASE_URL",
+    "DEFAULT_MODEL",
+    "JudgeError",
+    "Judgement",
+    "LLMJudge",
+    "parse_reply",
+]
 
 DEFAULT_MODEL = "openai/gpt-4o-mini"
 DEFAULT_BASE_URL = "https://openrouter.ai/api/v1"
@@ -75,7 +82,9 @@ class JudgeError(RuntimeError):
     status when there was one. Never a silent score of 0.
     """
 
-    def __init__(self, message: str, *, reply: str | None = None, status: int | None = None) -> None:
+    def __init__(
+        self, message: str, *, reply: str | None = None, status: int | None = None
+    ) -> None:
         super().__init__(message)
         self.reply = reply
         self.status = status
@@ -94,7 +103,7 @@ class Judgement(float):
 
     reason: str
 
-    def __new__(cls, score: float, reason: str = "") -> "Judgement":
+    def __new__(cls, score: float, reason: str = "") -> Judgement:
         obj = super().__new__(cls, score)
         obj.reason = str(reason)
         return obj
@@ -136,8 +145,12 @@ def _excerpt(text: str, width: int = _EXCERPT) -> str:
 
 
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
-_SCORE_LINE = re.compile(r"""["']?score["']?\s*[:=]\s*["']?(-?\d+(?:\.\d+)?|-?\.\d+)""", re.IGNORECASE)
-_REASON_LINE = re.compile(r"""["']?reason["']?\s*[:=]\s*["']?(.+?)["']?\s*(?:,?\s*[}\n]|$)""", re.IGNORECASE | re.DOTALL)
+_SCORE_LINE = re.compile(
+    r"""["']?score["']?\s*[:=]\s*["']?(-?\d+(?:\.\d+)?|-?\.\d+)""", re.IGNORECASE
+)
+_REASON_LINE = re.compile(
+    r"""["']?reason["']?\s*[:=]\s*["']?(.+?)["']?\s*(?:,?\s*[}\n]|$)""", re.IGNORECASE | re.DOTALL
+)
 
 
 def _as_score(value: Any) -> float | None:
@@ -248,7 +261,11 @@ def _message_text(body: Any) -> str | None:
     if isinstance(content, str):
         return content
     if isinstance(content, list):  # content parts
-        parts = [p.get("text", "") for p in content if isinstance(p, Mapping) and isinstance(p.get("text"), str)]
+        parts = [
+            p.get("text", "")
+            for p in content
+            if isinstance(p, Mapping) and isinstance(p.get("text"), str)
+        ]
         return "".join(parts) if parts else None
     return None
 
@@ -287,7 +304,9 @@ class LLMJudge:
         if not isinstance(model, str) or not model.strip():
             raise ValueError("agentsnap: LLMJudge needs a non-empty model")
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
-            raise ValueError(f"agentsnap: LLMJudge base_url must start with http:// or https://, got {base_url!r}")
+            raise ValueError(
+                f"agentsnap: LLMJudge base_url must start with http:// or https://, got {base_url!r}"
+            )
         self._api_key = api_key.strip()
         self.model = model.strip()
         self.base_url = base_url.rstrip("/")
@@ -392,7 +411,10 @@ class LLMJudge:
         import urllib.request
 
         from . import __version__
-        from .capture.core import INTERNAL, owned  # the transports leave agentsnap's own requests alone
+        from .capture.core import (  # the transports leave agentsnap's own requests alone
+            INTERNAL,
+            owned,
+        )
 
         url = f"{self.base_url}/chat/completions"
         data = json.dumps(body).encode("utf-8")
@@ -407,7 +429,10 @@ class LLMJudge:
             request = urllib.request.Request(url, data=data, headers=headers, method="POST")
             wait: float | None = None
             try:
-                with owned(INTERNAL), urllib.request.urlopen(request, timeout=self.timeout) as handle:
+                with (
+                    owned(INTERNAL),
+                    urllib.request.urlopen(request, timeout=self.timeout) as handle,
+                ):
                     raw = handle.read()
                 break
             except urllib.error.HTTPError as exc:

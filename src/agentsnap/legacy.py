@@ -31,10 +31,22 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["ENDPOINTS", "LegacyStep", "from_toolscore", "is_legacy_version", "is_toolscore", "legacy_exchange", "messages_match"]
+__all__ = [
+    "ENDPOINTS",
+    "LegacyStep",
+    "from_toolscore",
+    "is_legacy_version",
+    "is_toolscore",
+    "legacy_exchange",
+    "messages_match",
+]
 
 #: the request path suffix each kind of recorded response answers
-ENDPOINTS = {"openai_chat": "/chat/completions", "anthropic_messages": "/messages", "openai_responses": "/responses"}
+ENDPOINTS = {
+    "openai_chat": "/chat/completions",
+    "anthropic_messages": "/messages",
+    "openai_responses": "/responses",
+}
 
 
 def is_legacy_version(version: Any) -> bool:
@@ -50,7 +62,9 @@ class LegacyStep:
     ``kind``: one of :data:`ENDPOINTS`' keys (None when unknown).
     """
 
-    def __init__(self, step_no: Any, kind: str | None, exchange: dict[str, Any] | None, problem: str | None) -> None:
+    def __init__(
+        self, step_no: Any, kind: str | None, exchange: dict[str, Any] | None, problem: str | None
+    ) -> None:
         self.step_no = step_no
         self.kind = kind
         self.exchange = exchange
@@ -63,8 +77,17 @@ def _kind(raw: dict[str, Any]) -> str | None:
         return "openai_chat"
     if obj == "response" or (isinstance(typ, str) and typ.startswith("response.")):
         return "openai_responses"
-    if typ in ("message", "message_start", "message_delta", "message_stop", "content_block_start",
-               "content_block_delta", "content_block_stop", "ping", "error"):
+    if typ in (
+        "message",
+        "message_start",
+        "message_delta",
+        "message_stop",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "ping",
+        "error",
+    ):
         return "anthropic_messages"
     if isinstance(raw.get("choices"), list):
         return "openai_chat"
@@ -81,7 +104,9 @@ def _sse(kind: str, chunks: list[Any]) -> list[str]:
             out.append(f"data: {data}\n\n")
         else:
             event = chunk.get("type") if isinstance(chunk, dict) else None
-            out.append((f"event: {event}\n" if isinstance(event, str) else "") + f"data: {data}\n\n")
+            out.append(
+                (f"event: {event}\n" if isinstance(event, str) else "") + f"data: {data}\n\n"
+            )
     if kind == "openai_chat":
         out.append("data: [DONE]\n\n")
     return out
@@ -92,22 +117,47 @@ def legacy_exchange(step: dict[str, Any]) -> LegacyStep:
     step_no = step.get("step")
     raw = step.get("raw_response")
     if not isinstance(raw, dict) or not raw:
-        return LegacyStep(step_no, None, None, "has no raw_response (0.5.1 kept only its text: written before 0.5.1 stored raw "
-                          "responses, or by a provider 0.5.1 could not replay)")
+        return LegacyStep(
+            step_no,
+            None,
+            None,
+            "has no raw_response (0.5.1 kept only its text: written before 0.5.1 stored raw "
+            "responses, or by a provider 0.5.1 could not replay)",
+        )
     request = {"method": "POST", "path": None, "body": None, "legacy": True}
     if raw.get("__stream__") is True:
         chunks = raw.get("chunks")
-        if not isinstance(chunks, list) or not chunks or not all(isinstance(c, dict) for c in chunks):
-            return LegacyStep(step_no, None, None, "holds a streamed raw_response without its chunks")
+        if (
+            not isinstance(chunks, list)
+            or not chunks
+            or not all(isinstance(c, dict) for c in chunks)
+        ):
+            return LegacyStep(
+                step_no, None, None, "holds a streamed raw_response without its chunks"
+            )
         kind = _kind(chunks[0])
         if kind is None:
-            return LegacyStep(step_no, None, None, "holds a streamed raw_response of a provider replay does not know")
-        response = {"status": 200, "headers": {"content-type": "text/event-stream"}, "chunks": _sse(kind, chunks)}
+            return LegacyStep(
+                step_no,
+                None,
+                None,
+                "holds a streamed raw_response of a provider replay does not know",
+            )
+        response = {
+            "status": 200,
+            "headers": {"content-type": "text/event-stream"},
+            "chunks": _sse(kind, chunks),
+        }
         return LegacyStep(step_no, kind, {"request": request, "response": response}, None)
     kind = _kind(raw)
     if kind is None:
-        return LegacyStep(step_no, None, None, "holds a raw_response of a provider replay does not know (0.5.1 replayed "
-                          "only OpenAI and Anthropic)")
+        return LegacyStep(
+            step_no,
+            None,
+            None,
+            "holds a raw_response of a provider replay does not know (0.5.1 replayed "
+            "only OpenAI and Anthropic)",
+        )
     response = {"status": 200, "headers": {"content-type": "application/json"}, "body": raw}
     return LegacyStep(step_no, kind, {"request": request, "response": response}, None)
 
@@ -120,12 +170,22 @@ def messages_match(recorded: Any, new: Any) -> bool:
     """
     if recorded == new:
         return True
-    return isinstance(recorded, list) and isinstance(new, list) and len(new) <= len(recorded) and recorded[: len(new)] == new
+    return (
+        isinstance(recorded, list)
+        and isinstance(new, list)
+        and len(new) <= len(recorded)
+        and recorded[: len(new)] == new
+    )
 
 
 def is_toolscore(data: Any) -> bool:
     """Whether a parsed file is a toolscore snapshot (``schema_version`` + ``calls``, no ``trace``)."""
-    return isinstance(data, dict) and "trace" not in data and "calls" in data and "schema_version" in data
+    return (
+        isinstance(data, dict)
+        and "trace" not in data
+        and "calls" in data
+        and "schema_version" in data
+    )
 
 
 def from_toolscore(data: dict[str, Any], where: Any) -> dict[str, Any]:
@@ -139,15 +199,32 @@ def from_toolscore(data: dict[str, Any], where: Any) -> dict[str, Any]:
     """
     version = data.get("schema_version")
     if version != 1:
-        raise ValueError(f"{where} is a toolscore snapshot of schema_version {version!r}; agentsnap reads schema_version 1")
+        raise ValueError(
+            f"{where} is a toolscore snapshot of schema_version {version!r}; agentsnap reads schema_version 1"
+        )
     calls = data.get("calls")
     if not isinstance(calls, list):
         raise ValueError(f"{where} is a toolscore snapshot whose 'calls' is not a list")
     steps = []
     for i, call in enumerate(calls):
         if not isinstance(call, dict) or not isinstance(call.get("tool"), str) or not call["tool"]:
-            raise ValueError(f"{where}: calls[{i}] is not a toolscore call {{\"tool\": name, \"args\": {{...}}}}: {call!r:.80}")
-        steps.append({"step": i, "type": "tool_call", "name": call["tool"], "args": call.get("args", {})})
-    out: dict[str, Any] = {key: data[key] for key in ("name", "approved", "source", "created_at", "updated_at") if key in data}
-    out.update({"version": "2.0", "trace": steps, "output": None, "agentsnap_version": f"toolscore {data.get('toolscore_version') or '(unknown)'}"})
+            raise ValueError(
+                f'{where}: calls[{i}] is not a toolscore call {{"tool": name, "args": {{...}}}}: {call!r:.80}'
+            )
+        steps.append(
+            {"step": i, "type": "tool_call", "name": call["tool"], "args": call.get("args", {})}
+        )
+    out: dict[str, Any] = {
+        key: data[key]
+        for key in ("name", "approved", "source", "created_at", "updated_at")
+        if key in data
+    }
+    out.update(
+        {
+            "version": "2.0",
+            "trace": steps,
+            "output": None,
+            "agentsnap_version": f"toolscore {data.get('toolscore_version') or '(unknown)'}",
+        }
+    )
     return out

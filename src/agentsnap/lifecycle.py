@@ -20,15 +20,21 @@ pending run also writes its trace to ``.last_run/`` for ``agentsnap diff`` and
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .config import Settings
-from .exceptions import AgentRegressionError, AgentsnapWarning, SnapshotNotFoundError, SnapshotPendingError
+from .exceptions import (
+    AgentRegressionError,
+    AgentsnapWarning,
+    SnapshotNotFoundError,
+    SnapshotPendingError,
+)
 from .snapshot import Snapshot, SnapshotStore
 
-__all__ = ["Outcome", "settle", "build_snapshot", "open_recording", "add_observer"]
+__all__ = ["Outcome", "add_observer", "build_snapshot", "open_recording", "settle"]
 
 
 @dataclass
@@ -75,12 +81,17 @@ def _notify(outcome: Outcome) -> Outcome:
     for callback in list(_OBSERVERS):
         try:
             callback(outcome)
-        except Exception as exc:  # noqa: BLE001 - a report must not change a result
-            warnings.warn(AgentsnapWarning(f"agentsnap: outcome observer {callback!r} failed: {exc!r}"), stacklevel=2)
+        except Exception as exc:
+            warnings.warn(
+                AgentsnapWarning(f"agentsnap: outcome observer {callback!r} failed: {exc!r}"),
+                stacklevel=2,
+            )
     return outcome
 
 
-def _refused(exc: Exception, path: Path, new: Snapshot, golden: Snapshot | None = None) -> Exception:
+def _refused(
+    exc: Exception, path: Path, new: Snapshot, golden: Snapshot | None = None
+) -> Exception:
     """Tell the observers about a refusal ``settle`` is about to raise; return the exception."""
     _notify(Outcome("failed", new.name, path, golden=golden, new=new, error=str(exc)))
     return exc
@@ -118,15 +129,27 @@ def build_snapshot(
     if output_from_trace and output is None and llm:
         from .frameworks import final_output
 
-        final = final_output(steps)  # a framework's final-answer tool call (smolagents, pydantic-ai)
+        final = final_output(
+            steps
+        )  # a framework's final-answer tool call (smolagents, pydantic-ai)
         output = final if final is not None else llm[-1].get("response")
     if model in (None, "", "unknown"):
         model = next((str(s["model"]) for s in llm if s.get("model")), None) or (model or "unknown")
     steps, input, output = prepare_parts(steps, input, output, exchanges_scrubbed=captured)
-    return Snapshot(name=name, trace=steps, output=output, input=input, model=model, source=source, prepared=True)
+    return Snapshot(
+        name=name,
+        trace=steps,
+        output=output,
+        input=input,
+        model=model,
+        source=source,
+        prepared=True,
+    )
 
 
-def open_recording(golden: Snapshot | None, settings: Settings, *, mode: str, name: str, path: Path) -> Any:
+def open_recording(
+    golden: Snapshot | None, settings: Settings, *, mode: str, name: str, path: Path
+) -> Any:
     """The capture scope a run starts with, given its golden (or None).
 
     ``record`` and ``live`` send for real; ``replay`` serves the golden's
@@ -142,7 +165,9 @@ def open_recording(golden: Snapshot | None, settings: Settings, *, mode: str, na
 
     if mode == "record":
         return Recording("capture")
-    if mode == "replay" and golden is None:  # replay is offline, always (CI or not, allow_pending or not)
+    if (
+        mode == "replay" and golden is None
+    ):  # replay is offline, always (CI or not, allow_pending or not)
         return Recording("replay", block=replay_missing_message(name, path))
     if settings.ci and not settings.allow_pending and (golden is None or not golden.approved):
         state = "no snapshot" if golden is None else "the snapshot is pending approval"
@@ -159,7 +184,13 @@ def open_recording(golden: Snapshot | None, settings: Settings, *, mode: str, na
     if mode == "replay" and golden is not None:
         from .legacy import is_legacy_version
 
-        cassette = Cassette(golden.trace, name=name, path=path, strict=settings.replay_strict, legacy=is_legacy_version(golden.version))
+        cassette = Cassette(
+            golden.trace,
+            name=name,
+            path=path,
+            strict=settings.replay_strict,
+            legacy=is_legacy_version(golden.version),
+        )
         return Recording("replay", cassette=cassette)
     return Recording("capture")
 
@@ -217,25 +248,44 @@ def settle(
         if existed and golden is not None and golden.approved and _same(golden, new):
             return _notify(Outcome("unchanged", name, path, golden=golden, new=new))
         if not quiet_record:
-            warnings.warn(AgentsnapWarning(f"agentsnap: recorded golden {name!r} -> {path} (approved). Review the diff before committing."), stacklevel=3)
-        return _notify(Outcome("updated" if existed else "recorded", name, path, golden=golden, new=new))
+            warnings.warn(
+                AgentsnapWarning(
+                    f"agentsnap: recorded golden {name!r} -> {path} (approved). Review the diff before committing."
+                ),
+                stacklevel=3,
+            )
+        return _notify(
+            Outcome("updated" if existed else "recorded", name, path, golden=golden, new=new)
+        )
 
     relaxed = not settings.ci or settings.allow_pending
     if golden is None:
         if missing == "raise":
             raise _refused(SnapshotNotFoundError(name, path), path, new)
         if mode == "replay":
-            raise _refused(SnapshotNotFoundError(name, path, replay_missing_message(name, path)), path, new)
+            raise _refused(
+                SnapshotNotFoundError(name, path, replay_missing_message(name, path)), path, new
+            )
         if not relaxed:
-            raise _refused(SnapshotNotFoundError(name, path, (
-                f"agentsnap: no snapshot for {name!r} ({path}) and this is CI: nothing is written. Record it locally "
-                "(`pytest --agentsnap-record`, or run the test outside CI to write it pending), review and approve it "
-                "(`agentsnap approve`), then commit. (--agentsnap-allow-pending relaxes this.)"
-            )), path, new)
+            raise _refused(
+                SnapshotNotFoundError(
+                    name,
+                    path,
+                    (
+                        f"agentsnap: no snapshot for {name!r} ({path}) and this is CI: nothing is written. Record it locally "
+                        "(`pytest --agentsnap-record`, or run the test outside CI to write it pending), review and approve it "
+                        "(`agentsnap approve`), then commit. (--agentsnap-allow-pending relaxes this.)"
+                    ),
+                ),
+                path,
+                new,
+            )
         new.approved = False
         store.save(new)
         warnings.warn(
-            AgentsnapWarning(f"agentsnap: new snapshot {name!r} written to {path} as pending; review it, then run {_fix_hint(name)} (nothing was asserted)."),
+            AgentsnapWarning(
+                f"agentsnap: new snapshot {name!r} written to {path} as pending; review it, then run {_fix_hint(name)} (nothing was asserted)."
+            ),
             stacklevel=3,
         )
         return _notify(Outcome("created", name, path, new=new))
@@ -244,11 +294,21 @@ def settle(
         new.comparison = {"mode": mode, "request_drift": _drifted(new)}
         store.save_last_run(new)
         if not relaxed:
-            raise _refused(SnapshotPendingError(
-                f"agentsnap: snapshot {name!r} ({path}) is pending approval; CI only compares against approved snapshots. "
-                f"Review it locally and run {_fix_hint(name)}, then commit (or pass --agentsnap-allow-pending)."
-            ), path, new, golden)
-        warnings.warn(AgentsnapWarning(f"agentsnap: snapshot {name!r} is pending approval; not compared. Run {_fix_hint(name)} once reviewed."), stacklevel=3)
+            raise _refused(
+                SnapshotPendingError(
+                    f"agentsnap: snapshot {name!r} ({path}) is pending approval; CI only compares against approved snapshots. "
+                    f"Review it locally and run {_fix_hint(name)}, then commit (or pass --agentsnap-allow-pending)."
+                ),
+                path,
+                new,
+                golden,
+            )
+        warnings.warn(
+            AgentsnapWarning(
+                f"agentsnap: snapshot {name!r} is pending approval; not compared. Run {_fix_hint(name)} once reviewed."
+            ),
+            stacklevel=3,
+        )
         return _notify(Outcome("pending", name, path, golden=golden, new=new))
 
     report = compare(golden, new, settings, mode=mode, overrides=overrides)
@@ -295,14 +355,25 @@ def _record_command(name: str) -> str:
     """``pytest NODE --agentsnap-record`` for a node-id name, else the general form."""
     import shlex
 
-    return f"pytest {shlex.quote(name)} --agentsnap-record" if "::" in name else "pytest --agentsnap-record (add the test's node id)"
+    return (
+        f"pytest {shlex.quote(name)} --agentsnap-record"
+        if "::" in name
+        else "pytest --agentsnap-record (add the test's node id)"
+    )
 
 
 #: the compare options a .last_run keeps (``comparison["options"]``) for ``agentsnap diff``
 _REPLAYED_OPTIONS = ("gate", "min_score", "weights", "strict")
 
 
-def compare(golden: Snapshot, new: Snapshot, settings: Settings, *, mode: str, overrides: dict[str, Any] | None = None) -> Any:
+def compare(
+    golden: Snapshot,
+    new: Snapshot,
+    settings: Settings,
+    *,
+    mode: str,
+    overrides: dict[str, Any] | None = None,
+) -> Any:
     """Run the three-layer diff of ``new`` against ``golden`` with the settings' thresholds.
 
     ``overrides``: per-test ``compute_diff`` options (None values are
@@ -325,7 +396,9 @@ def compare(golden: Snapshot, new: Snapshot, settings: Settings, *, mode: str, o
     for key, value in (overrides or {}).items():
         if value is not None:
             opts[key] = value
-    return compute_diff(golden.to_dict(), new.to_dict(), compare_requests=(mode == "replay"), name=new.name, **opts)
+    return compute_diff(
+        golden.to_dict(), new.to_dict(), compare_requests=(mode == "replay"), name=new.name, **opts
+    )
 
 
 def _same(a: Snapshot, b: Snapshot) -> bool:

@@ -29,7 +29,7 @@ from typing import Any
 
 from .snapshot import LAST_RUN_DIR, SnapshotStore
 
-__all__ = ["RUN_RECORD", "full_run_problem", "find_orphans", "write_run_record", "read_run_record"]
+__all__ = ["RUN_RECORD", "find_orphans", "full_run_problem", "read_run_record", "write_run_record"]
 
 RUN_RECORD = "run.json"
 _SUFFIX = re.compile(r"-\d+$")
@@ -43,7 +43,7 @@ def full_run_problem(config: Any, exitstatus: int, deselected: int) -> str | Non
     if deselected:
         return f"{deselected} test(s) were deselected (--deselect, --lf …)"
     if exitstatus != 0:
-        return "the run did not pass (exit status %d)" % exitstatus
+        return f"the run did not pass (exit status {exitstatus})"
     if getattr(opt, "collectonly", False):
         return "--collect-only runs no tests"
     if getattr(opt, "ignore", None) or getattr(opt, "ignore_glob", None):
@@ -64,7 +64,9 @@ def full_run_problem(config: Any, exitstatus: int, deselected: int) -> str | Non
     return None
 
 
-def _referenced(name: str, collected: set[str], collected_files: set[str], used: set[str], rootdir: Path) -> bool:
+def _referenced(
+    name: str, collected: set[str], collected_files: set[str], used: set[str], rootdir: Path
+) -> bool:
     if name in used or name in collected:
         return True
     base = _SUFFIX.sub("", name)
@@ -78,10 +80,16 @@ def _referenced(name: str, collected: set[str], collected_files: set[str], used:
     return file_part not in collected_files  # outside this run's scope: keep
 
 
-def find_orphans(store: SnapshotStore, collected: set[str], used: set[str], rootdir: Path) -> list[str]:
+def find_orphans(
+    store: SnapshotStore, collected: set[str], used: set[str], rootdir: Path
+) -> list[str]:
     """Names of snapshots in ``store`` that the run's tests no longer produce (rules in the module doc)."""
     collected_files = {nodeid.split("::", 1)[0] for nodeid in collected}
-    return sorted(s.name for s in store.list() if s.name and not _referenced(s.name, collected, collected_files, used, rootdir))
+    return sorted(
+        s.name
+        for s in store.list()
+        if s.name and not _referenced(s.name, collected, collected_files, used, rootdir)
+    )
 
 
 def write_run_record(state: Any, config: Any, exitstatus: int) -> list[str]:
@@ -99,22 +107,34 @@ def write_run_record(state: Any, config: Any, exitstatus: int) -> list[str]:
         "rootdir": str(rootdir),
         "orphans": orphans,
     }
-    from .snapshot import _atomic_write
-
     from .exceptions import SnapshotFormatError
+    from .snapshot import _atomic_write
 
     folder = store.root / LAST_RUN_DIR
     ignore = folder / ".gitignore"
     try:
         if not ignore.exists() and not ignore.is_symlink():
-            _atomic_write(ignore, "# written by agentsnap: the latest runs, promoted with `agentsnap update`\n*\n", root=store.root)
-        _atomic_write(folder / RUN_RECORD, json.dumps(record, indent=2, ensure_ascii=False) + "\n", root=store.root)
-    except SnapshotFormatError as exc:  # a symbolic link where .last_run should be: say so, write nothing
+            _atomic_write(
+                ignore,
+                "# written by agentsnap: the latest runs, promoted with `agentsnap update`\n*\n",
+                root=store.root,
+            )
+        _atomic_write(
+            folder / RUN_RECORD,
+            json.dumps(record, indent=2, ensure_ascii=False) + "\n",
+            root=store.root,
+        )
+    except (
+        SnapshotFormatError
+    ) as exc:  # a symbolic link where .last_run should be: say so, write nothing
         import warnings
 
         from .exceptions import AgentsnapWarning
 
-        warnings.warn(AgentsnapWarning(f"{exc} (the run record for `agentsnap prune` was not written)"), stacklevel=2)
+        warnings.warn(
+            AgentsnapWarning(f"{exc} (the run record for `agentsnap prune` was not written)"),
+            stacklevel=2,
+        )
     return orphans
 
 

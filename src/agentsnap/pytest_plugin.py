@@ -25,8 +25,9 @@ import functools
 import os
 import sys
 from collections import Counter
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 import pytest
 
@@ -39,30 +40,80 @@ from .exceptions import (
     SnapshotPendingError,
 )
 
-_MODE_FLAGS = (("record", "--agentsnap-record"), ("replay", "--agentsnap-replay"), ("live", "--agentsnap-live"))
+_MODE_FLAGS = (
+    ("record", "--agentsnap-record"),
+    ("replay", "--agentsnap-replay"),
+    ("live", "--agentsnap-live"),
+)
 _DUMMY_KEY = "agentsnap-replay-dummy-key"
-_CLEAN_ERRORS = (AgentRegressionError, ReplayMissError, SnapshotFormatError, SnapshotNotFoundError, SnapshotPendingError)
+_CLEAN_ERRORS = (
+    AgentRegressionError,
+    ReplayMissError,
+    SnapshotFormatError,
+    SnapshotNotFoundError,
+    SnapshotPendingError,
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("agentsnap", "agentsnap: snapshot testing for LLM agents")
-    group.addoption("--agentsnap-instrument", action="store_true", default=None, dest="agentsnap_instrument",
-                    help="Capture every LLM call of every installed provider SDK and snapshot each test that makes one (no code changes).")
-    group.addoption("--agentsnap-replay", action="store_true", default=False, dest="agentsnap_replay",
-                    help="Serve recorded responses to the unchanged SDK clients: offline and deterministic. Implies --agentsnap-instrument.")
-    group.addoption("--agentsnap-record", action="store_true", default=False, dest="agentsnap_record",
-                    help="Call the real APIs and overwrite the goldens (marked approved). Implies --agentsnap-instrument.")
-    group.addoption("--agentsnap-live", action="store_true", default=False, dest="agentsnap_live",
-                    help="Call the real APIs and compare with the goldens. Implies --agentsnap-instrument.")
-    group.addoption("--agentsnap-allow-pending", action="store_true", default=None, dest="agentsnap_allow_pending",
-                    help="In CI, let missing or pending snapshots warn instead of failing (approved ones still fail on drift).")
-    group.addoption("--agentsnap-force", action="store_true", default=None, dest="agentsnap_force",
-                    help="Treat a snapshot file that cannot be read (corrupt, merge conflict, other format version, other name) "
-                         "as missing, so this run's recording overwrites it. Without it such a file fails its test and is never written.")
-    group.addoption("--agentsnap-snapshot-dir", default=None, dest="agentsnap_snapshot_dir", metavar="PATH",
-                    help="Snapshot folder, relative to the pytest rootdir (default: snapshot_dir from [tool.agentsnap], else __agent_snapshots__).")
-    group.addoption("--agentsnap-report", default=None, dest="agentsnap_report", metavar="PATH",
-                    help="Write a self-contained HTML report of every snapshot the run touched to PATH (relative to the current directory).")
+    group.addoption(
+        "--agentsnap-instrument",
+        action="store_true",
+        default=None,
+        dest="agentsnap_instrument",
+        help="Capture every LLM call of every installed provider SDK and snapshot each test that makes one (no code changes).",
+    )
+    group.addoption(
+        "--agentsnap-replay",
+        action="store_true",
+        default=False,
+        dest="agentsnap_replay",
+        help="Serve recorded responses to the unchanged SDK clients: offline and deterministic. Implies --agentsnap-instrument.",
+    )
+    group.addoption(
+        "--agentsnap-record",
+        action="store_true",
+        default=False,
+        dest="agentsnap_record",
+        help="Call the real APIs and overwrite the goldens (marked approved). Implies --agentsnap-instrument.",
+    )
+    group.addoption(
+        "--agentsnap-live",
+        action="store_true",
+        default=False,
+        dest="agentsnap_live",
+        help="Call the real APIs and compare with the goldens. Implies --agentsnap-instrument.",
+    )
+    group.addoption(
+        "--agentsnap-allow-pending",
+        action="store_true",
+        default=None,
+        dest="agentsnap_allow_pending",
+        help="In CI, let missing or pending snapshots warn instead of failing (approved ones still fail on drift).",
+    )
+    group.addoption(
+        "--agentsnap-force",
+        action="store_true",
+        default=None,
+        dest="agentsnap_force",
+        help="Treat a snapshot file that cannot be read (corrupt, merge conflict, other format version, other name) "
+        "as missing, so this run's recording overwrites it. Without it such a file fails its test and is never written.",
+    )
+    group.addoption(
+        "--agentsnap-snapshot-dir",
+        default=None,
+        dest="agentsnap_snapshot_dir",
+        metavar="PATH",
+        help="Snapshot folder, relative to the pytest rootdir (default: snapshot_dir from [tool.agentsnap], else __agent_snapshots__).",
+    )
+    group.addoption(
+        "--agentsnap-report",
+        default=None,
+        dest="agentsnap_report",
+        metavar="PATH",
+        help="Write a self-contained HTML report of every snapshot the run touched to PATH (relative to the current directory).",
+    )
     for key in _config.SETTING_KEYS:
         parser.addini(f"agentsnap_{key}", f"agentsnap: {key} (see [tool.agentsnap])", default=None)
 
@@ -106,7 +157,9 @@ class AgentsnapSession:
         for item in items:
             marker = item.get_closest_marker("agentsnap")
             name = marker.kwargs.get("name") if marker is not None else None
-            users.setdefault(name if isinstance(name, str) and name else item.nodeid, []).append(item.nodeid)
+            users.setdefault(name if isinstance(name, str) and name else item.nodeid, []).append(
+                item.nodeid
+            )
         for name, nodes in users.items():
             if len(set(nodes)) > 1:
                 for node in nodes:
@@ -131,12 +184,26 @@ class AgentsnapSession:
         except SnapshotFormatError as exc:
             from .capture import Recording
 
-            rec = Recording("replay", block=str(exc)) if self.settings.mode == "replay" else Recording("capture")
+            rec = (
+                Recording("replay", block=str(exc))
+                if self.settings.mode == "replay"
+                else Recording("capture")
+            )
             rec.load_error = exc  # type: ignore[attr-defined]
             self._active[item.nodeid] = (rec.start(), None)
             return
-        served = self._with_later_snapshots(name, golden) if golden is not None and self.settings.mode == "replay" else golden
-        rec = open_recording(served, self.settings, mode=self.settings.mode, name=name, path=self.store.path_for(name))
+        served = (
+            self._with_later_snapshots(name, golden)
+            if golden is not None and self.settings.mode == "replay"
+            else golden
+        )
+        rec = open_recording(
+            served,
+            self.settings,
+            mode=self.settings.mode,
+            name=name,
+            path=self.store.path_for(name),
+        )
         self._active[item.nodeid] = (rec.start(), golden)
 
     def _with_later_snapshots(self, name: str, golden: Any) -> Any:
@@ -183,7 +250,9 @@ class AgentsnapSession:
             new, options, unnamed, fixture = entries[last]
             trailing = fixture._llm_steps()
             if trailing:
-                new = build_snapshot(new.name, list(new.trace) + trailing, source="pytest", captured=True)
+                new = build_snapshot(
+                    new.name, list(new.trace) + trailing, source="pytest", captured=True
+                )
                 entries[last] = (new, options, unnamed, fixture)
         for new, options, _, _ in entries:
             settle_tool_calls(new, test_passed=passed, **options)
@@ -216,8 +285,13 @@ class AgentsnapSession:
         if recording.blocked_calls or recording.misses:
             self.counts["failed"] += 1
             if self.report is not None:
-                why = recording.block if recording.blocked_calls else (
-                    f"replay: {recording.misses} LLM call(s) had no recording; the test's failure shows the request and the nearest recording")
+                why = (
+                    recording.block
+                    if recording.blocked_calls
+                    else (
+                        f"replay: {recording.misses} LLM call(s) had no recording; the test's failure shows the request and the nearest recording"
+                    )
+                )
                 self.report.failure(name, str(why), self.store.path_for(name))
             return  # CI refused the calls, or replay had no recording: the test failed with that error, nothing is written
         if item.nodeid in self.claimed:
@@ -225,11 +299,26 @@ class AgentsnapSession:
         if not recording.trace.exchanges:
             return  # no LLM traffic: nothing to snapshot
         self.used.add(name)
-        snap = build_snapshot(name, recording.trace.steps(), source="pytest", output_from_trace=True, captured=True)
+        snap = build_snapshot(
+            name, recording.trace.steps(), source="pytest", output_from_trace=True, captured=True
+        )
         try:
-            outcome = settle(self.store, snap, self.settings, mode=self.settings.mode, test_passed=passed, golden=golden,
-                             quiet_record=True, overrides=overrides)
-        except (AgentRegressionError, SnapshotNotFoundError, SnapshotPendingError, SnapshotFormatError):
+            outcome = settle(
+                self.store,
+                snap,
+                self.settings,
+                mode=self.settings.mode,
+                test_passed=passed,
+                golden=golden,
+                quiet_record=True,
+                overrides=overrides,
+            )
+        except (
+            AgentRegressionError,
+            SnapshotNotFoundError,
+            SnapshotPendingError,
+            SnapshotFormatError,
+        ):
             self.counts["failed"] += 1
             raise
         self.counts[outcome.action] += 1
@@ -258,16 +347,27 @@ class AgentsnapSession:
 
 def _clash_message(name: str, nodes: list[str]) -> str:
     listed = " and ".join(dict.fromkeys(nodes))
-    return (f"agentsnap: snapshot name {name!r} is used by more than one test ({listed}); they would overwrite each "
-            "other's golden. Give each test its own name: @pytest.mark.agentsnap(name=...) / the block's name.")
+    return (
+        f"agentsnap: snapshot name {name!r} is used by more than one test ({listed}); they would overwrite each "
+        "other's golden. Give each test its own name: @pytest.mark.agentsnap(name=...) / the block's name."
+    )
 
 
 _SESSION_KEY = pytest.StashKey[AgentsnapSession]()
 
 #: what ``@pytest.mark.agentsnap(...)`` accepts besides ``name``: per-test comparison settings
 MARKER_OPTIONS = (
-    "semantic_threshold", "llm_threshold", "structural_tolerance", "ignored_fields", "min_score", "weights",
-    "strict", "strict_facts", "embedding_backend", "lexical_semantic_threshold", "lexical_llm_threshold",
+    "semantic_threshold",
+    "llm_threshold",
+    "structural_tolerance",
+    "ignored_fields",
+    "min_score",
+    "weights",
+    "strict",
+    "strict_facts",
+    "embedding_backend",
+    "lexical_semantic_threshold",
+    "lexical_llm_threshold",
 )
 
 
@@ -283,33 +383,45 @@ def marker_options(item: pytest.Item) -> tuple[str, dict[str, Any]]:
     if marker is None:
         return item.nodeid, {}
     if marker.args:
-        pytest.fail(f"agentsnap: @pytest.mark.agentsnap takes keywords only (name=..., {', '.join(MARKER_OPTIONS[:3])}, ...), "
-                    f"got positional {marker.args!r} on {item.nodeid}", pytrace=False)
+        pytest.fail(
+            f"agentsnap: @pytest.mark.agentsnap takes keywords only (name=..., {', '.join(MARKER_OPTIONS[:3])}, ...), "
+            f"got positional {marker.args!r} on {item.nodeid}",
+            pytrace=False,
+        )
     options = dict(marker.kwargs)
     name = options.pop("name", None)
     if name is None:
         name = item.nodeid
     elif not isinstance(name, str) or not name:
-        pytest.fail(f"agentsnap: @pytest.mark.agentsnap(name=...) must be a non-empty string on {item.nodeid}, got {name!r}",
-                    pytrace=False)
+        pytest.fail(
+            f"agentsnap: @pytest.mark.agentsnap(name=...) must be a non-empty string on {item.nodeid}, got {name!r}",
+            pytrace=False,
+        )
     unknown = sorted(set(options) - set(MARKER_OPTIONS))
     if unknown:
-        pytest.fail(f"agentsnap: unknown @pytest.mark.agentsnap keyword(s) {', '.join(unknown)} on {item.nodeid}; "
-                    f"known: name, {', '.join(MARKER_OPTIONS)}", pytrace=False)
+        pytest.fail(
+            f"agentsnap: unknown @pytest.mark.agentsnap keyword(s) {', '.join(unknown)} on {item.nodeid}; "
+            f"known: name, {', '.join(MARKER_OPTIONS)}",
+            pytrace=False,
+        )
     if "ignored_fields" in options and isinstance(options["ignored_fields"], str):
         options["ignored_fields"] = [options["ignored_fields"]]  # one path, not its characters
     for key, value in options.items():
         if key in _config.SETTING_KEYS and value is not None:
             try:  # checked now, as [tool.agentsnap] is, rather than when the comparison runs
-                options[key] = _config._coerce(key, value, f"@pytest.mark.agentsnap on {item.nodeid}")
+                options[key] = _config._coerce(
+                    key, value, f"@pytest.mark.agentsnap on {item.nodeid}"
+                )
             except (TypeError, ValueError) as exc:
                 pytest.fail(str(exc), pytrace=False)
     return name, options
 
 
 #: the note shown in the header when --agentsnap-replay and --agentsnap-live are both given
-_LIVE_WINS = ("agentsnap: --agentsnap-replay and --agentsnap-live were both given: live wins (as in agentsnap 0.5.1); "
-              "every test calls the real API.")
+_LIVE_WINS = (
+    "agentsnap: --agentsnap-replay and --agentsnap-live were both given: live wins (as in agentsnap 0.5.1); "
+    "every test calls the real API."
+)
 
 
 def _resolve_mode(config: pytest.Config) -> str | None:
@@ -335,8 +447,11 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "agentsnap(name=None, **settings): this test's snapshot name and comparison settings "
-                            "(semantic_threshold, llm_threshold, structural_tolerance, ignored_fields, min_score, weights, strict, ...)")
+    config.addinivalue_line(
+        "markers",
+        "agentsnap(name=None, **settings): this test's snapshot name and comparison settings "
+        "(semantic_threshold, llm_threshold, structural_tolerance, ignored_fields, min_score, weights, strict, ...)",
+    )
     mode = _resolve_mode(config)
     snapshot_dir = config.getoption("agentsnap_snapshot_dir")
     if snapshot_dir is not None:
@@ -349,10 +464,16 @@ def pytest_configure(config: pytest.Config) -> None:
         "instrument": True if (mode or config.getoption("agentsnap_instrument")) else None,
     }
     try:
-        settings = _config.load(config.rootpath, ini=lambda key: config.getini(key), overrides=overrides)
+        settings = _config.load(
+            config.rootpath, ini=lambda key: config.getini(key), overrides=overrides
+        )
     except ValueError as exc:
         raise pytest.UsageError(str(exc)) from None
-    if settings.mode != "live" and mode is None and (os.environ.get("AGENTSNAP_MODE") or os.environ.get("AGENTSNAP_RECORD")):
+    if (
+        settings.mode != "live"
+        and mode is None
+        and (os.environ.get("AGENTSNAP_MODE") or os.environ.get("AGENTSNAP_RECORD"))
+    ):
         settings.instrument = True  # an env-selected mode implies instrumentation, like the flags
     session = AgentsnapSession(config, settings)
     config.stash[_SESSION_KEY] = session
@@ -363,7 +484,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("agentsnap_report"):
         from .report._collect import ReportCollector
 
-        session.report = ReportCollector(config.getoption("agentsnap_report"), base=config.invocation_params.dir).start()
+        session.report = ReportCollector(
+            config.getoption("agentsnap_report"), base=config.invocation_params.dir
+        ).start()
     if settings.instrument:
         from .capture import install
 
@@ -376,7 +499,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 _RUN_GUARD = pytest.StashKey[object]()
-_RUN_GUARD_REASON = "this run replays (--agentsnap-replay), so it runs offline from collection to the end"
+_RUN_GUARD_REASON = (
+    "this run replays (--agentsnap-replay), so it runs offline from collection to the end"
+)
 
 
 def _guard_run(config: pytest.Config) -> None:
@@ -398,11 +523,16 @@ def _unguard_run(config: pytest.Config) -> None:
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+def pytest_load_initial_conftests(
+    early_config: pytest.Config, parser: pytest.Parser, args: list[str]
+) -> None:
     """Turn the run's socket guard on before the first conftest is imported when replay is asked for
     (flag or ``AGENTSNAP_MODE=replay``); :func:`pytest_configure` confirms or lifts it."""
     namespace = getattr(early_config, "known_args_namespace", None)
-    if getattr(namespace, "agentsnap_replay", False) or os.environ.get("AGENTSNAP_MODE", "").strip().lower() == "replay":
+    if (
+        getattr(namespace, "agentsnap_replay", False)
+        or os.environ.get("AGENTSNAP_MODE", "").strip().lower() == "replay"
+    ):
         _guard_run(early_config)
 
 
@@ -481,7 +611,9 @@ def _clean_longrepr(excinfo: Any, item: pytest.Item) -> str:
         for entry in reversed(excinfo.traceback):
             path = str(entry.path)
             if path.startswith(root) and "site-packages" not in path and "/agentsnap/" not in path:
-                text += f"\n  (the call was made at {os.path.relpath(path, root)}:{entry.lineno + 1})"
+                text += (
+                    f"\n  (the call was made at {os.path.relpath(path, root)}:{entry.lineno + 1})"
+                )
                 break
     return text
 
@@ -514,14 +646,23 @@ class SnapshotFixture:
         #: test's nearest conftest.py (docs/migrating.md)
         self.snapshot_dir = session.settings.snapshot_path
         if not session.settings.snapshot_dir_configured:
-            legacy = _config.legacy_snapshot_dir(Path(str(request.node.path)), request.config.rootpath)
+            legacy = _config.legacy_snapshot_dir(
+                Path(str(request.node.path)), request.config.rootpath
+            )
             if legacy is not None:
                 self.snapshot_dir = legacy
         self._unnamed = 0
         self._exchanges_taken = 0
 
-    def __call__(self, actual: Any, *, min_score: float = 1.0, weights: Mapping[str, float] | None = None,
-                 strict: bool = False, name: str | None = None) -> Any:
+    def __call__(
+        self,
+        actual: Any,
+        *,
+        min_score: float = 1.0,
+        weights: Mapping[str, float] | None = None,
+        strict: bool = False,
+        name: str | None = None,
+    ) -> Any:
         """Snapshot the tool calls in ``actual``; return the ``DiffReport`` once an approved snapshot was compared.
 
         ``actual``: a provider response object, a LangGraph state or message
@@ -549,18 +690,36 @@ class SnapshotFixture:
         session, settings = self._session, self._session.settings
         if name is not None:
             if not isinstance(name, str) or not name:
-                raise ValueError(f"agentsnap: snapshot(..., name=...) must be a non-empty string, got {name!r}")
+                raise ValueError(
+                    f"agentsnap: snapshot(..., name=...) must be a non-empty string, got {name!r}"
+                )
             session.claim(name, self._node_id)
             new = tool_call_snapshot(name, actual, min_score=min_score, weights=weights)
             unnamed = False
         else:
-            snap_name = self._name(None)  # the test's snapshots are its own: no auto-snapshot besides
-            new = tool_call_snapshot(snap_name, actual, llm_steps=self._llm_steps(), min_score=min_score, weights=weights)
+            snap_name = self._name(
+                None
+            )  # the test's snapshots are its own: no auto-snapshot besides
+            new = tool_call_snapshot(
+                snap_name, actual, llm_steps=self._llm_steps(), min_score=min_score, weights=weights
+            )
             unnamed = True
         golden = session.store.load(new.name)  # SnapshotFormatError names the path
-        options = {"store": session.store, "settings": settings, "mode": settings.mode, "min_score": min_score,
-                   "weights": weights, "strict": strict, "on_outcome": session.count}
-        refused = settings.ci and not settings.allow_pending and golden is None and settings.mode != "record"
+        options = {
+            "store": session.store,
+            "settings": settings,
+            "mode": settings.mode,
+            "min_score": min_score,
+            "weights": weights,
+            "strict": strict,
+            "on_outcome": session.count,
+        }
+        refused = (
+            settings.ci
+            and not settings.allow_pending
+            and golden is None
+            and settings.mode != "record"
+        )
         if (settings.mode == "record" or golden is None) and not refused:
             session.defer(self._node_id, (new, options, unnamed, self))
             return None
@@ -576,7 +735,7 @@ class SnapshotFixture:
         recording = entry[0]
         exchanges = list(recording.trace.exchanges)
         part = Trace()
-        part.exchanges = exchanges[self._exchanges_taken:]
+        part.exchanges = exchanges[self._exchanges_taken :]
         self._exchanges_taken = len(exchanges)
         return [step for step in part.steps() if step.get("type") != "tool_call"]
 
@@ -588,11 +747,19 @@ class SnapshotFixture:
         self._unnamed += 1
         return self._base if self._unnamed == 1 else f"{self._base}-{self._unnamed}"
 
-    def record_agent(self, test_name: str | None = None, model: str = "unknown", scenario: str | None = None) -> Any:
+    def record_agent(
+        self, test_name: str | None = None, model: str = "unknown", scenario: str | None = None
+    ) -> Any:
         from .recorder import AgentRecorder
 
-        block = AgentRecorder(self._name(test_name), self.snapshot_dir, model=model, scenario=scenario,
-                              settings=self._session.settings, source="pytest")
+        block = AgentRecorder(
+            self._name(test_name),
+            self.snapshot_dir,
+            model=model,
+            scenario=scenario,
+            settings=self._session.settings,
+            source="pytest",
+        )
         block.on_outcome = self._session.count
         return block
 
@@ -606,8 +773,13 @@ class SnapshotFixture:
             kwargs["judge"] = self._session.judge()  # on when a judge key resolves
         elif kwargs["judge"] is False:
             kwargs["judge"] = None  # force embeddings
-        block = AgentAsserter(self._name(test_name), self.snapshot_dir, settings=self._session.settings,
-                              missing="pending", **kwargs)
+        block = AgentAsserter(
+            self._name(test_name),
+            self.snapshot_dir,
+            settings=self._session.settings,
+            missing="pending",
+            **kwargs,
+        )
         block.on_outcome = self._session.count
         return block
 
@@ -652,14 +824,18 @@ def summary_line(counts: Counter[str]) -> str | None:
 
 
 @pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
     state = _session(config)
     if state is not None:
         state.collected.update(item.nodeid for item in items)
         state.find_name_clashes(items)
 
 
-def pytest_report_collectionfinish(config: pytest.Config, start_path: Path, items: list[pytest.Item]) -> list[str]:
+def pytest_report_collectionfinish(
+    config: pytest.Config, start_path: Path, items: list[pytest.Item]
+) -> list[str]:
     """syrupy also has a ``snapshot`` fixture: say once which one the tests get, and how to pick."""
     if not config.pluginmanager.hasplugin("syrupy"):
         return []
@@ -670,17 +846,21 @@ def pytest_report_collectionfinish(config: pytest.Config, start_path: Path, item
     if owner is None:
         return []
     if owner.startswith("agentsnap"):
-        return ["agentsnap: syrupy is installed too; `snapshot` is agentsnap's fixture here. For syrupy's, add "
-                "`from syrupy import snapshot` to your conftest.py and use `agent_snapshot` for agentsnap."]
-    return [f"agentsnap: syrupy is installed too; `snapshot` is {owner.split('.')[0]}'s fixture here. "
-            "agentsnap's fixture is `agent_snapshot` (the same object)."]
+        return [
+            "agentsnap: syrupy is installed too; `snapshot` is agentsnap's fixture here. For syrupy's, add "
+            "`from syrupy import snapshot` to your conftest.py and use `agent_snapshot` for agentsnap."
+        ]
+    return [
+        f"agentsnap: syrupy is installed too; `snapshot` is {owner.split('.')[0]}'s fixture here. "
+        "agentsnap's fixture is `agent_snapshot` (the same object)."
+    ]
 
 
 def _snapshot_fixture_owner(item: pytest.Item) -> str | None:
     """The module of the ``snapshot`` fixture ``item`` would get (None when pytest does not say)."""
     try:
         defs = item.session._fixturemanager.getfixturedefs("snapshot", item)
-    except Exception:  # noqa: BLE001 - a private API: stay quiet rather than break collection
+    except Exception:
         return None
     if not defs:
         return None
@@ -755,17 +935,30 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     line = summary_line(counts)
     if line:
         failed = counts.get("failed", 0)
-        terminalreporter.write_line(line, red=bool(failed), yellow=not failed and bool(counts.get("created") or counts.get("pending") or counts.get("orphaned")))
+        terminalreporter.write_line(
+            line,
+            red=bool(failed),
+            yellow=not failed
+            and bool(counts.get("created") or counts.get("pending") or counts.get("orphaned")),
+        )
     if state.report is not None and state.report.written is not None:
         terminalreporter.write_line(f"agentsnap: HTML report written to {state.report.written}")
     elif state.report is not None and state.report.error:
         terminalreporter.write_line(state.report.error, red=True)
     written = counts.get("recorded", 0) + counts.get("updated", 0)
-    if state.settings.mode == "record" and not written and not counts.get("unchanged") and not counts.get("created"):
+    if (
+        state.settings.mode == "record"
+        and not written
+        and not counts.get("unchanged")
+        and not counts.get("created")
+    ):
         requests, uncaptured = counts.get("_http_requests", 0), counts.get("_uncaptured", 0)
         if requests:
-            why = (f"{uncaptured} of them looked like LLM calls but were not captured (see the warnings)" if uncaptured
-                   else "none of them was an LLM call agentsnap recognises")
+            why = (
+                f"{uncaptured} of them looked like LLM calls but were not captured (see the warnings)"
+                if uncaptured
+                else "none of them was an LLM call agentsnap recognises"
+            )
             terminalreporter.write_line(
                 f"agentsnap: this record run's tests made {requests} HTTP request(s) but no snapshot was written: {why}. "
                 "See docs/providers.md for what is recognised and how to add a `[[match.wire]]` rule.",

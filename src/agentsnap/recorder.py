@@ -16,8 +16,9 @@ clients, graphs and tools. Usable as sync or async context managers::
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 from .capture import Recording
 from .config import Settings
@@ -33,7 +34,7 @@ from .exceptions import (
 from .lifecycle import Outcome, build_snapshot, open_recording, settle
 from .snapshot import Snapshot, SnapshotStore
 
-__all__ = ["AgentRecorder", "AgentAsserter"]
+__all__ = ["AgentAsserter", "AgentRecorder"]
 
 
 #: the mode a pytest run's flag forces (``--agentsnap-replay`` …): set by the plugin for the
@@ -101,7 +102,9 @@ class _Block:
         """The snapshot file this block reads or writes."""
         return self.store.path_for(self.name)
 
-    def record_tool_call(self, name: str, args: Any, result: Any, *, id: str | None = None, error: Any = None) -> None:
+    def record_tool_call(
+        self, name: str, args: Any, result: Any, *, id: str | None = None, error: Any = None
+    ) -> None:
         """Report a tool call made inside the block (``error``: what it raised, if it did)."""
         if self._recording is not None:
             self._recording.trace.add_tool_call(name, args, result, id=id, error=error)
@@ -134,20 +137,24 @@ class _Block:
             captured=True,
         )
 
-    def __enter__(self) -> "_Block":
+    def __enter__(self) -> _Block:
         recording = self._begin()
         if self.adapters:
             from .adapters import AdapterScope
 
             # read by the send wrappers: requests outside the adapters' scope are refused
-            recording.adapter_scope = AdapterScope(self.adapters, owner=f"{type(self).__name__}({self.name!r})")  # type: ignore[attr-defined]
+            recording.adapter_scope = AdapterScope(
+                self.adapters, owner=f"{type(self).__name__}({self.name!r})"
+            )  # type: ignore[attr-defined]
         self._recording = recording.start()
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         assert self._recording is not None
         self._recording.stop()
-        if exc_type is not None and issubclass(exc_type, (SnapshotMissingInCIError, AdapterNotWrappedError)):
+        if exc_type is not None and issubclass(
+            exc_type, (SnapshotMissingInCIError, AdapterNotWrappedError)
+        ):
             self._report("failed")
             return
         miss = self._recording.first_miss
@@ -173,7 +180,7 @@ class _Block:
         if self.on_outcome is not None:
             self.on_outcome(action, self.name)
 
-    async def __aenter__(self) -> "_Block":
+    async def __aenter__(self) -> _Block:
         return self.__enter__()
 
     async def __aexit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
@@ -220,7 +227,11 @@ class AgentRecorder(_Block):
 
     def _finish(self, passed: bool) -> None:
         wanted = self._by_input_name()
-        if wanted is not None and self.store.locate(self.name) is None and self.store.locate(wanted) is not None:
+        if (
+            wanted is not None
+            and self.store.locate(self.name) is None
+            and self.store.locate(wanted) is not None
+        ):
             self.name = wanted  # re-recording a 0.5.1 golden named by its input: keep that file
         snap = self._new_snapshot(self.model)
         self.outcome = settle(self.store, snap, self.settings, mode="record", test_passed=passed)
@@ -232,7 +243,7 @@ class AgentAsserter(_Block):
     ``mode``: ``"live"`` (the SDK calls the real API; responses are captured
     and compared) or ``"replay"`` (responses are served from the snapshot —
     offline, deterministic; the request each call sends is compared too).
-    Thresholds default to the settings (``[tool.agentsnap]``): 
+    Thresholds default to the settings (``[tool.agentsnap]``):
     ``semantic_threshold`` (final output, 0..1), ``llm_threshold``
     (intermediate responses), ``structural_tolerance`` (edit distance of the
     tool sequence); ``ignored_fields``: dotted tool-argument paths to skip.
@@ -305,8 +316,11 @@ class AgentAsserter(_Block):
             "semantic_threshold": semantic_threshold,
             "llm_threshold": llm_threshold,
             # a single string is one path, not a list of one-character paths
-            "ignored_fields": ([ignored_fields] if isinstance(ignored_fields, str) else list(ignored_fields))
-            if ignored_fields is not None else None,
+            "ignored_fields": (
+                [ignored_fields] if isinstance(ignored_fields, str) else list(ignored_fields)
+            )
+            if ignored_fields is not None
+            else None,
             "structural_tolerance": structural_tolerance,
             "embed_fn": embed_fn,
             "judge": judge,
@@ -327,7 +341,9 @@ class AgentAsserter(_Block):
             self._pick_input_golden()
         if self.golden is None and self.missing == "raise" and self.mode != "record":
             raise SnapshotNotFoundError(self.name, self.path)
-        recording = open_recording(self.golden, self.settings, mode=self.mode, name=self.name, path=self.path)
+        recording = open_recording(
+            self.golden, self.settings, mode=self.mode, name=self.name, path=self.path
+        )
         if self.replay_tools and self.mode == "replay" and self.golden is not None:
             from collections import deque
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from .exceptions import ReplayMissError
 
-__all__ = ["Cassette", "request_key", "canonical_json"]
+__all__ = ["Cassette", "canonical_json", "request_key"]
 
 
 def canonical_json(value: Any) -> str:
@@ -54,8 +54,15 @@ class Cassette:
     servable. ``name`` / ``path`` are used in miss messages.
     """
 
-    def __init__(self, steps: list[dict[str, Any]], *, name: str = "", path: Any = None, strict: bool = False,
-                 legacy: bool = False) -> None:
+    def __init__(
+        self,
+        steps: list[dict[str, Any]],
+        *,
+        name: str = "",
+        path: Any = None,
+        strict: bool = False,
+        legacy: bool = False,
+    ) -> None:
         self.name = name
         self.path = path
         self.strict = strict
@@ -72,7 +79,11 @@ class Cassette:
             self._add_legacy(steps)
         for step in steps:
             ex = step.get("exchange")
-            if not isinstance(ex, dict) or not isinstance(ex.get("request"), dict) or not isinstance(ex.get("response"), dict):
+            if (
+                not isinstance(ex, dict)
+                or not isinstance(ex.get("request"), dict)
+                or not isinstance(ex.get("response"), dict)
+            ):
                 continue
             idx = len(self._entries)
             self._entries.append(ex)
@@ -95,7 +106,9 @@ class Cassette:
                 self._played.append(False)
             self._legacy.append((idx, found))
 
-    def _take_legacy(self, request: dict[str, Any], call_index: int) -> tuple[int, dict[str, Any], list[str] | None] | None:
+    def _take_legacy(
+        self, request: dict[str, Any], call_index: int
+    ) -> tuple[int, dict[str, Any], list[str] | None] | None:
         """Serve the next 0.5.1 step for an LLM request (None: the request is not an LLM endpoint)."""
         from .legacy import ENDPOINTS
 
@@ -103,23 +116,28 @@ class Cassette:
         if not any(path.endswith(suffix) for suffix in ENDPOINTS.values()):
             return None
         where = f"{self.name!r}" + (f" ({self.path})" if self.path else "")
-        fix = ("Fix: re-record it with agentsnap from this repo: `pytest --agentsnap-record` (this test only: add its node id), "
-               "review the snapshot, commit it.")
+        fix = (
+            "Fix: re-record it with agentsnap from this repo: `pytest --agentsnap-record` (this test only: add its node id), "
+            "review the snapshot, commit it."
+        )
         if not self._legacy:
             raise ReplayMissError(
                 f"agentsnap replay miss: LLM call index {call_index} (POST {path}) has no recorded response in snapshot {where} "
-                f"(written by agentsnap 0.5.1): it recorded {len(self._entries)} call(s), all already served.\n  {fix}")
+                f"(written by agentsnap 0.5.1): it recorded {len(self._entries)} call(s), all already served.\n  {fix}"
+            )
         idx, found = self._legacy.popleft()
         if found.exchange is None or idx is None:
             raise ReplayMissError(
                 f"agentsnap replay: LLM call index {call_index} (POST {path}) is trace step {found.step_no} of snapshot {where}, "
-                f"written by agentsnap 0.5.1; that step {found.problem}, so there is nothing to serve.\n  {fix}")
+                f"written by agentsnap 0.5.1; that step {found.problem}, so there is nothing to serve.\n  {fix}"
+            )
         expected = ENDPOINTS.get(found.kind or "", "")
         if not path.endswith(expected):
             raise ReplayMissError(
                 f"agentsnap replay miss: LLM call index {call_index} (POST {path}) meets trace step {found.step_no} of snapshot "
                 f"{where} (agentsnap 0.5.1), which was recorded for {expected} ({found.kind}): the agent now calls another "
-                f"endpoint here.\n  {fix}")
+                f"endpoint here.\n  {fix}"
+            )
         self._played[idx] = True
         return idx, self._entries[idx], None
 
@@ -151,7 +169,11 @@ class Cassette:
                 idx = self._pop(self._by_route.get(key[:2]))
                 if idx is not None:
                     recorded = self._entries[idx]["request"]
-                    return idx, self._entries[idx], request_changes(recorded.get("body"), request.get("body"))
+                    return (
+                        idx,
+                        self._entries[idx],
+                        request_changes(recorded.get("body"), request.get("body")),
+                    )
             raise ReplayMissError(self._miss_message(request, key, call_index))
 
     def _pop(self, queue: deque[int] | None) -> int | None:
@@ -172,30 +194,48 @@ class Cassette:
         Lets an SDK's retry loop give up in replay where the recorded run gave up.
         """
         with self._lock:
-            return sum(1 for idx in self._by_key.get(request_key(request), ()) if not self._played[idx])
+            return sum(
+                1 for idx in self._by_key.get(request_key(request), ()) if not self._played[idx]
+            )
 
-    def _miss_message(self, request: dict[str, Any], key: tuple[str, str, str], call_index: int) -> str:
+    def _miss_message(
+        self, request: dict[str, Any], key: tuple[str, str, str], call_index: int
+    ) -> str:
         route = f"{key[0]} {key[1]}"
-        same_route = [i for i, e in enumerate(self._entries) if request_key(e["request"])[:2] == key[:2]]
+        same_route = [
+            i for i, e in enumerate(self._entries) if request_key(e["request"])[:2] == key[:2]
+        ]
         where = f"{self.name!r}" + (f" ({self.path})" if self.path else "")
         node = self.name if "::" in self.name else ""
-        record = f"`pytest {node} --agentsnap-record`" if node else "`pytest --agentsnap-record` (this test only: add its node id)"
-        lines = [f"agentsnap replay miss: LLM call index {call_index} ({route}) has no recorded response in snapshot {where}."]
+        record = (
+            f"`pytest {node} --agentsnap-record`"
+            if node
+            else "`pytest --agentsnap-record` (this test only: add its node id)"
+        )
+        lines = [
+            f"agentsnap replay miss: LLM call index {call_index} ({route}) has no recorded response in snapshot {where}."
+        ]
         if not self._entries:
             lines.append(
                 "  The snapshot holds no recorded LLM calls: the run that wrote it kept none (it was not instrumented, "
                 "e.g. the one-line snapshot(actual) form without --agentsnap-instrument), so replay has nothing to serve. "
                 "This is not a change in your agent."
             )
-            lines.append(f"  Fix: record it once with its LLM calls: {record}, review the snapshot, commit it.")
+            lines.append(
+                f"  Fix: record it once with its LLM calls: {record}, review the snapshot, commit it."
+            )
             return "\n".join(lines)
         if not same_route:
-            lines.append(f"  The snapshot holds {len(self._entries)} recorded call(s), none for {route}.")
+            lines.append(
+                f"  The snapshot holds {len(self._entries)} recorded call(s), none for {route}."
+            )
         else:
             served = sum(1 for i in same_route if self._played[i])
             left = len(same_route) - served
             if left == 0:
-                lines.append(f"  The snapshot holds {len(same_route)} call(s) for {route}; all were already served.")
+                lines.append(
+                    f"  The snapshot holds {len(same_route)} call(s) for {route}; all were already served."
+                )
             else:
                 lines.append(
                     f"  The snapshot holds {len(same_route)} call(s) for {route}: {served} already served, "
@@ -203,16 +243,27 @@ class Cassette:
                     "(strict replay serves exact matches only)."
                 )
             candidates = [i for i in same_route if not self._played[i]] or same_route
-            nearest = min(candidates, key=lambda i: len(request_changes(self._entries[i]["request"].get("body"), request.get("body"))))
-            changes = request_changes(self._entries[nearest]["request"].get("body"), request.get("body"))
+            nearest = min(
+                candidates,
+                key=lambda i: len(
+                    request_changes(self._entries[i]["request"].get("body"), request.get("body"))
+                ),
+            )
+            changes = request_changes(
+                self._entries[nearest]["request"].get("body"), request.get("body")
+            )
             if changes:
                 lines.append("  Nearest recorded request differs at:")
                 lines.extend(f"    {c}" for c in changes[:8])
                 if len(changes) > 8:
                     lines.append(f"    … {len(changes) - 8} more")
             else:
-                lines.append("  An identical request was recorded but already served (the agent now makes more calls).")
-        lines.append(f"  Fix: if the change is intended, re-record with {record}, review the snapshot, commit it.")
+                lines.append(
+                    "  An identical request was recorded but already served (the agent now makes more calls)."
+                )
+        lines.append(
+            f"  Fix: if the change is intended, re-record with {record}, review the snapshot, commit it."
+        )
         return "\n".join(lines)
 
 
@@ -221,10 +272,15 @@ def request_changes(old: Any, new: Any, *, limit: int = 20) -> list[str]:
     from .diff.arguments import diff_values
 
     changes = diff_values(old, new, root="")
-    return [f"{c['path'].lstrip('.') or '(whole body)'}: {_whole(c, 'old')} → {_whole(c, 'new')}" for c in changes[:limit]]
+    return [
+        f"{c['path'].lstrip('.') or '(whole body)'}: {_whole(c, 'old')} → {_whole(c, 'new')}"
+        for c in changes[:limit]
+    ]
 
 
 def _whole(change: dict[str, Any], side: str) -> str:
     """One side of a request change, never cut (a changed prompt must be readable in full)."""
-    absent = (change.get("kind") == "added" and side == "old") or (change.get("kind") == "removed" and side == "new")
+    absent = (change.get("kind") == "added" and side == "old") or (
+        change.get("kind") == "removed" and side == "new"
+    )
     return "<absent>" if absent else repr(change.get(side))

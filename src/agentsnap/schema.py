@@ -164,7 +164,9 @@ def validate(data: Any, path: str | Path) -> None:
         where = (m.group("where") if m else None) or "$"
         if re.fullmatch(r"\$\.trace\[\d+\]\.type", where):
             what += " (a step's type is one of llm_call, tool_call, http)"
-        raise SnapshotFormatError(f"agentsnap: {path} is not a valid snapshot: at {where}: {what}. {FIX}") from None
+        raise SnapshotFormatError(
+            f"agentsnap: {path} is not a valid snapshot: at {where}: {what}. {FIX}"
+        ) from None
 
 
 def json_schema() -> dict[str, Any]:
@@ -185,7 +187,9 @@ def schema_text() -> str:
     return json.dumps(json_schema(), indent=2, sort_keys=True) + "\n"
 
 
-if __name__ == "__main__":  # pragma: no cover - `python -m agentsnap.schema > docs/snapshot.schema.json`
+if (
+    __name__ == "__main__"
+):  # pragma: no cover - `python -m agentsnap.schema > docs/snapshot.schema.json`
     import sys
 
     sys.stdout.write(schema_text())

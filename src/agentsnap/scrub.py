@@ -64,31 +64,32 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 __all__ = [
-    "REDACTED",
     "ACCOUNT_HEADERS",
+    "MIN_SECRET_LENGTH",
+    "REDACTED",
     "Redaction",
-    "configure",
     "active",
-    "parse_redact",
-    "scrub_text",
-    "scrub_value",
-    "scrub_url",
-    "scrub_json",
-    "scrub_chunks",
+    "configure",
+    "forget_secrets",
     "mask_header",
-    "scrub_snapshot",
-    "scrub_bytes",
+    "parse_redact",
     "remember_credentials",
     "remember_secret",
-    "forget_secrets",
     "remembered",
+    "scrub_bytes",
+    "scrub_chunks",
+    "scrub_json",
+    "scrub_snapshot",
+    "scrub_text",
+    "scrub_url",
+    "scrub_value",
     "secret_forms",
-    "MIN_SECRET_LENGTH",
 ]
 
 REDACTED = "<redacted>"
@@ -125,7 +126,9 @@ _SCANNER_RE = re.compile(
     r"|-----BEGIN[A-Z ]{0,20} PRIVATE KEY-----[\s\S]*?-----END[A-Z ]{0,20} PRIVATE KEY-----)"
 )
 # "postgresql://app:PASSWORD@db.internal:5432/prod": the password of a URL's userinfo
-_URL_PASSWORD_RE = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]{1,20}://[^\s:/@\\\"'<>]{0,256}:)([^\s@/\\\"'<>]+)(@)")
+_URL_PASSWORD_RE = re.compile(
+    r"(?i)\b([a-z][a-z0-9+.\-]{1,20}://[^\s:/@\\\"'<>]{0,256}:)([^\s@/\\\"'<>]+)(@)"
+)
 # "aws_secret_access_key = wJalr…", "AccountKey=…" (ini, env, shell and connection-string forms)
 _ASSIGN_RE = re.compile(
     r"(?i)\b(aws_secret_access_key|aws_session_token|aws_security_token|secret_access_key|session_token|accountkey|sharedaccesskey)"
@@ -156,7 +159,19 @@ _FORM_KV_RE = re.compile(
 )
 
 _SECRET_QUERY_KEYS = frozenset(
-    {"key", "api_key", "apikey", "api-key", "access_token", "refresh_token", "token", "client_secret", "password", "x-goog-api-key", "x-api-key"}
+    {
+        "key",
+        "api_key",
+        "apikey",
+        "api-key",
+        "access_token",
+        "refresh_token",
+        "token",
+        "client_secret",
+        "password",
+        "x-goog-api-key",
+        "x-api-key",
+    }
 )
 # JSON object keys whose value is a secret, compared lower-case without "-" and "_"
 _SECRET_JSON_KEYS = frozenset(
@@ -238,7 +253,9 @@ class Redaction:
         return not self.paths and not self.patterns
 
 
-_PATH_TOKEN = re.compile(r"\.\.([^.\[\]]+)|\.([^.\[\]]+)|\[(\*|-?\d+)\]|\[\"((?:[^\"\\]|\\.)*)\"\]|\['([^']*)'\]|\.?\*")
+_PATH_TOKEN = re.compile(
+    r"\.\.([^.\[\]]+)|\.([^.\[\]]+)|\[(\*|-?\d+)\]|\[\"((?:[^\"\\]|\\.)*)\"\]|\['([^']*)'\]|\.?\*"
+)
 
 
 def _parse_path(path: str) -> tuple[_Step, ...]:
@@ -255,7 +272,9 @@ def _parse_path(path: str) -> tuple[_Step, ...]:
     while pos < len(text):
         m = _PATH_TOKEN.match(text, pos)
         if m is None or m.end() == pos:
-            raise ValueError(f"cannot read JSON path {path!r} at {text[pos:]!r} (use a.b[0].c, a[*].b, ..name, [\"key.with.dots\"])")
+            raise ValueError(
+                f'cannot read JSON path {path!r} at {text[pos:]!r} (use a.b[0].c, a[*].b, ..name, ["key.with.dots"])'
+            )
         desc, key, index, dq, sq = m.groups()
         if desc is not None:
             steps.append(_Step("desc", key=desc))
@@ -294,12 +313,16 @@ def parse_redact(value: Any) -> Redaction:
         try:
             value = json.loads(value)
         except ValueError:
-            raise ValueError('expected a table {paths = [...], patterns = [...]} (in an ini file: JSON, {"patterns": ["acct_[0-9]+"]})') from None
+            raise ValueError(
+                'expected a table {paths = [...], patterns = [...]} (in an ini file: JSON, {"patterns": ["acct_[0-9]+"]})'
+            ) from None
     if not isinstance(value, Mapping):
         raise ValueError("expected a table {paths = [...], patterns = [...]}")
     unknown = set(value) - {"paths", "patterns"}
     if unknown:
-        raise ValueError(f"unknown key(s) {', '.join(sorted(map(str, unknown)))}; expected paths and/or patterns")
+        raise ValueError(
+            f"unknown key(s) {', '.join(sorted(map(str, unknown)))}; expected paths and/or patterns"
+        )
     paths = _strings(value.get("paths", []), "paths")
     patterns = _strings(value.get("patterns", []), "patterns")
     compiled_paths = []
@@ -315,7 +338,11 @@ def parse_redact(value: Any) -> Redaction:
 
 
 def _strings(value: Any, key: str) -> list[str]:
-    if isinstance(value, str) or not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+    if (
+        isinstance(value, str)
+        or not isinstance(value, (list, tuple))
+        or not all(isinstance(v, str) for v in value)
+    ):
         raise ValueError(f"{key}: expected a list of strings")
     return list(value)
 
@@ -351,7 +378,9 @@ def active() -> Redaction:
 MIN_SECRET_LENGTH = 12
 
 # request headers whose value is a credential (lower case); also any name holding one of _CRED_PARTS
-_CRED_HEADERS = frozenset({"authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key", "cookie"})
+_CRED_HEADERS = frozenset(
+    {"authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key", "cookie"}
+)
 _CRED_PARTS = ("api-key", "apikey", "api_key", "token", "secret", "password", "auth")
 _SCHEME_PREFIX = re.compile(r"(?i)^\s*(?:bearer|basic|token|digest|key|apikey|api-key)\s+")
 
@@ -377,7 +406,9 @@ def _b64_cores(raw: bytes) -> list[str]:
     for pad in range(3):
         enc = base64.b64encode(b"\0" * pad + raw).decode("ascii")
         # character j carries bits 6j..6j+5, i.e. bytes 6j//8 .. (6j+5)//8
-        keep = [j for j in range(len(enc)) if (6 * j) // 8 >= pad and (6 * j + 5) // 8 < pad + len(raw)]
+        keep = [
+            j for j in range(len(enc)) if (6 * j) // 8 >= pad and (6 * j + 5) // 8 < pad + len(raw)
+        ]
         if keep:
             core = enc[keep[0] : keep[-1] + 1]
             out.append(core)
@@ -392,11 +423,23 @@ def secret_forms(value: str) -> list[str]:
     import json
     from urllib.parse import quote, quote_plus
 
-    forms = {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1], quote(value, safe=""), quote(value), quote_plus(value)}
+    forms = {
+        value,
+        json.dumps(value)[1:-1],
+        json.dumps(value, ensure_ascii=False)[1:-1],
+        quote(value, safe=""),
+        quote(value),
+        quote_plus(value),
+    }
     forms.update(_b64_cores(value.encode("utf-8", "surrogatepass")))
-    latin = value.encode("utf-8", "surrogatepass").decode("latin-1")  # as bytes scrubbing sees it (scrub_bytes)
+    latin = value.encode("utf-8", "surrogatepass").decode(
+        "latin-1"
+    )  # as bytes scrubbing sees it (scrub_bytes)
     forms.add(latin)
-    return sorted((f for f in forms if len(f) >= MIN_SECRET_LENGTH and REDACTED not in f), key=lambda f: (-len(f), f))
+    return sorted(
+        (f for f in forms if len(f) >= MIN_SECRET_LENGTH and REDACTED not in f),
+        key=lambda f: (-len(f), f),
+    )
 
 
 def remember_secret(value: Any) -> bool:
@@ -409,7 +452,12 @@ def remember_secret(value: Any) -> bool:
     if not isinstance(value, str):
         return False
     value = value.strip()
-    if len(value) < MIN_SECRET_LENGTH or len(set(value)) < 5 or REDACTED in value or value in _known.values:
+    if (
+        len(value) < MIN_SECRET_LENGTH
+        or len(set(value)) < 5
+        or REDACTED in value
+        or value in _known.values
+    ):
         return False
     import threading
 
@@ -440,7 +488,9 @@ def _build_matcher(forms: tuple[str, ...]) -> Any:
         import ahocorasick_rs
     except ImportError:  # the regex fallback: one pass too, slower on long texts
         return re.compile("|".join(re.escape(f) for f in forms))
-    return ahocorasick_rs.AhoCorasick(list(forms), matchkind=ahocorasick_rs.MatchKind.LeftmostLongest)
+    return ahocorasick_rs.AhoCorasick(
+        list(forms), matchkind=ahocorasick_rs.MatchKind.LeftmostLongest
+    )
 
 
 def forget_secrets() -> None:
@@ -481,14 +531,18 @@ def remember_credentials(headers: Any = (), url: Any = None) -> None:
         if credential is None:
             text = name.decode("latin-1") if isinstance(name, bytes) else str(name)
             low = text.lower()
-            credential = names[name] = low if (low in _CRED_HEADERS or any(part in low for part in _CRED_PARTS)) else ""
+            credential = names[name] = (
+                low if (low in _CRED_HEADERS or any(part in low for part in _CRED_PARTS)) else ""
+            )
             if len(names) > 4096:
                 names.clear()
         if credential:
             if value in _seen_values:
                 continue  # the same credential as the last requests: nothing new (the common case)
             _seen_values.add(value)
-            _remember_header(credential, value.decode("latin-1") if isinstance(value, bytes) else str(value))
+            _remember_header(
+                credential, value.decode("latin-1") if isinstance(value, bytes) else str(value)
+            )
     if url is not None:
         query = getattr(url, "query", None)
         userinfo = getattr(url, "userinfo", None)
@@ -512,14 +566,16 @@ def _remember_header(name: str, value: str) -> None:
             remember_secret(part.split("=", 1)[-1])
         return
     scheme = _SCHEME_PREFIX.match(value)
-    bare = value[scheme.end():] if scheme else value
+    bare = value[scheme.end() :] if scheme else value
     remember_secret(bare)
     if scheme and scheme.group().strip().lower() == "basic":
         import base64
         import binascii
 
         try:
-            decoded = base64.b64decode(bare.strip() + "=" * (-len(bare.strip()) % 4), validate=True).decode("utf-8")
+            decoded = base64.b64decode(
+                bare.strip() + "=" * (-len(bare.strip()) % 4), validate=True
+            ).decode("utf-8")
         except (binascii.Error, ValueError):
             return
         remember_secret(decoded)
@@ -611,23 +667,68 @@ def _nonempty(m: re.Match[str]) -> str:
 # matches contains: a text holding none of them is left alone without running the expression
 # (a few `in` tests cost far less than a scan with many alternatives)
 _BUILTIN_RULES: tuple[tuple[Callable[[str], bool], Callable[[str], str]], ...] = (
-    (lambda low: ("sk-" in low or "aiza" in low or "gsk_" in low or "hf_" in low or "gh" in low
-                  or "github_pat_" in low or "akia" in low or "asia" in low or "eyj" in low),
-     lambda t: _TOKEN_RE.sub(REDACTED, t)),
-    (lambda low: ("xox" in low or "_live_" in low or "_test_" in low or "glpat-" in low or "npm_" in low
-                  or "sg." in low or "xai-" in low or "private key" in low),
-     lambda t: _SCANNER_RE.sub(REDACTED, t)),
-    (lambda low: "://" in low and "@" in low, lambda t: _URL_PASSWORD_RE.sub(lambda m: m.group(1) + REDACTED + m.group(3), t)),
-    (lambda low: ("secret_access_key" in low or "session_token" in low or "security_token" in low or "accountkey" in low
-                  or "sharedaccesskey" in low),
-     lambda t: _ASSIGN_RE.sub(lambda m: m.group(1) + m.group(2) + REDACTED, t)),
-    (lambda low: "bearer" in low, lambda t: _BEARER_RE.sub(lambda m: m.group(1) + m.group(2) + REDACTED, t)),
+    (
+        lambda low: (
+            "sk-" in low
+            or "aiza" in low
+            or "gsk_" in low
+            or "hf_" in low
+            or "gh" in low
+            or "github_pat_" in low
+            or "akia" in low
+            or "asia" in low
+            or "eyj" in low
+        ),
+        lambda t: _TOKEN_RE.sub(REDACTED, t),
+    ),
+    (
+        lambda low: (
+            "xox" in low
+            or "_live_" in low
+            or "_test_" in low
+            or "glpat-" in low
+            or "npm_" in low
+            or "sg." in low
+            or "xai-" in low
+            or "private key" in low
+        ),
+        lambda t: _SCANNER_RE.sub(REDACTED, t),
+    ),
+    (
+        lambda low: "://" in low and "@" in low,
+        lambda t: _URL_PASSWORD_RE.sub(lambda m: m.group(1) + REDACTED + m.group(3), t),
+    ),
+    (
+        lambda low: (
+            "secret_access_key" in low
+            or "session_token" in low
+            or "security_token" in low
+            or "accountkey" in low
+            or "sharedaccesskey" in low
+        ),
+        lambda t: _ASSIGN_RE.sub(lambda m: m.group(1) + m.group(2) + REDACTED, t),
+    ),
+    (
+        lambda low: "bearer" in low,
+        lambda t: _BEARER_RE.sub(lambda m: m.group(1) + m.group(2) + REDACTED, t),
+    ),
     (lambda low: "authorization" in low or "api-key" in low, lambda t: _HEADER_KV_RE.sub(_kv, t)),
-    (lambda low: ("passw" in low or "secret" in low or "token" in low or "api_key" in low or "apikey" in low
-                  or "private_key" in low or "accesskey" in low),
-     lambda t: _JSON_KV_RE.sub(_json_kv, t)),
-    (lambda low: "key=" in low or "token=" in low or "secret=" in low or "password=" in low,
-     lambda t: _FORM_KV_RE.sub(lambda m: m.group(1) + "=" + REDACTED, t)),
+    (
+        lambda low: (
+            "passw" in low
+            or "secret" in low
+            or "token" in low
+            or "api_key" in low
+            or "apikey" in low
+            or "private_key" in low
+            or "accesskey" in low
+        ),
+        lambda t: _JSON_KV_RE.sub(_json_kv, t),
+    ),
+    (
+        lambda low: "key=" in low or "token=" in low or "secret=" in low or "password=" in low,
+        lambda t: _FORM_KV_RE.sub(lambda m: m.group(1) + "=" + REDACTED, t),
+    ),
 )
 
 
@@ -644,7 +745,9 @@ _RULE_LITERALS: tuple[tuple[str, ...], ...] = (
     ("passw", "secret", "token", "api_key", "apikey", "private_key", "accesskey"),
     ("key=", "token=", "secret=", "password="),
 )
-_prefilter: Any = None  # (automaton, literal index -> rule index), built on first use; False: unavailable
+_prefilter: Any = (
+    None  # (automaton, literal index -> rule index), built on first use; False: unavailable
+)
 
 
 def _candidate_rules(lowered: str) -> set[int] | None:
@@ -658,7 +761,10 @@ def _candidate_rules(lowered: str) -> set[int] | None:
         else:
             literals = [lit for lits in _RULE_LITERALS for lit in lits]
             owner = [i for i, lits in enumerate(_RULE_LITERALS) for _ in lits]
-            _prefilter = (ahocorasick_rs.AhoCorasick(literals, matchkind=ahocorasick_rs.MatchKind.Standard), owner)
+            _prefilter = (
+                ahocorasick_rs.AhoCorasick(literals, matchkind=ahocorasick_rs.MatchKind.Standard),
+                owner,
+            )
     if _prefilter is False:
         return None
     automaton, owner = _prefilter
@@ -733,7 +839,9 @@ def scrub_text(text: str, rules: Redaction | None = None) -> str:
 
 
 def _secret_key(key: Any) -> bool:
-    return isinstance(key, str) and key.lower().replace("-", "").replace("_", "") in _SECRET_JSON_KEYS
+    return (
+        isinstance(key, str) and key.lower().replace("-", "").replace("_", "") in _SECRET_JSON_KEYS
+    )
 
 
 def scrub_value(value: Any, rules: Redaction | None = None) -> Any:
@@ -757,7 +865,9 @@ def _key_info(rules: Redaction) -> dict[str, tuple[str, bool]]:
     return _keys[1]
 
 
-def _scrub_value(value: Any, rules: Redaction, keys: dict[str, tuple[str, bool]], builtin_only: bool) -> Any:
+def _scrub_value(
+    value: Any, rules: Redaction, keys: dict[str, tuple[str, bool]], builtin_only: bool
+) -> Any:
     kind = type(value)
     if kind is str or isinstance(value, str):
         return scrub_text(value, rules)
@@ -771,7 +881,12 @@ def _scrub_value(value: Any, rules: Redaction, keys: dict[str, tuple[str, bool]]
                 key, secret = info
             else:
                 key, secret = k, False
-            if secret and isinstance(v, (str, int, float)) and not isinstance(v, bool) and v not in ("", REDACTED):
+            if (
+                secret
+                and isinstance(v, (str, int, float))
+                and not isinstance(v, bool)
+                and v not in ("", REDACTED)
+            ):
                 out[key] = REDACTED
             elif type(v) is str and builtin_only and len(v) < 8:
                 out[key] = v  # too short for any built-in rule (as scrub_text decides)
@@ -779,8 +894,12 @@ def _scrub_value(value: Any, rules: Redaction, keys: dict[str, tuple[str, bool]]
                 out[key] = _scrub_value(v, rules, keys, builtin_only)
         return out
     if kind is list or isinstance(value, (list, tuple)):
-        return [v if type(v) is str and builtin_only and len(v) < 8 else _scrub_value(v, rules, keys, builtin_only)
-                for v in value]
+        return [
+            v
+            if type(v) is str and builtin_only and len(v) < 8
+            else _scrub_value(v, rules, keys, builtin_only)
+            for v in value
+        ]
     return value
 
 
@@ -803,7 +922,10 @@ def _apply_path(node: Any, steps: tuple[_Step, ...]) -> Any:
             node = [_apply_path(v, rest) for v in node]
     else:  # "desc": the key at any depth
         if isinstance(node, dict):
-            node = {k: (_apply_path(v, rest) if k == step.key else _apply_path(v, steps)) for k, v in node.items()}
+            node = {
+                k: (_apply_path(v, rest) if k == step.key else _apply_path(v, steps))
+                for k, v in node.items()
+            }
         elif isinstance(node, list):
             node = [_apply_path(v, steps) for v in node]
     return node
@@ -831,7 +953,9 @@ def _embedded(value: Any, rules: Redaction, depth: int) -> Any:
             new = _paths(doc, rules, depth + 1)
             if new != doc:
                 compact = ", " not in text and ": " not in text
-                return json.dumps(new, ensure_ascii=False, separators=(",", ":") if compact else None)
+                return json.dumps(
+                    new, ensure_ascii=False, separators=(",", ":") if compact else None
+                )
         return value
     if isinstance(value, dict):
         return {k: _embedded(v, rules, depth) for k, v in value.items()}
@@ -931,7 +1055,9 @@ def _split_secrets(text: str, rules: Redaction) -> str:
         clean = scrub_text(joined, rules)
         if clean == joined:
             continue
-        for (n, holder, key, old), new in zip(pieces, _redistribute([p[3] for p in pieces], clean)):
+        for (n, holder, key, old), new in zip(
+            pieces, _redistribute([p[3] for p in pieces], clean), strict=False
+        ):
             if new != old:
                 holder[key] = new
                 dirty.add(n)
@@ -950,20 +1076,30 @@ def _split_secrets(text: str, rules: Redaction) -> str:
     return "".join(out)
 
 
-def _collect(node: Any, path: tuple[Any, ...], where: tuple[Any, ...], n: int, groups: dict[tuple[Any, ...], list[tuple[int, Any, Any, str]]]) -> None:
+def _collect(
+    node: Any,
+    path: tuple[Any, ...],
+    where: tuple[Any, ...],
+    n: int,
+    groups: dict[tuple[Any, ...], list[tuple[int, Any, Any, str]]],
+) -> None:
     if isinstance(node, dict):
-        here = where + ((node.get("index"),) if "index" in node and not isinstance(node.get("index"), (dict, list)) else ())
+        here = where + (
+            (node.get("index"),)
+            if "index" in node and not isinstance(node.get("index"), (dict, list))
+            else ()
+        )
         for key, value in node.items():
             if isinstance(value, str):
-                groups.setdefault((path + (key,), here), []).append((n, node, key, value))
+                groups.setdefault(((*path, key), here), []).append((n, node, key, value))
             elif isinstance(value, (dict, list)):
-                _collect(value, path + (key,), here, n, groups)
+                _collect(value, (*path, key), here, n, groups)
     elif isinstance(node, list):
         for i, value in enumerate(node):
             if isinstance(value, str):
-                groups.setdefault((path + (i,), where), []).append((n, node, i, value))
+                groups.setdefault(((*path, i), where), []).append((n, node, i, value))
             elif isinstance(value, (dict, list)):
-                _collect(value, path + (i,), where, n, groups)
+                _collect(value, (*path, i), where, n, groups)
 
 
 def _redistribute(pieces: list[str], clean: str) -> list[str]:
@@ -976,7 +1112,9 @@ def _redistribute(pieces: list[str], clean: str) -> list[str]:
     for i, piece in enumerate(pieces):
         owner.extend([i] * len(piece))
     out = [""] * len(pieces)
-    for tag, a0, a1, b0, b1 in difflib.SequenceMatcher(None, joined, clean, autojunk=False).get_opcodes():
+    for tag, a0, a1, b0, b1 in difflib.SequenceMatcher(
+        None, joined, clean, autojunk=False
+    ).get_opcodes():
         if tag == "equal":
             for k in range(a1 - a0):
                 out[owner[a0 + k]] += clean[b0 + k]
@@ -1010,7 +1148,10 @@ def _scrub_exchange(exchange: Any, rules: Redaction) -> Any:
                 elif k == "chunks" and isinstance(v, list):
                     new[k] = scrub_chunks(v, rules)
                 elif k == "headers" and isinstance(v, dict):
-                    new[k] = {hk: mask_header(hk, hv) if isinstance(hv, str) else scrub_value(hv, rules) for hk, hv in v.items()}
+                    new[k] = {
+                        hk: mask_header(hk, hv) if isinstance(hv, str) else scrub_value(hv, rules)
+                        for hk, hv in v.items()
+                    }
                 elif k == "query" and isinstance(v, str):
                     new[k] = scrub_url("http://x/?" + v, rules).split("?", 1)[1] if v else v
                 else:
@@ -1021,7 +1162,9 @@ def _scrub_exchange(exchange: Any, rules: Redaction) -> Any:
     return out
 
 
-def scrub_snapshot(data: dict[str, Any], rules: Redaction | None = None, *, exchanges_scrubbed: bool = False) -> dict[str, Any]:
+def scrub_snapshot(
+    data: dict[str, Any], rules: Redaction | None = None, *, exchanges_scrubbed: bool = False
+) -> dict[str, Any]:
     """A snapshot dict (``Snapshot.to_dict()``) with every rule applied: user JSON
     paths on bodies, tool arguments and results, input and output; text rules
     everywhere but the snapshot's ``name``. Returns a new dict; idempotent.

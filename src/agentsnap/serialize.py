@@ -48,6 +48,7 @@ UTF-8 cannot encode, is written as a ``\\uXXXX`` escape (:func:`escape_surrogate
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import math
@@ -62,13 +63,13 @@ __all__ = [
     "BLOB_THRESHOLD",
     "MAX_DEPTH",
     "bytes_envelope",
-    "to_json",
+    "default_file_mode",
+    "escape_surrogates",
+    "fsync_dir",
     "prepare",
     "prepare_parts",
+    "to_json",
     "write_blobs",
-    "escape_surrogates",
-    "default_file_mode",
-    "fsync_dir",
 ]
 
 #: bytes above this size go to a side file (``blobs/<sha256>``)
@@ -129,7 +130,7 @@ def _text(value: str) -> str:
 def _key(key: Any) -> str:
     if isinstance(key, str):
         return _text(key)
-    if key is None or isinstance(key, (bool, int)) and not _is_enum(key):
+    if key is None or (isinstance(key, (bool, int)) and not _is_enum(key)):
         return json.dumps(key)
     if isinstance(key, float):
         return json.dumps(key) if math.isfinite(key) else _canonical(to_json(key))
@@ -185,20 +186,29 @@ def to_json(value: Any, _depth: int = 0, _path: frozenset[int] = frozenset()) ->
         nxt = _depth + 1
         # ASCII strings and small ints are their own JSON: kept without a call (most leaves)
         if kind is list:
-            return [v if (type(v) is str and v.isascii()) or (type(v) is int and -_SMALL < v < _SMALL)
-                    else to_json(v, nxt, inner) for v in value]
+            return [
+                v
+                if (type(v) is str and v.isascii()) or (type(v) is int and -_SMALL < v < _SMALL)
+                else to_json(v, nxt, inner)
+                for v in value
+            ]
         try:
             items = list(value.items())
         except RuntimeError:  # changed size during iteration (another thread)
             items = list(value.items())
-        return {(k if type(k) is str and k.isascii() else _key(k)):
-                (v if (type(v) is str and v.isascii()) or (type(v) is int and -_SMALL < v < _SMALL)
-                 else to_json(v, nxt, inner)) for k, v in items}
+        return {
+            (k if type(k) is str and k.isascii() else _key(k)): (
+                v
+                if (type(v) is str and v.isascii()) or (type(v) is int and -_SMALL < v < _SMALL)
+                else to_json(v, nxt, inner)
+            )
+            for k, v in items
+        }
     try:
         return _convert(value, _depth, _path)
     except RecursionError:
         return {"$truncated": "nesting too deep"}
-    except Exception as exc:  # noqa: BLE001 - a broken __repr__/__iter__ must not break a save
+    except Exception as exc:
         return {"$unserializable": _type_name(value), "error": f"{type(exc).__name__}: {exc}"[:200]}
 
 
@@ -213,7 +223,10 @@ def _convert(value: Any, depth: int, path: frozenset[int]) -> Any:
 
     nxt = depth + 1
     if isinstance(value, enum.Enum):
-        return {"$enum": f"{type(value).__qualname__}.{value.name}", "value": to_json(value.value, nxt, path)}
+        return {
+            "$enum": f"{type(value).__qualname__}.{value.name}",
+            "value": to_json(value.value, nxt, path),
+        }
     if isinstance(value, bool):
         return bool(value)
     if isinstance(value, int):
@@ -265,7 +278,10 @@ def _convert(value: Any, depth: int, path: frozenset[int]) -> Any:
     import dataclasses
 
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_json(getattr(value, f.name, None), nxt, inner) for f in dataclasses.fields(value)}
+        return {
+            f.name: to_json(getattr(value, f.name, None), nxt, inner)
+            for f in dataclasses.fields(value)
+        }
     tolist = getattr(value, "tolist", None)
     if callable(tolist) and not isinstance(value, type):
         return to_json(tolist(), nxt, inner)
@@ -273,7 +289,7 @@ def _convert(value: Any, depth: int, path: frozenset[int]) -> Any:
         return [to_json(v, nxt, inner) for v in value]
     try:
         text = repr(value)
-    except Exception:  # noqa: BLE001
+    except Exception:
         text = f"<{_type_name(value)}>"
     return {"$repr": _text(_ADDRESS.sub("", text)), "$type": _type_name(value)}
 
@@ -289,9 +305,13 @@ def prepare(data: Any, *, exchanges_scrubbed: bool = False) -> Any:
     return converted
 
 
-def prepare_parts(trace: Any, input: Any, output: Any, *, exchanges_scrubbed: bool = False) -> tuple[Any, Any, Any]:
+def prepare_parts(
+    trace: Any, input: Any, output: Any, *, exchanges_scrubbed: bool = False
+) -> tuple[Any, Any, Any]:
     """``(trace, input, output)`` of a new snapshot, prepared as :func:`prepare` would store them."""
-    done = prepare({"trace": trace, "input": input, "output": output}, exchanges_scrubbed=exchanges_scrubbed)
+    done = prepare(
+        {"trace": trace, "input": input, "output": output}, exchanges_scrubbed=exchanges_scrubbed
+    )
     return done["trace"], done["input"], done["output"]
 
 
@@ -344,10 +364,8 @@ def write_blobs(data: Any, root: str | os.PathLike[str]) -> list[Path]:
             os.replace(tmp, target)
             fsync_dir(target.parent)
         except BaseException:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            except OSError:
-                pass
             raise
         written.append(target)
     return written
@@ -392,4 +410,4 @@ def escape_surrogates(text: str) -> str:
     """
     if not _SURROGATE.search(text):
         return text
-    return _SURROGATE.sub(lambda m: "\\u%04x" % ord(m.group()), text)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -31,6 +31,7 @@ it: saving, approving, updating and re-recording write where it was found.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import copy
 import hashlib
 import json
@@ -38,23 +39,35 @@ import os
 import re
 import tempfile
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from glob import escape as glob_escape
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from .exceptions import SnapshotFormatError
 
-__all__ = ["Snapshot", "SnapshotStore", "FORMAT_VERSION", "snapshot_filename", "preferred_filename", "input_sha8",
-           "name_from_file", "dumps", "same_content"]
+__all__ = [
+    "FORMAT_VERSION",
+    "Snapshot",
+    "SnapshotStore",
+    "dumps",
+    "input_sha8",
+    "name_from_file",
+    "preferred_filename",
+    "same_content",
+    "snapshot_filename",
+]
 
 FORMAT_VERSION = "2.0"
 _READABLE_VERSIONS = ("1.0", "1.1", "2.0")
 _MAX_STEM = 100
 _MAX_LEGACY_NAME = 200
 _RESERVED = frozenset(
-    {"con", "prn", "aux", "nul"} | {f"com{i}" for i in range(1, 10)} | {f"lpt{i}" for i in range(1, 10)}
+    {"con", "prn", "aux", "nul"}
+    | {f"com{i}" for i in range(1, 10)}
+    | {f"lpt{i}" for i in range(1, 10)}
 )
 LAST_RUN_DIR = ".last_run"
 #: ``Snapshot.agentsnap_version`` of a file that does not say which agentsnap wrote it
@@ -125,7 +138,7 @@ class Snapshot:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], *, name: str | None = None) -> "Snapshot":
+    def from_dict(cls, data: dict[str, Any], *, name: str | None = None) -> Snapshot:
         """Build from a loaded dict. ``name`` is used when the file has none (0.5.1 files)."""
         return cls(
             name=str(data.get("name") or name or ""),
@@ -133,7 +146,7 @@ class Snapshot:
             output=data.get("output"),
             input=data.get("input"),
             model=str(data.get("model") or "unknown"),
-            approved=bool(data.get("approved", True if "name" not in data else False)),
+            approved=bool(data.get("approved", "name" not in data)),
             source=str(data.get("source") or "pytest"),
             created_at=str(data.get("created_at") or data.get("recorded_at") or ""),
             updated_at=str(data.get("updated_at") or data.get("recorded_at") or ""),
@@ -265,23 +278,61 @@ _INPUT_HASH_TAIL = re.compile(r"__[0-9a-f]{8}$")
 
 # volatile fields: never a reason to rewrite a file
 _VOLATILE_TOP = ("created_at", "updated_at", "recorded_at", "agentsnap_version", "comparison")
-_VOLATILE_HEADERS = frozenset({"x-request-id", "openai-processing-ms", "date", "request-id", "x-ratelimit-reset-requests",
-                               "x-ratelimit-reset-tokens", "content-length", "age", "expires", "etag", "last-modified"})
+_VOLATILE_HEADERS = frozenset(
+    {
+        "x-request-id",
+        "openai-processing-ms",
+        "date",
+        "request-id",
+        "x-ratelimit-reset-requests",
+        "x-ratelimit-reset-tokens",
+        "content-length",
+        "age",
+        "expires",
+        "etag",
+        "last-modified",
+    }
+)
 #: header names with these parts are minted per response: request/trace/correlation ids, timings, rate-limit counters
-_VOLATILE_HEADER_PARTS = ("request-id", "trace-id", "correlation-id", "ratelimit", "processing-ms", "upstream-service-time", "cf-ray", "server-timing")
+_VOLATILE_HEADER_PARTS = (
+    "request-id",
+    "trace-id",
+    "correlation-id",
+    "ratelimit",
+    "processing-ms",
+    "upstream-service-time",
+    "cf-ray",
+    "server-timing",
+)
 #: per-response timestamps and fingerprints inside a recorded response (any depth: stream events nest them)
 _VOLATILE_RESPONSE_KEYS = frozenset({"created", "created_at", "createTime", "system_fingerprint"})
-_VOLATILE_IN_CHUNK = re.compile(r'"(?:created|created_at|createTime|system_fingerprint)":\s*(?:"[^"]*"|\d+(?:\.\d+)?)')
+_VOLATILE_IN_CHUNK = re.compile(
+    r'"(?:created|created_at|createTime|system_fingerprint)":\s*(?:"[^"]*"|\d+(?:\.\d+)?)'
+)
 #: keys whose string value is an id the provider (or the SDK) invented: a tool call's id and the
 #: references to it (tool_call_id, tool_use_id, call_id), response / message / generation ids
-_ID_KEYS = frozenset({"id", "tool_call_id", "tool_use_id", "call_id", "item_id", "response_id", "responseId",
-                      "previous_response_id", "generation_id", "request_id"})
+_ID_KEYS = frozenset(
+    {
+        "id",
+        "tool_call_id",
+        "tool_use_id",
+        "call_id",
+        "item_id",
+        "response_id",
+        "responseId",
+        "previous_response_id",
+        "generation_id",
+        "request_id",
+    }
+)
 _ID_IN_TEXT = re.compile(r'"(?:' + "|".join(sorted(_ID_KEYS)) + r')":\s*"([^"\\]{1,200})"')
 #: subtrees that hold the agent's own data (tool arguments and results, its input and output):
 #: an "id" there is the agent's, and a change of it is a change
 #: shorter values are not taken for minted ids (they would rename ordinary words and numbers)
 _MIN_ID = 6
-_PAYLOAD_KEYS = frozenset({"args", "arguments", "parameters", "result", "functionResponse", "output", "content"})
+_PAYLOAD_KEYS = frozenset(
+    {"args", "arguments", "parameters", "result", "functionResponse", "output", "content"}
+)
 
 
 def _collect_ids(value: Any, found: dict[str, None], *, payload: bool = False) -> None:
@@ -300,7 +351,13 @@ def _collect_ids(value: Any, found: dict[str, None], *, payload: bool = False) -
                     if key in _ID_KEYS and not inside and len(item) >= _MIN_ID:
                         found.setdefault(item, None)
                 elif isinstance(item, (dict, list)):
-                    mine = inside or (isinstance(item, dict) and (key in _PAYLOAD_KEYS or (key == "input" and node.get("type") != "message")))
+                    mine = inside or (
+                        isinstance(item, dict)
+                        and (
+                            key in _PAYLOAD_KEYS
+                            or (key == "input" and node.get("type") != "message")
+                        )
+                    )
                     stack.append((item, mine))
             chunks = node.get("chunks")
             if isinstance(chunks, list):
@@ -322,7 +379,13 @@ def _rename_ids(value: Any, names: dict[str, str]) -> Any:
 
     def walk(node: Any) -> Any:
         if isinstance(node, str):
-            return names[node] if node in names else (pattern.sub(lambda m: names[m.group(0)], node) if pattern.search(node) else node)
+            return (
+                names[node]
+                if node in names
+                else (
+                    pattern.sub(lambda m: names[m.group(0)], node) if pattern.search(node) else node
+                )
+            )
         if isinstance(node, dict):
             return {walk(k) if isinstance(k, str) else k: walk(v) for k, v in node.items()}
         if isinstance(node, list):
@@ -334,7 +397,11 @@ def _rename_ids(value: Any, names: dict[str, str]) -> Any:
 
 def _drop_volatile_in_response(node: Any) -> Any:
     if isinstance(node, dict):
-        return {k: _drop_volatile_in_response(v) for k, v in node.items() if k not in _VOLATILE_RESPONSE_KEYS}
+        return {
+            k: _drop_volatile_in_response(v)
+            for k, v in node.items()
+            if k not in _VOLATILE_RESPONSE_KEYS
+        }
     if isinstance(node, list):
         return [_drop_volatile_in_response(v) for v in node]
     return node
@@ -364,11 +431,15 @@ def _strip_volatile(data: dict[str, Any]) -> dict[str, Any]:
         if isinstance(headers, dict):
             resp["headers"] = {k: v for k, v in headers.items() if not _volatile_header(str(k))}
         if "text" in resp and "body" in resp and _parses_to(resp["text"], resp["body"]):
-            del resp["text"]  # the server's exact text (capture/faithful.py): derivable from body for the decision
+            del resp[
+                "text"
+            ]  # the server's exact text (capture/faithful.py): derivable from body for the decision
         if isinstance(resp.get("body"), (dict, list)):
             resp["body"] = _drop_volatile_in_response(resp["body"])
         if isinstance(resp.get("chunks"), list):
-            resp["chunks"] = [_VOLATILE_IN_CHUNK.sub("", c) if isinstance(c, str) else c for c in resp["chunks"]]
+            resp["chunks"] = [
+                _VOLATILE_IN_CHUNK.sub("", c) if isinstance(c, str) else c for c in resp["chunks"]
+            ]
     ids: dict[str, None] = {}
     _collect_ids(data.get("trace") or [], ids)
     placeholders = {value: f"<id{i}>" for i, value in enumerate(ids, 1)}
@@ -436,7 +507,9 @@ def _prepared_dict(snapshot: Snapshot) -> dict[str, Any]:
     parts = {key: data.pop(key) for key in ("input", "trace", "output")}
     data = prepare(data)
     data.update(parts)
-    data["trace"] = [dict(step) if isinstance(step, dict) else step for step in data["trace"]]  # the snapshot keeps its view
+    data["trace"] = [
+        dict(step) if isinstance(step, dict) else step for step in data["trace"]
+    ]  # the snapshot keeps its view
     return _one_copy_of_messages(data)
 
 
@@ -474,7 +547,11 @@ def clean_stale_temp(folder: Path, *, max_age: float = _STALE_TMP_SECONDS) -> li
 
     removed: list[Path] = []
     try:
-        candidates = [p for p in folder.iterdir() if p.name.startswith(".") and p.name.endswith(".tmp") and ".json." in p.name]
+        candidates = [
+            p
+            for p in folder.iterdir()
+            if p.name.startswith(".") and p.name.endswith(".tmp") and ".json." in p.name
+        ]
     except OSError:
         return removed
     now = time.time()
@@ -518,10 +595,8 @@ def _atomic_write(path: Path, text: str, *, durable: bool = True, root: Path | N
         if durable:
             fsync_dir(path.parent)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
 
 
@@ -532,7 +607,9 @@ class SnapshotStore:
     listing an absent root touches nothing).
     """
 
-    def __init__(self, root: str | os.PathLike[str] = "__agent_snapshots__", *, force: bool = False) -> None:
+    def __init__(
+        self, root: str | os.PathLike[str] = "__agent_snapshots__", *, force: bool = False
+    ) -> None:
         self.root = Path(root)
         #: ``--agentsnap-force``: an unreadable file loads as missing (with a warning)
         #: and :meth:`save` overwrites it
@@ -573,7 +650,11 @@ class SnapshotStore:
         out = []
         for path in self.root.glob(f"{glob_escape(name)}__*.json"):
             stem = path.stem
-            if stem[: len(name)] == name and _INPUT_HASH_TAIL.fullmatch(stem[len(name):]) and path.is_file():
+            if (
+                stem[: len(name)] == name
+                and _INPUT_HASH_TAIL.fullmatch(stem[len(name) :])
+                and path.is_file()
+            ):
                 out.append(stem)
         return sorted(out)
 
@@ -610,30 +691,53 @@ class SnapshotStore:
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:
-            raise SnapshotFormatError(f"agentsnap: corrupt snapshot file at {path}: not UTF-8 ({exc}). {fix}") from None
+            raise SnapshotFormatError(
+                f"agentsnap: corrupt snapshot file at {path}: not UTF-8 ({exc}). {fix}"
+            ) from None
         if "\n<<<<<<< " in "\n" + text:
-            raise SnapshotFormatError(f"agentsnap: snapshot file at {path} contains merge-conflict markers. Resolve the conflict, then re-run. {fix}")
+            raise SnapshotFormatError(
+                f"agentsnap: snapshot file at {path} contains merge-conflict markers. Resolve the conflict, then re-run. {fix}"
+            )
         try:
             data = json.loads(text)  # JSON only: never pickle, YAML tags or eval
         except ValueError as exc:
-            raise SnapshotFormatError(f"agentsnap: corrupt snapshot file at {path}: {exc}. {fix}") from None
+            raise SnapshotFormatError(
+                f"agentsnap: corrupt snapshot file at {path}: {exc}. {fix}"
+            ) from None
         except RecursionError:
-            raise SnapshotFormatError(f"agentsnap: corrupt snapshot file at {path}: nested too deeply to read. {fix}") from None
+            raise SnapshotFormatError(
+                f"agentsnap: corrupt snapshot file at {path}: nested too deeply to read. {fix}"
+            ) from None
         from .legacy import from_toolscore, is_toolscore
 
         if is_toolscore(data):
             try:
-                data = from_toolscore(data, path)  # its calls become tool_call steps, or it is refused
+                data = from_toolscore(
+                    data, path
+                )  # its calls become tool_call steps, or it is refused
             except ValueError as exc:
                 raise SnapshotFormatError(f"agentsnap: {exc}. {fix}") from None
         if not isinstance(data, dict) or not isinstance(data.get("trace"), list):
-            raise SnapshotFormatError(f"agentsnap: {path} is not an agentsnap snapshot (expected an object with a 'trace' list). {fix}")
+            raise SnapshotFormatError(
+                f"agentsnap: {path} is not an agentsnap snapshot (expected an object with a 'trace' list). {fix}"
+            )
         if _deeper_than(data, _MAX_NESTING):
-            raise SnapshotFormatError(f"agentsnap: corrupt snapshot file at {path}: nested deeper than {_MAX_NESTING} levels. {fix}")
-        bad_step = next((i for i, step in enumerate(data.get("trace") or []) if not isinstance(step, dict)), None)
+            raise SnapshotFormatError(
+                f"agentsnap: corrupt snapshot file at {path}: nested deeper than {_MAX_NESTING} levels. {fix}"
+            )
+        bad_step = next(
+            (i for i, step in enumerate(data.get("trace") or []) if not isinstance(step, dict)),
+            None,
+        )
         if bad_step is not None or not isinstance(data.get("name", ""), (str, type(None))):
-            where = f"trace[{bad_step}] is not an object" if bad_step is not None else "its 'name' is not a string"
-            raise SnapshotFormatError(f"agentsnap: {path} is not an agentsnap snapshot ({where}). {fix}")
+            where = (
+                f"trace[{bad_step}] is not an object"
+                if bad_step is not None
+                else "its 'name' is not a string"
+            )
+            raise SnapshotFormatError(
+                f"agentsnap: {path} is not an agentsnap snapshot ({where}). {fix}"
+            )
         version = str(data.get("version", FORMAT_VERSION))
         if version not in _READABLE_VERSIONS:
             raise SnapshotFormatError(
@@ -673,7 +777,12 @@ class SnapshotStore:
                 raise
             from .exceptions import AgentsnapWarning
 
-            warnings.warn(AgentsnapWarning(f"{exc} --agentsnap-force: treated as missing; this run's recording replaces it."), stacklevel=2)
+            warnings.warn(
+                AgentsnapWarning(
+                    f"{exc} --agentsnap-force: treated as missing; this run's recording replaces it."
+                ),
+                stacklevel=2,
+            )
             return None
 
     def _load(self, name: str) -> Snapshot | None:
@@ -686,7 +795,9 @@ class SnapshotStore:
         path = self.last_run_path(name)
         refuse_links(path, self.root)
         if not path.is_file():
-            old = self.root / LAST_RUN_DIR / snapshot_filename(name)  # written before the golden's own name was used
+            old = (
+                self.root / LAST_RUN_DIR / snapshot_filename(name)
+            )  # written before the golden's own name was used
             if not old.is_file():
                 return None
             path = old
@@ -697,9 +808,14 @@ class SnapshotStore:
             return iter(())
         links = sorted(p for p in self.root.glob("*.json") if p.is_symlink())
         for link in links:
-            warnings.warn(f"agentsnap: skipped {link}: a symbolic link (agentsnap never follows one inside the snapshot folder)", stacklevel=3)
+            warnings.warn(
+                f"agentsnap: skipped {link}: a symbolic link (agentsnap never follows one inside the snapshot folder)",
+                stacklevel=3,
+            )
         # only snapshot files: never the temp files of an interrupted write (.<name>.<random>.tmp)
-        return iter(sorted(p for p in self.root.glob("*.json") if p.is_file() and not p.is_symlink()))
+        return iter(
+            sorted(p for p in self.root.glob("*.json") if p.is_file() and not p.is_symlink())
+        )
 
     def list(self) -> list[Snapshot]:
         """Every parseable snapshot, sorted by name; unparseable files warn and are skipped."""
@@ -711,7 +827,7 @@ class SnapshotStore:
                 warnings.warn(str(exc), stacklevel=2)
         return sorted(out, key=lambda s: s.name)
 
-    def pending(self) -> "builtins.list[Snapshot]":  # `list` here is the method above
+    def pending(self) -> builtins.list[Snapshot]:  # `list` here is the method above
         """Every snapshot not yet approved, sorted by name."""
         return [s for s in self.list() if not s.approved]
 
@@ -743,9 +859,15 @@ class SnapshotStore:
                     raise
                 old = None
             if isinstance(old, dict) and same_content(old, new):
-                write_blobs(new, self.root)  # side files first: a snapshot never names a missing one
+                write_blobs(
+                    new, self.root
+                )  # side files first: a snapshot never names a missing one
                 return path
-            if isinstance(old, dict) and isinstance(old.get("created_at"), str) and old["created_at"]:
+            if (
+                isinstance(old, dict)
+                and isinstance(old.get("created_at"), str)
+                and old["created_at"]
+            ):
                 snapshot.created_at = new["created_at"] = old["created_at"]
         snapshot.updated_at = new["updated_at"] = _now()
         snapshot.agentsnap_version = new["agentsnap_version"] = _version()  # this file's writer
@@ -760,14 +882,23 @@ class SnapshotStore:
         refuse_links(path, self.root)  # a .last_run linked elsewhere is never written through
         ignore = path.parent / ".gitignore"
         if not ignore.exists() and not ignore.is_symlink():
-            _atomic_write(ignore, "# written by agentsnap: the latest runs, promoted with `agentsnap update`\n*\n", root=self.root)
+            _atomic_write(
+                ignore,
+                "# written by agentsnap: the latest runs, promoted with `agentsnap update`\n*\n",
+                root=self.root,
+            )
         from .serialize import escape_surrogates, write_blobs
 
         data = _prepared_dict(snapshot)
         write_blobs(data, self.root)
         # a scratch copy read back by `agentsnap diff` / `update` (which re-save through `save`):
         # compact JSON (the C encoder; indented output takes the pure-Python one) and no fsync
-        text = escape_surrogates(json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))) + "\n"
+        text = (
+            escape_surrogates(
+                json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+            )
+            + "\n"
+        )
         _atomic_write(path, text, durable=False, root=self.root)
         return path
 
@@ -786,7 +917,5 @@ class SnapshotStore:
         if path is None:
             return
         refuse_links(path, self.root)
-        try:
+        with contextlib.suppress(FileNotFoundError):
             path.unlink()
-        except FileNotFoundError:
-            pass

@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Exchange", "Trace", "activate", "deactivate", "current"]
+__all__ = ["Exchange", "Trace", "activate", "current", "deactivate"]
 
 _seq = itertools.count()
 
@@ -81,8 +81,16 @@ class Trace:
         with self._lock:
             self.exchanges.append(exchange)
 
-    def add_tool_call(self, name: str, args: Any, result: Any, *, id: str | None = None, error: Any = None,
-                      started: float | None = None) -> None:
+    def add_tool_call(
+        self,
+        name: str,
+        args: Any,
+        result: Any,
+        *,
+        id: str | None = None,
+        error: Any = None,
+        started: float | None = None,
+    ) -> None:
         """Record a tool call made through an explicit adapter (``error``: what it raised, if it did).
 
         ``started``: ``time.monotonic()`` when the call began (default: now, i.e. a call
@@ -93,7 +101,9 @@ class Trace:
             step["error"] = error
         ended = time.monotonic()
         with self._lock:
-            self._tool_calls.append((ended if started is None else started, ended, next(_seq), step))
+            self._tool_calls.append(
+                (ended if started is None else started, ended, next(_seq), step)
+            )
 
     def close_open_streams(self) -> None:
         """Finalize streams the code under test never closed (recorded as incomplete)."""
@@ -157,7 +167,9 @@ class Trace:
                 st.pop("_tool_results", None)
             steps = _with_explicit_tool_calls(ordered, list(self._tool_calls))
         else:
-            steps = with_final_answers(with_trajectory_steps(_with_derived_tool_calls([st for _, st in ordered])))
+            steps = with_final_answers(
+                with_trajectory_steps(_with_derived_tool_calls([st for _, st in ordered]))
+            )
         for i, st in enumerate(steps):
             st["step"] = i
         return steps
@@ -176,9 +188,16 @@ def _readable(response: dict[str, Any]) -> dict[str, Any]:
     import base64
     import zlib
 
-    raw = b"".join(base64.b64decode(c["$bytes_b64"]) if isinstance(c, dict) else str(c).encode("utf-8") for c in chunks)
+    raw = b"".join(
+        base64.b64decode(c["$bytes_b64"]) if isinstance(c, dict) else str(c).encode("utf-8")
+        for c in chunks
+    )
     headers = response.get("headers") or {}
-    encoding = str(headers.get("content-encoding", "") if isinstance(headers, dict) else "").lower().strip()
+    encoding = (
+        str(headers.get("content-encoding", "") if isinstance(headers, dict) else "")
+        .lower()
+        .strip()
+    )
     try:
         if encoding in ("gzip", "x-gzip"):
             raw = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw)
@@ -191,7 +210,7 @@ def _readable(response: dict[str, Any]) -> dict[str, Any]:
             import brotli  # type: ignore[import-not-found]
 
             raw = brotli.decompress(raw)
-    except Exception:  # noqa: BLE001 - a cut stream may not decompress fully
+    except Exception:
         pass
     return {**response, "chunks": [raw.decode("utf-8", "replace")]}
 
@@ -223,7 +242,12 @@ def _order(entries: list[tuple[Exchange, dict[str, Any]]]) -> list[tuple[Exchang
         if sig is not None:
             best = -1
             for i, tail in enumerate(tails):
-                if tail is not None and len(tail) < len(sig) and sig[: len(tail)] == tail and len(tail) > best:
+                if (
+                    tail is not None
+                    and len(tail) < len(sig)
+                    and sig[: len(tail)] == tail
+                    and len(tail) > best
+                ):
                     home, best = i, len(tail)
         if home is None:
             conversations.append([entry])
@@ -262,7 +286,8 @@ def _message_signature(step: dict[str, Any]) -> tuple[str, ...] | None:
 
 
 def _with_explicit_tool_calls(
-    ordered: list[tuple[Exchange, dict[str, Any]]], calls: list[tuple[float, float, int, dict[str, Any]]]
+    ordered: list[tuple[Exchange, dict[str, Any]]],
+    calls: list[tuple[float, float, int, dict[str, Any]]],
 ) -> list[dict[str, Any]]:
     """The LLM steps in their deterministic order, each followed by the explicit tool calls it led to.
 
@@ -284,13 +309,16 @@ def _with_explicit_tool_calls(
         from .serialize import to_json  # total: any value, cycles and odd keys included
 
         step = call[3]
-        return str(step.get("name")), json.dumps(to_json(step.get("args")), sort_keys=True, ensure_ascii=False)
+        return str(step.get("name")), json.dumps(
+            to_json(step.get("args")), sort_keys=True, ensure_ascii=False
+        )
 
     def arranged(group: list[tuple[float, float, int, dict[str, Any]]]) -> list[dict[str, Any]]:
         group = sorted(group, key=lambda c: (c[0], c[2]))
         out: list[dict[str, Any]] = []
         cluster: list[tuple[float, float, int, dict[str, Any]]] = []
         reach = float("-inf")
+
         def settle(cluster: list[tuple[float, float, int, dict[str, Any]]]) -> list[dict[str, Any]]:
             return [c[3] for c in (sorted(cluster, key=content) if len(cluster) > 1 else cluster)]
 
@@ -341,8 +369,14 @@ def _with_derived_tool_calls(steps: list[dict[str, Any]]) -> list[dict[str, Any]
             if req.get("id"):
                 seen.add(req["id"])
             derived_after.setdefault(origin, []).append(
-                {"type": "tool_call", "name": req.get("name"), "args": req.get("args"), "result": res.get("result"), "id": call_id or req.get("id"),
-                 "derived": True}
+                {
+                    "type": "tool_call",
+                    "name": req.get("name"),
+                    "args": req.get("args"),
+                    "result": res.get("result"),
+                    "id": call_id or req.get("id"),
+                    "derived": True,
+                }
             )
         for req in s.get("tool_requests") or []:
             if req.get("id"):

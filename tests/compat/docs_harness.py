@@ -42,11 +42,16 @@ def my_agent(llm: Any, tool: Any = None, input: str = "What is Python?") -> str:
     tool = tool if callable(tool) else search_tool
     found = tool(query="Python")
     if hasattr(llm, "messages"):
-        reply = llm.messages.create(model="claude-haiku-4-5", max_tokens=128,
-                                    messages=[{"role": "user", "content": f"{input} {found}"}])
+        reply = llm.messages.create(
+            model="claude-haiku-4-5",
+            max_tokens=128,
+            messages=[{"role": "user", "content": f"{input} {found}"}],
+        )
         text = "".join(b.text for b in reply.content if b.type == "text")
     else:
-        reply = llm.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": f"{input} {found}"}])
+        reply = llm.chat.completions.create(
+            model="gpt-4o-mini", messages=[{"role": "user", "content": f"{input} {found}"}]
+        )
         text = reply.choices[0].message.content or ""
     return CHANGED_ANSWER if _changed() else text
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 import contextlib
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repo root: `tests.fake_*`
 
@@ -50,11 +51,17 @@ def anthropic_reply(body: dict[str, Any]) -> fp.Reply:
     messages = body.get("messages") or []
     city = _city(_first_user_text(messages))
     if body.get("stream"):
-        return fa.stream_reply(fa.text_block(f"Low grey clouds over {city}."), model="claude-haiku-4-5")
+        return fa.stream_reply(
+            fa.text_block(f"Low grey clouds over {city}."), model="claude-haiku-4-5"
+        )
     last = messages[-1].get("content") if messages else None
-    if isinstance(last, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in last):
+    if isinstance(last, list) and any(
+        isinstance(b, dict) and b.get("type") == "tool_result" for b in last
+    ):
         return fa.text_reply(f"In {city} it is 18C with light rain.", model="claude-haiku-4-5")
-    return fa.tool_use_reply([("toolu_" + city.lower(), "get_weather", {"city": city})], model="claude-haiku-4-5")
+    return fa.tool_use_reply(
+        [("toolu_" + city.lower(), "get_weather", {"city": city})], model="claude-haiku-4-5"
+    )
 
 
 @contextlib.contextmanager

@@ -36,14 +36,21 @@ import fakes_051
 def main() -> int:
     version = importlib.metadata.version("agentsnap")
     if version != "0.5.1":
-        print(f"record_051.py needs agentsnap 0.5.1 (this Python has {version}); see the module docstring.", file=sys.stderr)
+        print(
+            f"record_051.py needs agentsnap 0.5.1 (this Python has {version}); see the module docstring.",
+            file=sys.stderr,
+        )
         return 2
     shutil.rmtree(GOLDENS, ignore_errors=True)
     with fakes_051.running() as urls:
         env = {**os.environ, **urls, "PYTHONDONTWRITEBYTECODE": "1"}
         env.pop("CI", None)
         for args in (["tests/test_weather.py"], ["--agentsnap-instrument", "tests/test_raw.py"]):
-            proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args], cwd=PROJECT, env=env)
+            proc = subprocess.run(
+                [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+                cwd=PROJECT,
+                env=env,
+            )
             if proc.returncode != 0:
                 return proc.returncode
     shutil.rmtree(GOLDENS / ".last_run", ignore_errors=True)

@@ -36,7 +36,9 @@ def test_locate_finds_every_051_file_under_its_own_name(snaps: Path) -> None:
     store = SnapshotStore(snaps)
     assert store.locate("weather_plain") == snaps / "weather_plain.json"
     assert store.path_for("weather_plain") == snaps / "weather_plain.json"
-    assert store.locate("lookup") is None and store.input_hash_names("lookup") == ["lookup__e736667c"]
+    assert store.locate("lookup") is None and store.input_hash_names("lookup") == [
+        "lookup__e736667c"
+    ]
     assert store.path_for("lookup__e736667c") == snaps / "lookup__e736667c.json"
     assert store.last_run_path("weather_plain") == snaps / ".last_run" / "weather_plain.json"
 
@@ -62,7 +64,9 @@ def test_diff_then_update_keep_the_051_file_where_it_is(snaps: Path) -> None:
 
     result = invoke("update", "weather_plain", "--dir", str(snaps))
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in snaps.glob("*.json")) == before  # promoted in place: no new file name
+    assert (
+        sorted(p.name for p in snaps.glob("*.json")) == before
+    )  # promoted in place: no new file name
     data = json.loads((snaps / "weather_plain.json").read_text(encoding="utf-8"))
     assert data["output"] == "It rains in Paris today."
     assert data["approved"] is True and data["name"] == "weather_plain"
@@ -75,7 +79,9 @@ def test_diff_then_update_keep_the_051_file_where_it_is(snaps: Path) -> None:
 
 def test_update_of_an_input_named_golden(snaps: Path) -> None:
     _last_run(snaps, "lookup__e736667c", "Rome: sunny.")
-    result = invoke("update", "lookup", "--dir", str(snaps))  # 0.5.1: `update NAME` also promotes NAME__*
+    result = invoke(
+        "update", "lookup", "--dir", str(snaps)
+    )  # 0.5.1: `update NAME` also promotes NAME__*
     assert result.exit_code == 0, result.output
     data = json.loads((snaps / "lookup__e736667c.json").read_text(encoding="utf-8"))
     assert data["output"] == "Rome: sunny."

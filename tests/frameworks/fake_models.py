@@ -37,7 +37,15 @@ from tests import fake_anthropic as fa
 from tests import fake_openai_extra as fx
 from tests import fake_provider as fo
 
-__all__ = ["WEATHER", "FakeServers", "anthropic_model", "chat_model", "city_of", "responses_model", "start"]
+__all__ = [
+    "WEATHER",
+    "FakeServers",
+    "anthropic_model",
+    "chat_model",
+    "city_of",
+    "responses_model",
+    "start",
+]
 
 WEATHER = {"Paris": "Light rain, 18°C", "Tokyo": "Sunny, 24°C", "Oslo": "Snow, -3°C"}
 DEAD = "http://127.0.0.1:9"  # the discard port: nothing listens there
@@ -54,11 +62,16 @@ def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(_text(p.get("text", p.get("content", ""))) if isinstance(p, dict) else str(p) for p in content)
+        return "".join(
+            _text(p.get("text", p.get("content", ""))) if isinstance(p, dict) else str(p)
+            for p in content
+        )
     return "" if content is None else str(content)
 
 
-def _decide(tools: list[str], forced: str | None, user_text: str, done: dict[str, str]) -> tuple[str, Any]:
+def _decide(
+    tools: list[str], forced: str | None, user_text: str, done: dict[str, str]
+) -> tuple[str, Any]:
     """``("call", (name, args))`` or ``("text", answer)`` for one model turn."""
     city = city_of(user_text)
     slug = city.lower()
@@ -73,7 +86,9 @@ def _decide(tools: list[str], forced: str | None, user_text: str, done: dict[str
     output_tool = next((n for n in tools if n.startswith("final_result")), None)
     if output_tool:
         return "call", (f"call_output_{slug}", output_tool, report)
-    answer = f"{city}: {done['get_weather']}" if "get_weather" in done else f"{city}: {WEATHER[city]}"
+    answer = (
+        f"{city}: {done['get_weather']}" if "get_weather" in done else f"{city}: {WEATHER[city]}"
+    )
     if "final_answer" in tools:
         return "call", (f"call_final_{slug}", "final_answer", {"answer": answer})
     return "text", answer
@@ -96,14 +111,19 @@ def _dspy(messages: list[dict[str, Any]]) -> str:
     last = _text(messages[-1].get("content"))
     city = city_of(last)
     observed = re.search(r"\[\[ ## observation_\d+ ## \]\]\n(.*?)\n\n", last, re.DOTALL)
-    values = {"next_thought": "I look the weather up." if not observed else "I have what I need.",
-              "next_tool_name": "finish" if observed else "get_weather",
-              "next_tool_args": "{}" if observed else json.dumps({"city": city}),
-              "reasoning": "The weather tool answered." if observed else "I know the weather.",
-              "answer": f"{city}: {observed.group(1) if observed else WEATHER[city]}"}
+    values = {
+        "next_thought": "I look the weather up." if not observed else "I have what I need.",
+        "next_tool_name": "finish" if observed else "get_weather",
+        "next_tool_args": "{}" if observed else json.dumps({"city": city}),
+        "reasoning": "The weather tool answered." if observed else "I know the weather.",
+        "answer": f"{city}: {observed.group(1) if observed else WEATHER[city]}",
+    }
     asked = _FIELD.findall(last.rsplit("Respond with", 1)[-1])
     fields = [f for f in asked if f != "completed"]
-    return "".join(f"[[ ## {f} ## ]]\n{values.get(f, '')}\n\n" for f in fields) + "[[ ## completed ## ]]"
+    return (
+        "".join(f"[[ ## {f} ## ]]\n{values.get(f, '')}\n\n" for f in fields)
+        + "[[ ## completed ## ]]"
+    )
 
 
 def chat_model(body: dict[str, Any]) -> fo.Reply:
@@ -113,7 +133,9 @@ def chat_model(body: dict[str, Any]) -> fo.Reply:
         return fo.text_reply(_dspy(messages), usage=(60, 9))
     tools = [t["function"]["name"] for t in body.get("tools") or [] if t.get("type") == "function"]
     choice = body.get("tool_choice")
-    forced = choice["function"]["name"] if isinstance(choice, dict) and choice.get("function") else None
+    forced = (
+        choice["function"]["name"] if isinstance(choice, dict) and choice.get("function") else None
+    )
     user_texts = [_text(m.get("content")) for m in messages if m.get("role") == "user"]
     user_text = " ".join(t for t in user_texts if not t.startswith("Observation:"))
     names = {c["id"]: c["function"]["name"] for m in messages for c in m.get("tool_calls") or ()}
@@ -144,7 +166,11 @@ def responses_model(body: dict[str, Any]) -> fo.Reply:
     tools = [t.get("name") for t in body.get("tools") or [] if t.get("type") == "function"]
     user_text = " ".join(_text(i.get("content")) for i in items if i.get("role") == "user")
     names = {i["call_id"]: i["name"] for i in items if i.get("type") == "function_call"}
-    done = {names.get(i["call_id"], "?"): _text(i.get("output")) for i in items if i.get("type") == "function_call_output"}
+    done = {
+        names.get(i["call_id"], "?"): _text(i.get("output"))
+        for i in items
+        if i.get("type") == "function_call_output"
+    }
     kind, value = _decide(tools, None, user_text, done)
     if kind == "call":
         call_id, name, args = value
@@ -192,7 +218,9 @@ def anthropic_model(body: dict[str, Any]) -> fo.Reply:
 class FakeServers:
     """Base URLs of the three fakes (all :data:`DEAD` when none is running)."""
 
-    def __init__(self, chat: str = DEAD + "/v1", responses: str = DEAD + "/v1", anthropic: str = DEAD) -> None:
+    def __init__(
+        self, chat: str = DEAD + "/v1", responses: str = DEAD + "/v1", anthropic: str = DEAD
+    ) -> None:
         self.chat = chat
         self.responses = responses
         self.anthropic = anthropic

@@ -31,12 +31,14 @@ CI_VARS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKIN
 def _can_unshare() -> bool:
     if not shutil.which("unshare"):
         return False
-    return subprocess.run(["unshare", "-n", "true"], capture_output=True, check=False).returncode == 0
+    return (
+        subprocess.run(["unshare", "-n", "true"], capture_output=True, check=False).returncode == 0
+    )
 
 
 NO_NET = ["unshare", "-n"] if _can_unshare() else []
 
-CONFTEST = '''
+CONFTEST = """
 import json, os
 from pathlib import Path
 
@@ -59,7 +61,7 @@ def keep(request):
         out.mkdir(parents=True, exist_ok=True)
         (out / (request.node.name + ".json")).write_text(json.dumps(fake_models.dump(value), ensure_ascii=False, indent=1), encoding="utf-8")
     return keep
-'''
+"""
 
 
 class Project:
@@ -85,16 +87,43 @@ class Project:
         assert old in src, f"{old!r} is not in the agent test"
         path.write_text(src.replace(old, new), encoding="utf-8")
 
-    def run(self, *args: str, offline: bool = False) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    def run(
+        self, *args: str, offline: bool = False
+    ) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
         """``pytest *args`` in the project; returns the process and the ``keep``\\ s of each test."""
         self.runs += 1
         results = self.root / f"results-{self.runs}"
-        env = {k: v for k, v in os.environ.items() if k not in CI_VARS and not k.startswith(("OPENAI_", "ANTHROPIC_", "AGENTSNAP_", "PYTEST_"))}
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in CI_VARS
+            and not k.startswith(("OPENAI_", "ANTHROPIC_", "AGENTSNAP_", "PYTEST_"))
+        }
         env.update(self.extra_env, FRAMEWORK_RESULTS=str(results), PYTHONDONTWRITEBYTECODE="1")
-        cmd = [*(NO_NET if offline else []), sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly",
-               "-p", "no:syrupy", "-q", "-rA", "-W", "ignore::DeprecationWarning", *args]
-        proc = subprocess.run(cmd, cwd=self.root, env=env, capture_output=True, text=True, timeout=600, check=False)
-        kept = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(results.glob("*.json"))}
+        cmd = [
+            *(NO_NET if offline else []),
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:randomly",
+            "-p",
+            "no:syrupy",
+            "-q",
+            "-rA",
+            "-W",
+            "ignore::DeprecationWarning",
+            *args,
+        ]
+        proc = subprocess.run(
+            cmd, cwd=self.root, env=env, capture_output=True, text=True, timeout=600, check=False
+        )
+        kept = {
+            p.stem: json.loads(p.read_text(encoding="utf-8"))
+            for p in sorted(results.glob("*.json"))
+        }
         return proc, kept
 
     def snapshots(self) -> dict[str, dict[str, Any]]:
@@ -108,7 +137,11 @@ class Project:
 
 def tool_steps(snapshot: dict[str, Any]) -> list[tuple[str, Any, Any]]:
     """``(name, args, result)`` of each ``tool_call`` step of a snapshot."""
-    return [(s["name"], s.get("args"), s.get("result")) for s in snapshot["trace"] if s["type"] == "tool_call"]
+    return [
+        (s["name"], s.get("args"), s.get("result"))
+        for s in snapshot["trace"]
+        if s["type"] == "tool_call"
+    ]
 
 
 def llm_calls(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
@@ -131,7 +164,9 @@ def record_replay(project: Project, *, expect: int) -> tuple[dict[str, Any], dic
     return live, replayed
 
 
-def assert_drift_reported(proc: subprocess.CompletedProcess[str], *, test: str, expected: list[str]) -> None:
+def assert_drift_reported(
+    proc: subprocess.CompletedProcess[str], *, test: str, expected: list[str]
+) -> None:
     """The replay failed on ``test`` with agentsnap's drift report (no crash, no network error)."""
     out = proc.stdout + proc.stderr
     assert proc.returncode == 1, out
@@ -139,5 +174,11 @@ def assert_drift_reported(proc: subprocess.CompletedProcess[str], *, test: str, 
     assert "failed checks:" in proc.stdout, out
     for text in expected:
         assert text in proc.stdout, f"{text!r} not in:\n{out}"
-    for crash in ("ConnectError", "Connection refused", "APIConnectionError", "Network is unreachable", "ReplayMissError"):
+    for crash in (
+        "ConnectError",
+        "Connection refused",
+        "APIConnectionError",
+        "Network is unreachable",
+        "ReplayMissError",
+    ):
         assert crash not in out, f"{crash} in:\n{out}"

@@ -64,17 +64,32 @@ def test_dspy_records_replays_offline_and_reports_drift(tmp_path: Path) -> None:
     assert live["test_predict"] == {"answer": "Tokyo: Sunny, 24°C"}
     assert live["test_react"]["answer"] == "Paris: Light rain, 18°C"
     assert live["test_react"]["trajectory"] == {
-        "thought_0": "I look the weather up.", "tool_name_0": "get_weather", "tool_args_0": {"city": "Paris"},
-        "observation_0": "Light rain, 18°C", "thought_1": "I have what I need.", "tool_name_1": "finish",
-        "tool_args_1": {}, "observation_1": "Completed."}
+        "thought_0": "I look the weather up.",
+        "tool_name_0": "get_weather",
+        "tool_args_0": {"city": "Paris"},
+        "observation_0": "Light rain, 18°C",
+        "thought_1": "I have what I need.",
+        "tool_name_1": "finish",
+        "tool_args_1": {},
+        "observation_1": "Completed.",
+    }
     snaps = project.snapshots()
     assert [s["provider"] for s in llm_calls(snaps["test_react"])] == ["openai"] * 3
     # ReAct's trajectory (text fields in the prompt) read by patches/frameworks/dspy.toml; `finish` is not a tool
-    assert [s["type"] for s in snaps["test_react"]["trace"]] == ["llm_call", "tool_call", "llm_call", "llm_call"]
-    assert tool_steps(snaps["test_react"]) == [("get_weather", {"city": "Paris"}, "Light rain, 18°C")]
+    assert [s["type"] for s in snaps["test_react"]["trace"]] == [
+        "llm_call",
+        "tool_call",
+        "llm_call",
+        "llm_call",
+    ]
+    assert tool_steps(snaps["test_react"]) == [
+        ("get_weather", {"city": "Paris"}, "Light rain, 18°C")
+    ]
     assert [s["provider"] for s in llm_calls(snaps["test_predict"])] == ["openai"]
 
     project.edit('"Paris": "Light rain, 18°C"', '"Paris": "Heavy rain, 12°C"')
     drift, _ = project.run("--agentsnap-replay", offline=True)
-    assert_drift_reported(drift, test="test_react", expected=["Light rain, 18°C", "Heavy rain, 12°C"])
+    assert_drift_reported(
+        drift, test="test_react", expected=["Light rain, 18°C", "Heavy rain, 12°C"]
+    )
     assert "1 failed, 1 passed" in drift.stdout.splitlines()[-1]

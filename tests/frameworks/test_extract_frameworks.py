@@ -38,9 +38,19 @@ def _pydantic_ai_run(output_type: Any = str) -> Any:
 
     def model(messages: list[Any], info: Any) -> ModelResponse:
         if len(messages) == 1:
-            return ModelResponse(parts=[ToolCallPart("get_weather", {"city": "Paris"}, tool_call_id="pyd_1")])
+            return ModelResponse(
+                parts=[ToolCallPart("get_weather", {"city": "Paris"}, tool_call_id="pyd_1")]
+            )
         if info.output_tools:
-            return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, {"city": "Paris", "forecast": "rain"}, tool_call_id="pyd_2")])
+            return ModelResponse(
+                parts=[
+                    ToolCallPart(
+                        info.output_tools[0].name,
+                        {"city": "Paris", "forecast": "rain"},
+                        tool_call_id="pyd_2",
+                    )
+                ]
+            )
         return ModelResponse(parts=[TextPart("Paris: Light rain, 18°C")])
 
     agent = Agent(FunctionModel(model), tools=[get_weather], output_type=output_type)
@@ -70,13 +80,16 @@ def test_pydantic_ai_structured_output_keeps_its_output_tool_call() -> None:
     assert calls[1]["args"] == {"city": "Paris", "forecast": "rain"}
 
 
-def test_pydantic_ai_one_line_form_snapshots_and_compares(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pydantic_ai_one_line_form_snapshots_and_compares(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("CI", raising=False)
     result = _pydantic_ai_run()
     assert check("pyd", result, snapshot_dir=tmp_path, update=True) is None
     saved = json.loads(next(tmp_path.glob("*.json")).read_text(encoding="utf-8"))
-    assert [(s["name"], s["args"], s["result"]) for s in saved["trace"] if s["type"] == "tool_call"] == [
-        ("get_weather", {"city": "Paris"}, "Light rain, 18°C")]
+    assert [
+        (s["name"], s["args"], s["result"]) for s in saved["trace"] if s["type"] == "tool_call"
+    ] == [("get_weather", {"city": "Paris"}, "Light rain, 18°C")]
     report = check("pyd", _pydantic_ai_run(), snapshot_dir=tmp_path)
     assert report is not None and report.passed
 
@@ -120,10 +133,17 @@ def agents_result() -> Any:
 
 
 def test_agents_sdk_run_result_and_its_input_list(agents_result: Any) -> None:
-    assert type(agents_result).__name__ == "RunResult" and agents_result.final_output == "Paris: Light rain, 18°C"
+    assert (
+        type(agents_result).__name__ == "RunResult"
+        and agents_result.final_output == "Paris: Light rain, 18°C"
+    )
     expected = [
-        {"tool": "transfer_to_weather_agent", "args": {}, "id": "call_transfer_paris",
-         "result": json.dumps({"assistant": "Weather agent"})},
+        {
+            "tool": "transfer_to_weather_agent",
+            "args": {},
+            "id": "call_transfer_paris",
+            "result": json.dumps({"assistant": "Weather agent"}),
+        },
         {**PARIS, "id": "call_weather_paris", "result": "Light rain, 18°C"},
     ]
     assert extract_tool_calls(agents_result) == expected
@@ -148,16 +168,37 @@ def test_claude_agent_sdk_message_list() -> None:
     messages = [
         SystemMessage(subtype="init", data={"session_id": "s1"}),
         UserMessage(content="What's the weather in Paris?"),
-        AssistantMessage(content=[TextBlock("Checking."), ToolUseBlock("toolu_1", "mcp__weather__get_weather", {"city": "Paris"})],
-                         model="claude-sonnet-4-6"),
-        UserMessage(content=[ToolResultBlock("toolu_1", [{"type": "text", "text": "Light rain, 18°C"}], False)]),
+        AssistantMessage(
+            content=[
+                TextBlock("Checking."),
+                ToolUseBlock("toolu_1", "mcp__weather__get_weather", {"city": "Paris"}),
+            ],
+            model="claude-sonnet-4-6",
+        ),
+        UserMessage(
+            content=[
+                ToolResultBlock("toolu_1", [{"type": "text", "text": "Light rain, 18°C"}], False)
+            ]
+        ),
         AssistantMessage(content=[TextBlock("Paris: Light rain, 18°C")], model="claude-sonnet-4-6"),
-        ResultMessage(subtype="success", duration_ms=10, duration_api_ms=8, is_error=False, num_turns=2, session_id="s1",
-                      result="Paris: Light rain, 18°C"),
+        ResultMessage(
+            subtype="success",
+            duration_ms=10,
+            duration_api_ms=8,
+            is_error=False,
+            num_turns=2,
+            session_id="s1",
+            result="Paris: Light rain, 18°C",
+        ),
     ]
     assert extract_tool_calls(messages) == [
-        {"tool": "mcp__weather__get_weather", "args": {"city": "Paris"}, "id": "toolu_1",
-         "result": [{"type": "text", "text": "Light rain, 18°C"}]}]
+        {
+            "tool": "mcp__weather__get_weather",
+            "args": {"city": "Paris"},
+            "id": "toolu_1",
+            "result": [{"type": "text", "text": "Light rain, 18°C"}],
+        }
+    ]
 
 
 # --------------------------------------------------------------------------- anything else
@@ -170,7 +211,9 @@ def test_other_framework_objects_are_an_extraction_error_naming_the_path() -> No
     class Opaque:
         pass
 
-    with pytest.raises(ExtractionError, match=r"cannot read tool calls from actual\[1\] \(Opaque\)"):
+    with pytest.raises(
+        ExtractionError, match=r"cannot read tool calls from actual\[1\] \(Opaque\)"
+    ):
         extract_tool_calls([ModelResponse(parts=[]), Opaque()])
     # the package is read, not imported, by agentsnap: nothing new was imported by the calls above
     assert "agentsnap.extract" in sys.modules

@@ -15,7 +15,7 @@ from tests.frameworks.harness import (
     record_replay,
 )
 
-AGENT = '''
+AGENT = """
 import asyncio
 
 import instructor
@@ -42,19 +42,25 @@ def test_structured_async(servers, keep):
         return await client.chat.completions.create(model="gpt-4o-mini", response_model=WeatherReport,
                                                     messages=[{"role": "user", "content": "Weather in Tokyo?"}])
     keep(asyncio.run(main()).model_dump())
-'''
+"""
 
 
 def test_instructor_records_replays_offline_and_reports_drift(tmp_path: Path) -> None:
     project = Project(tmp_path / "proj", AGENT)
     live, replayed = record_replay(project, expect=2)
     assert replayed == live
-    assert live == {"test_structured_sync": {"city": "Paris", "forecast": "Light rain, 18°C"},
-                    "test_structured_async": {"city": "Tokyo", "forecast": "Sunny, 24°C"}}
+    assert live == {
+        "test_structured_sync": {"city": "Paris", "forecast": "Light rain, 18°C"},
+        "test_structured_async": {"city": "Tokyo", "forecast": "Sunny, 24°C"},
+    }
     (call,) = llm_calls(project.snapshots()["test_structured_sync"])
     assert call["tools"] == ["WeatherReport"]
-    assert [(r["name"], r["args"]) for r in call["tool_requests"]] == [("WeatherReport", {"city": "Paris", "forecast": "Light rain, 18°C"})]
+    assert [(r["name"], r["args"]) for r in call["tool_requests"]] == [
+        ("WeatherReport", {"city": "Paris", "forecast": "Light rain, 18°C"})
+    ]
 
     project.edit('"content": "Weather in Paris?"', '"content": "Weather in Oslo?"')
     drift, _ = project.run("--agentsnap-replay", offline=True)
-    assert_drift_reported(drift, test="test_structured_sync", expected=["'Weather in Paris?' → 'Weather in Oslo?'"])
+    assert_drift_reported(
+        drift, test="test_structured_sync", expected=["'Weather in Paris?' → 'Weather in Oslo?'"]
+    )

@@ -16,7 +16,7 @@ from tests.frameworks.harness import (
     tool_steps,
 )
 
-AGENT = '''
+AGENT = """
 import asyncio, json
 import litellm
 
@@ -66,7 +66,7 @@ def test_tool_calls(servers, keep):
     answer, messages = run_agent(servers, "What's the weather in Paris?")
     assert answer == "Paris: Light rain, 18°C"
     keep([answer, messages])
-'''
+"""
 
 
 def test_litellm_records_replays_offline_and_reports_drift(tmp_path: Path) -> None:
@@ -86,5 +86,7 @@ def test_litellm_records_replays_offline_and_reports_drift(tmp_path: Path) -> No
 
     project.edit('"Paris": "Light rain, 18°C"', '"Paris": "Heavy rain, 12°C"')
     drift, _ = project.run("--agentsnap-replay", offline=True)
-    assert_drift_reported(drift, test="test_tool_calls", expected=["'Light rain, 18°C' → 'Heavy rain, 12°C'"])
+    assert_drift_reported(
+        drift, test="test_tool_calls", expected=["'Light rain, 18°C' → 'Heavy rain, 12°C'"]
+    )
     assert "1 failed, 3 passed" in drift.stdout.splitlines()[-1]

@@ -46,7 +46,10 @@ def test_llama_index_records_replays_offline_and_reports_drift(tmp_path: Path) -
     project = Project(tmp_path / "proj", AGENT)
     live, replayed = record_replay(project, expect=1)
     assert replayed == live
-    assert live["test_function_agent"] == ["Paris: Light rain, 18°C", [["get_weather", {"city": "Paris"}, "Light rain, 18°C"]]]
+    assert live["test_function_agent"] == [
+        "Paris: Light rain, 18°C",
+        [["get_weather", {"city": "Paris"}, "Light rain, 18°C"]],
+    ]
     snap = project.snapshots()["test_function_agent"]
     assert len(llm_calls(snap)) == 2
     assert tool_steps(snap) == [("get_weather", {"city": "Paris"}, "Light rain, 18°C")]
@@ -54,4 +57,6 @@ def test_llama_index_records_replays_offline_and_reports_drift(tmp_path: Path) -
 
     project.edit('"Paris": "Light rain, 18°C"', '"Paris": "Heavy rain, 12°C"')
     drift, _ = project.run("--agentsnap-replay", offline=True)
-    assert_drift_reported(drift, test="test_function_agent", expected=["'Light rain, 18°C' → 'Heavy rain, 12°C'"])
+    assert_drift_reported(
+        drift, test="test_function_agent", expected=["'Light rain, 18°C' → 'Heavy rain, 12°C'"]
+    )

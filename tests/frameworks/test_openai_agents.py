@@ -83,24 +83,43 @@ def test_openai_agents_sdk_records_replays_offline_and_reports_drift(tmp_path: P
     project = Project(tmp_path / "proj", AGENT)
     live, replayed = record_replay(project, expect=5)
     assert replayed == live
-    assert live["test_run_sync"] == ["Paris: Light rain, 18°C", ["ToolCallItem", "ToolCallOutputItem", "MessageOutputItem"]]
+    assert live["test_run_sync"] == [
+        "Paris: Light rain, 18°C",
+        ["ToolCallItem", "ToolCallOutputItem", "MessageOutputItem"],
+    ]
     assert live["test_run_async"][0] == "Tokyo: Sunny, 24°C"
     assert live["test_run_streamed"][0] == "Paris: Light rain, 18°C"
     assert "raw_response_event" in live["test_run_streamed"][1]
     assert live["test_handoff"] == ["Paris: Light rain, 18°C", "Weather agent"]
     # the SDK's default failure_error_function sends the model this text instead of the exception
-    assert live["test_a_tool_that_raises"] == "Oslo: An error occurred while running the tool. Please try again."
+    assert (
+        live["test_a_tool_that_raises"]
+        == "Oslo: An error occurred while running the tool. Please try again."
+    )
 
     snaps = project.snapshots()
     assert [s["provider"] for s in llm_calls(snaps["test_run_sync"])] == ["openai", "openai"]
-    assert tool_steps(snaps["test_run_sync"]) == [("get_weather", {"city": "Paris"}, "Light rain, 18°C")]
+    assert tool_steps(snaps["test_run_sync"]) == [
+        ("get_weather", {"city": "Paris"}, "Light rain, 18°C")
+    ]
     assert snaps["test_run_sync"]["output"] == "Paris: Light rain, 18°C"
     assert all(s["stream"] for s in llm_calls(snaps["test_run_streamed"]))
-    assert [t[0] for t in tool_steps(snaps["test_handoff"])] == ["transfer_to_weather_agent", "get_weather"]
+    assert [t[0] for t in tool_steps(snaps["test_handoff"])] == [
+        "transfer_to_weather_agent",
+        "get_weather",
+    ]
     (raised,) = tool_steps(snaps["test_a_tool_that_raises"])
-    assert raised == ("get_weather", {"city": "Oslo"}, "An error occurred while running the tool. Please try again.")
+    assert raised == (
+        "get_weather",
+        {"city": "Oslo"},
+        "An error occurred while running the tool. Please try again.",
+    )
 
     project.edit('"Paris": "Light rain, 18°C"', '"Paris": "Heavy rain, 12°C"')
     drift, _ = project.run("--agentsnap-replay", offline=True)
-    assert_drift_reported(drift, test="test_run_sync", expected=["Light rain, 18°C", "Heavy rain, 12°C"])
-    assert "3 failed, 2 passed" in drift.stdout.splitlines()[-1]  # run_sync, run_streamed and the handoff ask about Paris
+    assert_drift_reported(
+        drift, test="test_run_sync", expected=["Light rain, 18°C", "Heavy rain, 12°C"]
+    )
+    assert (
+        "3 failed, 2 passed" in drift.stdout.splitlines()[-1]
+    )  # run_sync, run_streamed and the handoff ask about Paris

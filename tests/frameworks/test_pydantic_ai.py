@@ -84,7 +84,10 @@ def test_pydantic_ai_records_replays_offline_and_reports_drift(tmp_path: Path) -
     live, replayed = record_replay(project, expect=6)
     assert replayed == live
     for p in ("openai", "anthropic"):
-        assert live[f"test_tool[{p}]"] == ["Paris: Light rain, 18°C", ["ModelRequest", "ModelResponse", "ModelRequest", "ModelResponse"]]
+        assert live[f"test_tool[{p}]"] == [
+            "Paris: Light rain, 18°C",
+            ["ModelRequest", "ModelResponse", "ModelRequest", "ModelResponse"],
+        ]
         assert live[f"test_structured_output[{p}]"] == {"city": "Tokyo", "forecast": "Sunny, 24°C"}
         assert live[f"test_run_stream[{p}]"] == "Tokyo: Sunny, 24°C"
 
@@ -93,7 +96,9 @@ def test_pydantic_ai_records_replays_offline_and_reports_drift(tmp_path: Path) -
         tool = snaps[f"test_tool[{p}]"]
         assert [s["provider"] for s in llm_calls(tool)] == [p, p]
         # the result as it went over the wire: pydantic-ai sends Anthropic a list of text blocks
-        sent = "Light rain, 18°C" if p == "openai" else [{"text": "Light rain, 18°C", "type": "text"}]
+        sent = (
+            "Light rain, 18°C" if p == "openai" else [{"text": "Light rain, 18°C", "type": "text"}]
+        )
         assert tool_steps(tool) == [("get_weather", {"city": "Paris"}, sent)]
         assert tool["output"] == "Paris: Light rain, 18°C"
         structured = snaps[f"test_structured_output[{p}]"]
@@ -104,6 +109,8 @@ def test_pydantic_ai_records_replays_offline_and_reports_drift(tmp_path: Path) -
 
     project.edit('"Paris": "Light rain, 18°C"', '"Paris": "Heavy rain, 12°C"')
     drift, _ = project.run("--agentsnap-replay", offline=True)
-    assert_drift_reported(drift, test="test_tool[openai]", expected=["Light rain, 18°C", "Heavy rain, 12°C"])
+    assert_drift_reported(
+        drift, test="test_tool[openai]", expected=["Light rain, 18°C", "Heavy rain, 12°C"]
+    )
     assert "FAILED test_agent.py::test_tool[anthropic]" in drift.stdout
     assert "2 failed, 4 passed" in drift.stdout.splitlines()[-1]

@@ -67,8 +67,14 @@ def test_smolagents_records_replays_offline_and_reports_drift(tmp_path: Path) ->
     ]
     assert [s["type"] for s in snap["trace"]] == ["llm_call", "tool_call", "llm_call", "tool_call"]
     assert snap["output"] == "Paris: Light rain, 18°C"
-    assert tool_steps(project.snapshots()["test_tool_calling_agent_stream"])[0] == ("get_weather", {"city": "Tokyo"}, "Sunny, 24°C")
+    assert tool_steps(project.snapshots()["test_tool_calling_agent_stream"])[0] == (
+        "get_weather",
+        {"city": "Tokyo"},
+        "Sunny, 24°C",
+    )
 
     project.edit('"Paris": "Light rain, 18°C"', '"Paris": "Heavy rain, 12°C"')
     drift, _ = project.run("--agentsnap-replay", offline=True)
-    assert_drift_reported(drift, test="test_tool_calling_agent", expected=["Light rain, 18°C", "Heavy rain, 12°C"])
+    assert_drift_reported(
+        drift, test="test_tool_calling_agent", expected=["Light rain, 18°C", "Heavy rain, 12°C"]
+    )

@@ -90,7 +90,9 @@ def _with_hypothesis(target: str, seconds: int) -> int:
         st.sampled_from(seeds),
     )
 
-    @settings(max_examples=500, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=500, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+    )
     @given(inputs)
     def once(data: bytes) -> None:
         try:
@@ -105,12 +107,17 @@ def _with_hypothesis(target: str, seconds: int) -> int:
     while time.monotonic() < end:
         try:
             once()
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             path = keep_crash(target, failing[-1])
-            print(f"fuzz {target}: failing input kept at {path}: {type(exc).__name__}: {exc}", file=sys.stderr)
+            print(
+                f"fuzz {target}: failing input kept at {path}: {type(exc).__name__}: {exc}",
+                file=sys.stderr,
+            )
             return 1
         runs += 500
-    print(f"fuzz {target}: {runs} inputs in {seconds}s (hypothesis, not coverage-guided: pip install atheris), no failure")
+    print(
+        f"fuzz {target}: {runs} inputs in {seconds}s (hypothesis, not coverage-guided: pip install atheris), no failure"
+    )
     return 0
 
 
@@ -124,7 +131,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.target == "all":  # atheris.Fuzz() never returns: one process per target
         share = max(1, args.seconds // len(NAMES))
         codes = [
-            subprocess.call([sys.executable, __file__, name, "--seconds", str(share), "--engine", args.engine], cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
+            subprocess.call(
+                [sys.executable, __file__, name, "--seconds", str(share), "--engine", args.engine],
+                cwd=REPO,
+                env={**os.environ, "PYTHONPATH": str(REPO)},
+            )
             for name in NAMES
         ]
         return 1 if any(codes) else 0

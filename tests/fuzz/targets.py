@@ -32,7 +32,7 @@ from agentsnap.serialize import prepare
 from agentsnap.snapshot import SnapshotStore, dumps, same_content
 from agentsnap.trace import Exchange, _readable
 
-__all__ = ["TARGETS", "snapshot_loader", "stream_reassembly", "STREAM_CODECS"]
+__all__ = ["STREAM_CODECS", "TARGETS", "snapshot_loader", "stream_reassembly"]
 
 _SCRATCH: Path | None = None
 
@@ -51,7 +51,9 @@ def snapshot_loader(data: bytes) -> None:
         try:
             snap = SnapshotStore.read_file(path, expected_name=expected)
         except SnapshotFormatError as exc:
-            assert "\n" not in str(exc) and str(path) in str(exc), f"not a one-line error naming the path: {exc}"
+            assert "\n" not in str(exc) and str(path) in str(exc), (
+                f"not a one-line error naming the path: {exc}"
+            )
             continue
         _use(snap)
 
@@ -63,7 +65,11 @@ def _use(snap: Any) -> None:
     cassette = Cassette(snap.trace, name=snap.name)
     for step in snap.trace:
         exchange = step.get("exchange")
-        if isinstance(exchange, dict) and isinstance(exchange.get("request"), dict) and isinstance(exchange.get("response"), dict):
+        if (
+            isinstance(exchange, dict)
+            and isinstance(exchange.get("request"), dict)
+            and isinstance(exchange.get("response"), dict)
+        ):
             request_key(exchange["request"])
             cassette.remaining(exchange["request"])
     stored = prepare(data)
@@ -74,13 +80,63 @@ def _use(snap: Any) -> None:
 
 #: (codec, request) for the stream target: the first input byte picks one
 STREAM_CODECS: tuple[tuple[str, dict[str, Any]], ...] = (
-    ("openai_chat", {"method": "POST", "path": "/v1/chat/completions", "body": {"model": "m", "messages": [], "stream": True}}),
-    ("openai_responses", {"method": "POST", "path": "/v1/responses", "body": {"model": "m", "input": "q", "stream": True}}),
-    ("anthropic_messages", {"method": "POST", "path": "/v1/messages", "body": {"model": "m", "max_tokens": 1, "messages": [], "stream": True}}),
-    ("gemini", {"method": "POST", "path": "/v1beta/models/m:streamGenerateContent", "query": "alt=sse", "body": {"contents": []}}),
-    ("cohere_chat", {"method": "POST", "path": "/v2/chat", "body": {"model": "m", "messages": [], "stream": True}}),
-    ("cohere_v1", {"method": "POST", "path": "/v1/chat", "body": {"model": "m", "message": "q", "stream": True}}),
-    ("mistral_chat", {"method": "POST", "path": "/v1/chat/completions", "body": {"model": "m", "messages": [], "stream": True}}),
+    (
+        "openai_chat",
+        {
+            "method": "POST",
+            "path": "/v1/chat/completions",
+            "body": {"model": "m", "messages": [], "stream": True},
+        },
+    ),
+    (
+        "openai_responses",
+        {
+            "method": "POST",
+            "path": "/v1/responses",
+            "body": {"model": "m", "input": "q", "stream": True},
+        },
+    ),
+    (
+        "anthropic_messages",
+        {
+            "method": "POST",
+            "path": "/v1/messages",
+            "body": {"model": "m", "max_tokens": 1, "messages": [], "stream": True},
+        },
+    ),
+    (
+        "gemini",
+        {
+            "method": "POST",
+            "path": "/v1beta/models/m:streamGenerateContent",
+            "query": "alt=sse",
+            "body": {"contents": []},
+        },
+    ),
+    (
+        "cohere_chat",
+        {
+            "method": "POST",
+            "path": "/v2/chat",
+            "body": {"model": "m", "messages": [], "stream": True},
+        },
+    ),
+    (
+        "cohere_v1",
+        {
+            "method": "POST",
+            "path": "/v1/chat",
+            "body": {"model": "m", "message": "q", "stream": True},
+        },
+    ),
+    (
+        "mistral_chat",
+        {
+            "method": "POST",
+            "path": "/v1/chat/completions",
+            "body": {"model": "m", "messages": [], "stream": True},
+        },
+    ),
 )
 
 
@@ -91,7 +147,9 @@ class _Trace:
 
 def _record(pieces: list[bytes], encoding: str = "") -> dict[str, Any]:
     ex = Exchange(provider="fuzz", codec=None, request={})
-    sink = send._ChunkSink(ex, {"status": 200, "headers": {"content-type": "text/event-stream"}}, encoding, _Trace())  # type: ignore[arg-type]
+    sink = send._ChunkSink(
+        ex, {"status": 200, "headers": {"content-type": "text/event-stream"}}, encoding, _Trace()
+    )  # type: ignore[arg-type]
     for piece in pieces:
         sink.add(piece)
     sink.finish(complete=True)
@@ -106,7 +164,7 @@ def stream_reassembly(data: bytes) -> None:
     n_cuts = data[1] % 9
     cut_bytes, raw = data[2 : 2 + n_cuts], data[2 + n_cuts :]
     points = sorted({(b * len(raw)) // 256 for b in cut_bytes} - {0})
-    pieces = [raw[a:b] for a, b in zip([0, *points], [*points, len(raw)]) if b > a]
+    pieces = [raw[a:b] for a, b in zip([0, *points], [*points, len(raw)], strict=False) if b > a]
     whole = _record([raw] if raw else [])
     chunked = _record(pieces)
     served_whole = b"".join(send._chunk_bytes(c) for c in whole["chunks"])
@@ -119,8 +177,12 @@ def stream_reassembly(data: bytes) -> None:
         expected = "".join(scrub_chunks([text])).encode("utf-8") if text else b""
         assert served_whole == expected, "the recorded stream is not what was read"
         assert served_chunked == expected, "the recorded stream depends on chunk boundaries"
-    elif scrub_text(raw.decode("latin-1")) == raw.decode("latin-1"):  # bytes with nothing secret-shaped: kept exactly
-        assert served_whole == raw and served_chunked == raw, "the recorded bytes are not what was read"
+    elif scrub_text(raw.decode("latin-1")) == raw.decode(
+        "latin-1"
+    ):  # bytes with nothing secret-shaped: kept exactly
+        assert served_whole == raw and served_chunked == raw, (
+            "the recorded bytes are not what was read"
+        )
     normalize = get_codec(codec)
     view_whole = normalize(request, _readable(whole))
     view_chunked = normalize(request, _readable(chunked))

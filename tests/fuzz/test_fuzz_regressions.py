@@ -41,7 +41,13 @@ def test_random_and_mutated_inputs(target: str, data: st.DataObject) -> None:
     blob = data.draw(
         st.one_of(
             st.binary(max_size=512),
-            st.builds(_mutate, st.sampled_from(seeds), st.integers(0, 20_000), st.binary(max_size=12), st.integers(0, 12)),
+            st.builds(
+                _mutate,
+                st.sampled_from(seeds),
+                st.integers(0, 20_000),
+                st.binary(max_size=12),
+                st.integers(0, 12),
+            ),
         )
     )
     TARGETS[target](blob)

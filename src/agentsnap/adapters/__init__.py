@@ -139,4 +139,7 @@ def wrap(obj: Any, *, name: str | None = None) -> Any:
 
 def _adapter_for_runnable(obj: Any) -> bool:
     """A LangChain Runnable (a graph built with langchain_core only, e.g. ``create_agent``)."""
-    return any((getattr(k, "__module__", "") or "").startswith(("langchain_core.", "langchain.")) for k in type(obj).__mro__)
+    return any(
+        (getattr(k, "__module__", "") or "").startswith(("langchain_core.", "langchain."))
+        for k in type(obj).__mro__
+    )

@@ -45,11 +45,28 @@ __all__ = [
 _Proxy: type = getattr(wrapt, "BaseObjectProxy", wrapt.ObjectProxy)
 
 _HTTP_MODULES = ("httpx", "httpx2")
-_LEAVES = (str, bytes, bytearray, int, float, complex, bool, type(None), type, types.ModuleType,
-           types.FunctionType, types.BuiltinFunctionType, types.MethodType, range, memoryview)
+_LEAVES = (
+    str,
+    bytes,
+    bytearray,
+    int,
+    float,
+    complex,
+    bool,
+    type(None),
+    type,
+    types.ModuleType,
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+    range,
+    memoryview,
+)
 
 #: the LangGraphAdapter runs in progress in this context (outermost first)
-running_graphs: contextvars.ContextVar[tuple[Any, ...]] = contextvars.ContextVar("agentsnap_running_graphs", default=())
+running_graphs: contextvars.ContextVar[tuple[Any, ...]] = contextvars.ContextVar(
+    "agentsnap_running_graphs", default=()
+)
 
 
 # --------------------------------------------------------------------------- finding http clients
@@ -123,11 +140,36 @@ def find_http_clients(obj: Any, *, depth: int = 5, limit: int = 5000) -> list[An
 # --------------------------------------------------------------------------- naming a client
 
 
-_SDK_ROOTS = ("openai", "anthropic", "groq", "cohere", "mistralai", "google.genai", "langchain_openai", "langchain_anthropic")
-_CLIENT_NAMES = frozenset({
-    "OpenAI", "AsyncOpenAI", "AzureOpenAI", "AsyncAzureOpenAI", "Anthropic", "AsyncAnthropic", "Groq", "AsyncGroq",
-    "Client", "AsyncClient", "ClientV2", "AsyncClientV2", "Mistral", "ChatOpenAI", "AzureChatOpenAI", "ChatAnthropic",
-})
+_SDK_ROOTS = (
+    "openai",
+    "anthropic",
+    "groq",
+    "cohere",
+    "mistralai",
+    "google.genai",
+    "langchain_openai",
+    "langchain_anthropic",
+)
+_CLIENT_NAMES = frozenset(
+    {
+        "OpenAI",
+        "AsyncOpenAI",
+        "AzureOpenAI",
+        "AsyncAzureOpenAI",
+        "Anthropic",
+        "AsyncAnthropic",
+        "Groq",
+        "AsyncGroq",
+        "Client",
+        "AsyncClient",
+        "ClientV2",
+        "AsyncClientV2",
+        "Mistral",
+        "ChatOpenAI",
+        "AzureChatOpenAI",
+        "ChatAnthropic",
+    }
+)
 
 
 def _sdk_module(obj: Any) -> str | None:
@@ -174,7 +216,7 @@ def _base_url_of(client: Any) -> str | None:
     for read in _BASE_URL_READERS:
         try:
             value = read(client)
-        except Exception:  # noqa: BLE001, S112 - not this SDK's layout
+        except Exception:
             continue
         if value:
             return str(value)
@@ -188,7 +230,11 @@ def _client_on_stack(limit: int = 80) -> Any:
         if frame is None:
             break
         candidate = frame.f_locals.get("self")
-        if candidate is not None and type(candidate).__name__ in _CLIENT_NAMES and _sdk_module(candidate) is not None:
+        if (
+            candidate is not None
+            and type(candidate).__name__ in _CLIENT_NAMES
+            and _sdk_module(candidate) is not None
+        ):
             return candidate
         frame = frame.f_back
     return None
@@ -289,7 +335,9 @@ class ClientAdapter(_Proxy):  # type: ignore[misc, valid-type]
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.__wrapped__!r})"
 
-    def __reduce_ex__(self, protocol: Any) -> Any:  # pragma: no cover - SDK clients do not pickle either
+    def __reduce_ex__(
+        self, protocol: Any
+    ) -> Any:  # pragma: no cover - SDK clients do not pickle either
         raise TypeError(f"cannot pickle {type(self).__name__}")
 
 
@@ -395,7 +443,7 @@ def _adapter_hint(spec: Any) -> str:
 
 def call_in_graph_scope(root: Any, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Call ``fn`` with ``root`` pushed on :data:`running_graphs`."""
-    token = running_graphs.set(running_graphs.get() + (root,))
+    token = running_graphs.set((*running_graphs.get(), root))
     try:
         return fn(*args, **kwargs)
     finally:

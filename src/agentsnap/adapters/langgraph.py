@@ -20,6 +20,7 @@ adapters that share the scope. Everything else is the graph's own attribute.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
@@ -31,9 +32,31 @@ __all__ = ["LangGraphAdapter"]
 # how each method of a Runnable / Pregel graph returns its work
 _CALLS = frozenset({"invoke", "batch", "get_state", "update_state", "bulk_update_state"})
 _ACALLS = frozenset({"ainvoke", "abatch", "aget_state", "aupdate_state", "abulk_update_state"})
-_ITERS = frozenset({"stream", "batch_as_completed", "transform", "stream_events", "get_state_history"})
-_AITERS = frozenset({"astream", "abatch_as_completed", "atransform", "astream_events", "astream_log", "aget_state_history"})
-_DERIVED = frozenset({"with_config", "with_retry", "with_listeners", "with_alisteners", "with_types", "with_fallbacks", "bind", "copy"})
+_ITERS = frozenset(
+    {"stream", "batch_as_completed", "transform", "stream_events", "get_state_history"}
+)
+_AITERS = frozenset(
+    {
+        "astream",
+        "abatch_as_completed",
+        "atransform",
+        "astream_events",
+        "astream_log",
+        "aget_state_history",
+    }
+)
+_DERIVED = frozenset(
+    {
+        "with_config",
+        "with_retry",
+        "with_listeners",
+        "with_alisteners",
+        "with_types",
+        "with_fallbacks",
+        "bind",
+        "copy",
+    }
+)
 
 
 class LangGraphAdapter(_Proxy):  # type: ignore[misc, valid-type]
@@ -67,7 +90,7 @@ class LangGraphAdapter(_Proxy):  # type: ignore[misc, valid-type]
 
 
 def _enter(adapter: LangGraphAdapter) -> Any:
-    return running_graphs.set(running_graphs.get() + (adapter.agentsnap_root,))
+    return running_graphs.set((*running_graphs.get(), adapter.agentsnap_root))
 
 
 def _scoped_call(adapter: LangGraphAdapter, method: Callable[..., Any]) -> Callable[..., Any]:
@@ -102,7 +125,9 @@ def _scoped_iter(adapter: LangGraphAdapter, method: Callable[..., Any]) -> Calla
             running_graphs.reset(token)
         if hasattr(result, "__next__"):
             return _scoped_iterator(adapter, lambda: result)
-        return result  # e.g. stream_events(version="v3"): a run object, driven by its own projections
+        return (
+            result  # e.g. stream_events(version="v3"): a run object, driven by its own projections
+        )
 
     return _named(call, method)
 
@@ -182,10 +207,8 @@ def _derived(adapter: LangGraphAdapter, method: Callable[..., Any]) -> Callable[
 
 def _named(call: Callable[..., Any], method: Callable[..., Any]) -> Callable[..., Any]:
     for attr in ("__name__", "__qualname__", "__doc__"):
-        try:
+        with contextlib.suppress(AttributeError, TypeError):
             setattr(call, attr, getattr(method, attr))
-        except (AttributeError, TypeError):
-            pass
     call.__wrapped__ = method  # type: ignore[attr-defined]
     return call
 

@@ -54,7 +54,9 @@ class ToolAdapter(wrapt.FunctionWrapper):  # type: ignore[misc]
             raise TypeError(f"agentsnap: ToolAdapter wraps a callable, not {type(fn).__name__}")
         holder: list[ToolAdapter] = []
 
-        def wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        def wrapper(
+            wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+        ) -> Any:
             return holder[0]._agentsnap_call(wrapped, instance, args, kwargs)
 
         super().__init__(fn, wrapper)
@@ -86,7 +88,9 @@ class ToolAdapter(wrapt.FunctionWrapper):  # type: ignore[misc]
 
     # ----------------------------------------------------------------- calls
 
-    def _agentsnap_call(self, wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    def _agentsnap_call(
+        self, wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
         recording = _trace.current()
         if recording is None:
             return wrapped(*args, **kwargs)
@@ -117,12 +121,12 @@ class ToolAdapter(wrapt.FunctionWrapper):  # type: ignore[misc]
             )
         _, step = queue.popleft()
         error = step.get("error")
-        self._report(recording, bound, None if error else step.get("result"), None, recorded_error=error)
-        if isinstance(error, dict):
-            exc = _recorded_exception(error)
-        else:
-            exc = None
+        self._report(
+            recording, bound, None if error else step.get("result"), None, recorded_error=error
+        )
+        exc = _recorded_exception(error) if isinstance(error, dict) else None
         if _is_async(wrapped):
+
             async def served() -> Any:
                 if exc is not None:
                     raise exc
@@ -133,7 +137,9 @@ class ToolAdapter(wrapt.FunctionWrapper):  # type: ignore[misc]
             raise exc
         return step.get("result")
 
-    async def _awaited(self, awaitable: Any, recording: Any, bound: dict[str, Any], started: float) -> Any:
+    async def _awaited(
+        self, awaitable: Any, recording: Any, bound: dict[str, Any], started: float
+    ) -> Any:
         try:
             result = await awaitable
         except Exception as exc:
@@ -142,16 +148,33 @@ class ToolAdapter(wrapt.FunctionWrapper):  # type: ignore[misc]
         self._report(recording, bound, result, None, started=started)
         return result
 
-    def _report(self, recording: Any, bound: dict[str, Any], result: Any, exc: BaseException | None,
-                *, recorded_error: Any = None, started: float | None = None) -> None:
+    def _report(
+        self,
+        recording: Any,
+        bound: dict[str, Any],
+        result: Any,
+        exc: BaseException | None,
+        *,
+        recorded_error: Any = None,
+        started: float | None = None,
+    ) -> None:
         scope = getattr(recording, "adapter_scope", None)
         if scope is not None and not scope.admits_tool(self):
             return
-        error = {"type": type(exc).__name__, "message": str(exc)} if exc is not None else recorded_error
-        recording.trace.add_tool_call(self._self_tool_name, jsonable(bound), None if exc is not None else jsonable(result),
-                                      error=error, started=started)
+        error = (
+            {"type": type(exc).__name__, "message": str(exc)} if exc is not None else recorded_error
+        )
+        recording.trace.add_tool_call(
+            self._self_tool_name,
+            jsonable(bound),
+            None if exc is not None else jsonable(result),
+            error=error,
+            started=started,
+        )
 
-    def _bind(self, wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+    def _bind(
+        self, wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
         signature = self._self_signature
         if instance is not None and wrapped is not self.__wrapped__:
             try:  # bound as a method: the bound callable's signature has no `self`
@@ -194,7 +217,7 @@ def jsonable(value: Any, _depth: int = 0) -> Any:
     if callable(dump) and not isinstance(value, type):
         try:
             return jsonable(dump(mode="json"), _depth + 1)
-        except Exception:  # noqa: BLE001, S110 - not a pydantic v2 model after all
+        except Exception:
             pass
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return jsonable(dataclasses.asdict(value), _depth + 1)
@@ -217,13 +240,21 @@ def _recorded_exception(error: dict[str, Any]) -> BaseException:
     message = str(error.get("message") or "")
     cls = getattr(builtins, name, None)
     quote = message[:1]
-    if cls is KeyError and len(message) >= 2 and quote in ("'", '"') and message[-1] == quote \
-            and quote not in message[1:-1] and "\\" not in message:
-        message = message[1:-1]  # str(KeyError(k)) is repr(k): raise it with the key itself, as the tool did
+    if (
+        cls is KeyError
+        and len(message) >= 2
+        and quote in ("'", '"')
+        and message[-1] == quote
+        and quote not in message[1:-1]
+        and "\\" not in message
+    ):
+        message = message[
+            1:-1
+        ]  # str(KeyError(k)) is repr(k): raise it with the key itself, as the tool did
     if isinstance(cls, type) and issubclass(cls, Exception):
         try:
             return cls(message)
-        except Exception:  # noqa: BLE001 - a constructor with other arguments
+        except Exception:
             pass
     return RuntimeError(f"{name}: {message}" if name else message)
 
@@ -235,6 +266,5 @@ def _is_async(fn: Any) -> bool:
     if inspect.iscoroutinefunction(fn):
         return True
     if not (inspect.isfunction(fn) or inspect.ismethod(fn)):
-        return inspect.iscoroutinefunction(getattr(type(fn), "__call__", None))
+        return inspect.iscoroutinefunction(getattr(type(fn), "__call__", None))  # noqa: B004 - the class's __call__, not callable()
     return False
-

@@ -8,4 +8,4 @@ See :mod:`agentsnap.capture.hooks` (installation), :mod:`agentsnap.capture.send`
 from .hooks import install, is_installed
 from .recording import Recording
 
-__all__ = ["install", "is_installed", "Recording"]
+__all__ = ["Recording", "install", "is_installed"]

@@ -37,7 +37,14 @@ from urllib.parse import urlsplit
 
 from .. import trace as _trace
 from ..exceptions import ReplayMissError, SnapshotMissingInCIError
-from ..scrub import mask_header, remember_credentials, scrub_bytes, scrub_chunks, scrub_json, scrub_text, scrub_url
+from ..scrub import (
+    remember_credentials,
+    scrub_bytes,
+    scrub_chunks,
+    scrub_json,
+    scrub_text,
+    scrub_url,
+)
 from ..serialize import bytes_envelope, escape_surrogates
 from . import faithful, observe
 from .spec import ProviderSpec, classify, explain_miss
@@ -60,7 +67,6 @@ __all__ = [
 ]
 
 
-
 # --------------------------------------------------------------------------
 # bodies
 
@@ -79,7 +85,10 @@ def encode_body(raw: bytes, content_type: str | None) -> dict[str, Any]:
         return {"text": raw.decode("utf-8")}
     except UnicodeDecodeError:
         raw = scrub_bytes(raw)  # token shapes and remembered credentials, overwritten in place
-        return {"body_b64": base64.b64encode(raw).decode("ascii"), "sha256": hashlib.sha256(raw).hexdigest()}
+        return {
+            "body_b64": base64.b64encode(raw).decode("ascii"),
+            "sha256": hashlib.sha256(raw).hexdigest(),
+        }
 
 
 def decode_body(stored: dict[str, Any]) -> bytes:
@@ -115,12 +124,14 @@ def _request_record(request: Any) -> dict[str, Any]:
     """
     try:
         raw = request.content
-    except Exception:  # noqa: BLE001 - a streaming request body not read yet
+    except Exception:
         raw = request.read()
     url = request.url
     rec: dict[str, Any] = {"method": request.method, "path": scrub_text(url.path)}
     if url.query:
-        query = url.query.decode("ascii", "replace") if isinstance(url.query, bytes) else str(url.query)
+        query = (
+            url.query.decode("ascii", "replace") if isinstance(url.query, bytes) else str(url.query)
+        )
         rec["query"] = scrub_url("http://x/?" + query).split("?", 1)[1]
     ctype = request.headers.get("content-type") or ""
     if raw and ctype.lower().startswith("multipart/"):
@@ -138,7 +149,9 @@ def _request_record(request: Any) -> dict[str, Any]:
     return rec
 
 
-def kept_headers(pairs: Iterable[tuple[str, str]], spec: ProviderSpec, *, streamed: bool, exact: bool = True) -> dict[str, str]:
+def kept_headers(
+    pairs: Iterable[tuple[str, str]], spec: ProviderSpec, *, streamed: bool, exact: bool = True
+) -> dict[str, str]:
     """The response headers stored from ``pairs`` (``(name, value)`` as received): what the
     spec keeps, account headers masked, framing kept while the body replays byte for byte
     (:func:`.faithful.response_headers`, the one rule for every transport)."""
@@ -228,7 +241,13 @@ class _ChunkSink:
     stored raw, every chunk as bytes, with its ``content-encoding`` kept.
     """
 
-    def __init__(self, exchange: _trace.Exchange, response_meta: dict[str, Any], encoding: str, trace: _trace.Trace) -> None:
+    def __init__(
+        self,
+        exchange: _trace.Exchange,
+        response_meta: dict[str, Any],
+        encoding: str,
+        trace: _trace.Trace,
+    ) -> None:
         self.exchange = exchange
         self.meta = response_meta
         self.decompressor = _decompressor(encoding) if encoding else None
@@ -250,7 +269,7 @@ class _ChunkSink:
             self._wire.append(chunk)
             try:
                 chunk = self.decompressor.decompress(chunk)
-            except Exception:  # noqa: BLE001 - corrupt: httpx fails the same way on the stored raw bytes
+            except Exception:
                 self._to_raw()
                 return
         self._add_decoded(chunk)
@@ -284,10 +303,8 @@ class _ChunkSink:
                 return
             self._done = True
         if self.decompressor is not None:
-            try:
+            with contextlib.suppress(Exception):
                 self._add_decoded(self.decompressor.flush())
-            except Exception:  # noqa: BLE001 - a stream cut inside a compressed block: keep what was decoded
-                pass
         if self._tail:  # the stream stopped inside a character: keep its bytes
             self.chunks.append(_b64_chunk(self._tail))
             self._tail = b""
@@ -300,10 +317,8 @@ class _ChunkSink:
         self.exchange.response = resp
         self.exchange.complete = complete
         self.exchange.ended = time.monotonic()
-        try:
+        with contextlib.suppress(ValueError):
             self.trace.finalizers.remove(self._abandon)
-        except ValueError:
-            pass
 
     def _abandon(self) -> None:
         self.finish(complete=False)
@@ -313,6 +328,7 @@ def _chunk_bytes(chunk: Any) -> bytes:
     if isinstance(chunk, dict):
         return base64.b64decode(chunk["$bytes_b64"])
     return str(chunk).encode("utf-8")
+
 
 # --------------------------------------------------------------------------
 # the neutral request, recognition, ownership
@@ -382,7 +398,9 @@ class WireRequest:
 
     __slots__ = ("content", "headers", "method", "url")
 
-    def __init__(self, method: str, url: str, headers: Iterable[tuple[Any, Any]], content: bytes | None) -> None:
+    def __init__(
+        self, method: str, url: str, headers: Iterable[tuple[Any, Any]], content: bytes | None
+    ) -> None:
         self.method = _text(method).upper()
         self.url = _URL(url)
         self.headers = _Headers(headers)
@@ -416,8 +434,17 @@ def recognise(request: Any, recording: Any = None) -> ProviderSpec | None:
     spec = classify(request)
     if recording is not None and recording.mode == "capture":
         url = request.url
-        reason = None if spec is not None else explain_miss(
-            request.method, url.host, url.path, request.headers, lambda: _content_or_none(request))
+        reason = (
+            None
+            if spec is not None
+            else explain_miss(
+                request.method,
+                url.host,
+                url.path,
+                request.headers,
+                lambda: _content_or_none(request),
+            )
+        )
         observe.note_request(recording, request.method, url.host, url.path, reason)
     return spec
 
@@ -425,11 +452,13 @@ def recognise(request: Any, recording: Any = None) -> ProviderSpec | None:
 def _content_or_none(request: Any) -> bytes | None:
     try:
         return bytes(request.content)
-    except Exception:  # noqa: BLE001 - a streaming body nobody read yet
+    except Exception:
         return None
 
 
-_owner: contextvars.ContextVar[str | None] = contextvars.ContextVar("agentsnap_capture_owner", default=None)
+_owner: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "agentsnap_capture_owner", default=None
+)
 
 
 def owner() -> str | None:
@@ -497,7 +526,9 @@ def replay_headers(stored: dict[str, Any]) -> list[tuple[str, str]]:
     drop = ("content-length", "transfer-encoding")
     headers = [(str(k), str(v)) for k, v in pairs if str(k).lower() not in drop]
     if int(stored.get("status", 200)) >= 400:
-        headers = [(k, v) for k, v in headers if k.lower() != "retry-after-ms"] + [("retry-after-ms", "1")]
+        headers = [(k, v) for k, v in headers if k.lower() != "retry-after-ms"] + [
+            ("retry-after-ms", "1")
+        ]
     return headers
 
 
@@ -509,8 +540,14 @@ def stored_body_bytes(stored: dict[str, Any]) -> list[bytes]:
     return [body] if body else []
 
 
-def record_read_body(exchange: _trace.Exchange, spec: ProviderSpec, status: int, headers: Iterable[tuple[str, str]],
-                     content: bytes, content_type: str | None) -> None:
+def record_read_body(
+    exchange: _trace.Exchange,
+    spec: ProviderSpec,
+    status: int,
+    headers: Iterable[tuple[str, str]],
+    content: bytes,
+    content_type: str | None,
+) -> None:
     """Store a response whose (decoded) body was read whole: ``{"status", "headers", "body"|"text"|...}``.
 
     Byte-faithful (:mod:`.faithful`): the server's own text is kept next to the
@@ -522,13 +559,21 @@ def record_read_body(exchange: _trace.Exchange, spec: ProviderSpec, status: int,
     pairs = list(headers)
     verbatim = status >= 400 and _verbatim_errors(spec)
     stored, exact = faithful.response_body(content, content_type, verbatim=verbatim)
-    meta: dict[str, Any] = {"status": status, "headers": kept_headers(pairs, spec, streamed=False, exact=exact)}
+    meta: dict[str, Any] = {
+        "status": status,
+        "headers": kept_headers(pairs, spec, streamed=False, exact=exact),
+    }
     meta.update(stored)
     exchange.response = meta
     exchange.ended = time.monotonic()
 
 
-_STREAM_TYPES = ("text/event-stream", "application/x-ndjson", "application/jsonl", "application/x-jsonlines")
+_STREAM_TYPES = (
+    "text/event-stream",
+    "application/x-ndjson",
+    "application/jsonl",
+    "application/x-jsonlines",
+)
 
 
 def is_stream(content_type: str | None, path: str = "") -> bool:
@@ -541,9 +586,22 @@ def is_stream(content_type: str | None, path: str = "") -> bool:
 class _ReadBodySink:
     """Collects a response body read in pieces, stored whole on finish (like :func:`record_read_body`)."""
 
-    def __init__(self, exchange: _trace.Exchange, spec: ProviderSpec, status: int, headers: list[tuple[str, str]],
-                 encoding: str, trace: _trace.Trace) -> None:
-        self.exchange, self.spec, self.status, self.headers, self.trace = exchange, spec, status, headers, trace
+    def __init__(
+        self,
+        exchange: _trace.Exchange,
+        spec: ProviderSpec,
+        status: int,
+        headers: list[tuple[str, str]],
+        encoding: str,
+        trace: _trace.Trace,
+    ) -> None:
+        self.exchange, self.spec, self.status, self.headers, self.trace = (
+            exchange,
+            spec,
+            status,
+            headers,
+            trace,
+        )
         self.decompressor = _decompressor(encoding) if encoding else None
         self.raw_mode = bool(encoding) and self.decompressor is None
         self._parts: list[bytes] = []
@@ -564,7 +622,7 @@ class _ReadBodySink:
         if self.decompressor is not None:
             try:
                 raw = self.decompressor.decompress(raw) + self.decompressor.flush()
-            except Exception:  # noqa: BLE001 - corrupt: keep the wire bytes and their encoding
+            except Exception:
                 self.raw_mode = True
         ctype = next((v for k, v in headers if k.lower() == "content-type"), None)
         record_read_body(self.exchange, self.spec, self.status, headers, raw, ctype)
@@ -573,21 +631,31 @@ class _ReadBodySink:
             encoding = next((v for k, v in headers if k.lower() == "content-encoding"), "")
             self.exchange.response.pop("body", None)
             self.exchange.response.pop("text", None)
-            self.exchange.response.update({"body_b64": base64.b64encode(raw).decode("ascii"),
-                                           "sha256": hashlib.sha256(raw).hexdigest()})
+            self.exchange.response.update(
+                {
+                    "body_b64": base64.b64encode(raw).decode("ascii"),
+                    "sha256": hashlib.sha256(raw).hexdigest(),
+                }
+            )
             self.exchange.response["headers"]["content-encoding"] = encoding
         self.exchange.complete = complete
-        try:
+        with contextlib.suppress(ValueError):
             self.trace.finalizers.remove(self._abandon)
-        except ValueError:
-            pass
 
     def _abandon(self) -> None:
         self.finish(complete=False)
 
 
-def body_sink(recording: Any, exchange: _trace.Exchange, spec: ProviderSpec, status: int,
-              headers: list[tuple[str, str]], *, decoded: bool, path: str = "") -> Any:
+def body_sink(
+    recording: Any,
+    exchange: _trace.Exchange,
+    spec: ProviderSpec,
+    status: int,
+    headers: list[tuple[str, str]],
+    *,
+    decoded: bool,
+    path: str = "",
+) -> Any:
     """A sink for a response body the library reads after the hook returned.
 
     ``add(bytes)`` each piece as read, ``finish(complete=...)`` once (also
@@ -598,11 +666,18 @@ def body_sink(recording: Any, exchange: _trace.Exchange, spec: ProviderSpec, sta
     not kept; otherwise the sink decodes them.
     """
     ctype = next((v for k, v in headers if k.lower() == "content-type"), None)
-    encoding = "" if decoded else next((v for k, v in headers if k.lower() == "content-encoding"), "").strip().lower()
+    encoding = (
+        ""
+        if decoded
+        else next((v for k, v in headers if k.lower() == "content-encoding"), "").strip().lower()
+    )
     if encoding == "identity":
         encoding = ""
     if is_stream(ctype, path):
-        meta: dict[str, Any] = {"status": status, "headers": kept_headers(headers, spec, streamed=not decoded)}
+        meta: dict[str, Any] = {
+            "status": status,
+            "headers": kept_headers(headers, spec, streamed=not decoded),
+        }
         return _ChunkSink(exchange, meta, encoding, recording.trace)
     if decoded:
         headers = [(k, v) for k, v in headers if k.lower() != "content-encoding"]
@@ -621,6 +696,7 @@ def begin(recording: Any, request: Any, spec: ProviderSpec) -> _trace.Exchange:
     exchange = _trace.Exchange(provider=spec.name, codec=spec.codec_for(req["path"]), request=req)
     recording.trace.add_exchange(exchange)
     return exchange
+
 
 def _verbatim_errors(spec: ProviderSpec) -> bool:
     """Whether the spec asks for error bodies as text (``[replay] verbatim_error_bodies = true``)."""

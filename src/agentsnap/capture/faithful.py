@@ -28,7 +28,8 @@ these rules (no stored ``content-length`` / ``transfer-encoding``).
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from ..scrub import mask_header, scrub_json, scrub_text
 from .spec import ProviderSpec
@@ -41,7 +42,9 @@ FRAMING = frozenset({"content-length", "transfer-encoding"})
 _sorted_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode
 
 
-def response_body(raw: bytes, content_type: str | None, *, verbatim: bool) -> tuple[dict[str, Any], bool]:
+def response_body(
+    raw: bytes, content_type: str | None, *, verbatim: bool
+) -> tuple[dict[str, Any], bool]:
     """How to store a (decoded) non-streamed response body, and whether it replays byte for byte.
 
     Returns ``(stored, exact)``. ``stored`` is one of:
@@ -103,7 +106,9 @@ def replay_body(stored: dict[str, Any]) -> tuple[bytes, bool]:
     return decode_body(stored), True
 
 
-def response_headers(pairs: Iterable[tuple[str, str]], spec: ProviderSpec, *, streamed: bool, exact: bool = True) -> dict[str, str]:
+def response_headers(
+    pairs: Iterable[tuple[str, str]], spec: ProviderSpec, *, streamed: bool, exact: bool = True
+) -> dict[str, str]:
     """The response headers to store from ``pairs`` (``(name, value)`` as received), lower-cased,
     repeated ones joined with ``", "`` (as ``httpx.Headers`` reads them).
 

@@ -43,15 +43,16 @@ import ipaddress
 import socket
 import sys
 import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from ..exceptions import NetworkBlockedError
 
-__all__ = ["configure", "activate", "deactivate", "active", "guarded", "host_allowed"]
+__all__ = ["activate", "active", "configure", "deactivate", "guarded", "host_allowed"]
 
 _lock = threading.RLock()
-_scopes: list["_Scope"] = []
+_scopes: list[_Scope] = []
 _configured: tuple[str, ...] = ()
 _names: tuple[str, ...] = ()
 _networks: tuple[Any, ...] = ()
@@ -234,7 +235,9 @@ def _wrap_sock_connect(previous: Callable[..., Any]) -> Callable[..., Any]:
 class _Patch:
     """One patched attribute, restored only while it still holds agentsnap's wrapper."""
 
-    def __init__(self, owner: Any, name: str, make: Callable[[Callable[..., Any]], Callable[..., Any]]) -> None:
+    def __init__(
+        self, owner: Any, name: str, make: Callable[[Callable[..., Any]], Callable[..., Any]]
+    ) -> None:
         self.owner, self.name, self.make = owner, name, make
         self.installed: Any = None
         self.previous: Any = None
@@ -279,10 +282,14 @@ def _targets() -> list[_Patch]:
         _Patch(socket, "gethostbyname", _wrap_gethostbyname),
         _Patch(socket, "gethostbyname_ex", _wrap_gethostbyname),
     ]
-    if sys.platform == "win32":  # pragma: no cover - the proactor loop connects without socket.connect
+    if (
+        sys.platform == "win32"
+    ):  # pragma: no cover - the proactor loop connects without socket.connect
         from asyncio import proactor_events
 
-        targets.append(_Patch(proactor_events.BaseProactorEventLoop, "sock_connect", _wrap_sock_connect))
+        targets.append(
+            _Patch(proactor_events.BaseProactorEventLoop, "sock_connect", _wrap_sock_connect)
+        )
     return targets
 
 
@@ -332,12 +339,14 @@ def active() -> bool:
 class guarded:
     """``with guarded("why"):`` — the guard on for the block (also ``allowed_hosts=[...]``)."""
 
-    def __init__(self, reason: str = "this code must run offline", allowed_hosts: Iterable[str] = ()) -> None:
+    def __init__(
+        self, reason: str = "this code must run offline", allowed_hosts: Iterable[str] = ()
+    ) -> None:
         self.reason = reason
         self.allowed_hosts = tuple(allowed_hosts)
         self._token: object | None = None
 
-    def __enter__(self) -> "guarded":
+    def __enter__(self) -> guarded:
         self._token = activate(self.reason, self.allowed_hosts)
         return self
 

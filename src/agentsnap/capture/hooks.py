@@ -21,7 +21,7 @@ import threading
 import warnings
 from typing import Any
 
-__all__ = ["install", "ensure_patched", "is_installed", "HOOKED_MODULES", "TRANSPORT_HOOKS"]
+__all__ = ["HOOKED_MODULES", "TRANSPORT_HOOKS", "ensure_patched", "install", "is_installed"]
 
 HOOKED_MODULES = ("httpx", "httpx2")
 
@@ -97,7 +97,7 @@ def _guarded(provider: str, call: str) -> Any:
             mod_name, _, func_name = call.partition(":")
             func = getattr(importlib.import_module(mod_name), func_name)
             func(module)
-        except Exception as exc:  # noqa: BLE001 - a moved SDK target must not break the user's import
+        except Exception as exc:
             warnings.warn(
                 f"agentsnap: {provider}: quirk patch {call} for {getattr(module, '__name__', module)!r} failed ({exc}); "
                 "other providers are unaffected.",
@@ -117,7 +117,7 @@ def _transport_hook(call: str) -> Any:
 
             mod_name, _, func_name = call.partition(":")
             getattr(importlib.import_module(mod_name), func_name)(module)
-        except Exception as exc:  # noqa: BLE001 - never break the user's import
+        except Exception as exc:
             warnings.warn(
                 f"agentsnap: could not hook {getattr(module, '__name__', module)!r} ({exc}); "
                 "LLM calls through it will not be captured or replayed.",
@@ -151,7 +151,7 @@ def _patch_module(module: Any) -> None:
             if cls is None or _is_ours(cls.__dict__.get("send")):
                 continue
             wrapt.wrap_function_wrapper(cls, "send", wrapper)
-    except Exception as exc:  # noqa: BLE001 - never break the user's import
+    except Exception as exc:
         warnings.warn(
             f"agentsnap: could not hook {getattr(module, '__name__', module)!r} ({exc}); "
             "LLM calls through it will not be captured or replayed.",

@@ -30,17 +30,19 @@ class attribute. Per ``send`` it costs one slice and one ``startswith``.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import warnings
 from collections import Counter
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .. import trace as _trace
 from ..exceptions import AgentsnapWarning
 from ..scrub import scrub_text
 
-__all__ = ["note_request", "activate", "deactivate", "report", "totals", "UNHOOKED"]
+__all__ = ["UNHOOKED", "activate", "deactivate", "note_request", "report", "totals"]
 
 #: the reason given for a request seen only at the socket level
 UNHOOKED = (
@@ -66,7 +68,9 @@ def _state(recording: Any) -> dict[str, Any]:
     return state
 
 
-def note_request(recording: Any, method: str, host: str, path: str, reason: str | None = None) -> None:
+def note_request(
+    recording: Any, method: str, host: str, path: str, reason: str | None = None
+) -> None:
     """A hooked transport saw a request (call it before sending).
 
     ``reason``: why the request was not captured although it looks like an
@@ -84,7 +88,9 @@ def note_request(recording: Any, method: str, host: str, path: str, reason: str 
             state["notes"].setdefault((method.upper(), host, scrub_text(path)), reason)
 
 
-def _note_socket(method: str, host: str, path: str, headers: dict[str, str], body: bytes | None) -> None:
+def _note_socket(
+    method: str, host: str, path: str, headers: dict[str, str], body: bytes | None
+) -> None:
     del body  # the request line and headers decide; the body may not be in this write
     recording = _trace.current()
     if recording is None or recording.mode != "capture":
@@ -111,7 +117,7 @@ def _note_socket(method: str, host: str, path: str, headers: dict[str, str], bod
 def _sniff(sock: Any, data: Any) -> None:
     try:
         head = bytes(data[:4096])
-    except Exception:  # noqa: BLE001 - not a buffer: the real send raises the proper error
+    except Exception:
         return
     if not head.startswith(_METHODS):
         return
@@ -136,7 +142,7 @@ def _sniff(sock: Any, data: Any) -> None:
     if not host:
         try:
             host = str(sock.getpeername()[0])
-        except Exception:  # noqa: BLE001
+        except Exception:
             host = "?"
     host = _host_only(host)
     body = head[end + 4 :] if end >= 0 else None
@@ -154,10 +160,8 @@ def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:
     def observed(self: Any, data: Any, *args: Any, **kwargs: Any) -> Any:
         if not _on or getattr(_inside, "busy", False):
             return original(self, data, *args, **kwargs)
-        try:
+        with contextlib.suppress(Exception):
             _sniff(self, data)
-        except Exception:  # noqa: BLE001 - observing must never break a send
-            pass
         # SSLSocket.sendall calls self.send, a plain SSLSocket's falls back to socket.sendall:
         # the same bytes are looked at once
         _inside.busy = True
@@ -214,7 +218,9 @@ def deactivate() -> None:
         for cls, name, original, wrapper, inherited in reversed(_saved):
             if cls.__dict__.get(name) is wrapper:
                 if inherited:
-                    delattr(cls, name)  # socket.socket's send came from _socket.socket: drop the override
+                    delattr(
+                        cls, name
+                    )  # socket.socket's send came from _socket.socket: drop the override
                 else:
                     setattr(cls, name, original)
             # else: someone patched on top of ours; ours stays in their chain, inert while _on is False

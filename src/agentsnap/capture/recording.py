@@ -30,9 +30,13 @@ class Recording:
     captured (method, host, path, why).
     """
 
-    def __init__(self, mode: str = "capture", *, cassette: Cassette | None = None, block: str | None = None) -> None:
+    def __init__(
+        self, mode: str = "capture", *, cassette: Cassette | None = None, block: str | None = None
+    ) -> None:
         if mode not in ("capture", "replay"):
-            raise ValueError(f"agentsnap: unknown capture mode {mode!r} (expected 'capture' or 'replay')")
+            raise ValueError(
+                f"agentsnap: unknown capture mode {mode!r} (expected 'capture' or 'replay')"
+            )
         if mode == "replay" and cassette is None and block is None:
             raise ValueError("agentsnap: replay mode needs a cassette")
         self.mode = mode
@@ -57,7 +61,7 @@ class Recording:
         self.http_requests = 0
         self.uncaptured = 0
 
-    def start(self) -> "Recording":
+    def start(self) -> Recording:
         from .hooks import ensure_patched, install
 
         install()
@@ -95,7 +99,7 @@ class Recording:
             observe.deactivate()
             observe.report(self)
 
-    def __enter__(self) -> "Recording":
+    def __enter__(self) -> Recording:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:

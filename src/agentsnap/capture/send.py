@@ -27,12 +27,15 @@ import datetime
 import sys
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .. import trace as _trace
 from ..scrub import scrub_chunks
+from . import faithful
 from .core import (  # noqa: F401 - encode_body, decode_body, _request_record, _ChunkSink: kept importable from here
     _b64_chunk,
+    _chunk_bytes,
     _ChunkSink,
     _request_record,
     begin,
@@ -40,16 +43,14 @@ from .core import (  # noqa: F401 - encode_body, decode_body, _request_record, _
     encode_body,
     kept_headers,
     owned,
+    recognise,
     record_error,
     record_read_body,
-    recognise,
     take_recorded,
 )
-from .core import _chunk_bytes
-from . import faithful
 from .spec import ProviderSpec
 
-__all__ = ["send_wrapper", "async_send_wrapper"]
+__all__ = ["async_send_wrapper", "send_wrapper"]
 
 
 def _kept_headers(response: Any, spec: ProviderSpec, *, streamed: bool) -> dict[str, str]:
@@ -148,8 +149,6 @@ def _replay_stream_class(module: Any, is_async: bool) -> type:
         return cls
 
 
-
-
 # --------------------------------------------------------------------------
 # the wrappers
 
@@ -159,9 +158,9 @@ def _extract(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, bool]:
     return request, bool(kwargs.get("stream", False))
 
 
-
-
-def _replayed_response(recording: Any, exchange: _trace.Exchange, request: Any, *, is_async: bool) -> Any:
+def _replayed_response(
+    recording: Any, exchange: _trace.Exchange, request: Any, *, is_async: bool
+) -> Any:
     stored = take_recorded(recording, exchange)
     module = _module_of(request)
     if "error" in stored:  # a transport error was recorded: raise the same class
@@ -178,15 +177,21 @@ def _replayed_response(recording: Any, exchange: _trace.Exchange, request: Any, 
     headers = list(stored_headers)
     if status >= 400:
         # replay retries instantly: the SDKs (Stainless) honour retry-after-ms
-        headers = [(k, v) for k, v in headers if k.lower() != "retry-after-ms"] + [("retry-after-ms", "1")]
+        headers = [(k, v) for k, v in headers if k.lower() != "retry-after-ms"] + [
+            ("retry-after-ms", "1")
+        ]
     if "chunks" in stored:
         chunks = [_chunk_bytes(c) for c in stored["chunks"]]
         stream_cls = _replay_stream_class(module, is_async)
-        response = module.Response(status, headers=headers, stream=stream_cls(chunks), request=request)
+        response = module.Response(
+            status, headers=headers, stream=stream_cls(chunks), request=request
+        )
     else:
         headers = [(k, v) for k, v in headers if k.lower() != "content-encoding"]
         body, exact = faithful.replay_body(stored)
-        if framed and exact:  # the recorded bytes and framing: a stream, so httpx adds no content-length
+        if (
+            framed and exact
+        ):  # the recorded bytes and framing: a stream, so httpx adds no content-length
             stream = _replay_stream_class(module, is_async)([body])
             response = module.Response(status, headers=headers, stream=stream, request=request)
         else:
@@ -196,14 +201,24 @@ def _replayed_response(recording: Any, exchange: _trace.Exchange, request: Any, 
     return response
 
 
-def _record_response(recording: Any, exchange: _trace.Exchange, response: Any, spec: ProviderSpec, *, stream: bool, is_async: bool) -> None:
+def _record_response(
+    recording: Any,
+    exchange: _trace.Exchange,
+    response: Any,
+    spec: ProviderSpec,
+    *,
+    stream: bool,
+    is_async: bool,
+) -> None:
     meta: dict[str, Any] = {"status": response.status_code}
     if stream and getattr(response, "_content", None) is not None:
         # the body was already read inside send (a custom transport, an event
         # hook): the SDK will read the cached content, which no tee would see
         meta["headers"] = _kept_headers(response, spec, streamed=False)
         try:
-            meta["chunks"] = scrub_chunks([response.content.decode("utf-8")]) if response.content else []
+            meta["chunks"] = (
+                scrub_chunks([response.content.decode("utf-8")]) if response.content else []
+            )
         except UnicodeDecodeError:
             meta["chunks"] = [_b64_chunk(response.content)]
         exchange.response = meta
@@ -212,15 +227,25 @@ def _record_response(recording: Any, exchange: _trace.Exchange, response: Any, s
     if stream:
         encoding = response.headers.get("content-encoding", "").strip().lower()
         meta["headers"] = _kept_headers(response, spec, streamed=True)
-        sink = _ChunkSink(exchange, meta, "" if encoding == "identity" else encoding, recording.trace)
+        sink = _ChunkSink(
+            exchange, meta, "" if encoding == "identity" else encoding, recording.trace
+        )
         module = _module_of(response.request)
         response.stream = _tee_class(module, is_async)(response.stream, sink)
         return
-    record_read_body(exchange, spec, response.status_code, response.headers.multi_items(), response.content,
-                     response.headers.get("content-type"))
+    record_read_body(
+        exchange,
+        spec,
+        response.status_code,
+        response.headers.multi_items(),
+        response.content,
+        response.headers.get("content-type"),
+    )
 
 
-def send_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def send_wrapper(
+    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
     """wrapt wrapper for ``httpx.Client.send`` / ``httpx2.Client.send``."""
     recording = _trace.current()
     if recording is None:
@@ -248,7 +273,9 @@ def send_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ..
     return response
 
 
-async def async_send_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+async def async_send_wrapper(
+    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
     """wrapt wrapper for ``httpx.AsyncClient.send`` / ``httpx2.AsyncClient.send``."""
     recording = _trace.current()
     if recording is None:

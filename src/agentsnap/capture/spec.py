@@ -43,7 +43,16 @@ if sys.version_info >= (3, 11):  # pragma: no cover - version switch
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["ProviderSpec", "WireRule", "classify", "explain_miss", "load_specs", "looks_like_llm", "patches_dir", "recognise"]
+__all__ = [
+    "ProviderSpec",
+    "WireRule",
+    "classify",
+    "explain_miss",
+    "load_specs",
+    "looks_like_llm",
+    "patches_dir",
+    "recognise",
+]
 
 #: a request body as :func:`recognise` takes it: the bytes, None, or a
 #: zero-argument callable returning them (called only when a wire rule needs the body)
@@ -129,7 +138,9 @@ class ProviderSpec:
             return False
         from ..scrub import ACCOUNT_HEADERS
 
-        return not any(fnmatch.fnmatchcase(low, pat) for pat in (*ACCOUNT_HEADERS, *self.mask_headers))
+        return not any(
+            fnmatch.fnmatchcase(low, pat) for pat in (*ACCOUNT_HEADERS, *self.mask_headers)
+        )
 
 
 def patches_dir() -> Path:
@@ -148,18 +159,26 @@ def _parse(path: Path) -> ProviderSpec:
     return ProviderSpec(
         name=str(prov["name"]),
         user_agent_prefixes=tuple(match.get("user_agent_prefixes", ())),
-        endpoints=tuple((str(e["path_suffix"]), str(e["codec"])) for e in data.get("endpoints", [])),
+        endpoints=tuple(
+            (str(e["path_suffix"]), str(e["codec"])) for e in data.get("endpoints", [])
+        ),
         keep_headers=tuple(h.lower() for h in data.get("response", {}).get("keep_headers", ())),
         mask_headers=tuple(h.lower() for h in data.get("response", {}).get("mask_headers", ())),
         api_key_env=tuple(prov.get("api_key_env", ())),
         hosts=tuple(h.lower() for h in match.get("hosts", ())),
-        match_headers=tuple((str(k).lower(), str(v)) for k, v in dict(match.get("headers", {})).items()),
+        match_headers=tuple(
+            (str(k).lower(), str(v)) for k, v in dict(match.get("headers", {})).items()
+        ),
         wire=tuple(_wire_rule(r, match) for r in match.get("wire", ())),
         known_hosts=tuple(h.lower() for h in match.get("known_hosts", ())),
         hooks=tuple((str(h["module"]), str(h["call"])) for h in data.get("hooks", [])),
         versions=str(prov.get("versions", "")),
         source=str(path),
-        extra={k: v for k, v in data.items() if k not in {"provider", "match", "endpoints", "response", "hooks"}},
+        extra={
+            k: v
+            for k, v in data.items()
+            if k not in {"provider", "match", "endpoints", "response", "hooks"}
+        },
     )
 
 
@@ -193,7 +212,7 @@ def load_specs(directory: str | None = None) -> tuple[ProviderSpec, ...]:
     for path in sorted(root.glob("*.toml")):
         try:
             specs.append(_parse(path))
-        except Exception as exc:  # noqa: BLE001 - any broken spec is skipped loudly
+        except Exception as exc:
             warnings.warn(f"agentsnap: ignoring provider spec {path}: {exc}", stacklevel=2)
     return tuple(specs)
 
@@ -224,17 +243,21 @@ def classify(request: Any) -> ProviderSpec | None:
     spec = _spec_for(ua, url.host) if ua else None  # the common case, inlined: one dict hit
     if spec is not None:
         return spec
-    return _beyond_user_agent(request.method, url.host, url.path, headers, lambda: _content(request))
+    return _beyond_user_agent(
+        request.method, url.host, url.path, headers, lambda: _content(request)
+    )
 
 
 def _content(request: Any) -> bytes | None:
     try:
         return bytes(request.content)
-    except Exception:  # noqa: BLE001 - httpx RequestNotRead: a stream nobody read yet
+    except Exception:
         return None
 
 
-def recognise(method: str, host: str, path: str, headers: Mapping[str, str], body: Body = None) -> ProviderSpec | None:
+def recognise(
+    method: str, host: str, path: str, headers: Mapping[str, str], body: Body = None
+) -> ProviderSpec | None:
     """The spec of the provider a request calls, or None: the transport-neutral entry point.
 
     ``method`` any case; ``host`` without port, lower case; ``path`` the URL
@@ -257,7 +280,9 @@ def recognise(method: str, host: str, path: str, headers: Mapping[str, str], bod
     return _beyond_user_agent(method, host, path, headers, body)
 
 
-def _beyond_user_agent(method: str, host: str, path: str, headers: Mapping[str, str], body: Body) -> ProviderSpec | None:
+def _beyond_user_agent(
+    method: str, host: str, path: str, headers: Mapping[str, str], body: Body
+) -> ProviderSpec | None:
     for candidate in _header_specs():
         if all(headers.get(name) == value for name, value in candidate.match_headers):
             return candidate
@@ -265,7 +290,9 @@ def _beyond_user_agent(method: str, host: str, path: str, headers: Mapping[str, 
     return hit
 
 
-def _wire_match(method: str, host: str, path: str, headers: Mapping[str, str], body: Body) -> tuple[ProviderSpec | None, str]:
+def _wire_match(
+    method: str, host: str, path: str, headers: Mapping[str, str], body: Body
+) -> tuple[ProviderSpec | None, str]:
     """The spec whose wire rule matches, or None and why the closest rule did not."""
     suffixes, rules = _wire_index()
     if not path.endswith(suffixes):
@@ -283,7 +310,10 @@ def _wire_match(method: str, host: str, path: str, headers: Mapping[str, str], b
         if not rule.host_ok(host):
             continue
         if not rule.headers_ok(headers):
-            why = why or f"it has no {', '.join(rule.headers)} header ({_where(spec)}: {rule.path_suffix} calls send it)"
+            why = (
+                why
+                or f"it has no {', '.join(rule.headers)} header ({_where(spec)}: {rule.path_suffix} calls send it)"
+            )
             continue
         if rule.body_keys:
             if parsed is _UNREAD:
@@ -327,7 +357,9 @@ def _missing(rule: WireRule, spec: ProviderSpec, keys: tuple[str, ...]) -> str:
     return f"its JSON body has no top-level {', '.join(repr(k) for k in keys)} ({_where(spec)}: {rule.path_suffix} calls hold {wanted})"
 
 
-def explain_miss(method: str, host: str, path: str, headers: Mapping[str, str], body: Body = None) -> str | None:
+def explain_miss(
+    method: str, host: str, path: str, headers: Mapping[str, str], body: Body = None
+) -> str | None:
     """Why a request that :func:`recognise` did not recognise still looks like an LLM call, or None.
 
     Returns a sentence for a request to a known provider host
@@ -341,7 +373,10 @@ def explain_miss(method: str, host: str, path: str, headers: Mapping[str, str], 
     suffixes, _ = _wire_index()
     if path.endswith(suffixes):
         ua = headers.get("user-agent") or "none"
-        return why or f"the path is an LLM endpoint, but no spec's rule matched (host {host}, User-Agent {ua})"
+        return (
+            why
+            or f"the path is an LLM endpoint, but no spec's rule matched (host {host}, User-Agent {ua})"
+        )
     for spec in load_specs():
         if spec.known_hosts and _host_in(host, spec.known_hosts):
             ua = headers.get("user-agent") or "none"
@@ -349,7 +384,9 @@ def explain_miss(method: str, host: str, path: str, headers: Mapping[str, str], 
     return None
 
 
-def looks_like_llm(method: str, host: str, path: str, headers: Mapping[str, str] | None = None) -> bool:
+def looks_like_llm(
+    method: str, host: str, path: str, headers: Mapping[str, str] | None = None
+) -> bool:
     """Whether a request seen without its body looks like an LLM call: its method and
     path are those of a ``[[match.wire]]`` rule (hosts and headers not required), or its
     host is a provider's ``[match] known_hosts``. Used for traffic agentsnap could not
@@ -357,7 +394,9 @@ def looks_like_llm(method: str, host: str, path: str, headers: Mapping[str, str]
     del headers  # reserved: a transport may pass them; the decision needs none today
     suffixes, rules = _wire_index()
     method = method.upper()
-    if path.endswith(suffixes) and any(method == r.method and path.endswith(r.path_suffix) for r, _ in rules):
+    if path.endswith(suffixes) and any(
+        method == r.method and path.endswith(r.path_suffix) for r, _ in rules
+    ):
         return True
     return any(spec.known_hosts and _host_in(host, spec.known_hosts) for spec in load_specs())
 

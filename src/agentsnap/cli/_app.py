@@ -11,16 +11,17 @@ not executable).
 import functools
 import shlex
 import sys
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, Callable, Optional
+from typing import Annotated, Any
 
 import typer
 from typer.core import TyperCommand
 
+from ..exceptions import SnapshotFormatError
 from . import _output
 from ._catalog import Scan, last_run_root, load_settings, resolve_one, scan, snapshot_dir
-from ..exceptions import SnapshotFormatError
 from ._errors import CliError
 from ._output import Column, Output, age, plural
 from ._render import snapshot_lines
@@ -64,12 +65,16 @@ class _PassthroughCommand(TyperCommand):
         try:
             return super().parse_args(ctx, args)
         except Exception as exc:
-            if type(exc).__name__ == "NoSuchOption" and isinstance(getattr(exc, "message", None), str):
+            if type(exc).__name__ == "NoSuchOption" and isinstance(
+                getattr(exc, "message", None), str
+            ):
                 exc.message += f" (options for pytest or the command go after --, e.g. agentsnap {self.name} tests/ -- -k paris)"  # type: ignore[attr-defined]
             raise
 
 
-def _command(name: str, *, passthrough: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def _command(
+    name: str, *, passthrough: bool = False
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a command; a :class:`CliError` it raises prints ``error: …`` and exits with its code."""
 
     def register(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -80,9 +85,13 @@ def _command(name: str, *, passthrough: bool = False) -> Callable[[Callable[...,
             except CliError as exc:
                 Output().error(exc.message)
                 raise typer.Exit(exc.code) from None
-            except SnapshotFormatError as exc:  # a file agentsnap refuses (corrupt, invalid, a symlink): one line, exit 2
+            except (
+                SnapshotFormatError
+            ) as exc:  # a file agentsnap refuses (corrupt, invalid, a symlink): one line, exit 2
                 message = str(exc)
-                Output().error(message[len("agentsnap: "):] if message.startswith("agentsnap: ") else message)
+                Output().error(
+                    message[len("agentsnap: ") :] if message.startswith("agentsnap: ") else message
+                )
                 raise typer.Exit(2) from None
 
         extra: dict[str, Any] = {"cls": _PassthroughCommand} if passthrough else {}
@@ -103,14 +112,17 @@ def _version(value: bool) -> None:
 @app.callback()
 def _root(
     version: Annotated[
-        Optional[bool], typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+        bool | None,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
     ] = None,
 ) -> None:
     """Review and manage agentsnap snapshots."""
 
 
 DirOption = Annotated[
-    Optional[Path],
+    Path | None,
     typer.Option(
         "--dir",
         metavar="PATH",
@@ -124,11 +136,14 @@ DirOption = Annotated[
     ),
 ]
 NamesArgument = Annotated[
-    Optional[list[str]], typer.Argument(metavar="NAME", help="Full name, unique prefix, or glob (quote it).", show_default=False)
+    list[str] | None,
+    typer.Argument(
+        metavar="NAME", help="Full name, unique prefix, or glob (quote it).", show_default=False
+    ),
 ]
 
 
-def _root_dir(option: Optional[Path], out: Output, code: int = 1) -> Path:
+def _root_dir(option: Path | None, out: Output, code: int = 1) -> Path:
     try:
         return snapshot_dir(option, out.warn)
     except CliError as exc:
@@ -165,7 +180,9 @@ def _print_snapshot(out: Output, snap: Any, path: Path) -> None:
 # ---------------------------------------------------------------------------- list
 @_command("list")
 def list_snapshots(
-    pending: Annotated[bool, typer.Option("--pending", help="Only snapshots not yet approved.")] = False,
+    pending: Annotated[
+        bool, typer.Option("--pending", help="Only snapshots not yet approved.")
+    ] = False,
     dir: DirOption = None,
 ) -> None:
     """List snapshots: name, state, steps, model, source, age.
@@ -185,7 +202,11 @@ def list_snapshots(
     _warn_broken(out, found)
     entries = [found.entries[n] for n in found.names]
     if not entries:
-        extra = f" ({plural(len(found.broken), 'unreadable file')}, see the warnings)" if found.broken else ""
+        extra = (
+            f" ({plural(len(found.broken), 'unreadable file')}, see the warnings)"
+            if found.broken
+            else ""
+        )
         out.line(f"No snapshots in {root}{extra}. {_CREATE_HINT}")
         return
     shown = [e for e in entries if not e.snapshot.approved] if pending else entries
@@ -214,8 +235,15 @@ def list_snapshots(
 # ---------------------------------------------------------------------------- show
 @_command("show")
 def show(
-    name: Annotated[str, typer.Argument(metavar="NAME", help="Full name, unique prefix, glob, or a snapshot .json file.")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print the snapshot file as it is stored.")] = False,
+    name: Annotated[
+        str,
+        typer.Argument(
+            metavar="NAME", help="Full name, unique prefix, glob, or a snapshot .json file."
+        ),
+    ],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the snapshot file as it is stored.")
+    ] = False,
     dir: DirOption = None,
 ) -> None:
     """Show one snapshot in full: metadata, then every trace step.
@@ -246,11 +274,22 @@ def show(
 # ---------------------------------------------------------------------------- diff
 @_command("diff")
 def diff(
-    name: Annotated[str, typer.Argument(metavar="NAME", help="Full name, unique prefix or glob; or a snapshot .json file to pretty-print.")],
+    name: Annotated[
+        str,
+        typer.Argument(
+            metavar="NAME",
+            help="Full name, unique prefix or glob; or a snapshot .json file to pretty-print.",
+        ),
+    ],
     dir: DirOption = None,
     html: Annotated[
-        Optional[Path],
-        typer.Option("--html", metavar="PATH", dir_okay=False, help="Also write the comparison as a self-contained HTML page to PATH."),
+        Path | None,
+        typer.Option(
+            "--html",
+            metavar="PATH",
+            dir_okay=False,
+            help="Also write the comparison as a self-contained HTML page to PATH.",
+        ),
     ] = None,
 ) -> None:
     """Compare a snapshot's golden with its latest run (.last_run/).
@@ -273,7 +312,10 @@ def diff(
     out = Output()
     if _is_file_argument(name):
         if html is not None:
-            raise CliError("--html compares a golden with its last run: give a snapshot NAME, not a FILE.json", 2)
+            raise CliError(
+                "--html compares a golden with its last run: give a snapshot NAME, not a FILE.json",
+                2,
+            )
         snap, path = _read_file(name, 2)
         _print_snapshot(out, snap, path)
         return
@@ -313,13 +355,21 @@ def diff(
     recorded = last.snapshot.comparison or {}
     kept = recorded.get("options")
     mode = _mode_of(last.snapshot)
-    report = compare(golden.snapshot, last.snapshot, settings, mode=mode, overrides=kept if isinstance(kept, dict) else None)
+    report = compare(
+        golden.snapshot,
+        last.snapshot,
+        settings,
+        mode=mode,
+        overrides=kept if isinstance(kept, dict) else None,
+    )
     out.raw(report.render(color=out.color, max_lines=sys.maxsize) + "\n")
     failed_then = [c for c in recorded.get("failed_checks") or [] if isinstance(c, str)]
     drifted = [s for s in last.snapshot.trace if s.get("request_drift")]
     if drifted:
         out.line("")
-        out.line(f"[REPLAY] the run was served recordings of other requests for {plural(len(drifted), 'llm call')}:")
+        out.line(
+            f"[REPLAY] the run was served recordings of other requests for {plural(len(drifted), 'llm call')}:"
+        )
         for step in drifted:
             out.line(f"  step {step.get('step')}:")
             for change in step["request_drift"]:
@@ -332,29 +382,42 @@ def diff(
         out.line("")
         out.line("[OUTPUT] side by side")
         width = shutil.get_terminal_size((120, 24)).columns
-        for row in side_by_side(_as_text(golden.snapshot.output), _as_text(last.snapshot.output), width=width):
+        for row in side_by_side(
+            _as_text(golden.snapshot.output), _as_text(last.snapshot.output), width=width
+        ):
             out.line(row)
     out.line("")
-    out.line(f"golden:   {golden.path}" + ("" if golden.snapshot.approved else " (pending approval)"))
+    out.line(
+        f"golden:   {golden.path}" + ("" if golden.snapshot.approved else " (pending approval)")
+    )
     out.line(f"last run: {last.path}")
     if html is not None:
         from ..report import ReportError, entry_for_diff, write_report
 
         try:
-            page = write_report(html, [entry_for_diff(chosen, golden.snapshot, last.snapshot, report, path=golden.path)],
-                                meta={"title": f"agentsnap diff {chosen}"})
+            page = write_report(
+                html,
+                [entry_for_diff(chosen, golden.snapshot, last.snapshot, report, path=golden.path)],
+                meta={"title": f"agentsnap diff {chosen}"},
+            )
         except ReportError as exc:
             raise CliError(str(exc), 2) from None
         out.line(f"HTML report written to {page}")
     if report.passed and failed_then:
-        out.line(f"The test failed on {', '.join(failed_then)} when it ran (judged with its own settings); this comparison passes with today's.")
+        out.line(
+            f"The test failed on {', '.join(failed_then)} when it ran (judged with its own settings); this comparison passes with today's."
+        )
     if not report.passed or failed_then:
         from ..lifecycle import _record_command
 
         if drifted:
-            out.line(f"The responses are old recordings: if the change is intended, re-record it live: {_record_command(chosen)}")
+            out.line(
+                f"The responses are old recordings: if the change is intended, re-record it live: {_record_command(chosen)}"
+            )
         else:
-            out.line(f"If the change is intended, make the last run the golden: agentsnap update {shlex.quote(chosen)}")
+            out.line(
+                f"If the change is intended, make the last run the golden: agentsnap update {shlex.quote(chosen)}"
+            )
         raise typer.Exit(1)
 
 
@@ -364,7 +427,9 @@ def _mode_of(last: Any) -> str:
     mode = recorded.get("mode")
     if mode in ("live", "replay", "record"):
         return str(mode)
-    if "llm_requests" in (recorded.get("failed_checks") or []) or any(s.get("request_drift") for s in last.trace):
+    if "llm_requests" in (recorded.get("failed_checks") or []) or any(
+        s.get("request_drift") for s in last.trace
+    ):
         return "replay"
     return "live"
 
@@ -389,7 +454,9 @@ def _settings(out: Output, code: int) -> Any:
 def approve(
     ctx: typer.Context,
     names: NamesArgument = None,
-    all_pending: Annotated[bool, typer.Option("--all", help="Approve every pending snapshot.")] = False,
+    all_pending: Annotated[
+        bool, typer.Option("--all", help="Approve every pending snapshot.")
+    ] = False,
     dir: DirOption = None,
 ) -> None:
     """Approve snapshots: mark the recording as the behaviour to hold the agent to.
@@ -425,7 +492,14 @@ def approve(
     apply_approve(root, todo)
     if todo:
         out.line(f"Approved {plural(len(todo), 'snapshot')} in {root}:")
-        out.table([Column("NAME", style="bold"), Column("STEPS", justify="right"), Column("AGE", justify="right")], rows)
+        out.table(
+            [
+                Column("NAME", style="bold"),
+                Column("STEPS", justify="right"),
+                Column("AGE", justify="right"),
+            ],
+            rows,
+        )
     for e in already:
         out.line(f"already approved: {e.name}")
     if todo:
@@ -438,10 +512,17 @@ def update(
     ctx: typer.Context,
     names: NamesArgument = None,
     all_changed: Annotated[
-        bool, typer.Option("--all", help="Promote every last run that differs from its golden or has none.")
+        bool,
+        typer.Option(
+            "--all", help="Promote every last run that differs from its golden or has none."
+        ),
     ] = False,
     force: Annotated[
-        bool, typer.Option("--force", help="Also replace a golden file that cannot be read (corrupt, merge conflict, other version or name).")
+        bool,
+        typer.Option(
+            "--force",
+            help="Also replace a golden file that cannot be read (corrupt, merge conflict, other version or name).",
+        ),
     ] = False,
     dir: DirOption = None,
 ) -> None:
@@ -474,7 +555,9 @@ def update(
         if not lasts.entries:
             out.line(f"Nothing to update: no last runs in {last_run_root(root)}. {RUN_TESTS}.")
         else:
-            out.line(f"Nothing to update: every last run in {last_run_root(root)} matches its golden.")
+            out.line(
+                f"Nothing to update: every last run in {last_run_root(root)} matches its golden."
+            )
         return
     from ..snapshot import SnapshotStore
 
@@ -487,14 +570,21 @@ def update(
         before = "-" if item.steps_before is None else str(item.steps_before)
         verb = "created" if item.golden is None else "updated"
         changed = "yes" if item.output_changed else "no"
-        out.line(f"{verb} {item.last.name}: steps {before} → {item.steps_after}, output changed: {changed}")
+        out.line(
+            f"{verb} {item.last.name}: steps {before} → {item.steps_after}, output changed: {changed}"
+        )
     out.note(f"Review with `git diff {root}` and commit.")
 
 
 # ---------------------------------------------------------------------------- rm
 @_command("rm")
 def rm(
-    names: Annotated[list[str], typer.Argument(metavar="NAME", help="Full name, unique prefix, or glob (quote it).", show_default=False)],
+    names: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="NAME", help="Full name, unique prefix, or glob (quote it).", show_default=False
+        ),
+    ],
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Delete without asking.")] = False,
     dir: DirOption = None,
 ) -> None:
@@ -528,7 +618,11 @@ def rm(
         raise CliError("answered no; nothing was deleted.")
     apply_remove(targets)
     for t in targets:
-        out.line(f"deleted {t.name} ({t.path})" if t.readable else f"deleted unreadable file {t.path} ({t.name})")
+        out.line(
+            f"deleted {t.name} ({t.path})"
+            if t.readable
+            else f"deleted unreadable file {t.path} ({t.name})"
+        )
 
 
 # ---------------------------------------------------------------------------- prune
@@ -555,23 +649,33 @@ def prune(
     root = _root_dir(dir, out)
     record_ = read_run_record(root)
     if record_ is None:
-        raise CliError(f"no run record in {root / '.last_run'}: run the whole test suite once (`pytest`), then `agentsnap prune`.")
+        raise CliError(
+            f"no run record in {root / '.last_run'}: run the whole test suite once (`pytest`), then `agentsnap prune`."
+        )
     if not record_.get("full_run"):
         why = record_.get("not_full_because") or "it was not a full run"
-        raise CliError(f"the last pytest run cannot tell orphans apart from filtered tests: {why}. Run the whole suite with no filters, then `agentsnap prune`.")
+        raise CliError(
+            f"the last pytest run cannot tell orphans apart from filtered tests: {why}. Run the whole suite with no filters, then `agentsnap prune`."
+        )
     found = scan(root)
     orphans = [n for n in record_.get("orphans") or [] if n in found.entries]
     if not orphans:
-        out.line(f"No orphaned snapshots in {root} (last full run: {record_.get('finished_at', '?')}).")
+        out.line(
+            f"No orphaned snapshots in {root} (last full run: {record_.get('finished_at', '?')})."
+        )
         return
-    out.line(f"{plural(len(orphans), 'orphaned snapshot')} in {root} (last full run: {record_.get('finished_at', '?')}):")
+    out.line(
+        f"{plural(len(orphans), 'orphaned snapshot')} in {root} (last full run: {record_.get('finished_at', '?')}):"
+    )
     for name in orphans:
         out.line(f"  {name}  ({found.entries[name].path.name})")
     if dry_run:
         return
     if not yes:
         if not _output.stdin_is_interactive():
-            raise CliError("refusing to delete without confirmation: stdin is not a terminal. Nothing was deleted. Pass --yes: `agentsnap prune --yes`.")
+            raise CliError(
+                "refusing to delete without confirmation: stdin is not a terminal. Nothing was deleted. Pass --yes: `agentsnap prune --yes`."
+            )
         if not typer.confirm("Delete them?", default=False):
             raise CliError("answered no; nothing was deleted.")
     from ._review import apply_remove
@@ -594,7 +698,12 @@ class TraceFormat(str, Enum):
 def record(
     ctx: typer.Context,
     test_paths: Annotated[
-        Optional[list[str]], typer.Argument(metavar="TEST_PATH", help="Run pytest on these paths with --agentsnap-record.", show_default=False)
+        list[str] | None,
+        typer.Argument(
+            metavar="TEST_PATH",
+            help="Run pytest on these paths with --agentsnap-record.",
+            show_default=False,
+        ),
     ] = None,
     update: Annotated[
         bool,
@@ -604,11 +713,24 @@ def record(
         ),
     ] = False,
     from_trace: Annotated[
-        Optional[Path],
-        typer.Option("--from-trace", metavar="FILE", exists=True, dir_okay=False, help="Seed a pending snapshot from a saved OpenAI chat-completions JSON."),
+        Path | None,
+        typer.Option(
+            "--from-trace",
+            metavar="FILE",
+            exists=True,
+            dir_okay=False,
+            help="Seed a pending snapshot from a saved OpenAI chat-completions JSON.",
+        ),
     ] = None,
-    name: Annotated[Optional[str], typer.Option("--name", metavar="NAME", help="Snapshot name for --from-trace (e.g. a pytest node id).")] = None,
-    fmt: Annotated[TraceFormat, typer.Option("--format", help="Trace format for --from-trace.")] = TraceFormat.auto,
+    name: Annotated[
+        str | None,
+        typer.Option(
+            "--name", metavar="NAME", help="Snapshot name for --from-trace (e.g. a pytest node id)."
+        ),
+    ] = None,
+    fmt: Annotated[
+        TraceFormat, typer.Option("--format", help="Trace format for --from-trace.")
+    ] = TraceFormat.auto,
     force: Annotated[
         bool,
         typer.Option(
@@ -654,25 +776,44 @@ def record(
         if test_paths or rest is not None:
             ctx.fail("--from-trace FILE takes no TEST_PATH and no -- CMD")
         if not name:
-            ctx.fail("--from-trace FILE needs --name NAME (the snapshot name, e.g. a pytest node id)")
+            ctx.fail(
+                "--from-trace FILE needs --name NAME (the snapshot name, e.g. a pytest node id)"
+            )
         _seed_from_trace(out, from_trace, name, fmt.value, update, dir, force=force)
         return
     if name is not None or fmt is not TraceFormat.auto:
         ctx.fail("--name and --format go with --from-trace FILE only")
     if force and not test_paths:
-        ctx.fail("--force goes with TEST_PATH... or --from-trace FILE (with -- CMD, give pytest --agentsnap-force yourself)")
+        ctx.fail(
+            "--force goes with TEST_PATH... or --from-trace FILE (with -- CMD, give pytest --agentsnap-force yourself)"
+        )
     if test_paths:
         from ._subprocess import pytest_command
 
-        cmd = pytest_command(test_paths, "--agentsnap-record", [*(["--agentsnap-force"] if force else []), *(rest or [])])
+        cmd = pytest_command(
+            test_paths,
+            "--agentsnap-record",
+            [*(["--agentsnap-force"] if force else []), *(rest or [])],
+        )
     elif rest:
         cmd = rest
     else:
-        ctx.fail("nothing to record: give TEST_PATH..., -- CMD..., or --from-trace FILE --name NAME")
+        ctx.fail(
+            "nothing to record: give TEST_PATH..., -- CMD..., or --from-trace FILE --name NAME"
+        )
     _run(out, cmd, record=True, dir=dir)
 
 
-def _seed_from_trace(out: Output, trace: Path, name: str, fmt: str, update: bool, dir: Optional[Path], *, force: bool = False) -> None:
+def _seed_from_trace(
+    out: Output,
+    trace: Path,
+    name: str,
+    fmt: str,
+    update: bool,
+    dir: Path | None,
+    *,
+    force: bool = False,
+) -> None:
     from ..exceptions import SnapshotFormatError
     from ..lifecycle import build_snapshot
     from ..snapshot import SnapshotStore
@@ -702,21 +843,31 @@ def _seed_from_trace(out: Output, trace: Path, name: str, fmt: str, update: bool
         out.line(f"Recorded snapshot {name!r} from {trace}: {summary}, approved -> {path}")
     else:
         out.line(f"Seeded pending snapshot {name!r} from {trace}: {summary} -> {path}")
-        out.note(f"Review it with `agentsnap show {shlex.quote(name)}`, then `agentsnap approve {shlex.quote(name)}`.")
+        out.note(
+            f"Review it with `agentsnap show {shlex.quote(name)}`, then `agentsnap approve {shlex.quote(name)}`."
+        )
 
 
-def _run(out: Output, cmd: list[str], *, record: bool, dir: Optional[Path]) -> None:
+def _run(out: Output, cmd: list[str], *, record: bool, dir: Path | None) -> None:
     from ._subprocess import EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND, child_env, describe, run_child
 
     env = child_env(record=record, snapshot_dir=dir.absolute() if dir is not None else None)
     if record:
-        out.note(f"agentsnap: running `{describe(cmd)}` with AGENTSNAP_MODE=record (goldens are overwritten and approved)")
+        out.note(
+            f"agentsnap: running `{describe(cmd)}` with AGENTSNAP_MODE=record (goldens are overwritten and approved)"
+        )
     try:
         code = run_child(cmd, env)
     except FileNotFoundError:
-        raise CliError(f"command not found: {cmd[0]!r} (in `{describe(cmd)}`). Check the spelling or give its full path.", EXIT_NOT_FOUND) from None
+        raise CliError(
+            f"command not found: {cmd[0]!r} (in `{describe(cmd)}`). Check the spelling or give its full path.",
+            EXIT_NOT_FOUND,
+        ) from None
     except PermissionError:
-        raise CliError(f"cannot execute {cmd[0]!r} (in `{describe(cmd)}`): permission denied.", EXIT_NOT_EXECUTABLE) from None
+        raise CliError(
+            f"cannot execute {cmd[0]!r} (in `{describe(cmd)}`): permission denied.",
+            EXIT_NOT_EXECUTABLE,
+        ) from None
     raise typer.Exit(code)
 
 
@@ -725,7 +876,12 @@ def _run(out: Output, cmd: list[str], *, record: bool, dir: Optional[Path]) -> N
 def run(
     ctx: typer.Context,
     test_paths: Annotated[
-        Optional[list[str]], typer.Argument(metavar="TEST_PATH", help="Test files or folders (pytest's defaults when none).", show_default=False)
+        list[str] | None,
+        typer.Argument(
+            metavar="TEST_PATH",
+            help="Test files or folders (pytest's defaults when none).",
+            show_default=False,
+        ),
     ] = None,
     dir: DirOption = None,
 ) -> None:
@@ -745,9 +901,14 @@ def run(
     rest = ctx.meta.get(_REST) or []
     from ._subprocess import pytest_command
 
-    _run(Output(), pytest_command(test_paths or [], "--agentsnap-instrument", rest), record=False, dir=dir)
+    _run(
+        Output(),
+        pytest_command(test_paths or [], "--agentsnap-instrument", rest),
+        record=False,
+        dir=dir,
+    )
 
 
-def main(argv: Optional[list[str]] = None) -> None:
+def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: run the app on ``argv`` (default ``sys.argv[1:]``) and exit."""
     app(args=argv, prog_name="agentsnap")

@@ -37,12 +37,26 @@ from ._output import plural
 if TYPE_CHECKING:
     from ..config import Settings
 
-__all__ = ["Entry", "Target", "Scan", "load_settings", "snapshot_dir", "scan", "last_run_root", "select", "match", "did_you_mean", "resolve", "resolve_targets", "resolve_one"]
+__all__ = [
+    "Entry",
+    "Scan",
+    "Target",
+    "did_you_mean",
+    "last_run_root",
+    "load_settings",
+    "match",
+    "resolve",
+    "resolve_one",
+    "resolve_targets",
+    "scan",
+    "select",
+    "snapshot_dir",
+]
 
 _GLOB_CHARS = frozenset("*?[")
 
 
-def load_settings(warn: Callable[[str], None] | None = None, *, remedy: str = "") -> "Settings":
+def load_settings(warn: Callable[[str], None] | None = None, *, remedy: str = "") -> Settings:
     """``config.load(cwd)``; its warnings are passed to ``warn(message)``.
 
     Raises :class:`CliError` (exit 1) when the pyproject holds a bad value;
@@ -148,7 +162,9 @@ def scan(root: Path) -> Scan:
         if root.name == LAST_RUN_DIR and path.name == RUN_RECORD:
             continue  # the run record (`agentsnap prune`), not a snapshot: never promoted
         if path.is_symlink():
-            found.broken[path] = f"{path} is a symbolic link; agentsnap never follows or replaces one inside the snapshot folder."
+            found.broken[path] = (
+                f"{path} is a symbolic link; agentsnap never follows or replaces one inside the snapshot folder."
+            )
             continue
         try:
             snap = SnapshotStore.read_file(path)
@@ -162,9 +178,15 @@ def scan(root: Path) -> Scan:
             snap.name = path.stem
         other = found.entries.get(snap.name)
         if other is not None:
-            keep, drop = (other, path) if other.path.name == snapshot_filename(snap.name) else (Entry(snap.name, path, snap), other.path)
+            keep, drop = (
+                (other, path)
+                if other.path.name == snapshot_filename(snap.name)
+                else (Entry(snap.name, path, snap), other.path)
+            )
             found.entries[snap.name] = keep
-            found.broken[drop] = f"{drop} holds snapshot {snap.name!r}, which {keep.path} holds too; delete the copy."
+            found.broken[drop] = (
+                f"{drop} holds snapshot {snap.name!r}, which {keep.path} holds too; delete the copy."
+            )
             found.labels[drop] = snap.name
             continue
         found.entries[snap.name] = Entry(snap.name, path, snap)
@@ -197,7 +219,9 @@ def _candidates(found: Scan) -> list[Target]:
 
 
 def _listing(targets: Sequence[Target]) -> str:
-    return "\n".join(f"  {t.name}" + ("" if t.readable else f"  (unreadable: {t.path})") for t in targets)
+    return "\n".join(
+        f"  {t.name}" + ("" if t.readable else f"  (unreadable: {t.path})") for t in targets
+    )
 
 
 def select(pattern: str, found: Scan) -> list[Target]:
@@ -228,12 +252,29 @@ def select(pattern: str, found: Scan) -> list[Target]:
         return [Target(pattern, SnapshotStore(found.root).path_for(pattern), reason=reason)]
     every = _candidates(found)
     if _is_glob(pattern):
-        hits = [t for t in every if fnmatchcase(t.name, pattern) or (not t.readable and fnmatchcase(_key(t.name), _key(pattern)))]
+        hits = [
+            t
+            for t in every
+            if fnmatchcase(t.name, pattern)
+            or (not t.readable and fnmatchcase(_key(t.name), _key(pattern)))
+        ]
         if hits:
             return hits
     for kind, test in (
-        ("the start of", lambda t: t.name.startswith(pattern) or (not t.readable and _key(t.name).startswith(_key(pattern)))),
-        ("the end of", lambda t: _is_short_name_of(pattern, t.name) or (not t.readable and _is_short_name_of(_key(pattern), _key(t.name)))),
+        (
+            "the start of",
+            lambda t: (
+                t.name.startswith(pattern)
+                or (not t.readable and _key(t.name).startswith(_key(pattern)))
+            ),
+        ),
+        (
+            "the end of",
+            lambda t: (
+                _is_short_name_of(pattern, t.name)
+                or (not t.readable and _is_short_name_of(_key(pattern), _key(t.name)))
+            ),
+        ),
     ):
         hits = [t for t in every if test(t)]
         if len(hits) == 1 and hits[0].readable:
@@ -241,7 +282,9 @@ def select(pattern: str, found: Scan) -> list[Target]:
         if hits:
             glob = f"'{pattern}*'" if kind == "the start of" else f"'*{pattern}'"
             unreadable = sum(1 for t in hits if not t.readable)
-            what = f"{plural(len(hits), 'snapshot name')}" + (f" ({unreadable} of them unreadable)" if unreadable else "")
+            what = f"{plural(len(hits), 'snapshot name')}" + (
+                f" ({unreadable} of them unreadable)" if unreadable else ""
+            )
             raise CliError(
                 f"{pattern!r} is {kind} {what} in {found.root}; give the full name, or a glob "
                 f"in quotes (e.g. {glob}) to mean all of them:\n{_listing(hits)}"
@@ -260,7 +303,12 @@ def did_you_mean(pattern: str, found: Scan, limit: int = 3) -> list[str]:
         tail = re.split(r"::|/", b)[-1]
         return max(fuzz.ratio(a, b), fuzz.ratio(a, tail))
 
-    return [name for name, _, _ in process.extract(pattern, names, scorer=score, limit=limit, score_cutoff=60)]
+    return [
+        name
+        for name, _, _ in process.extract(
+            pattern, names, scorer=score, limit=limit, score_cutoff=60
+        )
+    ]
 
 
 def match(pattern: str, found: Scan) -> list[str]:
@@ -275,8 +323,10 @@ def match(pattern: str, found: Scan) -> list[str]:
     if len(bad) == 1 and len(hits) == 1:
         raise CliError(str(bad[0].reason))
     if bad:
-        raise CliError(f"{pattern!r} selects {plural(len(bad), 'unreadable file')} in {found.root}; fix or delete them first "
-                       f"(`agentsnap rm` deletes them):\n{_listing(hits)}")
+        raise CliError(
+            f"{pattern!r} selects {plural(len(bad), 'unreadable file')} in {found.root}; fix or delete them first "
+            f"(`agentsnap rm` deletes them):\n{_listing(hits)}"
+        )
     return [t.name for t in hits]
 
 
@@ -292,7 +342,9 @@ def _no_match(missing: Sequence[str], found: Scan, what: str, hint: str) -> CliE
     return CliError(msg + (f" {hint}" if hint else ""))
 
 
-def resolve_targets(patterns: Iterable[str], found: Scan, *, what: str = "snapshot", hint: str = "") -> list[Target]:
+def resolve_targets(
+    patterns: Iterable[str], found: Scan, *, what: str = "snapshot", hint: str = ""
+) -> list[Target]:
     """Like :func:`resolve`, but unreadable files a pattern names are returned too (for ``rm``)."""
     chosen: dict[Path, Target] = {}
     missing: list[str] = []
@@ -307,7 +359,9 @@ def resolve_targets(patterns: Iterable[str], found: Scan, *, what: str = "snapsh
     return list(chosen.values())
 
 
-def resolve(patterns: Iterable[str], found: Scan, *, what: str = "snapshot", hint: str = "") -> list[str]:
+def resolve(
+    patterns: Iterable[str], found: Scan, *, what: str = "snapshot", hint: str = ""
+) -> list[str]:
     """The names ``patterns`` select in ``found``, in order, without repeats.
 
     Each pattern is the full name, a glob, a unique prefix or a unique short
@@ -339,5 +393,8 @@ def resolve_one(pattern: str, found: Scan, *, what: str = "snapshot", code: int 
         raise CliError(exc.message, code) from None
     if len(hits) > 1:
         listing = "\n".join(f"  {n}" for n in hits)
-        raise CliError(f"{pattern!r} matches {len(hits)} snapshots in {found.root}; this command takes one:\n{listing}", code)
+        raise CliError(
+            f"{pattern!r} matches {len(hits)} snapshots in {found.root}; this command takes one:\n{listing}",
+            code,
+        )
     return hits[0]

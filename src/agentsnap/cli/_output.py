@@ -22,7 +22,7 @@ from typing import Any
 
 import typer
 
-__all__ = ["Output", "Column", "age", "plural", "stdout_is_tty", "stdin_is_interactive", "one_line"]
+__all__ = ["Column", "Output", "age", "one_line", "plural", "stdin_is_interactive", "stdout_is_tty"]
 
 
 def stdout_is_tty() -> bool:
@@ -126,7 +126,13 @@ class Output:
         sys.stdout.write(text)
         sys.stdout.flush()
 
-    def table(self, columns: Sequence[Column], rows: Sequence[Sequence[str]], *, styles: Sequence[Sequence[str | None]] | None = None) -> None:
+    def table(
+        self,
+        columns: Sequence[Column],
+        rows: Sequence[Sequence[str]],
+        *,
+        styles: Sequence[Sequence[str | None]] | None = None,
+    ) -> None:
         """A table: rich on a terminal, padded plain columns otherwise; no cell is ever cut.
 
         ``styles``: optional per-cell rich styles, same shape as ``rows``.
@@ -138,7 +144,9 @@ class Output:
 
             table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
             for col in columns:
-                table.add_column(col.header, justify=col.justify, style=col.style, overflow="fold", no_wrap=False)  # type: ignore[arg-type]
+                table.add_column(
+                    col.header, justify=col.justify, style=col.style, overflow="fold", no_wrap=False
+                )  # type: ignore[arg-type]
             for r, row in enumerate(rows):
                 cells = []
                 for c, cell in enumerate(row):
@@ -148,7 +156,10 @@ class Output:
             self._rich().print(table)
             return
         headers = [c.header for c in columns]
-        widths = [max(len(headers[i]), *(len(row[i]) for row in rows)) if rows else len(headers[i]) for i in range(len(columns))]
+        widths = [
+            max(len(headers[i]), *(len(row[i]) for row in rows)) if rows else len(headers[i])
+            for i in range(len(columns))
+        ]
         for line in [headers, *rows]:
             parts = []
             for i, text in enumerate(line):

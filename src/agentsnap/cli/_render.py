@@ -60,7 +60,11 @@ def snapshot_lines(snap: Snapshot, path: Path | None = None) -> list[Line]:
         _meta("created", snap.created_at),
         _meta("updated", f"{snap.updated_at} ({age(snap.updated_at)} ago)"),
         _meta("recorded", snap.recorded_at),
-        _meta("version", f"format {snap.version}" + (f", agentsnap {snap.agentsnap_version}" if snap.agentsnap_version else "")),
+        _meta(
+            "version",
+            f"format {snap.version}"
+            + (f", agentsnap {snap.agentsnap_version}" if snap.agentsnap_version else ""),
+        ),
     ]
     for label, value in (("input", snap.input), ("output", snap.output)):
         first, *rest = value_text(value).split("\n")
@@ -109,14 +113,18 @@ def _step_lines(step: dict[str, Any], position: int) -> list[Line]:
         body += _field("args", step.get("args"), 6)
         body += _field("result", step.get("result"), 6)
     elif kind == "http":
-        head += f" {step.get('method') or '?'} {step.get('path') or '?'} (status {step.get('status')})"
+        head += (
+            f" {step.get('method') or '?'} {step.get('path') or '?'} (status {step.get('status')})"
+        )
     else:
         rest = {k: v for k, v in step.items() if k not in ("step", "type", "exchange")}
         body += _field("data", rest, 6)
     return [(head, "bold cyan"), *body]
 
 
-def side_by_side(left: str, right: str, *, width: int, titles: tuple[str, str] = ("golden", "last run")) -> list[str]:
+def side_by_side(
+    left: str, right: str, *, width: int, titles: tuple[str, str] = ("golden", "last run")
+) -> list[str]:
     """Two texts in two columns (wrapped to fit ``width`` characters), for ``agentsnap diff``.
 
     Rows whose two sides differ are marked with ``≠`` in the gutter; equal

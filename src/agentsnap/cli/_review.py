@@ -27,13 +27,24 @@ from ._catalog import (
 )
 from ._errors import CliError
 
-__all__ = ["Promotion", "plan_approve", "apply_approve", "plan_update", "apply_update", "plan_remove", "apply_remove", "differs"]
+__all__ = [
+    "Promotion",
+    "apply_approve",
+    "apply_remove",
+    "apply_update",
+    "differs",
+    "plan_approve",
+    "plan_remove",
+    "plan_update",
+]
 
 RUN_TESTS = "Run the tests first (`agentsnap run TEST_PATH` or `pytest --agentsnap-instrument`)"
 
 
 # -- approve -------------------------------------------------------------------
-def plan_approve(goldens: Scan, names: Sequence[str], all_pending: bool) -> tuple[list[Entry], list[Entry]]:
+def plan_approve(
+    goldens: Scan, names: Sequence[str], all_pending: bool
+) -> tuple[list[Entry], list[Entry]]:
     """``(to_approve, already_approved)`` for the given patterns, or every pending snapshot."""
     if all_pending:
         chosen = [e for e in goldens.entries.values() if not e.snapshot.approved]
@@ -90,7 +101,9 @@ def differs(golden: Entry, last: Entry) -> bool:
     return not same_content(a, b)
 
 
-def plan_update(root: Path, names: Sequence[str], all_changed: bool, force: bool = False) -> list[Promotion]:
+def plan_update(
+    root: Path, names: Sequence[str], all_changed: bool, force: bool = False
+) -> list[Promotion]:
     """The last runs to promote: those ``names`` select, or (``all_changed``) every one
     that differs from its golden or has none. Raises :class:`CliError` for a
     name with no last run (saying to run the tests), an unreadable last run or
@@ -98,7 +111,11 @@ def plan_update(root: Path, names: Sequence[str], all_changed: bool, force: bool
     goldens = scan(root)
     lasts = scan(last_run_root(root))
     if all_changed:
-        chosen = [n for n in lasts.names if n not in goldens.entries or differs(goldens.entries[n], lasts.entries[n])]
+        chosen = [
+            n
+            for n in lasts.names
+            if n not in goldens.entries or differs(goldens.entries[n], lasts.entries[n])
+        ]
     else:
         chosen = []
         for pattern in names:
@@ -112,14 +129,21 @@ def plan_update(root: Path, names: Sequence[str], all_changed: bool, force: bool
                         f"no last run of {', '.join(repr(n) for n in golden_hits)} (looked for {where}); nothing was promoted. "
                         f"{RUN_TESTS}, then `agentsnap update {shlex.quote(pattern)}`."
                     )
-                resolve([pattern], lasts, what="last run", hint=f"{RUN_TESTS}: each run writes {last_run_root(root)}.")
+                resolve(
+                    [pattern],
+                    lasts,
+                    what="last run",
+                    hint=f"{RUN_TESTS}: each run writes {last_run_root(root)}.",
+                )
             chosen += [n for n in hits if n not in chosen]
     plan = []
     for name in chosen:
         refuse_invented(lasts.entries[name])
         reason = goldens.broken_for(name)
         if reason is not None and name not in goldens.entries and not force:
-            raise CliError(f"{reason} Or replace it with its last run: `agentsnap update {shlex.quote(name)} --force`.")
+            raise CliError(
+                f"{reason} Or replace it with its last run: `agentsnap update {shlex.quote(name)} --force`."
+            )
         plan.append(Promotion(lasts.entries[name], goldens.entries.get(name)))
     return plan
 
@@ -184,7 +208,9 @@ def plan_remove(goldens: Scan, names: Sequence[str]) -> list[Target]:
     them exactly or by glob (all or nothing, see :func:`~._catalog.select`)."""
     targets = resolve_targets(names, goldens)
     for t in targets:
-        if not t.readable and t.path not in goldens.broken:  # the file is readable, and holds another name
+        if (
+            not t.readable and t.path not in goldens.broken
+        ):  # the file is readable, and holds another name
             raise CliError(f"{t.reason} Nothing was deleted.")
     return targets
 

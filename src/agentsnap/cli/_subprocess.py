@@ -15,7 +15,14 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-__all__ = ["pytest_command", "child_env", "describe", "run_child", "EXIT_NOT_FOUND", "EXIT_NOT_EXECUTABLE"]
+__all__ = [
+    "EXIT_NOT_EXECUTABLE",
+    "EXIT_NOT_FOUND",
+    "child_env",
+    "describe",
+    "pytest_command",
+    "run_child",
+]
 
 #: exit codes when the command cannot be started (as POSIX shells use them)
 EXIT_NOT_FOUND = 127
@@ -27,7 +34,9 @@ def pytest_command(test_paths: Sequence[str], flag: str, extra: Sequence[str]) -
     return [sys.executable, "-m", "pytest", *test_paths, flag, *extra]
 
 
-def child_env(*, record: bool, snapshot_dir: Path | None, base: Mapping[str, str] | None = None) -> dict[str, str]:
+def child_env(
+    *, record: bool, snapshot_dir: Path | None, base: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """The child's environment: ``base`` (default ``os.environ``) plus agentsnap's switches.
 
     ``record=True`` sets ``AGENTSNAP_MODE=record``. ``record=False`` (assert

@@ -36,14 +36,18 @@ FORMATS = ("auto", "openai", "anthropic", "gemini")
 
 _PATH = "/v1/chat/completions"
 _SHAPES = (
-    "a chat.completion object, a list of them, or a conversation {\"messages\": [...]} "
+    'a chat.completion object, a list of them, or a conversation {"messages": [...]} '
     "(OpenAI chat-completions format); an Anthropic message object or a list of them; "
     "a Gemini GenerateContentResponse or a list of them"
 )
 
 
 def _is_anthropic(value: Any) -> bool:
-    return isinstance(value, dict) and value.get("type") == "message" and isinstance(value.get("content"), list)
+    return (
+        isinstance(value, dict)
+        and value.get("type") == "message"
+        and isinstance(value.get("content"), list)
+    )
 
 
 def _is_gemini(value: Any) -> bool:
@@ -79,7 +83,11 @@ def read_trace(path: Path, fmt: str = "auto") -> tuple[list[dict[str, Any]], Any
         raise TraceError(f"trace file {path} is not JSON ({exc}); expected {_SHAPES}") from None
     items = data if isinstance(data, list) else [data]
     provider = next(
-        (f for f, (test, _, _) in _SINGLE.items() if fmt in ("auto", f) and items and all(test(i) for i in items)),
+        (
+            f
+            for f, (test, _, _) in _SINGLE.items()
+            if fmt in ("auto", f) and items and all(test(i) for i in items)
+        ),
         None,
     )
     if fmt in _SINGLE and provider is None:
@@ -91,16 +99,24 @@ def read_trace(path: Path, fmt: str = "auto") -> tuple[list[dict[str, Any]], Any
     elif isinstance(data, dict) and isinstance(data.get("messages"), list):
         steps, first_input = _from_conversation(data, path)
     elif _is_completion(data):
-        steps, first_input = [_llm_step({"model": data.get("model")} if data.get("model") else {}, data)], None
+        steps, first_input = (
+            [_llm_step({"model": data.get("model")} if data.get("model") else {}, data)],
+            None,
+        )
     elif isinstance(data, list) and data and all(_is_completion(item) for item in data):
-        steps = [_llm_step({"model": item.get("model")} if item.get("model") else {}, item) for item in data]
+        steps = [
+            _llm_step({"model": item.get("model")} if item.get("model") else {}, item)
+            for item in data
+        ]
         first_input = None
     else:
         bad = ""
         if isinstance(data, list) and data:
             index = next(i for i, item in enumerate(data) if not _is_completion(item))
             bad = f" (item [{index}] is not a chat.completion object)"
-        raise TraceError(f"trace file {path} is not in a recognised format{bad}; expected {_SHAPES}")
+        raise TraceError(
+            f"trace file {path} is not in a recognised format{bad}; expected {_SHAPES}"
+        )
     for i, step in enumerate(steps):
         step["step"] = i
     llm = [s for s in steps if s["type"] == "llm_call"]
@@ -109,7 +125,9 @@ def read_trace(path: Path, fmt: str = "auto") -> tuple[list[dict[str, Any]], Any
 
 
 def _is_completion(value: Any) -> bool:
-    return isinstance(value, dict) and (value.get("object") == "chat.completion" or isinstance(value.get("choices"), list))
+    return isinstance(value, dict) and (
+        value.get("object") == "chat.completion" or isinstance(value.get("choices"), list)
+    )
 
 
 def _llm_step(body: dict[str, Any], completion: dict[str, Any]) -> dict[str, Any]:
@@ -129,7 +147,11 @@ def _provider_step(codec: str, route: str, response_body: dict[str, Any]) -> dic
     from ..providers import get_codec
 
     model = response_body.get("model") or response_body.get("modelVersion") or "unknown"
-    request = {"method": "POST", "path": route.format(model=model), "body": {"model": model} if codec != "gemini" else {}}
+    request = {
+        "method": "POST",
+        "path": route.format(model=model),
+        "body": {"model": model} if codec != "gemini" else {},
+    }
     response = {"status": 200, "headers": {}, "body": _scrubbed(response_body)}
     step: dict[str, Any] = {"type": "llm_call"}
     step.update(get_codec(codec)(request, response))
@@ -148,9 +170,13 @@ def _from_conversation(data: dict[str, Any], path: Path) -> tuple[list[dict[str,
     model = data.get("model")
     for i, msg in enumerate(messages):
         if not isinstance(msg, dict) or not isinstance(msg.get("role"), str):
-            raise TraceError(f"trace file {path}: messages[{i}] is not a chat message (an object with a 'role'); expected {_SHAPES}")
+            raise TraceError(
+                f"trace file {path}: messages[{i}] is not a chat message (an object with a 'role'); expected {_SHAPES}"
+            )
     if not any(m["role"] == "assistant" for m in messages):
-        raise TraceError(f"trace file {path}: the conversation has no assistant message, so there is no model call to seed a snapshot from")
+        raise TraceError(
+            f"trace file {path}: the conversation has no assistant message, so there is no model call to seed a snapshot from"
+        )
     steps: list[dict[str, Any]] = []
     requested: dict[str, dict[str, Any]] = {}
     for i, msg in enumerate(messages):
@@ -162,7 +188,13 @@ def _from_conversation(data: dict[str, Any], path: Path) -> tuple[list[dict[str,
                 body["tools"] = data["tools"]
             completion: dict[str, Any] = {
                 "object": "chat.completion",
-                "choices": [{"index": 0, "message": msg, "finish_reason": "tool_calls" if msg.get("tool_calls") else "stop"}],
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": msg,
+                        "finish_reason": "tool_calls" if msg.get("tool_calls") else "stop",
+                    }
+                ],
             }
             if model:
                 completion["model"] = model

@@ -53,9 +53,7 @@ def _pair_diffs(
     out = []
     for gi, ni in aligned:
         g, n = golden[gi], new[ni]
-        changes = diff_values(
-            g.args, n.args, root="args", ignored_fields=rules, strict=strict
-        )
+        changes = diff_values(g.args, n.args, root="args", ignored_fields=rules, strict=strict)
         if changes:
             out.append(
                 {
@@ -84,11 +82,7 @@ def _excerpts(golden: str, new: str) -> tuple[str, str]:
 
     def cut(text: str) -> str:
         piece = text[start : start + _EXCERPT_WIDTH]
-        return (
-            ("…" if start else "")
-            + piece
-            + ("…" if start + _EXCERPT_WIDTH < len(text) else "")
-        )
+        return ("…" if start else "") + piece + ("…" if start + _EXCERPT_WIDTH < len(text) else "")
 
     return cut(golden), cut(new)
 
@@ -265,7 +259,9 @@ def compute_diff(
         # agentsnap 0.5.1 also took normalize= (volatile fields are never compared here)
         unknown = sorted(set(old_keywords) - {"normalize"})
         if unknown:
-            raise TypeError(f"compute_diff() got unexpected keyword argument(s) {', '.join(unknown)}")
+            raise TypeError(
+                f"compute_diff() got unexpected keyword argument(s) {', '.join(unknown)}"
+            )
     if not isinstance(new, Mapping) and isinstance(new, Sequence):
         # agentsnap 0.5.1's call: compute_diff(golden_snapshot, new_trace, new_output, config=...)
         new = {"trace": list(new), "output": None if new_output is _NO_OUTPUT else new_output}
@@ -278,27 +274,22 @@ def compute_diff(
             raise TypeError(f"config must be a DiffConfig, got {config!r}")
         picked = config.options()
         semantic_threshold, llm_threshold = picked["semantic_threshold"], picked["llm_threshold"]
-        structural_tolerance, ignored_fields = picked["structural_tolerance"], picked["ignored_fields"]
+        structural_tolerance, ignored_fields = (
+            picked["structural_tolerance"],
+            picked["ignored_fields"],
+        )
         judge = picked["judge"] if picked["judge"] is not None else judge
         compare_requests = picked["compare_requests"] or compare_requests
-    if isinstance(structural_tolerance, bool) or not isinstance(
-        structural_tolerance, int
-    ):
-        raise TypeError(
-            f"structural_tolerance must be an int >= 0, got {structural_tolerance!r}"
-        )
+    if isinstance(structural_tolerance, bool) or not isinstance(structural_tolerance, int):
+        raise TypeError(f"structural_tolerance must be an int >= 0, got {structural_tolerance!r}")
     if structural_tolerance < 0:
-        raise ValueError(
-            f"structural_tolerance must be >= 0, got {structural_tolerance}"
-        )
+        raise ValueError(f"structural_tolerance must be >= 0, got {structural_tolerance}")
     semantic_threshold = _check_threshold("semantic_threshold", semantic_threshold)
     llm_threshold = _check_threshold("llm_threshold", llm_threshold)
     lexical_semantic_threshold = _check_threshold(
         "lexical_semantic_threshold", lexical_semantic_threshold
     )
-    lexical_llm_threshold = _check_threshold(
-        "lexical_llm_threshold", lexical_llm_threshold
-    )
+    lexical_llm_threshold = _check_threshold("lexical_llm_threshold", lexical_llm_threshold)
     if min_score is not None:
         min_score = _check_threshold("min_score", min_score)
     if gate not in ("checks", "score"):
@@ -318,7 +309,9 @@ def compute_diff(
     if legacy:
         # agentsnap 0.5.1 recorded only the tool calls its adapters saw, never ones
         # derived from the conversation: view the new trace the same way
-        n_steps = [s for s in n_steps if not (s.get("type") == "tool_call" and s.get("derived") is True)]
+        n_steps = [
+            s for s in n_steps if not (s.get("type") == "tool_call" and s.get("derived") is True)
+        ]
     failed: set[str] = set()
     argument_diffs: list[dict[str, Any]] = []
 
@@ -327,9 +320,7 @@ def compute_diff(
     tools = sequence_diff(g_tools, n_tools, tolerance=structural_tolerance)
     if not tools["passed"]:
         failed.add("structural")
-    entries = _pair_diffs(
-        "arguments", g_tools, n_tools, tools["aligned"], rules, strict
-    )
+    entries = _pair_diffs("arguments", g_tools, n_tools, tools["aligned"], rules, strict)
     if entries:
         failed.add("arguments")
     argument_diffs += entries
@@ -352,9 +343,7 @@ def compute_diff(
         model["skipped_reason"] = None
         if not model["passed"]:
             failed.add("model_tools")
-        entries = _pair_diffs(
-            "model_tool_args", g_req, n_req, model["aligned"], rules, strict
-        )
+        entries = _pair_diffs("model_tool_args", g_req, n_req, model["aligned"], rules, strict)
         if entries:
             failed.add("model_tool_args")
         argument_diffs += entries
@@ -419,7 +408,9 @@ def compute_diff(
         score_ok = meets_threshold(score, threshold)
         ok = score_ok and not (strict_facts and hints)
         semantic_scores[key] = score
-        shown_hints = [hint.message for hint in hints] if (strict_facts or scale[index] == "judge") else []
+        shown_hints = (
+            [hint.message for hint in hints] if (strict_facts or scale[index] == "judge") else []
+        )
         semantic_reasons[key] = reasons[index] + shown_hints
         was, now = _excerpts(g_text, n_text) if not ok else (None, None)
         telling = [f for f in findings[index] if f.severity != "harmless" and (f.golden or f.new)]
@@ -434,7 +425,13 @@ def compute_diff(
             "passed": ok,
             "verdict": _verdict_word(findings[index], g_text == n_text, scale[index]),
             "findings": [
-                {"kind": f.kind, "severity": f.severity, "golden": f.golden, "new": f.new, "message": f.message}
+                {
+                    "kind": f.kind,
+                    "severity": f.severity,
+                    "golden": f.golden,
+                    "new": f.new,
+                    "message": f.message,
+                }
                 for f in findings[index]
             ],
             "golden_excerpt": was,
@@ -448,9 +445,7 @@ def compute_diff(
                 }
                 for h in hints
             ],
-            "failed_by": None
-            if ok
-            else ("threshold" if not score_ok else "strict_facts"),
+            "failed_by": None if ok else ("threshold" if not score_ok else "strict_facts"),
         }
         if not ok:
             semantic_failed.append(key)
@@ -485,16 +480,25 @@ def compute_diff(
     structural_diff["components"] = _components(
         structural_diff, argument_diffs, semantic_scores, tools, model, common
     )
-    failed_checks = [c for c in CHECK_ORDER if c in failed] + [SEMANTIC_PREFIX + k for k in semantic_failed]
+    failed_checks = [c for c in CHECK_ORDER if c in failed] + [
+        SEMANTIC_PREFIX + k for k in semantic_failed
+    ]
     if gate == "score":
         failed_checks = [c for c in failed_checks if c == "llm_requests"]
     report = DiffReport(
         structural_diff=_sequence_line("Tool sequence", tools),
-        argument_diffs=_legacy_argument_diffs(argument_diffs, (g_tools, n_tools, tools.get("aligned") or []),
-                                              (g_req or [], n_req or [], model.get("aligned") or []), g_llm, n_llm),
+        argument_diffs=_legacy_argument_diffs(
+            argument_diffs,
+            (g_tools, n_tools, tools.get("aligned") or []),
+            (g_req or [], n_req or [], model.get("aligned") or []),
+            g_llm,
+            n_llm,
+        ),
         semantic_scores=semantic_scores,
         failed_checks=failed_checks,
-        model_tools_diff=_sequence_line("Model-requested tool sequence", model) if model.get("compared") else None,
+        model_tools_diff=_sequence_line("Model-requested tool sequence", model)
+        if model.get("compared")
+        else None,
         details=structural_diff,
         changes=argument_diffs,
         reasons=semantic_reasons,
@@ -541,10 +545,16 @@ def _legacy_argument_diffs(
         check, index = entry["check"], entry["index"]
         if check == "llm_requests":
             key = f"llm_call[{index}].messages"
-            g_step, n_step = g_steps.get(entry.get("golden_step"), {}), n_steps.get(entry.get("new_step"), {})
+            g_step, n_step = (
+                g_steps.get(entry.get("golden_step"), {}),
+                n_steps.get(entry.get("new_step"), {}),
+            )
             old, new = _request_body(g_step), _request_body(n_step)
             if old is None or new is None:
-                old, new = {"messages": g_step.get("messages")}, {"messages": n_step.get("messages")}
+                old, new = (
+                    {"messages": g_step.get("messages")},
+                    {"messages": n_step.get("messages")},
+                )
         else:
             golden_refs, new_refs, aligned = tools if check == "arguments" else requests
             prefix = "" if check == "arguments" else "model_tool:"
@@ -561,21 +571,15 @@ def _check_weights(weights: Mapping[str, float] | None) -> dict[str, float]:
     if weights is None:
         return {}
     if not isinstance(weights, Mapping):
-        raise TypeError(
-            f"weights must be a mapping of component to weight, got {weights!r}"
-        )
+        raise TypeError(f"weights must be a mapping of component to weight, got {weights!r}")
     out: dict[str, float] = {}
     for key, value in weights.items():
         if key not in COMPONENTS:
-            raise ValueError(
-                f"unknown weights key {key!r}; components are {', '.join(COMPONENTS)}"
-            )
+            raise ValueError(f"unknown weights key {key!r}; components are {', '.join(COMPONENTS)}")
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise TypeError(f"weight of {key!r} must be a number >= 0, got {value!r}")
         if not (math.isfinite(value) and value >= 0):
-            raise ValueError(
-                f"weight of {key!r} must be a finite number >= 0, got {value!r}"
-            )
+            raise ValueError(f"weight of {key!r} must be a finite number >= 0, got {value!r}")
         out[key] = float(value)
     return out
 
@@ -679,9 +683,7 @@ def _components(
     """Per-component scores in [0, 1] for :attr:`DiffReport.score` (see ``COMPONENTS``)."""
     out: dict[str, float] = {
         "structural": float(tools.get("similarity", 1.0)),
-        "arguments": _fraction_same(
-            argument_diffs, "arguments", len(tools.get("aligned", []))
-        ),
+        "arguments": _fraction_same(argument_diffs, "arguments", len(tools.get("aligned", []))),
     }
     if model.get("compared"):
         out["model_tools"] = float(model.get("similarity", 1.0))
@@ -690,9 +692,7 @@ def _components(
         )
     if structural_diff["llm_calls"]["requests_compared"] and common:
         out["llm_requests"] = _fraction_same(argument_diffs, "llm_requests", common)
-    llm_scores = [
-        min(1.0, max(0.0, v)) for k, v in semantic_scores.items() if k != "output"
-    ]
+    llm_scores = [min(1.0, max(0.0, v)) for k, v in semantic_scores.items() if k != "output"]
     if llm_scores:
         out["llm_calls"] = math.fsum(llm_scores) / len(llm_scores)
     out["output"] = min(1.0, max(0.0, semantic_scores["output"]))

@@ -116,9 +116,7 @@ def _parse_one(entry: str) -> IgnoreRule:
             continue
         match = _TOKEN.match(text, pos)
         if match is None or (match.group(2) is not None and not expect_segment):
-            raise ValueError(
-                f"ignored_fields entry {entry!r} is not a valid path (at {pos})"
-            )
+            raise ValueError(f"ignored_fields entry {entry!r} is not a valid path (at {pos})")
         index, key = match.group(1), match.group(2)
         if index is not None:
             segments.append(_WILD if index == _WILD else int(index))
@@ -130,11 +128,7 @@ def _parse_one(entry: str) -> IgnoreRule:
     if not segments or expect_segment or any(s == "" for s in segments):
         raise ValueError(f"ignored_fields entry {entry!r} is not a valid path")
     last = segments[-1]
-    if (
-        isinstance(last, int)
-        or last == _WILD
-        or (isinstance(last, str) and last.isdigit())
-    ):
+    if isinstance(last, int) or last == _WILD or (isinstance(last, str) and last.isdigit()):
         raise ValueError(
             f"ignored_fields entry {entry!r} must end in a key: list items cannot be ignored"
         )
@@ -176,9 +170,7 @@ def strip_ignored(value: Any, rules: tuple[IgnoreRule, ...]) -> Any:
     return _strip(value, (), rules)
 
 
-def _strip(
-    value: Any, path: tuple[str | int, ...], rules: tuple[IgnoreRule, ...]
-) -> Any:
+def _strip(value: Any, path: tuple[str | int, ...], rules: tuple[IgnoreRule, ...]) -> Any:
     if isinstance(value, Mapping):
         out = {}
         for key, item in value.items():
@@ -227,9 +219,7 @@ _KINDS = {
 
 
 def _sort_key(change: tuple[list[Any], dict[str, Any]]) -> tuple[Any, ...]:
-    return tuple(
-        (0, s, "") if isinstance(s, int) else (1, 0, str(s)) for s in change[0]
-    )
+    return tuple((0, s, "") if isinstance(s, int) else (1, 0, str(s)) for s in change[0])
 
 
 def diff_values(
@@ -319,9 +309,7 @@ def diff_values(
         for segments, a, b in _number_type_swaps(old, new, []):
             path = format_path(root, segments)
             if path not in seen:
-                found.append(
-                    (segments, {"path": path, "old": a, "new": b, "kind": "type_changed"})
-                )
+                found.append((segments, {"path": path, "old": a, "new": b, "kind": "type_changed"}))
     found.sort(key=_sort_key)
     return [change for _, change in found]
 
@@ -329,7 +317,13 @@ def diff_values(
 _SCALARS = (str, int, float, bool, type(None))
 
 
-def _scalar_tree_changes(old: Any, new: Any, segments: list[Any], strict: bool, out: list[tuple[list[Any], str, Any, Any]]) -> bool:
+def _scalar_tree_changes(
+    old: Any,
+    new: Any,
+    segments: list[Any],
+    strict: bool,
+    out: list[tuple[list[Any], str, Any, Any]],
+) -> bool:
     """Append the changes between ``old`` and ``new`` to ``out`` as
     ``(segments, kind, old, new)``, as :func:`diff_values` reports them through
     deepdiff, when every difference lies in plain dicts and scalars; return
@@ -372,7 +366,7 @@ def _number_type_swaps(a: Any, b: Any, segments: list[Any]) -> Iterable[tuple[li
             if key in b:
                 yield from _number_type_swaps(a[key], b[key], [*segments, key])
     elif isinstance(a, list) and isinstance(b, list):
-        for index, (x, y) in enumerate(zip(a, b)):
+        for index, (x, y) in enumerate(zip(a, b, strict=False)):
             yield from _number_type_swaps(x, y, [*segments, index])
 
 

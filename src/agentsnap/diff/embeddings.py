@@ -418,7 +418,12 @@ class _MiniLM(Backend):
 
     def describe(self) -> dict[str, Any]:
         self.load()
-        return {"backend": self.name, **self.info, "max_tokens": MAX_TOKENS, "chunk_tokens": CHUNK_TOKENS}
+        return {
+            "backend": self.name,
+            **self.info,
+            "max_tokens": MAX_TOKENS,
+            "chunk_tokens": CHUNK_TOKENS,
+        }
 
     def encoder(self) -> Callable[[list[str]], Any] | None:
         return self.embed_whole
@@ -524,7 +529,9 @@ def _load_tokenizer(path: Path, packaged: bool) -> tuple[Any, str]:
     from tokenizers import Tokenizer
 
     if packaged:
-        digest = _verify(path, TOKENIZER_SHA256, "tokenizer file", f"Reinstall with `{_INSTALL_SEMANTIC}`.")
+        digest = _verify(
+            path, TOKENIZER_SHA256, "tokenizer file", f"Reinstall with `{_INSTALL_SEMANTIC}`."
+        )
     else:
         digest = sha256_file(path)
     tokenizer = Tokenizer.from_file(str(path))
@@ -575,7 +582,9 @@ class OnnxBackend(_MiniLM):
                 )
             expected = os.environ.get("AGENTSNAP_EMBEDDING_MODEL_SHA256", "").strip().lower()
             if expected:
-                model_sha = _verify(model, expected, "model file", "Check AGENTSNAP_EMBEDDING_MODEL_SHA256.")
+                model_sha = _verify(
+                    model, expected, "model file", "Check AGENTSNAP_EMBEDDING_MODEL_SHA256."
+                )
             else:
                 model_sha = sha256_file(model)
             variant = "custom ONNX export (AGENTSNAP_EMBEDDING_MODEL)"
@@ -761,7 +770,9 @@ def is_available(name: str) -> bool:
         return OnnxBackend.available()
     if name == "sentence-transformers":
         return SentenceTransformersBackend.available()
-    raise ValueError(f"unknown embedding backend {name!r}; expected one of {', '.join(BACKEND_NAMES)}")
+    raise ValueError(
+        f"unknown embedding backend {name!r}; expected one of {', '.join(BACKEND_NAMES)}"
+    )
 
 
 def _instance(name: str) -> Backend:
@@ -786,7 +797,7 @@ def _warn_lexical() -> None:
             "claims are still compared, but a sentence reworded with synonyms aligns less well and a "
             "one-word synonym swap counts as a changed word. "
             f"Install the model with `{_INSTALL_SEMANTIC}` (all-MiniLM-L6-v2 on onnxruntime, "
-            "no torch), or set embedding_backend = \"lexical\" in [tool.agentsnap] to keep the "
+            'no torch), or set embedding_backend = "lexical" in [tool.agentsnap] to keep the '
             "trigram alignment without this warning."
         ),
         stacklevel=5,  # the caller of compute_diff
@@ -814,7 +825,9 @@ def get_backend(name: str | Backend = "auto", embed_fn: EmbedFn | None = None) -
     if isinstance(name, Backend):
         return name
     if name not in BACKEND_NAMES:
-        raise ValueError(f"unknown embedding backend {name!r}; expected one of {', '.join(BACKEND_NAMES)}")
+        raise ValueError(
+            f"unknown embedding backend {name!r}; expected one of {', '.join(BACKEND_NAMES)}"
+        )
     if name == "auto":
         for candidate in ("onnx", "sentence-transformers"):
             if is_available(candidate):
@@ -825,6 +838,6 @@ def get_backend(name: str | Backend = "auto", embed_fn: EmbedFn | None = None) -
         command = _INSTALL_SEMANTIC if name == "onnx" else _INSTALL_ST
         raise EmbeddingBackendError(
             f"agentsnap: embedding_backend = {name!r} but it is not installed; install it with `{command}`, "
-            "or set embedding_backend = \"auto\"."
+            'or set embedding_backend = "auto".'
         )
     return _instance(name)

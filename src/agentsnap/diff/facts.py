@@ -73,7 +73,13 @@ def normalise(text: str) -> str:
     """NFKC, curly quotes to straight ones, runs of whitespace to one space, stripped."""
     text = unicodedata.normalize("NFKC", text)
     text = text.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
-    text = text.replace("«", '"').replace("»", '"').replace("„", '"').replace("「", '"').replace("」", '"')
+    text = (
+        text.replace("«", '"')
+        .replace("»", '"')
+        .replace("„", '"')
+        .replace("「", '"')
+        .replace("」", '"')
+    )
     return " ".join(text.split())
 
 
@@ -113,69 +119,316 @@ for _i, _spellings in enumerate(
 ):
     for _n in _spellings.split():
         _WEEKDAYS[_n] = _i
-_SHORT_DAYS = {"mon", "tue", "tues", "wed", "thu", "thurs", "fri", "sat", "sun", "mar", "may", "jan", "feb", "apr",
-               "jun", "jul", "aug", "sep", "sept", "oct", "okt", "nov", "dec", "dez", "mai"}
+_SHORT_DAYS = {
+    "mon",
+    "tue",
+    "tues",
+    "wed",
+    "thu",
+    "thurs",
+    "fri",
+    "sat",
+    "sun",
+    "mar",
+    "may",
+    "jan",
+    "feb",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "okt",
+    "nov",
+    "dec",
+    "dez",
+    "mai",
+}
 
 _NUMBER_WORDS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
-    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
-    "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
-    "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000, "dozen": 12,
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+    "hundred": 100,
+    "thousand": 1000,
+    "million": 1_000_000,
+    "billion": 1_000_000_000,
+    "dozen": 12,
     # German
-    "null": 0, "eins": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7,
-    "acht": 8, "neun": 9, "zehn": 10, "elf": 11, "zwölf": 12, "zwanzig": 20, "dreißig": 30, "hundert": 100,
+    "null": 0,
+    "eins": 1,
+    "zwei": 2,
+    "drei": 3,
+    "vier": 4,
+    "fünf": 5,
+    "sechs": 6,
+    "sieben": 7,
+    "acht": 8,
+    "neun": 9,
+    "zehn": 10,
+    "elf": 11,
+    "zwölf": 12,
+    "zwanzig": 20,
+    "dreißig": 30,
+    "hundert": 100,
     "tausend": 1000,
     # French
-    "zéro": 0, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "sept": 7, "huit": 8, "neuf": 9,
-    "dix": 10, "onze": 11, "douze": 12, "vingt": 20, "trente": 30, "cent": 100, "mille": 1000,
+    "zéro": 0,
+    "deux": 2,
+    "trois": 3,
+    "quatre": 4,
+    "cinq": 5,
+    "sept": 7,
+    "huit": 8,
+    "neuf": 9,
+    "dix": 10,
+    "onze": 11,
+    "douze": 12,
+    "vingt": 20,
+    "trente": 30,
+    "cent": 100,
+    "mille": 1000,
 }
 _NOT_ONE_AFTER = frozenset(
-    ["no", "any", "every", "some", "the", "this", "that", "which", "each", "another", "last", "first", "next", "only", "right", "wrong", "little", "big", "new", "old", "such"]
+    [
+        "no",
+        "any",
+        "every",
+        "some",
+        "the",
+        "this",
+        "that",
+        "which",
+        "each",
+        "another",
+        "last",
+        "first",
+        "next",
+        "only",
+        "right",
+        "wrong",
+        "little",
+        "big",
+        "new",
+        "old",
+        "such",
+    ]
 )
 
 _CURRENCY = {
-    "$": "USD", "usd": "USD", "dollar": "USD", "dollars": "USD", "us$": "USD",
-    "€": "EUR", "eur": "EUR", "euro": "EUR", "euros": "EUR",
-    "£": "GBP", "gbp": "GBP", "pound": "GBP", "pounds": "GBP",
-    "¥": "JPY", "jpy": "JPY", "yen": "JPY", "円": "JPY",
-    "chf": "CHF", "fr.": "CHF",
+    "$": "USD",
+    "usd": "USD",
+    "dollar": "USD",
+    "dollars": "USD",
+    "us$": "USD",
+    "€": "EUR",
+    "eur": "EUR",
+    "euro": "EUR",
+    "euros": "EUR",
+    "£": "GBP",
+    "gbp": "GBP",
+    "pound": "GBP",
+    "pounds": "GBP",
+    "¥": "JPY",
+    "jpy": "JPY",
+    "yen": "JPY",
+    "円": "JPY",
+    "chf": "CHF",
+    "fr.": "CHF",
 }
 _UNITS = {
-    "%": "%", "percent": "%", "per cent": "%", "prozent": "%", "pour cent": "%", "パーセント": "%",
-    "ms": "ms", "millisecond": "ms", "milliseconds": "ms", "millisekunden": "ms", "millisecondes": "ms",
-    "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s", "sekunden": "s", "secondes": "s", "秒": "s",
-    "min": "min", "mins": "min", "minute": "min", "minutes": "min", "minuten": "min", "分": "min", "分間": "min",
-    "h": "h", "hr": "h", "hrs": "h", "hour": "h", "hours": "h", "stunde": "h", "stunden": "h", "heure": "h",
-    "heures": "h", "時間": "h",
-    "day": "day", "days": "day", "tag": "day", "tage": "day", "tagen": "day", "jour": "day", "jours": "day", "日": "day", "日間": "day",
-    "week": "week", "weeks": "week", "woche": "week", "wochen": "week", "semaine": "week", "semaines": "week", "週間": "week",
-    "month": "month", "months": "month", "monat": "month", "monate": "month", "monaten": "month", "mois": "month", "か月": "month", "ヶ月": "month",
-    "year": "year", "years": "year", "jahr": "year", "jahre": "year", "jahren": "year", "an": "year", "ans": "year", "年": "year",
-    "kb": "KB", "mb": "MB", "gb": "GB", "tb": "TB", "kib": "KB", "mib": "MB", "gib": "GB",
-    "km": "km", "m": "m", "cm": "cm", "mm": "mm", "kg": "kg", "g": "g", "mg": "mg", "l": "l", "ml": "ml",
-    "°c": "°C", "°f": "°F", "°": "°", "c": "°C", "grad": "°", "degrees": "°", "degree": "°", "度": "°",
-    "x": "x", "gbit": "Gbit", "mbit": "Mbit", "k": "k",
+    "%": "%",
+    "percent": "%",
+    "per cent": "%",
+    "prozent": "%",
+    "pour cent": "%",
+    "パーセント": "%",
+    "ms": "ms",
+    "millisecond": "ms",
+    "milliseconds": "ms",
+    "millisekunden": "ms",
+    "millisecondes": "ms",
+    "s": "s",
+    "sec": "s",
+    "secs": "s",
+    "second": "s",
+    "seconds": "s",
+    "sekunden": "s",
+    "secondes": "s",
+    "秒": "s",
+    "min": "min",
+    "mins": "min",
+    "minute": "min",
+    "minutes": "min",
+    "minuten": "min",
+    "分": "min",
+    "分間": "min",
+    "h": "h",
+    "hr": "h",
+    "hrs": "h",
+    "hour": "h",
+    "hours": "h",
+    "stunde": "h",
+    "stunden": "h",
+    "heure": "h",
+    "heures": "h",
+    "時間": "h",
+    "day": "day",
+    "days": "day",
+    "tag": "day",
+    "tage": "day",
+    "tagen": "day",
+    "jour": "day",
+    "jours": "day",
+    "日": "day",
+    "日間": "day",
+    "week": "week",
+    "weeks": "week",
+    "woche": "week",
+    "wochen": "week",
+    "semaine": "week",
+    "semaines": "week",
+    "週間": "week",
+    "month": "month",
+    "months": "month",
+    "monat": "month",
+    "monate": "month",
+    "monaten": "month",
+    "mois": "month",
+    "か月": "month",
+    "ヶ月": "month",
+    "year": "year",
+    "years": "year",
+    "jahr": "year",
+    "jahre": "year",
+    "jahren": "year",
+    "an": "year",
+    "ans": "year",
+    "年": "year",
+    "kb": "KB",
+    "mb": "MB",
+    "gb": "GB",
+    "tb": "TB",
+    "kib": "KB",
+    "mib": "MB",
+    "gib": "GB",
+    "km": "km",
+    "m": "m",
+    "cm": "cm",
+    "mm": "mm",
+    "kg": "kg",
+    "g": "g",
+    "mg": "mg",
+    "l": "l",
+    "ml": "ml",
+    "°c": "°C",
+    "°f": "°F",
+    "°": "°",
+    "c": "°C",
+    "grad": "°",
+    "degrees": "°",
+    "degree": "°",
+    "度": "°",
+    "x": "x",
+    "gbit": "Gbit",
+    "mbit": "Mbit",
+    "k": "k",
 }
 _UNIT_RE = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
 _CUR_RE = "|".join(sorted((re.escape(c) for c in _CURRENCY), key=len, reverse=True))
 
 _NEGATIONS = frozenset(
-    ["not", "no", "never", "none", "nothing", "nobody", "nowhere", "neither", "nor", "cannot", "without", "nicht", "kein", "keine", "keinen", "keinem", "keiner", "keines", "nie", "niemals", "nichts", "niemand", "nirgends", "ohne", "weder", "ne", "sans", "jamais", "aucun", "aucune"]
+    [
+        "not",
+        "no",
+        "never",
+        "none",
+        "nothing",
+        "nobody",
+        "nowhere",
+        "neither",
+        "nor",
+        "cannot",
+        "without",
+        "nicht",
+        "kein",
+        "keine",
+        "keinen",
+        "keinem",
+        "keiner",
+        "keines",
+        "nie",
+        "niemals",
+        "nichts",
+        "niemand",
+        "nirgends",
+        "ohne",
+        "weder",
+        "ne",
+        "sans",
+        "jamais",
+        "aucun",
+        "aucune",
+    ]
 )
 _JA_NEGATION = re.compile(r"(?:ない|ません|なかった|ず[、。に]|ではなく|じゃなく|不可)")
 #: antonym pairs: positive pole words, negative pole words (stems, matched as word prefixes where marked *)
 _ANTONYMS: list[tuple[str, str]] = [
-    ("pass passed passes passing bestanden réussi réussie", "fail failed fails failing failure durchgefallen fehlgeschlagen échoué échouée échec"),
+    (
+        "pass passed passes passing bestanden réussi réussie",
+        "fail failed fails failing failure durchgefallen fehlgeschlagen échoué échouée échec",
+    ),
     ("succeed succeeded succeeds success successful successfully erfolgreich", "unsuccessful"),
-    ("enable enabled enables aktiviert activé activée", "disable disabled disables deaktiviert désactivé désactivée"),
-    ("open opened offen geöffnet ouvert ouverte ouverts", "closed close geschlossen fermé fermée fermés"),
+    (
+        "enable enabled enables aktiviert activé activée",
+        "disable disabled disables deaktiviert désactivé désactivée",
+    ),
+    (
+        "open opened offen geöffnet ouvert ouverte ouverts",
+        "closed close geschlossen fermé fermée fermés",
+    ),
     ("available verfügbar disponible", "unavailable indisponible"),
     ("valid gültig", "invalid ungültig expired abgelaufen expiré"),
-    ("allow allowed allows permitted erlaubt autorisé autorisée", "deny denied denies forbidden blocked verboten refusé refusée interdit suspended ausgesetzt gesperrt suspendu suspendus"),
+    (
+        "allow allowed allows permitted erlaubt autorisé autorisée",
+        "deny denied denies forbidden blocked verboten refusé refusée interdit suspended ausgesetzt gesperrt suspendu suspendus",
+    ),
     ("read seen gelesen lu", "unread unseen ungelesen"),
-    ("accept accepted akzeptiert accepté acceptée approved genehmigt approuvé", "reject rejected declined abgelehnt rejeté rejetée refused"),
-    ("increase increased increases rise rose risen gestiegen augmenté hausse", "decrease decreased decreases fell gesunken baissé baisse"),
+    (
+        "accept accepted akzeptiert accepté acceptée approved genehmigt approuvé",
+        "reject rejected declined abgelehnt rejeté rejetée refused",
+    ),
+    (
+        "increase increased increases rise rose risen gestiegen augmenté hausse",
+        "decrease decreased decreases fell gesunken baissé baisse",
+    ),
     ("online up running läuft", "offline down"),
     ("true wahr vrai", "false falsch faux"),
     ("correct correctly richtig", "incorrect incorrectly wrong"),
@@ -183,9 +436,15 @@ _ANTONYMS: list[tuple[str, str]] = [
     ("possible möglich", "impossible unmöglich"),
     ("include included includes enthalten inclus inclus", "exclude excluded excludes"),
     ("before vor avant", "after nach après"),
-    ("higher above more greater faster warmer cheaper höher", "lower below less fewer slower colder niedriger weniger"),
+    (
+        "higher above more greater faster warmer cheaper höher",
+        "lower below less fewer slower colder niedriger weniger",
+    ),
     ("buy bought kaufen gekauft acheter", "sell sold verkaufen verkauft vendre"),
-    ("add added adds hinzugefügt ajouté", "remove removed removes delete deleted entfernt gelöscht supprimé supprimée"),
+    (
+        "add added adds hinzugefügt ajouté",
+        "remove removed removes delete deleted entfernt gelöscht supprimé supprimée",
+    ),
     ("start started starts gestartet démarré", "stop stopped stops gestoppt arrêté"),
     ("public öffentlich", "private privat privé privée"),
     ("required mandatory erforderlich obligatoire", "optional"),
@@ -214,15 +473,52 @@ for _i, (_pos, _neg) in enumerate(_ANTONYMS):
 _JA_POLES = [w for w in _POLE if re.match(r"[\u3040-\u30ff\u4e00-\u9fff]", w)]
 
 STOPWORDS = frozenset(
-    # English
-    ["a", "an", "the", "and", "or", "but", "if", "then", "so", "of", "to", "in", "on", "at", "by", "for", "with", "from", "as", "is", "are", "was", "were", "be", "been", "being", "it", "its", "this", "that", "these", "those", "there", "here", "i", "you", "he", "she", "we", "they", "me", "him", "her", "us", "them", "my", "your", "our", "their", "his", "do", "does", "did", "done", "have", "has", "had", "will", "would", "shall", "should", "can", "could", "may", "might", "must", "just", "also", "very", "really", "quite", "about", "into", "over", "under", "than", "too", "up", "out", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "all", "any", "both", "each", "few", "some", "such", "own", "only", "same", "other", "again", "once", "all", "please", "now", "yet", "still", "let", "ll", "ve", "re", "s", "d", "m", "t", "am", "pm"]
-    # German
-    + ["der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "einer", "eines", "und", "oder", "aber", "wenn", "dann", "so", "von", "zu", "im", "am", "um", "auf", "für", "mit", "aus", "bei", "ist", "sind", "war", "waren", "sein", "wird", "werden", "wurde", "wurden", "hat", "haben", "hatte", "ich", "du", "er", "sie", "es", "wir", "ihr", "ihnen", "ihr", "mein", "dein", "sein", "unser", "euer", "auch", "noch", "schon", "nur", "sehr", "bitte", "dass", "als", "wie", "was", "wer"]
-    # French
-    + ["le", "la", "les", "un", "une", "des", "du", "de", "d", "l", "et", "ou", "mais", "si", "alors", "à", "au", "aux", "en", "dans", "sur", "par", "pour", "avec", "est", "sont", "était", "été", "être", "sera", "a", "ont", "avait", "je", "tu", "il", "elle", "nous", "vous", "ils", "elles", "me", "te", "se", "mon", "ma", "mes", "ton", "ta", "ses", "son", "sa", "notre", "votre", "leur", "leurs", "ce", "cet", "cette", "ces", "qui", "que", "quoi", "dont", "où", "aussi", "très", "bien", "y", "que", "qu", "c", "s", "j", "pas", "ai", "as", "avez", "avons", "ont", "vais", "va", "fait"]
+    (  # noqa: SIM905 - a word list reads better as text
+        # English
+        "a an the and or but if then so of to in on at by for with from as is are was were be "
+        "been being it its this that these those there here i you he she we they me him her "
+        "us them my your our their his do does did done have has had will would shall should "
+        "can could may might must just also very really quite about into over under than too "
+        "up out what which who whom whose when where why how all any both each few some such "
+        "own only same other again once all please now yet still let ll ve re s d m t am pm"
+        # German
+        " "
+        "der die das den dem des ein eine einen einem einer eines und oder aber wenn dann so "
+        "von zu im am um auf für mit aus bei ist sind war waren sein wird werden wurde wurden "
+        "hat haben hatte ich du er sie es wir ihr ihnen ihr mein dein sein unser euer auch "
+        "noch schon nur sehr bitte dass als wie was wer"
+        # French
+        " "
+        "le la les un une des du de d l et ou mais si alors à au aux en dans sur par pour "
+        "avec est sont était été être sera a ont avait je tu il elle nous vous ils elles me "
+        "te se mon ma mes ton ta ses son sa notre votre leur leurs ce cet cette ces qui que "
+        "quoi dont où aussi très bien y que qu c s j pas ai as avez avons ont vais va fait"
+    ).split()
 )
 
-_GERMAN_MARKERS = frozenset(["der", "die", "das", "und", "ist", "nicht", "ein", "eine", "wurde", "werden", "ich", "wir", "sie", "mit", "für", "auf", "dem", "den", "zu"])
+_GERMAN_MARKERS = frozenset(
+    [
+        "der",
+        "die",
+        "das",
+        "und",
+        "ist",
+        "nicht",
+        "ein",
+        "eine",
+        "wurde",
+        "werden",
+        "ich",
+        "wir",
+        "sie",
+        "mit",
+        "für",
+        "auf",
+        "dem",
+        "den",
+        "zu",
+    ]
+)
 _GERMAN_NAME_AFTER = frozenset(["nach", "aus", "von", "in", "herr", "herrn", "frau", "firma"])
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*", re.UNICODE)
@@ -272,7 +568,9 @@ def content_words(text: str) -> list[str]:
 def detect_german(text: str) -> bool:
     """Whether ``text`` reads as German (two or more distinct German function words)."""
     words = {w.casefold() for w in _WORD.findall(text)}
-    return len(words & _GERMAN_MARKERS) >= 2 or bool(re.search(r"[äöüß]", text) and words & _GERMAN_MARKERS)
+    return len(words & _GERMAN_MARKERS) >= 2 or bool(
+        re.search(r"[äöüß]", text) and words & _GERMAN_MARKERS
+    )
 
 
 def polarity(text: str) -> tuple[int, list[str]]:
@@ -280,15 +578,30 @@ def polarity(text: str) -> tuple[int, list[str]]:
     markers: list[str] = []
     # an answer particle ("No, …", "Nein, …", "Non, …") states the answer the rest of the sentence gives
     text = re.sub(r"^\s*(?:no|nein|non|いいえ)\s*[,.!:—-]", " ", text, flags=re.IGNORECASE)
-    text = re.sub(r"\b(?:costs?|for|kostet|coûte)\s+(?:nothing|nichts|rien)\b", " free ", text, flags=re.IGNORECASE)
+    text = re.sub(
+        r"\b(?:costs?|for|kostet|coûte)\s+(?:nothing|nichts|rien)\b",
+        " free ",
+        text,
+        flags=re.IGNORECASE,
+    )
     # courtesy idioms that carry no negation of a fact
     text = re.sub(
         r"\b(?:no problem|no worries|not a problem|kein problem|keine ursache|pas de (?:problème|souci)|de rien|"
         r"(?:don't|do not|n'|ne) ?h[ée]sit\w*(?: pas)?|zögern sie nicht|nicht zu zögern)\b",
-        " ", text, flags=re.IGNORECASE)
-    words = [w.casefold().replace("’", "'") for w in re.findall(r"[^\W\d_]+(?:['’][^\W\d_]+)*", text)]
+        " ",
+        text,
+        flags=re.IGNORECASE,
+    )
+    words = [
+        w.casefold().replace("’", "'") for w in re.findall(r"[^\W\d_]+(?:['’][^\W\d_]+)*", text)
+    ]
     for w in words:
-        if w in _NEGATIONS or w.endswith("n't") or w in _POLE and _POLE[w][1] < 0 or w.startswith("n'") and w not in ("n'importe",):
+        if (
+            w in _NEGATIONS
+            or w.endswith("n't")
+            or (w in _POLE and _POLE[w][1] < 0)
+            or (w.startswith("n'") and w not in ("n'importe",))
+        ):
             markers.append(w)
     markers += _JA_NEGATION.findall(text)
     for w in _JA_POLES:
@@ -318,7 +631,9 @@ _DATE_DM = re.compile(
     rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th|er|\.)?\s+(?:of\s+)?(?P<mon>{_MONTH_WORD})\b\.?(?:,?\s+(?P<y>\d{{4}}))?",
     re.IGNORECASE,
 )
-_VERSION = re.compile(r"(?<![\w.])v?(?P<v>\d+\.\d+\.\d+(?:\.\d+)*(?:[-+][\w.]+)?)(?![\w])|(?<![\w.])v(?P<v2>\d+(?:\.\d+)?)\b")
+_VERSION = re.compile(
+    r"(?<![\w.])v?(?P<v>\d+\.\d+\.\d+(?:\.\d+)*(?:[-+][\w.]+)?)(?![\w])|(?<![\w.])v(?P<v2>\d+(?:\.\d+)?)\b"
+)
 _NUMBER = re.compile(
     rf"(?<![\w.,])(?P<cur>{_CUR_RE})?\s?(?P<num>\d{{1,3}}(?:[,. \u202f\u00a0']\d{{3}})+(?![\d])(?:[.,]\d+)?|\d+(?:[.,]\d+)?)"
     rf"(?P<ord>st|nd|rd|th|er|e|ème)?(?:\s?(?P<unit>{_UNIT_RE})(?![^\W\d_]))?(?:\s?(?P<cur2>{_CUR_RE})(?![^\W\d_]))?",
@@ -363,7 +678,9 @@ def _minutes(h: int, m: int, ap: str | None) -> tuple[int, bool]:
     return h * 60 + m, ap in ("uhr", "h")
 
 
-def extract(text: str, *, german: bool | None = None, known_names: frozenset[str] = frozenset()) -> list[Fact]:
+def extract(
+    text: str, *, german: bool | None = None, known_names: frozenset[str] = frozenset()
+) -> list[Fact]:
     """Every fact of ``text`` in order of appearance (rules in the module doc).
 
     ``german``: treat capitalised words as German nouns (default: :func:`detect_german`).
@@ -373,7 +690,9 @@ def extract(text: str, *, german: bool | None = None, known_names: frozenset[str
     """
     # list markers at line starts are not numbers: drop them before the lines are joined
     # (lines stay lines: a line break starts a sentence for the name rule)
-    text = "\n".join(normalise(re.sub(r"^\s*\d{1,2}[.)]\s", "", line)) for line in text.splitlines())
+    text = "\n".join(
+        normalise(re.sub(r"^\s*\d{1,2}[.)]\s", "", line)) for line in text.splitlines()
+    )
     taken = [False] * (len(text) + 1)
     found: list[tuple[int, Fact]] = []
 
@@ -400,17 +719,27 @@ def extract(text: str, *, german: bool | None = None, known_names: frozenset[str
                 continue
             try:
                 day = int(match.group("d"))
-                month = int(match.group("mo")) if kind in ("iso", "ja") else _MONTHS[match.group("mon").lower().rstrip(".")]
+                month = (
+                    int(match.group("mo"))
+                    if kind in ("iso", "ja")
+                    else _MONTHS[match.group("mon").lower().rstrip(".")]
+                )
             except (KeyError, ValueError):
                 continue
-            if kind in ("md", "dm") and match.group("mon").lower() in _SHORT_DAYS and match.group("mon")[0].islower():
+            if (
+                kind in ("md", "dm")
+                and match.group("mon").lower() in _SHORT_DAYS
+                and match.group("mon")[0].islower()
+            ):
                 continue
             if not (1 <= day <= 31 and 1 <= month <= 12):
                 continue
             take(match.start(), match.end())
             found.append((match.start(), Fact("date", (month, day), match.group(0))))
             if match.group("y"):
-                found.append((match.start(), Fact("year", (int(match.group("y")),), match.group("y"))))
+                found.append(
+                    (match.start(), Fact("year", (int(match.group("y")),), match.group("y")))
+                )
     for match in _VERSION.finditer(text):
         if free(match.start(), match.end()):
             take(match.start(), match.end())
@@ -453,9 +782,13 @@ def extract(text: str, *, german: bool | None = None, known_names: frozenset[str
         word = match.group(0)
         lower = word.casefold()
         if lower in _NUMBER_WORDS and free(match.start(), match.end()):
-            if lower in ("one", "une", "eins") and (previous in _NOT_ONE_AFTER or not _number_context(text, match.end())):
+            if lower in ("one", "une", "eins") and (
+                previous in _NOT_ONE_AFTER or not _number_context(text, match.end())
+            ):
                 pass  # "one" is mostly an article or pronoun: a number only before a unit
-            elif lower in ("sept", "an", "null", "elf", "cent", "neuf") and not _number_context(text, match.end()):
+            elif lower in ("sept", "an", "null", "elf", "cent", "neuf") and not _number_context(
+                text, match.end()
+            ):
                 pass
             else:
                 after = text[match.end() : match.end() + 14].lower()
@@ -464,8 +797,14 @@ def extract(text: str, *, german: bool | None = None, known_names: frozenset[str
                 cur_m = re.match(rf"\s?({_CUR_RE})(?![^\W\d_])", after)
                 if cur_m:
                     unit = _CURRENCY[cur_m.group(1)]
-                found.append((match.start(), Fact("number", (float(_NUMBER_WORDS[lower]), unit), word)))
-        if lower in _WEEKDAYS and free(match.start(), match.end()) and not (lower in _SHORT_DAYS and word[0].islower()):
+                found.append(
+                    (match.start(), Fact("number", (float(_NUMBER_WORDS[lower]), unit), word))
+                )
+        if (
+            lower in _WEEKDAYS
+            and free(match.start(), match.end())
+            and not (lower in _SHORT_DAYS and word[0].islower())
+        ):
             found.append((match.start(), Fact("weekday", (_WEEKDAYS[lower],), word)))
         previous = lower
     for name, day in _WEEKDAYS.items():
@@ -481,7 +820,11 @@ def extract(text: str, *, german: bool | None = None, known_names: frozenset[str
 
 
 def _number_context(text: str, end: int) -> bool:
-    return bool(re.match(rf"[\s-]?(?:{_UNIT_RE}|{_CUR_RE})(?![^\W\d_])", text[end : end + 12], re.IGNORECASE))
+    return bool(
+        re.match(
+            rf"[\s-]?(?:{_UNIT_RE}|{_CUR_RE})(?![^\W\d_])", text[end : end + 12], re.IGNORECASE
+        )
+    )
 
 
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;。！？\n]\s*[\"'(\[*\-•#>]*\s*)$")
@@ -494,12 +837,16 @@ def mid_capitals(text: str) -> frozenset[str]:
         line = normalise(line)
         for match in _WORD.finditer(line):
             word = match.group(0)
-            if word[0].isupper() and not _SENTENCE_START.search(line[max(0, match.start() - 12) : match.start()]):
+            if word[0].isupper() and not _SENTENCE_START.search(
+                line[max(0, match.start() - 12) : match.start()]
+            ):
                 out.add(word)
     return frozenset(out)
 
 
-def _names(text: str, german: bool | None, known: frozenset[str] = frozenset()) -> list[tuple[int, Fact]]:
+def _names(
+    text: str, german: bool | None, known: frozenset[str] = frozenset()
+) -> list[tuple[int, Fact]]:
     """Capitalised words that are names (module doc): ``(position, fact)``."""
     if german is None:
         german = detect_german(text)
@@ -511,7 +858,11 @@ def _names(text: str, german: bool | None, known: frozenset[str] = frozenset()) 
         word = match.group(0)
         if not word[0].isupper() or word in ("I", "I'm", "I've", "I'll", "I'd"):
             continue
-        if word.casefold() in _MONTHS or word.casefold() in _WEEKDAYS or word.casefold() in _NUMBER_WORDS:
+        if (
+            word.casefold() in _MONTHS
+            or word.casefold() in _WEEKDAYS
+            or word.casefold() in _NUMBER_WORDS
+        ):
             continue
         if word.isupper():
             continue  # all-caps words are identifiers (_IDENT), single letters below

@@ -65,20 +65,80 @@ class Hint(NamedTuple):
 
 
 _NUMBER_WORDS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-    "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
-    "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
-    "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
-    "eighty": 80, "ninety": 90, "hundred": 100, "thousand": 1000,
-    "million": 1_000_000, "billion": 1_000_000_000,
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+    "hundred": 100,
+    "thousand": 1000,
+    "million": 1_000_000,
+    "billion": 1_000_000_000,
 }
 _NOT_A_NUMBER_BEFORE_ONE = frozenset(
-    {"no", "any", "every", "some", "the", "this", "that", "which", "each", "another", "anyone", "someone", "last", "first", "next", "only", "right", "wrong", "little", "big", "new", "old"}
+    {
+        "no",
+        "any",
+        "every",
+        "some",
+        "the",
+        "this",
+        "that",
+        "which",
+        "each",
+        "another",
+        "anyone",
+        "someone",
+        "last",
+        "first",
+        "next",
+        "only",
+        "right",
+        "wrong",
+        "little",
+        "big",
+        "new",
+        "old",
+    }
 )
 _ORDINAL = frozenset({"st", "nd", "rd", "th"})
 _NEGATIONS = frozenset(
-    {"not", "no", "never", "none", "nothing", "nobody", "nowhere", "neither", "nor", "cannot", "without"}
+    {
+        "not",
+        "no",
+        "never",
+        "none",
+        "nothing",
+        "nobody",
+        "nowhere",
+        "neither",
+        "nor",
+        "cannot",
+        "without",
+    }
 )
 _WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*(?:-[A-Za-z]+)*")
 _NUMBER = re.compile(
@@ -197,7 +257,12 @@ def fact_hints(golden: str, new: str) -> list[Hint]:
         g_surface = _surfaces(g_nums, only_g)
         n_surface = _surfaces(n_nums, only_n)
         hints.append(
-            Hint("numbers", g_surface, n_surface, f"numbers differ: {_side(g_surface)} → {_side(n_surface)}")
+            Hint(
+                "numbers",
+                g_surface,
+                n_surface,
+                f"numbers differ: {_side(g_surface)} → {_side(n_surface)}",
+            )
         )
 
     g_neg, n_neg = negations(golden), negations(new)
@@ -217,11 +282,15 @@ def fact_hints(golden: str, new: str) -> list[Hint]:
         order_n = [w for w, _ in _capitalised(new)]
         g_only = tuple(dict.fromkeys(w for w in order_g if w in g_names - n_names))
         n_only = tuple(dict.fromkeys(w for w in order_n if w in n_names - g_names))
-        hints.append(Hint("names", g_only, n_only, f"names differ: {_side(g_only)} → {_side(n_only)}"))
+        hints.append(
+            Hint("names", g_only, n_only, f"names differ: {_side(g_only)} → {_side(n_only)}")
+        )
     return hints
 
 
-def _surfaces(found: list[tuple[tuple[str, str, str], str]], wanted: Counter[tuple[str, str, str]]) -> tuple[str, ...]:
+def _surfaces(
+    found: list[tuple[tuple[str, str, str], str]], wanted: Counter[tuple[str, str, str]]
+) -> tuple[str, ...]:
     remaining = Counter(wanted)
     out = []
     for key, surface in found:

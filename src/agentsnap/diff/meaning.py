@@ -163,10 +163,15 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _HEADING = re.compile(r"^\s*#{1,6}\s+")
 _QUOTE = re.compile(r"^\s*>+\s?")
-_ITEM = re.compile(r"^\s*(?:[-*+•·]|\d{1,2}[.)]|\(\d{1,2}\)|[a-z][.)]|(?:step|schritt|étape)\s*\d+\s*[:.)-])\s+", re.IGNORECASE)
+_ITEM = re.compile(
+    r"^\s*(?:[-*+•·]|\d{1,2}[.)]|\(\d{1,2}\)|[a-z][.)]|(?:step|schritt|étape)\s*\d+\s*[:.)-])\s+",
+    re.IGNORECASE,
+)
 _EMPHASIS = re.compile(r"(\*\*|__|\*|_)(?=\S)(.+?)(?<=\S)\1")
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)]+)\)")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[¿¡]?[A-ZÀ-ÖØ-Þ0-9\u3040-\u30ff\u4e00-\u9fff])|(?<=[。！？])")
+_SENTENCE = re.compile(
+    r"(?<=[.!?])\s+(?=[\"'(\[¿¡]?[A-ZÀ-ÖØ-Þ0-9\u3040-\u30ff\u4e00-\u9fff])|(?<=[。！？])"
+)
 _SEQUENCE = re.compile(
     r"^(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|then|next|after that|afterwards|finally|lastly|"
     r"zuerst|zunächst|erstens|dann|danach|anschließend|schließlich|zum schluss|"
@@ -201,7 +206,10 @@ _NARRATION = frozenset(
         "aide questions voici suivant plaisir besoin autre chose"
     )
 )
-_PASSIVE = re.compile(r"\b(?:by|von|vom|par|durch|was|were|been|is being|wurde|wurden|worden|été)\b|によって|から|られ", re.IGNORECASE)
+_PASSIVE = re.compile(
+    r"\b(?:by|von|vom|par|durch|was|were|been|is being|wurde|wurden|worden|été)\b|によって|から|られ",
+    re.IGNORECASE,
+)
 _ENUM_GAP = re.compile(
     r"^[\s,;/&+]*(?:(?:and|or|und|oder|et|ou|sowie|、|と|や)[\s,]*)?(?:(?:the|a|an|der|die|das|den|le|la|les|l')\s*)?$",
     re.IGNORECASE,
@@ -232,21 +240,30 @@ def split_units(text: str) -> list[Unit]:
         line = _clean(line) if not in_fence else F.normalise(line)
         if not line:
             continue
-        pieces = [line] if in_fence else [p.strip() for p in _SENTENCE.split(line) if p and p.strip()]
+        pieces = (
+            [line] if in_fence else [p.strip() for p in _SENTENCE.split(line) if p and p.strip()]
+        )
         for index, piece in enumerate(pieces):
             is_step = (step and index == 0) or bool(_SEQUENCE.match(piece))
             units.append(Unit(piece, is_step))
     return units
 
 
-def _fill(units: list[Unit], known: frozenset[str], german: bool, cache: dict[str, Unit] | None = None) -> None:
+def _fill(
+    units: list[Unit], known: frozenset[str], german: bool, cache: dict[str, Unit] | None = None
+) -> None:
     """Fill in facts, content words, polarity markers and the courtesy flag; ``cache`` shares the work
     between the units of one pair that have the same text (most sentences of a long answer)."""
     cache = {} if cache is None else cache
     for unit in units:
         done = cache.get(unit.text)
         if done is not None:
-            unit.facts, unit.words, unit.markers, unit.filler = done.facts, done.words, done.markers, done.filler
+            unit.facts, unit.words, unit.markers, unit.filler = (
+                done.facts,
+                done.words,
+                done.markers,
+                done.filler,
+            )
             continue
         unit.facts = F.extract(unit.text, german=german, known_names=known)
         unit.words = F.content_words(unit.text)
@@ -276,8 +293,14 @@ def _trigrams(text: str) -> tuple[dict[str, int], float]:
 def _trigram_matrix(g_units: list[Unit], n_units: list[Unit]) -> list[list[float]]:
     """Trigram cosine of every golden unit against every new unit (rows: golden)."""
     grams: dict[str, tuple[dict[str, int], float]] = {}
-    g_tri = [grams.setdefault(u.text, _trigrams(u.text)) if u.text not in grams else grams[u.text] for u in g_units]
-    n_tri = [grams.setdefault(u.text, _trigrams(u.text)) if u.text not in grams else grams[u.text] for u in n_units]
+    g_tri = [
+        grams.setdefault(u.text, _trigrams(u.text)) if u.text not in grams else grams[u.text]
+        for u in g_units
+    ]
+    n_tri = [
+        grams.setdefault(u.text, _trigrams(u.text)) if u.text not in grams else grams[u.text]
+        for u in n_units
+    ]
     out = []
     for a, na in g_tri:
         row = []
@@ -330,7 +353,9 @@ def _printable(text: str) -> str:
     """Control and other unprintable characters as escapes, so a finding never carries raw terminal codes."""
     if text.isprintable():
         return text
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+    return "".join(
+        ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text
+    )
 
 
 def _quote(text: str, width: int = 120) -> str:
@@ -367,7 +392,11 @@ def compare(golden: str, new: str, encoder: Encoder | None = None) -> Verdict:
 
 def compare_many(pairs: Sequence[tuple[str, str]], encoder: Encoder | None = None) -> list[Verdict]:
     """:func:`compare` for many pairs, with one encoder call for every unit of every pair (plus one for replaced words)."""
-    prepared: list[tuple[str, str, list[Unit], list[Unit], list[list[float]], list[int], list[int]] | Verdict | None] = []
+    prepared: list[
+        tuple[str, str, list[Unit], list[Unit], list[list[float]], list[int], list[int]]
+        | Verdict
+        | None
+    ] = []
     texts: dict[str, int] = {}
     for golden, new in pairs:
         if golden == new:
@@ -378,7 +407,9 @@ def compare_many(pairs: Sequence[tuple[str, str]], encoder: Encoder | None = Non
             prepared.append(_json_verdict(g_json, n_json))
             continue
         g_units, n_units = split_units(golden), split_units(new)
-        known = F.mid_capitals("\n".join(u.text for u in g_units)) | F.mid_capitals("\n".join(u.text for u in n_units))
+        known = F.mid_capitals("\n".join(u.text for u in g_units)) | F.mid_capitals(
+            "\n".join(u.text for u in n_units)
+        )
         german = F.detect_german(golden) or F.detect_german(new)
         cache: dict[str, Unit] = {}
         _fill(g_units, known, german, cache)
@@ -386,7 +417,9 @@ def compare_many(pairs: Sequence[tuple[str, str]], encoder: Encoder | None = Non
         sims = _trigram_matrix(g_units, n_units)
         # the model is asked only about units without a near-verbatim counterpart (STRONG)
         g_need = [i for i, row in enumerate(sims) if not row or max(row) < STRONG]
-        n_need = [j for j in range(len(n_units)) if max((row[j] for row in sims), default=0.0) < STRONG]
+        n_need = [
+            j for j in range(len(n_units)) if max((row[j] for row in sims), default=0.0) < STRONG
+        ]
         if encoder is not None and g_need and n_need:
             for unit in [g_units[i] for i in g_need] + [n_units[j] for j in n_need]:
                 texts.setdefault(unit.text, len(texts))
@@ -403,7 +436,10 @@ def compare_many(pairs: Sequence[tuple[str, str]], encoder: Encoder | None = Non
             continue
         golden, new, g_units, n_units, sims, g_need, n_need = item
         if vectors is not None and g_need and n_need:
-            emb = _dot([vectors[texts[g_units[i].text]] for i in g_need], [vectors[texts[n_units[j].text]] for j in n_need])
+            emb = _dot(
+                [vectors[texts[g_units[i].text]] for i in g_need],
+                [vectors[texts[n_units[j].text]] for j in n_need],
+            )
             for a_row, i in enumerate(g_need):
                 for b_col, j in enumerate(n_need):
                     sims[i][j] = max(sims[i][j], float(emb[a_row][b_col]))
@@ -429,9 +465,17 @@ def compare_many(pairs: Sequence[tuple[str, str]], encoder: Encoder | None = Non
             synonym = False
             if word_vectors is not None:
                 u, v = word_vectors[words_needed[a]], word_vectors[words_needed[b]]
-                synonym = math.fsum(float(x) * float(y) for x, y in zip(u, v, strict=True)) >= SYNONYM
+                synonym = (
+                    math.fsum(float(x) * float(y) for x, y in zip(u, v, strict=True)) >= SYNONYM
+                )
             if synonym:
-                state.add("rewording", "harmless", g, n, _pair_msg(f"reworded ({a} → {b}, judged a synonym)", g, n))
+                state.add(
+                    "rewording",
+                    "harmless",
+                    g,
+                    n,
+                    _pair_msg(f"reworded ({a} → {b}, judged a synonym)", g, n),
+                )
             else:
                 state.add("word", "harmful", g, n, _pair_msg(f"word changed ({a} → {b})", g, n))
         out.append(state.verdict())
@@ -441,7 +485,9 @@ def compare_many(pairs: Sequence[tuple[str, str]], encoder: Encoder | None = Non
 class _State:
     """The comparison of one pair (module doc, steps 2–5)."""
 
-    def __init__(self, golden: str, new: str, g: list[Unit], n: list[Unit], sims: list[list[float]]) -> None:
+    def __init__(
+        self, golden: str, new: str, g: list[Unit], n: list[Unit], sims: list[list[float]]
+    ) -> None:
         self.golden, self.new, self.g, self.n, self.sims = golden, new, g, n, sims
         self.findings: list[Finding] = []
         self.replaced: list[tuple[str, str]] = []
@@ -463,13 +509,21 @@ class _State:
         n_empty = self.new.strip().casefold() in ("", "null")
         if g_empty != n_empty:
             side = "golden" if g_empty else "new"
-            self.add("empty", "harmful", self.golden, self.new, _pair_msg(f"the {side} answer is empty", self.golden, self.new))
+            self.add(
+                "empty",
+                "harmful",
+                self.golden,
+                self.new,
+                _pair_msg(f"the {side} answer is empty", self.golden, self.new),
+            )
             return
         self._facts()
         groups = self._groups()
         g_real = [u for u in self.g if not u.filler and u.text.casefold() != "null"]
         n_real = [u for u in self.n if not u.filler and u.text.casefold() != "null"]
-        shared = any(F.facts_match(a, b) for u in self.g for a in u.facts for v in self.n for b in v.facts)
+        shared = any(
+            F.facts_match(a, b) for u in self.g for a in u.facts for v in self.n for b in v.facts
+        )
         if (
             not groups
             and (g_real or n_real)
@@ -478,7 +532,13 @@ class _State:
         ):
             g = " ".join(u.text for u in self.g)
             n = " ".join(u.text for u in self.n)
-            self.add("different", "harmful", g, n, _pair_msg("a different answer: no sentence has a counterpart", g, n))
+            self.add(
+                "different",
+                "harmful",
+                g,
+                n,
+                _pair_msg("a different answer: no sentence has a counterpart", g, n),
+            )
             return
         for g_ids, n_ids in groups:
             if [self.g[i].text for i in g_ids] == [self.n[j].text for j in n_ids]:
@@ -496,8 +556,16 @@ class _State:
         g_all = [(i, f) for i, u in enumerate(self.g) for f in u.facts]
         n_all = [(j, f) for j, u in enumerate(self.n) for f in u.facts]
         # strict first (units must agree), then a unit missing on one side matches a leftover of the other
-        g_left = [(i, f) for i, f in g_all if not any(F.facts_match(f, o, lenient=False) for _, o in n_all)]
-        n_left = [(j, f) for j, f in n_all if not any(F.facts_match(f, o, lenient=False) for _, o in g_all)]
+        g_left = [
+            (i, f)
+            for i, f in g_all
+            if not any(F.facts_match(f, o, lenient=False) for _, o in n_all)
+        ]
+        n_left = [
+            (j, f)
+            for j, f in n_all
+            if not any(F.facts_match(f, o, lenient=False) for _, o in g_all)
+        ]
         for i, fact in g_left:
             if any(F.facts_match(fact, other) for _, other in n_left):
                 continue
@@ -515,7 +583,13 @@ class _State:
             if kind == "year" and not (gone and came):
                 side = "added" if came else "dropped"
                 form = (came or gone)[0][1].surface
-                self.add("year", "harmless", "", "", f"year {form} {side} next to the same date (judged harmless)")
+                self.add(
+                    "year",
+                    "harmless",
+                    "",
+                    "",
+                    f"year {form} {side} next to the same date (judged harmless)",
+                )
                 continue
             label = _KIND_LABEL.get(kind, kind)
             g_forms = ", ".join(dict.fromkeys(f.surface for _, f in gone)) or "(none)"
@@ -527,9 +601,20 @@ class _State:
                 n_sent = self.n[self.g_arg[gone[0][0]]].text
             else:
                 n_sent = ""
-            if not g_sent and came and self.n_arg[came[0][0]] >= 0 and self.n_best[came[0][0]] >= ALIGN:
+            if (
+                not g_sent
+                and came
+                and self.n_arg[came[0][0]] >= 0
+                and self.n_best[came[0][0]] >= ALIGN
+            ):
                 g_sent = self.g[self.n_arg[came[0][0]]].text
-            self.add(kind, "harmful", g_sent, n_sent, _pair_msg(f"{label} ({g_forms} → {n_forms})", g_sent, n_sent))
+            self.add(
+                kind,
+                "harmful",
+                g_sent,
+                n_sent,
+                _pair_msg(f"{label} ({g_forms} → {n_forms})", g_sent, n_sent),
+            )
 
     def _groups(self) -> list[tuple[list[int], list[int]]]:
         parent = list(range(len(self.g) + len(self.n)))
@@ -570,7 +655,13 @@ class _State:
             g = " ".join(self.g[i].text for i in g_ids)
             n = " ".join(self.n[j].text for j in n_ids)
             words = f"{', '.join(g_markers) or 'none'} → {', '.join(n_markers) or 'none'}"
-            self.add("polarity", "harmful", g, n, _pair_msg(f"polarity flipped (negation/antonym: {words})", g, n))
+            self.add(
+                "polarity",
+                "harmful",
+                g,
+                n,
+                _pair_msg(f"polarity flipped (negation/antonym: {words})", g, n),
+            )
 
     def _edits(self, i: int, j: int) -> None:
         g_unit, n_unit = self.g[i], self.n[j]
@@ -578,11 +669,18 @@ class _State:
         # a swap of two names, or of two blocks of content words around a shared middle: A … B → B … A
         g_names = [str(f.key[0]) for f in g_unit.facts if f.kind == "name"]
         n_names = [str(f.key[0]) for f in n_unit.facts if f.kind == "name"]
-        swap = _block_swap(g_names, n_names, need_middle=False) or _block_swap(g_unit.words, n_unit.words)
+        swap = _block_swap(g_names, n_names, need_middle=False) or _block_swap(
+            g_unit.words, n_unit.words
+        )
         if swap and same_voice and not _enumeration(g_unit.text, swap[0], swap[1]):
             a, b = _surface(g_unit.text, swap[0]), _surface(g_unit.text, swap[1])
-            self.add("swap", "harmful", g_unit.text, n_unit.text,
-                     _pair_msg(f"roles swapped ({a} ↔ {b})", g_unit.text, n_unit.text))
+            self.add(
+                "swap",
+                "harmful",
+                g_unit.text,
+                n_unit.text,
+                _pair_msg(f"roles swapped ({a} ↔ {b})", g_unit.text, n_unit.text),
+            )
             return
         g_tok, n_tok = F.tokens(g_unit.text), F.tokens(n_unit.text)
         fact_tokens = {t for f in g_unit.facts + n_unit.facts for t in F.tokens(f.surface)}
@@ -606,12 +704,22 @@ class _State:
                     replaced.append((lw, rw))
             if tag in ("insert", "replace"):
                 inserted += [t for t in right if F._stem(t) not in g_words]
-        if near and len(replaced) == 1 and len(replaced[0][0].split()) <= 2 and len(replaced[0][1].split()) <= 2:
+        if (
+            near
+            and len(replaced) == 1
+            and len(replaced[0][0].split()) <= 2
+            and len(replaced[0][1].split()) <= 2
+        ):
             self.replaced.append(replaced[0])
             self.replaced_units.append((g_unit.text, n_unit.text))
         elif _weight(inserted) >= 3 and not replaced:
-            self.add("added", "soft", g_unit.text, n_unit.text,
-                     _pair_msg(f"claim added ({' '.join(inserted)})", g_unit.text, n_unit.text))
+            self.add(
+                "added",
+                "soft",
+                g_unit.text,
+                n_unit.text,
+                _pair_msg(f"claim added ({' '.join(inserted)})", g_unit.text, n_unit.text),
+            )
 
     def _coverage(self) -> None:
         n_words = {w for u in self.n for w in u.words}
@@ -628,20 +736,36 @@ class _State:
                 matched_g.append((i, self.g_arg[i]))
                 continue
             if unit.filler:
-                self.add("courtesy", "harmless", unit.text, "", _pair_msg("courtesy dropped", unit.text, ""))
+                self.add(
+                    "courtesy",
+                    "harmless",
+                    unit.text,
+                    "",
+                    _pair_msg("courtesy dropped", unit.text, ""),
+                )
             elif unit.step and cover < 0.8:
                 self.add("step", "harmful", unit.text, "", _pair_msg("step missing", unit.text, ""))
             elif cover < COVERED and not unit.facts:
-                self.add("dropped", "soft", unit.text, "", _pair_msg("sentence dropped", unit.text, ""))
+                self.add(
+                    "dropped", "soft", unit.text, "", _pair_msg("sentence dropped", unit.text, "")
+                )
         for j, unit in enumerate(self.n):
             aligned = self.n_best[j] >= ALIGN
             mutual = aligned and self.g_arg[self.n_arg[j]] == j
-            novel = [w for w in dict.fromkeys(unit.words) if w not in g_words and w not in _NARRATION]
+            novel = [
+                w for w in dict.fromkeys(unit.words) if w not in g_words and w not in _NARRATION
+            ]
             weight = _weight(novel)
             if aligned and (mutual or weight < 3 or _coverage(unit.words, g_words) >= 0.5):
                 continue
             if unit.filler:
-                self.add("courtesy", "harmless", "", unit.text, _pair_msg("courtesy added", "", unit.text))
+                self.add(
+                    "courtesy",
+                    "harmless",
+                    "",
+                    unit.text,
+                    _pair_msg("courtesy added", "", unit.text),
+                )
             elif unit.step and weight >= 2:
                 self.add("added", "soft", "", unit.text, _pair_msg("step added", "", unit.text))
             elif weight >= 3 and not unit.facts:
@@ -649,7 +773,9 @@ class _State:
         steps = [(i, j) for i, j in matched_g if self.g[i].step]
         order = [j for _, j in steps]
         if len(order) >= 2 and order != sorted(order):
-            self.add("reordered", "harmless", "", "", "list items or steps reordered (judged harmless)")
+            self.add(
+                "reordered", "harmless", "", "", "list items or steps reordered (judged harmless)"
+            )
 
     # ------------------------------------------------------------------ score
     def quality(self) -> float:
@@ -661,7 +787,13 @@ class _State:
 
     def verdict(self) -> Verdict:
         if not self.findings:
-            self.add("rewording", "harmless", "", "", "reworded; every fact, step and sentence has a counterpart")
+            self.add(
+                "rewording",
+                "harmless",
+                "",
+                "",
+                "reworded; every fact, step and sentence has a counterpart",
+            )
         q = self.quality()
         kinds = {f.kind for f in self.findings}
         levels = {f.severity for f in self.findings}
@@ -711,19 +843,36 @@ def _json_verdict(golden: dict[str, Any], new: dict[str, Any]) -> Verdict:
     findings = []
     for path in dict.fromkeys([*golden, *new]):
         g, n = golden.get(path, _MISSING), new.get(path, _MISSING)
-        same = g == n and type(g) is type(n) or (
-            isinstance(g, (int, float)) and isinstance(n, (int, float)) and not isinstance(g, bool)
-            and not isinstance(n, bool) and g == n
+        same = (g == n and type(g) is type(n)) or (
+            isinstance(g, (int, float))
+            and isinstance(n, (int, float))
+            and not isinstance(g, bool)
+            and not isinstance(n, bool)
+            and g == n
         )
         if same:
             continue
         left = "(missing)" if g is _MISSING else json.dumps(g, ensure_ascii=False)
         right = "(missing)" if n is _MISSING else json.dumps(n, ensure_ascii=False)
-        findings.append(Finding("value", "harmful", f"{path}: {left}", f"{path}: {right}",
-                                _pair_msg(f"JSON value at {path} differs", f"{path}: {left}", f"{path}: {right}")))
+        findings.append(
+            Finding(
+                "value",
+                "harmful",
+                f"{path}: {left}",
+                f"{path}: {right}",
+                _pair_msg(f"JSON value at {path} differs", f"{path}: {left}", f"{path}: {right}"),
+            )
+        )
     if findings:
         return Verdict(0.5, findings)
-    return Verdict(0.99, [Finding("format", "harmless", "", "", "same JSON values; only key order or layout differ")])
+    return Verdict(
+        0.99,
+        [
+            Finding(
+                "format", "harmless", "", "", "same JSON values; only key order or layout differ"
+            )
+        ],
+    )
 
 
 _MISSING = object()

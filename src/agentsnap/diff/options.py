@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["DiffConfig", "LLM_THRESHOLD_EMBEDDING", "LLM_THRESHOLD_JUDGE"]
+__all__ = ["LLM_THRESHOLD_EMBEDDING", "LLM_THRESHOLD_JUDGE", "DiffConfig"]
 
 #: 0.5.1's default ``llm_threshold`` without and with a judge
 LLM_THRESHOLD_EMBEDDING = 0.75

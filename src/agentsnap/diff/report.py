@@ -46,9 +46,7 @@ _VALUE_WIDTH = 60
 _SEQ_WIDTH = 160
 
 _repr = reprlib.Repr()
-_repr.maxstring = (
-    4 * _VALUE_WIDTH
-)  # reprlib elides in the middle; the cut below keeps the start
+_repr.maxstring = 4 * _VALUE_WIDTH  # reprlib elides in the middle; the cut below keeps the start
 _repr.maxother = 4 * _VALUE_WIDTH
 _repr.maxlist = _repr.maxdict = _repr.maxtuple = _repr.maxset = 8
 _repr.maxlevel = 3
@@ -76,7 +74,12 @@ def _changed_pair(old: Any, new: Any) -> tuple[str, str]:
     """Both sides of a changed value, shortened. Two long strings are shown from a little
     before their first difference (a changed tool result deep in a long prompt would
     otherwise print as two identical beginnings)."""
-    if isinstance(old, str) and isinstance(new, str) and old != new and max(len(repr(old)), len(repr(new))) > _VALUE_WIDTH:
+    if (
+        isinstance(old, str)
+        and isinstance(new, str)
+        and old != new
+        and max(len(repr(old)), len(repr(new))) > _VALUE_WIDTH
+    ):
         from ._compare import _excerpts
 
         old, new = _excerpts(old, new)
@@ -98,7 +101,7 @@ SEMANTIC_PREFIX = "semantic:"
 def check_key(name: str) -> str:
     """A ``failed_checks`` entry without 0.5.1's ``semantic:`` prefix: the key of
     ``semantic_scores`` / ``details["semantic"]`` (``"semantic:output"`` → ``"output"``)."""
-    return name[len(SEMANTIC_PREFIX):] if name.startswith(SEMANTIC_PREFIX) else name
+    return name[len(SEMANTIC_PREFIX) :] if name.startswith(SEMANTIC_PREFIX) else name
 
 
 @dataclass
@@ -255,12 +258,8 @@ class DiffReport:
         who = f" {self.name!r}" if self.name else ""
         verdict = "PASSED" if self.passed else "FAILED"
         parts = [f"[agentsnap]{who} {verdict}"]
-        parts.append(
-            "structural: " + ("FAIL" if "structural" in self.failed_checks else "ok")
-        )
-        parts.extend(
-            f"{key}: {_pct(score)}" for key, score in self.semantic_scores.items()
-        )
+        parts.append("structural: " + ("FAIL" if "structural" in self.failed_checks else "ok"))
+        parts.extend(f"{key}: {_pct(score)}" for key, score in self.semantic_scores.items())
         if not self.passed:
             parts.append("failed: " + ", ".join(self.failed_checks))
         return " | ".join(parts)
@@ -333,11 +332,7 @@ class _Renderer:
     def status(self, ok: bool, *, decides: bool = False) -> str:
         if self.scored and not decides:
             return _paint("scored", _YELLOW, self.color)
-        return (
-            _paint("ok", _GREEN, self.color)
-            if ok
-            else _paint("FAIL", _RED + _BOLD, self.color)
-        )
+        return _paint("ok", _GREEN, self.color) if ok else _paint("FAIL", _RED + _BOLD, self.color)
 
     def tag(self, text: str) -> str:
         return _paint(text, _BOLD + _CYAN, self.color)
@@ -354,9 +349,7 @@ class _Renderer:
             head = f"[agentsnap] {who}PASSED — all checks ok"
             self.add(_paint(head, _BOLD + _GREEN, self.color))
         else:
-            head = (
-                f"[agentsnap] {who}FAILED — failed checks: {', '.join(r.failed_checks)}"
-            )
+            head = f"[agentsnap] {who}FAILED — failed checks: {', '.join(r.failed_checks)}"
             self.add(_paint(head, _BOLD + _RED, self.color))
         sd = r.details
         self.structural(sd.get("tools"), sd.get("llm_calls"))
@@ -402,9 +395,7 @@ class _Renderer:
                     1,
                 )
 
-    def structural(
-        self, tools: dict[str, Any] | None, llm: dict[str, Any] | None
-    ) -> None:
+    def structural(self, tools: dict[str, Any] | None, llm: dict[str, Any] | None) -> None:
         ok = "structural" not in self.failed
         if not tools:
             self.add(f"{self.tag('[STRUCTURAL]')} {self.status(ok)}")
@@ -495,9 +486,7 @@ class _Renderer:
                 cmp = "≤" if dist <= tol else ">"
                 parts.append(f"model_tools: edit distance {dist} {cmp} tolerance {tol}")
         if entries:
-            parts.append(
-                f"model_tool_args: changed in {_plural(len(entries), 'request')}"
-            )
+            parts.append(f"model_tool_args: changed in {_plural(len(entries), 'request')}")
         detail = f" — {'; '.join(parts)}" if parts else ""
         self.add(f"{tag} {self.status(seq_ok and args_ok)}{detail}")
         if section and section.get("distance"):
@@ -515,9 +504,7 @@ class _Renderer:
         entries = self.entries("llm_requests")
         ok = "llm_requests" not in self.failed
         if entries:
-            detail = (
-                f"llm_requests: messages differ in {_plural(len(entries), 'llm call')}"
-            )
+            detail = f"llm_requests: messages differ in {_plural(len(entries), 'llm call')}"
         else:
             detail = "llm_requests: messages identical"
         self.add(f"{self.tag('[REQUESTS]')} {self.status(ok, decides=True)} — {detail}")

@@ -94,9 +94,7 @@ def cosine_similarity(u: Sequence[float], v: Sequence[float]) -> float:
         ValueError: the vectors differ in length.
     """
     if len(u) != len(v):
-        raise ValueError(
-            f"embed_fn returned vectors of different lengths ({len(u)} and {len(v)})"
-        )
+        raise ValueError(f"embed_fn returned vectors of different lengths ({len(u)} and {len(v)})")
     dot = math.fsum(float(x) * float(y) for x, y in zip(u, v, strict=True))
     nu = math.sqrt(math.fsum(float(x) * float(x) for x in u))
     nv = math.sqrt(math.fsum(float(y) * float(y) for y in v))

@@ -53,9 +53,7 @@ class ToolRef(NamedTuple):
     args: Any
 
 
-def trace_steps(
-    snapshot: Mapping[str, Any], label: str = "snapshot"
-) -> list[Mapping[str, Any]]:
+def trace_steps(snapshot: Mapping[str, Any], label: str = "snapshot") -> list[Mapping[str, Any]]:
     """Return ``snapshot["trace"]`` as a list of step mappings.
 
     A missing or ``None`` trace is an empty list.
@@ -137,9 +135,7 @@ def requested_tools(steps: Sequence[Mapping[str, Any]]) -> list[ToolRef] | None:
             return None
         for request in step.get("tool_requests") or ():
             if isinstance(request, Mapping):
-                out.append(
-                    ToolRef(_name(request.get("name")), number, request.get("args"))
-                )
+                out.append(ToolRef(_name(request.get("name")), number, request.get("args")))
             else:  # malformed entry: keep it visible rather than dropping it
                 out.append(ToolRef(UNNAMED, number, request))
     return out

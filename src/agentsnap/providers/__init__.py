@@ -36,7 +36,11 @@ def _names() -> tuple[str, ...]:
     import pkgutil
 
     return tuple(
-        sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_") and m.name not in _NOT_CODECS)
+        sorted(
+            m.name
+            for m in pkgutil.iter_modules(__path__)
+            if not m.name.startswith("_") and m.name not in _NOT_CODECS
+        )
     )
 
 

@@ -160,8 +160,14 @@ def tool_results(body: Any) -> list[dict[str, Any]]:
             continue
         content = message.get("content")
         for block in content if isinstance(content, list) else []:
-            if isinstance(block, Mapping) and block.get("type") == "tool_result" and block.get("tool_use_id"):
-                out.append({"id": block["tool_use_id"], "result": copy.deepcopy(block.get("content"))})
+            if (
+                isinstance(block, Mapping)
+                and block.get("type") == "tool_result"
+                and block.get("tool_use_id")
+            ):
+                out.append(
+                    {"id": block["tool_use_id"], "result": copy.deepcopy(block.get("content"))}
+                )
     return out
 
 
@@ -237,10 +243,8 @@ class _Block:
 
     def tool_request(self) -> dict[str, Any]:
         joined = "".join(self.parts)
-        if joined:
-            args = _args(joined)
-        else:  # no input_json_delta text (a tool without parameters): the start's input
-            args = _args(self.input if self.input is not None else {})
+        # no input_json_delta text (a tool without parameters): the start's input
+        args = _args(joined) if joined else _args(self.input if self.input is not None else {})
         return {"id": self.id, "name": self.name, "args": args}
 
 
@@ -266,7 +270,12 @@ class _Read:
     def take_usage(self, raw: Any, *, cumulative_update: bool = False) -> None:
         if not isinstance(raw, Mapping):
             return
-        fields = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+        fields = (
+            "input_tokens",
+            "output_tokens",
+            "cache_creation_input_tokens",
+            "cache_read_input_tokens",
+        )
         if self.raw_usage is None or not cumulative_update:
             self.raw_usage = {name: _int_or_none(raw.get(name)) for name in fields}
             return
@@ -279,7 +288,10 @@ class _Read:
         raw = self.raw_usage
         if raw is None:
             return None
-        prompt_parts = [raw[k] for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")]
+        prompt_parts = [
+            raw[k]
+            for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+        ]
         known = [p for p in prompt_parts if p is not None]
         input_tokens = sum(known) if known else None
         output_tokens = raw["output_tokens"]
@@ -306,7 +318,11 @@ def _read_body(body: Any, status: Any, warnings: list[str]) -> _Read:
     is_error = isinstance(status, int) and status >= 400
     if not isinstance(body, Mapping):
         if not is_error:
-            what = "no body" if body is None else f"a body that is not a JSON object: {_preview(str(body))}"
+            what = (
+                "no body"
+                if body is None
+                else f"a body that is not a JSON object: {_preview(str(body))}"
+            )
             warnings.append(f"response has {what}")
         return out
     if not is_error and body.get("type") == "error":
@@ -353,10 +369,14 @@ def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
         try:
             payload = json.loads(event.data)
         except ValueError:
-            warnings.append(f"event {number} ({event.event}): data is not JSON: {_preview(event.data)}")
+            warnings.append(
+                f"event {number} ({event.event}): data is not JSON: {_preview(event.data)}"
+            )
             continue
         if not isinstance(payload, Mapping):
-            warnings.append(f"event {number} ({event.event}): data is not a JSON object: {_preview(event.data)}")
+            warnings.append(
+                f"event {number} ({event.event}): data is not a JSON object: {_preview(event.data)}"
+            )
             continue
         kind = payload.get("type") if isinstance(payload.get("type"), str) else event.event
         if event.event == "error" or kind == "error":
@@ -373,7 +393,9 @@ def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
             index = _int_or_none(payload.get("index"))
             start = payload.get("content_block")
             if index is None or not isinstance(start, Mapping):
-                warnings.append(f"event {number}: content_block_start without an index or a content_block")
+                warnings.append(
+                    f"event {number}: content_block_start without an index or a content_block"
+                )
                 continue
             if index in by_index:
                 warnings.append(f"event {number}: content block {index} started twice")
@@ -389,7 +411,9 @@ def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
             target = by_index.get(index)
             if target is None:
                 implied = _DELTA_KINDS.get(str(delta.get("type")))
-                warnings.append(f"event {number}: delta for content block {index}, which was never started")
+                warnings.append(
+                    f"event {number}: delta for content block {index}, which was never started"
+                )
                 target = _Block(index, len(out.blocks), {"type": implied} if implied else {})
                 out.blocks.append(target)
                 by_index[index] = target
@@ -409,5 +433,9 @@ def _apply_delta(block: _Block, delta: Mapping[str, Any]) -> None:
     elif kind == "input_json_delta" and isinstance(delta.get("partial_json"), str):
         if block.kind == "tool_use":
             block.parts.append(delta["partial_json"])
-    elif kind == "thinking_delta" and block.kind == "thinking" and isinstance(delta.get("thinking"), str):
+    elif (
+        kind == "thinking_delta"
+        and block.kind == "thinking"
+        and isinstance(delta.get("thinking"), str)
+    ):
         block.parts.append(delta["thinking"])

@@ -158,7 +158,9 @@ def _content_text(content: Any) -> str:
     return "".join(
         block["text"]
         for block in content
-        if isinstance(block, Mapping) and block.get("type", "text") == "text" and isinstance(block.get("text"), str)
+        if isinstance(block, Mapping)
+        and block.get("type", "text") == "text"
+        and isinstance(block.get("text"), str)
     )
 
 
@@ -187,7 +189,11 @@ def _read_body(body: Any, status: Any, warnings: list[str]) -> _Read:
     out.error_body = body
     if not isinstance(body, Mapping):
         if not (isinstance(status, int) and status >= 400):
-            warnings.append("response has no body" if body is None else f"response body is not a JSON object: {_oa._preview(str(body))}")
+            warnings.append(
+                "response has no body"
+                if body is None
+                else f"response body is not a JSON object: {_oa._preview(str(body))}"
+            )
         return out
     out.usage = usage_of(body.get("usage"))
     message = body.get("message")
@@ -195,7 +201,9 @@ def _read_body(body: Any, status: Any, warnings: list[str]) -> _Read:
         return out
     out.text = _content_text(message.get("content"))
     calls = message.get("tool_calls")
-    out.tool_requests = [c for c in map(_call, calls if isinstance(calls, list) else []) if c is not None]
+    out.tool_requests = [
+        c for c in map(_call, calls if isinstance(calls, list) else []) if c is not None
+    ]
     return out
 
 
@@ -285,7 +293,9 @@ def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
             raw_id = _oa._str_or_none(raw.get("id")) if isinstance(raw, Mapping) else None
             if index is not None:
                 call = calls.get(index)
-                if call is None or (raw_id is not None and call.id is not None and raw_id != call.id):
+                if call is None or (
+                    raw_id is not None and call.id is not None and raw_id != call.id
+                ):
                     call = calls[index] = _StreamCall()
             elif raw_id is not None:
                 call = next((c for c in [*calls.values(), *order] if c.id == raw_id), None)

@@ -40,7 +40,12 @@ __all__ = ["call_id", "conversation", "normalize", "tool_results"]
 
 def call_id(name: Any, parameters: Any) -> str:
     """The synthetic id of a v1 tool call: ``name(canonical JSON parameters)``."""
-    args = json.dumps(parameters if parameters is not None else {}, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    args = json.dumps(
+        parameters if parameters is not None else {},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
     return f"{name}({args})"
 
 
@@ -84,7 +89,9 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
     warnings: list[str] = []
     streamed = "chunks" in response
     if streamed:
-        text, calls, usage, complete, error_body = _read_stream(response.get("chunks") or [], status, warnings)
+        text, calls, usage, complete, error_body = _read_stream(
+            response.get("chunks") or [], status, warnings
+        )
     else:
         text, calls, usage, error_body = _read_body(response.get("body"), status, warnings)
         complete = True
@@ -93,7 +100,11 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
         "provider": "cohere",
         "model": _oa._str_or_none(req_body.get("model")),
         "messages": conversation(req_body),
-        "tools": [t["name"] for t in tools if isinstance(t, Mapping) and isinstance(t.get("name"), str)] if isinstance(tools, list) else [],
+        "tools": [
+            t["name"] for t in tools if isinstance(t, Mapping) and isinstance(t.get("name"), str)
+        ]
+        if isinstance(tools, list)
+        else [],
         "response": text,
         "tool_requests": calls,
         "tokens": usage["total_tokens"] if usage is not None else None,
@@ -121,7 +132,11 @@ def tool_results(body: Any) -> list[dict[str, Any]]:
     found: list[Any] = []
     history = body.get("chat_history")
     for turn in history if isinstance(history, list) else []:
-        if isinstance(turn, Mapping) and str(turn.get("role", "")).upper() == "TOOL" and isinstance(turn.get("tool_results"), list):
+        if (
+            isinstance(turn, Mapping)
+            and str(turn.get("role", "")).upper() == "TOOL"
+            and isinstance(turn.get("tool_results"), list)
+        ):
             found.extend(turn["tool_results"])
     if isinstance(body.get("tool_results"), list):
         found.extend(body["tool_results"])
@@ -130,7 +145,12 @@ def tool_results(body: Any) -> list[dict[str, Any]]:
         call = item.get("call") if isinstance(item, Mapping) else None
         if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
             continue
-        out.append({"id": call_id(call["name"], call.get("parameters")), "result": copy.deepcopy(item.get("outputs"))})
+        out.append(
+            {
+                "id": call_id(call["name"], call.get("parameters")),
+                "result": copy.deepcopy(item.get("outputs")),
+            }
+        )
     return out
 
 
@@ -140,11 +160,19 @@ def _requests(calls: Any) -> list[dict[str, Any]]:
         if not isinstance(call, Mapping):
             continue
         params = copy.deepcopy(call.get("parameters"))
-        out.append({"id": call_id(call.get("name"), params), "name": _oa._str_or_none(call.get("name")), "args": params})
+        out.append(
+            {
+                "id": call_id(call.get("name"), params),
+                "name": _oa._str_or_none(call.get("name")),
+                "args": params,
+            }
+        )
     return out
 
 
-def _read_body(body: Any, status: Any, warnings: list[str]) -> tuple[str, list[dict[str, Any]], dict[str, Any] | None, Any]:
+def _read_body(
+    body: Any, status: Any, warnings: list[str]
+) -> tuple[str, list[dict[str, Any]], dict[str, Any] | None, Any]:
     if isinstance(body, str):
         try:
             parsed = json.loads(body)
@@ -154,7 +182,11 @@ def _read_body(body: Any, status: Any, warnings: list[str]) -> tuple[str, list[d
             body = parsed
     if not isinstance(body, Mapping):
         if not (isinstance(status, int) and status >= 400):
-            warnings.append("response has no body" if body is None else f"response body is not a JSON object: {_oa._preview(str(body))}")
+            warnings.append(
+                "response has no body"
+                if body is None
+                else f"response body is not a JSON object: {_oa._preview(str(body))}"
+            )
         return "", [], None, body
     text = body["text"] if isinstance(body.get("text"), str) else ""
     return text, _requests(body.get("tool_calls")), usage_of(body.get("meta")), body

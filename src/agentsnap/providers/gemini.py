@@ -12,6 +12,7 @@ never imported.
 from __future__ import annotations
 
 import base64
+import contextlib
 import copy
 import json
 import re
@@ -144,7 +145,11 @@ def tool_results(body: Any) -> list[dict[str, Any]]:
             if not isinstance(fr, Mapping):
                 continue
             results.append(
-                {"id": _str_or_none(fr.get("id")), "name": _str_or_none(fr.get("name")), "result": copy.deepcopy(fr.get("response"))}
+                {
+                    "id": _str_or_none(fr.get("id")),
+                    "name": _str_or_none(fr.get("name")),
+                    "result": copy.deepcopy(fr.get("response")),
+                }
             )
     return results
 
@@ -194,7 +199,9 @@ def _usage(meta: Any) -> dict[str, Any] | None:
         return None
     candidates = _count(meta, "candidatesTokenCount")
     thoughts = _count(meta, "thoughtsTokenCount")
-    output = None if candidates is None and thoughts is None else (candidates or 0) + (thoughts or 0)
+    output = (
+        None if candidates is None and thoughts is None else (candidates or 0) + (thoughts or 0)
+    )
     return {
         "input_tokens": _count(meta, "promptTokenCount"),
         "output_tokens": output,
@@ -221,7 +228,11 @@ def _error_message(body: Any) -> str | None:
 
 def _candidate_zero(candidates: Any) -> Mapping[str, Any] | None:
     for cand in candidates if isinstance(candidates, list) else []:
-        if isinstance(cand, Mapping) and cand.get("index", 0) == 0 and not isinstance(cand.get("index"), bool):
+        if (
+            isinstance(cand, Mapping)
+            and cand.get("index", 0) == 0
+            and not isinstance(cand.get("index"), bool)
+        ):
             return cand
     return None
 
@@ -240,7 +251,9 @@ def _parse_args(raw: Any) -> Any:
 # --------------------------------------------------------------------------
 # function calls (whole, or streamed in pieces)
 
-_PATH_TOKEN = re.compile(r"\.([A-Za-z_][A-Za-z0-9_\-]*)|\[(\d+)\]|\[\s*'((?:[^'\\]|\\.)*)'\s*\]|\[\s*\"((?:[^\"\\]|\\.)*)\"\s*\]")
+_PATH_TOKEN = re.compile(
+    r"\.([A-Za-z_][A-Za-z0-9_\-]*)|\[(\d+)\]|\[\s*'((?:[^'\\]|\\.)*)'\s*\]|\[\s*\"((?:[^\"\\]|\\.)*)\"\s*\]"
+)
 
 
 def _json_path(path: str) -> list[Any] | None:
@@ -264,7 +277,7 @@ def _json_path(path: str) -> list[Any] | None:
 
 def _set_path(root: dict[str, Any], steps: list[Any], value: Any) -> None:
     node: Any = root
-    for step, following in zip(steps, steps[1:] + [None]):
+    for step, following in zip(steps, [*steps[1:], None], strict=False):
         container: Any = [] if isinstance(following, int) else {}
         if isinstance(step, int):
             if not isinstance(node, list):
@@ -318,7 +331,11 @@ class _Call:
         path = piece["jsonPath"]
         if "stringValue" in piece:
             value: Any = piece["stringValue"]
-            if path in self.partial_open and isinstance(self.partial.get(path), str) and isinstance(value, str):
+            if (
+                path in self.partial_open
+                and isinstance(self.partial.get(path), str)
+                and isinstance(value, str)
+            ):
                 value = self.partial[path] + value
         elif "numberValue" in piece:
             value = piece["numberValue"]
@@ -419,10 +436,8 @@ class _Accumulator:
 
 def _read_body(acc: _Accumulator, body: Any) -> None:
     if isinstance(body, str):
-        try:  # JSON stored as text (an unexpected content-type)
+        with contextlib.suppress(ValueError):  # JSON stored as text (an unexpected content-type)
             body = json.loads(body)
-        except ValueError:
-            pass
     acc.error_body = body
     if isinstance(body, Mapping):
         if not body.get("error"):
@@ -461,7 +476,13 @@ def _inflate(raw: bytes) -> bytes:
 
 
 def _header(headers: Any, name: str) -> str:
-    items = headers.items() if isinstance(headers, Mapping) else headers if isinstance(headers, list) else []
+    items = (
+        headers.items()
+        if isinstance(headers, Mapping)
+        else headers
+        if isinstance(headers, list)
+        else []
+    )
     for item in items:
         if isinstance(item, (list, tuple)) and len(item) == 2 and str(item[0]).lower() == name:
             return str(item[1])

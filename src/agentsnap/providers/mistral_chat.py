@@ -143,9 +143,13 @@ def _fragment(raw: Mapping[str, Any]) -> dict[str, Any]:
     """
     fragment = dict(raw)
     function = fragment.get("function")
-    if isinstance(function, Mapping) and not isinstance(function.get("arguments"), (str, type(None))):
+    if isinstance(function, Mapping) and not isinstance(
+        function.get("arguments"), (str, type(None))
+    ):
         function = dict(function)
-        function["arguments"] = json.dumps(function["arguments"], separators=(",", ":"), ensure_ascii=False)
+        function["arguments"] = json.dumps(
+            function["arguments"], separators=(",", ":"), ensure_ascii=False
+        )
         fragment["function"] = function
     return fragment
 

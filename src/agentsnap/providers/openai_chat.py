@@ -22,9 +22,7 @@ __all__ = ["normalize"]
 _PREVIEW = 80  # characters of an unparseable payload quoted in a warning
 
 
-def normalize(
-    request: Mapping[str, Any], response: Mapping[str, Any]
-) -> dict[str, Any]:
+def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[str, Any]:
     """Turn one recorded chat-completions exchange into the normalised view.
 
     Args:
@@ -385,9 +383,7 @@ class _Choice:
         call: _Call | None
         if index is not None:
             call = self.by_index.get(index)
-            if call is None or (
-                frag_id is not None and call.id is not None and frag_id != call.id
-            ):
+            if call is None or (frag_id is not None and call.id is not None and frag_id != call.id):
                 call = self._new_call(index)
         else:
             call = None
@@ -413,9 +409,7 @@ class _Choice:
         # arrival order.
         ordered = sorted(
             self.calls,
-            key=lambda c: (
-                (0, c.index, c.order) if c.index is not None else (1, 0, c.order)
-            ),
+            key=lambda c: (0, c.index, c.order) if c.index is not None else (1, 0, c.order),
         )
         requests = [c.request() for c in ordered]
         if self.legacy is not None:
@@ -424,11 +418,7 @@ class _Choice:
 
 
 def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
-    text = (
-        "".join(c for c in chunks if isinstance(c, str))
-        if isinstance(chunks, list)
-        else ""
-    )
+    text = "".join(c for c in chunks if isinstance(c, str)) if isinstance(chunks, list) else ""
     events = parse_sse(text)
     if not events and text.lstrip().startswith("{"):
         # Not SSE at all: an HTTP error answer to a stream request (or a server
@@ -455,15 +445,11 @@ def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
             warnings.append(f"event {number}: data is not JSON: {_preview(data)}")
             continue
         if not isinstance(payload, Mapping):
-            warnings.append(
-                f"event {number}: data is not a JSON object: {_preview(data)}"
-            )
+            warnings.append(f"event {number}: data is not a JSON object: {_preview(data)}")
             continue
         if payload.get("error"):
             out.error_body = payload
-            warnings.append(
-                f"event {number}: stream error: {_error_message(payload)!r}"
-            )
+            warnings.append(f"event {number}: stream error: {_error_message(payload)!r}")
             break
 
         if out.model is None:

@@ -108,7 +108,11 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
     # a JSON body is stored as "body"; an error body kept verbatim (the spec's
     # [replay] verbatim_error_bodies) or any other text as "text"
     stored = response.get("body") if "body" in response else response.get("text")
-    result = _read_stream(response.get("chunks"), status, warnings) if streamed else _read_body(stored, status, warnings)
+    result = (
+        _read_stream(response.get("chunks"), status, warnings)
+        if streamed
+        else _read_body(stored, status, warnings)
+    )
 
     view: dict[str, Any] = {
         "provider": "openai",
@@ -270,7 +274,11 @@ def _apply_output(out: _Read, items: list[Any]) -> None:
         if kind == "message":
             content = item.get("content")
             for part in content if isinstance(content, list) else []:
-                if isinstance(part, Mapping) and part.get("type") == "output_text" and isinstance(part.get("text"), str):
+                if (
+                    isinstance(part, Mapping)
+                    and part.get("type") == "output_text"
+                    and isinstance(part.get("text"), str)
+                ):
                     texts.append(part["text"])
         elif kind in _CALL_ARGS:
             calls.append(
@@ -312,7 +320,11 @@ def _read_body(body: Any, status: Any, warnings: list[str]) -> _Read:
     is_error = isinstance(status, int) and status >= 400
     if not isinstance(body, Mapping):
         if not is_error:
-            what = "no body" if body is None else f"a body that is not a JSON object: {_preview(str(body))}"
+            what = (
+                "no body"
+                if body is None
+                else f"a body that is not a JSON object: {_preview(str(body))}"
+            )
             warnings.append(f"response has {what}")
         return out
     out.model = _str_or_none(body.get("model"))
@@ -333,7 +345,17 @@ def _read_body(body: Any, status: Any, warnings: list[str]) -> _Read:
 class _Slot:
     """One output item being reassembled from stream events."""
 
-    __slots__ = ("args", "args_done", "done", "hint", "item", "order", "parts", "texts", "texts_done")
+    __slots__ = (
+        "args",
+        "args_done",
+        "done",
+        "hint",
+        "item",
+        "order",
+        "parts",
+        "texts",
+        "texts_done",
+    )
 
     def __init__(self, order: int) -> None:
         self.order = order
@@ -453,7 +475,9 @@ def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
             continue
         raw_kind = payload.get("type")
         kind: str = raw_kind if isinstance(raw_kind, str) else event.event
-        if kind == "error" or (isinstance(payload.get("error"), Mapping) and kind not in _LIFECYCLE):
+        if kind == "error" or (
+            isinstance(payload.get("error"), Mapping) and kind not in _LIFECYCLE
+        ):
             out.error_body = payload
             warnings.append(f"event {number}: stream error: {_error_message(payload)!r}")
             break
@@ -496,7 +520,9 @@ def _absorb(state: _Stream, kind: str, payload: Mapping[str, Any]) -> None:
     elif kind == "response.content_part.added":
         part = payload.get("part")
         if isinstance(part, Mapping):
-            state.slot(payload).parts.setdefault(_index(payload.get("content_index")), copy.deepcopy(dict(part)))
+            state.slot(payload).parts.setdefault(
+                _index(payload.get("content_index")), copy.deepcopy(dict(part))
+            )
     elif kind == "response.output_text.delta":
         delta = payload.get("delta")
         if isinstance(delta, str):
@@ -509,7 +535,10 @@ def _absorb(state: _Stream, kind: str, payload: Mapping[str, Any]) -> None:
             slot = state.slot(payload)
             slot.note("message")
             slot.texts_done[_index(payload.get("content_index"))] = done
-    elif kind in ("response.function_call_arguments.delta", "response.custom_tool_call_input.delta"):
+    elif kind in (
+        "response.function_call_arguments.delta",
+        "response.custom_tool_call_input.delta",
+    ):
         delta = payload.get("delta")
         if isinstance(delta, str):
             slot = state.slot(payload)

@@ -35,7 +35,9 @@ class ReportError(RuntimeError):
     """The HTML report could not be written (Jinja2 missing, or the file cannot be created)."""
 
 
-def entry_for_diff(name: str, golden: Any, new: Any, report: Any, *, path: Any = None) -> dict[str, Any]:
+def entry_for_diff(
+    name: str, golden: Any, new: Any, report: Any, *, path: Any = None
+) -> dict[str, Any]:
     """The entry ``agentsnap diff NAME --html`` shows: the golden against its last run."""
 
     class _Outcome:
@@ -62,7 +64,9 @@ def entry_for_diff(name: str, golden: Any, new: Any, report: Any, *, path: Any =
     return entry
 
 
-def render_html(entries: Iterable[Mapping[str, Any]], *, meta: Mapping[str, Any] | None = None) -> str:
+def render_html(
+    entries: Iterable[Mapping[str, Any]], *, meta: Mapping[str, Any] | None = None
+) -> str:
     """The report page as a string (see :func:`agentsnap.report.html.render`)."""
     try:
         from .html import render
@@ -74,7 +78,12 @@ def render_html(entries: Iterable[Mapping[str, Any]], *, meta: Mapping[str, Any]
     return render(list(entries), meta=dict(meta or {}))
 
 
-def write_report(path: str | os.PathLike[str], entries: Iterable[Mapping[str, Any]], *, meta: Mapping[str, Any] | None = None) -> Path:
+def write_report(
+    path: str | os.PathLike[str],
+    entries: Iterable[Mapping[str, Any]],
+    *,
+    meta: Mapping[str, Any] | None = None,
+) -> Path:
     """Render the page and write it to ``path`` (folders created, written atomically). Returns the absolute path.
 
     Raises:
@@ -88,5 +97,7 @@ def write_report(path: str | os.PathLike[str], entries: Iterable[Mapping[str, An
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, target)
     except OSError as exc:
-        raise ReportError(f"agentsnap: cannot write the HTML report to {target}: {exc.strerror or exc}") from None
+        raise ReportError(
+            f"agentsnap: cannot write the HTML report to {target}: {exc.strerror or exc}"
+        ) from None
     return target

@@ -27,7 +27,9 @@ _RANK = {"failed": 0, "pending": 1, "new": 2, "recorded": 3, "passed": 4}
 class ReportCollector:
     """The entries of one run, by snapshot name, and where the page goes."""
 
-    def __init__(self, path: str | os.PathLike[str], *, base: str | os.PathLike[str] | None = None) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, base: str | os.PathLike[str] | None = None
+    ) -> None:
         target = Path(path)
         if not target.is_absolute():
             target = Path(base or Path.cwd()) / target
@@ -53,7 +55,9 @@ class ReportCollector:
     def add(self, entry: Mapping[str, Any]) -> None:
         name = str(entry.get("name"))
         old = self.entries.get(name)
-        if old is not None and _RANK.get(str(old.get("state")), 9) < _RANK.get(str(entry.get("state")), 9):
+        if old is not None and _RANK.get(str(old.get("state")), 9) < _RANK.get(
+            str(entry.get("state")), 9
+        ):
             return  # keep the failure when the same snapshot is reported again
         self.entries[name] = dict(entry)
 
@@ -68,7 +72,11 @@ class ReportCollector:
     def count(self, action: str, name: str) -> None:
         """An outcome a fixture block reported (adds a bare row only when ``settle`` did not already)."""
         if name not in self.entries:
-            message = "the snapshot block failed before it could be compared (see the test's failure)" if state_of(action) == "failed" else None
+            message = (
+                "the snapshot block failed before it could be compared (see the test's failure)"
+                if state_of(action) == "failed"
+                else None
+            )
             entry = error_entry(name, message or "", state=state_of(action))
             entry["action"] = action
             entry["error"] = message

@@ -28,7 +28,14 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["STATES", "entry_from_outcome", "error_entry", "report_dict", "slim_snapshot", "state_of"]
+__all__ = [
+    "STATES",
+    "entry_from_outcome",
+    "error_entry",
+    "report_dict",
+    "slim_snapshot",
+    "state_of",
+]
 
 #: the states of the summary table, in the order the page lists them
 STATES = ("failed", "pending", "new", "recorded", "passed")
@@ -49,7 +56,17 @@ STEP_TEXT_LIMIT = 4000
 #: longest final output kept (the page diffs it word by word)
 OUTPUT_LIMIT = 20000
 _STEP_KEYS = {
-    "llm_call": ("step", "type", "model", "provider", "response", "tool_requests", "tokens", "status", "stream"),
+    "llm_call": (
+        "step",
+        "type",
+        "model",
+        "provider",
+        "response",
+        "tool_requests",
+        "tokens",
+        "status",
+        "stream",
+    ),
     "tool_call": ("step", "type", "name", "args", "result", "id"),
     "http": ("step", "type", "provider", "method", "path", "status"),
 }
@@ -117,7 +134,7 @@ def report_dict(report: Any) -> dict[str, Any] | None:
         data = dict(report)
     try:
         data["score"] = float(report.score)
-    except Exception:  # noqa: BLE001 - a hand-made report with odd weights: no score rather than no page
+    except Exception:
         data["score"] = None
     return _jsonable(_cut(data, STEP_TEXT_LIMIT))
 
@@ -160,7 +177,7 @@ def entry_from_outcome(outcome: Any) -> dict[str, Any]:
         try:
             report = _preview(golden, new)
             preview = True
-        except Exception:  # noqa: BLE001 - the preview is a courtesy; the section still shows both traces
+        except Exception:
             report = None
     detailed = state in ("failed", "pending", "new")
     if state == "new" and new is None:
@@ -178,7 +195,9 @@ def entry_from_outcome(outcome: Any) -> dict[str, Any]:
     }
 
 
-def error_entry(name: str, message: str, *, path: Any = None, state: str = "failed") -> dict[str, Any]:
+def error_entry(
+    name: str, message: str, *, path: Any = None, state: str = "failed"
+) -> dict[str, Any]:
     """The entry of a snapshot that failed without a diff (CI refusal, replay miss, corrupt file)."""
     return {
         "name": str(name),

@@ -58,7 +58,15 @@ _OP_LABEL = {
     "moved": "moved",
     "other": "not compared",
 }
-_OP_SYMBOL = {"same": "=", "changed": "≠", "replace": "⇄", "insert": "+", "delete": "−", "moved": "↕", "other": "·"}
+_OP_SYMBOL = {
+    "same": "=",
+    "changed": "≠",
+    "replace": "⇄",
+    "insert": "+",
+    "delete": "−",
+    "moved": "↕",
+    "other": "·",
+}
 
 
 # ----------------------------------------------------------------------------- values
@@ -169,13 +177,25 @@ def _args_view(args: Any, changed_keys: set[str]) -> list[dict[str, Any]]:
     return [{"key": "", "value": format_value(args), "changed": bool(changed_keys)}]
 
 
-def _card(step: Mapping[str, Any] | None, changes: Sequence[Mapping[str, Any]] = (), request_changes: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any] | None:
+def _card(
+    step: Mapping[str, Any] | None,
+    changes: Sequence[Mapping[str, Any]] = (),
+    request_changes: Sequence[Mapping[str, Any]] = (),
+) -> dict[str, Any] | None:
     """What one step's box shows; ``changes``: the argument changes that concern it."""
     if step is None:
         return None
     kind = str(step.get("type") or "step")
-    card: dict[str, Any] = {"type": kind, "step": step.get("step"), "title": "", "meta": "", "args": [], "result": None,
-                            "response": None, "asks": []}
+    card: dict[str, Any] = {
+        "type": kind,
+        "step": step.get("step"),
+        "title": "",
+        "meta": "",
+        "args": [],
+        "result": None,
+        "response": None,
+        "asks": [],
+    }
     if kind == "tool_call":
         keys = {k for k in (_arg_key(str(c.get("path"))) for c in changes) if k is not None}
         card["title"] = str(step.get("name") or "<unnamed>")
@@ -201,14 +221,18 @@ def _card(step: Mapping[str, Any] | None, changes: Sequence[Mapping[str, Any]] =
                 by_request.setdefault(index, set()).add(key)
         for index, request in enumerate(step.get("tool_requests") or []):
             if isinstance(request, Mapping):
-                card["asks"].append({
-                    "name": str(request.get("name") or "<unnamed>"),
-                    "args": _args_view(request.get("args"), by_request.get(index, set())),
-                    "changed": index in by_request,
-                })
+                card["asks"].append(
+                    {
+                        "name": str(request.get("name") or "<unnamed>"),
+                        "args": _args_view(request.get("args"), by_request.get(index, set())),
+                        "changed": index in by_request,
+                    }
+                )
         card["request_changed"] = bool(request_changes)
     else:
-        card["title"] = " ".join(str(step.get(k)) for k in ("method", "path") if step.get(k)) or kind
+        card["title"] = (
+            " ".join(str(step.get(k)) for k in ("method", "path") if step.get(k)) or kind
+        )
         card["meta"] = str(step.get("provider") or "")
     return card
 
@@ -220,7 +244,11 @@ def _index_by_step(trace: Sequence[Mapping[str, Any]]) -> dict[Any, int]:
     return out
 
 
-def _structure(golden_trace: Sequence[Mapping[str, Any]], new_trace: Sequence[Mapping[str, Any]], report: Mapping[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
+def _structure(
+    golden_trace: Sequence[Mapping[str, Any]],
+    new_trace: Sequence[Mapping[str, Any]],
+    report: Mapping[str, Any] | None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """The ``tools`` and ``llm_calls`` sections: the report's, else computed the same way."""
     sd = (report or {}).get("details") or {}
     tools, llm = sd.get("tools"), sd.get("llm_calls")
@@ -231,12 +259,18 @@ def _structure(golden_trace: Sequence[Mapping[str, Any]], new_trace: Sequence[Ma
     if not llm or "golden_steps" not in llm:
         from ..diff.structural import llm_calls
 
-        llm = {"golden_steps": [no for no, _ in llm_calls(list(golden_trace))],
-               "new_steps": [no for no, _ in llm_calls(list(new_trace))]}
+        llm = {
+            "golden_steps": [no for no, _ in llm_calls(list(golden_trace))],
+            "new_steps": [no for no, _ in llm_calls(list(new_trace))],
+        }
     return tools, llm
 
 
-def timeline(golden: Mapping[str, Any] | None, new: Mapping[str, Any] | None, report: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+def timeline(
+    golden: Mapping[str, Any] | None,
+    new: Mapping[str, Any] | None,
+    report: Mapping[str, Any] | None = None,
+) -> list[dict[str, Any]]:
     """The aligned rows of two slim snapshots (either may be None): ``{"op", "golden", "new", "changes"}``.
 
     ``op``: ``same``, ``changed``, ``replace``, ``insert``, ``delete``,
@@ -257,8 +291,14 @@ def timeline(golden: Mapping[str, Any] | None, new: Mapping[str, Any] | None, re
     g_steps, n_steps = tools.get("golden_steps") or [], tools.get("new_steps") or []
     for gi, ni in tools.get("aligned") or []:
         gs, ns = g_steps[gi], n_steps[ni]
-        changes = [c for d in diffs if d.get("check") == "arguments" and d.get("golden_step") == gs and d.get("new_step") == ns
-                   for c in d.get("changes") or []]
+        changes = [
+            c
+            for d in diffs
+            if d.get("check") == "arguments"
+            and d.get("golden_step") == gs
+            and d.get("new_step") == ns
+            for c in d.get("changes") or []
+        ]
         if gs in g_pos and ns in n_pos:
             pairs.append((g_pos[gs], n_pos[ns], "changed" if changes else "same", changes, []))
     for op in tools.get("ops") or []:
@@ -280,7 +320,12 @@ def timeline(golden: Mapping[str, Any] | None, new: Mapping[str, Any] | None, re
         gs, ns = g_llm[i], n_llm[i]
         if gs not in g_pos or ns not in n_pos:
             continue
-        requests = [c for d in diffs if d.get("check") == "llm_requests" and d.get("index") == i for c in d.get("changes") or []]
+        requests = [
+            c
+            for d in diffs
+            if d.get("check") == "llm_requests" and d.get("index") == i
+            for c in d.get("changes") or []
+        ]
         changes = []
         g_requests = [r for r in (g_texts[gs].get("tool_requests") or [])]
         for d in diffs:
@@ -289,17 +334,18 @@ def timeline(golden: Mapping[str, Any] | None, new: Mapping[str, Any] | None, re
                 position = _request_position(d, g_llm, g_texts)
                 changes.extend({**c, "_request": position} for c in d.get("changes") or [])
         differs = (
-            bool(requests) or bool(changes)
+            bool(requests)
+            or bool(changes)
             or any(o.get("golden_step") == gs or o.get("new_step") == ns for o in model_ops)
             or (semantic.get(f"llm_call[{i}]", 1.0) < 1.0)
             or g_texts[gs].get("response") != n_texts[ns].get("response")
             or _names(g_requests) != _names(n_texts[ns].get("tool_requests") or [])
         )
         pairs.append((g_pos[gs], n_pos[ns], "changed" if differs else "same", changes, requests))
-    for gs in g_llm[len(n_llm):]:
+    for gs in g_llm[len(n_llm) :]:
         if gs in g_pos:
             single[("g", g_pos[gs])] = "delete"
-    for ns in n_llm[len(g_llm):]:
+    for ns in n_llm[len(g_llm) :]:
         if ns in n_pos:
             single[("n", n_pos[ns])] = "insert"
 
@@ -314,8 +360,12 @@ def timeline(golden: Mapping[str, Any] | None, new: Mapping[str, Any] | None, re
         else:
             single[("g", pair[0])] = "moved"
             single[("n", pair[1])] = "moved"
-            partner[("g", pair[0])] = f"compared with step {n_trace[pair[1]].get('step', pair[1])} of this run"
-            partner[("n", pair[1])] = f"compared with golden step {g_trace[pair[0]].get('step', pair[0])}"
+            partner[("g", pair[0])] = (
+                f"compared with step {n_trace[pair[1]].get('step', pair[1])} of this run"
+            )
+            partner[("n", pair[1])] = (
+                f"compared with golden step {g_trace[pair[0]].get('step', pair[0])}"
+            )
     kept.sort(key=lambda p: (p[0], p[1]))
     by_g = {p[0]: p for p in kept}
     paired_n = {p[1] for p in kept}
@@ -326,28 +376,46 @@ def timeline(golden: Mapping[str, Any] | None, new: Mapping[str, Any] | None, re
         nonlocal ni
         while ni < upto:
             if ni not in paired_n:
-                rows.append({"op": single.get(("n", ni), "other"), "golden": None, "new": _card(n_trace[ni]), "changes": [], "requests": [],
-                             "note": partner.get(("n", ni))})
+                rows.append(
+                    {
+                        "op": single.get(("n", ni), "other"),
+                        "golden": None,
+                        "new": _card(n_trace[ni]),
+                        "changes": [],
+                        "requests": [],
+                        "note": partner.get(("n", ni)),
+                    }
+                )
             ni += 1
 
     ni = 0
     for gi, step in enumerate(g_trace):
         found = by_g.get(gi)
         if found is None:
-            rows.append({"op": single.get(("g", gi), "other"), "golden": _card(step), "new": None, "changes": [], "requests": [],
-                         "note": partner.get(("g", gi))})
+            rows.append(
+                {
+                    "op": single.get(("g", gi), "other"),
+                    "golden": _card(step),
+                    "new": None,
+                    "changes": [],
+                    "requests": [],
+                    "note": partner.get(("g", gi)),
+                }
+            )
             continue
         new_only(found[1])
         _, n_index, op, changes, requests = found
         tool_changes = changes if step.get("type") == "tool_call" else []
-        rows.append({
-            "op": op,
-            "golden": _card(step, changes, requests),
-            "new": _card(n_trace[n_index], changes, requests),
-            "changes": [_change_view(c) for c in (tool_changes or changes)],
-            "requests": [_change_view(c) for c in requests],
-            "note": None,
-        })
+        rows.append(
+            {
+                "op": op,
+                "golden": _card(step, changes, requests),
+                "new": _card(n_trace[n_index], changes, requests),
+                "changes": [_change_view(c) for c in (tool_changes or changes)],
+                "requests": [_change_view(c) for c in requests],
+                "note": None,
+            }
+        )
         ni = n_index + 1
     new_only(len(n_trace))
     for row in rows:
@@ -360,7 +428,9 @@ def _names(requests: Sequence[Any]) -> list[str]:
     return [str(r.get("name")) if isinstance(r, Mapping) else "" for r in requests]
 
 
-def _request_position(diff: Mapping[str, Any], g_llm: Sequence[Any], g_steps: Mapping[Any, Mapping[str, Any]]) -> int | None:
+def _request_position(
+    diff: Mapping[str, Any], g_llm: Sequence[Any], g_steps: Mapping[Any, Mapping[str, Any]]
+) -> int | None:
     """The position, inside its llm_call step, of the golden request a model_tool_args diff is about."""
     index = diff.get("index")
     if not isinstance(index, int):
@@ -377,7 +447,11 @@ def _request_position(diff: Mapping[str, Any], g_llm: Sequence[Any], g_steps: Ma
 # ----------------------------------------------------------------------------- one snapshot
 
 
-def _model_tools(report: Mapping[str, Any] | None, golden: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def _model_tools(
+    report: Mapping[str, Any] | None,
+    golden: Mapping[str, Any] | None,
+    new: Mapping[str, Any] | None,
+) -> dict[str, Any] | None:
     section = ((report or {}).get("details") or {}).get("model_tools")
     if section is None:
         if not golden and not new:
@@ -392,11 +466,23 @@ def _model_tools(report: Mapping[str, Any] | None, golden: Mapping[str, Any] | N
     n_marks = ["same"] * len(new_names)
     for op in section.get("ops") or []:
         kind = op.get("op")
-        if kind in ("replace", "delete") and isinstance(op.get("golden_index"), int) and op["golden_index"] < len(g_marks):
+        if (
+            kind in ("replace", "delete")
+            and isinstance(op.get("golden_index"), int)
+            and op["golden_index"] < len(g_marks)
+        ):
             g_marks[op["golden_index"]] = kind
-        if kind in ("replace", "insert") and isinstance(op.get("new_index"), int) and op["new_index"] < len(n_marks):
+        if (
+            kind in ("replace", "insert")
+            and isinstance(op.get("new_index"), int)
+            and op["new_index"] < len(n_marks)
+        ):
             n_marks[op["new_index"]] = kind
-    changed_args = {d.get("index") for d in (report or {}).get("changes") or [] if d.get("check") == "model_tool_args"}
+    changed_args = {
+        d.get("index")
+        for d in (report or {}).get("changes") or []
+        if d.get("check") == "model_tool_args"
+    }
     aligned = {gi: ni for gi, ni in section.get("aligned") or []}
     for gi in changed_args:
         if isinstance(gi, int) and gi < len(g_marks):
@@ -405,15 +491,21 @@ def _model_tools(report: Mapping[str, Any] | None, golden: Mapping[str, Any] | N
             if isinstance(ni, int) and ni < len(n_marks):
                 n_marks[ni] = "changed"
     entries = [
-        {"index": d.get("index"), "tool": d.get("tool"), "golden_step": d.get("golden_step"), "new_step": d.get("new_step"),
-         "changes": [_change_view(c) for c in d.get("changes") or []]}
-        for d in (report or {}).get("changes") or [] if d.get("check") == "model_tool_args"
+        {
+            "index": d.get("index"),
+            "tool": d.get("tool"),
+            "golden_step": d.get("golden_step"),
+            "new_step": d.get("new_step"),
+            "changes": [_change_view(c) for c in d.get("changes") or []],
+        }
+        for d in (report or {}).get("changes") or []
+        if d.get("check") == "model_tool_args"
     ]
     return {
         "compared": section.get("compared", True) is not False,
         "skipped_reason": section.get("skipped_reason"),
-        "golden": [{"name": n, "op": m} for n, m in zip(golden_names, g_marks)],
-        "new": [{"name": n, "op": m} for n, m in zip(new_names, n_marks)],
+        "golden": [{"name": n, "op": m} for n, m in zip(golden_names, g_marks, strict=False)],
+        "new": [{"name": n, "op": m} for n, m in zip(new_names, n_marks, strict=False)],
         "distance": section.get("distance", 0),
         "tolerance": section.get("tolerance", 0),
         "entries": entries,
@@ -431,20 +523,28 @@ def _semantic(report: Mapping[str, Any] | None) -> list[dict[str, Any]]:
         hint_messages = {h.get("message") for h in info.get("hints") or []}
         findings = [_finding(f) for f in info.get("findings") or [] if isinstance(f, Mapping)]
         finding_messages = {f["message"] for f in findings}
-        reasons = [r for r in (report.get("reasons") or {}).get(key) or [] if r not in finding_messages]
-        rows.append({
-            "check": key,
-            "score": _pct(score),
-            "score_value": max(0.0, min(1.0, float(score))) if isinstance(score, (int, float)) else 0.0,
-            "threshold": _pct(info.get("threshold")) if info.get("threshold") is not None else "—",
-            "backend": info.get("backend") or report.get("backend") or "",
-            "passed": key not in failed,
-            "failed_by": info.get("failed_by"),
-            "hints": [r for r in reasons if r in hint_messages],
-            "reasons": [r for r in reasons if r not in hint_messages],
-            "verdict": info.get("verdict") or "",
-            "findings": sorted(findings, key=lambda f: _SEVERITY_ORDER.get(f["severity"], 3)),
-        })
+        reasons = [
+            r for r in (report.get("reasons") or {}).get(key) or [] if r not in finding_messages
+        ]
+        rows.append(
+            {
+                "check": key,
+                "score": _pct(score),
+                "score_value": max(0.0, min(1.0, float(score)))
+                if isinstance(score, (int, float))
+                else 0.0,
+                "threshold": _pct(info.get("threshold"))
+                if info.get("threshold") is not None
+                else "—",
+                "backend": info.get("backend") or report.get("backend") or "",
+                "passed": key not in failed,
+                "failed_by": info.get("failed_by"),
+                "hints": [r for r in reasons if r in hint_messages],
+                "reasons": [r for r in reasons if r not in hint_messages],
+                "verdict": info.get("verdict") or "",
+                "findings": sorted(findings, key=lambda f: _SEVERITY_ORDER.get(f["severity"], 3)),
+            }
+        )
     return rows
 
 
@@ -492,7 +592,13 @@ def _output(entry: Mapping[str, Any], semantic: list[dict[str, Any]]) -> dict[st
     g_text, n_text = _text(golden.get("output")), _text(new.get("output"))
     left, right = word_diff(g_text, n_text)
     check = next((row for row in semantic if row["check"] == "output"), None)
-    return {"single": False, "golden": left, "new": right, "identical": g_text == n_text, "check": check}
+    return {
+        "single": False,
+        "golden": left,
+        "new": right,
+        "identical": g_text == n_text,
+        "check": check,
+    }
 
 
 def _commands(entry: Mapping[str, Any]) -> list[dict[str, str]]:
@@ -502,12 +608,18 @@ def _commands(entry: Mapping[str, Any]) -> list[dict[str, str]]:
     state = entry.get("state")
     if state == "failed" and entry.get("report") is not None:
         return [
-            {"why": "If the change is intended, make the last run the golden:", "cmd": f"agentsnap update {name}"},
+            {
+                "why": "If the change is intended, make the last run the golden:",
+                "cmd": f"agentsnap update {name}",
+            },
             {"why": "See the same comparison in the terminal:", "cmd": f"agentsnap diff {name}"},
         ]
     if state in ("pending", "new"):
         return [
-            {"why": "Review the recording, then approve it so CI compares against it:", "cmd": f"agentsnap approve {name}"},
+            {
+                "why": "Review the recording, then approve it so CI compares against it:",
+                "cmd": f"agentsnap approve {name}",
+            },
             {"why": "See the snapshot in full:", "cmd": f"agentsnap show {name}"},
         ]
     return []
@@ -532,8 +644,12 @@ def _view(entry: Mapping[str, Any], index: int) -> dict[str, Any]:
         "error": entry.get("error"),
         "preview": bool(entry.get("preview")),
         "checks": list((report or {}).get("failed_checks") or []),
-        "score": _pct((report or {}).get("score")) if report and (report.get("score") is not None) else "—",
-        "score_value": float(report["score"]) if report and isinstance(report.get("score"), (int, float)) else None,
+        "score": _pct((report or {}).get("score"))
+        if report and (report.get("score") is not None)
+        else "—",
+        "score_value": float(report["score"])
+        if report and isinstance(report.get("score"), (int, float))
+        else None,
         "has_section": detailed,
     }
     view["would_fail"] = []
@@ -551,24 +667,30 @@ def _view(entry: Mapping[str, Any], index: int) -> dict[str, Any]:
     sd = (report or {}).get("details") or {}
     llm = sd.get("llm_calls") or {}
     tools = sd.get("tools") or {}
-    view.update({
-        "timeline": timeline(golden, new, report) if (golden or new) else [],
-        "two_sided": golden is not None and new is not None,
-        "model_tools": _model_tools(report, golden, new) if (golden and new) else None,
-        "semantic": semantic,
-        "output": _output(entry, semantic),
-        "backend": _backend_line(report),
-        "commands": _commands(entry),
-        "structural": {
-            "distance": tools.get("distance"),
-            "tolerance": tools.get("tolerance"),
-            "passed": "structural" not in view["checks"],
-        } if tools else None,
-        "llm_count": (llm.get("golden"), llm.get("new")) if llm and llm.get("golden") != llm.get("new") else None,
-        "golden_model": _model_name(golden),
-        "new_model": _model_name(new),
-        "golden_approved": (golden or {}).get("approved"),
-    })
+    view.update(
+        {
+            "timeline": timeline(golden, new, report) if (golden or new) else [],
+            "two_sided": golden is not None and new is not None,
+            "model_tools": _model_tools(report, golden, new) if (golden and new) else None,
+            "semantic": semantic,
+            "output": _output(entry, semantic),
+            "backend": _backend_line(report),
+            "commands": _commands(entry),
+            "structural": {
+                "distance": tools.get("distance"),
+                "tolerance": tools.get("tolerance"),
+                "passed": "structural" not in view["checks"],
+            }
+            if tools
+            else None,
+            "llm_count": (llm.get("golden"), llm.get("new"))
+            if llm and llm.get("golden") != llm.get("new")
+            else None,
+            "golden_model": _model_name(golden),
+            "new_model": _model_name(new),
+            "golden_approved": (golden or {}).get("approved"),
+        }
+    )
     return view
 
 
@@ -599,8 +721,18 @@ def render(entries: list[Mapping[str, Any]], *, meta: Mapping[str, Any] | None =
     Snapshots are listed by state (failed, pending, new, recorded, passed),
     then by name.
     """
-    meta = {"mode": None, "ci": False, "version": "", "command": None, "rootdir": None, "title": None, **dict(meta or {})}
-    ordered = sorted(entries, key=lambda e: (_ORDER.get(str(e.get("state")), len(_ORDER)), str(e.get("name"))))
+    meta = {
+        "mode": None,
+        "ci": False,
+        "version": "",
+        "command": None,
+        "rootdir": None,
+        "title": None,
+        **dict(meta or {}),
+    }
+    ordered = sorted(
+        entries, key=lambda e: (_ORDER.get(str(e.get("state")), len(_ORDER)), str(e.get("name")))
+    )
     views = [_view(entry, i) for i, entry in enumerate(ordered, start=1)]
     counts = {state: sum(1 for v in views if v["state"] == state) for state in STATES}
     env = _environment()
@@ -608,11 +740,13 @@ def render(entries: list[Mapping[str, Any]], *, meta: Mapping[str, Any] | None =
     script = env.loader.get_source(env, "report.js")[0]
     css = env.loader.get_source(env, "report.css")[0]
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
-    generated = meta.get("generated_at") or datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    generated = (
+        meta.get("generated_at") or datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    )
     if not meta.get("version"):
         try:
             from .. import __version__ as version
-        except Exception:  # noqa: BLE001 - pragma: no cover
+        except Exception:
             version = ""
         meta["version"] = version
     return env.get_template("report.html.j2").render(

@@ -29,7 +29,9 @@ __all__ = ["patch_http_client"]
 _TARGETS = ("_retry_timeout", "_retry_timeout_from_retries")
 
 
-def _no_wait_in_replay(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def _no_wait_in_replay(
+    wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
     from ... import trace
 
     recording = trace.current()

@@ -35,7 +35,8 @@ does nothing unless :func:`agentsnap.trace.current` says a recording is active.
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ... import trace as _trace
 
@@ -61,7 +62,11 @@ def install(module: Any) -> None:
         (tenacity.Retrying, "__call__", _retrying_call_wrapper),
         (tenacity.AsyncRetrying, "__call__", _async_retrying_call_wrapper),
     )
-    missing = [f"{owner.__qualname__}.{name}" for owner, name, wrapper in targets if not _wrap_once(wrapt, owner, name, wrapper)]
+    missing = [
+        f"{owner.__qualname__}.{name}"
+        for owner, name, wrapper in targets
+        if not _wrap_once(wrapt, owner, name, wrapper)
+    ]
     if missing:  # the others are in place; the hook turns this into one warning
         raise AttributeError(f"not found in this SDK version: {', '.join(missing)}")
 
@@ -90,7 +95,9 @@ def _replaying() -> bool:
 # 1. aiohttp -> httpx(2) while recording
 
 
-def _init_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def _init_wrapper(
+    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
     _local.constructing = getattr(_local, "constructing", 0) + 1
     try:
         return wrapped(*args, **kwargs)
@@ -98,7 +105,9 @@ def _init_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, .
         _local.constructing -= 1
 
 
-def _use_aiohttp_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def _use_aiohttp_wrapper(
+    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
     use = wrapped(*args, **kwargs)
     if not use or _trace.current() is None or getattr(_local, "constructing", 0) > 0:
         return use
@@ -119,7 +128,9 @@ async def _async_sleep_now(seconds: float) -> None:
     return None
 
 
-def _replaying_genai_call(instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any], instant: Callable[..., Any]) -> bool:
+def _replaying_genai_call(
+    instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any], instant: Callable[..., Any]
+) -> bool:
     if getattr(instance, "sleep", None) is instant:
         return False  # already the instant copy
     if not _replaying():
@@ -129,13 +140,17 @@ def _replaying_genai_call(instance: Any, args: tuple[Any, ...], kwargs: dict[str
     return owner is not None and isinstance(owner, tuple(_client_classes))
 
 
-def _retrying_call_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def _retrying_call_wrapper(
+    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
     if not _replaying_genai_call(instance, args, kwargs, _sleep_now):
         return wrapped(*args, **kwargs)
     return instance.copy(sleep=_sleep_now)(*args, **kwargs)
 
 
-def _async_retrying_call_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def _async_retrying_call_wrapper(
+    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
     # AsyncRetrying.__call__ is a coroutine function: both branches return its coroutine
     if not _replaying_genai_call(instance, args, kwargs, _async_sleep_now):
         return wrapped(*args, **kwargs)
@@ -148,7 +163,9 @@ def _async_retrying_call_wrapper(wrapped: Callable[..., Any], instance: Any, arg
 REPLAY_TOKEN = "agentsnap-replay-token"
 
 
-def _access_token_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def _access_token_wrapper(
+    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
     if _replaying():
         return REPLAY_TOKEN
     return wrapped(*args, **kwargs)
@@ -158,7 +175,9 @@ async def _replay_token() -> str:
     return REPLAY_TOKEN
 
 
-def _async_access_token_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def _async_access_token_wrapper(
+    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
     if _replaying():
         return _replay_token()
     return wrapped(*args, **kwargs)

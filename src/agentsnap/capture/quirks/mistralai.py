@@ -38,7 +38,9 @@ from typing import Any
 
 __all__ = ["patch_basesdk", "patch_retries"]
 
-_current_request: contextvars.ContextVar[Any] = contextvars.ContextVar("agentsnap_mistral_request", default=None)
+_current_request: contextvars.ContextVar[Any] = contextvars.ContextVar(
+    "agentsnap_mistral_request", default=None
+)
 
 
 def _recording() -> Any:
@@ -49,7 +51,11 @@ def _recording() -> Any:
 
 def _replaying() -> Any:
     recording = _recording()
-    if recording is None or getattr(recording, "mode", None) != "replay" or getattr(recording, "cassette", None) is None:
+    if (
+        recording is None
+        or getattr(recording, "mode", None) != "replay"
+        or getattr(recording, "cassette", None) is None
+    ):
         return None
     return recording
 
@@ -71,7 +77,9 @@ def _do_request(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict
         _current_request.reset(token)
 
 
-async def _do_request_async(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+async def _do_request_async(
+    wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
     if _recording() is None:
         return await wrapped(*args, **kwargs)
     token = _current_request.set(_request_of(args, kwargs))
@@ -95,7 +103,7 @@ class _Budget:
                 from ..send import _request_record
 
                 self._stored = _request_record(self.request)
-            except Exception:  # noqa: BLE001 - fall back below rather than break the call
+            except Exception:
                 self.request = None
         remaining = getattr(self.cassette, "remaining", None)
         if self._stored is None or remaining is None:  # outside do_request: best effort
@@ -108,7 +116,9 @@ def _func_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
 
 
 def _retry_wrapper(retries: Any) -> Any:
-    def retry_with_backoff(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    def retry_with_backoff(
+        wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
         recording = _replaying()
         if recording is None:
             return wrapped(*args, **kwargs)
@@ -118,7 +128,7 @@ def _retry_wrapper(retries: Any) -> Any:
             try:
                 return func()
             except retries.PermanentError as exc:
-                raise exc.inner
+                raise exc.inner from None
             except Exception as exc:
                 if not budget.more():
                     if isinstance(exc, retries.TemporaryError):
@@ -131,7 +141,9 @@ def _retry_wrapper(retries: Any) -> Any:
 
 
 def _retry_wrapper_async(retries: Any) -> Any:
-    async def retry_with_backoff_async(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    async def retry_with_backoff_async(
+        wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
         recording = _replaying()
         if recording is None:
             return await wrapped(*args, **kwargs)
@@ -141,7 +153,7 @@ def _retry_wrapper_async(retries: Any) -> Any:
             try:
                 return await func()
             except retries.PermanentError as exc:
-                raise exc.inner
+                raise exc.inner from None
             except Exception as exc:
                 if not budget.more():
                     if isinstance(exc, retries.TemporaryError):
@@ -184,14 +196,20 @@ def patch_basesdk(module: Any) -> None:
     to "retry while anything is unplayed").
     """
     cls = getattr(module, "BaseSDK", None)
-    missing = [n for n in ("do_request", "do_request_async") if cls is None or not callable(getattr(cls, n, None))]
+    missing = [
+        n
+        for n in ("do_request", "do_request_async")
+        if cls is None or not callable(getattr(cls, n, None))
+    ]
     if cls is not None:
         if "do_request" not in missing:
             _wrap(cls, "do_request", _do_request)
         if "do_request_async" not in missing:
             _wrap(cls, "do_request_async", _do_request_async)
     if missing:
-        raise AttributeError(f"{getattr(module, '__name__', module)!r} has no BaseSDK.{', BaseSDK.'.join(missing)}")
+        raise AttributeError(
+            f"{getattr(module, '__name__', module)!r} has no BaseSDK.{', BaseSDK.'.join(missing)}"
+        )
 
 
 def patch_retries(module: Any) -> None:

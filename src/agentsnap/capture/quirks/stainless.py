@@ -40,7 +40,9 @@ REPLAY_RETRY_WAIT = 0.001
 _TARGET = "_calculate_retry_timeout"
 
 
-def _retry_timeout_wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def _retry_timeout_wrapper(
+    wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
     timeout = wrapped(*args, **kwargs)
     recording = _trace.current()
     if recording is None or getattr(recording, "mode", None) != "replay":

@@ -32,7 +32,7 @@ class Dechunker:
             if self._state == "data":
                 take = self._buf[: self._remaining]
                 out.append(take)
-                self._buf = self._buf[len(take):]
+                self._buf = self._buf[len(take) :]
                 self._remaining -= len(take)
                 if self._remaining:
                     break
@@ -41,7 +41,7 @@ class Dechunker:
             end = self._buf.find(b"\n")
             if end < 0:
                 break
-            line, self._buf = self._buf[:end].strip(), self._buf[end + 1:]
+            line, self._buf = self._buf[:end].strip(), self._buf[end + 1 :]
             if self._state == "crlf":
                 self._state = "size"
             elif self._state == "size":
@@ -72,8 +72,15 @@ class TeeFile:
     chunked framing itself through ``response.fp``.
     """
 
-    def __init__(self, inner: Any, *, chunked: bool, length: int | None,
-                 on_data: Callable[[bytes], None], on_close: Callable[[bool], None]) -> None:
+    def __init__(
+        self,
+        inner: Any,
+        *,
+        chunked: bool,
+        length: int | None,
+        on_data: Callable[[bytes], None],
+        on_close: Callable[[bool], None],
+    ) -> None:
         self._inner = inner
         self._dechunker = Dechunker() if chunked else None
         self._left = length
@@ -90,8 +97,11 @@ class TeeFile:
                 self._on_data(payload)
             if self._left is not None and self._dechunker is None:
                 self._left -= len(data)
-        complete = (self._dechunker.done if self._dechunker is not None
-                    else (self._left is not None and self._left <= 0) or (not data and self._left is None))
+        complete = (
+            self._dechunker.done
+            if self._dechunker is not None
+            else (self._left is not None and self._left <= 0) or (not data and self._left is None)
+        )
         if complete:
             self._end(True)
         return data
@@ -103,7 +113,9 @@ class TeeFile:
 
     def read(self, n: int | None = -1) -> bytes:
         data = self._seen(self._inner.read(n))
-        if n is None or n < 0:  # read to EOF: the body ends here (a close-delimited body has no empty read after)
+        if (
+            n is None or n < 0
+        ):  # read to EOF: the body ends here (a close-delimited body has no empty read after)
             self._end(True)
         return data
 
@@ -129,7 +141,9 @@ class TeeFile:
         return getattr(self._inner, name)
 
 
-def error_class(name: str, *modules: Any, default: type[BaseException] = OSError) -> type[BaseException]:
+def error_class(
+    name: str, *modules: Any, default: type[BaseException] = OSError
+) -> type[BaseException]:
     """The exception class a recorded transport error named: looked up in
     ``modules`` (the library's), then the builtins; ``default`` when unknown."""
     for module in modules:
@@ -159,8 +173,9 @@ class _BytesSocket:
         return io.BufferedReader(io.BytesIO(self._data))  # type: ignore[arg-type]
 
 
-def http_response(status: int, headers: list[tuple[str, str]], body: bytes, *, method: str,
-                  url: str | None = None) -> http.client.HTTPResponse:
+def http_response(
+    status: int, headers: list[tuple[str, str]], body: bytes, *, method: str, url: str | None = None
+) -> http.client.HTTPResponse:
     """A genuine ``http.client.HTTPResponse``, parsed by http.client itself from
     a serialised HTTP/1.1 message (status line, ``headers`` plus a
     ``Content-Length`` of ``body``, ``body``). Readable like one off the wire

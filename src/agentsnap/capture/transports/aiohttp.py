@@ -78,15 +78,21 @@ def _request_body(session: Any, data: Any, json_value: Any) -> tuple[bytes | Non
         return data.encode("utf-8"), "text/plain; charset=utf-8"
     if isinstance(data, (bytes, bytearray, memoryview)):
         return bytes(data), "application/octet-stream"
-    if isinstance(data, dict) or (isinstance(data, (list, tuple)) and all(isinstance(p, tuple) for p in data)):
-        return urllib.parse.urlencode(data, doseq=True).encode("utf-8"), "application/x-www-form-urlencoded"
+    if isinstance(data, dict) or (
+        isinstance(data, (list, tuple)) and all(isinstance(p, tuple) for p in data)
+    ):
+        return urllib.parse.urlencode(data, doseq=True).encode(
+            "utf-8"
+        ), "application/x-www-form-urlencoded"
     value = getattr(data, "_value", None)  # aiohttp.payload.BytesPayload / StringPayload
     if isinstance(value, (bytes, bytearray)):
         return bytes(value), getattr(data, "content_type", None)
     return None, None
 
 
-def _wire_request(session: Any, method: str, str_or_url: Any, kwargs: dict[str, Any]) -> tuple[core.WireRequest | None, Any]:
+def _wire_request(
+    session: Any, method: str, str_or_url: Any, kwargs: dict[str, Any]
+) -> tuple[core.WireRequest | None, Any]:
     from aiohttp import hdrs
     from aiohttp.http import SERVER_SOFTWARE
     from yarl import URL
@@ -106,7 +112,9 @@ def _wire_request(session: Any, method: str, str_or_url: Any, kwargs: dict[str, 
     return core.WireRequest(method, str(url), headers.items(), body), url
 
 
-async def request_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+async def request_wrapper(
+    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
     """wrapt wrapper for ``aiohttp.ClientSession._request(method, str_or_url, **kwargs)``."""
     recording = _trace.current()
     if recording is None or core.owner() is not None:
@@ -164,17 +172,31 @@ def _raise_recorded(err: dict[str, Any]) -> None:
     raise exc
 
 
-def _tee(recording: Any, exchange: Any, spec: Any, response: Any, wire: core.WireRequest, *, decoded: bool) -> None:
+def _tee(
+    recording: Any,
+    exchange: Any,
+    spec: Any,
+    response: Any,
+    wire: core.WireRequest,
+    *,
+    decoded: bool,
+) -> None:
     from aiohttp import streams
 
     headers = [(str(k), str(v)) for k, v in response.headers.items()]
-    sink = core.body_sink(recording, exchange, spec, response.status, headers, decoded=decoded, path=wire.url.path)
+    sink = core.body_sink(
+        recording, exchange, spec, response.status, headers, decoded=decoded, path=wire.url.path
+    )
     reader = response.content
     if response._body is not None:  # read inside _request (a redirect, raise_for_status hook)
         sink.add(bytes(response._body))
         sink.finish(complete=True)
         return
-    if reader is None or type(reader) is streams.EmptyStreamReader or not isinstance(reader, streams.StreamReader):
+    if (
+        reader is None
+        or type(reader) is streams.EmptyStreamReader
+        or not isinstance(reader, streams.StreamReader)
+    ):
         sink.finish(complete=True)
         return
     buffered = list(reader._buffer)
@@ -225,7 +247,9 @@ def _replayed(session: Any, wire: core.WireRequest, url: Any, stored: dict[str, 
     response.status = status
     response.reason = _wire.reason_phrase(status)
     response._headers = CIMultiDictProxy(CIMultiDict(headers))
-    response._raw_headers = tuple((k.encode("latin-1", "replace"), v.encode("latin-1", "replace")) for k, v in headers)
+    response._raw_headers = tuple(
+        (k.encode("latin-1", "replace"), v.encode("latin-1", "replace")) for k, v in headers
+    )
     cookies = tuple(v for k, v in headers if k.lower() == "set-cookie")
     if cookies and hasattr(response, "_raw_cookie_headers"):
         response._raw_cookie_headers = cookies
@@ -249,5 +273,3 @@ def patch(module: Any) -> None:
             return
         func, seen = getattr(func, "__wrapped__", None), seen + 1
     wrapt.wrap_function_wrapper(cls, "_request", request_wrapper)
-
-

@@ -64,12 +64,19 @@ def _start(transport: Any, request: Any) -> tuple[Any, Any, Any, Any] | None:
 def _replayed(module: Any, cls_name: str, stored: dict[str, Any], chunks: Any) -> Any:
     if "error" in stored:
         err = stored["error"]
-        raise _wire.error_class(str(err.get("type")), _package(module) or module, default=module.TransportError)(
-            str(err.get("message", "")))
+        raise _wire.error_class(
+            str(err.get("type")), _package(module) or module, default=module.TransportError
+        )(str(err.get("message", "")))
     status = int(stored["status"])
     response_cls = getattr(module, cls_name)
-    return response_cls(status=status, reason=_wire.reason_phrase(status), headers=core.replay_headers(stored),
-                        http_version="HTTP/1.1", chunks=chunks, release=_released)
+    return response_cls(
+        status=status,
+        reason=_wire.reason_phrase(status),
+        headers=core.replay_headers(stored),
+        http_version="HTTP/1.1",
+        chunks=chunks,
+        release=_released,
+    )
 
 
 def _released(body_consumed: bool) -> None:
@@ -82,10 +89,14 @@ async def _async_released(body_consumed: bool) -> None:
 
 def _sink(recording: Any, exchange: Any, spec: Any, response: Any, wire: Any) -> Any:
     headers = [(str(k), str(v)) for k, v in response.headers]
-    return core.body_sink(recording, exchange, spec, response.status, headers, decoded=True, path=wire.url.path)
+    return core.body_sink(
+        recording, exchange, spec, response.status, headers, decoded=True, path=wire.url.path
+    )
 
 
-def stream_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def stream_wrapper(
+    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
     """wrapt wrapper for ``StdlibTransport.stream(request)``."""
     request = kwargs["request"] if "request" in kwargs else args[0]
     started = _start(instance, request)
@@ -119,7 +130,9 @@ def stream_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, 
     return response
 
 
-async def async_stream_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+async def async_stream_wrapper(
+    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
     """wrapt wrapper for ``StdlibAsyncTransport._do_stream(request)``."""
     request = kwargs["request"] if "request" in kwargs else args[0]
     started = _start(instance, request)

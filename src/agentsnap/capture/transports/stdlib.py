@@ -71,7 +71,9 @@ def _url(conn: Any, target: str) -> str:
     return f"{scheme}://{host_part}{'' if port in (None, default) else f':{port}'}{target}"
 
 
-def request_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def request_wrapper(
+    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
     """wrapt wrapper for ``http.client.HTTPConnection.request``."""
     recording = _trace.current()
     if recording is None or core.owner() is not None:
@@ -101,9 +103,11 @@ def request_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any,
     return None
 
 
-def _bind_request(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[str, str, Any, Any, dict[str, Any]]:
+def _bind_request(
+    args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[str, str, Any, Any, dict[str, Any]]:
     names = ("method", "url", "body", "headers")
-    bound = dict(zip(names, args))
+    bound = dict(zip(names, args, strict=False))
     rest = {k: v for k, v in kwargs.items() if k not in names}
     bound.update({k: v for k, v in kwargs.items() if k in names})
     return str(bound["method"]), str(bound["url"]), bound.get("body"), bound.get("headers"), rest
@@ -114,7 +118,9 @@ def _raise_recorded(err: dict[str, Any]) -> None:
     raise cls(str(err.get("message", "")))
 
 
-def getresponse_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def getresponse_wrapper(
+    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
     """wrapt wrapper for ``http.client.HTTPConnection.getresponse``."""
     pending = instance.__dict__.pop(_PENDING, None)
     if pending is None:
@@ -122,8 +128,13 @@ def getresponse_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[
     if pending[0] == "replay":
         _, stored, wire = pending
         body = b"".join(core.stored_body_bytes(stored))
-        return _wire.http_response(int(stored["status"]), core.replay_headers(stored), body, method=wire.method,
-                                   url=str(wire.url))
+        return _wire.http_response(
+            int(stored["status"]),
+            core.replay_headers(stored),
+            body,
+            method=wire.method,
+            url=str(wire.url),
+        )
     _, recording, exchange, spec, wire = pending
     try:
         response = wrapped(*args, **kwargs)
@@ -134,15 +145,28 @@ def getresponse_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[
     return response
 
 
-def tee_response(recording: Any, exchange: _trace.Exchange, spec: Any, response: http.client.HTTPResponse, wire: Any) -> None:
+def tee_response(
+    recording: Any,
+    exchange: _trace.Exchange,
+    spec: Any,
+    response: http.client.HTTPResponse,
+    wire: Any,
+) -> None:
     """Store ``response`` (a live ``http.client.HTTPResponse``) as its body is read."""
     headers = [(str(k), str(v)) for k, v in response.getheaders()]
-    sink = core.body_sink(recording, exchange, spec, response.status, headers, decoded=False, path=wire.url.path)
+    sink = core.body_sink(
+        recording, exchange, spec, response.status, headers, decoded=False, path=wire.url.path
+    )
     if response.fp is None or wire.method == "HEAD" or response.length == 0:
         sink.finish(complete=True)
         return
-    tee: Any = _wire.TeeFile(response.fp, chunked=bool(response.chunked), length=response.length,
-                             on_data=sink.add, on_close=lambda complete: sink.finish(complete=complete))
+    tee: Any = _wire.TeeFile(
+        response.fp,
+        chunked=bool(response.chunked),
+        length=response.length,
+        on_data=sink.add,
+        on_close=lambda complete: sink.finish(complete=complete),
+    )
     response.fp = tee
 
 

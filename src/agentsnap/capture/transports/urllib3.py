@@ -31,12 +31,26 @@ from . import _wire, stdlib
 
 __all__ = ["patch", "urlopen_wrapper"]
 
-_NAMES = ("method", "url", "body", "headers", "retries", "redirect", "assert_same_host", "timeout", "pool_timeout",
-          "release_conn", "chunked", "body_pos", "preload_content", "decode_content")
+_NAMES = (
+    "method",
+    "url",
+    "body",
+    "headers",
+    "retries",
+    "redirect",
+    "assert_same_host",
+    "timeout",
+    "pool_timeout",
+    "release_conn",
+    "chunked",
+    "body_pos",
+    "preload_content",
+    "decode_content",
+)
 
 
 def _bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
-    bound = dict(zip(_NAMES, args))
+    bound = dict(zip(_NAMES, args, strict=False))
     bound.update(kwargs)
     return bound
 
@@ -67,15 +81,25 @@ def _default_user_agent() -> str:
         return "python-urllib3"
 
 
-def urlopen_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def urlopen_wrapper(
+    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
     """wrapt wrapper for ``urllib3.HTTPConnectionPool.urlopen``."""
     recording = _trace.current()
     if recording is None or core.owner() is not None:
         return wrapped(*args, **kwargs)
     call = _bind(args, kwargs)
     body = call.get("body")
-    if body is not None and _body(body) is None and (hasattr(body, "read") or hasattr(body, "__iter__")):
-        data = body.read() if hasattr(body, "read") else b"".join(p.encode("utf-8") if isinstance(p, str) else bytes(p) for p in body)
+    if (
+        body is not None
+        and _body(body) is None
+        and (hasattr(body, "read") or hasattr(body, "__iter__"))
+    ):
+        data = (
+            body.read()
+            if hasattr(body, "read")
+            else b"".join(p.encode("utf-8") if isinstance(p, str) else bytes(p) for p in body)
+        )
         body = data.encode("utf-8") if isinstance(data, str) else bytes(data)
         call["body"] = body
     content = _body(body)
@@ -87,7 +111,9 @@ def urlopen_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any,
     header_items = list(dict(headers or {}).items())
     if not any(str(k).lower() == "user-agent" for k, _ in header_items):
         header_items.append(("User-Agent", _default_user_agent()))
-    wire = core.WireRequest(str(call["method"]), _url(instance, str(call["url"])), header_items, content)
+    wire = core.WireRequest(
+        str(call["method"]), _url(instance, str(call["url"])), header_items, content
+    )
     spec = core.recognise(wire, recording)
     if spec is None:
         return wrapped(**call)
@@ -121,7 +147,9 @@ def _raise_recorded(pool: Any, url: str, err: dict[str, Any]) -> None:
     raise exc
 
 
-def _replayed(pool: Any, call: dict[str, Any], stored: dict[str, Any], wire: core.WireRequest) -> Any:
+def _replayed(
+    pool: Any, call: dict[str, Any], stored: dict[str, Any], wire: core.WireRequest
+) -> Any:
     from urllib3._collections import HTTPHeaderDict
     from urllib3.response import HTTPResponse
 
@@ -156,15 +184,23 @@ def _takes_version_string() -> bool:
     return "version_string" in inspect.signature(HTTPResponse.__init__).parameters
 
 
-def _tee(recording: Any, exchange: Any, spec: Any, response: Any, wire: core.WireRequest, *, decode: bool) -> None:
+def _tee(
+    recording: Any, exchange: Any, spec: Any, response: Any, wire: core.WireRequest, *, decode: bool
+) -> None:
     original = getattr(response, "_original_response", None)
-    if response._body is None and original is not None and getattr(original, "fp", None) is not None:
+    if (
+        response._body is None
+        and original is not None
+        and getattr(original, "fp", None) is not None
+    ):
         stdlib.tee_response(recording, exchange, spec, original, wire)
         return
     # read inside urlopen (preload_content=True), or already at its end: store what it holds
     headers = [(str(k), str(v)) for k, v in response.headers.items()]
     data = response._body if isinstance(response._body, bytes) else b""
-    sink = core.body_sink(recording, exchange, spec, response.status, headers, decoded=decode, path=wire.url.path)
+    sink = core.body_sink(
+        recording, exchange, spec, response.status, headers, decoded=decode, path=wire.url.path
+    )
     sink.add(data)
     sink.finish(complete=True)
 
