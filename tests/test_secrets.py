@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agentsnap import AgentAsserter, AgentRecorder, Snapshot, SnapshotStore, config, scrub
@@ -867,6 +867,7 @@ def _every_rule(text: str) -> str:
 
 
 @given(st.lists(st.sampled_from(_PIECES), max_size=30).map("".join))
+@example("?key=-")  # found by hypothesis: a 6-character text was returned unlooked-at
 def test_the_literal_pre_check_never_changes_what_is_scrubbed(text: str) -> None:
     assert scrub_text(text, parse_redact(None)) == _every_rule(text)
 
