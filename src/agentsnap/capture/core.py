@@ -23,11 +23,8 @@ the library, see :mod:`agentsnap.replay`):
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import contextvars
-import hashlib
-import json
 import re
 import threading
 import time
@@ -36,6 +33,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .. import trace as _trace
+from .. import wire
 from ..exceptions import ReplayMissError, SnapshotMissingInCIError
 from ..scrub import (
     remember_credentials,
@@ -45,7 +43,7 @@ from ..scrub import (
     scrub_text,
     scrub_url,
 )
-from ..serialize import bytes_envelope, escape_surrogates
+from ..serialize import bytes_envelope
 from . import faithful, observe
 from .spec import ProviderSpec, classify, explain_miss
 
@@ -72,41 +70,18 @@ __all__ = [
 
 
 def encode_body(raw: bytes, content_type: str | None) -> dict[str, Any]:
-    """Store a body: ``{"body": json}``, ``{"text": str}`` or ``{"body_b64", "sha256"}``."""
-    if not raw:
-        return {"body": None}
-    ctype = (content_type or "").lower()
-    if "json" in ctype or raw[:1] in (b"{", b"["):
-        try:
-            return {"body": json.loads(raw)}
-        except ValueError:
-            pass
-    try:
-        return {"text": raw.decode("utf-8")}
-    except UnicodeDecodeError:
-        raw = scrub_bytes(raw)  # token shapes and remembered credentials, overwritten in place
-        return {
-            "body_b64": base64.b64encode(raw).decode("ascii"),
-            "sha256": hashlib.sha256(raw).hexdigest(),
-        }
+    """Store a body: ``{"body": json}``, ``{"text": str}`` or ``{"body_b64", "sha256"}``
+    (:func:`agentsnap.wire.encode_body`, bytes scrubbed)."""
+    return wire.encode_body(raw, content_type, binary=_scrubbed_body_envelope)
 
 
-def decode_body(stored: dict[str, Any]) -> bytes:
-    """The bytes of a body stored by :func:`encode_body`."""
-    if "body_b64" in stored:
-        return base64.b64decode(stored["body_b64"])
-    if "text" in stored:
-        return str(stored["text"]).encode("utf-8")
-    body = stored.get("body")
-    if body is None:
-        return b""
-    text = _compact_json(body)
-    if not text.isascii():  # only non-ASCII text can hold a lone surrogate
-        text = escape_surrogates(text)
-    return text.encode("utf-8")
+def _scrubbed_body_envelope(raw: bytes) -> dict[str, Any]:
+    # token shapes and remembered credentials, overwritten in place
+    return wire.envelope(scrub_bytes(raw), key="body_b64")
 
 
-_compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+#: the bytes of a body stored by :func:`encode_body`
+decode_body = wire.body_bytes
 
 
 _BOUNDARY = re.compile(r'boundary="?([^";,\s]+)"?', re.IGNORECASE)
@@ -138,15 +113,17 @@ def _request_record(request: Any) -> dict[str, Any]:
         found = _BOUNDARY.search(ctype)
         if found:
             raw = raw.replace(found.group(1).encode("latin-1", "replace"), b"agentsnap-boundary")
-    stored = encode_body(raw, ctype)
-    if "body_b64" in stored:
-        stored = {"body": bytes_envelope(raw)}
-    elif "body" in stored:
+    stored = wire.encode_body(raw, ctype, binary=_request_bytes)
+    if "body" in stored:
         stored["body"] = scrub_json(stored["body"])
     elif "text" in stored:
         stored["text"] = scrub_text(stored["text"])
     rec.update(stored)
     return rec
+
+
+def _request_bytes(raw: bytes) -> dict[str, Any]:
+    return {"body": bytes_envelope(raw)}  # scrubbed; a side file above 1 MiB
 
 
 def kept_headers(
@@ -162,8 +139,7 @@ def kept_headers(
 # streamed chunks
 
 
-def _b64_chunk(data: bytes) -> dict[str, str]:
-    return {"$bytes_b64": base64.b64encode(data).decode("ascii")}
+_b64_chunk = wire.bytes_chunk
 
 
 def _utf8_prefix(data: bytes) -> tuple[str, bytes]:
@@ -177,59 +153,46 @@ def _utf8_prefix(data: bytes) -> tuple[str, bytes]:
         raise
 
 
-class _Decompressor:
-    """Incremental decoding of one ``content-encoding`` (as httpx decodes it)."""
+class _Sink:
+    """What every body sink shares: it finalises its exchange exactly once, from
+    :meth:`finish` (the body was read to its end, or closed) or, for a body never
+    read to its end, when the recording stops (registered as a trace finalizer).
 
-    def __init__(self, encoding: str) -> None:
-        import zlib
+    Subclasses implement :meth:`add` and :meth:`_store` (build ``exchange.response``).
+    """
 
-        self.encoding = encoding
-        self._first = True
-        if encoding in ("gzip", "x-gzip"):
-            self._obj: Any = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        elif encoding == "deflate":
-            self._obj = zlib.decompressobj()
-        elif encoding == "br":
-            try:
-                import brotli  # type: ignore[import-not-found]
-            except ImportError:
-                import brotlicffi as brotli  # type: ignore[import-not-found, no-redef]
-            self._obj = brotli.Decompressor()
-        elif encoding == "zstd":
-            import zstandard  # type: ignore[import-not-found]
+    def __init__(self, exchange: wire.Exchange, encoding: str, trace: _trace.Trace) -> None:
+        self.exchange = exchange
+        self.trace = trace
+        self.decompressor = wire.decompressor(encoding) if encoding else None
+        #: the body cannot be decoded here (unknown encoding, package missing, corrupt): kept raw
+        self.raw_mode = bool(encoding) and self.decompressor is None
+        self._done = False
+        self._lock = threading.Lock()
+        trace.finalizers.append(self._abandon)
 
-            self._obj = zstandard.ZstdDecompressor().decompressobj()
-        else:
-            raise LookupError(encoding)
+    def add(self, chunk: bytes) -> None:
+        raise NotImplementedError
 
-    def decompress(self, data: bytes) -> bytes:
-        if self.encoding == "deflate" and self._first:
-            self._first = False
-            import zlib
+    def _store(self) -> None:
+        raise NotImplementedError
 
-            try:
-                return bytes(self._obj.decompress(data))
-            except zlib.error:  # raw deflate without the zlib header
-                self._obj = zlib.decompressobj(-zlib.MAX_WBITS)
-        if self.encoding == "br":
-            process = getattr(self._obj, "process", None) or self._obj.decompress
-            return bytes(process(data))
-        return bytes(self._obj.decompress(data))
+    def finish(self, *, complete: bool) -> None:
+        """Store the exchange's response (once; later calls do nothing)."""
+        with self._lock:
+            if self._done:
+                return
+            self._done = True
+        self._store()
+        self.exchange.complete = complete
+        with contextlib.suppress(ValueError):
+            self.trace.finalizers.remove(self._abandon)
 
-    def flush(self) -> bytes:
-        flush = getattr(self._obj, "flush", None)
-        return bytes(flush()) if callable(flush) else b""
+    def _abandon(self) -> None:
+        self.finish(complete=False)
 
 
-def _decompressor(encoding: str) -> _Decompressor | None:
-    """A decoder for ``encoding``, or None when there is none (unknown, or its package is missing)."""
-    try:
-        return _Decompressor(encoding)
-    except (LookupError, ImportError):
-        return None
-
-
-class _ChunkSink:
+class _ChunkSink(_Sink):
     """Collects a streamed response's chunks; finalises the exchange exactly once.
 
     Chunks are stored as the SDK reads them: text, with a compressed stream
@@ -243,23 +206,17 @@ class _ChunkSink:
 
     def __init__(
         self,
-        exchange: _trace.Exchange,
+        exchange: wire.Exchange,
         response_meta: dict[str, Any],
         encoding: str,
         trace: _trace.Trace,
     ) -> None:
-        self.exchange = exchange
+        super().__init__(exchange, encoding, trace)
         self.meta = response_meta
-        self.decompressor = _decompressor(encoding) if encoding else None
-        self.raw_mode = bool(encoding) and self.decompressor is None
         self._wire: list[bytes] = []  # the compressed chunks, kept to fall back on
         self._tail = b""  # an incomplete UTF-8 character at the end of the last chunk
         self._binary = False
         self.chunks: list[Any] = []
-        self.trace = trace
-        self._done = False
-        self._lock = threading.Lock()
-        trace.finalizers.append(self._abandon)
 
     def add(self, chunk: bytes) -> None:
         if self.raw_mode:
@@ -297,11 +254,7 @@ class _ChunkSink:
         self._wire = []
         self._tail = b""
 
-    def finish(self, *, complete: bool) -> None:
-        with self._lock:
-            if self._done:
-                return
-            self._done = True
+    def _store(self) -> None:
         if self.decompressor is not None:
             with contextlib.suppress(Exception):
                 self._add_decoded(self.decompressor.flush())
@@ -315,19 +268,10 @@ class _ChunkSink:
         self.chunks = scrub_chunks(self.chunks)
         resp["chunks"] = self.chunks
         self.exchange.response = resp
-        self.exchange.complete = complete
         self.exchange.ended = time.monotonic()
-        with contextlib.suppress(ValueError):
-            self.trace.finalizers.remove(self._abandon)
-
-    def _abandon(self) -> None:
-        self.finish(complete=False)
 
 
-def _chunk_bytes(chunk: Any) -> bytes:
-    if isinstance(chunk, dict):
-        return base64.b64decode(chunk["$bytes_b64"])
-    return str(chunk).encode("utf-8")
+_chunk_bytes = wire.chunk_bytes
 
 
 # --------------------------------------------------------------------------
@@ -491,7 +435,7 @@ def owned(transport: str) -> Iterator[None]:
 # one exchange: begin, replay lookup, record
 
 
-def take_recorded(recording: Any, exchange: _trace.Exchange) -> dict[str, Any]:
+def take_recorded(recording: Any, exchange: wire.Exchange) -> dict[str, Any]:
     """Replay: the recorded response for ``exchange``'s request (the stored dict:
     ``status``/``headers`` with ``body``/``text``/``body_b64`` or ``chunks``, or
     ``error``). Marks the exchange served. Raises
@@ -541,7 +485,7 @@ def stored_body_bytes(stored: dict[str, Any]) -> list[bytes]:
 
 
 def record_read_body(
-    exchange: _trace.Exchange,
+    exchange: wire.Exchange,
     spec: ProviderSpec,
     status: int,
     headers: Iterable[tuple[str, str]],
@@ -583,40 +527,26 @@ def is_stream(content_type: str | None, path: str = "") -> bool:
     return any(t in ctype for t in _STREAM_TYPES) or ":stream" in path
 
 
-class _ReadBodySink:
+class _ReadBodySink(_Sink):
     """Collects a response body read in pieces, stored whole on finish (like :func:`record_read_body`)."""
 
     def __init__(
         self,
-        exchange: _trace.Exchange,
+        exchange: wire.Exchange,
         spec: ProviderSpec,
         status: int,
         headers: list[tuple[str, str]],
         encoding: str,
         trace: _trace.Trace,
     ) -> None:
-        self.exchange, self.spec, self.status, self.headers, self.trace = (
-            exchange,
-            spec,
-            status,
-            headers,
-            trace,
-        )
-        self.decompressor = _decompressor(encoding) if encoding else None
-        self.raw_mode = bool(encoding) and self.decompressor is None
+        super().__init__(exchange, encoding, trace)
+        self.spec, self.status, self.headers = spec, status, headers
         self._parts: list[bytes] = []
-        self._done = False
-        self._lock = threading.Lock()
-        trace.finalizers.append(self._abandon)
 
     def add(self, chunk: bytes) -> None:
         self._parts.append(chunk)
 
-    def finish(self, *, complete: bool) -> None:
-        with self._lock:
-            if self._done:
-                return
-            self._done = True
+    def _store(self) -> None:
         raw = b"".join(self._parts)
         headers = self.headers
         if self.decompressor is not None:
@@ -631,24 +561,13 @@ class _ReadBodySink:
             encoding = next((v for k, v in headers if k.lower() == "content-encoding"), "")
             self.exchange.response.pop("body", None)
             self.exchange.response.pop("text", None)
-            self.exchange.response.update(
-                {
-                    "body_b64": base64.b64encode(raw).decode("ascii"),
-                    "sha256": hashlib.sha256(raw).hexdigest(),
-                }
-            )
+            self.exchange.response.update(wire.envelope(raw, key="body_b64"))
             self.exchange.response["headers"]["content-encoding"] = encoding
-        self.exchange.complete = complete
-        with contextlib.suppress(ValueError):
-            self.trace.finalizers.remove(self._abandon)
-
-    def _abandon(self) -> None:
-        self.finish(complete=False)
 
 
 def body_sink(
     recording: Any,
-    exchange: _trace.Exchange,
+    exchange: wire.Exchange,
     spec: ProviderSpec,
     status: int,
     headers: list[tuple[str, str]],
@@ -684,7 +603,7 @@ def body_sink(
     return _ReadBodySink(exchange, spec, status, headers, encoding, recording.trace)
 
 
-def begin(recording: Any, request: Any, spec: ProviderSpec) -> _trace.Exchange:
+def begin(recording: Any, request: Any, spec: ProviderSpec) -> wire.Exchange:
     if recording.block is not None:
         recording.blocked_calls += 1
         raise SnapshotMissingInCIError(recording.block)
@@ -693,7 +612,7 @@ def begin(recording: Any, request: Any, spec: ProviderSpec) -> _trace.Exchange:
     blocks LLM calls (CI without a snapshot), else store the scrubbed request
     and add the exchange to the trace."""
     req = _request_record(request)
-    exchange = _trace.Exchange(provider=spec.name, codec=spec.codec_for(req["path"]), request=req)
+    exchange = wire.Exchange(provider=spec.name, codec=spec.codec_for(req["path"]), request=req)
     recording.trace.add_exchange(exchange)
     return exchange
 
@@ -704,6 +623,6 @@ def _verbatim_errors(spec: ProviderSpec) -> bool:
     return isinstance(replay, dict) and replay.get("verbatim_error_bodies") is True
 
 
-def record_error(exchange: _trace.Exchange, exc: BaseException) -> None:
+def record_error(exchange: wire.Exchange, exc: BaseException) -> None:
     exchange.response = {"error": {"type": type(exc).__name__, "message": scrub_text(str(exc))}}
     exchange.ended = time.monotonic()
