@@ -100,7 +100,7 @@ class _Budget:
     def more(self) -> bool:
         if self.request is not None and self._stored is None:
             try:
-                from ..send import _request_record
+                from ..core import _request_record
 
                 self._stored = _request_record(self.request)
             except Exception:

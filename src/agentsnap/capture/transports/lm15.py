@@ -20,11 +20,11 @@ library: lm15 speaks HTTP/1.1 over ``socket`` itself (``_sync.py`` /
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from ... import trace as _trace
-from .. import core
+from .. import core, streams
 from . import _wire
 
 __all__ = ["async_stream_wrapper", "patch_async", "patch_sync", "stream_wrapper"]
@@ -113,20 +113,9 @@ def stream_wrapper(
     except Exception as exc:
         core.record_error(exchange, exc)
         raise
-    sink = _sink(recording, exchange, spec, response, wire)
-    inner = response._chunks
-
-    def tee() -> Iterator[bytes]:
-        complete = False
-        try:
-            for chunk in inner:
-                sink.add(chunk)
-                yield chunk
-            complete = True
-        finally:
-            sink.finish(complete=complete)
-
-    response._chunks = tee()
+    response._chunks = streams.tee(
+        response._chunks, _sink(recording, exchange, spec, response, wire)
+    )
     return response
 
 
@@ -142,13 +131,8 @@ async def async_stream_wrapper(
     module = _home(instance, "_do_stream")
     if recording.mode == "replay":
         stored = core.take_recorded(recording, exchange)
-        chunks = core.stored_body_bytes(stored)
-
-        async def served() -> AsyncIterator[bytes]:
-            for chunk in chunks:
-                yield chunk
-
-        response = _replayed(module, "AsyncTransportResponse", stored, served())
+        chunks = streams.served(core.stored_body_bytes(stored))
+        response = _replayed(module, "AsyncTransportResponse", stored, chunks)
         response._release = _async_released
         return response
     try:
@@ -157,20 +141,9 @@ async def async_stream_wrapper(
     except Exception as exc:
         core.record_error(exchange, exc)
         raise
-    sink = _sink(recording, exchange, spec, response, wire)
-    inner = response._chunks
-
-    async def tee() -> AsyncIterator[bytes]:
-        complete = False
-        try:
-            async for chunk in inner:
-                sink.add(chunk)
-                yield chunk
-            complete = True
-        finally:
-            sink.finish(complete=complete)
-
-    response._chunks = tee()
+    response._chunks = streams.atee(
+        response._chunks, _sink(recording, exchange, spec, response, wire)
+    )
     return response
 
 
