@@ -29,7 +29,7 @@ import re
 import threading
 import time
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from .. import trace as _trace
@@ -46,6 +46,9 @@ from ..scrub import (
 from ..serialize import bytes_envelope
 from . import faithful, observe
 from .spec import ProviderSpec, classify, explain_miss
+
+if TYPE_CHECKING:
+    from .recording import Recording
 
 __all__ = [
     "WireRequest",
@@ -363,7 +366,7 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def recognise(request: Any, recording: Any = None) -> ProviderSpec | None:
+def recognise(request: Any, recording: Recording | None = None) -> ProviderSpec | None:
     """The provider spec ``request`` belongs to, or None (the request passes untouched).
 
     The one place every transport asks :func:`agentsnap.capture.spec.classify`
@@ -435,12 +438,13 @@ def owned(transport: str) -> Iterator[None]:
 # one exchange: begin, replay lookup, record
 
 
-def take_recorded(recording: Any, exchange: wire.Exchange) -> dict[str, Any]:
+def take_recorded(recording: Recording, exchange: wire.Exchange) -> dict[str, Any]:
     """Replay: the recorded response for ``exchange``'s request (the stored dict:
     ``status``/``headers`` with ``body``/``text``/``body_b64`` or ``chunks``, or
     ``error``). Marks the exchange served. Raises
     :class:`~agentsnap.exceptions.ReplayMissError` (counted on ``recording``,
     the first kept in ``recording.first_miss``) when nothing recorded matches."""
+    assert recording.cassette is not None  # replay mode, not blocked (begin raised)
     try:
         index, recorded, drift = recording.cassette.take(exchange.request)
     except ReplayMissError as exc:
@@ -566,7 +570,7 @@ class _ReadBodySink(_Sink):
 
 
 def body_sink(
-    recording: Any,
+    recording: Recording,
     exchange: wire.Exchange,
     spec: ProviderSpec,
     status: int,
@@ -574,7 +578,7 @@ def body_sink(
     *,
     decoded: bool,
     path: str = "",
-) -> Any:
+) -> _Sink:
     """A sink for a response body the library reads after the hook returned.
 
     ``add(bytes)`` each piece as read, ``finish(complete=...)`` once (also
@@ -603,14 +607,15 @@ def body_sink(
     return _ReadBodySink(exchange, spec, status, headers, encoding, recording.trace)
 
 
-def begin(recording: Any, request: Any, spec: ProviderSpec) -> wire.Exchange:
-    if recording.block is not None:
-        recording.blocked_calls += 1
-        raise SnapshotMissingInCIError(recording.block)
+def begin(recording: Recording, request: Any, spec: ProviderSpec) -> wire.Exchange:
     """Start one exchange of a recognised request: raise
     :class:`~agentsnap.exceptions.SnapshotMissingInCIError` when the recording
     blocks LLM calls (CI without a snapshot), else store the scrubbed request
-    and add the exchange to the trace."""
+    (:func:`_request_record`: the one place a request is scrubbed) and add the
+    exchange to the trace."""
+    if recording.block is not None:
+        recording.blocked_calls += 1
+        raise SnapshotMissingInCIError(recording.block)
     req = _request_record(request)
     exchange = wire.Exchange(provider=spec.name, codec=spec.codec_for(req["path"]), request=req)
     recording.trace.add_exchange(exchange)

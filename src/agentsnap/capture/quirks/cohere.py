@@ -35,7 +35,7 @@ def _no_wait_in_replay(
     from ... import trace
 
     recording = trace.current()
-    if recording is None or getattr(recording, "mode", None) != "replay":
+    if recording is None or recording.mode != "replay":
         return wrapped(*args, **kwargs)
     return 0.0
 

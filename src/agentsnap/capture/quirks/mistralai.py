@@ -34,7 +34,10 @@ untouched (the real API's waits are honoured).
 from __future__ import annotations
 
 import contextvars
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..recording import Recording
 
 __all__ = ["patch_basesdk", "patch_retries"]
 
@@ -43,19 +46,15 @@ _current_request: contextvars.ContextVar[Any] = contextvars.ContextVar(
 )
 
 
-def _recording() -> Any:
+def _recording() -> Recording | None:
     from ... import trace
 
     return trace.current()
 
 
-def _replaying() -> Any:
+def _replaying() -> Recording | None:
     recording = _recording()
-    if (
-        recording is None
-        or getattr(recording, "mode", None) != "replay"
-        or getattr(recording, "cassette", None) is None
-    ):
+    if recording is None or recording.mode != "replay" or recording.cassette is None:
         return None
     return recording
 
@@ -92,7 +91,8 @@ async def _do_request_async(
 class _Budget:
     """Whether the snapshot can still serve another attempt of the current request."""
 
-    def __init__(self, recording: Any) -> None:
+    def __init__(self, recording: Recording) -> None:
+        assert recording.cassette is not None  # see _replaying
         self.cassette = recording.cassette
         self.request = _current_request.get()
         self._stored: dict[str, Any] | None = None
@@ -105,10 +105,9 @@ class _Budget:
                 self._stored = _request_record(self.request)
             except Exception:
                 self.request = None
-        remaining = getattr(self.cassette, "remaining", None)
-        if self._stored is None or remaining is None:  # outside do_request: best effort
-            return bool(self.cassette.unplayed() > 0)
-        return bool(remaining(self._stored) > 0)
+        if self._stored is None:  # outside do_request: best effort
+            return self.cassette.unplayed() > 0
+        return self.cassette.remaining(self._stored) > 0
 
 
 def _func_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

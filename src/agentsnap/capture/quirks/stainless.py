@@ -45,7 +45,7 @@ def _retry_timeout_wrapper(
 ) -> Any:
     timeout = wrapped(*args, **kwargs)
     recording = _trace.current()
-    if recording is None or getattr(recording, "mode", None) != "replay":
+    if recording is None or recording.mode != "replay":
         return timeout
     try:
         return min(float(timeout), REPLAY_RETRY_WAIT)

@@ -28,11 +28,16 @@ import inspect
 import types
 import urllib.parse
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import trace as _trace
+from ...wire import Exchange
 from .. import core
+from ..spec import ProviderSpec
 from . import _wire
+
+if TYPE_CHECKING:
+    from ..recording import Recording
 
 __all__ = ["patch", "request_wrapper"]
 
@@ -173,9 +178,9 @@ def _raise_recorded(err: dict[str, Any]) -> None:
 
 
 def _tee(
-    recording: Any,
-    exchange: Any,
-    spec: Any,
+    recording: Recording,
+    exchange: Exchange,
+    spec: ProviderSpec,
     response: Any,
     wire: core.WireRequest,
     *,

@@ -21,11 +21,17 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import trace as _trace
+from ...wire import Exchange
 from .. import core, streams
+from ..spec import ProviderSpec
+from ..streams import BodySink
 from . import _wire
+
+if TYPE_CHECKING:
+    from ..recording import Recording
 
 __all__ = ["async_stream_wrapper", "patch_async", "patch_sync", "stream_wrapper"]
 
@@ -50,7 +56,9 @@ def _wire_request(transport: Any, request: Any) -> core.WireRequest:
     return core.WireRequest(request.method, request.url, headers, bytes(request.body or b""))
 
 
-def _start(transport: Any, request: Any) -> tuple[Any, Any, Any, Any] | None:
+def _start(
+    transport: Any, request: Any
+) -> tuple[Recording, core.WireRequest, ProviderSpec, Exchange] | None:
     recording = _trace.current()
     if recording is None or core.owner() is not None:
         return None
@@ -87,7 +95,13 @@ async def _async_released(body_consumed: bool) -> None:
     return None
 
 
-def _sink(recording: Any, exchange: Any, spec: Any, response: Any, wire: Any) -> Any:
+def _sink(
+    recording: Recording,
+    exchange: Exchange,
+    spec: ProviderSpec,
+    response: Any,
+    wire: core.WireRequest,
+) -> BodySink:
     headers = [(str(k), str(v)) for k, v in response.headers]
     return core.body_sink(
         recording, exchange, spec, response.status, headers, decoded=True, path=wire.url.path

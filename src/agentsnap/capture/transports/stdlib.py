@@ -28,11 +28,15 @@ from __future__ import annotations
 import http.client
 import socket
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import trace as _trace
 from .. import core
+from ..spec import ProviderSpec
 from . import _wire
+
+if TYPE_CHECKING:
+    from ..recording import Recording
 
 __all__ = ["getresponse_wrapper", "patch", "request_wrapper"]
 
@@ -146,9 +150,9 @@ def getresponse_wrapper(
 
 
 def tee_response(
-    recording: Any,
+    recording: Recording,
     exchange: _trace.Exchange,
-    spec: Any,
+    spec: ProviderSpec,
     response: http.client.HTTPResponse,
     wire: Any,
 ) -> None:

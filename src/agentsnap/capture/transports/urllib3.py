@@ -23,11 +23,16 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import trace as _trace
+from ...wire import Exchange
 from .. import core
+from ..spec import ProviderSpec
 from . import _wire, stdlib
+
+if TYPE_CHECKING:
+    from ..recording import Recording
 
 __all__ = ["patch", "urlopen_wrapper"]
 
@@ -185,7 +190,13 @@ def _takes_version_string() -> bool:
 
 
 def _tee(
-    recording: Any, exchange: Any, spec: Any, response: Any, wire: core.WireRequest, *, decode: bool
+    recording: Recording,
+    exchange: Exchange,
+    spec: ProviderSpec,
+    response: Any,
+    wire: core.WireRequest,
+    *,
+    decode: bool,
 ) -> None:
     original = getattr(response, "_original_response", None)
     if (
