@@ -127,30 +127,16 @@ def _transport_hook(call: str) -> Any:
     return hook
 
 
-def _is_ours(func: Any) -> bool:
-    from .send import async_send_wrapper, send_wrapper
-
-    ours = (send_wrapper, async_send_wrapper)
-    seen = 0
-    while func is not None and seen < 16:
-        if getattr(func, "_self_wrapper", None) in ours:
-            return True
-        func = getattr(func, "__wrapped__", None)
-        seen += 1
-    return False
-
-
 def _patch_module(module: Any) -> None:
     try:
-        import wrapt
-
         from .send import async_send_wrapper, send_wrapper
+        from .wrapping import one_of, wrap_once
 
+        ours = one_of(send_wrapper, async_send_wrapper)
         for cls_name, wrapper in (("Client", send_wrapper), ("AsyncClient", async_send_wrapper)):
             cls = getattr(module, cls_name, None)
-            if cls is None or _is_ours(cls.__dict__.get("send")):
-                continue
-            wrapt.wrap_function_wrapper(cls, "send", wrapper)
+            if cls is not None:
+                wrap_once(cls, "send", wrapper, ours)
     except Exception as exc:
         warnings.warn(
             f"agentsnap: could not hook {getattr(module, '__name__', module)!r} ({exc}); "

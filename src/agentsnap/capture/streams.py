@@ -14,7 +14,7 @@ stream that serves recorded chunks.
 from __future__ import annotations
 
 import threading
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
 from types import ModuleType
 from typing import Protocol
 
@@ -63,81 +63,82 @@ _classes: dict[tuple[str, str, bool], type] = {}
 _classes_lock = threading.Lock()
 
 
+def _made_once(module: ModuleType, kind: str, is_async: bool, make: Callable[[type], type]) -> type:
+    """``make(base)`` for ``module``'s ``AsyncByteStream`` / ``SyncByteStream``, made once."""
+    key = (module.__name__, kind, is_async)
+    cls = _classes.get(key)
+    if cls is None:
+        with _classes_lock:
+            cls = _classes.get(key)
+            if cls is None:
+                base = module.AsyncByteStream if is_async else module.SyncByteStream
+                cls = _classes[key] = make(base)
+    return cls
+
+
 def tee_stream_class(module: ModuleType, is_async: bool) -> type:
     """A ``module.SyncByteStream`` (``AsyncByteStream`` when ``is_async``) subclass built
     as ``cls(inner_stream, sink)``: :func:`tee` over ``inner_stream``; closing it
     finishes the sink (incomplete, if not read to its end) and closes the inner stream.
     ``module``: ``httpx`` or ``httpx2``. One class per module, made once."""
-    key = (module.__name__, "tee", is_async)
-    cls = _classes.get(key)
-    if cls is not None:
-        return cls
-    with _classes_lock:
-        if key in _classes:
-            return _classes[key]
-        if is_async:
-
-            class AsyncTee(module.AsyncByteStream):  # type: ignore[name-defined, misc]
-                def __init__(self, inner: AsyncIterable[bytes], sink: BodySink) -> None:
-                    self._inner = inner
-                    self._sink = sink
-
-                def __aiter__(self) -> AsyncIterator[bytes]:
-                    return atee(self._inner, self._sink)
-
-                async def aclose(self) -> None:
-                    self._sink.finish(complete=False)
-                    await self._inner.aclose()  # type: ignore[attr-defined]
-
-            cls = AsyncTee
-        else:
-
-            class SyncTee(module.SyncByteStream):  # type: ignore[name-defined, misc]
-                def __init__(self, inner: Iterable[bytes], sink: BodySink) -> None:
-                    self._inner = inner
-                    self._sink = sink
-
-                def __iter__(self) -> Iterator[bytes]:
-                    return tee(self._inner, self._sink)
-
-                def close(self) -> None:
-                    self._sink.finish(complete=False)
-                    self._inner.close()  # type: ignore[attr-defined]
-
-            cls = SyncTee
-        _classes[key] = cls
-        return cls
+    return _made_once(module, "tee", is_async, _async_tee if is_async else _sync_tee)
 
 
 def replay_stream_class(module: ModuleType, is_async: bool) -> type:
     """A ``module.SyncByteStream`` (``AsyncByteStream``) subclass built as ``cls(chunks)``
     (``list[bytes]``) that serves the recorded chunks. One class per module, made once."""
-    key = (module.__name__, "replay", is_async)
-    cls = _classes.get(key)
-    if cls is not None:
-        return cls
-    with _classes_lock:
-        if key in _classes:
-            return _classes[key]
-        if is_async:
+    return _made_once(module, "replay", is_async, _async_replay if is_async else _sync_replay)
 
-            class AsyncReplayStream(module.AsyncByteStream):  # type: ignore[name-defined, misc]
-                def __init__(self, chunks: list[bytes]) -> None:
-                    self._chunks = chunks
 
-                def __aiter__(self) -> AsyncIterator[bytes]:
-                    return served(self._chunks)
+def _sync_tee(base: type) -> type:
+    class SyncTee(base):  # type: ignore[misc]
+        def __init__(self, inner: Iterable[bytes], sink: BodySink) -> None:
+            self._inner = inner
+            self._sink = sink
 
-            cls = AsyncReplayStream
-        else:
+        def __iter__(self) -> Iterator[bytes]:
+            return tee(self._inner, self._sink)
 
-            class SyncReplayStream(module.SyncByteStream):  # type: ignore[name-defined, misc]
-                def __init__(self, chunks: list[bytes]) -> None:
-                    self._chunks = chunks
+        def close(self) -> None:
+            self._sink.finish(complete=False)
+            self._inner.close()  # type: ignore[attr-defined]
 
-                def __iter__(self) -> Iterator[bytes]:
-                    return iter(self._chunks)
+    return SyncTee
 
-            cls = SyncReplayStream
-        _classes[key] = cls
-        return cls
+
+def _async_tee(base: type) -> type:
+    class AsyncTee(base):  # type: ignore[misc]
+        def __init__(self, inner: AsyncIterable[bytes], sink: BodySink) -> None:
+            self._inner = inner
+            self._sink = sink
+
+        def __aiter__(self) -> AsyncIterator[bytes]:
+            return atee(self._inner, self._sink)
+
+        async def aclose(self) -> None:
+            self._sink.finish(complete=False)
+            await self._inner.aclose()  # type: ignore[attr-defined]
+
+    return AsyncTee
+
+
+def _sync_replay(base: type) -> type:
+    class SyncReplayStream(base):  # type: ignore[misc]
+        def __init__(self, chunks: list[bytes]) -> None:
+            self._chunks = chunks
+
+        def __iter__(self) -> Iterator[bytes]:
+            return iter(self._chunks)
+
+    return SyncReplayStream
+
+
+def _async_replay(base: type) -> type:
+    class AsyncReplayStream(base):  # type: ignore[misc]
+        def __init__(self, chunks: list[bytes]) -> None:
+            self._chunks = chunks
+
+        def __aiter__(self) -> AsyncIterator[bytes]:
+            return served(self._chunks)
+
+    return AsyncReplayStream

@@ -36,6 +36,8 @@ from __future__ import annotations
 import contextvars
 from typing import TYPE_CHECKING, Any
 
+from ..wrapping import wrap_once
+
 if TYPE_CHECKING:
     from ..recording import Recording
 
@@ -167,23 +169,9 @@ def _retry_wrapper_async(retries: Any) -> Any:
 _MARK = "_agentsnap_mistral_quirk"
 
 
-def _is_ours(func: Any) -> bool:
-    seen = 0
-    while func is not None and seen < 16:
-        if getattr(getattr(func, "_self_wrapper", None), _MARK, False):
-            return True
-        func = getattr(func, "__wrapped__", None)
-        seen += 1
-    return False
-
-
 def _wrap(owner: Any, name: str, wrapper: Any) -> None:
-    import wrapt
-
     setattr(wrapper, _MARK, True)
-    current = owner.__dict__.get(name) if isinstance(owner, type) else getattr(owner, name, None)
-    if not _is_ours(current):
-        wrapt.wrap_function_wrapper(owner, name, wrapper)
+    wrap_once(owner, name, wrapper, lambda found: getattr(found, _MARK, False))
 
 
 def patch_basesdk(module: Any) -> None:

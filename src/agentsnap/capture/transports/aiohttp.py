@@ -34,6 +34,7 @@ from ... import trace as _trace
 from ...wire import Exchange
 from .. import core
 from ..spec import ProviderSpec
+from ..wrapping import wrap_once
 from . import _wire
 
 if TYPE_CHECKING:
@@ -269,12 +270,4 @@ def _replayed(session: Any, wire: core.WireRequest, url: Any, stored: dict[str, 
 
 def patch(module: Any) -> None:
     """Wrap ``module.ClientSession._request`` (``module``: ``aiohttp.client``), once."""
-    import wrapt
-
-    cls = module.ClientSession
-    func, seen = cls.__dict__.get("_request"), 0
-    while func is not None and seen < 16:
-        if getattr(func, "_self_wrapper", None) is request_wrapper:
-            return
-        func, seen = getattr(func, "__wrapped__", None), seen + 1
-    wrapt.wrap_function_wrapper(cls, "_request", request_wrapper)
+    wrap_once(module.ClientSession, "_request", request_wrapper)

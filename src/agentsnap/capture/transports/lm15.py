@@ -28,6 +28,7 @@ from ...wire import Exchange
 from .. import core, streams
 from ..spec import ProviderSpec
 from ..streams import BodySink
+from ..wrapping import wrap_once
 from . import _wire
 
 if TYPE_CHECKING:
@@ -161,23 +162,11 @@ async def async_stream_wrapper(
     return response
 
 
-def _wrap_once(cls: Any, name: str, wrapper: Any) -> None:
-    import wrapt
-
-    func = cls.__dict__.get(name)
-    seen = 0
-    while func is not None and seen < 16:
-        if getattr(func, "_self_wrapper", None) is wrapper:
-            return
-        func, seen = getattr(func, "__wrapped__", None), seen + 1
-    wrapt.wrap_function_wrapper(cls, name, wrapper)
-
-
 def patch_sync(module: Any) -> None:
     """Wrap ``module.StdlibTransport.stream`` (``module``: ``…lm15.transports._sync``), once."""
-    _wrap_once(module.StdlibTransport, "stream", stream_wrapper)
+    wrap_once(module.StdlibTransport, "stream", stream_wrapper)
 
 
 def patch_async(module: Any) -> None:
     """Wrap ``module.StdlibAsyncTransport._do_stream`` (``module``: ``…lm15.transports._async``), once."""
-    _wrap_once(module.StdlibAsyncTransport, "_do_stream", async_stream_wrapper)
+    wrap_once(module.StdlibAsyncTransport, "_do_stream", async_stream_wrapper)

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from ... import trace as _trace
 from .. import core
 from ..spec import ProviderSpec
+from ..wrapping import one_of, wrap_once
 from . import _wire
 
 if TYPE_CHECKING:
@@ -174,21 +175,8 @@ def tee_response(
     response.fp = tee
 
 
-def _is_ours(func: Any) -> bool:
-    seen = 0
-    while func is not None and seen < 16:
-        if getattr(func, "_self_wrapper", None) in (request_wrapper, getresponse_wrapper):
-            return True
-        func = getattr(func, "__wrapped__", None)
-        seen += 1
-    return False
-
-
 def patch(module: Any) -> None:
     """Wrap ``module.HTTPConnection.request`` / ``getresponse`` (``module``: ``http.client``), once."""
-    import wrapt
-
-    cls = module.HTTPConnection
+    ours = one_of(request_wrapper, getresponse_wrapper)
     for name, wrapper in (("request", request_wrapper), ("getresponse", getresponse_wrapper)):
-        if not _is_ours(cls.__dict__.get(name)):
-            wrapt.wrap_function_wrapper(cls, name, wrapper)
+        wrap_once(module.HTTPConnection, name, wrapper, ours)

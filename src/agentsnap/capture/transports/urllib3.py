@@ -29,6 +29,7 @@ from ... import trace as _trace
 from ...wire import Exchange
 from .. import core
 from ..spec import ProviderSpec
+from ..wrapping import wrap_once
 from . import _wire, stdlib
 
 if TYPE_CHECKING:
@@ -218,12 +219,4 @@ def _tee(
 
 def patch(module: Any) -> None:
     """Wrap ``module.HTTPConnectionPool.urlopen`` (``module``: ``urllib3.connectionpool``), once."""
-    import wrapt
-
-    cls = module.HTTPConnectionPool
-    func, seen = cls.__dict__.get("urlopen"), 0
-    while func is not None and seen < 16:
-        if getattr(func, "_self_wrapper", None) is urlopen_wrapper:
-            return
-        func, seen = getattr(func, "__wrapped__", None), seen + 1
-    wrapt.wrap_function_wrapper(cls, "urlopen", urlopen_wrapper)
+    wrap_once(module.HTTPConnectionPool, "urlopen", urlopen_wrapper)
