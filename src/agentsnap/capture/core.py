@@ -63,6 +63,7 @@ __all__ = [
     "record_error",
     "record_read_body",
     "replay_headers",
+    "sending",
     "stored_body_bytes",
     "take_recorded",
 ]
@@ -626,6 +627,19 @@ def _verbatim_errors(spec: ProviderSpec) -> bool:
     """Whether the spec asks for error bodies as text (``[replay] verbatim_error_bodies = true``)."""
     replay = spec.extra.get("replay")
     return isinstance(replay, dict) and replay.get("verbatim_error_bodies") is True
+
+
+@contextlib.contextmanager
+def sending(exchange: wire.Exchange, transport: str) -> Iterator[None]:
+    """Around the real send of a captured request: the request is :func:`owned` by
+    ``transport`` meanwhile (inner layers let it pass), and an exception it raises is
+    stored as the exchange's response (:func:`record_error`) on its way out."""
+    with owned(transport):
+        try:
+            yield
+        except Exception as exc:
+            record_error(exchange, exc)
+            raise
 
 
 def record_error(exchange: wire.Exchange, exc: BaseException) -> None:

@@ -49,6 +49,7 @@ from .core import (  # noqa: F401 - encode_body, decode_body, _request_record, _
     recognise,
     record_error,
     record_read_body,
+    sending,
     take_recorded,
 )
 from .spec import ProviderSpec
@@ -190,12 +191,8 @@ def send_wrapper(
         if not stream:
             response.read()
         return response
-    try:
-        with owned("httpx"):
-            response = wrapped(*args, **kwargs)
-    except Exception as exc:
-        record_error(exchange, exc)
-        raise
+    with sending(exchange, "httpx"):
+        response = wrapped(*args, **kwargs)
     _record_response(recording, exchange, response, spec, stream=stream, is_async=False)
     return response
 
@@ -213,11 +210,7 @@ async def async_send_wrapper(
         if not stream:
             await response.aread()
         return response
-    try:
-        with owned("httpx"):
-            response = await wrapped(*args, **kwargs)
-    except Exception as exc:
-        record_error(exchange, exc)
-        raise
+    with sending(exchange, "httpx"):
+        response = await wrapped(*args, **kwargs)
     _record_response(recording, exchange, response, spec, stream=stream, is_async=True)
     return response

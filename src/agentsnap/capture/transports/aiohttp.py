@@ -139,14 +139,10 @@ async def request_wrapper(
         response = _replayed(instance, wire, url, stored)
         await _check_status(instance, kwargs, response)
         return response
-    try:
-        with core.owned("aiohttp"):
-            # the status is checked below, once the response is stored: an error
-            # status is recorded as the response it is, not as the exception
-            response = await wrapped(*args, **{**kwargs, "raise_for_status": False})
-    except Exception as exc:
-        core.record_error(exchange, exc)
-        raise
+    with core.sending(exchange, "aiohttp"):
+        # the status is checked below, once the response is stored: an error
+        # status is recorded as the response it is, not as the exception
+        response = await wrapped(*args, **{**kwargs, "raise_for_status": False})
     auto_decompress = kwargs.get("auto_decompress")
     if auto_decompress is None:
         auto_decompress = getattr(instance, "_auto_decompress", True)

@@ -122,12 +122,8 @@ def stream_wrapper(
     if recording.mode == "replay":
         stored = core.take_recorded(recording, exchange)
         return _replayed(module, "TransportResponse", stored, iter(core.stored_body_bytes(stored)))
-    try:
-        with core.owned("lm15"):
-            response = wrapped(*args, **kwargs)
-    except Exception as exc:
-        core.record_error(exchange, exc)
-        raise
+    with core.sending(exchange, "lm15"):
+        response = wrapped(*args, **kwargs)
     response._chunks = streams.tee(
         response._chunks, _sink(recording, exchange, spec, response, wire)
     )
@@ -150,12 +146,8 @@ async def async_stream_wrapper(
         response = _replayed(module, "AsyncTransportResponse", stored, chunks)
         response._release = _async_released
         return response
-    try:
-        with core.owned("lm15"):
-            response = await wrapped(*args, **kwargs)
-    except Exception as exc:
-        core.record_error(exchange, exc)
-        raise
+    with core.sending(exchange, "lm15"):
+        response = await wrapped(*args, **kwargs)
     response._chunks = streams.atee(
         response._chunks, _sink(recording, exchange, spec, response, wire)
     )

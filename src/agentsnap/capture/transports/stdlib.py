@@ -98,12 +98,8 @@ def request_wrapper(
             _raise_recorded(stored["error"])
         setattr(instance, _PENDING, ("replay", stored, wire))
         return None
-    try:
-        with core.owned("http.client"):
-            wrapped(method, target, send_body, headers or {}, **rest)
-    except Exception as exc:
-        core.record_error(exchange, exc)
-        raise
+    with core.sending(exchange, "http.client"):
+        wrapped(method, target, send_body, headers or {}, **rest)
     setattr(instance, _PENDING, ("capture", recording, exchange, spec, wire))
     return None
 

@@ -129,12 +129,8 @@ def urlopen_wrapper(
         if "error" in stored:
             _raise_recorded(instance, str(call["url"]), stored["error"])
         return _replayed(instance, call, stored, wire)
-    try:
-        with core.owned("urllib3"):
-            response = wrapped(**call)
-    except Exception as exc:
-        core.record_error(exchange, exc)
-        raise
+    with core.sending(exchange, "urllib3"):
+        response = wrapped(**call)
     _tee(recording, exchange, spec, response, wire, decode=bool(call.get("decode_content", True)))
     return response
 
