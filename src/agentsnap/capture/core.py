@@ -1,21 +1,26 @@
-"""The transport-neutral core of capture: what an exchange is and how it is
-stored, looked up and served, whichever HTTP library carried it.
+"""The transport-neutral core of capture: how an exchange is stored, looked up
+and served, whichever HTTP library carried it.
 
-Each transport adapter (:mod:`agentsnap.capture.send` for httpx/httpx2,
+The shapes themselves (:class:`~agentsnap.wire.Exchange`, the bytes envelope,
+the decoder, the request key) live in :mod:`agentsnap.wire`. Each transport
+adapter (:mod:`agentsnap.capture.send` for httpx/httpx2,
 :mod:`agentsnap.capture.transports`) only translates its library's request and
-response objects; everything stored goes through here, so a recording made
+response objects and plugs into the same few calls here, so a recording made
 over one library replays over another (the replay key ignores the host and
 the library, see :mod:`agentsnap.replay`):
 
 * :class:`WireRequest`: a request as bytes on the wire (method, URL, headers,
   body), read the way an ``httpx.Request`` is read — what recognition
   (:func:`recognise`) and :func:`_request_record` need;
-* :func:`begin`: the CI block check, the stored (scrubbed) request, the
-  :class:`~agentsnap.trace.Exchange` added to the trace;
+* :func:`begin`: the CI block check, the stored request (scrubbed here, the one
+  time it is), the exchange added to the trace;
+* :func:`sending`: around the real send (ownership, and a raised error stored);
 * :func:`take_recorded`: the cassette lookup in replay; a miss raises
   :class:`~agentsnap.exceptions.ReplayMissError` (counted on the recording);
-* :func:`record_read_body` / :class:`_ChunkSink` (via :func:`body_sink`): the
-  response stored as a read body or as the chunks of a stream;
+  :func:`replay_headers` / :func:`stored_body_bytes`: what to serve;
+* :func:`record_read_body` / :func:`body_sink`: the response stored (scrubbed)
+  as a read body or as the chunks of a stream, fed by a tee
+  (:mod:`agentsnap.capture.streams`) or the library's own reads;
 * :func:`owned` / :func:`owner`: an outer agentsnap layer (httpx over an
   aiohttp transport, requests over http.client) already handles this request,
   so the inner layers let it pass untouched and it is captured once.
