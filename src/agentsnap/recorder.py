@@ -145,7 +145,7 @@ class _Block:
             # read by the send wrappers: requests outside the adapters' scope are refused
             recording.adapter_scope = AdapterScope(
                 self.adapters, owner=f"{type(self).__name__}({self.name!r})"
-            )  # type: ignore[attr-defined]
+            )
         self._recording = recording.start()
         return self
 
@@ -162,7 +162,7 @@ class _Block:
             # the code under test swallowed or replaced the miss: it is the cause, say so
             self._report("failed")
             raise miss.with_traceback(None) from exc
-        scope = getattr(self._recording, "adapter_scope", None)
+        scope = self._recording.adapter_scope
         if scope is not None and scope.violations:
             # an unwrapped client was refused but the error was swallowed or replaced
             # on its way out (a retry loop, a framework's error handling): fail here
@@ -341,7 +341,7 @@ class AgentAsserter(_Block):
             self._pick_input_golden()
         if self.golden is None and self.missing == "raise" and self.mode != "record":
             raise SnapshotNotFoundError(self.name, self.path)
-        recording = open_recording(
+        recording: Recording = open_recording(
             self.golden, self.settings, mode=self.mode, name=self.name, path=self.path
         )
         if self.replay_tools and self.mode == "replay" and self.golden is not None:

@@ -23,28 +23,14 @@ parsed from (:mod:`agentsnap.legacy`), by position, as 0.5.1 replayed them.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections import defaultdict, deque
 from typing import Any
 
 from .exceptions import ReplayMissError
+from .wire import canonical_json, request_key
 
 __all__ = ["Cassette", "canonical_json", "request_key"]
-
-
-def canonical_json(value: Any) -> str:
-    """Canonical JSON text: sorted keys, no whitespace, non-ASCII kept literal."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def request_key(request: dict[str, Any]) -> tuple[str, str, str]:
-    """The replay key of a stored (already scrubbed) request dict."""
-    path = request.get("path") or ""
-    query = request.get("query")
-    if query:
-        path = f"{path}?{query}"
-    return (str(request.get("method", "")).upper(), path, canonical_json(request.get("body")))
 
 
 class Cassette:

@@ -69,6 +69,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from .wire import StoredExchange
+
 __all__ = [
     "ACCOUNT_HEADERS",
     "MIN_SECRET_LENGTH",
@@ -1167,16 +1169,16 @@ def _scrub_exchange(exchange: Any, rules: Redaction) -> Any:
     return out
 
 
-def scrub_snapshot(
-    data: dict[str, Any], rules: Redaction | None = None, *, exchanges_scrubbed: bool = False
-) -> dict[str, Any]:
+def scrub_snapshot(data: dict[str, Any], rules: Redaction | None = None) -> dict[str, Any]:
     """A snapshot dict (``Snapshot.to_dict()``) with every rule applied: user JSON
     paths on bodies, tool arguments and results, input and output; text rules
     everywhere but the snapshot's ``name``. Returns a new dict; idempotent.
 
-    ``exchanges_scrubbed``: the steps' raw ``exchange`` dicts were scrubbed with
-    these rules when they were captured (agentsnap's send layer does that for
-    every request and response it records or serves): they are kept as they are.
+    A step's raw ``exchange`` captured by this process is a
+    :class:`agentsnap.wire.StoredExchange`: its request and response were scrubbed
+    when they were captured (every transport stores them through
+    :mod:`agentsnap.capture.core`), so it is kept as it is. Any other exchange
+    (a file's, a trace import's) is scrubbed here.
     """
     rules = rules or _active
     out: dict[str, Any] = {}
@@ -1186,19 +1188,20 @@ def scrub_snapshot(
         elif key in ("input", "output"):
             out[key] = scrub_json(value, rules)
         elif key == "trace" and isinstance(value, list):
-            out[key] = [_scrub_step(step, rules, exchanges_scrubbed) for step in value]
+            out[key] = [_scrub_step(step, rules) for step in value]
         else:
             out[key] = scrub_value(value, rules)
     return out
 
 
-def _scrub_step(step: Any, rules: Redaction, exchanges_scrubbed: bool = False) -> Any:
+def _scrub_step(step: Any, rules: Redaction) -> Any:
     if not isinstance(step, dict):
         return scrub_value(step, rules)
     out = {}
     for key, value in step.items():
         if key == "exchange":
-            out[key] = value if exchanges_scrubbed else _scrub_exchange(value, rules)
+            scrubbed = type(value) is StoredExchange  # at capture, once
+            out[key] = value if scrubbed else _scrub_exchange(value, rules)
         elif key in ("args", "result") and step.get("type") == "tool_call":
             out[key] = scrub_json(value, rules)
         else:

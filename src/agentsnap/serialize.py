@@ -47,7 +47,6 @@ UTF-8 cannot encode, is written as a ``\\uXXXX`` escape (:func:`escape_surrogate
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import hashlib
 import json
@@ -58,6 +57,8 @@ import tempfile
 import threading
 from pathlib import Path
 from typing import Any
+
+from .wire import SURROGATE, StoredExchange, envelope, escape_surrogates
 
 __all__ = [
     "BLOB_THRESHOLD",
@@ -79,7 +80,7 @@ MAX_DEPTH = 100
 BLOB_DIR = "blobs"
 
 _ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]+")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = SURROGATE
 
 
 #: bytes of side files not written yet: sha256 -> bytes (oldest first; see _remember_blob)
@@ -106,11 +107,11 @@ def bytes_envelope(data: bytes) -> dict[str, Any]:
     from .scrub import scrub_bytes
 
     data = scrub_bytes(bytes(data))  # token shapes and remembered credentials, overwritten in place
-    digest = hashlib.sha256(data).hexdigest()
     if len(data) > BLOB_THRESHOLD:
+        digest = hashlib.sha256(data).hexdigest()
         _remember_blob(digest, data)
         return {"$blob": f"{BLOB_DIR}/{digest}", "sha256": digest, "size": len(data)}
-    return {"$bytes_b64": base64.b64encode(data).decode("ascii"), "sha256": digest}
+    return envelope(data)
 
 
 def _canonical(value: Any) -> str:
@@ -222,6 +223,8 @@ def _convert(value: Any, depth: int, path: frozenset[int]) -> Any:
     from pathlib import PurePath
 
     nxt = depth + 1
+    if type(value) is StoredExchange:  # scrubbed at capture: the mark is kept (see prepare)
+        return StoredExchange({_key(k): to_json(v, nxt, path) for k, v in value.items()})
     if isinstance(value, enum.Enum):
         return {
             "$enum": f"{type(value).__qualname__}.{value.name}",
@@ -296,22 +299,27 @@ def _convert(value: Any, depth: int, path: frozenset[int]) -> Any:
 
 def prepare(data: Any, *, exchanges_scrubbed: bool = False) -> Any:
     """A snapshot dict ready to store: :func:`to_json`, then every secret rule
-    (:func:`agentsnap.scrub.scrub_snapshot`; ``exchanges_scrubbed``: see there). Idempotent."""
+    (:func:`agentsnap.scrub.scrub_snapshot`). Idempotent.
+
+    A step's ``exchange`` captured by this process (a :class:`agentsnap.wire.StoredExchange`,
+    scrubbed once at capture) keeps its type through :func:`to_json` and is not scrubbed
+    again; one read from a file is. ``exchanges_scrubbed`` is ignored (the mark travels
+    with the exchange); it is accepted for callers written before.
+    """
     from .scrub import scrub_snapshot
 
     converted = to_json(data)
     if isinstance(converted, dict):
-        return scrub_snapshot(converted, exchanges_scrubbed=exchanges_scrubbed)
+        return scrub_snapshot(converted)
     return converted
 
 
 def prepare_parts(
     trace: Any, input: Any, output: Any, *, exchanges_scrubbed: bool = False
 ) -> tuple[Any, Any, Any]:
-    """``(trace, input, output)`` of a new snapshot, prepared as :func:`prepare` would store them."""
-    done = prepare(
-        {"trace": trace, "input": input, "output": output}, exchanges_scrubbed=exchanges_scrubbed
-    )
+    """``(trace, input, output)`` of a new snapshot, prepared as :func:`prepare` would store them
+    (``exchanges_scrubbed``: ignored, see :func:`prepare`)."""
+    done = prepare({"trace": trace, "input": input, "output": output})
     return done["trace"], done["input"], done["output"]
 
 
@@ -400,14 +408,3 @@ def fsync_dir(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
-
-
-def escape_surrogates(text: str) -> str:
-    """JSON text with every lone surrogate written as ``\\uXXXX`` (UTF-8 cannot hold one).
-
-    Raw surrogates can only occur inside JSON strings, where the escape means
-    the same character, so ``json.loads`` gives back the same value.
-    """
-    if not _SURROGATE.search(text):
-        return text
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -22,48 +22,18 @@ made inside it.
 
 from __future__ import annotations
 
-import itertools
+import contextlib
 import threading
 import time
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .wire import Exchange, canonical_json, chunk_bytes, decompress, next_seq, request_key
+
+if TYPE_CHECKING:
+    from .capture.recording import Recording
 
 __all__ = ["Exchange", "Trace", "activate", "current", "deactivate"]
-
-_seq = itertools.count()
-
-
-@dataclass
-class Exchange:
-    """One HTTP request/response pair of an LLM SDK.
-
-    ``request``: ``{"method", "url", "path", "body"}`` — ``body`` is the parsed
-    JSON request body (secrets scrubbed), or a string / bytes envelope when the
-    body is not JSON. Request headers are never stored.
-
-    ``response``: ``{"status", "headers": [[name, value], ...], "body"}`` for a
-    read response (``body`` is parsed JSON, text, or a bytes envelope), or
-    ``{"status", "headers", "chunks": [str, ...]}`` for a streamed one (raw
-    text chunks as the SDK read them). ``complete`` is False when a stream was
-    closed before its end.
-    """
-
-    provider: str
-    codec: str | None
-    request: dict[str, Any]
-    response: dict[str, Any] | None = None
-    complete: bool = True
-    seq: int = field(default_factory=lambda: next(_seq))
-    started: float = field(default_factory=time.monotonic)
-    ended: float | None = None
-    #: set by replay when the request did not match its recording exactly
-    request_drift: list[str] | None = None
-    #: set by replay: position of the served recording in the golden
-    replay_index: int | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form stored under a step's ``exchange`` key."""
-        return {"request": self.request, "response": self.response}
 
 
 class Trace:
@@ -74,7 +44,8 @@ class Trace:
         self.exchanges: list[Exchange] = []
         #: explicit tool calls: (started, ended, seq, step), monotonic seconds
         self._tool_calls: list[tuple[float, float, int, dict[str, Any]]] = []
-        self.finalizers: list[Any] = []
+        #: called by :meth:`close_open_streams`: the body sinks of streams not finished yet
+        self.finalizers: list[Callable[[], None]] = []
 
     def add_exchange(self, exchange: Exchange) -> None:
         """Register an exchange when its request is sent (order = start order)."""
@@ -102,7 +73,7 @@ class Trace:
         ended = time.monotonic()
         with self._lock:
             self._tool_calls.append(
-                (ended if started is None else started, ended, next(_seq), step)
+                (ended if started is None else started, ended, next_seq(), step)
             )
 
     def close_open_streams(self) -> None:
@@ -179,39 +150,17 @@ def _readable(response: dict[str, Any]) -> dict[str, Any]:
     """The response as a codec reads it: streamed chunks stored as raw bytes
     (a compressed stream, or bytes that were not UTF-8) decoded to one text chunk.
 
-    Decoding follows the response's ``content-encoding`` (gzip, deflate; br when
-    the ``brotli`` package is installed). Replay still serves the raw chunks.
+    Decoding follows the response's ``content-encoding`` (:func:`agentsnap.wire.decompress`:
+    gzip, deflate; br and zstd when their package is installed). Replay still serves the raw chunks.
     """
     chunks = response.get("chunks")
     if not isinstance(chunks, list) or not any(isinstance(c, dict) for c in chunks):
         return response
-    import base64
-    import zlib
-
-    raw = b"".join(
-        base64.b64decode(c["$bytes_b64"]) if isinstance(c, dict) else str(c).encode("utf-8")
-        for c in chunks
-    )
+    raw = b"".join(chunk_bytes(c) for c in chunks)
     headers = response.get("headers") or {}
-    encoding = (
-        str(headers.get("content-encoding", "") if isinstance(headers, dict) else "")
-        .lower()
-        .strip()
-    )
-    try:
-        if encoding in ("gzip", "x-gzip"):
-            raw = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw)
-        elif encoding == "deflate":
-            try:
-                raw = zlib.decompressobj().decompress(raw)
-            except zlib.error:
-                raw = zlib.decompressobj(-zlib.MAX_WBITS).decompress(raw)
-        elif encoding == "br":
-            import brotli  # type: ignore[import-not-found]
-
-            raw = brotli.decompress(raw)
-    except Exception:
-        pass
+    encoding = str(headers.get("content-encoding", "") if isinstance(headers, dict) else "")
+    with contextlib.suppress(LookupError, ValueError):  # not decodable here: the bytes as they are
+        raw = decompress(raw, encoding)
     return {**response, "chunks": [raw.decode("utf-8", "replace")]}
 
 
@@ -229,8 +178,6 @@ def _order(entries: list[tuple[Exchange, dict[str, Any]]]) -> list[tuple[Exchang
       ``asyncio.gather`` or a thread pool) are ordered by their first request's
       content instead, which does not depend on scheduling.
     """
-    from .replay import request_key
-
     if entries and all(ex.replay_index is not None for ex, _ in entries):
         return sorted(entries, key=lambda e: (e[0].replay_index, e[0].seq))
     entries = sorted(entries, key=lambda e: e[0].seq)
@@ -280,8 +227,6 @@ def _message_signature(step: dict[str, Any]) -> tuple[str, ...] | None:
     messages = step.get("messages")
     if step.get("type") != "llm_call" or not isinstance(messages, list):
         return None
-    from .replay import canonical_json
-
     return tuple(canonical_json(m) for m in messages)
 
 
@@ -397,17 +342,17 @@ def _with_derived_tool_calls(steps: list[dict[str, Any]]) -> list[dict[str, Any]
 # --------------------------------------------------------------------------
 # the active recording (process-global stack)
 
-_stack: list[Any] = []
+_stack: list[Recording] = []
 _stack_lock = threading.Lock()
 
 
-def activate(recording: Any) -> None:
+def activate(recording: Recording) -> None:
     """Make ``recording`` the one that receives captured calls (pushes on a stack)."""
     with _stack_lock:
         _stack.append(recording)
 
 
-def deactivate(recording: Any) -> None:
+def deactivate(recording: Recording) -> None:
     """Remove ``recording`` from the stack (no error if it is not there)."""
     with _stack_lock:
         for i in range(len(_stack) - 1, -1, -1):
@@ -416,7 +361,7 @@ def deactivate(recording: Any) -> None:
                 break
 
 
-def current() -> Any | None:
+def current() -> Recording | None:
     """The innermost active recording, or None. Lock-free read for the hot path."""
     try:
         return _stack[-1]

@@ -95,7 +95,7 @@ class ToolAdapter(wrapt.FunctionWrapper):  # type: ignore[misc]
         if recording is None:
             return wrapped(*args, **kwargs)
         bound = self._bind(wrapped, instance, args, kwargs)
-        if getattr(recording, "tool_results", None) is not None:
+        if recording.tool_results is not None:
             return self._replayed(wrapped, recording, bound)
         started = time.monotonic()  # places the call in the trace (see Trace.add_tool_call)
         try:
@@ -158,7 +158,7 @@ class ToolAdapter(wrapt.FunctionWrapper):  # type: ignore[misc]
         recorded_error: Any = None,
         started: float | None = None,
     ) -> None:
-        scope = getattr(recording, "adapter_scope", None)
+        scope = recording.adapter_scope
         if scope is not None and not scope.admits_tool(self):
             return
         error = (

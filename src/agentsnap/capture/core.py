@@ -1,21 +1,26 @@
-"""The transport-neutral core of capture: what an exchange is and how it is
-stored, looked up and served, whichever HTTP library carried it.
+"""The transport-neutral core of capture: how an exchange is stored, looked up
+and served, whichever HTTP library carried it.
 
-Each transport adapter (:mod:`agentsnap.capture.send` for httpx/httpx2,
+The shapes themselves (:class:`~agentsnap.wire.Exchange`, the bytes envelope,
+the decoder, the request key) live in :mod:`agentsnap.wire`. Each transport
+adapter (:mod:`agentsnap.capture.send` for httpx/httpx2,
 :mod:`agentsnap.capture.transports`) only translates its library's request and
-response objects; everything stored goes through here, so a recording made
+response objects and plugs into the same few calls here, so a recording made
 over one library replays over another (the replay key ignores the host and
 the library, see :mod:`agentsnap.replay`):
 
 * :class:`WireRequest`: a request as bytes on the wire (method, URL, headers,
   body), read the way an ``httpx.Request`` is read — what recognition
   (:func:`recognise`) and :func:`_request_record` need;
-* :func:`begin`: the CI block check, the stored (scrubbed) request, the
-  :class:`~agentsnap.trace.Exchange` added to the trace;
+* :func:`begin`: the CI block check, the stored request (scrubbed here, the one
+  time it is), the exchange added to the trace;
+* :func:`sending`: around the real send (ownership, and a raised error stored);
 * :func:`take_recorded`: the cassette lookup in replay; a miss raises
   :class:`~agentsnap.exceptions.ReplayMissError` (counted on the recording);
-* :func:`record_read_body` / :class:`_ChunkSink` (via :func:`body_sink`): the
-  response stored as a read body or as the chunks of a stream;
+  :func:`replay_headers` / :func:`stored_body_bytes`: what to serve;
+* :func:`record_read_body` / :func:`body_sink`: the response stored (scrubbed)
+  as a read body or as the chunks of a stream, fed by a tee
+  (:mod:`agentsnap.capture.streams`) or the library's own reads;
 * :func:`owned` / :func:`owner`: an outer agentsnap layer (httpx over an
   aiohttp transport, requests over http.client) already handles this request,
   so the inner layers let it pass untouched and it is captured once.
@@ -23,19 +28,17 @@ the library, see :mod:`agentsnap.replay`):
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import contextvars
-import hashlib
-import json
 import re
 import threading
 import time
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from .. import trace as _trace
+from .. import wire
 from ..exceptions import ReplayMissError, SnapshotMissingInCIError
 from ..scrub import (
     remember_credentials,
@@ -45,9 +48,12 @@ from ..scrub import (
     scrub_text,
     scrub_url,
 )
-from ..serialize import bytes_envelope, escape_surrogates
+from ..serialize import bytes_envelope
 from . import faithful, observe
 from .spec import ProviderSpec, classify, explain_miss
+
+if TYPE_CHECKING:
+    from .recording import Recording
 
 __all__ = [
     "WireRequest",
@@ -62,6 +68,7 @@ __all__ = [
     "record_error",
     "record_read_body",
     "replay_headers",
+    "sending",
     "stored_body_bytes",
     "take_recorded",
 ]
@@ -72,41 +79,18 @@ __all__ = [
 
 
 def encode_body(raw: bytes, content_type: str | None) -> dict[str, Any]:
-    """Store a body: ``{"body": json}``, ``{"text": str}`` or ``{"body_b64", "sha256"}``."""
-    if not raw:
-        return {"body": None}
-    ctype = (content_type or "").lower()
-    if "json" in ctype or raw[:1] in (b"{", b"["):
-        try:
-            return {"body": json.loads(raw)}
-        except ValueError:
-            pass
-    try:
-        return {"text": raw.decode("utf-8")}
-    except UnicodeDecodeError:
-        raw = scrub_bytes(raw)  # token shapes and remembered credentials, overwritten in place
-        return {
-            "body_b64": base64.b64encode(raw).decode("ascii"),
-            "sha256": hashlib.sha256(raw).hexdigest(),
-        }
+    """Store a body: ``{"body": json}``, ``{"text": str}`` or ``{"body_b64", "sha256"}``
+    (:func:`agentsnap.wire.encode_body`, bytes scrubbed)."""
+    return wire.encode_body(raw, content_type, binary=_scrubbed_body_envelope)
 
 
-def decode_body(stored: dict[str, Any]) -> bytes:
-    """The bytes of a body stored by :func:`encode_body`."""
-    if "body_b64" in stored:
-        return base64.b64decode(stored["body_b64"])
-    if "text" in stored:
-        return str(stored["text"]).encode("utf-8")
-    body = stored.get("body")
-    if body is None:
-        return b""
-    text = _compact_json(body)
-    if not text.isascii():  # only non-ASCII text can hold a lone surrogate
-        text = escape_surrogates(text)
-    return text.encode("utf-8")
+def _scrubbed_body_envelope(raw: bytes) -> dict[str, Any]:
+    # token shapes and remembered credentials, overwritten in place
+    return wire.envelope(scrub_bytes(raw), key="body_b64")
 
 
-_compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+#: the bytes of a body stored by :func:`encode_body`
+decode_body = wire.body_bytes
 
 
 _BOUNDARY = re.compile(r'boundary="?([^";,\s]+)"?', re.IGNORECASE)
@@ -138,15 +122,17 @@ def _request_record(request: Any) -> dict[str, Any]:
         found = _BOUNDARY.search(ctype)
         if found:
             raw = raw.replace(found.group(1).encode("latin-1", "replace"), b"agentsnap-boundary")
-    stored = encode_body(raw, ctype)
-    if "body_b64" in stored:
-        stored = {"body": bytes_envelope(raw)}
-    elif "body" in stored:
+    stored = wire.encode_body(raw, ctype, binary=_request_bytes)
+    if "body" in stored:
         stored["body"] = scrub_json(stored["body"])
     elif "text" in stored:
         stored["text"] = scrub_text(stored["text"])
     rec.update(stored)
     return rec
+
+
+def _request_bytes(raw: bytes) -> dict[str, Any]:
+    return {"body": bytes_envelope(raw)}  # scrubbed; a side file above 1 MiB
 
 
 def kept_headers(
@@ -162,8 +148,7 @@ def kept_headers(
 # streamed chunks
 
 
-def _b64_chunk(data: bytes) -> dict[str, str]:
-    return {"$bytes_b64": base64.b64encode(data).decode("ascii")}
+_b64_chunk = wire.bytes_chunk
 
 
 def _utf8_prefix(data: bytes) -> tuple[str, bytes]:
@@ -177,59 +162,46 @@ def _utf8_prefix(data: bytes) -> tuple[str, bytes]:
         raise
 
 
-class _Decompressor:
-    """Incremental decoding of one ``content-encoding`` (as httpx decodes it)."""
+class _Sink:
+    """What every body sink shares: it finalises its exchange exactly once, from
+    :meth:`finish` (the body was read to its end, or closed) or, for a body never
+    read to its end, when the recording stops (registered as a trace finalizer).
 
-    def __init__(self, encoding: str) -> None:
-        import zlib
+    Subclasses implement :meth:`add` and :meth:`_store` (build ``exchange.response``).
+    """
 
-        self.encoding = encoding
-        self._first = True
-        if encoding in ("gzip", "x-gzip"):
-            self._obj: Any = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        elif encoding == "deflate":
-            self._obj = zlib.decompressobj()
-        elif encoding == "br":
-            try:
-                import brotli  # type: ignore[import-not-found]
-            except ImportError:
-                import brotlicffi as brotli  # type: ignore[import-not-found, no-redef]
-            self._obj = brotli.Decompressor()
-        elif encoding == "zstd":
-            import zstandard  # type: ignore[import-not-found]
+    def __init__(self, exchange: wire.Exchange, encoding: str, trace: _trace.Trace) -> None:
+        self.exchange = exchange
+        self.trace = trace
+        self.decompressor = wire.decompressor(encoding) if encoding else None
+        #: the body cannot be decoded here (unknown encoding, package missing, corrupt): kept raw
+        self.raw_mode = bool(encoding) and self.decompressor is None
+        self._done = False
+        self._lock = threading.Lock()
+        trace.finalizers.append(self._abandon)
 
-            self._obj = zstandard.ZstdDecompressor().decompressobj()
-        else:
-            raise LookupError(encoding)
+    def add(self, chunk: bytes) -> None:
+        raise NotImplementedError
 
-    def decompress(self, data: bytes) -> bytes:
-        if self.encoding == "deflate" and self._first:
-            self._first = False
-            import zlib
+    def _store(self) -> None:
+        raise NotImplementedError
 
-            try:
-                return bytes(self._obj.decompress(data))
-            except zlib.error:  # raw deflate without the zlib header
-                self._obj = zlib.decompressobj(-zlib.MAX_WBITS)
-        if self.encoding == "br":
-            process = getattr(self._obj, "process", None) or self._obj.decompress
-            return bytes(process(data))
-        return bytes(self._obj.decompress(data))
+    def finish(self, *, complete: bool) -> None:
+        """Store the exchange's response (once; later calls do nothing)."""
+        with self._lock:
+            if self._done:
+                return
+            self._done = True
+        self._store()
+        self.exchange.complete = complete
+        with contextlib.suppress(ValueError):
+            self.trace.finalizers.remove(self._abandon)
 
-    def flush(self) -> bytes:
-        flush = getattr(self._obj, "flush", None)
-        return bytes(flush()) if callable(flush) else b""
+    def _abandon(self) -> None:
+        self.finish(complete=False)
 
 
-def _decompressor(encoding: str) -> _Decompressor | None:
-    """A decoder for ``encoding``, or None when there is none (unknown, or its package is missing)."""
-    try:
-        return _Decompressor(encoding)
-    except (LookupError, ImportError):
-        return None
-
-
-class _ChunkSink:
+class _ChunkSink(_Sink):
     """Collects a streamed response's chunks; finalises the exchange exactly once.
 
     Chunks are stored as the SDK reads them: text, with a compressed stream
@@ -243,23 +215,17 @@ class _ChunkSink:
 
     def __init__(
         self,
-        exchange: _trace.Exchange,
+        exchange: wire.Exchange,
         response_meta: dict[str, Any],
         encoding: str,
         trace: _trace.Trace,
     ) -> None:
-        self.exchange = exchange
+        super().__init__(exchange, encoding, trace)
         self.meta = response_meta
-        self.decompressor = _decompressor(encoding) if encoding else None
-        self.raw_mode = bool(encoding) and self.decompressor is None
         self._wire: list[bytes] = []  # the compressed chunks, kept to fall back on
         self._tail = b""  # an incomplete UTF-8 character at the end of the last chunk
         self._binary = False
         self.chunks: list[Any] = []
-        self.trace = trace
-        self._done = False
-        self._lock = threading.Lock()
-        trace.finalizers.append(self._abandon)
 
     def add(self, chunk: bytes) -> None:
         if self.raw_mode:
@@ -297,11 +263,7 @@ class _ChunkSink:
         self._wire = []
         self._tail = b""
 
-    def finish(self, *, complete: bool) -> None:
-        with self._lock:
-            if self._done:
-                return
-            self._done = True
+    def _store(self) -> None:
         if self.decompressor is not None:
             with contextlib.suppress(Exception):
                 self._add_decoded(self.decompressor.flush())
@@ -315,19 +277,10 @@ class _ChunkSink:
         self.chunks = scrub_chunks(self.chunks)
         resp["chunks"] = self.chunks
         self.exchange.response = resp
-        self.exchange.complete = complete
         self.exchange.ended = time.monotonic()
-        with contextlib.suppress(ValueError):
-            self.trace.finalizers.remove(self._abandon)
-
-    def _abandon(self) -> None:
-        self.finish(complete=False)
 
 
-def _chunk_bytes(chunk: Any) -> bytes:
-    if isinstance(chunk, dict):
-        return base64.b64decode(chunk["$bytes_b64"])
-    return str(chunk).encode("utf-8")
+_chunk_bytes = wire.chunk_bytes
 
 
 # --------------------------------------------------------------------------
@@ -419,7 +372,7 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def recognise(request: Any, recording: Any = None) -> ProviderSpec | None:
+def recognise(request: Any, recording: Recording | None = None) -> ProviderSpec | None:
     """The provider spec ``request`` belongs to, or None (the request passes untouched).
 
     The one place every transport asks :func:`agentsnap.capture.spec.classify`
@@ -491,12 +444,13 @@ def owned(transport: str) -> Iterator[None]:
 # one exchange: begin, replay lookup, record
 
 
-def take_recorded(recording: Any, exchange: _trace.Exchange) -> dict[str, Any]:
+def take_recorded(recording: Recording, exchange: wire.Exchange) -> dict[str, Any]:
     """Replay: the recorded response for ``exchange``'s request (the stored dict:
     ``status``/``headers`` with ``body``/``text``/``body_b64`` or ``chunks``, or
     ``error``). Marks the exchange served. Raises
     :class:`~agentsnap.exceptions.ReplayMissError` (counted on ``recording``,
     the first kept in ``recording.first_miss``) when nothing recorded matches."""
+    assert recording.cassette is not None  # replay mode, not blocked (begin raised)
     try:
         index, recorded, drift = recording.cassette.take(exchange.request)
     except ReplayMissError as exc:
@@ -541,7 +495,7 @@ def stored_body_bytes(stored: dict[str, Any]) -> list[bytes]:
 
 
 def record_read_body(
-    exchange: _trace.Exchange,
+    exchange: wire.Exchange,
     spec: ProviderSpec,
     status: int,
     headers: Iterable[tuple[str, str]],
@@ -583,40 +537,26 @@ def is_stream(content_type: str | None, path: str = "") -> bool:
     return any(t in ctype for t in _STREAM_TYPES) or ":stream" in path
 
 
-class _ReadBodySink:
+class _ReadBodySink(_Sink):
     """Collects a response body read in pieces, stored whole on finish (like :func:`record_read_body`)."""
 
     def __init__(
         self,
-        exchange: _trace.Exchange,
+        exchange: wire.Exchange,
         spec: ProviderSpec,
         status: int,
         headers: list[tuple[str, str]],
         encoding: str,
         trace: _trace.Trace,
     ) -> None:
-        self.exchange, self.spec, self.status, self.headers, self.trace = (
-            exchange,
-            spec,
-            status,
-            headers,
-            trace,
-        )
-        self.decompressor = _decompressor(encoding) if encoding else None
-        self.raw_mode = bool(encoding) and self.decompressor is None
+        super().__init__(exchange, encoding, trace)
+        self.spec, self.status, self.headers = spec, status, headers
         self._parts: list[bytes] = []
-        self._done = False
-        self._lock = threading.Lock()
-        trace.finalizers.append(self._abandon)
 
     def add(self, chunk: bytes) -> None:
         self._parts.append(chunk)
 
-    def finish(self, *, complete: bool) -> None:
-        with self._lock:
-            if self._done:
-                return
-            self._done = True
+    def _store(self) -> None:
         raw = b"".join(self._parts)
         headers = self.headers
         if self.decompressor is not None:
@@ -631,31 +571,20 @@ class _ReadBodySink:
             encoding = next((v for k, v in headers if k.lower() == "content-encoding"), "")
             self.exchange.response.pop("body", None)
             self.exchange.response.pop("text", None)
-            self.exchange.response.update(
-                {
-                    "body_b64": base64.b64encode(raw).decode("ascii"),
-                    "sha256": hashlib.sha256(raw).hexdigest(),
-                }
-            )
+            self.exchange.response.update(wire.envelope(raw, key="body_b64"))
             self.exchange.response["headers"]["content-encoding"] = encoding
-        self.exchange.complete = complete
-        with contextlib.suppress(ValueError):
-            self.trace.finalizers.remove(self._abandon)
-
-    def _abandon(self) -> None:
-        self.finish(complete=False)
 
 
 def body_sink(
-    recording: Any,
-    exchange: _trace.Exchange,
+    recording: Recording,
+    exchange: wire.Exchange,
     spec: ProviderSpec,
     status: int,
     headers: list[tuple[str, str]],
     *,
     decoded: bool,
     path: str = "",
-) -> Any:
+) -> _Sink:
     """A sink for a response body the library reads after the hook returned.
 
     ``add(bytes)`` each piece as read, ``finish(complete=...)`` once (also
@@ -684,16 +613,17 @@ def body_sink(
     return _ReadBodySink(exchange, spec, status, headers, encoding, recording.trace)
 
 
-def begin(recording: Any, request: Any, spec: ProviderSpec) -> _trace.Exchange:
-    if recording.block is not None:
-        recording.blocked_calls += 1
-        raise SnapshotMissingInCIError(recording.block)
+def begin(recording: Recording, request: Any, spec: ProviderSpec) -> wire.Exchange:
     """Start one exchange of a recognised request: raise
     :class:`~agentsnap.exceptions.SnapshotMissingInCIError` when the recording
     blocks LLM calls (CI without a snapshot), else store the scrubbed request
-    and add the exchange to the trace."""
+    (:func:`_request_record`: the one place a request is scrubbed) and add the
+    exchange to the trace."""
+    if recording.block is not None:
+        recording.blocked_calls += 1
+        raise SnapshotMissingInCIError(recording.block)
     req = _request_record(request)
-    exchange = _trace.Exchange(provider=spec.name, codec=spec.codec_for(req["path"]), request=req)
+    exchange = wire.Exchange(provider=spec.name, codec=spec.codec_for(req["path"]), request=req)
     recording.trace.add_exchange(exchange)
     return exchange
 
@@ -704,6 +634,19 @@ def _verbatim_errors(spec: ProviderSpec) -> bool:
     return isinstance(replay, dict) and replay.get("verbatim_error_bodies") is True
 
 
-def record_error(exchange: _trace.Exchange, exc: BaseException) -> None:
+@contextlib.contextmanager
+def sending(exchange: wire.Exchange, transport: str) -> Iterator[None]:
+    """Around the real send of a captured request: the request is :func:`owned` by
+    ``transport`` meanwhile (inner layers let it pass), and an exception it raises is
+    stored as the exchange's response (:func:`record_error`) on its way out."""
+    with owned(transport):
+        try:
+            yield
+        except Exception as exc:
+            record_error(exchange, exc)
+            raise
+
+
+def record_error(exchange: wire.Exchange, exc: BaseException) -> None:
     exchange.response = {"error": {"type": type(exc).__name__, "message": scrub_text(str(exc))}}
     exchange.ended = time.monotonic()

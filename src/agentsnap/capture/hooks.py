@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import threading
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["HOOKED_MODULES", "TRANSPORT_HOOKS", "ensure_patched", "install", "is_installed"]
@@ -86,30 +87,10 @@ def is_installed() -> bool:
     return _installed
 
 
-def _guarded(provider: str, call: str) -> Any:
-    """A post-import hook that imports ``"pkg.mod:function"`` lazily and calls it
-    with the imported module; any failure warns once and leaves the import alone."""
-
-    def hook(module: Any) -> None:
-        try:
-            import importlib
-
-            mod_name, _, func_name = call.partition(":")
-            func = getattr(importlib.import_module(mod_name), func_name)
-            func(module)
-        except Exception as exc:
-            warnings.warn(
-                f"agentsnap: {provider}: quirk patch {call} for {getattr(module, '__name__', module)!r} failed ({exc}); "
-                "other providers are unaffected.",
-                stacklevel=2,
-            )
-
-    return hook
-
-
-def _transport_hook(call: str) -> Any:
-    """The post-import hook of one transport adapter (``"pkg.mod:function"``, called with
-    the module; the adapter's patch is idempotent). A failure warns and leaves the import alone."""
+def _calling(call: str, failed: Callable[[Any, Exception], str]) -> Callable[[Any], None]:
+    """A post-import hook that imports ``"pkg.mod:function"`` lazily and calls it with the
+    imported module (the patches are idempotent); a failure warns with ``failed(module,
+    exc)`` and leaves the import alone."""
 
     def hook(module: Any) -> None:
         try:
@@ -118,42 +99,47 @@ def _transport_hook(call: str) -> Any:
             mod_name, _, func_name = call.partition(":")
             getattr(importlib.import_module(mod_name), func_name)(module)
         except Exception as exc:
-            warnings.warn(
-                f"agentsnap: could not hook {getattr(module, '__name__', module)!r} ({exc}); "
-                "LLM calls through it will not be captured or replayed.",
-                stacklevel=2,
-            )
+            warnings.warn(failed(module, exc), stacklevel=2)
 
     return hook
 
 
-def _is_ours(func: Any) -> bool:
-    from .send import async_send_wrapper, send_wrapper
+def _name(module: Any) -> str:
+    return repr(getattr(module, "__name__", module))
 
-    ours = (send_wrapper, async_send_wrapper)
-    seen = 0
-    while func is not None and seen < 16:
-        if getattr(func, "_self_wrapper", None) in ours:
-            return True
-        func = getattr(func, "__wrapped__", None)
-        seen += 1
-    return False
+
+def _guarded(provider: str, call: str) -> Callable[[Any], None]:
+    """The post-import hook of one quirk patch of ``provider``'s spec (see :func:`_calling`)."""
+    return _calling(
+        call,
+        lambda module, exc: (
+            f"agentsnap: {provider}: quirk patch {call} for {_name(module)} failed ({exc}); "
+            "other providers are unaffected."
+        ),
+    )
+
+
+def _transport_hook(call: str) -> Callable[[Any], None]:
+    """The post-import hook of one transport adapter (see :func:`_calling`)."""
+    return _calling(call, _not_hooked)
+
+
+def _not_hooked(module: Any, exc: Exception) -> str:
+    return (
+        f"agentsnap: could not hook {_name(module)} ({exc}); "
+        "LLM calls through it will not be captured or replayed."
+    )
 
 
 def _patch_module(module: Any) -> None:
     try:
-        import wrapt
-
         from .send import async_send_wrapper, send_wrapper
+        from .wrapping import one_of, wrap_once
 
+        ours = one_of(send_wrapper, async_send_wrapper)
         for cls_name, wrapper in (("Client", send_wrapper), ("AsyncClient", async_send_wrapper)):
             cls = getattr(module, cls_name, None)
-            if cls is None or _is_ours(cls.__dict__.get("send")):
-                continue
-            wrapt.wrap_function_wrapper(cls, "send", wrapper)
+            if cls is not None:
+                wrap_once(cls, "send", wrapper, ours)
     except Exception as exc:
-        warnings.warn(
-            f"agentsnap: could not hook {getattr(module, '__name__', module)!r} ({exc}); "
-            "LLM calls through it will not be captured or replayed.",
-            stacklevel=2,
-        )
+        warnings.warn(_not_hooked(module, exc), stacklevel=2)

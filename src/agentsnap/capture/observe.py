@@ -36,11 +36,14 @@ import threading
 import warnings
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import trace as _trace
 from ..exceptions import AgentsnapWarning
 from ..scrub import scrub_text
+
+if TYPE_CHECKING:
+    from .recording import ObservedState, Recording
 
 __all__ = ["UNHOOKED", "activate", "deactivate", "note_request", "report", "totals"]
 
@@ -60,16 +63,15 @@ _totals: Counter[str] = Counter()
 _saved: list[tuple[type, str, Callable[..., Any], Callable[..., Any], bool]] = []
 
 
-def _state(recording: Any) -> dict[str, Any]:
-    state = getattr(recording, "_observed", None)
+def _state(recording: Recording) -> ObservedState:
+    state = recording._observed
     if state is None:
-        state = {"hooked": Counter(), "notes": {}, "requests": 0}
-        recording._observed = state
+        state = recording._observed = {"hooked": Counter(), "notes": {}, "requests": 0}
     return state
 
 
 def note_request(
-    recording: Any, method: str, host: str, path: str, reason: str | None = None
+    recording: Recording, method: str, host: str, path: str, reason: str | None = None
 ) -> None:
     """A hooked transport saw a request (call it before sending).
 
@@ -103,7 +105,7 @@ def _note_socket(
 
     with _lock:
         state = _state(recording)
-        hooked: Counter[tuple[str, str]] = state["hooked"]
+        hooked = state["hooked"]
         key = (method, path)
         if hooked.get(key, 0) > 0:  # announced by a hooked transport just before it sent
             hooked[key] -= 1
@@ -233,7 +235,7 @@ def totals() -> dict[str, int]:
         return {"requests": _totals["requests"], "uncaptured": _totals["uncaptured"]}
 
 
-def report(recording: Any, *, where: str = "") -> list[str]:
+def report(recording: Recording, *, where: str = "") -> list[str]:
     """Warn once per noted request of ``recording``; return the messages.
 
     Sets ``recording.http_requests`` (HTTP requests seen while it was active)

@@ -2,12 +2,30 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections import Counter
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from .. import trace as _trace
 from ..replay import Cassette
 
-__all__ = ["Recording"]
+if TYPE_CHECKING:
+    from ..adapters import AdapterScope
+
+__all__ = ["Mode", "ObservedState", "Recording"]
+
+#: what a recording does with a recognised request
+Mode = Literal["capture", "replay"]
+
+
+class ObservedState(TypedDict):
+    """What the never-silent observer (:mod:`.observe`) keeps for one capture recording."""
+
+    #: requests a hooked transport announced and the socket observer has not seen yet,
+    #: by (METHOD, path)
+    hooked: Counter[tuple[str, str]]
+    #: LLM-looking requests not captured, with the reason: (method, host, path) -> why
+    notes: dict[tuple[str, str, str], str]
+    requests: int
 
 
 class Recording:
@@ -31,7 +49,7 @@ class Recording:
     """
 
     def __init__(
-        self, mode: str = "capture", *, cassette: Cassette | None = None, block: str | None = None
+        self, mode: Mode = "capture", *, cassette: Cassette | None = None, block: str | None = None
     ) -> None:
         if mode not in ("capture", "replay"):
             raise ValueError(
@@ -39,7 +57,7 @@ class Recording:
             )
         if mode == "replay" and cassette is None and block is None:
             raise ValueError("agentsnap: replay mode needs a cassette")
-        self.mode = mode
+        self.mode: Mode = mode
         self.cassette = cassette
         self.block = block
         #: LLM calls refused because of ``block``
@@ -54,6 +72,15 @@ class Recording:
         #: running the tool (None: tools run)
         self.tool_results: dict[str, Any] | None = None
         self.trace = _trace.Trace()
+        #: set by a block given explicit adapters (:class:`~agentsnap.AgentRecorder`'s
+        #: ``adapters``): the transports refuse requests of clients outside it, and tool
+        #: adapters outside it are not recorded (None: no scope)
+        self.adapter_scope: AdapterScope | None = None
+        #: the test's snapshot file could not be read (set by the pytest plugin): raised
+        #: where the test ends (None: it loaded, or there is none)
+        self.load_error: BaseException | None = None
+        #: the never-silent observer's bookkeeping (:mod:`.observe`; None until a request is seen)
+        self._observed: ObservedState | None = None
         self._guard: object | None = None
         self._observing = False
         #: set by :meth:`stop` (capture mode): HTTP requests seen while active, and how

@@ -6,11 +6,13 @@ removed; what they do depends on the active recording (:func:`agentsnap.trace.cu
 * no active recording, or a request no provider spec recognises: call the real
   ``send`` untouched;
 * ``capture`` (record / live): call the real ``send``, store the exchange;
-  a streamed response gets a tee over its raw byte stream that stores each
+  a streamed response gets a tee over its raw byte stream
+  (:func:`agentsnap.capture.streams.tee_stream_class`) that stores each
   chunk as the SDK reads it and finalises on close (or exhaustion);
 * ``replay``: serve the recorded exchange as a genuine ``Response`` of the
   request's own library (``httpx`` or ``httpx2``), so the SDK parses it with its
-  own code; never touches the network.
+  own code (a body as :func:`agentsnap.capture.streams.replay_stream_class`);
+  never touches the network.
 
 A recording scoped to explicit adapters (``recording.adapter_scope``, see
 :mod:`agentsnap.adapters`) first checks that the ``Client`` instance sending a
@@ -25,12 +27,13 @@ from __future__ import annotations
 
 import datetime
 import sys
-import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from .. import trace as _trace
+from .. import wire
 from ..scrub import scrub_chunks
 from . import faithful
 from .core import (  # noqa: F401 - encode_body, decode_body, _request_record, _ChunkSink: kept importable from here
@@ -46,9 +49,14 @@ from .core import (  # noqa: F401 - encode_body, decode_body, _request_record, _
     recognise,
     record_error,
     record_read_body,
+    sending,
     take_recorded,
 )
 from .spec import ProviderSpec
+from .streams import replay_stream_class, tee_stream_class
+
+if TYPE_CHECKING:
+    from .recording import Recording
 
 __all__ = ["async_send_wrapper", "send_wrapper"]
 
@@ -57,109 +65,17 @@ def _kept_headers(response: Any, spec: ProviderSpec, *, streamed: bool) -> dict[
     return kept_headers(response.headers.multi_items(), spec, streamed=streamed)
 
 
-# --------------------------------------------------------------------------
-# stream tee (record) and replay streams
-
-
-_stream_classes: dict[tuple[str, bool], type] = {}
-_stream_classes_lock = threading.Lock()
-
-
-def _module_of(request: Any) -> Any:
+def _module_of(request: Any) -> ModuleType:
     """The httpx-like module (``httpx`` or ``httpx2``) the request belongs to."""
     return sys.modules[type(request).__module__.split(".", 1)[0]]
-
-
-def _tee_class(module: Any, is_async: bool) -> type:
-    key = (module.__name__, is_async)
-    cls = _stream_classes.get(key)
-    if cls is not None:
-        return cls
-    with _stream_classes_lock:
-        if key in _stream_classes:
-            return _stream_classes[key]
-        if is_async:
-
-            class AsyncTee(module.AsyncByteStream):  # type: ignore[name-defined]
-                def __init__(self, inner: Any, sink: _ChunkSink) -> None:
-                    self._inner = inner
-                    self._sink = sink
-
-                async def __aiter__(self) -> Any:
-                    async for chunk in self._inner:
-                        self._sink.add(chunk)
-                        yield chunk
-                    self._sink.finish(complete=True)
-
-                async def aclose(self) -> None:
-                    self._sink.finish(complete=False)
-                    await self._inner.aclose()
-
-            cls = AsyncTee
-        else:
-
-            class SyncTee(module.SyncByteStream):  # type: ignore[name-defined]
-                def __init__(self, inner: Any, sink: _ChunkSink) -> None:
-                    self._inner = inner
-                    self._sink = sink
-
-                def __iter__(self) -> Any:
-                    for chunk in self._inner:
-                        self._sink.add(chunk)
-                        yield chunk
-                    self._sink.finish(complete=True)
-
-                def close(self) -> None:
-                    self._sink.finish(complete=False)
-                    self._inner.close()
-
-            cls = SyncTee
-        _stream_classes[key] = cls
-        return cls
-
-
-def _replay_stream_class(module: Any, is_async: bool) -> type:
-    key = (module.__name__ + ":replay", is_async)
-    cls = _stream_classes.get(key)
-    if cls is not None:
-        return cls
-    with _stream_classes_lock:
-        if is_async:
-
-            class AsyncReplayStream(module.AsyncByteStream):  # type: ignore[name-defined]
-                def __init__(self, chunks: list[bytes]) -> None:
-                    self._chunks = chunks
-
-                async def __aiter__(self) -> Any:
-                    for chunk in self._chunks:
-                        yield chunk
-
-            cls = AsyncReplayStream
-        else:
-
-            class SyncReplayStream(module.SyncByteStream):  # type: ignore[name-defined]
-                def __init__(self, chunks: list[bytes]) -> None:
-                    self._chunks = chunks
-
-                def __iter__(self) -> Any:
-                    yield from self._chunks
-
-            cls = SyncReplayStream
-        _stream_classes[key] = cls
-        return cls
 
 
 # --------------------------------------------------------------------------
 # the wrappers
 
 
-def _extract(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, bool]:
-    request = kwargs["request"] if "request" in kwargs else args[0]
-    return request, bool(kwargs.get("stream", False))
-
-
 def _replayed_response(
-    recording: Any, exchange: _trace.Exchange, request: Any, *, is_async: bool
+    recording: Recording, exchange: wire.Exchange, request: Any, *, is_async: bool
 ) -> Any:
     stored = take_recorded(recording, exchange)
     module = _module_of(request)
@@ -182,7 +98,7 @@ def _replayed_response(
         ]
     if "chunks" in stored:
         chunks = [_chunk_bytes(c) for c in stored["chunks"]]
-        stream_cls = _replay_stream_class(module, is_async)
+        stream_cls = replay_stream_class(module, is_async)
         response = module.Response(
             status, headers=headers, stream=stream_cls(chunks), request=request
         )
@@ -192,7 +108,7 @@ def _replayed_response(
         if (
             framed and exact
         ):  # the recorded bytes and framing: a stream, so httpx adds no content-length
-            stream = _replay_stream_class(module, is_async)([body])
+            stream = replay_stream_class(module, is_async)([body])
             response = module.Response(status, headers=headers, stream=stream, request=request)
         else:
             headers = [(k, v) for k, v in headers if k.lower() not in faithful.FRAMING]
@@ -202,8 +118,8 @@ def _replayed_response(
 
 
 def _record_response(
-    recording: Any,
-    exchange: _trace.Exchange,
+    recording: Recording,
+    exchange: wire.Exchange,
     response: Any,
     spec: ProviderSpec,
     *,
@@ -231,7 +147,7 @@ def _record_response(
             exchange, meta, "" if encoding == "identity" else encoding, recording.trace
         )
         module = _module_of(response.request)
-        response.stream = _tee_class(module, is_async)(response.stream, sink)
+        response.stream = tee_stream_class(module, is_async)(response.stream, sink)
         return
     record_read_body(
         exchange,
@@ -243,32 +159,40 @@ def _record_response(
     )
 
 
+def _start(
+    instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[Recording, Any, bool, ProviderSpec, wire.Exchange] | None:
+    """``(recording, request, stream, spec, exchange)`` for a request to capture or serve,
+    or None (no active recording, or a request no spec recognises: send it untouched)."""
+    recording = _trace.current()
+    if recording is None:
+        return None
+    request = kwargs["request"] if "request" in kwargs else args[0]
+    spec = recognise(request, recording)
+    if spec is None:
+        return None
+    scope = recording.adapter_scope
+    if scope is not None:  # a block given explicit adapters: refuse other clients' requests
+        scope.check(instance, request, spec)
+    exchange = begin(recording, request, spec)
+    return recording, request, bool(kwargs.get("stream", False)), spec, exchange
+
+
 def send_wrapper(
     wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
     """wrapt wrapper for ``httpx.Client.send`` / ``httpx2.Client.send``."""
-    recording = _trace.current()
-    if recording is None:
+    started = _start(instance, args, kwargs)
+    if started is None:
         return wrapped(*args, **kwargs)
-    request, stream = _extract(args, kwargs)
-    spec = recognise(request, recording)
-    if spec is None:
-        return wrapped(*args, **kwargs)
-    scope = getattr(recording, "adapter_scope", None)
-    if scope is not None:  # a block given explicit adapters: refuse other clients' requests
-        scope.check(instance, request, spec)
-    exchange = begin(recording, request, spec)
+    recording, request, stream, spec, exchange = started
     if recording.mode == "replay":
         response = _replayed_response(recording, exchange, request, is_async=False)
         if not stream:
             response.read()
         return response
-    try:
-        with owned("httpx"):
-            response = wrapped(*args, **kwargs)
-    except Exception as exc:
-        record_error(exchange, exc)
-        raise
+    with sending(exchange, "httpx"):
+        response = wrapped(*args, **kwargs)
     _record_response(recording, exchange, response, spec, stream=stream, is_async=False)
     return response
 
@@ -277,27 +201,16 @@ async def async_send_wrapper(
     wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
     """wrapt wrapper for ``httpx.AsyncClient.send`` / ``httpx2.AsyncClient.send``."""
-    recording = _trace.current()
-    if recording is None:
+    started = _start(instance, args, kwargs)
+    if started is None:
         return await wrapped(*args, **kwargs)
-    request, stream = _extract(args, kwargs)
-    spec = recognise(request, recording)
-    if spec is None:
-        return await wrapped(*args, **kwargs)
-    scope = getattr(recording, "adapter_scope", None)
-    if scope is not None:  # a block given explicit adapters: refuse other clients' requests
-        scope.check(instance, request, spec)
-    exchange = begin(recording, request, spec)
+    recording, request, stream, spec, exchange = started
     if recording.mode == "replay":
         response = _replayed_response(recording, exchange, request, is_async=True)
         if not stream:
             await response.aread()
         return response
-    try:
-        with owned("httpx"):
-            response = await wrapped(*args, **kwargs)
-    except Exception as exc:
-        record_error(exchange, exc)
-        raise
+    with sending(exchange, "httpx"):
+        response = await wrapped(*args, **kwargs)
     _record_response(recording, exchange, response, spec, stream=stream, is_async=True)
     return response

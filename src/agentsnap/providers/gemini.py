@@ -16,7 +16,6 @@ import contextlib
 import copy
 import json
 import re
-import zlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -461,18 +460,19 @@ def _stream_text(response: Mapping[str, Any]) -> str:
     )
     encoding = _header(response.get("headers"), "content-encoding").strip().lower()
     if encoding in ("gzip", "x-gzip", "deflate"):
-        raw = _inflate(raw)
+        raw = _inflate(raw, encoding)
     return raw.decode("utf-8", errors="replace")
 
 
-def _inflate(raw: bytes) -> bytes:
-    """gzip / zlib (auto-detected), else raw deflate; a cut stream gives what it holds."""
-    for wbits in (47, -15):
-        try:
-            return zlib.decompressobj(wbits=wbits).decompress(raw)
-        except zlib.error:
-            continue
-    return b""
+def _inflate(raw: bytes, encoding: str = "gzip") -> bytes:
+    """gzip / zlib (auto-detected), else raw deflate (:func:`agentsnap.wire.decompress`);
+    a cut stream gives what it holds, bytes in none of these nothing."""
+    from ..wire import decompress
+
+    try:
+        return decompress(raw, encoding)
+    except (LookupError, ValueError):
+        return b""
 
 
 def _header(headers: Any, name: str) -> str:

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..wrapping import wrap_once
+
 __all__ = ["patch_http_client"]
 
 # the first is required; the second exists since cohere 7.0
@@ -35,19 +37,9 @@ def _no_wait_in_replay(
     from ... import trace
 
     recording = trace.current()
-    if recording is None or getattr(recording, "mode", None) != "replay":
+    if recording is None or recording.mode != "replay":
         return wrapped(*args, **kwargs)
     return 0.0
-
-
-def _is_ours(func: Any) -> bool:
-    seen = 0
-    while func is not None and seen < 16:
-        if getattr(func, "_self_wrapper", None) is _no_wait_in_replay:
-            return True
-        func = getattr(func, "__wrapped__", None)
-        seen += 1
-    return False
 
 
 def patch_http_client(module: Any) -> None:
@@ -57,10 +49,8 @@ def patch_http_client(module: Any) -> None:
     ``AttributeError`` when ``_retry_timeout`` is missing (the hook turns it
     into one warning; the SDK keeps working, replayed retries then wait for real).
     """
-    import wrapt
-
     if not callable(getattr(module, _TARGETS[0], None)):
         raise AttributeError(f"{getattr(module, '__name__', module)!r} has no {_TARGETS[0]}")
     for name in _TARGETS:
-        if callable(getattr(module, name, None)) and not _is_ours(getattr(module, name)):
-            wrapt.wrap_function_wrapper(module, name, _no_wait_in_replay)
+        if callable(getattr(module, name, None)):
+            wrap_once(module, name, _no_wait_in_replay)

@@ -39,6 +39,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ... import trace as _trace
+from ..wrapping import wrap_once
 
 __all__ = ["install"]
 
@@ -49,7 +50,6 @@ _client_classes: list[type] = []  # BaseApiClient (kept for the retry gate)
 def install(module: Any) -> None:
     """Patch ``google.genai._api_client`` (and tenacity's two call methods), once."""
     import tenacity
-    import wrapt
 
     base = module.BaseApiClient
     if base not in _client_classes:
@@ -65,24 +65,17 @@ def install(module: Any) -> None:
     missing = [
         f"{owner.__qualname__}.{name}"
         for owner, name, wrapper in targets
-        if not _wrap_once(wrapt, owner, name, wrapper)
+        if not _wrap_once(owner, name, wrapper)
     ]
     if missing:  # the others are in place; the hook turns this into one warning
         raise AttributeError(f"not found in this SDK version: {', '.join(missing)}")
 
 
-def _wrap_once(wrapt: Any, owner: type, name: str, wrapper: Callable[..., Any]) -> bool:
+def _wrap_once(owner: type, name: str, wrapper: Callable[..., Any]) -> bool:
     """Wrap ``owner.name`` unless ``wrapper`` already wraps it; False when there is no such attribute."""
-    func = owner.__dict__.get(name)
-    if func is None:
+    if owner.__dict__.get(name) is None:
         return False
-    seen = 0
-    while func is not None and seen < 16:
-        if getattr(func, "_self_wrapper", None) is wrapper:
-            return True
-        func = getattr(func, "__wrapped__", None)
-        seen += 1
-    wrapt.wrap_function_wrapper(owner, name, wrapper)
+    wrap_once(owner, name, wrapper)
     return True
 
 

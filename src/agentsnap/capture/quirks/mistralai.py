@@ -34,7 +34,12 @@ untouched (the real API's waits are honoured).
 from __future__ import annotations
 
 import contextvars
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from ..wrapping import wrap_once
+
+if TYPE_CHECKING:
+    from ..recording import Recording
 
 __all__ = ["patch_basesdk", "patch_retries"]
 
@@ -43,19 +48,15 @@ _current_request: contextvars.ContextVar[Any] = contextvars.ContextVar(
 )
 
 
-def _recording() -> Any:
+def _recording() -> Recording | None:
     from ... import trace
 
     return trace.current()
 
 
-def _replaying() -> Any:
+def _replaying() -> Recording | None:
     recording = _recording()
-    if (
-        recording is None
-        or getattr(recording, "mode", None) != "replay"
-        or getattr(recording, "cassette", None) is None
-    ):
+    if recording is None or recording.mode != "replay" or recording.cassette is None:
         return None
     return recording
 
@@ -92,7 +93,8 @@ async def _do_request_async(
 class _Budget:
     """Whether the snapshot can still serve another attempt of the current request."""
 
-    def __init__(self, recording: Any) -> None:
+    def __init__(self, recording: Recording) -> None:
+        assert recording.cassette is not None  # see _replaying
         self.cassette = recording.cassette
         self.request = _current_request.get()
         self._stored: dict[str, Any] | None = None
@@ -100,15 +102,14 @@ class _Budget:
     def more(self) -> bool:
         if self.request is not None and self._stored is None:
             try:
-                from ..send import _request_record
+                from ..core import _request_record
 
                 self._stored = _request_record(self.request)
             except Exception:
                 self.request = None
-        remaining = getattr(self.cassette, "remaining", None)
-        if self._stored is None or remaining is None:  # outside do_request: best effort
-            return bool(self.cassette.unplayed() > 0)
-        return bool(remaining(self._stored) > 0)
+        if self._stored is None:  # outside do_request: best effort
+            return self.cassette.unplayed() > 0
+        return self.cassette.remaining(self._stored) > 0
 
 
 def _func_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -168,23 +169,9 @@ def _retry_wrapper_async(retries: Any) -> Any:
 _MARK = "_agentsnap_mistral_quirk"
 
 
-def _is_ours(func: Any) -> bool:
-    seen = 0
-    while func is not None and seen < 16:
-        if getattr(getattr(func, "_self_wrapper", None), _MARK, False):
-            return True
-        func = getattr(func, "__wrapped__", None)
-        seen += 1
-    return False
-
-
 def _wrap(owner: Any, name: str, wrapper: Any) -> None:
-    import wrapt
-
     setattr(wrapper, _MARK, True)
-    current = owner.__dict__.get(name) if isinstance(owner, type) else getattr(owner, name, None)
-    if not _is_ours(current):
-        wrapt.wrap_function_wrapper(owner, name, wrapper)
+    wrap_once(owner, name, wrapper, lambda found: getattr(found, _MARK, False))
 
 
 def patch_basesdk(module: Any) -> None:

@@ -31,6 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import trace as _trace
+from ..wrapping import one_of, wrap_once, wrapped_by
 
 __all__ = ["REPLAY_RETRY_WAIT", "patch"]
 
@@ -45,22 +46,12 @@ def _retry_timeout_wrapper(
 ) -> Any:
     timeout = wrapped(*args, **kwargs)
     recording = _trace.current()
-    if recording is None or getattr(recording, "mode", None) != "replay":
+    if recording is None or recording.mode != "replay":
         return timeout
     try:
         return min(float(timeout), REPLAY_RETRY_WAIT)
     except (TypeError, ValueError):
         return REPLAY_RETRY_WAIT
-
-
-def _is_ours(func: Any) -> bool:
-    seen = 0
-    while func is not None and seen < 16:
-        if getattr(func, "_self_wrapper", None) is _retry_timeout_wrapper:
-            return True
-        func = getattr(func, "__wrapped__", None)
-        seen += 1
-    return False
 
 
 def patch(module: Any) -> None:
@@ -71,11 +62,11 @@ def patch(module: Any) -> None:
     when the module has no such method (the caller's hook turns that into one
     warning; the SDK keeps working, only replayed retries wait for real).
     """
-    import wrapt
-
     cls = getattr(module, "BaseClient", None)
     if cls is None or not callable(getattr(cls, _TARGET, None)):
         raise AttributeError(f"{getattr(module, '__name__', module)!r} has no BaseClient.{_TARGET}")
-    if _is_ours(cls.__dict__.get(_TARGET)):
-        return
-    wrapt.wrap_function_wrapper(cls, _TARGET, _retry_timeout_wrapper)
+    wrap_once(cls, _TARGET, _retry_timeout_wrapper)
+
+
+def _is_ours(func: Any) -> bool:
+    return wrapped_by(func, one_of(_retry_timeout_wrapper))

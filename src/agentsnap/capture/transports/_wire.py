@@ -170,7 +170,7 @@ class _BytesSocket:
         self._data = data
 
     def makefile(self, mode: str = "rb", *args: Any, **kwargs: Any) -> io.BufferedReader:
-        return io.BufferedReader(io.BytesIO(self._data))  # type: ignore[arg-type]
+        return io.BufferedReader(io.BytesIO(self._data))
 
 
 def http_response(

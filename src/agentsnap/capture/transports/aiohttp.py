@@ -28,11 +28,17 @@ import inspect
 import types
 import urllib.parse
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import trace as _trace
+from ...wire import Exchange
 from .. import core
+from ..spec import ProviderSpec
+from ..wrapping import wrap_once
 from . import _wire
+
+if TYPE_CHECKING:
+    from ..recording import Recording
 
 __all__ = ["patch", "request_wrapper"]
 
@@ -133,14 +139,10 @@ async def request_wrapper(
         response = _replayed(instance, wire, url, stored)
         await _check_status(instance, kwargs, response)
         return response
-    try:
-        with core.owned("aiohttp"):
-            # the status is checked below, once the response is stored: an error
-            # status is recorded as the response it is, not as the exception
-            response = await wrapped(*args, **{**kwargs, "raise_for_status": False})
-    except Exception as exc:
-        core.record_error(exchange, exc)
-        raise
+    with core.sending(exchange, "aiohttp"):
+        # the status is checked below, once the response is stored: an error
+        # status is recorded as the response it is, not as the exception
+        response = await wrapped(*args, **{**kwargs, "raise_for_status": False})
     auto_decompress = kwargs.get("auto_decompress")
     if auto_decompress is None:
         auto_decompress = getattr(instance, "_auto_decompress", True)
@@ -173,9 +175,9 @@ def _raise_recorded(err: dict[str, Any]) -> None:
 
 
 def _tee(
-    recording: Any,
-    exchange: Any,
-    spec: Any,
+    recording: Recording,
+    exchange: Exchange,
+    spec: ProviderSpec,
     response: Any,
     wire: core.WireRequest,
     *,
@@ -264,12 +266,4 @@ def _replayed(session: Any, wire: core.WireRequest, url: Any, stored: dict[str, 
 
 def patch(module: Any) -> None:
     """Wrap ``module.ClientSession._request`` (``module``: ``aiohttp.client``), once."""
-    import wrapt
-
-    cls = module.ClientSession
-    func, seen = cls.__dict__.get("_request"), 0
-    while func is not None and seen < 16:
-        if getattr(func, "_self_wrapper", None) is request_wrapper:
-            return
-        func, seen = getattr(func, "__wrapped__", None), seen + 1
-    wrapt.wrap_function_wrapper(cls, "_request", request_wrapper)
+    wrap_once(module.ClientSession, "_request", request_wrapper)

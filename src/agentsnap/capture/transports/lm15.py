@@ -20,12 +20,19 @@ library: lm15 speaks HTTP/1.1 over ``socket`` itself (``_sync.py`` /
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator, Callable, Iterator
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ... import trace as _trace
-from .. import core
+from ...wire import Exchange
+from .. import core, streams
+from ..spec import ProviderSpec
+from ..streams import BodySink
+from ..wrapping import wrap_once
 from . import _wire
+
+if TYPE_CHECKING:
+    from ..recording import Recording
 
 __all__ = ["async_stream_wrapper", "patch_async", "patch_sync", "stream_wrapper"]
 
@@ -50,7 +57,9 @@ def _wire_request(transport: Any, request: Any) -> core.WireRequest:
     return core.WireRequest(request.method, request.url, headers, bytes(request.body or b""))
 
 
-def _start(transport: Any, request: Any) -> tuple[Any, Any, Any, Any] | None:
+def _start(
+    transport: Any, request: Any
+) -> tuple[Recording, core.WireRequest, ProviderSpec, Exchange] | None:
     recording = _trace.current()
     if recording is None or core.owner() is not None:
         return None
@@ -87,7 +96,13 @@ async def _async_released(body_consumed: bool) -> None:
     return None
 
 
-def _sink(recording: Any, exchange: Any, spec: Any, response: Any, wire: Any) -> Any:
+def _sink(
+    recording: Recording,
+    exchange: Exchange,
+    spec: ProviderSpec,
+    response: Any,
+    wire: core.WireRequest,
+) -> BodySink:
     headers = [(str(k), str(v)) for k, v in response.headers]
     return core.body_sink(
         recording, exchange, spec, response.status, headers, decoded=True, path=wire.url.path
@@ -107,26 +122,11 @@ def stream_wrapper(
     if recording.mode == "replay":
         stored = core.take_recorded(recording, exchange)
         return _replayed(module, "TransportResponse", stored, iter(core.stored_body_bytes(stored)))
-    try:
-        with core.owned("lm15"):
-            response = wrapped(*args, **kwargs)
-    except Exception as exc:
-        core.record_error(exchange, exc)
-        raise
-    sink = _sink(recording, exchange, spec, response, wire)
-    inner = response._chunks
-
-    def tee() -> Iterator[bytes]:
-        complete = False
-        try:
-            for chunk in inner:
-                sink.add(chunk)
-                yield chunk
-            complete = True
-        finally:
-            sink.finish(complete=complete)
-
-    response._chunks = tee()
+    with core.sending(exchange, "lm15"):
+        response = wrapped(*args, **kwargs)
+    response._chunks = streams.tee(
+        response._chunks, _sink(recording, exchange, spec, response, wire)
+    )
     return response
 
 
@@ -142,55 +142,23 @@ async def async_stream_wrapper(
     module = _home(instance, "_do_stream")
     if recording.mode == "replay":
         stored = core.take_recorded(recording, exchange)
-        chunks = core.stored_body_bytes(stored)
-
-        async def served() -> AsyncIterator[bytes]:
-            for chunk in chunks:
-                yield chunk
-
-        response = _replayed(module, "AsyncTransportResponse", stored, served())
+        chunks = streams.served(core.stored_body_bytes(stored))
+        response = _replayed(module, "AsyncTransportResponse", stored, chunks)
         response._release = _async_released
         return response
-    try:
-        with core.owned("lm15"):
-            response = await wrapped(*args, **kwargs)
-    except Exception as exc:
-        core.record_error(exchange, exc)
-        raise
-    sink = _sink(recording, exchange, spec, response, wire)
-    inner = response._chunks
-
-    async def tee() -> AsyncIterator[bytes]:
-        complete = False
-        try:
-            async for chunk in inner:
-                sink.add(chunk)
-                yield chunk
-            complete = True
-        finally:
-            sink.finish(complete=complete)
-
-    response._chunks = tee()
+    with core.sending(exchange, "lm15"):
+        response = await wrapped(*args, **kwargs)
+    response._chunks = streams.atee(
+        response._chunks, _sink(recording, exchange, spec, response, wire)
+    )
     return response
-
-
-def _wrap_once(cls: Any, name: str, wrapper: Any) -> None:
-    import wrapt
-
-    func = cls.__dict__.get(name)
-    seen = 0
-    while func is not None and seen < 16:
-        if getattr(func, "_self_wrapper", None) is wrapper:
-            return
-        func, seen = getattr(func, "__wrapped__", None), seen + 1
-    wrapt.wrap_function_wrapper(cls, name, wrapper)
 
 
 def patch_sync(module: Any) -> None:
     """Wrap ``module.StdlibTransport.stream`` (``module``: ``…lm15.transports._sync``), once."""
-    _wrap_once(module.StdlibTransport, "stream", stream_wrapper)
+    wrap_once(module.StdlibTransport, "stream", stream_wrapper)
 
 
 def patch_async(module: Any) -> None:
     """Wrap ``module.StdlibAsyncTransport._do_stream`` (``module``: ``…lm15.transports._async``), once."""
-    _wrap_once(module.StdlibAsyncTransport, "_do_stream", async_stream_wrapper)
+    wrap_once(module.StdlibAsyncTransport, "_do_stream", async_stream_wrapper)

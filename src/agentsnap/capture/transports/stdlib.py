@@ -28,11 +28,16 @@ from __future__ import annotations
 import http.client
 import socket
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import trace as _trace
 from .. import core
+from ..spec import ProviderSpec
+from ..wrapping import one_of, wrap_once
 from . import _wire
+
+if TYPE_CHECKING:
+    from ..recording import Recording
 
 __all__ = ["getresponse_wrapper", "patch", "request_wrapper"]
 
@@ -93,12 +98,8 @@ def request_wrapper(
             _raise_recorded(stored["error"])
         setattr(instance, _PENDING, ("replay", stored, wire))
         return None
-    try:
-        with core.owned("http.client"):
-            wrapped(method, target, send_body, headers or {}, **rest)
-    except Exception as exc:
-        core.record_error(exchange, exc)
-        raise
+    with core.sending(exchange, "http.client"):
+        wrapped(method, target, send_body, headers or {}, **rest)
     setattr(instance, _PENDING, ("capture", recording, exchange, spec, wire))
     return None
 
@@ -146,9 +147,9 @@ def getresponse_wrapper(
 
 
 def tee_response(
-    recording: Any,
+    recording: Recording,
     exchange: _trace.Exchange,
-    spec: Any,
+    spec: ProviderSpec,
     response: http.client.HTTPResponse,
     wire: Any,
 ) -> None:
@@ -170,21 +171,8 @@ def tee_response(
     response.fp = tee
 
 
-def _is_ours(func: Any) -> bool:
-    seen = 0
-    while func is not None and seen < 16:
-        if getattr(func, "_self_wrapper", None) in (request_wrapper, getresponse_wrapper):
-            return True
-        func = getattr(func, "__wrapped__", None)
-        seen += 1
-    return False
-
-
 def patch(module: Any) -> None:
     """Wrap ``module.HTTPConnection.request`` / ``getresponse`` (``module``: ``http.client``), once."""
-    import wrapt
-
-    cls = module.HTTPConnection
+    ours = one_of(request_wrapper, getresponse_wrapper)
     for name, wrapper in (("request", request_wrapper), ("getresponse", getresponse_wrapper)):
-        if not _is_ours(cls.__dict__.get(name)):
-            wrapt.wrap_function_wrapper(cls, name, wrapper)
+        wrap_once(module.HTTPConnection, name, wrapper, ours)

@@ -23,11 +23,17 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import trace as _trace
+from ...wire import Exchange
 from .. import core
+from ..spec import ProviderSpec
+from ..wrapping import wrap_once
 from . import _wire, stdlib
+
+if TYPE_CHECKING:
+    from ..recording import Recording
 
 __all__ = ["patch", "urlopen_wrapper"]
 
@@ -123,12 +129,8 @@ def urlopen_wrapper(
         if "error" in stored:
             _raise_recorded(instance, str(call["url"]), stored["error"])
         return _replayed(instance, call, stored, wire)
-    try:
-        with core.owned("urllib3"):
-            response = wrapped(**call)
-    except Exception as exc:
-        core.record_error(exchange, exc)
-        raise
+    with core.sending(exchange, "urllib3"):
+        response = wrapped(**call)
     _tee(recording, exchange, spec, response, wire, decode=bool(call.get("decode_content", True)))
     return response
 
@@ -185,7 +187,13 @@ def _takes_version_string() -> bool:
 
 
 def _tee(
-    recording: Any, exchange: Any, spec: Any, response: Any, wire: core.WireRequest, *, decode: bool
+    recording: Recording,
+    exchange: Exchange,
+    spec: ProviderSpec,
+    response: Any,
+    wire: core.WireRequest,
+    *,
+    decode: bool,
 ) -> None:
     original = getattr(response, "_original_response", None)
     if (
@@ -207,12 +215,4 @@ def _tee(
 
 def patch(module: Any) -> None:
     """Wrap ``module.HTTPConnectionPool.urlopen`` (``module``: ``urllib3.connectionpool``), once."""
-    import wrapt
-
-    cls = module.HTTPConnectionPool
-    func, seen = cls.__dict__.get("urlopen"), 0
-    while func is not None and seen < 16:
-        if getattr(func, "_self_wrapper", None) is urlopen_wrapper:
-            return
-        func, seen = getattr(func, "__wrapped__", None), seen + 1
-    wrapt.wrap_function_wrapper(cls, "urlopen", urlopen_wrapper)
+    wrap_once(module.HTTPConnectionPool, "urlopen", urlopen_wrapper)

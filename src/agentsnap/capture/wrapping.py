@@ -1,0 +1,52 @@
+"""Wrapping a library's function once, however often agentsnap installs its hooks.
+
+agentsnap's hooks are ``wrapt`` function wrappers, installed when a library
+is imported and never removed. Installing them again (a second import hook,
+a reloaded module, another library wrapping on top of ours) must not stack a
+second layer: :func:`wrapped_by` walks the ``__wrapped__`` chain (at most 16
+layers) looking for one of ours, and :func:`wrap_once` wraps only when there
+is none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["one_of", "wrap_once", "wrapped_by"]
+
+#: how many ``__wrapped__`` layers are looked through
+DEPTH = 16
+
+
+def one_of(*wrappers: Callable[..., Any]) -> Callable[[Any], bool]:
+    """A match for :func:`wrapped_by`: the layer's wrapper is one of ``wrappers``."""
+    return lambda found: any(found is w for w in wrappers)
+
+
+def wrapped_by(func: Any, match: Callable[[Any], bool]) -> bool:
+    """Whether a ``wrapt`` layer of ``func`` (``func`` itself, or below it) has a
+    wrapper for which ``match(wrapper)`` is true."""
+    seen = 0
+    while func is not None and seen < DEPTH:
+        if match(getattr(func, "_self_wrapper", None)):
+            return True
+        func, seen = getattr(func, "__wrapped__", None), seen + 1
+    return False
+
+
+def wrap_once(
+    owner: Any,
+    name: str,
+    wrapper: Callable[..., Any],
+    match: Callable[[Any], bool] | None = None,
+) -> None:
+    """``wrapt.wrap_function_wrapper(owner, name, wrapper)`` unless ``owner.name`` is
+    already wrapped by ``wrapper`` (or by a wrapper ``match`` accepts). For a class,
+    only its own attribute counts (a subclass of a wrapped class gets no second layer:
+    its inherited method is the wrapped one)."""
+    import wrapt
+
+    current = owner.__dict__.get(name) if isinstance(owner, type) else getattr(owner, name, None)
+    if not wrapped_by(current, match or one_of(wrapper)):
+        wrapt.wrap_function_wrapper(owner, name, wrapper)

@@ -1,0 +1,313 @@
+"""The stored exchange: what one HTTP request/response pair of an LLM SDK is in a snapshot.
+
+A leaf: it imports nothing else from agentsnap (scrubbing, side files and
+recognition are passed in by the callers), so the send layer, every
+transport, the trace view, replay, serialisation and the provider codecs read
+and write the same shapes through one module:
+
+* :class:`Exchange`: one request/response pair as captured (or served in replay);
+  :meth:`Exchange.to_dict` gives its stored form, a :class:`StoredExchange`;
+* bytes in JSON — one envelope (:func:`envelope`, read back by
+  :func:`envelope_bytes`), written three ways by the key it sits under:
+
+  ========================================  ================================================
+  ``{"$bytes_b64": b64, "sha256": hex}``    bytes inside a value (a request body that is not
+                                            UTF-8, a tool argument): :func:`envelope`
+  ``{"$bytes_b64": b64}``                   one streamed chunk that is not UTF-8 text:
+                                            :func:`bytes_chunk` (no hash)
+  ``{"body_b64": b64, "sha256": hex}``      a read response body that is not UTF-8, next to
+                                            ``status``/``headers``: :func:`encode_body`
+  ========================================  ================================================
+
+* bodies: :func:`encode_body` / :func:`body_bytes` (``{"body": json}``,
+  ``{"text": str}`` or the bytes envelope), :func:`chunk_bytes` for stored chunks;
+* ``content-encoding``: :class:`Decompressor` (incremental) and :func:`decompress`
+  (whole), one decoder for gzip, deflate (zlib or raw), br and zstd;
+* the replay key: :func:`canonical_json` and :func:`request_key`.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import itertools
+import json
+import re
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "Decompressor",
+    "Exchange",
+    "StoredExchange",
+    "body_bytes",
+    "bytes_chunk",
+    "canonical_json",
+    "chunk_bytes",
+    "decompress",
+    "decompressor",
+    "encode_body",
+    "envelope",
+    "envelope_bytes",
+    "escape_surrogates",
+    "next_seq",
+    "request_key",
+]
+
+_seq = itertools.count()
+
+
+def next_seq() -> int:
+    """The next number of the process-wide sequence that orders exchanges and tool calls."""
+    return next(_seq)
+
+
+class StoredExchange(dict[str, Any]):
+    """The stored form of an :class:`Exchange` (``{"request": ..., "response": ...}``) made by
+    this process's capture, whose secrets were scrubbed when it was captured.
+
+    A plain ``dict`` to everything that reads it (JSON, equality, copies); the
+    type tells :func:`agentsnap.scrub.scrub_snapshot` that the exchange needs no
+    second pass. An exchange read from a file is a plain dict and is scrubbed.
+    """
+
+    __slots__ = ()
+
+
+@dataclass
+class Exchange:
+    """One HTTP request/response pair of an LLM SDK.
+
+    ``request``: ``{"method", "path", "query"?, "body" | "text"}`` — ``body`` is the
+    parsed JSON request body (secrets scrubbed), or a bytes envelope
+    (:func:`envelope`) when the body is not UTF-8; ``text`` a body that is not
+    JSON. Request headers are never stored.
+
+    ``response``: ``{"status", "headers": {name: value}, "body" | "text" | "body_b64"}``
+    for a read response (``body`` is parsed JSON), or ``{"status", "headers",
+    "chunks": [str | {"$bytes_b64"}, ...]}`` for a streamed one (the chunks as
+    the SDK read them), or ``{"error": {"type", "message"}}`` for a transport
+    error. ``complete`` is False when a stream was closed before its end.
+    """
+
+    provider: str
+    codec: str | None
+    request: dict[str, Any]
+    response: dict[str, Any] | None = None
+    complete: bool = True
+    seq: int = field(default_factory=next_seq)
+    started: float = field(default_factory=time.monotonic)
+    ended: float | None = None
+    #: set by replay when the request did not match its recording exactly
+    request_drift: list[str] | None = None
+    #: set by replay: position of the served recording in the golden
+    replay_index: int | None = None
+
+    def to_dict(self) -> StoredExchange:
+        """The JSON form stored under a step's ``exchange`` key (scrubbed at capture)."""
+        return StoredExchange(request=self.request, response=self.response)
+
+
+# --------------------------------------------------------------------------
+# bytes in JSON
+
+
+def envelope(data: bytes, *, key: str = "$bytes_b64", digest: bool = True) -> dict[str, str]:
+    """``{key: base64 of data, "sha256": hex digest}`` (no ``sha256`` when not ``digest``).
+
+    ``key`` is ``"$bytes_b64"`` for bytes inside a value or a chunk, ``"body_b64"``
+    for a stored response body. The bytes are stored as given: scrub them first.
+    """
+    out = {key: base64.b64encode(data).decode("ascii")}
+    if digest:
+        out["sha256"] = hashlib.sha256(data).hexdigest()
+    return out
+
+
+def bytes_chunk(data: bytes) -> dict[str, str]:
+    """A streamed chunk that is not UTF-8 text: ``{"$bytes_b64": ...}``."""
+    return envelope(data, digest=False)
+
+
+def envelope_bytes(stored: Mapping[str, Any]) -> bytes:
+    """The bytes of an :func:`envelope` (under ``$bytes_b64`` or ``body_b64``).
+
+    Raises ``KeyError`` when ``stored`` holds neither, ``binascii.Error`` (a
+    ``ValueError``) when the base64 is broken.
+    """
+    value = stored["$bytes_b64"] if "$bytes_b64" in stored else stored["body_b64"]
+    return base64.b64decode(value)
+
+
+def chunk_bytes(chunk: Any) -> bytes:
+    """The bytes of one stored chunk: a text chunk as UTF-8, an envelope decoded."""
+    if isinstance(chunk, dict):
+        return envelope_bytes(chunk)
+    return str(chunk).encode("utf-8")
+
+
+def encode_body(
+    raw: bytes,
+    content_type: str | None,
+    *,
+    binary: Callable[[bytes], dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Store a body: ``{"body": json}`` (JSON, or ``None`` when empty), ``{"text": str}``
+    (UTF-8 that is not JSON) or, for bytes that are not UTF-8, ``binary(raw)``
+    (default ``{"body_b64", "sha256"}`` of ``raw`` as given: pass a ``binary``
+    that scrubs)."""
+    if not raw:
+        return {"body": None}
+    ctype = (content_type or "").lower()
+    if "json" in ctype or raw[:1] in (b"{", b"["):
+        try:
+            return {"body": json.loads(raw)}
+        except ValueError:
+            pass
+    try:
+        return {"text": raw.decode("utf-8")}
+    except UnicodeDecodeError:
+        return binary(raw) if binary is not None else envelope(raw, key="body_b64")
+
+
+def body_bytes(stored: Mapping[str, Any]) -> bytes:
+    """The bytes of a body stored by :func:`encode_body` (``body`` as compact JSON)."""
+    if "body_b64" in stored:
+        return envelope_bytes(stored)
+    if "text" in stored:
+        return str(stored["text"]).encode("utf-8")
+    body = stored.get("body")
+    if body is None:
+        return b""
+    text = _compact_json(body)
+    if not text.isascii():  # only non-ASCII text can hold a lone surrogate
+        text = escape_surrogates(text)
+    return text.encode("utf-8")
+
+
+_compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def escape_surrogates(text: str) -> str:
+    """JSON text with every lone surrogate written as ``\\uXXXX`` (UTF-8 cannot hold one).
+
+    Raw surrogates can only occur inside JSON strings, where the escape means
+    the same character, so ``json.loads`` gives back the same value.
+    """
+    if not SURROGATE.search(text):
+        return text
+    return SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+# --------------------------------------------------------------------------
+# content-encoding
+
+
+class Decompressor:
+    """Incremental decoding of one ``content-encoding``, as httpx decodes it.
+
+    ``encoding``: ``gzip`` / ``x-gzip``, ``deflate`` (zlib-wrapped, or raw
+    deflate as some servers send it), ``br`` (the ``brotli`` or ``brotlicffi``
+    package), ``zstd`` (``zstandard``). ``any_zlib``: a gzip or deflate stream may
+    have either header, or none (a whole body read leniently). Raises ``LookupError`` for any other
+    encoding and ``ImportError`` when its package is missing. :meth:`decompress`
+    raises what the codec raises for corrupt data (``zlib.error``, ...).
+    """
+
+    def __init__(self, encoding: str, *, any_zlib: bool = False) -> None:
+        import zlib
+
+        self.encoding = encoding
+        #: the first chunk may show the stream is raw deflate (no zlib or gzip header)
+        self._may_be_raw = encoding == "deflate" or (any_zlib and encoding in ("gzip", "x-gzip"))
+        self._obj: Any
+        if encoding in ("gzip", "x-gzip", "deflate") and any_zlib:
+            self._obj = zlib.decompressobj(32 + zlib.MAX_WBITS)  # a gzip or zlib header
+        elif encoding in ("gzip", "x-gzip"):
+            self._obj = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        elif encoding == "deflate":
+            self._obj = zlib.decompressobj()
+        elif encoding == "br":
+            try:
+                import brotli  # type: ignore[import-not-found, unused-ignore]
+            except ImportError:
+                import brotlicffi as brotli  # type: ignore[import-not-found, no-redef, unused-ignore]
+            self._obj = brotli.Decompressor()
+        elif encoding == "zstd":
+            import zstandard  # type: ignore[import-not-found, unused-ignore]
+
+            self._obj = zstandard.ZstdDecompressor().decompressobj()
+        else:
+            raise LookupError(encoding)
+
+    def decompress(self, data: bytes) -> bytes:
+        if self._may_be_raw:
+            self._may_be_raw = False
+            import zlib
+
+            try:
+                return bytes(self._obj.decompress(data))
+            except zlib.error:  # raw deflate without the zlib header
+                self._obj = zlib.decompressobj(-zlib.MAX_WBITS)
+        if self.encoding == "br":
+            process = getattr(self._obj, "process", None) or self._obj.decompress
+            return bytes(process(data))
+        return bytes(self._obj.decompress(data))
+
+    def flush(self) -> bytes:
+        flush = getattr(self._obj, "flush", None)
+        return bytes(flush()) if callable(flush) else b""
+
+
+def decompressor(encoding: str) -> Decompressor | None:
+    """A :class:`Decompressor` for ``encoding``, or None when there is none (unknown,
+    or its package is missing)."""
+    try:
+        return Decompressor(encoding)
+    except (LookupError, ImportError):
+        return None
+
+
+def decompress(data: bytes, encoding: str) -> bytes:
+    """``data`` (a whole body, possibly cut short) decoded from ``encoding``
+    (any case and spacing; ``""`` and ``identity`` give ``data``).
+
+    Read leniently: a gzip or deflate body may carry either header, or none
+    (raw deflate). A cut stream gives what it holds. Raises ``LookupError`` when the encoding
+    cannot be decoded here (unknown, package missing) and ``ValueError`` when
+    ``data`` is not in that encoding.
+    """
+    encoding = encoding.strip().lower()
+    if encoding in ("", "identity"):
+        return data
+    try:
+        decoder = Decompressor(encoding, any_zlib=True)
+    except ImportError as exc:
+        raise LookupError(encoding) from exc
+    try:
+        return decoder.decompress(data) + decoder.flush()
+    except Exception as exc:
+        raise ValueError(f"not {encoding} data: {exc}") from exc
+
+
+# --------------------------------------------------------------------------
+# the replay key
+
+
+def canonical_json(value: Any) -> str:
+    """Canonical JSON text: sorted keys, no whitespace, non-ASCII kept literal."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def request_key(request: Mapping[str, Any]) -> tuple[str, str, str]:
+    """The replay key of a stored (already scrubbed) request dict:
+    ``(METHOD, path?query, canonical JSON of body)``; the host is not part of it."""
+    path = request.get("path") or ""
+    query = request.get("query")
+    if query:
+        path = f"{path}?{query}"
+    return (str(request.get("method", "")).upper(), path, canonical_json(request.get("body")))
