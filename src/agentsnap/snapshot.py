@@ -79,7 +79,7 @@ def _now() -> str:
 
 
 def _version() -> str:
-    from . import __version__
+    from ._version import __version__
 
     return __version__
 
