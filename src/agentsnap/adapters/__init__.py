@@ -46,7 +46,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from ._base import AdapterScope, ClientAdapter, find_http_clients, is_adapter
+from ._base import ClientAdapter, find_http_clients
+from ._scope import AdapterScope, is_adapter
 from .anthropic import AnthropicAdapter
 from .cohere import CohereAdapter
 from .google import GeminiAdapter
