@@ -99,12 +99,8 @@ class AdapterScope:
 
 
 def _adapter_hint(spec: Any) -> str:
-    return {
-        "openai": "OpenAIAdapter",
-        "openrouter": "OpenRouterAdapter",
-        "anthropic": "AnthropicAdapter",
-        "groq": "GroqAdapter",
-        "mistral": "MistralAdapter",
-        "cohere": "CohereAdapter",
-        "google-genai": "GeminiAdapter",
-    }.get(getattr(spec, "name", ""), "wrap")
+    """The adapter class the spec's ``[adapter] class`` names, else ``wrap``."""
+    from ..provider_facts import provider_facts
+
+    name = getattr(spec, "name", "")
+    return next((f.adapter for f in provider_facts() if f.name == name and f.adapter), "wrap")
