@@ -280,7 +280,7 @@ def _module_matches(cls: type, prefixes: tuple[str, ...]) -> bool:
     return any(module == p or module.startswith(p + ".") for p in prefixes)
 
 
-class ClientAdapter(_Proxy):  # type: ignore[misc, valid-type]
+class ClientAdapter(_Proxy):  # type: ignore[misc]
     """A transparent proxy around one SDK client (or a LangChain chat model of that SDK).
 
     Attribute access, method calls, ``isinstance`` and ``with`` / ``async with``
