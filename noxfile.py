@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import nox
@@ -24,41 +25,38 @@ def examples(session: nox.Session) -> None:
     session.run("pytest", "examples", "--agentsnap-replay", *session.posargs)
 
 
-# provider -> (oldest supported requirement, extra packages its tests need, the tests that exercise it);
-# newest = the latest release. The ranges are declared in patches/<provider>.toml (`versions`), the
-# pyproject extras and the README. The session installs agentsnap's core plus only that SDK, so no
-# other package (LangChain, another SDK) holds the SDK's version back.
 MATRIX_TEST_DEPS = ["pytest", "pytest-xdist", "hypothesis", "anyio", "pydantic"]
-SDK_MATRIX: dict[str, tuple[str, list[str], list[str]]] = {
-    "openai": (
-        "openai==1.40.0",
-        ["httpx<0.28"],
-        [
-            "tests/test_openai_shapes.py",
-            "tests/test_openai_responses_shapes.py",
-            "tests/test_openrouter.py",
-            "tests/test_codec_openai.py",
-            "tests/test_codec_openai_responses.py",
-        ],
-    ),
-    "anthropic": (
-        "anthropic==0.40.0",
-        [],
-        ["tests/test_anthropic_shapes.py", "tests/test_codec_anthropic.py"],
-    ),
-    "groq": ("groq==0.13.0", [], ["tests/test_groq_shapes.py"]),
-    "mistralai": (
-        "mistralai==1.2.5",
-        [],
-        ["tests/test_mistral_shapes.py", "tests/test_codec_mistral.py"],
-    ),
-    "cohere": ("cohere==7.0.0", [], ["tests/test_cohere_shapes.py", "tests/test_codec_cohere.py"]),
-    "google-genai": (
-        "google-genai==1.24.0",
-        ["aiohttp"],
-        ["tests/test_gemini_shapes.py", "tests/test_codec_gemini.py"],
-    ),
-}
+
+
+def _sdk_matrix() -> dict[str, tuple[str, list[str], list[str]]]:
+    """SDK package -> (oldest supported requirement, extra packages its tests need, the tests
+    that exercise it), from each spec's `[provider] package` and `[sdk] oldest`, `matrix_deps`,
+    `matrix_tests` (patches/*.toml: a provider's facts are declared there once). A spec without
+    `oldest` shares another spec's package (openrouter: openai). Read here with tomllib, not
+    through agentsnap: nox itself runs outside agentsnap's venv.
+    """
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+
+    matrix: dict[str, tuple[str, list[str], list[str]]] = {}
+    for path in sorted((Path(__file__).parent / "patches").glob("*.toml")):
+        spec = tomllib.loads(path.read_text(encoding="utf-8"))
+        sdk = spec.get("sdk") or {}
+        if sdk.get("oldest"):
+            package = spec["provider"]["package"]
+            matrix[package] = (
+                f"{package}=={sdk['oldest']}",
+                list(sdk.get("matrix_deps") or []),
+                list(sdk.get("matrix_tests") or []),
+            )
+    return matrix
+
+
+# newest = the latest release. The session installs agentsnap's core plus only that SDK, so no
+# other package (LangChain, another SDK) holds the SDK's version back.
+SDK_MATRIX: dict[str, tuple[str, list[str], list[str]]] = _sdk_matrix()
 
 
 @nox.session(python=PYTHONS, name="sdk-matrix")

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from agentsnap.config import is_ci
+from tests._support.offline import Offline
 from tests.fake_provider import FakeOpenAI
-from tests.offline import Offline
 
 # Hypothesis: in CI (the CI rule of agentsnap.config.is_ci) a fixed profile, so a
 # run is reproducible: derandomised (examples derive from each test's source),

@@ -63,6 +63,7 @@ from tests import fake_gemini as fg
 from tests import fake_mistral as fm
 from tests import fake_openai_extra as fx
 from tests import fake_provider as fo
+from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 from tests.offline import Offline
 
 pytestmark = [
@@ -70,24 +71,8 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),  # cohere on pydantic 2.x
 ]
 
-CI_MARKERS = (
-    "CI",
-    "GITHUB_ACTIONS",
-    "GITLAB_CI",
-    "BUILDKITE",
-    "CIRCLECI",
-    "JENKINS_URL",
-    "TF_BUILD",
-)
 MESSAGES = [{"role": "user", "content": "Weather in Paris?"}]
 _TLS = ssl.create_default_context()  # one SSL context for every client: ~0.1 s saved per client
-
-
-@pytest.fixture(autouse=True)
-def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
-    """These tests describe local behaviour: clear every CI marker agentsnap reads."""
-    for var in CI_MARKERS:
-        monkeypatch.delenv(var, raising=False)
 
 
 def snapshot_data(directory: Path, name: str) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from anthropic.types.beta import BetaMessage
 
 from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
 from agentsnap.capture.quirks.stainless import REPLAY_RETRY_WAIT
+from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 from tests.fake_anthropic import (
     DEFAULT_MODEL,
     ORG_ID,
@@ -52,15 +53,6 @@ pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 MODEL = DEFAULT_MODEL
 API_KEY = "sk-ant-api03-SECRET-7f3a9c2e1b5d"
 MESSAGES = [{"role": "user", "content": "Weather and time in Paris?"}]
-CI_MARKERS = (
-    "CI",
-    "GITHUB_ACTIONS",
-    "GITLAB_CI",
-    "BUILDKITE",
-    "CIRCLECI",
-    "JENKINS_URL",
-    "TF_BUILD",
-)
 WEATHER_TOOL = {
     "name": "get_weather",
     "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}},
@@ -122,13 +114,6 @@ needs_parse = pytest.mark.skipif(
 )
 # messages.count_tokens() left the beta in 0.41.0; before, only beta.messages.count_tokens() (?beta=true)
 GA_COUNT_TOKENS = hasattr(anthropic.resources.Messages, "count_tokens")
-
-
-@pytest.fixture(autouse=True)
-def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
-    """These tests describe local behaviour: clear every CI marker agentsnap reads."""
-    for var in CI_MARKERS:
-        monkeypatch.delenv(var, raising=False)
 
 
 @pytest.fixture

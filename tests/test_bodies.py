@@ -36,25 +36,11 @@ from hypothesis import strategies as st
 from agentsnap import AgentAsserter, AgentRecorder, Snapshot, SnapshotStore
 from agentsnap.capture import send
 from agentsnap.serialize import BLOB_THRESHOLD, to_json
+from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 
-CI_MARKERS = (
-    "CI",
-    "GITHUB_ACTIONS",
-    "GITLAB_CI",
-    "BUILDKITE",
-    "CIRCLECI",
-    "JENKINS_URL",
-    "TF_BUILD",
-)
 UNICODE = "Grüße ✓ 日本 🚀"
-
-
-@pytest.fixture(autouse=True)
-def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in CI_MARKERS:
-        monkeypatch.delenv(var, raising=False)
 
 
 # --------------------------------------------------------------------------- a compressing chat server

@@ -28,6 +28,10 @@ import pytest
 from cohere.core import http_client as cohere_http
 
 from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
+from tests._support.ci import (
+    CI_MARKERS,
+    _local_not_ci,  # noqa: F401 - the autouse fixture
+)
 from tests.fake_cohere import (
     FakeCohere,
     error_reply,
@@ -49,15 +53,7 @@ pytestmark = [
 MODEL = "command-a-03-2025"
 API_KEY = "co-test-key-0001"
 MESSAGES = [{"role": "user", "content": "Weather in Paris?"}]
-CI_MARKERS = (
-    "CI",
-    "GITHUB_ACTIONS",
-    "GITLAB_CI",
-    "BUILDKITE",
-    "CIRCLECI",
-    "JENKINS_URL",
-    "TF_BUILD",
-)
+
 WEATHER_TOOL = {
     "type": "function",
     "function": {
@@ -96,13 +92,6 @@ def client_retries(max_retries: int) -> dict[str, Any]:
 def call_retries(max_retries: int) -> dict[str, Any]:
     """Call keywords setting the retry count, on SDKs whose constructors lack `max_retries` (see above)."""
     return {} if CLIENT_MAX_RETRIES else {"request_options": {"max_retries": max_retries}}
-
-
-@pytest.fixture(autouse=True)
-def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
-    """These tests describe local behaviour: clear every CI marker agentsnap reads."""
-    for var in CI_MARKERS:
-        monkeypatch.delenv(var, raising=False)
 
 
 @pytest.fixture

@@ -19,26 +19,12 @@ import pytest
 
 from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
 from agentsnap.capture.faithful import replay_body, response_body
+from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 from tests.offline import Offline
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 
-CI_MARKERS = (
-    "CI",
-    "GITHUB_ACTIONS",
-    "GITLAB_CI",
-    "BUILDKITE",
-    "CIRCLECI",
-    "JENKINS_URL",
-    "TF_BUILD",
-)
 MESSAGES = [{"role": "user", "content": "Weather in Paris? ☀"}]
-
-
-@pytest.fixture(autouse=True)
-def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in CI_MARKERS:
-        monkeypatch.delenv(var, raising=False)
 
 
 def record_then_replay(

@@ -20,26 +20,12 @@ import pytest
 from agentsnap import Snapshot, SnapshotStore
 from agentsnap.exceptions import SnapshotFormatError
 from agentsnap.orphans import RUN_RECORD
+from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 from tests.test_cli_helpers import PARIS, invoke, make, tree
 
 pytest_plugins = ["pytester"]
 
 ONLY_AGENTSNAP = ("-p", "agentsnap.pytest_plugin", "-p", "no:cacheprovider", "-p", "no:randomly")
-CI_MARKERS = (
-    "CI",
-    "GITHUB_ACTIONS",
-    "GITLAB_CI",
-    "BUILDKITE",
-    "CIRCLECI",
-    "JENKINS_URL",
-    "TF_BUILD",
-)
-
-
-@pytest.fixture(autouse=True)
-def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in CI_MARKERS:
-        monkeypatch.delenv(var, raising=False)
 
 
 # --------------------------------------------------------------------------- symbolic links

@@ -24,27 +24,13 @@ from typing import Any
 import pytest
 
 from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
+from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 from tests.fake_provider import Reply
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 
-CI_MARKERS = (
-    "CI",
-    "GITHUB_ACTIONS",
-    "GITLAB_CI",
-    "BUILDKITE",
-    "CIRCLECI",
-    "JENKINS_URL",
-    "TF_BUILD",
-)
 _ID_KEYS = {"id", "responseId", "response_id", "generation_id"}
 _TIME_KEYS = {"created", "created_at"}
-
-
-@pytest.fixture(autouse=True)
-def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in CI_MARKERS:
-        monkeypatch.delenv(var, raising=False)
 
 
 def _refresh(value: Any, nonce: str, stamp: int) -> Any:

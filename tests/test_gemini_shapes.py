@@ -35,6 +35,7 @@ from agentsnap.capture import Recording
 from agentsnap.capture.hooks import _guarded
 from agentsnap.capture.quirks import google_genai as quirk
 from agentsnap.replay import Cassette
+from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 from tests.fake_gemini import (
     MODEL,
     FakeGemini,
@@ -48,25 +49,9 @@ from tests.offline import Offline
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 
 API_KEY = "AIzaSyD-test-SECRET-0123456789abcdefghijk"
-CI_MARKERS = (
-    "CI",
-    "GITHUB_ACTIONS",
-    "GITLAB_CI",
-    "BUILDKITE",
-    "CIRCLECI",
-    "JENKINS_URL",
-    "TF_BUILD",
-)
 KEPT_HEADERS = ("content-type", "x-request-id")
 SDK_VERSION = tuple(int(n) for n in importlib.metadata.version("google-genai").split(".")[:2])
 USER = [{"parts": [{"text": "Weather in Paris?"}], "role": "user"}]
-
-
-@pytest.fixture(autouse=True)
-def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
-    """These tests describe local behaviour: clear every CI marker agentsnap reads."""
-    for var in CI_MARKERS:
-        monkeypatch.delenv(var, raising=False)
 
 
 @pytest.fixture

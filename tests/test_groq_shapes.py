@@ -24,6 +24,8 @@ from groq.types.chat import ChatCompletion, ChatCompletionChunk
 
 from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
 from agentsnap.capture.quirks import stainless
+from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
+from tests._support.roundtrip import arecord_then_replay, record_then_replay
 from tests.fake_openai_extra import GROQ_MODEL, FakeGroq, groq_reply, groq_stream_reply
 from tests.fake_provider import error_reply
 from tests.offline import Offline
@@ -32,15 +34,6 @@ pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 
 API_KEY = "gsk_test_SECRET_0123456789"
 MESSAGES = [{"role": "user", "content": "Weather in Paris?"}]
-CI_MARKERS = (
-    "CI",
-    "GITHUB_ACTIONS",
-    "GITLAB_CI",
-    "BUILDKITE",
-    "CIRCLECI",
-    "JENKINS_URL",
-    "TF_BUILD",
-)
 WEATHER_TOOL = {
     "type": "function",
     "function": {
@@ -53,13 +46,6 @@ WEATHER_TOOL = {
     },
 }
 GROQ_USAGE = {"input_tokens": 18, "output_tokens": 7, "total_tokens": 25}
-
-
-@pytest.fixture(autouse=True)
-def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
-    """These tests describe local behaviour: clear every CI marker agentsnap reads."""
-    for var in CI_MARKERS:
-        monkeypatch.delenv(var, raising=False)
 
 
 @pytest.fixture
@@ -112,14 +98,14 @@ def record_and_replay_sync(
     stop: Callable[[], None],
     max_retries: int = 0,
 ) -> tuple[Any, Any, float]:
-    with AgentRecorder(name, snapshot_dir=tmp_path):
-        live = run(groq.Groq(base_url=base_url, api_key=API_KEY, max_retries=max_retries))
-    stop()
-    with offline(), AgentAsserter(name, snapshot_dir=tmp_path, mode="replay"):
-        started = time.monotonic()
-        replayed = run(groq.Groq(base_url=base_url, api_key=API_KEY, max_retries=max_retries))
-        elapsed = time.monotonic() - started
-    return live, replayed, elapsed
+    trip = record_then_replay(
+        tmp_path,
+        name,
+        offline,
+        lambda: run(groq.Groq(base_url=base_url, api_key=API_KEY, max_retries=max_retries)),
+        stop=stop,
+    )
+    return trip.live, trip.replayed, trip.elapsed
 
 
 def record_and_replay_async(
@@ -132,25 +118,14 @@ def record_and_replay_async(
     stop: Callable[[], None],
     max_retries: int = 0,
 ) -> tuple[Any, Any, float]:
-    async def record() -> Any:
-        async with AgentRecorder(name, snapshot_dir=tmp_path):
-            return await run(
-                groq.AsyncGroq(base_url=base_url, api_key=API_KEY, max_retries=max_retries)
-            )
-
-    async def replay() -> tuple[Any, float]:
-        async with AgentAsserter(name, snapshot_dir=tmp_path, mode="replay"):
-            started = time.monotonic()
-            result = await run(
-                groq.AsyncGroq(base_url=base_url, api_key=API_KEY, max_retries=max_retries)
-            )
-            return result, time.monotonic() - started
-
-    live = asyncio.run(record())
-    stop()
-    with offline():
-        replayed, elapsed = asyncio.run(replay())
-    return live, replayed, elapsed
+    trip = arecord_then_replay(
+        tmp_path,
+        name,
+        offline,
+        lambda: run(groq.AsyncGroq(base_url=base_url, api_key=API_KEY, max_retries=max_retries)),
+        stop=stop,
+    )
+    return trip.live, trip.replayed, trip.elapsed
 
 
 def assert_same_completion(replayed: Any, live: Any) -> None:

@@ -26,20 +26,12 @@ from typer.testing import CliRunner
 from agentsnap import Snapshot, SnapshotFormatError, SnapshotStore
 from agentsnap.cli import app
 from agentsnap.replay import Cassette
+from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 
 pytest_plugins = ["pytester"]
 
 REPO = Path(__file__).resolve().parent.parent
 SRC = REPO / "src" / "agentsnap"
-CI_MARKERS = (
-    "CI",
-    "GITHUB_ACTIONS",
-    "GITLAB_CI",
-    "BUILDKITE",
-    "CIRCLECI",
-    "JENKINS_URL",
-    "TF_BUILD",
-)
 NAME = "tests/test_agent.py::test_weather"
 
 #: kind -> (file content, fragment of the error)
@@ -67,12 +59,6 @@ BROKEN: dict[str, tuple[str, str]] = {
     "deep": ('{"trace": [], "x": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
     "yaml": ("!!python/object/apply:os.system ['echo pwned']\n", "corrupt snapshot file"),
 }
-
-
-@pytest.fixture(autouse=True)
-def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in CI_MARKERS:
-        monkeypatch.delenv(var, raising=False)
 
 
 def _write(path: Path, content: str) -> None:

@@ -93,6 +93,7 @@ def test_plugin_import_leaves_the_recording_machinery_unloaded() -> None:
     ).stdout.split()
     assert out == [
         "agentsnap",
+        "agentsnap._version",
         "agentsnap.config",
         "agentsnap.exceptions",
         "agentsnap.pytest_plugin",
@@ -135,6 +136,7 @@ def test_a_run_without_agentsnap_flags_loads_only_the_plugin(tmp_path) -> None:
     )
     assert loaded == [
         "agentsnap",
+        "agentsnap._version",
         "agentsnap.config",
         "agentsnap.exceptions",
         "agentsnap.pytest_plugin",

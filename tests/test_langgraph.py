@@ -24,6 +24,8 @@ from typing import Any
 
 import pytest
 
+from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
+
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from langchain_anthropic import ChatAnthropic
@@ -57,27 +59,11 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:create_react_agent has been moved"),
 ]
 
-CI_MARKERS = (
-    "CI",
-    "GITHUB_ACTIONS",
-    "GITLAB_CI",
-    "BUILDKITE",
-    "CIRCLECI",
-    "JENKINS_URL",
-    "TF_BUILD",
-)
 OPENAI_MODEL = "gpt-4o-mini"
 ANTHROPIC_MODEL = "claude-sonnet-4-6"
 TIME_ZONES = {"Paris": "Europe/Paris", "Tokyo": "Asia/Tokyo"}
 WEATHER = {"Paris": "Light rain, 18°C", "Tokyo": "Sunny, 24°C"}
 CLOCK = {"Europe/Paris": "09:30", "Asia/Tokyo": "16:30"}
-
-
-@pytest.fixture(autouse=True)
-def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
-    """These tests describe local behaviour: clear every CI marker agentsnap reads."""
-    for var in CI_MARKERS:
-        monkeypatch.delenv(var, raising=False)
 
 
 # --------------------------------------------------------------------------- the agent's tools

@@ -22,6 +22,8 @@ from typing import Any
 
 import pytest
 
+from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
+
 try:  # the current layout (mistralai >= 2.0)
     from mistralai.client import Mistral, errors, httpclient, models
     from mistralai.client.utils import eventstreaming, retries
@@ -56,15 +58,6 @@ SDK_HTTPX = httpclient.httpx
 MODEL = "mistral-small-latest"
 API_KEY = "mistral-test-key-0001"
 MESSAGES = [{"role": "user", "content": "Weather in Paris?"}]
-CI_MARKERS = (
-    "CI",
-    "GITHUB_ACTIONS",
-    "GITLAB_CI",
-    "BUILDKITE",
-    "CIRCLECI",
-    "JENKINS_URL",
-    "TF_BUILD",
-)
 WEATHER_TOOL = {
     "type": "function",
     "function": {
@@ -109,13 +102,6 @@ FAST = retries.RetryConfig(
 SLOW = retries.RetryConfig(
     "backoff", backoff(2_000, 5_000, 2.0, 600_000), retry_connection_errors=True
 )
-
-
-@pytest.fixture(autouse=True)
-def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
-    """These tests describe local behaviour: clear every CI marker agentsnap reads."""
-    for var in CI_MARKERS:
-        monkeypatch.delenv(var, raising=False)
 
 
 @pytest.fixture

@@ -28,19 +28,12 @@ import pytest
 from agentsnap import AgentAsserter, NetworkBlockedError, Snapshot, SnapshotStore, config
 from agentsnap.capture import Recording, guard
 from agentsnap.replay import Cassette
+from tests._support.ci import CI_MARKERS, clear_ci
 
 pytest_plugins = ["pytester"]
 
 BLACKHOLE = ("192.0.2.1", 9)
-CI_MARKERS = (
-    "CI",
-    "GITHUB_ACTIONS",
-    "GITLAB_CI",
-    "BUILDKITE",
-    "CIRCLECI",
-    "JENKINS_URL",
-    "TF_BUILD",
-)
+
 _SOCKET_ATTRS = ("getaddrinfo", "gethostbyname", "gethostbyname_ex")
 _METHODS = ("connect", "connect_ex", "sendto")
 
@@ -66,8 +59,7 @@ def _pristine_sockets() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _local_not_ci(_pristine_sockets: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in CI_MARKERS:
-        monkeypatch.delenv(var, raising=False)
+    clear_ci(monkeypatch)
 
 
 def _connect(address: tuple[str, int] = BLACKHOLE) -> None:

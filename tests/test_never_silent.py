@@ -20,26 +20,12 @@ import pytest
 
 from agentsnap import AgentAsserter, AgentRecorder, AgentsnapWarning, ReplayMissError
 from agentsnap.capture import observe
+from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 from tests.fake_provider import FakeOpenAI, text_reply
 
 pytest_plugins = ["pytester"]
 
-CI_MARKERS = (
-    "CI",
-    "GITHUB_ACTIONS",
-    "GITLAB_CI",
-    "BUILDKITE",
-    "CIRCLECI",
-    "JENKINS_URL",
-    "TF_BUILD",
-)
 MESSAGES = [{"role": "user", "content": "Weather in Paris?"}]
-
-
-@pytest.fixture(autouse=True)
-def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in CI_MARKERS:
-        monkeypatch.delenv(var, raising=False)
 
 
 def raw_socket_chat(

@@ -30,6 +30,8 @@ from agentsnap.capture.quirks import stainless
 from agentsnap.capture.recording import Recording
 from agentsnap.capture.spec import load_specs
 from agentsnap.replay import Cassette
+from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
+from tests._support.roundtrip import arecord_then_replay, record_then_replay
 from tests.fake_openai_extra import (
     RESPONSES_MODEL,
     FakeOpenAIResponses,
@@ -65,15 +67,6 @@ pytestmark = [
 MODEL = "gpt-4o-mini"
 API_KEY = "sk-test-SECRET-responses-0001"
 QUESTION = "Weather in Paris?"
-CI_MARKERS = (
-    "CI",
-    "GITHUB_ACTIONS",
-    "GITLAB_CI",
-    "BUILDKITE",
-    "CIRCLECI",
-    "JENKINS_URL",
-    "TF_BUILD",
-)
 WEATHER_TOOL = {
     "type": "function",
     "name": "get_weather",
@@ -110,13 +103,6 @@ class Weather(pydantic.BaseModel):
 WEATHER_JSON = '{"city":"Paris","celsius":21.5,"sunny":true}'
 
 
-@pytest.fixture(autouse=True)
-def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
-    """These tests describe local behaviour: clear every CI marker agentsnap reads."""
-    for var in CI_MARKERS:
-        monkeypatch.delenv(var, raising=False)
-
-
 @pytest.fixture
 def fake() -> Iterator[FakeOpenAIResponses]:
     with FakeOpenAIResponses() as server:
@@ -141,12 +127,14 @@ def record_and_replay_sync(
     run: Callable[[openai.OpenAI], Any],
 ) -> tuple[Any, Any]:
     base = fake.base_url
-    with AgentRecorder(name, snapshot_dir=tmp_path):
-        live = run(openai.OpenAI(base_url=base, api_key=API_KEY, max_retries=0))
-    fake.stop()
-    with offline(), AgentAsserter(name, snapshot_dir=tmp_path, mode="replay"):
-        replayed = run(openai.OpenAI(base_url=base, api_key=API_KEY, max_retries=0))
-    return live, replayed
+    trip = record_then_replay(
+        tmp_path,
+        name,
+        offline,
+        lambda: run(openai.OpenAI(base_url=base, api_key=API_KEY, max_retries=0)),
+        stop=fake.stop,
+    )
+    return trip.live, trip.replayed
 
 
 def record_and_replay_async(
@@ -157,20 +145,14 @@ def record_and_replay_async(
     run: Callable[[openai.AsyncOpenAI], Any],
 ) -> tuple[Any, Any]:
     base = fake.base_url
-
-    async def record() -> Any:
-        async with AgentRecorder(name, snapshot_dir=tmp_path):
-            return await run(openai.AsyncOpenAI(base_url=base, api_key=API_KEY, max_retries=0))
-
-    async def replay() -> Any:
-        async with AgentAsserter(name, snapshot_dir=tmp_path, mode="replay"):
-            return await run(openai.AsyncOpenAI(base_url=base, api_key=API_KEY, max_retries=0))
-
-    live = asyncio.run(record())
-    fake.stop()
-    with offline():
-        replayed = asyncio.run(replay())
-    return live, replayed
+    trip = arecord_then_replay(
+        tmp_path,
+        name,
+        offline,
+        lambda: run(openai.AsyncOpenAI(base_url=base, api_key=API_KEY, max_retries=0)),
+        stop=fake.stop,
+    )
+    return trip.live, trip.replayed
 
 
 def assert_same_response(replayed: Any, live: Any) -> None:

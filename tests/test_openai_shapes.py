@@ -41,6 +41,7 @@ from agentsnap import (
     ReplayMissError,
     SnapshotStore,
 )
+from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 from tests.fake_openai_extra import openai_http, openai_version
 from tests.fake_provider import (
     FakeOpenAI,
@@ -58,15 +59,7 @@ MODEL = "gpt-4o-mini"
 API_KEY = "sk-test-SECRET-7f3a9c2e1b5d"
 QUESTION = "Weather in Paris?"
 MESSAGES = [{"role": "user", "content": QUESTION}]
-CI_MARKERS = (
-    "CI",
-    "GITHUB_ACTIONS",
-    "GITLAB_CI",
-    "BUILDKITE",
-    "CIRCLECI",
-    "JENKINS_URL",
-    "TF_BUILD",
-)
+
 WEATHER_TOOL = {
     "type": "function",
     "function": {
@@ -98,13 +91,6 @@ SDK_HTTP = openai_http()
 # response objects carry `_request_id` (the x-request-id header) from openai 1.46.0; those of parse() from 1.50.0
 HAS_REQUEST_ID = openai_version() >= (1, 46)
 PARSED_HAS_REQUEST_ID = openai_version() >= (1, 50)
-
-
-@pytest.fixture(autouse=True)
-def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
-    """These tests describe local behaviour: clear every CI marker agentsnap reads."""
-    for var in CI_MARKERS:
-        monkeypatch.delenv(var, raising=False)
 
 
 # --------------------------------------------------------------------------- helpers

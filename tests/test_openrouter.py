@@ -12,7 +12,6 @@ reached.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -21,8 +20,10 @@ import openai
 import pytest
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
+from agentsnap import AgentRecorder, SnapshotStore
 from agentsnap.capture.spec import classify
+from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
+from tests._support.roundtrip import arecord_then_replay, record_then_replay
 from tests.fake_openai_extra import (
     OPENROUTER_MODEL,
     AsyncLoopbackTransport,
@@ -39,15 +40,6 @@ pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 
 API_KEY = "sk-or-v1-SECRET0123456789abcdef"
 MESSAGES = [{"role": "user", "content": "Weather in Paris?"}]
-CI_MARKERS = (
-    "CI",
-    "GITHUB_ACTIONS",
-    "GITLAB_CI",
-    "BUILDKITE",
-    "CIRCLECI",
-    "JENKINS_URL",
-    "TF_BUILD",
-)
 WEATHER_TOOL = {
     "type": "function",
     "function": {
@@ -66,13 +58,6 @@ ROUTING = {
 OR_USAGE = {"input_tokens": 14, "output_tokens": 6, "total_tokens": 20}
 # the HTTP library the installed SDK is built on: httpx2 from openai 3.0, httpx before
 SDK_HTTP = openai_http()
-
-
-@pytest.fixture(autouse=True)
-def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
-    """These tests describe local behaviour: clear every CI marker agentsnap reads."""
-    for var in CI_MARKERS:
-        monkeypatch.delenv(var, raising=False)
 
 
 @pytest.fixture
@@ -113,12 +98,10 @@ def record_and_replay_sync(
     run: Callable[[openai.OpenAI], Any],
 ) -> tuple[Any, Any]:
     origin = fake.origin
-    with AgentRecorder(name, snapshot_dir=tmp_path):
-        live = run(sync_client(origin))
-    fake.stop()
-    with offline(), AgentAsserter(name, snapshot_dir=tmp_path, mode="replay"):
-        replayed = run(sync_client(origin))
-    return live, replayed
+    trip = record_then_replay(
+        tmp_path, name, offline, lambda: run(sync_client(origin)), stop=fake.stop
+    )
+    return trip.live, trip.replayed
 
 
 def record_and_replay_async(
@@ -129,20 +112,10 @@ def record_and_replay_async(
     run: Callable[[openai.AsyncOpenAI], Any],
 ) -> tuple[Any, Any]:
     origin = fake.origin
-
-    async def record() -> Any:
-        async with AgentRecorder(name, snapshot_dir=tmp_path):
-            return await run(async_client(origin))
-
-    async def replay() -> Any:
-        async with AgentAsserter(name, snapshot_dir=tmp_path, mode="replay"):
-            return await run(async_client(origin))
-
-    live = asyncio.run(record())
-    fake.stop()
-    with offline():
-        replayed = asyncio.run(replay())
-    return live, replayed
+    trip = arecord_then_replay(
+        tmp_path, name, offline, lambda: run(async_client(origin)), stop=fake.stop
+    )
+    return trip.live, trip.replayed
 
 
 def assert_same_completion(replayed: Any, live: Any) -> None:

@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from agentsnap.cli import app
 from agentsnap.snapshot import SnapshotStore
+from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 
 pytest_plugins = ["pytester"]
 
@@ -22,20 +23,6 @@ def test_gone(snapshot):
     with snapshot.record_agent() as rec:
         rec.output = "gone"
 """
-
-
-@pytest.fixture(autouse=True)
-def _no_ci(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in (
-        "CI",
-        "GITHUB_ACTIONS",
-        "GITLAB_CI",
-        "BUILDKITE",
-        "CIRCLECI",
-        "JENKINS_URL",
-        "TF_BUILD",
-    ):
-        monkeypatch.delenv(var, raising=False)
 
 
 def _setup(pytester: pytest.Pytester) -> Path:

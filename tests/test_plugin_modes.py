@@ -24,20 +24,13 @@ import openai
 import pytest
 
 from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
+from tests._support.ci import CI_MARKERS, clear_ci
 from tests.fake_provider import FakeOpenAI, stream_text_reply, text_reply
 
 pytest_plugins = ["pytester"]
 
 FAKE_PROVIDER = Path(__file__).with_name("fake_provider.py")
-CI_MARKERS = (
-    "CI",
-    "GITHUB_ACTIONS",
-    "GITLAB_CI",
-    "BUILDKITE",
-    "CIRCLECI",
-    "JENKINS_URL",
-    "TF_BUILD",
-)
+
 NODE = "test_agent.py::test_weather"
 SNAP_DIR = "__agent_snapshots__"
 # slow-to-import pytest plugins installed in the dev venv (hypothesis, langsmith) are left out of inner runs
@@ -168,8 +161,7 @@ def _warm_imports(tmp_path_factory: pytest.TempPathFactory) -> None:
 @pytest.fixture(autouse=True)
 def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
     """Local behaviour unless a test sets CI itself; keep the plugin's dummy API keys out of this process."""
-    for var in CI_MARKERS:
-        monkeypatch.delenv(var, raising=False)
+    clear_ci(monkeypatch)
     for var in (
         "AGENTSNAP_MODE",
         "AGENTSNAP_RECORD",

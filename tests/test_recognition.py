@@ -21,6 +21,7 @@ import pytest
 
 from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
 from agentsnap.capture.spec import explain_miss, recognise
+from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 from tests.fake_anthropic import FakeAnthropic
 from tests.fake_anthropic import text_reply as anthropic_text
 from tests.fake_provider import FakeOpenAI, text_reply, tool_calls_reply
@@ -28,23 +29,8 @@ from tests.offline import Offline
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 
-CI_MARKERS = (
-    "CI",
-    "GITHUB_ACTIONS",
-    "GITLAB_CI",
-    "BUILDKITE",
-    "CIRCLECI",
-    "JENKINS_URL",
-    "TF_BUILD",
-)
 MESSAGES = [{"role": "user", "content": "Weather in Paris?"}]
 CHAT = json.dumps({"model": "gpt-4o-mini", "messages": MESSAGES}).encode()
-
-
-@pytest.fixture(autouse=True)
-def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in CI_MARKERS:
-        monkeypatch.delenv(var, raising=False)
 
 
 def llm_steps(directory: Path, name: str) -> list[dict[str, Any]]:

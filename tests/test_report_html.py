@@ -27,17 +27,10 @@ from agentsnap.report import entry_from_outcome, error_entry, render_html, write
 from agentsnap.report._collect import ReportCollector
 from agentsnap.report.html import timeline, word_diff
 from agentsnap.snapshot import Snapshot
+from tests._support.ci import CI_MARKERS
 
 FAKE_PROVIDER = Path(__file__).with_name("fake_provider.py")
-CI_MARKERS = (
-    "CI",
-    "GITHUB_ACTIONS",
-    "GITLAB_CI",
-    "BUILDKITE",
-    "CIRCLECI",
-    "JENKINS_URL",
-    "TF_BUILD",
-)
+
 QUIET_PLUGINS = (
     "-p",
     "no:randomly",

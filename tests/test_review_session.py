@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from agentsnap.snapshot import SnapshotStore
+from tests._support.ci import CI_MARKERS
 from tests.fake_provider import FakeOpenAI, text_reply, tool_calls_reply
 from tests.test_cli_helpers import invoke
 from tests.test_fresh_ids import fresh
@@ -71,13 +72,7 @@ def test_weather_lyon():
 @pytest.fixture(autouse=True)
 def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
     for var in (
-        "CI",
-        "GITHUB_ACTIONS",
-        "GITLAB_CI",
-        "BUILDKITE",
-        "CIRCLECI",
-        "JENKINS_URL",
-        "TF_BUILD",
+        *CI_MARKERS,
         "AGENTSNAP_SNAPSHOT_DIR",
         "AGENTSNAP_MODE",
         "AGENTSNAP_RECORD",

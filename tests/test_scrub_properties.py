@@ -25,18 +25,11 @@ from hypothesis import strategies as st
 
 from agentsnap import AgentRecorder, Snapshot, SnapshotStore, config, scrub
 from agentsnap.scrub import REDACTED, scrub_chunks, scrub_json, scrub_text
+from tests._support.ci import CI_MARKERS
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 
-CI_MARKERS = (
-    "CI",
-    "GITHUB_ACTIONS",
-    "GITLAB_CI",
-    "BUILDKITE",
-    "CIRCLECI",
-    "JENKINS_URL",
-    "TF_BUILD",
-)
+
 _KEY_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_+/=.~"
 
 

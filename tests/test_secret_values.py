@@ -27,6 +27,7 @@ import pytest
 
 from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore, config, scrub
 from agentsnap.report._collect import ReportCollector
+from tests._support.ci import clear_ci
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning"),
@@ -35,15 +36,7 @@ pytestmark = [
     ),
 ]
 
-CI_MARKERS = (
-    "CI",
-    "GITHUB_ACTIONS",
-    "GITLAB_CI",
-    "BUILDKITE",
-    "CIRCLECI",
-    "JENKINS_URL",
-    "TF_BUILD",
-)
+
 _RNG = random.Random(14)
 _ALNUM = string.ascii_letters + string.digits
 
@@ -66,8 +59,7 @@ SHAPES: dict[str, str] = {
 
 @pytest.fixture(autouse=True)
 def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    for var in CI_MARKERS:
-        monkeypatch.delenv(var, raising=False)
+    clear_ci(monkeypatch)
     forget = getattr(
         scrub, "forget_secrets", lambda: None
     )  # (so that, without it, the tests fail rather than error)

@@ -36,6 +36,7 @@ from agentsnap.scrub import (
     scrub_url,
     scrub_value,
 )
+from tests._support.ci import clear_ci
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning"),
@@ -44,15 +45,6 @@ pytestmark = [
     ),  # cohere's SDK on pydantic 2
 ]
 
-CI_MARKERS = (
-    "CI",
-    "GITHUB_ACTIONS",
-    "GITLAB_CI",
-    "BUILDKITE",
-    "CIRCLECI",
-    "JENKINS_URL",
-    "TF_BUILD",
-)
 
 # distinctive fake keys, one per provider (as the SDKs' api_key: sent in headers only)
 OPENAI_KEY = "sk-proj-AGENTSNAPopenaiKEY0123456789abcd"
@@ -131,8 +123,7 @@ REDACT_TOML = (
 
 @pytest.fixture(autouse=True)
 def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    for var in CI_MARKERS:
-        monkeypatch.delenv(var, raising=False)
+    clear_ci(monkeypatch)
     yield
     configure(None)  # the user rules are process-wide: leave none behind
     guard.configure(())

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from agentsnap.snapshot import SnapshotStore
+from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 
 pytest_plugins = ["pytester"]
 REPO = Path(__file__).resolve().parents[1]
@@ -34,20 +35,6 @@ def test_agent(client, i):
     r = client.chat.completions.create(model="m", messages=[{{"role": "user", "content": f"q{{i}}"}}])
     assert r.choices[0].message.content == f"answer to q{{i}}"
 """
-
-
-@pytest.fixture(autouse=True)
-def _no_ci(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in (
-        "CI",
-        "GITHUB_ACTIONS",
-        "GITLAB_CI",
-        "BUILDKITE",
-        "CIRCLECI",
-        "JENKINS_URL",
-        "TF_BUILD",
-    ):
-        monkeypatch.delenv(var, raising=False)
 
 
 def _project(pytester: pytest.Pytester) -> Path:

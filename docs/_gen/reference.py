@@ -348,6 +348,9 @@ def provider_specs() -> list[dict[str, Any]]:
                 "package": provider.get("package", provider.get("name", path.stem)),
                 "versions": provider.get("versions", ""),
                 "api_key_env": list(provider.get("api_key_env") or []),
+                "extra": (data.get("sdk") or {}).get("extra"),
+                "oldest": (data.get("sdk") or {}).get("oldest"),
+                "adapter": (data.get("adapter") or {}).get("class"),
                 "hosts": list(match.get("hosts") or []),
                 "user_agents": list(match.get("user_agent_prefixes") or []),
                 "headers": dict(match.get("headers") or {}),
@@ -362,8 +365,8 @@ def provider_specs() -> list[dict[str, Any]]:
 
 def providers_reference() -> str:
     lines = [
-        "| provider | SDK package | versions | LLM endpoints (path ends with → codec) | recognised by | API key variable |",
-        "|---|---|---|---|---|---|",
+        "| provider | SDK package | versions | install | LLM endpoints (path ends with → codec) | recognised by | API key variable | adapter |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for s in provider_specs():
         endpoints = "<br>".join(f"`{p}` → `{c}`" for p, c in s["endpoints"])
@@ -385,8 +388,13 @@ def providers_reference() -> str:
                 shape += " on " + ", ".join(f"`{h}`" for h in rule["hosts"])
             by += "<br>or the call's shape: " + shape
         keys = ", ".join(f"`{k}`" for k in s["api_key_env"]) or "—"
+        versions = f"`{s['versions']}`"
+        if s["oldest"]:
+            versions += f" (tested: {s['oldest']} and the newest)"
+        install = f"`agentsnap[{s['extra']}]`" if s["extra"] else "—"
+        adapter = f"`{s['adapter']}`" if s["adapter"] else "—"
         lines.append(
-            f"| **{s['name']}** (`{s['file']}`) | `{s['package']}` | `{s['versions']}` | {endpoints} | {by} | {keys} |"
+            f"| **{s['name']}** (`{s['file']}`) | `{s['package']}` | {versions} | {install} | {endpoints} | {by} | {keys} | {adapter} |"
         )
     return "\n".join(lines) + "\n"
 

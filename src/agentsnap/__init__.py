@@ -5,6 +5,7 @@ provider codecs load on first use)::
 
     from agentsnap import AgentRecorder, AgentAsserter, SnapshotStore, Snapshot
     from agentsnap import AgentRegressionError, SnapshotNotFoundError, ReplayMissError
+    from agentsnap import AgentsnapError  # the base of every agentsnap exception
     from agentsnap import wrap            # explicit adapters: see agentsnap.adapters
     from agentsnap import check, extract_tool_calls   # the one-line form
 """
@@ -13,12 +14,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "1.0.0.dev0"
-
 from . import config
+from ._version import __version__
 from .exceptions import (
     AdapterNotWrappedError,
     AgentRegressionError,
+    AgentsnapError,
     AgentsnapWarning,
     NetworkBlockedError,
     ReplayError,
@@ -62,6 +63,7 @@ __all__ = [
     "AgentAsserter",
     "AgentRecorder",
     "AgentRegressionError",
+    "AgentsnapError",
     "AgentsnapWarning",
     "DiffConfig",
     "DiffReport",

@@ -30,7 +30,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 if sys.version_info >= (3, 11):  # pragma: no cover
     import tomllib
@@ -260,18 +260,33 @@ ENV_VARS = {
 #: the explicit judge key; always wins over the provider keys
 JUDGE_API_KEY_ENV = "AGENTSNAP_JUDGE_API_KEY"
 
-#: the one table of provider keys for the LLM judge: when ``judge_base_url``'s host
-#: contains the fragment, that environment variable holds the key (first match wins).
-#: Add a provider here. Source: the documented key resolution table.
-PROVIDER_KEY_MAP: tuple[tuple[str, str], ...] = (
-    ("openrouter.ai", "OPENROUTER_API_KEY"),
-    ("api.openai.com", "OPENAI_API_KEY"),
-    ("anthropic.com", "ANTHROPIC_API_KEY"),
-    ("api.groq.com", "GROQ_API_KEY"),
-    ("api.mistral.ai", "MISTRAL_API_KEY"),
-    ("api.cohere.com", "COHERE_API_KEY"),
-)
-_PROVIDER_KEY_MAP = PROVIDER_KEY_MAP  # the name the configuration docs use
+if TYPE_CHECKING:
+    #: the one table of provider keys for the LLM judge, ``((host fragment, variable), ...)``:
+    #: when ``judge_base_url``'s host contains the fragment, that environment variable holds
+    #: the key (first match wins). Declared by each provider's spec (``patches/*.toml``
+    #: ``[judge]``: add a provider there) and read on first use (module ``__getattr__``),
+    #: so importing this module parses no spec. ``_PROVIDER_KEY_MAP``: the same table
+    #: under the name the configuration docs use.
+    PROVIDER_KEY_MAP: tuple[tuple[str, str], ...]
+    _PROVIDER_KEY_MAP: tuple[tuple[str, str], ...]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("PROVIDER_KEY_MAP", "_PROVIDER_KEY_MAP"):
+        from .provider_facts import judge_keys
+
+        return judge_keys()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _key_map() -> tuple[tuple[str, str], ...]:
+    # a table assigned to the module (a test, a user adding a provider) wins over the specs'
+    assigned: tuple[tuple[str, str], ...] | None = globals().get("PROVIDER_KEY_MAP")
+    if assigned is not None:
+        return assigned
+    from .provider_facts import judge_keys
+
+    return judge_keys()
 
 
 def resolve_judge_api_key(
@@ -302,7 +317,7 @@ def resolve_judge_api_key(
         host = (urlsplit(base_url).hostname or "").lower()
     except ValueError:
         host = ""
-    for fragment, var in PROVIDER_KEY_MAP:
+    for fragment, var in _key_map():
         if fragment in host:
             key = usable(var)
             return (key, var) if key else None

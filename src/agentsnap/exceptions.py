@@ -1,15 +1,33 @@
-"""Exceptions agentsnap raises. All messages say what happened, where, and the fix."""
+"""Exceptions agentsnap raises. All messages say what happened, where, and the fix.
+
+Every one derives from :class:`AgentsnapError`, so ``except AgentsnapError``
+catches whatever agentsnap raised. Each also keeps the built-in base it has
+always had (``AssertionError``, ``FileNotFoundError``, ``ValueError``,
+``RuntimeError``), except the errors an SDK's retry loop or an agent's
+``except Exception`` must not swallow, which are ``BaseException`` only::
+
+    AgentsnapError (BaseException)
+    ├── AgentRegressionError      (AssertionError)
+    ├── SnapshotPendingError      (AssertionError)
+    ├── SnapshotNotFoundError     (FileNotFoundError)
+    ├── SnapshotFormatError       (ValueError)
+    ├── ReplayError               (RuntimeError)
+    ├── AdapterNotWrappedError    BaseException only
+    └── ReplayMissError           BaseException only
+        ├── SnapshotMissingInCIError
+        └── NetworkBlockedError
+
+This module imports nothing of agentsnap: every other module may import it.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .diff import DiffReport
+from typing import Any
 
 __all__ = [
     "AdapterNotWrappedError",
     "AgentRegressionError",
+    "AgentsnapError",
     "AgentsnapWarning",
     "NetworkBlockedError",
     "ReplayError",
@@ -21,7 +39,18 @@ __all__ = [
 ]
 
 
-class AgentRegressionError(AssertionError):
+class AgentsnapError(BaseException):
+    """The base of every exception agentsnap raises (see the module doc for the tree).
+
+    A ``BaseException`` so that it can be the base of the errors that must
+    not be caught by ``except Exception`` (:class:`ReplayMissError`,
+    :class:`AdapterNotWrappedError`); every other subclass also derives from
+    an ``Exception`` class (``AssertionError``, ``ValueError``, …), so
+    ``except Exception`` still catches those, as it always did.
+    """
+
+
+class AgentRegressionError(AgentsnapError, AssertionError):
     """The agent drifted from its approved snapshot beyond a threshold.
 
     ``diff_report`` is the :class:`agentsnap.diff.DiffReport` with every check's
@@ -29,13 +58,13 @@ class AgentRegressionError(AssertionError):
     pytest reports it as a test failure.
     """
 
-    def __init__(self, message: str, diff_report: DiffReport | None = None) -> None:
+    def __init__(self, message: str, diff_report: Any = None) -> None:
         super().__init__(message)
         self.message = message
         self.diff_report = diff_report
 
 
-class SnapshotNotFoundError(FileNotFoundError):
+class SnapshotNotFoundError(AgentsnapError, FileNotFoundError):
     """``AgentAsserter`` found no snapshot for ``test_name``: record one first."""
 
     def __init__(self, test_name: str, path: Any = None, message: str | None = None) -> None:
@@ -49,14 +78,14 @@ class SnapshotNotFoundError(FileNotFoundError):
         )
 
 
-class SnapshotFormatError(ValueError):
+class SnapshotFormatError(AgentsnapError, ValueError):
     """A snapshot file exists but cannot be used (unparseable, wrong version, wrong name).
 
     The file is never overwritten by agentsnap while in this state.
     """
 
 
-class AdapterNotWrappedError(BaseException):
+class AdapterNotWrappedError(AgentsnapError):
     """A client no adapter wraps sent a request inside a block given ``adapters=[...]``.
 
     Raised before anything is sent; the message names the client (class and
@@ -67,11 +96,18 @@ class AdapterNotWrappedError(BaseException):
     """
 
 
-class ReplayError(RuntimeError):
-    """Replay could not serve a call (other than a plain miss)."""
+class ReplayError(AgentsnapError, RuntimeError):
+    """Replay cannot start for a block: the snapshot to serve cannot be chosen.
+
+    Raised when the block is entered, before any call: agentsnap 0.5.1 goldens
+    named by input (``NAME__<hash>.json``) when several match, or the one
+    found belongs to another input. An ordinary ``RuntimeError`` (no SDK call
+    is on the stack to swallow it). A call replay cannot serve raises
+    :class:`ReplayMissError` instead.
+    """
 
 
-class ReplayMissError(BaseException):
+class ReplayMissError(AgentsnapError):
     """A request made in replay mode has no recorded response.
 
     A ``BaseException`` (like pytest's own ``Failed``) so the SDK's retry loops
@@ -93,9 +129,10 @@ class NetworkBlockedError(ReplayMissError):
 
     Raised by the socket guard (:mod:`agentsnap.capture.guard`) from
     ``socket.connect`` / ``getaddrinfo`` in whatever thread made the call;
-    ``host`` / ``port`` name the target. A ``BaseException`` (through
-    :class:`ReplayMissError`) so HTTP clients and SDK retry loops do not turn
-    it into a retried connection error.
+    ``host`` / ``port`` name the target. A :class:`ReplayMissError`: a request
+    the offline run cannot serve, reported like a replay miss (the pytest
+    plugin's clean one-line failure), and a ``BaseException`` so HTTP clients
+    and SDK retry loops do not turn it into a retried connection error.
     """
 
     def __init__(self, message: str, host: str = "", port: int | None = None) -> None:
@@ -104,7 +141,7 @@ class NetworkBlockedError(ReplayMissError):
         self.port = port
 
 
-class SnapshotPendingError(AssertionError):
+class SnapshotPendingError(AgentsnapError, AssertionError):
     """In CI, a snapshot exists but is not approved yet (``agentsnap approve`` it locally)."""
 
 

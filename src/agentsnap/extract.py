@@ -46,10 +46,12 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from .exceptions import AgentsnapError
+
 __all__ = ["ExtractionError", "extract_tool_calls"]
 
 
-class ExtractionError(TypeError):
+class ExtractionError(AgentsnapError, TypeError):
     """``actual`` is not a shape :func:`extract_tool_calls` knows (the message names the path)."""
 
 

@@ -410,7 +410,7 @@ class LLMJudge:
         import urllib.error
         import urllib.request
 
-        from . import __version__
+        from ._version import __version__
         from .capture.core import (  # the transports leave agentsnap's own requests alone
             INTERNAL,
             owned,

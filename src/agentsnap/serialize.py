@@ -47,17 +47,16 @@ UTF-8 cannot encode, is written as a ``\\uXXXX`` escape (:func:`escape_surrogate
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import math
 import os
 import re
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any
 
+from ._atomic import atomic_write, default_file_mode, fsync_dir
 from .wire import SURROGATE, StoredExchange, envelope, escape_surrogates
 
 __all__ = [
@@ -361,50 +360,6 @@ def write_blobs(data: Any, root: str | os.PathLike[str]) -> list[Path]:
         if blob is None:
             continue  # a reference loaded from a file: its side file is not ours to write
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{digest[:16]}.", suffix=".tmp", dir=target.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                if hasattr(os, "fchmod"):
-                    os.fchmod(fh.fileno(), default_file_mode())
-                fh.write(blob)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, target)
-            fsync_dir(target.parent)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        atomic_write(target, blob, prefix=f".{digest[:16]}.")
         written.append(target)
     return written
-
-
-_mode: int | None = None
-
-
-def default_file_mode() -> int:
-    """``0o666`` minus the process umask: what ``open()`` would give a new file
-    (``mkstemp`` gives 0600, which other users, CI containers and git checkouts
-    by another account could not read)."""
-    global _mode
-    if _mode is None:
-        with _pending_lock:
-            if _mode is None:
-                mask = os.umask(0o022)
-                os.umask(mask)
-                _mode = 0o666 & ~mask
-    return _mode
-
-
-def fsync_dir(folder: Path) -> None:
-    """Persist a rename inside ``folder`` (POSIX; a no-op where folders cannot be opened)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

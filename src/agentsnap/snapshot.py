@@ -37,7 +37,6 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -46,6 +45,7 @@ from glob import escape as glob_escape
 from pathlib import Path
 from typing import Any
 
+from ._atomic import atomic_write
 from .exceptions import SnapshotFormatError
 
 __all__ = [
@@ -79,7 +79,7 @@ def _now() -> str:
 
 
 def _version() -> str:
-    from . import __version__
+    from ._version import __version__
 
     return __version__
 
@@ -568,13 +568,10 @@ def clean_stale_temp(folder: Path, *, max_age: float = _STALE_TMP_SECONDS) -> li
 
 def _atomic_write(path: Path, text: str, *, durable: bool = True, root: Path | None = None) -> None:
     """Write ``text`` to ``path`` so that a reader (or a crash, even SIGKILL) only ever
-    sees the old file or the new one: a temp file in the same folder, fsynced,
-    renamed over the target; the folder is fsynced too (the rename survives a
-    power cut). The file gets the usual permissions (0666 minus the umask), not
-    mkstemp's 0600. ``durable=False`` skips both fsyncs (scratch files: a power
-    cut may lose the new file, a reader still never sees a partial one)."""
-    from .serialize import default_file_mode, fsync_dir
-
+    sees the old file or the new one (:func:`agentsnap._atomic.atomic_write`), after
+    refusing a symbolic link on the way (:func:`refuse_links`) and, once per folder
+    and process, removing the temp files a killed writer left (:func:`clean_stale_temp`).
+    ``durable=False`` skips the fsyncs (scratch files)."""
     refuse_links(path, root)
     path.parent.mkdir(parents=True, exist_ok=True)
     refuse_links(path, root)  # (a link made in between)
@@ -582,22 +579,7 @@ def _atomic_write(path: Path, text: str, *, durable: bool = True, root: Path | N
     if key not in _cleaned:  # once per folder and process: what a SIGKILL left behind
         _cleaned.add(key)
         clean_stale_temp(path.parent)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            if hasattr(os, "fchmod"):
-                os.fchmod(fh.fileno(), default_file_mode())
-            fh.write(text)
-            if durable:
-                fh.flush()
-                os.fsync(fh.fileno())
-        os.replace(tmp, path)
-        if durable:
-            fsync_dir(path.parent)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    atomic_write(path, text, durable=durable)
 
 
 class SnapshotStore:

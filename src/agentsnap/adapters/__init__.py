@@ -43,10 +43,12 @@ package imports no SDK.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 from urllib.parse import urlsplit
 
-from ._base import AdapterScope, ClientAdapter, find_http_clients, is_adapter
+from ._base import ClientAdapter, find_http_clients
+from ._scope import AdapterScope, is_adapter
 from .anthropic import AnthropicAdapter
 from .cohere import CohereAdapter
 from .google import GeminiAdapter
@@ -75,28 +77,33 @@ __all__ = [
     "wrap",
 ]
 
-# module prefix of a class in the object's MRO -> adapter
-_BY_MODULE: tuple[tuple[str, type], ...] = (
-    ("openai", OpenAIAdapter),
-    ("langchain_openai", OpenAIAdapter),
-    ("anthropic", AnthropicAdapter),
-    ("langchain_anthropic", AnthropicAdapter),
-    ("google.genai", GeminiAdapter),
-    ("langchain_google_genai", GeminiAdapter),
-    ("cohere", CohereAdapter),
-    ("langchain_cohere", CohereAdapter),
-    ("mistralai", MistralAdapter),
-    ("langchain_mistralai", MistralAdapter),
-    ("groq", GroqAdapter),
-    ("langchain_groq", GroqAdapter),
-    ("langgraph", LangGraphAdapter),
-)
+
+def _adapter_class(name: str) -> type:
+    cls = globals()[name]
+    assert isinstance(cls, type)
+    return cls
+
+
+@functools.cache
+def _by_module() -> tuple[tuple[str, type], ...]:
+    """Module prefix of a class in the object's MRO -> adapter: each spec's
+    ``[adapter] client_modules`` (:mod:`agentsnap.provider_facts`), then LangGraph."""
+    from ..provider_facts import provider_facts
+
+    pairs = [
+        (module, _adapter_class(facts.adapter))
+        for facts in provider_facts()
+        if facts.adapter
+        for module in facts.client_modules
+    ]
+    return (*pairs, ("langgraph", LangGraphAdapter))
 
 
 def _adapter_for(cls: type) -> type | None:
+    by_module = _by_module()
     for klass in cls.__mro__:
         module = getattr(klass, "__module__", "") or ""
-        for prefix, adapter in _BY_MODULE:
+        for prefix, adapter in by_module:
             if module == prefix or module.startswith(prefix + "."):
                 return adapter
     return None

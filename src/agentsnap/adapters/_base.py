@@ -1,4 +1,4 @@
-"""Machinery shared by the explicit adapters: the client proxy, the scope, the search.
+"""Machinery shared by the explicit adapters: the client proxy and the search.
 
 An adapter never intercepts an SDK method. Capture happens where it always
 does, at ``httpx``/``httpx2`` ``Client.send`` (:mod:`agentsnap.capture.send`);
@@ -12,7 +12,7 @@ an adapter only tells the active recording which traffic is *in scope*:
 * a :class:`~agentsnap.adapters.tool.ToolAdapter` reports its own calls.
 
 A recording given adapters (``AgentRecorder(name, adapters=[...])``) carries an
-:class:`AdapterScope`; the send wrapper asks it, for each request of a
+:class:`~agentsnap.adapters._scope.AdapterScope`; the send wrapper asks it, for each request of a
 recognised SDK, whether the request is in scope (one set lookup on the hot
 path) and refuses the others with
 :class:`~agentsnap.exceptions.AdapterNotWrappedError`.
@@ -23,21 +23,17 @@ from __future__ import annotations
 import contextvars
 import gc
 import sys
-import threading
 import types
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 import wrapt
 
-from ..exceptions import AdapterNotWrappedError
-
 __all__ = [
-    "AdapterScope",
     "ClientAdapter",
+    "call_in_graph_scope",
     "describe_client",
     "find_http_clients",
-    "is_adapter",
     "running_graphs",
 ]
 
@@ -95,7 +91,7 @@ def find_http_clients(obj: Any, *, depth: int = 5, limit: int = 5000) -> list[An
     the clients of a LangChain ``ChatOpenAI`` / ``ChatAnthropic`` — without
     naming any private attribute, so it survives SDK refactors. Objects created
     lazily (``ChatAnthropic._client`` before its first call) are found once
-    they exist: :class:`AdapterScope` searches again before refusing a request.
+    they exist: :class:`~agentsnap.adapters.AdapterScope` searches again before refusing a request.
     """
     classes = _http_client_classes()
     if not classes:
@@ -284,7 +280,7 @@ def _module_matches(cls: type, prefixes: tuple[str, ...]) -> bool:
     return any(module == p or module.startswith(p + ".") for p in prefixes)
 
 
-class ClientAdapter(_Proxy):  # type: ignore[misc, valid-type]
+class ClientAdapter(_Proxy):  # type: ignore[misc]
     """A transparent proxy around one SDK client (or a LangChain chat model of that SDK).
 
     Attribute access, method calls, ``isinstance`` and ``with`` / ``async with``
@@ -339,106 +335,6 @@ class ClientAdapter(_Proxy):  # type: ignore[misc, valid-type]
         self, protocol: Any
     ) -> Any:  # pragma: no cover - SDK clients do not pickle either
         raise TypeError(f"cannot pickle {type(self).__name__}")
-
-
-def is_adapter(obj: Any) -> bool:
-    """Whether ``obj`` is one of agentsnap's adapters."""
-    from .langgraph import LangGraphAdapter
-    from .tool import ToolAdapter
-
-    return issubclass(type(obj), (ClientAdapter, LangGraphAdapter, ToolAdapter))
-
-
-# --------------------------------------------------------------------------- the scope
-
-
-class AdapterScope:
-    """What a recording given adapters accepts (see the module doc).
-
-    ``adapters``: client adapters, LangGraphAdapters and ToolAdapters.
-    ``owner``: names the recording in messages (``"AgentRecorder('my_agent')"``).
-    """
-
-    def __init__(self, adapters: Iterable[Any], owner: str) -> None:
-        from .langgraph import LangGraphAdapter
-        from .tool import ToolAdapter
-
-        self.owner = owner
-        self.adapters = list(adapters)
-        self._clients: list[ClientAdapter] = []
-        self._graph_ids: set[int] = set()
-        self._tool_ids: set[int] = set()
-        for adapter in self.adapters:
-            # isinstance() sees through proxies; type() does not
-            kind = type(adapter)
-            if issubclass(kind, ClientAdapter):
-                self._clients.append(adapter)
-            elif issubclass(kind, LangGraphAdapter):
-                self._graph_ids.add(id(adapter.agentsnap_root))
-            elif issubclass(kind, ToolAdapter):
-                self._tool_ids.add(id(adapter))
-            else:
-                raise TypeError(
-                    f"agentsnap: adapters= takes adapter objects (OpenAIAdapter(client), LangGraphAdapter(graph), "
-                    f"ToolAdapter(fn), or agentsnap.adapters.wrap(obj)), not {kind.__module__}.{kind.__qualname__}"
-                )
-        self._keep: list[Any] = []  # the http clients, kept alive so their ids stay theirs
-        self._ids: frozenset[int] = frozenset()
-        self._lock = threading.Lock()
-        #: the refusals so far: the block raises the first one on exit even if
-        #: the agent or a framework swallowed or replaced the exception
-        self.violations: list[str] = []
-        self.refresh()
-
-    def refresh(self) -> None:
-        """Search the client adapters' HTTP clients again (they may be created lazily)."""
-        with self._lock:
-            keep = [http for adapter in self._clients for http in adapter.agentsnap_http_clients()]
-            self._keep = keep
-            self._ids = frozenset(id(http) for http in keep)
-
-    def admits(self, http_client: Any) -> bool:
-        """Whether a request sent by ``http_client`` (now, in this context) is in scope."""
-        if id(http_client) in self._ids:
-            return True
-        if self._graph_ids:
-            for graph in running_graphs.get():
-                if id(graph) in self._graph_ids:
-                    return True
-        if self._clients:
-            self.refresh()
-            return id(http_client) in self._ids
-        return False
-
-    def admits_tool(self, tool: Any) -> bool:
-        return id(tool) in self._tool_ids
-
-    def check(self, http_client: Any, request: Any, spec: Any) -> None:
-        """Raise :class:`AdapterNotWrappedError` when the request is out of scope."""
-        if self.admits(http_client):
-            return
-        message = (
-            f"agentsnap: an unwrapped {describe_client(http_client, request, spec)} sent "
-            f"{request.method} {request.url.path} inside {self.owner}, which was given adapters and records only "
-            f"the clients they wrap. Wrap this client too (e.g. {_adapter_hint(spec)}(client), or "
-            "agentsnap.adapters.wrap(client)) and add it to adapters=[...], or drop adapters= to record every SDK call. "
-            "Nothing was sent."
-        )
-        with self._lock:
-            self.violations.append(message)
-        raise AdapterNotWrappedError(message)
-
-
-def _adapter_hint(spec: Any) -> str:
-    return {
-        "openai": "OpenAIAdapter",
-        "openrouter": "OpenRouterAdapter",
-        "anthropic": "AnthropicAdapter",
-        "groq": "GroqAdapter",
-        "mistral": "MistralAdapter",
-        "cohere": "CohereAdapter",
-        "google-genai": "GeminiAdapter",
-    }.get(getattr(spec, "name", ""), "wrap")
 
 
 def call_in_graph_scope(root: Any, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

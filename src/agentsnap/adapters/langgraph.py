@@ -59,7 +59,7 @@ _DERIVED = frozenset(
 )
 
 
-class LangGraphAdapter(_Proxy):  # type: ignore[misc, valid-type]
+class LangGraphAdapter(_Proxy):  # type: ignore[misc]
     """A transparent proxy around a compiled LangGraph graph (any LangChain ``Runnable``)."""
 
     def __init__(self, graph: Any, *, _root: Any = None) -> None:

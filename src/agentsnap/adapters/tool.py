@@ -43,7 +43,7 @@ from .. import trace as _trace
 __all__ = ["ToolAdapter"]
 
 
-class ToolAdapter(wrapt.FunctionWrapper):  # type: ignore[misc]
+class ToolAdapter(wrapt.FunctionWrapper):  # type: ignore[type-arg]
     """Wrap ``fn`` (sync or async) so its calls are recorded as ``tool_call`` steps named ``name``."""
 
     def __init__(self, fn: Callable[..., Any], name: str | None = None) -> None:
@@ -67,7 +67,7 @@ class ToolAdapter(wrapt.FunctionWrapper):  # type: ignore[misc]
         except (TypeError, ValueError):
             self._self_signature = None
 
-    @property  # type: ignore[override]
+    @property
     def __name__(self) -> str:
         return self._self_tool_name
 
@@ -226,7 +226,9 @@ def jsonable(value: Any, _depth: int = 0) -> Any:
 
 def _text(value: Any) -> str:
     cls = type(value)
-    if cls.__str__ is object.__str__ and cls.__repr__ is object.__repr__:
+    to_str: object = cls.__str__
+    to_repr: object = cls.__repr__
+    if to_str is object.__str__ and to_repr is object.__repr__:
         return f"<{cls.__module__}.{cls.__qualname__}>"  # no memory address: snapshots stay stable
     return str(value)
 

@@ -103,7 +103,7 @@ def _command(
 
 def _version(value: bool) -> None:
     if value:
-        from .. import __version__
+        from .._version import __version__
 
         typer.echo(f"agentsnap {__version__}")
         raise typer.Exit()

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from .._atomic import atomic_write
 from ._entries import STATES, entry_from_outcome, error_entry, slim_snapshot, state_of
 
 __all__ = [
@@ -93,9 +94,7 @@ def write_report(
     text = render_html(entries, meta=meta)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, target)
+        atomic_write(target, text, durable=False)
     except OSError as exc:
         raise ReportError(
             f"agentsnap: cannot write the HTML report to {target}: {exc.strerror or exc}"

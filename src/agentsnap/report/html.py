@@ -745,7 +745,7 @@ def render(entries: list[Mapping[str, Any]], *, meta: Mapping[str, Any] | None =
     )
     if not meta.get("version"):
         try:
-            from .. import __version__ as version
+            from .._version import __version__ as version
         except Exception:
             version = ""
         meta["version"] = version

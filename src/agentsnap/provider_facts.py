@@ -1,0 +1,132 @@
+"""A provider's facts beyond recognition, as its spec (``patches/<provider>.toml``) declares them.
+
+One :class:`ProviderFacts` per spec file, read from the tables the spec
+loader keeps as they are (:attr:`agentsnap.capture.spec.ProviderSpec.extra`)::
+
+    [provider]  name, package, versions, api_key_env   (the capture layer's too)
+    [sdk]       extra, oldest, matrix_deps, matrix_tests
+    [adapter]   class, client_modules
+    [judge]     host, key_env, order              (optional)
+
+Read by :func:`agentsnap.adapters.wrap` (which adapter a client gets), the
+adapters' messages, :data:`agentsnap.config.PROVIDER_KEY_MAP` (the judge's
+key table), the noxfile's SDK matrix (which parses the files itself: nox runs
+outside agentsnap's venv) and ``tests/test_provider_facts.py`` (the pyproject
+extras and ``docs/providers.md`` agree with them). Adding a provider is a new
+spec file with these tables, a codec and an adapter class.
+
+Nothing here runs at import time; the specs are parsed once per process, on
+first use (:func:`agentsnap.capture.spec.load_specs` is cached).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+__all__ = ["JudgeKey", "ProviderFacts", "judge_keys", "provider_facts"]
+
+
+@dataclass(frozen=True)
+class JudgeKey:
+    """One row of the judge's key table: a ``judge_base_url`` whose host contains
+    ``host`` reads its key from the environment variable ``key_env``."""
+
+    host: str
+    key_env: str
+    order: int
+
+
+@dataclass(frozen=True)
+class ProviderFacts:
+    """What agentsnap knows about one provider besides how to recognise its traffic.
+
+    ``name``: the spec's ``[provider] name``; ``versions``: the supported
+    range of the SDK (``[provider] package``), PEP 440;
+    ``api_key_env``: the variables the SDK needs (replay fills in a dummy);
+    ``extra``: the pyproject extra that installs the SDK; ``oldest``: the
+    oldest release the SDK matrix tests (None: another spec's entry covers the
+    package), with ``matrix_deps`` and ``matrix_tests``; ``adapter``: the
+    class name in :mod:`agentsnap.adapters` (None: no adapter); ``client_modules``: the module
+    prefixes whose classes ``wrap()`` gives that adapter; ``judge``: the
+    judge's key row, or None.
+    """
+
+    name: str
+    versions: str
+    api_key_env: tuple[str, ...]
+    extra: str | None
+    oldest: str | None
+    matrix_deps: tuple[str, ...]
+    matrix_tests: tuple[str, ...]
+    adapter: str | None
+    client_modules: tuple[str, ...]
+    judge: JudgeKey | None
+    source: str
+
+
+def _strings(value: Any, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"{where} must be a list of strings, got {value!r}")
+    return tuple(value)
+
+
+def _optional(value: Any, where: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{where} must be a string, got {value!r}")
+    return value
+
+
+def _facts(spec: Any) -> ProviderFacts:
+    from .capture.spec import ProviderSpec
+
+    assert isinstance(spec, ProviderSpec)
+    sdk = dict(spec.extra.get("sdk") or {})
+    adapter = dict(spec.extra.get("adapter") or {})
+    judge = spec.extra.get("judge")
+    where = spec.source or spec.name
+    oldest = sdk.get("oldest")
+    return ProviderFacts(
+        name=spec.name,
+        versions=spec.versions,
+        api_key_env=spec.api_key_env,
+        extra=_optional(sdk.get("extra"), f"{where}: [sdk] extra"),
+        oldest=str(oldest) if oldest is not None else None,
+        matrix_deps=_strings(sdk.get("matrix_deps", []), f"{where}: [sdk] matrix_deps"),
+        matrix_tests=_strings(sdk.get("matrix_tests", []), f"{where}: [sdk] matrix_tests"),
+        adapter=_optional(adapter.get("class"), f"{where}: [adapter] class"),
+        client_modules=_strings(
+            adapter.get("client_modules", []), f"{where}: [adapter] client_modules"
+        ),
+        judge=(
+            JudgeKey(
+                host=str(judge["host"]), key_env=str(judge["key_env"]), order=int(judge["order"])
+            )
+            if judge
+            else None
+        ),
+        source=spec.source,
+    )
+
+
+@cache
+def provider_facts() -> tuple[ProviderFacts, ...]:
+    """Every spec's facts, in spec-file order (sorted by file name).
+
+    Every shipped spec declares them all (tests/test_provider_facts.py); a
+    spec of one's own may leave any out (None / empty). Raises ``ValueError``
+    naming the file for a malformed value (a spec the loader skipped with a
+    warning is simply absent).
+    """
+    from .capture.spec import load_specs
+
+    return tuple(_facts(spec) for spec in load_specs())
+
+
+@cache
+def judge_keys() -> tuple[tuple[str, str], ...]:
+    """The judge's key table, ``(host fragment, variable)`` by ``order``: what
+    :data:`agentsnap.config.PROVIDER_KEY_MAP` is."""
+    rows = sorted((f.judge for f in provider_facts() if f.judge is not None), key=lambda j: j.order)
+    return tuple((row.host, row.key_env) for row in rows)
