@@ -17,6 +17,11 @@ Flags::
 Environment: ``AGENTSNAP_MODE=replay|record|live`` and ``AGENTSNAP_RECORD=1``
 set the mode (for subprocesses, e.g. ``agentsnap record``); ``CI`` switches on
 CI rules (see :mod:`agentsnap.config`).
+
+This module holds the options and thin hooks; the work is done in the private
+package :mod:`agentsnap._pytest` (``session``, ``fixture``, ``markers``,
+``summary``, ``xdist``). The names it held before that split stay importable
+from here.
 """
 
 from __future__ import annotations
@@ -65,7 +70,7 @@ __all__ = [
     "summary_line",
 ]
 
-# the names of the plugin's inside, importable from here as before the split (agentsnap._pytest)
+# private names of the plugin's inside, importable from here as before the split into agentsnap._pytest
 _REEXPORTED = (
     _DUMMY_KEY,
     _RUN_GUARD,

@@ -270,9 +270,10 @@ class AgentsnapSession:
                     quiet_record=True,
                     overrides=overrides,
                 )
-        except SnapshotFormatError:
+        except SnapshotFormatError as exc:
             # the golden could not be read or written: settle reached no outcome
-            self.tally(Outcome("failed", name, self.store.path_for(name)))
+            failed = Outcome("failed", name, self.store.path_for(name), error=str(exc))
+            self.tally(publish(failed))
             raise
 
     # -- the fixture's snapshot(actual) --------------------------------------------
