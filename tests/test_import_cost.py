@@ -26,6 +26,22 @@ HEAVY = (
 )
 
 
+#: what loading the plugin loads of agentsnap: the entry module, its private package, two light leaves
+PLUGIN_MODULES = [
+    "agentsnap",
+    "agentsnap._pytest",
+    "agentsnap._pytest.fixture",
+    "agentsnap._pytest.markers",
+    "agentsnap._pytest.session",
+    "agentsnap._pytest.summary",
+    "agentsnap._pytest.xdist",
+    "agentsnap._version",
+    "agentsnap.config",
+    "agentsnap.exceptions",
+    "agentsnap.pytest_plugin",
+]
+
+
 def _loaded_after(code: str) -> set[str]:
     out = subprocess.run(
         [sys.executable, "-c", code + "\nimport sys\nprint('\\n'.join(sorted(sys.modules)))"],
@@ -91,13 +107,7 @@ def test_plugin_import_leaves_the_recording_machinery_unloaded() -> None:
         text=True,
         check=True,
     ).stdout.split()
-    assert out == [
-        "agentsnap",
-        "agentsnap._version",
-        "agentsnap.config",
-        "agentsnap.exceptions",
-        "agentsnap.pytest_plugin",
-    ]
+    assert out == PLUGIN_MODULES
 
 
 def test_lazy_public_names_resolve_to_their_objects() -> None:
@@ -134,13 +144,7 @@ def test_a_run_without_agentsnap_flags_loads_only_the_plugin(tmp_path) -> None:
     loaded = (
         next(line for line in out.splitlines() if "LOADED" in line).split("LOADED", 1)[1].split()
     )
-    assert loaded == [
-        "agentsnap",
-        "agentsnap._version",
-        "agentsnap.config",
-        "agentsnap.exceptions",
-        "agentsnap.pytest_plugin",
-    ]
+    assert loaded == PLUGIN_MODULES
 
 
 def test_transport_hooks_wrap_each_seam_once_after_a_late_import() -> None:

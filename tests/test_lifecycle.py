@@ -144,3 +144,57 @@ def test_last_run_records_how_it_was_compared(store: SnapshotStore) -> None:
     }  # type: ignore[union-attr]
     assert "semantic:output" in last.comparison["failed_checks"]  # type: ignore[union-attr]
     assert "comparison" not in store.load("t::x").to_dict()  # type: ignore[union-attr]
+
+
+# ------------------------------------------------------------------ the refusal rule, once
+
+
+@pytest.mark.parametrize(
+    ("golden", "settings", "mode", "missing", "expected"),
+    [
+        ("none", LOCAL, "live", "pending", None),  # written pending
+        ("none", LOCAL, "live", "raise", "missing"),  # AgentAsserter's direct contract
+        ("none", CI, "live", "raise", "missing"),  # the contract's error wins in CI too
+        ("none", CI, "live", "pending", "ci-missing"),
+        ("none", CI, "replay", "pending", "ci-missing"),
+        ("none", Settings(ci=True, allow_pending=True), "live", "pending", None),
+        ("none", CI, "record", "raise", None),  # recording never refuses
+        ("pending", LOCAL, "live", "pending", None),  # warned, not compared
+        ("pending", CI, "live", "raise", "ci-pending"),
+        ("pending", Settings(ci=True, allow_pending=True), "replay", "pending", None),
+        ("pending", CI, "record", "pending", None),
+        ("approved", CI, "live", "raise", None),
+    ],
+)
+def test_refusal_is_the_state_tables_ci_column(
+    golden: str, settings: Settings, mode: str, missing: str, expected: str | None
+) -> None:
+    from agentsnap.lifecycle import refusal
+
+    snap = None if golden == "none" else _new()
+    if snap is not None:
+        snap.approved = golden == "approved"  # type: ignore[attr-defined]
+    assert refusal(snap, settings, mode=mode, missing=missing) == expected  # type: ignore[arg-type]
+
+
+def test_outcomes_reach_global_observers_and_scoped_ones_only_inside_their_block(
+    store: SnapshotStore,
+) -> None:
+    from agentsnap.lifecycle import Outcome, add_observer, observing
+
+    seen: list[str] = []
+    scoped: list[Outcome] = []
+    remove = add_observer(lambda outcome: seen.append(outcome.action))
+    try:
+        with pytest.warns(UserWarning, match="new snapshot"):
+            with observing(scoped.append):
+                settle(store, _new(), LOCAL, mode="live")
+        store.approve("t::x")
+        settle(store, _new(), LOCAL, mode="live")  # outside the scope: the global observer only
+        with observing(scoped.append), pytest.raises(AgentRegressionError):
+            settle(store, _new(answer="Rain in Paris", city="Rome"), LOCAL, mode="live")
+    finally:
+        remove()
+    assert seen == ["created", "passed", "failed"]
+    assert [(o.action, o.name) for o in scoped] == [("created", "t::x"), ("failed", "t::x")]
+    assert scoped[1].report is not None and scoped[1].golden is not None

@@ -100,3 +100,31 @@ def test_xdist_summary_equals_serial_summary(pytester: pytest.Pytester) -> None:
     assert _summary(serial) == _summary(parallel) == expected
     serial.assert_outcomes(passed=N - 1, failed=1)
     parallel.assert_outcomes(passed=N - 1, failed=1)
+
+
+def test_a_workers_payload_merges_into_the_controllers_session(
+    request: pytest.FixtureRequest,
+) -> None:
+    """The publish/merge pair round-trips every part the summary and orphan detection use."""
+    from agentsnap._pytest import xdist
+    from agentsnap._pytest.session import AgentsnapSession
+    from agentsnap.config import Settings
+
+    worker = AgentsnapSession(request.config, Settings(ci=False))
+    worker.counts.update({"passed": 2, "created": 1, "_http_requests": 3})
+    worker.used.update({"t::a", "t::b"})
+    worker.collected.update({"t::a", "t::b", "t::c"})
+    worker.deselected = 1
+    workeroutput: dict[str, object] = {}
+    payload = xdist.publish(worker, workeroutput)
+    assert json.loads(json.dumps(workeroutput)) == {"agentsnap": payload}  # plain JSON types
+
+    controller = AgentsnapSession(request.config, Settings(ci=False))
+    controller.counts["failed"] = 1
+    xdist.merge(controller, workeroutput)
+    xdist.merge(controller, workeroutput)
+    xdist.merge(controller, {})  # a worker that published nothing adds nothing
+    assert controller.counts == {"passed": 4, "created": 2, "failed": 1, "_http_requests": 6}
+    assert controller.used == {"t::a", "t::b"}
+    assert controller.collected == {"t::a", "t::b", "t::c"}
+    assert controller.deselected == 2

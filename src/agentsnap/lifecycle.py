@@ -11,6 +11,18 @@ mode ``record``                overwrite, mark approved, warn           same
 approved                       compare, fail on drift                   same
 =============================  =======================================  =========================================
 
+The CI column's refusals (and ``AgentAsserter``'s ``missing="raise"``) are
+decided in one place, :func:`refusal`; its callers (:func:`open_recording`,
+:func:`settle`, ``AgentAsserter`` at entry, the pytest fixture's
+``snapshot(actual)``) only choose what to do about it.
+
+Every outcome travels one way: an :class:`Outcome` handed to
+:func:`publish`, which gives it to each observer (:func:`add_observer`, and
+:func:`observing` for the outcomes of one piece of code).
+:func:`settle` publishes what it reaches, the pytest plugin publishes the
+failures it sees without a settle (a CI refusal, a replay miss, a corrupt
+file).
+
 A run whose test failed never writes a golden. An unparseable snapshot file
 fails loudly (naming the path) and is never overwritten. Every compared or
 pending run also writes its trace to ``.last_run/`` for ``agentsnap diff`` and
@@ -20,10 +32,12 @@ pending run also writes its trace to ``.last_run/`` for ``agentsnap diff`` and
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .config import Settings
 from .exceptions import (
@@ -34,39 +48,76 @@ from .exceptions import (
 )
 from .snapshot import Snapshot, SnapshotStore
 
-__all__ = ["Outcome", "add_observer", "build_snapshot", "open_recording", "settle"]
+if TYPE_CHECKING:
+    from .capture import Recording
+    from .diff import DiffReport
+
+__all__ = [
+    "Outcome",
+    "OutcomeAction",
+    "OutcomeObserver",
+    "Refusal",
+    "add_observer",
+    "build_snapshot",
+    "observing",
+    "open_recording",
+    "publish",
+    "refusal",
+    "settle",
+]
+
+#: what became of a snapshot (:attr:`Outcome.action`)
+OutcomeAction = Literal[
+    "passed", "failed", "recorded", "updated", "unchanged", "created", "pending", "skipped"
+]
 
 
 @dataclass
 class Outcome:
-    """What :func:`settle` did. ``action`` is one of ``passed``, ``failed``,
+    """What became of one snapshot. ``action`` is one of ``passed``, ``failed``,
     ``recorded`` (a new golden was written), ``updated`` (an existing golden was
-    re-recorded with changes), ``unchanged`` (re-record with nothing new), ``created`` (a pending snapshot was written), ``pending`` (compare
-    skipped: not approved), ``skipped`` (test failed; nothing written)."""
+    re-recorded with changes), ``unchanged`` (re-record with nothing new),
+    ``created`` (a pending snapshot was written), ``pending`` (compare skipped:
+    not approved), ``skipped`` (test failed; nothing written).
 
-    action: str
+    ``path``: the snapshot file (None when the failure has none to name).
+    ``report``: the :class:`~agentsnap.diff.DiffReport` when one was compared.
+    """
+
+    action: OutcomeAction
     name: str
-    path: Path
-    report: Any = None
+    path: Path | None
+    report: DiffReport | None = None
     #: the golden the run was settled against (None when there was none) and the run itself
-    golden: Any = None
-    new: Any = None
-    #: the message of a refusal that has no diff (a missing or pending snapshot in CI)
+    golden: Snapshot | None = None
+    new: Snapshot | None = None
+    #: the message of a failure that has no diff (a missing or pending snapshot in CI, a
+    #: replay miss, an unreadable file)
     error: str | None = None
 
 
-#: callables given every Outcome :func:`settle` reaches (see :func:`add_observer`)
-_OBSERVERS: list[Callable[[Outcome], None]] = []
+#: a callable given outcomes (:func:`add_observer`, :func:`observing`)
+OutcomeObserver = Callable[[Outcome], None]
+
+#: callables given every Outcome published (see :func:`add_observer`)
+_OBSERVERS: list[OutcomeObserver] = []
+#: callables given the outcomes published in this context only (see :func:`observing`)
+_SCOPED: ContextVar[tuple[OutcomeObserver, ...]] = ContextVar(
+    "agentsnap_outcome_observers", default=()
+)
 
 
-def add_observer(callback: Callable[[Outcome], None]) -> Callable[[], None]:
-    """Call ``callback(outcome)`` for every outcome :func:`settle` reaches from now on.
+def add_observer(callback: OutcomeObserver) -> Callable[[], None]:
+    """Call ``callback(outcome)`` for every outcome published from now on (:func:`publish`).
 
-    Also for the failures it raises: an ``Outcome("failed", …)`` with the
-    report (drift) or ``error`` (CI refusal) is passed before the exception is
-    raised. Returns a function that removes the observer. ``--agentsnap-report``
-    collects the HTML report's data this way; an observer that raises only
-    warns, it never changes a test's result.
+    That is every outcome :func:`settle` reaches — also the failures it
+    raises: an ``Outcome("failed", …)`` with the report (drift) or ``error``
+    (CI refusal) is passed before the exception is raised — and the failures
+    that never reach a settle (a block refused in CI, a replay miss, an
+    unreadable snapshot file under the pytest plugin). Returns a function that
+    removes the observer. ``--agentsnap-report`` collects the HTML report's
+    data this way; an observer that raises only warns, it never changes a
+    test's result.
     """
     _OBSERVERS.append(callback)
 
@@ -77,8 +128,33 @@ def add_observer(callback: Callable[[Outcome], None]) -> Callable[[], None]:
     return remove
 
 
-def _notify(outcome: Outcome) -> Outcome:
-    for callback in list(_OBSERVERS):
+@contextmanager
+def observing(callback: OutcomeObserver | None) -> Iterator[None]:
+    """Within the ``with`` block, also give ``callback`` each outcome published in this context.
+
+    The context is the current thread or asyncio task (a
+    :class:`~contextvars.ContextVar`), so a callback sees only the outcomes of
+    the code it wraps: the pytest session counts its own blocks' and
+    auto-snapshots' outcomes this way, not those of a block a test builds
+    itself. ``None``: nothing is added. Raises nothing of its own.
+    """
+    if callback is None:
+        yield
+        return
+    token = _SCOPED.set((*_SCOPED.get(), callback))
+    try:
+        yield
+    finally:
+        _SCOPED.reset(token)
+
+
+def publish(outcome: Outcome) -> Outcome:
+    """Give ``outcome`` to every observer (:func:`add_observer`, then :func:`observing`); return it.
+
+    The one way an outcome travels. An observer that raises only warns
+    (:class:`~agentsnap.exceptions.AgentsnapWarning`); nothing is raised.
+    """
+    for callback in (*_OBSERVERS, *_SCOPED.get()):
         try:
             callback(outcome)
         except Exception as exc:
@@ -93,7 +169,7 @@ def _refused(
     exc: Exception, path: Path, new: Snapshot, golden: Snapshot | None = None
 ) -> Exception:
     """Tell the observers about a refusal ``settle`` is about to raise; return the exception."""
-    _notify(Outcome("failed", new.name, path, golden=golden, new=new, error=str(exc)))
+    publish(Outcome("failed", new.name, path, golden=golden, new=new, error=str(exc)))
     return exc
 
 
@@ -147,18 +223,51 @@ def build_snapshot(
     )
 
 
+#: why :func:`refusal` refuses a run (see there)
+Refusal = Literal["missing", "ci-missing", "ci-pending"]
+
+
+def refusal(
+    golden: Snapshot | None, settings: Settings, *, mode: str, missing: str = "pending"
+) -> Refusal | None:
+    """Whether the state table (module doc) refuses a run against ``golden`` before comparing it, and why.
+
+    * ``"missing"``: no snapshot and ``missing="raise"`` (the direct
+      ``AgentAsserter`` contract: :class:`SnapshotNotFoundError`).
+    * ``"ci-missing"``: no snapshot, in CI, without ``allow_pending``
+      (row "snapshot missing (live)", column "in CI": fail, write nothing).
+    * ``"ci-pending"``: the snapshot is not approved, in CI, without
+      ``allow_pending`` (row "snapshot pending", column "in CI").
+
+    None otherwise: record mode never refuses; locally a missing snapshot
+    becomes pending and a pending one warns. A missing snapshot under replay
+    is refused by replay itself, in CI and locally alike (row "snapshot
+    missing (replay)"): callers check ``mode == "replay"`` before the CI
+    reasons where it matters. Raises nothing.
+    """
+    if mode == "record":
+        return None
+    if golden is None and missing == "raise":
+        return "missing"
+    if not settings.ci or settings.allow_pending:
+        return None
+    if golden is None:
+        return "ci-missing"
+    return None if golden.approved else "ci-pending"
+
+
 def open_recording(
     golden: Snapshot | None, settings: Settings, *, mode: str, name: str, path: Path
-) -> Any:
+) -> Recording:
     """The capture scope a run starts with, given its golden (or None).
 
     ``record`` and ``live`` send for real; ``replay`` serves the golden's
     recordings (pending or approved); a missing snapshot in replay gives a blocked
     scope naming the record command, in CI and locally alike, whatever
     ``allow_pending`` says. In CI, a missing or pending snapshot
-    (unless ``allow_pending``) gives a blocked scope: the first LLM call raises
-    before any socket opens, and nothing is written. Locally (live mode) a
-    missing snapshot is captured live and becomes a pending snapshot.
+    (unless ``allow_pending``: :func:`refusal`) gives a blocked scope: the first
+    LLM call raises before any socket opens, and nothing is written. Locally (live
+    mode) a missing snapshot is captured live and becomes a pending snapshot.
     """
     from .capture import Recording
     from .replay import Cassette
@@ -169,7 +278,7 @@ def open_recording(
         mode == "replay" and golden is None
     ):  # replay is offline, always (CI or not, allow_pending or not)
         return Recording("replay", block=replay_missing_message(name, path))
-    if settings.ci and not settings.allow_pending and (golden is None or not golden.approved):
+    if refusal(golden, settings, mode=mode) is not None:
         state = "no snapshot" if golden is None else "the snapshot is pending approval"
         remedy = (
             "Record it locally with `pytest --agentsnap-record`, review, commit."
@@ -237,7 +346,7 @@ def settle(
     name = new.name
     path = store.path_for(name)
     if not test_passed:
-        return _notify(Outcome("skipped", name, path, new=new))
+        return publish(Outcome("skipped", name, path, new=new))
     if golden is None:
         golden = store.load(name)  # raises SnapshotFormatError on a corrupt file
 
@@ -246,7 +355,7 @@ def settle(
         existed = golden is not None
         store.save(new)
         if existed and golden is not None and golden.approved and _same(golden, new):
-            return _notify(Outcome("unchanged", name, path, golden=golden, new=new))
+            return publish(Outcome("unchanged", name, path, golden=golden, new=new))
         if not quiet_record:
             warnings.warn(
                 AgentsnapWarning(
@@ -254,19 +363,19 @@ def settle(
                 ),
                 stacklevel=3,
             )
-        return _notify(
+        return publish(
             Outcome("updated" if existed else "recorded", name, path, golden=golden, new=new)
         )
 
-    relaxed = not settings.ci or settings.allow_pending
+    refused = refusal(golden, settings, mode=mode, missing=missing)
     if golden is None:
-        if missing == "raise":
+        if refused == "missing":
             raise _refused(SnapshotNotFoundError(name, path), path, new)
         if mode == "replay":
             raise _refused(
                 SnapshotNotFoundError(name, path, replay_missing_message(name, path)), path, new
             )
-        if not relaxed:
+        if refused == "ci-missing":
             raise _refused(
                 SnapshotNotFoundError(
                     name,
@@ -288,12 +397,12 @@ def settle(
             ),
             stacklevel=3,
         )
-        return _notify(Outcome("created", name, path, new=new))
+        return publish(Outcome("created", name, path, new=new))
 
     if not golden.approved:
         new.comparison = {"mode": mode, "request_drift": _drifted(new)}
         store.save_last_run(new)
-        if not relaxed:
+        if refused == "ci-pending":
             raise _refused(
                 SnapshotPendingError(
                     f"agentsnap: snapshot {name!r} ({path}) is pending approval; CI only compares against approved snapshots. "
@@ -309,7 +418,7 @@ def settle(
             ),
             stacklevel=3,
         )
-        return _notify(Outcome("pending", name, path, golden=golden, new=new))
+        return publish(Outcome("pending", name, path, golden=golden, new=new))
 
     report = compare(golden, new, settings, mode=mode, overrides=overrides)
     new.comparison = {
@@ -329,7 +438,7 @@ def settle(
         new.comparison["options"] = {k: v for k, v in chosen.items() if v is not None}
     store.save_last_run(new)
     if report.passed:
-        return _notify(Outcome("passed", name, path, report, golden=golden, new=new))
+        return publish(Outcome("passed", name, path, report, golden=golden, new=new))
     text = report.render(color=False)
     if mode == "replay" and _drifted(new):
         text += (
@@ -342,7 +451,7 @@ def settle(
             f"\n\nGolden: {path}\nIf this change is intended: `agentsnap update {name}` "
             f"(promotes .last_run), or re-record with `pytest --agentsnap-record`."
         )
-    _notify(Outcome("failed", name, path, report, golden=golden, new=new))
+    publish(Outcome("failed", name, path, report, golden=golden, new=new))
     raise AgentRegressionError(text, report)
 
 

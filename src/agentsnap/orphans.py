@@ -25,18 +25,40 @@ import json
 import re
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .snapshot import LAST_RUN_DIR, SnapshotStore
 
-__all__ = ["RUN_RECORD", "find_orphans", "full_run_problem", "read_run_record", "write_run_record"]
+if TYPE_CHECKING:
+    import pytest
+
+__all__ = [
+    "RUN_RECORD",
+    "RunState",
+    "find_orphans",
+    "full_run_problem",
+    "read_run_record",
+    "write_run_record",
+]
 
 RUN_RECORD = "run.json"
 _SUFFIX = re.compile(r"-\d+$")
 
 
-def full_run_problem(config: Any, exitstatus: int, deselected: int) -> str | None:
-    """Why this pytest run cannot be used to find orphans, or None when it can."""
+class RunState(Protocol):
+    """What :func:`write_run_record` reads of a run (the plugin's ``AgentsnapSession``)."""
+
+    @property
+    def store(self) -> SnapshotStore: ...
+
+    #: tests deselected, node ids collected, snapshot names the tests produced
+    deselected: int
+    collected: set[str]
+    used: set[str]
+
+
+def full_run_problem(config: pytest.Config, exitstatus: int, deselected: int) -> str | None:
+    """Why this pytest run cannot be used to find orphans (the module doc's rules), or None when it can."""
     opt = config.option
     if getattr(opt, "keyword", "") or getattr(opt, "markexpr", ""):
         return "tests were filtered with -k or -m"
@@ -53,7 +75,7 @@ def full_run_problem(config: Any, exitstatus: int, deselected: int) -> str | Non
     source = getattr(config, "args_source", None)
     if source is not None and source.name == "ARGS":
         root = Path(str(config.rootpath)).resolve()
-        given = set()
+        given: set[Path] = set()
         for arg in config.args:
             if "::" in arg:
                 return "single tests were selected on the command line"
@@ -92,9 +114,14 @@ def find_orphans(
     )
 
 
-def write_run_record(state: Any, config: Any, exitstatus: int) -> list[str]:
-    """Write ``.last_run/run.json`` for ``agentsnap prune``; return the orphans (empty unless a full run)."""
-    store: SnapshotStore = state.store
+def write_run_record(state: RunState, config: pytest.Config, exitstatus: int) -> list[str]:
+    """Write ``.last_run/run.json`` for ``agentsnap prune``; return the orphans (empty unless a full run).
+
+    Writes nothing when the snapshot folder does not exist; a symbolic link
+    where ``.last_run`` should be only warns
+    (:class:`~agentsnap.exceptions.AgentsnapWarning`). Raises nothing else of its own.
+    """
+    store = state.store
     if not store.root.is_dir():
         return []
     problem = full_run_problem(config, exitstatus, state.deselected)

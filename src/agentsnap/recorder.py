@@ -25,13 +25,20 @@ from .config import Settings
 from .config import load as load_settings
 from .exceptions import (
     AdapterNotWrappedError,
-    AgentRegressionError,
     ReplayMissError,
     SnapshotMissingInCIError,
     SnapshotNotFoundError,
-    SnapshotPendingError,
 )
-from .lifecycle import Outcome, build_snapshot, open_recording, settle
+from .lifecycle import (
+    Outcome,
+    OutcomeObserver,
+    build_snapshot,
+    observing,
+    open_recording,
+    publish,
+    refusal,
+    settle,
+)
 from .snapshot import Snapshot, SnapshotStore
 
 __all__ = ["AgentAsserter", "AgentRecorder"]
@@ -85,8 +92,9 @@ class _Block:
         self.output: Any = None
         self.outcome: Outcome | None = None
         self._recording: Recording | None = None
-        #: called with (action, snapshot name) — action is "passed", "failed", "created", … (the pytest summary uses it)
-        self.on_outcome: Callable[[str, str], None] | None = None
+        #: an observer of this block's own outcomes (:func:`agentsnap.lifecycle.observing`), besides
+        #: the lifecycle's observers: the pytest fixture's blocks are counted in the summary with it
+        self.on_outcome: OutcomeObserver | None = None
 
     # 0.5.1 spelled the asserter's attribute `input`
     @property
@@ -155,30 +163,26 @@ class _Block:
         if exc_type is not None and issubclass(
             exc_type, (SnapshotMissingInCIError, AdapterNotWrappedError)
         ):
-            self._report("failed")
+            self._failed(exc)
             return
         miss = self._recording.first_miss
         if miss is not None and not isinstance(exc, ReplayMissError):
             # the code under test swallowed or replaced the miss: it is the cause, say so
-            self._report("failed")
+            self._failed(miss)
             raise miss.with_traceback(None) from exc
         scope = self._recording.adapter_scope
         if scope is not None and scope.violations:
             # an unwrapped client was refused but the error was swallowed or replaced
             # on its way out (a retry loop, a framework's error handling): fail here
-            self._report("failed")
+            self._failed(scope.violations[0])
             raise AdapterNotWrappedError(scope.violations[0]) from exc
-        try:
+        with observing(self.on_outcome):  # settle publishes what it reaches, its failures too
             self._finish(exc_type is None)
-        except (AgentRegressionError, SnapshotNotFoundError, SnapshotPendingError):
-            self._report("failed")
-            raise
-        if self.outcome is not None:
-            self._report(self.outcome.action)
 
-    def _report(self, action: str) -> None:
-        if self.on_outcome is not None:
-            self.on_outcome(action, self.name)
+    def _failed(self, error: object) -> None:
+        """Publish the failure of a block that never reached ``settle``."""
+        with observing(self.on_outcome):
+            publish(Outcome("failed", self.name, self.path, error=str(error)))
 
     async def __aenter__(self) -> _Block:
         return self.__enter__()
@@ -339,7 +343,7 @@ class AgentAsserter(_Block):
         self.golden = self.store.load(self.name)  # SnapshotFormatError names the path
         if self.golden is None and self.scenario is None:
             self._pick_input_golden()
-        if self.golden is None and self.missing == "raise" and self.mode != "record":
+        if refusal(self.golden, self.settings, mode=self.mode, missing=self.missing) == "missing":
             raise SnapshotNotFoundError(self.name, self.path)
         recording: Recording = open_recording(
             self.golden, self.settings, mode=self.mode, name=self.name, path=self.path

@@ -1,0 +1,96 @@
+"""``@pytest.mark.agentsnap(name=..., **comparison settings)``: what it accepts and how it is read."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import pytest
+
+from .. import config as _config
+
+__all__ = ["MARKER_DESCRIPTION", "MARKER_OPTIONS", "Marker", "marker_name", "marker_options"]
+
+#: what ``@pytest.mark.agentsnap(...)`` accepts besides ``name``: per-test comparison settings
+MARKER_OPTIONS: tuple[str, ...] = (
+    "semantic_threshold",
+    "llm_threshold",
+    "structural_tolerance",
+    "ignored_fields",
+    "min_score",
+    "weights",
+    "strict",
+    "strict_facts",
+    "embedding_backend",
+    "lexical_semantic_threshold",
+    "lexical_llm_threshold",
+)
+
+#: the marker's line in ``pytest --markers``
+MARKER_DESCRIPTION = (
+    "agentsnap(name=None, **settings): this test's snapshot name and comparison settings "
+    "(semantic_threshold, llm_threshold, structural_tolerance, ignored_fields, min_score, weights, strict, ...)"
+)
+
+
+class Marker(NamedTuple):
+    """A test's snapshot name and comparison overrides (unpacks as ``name, overrides``)."""
+
+    name: str
+    overrides: dict[str, Any]
+
+
+def marker_name(item: pytest.Item) -> str:
+    """The snapshot name the marker gives ``item`` when it is a non-empty string, else its node id.
+
+    Unchecked (collection time: :func:`marker_options` fails the test on a bad one). Raises nothing.
+    """
+    marker = item.get_closest_marker("agentsnap")
+    name = marker.kwargs.get("name") if marker is not None else None
+    return name if isinstance(name, str) and name else item.nodeid
+
+
+def marker_options(item: pytest.Item) -> Marker:
+    """``(snapshot name, comparison overrides)`` of a test from its ``@pytest.mark.agentsnap(...)``.
+
+    ``name`` replaces the node id as the snapshot name; the other keywords
+    (:data:`MARKER_OPTIONS`) override ``[tool.agentsnap]`` for this test's
+    comparison, coerced as ``[tool.agentsnap]`` values are. Raises
+    ``pytest.fail`` (the test errors, naming the keyword) for positional
+    arguments, a bad name, an unknown keyword or a bad value.
+    """
+    marker = item.get_closest_marker("agentsnap")
+    if marker is None:
+        return Marker(item.nodeid, {})
+    if marker.args:
+        pytest.fail(
+            f"agentsnap: @pytest.mark.agentsnap takes keywords only (name=..., {', '.join(MARKER_OPTIONS[:3])}, ...), "
+            f"got positional {marker.args!r} on {item.nodeid}",
+            pytrace=False,
+        )
+    options = dict(marker.kwargs)
+    name = options.pop("name", None)
+    if name is None:
+        name = item.nodeid
+    elif not isinstance(name, str) or not name:
+        pytest.fail(
+            f"agentsnap: @pytest.mark.agentsnap(name=...) must be a non-empty string on {item.nodeid}, got {name!r}",
+            pytrace=False,
+        )
+    unknown = sorted(set(options) - set(MARKER_OPTIONS))
+    if unknown:
+        pytest.fail(
+            f"agentsnap: unknown @pytest.mark.agentsnap keyword(s) {', '.join(unknown)} on {item.nodeid}; "
+            f"known: name, {', '.join(MARKER_OPTIONS)}",
+            pytrace=False,
+        )
+    if "ignored_fields" in options and isinstance(options["ignored_fields"], str):
+        options["ignored_fields"] = [options["ignored_fields"]]  # one path, not its characters
+    for key, value in options.items():
+        if key in _config.SETTING_KEYS and value is not None:
+            try:  # checked now, as [tool.agentsnap] is, rather than when the comparison runs
+                options[key] = _config._coerce(
+                    key, value, f"@pytest.mark.agentsnap on {item.nodeid}"
+                )
+            except (TypeError, ValueError) as exc:
+                pytest.fail(str(exc), pytrace=False)
+    return Marker(name, options)

@@ -1,0 +1,494 @@
+"""A pytest run's agentsnap state: :class:`AgentsnapSession`, and how a run starts and ends.
+
+One session per pytest process (the xdist controller and each worker have
+their own; :mod:`.xdist` adds the workers' up). It holds the settings, the
+snapshot store, each running test's auto-recording (:class:`ActiveTest`), the
+``snapshot(actual)`` snapshots written when their test ends
+(:class:`DeferredSnapshot`) and the counts of the end-of-run summary.
+
+Counts change in one place, :meth:`AgentsnapSession.tally`, which takes an
+:class:`~agentsnap.lifecycle.Outcome`; failures the session sees without a
+settle are also published (:func:`agentsnap.lifecycle.publish`) so the
+lifecycle's observers (the HTML report) get them like every other outcome.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, get_args
+
+import pytest
+
+from .. import config as _config
+from ..exceptions import (
+    SnapshotFormatError,
+)
+from .markers import marker_name, marker_options
+
+if TYPE_CHECKING:
+    from ..capture import Recording
+    from ..diff import DiffReport
+    from ..judge import LLMJudge
+    from ..lifecycle import Outcome, OutcomeAction
+    from ..report._collect import ReportCollector
+    from ..snapshot import Snapshot, SnapshotStore
+
+__all__ = [
+    "DUMMY_KEY",
+    "SESSION_KEY",
+    "ActiveTest",
+    "AgentsnapSession",
+    "DeferredSnapshot",
+    "end_session",
+    "get_session",
+    "guard_run",
+    "start_session",
+    "unguard_run",
+]
+
+#: the API key replay sets for SDKs that refuse to build without one (never a real key)
+DUMMY_KEY = "agentsnap-replay-dummy-key"
+
+
+@dataclass
+class ActiveTest:
+    """A running test's auto-recording (``--agentsnap-instrument``)."""
+
+    #: the capture scope, started
+    recording: Recording
+    #: the golden loaded when the test started (None: none, or the file is unreadable)
+    golden: Snapshot | None
+    #: why the snapshot file could not be read (the test fails with it when it ends)
+    load_error: SnapshotFormatError | None = None
+    #: how many of the recording's exchanges ``snapshot(actual)`` snapshots already took
+    taken: int = 0
+
+
+@dataclass
+class DeferredSnapshot:
+    """A ``snapshot(actual)`` snapshot settled when its test ends (a new or re-recorded one)."""
+
+    #: what :func:`agentsnap.checking.tool_call_snapshot` built
+    snapshot: Snapshot
+    min_score: float
+    weights: Mapping[str, float] | None
+    strict: bool
+    #: made without a ``name``: the last such one also takes the LLM calls the test made after it
+    unnamed: bool
+
+
+@dataclass(eq=False)
+class AgentsnapSession:
+    """Per-run state: settings, the store, the per-test recordings, the counts.
+
+    ``counts``: the summary's counts by :data:`~agentsnap.lifecycle.OutcomeAction`
+    (plus ``_http_requests`` / ``_uncaptured``, the never-silent line's totals).
+    ``used`` / ``collected`` / ``deselected`` / ``orphans``: orphan detection
+    (:mod:`agentsnap.orphans`). ``claimed``: node ids of tests that used the
+    fixture's blocks (no auto-snapshot for them). ``owners``: snapshot name →
+    the node id of the test that uses it (one test per name). ``name_clashes``:
+    node id → why it fails at setup (its marker name is another test's too).
+    """
+
+    config: pytest.Config
+    settings: _config.Settings
+    #: the HTML report's collector with ``--agentsnap-report``, else None
+    report: ReportCollector | None = None
+    counts: Counter[str] = field(default_factory=Counter)
+    used: set[str] = field(default_factory=set)
+    collected: set[str] = field(default_factory=set)
+    deselected: int = 0
+    orphans: list[str] = field(default_factory=list)
+    claimed: set[str] = field(default_factory=set)
+    owners: dict[str, str] = field(default_factory=dict)
+    name_clashes: dict[str, str] = field(default_factory=dict)
+    _active: dict[str, ActiveTest] = field(default_factory=dict, repr=False)
+    _deferred: dict[str, list[DeferredSnapshot]] = field(default_factory=dict, repr=False)
+
+    # -- names -----------------------------------------------------------------
+    def claim(self, name: str, node_id: str) -> None:
+        """Note that test ``node_id`` uses snapshot ``name``; fail it (``pytest.fail``) when another
+        test of this run uses the same name (two tests sharing one golden would overwrite each other)."""
+        owner = self.owners.setdefault(name, node_id)
+        if owner != node_id:
+            pytest.fail(clash_message(name, [owner, node_id]), pytrace=False)
+
+    def find_name_clashes(self, items: list[pytest.Item]) -> None:
+        """Before any test runs: every test whose explicit snapshot name (marker) another test
+        also has fails, naming them all (checked on collection, so xdist workers agree)."""
+        users: dict[str, list[str]] = {}
+        for item in items:
+            users.setdefault(marker_name(item), []).append(item.nodeid)
+        for name, nodes in users.items():
+            if len(set(nodes)) > 1:
+                for node in nodes:
+                    self.name_clashes[node] = clash_message(name, nodes)
+            else:
+                self.owners[name] = nodes[0]
+
+    @functools.cached_property
+    def store(self) -> SnapshotStore:
+        """The run's :class:`~agentsnap.SnapshotStore` (built on first use: a run that snapshots nothing never loads it)."""
+        from ..snapshot import SnapshotStore
+
+        return SnapshotStore(self.settings.snapshot_path, force=self.settings.force)
+
+    # -- auto-snapshots ------------------------------------------------------
+    def start_test(self, item: pytest.Item) -> None:
+        """Start ``item``'s auto-recording, given its golden (see :func:`agentsnap.lifecycle.open_recording`).
+
+        An unreadable snapshot file is kept as :attr:`ActiveTest.load_error`
+        (under replay the recording refuses every call with its message): the
+        test fails with it when it ends. ``pytest.fail`` for a bad marker.
+        """
+        from ..lifecycle import open_recording
+
+        name = marker_options(item).name
+        try:
+            golden = self.store.load(name)
+        except SnapshotFormatError as exc:
+            from ..capture import Recording
+
+            rec = (
+                Recording("replay", block=str(exc))
+                if self.settings.mode == "replay"
+                else Recording("capture")
+            )
+            self._active[item.nodeid] = ActiveTest(rec.start(), None, load_error=exc)
+            return
+        served = (
+            self._with_later_snapshots(name, golden)
+            if golden is not None and self.settings.mode == "replay"
+            else golden
+        )
+        rec = open_recording(
+            served,
+            self.settings,
+            mode=self.settings.mode,
+            name=name,
+            path=self.store.path_for(name),
+        )
+        self._active[item.nodeid] = ActiveTest(rec.start(), golden)
+
+    def _with_later_snapshots(self, name: str, golden: Snapshot) -> Snapshot:
+        """The golden whose recordings replay serves: with those of ``name-2``, ``name-3`` … appended.
+
+        A test that calls the ``snapshot(actual)`` form more than once stores
+        each part's LLM calls in its own snapshot; replay serves them all, in order.
+        """
+        import dataclasses
+
+        trace = list(golden.trace)
+        index = 2
+        while True:
+            try:
+                later = self.store.load(f"{name}-{index}")
+            except SnapshotFormatError:
+                break  # the block that owns it reports the broken file
+            if later is None:
+                break
+            trace += later.trace
+            index += 1
+        return golden if index == 2 else dataclasses.replace(golden, trace=trace)
+
+    def take_llm_steps(self, node_id: str) -> list[dict[str, object]]:
+        """The llm_call/http steps of the exchanges test ``node_id``'s auto-recording captured
+        since the previous call (none without an auto-recording)."""
+        active = self._active.get(node_id)
+        if active is None:
+            return []
+        from ..trace import Trace
+
+        exchanges = list(active.recording.trace.exchanges)
+        part = Trace()
+        part.exchanges = exchanges[active.taken :]
+        active.taken = len(exchanges)
+        return [step for step in part.steps() if step.get("type") != "tool_call"]
+
+    def first_miss(self, item: pytest.Item) -> BaseException | None:
+        """The first replay miss of ``item``'s auto-recording (None when every call was served)."""
+        active = self._active.get(item.nodeid)
+        return active.recording.first_miss if active is not None else None
+
+    def stop_test(self, item: pytest.Item) -> ActiveTest | None:
+        """Stop ``item``'s auto-recording; return it (None when it had none or it was stopped already)."""
+        active = self._active.pop(item.nodeid, None)
+        if active is not None:
+            active.recording.stop()
+        return active
+
+    def finish_test(self, item: pytest.Item, passed: bool) -> None:
+        """Stop ``item``'s auto-recording and settle its auto-snapshot (the state table).
+
+        Raises the unreadable file's :class:`SnapshotFormatError`, and what
+        :func:`agentsnap.lifecycle.settle` raises (drift, CI refusals).
+        """
+        active = self.stop_test(item)
+        if active is None:
+            return
+        from ..lifecycle import Outcome, build_snapshot, observing, publish, settle
+
+        recording = active.recording
+        name, overrides = marker_options(item)
+        if active.load_error is not None:
+            failed = Outcome("failed", item.nodeid, None, error=str(active.load_error))
+            self.tally(publish(failed), used=False)
+            raise active.load_error
+        if recording.blocked_calls or recording.misses:
+            why = (
+                recording.block
+                if recording.blocked_calls
+                else (
+                    f"replay: {recording.misses} LLM call(s) had no recording; the test's failure shows the request and the nearest recording"
+                )
+            )
+            failed = Outcome("failed", name, self.store.path_for(name), error=str(why))
+            self.tally(publish(failed), used=False)
+            return  # CI refused the calls, or replay had no recording: the test failed with that error, nothing is written
+        if item.nodeid in self.claimed:
+            return  # the test snapshots explicitly with the `snapshot` fixture: its blocks own the snapshots
+        if not recording.trace.exchanges:
+            return  # no LLM traffic: nothing to snapshot
+        self.used.add(name)
+        snap = build_snapshot(
+            name, recording.trace.steps(), source="pytest", output_from_trace=True, captured=True
+        )
+        try:
+            with observing(self.tally):  # settle publishes what it reaches, its refusals too
+                settle(
+                    self.store,
+                    snap,
+                    self.settings,
+                    mode=self.settings.mode,
+                    test_passed=passed,
+                    golden=active.golden,
+                    quiet_record=True,
+                    overrides=overrides,
+                )
+        except SnapshotFormatError as exc:
+            # the golden could not be read or written: settle reached no outcome
+            failed = Outcome("failed", name, self.store.path_for(name), error=str(exc))
+            self.tally(publish(failed))
+            raise
+
+    # -- the fixture's snapshot(actual) --------------------------------------------
+    def defer(self, node_id: str, entry: DeferredSnapshot) -> None:
+        """Keep ``entry`` until test ``node_id`` ends (:meth:`settle_deferred`)."""
+        self._deferred.setdefault(node_id, []).append(entry)
+
+    def drop_deferred(self, item: pytest.Item) -> None:
+        """Forget ``item``'s deferred snapshots (a skipped or xfailed test writes none)."""
+        self._deferred.pop(item.nodeid, None)
+
+    def settle_deferred(self, item: pytest.Item, passed: bool) -> None:
+        """Write the test's new or re-recorded ``snapshot(actual)`` snapshots (a failed test writes none).
+
+        LLM calls the test made after its last unnamed snapshot join that one, so
+        replay can serve them too. Raises what :meth:`settle_tool_calls` raises.
+        """
+        entries = self._deferred.pop(item.nodeid, [])
+        if not entries:
+            return
+        from ..lifecycle import build_snapshot
+
+        last = next((entry for entry in reversed(entries) if entry.unnamed), None)
+        if last is not None and passed:
+            trailing = self.take_llm_steps(item.nodeid)
+            if trailing:
+                new = last.snapshot
+                last.snapshot = build_snapshot(
+                    new.name, list(new.trace) + trailing, source="pytest", captured=True
+                )
+        for entry in entries:
+            self.settle_tool_calls(entry, test_passed=passed)
+
+    def settle_tool_calls(
+        self, entry: DeferredSnapshot, *, test_passed: bool = True, golden: Snapshot | None = None
+    ) -> DiffReport | None:
+        """Settle one ``snapshot(actual)`` snapshot now (:func:`agentsnap.checking.settle_tool_calls`),
+        counting its outcome; the report when an approved snapshot was compared.
+
+        Raises :class:`AgentRegressionError` on drift, :class:`SnapshotNotFoundError`
+        / :class:`SnapshotPendingError` for CI refusals.
+        """
+        from ..checking import settle_tool_calls
+        from ..lifecycle import observing
+
+        with observing(self.tally):
+            report: DiffReport | None = settle_tool_calls(
+                entry.snapshot,
+                store=self.store,
+                settings=self.settings,
+                mode=self.settings.mode,
+                min_score=entry.min_score,
+                weights=entry.weights,
+                strict=entry.strict,
+                test_passed=test_passed,
+                golden=golden,
+            )
+        return report
+
+    # -- counting --------------------------------------------------------------------
+    def tally(self, outcome: Outcome, *, used: bool = True) -> None:
+        """Count ``outcome`` in the summary: the one place the counts change.
+
+        The session's observer of its own outcomes (:func:`agentsnap.lifecycle.observing`):
+        auto-snapshots, ``snapshot(actual)`` and the fixture's blocks (their
+        ``on_outcome``); a block a test builds itself is not counted. ``used``:
+        the snapshot counts as produced by this run (orphan detection).
+        """
+        self.counts[outcome.action] += 1
+        if used:
+            self.used.add(outcome.name)
+
+    def count(self, action: str, name: str | None = None) -> None:
+        """Count a bare outcome (the ``(action, name)`` form blocks once reported): :meth:`tally`,
+        and a row in the HTML report when nothing else gave the name one. Raises ``ValueError``
+        for an action that is not an :data:`~agentsnap.lifecycle.OutcomeAction`."""
+        if name is None:
+            self.counts[_action(action)] += 1
+            return
+        from ..lifecycle import Outcome
+
+        self.tally(Outcome(_action(action), name, None))
+        if self.report is not None:
+            self.report.count(action, name)
+
+    def note_http_totals(self) -> None:
+        """Add the HTTP requests the capture layer saw (the never-silent summary line's numbers)."""
+        observed = sys.modules.get("agentsnap.capture.observe")
+        if observed is not None:  # loaded only when something was recorded
+            seen = observed.totals()
+            self.counts["_http_requests"] += seen["requests"]
+            self.counts["_uncaptured"] += seen["uncaptured"]
+
+    # -- the judge -------------------------------------------------------------------
+    @functools.cached_property
+    def _judge(self) -> LLMJudge | None:
+        from ..judge import LLMJudge
+
+        return LLMJudge.from_env(self.settings, ignore=(DUMMY_KEY,))
+
+    def judge(self) -> LLMJudge | None:
+        """The session's LLM judge (resolved once), or None when no judge API key resolves.
+
+        Key order: ``AGENTSNAP_JUDGE_API_KEY``, then the provider key matching
+        ``judge_base_url`` (:data:`agentsnap.config.PROVIDER_KEY_MAP`); the
+        placeholder keys replay mode sets count as unset.
+        """
+        return self._judge
+
+
+def _action(action: str) -> OutcomeAction:
+    from ..lifecycle import OutcomeAction
+
+    for known in get_args(OutcomeAction):
+        if action == known:
+            return known  # type: ignore[no-any-return]  # get_args is untyped
+    raise ValueError(f"agentsnap: unknown outcome action {action!r}")
+
+
+def clash_message(name: str, nodes: list[str]) -> str:
+    """The failure of tests that share snapshot ``name``."""
+    listed = " and ".join(dict.fromkeys(nodes))
+    return (
+        f"agentsnap: snapshot name {name!r} is used by more than one test ({listed}); they would overwrite each "
+        "other's golden. Give each test its own name: @pytest.mark.agentsnap(name=...) / the block's name."
+    )
+
+
+SESSION_KEY = pytest.StashKey[AgentsnapSession]()
+
+
+def get_session(config: pytest.Config) -> AgentsnapSession | None:
+    """The run's session (None before ``pytest_configure`` or when agentsnap is not configured)."""
+    return config.stash.get(SESSION_KEY, None)
+
+
+# -- a run's start and end ----------------------------------------------------------------
+
+
+def start_session(
+    config: pytest.Config, settings: _config.Settings, *, mode: str | None, report: str | None
+) -> AgentsnapSession:
+    """Build the run's session and switch on what its settings ask for.
+
+    ``mode``: the mode a flag chose (None: none did); ``report``: the
+    ``--agentsnap-report`` path. Blocks built without ``mode=`` follow the
+    flag's mode; ``--agentsnap-report`` starts the HTML report's collector;
+    ``instrument`` installs the capture hooks; replay sets placeholder API
+    keys and keeps the run offline (:func:`guard_run`).
+    """
+    session = AgentsnapSession(config, settings)
+    config.stash[SESSION_KEY] = session
+    if mode in ("replay", "live"):
+        from ..recorder import force_mode
+
+        force_mode(mode)  # AgentAsserter blocks the tests build themselves follow the flag too
+    if report:
+        from ..report._collect import ReportCollector
+
+        session.report = ReportCollector(report, base=config.invocation_params.dir).start()
+    if settings.instrument:
+        from ..capture import install
+
+        install()
+    if settings.mode == "replay":
+        set_dummy_api_keys()
+        guard_run(config)
+    else:
+        unguard_run(config)  # the flag was seen early, but the settled mode is not replay
+    return session
+
+
+def end_session(config: pytest.Config) -> None:
+    """Undo :func:`start_session`: the run's guard, the forced mode, the report's observer."""
+    unguard_run(config)
+    session = get_session(config)
+    if session is None:
+        return
+    from ..recorder import force_mode
+
+    force_mode(None)
+    if session.report is not None:
+        session.report.stop()
+
+
+def set_dummy_api_keys() -> None:
+    """SDK constructors refuse to build without an API key; replay needs none."""
+    from ..capture.spec import load_specs
+
+    for spec in load_specs():
+        for var in spec.api_key_env:
+            if not os.environ.get(var):
+                os.environ[var] = DUMMY_KEY
+
+
+RUN_GUARD = pytest.StashKey[object]()
+RUN_GUARD_REASON = (
+    "this run replays (--agentsnap-replay), so it runs offline from collection to the end"
+)
+
+
+def guard_run(config: pytest.Config) -> None:
+    """Replay is offline for the whole run: the socket guard on from the start of the
+    run (conftest and test-module imports included) until ``pytest_unconfigure``."""
+    if RUN_GUARD not in config.stash:
+        from ..capture import guard
+
+        config.stash[RUN_GUARD] = guard.activate(RUN_GUARD_REASON)
+
+
+def unguard_run(config: pytest.Config) -> None:
+    """Lift :func:`guard_run`'s guard (nothing when it is not on)."""
+    token = config.stash.get(RUN_GUARD, None)
+    if token is not None:
+        from ..capture import guard
+
+        guard.deactivate(token)
+        del config.stash[RUN_GUARD]

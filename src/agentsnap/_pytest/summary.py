@@ -1,0 +1,132 @@
+"""What the terminal shows: the end-of-run count line, the syrupy note, agentsnap's failure text."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from .session import AgentsnapSession
+
+__all__ = ["ORDER", "clean_longrepr", "summary_line", "syrupy_note", "write_summary"]
+
+#: the summary's parts, in order: (count key, label)
+ORDER = (
+    ("passed", "passed"),
+    ("failed", "failed"),
+    ("created", "new (pending approval)"),
+    ("recorded", "recorded (approved)"),
+    ("updated", "updated (re-recorded, approved)"),
+    ("unchanged", "re-recorded unchanged"),
+    ("pending", "pending (not compared)"),
+    ("skipped", "not saved (test failed)"),
+    ("orphaned", "orphaned (`agentsnap prune` deletes them)"),
+)
+
+
+def summary_line(counts: Counter[str]) -> str | None:
+    """``agentsnap: 3 passed, 1 failed, 2 new (pending approval)`` — non-zero parts only (None: all zero)."""
+    parts = [f"{counts[key]} {label}" for key, label in ORDER if counts.get(key)]
+    return "agentsnap: " + ", ".join(parts) if parts else None
+
+
+def write_summary(terminalreporter: pytest.TerminalReporter, state: AgentsnapSession) -> None:
+    """The end-of-run lines: the counts, the HTML report's path (or why it failed), and after a
+    record run the review reminder or why nothing was written."""
+    counts = Counter(state.counts)
+    if state.orphans:
+        counts["orphaned"] = len(state.orphans)
+    line = summary_line(counts)
+    if line:
+        failed = counts.get("failed", 0)
+        terminalreporter.write_line(
+            line,
+            red=bool(failed),
+            yellow=not failed
+            and bool(counts.get("created") or counts.get("pending") or counts.get("orphaned")),
+        )
+    if state.report is not None and state.report.written is not None:
+        terminalreporter.write_line(f"agentsnap: HTML report written to {state.report.written}")
+    elif state.report is not None and state.report.error:
+        terminalreporter.write_line(state.report.error, red=True)
+    written = counts.get("recorded", 0) + counts.get("updated", 0)
+    if (
+        state.settings.mode == "record"
+        and not written
+        and not counts.get("unchanged")
+        and not counts.get("created")
+    ):
+        requests, uncaptured = counts.get("_http_requests", 0), counts.get("_uncaptured", 0)
+        if requests:
+            why = (
+                f"{uncaptured} of them looked like LLM calls but were not captured (see the warnings)"
+                if uncaptured
+                else "none of them was an LLM call agentsnap recognises"
+            )
+            terminalreporter.write_line(
+                f"agentsnap: this record run's tests made {requests} HTTP request(s) but no snapshot was written: {why}. "
+                "See docs/providers.md for what is recognised and how to add a `[[match.wire]]` rule.",
+                red=True,
+            )
+    if written:
+        terminalreporter.write_line(
+            f"  {written} golden(s) written and approved in {state.store.root}: review them (`git diff`) before committing.",
+            yellow=True,
+        )
+
+
+def syrupy_note(config: pytest.Config, items: list[pytest.Item]) -> list[str]:
+    """syrupy also has a ``snapshot`` fixture: say once which one the tests get, and how to pick
+    (no lines without syrupy, or when no test asks for ``snapshot``)."""
+    if not config.pluginmanager.hasplugin("syrupy"):
+        return []
+    users = [item for item in items if "snapshot" in getattr(item, "fixturenames", ())]
+    if not users:
+        return []  # no test asks for `snapshot`: nothing to say
+    owner = snapshot_fixture_owner(users[0])
+    if owner is None:
+        return []
+    if owner.startswith("agentsnap"):
+        return [
+            "agentsnap: syrupy is installed too; `snapshot` is agentsnap's fixture here. For syrupy's, add "
+            "`from syrupy import snapshot` to your conftest.py and use `agent_snapshot` for agentsnap."
+        ]
+    return [
+        f"agentsnap: syrupy is installed too; `snapshot` is {owner.split('.')[0]}'s fixture here. "
+        "agentsnap's fixture is `agent_snapshot` (the same object)."
+    ]
+
+
+def snapshot_fixture_owner(item: pytest.Item) -> str | None:
+    """The module of the ``snapshot`` fixture ``item`` would get (None when pytest does not say)."""
+    try:
+        defs = item.session._fixturemanager.getfixturedefs("snapshot", item)
+    except Exception:
+        return None
+    if not defs:
+        return None
+    module = getattr(defs[-1].func, "__module__", None)
+    return module if isinstance(module, str) else None
+
+
+def clean_longrepr(excinfo: pytest.ExceptionInfo[BaseException], item: pytest.Item) -> str:
+    """agentsnap's own errors already say what, where and how to fix: no SDK traceback.
+
+    A replay miss also names the line of the test's own code that made the call.
+    """
+    from ..exceptions import ReplayMissError
+
+    text = str(excinfo.value)
+    if isinstance(excinfo.value, ReplayMissError):
+        root = str(item.config.rootpath)
+        for entry in reversed(excinfo.traceback):
+            path = str(entry.path)
+            if path.startswith(root) and "site-packages" not in path and "/agentsnap/" not in path:
+                text += (
+                    f"\n  (the call was made at {os.path.relpath(path, root)}:{entry.lineno + 1})"
+                )
+                break
+    return text

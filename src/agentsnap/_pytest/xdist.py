@@ -1,0 +1,64 @@
+"""pytest-xdist: each worker publishes its part of the run, the controller merges them.
+
+A worker's :func:`publish` puts one :class:`WorkerPayload` under
+``workeroutput["agentsnap"]`` at session finish; the controller's
+:func:`merge` adds each finished worker's payload to its own session (counts
+summed, names united, the HTML report's entries merged). Only the controller
+writes the run record and the report, and prints the summary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, MutableMapping
+from typing import TYPE_CHECKING, Any, TypedDict
+
+if TYPE_CHECKING:
+    from .session import AgentsnapSession
+
+__all__ = ["KEY", "WorkerPayload", "merge", "publish"]
+
+#: the ``workeroutput`` key the payload travels under
+KEY = "agentsnap"
+
+
+class WorkerPayload(TypedDict):
+    """What a worker hands the controller (plain JSON types: execnet carries them)."""
+
+    #: the summary's counts (``AgentsnapSession.counts``)
+    counts: dict[str, int]
+    #: snapshot names the worker's tests produced, node ids it collected, tests it deselected
+    used: list[str]
+    collected: list[str]
+    deselected: int
+    #: the HTML report's entries as JSON (``ReportCollector.to_json``), None without a report
+    report: str | None
+
+
+def publish(state: AgentsnapSession, workeroutput: MutableMapping[str, Any]) -> WorkerPayload:
+    """Put the worker's payload into ``workeroutput`` (under :data:`KEY`); return it."""
+    payload = WorkerPayload(
+        counts=dict(state.counts),
+        used=sorted(state.used),
+        collected=sorted(state.collected),
+        deselected=state.deselected,
+        report=state.report.to_json() if state.report is not None else None,
+    )
+    workeroutput[KEY] = payload
+    return payload
+
+
+def merge(state: AgentsnapSession, workeroutput: Mapping[str, Any] | None) -> None:
+    """Add a finished worker's payload (from its ``workeroutput``) to the controller's session.
+
+    A worker that published nothing (it crashed, or agentsnap was off there)
+    adds nothing. Raises nothing.
+    """
+    payload: WorkerPayload | None = (workeroutput or {}).get(KEY)
+    if not payload:
+        return
+    state.counts.update(payload.get("counts") or {})
+    state.used.update(payload.get("used") or ())
+    state.collected.update(payload.get("collected") or ())
+    state.deselected += int(payload.get("deselected") or 0)
+    if state.report is not None:
+        state.report.merge_json(payload.get("report"))
