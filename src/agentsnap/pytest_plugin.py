@@ -356,19 +356,10 @@ def _clash_message(name: str, nodes: list[str]) -> str:
 _SESSION_KEY = pytest.StashKey[AgentsnapSession]()
 
 #: what ``@pytest.mark.agentsnap(...)`` accepts besides ``name``: per-test comparison settings
-MARKER_OPTIONS = (
-    "semantic_threshold",
-    "llm_threshold",
-    "structural_tolerance",
-    "ignored_fields",
-    "min_score",
-    "weights",
-    "strict",
-    "strict_facts",
-    "embedding_backend",
-    "lexical_semantic_threshold",
-    "lexical_llm_threshold",
-)
+#: (the knobs of agentsnap.diff.options.CompareOptions marked ``marker``, in field order)
+MARKER_OPTIONS: tuple[str, ...] = __import__(
+    "agentsnap.diff.options", fromlist=["marker_option_names"]
+).marker_option_names()
 
 
 def marker_options(item: pytest.Item) -> tuple[str, dict[str, Any]]:

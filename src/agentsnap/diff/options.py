@@ -39,6 +39,7 @@ __all__ = [
     "asserter_option_names",
     "marker_option_names",
     "option_fields",
+    "setting_field",
     "setting_option_names",
 ]
 
@@ -358,6 +359,22 @@ def asserter_option_names() -> tuple[str, ...]:
 def setting_option_names() -> tuple[str, ...]:
     """The knobs that are ``[tool.agentsnap]`` keys (fields of :class:`agentsnap.config.Settings`)."""
     return tuple(f.name for f in option_fields() if f.setting)
+
+
+def setting_field(name: str) -> Any:
+    """The ``dataclasses.field`` of :class:`agentsnap.config.Settings`' knob ``name``: this knob's
+    default (a factory for a list) and its doc as the field's ``doc`` metadata.
+
+    Raises:
+        KeyError: ``name`` is not a knob marked ``setting``.
+    """
+    for f in dataclasses.fields(CompareOptions):
+        if f.name == name and f.metadata["setting"]:
+            metadata = {"doc": f.metadata["doc"], "compare_option": True}
+            if f.default_factory is not dataclasses.MISSING:
+                return field(default_factory=f.default_factory, metadata=metadata)
+            return field(default=f.default, metadata=metadata)
+    raise KeyError(f"{name!r} is not a comparison setting")
 
 
 @dataclass
