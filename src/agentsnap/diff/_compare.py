@@ -65,7 +65,13 @@ def compute_diff(
     snapshots (llm_call steps with only messages/response/tokens/
     tool_requests) work. The raw ``exchange`` of a step is never looked at.
 
-    Checks, named as they appear in ``failed_checks``:
+    The checks are the ones registered in :mod:`agentsnap.diff.checks`, run
+    in registry order (each reads a :class:`~agentsnap.diff.checks.CheckContext`
+    holding the validated :class:`~agentsnap.diff.options.CompareOptions`); a
+    check added with :func:`~agentsnap.diff.checks.register_check` runs after
+    these, is listed under its name and stores its result in
+    ``details["checks"]``. The built-in checks, named as they appear in
+    ``failed_checks``:
 
     * ``"structural"`` — Levenshtein distance between the golden and new
       sequences of executed ``tool_call`` names; fails when distance >

@@ -18,6 +18,11 @@ The view of one snapshot:
   the argument changes of aligned requests.
 * **final output** — both texts with word-level differences (difflib), the
   score, threshold, backend and hints.
+
+Each registered check (:mod:`agentsnap.diff.checks`) contributes its part of a
+snapshot's view through ``Check.html``: the built-in ones fill the blocks above
+(computing their sections from the two traces when an entry has no report), a
+check registered by a user adds an "Other checks" block with its summary.
 """
 
 from __future__ import annotations
