@@ -37,6 +37,8 @@ PLUGIN_MODULES = [
     "agentsnap._pytest.xdist",
     "agentsnap._version",
     "agentsnap.config",
+    "agentsnap.diff",  # the package only: its names load on first use
+    "agentsnap.diff.options",  # the comparison knobs the settings and the marker read
     "agentsnap.exceptions",
     "agentsnap.pytest_plugin",
 ]
@@ -96,7 +98,8 @@ def test_hooks_wrap_send_once_even_when_installed_twice_and_httpx_is_aliased() -
 
 
 def test_plugin_import_leaves_the_recording_machinery_unloaded() -> None:
-    """Every pytest run imports the plugin; the recorder, store, capture and diff load on first use."""
+    """Every pytest run imports the plugin; the recorder, store, capture and diff machinery load on first use
+    (of the diff package only the comparison knobs, a standard-library dataclass, load with the settings)."""
     out = subprocess.run(
         [
             sys.executable,

@@ -30,6 +30,7 @@ MARKERS = {
     "config": "<!-- generated: config reference -->",
     "cli": "<!-- generated: cli reference -->",
     "providers": "<!-- generated: provider specs -->",
+    "compare": "<!-- generated: compare options -->",
 }
 
 #: environment variables agentsnap reads that are not a setting of their own
@@ -399,7 +400,27 @@ def providers_reference() -> str:
     return "\n".join(lines) + "\n"
 
 
-GENERATORS = {"config": config_reference, "cli": cli_reference, "providers": providers_reference}
+def compare_options_reference() -> str:
+    """The comparison knobs (``agentsnap.diff.options.CompareOptions``) and where each is set."""
+    from agentsnap.diff.options import option_fields
+
+    lines = [
+        "| option | default | `[tool.agentsnap]` | `@pytest.mark.agentsnap` | `AgentAsserter` | what it does |",
+        "|---|---|---|---|---|---|",
+    ]
+    for f in option_fields():
+        default = "none" if f.default is None else f"`{_cell(_toml(f.default))}`"
+        marks = ["yes" if flag else "—" for flag in (f.setting, f.marker, f.asserter)]
+        lines.append(f"| `{f.name}` | {default} | {' | '.join(marks)} | {_cell(f.doc)} |")
+    return "\n".join(lines) + "\n"
+
+
+GENERATORS = {
+    "config": config_reference,
+    "cli": cli_reference,
+    "providers": providers_reference,
+    "compare": compare_options_reference,
+}
 
 
 def fill(markdown: str) -> str:

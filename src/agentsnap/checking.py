@@ -34,15 +34,19 @@ if TYPE_CHECKING:
 
 __all__ = ["check"]
 
-#: the one-line form scores the tool calls (structural, arguments): what the LLM calls stored with
-#: them (under --agentsnap-instrument) add is kept for replay and shown in the report, but weighs nothing
-_TOOL_CALLS_ONLY = {
-    "model_tools": 0.0,
-    "model_tool_args": 0.0,
-    "llm_requests": 0.0,
-    "llm_calls": 0.0,
-    "output": 0.0,
-}
+
+def _tool_calls_only() -> dict[str, float]:
+    """The one-line form scores the tool calls (the checks marked ``one_line_form``: structural,
+    arguments): what the LLM calls stored with them (under --agentsnap-instrument) add is kept
+    for replay and shown in the report, but weighs nothing. Read from the check registry."""
+    from .diff.checks import registered_checks
+
+    return {
+        component: 0.0
+        for check in registered_checks()
+        if not check.one_line_form
+        for component in check.components
+    }
 
 
 def check(
@@ -173,7 +177,7 @@ def settle_tool_calls(
             golden=golden,
             overrides={
                 "min_score": min_score,
-                "weights": {**_TOOL_CALLS_ONLY, **(weights or {})},
+                "weights": {**_tool_calls_only(), **(weights or {})},
                 "strict": strict,
                 "gate": "score",
             },

@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .diff.options import setting_field
+
 if sys.version_info >= (3, 11):  # pragma: no cover
     import tomllib
 else:  # pragma: no cover
@@ -101,81 +103,15 @@ class Settings:
             )
         },
     )
-    semantic_threshold: float = field(
-        default=0.92,
-        metadata={
-            "doc": (
-                "Minimum score (0 to 1) of the final output: the meaning check's score (1.0 identical, 0.93-0.99 "
-                "harmless rewording, 0.80-0.88 a dropped or added sentence, 0.40-0.60 a changed fact) on every "
-                "backend, or the LLM judge's."
-            )
-        },
-    )
-    llm_threshold: float = field(
-        default=0.75,
-        metadata={
-            "doc": (
-                "Minimum score (0 to 1) of each intermediate LLM response, on the same scale as `semantic_threshold`: "
-                "the default 0.75 fails changed facts only."
-            )
-        },
-    )
-    structural_tolerance: int = field(
-        default=0,
-        metadata={
-            "doc": (
-                "Edit distance (Levenshtein over whole tool calls) allowed between the golden and the new tool-name "
-                "sequences; the same budget applies to the tools the model requested."
-            )
-        },
-    )
-    # same default as agentsnap.diff.semantic.LEXICAL_SEMANTIC_THRESHOLD
-    lexical_semantic_threshold: float = field(
-        default=0.95,
-        metadata={
-            "doc": (
-                "Kept so existing configurations load; no longer used. It held raw difflib ratios; since the "
-                "meaning check every backend, `lexical` included, reports on one scale and `semantic_threshold` "
-                "applies."
-            )
-        },
-    )
-    # same default as agentsnap.diff.semantic.LEXICAL_LLM_THRESHOLD
-    lexical_llm_threshold: float = field(
-        default=0.60,
-        metadata={
-            "doc": (
-                "Kept so existing configurations load; no longer used (`llm_threshold` applies on every backend)."
-            )
-        },
-    )
-    strict_facts: bool = field(
-        default=False,
-        metadata={
-            "doc": (
-                "Also fail a text check whose two texts differ in numbers, negation words or capitalised names by the "
-                "older rule-based hints (agentsnap.diff.hints), whatever its score."
-            )
-        },
-    )
-    embedding_backend: str = field(
-        default="auto",
-        metadata={
-            "doc": (
-                "What aligns the sentences of the meaning check: `auto` takes the best installed one (`onnx`, then "
-                "`sentence-transformers`, then `lexical`, character trigrams only); or name one of them."
-            )
-        },
-    )
-    ignored_fields: list[str] = field(
-        default_factory=list,
-        metadata={
-            "doc": (
-                "Tool-argument paths left out of the argument checks: a bare key (`timestamp`) at any depth, a dotted "
-                "path (`meta.request_id`) from the root of the arguments; `[n]` and `*` address list items and any key."
-            )
-        },
-    )
+    # the comparison knobs: default and doc from agentsnap.diff.options.CompareOptions
+    semantic_threshold: float = setting_field("semantic_threshold")
+    llm_threshold: float = setting_field("llm_threshold")
+    structural_tolerance: int = setting_field("structural_tolerance")
+    lexical_semantic_threshold: float = setting_field("lexical_semantic_threshold")
+    lexical_llm_threshold: float = setting_field("lexical_llm_threshold")
+    strict_facts: bool = setting_field("strict_facts")
+    embedding_backend: str = setting_field("embedding_backend")
+    ignored_fields: list[str] = setting_field("ignored_fields")  # noqa: RUF009  # a field(default_factory=list)
     judge_model: str = field(
         default="openai/gpt-4o-mini",
         metadata={
@@ -410,7 +346,7 @@ def _schema() -> Any:
 def _kind(key: str) -> type:
     target = {f.name: f for f in dataclasses.fields(Settings)}[key]
     default = target.default if target.default is not dataclasses.MISSING else None
-    if target.default_factory is not dataclasses.MISSING:  # type: ignore[misc]
+    if target.default_factory is not dataclasses.MISSING:
         return list if key != "redact" else dict
     return type(default) if default is not None else str
 

@@ -491,17 +491,13 @@ def compare(
     backend (and model sha256) scored the texts.
     """
     from .diff import compute_diff
+    from .diff.options import setting_option_names
 
-    opts: dict[str, Any] = {
-        "structural_tolerance": settings.structural_tolerance,
-        "ignored_fields": list(settings.ignored_fields),
-        "semantic_threshold": settings.semantic_threshold,
-        "llm_threshold": settings.llm_threshold,
-        "lexical_semantic_threshold": settings.lexical_semantic_threshold,
-        "lexical_llm_threshold": settings.lexical_llm_threshold,
-        "strict_facts": settings.strict_facts,
-        "embedding_backend": settings.embedding_backend,
-    }
+    # every comparison knob that is a setting (CompareOptions' ``setting`` fields), lists copied
+    opts: dict[str, Any] = {}
+    for key in setting_option_names():
+        value = getattr(settings, key)
+        opts[key] = list(value) if isinstance(value, list) else value
     for key, value in (overrides or {}).items():
         if value is not None:
             opts[key] = value

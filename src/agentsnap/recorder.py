@@ -306,7 +306,10 @@ class AgentAsserter(_Block):
         lexical_llm_threshold: float | None = None,
         adapters: Iterable[Any] | None = None,
     ) -> None:
+        arguments = dict(locals())
         super().__init__(test_name, snapshot_dir, settings, scenario, adapters)
+        from .diff.options import asserter_option_names
+
         if judge is False:
             judge = None
         resolved = mode or (_FORCED_MODE if settings is None else None) or self.settings.mode
@@ -316,26 +319,18 @@ class AgentAsserter(_Block):
         self.missing = missing
         self.judge = judge
         self.replay_tools = replay_tools
-        self.overrides = {
-            "semantic_threshold": semantic_threshold,
-            "llm_threshold": llm_threshold,
-            # a single string is one path, not a list of one-character paths
-            "ignored_fields": (
-                [ignored_fields] if isinstance(ignored_fields, str) else list(ignored_fields)
-            )
-            if ignored_fields is not None
-            else None,
-            "structural_tolerance": structural_tolerance,
-            "embed_fn": embed_fn,
-            "judge": judge,
-            "min_score": min_score,
-            "weights": dict(weights) if weights is not None else None,
-            "strict": strict,
-            "strict_facts": strict_facts,
-            "embedding_backend": embedding_backend,
-            "lexical_semantic_threshold": lexical_semantic_threshold,
-            "lexical_llm_threshold": lexical_llm_threshold,
-        }
+        # the comparison arguments are CompareOptions' ``asserter`` knobs (tests/test_compare_options.py
+        # holds the signature to that list); None: the settings' value
+        given = {**arguments, "judge": judge}
+        self.overrides: dict[str, Any] = {}
+        for key in asserter_option_names():
+            value = given[key]
+            if key == "ignored_fields" and value is not None:
+                # a single string is one path, not a list of one-character paths
+                value = [value] if isinstance(value, str) else list(value)
+            elif key == "weights" and value is not None:
+                value = dict(value)
+            self.overrides[key] = value
         self.golden: Snapshot | None = None
         self.report: Any = None
 

@@ -7,23 +7,12 @@ from typing import Any, NamedTuple
 import pytest
 
 from .. import config as _config
+from ..diff.options import marker_option_names
 
 __all__ = ["MARKER_DESCRIPTION", "MARKER_OPTIONS", "Marker", "marker_name", "marker_options"]
 
 #: what ``@pytest.mark.agentsnap(...)`` accepts besides ``name``: per-test comparison settings
-MARKER_OPTIONS: tuple[str, ...] = (
-    "semantic_threshold",
-    "llm_threshold",
-    "structural_tolerance",
-    "ignored_fields",
-    "min_score",
-    "weights",
-    "strict",
-    "strict_facts",
-    "embedding_backend",
-    "lexical_semantic_threshold",
-    "lexical_llm_threshold",
-)
+MARKER_OPTIONS: tuple[str, ...] = marker_option_names()
 
 #: the marker's line in ``pytest --markers``
 MARKER_DESCRIPTION = (

@@ -1,16 +1,48 @@
 """Comparison of a new agent run with its golden snapshot.
 
-Three layers, one module each: :mod:`~agentsnap.diff.structural` (tool-name
-sequences, Levenshtein distance), :mod:`~agentsnap.diff.arguments` (deep
-diffs of tool arguments and request messages) and
-:mod:`~agentsnap.diff.semantic` (text similarity scores).
-:func:`compute_diff` runs them all and returns a :class:`DiffReport`.
+:func:`compute_diff` runs every registered check (:mod:`agentsnap.diff.checks`:
+structural, arguments, model tools, LLM requests, the text checks) and returns
+a :class:`DiffReport`. The algorithms behind the checks live beside them:
+:mod:`~agentsnap.diff.structural` (tool-name sequences, Levenshtein distance),
+:mod:`~agentsnap.diff.arguments` (deep diffs of tool arguments and request
+messages), :mod:`~agentsnap.diff.meaning` and :mod:`~agentsnap.diff.semantic`
+(text scores), :mod:`~agentsnap.diff.judge` (the LLM judge). The knobs are
+:class:`~agentsnap.diff.options.CompareOptions`.
+
+Importing this package loads nothing: the names below load on first use
+(PEP 562), so :mod:`agentsnap.diff.options` stays as light as the settings
+that read it.
 """
 
 from __future__ import annotations
 
-from ._compare import compute_diff
-from .options import DiffConfig
-from .report import DiffReport
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["DiffConfig", "DiffReport", "compute_diff"]
+if TYPE_CHECKING:
+    from ._compare import compute_diff
+    from .options import CompareOptions, DiffConfig
+    from .report import DiffReport
+
+__all__ = ["CompareOptions", "DiffConfig", "DiffReport", "compute_diff"]
+
+_LAZY = {
+    "compute_diff": "._compare",
+    "CompareOptions": ".options",
+    "DiffConfig": ".options",
+    "DiffReport": ".report",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

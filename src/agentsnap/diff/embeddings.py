@@ -735,7 +735,7 @@ class _quiet_transformers:
                 tlog.disable_progress_bar()
                 self._restore.append(tlog.enable_progress_bar)
         with contextlib.suppress(ImportError, AttributeError):
-            from huggingface_hub.utils import (
+            from huggingface_hub.utils import (  # type: ignore[attr-defined,unused-ignore]
                 are_progress_bars_disabled,
                 disable_progress_bars,
                 enable_progress_bars,

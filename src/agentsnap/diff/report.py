@@ -3,105 +3,36 @@
 from __future__ import annotations
 
 import math
-import reprlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import _text
+from ._text import SEMANTIC_PREFIX, check_key
+from .checks import TextView, registered_checks, registered_components
+
 __all__ = ["CHECK_ORDER", "COMPONENTS", "SEMANTIC_PREFIX", "DiffReport", "check_key"]
 
-#: the fixed checks, in the order they are evaluated and listed in ``failed_checks``;
-#: the semantic checks ``"llm_call[i]"`` (by i) and ``"output"`` follow them
-CHECK_ORDER = (
-    "structural",
-    "arguments",
-    "model_tools",
-    "model_tool_args",
-    "llm_requests",
+#: the fixed checks of the built-in registry, in the order they are evaluated and listed in
+#: ``failed_checks``; the semantic checks ``"llm_call[i]"`` (by i) and ``"output"`` follow them
+CHECK_ORDER: tuple[str, ...] = tuple(
+    name for check in registered_checks() for name in check.fixed_failures()
 )
 
-#: the parts of :attr:`DiffReport.score`, each a number in [0, 1]:
+#: the parts of :attr:`DiffReport.score` the built-in checks contribute, each a number in [0, 1]:
 #: ``structural`` / ``model_tools`` — 1 − Levenshtein distance / longer sequence length;
 #: ``arguments`` / ``model_tool_args`` / ``llm_requests`` — share of compared pairs without changes;
 #: ``llm_calls`` — mean of the ``llm_call[i]`` scores; ``output`` — the output's score
-#: (text scores clipped to [0, 1]). A component that was not compared is absent.
-COMPONENTS = (
-    "structural",
-    "arguments",
-    "model_tools",
-    "model_tool_args",
-    "llm_requests",
-    "llm_calls",
-    "output",
-)
+#: (text scores clipped to [0, 1]). A component that was not compared is absent. A registered
+#: check may add its own (:func:`agentsnap.diff.checks.registered_components`).
+COMPONENTS: tuple[str, ...] = registered_components()
 
-_RESET = "\x1b[0m"
-_BOLD = "\x1b[1m"
-_DIM = "\x1b[2m"
-_RED = "\x1b[31m"
-_GREEN = "\x1b[32m"
-_YELLOW = "\x1b[33m"
-_CYAN = "\x1b[36m"
-
-_VALUE_WIDTH = 60
-_SEQ_WIDTH = 160
-
-_repr = reprlib.Repr()
-_repr.maxstring = 4 * _VALUE_WIDTH  # reprlib elides in the middle; the cut below keeps the start
-_repr.maxother = 4 * _VALUE_WIDTH
-_repr.maxlist = _repr.maxdict = _repr.maxtuple = _repr.maxset = 8
-_repr.maxlevel = 3
-_repr.fillvalue = "…"
-
-
-def _pct(score: float) -> str:
-    """Score as a percentage: ``100%``, ``92%``, ``83.3%`` (rounded down, never up)."""
-    value = score * 100.0
-    if abs(value - round(value)) < 1e-6:
-        return f"{round(value):d}%"
-    floored = math.floor(value * 10) / 10
-    return f"{floored:.1f}%"
-
-
-def _short(value: Any, width: int = _VALUE_WIDTH) -> str:
-    """``repr`` of a value, cut to about ``width`` characters with an ellipsis."""
-    text = _repr.repr(value)
-    if len(text) > width:
-        text = text[: width - 1] + "…"
-    return text
-
-
-def _changed_pair(old: Any, new: Any) -> tuple[str, str]:
-    """Both sides of a changed value, shortened. Two long strings are shown from a little
-    before their first difference (a changed tool result deep in a long prompt would
-    otherwise print as two identical beginnings)."""
-    if (
-        isinstance(old, str)
-        and isinstance(new, str)
-        and old != new
-        and max(len(repr(old)), len(repr(new))) > _VALUE_WIDTH
-    ):
-        from ._compare import _excerpts
-
-        old, new = _excerpts(old, new)
-    return _short(old), _short(new)
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
-def _seq(names: list[str]) -> str:
-    return _short(list(names), _SEQ_WIDTH)
-
-
-#: the prefix agentsnap 0.5.1 gave the text checks in ``failed_checks`` (``semantic:output``)
-SEMANTIC_PREFIX = "semantic:"
-
-
-def check_key(name: str) -> str:
-    """A ``failed_checks`` entry without 0.5.1's ``semantic:`` prefix: the key of
-    ``semantic_scores`` / ``details["semantic"]`` (``"semantic:output"`` → ``"output"``)."""
-    return name[len(SEMANTIC_PREFIX) :] if name.startswith(SEMANTIC_PREFIX) else name
+# the text helpers' old names
+_pct = _text.pct
+_short = _text.short
+_changed_pair = _text.changed_pair
+_plural = _text.plural
+_seq = _text.seq
+_paint = _text.paint
 
 
 @dataclass
@@ -233,11 +164,10 @@ class DiffReport:
         """
         components: dict[str, float] = self.details.get("components") or {}
         weights = dict(weights or {})
+        known = registered_components()
         for key, value in weights.items():
-            if key not in COMPONENTS:
-                raise ValueError(
-                    f"unknown weights key {key!r}; components are {', '.join(COMPONENTS)}"
-                )
+            if key not in known:
+                raise ValueError(f"unknown weights key {key!r}; components are {', '.join(known)}")
             if not value >= 0:
                 raise ValueError(f"weight of {key!r} must be >= 0, got {value!r}")
         pairs = [(weights.get(k, 1.0), float(v)) for k, v in components.items()]
@@ -289,7 +219,7 @@ class DiffReport:
         """
         if max_lines < 2:
             raise ValueError(f"max_lines must be >= 2, got {max_lines}")
-        lines = _Renderer(self, color).lines()
+        lines = _render_lines(self, color)
         if len(lines) > max_lines:
             kept = lines[: max_lines - 1]
             cut = len(lines) - len(kept)
@@ -298,7 +228,7 @@ class DiffReport:
                 f"… {_plural(cut, 'more line')} cut; "
                 f"run `agentsnap diff {target}` to see everything"
             )
-            kept.append(_paint(note, _DIM, color))
+            kept.append(_text.paint(note, _text.DIM, color))
             lines = kept
         return "\n".join(lines)
 
@@ -306,253 +236,30 @@ class DiffReport:
         return self.render()
 
 
-def _paint(text: str, code: str, color: bool) -> str:
-    return f"{code}{text}{_RESET}" if color else text
+def _render_lines(report: DiffReport, color: bool) -> list[str]:
+    """The header, each registered check's section (in registry order), then ``[SCORE]``."""
+    view = TextView(report, color)
+    who = f"{report.name!r} " if report.name else ""
+    if report.passed:
+        head = f"[agentsnap] {who}PASSED — all checks ok"
+        view.add(view.paint(head, _text.BOLD + _text.GREEN))
+    else:
+        head = f"[agentsnap] {who}FAILED — failed checks: {', '.join(report.failed_checks)}"
+        view.add(view.paint(head, _text.BOLD + _text.RED))
+    for check in registered_checks():
+        check.render_text(view)
+    _score_line(view)
+    return view.out
 
 
-# every character str.splitlines() breaks on, shown escaped inside a report line
-_ESCAPE_LINE_BREAKS = {ord(c): repr(c)[1:-1] for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"}
-
-
-#: how a finding of the meaning check is labelled in the text report, by severity
-_FINDING_LABEL = {"harmful": "changed", "soft": "differs", "harmless": "harmless"}
-
-
-class _Renderer:
-    def __init__(self, report: DiffReport, color: bool) -> None:
-        self.r = report
-        self.color = color
-        self.failed = {check_key(c) for c in report.failed_checks}
-        self.out: list[str] = []
-        #: gate="score" (the one-line form): only the score and the requests decide; the other
-        #: sections are shown as "scored" (they feed the score) rather than ok / FAIL
-        self.scored = (report.details.get("settings") or {}).get("gate") == "score"
-
-    # helpers
-    def status(self, ok: bool, *, decides: bool = False) -> str:
-        if self.scored and not decides:
-            return _paint("scored", _YELLOW, self.color)
-        return _paint("ok", _GREEN, self.color) if ok else _paint("FAIL", _RED + _BOLD, self.color)
-
-    def tag(self, text: str) -> str:
-        return _paint(text, _BOLD + _CYAN, self.color)
-
-    def add(self, text: str, indent: int = 0) -> None:
-        # one report line per call: a newline inside a name or value (tool names
-        # come from the model) is shown escaped, so max_lines really caps lines
-        self.out.append("  " * indent + text.translate(_ESCAPE_LINE_BREAKS))
-
-    def lines(self) -> list[str]:
-        r = self.r
-        who = f"{r.name!r} " if r.name else ""
-        if r.passed:
-            head = f"[agentsnap] {who}PASSED — all checks ok"
-            self.add(_paint(head, _BOLD + _GREEN, self.color))
-        else:
-            head = f"[agentsnap] {who}FAILED — failed checks: {', '.join(r.failed_checks)}"
-            self.add(_paint(head, _BOLD + _RED, self.color))
-        sd = r.details
-        self.structural(sd.get("tools"), sd.get("llm_calls"))
-        self.args(sd.get("tools"), sd.get("settings") or {})
-        self.model_tools(sd.get("model_tools"))
-        llm = sd.get("llm_calls") or {}
-        if llm.get("requests_compared") or "llm_requests" in self.failed:
-            self.requests()
-        self.semantic(sd.get("semantic") or {})
-        self.score(sd.get("settings") or {})
-        return self.out
-
-    def score(self, settings: dict[str, Any]) -> None:
-        min_score = settings.get("min_score")
-        if min_score is None and not settings.get("weights"):
-            return
-        ok = "score" not in self.failed
-        line = f"{self.tag('[SCORE]')} {self.status(ok, decides=True)} — composite {_pct(self.r.score)}"
-        if min_score is not None:
-            line += f" {'≥' if ok else '<'} min_score {_pct(min_score)}"
-        self.add(line)
-
-    def ops(self, section: dict[str, Any], step_word: str = "step") -> None:
-        self.add(f"golden: {_seq(section.get('golden', []))}", 1)
-        self.add(f"new:    {_seq(section.get('new', []))}", 1)
-        for op in section.get("ops", []):
-            kind = op.get("op")
-            if kind == "replace":
-                self.add(
-                    f"replace #{op['golden_index']} {op['old']} → {op['new']} "
-                    f"(golden {step_word} {op['golden_step']}, new {step_word} {op['new_step']})",
-                    1,
-                )
-            elif kind == "delete":
-                self.add(
-                    f"delete #{op['golden_index']} {op['old']} "
-                    f"(golden {step_word} {op['golden_step']})",
-                    1,
-                )
-            elif kind == "insert":
-                self.add(
-                    f"insert #{op['new_index']} {op['new']} (new {step_word} {op['new_step']})",
-                    1,
-                )
-
-    def structural(self, tools: dict[str, Any] | None, llm: dict[str, Any] | None) -> None:
-        ok = "structural" not in self.failed
-        if not tools:
-            self.add(f"{self.tag('[STRUCTURAL]')} {self.status(ok)}")
-        else:
-            n = len(tools.get("golden", []))
-            dist, tol = tools.get("distance", 0), tools.get("tolerance", 0)
-            match = _pct(tools.get("similarity", 1.0))
-            if dist == 0:
-                detail = f"structural: {_plural(n, 'tool call')}, same sequence"
-            else:
-                # the numbers decide the sign (under gate="score" the check itself does not fail)
-                cmp = "≤" if dist <= tol else ">"
-                detail = (
-                    f"structural: tool sequence edit distance {dist} {cmp} tolerance {tol} "
-                    f"({match} match)"
-                )
-            self.add(f"{self.tag('[STRUCTURAL]')} {self.status(ok)} — {detail}")
-            if dist:
-                self.ops(tools)
-        if llm and llm.get("golden") != llm.get("new"):
-            common = min(llm.get("golden", 0), llm.get("new", 0))
-            if common:
-                why = f"count changed; only the first {common} are compared"
-            else:
-                side = "golden" if not llm.get("golden") else "new run"
-                why = f"count changed; the {side} holds none, so none are compared"
-            self.add(f"llm calls: {llm.get('golden')} → {llm.get('new')} ({why})", 1)
-
-    def changes(self, entry: dict[str, Any], indent: int, *, whole: bool = False) -> None:
-        """One line per change; ``whole``: values in full (a changed prompt must be readable), else cut."""
-        for change in entry.get("changes", []):
-            kind = change.get("kind")
-            if whole:
-                old, new = repr(change.get("old")), repr(change.get("new"))
-            else:
-                old, new = _changed_pair(change.get("old"), change.get("new"))
-            old = "<absent>" if kind == "added" else old
-            new = "<absent>" if kind == "removed" else new
-            line = f"{change.get('path')}: {old} → {new}"
-            if kind == "type_changed":
-                line += (
-                    f" (type {type(change.get('old')).__name__} → "
-                    f"{type(change.get('new')).__name__})"
-                )
-            elif kind in ("added", "removed"):
-                line += f" ({kind})"
-            self.add(line, indent)
-
-    def entries(self, check: str) -> list[dict[str, Any]]:
-        return [d for d in self.r.changes if d.get("check") == check]
-
-    def args(self, tools: dict[str, Any] | None, settings: dict[str, Any]) -> None:
-        entries = self.entries("arguments")
-        ok = "arguments" not in self.failed
-        if entries:
-            detail = f"arguments: changed in {_plural(len(entries), 'tool call')}"
-        else:
-            pairs = len(tools.get("aligned", [])) if tools else 0
-            detail = f"arguments: {_plural(pairs, 'aligned tool call')}, same arguments"
-        ignored = settings.get("ignored_fields") or []
-        if ignored:
-            detail += f" (ignoring {', '.join(ignored)})"
-        self.add(f"{self.tag('[ARGS]')} {self.status(ok)} — {detail}")
-        for entry in entries:
-            self.add(
-                f"#{entry.get('index')} {entry.get('tool')} "
-                f"(golden step {entry.get('golden_step')}, new step {entry.get('new_step')}):",
-                1,
-            )
-            self.changes(entry, 2)
-
-    def model_tools(self, section: dict[str, Any] | None) -> None:
-        seq_ok = "model_tools" not in self.failed
-        args_ok = "model_tool_args" not in self.failed
-        tag = self.tag("[MODEL TOOLS]")
-        if section is not None and section.get("compared") is False:
-            reason = section.get("skipped_reason") or "not compared"
-            self.add(f"{tag} {_paint('skipped', _YELLOW, self.color)} — {reason}")
-            return
-        entries = self.entries("model_tool_args")
-        parts = []
-        if section:
-            dist, tol = section.get("distance", 0), section.get("tolerance", 0)
-            if dist == 0:
-                n = len(section.get("golden", []))
-                parts.append(f"model_tools: {_plural(n, 'request')}, same sequence")
-            else:
-                cmp = "≤" if dist <= tol else ">"
-                parts.append(f"model_tools: edit distance {dist} {cmp} tolerance {tol}")
-        if entries:
-            parts.append(f"model_tool_args: changed in {_plural(len(entries), 'request')}")
-        detail = f" — {'; '.join(parts)}" if parts else ""
-        self.add(f"{tag} {self.status(seq_ok and args_ok)}{detail}")
-        if section and section.get("distance"):
-            self.ops(section, "llm_call step")
-        for entry in entries:
-            self.add(
-                f"#{entry.get('index')} {entry.get('tool')} "
-                f"(golden llm_call step {entry.get('golden_step')}, "
-                f"new llm_call step {entry.get('new_step')}):",
-                1,
-            )
-            self.changes(entry, 2)
-
-    def requests(self) -> None:
-        entries = self.entries("llm_requests")
-        ok = "llm_requests" not in self.failed
-        if entries:
-            detail = f"llm_requests: messages differ in {_plural(len(entries), 'llm call')}"
-        else:
-            detail = "llm_requests: messages identical"
-        self.add(f"{self.tag('[REQUESTS]')} {self.status(ok, decides=True)} — {detail}")
-        for entry in entries:
-            self.add(
-                f"llm_call[{entry.get('index')}] (golden step {entry.get('golden_step')}, "
-                f"new step {entry.get('new_step')}):",
-                1,
-            )
-            self.changes(entry, 2, whole=True)
-
-    def semantic(self, details: dict[str, Any]) -> None:
-        scores = self.r.semantic_scores
-        ok = not any(key in self.failed for key in scores)
-        detail = f" — backend: {self.r.backend}" if scores else " — nothing compared"
-        info = self.r.semantic_backend or {}
-        if scores and info.get("model_sha256"):
-            detail += f" ({info.get('model', 'model')}, sha256 {str(info['model_sha256'])[:12]})"
-        elif scores and info.get("backend") == "judge" and info.get("model"):
-            detail += f" ({info['model']})"
-        self.add(f"{self.tag('[SEMANTIC]')} {self.status(ok)}{detail}")
-        for key, score in scores.items():
-            info = details.get(key) or {}
-            key_ok = key not in self.failed
-            threshold = info.get("threshold")
-            by_facts = info.get("failed_by") == "strict_facts"
-            if threshold is None:
-                line = f"{key}: {_pct(score)}"
-            else:
-                cmp = "≥" if key_ok or by_facts else "<"
-                line = f"{key}: {_pct(score)} {cmp} threshold {_pct(threshold)}"
-            if by_facts:
-                line += " but facts differ (strict_facts)"
-            verdict = info.get("verdict")
-            suffix = f" — {verdict}" if verdict and verdict not in ("identical", "judge") else ""
-            self.add(f"{line} {self.status(key_ok)}{suffix}", 1)
-            if not key_ok:
-                was, now = info.get("golden_excerpt"), info.get("new_excerpt")
-                if was is not None:
-                    self.add(_paint(f"was: {was!r}", _DIM, self.color), 2)
-                if now is not None:
-                    self.add(f"now: {now!r}", 2)
-            hint_lines = {h.get("message") for h in info.get("hints") or []}
-            # the meaning check's findings, labelled by what they did to the verdict
-            severity = {f.get("message"): f.get("severity") for f in info.get("findings") or []}
-            for reason in self.r.reasons.get(key) or []:
-                if reason in severity:
-                    label = _FINDING_LABEL.get(str(severity[reason]), "reason")
-                else:
-                    label = "hint" if reason in hint_lines else "reason"
-                self.add(f"{label}: {reason}", 2)
+def _score_line(view: TextView) -> None:
+    """``[SCORE]``: the composite against ``min_score`` (only when one or ``weights`` was given)."""
+    settings = view.report.details.get("settings") or {}
+    min_score = settings.get("min_score")
+    if min_score is None and not settings.get("weights"):
+        return
+    ok = "score" not in view.failed
+    line = f"{view.tag('[SCORE]')} {view.status(ok, decides=True)} — composite {_text.pct(view.report.score)}"
+    if min_score is not None:
+        line += f" {'≥' if ok else '<'} min_score {_text.pct(min_score)}"
+    view.add(line)

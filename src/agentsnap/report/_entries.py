@@ -102,7 +102,8 @@ def _slim_step(step: Mapping[str, Any], index: int) -> dict[str, Any]:
     if not isinstance(out.get("step"), int) or isinstance(out.get("step"), bool):
         out["step"] = index
     out["type"] = kind or "step"
-    return _cut(out, STEP_TEXT_LIMIT)
+    cut: dict[str, Any] = _cut(out, STEP_TEXT_LIMIT)
+    return cut
 
 
 def slim_snapshot(snapshot: Any) -> dict[str, Any] | None:
@@ -111,7 +112,7 @@ def slim_snapshot(snapshot: Any) -> dict[str, Any] | None:
         return None
     data = snapshot.to_dict() if hasattr(snapshot, "to_dict") else dict(snapshot)
     trace = data.get("trace") or []
-    return _jsonable(
+    slim: dict[str, Any] = _jsonable(
         {
             "name": data.get("name"),
             "approved": bool(data.get("approved")),
@@ -122,6 +123,7 @@ def slim_snapshot(snapshot: Any) -> dict[str, Any] | None:
             "trace": [_slim_step(s, i) for i, s in enumerate(trace) if isinstance(s, Mapping)],
         }
     )
+    return slim
 
 
 def report_dict(report: Any) -> dict[str, Any] | None:
@@ -136,7 +138,8 @@ def report_dict(report: Any) -> dict[str, Any] | None:
         data["score"] = float(report.score)
     except Exception:
         data["score"] = None
-    return _jsonable(_cut(data, STEP_TEXT_LIMIT))
+    out: dict[str, Any] = _jsonable(_cut(data, STEP_TEXT_LIMIT))
+    return out
 
 
 def _brief(report: Any) -> dict[str, Any] | None:

@@ -18,12 +18,16 @@ The view of one snapshot:
   the argument changes of aligned requests.
 * **final output** — both texts with word-level differences (difflib), the
   score, threshold, backend and hints.
+
+Each registered check (:mod:`agentsnap.diff.checks`) contributes its part of a
+snapshot's view through ``Check.html``: the built-in ones fill the blocks above
+(computing their sections from the two traces when an entry has no report), a
+check registered by a user adds an "Other checks" block with its summary.
 """
 
 from __future__ import annotations
 
 import base64
-import difflib
 import hashlib
 import json
 import re
@@ -34,13 +38,15 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from ..diff.report import check_key
+from ..diff.checks import HtmlPage, registered_checks
+from ..diff.checks.structural import tools_section
 from ._entries import STATES
+from ._values import change_view as _change_view
+from ._values import format_value, word_diff
+from ._values import pct as _pct
 
 __all__ = ["format_value", "render", "timeline", "word_diff"]
 
-_VALUE_LIMIT = 400
-_WORD = re.compile(r"\s+|\d+(?:[.,:/]\d+)*|\w+|[^\w\s]")
 _ARG_KEY = re.compile(r'^args(?:\.([A-Za-z_][A-Za-z0-9_]*)|\[("(?:[^"\\]|\\.)*")\]|\[(\d+)\])')
 _STATE_LABEL = {
     "failed": "failed",
@@ -69,73 +75,6 @@ _OP_SYMBOL = {
 }
 
 
-# ----------------------------------------------------------------------------- values
-
-
-def format_value(value: Any, limit: int = _VALUE_LIMIT) -> str:
-    """A JSON value as one readable line: strings quoted, objects compact; cut with ``…``."""
-    try:
-        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    except (TypeError, ValueError):
-        text = repr(value)
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
-    return text
-
-
-def _text(value: Any) -> str:
-    """A final output as text (as the semantic layer sees it): strings as is, others as sorted JSON."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    try:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True, indent=2)
-    except (TypeError, ValueError):
-        return repr(value)
-
-
-def _pct(score: Any) -> str:
-    if not isinstance(score, (int, float)) or isinstance(score, bool):
-        return "—"
-    value = float(score) * 100.0
-    if abs(value - round(value)) < 1e-6:
-        return f"{round(value):d}%"
-    return f"{int(value * 10) / 10:.1f}%"
-
-
-def word_diff(golden: str, new: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    """Word-level differences of two texts, for marking.
-
-    Returns ``(golden_parts, new_parts)``, each a list of ``(kind, text)``
-    whose texts join to the input: ``kind`` is ``"eq"``, ``"del"`` (only in
-    the golden) or ``"ins"`` (only in the new text). Words, runs of
-    whitespace and single punctuation marks are the units (difflib's
-    SequenceMatcher, no junk heuristic).
-    """
-    a, b = _WORD.findall(golden), _WORD.findall(new)
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    left: list[tuple[str, str]] = []
-    right: list[tuple[str, str]] = []
-
-    def add(parts: list[tuple[str, str]], kind: str, text: str) -> None:
-        if not text:
-            return
-        if parts and parts[-1][0] == kind:
-            parts[-1] = (kind, parts[-1][1] + text)
-        else:
-            parts.append((kind, text))
-
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            add(left, "eq", "".join(a[i1:i2]))
-            add(right, "eq", "".join(b[j1:j2]))
-        else:
-            add(left, "del", "".join(a[i1:i2]))
-            add(right, "ins", "".join(b[j1:j2]))
-    return left, right
-
-
 # ----------------------------------------------------------------------------- timeline
 
 
@@ -152,18 +91,6 @@ def _arg_key(path: str) -> str | None:
         except ValueError:
             return match.group(2)[1:-1]
     return match.group(3)
-
-
-def _change_view(change: Mapping[str, Any]) -> dict[str, Any]:
-    kind = str(change.get("kind") or "changed")
-    return {
-        "path": str(change.get("path") or ""),
-        "kind": kind,
-        "old": "(absent)" if kind == "added" else format_value(change.get("old")),
-        "new": "(absent)" if kind == "removed" else format_value(change.get("new")),
-        "old_absent": kind == "added",
-        "new_absent": kind == "removed",
-    }
 
 
 def _args_view(args: Any, changed_keys: set[str]) -> list[dict[str, Any]]:
@@ -244,28 +171,6 @@ def _index_by_step(trace: Sequence[Mapping[str, Any]]) -> dict[Any, int]:
     return out
 
 
-def _structure(
-    golden_trace: Sequence[Mapping[str, Any]],
-    new_trace: Sequence[Mapping[str, Any]],
-    report: Mapping[str, Any] | None,
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The ``tools`` and ``llm_calls`` sections: the report's, else computed the same way."""
-    sd = (report or {}).get("details") or {}
-    tools, llm = sd.get("tools"), sd.get("llm_calls")
-    if not tools or "golden_steps" not in tools:
-        from ..diff.structural import sequence_diff, tool_calls
-
-        tools = sequence_diff(tool_calls(list(golden_trace)), tool_calls(list(new_trace)))
-    if not llm or "golden_steps" not in llm:
-        from ..diff.structural import llm_calls
-
-        llm = {
-            "golden_steps": [no for no, _ in llm_calls(list(golden_trace))],
-            "new_steps": [no for no, _ in llm_calls(list(new_trace))],
-        }
-    return tools, llm
-
-
 def timeline(
     golden: Mapping[str, Any] | None,
     new: Mapping[str, Any] | None,
@@ -282,7 +187,7 @@ def timeline(
     g_pos, n_pos = _index_by_step(g_trace), _index_by_step(n_trace)
     diffs = list((report or {}).get("changes") or [])
     semantic = (report or {}).get("semantic_scores") or {}
-    tools, llm = _structure(g_trace, n_trace, report)
+    tools, llm = tools_section(report, g_trace, n_trace)
 
     pairs: list[tuple[int, int, str, list[dict[str, Any]], list[dict[str, Any]]]] = []
     single: dict[tuple[str, int], str] = {}
@@ -447,160 +352,6 @@ def _request_position(
 # ----------------------------------------------------------------------------- one snapshot
 
 
-def _model_tools(
-    report: Mapping[str, Any] | None,
-    golden: Mapping[str, Any] | None,
-    new: Mapping[str, Any] | None,
-) -> dict[str, Any] | None:
-    section = ((report or {}).get("details") or {}).get("model_tools")
-    if section is None:
-        if not golden and not new:
-            return None
-        from ..diff.structural import requested_tools, sequence_diff
-
-        g_req = requested_tools(list((golden or {}).get("trace") or [])) or []
-        n_req = requested_tools(list((new or {}).get("trace") or [])) or []
-        section = {**sequence_diff(g_req, n_req), "compared": True, "skipped_reason": None}
-    golden_names, new_names = list(section.get("golden") or []), list(section.get("new") or [])
-    g_marks = ["same"] * len(golden_names)
-    n_marks = ["same"] * len(new_names)
-    for op in section.get("ops") or []:
-        kind = op.get("op")
-        if (
-            kind in ("replace", "delete")
-            and isinstance(op.get("golden_index"), int)
-            and op["golden_index"] < len(g_marks)
-        ):
-            g_marks[op["golden_index"]] = kind
-        if (
-            kind in ("replace", "insert")
-            and isinstance(op.get("new_index"), int)
-            and op["new_index"] < len(n_marks)
-        ):
-            n_marks[op["new_index"]] = kind
-    changed_args = {
-        d.get("index")
-        for d in (report or {}).get("changes") or []
-        if d.get("check") == "model_tool_args"
-    }
-    aligned = {gi: ni for gi, ni in section.get("aligned") or []}
-    for gi in changed_args:
-        if isinstance(gi, int) and gi < len(g_marks):
-            g_marks[gi] = "changed"
-            ni = aligned.get(gi)
-            if isinstance(ni, int) and ni < len(n_marks):
-                n_marks[ni] = "changed"
-    entries = [
-        {
-            "index": d.get("index"),
-            "tool": d.get("tool"),
-            "golden_step": d.get("golden_step"),
-            "new_step": d.get("new_step"),
-            "changes": [_change_view(c) for c in d.get("changes") or []],
-        }
-        for d in (report or {}).get("changes") or []
-        if d.get("check") == "model_tool_args"
-    ]
-    return {
-        "compared": section.get("compared", True) is not False,
-        "skipped_reason": section.get("skipped_reason"),
-        "golden": [{"name": n, "op": m} for n, m in zip(golden_names, g_marks, strict=False)],
-        "new": [{"name": n, "op": m} for n, m in zip(new_names, n_marks, strict=False)],
-        "distance": section.get("distance", 0),
-        "tolerance": section.get("tolerance", 0),
-        "entries": entries,
-    }
-
-
-def _semantic(report: Mapping[str, Any] | None) -> list[dict[str, Any]]:
-    if not report:
-        return []
-    details = ((report.get("details") or {}).get("semantic")) or {}
-    failed = {check_key(c) for c in report.get("failed_checks") or []}
-    rows = []
-    for key, score in (report.get("semantic_scores") or {}).items():
-        info = details.get(key) or {}
-        hint_messages = {h.get("message") for h in info.get("hints") or []}
-        findings = [_finding(f) for f in info.get("findings") or [] if isinstance(f, Mapping)]
-        finding_messages = {f["message"] for f in findings}
-        reasons = [
-            r for r in (report.get("reasons") or {}).get(key) or [] if r not in finding_messages
-        ]
-        rows.append(
-            {
-                "check": key,
-                "score": _pct(score),
-                "score_value": max(0.0, min(1.0, float(score)))
-                if isinstance(score, (int, float))
-                else 0.0,
-                "threshold": _pct(info.get("threshold"))
-                if info.get("threshold") is not None
-                else "—",
-                "backend": info.get("backend") or report.get("backend") or "",
-                "passed": key not in failed,
-                "failed_by": info.get("failed_by"),
-                "hints": [r for r in reasons if r in hint_messages],
-                "reasons": [r for r in reasons if r not in hint_messages],
-                "verdict": info.get("verdict") or "",
-                "findings": sorted(findings, key=lambda f: _SEVERITY_ORDER.get(f["severity"], 3)),
-            }
-        )
-    return rows
-
-
-#: label shown for a finding of the meaning check, by severity (as in the text report)
-_FINDING_LABELS = {"harmful": "changed", "soft": "differs", "harmless": "harmless"}
-_SEVERITY_ORDER = {"harmful": 0, "soft": 1, "harmless": 2}
-
-
-def _finding(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """One finding for the page: its label, what changed, and the golden / new sentences."""
-    message = str(raw.get("message") or "")
-    what = message.split(": golden: ", 1)[0] if ": golden: " in message else message
-    severity = str(raw.get("severity") or "")
-    return {
-        "severity": severity,
-        "label": _FINDING_LABELS.get(severity, "note"),
-        "what": what,
-        "golden": str(raw.get("golden") or ""),
-        "new": str(raw.get("new") or ""),
-        "message": message,
-    }
-
-
-def _backend_line(report: Mapping[str, Any] | None) -> str:
-    if not report:
-        return ""
-    info = report.get("semantic_backend") or {}
-    parts = [str(report.get("backend") or "exact")]
-    if info.get("model"):
-        parts.append(str(info["model"]))
-    if info.get("method"):
-        parts.append(str(info["method"]))
-    if info.get("model_sha256"):
-        parts.append(f"sha256 {str(info['model_sha256'])[:12]}")
-    return " · ".join(parts)
-
-
-def _output(entry: Mapping[str, Any], semantic: list[dict[str, Any]]) -> dict[str, Any] | None:
-    golden, new = entry.get("golden"), entry.get("new")
-    if new is None and golden is None:
-        return None
-    if golden is None or new is None:
-        only = new if new is not None else golden
-        return {"single": True, "text": _text((only or {}).get("output"))}
-    g_text, n_text = _text(golden.get("output")), _text(new.get("output"))
-    left, right = word_diff(g_text, n_text)
-    check = next((row for row in semantic if row["check"] == "output"), None)
-    return {
-        "single": False,
-        "golden": left,
-        "new": right,
-        "identical": g_text == n_text,
-        "check": check,
-    }
-
-
 def _commands(entry: Mapping[str, Any]) -> list[dict[str, str]]:
     import shlex
 
@@ -663,34 +414,25 @@ def _view(entry: Mapping[str, Any], index: int) -> dict[str, Any]:
     if not detailed:
         return view
     golden, new = entry.get("golden"), entry.get("new")
-    semantic = _semantic(report)
-    sd = (report or {}).get("details") or {}
-    llm = sd.get("llm_calls") or {}
-    tools = sd.get("tools") or {}
     view.update(
         {
             "timeline": timeline(golden, new, report) if (golden or new) else [],
             "two_sided": golden is not None and new is not None,
-            "model_tools": _model_tools(report, golden, new) if (golden and new) else None,
-            "semantic": semantic,
-            "output": _output(entry, semantic),
-            "backend": _backend_line(report),
             "commands": _commands(entry),
-            "structural": {
-                "distance": tools.get("distance"),
-                "tolerance": tools.get("tolerance"),
-                "passed": "structural" not in view["checks"],
-            }
-            if tools
-            else None,
-            "llm_count": (llm.get("golden"), llm.get("new"))
-            if llm and llm.get("golden") != llm.get("new")
-            else None,
             "golden_model": _model_name(golden),
             "new_model": _model_name(new),
             "golden_approved": (golden or {}).get("approved"),
+            "check_sections": [],
         }
     )
+    # each check's part of the section: the built-in ones fill the page's own blocks
+    # (structural, model_tools, semantic, output, backend); others add a generic section
+    page = HtmlPage(entry, report, golden, new, tuple(view["checks"]))
+    for check in registered_checks():
+        part = check.html(page)
+        view.update(part.view)
+        if part.section is not None:
+            view["check_sections"].append(part.section)
     return view
 
 

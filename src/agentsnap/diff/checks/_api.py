@@ -1,0 +1,392 @@
+"""The check interface: what every comparison layer provides, and the ordered registry.
+
+A check is an object with
+
+* ``name`` — its entry in ``failed_checks`` (and the key of its stored result);
+* its class docstring — what it compares;
+* ``run(ctx) -> result`` — a typed result (a dataclass) from a
+  :class:`CheckContext` (the two snapshots, their steps, the validated
+  :class:`~agentsnap.diff.options.CompareOptions` and the results of the
+  checks before it);
+* ``contribute(result, draft)`` — how the result goes into the
+  :class:`~agentsnap.diff.DiffReport` being built (:class:`ReportDraft`);
+* ``render_text(view)`` — its section of the text report, read back from a
+  report (:class:`TextView`), so a report loaded from JSON or built by hand
+  renders the same way;
+* ``html(page) -> HtmlPart`` — what it adds to the snapshot's section of the
+  HTML report (:class:`HtmlPage` holds the report as a plain dict).
+
+The built-in checks (``structural``, ``arguments``, ``model_tools`` with
+``model_tool_args``, ``llm_requests``, ``semantic``) fill the 0.5.1 fields of
+:class:`~agentsnap.diff.DiffReport`. A check added with :func:`register_check`
+keeps the defaults of :class:`Check`: its result (a :class:`CheckResult` or a
+subclass) is stored as a dict in ``details["checks"][name]``, it fails as
+``name`` when ``result.passed`` is false, and it shows as a
+``[TITLE] ok|FAIL — summary`` section (plus ``lines``) in both reports.
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+
+from .. import _text
+
+if TYPE_CHECKING:
+    from ..arguments import IgnoreRule
+    from ..options import CompareOptions
+    from ..report import DiffReport
+
+__all__ = [
+    "Check",
+    "CheckContext",
+    "CheckResult",
+    "HtmlPage",
+    "HtmlPart",
+    "HtmlSection",
+    "ReportDraft",
+    "TextView",
+    "register_check",
+    "registered_checks",
+    "registered_components",
+    "unregister_check",
+]
+
+Step = Mapping[str, Any]
+
+
+@dataclass
+class CheckResult:
+    """The result of a check added with :func:`register_check` (subclass it to carry more).
+
+    ``passed``: False fails the check (its ``name`` joins ``failed_checks``).
+    ``summary``: the text after ``—`` on the section's first line.
+    ``lines``: more lines shown under it. Every field must be JSON-able: the
+    result is stored in ``details["checks"][name]`` with ``dataclasses.asdict``.
+    """
+
+    passed: bool
+    summary: str = ""
+    lines: list[str] = field(default_factory=list)
+
+
+@dataclass
+class CheckContext:
+    """What a check reads: the two snapshots, their steps, the options, earlier results.
+
+    ``golden`` / ``new``: the snapshot dicts (``trace``, ``output``, ``version``…).
+    ``golden_steps`` / ``new_steps``: their ``trace`` lists (against a 0.5.1
+    golden, the new trace without derived tool calls). ``options``: validated.
+    ``rules``: ``options.ignored_fields`` parsed. ``legacy``: the golden was
+    written by agentsnap 0.5.1. ``results``: ``{check name: result}`` of the
+    checks that ran before this one.
+    """
+
+    golden: Mapping[str, Any]
+    new: Mapping[str, Any]
+    golden_steps: list[Step]
+    new_steps: list[Step]
+    options: CompareOptions
+    rules: tuple[IgnoreRule, ...]
+    legacy: bool
+    results: dict[str, Any] = field(default_factory=dict)
+
+    def result(self, name: str, kind: type[R]) -> R:
+        """The result of the earlier check ``name``.
+
+        Raises:
+            LookupError: that check did not run before this one (not
+                registered, or registered after).
+            TypeError: its result is not a ``kind``.
+        """
+        try:
+            value = self.results[name]
+        except KeyError:
+            raise LookupError(f"check {name!r} has not run before this one") from None
+        if not isinstance(value, kind):
+            raise TypeError(
+                f"result of check {name!r} is {type(value).__name__}, not {kind.__name__}"
+            )
+        return value
+
+
+@dataclass
+class ReportDraft:
+    """The :class:`~agentsnap.diff.DiffReport` fields the checks fill, in check order."""
+
+    details: dict[str, Any] = field(default_factory=dict)
+    changes: list[dict[str, Any]] = field(default_factory=list)
+    argument_diffs: dict[str, Any] = field(default_factory=dict)
+    #: ``(check name, failed_checks entry)`` pairs
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    components: dict[str, float] = field(default_factory=dict)
+    semantic_scores: dict[str, float] = field(default_factory=dict)
+    reasons: dict[str, list[str]] = field(default_factory=dict)
+    structural_diff: str | None = None
+    model_tools_diff: str | None = None
+    backend: str = "exact"
+    semantic_backend: dict[str, Any] = field(default_factory=dict)
+
+    def fail(self, check: str, entry: str | None = None) -> None:
+        """Record a failure of ``check`` (listed as ``entry``, default the check's name)."""
+        self.failed.append((check, entry or check))
+
+
+class TextView:
+    """A :class:`~agentsnap.diff.DiffReport` being rendered as text, with the line helpers.
+
+    ``report``: the report; ``failed``: its failed checks without the
+    ``semantic:`` prefix; ``scored``: ``gate="score"`` (only the score and the
+    checks marked ``always_decides`` say ok / FAIL; the others say
+    ``scored``); ``out``: the lines so far.
+    """
+
+    def __init__(self, report: DiffReport, color: bool) -> None:
+        self.report = report
+        self.color = color
+        self.failed = {_text.check_key(c) for c in report.failed_checks}
+        self.out: list[str] = []
+        self.scored = (report.details.get("settings") or {}).get("gate") == "score"
+
+    def paint(self, text: str, code: str) -> str:
+        return _text.paint(text, code, self.color)
+
+    def status(self, ok: bool, *, decides: bool = False) -> str:
+        """``ok`` / ``FAIL`` (``scored`` under the score gate unless ``decides``)."""
+        if self.scored and not decides:
+            return self.paint("scored", _text.YELLOW)
+        return self.paint("ok", _text.GREEN) if ok else self.paint("FAIL", _text.RED + _text.BOLD)
+
+    def tag(self, text: str) -> str:
+        return self.paint(text, _text.BOLD + _text.CYAN)
+
+    def add(self, text: str, indent: int = 0) -> None:
+        """One report line (a newline inside a name or value is shown escaped, so
+        ``max_lines`` really caps lines)."""
+        self.out.append("  " * indent + text.translate(_text.ESCAPE_LINE_BREAKS))
+
+    def entries(self, check: str) -> list[dict[str, Any]]:
+        """The report's ``changes`` entries of ``check``."""
+        return [d for d in self.report.changes if d.get("check") == check]
+
+    def ops(self, section: Mapping[str, Any], step_word: str = "step") -> None:
+        """The two name sequences and the edit script of a sequence section."""
+        self.add(f"golden: {_text.seq(section.get('golden', []))}", 1)
+        self.add(f"new:    {_text.seq(section.get('new', []))}", 1)
+        for op in section.get("ops", []):
+            kind = op.get("op")
+            if kind == "replace":
+                self.add(
+                    f"replace #{op['golden_index']} {op['old']} → {op['new']} "
+                    f"(golden {step_word} {op['golden_step']}, new {step_word} {op['new_step']})",
+                    1,
+                )
+            elif kind == "delete":
+                self.add(
+                    f"delete #{op['golden_index']} {op['old']} "
+                    f"(golden {step_word} {op['golden_step']})",
+                    1,
+                )
+            elif kind == "insert":
+                self.add(
+                    f"insert #{op['new_index']} {op['new']} (new {step_word} {op['new_step']})",
+                    1,
+                )
+
+    def changes(self, entry: Mapping[str, Any], indent: int, *, whole: bool = False) -> None:
+        """One line per change; ``whole``: values in full (a changed prompt must be readable), else cut."""
+        for change in entry.get("changes", []):
+            kind = change.get("kind")
+            if whole:
+                old, new = repr(change.get("old")), repr(change.get("new"))
+            else:
+                old, new = _text.changed_pair(change.get("old"), change.get("new"))
+            old = "<absent>" if kind == "added" else old
+            new = "<absent>" if kind == "removed" else new
+            line = f"{change.get('path')}: {old} → {new}"
+            if kind == "type_changed":
+                line += (
+                    f" (type {type(change.get('old')).__name__} → "
+                    f"{type(change.get('new')).__name__})"
+                )
+            elif kind in ("added", "removed"):
+                line += f" ({kind})"
+            self.add(line, indent)
+
+
+@dataclass
+class HtmlSection:
+    """A generic block of a snapshot's HTML section: ``title``, ok/fail, a summary, lines (plain text)."""
+
+    title: str
+    passed: bool | None
+    summary: str = ""
+    lines: list[str] = field(default_factory=list)
+
+
+@dataclass
+class HtmlPart:
+    """What a check adds to a snapshot's HTML view.
+
+    ``view``: keys merged into the snapshot's view (the built-in checks fill
+    the page's own blocks: ``structural``, ``model_tools``, ``semantic``,
+    ``output``, ``backend``…); ``section``: a generic block listed under
+    "Other checks" (what a registered check shows by default).
+    """
+
+    view: dict[str, Any] = field(default_factory=dict)
+    section: HtmlSection | None = None
+
+
+@dataclass
+class HtmlPage:
+    """One snapshot of the HTML report, as its checks see it.
+
+    ``report``: the :class:`~agentsnap.diff.DiffReport` as a plain dict (see
+    :func:`agentsnap.report._entries.report_dict`), or None; ``golden`` /
+    ``new``: the slim snapshots (``trace``, ``output``…) or None; ``failed``:
+    the failed checks without the ``semantic:`` prefix; ``checks``: the
+    failed checks the page lists for this snapshot.
+    """
+
+    entry: Mapping[str, Any]
+    report: Mapping[str, Any] | None
+    golden: Mapping[str, Any] | None
+    new: Mapping[str, Any] | None
+    checks: Sequence[str] = ()
+
+    @property
+    def details(self) -> Mapping[str, Any]:
+        return (self.report or {}).get("details") or {}
+
+    @property
+    def failed(self) -> set[str]:
+        return {_text.check_key(c) for c in (self.report or {}).get("failed_checks") or []}
+
+
+R = TypeVar("R")
+
+
+class Check(Generic[R]):
+    """One comparison layer (subclass it; the class docstring says what it compares).
+
+    Class attributes: ``name`` (unique; its ``failed_checks`` entry),
+    ``title`` (the text report's section tag, default ``[NAME]``),
+    ``components`` (the parts of :attr:`DiffReport.score` it contributes),
+    ``fails_as`` (its fixed ``failed_checks`` entries; None: just ``name``),
+    ``always_decides`` (still fails under ``gate="score"``), ``one_line_form``
+    (its components weigh in the one-line ``snapshot(actual)`` form).
+    """
+
+    name: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+    components: ClassVar[tuple[str, ...]] = ()
+    fails_as: ClassVar[tuple[str, ...] | None] = None
+    always_decides: ClassVar[bool] = False
+    one_line_form: ClassVar[bool] = False
+
+    def fixed_failures(self) -> tuple[str, ...]:
+        """The ``failed_checks`` entries this check may add, besides computed ones."""
+        return (self.name,) if self.fails_as is None else self.fails_as
+
+    def run(self, ctx: CheckContext) -> R:
+        """Compare; the result must be a dataclass (a :class:`CheckResult` for the defaults)."""
+        raise NotImplementedError
+
+    # -- into the report -----------------------------------------------------------------
+    def contribute(self, result: R, draft: ReportDraft) -> None:
+        """Default: store ``asdict(result)`` in ``details["checks"][name]``; fail when not ``passed``."""
+        data = dataclasses.asdict(result)  # type: ignore[call-overload]
+        draft.details.setdefault("checks", {})[self.name] = data
+        if not data.get("passed", True):
+            draft.fail(self.name)
+
+    def stored(self, details: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        """This check's stored result in a report's ``details`` (None: it did not run)."""
+        found = (details.get("checks") or {}).get(self.name)
+        return found if isinstance(found, Mapping) else None
+
+    # -- out of the report ---------------------------------------------------------------
+    def section_title(self) -> str:
+        return self.title or f"[{self.name.upper()}]"
+
+    def render_text(self, view: TextView) -> None:
+        """Default: ``[TITLE] ok|FAIL — summary`` and the result's ``lines``, when it ran."""
+        data = self.stored(view.report.details)
+        if data is None:
+            return
+        ok = self.name not in view.failed
+        summary = str(data.get("summary") or "")
+        detail = f" — {summary}" if summary else ""
+        view.add(f"{view.tag(self.section_title())} {view.status(ok)}{detail}")
+        for line in data.get("lines") or []:
+            view.add(str(line), 1)
+
+    def html(self, page: HtmlPage) -> HtmlPart:
+        """Default: a generic section with the same summary and lines, when it ran."""
+        data = self.stored(page.details)
+        if data is None:
+            return HtmlPart()
+        return HtmlPart(
+            section=HtmlSection(
+                title=self.section_title(),
+                passed=self.name not in page.failed,
+                summary=str(data.get("summary") or ""),
+                lines=[str(line) for line in data.get("lines") or []],
+            )
+        )
+
+
+_REGISTRY: list[Check[Any]] = []
+
+
+def register_check(check: Check[Any], *, before: str | None = None) -> Check[Any]:
+    """Add ``check`` to the checks :func:`~agentsnap.diff.compute_diff` runs (last, or ``before`` another).
+
+    Checks run, fail and render in registry order. Returns ``check``.
+
+    Raises:
+        ValueError: its name is empty or already registered, or ``before``
+            names no registered check.
+        TypeError: ``check`` is not a :class:`Check`.
+    """
+    if not isinstance(check, Check):
+        raise TypeError(f"register_check() takes a Check, got {check!r}")
+    if not check.name:
+        raise ValueError("a check needs a name")
+    if any(c.name == check.name for c in _REGISTRY):
+        raise ValueError(f"a check named {check.name!r} is already registered")
+    if before is None:
+        _REGISTRY.append(check)
+        return check
+    for index, other in enumerate(_REGISTRY):
+        if other.name == before:
+            _REGISTRY.insert(index, check)
+            return check
+    raise ValueError(f"no registered check named {before!r}")
+
+
+def unregister_check(name: str) -> Check[Any]:
+    """Remove the check ``name`` from the registry and return it.
+
+    Raises:
+        LookupError: no check of that name is registered.
+    """
+    for index, check in enumerate(_REGISTRY):
+        if check.name == name:
+            return _REGISTRY.pop(index)
+    raise LookupError(f"no registered check named {name!r}")
+
+
+def registered_checks() -> tuple[Check[Any], ...]:
+    """The registered checks, in the order they run."""
+    return tuple(_REGISTRY)
+
+
+def registered_components() -> tuple[str, ...]:
+    """Every component of :attr:`DiffReport.score` the registered checks contribute, in order."""
+    return tuple(c for check in _REGISTRY for c in check.components)

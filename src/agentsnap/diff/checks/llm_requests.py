@@ -1,0 +1,144 @@
+"""The ``llm_requests`` check: the request each LLM call sent (replay mode)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ... import legacy as _legacy
+from .. import _text
+from ..arguments import diff_values
+from ..structural import llm_calls
+from ._api import Check, CheckContext, ReportDraft, TextView
+from .arguments import fraction_same, top_level
+
+__all__ = ["LLMCall", "LLMRequestsCheck", "LLMRequestsResult", "request_body"]
+
+#: ``(step number, step)`` of one llm_call
+LLMCall = tuple[Any, Mapping[str, Any]]
+
+
+@dataclass
+class LLMRequestsResult:
+    """``golden`` / ``new``: the llm_call steps; ``compared``: whether requests were
+    compared (``compare_requests``); ``entries``: one ``changes`` entry per call whose
+    request differs."""
+
+    golden: list[LLMCall]
+    new: list[LLMCall]
+    compared: bool
+    entries: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def common(self) -> int:
+        """How many llm_calls both sides have (the ones compared)."""
+        return min(len(self.golden), len(self.new))
+
+
+def request_body(step: Mapping[str, Any]) -> Any:
+    """The recorded request body of an llm_call step (None when not recorded)."""
+    exchange = step.get("exchange")
+    if not isinstance(exchange, Mapping):
+        return None
+    request = exchange.get("request")
+    if not isinstance(request, Mapping) or not isinstance(request.get("body"), Mapping):
+        return None
+    return request["body"]
+
+
+class LLMRequestsCheck(Check[LLMRequestsResult]):
+    """With ``compare_requests`` (replay): the request of llm_call *i* in golden and
+    new, for each *i* both have — the whole recorded request body when both steps
+    carry one, else the ``messages`` (against a 0.5.1 golden, the new messages must
+    start the recorded ones). Any difference fails, also under ``gate="score"``."""
+
+    name = "llm_requests"
+    title = "[REQUESTS]"
+    components = ("llm_requests",)
+    always_decides = True
+
+    def run(self, ctx: CheckContext) -> LLMRequestsResult:
+        g_llm, n_llm = llm_calls(ctx.golden_steps), llm_calls(ctx.new_steps)
+        result = LLMRequestsResult(g_llm, n_llm, bool(ctx.options.compare_requests))
+        if not result.compared:
+            return result
+        strict = ctx.options.strict
+        for i in range(result.common):
+            (g_no, g_step), (n_no, n_step) = g_llm[i], n_llm[i]
+            g_body, n_body = request_body(g_step), request_body(n_step)
+            if g_body is not None and n_body is not None:
+                # the whole request: messages, tools offered, model, parameters
+                changes = [
+                    {**c, "path": c["path"].lstrip(".") or "(request body)"}
+                    for c in diff_values(g_body, n_body, root="", strict=strict)
+                ]
+            elif ctx.legacy and _legacy.messages_match(
+                g_step.get("messages"), n_step.get("messages")
+            ):
+                changes = []  # 0.5.1 stored the caller's list, extended after the call
+            else:
+                changes = diff_values(
+                    g_step.get("messages"), n_step.get("messages"), root="messages", strict=strict
+                )
+            if changes:
+                result.entries.append(
+                    {
+                        "check": self.name,
+                        "index": i,
+                        "tool": None,
+                        "golden_step": g_no,
+                        "new_step": n_no,
+                        "changes": changes,
+                    }
+                )
+        return result
+
+    def contribute(self, result: LLMRequestsResult, draft: ReportDraft) -> None:
+        draft.details["llm_calls"] = {
+            "golden": len(result.golden),
+            "new": len(result.new),
+            "golden_steps": [no for no, _ in result.golden],
+            "new_steps": [no for no, _ in result.new],
+            "requests_compared": result.compared,
+        }
+        if result.entries:
+            draft.fail(self.name)
+        draft.changes += result.entries
+        g_steps, n_steps = dict(result.golden), dict(result.new)
+        for entry in result.entries:
+            g_step = g_steps.get(entry.get("golden_step"), {})
+            n_step = n_steps.get(entry.get("new_step"), {})
+            old, new = request_body(g_step), request_body(n_step)
+            if old is None or new is None:
+                old, new = (
+                    {"messages": g_step.get("messages")},
+                    {"messages": n_step.get("messages")},
+                )
+            draft.argument_diffs[f"llm_call[{entry['index']}].messages"] = {
+                "old": old,
+                "new": new,
+                **top_level(old, new),
+                "changes": entry["changes"],
+            }
+        if result.compared and result.common:
+            draft.components["llm_requests"] = fraction_same(result.entries, result.common)
+
+    def render_text(self, view: TextView) -> None:
+        llm = view.report.details.get("llm_calls") or {}
+        if not (llm.get("requests_compared") or self.name in view.failed):
+            return
+        entries = view.entries(self.name)
+        ok = self.name not in view.failed
+        if entries:
+            detail = f"llm_requests: messages differ in {_text.plural(len(entries), 'llm call')}"
+        else:
+            detail = "llm_requests: messages identical"
+        view.add(f"{view.tag(self.title)} {view.status(ok, decides=True)} — {detail}")
+        for entry in entries:
+            view.add(
+                f"llm_call[{entry.get('index')}] (golden step {entry.get('golden_step')}, "
+                f"new step {entry.get('new_step')}):",
+                1,
+            )
+            view.changes(entry, 2, whole=True)

@@ -1,0 +1,373 @@
+"""The text checks ``llm_call[i]`` and ``output``: what the LLM calls answered and the final output."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import _text
+from ..hints import fact_hints
+from ..semantic import as_text, meets_threshold
+from ._api import Check, CheckContext, HtmlPage, HtmlPart, ReportDraft, TextView
+from .llm_requests import LLMRequestsResult
+
+__all__ = ["SemanticCheck", "SemanticResult", "TextScore", "judge_one", "score_texts"]
+
+#: how a finding of the meaning check is labelled, by severity (text and HTML reports alike)
+FINDING_LABEL = {"harmful": "changed", "soft": "differs", "harmless": "harmless"}
+_SEVERITY_ORDER = {"harmful": 0, "soft": 1, "harmless": 2}
+
+
+@dataclass
+class TextScore:
+    """One text check: ``key`` (``llm_call[i]`` or ``output``), its ``score``, the
+    ``reasons`` shown and ``details`` (``details["semantic"][key]``)."""
+
+    key: str
+    score: float
+    reasons: list[str]
+    details: dict[str, Any]
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.details["passed"])
+
+
+@dataclass
+class SemanticResult:
+    """Every text check in order, and the backend that scored the differing texts."""
+
+    texts: list[TextScore] = field(default_factory=list)
+    backend: str = "exact"
+    backend_info: dict[str, Any] = field(default_factory=dict)
+
+
+def _response_text(step: Mapping[str, Any]) -> str:
+    value = step.get("response")
+    return "" if value is None else as_text(value)
+
+
+def judge_one(judge: Any, pair: tuple[str, str], key: str | None) -> tuple[float, str]:
+    """One judge verdict as ``(score, reason)``, whatever the judge returns.
+
+    :class:`agentsnap.diff.judge.LLMJudge` returns a float carrying ``.reason``; a
+    (score, reason) pair works; so does a 0.5.1-style judge whose ``score(old,
+    new, key=None)`` returns a plain float and keeps reasons in ``last_reasons()``.
+    """
+    import inspect
+
+    try:
+        takes_key = "key" in inspect.signature(judge.score).parameters
+    except (TypeError, ValueError):
+        takes_key = False
+    verdict = judge.score(pair[0], pair[1], key=key) if takes_key else judge.score(pair[0], pair[1])
+    if isinstance(verdict, (tuple, list)):
+        return float(verdict[0]), str(verdict[1]) if len(verdict) > 1 else ""
+    reason = getattr(verdict, "reason", None)
+    if reason is None and key is not None and callable(getattr(judge, "last_reasons", None)):
+        reason = (judge.last_reasons() or {}).get(key)
+    return float(verdict), str(reason or "")
+
+
+def score_texts(
+    pairs: list[tuple[str, str]],
+    *,
+    keys: list[str] | None = None,
+    judge: Any,
+    embed_fn: Any,
+    embedding_backend: Any,
+) -> tuple[list[float], list[list[str]], str, dict[str, Any], list[str], list[list[Any]]]:
+    """Per pair: score, reasons, scale (``exact``/``judge``/``meaning``) and meaning findings; the backend's name and description.
+
+    Without a judge every differing pair goes through :func:`agentsnap.diff.meaning.compare_many`,
+    whose sentences are aligned with the backend's encoder (MiniLM) or, for ``lexical``, by
+    character trigrams alone.
+    """
+    scores = [1.0] * len(pairs)
+    reasons: list[list[str]] = [[] for _ in pairs]
+    scale = ["exact"] * len(pairs)
+    findings: list[list[Any]] = [[] for _ in pairs]
+    pending = [i for i, (g, n) in enumerate(pairs) if g != n]
+    if not pending:
+        return scores, reasons, "exact", {}, scale, findings
+    if judge is not None:
+        for i in pending:
+            verdict = judge_one(judge, pairs[i], keys[i] if keys else None)
+            scores[i] = float(verdict[0])
+            reason = verdict[1]
+            if reason:
+                reasons[i].append(f"judge: {reason}")
+            scale[i] = "judge"
+        describe = getattr(judge, "describe", None)
+        info = describe() if callable(describe) else {"backend": "judge"}
+        return scores, reasons, "judge", info, scale, findings
+    from ..embeddings import get_backend
+    from ..meaning import compare_many
+
+    backend = get_backend(embedding_backend, embed_fn)
+    verdicts = compare_many([pairs[i] for i in pending], backend.encoder())
+    for i, meant in zip(pending, verdicts, strict=True):
+        scores[i] = float(meant.score)
+        reasons[i] = meant.reasons()
+        findings[i] = list(meant.findings)
+        scale[i] = "meaning"
+    return scores, reasons, backend.name, backend.describe(), scale, findings
+
+
+def _verdict_word(findings: list[Any], identical: bool, scale: str) -> str:
+    """``identical``, ``same meaning`` (only harmless differences), ``soft difference``, ``changed`` or ``judge``."""
+    if identical:
+        return "identical"
+    if scale == "judge":
+        return "judge"
+    levels = {f.severity for f in findings}
+    if "harmful" in levels:
+        return "changed"
+    if "soft" in levels:
+        return "soft difference"
+    return "same meaning"
+
+
+class SemanticCheck(Check[SemanticResult]):
+    """``llm_call[i]``: the response text of llm_call *i* (both sides have it) must score
+    >= ``llm_threshold``; ``output``: the final output must score >= ``semantic_threshold``
+    (non-strings compared as sorted-key JSON). Identical texts score 1.0; the others are
+    scored by the ``judge`` or the meaning check; with ``strict_facts`` a fact hint fails
+    the text whatever its score. Failures are listed as ``semantic:<key>``."""
+
+    name = "semantic"
+    title = "[SEMANTIC]"
+    components = ("llm_calls", "output")
+    fails_as = ()  # semantic:llm_call[i], semantic:output
+
+    def run(self, ctx: CheckContext) -> SemanticResult:
+        calls = ctx.result("llm_requests", LLMRequestsResult)
+        opts = ctx.options
+        keys: list[str] = []
+        pairs: list[tuple[str, str]] = []
+        for i in range(calls.common):
+            keys.append(f"llm_call[{i}]")
+            pairs.append((_response_text(calls.golden[i][1]), _response_text(calls.new[i][1])))
+        keys.append("output")
+        pairs.append((as_text(ctx.golden.get("output")), as_text(ctx.new.get("output"))))
+
+        scores, reasons, backend_name, backend_info, scale, findings = score_texts(
+            pairs,
+            keys=keys,
+            judge=opts.judge,
+            embed_fn=opts.embed_fn,
+            embedding_backend=opts.embedding_backend,
+        )
+        result = SemanticResult(backend=backend_name, backend_info=backend_info)
+        for index, (key, (g_text, n_text)) in enumerate(zip(keys, pairs, strict=True)):
+            score = scores[index]
+            # one scale for every backend (the meaning check or the judge): the documented thresholds apply
+            threshold = opts.semantic_threshold if key == "output" else opts.llm_threshold
+            hints = fact_hints(g_text, n_text)
+            score_ok = meets_threshold(score, threshold)
+            ok = score_ok and not (opts.strict_facts and hints)
+            shown_hints = (
+                [hint.message for hint in hints]
+                if (opts.strict_facts or scale[index] == "judge")
+                else []
+            )
+            was, now = _text.excerpts(g_text, n_text) if not ok else (None, None)
+            telling = [
+                f for f in findings[index] if f.severity != "harmless" and (f.golden or f.new)
+            ]
+            worst = next(
+                (f for f in telling if f.golden and f.new), telling[0] if telling else None
+            )
+            if not ok and worst is not None:
+                was, now = worst.golden or None, worst.new or None
+                if was and now and max(len(was), len(now)) > _text.EXCERPT_WIDTH:
+                    was, now = _text.excerpts(was, now)
+            details = {
+                "threshold": threshold,
+                "backend": "exact" if g_text == n_text else backend_name,
+                "passed": ok,
+                "verdict": _verdict_word(findings[index], g_text == n_text, scale[index]),
+                "findings": [
+                    {
+                        "kind": f.kind,
+                        "severity": f.severity,
+                        "golden": f.golden,
+                        "new": f.new,
+                        "message": f.message,
+                    }
+                    for f in findings[index]
+                ],
+                "golden_excerpt": was,
+                "new_excerpt": now,
+                "hints": [
+                    {
+                        "kind": h.kind,
+                        "golden": list(h.golden),
+                        "new": list(h.new),
+                        "message": h.message,
+                    }
+                    for h in hints
+                ],
+                "failed_by": None if ok else ("threshold" if not score_ok else "strict_facts"),
+            }
+            result.texts.append(TextScore(key, score, reasons[index] + shown_hints, details))
+        return result
+
+    def contribute(self, result: SemanticResult, draft: ReportDraft) -> None:
+        draft.details["semantic"] = {t.key: t.details for t in result.texts}
+        for text in result.texts:
+            draft.semantic_scores[text.key] = text.score
+            draft.reasons[text.key] = text.reasons
+            if not text.passed:
+                draft.fail(self.name, _text.SEMANTIC_PREFIX + text.key)
+        draft.backend = result.backend
+        draft.semantic_backend = result.backend_info
+        llm_scores = [min(1.0, max(0.0, t.score)) for t in result.texts if t.key != "output"]
+        if llm_scores:
+            draft.components["llm_calls"] = math.fsum(llm_scores) / len(llm_scores)
+        output = next(t for t in result.texts if t.key == "output")
+        draft.components["output"] = min(1.0, max(0.0, output.score))
+
+    def render_text(self, view: TextView) -> None:
+        report = view.report
+        details = report.details.get("semantic") or {}
+        scores = report.semantic_scores
+        ok = not any(key in view.failed for key in scores)
+        detail = f" — backend: {report.backend}" if scores else " — nothing compared"
+        info = report.semantic_backend or {}
+        if scores and info.get("model_sha256"):
+            detail += f" ({info.get('model', 'model')}, sha256 {str(info['model_sha256'])[:12]})"
+        elif scores and info.get("backend") == "judge" and info.get("model"):
+            detail += f" ({info['model']})"
+        view.add(f"{view.tag(self.title)} {view.status(ok)}{detail}")
+        for key, score in scores.items():
+            info = details.get(key) or {}
+            key_ok = key not in view.failed
+            threshold = info.get("threshold")
+            by_facts = info.get("failed_by") == "strict_facts"
+            if threshold is None:
+                line = f"{key}: {_text.pct(score)}"
+            else:
+                cmp = "≥" if key_ok or by_facts else "<"
+                line = f"{key}: {_text.pct(score)} {cmp} threshold {_text.pct(threshold)}"
+            if by_facts:
+                line += " but facts differ (strict_facts)"
+            verdict = info.get("verdict")
+            suffix = f" — {verdict}" if verdict and verdict not in ("identical", "judge") else ""
+            view.add(f"{line} {view.status(key_ok)}{suffix}", 1)
+            if not key_ok:
+                was, now = info.get("golden_excerpt"), info.get("new_excerpt")
+                if was is not None:
+                    view.add(view.paint(f"was: {was!r}", _text.DIM), 2)
+                if now is not None:
+                    view.add(f"now: {now!r}", 2)
+            hint_lines = {h.get("message") for h in info.get("hints") or []}
+            # the meaning check's findings, labelled by what they did to the verdict
+            severity = {f.get("message"): f.get("severity") for f in info.get("findings") or []}
+            for reason in report.reasons.get(key) or []:
+                if reason in severity:
+                    label = FINDING_LABEL.get(str(severity[reason]), "reason")
+                else:
+                    label = "hint" if reason in hint_lines else "reason"
+                view.add(f"{label}: {reason}", 2)
+
+    # -- HTML ---------------------------------------------------------------------------
+    def html(self, page: HtmlPage) -> HtmlPart:
+        rows = _semantic_rows(page.report)
+        return HtmlPart(
+            view={
+                "semantic": rows,
+                "output": _output(page, rows),
+                "backend": _backend_line(page.report),
+            }
+        )
+
+
+def _finding(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """One finding for the page: its label, what changed, and the golden / new sentences."""
+    message = str(raw.get("message") or "")
+    what = message.split(": golden: ", 1)[0] if ": golden: " in message else message
+    severity = str(raw.get("severity") or "")
+    return {
+        "severity": severity,
+        "label": FINDING_LABEL.get(severity, "note"),
+        "what": what,
+        "golden": str(raw.get("golden") or ""),
+        "new": str(raw.get("new") or ""),
+        "message": message,
+    }
+
+
+def _semantic_rows(report: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    from ...report._values import pct
+
+    if not report:
+        return []
+    details = ((report.get("details") or {}).get("semantic")) or {}
+    failed = {_text.check_key(c) for c in report.get("failed_checks") or []}
+    rows = []
+    for key, score in (report.get("semantic_scores") or {}).items():
+        info = details.get(key) or {}
+        hint_messages = {h.get("message") for h in info.get("hints") or []}
+        findings = [_finding(f) for f in info.get("findings") or [] if isinstance(f, Mapping)]
+        finding_messages = {f["message"] for f in findings}
+        reasons = [
+            r for r in (report.get("reasons") or {}).get(key) or [] if r not in finding_messages
+        ]
+        rows.append(
+            {
+                "check": key,
+                "score": pct(score),
+                "score_value": max(0.0, min(1.0, float(score)))
+                if isinstance(score, (int, float))
+                else 0.0,
+                "threshold": pct(info.get("threshold"))
+                if info.get("threshold") is not None
+                else "—",
+                "backend": info.get("backend") or report.get("backend") or "",
+                "passed": key not in failed,
+                "failed_by": info.get("failed_by"),
+                "hints": [r for r in reasons if r in hint_messages],
+                "reasons": [r for r in reasons if r not in hint_messages],
+                "verdict": info.get("verdict") or "",
+                "findings": sorted(findings, key=lambda f: _SEVERITY_ORDER.get(f["severity"], 3)),
+            }
+        )
+    return rows
+
+
+def _backend_line(report: Mapping[str, Any] | None) -> str:
+    if not report:
+        return ""
+    info = report.get("semantic_backend") or {}
+    parts = [str(report.get("backend") or "exact")]
+    if info.get("model"):
+        parts.append(str(info["model"]))
+    if info.get("method"):
+        parts.append(str(info["method"]))
+    if info.get("model_sha256"):
+        parts.append(f"sha256 {str(info['model_sha256'])[:12]}")
+    return " · ".join(parts)
+
+
+def _output(page: HtmlPage, rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    from ...report._values import output_text, word_diff
+
+    golden, new = page.entry.get("golden"), page.entry.get("new")
+    if new is None and golden is None:
+        return None
+    if golden is None or new is None:
+        only = new if new is not None else golden
+        return {"single": True, "text": output_text((only or {}).get("output"))}
+    g_text, n_text = output_text(golden.get("output")), output_text(new.get("output"))
+    left, right = word_diff(g_text, n_text)
+    check = next((row for row in rows if row["check"] == "output"), None)
+    return {
+        "single": False,
+        "golden": left,
+        "new": right,
+        "identical": g_text == n_text,
+        "check": check,
+    }

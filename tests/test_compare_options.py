@@ -1,0 +1,201 @@
+"""One list of comparison knobs: ``CompareOptions`` and everything derived from (or held to) it.
+
+The settings' comparison fields, the marker's keywords, ``AgentAsserter``'s
+arguments, ``lifecycle.compare``'s options, ``compute_diff``'s keywords and the
+reference docs all follow the field metadata of
+:class:`agentsnap.diff.options.CompareOptions`; these tests fail when one drifts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import inspect
+import re
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from agentsnap import config
+from agentsnap.diff import compute_diff
+from agentsnap.diff.options import (
+    CompareOptions,
+    DiffConfig,
+    asserter_option_names,
+    marker_option_names,
+    option_fields,
+    setting_field,
+    setting_option_names,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _reference() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "agentsnap_docs_reference_options", ROOT / "docs" / "_gen" / "reference.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _default(f: dataclasses.Field[object]) -> object:
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return f.default
+
+
+def test_every_knob_has_a_doc_and_the_metadata_keys() -> None:
+    for f in dataclasses.fields(CompareOptions):
+        assert set(f.metadata) == {"doc", "marker", "asserter", "setting"}, f.name
+        assert isinstance(f.metadata["doc"], str) and len(f.metadata["doc"]) > 20, f.name
+    assert [f.name for f in option_fields()] == [f.name for f in dataclasses.fields(CompareOptions)]
+
+
+def test_the_settings_comparison_fields_are_the_setting_knobs_with_their_default_and_doc() -> None:
+    settings = {f.name: f for f in dataclasses.fields(config.Settings)}
+    knobs = {f.name: f for f in option_fields()}
+    # every knob marked `setting` is a Settings field with the same default and doc ...
+    for name in setting_option_names():
+        assert name in settings, name
+        assert name in config.SETTING_KEYS, name
+        assert _default(settings[name]) == knobs[name].default, name
+        assert settings[name].metadata["doc"] == knobs[name].doc, name
+    # ... and no other knob is a Settings field
+    assert {n for n in settings if n in knobs} == set(setting_option_names())
+    assert config.Settings().ignored_fields is not config.Settings().ignored_fields
+
+
+def test_setting_field_refuses_a_knob_that_is_not_a_setting() -> None:
+    with pytest.raises(KeyError):
+        setting_field("min_score")
+
+
+def test_the_marker_accepts_the_marker_knobs_in_field_order() -> None:
+    from agentsnap.pytest_plugin import MARKER_OPTIONS
+
+    assert marker_option_names() == MARKER_OPTIONS
+    assert MARKER_OPTIONS[:3] == ("semantic_threshold", "llm_threshold", "structural_tolerance")
+
+
+def test_agent_asserter_takes_exactly_the_asserter_knobs() -> None:
+    from agentsnap.recorder import AgentAsserter
+
+    params = inspect.signature(AgentAsserter.__init__).parameters
+    knobs = {f.name for f in option_fields()}
+    assert {n for n in params if n in knobs} == set(asserter_option_names())
+    for name in asserter_option_names():
+        assert params[name].default is None, name  # None: the settings' value
+
+
+def test_agent_asserter_passes_its_comparison_arguments_on(tmp_path: Path) -> None:
+    from agentsnap.recorder import AgentAsserter
+
+    asserter = AgentAsserter(
+        "t",
+        tmp_path,
+        semantic_threshold=0.5,
+        ignored_fields="meta.id",
+        weights={"output": 2},
+        strict=True,
+        judge=False,
+    )
+    assert set(asserter.overrides) == set(asserter_option_names())
+    assert asserter.overrides["semantic_threshold"] == 0.5
+    assert asserter.overrides["ignored_fields"] == ["meta.id"]
+    assert asserter.overrides["weights"] == {"output": 2}
+    assert asserter.overrides["strict"] is True
+    assert asserter.overrides["judge"] is None
+    assert asserter.overrides["llm_threshold"] is None
+
+
+def test_compute_diff_takes_every_knob_with_the_same_default() -> None:
+    params = inspect.signature(compute_diff).parameters
+    for f in option_fields():
+        assert f.name in params, f.name
+        assert params[f.name].kind is inspect.Parameter.KEYWORD_ONLY, f.name
+        default = params[f.name].default
+        if f.name == "ignored_fields":
+            assert list(default) == f.default
+        else:
+            assert default == f.default, f.name
+
+
+def test_lifecycle_compare_passes_every_setting_knob() -> None:
+    from agentsnap.lifecycle import compare
+    from agentsnap.snapshot import Snapshot
+
+    snap = Snapshot(name="t", trace=[], output="same", approved=True)
+    settings = dataclasses.replace(
+        config.Settings(),
+        semantic_threshold=0.5,
+        llm_threshold=0.4,
+        structural_tolerance=2,
+        lexical_semantic_threshold=0.3,
+        lexical_llm_threshold=0.2,
+        strict_facts=True,
+        embedding_backend="lexical",
+        ignored_fields=["meta.id"],
+    )
+    report = compare(snap, snap, settings, mode="live")
+    used = report.details["settings"]
+    assert used["semantic_threshold"] == 0.5
+    assert used["llm_threshold"] == 0.4
+    assert used["structural_tolerance"] == 2
+    assert used["lexical_semantic_threshold"] == 0.3
+    assert used["lexical_llm_threshold"] == 0.2
+    assert used["strict_facts"] is True
+    assert used["ignored_fields"] == ["meta.id"]
+    # every setting knob is one of these
+    assert set(setting_option_names()) <= set(used) | {"embedding_backend"}
+
+
+def test_validated_checks_and_normalises() -> None:
+    opts = CompareOptions(semantic_threshold=1, weights={"output": 2}).validated()
+    assert opts.semantic_threshold == 1.0 and isinstance(opts.semantic_threshold, float)
+    assert opts.weights == {"output": 2.0}
+    with pytest.raises(ValueError, match="semantic_threshold"):
+        CompareOptions(semantic_threshold=1.5).validated()
+    with pytest.raises(TypeError, match="structural_tolerance"):
+        CompareOptions(structural_tolerance=True).validated()
+    with pytest.raises(ValueError, match="unknown weights key"):
+        CompareOptions(weights={"nope": 1}).validated()
+    with pytest.raises(ValueError, match="needs min_score"):
+        CompareOptions(gate="score").validated()
+    with pytest.raises(TypeError, match="judge"):
+        CompareOptions(judge=object()).validated()
+
+
+def test_diff_config_is_still_importable_from_both_places() -> None:
+    import agentsnap
+    from agentsnap.diff import DiffConfig as Again
+
+    assert Again is DiffConfig is agentsnap.DiffConfig
+    assert DiffConfig(judge=object()).options()["llm_threshold"] == 0.40
+
+
+def test_the_reference_docs_list_every_knob_with_its_doc_and_where_it_is_set() -> None:
+    reference = _reference()
+    page = (ROOT / "docs" / "reference" / "configuration.md").read_text(encoding="utf-8")
+    assert reference.MARKERS["compare"] in page
+    table = reference.compare_options_reference()
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    assert [re.match(r"\| `([a-z_]+)`", row).group(1) for row in rows] == [  # type: ignore[union-attr]
+        f.name for f in option_fields()
+    ]
+    for f, row in zip(option_fields(), rows, strict=True):
+        cells = [c.strip() for c in row.strip("|").split(" | ")]
+        assert cells[2:5] == ["yes" if x else "—" for x in (f.setting, f.marker, f.asserter)]
+        assert cells[5] == f.doc.replace("|", "\\|")
+
+
+def test_the_concepts_page_names_the_marker_keywords_in_order() -> None:
+    text = (ROOT / "docs" / "concepts.md").read_text(encoding="utf-8")
+    start = text.index("`@pytest.mark.agentsnap(...)` sets one test's snapshot name")
+    end = text.find("\n\n", start)
+    paragraph = text[start : end if end != -1 else len(text)]
+    named = re.findall(r"`([a-z_]+)`", paragraph.split("comparison settings:", 1)[1])
+    assert tuple(named[: len(marker_option_names())]) == marker_option_names()
