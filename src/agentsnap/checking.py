@@ -20,7 +20,7 @@ approved                    compare; fail below ``min_score``       same
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -159,33 +159,23 @@ def settle_tool_calls(
     min_score: float,
     weights: Mapping[str, float] | None,
     strict: bool,
-    on_outcome: Callable[[str, str], None] | None = None,
     test_passed: bool = True,
     golden: Any = None,
 ) -> DiffReport | None:
     """The state table for a snapshot made by :func:`tool_call_snapshot`; the report when one was compared."""
-    from .exceptions import AgentRegressionError, SnapshotNotFoundError, SnapshotPendingError
-
-    try:
-        outcome = settle(
-            store,
-            new,
-            settings,
-            mode=mode,
-            missing="pending",
-            test_passed=test_passed,
-            golden=golden,
-            overrides={
-                "min_score": min_score,
-                "weights": {**_tool_calls_only(), **(weights or {})},
-                "strict": strict,
-                "gate": "score",
-            },
-        )
-    except (AgentRegressionError, SnapshotNotFoundError, SnapshotPendingError):
-        if on_outcome is not None:
-            on_outcome("failed", new.name)
-        raise
-    if on_outcome is not None:
-        on_outcome(outcome.action, new.name)
+    outcome = settle(
+        store,
+        new,
+        settings,
+        mode=mode,
+        missing="pending",
+        test_passed=test_passed,
+        golden=golden,
+        overrides={
+            "min_score": min_score,
+            "weights": {**_tool_calls_only(), **(weights or {})},
+            "strict": strict,
+            "gate": "score",
+        },
+    )
     return outcome.report if outcome.action == "passed" else None

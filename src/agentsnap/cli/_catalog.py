@@ -260,7 +260,7 @@ def select(pattern: str, found: Scan) -> list[Target]:
         ]
         if hits:
             return hits
-    for kind, test in (
+    tests: tuple[tuple[str, Callable[[Target], bool]], ...] = (
         (
             "the start of",
             lambda t: (
@@ -275,7 +275,8 @@ def select(pattern: str, found: Scan) -> list[Target]:
                 or (not t.readable and _is_short_name_of(_key(pattern), _key(t.name)))
             ),
         ),
-    ):
+    )
+    for kind, test in tests:
         hits = [t for t in every if test(t)]
         if len(hits) == 1 and hits[0].readable:
             return hits

@@ -18,11 +18,14 @@ import os
 import sys
 from collections.abc import Sequence
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Literal
 
 import typer
 
 __all__ = ["Column", "Output", "age", "one_line", "plural", "stdin_is_interactive", "stdout_is_tty"]
+
+#: how a column's cells align (rich's ``justify`` values)
+Justify = Literal["default", "left", "center", "right", "full"]
 
 
 def stdout_is_tty() -> bool:
@@ -86,7 +89,7 @@ def age(timestamp: str, now: datetime | None = None) -> str:
 class Column:
     """One table column: header text, alignment (``left``/``right``), rich style."""
 
-    def __init__(self, header: str, *, justify: str = "left", style: str | None = None) -> None:
+    def __init__(self, header: str, *, justify: Justify = "left", style: str | None = None) -> None:
         self.header = header
         self.justify = justify
         self.style = style
@@ -146,7 +149,7 @@ class Output:
             for col in columns:
                 table.add_column(
                     col.header, justify=col.justify, style=col.style, overflow="fold", no_wrap=False
-                )  # type: ignore[arg-type]
+                )
             for r, row in enumerate(rows):
                 cells = []
                 for c, cell in enumerate(row):

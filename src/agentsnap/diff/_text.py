@@ -30,7 +30,7 @@ _repr.maxstring = 4 * VALUE_WIDTH  # reprlib elides in the middle; the cut below
 _repr.maxother = 4 * VALUE_WIDTH
 _repr.maxlist = _repr.maxdict = _repr.maxtuple = _repr.maxset = 8
 _repr.maxlevel = 3
-_repr.fillvalue = "…"
+_repr.fillvalue = "…"  # type: ignore[attr-defined]  # Python 3.11+; 3.10 elides with "..."
 
 # every character str.splitlines() breaks on, shown escaped inside a report line
 ESCAPE_LINE_BREAKS = {ord(c): repr(c)[1:-1] for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"}

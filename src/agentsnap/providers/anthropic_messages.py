@@ -35,6 +35,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from agentsnap.providers._errors import error_message
 from agentsnap.providers.sse import parse_sse
 
 __all__ = ["normalize", "tool_results"]
@@ -136,7 +137,7 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
     if streamed:
         view["complete"] = result.complete
     if isinstance(status, int) and status >= 400:
-        view["error"] = _error_message(result.error_body)
+        view["error"] = error_message(result.error_body)
     elif isinstance(response.get("error"), Mapping):  # a transport failure: no HTTP response at all
         failure = response["error"]
         view["error"] = f"{failure.get('type')}: {failure.get('message')}"
@@ -194,24 +195,6 @@ def _tool_names(body: Mapping[str, Any]) -> list[str]:
         for tool in (tools if isinstance(tools, list) else [])
         if isinstance(tool, Mapping) and isinstance(tool.get("name"), str)
     ]
-
-
-def _error_message(body: Any) -> str | None:
-    if isinstance(body, str):
-        try:
-            body = json.loads(body)
-        except ValueError:
-            return body.strip() or None
-    if not isinstance(body, Mapping):
-        return None
-    err = body.get("error")
-    if isinstance(err, Mapping) and isinstance(err.get("message"), str):
-        return err["message"]
-    if isinstance(err, str) and err:
-        return err
-    if isinstance(body.get("message"), str):
-        return body["message"]
-    return None
 
 
 def _args(raw: Any) -> Any:
@@ -326,7 +309,7 @@ def _read_body(body: Any, status: Any, warnings: list[str]) -> _Read:
             warnings.append(f"response has {what}")
         return out
     if not is_error and body.get("type") == "error":
-        warnings.append(f"response body carries an error: {_error_message(body)!r}")
+        warnings.append(f"response body carries an error: {error_message(body)!r}")
     out.model = _str_or_none(body.get("model"))
     out.take_usage(body.get("usage"))
     content = body.get("content")
@@ -382,7 +365,7 @@ def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
         if event.event == "error" or kind == "error":
             out.error_body = payload
             out.complete = False
-            warnings.append(f"event {number}: stream error: {_error_message(payload)!r}")
+            warnings.append(f"event {number}: stream error: {error_message(payload)!r}")
             break
         if kind == "message_start":
             message = payload.get("message")

@@ -19,6 +19,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from agentsnap.providers._errors import error_message
 from agentsnap.providers.sse import parse_sse
 
 __all__ = ["normalize", "tool_results"]
@@ -114,7 +115,7 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
     if streamed:
         view["complete"] = acc.finished and not acc.stream_error and not is_error
     if is_error:
-        view["error"] = _error_message(acc.error_body)
+        view["error"] = error_message(acc.error_body)
     return view
 
 
@@ -206,23 +207,6 @@ def _usage(meta: Any) -> dict[str, Any] | None:
         "output_tokens": output,
         "total_tokens": _count(meta, "totalTokenCount"),
     }
-
-
-def _error_message(body: Any) -> str | None:
-    if isinstance(body, list) and len(body) == 1:
-        body = body[0]
-    if isinstance(body, Mapping):
-        err = body.get("error")
-        if isinstance(err, Mapping) and isinstance(err.get("message"), str):
-            return err["message"]
-        if isinstance(err, str) and err:
-            return err
-        if isinstance(body.get("message"), str):
-            return body["message"]
-        return None
-    if isinstance(body, str) and body.strip():
-        return body.strip()
-    return None
 
 
 def _candidate_zero(candidates: Any) -> Mapping[str, Any] | None:

@@ -15,6 +15,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from agentsnap.providers._errors import error_message
 from agentsnap.providers.sse import parse_sse
 
 __all__ = ["normalize"]
@@ -221,20 +222,7 @@ def _text(content: Any) -> str:
 
 
 def _error_message(body: Any) -> str | None:
-    if isinstance(body, Mapping):
-        err = body.get("error")
-        nested = err.get("message") if isinstance(err, Mapping) else None
-        top = body.get("message")
-        if isinstance(nested, str):
-            return nested
-        if isinstance(err, str) and err:
-            return err
-        if isinstance(top, str):
-            return top
-        return None
-    if isinstance(body, str) and body.strip():
-        return body.strip()
-    return None
+    return error_message(body, plain_text=True)
 
 
 def _preview(text: str) -> str:

@@ -26,6 +26,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from agentsnap.providers._errors import error_message
 from agentsnap.providers.sse import parse_sse
 
 __all__ = ["normalize", "tool_results"]
@@ -129,7 +130,7 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
     if streamed:
         view["complete"] = result.complete
     if isinstance(status, int) and status >= 400:
-        view["error"] = _error_message(result.error_body)
+        view["error"] = error_message(result.error_body)
     if warnings:
         view["warnings"] = warnings
     return view
@@ -248,21 +249,6 @@ def _args(raw: Any, kind: str) -> Any:
     return copy.deepcopy(raw)
 
 
-def _error_message(body: Any) -> str | None:
-    if isinstance(body, Mapping):
-        err = body.get("error")
-        if isinstance(err, Mapping) and isinstance(err.get("message"), str):
-            return err["message"]
-        if isinstance(err, str) and err:
-            return err
-        if isinstance(body.get("message"), str):
-            return body["message"]
-        return None
-    if isinstance(body, str) and body.strip():
-        return body.strip()
-    return None
-
-
 def _apply_output(out: _Read, items: list[Any]) -> None:
     """Text and tool requests of a list of output items (in list order)."""
     texts: list[str] = []
@@ -296,7 +282,7 @@ def _note_outcome(obj: Mapping[str, Any], warnings: list[str]) -> None:
     """Warn about a response object that failed or stopped early."""
     state = obj.get("status")
     if state == "failed":
-        warnings.append(f"response failed: {_error_message(obj)!r}")
+        warnings.append(f"response failed: {error_message(obj)!r}")
     elif state == "incomplete":
         details = obj.get("incomplete_details")
         reason = details.get("reason") if isinstance(details, Mapping) else None
@@ -479,7 +465,7 @@ def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
             isinstance(payload.get("error"), Mapping) and kind not in _LIFECYCLE
         ):
             out.error_body = payload
-            warnings.append(f"event {number}: stream error: {_error_message(payload)!r}")
+            warnings.append(f"event {number}: stream error: {error_message(payload)!r}")
             break
         if kind in _LIFECYCLE:
             obj = payload.get("response")
