@@ -110,16 +110,26 @@ def frameworks(session: nox.Session, group: str) -> None:
     )
 
 
+def _install_unless_here(session: nox.Session, *requirements: str) -> None:
+    """Install into the session's venv; with `nox --no-venv` (.ci/run) use what this
+    environment has (`pip install -e '.[dev]'` brings ruff and mypy)."""
+    if session.venv_backend != "none":
+        session.install(*requirements)
+
+
 @nox.session(python=PYTHONS)
 def lint(session: nox.Session) -> None:
-    session.install("ruff")
-    session.run("ruff", "check", "src", "tests", "examples")
+    """ruff's rules and its formatter (config in pyproject.toml); a CI gate (.ci/run)."""
+    _install_unless_here(session, "ruff>=0.15")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
 
 
 @nox.session(python=PYTHONS)
 def typecheck(session: nox.Session) -> None:
-    session.install("-e", ".[dev]", "mypy")
-    session.run("mypy", "src/agentsnap")
+    """`mypy --strict` over src/agentsnap (config in pyproject.toml); a CI gate (.ci/run)."""
+    _install_unless_here(session, "-e", ".[dev]")
+    session.run("mypy", "--strict")
 
 
 @nox.session(python=PYTHONS)
