@@ -147,7 +147,8 @@ _SHORT_DAYS = {
     "mai",
 }
 
-_NUMBER_WORDS = {
+#: English number words; the other languages' follow in :data:`_NUMBER_WORDS` (hints reads these)
+ENGLISH_NUMBER_WORDS = {
     "zero": 0,
     "one": 1,
     "two": 2,
@@ -180,6 +181,10 @@ _NUMBER_WORDS = {
     "thousand": 1000,
     "million": 1_000_000,
     "billion": 1_000_000_000,
+}
+
+_NUMBER_WORDS = {
+    **ENGLISH_NUMBER_WORDS,
     "dozen": 12,
     # German
     "null": 0,
@@ -364,7 +369,8 @@ _UNITS = {
 _UNIT_RE = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
 _CUR_RE = "|".join(sorted((re.escape(c) for c in _CURRENCY), key=len, reverse=True))
 
-_NEGATIONS = frozenset(
+#: English negation words; the other languages' follow in :data:`_NEGATIONS` (hints reads these)
+ENGLISH_NEGATIONS = frozenset(
     [
         "not",
         "no",
@@ -377,6 +383,10 @@ _NEGATIONS = frozenset(
         "nor",
         "cannot",
         "without",
+    ]
+)
+_NEGATIONS = ENGLISH_NEGATIONS | frozenset(
+    [
         "nicht",
         "kein",
         "keine",

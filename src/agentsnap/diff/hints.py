@@ -46,6 +46,8 @@ from collections import Counter
 from decimal import Decimal, InvalidOperation
 from typing import NamedTuple
 
+from .facts import ENGLISH_NEGATIONS, ENGLISH_NUMBER_WORDS
+
 __all__ = ["Hint", "fact_hints", "names", "negations", "numbers"]
 
 
@@ -64,40 +66,7 @@ class Hint(NamedTuple):
     message: str
 
 
-_NUMBER_WORDS = {
-    "zero": 0,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "thirteen": 13,
-    "fourteen": 14,
-    "fifteen": 15,
-    "sixteen": 16,
-    "seventeen": 17,
-    "eighteen": 18,
-    "nineteen": 19,
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy": 70,
-    "eighty": 80,
-    "ninety": 90,
-    "hundred": 100,
-    "thousand": 1000,
-    "million": 1_000_000,
-    "billion": 1_000_000_000,
-}
+_NUMBER_WORDS = ENGLISH_NUMBER_WORDS
 _NOT_A_NUMBER_BEFORE_ONE = frozenset(
     {
         "no",
@@ -125,21 +94,7 @@ _NOT_A_NUMBER_BEFORE_ONE = frozenset(
     }
 )
 _ORDINAL = frozenset({"st", "nd", "rd", "th"})
-_NEGATIONS = frozenset(
-    {
-        "not",
-        "no",
-        "never",
-        "none",
-        "nothing",
-        "nobody",
-        "nowhere",
-        "neither",
-        "nor",
-        "cannot",
-        "without",
-    }
-)
+_NEGATIONS = ENGLISH_NEGATIONS
 _WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*(?:-[A-Za-z]+)*")
 _NUMBER = re.compile(
     r"(?<![\w.,])(?P<cur>[$€£¥])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
