@@ -64,11 +64,41 @@ def test_public_names() -> None:
     assert set(providers.__all__) == {
         "Codec",
         "SSEEvent",
+        "codec_for_response",
         "codec_names",
         "get_codec",
         "get_tool_results",
         "parse_sse",
     }
+
+
+@pytest.mark.parametrize(
+    ("body", "codec"),
+    [
+        ({"id": "c", "object": "chat.completion", "choices": []}, "openai_chat"),
+        (
+            {"id": "r", "object": "response", "status": "completed", "output": []},
+            "openai_responses",
+        ),
+        ({"type": "message", "role": "assistant", "content": []}, "anthropic_messages"),
+        ({"candidates": [{"content": {"parts": []}}]}, "gemini"),
+        ({"id": "x", "message": {"role": "assistant", "content": []}}, "cohere_chat"),
+        ({"generation_id": "g", "text": "hi"}, "cohere_v1"),
+        # an input item of the same type but another role is no response
+        ({"type": "message", "role": "user", "content": []}, None),
+        ({"messages": []}, None),
+        ([{"choices": []}], None),
+    ],
+)
+def test_codec_for_response_asks_each_codec_its_own_shape(body: object, codec: str | None) -> None:
+    assert providers.codec_for_response(body) == codec
+
+
+def test_every_response_codec_declares_its_shape() -> None:
+    for name in providers.RESPONSE_CODECS:
+        assert name in providers.codec_names()
+        module = __import__(f"agentsnap.providers.{name}", fromlist=["looks_like_response"])
+        assert module.looks_like_response({}) is False
 
 
 def test_openai_chat_tool_results_lists_tool_turns_in_order() -> None:

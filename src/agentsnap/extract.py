@@ -355,27 +355,9 @@ def _is_response(obj: Mapping[str, Any]) -> bool:
 
 
 def _codec_for(obj: Mapping[str, Any]) -> str | None:
-    if isinstance(obj.get("choices"), list):
-        return "openai_chat"  # also groq, OpenRouter, mistralai: the same choices[].message.tool_calls shape
-    if obj.get("object") == "response" or (
-        isinstance(obj.get("output"), list) and "status" in obj and "id" in obj
-    ):
-        return "openai_responses"
-    if (
-        obj.get("type") == "message"
-        and isinstance(obj.get("content"), list)
-        and obj.get("role") == "assistant"
-    ):
-        return "anthropic_messages"
-    if isinstance(obj.get("candidates"), list):
-        return "gemini"
-    if isinstance(obj.get("message"), Mapping) and obj["message"].get("role") == "assistant":
-        return "cohere_chat"
-    if "generation_id" in obj or (
-        isinstance(obj.get("tool_calls"), list) and "text" in obj and "role" not in obj
-    ):
-        return "cohere_v1"
-    return None
+    from .providers import codec_for_response
+
+    return codec_for_response(obj)
 
 
 def _from_codec(codec: str, body: Mapping[str, Any], calls: list[dict[str, Any]]) -> None:

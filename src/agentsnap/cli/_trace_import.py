@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,22 +43,21 @@ _SHAPES = (
 )
 
 
-def _is_anthropic(value: Any) -> bool:
-    return (
-        isinstance(value, dict)
-        and value.get("type") == "message"
-        and isinstance(value.get("content"), list)
-    )
+def _looks_like(codec: str) -> Callable[[Any], bool]:
+    """The codec's own response-shape test (``providers.<codec>.looks_like_response``)."""
 
+    def test(value: Any) -> bool:
+        from ..providers import codec_for_response
 
-def _is_gemini(value: Any) -> bool:
-    return isinstance(value, dict) and isinstance(value.get("candidates"), list)
+        return codec_for_response(value, among=(codec,)) == codec
+
+    return test
 
 
 # format -> (shape test, codec, request path)
 _SINGLE = {
-    "anthropic": (_is_anthropic, "anthropic_messages", "/v1/messages"),
-    "gemini": (_is_gemini, "gemini", "/v1beta/models/{model}:generateContent"),
+    "anthropic": (_looks_like("anthropic_messages"), "anthropic_messages", "/v1/messages"),
+    "gemini": (_looks_like("gemini"), "gemini", "/v1beta/models/{model}:generateContent"),
 }
 
 

@@ -10,12 +10,20 @@ from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from agentsnap.providers.sse import SSEEvent, parse_sse
 
-__all__ = ["Codec", "SSEEvent", "codec_names", "get_codec", "get_tool_results", "parse_sse"]
+__all__ = [
+    "Codec",
+    "SSEEvent",
+    "codec_for_response",
+    "codec_names",
+    "get_codec",
+    "get_tool_results",
+    "parse_sse",
+]
 
 Codec = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
 """``normalize(request, response) -> view``; see each codec module for the shapes."""
@@ -88,3 +96,30 @@ def get_tool_results(name: str) -> ToolResults | None:
         KeyError: *name* is not registered (as :func:`get_codec`).
     """
     return getattr(_module(name), "tool_results", None)
+
+
+#: the codecs whose response bodies :func:`codec_for_response` recognises, in the order
+#: asked (mistral_chat reads the openai_chat shape, so it is not asked on its own)
+RESPONSE_CODECS = (
+    "openai_chat",
+    "openai_responses",
+    "anthropic_messages",
+    "gemini",
+    "cohere_chat",
+    "cohere_v1",
+)
+
+
+def codec_for_response(body: Any, among: tuple[str, ...] = RESPONSE_CODECS) -> str | None:
+    """The codec whose response body ``body`` looks like (each codec's ``looks_like_response``),
+    asked in the order of ``among``; None for anything else (a non-mapping included).
+
+    Used where a provider's body arrives without its request: ``extract_tool_calls`` and
+    ``agentsnap record --from-trace``. Imports the codec modules it asks.
+    """
+    if not isinstance(body, Mapping):
+        return None
+    for name in among:
+        if _module(name).looks_like_response(body):
+            return name
+    return None

@@ -422,3 +422,13 @@ def _apply_delta(block: _Block, delta: Mapping[str, Any]) -> None:
         and isinstance(delta.get("thinking"), str)
     ):
         block.parts.append(delta["thinking"])
+
+
+def looks_like_response(body: Mapping[str, Any]) -> bool:
+    """A Messages API response: an assistant ``message`` with a content list (an input
+    item of the same ``type`` has another role)."""
+    return (
+        body.get("type") == "message"
+        and isinstance(body.get("content"), list)
+        and body.get("role") == "assistant"
+    )

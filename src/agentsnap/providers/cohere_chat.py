@@ -325,3 +325,9 @@ def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
         {"id": c.id, "name": c.name, "args": _oa._args("".join(c.parts))} for c in ordered
     ]
     return out
+
+
+def looks_like_response(body: Mapping[str, Any]) -> bool:
+    """A v2 chat response: an assistant ``message``."""
+    message = body.get("message")
+    return isinstance(message, Mapping) and message.get("role") == "assistant"

@@ -262,3 +262,10 @@ def _read_stream(
     else:
         calls = []
     return answer, calls, usage, complete, None
+
+
+def looks_like_response(body: Mapping[str, Any]) -> bool:
+    """A v1 chat response: ``generation_id``, or ``text`` with top-level ``tool_calls``."""
+    return "generation_id" in body or (
+        isinstance(body.get("tool_calls"), list) and "text" in body and "role" not in body
+    )

@@ -497,3 +497,8 @@ def _read_stream(acc: _Accumulator, text: str, status: Any) -> None:
             acc.stream_error = True
             break
         acc.absorb(payload)
+
+
+def looks_like_response(body: Mapping[str, Any]) -> bool:
+    """A ``GenerateContentResponse``."""
+    return isinstance(body.get("candidates"), list)

@@ -491,3 +491,9 @@ def tool_results(body: Any) -> list[dict[str, Any]]:
         for m in body["messages"]
         if isinstance(m, Mapping) and m.get("role") == "tool" and m.get("tool_call_id")
     ]
+
+
+def looks_like_response(body: Mapping[str, Any]) -> bool:
+    """A chat.completion body (also groq's, OpenRouter's and mistralai's: the same
+    ``choices[].message`` shape)."""
+    return isinstance(body.get("choices"), list)

@@ -536,3 +536,10 @@ def _absorb(state: _Stream, kind: str, payload: Mapping[str, Any]) -> None:
             slot = state.slot(payload)
             slot.note("function_call" if "function" in kind else "custom_tool_call")
             slot.args_done = done
+
+
+def looks_like_response(body: Mapping[str, Any]) -> bool:
+    """A Responses API ``response`` object."""
+    return body.get("object") == "response" or (
+        isinstance(body.get("output"), list) and "status" in body and "id" in body
+    )
