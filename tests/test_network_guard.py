@@ -230,7 +230,7 @@ def test_allowed_hosts_names_globs_addresses_and_networks(
         '[tool.agentsnap]\nallowed_hosts = ["db.internal", "*.svc.cluster.local", "10.1.2.3", "172.16.0.0/12"]\n',
         encoding="utf-8",
     )
-    settings = config.load(tmp_path, env={})
+    settings = config.apply(config.load(tmp_path, env={}))
     assert settings.allowed_hosts == [
         "db.internal",
         "*.svc.cluster.local",

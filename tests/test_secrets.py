@@ -646,7 +646,10 @@ def test_redact_setting_from_pyproject_and_ini(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(
         '[tool.agentsnap]\nredact = { patterns = ["acct_[0-9]+"] }\n', encoding="utf-8"
     )
-    assert config.load(tmp_path, env={}).redact == {"paths": [], "patterns": ["acct_[0-9]+"]}
+    settings = config.load(tmp_path, env={})
+    assert settings.redact == {"paths": [], "patterns": ["acct_[0-9]+"]}
+    assert scrub_text("id acct_123") == "id acct_123"  # loading alone changes nothing
+    config.apply(settings)
     assert scrub_text("id acct_123") == f"id {REDACTED}"
     ini = {"agentsnap_redact": '{"paths": ["a.b"]}'}
     assert config.load(tmp_path, env={}, ini=lambda k: ini.get(k)).redact == {

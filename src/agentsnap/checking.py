@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .config import Settings
+from .config import apply as apply_settings
 from .config import load as load_settings
 from .lifecycle import build_snapshot, settle
 from .snapshot import SnapshotStore
@@ -90,7 +91,7 @@ def check(
         SnapshotFormatError: the snapshot file is unreadable (it is kept).
         ExtractionError: ``actual`` is not a shape agentsnap reads.
     """
-    settings = settings or load_settings()
+    settings = apply_settings(settings or load_settings())
     if store is None:
         store = SnapshotStore(
             Path(snapshot_dir) if snapshot_dir is not None else settings.snapshot_path,

@@ -507,8 +507,30 @@ def load(
         or bool(env.get("AGENTSNAP_SNAPSHOT_DIR"))
         or (overrides or {}).get("snapshot_dir") is not None
     )
-    # the capture layer reads these process-wide (agentsnap.scrub, agentsnap.capture.guard); a
-    # module not imported yet already holds the defaults, so a run without rules imports neither
+    # checked here, so a bad value is the loader's ValueError; made current only by apply()
+    if settings.allowed_hosts:
+        from .capture.guard import parse_hosts
+
+        parse_hosts(settings.allowed_hosts)
+    if settings.redact:
+        from .scrub import parse_redact
+
+        parse_redact(settings.redact)
+    return settings
+
+
+def apply(settings: Settings) -> Settings:
+    """Make ``settings``' process-wide parts current, and return ``settings``.
+
+    Two things are read process-wide rather than passed down: the socket
+    guard's ``allowed_hosts`` (:mod:`agentsnap.capture.guard`) and the
+    scrubber's ``redact`` rules (:mod:`agentsnap.scrub`). :func:`load` only
+    reads and checks them; a run applies them where it starts: the pytest
+    session, :class:`~agentsnap.AgentRecorder` / :class:`~agentsnap.AgentAsserter`,
+    :func:`agentsnap.check` and the CLI. A module not imported yet already
+    holds the defaults, so settings without rules import neither. Raises
+    ``ValueError`` for a value :func:`load` would refuse.
+    """
     if settings.allowed_hosts or "agentsnap.capture.guard" in sys.modules:
         from .capture import guard
 

@@ -205,8 +205,8 @@ def pytest_configure(config: pytest.Config) -> None:
         "instrument": True if (mode or config.getoption("agentsnap_instrument")) else None,
     }
     try:
-        settings = _config.load(
-            config.rootpath, ini=lambda key: config.getini(key), overrides=overrides
+        settings = _config.apply(
+            _config.load(config.rootpath, ini=lambda key: config.getini(key), overrides=overrides)
         )
     except ValueError as exc:
         raise pytest.UsageError(str(exc)) from None

@@ -22,6 +22,7 @@ from typing import Any
 
 from .capture import Recording
 from .config import Settings
+from .config import apply as apply_settings
 from .config import load as load_settings
 from .exceptions import (
     AdapterNotWrappedError,
@@ -82,7 +83,7 @@ class _Block:
             from .adapters import AdapterScope
 
             AdapterScope(self.adapters, owner="")  # validate now: a TypeError names the bad entry
-        self.settings = settings or load_settings()
+        self.settings = apply_settings(settings or load_settings())
         directory = Path(snapshot_dir) if snapshot_dir is not None else self.settings.snapshot_path
         self.store = SnapshotStore(directory, force=self.settings.force)
         self.test_name = test_name

@@ -354,8 +354,8 @@ _active = Redaction()
 
 def configure(redact: Any) -> Redaction:
     """Make ``redact`` (a ``redact`` setting, a :class:`Redaction` or None) the
-    process-wide user rules. :func:`agentsnap.config.load` calls this, so the
-    rules of the configuration loaded last apply. Returns the compiled rules."""
+    process-wide user rules. :func:`agentsnap.config.apply` calls this, so the
+    rules of the configuration applied last hold. Returns the compiled rules."""
     global _active
     _active = parse_redact(redact)
     return _active

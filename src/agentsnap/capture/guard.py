@@ -66,13 +66,20 @@ class _Scope:
     extra: tuple[str, ...]
 
 
-def configure(allowed_hosts: Iterable[str] | None) -> None:
-    """Set the configured ``allowed_hosts`` (names, globs, IPs, CIDRs).
-    :func:`agentsnap.config.load` calls this. Raises ``ValueError`` for an empty entry."""
-    global _configured
+def parse_hosts(allowed_hosts: Iterable[str] | None) -> tuple[str, ...]:
+    """The ``allowed_hosts`` entries (names, globs, IPs, CIDRs), stripped.
+    Raises ``ValueError`` for an empty entry."""
     hosts = tuple(str(h).strip() for h in (allowed_hosts or ()))
     if any(not h for h in hosts):
         raise ValueError("allowed_hosts: empty host name")
+    return hosts
+
+
+def configure(allowed_hosts: Iterable[str] | None) -> None:
+    """Set the configured ``allowed_hosts`` (see :func:`parse_hosts`).
+    :func:`agentsnap.config.apply` calls this. Raises ``ValueError`` for an empty entry."""
+    global _configured
+    hosts = parse_hosts(allowed_hosts)
     with _lock:
         _configured = hosts
         _compile()

@@ -57,7 +57,7 @@ _GLOB_CHARS = frozenset("*?[")
 
 
 def load_settings(warn: Callable[[str], None] | None = None, *, remedy: str = "") -> Settings:
-    """``config.load(cwd)``; its warnings are passed to ``warn(message)``.
+    """``config.load(cwd)``, applied (``config.apply``); its warnings are passed to ``warn(message)``.
 
     Raises :class:`CliError` (exit 1) when the pyproject holds a bad value;
     ``remedy`` is appended to the message's advice.
@@ -67,7 +67,7 @@ def load_settings(warn: Callable[[str], None] | None = None, *, remedy: str = ""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            settings = config.load(Path.cwd())
+            settings = config.apply(config.load(Path.cwd()))
         except ValueError as exc:
             raise CliError(f"{str(exc).rstrip('.')}. Fix that value{remedy}.") from None
     if warn is not None:
