@@ -137,7 +137,7 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
     if streamed:
         view["complete"] = result.complete
     if isinstance(status, int) and status >= 400:
-        view["error"] = error_message(result.error_body)
+        view["error"] = error_message(result.error_body, json_text=True)
     elif isinstance(response.get("error"), Mapping):  # a transport failure: no HTTP response at all
         failure = response["error"]
         view["error"] = f"{failure.get('type')}: {failure.get('message')}"
@@ -309,7 +309,7 @@ def _read_body(body: Any, status: Any, warnings: list[str]) -> _Read:
             warnings.append(f"response has {what}")
         return out
     if not is_error and body.get("type") == "error":
-        warnings.append(f"response body carries an error: {error_message(body)!r}")
+        warnings.append(f"response body carries an error: {error_message(body, json_text=True)!r}")
     out.model = _str_or_none(body.get("model"))
     out.take_usage(body.get("usage"))
     content = body.get("content")
@@ -365,7 +365,9 @@ def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
         if event.event == "error" or kind == "error":
             out.error_body = payload
             out.complete = False
-            warnings.append(f"event {number}: stream error: {error_message(payload)!r}")
+            warnings.append(
+                f"event {number}: stream error: {error_message(payload, json_text=True)!r}"
+            )
             break
         if kind == "message_start":
             message = payload.get("message")

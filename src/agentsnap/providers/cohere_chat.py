@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentsnap.providers import openai_chat as _oa
+from agentsnap.providers._errors import error_message as _error_text
 from agentsnap.providers.sse import parse_sse
 
 __all__ = ["normalize", "number", "tool_results", "usage_of"]
@@ -80,7 +81,7 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
     if streamed:
         view["complete"] = read.complete
     if isinstance(status, int) and status >= 400:
-        view["error"] = _oa._error_message(read.error_body)
+        view["error"] = _error_text(read.error_body)
     elif read.stream_error is not None:
         view["error"] = read.stream_error
     if warnings:

@@ -33,6 +33,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentsnap.providers import openai_chat as _oa
+from agentsnap.providers._errors import error_message as _error_text
 from agentsnap.providers.cohere_chat import usage_of
 
 __all__ = ["call_id", "conversation", "normalize", "tool_results"]
@@ -115,7 +116,7 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
     if streamed:
         view["complete"] = complete
     if isinstance(status, int) and status >= 400:
-        view["error"] = _oa._error_message(error_body)
+        view["error"] = _error_text(error_body)
     if warnings:
         view["warnings"] = warnings
     return view

@@ -115,7 +115,7 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
     if streamed:
         view["complete"] = acc.finished and not acc.stream_error and not is_error
     if is_error:
-        view["error"] = error_message(acc.error_body)
+        view["error"] = error_message(acc.error_body, one_item_list=True)
     return view
 
 

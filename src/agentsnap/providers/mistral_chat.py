@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentsnap.providers import openai_chat as _oa
+from agentsnap.providers._errors import error_message as _error_text
 from agentsnap.providers.sse import parse_sse
 
 __all__ = ["normalize", "tool_results"]
@@ -114,7 +115,7 @@ def error_message(body: Any) -> str | None:
     if isinstance(message, (Mapping, list)):  # the API nests validation details here
         inner = message.get("detail") if isinstance(message, Mapping) else message
         return _detail_text(inner) or json.dumps(message, sort_keys=True, ensure_ascii=False)
-    found = _oa._error_message(body)
+    found = _error_text(body)
     if found is not None:
         return found
     return _detail_text(body.get("detail"))

@@ -138,7 +138,7 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
     if streamed:
         view["complete"] = result.complete
     if isinstance(status, int) and status >= 400:
-        view["error"] = _error_message(result.error_body)
+        view["error"] = error_message(result.error_body)
     if warnings:
         view["warnings"] = warnings
     return view
@@ -221,10 +221,6 @@ def _text(content: Any) -> str:
     return ""
 
 
-def _error_message(body: Any) -> str | None:
-    return error_message(body, plain_text=True)
-
-
 def _preview(text: str) -> str:
     return repr(text if len(text) <= _PREVIEW else text[:_PREVIEW] + "...")
 
@@ -269,7 +265,7 @@ def _read_body(body: Any, status: Any, warnings: list[str]) -> _Read:
     out.model = _str_or_none(body.get("model"))
     out.usage = _usage(body.get("usage"))
     if not is_error and body.get("error"):
-        warnings.append(f"response body carries an error: {_error_message(body)!r}")
+        warnings.append(f"response body carries an error: {error_message(body)!r}")
 
     choice = _choice_zero(body.get("choices"))
     message = choice.get("message") if choice is not None else None
@@ -437,7 +433,7 @@ def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
             continue
         if payload.get("error"):
             out.error_body = payload
-            warnings.append(f"event {number}: stream error: {_error_message(payload)!r}")
+            warnings.append(f"event {number}: stream error: {error_message(payload)!r}")
             break
 
         if out.model is None:
