@@ -129,7 +129,7 @@ def _retry_wrapper(retries: Any) -> Any:
             try:
                 return func()
             except retries.PermanentError as exc:
-                raise exc.inner from None
+                raise exc.inner  # noqa: B904 - chained as the SDK's own retry loop raises it
             except Exception as exc:
                 if not budget.more():
                     if isinstance(exc, retries.TemporaryError):
@@ -154,7 +154,7 @@ def _retry_wrapper_async(retries: Any) -> Any:
             try:
                 return await func()
             except retries.PermanentError as exc:
-                raise exc.inner from None
+                raise exc.inner  # noqa: B904 - chained as the SDK's own retry loop raises it
             except Exception as exc:
                 if not budget.more():
                     if isinstance(exc, retries.TemporaryError):
