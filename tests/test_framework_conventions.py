@@ -110,7 +110,7 @@ def test_smolagents_observations_become_tool_steps_and_final_answer_the_output()
     ]
     assert steps[-1]["final_answer"] is True
     assert final_output(steps) == "Paris: rain. Tokyo: sun."
-    snap = build_snapshot("smol", steps, output_from_trace=True, captured=True)
+    snap = build_snapshot("smol", steps, output_from_trace=True)
     assert snap.output == "Paris: rain. Tokyo: sun."
 
 
@@ -181,7 +181,7 @@ def test_pydantic_ai_output_tool_is_the_final_answer_with_its_whole_arguments() 
         ("llm_call", None, None),
         ("tool_call", "final_result_WeatherReport", report),
     ]
-    assert build_snapshot("pyd", steps, output_from_trace=True, captured=True).output == report
+    assert build_snapshot("pyd", steps, output_from_trace=True).output == report
 
 
 def _text_exchange(system: str, user: str, answer: str) -> Exchange:

@@ -148,7 +148,7 @@ def tool_call_snapshot(
         }
         for c in calls
     ]
-    return build_snapshot(name, steps, source="pytest", captured=True)
+    return build_snapshot(name, steps, source="pytest")
 
 
 def settle_tool_calls(

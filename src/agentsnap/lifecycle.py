@@ -182,7 +182,6 @@ def build_snapshot(
     model: str | None = None,
     source: str = "pytest",
     output_from_trace: bool = False,
-    captured: bool = False,
 ) -> Snapshot:
     """A new :class:`Snapshot` from a trace's steps.
 
@@ -195,9 +194,9 @@ def build_snapshot(
     Steps, input and output are stored as :func:`agentsnap.serialize.prepare`
     makes them (any Python value as explicit JSON, secrets scrubbed), so the
     new run compares with its golden exactly as it will be written.
-    ``captured``: the steps come from :meth:`agentsnap.trace.Trace.steps` of
-    this process, whose raw exchanges the send layer scrubbed already (they
-    are not scrubbed a second time; a trace file from elsewhere is).
+    Raw exchanges captured by this process were scrubbed at capture and are
+    not scrubbed again (:class:`agentsnap.wire.StoredExchange`); a trace file
+    from elsewhere is.
     """
     from .serialize import prepare_parts
 
@@ -211,7 +210,7 @@ def build_snapshot(
         output = final if final is not None else llm[-1].get("response")
     if model in (None, "", "unknown"):
         model = next((str(s["model"]) for s in llm if s.get("model")), None) or (model or "unknown")
-    steps, input, output = prepare_parts(steps, input, output, exchanges_scrubbed=captured)
+    steps, input, output = prepare_parts(steps, input, output)
     return Snapshot(
         name=name,
         trace=steps,

@@ -143,7 +143,6 @@ class _Block:
             model=model,
             source=self._source,
             output_from_trace=self.output is None,
-            captured=True,
         )
 
     def __enter__(self) -> _Block:

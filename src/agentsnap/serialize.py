@@ -296,14 +296,13 @@ def _convert(value: Any, depth: int, path: frozenset[int]) -> Any:
     return {"$repr": _text(_ADDRESS.sub("", text)), "$type": _type_name(value)}
 
 
-def prepare(data: Any, *, exchanges_scrubbed: bool = False) -> Any:
+def prepare(data: Any) -> Any:
     """A snapshot dict ready to store: :func:`to_json`, then every secret rule
     (:func:`agentsnap.scrub.scrub_snapshot`). Idempotent.
 
     A step's ``exchange`` captured by this process (a :class:`agentsnap.wire.StoredExchange`,
     scrubbed once at capture) keeps its type through :func:`to_json` and is not scrubbed
-    again; one read from a file is. ``exchanges_scrubbed`` is ignored (the mark travels
-    with the exchange); it is accepted for callers written before.
+    again; one read from a file is (the mark travels with the exchange).
     """
     from .scrub import scrub_snapshot
 
@@ -313,11 +312,8 @@ def prepare(data: Any, *, exchanges_scrubbed: bool = False) -> Any:
     return converted
 
 
-def prepare_parts(
-    trace: Any, input: Any, output: Any, *, exchanges_scrubbed: bool = False
-) -> tuple[Any, Any, Any]:
-    """``(trace, input, output)`` of a new snapshot, prepared as :func:`prepare` would store them
-    (``exchanges_scrubbed``: ignored, see :func:`prepare`)."""
+def prepare_parts(trace: Any, input: Any, output: Any) -> tuple[Any, Any, Any]:
+    """``(trace, input, output)`` of a new snapshot, prepared as :func:`prepare` would store them."""
     done = prepare({"trace": trace, "input": input, "output": output})
     return done["trace"], done["input"], done["output"]
 

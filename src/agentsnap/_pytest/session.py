@@ -256,7 +256,7 @@ class AgentsnapSession:
             return  # no LLM traffic: nothing to snapshot
         self.used.add(name)
         snap = build_snapshot(
-            name, recording.trace.steps(), source="pytest", output_from_trace=True, captured=True
+            name, recording.trace.steps(), source="pytest", output_from_trace=True
         )
         try:
             with observing(self.tally):  # settle publishes what it reaches, its refusals too
@@ -302,7 +302,7 @@ class AgentsnapSession:
             if trailing:
                 new = last.snapshot
                 last.snapshot = build_snapshot(
-                    new.name, list(new.trace) + trailing, source="pytest", captured=True
+                    new.name, list(new.trace) + trailing, source="pytest"
                 )
         for entry in entries:
             self.settle_tool_calls(entry, test_passed=passed)
