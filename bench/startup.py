@@ -56,7 +56,14 @@ def make_suite(root: Path) -> Path:
 
 
 def clean_env() -> dict[str, str]:
+    """This environment without agentsnap's and pytest's variables, and with bytecode caching on.
+
+    Users' interpreters cache bytecode. A machine that sets ``PYTHONDONTWRITEBYTECODE``
+    (this one does) makes every fresh process compile agentsnap's sources again, so a
+    start-up row would time the compiler, which grows with the source, not the import.
+    """
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AGENTSNAP_", "PYTEST_"))}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
 
