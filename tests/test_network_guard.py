@@ -515,3 +515,48 @@ def test_async_httpx_to_localhost_passes_the_guard() -> None:
         url = fake.base_url.replace("127.0.0.1", "localhost")
         status = asyncio.run(call(url + "/models"))
     assert status in (200, 404)
+
+
+_CONFTEST_DIALS = """
+import socket
+try:
+    socket.create_connection(("198.51.100.9", 80), timeout=0.5).close()
+except OSError:
+    pass  # no route here: what matters is whether agentsnap let the attempt through
+"""
+
+
+@pytest.mark.parametrize("how", ["pyproject", "flag"])
+def test_a_conftest_that_dials_out_in_replay_is_a_usage_error_naming_it(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """The guard is on before the root conftest is imported whether replay comes from the
+    flag or from ``[tool.agentsnap] mode``; the block is a usage error naming the conftest,
+    not pytest's internal traceback."""
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("AGENTSNAP_MODE", raising=False)
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    if how == "pyproject":
+        pytester.makepyprojecttoml('[tool.agentsnap]\nmode = "replay"\n')
+    pytester.makeconftest(_CONFTEST_DIALS)
+    pytester.makepyfile(test_x="def test_x():\n    pass\n")
+    args = [*ONLY_AGENTSNAP] + (["--agentsnap-replay"] if how == "flag" else [])
+    result = pytester.runpytest_subprocess(*args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    err = result.stderr.str()
+    assert "blocked a connection to 198.51.100.9:80" in err
+    assert f"raised while importing {pytester.path / 'conftest.py'}" in err
+    assert "Traceback" not in err
+
+
+def test_record_mode_lets_a_conftest_dial_out(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("AGENTSNAP_MODE", raising=False)
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    pytester.makepyprojecttoml('[tool.agentsnap]\nmode = "replay"\n')
+    pytester.makeconftest(_CONFTEST_DIALS)
+    pytester.makepyfile(test_x="def test_x():\n    pass\n")
+    result = pytester.runpytest_subprocess(*ONLY_AGENTSNAP, "--agentsnap-record")
+    assert result.ret == pytest.ExitCode.OK, result.stderr.str()

@@ -54,6 +54,7 @@ from ._pytest.summary import snapshot_fixture_owner as _snapshot_fixture_owner
 from ._pytest.summary import summary_line, syrupy_note, write_summary
 from .exceptions import (
     AgentRegressionError,
+    NetworkBlockedError,
     ReplayMissError,
     SnapshotFormatError,
     SnapshotNotFoundError,
@@ -219,18 +220,62 @@ def pytest_configure(config: pytest.Config) -> None:
     start_session(config, settings, mode=mode, report=config.getoption("agentsnap_report"))
 
 
-@pytest.hookimpl(tryfirst=True)
+def _replays_from_the_start(early_config: pytest.Config) -> bool:
+    """Whether this run's mode is replay, as far as it is known before the first conftest
+    is imported: a mode flag decides; without one, the environment, the ini options and
+    ``[tool.agentsnap]`` do (what :func:`pytest_configure` will settle on). A config that
+    cannot be read is not decided here: :func:`pytest_configure` reports it."""
+    namespace = getattr(early_config, "known_args_namespace", None)
+    if getattr(namespace, "agentsnap_replay", False):
+        return not getattr(namespace, "agentsnap_live", False)
+    if getattr(namespace, "agentsnap_record", False) or getattr(namespace, "agentsnap_live", False):
+        return False
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # pytest_configure's load warns once
+            settings = _config.load(early_config.rootpath, ini=lambda key: early_config.getini(key))
+    except ValueError:
+        return False
+    return settings.mode == "replay"
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_load_initial_conftests(
     early_config: pytest.Config, parser: pytest.Parser, args: list[str]
-) -> None:
-    """Turn the run's socket guard on before the first conftest is imported when replay is asked for
-    (flag or ``AGENTSNAP_MODE=replay``); :func:`pytest_configure` confirms or lifts it."""
-    namespace = getattr(early_config, "known_args_namespace", None)
-    if (
-        getattr(namespace, "agentsnap_replay", False)
-        or os.environ.get("AGENTSNAP_MODE", "").strip().lower() == "replay"
-    ):
+) -> Generator[None, None, None]:
+    """Turn the run's socket guard on before the first conftest is imported when the run
+    replays (flag, ``AGENTSNAP_MODE``, ini option or ``[tool.agentsnap] mode``);
+    :func:`pytest_configure` confirms or lifts it.
+
+    A conftest that reaches the network while the guard is on gets a usage error naming
+    the conftest, not pytest's internal traceback: :class:`NetworkBlockedError` is a
+    ``BaseException`` (an SDK's retry loop must not swallow it), which pytest's conftest
+    import does not wrap.
+    """
+    if _replays_from_the_start(early_config):
         _guard_run(early_config)
+    try:
+        return (yield)
+    except NetworkBlockedError as exc:
+        where = _conftest_of(exc)
+        raise pytest.UsageError(
+            f"{exc}\n(raised while importing {where}: a conftest runs before any test, "
+            "so it cannot reach the network in a replay run either)"
+        ) from None
+
+
+def _conftest_of(exc: BaseException) -> str:
+    """The innermost ``conftest.py`` in ``exc``'s traceback, or a generic phrase."""
+    found = "a conftest.py"
+    tb = exc.__traceback__
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if os.path.basename(filename) == "conftest.py":
+            found = filename
+        tb = tb.tb_next
+    return found
 
 
 @pytest.hookimpl(tryfirst=True)

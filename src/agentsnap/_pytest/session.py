@@ -470,9 +470,7 @@ def set_dummy_api_keys() -> None:
 
 
 RUN_GUARD = pytest.StashKey[object]()
-RUN_GUARD_REASON = (
-    "this run replays (--agentsnap-replay), so it runs offline from collection to the end"
-)
+RUN_GUARD_REASON = 'this run replays (--agentsnap-replay, or mode = "replay"), so it runs offline from collection to the end'
 
 
 def guard_run(config: pytest.Config) -> None:
