@@ -8,7 +8,8 @@ in-process transport of ``bench/_sdk.py``; the calls' results are not kept by th
 * *record*: ``--agentsnap-record`` (the golden written at the test's end);
 * *replay*: ``--agentsnap-replay`` against that golden.
 
-Peak RSS is the process's ``ru_maxrss`` when pytest unconfigures (interpreter, pytest, the
+Peak RSS is the process's ``VmHWM`` (``/proc/self/status``; ``ru_maxrss`` elsewhere: on Linux
+it carries the parent's peak over into a child) when pytest unconfigures (interpreter, pytest, the
 SDK and everything the test held at its peak); two processes run at a time (RSS does not
 depend on CPU contention). The load time is ``SnapshotStore.load`` of the recorded golden plus
 the replay ``Cassette`` built over its trace (what a replayed test does before its first call),
@@ -145,8 +146,21 @@ def pytest_runtest_teardown(item):
         stats["traced_peak"] = tracemalloc.get_traced_memory()[1] - stats["start"]
 
 
+def peak_rss_kib():
+    # VmHWM: this process image's peak RSS. Not ru_maxrss: Linux carries it over from the
+    # parent across fork and exec, so a child of a big bench process would report the parent's.
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
 def pytest_unconfigure(config):
-    stats["maxrss_kib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    stats["maxrss_kib"] = peak_rss_kib()
     with open(OUT, "w") as f:
         json.dump(stats, f)
 """
@@ -275,7 +289,7 @@ def run(ctx: Ctx) -> Section:
 
     sec.add(
         "Each configuration in a fresh `python -m pytest` process running one test; peak RSS is the process's "
-        "`ru_maxrss` (interpreter, pytest and the SDK included, the same in every configuration). *load*: "
+        "`VmHWM` (interpreter, pytest and the SDK included, the same in every configuration). *load*: "
         f"`SnapshotStore.load` + the replay `Cassette` of the recorded golden in the bench process, {rounds} rounds, "
         "the sizes alternating, median [min–max].",
         "",

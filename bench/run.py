@@ -46,6 +46,24 @@ from _common import BENCH, ROOT, Ctx, Section, loadavg, machine, verdict, versio
 ALL_ROWS = ("1", "2", "3", "3b", "4", "5", "6", "7", "8", "9", "10", "11")
 LEGACY = "agentsnap==0.5.1"
 
+#: seconds each row takes on this 2-core machine when it is quiet: (full rounds, --quick rounds);
+#: rows 1-3 run together (their costs add up). From the bench runs of 2026-12-02; `--budget` uses
+#: them to see, from the pace of the rows done, whether the rest fits in full.
+ROW_COST: dict[str, tuple[float, float]] = {
+    "1": (14, 7),
+    "2": (13, 7),
+    "3": (14, 7),
+    "3b": (70, 30),
+    "4": (115, 60),
+    "5": (50, 25),
+    "6": (80, 45),
+    "7": (5, 3),
+    "8": (25, 18),
+    "9": (10, 5),
+    "10": (12, 8),
+    "11": (70, 60),
+}
+
 #: a missed target's profiled cause and next step, shown next to it in the Targets table.
 #: Keys are the targets' keys (``Section.target(..., key=)``; without one, ``"<row>: <text>"``).
 #: Filled in by the team after profiling; a miss without an entry shows "(to profile)".
@@ -203,7 +221,8 @@ def main() -> int:
         "--budget",
         type=float,
         default=540.0,
-        help="seconds for the whole run: past 62 %% of it, the remaining rows use --quick rounds (0: no limit)",
+        help="seconds for the whole run: once the remaining rows, at the run's pace so far, would not fit in it "
+        "in full, they use --quick rounds (0: no limit)",
     )
     parser.add_argument(
         "--vcr-max",
@@ -242,27 +261,47 @@ def main() -> int:
     timings: list[str] = []
     budget_note = ""
 
+    done_cost = 0.0  # ROW_COST of the rows run so far, in the mode each ran in
+
     def pace(row: str) -> None:
-        """Past most of the time budget, the remaining rows run with --quick rounds."""
+        """Switch the remaining rows to --quick rounds once, at the pace the run has gone so far
+        (its time over the quiet-machine estimates of the rows done), the remaining rows in full
+        would end past the budget."""
         nonlocal budget_note
-        if not ctx.quick and args.budget and time.monotonic() - started > 0.62 * args.budget:
+        if ctx.quick or not args.budget:
+            return
+        elapsed = time.monotonic() - started
+        slowness = min(max(elapsed / done_cost, 0.5), 5.0) if done_cost > 0 else 1.0
+        left = [r for r in rows if ALL_ROWS.index(r) >= ALL_ROWS.index(row)]
+        full_left = slowness * sum(ROW_COST[r][0] for r in left)
+        if elapsed + full_left > args.budget:
             ctx.quick = True
             budget_note = (
-                f"Rows from {row} on ran with `--quick` rounds: the run had used "
-                f"{time.monotonic() - started:.0f} s of its {args.budget:.0f} s budget."
+                f"Rows from {row} on ran with `--quick` rounds: after {elapsed:.0f} s (this run {slowness:.1f}× "
+                f"the quiet-machine pace), the rest in full would have taken ~{full_left:.0f} s more, past the "
+                f"{args.budget:.0f} s budget."
             )
             ctx.log(budget_note)
 
     def timed(label: str, fn):
+        nonlocal done_cost
         t0 = time.monotonic()
         out = fn()
         timings.append(f"{label} {time.monotonic() - t0:.0f} s")
         ctx.log(f"  ({label}: {time.monotonic() - t0:.0f} s)")
+        ran = (
+            [r for r in ("1", "2", "3") if r in rows]
+            if label == "rows 1-3"
+            else [label.split()[-1]]
+        )
+        done_cost += sum(ROW_COST[r][1 if ctx.quick else 0] for r in ran)
         return out
 
     try:
         if {"1", "2", "3"} & set(rows):
             import calls
+
+            pace("1")
 
             ctx.log("rows 1-3: per-call cost")
             for sec in timed("rows 1-3", lambda: calls.run(ctx)):
