@@ -115,10 +115,18 @@ def run(ctx: Ctx) -> Section:
         def test_live(agent: Any) -> None:
             assert agent.run_sync(PROMPT).output == ANSWER
 
+        harness: list[float] = []  # per agentsnap test: entering + exiting the block
+
         def test_agentsnap() -> None:
             forget_scrub_memo()
-            with AgentAsserter(NAME, snapshot_dir=root, mode="replay", settings=settings) as block:
-                block.output = offline.run_sync(PROMPT).output
+            t0 = clock()
+            block = AgentAsserter(NAME, snapshot_dir=root, mode="replay", settings=settings)
+            block.__enter__()
+            t1 = clock()
+            block.output = offline.run_sync(PROMPT).output
+            t2 = clock()
+            block.__exit__(None, None, None)
+            harness.append(t1 - t0 + clock() - t2)
             assert block.outcome is not None and block.outcome.action == "passed", block.outcome
 
         def test_vcr() -> None:
@@ -144,6 +152,8 @@ def run(ctx: Ctx) -> Section:
             configs["vcrpy"] = batched(test_vcr)
         ctx.log(f"  row 10: {rounds} rounds x {batch} tests x {len(configs)} configurations")
         res = interleave(configs, rounds)
+        harness = harness[batch:]  # the warm-up round's tests
+        rounds_harness = [sum(harness[r * batch : (r + 1) * batch]) / batch for r in range(rounds)]
 
     vers = ", ".join(
         f"{p} {v}"
@@ -166,6 +176,11 @@ def run(ctx: Ctx) -> Section:
             "agentsnap replay (golden load, 2 replayed calls, comparison, `.last_run`)",
             fmt_times(res["agentsnap"]),
             fmt_ratio(rep, 2),
+        ],
+        [
+            "… of which entering + exiting `AgentAsserter` (load and index, comparison, `.last_run`)",
+            fmt_times(rounds_harness),
+            fmt_ratio(ratios(rounds_harness, res["live"]), 2),
         ],
     ]
     if use_vcr:

@@ -69,6 +69,8 @@ ROW_COST: dict[str, tuple[float, float]] = {
 #: Filled in by the team after profiling; a miss without an entry shows "(to profile)".
 CAUSES: dict[str, str] = {
     "1.record": "",
+    "1.otel": "",
+    "2.off": "",
     "3.ours_json": "",
     "3.ours_stream": "",
     "3.ours_share": "",
@@ -77,7 +79,10 @@ CAUSES: dict[str, str] = {
     "3b.1000": "",
     "4.vcr_1000": "",
     "4.vcr_10000": "",
+    "4.growth": "",
     "6.floor": "",
+    "6.tests_per_s": "",
+    "6.xdist": "",
     "9.record": "",
     "10.replay": "",
     "11.replay": "",
@@ -262,6 +267,7 @@ def main() -> int:
     budget_note = ""
 
     done_cost = 0.0  # ROW_COST of the rows run so far, in the mode each ran in
+    rows_time = 0.0  # the time those rows took (not the 0.5.1 venv's creation)
 
     def pace(row: str) -> None:
         """Switch the remaining rows to --quick rounds once, at the pace the run has gone so far
@@ -271,7 +277,7 @@ def main() -> int:
         if ctx.quick or not args.budget:
             return
         elapsed = time.monotonic() - started
-        slowness = min(max(elapsed / done_cost, 0.5), 5.0) if done_cost > 0 else 1.0
+        slowness = min(max(rows_time / done_cost, 0.5), 5.0) if done_cost > 0 else 1.0
         left = [r for r in rows if ALL_ROWS.index(r) >= ALL_ROWS.index(row)]
         full_left = slowness * sum(ROW_COST[r][0] for r in left)
         if elapsed + full_left > args.budget:
@@ -284,9 +290,10 @@ def main() -> int:
             ctx.log(budget_note)
 
     def timed(label: str, fn):
-        nonlocal done_cost
+        nonlocal done_cost, rows_time
         t0 = time.monotonic()
         out = fn()
+        rows_time += time.monotonic() - t0
         timings.append(f"{label} {time.monotonic() - t0:.0f} s")
         ctx.log(f"  ({label}: {time.monotonic() - t0:.0f} s)")
         ran = (
