@@ -169,6 +169,12 @@ def bench(session: nox.Session) -> None:
         "vcrpy",
         "opentelemetry-instrumentation-openai",
         "opentelemetry-sdk",
+        # row 9: the transports hooked besides httpx
+        "aiohttp>=3.9",
+        "requests>=2.28",
+        # row 10: pydantic-ai (extra `frameworks`' pin) installs next to openai 3.x; the OpenAI
+        # Agents SDK brings mcp, starlette and uvicorn, the `frameworks-openai2` group needs openai<3
+        "pydantic-ai-slim[openai]>=2.68",
     )
     legacy = Path(session.virtualenv.location).parent / "bench-agentsnap-0.5.1"
     session.run("python", "bench/run.py", "--legacy-venv", str(legacy), *session.posargs)

@@ -36,6 +36,8 @@ class Ctx:
     quick: bool = False
     scratch: Path = Path("/tmp")
     legacy_python: str | None = None
+    #: row 4 runs vcrpy at sizes up to this (``--vcr-max``; above 1,000 once, it is quadratic)
+    vcr_max: int = 1000
     log: Callable[[str], None] = lambda msg: print(msg, file=sys.stderr, flush=True)
 
     def rounds(self, full: int, quick: int) -> int:
@@ -149,22 +151,38 @@ class Config:
 
 
 def interleave_calls(
-    configs: dict[str, Config], rounds: int, n: int, *, warmup: int = 1
+    configs: dict[str, Config],
+    rounds: int,
+    n: int,
+    *,
+    warmup: int = 1,
+    stat: str = "mean",
+    cpu: dict[str, list[float]] | None = None,
 ) -> dict[str, list[float]]:
     """Per-call comparison under noise: in each round, call ``i`` (0..n-1) is made
     once per configuration, back to back in a rotating order, each call timed
-    alone; a round's result per configuration is its mean call time.
+    alone; a round's result per configuration is its mean call time (``stat="median"``:
+    the median of its calls, for calls over a socket, where the scheduler's wake-up of
+    the other process now and then adds milliseconds to one call).
+
+    ``cpu``: a dict that receives, per configuration, the same statistic of the calling
+    thread's CPU time (``time.thread_time``) per call.
 
     Pairing at the level of single calls means a burst of load from other
     processes hits every configuration nearly alike.
     """
     names = list(configs)
     out: dict[str, list[float]] = {name: [] for name in names}
+    if cpu is not None:
+        cpu.update({name: [] for name in names})
+    reduce = statistics.fmean if stat == "mean" else statistics.median
+    thread_time = time.thread_time
     gc_was = gc.isenabled()
     for r in range(warmup + rounds):
         for cfg in configs.values():
             cfg.begin_round(r)
-        totals = dict.fromkeys(names, 0.0)
+        walls: dict[str, list[float]] = {name: [] for name in names}
+        cpus: dict[str, list[float]] = {name: [] for name in names}
         gc.collect()
         gc.disable()
         try:
@@ -173,9 +191,11 @@ def interleave_calls(
                 for name in names[shift:] + names[:shift]:
                     cfg = configs[name]
                     cfg.enter()
+                    c0 = thread_time()
                     t0 = clock()
                     cfg.call(i)
-                    totals[name] += clock() - t0
+                    walls[name].append(clock() - t0)
+                    cpus[name].append(thread_time() - c0)
                     cfg.exit()
         finally:
             if gc_was:
@@ -184,7 +204,9 @@ def interleave_calls(
             cfg.end_round()
         if r >= warmup:
             for name in names:
-                out[name].append(totals[name] / n)
+                out[name].append(reduce(walls[name]))
+                if cpu is not None:
+                    cpu[name].append(reduce(cpus[name]))
     return out
 
 
@@ -318,6 +340,8 @@ class Section:
     lines: list[str] = field(default_factory=list)
     #: (target text, met?) — met None: not measured
     targets: list[tuple[str, bool | None]] = field(default_factory=list)
+    #: target text -> its key in run.py's ``CAUSES`` (the profiled cause and next step of a miss)
+    target_keys: dict[str, str] = field(default_factory=dict)
     skipped: str | None = None
     headline: dict[str, str] = field(default_factory=dict)
 
@@ -331,8 +355,11 @@ class Section:
             self.lines.append("| " + " | ".join(str(c) for c in row) + " |")
         self.lines.append("")
 
-    def target(self, text: str, ok: bool | None) -> None:
+    def target(self, text: str, ok: bool | None, key: str | None = None) -> None:
+        """A target and whether it was met; ``key`` names it in run.py's ``CAUSES``
+        (default: ``"<row>: <text>"``)."""
         self.targets.append((text, ok))
+        self.target_keys[text] = key or f"{self.row}: {text}"
 
     def markdown(self) -> str:
         out = [f"## {self.row}. {self.title}", ""]
