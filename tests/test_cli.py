@@ -135,20 +135,46 @@ def test_list_with_no_snapshots_prints_a_note_and_creates_nothing(tmp_path: Path
     assert not root.exists()
 
 
-def test_list_warns_about_a_corrupt_file_and_lists_the_rest(tmp_path: Path) -> None:
+def test_list_shows_a_corrupt_file_as_unreadable_and_exits_1(tmp_path: Path) -> None:
     make(tmp_path, PARIS, approved=True)
+    make(tmp_path, LYON)
     bad = tmp_path / "broken-0000abcd.json"
     bad.write_text("{not json", encoding="utf-8")
     before = tree(tmp_path)
 
     result = invoke("list", "--dir", str(tmp_path))
 
-    assert result.exit_code == 0
-    assert PARIS in result.stdout
+    assert result.exit_code == 1
+    rows = [line.split() for line in result.stdout.splitlines()]
+    assert rows[0] == ["NAME", "STATE", "STEPS", "MODEL", "SOURCE", "AGE"]
+    assert rows[1][:5] == ["broken", "unreadable", "-", "-", "-"]
+    assert rows[1][5].endswith("s")  # the file's age: seconds
+    assert [r[:2] for r in rows[2:]] == [[LYON, "pending"], [PARIS, "approved"]]
     warning = [line for line in result.stderr.splitlines() if line.startswith("warning: ")]
-    assert len(warning) == 1 and str(bad) in warning[0]
+    assert len(warning) == 1 and warning[0].startswith(f"warning: corrupt snapshot file at {bad}: ")
+    assert "pytest --agentsnap-record" in warning[0]
+    assert f"2 snapshots, 1 pending, 1 unreadable, in {tmp_path}" in result.stderr
     assert "Traceback" not in result.output
     assert tree(tmp_path) == before
+
+    # --pending keeps it (its state is unknown); a folder holding only it still gets the table
+    only_pending = invoke("list", "--pending", "--dir", str(tmp_path))
+    assert only_pending.exit_code == 1
+    assert [line.split()[0] for line in only_pending.stdout.splitlines()] == [
+        "NAME",
+        "broken",
+        LYON,
+    ]
+    for path in tmp_path.glob("tests_*.json"):
+        path.unlink()
+    alone = invoke("list", "--dir", str(tmp_path))
+    assert alone.exit_code == 1
+    assert [line.split()[:2] for line in alone.stdout.splitlines()] == [
+        ["NAME", "STATE"],
+        ["broken", "unreadable"],
+    ]
+    bad.unlink()
+    assert invoke("list", "--dir", str(tmp_path)).exit_code == 0
 
 
 def test_plain_output_never_truncates_long_names(tmp_path: Path) -> None:

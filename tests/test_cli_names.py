@@ -89,11 +89,75 @@ def test_a_prefix_that_reaches_an_unreadable_file_lists_it_and_its_glob_matches_
     assert not bad.exists() and not good.exists()
 
 
-def test_a_prefix_selecting_only_an_unreadable_file_is_an_error_not_a_guess(tmp_path: Path) -> None:
+def test_a_prefix_selecting_only_an_unreadable_file_names_it_and_says_why(tmp_path: Path) -> None:
     bad = corrupt(tmp_path, WEATHER)
+    before = tree(tmp_path)
     result = invoke("approve", "tests/test_agent.py::test_wea", "--dir", str(tmp_path))
     assert result.exit_code == 1
-    assert f"  {WEATHER}  (unreadable: {bad})" in result.stderr
+    assert result.stderr.count("\n") == 1
+    assert result.stderr.startswith(
+        f"error: 'tests/test_agent.py::test_wea' is snapshot '{WEATHER}', whose file cannot be read: "
+        f"corrupt snapshot file at {bad}: "
+    )
+    assert result.stderr.endswith(f"To delete it instead: `agentsnap rm {WEATHER}`.\n")
+    assert tree(tmp_path) == before
+
+
+@pytest.mark.parametrize("keep_name_line", [True, False])
+@pytest.mark.parametrize(("command", "code"), [("show", 1), ("diff", 2), ("approve", 1)])
+def test_the_short_name_of_one_corrupt_snapshot_among_good_ones_says_it_is_unreadable(
+    tmp_path: Path, command: str, code: int, keep_name_line: bool
+) -> None:
+    # the break-it case: one truncated golden (with its last run) next to good snapshots
+    bad = corrupt(tmp_path, WEATHER, keep_name_line=keep_name_line)
+    make(tmp_path, WEATHER, last_run=True)
+    make(tmp_path, CLAUDE, last_run=True)
+    make(tmp_path, CLAUDE)
+    before = tree(tmp_path)
+
+    result = invoke(command, "test_weather", "--dir", str(tmp_path))
+
+    assert result.exit_code == code, result.output
+    assert result.stdout == ""
+    label = WEATHER if keep_name_line else "tests_test_agent.py::test_weather"
+    (line,) = result.stderr.splitlines()  # one line: no candidate list, no name twice
+    assert line.startswith(
+        f"error: 'test_weather' is snapshot '{label}', whose file cannot be read: corrupt snapshot file at {bad}: "
+    )
+    assert "`pytest --agentsnap-record --agentsnap-force`" in line
+    assert line.endswith(f"To delete it instead: `agentsnap rm {label}`.")
+    assert "give the full name" not in line and CLAUDE not in line
+    assert tree(tmp_path) == before
+
+    # the command it suggests deletes that file, and only it
+    gone = invoke("rm", label, "--yes", "--dir", str(tmp_path))
+    assert gone.exit_code == 0, gone.output
+    assert gone.stdout == f"deleted unreadable file {bad} ({label})\n"
+    assert invoke("list", "--dir", str(tmp_path)).exit_code == 0
+
+
+def test_diff_of_a_corrupt_golden_by_its_full_name_reports_it_once(tmp_path: Path) -> None:
+    bad = corrupt(tmp_path, WEATHER)
+    make(tmp_path, WEATHER, last_run=True)
+    result = invoke("diff", WEATHER, "--dir", str(tmp_path))
+    assert result.exit_code == 2
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"error: corrupt snapshot file at {bad}: ")
+    assert line.endswith(f"To delete it instead: `agentsnap rm {WEATHER}`.")
+
+
+def test_rm_by_the_short_name_of_an_unreadable_file_lists_it_before_deleting(
+    tmp_path: Path,
+) -> None:
+    bad = corrupt(tmp_path, WEATHER)
+    good = make(tmp_path, CLAUDE)
+    result = invoke("rm", "test_weather", "--yes", "--dir", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert (
+        result.stderr
+        == f"About to delete 1 snapshot file in {tmp_path}:\n  {WEATHER}  ({bad.name})  unreadable\n"
+    )
+    assert not bad.exists() and good.exists()
 
 
 def test_exact_name_wins_over_a_longer_name_it_prefixes(tmp_path: Path) -> None:

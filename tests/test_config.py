@@ -195,3 +195,40 @@ def test_flag_overrides_are_checked_too(tmp_path: Path) -> None:
     )
     with pytest.raises(ValueError, match="bad value 'x' for 'force' in the command line"):
         config.load(tmp_path, env={}, overrides={"force": "x"})
+
+
+def test_the_unknown_key_warning_lists_only_the_documented_keys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As a user sees it (`agentsnap list`): the known keys are the [tool.agentsnap] keys, not internals."""
+    from tests.test_cli_helpers import invoke
+
+    for var in ("AGENTSNAP_SNAPSHOT_DIR", "AGENTSNAP_MODE", "AGENTSNAP_RECORD"):
+        monkeypatch.delenv(var, raising=False)
+    _project(tmp_path, 'snapshot_dirr = "snaps"\nsnapshot_dir_configured = true')
+    monkeypatch.chdir(tmp_path)
+
+    result = invoke("list")
+
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == 2
+    typo, internal = warnings
+    assert typo.startswith(
+        f"warning: unknown key 'snapshot_dirr' in [tool.agentsnap] of {tmp_path / 'pyproject.toml'} "
+        "(did you mean 'snapshot_dir'?); ignored. Known keys: "
+    )
+    assert internal.startswith("warning: unknown key 'snapshot_dir_configured' in [tool.agentsnap]")
+    for line in warnings:
+        known = line.split("Known keys: ", 1)[1].split(", ")
+        assert known == sorted(config.SETTING_KEYS)
+        assert "snapshot_dir_configured" not in known and "base_dir" not in known
+    assert result.stdout.startswith(f"No snapshots in {tmp_path / '__agent_snapshots__'}.")
+
+
+def test_setting_keys_are_the_settings_a_user_may_set() -> None:
+    import dataclasses
+
+    internal = {"ci", "base_dir", "force", "snapshot_dir_configured"}
+    fields = {f.name for f in dataclasses.fields(config.Settings)}
+    assert set(config.SETTING_KEYS) == fields - internal

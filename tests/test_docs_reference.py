@@ -166,3 +166,33 @@ def test_mkdocs_builds_the_site_strictly_with_the_generated_pages(tmp_path: Path
         assert f'id="{key}"' in page, key
     cli = (tmp_path / "site" / "reference" / "cli" / "index.html").read_text(encoding="utf-8")
     assert "Usage: agentsnap diff" in cli
+
+
+def _readme_config_block() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index("```toml\n[tool.agentsnap]\n") + len("```toml\n")
+    return text[start : text.index("```", start)]
+
+
+def test_the_readme_config_block_lists_every_key_with_its_default() -> None:
+    """README's `[tool.agentsnap]` example is valid TOML holding each key at its default;
+    the keys kept only so old configurations load are named in its last comment."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+
+    block = _readme_config_block()
+    shown = tomllib.loads(block)["tool"]["agentsnap"]
+    fields = {f.name: f for f in dataclasses.fields(config.Settings)}
+    for key, value in shown.items():
+        assert key in config.SETTING_KEYS, key
+        f = fields[key]
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+        assert value == default, key
+    (unused_line,) = [
+        line for line in block.splitlines() if line.startswith("# still accepted, no longer used: ")
+    ]
+    unused = unused_line.split(": ", 1)[1].split(", ")
+    assert all("no longer used" in fields[k].metadata["doc"] for k in unused)
+    assert sorted([*shown, *unused]) == sorted(config.SETTING_KEYS)

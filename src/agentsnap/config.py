@@ -170,9 +170,12 @@ class Settings:
         return p if p.is_absolute() else (self.base_dir / p)
 
 
-#: keys users may set in [tool.agentsnap] (and as ``agentsnap_<key>`` ini options)
+#: keys users may set in [tool.agentsnap] (and as ``agentsnap_<key>`` ini options); the other
+#: fields are worked out by the loader (``ci``, ``base_dir``, ``snapshot_dir_configured``) or flags (``force``)
 SETTING_KEYS: tuple[str, ...] = tuple(
-    f.name for f in dataclasses.fields(Settings) if f.name not in ("ci", "base_dir", "force")
+    f.name
+    for f in dataclasses.fields(Settings)
+    if f.name not in ("ci", "base_dir", "force", "snapshot_dir_configured")
 )
 _KEYS = set(SETTING_KEYS)
 # keys of agentsnap 0.5.1 configs that are accepted and ignored

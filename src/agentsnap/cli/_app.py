@@ -187,39 +187,53 @@ def list_snapshots(
 ) -> None:
     """List snapshots: name, state, steps, model, source, age.
 
-    STATE is approved or pending; STEPS the number of trace steps; AGE the
-    time since the snapshot last changed (45s, 12m, 5h, 3d). Unreadable files
-    are reported on stderr and skipped. Names are never shortened.
+    STATE is approved, pending, or unreadable (a file agentsnap cannot read:
+    corrupt, merge conflict, other version or name; a warning on stderr says
+    why and what to run). STEPS is the number of trace steps; AGE the time
+    since the snapshot last changed (45s, 12m, 5h, 3d; for an unreadable file,
+    since the file changed). --pending keeps the unreadable rows: their state
+    is unknown. Names are never shortened.
 
     \b
     Exit codes:
       0  listed (also when there are no snapshots)
-      1  the pyproject.toml holds a bad agentsnap setting
+      1  a snapshot file is unreadable (it is listed, and the warning says
+         why), or the pyproject.toml holds a bad agentsnap setting
     """
     out = Output()
     root = _root_dir(dir, out)
     found = scan(root)
     _warn_broken(out, found)
     entries = [found.entries[n] for n in found.names]
-    if not entries:
-        extra = (
-            f" ({plural(len(found.broken), 'unreadable file')}, see the warnings)"
-            if found.broken
-            else ""
-        )
-        out.line(f"No snapshots in {root}{extra}. {_CREATE_HINT}")
+    if not entries and not found.broken:
+        out.line(f"No snapshots in {root}. {_CREATE_HINT}")
         return
     shown = [e for e in entries if not e.snapshot.approved] if pending else entries
     n_pending = sum(1 for e in entries if not e.snapshot.approved)
-    if not shown:
+    if not shown and not found.broken:
         out.line(f"No pending snapshots in {root} ({len(entries)} approved).")
         return
-    rows, styles = [], []
+    listed: list[tuple[str, list[str], list[str | None]]] = []
     for e in shown:
         s = e.snapshot
         state = "approved" if s.approved else "pending"
-        rows.append([e.name, state, str(len(s.trace)), s.model, s.source, age(s.updated_at)])
-        styles.append([None, "green" if s.approved else "yellow", None, None, None, None])
+        listed.append(
+            (
+                e.name,
+                [e.name, state, str(len(s.trace)), s.model, s.source, age(s.updated_at)],
+                [None, "green" if s.approved else "yellow", None, None, None, None],
+            )
+        )
+    for path in found.broken:
+        name = found.label(path)
+        listed.append(
+            (
+                name,
+                [name, "unreadable", "-", "-", "-", _file_age(path)],
+                [None, "bold red", None, None, None, None],
+            )
+        )
+    listed.sort(key=lambda row: row[0])
     columns = [
         Column("NAME", style="bold"),
         Column("STATE"),
@@ -228,8 +242,22 @@ def list_snapshots(
         Column("SOURCE"),
         Column("AGE", justify="right"),
     ]
-    out.table(columns, rows, styles=styles)
-    out.note(f"{plural(len(entries), 'snapshot')}, {n_pending} pending, in {root}")
+    out.table(columns, [row for _, row, _ in listed], styles=[style for _, _, style in listed])
+    unreadable = f", {len(found.broken)} unreadable" if found.broken else ""
+    out.note(f"{plural(len(entries), 'snapshot')}, {n_pending} pending{unreadable}, in {root}")
+    if found.broken:
+        raise typer.Exit(1)
+
+
+def _file_age(path: Path) -> str:
+    """:func:`age` of a file's last change (its own, not a link target's); ``?`` when it is gone."""
+    from datetime import datetime, timezone
+
+    try:
+        changed = path.lstat().st_mtime
+    except OSError:
+        return "?"
+    return age(datetime.fromtimestamp(changed, timezone.utc).isoformat())
 
 
 # ---------------------------------------------------------------------------- show
@@ -322,7 +350,14 @@ def diff(
     root = _root_dir(dir, out, code=2)
     goldens = scan(root)
     lasts = scan(last_run_root(root))
-    both = Scan(root, entries={**lasts.entries, **goldens.entries}, broken=dict(goldens.broken))
+    # a last run whose golden file cannot be read is that one name, not a second candidate
+    runs = {n: e for n, e in lasts.entries.items() if goldens.file_of(n) is None}
+    both = Scan(
+        root,
+        entries={**runs, **goldens.entries},
+        broken=dict(goldens.broken),
+        labels=dict(goldens.labels),
+    )
     chosen = resolve_one(name, both, code=2)
     golden = goldens.entries.get(chosen)
     last = lasts.entries.get(chosen)

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -235,12 +236,12 @@ def select(pattern: str, found: Scan) -> list[Target]:
     3. a glob (``*``, ``?``, ``[...]``): every name it matches, the names of
        unreadable files included;
     4. a prefix, then a short name (the end of a node id after ``::`` or
-       ``/``, e.g. the test function): when it selects exactly one readable
-       snapshot and no unreadable file.
+       ``/``, e.g. the test function): when it selects exactly one file,
+       readable or not (an unreadable one is returned with its reason, so the
+       caller can say why it cannot be read).
 
     Raises :class:`CliError` (exit 1) when a prefix or short name selects more
-    than one snapshot, or an unreadable file: the candidates are listed, and
-    nothing is guessed.
+    than one file: the candidates are listed, and nothing is guessed.
     """
     if pattern in found.entries:
         return [Target(pattern, found.entries[pattern].path, entry=found.entries[pattern])]
@@ -278,7 +279,7 @@ def select(pattern: str, found: Scan) -> list[Target]:
     )
     for kind, test in tests:
         hits = [t for t in every if test(t)]
-        if len(hits) == 1 and hits[0].readable:
+        if len(hits) == 1:
             return hits
         if hits:
             glob = f"'{pattern}*'" if kind == "the start of" else f"'*{pattern}'"
@@ -316,19 +317,35 @@ def match(pattern: str, found: Scan) -> list[str]:
     """The readable names one pattern selects in ``found`` ([] when none); see :func:`select`.
 
     Raises :class:`CliError` for an ambiguous prefix or short name, or when
-    ``pattern`` selects a file that cannot be read (its one-line reason, or,
-    for several, the list of them).
+    ``pattern`` selects a file that cannot be read (its one-line reason with
+    the path and what to run, or, for several, the list of them).
     """
     hits = select(pattern, found)
     bad = [t for t in hits if not t.readable]
     if len(bad) == 1 and len(hits) == 1:
-        raise CliError(str(bad[0].reason))
+        raise CliError(_unreadable(pattern, bad[0], found))
     if bad:
         raise CliError(
             f"{pattern!r} selects {plural(len(bad), 'unreadable file')} in {found.root}; fix or delete them first "
             f"(`agentsnap rm` deletes them):\n{_listing(hits)}"
         )
     return [t.name for t in hits]
+
+
+def _unreadable(pattern: str, target: Target, found: Scan) -> str:
+    """The one-line error for a name whose file cannot be read: the name ``pattern`` resolved to
+    (when it was not that name), the reason, and how to delete the file when ``agentsnap rm NAME``
+    would delete that very file."""
+    message = str(target.reason)
+    if message.startswith("agentsnap: "):
+        message = message[len("agentsnap: ") :]
+    if pattern != target.name:
+        message = f"{pattern!r} is snapshot {target.name!r}, whose file cannot be read: {message}"
+    if target.name not in found.entries and found.file_of(target.name) == target.path:
+        message = (
+            f"{message.rstrip()} To delete it instead: `agentsnap rm {shlex.quote(target.name)}`."
+        )
+    return message
 
 
 def _no_match(missing: Sequence[str], found: Scan, what: str, hint: str) -> CliError:
