@@ -122,6 +122,35 @@ def test_changed_tool_result_fails_replay_naming_the_argument_path(tmp_path: Pat
     assert "messages[3].content: 'Light rain, 18°C' → 'Heavy rain, 12°C'" in res.stdout
 
 
+def _readme_drift_example() -> list[str]:
+    """The report lines of README's "When the agent drifts" example (without the closing ``...``)."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    start = text.index("3. **When the agent drifts**")
+    block = text[text.index("   ```\n", start) + len("   ```\n") :]
+    block = block[: block.index("   ```")]
+    lines = [line.removeprefix("   ") for line in block.splitlines()]
+    assert lines and lines[-1] == "..."
+    return lines[:-1]
+
+
+def test_the_readme_drift_example_is_what_the_report_prints(tmp_path: Path) -> None:
+    """README's example: the weather agent's get_weather data changed, replayed; its lines are
+    the real report's, in order, with nothing between them."""
+    root = _project(tmp_path)
+    agent = root / "examples" / "weather_agent.py"
+    src = agent.read_text(encoding="utf-8")
+    assert "Light rain, 18°C" in src
+    agent.write_text(src.replace("Light rain, 18°C", "Heavy rain, 12°C"), encoding="utf-8")
+    res = _pytest(
+        root, "examples", "--agentsnap-replay", "-q", "-k", "test_sync_agent_paris", env=_env()
+    )
+    assert res.returncode == 1, res.stdout + res.stderr
+    example = _readme_drift_example()
+    printed = res.stdout.splitlines()
+    first = printed.index(example[0])
+    assert printed[first : first + len(example)] == example
+
+
 def test_ci_with_a_deleted_golden_fails_that_test_writes_nothing_opens_no_socket(
     tmp_path: Path,
 ) -> None:
