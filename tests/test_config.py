@@ -232,3 +232,27 @@ def test_setting_keys_are_the_settings_a_user_may_set() -> None:
     internal = {"ci", "base_dir", "force", "snapshot_dir_configured"}
     fields = {f.name for f in dataclasses.fields(config.Settings)}
     assert set(config.SETTING_KEYS) == fields - internal
+
+
+def test_a_second_load_shares_no_value_and_sees_an_edited_file(tmp_path: Path) -> None:
+    """A pytest run loads the settings twice (before the conftests, and at configure): the
+    table is parsed once per file version, yet no two loads share a list, and an edit is read."""
+    start = _project(tmp_path, 'ignored_fields = ["ts"]\nsemantic_threshold = 0.95')
+    first = config.load(start, env={})
+    first.ignored_fields.append("mutated")
+    second = config.load(start, env={})
+    assert second.ignored_fields == ["ts"] and second.semantic_threshold == 0.95
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.agentsnap]\nignored_fields = ["ts", "meta.id"]\nsemantic_threshold = 0.8\n',
+        encoding="utf-8",
+    )
+    third = config.load(start, env={})
+    assert (third.ignored_fields, third.semantic_threshold) == (["ts", "meta.id"], 0.8)
+
+
+def test_tool_agentsnap_that_is_not_a_table_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool]\nagentsnap = "replay"\n', encoding="utf-8")
+    with pytest.raises(
+        ValueError, match=r"cannot read .*pyproject\.toml: tool\.agentsnap must be a table"
+    ):
+        config.load(tmp_path, env={})

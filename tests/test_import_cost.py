@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 HEAVY = (
     "openai",
@@ -34,7 +35,6 @@ PLUGIN_MODULES = [
     "agentsnap._pytest.markers",
     "agentsnap._pytest.session",
     "agentsnap._pytest.summary",
-    "agentsnap._pytest.xdist",
     "agentsnap._version",
     "agentsnap.config",
     "agentsnap.diff",  # the package only: its names load on first use
@@ -171,3 +171,27 @@ def test_transport_hooks_wrap_each_seam_once_after_a_late_import() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert "DEPTHS [1, 1, 1, 1]" in out
+
+
+def test_a_whole_run_without_a_snapshot_folder_loads_nothing_more(tmp_path: Path) -> None:
+    """The end of a run (orphan record, forced mode undone, xdist hand-over) imports nothing
+    when there is nothing to write: no snapshot folder, no recorder used, not an xdist worker."""
+    (tmp_path / "conftest.py").write_text(
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('AT_EXIT', ' '.join(sorted(m for m in sys.modules if m.startswith('agentsnap')))))\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "test_plain.py").write_text(
+        "def test_plain():\n    assert 1 + 1 == 2\n", encoding="utf-8"
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    loaded = (
+        next(line for line in out.splitlines() if "AT_EXIT" in line).split("AT_EXIT", 1)[1].split()
+    )
+    assert loaded == PLUGIN_MODULES

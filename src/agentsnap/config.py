@@ -34,11 +34,6 @@ from typing import TYPE_CHECKING, Any
 
 from .diff.options import setting_field
 
-if sys.version_info >= (3, 11):  # pragma: no cover
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 __all__ = [
     "EMBEDDING_BACKENDS",
     "ENV_VARS",
@@ -444,6 +439,46 @@ def legacy_snapshot_dir(
     return None
 
 
+#: pyproject path -> ((mtime_ns, size), its [tool.agentsnap] table or None): a pytest run
+#: loads the settings twice (before the conftests, to guard a replayed run, and at configure)
+_TABLES: dict[Path, tuple[tuple[int, int], dict[str, Any] | None]] = {}
+
+
+def _agentsnap_table(pyproject: Path) -> dict[str, Any] | None:
+    """``[tool.agentsnap]`` of ``pyproject`` (None: no such table), parsed once per file version.
+
+    Each call returns its own copy, so no two loads share a list. Raises ``ValueError``
+    naming the file when it cannot be read or is not TOML.
+    """
+    try:
+        stat = pyproject.stat()
+        stamp = (stat.st_mtime_ns, stat.st_size)
+        cached = _TABLES.get(pyproject)
+        if cached is None or cached[0] != stamp:
+            if sys.version_info >= (
+                3,
+                11,
+            ):  # pragma: no cover  (imported here: pytest reads it anyway)
+                import tomllib
+            else:  # pragma: no cover
+                import tomli as tomllib
+
+            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+            tool = data.get("tool")
+            table = tool.get("agentsnap") if isinstance(tool, dict) else None
+            if table is not None and not isinstance(table, dict):
+                raise ValueError(
+                    f"tool.agentsnap must be a table ([tool.agentsnap]), got {table!r}"
+                )
+            cached = (stamp, table)
+            _TABLES[pyproject] = cached
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"agentsnap: cannot read {pyproject}: {exc}") from None
+    import copy
+
+    return copy.deepcopy(cached[1])
+
+
 def load(
     start: str | os.PathLike[str] | None = None,
     *,
@@ -467,11 +502,7 @@ def load(
         else (Path(start).resolve() if start else Path.cwd())
     )
     if pyproject is not None:
-        try:
-            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ValueError(f"agentsnap: cannot read {pyproject}: {exc}") from None
-        table = data.get("tool", {}).get("agentsnap")
+        table = _agentsnap_table(pyproject)
         if table is not None:
             for key, value in table.items():
                 if key in _LEGACY_KEYS:
@@ -502,10 +533,7 @@ def load(
             setattr(settings, key, _coerce(key, value, "the command line"))
     settings.ci = is_ci(env)
     settings.snapshot_dir_configured = (
-        (
-            pyproject is not None
-            and "snapshot_dir" in ((data.get("tool") or {}).get("agentsnap") or {})
-        )
+        (pyproject is not None and "snapshot_dir" in (table or {}))
         or (ini is not None and _ini_set(ini, "agentsnap_snapshot_dir"))
         or bool(env.get("AGENTSNAP_SNAPSHOT_DIR"))
         or (overrides or {}).get("snapshot_dir") is not None

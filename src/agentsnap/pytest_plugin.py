@@ -34,7 +34,6 @@ from typing import Any
 import pytest
 
 from . import config as _config
-from ._pytest import xdist as _xdist
 from ._pytest.fixture import SnapshotFixture
 from ._pytest.fixture import make_fixture as _make_fixture
 from ._pytest.markers import MARKER_DESCRIPTION, MARKER_OPTIONS, marker_options
@@ -382,11 +381,16 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     state.note_http_totals()
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:  # an xdist worker: hand everything to the controller
-        _xdist.publish(state, workeroutput)
-        return
-    from .orphans import write_run_record
+        from ._pytest.xdist import publish
 
-    state.orphans = write_run_record(state, session.config, int(exitstatus))
+        publish(state, workeroutput)
+        return
+    if (
+        state.settings.snapshot_path.is_dir()
+    ):  # else there is nothing to record (and no import to pay)
+        from .orphans import write_run_record
+
+        state.orphans = write_run_record(state, session.config, int(exitstatus))
     if state.report is not None:
         settings = state.settings
         state.report.write({"mode": settings.mode, "ci": settings.ci})
@@ -400,7 +404,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_testnodedown(node: Any, error: Any) -> None:
     state = _session(node.config)
     if state is not None:
-        _xdist.merge(state, getattr(node, "workeroutput", None))
+        from ._pytest.xdist import merge
+
+        merge(state, getattr(node, "workeroutput", None))
 
 
 def pytest_terminal_summary(

@@ -19,7 +19,6 @@ import os
 import sys
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, get_args
 
 import pytest
@@ -55,34 +54,58 @@ __all__ = [
 DUMMY_KEY = "agentsnap-replay-dummy-key"
 
 
-@dataclass
 class ActiveTest:
-    """A running test's auto-recording (``--agentsnap-instrument``)."""
+    """A running test's auto-recording (``--agentsnap-instrument``).
 
-    #: the capture scope, started
-    recording: Recording
-    #: the golden loaded when the test started (None: none, or the file is unreadable)
-    golden: Snapshot | None
-    #: why the snapshot file could not be read (the test fails with it when it ends)
-    load_error: SnapshotFormatError | None = None
-    #: how many of the recording's exchanges ``snapshot(actual)`` snapshots already took
-    taken: int = 0
+    ``recording``: the capture scope, started. ``golden``: the golden loaded when
+    the test started (None: none, or the file is unreadable). ``load_error``: why
+    the snapshot file could not be read (the test fails with it when it ends).
+    ``taken``: how many of the recording's exchanges ``snapshot(actual)``
+    snapshots already took.
+    """
+
+    # plain classes, not dataclasses, here: this module is imported by every pytest run,
+    # and each dataclass costs its generated methods' compilation at import (issue 15, row 5)
+    __slots__ = ("golden", "load_error", "recording", "taken")
+
+    def __init__(
+        self,
+        recording: Recording,
+        golden: Snapshot | None,
+        load_error: SnapshotFormatError | None = None,
+        taken: int = 0,
+    ) -> None:
+        self.recording = recording
+        self.golden = golden
+        self.load_error = load_error
+        self.taken = taken
 
 
-@dataclass
 class DeferredSnapshot:
-    """A ``snapshot(actual)`` snapshot settled when its test ends (a new or re-recorded one)."""
+    """A ``snapshot(actual)`` snapshot settled when its test ends (a new or re-recorded one).
 
-    #: what :func:`agentsnap.checking.tool_call_snapshot` built
-    snapshot: Snapshot
-    min_score: float
-    weights: Mapping[str, float] | None
-    strict: bool
-    #: made without a ``name``: the last such one also takes the LLM calls the test made after it
-    unnamed: bool
+    ``snapshot``: what :func:`agentsnap.checking.tool_call_snapshot` built.
+    ``unnamed``: made without a ``name``: the last such one also takes the LLM
+    calls the test made after it.
+    """
+
+    __slots__ = ("min_score", "snapshot", "strict", "unnamed", "weights")
+
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        min_score: float,
+        weights: Mapping[str, float] | None,
+        strict: bool,
+        unnamed: bool,
+    ) -> None:
+        self.snapshot = snapshot
+        self.min_score = min_score
+        self.weights = weights
+        self.strict = strict
+        self.unnamed = unnamed
 
 
-@dataclass(eq=False)
 class AgentsnapSession:
     """Per-run state: settings, the store, the per-test recordings, the counts.
 
@@ -95,20 +118,29 @@ class AgentsnapSession:
     node id → why it fails at setup (its marker name is another test's too).
     """
 
-    config: pytest.Config
-    settings: _config.Settings
-    #: the HTML report's collector with ``--agentsnap-report``, else None
-    report: ReportCollector | None = None
-    counts: Counter[str] = field(default_factory=Counter)
-    used: set[str] = field(default_factory=set)
-    collected: set[str] = field(default_factory=set)
-    deselected: int = 0
-    orphans: list[str] = field(default_factory=list)
-    claimed: set[str] = field(default_factory=set)
-    owners: dict[str, str] = field(default_factory=dict)
-    name_clashes: dict[str, str] = field(default_factory=dict)
-    _active: dict[str, ActiveTest] = field(default_factory=dict, repr=False)
-    _deferred: dict[str, list[DeferredSnapshot]] = field(default_factory=dict, repr=False)
+    def __init__(
+        self,
+        config: pytest.Config,
+        settings: _config.Settings,
+        report: ReportCollector | None = None,
+    ) -> None:
+        self.config = config
+        self.settings = settings
+        #: the HTML report's collector with ``--agentsnap-report``, else None
+        self.report = report
+        self.counts: Counter[str] = Counter()
+        self.used: set[str] = set()
+        self.collected: set[str] = set()
+        self.deselected = 0
+        self.orphans: list[str] = []
+        self.claimed: set[str] = set()
+        self.owners: dict[str, str] = {}
+        self.name_clashes: dict[str, str] = {}
+        self._active: dict[str, ActiveTest] = {}
+        self._deferred: dict[str, list[DeferredSnapshot]] = {}
+
+    def __repr__(self) -> str:
+        return f"AgentsnapSession(mode={self.settings.mode!r}, counts={dict(self.counts)!r})"
 
     # -- names -----------------------------------------------------------------
     def claim(self, name: str, node_id: str) -> None:
@@ -452,9 +484,11 @@ def end_session(config: pytest.Config) -> None:
     session = get_session(config)
     if session is None:
         return
-    from ..recorder import force_mode
-
-    force_mode(None)
+    recorder = sys.modules.get("agentsnap.recorder")
+    if (
+        recorder is not None
+    ):  # not imported: nothing was forced (a run that used none of it pays no import)
+        recorder.force_mode(None)
     if session.report is not None:
         session.report.stop()
 

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._compare import compute_diff
-    from .options import CompareOptions, DiffConfig
+    from .legacy_config import DiffConfig
+    from .options import CompareOptions
     from .report import DiffReport
 
 __all__ = ["CompareOptions", "DiffConfig", "DiffReport", "compute_diff"]
@@ -28,7 +29,7 @@ __all__ = ["CompareOptions", "DiffConfig", "DiffReport", "compute_diff"]
 _LAZY = {
     "compute_diff": "._compare",
     "CompareOptions": ".options",
-    "DiffConfig": ".options",
+    "DiffConfig": ".legacy_config",
     "DiffReport": ".report",
 }
 

@@ -199,7 +199,7 @@ def compute_diff(
     elif new_output is not _NO_OUTPUT:
         new = {**new, "output": new_output}
     if config is not None:
-        from .options import DiffConfig
+        from .legacy_config import DiffConfig
 
         if not isinstance(config, DiffConfig):
             raise TypeError(f"config must be a DiffConfig, got {config!r}")

@@ -1,4 +1,4 @@
-"""The comparison knobs: :class:`CompareOptions` (one field per knob) and 0.5.1's :class:`DiffConfig`.
+"""The comparison knobs: :class:`CompareOptions` (one field per knob).
 
 :class:`CompareOptions` is the one list of what :func:`~agentsnap.diff.compute_diff`
 can be told. Each field's metadata (read with :func:`option_fields`) says:
@@ -15,11 +15,8 @@ can be told. Each field's metadata (read with :func:`option_fields`) says:
 
 This module imports only the standard library.
 
-``DiffConfig`` is agentsnap 0.5.1's bundle of comparison settings:
-``compute_diff(golden, new, config=DiffConfig(semantic_threshold=0.95))``
-reads its fields instead of the matching keywords. Its defaults are 0.5.1's:
-an unset ``llm_threshold`` is 0.75, or 0.40 when a ``judge`` scores the texts
-(judge scores of paraphrases run lower than cosine similarities).
+0.5.1's ``DiffConfig`` is in :mod:`agentsnap.diff.legacy_config`; it is imported
+only when used, since every pytest run imports this module through the settings.
 """
 
 from __future__ import annotations
@@ -34,7 +31,6 @@ __all__ = [
     "LLM_THRESHOLD_EMBEDDING",
     "LLM_THRESHOLD_JUDGE",
     "CompareOptions",
-    "DiffConfig",
     "OptionField",
     "asserter_option_names",
     "marker_option_names",
@@ -314,16 +310,27 @@ def check_weights(
     return out
 
 
-@dataclass(frozen=True)
 class OptionField:
-    """One knob of :class:`CompareOptions` as its metadata describes it."""
+    """One knob of :class:`CompareOptions` as its metadata describes it (read-only by convention).
 
-    name: str
-    default: Any
-    doc: str
-    marker: bool
-    asserter: bool
-    setting: bool
+    A plain class, not a dataclass: every pytest run imports this module through the
+    settings, and a dataclass costs its generated methods' compilation at import.
+    """
+
+    __slots__ = ("asserter", "default", "doc", "marker", "name", "setting")
+
+    def __init__(
+        self, name: str, default: Any, doc: str, marker: bool, asserter: bool, setting: bool
+    ) -> None:
+        self.name = name
+        self.default = default
+        self.doc = doc
+        self.marker = marker
+        self.asserter = asserter
+        self.setting = setting
+
+    def __repr__(self) -> str:
+        return f"OptionField(name={self.name!r}, default={self.default!r})"
 
 
 def option_fields() -> tuple[OptionField, ...]:
@@ -377,43 +384,10 @@ def setting_field(name: str) -> Any:
     raise KeyError(f"{name!r} is not a comparison setting")
 
 
-@dataclass
-class DiffConfig:
-    """Comparison settings (agentsnap 0.5.1's ``DiffConfig``; same fields, same defaults).
+def __getattr__(name: str) -> Any:
+    # 0.5.1's DiffConfig lives in .legacy_config (imported only by whoever uses it)
+    if name == "DiffConfig":
+        from .legacy_config import DiffConfig
 
-    ``semantic_threshold``: minimum score of the final output (0..1).
-    ``llm_threshold``: minimum score of each ``llm_call[i]`` response; None:
-    :data:`LLM_THRESHOLD_EMBEDDING`, or :data:`LLM_THRESHOLD_JUDGE` with a judge.
-    ``structural_tolerance``: edit-distance budget of the tool sequences (int >= 0).
-    ``structural_threshold``: 0.5.1 let a judge score the tool sequence against
-    this; agentsnap always decides by edit distance, so it is accepted and unused.
-    ``ignored_fields``: tool-argument paths to leave out.
-    ``judge``: an :class:`~agentsnap.diff.judge.LLMJudge` (or any object with
-    ``score(golden, new)``) scoring differing texts, or None.
-    ``compare_llm_requests``: also compare each call's request (replay mode).
-    """
-
-    semantic_threshold: float = 0.92
-    llm_threshold: float | None = None
-    structural_tolerance: int = 0
-    structural_threshold: float = 0.8
-    ignored_fields: list[str] = field(default_factory=list)
-    judge: Any = None
-    compare_llm_requests: bool = False
-
-    def resolved_llm_threshold(self) -> float:
-        """``llm_threshold``, or its default for this config (see the class doc)."""
-        if self.llm_threshold is not None:
-            return float(self.llm_threshold)
-        return LLM_THRESHOLD_JUDGE if self.judge is not None else LLM_THRESHOLD_EMBEDDING
-
-    def options(self) -> dict[str, Any]:
-        """The :func:`~agentsnap.diff.compute_diff` keywords these settings stand for."""
-        return {
-            "semantic_threshold": self.semantic_threshold,
-            "llm_threshold": self.resolved_llm_threshold(),
-            "structural_tolerance": self.structural_tolerance,
-            "ignored_fields": list(self.ignored_fields or []),
-            "judge": self.judge,
-            "compare_requests": bool(self.compare_llm_requests),
-        }
+        return DiffConfig
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
