@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import functools
+import importlib
 import os
 import shutil
 import subprocess
@@ -191,6 +193,17 @@ def render(
     return "\n".join(out).rstrip() + "\n"
 
 
+#: rows whose module's ``run(ctx)`` is the whole row: row -> (module in bench/, what the log says)
+PLAIN_ROWS: dict[str, tuple[str, str]] = {
+    "4": ("scale_vcr", "replay at scale vs vcrpy"),
+    "5": ("startup", "pytest start-up"),
+    "6": ("suite", "suite scale"),
+    "9": ("transports", "other transports"),
+    "10": ("framework", "a pydantic-ai agent test"),
+    "11": ("memory", "memory"),
+}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description="agentsnap benchmarks (issue 7); see the module doc."
@@ -322,58 +335,29 @@ def main() -> int:
             pace("3b")
             ctx.log("row 3b: replay vs agentsnap 0.5.1")
             sections.append(timed("row 3b", lambda: replay_legacy.run(ctx, share)))
-        if "4" in rows:
-            import scale_vcr
+        for row in ("4", "5", "6", "7", "8", "9", "10", "11"):
+            if row not in rows:
+                continue
+            pace(row)
+            if row == "7":
+                import diffcost
+                import replay_legacy
 
-            pace("4")
-            ctx.log("row 4: replay at scale vs vcrpy")
-            sections.append(timed("row 4", lambda: scale_vcr.run(ctx)))
-        if "5" in rows:
-            import startup
-
-            pace("5")
-            ctx.log("row 5: pytest start-up")
-            sections.append(timed("row 5", lambda: startup.run(ctx)))
-        if "6" in rows:
-            import suite
-
-            pace("6")
-            ctx.log("row 6: suite scale")
-            sections.append(timed("row 6", lambda: suite.run(ctx)))
-        if "7" in rows:
-            import diffcost
-            import replay_legacy
-
-            pace("7")
-            ctx.log("row 7: diff cost")
-            python, _ = replay_legacy.legacy_python(ctx)
-            if python:
-                try:
-                    legacy = replay_legacy.Legacy(python)
-                except Exception as exc:
-                    ctx.log(f"0.5.1 worker did not start: {exc}")
-            sections.append(timed("row 7", lambda: diffcost.run(ctx, legacy)))
-        if "8" in rows:
-            pace("8")
-            sections.append(timed("row 8", lambda: row8(ctx)))
-        if "9" in rows:
-            import transports
-
-            pace("9")
-            ctx.log("row 9: other transports")
-            sections.append(timed("row 9", lambda: transports.run(ctx)))
-        if "10" in rows:
-            import framework
-
-            pace("10")
-            ctx.log("row 10: a pydantic-ai agent test")
-            sections.append(timed("row 10", lambda: framework.run(ctx)))
-        if "11" in rows:
-            import memory
-
-            pace("11")
-            ctx.log("row 11: memory")
-            sections.append(timed("row 11", lambda: memory.run(ctx)))
+                ctx.log("row 7: diff cost")
+                python, _ = replay_legacy.legacy_python(ctx)
+                if python:
+                    try:
+                        legacy = replay_legacy.Legacy(python)
+                    except Exception as exc:
+                        ctx.log(f"0.5.1 worker did not start: {exc}")
+                sections.append(timed("row 7", functools.partial(diffcost.run, ctx, legacy)))
+            elif row == "8":
+                sections.append(timed("row 8", lambda: row8(ctx)))
+            else:
+                module_name, what = PLAIN_ROWS[row]
+                module = importlib.import_module(module_name)
+                ctx.log(f"row {row}: {what}")
+                sections.append(timed(f"row {row}", functools.partial(module.run, ctx)))
     finally:
         if legacy is not None:
             legacy.close()
