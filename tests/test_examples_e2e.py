@@ -109,15 +109,20 @@ def test_reordered_tool_execution_fails_replay_with_a_readable_diff(tmp_path: Pa
     )
 
 
-def test_changed_tool_result_fails_replay_naming_the_argument_path(tmp_path: Path) -> None:
+def _replay_with_changed_weather(tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """The examples copied to ``tmp_path``, get_weather's data changed, test_sync_agent_paris replayed."""
     root = _project(tmp_path)
     agent = root / "examples" / "weather_agent.py"
     src = agent.read_text(encoding="utf-8")
     assert "Light rain, 18°C" in src
     agent.write_text(src.replace("Light rain, 18°C", "Heavy rain, 12°C"), encoding="utf-8")
-    res = _pytest(
+    return _pytest(
         root, "examples", "--agentsnap-replay", "-q", "-k", "test_sync_agent_paris", env=_env()
     )
+
+
+def test_changed_tool_result_fails_replay_naming_the_argument_path(tmp_path: Path) -> None:
+    res = _replay_with_changed_weather(tmp_path)
     assert res.returncode == 1
     assert "messages[3].content: 'Light rain, 18°C' → 'Heavy rain, 12°C'" in res.stdout
 
@@ -136,14 +141,7 @@ def _readme_drift_example() -> list[str]:
 def test_the_readme_drift_example_is_what_the_report_prints(tmp_path: Path) -> None:
     """README's example: the weather agent's get_weather data changed, replayed; its lines are
     the real report's, in order, with nothing between them."""
-    root = _project(tmp_path)
-    agent = root / "examples" / "weather_agent.py"
-    src = agent.read_text(encoding="utf-8")
-    assert "Light rain, 18°C" in src
-    agent.write_text(src.replace("Light rain, 18°C", "Heavy rain, 12°C"), encoding="utf-8")
-    res = _pytest(
-        root, "examples", "--agentsnap-replay", "-q", "-k", "test_sync_agent_paris", env=_env()
-    )
+    res = _replay_with_changed_weather(tmp_path)
     assert res.returncode == 1, res.stdout + res.stderr
     example = _readme_drift_example()
     printed = res.stdout.splitlines()
