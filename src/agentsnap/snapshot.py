@@ -33,6 +33,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import copy
+import gc
 import hashlib
 import json
 import os
@@ -697,6 +698,20 @@ class SnapshotStore:
     # -- reading -----------------------------------------------------------
     @staticmethod
     def read_file(path: Path, *, expected_name: str | None = None) -> Snapshot:
+        """Parse one snapshot file (see :meth:`_read_file`), with the cyclic garbage collector
+        paused meanwhile: a golden is a burst of fresh, acyclic dicts and lists (hundreds of
+        thousands for a 5,000-call golden) that would otherwise trigger collections walking
+        all of them, several times, while nothing collectable exists yet."""
+        if not gc.isenabled():
+            return SnapshotStore._read_file(path, expected_name=expected_name)
+        gc.disable()
+        try:
+            return SnapshotStore._read_file(path, expected_name=expected_name)
+        finally:
+            gc.enable()
+
+    @staticmethod
+    def _read_file(path: Path, *, expected_name: str | None = None) -> Snapshot:
         """Parse one snapshot file.
 
         Raises :class:`~agentsnap.exceptions.SnapshotFormatError` (a
