@@ -16,6 +16,7 @@ loaded when CI is set.
 from __future__ import annotations
 
 import json
+import random
 import re
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ from agentsnap.scrub import scrub_json
 from agentsnap.serialize import prepare, to_json
 from agentsnap.snapshot import dumps, preferred_filename
 from agentsnap.trace import Exchange, _readable
+from agentsnap.wire import replay_key
 
 _RELAXED = {
     "deadline": None,
@@ -188,6 +190,43 @@ def test_request_key_ignores_key_order_and_whitespace_and_sees_every_value(
     changed = _replace(body, path, new)
     assume(canonical_json(changed) != canonical_json(body) and scrub_json(changed) == changed)
     assert request_key(_record(json.dumps(changed))) != canonical
+
+
+# as JSON parsing gives them: a NaN (the one float("nan")), big integers, lone surrogates, -0.0
+_parsed_scalars = st.one_of(
+    json_scalars,
+    st.sampled_from([float("nan"), float("inf"), -0.0, 0.0, 1, 1.0, True, 2**64, -(2**63) - 1]),
+    st.text(alphabet=st.sampled_from(["a", "\ud800", "\udfff", "é"]), max_size=3),
+)
+_parsed_values = st.recursive(
+    _parsed_scalars,
+    lambda children: st.one_of(
+        st.lists(children, max_size=3), st.dictionaries(st.text(max_size=3), children, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=400, **_RELAXED)
+@given(
+    a=_parsed_values,
+    b=_parsed_values,
+    route=st.sampled_from(
+        [("POST", "/v1/x", None), ("post", "/v1/x", None), ("POST", "/v1/x", "a=1")]
+    ),
+)
+def test_replay_key_is_equal_exactly_when_the_request_key_is(
+    a: Any, b: Any, route: tuple[str, str, str | None]
+) -> None:
+    """Replay indexes by the fast key: it must match exactly the requests the canonical key matches."""
+    method, path, query = route
+    first = {"method": "POST", "path": "/v1/x", "body": a}
+    second = {"method": method, "path": path, "body": b, **({"query": query} if query else {})}
+    for one, two in (
+        (first, second),
+        (first, dict(first, body=_reorder(a, random.Random(len(repr(a)))))),
+    ):
+        assert (replay_key(one) == replay_key(two)) is (request_key(one) == request_key(two))
 
 
 # --------------------------------------------------------------------------- stream reassembly, every codec

@@ -7,7 +7,9 @@ holds a FIFO of recorded responses, so identical requests (a retried 429, two
 equal concurrent calls) are served in recorded order and different concurrent
 requests each get their own response whatever order they arrive in. The host
 is not part of the key: a recording made against a local fake provider
-replays for a client pointed at the real API, and vice versa.
+replays for a client pointed at the real API, and vice versa. The index holds
+:func:`~agentsnap.wire.replay_key`, equal exactly when the request key is
+(a property test holds it to that) and cheaper to compute.
 
 When no recording has the exact key, the next unplayed exchange recorded for
 the same method and path is served (recorded order) and the step is marked
@@ -28,7 +30,7 @@ from collections import defaultdict, deque
 from typing import Any
 
 from .exceptions import ReplayMissError
-from .wire import canonical_json, request_key
+from .wire import canonical_json, replay_key, request_key
 
 __all__ = ["Cassette", "canonical_json", "request_key"]
 
@@ -54,7 +56,8 @@ class Cassette:
         self.strict = strict
         self._lock = threading.Lock()
         self._entries: list[dict[str, Any]] = []
-        self._by_key: dict[tuple[str, str, str], deque[int]] = defaultdict(deque)
+        #: by :func:`~agentsnap.wire.replay_key` (equal exactly when ``request_key`` is, cheaper)
+        self._by_key: dict[tuple[str, str, bytes], deque[int]] = defaultdict(deque)
         self._by_route: dict[tuple[str, str], deque[int]] = defaultdict(deque)
         self._played: list[bool] = []
         self.calls = 0
@@ -74,7 +77,7 @@ class Cassette:
             idx = len(self._entries)
             self._entries.append(ex)
             self._played.append(False)
-            key = request_key(ex["request"])
+            key = replay_key(ex["request"])
             self._by_key[key].append(idx)
             self._by_route[key[:2]].append(idx)
 
@@ -140,7 +143,7 @@ class Cassette:
 
         Raises :class:`ReplayMissError` when nothing recorded can be served.
         """
-        key = request_key(request)
+        key = replay_key(request)
         with self._lock:
             call_index = self.calls
             self.calls += 1
@@ -181,15 +184,15 @@ class Cassette:
         """
         with self._lock:
             return sum(
-                1 for idx in self._by_key.get(request_key(request), ()) if not self._played[idx]
+                1 for idx in self._by_key.get(replay_key(request), ()) if not self._played[idx]
             )
 
     def _miss_message(
-        self, request: dict[str, Any], key: tuple[str, str, str], call_index: int
+        self, request: dict[str, Any], key: tuple[str, str, bytes], call_index: int
     ) -> str:
         route = f"{key[0]} {key[1]}"
         same_route = [
-            i for i, e in enumerate(self._entries) if request_key(e["request"])[:2] == key[:2]
+            i for i, e in enumerate(self._entries) if replay_key(e["request"])[:2] == key[:2]
         ]
         where = f"{self.name!r}" + (f" ({self.path})" if self.path else "")
         node = self.name if "::" in self.name else ""

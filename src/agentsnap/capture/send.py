@@ -53,7 +53,7 @@ from .core import (  # noqa: F401 - encode_body, decode_body, _request_record, _
     take_recorded,
 )
 from .spec import ProviderSpec
-from .streams import replay_stream_class, tee_stream_class
+from .streams import read_served, replay_stream_class, tee_stream_class
 
 if TYPE_CHECKING:
     from .recording import Recording
@@ -75,7 +75,7 @@ def _module_of(request: Any) -> ModuleType:
 
 
 def _replayed_response(
-    recording: Recording, exchange: wire.Exchange, request: Any, *, is_async: bool
+    recording: Recording, exchange: wire.Exchange, request: Any, *, is_async: bool, read: bool
 ) -> Any:
     stored = take_recorded(recording, exchange)
     module = _module_of(request)
@@ -110,6 +110,8 @@ def _replayed_response(
         ):  # the recorded bytes and framing: a stream, so httpx adds no content-length
             stream = replay_stream_class(module, is_async)([body])
             response = module.Response(status, headers=headers, stream=stream, request=request)
+            if read:  # as read() leaves it (the body is the recorded bytes, no decoding)
+                read_served(response, body)
         else:
             headers = [(k, v) for k, v in headers if k.lower() not in faithful.FRAMING]
             response = module.Response(status, headers=headers, content=body, request=request)
@@ -187,7 +189,7 @@ def send_wrapper(
         return wrapped(*args, **kwargs)
     recording, request, stream, spec, exchange = started
     if recording.mode == "replay":
-        response = _replayed_response(recording, exchange, request, is_async=False)
+        response = _replayed_response(recording, exchange, request, is_async=False, read=not stream)
         if not stream:
             response.read()
         return response
@@ -206,7 +208,7 @@ async def async_send_wrapper(
         return await wrapped(*args, **kwargs)
     recording, request, stream, spec, exchange = started
     if recording.mode == "replay":
-        response = _replayed_response(recording, exchange, request, is_async=True)
+        response = _replayed_response(recording, exchange, request, is_async=True, read=not stream)
         if not stream:
             await response.aread()
         return response

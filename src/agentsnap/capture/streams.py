@@ -16,9 +16,17 @@ from __future__ import annotations
 import threading
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
 from types import ModuleType
-from typing import Protocol
+from typing import Any, Protocol
 
-__all__ = ["BodySink", "atee", "replay_stream_class", "served", "tee", "tee_stream_class"]
+__all__ = [
+    "BodySink",
+    "atee",
+    "read_served",
+    "replay_stream_class",
+    "served",
+    "tee",
+    "tee_stream_class",
+]
 
 
 class BodySink(Protocol):
@@ -57,6 +65,18 @@ async def served(chunks: list[bytes]) -> AsyncIterator[bytes]:
     """Recorded chunks as an async body."""
     for chunk in chunks:
         yield chunk
+
+
+def read_served(response: Any, body: bytes) -> None:
+    """Leave a replayed ``httpx`` / ``httpx2`` ``Response`` over a replay stream of ``[body]``
+    as ``read()`` / ``aread()`` leaves it, without iterating the stream through the library's
+    decoder and chunkers: ``content`` is ``body`` (the recorded bytes, served with no
+    ``content-encoding``), the stream consumed and closed, ``num_bytes_downloaded`` its length.
+    """
+    response._content = body
+    response.is_stream_consumed = True
+    response._num_bytes_downloaded = len(body)
+    response.is_closed = True  # the replay stream's close does nothing
 
 
 _classes: dict[tuple[str, str, bool], type] = {}
