@@ -17,6 +17,7 @@ each call (row 3, "ours").
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -40,6 +41,9 @@ class Legacy:
             text=True,
             bufsize=1,
             cwd=str(BENCH),
+            # 0.5.1 shares our import name: a PYTHONPATH pointing at a checkout's src/ would win over
+            # the venv's site-packages and time the wrong agentsnap
+            env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
         )
         self.info = self.ask({"op": "hello"})
 
