@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 
 from agentsnap import Snapshot, SnapshotStore
 from agentsnap.capture import send
+from agentsnap.diff.arguments import diff_values
 from agentsnap.providers import get_codec
 from agentsnap.replay import canonical_json, request_key
 from agentsnap.scrub import scrub_json
@@ -227,6 +228,20 @@ def test_replay_key_is_equal_exactly_when_the_request_key_is(
         (first, dict(first, body=_reorder(a, random.Random(len(repr(a)))))),
     ):
         assert (replay_key(one) == replay_key(two)) is (request_key(one) == request_key(two))
+
+
+@settings(max_examples=400, **_RELAXED)
+@given(a=_parsed_values, b=_parsed_values)
+def test_the_diff_fast_path_calls_equal_only_what_the_full_comparison_does(a: Any, b: Any) -> None:
+    """``diff_values`` first compares sorted-key MessagePack bytes: equal bytes must mean equal
+    values of the same types (strict and not), the same for a reordered copy."""
+    from agentsnap.diff.arguments import _same_encoding, _same_types
+
+    for one, two in ((a, b), (a, _reorder(a, random.Random(len(repr(a)))))):
+        if _same_encoding(one, two):
+            nan_free = one == one  # NaN != NaN: both sides hold the same NaN object's bytes
+            assert (one == two or not nan_free) and _same_types(one, two, strict=True)
+            assert diff_values(one, two, root="x", strict=True) == []
 
 
 # --------------------------------------------------------------------------- stream reassembly, every codec

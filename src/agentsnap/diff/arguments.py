@@ -385,10 +385,34 @@ def _plain_equal(a: Any, b: Any, strict: bool = True) -> bool:
     # values are built from str/int/float/None/list/dict with identical types
     # throughout (int and float count as one type unless strict), because ==
     # treats 1, 1.0 and True as equal.
+    if _same_encoding(a, b):
+        return True
     try:
         return bool(a == b) and _same_types(a, b, strict)
     except (TypeError, ValueError):  # exotic __eq__ (e.g. arrays): let deepdiff decide
         return False
+
+
+def _same_encoding(a: Any, b: Any) -> bool:
+    """Whether ``a`` and ``b`` encode to the same MessagePack bytes with sorted keys (msgspec,
+    as :func:`agentsnap.wire.replay_key`): then they hold the same keys and the same values of
+    the same types throughout (MessagePack keeps int, float, bool, str, None, arrays and maps
+    apart), so they are equal in the strict sense as well. Different bytes (1 vs 1.0, -0.0 vs
+    0.0, a tuple, anything msgspec cannot encode) decide nothing: the caller compares the values."""
+    if type(a) is not type(b) or type(a) not in (dict, list):
+        return False
+    global _sorted_msgpack
+    if _sorted_msgpack is None:
+        import msgspec
+
+        _sorted_msgpack = msgspec.msgpack.Encoder(order="sorted").encode
+    try:
+        return bool(_sorted_msgpack(a) == _sorted_msgpack(b))
+    except (TypeError, ValueError, OverflowError):
+        return False
+
+
+_sorted_msgpack: Any = None
 
 
 def _same_types(a: Any, b: Any, strict: bool = True) -> bool:
