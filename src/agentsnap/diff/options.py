@@ -22,6 +22,7 @@ only when used, since every pytest run imports this module through the settings.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -353,16 +354,19 @@ def option_fields() -> tuple[OptionField, ...]:
     return tuple(out)
 
 
+@functools.cache  # a tuple of names, fixed by the class: asked per test by the blocks
 def marker_option_names() -> tuple[str, ...]:
     """The knobs ``@pytest.mark.agentsnap(...)`` accepts besides ``name``, in field order."""
     return tuple(f.name for f in option_fields() if f.marker)
 
 
+@functools.cache  # a tuple of names, fixed by the class: asked per test by the blocks
 def asserter_option_names() -> tuple[str, ...]:
     """The knobs :class:`~agentsnap.AgentAsserter` takes as arguments, in field order."""
     return tuple(f.name for f in option_fields() if f.asserter)
 
 
+@functools.cache  # a tuple of names, fixed by the class: asked per test by the blocks
 def setting_option_names() -> tuple[str, ...]:
     """The knobs that are ``[tool.agentsnap]`` keys (fields of :class:`agentsnap.config.Settings`)."""
     return tuple(f.name for f in option_fields() if f.setting)
