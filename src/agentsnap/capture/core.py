@@ -30,10 +30,11 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import re
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -106,18 +107,29 @@ def _request_record(request: Any) -> dict[str, Any]:
     ``{"body": {"$bytes_b64", "sha256"}}`` (a side-file reference above
     1 MiB, see :mod:`agentsnap.serialize`).
     """
+    return _record_of(*_request_parts(request))
+
+
+def _request_parts(request: Any) -> tuple[str, str, str, str, bytes]:
+    """What :func:`_record_of` stores of ``request``, read at once (the body before the send
+    consumes it): method, path, query, content type and body bytes; nothing scrubbed yet."""
     try:
         raw = request.content
     except Exception:
         raw = request.read()
+    if not isinstance(raw, bytes):
+        raw = bytes(raw or b"")
     url = request.url
-    rec: dict[str, Any] = {"method": request.method, "path": scrub_text(url.path)}
-    if url.query:
-        query = (
-            url.query.decode("ascii", "replace") if isinstance(url.query, bytes) else str(url.query)
-        )
+    query = url.query
+    if query:
+        query = query.decode("ascii", "replace") if isinstance(query, bytes) else str(query)
+    return request.method, url.path, query or "", request.headers.get("content-type") or "", raw
+
+
+def _record_of(method: str, path: str, query: str, ctype: str, raw: bytes) -> dict[str, Any]:
+    rec: dict[str, Any] = {"method": method, "path": scrub_text(path)}
+    if query:
         rec["query"] = scrub_url("http://x/?" + query).split("?", 1)[1]
-    ctype = request.headers.get("content-type") or ""
     if raw and ctype.lower().startswith("multipart/"):
         found = _BOUNDARY.search(ctype)
         if found:
@@ -211,23 +223,33 @@ class _ChunkSink(_Sink):
     not UTF-8 are stored as ``{"$bytes_b64": ...}`` chunks. A stream whose
     encoding cannot be decoded here (unknown, package missing, corrupt) is
     stored raw, every chunk as bytes, with its ``content-encoding`` kept.
+
+    While the stream is read, :meth:`add` only keeps each chunk's bytes; they
+    are decoded and scrubbed when the exchange's response is first read
+    (:class:`_LazyExchange`), or at once for an exchange that is not lazy.
+    ``response_meta``: the stored ``status`` / ``headers``, or a function
+    giving them (called when the response is built).
     """
 
     def __init__(
         self,
         exchange: wire.Exchange,
-        response_meta: dict[str, Any],
+        response_meta: dict[str, Any] | Callable[[], dict[str, Any]],
         encoding: str,
         trace: _trace.Trace,
     ) -> None:
         super().__init__(exchange, encoding, trace)
         self.meta = response_meta
+        self._pieces: list[bytes] = []  # the chunks as read (on the wire: maybe compressed)
         self._wire: list[bytes] = []  # the compressed chunks, kept to fall back on
         self._tail = b""  # an incomplete UTF-8 character at the end of the last chunk
         self._binary = False
         self.chunks: list[Any] = []
 
     def add(self, chunk: bytes) -> None:
+        self._pieces.append(chunk if type(chunk) is bytes else bytes(chunk))
+
+    def _decode(self, chunk: bytes) -> None:
         if self.raw_mode:
             self.chunks.append(_b64_chunk(chunk))
             return
@@ -264,20 +286,30 @@ class _ChunkSink(_Sink):
         self._tail = b""
 
     def _store(self) -> None:
-        if self.decompressor is not None:
-            with contextlib.suppress(Exception):
-                self._add_decoded(self.decompressor.flush())
-        if self._tail:  # the stream stopped inside a character: keep its bytes
-            self.chunks.append(_b64_chunk(self._tail))
-            self._tail = b""
-        self._wire = []
-        resp = dict(self.meta)
-        if not self.raw_mode and isinstance(resp.get("headers"), dict):
-            resp["headers"] = {k: v for k, v in resp["headers"].items() if k != "content-encoding"}
-        self.chunks = scrub_chunks(self.chunks)
-        resp["chunks"] = self.chunks
-        self.exchange.response = resp
+        _defer_response(self.exchange, self._response)
         self.exchange.ended = time.monotonic()
+
+    def _response(self) -> dict[str, Any]:
+        with self._lock:  # the decoder has state: built once, whoever reads first
+            pieces, self._pieces = self._pieces, []
+            for piece in pieces:
+                self._decode(piece)
+            if self.decompressor is not None:
+                with contextlib.suppress(Exception):
+                    self._add_decoded(self.decompressor.flush())
+                self.decompressor = None
+            if self._tail:  # the stream stopped inside a character: keep its bytes
+                self.chunks.append(_b64_chunk(self._tail))
+                self._tail = b""
+            self._wire = []
+            resp = dict(self.meta() if callable(self.meta) else self.meta)
+            if not self.raw_mode and isinstance(resp.get("headers"), dict):
+                resp["headers"] = {
+                    k: v for k, v in resp["headers"].items() if k != "content-encoding"
+                }
+            self.chunks = scrub_chunks(self.chunks)
+            resp["chunks"] = self.chunks
+            return resp
 
 
 _chunk_bytes = wire.chunk_bytes
@@ -511,14 +543,20 @@ def record_read_body(
     (``[replay] verbatim_error_bodies``); bodies and texts are scrubbed.
     """
     pairs = list(headers)
-    verbatim = status >= 400 and _verbatim_errors(spec)
-    stored, exact = faithful.response_body(content, content_type, verbatim=verbatim)
-    meta: dict[str, Any] = {
-        "status": status,
-        "headers": kept_headers(pairs, spec, streamed=False, exact=exact),
-    }
-    meta.update(stored)
-    exchange.response = meta
+    if not isinstance(content, bytes):
+        content = bytes(content)
+
+    def make() -> dict[str, Any]:
+        verbatim = status >= 400 and _verbatim_errors(spec)
+        stored, exact = faithful.response_body(content, content_type, verbatim=verbatim)
+        meta: dict[str, Any] = {
+            "status": status,
+            "headers": kept_headers(pairs, spec, streamed=False, exact=exact),
+        }
+        meta.update(stored)
+        return meta
+
+    _defer_response(exchange, make)
     exchange.ended = time.monotonic()
 
 
@@ -613,6 +651,57 @@ def body_sink(
     return _ReadBodySink(exchange, spec, status, headers, encoding, recording.trace)
 
 
+class _LazyExchange(wire.Exchange):
+    """A captured exchange whose stored ``request`` and ``response`` are built on first read.
+
+    Capture keeps what it needs at the call (the request's bytes, the response's
+    status, headers and body bytes) and scrubs, parses and shapes them when the
+    exchange is first read (the trace's steps, the snapshot, a test): the call's
+    own path only copies references. Reading is the same as for an
+    :class:`~agentsnap.wire.Exchange`; a value once built is kept, and setting
+    one replaces it. Scrubbing then knows every credential remembered so far,
+    which is at least what it knew at the call.
+    """
+
+    @property
+    def request(self) -> dict[str, Any]:
+        state = self.__dict__
+        make = state.get("_make_request")
+        if make is not None:
+            state["_request"] = make()
+            state["_make_request"] = None
+        value: dict[str, Any] = state["_request"]
+        return value
+
+    @request.setter
+    def request(self, value: dict[str, Any]) -> None:
+        self.__dict__["_request"] = value
+        self.__dict__["_make_request"] = None
+
+    @property
+    def response(self) -> dict[str, Any] | None:
+        state = self.__dict__
+        make = state.get("_make_response")
+        if make is not None:
+            state["_response"] = make()
+            state["_make_response"] = None
+        value: dict[str, Any] | None = state.get("_response")
+        return value
+
+    @response.setter
+    def response(self, value: dict[str, Any] | None) -> None:
+        self.__dict__["_response"] = value
+        self.__dict__["_make_response"] = None
+
+
+def _defer_response(exchange: wire.Exchange, make: Callable[[], dict[str, Any]]) -> None:
+    """``exchange.response = make()``, built on first read when the exchange is lazy."""
+    if isinstance(exchange, _LazyExchange):
+        exchange.__dict__["_make_response"] = make
+    else:
+        exchange.response = make()
+
+
 def begin(recording: Recording, request: Any, spec: ProviderSpec) -> wire.Exchange:
     """Start one exchange of a recognised request: raise
     :class:`~agentsnap.exceptions.SnapshotMissingInCIError` when the recording
@@ -622,8 +711,14 @@ def begin(recording: Recording, request: Any, spec: ProviderSpec) -> wire.Exchan
     if recording.block is not None:
         recording.blocked_calls += 1
         raise SnapshotMissingInCIError(recording.block)
-    req = _request_record(request)
-    exchange = wire.Exchange(provider=spec.name, codec=spec.codec_for(req["path"]), request=req)
+    if recording.mode == "capture":  # stored on first read (_LazyExchange)
+        parts = _request_parts(request)
+        codec = spec.codec_for(scrub_text(parts[1]))
+        exchange: wire.Exchange = _LazyExchange(provider=spec.name, codec=codec, request={})
+        exchange.__dict__["_make_request"] = functools.partial(_record_of, *parts)
+    else:
+        req = _request_record(request)
+        exchange = wire.Exchange(provider=spec.name, codec=spec.codec_for(req["path"]), request=req)
     recording.trace.add_exchange(exchange)
     return exchange
 

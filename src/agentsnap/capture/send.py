@@ -144,9 +144,13 @@ def _record_response(
         return
     if stream:
         encoding = response.headers.get("content-encoding", "").strip().lower()
-        meta["headers"] = _kept_headers(response, spec, streamed=True)
+        pairs = response.headers.multi_items()
+
+        def stream_meta() -> dict[str, Any]:  # built with the stored chunks (on first read)
+            return {**meta, "headers": kept_headers(pairs, spec, streamed=True)}
+
         sink = _ChunkSink(
-            exchange, meta, "" if encoding == "identity" else encoding, recording.trace
+            exchange, stream_meta, "" if encoding == "identity" else encoding, recording.trace
         )
         module = _module_of(response.request)
         response.stream = tee_stream_class(module, is_async)(response.stream, sink)
