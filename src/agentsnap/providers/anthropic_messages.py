@@ -35,12 +35,19 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from agentsnap.providers._common import (
+    NO_ERROR,
+    is_error,
+    json_instead_of_stream,
+    llm_call_view,
+    object_body,
+    preview,
+    str_or_none,
+)
 from agentsnap.providers._errors import error_message
 from agentsnap.providers.sse import parse_sse
 
 __all__ = ["normalize", "tool_results"]
-
-_PREVIEW = 80  # characters of an unusable payload quoted in a warning
 
 
 def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[str, Any]:
@@ -122,28 +129,26 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
         result = _read_body(stored, status, warnings)
 
     usage = result.usage()
-    view: dict[str, Any] = {
-        "provider": "anthropic",
-        "model": result.model or _str_or_none(req_body.get("model")),
-        "messages": copy.deepcopy(req_body.get("messages", [])),
-        "tools": _tool_names(req_body),
-        "response": result.text(),
-        "tool_requests": result.tool_requests(),
-        "tokens": usage["total_tokens"] if usage is not None else None,
-        "usage": usage,
-        "stream": streamed,
-        "status": status,
-    }
-    if streamed:
-        view["complete"] = result.complete
-    if isinstance(status, int) and status >= 400:
-        view["error"] = error_message(result.error_body, json_text=True)
+    error: Any = NO_ERROR
+    if is_error(status):
+        error = error_message(result.error_body, json_text=True)
     elif isinstance(response.get("error"), Mapping):  # a transport failure: no HTTP response at all
         failure = response["error"]
-        view["error"] = f"{failure.get('type')}: {failure.get('message')}"
-    if warnings:
-        view["warnings"] = warnings
-    return view
+        error = f"{failure.get('type')}: {failure.get('message')}"
+    return llm_call_view(
+        "anthropic",
+        model=result.model or str_or_none(req_body.get("model")),
+        messages=copy.deepcopy(req_body.get("messages", [])),
+        tools=_tool_names(req_body),
+        response=result.text(),
+        tool_requests=result.tool_requests(),
+        usage=usage,
+        streamed=streamed,
+        status=status,
+        complete=result.complete,
+        error=error,
+        warnings=warnings,
+    )
 
 
 def tool_results(body: Any) -> list[dict[str, Any]]:
@@ -176,16 +181,8 @@ def tool_results(body: Any) -> list[dict[str, Any]]:
 # helpers
 
 
-def _str_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 def _int_or_none(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _preview(text: str) -> str:
-    return repr(text if len(text) <= _PREVIEW else text[:_PREVIEW] + "...")
 
 
 def _tool_names(body: Mapping[str, Any]) -> list[str]:
@@ -216,8 +213,8 @@ class _Block:
         self.index = index
         self.order = order
         self.kind = start.get("type") if isinstance(start.get("type"), str) else None
-        self.id = _str_or_none(start.get("id"))
-        self.name = _str_or_none(start.get("name"))
+        self.id = str_or_none(start.get("id"))
+        self.name = str_or_none(start.get("name"))
         self.input: Any = copy.deepcopy(start.get("input"))
         # text of a text block, or partial_json fragments of a tool_use block
         self.parts: list[str] = []
@@ -290,27 +287,13 @@ class _Read:
 
 def _read_body(body: Any, status: Any, warnings: list[str]) -> _Read:
     out = _Read()
-    if isinstance(body, str):
-        try:  # a JSON body stored as text (an unexpected content-type)
-            parsed = json.loads(body)
-        except ValueError:
-            parsed = None
-        if isinstance(parsed, Mapping):
-            body = parsed
-    out.error_body = body
-    is_error = isinstance(status, int) and status >= 400
+    body = out.error_body = object_body(body, status, warnings)
+    failed = is_error(status)
     if not isinstance(body, Mapping):
-        if not is_error:
-            what = (
-                "no body"
-                if body is None
-                else f"a body that is not a JSON object: {_preview(str(body))}"
-            )
-            warnings.append(f"response has {what}")
         return out
-    if not is_error and body.get("type") == "error":
+    if not failed and body.get("type") == "error":
         warnings.append(f"response body carries an error: {error_message(body, json_text=True)!r}")
-    out.model = _str_or_none(body.get("model"))
+    out.model = str_or_none(body.get("model"))
     out.take_usage(body.get("usage"))
     content = body.get("content")
     for position, block in enumerate(content if isinstance(content, list) else []):
@@ -333,16 +316,11 @@ _DELTA_KINDS = {"text_delta": "text", "input_json_delta": "tool_use", "thinking_
 def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
     text = "".join(c for c in chunks if isinstance(c, str)) if isinstance(chunks, list) else ""
     events = parse_sse(text)
-    if not events and text.lstrip().startswith("{"):
-        # not SSE: an HTTP error (or a server ignoring "stream": true) answered with JSON
-        try:
-            body = json.loads(text)
-        except ValueError:
-            body = None
-        if isinstance(body, Mapping):
-            out = _read_body(body, status, warnings)
-            out.complete = not (isinstance(status, int) and status >= 400)
-            return out
+    body = json_instead_of_stream(text, events)
+    if body is not None:
+        out = _read_body(body, status, warnings)
+        out.complete = not is_error(status)
+        return out
 
     out = _Read()
     by_index: dict[int, _Block] = {}
@@ -353,12 +331,12 @@ def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
             payload = json.loads(event.data)
         except ValueError:
             warnings.append(
-                f"event {number} ({event.event}): data is not JSON: {_preview(event.data)}"
+                f"event {number} ({event.event}): data is not JSON: {preview(event.data)}"
             )
             continue
         if not isinstance(payload, Mapping):
             warnings.append(
-                f"event {number} ({event.event}): data is not a JSON object: {_preview(event.data)}"
+                f"event {number} ({event.event}): data is not a JSON object: {preview(event.data)}"
             )
             continue
         kind = payload.get("type") if isinstance(payload.get("type"), str) else event.event
@@ -372,7 +350,7 @@ def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
         if kind == "message_start":
             message = payload.get("message")
             if isinstance(message, Mapping):
-                out.model = out.model or _str_or_none(message.get("model"))
+                out.model = out.model or str_or_none(message.get("model"))
                 out.take_usage(message.get("usage"))
         elif kind == "content_block_start":
             index = _int_or_none(payload.get("index"))

@@ -31,6 +31,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentsnap.providers import openai_chat as _oa
+from agentsnap.providers._common import (
+    NO_ERROR,
+    event_object,
+    is_error,
+    llm_call_view,
+    object_body,
+    str_or_none,
+)
 from agentsnap.providers._errors import error_message as _error_text
 from agentsnap.providers.sse import parse_sse
 
@@ -66,27 +74,25 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
         read = _read_body(response.get("body"), status, warnings)
 
     usage = read.usage
-    view: dict[str, Any] = {
-        "provider": "cohere",
-        "model": _oa._str_or_none(req_body.get("model")),
-        "messages": copy.deepcopy(req_body.get("messages", [])),
-        "tools": _oa._tool_names(req_body),
-        "response": read.text,
-        "tool_requests": read.tool_requests,
-        "tokens": usage["total_tokens"] if usage is not None else None,
-        "usage": usage,
-        "stream": streamed,
-        "status": status,
-    }
-    if streamed:
-        view["complete"] = read.complete
-    if isinstance(status, int) and status >= 400:
-        view["error"] = _error_text(read.error_body)
+    error: Any = NO_ERROR
+    if is_error(status):
+        error = _error_text(read.error_body)
     elif read.stream_error is not None:
-        view["error"] = read.stream_error
-    if warnings:
-        view["warnings"] = warnings
-    return view
+        error = read.stream_error
+    return llm_call_view(
+        "cohere",
+        model=str_or_none(req_body.get("model")),
+        messages=copy.deepcopy(req_body.get("messages", [])),
+        tools=_oa._tool_names(req_body),
+        response=read.text,
+        tool_requests=read.tool_requests,
+        usage=usage,
+        streamed=streamed,
+        status=status,
+        complete=read.complete,
+        error=error,
+        warnings=warnings,
+    )
 
 
 def tool_results(body: Any) -> list[dict[str, Any]]:
@@ -172,29 +178,16 @@ def _call(raw: Any) -> dict[str, Any] | None:
     if not isinstance(function, Mapping):
         function = {}
     return {
-        "id": _oa._str_or_none(raw.get("id")),
-        "name": _oa._str_or_none(function.get("name")),
+        "id": str_or_none(raw.get("id")),
+        "name": str_or_none(function.get("name")),
         "args": _oa._args(function.get("arguments")),
     }
 
 
 def _read_body(body: Any, status: Any, warnings: list[str]) -> _Read:
     out = _Read()
-    if isinstance(body, str):
-        try:
-            parsed = json.loads(body)
-        except ValueError:
-            parsed = None
-        if isinstance(parsed, Mapping):
-            body = parsed
-    out.error_body = body
+    body = out.error_body = object_body(body, status, warnings)
     if not isinstance(body, Mapping):
-        if not (isinstance(status, int) and status >= 400):
-            warnings.append(
-                "response has no body"
-                if body is None
-                else f"response body is not a JSON object: {_oa._preview(str(body))}"
-            )
         return out
     out.usage = usage_of(body.get("usage"))
     message = body.get("message")
@@ -220,12 +213,12 @@ class _StreamCall:
         if not isinstance(raw, Mapping):
             return
         if self.id is None:
-            self.id = _oa._str_or_none(raw.get("id"))
+            self.id = str_or_none(raw.get("id"))
         function = raw.get("function")
         if not isinstance(function, Mapping):
             return
         if self.name is None:
-            self.name = _oa._str_or_none(function.get("name"))
+            self.name = str_or_none(function.get("name"))
         arguments = function.get("arguments")
         if isinstance(arguments, str):
             self.parts.append(arguments)
@@ -252,7 +245,7 @@ def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
     if not events and text.lstrip().startswith("{"):
         # an HTTP error answering a stream request: one JSON body, not SSE
         out = _read_body(text, status, warnings)
-        out.complete = not (isinstance(status, int) and status >= 400)
+        out.complete = not is_error(status)
         return out
 
     out = _Read()
@@ -266,13 +259,8 @@ def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
         if data.strip() == "[DONE]":
             out.complete = True
             break
-        try:
-            payload = json.loads(data)
-        except ValueError:
-            warnings.append(f"event {number_}: data is not JSON: {_oa._preview(data)}")
-            continue
-        if not isinstance(payload, Mapping):
-            warnings.append(f"event {number_}: data is not a JSON object: {_oa._preview(data)}")
+        payload = event_object(data, f"event {number_}", warnings)
+        if payload is None:
             continue
         kind = payload.get("type") if isinstance(payload.get("type"), str) else event.event
         index = _index(payload)
@@ -291,7 +279,7 @@ def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
             raw = message.get("tool_calls")
             if isinstance(raw, list):  # tolerate a list of one
                 raw = raw[0] if raw else None
-            raw_id = _oa._str_or_none(raw.get("id")) if isinstance(raw, Mapping) else None
+            raw_id = str_or_none(raw.get("id")) if isinstance(raw, Mapping) else None
             if index is not None:
                 call = calls.get(index)
                 if call is None or (

@@ -33,6 +33,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentsnap.providers import openai_chat as _oa
+from agentsnap.providers._common import (
+    NO_ERROR,
+    is_error,
+    llm_call_view,
+    object_body,
+    preview,
+    str_or_none,
+)
 from agentsnap.providers._errors import error_message as _error_text
 from agentsnap.providers.cohere_chat import usage_of
 
@@ -97,29 +105,24 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
         text, calls, usage, error_body = _read_body(response.get("body"), status, warnings)
         complete = True
     tools = req_body.get("tools")
-    view: dict[str, Any] = {
-        "provider": "cohere",
-        "model": _oa._str_or_none(req_body.get("model")),
-        "messages": conversation(req_body),
-        "tools": [
+    return llm_call_view(
+        "cohere",
+        model=str_or_none(req_body.get("model")),
+        messages=conversation(req_body),
+        tools=[
             t["name"] for t in tools if isinstance(t, Mapping) and isinstance(t.get("name"), str)
         ]
         if isinstance(tools, list)
         else [],
-        "response": text,
-        "tool_requests": calls,
-        "tokens": usage["total_tokens"] if usage is not None else None,
-        "usage": usage,
-        "stream": streamed,
-        "status": status,
-    }
-    if streamed:
-        view["complete"] = complete
-    if isinstance(status, int) and status >= 400:
-        view["error"] = _error_text(error_body)
-    if warnings:
-        view["warnings"] = warnings
-    return view
+        response=text,
+        tool_requests=calls,
+        usage=usage,
+        streamed=streamed,
+        status=status,
+        complete=complete,
+        error=_error_text(error_body) if is_error(status) else NO_ERROR,
+        warnings=warnings,
+    )
 
 
 def tool_results(body: Any) -> list[dict[str, Any]]:
@@ -164,7 +167,7 @@ def _requests(calls: Any) -> list[dict[str, Any]]:
         out.append(
             {
                 "id": call_id(call.get("name"), params),
-                "name": _oa._str_or_none(call.get("name")),
+                "name": str_or_none(call.get("name")),
                 "args": params,
             }
         )
@@ -174,20 +177,8 @@ def _requests(calls: Any) -> list[dict[str, Any]]:
 def _read_body(
     body: Any, status: Any, warnings: list[str]
 ) -> tuple[str, list[dict[str, Any]], dict[str, Any] | None, Any]:
-    if isinstance(body, str):
-        try:
-            parsed = json.loads(body)
-        except ValueError:
-            parsed = None
-        if isinstance(parsed, Mapping):
-            body = parsed
+    body = object_body(body, status, warnings)
     if not isinstance(body, Mapping):
-        if not (isinstance(status, int) and status >= 400):
-            warnings.append(
-                "response has no body"
-                if body is None
-                else f"response body is not a JSON object: {_oa._preview(str(body))}"
-            )
         return "", [], None, body
     text = body["text"] if isinstance(body.get("text"), str) else ""
     return text, _requests(body.get("tool_calls")), usage_of(body.get("meta")), body
@@ -203,7 +194,7 @@ def _read_stream(
             json.loads(lines[-1])
         except ValueError:
             lines.pop()  # a stream cut inside a line
-    if isinstance(status, int) and status >= 400:
+    if is_error(status):
         body_text, calls, usage, error_body = _read_body(text, status, warnings)
         return body_text, calls, usage, False, error_body
 
@@ -218,10 +209,10 @@ def _read_stream(
         try:
             event = json.loads(line)
         except ValueError:
-            warnings.append(f"line {number}: not JSON: {_oa._preview(line)}")
+            warnings.append(f"line {number}: not JSON: {preview(line)}")
             continue
         if not isinstance(event, Mapping):
-            warnings.append(f"line {number}: not a JSON object: {_oa._preview(line)}")
+            warnings.append(f"line {number}: not a JSON object: {preview(line)}")
             continue
         kind = event.get("event_type")
         if kind == "text-generation" and isinstance(event.get("text"), str):

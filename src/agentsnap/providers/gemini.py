@@ -19,6 +19,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from agentsnap.providers._common import NO_ERROR, is_error, llm_call_view, str_or_none
 from agentsnap.providers._errors import error_message
 from agentsnap.providers.sse import parse_sse
 
@@ -99,24 +100,20 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
 
     usage = acc.usage
     contents = req_body.get("contents")
-    view: dict[str, Any] = {
-        "provider": "google-genai",
-        "model": acc.model or _model_from_path(request.get("path")),
-        "messages": copy.deepcopy(contents) if isinstance(contents, list) else [],
-        "tools": _tool_names(req_body.get("tools")),
-        "response": "".join(acc.text),
-        "tool_requests": acc.calls.requests(),
-        "tokens": usage["total_tokens"] if usage is not None else None,
-        "usage": usage,
-        "stream": streamed,
-        "status": status,
-    }
-    is_error = isinstance(status, int) and status >= 400
-    if streamed:
-        view["complete"] = acc.finished and not acc.stream_error and not is_error
-    if is_error:
-        view["error"] = error_message(acc.error_body, one_item_list=True)
-    return view
+    failed = is_error(status)
+    return llm_call_view(
+        "google-genai",
+        model=acc.model or _model_from_path(request.get("path")),
+        messages=copy.deepcopy(contents) if isinstance(contents, list) else [],
+        tools=_tool_names(req_body.get("tools")),
+        response="".join(acc.text),
+        tool_requests=acc.calls.requests(),
+        usage=usage,
+        streamed=streamed,
+        status=status,
+        complete=acc.finished and not acc.stream_error and not failed,
+        error=error_message(acc.error_body, one_item_list=True) if failed else NO_ERROR,
+    )
 
 
 def tool_results(body: Any) -> list[dict[str, Any]]:
@@ -146,8 +143,8 @@ def tool_results(body: Any) -> list[dict[str, Any]]:
                 continue
             results.append(
                 {
-                    "id": _str_or_none(fr.get("id")),
-                    "name": _str_or_none(fr.get("name")),
+                    "id": str_or_none(fr.get("id")),
+                    "name": str_or_none(fr.get("name")),
                     "result": copy.deepcopy(fr.get("response")),
                 }
             )
@@ -156,10 +153,6 @@ def tool_results(body: Any) -> list[dict[str, Any]]:
 
 # --------------------------------------------------------------------------
 # helpers
-
-
-def _str_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 def _model_from_path(path: Any) -> str | None:
@@ -296,9 +289,9 @@ class _Call:
 
     def absorb(self, fc: Mapping[str, Any]) -> None:
         if self.name is None:
-            self.name = _str_or_none(fc.get("name"))
+            self.name = str_or_none(fc.get("name"))
         if self.call_id is None:
-            self.call_id = _str_or_none(fc.get("id"))
+            self.call_id = str_or_none(fc.get("id"))
         if "args" in fc and fc["args"] is not None:
             args = _parse_args(fc["args"])
             if isinstance(args, dict) and isinstance(self.args, dict):
@@ -354,8 +347,8 @@ class _Calls:
         self.open: _Call | None = None  # the call whose last piece said willContinue
 
     def add(self, fc: Mapping[str, Any]) -> None:
-        name = _str_or_none(fc.get("name"))
-        call_id = _str_or_none(fc.get("id"))
+        name = str_or_none(fc.get("name"))
+        call_id = str_or_none(fc.get("id"))
         call = self.open
         continues = (
             call is not None
@@ -390,7 +383,7 @@ class _Accumulator:
 
     def absorb(self, payload: Mapping[str, Any]) -> None:
         """One ``GenerateContentResponse`` object (a whole body, or one stream event)."""
-        model = _str_or_none(payload.get("modelVersion"))
+        model = str_or_none(payload.get("modelVersion"))
         if model is not None:
             self.model = model
         usage = _usage(payload.get("usageMetadata"))
@@ -483,7 +476,7 @@ def _read_stream(acc: _Accumulator, text: str, status: Any) -> None:
             except ValueError:
                 return
             _read_body(acc, body)
-            acc.finished = acc.finished and not (isinstance(status, int) and status >= 400)
+            acc.finished = acc.finished and not is_error(status)
         return
     for event in events:
         try:

@@ -30,6 +30,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentsnap.providers import openai_chat as _oa
+from agentsnap.providers._common import (
+    NO_ERROR,
+    Read,
+    event_object,
+    is_error,
+    json_instead_of_stream,
+    llm_call_view,
+    str_or_none,
+)
 from agentsnap.providers._errors import error_message as _error_text
 from agentsnap.providers.sse import parse_sse
 
@@ -71,25 +80,20 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
         result = _oa._read_body(body, status, warnings)
 
     usage = result.usage
-    view: dict[str, Any] = {
-        "provider": "mistral",
-        "model": result.model or _oa._str_or_none(req_body.get("model")),
-        "messages": copy.deepcopy(req_body.get("messages", [])),
-        "tools": _oa._tool_names(req_body),
-        "response": result.text,
-        "tool_requests": result.tool_requests,
-        "tokens": usage["total_tokens"] if usage is not None else None,
-        "usage": usage,
-        "stream": streamed,
-        "status": status,
-    }
-    if streamed:
-        view["complete"] = result.complete
-    if isinstance(status, int) and status >= 400:
-        view["error"] = error_message(result.error_body)
-    if warnings:
-        view["warnings"] = warnings
-    return view
+    return llm_call_view(
+        "mistral",
+        model=result.model or str_or_none(req_body.get("model")),
+        messages=copy.deepcopy(req_body.get("messages", [])),
+        tools=_oa._tool_names(req_body),
+        response=result.text,
+        tool_requests=result.tool_requests,
+        usage=usage,
+        streamed=streamed,
+        status=status,
+        complete=result.complete,
+        error=error_message(result.error_body) if is_error(status) else NO_ERROR,
+        warnings=warnings,
+    )
 
 
 def tool_results(body: Any) -> list[dict[str, Any]]:
@@ -158,38 +162,28 @@ def _fragment(raw: Mapping[str, Any]) -> dict[str, Any]:
 def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> Any:
     text = "".join(c for c in chunks if isinstance(c, str)) if isinstance(chunks, list) else ""
     events = parse_sse(text)
-    if not events and text.lstrip().startswith("{"):
-        # an error (or a server that ignored streaming) answered with one JSON body
-        try:
-            body = json.loads(text)
-        except ValueError:
-            body = None
-        if isinstance(body, Mapping):
-            out = _oa._read_body(body, status, warnings)
-            out.complete = not (isinstance(status, int) and status >= 400)
-            return out
+    body = json_instead_of_stream(text, events)  # an HTTP error, or a server ignoring stream: true
+    if body is not None:
+        out = _oa._read_body(body, status, warnings)
+        out.complete = not is_error(status)
+        return out
 
-    out = _oa._Read()
+    out = Read()
     choices: dict[int, Any] = {}
     for number, event in enumerate(events):
         data = event.data
         if data.strip() == "[DONE]":  # the SDK's sentinel
             out.complete = True
             break
-        try:
-            payload = json.loads(data)
-        except ValueError:
-            warnings.append(f"event {number}: data is not JSON: {_oa._preview(data)}")
-            continue
-        if not isinstance(payload, Mapping):
-            warnings.append(f"event {number}: data is not a JSON object: {_oa._preview(data)}")
+        payload = event_object(data, f"event {number}", warnings)
+        if payload is None:
             continue
         if payload.get("object") == "error" or payload.get("error"):
             out.error_body = payload
             warnings.append(f"event {number}: stream error: {error_message(payload)!r}")
             break
         if out.model is None:
-            out.model = _oa._str_or_none(payload.get("model"))
+            out.model = str_or_none(payload.get("model"))
         if isinstance(payload.get("usage"), Mapping):
             out.usage = _oa._usage(payload["usage"])
         raw_choices = payload.get("choices")

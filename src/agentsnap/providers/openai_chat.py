@@ -15,12 +15,22 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from agentsnap.providers._common import (
+    NO_ERROR,
+    event_object,
+    is_error,
+    json_instead_of_stream,
+    llm_call_view,
+    object_body,
+    str_or_none,
+)
+from agentsnap.providers._common import (
+    Read as _Read,
+)
 from agentsnap.providers._errors import error_message
 from agentsnap.providers.sse import parse_sse
 
 __all__ = ["normalize"]
-
-_PREVIEW = 80  # characters of an unparseable payload quoted in a warning
 
 
 def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[str, Any]:
@@ -123,47 +133,24 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
         result = _read_body(stored, status, warnings)
 
     usage = result.usage
-    view: dict[str, Any] = {
-        "provider": "openai",
-        "model": result.model or _str_or_none(req_body.get("model")),
-        "messages": copy.deepcopy(req_body.get("messages", [])),
-        "tools": _tool_names(req_body),
-        "response": result.text,
-        "tool_requests": result.tool_requests,
-        "tokens": usage["total_tokens"] if usage is not None else None,
-        "usage": usage,
-        "stream": streamed,
-        "status": status,
-    }
-    if streamed:
-        view["complete"] = result.complete
-    if isinstance(status, int) and status >= 400:
-        view["error"] = error_message(result.error_body)
-    if warnings:
-        view["warnings"] = warnings
-    return view
+    return llm_call_view(
+        "openai",
+        model=result.model or str_or_none(req_body.get("model")),
+        messages=copy.deepcopy(req_body.get("messages", [])),
+        tools=_tool_names(req_body),
+        response=result.text,
+        tool_requests=result.tool_requests,
+        usage=usage,
+        streamed=streamed,
+        status=status,
+        complete=result.complete,
+        error=error_message(result.error_body) if is_error(status) else NO_ERROR,
+        warnings=warnings,
+    )
 
 
 # --------------------------------------------------------------------------
 # shared helpers
-
-
-class _Read:
-    """What one response (streamed or not) contributed to the view."""
-
-    __slots__ = ("complete", "error_body", "model", "text", "tool_requests", "usage")
-
-    def __init__(self) -> None:
-        self.model: str | None = None
-        self.text = ""
-        self.tool_requests: list[dict[str, Any]] = []
-        self.usage: dict[str, Any] | None = None
-        self.complete = False
-        self.error_body: Any = None
-
-
-def _str_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 def _tool_names(body: Mapping[str, Any]) -> list[str]:
@@ -221,10 +208,6 @@ def _text(content: Any) -> str:
     return ""
 
 
-def _preview(text: str) -> str:
-    return repr(text if len(text) <= _PREVIEW else text[:_PREVIEW] + "...")
-
-
 def _choice_zero(choices: Any) -> Mapping[str, Any] | None:
     if not isinstance(choices, list):
         return None
@@ -243,28 +226,14 @@ def _choice_zero(choices: Any) -> Mapping[str, Any] | None:
 
 def _read_body(body: Any, status: Any, warnings: list[str]) -> _Read:
     out = _Read()
-    if isinstance(body, str):
-        try:  # a JSON body recorded as text (e.g. a wrong content-type)
-            parsed = json.loads(body)
-        except ValueError:
-            parsed = None
-        if isinstance(parsed, Mapping):
-            body = parsed
-    out.error_body = body
-    is_error = isinstance(status, int) and status >= 400
+    body = out.error_body = object_body(body, status, warnings)
+    failed = is_error(status)
     if not isinstance(body, Mapping):
-        if not is_error:
-            what = (
-                "no body"
-                if body is None
-                else f"a body that is not a JSON object: {_preview(str(body))}"
-            )
-            warnings.append(f"response has {what}")
         return out
 
-    out.model = _str_or_none(body.get("model"))
+    out.model = str_or_none(body.get("model"))
     out.usage = _usage(body.get("usage"))
-    if not is_error and body.get("error"):
+    if not failed and body.get("error"):
         warnings.append(f"response body carries an error: {error_message(body)!r}")
 
     choice = _choice_zero(body.get("choices"))
@@ -283,7 +252,7 @@ def _read_body(body: Any, status: Any, warnings: list[str]) -> _Read:
         raw = spec.get("input") if kind == "custom" else spec.get("arguments")
         out.tool_requests.append(
             {
-                "id": _str_or_none(call.get("id")),
+                "id": str_or_none(call.get("id")),
                 "name": spec.get("name"),
                 "args": _args(raw, kind),
             }
@@ -319,7 +288,7 @@ class _Call:
 
     def absorb(self, fragment: Mapping[str, Any]) -> None:
         if self.id is None:
-            self.id = _str_or_none(fragment.get("id"))
+            self.id = str_or_none(fragment.get("id"))
         if self.kind is None and isinstance(fragment.get("type"), str):
             self.kind = fragment["type"]
         for kind, field in (("function", "arguments"), ("custom", "input")):
@@ -329,7 +298,7 @@ class _Call:
             if self.kind is None:
                 self.kind = kind
             if self.name is None:
-                self.name = _str_or_none(spec.get("name"))
+                self.name = str_or_none(spec.get("name"))
             piece = spec.get(field)
             if isinstance(piece, str):
                 self.parts.append(piece)
@@ -363,7 +332,7 @@ class _Choice:
         index = fragment.get("index")
         if isinstance(index, bool) or not isinstance(index, int):
             index = None
-        frag_id = _str_or_none(fragment.get("id"))
+        frag_id = str_or_none(fragment.get("id"))
         call: _Call | None
         if index is not None:
             call = self.by_index.get(index)
@@ -404,17 +373,11 @@ class _Choice:
 def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
     text = "".join(c for c in chunks if isinstance(c, str)) if isinstance(chunks, list) else ""
     events = parse_sse(text)
-    if not events and text.lstrip().startswith("{"):
-        # Not SSE at all: an HTTP error answer to a stream request (or a server
-        # that ignored ``stream: true``) is one plain JSON body.
-        try:
-            body = json.loads(text)
-        except ValueError:
-            body = None
-        if isinstance(body, Mapping):
-            out = _read_body(body, status, warnings)
-            out.complete = not (isinstance(status, int) and status >= 400)
-            return out
+    body = json_instead_of_stream(text, events)  # an HTTP error, or a server ignoring stream: true
+    if body is not None:
+        out = _read_body(body, status, warnings)
+        out.complete = not is_error(status)
+        return out
 
     out = _Read()
     choices: dict[int, _Choice] = {}
@@ -423,13 +386,8 @@ def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
         if data.startswith("[DONE]"):  # the openai SDK's own test
             out.complete = True
             break
-        try:
-            payload = json.loads(data)
-        except ValueError:
-            warnings.append(f"event {number}: data is not JSON: {_preview(data)}")
-            continue
-        if not isinstance(payload, Mapping):
-            warnings.append(f"event {number}: data is not a JSON object: {_preview(data)}")
+        payload = event_object(data, f"event {number}", warnings)
+        if payload is None:
             continue
         if payload.get("error"):
             out.error_body = payload
@@ -437,7 +395,7 @@ def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
             break
 
         if out.model is None:
-            out.model = _str_or_none(payload.get("model"))
+            out.model = str_or_none(payload.get("model"))
         usage = payload.get("usage")
         if not isinstance(usage, Mapping):
             x_groq = payload.get("x_groq")

@@ -26,12 +26,23 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from agentsnap.providers._common import (
+    NO_ERROR,
+    event_object,
+    is_error,
+    json_instead_of_stream,
+    llm_call_view,
+    object_body,
+    str_or_none,
+)
+from agentsnap.providers._common import (
+    Read as _Read,
+)
 from agentsnap.providers._errors import error_message
 from agentsnap.providers.sse import parse_sse
 
 __all__ = ["normalize", "tool_results"]
 
-_PREVIEW = 80  # characters of an unparseable payload quoted in a warning
 
 #: events that end a Responses stream; each carries the final ``response``
 _TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
@@ -115,25 +126,20 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
         else _read_body(stored, status, warnings)
     )
 
-    view: dict[str, Any] = {
-        "provider": "openai",
-        "model": result.model or _str_or_none(body.get("model")),
-        "messages": _messages(body),
-        "tools": _tool_names(body.get("tools")),
-        "response": result.text,
-        "tool_requests": result.tool_requests,
-        "tokens": result.usage["total_tokens"] if result.usage is not None else None,
-        "usage": result.usage,
-        "stream": streamed,
-        "status": status,
-    }
-    if streamed:
-        view["complete"] = result.complete
-    if isinstance(status, int) and status >= 400:
-        view["error"] = error_message(result.error_body)
-    if warnings:
-        view["warnings"] = warnings
-    return view
+    return llm_call_view(
+        "openai",
+        model=result.model or str_or_none(body.get("model")),
+        messages=_messages(body),
+        tools=_tool_names(body.get("tools")),
+        response=result.text,
+        tool_requests=result.tool_requests,
+        usage=result.usage,
+        streamed=streamed,
+        status=status,
+        complete=result.complete,
+        error=error_message(result.error_body) if is_error(status) else NO_ERROR,
+        warnings=warnings,
+    )
 
 
 def tool_results(body: Any) -> list[dict[str, Any]]:
@@ -206,28 +212,6 @@ def _qualified(namespace: Any, name: Any) -> Any:
 # shared helpers
 
 
-class _Read:
-    """What one response (streamed or not) contributed to the view."""
-
-    __slots__ = ("complete", "error_body", "model", "text", "tool_requests", "usage")
-
-    def __init__(self) -> None:
-        self.model: str | None = None
-        self.text = ""
-        self.tool_requests: list[dict[str, Any]] = []
-        self.usage: dict[str, Any] | None = None
-        self.complete = False
-        self.error_body: Any = None
-
-
-def _str_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _preview(text: str) -> str:
-    return repr(text if len(text) <= _PREVIEW else text[:_PREVIEW] + "...")
-
-
 def _usage(raw: Any) -> dict[str, Any] | None:
     if not isinstance(raw, Mapping):
         return None
@@ -269,7 +253,7 @@ def _apply_output(out: _Read, items: list[Any]) -> None:
         elif kind in _CALL_ARGS:
             calls.append(
                 {
-                    "id": _str_or_none(item.get("call_id")),
+                    "id": str_or_none(item.get("call_id")),
                     "name": _qualified(item.get("namespace"), item.get("name")),
                     "args": _args(item.get(_CALL_ARGS[kind]), kind),
                 }
@@ -295,27 +279,13 @@ def _note_outcome(obj: Mapping[str, Any], warnings: list[str]) -> None:
 
 def _read_body(body: Any, status: Any, warnings: list[str]) -> _Read:
     out = _Read()
-    if isinstance(body, str):
-        try:  # a JSON body recorded as text (e.g. a wrong content-type)
-            parsed = json.loads(body)
-        except ValueError:
-            parsed = None
-        if isinstance(parsed, Mapping):
-            body = parsed
-    out.error_body = body
-    is_error = isinstance(status, int) and status >= 400
+    body = out.error_body = object_body(body, status, warnings)
+    failed = is_error(status)
     if not isinstance(body, Mapping):
-        if not is_error:
-            what = (
-                "no body"
-                if body is None
-                else f"a body that is not a JSON object: {_preview(str(body))}"
-            )
-            warnings.append(f"response has {what}")
         return out
-    out.model = _str_or_none(body.get("model"))
+    out.model = str_or_none(body.get("model"))
     out.usage = _usage(body.get("usage"))
-    if is_error:
+    if failed:
         return out
     output = body.get("output")
     if isinstance(output, list):
@@ -395,9 +365,9 @@ class _Stream:
 
     def slot(self, event: Mapping[str, Any], item: Any = None) -> _Slot:
         index = event.get("output_index")
-        item_id = _str_or_none(event.get("item_id"))
+        item_id = str_or_none(event.get("item_id"))
         if item_id is None and isinstance(item, Mapping):
-            item_id = _str_or_none(item.get("id"))
+            item_id = str_or_none(item.get("id"))
         if isinstance(index, bool) or not isinstance(index, int):
             index = None
         if index is not None:
@@ -433,16 +403,11 @@ def _index(value: Any) -> int:
 def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
     text = "".join(c for c in chunks if isinstance(c, str)) if isinstance(chunks, list) else ""
     events = parse_sse(text)
-    if not events and text.lstrip().startswith("{"):
-        # Not SSE: an HTTP error answer to a stream request is one JSON body.
-        try:
-            body = json.loads(text)
-        except ValueError:
-            body = None
-        if isinstance(body, Mapping):
-            out = _read_body(body, status, warnings)
-            out.complete = not (isinstance(status, int) and status >= 400)
-            return out
+    body = json_instead_of_stream(text, events)  # an HTTP error, or a server ignoring stream: true
+    if body is not None:
+        out = _read_body(body, status, warnings)
+        out.complete = not is_error(status)
+        return out
 
     out = _Read()
     state = _Stream()
@@ -451,13 +416,8 @@ def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
         data = event.data
         if data.startswith("[DONE]"):  # some compatible servers end with it
             break
-        try:
-            payload = json.loads(data)
-        except ValueError:
-            warnings.append(f"event {number}: data is not JSON: {_preview(data)}")
-            continue
-        if not isinstance(payload, Mapping):
-            warnings.append(f"event {number}: data is not a JSON object: {_preview(data)}")
+        payload = event_object(data, f"event {number}", warnings)
+        if payload is None:
             continue
         raw_kind = payload.get("type")
         kind: str = raw_kind if isinstance(raw_kind, str) else event.event
@@ -470,7 +430,7 @@ def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
         if kind in _LIFECYCLE:
             obj = payload.get("response")
             if isinstance(obj, Mapping):
-                out.model = _str_or_none(obj.get("model")) or out.model
+                out.model = str_or_none(obj.get("model")) or out.model
                 usage = _usage(obj.get("usage"))
                 if usage is not None:
                     out.usage = usage
