@@ -188,6 +188,8 @@ def send_wrapper(
     wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
     """wrapt wrapper for ``httpx.Client.send`` / ``httpx2.Client.send``."""
+    if _trace.current() is None:  # installed but off: one look, nothing else (bench row 2)
+        return wrapped(*args, **kwargs)
     started = _start(instance, args, kwargs)
     if started is None:
         return wrapped(*args, **kwargs)
@@ -207,6 +209,8 @@ async def async_send_wrapper(
     wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
     """wrapt wrapper for ``httpx.AsyncClient.send`` / ``httpx2.AsyncClient.send``."""
+    if _trace.current() is None:  # installed but off
+        return await wrapped(*args, **kwargs)
     started = _start(instance, args, kwargs)
     if started is None:
         return await wrapped(*args, **kwargs)
