@@ -195,6 +195,7 @@ def run(ctx: Ctx) -> Section:
     sec.target(
         "added ≤ 20 ms or ≤ 3 %, whichever is larger (median, as installed)",
         median(added) <= allowed,
+        key="5.added",
     )
     sec.target(
         "no provider SDK (nor httpx) imported because of agentsnap when the suite imports none",
