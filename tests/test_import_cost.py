@@ -129,6 +129,28 @@ def test_lazy_public_names_resolve_to_their_objects() -> None:
     assert out.split() == ["OK", "agentsnap.snapshot", "agentsnap.diff.report"]
 
 
+def _modules_printed(project: Path, tag: str, *args: str) -> list[str]:
+    """Run pytest in ``project``; the module names its output prints after ``tag``."""
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            *args,
+            "-p",
+            "no:randomly",
+            "-p",
+            "no:cacheprovider",
+        ],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return next(line for line in out.splitlines() if tag in line).split(tag, 1)[1].split()
+
+
 def test_a_run_without_agentsnap_flags_loads_only_the_plugin(tmp_path) -> None:
     (tmp_path / "test_e.py").write_text(
         "import sys\n"
@@ -137,17 +159,7 @@ def test_a_run_without_agentsnap_flags_loads_only_the_plugin(tmp_path) -> None:
         "    print('LOADED', ' '.join(sorted(m for m in sys.modules if m.startswith('agentsnap'))))\n",
         encoding="utf-8",
     )
-    out = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:randomly", "-p", "no:cacheprovider"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    loaded = (
-        next(line for line in out.splitlines() if "LOADED" in line).split("LOADED", 1)[1].split()
-    )
-    assert loaded == PLUGIN_MODULES
+    assert _modules_printed(tmp_path, "LOADED", "-s") == PLUGIN_MODULES
 
 
 def test_transport_hooks_wrap_each_seam_once_after_a_late_import() -> None:
@@ -184,14 +196,4 @@ def test_a_whole_run_without_a_snapshot_folder_loads_nothing_more(tmp_path: Path
     (tmp_path / "test_plain.py").write_text(
         "def test_plain():\n    assert 1 + 1 == 2\n", encoding="utf-8"
     )
-    out = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    loaded = (
-        next(line for line in out.splitlines() if "AT_EXIT" in line).split("AT_EXIT", 1)[1].split()
-    )
-    assert loaded == PLUGIN_MODULES
+    assert _modules_printed(tmp_path, "AT_EXIT") == PLUGIN_MODULES
