@@ -150,6 +150,48 @@ class Config:
             self._end_round()
 
 
+class RecordingConfig(Config):
+    """A :class:`Config` whose calls run inside an agentsnap recording when ``mode`` is
+    ``"capture"`` (a fresh capture each round) or ``"replay"`` (each round replays the steps
+    :meth:`replay_steps` gives); the recording is switched on and off around each call,
+    outside the timer, and each round must end with no replay miss. ``mode`` None: no recording."""
+
+    def __init__(self, call: Callable[[int], Any], mode: str | None = None) -> None:
+        super().__init__(call)
+        self.mode = mode
+        self.recording: Any = None
+
+    def replay_steps(self, round_no: int) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def begin_round(self, round_no: int) -> None:
+        from agentsnap.capture import Recording
+        from agentsnap.replay import Cassette
+
+        if self.mode == "replay":
+            cassette = Cassette(self.replay_steps(round_no), strict=True)
+            self.recording = Recording("replay", cassette=cassette)
+        elif self.mode == "capture":
+            self.recording = Recording("capture")
+
+    def enter(self) -> None:
+        if self.recording is not None:
+            from agentsnap import trace
+
+            trace.activate(self.recording)
+
+    def exit(self) -> None:
+        if self.recording is not None:
+            from agentsnap import trace
+
+            trace.deactivate(self.recording)
+
+    def end_round(self) -> None:
+        if self.recording is not None:
+            self.recording.stop()
+            assert self.recording.misses == 0
+
+
 def interleave_calls(
     configs: dict[str, Config],
     rounds: int,

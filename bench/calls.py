@@ -24,6 +24,7 @@ import _sdk
 from _common import (
     Config,
     Ctx,
+    RecordingConfig,
     Section,
     fmt_pct,
     fmt_ratio,
@@ -90,9 +91,7 @@ def _case(sdk: str, stream: bool, n: int, rounds: int, otel: _Otel | None) -> di
     schema again and again, each question once. Replay rounds are served from
     recordings of those questions made before the timing starts.
     """
-    from agentsnap import trace as _trace
     from agentsnap.capture import Recording
-    from agentsnap.replay import Cassette
 
     bare = _sdk.make_client(sdk, bare=True)
     ours = _sdk.make_client(sdk)
@@ -127,19 +126,17 @@ def _case(sdk: str, stream: bool, n: int, rounds: int, otel: _Otel | None) -> di
             _sdk.call(catcher, sdk, i, stream, tag("send", r))
     sender = module.Client(transport=module.MockTransport(inner))
 
-    class Tagged(Config):
+    class Tagged(RecordingConfig):
         """A config whose round ``r`` asks the questions tagged ``kind``/``r``; with a
         recording mode, the calls run with a recording active (switched around each call, untimed)."""
 
         def __init__(self, kind: str, mode: str | None = None, *, send_only: bool = False) -> None:
-            super().__init__(self._call)
+            super().__init__(self._call, mode)
             self.kind = kind
-            self.mode = mode
             self.send_only = send_only
             self.client = bare if kind == "bare" else ours
             self.tag = ""
             self.round = 0
-            self.recording: Any = None
 
         def _call(self, i: int) -> None:
             if self.send_only:
@@ -147,27 +144,13 @@ def _case(sdk: str, stream: bool, n: int, rounds: int, otel: _Otel | None) -> di
             else:
                 _sdk.call(self.client, sdk, i, stream, self.tag)
 
+        def replay_steps(self, round_no: int) -> list[dict[str, Any]]:
+            return cassettes[2 * round_no + (1 if self.send_only else 0)]
+
         def begin_round(self, round_no: int) -> None:
             self.round = round_no
             self.tag = tag(self.kind, round_no)
-            if self.mode == "replay":
-                steps = cassettes[2 * round_no + (1 if self.send_only else 0)]
-                self.recording = Recording("replay", cassette=Cassette(steps, strict=True))
-            elif self.mode == "capture":
-                self.recording = Recording("capture")
-
-        def enter(self) -> None:
-            if self.recording is not None:
-                _trace.activate(self.recording)
-
-        def exit(self) -> None:
-            if self.recording is not None:
-                _trace.deactivate(self.recording)
-
-        def end_round(self) -> None:
-            if self.recording is not None:
-                self.recording.stop()
-                assert self.recording.misses == 0
+            super().begin_round(round_no)
 
     configs: dict[str, Config] = {
         "bare": Tagged("bare"),

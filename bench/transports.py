@@ -33,6 +33,7 @@ from _common import (
     ROOT,
     Config,
     Ctx,
+    RecordingConfig,
     Section,
     fmt_pct,
     fmt_ratio,
@@ -108,9 +109,7 @@ def _callers(url: str) -> tuple[dict[str, Callable[[bytes], bytes]], Callable[[]
 
 
 def _case(call: Callable[[bytes], bytes], stream: bool, n: int, rounds: int) -> dict[str, Config]:
-    from agentsnap import trace as _trace
     from agentsnap.capture import Recording
-    from agentsnap.replay import Cassette
     from tests import transport_kit as kit
 
     total = rounds + 1  # with the warm-up round
@@ -129,40 +128,26 @@ def _case(call: Callable[[bytes], bytes], stream: bool, n: int, rounds: int) -> 
         assert len(rec.trace.exchanges) == n, (len(rec.trace.exchanges), n)
         cassettes.append(rec.trace.steps())
 
-    class Tagged(Config):
+    class Tagged(RecordingConfig):
         def __init__(self, kind: str, mode: str | None = None) -> None:
-            super().__init__(self._call)
+            super().__init__(self._call, mode)
             self.kind = kind
-            self.mode = mode
             self.round = 0
-            self.recording: Any = None
 
         def _call(self, i: int) -> None:
             call(body(self.kind, self.round, i))
 
+        def replay_steps(self, round_no: int) -> list[dict[str, Any]]:
+            return cassettes[round_no]
+
         def begin_round(self, round_no: int) -> None:
             self.round = round_no
-            if self.mode == "replay":
-                self.recording = Recording(
-                    "replay", cassette=Cassette(cassettes[round_no], strict=True)
-                )
-            elif self.mode == "capture":
-                self.recording = Recording("capture")
-
-        def enter(self) -> None:
-            if self.recording is not None:
-                _trace.activate(self.recording)
-
-        def exit(self) -> None:
-            if self.recording is not None:
-                _trace.deactivate(self.recording)
+            super().begin_round(round_no)
 
         def end_round(self) -> None:
-            if self.recording is not None:
-                self.recording.stop()
-                assert self.recording.misses == 0
-                if self.mode == "capture":
-                    assert len(self.recording.trace.exchanges) == n
+            super().end_round()
+            if self.mode == "capture":
+                assert len(self.recording.trace.exchanges) == n
 
     forget_scrub_memo()
     return {
