@@ -641,10 +641,11 @@ def body_sink(
     if encoding == "identity":
         encoding = ""
     if is_stream(ctype, path):
-        meta: dict[str, Any] = {
-            "status": status,
-            "headers": kept_headers(headers, spec, streamed=not decoded),
-        }
+        pairs = list(headers)
+
+        def meta() -> dict[str, Any]:  # built with the response, on first read (not on the call's path)
+            return {"status": status, "headers": kept_headers(pairs, spec, streamed=not decoded)}
+
         return _ChunkSink(exchange, meta, encoding, recording.trace)
     if decoded:
         headers = [(k, v) for k, v in headers if k.lower() != "content-encoding"]
