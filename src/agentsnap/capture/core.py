@@ -643,7 +643,9 @@ def body_sink(
     if is_stream(ctype, path):
         pairs = list(headers)
 
-        def meta() -> dict[str, Any]:  # built with the response, on first read (not on the call's path)
+        def meta() -> dict[
+            str, Any
+        ]:  # built with the response, on first read (not on the call's path)
             return {"status": status, "headers": kept_headers(pairs, spec, streamed=not decoded)}
 
         return _ChunkSink(exchange, meta, encoding, recording.trace)
