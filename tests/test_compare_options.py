@@ -199,3 +199,29 @@ def test_the_concepts_page_names_the_marker_keywords_in_order() -> None:
     paragraph = text[start : end if end != -1 else len(text)]
     named = re.findall(r"`([a-z_]+)`", paragraph.split("comparison settings:", 1)[1])
     assert tuple(named[: len(marker_option_names())]) == marker_option_names()
+
+
+def test_diffconfig_keeps_every_import_path_and_its_0_5_1_defaults() -> None:
+    """0.5.1's DiffConfig moved out of diff.options (every pytest run imports that module);
+    the old paths still give the same class, with 0.5.1's defaults."""
+    import agentsnap
+    from agentsnap.diff import DiffConfig as from_diff
+    from agentsnap.diff.legacy_config import DiffConfig
+    from agentsnap.diff.options import DiffConfig as from_options
+
+    assert (
+        from_diff is DiffConfig
+        and from_options is DiffConfig
+        and agentsnap.DiffConfig is DiffConfig
+    )
+    config = DiffConfig()
+    assert (
+        config.semantic_threshold,
+        config.structural_tolerance,
+        config.resolved_llm_threshold(),
+    ) == (
+        0.92,
+        0,
+        0.75,
+    )
+    assert DiffConfig(judge=object()).resolved_llm_threshold() == 0.40

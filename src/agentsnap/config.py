@@ -444,6 +444,17 @@ def legacy_snapshot_dir(
 _TABLES: dict[Path, tuple[tuple[int, int], dict[str, Any] | None]] = {}
 
 
+def _toml_loads(text: str) -> dict[str, Any]:
+    """``tomllib.loads`` (``tomli`` before 3.11), imported on first use: pytest imports it anyway
+    when the run has a pyproject.toml, and a script importing agentsnap may never need it."""
+    if sys.version_info >= (3, 11):  # pragma: no cover
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    data: dict[str, Any] = tomllib.loads(text)
+    return data
+
+
 def _agentsnap_table(pyproject: Path) -> dict[str, Any] | None:
     """``[tool.agentsnap]`` of ``pyproject`` (None: no such table), parsed once per file version.
 
@@ -455,15 +466,7 @@ def _agentsnap_table(pyproject: Path) -> dict[str, Any] | None:
         stamp = (stat.st_mtime_ns, stat.st_size)
         cached = _TABLES.get(pyproject)
         if cached is None or cached[0] != stamp:
-            if sys.version_info >= (
-                3,
-                11,
-            ):  # pragma: no cover  (imported here: pytest reads it anyway)
-                import tomllib
-            else:  # pragma: no cover
-                import tomli as tomllib
-
-            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+            data = _toml_loads(pyproject.read_text(encoding="utf-8"))
             tool = data.get("tool")
             table = tool.get("agentsnap") if isinstance(tool, dict) else None
             if table is not None and not isinstance(table, dict):
@@ -501,20 +504,19 @@ def load(
         if pyproject is not None
         else (Path(start).resolve() if start else Path.cwd())
     )
-    if pyproject is not None:
-        table = _agentsnap_table(pyproject)
-        if table is not None:
-            for key, value in table.items():
-                if key in _LEGACY_KEYS:
-                    continue
-                if key not in _KEYS:
-                    warnings.warn(
-                        f"agentsnap: unknown key {key!r} in [tool.agentsnap] of {pyproject}{_suggest(key)}; ignored. "
-                        f"Known keys: {', '.join(sorted(_KEYS))}",
-                        stacklevel=2,
-                    )
-                    continue
-                setattr(settings, key, _coerce(key, value, f"[tool.agentsnap] of {pyproject}"))
+    table = _agentsnap_table(pyproject) if pyproject is not None else None
+    if table is not None:
+        for key, value in table.items():
+            if key in _LEGACY_KEYS:
+                continue
+            if key not in _KEYS:
+                warnings.warn(
+                    f"agentsnap: unknown key {key!r} in [tool.agentsnap] of {pyproject}{_suggest(key)}; ignored. "
+                    f"Known keys: {', '.join(sorted(_KEYS))}",
+                    stacklevel=2,
+                )
+                continue
+            setattr(settings, key, _coerce(key, value, f"[tool.agentsnap] of {pyproject}"))
     if ini is not None:
         for key in sorted(_KEYS):
             try:
@@ -533,7 +535,7 @@ def load(
             setattr(settings, key, _coerce(key, value, "the command line"))
     settings.ci = is_ci(env)
     settings.snapshot_dir_configured = (
-        (pyproject is not None and "snapshot_dir" in (table or {}))
+        "snapshot_dir" in (table or {})
         or (ini is not None and _ini_set(ini, "agentsnap_snapshot_dir"))
         or bool(env.get("AGENTSNAP_SNAPSHOT_DIR"))
         or (overrides or {}).get("snapshot_dir") is not None
