@@ -37,10 +37,14 @@ def fake_openai() -> Iterator[FakeOpenAI]:
 
 
 @pytest.fixture(autouse=True)
-def _inner_runs_without_syrupy() -> Iterator[None]:
-    """syrupy (a dev dependency) also defines a ``snapshot`` fixture, and which plugin wins
-    depends on entry-point order: the pytest runs tests start get agentsnap's alone
-    (tests/test_syrupy_coexistence.py runs with both)."""
+def _inner_runs_without_syrupy(request: pytest.FixtureRequest) -> Iterator[None]:
+    """The pytest runs tests start (pytester, subprocesses) run without syrupy: with syrupy
+    active, `snapshot` is syrupy's (agentsnap's rule, ``snapshot_fixture = "auto"``), and
+    the inner projects use agentsnap's `snapshot` as a project without syrupy does.
+    tests/test_syrupy_coexistence.py runs with both."""
+    if "pytester" in request.fixturenames:
+        # Pytester deletes PYTEST_ADDOPTS when it starts: start it first, then set ours
+        request.getfixturevalue("pytester")
     # its own MonkeyPatch, not the `monkeypatch` fixture: requesting that here would set it up
     # before every test's own fixtures and so tear it down after them
     with pytest.MonkeyPatch.context() as mp:

@@ -41,6 +41,7 @@ __all__ = [
     "MODES",
     "PROVIDER_KEY_MAP",
     "SETTING_KEYS",
+    "SNAPSHOT_FIXTURE_OWNERS",
     "Settings",
     "find_pyproject",
     "is_ci",
@@ -51,6 +52,14 @@ __all__ = [
 MODES = ("live", "replay", "record")
 #: values of ``embedding_backend`` (same as agentsnap.diff.embeddings.BACKEND_NAMES)
 EMBEDDING_BACKENDS = ("auto", "onnx", "sentence-transformers", "lexical")
+#: values of ``snapshot_fixture``: who owns the ``snapshot`` fixture name
+SNAPSHOT_FIXTURE_OWNERS = ("auto", "agentsnap", "off")
+#: the keys whose value is one word of a closed list
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "mode": MODES,
+    "embedding_backend": EMBEDDING_BACKENDS,
+    "snapshot_fixture": SNAPSHOT_FIXTURE_OWNERS,
+}
 _FALSY = ("", "0", "false", "no", "off")
 _CI_MARKERS = ("GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
 
@@ -95,6 +104,15 @@ class Settings:
         metadata={
             "doc": (
                 "Snapshot every test that calls an LLM, with no code changes (any mode flag implies it)."
+            )
+        },
+    )
+    snapshot_fixture: str = field(
+        default="auto",
+        metadata={
+            "doc": (
+                "Who owns the `snapshot` fixture name: `auto` (agentsnap, unless syrupy is installed: then syrupy keeps it), "
+                "`agentsnap` (agentsnap's even next to syrupy), `off` (only `agent_snapshot`)."
             )
         },
     )
@@ -303,7 +321,7 @@ def _schema() -> Any:
 
     One field per key of :class:`Settings` a user may set, each optional
     (``UNSET`` when absent): booleans, whole numbers >= 0 for tolerances,
-    numbers in [0, 1] for thresholds, ``mode`` / ``embedding_backend`` from
+    numbers in [0, 1] for thresholds, the keys of ``_CHOICES`` from
     their closed lists, lists of non-empty strings.
     """
     from typing import Annotated, Literal
@@ -320,10 +338,8 @@ def _schema() -> Any:
             continue
         default = f.default if f.default is not dataclasses.MISSING else None
         kind: Any
-        if f.name == "mode":
-            kind = Literal[MODES]
-        elif f.name == "embedding_backend":
-            kind = Literal[EMBEDDING_BACKENDS]
+        if f.name in _CHOICES:
+            kind = Literal[_CHOICES[f.name]]
         elif f.name in ("ignored_fields", "allowed_hosts"):
             kind = list[word]
         elif f.name == "redact":
@@ -357,7 +373,7 @@ def _prepare(key: str, value: Any) -> Any:
             return _BOOL_WORDS.get(value.strip().lower(), value)
         if kind is list:
             return [v.strip() for v in value.replace("\n", ",").split(",") if v.strip()]
-        if key in ("mode", "embedding_backend"):
+        if key in _CHOICES:
             return value.strip().lower()
     if isinstance(value, (list, tuple)) and kind is list:
         return [v.strip() if isinstance(v, str) else v for v in value]
@@ -389,8 +405,8 @@ def _coerce(key: str, value: Any, source: str) -> Any:
     except msgspec.ValidationError as exc:
         detail = re.sub(r" - at `\$[^`]*`$", "", str(exc))
         kind = _kind(key)
-        if key in ("mode", "embedding_backend"):
-            expected = "one of " + ", ".join(MODES if key == "mode" else EMBEDDING_BACKENDS)
+        if key in _CHOICES:
+            expected = "one of " + ", ".join(_CHOICES[key])
         elif key == "allowed_hosts":
             expected = "a list of host names, IP addresses or CIDR networks"
         elif key == "redact":

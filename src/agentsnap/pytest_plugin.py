@@ -64,9 +64,9 @@ __all__ = [
     "MARKER_OPTIONS",
     "AgentsnapSession",
     "SnapshotFixture",
+    "SnapshotName",
     "agent_snapshot",
     "marker_options",
-    "snapshot",
     "summary_line",
 ]
 
@@ -216,6 +216,8 @@ def pytest_configure(config: pytest.Config) -> None:
         and (os.environ.get("AGENTSNAP_MODE") or os.environ.get("AGENTSNAP_RECORD"))
     ):
         settings.instrument = True  # an env-selected mode implies instrumentation, like the flags
+    if _owns_snapshot_name(config, settings.snapshot_fixture):
+        config.pluginmanager.register(SnapshotName(), "agentsnap-snapshot-name")
     start_session(config, settings, mode=mode, report=config.getoption("agentsnap_report"))
 
 
@@ -341,10 +343,29 @@ def agent_snapshot(request: pytest.FixtureRequest) -> SnapshotFixture:
     return _make_fixture(request)
 
 
-@pytest.fixture
-def snapshot(request: pytest.FixtureRequest) -> SnapshotFixture:
-    """agentsnap's snapshot fixture: ``snapshot.record_agent(name)`` / ``snapshot.assert_agent(name)``."""
-    return _make_fixture(request)
+class SnapshotName:
+    """The plugin that gives agentsnap's fixture the name ``snapshot`` as well.
+
+    syrupy's fixture has the same name, and which of two plugins' fixtures a test gets
+    would otherwise follow the order the entry points load in. So the name is settled
+    on purpose (``snapshot_fixture`` in ``[tool.agentsnap]``): this plugin is
+    registered in :func:`pytest_configure`, after every entry-point plugin, when the
+    setting is ``agentsnap``, or ``auto`` and syrupy is not active (installing agentsnap
+    never changes what an existing syrupy test gets). ``agent_snapshot`` is always
+    agentsnap's.
+    """
+
+    @pytest.fixture
+    def snapshot(self, request: pytest.FixtureRequest) -> SnapshotFixture:
+        """agentsnap's snapshot fixture: ``snapshot.record_agent(name)`` / ``snapshot.assert_agent(name)``."""
+        return _make_fixture(request)
+
+
+def _owns_snapshot_name(config: pytest.Config, setting: str) -> bool:
+    """Whether agentsnap's fixture is also ``snapshot`` (rule in :class:`SnapshotName`)."""
+    if setting == "auto":
+        return not config.pluginmanager.hasplugin("syrupy")
+    return setting == "agentsnap"
 
 
 # -- collection, summary and xdist ------------------------------------------------------

@@ -221,9 +221,11 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
         "AGENTSNAP_MODE",
         "AGENTSNAP_RECORD",
         "DOCS_AGENT_VARIANT",
-        "PYTEST_ADDOPTS",
     ):
         monkeypatch.delenv(var, raising=False)
+    # the reader's project has no syrupy; this venv does (a dev dependency), and with
+    # syrupy active `snapshot` is syrupy's (snapshot_fixture = "auto")
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:syrupy")
     with fakes_051.fp.FakeOpenAI() as oai, fakes_051.fa.FakeAnthropic() as ant:
         oai.respond_with(_openai_reply)
         ant.respond_with(_anthropic_reply)

@@ -70,6 +70,9 @@ def _run(
     }
     child.update(env or {})
     child["PYTHONPATH"] = str(SRC)
+    # a 0.5.1 project has no syrupy; this venv does (a dev dependency), and with syrupy
+    # active `snapshot` is syrupy's (snapshot_fixture = "auto")
+    child["PYTEST_ADDOPTS"] = "-p no:syrupy"
     cmd = [
         *(_offline_prefix() if offline else []),
         sys.executable,

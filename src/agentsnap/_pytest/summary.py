@@ -80,7 +80,8 @@ def write_summary(terminalreporter: pytest.TerminalReporter, state: AgentsnapSes
 
 def syrupy_note(config: pytest.Config, items: list[pytest.Item]) -> list[str]:
     """syrupy also has a ``snapshot`` fixture: say once which one the tests get, and how to pick
-    (no lines without syrupy, or when no test asks for ``snapshot``)."""
+    (no lines without syrupy, or when no test asks for ``snapshot``). Who gets the name is
+    settled by ``snapshot_fixture`` (:class:`agentsnap.pytest_plugin.SnapshotName`)."""
     if not config.pluginmanager.hasplugin("syrupy"):
         return []
     users = [item for item in items if "snapshot" in getattr(item, "fixturenames", ())]
@@ -91,12 +92,14 @@ def syrupy_note(config: pytest.Config, items: list[pytest.Item]) -> list[str]:
         return []
     if owner.startswith("agentsnap"):
         return [
-            "agentsnap: syrupy is installed too; `snapshot` is agentsnap's fixture here. For syrupy's, add "
-            "`from syrupy import snapshot` to your conftest.py and use `agent_snapshot` for agentsnap."
+            "agentsnap: syrupy is installed too; `snapshot` is agentsnap's fixture here "
+            '(snapshot_fixture = "agentsnap"). For syrupy\'s, remove that setting and use '
+            "`agent_snapshot` for agentsnap."
         ]
     return [
         f"agentsnap: syrupy is installed too; `snapshot` is {owner.split('.')[0]}'s fixture here. "
-        "agentsnap's fixture is `agent_snapshot` (the same object)."
+        "agentsnap's fixture is `agent_snapshot` (the same object); to give agentsnap `snapshot`, "
+        'set snapshot_fixture = "agentsnap" in [tool.agentsnap].'
     ]
 
 

@@ -563,6 +563,7 @@ def record_read_body(
 _STREAM_TYPES = (
     "text/event-stream",
     "application/x-ndjson",
+    "application/stream+json",
     "application/jsonl",
     "application/x-jsonlines",
 )

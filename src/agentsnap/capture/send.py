@@ -42,8 +42,10 @@ from .core import (  # noqa: F401 - encode_body, decode_body, _request_record, _
     _ChunkSink,
     _request_record,
     begin,
+    body_sink,
     decode_body,
     encode_body,
+    is_stream,
     kept_headers,
     owned,
     recognise,
@@ -119,6 +121,19 @@ def _replayed_response(
     return response
 
 
+def _read_whole(response: Any) -> bool:
+    """Whether a response the SDK asked to stream (``send(stream=True)``) is stored as one body.
+
+    The ``stream=`` flag says how the SDK reads, not what the server sent: anthropic 2.x
+    sends every request with ``stream=True`` and reads the body itself. A response that
+    is one JSON document (``application/json``, not a stream type or a ``:stream…``
+    path, :func:`~agentsnap.capture.core.is_stream`) is stored parsed, as a read body;
+    server-sent events, JSON lines and unknown types keep their chunks.
+    """
+    ctype = response.headers.get("content-type") or ""
+    return "json" in ctype.lower() and not is_stream(ctype, response.request.url.path)
+
+
 def _record_response(
     recording: Recording,
     exchange: wire.Exchange,
@@ -129,9 +144,28 @@ def _record_response(
     is_async: bool,
 ) -> None:
     meta: dict[str, Any] = {"status": response.status_code}
-    if stream and getattr(response, "_content", None) is not None:
-        # the body was already read inside send (a custom transport, an event
-        # hook): the SDK will read the cached content, which no tee would see
+    read = getattr(response, "_content", None) is not None  # read inside send already
+    whole = not stream or _read_whole(response)
+    if stream and not read:  # the SDK reads it later: a tee stores what it reads
+        pairs = response.headers.multi_items()
+        sink: Any
+        if whole:  # one JSON document read through the stream: stored as a read body
+            sink = body_sink(recording, exchange, spec, response.status_code, pairs, decoded=False)
+        else:
+            encoding = response.headers.get("content-encoding", "").strip().lower()
+
+            def stream_meta() -> dict[str, Any]:  # built with the stored chunks (on first read)
+                return {**meta, "headers": kept_headers(pairs, spec, streamed=True)}
+
+            sink = _ChunkSink(
+                exchange, stream_meta, "" if encoding == "identity" else encoding, recording.trace
+            )
+        module = _module_of(response.request)
+        response.stream = tee_stream_class(module, is_async)(response.stream, sink)
+        return
+    if not whole:
+        # a stream whose body was already read inside send (a custom transport, an
+        # event hook): the SDK will read the cached content, which no tee would see
         meta["headers"] = _kept_headers(response, spec, streamed=False)
         try:
             meta["chunks"] = (
@@ -141,19 +175,6 @@ def _record_response(
             meta["chunks"] = [_b64_chunk(response.content)]
         exchange.response = meta
         exchange.ended = time.monotonic()
-        return
-    if stream:
-        encoding = response.headers.get("content-encoding", "").strip().lower()
-        pairs = response.headers.multi_items()
-
-        def stream_meta() -> dict[str, Any]:  # built with the stored chunks (on first read)
-            return {**meta, "headers": kept_headers(pairs, spec, streamed=True)}
-
-        sink = _ChunkSink(
-            exchange, stream_meta, "" if encoding == "identity" else encoding, recording.trace
-        )
-        module = _module_of(response.request)
-        response.stream = tee_stream_class(module, is_async)(response.stream, sink)
         return
     record_read_body(
         exchange,

@@ -14,6 +14,7 @@ from typing import Any
 __all__ = [
     "NO_ERROR",
     "Read",
+    "asked_to_stream",
     "event_object",
     "is_error",
     "json_instead_of_stream",
@@ -87,6 +88,17 @@ def object_body(body: Any, status: Any, warnings: list[str]) -> Any:
         )
         warnings.append(f"response has {what}")
     return body
+
+
+def asked_to_stream(request: Mapping[str, Any]) -> bool:
+    """Whether a recorded request asked for a streamed answer: ``"stream": true`` in its
+    JSON body, or a ``:stream…`` path (Gemini's ``:streamGenerateContent``). The view's
+    ``stream`` says this even when the answer came back as one JSON body (an HTTP error
+    to a stream request)."""
+    body = request.get("body")
+    if isinstance(body, Mapping) and body.get("stream") is True:
+        return True
+    return ":stream" in str(request.get("path") or "")
 
 
 def llm_call_view(

@@ -37,6 +37,7 @@ from typing import Any
 
 from agentsnap.providers._common import (
     NO_ERROR,
+    asked_to_stream,
     is_error,
     json_instead_of_stream,
     llm_call_view,
@@ -143,7 +144,7 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
         response=result.text(),
         tool_requests=result.tool_requests(),
         usage=usage,
-        streamed=streamed,
+        streamed=streamed or asked_to_stream(request),
         status=status,
         complete=result.complete,
         error=error,

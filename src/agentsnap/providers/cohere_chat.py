@@ -33,6 +33,7 @@ from typing import Any
 from agentsnap.providers import openai_chat as _oa
 from agentsnap.providers._common import (
     NO_ERROR,
+    asked_to_stream,
     event_object,
     is_error,
     llm_call_view,
@@ -87,7 +88,7 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
         response=read.text,
         tool_requests=read.tool_requests,
         usage=usage,
-        streamed=streamed,
+        streamed=streamed or asked_to_stream(request),
         status=status,
         complete=read.complete,
         error=error,

@@ -35,6 +35,7 @@ from typing import Any
 from agentsnap.providers import openai_chat as _oa
 from agentsnap.providers._common import (
     NO_ERROR,
+    asked_to_stream,
     is_error,
     llm_call_view,
     object_body,
@@ -117,7 +118,7 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
         response=text,
         tool_requests=calls,
         usage=usage,
-        streamed=streamed,
+        streamed=streamed or asked_to_stream(request),
         status=status,
         complete=complete,
         error=_error_text(error_body) if is_error(status) else NO_ERROR,

@@ -19,7 +19,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from agentsnap.providers._common import NO_ERROR, is_error, llm_call_view, str_or_none
+from agentsnap.providers._common import (
+    NO_ERROR,
+    asked_to_stream,
+    is_error,
+    llm_call_view,
+    str_or_none,
+)
 from agentsnap.providers._errors import error_message
 from agentsnap.providers.sse import parse_sse
 
@@ -109,7 +115,7 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
         response="".join(acc.text),
         tool_requests=acc.calls.requests(),
         usage=usage,
-        streamed=streamed,
+        streamed=streamed or asked_to_stream(request),
         status=status,
         complete=acc.finished and not acc.stream_error and not failed,
         error=error_message(acc.error_body, one_item_list=True) if failed else NO_ERROR,

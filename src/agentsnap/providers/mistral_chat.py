@@ -33,6 +33,7 @@ from agentsnap.providers import openai_chat as _oa
 from agentsnap.providers._common import (
     NO_ERROR,
     Read,
+    asked_to_stream,
     event_object,
     is_error,
     json_instead_of_stream,
@@ -88,7 +89,7 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
         response=result.text,
         tool_requests=result.tool_requests,
         usage=usage,
-        streamed=streamed,
+        streamed=streamed or asked_to_stream(request),
         status=status,
         complete=result.complete,
         error=error_message(result.error_body) if is_error(status) else NO_ERROR,

@@ -28,6 +28,7 @@ from typing import Any
 
 from agentsnap.providers._common import (
     NO_ERROR,
+    asked_to_stream,
     event_object,
     is_error,
     json_instead_of_stream,
@@ -134,7 +135,7 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
         response=result.text,
         tool_requests=result.tool_requests,
         usage=result.usage,
-        streamed=streamed,
+        streamed=streamed or asked_to_stream(request),
         status=status,
         complete=result.complete,
         error=error_message(result.error_body) if is_error(status) else NO_ERROR,
