@@ -1,4 +1,10 @@
-"""Developer sessions: `nox -s tests`, `nox -s examples`, `nox -s lint typecheck`, `nox -s sdk_matrix`, `nox -s frameworks`."""
+"""Developer sessions: `nox -s tests`, `nox -s examples`, `nox -s lint typecheck`, `nox -s sdk_matrix`,
+`nox -s frameworks`, `nox -s newest`.
+
+The tools the suite drives in-process (pytest, xdist, hypothesis, syrupy, ruff, mypy, nox)
+come from constraints/tools.txt; provider SDKs and frameworks install at their newest
+releases. `nox -s newest` drops the constraints to show drift in one command.
+"""
 
 from __future__ import annotations
 
@@ -9,19 +15,41 @@ import nox
 
 nox.options.sessions = ["tests", "examples"]
 PYTHONS = ["3.11"]
+#: pip's `-c` for the pinned in-process tools (see the file's header)
+TOOLS = ("-c", "constraints/tools.txt")
 
 
 @nox.session(python=PYTHONS)
 def tests(session: nox.Session) -> None:
     """The test suite (the README's test command)."""
-    session.install("-e", ".[dev]")
+    session.install("-e", ".[dev]", *TOOLS)
+    session.run("pytest", "-n", "2", *session.posargs)
+
+
+@nox.session(python=PYTHONS)
+def newest(session: nox.Session) -> None:
+    """The suite with the newest release of everything, tools included (no constraints):
+    what a fresh install gets today. Prints each pinned tool whose newest release differs
+    from constraints/tools.txt, then runs the README's test command."""
+    session.install("--upgrade", "--upgrade-strategy", "eager", "-e", ".[dev]")
+    pinned = dict(
+        line.split("==")
+        for line in Path("constraints/tools.txt").read_text(encoding="utf-8").splitlines()
+        if "==" in line and not line.startswith("#")
+    )
+    frozen = session.run("python", "-m", "pip", "list", "--format=freeze", silent=True)
+    installed = dict(line.split("==") for line in str(frozen).splitlines() if "==" in line)
+    for name, version in sorted(pinned.items()):
+        now = installed.get(name, "not installed")
+        if now != version:
+            session.log(f"newer than constraints/tools.txt: {name} {version} -> {now}")
     session.run("pytest", "-n", "2", *session.posargs)
 
 
 @nox.session(python=PYTHONS)
 def examples(session: nox.Session) -> None:
     """The example agents replayed offline against the committed goldens."""
-    session.install("-e", ".[dev]")
+    session.install("-e", ".[dev]", *TOOLS)
     session.run("pytest", "examples", "--agentsnap-replay", *session.posargs)
 
 
@@ -68,7 +96,7 @@ def sdk_matrix(session: nox.Session, provider: str, bound: str) -> None:
     `nox -s sdk-matrix` runs all twelve; `nox -s "sdk-matrix(provider='openai', bound='oldest')"` one.
     """
     oldest, extra, tests_ = SDK_MATRIX[provider]
-    session.install("-e", ".", *MATRIX_TEST_DEPS, *extra)
+    session.install("-e", ".", *MATRIX_TEST_DEPS, *extra, *TOOLS)
     session.install("--upgrade", oldest if bound == "oldest" else provider)
     session.run("python", "-m", "pip", "list", "--format=freeze", silent=False)
     session.run("pytest", "-n", "2", *tests_, *session.posargs)
@@ -97,7 +125,7 @@ def frameworks(session: nox.Session, group: str) -> None:
     `nox -s frameworks` runs both groups; `nox -s "frameworks(group='frameworks-openai2')"` one.
     .ci/run runs the same thing (its own venvs, no nox).
     """
-    session.install("-e", f".[{group}]", *FRAMEWORK_TEST_DEPS)
+    session.install("-e", f".[{group}]", *FRAMEWORK_TEST_DEPS, *TOOLS)
     session.run("python", "-m", "pip", "list", "--format=freeze", silent=False)
     session.run(
         "pytest",
@@ -120,7 +148,7 @@ def _install_unless_here(session: nox.Session, *requirements: str) -> None:
 @nox.session(python=PYTHONS)
 def lint(session: nox.Session) -> None:
     """ruff's rules and its formatter (config in pyproject.toml); a CI gate (.ci/run)."""
-    _install_unless_here(session, "ruff>=0.15")
+    _install_unless_here(session, "ruff", *TOOLS)
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
 
@@ -128,14 +156,14 @@ def lint(session: nox.Session) -> None:
 @nox.session(python=PYTHONS)
 def typecheck(session: nox.Session) -> None:
     """`mypy --strict` over src/agentsnap (config in pyproject.toml); a CI gate (.ci/run)."""
-    _install_unless_here(session, "-e", ".[dev]")
+    _install_unless_here(session, "-e", ".[dev]", *TOOLS)
     session.run("mypy", "--strict")
 
 
 @nox.session(python=PYTHONS)
 def docs(session: nox.Session) -> None:
     """Build the documentation site with mkdocs-material; any warning fails it."""
-    session.install("-e", ".[docs]")
+    session.install("-e", ".[docs]", *TOOLS)
     session.run(
         "mkdocs", "build", "--strict", "--site-dir", "site", env={"NO_MKDOCS_2_WARNING": "1"}
     )
