@@ -202,7 +202,8 @@ def pytest_configure(config: pytest.Config) -> None:
         "snapshot_dir": snapshot_dir,
         "allow_pending": config.getoption("agentsnap_allow_pending"),
         "force": config.getoption("agentsnap_force"),
-        "instrument": True if (mode or config.getoption("agentsnap_instrument")) else None,
+        # a mode flag implies instrumentation as every other source of a mode does (config.load)
+        "instrument": True if config.getoption("agentsnap_instrument") else None,
     }
     try:
         settings = _config.apply(
@@ -210,12 +211,6 @@ def pytest_configure(config: pytest.Config) -> None:
         )
     except ValueError as exc:
         raise pytest.UsageError(str(exc)) from None
-    if (
-        settings.mode != "live"
-        and mode is None
-        and (os.environ.get("AGENTSNAP_MODE") or os.environ.get("AGENTSNAP_RECORD"))
-    ):
-        settings.instrument = True  # an env-selected mode implies instrumentation, like the flags
     start_session(config, settings, mode=mode, report=config.getoption("agentsnap_report"))
 
 

@@ -1,0 +1,105 @@
+"""What a new user meets on day one (issue 24, section 5), run as they would run it.
+
+Each test drives pytest on a small project (``pytester``: the weather agent on
+the plain ``openai`` SDK against the loopback fake provider, from
+:mod:`tests.test_plugin_modes`) or the ``agentsnap`` command, and asserts the
+exit code and the exact text agentsnap prints:
+
+* a ``mode`` set in ``[tool.agentsnap]``, an ini option or ``AGENTSNAP_MODE``
+  runs exactly as its flag does (replayed, compared, offline);
+* a replayed test that fails on its own ``assert`` after a prompt change says
+  the requests changed, and its run is kept for ``agentsnap diff`` (never
+  promoted by ``agentsnap update``);
+* a snapshot folder agentsnap cannot write to is a one-line warning, not a crash;
+* ``agentsnap rm`` is final: ``agentsnap update --all`` does not bring a golden back;
+* ``--agentsnap-record`` over a changed golden says what changed, per file.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_plugin_modes import NODE, PARIS, Project, summary
+
+# the two autouse fixtures of tests/test_plugin_modes.py apply here too (imported, they are this module's)
+from tests.test_plugin_modes import _local_not_ci as _local_not_ci
+from tests.test_plugin_modes import _warm_imports as _warm_imports
+
+pytest_plugins = ["pytester"]
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> Project:
+    return Project(pytester)
+
+
+# ---------------------------------------------------------------- 1. a mode set anywhere is the whole mode
+
+
+def _choose_replay(
+    project: Project, source: str, monkeypatch: pytest.MonkeyPatch
+) -> tuple[str, ...]:
+    """Make the next run replay through ``source``; the extra command-line arguments it needs."""
+    if source == "pyproject":
+        project.pytester.makepyprojecttoml('[tool.agentsnap]\nmode = "replay"\n')
+    elif source == "ini":
+        project.pytester.makeini("[pytest]\nagentsnap_mode = replay\n")
+    elif source == "env":
+        monkeypatch.setenv("AGENTSNAP_MODE", "replay")
+    else:
+        return ("--agentsnap-replay",)
+    return ()
+
+
+@pytest.mark.parametrize("source", ["pyproject", "ini", "env", "flag"])
+def test_replay_mode_from_any_source_replays_and_compares(
+    project: Project, source: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = project.record_golden()
+    args = _choose_replay(project, source, monkeypatch)
+
+    result = project.run(*args)
+    assert result.ret == 0, result.stdout.str()
+    result.assert_outcomes(passed=1)
+    assert summary(result) == ["agentsnap: 1 passed"]
+    assert project.server_requests() == {NODE: 0}  # served from the golden: no request sent
+    assert project.snapshot_path().read_bytes() == before
+
+    # compared, not only served: a changed prompt fails the test with the requests report
+    project.set_scenario(**{**PARIS, "question": "Weather in Rome?"})
+    result = project.run(*args)
+    assert result.ret == 1
+    lines = [line.strip() for line in result.outlines]
+    assert f"[agentsnap] '{NODE}' FAILED — failed checks: llm_requests" in lines
+    assert summary(result) == ["agentsnap: 1 failed"]
+    assert project.server_requests() == {NODE: 0}
+
+
+def test_record_and_live_modes_in_pyproject_mean_their_flags(project: Project) -> None:
+    project.pytester.makepyprojecttoml('[tool.agentsnap]\nmode = "record"\n')
+    result = project.run()
+    assert result.ret == 0, result.stdout.str()
+    assert summary(result) == ["agentsnap: 1 recorded (approved)"]
+    assert project.snapshot()["approved"] is True
+    assert project.server_requests() == {NODE: 2}
+
+    project.pytester.makepyprojecttoml('[tool.agentsnap]\nmode = "live"\n')
+    project.set_scenario(**{**PARIS, "city": "Rome"})
+    result = project.run()
+    assert result.ret == 1
+    lines = [line.strip() for line in result.outlines]
+    assert "args.city: 'Paris' → 'Rome'" in lines
+    assert summary(result) == ["agentsnap: 1 failed"]
+    assert project.server_requests() == {NODE: 2}  # live: the real (loopback) API answered
+
+
+def test_an_explicit_instrument_false_beside_the_mode_keeps_auto_snapshots_off(
+    project: Project,
+) -> None:
+    """The README's configuration block, copied as it is (``mode = "live"``, ``instrument =
+    false``), changes nothing: a key set in the same table wins over what the mode implies."""
+    project.pytester.makepyprojecttoml('[tool.agentsnap]\nmode = "live"\ninstrument = false\n')
+    result = project.run()
+    assert result.ret == 0
+    assert summary(result) == []
+    assert not project.snapshot_path().exists()
