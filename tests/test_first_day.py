@@ -17,9 +17,15 @@ exit code and the exact text agentsnap prints:
 
 from __future__ import annotations
 
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
-from tests.test_plugin_modes import NODE, PARIS, Project, summary
+from tests.test_plugin_modes import NODE, PARIS, QUIET_PLUGINS, SNAP_DIR, Project, summary
 
 # the two autouse fixtures of tests/test_plugin_modes.py apply here too (imported, they are this module's)
 from tests.test_plugin_modes import _local_not_ci as _local_not_ci
@@ -103,3 +109,77 @@ def test_an_explicit_instrument_false_beside_the_mode_keeps_auto_snapshots_off(
     assert result.ret == 0
     assert summary(result) == []
     assert not project.snapshot_path().exists()
+
+
+# ---------------------------------------------------------------- 3. a snapshot folder agentsnap cannot write to
+
+
+def _read_only_mounts_work() -> bool:
+    if shutil.which("unshare") is None or shutil.which("mount") is None:
+        return False
+    probe = "mount --bind /tmp /tmp && mount -o remount,bind,ro /tmp && ! touch /tmp/.agentsnap-ro-probe"
+    return subprocess.run(["unshare", "-m", "sh", "-c", probe], capture_output=True).returncode == 0
+
+
+def _run_with_read_only_folder(project: Project, *args: str) -> pytest.RunResult:
+    """pytest in a child process whose snapshot folder is a read-only bind mount in its own
+    mount namespace (``unshare -m``): every write there fails with EROFS, for root too."""
+    folder = shlex.quote(str(project.root / SNAP_DIR))
+    argv = shlex.join([sys.executable, "-m", "pytest", *QUIET_PLUGINS, *args])
+    script = f"mount --bind {folder} {folder} && mount -o remount,bind,ro {folder} && exec {argv}"
+    return project.pytester.run("unshare", "-m", "sh", "-c", script)
+
+
+def _unwritable_warning(path: Path, why: str) -> str:
+    return (
+        f"*AgentsnapWarning: agentsnap: cannot write {path} ({why}); the tests' results are unaffected, but this "
+        "run is not kept for `agentsnap diff`, `agentsnap update` or `agentsnap prune` (is "
+        f"{path.parent.parent} read-only?)."
+    )
+
+
+@pytest.mark.skipif(
+    not _read_only_mounts_work(),
+    reason="unshare -m and a read-only bind mount are not permitted here",
+)
+def test_replay_from_a_read_only_snapshot_folder_passes_with_one_warning(
+    project: Project,
+) -> None:
+    before = project.record_golden()
+    last_run = project.root / SNAP_DIR / ".last_run"
+    kept = sorted(p.name for p in last_run.iterdir())
+
+    result = _run_with_read_only_folder(project, "--agentsnap-replay")
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    result.assert_outcomes(passed=1, warnings=1)
+    path = last_run / project.snapshot_path().name
+    result.stdout.fnmatch_lines([_unwritable_warning(path, "Read-only file system")])
+    assert summary(result) == ["agentsnap: 1 passed"]
+    assert "Traceback" not in result.stderr.str() + result.stdout.str()
+    assert project.snapshot_path().read_bytes() == before
+    assert sorted(p.name for p in last_run.iterdir()) == kept  # nothing written
+
+    # the same failing the test's own assert: the failure shows, not a crash in sessionfinish
+    project.set_scenario(**{**PARIS, "fail": True})
+    result = _run_with_read_only_folder(project, "--agentsnap-replay")
+    assert result.ret == 1
+    result.assert_outcomes(failed=1, warnings=1)
+    result.stdout.fnmatch_lines(["*AssertionError: the scenario asked this test to fail*"])
+    assert "Traceback" not in result.stderr.str()
+
+
+def test_a_file_where_last_run_should_be_is_a_warning_not_a_crash(project: Project) -> None:
+    """Runs anywhere (root included): ``.last_run`` is a plain file, so making the folder fails."""
+    before = project.record_golden()
+    last_run = project.root / SNAP_DIR / ".last_run"
+    shutil.rmtree(last_run)
+    last_run.write_text("not a folder\n", encoding="utf-8")
+
+    result = project.run("--agentsnap-replay")
+    assert result.ret == 0, result.stdout.str()
+    result.assert_outcomes(passed=1, warnings=1)
+    path = last_run / project.snapshot_path().name
+    result.stdout.fnmatch_lines([_unwritable_warning(path, "File exists")])
+    assert summary(result) == ["agentsnap: 1 passed"]
+    assert project.snapshot_path().read_bytes() == before
+    assert last_run.read_text(encoding="utf-8") == "not a folder\n"

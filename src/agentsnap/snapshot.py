@@ -636,6 +636,9 @@ class SnapshotStore:
         #: ``--agentsnap-force``: an unreadable file loads as missing (with a warning)
         #: and :meth:`save` overwrites it
         self.force = force
+        #: set once a write to ``.last_run/`` failed (:meth:`last_run_unwritable`): later
+        #: ones are not tried, so a read-only folder costs one warning per store, not one per test
+        self.last_run_error: str | None = None
 
     def __repr__(self) -> str:
         return f"SnapshotStore({str(self.root)!r})"
@@ -912,31 +915,68 @@ class SnapshotStore:
         _atomic_write(path, dumps(new), root=self.root)
         return path
 
-    def save_last_run(self, snapshot: Snapshot) -> Path:
-        """Write the latest run to ``root/.last_run/`` (git-ignored by a ``.gitignore`` there)."""
+    def save_last_run(self, snapshot: Snapshot) -> Path | None:
+        """Write the latest run to ``root/.last_run/`` (git-ignored by a ``.gitignore`` there); its path.
+
+        The latest run is a scratch copy for ``agentsnap diff`` / ``update``, never
+        needed to compare or replay: when it cannot be written (a read-only snapshot
+        folder, a file where ``.last_run`` should be, a full disk) that is one
+        :class:`~agentsnap.exceptions.AgentsnapWarning` naming the path
+        (:meth:`last_run_unwritable`) and None is returned. A symbolic link on the way
+        still raises :class:`~agentsnap.exceptions.SnapshotFormatError`.
+        """
         path = self.last_run_path(snapshot.name)
         refuse_links(path, self.root)  # a .last_run linked elsewhere is never written through
-        ignore = path.parent / ".gitignore"
+        if self.last_run_error is not None:
+            return None  # said once already
+        from .serialize import escape_surrogates, write_blobs
+
+        try:
+            self.write_last_run_ignore()
+            data = _prepared_dict(snapshot)
+            write_blobs(data, self.root)
+            # a scratch copy read back by `agentsnap diff` / `update` (which re-save through `save`):
+            # compact JSON (the C encoder; indented output takes the pure-Python one) and no fsync
+            text = (
+                escape_surrogates(
+                    json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+                )
+                + "\n"
+            )
+            _atomic_write(path, text, durable=False, root=self.root)
+        except OSError as exc:
+            self.last_run_unwritable(path, exc)
+            return None
+        return path
+
+    def write_last_run_ignore(self) -> None:
+        """Write ``root/.last_run/.gitignore`` (ignore everything) unless it is there. Raises
+        ``OSError`` when it cannot be written, :class:`SnapshotFormatError` for a link on the way."""
+        ignore = self.root / LAST_RUN_DIR / ".gitignore"
         if not ignore.exists() and not ignore.is_symlink():
             _atomic_write(
                 ignore,
                 "# written by agentsnap: the latest runs, promoted with `agentsnap update`\n*\n",
                 root=self.root,
             )
-        from .serialize import escape_surrogates, write_blobs
 
-        data = _prepared_dict(snapshot)
-        write_blobs(data, self.root)
-        # a scratch copy read back by `agentsnap diff` / `update` (which re-save through `save`):
-        # compact JSON (the C encoder; indented output takes the pure-Python one) and no fsync
-        text = (
-            escape_surrogates(
-                json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-            )
-            + "\n"
+    def last_run_unwritable(self, path: Path, exc: OSError) -> None:
+        """Say once, in one line, that ``path`` under ``.last_run/`` could not be written (``exc``):
+        an :class:`~agentsnap.exceptions.AgentsnapWarning`. Later writes of this store to
+        ``.last_run/`` are skipped (:meth:`save_last_run`); test results are unaffected."""
+        if self.last_run_error is not None:
+            return
+        from .exceptions import AgentsnapWarning
+
+        why = exc.strerror or type(exc).__name__
+        self.last_run_error = f"{why}: {path}"
+        warnings.warn(
+            AgentsnapWarning(
+                f"agentsnap: cannot write {path} ({why}); the tests' results are unaffected, but this run is not kept "
+                f"for `agentsnap diff`, `agentsnap update` or `agentsnap prune` (is {self.root} read-only?)."
+            ),
+            stacklevel=3,
         )
-        _atomic_write(path, text, durable=False, root=self.root)
-        return path
 
     def approve(self, name: str) -> Snapshot:
         """Mark ``name`` approved and save it. Raises ``KeyError`` when absent."""
