@@ -17,6 +17,7 @@ exit code and the exact text agentsnap prints:
 
 from __future__ import annotations
 
+import re
 import shlex
 import shutil
 import subprocess
@@ -25,6 +26,8 @@ from pathlib import Path
 
 import pytest
 
+from agentsnap import SnapshotStore
+from tests.test_cli_helpers import invoke, tree
 from tests.test_plugin_modes import NODE, PARIS, QUIET_PLUGINS, SNAP_DIR, Project, summary
 
 # the two autouse fixtures of tests/test_plugin_modes.py apply here too (imported, they are this module's)
@@ -109,6 +112,119 @@ def test_an_explicit_instrument_false_beside_the_mode_keeps_auto_snapshots_off(
     assert result.ret == 0
     assert summary(result) == []
     assert not project.snapshot_path().exists()
+
+
+# ---------------------------------------------------------------- 2. a replayed test that fails on its own
+
+#: the header of agentsnap's section in a test's failure
+SECTION = re.compile(r"-+ agentsnap -+")
+
+
+def test_a_replayed_prompt_change_that_fails_the_tests_assert_is_reported_and_kept(
+    project: Project,
+) -> None:
+    golden = project.record_golden()
+    # the prompt changes and the test's own assert fails on the (old, replayed) answer
+    project.set_scenario(**{**PARIS, "question": "Weather in Rome?", "fail": True})
+
+    result = project.run("--agentsnap-replay")
+    assert result.ret == 1
+    result.assert_outcomes(failed=1)
+    assert project.server_requests() == {NODE: 0}
+    store = SnapshotStore(project.root / SNAP_DIR)
+    kept = store.last_run_path(NODE)
+    lines = [line.rstrip() for line in result.outlines]
+    start = lines.index("E       AssertionError: the scenario asked this test to fail")
+    section = next(i for i in range(start, len(lines)) if SECTION.fullmatch(lines[i]))
+    assert lines[section + 1 : section + 9] == [
+        "agentsnap: the requests of 2 of 2 llm call(s) changed, so replay served them the recorded answers to the "
+        "old requests: this test checked answers the model never gave to what it sends now.",
+        "  llm_call[0] (step 0):",
+        "    messages[0].content: 'Weather in Paris?' → 'Weather in Rome?'",
+        "  llm_call[1] (step 2):",
+        "    messages[0].content: 'Weather in Paris?' → 'Weather in Rome?'",
+        f"See the whole comparison: `agentsnap diff {NODE}` (this run is kept in {kept}; it is never promoted).",
+        f"If the change is intended, re-record it live: `pytest {NODE} --agentsnap-record`.",
+        "agentsnap: 1 not saved (test failed)",
+    ]
+    assert summary(result) == ["agentsnap: 1 not saved (test failed)"]
+    assert project.snapshot_path().read_bytes() == golden
+
+    # agentsnap diff compares that run (not an older one): the requests changed, exit 1
+    snaps = str(project.root / SNAP_DIR)
+    shown = invoke("diff", NODE, "--dir", snaps)
+    assert shown.exit_code == 1, shown.output
+    out = shown.stdout.splitlines()
+    assert out[0] == f"[agentsnap] {NODE!r} FAILED — failed checks: llm_requests"
+    assert "[REQUESTS] FAIL — llm_requests: messages differ in 2 llm calls" in out
+    assert out[-2:] == [
+        "The test itself failed in this run (its own assert or an error), so `agentsnap update` never promotes it.",
+        f"The responses are old recordings: if the change is intended, re-record it live: pytest {NODE} --agentsnap-record",
+    ]
+
+    # and it is never promoted, by name or with --all
+    before = tree(project.root / SNAP_DIR)
+    for args in ([NODE], ["--all"]):
+        refused = invoke("update", *args, "--dir", snaps)
+        assert refused.exit_code == 1
+        assert refused.stderr == (
+            f"error: refusing to promote the last run of {NODE!r} ({kept}): its test failed, and a failing run never "
+            f"becomes a golden. Nothing was promoted. See what changed with `agentsnap diff {NODE}`; once the test "
+            f"passes, promote that run, or re-record it live: `pytest {NODE} --agentsnap-record`.\n"
+        )
+        assert tree(project.root / SNAP_DIR) == before
+
+
+def test_a_test_failing_on_its_own_without_request_changes_adds_no_note(project: Project) -> None:
+    project.record_golden()
+    project.set_scenario(**{**PARIS, "fail": True})
+
+    result = project.run("--agentsnap-replay")
+    assert result.ret == 1
+    result.assert_outcomes(failed=1)
+    assert not any(SECTION.fullmatch(line) for line in result.outlines)
+    assert summary(result) == ["agentsnap: 1 not saved (test failed)"]
+    # its run is kept all the same: the comparison passes, and says the test failed
+    shown = invoke("diff", NODE, "--dir", str(project.root / SNAP_DIR))
+    assert shown.exit_code == 0, shown.output
+    assert shown.stdout.splitlines()[0] == f"[agentsnap] {NODE!r} PASSED — all checks ok"
+    assert shown.stdout.splitlines()[-1] == (
+        "The test itself failed in this run (its own assert or an error), so `agentsnap update` never promotes it."
+    )
+
+
+BLOCK_TEST = """
+from agent_lib import client_for, scenario, weather_agent
+from fake_provider import text_reply, tool_calls_reply
+
+
+def test_block(fake, agent_snapshot):
+    sc = scenario()
+    fake.script(tool_calls_reply([("call_A", "get_weather", {"city": sc["city"]})]), text_reply(sc["answer"]))
+    with agent_snapshot.assert_agent("weather") as block:
+        block.output = weather_agent(client_for(fake), sc["question"])
+        assert not sc["fail"], "the scenario asked this test to fail"
+"""
+
+
+def test_a_fixture_block_failing_on_its_own_after_a_prompt_change_says_so_too(
+    project: Project,
+) -> None:
+    project.pytester.makepyfile(test_block=BLOCK_TEST)
+    assert project.run("test_block.py", "--agentsnap-record").ret == 0
+    project.set_scenario(**{**PARIS, "question": "Weather in Rome?", "fail": True})
+
+    result = project.run("test_block.py", "--agentsnap-replay")
+    assert result.ret == 1
+    result.assert_outcomes(failed=1)
+    lines = [line.rstrip() for line in result.outlines]
+    section = next(i for i, line in enumerate(lines) if SECTION.fullmatch(line))
+    assert lines[section + 1].startswith("agentsnap: the requests of 2 of 2 llm call(s) changed")
+    assert (
+        "See the whole comparison: `agentsnap diff weather` (this run is kept in "
+        in lines[section + 6]
+    )
+    assert summary(result) == ["agentsnap: 1 not saved (test failed)"]
 
 
 # ---------------------------------------------------------------- 3. a snapshot folder agentsnap cannot write to

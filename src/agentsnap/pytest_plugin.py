@@ -48,6 +48,7 @@ from ._pytest.session import guard_run as _guard_run
 from ._pytest.session import set_dummy_api_keys as _set_dummy_api_keys
 from ._pytest.session import unguard_run as _unguard_run
 from ._pytest.summary import ORDER as _ORDER
+from ._pytest.summary import add_failure_note as _add_failure_note
 from ._pytest.summary import clean_longrepr as _clean_longrepr
 from ._pytest.summary import snapshot_fixture_owner as _snapshot_fixture_owner
 from ._pytest.summary import summary_line, syrupy_note, write_summary
@@ -324,6 +325,10 @@ def pytest_runtest_makereport(
     report = yield
     if call.excinfo is not None and isinstance(call.excinfo.value, _CLEAN_ERRORS) and report.failed:
         report.longrepr = _clean_longrepr(call.excinfo, item)
+    session = _session(item.config)
+    note = session.failure_notes.pop(item.nodeid, None) if session is not None else None
+    if note is not None and report.failed:
+        _add_failure_note(report, note)
     return report
 
 

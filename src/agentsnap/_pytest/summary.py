@@ -11,7 +11,14 @@ import pytest
 if TYPE_CHECKING:
     from .session import AgentsnapSession
 
-__all__ = ["ORDER", "clean_longrepr", "summary_line", "syrupy_note", "write_summary"]
+__all__ = [
+    "ORDER",
+    "add_failure_note",
+    "clean_longrepr",
+    "summary_line",
+    "syrupy_note",
+    "write_summary",
+]
 
 #: the summary's parts, in order: (count key, label)
 ORDER = (
@@ -130,3 +137,14 @@ def clean_longrepr(excinfo: pytest.ExceptionInfo[BaseException], item: pytest.It
                 )
                 break
     return text
+
+
+def add_failure_note(report: pytest.TestReport, note: str) -> None:
+    """Add agentsnap's ``note`` to a failed test's report, after the test's own failure
+    (a section of its traceback, or the end of a plain-text failure)."""
+    longrepr = report.longrepr
+    addsection = getattr(longrepr, "addsection", None)  # a traceback (pytest's ExceptionRepr)
+    if callable(addsection):
+        addsection("agentsnap", note)
+    else:
+        report.longrepr = f"{longrepr}\n\n{note}" if longrepr else note

@@ -322,7 +322,9 @@ def diff(
 ) -> None:
     """Compare a snapshot's golden with its latest run (.last_run/).
 
-    The report has the same sections as a failing test: structural, argument
+    The latest run is the last test run against the golden, also one whose
+    test failed on its own assert (the output says so). The report has the
+    same sections as a failing test: structural, argument
     changes (e.g. args.city: 'Paris' → 'Lyon'), model tool requests and
     semantic scores, with the thresholds of your configuration. Given an
     existing FILE.json instead of a name, prints that snapshot (as
@@ -442,12 +444,21 @@ def diff(
         out.line(
             f"The test failed on {', '.join(failed_then)} when it ran (judged with its own settings); this comparison passes with today's."
         )
+    test_failed = bool(recorded.get("test_failed"))
+    if test_failed:
+        out.line(
+            "The test itself failed in this run (its own assert or an error), so `agentsnap update` never promotes it."
+        )
     if not report.passed or failed_then:
         from ..lifecycle import _record_command
 
         if drifted:
             out.line(
                 f"The responses are old recordings: if the change is intended, re-record it live: {_record_command(chosen)}"
+            )
+        elif test_failed:
+            out.line(
+                f"If the change is intended, make the test pass and run it again, or re-record it live: {_record_command(chosen)}"
             )
         else:
             out.line(
@@ -563,8 +574,10 @@ def update(
 ) -> None:
     """Make the latest run (.last_run/) the golden: approved, source kept.
 
-    Use it after a test failed on an intended change. Each promoted file is
-    removed from .last_run/. Prints one line per snapshot: steps before →
+    Use it after a test failed on an intended change. A run whose test failed
+    on its own (not on an agentsnap check), or a replayed run whose requests
+    changed, is refused: nothing is promoted. Each promoted file is removed
+    from .last_run/. Prints one line per snapshot: steps before →
     after, and whether the final output changed. NAME matching as in approve;
     all or nothing.
 

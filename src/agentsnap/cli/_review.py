@@ -149,14 +149,23 @@ def plan_update(
 
 
 def refuse_invented(last: Entry) -> None:
-    """Raise :class:`CliError` when promoting ``last`` would write behaviour the model never produced.
+    """Raise :class:`CliError` when promoting ``last`` would write behaviour the model never produced,
+    or that its test did not accept.
 
-    A replayed run whose requests drifted (``request_drift`` on a step) got
-    the old recorded responses for its new requests; making it the golden
-    would pair them. Live re-recording is the fix.
+    A run whose test failed (``comparison["test_failed"]``) is kept for
+    ``agentsnap diff`` only: a failing run never becomes a golden. A replayed
+    run whose requests drifted (``request_drift`` on a step) got the old
+    recorded responses for its new requests; making it the golden would pair
+    them. Live re-recording is the fix.
     """
     from ..lifecycle import _record_command
 
+    if (last.snapshot.comparison or {}).get("test_failed"):
+        raise CliError(
+            f"refusing to promote the last run of {last.name!r} ({last.path}): its test failed, and a failing run never "
+            f"becomes a golden. Nothing was promoted. See what changed with `agentsnap diff {shlex.quote(last.name)}`; "
+            f"once the test passes, promote that run, or re-record it live: `{_record_command(last.name)}`."
+        )
     drifted = [s for s in last.snapshot.trace if s.get("request_drift")]
     if not drifted:
         return
