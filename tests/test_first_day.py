@@ -299,3 +299,40 @@ def test_a_file_where_last_run_should_be_is_a_warning_not_a_crash(project: Proje
     assert summary(result) == ["agentsnap: 1 passed"]
     assert project.snapshot_path().read_bytes() == before
     assert last_run.read_text(encoding="utf-8") == "not a folder\n"
+
+
+# ---------------------------------------------------------------- 4. agentsnap rm is final
+
+
+def test_rm_deletes_the_last_run_too_so_update_all_cannot_bring_the_golden_back(
+    project: Project,
+) -> None:
+    project.record_golden()
+    project.set_scenario(**{**PARIS, "city": "Rome"})
+    assert project.run("--agentsnap-live").ret == 1  # drift: the run is kept for diff / update
+    snaps = project.root / SNAP_DIR
+    golden = project.snapshot_path()
+    last = SnapshotStore(snaps).last_run_path(NODE)
+    assert last.is_file()
+
+    removed = invoke("rm", NODE, "--yes", "--dir", str(snaps))
+    assert removed.exit_code == 0, removed.output
+    assert removed.stdout == f"deleted {NODE} ({golden}) and its last run ({last})\n"
+    assert not golden.exists() and not last.exists()
+
+    after = invoke("update", "--all", "--dir", str(snaps))
+    assert after.exit_code == 0, after.output
+    assert after.stdout == f"Nothing to update: no last runs in {snaps / '.last_run'}. " + (
+        "Run the tests first (`agentsnap run TEST_PATH` or `pytest --agentsnap-instrument`).\n"
+    )
+    assert not golden.exists()
+    named = invoke("update", NODE, "--dir", str(snaps))
+    assert named.exit_code == 1
+    assert named.stderr.startswith(f"error: no last run matches {NODE!r} in {snaps / '.last_run'}.")
+    assert not golden.exists()
+    # the rule is in the command's help
+    helptext = " ".join(invoke("rm", "--help").stdout.split())
+    assert (
+        "The golden file and its latest run in .last_run/ are deleted, so `agentsnap update` (--all included) "
+        "cannot bring the snapshot back; a committed golden comes back with git." in helptext
+    )

@@ -830,17 +830,19 @@ class SnapshotStore:
             return None
         return self.read_file(path, expected_name=name)
 
-    def load_last_run(self, name: str) -> Snapshot | None:
-        path = self.last_run_path(name)
+    def last_run_files(self, name: str, golden_file: str | None = None) -> list[Path]:
+        """The files under ``.last_run/`` that hold a latest run of ``name``, in the order
+        :meth:`load_last_run` tries them (:meth:`last_run_path`, then the hashed form written
+        before the golden's own file name was used); only those that exist. ``golden_file``:
+        the golden's file name when it is known (an unreadable golden whose name is a guess)."""
+        path = self.root / LAST_RUN_DIR / golden_file if golden_file else self.last_run_path(name)
         refuse_links(path, self.root)
-        if not path.is_file():
-            old = (
-                self.root / LAST_RUN_DIR / snapshot_filename(name)
-            )  # written before the golden's own name was used
-            if not old.is_file():
-                return None
-            path = old
-        return self.read_file(path, expected_name=name)
+        old = self.root / LAST_RUN_DIR / snapshot_filename(name)
+        return [p for p in dict.fromkeys((path, old)) if p.is_file() and not p.is_symlink()]
+
+    def load_last_run(self, name: str) -> Snapshot | None:
+        found = self.last_run_files(name)
+        return self.read_file(found[0], expected_name=name) if found else None
 
     def _iter_files(self) -> Iterator[Path]:
         if not self.root.is_dir():

@@ -638,8 +638,10 @@ def rm(
 ) -> None:
     """Delete snapshots (asks first unless --yes).
 
-    NAME matching as in approve; all or nothing. Only the golden files are
-    deleted (a .last_run copy stays, for agentsnap update).
+    NAME matching as in approve; all or nothing. The golden file and its
+    latest run in .last_run/ are deleted, so `agentsnap update` (--all
+    included) cannot bring the snapshot back; a committed golden comes back
+    with git.
 
     \b
     Exit codes:
@@ -648,7 +650,7 @@ def rm(
          terminal to ask on and no --yes; nothing was deleted
       2  no NAME given
     """
-    from ._review import apply_remove, plan_remove
+    from ._review import apply_remove, last_runs_of, plan_remove
 
     out = Output()
     root = _root_dir(dir, out)
@@ -661,15 +663,17 @@ def rm(
         )
     out.note(f"About to delete {plural(len(targets), 'snapshot file')} in {root}:")
     for t in targets:
-        out.note(f"  {t.name}  ({t.path.name})" + ("" if t.readable else "  unreadable"))
+        with_run = "  + its last run in .last_run/" if last_runs_of(t) else ""
+        out.note(f"  {t.name}  ({t.path.name})" + ("" if t.readable else "  unreadable") + with_run)
     if not yes and not typer.confirm("Delete them?", default=False):
         raise CliError("answered no; nothing was deleted.")
-    apply_remove(targets)
-    for t in targets:
+    runs = apply_remove(targets)
+    for t, kept in zip(targets, runs, strict=True):
+        also = "".join(f" and its last run ({path})" for path in kept)
         out.line(
-            f"deleted {t.name} ({t.path})"
+            f"deleted {t.name} ({t.path}){also}"
             if t.readable
-            else f"deleted unreadable file {t.path} ({t.name})"
+            else f"deleted unreadable file {t.path} ({t.name}){also}"
         )
 
 
@@ -680,7 +684,7 @@ def prune(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list the orphans.")] = False,
     dir: DirOption = None,
 ) -> None:
-    """Delete orphaned snapshots: goldens no test produces any more.
+    """Delete orphaned snapshots (and their last runs): goldens no test produces any more.
 
     Orphans come only from the last full, unfiltered, failure-free pytest run
     (no -k/-m, deselection, --ignore or narrower paths), which records them in

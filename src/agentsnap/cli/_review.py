@@ -33,6 +33,7 @@ __all__ = [
     "apply_remove",
     "apply_update",
     "differs",
+    "last_runs_of",
     "plan_approve",
     "plan_remove",
     "plan_update",
@@ -224,10 +225,26 @@ def plan_remove(goldens: Scan, names: Sequence[str]) -> list[Target]:
     return targets
 
 
-def apply_remove(entries: Sequence[Entry | Target]) -> None:
-    """Delete each snapshot's file (its ``.last_run`` copy is left for ``agentsnap update``)."""
+def last_runs_of(entry: Entry | Target) -> list[Path]:
+    """The files in ``.last_run/`` holding the latest run of the snapshot in ``entry.path``
+    (:meth:`~agentsnap.snapshot.SnapshotStore.last_run_files`); none behind a link."""
+    try:
+        return SnapshotStore(entry.path.parent).last_run_files(entry.name, entry.path.name)
+    except SnapshotFormatError:
+        return []  # .last_run is a link: nothing in it is touched
+
+
+def apply_remove(entries: Sequence[Entry | Target]) -> list[list[Path]]:
+    """Delete each snapshot's file and its latest runs in ``.last_run/``, so that
+    ``agentsnap update`` (``--all`` included) cannot bring a deleted golden back;
+    for each entry, the last-run files deleted. A link on the way is never followed."""
+    deleted: list[list[Path]] = []
     for entry in entries:
-        try:
-            entry.path.unlink(missing_ok=True)
-        except OSError as exc:
-            raise CliError(f"cannot delete {entry.path}: {exc.strerror or exc}") from None
+        runs = last_runs_of(entry)  # found through the golden's file: before deleting it
+        for path in (entry.path, *runs):
+            try:
+                path.unlink(missing_ok=True)
+            except OSError as exc:
+                raise CliError(f"cannot delete {path}: {exc.strerror or exc}") from None
+        deleted.append(runs)
+    return deleted
