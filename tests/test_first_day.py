@@ -17,6 +17,7 @@ exit code and the exact text agentsnap prints:
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import shutil
@@ -336,3 +337,77 @@ def test_rm_deletes_the_last_run_too_so_update_all_cannot_bring_the_golden_back(
         "The golden file and its latest run in .last_run/ are deleted, so `agentsnap update` (--all included) "
         "cannot bring the snapshot back; a committed golden comes back with git." in helptext
     )
+
+
+# ---------------------------------------------------------------- 5. re-recording says what changed
+
+TRIP_TEST = """
+import json
+import pathlib
+
+from agent_lib import TOOLS, client_for
+from fake_provider import text_reply, tool_calls_reply
+
+HERE = pathlib.Path(__file__).parent
+
+
+def test_trip(fake):
+    trip = json.loads((HERE / "trip.json").read_text(encoding="utf-8"))
+    calls = [(f"call_{i}", "get_weather", {"city": city}) for i, city in enumerate(trip["cities"])]
+    fake.script(tool_calls_reply(calls), text_reply(trip["answer"]))
+    client = client_for(fake)
+    messages = [{"role": "user", "content": "Plan my trip"}]
+    first = client.chat.completions.create(model="gpt-4o-mini", messages=messages, tools=TOOLS)
+    message = first.choices[0].message
+    messages.append({"role": "assistant", "content": message.content,
+                     "tool_calls": [call.model_dump() for call in message.tool_calls]})
+    for call in message.tool_calls:
+        city = json.loads(call.function.arguments)["city"]
+        messages.append({"role": "tool", "tool_call_id": call.id, "content": f"sunny in {city}"})
+    final = client.chat.completions.create(model="gpt-4o-mini", messages=messages, tools=TOOLS)
+    assert final.choices[0].message.content
+"""
+TRIP = "test_trip.py::test_trip"
+
+
+def test_re_recording_a_changed_agent_says_what_changed_per_file(project: Project) -> None:
+    project.pytester.makepyfile(test_trip=TRIP_TEST)
+    trip = project.root / "trip.json"
+    file = project.snapshot_path(TRIP).name
+
+    def record(cities: list[str], answer: str, *xdist: str) -> list[str]:
+        trip.write_text(json.dumps({"cities": cities, "answer": answer}), encoding="utf-8")
+        result = project.run("test_trip.py", "--agentsnap-record", *xdist, subprocess=bool(xdist))
+        assert result.ret == 0, result.stdout.str()
+        lines = [line.rstrip() for line in result.outlines]
+        start = next(i for i, line in enumerate(lines) if line.startswith("agentsnap: "))
+        return lines[start:-1]  # the agentsnap lines, up to pytest's last line
+
+    snaps = project.root / SNAP_DIR
+    assert record(["Paris"], "Sunny.") == [
+        "agentsnap: 1 recorded (approved)",
+        f"  1 golden(s) written and approved in {snaps}: review them (`git diff`) before committing.",
+    ]
+    # the agent now checks two cities and answers differently
+    assert record(["Paris", "Lyon"], "Sunny in both.") == [
+        "agentsnap: 1 updated (re-recorded, approved)",
+        f"  1 golden(s) written and approved in {snaps}: review them (`git diff`) before committing.",
+        "  1 re-recorded with changed behaviour:",
+        f"    {file}: steps 3 → 4; tools get_weather → get_weather, get_weather; output changed",
+    ]
+    # same tools, other arguments, same answer
+    assert record(["Paris", "Rome"], "Sunny in both.")[2:] == [
+        "  1 re-recorded with changed behaviour:",
+        f"    {file}: tool arguments changed",
+    ]
+    # nothing changed: no warning, the file untouched
+    before = project.snapshot_path(TRIP).read_bytes()
+    assert record(["Paris", "Rome"], "Sunny in both.") == ["agentsnap: 1 re-recorded unchanged"]
+    assert project.snapshot_path(TRIP).read_bytes() == before
+    # under xdist the controller's summary has the workers' changes
+    assert record(["Lyon"], "Rainy.", "-n", "2") == [
+        "agentsnap: 1 updated (re-recorded, approved)",
+        f"  1 golden(s) written and approved in {snaps}: review them (`git diff`) before committing.",
+        "  1 re-recorded with changed behaviour:",
+        f"    {file}: steps 4 → 3; tools get_weather, get_weather → get_weather; output changed",
+    ]

@@ -48,7 +48,7 @@ from .exceptions import (
     SnapshotNotFoundError,
     SnapshotPendingError,
 )
-from .snapshot import Snapshot, SnapshotStore
+from .snapshot import Snapshot, SnapshotStore, behaviour_changes
 
 if TYPE_CHECKING:
     from .capture import Recording
@@ -96,6 +96,9 @@ class Outcome:
     #: the message of a failure that has no diff (a missing or pending snapshot in CI, a
     #: replay miss, an unreadable file)
     error: str | None = None
+    #: ``updated``: what the re-recording changed (:func:`agentsnap.snapshot.behaviour_changes`);
+    #: empty when only the review state did (a pending snapshot approved as it was)
+    changes: tuple[str, ...] = ()
 
 
 #: a callable given outcomes (:func:`add_observer`, :func:`observing`)
@@ -353,20 +356,21 @@ def settle(
 
     if mode == "record":
         new.approved = True
-        existed = golden is not None
         store.save(new)
-        if existed and golden is not None and golden.approved and _same(golden, new):
+        same = golden is not None and _same(golden, new)
+        if golden is not None and golden.approved and same:
             return publish(Outcome("unchanged", name, path, golden=golden, new=new))
+        changes = tuple(behaviour_changes(golden, new)) if golden is not None and not same else ()
         if not quiet_record:
+            what = f": {'; '.join(changes)}" if changes else ""
             warnings.warn(
                 AgentsnapWarning(
-                    f"agentsnap: recorded golden {name!r} -> {path} (approved). Review the diff before committing."
+                    f"agentsnap: recorded golden {name!r} -> {path} (approved){what}. Review the diff before committing."
                 ),
                 stacklevel=3,
             )
-        return publish(
-            Outcome("updated" if existed else "recorded", name, path, golden=golden, new=new)
-        )
+        action: OutcomeAction = "updated" if golden is not None else "recorded"
+        return publish(Outcome(action, name, path, golden=golden, new=new, changes=changes))
 
     refused = refusal(golden, settings, mode=mode, missing=missing)
     if golden is None:

@@ -55,6 +55,7 @@ __all__ = [
     "FORMAT_VERSION",
     "Snapshot",
     "SnapshotStore",
+    "behaviour_changes",
     "dumps",
     "input_sha8",
     "name_from_file",
@@ -500,6 +501,39 @@ def same_content(a: dict[str, Any], b: dict[str, Any]) -> bool:
     renamed consistently (tool-call ids ``call_…`` / ``toolu_…`` and the results that answer them,
     response and message ids), and whether a call's messages are stored once or twice."""
     return _strip_volatile(a) == _strip_volatile(b)
+
+
+#: how many tool names :func:`behaviour_changes` lists on each side before "… (N more)"
+_TOOLS_SHOWN = 6
+
+
+def _tool_sequence(names: list[str]) -> str:
+    if not names:
+        return "(none)"
+    shown = ", ".join(names[:_TOOLS_SHOWN])
+    return shown if len(names) <= _TOOLS_SHOWN else f"{shown} … ({len(names) - _TOOLS_SHOWN} more)"
+
+
+def behaviour_changes(old: Snapshot, new: Snapshot) -> list[str]:
+    """What changed between two versions of a snapshot whose content differs (not
+    :func:`same_content`), as a reviewer reads it first: ``steps 3 → 5``, ``tools get_weather →
+    get_weather, get_weather`` (else ``tool arguments changed``), ``model A → B``, ``output
+    changed``; when none of these did, ``llm requests or responses changed (same steps, tools and
+    output)``. Tool-call ids are not compared (providers invent them)."""
+    out: list[str] = []
+    if len(old.trace) != len(new.trace):
+        out.append(f"steps {len(old.trace)} → {len(new.trace)}")
+    names = ([str(s.get("name")) for s in snap.tool_calls] for snap in (old, new))
+    before, after = names
+    if before != after:
+        out.append(f"tools {_tool_sequence(before)} → {_tool_sequence(after)}")
+    elif [s.get("args") for s in old.tool_calls] != [s.get("args") for s in new.tool_calls]:
+        out.append("tool arguments changed")
+    if old.model != new.model:
+        out.append(f"model {old.model} → {new.model}")
+    if old.output != new.output:
+        out.append("output changed")
+    return out or ["llm requests or responses changed (same steps, tools and output)"]
 
 
 #: where an llm_call's normalised ``messages`` may be found again in its recorded request body

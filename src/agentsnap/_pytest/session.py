@@ -139,6 +139,9 @@ class AgentsnapSession:
         #: node id -> what agentsnap adds to that test's failure (a replayed test that failed on
         #: its own after its requests changed: :func:`agentsnap.lifecycle.failed_test_note`)
         self.failure_notes: dict[str, str] = {}
+        #: snapshot file -> what re-recording it changed (``updated`` outcomes with changes:
+        #: :func:`agentsnap.snapshot.behaviour_changes`), for the summary's warning
+        self.rerecorded: dict[str, list[str]] = {}
         self._active: dict[str, ActiveTest] = {}
         self._deferred: dict[str, list[DeferredSnapshot]] = {}
 
@@ -381,6 +384,8 @@ class AgentsnapSession:
         self.counts[outcome.action] += 1
         if used:
             self.used.add(outcome.name)
+        if outcome.action == "updated" and outcome.changes:
+            self.rerecorded[str(outcome.path or outcome.name)] = list(outcome.changes)
 
     def observer_for(self, node_id: str) -> OutcomeObserver:
         """:meth:`tally` for the outcomes of test ``node_id``'s snapshots; an outcome whose test

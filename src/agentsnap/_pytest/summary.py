@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -83,6 +84,14 @@ def write_summary(terminalreporter: pytest.TerminalReporter, state: AgentsnapSes
             f"  {written} golden(s) written and approved in {state.store.root}: review them (`git diff`) before committing.",
             yellow=True,
         )
+    if state.rerecorded:
+        root = state.store.root
+        terminalreporter.write_line(
+            f"  {len(state.rerecorded)} re-recorded with changed behaviour:", yellow=True
+        )
+        for file, changes in sorted(state.rerecorded.items()):
+            shown = Path(file).name if Path(file).parent == root else file
+            terminalreporter.write_line(f"    {shown}: {'; '.join(changes)}", yellow=True)
 
 
 def syrupy_note(config: pytest.Config, items: list[pytest.Item]) -> list[str]:
