@@ -132,7 +132,10 @@ def test_the_short_name_of_one_corrupt_snapshot_among_good_ones_says_it_is_unrea
     # the command it suggests deletes that file, and only it
     gone = invoke("rm", label, "--yes", "--dir", str(tmp_path))
     assert gone.exit_code == 0, gone.output
-    assert gone.stdout == f"deleted unreadable file {bad} ({label})\n"
+    # with its last run: `agentsnap update` cannot bring it back
+    last = tmp_path / ".last_run" / bad.name
+    assert gone.stdout == f"deleted unreadable file {bad} ({label}) and its last run ({last})\n"
+    assert not last.exists()
     assert invoke("list", "--dir", str(tmp_path)).exit_code == 0
 
 

@@ -282,15 +282,19 @@ def test_update_is_all_or_nothing(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------- rm
-def test_rm_yes_deletes_only_the_named_snapshot(tmp_path: Path) -> None:
+def test_rm_yes_deletes_only_the_named_snapshot_and_its_last_run(tmp_path: Path) -> None:
     paris = make(tmp_path, PARIS)
     paris_last = make(tmp_path, PARIS, last_run=True)
     lyon = make(tmp_path, LYON)
+    lyon_last = make(tmp_path, LYON, last_run=True)
     result = invoke("rm", PARIS, "--yes", "--dir", str(tmp_path))
     assert result.exit_code == 0
-    assert result.stdout == f"deleted {PARIS} ({paris})\n"
-    assert not paris.exists()
-    assert lyon.exists() and paris_last.exists()
+    assert result.stderr == (
+        f"About to delete 1 snapshot file in {tmp_path}:\n  {PARIS}  ({paris.name})  + its last run in .last_run/\n"
+    )
+    assert result.stdout == f"deleted {PARIS} ({paris}) and its last run ({paris_last})\n"
+    assert not paris.exists() and not paris_last.exists()  # `agentsnap update` cannot bring it back
+    assert lyon.exists() and lyon_last.exists()
 
 
 def test_rm_without_yes_and_without_a_terminal_refuses(tmp_path: Path) -> None:

@@ -85,6 +85,38 @@ def test_env_mode_switches(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    "table, ini, env, flags, instrument",
+    [
+        ("", {}, {}, {}, False),  # nothing chosen: no auto-snapshots
+        ('mode = "replay"', {}, {}, {}, True),  # a mode means its flag: it instruments
+        ('mode = "live"', {}, {}, {}, True),
+        ("", {"agentsnap_mode": "record"}, {}, {}, True),
+        ("", {}, {"AGENTSNAP_MODE": "live"}, {}, True),
+        ("", {}, {"AGENTSNAP_RECORD": "1"}, {}, True),
+        ("", {}, {}, {"mode": "replay"}, True),
+        # instrument set at the same level as the mode (or higher) is what the user said
+        ('mode = "replay"\ninstrument = false', {}, {}, {}, False),
+        ('mode = "replay"', {"agentsnap_instrument": "false"}, {}, {}, False),
+        # a mode chosen at a higher level than `instrument = false` implies it again
+        ("instrument = false", {"agentsnap_mode": "replay"}, {}, {}, True),
+        ("instrument = false", {}, {"AGENTSNAP_MODE": "replay"}, {}, True),
+        ("instrument = false", {}, {}, {"mode": "record"}, True),
+    ],
+)
+def test_a_mode_chosen_anywhere_implies_instrument_as_its_flag_does(
+    tmp_path: Path,
+    table: str,
+    ini: dict[str, str],
+    env: dict[str, str],
+    flags: dict[str, str],
+    instrument: bool,
+) -> None:
+    start = _project(tmp_path, table)
+    s = config.load(start, ini=lambda k: ini.get(k), env=env, overrides=flags)
+    assert s.instrument is instrument
+
+
+@pytest.mark.parametrize(
     "table, fragment",
     [
         ('mode = "replay-ish"', "bad value 'replay-ish' for 'mode'"),

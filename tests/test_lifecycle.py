@@ -68,6 +68,43 @@ def test_record_new_then_unchanged_then_updated(store: SnapshotStore) -> None:
     assert store.load("t::x").tool_calls[0]["args"] == {"city": "Lyon"}  # type: ignore[union-attr]
 
 
+def test_re_recording_says_what_changed(store: SnapshotStore) -> None:
+    settle(store, _new(), LOCAL, mode="record", quiet_record=True)
+    path = store.path_for("t::x")
+    with pytest.warns(UserWarning) as caught:
+        out = settle(store, _new(city="Lyon", answer="Rain in Lyon"), LOCAL, mode="record")
+    assert out.changes == ("tool arguments changed", "output changed")
+    assert [str(w.message) for w in caught] == [
+        f"agentsnap: recorded golden 't::x' -> {path} (approved): tool arguments changed; output changed. "
+        "Review the diff before committing."
+    ]
+    # only the first request changed: named as such, not as "nothing"
+    steps = _steps(city="Lyon", answer="Rain in Lyon")
+    steps[0]["messages"] = [{"role": "user", "content": "weather today?"}]
+    out = settle(
+        store,
+        build_snapshot("t::x", steps, output_from_trace=True),
+        LOCAL,
+        mode="record",
+        quiet_record=True,
+    )
+    assert out.action == "updated"
+    assert out.changes == ("llm requests or responses changed (same steps, tools and output)",)
+    # a pending snapshot re-recorded as it was is approved, with nothing to list
+    pending = store.load("t::x")
+    assert pending is not None
+    pending.approved = False
+    store.save(pending)
+    out = settle(
+        store,
+        build_snapshot("t::x", steps, output_from_trace=True),
+        LOCAL,
+        mode="record",
+        quiet_record=True,
+    )
+    assert (out.action, out.changes) == ("updated", ())
+
+
 def test_missing_locally_writes_pending_and_warns(store: SnapshotStore) -> None:
     with pytest.warns(UserWarning, match="written to .* as pending"):
         out = settle(store, _new(), LOCAL, mode="live")

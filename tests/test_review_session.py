@@ -251,9 +251,15 @@ def test_review_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     assert gone.exit_code == 0, gone.output
     assert (
         gone.stderr
-        == f"About to delete 1 snapshot file in {snaps}:\n  {WEATHER}  ({golden.name})  unreadable\n"
+        == f"About to delete 1 snapshot file in {snaps}:\n  {WEATHER}  ({golden.name})  unreadable  + its last run in .last_run/\n"
     )
-    assert gone.stdout == f"deleted unreadable file {golden} ({WEATHER})\n"
+    last = (
+        snaps / ".last_run" / golden.name
+    )  # deleted with it: `agentsnap update` cannot bring it back
+    assert (
+        gone.stdout == f"deleted unreadable file {golden} ({WEATHER}) and its last run ({last})\n"
+    )
+    assert not last.exists()
     assert not golden.exists() and lyon.read_bytes() == lyon_bytes
     listed = invoke("list", "--dir", str(snaps))
     assert listed.exit_code == 0

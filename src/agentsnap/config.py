@@ -12,6 +12,14 @@ Precedence, lowest to highest:
    subprocess;
 5. command-line flags (``--agentsnap-replay`` …).
 
+A ``mode`` chosen anywhere means what its flag means: it implies
+``instrument = true`` (every test that calls an LLM is snapshotted, replayed or
+recorded), unless ``instrument`` itself is set at the same or a higher level
+(``mode = "replay"`` with ``instrument = false`` in one table: only the
+``snapshot`` fixture's blocks replay). So ``--agentsnap-replay``,
+``AGENTSNAP_MODE=replay``, ``agentsnap_mode = replay`` and
+``[tool.agentsnap] mode = "replay"`` run the same way.
+
 ``CI`` detection: CI mode is on when ``CI`` is set to anything but an empty
 string, ``0``, ``false`` or ``no`` (any case), or when one of
 ``GITHUB_ACTIONS``, ``GITLAB_CI``, ``BUILDKITE``, ``CIRCLECI``, ``JENKINS_URL``,
@@ -103,7 +111,9 @@ class Settings:
         default=False,
         metadata={
             "doc": (
-                "Snapshot every test that calls an LLM, with no code changes (any mode flag implies it)."
+                "Snapshot every test that calls an LLM, with no code changes. A `mode` set anywhere (flag, "
+                "`AGENTSNAP_MODE`, ini option, this table) implies it, unless `instrument` is set at the same or a "
+                "higher level."
             )
         },
     )
@@ -428,13 +438,6 @@ def _suggest(key: str) -> str:
     return f" (did you mean {best[0]!r}?)" if best else ""
 
 
-def _ini_set(ini: Callable[[str], Any], key: str) -> bool:
-    try:
-        return ini(key) not in (None, "", [])
-    except ValueError:
-        return False
-
-
 def legacy_snapshot_dir(
     test_file: str | os.PathLike[str], rootdir: str | os.PathLike[str] | None = None
 ) -> Path | None:
@@ -521,6 +524,8 @@ def load(
         else (Path(start).resolve() if start else Path.cwd())
     )
     table = _agentsnap_table(pyproject) if pyproject is not None else None
+    #: key -> the level (module doc: 2 table, 3 ini, 4 env, 5 flags) of the source that set it last
+    set_at: dict[str, int] = {}
     if table is not None:
         for key, value in table.items():
             if key in _LEGACY_KEYS:
@@ -533,6 +538,7 @@ def load(
                 )
                 continue
             setattr(settings, key, _coerce(key, value, f"[tool.agentsnap] of {pyproject}"))
+            set_at[key] = 2
     if ini is not None:
         for key in sorted(_KEYS):
             try:
@@ -541,21 +547,22 @@ def load(
                 continue
             if value not in (None, "", []):
                 setattr(settings, key, _coerce(key, value, f"pytest ini option agentsnap_{key}"))
+                set_at[key] = 3
     for var, key in ENV_VARS.items():
         if env.get(var):
             setattr(settings, key, _coerce(key, env[var], f"environment variable {var}"))
+            set_at[key] = 4
     if _truthy(env.get("AGENTSNAP_RECORD")):
         settings.mode = "record"
+        set_at["mode"] = 4
     for key, value in (overrides or {}).items():
         if value is not None:
             setattr(settings, key, _coerce(key, value, "the command line"))
+            set_at[key] = 5
+    if set_at.get("mode", 0) > set_at.get("instrument", 0):
+        settings.instrument = True  # a chosen mode means what its flag means (module doc)
     settings.ci = is_ci(env)
-    settings.snapshot_dir_configured = (
-        "snapshot_dir" in (table or {})
-        or (ini is not None and _ini_set(ini, "agentsnap_snapshot_dir"))
-        or bool(env.get("AGENTSNAP_SNAPSHOT_DIR"))
-        or (overrides or {}).get("snapshot_dir") is not None
-    )
+    settings.snapshot_dir_configured = "snapshot_dir" in set_at
     # checked here, so a bad value is the loader's ValueError; made current only by apply()
     if settings.allowed_hosts:
         from .capture.guard import parse_hosts

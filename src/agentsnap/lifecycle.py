@@ -26,7 +26,8 @@ file).
 A run whose test failed never writes a golden. An unparseable snapshot file
 fails loudly (naming the path) and is never overwritten. Every compared or
 pending run also writes its trace to ``.last_run/`` for ``agentsnap diff`` and
-``agentsnap update``.
+``agentsnap update``; so does a run whose test failed when it has a golden to
+compare with (``comparison["test_failed"]``: ``agentsnap update`` refuses it).
 """
 
 from __future__ import annotations
@@ -43,10 +44,11 @@ from .config import Settings
 from .exceptions import (
     AgentRegressionError,
     AgentsnapWarning,
+    SnapshotFormatError,
     SnapshotNotFoundError,
     SnapshotPendingError,
 )
-from .snapshot import Snapshot, SnapshotStore
+from .snapshot import Snapshot, SnapshotStore, behaviour_changes
 
 if TYPE_CHECKING:
     from .capture import Recording
@@ -94,6 +96,9 @@ class Outcome:
     #: the message of a failure that has no diff (a missing or pending snapshot in CI, a
     #: replay miss, an unreadable file)
     error: str | None = None
+    #: ``updated``: what the re-recording changed (:func:`agentsnap.snapshot.behaviour_changes`);
+    #: empty when only the review state did (a pending snapshot approved as it was)
+    changes: tuple[str, ...] = ()
 
 
 #: a callable given outcomes (:func:`add_observer`, :func:`observing`)
@@ -345,26 +350,27 @@ def settle(
     name = new.name
     path = store.path_for(name)
     if not test_passed:
-        return publish(Outcome("skipped", name, path, new=new))
+        return publish(_failed_test(store, new, mode=mode, golden=golden, path=path))
     if golden is None:
         golden = store.load(name)  # raises SnapshotFormatError on a corrupt file
 
     if mode == "record":
         new.approved = True
-        existed = golden is not None
         store.save(new)
-        if existed and golden is not None and golden.approved and _same(golden, new):
+        same = golden is not None and _same(golden, new)
+        if golden is not None and golden.approved and same:
             return publish(Outcome("unchanged", name, path, golden=golden, new=new))
+        changes = tuple(behaviour_changes(golden, new)) if golden is not None and not same else ()
         if not quiet_record:
+            what = f": {'; '.join(changes)}" if changes else ""
             warnings.warn(
                 AgentsnapWarning(
-                    f"agentsnap: recorded golden {name!r} -> {path} (approved). Review the diff before committing."
+                    f"agentsnap: recorded golden {name!r} -> {path} (approved){what}. Review the diff before committing."
                 ),
                 stacklevel=3,
             )
-        return publish(
-            Outcome("updated" if existed else "recorded", name, path, golden=golden, new=new)
-        )
+        action: OutcomeAction = "updated" if golden is not None else "recorded"
+        return publish(Outcome(action, name, path, golden=golden, new=new, changes=changes))
 
     refused = refusal(golden, settings, mode=mode, missing=missing)
     if golden is None:
@@ -452,6 +458,63 @@ def settle(
         )
     publish(Outcome("failed", name, path, report, golden=golden, new=new))
     raise AgentRegressionError(text, report)
+
+
+def _failed_test(
+    store: SnapshotStore, new: Snapshot, *, mode: str, golden: Snapshot | None, path: Path
+) -> Outcome:
+    """The ``skipped`` outcome of a run whose test failed for its own reason (its ``assert``, an error).
+
+    No golden is written. The run is still kept as the latest run of a snapshot
+    that has a golden (``.last_run/``, with ``comparison["test_failed"]``), so
+    ``agentsnap diff`` and the HTML report show it; ``agentsnap update`` never
+    promotes it. When replay served recordings of other requests, the outcome's
+    ``error`` says which calls changed and how to see the diff
+    (:func:`failed_test_note`): the test's failure then shows it.
+    """
+    if golden is None:
+        try:
+            golden = store.load(new.name)
+        except SnapshotFormatError:
+            golden = None  # the test's own failure is what it reports; the broken file, next time
+    kept: Path | None = None
+    if golden is not None:
+        new.comparison = {"mode": mode, "request_drift": _drifted(new), "test_failed": True}
+        kept = store.save_last_run(new)
+    note = failed_test_note(new, kept) if mode == "replay" and _drifted(new) else None
+    return Outcome("skipped", new.name, path, golden=golden, new=new, error=note)
+
+
+#: how many changes of one call a failed test's note lists (``agentsnap diff`` shows them all)
+_NOTE_CHANGES = 3
+
+
+def failed_test_note(new: Snapshot, kept: Path | None) -> str:
+    """What a replayed test that failed on its own says about its changed requests: which llm
+    calls were served the recording of another request (their changes), and the commands to
+    see the whole diff and to re-record."""
+    import shlex
+
+    calls = new.llm_calls
+    drifted = sum(1 for s in calls if s.get("request_drift"))
+    lines = [
+        f"agentsnap: the requests of {drifted} of {len(calls)} llm call(s) changed, so replay served them the recorded answers to the old requests: "
+        "this test checked answers the model never gave to what it sends now."
+    ]
+    for index, step in enumerate(calls):
+        changes = [str(c) for c in step.get("request_drift") or []]
+        if not changes:
+            continue
+        lines.append(f"  llm_call[{index}] (step {step.get('step')}):")
+        lines += [f"    {change}" for change in changes[:_NOTE_CHANGES]]
+        if len(changes) > _NOTE_CHANGES:
+            lines.append(
+                f"    … {len(changes) - _NOTE_CHANGES} more (agentsnap diff shows them all)"
+            )
+    where = f" (this run is kept in {kept}; it is never promoted)" if kept is not None else ""
+    lines.append(f"See the whole comparison: `agentsnap diff {shlex.quote(new.name)}`{where}.")
+    lines.append(f"If the change is intended, re-record it live: `{_record_command(new.name)}`.")
+    return "\n".join(lines)
 
 
 def _drifted(snap: Snapshot) -> bool:

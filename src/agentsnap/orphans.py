@@ -118,8 +118,9 @@ def write_run_record(state: RunState, config: pytest.Config, exitstatus: int) ->
     """Write ``.last_run/run.json`` for ``agentsnap prune``; return the orphans (empty unless a full run).
 
     Writes nothing when the snapshot folder does not exist; a symbolic link
-    where ``.last_run`` should be only warns
-    (:class:`~agentsnap.exceptions.AgentsnapWarning`). Raises nothing else of its own.
+    where ``.last_run`` should be, or a folder that cannot be written (read-only,
+    a file in the way), only warns (:class:`~agentsnap.exceptions.AgentsnapWarning`,
+    one line naming the path). Raises nothing else of its own.
     """
     store = state.store
     if not store.root.is_dir():
@@ -137,20 +138,16 @@ def write_run_record(state: RunState, config: pytest.Config, exitstatus: int) ->
     from .exceptions import SnapshotFormatError
     from .snapshot import _atomic_write
 
-    folder = store.root / LAST_RUN_DIR
-    ignore = folder / ".gitignore"
+    path = store.root / LAST_RUN_DIR / RUN_RECORD
+    if store.last_run_error is not None:
+        return orphans  # .last_run/ could not be written this run: said once already
     try:
-        if not ignore.exists() and not ignore.is_symlink():
-            _atomic_write(
-                ignore,
-                "# written by agentsnap: the latest runs, promoted with `agentsnap update`\n*\n",
-                root=store.root,
-            )
+        store.write_last_run_ignore()
         _atomic_write(
-            folder / RUN_RECORD,
-            json.dumps(record, indent=2, ensure_ascii=False) + "\n",
-            root=store.root,
+            path, json.dumps(record, indent=2, ensure_ascii=False) + "\n", root=store.root
         )
+    except OSError as exc:  # a read-only folder, a file where .last_run should be: one warning
+        store.last_run_unwritable(path, exc)
     except (
         SnapshotFormatError
     ) as exc:  # a symbolic link where .last_run should be: say so, write nothing

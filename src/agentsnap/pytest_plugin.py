@@ -48,6 +48,7 @@ from ._pytest.session import guard_run as _guard_run
 from ._pytest.session import set_dummy_api_keys as _set_dummy_api_keys
 from ._pytest.session import unguard_run as _unguard_run
 from ._pytest.summary import ORDER as _ORDER
+from ._pytest.summary import add_failure_note as _add_failure_note
 from ._pytest.summary import clean_longrepr as _clean_longrepr
 from ._pytest.summary import snapshot_fixture_owner as _snapshot_fixture_owner
 from ._pytest.summary import summary_line, syrupy_note, write_summary
@@ -202,7 +203,8 @@ def pytest_configure(config: pytest.Config) -> None:
         "snapshot_dir": snapshot_dir,
         "allow_pending": config.getoption("agentsnap_allow_pending"),
         "force": config.getoption("agentsnap_force"),
-        "instrument": True if (mode or config.getoption("agentsnap_instrument")) else None,
+        # a mode flag implies instrumentation as every other source of a mode does (config.load)
+        "instrument": True if config.getoption("agentsnap_instrument") else None,
     }
     try:
         settings = _config.apply(
@@ -210,12 +212,6 @@ def pytest_configure(config: pytest.Config) -> None:
         )
     except ValueError as exc:
         raise pytest.UsageError(str(exc)) from None
-    if (
-        settings.mode != "live"
-        and mode is None
-        and (os.environ.get("AGENTSNAP_MODE") or os.environ.get("AGENTSNAP_RECORD"))
-    ):
-        settings.instrument = True  # an env-selected mode implies instrumentation, like the flags
     if _owns_snapshot_name(config, settings.snapshot_fixture):
         config.pluginmanager.register(SnapshotName(), "agentsnap-snapshot-name")
     start_session(config, settings, mode=mode, report=config.getoption("agentsnap_report"))
@@ -331,6 +327,10 @@ def pytest_runtest_makereport(
     report = yield
     if call.excinfo is not None and isinstance(call.excinfo.value, _CLEAN_ERRORS) and report.failed:
         report.longrepr = _clean_longrepr(call.excinfo, item)
+    session = _session(item.config)
+    note = session.failure_notes.pop(item.nodeid, None) if session is not None else None
+    if note is not None and report.failed:
+        _add_failure_note(report, note)
     return report
 
 

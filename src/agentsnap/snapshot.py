@@ -55,6 +55,7 @@ __all__ = [
     "FORMAT_VERSION",
     "Snapshot",
     "SnapshotStore",
+    "behaviour_changes",
     "dumps",
     "input_sha8",
     "name_from_file",
@@ -502,6 +503,39 @@ def same_content(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return _strip_volatile(a) == _strip_volatile(b)
 
 
+#: how many tool names :func:`behaviour_changes` lists on each side before "… (N more)"
+_TOOLS_SHOWN = 6
+
+
+def _tool_sequence(names: list[str]) -> str:
+    if not names:
+        return "(none)"
+    shown = ", ".join(names[:_TOOLS_SHOWN])
+    return shown if len(names) <= _TOOLS_SHOWN else f"{shown} … ({len(names) - _TOOLS_SHOWN} more)"
+
+
+def behaviour_changes(old: Snapshot, new: Snapshot) -> list[str]:
+    """What changed between two versions of a snapshot whose content differs (not
+    :func:`same_content`), as a reviewer reads it first: ``steps 3 → 5``, ``tools get_weather →
+    get_weather, get_weather`` (else ``tool arguments changed``), ``model A → B``, ``output
+    changed``; when none of these did, ``llm requests or responses changed (same steps, tools and
+    output)``. Tool-call ids are not compared (providers invent them)."""
+    out: list[str] = []
+    if len(old.trace) != len(new.trace):
+        out.append(f"steps {len(old.trace)} → {len(new.trace)}")
+    names = ([str(s.get("name")) for s in snap.tool_calls] for snap in (old, new))
+    before, after = names
+    if before != after:
+        out.append(f"tools {_tool_sequence(before)} → {_tool_sequence(after)}")
+    elif [s.get("args") for s in old.tool_calls] != [s.get("args") for s in new.tool_calls]:
+        out.append("tool arguments changed")
+    if old.model != new.model:
+        out.append(f"model {old.model} → {new.model}")
+    if old.output != new.output:
+        out.append("output changed")
+    return out or ["llm requests or responses changed (same steps, tools and output)"]
+
+
 #: where an llm_call's normalised ``messages`` may be found again in its recorded request body
 _MESSAGE_SOURCES = ("messages", "contents", "input")
 
@@ -636,6 +670,9 @@ class SnapshotStore:
         #: ``--agentsnap-force``: an unreadable file loads as missing (with a warning)
         #: and :meth:`save` overwrites it
         self.force = force
+        #: set once a write to ``.last_run/`` failed (:meth:`last_run_unwritable`): later
+        #: ones are not tried, so a read-only folder costs one warning per store, not one per test
+        self.last_run_error: str | None = None
 
     def __repr__(self) -> str:
         return f"SnapshotStore({str(self.root)!r})"
@@ -827,17 +864,19 @@ class SnapshotStore:
             return None
         return self.read_file(path, expected_name=name)
 
-    def load_last_run(self, name: str) -> Snapshot | None:
-        path = self.last_run_path(name)
+    def last_run_files(self, name: str, golden_file: str | None = None) -> list[Path]:
+        """The files under ``.last_run/`` that hold a latest run of ``name``, in the order
+        :meth:`load_last_run` tries them (:meth:`last_run_path`, then the hashed form written
+        before the golden's own file name was used); only those that exist. ``golden_file``:
+        the golden's file name when it is known (an unreadable golden whose name is a guess)."""
+        path = self.root / LAST_RUN_DIR / golden_file if golden_file else self.last_run_path(name)
         refuse_links(path, self.root)
-        if not path.is_file():
-            old = (
-                self.root / LAST_RUN_DIR / snapshot_filename(name)
-            )  # written before the golden's own name was used
-            if not old.is_file():
-                return None
-            path = old
-        return self.read_file(path, expected_name=name)
+        old = self.root / LAST_RUN_DIR / snapshot_filename(name)
+        return [p for p in dict.fromkeys((path, old)) if p.is_file() and not p.is_symlink()]
+
+    def load_last_run(self, name: str) -> Snapshot | None:
+        found = self.last_run_files(name)
+        return self.read_file(found[0], expected_name=name) if found else None
 
     def _iter_files(self) -> Iterator[Path]:
         if not self.root.is_dir():
@@ -912,31 +951,68 @@ class SnapshotStore:
         _atomic_write(path, dumps(new), root=self.root)
         return path
 
-    def save_last_run(self, snapshot: Snapshot) -> Path:
-        """Write the latest run to ``root/.last_run/`` (git-ignored by a ``.gitignore`` there)."""
+    def save_last_run(self, snapshot: Snapshot) -> Path | None:
+        """Write the latest run to ``root/.last_run/`` (git-ignored by a ``.gitignore`` there); its path.
+
+        The latest run is a scratch copy for ``agentsnap diff`` / ``update``, never
+        needed to compare or replay: when it cannot be written (a read-only snapshot
+        folder, a file where ``.last_run`` should be, a full disk) that is one
+        :class:`~agentsnap.exceptions.AgentsnapWarning` naming the path
+        (:meth:`last_run_unwritable`) and None is returned. A symbolic link on the way
+        still raises :class:`~agentsnap.exceptions.SnapshotFormatError`.
+        """
         path = self.last_run_path(snapshot.name)
         refuse_links(path, self.root)  # a .last_run linked elsewhere is never written through
-        ignore = path.parent / ".gitignore"
+        if self.last_run_error is not None:
+            return None  # said once already
+        from .serialize import escape_surrogates, write_blobs
+
+        try:
+            self.write_last_run_ignore()
+            data = _prepared_dict(snapshot)
+            write_blobs(data, self.root)
+            # a scratch copy read back by `agentsnap diff` / `update` (which re-save through `save`):
+            # compact JSON (the C encoder; indented output takes the pure-Python one) and no fsync
+            text = (
+                escape_surrogates(
+                    json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+                )
+                + "\n"
+            )
+            _atomic_write(path, text, durable=False, root=self.root)
+        except OSError as exc:
+            self.last_run_unwritable(path, exc)
+            return None
+        return path
+
+    def write_last_run_ignore(self) -> None:
+        """Write ``root/.last_run/.gitignore`` (ignore everything) unless it is there. Raises
+        ``OSError`` when it cannot be written, :class:`SnapshotFormatError` for a link on the way."""
+        ignore = self.root / LAST_RUN_DIR / ".gitignore"
         if not ignore.exists() and not ignore.is_symlink():
             _atomic_write(
                 ignore,
                 "# written by agentsnap: the latest runs, promoted with `agentsnap update`\n*\n",
                 root=self.root,
             )
-        from .serialize import escape_surrogates, write_blobs
 
-        data = _prepared_dict(snapshot)
-        write_blobs(data, self.root)
-        # a scratch copy read back by `agentsnap diff` / `update` (which re-save through `save`):
-        # compact JSON (the C encoder; indented output takes the pure-Python one) and no fsync
-        text = (
-            escape_surrogates(
-                json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-            )
-            + "\n"
+    def last_run_unwritable(self, path: Path, exc: OSError) -> None:
+        """Say once, in one line, that ``path`` under ``.last_run/`` could not be written (``exc``):
+        an :class:`~agentsnap.exceptions.AgentsnapWarning`. Later writes of this store to
+        ``.last_run/`` are skipped (:meth:`save_last_run`); test results are unaffected."""
+        if self.last_run_error is not None:
+            return
+        from .exceptions import AgentsnapWarning
+
+        why = exc.strerror or type(exc).__name__
+        self.last_run_error = f"{why}: {path}"
+        warnings.warn(
+            AgentsnapWarning(
+                f"agentsnap: cannot write {path} ({why}); the tests' results are unaffected, but this run is not kept "
+                f"for `agentsnap diff`, `agentsnap update` or `agentsnap prune` (is {self.root} read-only?)."
+            ),
+            stacklevel=3,
         )
-        _atomic_write(path, text, durable=False, root=self.root)
-        return path
 
     def approve(self, name: str) -> Snapshot:
         """Mark ``name`` approved and save it. Raises ``KeyError`` when absent."""

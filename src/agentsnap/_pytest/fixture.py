@@ -134,7 +134,7 @@ class SnapshotFixture:
             settings=self._session.settings,
             source="pytest",
         )
-        block.on_outcome = self._session.tally
+        block.on_outcome = self._session.observer_for(self._node_id)
         return block
 
     def assert_agent(self, test_name: str | None = None, **kwargs: Any) -> AgentAsserter:
@@ -160,7 +160,7 @@ class SnapshotFixture:
             missing="pending",
             **kwargs,
         )
-        block.on_outcome = self._session.tally
+        block.on_outcome = self._session.observer_for(self._node_id)
         return block
 
 

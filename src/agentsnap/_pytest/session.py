@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from ..capture import Recording
     from ..diff import DiffReport
     from ..judge import LLMJudge
-    from ..lifecycle import Outcome, OutcomeAction
+    from ..lifecycle import Outcome, OutcomeAction, OutcomeObserver
     from ..report._collect import ReportCollector
     from ..snapshot import Snapshot, SnapshotStore
 
@@ -136,6 +136,12 @@ class AgentsnapSession:
         self.claimed: set[str] = set()
         self.owners: dict[str, str] = {}
         self.name_clashes: dict[str, str] = {}
+        #: node id -> what agentsnap adds to that test's failure (a replayed test that failed on
+        #: its own after its requests changed: :func:`agentsnap.lifecycle.failed_test_note`)
+        self.failure_notes: dict[str, str] = {}
+        #: snapshot file -> what re-recording it changed (``updated`` outcomes with changes:
+        #: :func:`agentsnap.snapshot.behaviour_changes`), for the summary's warning
+        self.rerecorded: dict[str, list[str]] = {}
         self._active: dict[str, ActiveTest] = {}
         self._deferred: dict[str, list[DeferredSnapshot]] = {}
 
@@ -291,7 +297,8 @@ class AgentsnapSession:
             name, recording.trace.steps(), source="pytest", output_from_trace=True
         )
         try:
-            with observing(self.tally):  # settle publishes what it reaches, its refusals too
+            # settle publishes what it reaches, its refusals too
+            with observing(self.observer_for(item.nodeid)):
                 settle(
                     self.store,
                     snap,
@@ -377,6 +384,20 @@ class AgentsnapSession:
         self.counts[outcome.action] += 1
         if used:
             self.used.add(outcome.name)
+        if outcome.action == "updated" and outcome.changes:
+            self.rerecorded[str(outcome.path or outcome.name)] = list(outcome.changes)
+
+    def observer_for(self, node_id: str) -> OutcomeObserver:
+        """:meth:`tally` for the outcomes of test ``node_id``'s snapshots; an outcome whose test
+        failed with something to add (its ``error``) is kept for that test's failure
+        (:attr:`failure_notes`)."""
+
+        def observe(outcome: Outcome) -> None:
+            self.tally(outcome)
+            if outcome.action == "skipped" and outcome.error:
+                self.failure_notes[node_id] = outcome.error
+
+        return observe
 
     def count(self, action: str, name: str | None = None) -> None:
         """Count a bare outcome (the ``(action, name)`` form blocks once reported): :meth:`tally`,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -11,7 +12,14 @@ import pytest
 if TYPE_CHECKING:
     from .session import AgentsnapSession
 
-__all__ = ["ORDER", "clean_longrepr", "summary_line", "syrupy_note", "write_summary"]
+__all__ = [
+    "ORDER",
+    "add_failure_note",
+    "clean_longrepr",
+    "summary_line",
+    "syrupy_note",
+    "write_summary",
+]
 
 #: the summary's parts, in order: (count key, label)
 ORDER = (
@@ -76,6 +84,14 @@ def write_summary(terminalreporter: pytest.TerminalReporter, state: AgentsnapSes
             f"  {written} golden(s) written and approved in {state.store.root}: review them (`git diff`) before committing.",
             yellow=True,
         )
+    if state.rerecorded:
+        root = state.store.root
+        terminalreporter.write_line(
+            f"  {len(state.rerecorded)} re-recorded with changed behaviour:", yellow=True
+        )
+        for file, changes in sorted(state.rerecorded.items()):
+            shown = Path(file).name if Path(file).parent == root else file
+            terminalreporter.write_line(f"    {shown}: {'; '.join(changes)}", yellow=True)
 
 
 def syrupy_note(config: pytest.Config, items: list[pytest.Item]) -> list[str]:
@@ -133,3 +149,14 @@ def clean_longrepr(excinfo: pytest.ExceptionInfo[BaseException], item: pytest.It
                 )
                 break
     return text
+
+
+def add_failure_note(report: pytest.TestReport, note: str) -> None:
+    """Add agentsnap's ``note`` to a failed test's report, after the test's own failure
+    (a section of its traceback, or the end of a plain-text failure)."""
+    longrepr = report.longrepr
+    addsection = getattr(longrepr, "addsection", None)  # a traceback (pytest's ExceptionRepr)
+    if callable(addsection):
+        addsection("agentsnap", note)
+    else:
+        report.longrepr = f"{longrepr}\n\n{note}" if longrepr else note

@@ -32,6 +32,8 @@ class WorkerPayload(TypedDict):
     deselected: int
     #: the HTML report's entries as JSON (``ReportCollector.to_json``), None without a report
     report: str | None
+    #: snapshot file -> what re-recording it changed (``AgentsnapSession.rerecorded``)
+    rerecorded: dict[str, list[str]]
 
 
 def publish(state: AgentsnapSession, workeroutput: MutableMapping[str, Any]) -> WorkerPayload:
@@ -42,6 +44,7 @@ def publish(state: AgentsnapSession, workeroutput: MutableMapping[str, Any]) -> 
         collected=sorted(state.collected),
         deselected=state.deselected,
         report=state.report.to_json() if state.report is not None else None,
+        rerecorded=dict(state.rerecorded),
     )
     workeroutput[KEY] = payload
     return payload
@@ -60,5 +63,6 @@ def merge(state: AgentsnapSession, workeroutput: Mapping[str, Any] | None) -> No
     state.used.update(payload.get("used") or ())
     state.collected.update(payload.get("collected") or ())
     state.deselected += int(payload.get("deselected") or 0)
+    state.rerecorded.update(payload.get("rerecorded") or {})
     if state.report is not None:
         state.report.merge_json(payload.get("report"))

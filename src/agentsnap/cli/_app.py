@@ -322,7 +322,9 @@ def diff(
 ) -> None:
     """Compare a snapshot's golden with its latest run (.last_run/).
 
-    The report has the same sections as a failing test: structural, argument
+    The latest run is the last test run against the golden, also one whose
+    test failed on its own assert (the output says so). The report has the
+    same sections as a failing test: structural, argument
     changes (e.g. args.city: 'Paris' → 'Lyon'), model tool requests and
     semantic scores, with the thresholds of your configuration. Given an
     existing FILE.json instead of a name, prints that snapshot (as
@@ -442,12 +444,21 @@ def diff(
         out.line(
             f"The test failed on {', '.join(failed_then)} when it ran (judged with its own settings); this comparison passes with today's."
         )
+    test_failed = bool(recorded.get("test_failed"))
+    if test_failed:
+        out.line(
+            "The test itself failed in this run (its own assert or an error), so `agentsnap update` never promotes it."
+        )
     if not report.passed or failed_then:
         from ..lifecycle import _record_command
 
         if drifted:
             out.line(
                 f"The responses are old recordings: if the change is intended, re-record it live: {_record_command(chosen)}"
+            )
+        elif test_failed:
+            out.line(
+                f"If the change is intended, make the test pass and run it again, or re-record it live: {_record_command(chosen)}"
             )
         else:
             out.line(
@@ -563,8 +574,10 @@ def update(
 ) -> None:
     """Make the latest run (.last_run/) the golden: approved, source kept.
 
-    Use it after a test failed on an intended change. Each promoted file is
-    removed from .last_run/. Prints one line per snapshot: steps before →
+    Use it after a test failed on an intended change. A run whose test failed
+    on its own (not on an agentsnap check), or a replayed run whose requests
+    changed, is refused: nothing is promoted. Each promoted file is removed
+    from .last_run/. Prints one line per snapshot: steps before →
     after, and whether the final output changed. NAME matching as in approve;
     all or nothing.
 
@@ -625,8 +638,10 @@ def rm(
 ) -> None:
     """Delete snapshots (asks first unless --yes).
 
-    NAME matching as in approve; all or nothing. Only the golden files are
-    deleted (a .last_run copy stays, for agentsnap update).
+    NAME matching as in approve; all or nothing. The golden file and its
+    latest run in .last_run/ are deleted, so `agentsnap update` (--all
+    included) cannot bring the snapshot back; a committed golden comes back
+    with git.
 
     \b
     Exit codes:
@@ -635,7 +650,7 @@ def rm(
          terminal to ask on and no --yes; nothing was deleted
       2  no NAME given
     """
-    from ._review import apply_remove, plan_remove
+    from ._review import apply_remove, last_runs_of, plan_remove
 
     out = Output()
     root = _root_dir(dir, out)
@@ -648,15 +663,17 @@ def rm(
         )
     out.note(f"About to delete {plural(len(targets), 'snapshot file')} in {root}:")
     for t in targets:
-        out.note(f"  {t.name}  ({t.path.name})" + ("" if t.readable else "  unreadable"))
+        with_run = "  + its last run in .last_run/" if last_runs_of(t) else ""
+        out.note(f"  {t.name}  ({t.path.name})" + ("" if t.readable else "  unreadable") + with_run)
     if not yes and not typer.confirm("Delete them?", default=False):
         raise CliError("answered no; nothing was deleted.")
-    apply_remove(targets)
-    for t in targets:
+    runs = apply_remove(targets)
+    for t, kept in zip(targets, runs, strict=True):
+        also = "".join(f" and its last run ({path})" for path in kept)
         out.line(
-            f"deleted {t.name} ({t.path})"
+            f"deleted {t.name} ({t.path}){also}"
             if t.readable
-            else f"deleted unreadable file {t.path} ({t.name})"
+            else f"deleted unreadable file {t.path} ({t.name}){also}"
         )
 
 
@@ -667,7 +684,7 @@ def prune(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list the orphans.")] = False,
     dir: DirOption = None,
 ) -> None:
-    """Delete orphaned snapshots: goldens no test produces any more.
+    """Delete orphaned snapshots (and their last runs): goldens no test produces any more.
 
     Orphans come only from the last full, unfiltered, failure-free pytest run
     (no -k/-m, deselection, --ignore or narrower paths), which records them in

@@ -33,6 +33,7 @@ __all__ = [
     "apply_remove",
     "apply_update",
     "differs",
+    "last_runs_of",
     "plan_approve",
     "plan_remove",
     "plan_update",
@@ -149,14 +150,23 @@ def plan_update(
 
 
 def refuse_invented(last: Entry) -> None:
-    """Raise :class:`CliError` when promoting ``last`` would write behaviour the model never produced.
+    """Raise :class:`CliError` when promoting ``last`` would write behaviour the model never produced,
+    or that its test did not accept.
 
-    A replayed run whose requests drifted (``request_drift`` on a step) got
-    the old recorded responses for its new requests; making it the golden
-    would pair them. Live re-recording is the fix.
+    A run whose test failed (``comparison["test_failed"]``) is kept for
+    ``agentsnap diff`` only: a failing run never becomes a golden. A replayed
+    run whose requests drifted (``request_drift`` on a step) got the old
+    recorded responses for its new requests; making it the golden would pair
+    them. Live re-recording is the fix.
     """
     from ..lifecycle import _record_command
 
+    if (last.snapshot.comparison or {}).get("test_failed"):
+        raise CliError(
+            f"refusing to promote the last run of {last.name!r} ({last.path}): its test failed, and a failing run never "
+            f"becomes a golden. Nothing was promoted. See what changed with `agentsnap diff {shlex.quote(last.name)}`; "
+            f"once the test passes, promote that run, or re-record it live: `{_record_command(last.name)}`."
+        )
     drifted = [s for s in last.snapshot.trace if s.get("request_drift")]
     if not drifted:
         return
@@ -215,10 +225,26 @@ def plan_remove(goldens: Scan, names: Sequence[str]) -> list[Target]:
     return targets
 
 
-def apply_remove(entries: Sequence[Entry | Target]) -> None:
-    """Delete each snapshot's file (its ``.last_run`` copy is left for ``agentsnap update``)."""
+def last_runs_of(entry: Entry | Target) -> list[Path]:
+    """The files in ``.last_run/`` holding the latest run of the snapshot in ``entry.path``
+    (:meth:`~agentsnap.snapshot.SnapshotStore.last_run_files`); none behind a link."""
+    try:
+        return SnapshotStore(entry.path.parent).last_run_files(entry.name, entry.path.name)
+    except SnapshotFormatError:
+        return []  # .last_run is a link: nothing in it is touched
+
+
+def apply_remove(entries: Sequence[Entry | Target]) -> list[list[Path]]:
+    """Delete each snapshot's file and its latest runs in ``.last_run/``, so that
+    ``agentsnap update`` (``--all`` included) cannot bring a deleted golden back;
+    for each entry, the last-run files deleted. A link on the way is never followed."""
+    deleted: list[list[Path]] = []
     for entry in entries:
-        try:
-            entry.path.unlink(missing_ok=True)
-        except OSError as exc:
-            raise CliError(f"cannot delete {entry.path}: {exc.strerror or exc}") from None
+        runs = last_runs_of(entry)  # found through the golden's file: before deleting it
+        for path in (entry.path, *runs):
+            try:
+                path.unlink(missing_ok=True)
+            except OSError as exc:
+                raise CliError(f"cannot delete {path}: {exc.strerror or exc}") from None
+        deleted.append(runs)
+    return deleted
