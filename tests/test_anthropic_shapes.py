@@ -261,10 +261,11 @@ def test_the_sdk_user_agents_are_what_the_spec_matches(fake: FakeAnthropic) -> N
         spec.keeps_header(h)
         for h in ("Request-Id", "x-should-retry", "anthropic-ratelimit-tokens-reset")
     ] == [True, True, True]
+    # account headers are kept (stored as <redacted>); credentials are not
     assert [
         spec.keeps_header(h)
         for h in ("anthropic-organization-id", "anthropic-workspace-id", "set-cookie")
-    ] == [False, False, False]
+    ] == [True, True, False]
 
 
 # --------------------------------------------------------------------------- messages.create
@@ -311,9 +312,11 @@ def test_create_sync(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> N
     assert step["usage"] == {"input_tokens": 20, "output_tokens": 4, "total_tokens": 24}
     assert step["exchange"]["request"]["path"] == "/v1/messages"
     assert step["exchange"]["request"]["body"]["system"] == "Be terse."
-    # every response header is kept (replay serves what live had); the organisation id is dropped
+    # every response header is kept (replay serves what live had); the organisation id as <redacted>
     headers = step["exchange"]["response"]["headers"]
+    assert headers["anthropic-organization-id"] == "<redacted>"
     assert sorted(headers) == [
+        "anthropic-organization-id",
         "anthropic-ratelimit-requests-remaining",
         "content-length",
         "content-type",
@@ -1121,10 +1124,10 @@ def test_snapshot_holds_no_api_key_or_request_headers(
         b"anthropic-version",
         b"x-stainless",
         ORG_ID.encode(),
-        b"anthropic-organization-id",
         b"idempotency",
     ):
         assert needle not in raw, needle
+    assert b'"anthropic-organization-id": "<redacted>"' in raw  # the name, never the value
     assert replay_sync(tmp_path, "secrets", base, offline, run) == "ok too"
 
 

@@ -148,7 +148,7 @@ def test_codec_is_registered_and_the_spec_routes_generate_content_to_it() -> Non
         ("google.genai._api_client", "agentsnap.capture.quirks.google_genai:install"),
     )
     assert spec.api_key_env == ("GEMINI_API_KEY",)
-    # every header is kept ("*": sdk_http_response shows them all), account headers only when a glob names them
+    # every header is kept ("*": sdk_http_response shows them all), credentials only when a glob names them
     assert spec.keeps_header("x-goog-request-params") and spec.keeps_header("date")
     assert not spec.keeps_header("set-cookie") and not spec.keeps_header("authorization")
 

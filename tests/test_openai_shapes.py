@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
 import gzip
 import json
 import pickle
@@ -518,6 +519,27 @@ def test_with_raw_response_sync(fake_openai: FakeOpenAI, tmp_path: Path, offline
     assert_same_completion(rep[2], live[2])
     assert rep[3] is True and live[3] is True
     assert len(llm_steps(snapshot_data(tmp_path, "raw_sync"))) == 1
+
+
+def test_account_headers_replay_as_redacted_with_the_live_header_names(
+    fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline
+) -> None:
+    # patches/openai.toml keeps every header ("*"); the account ones are stored as <redacted>
+    account = (("openai-organization", "org-Zx81kQm2Pq7Lw0Vt"), ("openai-project", "proj_Hq29Xc"))
+    fake_openai.script(dataclasses.replace(text_reply("raw answer"), headers=account))
+    base = fake_openai.base_url
+
+    def run(client: openai.OpenAI) -> dict[str, str]:
+        raw = client.chat.completions.with_raw_response.create(model=MODEL, messages=MESSAGES)
+        return dict(raw.headers.items())
+
+    live = record_sync(tmp_path, "account", fake_openai, run)
+    rep = replay_sync(tmp_path, "account", base, offline, run)
+    assert live["openai-organization"] == "org-Zx81kQm2Pq7Lw0Vt"
+    assert set(rep) == set(live)
+    assert rep["openai-organization"] == rep["openai-project"] == "<redacted>"
+    text = snapshot_path(tmp_path, "account").read_text(encoding="utf-8")
+    assert "org-Zx81kQm2Pq7Lw0Vt" not in text and "proj_Hq29Xc" not in text
 
 
 def test_with_raw_response_stream_sync(

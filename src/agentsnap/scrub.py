@@ -73,6 +73,7 @@ from .wire import StoredExchange
 
 __all__ = [
     "ACCOUNT_HEADERS",
+    "CREDENTIAL_HEADERS",
     "MIN_SECRET_LENGTH",
     "REDACTED",
     "Redaction",
@@ -204,14 +205,9 @@ _SECRET_JSON_KEYS = frozenset(
     }
 )
 
-#: response headers whose value identifies the account or carries a credential:
-#: masked whenever a spec keeps them (globs, lower case)
-ACCOUNT_HEADERS: tuple[str, ...] = (
-    "openai-organization",
-    "openai-project",
-    "anthropic-organization-id",
-    "anthropic-workspace-id",
-    "x-goog-user-project",
+#: response headers that carry a credential: a spec's ``"*"`` does not keep them (only a
+#: glob that names them does, and then masked); globs, lower case
+CREDENTIAL_HEADERS: tuple[str, ...] = (
     "x-goog-api-key",
     "authorization",
     "proxy-authorization",
@@ -219,6 +215,18 @@ ACCOUNT_HEADERS: tuple[str, ...] = (
     "api-key",
     "cookie",
     "set-cookie",
+)
+
+#: response headers whose value identifies the account or carries a credential:
+#: masked whenever a spec keeps them (globs, lower case). The identifying ones are kept
+#: by a spec's ``"*"`` as ``<redacted>``, so a replayed response has the live key set.
+ACCOUNT_HEADERS: tuple[str, ...] = (
+    "openai-organization",
+    "openai-project",
+    "anthropic-organization-id",
+    "anthropic-workspace-id",
+    "x-goog-user-project",
+    *CREDENTIAL_HEADERS,
 )
 
 _MAX_ROUNDS = 8

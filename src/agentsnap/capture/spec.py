@@ -127,20 +127,20 @@ class ProviderSpec:
     def keeps_header(self, name: str) -> bool:
         """Whether a response header (any case) is kept in snapshots.
 
-        A bare ``"*"`` keeps every header except the account headers
-        (:data:`agentsnap.scrub.ACCOUNT_HEADERS`, a spec's ``mask_headers``):
-        those are kept (as ``<redacted>``) only when a glob names them.
+        A bare ``"*"`` keeps every header but those that carry a credential
+        (:data:`agentsnap.scrub.CREDENTIAL_HEADERS`: kept, masked, only when a glob
+        names them). Account headers (:data:`agentsnap.scrub.ACCOUNT_HEADERS`, a
+        spec's ``mask_headers``) are kept and stored as ``<redacted>``, so replay
+        serves the same header names as live.
         """
         low = name.lower()
         if any(fnmatch.fnmatchcase(low, pat) for pat in self.keep_headers if pat != "*"):
             return True
         if "*" not in self.keep_headers:
             return False
-        from ..scrub import ACCOUNT_HEADERS
+        from ..scrub import CREDENTIAL_HEADERS
 
-        return not any(
-            fnmatch.fnmatchcase(low, pat) for pat in (*ACCOUNT_HEADERS, *self.mask_headers)
-        )
+        return not any(fnmatch.fnmatchcase(low, pat) for pat in CREDENTIAL_HEADERS)
 
 
 def patches_dir() -> Path:
