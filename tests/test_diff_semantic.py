@@ -261,3 +261,52 @@ def test_excerpts_show_the_changed_sentence_cut_near_the_first_difference() -> N
     )
     assert short.details["semantic"]["output"]["golden_excerpt"] == "The train arrives at 10:30."
     assert short.details["semantic"]["output"]["new_excerpt"] == "The train arrives at 11:30."
+
+
+def test_a_users_embed_fn_decides_and_facts_only_report_unless_strict() -> None:
+    """agentsnap 0.5.1's contract: with ``embed_fn`` the cosine of the two texts' vectors is
+    the semantic score. The meaning check still reports the changed number, but it fails
+    the text only with ``strict_facts``."""
+    golden_text, new_text = "The refund is 40 euros.", "The refund is 90 euros."
+
+    def same(texts: list[str]) -> list[list[float]]:
+        return [[0.6, 0.8] for _ in texts]
+
+    def apart(texts: list[str]) -> list[list[float]]:
+        return [[1.0, 0.0] if t == golden_text else [0.0, 1.0] for t in texts]
+
+    report = compute_diff(snap(golden_text), snap(new_text), embed_fn=same)
+    assert report.passed and report.failed_checks == []
+    assert report.semantic_scores["output"] == pytest.approx(1.0)
+    assert report.backend == "embed_fn"
+    findings = report.details["semantic"]["output"]["findings"]
+    assert any("40" in (f["golden"] or "") and "90" in (f["new"] or "") for f in findings)
+
+    strict = compute_diff(snap(golden_text), snap(new_text), embed_fn=same, strict_facts=True)
+    assert not strict.passed and strict.failed_checks == ["semantic:output"]
+
+    orthogonal = compute_diff(snap(golden_text), snap(new_text), embed_fn=apart)
+    assert orthogonal.semantic_scores["output"] == pytest.approx(0.0)
+    assert orthogonal.failed_checks == ["semantic:output"]
+
+
+def test_agent_asserter_passes_a_rewording_its_embed_fn_scores_identical(tmp_path: Any) -> None:
+    from agentsnap import AgentAsserter, AgentRecorder
+    from agentsnap.exceptions import AgentRegressionError
+
+    with AgentRecorder("answer", snapshot_dir=tmp_path) as rec:
+        rec.output = "Your order ships on Monday."
+    with AgentAsserter(
+        "answer", snapshot_dir=tmp_path, embed_fn=lambda texts: [[1.0, 1.0] for _ in texts]
+    ) as run:
+        run.output = "Great news! Your order will be shipped on Monday."
+    with (
+        pytest.raises(AgentRegressionError) as info,
+        AgentAsserter(
+            "answer",
+            snapshot_dir=tmp_path,
+            embed_fn=lambda texts: [[1.0, 0.0] if "Great" in t else [0.0, 1.0] for t in texts],
+        ) as run,
+    ):
+        run.output = "Great news! Your order will be shipped on Monday."
+    assert info.value.diff_report.failed_checks == ["semantic:output"]

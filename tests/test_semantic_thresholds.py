@@ -10,13 +10,13 @@ On the meaning check's scale (agentsnap.diff.meaning) that reads:
   (a soft difference) fails;
 * 0.75 — that soft difference passes (a writer adding a line); a changed fact still fails.
 
-Backends: ``lexical`` (no model), ``onnx`` and ``sentence-transformers`` (when installed),
-and a user ``embed_fn`` (a deterministic bag-of-words hash, so it needs nothing).
+Backends: ``lexical`` (no model), ``onnx`` and ``sentence-transformers`` (when installed).
+A user's ``embed_fn`` is not on this scale: its own cosine decides, as in agentsnap 0.5.1
+(tests/test_diff_semantic.py).
 """
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 import pytest
@@ -36,19 +36,7 @@ ADDED_LINE = (
 CHANGED_FACT = ("The train arrives at 10:30.", "The train arrives at 11:30.")
 
 
-def _bag_of_words(texts: list[str]) -> list[list[float]]:
-    vectors = []
-    for text in texts:
-        vector = [0.0] * 64
-        for word in text.lower().split():
-            vector[int(hashlib.md5(word.strip(".,!?*").encode()).hexdigest(), 16) % 64] += 1.0
-        vectors.append(vector)
-    return vectors
-
-
 def _options(backend: str) -> dict[str, Any]:
-    if backend == "embed_fn":
-        return {"embed_fn": _bag_of_words}
     if backend != "lexical" and not is_available(backend):
         pytest.skip(f"the {backend!r} backend is not installed")
     return {"embedding_backend": backend}
@@ -63,7 +51,7 @@ def _passes(pair: tuple[str, str], threshold: float, backend: str) -> bool:
     return report.passed
 
 
-BACKENDS = ["lexical", "onnx", "sentence-transformers", "embed_fn"]
+BACKENDS = ["lexical", "onnx", "sentence-transformers"]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

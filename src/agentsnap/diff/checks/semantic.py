@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import _text
 from ..hints import fact_hints
-from ..semantic import as_text, meets_threshold
+from ..semantic import as_text, cosine_similarity, meets_threshold
 from ._api import Check, CheckContext, HtmlPage, HtmlPart, ReportDraft, TextView
 from .llm_requests import LLMRequestsResult
 
@@ -71,6 +71,19 @@ def judge_one(judge: Any, pair: tuple[str, str], key: str | None) -> tuple[float
     return float(verdict), str(reason or "")
 
 
+def _once_per_text(encode: Callable[[list[str]], Any]) -> Callable[[list[str]], list[Any]]:
+    """``encode`` asked once per distinct text: later batches are served what it returned."""
+    seen: dict[str, Any] = {}
+
+    def cached(texts: list[str]) -> list[Any]:
+        missing = [text for text in dict.fromkeys(texts) if text not in seen]
+        if missing:
+            seen.update(zip(missing, list(encode(missing)), strict=True))
+        return [seen[text] for text in texts]
+
+    return cached
+
+
 def score_texts(
     pairs: list[tuple[str, str]],
     *,
@@ -79,11 +92,12 @@ def score_texts(
     embed_fn: Any,
     embedding_backend: Any,
 ) -> tuple[list[float], list[list[str]], str, dict[str, Any], list[str], list[list[Any]]]:
-    """Per pair: score, reasons, scale (``exact``/``judge``/``meaning``) and meaning findings; the backend's name and description.
+    """Per pair: score, reasons, scale (``exact``/``judge``/``meaning``/``embed_fn``) and meaning findings; the backend's name and description.
 
     Without a judge every differing pair goes through :func:`agentsnap.diff.meaning.compare_many`,
     whose sentences are aligned with the backend's encoder (MiniLM) or, for ``lexical``, by
-    character trigrams alone.
+    character trigrams alone. With a user's ``embed_fn`` the score is the cosine of the two
+    texts' vectors (agentsnap 0.5.1's contract) and the meaning check only adds findings.
     """
     scores = [1.0] * len(pairs)
     reasons: list[list[str]] = [[] for _ in pairs]
@@ -107,12 +121,24 @@ def score_texts(
     from ..meaning import compare_many
 
     backend = get_backend(embedding_backend, embed_fn)
-    verdicts = compare_many([pairs[i] for i in pending], backend.encoder())
-    for i, meant in zip(pending, verdicts, strict=True):
-        scores[i] = float(meant.score)
+    encode = backend.encoder()
+    cosines: list[float] | None = None
+    if embed_fn is not None and encode is not None:
+        # a user's embed_fn decides (agentsnap 0.5.1's contract): the cosine of the two whole
+        # texts' vectors is the score; the meaning check's findings are reported beside it and
+        # fail the text only with strict_facts (SemanticCheck.run). One vector per distinct
+        # text, shared with the meaning check's alignment (a sentence that is a whole text)
+        encode = _once_per_text(encode)
+        vectors = encode([text for i in pending for text in pairs[i]])
+        cosines = [
+            cosine_similarity(vectors[2 * n], vectors[2 * n + 1]) for n in range(len(pending))
+        ]
+    verdicts = compare_many([pairs[i] for i in pending], encode)
+    for n, (i, meant) in enumerate(zip(pending, verdicts, strict=True)):
+        scores[i] = float(meant.score) if cosines is None else float(cosines[n])
         reasons[i] = meant.reasons()
         findings[i] = list(meant.findings)
-        scale[i] = "meaning"
+        scale[i] = "meaning" if cosines is None else "embed_fn"
     return scores, reasons, backend.name, backend.describe(), scale, findings
 
 
