@@ -176,7 +176,7 @@ def snapshot_data(directory: Path, name: str) -> dict[str, Any]:
     assert API_KEY not in text, "the API key reached the snapshot"
     return SnapshotStore.read_file(
         SnapshotStore(directory).path_for(name)
-    ).to_dict()  # as loaded: messages stored once
+    ).to_dict()  # as loaded
 
 
 def llm_steps(data: dict[str, Any]) -> list[dict[str, Any]]:
@@ -255,6 +255,9 @@ def test_generate_content_sync(fake: FakeGemini, tmp_path: Path, offline: Offlin
     )
     assert step["usage"] == {"input_tokens": 9, "output_tokens": 5, "total_tokens": 14}
     assert "query" not in step["exchange"]["request"]
+    # the file as a script reads it: 0.5.1's documented llm_call fields are there
+    (raw,) = llm_steps(json.loads(snapshot_text(tmp_path, "gen_sync")))
+    assert (raw["messages"], raw["response"], raw["tokens"]) == (USER, "Sunny, 21 C.", 14)
 
 
 def test_generate_content_async_goes_through_httpx_not_aiohttp(

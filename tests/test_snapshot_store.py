@@ -256,13 +256,33 @@ def _llm_step(messages_key: str = "messages") -> dict:
 
 
 @pytest.mark.parametrize("key", ["messages", "contents", "input"])
-def test_each_calls_messages_are_stored_once(tmp_path: Path, key: str) -> None:
+def test_every_llm_call_step_is_written_with_its_messages(tmp_path: Path, key: str) -> None:
+    # agentsnap 0.5.1 documents `messages`, `response` and `tokens` on every llm_call step:
+    # a script reading the JSON finds them
     store = SnapshotStore(tmp_path)
     path = store.save(Snapshot(name="n", trace=[_llm_step(key)]))
     (stored,) = json.loads(path.read_text(encoding="utf-8"))["trace"]
-    assert "messages" not in stored
-    assert stored["messages_from"] == f"exchange.request.body.{key}"
-    assert path.read_text(encoding="utf-8").count("Weather in Paris?") == 1
+    assert stored["messages"] == [{"role": "user", "content": "Weather in Paris?"}]
+    assert stored["response"] == "Sunny"
+    assert "messages_from" not in stored
+
+
+@pytest.mark.parametrize("key", ["messages", "contents", "input"])
+def test_a_file_with_messages_from_loads_and_an_equal_save_keeps_it(
+    tmp_path: Path, key: str
+) -> None:
+    from agentsnap.snapshot import dumps
+
+    store = SnapshotStore(tmp_path)
+    data = Snapshot(name="n", trace=[_llm_step(key)], approved=True).to_dict()
+    (step,) = data["trace"]
+    del step["messages"]
+    step["messages_from"] = (
+        f"exchange.request.body.{key}"  # the form earlier 1.0 dev releases wrote
+    )
+    path = store.path_for("n")
+    path.write_text(dumps(data), encoding="utf-8")
+    before = path.read_bytes()
     (loaded,) = store.load("n").trace  # type: ignore[union-attr]
     assert loaded["messages"] == [{"role": "user", "content": "Weather in Paris?"}]
     assert "messages_from" not in loaded
@@ -272,6 +292,8 @@ def test_each_calls_messages_are_stored_once(tmp_path: Path, key: str) -> None:
     assert loaded["exchange"]["request"]["body"][key] == [
         {"role": "user", "content": "Weather in Paris?"}
     ]
+    store.save(Snapshot(name="n", trace=[_llm_step(key)], approved=True))
+    assert path.read_bytes() == before  # same content: the file is not churned
 
 
 def test_a_file_with_both_copies_still_loads_and_is_not_rewritten(tmp_path: Path) -> None:

@@ -455,11 +455,13 @@ def _volatile_header(name: str) -> bool:
 
 def _strip_volatile(data: dict[str, Any]) -> dict[str, Any]:
     """``data`` reduced to what a change means: review timestamps, per-response headers and
-    timestamps dropped, one copy of each call's messages, and the ids the provider invented
+    timestamps dropped, each call's messages in full (``messages_from`` resolved), and the ids the provider invented
     renamed ``<id1>``, ``<id2>`` … in order of first appearance — so two recordings that differ
     only by fresh ids compare equal, while a changed id structure (a tool result now answering
     another call) still differs."""
-    data = _one_copy_of_messages(copy.deepcopy(data))
+    data = copy.deepcopy(data)
+    if isinstance(data.get("trace"), list):
+        _both_copies_of_messages(data["trace"])
     for key in _VOLATILE_TOP:
         data.pop(key, None)
     for step in data.get("trace") or []:
@@ -536,30 +538,12 @@ def behaviour_changes(old: Snapshot, new: Snapshot) -> list[str]:
     return out or ["llm requests or responses changed (same steps, tools and output)"]
 
 
-#: where an llm_call's normalised ``messages`` may be found again in its recorded request body
-_MESSAGE_SOURCES = ("messages", "contents", "input")
-
-
-def _one_copy_of_messages(data: dict[str, Any]) -> dict[str, Any]:
-    """Store each llm_call's ``messages`` once: when they equal the recorded request body's
-    ``messages`` (``contents`` for gemini, ``input`` for the responses API), the step keeps
-    ``"messages_from": "exchange.request.body.<key>"`` instead (in place; returns ``data``)."""
-    for step in data.get("trace") or []:
-        if not isinstance(step, dict) or step.get("type") != "llm_call" or "messages" not in step:
-            continue
-        body = ((step.get("exchange") or {}).get("request") or {}).get("body")
-        if not isinstance(body, dict):
-            continue
-        for key in _MESSAGE_SOURCES:
-            if key in body and body[key] == step["messages"]:
-                del step["messages"]
-                step["messages_from"] = f"exchange.request.body.{key}"
-                break
-    return data
-
-
 def _both_copies_of_messages(trace: list[Any]) -> list[Any]:
-    """The in-memory view of a stored trace: ``messages_from`` resolved back to ``messages`` (a copy)."""
+    """The in-memory view of a stored trace: ``messages_from`` resolved back to ``messages`` (a copy).
+
+    Files written between agentsnap 1.0.0.dev releases kept an llm_call's ``messages`` once,
+    as ``"messages_from": "exchange.request.body.<key>"``; they still load. Files are written
+    with ``messages`` on every llm_call step, as agentsnap 0.5.1 documents the format."""
     for step in trace:
         if not isinstance(step, dict) or not isinstance(step.get("messages_from"), str):
             continue
@@ -577,14 +561,14 @@ def _prepared_dict(snapshot: Snapshot) -> dict[str, Any]:
 
     data = snapshot.to_dict()
     if not snapshot.prepared:
-        return _one_copy_of_messages(prepare(data))
+        prepared: dict[str, Any] = prepare(data)
+        return prepared
     parts = {key: data.pop(key) for key in ("input", "trace", "output")}
-    data = prepare(data)
-    data.update(parts)
+    data = {**prepare(data), **parts}
     data["trace"] = [
         dict(step) if isinstance(step, dict) else step for step in data["trace"]
     ]  # the snapshot keeps its view
-    return _one_copy_of_messages(data)
+    return data
 
 
 def refuse_links(path: Path, root: Path | None = None) -> None:
