@@ -152,9 +152,7 @@ def snapshot_path(directory: Path, name: str) -> Path:
 
 
 def snapshot_data(directory: Path, name: str) -> dict[str, Any]:
-    return SnapshotStore.read_file(
-        snapshot_path(directory, name)
-    ).to_dict()  # as loaded: the file stores each call\'s messages once
+    return SnapshotStore.read_file(snapshot_path(directory, name)).to_dict()  # as loaded
 
 
 def llm_steps(directory: Path, name: str) -> list[dict[str, Any]]:
@@ -775,6 +773,54 @@ def test_count_tokens_is_an_http_step_and_replays(
     )
     assert rep[0]._request_id == live[0]._request_id
     assert_same_message(rep[1], live[1])
+
+
+@pytest.mark.skipif(not GA_COUNT_TOKENS, reason="messages.count_tokens() is GA from 0.41.0")
+def test_count_tokens_between_tool_turns_is_stored_where_it_happened(
+    fake: FakeAnthropic, tmp_path: Path, offline: Offline
+) -> None:
+    # count -> create (tool_use) -> the tool runs -> count -> create (final answer)
+    fake.script(
+        count_tokens_reply(17),
+        tool_use_reply([("toolu_01XFDUDYJgAACzvnptvVoYEL", "get_weather", {"city": "Paris"})]),
+        count_tokens_reply(41),
+        text_reply("Sunny in Paris."),
+    )
+    base = fake.base_url
+
+    def run(client: anthropic.Anthropic) -> tuple[int, int, str]:
+        first = client.messages.count_tokens(model=MODEL, messages=MESSAGES, tools=TOOLS)
+        asked = client.messages.create(model=MODEL, max_tokens=64, messages=MESSAGES, tools=TOOLS)
+        (use,) = [b for b in asked.content if b.type == "tool_use"]
+        history = [
+            *MESSAGES,
+            {"role": "assistant", "content": [b.model_dump() for b in asked.content]},
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": use.id, "content": "Sunny"}],
+            },
+        ]
+        second = client.messages.count_tokens(model=MODEL, messages=history, tools=TOOLS)
+        final = client.messages.create(model=MODEL, max_tokens=64, messages=history, tools=TOOLS)
+        return first.input_tokens, second.input_tokens, final.content[0].text
+
+    live = record_sync(tmp_path, "count_between", fake, run)
+    trace = json.loads(snapshot_path(tmp_path, "count_between").read_text(encoding="utf-8"))[
+        "trace"
+    ]
+    assert [(s["step"], s["type"], s.get("path"), s.get("name")) for s in trace] == [
+        (0, "http", "/v1/messages/count_tokens", None),
+        (1, "llm_call", None, None),
+        (2, "tool_call", None, "get_weather"),
+        (3, "http", "/v1/messages/count_tokens", None),
+        (4, "llm_call", None, None),
+    ]
+    assert trace[2]["result"] == "Sunny"
+    assert (
+        replay_sync(tmp_path, "count_between", base, offline, run)
+        == live
+        == (17, 41, "Sunny in Paris.")
+    )
 
 
 # --------------------------------------------------------------------------- tool round trip

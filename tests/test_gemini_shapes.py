@@ -174,9 +174,7 @@ def snapshot_text(directory: Path, name: str) -> str:
 def snapshot_data(directory: Path, name: str) -> dict[str, Any]:
     text = snapshot_text(directory, name)
     assert API_KEY not in text, "the API key reached the snapshot"
-    return SnapshotStore.read_file(
-        SnapshotStore(directory).path_for(name)
-    ).to_dict()  # as loaded
+    return SnapshotStore.read_file(SnapshotStore(directory).path_for(name)).to_dict()  # as loaded
 
 
 def llm_steps(data: dict[str, Any]) -> list[dict[str, Any]]:

@@ -173,7 +173,9 @@ def _order(entries: list[tuple[Exchange, dict[str, Any]]]) -> list[tuple[Exchang
     * Capture: calls are grouped into conversations — a request whose message
       list extends an earlier request's (same prefix) continues that
       conversation — and written one conversation after another, each in its
-      own causal order. Conversations are ordered by when they started; ones
+      own causal order; an exchange with no message list (``count_tokens``, any
+      ``http`` step) joins the conversation of the exchange sent before it, so it
+      stays where it happened. Conversations are ordered by when they started; ones
       that started concurrently (their first calls overlapped in time, as under
       ``asyncio.gather`` or a thread pool) are ordered by their first request's
       content instead, which does not depend on scheduling.
@@ -183,9 +185,15 @@ def _order(entries: list[tuple[Exchange, dict[str, Any]]]) -> list[tuple[Exchang
     entries = sorted(entries, key=lambda e: e[0].seq)
     conversations: list[list[tuple[Exchange, dict[str, Any]]]] = []
     tails: list[tuple[str, ...] | None] = []
+    last_home: int | None = None  # the conversation the previous exchange joined
     for entry in entries:
         sig = _message_signature(entry[1])
         home = None
+        if sig is None and last_home is not None:
+            # no conversation of its own (count_tokens, a model list, any http step):
+            # it stays where it happened, after the exchange sent before it
+            conversations[last_home].append(entry)
+            continue
         if sig is not None:
             best = -1
             for i, tail in enumerate(tails):
@@ -199,9 +207,11 @@ def _order(entries: list[tuple[Exchange, dict[str, Any]]]) -> list[tuple[Exchang
         if home is None:
             conversations.append([entry])
             tails.append(sig)
+            home = len(conversations) - 1
         else:
             conversations[home].append(entry)
             tails[home] = sig
+        last_home = home
     # order conversations: by start, with concurrent starters sorted by content
     groups: list[list[list[tuple[Exchange, dict[str, Any]]]]] = []
     group_end = -1.0
