@@ -376,18 +376,25 @@ _PAYLOAD_KEYS = frozenset(
 )
 
 
+def _by_key(item: tuple[Any, Any]) -> str:
+    return str(item[0])
+
+
 def _collect_ids(value: Any, found: dict[str, None], *, payload: bool = False) -> None:
     """Every provider-invented id in ``value`` (parsed JSON), in first-seen order.
 
     A string under an :data:`_ID_KEYS` key counts, except inside the agent's own
     data (:data:`_PAYLOAD_KEYS` holding an object; a tool's ``input`` object);
-    ids inside streamed chunk text are found by :data:`_ID_IN_TEXT`.
+    ids inside streamed chunk text are found by :data:`_ID_IN_TEXT`. Objects are
+    walked in sorted key order, so the order (and so the placeholders) does not
+    depend on key order: a snapshot in memory (keys as built) and the same
+    snapshot read from its file (keys sorted) rename alike.
     """
     stack: list[tuple[Any, bool]] = [(value, payload)]
     while stack:
         node, inside = stack.pop(0)
         if isinstance(node, dict):
-            for key, item in node.items():
+            for key, item in sorted(node.items(), key=_by_key):
                 if isinstance(item, str):
                     if key in _ID_KEYS and not inside and len(item) >= _MIN_ID:
                         found.setdefault(item, None)
