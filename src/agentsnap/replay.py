@@ -11,6 +11,8 @@ replays for a client pointed at the real API, and vice versa. The index holds
 :func:`~agentsnap.wire.replay_key`, equal exactly when the request key is
 (a property test holds it to that) and cheaper to compute.
 
+A request equal to a recording but for values its client minted (a random
+tool-call id, a uuid4 key: :mod:`agentsnap.client_ids`) is an exact match too.
 When no recording has the exact key, the next unplayed exchange recorded for
 the same method and path is served (recorded order) and the step is marked
 with ``request_drift`` — the JSON paths where the request differs — so the run
@@ -59,6 +61,11 @@ class Cassette:
         #: by :func:`~agentsnap.wire.replay_key` (equal exactly when ``request_key`` is, cheaper)
         self._by_key: dict[tuple[str, str, bytes], deque[int]] = defaultdict(deque)
         self._by_route: dict[tuple[str, str], deque[int]] = defaultdict(deque)
+        #: by the key of the request with its client-minted values renamed (agentsnap.client_ids);
+        #: only recordings that hold such values are here
+        self._by_client: dict[tuple[str, str, bytes], deque[int]] = defaultdict(deque)
+        #: the minted-looking values the recorded responses carry (built with the first miss)
+        self._known: set[str] | None = None
         self._played: list[bool] = []
         self.calls = 0
         #: 0.5.1 llm_call steps in recorded order: (entry index or None, what to serve or why not)
@@ -154,6 +161,9 @@ class Cassette:
             idx = self._pop(self._by_key.get(key))
             if idx is not None:
                 return idx, self._entries[idx], None
+            idx = self._take_up_to_client_ids(request)
+            if idx is not None:  # equal but for values the client minted: an exact match
+                return idx, self._entries[idx], None
             if not self.strict:
                 idx = self._pop(self._by_route.get(key[:2]))
                 if idx is not None:
@@ -164,6 +174,25 @@ class Cassette:
                         request_changes(recorded.get("body"), request.get("body")),
                     )
             raise ReplayMissError(self._miss_message(request, key, call_index))
+
+    def _take_up_to_client_ids(self, request: dict[str, Any]) -> int | None:
+        """The next unplayed recording equal to ``request`` once the values a client minted
+        (a random tool-call id, a uuid4 key) are renamed on both sides (rule in
+        :mod:`agentsnap.client_ids`), or None."""
+        from .client_ids import normalise, response_ids
+
+        if self._known is None:  # first use: index the recordings that hold minted values
+            self._known = response_ids(ex.get("response") for ex in self._entries)
+            for idx, ex in enumerate(self._entries):
+                body, renamed = normalise(ex["request"].get("body"), self._known)
+                if renamed:
+                    self._by_client[replay_key({**ex["request"], "body": body})].append(idx)
+        if not self._by_client:
+            return None
+        body, renamed = normalise(request.get("body"), self._known)
+        if not renamed:
+            return None
+        return self._pop(self._by_client.get(replay_key({**request, "body": body})))
 
     def _pop(self, queue: deque[int] | None) -> int | None:
         while queue:

@@ -298,10 +298,12 @@ def _with_derived_tool_calls(steps: list[dict[str, Any]]) -> list[dict[str, Any]
 
     Reads (and removes) each step's transient ``_tool_results`` — what the
     codec found in the request — and pairs each result by id with the tool
-    call the model requested in an earlier step. A result without an id that
-    names its tool (Gemini: ``{"id": None, "name": ...}``) is paired with the
-    earliest call of that name not answered yet; such codecs report only the
-    results a request adds, never the ones it repeats from history.
+    call the model requested in an earlier step. A result that names its tool
+    but whose id is none the model gave — absent (Gemini: ``{"id": None, "name":
+    ...}``), or minted by the client for a call that came without one
+    (strands-agents' ``tooluse_…``) — is paired with the earliest call of that
+    name not answered yet; such codecs report only the results a request adds,
+    never the ones it repeats from history.
     """
     requested: dict[str, tuple[int, dict[str, Any]]] = {}
     unanswered: dict[Any, list[tuple[int, dict[str, Any]]]] = {}  # by tool name, in request order
@@ -311,14 +313,18 @@ def _with_derived_tool_calls(steps: list[dict[str, Any]]) -> list[dict[str, Any]
         results = s.pop("_tool_results", None) or []
         for res in results:
             call_id = res.get("id")
-            if call_id:
-                if call_id in seen or call_id not in requested:
-                    continue
+            if call_id and call_id in seen:
+                continue  # answered already: a result repeated from the history
+            if call_id and call_id in requested:
                 origin, req = requested[call_id]
             elif res.get("name") and unanswered.get(res["name"]):
+                # no id, or one the model never gave (the client minted it for a call that
+                # came without one): the earliest unanswered call of that name
                 origin, req = unanswered[res["name"]][0]
             else:
                 continue
+            if call_id:
+                seen.add(call_id)
             queue = unanswered.get(req.get("name")) or []
             queue[:] = [entry for entry in queue if entry[1] is not req]
             if req.get("id"):

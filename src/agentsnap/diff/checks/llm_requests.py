@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ... import legacy as _legacy
+from ...client_ids import normalise, response_ids
 from .. import _text
 from ..arguments import diff_values
 from ..structural import llm_calls
@@ -47,10 +48,21 @@ def request_body(step: Mapping[str, Any]) -> Any:
     return request["body"]
 
 
+def _response_ids(*sides: list[LLMCall]) -> set[str]:
+    """The minted-looking values the recorded responses of these llm_calls carry."""
+    return response_ids(
+        (step.get("exchange") or {}).get("response")
+        for calls in sides
+        for _, step in calls
+        if isinstance(step.get("exchange"), Mapping)
+    )
+
+
 class LLMRequestsCheck(Check[LLMRequestsResult]):
     """With ``compare_requests`` (replay): the request of llm_call *i* in golden and
     new, for each *i* both have — the whole recorded request body when both steps
-    carry one, else the ``messages`` (against a 0.5.1 golden, the new messages must
+    carry one (values the client minted compared up to a consistent renaming,
+    :mod:`agentsnap.client_ids`), else the ``messages`` (against a 0.5.1 golden, the new messages must
     start the recorded ones). Any difference fails, also under ``gate="score"``."""
 
     name = "llm_requests"
@@ -64,9 +76,16 @@ class LLMRequestsCheck(Check[LLMRequestsResult]):
         if not result.compared:
             return result
         strict = ctx.options.strict
+        known: set[str] | None = None
         for i in range(result.common):
             (g_no, g_step), (n_no, n_step) = g_llm[i], n_llm[i]
             g_body, n_body = request_body(g_step), request_body(n_step)
+            if g_body is not None and n_body is not None and g_body != n_body:
+                # values the client minted (random tool-call ids) compare up to a consistent
+                # renaming, as replay matched them (agentsnap.client_ids)
+                if known is None:
+                    known = _response_ids(g_llm, n_llm)
+                g_body, n_body = normalise(g_body, known)[0], normalise(n_body, known)[0]
             if g_body is not None and n_body is not None:
                 # the whole request: messages, tools offered, model, parameters
                 changes = [
