@@ -110,6 +110,7 @@ FRAMEWORK_GROUPS: dict[str, list[str]] = {
         "test_dspy.py",
         "test_litellm.py",
         "test_smolagents.py",
+        "test_strands.py",
         "test_extract_frameworks.py",
     ],
     "frameworks-openai2": ["test_instructor.py", "test_llama_index.py"],

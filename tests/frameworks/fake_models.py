@@ -1,6 +1,6 @@
 """The model the framework tests talk to: one deterministic "weather agent" brain
-served in three wire formats (OpenAI chat completions, the OpenAI Responses API,
-Anthropic Messages) by the loopback fakes of ``tests/``.
+served in four wire formats (OpenAI chat completions, the OpenAI Responses API,
+Anthropic Messages, Gemini) by the loopback fakes of ``tests/``.
 
 Stdlib and ``tests.fake_*`` only (no agentsnap import): the projects the
 framework tests build import it from their conftest, exactly as a user's
@@ -22,7 +22,8 @@ The brain, whatever the framework:
 
 Tool results are read from the wire: ``role: "tool"`` messages, smolagents'
 ``Observation:`` user messages, ``function_call_output`` items, ``tool_result``
-blocks. A request with ``"stream": true`` gets the same answer streamed.
+blocks, Gemini ``functionResponse`` parts. A request with ``"stream": true`` (Gemini:
+a ``:streamGenerateContent`` path) gets the same answer streamed.
 """
 
 from __future__ import annotations
@@ -30,19 +31,23 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import threading
 from collections.abc import Iterator
 from typing import Any
 
 from tests import fake_anthropic as fa
+from tests import fake_gemini as fg
 from tests import fake_openai_extra as fx
 from tests import fake_provider as fo
 
 __all__ = [
     "WEATHER",
+    "FakeGeminiModel",
     "FakeServers",
     "anthropic_model",
     "chat_model",
     "city_of",
+    "gemini_model",
     "responses_model",
     "start",
 ]
@@ -212,6 +217,57 @@ def anthropic_model(body: dict[str, Any]) -> fo.Reply:
     return fa.message_reply(*blocks_out, usage=(40, 12))
 
 
+# --------------------------------------------------------------------------- Gemini
+
+
+def _result_text(value: Any) -> str:
+    """The first string inside a ``functionResponse.response`` (frameworks nest it differently)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list):
+        return next((t for t in map(_result_text, value) if t), "")
+    return ""
+
+
+def gemini_model(body: dict[str, Any], *, stream: bool) -> fo.Reply:
+    """The brain over Gemini's ``:generateContent`` / ``:streamGenerateContent``. A
+    function call goes out without an id (the field is optional), as Gemini sends it."""
+    tools = [
+        d["name"] for t in body.get("tools") or [] for d in t.get("functionDeclarations") or []
+    ]
+    user_text = ""
+    done: dict[str, str] = {}
+    for content in body.get("contents") or []:
+        for part in content.get("parts") or []:
+            if "text" in part and content.get("role") == "user":
+                user_text += " " + part["text"]
+            answer = part.get("functionResponse")
+            if isinstance(answer, dict):
+                done[answer.get("name") or "get_weather"] = _result_text(answer.get("response"))
+    kind, value = _decide(tools, None, user_text, done)
+    reply = (
+        fg.function_call_reply([(value[1], value[2], None)])
+        if kind == "call"
+        else fg.text_reply(value)
+    )
+    return fg.stream_reply([reply.body]) if stream else reply
+
+
+class FakeGeminiModel(fg.FakeGemini):
+    """The fake Gemini API answering with :func:`gemini_model`, streamed when the path asks."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._streaming = threading.local()  # the request being answered, per handler thread
+        self.respond_with(lambda body: gemini_model(body, stream=self._streaming.on))
+
+    def _handle(self, request: fo.RecordedRequest) -> tuple[fo.Reply, str]:
+        self._streaming.on = self.wants_stream(request)
+        return super()._handle(request)
+
+
 # --------------------------------------------------------------------------- the servers
 
 
@@ -219,11 +275,16 @@ class FakeServers:
     """Base URLs of the three fakes (all :data:`DEAD` when none is running)."""
 
     def __init__(
-        self, chat: str = DEAD + "/v1", responses: str = DEAD + "/v1", anthropic: str = DEAD
+        self,
+        chat: str = DEAD + "/v1",
+        responses: str = DEAD + "/v1",
+        anthropic: str = DEAD,
+        gemini: str = DEAD + "/",
     ) -> None:
         self.chat = chat
         self.responses = responses
         self.anthropic = anthropic
+        self.gemini = gemini
         self.requests: dict[str, Any] = {}
 
 
@@ -236,9 +297,17 @@ def start(running: bool) -> Iterator[FakeServers]:
     chat = fo.FakeOpenAI().respond_with(chat_model)
     responses = fx.FakeOpenAIResponses().respond_with(responses_model)
     anthropic = fa.FakeAnthropic().respond_with(anthropic_model)
-    with chat, responses, anthropic:
-        servers = FakeServers(chat.base_url, responses.base_url, anthropic.base_url)
-        servers.requests = {"chat": chat, "responses": responses, "anthropic": anthropic}
+    gemini = FakeGeminiModel()
+    with chat, responses, anthropic, gemini:
+        servers = FakeServers(
+            chat.base_url, responses.base_url, anthropic.base_url, gemini.base_url
+        )
+        servers.requests = {
+            "chat": chat,
+            "responses": responses,
+            "anthropic": anthropic,
+            "gemini": gemini,
+        }
         yield servers
 
 
