@@ -4,7 +4,10 @@ An agent framework (strands-agents with Gemini) makes up a random tool-call id
 (``tooluse_…``) when Gemini's ``functionCall`` comes back without one and sends it
 in the next request. Through the real google-genai SDK and the loopback Gemini
 fake: the golden keeps the tool call, an unchanged agent replays clean offline
-with fresh ids, and a result that now answers the other call still fails.
+with fresh ids, and a result that now answers the other call still fails. The
+same through the openai SDK against an OpenAI-compatible server that leaves a
+call's ``id`` empty (the client makes up ``call_…``): results are paired with
+their calls by position.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import pytest
 from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
 from agentsnap.client_ids import looks_minted, normalise, response_ids
 from agentsnap.exceptions import AgentRegressionError
+from tests import fake_provider as fo
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 from tests.offline import Offline
 
@@ -162,3 +166,88 @@ def test_the_rule_renames_minted_values_only_where_a_client_would_put_them() -> 
         "call_a1b2c3d4e5f6a7b8",
     )
     assert [looks_minted(v) for v in minted] == [True] * 3
+
+
+# --------------------------------------------------------------------------- OpenAI chat
+# An OpenAI-compatible server may leave a tool call's ``id`` empty; the client then makes
+# one up (``call_`` + random) for the assistant turn and the tool message it sends back.
+
+
+def _chat_agent(client: Any, *, swap: bool = False) -> str:
+    """Ask, run each requested tool, answer each call under an id made up here."""
+    question = {"role": "user", "content": "Weather in Paris and Rome?"}
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]
+    first = client.chat.completions.create(model="gpt-4o-mini", messages=[question], tools=tools)
+    calls = first.choices[0].message.tool_calls
+    ids = [call.id or "call_" + secrets.token_urlsafe(16) for call in calls]
+    results = [f"sunny in {call.function.arguments}" for call in calls]
+    if swap:  # a real change: each result now answers the other call
+        results.reverse()
+    turn = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": i, "type": "function", "function": call.function.model_dump()}
+            for i, call in zip(ids, calls, strict=True)
+        ],
+    }
+    answers = [
+        {"role": "tool", "tool_call_id": i, "content": r} for i, r in zip(ids, results, strict=True)
+    ]
+    final = client.chat.completions.create(
+        model="gpt-4o-mini", messages=[question, turn, *answers], tools=tools
+    )
+    return final.choices[0].message.content or ""
+
+
+@pytest.fixture
+def recorded_chat(tmp_path: Path) -> tuple[Path, str]:
+    openai = pytest.importorskip("openai")
+    with fo.FakeOpenAI() as fake:
+        fake.script(
+            fo.tool_calls_reply([("", "get_weather", {"city": c}) for c in CITIES]),
+            fo.text_reply("Sunny in both."),
+        )
+        base = fake.base_url
+        with AgentRecorder("chat", snapshot_dir=tmp_path) as rec:
+            rec.output = _chat_agent(openai.OpenAI(base_url=base, api_key="sk-test"))
+        sent = fake.requests[1].body["messages"][2]["tool_call_id"]
+    assert sent.startswith("call_") and len(sent) > 20  # the client's own id reached the server
+    return tmp_path, base
+
+
+def test_chat_golden_pairs_results_under_client_ids_by_position(
+    recorded_chat: tuple[Path, str],
+) -> None:
+    root, _ = recorded_chat
+    trace = SnapshotStore(root).load("chat").trace  # type: ignore[union-attr]
+    assert [s["type"] for s in trace] == ["llm_call", "tool_call", "tool_call", "llm_call"]
+    tools = [(s["name"], s["args"], s["result"]) for s in trace if s["type"] == "tool_call"]
+    assert tools == [
+        ("get_weather", {"city": "Paris"}, 'sunny in {"city":"Paris"}'),
+        ("get_weather", {"city": "Rome"}, 'sunny in {"city":"Rome"}'),
+    ]
+
+
+def test_chat_replays_clean_with_fresh_client_ids_and_a_swap_still_fails(
+    recorded_chat: tuple[Path, str], offline: Offline
+) -> None:
+    import openai
+
+    root, base = recorded_chat
+    with offline(), AgentAsserter("chat", snapshot_dir=root, mode="replay") as run:
+        run.output = _chat_agent(openai.OpenAI(base_url=base, api_key="sk-test", max_retries=0))
+    assert run.outcome is not None and run.outcome.action == "passed"
+    assert run.outcome.report is not None and run.outcome.report.failed_checks == []
+
+    with (
+        pytest.raises(AgentRegressionError) as info,
+        offline(),
+        AgentAsserter("chat", snapshot_dir=root, mode="replay") as swapped,
+    ):
+        swapped.output = _chat_agent(
+            openai.OpenAI(base_url=base, api_key="sk-test", max_retries=0), swap=True
+        )
+    report = info.value.diff_report
+    assert "llm_requests" in report.failed_checks
+    assert "messages[2].content" in str(report)

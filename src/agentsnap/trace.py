@@ -297,16 +297,25 @@ def _with_derived_tool_calls(steps: list[dict[str, Any]]) -> list[dict[str, Any]
     """Insert ``tool_call`` steps derived from the conversation (see :meth:`Trace.steps`).
 
     Reads (and removes) each step's transient ``_tool_results`` — what the
-    codec found in the request — and pairs each result by id with the tool
-    call the model requested in an earlier step. A result that names its tool
-    but whose id is none the model gave — absent (Gemini: ``{"id": None, "name":
-    ...}``), or minted by the client for a call that came without one
-    (strands-agents' ``tooluse_…``) — is paired with the earliest call of that
-    name not answered yet; such codecs report only the results a request adds,
-    never the ones it repeats from history.
+    codec found in the request — and pairs each result with a tool call the
+    model requested in an earlier step, the same way for every codec:
+
+    * **by id** when the result carries an id the model gave a call;
+    * **else by position**: the earliest call not answered yet that the
+      result could answer — of the result's tool when it names one, and not
+      one whose own id differs from the result's (when both sides have an id
+      they must agree). That covers a result without an id (Gemini: ``{"id":
+      None, "name": ...}``; such codecs report only the results a request
+      adds, never the ones it repeats from history) and a result under an id
+      the client minted for a call that came without one (strands-agents'
+      ``tooluse_…`` for Gemini, ``call_…`` for an OpenAI-compatible server
+      that leaves ``id`` empty).
+
+    A result whose id answers no call of this trace (the history an agent
+    starts from) is never paired, now or when a later request repeats it.
     """
     requested: dict[str, tuple[int, dict[str, Any]]] = {}
-    unanswered: dict[Any, list[tuple[int, dict[str, Any]]]] = {}  # by tool name, in request order
+    unanswered: list[tuple[int, dict[str, Any]]] = []  # in request order
     derived_after: dict[int, list[dict[str, Any]]] = {}
     seen: set[str] = set()
     for pos, s in enumerate(steps):
@@ -317,16 +326,26 @@ def _with_derived_tool_calls(steps: list[dict[str, Any]]) -> list[dict[str, Any]
                 continue  # answered already: a result repeated from the history
             if call_id and call_id in requested:
                 origin, req = requested[call_id]
-            elif res.get("name") and unanswered.get(res["name"]):
-                # no id, or one the model never gave (the client minted it for a call that
-                # came without one): the earliest unanswered call of that name
-                origin, req = unanswered[res["name"]][0]
             else:
-                continue
+                # no id, or one the model never gave (the client minted it for a call that
+                # came without one): by position
+                match = next(
+                    (
+                        entry
+                        for entry in unanswered
+                        if not (call_id and entry[1].get("id"))
+                        and (not res.get("name") or entry[1].get("name") == res["name"])
+                    ),
+                    None,
+                )
+                if match is None:
+                    if call_id:
+                        seen.add(call_id)  # answers no call of this trace: never pair it later
+                    continue
+                origin, req = match
             if call_id:
                 seen.add(call_id)
-            queue = unanswered.get(req.get("name")) or []
-            queue[:] = [entry for entry in queue if entry[1] is not req]
+            unanswered[:] = [entry for entry in unanswered if entry[1] is not req]
             if req.get("id"):
                 seen.add(req["id"])
             derived_after.setdefault(origin, []).append(
@@ -347,7 +366,7 @@ def _with_derived_tool_calls(steps: list[dict[str, Any]]) -> list[dict[str, Any]
                 # some providers number calls per conversation: call_1, call_2 ...)
                 seen.discard(req["id"])
                 requested[req["id"]] = (pos, req)
-            unanswered.setdefault(req.get("name"), []).append((pos, req))
+            unanswered.append((pos, req))
     out: list[dict[str, Any]] = []
     for pos, s in enumerate(steps):
         out.append(s)

@@ -131,10 +131,12 @@ def tool_results(body: Any) -> list[dict[str, Any]]:
     "result": functionResponse.response}``. Results sent earlier in the
     conversation were reported by the request that first carried them.
 
-    Pairing with the model's calls (done by the trace): by ``id`` when the
-    result has one; otherwise by ``name`` — the earliest call of that name
-    not answered yet. google-genai's automatic function calling never sends
-    ids back, and the Gemini Developer API often sends calls without ids.
+    Pairing with the model's calls (done by the trace, the same for every
+    codec): by ``id`` when the model gave the call one and the result carries
+    it; otherwise by position — the earliest call of that ``name`` not
+    answered yet. google-genai's automatic function calling never sends ids
+    back, the Gemini Developer API often sends calls without ids, and some
+    clients (strands-agents) answer those under an id they made up.
     """
     if not isinstance(body, Mapping) or not isinstance(body.get("contents"), list):
         return []
