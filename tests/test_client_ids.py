@@ -13,6 +13,7 @@ their calls by position.
 from __future__ import annotations
 
 import secrets
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -251,3 +252,42 @@ def test_chat_replays_clean_with_fresh_client_ids_and_a_swap_still_fails(
     report = info.value.diff_report
     assert "llm_requests" in report.failed_checks
     assert "messages[2].content" in str(report)
+
+
+def test_a_uuid4_request_id_in_the_body_replays_clean_and_a_real_change_still_fails(
+    tmp_path: Path, offline: Offline
+) -> None:
+    """A client that puts a fresh uuid4 in every body (``request_id``): the replay finds the
+    recording and compares clean; a changed question under a fresh uuid still fails."""
+    openai = pytest.importorskip("openai")
+
+    def ask(base: str, question: str = "Weather in Paris?") -> str:
+        client = openai.OpenAI(base_url=base, api_key="sk-test", max_retries=0)
+        answer = client.chat.completions.create(
+            model="gpt-4o-mini",
+            messages=[{"role": "user", "content": question}],
+            extra_body={"request_id": str(uuid.uuid4())},
+        )
+        return answer.choices[0].message.content or ""
+
+    with fo.FakeOpenAI() as fake:
+        fake.script(fo.text_reply("Light rain."))
+        base = fake.base_url
+        with AgentRecorder("uuid", snapshot_dir=tmp_path) as rec:
+            rec.output = ask(base)
+        assert looks_minted(fake.requests[0].body["request_id"])
+    with offline(), AgentAsserter("uuid", snapshot_dir=tmp_path, mode="replay") as run:
+        run.output = ask(base)
+    assert run.output == "Light rain."
+    assert run.outcome is not None and run.outcome.report is not None
+    assert run.outcome.report.failed_checks == []
+
+    with (
+        pytest.raises(AgentRegressionError) as info,
+        offline(),
+        AgentAsserter("uuid", snapshot_dir=tmp_path, mode="replay") as changed,
+    ):
+        changed.output = ask(base, "Weather in Rome?")
+    report = info.value.diff_report
+    assert "llm_requests" in report.failed_checks
+    assert "messages[0].content" in str(report) and "request_id" not in str(report)
