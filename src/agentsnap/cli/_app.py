@@ -951,6 +951,20 @@ def run(
     )
 
 
+# ---------------------------------------------------------------------------- schema
+@_command("schema")
+def schema() -> None:
+    """Print the JSON Schema of a snapshot file (draft 2020-12).
+
+    Generated from the installed agentsnap, so it is the schema its loader
+    checks: point an editor at it, or validate goldens with other tools
+    (agentsnap schema > snapshot.schema.json).
+    """
+    from ..schema import schema_text
+
+    typer.echo(schema_text(), nl=False)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: run the app on ``argv`` (default ``sys.argv[1:]``) and exit."""
     app(args=argv, prog_name="agentsnap")
