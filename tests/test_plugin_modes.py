@@ -499,12 +499,14 @@ def test_snapshot_dir_flag_is_relative_to_the_rootdir(project: Project) -> None:
 # --------------------------------------------------------------------------- CI
 
 
+@pytest.mark.parametrize("marker", ["CI", "GITHUB_ACTIONS"])
 def test_ci_missing_snapshot_in_replay_fails_without_network_or_files(
-    project: Project, monkeypatch: pytest.MonkeyPatch
+    project: Project, monkeypatch: pytest.MonkeyPatch, marker: str
 ) -> None:
     """In CI the replay message wins: --agentsnap-allow-pending does not relax a missing snapshot under replay,
-    so the CI message's hint that it does would mislead (found by a break-it review)."""
-    monkeypatch.setenv("CI", "true")
+    so the CI message's hint that it does would mislead (found by a break-it review). GitHub Actions
+    sets GITHUB_ACTIONS=true (and CI=true): either one alone is CI."""
+    monkeypatch.setenv(marker, "true")
     result = project.run("--agentsnap-replay", subprocess=True)
 
     assert result.ret == 1
