@@ -42,12 +42,21 @@ def test_a_snapshot_that_is_a_symlink_is_refused_and_never_replaced(tmp_path: Pa
     for action in (
         lambda: store.save(Snapshot(name="weather", output="new", approved=True)),
         lambda: store.load("weather"),
-        lambda: SnapshotStore(root, force=True).save(Snapshot(name="weather", output="new")),
+        lambda: SnapshotStore(root, force=True).save(
+            Snapshot(name="weather", output="new"), force=False
+        ),
     ):
         with pytest.raises(SnapshotFormatError, match="is a symbolic link") as err:
             action()
         assert str(link) in str(err.value) and "never follows or replaces a link" in str(err.value)
     assert link.is_symlink() and outside.read_text(encoding="utf-8") == "precious\n"
+    # --agentsnap-force replaces the link itself with a regular file; its target keeps its bytes
+    forced = SnapshotStore(root, force=True)
+    with pytest.warns(UserWarning, match="is a symbolic link"):
+        assert forced.load("weather") is None
+    assert forced.save(Snapshot(name="weather", output="new")) == link
+    assert not link.is_symlink() and SnapshotStore(root).load("weather").output == "new"  # type: ignore[union-attr]
+    assert outside.read_text(encoding="utf-8") == "precious\n"
 
 
 def test_update_all_never_replaces_a_symlinked_golden(tmp_path: Path) -> None:

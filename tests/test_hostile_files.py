@@ -411,3 +411,40 @@ def test_cli_record_passes_force_to_pytest(monkeypatch: pytest.MonkeyPatch) -> N
     assert result.exit_code == 0, result.output
     assert seen[0][-4:] == ["--agentsnap-record", "--agentsnap-force", "-k", "paris"]
     assert _app is not None and os.sep  # imported for the patch target's module
+
+
+@pytest.mark.parametrize("force", [False, True], ids=["without-force", "force"])
+def test_pytest_record_force_replaces_a_symlinked_golden_and_never_writes_through_it(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, force: bool
+) -> None:
+    """A golden that is a symbolic link (to a file outside the snapshot folder) is refused;
+    with --agentsnap-force the link itself is replaced by a regular file holding the new
+    recording, and the file it pointed to keeps its bytes."""
+    monkeypatch.setenv("PYTHONPATH", str(REPO))
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    node = "test_agent.py::test_linked"
+    pytester.makepyfile(
+        test_agent=AGENT_TEST + "def test_linked():\n    assert _ask() == 'fresh answer'\n"
+    )
+    outside = pytester.path / "outside" / "precious.json"
+    outside.parent.mkdir()
+    outside.write_text('{"keep": "these bytes"}\n', encoding="utf-8")
+    before = outside.read_bytes()
+    golden = SnapshotStore(pytester.path / "__agent_snapshots__").path_for(node)
+    golden.parent.mkdir()
+    golden.symlink_to(outside)
+    flags = ("--agentsnap-record", "--agentsnap-force") if force else ("--agentsnap-record",)
+    result = pytester.runpytest_subprocess(*ONLY_AGENTSNAP, *flags, "-W", "ignore::UserWarning")
+    assert outside.read_bytes() == before
+    if not force:
+        result.assert_outcomes(failed=1)
+        assert f"{golden} is a symbolic link (to {outside})" in result.stdout.str()
+        assert golden.is_symlink()
+        return
+    result.assert_outcomes(passed=1)
+    assert not golden.is_symlink() and golden.is_file()
+    snap = SnapshotStore.read_file(golden, expected_name=node)
+    assert snap.approved and snap.output == "fresh answer"
+    folder = golden.parent
+    assert [p.name for p in folder.iterdir() if p.is_file()] == [golden.name]
+    assert not any(p.is_symlink() for p in folder.rglob("*"))

@@ -560,3 +560,53 @@ def test_record_mode_lets_a_conftest_dial_out(
     pytester.makepyfile(test_x="def test_x():\n    pass\n")
     result = pytester.runpytest_subprocess(*ONLY_AGENTSNAP, "--agentsnap-record")
     assert result.ret == pytest.ExitCode.OK, result.stderr.str()
+
+
+SDK_AT_IMPORT = """
+import os
+
+import openai
+
+client = openai.OpenAI(base_url=os.environ["FAKE_OPENAI_URL"], api_key="sk-test", max_retries=0)
+try:
+    AT_IMPORT = client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "hi"}])
+except openai.APIError as exc:  # what a live run may get; agentsnap's refusal is not one
+    AT_IMPORT = exc
+
+
+def test_after_import():
+    pass
+"""
+
+
+@pytest.mark.parametrize("mode", ["--agentsnap-replay", "--agentsnap-live"])
+def test_an_sdk_call_at_test_module_import_is_never_sent_in_replay(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    """The socket guard lets loopback through, so a module-level SDK call to a loopback server
+    is refused at the send seam: replay serves a test's calls, and none runs at collection.
+    The live run is the control: the same module does reach the server."""
+    from tests.fake_provider import FakeOpenAI, text_reply
+
+    clear_ci(monkeypatch)
+    monkeypatch.delenv("AGENTSNAP_MODE", raising=False)
+    pytester.makepyfile(test_import_sdk=SDK_AT_IMPORT)
+    with FakeOpenAI() as fake:
+        fake.script(text_reply("hello"))
+        monkeypatch.setenv("FAKE_OPENAI_URL", fake.base_url)
+        result = pytester.runpytest_subprocess(
+            "-p", "no:randomly", "-p", "no:cacheprovider", "-p", "no:syrupy", mode
+        )
+        sent = len(fake.requests)
+    out = result.stdout.str()
+    if mode == "--agentsnap-live":
+        assert sent == 1, out
+        return
+    assert sent == 0, out
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert "ERROR collecting test_import_sdk.py" in out
+    assert (
+        "agentsnap.exceptions.ReplayMissError: agentsnap: an LLM call was made outside any test "
+        "(while importing or collecting a test module, or in a hook) and this run replays"
+    ) in out
+    assert not (pytester.path / "__agent_snapshots__").exists()

@@ -461,27 +461,32 @@ def test_corrupt_snapshot_fails_naming_the_path_and_is_never_overwritten(
         assert project.server_requests() == {NODE: 0}
 
 
-def test_record_and_replay_together_is_a_usage_error(project: Project) -> None:
-    result = project.run("--agentsnap-record", "--agentsnap-replay", subprocess=True)
-    assert result.ret == 4
-    assert (
-        "ERROR: agentsnap: --agentsnap-record and --agentsnap-replay cannot be combined; choose one mode per run."
-        in result.errlines
-    )
-    assert not (project.root / SNAP_DIR).exists()
-
-
-def test_replay_and_live_together_live_wins_with_a_note(project: Project) -> None:
-    # agentsnap 0.5.1's precedence: --agentsnap-live overrides --agentsnap-replay
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ("--agentsnap-record", "--agentsnap-replay"),
+        ("--agentsnap-replay", "--agentsnap-live"),
+        ("--agentsnap-live", "--agentsnap-replay"),
+        ("--agentsnap-record", "--agentsnap-live"),
+        ("--agentsnap-live", "--agentsnap-record", "--agentsnap-replay"),
+    ],
+)
+def test_two_mode_flags_are_a_usage_error(project: Project, flags: tuple[str, ...]) -> None:
+    """The three mode flags are mutually exclusive (README): any two end the run before a
+    test, a conftest or a request runs (0.5.1 let live win over replay)."""
     assert project.run("--agentsnap-record").ret == 0
-    result = project.run("--agentsnap-live", "--agentsnap-replay")
-    assert result.ret == 0
-    assert summary(result) == ["agentsnap: 1 passed"]
-    assert project.server_requests() == {NODE: 2}  # the live run called the server
+    files = {p: p.read_bytes() for p in (project.root / SNAP_DIR).rglob("*") if p.is_file()}
+    assert project.snapshot_path() in files
+    result = project.run(*flags, subprocess=True)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    named = " and ".join(
+        f for f in ("--agentsnap-record", "--agentsnap-replay", "--agentsnap-live") if f in flags
+    )
     assert (
-        "agentsnap: --agentsnap-replay and --agentsnap-live were both given: live wins (as in agentsnap 0.5.1); "
-        "every test calls the real API."
-    ) in result.outlines
+        f"ERROR: agentsnap: {named} cannot be combined; choose one mode per run." in result.errlines
+    )
+    assert not (project.root / "server_log.txt").exists()  # no test ran, nothing was called
+    assert {p: p.read_bytes() for p in (project.root / SNAP_DIR).rglob("*") if p.is_file()} == files
 
 
 def test_snapshot_dir_flag_is_relative_to_the_rootdir(project: Project) -> None:
@@ -494,12 +499,14 @@ def test_snapshot_dir_flag_is_relative_to_the_rootdir(project: Project) -> None:
 # --------------------------------------------------------------------------- CI
 
 
+@pytest.mark.parametrize("marker", ["CI", "GITHUB_ACTIONS"])
 def test_ci_missing_snapshot_in_replay_fails_without_network_or_files(
-    project: Project, monkeypatch: pytest.MonkeyPatch
+    project: Project, monkeypatch: pytest.MonkeyPatch, marker: str
 ) -> None:
     """In CI the replay message wins: --agentsnap-allow-pending does not relax a missing snapshot under replay,
-    so the CI message's hint that it does would mislead (found by a break-it review)."""
-    monkeypatch.setenv("CI", "true")
+    so the CI message's hint that it does would mislead (found by a break-it review). GitHub Actions
+    sets GITHUB_ACTIONS=true (and CI=true): either one alone is CI."""
+    monkeypatch.setenv(marker, "true")
     result = project.run("--agentsnap-replay", subprocess=True)
 
     assert result.ret == 1

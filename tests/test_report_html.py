@@ -698,3 +698,103 @@ def test_the_output_check_names_the_changed_sentence_and_a_harmless_pass_says_wh
         "harmless courtesy added golden: (nothing) → new: “Sure!”",
         "harmless courtesy added golden: (nothing) → new: “Have a great day!”",
     ]
+
+
+# --------------------------------------------------------------------------- replay drift: advice, changed tool step, verdict colour
+
+TEST_TOOL_RESULT = """
+import json
+import pathlib
+
+import openai
+from fake_provider import text_reply, tool_calls_reply
+
+HERE = pathlib.Path(__file__).parent
+TOOLS = [{"type": "function", "function": {"name": "get_weather",
+          "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}]
+
+
+def test_forecast(fake):
+    result = json.loads((HERE / "scenario.json").read_text(encoding="utf-8"))["result"]
+    fake.script(tool_calls_reply([("call_A", "get_weather", {"city": "Paris"})]), text_reply("Dress for it."))
+    client = openai.OpenAI(base_url=fake.base_url, api_key="sk-test", max_retries=0)
+    messages = [{"role": "user", "content": "What should I wear in Paris?"}]
+    first = client.chat.completions.create(model="gpt-4o-mini", messages=messages, tools=TOOLS)
+    message = first.choices[0].message
+    messages.append({"role": "assistant", "content": message.content,
+                     "tool_calls": [call.model_dump() for call in message.tool_calls]})
+    for call in message.tool_calls:
+        messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+    final = client.chat.completions.create(model="gpt-4o-mini", messages=messages, tools=TOOLS)
+    assert final.choices[0].message.content
+"""
+FORECAST = "test_forecast.py::test_forecast"
+
+
+def _meter_classes(doc: _Node) -> dict[str, set[str]]:
+    """Each summary row's score bar classes, by snapshot name."""
+    out = {}
+    for row in doc.find_all("tr"):
+        if "data-state" in row.attrs:
+            meters = row.find_all("span", cls="meter")
+            out[row.find_all("td")[0].text().strip()] = meters[0].classes if meters else set()
+    return out
+
+
+def test_replayed_request_drift_report_advises_what_the_cli_accepts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tool whose result changed, replayed: the page shows that tool step as changed, paints
+    the failed run's bar red though its score is high, and advises live re-recording, the
+    command ``agentsnap diff`` gives and not ``agentsnap update`` (which refuses the run)."""
+    from typer.testing import CliRunner
+
+    from agentsnap.cli import app
+
+    (tmp_path / "fake_provider.py").write_text(
+        FAKE_PROVIDER.read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    (tmp_path / "conftest.py").write_text(CONFTEST, encoding="utf-8")
+    (tmp_path / "test_forecast.py").write_text(TEST_TOOL_RESULT, encoding="utf-8")
+    (tmp_path / "scenario.json").write_text('{"result": "sunny, 21 degrees"}', encoding="utf-8")
+    recorded = run_inner(tmp_path, "--agentsnap-record")
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+
+    same = run_inner(tmp_path, "--agentsnap-replay", "--agentsnap-report=out/same.html")
+    assert same.returncode == 0, same.stdout + same.stderr
+    passed = parse((tmp_path / "out" / "same.html").read_text(encoding="utf-8"))
+    assert _summary_rows(passed)[FORECAST][0] == "passed"
+    assert _meter_classes(passed)[FORECAST] == {"meter"}
+
+    (tmp_path / "scenario.json").write_text('{"result": "heavy rain, 9 degrees"}', encoding="utf-8")
+    drift = run_inner(tmp_path, "--agentsnap-replay", "--agentsnap-report=out/drift.html")
+    assert drift.returncode == 1, drift.stdout + drift.stderr
+    doc = parse((tmp_path / "out" / "drift.html").read_text(encoding="utf-8"))
+    assert _summary_rows(doc)[FORECAST] == ("failed", ["llm_requests"])
+    # the verdict colours the bar: red although the score itself is high
+    score_cell = next(r for r in doc.find_all("tr") if "data-state" in r.attrs).find_all(
+        "td", cls="score"
+    )[0]
+    assert float(score_cell.text().strip().rstrip("%")) >= 90
+    assert _meter_classes(doc)[FORECAST] == {"meter", "low"}
+    # the timeline: llm call same, tool step changed (its result), the next llm call changed
+    rows = doc.find_all(cls="tl-row")
+    assert [(r.attrs["data-op"], r.find_all(cls="tl-op")[0].text()) for r in rows] == [
+        ("same", "="),
+        ("changed", "≠"),
+        ("changed", "≠"),
+    ]
+    assert "sunny, 21 degrees" in rows[1].text() and "heavy rain, 9 degrees" in rows[1].text()
+    # the advice: live re-recording, as agentsnap diff says; agentsnap update refuses this run
+    record = f"pytest {FORECAST} --agentsnap-record"
+    commands = [c.find_all("code")[0].text() for c in doc.find_all("div", cls="cmd")]
+    assert commands == [record, f"agentsnap diff {FORECAST}"]
+    assert not any("agentsnap update" in c for c in commands)
+    monkeypatch.chdir(tmp_path)
+    snapshots = str(tmp_path / "__agent_snapshots__")
+    diff = CliRunner().invoke(app, ["diff", FORECAST, "--dir", snapshots])
+    assert diff.exit_code == 1 and f"re-record it live: {record}" in diff.output, diff.output
+    update = CliRunner().invoke(app, ["update", FORECAST, "--dir", snapshots])
+    assert update.exit_code != 0 and f"Re-record it live: `{record}`" in update.output, (
+        update.output
+    )

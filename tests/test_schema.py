@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from agentsnap import Snapshot, SnapshotStore
 from agentsnap.exceptions import SnapshotFormatError
-from agentsnap.schema import schema_text, validate
+from agentsnap.schema import FIX, MAX_PROBLEMS, schema_text, validate
 from agentsnap.snapshot import dumps
 from tests.test_cli_helpers import invoke, make, tree
 
@@ -188,9 +188,7 @@ BAD = [
 
 def test_the_published_json_schema_is_the_generated_one() -> None:
     committed = (REPO / "docs" / "snapshot.schema.json").read_text(encoding="utf-8")
-    assert committed == schema_text(), (
-        "regenerate it: python -m agentsnap.schema > docs/snapshot.schema.json"
-    )
+    assert committed == schema_text(), "regenerate it: agentsnap schema > docs/snapshot.schema.json"
     schema = json.loads(committed)
     assert set(schema["$defs"]) >= {
         "SnapshotFile",
@@ -229,7 +227,7 @@ def test_a_wrong_type_is_refused_naming_the_file_the_json_path_and_the_fix(
     )
     assert (
         "`pytest --agentsnap-record --agentsnap-force`" in message
-        and "docs/snapshot.schema.json" in message
+        and "(the file's schema: `agentsnap schema` prints it)" in message
     )
 
 
@@ -339,6 +337,59 @@ def test_every_cli_command_reports_a_schema_failure_as_one_error_line(
         assert result.exit_code != 0
         assert text.startswith("error: ")
     assert tree(tmp_path) == before
+
+
+def test_agentsnap_schema_prints_the_schema_the_loader_checks() -> None:
+    """The schema error's pointer works without the repository's docs/: the installed CLI prints it."""
+    result = invoke("schema")
+    assert result.exit_code == 0, result.output
+    assert (
+        result.stdout
+        == schema_text()
+        == (REPO / "docs" / "snapshot.schema.json").read_text(encoding="utf-8")
+    )
+    assert json.loads(result.stdout)["title"] == "agentsnap snapshot file"
+
+
+def test_every_wrong_value_of_a_hand_broken_golden_is_listed_with_its_json_path(
+    tmp_path: Path,
+) -> None:
+    make(tmp_path, NAME, last_run=True)
+    golden = SnapshotStore(tmp_path).path_for(NAME)
+    doc = _set(good(), ("approved",), "false")
+    doc = _set(doc, ("trace", 0, "messages"), "a string, not a list")
+    doc = _set(doc, ("trace", 1, "name"), 7)
+    del doc["trace"][2]["exchange"]["request"]["path"]
+    golden.write_text(dumps(doc), encoding="utf-8")
+    before = tree(tmp_path)
+    result = invoke("show", NAME, "--dir", str(tmp_path))
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert result.stderr.splitlines() == [
+        f"error: {golden} is not a valid snapshot: 4 problems:",
+        "  at $.trace[0].messages: Expected `array | null`, got `str`",
+        "  at $.trace[1].name: Expected `str | null`, got `int`",
+        "  at $.trace[2].exchange.request: Object missing required field `path`",
+        "  at $.approved: Expected `bool | null`, got `str`",
+        f"{FIX} To delete it instead: `agentsnap rm {NAME}`.",
+    ]
+    assert tree(tmp_path) == before
+
+
+def test_a_golden_with_many_wrong_values_lists_the_first_twenty_and_counts_the_rest(
+    tmp_path: Path,
+) -> None:
+    path = SnapshotStore(tmp_path).path_for(NAME)
+    doc = good()
+    doc["trace"] = [{"type": "tool_call", "step": i, "name": i} for i in range(MAX_PROBLEMS + 5)]
+    path.write_text(dumps(doc), encoding="utf-8")
+    with pytest.raises(SnapshotFormatError) as err:
+        SnapshotStore(tmp_path).load(NAME)
+    lines = str(err.value).splitlines()
+    assert lines[0] == f"agentsnap: {path} is not a valid snapshot: {MAX_PROBLEMS + 5} problems:"
+    assert lines[1:-2] == [
+        f"  at $.trace[{i}].name: Expected `str | null`, got `int`" for i in range(MAX_PROBLEMS)
+    ]
+    assert lines[-2:] == ["  … and 5 more", FIX]
 
 
 # --------------------------------------------------------------------------- properties

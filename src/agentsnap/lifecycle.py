@@ -533,6 +533,33 @@ def _record_command(name: str) -> str:
     )
 
 
+def fix_advice(name: str, *, drifted: bool, test_failed: bool) -> tuple[str, str]:
+    """What to run when a kept last run's change is intended: ``(why, command)``.
+
+    The one advice ``agentsnap diff`` and the HTML report give, matching what
+    ``agentsnap update`` accepts (:func:`agentsnap.cli._review.refuse_invented`):
+    a replayed run whose requests drifted holds old responses, and a run whose
+    test failed is never promoted, so both are re-recorded live; any other
+    failed comparison is promoted with ``agentsnap update NAME``.
+    """
+    import shlex
+
+    if drifted:
+        return (
+            "The responses are old recordings: if the change is intended, re-record it live:",
+            _record_command(name),
+        )
+    if test_failed:
+        return (
+            "If the change is intended, make the test pass and run it again, or re-record it live:",
+            _record_command(name),
+        )
+    return (
+        "If the change is intended, make the last run the golden:",
+        f"agentsnap update {shlex.quote(name)}",
+    )
+
+
 #: the compare options a .last_run keeps (``comparison["options"]``) for ``agentsnap diff``
 _REPLAYED_OPTIONS = ("gate", "min_score", "weights", "strict")
 

@@ -10,15 +10,17 @@ review fields, steps with ``step``/``type``/``messages``/``response``/
 ``tokens`` or ``name``/``args``/``result``) keep loading.
 
 :func:`validate` raises :class:`~agentsnap.exceptions.SnapshotFormatError`
-naming the file, the JSON path of the first bad value, what was expected, and
-the fix. The published JSON Schema (``docs/snapshot.schema.json``, for
-editors and other tools) is :func:`json_schema`; regenerate it with
-``python -m agentsnap.schema > docs/snapshot.schema.json``.
+naming the file, the JSON path of every bad value (the first
+:data:`MAX_PROBLEMS`), what was expected, and the fix. The JSON Schema (for
+editors and other tools) is :func:`json_schema`: ``agentsnap schema`` prints
+it from the installed package; ``docs/snapshot.schema.json`` is its committed
+copy (regenerate it with ``agentsnap schema > docs/snapshot.schema.json``).
 """
 
 from __future__ import annotations
 
 import re
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -144,29 +146,92 @@ class SnapshotFile(_Lenient):
 
 _AT = re.compile(r"^(?P<what>.*?)(?: - at `(?P<where>[^`]*)`)?$", re.DOTALL)
 
+#: the command that prints the schema (the CLI ships with the package; docs/ does not)
+SCHEMA_COMMAND = "agentsnap schema"
+
 FIX = (
-    "Correct that value (the file's schema: docs/snapshot.schema.json), or replace the file with a new recording: "
+    f"Correct the value (the file's schema: `{SCHEMA_COMMAND}` prints it), or replace the file with a new recording: "
     "`pytest --agentsnap-record --agentsnap-force` (without --agentsnap-force agentsnap never overwrites it)."
 )
+
+#: at most this many problems of one file are listed (the count says how many there are)
+MAX_PROBLEMS = 20
+
+
+def _problem(exc: msgspec.ValidationError, where: str) -> str:
+    """``at JSON_PATH: WHAT`` of msgspec's error for the value at ``where``."""
+    m = _AT.match(str(exc))
+    what = (m.group("what") if m else str(exc)).strip()
+    inner = (m.group("where") if m else None) or "$"
+    at = where + inner[1:]
+    if re.fullmatch(r"\$\.trace\[\d+\]\.type", at):
+        what += " (a step's type is one of llm_call, tool_call, http)"
+    return f"at {at}: {what}"
+
+
+def _struct_of(value: Any, typ: Any) -> type[msgspec.Struct] | None:
+    """The struct ``typ`` reads the dict ``value`` as: through ``X | None``, and in a tagged
+    union the member whose tag the value carries; None when there is no single one."""
+    if not isinstance(value, dict):
+        return None
+    members = [t for t in typing.get_args(typ) if t is not type(None)] or [typ]
+    structs = [t for t in members if isinstance(t, type) and issubclass(t, msgspec.Struct)]
+    if len(structs) > 1:  # a tagged union: the member whose tag the value carries
+        structs = [
+            t
+            for t in structs
+            if value.get(t.__struct_config__.tag_field) == t.__struct_config__.tag
+        ]
+    return structs[0] if len(structs) == 1 else None
+
+
+def _problems(value: Any, typ: Any, where: str = "$") -> list[str]:
+    """Every wrong value under ``value`` (typed ``typ``), each ``at JSON_PATH: WHAT``: a struct's
+    missing keys and its fields' problems, a list's items' problems, else ``value``'s own."""
+    try:
+        msgspec.convert(value, typ, strict=True)
+        return []
+    except msgspec.ValidationError as exc:
+        own = _problem(exc, where)
+    found: list[str] = []
+    if isinstance(value, list) and typing.get_origin(typ) is list:
+        (item,) = typing.get_args(typ)
+        found = [p for i, v in enumerate(value) for p in _problems(v, item, f"{where}[{i}]")]
+    elif (struct := _struct_of(value, typ)) is not None:
+        for f in msgspec.structs.fields(struct):
+            if f.encode_name in value:
+                found += _problems(value[f.encode_name], f.type, f"{where}.{f.encode_name}")
+            elif f.required:
+                found.append(f"at {where}: Object missing required field `{f.encode_name}`")
+    return found or [own]
 
 
 def validate(data: Any, path: str | Path) -> None:
     """Check a loaded snapshot document against :class:`SnapshotFile`.
 
-    Raises :class:`~agentsnap.exceptions.SnapshotFormatError`:
-    ``agentsnap: PATH is not a valid snapshot: at $.trace[0].exchange.response.status: Expected `int`, got `str`. FIX``.
+    Raises :class:`~agentsnap.exceptions.SnapshotFormatError` naming every wrong
+    value (the first :data:`MAX_PROBLEMS`, with the count) by its JSON path:
+    ``agentsnap: PATH is not a valid snapshot: at $.trace[0].exchange.response.status: Expected `int`, got `str`. FIX``,
+    or for several ``…: 3 problems:`` and one ``  at …`` line each, then ``FIX``.
     """
     try:
         msgspec.convert(data, SnapshotFile, strict=True)
-    except msgspec.ValidationError as exc:
-        m = _AT.match(str(exc))
-        what = (m.group("what") if m else str(exc)).strip()
-        where = (m.group("where") if m else None) or "$"
-        if re.fullmatch(r"\$\.trace\[\d+\]\.type", where):
-            what += " (a step's type is one of llm_call, tool_call, http)"
+        return
+    except msgspec.ValidationError:
+        pass
+    problems = _problems(data, SnapshotFile)
+    if len(problems) == 1:
         raise SnapshotFormatError(
-            f"agentsnap: {path} is not a valid snapshot: at {where}: {what}. {FIX}"
+            f"agentsnap: {path} is not a valid snapshot: {problems[0]}. {FIX}"
         ) from None
+    shown = [f"  {p}" for p in problems[:MAX_PROBLEMS]]
+    if len(problems) > MAX_PROBLEMS:
+        shown.append(f"  … and {len(problems) - MAX_PROBLEMS} more")
+    raise SnapshotFormatError(
+        f"agentsnap: {path} is not a valid snapshot: {len(problems)} problems:\n"
+        + "\n".join(shown)
+        + f"\n{FIX}"
+    ) from None
 
 
 def json_schema() -> dict[str, Any]:
@@ -175,7 +240,7 @@ def json_schema() -> dict[str, Any]:
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "agentsnap snapshot file",
-        "description": "Generated by `python -m agentsnap.schema` from agentsnap.schema.SnapshotFile; do not edit.",
+        "description": "Generated by `agentsnap schema` from agentsnap.schema.SnapshotFile; do not edit.",
         **schema,
     }
 

@@ -631,15 +631,25 @@ def clean_stale_temp(folder: Path, *, max_age: float = _STALE_TMP_SECONDS) -> li
     return removed
 
 
-def _atomic_write(path: Path, text: str, *, durable: bool = True, root: Path | None = None) -> None:
+def _atomic_write(
+    path: Path,
+    text: str,
+    *,
+    durable: bool = True,
+    root: Path | None = None,
+    replace_link: bool = False,
+) -> None:
     """Write ``text`` to ``path`` so that a reader (or a crash, even SIGKILL) only ever
     sees the old file or the new one (:func:`agentsnap._atomic.atomic_write`), after
     refusing a symbolic link on the way (:func:`refuse_links`) and, once per folder
     and process, removing the temp files a killed writer left (:func:`clean_stale_temp`).
-    ``durable=False`` skips the fsyncs (scratch files)."""
-    refuse_links(path, root)
+    ``durable=False`` skips the fsyncs (scratch files). ``replace_link``: ``path`` itself
+    may be a link (``--agentsnap-force``): the rename replaces the link, never its target."""
+    checked = path.parent if replace_link else path
+    stop = root if root is not None else path.parent.parent
+    refuse_links(checked, stop)
     path.parent.mkdir(parents=True, exist_ok=True)
-    refuse_links(path, root)  # (a link made in between)
+    refuse_links(checked, stop)  # (a link made in between)
     key = str(path.parent)
     if key not in _cleaned:  # once per folder and process: what a SIGKILL left behind
         _cleaned.add(key)
@@ -710,11 +720,27 @@ class SnapshotStore:
 
     def path_for(self, name: str) -> Path:
         """The file of snapshot ``name``: where it already is (:meth:`locate`), else
-        where a new one goes (:func:`preferred_filename`). Always directly inside ``root``."""
-        found = self.locate(name)
+        where a new one goes (:func:`preferred_filename`). Always directly inside ``root``.
+        A golden that is a symbolic link raises (:func:`refuse_links`), except on a store
+        made with ``force``: then it is that link, which :meth:`save` replaces."""
+        try:
+            found = self.locate(name)
+        except SnapshotFormatError:
+            link = self._link_to_replace(name) if self.force else None
+            if link is None:
+                raise
+            return link
         if found is not None:
             return found
         return self.root / preferred_filename(name)
+
+    def _link_to_replace(self, name: str) -> Path | None:
+        """The first of ``name``'s :meth:`candidates` that is a symbolic link in a folder
+        that is not one (a linked folder is never written into), or None."""
+        link = next((p for p in self.candidates(name) if p.is_symlink()), None)
+        if link is not None:
+            refuse_links(link.parent, self.root)
+        return link
 
     def last_run_path(self, name: str) -> Path:
         """Where the latest run of ``name`` is written: ``root/.last_run/`` plus the golden's file name."""
@@ -908,15 +934,16 @@ class SnapshotStore:
         (``updated_at`` only moves on real change). An existing file that
         cannot be parsed is never overwritten: raises
         :class:`~agentsnap.exceptions.SnapshotFormatError` unless ``force``
-        (default: the store's ``force``).
+        (default: the store's ``force``); nor is a golden that is a symbolic link,
+        which ``force`` replaces with a regular file (the link's target is never
+        written).
         """
         from .serialize import write_blobs
 
         force = self.force if force is None else force
-        path = self.path_for(snapshot.name)
-        refuse_links(path, self.root)
+        path, linked = self._path_to_save(snapshot.name, force)
         new = _prepared_dict(snapshot)
-        if path.is_file():
+        if not linked and path.is_file():
             try:
                 self.read_file(path, expected_name=snapshot.name)  # a broken file raises, untouched
                 old = json.loads(path.read_text(encoding="utf-8"))
@@ -937,10 +964,26 @@ class SnapshotStore:
                 snapshot.created_at = new["created_at"] = old["created_at"]
         snapshot.updated_at = new["updated_at"] = _now()
         snapshot.agentsnap_version = new["agentsnap_version"] = _version()  # this file's writer
-        refuse_links(path, self.root)
         write_blobs(new, self.root)  # side files first: a snapshot never names a missing one
-        _atomic_write(path, dumps(new), root=self.root)
+        _atomic_write(path, dumps(new), root=self.root, replace_link=linked)
         return path
+
+    def _path_to_save(self, name: str, force: bool) -> tuple[Path, bool]:
+        """Where :meth:`save` writes ``name`` and whether that file is a symbolic link it
+        replaces. A link is refused (:func:`refuse_links`) unless ``force``: then the golden's
+        own link (never a linked folder) is replaced by the regular file, its target untouched."""
+        try:
+            path = self.path_for(name)
+        except SnapshotFormatError:
+            link = self._link_to_replace(name) if force else None
+            if link is None:
+                raise
+            path = link
+        linked = path.is_symlink()
+        if linked and not force:
+            refuse_links(path, self.root)  # raises, naming the link
+        refuse_links(path.parent, self.root)
+        return path, linked
 
     def save_last_run(self, snapshot: Snapshot) -> Path | None:
         """Write the latest run to ``root/.last_run/`` (git-ignored by a ``.gitignore`` there); its path.

@@ -494,6 +494,7 @@ def start_session(
     if settings.mode == "replay":
         set_dummy_api_keys()
         guard_run(config)
+        refuse_calls_outside_tests(config)
     else:
         unguard_run(config)  # the flag was seen early, but the settled mode is not replay
     return session
@@ -501,6 +502,10 @@ def start_session(
 
 def end_session(config: pytest.Config) -> None:
     """Undo :func:`start_session`: the run's guard, the forced mode, the report's observer."""
+    outside = config.stash.get(OUTSIDE_TESTS, None)
+    if outside is not None:
+        outside.stop()
+        del config.stash[OUTSIDE_TESTS]
     unguard_run(config)
     session = get_session(config)
     if session is None:
@@ -535,6 +540,31 @@ def guard_run(config: pytest.Config) -> None:
         from ..capture import guard
 
         config.stash[RUN_GUARD] = guard.activate(RUN_GUARD_REASON)
+
+
+#: the replay run's recording under every test's: refuses the LLM calls made outside a test
+OUTSIDE_TESTS = pytest.StashKey["Recording"]()
+OUTSIDE_TESTS_MESSAGE = (
+    "agentsnap: an LLM call was made outside any test (while importing or collecting a test module, "
+    "or in a hook) and this run replays: replay serves a test's calls from its snapshot, so this one "
+    "has nothing to serve and no request is sent. Make the call inside the test (or a fixture it uses)."
+)
+
+
+def refuse_calls_outside_tests(config: pytest.Config) -> None:
+    """Replay: an LLM call made while no test runs (a module-level SDK call at collection)
+    is refused before it is sent, even to loopback: a recording at the bottom of the stack,
+    under each test's own (:meth:`AgentsnapSession.start_test`), blocks it."""
+    if OUTSIDE_TESTS not in config.stash:
+        from ..capture import Recording
+        from ..exceptions import ReplayMissError
+
+        config.stash[OUTSIDE_TESTS] = Recording(
+            "replay",
+            block=OUTSIDE_TESTS_MESSAGE,
+            block_error=ReplayMissError,
+            offline_reason=RUN_GUARD_REASON,
+        ).start()
 
 
 def unguard_run(config: pytest.Config) -> None:

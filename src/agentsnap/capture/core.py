@@ -40,7 +40,7 @@ from urllib.parse import urlsplit
 
 from .. import trace as _trace
 from .. import wire
-from ..exceptions import ReplayMissError, SnapshotMissingInCIError
+from ..exceptions import ReplayMissError
 from ..scrub import (
     remember_credentials,
     scrub_bytes,
@@ -708,13 +708,13 @@ def _defer_response(exchange: wire.Exchange, make: Callable[[], dict[str, Any]])
 
 def begin(recording: Recording, request: Any, spec: ProviderSpec) -> wire.Exchange:
     """Start one exchange of a recognised request: raise
-    :class:`~agentsnap.exceptions.SnapshotMissingInCIError` when the recording
-    blocks LLM calls (CI without a snapshot), else store the scrubbed request
+    ``recording.block_error`` (:class:`~agentsnap.exceptions.SnapshotMissingInCIError`
+    unless set) when the recording blocks LLM calls (CI without a snapshot), else store the scrubbed request
     (:func:`_request_record`: the one place a request is scrubbed) and add the
     exchange to the trace."""
     if recording.block is not None:
         recording.blocked_calls += 1
-        raise SnapshotMissingInCIError(recording.block)
+        raise recording.block_error(recording.block)
     if recording.mode == "capture":  # stored on first read (_LazyExchange)
         parts = _request_parts(request)
         codec = spec.codec_for(scrub_text(parts[1]))

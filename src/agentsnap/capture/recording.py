@@ -6,6 +6,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from .. import trace as _trace
+from ..exceptions import ReplayMissError, SnapshotMissingInCIError
 from ..replay import Cassette
 
 if TYPE_CHECKING:
@@ -33,9 +34,11 @@ class Recording:
 
     ``mode``: ``"capture"`` (send for real and store every exchange; used by
     record and live) or ``"replay"`` (serve from ``cassette``, never send).
-    ``block``: when set, the first LLM call raises
-    :class:`~agentsnap.exceptions.SnapshotMissingInCIError` with this message
-    before any socket opens (CI with no usable snapshot).
+    ``block``: when set, the first LLM call raises ``block_error`` (default
+    :class:`~agentsnap.exceptions.SnapshotMissingInCIError`) with this message
+    before any socket opens (CI with no usable snapshot; a replay run's calls
+    made outside any test). ``offline_reason``: why the socket guard is on, for
+    its error (default: the test's).
 
     Use as a context manager, or call :meth:`start` / :meth:`stop`.
 
@@ -49,7 +52,13 @@ class Recording:
     """
 
     def __init__(
-        self, mode: Mode = "capture", *, cassette: Cassette | None = None, block: str | None = None
+        self,
+        mode: Mode = "capture",
+        *,
+        cassette: Cassette | None = None,
+        block: str | None = None,
+        block_error: type[ReplayMissError] = SnapshotMissingInCIError,
+        offline_reason: str | None = None,
     ) -> None:
         if mode not in ("capture", "replay"):
             raise ValueError(
@@ -60,6 +69,8 @@ class Recording:
         self.mode: Mode = mode
         self.cassette = cassette
         self.block = block
+        self.block_error = block_error
+        self.offline_reason = offline_reason
         #: LLM calls refused because of ``block``
         self.blocked_calls = 0
         #: replayed calls that had no recording (ReplayMissError raised)
@@ -96,7 +107,7 @@ class Recording:
         if self.mode == "replay" and self._guard is None:
             from . import guard
 
-            why = (
+            why = self.offline_reason or (
                 "this is CI and the test has no usable snapshot, so it must not reach the network"
                 if self.block is not None
                 else "the test replays from its snapshot, so it runs offline"

@@ -450,20 +450,10 @@ def diff(
             "The test itself failed in this run (its own assert or an error), so `agentsnap update` never promotes it."
         )
     if not report.passed or failed_then:
-        from ..lifecycle import _record_command
+        from ..lifecycle import fix_advice
 
-        if drifted:
-            out.line(
-                f"The responses are old recordings: if the change is intended, re-record it live: {_record_command(chosen)}"
-            )
-        elif test_failed:
-            out.line(
-                f"If the change is intended, make the test pass and run it again, or re-record it live: {_record_command(chosen)}"
-            )
-        else:
-            out.line(
-                f"If the change is intended, make the last run the golden: agentsnap update {shlex.quote(chosen)}"
-            )
+        why, command = fix_advice(chosen, drifted=bool(drifted), test_failed=test_failed)
+        out.line(f"{why} {command}")
         raise typer.Exit(1)
 
 
@@ -959,6 +949,20 @@ def run(
         record=False,
         dir=dir,
     )
+
+
+# ---------------------------------------------------------------------------- schema
+@_command("schema")
+def schema() -> None:
+    """Print the JSON Schema of a snapshot file (draft 2020-12).
+
+    Generated from the installed agentsnap, so it is the schema its loader
+    checks: point an editor at it, or validate goldens with other tools
+    (agentsnap schema > snapshot.schema.json).
+    """
+    from ..schema import schema_text
+
+    typer.echo(schema_text(), nl=False)
 
 
 def main(argv: list[str] | None = None) -> None:

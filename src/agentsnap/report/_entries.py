@@ -18,7 +18,8 @@ Entry keys::
     preview      True when ``report`` was computed for review only (a pending
                  snapshot is not compared by the test)
     golden, new  slim snapshots ({"name", "approved", "model", "source",
-                 "updated_at", "output", "trace"}) or None
+                 "updated_at", "output", "trace", "request_drift", "test_failed"})
+                 or None
 """
 
 from __future__ import annotations
@@ -121,6 +122,11 @@ def slim_snapshot(snapshot: Any) -> dict[str, Any] | None:
             "updated_at": data.get("updated_at"),
             "output": _cut(data.get("output"), OUTPUT_LIMIT),
             "trace": [_slim_step(s, i) for i, s in enumerate(trace) if isinstance(s, Mapping)],
+            # what decides the page's advice (agentsnap.lifecycle.fix_advice)
+            "request_drift": any(
+                isinstance(s, Mapping) and bool(s.get("request_drift")) for s in trace
+            ),
+            "test_failed": bool((data.get("comparison") or {}).get("test_failed")),
         }
     )
     return slim

@@ -205,7 +205,12 @@ def timeline(
             for c in d.get("changes") or []
         ]
         if gs in g_pos and ns in n_pos:
-            pairs.append((g_pos[gs], n_pos[ns], "changed" if changes else "same", changes, []))
+            g_step, n_step = g_trace[g_pos[gs]], n_trace[n_pos[ns]]
+            # an ignored argument or a new tool result is still a change on the page
+            differs = bool(changes) or any(
+                g_step.get(k) != n_step.get(k) for k in ("args", "result")
+            )
+            pairs.append((g_pos[gs], n_pos[ns], "changed" if differs else "same", changes, []))
     for op in tools.get("ops") or []:
         kind = op.get("op")
         gs, ns = op.get("golden_step"), op.get("new_step")
@@ -358,11 +363,16 @@ def _commands(entry: Mapping[str, Any]) -> list[dict[str, str]]:
     name = shlex.quote(str(entry.get("name")))
     state = entry.get("state")
     if state == "failed" and entry.get("report") is not None:
+        from ..lifecycle import fix_advice
+
+        new = entry.get("new") or {}
+        why, cmd = fix_advice(
+            str(entry.get("name")),
+            drifted=bool(new.get("request_drift")),
+            test_failed=bool(new.get("test_failed")),
+        )
         return [
-            {
-                "why": "If the change is intended, make the last run the golden:",
-                "cmd": f"agentsnap update {name}",
-            },
+            {"why": why, "cmd": cmd},
             {"why": "See the same comparison in the terminal:", "cmd": f"agentsnap diff {name}"},
         ]
     if state in ("pending", "new"):
