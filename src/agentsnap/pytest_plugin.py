@@ -27,7 +27,7 @@ from here.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -163,21 +163,33 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         parser.addini(f"agentsnap_{key}", f"agentsnap: {key} (see [tool.agentsnap])", default=None)
 
 
-def _one_mode(given: Callable[[str], object]) -> str | None:
-    """The mode the flags choose (``given(dest)``: an option's value); any two of
-    ``--agentsnap-record``, ``--agentsnap-replay`` and ``--agentsnap-live`` are a usage error."""
-    chosen = [(mode, flag) for mode, flag in _MODE_FLAGS if given(f"agentsnap_{mode}")]
+#: the note shown in the header when --agentsnap-replay and --agentsnap-live are both given
+_LIVE_WINS = (
+    "agentsnap: --agentsnap-replay and --agentsnap-live were both given: live wins (as in agentsnap 0.5.1); "
+    "every test calls the real API."
+)
+
+
+def _resolve_mode(config: pytest.Config) -> str | None:
+    """The mode the flags choose. ``--agentsnap-live`` beats ``--agentsnap-replay`` (0.5.1's
+    precedence, with a note in the header); ``--agentsnap-record`` with another mode is a usage error."""
+    chosen = [(mode, flag) for mode, flag in _MODE_FLAGS if config.getoption(f"agentsnap_{mode}")]
+    if [mode for mode, _ in chosen] == ["replay", "live"]:
+        config.stash[_NOTE_KEY] = _LIVE_WINS
+        chosen = [chosen[1]]
     if len(chosen) > 1:
         raise pytest.UsageError(
-            f"agentsnap: {' and '.join(flag for _, flag in chosen)} cannot be combined; "
-            "choose one mode per run."
+            f"agentsnap: {chosen[0][1]} and {chosen[1][1]} cannot be combined; choose one mode per run."
         )
     return chosen[0][0] if chosen else None
 
 
-def _resolve_mode(config: pytest.Config) -> str | None:
-    """The mode the flags choose (see :func:`_one_mode`)."""
-    return _one_mode(config.getoption)
+_NOTE_KEY = pytest.StashKey[str]()
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    note = config.stash.get(_NOTE_KEY, None)
+    return [note] if note else []
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -211,9 +223,10 @@ def _replays_from_the_start(early_config: pytest.Config) -> bool:
     ``[tool.agentsnap]`` do (what :func:`pytest_configure` will settle on). A config that
     cannot be read is not decided here: :func:`pytest_configure` reports it."""
     namespace = getattr(early_config, "known_args_namespace", None)
-    flagged = _one_mode(lambda dest: getattr(namespace, dest, False))
-    if flagged is not None:
-        return flagged == "replay"
+    if getattr(namespace, "agentsnap_replay", False):
+        return not getattr(namespace, "agentsnap_live", False)
+    if getattr(namespace, "agentsnap_record", False) or getattr(namespace, "agentsnap_live", False):
+        return False
     import warnings
 
     try:
