@@ -7,9 +7,10 @@ no wrapt until instrumentation is switched on.
 Flags::
 
     --agentsnap-instrument   auto-snapshot every test that calls an LLM (no code changes)
-    --agentsnap-replay       serve recorded responses; offline          } at most one;
-    --agentsnap-record       call the real API, overwrite goldens        } each implies
-    --agentsnap-live         call the real API, compare with goldens     } --agentsnap-instrument
+    --agentsnap-replay       serve recorded responses; offline          } each implies
+    --agentsnap-record       call the real API, overwrite goldens        } --agentsnap-instrument;
+    --agentsnap-live         call the real API, compare with goldens     } record with another is
+                                                                           an error, live beats replay
     --agentsnap-allow-pending   in CI, missing/pending snapshots warn instead of failing
     --agentsnap-snapshot-dir PATH   snapshot folder (relative to the rootdir)
     --agentsnap-force        an unreadable snapshot file counts as missing and is overwritten
