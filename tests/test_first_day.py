@@ -345,7 +345,7 @@ TRIP_TEST = """
 import json
 import pathlib
 
-from agent_lib import TOOLS, client_for
+from agent_lib import client_for, weather_agent
 from fake_provider import text_reply, tool_calls_reply
 
 HERE = pathlib.Path(__file__).parent
@@ -355,17 +355,7 @@ def test_trip(fake):
     trip = json.loads((HERE / "trip.json").read_text(encoding="utf-8"))
     calls = [(f"call_{i}", "get_weather", {"city": city}) for i, city in enumerate(trip["cities"])]
     fake.script(tool_calls_reply(calls), text_reply(trip["answer"]))
-    client = client_for(fake)
-    messages = [{"role": "user", "content": "Plan my trip"}]
-    first = client.chat.completions.create(model="gpt-4o-mini", messages=messages, tools=TOOLS)
-    message = first.choices[0].message
-    messages.append({"role": "assistant", "content": message.content,
-                     "tool_calls": [call.model_dump() for call in message.tool_calls]})
-    for call in message.tool_calls:
-        city = json.loads(call.function.arguments)["city"]
-        messages.append({"role": "tool", "tool_call_id": call.id, "content": f"sunny in {city}"})
-    final = client.chat.completions.create(model="gpt-4o-mini", messages=messages, tools=TOOLS)
-    assert final.choices[0].message.content
+    assert weather_agent(client_for(fake), "Plan my trip")
 """
 TRIP = "test_trip.py::test_trip"
 
