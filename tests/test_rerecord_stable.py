@@ -192,3 +192,49 @@ def test_responses_stream_with_function_calls_is_byte_stable(tmp_path: Path, gzi
         then=_responses_agent(gzipped, "Milan"),
     )
     assert changed != first and (b"Milan" in changed or gzipped)
+
+
+def _openai_loop_agent(city: str = "Rome") -> Callable[[], Any]:
+    """A non-streamed tool loop: the answer carries a fresh ``chatcmpl-…`` id and two fresh
+    ``call_…`` ids, and the follow-up request sends them back (``tool_call_id``)."""
+
+    def run() -> Any:
+        with fp.FakeOpenAI() as fake:
+            asked = fp.tool_calls_reply(
+                [
+                    (_call_id(), "get_weather", {"city": "Paris"}),
+                    (_call_id(), "get_weather", {"city": city}),
+                ]
+            )
+            asked.body["id"] = "chatcmpl-" + secrets.token_urlsafe(21)
+            fake.script(asked, fp.text_reply("Sunny in both."))
+            client = openai.OpenAI(base_url=fake.base_url, api_key="sk-test", max_retries=0)
+            tools = [{"type": "function", "function": {"name": "get_weather"}}]
+            first = client.chat.completions.create(
+                model="gpt-4o-mini", messages=QUESTION, tools=tools
+            )
+            message = first.choices[0].message
+            follow_up = [
+                *QUESTION,
+                message.model_dump(exclude_none=True),
+                *(
+                    {"role": "tool", "tool_call_id": call.id, "content": "sunny"}
+                    for call in message.tool_calls or []
+                ),
+            ]
+            final = client.chat.completions.create(
+                model="gpt-4o-mini", messages=follow_up, tools=tools
+            )
+            return final.choices[0].message.content
+
+    return run
+
+
+def test_openai_chat_tool_loop_not_streamed_is_byte_stable(tmp_path: Path) -> None:
+    first, second = _record_twice(tmp_path, "oa_loop", _openai_loop_agent())
+    assert second == first
+    assert b"chatcmpl-" in first and b"tool_call_id" in first
+    _, changed = _record_twice(
+        tmp_path, "oa_loop", _openai_loop_agent(), then=_openai_loop_agent("Milan")
+    )
+    assert changed != first and b"Milan" in changed
