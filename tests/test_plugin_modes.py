@@ -474,14 +474,17 @@ def test_corrupt_snapshot_fails_naming_the_path_and_is_never_overwritten(
         assert project.server_requests() == {NODE: 0}
 
 
-def test_record_and_replay_together_is_a_usage_error(project: Project) -> None:
-    result = project.run("--agentsnap-record", "--agentsnap-replay", subprocess=True)
-    assert result.ret == 4
+@pytest.mark.parametrize("other", ["--agentsnap-replay", "--agentsnap-live"])
+def test_record_with_another_mode_is_a_usage_error(project: Project, other: str) -> None:
+    """README: --agentsnap-record with either of the other mode flags is a usage error."""
+    result = project.run("--agentsnap-record", other, subprocess=True)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert (
-        "ERROR: agentsnap: --agentsnap-record and --agentsnap-replay cannot be combined; choose one mode per run."
+        f"ERROR: agentsnap: --agentsnap-record and {other} cannot be combined; choose one mode per run."
         in result.errlines
     )
     assert not (project.root / SNAP_DIR).exists()
+    assert not (project.root / "server_log.txt").exists()  # no test ran
 
 
 def test_replay_and_live_together_live_wins_with_a_note(project: Project) -> None:
