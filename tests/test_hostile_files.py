@@ -26,6 +26,7 @@ from typer.testing import CliRunner
 from agentsnap import Snapshot, SnapshotFormatError, SnapshotStore
 from agentsnap.cli import app
 from agentsnap.replay import Cassette
+from agentsnap.snapshot import preferred_filename
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 
 pytest_plugins = ["pytester"]
@@ -413,13 +414,16 @@ def test_cli_record_passes_force_to_pytest(monkeypatch: pytest.MonkeyPatch) -> N
     assert _app is not None and os.sep  # imported for the patch target's module
 
 
+@pytest.mark.parametrize("target", ["not-a-snapshot", "valid-golden", "dangling"])
 @pytest.mark.parametrize("force", [False, True], ids=["without-force", "force"])
 def test_pytest_record_force_replaces_a_symlinked_golden_and_never_writes_through_it(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, force: bool
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, force: bool, target: str
 ) -> None:
-    """A golden that is a symbolic link (to a file outside the snapshot folder) is refused;
+    """A golden that is a symbolic link (to a file outside the snapshot folder: a JSON file
+    that is no snapshot, a valid golden of this very test, or nothing at all) is refused;
     with --agentsnap-force the link itself is replaced by a regular file holding the new
-    recording, and the file it pointed to keeps its bytes."""
+    recording, and the file it pointed to keeps its bytes (a dangling link's target is
+    never created)."""
     monkeypatch.setenv("PYTHONPATH", str(REPO))
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     node = "test_agent.py::test_linked"
@@ -428,14 +432,23 @@ def test_pytest_record_force_replaces_a_symlinked_golden_and_never_writes_throug
     )
     outside = pytester.path / "outside" / "precious.json"
     outside.parent.mkdir()
-    outside.write_text('{"keep": "these bytes"}\n', encoding="utf-8")
-    before = outside.read_bytes()
+    if target == "not-a-snapshot":
+        outside.write_text('{"keep": "these bytes"}\n', encoding="utf-8")
+    elif target == "valid-golden":
+        SnapshotStore(outside.parent).save(
+            Snapshot(name=node, trace=[], output="old answer", approved=True)
+        )
+        SnapshotStore(outside.parent).path_for(node).rename(outside)
+    before = outside.read_bytes() if outside.exists() else None
     golden = SnapshotStore(pytester.path / "__agent_snapshots__").path_for(node)
     golden.parent.mkdir()
     golden.symlink_to(outside)
     flags = ("--agentsnap-record", "--agentsnap-force") if force else ("--agentsnap-record",)
     result = pytester.runpytest_subprocess(*ONLY_AGENTSNAP, *flags, "-W", "ignore::UserWarning")
-    assert outside.read_bytes() == before
+    assert (outside.read_bytes() if outside.exists() else None) == before
+    assert sorted(p.name for p in outside.parent.iterdir()) == (
+        [] if target == "dangling" else [outside.name]
+    )
     if not force:
         result.assert_outcomes(failed=1)
         assert f"{golden} is a symbolic link (to {outside})" in result.stdout.str()
@@ -448,3 +461,31 @@ def test_pytest_record_force_replaces_a_symlinked_golden_and_never_writes_throug
     folder = golden.parent
     assert [p.name for p in folder.iterdir() if p.is_file()] == [golden.name]
     assert not any(p.is_symlink() for p in folder.rglob("*"))
+
+
+def test_cli_update_force_replaces_a_symlinked_golden_and_never_writes_through_it(
+    tmp_path: Path,
+) -> None:
+    """`agentsnap update NAME` over a golden that is a symbolic link fails naming the link
+    and `--force`; with `--force` the link is replaced by a regular file holding the last
+    run, and the file it pointed to keeps its bytes."""
+    root = tmp_path / "snaps"
+    store = SnapshotStore(root)
+    store.save_last_run(Snapshot(name=NAME, trace=[], output="last run"))
+    outside = tmp_path / "outside.json"
+    outside.write_text('{"keep": "these bytes"}\n', encoding="utf-8")
+    golden = store.root / preferred_filename(NAME)
+    golden.symlink_to(outside)
+
+    refused = _cli("update", NAME, "--dir", str(root))
+    assert refused.exit_code == 1
+    _one_line_error(refused.output, golden, f"is a symbolic link (to {outside})", "--force")
+    assert golden.is_symlink()
+
+    forced = _cli("update", NAME, "--force", "--dir", str(root))
+    assert forced.exit_code == 0, forced.output
+    assert outside.read_text(encoding="utf-8") == '{"keep": "these bytes"}\n'
+    assert not golden.is_symlink() and golden.is_file()
+    snap = SnapshotStore.read_file(golden, expected_name=NAME)
+    assert snap.approved and snap.output == "last run"
+    assert not store.last_run_path(NAME).exists()

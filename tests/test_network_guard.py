@@ -572,25 +572,31 @@ try:
     AT_IMPORT = client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "hi"}])
 except openai.APIError as exc:  # what a live run may get; agentsnap's refusal is not one
     AT_IMPORT = exc
-
-
-def test_after_import():
-    pass
 """
 
+OUTSIDE_ANY_TEST = "an LLM call was made outside any test (while importing a conftest.py, importing or collecting a test module, or in a hook) and this run replays"
 
+
+@pytest.mark.parametrize("where", ["test-module", "conftest"])
 @pytest.mark.parametrize("mode", ["--agentsnap-replay", "--agentsnap-live"])
-def test_an_sdk_call_at_test_module_import_is_never_sent_in_replay(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, mode: str
+def test_an_sdk_call_at_import_is_never_sent_in_replay(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, mode: str, where: str
 ) -> None:
-    """The socket guard lets loopback through, so a module-level SDK call to a loopback server
-    is refused at the send seam: replay serves a test's calls, and none runs at collection.
-    The live run is the control: the same module does reach the server."""
+    """The socket guard lets loopback through, so an SDK call to a loopback server made while
+    a test module or a conftest.py is imported is refused at the send seam: replay serves a
+    test's calls, and none runs then. The live run is the control: the same code does reach
+    the server."""
     from tests.fake_provider import FakeOpenAI, text_reply
 
     clear_ci(monkeypatch)
     monkeypatch.delenv("AGENTSNAP_MODE", raising=False)
-    pytester.makepyfile(test_import_sdk=SDK_AT_IMPORT)
+    if where == "conftest":
+        pytester.makeconftest(SDK_AT_IMPORT)
+        pytester.makepyfile(test_x="def test_x():\n    pass\n")
+    else:
+        pytester.makepyfile(
+            test_import_sdk=SDK_AT_IMPORT + "\n\ndef test_after_import():\n    pass\n"
+        )
     with FakeOpenAI() as fake:
         fake.script(text_reply("hello"))
         monkeypatch.setenv("FAKE_OPENAI_URL", fake.base_url)
@@ -601,12 +607,17 @@ def test_an_sdk_call_at_test_module_import_is_never_sent_in_replay(
     out = result.stdout.str()
     if mode == "--agentsnap-live":
         assert sent == 1, out
+        result.assert_outcomes(passed=1)
         return
     assert sent == 0, out
+    assert not (pytester.path / "__agent_snapshots__").exists()
+    if where == "conftest":
+        err = result.stderr.str()
+        assert result.ret == pytest.ExitCode.USAGE_ERROR, err
+        assert f"agentsnap: {OUTSIDE_ANY_TEST}" in err
+        assert f"raised while importing {pytester.path / 'conftest.py'}" in err
+        assert "Traceback" not in err
+        return
     assert result.ret == pytest.ExitCode.INTERRUPTED
     assert "ERROR collecting test_import_sdk.py" in out
-    assert (
-        "agentsnap.exceptions.ReplayMissError: agentsnap: an LLM call was made outside any test "
-        "(while importing or collecting a test module, or in a hook) and this run replays"
-    ) in out
-    assert not (pytester.path / "__agent_snapshots__").exists()
+    assert f"agentsnap.exceptions.ReplayMissError: agentsnap: {OUTSIDE_ANY_TEST}" in out

@@ -203,6 +203,19 @@ class Project:
             return self.pytester.runpytest_subprocess(*argv)
         return self.pytester.runpytest_inprocess(*argv)
 
+    def files(self) -> set[str]:
+        """Every file and folder under the project, relative; left out: bytecode caches and what
+        pytester itself writes for a subprocess run (its basetemp ``runpytest-*``, ``stdout``, ``stderr``)."""
+        found = set()
+        for path in self.root.rglob("*"):
+            rel = path.relative_to(self.root)
+            if "__pycache__" in rel.parts or rel.parts[0].startswith("runpytest-"):
+                continue
+            if rel.as_posix() in ("stdout", "stderr"):
+                continue
+            found.add(rel.as_posix())
+        return found
+
     def server_requests(self) -> dict[str, int]:
         """``{nodeid: requests the fake server received}`` for the last run."""
         log = self.root / "server_log.txt"
@@ -461,14 +474,17 @@ def test_corrupt_snapshot_fails_naming_the_path_and_is_never_overwritten(
         assert project.server_requests() == {NODE: 0}
 
 
-def test_record_and_replay_together_is_a_usage_error(project: Project) -> None:
-    result = project.run("--agentsnap-record", "--agentsnap-replay", subprocess=True)
-    assert result.ret == 4
+@pytest.mark.parametrize("other", ["--agentsnap-replay", "--agentsnap-live"])
+def test_record_with_another_mode_is_a_usage_error(project: Project, other: str) -> None:
+    """README: --agentsnap-record with either of the other mode flags is a usage error."""
+    result = project.run("--agentsnap-record", other, subprocess=True)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert (
-        "ERROR: agentsnap: --agentsnap-record and --agentsnap-replay cannot be combined; choose one mode per run."
+        f"ERROR: agentsnap: --agentsnap-record and {other} cannot be combined; choose one mode per run."
         in result.errlines
     )
     assert not (project.root / SNAP_DIR).exists()
+    assert not (project.root / "server_log.txt").exists()  # no test ran
 
 
 def test_replay_and_live_together_live_wins_with_a_note(project: Project) -> None:
@@ -502,6 +518,7 @@ def test_ci_missing_snapshot_in_replay_fails_without_network_or_files(
     so the CI message's hint that it does would mislead (found by a break-it review). GitHub Actions
     sets GITHUB_ACTIONS=true (and CI=true): either one alone is CI."""
     monkeypatch.setenv(marker, "true")
+    before = project.files()
     result = project.run("--agentsnap-replay", subprocess=True)
 
     assert result.ret == 1
@@ -516,6 +533,8 @@ def test_ci_missing_snapshot_in_replay_fails_without_network_or_files(
     assert summary(result) == ["agentsnap: 1 failed"]
     assert project.server_requests() == {NODE: 0}
     assert not (project.root / SNAP_DIR).exists()
+    # server_log.txt is the test's own log; agentsnap wrote nothing
+    assert project.files() == before | {"server_log.txt"}
 
 
 def test_local_missing_snapshot_in_replay_fails_without_network_or_files(project: Project) -> None:

@@ -790,6 +790,9 @@ def test_replayed_request_drift_report_advises_what_the_cli_accepts(
     commands = [c.find_all("code")[0].text() for c in doc.find_all("div", cls="cmd")]
     assert commands == [record, f"agentsnap diff {FORECAST}"]
     assert not any("agentsnap update" in c for c in commands)
+    # the pytest failure (the text report) says the same
+    assert f"re-record it live: `{record}`" in drift.stdout, drift.stdout
+    assert "`agentsnap update` refuses this run" in drift.stdout
     monkeypatch.chdir(tmp_path)
     snapshots = str(tmp_path / "__agent_snapshots__")
     diff = CliRunner().invoke(app, ["diff", FORECAST, "--dir", snapshots])

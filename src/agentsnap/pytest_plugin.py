@@ -46,6 +46,7 @@ from ._pytest.session import AgentsnapSession, end_session, start_session
 from ._pytest.session import clash_message as _clash_message
 from ._pytest.session import get_session as _session
 from ._pytest.session import guard_run as _guard_run
+from ._pytest.session import refuse_calls_outside_tests as _refuse_calls_outside_tests
 from ._pytest.session import set_dummy_api_keys as _set_dummy_api_keys
 from ._pytest.session import unguard_run as _unguard_run
 from ._pytest.summary import ORDER as _ORDER
@@ -55,7 +56,6 @@ from ._pytest.summary import snapshot_fixture_owner as _snapshot_fixture_owner
 from ._pytest.summary import summary_line, syrupy_note, write_summary
 from .exceptions import (
     AgentRegressionError,
-    NetworkBlockedError,
     ReplayMissError,
     SnapshotFormatError,
     SnapshotNotFoundError,
@@ -243,24 +243,26 @@ def _replays_from_the_start(early_config: pytest.Config) -> bool:
 def pytest_load_initial_conftests(
     early_config: pytest.Config, parser: pytest.Parser, args: list[str]
 ) -> Generator[None, None, None]:
-    """Turn the run's socket guard on before the first conftest is imported when the run
-    replays (flag, ``AGENTSNAP_MODE``, ini option or ``[tool.agentsnap] mode``);
-    :func:`pytest_configure` confirms or lifts it.
+    """Turn the run's socket guard on, and refuse LLM calls made outside a test (loopback
+    included), before the first conftest is imported when the run replays (flag,
+    ``AGENTSNAP_MODE``, ini option or ``[tool.agentsnap] mode``); :func:`pytest_configure`
+    confirms or lifts both.
 
-    A conftest that reaches the network while the guard is on gets a usage error naming
-    the conftest, not pytest's internal traceback: :class:`NetworkBlockedError` is a
-    ``BaseException`` (an SDK's retry loop must not swallow it), which pytest's conftest
-    import does not wrap.
+    A conftest that reaches the network or makes an LLM call while they are on gets a
+    usage error naming the conftest, not pytest's internal traceback: agentsnap's
+    :class:`ReplayMissError` (and :class:`NetworkBlockedError`) is a ``BaseException`` (an
+    SDK's retry loop must not swallow it), which pytest's conftest import does not wrap.
     """
     if _replays_from_the_start(early_config):
         _guard_run(early_config)
+        _refuse_calls_outside_tests(early_config)
     try:
         return (yield)
-    except NetworkBlockedError as exc:
+    except ReplayMissError as exc:  # NetworkBlockedError included
         where = _conftest_of(exc)
         raise pytest.UsageError(
             f"{exc}\n(raised while importing {where}: a conftest runs before any test, "
-            "so it cannot reach the network in a replay run either)"
+            "so in a replay run it can neither reach the network nor make an LLM call)"
         ) from None
 
 

@@ -495,17 +495,15 @@ def start_session(
         set_dummy_api_keys()
         guard_run(config)
         refuse_calls_outside_tests(config)
-    else:
-        unguard_run(config)  # the flag was seen early, but the settled mode is not replay
+    else:  # replay was seen early (pytest_load_initial_conftests), but the settled mode is not replay
+        allow_calls_outside_tests(config)
+        unguard_run(config)
     return session
 
 
 def end_session(config: pytest.Config) -> None:
     """Undo :func:`start_session`: the run's guard, the forced mode, the report's observer."""
-    outside = config.stash.get(OUTSIDE_TESTS, None)
-    if outside is not None:
-        outside.stop()
-        del config.stash[OUTSIDE_TESTS]
+    allow_calls_outside_tests(config)
     unguard_run(config)
     session = get_session(config)
     if session is None:
@@ -545,8 +543,8 @@ def guard_run(config: pytest.Config) -> None:
 #: the replay run's recording under every test's: refuses the LLM calls made outside a test
 OUTSIDE_TESTS = pytest.StashKey["Recording"]()
 OUTSIDE_TESTS_MESSAGE = (
-    "agentsnap: an LLM call was made outside any test (while importing or collecting a test module, "
-    "or in a hook) and this run replays: replay serves a test's calls from its snapshot, so this one "
+    "agentsnap: an LLM call was made outside any test (while importing a conftest.py, importing or "
+    "collecting a test module, or in a hook) and this run replays: replay serves a test's calls from its snapshot, so this one "
     "has nothing to serve and no request is sent. Make the call inside the test (or a fixture it uses)."
 )
 
@@ -565,6 +563,14 @@ def refuse_calls_outside_tests(config: pytest.Config) -> None:
             block_error=ReplayMissError,
             offline_reason=RUN_GUARD_REASON,
         ).start()
+
+
+def allow_calls_outside_tests(config: pytest.Config) -> None:
+    """Lift :func:`refuse_calls_outside_tests` (nothing when it is not on)."""
+    outside = config.stash.get(OUTSIDE_TESTS, None)
+    if outside is not None:
+        outside.stop()
+        del config.stash[OUTSIDE_TESTS]
 
 
 def unguard_run(config: pytest.Config) -> None:

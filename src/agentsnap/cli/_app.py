@@ -557,7 +557,7 @@ def update(
         bool,
         typer.Option(
             "--force",
-            help="Also replace a golden file that cannot be read (corrupt, merge conflict, other version or name).",
+            help="Also replace a golden file that cannot be read (corrupt, merge conflict, other version or name) or is a symbolic link (the link is replaced, never written through).",
         ),
     ] = False,
     dir: DirOption = None,
@@ -599,7 +599,9 @@ def update(
         return
     from ..snapshot import SnapshotStore
 
-    store = SnapshotStore(root)
+    store = SnapshotStore(
+        root, force=force
+    )  # with --force a linked golden is named, to be replaced
     for item in plan:
         replaced = "" if item.golden is None else f", replacing {item.golden.path}"
         out.note(f"promoting {item.last.path} -> {store.path_for(item.last.name)}{replaced}")

@@ -129,8 +129,13 @@ class Scan:
 
     def broken_for(self, name: str) -> str | None:
         """The reason the file for ``name`` cannot be read, when it exists but is broken
-        or holds another snapshot's name (one line, with the path and the remedy)."""
-        path = SnapshotStore(self.root).path_for(name)
+        or holds another snapshot's name, or is a symbolic link (one line, with the path and the remedy)."""
+        try:
+            path = SnapshotStore(self.root).path_for(name)
+        except (
+            SnapshotFormatError
+        ) as exc:  # a linked golden: never followed, replaced only with --force
+            return str(exc)
         reason = self.broken.get(path)
         if reason is None and any(e.path == path and e.name != name for e in self.entries.values()):
             try:
