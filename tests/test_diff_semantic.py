@@ -310,3 +310,71 @@ def test_agent_asserter_passes_a_rewording_its_embed_fn_scores_identical(tmp_pat
     ):
         run.output = "Great news! Your order will be shipped on Monday."
     assert info.value.diff_report.failed_checks == ["semantic:output"]
+
+
+def test_a_users_embed_fn_decides_a_live_run_through_the_openai_sdk(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """End to end: a golden recorded through the openai SDK, then live runs whose answer
+    changed a number (which the meaning check flags). The user's ``embed_fn`` scores the two
+    answers identical: the run passes and the report still lists the changed number; with
+    ``strict_facts`` that finding fails it; an ``embed_fn`` that scores them apart fails it."""
+    import openai
+
+    from agentsnap import AgentAsserter, AgentRecorder
+    from agentsnap.exceptions import AgentRegressionError
+    from tests.fake_provider import FakeOpenAI, text_reply
+
+    monkeypatch.delenv("CI", raising=False)
+    golden_answer, new_answer = "Your refund is 40 euros.", "Your refund is 90 euros."
+
+    def same(texts: list[str]) -> list[list[float]]:
+        return [[0.6, 0.8] for _ in texts]
+
+    def apart(texts: list[str]) -> list[list[float]]:
+        return [[1.0, 0.0] if t == golden_answer else [0.0, 1.0] for t in texts]
+
+    def ask(client: openai.OpenAI) -> str:
+        reply = client.chat.completions.create(
+            model="gpt-4o-mini", messages=[{"role": "user", "content": "My refund?"}]
+        )
+        return str(reply.choices[0].message.content)
+
+    with FakeOpenAI() as fake:
+        fake.script(text_reply(golden_answer))
+        client = openai.OpenAI(base_url=fake.base_url, api_key="sk-test", max_retries=0)
+        with AgentRecorder("refund", snapshot_dir=tmp_path) as rec:
+            rec.output = ask(client)
+
+        fake.script(text_reply(new_answer))
+        with AgentAsserter("refund", snapshot_dir=tmp_path, embed_fn=same) as run:
+            run.output = ask(client)
+        report = run.report
+        assert report is not None and report.passed and report.failed_checks == []
+        assert report.semantic_scores == {"llm_call[0]": pytest.approx(1.0), "output": 1.0}
+        for key in ("llm_call[0]", "output"):
+            findings = report.details["semantic"][key]["findings"]
+            assert [(f["kind"], f["severity"], f["golden"], f["new"]) for f in findings] == [
+                ("number", "harmful", golden_answer, new_answer)
+            ]
+
+        fake.script(text_reply(new_answer))
+        with (
+            pytest.raises(AgentRegressionError) as strict,
+            AgentAsserter("refund", snapshot_dir=tmp_path, embed_fn=same, strict_facts=True) as run,
+        ):
+            run.output = ask(client)
+        assert strict.value.diff_report.failed_checks == ["semantic:llm_call[0]", "semantic:output"]
+        assert strict.value.diff_report.details["semantic"]["output"]["failed_by"] == "strict_facts"
+
+        fake.script(text_reply(new_answer))
+        with (
+            pytest.raises(AgentRegressionError) as orthogonal,
+            AgentAsserter("refund", snapshot_dir=tmp_path, embed_fn=apart) as run,
+        ):
+            run.output = ask(client)
+        assert orthogonal.value.diff_report.failed_checks == [
+            "semantic:llm_call[0]",
+            "semantic:output",
+        ]
+        assert orthogonal.value.diff_report.semantic_scores["output"] == pytest.approx(0.0)
