@@ -1,4 +1,5 @@
-"""Trace.steps: tool calls derived from the conversation, when ids repeat across conversations."""
+"""Trace.steps: tool calls derived from the conversation, when ids repeat across conversations;
+steps in the order the calls were made, and a stable order for concurrent conversations."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from pathlib import Path
 import openai
 import pytest
 
-from agentsnap import AgentRecorder, SnapshotStore
+from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
 from tests.fake_provider import FakeOpenAI, text_reply, tool_calls_reply
+from tests.offline import Offline
 
 TOOLS = [
     {
@@ -103,3 +105,113 @@ def test_tools_run_in_parallel_are_ordered_by_content_not_by_scheduling(tmp_path
         orders.append([s["args"]["city"] for s in trace])
     # completion order differed (Rome, Paris, Oslo vs Paris, Oslo, Rome); the trace did not
     assert orders[0] == orders[1] == ["Oslo", "Paris", "Rome", "Lima"]
+
+
+def side_call_agent(client: openai.OpenAI, city: str) -> str:
+    """A tool loop that, between the tool call and the final answer, asks the model
+    something else in a conversation of its own (a summariser, a guard model)."""
+    messages: list[dict] = [{"role": "user", "content": f"Weather in {city}?"}]
+    first = client.chat.completions.create(model="gpt-4o-mini", messages=messages, tools=TOOLS)
+    call = first.choices[0].message.tool_calls[0]
+    raw = f"{city}: 21 C, clear sky, wind 5 km/h"
+    summary = (
+        client.chat.completions.create(
+            model="gpt-4o-mini", messages=[{"role": "user", "content": f"Summarise: {raw}"}]
+        )
+        .choices[0]
+        .message.content
+    )
+    messages += [
+        {"role": "assistant", "content": None, "tool_calls": [call.model_dump()]},
+        {"role": "tool", "tool_call_id": call.id, "content": summary},
+    ]
+    return (
+        client.chat.completions.create(model="gpt-4o-mini", messages=messages, tools=TOOLS)
+        .choices[0]
+        .message.content
+    )
+
+
+def test_a_side_call_between_two_turns_is_stored_where_it_happened(
+    tmp_path: Path, offline: Offline
+) -> None:
+    with FakeOpenAI() as fake:
+        fake.script(
+            tool_calls_reply([("call_Qm3kX9", "get_weather", {"city": "Paris"})]),
+            text_reply("sunny, 21 C"),
+            text_reply("Paris: sunny, 21 C"),
+        )
+        base = fake.base_url
+        client = openai.OpenAI(base_url=base, api_key="sk-test", max_retries=0)
+        with AgentRecorder("side_call", snapshot_dir=tmp_path):
+            live = side_call_agent(client, "Paris")
+    trace = json.loads(SnapshotStore(tmp_path).path_for("side_call").read_text(encoding="utf-8"))[
+        "trace"
+    ]
+    # the summariser's call was made before the final answer's: it stays before it
+    assert [(s["step"], s["type"], s.get("response"), s.get("result")) for s in trace] == [
+        (0, "llm_call", "", None),
+        (1, "tool_call", None, "sunny, 21 C"),
+        (2, "llm_call", "sunny, 21 C", None),
+        (3, "llm_call", "Paris: sunny, 21 C", None),
+    ]
+    assert trace[2]["messages"] == [
+        {"role": "user", "content": "Summarise: Paris: 21 C, clear sky, wind 5 km/h"}
+    ]
+    client = openai.OpenAI(base_url=base, api_key="sk-test", max_retries=0)
+    with offline(), AgentAsserter("side_call", snapshot_dir=tmp_path, mode="replay") as run:
+        replayed = side_call_agent(client, "Paris")
+    assert replayed == live == "Paris: sunny, 21 C"
+    assert run.report is not None and run.report.passed, run.report
+
+
+def test_concurrent_conversations_keep_one_order_whatever_the_scheduling(tmp_path: Path) -> None:
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tests.fake_provider import Reply
+
+    delays: dict[str, float] = {}
+
+    def reply(body: dict) -> Reply:
+        city = body["messages"][0]["content"].removeprefix("Weather in ").rstrip("?")
+        time.sleep(delays[city])
+        if body["messages"][-1]["role"] == "tool":
+            return text_reply(f"{city}: sunny")
+        return tool_calls_reply([(f"call_{city}", "get_weather", {"city": city})])
+
+    orders = []
+    with FakeOpenAI() as fake:
+        fake.respond_with(reply)
+        client = openai.OpenAI(base_url=fake.base_url, api_key="sk-test", max_retries=0)
+        for n, timing in enumerate(({"Rome": 0.0, "Oslo": 0.15}, {"Rome": 0.15, "Oslo": 0.0})):
+            delays.update(timing)
+            barrier = threading.Barrier(2)
+
+            def one(city: str, barrier: threading.Barrier = barrier) -> str:
+                barrier.wait()  # both start together: their first calls overlap
+                return weather_agent(client, city)
+
+            with (
+                AgentRecorder(f"concurrent{n}", snapshot_dir=tmp_path),
+                ThreadPoolExecutor(2) as pool,
+            ):
+                list(pool.map(one, ["Rome", "Oslo"]))
+            trace = json.loads(
+                SnapshotStore(tmp_path).path_for(f"concurrent{n}").read_text(encoding="utf-8")
+            )["trace"]
+            orders.append([(s["type"], s.get("response", s.get("result"))) for s in trace])
+    # the calls finished in opposite orders; each conversation is written whole, by content
+    assert (
+        orders[0]
+        == orders[1]
+        == [
+            ("llm_call", ""),
+            ("tool_call", "sunny in Oslo"),
+            ("llm_call", "Oslo: sunny"),
+            ("llm_call", ""),
+            ("tool_call", "sunny in Rome"),
+            ("llm_call", "Rome: sunny"),
+        ]
+    )

@@ -165,35 +165,32 @@ def _readable(response: dict[str, Any]) -> dict[str, Any]:
 
 
 def _order(entries: list[tuple[Exchange, dict[str, Any]]]) -> list[tuple[Exchange, dict[str, Any]]]:
-    """A deterministic order for captured exchanges.
+    """A deterministic order for captured exchanges: the order they were sent, except
+    where calls ran concurrently.
 
     * Replay: the order of the recordings that were served (``replay_index``),
       so a replayed run lines up with its golden however threads or the event
       loop scheduled the calls.
     * Capture: calls are grouped into conversations — a request whose message
       list extends an earlier request's (same prefix) continues that
-      conversation — and written one conversation after another, each in its
-      own causal order; an exchange with no message list (``count_tokens``, any
-      ``http`` step) joins the conversation of the exchange sent before it, so it
-      stays where it happened. Conversations are ordered by when they started; ones
-      that started concurrently (their first calls overlapped in time, as under
-      ``asyncio.gather`` or a thread pool) are ordered by their first request's
-      content instead, which does not depend on scheduling.
+      conversation; an exchange with no message list (``count_tokens``, any
+      ``http`` step) is a conversation of its own. Conversations that started
+      concurrently (their first calls overlapped in time, as under
+      ``asyncio.gather`` or a thread pool) form a block, written one
+      conversation after another, ordered by their first request's content
+      (which does not depend on scheduling). Everything else is written in the
+      order it was sent: a side call, a ``count_tokens`` or any other request
+      made between two turns of a conversation stays between them, and a block
+      stands where its first call was sent.
     """
     if entries and all(ex.replay_index is not None for ex, _ in entries):
         return sorted(entries, key=lambda e: (e[0].replay_index, e[0].seq))
     entries = sorted(entries, key=lambda e: e[0].seq)
     conversations: list[list[tuple[Exchange, dict[str, Any]]]] = []
     tails: list[tuple[str, ...] | None] = []
-    last_home: int | None = None  # the conversation the previous exchange joined
     for entry in entries:
         sig = _message_signature(entry[1])
         home = None
-        if sig is None and last_home is not None:
-            # no conversation of its own (count_tokens, a model list, any http step):
-            # it stays where it happened, after the exchange sent before it
-            conversations[last_home].append(entry)
-            continue
         if sig is not None:
             best = -1
             for i, tail in enumerate(tails):
@@ -207,12 +204,10 @@ def _order(entries: list[tuple[Exchange, dict[str, Any]]]) -> list[tuple[Exchang
         if home is None:
             conversations.append([entry])
             tails.append(sig)
-            home = len(conversations) - 1
         else:
             conversations[home].append(entry)
             tails[home] = sig
-        last_home = home
-    # order conversations: by start, with concurrent starters sorted by content
+    # blocks: conversations whose first calls overlapped in time, sorted by content
     groups: list[list[list[tuple[Exchange, dict[str, Any]]]]] = []
     group_end = -1.0
     for conv in conversations:  # already in order of their first exchange's start
@@ -224,12 +219,29 @@ def _order(entries: list[tuple[Exchange, dict[str, Any]]]) -> list[tuple[Exchang
         else:
             groups.append([conv])
             group_end = end
-    out: list[tuple[Exchange, dict[str, Any]]] = []
+    # units to merge by send order: a lone conversation, exchange by exchange; a block whole
+    units: list[list[tuple[Exchange, dict[str, Any]]]] = []
     for group in groups:
-        if len(group) > 1:
-            group = sorted(group, key=lambda c: request_key(c[0][0].request))
-        for conv in group:
-            out.extend(conv)
+        if len(group) == 1:
+            units.append(group[0])
+        else:
+            block = sorted(group, key=lambda c: request_key(c[0][0].request))
+            units.append([entry for conv in block for entry in conv])
+    atomic = [len(group) > 1 for group in groups]
+    starts = [min(ex.seq for ex, _ in unit) for unit in units]
+    heads = [0] * len(units)
+    out: list[tuple[Exchange, dict[str, Any]]] = []
+    while len(out) < len(entries):
+        pick = min(
+            (u for u in range(len(units)) if heads[u] < len(units[u])),
+            key=lambda u: starts[u] if atomic[u] else units[u][heads[u]][0].seq,
+        )
+        if atomic[pick]:
+            out.extend(units[pick])
+            heads[pick] = len(units[pick])
+        else:
+            out.append(units[pick][heads[pick]])
+            heads[pick] += 1
     return out
 
 
