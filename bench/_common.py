@@ -350,7 +350,7 @@ def forget_scrub_memo() -> None:
     """Empty agentsnap's memo of scrubbed strings, so a timed run scrubs what a fresh
     process would (nothing seen before); a no-op when there is no such memo."""
     try:
-        from agentsnap import scrub
+        from agentsnap.storage import scrub
     except ImportError:
         return
     if isinstance(getattr(scrub, "_memo", None), tuple):

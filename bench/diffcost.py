@@ -121,7 +121,8 @@ def traces(
 
 
 def _write(root: Path, big: bool) -> tuple[str, str, Path, Path]:
-    from agentsnap.snapshot import Snapshot, SnapshotStore
+    from agentsnap.storage.snapshot import Snapshot
+    from agentsnap.storage.store import SnapshotStore
 
     golden, new = traces(big=big)
     store = SnapshotStore(root)
@@ -139,7 +140,7 @@ def _write(root: Path, big: bool) -> tuple[str, str, Path, Path]:
 
 def run(ctx: Ctx, legacy: Any = None) -> Section:
     from agentsnap.diff import compute_diff
-    from agentsnap.snapshot import SnapshotStore
+    from agentsnap.storage.store import SnapshotStore
 
     sec = Section("7", "Diff cost: two 1,000-step traces with 10 % edits, and a 5 MB tool output")
     root = ctx.scratch / "row7"

@@ -226,7 +226,7 @@ def _golden(proj: Path) -> tuple[Path, str]:
 
 def _load(store_dir: Path, name: str) -> float:
     from agentsnap.replay import Cassette
-    from agentsnap.snapshot import SnapshotStore
+    from agentsnap.storage.store import SnapshotStore
 
     forget_scrub_memo()
     gc.collect()

@@ -54,7 +54,8 @@ VCR_RATIO_MIN = {1000: 12.0, 10000: 80.0}
 def _agentsnap_session(root: Path, n: int, client: Any) -> str:
     """Record (or, above 1,000, extend) an n-call groq session as a snapshot; returns its name."""
     from agentsnap.capture import Recording
-    from agentsnap.snapshot import Snapshot, SnapshotStore, dumps
+    from agentsnap.storage.snapshot import Snapshot, dumps
+    from agentsnap.storage.store import SnapshotStore
 
     name = f"groq_session_{n}"
     store = SnapshotStore(root)
@@ -98,7 +99,7 @@ def _replay_agentsnap(root: Path, name: str, n: int, client: Any, *, strict: boo
     """Load and replay the session; ``strict``: exact request matches only (a miss raises)."""
     from agentsnap.capture import Recording
     from agentsnap.replay import Cassette
-    from agentsnap.snapshot import SnapshotStore
+    from agentsnap.storage.store import SnapshotStore
 
     forget_scrub_memo()  # as in a fresh process
     gc.collect()

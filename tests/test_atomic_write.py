@@ -1,4 +1,4 @@
-"""The one atomic-write helper (agentsnap._atomic) and the writers that use it (issue 15)."""
+"""The one atomic-write helper (agentsnap.storage.atomic) and the writers that use it (issue 15)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentsnap import _atomic
+from agentsnap.storage import atomic as _atomic
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "agentsnap"
 
@@ -48,10 +48,10 @@ def test_a_failed_write_keeps_the_old_file_and_removes_the_temp_file(
 
 
 def test_no_module_but_the_helper_renames_temp_files() -> None:
-    """Every atomic write goes through agentsnap._atomic: nobody else calls os.replace or mkstemp."""
+    """Every atomic write goes through agentsnap.storage.atomic: nobody else calls os.replace or mkstemp."""
     offenders = []
     for path in sorted(SRC.rglob("*.py")):
-        if path.name == "_atomic.py":
+        if path.relative_to(SRC).as_posix() == "storage/atomic.py":
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Attribute) and node.attr in ("replace", "mkstemp", "rename"):

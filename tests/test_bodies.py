@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 
 from agentsnap import AgentAsserter, AgentRecorder, Snapshot, SnapshotStore
 from agentsnap.capture import send
-from agentsnap.serialize import BLOB_THRESHOLD, to_json
+from agentsnap.storage.serialize import BLOB_THRESHOLD, to_json
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")

@@ -32,7 +32,7 @@ from agentsnap.diff.checks import (
 from agentsnap.diff.report import CHECK_ORDER, COMPONENTS
 from agentsnap.lifecycle import Outcome
 from agentsnap.report import entry_from_outcome, render_html
-from agentsnap.snapshot import Snapshot
+from agentsnap.storage.snapshot import Snapshot
 
 
 @dataclasses.dataclass

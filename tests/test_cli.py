@@ -300,7 +300,7 @@ def test_show_glob_matching_several_is_an_error_listing_them(tmp_path: Path) -> 
 
 
 def test_show_corrupt_snapshot_is_a_one_line_error_with_the_path(tmp_path: Path) -> None:
-    from agentsnap.snapshot import SnapshotStore
+    from agentsnap.storage.store import SnapshotStore
 
     path = SnapshotStore(tmp_path).path_for(PARIS)
     path.write_text('{"trace": [', encoding="utf-8")

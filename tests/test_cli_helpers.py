@@ -10,7 +10,8 @@ from typing import Any
 from typer.testing import CliRunner, Result
 
 from agentsnap.cli import app
-from agentsnap.snapshot import Snapshot, SnapshotStore, dumps
+from agentsnap.storage.snapshot import Snapshot, dumps
+from agentsnap.storage.store import SnapshotStore
 
 runner = CliRunner()
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agentsnap.snapshot import SnapshotStore
+from agentsnap.storage.store import SnapshotStore
 from tests.test_cli_helpers import invoke, make, read, tree
 
 CLAUDE = "tests/test_agent.py::test_claude_weather"
@@ -216,7 +216,7 @@ def test_update_prints_what_it_promotes_before_it_does(tmp_path: Path) -> None:
 
 
 def test_name_from_file_is_the_stores_one_function(tmp_path: Path) -> None:
-    from agentsnap.snapshot import name_from_file
+    from agentsnap.storage.naming import name_from_file
 
     store = SnapshotStore(tmp_path)
     path = make(tmp_path, WEATHER)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from agentsnap.snapshot import SnapshotStore
+from agentsnap.storage.store import SnapshotStore
 from tests.test_cli_helpers import PARIS, invoke, make, read, tree
 
 CHECK_RECORD_ENV = "import os,sys; sys.exit(0 if os.environ.get('AGENTSNAP_MODE')=='record' else 3)"
@@ -395,7 +395,7 @@ def test_from_trace_reads_anthropic_and_gemini_responses(
     from typer.testing import CliRunner
 
     from agentsnap.cli import app
-    from agentsnap.snapshot import SnapshotStore
+    from agentsnap.storage.store import SnapshotStore
 
     trace = tmp_path / "trace.json"
     trace.write_text(_json.dumps(data), encoding="utf-8")

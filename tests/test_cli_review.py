@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agentsnap.cli import _output
-from agentsnap.snapshot import SnapshotStore
+from agentsnap.storage.store import SnapshotStore
 from tests.test_cli_helpers import (
     LYON,
     PARIS,
@@ -511,7 +511,7 @@ def test_diff_judges_a_last_run_as_its_test_did(
 
 def test_update_writes_no_run_only_keys(tmp_path: Path) -> None:
     """A last run carries how it was judged (`comparison`); the promoted golden is only the behaviour."""
-    from agentsnap.snapshot import Snapshot
+    from agentsnap.storage.snapshot import Snapshot
     from tests.test_cli_helpers import weather_trace
 
     make(tmp_path, PARIS, approved=True)
@@ -533,7 +533,7 @@ def test_update_writes_no_run_only_keys(tmp_path: Path) -> None:
 
 
 def test_update_refuses_a_replayed_run_whose_requests_drifted(tmp_path: Path) -> None:
-    from agentsnap.snapshot import Snapshot
+    from agentsnap.storage.snapshot import Snapshot
     from tests.test_cli_helpers import weather_trace
 
     make(tmp_path, PARIS, approved=True)
@@ -563,7 +563,7 @@ def test_update_refuses_a_replayed_run_whose_requests_drifted(tmp_path: Path) ->
 
 def test_diff_of_an_older_last_run_with_drift_is_judged_as_replay(tmp_path: Path) -> None:
     """A .last_run written before the mode was stored: request drift on a step says it was replayed."""
-    from agentsnap.snapshot import Snapshot
+    from agentsnap.storage.snapshot import Snapshot
 
     def step(content: str) -> dict:
         s = llm_step(0)

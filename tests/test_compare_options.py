@@ -126,7 +126,7 @@ def test_compute_diff_takes_every_knob_with_the_same_default() -> None:
 
 def test_lifecycle_compare_passes_every_setting_knob() -> None:
     from agentsnap.lifecycle import compare
-    from agentsnap.snapshot import Snapshot
+    from agentsnap.storage.snapshot import Snapshot
 
     snap = Snapshot(name="t", trace=[], output="same", approved=True)
     settings = dataclasses.replace(

@@ -8,7 +8,7 @@ file must parse and hold either the old or the new content. Three ways:
   "kill it mid-write, repeated");
 * at *every step* of a write: the child kills itself just before the k-th
   file operation (open, write, flush, fsync, chmod, rename, close …) made
-  inside the store's write (``_atomic_write``), for each k — so a window
+  inside the store's write (``store_write``), for each k — so a window
   between truncating and writing, or between writing and renaming, cannot be
   missed by luck;
 * through ``pytest --agentsnap-record`` (the real path), at random moments.
@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 
 from agentsnap import SnapshotStore
-from agentsnap.snapshot import same_content
+from agentsnap.storage.volatile import same_content
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL (POSIX)")
 
@@ -58,10 +58,10 @@ WRITER = textwrap.dedent(
     kill_at = int(sys.argv[5]) if len(sys.argv) > 5 else -1  # -2: count the steps of the writes
     store = SnapshotStore(root)
     steps = [0]
-    if kill_at != -1:  # step through the store's writes: every file operation _atomic_write makes
+    if kill_at != -1:  # step through the store's writes: every file operation store_write makes
         import os, signal
-        import agentsnap.snapshot as snapshot_module
-        real = snapshot_module._atomic_write
+        import agentsnap.storage.store as store_module
+        real = store_module.store_write
         effects = {"open", "write", "writelines", "flush", "fsync", "fdatasync", "replace", "rename", "fchmod", "chmod", "close",
                    "truncate", "ftruncate", "unlink", "remove", "mkdir", "makedirs", "link", "symlink"}
         def profile(frame, event, arg):  # before every call with an effect on files, at any depth
@@ -75,7 +75,7 @@ WRITER = textwrap.dedent(
                 return real(*args, **kwargs)
             finally:
                 sys.setprofile(None)
-        snapshot_module._atomic_write = stepped
+        store_module.store_write = stepped
     print("ready", flush=True)
     started = time.monotonic()
     for i in range(n):
@@ -287,7 +287,7 @@ def test_sigkill_during_pytest_record_never_leaves_a_torn_snapshot(tmp_path: Pat
 def test_snapshot_files_get_ordinary_permissions(tmp_path: Path) -> None:
     """mkstemp creates 0600 files; a snapshot (and a side file) is as readable as any file the user writes."""
     from agentsnap import Snapshot
-    from agentsnap.serialize import BLOB_THRESHOLD
+    from agentsnap.storage.serialize import BLOB_THRESHOLD
 
     path = SnapshotStore(tmp_path).save(
         Snapshot(

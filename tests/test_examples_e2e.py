@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agentsnap.snapshot import same_content
+from agentsnap.storage.volatile import same_content
 from tests._support.ci import CI_MARKERS as CI_VARS
 
 REPO = Path(__file__).resolve().parents[1]

@@ -19,7 +19,7 @@ import pytest
 
 from agentsnap import Snapshot, SnapshotStore
 from agentsnap.exceptions import SnapshotFormatError
-from agentsnap.orphans import RUN_RECORD
+from agentsnap.storage.orphans import RUN_RECORD
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 from tests.test_cli_helpers import PARIS, invoke, make, tree
 
@@ -236,9 +236,9 @@ def test_stale_temp_files_are_ignored_by_listing_and_cleaned_up(tmp_path: Path) 
     result = invoke("list", "--dir", str(tmp_path))
     assert result.exit_code == 0 and ".tmp" not in result.output
 
-    from agentsnap import snapshot as snapshot_module
+    from agentsnap.storage import atomic
 
-    snapshot_module._cleaned.discard(str(tmp_path))  # a new process
+    atomic._cleaned.discard(str(tmp_path))  # a new process
     SnapshotStore(tmp_path).save(Snapshot(name="another", output="x"))
     assert not stale.exists()
     assert fresh.exists()  # may belong to a writer still running (xdist)

@@ -536,7 +536,7 @@ def test_rerecording_with_fresh_ids_leaves_the_file_alone_and_replay_stays_consi
 
 def test_a_changed_tool_answer_is_still_a_change(tmp_path: Path) -> None:
     """Renaming ids consistently must not hide a change: a result now answering another call differs."""
-    from agentsnap.snapshot import same_content
+    from agentsnap.storage.volatile import same_content
 
     def snap(answer_to: str) -> dict[str, Any]:
         return {

@@ -183,7 +183,7 @@ def test_strict_facts_fails_a_check_whose_score_passes() -> None:
 def test_strict_facts_from_settings_reaches_compare(tmp_path: Any) -> None:
     from agentsnap import config
     from agentsnap.lifecycle import compare
-    from agentsnap.snapshot import Snapshot
+    from agentsnap.storage.snapshot import Snapshot
 
     (tmp_path / "pyproject.toml").write_text(
         '[tool.agentsnap]\nstrict_facts = true\nembedding_backend = "lexical"\n', encoding="utf-8"

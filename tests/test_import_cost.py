@@ -126,7 +126,7 @@ def test_lazy_public_names_resolve_to_their_objects() -> None:
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
-    assert out.split() == ["OK", "agentsnap.snapshot", "agentsnap.diff.report"]
+    assert out.split() == ["OK", "agentsnap.storage.store", "agentsnap.diff.report"]
 
 
 def _modules_printed(project: Path, tag: str, *args: str) -> list[str]:

@@ -9,7 +9,7 @@ import pytest
 from agentsnap import AgentRegressionError, SnapshotNotFoundError, SnapshotPendingError
 from agentsnap.config import Settings
 from agentsnap.lifecycle import build_snapshot, settle
-from agentsnap.snapshot import SnapshotStore
+from agentsnap.storage.store import SnapshotStore
 
 
 def _steps(city: str = "Paris", answer: str = "Sunny in Paris") -> list[dict]:

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentsnap.cli import app
-from agentsnap.snapshot import SnapshotStore
+from agentsnap.storage.store import SnapshotStore
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 
 pytest_plugins = ["pytester"]

@@ -30,11 +30,12 @@ from agentsnap.capture import send
 from agentsnap.diff.arguments import diff_values
 from agentsnap.providers import get_codec
 from agentsnap.replay import canonical_json, request_key
-from agentsnap.scrub import scrub_json
-from agentsnap.serialize import prepare, to_json
-from agentsnap.snapshot import dumps, preferred_filename
+from agentsnap.storage.naming import preferred_filename
+from agentsnap.storage.scrub import scrub_json
+from agentsnap.storage.serialize import prepare, to_json
+from agentsnap.storage.snapshot import dumps
+from agentsnap.storage.wire import replay_key
 from agentsnap.trace import Exchange, _readable
-from agentsnap.wire import replay_key
 
 _RELAXED = {
     "deadline": None,

@@ -26,7 +26,7 @@ from agentsnap.lifecycle import Outcome
 from agentsnap.report import entry_from_outcome, error_entry, render_html, write_report
 from agentsnap.report._collect import ReportCollector
 from agentsnap.report.html import timeline, word_diff
-from agentsnap.snapshot import Snapshot
+from agentsnap.storage.snapshot import Snapshot
 from tests._support.ci import CI_MARKERS
 
 FAKE_PROVIDER = Path(__file__).with_name("fake_provider.py")

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from agentsnap.snapshot import SnapshotStore
+from agentsnap.storage.store import SnapshotStore
 from tests._support.ci import CI_MARKERS
 from tests.fake_provider import FakeOpenAI, text_reply, tool_calls_reply
 from tests.test_cli_helpers import invoke

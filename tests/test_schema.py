@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from agentsnap import Snapshot, SnapshotStore
 from agentsnap.exceptions import SnapshotFormatError
-from agentsnap.schema import FIX, MAX_PROBLEMS, schema_text, validate
-from agentsnap.snapshot import dumps
+from agentsnap.storage.schema import FIX, MAX_PROBLEMS, schema_text, validate
+from agentsnap.storage.snapshot import dumps
 from tests.test_cli_helpers import invoke, make, tree
 
 REPO = Path(__file__).resolve().parents[1]
@@ -454,7 +454,7 @@ def test_property_a_value_of_the_wrong_type_anywhere_is_refused_at_its_path(
     else:
         import msgspec
 
-        from agentsnap.schema import SnapshotFile
+        from agentsnap.storage.schema import SnapshotFile
 
         msgspec.convert(doc, SnapshotFile)  # accepted only because the value fits the field's type
 

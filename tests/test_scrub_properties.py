@@ -23,8 +23,12 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from agentsnap import AgentRecorder, Snapshot, SnapshotStore, config, scrub
-from agentsnap.scrub import REDACTED, scrub_chunks, scrub_json, scrub_text
+from agentsnap import AgentRecorder, Snapshot, SnapshotStore, config
+from agentsnap.storage import scrub
+from agentsnap.storage.scrub import REDACTED, scrub_chunks, scrub_json, scrub_text
+from agentsnap.storage.scrub import credentials as scrub_credentials
+from agentsnap.storage.scrub import rules as scrub_rules
+from agentsnap.storage.scrub import text as text_rules
 from tests._support.ci import CI_MARKERS
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
@@ -374,12 +378,12 @@ def test_the_one_pass_prefilter_never_changes_what_is_scrubbed_in_long_texts(
     """Above 256 characters one Aho-Corasick pass picks the rules to run: the result is what running every rule gives."""
     text = "lorem ipsum " * (pad // 12 + 22) + text
     expected = text
-    for _ in range(scrub._MAX_ROUNDS):
+    for _ in range(scrub_rules._MAX_ROUNDS):
         new = expected
-        if scrub._known.matcher is not None:
-            new = scrub._between_placeholders(new, scrub._scrub_known)
-        for _may_match, rule in scrub._BUILTIN_RULES:
-            new = scrub._between_placeholders(new, rule)
+        if scrub_credentials._known.matcher is not None:
+            new = text_rules._between_placeholders(new, scrub_credentials._scrub_known)
+        for _may_match, rule in text_rules._BUILTIN_RULES:
+            new = text_rules._between_placeholders(new, rule)
         if new == expected:
             break
         expected = new

@@ -25,8 +25,11 @@ from urllib.parse import quote
 
 import pytest
 
-from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore, config, scrub
+from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore, config
 from agentsnap.report._collect import ReportCollector
+from agentsnap.storage import scrub
+from agentsnap.storage.scrub import credentials as scrub_credentials
+from agentsnap.storage.scrub import text as text_rules
 from tests._support.ci import clear_ci
 
 pytestmark = [
@@ -557,11 +560,11 @@ def test_without_the_aho_corasick_wheel_the_regex_fallback_scrubs_the_same(
     expected = scrub.scrub_text(text)
     scrub.forget_secrets()
     monkeypatch.setitem(sys.modules, "ahocorasick_rs", None)  # import fails
-    monkeypatch.setattr(scrub, "_prefilter", None)
+    monkeypatch.setattr(text_rules, "_prefilter", None)
     scrub.remember_secret(key)
     import re
 
-    assert isinstance(scrub._known.matcher, re.Pattern)
+    assert isinstance(scrub_credentials._known.matcher, re.Pattern)
     assert scrub.scrub_text(text) == expected and key not in expected
-    assert scrub._prefilter is False
+    assert text_rules._prefilter is False
     assert scrub.scrub_bytes(key.encode()) == b"*" * len(key)

@@ -21,10 +21,11 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from agentsnap import AgentAsserter, AgentRecorder, Snapshot, SnapshotStore, config, scrub
+from agentsnap import AgentAsserter, AgentRecorder, Snapshot, SnapshotStore, config
 from agentsnap.capture import guard
 from agentsnap.replay import Cassette, request_key
-from agentsnap.scrub import (
+from agentsnap.storage import scrub
+from agentsnap.storage.scrub import (
     REDACTED,
     configure,
     mask_header,
@@ -36,6 +37,8 @@ from agentsnap.scrub import (
     scrub_url,
     scrub_value,
 )
+from agentsnap.storage.scrub import rules as scrub_rules
+from agentsnap.storage.scrub import text as text_rules
 from tests._support.ci import clear_ci
 
 pytestmark = [
@@ -745,11 +748,17 @@ def test_scrubbing_is_idempotent(parts: list[str]) -> None:
 # --------------------------------------------------------------------------- never on load
 
 
+#: the modules of agentsnap.storage.scrub
+_SCRUB_PARTS = ("rules", "credentials", "text", "chunks", "walk")
+
+
 def test_scrubbing_never_runs_on_load_or_replay(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A stored snapshot is served as it is: loading and replaying call no scrub function."""
-    import agentsnap.scrub as scrub_module
+    import agentsnap.storage.scrub as scrub_module
+    import agentsnap.storage.scrub.chunks
+    import agentsnap.storage.scrub.walk  # noqa: F401  (the submodules, patched below)
 
     request = {
         "method": "POST",
@@ -780,7 +789,10 @@ def test_scrubbing_never_runs_on_load_or_replay(
         "scrub_snapshot",
         "_one_round",
     ):
-        monkeypatch.setattr(scrub_module, name, boom)
+        # each name where it is defined and wherever it is bound by import
+        for module in (scrub_module, *(getattr(scrub_module, m) for m in _SCRUB_PARTS)):
+            if hasattr(module, name):
+                monkeypatch.setattr(module, name, boom)
     snap = SnapshotStore(tmp_path).load("raw")
     assert snap is not None and snap.trace == steps  # unchanged, even though it holds a key
     cassette = Cassette(snap.trace)
@@ -850,10 +862,10 @@ _PIECES = [
 
 def _every_rule(text: str) -> str:
     """The scrubber without its pre-check: every built-in rule runs, as before it existed."""
-    for _ in range(scrub._MAX_ROUNDS):
+    for _ in range(scrub_rules._MAX_ROUNDS):
         new = text
-        for _may_match, rule in scrub._BUILTIN_RULES:
-            new = scrub._between_placeholders(new, rule)
+        for _may_match, rule in text_rules._BUILTIN_RULES:
+            new = text_rules._between_placeholders(new, rule)
         if new == text:
             break
         text = new

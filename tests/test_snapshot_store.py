@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from agentsnap import Snapshot, SnapshotFormatError, SnapshotStore
-from agentsnap.snapshot import dumps, snapshot_filename
+from agentsnap.storage.naming import snapshot_filename
+from agentsnap.storage.snapshot import dumps
 
 
 def _snap(name: str = "t::a", **kw) -> Snapshot:
@@ -271,7 +272,7 @@ def test_every_llm_call_step_is_written_with_its_messages(tmp_path: Path, key: s
 def test_a_file_with_messages_from_loads_and_an_equal_save_keeps_it(
     tmp_path: Path, key: str
 ) -> None:
-    from agentsnap.snapshot import dumps
+    from agentsnap.storage.snapshot import dumps
 
     store = SnapshotStore(tmp_path)
     data = Snapshot(name="n", trace=[_llm_step(key)], approved=True).to_dict()
@@ -297,7 +298,7 @@ def test_a_file_with_messages_from_loads_and_an_equal_save_keeps_it(
 
 
 def test_a_file_with_both_copies_still_loads_and_is_not_rewritten(tmp_path: Path) -> None:
-    from agentsnap.snapshot import dumps
+    from agentsnap.storage.snapshot import dumps
 
     store = SnapshotStore(tmp_path)
     snap = Snapshot(name="n", trace=[_llm_step()], approved=True)

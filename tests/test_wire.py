@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from agentsnap import wire
-from agentsnap.scrub import Redaction, parse_redact, scrub_snapshot
-from agentsnap.serialize import bytes_envelope, prepare
+from agentsnap.storage import wire
+from agentsnap.storage.scrub import Redaction, parse_redact, scrub_snapshot
+from agentsnap.storage.serialize import bytes_envelope, prepare
 
 
 def test_wire_is_a_leaf() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentsnap.snapshot import SnapshotStore
+from agentsnap.storage.store import SnapshotStore
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 
 pytest_plugins = ["pytester"]

@@ -37,15 +37,16 @@ if TYPE_CHECKING:
     from .extract import extract_tool_calls
     from .judge import LLMJudge
     from .recorder import AgentAsserter, AgentRecorder
-    from .snapshot import Snapshot, SnapshotStore
+    from .storage.snapshot import Snapshot
+    from .storage.store import SnapshotStore
 
 #: public names loaded on first use (PEP 562): `import agentsnap` — which every pytest run pays
 #: through the plugin — loads only the settings and the exceptions
 _LAZY = {
     "AgentRecorder": "recorder",
     "AgentAsserter": "recorder",
-    "Snapshot": "snapshot",
-    "SnapshotStore": "snapshot",
+    "Snapshot": "storage.snapshot",
+    "SnapshotStore": "storage.store",
     "DiffReport": "diff",
     "DiffConfig": "diff",
     "compute_diff": "diff",

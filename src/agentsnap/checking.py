@@ -28,7 +28,7 @@ from .config import Settings
 from .config import apply as apply_settings
 from .config import load as load_settings
 from .lifecycle import build_snapshot, settle
-from .snapshot import SnapshotStore
+from .storage.store import SnapshotStore
 
 if TYPE_CHECKING:
     from .diff import DiffReport

@@ -169,7 +169,7 @@ class Settings:
         },
     )
     #: your own secrets to keep out of snapshots, on top of the built-in rules
-    #: (agentsnap.scrub): ``{paths = ["messages[*].content", "..customer_id"], patterns = ["acct_[0-9]+"]}``
+    #: (agentsnap.storage.scrub): ``{paths = ["messages[*].content", "..customer_id"], patterns = ["acct_[0-9]+"]}``
     redact: dict[str, list[str]] = field(default_factory=dict)
     #: hosts reachable besides loopback while a test must run offline (replay, or CI
     #: with no snapshot): names, ``*.globs``, IP addresses, CIDR networks
@@ -353,7 +353,7 @@ def _schema() -> Any:
         elif f.name in ("ignored_fields", "allowed_hosts"):
             kind = list[word]
         elif f.name == "redact":
-            kind = dict[str, Any]  # its own rules: agentsnap.scrub.parse_redact
+            kind = dict[str, Any]  # its own rules: agentsnap.storage.scrub.parse_redact
         elif isinstance(default, bool):
             kind = bool
         elif isinstance(default, float):
@@ -402,7 +402,7 @@ def _coerce(key: str, value: Any, source: str) -> Any:
 
     try:
         if key == "redact":  # its own schema: a table, or its JSON text in an ini option / env var
-            from .scrub import parse_redact
+            from .storage.scrub import parse_redact
 
             rules = parse_redact(value)
             return (
@@ -569,7 +569,7 @@ def load(
 
         parse_hosts(settings.allowed_hosts)
     if settings.redact:
-        from .scrub import parse_redact
+        from .storage.scrub import parse_redact
 
         parse_redact(settings.redact)
     return settings
@@ -580,7 +580,7 @@ def apply(settings: Settings) -> Settings:
 
     Two things are read process-wide rather than passed down: the socket
     guard's ``allowed_hosts`` (:mod:`agentsnap.capture.guard`) and the
-    scrubber's ``redact`` rules (:mod:`agentsnap.scrub`). :func:`load` only
+    scrubber's ``redact`` rules (:mod:`agentsnap.storage.scrub`). :func:`load` only
     reads and checks them; a run applies them where it starts: the pytest
     session, :class:`~agentsnap.AgentRecorder` / :class:`~agentsnap.AgentAsserter`,
     :func:`agentsnap.check` and the CLI. A module not imported yet already
@@ -591,10 +591,10 @@ def apply(settings: Settings) -> Settings:
         from .capture import guard
 
         guard.configure(settings.allowed_hosts)
-    if settings.redact or "agentsnap.scrub" in sys.modules:
+    if settings.redact or "agentsnap.storage.scrub" in sys.modules:
         # not imported yet and no rules: its defaults already are these settings, and
         # compiling its patterns is left to the first scrub (pytest start-up stays light)
-        from .scrub import configure as configure_redaction
+        from .storage.scrub import configure as configure_redaction
 
         configure_redaction(settings.redact)
     return settings

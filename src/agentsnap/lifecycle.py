@@ -48,7 +48,9 @@ from .exceptions import (
     SnapshotNotFoundError,
     SnapshotPendingError,
 )
-from .snapshot import Snapshot, SnapshotStore, behaviour_changes
+from .storage.snapshot import Snapshot
+from .storage.store import SnapshotStore
+from .storage.volatile import behaviour_changes
 
 if TYPE_CHECKING:
     from .capture import Recording
@@ -96,7 +98,7 @@ class Outcome:
     #: the message of a failure that has no diff (a missing or pending snapshot in CI, a
     #: replay miss, an unreadable file)
     error: str | None = None
-    #: ``updated``: what the re-recording changed (:func:`agentsnap.snapshot.behaviour_changes`);
+    #: ``updated``: what the re-recording changed (:func:`agentsnap.storage.volatile.behaviour_changes`);
     #: empty when only the review state did (a pending snapshot approved as it was)
     changes: tuple[str, ...] = ()
 
@@ -196,14 +198,14 @@ def build_snapshot(
     (:func:`agentsnap.frameworks.final_output`). ``model``
     defaults to the first model named in the trace.
 
-    Steps, input and output are stored as :func:`agentsnap.serialize.prepare`
+    Steps, input and output are stored as :func:`agentsnap.storage.serialize.prepare`
     makes them (any Python value as explicit JSON, secrets scrubbed), so the
     new run compares with its golden exactly as it will be written.
     Raw exchanges captured by this process were scrubbed at capture and are
-    not scrubbed again (:class:`agentsnap.wire.StoredExchange`); a trace file
+    not scrubbed again (:class:`agentsnap.storage.wire.StoredExchange`); a trace file
     from elsewhere is.
     """
-    from .serialize import prepare_parts
+    from .storage.serialize import prepare_parts
 
     llm = [s for s in steps if s.get("type") == "llm_call"]
     if output_from_trace and output is None and llm:
@@ -295,7 +297,7 @@ def open_recording(
             "(--agentsnap-allow-pending relaxes this.)",
         )
     if mode == "replay" and golden is not None:
-        from .legacy import is_legacy_version
+        from .storage.legacy import is_legacy_version
 
         cassette = Cassette(
             golden.trace,
@@ -596,7 +598,7 @@ def compare(
 
 
 def _same(a: Snapshot, b: Snapshot) -> bool:
-    from .snapshot import same_content
+    from .storage.volatile import same_content
 
     da, db = a.to_dict(), b.to_dict()
     da["approved"] = db["approved"]

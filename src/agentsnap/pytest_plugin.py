@@ -412,7 +412,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if (
         state.settings.snapshot_path.is_dir()
     ):  # else there is nothing to record (and no import to pay)
-        from .orphans import write_run_record
+        from .storage.orphans import write_run_record
 
         state.orphans = write_run_record(state, session.config, int(exitstatus))
     if state.report is not None:

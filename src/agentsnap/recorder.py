@@ -40,7 +40,8 @@ from .lifecycle import (
     refusal,
     settle,
 )
-from .snapshot import Snapshot, SnapshotStore
+from .storage.snapshot import Snapshot
+from .storage.store import SnapshotStore
 
 __all__ = ["AgentAsserter", "AgentRecorder"]
 
@@ -129,7 +130,7 @@ class _Block:
         ``<test_name>__<input_sha8(input)>`` (None otherwise)."""
         if self.scenario is not None or self.input_data is None:
             return None
-        from .snapshot import input_sha8
+        from .storage.naming import input_sha8
 
         return f"{self.test_name}__{input_sha8(self.input_data)}"
 

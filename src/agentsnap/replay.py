@@ -8,7 +8,7 @@ equal concurrent calls) are served in recorded order and different concurrent
 requests each get their own response whatever order they arrive in. The host
 is not part of the key: a recording made against a local fake provider
 replays for a client pointed at the real API, and vice versa. The index holds
-:func:`~agentsnap.wire.replay_key`, equal exactly when the request key is
+:func:`~agentsnap.storage.wire.replay_key`, equal exactly when the request key is
 (a property test holds it to that) and cheaper to compute.
 
 A request equal to a recording but for values its client minted (a random
@@ -22,7 +22,7 @@ changed prompt. ``strict=True`` turns that off. When nothing is left to serve,
 
 A snapshot written by agentsnap 0.5.1 (``legacy=True``) holds no exchanges: each
 ``llm_call`` step's ``raw_response`` is served as the wire response it was
-parsed from (:mod:`agentsnap.legacy`), by position, as 0.5.1 replayed them.
+parsed from (:mod:`agentsnap.storage.legacy`), by position, as 0.5.1 replayed them.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from collections import defaultdict, deque
 from typing import Any
 
 from .exceptions import ReplayMissError
-from .wire import canonical_json, replay_key, request_key
+from .storage.wire import canonical_json, replay_key, request_key
 
 __all__ = ["Cassette", "canonical_json", "request_key"]
 
@@ -58,7 +58,7 @@ class Cassette:
         self.strict = strict
         self._lock = threading.Lock()
         self._entries: list[dict[str, Any]] = []
-        #: by :func:`~agentsnap.wire.replay_key` (equal exactly when ``request_key`` is, cheaper)
+        #: by :func:`~agentsnap.storage.wire.replay_key` (equal exactly when ``request_key`` is, cheaper)
         self._by_key: dict[tuple[str, str, bytes], deque[int]] = defaultdict(deque)
         self._by_route: dict[tuple[str, str], deque[int]] = defaultdict(deque)
         #: by the key of the request with its client-minted values renamed (agentsnap.client_ids);
@@ -89,7 +89,7 @@ class Cassette:
             self._by_route[key[:2]].append(idx)
 
     def _add_legacy(self, steps: list[dict[str, Any]]) -> None:
-        from .legacy import legacy_exchange
+        from .storage.legacy import legacy_exchange
 
         for step in steps:
             if step.get("type") != "llm_call" or isinstance(step.get("exchange"), dict):
@@ -106,7 +106,7 @@ class Cassette:
         self, request: dict[str, Any], call_index: int
     ) -> tuple[int, dict[str, Any], list[str] | None] | None:
         """Serve the next 0.5.1 step for an LLM request (None: the request is not an LLM endpoint)."""
-        from .legacy import ENDPOINTS
+        from .storage.legacy import ENDPOINTS
 
         path = str(request.get("path") or "").split("?", 1)[0].rstrip("/")
         if not any(path.endswith(suffix) for suffix in ENDPOINTS.values()):

@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .wire import Exchange, canonical_json, chunk_bytes, decompress, next_seq, request_key
+from .storage.wire import Exchange, canonical_json, chunk_bytes, decompress, next_seq, request_key
 
 if TYPE_CHECKING:
     from .capture.recording import Recording
@@ -150,7 +150,7 @@ def _readable(response: dict[str, Any]) -> dict[str, Any]:
     """The response as a codec reads it: streamed chunks stored as raw bytes
     (a compressed stream, or bytes that were not UTF-8) decoded to one text chunk.
 
-    Decoding follows the response's ``content-encoding`` (:func:`agentsnap.wire.decompress`:
+    Decoding follows the response's ``content-encoding`` (:func:`agentsnap.storage.wire.decompress`:
     gzip, deflate; br and zstd when their package is installed). Replay still serves the raw chunks.
     """
     chunks = response.get("chunks")
@@ -273,7 +273,7 @@ def _with_explicit_tool_calls(
         after.setdefault(anchor, []).append(call)
 
     def content(call: tuple[float, float, int, dict[str, Any]]) -> tuple[str, str]:
-        from .serialize import to_json  # total: any value, cycles and odd keys included
+        from .storage.serialize import to_json
 
         step = call[3]
         return str(step.get("name")), json.dumps(

@@ -96,7 +96,7 @@ def test_a_report_built_by_hand_as_051_code_does() -> None:
 def test_a_toolscore_file_loads_with_its_calls(tmp_path) -> None:
     import json
 
-    from agentsnap.snapshot import SnapshotStore
+    from agentsnap.storage.store import SnapshotStore
 
     store = SnapshotStore(tmp_path)
     path = store.path_for("tests/test_x.py::test_calls")
@@ -132,7 +132,7 @@ def test_a_toolscore_file_with_bad_calls_is_refused_naming_the_entry(tmp_path) -
     import json
 
     from agentsnap.exceptions import SnapshotFormatError
-    from agentsnap.snapshot import SnapshotStore
+    from agentsnap.storage.store import SnapshotStore
 
     path = tmp_path / "t.json"
     path.write_text(

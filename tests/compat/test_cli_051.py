@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from agentsnap import __version__
-from agentsnap.snapshot import UNKNOWN_WRITER, SnapshotStore
+from agentsnap.storage.snapshot import UNKNOWN_WRITER
+from agentsnap.storage.store import SnapshotStore
 from tests.test_cli_helpers import invoke
 
 GOLDENS = Path(__file__).resolve().parent / "project_051" / "tests" / "__agent_snapshots__"

@@ -27,9 +27,11 @@ from agentsnap.capture import send
 from agentsnap.exceptions import SnapshotFormatError
 from agentsnap.providers import get_codec
 from agentsnap.replay import Cassette, request_key
-from agentsnap.scrub import scrub_chunks, scrub_text
-from agentsnap.serialize import prepare
-from agentsnap.snapshot import SnapshotStore, dumps, same_content
+from agentsnap.storage.scrub import scrub_chunks, scrub_text
+from agentsnap.storage.serialize import prepare
+from agentsnap.storage.snapshot import dumps
+from agentsnap.storage.store import SnapshotStore
+from agentsnap.storage.volatile import same_content
 from agentsnap.trace import Exchange, _readable
 
 __all__ = ["STREAM_CODECS", "TARGETS", "snapshot_loader", "stream_reassembly"]

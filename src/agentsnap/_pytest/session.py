@@ -35,7 +35,8 @@ if TYPE_CHECKING:
     from ..judge import LLMJudge
     from ..lifecycle import Outcome, OutcomeAction, OutcomeObserver
     from ..report._collect import ReportCollector
-    from ..snapshot import Snapshot, SnapshotStore
+    from ..storage.snapshot import Snapshot
+    from ..storage.store import SnapshotStore
 
 __all__ = [
     "DUMMY_KEY",
@@ -112,7 +113,7 @@ class AgentsnapSession:
     ``counts``: the summary's counts by :data:`~agentsnap.lifecycle.OutcomeAction`
     (plus ``_http_requests`` / ``_uncaptured``, the never-silent line's totals).
     ``used`` / ``collected`` / ``deselected`` / ``orphans``: orphan detection
-    (:mod:`agentsnap.orphans`). ``claimed``: node ids of tests that used the
+    (:mod:`agentsnap.storage.orphans`). ``claimed``: node ids of tests that used the
     fixture's blocks (no auto-snapshot for them). ``owners``: snapshot name →
     the node id of the test that uses it (one test per name). ``name_clashes``:
     node id → why it fails at setup (its marker name is another test's too).
@@ -140,7 +141,7 @@ class AgentsnapSession:
         #: its own after its requests changed: :func:`agentsnap.lifecycle.failed_test_note`)
         self.failure_notes: dict[str, str] = {}
         #: snapshot file -> what re-recording it changed (``updated`` outcomes with changes:
-        #: :func:`agentsnap.snapshot.behaviour_changes`), for the summary's warning
+        #: :func:`agentsnap.storage.volatile.behaviour_changes`), for the summary's warning
         self.rerecorded: dict[str, list[str]] = {}
         self._active: dict[str, ActiveTest] = {}
         self._deferred: dict[str, list[DeferredSnapshot]] = {}
@@ -172,7 +173,7 @@ class AgentsnapSession:
     @functools.cached_property
     def store(self) -> SnapshotStore:
         """The run's :class:`~agentsnap.SnapshotStore` (built on first use: a run that snapshots nothing never loads it)."""
-        from ..snapshot import SnapshotStore
+        from ..storage.store import SnapshotStore
 
         return SnapshotStore(self.settings.snapshot_path, force=self.settings.force)
 

@@ -1,8 +1,8 @@
 """The transport-neutral core of capture: how an exchange is stored, looked up
 and served, whichever HTTP library carried it.
 
-The shapes themselves (:class:`~agentsnap.wire.Exchange`, the bytes envelope,
-the decoder, the request key) live in :mod:`agentsnap.wire`. Each transport
+The shapes themselves (:class:`~agentsnap.storage.wire.Exchange`, the bytes envelope,
+the decoder, the request key) live in :mod:`agentsnap.storage.wire`. Each transport
 adapter (:mod:`agentsnap.capture.send` for httpx/httpx2,
 :mod:`agentsnap.capture.transports`) only translates its library's request and
 response objects and plugs into the same few calls here, so a recording made
@@ -39,9 +39,9 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from .. import trace as _trace
-from .. import wire
 from ..exceptions import ReplayMissError
-from ..scrub import (
+from ..storage import wire
+from ..storage.scrub import (
     remember_credentials,
     scrub_bytes,
     scrub_chunks,
@@ -49,7 +49,7 @@ from ..scrub import (
     scrub_text,
     scrub_url,
 )
-from ..serialize import bytes_envelope
+from ..storage.serialize import bytes_envelope
 from . import faithful, observe
 from .spec import ProviderSpec, classify, explain_miss
 
@@ -81,7 +81,7 @@ __all__ = [
 
 def encode_body(raw: bytes, content_type: str | None) -> dict[str, Any]:
     """Store a body: ``{"body": json}``, ``{"text": str}`` or ``{"body_b64", "sha256"}``
-    (:func:`agentsnap.wire.encode_body`, bytes scrubbed)."""
+    (:func:`agentsnap.storage.wire.encode_body`, bytes scrubbed)."""
     return wire.encode_body(raw, content_type, binary=_scrubbed_body_envelope)
 
 
@@ -100,12 +100,12 @@ _BOUNDARY = re.compile(r'boundary="?([^";,\s]+)"?', re.IGNORECASE)
 def _request_record(request: Any) -> dict[str, Any]:
     """The stored form of a request, from which its replay key is computed.
 
-    Secrets are scrubbed here (:mod:`agentsnap.scrub`), so the stored request
+    Secrets are scrubbed here (:mod:`agentsnap.storage.scrub`), so the stored request
     and the live one seen in replay scrub to the same key. A multipart body's
     random boundary is replaced by a fixed one (the same upload gives the same
     record every run). A body that is not UTF-8 is stored as
     ``{"body": {"$bytes_b64", "sha256"}}`` (a side-file reference above
-    1 MiB, see :mod:`agentsnap.serialize`).
+    1 MiB, see :mod:`agentsnap.storage.serialize`).
     """
     return _record_of(*_request_parts(request))
 
@@ -409,7 +409,7 @@ def recognise(request: Any, recording: Recording | None = None) -> ProviderSpec 
 
     The one place every transport asks :func:`agentsnap.capture.spec.classify`
     (``request``: an httpx/httpx2 ``Request`` or a :class:`WireRequest`). It first
-    remembers the credentials the request carries (:func:`agentsnap.scrub.remember_credentials`:
+    remembers the credentials the request carries (:func:`agentsnap.storage.scrub.remember_credentials`:
     scrubbing by value), whether or not a spec claims it. Given the
     active ``recording`` in ``capture`` mode, it also tells the never-silent
     observer (:mod:`.observe`) that a hooked transport saw the request, with the
@@ -662,7 +662,7 @@ class _LazyExchange(wire.Exchange):
     status, headers and body bytes) and scrubs, parses and shapes them when the
     exchange is first read (the trace's steps, the snapshot, a test): the call's
     own path only copies references. Reading is the same as for an
-    :class:`~agentsnap.wire.Exchange`; a value once built is kept, and setting
+    :class:`~agentsnap.storage.wire.Exchange`; a value once built is kept, and setting
     one replaces it. Scrubbing then knows every credential remembered so far,
     which is at least what it knew at the call.
     """

@@ -17,7 +17,7 @@ replay serves:
 * **every response header the spec keeps** (``[response] keep_headers``; the
   shipped specs keep ``*``), including ``content-length`` and
   ``transfer-encoding``, with account headers stored as ``<redacted>``
-  (:data:`agentsnap.scrub.ACCOUNT_HEADERS`). A compressed body is stored
+  (:data:`agentsnap.storage.scrub.ACCOUNT_HEADERS`). A compressed body is stored
   decoded, so its ``content-encoding`` and wire ``content-length`` are not
   replayed (the body user code reads is the same).
 
@@ -33,7 +33,7 @@ from typing import Any
 
 import msgspec
 
-from ..scrub import mask_header, scrub_json, scrub_text
+from ..storage.scrub import mask_header, scrub_json, scrub_text
 from .spec import ProviderSpec
 
 __all__ = ["FRAMING", "replay_body", "response_body", "response_headers"]
@@ -129,8 +129,8 @@ def response_headers(
     stored decoded), and so is the wire ``content-length`` of any encoded
     body. ``exact=False`` (the stored body will not replay byte for byte)
     drops ``content-length`` too, so replay computes it from what it serves.
-    An account header (:data:`agentsnap.scrub.ACCOUNT_HEADERS`, a spec's
-    ``mask_headers``) is masked by :func:`agentsnap.scrub.mask_header`.
+    An account header (:data:`agentsnap.storage.scrub.ACCOUNT_HEADERS`, a spec's
+    ``mask_headers``) is masked by :func:`agentsnap.storage.scrub.mask_header`.
     """
     items = [(str(name), str(value)) for name, value in pairs]
     out: dict[str, str] = {}

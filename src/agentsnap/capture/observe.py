@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import trace as _trace
 from ..exceptions import AgentsnapWarning
-from ..scrub import scrub_text
+from ..storage.scrub import scrub_text
 
 if TYPE_CHECKING:
     from .recording import ObservedState, Recording

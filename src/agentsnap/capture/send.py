@@ -33,8 +33,8 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from .. import trace as _trace
-from .. import wire
-from ..scrub import scrub_chunks
+from ..storage import wire
+from ..storage.scrub import scrub_chunks
 from . import faithful
 from .core import (  # noqa: F401 - encode_body, decode_body, _request_record, _ChunkSink: kept importable from here
     _b64_chunk,

@@ -106,7 +106,7 @@ class ProviderSpec:
     source: str = ""
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     #: kept response headers whose value is stored as ``<redacted>`` (globs), on top
-    #: of :data:`agentsnap.scrub.ACCOUNT_HEADERS` (``[response] mask_headers``)
+    #: of :data:`agentsnap.storage.scrub.ACCOUNT_HEADERS` (``[response] mask_headers``)
     mask_headers: tuple[str, ...] = ()
     #: request headers that also identify the SDK when its User-Agent does not
     #: (``[match] headers``: ``{name: value}``, names lower case, values exact)
@@ -128,8 +128,8 @@ class ProviderSpec:
         """Whether a response header (any case) is kept in snapshots.
 
         A bare ``"*"`` keeps every header but those that carry a credential
-        (:data:`agentsnap.scrub.CREDENTIAL_HEADERS`: kept, masked, only when a glob
-        names them). Account headers (:data:`agentsnap.scrub.ACCOUNT_HEADERS`, a
+        (:data:`agentsnap.storage.scrub.CREDENTIAL_HEADERS`: kept, masked, only when a glob
+        names them). Account headers (:data:`agentsnap.storage.scrub.ACCOUNT_HEADERS`, a
         spec's ``mask_headers``) are kept and stored as ``<redacted>``, so replay
         serves the same header names as live.
         """
@@ -138,7 +138,7 @@ class ProviderSpec:
             return True
         if "*" not in self.keep_headers:
             return False
-        from ..scrub import CREDENTIAL_HEADERS
+        from ..storage.scrub import CREDENTIAL_HEADERS
 
         return not any(fnmatch.fnmatchcase(low, pat) for pat in CREDENTIAL_HEADERS)
 

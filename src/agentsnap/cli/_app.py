@@ -161,7 +161,7 @@ def _is_file_argument(value: str) -> bool:
 
 def _read_file(value: str, code: int) -> Any:
     from ..exceptions import SnapshotFormatError
-    from ..snapshot import SnapshotStore
+    from ..storage.store import SnapshotStore
 
     path = Path(value).absolute()
     try:
@@ -363,7 +363,7 @@ def diff(
     chosen = resolve_one(name, both, code=2)
     golden = goldens.entries.get(chosen)
     last = lasts.entries.get(chosen)
-    from ..snapshot import SnapshotStore
+    from ..storage.store import SnapshotStore
 
     store = SnapshotStore(root)
     if golden is None:
@@ -597,7 +597,7 @@ def update(
                 f"Nothing to update: every last run in {last_run_root(root)} matches its golden."
             )
         return
-    from ..snapshot import SnapshotStore
+    from ..storage.store import SnapshotStore
 
     store = SnapshotStore(
         root, force=force
@@ -687,7 +687,7 @@ def prune(
       0  deleted (or nothing to delete, or --dry-run)
       1  no usable run record, answered no, or no terminal to ask on and no --yes
     """
-    from ..orphans import read_run_record
+    from ..storage.orphans import read_run_record
 
     out = Output()
     root = _root_dir(dir, out)
@@ -860,7 +860,7 @@ def _seed_from_trace(
 ) -> None:
     from ..exceptions import SnapshotFormatError
     from ..lifecycle import build_snapshot
-    from ..snapshot import SnapshotStore
+    from ..storage.store import SnapshotStore
     from ._trace_import import TraceError, read_trace
 
     root = _root_dir(dir, out)
@@ -962,7 +962,7 @@ def schema() -> None:
     checks: point an editor at it, or validate goldens with other tools
     (agentsnap schema > snapshot.schema.json).
     """
-    from ..schema import schema_text
+    from ..storage.schema import schema_text
 
     typer.echo(schema_text(), nl=False)
 

@@ -8,7 +8,7 @@
   the unreadable ones set aside (never modified).
 * :func:`select` / :func:`resolve` — snapshot names from user patterns: the
   full name, an ``fnmatch`` glob, a unique prefix or a unique short name.
-  Unreadable files keep their names (:func:`agentsnap.snapshot.name_from_file`),
+  Unreadable files keep their names (:func:`agentsnap.storage.naming.name_from_file`),
   so a name never silently falls through to a different snapshot.
 """
 
@@ -24,14 +24,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..exceptions import SnapshotFormatError
-from ..orphans import RUN_RECORD
-from ..snapshot import (
-    LAST_RUN_DIR,
-    Snapshot,
-    SnapshotStore,
-    name_from_file,
-    snapshot_filename,
-)
+from ..storage.naming import name_from_file, snapshot_filename
+from ..storage.orphans import RUN_RECORD
+from ..storage.snapshot import LAST_RUN_DIR, Snapshot
+from ..storage.store import SnapshotStore
 from ._errors import CliError
 from ._output import plural
 
@@ -110,7 +106,7 @@ class Target:
 @dataclass
 class Scan:
     """What one folder holds. ``broken`` maps an unreadable file to a one-line reason;
-    ``labels`` maps it to the name it stands for (:func:`agentsnap.snapshot.name_from_file`)."""
+    ``labels`` maps it to the name it stands for (:func:`agentsnap.storage.naming.name_from_file`)."""
 
     root: Path
     entries: dict[str, Entry] = field(default_factory=dict)

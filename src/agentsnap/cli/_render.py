@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ..snapshot import Snapshot
+from ..storage.snapshot import Snapshot
 from ._output import age
 
 __all__ = ["snapshot_lines", "value_text"]

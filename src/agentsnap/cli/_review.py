@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..exceptions import SnapshotFormatError
-from ..snapshot import SnapshotStore, same_content
+from ..storage.store import SnapshotStore
+from ..storage.volatile import same_content
 from ._catalog import (
     Entry,
     Scan,
@@ -189,7 +190,7 @@ def _quiet_match(pattern: str, found: Scan) -> list[str]:
 def apply_update(root: Path, plan: Sequence[Promotion], force: bool = False) -> None:
     """Write each last run as the approved golden (its ``source`` kept), then delete the last-run file.
 
-    The golden keeps its file (:meth:`~agentsnap.snapshot.SnapshotStore.path_for`
+    The golden keeps its file (:meth:`~agentsnap.storage.store.SnapshotStore.path_for`
     finds it under any earlier name form, agentsnap 0.5.1's ``<name>.json``
     included); the run-only keys (``comparison``: how it was judged, a step's
     ``request_drift``) are not written.
@@ -227,7 +228,7 @@ def plan_remove(goldens: Scan, names: Sequence[str]) -> list[Target]:
 
 def last_runs_of(entry: Entry | Target) -> list[Path]:
     """The files in ``.last_run/`` holding the latest run of the snapshot in ``entry.path``
-    (:meth:`~agentsnap.snapshot.SnapshotStore.last_run_files`); none behind a link."""
+    (:meth:`~agentsnap.storage.store.SnapshotStore.last_run_files`); none behind a link."""
     try:
         return SnapshotStore(entry.path.parent).last_run_files(entry.name, entry.path.name)
     except SnapshotFormatError:

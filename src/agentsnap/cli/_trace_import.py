@@ -132,7 +132,7 @@ def _is_completion(value: Any) -> bool:
 
 def _llm_step(body: dict[str, Any], completion: dict[str, Any]) -> dict[str, Any]:
     from ..providers import get_codec
-    from ..scrub import scrub_value
+    from ..storage.scrub import scrub_value
 
     request = {"method": "POST", "path": _PATH, "body": scrub_value(copy.deepcopy(body))}
     response = {"status": 200, "headers": {}, "body": scrub_value(copy.deepcopy(completion))}
@@ -160,7 +160,7 @@ def _provider_step(codec: str, route: str, response_body: dict[str, Any]) -> dic
 
 
 def _scrubbed(value: Any) -> Any:
-    from ..scrub import scrub_value
+    from ..storage.scrub import scrub_value
 
     return scrub_value(copy.deepcopy(value))
 

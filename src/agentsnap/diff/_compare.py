@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from ..legacy import is_legacy_version
+from ..storage.legacy import is_legacy_version
 from ._text import excerpts as _excerpts  # noqa: F401  # the old private name
 from .arguments import parse_ignored_fields
 from .checks import CheckContext, ReportDraft, registered_checks, registered_components

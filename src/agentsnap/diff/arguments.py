@@ -395,7 +395,7 @@ def _plain_equal(a: Any, b: Any, strict: bool = True) -> bool:
 
 def _same_encoding(a: Any, b: Any) -> bool:
     """Whether ``a`` and ``b`` encode to the same MessagePack bytes with sorted keys (msgspec,
-    as :func:`agentsnap.wire.replay_key`): then they hold the same keys and the same values of
+    as :func:`agentsnap.storage.wire.replay_key`): then they hold the same keys and the same values of
     the same types throughout (MessagePack keeps int, float, bool, str, None, arrays and maps
     apart), so they are equal in the strict sense as well. Different bytes (1 vs 1.0, -0.0 vs
     0.0, a tuple, anything msgspec cannot encode) decide nothing: the caller compares the values."""

@@ -450,9 +450,9 @@ def _stream_text(response: Mapping[str, Any]) -> str:
 
 
 def _inflate(raw: bytes, encoding: str = "gzip") -> bytes:
-    """gzip / zlib (auto-detected), else raw deflate (:func:`agentsnap.wire.decompress`);
+    """gzip / zlib (auto-detected), else raw deflate (:func:`agentsnap.storage.wire.decompress`);
     a cut stream gives what it holds, bytes in none of these nothing."""
-    from ..wire import decompress
+    from ..storage.wire import decompress
 
     try:
         return decompress(raw, encoding)

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .._atomic import atomic_write
+from ..storage.atomic import atomic_write
 from ._entries import STATES, entry_from_outcome, error_entry, slim_snapshot, state_of
 
 __all__ = [

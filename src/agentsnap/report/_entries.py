@@ -108,7 +108,7 @@ def _slim_step(step: Mapping[str, Any], index: int) -> dict[str, Any]:
 
 
 def slim_snapshot(snapshot: Any) -> dict[str, Any] | None:
-    """The parts of a snapshot (a :class:`~agentsnap.snapshot.Snapshot` or its dict) the page shows."""
+    """The parts of a snapshot (a :class:`~agentsnap.storage.snapshot.Snapshot` or its dict) the page shows."""
     if snapshot is None:
         return None
     data = snapshot.to_dict() if hasattr(snapshot, "to_dict") else dict(snapshot)

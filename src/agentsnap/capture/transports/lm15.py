@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ... import trace as _trace
-from ...wire import Exchange
+from ...storage.wire import Exchange
 from .. import core, streams
 from ..spec import ProviderSpec
 from ..streams import BodySink

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ... import legacy as _legacy
 from ...client_ids import normalise, response_ids
+from ...storage import legacy as _legacy
 from .. import _text
 from ..arguments import diff_values
 from ..structural import llm_calls

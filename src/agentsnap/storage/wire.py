@@ -73,7 +73,7 @@ class StoredExchange(dict[str, Any]):
     this process's capture, whose secrets were scrubbed when it was captured.
 
     A plain ``dict`` to everything that reads it (JSON, equality, copies); the
-    type tells :func:`agentsnap.scrub.scrub_snapshot` that the exchange needs no
+    type tells :func:`agentsnap.storage.scrub.scrub_snapshot` that the exchange needs no
     second pass. An exchange read from a file is a plain dict and is scrubbed.
     """
 

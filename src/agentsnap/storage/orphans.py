@@ -27,7 +27,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .snapshot import LAST_RUN_DIR, SnapshotStore
+from .snapshot import LAST_RUN_DIR
+from .store import SnapshotStore
 
 if TYPE_CHECKING:
     import pytest
@@ -135,17 +136,15 @@ def write_run_record(state: RunState, config: pytest.Config, exitstatus: int) ->
         "rootdir": str(rootdir),
         "orphans": orphans,
     }
-    from .exceptions import SnapshotFormatError
-    from .snapshot import _atomic_write
+    from ..exceptions import SnapshotFormatError
+    from .atomic import store_write
 
     path = store.root / LAST_RUN_DIR / RUN_RECORD
     if store.last_run_error is not None:
         return orphans  # .last_run/ could not be written this run: said once already
     try:
         store.write_last_run_ignore()
-        _atomic_write(
-            path, json.dumps(record, indent=2, ensure_ascii=False) + "\n", root=store.root
-        )
+        store_write(path, json.dumps(record, indent=2, ensure_ascii=False) + "\n", root=store.root)
     except OSError as exc:  # a read-only folder, a file where .last_run should be: one warning
         store.last_run_unwritable(path, exc)
     except (
@@ -153,7 +152,7 @@ def write_run_record(state: RunState, config: pytest.Config, exitstatus: int) ->
     ) as exc:  # a symbolic link where .last_run should be: say so, write nothing
         import warnings
 
-        from .exceptions import AgentsnapWarning
+        from ..exceptions import AgentsnapWarning
 
         warnings.warn(
             AgentsnapWarning(f"{exc} (the run record for `agentsnap prune` was not written)"),

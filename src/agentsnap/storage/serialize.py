@@ -29,7 +29,7 @@ a container inside itself                   ``{"$cycle": "list"}``
 nesting deeper than :data:`MAX_DEPTH`        ``{"$truncated": "…"}``
 ==========================================  =========================================================
 
-Bytes are scrubbed first (:func:`agentsnap.scrub.scrub_bytes`: token shapes and
+Bytes are scrubbed first (:func:`agentsnap.storage.scrub.scrub_bytes`: token shapes and
 remembered credentials overwritten in place by ``*``), inline and in side files alike.
 
 Side files: bytes longer than :data:`BLOB_THRESHOLD` (1 MiB) are stored once,
@@ -56,7 +56,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ._atomic import atomic_write, default_file_mode, fsync_dir
+from .atomic import atomic_write, default_file_mode, fsync_dir
 from .wire import SURROGATE, StoredExchange, envelope, escape_surrogates
 
 __all__ = [
@@ -298,9 +298,9 @@ def _convert(value: Any, depth: int, path: frozenset[int]) -> Any:
 
 def prepare(data: Any) -> Any:
     """A snapshot dict ready to store: :func:`to_json`, then every secret rule
-    (:func:`agentsnap.scrub.scrub_snapshot`). Idempotent.
+    (:func:`agentsnap.storage.scrub.scrub_snapshot`). Idempotent.
 
-    A step's ``exchange`` captured by this process (a :class:`agentsnap.wire.StoredExchange`,
+    A step's ``exchange`` captured by this process (a :class:`agentsnap.storage.wire.StoredExchange`,
     scrubbed once at capture) keeps its type through :func:`to_json` and is not scrubbed
     again; one read from a file is (the mark travels with the exchange).
     """
@@ -343,7 +343,7 @@ def write_blobs(data: Any, root: str | os.PathLike[str]) -> list[Path]:
     found: set[str] = set()
     _blob_refs(data, found)
     written = []
-    from .snapshot import refuse_links
+    from .atomic import refuse_links
 
     for digest in sorted(found):
         target = Path(root) / BLOB_DIR / digest

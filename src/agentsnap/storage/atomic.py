@@ -1,0 +1,174 @@
+"""The one way agentsnap writes a file atomically: :func:`atomic_write`.
+
+Snapshots, ``.last_run`` files, blobs, the orphan list and the HTML report are
+all written through it, so a reader (or a crash, even SIGKILL) only ever sees
+the old file or the new one. Inside the snapshot folder, :func:`store_write`
+adds what the folder needs: no symbolic link followed or replaced
+(:func:`refuse_links`), and the temp files a killed writer left removed
+(:func:`clean_stale_temp`). Imports only the standard library and the exceptions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import threading
+from pathlib import Path
+
+from ..exceptions import SnapshotFormatError
+
+__all__ = [
+    "atomic_write",
+    "clean_stale_temp",
+    "default_file_mode",
+    "fsync_dir",
+    "refuse_links",
+    "store_write",
+]
+
+_mode: int | None = None
+_mode_lock = threading.Lock()
+
+
+def atomic_write(
+    path: Path, data: str | bytes, *, durable: bool = True, prefix: str | None = None
+) -> None:
+    """Replace ``path`` with ``data`` (text is written as UTF-8, line ends as they are).
+
+    The bytes go to a temp file in the same folder (``<prefix><random>.tmp``,
+    ``prefix`` defaulting to ``.<file name>.``), fsynced, then renamed over
+    ``path``; the folder is fsynced too, so the rename survives a power cut.
+    ``durable=False`` skips both fsyncs (scratch files: a power cut may lose
+    the new file, a reader still never sees a partial one). The file gets the
+    permissions ``open()`` would give it (:func:`default_file_mode`), not
+    ``mkstemp``'s 0600. The folder must exist. Raises ``OSError`` from the
+    file system; the temp file is removed on any failure (also
+    ``KeyboardInterrupt``).
+    """
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{path.name}." if prefix is None else prefix, suffix=".tmp", dir=path.parent
+    )
+    try:
+        raw = data.encode("utf-8") if isinstance(data, str) else data
+        with os.fdopen(fd, "wb") as fh:
+            if hasattr(os, "fchmod"):
+                os.fchmod(fh.fileno(), default_file_mode())
+            fh.write(raw)
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
+        os.replace(tmp, path)
+        if durable:
+            fsync_dir(path.parent)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def default_file_mode() -> int:
+    """``0o666`` minus the process umask: what ``open()`` would give a new file
+    (``mkstemp`` gives 0600, which other users, CI containers and git checkouts
+    by another account could not read)."""
+    global _mode
+    if _mode is None:
+        with _mode_lock:
+            if _mode is None:
+                mask = os.umask(0o022)
+                os.umask(mask)
+                _mode = 0o666 & ~mask
+    return _mode
+
+
+def fsync_dir(folder: Path) -> None:
+    """Persist a rename inside ``folder`` (POSIX; a no-op where folders cannot be opened)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def refuse_links(path: Path, root: Path | None = None) -> None:
+    """Raise :class:`~agentsnap.exceptions.SnapshotFormatError` naming the first symbolic link
+    among ``path`` and its parents below ``root`` (default: ``path``'s own folder only):
+    agentsnap never follows or replaces a link inside the snapshot folder, so nothing it
+    writes lands outside it. ``root`` itself may be a link (a folder kept elsewhere)."""
+    stop = Path(root) if root is not None else path.parent.parent
+    node = path
+    while node != stop and node != node.parent:
+        if node.is_symlink():
+            try:
+                target = os.readlink(node)
+            except OSError:
+                target = "?"
+            raise SnapshotFormatError(
+                f"agentsnap: {node} is a symbolic link (to {target}); agentsnap never follows or replaces a link inside "
+                f"the snapshot folder, so it did not write {path}. Replace the link with a real "
+                f"{'folder' if node != path else 'file'} (or remove it), then re-run."
+            )
+        node = node.parent
+
+
+#: stale temp files (a writer killed between mkstemp and os.replace) older than this are removed
+_STALE_TMP_SECONDS = 60.0
+_cleaned: set[str] = set()
+
+
+def clean_stale_temp(folder: Path, *, max_age: float = _STALE_TMP_SECONDS) -> list[Path]:
+    """Remove the temp files :func:`atomic_write` leaves when killed mid-write
+    (``.<name>.<random>.tmp``) older than ``max_age`` seconds; returns those removed.
+    Fresh ones may belong to a writer still running (xdist) and are kept."""
+    import time
+
+    removed: list[Path] = []
+    try:
+        candidates = [
+            p
+            for p in folder.iterdir()
+            if p.name.startswith(".") and p.name.endswith(".tmp") and ".json." in p.name
+        ]
+    except OSError:
+        return removed
+    now = time.time()
+    for tmp in candidates:
+        try:
+            if tmp.is_symlink() or not tmp.is_file() or now - tmp.stat().st_mtime < max_age:
+                continue
+            tmp.unlink()
+            removed.append(tmp)
+        except OSError:
+            continue
+    return removed
+
+
+def store_write(
+    path: Path,
+    text: str,
+    *,
+    durable: bool = True,
+    root: Path | None = None,
+    replace_link: bool = False,
+) -> None:
+    """Write ``text`` to ``path`` so that a reader (or a crash, even SIGKILL) only ever
+    sees the old file or the new one (:func:`atomic_write`), after
+    refusing a symbolic link on the way (:func:`refuse_links`) and, once per folder
+    and process, removing the temp files a killed writer left (:func:`clean_stale_temp`).
+    ``durable=False`` skips the fsyncs (scratch files). ``replace_link``: ``path`` itself
+    may be a link (``--agentsnap-force``): the rename replaces the link, never its target."""
+    checked = path.parent if replace_link else path
+    stop = root if root is not None else path.parent.parent
+    refuse_links(checked, stop)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    refuse_links(checked, stop)  # (a link made in between)
+    key = str(path.parent)
+    if key not in _cleaned:  # once per folder and process: what a SIGKILL left behind
+        _cleaned.add(key)
+        clean_stale_temp(path.parent)
+    atomic_write(path, text, durable=durable)

@@ -1,0 +1,121 @@
+"""Snapshot file names: which file a snapshot name gets, and which name a file stands for.
+
+File name (:func:`preferred_filename`): ``<name>.json`` when the name already is
+a safe, short file name (letters, digits, ``_ . -``; at most 100 characters; not
+a Windows device name; not ending in ``-`` plus 8 hex digits, which is the
+hashed form) with no upper-case letter (so two names never meet in one file on
+a case-insensitive file system); otherwise ``<sanitized-name>-<sha1(name)[:8]>.json`` (:func:`snapshot_filename`) —
+Windows-legal, at most 100 characters before the hash, collision-proof because
+the hash is of the full name; any ``..`` or separator in a name is neutralised,
+so every file lands inside the store's root.
+
+Every earlier form is read (:meth:`agentsnap.storage.store.SnapshotStore.locate`): the hashed form,
+``<name>.json`` (what agentsnap 0.5.1 wrote), and 0.5.1's input-hash form
+``<name>__<sha256(input)[:8]>.json`` (:func:`input_sha8`). A snapshot that already has a file keeps
+it: saving, approving, updating and re-recording write where it was found.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "input_sha8",
+    "name_from_file",
+    "preferred_filename",
+    "snapshot_filename",
+]
+
+_MAX_STEM = 100
+_MAX_LEGACY_NAME = 200
+_RESERVED = frozenset(
+    {"con", "prn", "aux", "nul"}
+    | {f"com{i}" for i in range(1, 10)}
+    | {f"lpt{i}" for i in range(1, 10)}
+)
+
+
+def snapshot_filename(name: str) -> str:
+    """``<sanitized-name>-<sha1(name)[:8]>.json`` for a snapshot name."""
+    digest = hashlib.sha1(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    stem = name.replace("::", "__")
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", stem)
+    stem = re.sub(r"\.{2,}", "_", stem).strip("._ -")[:_MAX_STEM].rstrip("._ ")
+    if not stem:
+        stem = "snapshot"
+    if stem.split(".", 1)[0].lower() in _RESERVED:
+        stem = "_" + stem
+    return f"{stem}-{digest}.json"
+
+
+#: the top-level ``"name"`` line of a file this module wrote (``indent=2``: top-level keys have two spaces)
+_STORED_NAME_LINE = re.compile(r'^  "name": ("(?:[^"\\\n]|\\.)*")', re.M)
+_HASHED_STEM = re.compile(r"^(.+)-[0-9a-f]{8}$")
+
+
+def name_from_file(path: Path) -> str:
+    """The snapshot name a file stands for, also when it cannot be parsed (for the CLI's name lookup).
+
+    In order: the ``"name"`` line of the file's text when one is still there
+    (an indented file this module wrote, even if corrupt elsewhere); else
+    what the file name says — ``<stem>-<8 hex>.json`` gives the stem with
+    ``__`` read back as ``::`` (the other replaced characters stay ``_``, so
+    this may differ from the real name; compare through :func:`snapshot_filename`
+    when exactness matters); any other ``<name>.json`` (agentsnap 0.5.1) the
+    stem. Never raises: an unreadable file falls back to its file name.
+    """
+    try:
+        with path.open("r", encoding="utf-8", errors="replace") as fh:
+            head = fh.read(1 << 20)
+    except OSError:
+        head = ""
+    found = _STORED_NAME_LINE.search(head)
+    if found is not None:
+        try:
+            name = json.loads(found.group(1))
+        except ValueError:
+            name = None
+        if isinstance(name, str) and name:
+            return name
+    stem = path.name[: -len(".json")] if path.name.endswith(".json") else path.name
+    hashed = _HASHED_STEM.match(stem)
+    return hashed.group(1).replace("__", "::") if hashed else stem
+
+
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+_HASHED_TAIL = re.compile(r"-[0-9a-f]{8}$")
+
+
+def _plain_ok(name: str) -> bool:
+    """Whether ``name`` is already a safe, short file stem (module doc)."""
+    return (
+        len(name) <= _MAX_STEM
+        and _PLAIN_NAME.fullmatch(name) is not None
+        and ".." not in name
+        and not name.endswith(".")
+        and name.split(".", 1)[0].lower() not in _RESERVED
+        and _HASHED_TAIL.search(name) is None
+        and name == name.lower()
+    )
+
+
+def preferred_filename(name: str) -> str:
+    """The file name a new snapshot ``name`` gets when nothing else is in the way:
+    ``<name>.json`` for a safe, short name (module doc), else :func:`snapshot_filename`."""
+    return f"{name}.json" if _plain_ok(name) else snapshot_filename(name)
+
+
+def input_sha8(value: Any) -> str:
+    """agentsnap 0.5.1's scenario of an input: ``sha256(json.dumps(value, sort_keys=True, default=str))[:8]``.
+
+    0.5.1 named a golden recorded with ``input_data`` ``<name>__<input_sha8>.json``.
+    """
+    serialized = json.dumps(value, sort_keys=True, default=str).encode()
+    return hashlib.sha256(serialized).hexdigest()[:8]
+
+
+_INPUT_HASH_TAIL = re.compile(r"__[0-9a-f]{8}$")

@@ -1,0 +1,237 @@
+"""Scrubbing values: JSON documents (:func:`scrub_json`, the user's JSON paths
+first), any value (:func:`scrub_value`), URLs (:func:`scrub_url`) and whole
+snapshots (:func:`scrub_snapshot`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from ..wire import StoredExchange
+from . import credentials as _cred
+from .chunks import scrub_chunks
+from .rules import _SECRET_JSON_KEYS, _SECRET_QUERY_KEYS, REDACTED, Redaction, _Step, active
+from .text import _MEMO_ENTRIES, mask_header, scrub_text
+
+
+def _secret_key(key: Any) -> bool:
+    return (
+        isinstance(key, str) and key.lower().replace("-", "").replace("_", "") in _SECRET_JSON_KEYS
+    )
+
+
+def scrub_value(value: Any, rules: Redaction | None = None) -> Any:
+    """Scrub every string inside a JSON-like value, and the value of every secret key.
+
+    Returns a new value (the input is not changed). Dict keys are scrubbed as
+    text too (a token used as a key does not survive either).
+    """
+    rules = rules or active()
+    return _scrub_value(value, rules, _key_info(rules), not rules._compiled_patterns)
+
+
+_keys: tuple[Any, dict[str, tuple[str, bool]], int] = (None, {}, -1)
+
+
+def _key_info(rules: Redaction) -> dict[str, tuple[str, bool]]:
+    """``{key: (scrubbed key, is a secret key)}`` for the rules in force (dict keys repeat endlessly)."""
+    global _keys
+    if _keys[0] is not rules or _keys[2] != _cred._known.version or len(_keys[1]) > _MEMO_ENTRIES:
+        _keys = (rules, {}, _cred._known.version)
+    return _keys[1]
+
+
+def _scrub_value(
+    value: Any, rules: Redaction, keys: dict[str, tuple[str, bool]], builtin_only: bool
+) -> Any:
+    kind = type(value)
+    if kind is str or isinstance(value, str):
+        return scrub_text(value, rules)
+    if kind is dict or isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if isinstance(k, str):
+                info = keys.get(k)
+                if info is None:
+                    info = keys[k] = (scrub_text(k, rules), _secret_key(k))
+                key, secret = info
+            else:
+                key, secret = k, False
+            if (
+                secret
+                and isinstance(v, (str, int, float))
+                and not isinstance(v, bool)
+                and v not in ("", REDACTED)
+            ):
+                out[key] = REDACTED
+            elif type(v) is str and builtin_only and len(v) < 8:
+                out[key] = v  # too short for any built-in rule (as scrub_text decides)
+            else:
+                out[key] = _scrub_value(v, rules, keys, builtin_only)
+        return out
+    if kind is list or isinstance(value, (list, tuple)):
+        return [
+            v
+            if type(v) is str and builtin_only and len(v) < 8
+            else _scrub_value(v, rules, keys, builtin_only)
+            for v in value
+        ]
+    return value
+
+
+def _apply_path(node: Any, steps: tuple[_Step, ...]) -> Any:
+    if not steps:
+        return node if node is None else REDACTED
+    step, rest = steps[0], steps[1:]
+    if step.kind == "key":
+        if isinstance(node, dict) and step.key in node:
+            node = dict(node)
+            node[step.key] = _apply_path(node[step.key], rest)
+    elif step.kind == "index":
+        if isinstance(node, list) and -len(node) <= step.index < len(node):
+            node = list(node)
+            node[step.index] = _apply_path(node[step.index], rest)
+    elif step.kind == "any":
+        if isinstance(node, dict):
+            node = {k: _apply_path(v, rest) for k, v in node.items()}
+        elif isinstance(node, list):
+            node = [_apply_path(v, rest) for v in node]
+    else:  # "desc": the key at any depth
+        if isinstance(node, dict):
+            node = {
+                k: (_apply_path(v, rest) if k == step.key else _apply_path(v, steps))
+                for k, v in node.items()
+            }
+        elif isinstance(node, list):
+            node = [_apply_path(v, steps) for v in node]
+    return node
+
+
+def _paths(value: Any, rules: Redaction, depth: int = 0) -> Any:
+    """The user's JSON paths applied to the document ``value`` and to every
+    document held as JSON text in one of its strings (tool arguments and tool
+    results travel as JSON text inside chat requests and responses)."""
+    for steps in rules._compiled_paths:
+        value = _apply_path(value, steps)
+    return value if depth >= 2 else _embedded(value, rules, depth)
+
+
+def _embedded(value: Any, rules: Redaction, depth: int) -> Any:
+    if isinstance(value, str):
+        text = value.strip()
+        if len(text) > 1 and text[0] in "{[" and text[-1] in "}]":
+            import json
+
+            try:
+                doc = json.loads(text)
+            except (ValueError, RecursionError):
+                return value
+            new = _paths(doc, rules, depth + 1)
+            if new != doc:
+                compact = ", " not in text and ": " not in text
+                return json.dumps(
+                    new, ensure_ascii=False, separators=(",", ":") if compact else None
+                )
+        return value
+    if isinstance(value, dict):
+        return {k: _embedded(v, rules, depth) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_embedded(v, rules, depth) for v in value]
+    return value
+
+
+def scrub_json(value: Any, rules: Redaction | None = None) -> Any:
+    """A stored JSON document (a body, tool arguments or result, input, output):
+    the user's JSON paths first (also inside strings holding JSON), then
+    :func:`scrub_value`."""
+    rules = rules or active()
+    if rules._compiled_paths:
+        value = _paths(value, rules)
+    return scrub_value(value, rules)
+
+
+def scrub_url(url: str, rules: Redaction | None = None) -> str:
+    """Mask secret query parameters, ``user:password@`` and token shapes in a URL."""
+    parts = urlsplit(url)
+    if parts.query:
+        pairs = [
+            (k, REDACTED if k.lower() in _SECRET_QUERY_KEYS else scrub_text(v, rules))
+            for k, v in parse_qsl(parts.query, keep_blank_values=True)
+        ]
+        parts = parts._replace(query=urlencode(pairs, safe="<>"))
+    if "@" in parts.netloc:  # user:password@host
+        parts = parts._replace(netloc=REDACTED + "@" + parts.netloc.rsplit("@", 1)[1])
+    if parts.path:
+        parts = parts._replace(path=scrub_text(parts.path, rules))
+    return urlunsplit(parts)
+
+
+# -- whole snapshots ------------------------------------------------------------------
+
+
+def _scrub_exchange(exchange: Any, rules: Redaction) -> Any:
+    if not isinstance(exchange, dict):
+        return scrub_value(exchange, rules)
+    out = {}
+    for key, part in exchange.items():
+        if key in ("request", "response") and isinstance(part, dict):
+            new = {}
+            for k, v in part.items():
+                if k == "body":
+                    new[k] = scrub_json(v, rules)
+                elif k == "chunks" and isinstance(v, list):
+                    new[k] = scrub_chunks(v, rules)
+                elif k == "headers" and isinstance(v, dict):
+                    new[k] = {
+                        hk: mask_header(hk, hv) if isinstance(hv, str) else scrub_value(hv, rules)
+                        for hk, hv in v.items()
+                    }
+                elif k == "query" and isinstance(v, str):
+                    new[k] = scrub_url("http://x/?" + v, rules).split("?", 1)[1] if v else v
+                else:
+                    new[k] = scrub_value(v, rules)
+            out[key] = new
+        else:
+            out[key] = scrub_value(part, rules)
+    return out
+
+
+def scrub_snapshot(data: dict[str, Any], rules: Redaction | None = None) -> dict[str, Any]:
+    """A snapshot dict (``Snapshot.to_dict()``) with every rule applied: user JSON
+    paths on bodies, tool arguments and results, input and output; text rules
+    everywhere but the snapshot's ``name``. Returns a new dict; idempotent.
+
+    A step's raw ``exchange`` captured by this process is a
+    :class:`agentsnap.storage.wire.StoredExchange`: its request and response were scrubbed
+    when they were captured (every transport stores them through
+    :mod:`agentsnap.capture.core`), so it is kept as it is. Any other exchange
+    (a file's, a trace import's) is scrubbed here.
+    """
+    rules = rules or active()
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if key == "name":  # the test's node id: code, not data; the file is found by it
+            out[key] = value
+        elif key in ("input", "output"):
+            out[key] = scrub_json(value, rules)
+        elif key == "trace" and isinstance(value, list):
+            out[key] = [_scrub_step(step, rules) for step in value]
+        else:
+            out[key] = scrub_value(value, rules)
+    return out
+
+
+def _scrub_step(step: Any, rules: Redaction) -> Any:
+    if not isinstance(step, dict):
+        return scrub_value(step, rules)
+    out = {}
+    for key, value in step.items():
+        if key == "exchange":
+            scrubbed = type(value) is StoredExchange  # at capture, once
+            out[key] = value if scrubbed else _scrub_exchange(value, rules)
+        elif key in ("args", "result") and step.get("type") == "tool_call":
+            out[key] = scrub_json(value, rules)
+        else:
+            out[key] = scrub_value(value, rules)
+    return out

@@ -1,0 +1,213 @@
+"""The snapshot: :class:`Snapshot` (one recorded run plus its review state) and its deterministic JSON.
+
+File format (one JSON file per snapshot): UTF-8 with non-ASCII kept literal,
+``indent=2``, sorted keys, ``\\n`` newlines and a trailing newline (:func:`dumps`),
+written atomically by :class:`agentsnap.storage.store.SnapshotStore` and not rewritten
+when only volatile fields changed (:mod:`agentsnap.storage.volatile`) — so re-recording
+an unchanged agent leaves ``git diff`` empty.
+
+Top-level keys: ``version`` (format version, ``"2.0"``), ``recorded_at``,
+``model``, ``input``, ``trace`` (list of steps, see :mod:`agentsnap.capture.trace`),
+``output``; review fields ``name`` (the full snapshot name, checked on load),
+``approved``, ``source`` (``pytest`` | ``record`` | ``trace``), ``created_at``,
+``updated_at``, ``agentsnap_version``. Files written by agentsnap 0.5.1
+(``version`` ``"1.0"``/``"1.1"``) load too.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+import msgspec
+
+from .wire import escape_surrogates
+
+__all__ = [
+    "FORMAT_VERSION",
+    "LAST_RUN_DIR",
+    "UNKNOWN_WRITER",
+    "Snapshot",
+    "dumps",
+]
+
+FORMAT_VERSION = "2.0"
+_READABLE_VERSIONS = ("1.0", "1.1", "2.0")
+LAST_RUN_DIR = ".last_run"
+#: ``Snapshot.agentsnap_version`` of a file that does not say which agentsnap wrote it
+UNKNOWN_WRITER = "unknown (the file does not record it; agentsnap 0.5.1 wrote none)"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+
+
+def _version() -> str:
+    from .._version import __version__
+
+    return __version__
+
+
+@dataclass
+class Snapshot:
+    """One recorded agent run plus its review state.
+
+    ``trace``: list of step dicts (``llm_call``, ``tool_call``, ``http``).
+    ``output``: the agent's final output (any JSON value). Timestamps are
+    ISO-8601 UTC strings, filled on creation when empty.
+    """
+
+    name: str
+    trace: list[dict[str, Any]] = field(default_factory=list)
+    output: Any = None
+    input: Any = None
+    model: str = "unknown"
+    approved: bool = False
+    source: str = "pytest"
+    created_at: str = ""
+    updated_at: str = ""
+    recorded_at: str = ""
+    version: str = FORMAT_VERSION
+    agentsnap_version: str = ""
+    #: on ``.last_run`` files only: how the run was compared (semantic backend
+    #: and model hash, scores); never part of a golden's content
+    comparison: dict[str, Any] | None = None
+    #: ``trace``, ``input`` and ``output`` are already as :func:`agentsnap.storage.serialize.prepare`
+    #: stores them (:func:`agentsnap.lifecycle.build_snapshot` sets it): saving skips that pass
+    prepared: bool = field(default=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        now = _now()
+        self.created_at = self.created_at or now
+        self.updated_at = self.updated_at or now
+        self.recorded_at = self.recorded_at or now
+        self.agentsnap_version = self.agentsnap_version or _version()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready dict written to disk."""
+        return {
+            "version": self.version,
+            "name": self.name,
+            "approved": self.approved,
+            "source": self.source,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "recorded_at": self.recorded_at,
+            "agentsnap_version": self.agentsnap_version,
+            "model": self.model,
+            "input": self.input,
+            "trace": self.trace,
+            "output": self.output,
+            **({"comparison": self.comparison} if self.comparison is not None else {}),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, name: str | None = None) -> Snapshot:
+        """Build from a loaded dict. ``name`` is used when the file has none (0.5.1 files)."""
+        return cls(
+            name=str(data.get("name") or name or ""),
+            trace=_both_copies_of_messages(list(data.get("trace") or [])),
+            output=data.get("output"),
+            input=data.get("input"),
+            model=str(data.get("model") or "unknown"),
+            approved=bool(data.get("approved", "name" not in data)),
+            source=str(data.get("source") or "pytest"),
+            created_at=str(data.get("created_at") or data.get("recorded_at") or ""),
+            updated_at=str(data.get("updated_at") or data.get("recorded_at") or ""),
+            recorded_at=str(data.get("recorded_at") or ""),
+            version=str(data.get("version") or FORMAT_VERSION),
+            # the writer's version; a file that does not name one (agentsnap 0.5.1's) is not
+            # credited to this reader
+            agentsnap_version=str(data.get("agentsnap_version") or UNKNOWN_WRITER),
+            comparison=data.get("comparison") if isinstance(data.get("comparison"), dict) else None,
+        )
+
+    @property
+    def llm_calls(self) -> list[dict[str, Any]]:
+        return [s for s in self.trace if s.get("type") == "llm_call"]
+
+    @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        return [s for s in self.trace if s.get("type") == "tool_call"]
+
+
+#: files nest at most ~110 levels (agentsnap.storage.serialize.MAX_DEPTH plus the snapshot's own);
+
+_MAX_NESTING = 160
+
+
+def _deeper_than(data: Any, limit: int) -> bool:
+    """Whether ``data`` (parsed JSON) nests containers more than ``limit`` deep.
+
+    Level by level (no recursion): each level's containers are gathered by one
+    comprehension over the level above, so every value is looked at once.
+    """
+    level = [data] if type(data) in _CONTAINERS else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > limit:
+            return True
+        level = [
+            v
+            for node in level
+            for v in (node.values() if type(node) is dict else node)
+            if type(v) in _CONTAINERS
+        ]
+    return False
+
+
+#: what JSON parsing builds for objects and arrays (exact types: nothing else is loaded)
+_CONTAINERS = frozenset({dict, list})
+
+
+def _loads(text: str) -> Any:
+    """``json.loads(text)``, by msgspec's faster decoder where it reads the same JSON; what it
+    refuses (``NaN``, a number beyond a float, a lone surrogate escape, an error: the message
+    is ``json``'s) goes to ``json.loads``."""
+    try:
+        return msgspec.json.decode(text)
+    except msgspec.DecodeError:
+        return json.loads(text)
+
+
+def _json_copy(value: Any) -> Any:
+    """``copy.deepcopy(value)`` for parsed JSON, faster (no memo: parsed JSON shares no parts);
+    anything but dicts, lists and JSON scalars goes to ``copy.deepcopy``."""
+    kind = type(value)
+    if kind is dict:
+        return {k: _json_copy(v) for k, v in value.items()}
+    if kind is list:
+        return [_json_copy(v) for v in value]
+    if kind in _SCALARS:
+        return value
+    return copy.deepcopy(value)
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def dumps(data: dict[str, Any]) -> str:
+    """Deterministic JSON text of a snapshot dict (see module doc); a lone
+    surrogate (not encodable as UTF-8) is written as a ``\\uXXXX`` escape."""
+    return escape_surrogates(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True)) + "\n"
+
+
+def _both_copies_of_messages(trace: list[Any]) -> list[Any]:
+    """The in-memory view of a stored trace: ``messages_from`` resolved back to ``messages`` (a copy).
+
+    Files written between agentsnap 1.0.0.dev releases kept an llm_call's ``messages`` once,
+    as ``"messages_from": "exchange.request.body.<key>"``; they still load. Files are written
+    with ``messages`` on every llm_call step, as agentsnap 0.5.1 documents the format."""
+    for step in trace:
+        if not isinstance(step, dict) or not isinstance(step.get("messages_from"), str):
+            continue
+        ref = step.pop("messages_from")
+        key = ref.rsplit(".", 1)[-1]
+        body = ((step.get("exchange") or {}).get("request") or {}).get("body")
+        if ref.startswith("exchange.request.body.") and isinstance(body, dict) and key in body:
+            step["messages"] = _json_copy(body[key])
+    return trace

@@ -1,0 +1,472 @@
+"""The file-backed store of snapshots: :class:`SnapshotStore`.
+
+One JSON file per snapshot under the store's root (named by
+:mod:`agentsnap.storage.naming`), written atomically (:func:`agentsnap.storage.atomic.store_write`),
+checked against the schema on every load, not rewritten when only volatile fields
+changed (:func:`agentsnap.storage.volatile.same_content`). A run's last result
+(``.last_run/``) sits beside the goldens.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import gc
+import json
+import os
+import warnings
+from collections.abc import Iterator
+from glob import escape as glob_escape
+from pathlib import Path
+from typing import Any
+
+from ..exceptions import SnapshotFormatError
+from .atomic import refuse_links, store_write
+from .naming import (
+    _INPUT_HASH_TAIL,
+    _MAX_LEGACY_NAME,
+    _PLAIN_NAME,
+    preferred_filename,
+    snapshot_filename,
+)
+from .snapshot import (
+    _MAX_NESTING,
+    _READABLE_VERSIONS,
+    FORMAT_VERSION,
+    LAST_RUN_DIR,
+    Snapshot,
+    _deeper_than,
+    _loads,
+    _now,
+    _version,
+    dumps,
+)
+from .volatile import same_content
+
+__all__ = ["SnapshotStore"]
+
+
+def _prepared_dict(snapshot: Snapshot) -> dict[str, Any]:
+    """``prepare(snapshot.to_dict())``, without a second pass over a trace that is already prepared."""
+    from .serialize import prepare
+
+    data = snapshot.to_dict()
+    if not snapshot.prepared:
+        prepared: dict[str, Any] = prepare(data)
+        return prepared
+    parts = {key: data.pop(key) for key in ("input", "trace", "output")}
+    data = {**prepare(data), **parts}
+    data["trace"] = [
+        dict(step) if isinstance(step, dict) else step for step in data["trace"]
+    ]  # the snapshot keeps its view
+    return data
+
+
+class SnapshotStore:
+    """File-backed store: one JSON file per snapshot under ``root``.
+
+    Nothing is created until the first :meth:`save` (building a store or
+    listing an absent root touches nothing).
+    """
+
+    def __init__(
+        self, root: str | os.PathLike[str] = "__agent_snapshots__", *, force: bool = False
+    ) -> None:
+        self.root = Path(root)
+        #: ``--agentsnap-force``: an unreadable file loads as missing (with a warning)
+        #: and :meth:`save` overwrites it
+        self.force = force
+        #: set once a write to ``.last_run/`` failed (:meth:`last_run_unwritable`): later
+        #: ones are not tried, so a read-only folder costs one warning per store, not one per test
+        self.last_run_error: str | None = None
+
+    def __repr__(self) -> str:
+        return f"SnapshotStore({str(self.root)!r})"
+
+    # -- paths -------------------------------------------------------------
+    def candidates(self, name: str) -> list[Path]:
+        """Every file name ``name`` may be stored under, in the order they are tried:
+        the hashed form (:func:`snapshot_filename`), then ``<name>.json`` when
+        that is a safe file name (agentsnap 0.5.1's form and today's plain one)."""
+        out = [self.root / snapshot_filename(name)]
+        if _PLAIN_NAME.fullmatch(name) and ".." not in name and len(name) <= 200:
+            out.append(self.root / f"{name}.json")
+        return out
+
+    def locate(self, name: str) -> Path | None:
+        """Which file holds snapshot ``name``: the first of :meth:`candidates` that exists, else None.
+
+        Looks at file names only (no file is parsed); :meth:`load` checks the
+        name stored inside. The one function to ask "where is NAME" — the CLI
+        and the pytest plugin use it, so every reader agrees.
+        """
+        for path in self.candidates(name):
+            if path.is_symlink():
+                refuse_links(path, self.root)  # never followed: raises naming the link
+            if path.is_file():
+                return path
+        return None
+
+    def input_hash_names(self, name: str) -> list[str]:
+        """Names of the agentsnap 0.5.1 goldens recorded for ``name`` with an input
+        (files ``<name>__<8 hex>.json``), sorted; [] when there are none."""
+        if not self.root.is_dir() or not _PLAIN_NAME.fullmatch(name):
+            return []
+        out = []
+        for path in self.root.glob(f"{glob_escape(name)}__*.json"):
+            stem = path.stem
+            if (
+                stem[: len(name)] == name
+                and _INPUT_HASH_TAIL.fullmatch(stem[len(name) :])
+                and path.is_file()
+            ):
+                out.append(stem)
+        return sorted(out)
+
+    def path_for(self, name: str) -> Path:
+        """The file of snapshot ``name``: where it already is (:meth:`locate`), else
+        where a new one goes (:func:`preferred_filename`). Always directly inside ``root``.
+        A golden that is a symbolic link raises (:func:`refuse_links`), except on a store
+        made with ``force``: then it is that link, which :meth:`save` replaces."""
+        try:
+            found = self.locate(name)
+        except SnapshotFormatError:
+            link = self._link_to_replace(name) if self.force else None
+            if link is None:
+                raise
+            return link
+        if found is not None:
+            return found
+        return self.root / preferred_filename(name)
+
+    def _link_to_replace(self, name: str) -> Path | None:
+        """The first of ``name``'s :meth:`candidates` that is a symbolic link in a folder
+        that is not one (a linked folder is never written into), or None."""
+        link = next((p for p in self.candidates(name) if p.is_symlink()), None)
+        if link is not None:
+            refuse_links(link.parent, self.root)
+        return link
+
+    def last_run_path(self, name: str) -> Path:
+        """Where the latest run of ``name`` is written: ``root/.last_run/`` plus the golden's file name."""
+        return self.root / LAST_RUN_DIR / self.path_for(name).name
+
+    def exists(self, name: str) -> bool:
+        return self.locate(name) is not None
+
+    # -- reading -----------------------------------------------------------
+    @staticmethod
+    def read_file(path: Path, *, expected_name: str | None = None) -> Snapshot:
+        """Parse one snapshot file (see :meth:`_read_file`), with the cyclic garbage collector
+        paused meanwhile: a golden is a burst of fresh, acyclic dicts and lists (hundreds of
+        thousands for a 5,000-call golden) that would otherwise trigger collections walking
+        all of them, several times, while nothing collectable exists yet."""
+        if not gc.isenabled():
+            return SnapshotStore._read_file(path, expected_name=expected_name)
+        gc.disable()
+        try:
+            return SnapshotStore._read_file(path, expected_name=expected_name)
+        finally:
+            gc.enable()
+
+    @staticmethod
+    def _read_file(path: Path, *, expected_name: str | None = None) -> Snapshot:
+        """Parse one snapshot file.
+
+        Raises :class:`~agentsnap.exceptions.SnapshotFormatError` (a
+        ``ValueError``) naming the path when the file is not valid JSON, not a
+        snapshot, of an unknown format version, fails the schema
+        (:mod:`agentsnap.storage.schema`: the error names the JSON path), or holds
+        another name.
+        """
+        fix = (
+            "Fix or delete the file, or replace it with a new recording: `pytest --agentsnap-record --agentsnap-force` "
+            "(without --agentsnap-force agentsnap never overwrites it)."
+        )
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise SnapshotFormatError(
+                f"agentsnap: corrupt snapshot file at {path}: not UTF-8 ({exc}). {fix}"
+            ) from None
+        if "\n<<<<<<< " in "\n" + text:
+            raise SnapshotFormatError(
+                f"agentsnap: snapshot file at {path} contains merge-conflict markers. Resolve the conflict, then re-run. {fix}"
+            )
+        try:
+            data = _loads(text)  # JSON only: never pickle, YAML tags or eval
+        except ValueError as exc:
+            raise SnapshotFormatError(
+                f"agentsnap: corrupt snapshot file at {path}: {exc}. {fix}"
+            ) from None
+        except RecursionError:
+            raise SnapshotFormatError(
+                f"agentsnap: corrupt snapshot file at {path}: nested too deeply to read. {fix}"
+            ) from None
+        from .legacy import from_toolscore, is_toolscore
+
+        if is_toolscore(data):
+            try:
+                data = from_toolscore(
+                    data, path
+                )  # its calls become tool_call steps, or it is refused
+            except ValueError as exc:
+                raise SnapshotFormatError(f"agentsnap: {exc}. {fix}") from None
+        if not isinstance(data, dict) or not isinstance(data.get("trace"), list):
+            raise SnapshotFormatError(
+                f"agentsnap: {path} is not an agentsnap snapshot (expected an object with a 'trace' list). {fix}"
+            )
+        if _deeper_than(data, _MAX_NESTING):
+            raise SnapshotFormatError(
+                f"agentsnap: corrupt snapshot file at {path}: nested deeper than {_MAX_NESTING} levels. {fix}"
+            )
+        bad_step = next(
+            (i for i, step in enumerate(data.get("trace") or []) if not isinstance(step, dict)),
+            None,
+        )
+        if bad_step is not None or not isinstance(data.get("name", ""), (str, type(None))):
+            where = (
+                f"trace[{bad_step}] is not an object"
+                if bad_step is not None
+                else "its 'name' is not a string"
+            )
+            raise SnapshotFormatError(
+                f"agentsnap: {path} is not an agentsnap snapshot ({where}). {fix}"
+            )
+        version = str(data.get("version", FORMAT_VERSION))
+        if version not in _READABLE_VERSIONS:
+            raise SnapshotFormatError(
+                f"agentsnap: snapshot {path} has format version {version!r}; this agentsnap reads {', '.join(_READABLE_VERSIONS)}. "
+                "Upgrade agentsnap, or replace it with a new recording: `pytest --agentsnap-record --agentsnap-force`."
+            )
+        from .schema import validate
+
+        validate(data, path)  # every field's type, the step kinds, the exchange shape (msgspec)
+        stored_name = data.get("name")
+        if expected_name is not None and stored_name is not None and stored_name != expected_name:
+            raise SnapshotFormatError(
+                f"agentsnap: {path} holds snapshot {stored_name!r}, not {expected_name!r} (file renamed or copied?). {fix}"
+            )
+        return Snapshot.from_dict(data, name=expected_name)
+
+    def legacy_path_for(self, name: str) -> Path | None:
+        """Where agentsnap 0.5.1 kept ``name`` (``<root>/<name>.json``), if that is a safe file name."""
+        # a name too long for one file name (255 bytes on most file systems) never had a 0.5.1 file
+        if _PLAIN_NAME.fullmatch(name) and ".." not in name and len(name) <= _MAX_LEGACY_NAME:
+            return self.root / f"{name}.json"
+        return None
+
+    def load(self, name: str) -> Snapshot | None:
+        """The snapshot named ``name``, or None when there is no file.
+
+        The file is the one :meth:`locate` finds (any earlier name form,
+        agentsnap 0.5.1's ``<root>/<name>.json`` included); later saves write
+        to that same file. An unreadable file raises
+        :class:`~agentsnap.exceptions.SnapshotFormatError`, or, on a store made
+        with ``force=True``, warns and counts as missing.
+        """
+        try:
+            return self._load(name)
+        except SnapshotFormatError as exc:
+            if not self.force:
+                raise
+            from ..exceptions import AgentsnapWarning
+
+            warnings.warn(
+                AgentsnapWarning(
+                    f"{exc} --agentsnap-force: treated as missing; this run's recording replaces it."
+                ),
+                stacklevel=2,
+            )
+            return None
+
+    def _load(self, name: str) -> Snapshot | None:
+        path = self.locate(name)
+        if path is None:
+            return None
+        return self.read_file(path, expected_name=name)
+
+    def last_run_files(self, name: str, golden_file: str | None = None) -> list[Path]:
+        """The files under ``.last_run/`` that hold a latest run of ``name``, in the order
+        :meth:`load_last_run` tries them (:meth:`last_run_path`, then the hashed form written
+        before the golden's own file name was used); only those that exist. ``golden_file``:
+        the golden's file name when it is known (an unreadable golden whose name is a guess)."""
+        path = self.root / LAST_RUN_DIR / golden_file if golden_file else self.last_run_path(name)
+        refuse_links(path, self.root)
+        old = self.root / LAST_RUN_DIR / snapshot_filename(name)
+        return [p for p in dict.fromkeys((path, old)) if p.is_file() and not p.is_symlink()]
+
+    def load_last_run(self, name: str) -> Snapshot | None:
+        found = self.last_run_files(name)
+        return self.read_file(found[0], expected_name=name) if found else None
+
+    def _iter_files(self) -> Iterator[Path]:
+        if not self.root.is_dir():
+            return iter(())
+        links = sorted(p for p in self.root.glob("*.json") if p.is_symlink())
+        for link in links:
+            warnings.warn(
+                f"agentsnap: skipped {link}: a symbolic link (agentsnap never follows one inside the snapshot folder)",
+                stacklevel=3,
+            )
+        # only snapshot files: never the temp files of an interrupted write (.<name>.<random>.tmp)
+        return iter(
+            sorted(p for p in self.root.glob("*.json") if p.is_file() and not p.is_symlink())
+        )
+
+    def list(self) -> list[Snapshot]:
+        """Every parseable snapshot, sorted by name; unparseable files warn and are skipped."""
+        out = []
+        for path in self._iter_files():
+            try:
+                out.append(self.read_file(path))
+            except SnapshotFormatError as exc:
+                warnings.warn(str(exc), stacklevel=2)
+        return sorted(out, key=lambda s: s.name)
+
+    def pending(self) -> builtins.list[Snapshot]:  # `list` here is the method above
+        """Every snapshot not yet approved, sorted by name."""
+        return [s for s in self.list() if not s.approved]
+
+    # -- writing -----------------------------------------------------------
+    def save(self, snapshot: Snapshot, *, force: bool | None = None) -> Path:
+        """Write ``snapshot`` atomically; returns its path.
+
+        What is written is :func:`agentsnap.storage.serialize.prepare` of the snapshot:
+        any Python value made JSON (bytes in an envelope, large bytes in a side
+        file under ``root/blobs/``), secrets scrubbed. When the file already
+        holds the same content apart from volatile fields, nothing is written
+        (``updated_at`` only moves on real change). An existing file that
+        cannot be parsed is never overwritten: raises
+        :class:`~agentsnap.exceptions.SnapshotFormatError` unless ``force``
+        (default: the store's ``force``); nor is a golden that is a symbolic link,
+        which ``force`` replaces with a regular file (the link's target is never
+        written).
+        """
+        from .serialize import write_blobs
+
+        force = self.force if force is None else force
+        path, linked = self._path_to_save(snapshot.name, force)
+        new = _prepared_dict(snapshot)
+        if not linked and path.is_file():
+            try:
+                self.read_file(path, expected_name=snapshot.name)  # a broken file raises, untouched
+                old = json.loads(path.read_text(encoding="utf-8"))
+            except SnapshotFormatError:
+                if not force:
+                    raise
+                old = None
+            if isinstance(old, dict) and same_content(old, new):
+                write_blobs(
+                    new, self.root
+                )  # side files first: a snapshot never names a missing one
+                return path
+            if (
+                isinstance(old, dict)
+                and isinstance(old.get("created_at"), str)
+                and old["created_at"]
+            ):
+                snapshot.created_at = new["created_at"] = old["created_at"]
+        snapshot.updated_at = new["updated_at"] = _now()
+        snapshot.agentsnap_version = new["agentsnap_version"] = _version()  # this file's writer
+        write_blobs(new, self.root)  # side files first: a snapshot never names a missing one
+        store_write(path, dumps(new), root=self.root, replace_link=linked)
+        return path
+
+    def _path_to_save(self, name: str, force: bool) -> tuple[Path, bool]:
+        """Where :meth:`save` writes ``name`` and whether that file is a symbolic link it
+        replaces. A link is refused (:func:`refuse_links`) unless ``force``: then the golden's
+        own link (never a linked folder) is replaced by the regular file, its target untouched."""
+        try:
+            path = self.path_for(name)
+        except SnapshotFormatError:
+            link = self._link_to_replace(name) if force else None
+            if link is None:
+                raise
+            path = link
+        linked = path.is_symlink()
+        if linked and not force:
+            refuse_links(path, self.root)  # raises, naming the link
+        refuse_links(path.parent, self.root)
+        return path, linked
+
+    def save_last_run(self, snapshot: Snapshot) -> Path | None:
+        """Write the latest run to ``root/.last_run/`` (git-ignored by a ``.gitignore`` there); its path.
+
+        The latest run is a scratch copy for ``agentsnap diff`` / ``update``, never
+        needed to compare or replay: when it cannot be written (a read-only snapshot
+        folder, a file where ``.last_run`` should be, a full disk) that is one
+        :class:`~agentsnap.exceptions.AgentsnapWarning` naming the path
+        (:meth:`last_run_unwritable`) and None is returned. A symbolic link on the way
+        still raises :class:`~agentsnap.exceptions.SnapshotFormatError`.
+        """
+        path = self.last_run_path(snapshot.name)
+        refuse_links(path, self.root)  # a .last_run linked elsewhere is never written through
+        if self.last_run_error is not None:
+            return None  # said once already
+        from .serialize import escape_surrogates, write_blobs
+
+        try:
+            self.write_last_run_ignore()
+            data = _prepared_dict(snapshot)
+            write_blobs(data, self.root)
+            # a scratch copy read back by `agentsnap diff` / `update` (which re-save through `save`):
+            # compact JSON (the C encoder; indented output takes the pure-Python one) and no fsync
+            text = (
+                escape_surrogates(
+                    json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+                )
+                + "\n"
+            )
+            store_write(path, text, durable=False, root=self.root)
+        except OSError as exc:
+            self.last_run_unwritable(path, exc)
+            return None
+        return path
+
+    def write_last_run_ignore(self) -> None:
+        """Write ``root/.last_run/.gitignore`` (ignore everything) unless it is there. Raises
+        ``OSError`` when it cannot be written, :class:`SnapshotFormatError` for a link on the way."""
+        ignore = self.root / LAST_RUN_DIR / ".gitignore"
+        if not ignore.exists() and not ignore.is_symlink():
+            store_write(
+                ignore,
+                "# written by agentsnap: the latest runs, promoted with `agentsnap update`\n*\n",
+                root=self.root,
+            )
+
+    def last_run_unwritable(self, path: Path, exc: OSError) -> None:
+        """Say once, in one line, that ``path`` under ``.last_run/`` could not be written (``exc``):
+        an :class:`~agentsnap.exceptions.AgentsnapWarning`. Later writes of this store to
+        ``.last_run/`` are skipped (:meth:`save_last_run`); test results are unaffected."""
+        if self.last_run_error is not None:
+            return
+        from ..exceptions import AgentsnapWarning
+
+        why = exc.strerror or type(exc).__name__
+        self.last_run_error = f"{why}: {path}"
+        warnings.warn(
+            AgentsnapWarning(
+                f"agentsnap: cannot write {path} ({why}); the tests' results are unaffected, but this run is not kept "
+                f"for `agentsnap diff`, `agentsnap update` or `agentsnap prune` (is {self.root} read-only?)."
+            ),
+            stacklevel=3,
+        )
+
+    def approve(self, name: str) -> Snapshot:
+        """Mark ``name`` approved and save it. Raises ``KeyError`` when absent."""
+        snap = self.load(name)
+        if snap is None:
+            raise KeyError(name)
+        snap.approved = True
+        self.save(snap)
+        return snap
+
+    def delete(self, name: str) -> None:
+        """Delete ``name`` (no error when absent)."""
+        path = self.locate(name)
+        if path is None:
+            return
+        refuse_links(path, self.root)
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()

@@ -1,0 +1,246 @@
+"""What differs between two recordings of the same run, and what a change means.
+
+Volatile fields are never a reason to rewrite a golden: review timestamps,
+per-response headers (request ids, rate limits, dates) and timestamps, and the
+ids a provider invents, renamed consistently (:func:`same_content`).
+:func:`behaviour_changes` says, for a reviewer, what changed when content did.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from typing import Any
+
+from .snapshot import Snapshot, _both_copies_of_messages
+
+__all__ = ["behaviour_changes", "same_content"]
+
+
+# volatile fields: never a reason to rewrite a file
+_VOLATILE_TOP = ("created_at", "updated_at", "recorded_at", "agentsnap_version", "comparison")
+_VOLATILE_HEADERS = frozenset(
+    {
+        "x-request-id",
+        "openai-processing-ms",
+        "date",
+        "request-id",
+        "x-ratelimit-reset-requests",
+        "x-ratelimit-reset-tokens",
+        "content-length",
+        "age",
+        "expires",
+        "etag",
+        "last-modified",
+    }
+)
+#: header names with these parts are minted per response: request/trace/correlation ids, timings, rate-limit counters
+_VOLATILE_HEADER_PARTS = (
+    "request-id",
+    "trace-id",
+    "correlation-id",
+    "ratelimit",
+    "processing-ms",
+    "upstream-service-time",
+    "cf-ray",
+    "server-timing",
+)
+#: per-response timestamps and fingerprints inside a recorded response (any depth: stream events nest them)
+_VOLATILE_RESPONSE_KEYS = frozenset({"created", "created_at", "createTime", "system_fingerprint"})
+_VOLATILE_IN_CHUNK = re.compile(
+    r'"(?:created|created_at|createTime|system_fingerprint)":\s*(?:"[^"]*"|\d+(?:\.\d+)?)'
+)
+#: keys whose string value is an id the provider (or the SDK) invented: a tool call's id and the
+#: references to it (tool_call_id, tool_use_id, call_id), response / message / generation ids
+_ID_KEYS = frozenset(
+    {
+        "id",
+        "tool_call_id",
+        "tool_use_id",
+        "call_id",
+        "item_id",
+        "response_id",
+        "responseId",
+        "previous_response_id",
+        "generation_id",
+        "request_id",
+    }
+)
+_ID_IN_TEXT = re.compile(r'"(?:' + "|".join(sorted(_ID_KEYS)) + r')":\s*"([^"\\]{1,200})"')
+#: subtrees that hold the agent's own data (tool arguments and results, its input and output):
+#: an "id" there is the agent's, and a change of it is a change
+#: shorter values are not taken for minted ids (they would rename ordinary words and numbers)
+_MIN_ID = 6
+_PAYLOAD_KEYS = frozenset(
+    {"args", "arguments", "parameters", "result", "functionResponse", "output", "content"}
+)
+
+
+def _by_key(item: tuple[Any, Any]) -> str:
+    return str(item[0])
+
+
+def _collect_ids(value: Any, found: dict[str, None], *, payload: bool = False) -> None:
+    """Every provider-invented id in ``value`` (parsed JSON), in first-seen order.
+
+    A string under an :data:`_ID_KEYS` key counts, except inside the agent's own
+    data (:data:`_PAYLOAD_KEYS` holding an object; a tool's ``input`` object);
+    ids inside streamed chunk text are found by :data:`_ID_IN_TEXT`. Objects are
+    walked in sorted key order, so the order (and so the placeholders) does not
+    depend on key order: a snapshot in memory (keys as built) and the same
+    snapshot read from its file (keys sorted) rename alike.
+    """
+    stack: list[tuple[Any, bool]] = [(value, payload)]
+    while stack:
+        node, inside = stack.pop(0)
+        if isinstance(node, dict):
+            for key, item in sorted(node.items(), key=_by_key):
+                if isinstance(item, str):
+                    if key in _ID_KEYS and not inside and len(item) >= _MIN_ID:
+                        found.setdefault(item, None)
+                elif isinstance(item, (dict, list)):
+                    mine = inside or (
+                        isinstance(item, dict)
+                        and (
+                            key in _PAYLOAD_KEYS
+                            or (key == "input" and node.get("type") != "message")
+                        )
+                    )
+                    stack.append((item, mine))
+            chunks = node.get("chunks")
+            if isinstance(chunks, list):
+                for chunk in chunks:
+                    if isinstance(chunk, str):
+                        for match in _ID_IN_TEXT.finditer(chunk):
+                            if len(match.group(1)) >= _MIN_ID:
+                                found.setdefault(match.group(1), None)
+        elif isinstance(node, list):
+            stack.extend((item, inside) for item in node)
+
+
+def _rename_ids(value: Any, names: dict[str, str]) -> Any:
+    """``value`` with every id in ``names`` replaced by its placeholder (also inside longer strings)."""
+    if not names:
+        return value
+    alternatives = "|".join(re.escape(k) for k in sorted(names, key=len, reverse=True))
+    pattern = re.compile(rf"(?<![A-Za-z0-9_-])(?:{alternatives})(?![A-Za-z0-9_-])")
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, str):
+            return (
+                names[node]
+                if node in names
+                else (
+                    pattern.sub(lambda m: names[m.group(0)], node) if pattern.search(node) else node
+                )
+            )
+        if isinstance(node, dict):
+            return {walk(k) if isinstance(k, str) else k: walk(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    return walk(value)
+
+
+def _drop_volatile_in_response(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {
+            k: _drop_volatile_in_response(v)
+            for k, v in node.items()
+            if k not in _VOLATILE_RESPONSE_KEYS
+        }
+    if isinstance(node, list):
+        return [_drop_volatile_in_response(v) for v in node]
+    return node
+
+
+def _volatile_header(name: str) -> bool:
+    lower = name.lower()
+    return lower in _VOLATILE_HEADERS or any(part in lower for part in _VOLATILE_HEADER_PARTS)
+
+
+def _strip_volatile(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` reduced to what a change means: review timestamps, per-response headers and
+    timestamps dropped, each call's messages in full (``messages_from`` resolved), and the ids the provider invented
+    renamed ``<id1>``, ``<id2>`` … in order of first appearance — so two recordings that differ
+    only by fresh ids compare equal, while a changed id structure (a tool result now answering
+    another call) still differs."""
+    data = copy.deepcopy(data)
+    if isinstance(data.get("trace"), list):
+        _both_copies_of_messages(data["trace"])
+    for key in _VOLATILE_TOP:
+        data.pop(key, None)
+    for step in data.get("trace") or []:
+        if not isinstance(step, dict):
+            continue
+        resp = (step.get("exchange") or {}).get("response")
+        if not isinstance(resp, dict):
+            continue
+        headers = resp.get("headers")
+        if isinstance(headers, dict):
+            resp["headers"] = {k: v for k, v in headers.items() if not _volatile_header(str(k))}
+        if "text" in resp and "body" in resp and _parses_to(resp["text"], resp["body"]):
+            del resp[
+                "text"
+            ]  # the server's exact text (capture/faithful.py): derivable from body for the decision
+        if isinstance(resp.get("body"), (dict, list)):
+            resp["body"] = _drop_volatile_in_response(resp["body"])
+        if isinstance(resp.get("chunks"), list):
+            resp["chunks"] = [
+                _VOLATILE_IN_CHUNK.sub("", c) if isinstance(c, str) else c for c in resp["chunks"]
+            ]
+    ids: dict[str, None] = {}
+    _collect_ids(data.get("trace") or [], ids)
+    placeholders = {value: f"<id{i}>" for i, value in enumerate(ids, 1)}
+    data["trace"] = _rename_ids(data.get("trace") or [], placeholders)
+    return data
+
+
+def _parses_to(text: Any, body: Any) -> bool:
+    try:
+        return isinstance(text, str) and json.loads(text) == body
+    except ValueError:
+        return False
+
+
+def same_content(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """True when two snapshot dicts differ only in volatile fields: review timestamps, per-response
+    headers (request ids, rate limits, dates) and timestamps (``created``), provider-invented ids
+    renamed consistently (tool-call ids ``call_…`` / ``toolu_…`` and the results that answer them,
+    response and message ids), and whether a call's messages are stored once or twice."""
+    return _strip_volatile(a) == _strip_volatile(b)
+
+
+#: how many tool names :func:`behaviour_changes` lists on each side before "… (N more)"
+_TOOLS_SHOWN = 6
+
+
+def _tool_sequence(names: list[str]) -> str:
+    if not names:
+        return "(none)"
+    shown = ", ".join(names[:_TOOLS_SHOWN])
+    return shown if len(names) <= _TOOLS_SHOWN else f"{shown} … ({len(names) - _TOOLS_SHOWN} more)"
+
+
+def behaviour_changes(old: Snapshot, new: Snapshot) -> list[str]:
+    """What changed between two versions of a snapshot whose content differs (not
+    :func:`same_content`), as a reviewer reads it first: ``steps 3 → 5``, ``tools get_weather →
+    get_weather, get_weather`` (else ``tool arguments changed``), ``model A → B``, ``output
+    changed``; when none of these did, ``llm requests or responses changed (same steps, tools and
+    output)``. Tool-call ids are not compared (providers invent them)."""
+    out: list[str] = []
+    if len(old.trace) != len(new.trace):
+        out.append(f"steps {len(old.trace)} → {len(new.trace)}")
+    names = ([str(s.get("name")) for s in snap.tool_calls] for snap in (old, new))
+    before, after = names
+    if before != after:
+        out.append(f"tools {_tool_sequence(before)} → {_tool_sequence(after)}")
+    elif [s.get("args") for s in old.tool_calls] != [s.get("args") for s in new.tool_calls]:
+        out.append("tool arguments changed")
+    if old.model != new.model:
+        out.append(f"model {old.model} → {new.model}")
+    if old.output != new.output:
+        out.append("output changed")
+    return out or ["llm requests or responses changed (same steps, tools and output)"]
