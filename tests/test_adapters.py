@@ -64,7 +64,7 @@ from tests import fake_mistral as fm
 from tests import fake_openai_extra as fx
 from tests import fake_provider as fo
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
-from tests.offline import Offline
+from tests._support.offline import Offline
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning"),

@@ -11,11 +11,12 @@ replayed objects are genuine SDK objects equal to the live ones.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import socket
 import ssl
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,9 @@ from anthropic.types.beta import BetaMessage
 from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
 from agentsnap.capture.quirks.stainless import REPLAY_RETRY_WAIT
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
+from tests._support.offline import Offline
+from tests._support.roundtrip import arecord_with, areplay_with, record_with, replay_with
+from tests._support.sleeps import AsyncSleepSpy, SleepSpy
 from tests.fake_anthropic import (
     DEFAULT_MODEL,
     ORG_ID,
@@ -46,7 +50,6 @@ from tests.fake_anthropic import (
     tool_use_block,
     tool_use_reply,
 )
-from tests.offline import Offline
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 
@@ -147,6 +150,12 @@ def async_client(
     return anthropic.AsyncAnthropic(base_url=base_url, api_key=API_KEY, **kwargs)
 
 
+record_sync = functools.partial(record_with, make=sync_client)
+replay_sync = functools.partial(replay_with, make=sync_client)
+record_async = functools.partial(arecord_with, make=async_client)
+replay_async = functools.partial(areplay_with, make=async_client)
+
+
 def snapshot_path(directory: Path, name: str) -> Path:
     return SnapshotStore(directory).path_for(name)
 
@@ -161,63 +170,6 @@ def llm_steps(directory: Path, name: str) -> list[dict[str, Any]]:
 
 def dumps(items: list[Any]) -> list[dict[str, Any]]:
     return [i.model_dump() for i in items]
-
-
-def record_sync(
-    tmp_path: Path,
-    name: str,
-    fake: FakeAnthropic,
-    run: Callable[[anthropic.Anthropic], Any],
-    **client_kw: Any,
-) -> Any:
-    with AgentRecorder(name, snapshot_dir=tmp_path):
-        result = run(sync_client(fake.base_url, **client_kw))
-    fake.stop()
-    return result
-
-
-def replay_sync(
-    tmp_path: Path,
-    name: str,
-    base_url: str,
-    offline: Offline,
-    run: Callable[[anthropic.Anthropic], Any],
-    **client_kw: Any,
-) -> Any:
-    with offline(), AgentAsserter(name, snapshot_dir=tmp_path, mode="replay"):
-        return run(sync_client(base_url, **client_kw))
-
-
-def record_async(
-    tmp_path: Path,
-    name: str,
-    fake: FakeAnthropic,
-    run: Callable[[anthropic.AsyncAnthropic], Any],
-    **client_kw: Any,
-) -> Any:
-    async def main() -> Any:
-        async with AgentRecorder(name, snapshot_dir=tmp_path):
-            return await run(async_client(fake.base_url, **client_kw))
-
-    result = asyncio.run(main())
-    fake.stop()
-    return result
-
-
-def replay_async(
-    tmp_path: Path,
-    name: str,
-    base_url: str,
-    offline: Offline,
-    run: Callable[[anthropic.AsyncAnthropic], Any],
-    **client_kw: Any,
-) -> Any:
-    async def main() -> Any:
-        async with AgentAsserter(name, snapshot_dir=tmp_path, mode="replay"):
-            return await run(async_client(base_url, **client_kw))
-
-    with offline():
-        return asyncio.run(main())
 
 
 def assert_same_message(replayed: Any, live: Any) -> None:
@@ -871,38 +823,6 @@ def test_tool_round_trip_derives_tool_call_steps(
 # --------------------------------------------------------------------------- errors and retries
 
 
-class SleepSpy:
-    """Stands in for ``time`` inside ``anthropic._base_client``: records each retry sleep."""
-
-    def __init__(self, really_sleep: bool) -> None:
-        self.really_sleep = really_sleep
-        self.calls: list[float] = []
-
-    def sleep(self, seconds: float) -> None:
-        self.calls.append(seconds)
-        if self.really_sleep:
-            time.sleep(seconds)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(time, name)
-
-
-class AnyioSleepSpy:
-    """Stands in for ``anyio`` inside ``anthropic._base_client`` (async retry sleeps)."""
-
-    def __init__(self, really_sleep: bool) -> None:
-        self.really_sleep = really_sleep
-        self.calls: list[float] = []
-
-    async def sleep(self, seconds: float) -> None:
-        self.calls.append(seconds)
-        if self.really_sleep:
-            await anyio.sleep(seconds)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(anyio, name)
-
-
 ERRORS = [
     (429, anthropic.RateLimitError, "5"),  # retry-after: 5 s (honoured live, spied)
     (500, anthropic.InternalServerError, None),  # no header: exponential backoff live
@@ -971,11 +891,13 @@ def test_error_async_with_retries_replays_instantly(
     async def run(client: anthropic.AsyncAnthropic) -> Message:
         return await client.messages.create(model=MODEL, max_tokens=64, messages=MESSAGES)
 
-    monkeypatch.setattr(anthropic_base_client, "anyio", AnyioSleepSpy(really_sleep=False))
+    monkeypatch.setattr(
+        anthropic_base_client, "anyio", AsyncSleepSpy(really_sleep=False, module=anyio)
+    )
     live = record_async(tmp_path, "error_async", fake, run, max_retries=2)
     assert [s["status"] for s in llm_steps(tmp_path, "error_async")] == [529, 529, 200]
 
-    spy = AnyioSleepSpy(really_sleep=True)
+    spy = AsyncSleepSpy(really_sleep=True, module=anyio)
     monkeypatch.setattr(anthropic_base_client, "anyio", spy)
     rep = replay_async(tmp_path, "error_async", base, offline, run, max_retries=2)
     assert spy.calls == [REPLAY_RETRY_WAIT] * 2
@@ -1099,7 +1021,9 @@ def test_connection_failure_async_replays_without_backoff(
             await client.messages.create(model=MODEL, max_tokens=64, messages=MESSAGES)
         return info.value
 
-    monkeypatch.setattr(anthropic_base_client, "anyio", AnyioSleepSpy(really_sleep=False))
+    monkeypatch.setattr(
+        anthropic_base_client, "anyio", AsyncSleepSpy(really_sleep=False, module=anyio)
+    )
 
     async def record() -> anthropic.APIConnectionError:
         async with AgentRecorder("refused_async", snapshot_dir=tmp_path):
@@ -1111,7 +1035,7 @@ def test_connection_failure_async_replays_without_backoff(
         "error": {"type": "ConnectError", "message": "All connection attempts failed"}
     }
 
-    spy = AnyioSleepSpy(really_sleep=True)
+    spy = AsyncSleepSpy(really_sleep=True, module=anyio)
     monkeypatch.setattr(anthropic_base_client, "anyio", spy)
     rep = replay_async(tmp_path, "refused_async", base, offline, run, max_retries=1)
     assert spy.calls == [REPLAY_RETRY_WAIT]

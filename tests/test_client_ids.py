@@ -24,7 +24,7 @@ from agentsnap.client_ids import looks_minted, normalise, response_ids
 from agentsnap.exceptions import AgentRegressionError
 from tests import fake_provider as fo
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
-from tests.offline import Offline
+from tests._support.offline import Offline
 
 genai = pytest.importorskip("google.genai")
 from google.genai import types

@@ -32,6 +32,7 @@ from tests._support.ci import (
     CI_MARKERS,
     _local_not_ci,  # noqa: F401 - the autouse fixture
 )
+from tests._support.offline import Offline
 from tests.fake_cohere import (
     FakeCohere,
     error_reply,
@@ -40,7 +41,6 @@ from tests.fake_cohere import (
     v2_chat_reply,
     v2_stream_reply,
 )
-from tests.offline import Offline
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning"),

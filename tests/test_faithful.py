@@ -20,7 +20,7 @@ import pytest
 from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
 from agentsnap.capture.faithful import replay_body, response_body
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
-from tests.offline import Offline
+from tests._support.offline import Offline
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 

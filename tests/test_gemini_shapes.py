@@ -36,6 +36,8 @@ from agentsnap.capture.hooks import _guarded
 from agentsnap.capture.quirks import google_genai as quirk
 from agentsnap.replay import Cassette
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
+from tests._support.offline import Offline
+from tests._support.sleeps import SleepSpy
 from tests.fake_gemini import (
     MODEL,
     FakeGemini,
@@ -44,7 +46,6 @@ from tests.fake_gemini import (
     stream_text_reply,
     text_reply,
 )
-from tests.offline import Offline
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 
@@ -653,16 +654,6 @@ def test_api_errors_replay_as_the_same_exception(
         f"Fake failure {status}.",
         flavour == "stream",
     )
-
-
-class SleepSpy:
-    """Stands in for ``time`` inside ``tenacity.nap``: records each retry sleep, never sleeps."""
-
-    def __init__(self) -> None:
-        self.calls: list[float] = []
-
-    def sleep(self, seconds: float) -> None:
-        self.calls.append(seconds)
 
 
 RETRY = types.HttpRetryOptions(

@@ -9,13 +9,13 @@ the server and replays inside ``AgentAsserter(mode="replay")`` with
 
 from __future__ import annotations
 
-import asyncio
 import socket
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import groq
 import groq._base_client as groq_base_client
 import httpx
@@ -25,10 +25,11 @@ from groq.types.chat import ChatCompletion, ChatCompletionChunk
 from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
 from agentsnap.capture.quirks import stainless
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
+from tests._support.offline import Offline
 from tests._support.roundtrip import arecord_then_replay, record_then_replay
+from tests._support.sleeps import AsyncSleepSpy, SleepSpy
 from tests.fake_openai_extra import GROQ_MODEL, FakeGroq, groq_reply, groq_stream_reply
 from tests.fake_provider import error_reply
-from tests.offline import Offline
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 
@@ -52,30 +53,6 @@ GROQ_USAGE = {"input_tokens": 18, "output_tokens": 7, "total_tokens": 25}
 def fake() -> Iterator[FakeGroq]:
     with FakeGroq() as server:
         yield server
-
-
-class SleepSpy:
-    """Stands in for the ``time`` / ``anyio`` module of groq's base client: records each wait."""
-
-    def __init__(self, really: bool) -> None:
-        self.calls: list[float] = []
-        self.really = really
-
-    def sleep(self, seconds: float) -> None:
-        self.calls.append(seconds)
-        if self.really:
-            time.sleep(seconds)
-
-
-class AsyncSleepSpy:
-    def __init__(self, really: bool) -> None:
-        self.calls: list[float] = []
-        self.really = really
-
-    async def sleep(self, seconds: float) -> None:
-        self.calls.append(seconds)
-        if self.really:
-            await asyncio.sleep(seconds)
 
 
 def snapshot_data(directory: Path, name: str) -> dict[str, Any]:
@@ -312,7 +289,7 @@ def test_500s_without_retry_headers_then_success_replay_instantly(
     def run(client: groq.Groq) -> ChatCompletion:
         return client.chat.completions.create(model=GROQ_MODEL, messages=MESSAGES)
 
-    record_spy = SleepSpy(really=False)
+    record_spy = SleepSpy(really_sleep=False)
     monkeypatch.setattr(groq_base_client, "time", record_spy)  # recording: skip the real backoff
     with AgentRecorder("groq_retry", snapshot_dir=tmp_path):
         live = run(groq.Groq(base_url=base, api_key=API_KEY, max_retries=2))
@@ -326,7 +303,7 @@ def test_500s_without_retry_headers_then_success_replay_instantly(
         200,
     ]
 
-    spy = SleepSpy(really=True)
+    spy = SleepSpy(really_sleep=True)
     monkeypatch.setattr(groq_base_client, "time", spy)
     with offline(), AgentAsserter("groq_retry", snapshot_dir=tmp_path, mode="replay"):
         started = time.monotonic()
@@ -386,13 +363,13 @@ def test_connection_refused_with_retries_replays_instantly(
             client.chat.completions.create(model=GROQ_MODEL, messages=MESSAGES)
         return info.value
 
-    monkeypatch.setattr(groq_base_client, "time", SleepSpy(really=False))
+    monkeypatch.setattr(groq_base_client, "time", SleepSpy(really_sleep=False))
     with AgentRecorder("groq_refused", snapshot_dir=tmp_path):
         live = run(groq.Groq(base_url=base, api_key=API_KEY, max_retries=2))
     steps = snapshot_data(tmp_path, "groq_refused")["trace"]
     assert [s["exchange"]["response"]["error"]["type"] for s in steps] == ["ConnectError"] * 3
 
-    spy = SleepSpy(really=True)
+    spy = SleepSpy(really_sleep=True)
     monkeypatch.setattr(groq_base_client, "time", spy)
     with offline(), AgentAsserter("groq_refused", snapshot_dir=tmp_path, mode="replay"):
         started = time.monotonic()
@@ -415,12 +392,12 @@ def test_async_connection_refused_with_retries_replays_instantly(
             await client.chat.completions.create(model=GROQ_MODEL, messages=MESSAGES)
         return info.value
 
-    monkeypatch.setattr(groq_base_client, "anyio", AsyncSleepSpy(really=False))
+    monkeypatch.setattr(groq_base_client, "anyio", AsyncSleepSpy(really_sleep=False, module=anyio))
 
     def stop() -> None:
         monkeypatch.setattr(groq_base_client, "anyio", spy)
 
-    spy = AsyncSleepSpy(really=True)
+    spy = AsyncSleepSpy(really_sleep=True, module=anyio)
     live, rep, elapsed = record_and_replay_async(
         tmp_path, "groq_refused_async", base, offline, run, stop=stop, max_retries=2
     )

@@ -449,7 +449,8 @@ def test_the_snapshot_fixture_turns_the_judge_on_when_a_key_resolves(
 def test_the_session_judge_ignores_replay_placeholder_keys_and_missing_keys(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:
-    from agentsnap.pytest_plugin import _DUMMY_KEY, AgentsnapSession
+    from agentsnap._pytest.session import DUMMY_KEY as _DUMMY_KEY
+    from agentsnap.pytest_plugin import AgentsnapSession
 
     for var in ["AGENTSNAP_JUDGE_API_KEY", *(v for _, v in config.PROVIDER_KEY_MAP)]:
         monkeypatch.delenv(var, raising=False)

@@ -49,9 +49,9 @@ from agentsnap.adapters import LangGraphAdapter, ToolAdapter, wrap
 from agentsnap.capture.spec import load_specs
 from tests import fake_anthropic as fa
 from tests import fake_provider as fo
+from tests._support.offline import Offline
 from tests.fake_anthropic import FakeAnthropic
 from tests.fake_provider import FakeOpenAI
-from tests.offline import Offline
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning"),

@@ -37,6 +37,7 @@ except ImportError:  # the 1.x layout: the same Speakeasy SDK one package up, it
     SDK_PACKAGE = "mistralai"
 
 from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
+from tests._support.offline import Offline
 from tests.fake_mistral import (
     FakeMistral,
     chat_reply,
@@ -47,7 +48,6 @@ from tests.fake_mistral import (
     text_reply,
     tool_calls_reply,
 )
-from tests.offline import Offline
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 

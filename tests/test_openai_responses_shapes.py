@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import openai
 import openai._base_client as openai_base_client
 import pydantic
@@ -31,7 +32,9 @@ from agentsnap.capture.recording import Recording
 from agentsnap.capture.spec import load_specs
 from agentsnap.replay import Cassette
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
+from tests._support.offline import Offline
 from tests._support.roundtrip import arecord_then_replay, record_then_replay
+from tests._support.sleeps import AsyncSleepSpy, SleepSpy
 from tests.fake_openai_extra import (
     RESPONSES_MODEL,
     FakeOpenAIResponses,
@@ -43,7 +46,6 @@ from tests.fake_openai_extra import (
     responses_stream_reply,
 )
 from tests.fake_provider import Reply, error_reply
-from tests.offline import Offline
 
 try:
     from openai.types.responses import ParsedResponse, Response
@@ -532,32 +534,6 @@ def test_agent_loop_builds_a_tool_call_step_and_replays(
 # every replayed wait, which matters for transport errors (no headers at all).
 
 
-class SleepSpy:
-    """Stands in for the ``time`` module of openai's base client: records each wait."""
-
-    def __init__(self, really: bool) -> None:
-        self.calls: list[float] = []
-        self.really = really
-
-    def sleep(self, seconds: float) -> None:
-        self.calls.append(seconds)
-        if self.really:
-            time.sleep(seconds)
-
-
-class AnyioSleepSpy:
-    """Stands in for the ``anyio`` module of openai's base client (async waits)."""
-
-    def __init__(self, really: bool) -> None:
-        self.calls: list[float] = []
-        self.really = really
-
-    async def sleep(self, seconds: float) -> None:
-        self.calls.append(seconds)
-        if self.really:
-            await asyncio.sleep(seconds)
-
-
 def refused_base_url() -> str:
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
@@ -587,7 +563,7 @@ def test_responses_500s_without_retry_headers_then_success_replay_instantly(
     def run(client: openai.OpenAI) -> Response:
         return client.responses.create(model=MODEL, input=QUESTION)
 
-    record_spy = SleepSpy(really=False)
+    record_spy = SleepSpy(really_sleep=False)
     monkeypatch.setattr(openai_base_client, "time", record_spy)  # recording: skip the real backoff
     with AgentRecorder("resp_retry", snapshot_dir=tmp_path):
         live = run(openai.OpenAI(base_url=base, api_key=API_KEY, max_retries=2))
@@ -601,7 +577,7 @@ def test_responses_500s_without_retry_headers_then_success_replay_instantly(
         200,
     ]
 
-    spy = SleepSpy(really=True)
+    spy = SleepSpy(really_sleep=True)
     monkeypatch.setattr(openai_base_client, "time", spy)
     rep, elapsed = timed_replay_sync(tmp_path, "resp_retry", base, offline, run)
     assert elapsed < 1.0
@@ -634,10 +610,12 @@ def test_responses_async_500s_then_success_replay_instantly(
             result = await run(openai.AsyncOpenAI(base_url=base, api_key=API_KEY, max_retries=2))
             return result, time.monotonic() - started
 
-    monkeypatch.setattr(openai_base_client, "anyio", AnyioSleepSpy(really=False))
+    monkeypatch.setattr(
+        openai_base_client, "anyio", AsyncSleepSpy(really_sleep=False, module=anyio)
+    )
     live = asyncio.run(record())
     fake.stop()
-    spy = AnyioSleepSpy(really=True)
+    spy = AsyncSleepSpy(really_sleep=True, module=anyio)
     monkeypatch.setattr(openai_base_client, "anyio", spy)
     with offline():
         rep, elapsed = asyncio.run(replay())
@@ -658,7 +636,7 @@ def test_chat_connection_refused_with_retries_replays_instantly(
             )
         return info.value
 
-    monkeypatch.setattr(openai_base_client, "time", SleepSpy(really=False))
+    monkeypatch.setattr(openai_base_client, "time", SleepSpy(really_sleep=False))
     with AgentRecorder("chat_refused", snapshot_dir=tmp_path):
         live = run(openai.OpenAI(base_url=base, api_key=API_KEY, max_retries=2))
     trace = snapshot_data(tmp_path, "chat_refused")["trace"]
@@ -666,7 +644,7 @@ def test_chat_connection_refused_with_retries_replays_instantly(
         {"error": {"type": "ConnectError", "message": "[Errno 111] Connection refused"}}
     ] * 3
 
-    spy = SleepSpy(really=True)
+    spy = SleepSpy(really_sleep=True)
     monkeypatch.setattr(openai_base_client, "time", spy)
     rep, elapsed = timed_replay_sync(tmp_path, "chat_refused", base, offline, run)
     assert elapsed < 1.0
@@ -698,9 +676,11 @@ def test_responses_async_connection_refused_with_retries_replays_instantly(
             result = await run(openai.AsyncOpenAI(base_url=base, api_key=API_KEY, max_retries=2))
             return result, time.monotonic() - started
 
-    monkeypatch.setattr(openai_base_client, "anyio", AnyioSleepSpy(really=False))
+    monkeypatch.setattr(
+        openai_base_client, "anyio", AsyncSleepSpy(really_sleep=False, module=anyio)
+    )
     live, _ = asyncio.run(session(None))
-    spy = AnyioSleepSpy(really=True)
+    spy = AsyncSleepSpy(really_sleep=True, module=anyio)
     monkeypatch.setattr(openai_base_client, "anyio", spy)
     with offline():
         rep, elapsed = asyncio.run(session("replay"))

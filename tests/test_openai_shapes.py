@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import dataclasses
+import functools
 import gzip
 import json
 import pickle
@@ -43,6 +44,9 @@ from agentsnap import (
     SnapshotStore,
 )
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
+from tests._support.offline import Offline
+from tests._support.roundtrip import arecord_with, areplay_with, record_with, replay_with
+from tests._support.sleeps import AsyncSleepSpy, SleepSpy
 from tests.fake_openai_extra import openai_http, openai_version
 from tests.fake_provider import (
     FakeOpenAI,
@@ -52,7 +56,6 @@ from tests.fake_provider import (
     text_reply,
     tool_calls_reply,
 )
-from tests.offline import Offline
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 
@@ -107,6 +110,12 @@ def async_client(base_url: str, **kwargs: Any) -> openai.AsyncOpenAI:
     return openai.AsyncOpenAI(base_url=base_url, api_key=API_KEY, **kwargs)
 
 
+record_sync = functools.partial(record_with, make=sync_client)
+replay_sync = functools.partial(replay_with, make=sync_client)
+record_async = functools.partial(arecord_with, make=async_client)
+replay_async = functools.partial(areplay_with, make=async_client)
+
+
 def helpers(client: Any) -> Any:
     """The resource holding ``parse()`` / ``stream()``: ``client.chat.completions`` from openai 1.92;
     in earlier releases (from 1.40) the same helpers live at ``client.beta.chat.completions``."""
@@ -152,63 +161,6 @@ def merge_tool_deltas(
         (merged[i]["id"], merged[i]["name"], json.loads("".join(merged[i]["arguments"])))
         for i in sorted(merged)
     ]
-
-
-def record_sync(
-    tmp_path: Path,
-    name: str,
-    fake: FakeOpenAI,
-    run: Callable[[openai.OpenAI], Any],
-    **client_kw: Any,
-) -> Any:
-    with AgentRecorder(name, snapshot_dir=tmp_path):
-        result = run(sync_client(fake.base_url, **client_kw))
-    fake.stop()
-    return result
-
-
-def replay_sync(
-    tmp_path: Path,
-    name: str,
-    base_url: str,
-    offline: Offline,
-    run: Callable[[openai.OpenAI], Any],
-    **client_kw: Any,
-) -> Any:
-    with offline(), AgentAsserter(name, snapshot_dir=tmp_path, mode="replay"):
-        return run(sync_client(base_url, **client_kw))
-
-
-def record_async(
-    tmp_path: Path,
-    name: str,
-    fake: FakeOpenAI,
-    run: Callable[[openai.AsyncOpenAI], Any],
-    **client_kw: Any,
-) -> Any:
-    async def main() -> Any:
-        async with AgentRecorder(name, snapshot_dir=tmp_path):
-            return await run(async_client(fake.base_url, **client_kw))
-
-    result = asyncio.run(main())
-    fake.stop()
-    return result
-
-
-def replay_async(
-    tmp_path: Path,
-    name: str,
-    base_url: str,
-    offline: Offline,
-    run: Callable[[openai.AsyncOpenAI], Any],
-    **client_kw: Any,
-) -> Any:
-    async def main() -> Any:
-        async with AgentAsserter(name, snapshot_dir=tmp_path, mode="replay"):
-            return await run(async_client(base_url, **client_kw))
-
-    with offline():
-        return asyncio.run(main())
 
 
 def assert_same_completion(replayed: Any, live: Any) -> None:
@@ -737,38 +689,6 @@ def test_parse_with_pydantic_response_format_async(
 # --------------------------------------------------------------------------- errors and retries
 
 
-class SleepSpy:
-    """Stands in for the ``time`` module inside ``openai._base_client``: records each retry sleep."""
-
-    def __init__(self, really_sleep: bool) -> None:
-        self.really_sleep = really_sleep
-        self.calls: list[float] = []
-
-    def sleep(self, seconds: float) -> None:
-        self.calls.append(seconds)
-        if self.really_sleep:
-            time.sleep(seconds)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(time, name)
-
-
-class AnyioSleepSpy:
-    """Stands in for ``anyio`` inside ``openai._base_client`` (async retry sleeps)."""
-
-    def __init__(self, really_sleep: bool) -> None:
-        self.really_sleep = really_sleep
-        self.calls: list[float] = []
-
-    async def sleep(self, seconds: float) -> None:
-        self.calls.append(seconds)
-        if self.really_sleep:
-            await anyio.sleep(seconds)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(anyio, name)
-
-
 def test_429_with_two_retries_records_three_exchanges_and_replays_fast(
     fake_openai: FakeOpenAI, tmp_path: Path, offline: Offline, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -852,11 +772,13 @@ def test_429_async_with_retries_replays_fast(
             await client.chat.completions.create(model=MODEL, messages=MESSAGES)
         return info.value
 
-    monkeypatch.setattr(openai_base_client, "anyio", AnyioSleepSpy(really_sleep=False))
+    monkeypatch.setattr(
+        openai_base_client, "anyio", AsyncSleepSpy(really_sleep=False, module=anyio)
+    )
     live = record_async(tmp_path, "rate_limited_async", fake_openai, run, max_retries=2)
     assert len(llm_steps(snapshot_data(tmp_path, "rate_limited_async"))) == 3
 
-    spy = AnyioSleepSpy(really_sleep=True)
+    spy = AsyncSleepSpy(really_sleep=True, module=anyio)
     monkeypatch.setattr(openai_base_client, "anyio", spy)
     started = time.monotonic()
     rep = replay_async(tmp_path, "rate_limited_async", base, offline, run, max_retries=2)

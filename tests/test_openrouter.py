@@ -23,6 +23,7 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk
 from agentsnap import AgentRecorder, SnapshotStore
 from agentsnap.capture.spec import classify
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
+from tests._support.offline import Offline
 from tests._support.roundtrip import arecord_then_replay, record_then_replay
 from tests.fake_openai_extra import (
     OPENROUTER_MODEL,
@@ -34,7 +35,6 @@ from tests.fake_openai_extra import (
     openrouter_stream_reply,
 )
 from tests.fake_provider import FakeOpenAI, text_reply
-from tests.offline import Offline
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 

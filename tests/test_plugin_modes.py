@@ -24,7 +24,7 @@ import openai
 import pytest
 
 from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
-from tests._support.ci import CI_MARKERS, clear_ci
+from tests._support.ci import AGENTSNAP_ENV, CI_MARKERS, clear_ci
 from tests.fake_provider import FakeOpenAI, stream_text_reply, text_reply
 
 pytest_plugins = ["pytester"]
@@ -161,14 +161,7 @@ def _warm_imports(tmp_path_factory: pytest.TempPathFactory) -> None:
 @pytest.fixture(autouse=True)
 def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
     """Local behaviour unless a test sets CI itself; keep the plugin's dummy API keys out of this process."""
-    clear_ci(monkeypatch)
-    for var in (
-        "AGENTSNAP_MODE",
-        "AGENTSNAP_RECORD",
-        "AGENTSNAP_SNAPSHOT_DIR",
-        "PYTEST_XDIST_AUTO_NUM_WORKERS",
-    ):
-        monkeypatch.delenv(var, raising=False)
+    clear_ci(monkeypatch, also=(*AGENTSNAP_ENV, "PYTEST_XDIST_AUTO_NUM_WORKERS"))
     # replay runs set OPENAI_API_KEY when missing; make monkeypatch restore whatever was there
     monkeypatch.setenv("OPENAI_API_KEY", "outer-placeholder")
     monkeypatch.delenv("OPENAI_API_KEY")

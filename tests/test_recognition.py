@@ -22,10 +22,10 @@ import pytest
 from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
 from agentsnap.capture.spec import explain_miss, recognise
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
+from tests._support.offline import Offline
 from tests.fake_anthropic import FakeAnthropic
 from tests.fake_anthropic import text_reply as anthropic_text
 from tests.fake_provider import FakeOpenAI, text_reply, tool_calls_reply
-from tests.offline import Offline
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from agentsnap.storage.store import SnapshotStore
-from tests._support.ci import CI_MARKERS
+from tests._support.ci import AGENTSNAP_ENV, clear_ci
 from tests.fake_provider import FakeOpenAI, text_reply, tool_calls_reply
 from tests.test_cli_helpers import invoke
 from tests.test_fresh_ids import fresh
@@ -71,14 +71,7 @@ def test_weather_lyon():
 
 @pytest.fixture(autouse=True)
 def _local_not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in (
-        *CI_MARKERS,
-        "AGENTSNAP_SNAPSHOT_DIR",
-        "AGENTSNAP_MODE",
-        "AGENTSNAP_RECORD",
-        "NO_COLOR",
-    ):
-        monkeypatch.delenv(var, raising=False)
+    clear_ci(monkeypatch, also=(*AGENTSNAP_ENV, "NO_COLOR"))
 
 
 def _weather_replies(*tools: str, text: str = "Sunny in Paris.") -> list:

@@ -10,8 +10,8 @@ import openai
 import pytest
 
 from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
+from tests._support.offline import Offline
 from tests.fake_provider import FakeOpenAI, text_reply, tool_calls_reply
-from tests.offline import Offline
 
 TOOLS = [
     {

@@ -19,13 +19,13 @@ from agentsnap.exceptions import ReplayMissError
 from agentsnap.replay import Cassette
 from tests import fake_anthropic as fa
 from tests import transport_kit as kit
+from tests._support.offline import Offline
 from tests.fake_provider import (
     FakeOpenAI,
     error_reply,
     stream_tool_calls_reply,
     text_reply,
 )
-from tests.offline import Offline
 
 
 async def _post(

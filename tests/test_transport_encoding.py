@@ -16,7 +16,7 @@ import pytest
 
 from agentsnap.capture import Recording
 from tests import transport_kit as kit
-from tests.offline import Offline
+from tests._support.offline import Offline
 
 COMPLETION = {
     "id": "chatcmpl-gz",

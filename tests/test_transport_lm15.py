@@ -21,13 +21,13 @@ from agentsnap.exceptions import ReplayMissError
 from agentsnap.replay import Cassette
 from tests import fake_anthropic as fa
 from tests import transport_kit as kit
+from tests._support.offline import Offline
 from tests.fake_provider import (
     FakeOpenAI,
     error_reply,
     stream_text_reply,
     tool_calls_reply,
 )
-from tests.offline import Offline
 
 lm15 = pytest.importorskip("dspy._vendor.lm15.transports", reason="DSPy is not installed")
 

@@ -16,13 +16,13 @@ from agentsnap.exceptions import ReplayMissError
 from agentsnap.replay import Cassette
 from tests import lm15_shaped
 from tests import transport_kit as kit
+from tests._support.offline import Offline
 from tests.fake_provider import (
     FakeOpenAI,
     error_reply,
     stream_tool_calls_reply,
     text_reply,
 )
-from tests.offline import Offline
 
 hook.patch_sync(lm15_shaped)
 hook.patch_sync(lm15_shaped)  # idempotent

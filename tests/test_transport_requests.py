@@ -20,6 +20,7 @@ from agentsnap.exceptions import ReplayMissError
 from agentsnap.replay import Cassette
 from tests import fake_anthropic as fa
 from tests import transport_kit as kit
+from tests._support.offline import Offline
 from tests.fake_provider import (
     FakeOpenAI,
     error_reply,
@@ -27,7 +28,6 @@ from tests.fake_provider import (
     stream_tool_calls_reply,
     text_reply,
 )
-from tests.offline import Offline
 
 
 def _post(url: str, body: bytes, headers: dict[str, str], *, stream: bool = False) -> Any:

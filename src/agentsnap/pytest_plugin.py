@@ -21,8 +21,7 @@ CI rules (see :mod:`agentsnap.config`).
 
 This module holds the options and thin hooks; the work is done in the private
 package :mod:`agentsnap._pytest` (``session``, ``fixture``, ``markers``,
-``summary``, ``xdist``). The names it held before that split stay importable
-from here.
+``summary``, ``xdist``).
 """
 
 from __future__ import annotations
@@ -38,21 +37,12 @@ from . import config as _config
 from ._pytest.fixture import SnapshotFixture
 from ._pytest.fixture import make_fixture as _make_fixture
 from ._pytest.markers import MARKER_DESCRIPTION, MARKER_OPTIONS, marker_options
-from ._pytest.session import DUMMY_KEY as _DUMMY_KEY
-from ._pytest.session import RUN_GUARD as _RUN_GUARD
-from ._pytest.session import RUN_GUARD_REASON as _RUN_GUARD_REASON
-from ._pytest.session import SESSION_KEY as _SESSION_KEY
 from ._pytest.session import AgentsnapSession, end_session, start_session
-from ._pytest.session import clash_message as _clash_message
 from ._pytest.session import get_session as _session
 from ._pytest.session import guard_run as _guard_run
 from ._pytest.session import refuse_calls_outside_tests as _refuse_calls_outside_tests
-from ._pytest.session import set_dummy_api_keys as _set_dummy_api_keys
-from ._pytest.session import unguard_run as _unguard_run
-from ._pytest.summary import ORDER as _ORDER
 from ._pytest.summary import add_failure_note as _add_failure_note
 from ._pytest.summary import clean_longrepr as _clean_longrepr
-from ._pytest.summary import snapshot_fixture_owner as _snapshot_fixture_owner
 from ._pytest.summary import summary_line, syrupy_note, write_summary
 from .exceptions import (
     AgentRegressionError,
@@ -71,21 +61,6 @@ __all__ = [
     "marker_options",
     "summary_line",
 ]
-
-# private names of the plugin's inside, importable from here as before the split into agentsnap._pytest
-_REEXPORTED = (
-    _DUMMY_KEY,
-    _RUN_GUARD,
-    _RUN_GUARD_REASON,
-    _SESSION_KEY,
-    _clash_message,
-    _guard_run,
-    _make_fixture,
-    _ORDER,
-    _set_dummy_api_keys,
-    _snapshot_fixture_owner,
-    _unguard_run,
-)
 
 _MODE_FLAGS = (
     ("record", "--agentsnap-record"),

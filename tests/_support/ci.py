@@ -15,14 +15,17 @@ import pytest
 
 from agentsnap import config
 
-__all__ = ["CI_MARKERS", "_local_not_ci", "clear_ci"]
+__all__ = ["AGENTSNAP_ENV", "CI_MARKERS", "_local_not_ci", "clear_ci"]
 
 CI_MARKERS: tuple[str, ...] = ("CI", *config._CI_MARKERS)
+#: agentsnap's own variables that set a run's mode and folder (a test of a run clears them too)
+AGENTSNAP_ENV: tuple[str, ...] = ("AGENTSNAP_MODE", "AGENTSNAP_RECORD", "AGENTSNAP_SNAPSHOT_DIR")
 
 
-def clear_ci(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Unset every CI marker for the test (undone by ``monkeypatch`` afterwards)."""
-    for var in CI_MARKERS:
+def clear_ci(monkeypatch: pytest.MonkeyPatch, also: tuple[str, ...] = ()) -> None:
+    """Unset every CI marker, and the variables in ``also``, for the test (undone by
+    ``monkeypatch`` afterwards)."""
+    for var in (*CI_MARKERS, *also):
         monkeypatch.delenv(var, raising=False)
 
 

@@ -15,12 +15,20 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from agentsnap import AgentAsserter, AgentRecorder
 from tests._support.offline import Offline
 
-__all__ = ["RoundTrip", "arecord_then_replay", "record_then_replay"]
+__all__ = [
+    "RoundTrip",
+    "arecord_then_replay",
+    "arecord_with",
+    "areplay_with",
+    "record_then_replay",
+    "record_with",
+    "replay_with",
+]
 
 T = TypeVar("T")
 
@@ -77,3 +85,87 @@ def arecord_then_replay(
     with offline():
         replayed, elapsed = asyncio.run(replay())
     return RoundTrip(live, replayed, elapsed)
+
+
+# -- the halves, for tests that check something between them (a provider's shapes files) ------
+#
+# ``make(base_url, **client_kw)`` builds the SDK client; ``run(client)`` makes the calls. A
+# shapes file binds its client factory once:
+# ``record_sync = functools.partial(record_with, make=sync_client)``.
+
+
+class _Server(Protocol):
+    base_url: str
+
+    def stop(self) -> None: ...
+
+
+def record_with(
+    snapshot_dir: Path,
+    name: str,
+    fake: _Server,
+    run: Callable[[Any], T],
+    *,
+    make: Callable[..., Any],
+    **client_kw: Any,
+) -> T:
+    """Record ``run(client)`` against ``fake``, then stop it."""
+    with AgentRecorder(name, snapshot_dir=snapshot_dir):
+        result = run(make(fake.base_url, **client_kw))
+    fake.stop()
+    return result
+
+
+def replay_with(
+    snapshot_dir: Path,
+    name: str,
+    base_url: str,
+    offline: Offline,
+    run: Callable[[Any], T],
+    *,
+    make: Callable[..., Any],
+    **client_kw: Any,
+) -> T:
+    """Replay ``run(client)`` offline, the client pointed at the stopped server's address."""
+    with offline(), AgentAsserter(name, snapshot_dir=snapshot_dir, mode="replay"):
+        return run(make(base_url, **client_kw))
+
+
+def arecord_with(
+    snapshot_dir: Path,
+    name: str,
+    fake: _Server,
+    run: Callable[[Any], Awaitable[T]],
+    *,
+    make: Callable[..., Any],
+    **client_kw: Any,
+) -> T:
+    """:func:`record_with` for an async client (one ``asyncio.run``)."""
+
+    async def main() -> T:
+        async with AgentRecorder(name, snapshot_dir=snapshot_dir):
+            return await run(make(fake.base_url, **client_kw))
+
+    result = asyncio.run(main())
+    fake.stop()
+    return result
+
+
+def areplay_with(
+    snapshot_dir: Path,
+    name: str,
+    base_url: str,
+    offline: Offline,
+    run: Callable[[Any], Awaitable[T]],
+    *,
+    make: Callable[..., Any],
+    **client_kw: Any,
+) -> T:
+    """:func:`replay_with` for an async client (one ``asyncio.run``, offline)."""
+
+    async def main() -> T:
+        async with AgentAsserter(name, snapshot_dir=snapshot_dir, mode="replay"):
+            return await run(make(base_url, **client_kw))
+
+    with offline():
+        return asyncio.run(main())
