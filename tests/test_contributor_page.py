@@ -66,6 +66,8 @@ def test_the_places_it_names_for_each_kind_of_change_exist() -> None:
         "src/agentsnap/diff/checks/__init__.py",
         "src/agentsnap/diff/options.py",
         "src/agentsnap/cli/_app.py",
+        "src/agentsnap/cli/_command.py",
+        "tests/test_recipe_cli.py",
         "src/agentsnap/cli/_errors.py",
         "tests/_support/roundtrip.py",
         "tests/transport_kit.py",

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from ..exceptions import AgentsnapError
+
 __all__ = ["CliError"]
 
 
-class CliError(Exception):
+class CliError(AgentsnapError, Exception):
     """A user-facing failure: printed as ``error: MESSAGE`` (no traceback), then exit ``code``.
 
     ``message`` says what happened, where (path or snapshot name) and what to

@@ -1,0 +1,257 @@
+"""The commands that change goldens: ``approve``, ``update``, ``rm``, ``prune``."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Annotated
+
+import typer
+
+from . import _output
+from ._catalog import last_run_root, scan
+from ._command import DirOption, NamesArgument, command
+from ._errors import CliError
+from ._output import Column, Output, age, plural
+from ._shared import root_dir, warn_broken
+
+
+@command("approve")
+def approve(
+    ctx: typer.Context,
+    names: NamesArgument = None,
+    all_pending: Annotated[
+        bool, typer.Option("--all", help="Approve every pending snapshot.")
+    ] = False,
+    dir: DirOption = None,
+) -> None:
+    """Approve snapshots: mark the recording as the behaviour to hold the agent to.
+
+    Each NAME is a full snapshot name, a unique prefix of one, or a glob in
+    quotes ('tests/test_weather.py::*'). Prints what was approved (name,
+    steps, age of the recording). All or nothing: when one NAME fails, nothing
+    is approved.
+
+    \b
+    Exit codes:
+      0  approved (or nothing pending, with --all)
+      1  a NAME matched nothing, a prefix is ambiguous (the candidates are
+         listed), or a file is unreadable; nothing was approved
+      2  neither NAME nor --all given
+    """
+    if bool(names) == all_pending:
+        ctx.fail("give one or more NAMEs, or --all (not both)")
+    from ._review import apply_approve, plan_approve
+
+    out = Output()
+    root = root_dir(dir, out)
+    goldens = scan(root)
+    if all_pending:
+        warn_broken(out, goldens)
+    todo, already = plan_approve(goldens, names or [], all_pending)
+    if all_pending and not todo:
+        out.line(f"Nothing to approve: no pending snapshots in {root}.")
+        return
+    rows = [[e.name, str(len(e.snapshot.trace)), age(e.snapshot.updated_at)] for e in todo]
+    for e in todo:
+        out.note(f"approving {e.name} ({e.path})")
+    apply_approve(root, todo)
+    if todo:
+        out.line(f"Approved {plural(len(todo), 'snapshot')} in {root}:")
+        out.table(
+            [
+                Column("NAME", style="bold"),
+                Column("STEPS", justify="right"),
+                Column("AGE", justify="right"),
+            ],
+            rows,
+        )
+    for e in already:
+        out.line(f"already approved: {e.name}")
+    if todo:
+        out.note("Commit the snapshot files: CI compares against approved snapshots only.")
+
+
+# ---------------------------------------------------------------------------- update
+@command("update")
+def update(
+    ctx: typer.Context,
+    names: NamesArgument = None,
+    all_changed: Annotated[
+        bool,
+        typer.Option(
+            "--all", help="Promote every last run that differs from its golden or has none."
+        ),
+    ] = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Also replace a golden file that cannot be read (corrupt, merge conflict, other version or name) or is a symbolic link (the link is replaced, never written through).",
+        ),
+    ] = False,
+    dir: DirOption = None,
+) -> None:
+    """Make the latest run (.last_run/) the golden: approved, source kept.
+
+    Use it after a test failed on an intended change. A run whose test failed
+    on its own (not on an agentsnap check), or a replayed run whose requests
+    changed, is refused: nothing is promoted. Each promoted file is removed
+    from .last_run/. Prints one line per snapshot: steps before →
+    after, and whether the final output changed. NAME matching as in approve;
+    all or nothing.
+
+    \b
+    Exit codes:
+      0  promoted (or nothing to promote, with --all)
+      1  no last run for a NAME (run the tests first), no match, ambiguous
+         prefix, or an unreadable file (--force replaces an unreadable
+         golden); nothing was changed
+      2  neither NAME nor --all given
+    """
+    if bool(names) == all_changed:
+        ctx.fail("give one or more NAMEs, or --all (not both)")
+    from ._review import RUN_TESTS, apply_update, plan_update
+
+    out = Output()
+    root = root_dir(dir, out)
+    plan = plan_update(root, names or [], all_changed, force=force)
+    if all_changed:
+        warn_broken(out, scan(last_run_root(root)))
+    if not plan:
+        lasts = scan(last_run_root(root))
+        if not lasts.entries:
+            out.line(f"Nothing to update: no last runs in {last_run_root(root)}. {RUN_TESTS}.")
+        else:
+            out.line(
+                f"Nothing to update: every last run in {last_run_root(root)} matches its golden."
+            )
+        return
+    from ..storage.store import SnapshotStore
+
+    store = SnapshotStore(
+        root, force=force
+    )  # with --force a linked golden is named, to be replaced
+    for item in plan:
+        replaced = "" if item.golden is None else f", replacing {item.golden.path}"
+        out.note(f"promoting {item.last.path} -> {store.path_for(item.last.name)}{replaced}")
+    apply_update(root, plan, force=force)
+    for item in plan:
+        before = "-" if item.steps_before is None else str(item.steps_before)
+        verb = "created" if item.golden is None else "updated"
+        changed = "yes" if item.output_changed else "no"
+        out.line(
+            f"{verb} {item.last.name}: steps {before} → {item.steps_after}, output changed: {changed}"
+        )
+    out.note(f"Review with `git diff {root}` and commit.")
+
+
+# ---------------------------------------------------------------------------- rm
+@command("rm")
+def rm(
+    names: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="NAME", help="Full name, unique prefix, or glob (quote it).", show_default=False
+        ),
+    ],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Delete without asking.")] = False,
+    dir: DirOption = None,
+) -> None:
+    """Delete snapshots (asks first unless --yes).
+
+    NAME matching as in approve; all or nothing. The golden file and its
+    latest run in .last_run/ are deleted, so `agentsnap update` (--all
+    included) cannot bring the snapshot back; a committed golden comes back
+    with git.
+
+    \b
+    Exit codes:
+      0  deleted
+      1  no match, ambiguous prefix, unreadable file, answered no, or no
+         terminal to ask on and no --yes; nothing was deleted
+      2  no NAME given
+    """
+    from ._review import apply_remove, last_runs_of, plan_remove
+
+    out = Output()
+    root = root_dir(dir, out)
+    targets = plan_remove(scan(root), names)
+    if not yes and not _output.stdin_is_interactive():
+        again = " ".join(shlex.quote(n) for n in names)
+        raise CliError(
+            f"refusing to delete {plural(len(targets), 'snapshot')} in {root} without confirmation: stdin is not a terminal. "
+            f"Nothing was deleted. Pass --yes: `agentsnap rm {again} --yes`."
+        )
+    out.note(f"About to delete {plural(len(targets), 'snapshot file')} in {root}:")
+    for t in targets:
+        with_run = "  + its last run in .last_run/" if last_runs_of(t) else ""
+        out.note(f"  {t.name}  ({t.path.name})" + ("" if t.readable else "  unreadable") + with_run)
+    if not yes and not typer.confirm("Delete them?", default=False):
+        raise CliError("answered no; nothing was deleted.")
+    runs = apply_remove(targets)
+    for t, kept in zip(targets, runs, strict=True):
+        also = "".join(f" and its last run ({path})" for path in kept)
+        out.line(
+            f"deleted {t.name} ({t.path}){also}"
+            if t.readable
+            else f"deleted unreadable file {t.path} ({t.name}){also}"
+        )
+
+
+# ---------------------------------------------------------------------------- prune
+@command("prune")
+def prune(
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Delete without asking.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list the orphans.")] = False,
+    dir: DirOption = None,
+) -> None:
+    """Delete orphaned snapshots (and their last runs): goldens no test produces any more.
+
+    Orphans come only from the last full, unfiltered, failure-free pytest run
+    (no -k/-m, deselection, --ignore or narrower paths), which records them in
+    .last_run/run.json; a filtered or failing run is refused, never guessed from.
+
+    \b
+    Exit codes:
+      0  deleted (or nothing to delete, or --dry-run)
+      1  no usable run record, answered no, or no terminal to ask on and no --yes
+    """
+    from ..storage.orphans import read_run_record
+
+    out = Output()
+    root = root_dir(dir, out)
+    record_ = read_run_record(root)
+    if record_ is None:
+        raise CliError(
+            f"no run record in {root / '.last_run'}: run the whole test suite once (`pytest`), then `agentsnap prune`."
+        )
+    if not record_.get("full_run"):
+        why = record_.get("not_full_because") or "it was not a full run"
+        raise CliError(
+            f"the last pytest run cannot tell orphans apart from filtered tests: {why}. Run the whole suite with no filters, then `agentsnap prune`."
+        )
+    found = scan(root)
+    orphans = [n for n in record_.get("orphans") or [] if n in found.entries]
+    if not orphans:
+        out.line(
+            f"No orphaned snapshots in {root} (last full run: {record_.get('finished_at', '?')})."
+        )
+        return
+    out.line(
+        f"{plural(len(orphans), 'orphaned snapshot')} in {root} (last full run: {record_.get('finished_at', '?')}):"
+    )
+    for name in orphans:
+        out.line(f"  {name}  ({found.entries[name].path.name})")
+    if dry_run:
+        return
+    if not yes:
+        if not _output.stdin_is_interactive():
+            raise CliError(
+                "refusing to delete without confirmation: stdin is not a terminal. Nothing was deleted. Pass --yes: `agentsnap prune --yes`."
+            )
+        if not typer.confirm("Delete them?", default=False):
+            raise CliError("answered no; nothing was deleted.")
+    from ._review import apply_remove
+
+    apply_remove([found.entries[n] for n in orphans])
+    out.line(f"deleted {plural(len(orphans), 'snapshot')}.")
