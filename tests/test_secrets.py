@@ -24,7 +24,6 @@ from hypothesis import strategies as st
 from agentsnap import AgentAsserter, AgentRecorder, Snapshot, SnapshotStore, config
 from agentsnap.capture import guard
 from agentsnap.replay import Cassette, request_key
-from agentsnap.storage import scrub
 from agentsnap.storage.scrub import (
     REDACTED,
     configure,
@@ -39,6 +38,7 @@ from agentsnap.storage.scrub import (
 )
 from agentsnap.storage.scrub import rules as scrub_rules
 from agentsnap.storage.scrub import text as text_rules
+from agentsnap.storage.scrub import walk as scrub_walk
 from tests._support.ci import clear_ci
 
 pytestmark = [
@@ -887,7 +887,7 @@ def _scrub_value_reference(value: Any) -> Any:
         for k, v in value.items():
             key = scrub_text(k) if isinstance(k, str) else k
             if (
-                scrub._secret_key(k)
+                scrub_walk._secret_key(k)
                 and isinstance(v, (str, int, float))
                 and not isinstance(v, bool)
                 and v not in ("", REDACTED)
