@@ -52,7 +52,7 @@ def _tool_calls_only() -> dict[str, float]:
 
 def check(
     name: str,
-    actual: Any,
+    actual: object,
     *,
     snapshot_dir: str | os.PathLike[str] | None = None,
     store: SnapshotStore | None = None,
@@ -111,7 +111,7 @@ def check(
 
 def tool_call_snapshot(
     name: str,
-    actual: Any,
+    actual: object,
     *,
     llm_steps: Sequence[dict[str, Any]] = (),
     min_score: float = 1.0,

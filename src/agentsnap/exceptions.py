@@ -22,8 +22,6 @@ This module imports nothing of agentsnap: every other module may import it.
 
 from __future__ import annotations
 
-from typing import Any
-
 __all__ = [
     "AdapterNotWrappedError",
     "AgentRegressionError",
@@ -58,7 +56,7 @@ class AgentRegressionError(AgentsnapError, AssertionError):
     pytest reports it as a test failure.
     """
 
-    def __init__(self, message: str, diff_report: Any = None) -> None:
+    def __init__(self, message: str, diff_report: object = None) -> None:
         super().__init__(message)
         self.message = message
         self.diff_report = diff_report
@@ -67,7 +65,7 @@ class AgentRegressionError(AgentsnapError, AssertionError):
 class SnapshotNotFoundError(AgentsnapError, FileNotFoundError):
     """``AgentAsserter`` found no snapshot for ``test_name``: record one first."""
 
-    def __init__(self, test_name: str, path: Any = None, message: str | None = None) -> None:
+    def __init__(self, test_name: str, path: object = None, message: str | None = None) -> None:
         self.test_name = test_name
         self.path = path
         where = f" at {path}" if path else ""

@@ -62,7 +62,7 @@ _ACCEPTED = (
 )
 
 
-def extract_tool_calls(actual: Any) -> list[dict[str, Any]]:
+def extract_tool_calls(actual: object) -> list[dict[str, Any]]:
     """The tool calls in ``actual``, in the order they were made.
 
     Returns a new list of ``{"tool": str, "args": Any}`` dicts; ``args`` is
@@ -96,7 +96,7 @@ def extract_tool_calls(actual: Any) -> list[dict[str, Any]]:
 # ---------------------------------------------------------------------------
 
 
-def _plain(obj: Any) -> Any:
+def _plain(obj: object) -> Any:
     """A JSON-shaped view of an SDK object (the object itself when it already is one)."""
     if obj is None or isinstance(obj, (str, int, float, bool, Mapping, list, tuple)):
         return obj
@@ -124,7 +124,7 @@ def _plain(obj: Any) -> Any:
 
 
 def _walk(
-    obj: Any,
+    obj: object,
     where: str,
     calls: list[dict[str, Any]],
     results: dict[str, Any],
@@ -178,7 +178,7 @@ def _walk(
     )
 
 
-def _framework_view(obj: Any, where: str) -> Any:
+def _framework_view(obj: object, where: str) -> Any:
     """A framework result object as the plain data :func:`_walk` reads; other objects unchanged.
 
     Recognised by the module of the object's class (nothing is imported):
@@ -444,7 +444,7 @@ def _message(msg: Mapping[str, Any], calls: list[dict[str, Any]], results: dict[
     return False
 
 
-def _args(raw: Any) -> Any:
+def _args(raw: object) -> Any:
     """Arguments as data: a JSON string is parsed (OpenAI and mistralai send strings), anything else is kept."""
     if isinstance(raw, str):
         try:

@@ -104,7 +104,7 @@ class _Block:
         return self.input_data
 
     @input.setter
-    def input(self, value: Any) -> None:
+    def input(self, value: object) -> None:
         self.input_data = value
 
     @property
@@ -113,7 +113,13 @@ class _Block:
         return self.store.path_for(self.name)
 
     def record_tool_call(
-        self, name: str, args: Any, result: Any, *, id: str | None = None, error: Any = None
+        self,
+        name: str,
+        args: object,
+        result: object,
+        *,
+        id: str | None = None,
+        error: object = None,
     ) -> None:
         """Report a tool call made inside the block (``error``: what it raised, if it did)."""
         if self._recording is not None:
@@ -188,7 +194,7 @@ class _Block:
     async def __aenter__(self) -> _Block:
         return self.__enter__()
 
-    async def __aexit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+    async def __aexit__(self, exc_type: object, exc: object, tb: object) -> None:
         self.__exit__(exc_type, exc, tb)
 
 
@@ -290,7 +296,7 @@ class AgentAsserter(_Block):
         llm_threshold: float | None = None,
         ignored_fields: Iterable[str] | None = None,
         embed_fn: Callable[[list[str]], Any] | None = None,
-        judge: Any = None,
+        judge: object = None,
         scenario: str | None = None,
         structural_tolerance: int | None = None,
         mode: str | None = None,

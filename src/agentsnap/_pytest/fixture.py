@@ -53,7 +53,7 @@ class SnapshotFixture:
 
     def __call__(
         self,
-        actual: Any,
+        actual: object,
         *,
         min_score: float = 1.0,
         weights: Mapping[str, float] | None = None,

@@ -79,7 +79,7 @@ def command(
 
     def register(func: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(func)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
+        def wrapper(*args: object, **kwargs: object) -> Any:
             try:
                 return func(*args, **kwargs)
             except CliError as exc:

@@ -20,7 +20,7 @@ __all__ = ["snapshot_lines", "value_text"]
 Line = tuple[str, "str | None"]
 
 
-def value_text(value: Any) -> str:
+def value_text(value: object) -> str:
     """A stored value as text: strings as they are, everything else as JSON."""
     if isinstance(value, str):
         return value if value else '""'
@@ -30,7 +30,7 @@ def value_text(value: Any) -> str:
         return repr(value)
 
 
-def _field(label: str, value: Any, indent: int, style: str | None = None) -> list[Line]:
+def _field(label: str, value: object, indent: int, style: str | None = None) -> list[Line]:
     pad = " " * indent
     text = value_text(value)
     first, *rest = text.split("\n")

@@ -72,7 +72,7 @@ def mode_of(last: Any) -> str:
     return "live"
 
 
-def as_text(value: Any) -> str:
+def as_text(value: object) -> str:
     if isinstance(value, str):
         return value
     import json

@@ -46,7 +46,7 @@ _SHAPES = (
 def _looks_like(codec: str) -> Callable[[Any], bool]:
     """The codec's own response-shape test (``providers.<codec>.looks_like_response``)."""
 
-    def test(value: Any) -> bool:
+    def test(value: object) -> bool:
         from ..providers import codec_for_response
 
         return codec_for_response(value, among=(codec,)) == codec
@@ -124,7 +124,7 @@ def read_trace(path: Path, fmt: str = "auto") -> tuple[list[dict[str, Any]], Any
     return steps, first_input, output
 
 
-def _is_completion(value: Any) -> bool:
+def _is_completion(value: object) -> bool:
     return isinstance(value, dict) and (
         value.get("object") == "chat.completion" or isinstance(value.get("choices"), list)
     )
@@ -159,7 +159,7 @@ def _provider_step(codec: str, route: str, response_body: dict[str, Any]) -> dic
     return step
 
 
-def _scrubbed(value: Any) -> Any:
+def _scrubbed(value: object) -> Any:
     from ..storage.scrub import scrub_value
 
     return scrub_value(copy.deepcopy(value))

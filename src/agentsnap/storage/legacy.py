@@ -49,7 +49,7 @@ ENDPOINTS = {
 }
 
 
-def is_legacy_version(version: Any) -> bool:
+def is_legacy_version(version: object) -> bool:
     """Whether a snapshot's ``version`` is one agentsnap 0.5.1 wrote (``1.x``)."""
     return isinstance(version, str) and version.startswith("1.")
 
@@ -63,7 +63,11 @@ class LegacyStep:
     """
 
     def __init__(
-        self, step_no: Any, kind: str | None, exchange: dict[str, Any] | None, problem: str | None
+        self,
+        step_no: object,
+        kind: str | None,
+        exchange: dict[str, Any] | None,
+        problem: str | None,
     ) -> None:
         self.step_no = step_no
         self.kind = kind
@@ -162,7 +166,7 @@ def legacy_exchange(step: dict[str, Any]) -> LegacyStep:
     return LegacyStep(step_no, kind, {"request": request, "response": response}, None)
 
 
-def messages_match(recorded: Any, new: Any) -> bool:
+def messages_match(recorded: object, new: object) -> bool:
     """Whether a new request's ``messages`` agree with what 0.5.1 recorded for that call.
 
     Equal, or the recorded list starts with the new one (0.5.1 kept the
@@ -178,7 +182,7 @@ def messages_match(recorded: Any, new: Any) -> bool:
     )
 
 
-def is_toolscore(data: Any) -> bool:
+def is_toolscore(data: object) -> bool:
     """Whether a parsed file is a toolscore snapshot (``schema_version`` + ``calls``, no ``trace``)."""
     return (
         isinstance(data, dict)
@@ -188,7 +192,7 @@ def is_toolscore(data: Any) -> bool:
     )
 
 
-def from_toolscore(data: dict[str, Any], where: Any) -> dict[str, Any]:
+def from_toolscore(data: dict[str, Any], where: object) -> dict[str, Any]:
     """A toolscore snapshot (``{"schema_version": 1, "name", "calls": [{"tool", "args"}], "approved",
     "source", "created_at", "updated_at", "toolscore_version"}``) as an agentsnap snapshot dict: one
     ``tool_call`` step per call, in order (what the one-line ``snapshot(actual)`` form stores).

@@ -21,7 +21,6 @@ import hashlib
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 __all__ = [
     "input_sha8",
@@ -109,7 +108,7 @@ def preferred_filename(name: str) -> str:
     return f"{name}.json" if _plain_ok(name) else snapshot_filename(name)
 
 
-def input_sha8(value: Any) -> str:
+def input_sha8(value: object) -> str:
     """agentsnap 0.5.1's scenario of an input: ``sha256(json.dumps(value, sort_keys=True, default=str))[:8]``.
 
     0.5.1 named a golden recorded with ``input_data`` ``<name>__<input_sha8>.json``.

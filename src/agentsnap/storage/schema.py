@@ -169,7 +169,7 @@ def _problem(exc: msgspec.ValidationError, where: str) -> str:
     return f"at {at}: {what}"
 
 
-def _struct_of(value: Any, typ: Any) -> type[msgspec.Struct] | None:
+def _struct_of(value: object, typ: object) -> type[msgspec.Struct] | None:
     """The struct ``typ`` reads the dict ``value`` as: through ``X | None``, and in a tagged
     union the member whose tag the value carries; None when there is no single one."""
     if not isinstance(value, dict):
@@ -206,7 +206,7 @@ def _problems(value: Any, typ: Any, where: str = "$") -> list[str]:
     return found or [own]
 
 
-def validate(data: Any, path: str | Path) -> None:
+def validate(data: object, path: str | Path) -> None:
     """Check a loaded snapshot document against :class:`SnapshotFile`.
 
     Raises :class:`~agentsnap.exceptions.SnapshotFormatError` naming every wrong

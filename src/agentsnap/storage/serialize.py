@@ -113,7 +113,7 @@ def bytes_envelope(data: bytes) -> dict[str, Any]:
     return envelope(data)
 
 
-def _canonical(value: Any) -> str:
+def _canonical(value: object) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -127,7 +127,7 @@ def _text(value: str) -> str:
     return value
 
 
-def _key(key: Any) -> str:
+def _key(key: object) -> str:
     if isinstance(key, str):
         return _text(key)
     if key is None or (isinstance(key, (bool, int)) and not _is_enum(key)):
@@ -137,13 +137,13 @@ def _key(key: Any) -> str:
     return _canonical(to_json(key))
 
 
-def _is_enum(value: Any) -> bool:
+def _is_enum(value: object) -> bool:
     import enum
 
     return isinstance(value, enum.Enum)
 
 
-def _type_name(value: Any) -> str:
+def _type_name(value: object) -> str:
     cls = type(value)
     module = getattr(cls, "__module__", "") or ""
     name = getattr(cls, "__qualname__", cls.__name__)
@@ -212,7 +212,7 @@ def to_json(value: Any, _depth: int = 0, _path: frozenset[int] = frozenset()) ->
         return {"$unserializable": _type_name(value), "error": f"{type(exc).__name__}: {exc}"[:200]}
 
 
-def _convert(value: Any, depth: int, path: frozenset[int]) -> Any:
+def _convert(value: object, depth: int, path: frozenset[int]) -> Any:
     import datetime
     import decimal
     import enum
@@ -296,7 +296,7 @@ def _convert(value: Any, depth: int, path: frozenset[int]) -> Any:
     return {"$repr": _text(_ADDRESS.sub("", text)), "$type": _type_name(value)}
 
 
-def prepare(data: Any) -> Any:
+def prepare(data: object) -> Any:
     """A snapshot dict ready to store: :func:`to_json`, then every secret rule
     (:func:`agentsnap.storage.scrub.scrub_snapshot`). Idempotent.
 
@@ -312,13 +312,13 @@ def prepare(data: Any) -> Any:
     return converted
 
 
-def prepare_parts(trace: Any, input: Any, output: Any) -> tuple[Any, Any, Any]:
+def prepare_parts(trace: object, input: object, output: object) -> tuple[Any, Any, Any]:
     """``(trace, input, output)`` of a new snapshot, prepared as :func:`prepare` would store them."""
     done = prepare({"trace": trace, "input": input, "output": output})
     return done["trace"], done["input"], done["output"]
 
 
-def _blob_refs(value: Any, found: set[str]) -> None:
+def _blob_refs(value: object, found: set[str]) -> None:
     if isinstance(value, dict):
         ref = value.get("$blob")
         digest = value.get("sha256")
@@ -331,7 +331,7 @@ def _blob_refs(value: Any, found: set[str]) -> None:
             _blob_refs(v, found)
 
 
-def write_blobs(data: Any, root: str | os.PathLike[str]) -> list[Path]:
+def write_blobs(data: object, root: str | os.PathLike[str]) -> list[Path]:
     """Write the side file of every ``{"$blob"}`` reference inside ``data`` whose
     bytes this process holds to ``root/blobs/<sha256>`` (atomically; an existing
     file is kept). Returns the paths written or already there ([] when this

@@ -81,7 +81,7 @@ def _by_key(item: tuple[Any, Any]) -> str:
     return str(item[0])
 
 
-def _collect_ids(value: Any, found: dict[str, None], *, payload: bool = False) -> None:
+def _collect_ids(value: object, found: dict[str, None], *, payload: bool = False) -> None:
     """Every provider-invented id in ``value`` (parsed JSON), in first-seen order.
 
     A string under an :data:`_ID_KEYS` key counts, except inside the agent's own
@@ -119,14 +119,14 @@ def _collect_ids(value: Any, found: dict[str, None], *, payload: bool = False) -
             stack.extend((item, inside) for item in node)
 
 
-def _rename_ids(value: Any, names: dict[str, str]) -> Any:
+def _rename_ids(value: object, names: dict[str, str]) -> Any:
     """``value`` with every id in ``names`` replaced by its placeholder (also inside longer strings)."""
     if not names:
         return value
     alternatives = "|".join(re.escape(k) for k in sorted(names, key=len, reverse=True))
     pattern = re.compile(rf"(?<![A-Za-z0-9_-])(?:{alternatives})(?![A-Za-z0-9_-])")
 
-    def walk(node: Any) -> Any:
+    def walk(node: object) -> Any:
         if isinstance(node, str):
             return (
                 names[node]
@@ -144,7 +144,7 @@ def _rename_ids(value: Any, names: dict[str, str]) -> Any:
     return walk(value)
 
 
-def _drop_volatile_in_response(node: Any) -> Any:
+def _drop_volatile_in_response(node: object) -> Any:
     if isinstance(node, dict):
         return {
             k: _drop_volatile_in_response(v)
@@ -198,7 +198,7 @@ def _strip_volatile(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _parses_to(text: Any, body: Any) -> bool:
+def _parses_to(text: object, body: object) -> bool:
     try:
         return isinstance(text, str) and json.loads(text) == body
     except ValueError:

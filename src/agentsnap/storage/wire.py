@@ -145,7 +145,7 @@ def envelope_bytes(stored: Mapping[str, Any]) -> bytes:
     return base64.b64decode(value)
 
 
-def chunk_bytes(chunk: Any) -> bytes:
+def chunk_bytes(chunk: object) -> bytes:
     """The bytes of one stored chunk: a text chunk as UTF-8, an envelope decoded."""
     if isinstance(chunk, dict):
         return envelope_bytes(chunk)
@@ -302,7 +302,7 @@ def decompress(data: bytes, encoding: str) -> bytes:
 # the replay key
 
 
-def canonical_json(value: Any) -> str:
+def canonical_json(value: object) -> str:
     """Canonical JSON text: sorted keys, no whitespace, non-ASCII kept literal."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 

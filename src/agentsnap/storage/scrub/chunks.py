@@ -99,7 +99,7 @@ def _split_secrets(text: str, rules: Redaction) -> str:
 
 
 def _collect(
-    node: Any,
+    node: object,
     path: tuple[Any, ...],
     where: tuple[Any, ...],
     n: int,

@@ -98,7 +98,7 @@ def secret_forms(value: str) -> list[str]:
     )
 
 
-def remember_secret(value: Any) -> bool:
+def remember_secret(value: object) -> bool:
     """Remember one credential value for the rest of the process: from now on it is removed
     (with every form of :func:`secret_forms`) from everything agentsnap stores or prints.
     Values shorter than :data:`MIN_SECRET_LENGTH` or with fewer than 5 distinct characters
@@ -161,7 +161,7 @@ def remembered() -> frozenset[str]:
     return frozenset(_known.values)
 
 
-def remember_credentials(headers: Any = (), url: Any = None) -> None:
+def remember_credentials(headers: object = (), url: object = None) -> None:
     """Remember the credentials one outgoing request carries — the one call every transport
     makes with the request's headers and URL, before anything of the request is stored.
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 REDACTED = "<redacted>"
 
@@ -220,7 +219,7 @@ def _parse_path(path: str) -> tuple[_Step, ...]:
     return tuple(steps)
 
 
-def parse_redact(value: Any) -> Redaction:
+def parse_redact(value: object) -> Redaction:
     """Validate and compile a ``redact`` setting.
 
     Accepted shape (TOML)::
@@ -265,7 +264,7 @@ def parse_redact(value: Any) -> Redaction:
     return Redaction(tuple(paths), tuple(patterns), tuple(compiled_paths), tuple(compiled_patterns))
 
 
-def _strings(value: Any, key: str) -> list[str]:
+def _strings(value: object, key: str) -> list[str]:
     if (
         isinstance(value, str)
         or not isinstance(value, (list, tuple))
@@ -278,7 +277,7 @@ def _strings(value: Any, key: str) -> list[str]:
 _active = Redaction()
 
 
-def configure(redact: Any) -> Redaction:
+def configure(redact: object) -> Redaction:
     """Make ``redact`` (a ``redact`` setting, a :class:`Redaction` or None) the
     process-wide user rules. :func:`agentsnap.config.apply` calls this, so the
     rules of the configuration applied last hold. Returns the compiled rules."""

@@ -15,13 +15,13 @@ from .rules import _SECRET_JSON_KEYS, _SECRET_QUERY_KEYS, REDACTED, Redaction, _
 from .text import _MEMO_ENTRIES, mask_header, scrub_text
 
 
-def _secret_key(key: Any) -> bool:
+def _secret_key(key: object) -> bool:
     return (
         isinstance(key, str) and key.lower().replace("-", "").replace("_", "") in _SECRET_JSON_KEYS
     )
 
 
-def scrub_value(value: Any, rules: Redaction | None = None) -> Any:
+def scrub_value(value: object, rules: Redaction | None = None) -> Any:
     """Scrub every string inside a JSON-like value, and the value of every secret key.
 
     Returns a new value (the input is not changed). Dict keys are scrubbed as
@@ -80,7 +80,7 @@ def _scrub_value(
     return value
 
 
-def _apply_path(node: Any, steps: tuple[_Step, ...]) -> Any:
+def _apply_path(node: object, steps: tuple[_Step, ...]) -> Any:
     if not steps:
         return node if node is None else REDACTED
     step, rest = steps[0], steps[1:]
@@ -108,7 +108,7 @@ def _apply_path(node: Any, steps: tuple[_Step, ...]) -> Any:
     return node
 
 
-def _paths(value: Any, rules: Redaction, depth: int = 0) -> Any:
+def _paths(value: object, rules: Redaction, depth: int = 0) -> Any:
     """The user's JSON paths applied to the document ``value`` and to every
     document held as JSON text in one of its strings (tool arguments and tool
     results travel as JSON text inside chat requests and responses)."""
@@ -117,7 +117,7 @@ def _paths(value: Any, rules: Redaction, depth: int = 0) -> Any:
     return value if depth >= 2 else _embedded(value, rules, depth)
 
 
-def _embedded(value: Any, rules: Redaction, depth: int) -> Any:
+def _embedded(value: object, rules: Redaction, depth: int) -> Any:
     if isinstance(value, str):
         text = value.strip()
         if len(text) > 1 and text[0] in "{[" and text[-1] in "}]":
@@ -141,7 +141,7 @@ def _embedded(value: Any, rules: Redaction, depth: int) -> Any:
     return value
 
 
-def scrub_json(value: Any, rules: Redaction | None = None) -> Any:
+def scrub_json(value: object, rules: Redaction | None = None) -> Any:
     """A stored JSON document (a body, tool arguments or result, input, output):
     the user's JSON paths first (also inside strings holding JSON), then
     :func:`scrub_value`."""
@@ -170,7 +170,7 @@ def scrub_url(url: str, rules: Redaction | None = None) -> str:
 # -- whole snapshots ------------------------------------------------------------------
 
 
-def _scrub_exchange(exchange: Any, rules: Redaction) -> Any:
+def _scrub_exchange(exchange: object, rules: Redaction) -> Any:
     if not isinstance(exchange, dict):
         return scrub_value(exchange, rules)
     out = {}
@@ -222,7 +222,7 @@ def scrub_snapshot(data: dict[str, Any], rules: Redaction | None = None) -> dict
     return out
 
 
-def _scrub_step(step: Any, rules: Redaction) -> Any:
+def _scrub_step(step: object, rules: Redaction) -> Any:
     if not isinstance(step, dict):
         return scrub_value(step, rules)
     out = {}
