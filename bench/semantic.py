@@ -9,7 +9,7 @@ Method: every round runs each backend once in a fresh Python process, backends
 interleaved (round 1: a, b, c; round 2: a, b, c; ...), so a slow spell on a shared
 machine hits all of them alike. Each process measures:
 
-* cold start — from before ``import agentsnap.diff.embeddings`` to the end of the first
+* cold start — from before ``import agentsnap.diff.meaning.backends`` to the end of the first
   scored pair: imports, model load, sha256 check, session creation, first inference;
 * cold process — from just before the parent spawns the child to the end of the first
   scored pair (interpreter start and ``import agentsnap`` included): what one pytest
@@ -19,7 +19,7 @@ machine hits all of them alike. Each process measures:
 * warm long pair — one pair of >256-piece texts (chunked), median over the long pairs;
 * table — all pairs of tests/semantic_pairs.py in one ``score`` call.
 
-A second table times the meaning check (``agentsnap.diff.meaning.compare_many`` with the
+A second table times the meaning check (``agentsnap.diff.meaning.verdict.compare_many`` with the
 backend's encoder: what ``compute_diff`` runs by default) in its own fresh processes, on
 tests/semantic_devset.py: cold start to the first compared pair, every pair of at most 40
 words on each side, and six 500-word pairs (a 300-word answer and 180 words of another,
@@ -48,7 +48,7 @@ import time
 import json, os, statistics, sys
 t0 = time.perf_counter()
 sys.path.insert(0, {root!r})
-from agentsnap.diff.embeddings import get_backend
+from agentsnap.diff.meaning.backends import get_backend
 backend = get_backend({name!r})
 from tests.semantic_pairs import PAIRS
 short = [p for p in PAIRS if not p.kind.startswith("long")]
@@ -77,14 +77,14 @@ print(json.dumps({{"cold": cold, "process": cold_process, "short": warm_short, "
                   "threads": getattr(backend, "threads", None), "pairs": len(PAIRS)}}))
 """
 
-#: the meaning check (agentsnap.diff.meaning, the default semantic check) on the labelled set
+#: the meaning check (agentsnap.diff.meaning.verdict, the default semantic check) on the labelled set
 MEANING_CHILD = r"""
 import time
 import json, os, statistics, sys
 t0 = time.perf_counter()
 sys.path.insert(0, {root!r})
-from agentsnap.diff.embeddings import get_backend
-from agentsnap.diff.meaning import compare_many
+from agentsnap.diff.meaning.backends import get_backend
+from agentsnap.diff.meaning.verdict import compare_many
 backend = get_backend({name!r})
 encoder = backend.encoder()
 compare_many([("The train arrives at 10:30.", "Your train gets in at 10.30 am.")], encoder)
@@ -127,7 +127,7 @@ print(json.dumps({{"cold": cold, "process": cold_process, "short": short_med, "s
 
 def available() -> list[str]:
     sys.path.insert(0, str(ROOT / "src"))
-    from agentsnap.diff.embeddings import is_available
+    from agentsnap.diff.meaning.backends import is_available
 
     return [name for name in ("lexical", "onnx", "sentence-transformers") if is_available(name)]
 
@@ -152,7 +152,7 @@ def fmt(values: list[float], unit: str) -> str:
 def reference() -> None:
     sys.path.insert(0, str(ROOT))
     sys.path.insert(0, str(ROOT / "src"))
-    from agentsnap.diff.embeddings import get_backend
+    from agentsnap.diff.meaning.backends import get_backend
     from tests.semantic_pairs import PAIRS
 
     scores = get_backend("sentence-transformers").score([(p.golden, p.new) for p in PAIRS])
@@ -217,7 +217,7 @@ def main() -> None:
     if meaning:
         print()
         print(
-            "The meaning check (the default semantic check, `agentsnap.diff.meaning`) on tests/semantic_devset.py;"
+            "The meaning check (the default semantic check, `agentsnap.diff.meaning.verdict`) on tests/semantic_devset.py;"
         )
         print(
             "budget (issue 16): cold start <= 1 s with the model, <= 20 ms per short pair, <= 150 ms per 500-word pair."

@@ -4,7 +4,7 @@ Shared by ``tests/test_semantic_pairs.py`` (verdicts and hints asserted per
 pair) and ``bench/semantic.py`` (timings). Each pair: an id, a kind, the
 golden text, the new text, whether the meaning is the same (what a careful
 reader would say, not what any backend says), and the hint kinds
-(:func:`agentsnap.diff.hints.fact_hints`) expected.
+(:func:`agentsnap.diff.meaning.hints.fact_hints`) expected.
 
 Kinds: ``same`` (whitespace / punctuation only), ``paraphrase``, ``number``,
 ``negation``, ``name``, ``long-tail`` (a text longer than the 256-piece window

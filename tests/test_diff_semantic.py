@@ -8,12 +8,8 @@ from typing import Any
 import pytest
 
 from agentsnap.diff import compute_diff
-from agentsnap.diff.semantic import (
-    as_text,
-    cosine_similarity,
-    lexical_similarity,
-    score_pairs,
-)
+from agentsnap.diff.meaning.scores import as_text, score_pairs
+from agentsnap.diff.meaning.similarity import cosine_similarity, lexical_similarity
 
 BOOKED = "The flight is booked."
 NOT_BOOKED = "The flight is not booked."

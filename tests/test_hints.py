@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from agentsnap.diff import compute_diff
-from agentsnap.diff.hints import Hint, fact_hints, names, negations, numbers
+from agentsnap.diff.meaning.hints import Hint, fact_hints, names, negations, numbers
 
 LEX: dict[str, Any] = {"embedding_backend": "lexical"}
 
@@ -201,7 +201,7 @@ def test_strict_facts_from_settings_reaches_compare(tmp_path: Any) -> None:
 
 def test_a_unit_glued_to_a_number_is_not_a_name() -> None:
     """`hint: names differ: Paris, C → (none)` named the C of 18°C."""
-    from agentsnap.diff.hints import fact_hints
+    from agentsnap.diff.meaning.hints import fact_hints
 
     def names_hint(golden: str, new: str) -> list[str]:
         return [h.message for h in fact_hints(golden, new) if h.kind == "names"]

@@ -13,19 +13,21 @@ from typing import Any
 
 import pytest
 
-import agentsnap.diff.embeddings as emb
+import agentsnap.diff.meaning.backends as emb
 from agentsnap.diff import compute_diff
-from agentsnap.diff.embeddings import (
-    CHUNK_TOKENS,
-    MAX_TOKENS,
-    ONNX_MODEL_SHA256,
-    TOKENIZER_SHA256,
-    EmbeddingBackendError,
+from agentsnap.diff.meaning.backends import (
     EmbedFnBackend,
     LexicalBackend,
     OnnxBackend,
     get_backend,
     is_available,
+)
+from agentsnap.diff.meaning.models import (
+    CHUNK_TOKENS,
+    MAX_TOKENS,
+    ONNX_MODEL_SHA256,
+    TOKENIZER_SHA256,
+    EmbeddingBackendError,
     split_chunks,
 )
 from agentsnap.exceptions import AgentsnapWarning
@@ -151,7 +153,7 @@ def test_settings_choose_the_backend(tmp_path: Path) -> None:
 
 def test_lexical_defaults_are_one_number_in_config_and_semantic() -> None:
     from agentsnap import config
-    from agentsnap.diff import semantic
+    from agentsnap.diff.meaning import scores as semantic
 
     assert (
         config.Settings().lexical_semantic_threshold == semantic.LEXICAL_SEMANTIC_THRESHOLD == 0.95
@@ -327,7 +329,7 @@ def test_batched_and_single_embeddings_are_the_same() -> None:
 def test_importing_the_backends_loads_no_heavy_module() -> None:
     code = (
         "import sys\n"
-        "import agentsnap.diff.embeddings as e, agentsnap.diff.semantic, agentsnap.diff.hints, agentsnap.judge\n"
+        "import agentsnap.diff.meaning.backends as e, agentsnap.diff.meaning.scores, agentsnap.diff.meaning.hints, agentsnap.diff.judge\n"
         "e.is_available('onnx'); e.is_available('sentence-transformers'); e.get_backend('lexical')\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
         "{'numpy', 'onnxruntime', 'tokenizers', 'torch', 'sentence_transformers', 'huggingface_hub', 'httpx', 'urllib3'}))\n"

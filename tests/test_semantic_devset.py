@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from agentsnap.diff import compute_diff
-from agentsnap.diff.embeddings import is_available
+from agentsnap.diff.meaning.backends import is_available
 from tests.semantic_devset import (
     CASES,
     DEV,

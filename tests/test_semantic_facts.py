@@ -1,10 +1,11 @@
-"""The fact extraction of the meaning check (agentsnap.diff.facts): normalised keys, polarity, names."""
+"""The fact extraction of the meaning check (agentsnap.diff.meaning.facts): normalised keys, polarity, names."""
 
 from __future__ import annotations
 
 import pytest
 
-from agentsnap.diff.facts import Fact, extract, facts_match, polarity
+from agentsnap.diff.meaning.facts import Fact, extract, facts_match
+from agentsnap.diff.meaning.vocabulary import polarity
 
 
 def _keys(text: str) -> list[tuple[str, tuple[object, ...]]]:

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from agentsnap.diff import compute_diff
-from agentsnap.diff.embeddings import OnnxBackend, get_backend, is_available
-from agentsnap.diff.hints import fact_hints
-from agentsnap.diff.semantic import meets_threshold
+from agentsnap.diff.meaning.backends import OnnxBackend, get_backend, is_available
+from agentsnap.diff.meaning.hints import fact_hints
+from agentsnap.diff.meaning.scores import meets_threshold
 from tests.semantic_pairs import EXPECTED, PAIRS, Pair
 
 INSTALL = {
@@ -65,7 +65,7 @@ def test_hints_per_pair(pair: Pair) -> None:
 def test_meaning_check_verdict_per_pair(backend: str, pair: Pair) -> None:
     """Through compute_diff, the same text as llm_call[0] response and as output, default thresholds.
 
-    The meaning check (agentsnap.diff.meaning) passes the output exactly when a careful reader
+    The meaning check (agentsnap.diff.meaning.verdict) passes the output exactly when a careful reader
     says the meaning is the same, on the bare install (lexical) and with MiniLM. This table
     predates the check and was not used to tune it (tests/semantic_devset.py was).
     """

@@ -2,7 +2,7 @@
 
 agentsnap 0.5.1's configuration page: ``semantic_threshold=0.97`` holds a critical factual
 agent's output tightly; ``semantic_threshold=0.75`` lets a creative agent paraphrase more.
-On the meaning check's scale (agentsnap.diff.meaning) that reads:
+On the meaning check's scale (agentsnap.diff.meaning.verdict) that reads:
 
 * 0.97 — formatting changes pass; a free rewrite of the same facts fails (it passes the
   default 0.92); any changed fact fails;
@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from agentsnap.diff import compute_diff
-from agentsnap.diff.embeddings import is_available
+from agentsnap.diff.meaning.backends import is_available
 
 FORMATTING = ("The report is ready.", "**The report is ready.**")
 REWRITE = (

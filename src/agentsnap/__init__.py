@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from .adapters.tool import ToolAdapter
     from .checking import check
     from .diff import DiffConfig, DiffReport, compute_diff
+    from .diff.judge import LLMJudge
     from .extract import extract_tool_calls
-    from .judge import LLMJudge
     from .recorder import AgentAsserter, AgentRecorder
     from .storage.snapshot import Snapshot
     from .storage.store import SnapshotStore
@@ -52,7 +52,7 @@ _LAZY = {
     "compute_diff": "diff",
     # shared/DESIGN.md: next to agentsnap.adapters.tool, as the docs import it
     "ToolAdapter": "adapters.tool",
-    "LLMJudge": "judge",
+    "LLMJudge": "diff.judge",
     "wrap": "adapters",  # imports wrapt
     # the module is `checking`: a submodule named `check` would replace this function on the package
     "check": "checking",

@@ -38,7 +38,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .diff.options import setting_field
 
@@ -50,7 +50,9 @@ __all__ = [
     "PROVIDER_KEY_MAP",
     "SETTING_KEYS",
     "SNAPSHOT_FIXTURE_OWNERS",
+    "EmbeddingOverrides",
     "Settings",
+    "embedding_overrides",
     "find_pyproject",
     "is_ci",
     "load",
@@ -58,7 +60,7 @@ __all__ = [
 ]
 
 MODES = ("live", "replay", "record")
-#: values of ``embedding_backend`` (same as agentsnap.diff.embeddings.BACKEND_NAMES)
+#: values of ``embedding_backend`` (same as agentsnap.diff.meaning.backends.BACKEND_NAMES)
 EMBEDDING_BACKENDS = ("auto", "onnx", "sentence-transformers", "lexical")
 #: values of ``snapshot_fixture``: who owns the ``snapshot`` fixture name
 SNAPSHOT_FIXTURE_OWNERS = ("auto", "agentsnap", "off")
@@ -83,6 +85,36 @@ def is_ci(env: Mapping[str, str] | None = None) -> bool:
     if ci is not None and ci.strip() != "":
         return _truthy(ci)
     return any(env.get(marker) for marker in _CI_MARKERS)
+
+
+class EmbeddingOverrides(NamedTuple):
+    """The environment's word on the embedding model (read by :func:`embedding_overrides`).
+
+    ``model``: ``AGENTSNAP_EMBEDDING_MODEL``, path of another all-MiniLM-L6-v2 ONNX
+    export; ``model_sha256``: ``AGENTSNAP_EMBEDDING_MODEL_SHA256``, its expected
+    sha256 (lower case); ``tokenizer``: ``AGENTSNAP_EMBEDDING_TOKENIZER``, a
+    ``tokenizer.json``; ``threads``: ``AGENTSNAP_EMBEDDING_THREADS`` as written;
+    ``xdist_worker``: ``PYTEST_XDIST_WORKER`` is set. Empty strings when unset.
+    """
+
+    model: str
+    model_sha256: str
+    tokenizer: str
+    threads: str
+    xdist_worker: bool
+
+
+def embedding_overrides(env: Mapping[str, str] | None = None) -> EmbeddingOverrides:
+    """The embedding overrides of ``env`` (default ``os.environ``), read now: a backend that
+    loads later sees the variables as they are then."""
+    env = os.environ if env is None else env
+    return EmbeddingOverrides(
+        model=env.get("AGENTSNAP_EMBEDDING_MODEL", "").strip(),
+        model_sha256=env.get("AGENTSNAP_EMBEDDING_MODEL_SHA256", "").strip().lower(),
+        tokenizer=env.get("AGENTSNAP_EMBEDDING_TOKENIZER", "").strip(),
+        threads=env.get("AGENTSNAP_EMBEDDING_THREADS", "").strip(),
+        xdist_worker=bool(env.get("PYTEST_XDIST_WORKER")),
+    )
 
 
 @dataclass

@@ -32,7 +32,7 @@ from .markers import marker_name, marker_options
 if TYPE_CHECKING:
     from ..capture import Recording
     from ..diff import DiffReport
-    from ..judge import LLMJudge
+    from ..diff.judge import LLMJudge
     from ..lifecycle import Outcome, OutcomeAction, OutcomeObserver
     from ..report._collect import ReportCollector
     from ..storage.snapshot import Snapshot
@@ -424,7 +424,7 @@ class AgentsnapSession:
     # -- the judge -------------------------------------------------------------------
     @functools.cached_property
     def _judge(self) -> LLMJudge | None:
-        from ..judge import LLMJudge
+        from ..diff.judge import LLMJudge
 
         return LLMJudge.from_env(self.settings, ignore=(DUMMY_KEY,))
 

@@ -5,7 +5,7 @@ structural, arguments, model tools, LLM requests, the text checks) and returns
 a :class:`DiffReport`. The algorithms behind the checks live beside them:
 :mod:`~agentsnap.diff.structural` (tool-name sequences, Levenshtein distance),
 :mod:`~agentsnap.diff.arguments` (deep diffs of tool arguments and request
-messages), :mod:`~agentsnap.diff.meaning` and :mod:`~agentsnap.diff.semantic`
+messages), :mod:`~agentsnap.diff.meaning.verdict` and :mod:`~agentsnap.diff.meaning.scores`
 (text scores), :mod:`~agentsnap.diff.judge` (the LLM judge). The knobs are
 :class:`~agentsnap.diff.options.CompareOptions`.
 

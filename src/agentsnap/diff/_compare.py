@@ -11,10 +11,10 @@ from .arguments import parse_ignored_fields
 from .checks import CheckContext, ReportDraft, registered_checks, registered_components
 from .checks.semantic import judge_one as _judge_one  # noqa: F401  # the old private names
 from .checks.semantic import score_texts as _score_texts  # noqa: F401
+from .meaning.scores import LEXICAL_LLM_THRESHOLD, LEXICAL_SEMANTIC_THRESHOLD, meets_threshold
 from .options import CompareOptions, check_weights
 from .options import _unit as _check_threshold  # noqa: F401
 from .report import DiffReport
-from .semantic import LEXICAL_LLM_THRESHOLD, LEXICAL_SEMANTIC_THRESHOLD, meets_threshold
 from .structural import trace_steps
 
 __all__ = ["compute_diff"]
@@ -113,16 +113,16 @@ def compute_diff(
     Text checks: identical texts score 1.0 and call nothing. Otherwise, with
     a ``judge`` every differing text is scored by ``judge.score(golden,
     new)`` (its reason goes to ``reasons``); without one, by the
-    meaning check :func:`agentsnap.diff.meaning.compare_many` — sentences
+    meaning check :func:`agentsnap.diff.meaning.verdict.compare_many` — sentences
     aligned (by the MiniLM vectors of the embedding backend: ``embed_fn``,
     else ``embedding_backend``, see
-    :func:`agentsnap.diff.embeddings.get_backend`; by character trigrams on
+    :func:`agentsnap.diff.meaning.backends.get_backend`; by character trigrams on
     ``lexical``), then facts, polarity, roles, steps and added claims
     compared; its findings go to ``reasons`` (worst first) and
     ``details["semantic"][check]["findings"]``. Every backend reports
     on that one scale, so ``semantic_threshold`` / ``llm_threshold`` always
     apply, explicit or default. Every differing pair is also checked by
-    :func:`agentsnap.diff.hints.fact_hints` (numbers, negation words,
+    :func:`agentsnap.diff.meaning.hints.fact_hints` (numbers, negation words,
     capitalised names) into ``["hints"]``; with ``strict_facts=True`` (or a
     judge) their messages join ``reasons`` and, with
     ``strict_facts``, a hint fails the check whatever its score.
@@ -151,14 +151,14 @@ def compute_diff(
         name: snapshot name, used in the report's text.
         embedding_backend: ``"auto"`` (default: the best installed of
             ``onnx``, ``sentence-transformers``, ``lexical``), one of those
-            names, or a :class:`agentsnap.diff.embeddings.Backend` object.
+            names, or a :class:`agentsnap.diff.meaning.backends.Backend` object.
         lexical_semantic_threshold, lexical_llm_threshold: validated and
             recorded in ``settings`` only. They were the thresholds of raw
             difflib ratios; since every backend reports on the meaning
             check's scale, ``semantic_threshold`` / ``llm_threshold`` apply
             to lexical runs too. Kept so existing configurations load.
         judge: an object with ``score(golden, new) -> (score, reason)``
-            (:class:`agentsnap.judge.LLMJudge`), or None.
+            (:class:`agentsnap.diff.judge.LLMJudge`), or None.
         strict_facts: fail a text check whose pair has fact hints.
         strict: argument and request comparison by pure equality (``1`` vs
             ``1.0`` is a type change); default: numbers compare by value.
@@ -182,8 +182,8 @@ def compute_diff(
             bad ``weights``, an unknown ``embedding_backend``, or ``embed_fn``
             returned the wrong number or shape of vectors. Exceptions raised
             by ``embed_fn`` or ``judge.score`` (such as
-            :class:`agentsnap.judge.JudgeError`) propagate unchanged.
-        agentsnap.diff.embeddings.EmbeddingBackendError: the backend named is
+            :class:`agentsnap.diff.judge.JudgeError`) propagate unchanged.
+        agentsnap.diff.meaning.models.EmbeddingBackendError: the backend named is
             not installed or a model file fails its sha256 check.
     """
     if old_keywords:

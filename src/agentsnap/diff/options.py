@@ -150,7 +150,7 @@ class CompareOptions:
         metadata=_meta(
             doc=(
                 "Also fail a text check whose two texts differ in numbers, negation words or capitalised names by the "
-                "older rule-based hints (agentsnap.diff.hints), whatever its score."
+                "older rule-based hints (agentsnap.diff.meaning.hints), whatever its score."
             ),
             marker=True,
             asserter=True,
@@ -169,7 +169,7 @@ class CompareOptions:
             setting=True,
         ),
     )
-    # same default as agentsnap.diff.semantic.LEXICAL_SEMANTIC_THRESHOLD
+    # same default as agentsnap.diff.meaning.scores.LEXICAL_SEMANTIC_THRESHOLD
     lexical_semantic_threshold: float = field(
         default=0.95,
         metadata=_meta(
@@ -183,7 +183,7 @@ class CompareOptions:
             setting=True,
         ),
     )
-    # same default as agentsnap.diff.semantic.LEXICAL_LLM_THRESHOLD
+    # same default as agentsnap.diff.meaning.scores.LEXICAL_LLM_THRESHOLD
     lexical_llm_threshold: float = field(
         default=0.60,
         metadata=_meta(

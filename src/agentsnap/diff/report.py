@@ -87,7 +87,7 @@ class DiffReport:
             ``"identical"``, ``"same meaning"``, ``"soft difference"``,
             ``"changed"`` or ``"judge"``, ``findings`` the meaning check's
             ``{"kind", "severity", "golden", "new", "message"}`` (see
-            :mod:`agentsnap.diff.meaning`), excerpts only for failing texts: the
+            :mod:`agentsnap.diff.meaning.verdict`), excerpts only for failing texts: the
             sentences of the worst finding); ``"components"`` (the per-component
             scores behind :attr:`score`, see :data:`COMPONENTS`) and
             ``"settings"`` (thresholds, ignored fields, ``weights``,
@@ -103,7 +103,7 @@ class DiffReport:
             check's findings, worst first (``'times differ (10:30 → 11:30):
             golden: "…" → new: "…"'``); then, with ``strict_facts`` or a
             judge, the fact hints (``"numbers differ: 3pm → 5pm"``, see
-            :mod:`agentsnap.diff.hints`); empty for identical texts. The
+            :mod:`agentsnap.diff.meaning.hints`); empty for identical texts. The
             structured hints are in ``details["semantic"][check]["hints"]``,
             and ``["failed_by"]`` says ``"threshold"`` or ``"strict_facts"``
             for a failed check.

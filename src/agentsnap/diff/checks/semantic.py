@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import _text
-from ..hints import fact_hints
-from ..semantic import as_text, cosine_similarity, meets_threshold
+from ..meaning.hints import fact_hints
+from ..meaning.scores import as_text, meets_threshold
+from ..meaning.similarity import cosine_similarity
 from ._api import Check, CheckContext, HtmlPage, HtmlPart, ReportDraft, TextView
 from .llm_requests import LLMRequestsResult
 
@@ -94,7 +95,7 @@ def score_texts(
 ) -> tuple[list[float], list[list[str]], str, dict[str, Any], list[str], list[list[Any]]]:
     """Per pair: score, reasons, scale (``exact``/``judge``/``meaning``/``embed_fn``) and meaning findings; the backend's name and description.
 
-    Without a judge every differing pair goes through :func:`agentsnap.diff.meaning.compare_many`,
+    Without a judge every differing pair goes through :func:`agentsnap.diff.meaning.verdict.compare_many`,
     whose sentences are aligned with the backend's encoder (MiniLM) or, for ``lexical``, by
     character trigrams alone. With a user's ``embed_fn`` the score is the cosine of the two
     texts' vectors (agentsnap 0.5.1's contract) and the meaning check only adds findings.
@@ -117,8 +118,8 @@ def score_texts(
         describe = getattr(judge, "describe", None)
         info = describe() if callable(describe) else {"backend": "judge"}
         return scores, reasons, "judge", info, scale, findings
-    from ..embeddings import get_backend
-    from ..meaning import compare_many
+    from ..meaning.backends import get_backend
+    from ..meaning.verdict import compare_many
 
     backend = get_backend(embedding_backend, embed_fn)
     encode = backend.encoder()

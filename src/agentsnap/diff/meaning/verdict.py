@@ -22,7 +22,7 @@ module compares the two texts *piece by piece* instead:
    no fact shared and little vocabulary shared: a different answer (harmful);
    one side empty or ``null``: harmful too.
 3. **Facts.** Numbers with units, times, dates, weekdays, versions and names
-   (:mod:`agentsnap.diff.facts`) of the whole golden text must each be stated
+   (:mod:`agentsnap.diff.meaning.facts`) of the whole golden text must each be stated
    by the new text and vice versa, with normalised formats (``10:30`` =
    ``10.30 am``, ``1,000`` = ``1000``, ``$40`` = ``40 dollars``).
 4. **Per aligned group**: polarity (negations plus the negative pole of
@@ -72,13 +72,35 @@ from __future__ import annotations
 import difflib
 import json
 import math
-import re
-from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from . import facts as F
+from . import vocabulary as V
+from .clues import (
+    _block_swap,
+    _contentful,
+    _coverage,
+    _enumeration,
+    _name_in,
+    _polar,
+    _related,
+    _surface,
+    _unrelated,
+    _weight,
+)
+from .units import (
+    _NARRATION,
+    _PASSIVE,
+    Unit,
+    _dot,
+    _fill,
+    _flat,
+    _normalise_rows,
+    _trigram_matrix,
+    split_units,
+)
 
 __all__ = [
     "ALIGN",
@@ -125,18 +147,6 @@ class Finding(NamedTuple):
 
 
 @dataclass
-class Unit:
-    """One sentence or list item: its text, whether it is a step, its facts, content words and polarity markers."""
-
-    text: str
-    step: bool
-    facts: list[F.Fact] = field(default_factory=list)
-    words: list[str] = field(default_factory=list)
-    markers: list[str] = field(default_factory=list)
-    filler: bool = False
-
-
-@dataclass
 class Verdict:
     """The result for one pair: ``score`` in [0, 1] and the ``findings`` that explain it."""
 
@@ -155,195 +165,6 @@ class Verdict:
         """The messages of the findings, worst first."""
         rank = {"harmful": 0, "soft": 1, "harmless": 2}
         return [f.message for f in sorted(self.findings, key=lambda f: rank[f.severity])]
-
-
-# --------------------------------------------------------------------------- units
-
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_HEADING = re.compile(r"^\s*#{1,6}\s+")
-_QUOTE = re.compile(r"^\s*>+\s?")
-_ITEM = re.compile(
-    r"^\s*(?:[-*+•·]|\d{1,2}[.)]|\(\d{1,2}\)|[a-z][.)]|(?:step|schritt|étape)\s*\d+\s*[:.)-])\s+",
-    re.IGNORECASE,
-)
-_EMPHASIS = re.compile(r"(\*\*|__|\*|_)(?=\S)(.+?)(?<=\S)\1")
-_LINK = re.compile(r"\[([^\]]+)\]\(([^)]+)\)")
-_SENTENCE = re.compile(
-    r"(?<=[.!?])\s+(?=[\"'(\[¿¡]?[A-ZÀ-ÖØ-Þ0-9\u3040-\u30ff\u4e00-\u9fff])|(?<=[。！？])"
-)
-_SEQUENCE = re.compile(
-    r"^(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|then|next|after that|afterwards|finally|lastly|"
-    r"zuerst|zunächst|erstens|dann|danach|anschließend|schließlich|zum schluss|"
-    r"d'abord|tout d'abord|ensuite|puis|enfin|pour finir|"
-    r"まず|次に|それから|最後に|その後)\b",
-    re.IGNORECASE,
-)
-
-_COURTESY = re.compile(
-    r"\b(?:hi|hello|hey|dear|thanks?|thank you|you're welcome|sure|certainly|of course|absolutely|"
-    r"great question|good question|no problem|happy to help|glad to help|i'd be happy|i would be happy|"
-    r"i'?m happy|i'?m glad|hope (?:this|that) helps|i hope|let me know|feel free|don't hesitate|do not hesitate|"
-    r"if you have any (?:other |more |further )?questions|anything else|have a (?:great|nice|good) day|"
-    r"here(?:'s| is| are)|as requested|good news|sorry for|apolog\w+|please note|okay|ok|alright|done|"
-    r"hallo|guten tag|danke|vielen dank|gerne|gern geschehen|natürlich|klar|ich hoffe|das hilft|"
-    r"melden sie sich|bei fragen|weitere fragen|hier ist|hier sind|schönen tag|"
-    r"bonjour|merci|bien sûr|avec plaisir|volontiers|voici|n'hésitez pas|j'espère|"
-    r"si vous avez des questions|bonne journée|d'accord|parfait)\b|"
-    r"こんにちは|ありがとうございます|かしこまりました|承知しました|もちろん|お気軽に|ご不明な点|"
-    r"よろしくお願いします|お役に立て|以下の通り|以下のとおり|お問い合わせください|お問い合わせ",
-    re.IGNORECASE,
-)
-#: content words that carry no claim in an added or dropped sentence (narration, courtesy)
-_NARRATION = frozenset(
-    F.content_words(
-        "check checked look looked found find result results summary information details detail help helps "
-        "question questions answer request happy glad hope know need anything else feel free sure certainly "
-        "course great thanks thank welcome assist reach further additional today please day nice good note "
-        "below above following overview quick short brief update updates hesitate here something else want "
-        "like would love me happy ask asked just let okay right away looked into it everything "
-        "gerne hilfe fragen frage helfen weitere hoffe melden hier folgenden überblick "
-        "aide questions voici suivant plaisir besoin autre chose"
-    )
-)
-_PASSIVE = re.compile(
-    r"\b(?:by|von|vom|par|durch|was|were|been|is being|wurde|wurden|worden|été)\b|によって|から|られ",
-    re.IGNORECASE,
-)
-_ENUM_GAP = re.compile(
-    r"^[\s,;/&+]*(?:(?:and|or|und|oder|et|ou|sowie|、|と|や)[\s,]*)?(?:(?:the|a|an|der|die|das|den|le|la|les|l')\s*)?$",
-    re.IGNORECASE,
-)
-
-
-def _clean(line: str) -> str:
-    line = _LINK.sub(r"\1 \2", line)
-    line = _EMPHASIS.sub(r"\2", line)
-    line = re.sub(r"\s*\|\s*", "; ", line).strip("; ")
-    return F.normalise(line)
-
-
-def split_units(text: str) -> list[Unit]:
-    """The sentences and list items of ``text`` (module doc, step 1), with their facts filled in."""
-    units: list[Unit] = []
-    in_fence = False
-    for raw in text.replace("\r\n", "\n").split("\n"):
-        if _FENCE.match(raw):
-            in_fence = not in_fence
-            continue
-        if _TABLE_RULE.match(raw) and "-" in raw:
-            continue
-        line = _QUOTE.sub("", _HEADING.sub("", raw))
-        step = bool(_ITEM.match(line)) and not in_fence
-        if step:
-            line = _ITEM.sub("", line, count=1)
-        line = _clean(line) if not in_fence else F.normalise(line)
-        if not line:
-            continue
-        pieces = (
-            [line] if in_fence else [p.strip() for p in _SENTENCE.split(line) if p and p.strip()]
-        )
-        for index, piece in enumerate(pieces):
-            is_step = (step and index == 0) or bool(_SEQUENCE.match(piece))
-            units.append(Unit(piece, is_step))
-    return units
-
-
-def _fill(
-    units: list[Unit], known: frozenset[str], german: bool, cache: dict[str, Unit] | None = None
-) -> None:
-    """Fill in facts, content words, polarity markers and the courtesy flag; ``cache`` shares the work
-    between the units of one pair that have the same text (most sentences of a long answer)."""
-    cache = {} if cache is None else cache
-    for unit in units:
-        done = cache.get(unit.text)
-        if done is not None:
-            unit.facts, unit.words, unit.markers, unit.filler = (
-                done.facts,
-                done.words,
-                done.markers,
-                done.filler,
-            )
-            continue
-        unit.facts = F.extract(unit.text, german=german, known_names=known)
-        unit.words = F.content_words(unit.text)
-        unit.markers = F.polarity(unit.text)[1]
-        rest = _COURTESY.sub(" ", unit.text)
-        remaining = [w for w in F.content_words(rest) if w not in _NARRATION]
-        unit.filler = len(remaining) <= 1 and not unit.facts and not unit.markers
-        cache[unit.text] = unit
-
-
-def _flat(text: str) -> str:
-    """Text with Markdown, case, punctuation and spacing dropped: equal means formatting only."""
-    units = split_units(text)
-    return " ".join(" ".join(F.tokens(u.text)) for u in units)
-
-
-# --------------------------------------------------------------------------- similarity
-
-
-def _trigrams(text: str) -> tuple[dict[str, int], float]:
-    """Character trigrams of the case-folded tokens of ``text`` with counts, and the vector's norm."""
-    s = " " + " ".join(F.tokens(text)) + " "
-    grams = Counter(s[i : i + 3] for i in range(max(1, len(s) - 2)))
-    return grams, math.sqrt(sum(v * v for v in grams.values()))
-
-
-def _trigram_matrix(g_units: list[Unit], n_units: list[Unit]) -> list[list[float]]:
-    """Trigram cosine of every golden unit against every new unit (rows: golden)."""
-    grams: dict[str, tuple[dict[str, int], float]] = {}
-    g_tri = [
-        grams.setdefault(u.text, _trigrams(u.text)) if u.text not in grams else grams[u.text]
-        for u in g_units
-    ]
-    n_tri = [
-        grams.setdefault(u.text, _trigrams(u.text)) if u.text not in grams else grams[u.text]
-        for u in n_units
-    ]
-    out = []
-    for a, na in g_tri:
-        row = []
-        keys = a.keys()
-        for b, nb in n_tri:
-            if a is b:
-                row.append(1.0)
-                continue
-            if not na or not nb:
-                row.append(0.0)
-                continue
-            small, large = (a, b) if len(a) < len(b) else (b, a)
-            dot = sum(v * large[k] for k, v in small.items() if k in large)
-            row.append(dot / (na * nb) if keys else 0.0)
-        out.append(row)
-    return out
-
-
-def _dot(a: Any, b: Any) -> Any:
-    try:
-        import numpy as np
-
-        return np.asarray(a, dtype=np.float64) @ np.asarray(b, dtype=np.float64).T
-    except ImportError:  # pragma: no cover - embed_fn without numpy
-        return [[math.fsum(x * y for x, y in zip(u, v, strict=True)) for v in b] for u in a]
-
-
-def _normalise_rows(vectors: Any) -> Any:
-    """Rows scaled to length 1: a numpy array when numpy is installed, else lists."""
-    try:
-        import numpy as np
-    except ImportError:  # pragma: no cover - embed_fn without numpy
-        pass
-    else:
-        array = np.asarray(vectors, dtype=np.float64)
-        if array.ndim == 2:
-            return array / np.maximum(np.linalg.norm(array, axis=1, keepdims=True), 1e-12)
-    out = []
-    for row in vectors:
-        values = [float(x) for x in row]
-        norm = math.sqrt(math.fsum(x * x for x in values)) or 1.0
-        out.append([x / norm for x in values])
-    return out
 
 
 # --------------------------------------------------------------------------- comparison
@@ -410,7 +231,7 @@ def compare_many(pairs: Sequence[tuple[str, str]], encoder: Encoder | None = Non
         known = F.mid_capitals("\n".join(u.text for u in g_units)) | F.mid_capitals(
             "\n".join(u.text for u in n_units)
         )
-        german = F.detect_german(golden) or F.detect_german(new)
+        german = V.detect_german(golden) or V.detect_german(new)
         cache: dict[str, Unit] = {}
         _fill(g_units, known, german, cache)
         _fill(n_units, known, german, cache)
@@ -549,8 +370,8 @@ class _State:
         self._coverage()
 
     def _facts(self) -> None:
-        g_text_words = set(F.tokens(self.golden))
-        n_text_words = set(F.tokens(self.new))
+        g_text_words = set(V.tokens(self.golden))
+        n_text_words = set(V.tokens(self.new))
         missing: dict[str, list[tuple[int, F.Fact]]] = {}
         extra: dict[str, list[tuple[int, F.Fact]]] = {}
         g_all = [(i, f) for i, u in enumerate(self.g) for f in u.facts]
@@ -682,8 +503,8 @@ class _State:
                 _pair_msg(f"roles swapped ({a} ↔ {b})", g_unit.text, n_unit.text),
             )
             return
-        g_tok, n_tok = F.tokens(g_unit.text), F.tokens(n_unit.text)
-        fact_tokens = {t for f in g_unit.facts + n_unit.facts for t in F.tokens(f.surface)}
+        g_tok, n_tok = V.tokens(g_unit.text), V.tokens(n_unit.text)
+        fact_tokens = {t for f in g_unit.facts + n_unit.facts for t in V.tokens(f.surface)}
         matcher = difflib.SequenceMatcher(None, g_tok, n_tok, autojunk=False)
         same = sum(block.size for block in matcher.get_matching_blocks())
         near = same >= 3 and same >= 0.7 * max(len(g_tok), len(n_tok))
@@ -703,7 +524,7 @@ class _State:
                 if not (_related(lw, rw) or _polar(lw) or _polar(rw)):
                     replaced.append((lw, rw))
             if tag in ("insert", "replace"):
-                inserted += [t for t in right if F._stem(t) not in g_words]
+                inserted += [t for t in right if V._stem(t) not in g_words]
         if (
             near
             and len(replaced) == 1
@@ -813,6 +634,9 @@ def _argmax(values: list[float]) -> int:
     return values.index(max(values)) if values else -1
 
 
+_MISSING = object()
+
+
 def _json_leaves(text: str) -> dict[str, Any] | None:
     """A JSON object or array as ``{path: leaf value}`` (key order, layout and ``1000`` vs ``1000.0`` do not matter), else None."""
     stripped = text.strip()
@@ -873,108 +697,3 @@ def _json_verdict(golden: dict[str, Any], new: dict[str, Any]) -> Verdict:
             )
         ],
     )
-
-
-_MISSING = object()
-
-
-def _unrelated(left: list[str], right: list[str]) -> tuple[list[str], list[str]]:
-    """The words of a replaced span left once pairs of related words (same stem, spelling variants) are taken out."""
-    right = list(right)
-    out = []
-    for word in left:
-        match = next((r for r in right if _related(word, r)), None)
-        if match is None:
-            out.append(word)
-        else:
-            right.remove(match)
-    return out, right
-
-
-def _block_swap(g: list[str], n: list[str], need_middle: bool = True) -> tuple[str, str] | None:
-    """``(a, b)`` when ``n`` is ``g`` with two blocks exchanged around an unchanged middle (A m B → B m A)."""
-    if len(g) != len(n) or len(g) < 2 or g == n or Counter(g) != Counter(n):
-        return None
-    while g and n and g[0] == n[0]:
-        g, n = g[1:], n[1:]
-    while g and n and g[-1] == n[-1]:
-        g, n = g[:-1], n[:-1]
-    size = len(g)
-    for i in range(1, size):
-        for k in range(i + (1 if need_middle else 0), size):
-            a, mid, b = g[:i], g[i:k], g[k:]
-            if b + mid + a == n and set(a).isdisjoint(b):
-                return a[-1], b[0]
-    return None
-
-
-def _surface(text: str, stem: str) -> str:
-    for token in F.tokens(text):
-        if token.startswith(stem):
-            return token
-    return stem
-
-
-def _name_in(fact: F.Fact, words: set[str], text: str) -> bool:
-    key = str(fact.key[0])
-    if key in words:
-        return True
-    # a multi-word or longer name may be split differently by the other text's tokens;
-    # a short one ("a", "eu") must be a whole token (a substring would match anything)
-    return len(key) >= 4 and key in F.normalise(text).casefold()
-
-
-def _contentful(token: str) -> bool:
-    if token in F.STOPWORDS or token.isdigit() or re.fullmatch(r"[\d.,:]+", token):
-        return False
-    if re.fullmatch(r"[\u3040-\u309f]+", token):
-        return False
-    if token in _NARRATION or F._stem(token) in _NARRATION:
-        return False
-    return len(token) >= 2 or bool(re.match(r"[\u4e00-\u9fff\u30a0-\u30ff]", token))
-
-
-def _related(a: str, b: str) -> bool:
-    """Same stem, one a prefix of the other, or a contraction/spelling variant."""
-    sa, sb = F._stem(a), F._stem(b)
-    if sa == sb or a.startswith(b) or b.startswith(a):
-        return True
-    return difflib.SequenceMatcher(None, a, b).ratio() >= 0.8 and min(len(a), len(b)) >= 5
-
-
-def _polar(word: str) -> bool:
-    return any(w in F._POLE or w in F._NEGATIONS for w in word.split())
-
-
-def _weight(words: list[str]) -> float:
-    """How much content new words carry: 1 per word, 1.5 per kanji/katakana compound (denser than a Latin word)."""
-    return math.fsum(1.5 if re.match(r"[\u4e00-\u9fff\u30a0-\u30ff]", w) else 1.0 for w in words)
-
-
-def _coverage(words: list[str], other: set[str]) -> float:
-    """Share of ``words`` the ``other`` text also uses; the two poles of an antonym pair count as one word
-    (so "no open issues" is covered by "all issues are closed": polarity is compared separately)."""
-    if not words:
-        return 1.0
-    concepts = {_concept(w) for w in other}
-    return sum(1 for w in words if w in other or _concept(w) in concepts) / len(words)
-
-
-def _concept(word: str) -> str:
-    for form in (word, word + "e", word + "ed", word + "d"):
-        if form in F._POLE:
-            return f"#pole{F._POLE[form][0]}"
-    return word
-
-
-def _enumeration(text: str, a: str, b: str) -> bool:
-    """Whether stems ``a`` and ``b`` stand next to each other in an enumeration ("A, B and C")."""
-    low = text.casefold()
-    pa, pb = low.find(a), low.find(b)
-    if pa < 0 or pb < 0:
-        return False
-    first, second = sorted((pa, pb))
-    word_end = first + len(a if first == pa else b)
-    while word_end < len(low) and low[word_end].isalnum():
-        word_end += 1
-    return bool(_ENUM_GAP.match(low[word_end:second]))

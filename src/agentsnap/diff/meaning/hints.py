@@ -46,7 +46,7 @@ from collections import Counter
 from decimal import Decimal, InvalidOperation
 from typing import NamedTuple
 
-from .facts import ENGLISH_NEGATIONS, ENGLISH_NUMBER_WORDS
+from .vocabulary import ENGLISH_NEGATIONS, ENGLISH_NUMBER_WORDS
 
 __all__ = ["Hint", "fact_hints", "names", "negations", "numbers"]
 

