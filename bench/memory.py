@@ -91,7 +91,9 @@ def take(moment):
 
 
 CLIENT = _sdk.make_client("openai")
-_sdk.call(CLIENT, "openai", -1, False)  # the SDK's lazy imports and schemas, before any test
+# the SDK's lazy imports and schemas, before any test: on a client with no agentsnap in its send
+# path, since a replay run refuses an LLM call made while a conftest is imported
+_sdk.call(_sdk.make_client("openai", bare=True), "openai", -1, False)
 
 
 def pytest_configure(config):
