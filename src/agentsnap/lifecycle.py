@@ -51,7 +51,7 @@ from .exceptions import (
 from .snapshot import Snapshot, SnapshotStore, behaviour_changes
 
 if TYPE_CHECKING:
-    from .capture import Recording
+    from .capture.recording import Recording
     from .diff import DiffReport
 
 __all__ = [
@@ -273,8 +273,8 @@ def open_recording(
     LLM call raises before any socket opens, and nothing is written. Locally (live
     mode) a missing snapshot is captured live and becomes a pending snapshot.
     """
-    from .capture import Recording
-    from .replay import Cassette
+    from .capture.cassette import Cassette
+    from .capture.recording import Recording
 
     if mode == "record":
         return Recording("capture")

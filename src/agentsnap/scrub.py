@@ -5,7 +5,7 @@ else that is stored — URL queries, request and response bodies, streamed
 chunks, kept response headers, tool arguments and results, a snapshot's input
 and output — goes through this module:
 
-* at capture time (:mod:`agentsnap.capture.send`), so the replay key of a
+* at capture time (:mod:`agentsnap.capture.request`), so the replay key of a
   request is computed from the scrubbed request, exactly as it will be stored,
   and a scrubbed recording still matches the live request it came from;
 * again when a snapshot is built and when it is saved (idempotent, so a second
@@ -1185,7 +1185,7 @@ def scrub_snapshot(data: dict[str, Any], rules: Redaction | None = None) -> dict
     A step's raw ``exchange`` captured by this process is a
     :class:`agentsnap.wire.StoredExchange`: its request and response were scrubbed
     when they were captured (every transport stores them through
-    :mod:`agentsnap.capture.core`), so it is kept as it is. Any other exchange
+    :mod:`agentsnap.capture.exchange`), so it is kept as it is. Any other exchange
     (a file's, a trace import's) is scrubbed here.
     """
     rules = rules or _active

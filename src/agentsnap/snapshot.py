@@ -7,7 +7,7 @@ when only volatile fields changed (timestamps, request ids, provider response
 ids) — so re-recording an unchanged agent leaves ``git diff`` empty.
 
 Top-level keys: ``version`` (format version, ``"2.0"``), ``recorded_at``,
-``model``, ``input``, ``trace`` (list of steps, see :mod:`agentsnap.trace`),
+``model``, ``input``, ``trace`` (list of steps, see :mod:`agentsnap.capture.trace`),
 ``output``; review fields ``name`` (the full snapshot name, checked on load),
 ``approved``, ``source`` (``pytest`` | ``record`` | ``trace``), ``created_at``,
 ``updated_at``, ``agentsnap_version``. Files written by agentsnap 0.5.1

@@ -1,6 +1,6 @@
 """The socket guard: while a test must run offline, only loopback is reachable.
 
-Active while a :class:`~agentsnap.capture.Recording` in ``replay`` mode is
+Active while a :class:`~agentsnap.capture.recording.Recording` in ``replay`` mode is
 started — a test replaying from its snapshot, or a CI run with no usable
 snapshot (blocked) — and removed when the last such recording stops. While
 active, in every thread and event loop of the process:

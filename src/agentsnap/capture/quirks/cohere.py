@@ -34,9 +34,9 @@ _TARGETS = ("_retry_timeout", "_retry_timeout_from_retries")
 def _no_wait_in_replay(
     wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
-    from ... import trace
+    from .. import active
 
-    recording = trace.current()
+    recording = active.current()
     if recording is None or recording.mode != "replay":
         return wrapped(*args, **kwargs)
     return 0.0

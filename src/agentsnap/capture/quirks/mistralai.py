@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 from ..wrapping import wrap_once
 
 if TYPE_CHECKING:
-    from ..recording import Recording
+    from ..active import RecordingState as Recording
 
 __all__ = ["patch_basesdk", "patch_retries"]
 
@@ -49,9 +49,9 @@ _current_request: contextvars.ContextVar[Any] = contextvars.ContextVar(
 
 
 def _recording() -> Recording | None:
-    from ... import trace
+    from .. import active
 
-    return trace.current()
+    return active.current()
 
 
 def _replaying() -> Recording | None:
@@ -102,9 +102,9 @@ class _Budget:
     def more(self) -> bool:
         if self.request is not None and self._stored is None:
             try:
-                from ..core import _request_record
+                from ..request import request_record
 
-                self._stored = _request_record(self.request)
+                self._stored = request_record(self.request)
             except Exception:
                 self.request = None
         if self._stored is None:  # outside do_request: best effort

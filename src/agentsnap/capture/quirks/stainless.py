@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ... import trace as _trace
+from .. import active
 from ..wrapping import one_of, wrap_once, wrapped_by
 
 __all__ = ["REPLAY_RETRY_WAIT", "patch"]
@@ -45,7 +45,7 @@ def _retry_timeout_wrapper(
     wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
     timeout = wrapped(*args, **kwargs)
-    recording = _trace.current()
+    recording = active.current()
     if recording is None or recording.mode != "replay":
         return timeout
     try:
