@@ -118,7 +118,7 @@ class _Headers:
 class _URL:
     """The parts of a URL that recognition and the stored request read (like ``httpx.URL``)."""
 
-    __slots__ = ("_text", "host", "path", "port", "query", "scheme")
+    __slots__ = ("_text", "host", "netloc", "path", "port", "query", "scheme")
 
     def __init__(self, url: str) -> None:
         parts = urlsplit(url)
@@ -127,6 +127,7 @@ class _URL:
         self.port = parts.port
         self.path = parts.path or "/"
         self.query = parts.query.encode("ascii", "replace")  # bytes, as httpx.URL.query
+        self.netloc = parts.netloc.rpartition("@")[2].encode("ascii", "replace")  # as httpx.URL
         self._text = url
 
     def __str__(self) -> str:
