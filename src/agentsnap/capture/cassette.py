@@ -49,7 +49,7 @@ class Cassette:
         steps: list[dict[str, Any]],
         *,
         name: str = "",
-        path: Any = None,
+        path: object = None,
         strict: bool = False,
         legacy: bool = False,
     ) -> None:
@@ -285,7 +285,7 @@ class Cassette:
         return "\n".join(lines)
 
 
-def request_changes(old: Any, new: Any, *, limit: int = 20) -> list[str]:
+def request_changes(old: object, new: object, *, limit: int = 20) -> list[str]:
     """Human-readable JSON-path differences between two request bodies."""
     from ..diff.arguments import diff_values
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import threading
 import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .contract import Registry
@@ -88,12 +88,12 @@ def is_installed() -> bool:
     return _installed
 
 
-def _calling(call: str, failed: Callable[[Any, Exception], str]) -> Callable[[Any], None]:
+def _calling(call: str, failed: Callable[[object, Exception], str]) -> Callable[[object], None]:
     """A post-import hook that imports ``"pkg.mod:function"`` lazily and calls it with the
     imported module (the patches are idempotent); a failure warns with ``failed(module,
     exc)`` and leaves the import alone."""
 
-    def hook(module: Any) -> None:
+    def hook(module: object) -> None:
         try:
             import importlib
 
@@ -105,11 +105,11 @@ def _calling(call: str, failed: Callable[[Any, Exception], str]) -> Callable[[An
     return hook
 
 
-def _name(module: Any) -> str:
+def _name(module: object) -> str:
     return repr(getattr(module, "__name__", module))
 
 
-def _guarded(provider: str, call: str) -> Callable[[Any], None]:
+def _guarded(provider: str, call: str) -> Callable[[object], None]:
     """The post-import hook of one quirk patch of ``provider``'s spec (see :func:`_calling`)."""
     return _calling(
         call,
@@ -120,12 +120,12 @@ def _guarded(provider: str, call: str) -> Callable[[Any], None]:
     )
 
 
-def _transport_hook(call: str) -> Callable[[Any], None]:
+def _transport_hook(call: str) -> Callable[[object], None]:
     """The post-import hook of one transport adapter (see :func:`_calling`)."""
     return _calling(call, _not_hooked)
 
 
-def _not_hooked(module: Any, exc: Exception) -> str:
+def _not_hooked(module: object, exc: Exception) -> str:
     return (
         f"agentsnap: could not hook {_name(module)} ({exc}); "
         "LLM calls through it will not be captured or replayed."

@@ -8,8 +8,6 @@ starting and stopping switch on: the transport hooks, the socket guard
 
 from __future__ import annotations
 
-from typing import Any
-
 from .active import Mode, ObservedState, RecordingState, activate, deactivate
 
 __all__ = ["Mode", "ObservedState", "Recording"]
@@ -71,5 +69,5 @@ class Recording(RecordingState):
     def __enter__(self) -> Recording:
         return self.start()
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()

@@ -46,11 +46,11 @@ class Trace:
     def add_tool_call(
         self,
         name: str,
-        args: Any,
-        result: Any,
+        args: object,
+        result: object,
         *,
         id: str | None = None,
-        error: Any = None,
+        error: object = None,
         started: float | None = None,
     ) -> None:
         """Record a tool call made through an explicit adapter (``error``: what it raised, if it did).

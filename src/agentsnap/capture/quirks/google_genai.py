@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 from .. import active
@@ -47,7 +48,7 @@ _local = threading.local()  # .constructing: depth of BaseApiClient.__init__ cal
 _client_classes: list[type] = []  # BaseApiClient (kept for the retry gate)
 
 
-def install(module: Any) -> None:
+def install(module: ModuleType) -> None:
     """Patch ``google.genai._api_client`` (and tenacity's two call methods), once."""
     import tenacity
 

@@ -265,6 +265,6 @@ def _replayed(session: Any, wire: WireRequest, url: Any, stored: dict[str, Any])
     return response
 
 
-def patch(module: Any) -> None:
+def patch(module: types.ModuleType) -> None:
     """Wrap ``module.ClientSession._request`` (``module``: ``aiohttp.client``), once."""
     wrap_once(module.ClientSession, "_request", request_wrapper)

@@ -177,7 +177,7 @@ def _record_response(
 
 
 def _start(
-    instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    instance: object, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> tuple[Recording, Any, bool, ProviderSpec, wire.Exchange] | None:
     """``(recording, request, stream, spec, exchange)`` for a request to capture or serve,
     or None (no active recording, or a request no spec recognises: send it untouched)."""
@@ -193,7 +193,7 @@ def _start(
 
 
 def send_wrapper(
-    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    wrapped: Callable[..., Any], instance: object, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
     """wrapt wrapper for ``httpx.Client.send`` / ``httpx2.Client.send``."""
     if active.current() is None:  # installed but off: one look, nothing else (bench row 2)
@@ -214,7 +214,7 @@ def send_wrapper(
 
 
 async def async_send_wrapper(
-    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    wrapped: Callable[..., Any], instance: object, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
     """wrapt wrapper for ``httpx.AsyncClient.send`` / ``httpx2.AsyncClient.send``."""
     if active.current() is None:  # installed but off

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from ...wire import Exchange
@@ -157,11 +158,11 @@ async def async_stream_wrapper(
     return response
 
 
-def patch_sync(module: Any) -> None:
+def patch_sync(module: ModuleType) -> None:
     """Wrap ``module.StdlibTransport.stream`` (``module``: ``…lm15.transports._sync``), once."""
     wrap_once(module.StdlibTransport, "stream", stream_wrapper)
 
 
-def patch_async(module: Any) -> None:
+def patch_async(module: ModuleType) -> None:
     """Wrap ``module.StdlibAsyncTransport._do_stream`` (``module``: ``…lm15.transports._async``), once."""
     wrap_once(module.StdlibAsyncTransport, "_do_stream", async_stream_wrapper)

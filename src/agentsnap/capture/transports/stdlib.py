@@ -28,6 +28,7 @@ from __future__ import annotations
 import http.client
 import socket
 from collections.abc import Callable
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from ...wire import Exchange
@@ -173,7 +174,7 @@ def tee_response(
     response.fp = tee
 
 
-def patch(module: Any) -> None:
+def patch(module: ModuleType) -> None:
     """Wrap ``module.HTTPConnection.request`` / ``getresponse`` (``module``: ``http.client``), once."""
     ours = one_of(request_wrapper, getresponse_wrapper)
     for name, wrapper in (("request", request_wrapper), ("getresponse", getresponse_wrapper)):

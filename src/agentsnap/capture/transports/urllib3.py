@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from ...wire import Exchange
@@ -210,6 +211,6 @@ def _tee(
     sink.finish(complete=True)
 
 
-def patch(module: Any) -> None:
+def patch(module: ModuleType) -> None:
     """Wrap ``module.HTTPConnectionPool.urlopen`` (``module``: ``urllib3.connectionpool``), once."""
     wrap_once(module.HTTPConnectionPool, "urlopen", urlopen_wrapper)
