@@ -33,21 +33,32 @@ For each request the patched seam sees, a transport:
 A recording made over one transport replays over any other: the stored
 exchange does not name the library, and the replay key ignores the host.
 
-Beyond HTTP (``DESIGN.md``, "Beyond HTTP"): a channel whose traffic is
-ordered messages with a direction (an MCP session over stdio or HTTP, a
-WebSocket session) fits the same contract without a new path. Its
-transport registers like any other (its seam: the session's send / receive
-methods). Each outgoing message it must answer is a :class:`Request`:
-``method`` names the operation (the JSON-RPC method, ``"SEND"``), ``url``
-names the channel and peer (``mcp+stdio://server/tools/call``,
-``wss://host/path``; the host is not part of the replay key, the path is),
-``headers`` carry the session's metadata and ``content`` the message bytes.
-The messages the peer sends back are the response, stored as ordered chunks
-exactly as a server-sent-event stream is (:class:`~agentsnap.capture.sinks.ChunkSink`,
-one chunk per message, in arrival order) so the direction of every message
-is given by where it sits (request: outgoing; chunks: incoming) and replay
-serves them back in the recorded order. A spec recognises the channel's
-traffic by its URL scheme and path like any provider's.
+Beyond HTTP (``DESIGN.md``, "Beyond HTTP request/response: sessions"): a
+channel whose traffic is a session of ordered messages with a direction (an
+MCP ``ClientSession`` over stdio or streamable HTTP, a ``websockets`` client)
+fits this contract without a second path. Its transport registers like any
+other (its seam: the session's open, send and receive methods) and maps the
+session onto exchanges, in order:
+
+* opening the session is one exchange: its :class:`Request` has ``method``
+  ``"CONNECT"``, a ``url`` naming the channel and peer
+  (``mcp+stdio://<server>/``, ``wss://host/path``: scrubbed, and the host is
+  not part of the replay key), the session's metadata as ``headers``; its
+  response is what the peer sends before the first outgoing message;
+* each outgoing message is one exchange: ``method`` names the operation (the
+  JSON-RPC method, or ``"SEND"``), ``content`` is the message, and its
+  response is every incoming message up to the next outgoing one, stored as
+  the ordered chunks of a stream (:func:`agentsnap.capture.sinks.body_sink`
+  with a JSON-lines content type, one chunk per message).
+
+Direction is given by position (a request is outgoing, its chunks incoming)
+and order by the trace. Replay is then what it is for HTTP: each outgoing
+message is looked up in the cassette by its request key (client-minted ids
+compared up to a consistent renaming, :mod:`agentsnap.capture.client_ids`),
+and its recorded incoming messages are released; no process or socket is
+opened (the socket guard holds). A spec (``patches/*.toml``) recognises the
+channel's traffic by the URL's host and path like any provider's, and its
+codec turns tool calls and model turns into ordinary steps.
 """
 
 from __future__ import annotations
@@ -56,7 +67,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
-__all__ = ["URL", "Headers", "Registry", "Request", "Transport"]
+from ..exceptions import AgentsnapError
+
+__all__ = ["URL", "Headers", "Registry", "Request", "Transport", "TransportRegistryError"]
 
 
 class URL(Protocol):
@@ -111,7 +124,7 @@ class Transport:
     hooks: tuple[tuple[str, str], ...]
 
 
-class TransportRegistryError(ValueError):
+class TransportRegistryError(AgentsnapError, ValueError):
     """A transport registered twice, or with no hook."""
 
 
