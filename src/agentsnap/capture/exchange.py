@@ -34,7 +34,7 @@ def recognise(request: Request, recording: Recording | None = None) -> ProviderS
     """The provider spec ``request`` belongs to, or None (the request passes untouched).
 
     The one place every transport asks :func:`agentsnap.capture.spec.classify`
-    (``request``: an httpx/httpx2 ``Request`` or a :class:`WireRequest`). It first
+    (``request``: an httpx/httpx2 ``Request`` or a :class:`~agentsnap.capture.request.WireRequest`). It first
     remembers the credentials the request carries (:func:`agentsnap.scrub.remember_credentials`:
     scrubbing by value), whether or not a spec claims it. Given the
     active ``recording`` in ``capture`` mode, it also tells the never-silent
@@ -92,7 +92,7 @@ def begin(recording: Recording, request: Request, spec: ProviderSpec) -> wire.Ex
 def sending(exchange: wire.Exchange, transport: str) -> Iterator[None]:
     """Around the real send of a captured request: the request is :func:`owned` by
     ``transport`` meanwhile (inner layers let it pass), and an exception it raises is
-    stored as the exchange's response (:func:`record_error`) on its way out."""
+    stored as the exchange's response (:func:`~agentsnap.capture.sinks.record_error`) on its way out."""
     with owned(transport):
         try:
             yield
