@@ -165,8 +165,8 @@ class RecordingConfig(Config):
         raise NotImplementedError
 
     def begin_round(self, round_no: int) -> None:
-        from agentsnap.capture import Recording
-        from agentsnap.replay import Cassette
+        from agentsnap.capture.cassette import Cassette
+        from agentsnap.capture.recording import Recording
 
         if self.mode == "replay":
             cassette = Cassette(self.replay_steps(round_no), strict=True)
@@ -176,15 +176,15 @@ class RecordingConfig(Config):
 
     def enter(self) -> None:
         if self.recording is not None:
-            from agentsnap import trace
+            from agentsnap.capture import active
 
-            trace.activate(self.recording)
+            active.activate(self.recording)
 
     def exit(self) -> None:
         if self.recording is not None:
-            from agentsnap import trace
+            from agentsnap.capture import active
 
-            trace.deactivate(self.recording)
+            active.deactivate(self.recording)
 
     def end_round(self) -> None:
         if self.recording is not None:

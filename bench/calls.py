@@ -91,7 +91,7 @@ def _case(sdk: str, stream: bool, n: int, rounds: int, otel: _Otel | None) -> di
     schema again and again, each question once. Replay rounds are served from
     recordings of those questions made before the timing starts.
     """
-    from agentsnap.capture import Recording
+    from agentsnap.capture.recording import Recording
 
     bare = _sdk.make_client(sdk, bare=True)
     ours = _sdk.make_client(sdk)

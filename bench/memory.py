@@ -227,7 +227,7 @@ def _golden(proj: Path) -> tuple[Path, str]:
 
 
 def _load(store_dir: Path, name: str) -> float:
-    from agentsnap.replay import Cassette
+    from agentsnap.capture.cassette import Cassette
     from agentsnap.storage.store import SnapshotStore
 
     forget_scrub_memo()

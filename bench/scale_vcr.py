@@ -53,7 +53,7 @@ VCR_RATIO_MIN = {1000: 12.0, 10000: 80.0}
 
 def _agentsnap_session(root: Path, n: int, client: Any) -> str:
     """Record (or, above 1,000, extend) an n-call groq session as a snapshot; returns its name."""
-    from agentsnap.capture import Recording
+    from agentsnap.capture.recording import Recording
     from agentsnap.storage.snapshot import Snapshot, dumps
     from agentsnap.storage.store import SnapshotStore
 
@@ -97,8 +97,8 @@ def _agentsnap_session(root: Path, n: int, client: Any) -> str:
 
 def _replay_agentsnap(root: Path, name: str, n: int, client: Any, *, strict: bool = False) -> float:
     """Load and replay the session; ``strict``: exact request matches only (a miss raises)."""
-    from agentsnap.capture import Recording
-    from agentsnap.replay import Cassette
+    from agentsnap.capture.cassette import Cassette
+    from agentsnap.capture.recording import Recording
     from agentsnap.storage.store import SnapshotStore
 
     forget_scrub_memo()  # as in a fresh process

@@ -109,7 +109,7 @@ def _callers(url: str) -> tuple[dict[str, Callable[[bytes], bytes]], Callable[[]
 
 
 def _case(call: Callable[[bytes], bytes], stream: bool, n: int, rounds: int) -> dict[str, Config]:
-    from agentsnap.capture import Recording
+    from agentsnap.capture.recording import Recording
     from tests import transport_kit as kit
 
     total = rounds + 1  # with the warm-up round

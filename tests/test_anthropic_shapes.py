@@ -1044,9 +1044,9 @@ def test_connection_failure_async_replays_without_backoff(
 
 
 def test_retry_quirk_caps_waits_only_in_replay() -> None:
-    from agentsnap.capture import install
+    from agentsnap.capture.cassette import Cassette
+    from agentsnap.capture.hooks import install
     from agentsnap.capture.recording import Recording
-    from agentsnap.replay import Cassette
 
     install()  # registers the spec's post-import hook; anthropic is already imported, so it runs now
     assert REPLAY_RETRY_WAIT <= 0.001

@@ -34,7 +34,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentsnap import AgentAsserter, AgentRecorder, Snapshot, SnapshotStore
-from agentsnap.capture import send
+from agentsnap.capture.request import request_record
+from agentsnap.capture.sinks import ChunkSink
+from agentsnap.storage import wire
 from agentsnap.storage.serialize import BLOB_THRESHOLD, to_json
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 
@@ -291,10 +293,10 @@ class _Trace:
 
 
 def _sink(encoding: str = "") -> Any:
-    from agentsnap.trace import Exchange
+    from agentsnap.capture.trace import Exchange
 
     ex = Exchange(provider="p", codec=None, request={})
-    sink = send._ChunkSink(
+    sink = ChunkSink(
         ex,
         {"status": 200, "headers": {"content-encoding": encoding} if encoding else {}},
         encoding,
@@ -304,7 +306,7 @@ def _sink(encoding: str = "") -> Any:
 
 
 def _served(response: dict[str, Any]) -> bytes:
-    return b"".join(send._chunk_bytes(c) for c in response["chunks"])
+    return b"".join(wire.chunk_bytes(c) for c in response["chunks"])
 
 
 @settings(max_examples=200, deadline=None)
@@ -417,7 +419,7 @@ def _upload(content: bytes) -> Any:
 
 def test_binary_uploads_are_enveloped_with_a_stable_boundary() -> None:
     content = bytes(range(256)) * 4
-    first, second = send._request_record(_upload(content)), send._request_record(_upload(content))
+    first, second = request_record(_upload(content)), request_record(_upload(content))
     assert (
         first == second
     )  # httpx picks a random boundary per request; the record does not depend on it
@@ -429,15 +431,15 @@ def test_binary_uploads_are_enveloped_with_a_stable_boundary() -> None:
         and content in raw
         and b"agentsnap-boundary" in raw
     )
-    from agentsnap.replay import request_key
+    from agentsnap.capture.cassette import request_key
 
     assert request_key(first) == request_key(second)
-    assert request_key(first) != request_key(send._request_record(_upload(content[::-1])))
+    assert request_key(first) != request_key(request_record(_upload(content[::-1])))
 
 
 def test_large_binary_uploads_go_to_a_side_file(tmp_path: Path) -> None:
     content = bytes(range(256)) * (BLOB_THRESHOLD // 256 + 16)
-    rec = send._request_record(_upload(content))
+    rec = request_record(_upload(content))
     ref = rec["body"]
     assert ref["$blob"] == f"blobs/{ref['sha256']}" and ref["size"] > BLOB_THRESHOLD
     steps = [

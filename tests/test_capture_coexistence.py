@@ -26,7 +26,7 @@ SCRIPT = textwrap.dedent(
         calls["foreign_create"] += 1
         return wrapped(*args, **kwargs)
 
-    from agentsnap.capture import install
+    from agentsnap.capture.hooks import install
     {before}
     install(); install()
     import httpx2, openai

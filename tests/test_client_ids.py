@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
-from agentsnap.client_ids import looks_minted, normalise, response_ids
+from agentsnap.capture.client_ids import looks_minted, normalise, response_ids
 from agentsnap.exceptions import AgentRegressionError
 from tests import fake_provider as fo
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture

@@ -644,7 +644,7 @@ client = cohere.ClientV2(api_key="co-test-key-0001", base_url=sys.argv[1], **ret
 assert not any(m == "agentsnap" or m.startswith("agentsnap.") for m in sys.modules), "agentsnap imported too early"
 
 from agentsnap import AgentAsserter, AgentRecorder
-from agentsnap.capture import is_installed
+from agentsnap.capture.hooks import is_installed
 assert not is_installed()
 
 def run():
@@ -694,7 +694,7 @@ def test_quirk_patch_is_installed_once_and_idempotent() -> None:
 
     import wrapt
 
-    from agentsnap.capture import install
+    from agentsnap.capture.hooks import install
     from agentsnap.capture.quirks import cohere as quirk
 
     install()  # what the first recording does; the SDK modules are imported already

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
+from agentsnap.capture.trace import Exchange, Trace
 from agentsnap.frameworks import final_output, load_frameworks, tool_results
 from agentsnap.lifecycle import build_snapshot
-from agentsnap.trace import Exchange, Trace
 
 TOOLS = [
     {"type": "function", "function": {"name": n, "parameters": {"type": "object"}}}

@@ -31,10 +31,10 @@ from google import genai
 from google.genai import errors, types
 
 from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
-from agentsnap.capture import Recording
+from agentsnap.capture.cassette import Cassette
 from agentsnap.capture.hooks import _guarded
 from agentsnap.capture.quirks import google_genai as quirk
-from agentsnap.replay import Cassette
+from agentsnap.capture.recording import Recording
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 from tests._support.offline import Offline
 from tests._support.sleeps import SleepSpy

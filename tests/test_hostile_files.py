@@ -23,8 +23,8 @@ import pytest
 from typer.testing import CliRunner
 
 from agentsnap import Snapshot, SnapshotFormatError, SnapshotStore
+from agentsnap.capture.cassette import Cassette
 from agentsnap.cli import app
-from agentsnap.replay import Cassette
 from agentsnap.storage.naming import preferred_filename
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 

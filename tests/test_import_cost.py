@@ -72,18 +72,18 @@ def test_importtime_report_names_none_of_them() -> None:
 
 
 def test_installing_the_hooks_imports_nothing_until_the_sdk_is_imported() -> None:
-    code = "from agentsnap.capture import install\ninstall()\ninstall()"
+    code = "from agentsnap.capture.hooks import install\ninstall()\ninstall()"
     assert _loaded_after(code) == set()
 
 
 def test_hooks_wrap_send_once_even_when_installed_twice_and_httpx_is_aliased() -> None:
     code = (
-        "from agentsnap.capture import install\n"
+        "from agentsnap.capture.hooks import install\n"
         "install(); install()\n"
         "import httpx, httpx2\n"
         "install()\n"
-        "from agentsnap.capture.hooks import _patch_module\n"
-        "_patch_module(httpx2); _patch_module(httpx)\n"
+        "from agentsnap.capture.transports.httpx import patch\n"
+        "patch(httpx2); patch(httpx)\n"
         "def depth(f):\n"
         "    n = 0\n"
         "    while hasattr(f, '__wrapped__'):\n"
@@ -165,7 +165,7 @@ def test_a_run_without_agentsnap_flags_loads_only_the_plugin(tmp_path) -> None:
 def test_transport_hooks_wrap_each_seam_once_after_a_late_import() -> None:
     """http.client, urllib3 (requests) and aiohttp are hooked when imported, after install(), once."""
     code = (
-        "from agentsnap.capture import install\n"
+        "from agentsnap.capture.hooks import install\n"
         "from agentsnap.capture.hooks import ensure_patched\n"
         "install(); install()\n"
         "import http.client, requests, urllib3, aiohttp\n"

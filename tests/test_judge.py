@@ -357,8 +357,8 @@ def test_judge_errors_propagate_from_compute_diff(fake_openai: FakeOpenAI) -> No
 
 def test_the_judges_calls_are_never_captured_or_replayed(fake_openai: FakeOpenAI) -> None:
     openai = pytest.importorskip("openai")
-    from agentsnap.capture import Recording
-    from agentsnap.replay import Cassette
+    from agentsnap.capture.cassette import Cassette
+    from agentsnap.capture.recording import Recording
 
     fake_openai.script(text_reply("agent answer"), text_reply(verdict(0.9)))
     judge = judge_for(fake_openai)

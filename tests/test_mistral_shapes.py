@@ -689,7 +689,7 @@ def test_quirk_patches_are_installed_once_and_idempotent() -> None:
     import wrapt
 
     basesdk = importlib.import_module(f"{SDK_PACKAGE}.basesdk")
-    from agentsnap.capture import install
+    from agentsnap.capture.hooks import install
     from agentsnap.capture.quirks import mistralai as quirk
 
     install()  # what the first recording does; the SDK modules are imported already

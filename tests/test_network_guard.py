@@ -26,8 +26,9 @@ from typing import Any
 import pytest
 
 from agentsnap import AgentAsserter, NetworkBlockedError, Snapshot, SnapshotStore, config
-from agentsnap.capture import Recording, guard
-from agentsnap.replay import Cassette
+from agentsnap.capture import guard
+from agentsnap.capture.cassette import Cassette
+from agentsnap.capture.recording import Recording
 from tests._support.ci import CI_MARKERS, clear_ci
 
 pytest_plugins = ["pytester"]

@@ -113,7 +113,7 @@ def _warm_imports(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Import, in this process, everything an inner run would import lazily.
 
     pytester's in-process runs drop every module first imported during the run.
-    A lazily imported ``httpcore2``, ``agentsnap.capture.send`` … re-imported by a
+    A lazily imported ``httpcore2``, ``agentsnap.capture.transports.httpx`` … re-imported by a
     later run would be a second copy: agentsnap hooks ``httpx``/``httpx2`` once per
     process, and httpx2's exception mapping compares ``httpcore2`` classes — both
     break silently for everything that runs after this module (also in other

@@ -26,16 +26,18 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from agentsnap import Snapshot, SnapshotStore
-from agentsnap.capture import send
+from agentsnap.capture.cassette import canonical_json, request_key
+from agentsnap.capture.request import request_record
+from agentsnap.capture.sinks import ChunkSink
+from agentsnap.capture.trace import Exchange, _readable
 from agentsnap.diff.arguments import diff_values
 from agentsnap.providers import get_codec
-from agentsnap.replay import canonical_json, request_key
+from agentsnap.storage import wire
 from agentsnap.storage.naming import preferred_filename
 from agentsnap.storage.scrub import scrub_json
 from agentsnap.storage.serialize import prepare, to_json
 from agentsnap.storage.snapshot import dumps
 from agentsnap.storage.wire import replay_key
-from agentsnap.trace import Exchange, _readable
 
 _RELAXED = {
     "deadline": None,
@@ -149,7 +151,7 @@ def _record(body_text: str) -> dict[str, Any]:
         content=body_text.encode(),
         headers={"content-type": "application/json"},
     )
-    return send._request_record(request)
+    return request_record(request)
 
 
 def _leaves(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -371,13 +373,13 @@ class _Trace:
 
 def _view(codec: str, request: dict[str, Any], pieces: list[bytes]) -> dict[str, Any]:
     ex = Exchange(provider="p", codec=codec, request=request)
-    sink = send._ChunkSink(
+    sink = ChunkSink(
         ex, {"status": 200, "headers": {"content-type": "text/event-stream"}}, "", _Trace()
     )  # type: ignore[arg-type]
     for piece in pieces:
         sink.add(piece)
     sink.finish(complete=True)
-    assert b"".join(send._chunk_bytes(c) for c in ex.response["chunks"]) == b"".join(pieces)  # type: ignore[index]
+    assert b"".join(wire.chunk_bytes(c) for c in ex.response["chunks"]) == b"".join(pieces)  # type: ignore[index]
     return get_codec(codec)(request, _readable(ex.response))  # type: ignore[arg-type]
 
 

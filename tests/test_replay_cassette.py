@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agentsnap import ReplayMissError
-from agentsnap.replay import Cassette, request_key
+from agentsnap.capture.cassette import Cassette, request_key
 
 
 def _step(body: dict, reply: str, path: str = "/v1/chat/completions") -> dict:
@@ -125,7 +125,7 @@ def test_strict_miss_counts_what_was_served() -> None:
 
 
 def test_request_changes_are_never_cut() -> None:
-    from agentsnap.replay import request_changes
+    from agentsnap.capture.cassette import request_changes
 
     old = "Answer in one short sentence about the weather in the city the user names."
     new = old + " Always add the temperature in Fahrenheit too."

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from agentsnap import AgentAsserter, AgentRecorder, Snapshot, SnapshotStore, config
 from agentsnap.capture import guard
-from agentsnap.replay import Cassette, request_key
+from agentsnap.capture.cassette import Cassette, request_key
 from agentsnap.storage.scrub import (
     REDACTED,
     configure,
@@ -474,7 +474,7 @@ def test_account_headers_are_masked_even_when_a_spec_keeps_them(
     project: tuple[Path, config.Settings], monkeypatch: pytest.MonkeyPatch, provider: str
 ) -> None:
     """A user who widens keep_headers (``openai-*``) still never stores the account ids."""
-    from agentsnap.capture import core
+    from agentsnap.capture import exchange as core
     from tests.fake_provider import FakeOpenAI, Reply, text_reply
 
     real_classify = core.classify

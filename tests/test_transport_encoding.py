@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from agentsnap.capture import Recording
+from agentsnap.capture.recording import Recording
 from tests import transport_kit as kit
 from tests._support.offline import Offline
 

@@ -9,9 +9,9 @@ import urllib.request
 
 import pytest
 
-from agentsnap.capture import Recording
+from agentsnap.capture.cassette import Cassette
+from agentsnap.capture.recording import Recording
 from agentsnap.exceptions import NetworkBlockedError
-from agentsnap.replay import Cassette
 
 URL = "http://api.blocked-host.example/v1/things"
 

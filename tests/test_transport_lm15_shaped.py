@@ -10,10 +10,10 @@ import json
 
 import pytest
 
-from agentsnap.capture import Recording
+from agentsnap.capture.cassette import Cassette
+from agentsnap.capture.recording import Recording
 from agentsnap.capture.transports import lm15 as hook
 from agentsnap.exceptions import ReplayMissError
-from agentsnap.replay import Cassette
 from tests import lm15_shaped
 from tests import transport_kit as kit
 from tests._support.offline import Offline

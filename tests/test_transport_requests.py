@@ -15,9 +15,11 @@ import pytest
 requests = pytest.importorskip("requests")
 urllib3 = pytest.importorskip("urllib3")
 
-from agentsnap.capture import Recording
-from agentsnap.exceptions import ReplayMissError
-from agentsnap.replay import Cassette
+from agentsnap.adapters import OpenAIAdapter
+from agentsnap.capture.cassette import Cassette
+from agentsnap.capture.recording import Recording
+from agentsnap.capture.scope import AdapterScope
+from agentsnap.exceptions import AdapterNotWrappedError, ReplayMissError
 from tests import fake_anthropic as fa
 from tests import transport_kit as kit
 from tests._support.offline import Offline
@@ -191,3 +193,41 @@ def test_a_stream_closed_early_is_recorded_incomplete_and_replays_its_start(
     with offline():
         again, _ = kit.replay(rec.trace.steps(), run)
     assert again == live
+
+
+@pytest.mark.parametrize("via", ["requests", "urllib.request"])
+def test_a_recording_given_adapters_refuses_a_request_another_transport_sends(
+    fake_openai: FakeOpenAI, via: str
+) -> None:
+    """The adapter-scope check is in the shared path, so it holds for every transport, not
+    only httpx: an OpenAI-shaped request sent with requests (urllib3) or urllib.request
+    (http.client) by no wrapped client is refused inside a scoped recording, and nothing
+    reaches the server."""
+    import urllib.request
+
+    import openai
+
+    fake_openai.script(text_reply("never sent"))
+    url = fake_openai.base_url + "/chat/completions"
+    wrapped = OpenAIAdapter(openai.OpenAI(api_key="sk-test", base_url=fake_openai.base_url))
+
+    def send() -> Any:
+        if via == "requests":
+            return _post(url, kit.openai_body(), kit.OPENAI_HEADERS)
+        req = urllib.request.Request(url, data=kit.openai_body(), headers=kit.OPENAI_HEADERS)
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return resp.read()
+
+    with Recording("capture") as rec:
+        rec.adapter_scope = scope = AdapterScope([wrapped], owner="AgentRecorder('scoped')")
+        with pytest.raises(AdapterNotWrappedError) as info:
+            send()
+    message = str(info.value)
+    assert "sent POST /v1/chat/completions inside AgentRecorder('scoped')" in message
+    assert "OpenAIAdapter(client)" in message and "Nothing was sent." in message
+    assert scope.violations == [message]
+    assert fake_openai.requests == [] and rec.trace.exchanges == []
+
+    with Recording("capture") as rec:  # the same call outside a scoped recording is recorded
+        send()
+    assert len(rec.trace.exchanges) == 1 and len(fake_openai.requests) == 1

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from agentsnap.capture import Recording
+from agentsnap.capture.cassette import Cassette
+from agentsnap.capture.recording import Recording
 from agentsnap.exceptions import ReplayMissError
-from agentsnap.replay import Cassette
 from tests import fake_anthropic as fa
 from tests import transport_kit as kit
 from tests._support.offline import Offline

@@ -52,8 +52,8 @@ def run(name, url):
 REPLAY = (
     CALLS
     + r"""
-from agentsnap.capture import Recording
-from agentsnap.replay import Cassette
+from agentsnap.capture.recording import Recording
+from agentsnap.capture.cassette import Cassette
 name, url, path = sys.argv[1:4]
 steps = json.load(open(path))
 with Recording("replay", cassette=Cassette(steps)) as rec:

@@ -28,7 +28,7 @@ def test_wire_is_a_leaf() -> None:
 
 
 def test_trace_no_longer_imports_replay() -> None:
-    code = "import sys, agentsnap.trace; print('agentsnap.replay' in sys.modules)"
+    code = "import sys, agentsnap.capture.trace; print('agentsnap.capture.cassette' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -104,7 +104,7 @@ def test_request_key_is_canonical_and_ignores_the_host() -> None:
     assert (
         wire.request_key(a) == wire.request_key(b) == ("POST", "/v1/x?a=1", '{"a":[1,"é"],"b":1}')
     )
-    from agentsnap.replay import canonical_json, request_key
+    from agentsnap.capture.cassette import canonical_json, request_key
 
     assert request_key is wire.request_key and canonical_json is wire.canonical_json
 

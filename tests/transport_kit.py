@@ -12,8 +12,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from agentsnap.capture import Recording
-from agentsnap.replay import Cassette
+from agentsnap.capture.cassette import Cassette
+from agentsnap.capture.recording import Recording
 
 OPENAI_HEADERS = {
     "User-Agent": "OpenAI/Python 1.99.0",

@@ -30,7 +30,7 @@ framework, in ``patches/frameworks/<name>.toml`` (shipped inside the wheel as
     that no later request answers is the agent's final answer: its
     ``argument`` (the whole arguments when ``argument`` is empty).
 
-Used by :meth:`agentsnap.trace.Trace.steps` (derived tool steps) and
+Used by :meth:`agentsnap.capture.trace.Trace.steps` (derived tool steps) and
 :func:`agentsnap.lifecycle.build_snapshot` (the output of a zero-code snapshot).
 Nothing here imports a framework.
 """
@@ -150,7 +150,7 @@ def tool_results(codec: str | None, body: Any) -> list[dict[str, Any]]:
     """Tool results a request carries by a framework's convention (not the API's).
 
     Returns ``[{"id": <call id>, "result": str}]`` in message order, for
-    :func:`agentsnap.trace._with_derived_tool_calls` to pair with the calls the
+    :func:`agentsnap.capture.trace._with_derived_tool_calls` to pair with the calls the
     model requested; ``[]`` when no declared convention matches.
     """
     if not isinstance(body, dict) or not isinstance(body.get("messages"), list):

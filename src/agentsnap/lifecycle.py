@@ -53,7 +53,7 @@ from .storage.store import SnapshotStore
 from .storage.volatile import behaviour_changes
 
 if TYPE_CHECKING:
-    from .capture import Recording
+    from .capture.recording import Recording
     from .diff import DiffReport
 
 __all__ = [
@@ -275,8 +275,8 @@ def open_recording(
     LLM call raises before any socket opens, and nothing is written. Locally (live
     mode) a missing snapshot is captured live and becomes a pending snapshot.
     """
-    from .capture import Recording
-    from .replay import Cassette
+    from .capture.cassette import Cassette
+    from .capture.recording import Recording
 
     if mode == "record":
         return Recording("capture")

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .capture import Recording
+from .capture.recording import Recording
 from .config import Settings
 from .config import apply as apply_settings
 from .config import load as load_settings

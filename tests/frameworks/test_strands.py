@@ -3,7 +3,7 @@
 Gemini's ``functionCall`` may come without an id; strands then makes one up
 (``tooluse_<random>``) and sends it back with the tool's result. A new one on
 every run: replay must match such requests up to a consistent renaming
-(agentsnap.client_ids) and the golden must still hold the tool call.
+(agentsnap.capture.client_ids) and the golden must still hold the tool call.
 """
 
 from __future__ import annotations

@@ -23,16 +23,17 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from agentsnap.capture import send
+from agentsnap.capture.cassette import Cassette, request_key
+from agentsnap.capture.sinks import ChunkSink
+from agentsnap.capture.trace import Exchange, _readable
 from agentsnap.exceptions import SnapshotFormatError
 from agentsnap.providers import get_codec
-from agentsnap.replay import Cassette, request_key
+from agentsnap.storage import wire
 from agentsnap.storage.scrub import scrub_chunks, scrub_text
 from agentsnap.storage.serialize import prepare
 from agentsnap.storage.snapshot import dumps
 from agentsnap.storage.store import SnapshotStore
 from agentsnap.storage.volatile import same_content
-from agentsnap.trace import Exchange, _readable
 
 __all__ = ["STREAM_CODECS", "TARGETS", "snapshot_loader", "stream_reassembly"]
 
@@ -149,7 +150,7 @@ class _Trace:
 
 def _record(pieces: list[bytes], encoding: str = "") -> dict[str, Any]:
     ex = Exchange(provider="fuzz", codec=None, request={})
-    sink = send._ChunkSink(
+    sink = ChunkSink(
         ex, {"status": 200, "headers": {"content-type": "text/event-stream"}}, encoding, _Trace()
     )  # type: ignore[arg-type]
     for piece in pieces:
@@ -169,8 +170,8 @@ def stream_reassembly(data: bytes) -> None:
     pieces = [raw[a:b] for a, b in zip([0, *points], [*points, len(raw)], strict=False) if b > a]
     whole = _record([raw] if raw else [])
     chunked = _record(pieces)
-    served_whole = b"".join(send._chunk_bytes(c) for c in whole["chunks"])
-    served_chunked = b"".join(send._chunk_bytes(c) for c in chunked["chunks"])
+    served_whole = b"".join(wire.chunk_bytes(c) for c in whole["chunks"])
+    served_chunked = b"".join(wire.chunk_bytes(c) for c in chunked["chunks"])
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

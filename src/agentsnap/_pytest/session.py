@@ -30,7 +30,7 @@ from ..exceptions import (
 from .markers import marker_name, marker_options
 
 if TYPE_CHECKING:
-    from ..capture import Recording
+    from ..capture.recording import Recording
     from ..diff import DiffReport
     from ..diff.judge import LLMJudge
     from ..lifecycle import Outcome, OutcomeAction, OutcomeObserver
@@ -191,7 +191,7 @@ class AgentsnapSession:
         try:
             golden = self.store.load(name)
         except SnapshotFormatError as exc:
-            from ..capture import Recording
+            from ..capture.recording import Recording
 
             rec = (
                 Recording("replay", block=str(exc))
@@ -241,7 +241,7 @@ class AgentsnapSession:
         active = self._active.get(node_id)
         if active is None:
             return []
-        from ..trace import Trace
+        from ..capture.trace import Trace
 
         exchanges = list(active.recording.trace.exchanges)
         part = Trace()
@@ -489,7 +489,7 @@ def start_session(
 
         session.report = ReportCollector(report, base=config.invocation_params.dir).start()
     if settings.instrument:
-        from ..capture import install
+        from ..capture.hooks import install
 
         install()
     if settings.mode == "replay":
@@ -555,7 +555,7 @@ def refuse_calls_outside_tests(config: pytest.Config) -> None:
     is refused before it is sent, even to loopback: a recording at the bottom of the stack,
     under each test's own (:meth:`AgentsnapSession.start_test`), blocks it."""
     if OUTSIDE_TESTS not in config.stash:
-        from ..capture import Recording
+        from ..capture.recording import Recording
         from ..exceptions import ReplayMissError
 
         config.stash[OUTSIDE_TESTS] = Recording(

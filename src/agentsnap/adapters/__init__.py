@@ -47,8 +47,8 @@ import functools
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..capture.scope import AdapterScope, is_adapter
 from ._base import ClientAdapter, find_http_clients
-from ._scope import AdapterScope, is_adapter
 from .anthropic import AnthropicAdapter
 from .cohere import CohereAdapter
 from .google import GeminiAdapter

@@ -1,7 +1,7 @@
 """Machinery shared by the explicit adapters: the client proxy and the search.
 
 An adapter never intercepts an SDK method. Capture happens where it always
-does, at ``httpx``/``httpx2`` ``Client.send`` (:mod:`agentsnap.capture.send`);
+does, at the send seam of the HTTP library (:mod:`agentsnap.capture.transports`);
 an adapter only tells the active recording which traffic is *in scope*:
 
 * a client adapter (:class:`ClientAdapter`) stands for the HTTP client
@@ -12,7 +12,7 @@ an adapter only tells the active recording which traffic is *in scope*:
 * a :class:`~agentsnap.adapters.tool.ToolAdapter` reports its own calls.
 
 A recording given adapters (``AgentRecorder(name, adapters=[...])``) carries an
-:class:`~agentsnap.adapters._scope.AdapterScope`; the send wrapper asks it, for each request of a
+:class:`~agentsnap.capture.scope.AdapterScope`; every transport asks it, for each request of a
 recognised SDK, whether the request is in scope (one set lookup on the hot
 path) and refuses the others with
 :class:`~agentsnap.exceptions.AdapterNotWrappedError`.
@@ -20,7 +20,6 @@ path) and refuses the others with
 
 from __future__ import annotations
 
-import contextvars
 import gc
 import sys
 import types
@@ -28,6 +27,8 @@ from collections.abc import Callable
 from typing import Any
 
 import wrapt
+
+from ..capture.scope import CLIENT, running_graphs, set_describer
 
 __all__ = [
     "ClientAdapter",
@@ -57,11 +58,6 @@ _LEAVES = (
     types.MethodType,
     range,
     memoryview,
-)
-
-#: the LangGraphAdapter runs in progress in this context (outermost first)
-running_graphs: contextvars.ContextVar[tuple[Any, ...]] = contextvars.ContextVar(
-    "agentsnap_running_graphs", default=()
 )
 
 
@@ -272,6 +268,9 @@ def describe_client(http_client: Any, request: Any, spec: Any) -> str:
     return f"{name} (base URL {base})"
 
 
+set_describer(describe_client)
+
+
 # --------------------------------------------------------------------------- the proxy
 
 
@@ -295,6 +294,8 @@ class ClientAdapter(_Proxy):  # type: ignore[misc]
     in scope; so does the unwrapped object the adapter was built from.
     """
 
+    #: what this adapter puts in a recording's scope (:mod:`agentsnap.capture.scope`)
+    agentsnap_scope = CLIENT
     #: module prefixes of the objects this adapter accepts (subclasses set it)
     accepts: tuple[str, ...] = ()
     #: the SDK's distribution name, for messages

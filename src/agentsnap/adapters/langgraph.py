@@ -25,7 +25,8 @@ import inspect
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
-from ._base import _Proxy, running_graphs
+from ..capture.scope import GRAPH, running_graphs
+from ._base import _Proxy
 
 __all__ = ["LangGraphAdapter"]
 
@@ -61,6 +62,9 @@ _DERIVED = frozenset(
 
 class LangGraphAdapter(_Proxy):  # type: ignore[misc]
     """A transparent proxy around a compiled LangGraph graph (any LangChain ``Runnable``)."""
+
+    #: what this adapter puts in a recording's scope (:mod:`agentsnap.capture.scope`)
+    agentsnap_scope = GRAPH
 
     def __init__(self, graph: Any, *, _root: Any = None) -> None:
         if isinstance(graph, LangGraphAdapter):

@@ -38,13 +38,17 @@ from typing import Any
 
 import wrapt
 
-from .. import trace as _trace
+from ..capture import active
+from ..capture.scope import TOOL
 
 __all__ = ["ToolAdapter"]
 
 
 class ToolAdapter(wrapt.FunctionWrapper):  # type: ignore[type-arg]
     """Wrap ``fn`` (sync or async) so its calls are recorded as ``tool_call`` steps named ``name``."""
+
+    #: what this adapter puts in a recording's scope (:mod:`agentsnap.capture.scope`)
+    agentsnap_scope = TOOL
 
     def __init__(self, fn: Callable[..., Any], name: str | None = None) -> None:
         if isinstance(fn, ToolAdapter):
@@ -91,7 +95,7 @@ class ToolAdapter(wrapt.FunctionWrapper):  # type: ignore[type-arg]
     def _agentsnap_call(
         self, wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> Any:
-        recording = _trace.current()
+        recording = active.current()
         if recording is None:
             return wrapped(*args, **kwargs)
         bound = self._bind(wrapped, instance, args, kwargs)

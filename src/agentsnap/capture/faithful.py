@@ -33,13 +33,37 @@ from typing import Any
 
 import msgspec
 
-from ..storage.scrub import mask_header, scrub_json, scrub_text
+from ..storage import wire
+from ..storage.scrub import mask_header, scrub_bytes, scrub_json, scrub_text
 from .spec import ProviderSpec
 
-__all__ = ["FRAMING", "replay_body", "response_body", "response_headers"]
+__all__ = [
+    "FRAMING",
+    "decode_body",
+    "encode_body",
+    "replay_body",
+    "response_body",
+    "response_headers",
+]
 
 #: headers that frame the body on the wire
 FRAMING = frozenset({"content-length", "transfer-encoding"})
+
+
+def encode_body(raw: bytes, content_type: str | None) -> dict[str, Any]:
+    """Store a body: ``{"body": json}``, ``{"text": str}`` or ``{"body_b64", "sha256"}``
+    (:func:`agentsnap.storage.wire.encode_body`, bytes scrubbed)."""
+    return wire.encode_body(raw, content_type, binary=_scrubbed_body_envelope)
+
+
+def _scrubbed_body_envelope(raw: bytes) -> dict[str, Any]:
+    # token shapes and remembered credentials, overwritten in place
+    return wire.envelope(scrub_bytes(raw), key="body_b64")
+
+
+#: the bytes of a body stored by :func:`encode_body`
+decode_body = wire.body_bytes
+
 
 _sorted_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode
 
@@ -63,8 +87,6 @@ def response_body(
     ``exact`` is False when scrubbing had to change the body: then only the
     scrubbed ``body`` is stored (secrets win over byte equality).
     """
-    from .core import encode_body
-
     stored = encode_body(raw, content_type)
     if "body" in stored and stored["body"] is not None:
         parsed = stored["body"]
@@ -95,8 +117,6 @@ def replay_body(stored: dict[str, Any]) -> tuple[bytes, bool]:
     ``agentsnap scrub``) is served as edited, re-serialised, and
     ``exact`` is False (the recorded ``content-length`` no longer applies).
     """
-    from .core import decode_body
-
     if "text" in stored and "body" in stored:
         try:
             same = _loads(stored["text"]) == stored["body"]

@@ -1,6 +1,6 @@
 """The socket guard: while a test must run offline, only loopback is reachable.
 
-Active while a :class:`~agentsnap.capture.Recording` in ``replay`` mode is
+Active while a :class:`~agentsnap.capture.recording.Recording` in ``replay`` mode is
 started — a test replaying from its snapshot, or a CI run with no usable
 snapshot (blocked) — and removed when the last such recording stops. While
 active, in every thread and event loop of the process:
@@ -98,7 +98,7 @@ def _compile() -> None:
     _names, _networks = tuple(names), tuple(networks)
 
 
-def _normalise(host: Any) -> str:
+def _normalise(host: object) -> str:
     if isinstance(host, (bytes, bytearray, memoryview)):
         # async httpx clients pass the host as bytes; the idna codec only allows errors="strict"
         raw = bytes(host)
@@ -110,21 +110,21 @@ def _normalise(host: Any) -> str:
     return text.split("%", 1)[0].rstrip(".").lower()
 
 
-def _ip(text: str) -> Any:
+def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     try:
         return ipaddress.ip_address(text)
     except ValueError:
         return None
 
 
-def _local_ip(ip: Any) -> bool:
+def _local_ip(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     if ip.is_loopback or ip.is_unspecified:
         return True
     mapped = getattr(ip, "ipv4_mapped", None)
     return mapped is not None and (mapped.is_loopback or mapped.is_unspecified)
 
 
-def host_allowed(host: Any) -> bool:
+def host_allowed(host: object) -> bool:
     """Whether ``host`` (a name or an IP address) may be reached while the guard is on."""
     text = _normalise(host)
     if text in ("", "localhost") or text.endswith(".localhost"):
@@ -137,7 +137,7 @@ def host_allowed(host: Any) -> bool:
     return any(text == name or fnmatch.fnmatchcase(text, name) for name in _names)
 
 
-def _blocked(host: Any, port: Any, what: str) -> NetworkBlockedError:
+def _blocked(host: object, port: object, what: str) -> NetworkBlockedError:
     reason = _scopes[-1].reason if _scopes else "agentsnap blocks network access here"
     name = _normalise(host) or str(host)
     where = f"{name}:{port}" if port not in (None, "", 0) else name
@@ -151,7 +151,7 @@ def _blocked(host: Any, port: Any, what: str) -> NetworkBlockedError:
     )
 
 
-def _check_address(family: Any, address: Any, what: str) -> None:
+def _check_address(family: object, address: object, what: str) -> None:
     if not _on:
         return
     if family not in (socket.AF_INET, socket.AF_INET6):
@@ -163,7 +163,7 @@ def _check_address(family: Any, address: Any, what: str) -> None:
         raise _blocked(host, address[1] if len(address) > 1 else None, what)
 
 
-def _check_name(host: Any, port: Any = None) -> None:
+def _check_name(host: object, port: object = None) -> None:
     if not _on or host is None:
         return
     text = _normalise(host)

@@ -1,12 +1,13 @@
-"""Post-import hooks that wrap the send seam of every HTTP library an LLM stack uses, once.
+"""Post-import hooks that wrap the send seam of every registered transport, once.
 
-:func:`install` registers wrapt post-import hooks for the modules ``httpx`` and
-``httpx2`` and for the other transports (:data:`TRANSPORT_HOOKS`:
-``http.client``, ``urllib3``, ``aiohttp``, DSPy's bundled lm15 transport); it
-imports none of them (nor any SDK). When a module is imported — or right away
-if it already is — ``Client.send`` and ``AsyncClient.send`` are wrapped with
-:mod:`agentsnap.capture.send`, the others by their adapter in
-:mod:`agentsnap.capture.transports`. The wrappers stay for the life of
+:func:`install` registers a wrapt post-import hook for each ``(module,
+"package.module:function")`` pair of the transport registry
+(:data:`agentsnap.capture.transports.TRANSPORTS`, declared by
+:mod:`agentsnap.capture.contract`: httpx/httpx2, ``http.client``, urllib3,
+aiohttp, DSPy's lm15) and for each quirk patch a provider spec names; it
+imports none of the modules (nor any SDK, nor any transport module). When a
+module is imported — or right away if it already is — its transport's patch
+function is imported and called with it. The wrappers stay for the life of
 the process and are switched by the active recording, because SDK objects
 capture bound methods at construction time (an unwrap would not reach them).
 
@@ -20,65 +21,65 @@ from __future__ import annotations
 import threading
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
-__all__ = ["HOOKED_MODULES", "TRANSPORT_HOOKS", "ensure_patched", "install", "is_installed"]
+if TYPE_CHECKING:
+    from .contract import Registry
 
-HOOKED_MODULES = ("httpx", "httpx2")
-
-#: (module whose import triggers the hook, ``"package.module:function"`` called with it)
-TRANSPORT_HOOKS: tuple[tuple[str, str], ...] = (
-    ("http.client", "agentsnap.capture.transports.stdlib:patch"),
-    ("urllib3.connectionpool", "agentsnap.capture.transports.urllib3:patch"),
-    ("aiohttp.client", "agentsnap.capture.transports.aiohttp:patch"),
-    ("dspy._vendor.lm15.transports._sync", "agentsnap.capture.transports.lm15:patch_sync"),
-    ("dspy._vendor.lm15.transports._async", "agentsnap.capture.transports.lm15:patch_async"),
-)
+__all__ = ["ensure_patched", "install", "is_installed"]
 
 _installed = False
 _lock = threading.Lock()
+#: the registries whose hooks are registered (by id; the default one first)
+_registered: set[int] = set()
 
 
-def install() -> None:
-    """Register the hooks (cheap; safe to call any number of times)."""
+def _default() -> Registry:
+    from .transports import TRANSPORTS
+
+    return TRANSPORTS
+
+
+def install(registry: Registry | None = None) -> None:
+    """Register the hooks of ``registry`` (default: every transport agentsnap ships, and
+    the quirk patches of the provider specs). Cheap; safe to call any number of times."""
     global _installed
-    if _installed:
+    if registry is None and _installed:
         return
     with _lock:
-        if _installed:
+        if registry is None and _installed:
             return
         import wrapt
 
-        for name in HOOKED_MODULES:
-            wrapt.register_post_import_hook(_patch_module, name)
-        for name, call in TRANSPORT_HOOKS:
-            wrapt.register_post_import_hook(_transport_hook(call), name)
-        from .spec import load_specs
+        chosen = _default() if registry is None else registry
+        if id(chosen) not in _registered:
+            for module, call in chosen.hooks():
+                wrapt.register_post_import_hook(_transport_hook(call), module)
+            _registered.add(id(chosen))
+        if registry is None:
+            from .spec import load_specs
 
-        for spec in load_specs():
-            for module, call in spec.hooks:
-                wrapt.register_post_import_hook(_guarded(spec.name, call), module)
-        _installed = True
+            for spec in load_specs():
+                for module, call in spec.hooks:
+                    wrapt.register_post_import_hook(_guarded(spec.name, call), module)
+            _installed = True
 
 
-def ensure_patched() -> None:
-    """Re-check the httpx modules currently imported and wrap any unwrapped ``send``.
+def ensure_patched(registry: Registry | None = None) -> None:
+    """Re-check the hooked modules currently imported and patch any seam left unwrapped.
 
     A post-import hook fires once per module object; when a module is
     imported again (``sys.modules`` purged, reloaded) its new classes would
     go unwrapped. Cheap: a few attribute lookups when everything is wrapped.
+    A module imported under two names (``httpx2.alias_httpx()``) is patched once.
     """
     import sys
 
-    seen: set[int] = set()
-    for name in HOOKED_MODULES:
+    seen: set[tuple[int, str]] = set()
+    for name, call in (_default() if registry is None else registry).hooks():
         module = sys.modules.get(name)
-        if module is not None and id(module) not in seen:
-            seen.add(id(module))
-            _patch_module(module)
-    for name, call in TRANSPORT_HOOKS:
-        module = sys.modules.get(name)
-        if module is not None:
+        if module is not None and (id(module), call) not in seen:
+            seen.add((id(module), call))
             _transport_hook(call)(module)
 
 
@@ -87,12 +88,12 @@ def is_installed() -> bool:
     return _installed
 
 
-def _calling(call: str, failed: Callable[[Any, Exception], str]) -> Callable[[Any], None]:
+def _calling(call: str, failed: Callable[[object, Exception], str]) -> Callable[[object], None]:
     """A post-import hook that imports ``"pkg.mod:function"`` lazily and calls it with the
     imported module (the patches are idempotent); a failure warns with ``failed(module,
     exc)`` and leaves the import alone."""
 
-    def hook(module: Any) -> None:
+    def hook(module: object) -> None:
         try:
             import importlib
 
@@ -104,11 +105,11 @@ def _calling(call: str, failed: Callable[[Any, Exception], str]) -> Callable[[An
     return hook
 
 
-def _name(module: Any) -> str:
+def _name(module: object) -> str:
     return repr(getattr(module, "__name__", module))
 
 
-def _guarded(provider: str, call: str) -> Callable[[Any], None]:
+def _guarded(provider: str, call: str) -> Callable[[object], None]:
     """The post-import hook of one quirk patch of ``provider``'s spec (see :func:`_calling`)."""
     return _calling(
         call,
@@ -119,27 +120,13 @@ def _guarded(provider: str, call: str) -> Callable[[Any], None]:
     )
 
 
-def _transport_hook(call: str) -> Callable[[Any], None]:
+def _transport_hook(call: str) -> Callable[[object], None]:
     """The post-import hook of one transport adapter (see :func:`_calling`)."""
     return _calling(call, _not_hooked)
 
 
-def _not_hooked(module: Any, exc: Exception) -> str:
+def _not_hooked(module: object, exc: Exception) -> str:
     return (
         f"agentsnap: could not hook {_name(module)} ({exc}); "
         "LLM calls through it will not be captured or replayed."
     )
-
-
-def _patch_module(module: Any) -> None:
-    try:
-        from .send import async_send_wrapper, send_wrapper
-        from .wrapping import one_of, wrap_once
-
-        ours = one_of(send_wrapper, async_send_wrapper)
-        for cls_name, wrapper in (("Client", send_wrapper), ("AsyncClient", async_send_wrapper)):
-            cls = getattr(module, cls_name, None)
-            if cls is not None:
-                wrap_once(cls, "send", wrapper, ours)
-    except Exception as exc:
-        warnings.warn(_not_hooked(module, exc), stacklevel=2)

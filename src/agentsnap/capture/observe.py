@@ -38,12 +38,13 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .. import trace as _trace
 from ..exceptions import AgentsnapWarning
 from ..storage.scrub import scrub_text
+from . import active
 
 if TYPE_CHECKING:
-    from .recording import ObservedState, Recording
+    from .active import ObservedState
+    from .active import RecordingState as Recording
 
 __all__ = ["UNHOOKED", "activate", "deactivate", "note_request", "report", "totals"]
 
@@ -94,10 +95,10 @@ def _note_socket(
     method: str, host: str, path: str, headers: dict[str, str], body: bytes | None
 ) -> None:
     del body  # the request line and headers decide; the body may not be in this write
-    recording = _trace.current()
+    recording = active.current()
     if recording is None or recording.mode != "capture":
         return
-    from .core import INTERNAL, owner
+    from .ownership import INTERNAL, owner
 
     if owner() == INTERNAL:  # agentsnap's own request (the LLM judge)
         return

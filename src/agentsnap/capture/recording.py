@@ -1,44 +1,21 @@
-"""The runtime object the send wrappers consult: mode, trace, cassette."""
+"""The runtime object the send seams consult, started and stopped: :class:`Recording`.
+
+Its state (mode, cassette, trace, counters) and the process-global stack of
+active recordings are :mod:`agentsnap.capture.active`; this module adds what
+starting and stopping switch on: the transport hooks, the socket guard
+(replay) and the never-silent observer (capture).
+"""
 
 from __future__ import annotations
 
-from collections import Counter
-from typing import TYPE_CHECKING, Any, Literal, TypedDict
-
-from .. import trace as _trace
-from ..exceptions import ReplayMissError, SnapshotMissingInCIError
-from ..replay import Cassette
-
-if TYPE_CHECKING:
-    from ..adapters import AdapterScope
+from .active import Mode, ObservedState, RecordingState, activate, deactivate
 
 __all__ = ["Mode", "ObservedState", "Recording"]
 
-#: what a recording does with a recognised request
-Mode = Literal["capture", "replay"]
 
-
-class ObservedState(TypedDict):
-    """What the never-silent observer (:mod:`.observe`) keeps for one capture recording."""
-
-    #: requests a hooked transport announced and the socket observer has not seen yet,
-    #: by (METHOD, path)
-    hooked: Counter[tuple[str, str]]
-    #: LLM-looking requests not captured, with the reason: (method, host, path) -> why
-    notes: dict[tuple[str, str, str], str]
-    requests: int
-
-
-class Recording:
-    """One active capture scope (a test, or an ``AgentRecorder`` block).
-
-    ``mode``: ``"capture"`` (send for real and store every exchange; used by
-    record and live) or ``"replay"`` (serve from ``cassette``, never send).
-    ``block``: when set, the first LLM call raises ``block_error`` (default
-    :class:`~agentsnap.exceptions.SnapshotMissingInCIError`) with this message
-    before any socket opens (CI with no usable snapshot; a replay run's calls
-    made outside any test). ``offline_reason``: why the socket guard is on, for
-    its error (default: the test's).
+class Recording(RecordingState):
+    """One active capture scope (a test, or an ``AgentRecorder`` block); see
+    :class:`~agentsnap.capture.active.RecordingState` for its arguments.
 
     Use as a context manager, or call :meth:`start` / :meth:`stop`.
 
@@ -50,54 +27,6 @@ class Recording:
     and, at :meth:`stop`, warns about each LLM-looking request that was not
     captured (method, host, path, why).
     """
-
-    def __init__(
-        self,
-        mode: Mode = "capture",
-        *,
-        cassette: Cassette | None = None,
-        block: str | None = None,
-        block_error: type[ReplayMissError] = SnapshotMissingInCIError,
-        offline_reason: str | None = None,
-    ) -> None:
-        if mode not in ("capture", "replay"):
-            raise ValueError(
-                f"agentsnap: unknown capture mode {mode!r} (expected 'capture' or 'replay')"
-            )
-        if mode == "replay" and cassette is None and block is None:
-            raise ValueError("agentsnap: replay mode needs a cassette")
-        self.mode: Mode = mode
-        self.cassette = cassette
-        self.block = block
-        self.block_error = block_error
-        self.offline_reason = offline_reason
-        #: LLM calls refused because of ``block``
-        self.blocked_calls = 0
-        #: replayed calls that had no recording (ReplayMissError raised)
-        self.misses = 0
-        #: the first of them: raised again where the test ends if the code under test swallowed
-        #: or replaced it (LangChain's async agenerate turns it into an AttributeError)
-        self.first_miss: BaseException | None = None
-        #: ``AgentAsserter(replay_tools=True)`` in replay: the golden's tool_call steps by tool
-        #: name, served in order to :class:`~agentsnap.adapters.ToolAdapter` calls instead of
-        #: running the tool (None: tools run)
-        self.tool_results: dict[str, Any] | None = None
-        self.trace = _trace.Trace()
-        #: set by a block given explicit adapters (:class:`~agentsnap.AgentRecorder`'s
-        #: ``adapters``): the transports refuse requests of clients outside it, and tool
-        #: adapters outside it are not recorded (None: no scope)
-        self.adapter_scope: AdapterScope | None = None
-        #: the test's snapshot file could not be read (set by the pytest plugin): raised
-        #: where the test ends (None: it loaded, or there is none)
-        self.load_error: BaseException | None = None
-        #: the never-silent observer's bookkeeping (:mod:`.observe`; None until a request is seen)
-        self._observed: ObservedState | None = None
-        self._guard: object | None = None
-        self._observing = False
-        #: set by :meth:`stop` (capture mode): HTTP requests seen while active, and how
-        #: many LLM-looking ones were not captured (each got a warning, :mod:`.observe`)
-        self.http_requests = 0
-        self.uncaptured = 0
 
     def start(self) -> Recording:
         from .hooks import ensure_patched, install
@@ -118,12 +47,12 @@ class Recording:
 
             observe.activate()
             self._observing = True
-        _trace.activate(self)
+        activate(self)
         return self
 
     def stop(self) -> None:
         """Deactivate, lift the socket guard, and finalise streams that were never closed (kept as incomplete)."""
-        _trace.deactivate(self)
+        deactivate(self)
         if self._guard is not None:
             from . import guard
 
@@ -140,5 +69,5 @@ class Recording:
     def __enter__(self) -> Recording:
         return self.start()
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()

@@ -2,12 +2,12 @@
 stream that serves recorded chunks.
 
 * :func:`tee` / :func:`atee`: pass a body's chunks on unchanged while adding
-  each to a body sink (:func:`agentsnap.capture.core.body_sink`); the sink
+  each to a body sink (:func:`agentsnap.capture.sinks.body_sink`); the sink
   is finished once, complete when the body was read to its end, incomplete
   when the reader stopped early (closed, broke off, an error);
 * :func:`tee_stream_class` / :func:`replay_stream_class`: the same as a
   genuine ``SyncByteStream`` / ``AsyncByteStream`` of ``httpx`` or ``httpx2``
-  (:mod:`agentsnap.capture.send` puts them on the responses it records or serves);
+  (:mod:`agentsnap.capture.transports.httpx` puts them on the responses it records or serves);
   any other transport uses :func:`tee` / :func:`atee` on its own body iterator.
 """
 
@@ -30,7 +30,7 @@ __all__ = [
 
 
 class BodySink(Protocol):
-    """Where a body's chunks are stored (:func:`agentsnap.capture.core.body_sink`)."""
+    """Where a body's chunks are stored (:func:`agentsnap.capture.sinks.body_sink`)."""
 
     def add(self, chunk: bytes) -> None: ...
 

@@ -30,6 +30,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..exceptions import AgentsnapError
+
 __all__ = ["FORMATS", "TraceError", "read_trace"]
 
 #: ``--format`` values
@@ -61,7 +63,7 @@ _SINGLE = {
 }
 
 
-class TraceError(ValueError):
+class TraceError(AgentsnapError, ValueError):
     """The trace file cannot be turned into steps; the message says why and what is accepted."""
 
 

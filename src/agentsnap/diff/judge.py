@@ -9,7 +9,7 @@ Transport: one ``POST {base_url}/chat/completions`` per differing text pair
 (OpenAI-compatible chat completions: OpenRouter, OpenAI, Groq, Mistral, the
 OpenAI-compatible endpoints of Anthropic and Cohere, a local server …), made
 with the standard library's :mod:`urllib.request`, inside
-``agentsnap.capture.core.owned(INTERNAL)``: the capture transports (http.client
+``agentsnap.capture.ownership.owned(INTERNAL)``: the capture transports (http.client
 included) leave it alone, so the judge's own calls are never recorded into the
 agent's trace and never served from a replay cassette, and the never-silent
 observer does not report them (``tests/test_judge.py`` checks both). No SDK is imported.
@@ -411,7 +411,7 @@ class LLMJudge:
         import urllib.request
 
         from .._version import __version__
-        from ..capture.core import (  # the transports leave agentsnap's own requests alone
+        from ..capture.ownership import (  # the transports leave agentsnap's own requests alone
             INTERNAL,
             owned,
         )

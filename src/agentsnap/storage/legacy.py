@@ -23,7 +23,7 @@ messages: :func:`messages_match` compares a new request's messages with the
 recorded ones on that basis (the recorded list starts with the new one).
 
 Nothing here rewrites a file: the conversion happens when a replay cassette is
-built (:class:`agentsnap.replay.Cassette`).
+built (:class:`agentsnap.capture.cassette.Cassette`).
 """
 
 from __future__ import annotations

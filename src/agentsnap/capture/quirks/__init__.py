@@ -3,6 +3,6 @@
 Each module here patches one SDK where send-level capture alone is not enough
 (retry sleeps outside HTTP, a second HTTP stack, …). Rules for every patch:
 installed once and never removed (``wrapt``), idempotent, gated at call time by
-:func:`agentsnap.trace.current` (no active recording: behave exactly as
+:func:`agentsnap.capture.active.current` (no active recording: behave exactly as
 unpatched), and never raising into the user's ``import``.
 """

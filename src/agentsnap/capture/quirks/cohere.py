@@ -21,6 +21,8 @@ client, including ones built before the patch). The wrapped functions:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 from ..wrapping import wrap_once
@@ -32,17 +34,17 @@ _TARGETS = ("_retry_timeout", "_retry_timeout_from_retries")
 
 
 def _no_wait_in_replay(
-    wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
-    from ... import trace
+    from .. import active
 
-    recording = trace.current()
+    recording = active.current()
     if recording is None or recording.mode != "replay":
         return wrapped(*args, **kwargs)
     return 0.0
 
 
-def patch_http_client(module: Any) -> None:
+def patch_http_client(module: ModuleType) -> None:
     """Wrap ``module._retry_timeout`` and ``module._retry_timeout_from_retries`` once.
 
     ``module`` is ``cohere.core.http_client``. Idempotent. Raises

@@ -29,16 +29,17 @@ Installed by the post-import hook of ``google.genai._api_client`` named in
    headers are never stored or matched, so nothing else changes.
 
 Every patch is a permanent ``wrapt`` wrapper, installed once (idempotent), and
-does nothing unless :func:`agentsnap.trace.current` says a recording is active.
+does nothing unless :func:`agentsnap.capture.active.current` says a recording is active.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
-from ... import trace as _trace
+from .. import active
 from ..wrapping import wrap_once
 
 __all__ = ["install"]
@@ -47,7 +48,7 @@ _local = threading.local()  # .constructing: depth of BaseApiClient.__init__ cal
 _client_classes: list[type] = []  # BaseApiClient (kept for the retry gate)
 
 
-def install(module: Any) -> None:
+def install(module: ModuleType) -> None:
     """Patch ``google.genai._api_client`` (and tenacity's two call methods), once."""
     import tenacity
 
@@ -80,7 +81,7 @@ def _wrap_once(owner: type, name: str, wrapper: Callable[..., Any]) -> bool:
 
 
 def _replaying() -> bool:
-    recording = _trace.current()
+    recording = active.current()
     return recording is not None and recording.mode == "replay"
 
 
@@ -102,7 +103,7 @@ def _use_aiohttp_wrapper(
     wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
     use = wrapped(*args, **kwargs)
-    if not use or _trace.current() is None or getattr(_local, "constructing", 0) > 0:
+    if not use or active.current() is None or getattr(_local, "constructing", 0) > 0:
         return use
     if getattr(instance, "_async_httpx_client", None) is None:
         return use  # no httpx fallback on this client (Vertex AI mTLS): leave it on aiohttp

@@ -34,12 +34,14 @@ untouched (the real API's waits are honoured).
 from __future__ import annotations
 
 import contextvars
+from collections.abc import Callable
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from ..wrapping import wrap_once
 
 if TYPE_CHECKING:
-    from ..recording import Recording
+    from ..active import RecordingState as Recording
 
 __all__ = ["patch_basesdk", "patch_retries"]
 
@@ -49,9 +51,9 @@ _current_request: contextvars.ContextVar[Any] = contextvars.ContextVar(
 
 
 def _recording() -> Recording | None:
-    from ... import trace
+    from .. import active
 
-    return trace.current()
+    return active.current()
 
 
 def _replaying() -> Recording | None:
@@ -68,7 +70,9 @@ def _request_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     return args[1] if len(args) > 1 else None
 
 
-def _do_request(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def _do_request(
+    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
     if _recording() is None:
         return wrapped(*args, **kwargs)
     token = _current_request.set(_request_of(args, kwargs))
@@ -79,7 +83,7 @@ def _do_request(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict
 
 
 async def _do_request_async(
-    wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
     if _recording() is None:
         return await wrapped(*args, **kwargs)
@@ -102,9 +106,9 @@ class _Budget:
     def more(self) -> bool:
         if self.request is not None and self._stored is None:
             try:
-                from ..core import _request_record
+                from ..request import request_record
 
-                self._stored = _request_record(self.request)
+                self._stored = request_record(self.request)
             except Exception:
                 self.request = None
         if self._stored is None:  # outside do_request: best effort
@@ -118,7 +122,7 @@ def _func_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
 
 def _retry_wrapper(retries: Any) -> Any:
     def retry_with_backoff(
-        wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+        wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> Any:
         recording = _replaying()
         if recording is None:
@@ -143,7 +147,7 @@ def _retry_wrapper(retries: Any) -> Any:
 
 def _retry_wrapper_async(retries: Any) -> Any:
     async def retry_with_backoff_async(
-        wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+        wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> Any:
         recording = _replaying()
         if recording is None:
@@ -174,7 +178,7 @@ def _wrap(owner: Any, name: str, wrapper: Any) -> None:
     wrap_once(owner, name, wrapper, lambda found: getattr(found, _MARK, False))
 
 
-def patch_basesdk(module: Any) -> None:
+def patch_basesdk(module: ModuleType) -> None:
     """Wrap ``module.BaseSDK.do_request`` / ``do_request_async`` to remember the request (idempotent).
 
     ``module`` is ``mistralai.client.basesdk`` (``mistralai.basesdk`` in the
@@ -199,7 +203,7 @@ def patch_basesdk(module: Any) -> None:
         )
 
 
-def patch_retries(module: Any) -> None:
+def patch_retries(module: ModuleType) -> None:
     """Replace the backoff loops of ``module`` in replay (idempotent).
 
     ``module`` is ``mistralai.client.utils.retries`` (``mistralai.utils.retries``

@@ -28,9 +28,11 @@ Which attempts are retried is untouched: that stays the SDK's decision.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
-from ... import trace as _trace
+from .. import active
 from ..wrapping import one_of, wrap_once, wrapped_by
 
 __all__ = ["REPLAY_RETRY_WAIT", "patch"]
@@ -42,10 +44,10 @@ _TARGET = "_calculate_retry_timeout"
 
 
 def _retry_timeout_wrapper(
-    wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
     timeout = wrapped(*args, **kwargs)
-    recording = _trace.current()
+    recording = active.current()
     if recording is None or recording.mode != "replay":
         return timeout
     try:
@@ -54,7 +56,7 @@ def _retry_timeout_wrapper(
         return REPLAY_RETRY_WAIT
 
 
-def patch(module: Any) -> None:
+def patch(module: ModuleType) -> None:
     """Wrap ``module.BaseClient._calculate_retry_timeout`` once (idempotent).
 
     ``module`` is a Stainless SDK's ``_base_client`` module (``openai._base_client``,

@@ -1,6 +1,7 @@
-"""Transport adapters beyond httpx: each one translates one HTTP library's
-request and response objects for :mod:`agentsnap.capture.core`.
+"""The transports: one module per HTTP library, each declared once in :data:`TRANSPORTS`.
 
+* :mod:`.httpx`: ``httpx`` / ``httpx2`` ``Client.send`` and ``AsyncClient.send``
+  (every Stainless SDK, google-genai, cohere, mistralai, LangChain's clients);
 * :mod:`.stdlib`: ``http.client.HTTPConnection`` (``urllib.request`` and any
   code speaking ``http.client`` directly);
 * :mod:`.urllib3`: ``urllib3.HTTPConnectionPool.urlopen`` (``requests``,
@@ -9,6 +10,32 @@ request and response objects for :mod:`agentsnap.capture.core`.
 * :mod:`.lm15`: DSPy's bundled transport (``dspy._vendor.lm15.transports``),
   which speaks HTTP/1.1 over raw sockets.
 
-Each registers through :mod:`agentsnap.capture.hooks` (wrapt post-import
-hooks, idempotent); none is imported before its library is.
+Each implements the contract of :mod:`agentsnap.capture.contract` and is
+installed by :mod:`agentsnap.capture.hooks` (wrapt post-import hooks,
+idempotent); none is imported before its library is. Adding one: a module
+here and one :class:`~agentsnap.capture.contract.Transport` line below
+(``docs/contributing.md``, "A transport").
 """
+
+from __future__ import annotations
+
+from ..contract import Registry, Transport
+
+__all__ = ["TRANSPORTS"]
+
+_HERE = "agentsnap.capture.transports"
+
+#: every transport agentsnap installs, in installation order
+TRANSPORTS = Registry(
+    Transport("httpx", (("httpx", f"{_HERE}.httpx:patch"), ("httpx2", f"{_HERE}.httpx:patch"))),
+    Transport("http.client", (("http.client", f"{_HERE}.stdlib:patch"),)),
+    Transport("urllib3", (("urllib3.connectionpool", f"{_HERE}.urllib3:patch"),)),
+    Transport("aiohttp", (("aiohttp.client", f"{_HERE}.aiohttp:patch"),)),
+    Transport(
+        "lm15",
+        (
+            ("dspy._vendor.lm15.transports._sync", f"{_HERE}.lm15:patch_sync"),
+            ("dspy._vendor.lm15.transports._async", f"{_HERE}.lm15:patch_async"),
+        ),
+    ),
+)

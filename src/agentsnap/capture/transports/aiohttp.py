@@ -2,7 +2,7 @@
 
 Used by litellm's and google-genai's async paths and many frameworks' own
 clients. (litellm's aiohttp *transport for httpx* is seen once, by the httpx
-hook above it: :func:`~agentsnap.capture.core.owner`.)
+hook above it: :func:`~agentsnap.capture.ownership.owner`.)
 
 * The request is read the way aiohttp will send it: the session's base URL
   and default headers merged in, ``params`` added to the query, the body from
@@ -30,15 +30,16 @@ import urllib.parse
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ... import trace as _trace
 from ...storage.wire import Exchange
-from .. import core
+from .. import active, ownership, serving, sinks
+from .. import exchange as exchange_path
+from ..request import WireRequest
 from ..spec import ProviderSpec
 from ..wrapping import wrap_once
 from . import _wire
 
 if TYPE_CHECKING:
-    from ..recording import Recording
+    from ..active import RecordingState as Recording
 
 __all__ = ["patch", "request_wrapper"]
 
@@ -98,7 +99,7 @@ def _request_body(session: Any, data: Any, json_value: Any) -> tuple[bytes | Non
 
 def _wire_request(
     session: Any, method: str, str_or_url: Any, kwargs: dict[str, Any]
-) -> tuple[core.WireRequest | None, Any]:
+) -> tuple[WireRequest | None, Any]:
     from aiohttp import hdrs
     from aiohttp.http import SERVER_SOFTWARE
     from yarl import URL
@@ -115,31 +116,31 @@ def _wire_request(
         headers[hdrs.USER_AGENT] = SERVER_SOFTWARE
     if implied_type and hdrs.CONTENT_TYPE not in headers:
         headers[hdrs.CONTENT_TYPE] = implied_type
-    return core.WireRequest(method, str(url), headers.items(), body), url
+    return WireRequest(method, str(url), headers.items(), body), url
 
 
 async def request_wrapper(
     wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
     """wrapt wrapper for ``aiohttp.ClientSession._request(method, str_or_url, **kwargs)``."""
-    recording = _trace.current()
-    if recording is None or core.owner() is not None:
+    recording = active.current()
+    if recording is None or ownership.owner() is not None:
         return await wrapped(*args, **kwargs)
     method = kwargs["method"] if "method" in kwargs else args[0]
     str_or_url = kwargs["str_or_url"] if "str_or_url" in kwargs else args[1]
     wire, url = _wire_request(instance, str(method), str_or_url, kwargs)
-    spec = core.recognise(wire, recording) if wire is not None else None
-    if spec is None or wire is None:
+    started = exchange_path.open_exchange(recording, wire, instance) if wire is not None else None
+    if started is None or wire is None:
         return await wrapped(*args, **kwargs)
-    exchange = core.begin(recording, wire, spec)
+    spec, exchange = started
     if recording.mode == "replay":
-        stored = core.take_recorded(recording, exchange)
+        stored = serving.take_recorded(recording, exchange)
         if "error" in stored:
             _raise_recorded(stored["error"])
         response = _replayed(instance, wire, url, stored)
         await _check_status(instance, kwargs, response)
         return response
-    with core.sending(exchange, "aiohttp"):
+    with exchange_path.sending(exchange, "aiohttp"):
         # the status is checked below, once the response is stored: an error
         # status is recorded as the response it is, not as the exception
         response = await wrapped(*args, **{**kwargs, "raise_for_status": False})
@@ -179,14 +180,14 @@ def _tee(
     exchange: Exchange,
     spec: ProviderSpec,
     response: Any,
-    wire: core.WireRequest,
+    wire: WireRequest,
     *,
     decoded: bool,
 ) -> None:
     from aiohttp import streams
 
     headers = [(str(k), str(v)) for k, v in response.headers.items()]
-    sink = core.body_sink(
+    sink = sinks.body_sink(
         recording, exchange, spec, response.status, headers, decoded=decoded, path=wire.url.path
     )
     reader = response.content
@@ -222,7 +223,7 @@ def _signature_kwargs(cls: Any, offered: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in offered.items() if k in params}
 
 
-def _replayed(session: Any, wire: core.WireRequest, url: Any, stored: dict[str, Any]) -> Any:
+def _replayed(session: Any, wire: WireRequest, url: Any, stored: dict[str, Any]) -> Any:
     import asyncio
 
     from aiohttp import ClientResponse, RequestInfo, base_protocol, http, streams
@@ -242,8 +243,8 @@ def _replayed(session: Any, wire: core.WireRequest, url: Any, stored: dict[str, 
     }
     response = ClientResponse(wire.method, url, **_signature_kwargs(ClientResponse, offered))
     status = int(stored["status"])
-    headers = core.replay_headers(stored)
-    body = core.stored_body_bytes(stored)
+    headers = serving.replay_headers(stored)
+    body = serving.stored_body_bytes(stored)
     headers.append(("Content-Length", str(sum(len(c) for c in body))))
     response.version = http.HttpVersion11
     response.status = status
@@ -264,6 +265,6 @@ def _replayed(session: Any, wire: core.WireRequest, url: Any, stored: dict[str, 
     return response
 
 
-def patch(module: Any) -> None:
+def patch(module: types.ModuleType) -> None:
     """Wrap ``module.ClientSession._request`` (``module``: ``aiohttp.client``), once."""
     wrap_once(module.ClientSession, "_request", request_wrapper)

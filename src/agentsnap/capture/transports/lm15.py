@@ -21,18 +21,20 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from ... import trace as _trace
 from ...storage.wire import Exchange
-from .. import core, streams
+from .. import active, ownership, serving, sinks, streams
+from .. import exchange as exchange_path
+from ..request import WireRequest
 from ..spec import ProviderSpec
 from ..streams import BodySink
 from ..wrapping import wrap_once
 from . import _wire
 
 if TYPE_CHECKING:
-    from ..recording import Recording
+    from ..active import RecordingState as Recording
 
 __all__ = ["async_stream_wrapper", "patch_async", "patch_sync", "stream_wrapper"]
 
@@ -50,24 +52,24 @@ def _home(instance: Any, name: str) -> Any:
     return sys.modules[type(instance).__module__]
 
 
-def _wire_request(transport: Any, request: Any) -> core.WireRequest:
+def _wire_request(transport: Any, request: Any) -> WireRequest:
     headers = list(request.headers or ())
     if not any(str(k).lower() == "user-agent" for k, _ in headers):
         headers.append(("User-Agent", getattr(transport, "_user_agent", "lm15/stdlib")))
-    return core.WireRequest(request.method, request.url, headers, bytes(request.body or b""))
+    return WireRequest(request.method, request.url, headers, bytes(request.body or b""))
 
 
 def _start(
     transport: Any, request: Any
-) -> tuple[Recording, core.WireRequest, ProviderSpec, Exchange] | None:
-    recording = _trace.current()
-    if recording is None or core.owner() is not None:
+) -> tuple[Recording, WireRequest, ProviderSpec, Exchange] | None:
+    recording = active.current()
+    if recording is None or ownership.owner() is not None:
         return None
     wire = _wire_request(transport, request)
-    spec = core.recognise(wire, recording)
-    if spec is None:
+    started = exchange_path.open_exchange(recording, wire, transport)
+    if started is None:
         return None
-    return recording, wire, spec, core.begin(recording, wire, spec)
+    return recording, wire, *started
 
 
 def _replayed(module: Any, cls_name: str, stored: dict[str, Any], chunks: Any) -> Any:
@@ -81,7 +83,7 @@ def _replayed(module: Any, cls_name: str, stored: dict[str, Any], chunks: Any) -
     return response_cls(
         status=status,
         reason=_wire.reason_phrase(status),
-        headers=core.replay_headers(stored),
+        headers=serving.replay_headers(stored),
         http_version="HTTP/1.1",
         chunks=chunks,
         release=_released,
@@ -101,10 +103,10 @@ def _sink(
     exchange: Exchange,
     spec: ProviderSpec,
     response: Any,
-    wire: core.WireRequest,
+    wire: WireRequest,
 ) -> BodySink:
     headers = [(str(k), str(v)) for k, v in response.headers]
-    return core.body_sink(
+    return sinks.body_sink(
         recording, exchange, spec, response.status, headers, decoded=True, path=wire.url.path
     )
 
@@ -120,9 +122,11 @@ def stream_wrapper(
     recording, wire, spec, exchange = started
     module = _home(instance, "stream")
     if recording.mode == "replay":
-        stored = core.take_recorded(recording, exchange)
-        return _replayed(module, "TransportResponse", stored, iter(core.stored_body_bytes(stored)))
-    with core.sending(exchange, "lm15"):
+        stored = serving.take_recorded(recording, exchange)
+        return _replayed(
+            module, "TransportResponse", stored, iter(serving.stored_body_bytes(stored))
+        )
+    with exchange_path.sending(exchange, "lm15"):
         response = wrapped(*args, **kwargs)
     response._chunks = streams.tee(
         response._chunks, _sink(recording, exchange, spec, response, wire)
@@ -141,12 +145,12 @@ async def async_stream_wrapper(
     recording, wire, spec, exchange = started
     module = _home(instance, "_do_stream")
     if recording.mode == "replay":
-        stored = core.take_recorded(recording, exchange)
-        chunks = streams.served(core.stored_body_bytes(stored))
+        stored = serving.take_recorded(recording, exchange)
+        chunks = streams.served(serving.stored_body_bytes(stored))
         response = _replayed(module, "AsyncTransportResponse", stored, chunks)
         response._release = _async_released
         return response
-    with core.sending(exchange, "lm15"):
+    with exchange_path.sending(exchange, "lm15"):
         response = await wrapped(*args, **kwargs)
     response._chunks = streams.atee(
         response._chunks, _sink(recording, exchange, spec, response, wire)
@@ -154,11 +158,11 @@ async def async_stream_wrapper(
     return response
 
 
-def patch_sync(module: Any) -> None:
+def patch_sync(module: ModuleType) -> None:
     """Wrap ``module.StdlibTransport.stream`` (``module``: ``…lm15.transports._sync``), once."""
     wrap_once(module.StdlibTransport, "stream", stream_wrapper)
 
 
-def patch_async(module: Any) -> None:
+def patch_async(module: ModuleType) -> None:
     """Wrap ``module.StdlibAsyncTransport._do_stream`` (``module``: ``…lm15.transports._async``), once."""
     wrap_once(module.StdlibAsyncTransport, "_do_stream", async_stream_wrapper)

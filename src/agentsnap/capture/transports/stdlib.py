@@ -2,11 +2,11 @@
 
 Hooked on ``http.client.HTTPConnection`` (``HTTPSConnection`` inherits it);
 what the wrappers do depends on the active recording, as for httpx
-(:mod:`agentsnap.capture.send`):
+(:mod:`agentsnap.capture.transports.httpx`):
 
 * ``request(method, url, body, headers)`` builds the request as sent (the
   connection's host and port, the body bytes, the headers given) and asks
-  :func:`~agentsnap.capture.core.recognise`. Unrecognised: untouched.
+  :func:`~agentsnap.capture.exchange.open_exchange`. Unrecognised: untouched.
 * capture: the real ``request`` runs; the real ``getresponse`` runs, and the
   response's socket file is wrapped in a tee (:class:`._wire.TeeFile`) that
   stores the body as the caller reads it, chunked framing undone, a
@@ -20,7 +20,7 @@ what the wrappers do depends on the active recording, as for httpx
 Code driving the low-level API itself (``putrequest`` / ``putheader`` /
 ``endheaders``, as urllib3 does) is not seen here: urllib3 has its own hook
 (:mod:`.urllib3`), and a request another agentsnap layer handles
-(:func:`~agentsnap.capture.core.owner`) passes untouched.
+(:func:`~agentsnap.capture.ownership.owner`) passes untouched.
 """
 
 from __future__ import annotations
@@ -28,16 +28,19 @@ from __future__ import annotations
 import http.client
 import socket
 from collections.abc import Callable
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from ... import trace as _trace
-from .. import core
+from ...storage.wire import Exchange
+from .. import active, ownership, serving, sinks
+from .. import exchange as exchange_path
+from ..request import WireRequest
 from ..spec import ProviderSpec
 from ..wrapping import one_of, wrap_once
 from . import _wire
 
 if TYPE_CHECKING:
-    from ..recording import Recording
+    from ..active import RecordingState as Recording
 
 __all__ = ["getresponse_wrapper", "patch", "request_wrapper"]
 
@@ -80,25 +83,25 @@ def request_wrapper(
     wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
     """wrapt wrapper for ``http.client.HTTPConnection.request``."""
-    recording = _trace.current()
-    if recording is None or core.owner() is not None:
+    recording = active.current()
+    if recording is None or ownership.owner() is not None:
         return wrapped(*args, **kwargs)
     method, target, body, headers, rest = _bind_request(args, kwargs)
     data, send_body = _body_bytes(body)
     if data is None:
         return wrapped(*args, **kwargs)
-    wire = core.WireRequest(method, _url(instance, target), dict(headers or {}).items(), data)
-    spec = core.recognise(wire, recording)
-    if spec is None:
+    wire = WireRequest(method, _url(instance, target), dict(headers or {}).items(), data)
+    started = exchange_path.open_exchange(recording, wire, instance)
+    if started is None:
         return wrapped(method, target, send_body, headers or {}, **rest)
-    exchange = core.begin(recording, wire, spec)
+    spec, exchange = started
     if recording.mode == "replay":
-        stored = core.take_recorded(recording, exchange)
+        stored = serving.take_recorded(recording, exchange)
         if "error" in stored:
             _raise_recorded(stored["error"])
         setattr(instance, _PENDING, ("replay", stored, wire))
         return None
-    with core.sending(exchange, "http.client"):
+    with exchange_path.sending(exchange, "http.client"):
         wrapped(method, target, send_body, headers or {}, **rest)
     setattr(instance, _PENDING, ("capture", recording, exchange, spec, wire))
     return None
@@ -128,10 +131,10 @@ def getresponse_wrapper(
         return wrapped(*args, **kwargs)
     if pending[0] == "replay":
         _, stored, wire = pending
-        body = b"".join(core.stored_body_bytes(stored))
+        body = b"".join(serving.stored_body_bytes(stored))
         return _wire.http_response(
             int(stored["status"]),
-            core.replay_headers(stored),
+            serving.replay_headers(stored),
             body,
             method=wire.method,
             url=str(wire.url),
@@ -140,7 +143,7 @@ def getresponse_wrapper(
     try:
         response = wrapped(*args, **kwargs)
     except Exception as exc:
-        core.record_error(exchange, exc)
+        sinks.record_error(exchange, exc)
         raise
     tee_response(recording, exchange, spec, response, wire)
     return response
@@ -148,14 +151,14 @@ def getresponse_wrapper(
 
 def tee_response(
     recording: Recording,
-    exchange: _trace.Exchange,
+    exchange: Exchange,
     spec: ProviderSpec,
     response: http.client.HTTPResponse,
     wire: Any,
 ) -> None:
     """Store ``response`` (a live ``http.client.HTTPResponse``) as its body is read."""
     headers = [(str(k), str(v)) for k, v in response.getheaders()]
-    sink = core.body_sink(
+    sink = sinks.body_sink(
         recording, exchange, spec, response.status, headers, decoded=False, path=wire.url.path
     )
     if response.fp is None or wire.method == "HEAD" or response.length == 0:
@@ -171,7 +174,7 @@ def tee_response(
     response.fp = tee
 
 
-def patch(module: Any) -> None:
+def patch(module: ModuleType) -> None:
     """Wrap ``module.HTTPConnection.request`` / ``getresponse`` (``module``: ``http.client``), once."""
     ours = one_of(request_wrapper, getresponse_wrapper)
     for name, wrapper in (("request", request_wrapper), ("getresponse", getresponse_wrapper)):

@@ -23,17 +23,19 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from ... import trace as _trace
 from ...storage.wire import Exchange
-from .. import core
+from .. import active, ownership, serving, sinks
+from .. import exchange as exchange_path
+from ..request import WireRequest
 from ..spec import ProviderSpec
 from ..wrapping import wrap_once
 from . import _wire, stdlib
 
 if TYPE_CHECKING:
-    from ..recording import Recording
+    from ..active import RecordingState as Recording
 
 __all__ = ["patch", "urlopen_wrapper"]
 
@@ -91,8 +93,8 @@ def urlopen_wrapper(
     wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
     """wrapt wrapper for ``urllib3.HTTPConnectionPool.urlopen``."""
-    recording = _trace.current()
-    if recording is None or core.owner() is not None:
+    recording = active.current()
+    if recording is None or ownership.owner() is not None:
         return wrapped(*args, **kwargs)
     call = _bind(args, kwargs)
     body = call.get("body")
@@ -117,19 +119,17 @@ def urlopen_wrapper(
     header_items = list(dict(headers or {}).items())
     if not any(str(k).lower() == "user-agent" for k, _ in header_items):
         header_items.append(("User-Agent", _default_user_agent()))
-    wire = core.WireRequest(
-        str(call["method"]), _url(instance, str(call["url"])), header_items, content
-    )
-    spec = core.recognise(wire, recording)
-    if spec is None:
+    wire = WireRequest(str(call["method"]), _url(instance, str(call["url"])), header_items, content)
+    started = exchange_path.open_exchange(recording, wire, instance)
+    if started is None:
         return wrapped(**call)
-    exchange = core.begin(recording, wire, spec)
+    spec, exchange = started
     if recording.mode == "replay":
-        stored = core.take_recorded(recording, exchange)
+        stored = serving.take_recorded(recording, exchange)
         if "error" in stored:
             _raise_recorded(instance, str(call["url"]), stored["error"])
         return _replayed(instance, call, stored, wire)
-    with core.sending(exchange, "urllib3"):
+    with exchange_path.sending(exchange, "urllib3"):
         response = wrapped(**call)
     _tee(recording, exchange, spec, response, wire, decode=bool(call.get("decode_content", True)))
     return response
@@ -149,15 +149,13 @@ def _raise_recorded(pool: Any, url: str, err: dict[str, Any]) -> None:
     raise exc
 
 
-def _replayed(
-    pool: Any, call: dict[str, Any], stored: dict[str, Any], wire: core.WireRequest
-) -> Any:
+def _replayed(pool: Any, call: dict[str, Any], stored: dict[str, Any], wire: WireRequest) -> Any:
     from urllib3._collections import HTTPHeaderDict
     from urllib3.response import HTTPResponse
 
     status = int(stored["status"])
-    headers = core.replay_headers(stored)
-    body = b"".join(core.stored_body_bytes(stored))
+    headers = serving.replay_headers(stored)
+    body = b"".join(serving.stored_body_bytes(stored))
     original = _wire.http_response(status, headers, body, method=wire.method, url=str(wire.url))
     extra: dict[str, Any] = {"version_string": "HTTP/1.1"} if _takes_version_string() else {}
     return HTTPResponse(
@@ -191,7 +189,7 @@ def _tee(
     exchange: Exchange,
     spec: ProviderSpec,
     response: Any,
-    wire: core.WireRequest,
+    wire: WireRequest,
     *,
     decode: bool,
 ) -> None:
@@ -206,13 +204,13 @@ def _tee(
     # read inside urlopen (preload_content=True), or already at its end: store what it holds
     headers = [(str(k), str(v)) for k, v in response.headers.items()]
     data = response._body if isinstance(response._body, bytes) else b""
-    sink = core.body_sink(
+    sink = sinks.body_sink(
         recording, exchange, spec, response.status, headers, decoded=decode, path=wire.url.path
     )
     sink.add(data)
     sink.finish(complete=True)
 
 
-def patch(module: Any) -> None:
+def patch(module: ModuleType) -> None:
     """Wrap ``module.HTTPConnectionPool.urlopen`` (``module``: ``urllib3.connectionpool``), once."""
     wrap_once(module.HTTPConnectionPool, "urlopen", urlopen_wrapper)

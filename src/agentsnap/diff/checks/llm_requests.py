@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...client_ids import normalise, response_ids
+from ...capture.client_ids import normalise, response_ids
 from ...storage import legacy as _legacy
 from .. import _text
 from ..arguments import diff_values
@@ -62,7 +62,7 @@ class LLMRequestsCheck(Check[LLMRequestsResult]):
     """With ``compare_requests`` (replay): the request of llm_call *i* in golden and
     new, for each *i* both have — the whole recorded request body when both steps
     carry one (values the client minted compared up to a consistent renaming,
-    :mod:`agentsnap.client_ids`), else the ``messages`` (against a 0.5.1 golden, the new messages must
+    :mod:`agentsnap.capture.client_ids`), else the ``messages`` (against a 0.5.1 golden, the new messages must
     start the recorded ones). Any difference fails, also under ``gate="score"``."""
 
     name = "llm_requests"
@@ -82,7 +82,7 @@ class LLMRequestsCheck(Check[LLMRequestsResult]):
             g_body, n_body = request_body(g_step), request_body(n_step)
             if g_body is not None and n_body is not None and g_body != n_body:
                 # values the client minted (random tool-call ids) compare up to a consistent
-                # renaming, as replay matched them (agentsnap.client_ids)
+                # renaming, as replay matched them (agentsnap.capture.client_ids)
                 if known is None:
                     known = _response_ids(g_llm, n_llm)
                 g_body, n_body = normalise(g_body, known)[0], normalise(n_body, known)[0]

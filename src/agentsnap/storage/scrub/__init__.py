@@ -5,7 +5,7 @@ else that is stored — URL queries, request and response bodies, streamed
 chunks, kept response headers, tool arguments and results, a snapshot's input
 and output — goes through this module:
 
-* at capture time (:mod:`agentsnap.capture.send`), so the replay key of a
+* at capture time (:mod:`agentsnap.capture.request`), so the replay key of a
   request is computed from the scrubbed request, exactly as it will be stored,
   and a scrubbed recording still matches the live request it came from;
 * again when a snapshot is built and when it is saved (idempotent, so a second

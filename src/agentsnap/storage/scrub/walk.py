@@ -205,7 +205,7 @@ def scrub_snapshot(data: dict[str, Any], rules: Redaction | None = None) -> dict
     A step's raw ``exchange`` captured by this process is a
     :class:`agentsnap.storage.wire.StoredExchange`: its request and response were scrubbed
     when they were captured (every transport stores them through
-    :mod:`agentsnap.capture.core`), so it is kept as it is. Any other exchange
+    :mod:`agentsnap.capture.exchange`), so it is kept as it is. Any other exchange
     (a file's, a trace import's) is scrubbed here.
     """
     rules = rules or active()

@@ -1,7 +1,9 @@
-"""The ``Client.send`` / ``AsyncClient.send`` wrappers for httpx and httpx2.
+"""httpx and httpx2: the ``Client.send`` / ``AsyncClient.send`` wrappers, the main transport.
 
-Installed once per class (see :mod:`agentsnap.capture.hooks`) and never
-removed; what they do depends on the active recording (:func:`agentsnap.trace.current`):
+Registered like every transport (:data:`agentsnap.capture.transports.TRANSPORTS`,
+:mod:`agentsnap.capture.contract`); installed once per class by
+:mod:`agentsnap.capture.hooks` and never
+removed; what they do depends on the active recording (:func:`agentsnap.capture.active.current`):
 
 * no active recording, or a request no provider spec recognises: call the real
   ``send`` untouched;
@@ -14,10 +16,9 @@ removed; what they do depends on the active recording (:func:`agentsnap.trace.cu
   own code (a body as :func:`agentsnap.capture.streams.replay_stream_class`);
   never touches the network.
 
-A recording scoped to explicit adapters (``recording.adapter_scope``, see
-:mod:`agentsnap.adapters`) first checks that the ``Client`` instance sending a
-recognised request belongs to one of them, and raises
-:class:`~agentsnap.exceptions.AdapterNotWrappedError` otherwise (nothing sent).
+A recording scoped to explicit adapters refuses a recognised request of a
+``Client`` instance outside them (the shared path,
+:func:`agentsnap.capture.exchange.open_exchange`, as for every transport).
 
 The request is taken from ``args[0]`` or ``kwargs["request"]``: ``httpx.Client.stream()``
 calls ``send(request=...)`` by keyword.
@@ -30,37 +31,26 @@ import sys
 import time
 from collections.abc import Callable
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .. import trace as _trace
-from ..storage import wire
-from ..storage.scrub import scrub_chunks
-from . import faithful
-from .core import (  # noqa: F401 - encode_body, decode_body, _request_record, _ChunkSink: kept importable from here
-    _b64_chunk,
-    _chunk_bytes,
-    _ChunkSink,
-    _request_record,
-    begin,
-    body_sink,
-    decode_body,
-    encode_body,
-    is_stream,
-    kept_headers,
-    owned,
-    recognise,
-    record_error,
-    record_read_body,
-    sending,
-    take_recorded,
-)
-from .spec import ProviderSpec
-from .streams import read_served, replay_stream_class, tee_stream_class
+from ...storage import wire
+from ...storage.scrub import scrub_chunks
+from .. import active, faithful
+from ..active import RecordingState as Recording
+from ..exchange import open_exchange, sending
+from ..serving import take_recorded
+from ..sinks import ChunkSink, body_sink, is_stream, kept_headers, record_read_body
+from ..spec import ProviderSpec
+from ..streams import read_served, replay_stream_class, tee_stream_class
+from ..wrapping import one_of, wrap_once
 
-if TYPE_CHECKING:
-    from .recording import Recording
+__all__ = ["NAME", "async_send_wrapper", "patch", "send_wrapper"]
 
-__all__ = ["async_send_wrapper", "send_wrapper"]
+#: the name this transport is registered under (and owns its requests by)
+NAME = "httpx"
+
+_b64_chunk = wire.bytes_chunk
+_chunk_bytes = wire.chunk_bytes
 
 
 def _kept_headers(response: Any, spec: ProviderSpec, *, streamed: bool) -> dict[str, str]:
@@ -127,7 +117,7 @@ def _read_whole(response: Any) -> bool:
     The ``stream=`` flag says how the SDK reads, not what the server sent: anthropic 2.x
     sends every request with ``stream=True`` and reads the body itself. A response that
     is one JSON document (``application/json``, not a stream type or a ``:stream…``
-    path, :func:`~agentsnap.capture.core.is_stream`) is stored parsed, as a read body;
+    path, :func:`~agentsnap.capture.sinks.is_stream`) is stored parsed, as a read body;
     server-sent events, JSON lines and unknown types keep their chunks.
     """
     ctype = response.headers.get("content-type") or ""
@@ -157,7 +147,7 @@ def _record_response(
             def stream_meta() -> dict[str, Any]:  # built with the stored chunks (on first read)
                 return {**meta, "headers": kept_headers(pairs, spec, streamed=True)}
 
-            sink = _ChunkSink(
+            sink = ChunkSink(
                 exchange, stream_meta, "" if encoding == "identity" else encoding, recording.trace
             )
         module = _module_of(response.request)
@@ -187,29 +177,26 @@ def _record_response(
 
 
 def _start(
-    instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    instance: object, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> tuple[Recording, Any, bool, ProviderSpec, wire.Exchange] | None:
     """``(recording, request, stream, spec, exchange)`` for a request to capture or serve,
     or None (no active recording, or a request no spec recognises: send it untouched)."""
-    recording = _trace.current()
+    recording = active.current()
     if recording is None:
         return None
     request = kwargs["request"] if "request" in kwargs else args[0]
-    spec = recognise(request, recording)
-    if spec is None:
+    started = open_exchange(recording, request, instance)
+    if started is None:
         return None
-    scope = recording.adapter_scope
-    if scope is not None:  # a block given explicit adapters: refuse other clients' requests
-        scope.check(instance, request, spec)
-    exchange = begin(recording, request, spec)
+    spec, exchange = started
     return recording, request, bool(kwargs.get("stream", False)), spec, exchange
 
 
 def send_wrapper(
-    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    wrapped: Callable[..., Any], instance: object, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
     """wrapt wrapper for ``httpx.Client.send`` / ``httpx2.Client.send``."""
-    if _trace.current() is None:  # installed but off: one look, nothing else (bench row 2)
+    if active.current() is None:  # installed but off: one look, nothing else (bench row 2)
         return wrapped(*args, **kwargs)
     started = _start(instance, args, kwargs)
     if started is None:
@@ -220,17 +207,17 @@ def send_wrapper(
         if not stream:
             response.read()
         return response
-    with sending(exchange, "httpx"):
+    with sending(exchange, NAME):
         response = wrapped(*args, **kwargs)
     _record_response(recording, exchange, response, spec, stream=stream, is_async=False)
     return response
 
 
 async def async_send_wrapper(
-    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    wrapped: Callable[..., Any], instance: object, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
     """wrapt wrapper for ``httpx.AsyncClient.send`` / ``httpx2.AsyncClient.send``."""
-    if _trace.current() is None:  # installed but off
+    if active.current() is None:  # installed but off
         return await wrapped(*args, **kwargs)
     started = _start(instance, args, kwargs)
     if started is None:
@@ -241,7 +228,18 @@ async def async_send_wrapper(
         if not stream:
             await response.aread()
         return response
-    with sending(exchange, "httpx"):
+    with sending(exchange, NAME):
         response = await wrapped(*args, **kwargs)
     _record_response(recording, exchange, response, spec, stream=stream, is_async=True)
     return response
+
+
+def patch(module: ModuleType) -> None:
+    """Wrap ``module.Client.send`` / ``module.AsyncClient.send`` (``module``: ``httpx`` or
+    ``httpx2``), once: installing twice, or ``httpx2.alias_httpx()`` making both names one
+    module, never stacks two agentsnap layers."""
+    ours = one_of(send_wrapper, async_send_wrapper)
+    for cls_name, wrapper in (("Client", send_wrapper), ("AsyncClient", async_send_wrapper)):
+        cls = getattr(module, cls_name, None)
+        if cls is not None:
+            wrap_once(cls, "send", wrapper, ours)

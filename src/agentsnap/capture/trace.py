@@ -1,4 +1,4 @@
-"""The trace of one agent run, and the process-global active recording.
+"""The trace of one agent run: exchanges and tool calls turned into snapshot steps.
 
 A :class:`Trace` collects what happened while it was active:
 
@@ -11,13 +11,7 @@ A :class:`Trace` collects what happened while it was active:
 ``http`` steps (provider traffic that is not an LLM call, kept only so replay
 stays offline).
 
-Why process-global and not a ``contextvars.ContextVar``: a contextvar set in the
-test's thread is invisible in ``ThreadPoolExecutor`` workers, so a tool that
-calls the model from a worker would escape the recording (and, in replay, reach
-the network). pytest runs one test at a time per process (xdist uses
-processes), so one active recording per process is exact. Recordings nest:
-an explicit ``AgentRecorder`` inside an auto-snapshotted test takes the calls
-made inside it.
+The active recording that feeds a trace: :mod:`agentsnap.capture.active`.
 """
 
 from __future__ import annotations
@@ -26,14 +20,11 @@ import contextlib
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .storage.wire import Exchange, canonical_json, chunk_bytes, decompress, next_seq, request_key
+from ..storage.wire import Exchange, canonical_json, chunk_bytes, decompress, next_seq, request_key
 
-if TYPE_CHECKING:
-    from .capture.recording import Recording
-
-__all__ = ["Exchange", "Trace", "activate", "current", "deactivate"]
+__all__ = ["Exchange", "Trace"]
 
 
 class Trace:
@@ -55,11 +46,11 @@ class Trace:
     def add_tool_call(
         self,
         name: str,
-        args: Any,
-        result: Any,
+        args: object,
+        result: object,
         *,
         id: str | None = None,
-        error: Any = None,
+        error: object = None,
         started: float | None = None,
     ) -> None:
         """Record a tool call made through an explicit adapter (``error``: what it raised, if it did).
@@ -102,9 +93,9 @@ class Trace:
 
         Order: see :func:`_order`.
         """
-        from .frameworks import tool_results as framework_tool_results
-        from .frameworks import with_final_answers, with_trajectory_steps
-        from .providers import get_codec, get_tool_results
+        from ..frameworks import tool_results as framework_tool_results
+        from ..frameworks import with_final_answers, with_trajectory_steps
+        from ..providers import get_codec, get_tool_results
 
         entries: list[tuple[Exchange, dict[str, Any]]] = []
         for ex in self.exchanges:
@@ -273,7 +264,7 @@ def _with_explicit_tool_calls(
         after.setdefault(anchor, []).append(call)
 
     def content(call: tuple[float, float, int, dict[str, Any]]) -> tuple[str, str]:
-        from .storage.serialize import to_json
+        from ..storage.serialize import to_json
 
         step = call[3]
         return str(step.get("name")), json.dumps(
@@ -384,33 +375,3 @@ def _with_derived_tool_calls(steps: list[dict[str, Any]]) -> list[dict[str, Any]
         out.append(s)
         out.extend(derived_after.get(pos, []))
     return out
-
-
-# --------------------------------------------------------------------------
-# the active recording (process-global stack)
-
-_stack: list[Recording] = []
-_stack_lock = threading.Lock()
-
-
-def activate(recording: Recording) -> None:
-    """Make ``recording`` the one that receives captured calls (pushes on a stack)."""
-    with _stack_lock:
-        _stack.append(recording)
-
-
-def deactivate(recording: Recording) -> None:
-    """Remove ``recording`` from the stack (no error if it is not there)."""
-    with _stack_lock:
-        for i in range(len(_stack) - 1, -1, -1):
-            if _stack[i] is recording:
-                del _stack[i]
-                break
-
-
-def current() -> Recording | None:
-    """The innermost active recording, or None. Lock-free read for the hot path."""
-    try:
-        return _stack[-1]
-    except IndexError:
-        return None

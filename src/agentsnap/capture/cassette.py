@@ -12,7 +12,7 @@ replays for a client pointed at the real API, and vice versa. The index holds
 (a property test holds it to that) and cheaper to compute.
 
 A request equal to a recording but for values its client minted (a random
-tool-call id, a uuid4 key: :mod:`agentsnap.client_ids`) is an exact match too.
+tool-call id, a uuid4 key: :mod:`agentsnap.capture.client_ids`) is an exact match too.
 When no recording has the exact key, the next unplayed exchange recorded for
 the same method and path is served (recorded order) and the step is marked
 with ``request_drift`` — the JSON paths where the request differs — so the run
@@ -31,8 +31,8 @@ import threading
 from collections import defaultdict, deque
 from typing import Any
 
-from .exceptions import ReplayMissError
-from .storage.wire import canonical_json, replay_key, request_key
+from ..exceptions import ReplayMissError
+from ..storage.wire import canonical_json, replay_key, request_key
 
 __all__ = ["Cassette", "canonical_json", "request_key"]
 
@@ -49,7 +49,7 @@ class Cassette:
         steps: list[dict[str, Any]],
         *,
         name: str = "",
-        path: Any = None,
+        path: object = None,
         strict: bool = False,
         legacy: bool = False,
     ) -> None:
@@ -61,7 +61,7 @@ class Cassette:
         #: by :func:`~agentsnap.storage.wire.replay_key` (equal exactly when ``request_key`` is, cheaper)
         self._by_key: dict[tuple[str, str, bytes], deque[int]] = defaultdict(deque)
         self._by_route: dict[tuple[str, str], deque[int]] = defaultdict(deque)
-        #: by the key of the request with its client-minted values renamed (agentsnap.client_ids);
+        #: by the key of the request with its client-minted values renamed (agentsnap.capture.client_ids);
         #: only recordings that hold such values are here
         self._by_client: dict[tuple[str, str, bytes], deque[int]] = defaultdict(deque)
         #: the minted-looking values the recorded responses carry (built with the first miss)
@@ -89,7 +89,7 @@ class Cassette:
             self._by_route[key[:2]].append(idx)
 
     def _add_legacy(self, steps: list[dict[str, Any]]) -> None:
-        from .storage.legacy import legacy_exchange
+        from ..storage.legacy import legacy_exchange
 
         for step in steps:
             if step.get("type") != "llm_call" or isinstance(step.get("exchange"), dict):
@@ -106,7 +106,7 @@ class Cassette:
         self, request: dict[str, Any], call_index: int
     ) -> tuple[int, dict[str, Any], list[str] | None] | None:
         """Serve the next 0.5.1 step for an LLM request (None: the request is not an LLM endpoint)."""
-        from .storage.legacy import ENDPOINTS
+        from ..storage.legacy import ENDPOINTS
 
         path = str(request.get("path") or "").split("?", 1)[0].rstrip("/")
         if not any(path.endswith(suffix) for suffix in ENDPOINTS.values()):
@@ -178,7 +178,7 @@ class Cassette:
     def _take_up_to_client_ids(self, request: dict[str, Any]) -> int | None:
         """The next unplayed recording equal to ``request`` once the values a client minted
         (a random tool-call id, a uuid4 key) are renamed on both sides (rule in
-        :mod:`agentsnap.client_ids`), or None."""
+        :mod:`agentsnap.capture.client_ids`), or None."""
         from .client_ids import normalise, response_ids
 
         if self._known is None:  # first use: index the recordings that hold minted values
@@ -285,9 +285,9 @@ class Cassette:
         return "\n".join(lines)
 
 
-def request_changes(old: Any, new: Any, *, limit: int = 20) -> list[str]:
+def request_changes(old: object, new: object, *, limit: int = 20) -> list[str]:
     """Human-readable JSON-path differences between two request bodies."""
-    from .diff.arguments import diff_values
+    from ..diff.arguments import diff_values
 
     changes = diff_values(old, new, root="")
     return [

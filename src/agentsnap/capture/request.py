@@ -1,0 +1,164 @@
+"""A request as a transport saw it: the neutral form, and the stored (scrubbed) form.
+
+* :class:`WireRequest`: a request as bytes on the wire (method, URL, headers,
+  body), built by a transport from its library's request object and read the
+  way an ``httpx.Request`` is read (:class:`~agentsnap.capture.contract.Request`);
+* :func:`request_record`: the stored form of a request, scrubbed (the one
+  place a request is), from which its replay key is computed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..storage import wire
+from ..storage.scrub import scrub_json, scrub_text, scrub_url
+from ..storage.serialize import bytes_envelope
+from .contract import Request
+
+__all__ = ["WireRequest", "record_of", "request_parts", "request_record"]
+
+
+_BOUNDARY = re.compile(r'boundary="?([^";,\s]+)"?', re.IGNORECASE)
+
+
+def request_record(request: Request) -> dict[str, Any]:
+    """The stored form of a request, from which its replay key is computed.
+
+    Secrets are scrubbed here (:mod:`agentsnap.storage.scrub`), so the stored request
+    and the live one seen in replay scrub to the same key. A multipart body's
+    random boundary is replaced by a fixed one (the same upload gives the same
+    record every run). A body that is not UTF-8 is stored as
+    ``{"body": {"$bytes_b64", "sha256"}}`` (a side-file reference above
+    1 MiB, see :mod:`agentsnap.storage.serialize`).
+    """
+    return record_of(*request_parts(request))
+
+
+def request_parts(request: Request) -> tuple[str, str, str, str, bytes]:
+    """What :func:`record_of` stores of ``request``, read at once (the body before the send
+    consumes it): method, path, query, content type and body bytes; nothing scrubbed yet."""
+    try:
+        raw = request.content
+    except Exception:
+        raw = request.read()
+    if not isinstance(raw, bytes):
+        raw = bytes(raw or b"")
+    url = request.url
+    raw_query = url.query
+    query = (
+        raw_query.decode("ascii", "replace")
+        if isinstance(raw_query, bytes)
+        else str(raw_query or "")
+    )
+    return request.method, url.path, query, request.headers.get("content-type") or "", raw
+
+
+def record_of(method: str, path: str, query: str, ctype: str, raw: bytes) -> dict[str, Any]:
+    rec: dict[str, Any] = {"method": method, "path": scrub_text(path)}
+    if query:
+        rec["query"] = scrub_url("http://x/?" + query).split("?", 1)[1]
+    if raw and ctype.lower().startswith("multipart/"):
+        found = _BOUNDARY.search(ctype)
+        if found:
+            raw = raw.replace(found.group(1).encode("latin-1", "replace"), b"agentsnap-boundary")
+    stored = wire.encode_body(raw, ctype, binary=_request_bytes)
+    if "body" in stored:
+        stored["body"] = scrub_json(stored["body"])
+    elif "text" in stored:
+        stored["text"] = scrub_text(stored["text"])
+    rec.update(stored)
+    return rec
+
+
+def _request_bytes(raw: bytes) -> dict[str, Any]:
+    return {"body": bytes_envelope(raw)}  # scrubbed; a side file above 1 MiB
+
+
+class _Headers:
+    """Case-insensitive, multi-valued request headers (the read side of ``httpx.Headers``)."""
+
+    __slots__ = ("_index", "_items")
+
+    def __init__(self, items: Iterable[tuple[Any, Any]]) -> None:
+        self._items = [(_text(k), _text(v)) for k, v in items]
+        self._index: dict[str, str] = {}
+        for k, v in self._items:
+            low = k.lower()
+            self._index[low] = f"{self._index[low]}, {v}" if low in self._index else v
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self._index.get(name.lower(), default)
+
+    def __getitem__(self, name: str) -> str:
+        return self._index[name.lower()]
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.lower() in self._index
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def keys(self) -> Any:
+        return self._index.keys()
+
+    def items(self) -> Any:
+        return self._index.items()
+
+    def multi_items(self) -> list[tuple[str, str]]:
+        return list(self._items)
+
+
+class _URL:
+    """The parts of a URL that recognition and the stored request read (like ``httpx.URL``)."""
+
+    __slots__ = ("_text", "host", "netloc", "path", "port", "query", "scheme")
+
+    def __init__(self, url: str) -> None:
+        parts = urlsplit(url)
+        self.scheme = parts.scheme
+        self.host = (parts.hostname or "").lower()
+        self.port = parts.port
+        self.path = parts.path or "/"
+        self.query = parts.query.encode("ascii", "replace")  # bytes, as httpx.URL.query
+        self.netloc = parts.netloc.rpartition("@")[2].encode("ascii", "replace")  # as httpx.URL
+        self._text = url
+
+    def __str__(self) -> str:
+        return self._text
+
+
+class WireRequest:
+    """A request as sent: ``method`` (upper case), ``url`` (``.host``, ``.path``,
+    ``.query`` bytes), ``headers`` (case-insensitive ``.get``) and ``content``
+    (the body bytes). Built by the transport adapters from their library's
+    request; reads like an ``httpx.Request``, so the same recognition and
+    storage serve every library."""
+
+    __slots__ = ("content", "headers", "method", "url")
+
+    def __init__(
+        self, method: str, url: str, headers: Iterable[tuple[Any, Any]], content: bytes | None
+    ) -> None:
+        self.method = _text(method).upper()
+        self.url = _URL(url)
+        self.headers = _Headers(headers)
+        self.content = content or b""
+
+    def read(self) -> bytes:
+        return self.content
+
+    def __repr__(self) -> str:
+        return f"<WireRequest {self.method} {self.url}>"
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("latin-1")
+    return str(value)

@@ -1,0 +1,71 @@
+"""Replay: the recorded response of an exchange, looked up and shaped to be served.
+
+:func:`take_recorded` asks the recording's cassette (a miss raises
+:class:`~agentsnap.exceptions.ReplayMissError`, counted on the recording);
+:func:`replay_headers` and :func:`stored_body_bytes` give each transport the
+headers and body bytes to build its library's own response from.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ..exceptions import ReplayMissError
+from ..storage import wire
+from .active import RecordingState as Recording
+from .faithful import decode_body
+
+__all__ = ["replay_headers", "stored_body_bytes", "take_recorded"]
+
+_chunk_bytes = wire.chunk_bytes
+
+
+def take_recorded(recording: Recording, exchange: wire.Exchange) -> dict[str, Any]:
+    """Replay: the recorded response for ``exchange``'s request (the stored dict:
+    ``status``/``headers`` with ``body``/``text``/``body_b64`` or ``chunks``, or
+    ``error``). Marks the exchange served. Raises
+    :class:`~agentsnap.exceptions.ReplayMissError` (counted on ``recording``,
+    the first kept in ``recording.first_miss``) when nothing recorded matches."""
+    assert recording.cassette is not None  # replay mode, not blocked (begin raised)
+    try:
+        index, recorded, drift = recording.cassette.take(exchange.request)
+    except ReplayMissError as exc:
+        recording.misses += 1
+        if recording.first_miss is None:
+            recording.first_miss = exc
+        raise
+    exchange.replay_index = index
+    exchange.request_drift = drift
+    exchange.response = recorded["response"]
+    exchange.ended = time.monotonic()
+    stored: dict[str, Any] = recorded["response"]
+    return stored
+
+
+def replay_headers(stored: dict[str, Any]) -> list[tuple[str, str]]:
+    """The headers to serve for a stored response, as ``(name, value)`` pairs.
+
+    ``content-length`` / ``transfer-encoding`` are dropped (the replaying
+    library frames the body itself). ``content-encoding`` is stored only for
+    a body kept encoded (one that could not be decoded), so it is served as
+    stored. An error status gets
+    ``retry-after-ms: 1``: replay retries at once (the Stainless SDKs honour it).
+    """
+    raw = stored.get("headers") or {}
+    pairs = list(raw.items()) if isinstance(raw, dict) else [tuple(p) for p in raw]
+    drop = ("content-length", "transfer-encoding")
+    headers = [(str(k), str(v)) for k, v in pairs if str(k).lower() not in drop]
+    if int(stored.get("status", 200)) >= 400:
+        headers = [(k, v) for k, v in headers if k.lower() != "retry-after-ms"] + [
+            ("retry-after-ms", "1")
+        ]
+    return headers
+
+
+def stored_body_bytes(stored: dict[str, Any]) -> list[bytes]:
+    """A stored response's body as the chunks to serve (one chunk for a read body)."""
+    if "chunks" in stored:
+        return [_chunk_bytes(c) for c in stored["chunks"]]
+    body = decode_body(stored)
+    return [body] if body else []
