@@ -102,13 +102,13 @@ def response_ids(responses: Iterable[Any]) -> set[str]:
     return found
 
 
-def normalise(body: Any, known: set[str] | frozenset[str]) -> tuple[Any, bool]:
+def normalise(body: object, known: set[str] | frozenset[str]) -> tuple[Any, bool]:
     """``body`` with the values its client minted renamed (rule in the module doc), and
     whether anything was renamed. ``known``: :func:`response_ids` of the recorded
     responses. ``body`` itself is not changed."""
     names: dict[str, str] = {}
 
-    def walk(node: Any, inside: bool, referencing: bool = False) -> Any:
+    def walk(node: object, inside: bool, referencing: bool = False) -> Any:
         if isinstance(node, dict):
             out: dict[Any, Any] = {}
             for key in sorted(node, key=str):

@@ -189,7 +189,7 @@ def _remember(host: Any, infos: Any) -> Any:
 
 
 def _wrap_connect(previous: Callable[..., Any]) -> Callable[..., Any]:
-    def connect(self: socket.socket, address: Any) -> Any:
+    def connect(self: socket.socket, address: object) -> Any:
         _check_address(self.family, address, "a connection to")
         return previous(self, address)
 
@@ -197,7 +197,7 @@ def _wrap_connect(previous: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _wrap_sendto(previous: Callable[..., Any]) -> Callable[..., Any]:
-    def sendto(self: socket.socket, data: Any, *args: Any) -> Any:
+    def sendto(self: socket.socket, data: object, *args: object) -> Any:
         if args:
             _check_address(self.family, args[-1], "a datagram to")
         return previous(self, data, *args)
@@ -206,7 +206,7 @@ def _wrap_sendto(previous: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _wrap_getaddrinfo(previous: Callable[..., Any]) -> Callable[..., Any]:
-    def getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+    def getaddrinfo(host: object, port: object, *args: object, **kwargs: object) -> Any:
         _check_name(host, port)
         infos = previous(host, port, *args, **kwargs)
         return _remember(host, infos) if _on and host is not None else infos
@@ -215,7 +215,7 @@ def _wrap_getaddrinfo(previous: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _wrap_gethostbyname(previous: Callable[..., Any]) -> Callable[..., Any]:
-    def gethostbyname(hostname: Any, *args: Any, **kwargs: Any) -> Any:
+    def gethostbyname(hostname: object, *args: object, **kwargs: object) -> Any:
         _check_name(hostname)
         result = previous(hostname, *args, **kwargs)
         if _on:
@@ -232,7 +232,7 @@ def _wrap_gethostbyname(previous: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _wrap_sock_connect(previous: Callable[..., Any]) -> Callable[..., Any]:
-    async def sock_connect(self: Any, sock: Any, address: Any) -> Any:
+    async def sock_connect(self: object, sock: object, address: object) -> Any:
         _check_address(getattr(sock, "family", None), address, "a connection to")
         return await previous(self, sock, address)
 
@@ -243,7 +243,7 @@ class _Patch:
     """One patched attribute, restored only while it still holds agentsnap's wrapper."""
 
     def __init__(
-        self, owner: Any, name: str, make: Callable[[Callable[..., Any]], Callable[..., Any]]
+        self, owner: object, name: str, make: Callable[[Callable[..., Any]], Callable[..., Any]]
     ) -> None:
         self.owner, self.name, self.make = owner, name, make
         self.installed: Any = None
@@ -357,7 +357,7 @@ class guarded:
         self._token = activate(self.reason, self.allowed_hosts)
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self._token is not None:
             deactivate(self._token)
             self._token = None

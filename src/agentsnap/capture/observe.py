@@ -160,7 +160,7 @@ def _host_only(host: str) -> str:
 
 
 def _wrap(original: Callable[..., Any]) -> Callable[..., Any]:
-    def observed(self: Any, data: Any, *args: Any, **kwargs: Any) -> Any:
+    def observed(self: object, data: object, *args: object, **kwargs: object) -> Any:
         if not _on or getattr(_inside, "busy", False):
             return original(self, data, *args, **kwargs)
         with contextlib.suppress(Exception):

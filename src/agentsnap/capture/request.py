@@ -90,7 +90,7 @@ class _Headers:
             low = k.lower()
             self._index[low] = f"{self._index[low]}, {v}" if low in self._index else v
 
-    def get(self, name: str, default: Any = None) -> Any:
+    def get(self, name: str, default: object = None) -> Any:
         return self._index.get(name.lower(), default)
 
     def __getitem__(self, name: str) -> str:
@@ -158,7 +158,7 @@ class WireRequest:
         return f"<WireRequest {self.method} {self.url}>"
 
 
-def _text(value: Any) -> str:
+def _text(value: object) -> str:
     if isinstance(value, (bytes, bytearray)):
         return bytes(value).decode("latin-1")
     return str(value)

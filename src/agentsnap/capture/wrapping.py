@@ -24,7 +24,7 @@ def one_of(*wrappers: Callable[..., Any]) -> Callable[[Any], bool]:
     return lambda found: any(found is w for w in wrappers)
 
 
-def wrapped_by(func: Any, match: Callable[[Any], bool]) -> bool:
+def wrapped_by(func: object, match: Callable[[Any], bool]) -> bool:
     """Whether a ``wrapt`` layer of ``func`` (``func`` itself, or below it) has a
     wrapper for which ``match(wrapper)`` is true."""
     seen = 0
@@ -36,7 +36,7 @@ def wrapped_by(func: Any, match: Callable[[Any], bool]) -> bool:
 
 
 def wrap_once(
-    owner: Any,
+    owner: object,
     name: str,
     wrapper: Callable[..., Any],
     match: Callable[[Any], bool] | None = None,

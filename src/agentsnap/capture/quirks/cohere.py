@@ -34,7 +34,7 @@ _TARGETS = ("_retry_timeout", "_retry_timeout_from_retries")
 
 
 def _no_wait_in_replay(
-    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    wrapped: Callable[..., Any], instance: object, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
     from .. import active
 

@@ -90,7 +90,7 @@ def _replaying() -> bool:
 
 
 def _init_wrapper(
-    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    wrapped: Callable[..., Any], instance: object, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
     _local.constructing = getattr(_local, "constructing", 0) + 1
     try:
@@ -100,7 +100,7 @@ def _init_wrapper(
 
 
 def _use_aiohttp_wrapper(
-    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    wrapped: Callable[..., Any], instance: object, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
     use = wrapped(*args, **kwargs)
     if not use or active.current() is None or getattr(_local, "constructing", 0) > 0:
@@ -123,7 +123,7 @@ async def _async_sleep_now(seconds: float) -> None:
 
 
 def _replaying_genai_call(
-    instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any], instant: Callable[..., Any]
+    instance: object, args: tuple[Any, ...], kwargs: dict[str, Any], instant: Callable[..., Any]
 ) -> bool:
     if getattr(instance, "sleep", None) is instant:
         return False  # already the instant copy
@@ -158,7 +158,7 @@ REPLAY_TOKEN = "agentsnap-replay-token"
 
 
 def _access_token_wrapper(
-    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    wrapped: Callable[..., Any], instance: object, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
     if _replaying():
         return REPLAY_TOKEN
@@ -170,7 +170,7 @@ async def _replay_token() -> str:
 
 
 def _async_access_token_wrapper(
-    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    wrapped: Callable[..., Any], instance: object, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
     if _replaying():
         return _replay_token()

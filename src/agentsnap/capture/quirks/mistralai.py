@@ -71,7 +71,7 @@ def _request_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
 
 
 def _do_request(
-    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    wrapped: Callable[..., Any], instance: object, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
     if _recording() is None:
         return wrapped(*args, **kwargs)
@@ -83,7 +83,7 @@ def _do_request(
 
 
 async def _do_request_async(
-    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    wrapped: Callable[..., Any], instance: object, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
     if _recording() is None:
         return await wrapped(*args, **kwargs)
@@ -120,7 +120,7 @@ def _func_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     return kwargs["func"] if "func" in kwargs else args[0]
 
 
-def _retry_wrapper(retries: Any) -> Any:
+def _retry_wrapper(retries: ModuleType) -> Any:
     def retry_with_backoff(
         wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> Any:
@@ -145,7 +145,7 @@ def _retry_wrapper(retries: Any) -> Any:
     return retry_with_backoff
 
 
-def _retry_wrapper_async(retries: Any) -> Any:
+def _retry_wrapper_async(retries: ModuleType) -> Any:
     async def retry_with_backoff_async(
         wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> Any:

@@ -44,7 +44,7 @@ _TARGET = "_calculate_retry_timeout"
 
 
 def _retry_timeout_wrapper(
-    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    wrapped: Callable[..., Any], instance: object, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
     timeout = wrapped(*args, **kwargs)
     recording = active.current()
@@ -70,5 +70,5 @@ def patch(module: ModuleType) -> None:
     wrap_once(cls, _TARGET, _retry_timeout_wrapper)
 
 
-def _is_ours(func: Any) -> bool:
+def _is_ours(func: object) -> bool:
     return wrapped_by(func, one_of(_retry_timeout_wrapper))

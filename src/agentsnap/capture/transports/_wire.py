@@ -142,7 +142,7 @@ class TeeFile:
 
 
 def error_class(
-    name: str, *modules: Any, default: type[BaseException] = OSError
+    name: str, *modules: object, default: type[BaseException] = OSError
 ) -> type[BaseException]:
     """The exception class a recorded transport error named: looked up in
     ``modules`` (the library's), then the builtins; ``default`` when unknown."""
@@ -169,7 +169,7 @@ class _BytesSocket:
     def __init__(self, data: bytes) -> None:
         self._data = data
 
-    def makefile(self, mode: str = "rb", *args: Any, **kwargs: Any) -> io.BufferedReader:
+    def makefile(self, mode: str = "rb", *args: object, **kwargs: object) -> io.BufferedReader:
         return io.BufferedReader(io.BytesIO(self._data))
 
 

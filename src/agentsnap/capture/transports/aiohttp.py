@@ -56,7 +56,7 @@ def _tee_reader(module: Any) -> type:
         class TeeStreamReader(base):  # type: ignore[misc, valid-type]
             __slots__ = ()
 
-            def feed_data(self, data: bytes, *args: Any, **kwargs: Any) -> Any:
+            def feed_data(self, data: bytes, *args: object, **kwargs: object) -> Any:
                 sink = _sinks.get(id(self))
                 if sink is not None and data:
                     sink.add(bytes(data))
@@ -120,7 +120,7 @@ def _wire_request(
 
 
 async def request_wrapper(
-    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    wrapped: Callable[..., Any], instance: object, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
     """wrapt wrapper for ``aiohttp.ClientSession._request(method, str_or_url, **kwargs)``."""
     recording = active.current()

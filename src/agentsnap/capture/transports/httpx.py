@@ -57,7 +57,7 @@ def _kept_headers(response: Any, spec: ProviderSpec, *, streamed: bool) -> dict[
     return kept_headers(response.headers.multi_items(), spec, streamed=streamed)
 
 
-def _module_of(request: Any) -> ModuleType:
+def _module_of(request: object) -> ModuleType:
     """The httpx-like module (``httpx`` or ``httpx2``) the request belongs to."""
     return sys.modules[type(request).__module__.split(".", 1)[0]]
 
@@ -67,7 +67,7 @@ def _module_of(request: Any) -> ModuleType:
 
 
 def _replayed_response(
-    recording: Recording, exchange: wire.Exchange, request: Any, *, is_async: bool, read: bool
+    recording: Recording, exchange: wire.Exchange, request: object, *, is_async: bool, read: bool
 ) -> Any:
     stored = take_recorded(recording, exchange)
     module = _module_of(request)

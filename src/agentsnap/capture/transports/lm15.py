@@ -44,7 +44,7 @@ def _package(module: Any) -> Any:
     return sys.modules.get(module.__name__.rsplit(".", 1)[0])
 
 
-def _home(instance: Any, name: str) -> Any:
+def _home(instance: object, name: str) -> Any:
     """The lm15 module defining ``name`` for ``instance`` (a user's subclass lives elsewhere)."""
     for klass in type(instance).__mro__:
         if name in vars(klass):
@@ -60,7 +60,7 @@ def _wire_request(transport: Any, request: Any) -> WireRequest:
 
 
 def _start(
-    transport: Any, request: Any
+    transport: object, request: object
 ) -> tuple[Recording, WireRequest, ProviderSpec, Exchange] | None:
     recording = active.current()
     if recording is None or ownership.owner() is not None:
@@ -112,7 +112,7 @@ def _sink(
 
 
 def stream_wrapper(
-    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    wrapped: Callable[..., Any], instance: object, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
     """wrapt wrapper for ``StdlibTransport.stream(request)``."""
     request = kwargs["request"] if "request" in kwargs else args[0]
@@ -135,7 +135,7 @@ def stream_wrapper(
 
 
 async def async_stream_wrapper(
-    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    wrapped: Callable[..., Any], instance: object, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
     """wrapt wrapper for ``StdlibAsyncTransport._do_stream(request)``."""
     request = kwargs["request"] if "request" in kwargs else args[0]

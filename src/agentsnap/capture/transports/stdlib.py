@@ -80,7 +80,7 @@ def _url(conn: Any, target: str) -> str:
 
 
 def request_wrapper(
-    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    wrapped: Callable[..., Any], instance: object, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
     """wrapt wrapper for ``http.client.HTTPConnection.request``."""
     recording = active.current()
@@ -123,7 +123,7 @@ def _raise_recorded(err: dict[str, Any]) -> None:
 
 
 def getresponse_wrapper(
-    wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    wrapped: Callable[..., Any], instance: object, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
     """wrapt wrapper for ``http.client.HTTPConnection.getresponse``."""
     pending = instance.__dict__.pop(_PENDING, None)

@@ -63,7 +63,7 @@ def _bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
     return bound
 
 
-def _body(body: Any) -> bytes | None:
+def _body(body: object) -> bytes | None:
     if body is None:
         return b""
     if isinstance(body, str):
