@@ -29,6 +29,8 @@ import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from ..exceptions import AgentsnapError
+
 __all__ = [
     "DEFAULT_BASE_URL",
     "DEFAULT_MODEL",
@@ -72,7 +74,7 @@ _SYSTEM = (
 )
 
 
-class JudgeError(RuntimeError):
+class JudgeError(AgentsnapError, RuntimeError):
     """The judge could not produce a score.
 
     Raised for an HTTP error (after retries for 408/429/5xx), a network
