@@ -17,9 +17,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentsnap.capture.spec import load_specs
 from agentsnap.providers import codec_names, get_codec, get_tool_results
 from agentsnap.providers.gemini import normalize, tool_results
+from agentsnap.spec.providers import load_specs
 from agentsnap.trace import _with_derived_tool_calls
 
 MODEL = "gemini-2.5-flash"

@@ -140,7 +140,7 @@ def test_specs_recognise_an_sdk_by_user_agent_or_by_its_own_header(
 ) -> None:
     import httpx
 
-    from agentsnap.capture.spec import classify
+    from agentsnap.spec.providers import classify
 
     spec = classify(httpx.Request("POST", "https://api.cohere.com/v2/chat", headers=headers))
     assert (spec.name if spec is not None else None) == expected

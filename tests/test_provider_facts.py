@@ -2,7 +2,7 @@
 
 patches/<provider>.toml declares the supported range (`[provider] versions`),
 the pyproject extra, the SDK matrix entry (`[sdk]`), the adapter (`[adapter]`)
-and the judge's key row (`[judge]`). The code reads them (agentsnap.provider_facts);
+and the judge's key row (`[judge]`). The code reads them (agentsnap.spec.provider_facts);
 the pyproject extras, docs/providers.md, the noxfile and the judge's table are
 held to them here.
 """
@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from agentsnap import adapters, config
-from agentsnap.provider_facts import judge_keys, provider_facts
+from agentsnap.spec.provider_facts import judge_keys, provider_facts
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -136,7 +136,7 @@ def test_importing_config_reads_no_spec() -> None:
         "import sys, agentsnap.config as c\n"
         "print(sorted(m for m in sys.modules if m.startswith('agentsnap')))\n"
         "c.PROVIDER_KEY_MAP\n"
-        "print('agentsnap.provider_facts' in sys.modules)\n"
+        "print('agentsnap.spec.provider_facts' in sys.modules)\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True

@@ -87,8 +87,8 @@ def _adapter_class(name: str) -> type:
 @functools.cache
 def _by_module() -> tuple[tuple[str, type], ...]:
     """Module prefix of a class in the object's MRO -> adapter: each spec's
-    ``[adapter] client_modules`` (:mod:`agentsnap.provider_facts`), then LangGraph."""
-    from ..provider_facts import provider_facts
+    ``[adapter] client_modules`` (:mod:`agentsnap.spec.provider_facts`), then LangGraph."""
+    from ..spec.provider_facts import provider_facts
 
     pairs = [
         (module, _adapter_class(facts.adapter))

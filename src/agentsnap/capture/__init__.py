@@ -1,7 +1,7 @@
 """The capture layer: send-level hooks on httpx/httpx2, switched at run time.
 
 See :mod:`agentsnap.capture.hooks` (installation), :mod:`agentsnap.capture.send`
-(the wrappers), :mod:`agentsnap.capture.spec` (provider recognition) and
+(the wrappers), :mod:`agentsnap.spec.providers` (provider recognition) and
 :class:`Recording` (the active scope).
 """
 

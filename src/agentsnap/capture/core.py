@@ -40,6 +40,7 @@ from urllib.parse import urlsplit
 
 from .. import trace as _trace
 from ..exceptions import ReplayMissError
+from ..spec.providers import ProviderSpec, classify, explain_miss
 from ..storage import wire
 from ..storage.scrub import (
     remember_credentials,
@@ -51,7 +52,6 @@ from ..storage.scrub import (
 )
 from ..storage.serialize import bytes_envelope
 from . import faithful, observe
-from .spec import ProviderSpec, classify, explain_miss
 
 if TYPE_CHECKING:
     from .recording import Recording
@@ -407,7 +407,7 @@ def _text(value: Any) -> str:
 def recognise(request: Any, recording: Recording | None = None) -> ProviderSpec | None:
     """The provider spec ``request`` belongs to, or None (the request passes untouched).
 
-    The one place every transport asks :func:`agentsnap.capture.spec.classify`
+    The one place every transport asks :func:`agentsnap.spec.providers.classify`
     (``request``: an httpx/httpx2 ``Request`` or a :class:`WireRequest`). It first
     remembers the credentials the request carries (:func:`agentsnap.storage.scrub.remember_credentials`:
     scrubbing by value), whether or not a spec claims it. Given the

@@ -33,8 +33,8 @@ from typing import Any
 
 import msgspec
 
+from ..spec.providers import ProviderSpec
 from ..storage.scrub import mask_header, scrub_json, scrub_text
-from .spec import ProviderSpec
 
 __all__ = ["FRAMING", "replay_body", "response_body", "response_headers"]
 

@@ -53,7 +53,7 @@ def install() -> None:
             wrapt.register_post_import_hook(_patch_module, name)
         for name, call in TRANSPORT_HOOKS:
             wrapt.register_post_import_hook(_transport_hook(call), name)
-        from .spec import load_specs
+        from ..spec.providers import load_specs
 
         for spec in load_specs():
             for module, call in spec.hooks:

@@ -33,6 +33,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from .. import trace as _trace
+from ..spec.providers import ProviderSpec
 from ..storage import wire
 from ..storage.scrub import scrub_chunks
 from . import faithful
@@ -54,7 +55,6 @@ from .core import (  # noqa: F401 - encode_body, decode_body, _request_record, _
     sending,
     take_recorded,
 )
-from .spec import ProviderSpec
 from .streams import read_served, replay_stream_class, tee_stream_class
 
 if TYPE_CHECKING:

@@ -31,8 +31,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ... import trace as _trace
+from ...spec.providers import ProviderSpec
 from .. import core
-from ..spec import ProviderSpec
 from ..wrapping import one_of, wrap_once
 from . import _wire
 

@@ -26,9 +26,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ... import trace as _trace
+from ...spec.providers import ProviderSpec
 from ...storage.wire import Exchange
 from .. import core
-from ..spec import ProviderSpec
 from ..wrapping import wrap_once
 from . import _wire, stdlib
 

@@ -121,7 +121,7 @@ def load_frameworks(directory: str | None = None) -> tuple[Framework, ...]:
     skipped (the provider specs' rule).
     """
     if directory is None:
-        from .capture.spec import patches_dir
+        from .providers import patches_dir
 
         root = patches_dir() / "frameworks"
     else:

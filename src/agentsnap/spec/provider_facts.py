@@ -1,7 +1,7 @@
 """A provider's facts beyond recognition, as its spec (``patches/<provider>.toml``) declares them.
 
 One :class:`ProviderFacts` per spec file, read from the tables the spec
-loader keeps as they are (:attr:`agentsnap.capture.spec.ProviderSpec.extra`)::
+loader keeps as they are (:attr:`agentsnap.spec.providers.ProviderSpec.extra`)::
 
     [provider]  name, package, versions, api_key_env   (the capture layer's too)
     [sdk]       extra, oldest, matrix_deps, matrix_tests
@@ -16,7 +16,7 @@ extras and ``docs/providers.md`` agree with them). Adding a provider is a new
 spec file with these tables, a codec and an adapter class.
 
 Nothing here runs at import time; the specs are parsed once per process, on
-first use (:func:`agentsnap.capture.spec.load_specs` is cached).
+first use (:func:`agentsnap.spec.providers.load_specs` is cached).
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def _optional(value: Any, where: str) -> str | None:
 
 
 def _facts(spec: Any) -> ProviderFacts:
-    from .capture.spec import ProviderSpec
+    from .providers import ProviderSpec
 
     assert isinstance(spec, ProviderSpec)
     sdk = dict(spec.extra.get("sdk") or {})
@@ -119,7 +119,7 @@ def provider_facts() -> tuple[ProviderFacts, ...]:
     naming the file for a malformed value (a spec the loader skipped with a
     warning is simply absent).
     """
-    from .capture.spec import load_specs
+    from .providers import load_specs
 
     return tuple(_facts(spec) for spec in load_specs())
 
