@@ -48,6 +48,7 @@ __all__ = [
     "WireRule",
     "classify",
     "explain_miss",
+    "host_in",
     "load_specs",
     "looks_like_llm",
     "patches_dir",
@@ -77,7 +78,7 @@ class WireRule:
     hosts: tuple[str, ...] = ()
 
     def host_ok(self, host: str) -> bool:
-        return not self.hosts or _host_in(host, self.hosts)
+        return not self.hosts or host_in(host, self.hosts)
 
     def headers_ok(self, headers: Mapping[str, str]) -> bool:
         return all(headers.get(name) is not None for name in self.headers)
@@ -116,6 +117,8 @@ class ProviderSpec:
     #: the provider's own API hosts (``[match] known_hosts``, suffix match): traffic
     #: to them that is not recognised gets a warning in record and live mode
     known_hosts: tuple[str, ...] = ()
+    #: the SDK that sends the traffic (``[provider] package``, a distribution name)
+    sdk_package: str = ""
 
     def codec_for(self, path: str) -> str | None:
         """The codec for an endpoint path, or None when the path is not an LLM call."""
@@ -173,6 +176,7 @@ def _parse(path: Path) -> ProviderSpec:
         known_hosts=tuple(h.lower() for h in match.get("known_hosts", ())),
         hooks=tuple((str(h["module"]), str(h["call"])) for h in data.get("hooks", [])),
         versions=str(prov.get("versions", "")),
+        sdk_package=str(prov.get("package", "")),
         source=str(path),
         extra={
             k: v
@@ -196,7 +200,8 @@ def _wire_rule(rule: dict[str, Any], match: dict[str, Any]) -> WireRule:
     )
 
 
-def _host_in(host: str, hosts: tuple[str, ...]) -> bool:
+def host_in(host: str, hosts: tuple[str, ...]) -> bool:
+    """Whether ``host`` is one of ``hosts`` or a subdomain of one."""
     return any(host == h or host.endswith("." + h) for h in hosts)
 
 
@@ -224,7 +229,7 @@ def _spec_for(user_agent: str, host: str) -> ProviderSpec | None:
     for spec in candidates:
         if not user_agent.startswith(spec.user_agent_prefixes):
             continue
-        if spec.hosts and not _host_in(host, spec.hosts):
+        if spec.hosts and not host_in(host, spec.hosts):
             continue
         return spec
     return None
@@ -378,7 +383,7 @@ def explain_miss(
             or f"the path is an LLM endpoint, but no spec's rule matched (host {host}, User-Agent {ua})"
         )
     for spec in load_specs():
-        if spec.known_hosts and _host_in(host, spec.known_hosts):
+        if spec.known_hosts and host_in(host, spec.known_hosts):
             ua = headers.get("user-agent") or "none"
             return f"{host} is {spec.name}'s API host, but neither the User-Agent ({ua}) nor the request's shape matches an LLM endpoint of a spec"
     return None
@@ -398,7 +403,7 @@ def looks_like_llm(
         method == r.method and path.endswith(r.path_suffix) for r, _ in rules
     ):
         return True
-    return any(spec.known_hosts and _host_in(host, spec.known_hosts) for spec in load_specs())
+    return any(spec.known_hosts and host_in(host, spec.known_hosts) for spec in load_specs())
 
 
 @lru_cache(maxsize=1)
