@@ -41,6 +41,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from ..spec.providers import spec_derived
+
 # the names below and the spec-declared adapters are the package's public names
 # (``__all__``, computed on first use by ``__getattr__``)
 from ._base import ClientAdapter as ClientAdapter
@@ -76,6 +78,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+@spec_derived
 @functools.cache
 def _by_module() -> tuple[tuple[str, type[Any]], ...]:
     """Module prefix of a class in the object's MRO -> adapter: each spec's

@@ -31,6 +31,7 @@ from typing import Any
 import wrapt
 
 from ..spec.provider_facts import READER_STEP, provider_facts
+from ..spec.providers import spec_derived
 
 __all__ = [
     "ClientAdapter",
@@ -141,6 +142,7 @@ def find_http_clients(obj: Any, *, depth: int = 5, limit: int = 5000) -> list[An
 # --------------------------------------------------------------------------- naming a client
 
 
+@spec_derived
 @functools.cache
 def _clients() -> tuple[tuple[str, ...], frozenset[str]]:
     """The SDKs' client classes (every spec's ``[adapter] clients``): their module
@@ -180,6 +182,7 @@ def _owners(http_client: Any, *, depth: int = 6, width: int = 200) -> list[Any]:
     return out
 
 
+@spec_derived
 @functools.cache
 def _base_url_paths() -> tuple[str, ...]:
     """Where clients keep their base URL (every spec's ``[adapter] base_url``), in spec order."""

@@ -47,6 +47,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import providers
+from .providers import spec_derived
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -113,6 +116,7 @@ def _parse(path: Path) -> Framework:
     )
 
 
+@spec_derived
 @functools.cache
 def load_frameworks(directory: str | None = None) -> tuple[Framework, ...]:
     """Every ``*.toml`` of ``patches/frameworks/`` (or ``directory``), sorted by file name.
@@ -120,12 +124,7 @@ def load_frameworks(directory: str | None = None) -> tuple[Framework, ...]:
     A file that cannot be parsed gives one ``UserWarning`` naming it and is
     skipped (the provider specs' rule).
     """
-    if directory is None:
-        from .providers import patches_dir
-
-        root = patches_dir() / "frameworks"
-    else:
-        root = Path(directory)
+    root = providers.patches_dir() / "frameworks" if directory is None else Path(directory)
     out: list[Framework] = []
     for path in sorted(root.glob("*.toml")):
         try:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from .providers import ProviderSpec, load_specs
+from .providers import ProviderSpec, load_specs, spec_derived
 
 __all__ = ["READER_STEP", "JudgeKey", "ProviderFacts", "judge_keys", "provider_facts"]
 
@@ -149,6 +149,7 @@ def _clients(value: Any, where: str) -> tuple[str, ...]:
     return names
 
 
+@spec_derived
 @cache
 def provider_facts() -> tuple[ProviderFacts, ...]:
     """Every spec's facts, in spec-file order (sorted by file name).
@@ -161,6 +162,7 @@ def provider_facts() -> tuple[ProviderFacts, ...]:
     return tuple(_facts(spec) for spec in load_specs())
 
 
+@spec_derived
 @cache
 def judge_keys() -> tuple[tuple[str, str], ...]:
     """The judge's key table, ``(host fragment, variable)`` by ``order``: what

@@ -36,7 +36,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 if sys.version_info >= (3, 11):  # pragma: no cover - version switch
     import tomllib
@@ -53,6 +53,8 @@ __all__ = [
     "looks_like_llm",
     "patches_dir",
     "recognise",
+    "reload_specs",
+    "spec_derived",
 ]
 
 #: a request body as :func:`recognise` takes it: the bytes, None, or a
@@ -146,6 +148,29 @@ class ProviderSpec:
         return not any(fnmatch.fnmatchcase(low, pat) for pat in CREDENTIAL_HEADERS)
 
 
+class _Cached(Protocol):
+    def cache_clear(self) -> None: ...
+
+
+_C = TypeVar("_C", bound=_Cached)
+_DERIVED: list[_Cached] = []
+
+
+def spec_derived(cached: _C) -> _C:
+    """Mark a ``functools.cache`` / ``lru_cache`` function whose values come from the
+    spec files, so :func:`reload_specs` forgets them too (put it above the cache decorator)."""
+    _DERIVED.append(cached)
+    return cached
+
+
+def reload_specs() -> None:
+    """Forget the parsed spec files and everything derived from them: the next use reads
+    :func:`patches_dir` again (after a spec file was added, or ``patches_dir`` pointed
+    elsewhere, as the provider recipe's test does)."""
+    for cached in _DERIVED:
+        cached.cache_clear()
+
+
 def patches_dir() -> Path:
     """Where the spec files are: inside the installed wheel, else the source tree."""
     here = Path(__file__).resolve().parent.parent
@@ -205,6 +230,7 @@ def host_in(host: str, hosts: tuple[str, ...]) -> bool:
     return any(host == h or host.endswith("." + h) for h in hosts)
 
 
+@spec_derived
 @cache
 def load_specs(directory: str | None = None) -> tuple[ProviderSpec, ...]:
     """Parse every ``*.toml`` spec, sorted by file name.
@@ -222,6 +248,7 @@ def load_specs(directory: str | None = None) -> tuple[ProviderSpec, ...]:
     return tuple(specs)
 
 
+@spec_derived
 @lru_cache(maxsize=512)
 def _spec_for(user_agent: str, host: str) -> ProviderSpec | None:
     # specs limited to particular hosts (OpenRouter through the openai SDK) win
@@ -406,6 +433,7 @@ def looks_like_llm(
     return any(spec.known_hosts and host_in(host, spec.known_hosts) for spec in load_specs())
 
 
+@spec_derived
 @lru_cache(maxsize=1)
 def _wire_index() -> tuple[tuple[str, ...], tuple[tuple[WireRule, ProviderSpec], ...]]:
     """Every wire rule with its spec, host-limited rules first, and their path suffixes."""
@@ -414,6 +442,7 @@ def _wire_index() -> tuple[tuple[str, ...], tuple[tuple[WireRule, ProviderSpec],
     return tuple(sorted({rule.path_suffix for rule, _ in pairs})), tuple(pairs)
 
 
+@spec_derived
 @lru_cache(maxsize=1)
 def _header_specs() -> tuple[ProviderSpec, ...]:
     return tuple(s for s in load_specs() if s.match_headers)
