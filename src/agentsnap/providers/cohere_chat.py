@@ -32,12 +32,12 @@ from typing import Any
 
 from agentsnap.providers import openai_chat as _oa
 from agentsnap.providers._common import (
-    NO_ERROR,
-    asked_to_stream,
+    ChatFormat,
+    Read,
     event_object,
     is_error,
-    llm_call_view,
     object_body,
+    read_exchange,
     str_or_none,
 )
 from agentsnap.providers._errors import error_message as _error_text
@@ -63,37 +63,7 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
     * ``usage``: ``usage.tokens`` (what the model processed), falling back to
       ``usage.billed_units``; integral floats are given as ints.
     """
-    req_body = request.get("body")
-    if not isinstance(req_body, Mapping):
-        req_body = {}
-    status = response.get("status")
-    warnings: list[str] = []
-    streamed = "chunks" in response
-    if streamed:
-        read = _read_stream(response.get("chunks") or [], status, warnings)
-    else:
-        read = _read_body(response.get("body"), status, warnings)
-
-    usage = read.usage
-    error: Any = NO_ERROR
-    if is_error(status):
-        error = _error_text(read.error_body)
-    elif read.stream_error is not None:
-        error = read.stream_error
-    return llm_call_view(
-        "cohere",
-        model=str_or_none(req_body.get("model")),
-        messages=copy.deepcopy(req_body.get("messages", [])),
-        tools=_oa._tool_names(req_body),
-        response=read.text,
-        tool_requests=read.tool_requests,
-        usage=usage,
-        streamed=streamed or asked_to_stream(request),
-        status=status,
-        complete=read.complete,
-        error=error,
-        warnings=warnings,
-    )
+    return read_exchange(_FORMAT, request, response)
 
 
 def tool_results(body: Any) -> list[dict[str, Any]]:
@@ -146,18 +116,6 @@ def usage_of(raw: Any) -> dict[str, Any] | None:
 # --------------------------------------------------------------------------
 
 
-class _Read:
-    __slots__ = ("complete", "error_body", "stream_error", "text", "tool_requests", "usage")
-
-    def __init__(self) -> None:
-        self.text = ""
-        self.tool_requests: list[dict[str, Any]] = []
-        self.usage: dict[str, Any] | None = None
-        self.complete = False
-        self.error_body: Any = None
-        self.stream_error: str | None = None
-
-
 def _content_text(content: Any) -> str:
     if isinstance(content, str):
         return content
@@ -185,8 +143,8 @@ def _call(raw: Any) -> dict[str, Any] | None:
     }
 
 
-def _read_body(body: Any, status: Any, warnings: list[str]) -> _Read:
-    out = _Read()
+def _read_body(body: Any, status: Any, warnings: list[str]) -> Read:
+    out = Read()
     body = out.error_body = object_body(body, status, warnings)
     if not isinstance(body, Mapping):
         return out
@@ -240,7 +198,7 @@ def _delta_message(payload: Mapping[str, Any]) -> Mapping[str, Any]:
     return message if isinstance(message, Mapping) else {}
 
 
-def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
+def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> Read:
     text = "".join(c for c in chunks if isinstance(c, str)) if isinstance(chunks, list) else ""
     events = parse_sse(text)
     if not events and text.lstrip().startswith("{"):
@@ -249,7 +207,7 @@ def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
         out.complete = not is_error(status)
         return out
 
-    out = _Read()
+    out = Read()
     blocks: dict[int, list[str]] = {}  # content index -> text pieces
     kinds: dict[int, str] = {}  # content index -> block type
     calls: dict[int, _StreamCall] = {}
@@ -321,3 +279,15 @@ def looks_like_response(body: Mapping[str, Any]) -> bool:
     """A v2 chat response: an assistant ``message``."""
     message = body.get("message")
     return isinstance(message, Mapping) and message.get("role") == "assistant"
+
+
+#: what Cohere's v2 chat format plugs into the shared exchange reader (the model is the
+#: request's: its responses do not name one; error bodies are always stored parsed)
+_FORMAT = ChatFormat(
+    "cohere",
+    read_body=_read_body,
+    read_stream=_read_stream,
+    tool_names=_oa._tool_names,
+    error_text=_error_text,
+    verbatim_text=False,
+)

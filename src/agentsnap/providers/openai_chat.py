@@ -16,13 +16,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentsnap.providers._common import (
-    NO_ERROR,
-    asked_to_stream,
+    ChatFormat,
     event_object,
     is_error,
     json_instead_of_stream,
-    llm_call_view,
     object_body,
+    read_exchange,
     str_or_none,
 )
 from agentsnap.providers._common import (
@@ -118,36 +117,7 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
     Raises:
         Nothing for any JSON-shaped input: malformed parts are skipped.
     """
-    req_body = request.get("body")
-    if not isinstance(req_body, Mapping):
-        req_body = {}
-    status = response.get("status")
-    warnings: list[str] = []
-
-    streamed = "chunks" in response
-    if streamed:
-        result = _read_stream(response.get("chunks") or [], status, warnings)
-    else:
-        # a JSON body is stored as "body"; an error body kept verbatim
-        # (the spec's [replay] verbatim_error_bodies) or any other text as "text"
-        stored = response.get("body") if "body" in response else response.get("text")
-        result = _read_body(stored, status, warnings)
-
-    usage = result.usage
-    return llm_call_view(
-        "openai",
-        model=result.model or str_or_none(req_body.get("model")),
-        messages=copy.deepcopy(req_body.get("messages", [])),
-        tools=_tool_names(req_body),
-        response=result.text,
-        tool_requests=result.tool_requests,
-        usage=usage,
-        streamed=streamed or asked_to_stream(request),
-        status=status,
-        complete=result.complete,
-        error=error_message(result.error_body) if is_error(status) else NO_ERROR,
-        warnings=warnings,
-    )
+    return read_exchange(_FORMAT, request, response)
 
 
 # --------------------------------------------------------------------------
@@ -452,3 +422,13 @@ def looks_like_response(body: Mapping[str, Any]) -> bool:
     """A chat.completion body (also groq's, OpenRouter's and mistralai's: the same
     ``choices[].message`` shape)."""
     return isinstance(body.get("choices"), list)
+
+
+#: what the chat-completions format plugs into the shared exchange reader
+_FORMAT = ChatFormat(
+    "openai",
+    read_body=_read_body,
+    read_stream=_read_stream,
+    tool_names=_tool_names,
+    error_text=error_message,
+)
