@@ -10,6 +10,7 @@ held to them here.
 from __future__ import annotations
 
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -129,6 +130,18 @@ def test_wrap_picks_the_adapter_the_spec_names_for_its_client_modules() -> None:
         for module in f.client_modules:
             assert by_module[module] is getattr(adapters, f.adapter or ""), module
     assert by_module["langgraph"] is adapters.LangGraphAdapter
+
+
+def test_the_readme_lists_the_adapters_the_specs_declare() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    declared = {f.adapter for f in provider_facts() if f.adapter}
+    per_provider = readme[readme.index("one adapter per provider (") :]
+    per_provider = per_provider[: per_provider.index(")")]
+    assert set(re.findall(r"`(\w+Adapter)`", per_provider)) == declared
+    row = next(line for line in readme.splitlines() if line.startswith("| explicit adapters |"))
+    assert set(re.findall(r"`(\w+Adapter)`", row)) == declared | {"LangGraphAdapter", "ToolAdapter"}
+    # and what the package exports
+    assert declared <= set(adapters.__all__)
 
 
 def test_importing_config_reads_no_spec() -> None:
