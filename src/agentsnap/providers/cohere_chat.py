@@ -40,7 +40,7 @@ from agentsnap.providers._common import (
     read_exchange,
     str_or_none,
 )
-from agentsnap.providers._errors import error_message as _error_text
+from agentsnap.providers._error_bodies import error_message as _error_text
 from agentsnap.providers.sse import parse_sse
 
 __all__ = ["normalize", "number", "tool_results", "usage_of"]

@@ -42,7 +42,7 @@ from agentsnap.providers._common import (
     read_exchange,
     str_or_none,
 )
-from agentsnap.providers._errors import error_message as _error_text
+from agentsnap.providers._error_bodies import error_message as _error_text
 from agentsnap.providers.cohere_chat import usage_of
 
 __all__ = ["call_id", "conversation", "normalize", "tool_results"]

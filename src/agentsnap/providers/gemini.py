@@ -26,7 +26,7 @@ from agentsnap.providers._common import (
     llm_call_view,
     str_or_none,
 )
-from agentsnap.providers._errors import error_message
+from agentsnap.providers._error_bodies import error_message
 from agentsnap.providers.sse import parse_sse
 
 __all__ = ["normalize", "tool_results"]

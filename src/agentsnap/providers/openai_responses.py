@@ -39,7 +39,7 @@ from agentsnap.providers._common import (
 from agentsnap.providers._common import (
     Read as _Read,
 )
-from agentsnap.providers._errors import error_message
+from agentsnap.providers._error_bodies import error_message
 from agentsnap.providers.sse import parse_sse
 
 __all__ = ["normalize", "tool_results"]
