@@ -96,7 +96,7 @@ def _adapter_for(cls: type) -> type[Any] | None:
     return None
 
 
-def wrap(obj: Any, *, name: str | None = None) -> Any:
+def wrap(obj: object, *, name: str | None = None) -> Any:
     """The adapter for ``obj``, chosen by its class.
 
     SDK clients (and LangChain chat models) get their provider's adapter — a
@@ -123,7 +123,7 @@ def wrap(obj: Any, *, name: str | None = None) -> Any:
     )
 
 
-def _adapter_for_runnable(obj: Any) -> bool:
+def _adapter_for_runnable(obj: object) -> bool:
     """A LangChain Runnable (a graph built with langchain_core only, e.g. ``create_agent``)."""
     return any(
         (getattr(k, "__module__", "") or "").startswith(("langchain_core.", "langchain."))

@@ -86,7 +86,7 @@ def _http_client_classes() -> tuple[type, ...]:
     return tuple(found)
 
 
-def find_http_clients(obj: Any, *, depth: int = 5, limit: int = 5000) -> list[Any]:
+def find_http_clients(obj: object, *, depth: int = 5, limit: int = 5000) -> list[Any]:
     """The ``httpx``/``httpx2`` client instances reachable from ``obj``'s attributes.
 
     A breadth-first walk over instance ``__dict__`` values and plain containers,
@@ -152,7 +152,7 @@ def _clients() -> tuple[tuple[str, ...], frozenset[str]]:
     return roots, frozenset(cls for _, _, cls in pairs)
 
 
-def _sdk_module(obj: Any) -> str | None:
+def _sdk_module(obj: object) -> str | None:
     module = getattr(type(obj), "__module__", "") or ""
     for root in _clients()[0]:
         if module == root or module.startswith(root + "."):
@@ -160,7 +160,7 @@ def _sdk_module(obj: Any) -> str | None:
     return None
 
 
-def _owners(http_client: Any, *, depth: int = 6, width: int = 200) -> list[Any]:
+def _owners(http_client: object, *, depth: int = 6, width: int = 200) -> list[Any]:
     """SDK objects that hold ``http_client``, nearest first (error path only: one gc scan per level)."""
     out: list[Any] = []
     seen: set[int] = {id(http_client)}
@@ -299,7 +299,7 @@ class ClientAdapter(_Proxy):  # type: ignore[misc]
     #: the SDK's distribution name, for messages
     sdk: str = ""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: object) -> None:
         if isinstance(client, ClientAdapter):
             client = client.__wrapped__
         if self.accepts and not any(module_matches(c, self.accepts) for c in type(client).__mro__):
@@ -331,12 +331,14 @@ class ClientAdapter(_Proxy):  # type: ignore[misc]
         return f"{type(self).__name__}({self.__wrapped__!r})"
 
     def __reduce_ex__(
-        self, protocol: Any
+        self, protocol: object
     ) -> Any:  # pragma: no cover - SDK clients do not pickle either
         raise TypeError(f"cannot pickle {type(self).__name__}")
 
 
-def call_in_graph_scope(root: Any, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+def call_in_graph_scope(
+    root: object, fn: Callable[..., Any], *args: object, **kwargs: object
+) -> Any:
     """Call ``fn`` with ``root`` pushed on :data:`running_graphs`."""
     token = running_graphs.set((*running_graphs.get(), root))
     try:

@@ -62,7 +62,7 @@ _DERIVED = frozenset(
 class LangGraphAdapter(_Proxy):  # type: ignore[misc]
     """A transparent proxy around a compiled LangGraph graph (any LangChain ``Runnable``)."""
 
-    def __init__(self, graph: Any, *, _root: Any = None) -> None:
+    def __init__(self, graph: object, *, _root: LangGraphAdapter | None = None) -> None:
         if isinstance(graph, LangGraphAdapter):
             _root = _root or graph.agentsnap_root
             graph = graph.__wrapped__
@@ -94,7 +94,7 @@ def _enter(adapter: LangGraphAdapter) -> Any:
 
 
 def _scoped_call(adapter: LangGraphAdapter, method: Callable[..., Any]) -> Callable[..., Any]:
-    def call(*args: Any, **kwargs: Any) -> Any:
+    def call(*args: object, **kwargs: object) -> Any:
         token = _enter(adapter)
         try:
             result = method(*args, **kwargs)
@@ -106,7 +106,7 @@ def _scoped_call(adapter: LangGraphAdapter, method: Callable[..., Any]) -> Calla
 
 
 def _scoped_acall(adapter: LangGraphAdapter, method: Callable[..., Any]) -> Callable[..., Any]:
-    async def call(*args: Any, **kwargs: Any) -> Any:
+    async def call(*args: object, **kwargs: object) -> Any:
         token = _enter(adapter)
         try:
             return await method(*args, **kwargs)
@@ -117,7 +117,7 @@ def _scoped_acall(adapter: LangGraphAdapter, method: Callable[..., Any]) -> Call
 
 
 def _scoped_iter(adapter: LangGraphAdapter, method: Callable[..., Any]) -> Callable[..., Any]:
-    def call(*args: Any, **kwargs: Any) -> Any:
+    def call(*args: object, **kwargs: object) -> Any:
         token = _enter(adapter)
         try:
             result = method(*args, **kwargs)
@@ -156,7 +156,7 @@ def _scoped_iterator(adapter: LangGraphAdapter, make: Callable[[], Any]) -> Iter
 
 
 def _scoped_aiter(adapter: LangGraphAdapter, method: Callable[..., Any]) -> Callable[..., Any]:
-    def call(*args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+    def call(*args: object, **kwargs: object) -> AsyncIterator[Any]:
         token = _enter(adapter)
         try:
             result = method(*args, **kwargs)
@@ -196,7 +196,7 @@ async def _scoped_async_iterator(adapter: LangGraphAdapter, result: Any) -> Asyn
 
 
 def _derived(adapter: LangGraphAdapter, method: Callable[..., Any]) -> Callable[..., Any]:
-    def call(*args: Any, **kwargs: Any) -> Any:
+    def call(*args: object, **kwargs: object) -> Any:
         result = method(*args, **kwargs)
         if callable(getattr(result, "invoke", None)):
             return LangGraphAdapter(result, _root=adapter.agentsnap_root)

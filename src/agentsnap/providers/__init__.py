@@ -121,7 +121,7 @@ def response_codecs() -> tuple[str, ...]:
     return _response_codecs(load_specs())
 
 
-def codec_for_response(body: Any, among: tuple[str, ...] | None = None) -> str | None:
+def codec_for_response(body: object, among: tuple[str, ...] | None = None) -> str | None:
     """The codec whose response body ``body`` looks like (each codec's ``looks_like_response``),
     asked in the order of ``among`` (default :func:`response_codecs`); None for anything
     else (a non-mapping included).

@@ -140,12 +140,12 @@ def read_exchange(
     )
 
 
-def is_error(status: Any) -> bool:
+def is_error(status: object) -> bool:
     """Whether ``status`` is an HTTP error status (an int >= 400; None: no response)."""
     return isinstance(status, int) and not isinstance(status, bool) and status >= 400
 
 
-def str_or_none(value: Any) -> str | None:
+def str_or_none(value: object) -> str | None:
     """``value`` when it is a non-empty str, else None."""
     return value if isinstance(value, str) and value else None
 
@@ -155,7 +155,7 @@ def preview(text: str) -> str:
     return repr(text if len(text) <= PREVIEW else text[:PREVIEW] + "...")
 
 
-def object_body(body: Any, status: Any, warnings: list[str]) -> Any:
+def object_body(body: object, status: object, warnings: list[str]) -> Any:
     """A recorded non-streamed response body as a codec reads it.
 
     A JSON object stored as text (an unexpected content-type, an error body kept
@@ -200,9 +200,9 @@ def llm_call_view(
     tool_requests: list[dict[str, Any]],
     usage: dict[str, Any] | None,
     streamed: bool,
-    status: Any,
+    status: object,
     complete: bool = False,
-    error: Any = NO_ERROR,
+    error: object = NO_ERROR,
     warnings: list[str] | None = None,
 ) -> dict[str, Any]:
     """The ``llm_call`` view of one exchange, in the key order every codec returns

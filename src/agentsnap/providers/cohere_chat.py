@@ -66,7 +66,7 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
     return read_exchange(_FORMAT, request, response)
 
 
-def tool_results(body: Any) -> list[dict[str, Any]]:
+def tool_results(body: object) -> list[dict[str, Any]]:
     """Tool results in a v2 chat request: each ``role: "tool"`` message, in order.
 
     ``{"id": tool_call_id, "result": content}`` — ``content`` as sent (a
@@ -81,7 +81,7 @@ def tool_results(body: Any) -> list[dict[str, Any]]:
     ]
 
 
-def number(value: Any) -> Any:
+def number(value: object) -> Any:
     """A token count as a number: integral floats (``12.0``) become ints; non-numbers None."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
@@ -90,7 +90,7 @@ def number(value: Any) -> Any:
     return value
 
 
-def usage_of(raw: Any) -> dict[str, Any] | None:
+def usage_of(raw: object) -> dict[str, Any] | None:
     """``{"input_tokens", "output_tokens", "total_tokens"}`` from a Cohere usage / meta object.
 
     Reads ``tokens`` first, then ``billed_units`` for what ``tokens`` lacks;
@@ -116,7 +116,7 @@ def usage_of(raw: Any) -> dict[str, Any] | None:
 # --------------------------------------------------------------------------
 
 
-def _content_text(content: Any) -> str:
+def _content_text(content: object) -> str:
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
@@ -130,7 +130,7 @@ def _content_text(content: Any) -> str:
     )
 
 
-def _call(raw: Any) -> dict[str, Any] | None:
+def _call(raw: object) -> dict[str, Any] | None:
     if not isinstance(raw, Mapping):
         return None
     function = raw.get("function")
@@ -143,7 +143,7 @@ def _call(raw: Any) -> dict[str, Any] | None:
     }
 
 
-def _read_body(body: Any, status: Any, warnings: list[str]) -> Read:
+def _read_body(body: object, status: object, warnings: list[str]) -> Read:
     out = Read()
     body = out.error_body = object_body(body, status, warnings)
     if not isinstance(body, Mapping):
@@ -168,7 +168,7 @@ class _StreamCall:
         self.name: str | None = None
         self.parts: list[str] = []
 
-    def absorb(self, raw: Any) -> None:
+    def absorb(self, raw: object) -> None:
         if not isinstance(raw, Mapping):
             return
         if self.id is None:
@@ -198,7 +198,7 @@ def _delta_message(payload: Mapping[str, Any]) -> Mapping[str, Any]:
     return message if isinstance(message, Mapping) else {}
 
 
-def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> Read:
+def _read_stream(chunks: object, status: object, warnings: list[str]) -> Read:
     text = "".join(c for c in chunks if isinstance(c, str)) if isinstance(chunks, list) else ""
     events = parse_sse(text)
     if not events and text.lstrip().startswith("{"):

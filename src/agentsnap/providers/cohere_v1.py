@@ -48,7 +48,7 @@ from agentsnap.providers.cohere_chat import usage_of
 __all__ = ["call_id", "conversation", "normalize", "tool_results"]
 
 
-def call_id(name: Any, parameters: Any) -> str:
+def call_id(name: object, parameters: object) -> str:
     """The synthetic id of a v1 tool call: ``name(canonical JSON parameters)``."""
     args = json.dumps(
         parameters if parameters is not None else {},
@@ -95,7 +95,7 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
     return read_exchange(_FORMAT, request, response)
 
 
-def tool_results(body: Any) -> list[dict[str, Any]]:
+def tool_results(body: object) -> list[dict[str, Any]]:
     """Tool results in a v1 request: ``chat_history`` TOOL turns, then ``tool_results``.
 
     Each ``{"call": {"name", "parameters"}, "outputs"}`` becomes ``{"id":
@@ -128,7 +128,7 @@ def tool_results(body: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _requests(calls: Any) -> list[dict[str, Any]]:
+def _requests(calls: object) -> list[dict[str, Any]]:
     out = []
     for call in calls if isinstance(calls, list) else []:
         if not isinstance(call, Mapping):
@@ -145,7 +145,7 @@ def _requests(calls: Any) -> list[dict[str, Any]]:
 
 
 def _read_body(
-    body: Any, status: Any, warnings: list[str]
+    body: object, status: object, warnings: list[str]
 ) -> tuple[str, list[dict[str, Any]], dict[str, Any] | None, Any]:
     body = object_body(body, status, warnings)
     if not isinstance(body, Mapping):
@@ -155,7 +155,7 @@ def _read_body(
 
 
 def _read_stream(
-    chunks: Any, status: Any, warnings: list[str]
+    chunks: object, status: object, warnings: list[str]
 ) -> tuple[str, list[dict[str, Any]], dict[str, Any] | None, bool, Any]:
     text = "".join(c for c in chunks if isinstance(c, str)) if isinstance(chunks, list) else ""
     lines = text.splitlines()
@@ -245,7 +245,7 @@ def _as_read(
     calls: list[dict[str, Any]],
     usage: dict[str, Any] | None,
     complete: bool,
-    error_body: Any,
+    error_body: object,
 ) -> Read:
     out = Read()
     out.text, out.tool_requests, out.usage, out.complete, out.error_body = (
@@ -258,12 +258,12 @@ def _as_read(
     return out
 
 
-def _body_read(body: Any, status: Any, warnings: list[str]) -> Read:
+def _body_read(body: object, status: object, warnings: list[str]) -> Read:
     text, calls, usage, error_body = _read_body(body, status, warnings)
     return _as_read(text, calls, usage, True, error_body)
 
 
-def _stream_read(chunks: Any, status: Any, warnings: list[str]) -> Read:
+def _stream_read(chunks: object, status: object, warnings: list[str]) -> Read:
     return _as_read(*_read_stream(chunks, status, warnings))
 
 

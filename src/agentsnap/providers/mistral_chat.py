@@ -68,7 +68,7 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
     return read_exchange(_FORMAT, request, response)
 
 
-def tool_results(body: Any) -> list[dict[str, Any]]:
+def tool_results(body: object) -> list[dict[str, Any]]:
     """Tool results in a Mistral chat request: its ``role: "tool"`` messages, in order.
 
     The same shape as OpenAI's tool turn (``tool_call_id`` + ``content``).
@@ -76,7 +76,7 @@ def tool_results(body: Any) -> list[dict[str, Any]]:
     return _oa.tool_results(body)
 
 
-def error_message(body: Any) -> str | None:
+def error_message(body: object) -> str | None:
     """The message of a Mistral error body (see the module doc), or None."""
     if isinstance(body, str):
         try:
@@ -97,7 +97,7 @@ def error_message(body: Any) -> str | None:
     return _detail_text(body.get("detail"))
 
 
-def _detail_text(detail: Any) -> str | None:
+def _detail_text(detail: object) -> str | None:
     if isinstance(detail, str):
         return detail or None
     if not isinstance(detail, list):
@@ -131,7 +131,7 @@ def _fragment(raw: Mapping[str, Any]) -> dict[str, Any]:
     return fragment
 
 
-def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> Any:
+def _read_stream(chunks: object, status: object, warnings: list[str]) -> Any:
     text = "".join(c for c in chunks if isinstance(c, str)) if isinstance(chunks, list) else ""
     events = parse_sse(text)
     body = json_instead_of_stream(text, events)  # an HTTP error, or a server ignoring stream: true

@@ -142,7 +142,7 @@ def _tool_names(body: Mapping[str, Any]) -> list[str]:
     return names
 
 
-def _usage(raw: Any) -> dict[str, Any] | None:
+def _usage(raw: object) -> dict[str, Any] | None:
     if not isinstance(raw, Mapping):
         return None
     return {
@@ -152,7 +152,7 @@ def _usage(raw: Any) -> dict[str, Any] | None:
     }
 
 
-def _args(raw: Any, kind: str | None = None) -> Any:
+def _args(raw: object, kind: str | None = None) -> Any:
     """``json.loads`` the arguments string; keep it raw when it is not JSON.
 
     Custom tools send free text, which is kept as is.
@@ -167,7 +167,7 @@ def _args(raw: Any, kind: str | None = None) -> Any:
     return copy.deepcopy(raw)
 
 
-def _text(content: Any) -> str:
+def _text(content: object) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):  # content parts, as some compatible servers send
@@ -179,7 +179,7 @@ def _text(content: Any) -> str:
     return ""
 
 
-def _choice_zero(choices: Any) -> Mapping[str, Any] | None:
+def _choice_zero(choices: object) -> Mapping[str, Any] | None:
     if not isinstance(choices, list):
         return None
     dicts = [c for c in choices if isinstance(c, Mapping)]
@@ -195,7 +195,7 @@ def _choice_zero(choices: Any) -> Mapping[str, Any] | None:
 # non-streamed responses
 
 
-def _read_body(body: Any, status: Any, warnings: list[str]) -> _Read:
+def _read_body(body: object, status: object, warnings: list[str]) -> _Read:
     out = _Read()
     body = out.error_body = object_body(body, status, warnings)
     failed = is_error(status)
@@ -341,7 +341,7 @@ class _Choice:
         return requests
 
 
-def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
+def _read_stream(chunks: object, status: object, warnings: list[str]) -> _Read:
     text = "".join(c for c in chunks if isinstance(c, str)) if isinstance(chunks, list) else ""
     events = parse_sse(text)
     body = json_instead_of_stream(text, events)  # an HTTP error, or a server ignoring stream: true
@@ -403,7 +403,7 @@ def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
     return out
 
 
-def tool_results(body: Any) -> list[dict[str, Any]]:
+def tool_results(body: object) -> list[dict[str, Any]]:
     """Tool results the agent sent back in a chat-completions request.
 
     Each ``{"role": "tool", "tool_call_id": ..., "content": ...}`` message, in

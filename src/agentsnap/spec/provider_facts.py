@@ -26,7 +26,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 from .providers import ProviderSpec, load_specs, spec_derived
 
@@ -86,13 +85,13 @@ class ProviderFacts:
     hosts: tuple[str, ...] = ()
 
 
-def _strings(value: Any, where: str) -> tuple[str, ...]:
+def _strings(value: object, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ValueError(f"{where} must be a list of strings, got {value!r}")
     return tuple(value)
 
 
-def _optional(value: Any, where: str) -> str | None:
+def _optional(value: object, where: str) -> str | None:
     if value is not None and not isinstance(value, str):
         raise ValueError(f"{where} must be a string, got {value!r}")
     return value
@@ -132,7 +131,7 @@ def _facts(spec: ProviderSpec) -> ProviderFacts:
     )
 
 
-def _readers(value: Any, where: str) -> tuple[str, ...]:
+def _readers(value: object, where: str) -> tuple[str, ...]:
     paths = _strings(value, where)
     for path in paths:
         if not all(READER_STEP.fullmatch(step) for step in path.split(".")):
@@ -140,7 +139,7 @@ def _readers(value: Any, where: str) -> tuple[str, ...]:
     return paths
 
 
-def _clients(value: Any, where: str) -> tuple[str, ...]:
+def _clients(value: object, where: str) -> tuple[str, ...]:
     names = _strings(value, where)
     for name in names:
         module, _, cls = name.partition(":")

@@ -85,7 +85,7 @@ class WireRule:
     def headers_ok(self, headers: Mapping[str, str]) -> bool:
         return all(headers.get(name) is not None for name in self.headers)
 
-    def missing_keys(self, body: Any) -> tuple[str, ...]:
+    def missing_keys(self, body: object) -> tuple[str, ...]:
         if not isinstance(body, dict):
             return self.body_keys
         return tuple(k for k in self.body_keys if k not in body)
