@@ -28,7 +28,7 @@ import agentsnap.adapters
 from agentsnap import AdapterNotWrappedError, AgentAsserter, AgentRecorder, SnapshotStore, wrap
 from agentsnap.adapters import OpenAIAdapter
 from agentsnap.spec import providers
-from agentsnap.spec.provider_facts import provider_facts
+from agentsnap.spec.provider_facts import judge_keys, provider_facts
 from tests._support.offline import Offline
 from tests.fake_openai_extra import LoopbackTransport, openai_http
 from tests.fake_provider import FakeOpenAI, text_reply
@@ -174,3 +174,20 @@ def test_the_contributor_page_shows_this_file() -> None:
     recipe = page[page.index("### a provider") : page.index("### a comparison check")]
     assert f"```toml\n{ACME_TOML}```" in recipe
     assert "tests/test_recipe_provider.py" in recipe
+
+
+def test_a_judge_order_two_specs_share_is_an_error_naming_both(acme_patches: Path) -> None:
+    # the recipe's [judge] table needs an order of its own (openai.toml has 2)
+    acme = acme_patches / "acme.toml"
+    acme.write_text(
+        ACME_TOML + '\n[judge]\nhost = "acme.example"\nkey_env = "ACME_API_KEY"\norder = 2\n',
+        encoding="utf-8",
+    )
+    providers.reload_specs()
+    with pytest.raises(
+        ValueError, match=r"acme\.toml and \S*openai\.toml: \[judge\] order = 2 twice"
+    ):
+        judge_keys()
+    acme.write_text(acme.read_text(encoding="utf-8").replace("order = 2", "order = 7"))
+    providers.reload_specs()
+    assert judge_keys()[-1] == ("acme.example", "ACME_API_KEY")

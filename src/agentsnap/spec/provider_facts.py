@@ -165,6 +165,18 @@ def provider_facts() -> tuple[ProviderFacts, ...]:
 @cache
 def judge_keys() -> tuple[tuple[str, str], ...]:
     """The judge's key table, ``(host fragment, variable)`` by ``order``: what
-    :data:`agentsnap.config.PROVIDER_KEY_MAP` is."""
-    rows = sorted((f.judge for f in provider_facts() if f.judge is not None), key=lambda j: j.order)
+    :data:`agentsnap.config.PROVIDER_KEY_MAP` is. Raises ``ValueError`` naming both
+    spec files when two ``[judge]`` tables share an ``order`` (which row is tried
+    first would depend on the file names)."""
+    judged = [f for f in provider_facts() if f.judge is not None]
+    seen: dict[int, ProviderFacts] = {}
+    for facts in judged:
+        assert facts.judge is not None
+        other = seen.setdefault(facts.judge.order, facts)
+        if other is not facts:
+            raise ValueError(
+                f"{other.source or other.name} and {facts.source or facts.name}: "
+                f"[judge] order = {facts.judge.order} twice; give each provider its own"
+            )
+    rows = sorted((f.judge for f in judged if f.judge is not None), key=lambda j: j.order)
     return tuple((row.host, row.key_env) for row in rows)
