@@ -17,10 +17,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentsnap.capture.spec import load_specs
 from agentsnap.capture.trace import _with_derived_tool_calls
 from agentsnap.providers import codec_names, get_codec, get_tool_results
 from agentsnap.providers.gemini import normalize, tool_results
+from agentsnap.spec.providers import load_specs
 
 MODEL = "gemini-2.5-flash"
 PATH = f"/v1beta/models/{MODEL}:generateContent"

@@ -94,6 +94,26 @@ def test_codec_for_response_asks_each_codec_its_own_shape(body: object, codec: s
     assert providers.codec_for_response(body) == codec
 
 
+def test_the_response_codecs_are_those_the_specs_name_and_their_shapes_exclude_each_other() -> None:
+    from agentsnap.spec.providers import load_specs
+
+    named = {codec for spec in load_specs() for _, codec in spec.endpoints}
+    assert set(providers.RESPONSE_CODECS) == named - {"mistral_chat"}
+    samples = [
+        {"id": "c", "object": "chat.completion", "choices": []},
+        {"id": "r", "object": "response", "status": "completed", "output": []},
+        {"type": "message", "role": "assistant", "content": []},
+        {"candidates": [{"content": {"parts": []}}]},
+        {"id": "x", "message": {"role": "assistant", "content": []}},
+        {"generation_id": "g", "text": "hi"},
+    ]
+    for body in samples:  # so the order codec_for_response asks them in decides nothing
+        claims = [
+            n for n in providers.RESPONSE_CODECS if providers._module(n).looks_like_response(body)
+        ]
+        assert len(claims) == 1, (body, claims)
+
+
 def test_every_response_codec_declares_its_shape() -> None:
     for name in providers.RESPONSE_CODECS:
         assert name in providers.codec_names()
@@ -140,7 +160,7 @@ def test_specs_recognise_an_sdk_by_user_agent_or_by_its_own_header(
 ) -> None:
     import httpx
 
-    from agentsnap.capture.spec import classify
+    from agentsnap.spec.providers import classify
 
     spec = classify(httpx.Request("POST", "https://api.cohere.com/v2/chat", headers=headers))
     assert (spec.name if spec is not None else None) == expected

@@ -1,4 +1,4 @@
-"""agentsnap.frameworks: tool steps and the final answer of frameworks that do not use the
+"""agentsnap.spec.frameworks: tool steps and the final answer of frameworks that do not use the
 provider's own tool-result format (patches/frameworks/*.toml), read from real request bodies.
 
 The request bodies below are what smolagents 1.26 ``ToolCallingAgent`` sends through
@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from agentsnap.capture.trace import Exchange, Trace
-from agentsnap.frameworks import final_output, load_frameworks, tool_results
 from agentsnap.lifecycle import build_snapshot
+from agentsnap.spec.frameworks import final_output, load_frameworks, tool_results
 
 TOOLS = [
     {"type": "function", "function": {"name": n, "parameters": {"type": "object"}}}

@@ -2,7 +2,7 @@
 
 patches/<provider>.toml declares the supported range (`[provider] versions`),
 the pyproject extra, the SDK matrix entry (`[sdk]`), the adapter (`[adapter]`)
-and the judge's key row (`[judge]`). The code reads them (agentsnap.provider_facts);
+and the judge's key row (`[judge]`). The code reads them (agentsnap.spec.provider_facts);
 the pyproject extras, docs/providers.md, the noxfile and the judge's table are
 held to them here.
 """
@@ -10,6 +10,7 @@ held to them here.
 from __future__ import annotations
 
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any
 import pytest
 
 from agentsnap import adapters, config
-from agentsnap.provider_facts import judge_keys, provider_facts
+from agentsnap.spec.provider_facts import judge_keys, provider_facts
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -131,12 +132,24 @@ def test_wrap_picks_the_adapter_the_spec_names_for_its_client_modules() -> None:
     assert by_module["langgraph"] is adapters.LangGraphAdapter
 
 
+def test_the_readme_lists_the_adapters_the_specs_declare() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    declared = {f.adapter for f in provider_facts() if f.adapter}
+    per_provider = readme[readme.index("one adapter per provider (") :]
+    per_provider = per_provider[: per_provider.index(")")]
+    assert set(re.findall(r"`(\w+Adapter)`", per_provider)) == declared
+    row = next(line for line in readme.splitlines() if line.startswith("| explicit adapters |"))
+    assert set(re.findall(r"`(\w+Adapter)`", row)) == declared | {"LangGraphAdapter", "ToolAdapter"}
+    # and what the package exports
+    assert declared <= set(adapters.__all__)
+
+
 def test_importing_config_reads_no_spec() -> None:
     code = (
         "import sys, agentsnap.config as c\n"
         "print(sorted(m for m in sys.modules if m.startswith('agentsnap')))\n"
         "c.PROVIDER_KEY_MAP\n"
-        "print('agentsnap.provider_facts' in sys.modules)\n"
+        "print('agentsnap.spec.provider_facts' in sys.modules)\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True

@@ -267,7 +267,7 @@ if TYPE_CHECKING:
 
 def __getattr__(name: str) -> Any:
     if name in ("PROVIDER_KEY_MAP", "_PROVIDER_KEY_MAP"):
-        from .provider_facts import judge_keys
+        from .spec.provider_facts import judge_keys
 
         return judge_keys()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -278,7 +278,7 @@ def _key_map() -> tuple[tuple[str, str], ...]:
     assigned: tuple[tuple[str, str], ...] | None = globals().get("PROVIDER_KEY_MAP")
     if assigned is not None:
         return assigned
-    from .provider_facts import judge_keys
+    from .spec.provider_facts import judge_keys
 
     return judge_keys()
 

@@ -195,7 +195,7 @@ def build_snapshot(
     With ``output_from_trace`` (zero-code mode, where the test's result is not
     visible) the final output is the text of the last ``llm_call``, or the
     answer of the framework final-answer call that ends the trace
-    (:func:`agentsnap.frameworks.final_output`). ``model``
+    (:func:`agentsnap.spec.frameworks.final_output`). ``model``
     defaults to the first model named in the trace.
 
     Steps, input and output are stored as :func:`agentsnap.storage.serialize.prepare`
@@ -209,7 +209,7 @@ def build_snapshot(
 
     llm = [s for s in steps if s.get("type") == "llm_call"]
     if output_from_trace and output is None and llm:
-        from .frameworks import final_output
+        from .spec.frameworks import final_output
 
         final = final_output(
             steps

@@ -520,7 +520,7 @@ def end_session(config: pytest.Config) -> None:
 
 def set_dummy_api_keys() -> None:
     """SDK constructors refuse to build without an API key; replay needs none."""
-    from ..capture.spec import load_specs
+    from ..spec.providers import load_specs
 
     for spec in load_specs():
         for var in spec.api_key_env:

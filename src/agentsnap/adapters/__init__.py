@@ -23,19 +23,14 @@ adapter merely created or used inside a block changes nothing there (without
 ``adapters=`` every SDK call is recorded, and every ToolAdapter called
 reports its calls).
 
-=====================  ==========================================================
-adapter                wraps
-=====================  ==========================================================
-``OpenAIAdapter``      ``openai.OpenAI`` / ``AsyncOpenAI`` / Azure, ``ChatOpenAI``
-``OpenRouterAdapter``  an ``openai`` client with OpenRouter's ``base_url``
-``AnthropicAdapter``   ``anthropic.Anthropic`` / ``AsyncAnthropic``, ``ChatAnthropic``
-``GeminiAdapter``      ``google.genai.Client``
-``CohereAdapter``      ``cohere.ClientV2`` / ``Client`` (sync and async)
-``MistralAdapter``     ``mistralai.client.Mistral``
-``GroqAdapter``        ``groq.Groq`` / ``AsyncGroq``
-``LangGraphAdapter``   a compiled LangGraph graph (any LangChain ``Runnable``)
-``ToolAdapter``        any Python function, sync or async
-=====================  ==========================================================
+There is one client adapter per provider spec that declares one
+(``[adapter] class`` in ``patches/<provider>.toml``: ``OpenAIAdapter``,
+``AnthropicAdapter``, ... — the README lists them, ``tests/test_provider_facts.py``
+holds that list to the specs); the class is built from the spec
+(:mod:`agentsnap.adapters._declared`) and reached as
+``agentsnap.adapters.<Class>``. Besides them: :class:`LangGraphAdapter` for a
+compiled LangGraph graph (any LangChain ``Runnable``) and :class:`ToolAdapter`
+for any Python function, sync or async.
 
 :func:`wrap` picks the adapter from the object's class. Importing this
 package imports no SDK.
@@ -45,61 +40,53 @@ from __future__ import annotations
 
 import functools
 from typing import Any
-from urllib.parse import urlsplit
 
-from ..capture.scope import AdapterScope, is_adapter
-from ._base import ClientAdapter, find_http_clients
-from .anthropic import AnthropicAdapter
-from .cohere import CohereAdapter
-from .google import GeminiAdapter
-from .groq import GroqAdapter
-from .langgraph import LangGraphAdapter
-from .mistral import MistralAdapter
-from .openai import OpenAIAdapter
-from .openrouter import OPENROUTER_BASE_URL, OpenRouterAdapter
-from .tool import ToolAdapter
+from ..capture.scope import AdapterScope as AdapterScope
+from ..capture.scope import is_adapter as is_adapter
+from ..spec.providers import spec_derived
 
-__all__ = [
+# the names below and the spec-declared adapters are the package's public names
+# (``__all__``, computed on first use by ``__getattr__``)
+from ._base import ClientAdapter as ClientAdapter
+from ._base import find_http_clients as find_http_clients
+from ._declared import adapter_class, adapter_for_host, adapter_names, client_adapters, sdk_names
+from .langgraph import LangGraphAdapter as LangGraphAdapter
+from .tool import ToolAdapter as ToolAdapter
+
+_NAMES = (
     "OPENROUTER_BASE_URL",
     "AdapterScope",
-    "AnthropicAdapter",
     "ClientAdapter",
-    "CohereAdapter",
-    "GeminiAdapter",
-    "GroqAdapter",
     "LangGraphAdapter",
-    "MistralAdapter",
-    "OpenAIAdapter",
-    "OpenRouterAdapter",
     "ToolAdapter",
     "find_http_clients",
     "is_adapter",
     "wrap",
-]
+)
 
 
-def _adapter_class(name: str) -> type:
-    cls = globals()[name]
-    assert isinstance(cls, type)
-    return cls
+def __getattr__(name: str) -> Any:
+    """The adapter classes the specs declare (and ``__all__``, which lists them), on first use."""
+    if name == "__all__":
+        return sorted({*_NAMES, *adapter_names()}, key=lambda n: (not n.isupper(), n))
+    if name == "OPENROUTER_BASE_URL":
+        from .openrouter import OPENROUTER_BASE_URL
+
+        return OPENROUTER_BASE_URL
+    if name in adapter_names():
+        return adapter_class(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+@spec_derived
 @functools.cache
-def _by_module() -> tuple[tuple[str, type], ...]:
+def _by_module() -> tuple[tuple[str, type[Any]], ...]:
     """Module prefix of a class in the object's MRO -> adapter: each spec's
-    ``[adapter] client_modules`` (:mod:`agentsnap.provider_facts`), then LangGraph."""
-    from ..provider_facts import provider_facts
-
-    pairs = [
-        (module, _adapter_class(facts.adapter))
-        for facts in provider_facts()
-        if facts.adapter
-        for module in facts.client_modules
-    ]
-    return (*pairs, ("langgraph", LangGraphAdapter))
+    ``[adapter] client_modules`` (:mod:`agentsnap.spec.provider_facts`), then LangGraph."""
+    return (*client_adapters(), ("langgraph", LangGraphAdapter))
 
 
-def _adapter_for(cls: type) -> type | None:
+def _adapter_for(cls: type) -> type[Any] | None:
     by_module = _by_module()
     for klass in cls.__mro__:
         module = getattr(klass, "__module__", "") or ""
@@ -109,29 +96,21 @@ def _adapter_for(cls: type) -> type | None:
     return None
 
 
-def _is_openrouter(obj: Any) -> bool:
-    for attr in ("base_url", "openai_api_base"):
-        value = getattr(obj, attr, None)
-        if value:
-            host = urlsplit(str(value)).hostname or ""
-            return host == "openrouter.ai" or host.endswith(".openrouter.ai")
-    return False
-
-
-def wrap(obj: Any, *, name: str | None = None) -> Any:
+def wrap(obj: object, *, name: str | None = None) -> Any:
     """The adapter for ``obj``, chosen by its class.
 
-    SDK clients (and LangChain chat models) get their provider's adapter — an
-    ``openai`` client whose ``base_url`` is OpenRouter's gets
-    :class:`OpenRouterAdapter`; compiled LangGraph graphs get
+    SDK clients (and LangChain chat models) get their provider's adapter — a
+    client whose base URL is on the hosts of a host-limited spec of its SDK gets
+    that spec's adapter (an ``openai`` client pointed at OpenRouter:
+    ``OpenRouterAdapter``); compiled LangGraph graphs get
     :class:`LangGraphAdapter`; any other callable gets ``ToolAdapter(obj, name=name)``.
     An adapter is returned as is. Raises ``TypeError`` for anything else.
     """
     if is_adapter(obj):
         return obj
     adapter = _adapter_for(type(obj))
-    if adapter is OpenAIAdapter and _is_openrouter(obj):
-        adapter = OpenRouterAdapter
+    if adapter is not None and issubclass(adapter, ClientAdapter):
+        adapter = adapter_for_host(adapter, obj)
     if adapter is None and callable(getattr(obj, "invoke", None)) and _adapter_for_runnable(obj):
         adapter = LangGraphAdapter
     if adapter is not None:
@@ -139,12 +118,12 @@ def wrap(obj: Any, *, name: str | None = None) -> Any:
     if callable(obj):
         return ToolAdapter(obj, name=name)
     raise TypeError(
-        f"agentsnap: no adapter for {type(obj).__module__}.{type(obj).__qualname__}: wrap() takes an openai, anthropic, "
-        "google-genai, cohere, mistralai or groq client, a LangChain chat model, a LangGraph graph, or a tool function"
+        f"agentsnap: no adapter for {type(obj).__module__}.{type(obj).__qualname__}: wrap() takes an {sdk_names()} "
+        "client, a LangChain chat model, a LangGraph graph, or a tool function"
     )
 
 
-def _adapter_for_runnable(obj: Any) -> bool:
+def _adapter_for_runnable(obj: object) -> bool:
     """A LangChain Runnable (a graph built with langchain_core only, e.g. ``create_agent``)."""
     return any(
         (getattr(k, "__module__", "") or "").startswith(("langchain_core.", "langchain."))

@@ -20,6 +20,7 @@ path) and refuses the others with
 
 from __future__ import annotations
 
+import functools
 import gc
 import sys
 import types
@@ -29,13 +30,16 @@ from typing import Any
 import wrapt
 
 from ..capture.scope import CLIENT, running_graphs, set_describer
+from ..spec.provider_facts import READER_STEP, provider_facts
+from ..spec.providers import spec_derived
 
 __all__ = [
     "ClientAdapter",
+    "base_url_of",
     "call_in_graph_scope",
     "describe_client",
     "find_http_clients",
-    "running_graphs",
+    "module_matches",
 ]
 
 #: wrapt 2.x: the proxy without the legacy ``__iter__``; wrapt 1.x: ObjectProxy
@@ -76,7 +80,7 @@ def _http_client_classes() -> tuple[type, ...]:
     return tuple(found)
 
 
-def find_http_clients(obj: Any, *, depth: int = 5, limit: int = 5000) -> list[Any]:
+def find_http_clients(obj: object, *, depth: int = 5, limit: int = 5000) -> list[Any]:
     """The ``httpx``/``httpx2`` client instances reachable from ``obj``'s attributes.
 
     A breadth-first walk over instance ``__dict__`` values and plain containers,
@@ -132,47 +136,25 @@ def find_http_clients(obj: Any, *, depth: int = 5, limit: int = 5000) -> list[An
 # --------------------------------------------------------------------------- naming a client
 
 
-_SDK_ROOTS = (
-    "openai",
-    "anthropic",
-    "groq",
-    "cohere",
-    "mistralai",
-    "google.genai",
-    "langchain_openai",
-    "langchain_anthropic",
-)
-_CLIENT_NAMES = frozenset(
-    {
-        "OpenAI",
-        "AsyncOpenAI",
-        "AzureOpenAI",
-        "AsyncAzureOpenAI",
-        "Anthropic",
-        "AsyncAnthropic",
-        "Groq",
-        "AsyncGroq",
-        "Client",
-        "AsyncClient",
-        "ClientV2",
-        "AsyncClientV2",
-        "Mistral",
-        "ChatOpenAI",
-        "AzureChatOpenAI",
-        "ChatAnthropic",
-    }
-)
+@spec_derived
+@functools.cache
+def _clients() -> tuple[tuple[str, ...], frozenset[str]]:
+    """The SDKs' client classes (every spec's ``[adapter] clients``): their module
+    roots, and their class names."""
+    pairs = [c.partition(":") for f in provider_facts() for c in f.clients]
+    roots = tuple(dict.fromkeys(module for module, _, _ in pairs))
+    return roots, frozenset(cls for _, _, cls in pairs)
 
 
-def _sdk_module(obj: Any) -> str | None:
+def _sdk_module(obj: object) -> str | None:
     module = getattr(type(obj), "__module__", "") or ""
-    for root in _SDK_ROOTS:
+    for root in _clients()[0]:
         if module == root or module.startswith(root + "."):
             return module
     return None
 
 
-def _owners(http_client: Any, *, depth: int = 6, width: int = 200) -> list[Any]:
+def _owners(http_client: object, *, depth: int = 6, width: int = 200) -> list[Any]:
     """SDK objects that hold ``http_client``, nearest first (error path only: one gc scan per level)."""
     out: list[Any] = []
     seen: set[int] = {id(http_client)}
@@ -194,20 +176,33 @@ def _owners(http_client: Any, *, depth: int = 6, width: int = 200) -> list[Any]:
     return out
 
 
-_BASE_URL_READERS: tuple[Callable[[Any], Any], ...] = (
-    lambda c: c.base_url,  # Stainless SDKs (openai, anthropic, groq)
-    lambda c: c.openai_api_base,  # ChatOpenAI
-    lambda c: c.anthropic_api_url,  # ChatAnthropic
-    lambda c: c._client_wrapper.get_base_url(),  # cohere
-    lambda c: c.sdk_configuration.get_server_details()[0],  # mistralai
-    lambda c: c._api_client._http_options.base_url,  # google-genai
-)
+@spec_derived
+@functools.cache
+def _base_url_paths() -> tuple[str, ...]:
+    """Where clients keep their base URL (every spec's ``[adapter] base_url``), in spec order."""
+    return tuple(dict.fromkeys(path for f in provider_facts() for path in f.base_url))
 
 
-def _base_url_of(client: Any) -> str | None:
-    for read in _BASE_URL_READERS:
+def _read(obj: object, path: str) -> object:
+    """``obj`` followed along an ``[adapter] base_url`` path (``a.b``, ``a.get()[0]``)."""
+    value: Any = obj
+    for step in path.split("."):
+        found = READER_STEP.fullmatch(step)
+        assert found is not None  # the spec loader checked the path
+        attr, call, index = found.groups()
+        value = getattr(value, attr)
+        if call:
+            value = value()
+        if index is not None:
+            value = value[int(index)]
+    return value
+
+
+def base_url_of(client: object) -> str | None:
+    """The base URL an SDK client (or LangChain chat model) sends to, or None."""
+    for path in _base_url_paths():
         try:
-            value = read(client)
+            value = _read(client, path)
         except Exception:
             continue
         if value:
@@ -224,7 +219,7 @@ def _client_on_stack(limit: int = 80) -> Any:
         candidate = frame.f_locals.get("self")
         if (
             candidate is not None
-            and type(candidate).__name__ in _CLIENT_NAMES
+            and type(candidate).__name__ in _clients()[1]
             and _sdk_module(candidate) is not None
         ):
             return candidate
@@ -241,7 +236,8 @@ def describe_client(http_client: Any, request: Any, spec: Any) -> str:
     client = _client_on_stack()
     if client is None:
         owners = _owners(http_client)
-        clients = [o for o in owners if type(o).__name__ in _CLIENT_NAMES]
+        names = _clients()[1]
+        clients = [o for o in owners if type(o).__name__ in names]
         # one HTTP client can sit under a sync and an async SDK client (google-genai's Client and
         # its .aio share an API client): name the one of the same kind as the HTTP client
         is_async = type(http_client).__name__.startswith("Async")
@@ -254,7 +250,7 @@ def describe_client(http_client: Any, request: Any, spec: Any) -> str:
             name = f"google.genai.{cls.__qualname__}"
     else:
         name = f"{getattr(spec, 'package', None) or getattr(spec, 'name', 'SDK')} client"
-    base = _base_url_of(client) if client is not None else None
+    base = base_url_of(client) if client is not None else None
     if base is None:
         url = request.url
         path = url.path
@@ -274,7 +270,8 @@ set_describer(describe_client)
 # --------------------------------------------------------------------------- the proxy
 
 
-def _module_matches(cls: type, prefixes: tuple[str, ...]) -> bool:
+def module_matches(cls: type, prefixes: tuple[str, ...]) -> bool:
+    """Whether ``cls`` is defined in one of the modules ``prefixes`` or below one."""
     module = getattr(cls, "__module__", "") or ""
     return any(module == p or module.startswith(p + ".") for p in prefixes)
 
@@ -296,15 +293,16 @@ class ClientAdapter(_Proxy):  # type: ignore[misc]
 
     #: what this adapter puts in a recording's scope (:mod:`agentsnap.capture.scope`)
     agentsnap_scope = CLIENT
+
     #: module prefixes of the objects this adapter accepts (subclasses set it)
     accepts: tuple[str, ...] = ()
     #: the SDK's distribution name, for messages
     sdk: str = ""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: object) -> None:
         if isinstance(client, ClientAdapter):
             client = client.__wrapped__
-        if self.accepts and not any(_module_matches(c, self.accepts) for c in type(client).__mro__):
+        if self.accepts and not any(module_matches(c, self.accepts) for c in type(client).__mro__):
             raise TypeError(
                 f"agentsnap: {type(self).__name__} wraps a {self.sdk} client, not {type(client).__module__}.{type(client).__qualname__}; "
                 "agentsnap.adapters.wrap(obj) picks the adapter for any supported client."
@@ -333,12 +331,14 @@ class ClientAdapter(_Proxy):  # type: ignore[misc]
         return f"{type(self).__name__}({self.__wrapped__!r})"
 
     def __reduce_ex__(
-        self, protocol: Any
+        self, protocol: object
     ) -> Any:  # pragma: no cover - SDK clients do not pickle either
         raise TypeError(f"cannot pickle {type(self).__name__}")
 
 
-def call_in_graph_scope(root: Any, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+def call_in_graph_scope(
+    root: object, fn: Callable[..., Any], *args: object, **kwargs: object
+) -> Any:
     """Call ``fn`` with ``root`` pushed on :data:`running_graphs`."""
     token = running_graphs.set((*running_graphs.get(), root))
     try:

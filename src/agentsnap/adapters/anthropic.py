@@ -9,13 +9,17 @@ Wraps ``anthropic.Anthropic`` / ``AsyncAnthropic`` (or a LangChain
 
 from __future__ import annotations
 
-from ._base import ClientAdapter
+from typing import TYPE_CHECKING
+
+from ._declared import adapter_class
 
 __all__ = ["AnthropicAdapter"]
 
+if TYPE_CHECKING:
+    from ._base import ClientAdapter
 
-class AnthropicAdapter(ClientAdapter):
-    """A transparent proxy around an ``anthropic`` client; its traffic is in the recording's scope."""
+    class AnthropicAdapter(ClientAdapter):
+        """What ``adapter_class`` builds from ``patches/anthropic.toml`` (for type checkers)."""
 
-    accepts = ("anthropic", "langchain_anthropic")
-    sdk = "anthropic"
+else:
+    AnthropicAdapter = adapter_class("AnthropicAdapter")

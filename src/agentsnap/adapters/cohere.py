@@ -8,13 +8,17 @@ scope too). See :class:`agentsnap.adapters.ClientAdapter`.
 
 from __future__ import annotations
 
-from ._base import ClientAdapter
+from typing import TYPE_CHECKING
+
+from ._declared import adapter_class
 
 __all__ = ["CohereAdapter"]
 
+if TYPE_CHECKING:
+    from ._base import ClientAdapter
 
-class CohereAdapter(ClientAdapter):
-    """A transparent proxy around a ``cohere`` client; its traffic is in the recording's scope."""
+    class CohereAdapter(ClientAdapter):
+        """What ``adapter_class`` builds from ``patches/cohere.toml`` (for type checkers)."""
 
-    accepts = ("cohere", "langchain_cohere")
-    sdk = "cohere"
+else:
+    CohereAdapter = adapter_class("CohereAdapter")

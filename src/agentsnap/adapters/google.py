@@ -10,13 +10,17 @@ even when aiohttp is installed (``patches/google-genai.toml``). See
 
 from __future__ import annotations
 
-from ._base import ClientAdapter
+from typing import TYPE_CHECKING
+
+from ._declared import adapter_class
 
 __all__ = ["GeminiAdapter"]
 
+if TYPE_CHECKING:
+    from ._base import ClientAdapter
 
-class GeminiAdapter(ClientAdapter):
-    """A transparent proxy around a ``google.genai.Client``; its traffic is in the recording's scope."""
+    class GeminiAdapter(ClientAdapter):
+        """What ``adapter_class`` builds from ``patches/google-genai.toml`` (for type checkers)."""
 
-    accepts = ("google.genai", "langchain_google_genai")
-    sdk = "google-genai"
+else:
+    GeminiAdapter = adapter_class("GeminiAdapter")

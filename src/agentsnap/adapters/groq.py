@@ -6,13 +6,17 @@ streamed, ``with_raw_response``, ...). See :class:`agentsnap.adapters.ClientAdap
 
 from __future__ import annotations
 
-from ._base import ClientAdapter
+from typing import TYPE_CHECKING
+
+from ._declared import adapter_class
 
 __all__ = ["GroqAdapter"]
 
+if TYPE_CHECKING:
+    from ._base import ClientAdapter
 
-class GroqAdapter(ClientAdapter):
-    """A transparent proxy around a ``groq`` client; its traffic is in the recording's scope."""
+    class GroqAdapter(ClientAdapter):
+        """What ``adapter_class`` builds from ``patches/groq.toml`` (for type checkers)."""
 
-    accepts = ("groq", "langchain_groq")
-    sdk = "groq"
+else:
+    GroqAdapter = adapter_class("GroqAdapter")

@@ -66,7 +66,7 @@ class LangGraphAdapter(_Proxy):  # type: ignore[misc]
     #: what this adapter puts in a recording's scope (:mod:`agentsnap.capture.scope`)
     agentsnap_scope = GRAPH
 
-    def __init__(self, graph: Any, *, _root: Any = None) -> None:
+    def __init__(self, graph: object, *, _root: LangGraphAdapter | None = None) -> None:
         if isinstance(graph, LangGraphAdapter):
             _root = _root or graph.agentsnap_root
             graph = graph.__wrapped__
@@ -98,7 +98,7 @@ def _enter(adapter: LangGraphAdapter) -> Any:
 
 
 def _scoped_call(adapter: LangGraphAdapter, method: Callable[..., Any]) -> Callable[..., Any]:
-    def call(*args: Any, **kwargs: Any) -> Any:
+    def call(*args: object, **kwargs: object) -> Any:
         token = _enter(adapter)
         try:
             result = method(*args, **kwargs)
@@ -110,7 +110,7 @@ def _scoped_call(adapter: LangGraphAdapter, method: Callable[..., Any]) -> Calla
 
 
 def _scoped_acall(adapter: LangGraphAdapter, method: Callable[..., Any]) -> Callable[..., Any]:
-    async def call(*args: Any, **kwargs: Any) -> Any:
+    async def call(*args: object, **kwargs: object) -> Any:
         token = _enter(adapter)
         try:
             return await method(*args, **kwargs)
@@ -121,7 +121,7 @@ def _scoped_acall(adapter: LangGraphAdapter, method: Callable[..., Any]) -> Call
 
 
 def _scoped_iter(adapter: LangGraphAdapter, method: Callable[..., Any]) -> Callable[..., Any]:
-    def call(*args: Any, **kwargs: Any) -> Any:
+    def call(*args: object, **kwargs: object) -> Any:
         token = _enter(adapter)
         try:
             result = method(*args, **kwargs)
@@ -160,7 +160,7 @@ def _scoped_iterator(adapter: LangGraphAdapter, make: Callable[[], Any]) -> Iter
 
 
 def _scoped_aiter(adapter: LangGraphAdapter, method: Callable[..., Any]) -> Callable[..., Any]:
-    def call(*args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+    def call(*args: object, **kwargs: object) -> AsyncIterator[Any]:
         token = _enter(adapter)
         try:
             result = method(*args, **kwargs)
@@ -200,7 +200,7 @@ async def _scoped_async_iterator(adapter: LangGraphAdapter, result: Any) -> Asyn
 
 
 def _derived(adapter: LangGraphAdapter, method: Callable[..., Any]) -> Callable[..., Any]:
-    def call(*args: Any, **kwargs: Any) -> Any:
+    def call(*args: object, **kwargs: object) -> Any:
         result = method(*args, **kwargs)
         if callable(getattr(result, "invoke", None)):
             return LangGraphAdapter(result, _root=adapter.agentsnap_root)

@@ -9,13 +9,17 @@ clients of the SDK configuration (sync and async) are in scope.
 
 from __future__ import annotations
 
-from ._base import ClientAdapter
+from typing import TYPE_CHECKING
+
+from ._declared import adapter_class
 
 __all__ = ["MistralAdapter"]
 
+if TYPE_CHECKING:
+    from ._base import ClientAdapter
 
-class MistralAdapter(ClientAdapter):
-    """A transparent proxy around a ``mistralai`` client; its traffic is in the recording's scope."""
+    class MistralAdapter(ClientAdapter):
+        """What ``adapter_class`` builds from ``patches/mistralai.toml`` (for type checkers)."""
 
-    accepts = ("mistralai", "langchain_mistralai")
-    sdk = "mistralai"
+else:
+    MistralAdapter = adapter_class("MistralAdapter")

@@ -10,13 +10,17 @@ client's own. See :class:`agentsnap.adapters.ClientAdapter`.
 
 from __future__ import annotations
 
-from ._base import ClientAdapter
+from typing import TYPE_CHECKING
+
+from ._declared import adapter_class
 
 __all__ = ["OpenAIAdapter"]
 
+if TYPE_CHECKING:
+    from ._base import ClientAdapter
 
-class OpenAIAdapter(ClientAdapter):
-    """A transparent proxy around an ``openai`` client; its traffic is in the recording's scope."""
+    class OpenAIAdapter(ClientAdapter):
+        """What ``adapter_class`` builds from ``patches/openai.toml`` (for type checkers)."""
 
-    accepts = ("openai", "langchain_openai")
-    sdk = "openai"
+else:
+    OpenAIAdapter = adapter_class("OpenAIAdapter")

@@ -10,13 +10,20 @@ the client (see :class:`agentsnap.adapters.openai.OpenAIAdapter`).
 
 from __future__ import annotations
 
-from .openai import OpenAIAdapter
+from typing import TYPE_CHECKING
+
+from ._declared import adapter_class
 
 __all__ = ["OPENROUTER_BASE_URL", "OpenRouterAdapter"]
 
 #: OpenRouter's OpenAI-compatible API root
 OPENROUTER_BASE_URL = "https://openrouter.ai/api/v1"
 
+if TYPE_CHECKING:
+    from .openai import OpenAIAdapter
 
-class OpenRouterAdapter(OpenAIAdapter):
-    """A transparent proxy around an ``openai`` client whose ``base_url`` is OpenRouter's."""
+    class OpenRouterAdapter(OpenAIAdapter):
+        """What ``adapter_class`` builds from ``patches/openrouter.toml`` (for type checkers)."""
+
+else:
+    OpenRouterAdapter = adapter_class("OpenRouterAdapter")

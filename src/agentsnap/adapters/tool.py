@@ -59,7 +59,7 @@ class ToolAdapter(wrapt.FunctionWrapper):  # type: ignore[type-arg]
         holder: list[ToolAdapter] = []
 
         def wrapper(
-            wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+            wrapped: object, instance: object, args: tuple[Any, ...], kwargs: dict[str, Any]
         ) -> Any:
             return holder[0]._agentsnap_call(wrapped, instance, args, kwargs)
 
@@ -87,7 +87,7 @@ class ToolAdapter(wrapt.FunctionWrapper):  # type: ignore[type-arg]
     def __repr__(self) -> str:
         return f"ToolAdapter({self.__wrapped__!r}, name={self._self_tool_name!r})"
 
-    def __reduce_ex__(self, protocol: Any) -> Any:
+    def __reduce_ex__(self, protocol: object) -> Any:
         return (ToolAdapter, (self.__wrapped__, self._self_tool_name))
 
     # ----------------------------------------------------------------- calls
@@ -202,7 +202,7 @@ class ToolAdapter(wrapt.FunctionWrapper):  # type: ignore[type-arg]
         return out
 
 
-def jsonable(value: Any, _depth: int = 0) -> Any:
+def jsonable(value: object, _depth: int = 0) -> Any:
     """``value`` as JSON data: containers converted, models dumped, other objects as text."""
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
@@ -228,7 +228,7 @@ def jsonable(value: Any, _depth: int = 0) -> Any:
     return _text(value)
 
 
-def _text(value: Any) -> str:
+def _text(value: object) -> str:
     cls = type(value)
     to_str: object = cls.__str__
     to_repr: object = cls.__repr__
@@ -265,7 +265,7 @@ def _recorded_exception(error: dict[str, Any]) -> BaseException:
     return RuntimeError(f"{name}: {message}" if name else message)
 
 
-def _is_async(fn: Any) -> bool:
+def _is_async(fn: object) -> bool:
     """Whether calling ``fn`` gives a coroutine: an ``async def`` function or method, a
     ``functools.partial`` of one, or an object whose ``__call__`` is ``async def``. (A plain
     function that returns a coroutine cannot be told apart without calling it.)"""

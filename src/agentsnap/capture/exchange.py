@@ -17,6 +17,7 @@ import functools
 from collections.abc import Iterator, Mapping
 from typing import cast
 
+from ..spec.providers import ProviderSpec, classify, explain_miss
 from ..storage import wire
 from ..storage.scrub import remember_credentials, scrub_text
 from . import observe
@@ -25,7 +26,6 @@ from .contract import Request
 from .ownership import owned
 from .request import record_of, request_parts, request_record
 from .sinks import LazyExchange, record_error
-from .spec import ProviderSpec, classify, explain_miss
 
 __all__ = ["begin", "open_exchange", "recognise", "sending"]
 
@@ -33,7 +33,7 @@ __all__ = ["begin", "open_exchange", "recognise", "sending"]
 def recognise(request: Request, recording: Recording | None = None) -> ProviderSpec | None:
     """The provider spec ``request`` belongs to, or None (the request passes untouched).
 
-    The one place every transport asks :func:`agentsnap.capture.spec.classify`
+    The one place every transport asks :func:`agentsnap.spec.providers.classify`
     (``request``: an httpx/httpx2 ``Request`` or a :class:`~agentsnap.capture.request.WireRequest`). It first
     remembers the credentials the request carries (:func:`agentsnap.storage.scrub.remember_credentials`:
     scrubbing by value), whether or not a spec claims it. Given the

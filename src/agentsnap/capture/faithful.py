@@ -33,9 +33,9 @@ from typing import Any
 
 import msgspec
 
+from ..spec.providers import ProviderSpec
 from ..storage import wire
 from ..storage.scrub import mask_header, scrub_bytes, scrub_json, scrub_text
-from .spec import ProviderSpec
 
 __all__ = [
     "FRAMING",

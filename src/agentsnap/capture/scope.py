@@ -149,7 +149,7 @@ class AdapterScope:
 
 def _adapter_hint(spec: object) -> str:
     """The adapter class the spec's ``[adapter] class`` names, else ``wrap``."""
-    from ..provider_facts import provider_facts
+    from ..spec.provider_facts import provider_facts
 
     name = getattr(spec, "name", "")
     return next((f.adapter for f in provider_facts() if f.name == name and f.adapter), "wrap")

@@ -19,11 +19,11 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ..spec.providers import ProviderSpec
 from ..storage import wire
 from ..storage.scrub import scrub_chunks, scrub_text
 from . import faithful
 from .active import RecordingState
-from .spec import ProviderSpec
 from .trace import Trace
 
 __all__ = [

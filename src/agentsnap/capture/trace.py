@@ -87,15 +87,15 @@ class Trace:
         result the agent sent back in a later request, placed after the
         ``llm_call`` that requested it, in the order the results were sent
         (results a framework sends its own way, and its final-answer call, as
-        :mod:`agentsnap.frameworks` declares); such steps carry ``"derived": true``
+        :mod:`agentsnap.spec.frameworks` declares); such steps carry ``"derived": true``
         (a golden recorded without them is compared with the new trace viewed
         the same way).
 
         Order: see :func:`_order`.
         """
-        from ..frameworks import tool_results as framework_tool_results
-        from ..frameworks import with_final_answers, with_trajectory_steps
         from ..providers import get_codec, get_tool_results
+        from ..spec.frameworks import tool_results as framework_tool_results
+        from ..spec.frameworks import with_final_answers, with_trajectory_steps
 
         entries: list[tuple[Exchange, dict[str, Any]]] = []
         for ex in self.exchanges:

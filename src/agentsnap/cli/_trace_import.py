@@ -34,9 +34,6 @@ from ..exceptions import AgentsnapError
 
 __all__ = ["FORMATS", "TraceError", "read_trace"]
 
-#: ``--format`` values
-FORMATS = ("auto", "openai", "anthropic", "gemini")
-
 _PATH = "/v1/chat/completions"
 _SHAPES = (
     'a chat.completion object, a list of them, or a conversation {"messages": [...]} '
@@ -61,6 +58,10 @@ _SINGLE = {
     "anthropic": (_looks_like("anthropic_messages"), "anthropic_messages", "/v1/messages"),
     "gemini": (_looks_like("gemini"), "gemini", "/v1beta/models/{model}:generateContent"),
 }
+
+#: ``--format`` values: ``auto``, ``openai`` (responses and conversations), and each
+#: single-response format above
+FORMATS = ("auto", "openai", *_SINGLE)
 
 
 class TraceError(AgentsnapError, ValueError):

@@ -98,28 +98,40 @@ def get_tool_results(name: str) -> ToolResults | None:
     return getattr(_module(name), "tool_results", None)
 
 
-#: the codecs whose response bodies :func:`codec_for_response` recognises, in the order
-#: asked (mistral_chat reads the openai_chat shape, so it is not asked on its own)
-RESPONSE_CODECS = (
-    "openai_chat",
-    "openai_responses",
-    "anthropic_messages",
-    "gemini",
-    "cohere_chat",
-    "cohere_v1",
-)
+def __getattr__(name: str) -> Any:
+    if name == "RESPONSE_CODECS":
+        return response_codecs()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def codec_for_response(body: Any, among: tuple[str, ...] = RESPONSE_CODECS) -> str | None:
+@functools.cache
+def _response_codecs(specs: tuple[Any, ...]) -> tuple[str, ...]:
+    named = dict.fromkeys(codec for spec in specs for _, codec in spec.endpoints)
+    return tuple(n for n in named if n in _names() and hasattr(_module(n), "looks_like_response"))
+
+
+def response_codecs() -> tuple[str, ...]:
+    """The codecs :func:`codec_for_response` asks, in order (also ``RESPONSE_CODECS``): those
+    the provider specs' ``[[endpoints]]`` name, in spec-file order, that declare a response
+    shape (``looks_like_response``; mistral_chat reads the openai_chat shape, so it does
+    not). Their shapes exclude each other (tests/test_codec_registry.py), so the order
+    decides nothing for a real response. Imports those codec modules."""
+    from ..spec.providers import load_specs
+
+    return _response_codecs(load_specs())
+
+
+def codec_for_response(body: object, among: tuple[str, ...] | None = None) -> str | None:
     """The codec whose response body ``body`` looks like (each codec's ``looks_like_response``),
-    asked in the order of ``among``; None for anything else (a non-mapping included).
+    asked in the order of ``among`` (default :func:`response_codecs`); None for anything
+    else (a non-mapping included).
 
     Used where a provider's body arrives without its request: ``extract_tool_calls`` and
     ``agentsnap record --from-trace``. Imports the codec modules it asks.
     """
     if not isinstance(body, Mapping):
         return None
-    for name in among:
+    for name in response_codecs() if among is None else among:
         if _module(name).looks_like_response(body):
             return name
     return None

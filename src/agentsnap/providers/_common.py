@@ -1,5 +1,7 @@
 """What every codec reads the same way: an HTTP status, a recorded JSON body, a preview of
-an unusable payload, and the ``llm_call`` view each codec's ``normalize`` returns.
+an unusable payload, the ``llm_call`` view each codec's ``normalize`` returns, and the
+skeleton of a chat format's ``normalize`` (:func:`read_exchange`), into which a codec
+plugs what its wire format says (:class:`ChatFormat`).
 
 A leaf of the codecs (standard library only): each ``providers/<format>.py`` keeps only
 what its wire format says.
@@ -7,12 +9,15 @@ what its wire format says.
 
 from __future__ import annotations
 
+import copy
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
     "NO_ERROR",
+    "ChatFormat",
     "Read",
     "asked_to_stream",
     "event_object",
@@ -21,6 +26,7 @@ __all__ = [
     "llm_call_view",
     "object_body",
     "preview",
+    "read_exchange",
     "str_or_none",
 ]
 
@@ -37,10 +43,20 @@ NO_ERROR: Any = _NoError()
 
 
 class Read:
-    """What one response (streamed or not) contributed to a chat-style view: the codecs of
-    the OpenAI formats (chat completions, responses, and mistral's, which is chat's) fill it."""
+    """What one response (streamed or not) contributed to a chat-style view: the chat
+    formats' readers fill it (OpenAI chat completions and responses, mistral's, which is
+    chat's, and Cohere's v1 and v2). ``stream_error``: an error a 2xx stream reported
+    in an event (Cohere's ``message-end``), which becomes the view's ``error``."""
 
-    __slots__ = ("complete", "error_body", "model", "text", "tool_requests", "usage")
+    __slots__ = (
+        "complete",
+        "error_body",
+        "model",
+        "stream_error",
+        "text",
+        "tool_requests",
+        "usage",
+    )
 
     def __init__(self) -> None:
         self.model: str | None = None
@@ -49,14 +65,87 @@ class Read:
         self.usage: dict[str, Any] | None = None
         self.complete = False
         self.error_body: Any = None
+        self.stream_error: str | None = None
 
 
-def is_error(status: Any) -> bool:
+#: ``reader(body_or_chunks, status, warnings) -> Read``
+Reader = Callable[[Any, Any, list[str]], Read]
+
+
+def _messages_as_sent(body: Mapping[str, Any]) -> list[Any]:
+    return copy.deepcopy(body.get("messages", []))
+
+
+@dataclass(frozen=True)
+class ChatFormat:
+    """What a chat wire format says, for :func:`read_exchange`.
+
+    ``provider``: the view's ``provider``; ``read_body`` / ``read_stream``: a
+    non-streamed body / the raw SSE chunks to a :class:`Read`; ``tool_names``:
+    the tools a request body offers; ``error_text``: an error body's message;
+    ``messages``: the conversation of a request body (default: its ``messages``
+    as sent); ``verbatim_text``: a response stored as ``"text"`` (an error body
+    kept verbatim, the spec's ``[replay] verbatim_error_bodies``) is read when
+    there is no ``"body"``.
+    """
+
+    provider: str
+    read_body: Reader
+    read_stream: Reader
+    tool_names: Callable[[Mapping[str, Any]], list[str]]
+    error_text: Callable[[Any], str | None]
+    messages: Callable[[Mapping[str, Any]], list[Any]] = _messages_as_sent
+    verbatim_text: bool = True
+
+
+def read_exchange(
+    fmt: ChatFormat, request: Mapping[str, Any], response: Mapping[str, Any]
+) -> dict[str, Any]:
+    """One recorded exchange of a chat format as its ``llm_call`` view: the ``normalize``
+    every chat codec shares. The request body (``{}`` when it is not an object) gives
+    the model (unless the response names it), messages and tools; a response with
+    ``"chunks"`` is a stream; ``error`` is the error body's message for an HTTP error,
+    else a stream's in-band error, else absent."""
+    req_body = request.get("body")
+    if not isinstance(req_body, Mapping):
+        req_body = {}
+    status = response.get("status")
+    warnings: list[str] = []
+    streamed = "chunks" in response
+    if streamed:
+        read = fmt.read_stream(response.get("chunks") or [], status, warnings)
+    else:
+        verbatim = fmt.verbatim_text and "body" not in response
+        read = fmt.read_body(
+            response.get("text") if verbatim else response.get("body"), status, warnings
+        )
+    error: Any = NO_ERROR
+    if is_error(status):
+        error = fmt.error_text(read.error_body)
+    elif read.stream_error is not None:
+        error = read.stream_error
+    return llm_call_view(
+        fmt.provider,
+        model=read.model or str_or_none(req_body.get("model")),
+        messages=fmt.messages(req_body),
+        tools=fmt.tool_names(req_body),
+        response=read.text,
+        tool_requests=read.tool_requests,
+        usage=read.usage,
+        streamed=streamed or asked_to_stream(request),
+        status=status,
+        complete=read.complete,
+        error=error,
+        warnings=warnings,
+    )
+
+
+def is_error(status: object) -> bool:
     """Whether ``status`` is an HTTP error status (an int >= 400; None: no response)."""
     return isinstance(status, int) and not isinstance(status, bool) and status >= 400
 
 
-def str_or_none(value: Any) -> str | None:
+def str_or_none(value: object) -> str | None:
     """``value`` when it is a non-empty str, else None."""
     return value if isinstance(value, str) and value else None
 
@@ -66,7 +155,7 @@ def preview(text: str) -> str:
     return repr(text if len(text) <= PREVIEW else text[:PREVIEW] + "...")
 
 
-def object_body(body: Any, status: Any, warnings: list[str]) -> Any:
+def object_body(body: object, status: object, warnings: list[str]) -> Any:
     """A recorded non-streamed response body as a codec reads it.
 
     A JSON object stored as text (an unexpected content-type, an error body kept
@@ -111,9 +200,9 @@ def llm_call_view(
     tool_requests: list[dict[str, Any]],
     usage: dict[str, Any] | None,
     streamed: bool,
-    status: Any,
+    status: object,
     complete: bool = False,
-    error: Any = NO_ERROR,
+    error: object = NO_ERROR,
     warnings: list[str] | None = None,
 ) -> dict[str, Any]:
     """The ``llm_call`` view of one exchange, in the key order every codec returns

@@ -45,7 +45,7 @@ from agentsnap.providers._common import (
     preview,
     str_or_none,
 )
-from agentsnap.providers._errors import error_message
+from agentsnap.providers._error_bodies import error_message
 from agentsnap.providers.sse import parse_sse
 
 __all__ = ["normalize", "tool_results"]
@@ -152,7 +152,7 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
     )
 
 
-def tool_results(body: Any) -> list[dict[str, Any]]:
+def tool_results(body: object) -> list[dict[str, Any]]:
     """Tool results the agent sent back in a Messages API request, in order.
 
     Each ``tool_result`` content block of a user message becomes
@@ -182,7 +182,7 @@ def tool_results(body: Any) -> list[dict[str, Any]]:
 # helpers
 
 
-def _int_or_none(value: Any) -> int | None:
+def _int_or_none(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
@@ -195,7 +195,7 @@ def _tool_names(body: Mapping[str, Any]) -> list[str]:
     ]
 
 
-def _args(raw: Any) -> Any:
+def _args(raw: object) -> Any:
     """A tool input: a JSON text is parsed (kept raw when it is not JSON)."""
     if isinstance(raw, str):
         try:
@@ -248,7 +248,7 @@ class _Read:
     def tool_requests(self) -> list[dict[str, Any]]:
         return [b.tool_request() for b in self.ordered() if b.kind == "tool_use"]
 
-    def take_usage(self, raw: Any, *, cumulative_update: bool = False) -> None:
+    def take_usage(self, raw: object, *, cumulative_update: bool = False) -> None:
         if not isinstance(raw, Mapping):
             return
         fields = (
@@ -286,7 +286,7 @@ class _Read:
 # read (non-streamed) responses
 
 
-def _read_body(body: Any, status: Any, warnings: list[str]) -> _Read:
+def _read_body(body: object, status: object, warnings: list[str]) -> _Read:
     out = _Read()
     body = out.error_body = object_body(body, status, warnings)
     failed = is_error(status)
@@ -314,7 +314,7 @@ def _read_body(body: Any, status: Any, warnings: list[str]) -> _Read:
 _DELTA_KINDS = {"text_delta": "text", "input_json_delta": "tool_use", "thinking_delta": "thinking"}
 
 
-def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
+def _read_stream(chunks: object, status: object, warnings: list[str]) -> _Read:
     text = "".join(c for c in chunks if isinstance(c, str)) if isinstance(chunks, list) else ""
     events = parse_sse(text)
     body = json_instead_of_stream(text, events)

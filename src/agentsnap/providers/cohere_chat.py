@@ -32,15 +32,15 @@ from typing import Any
 
 from agentsnap.providers import openai_chat as _oa
 from agentsnap.providers._common import (
-    NO_ERROR,
-    asked_to_stream,
+    ChatFormat,
+    Read,
     event_object,
     is_error,
-    llm_call_view,
     object_body,
+    read_exchange,
     str_or_none,
 )
-from agentsnap.providers._errors import error_message as _error_text
+from agentsnap.providers._error_bodies import error_message as _error_text
 from agentsnap.providers.sse import parse_sse
 
 __all__ = ["normalize", "number", "tool_results", "usage_of"]
@@ -63,40 +63,10 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
     * ``usage``: ``usage.tokens`` (what the model processed), falling back to
       ``usage.billed_units``; integral floats are given as ints.
     """
-    req_body = request.get("body")
-    if not isinstance(req_body, Mapping):
-        req_body = {}
-    status = response.get("status")
-    warnings: list[str] = []
-    streamed = "chunks" in response
-    if streamed:
-        read = _read_stream(response.get("chunks") or [], status, warnings)
-    else:
-        read = _read_body(response.get("body"), status, warnings)
-
-    usage = read.usage
-    error: Any = NO_ERROR
-    if is_error(status):
-        error = _error_text(read.error_body)
-    elif read.stream_error is not None:
-        error = read.stream_error
-    return llm_call_view(
-        "cohere",
-        model=str_or_none(req_body.get("model")),
-        messages=copy.deepcopy(req_body.get("messages", [])),
-        tools=_oa._tool_names(req_body),
-        response=read.text,
-        tool_requests=read.tool_requests,
-        usage=usage,
-        streamed=streamed or asked_to_stream(request),
-        status=status,
-        complete=read.complete,
-        error=error,
-        warnings=warnings,
-    )
+    return read_exchange(_FORMAT, request, response)
 
 
-def tool_results(body: Any) -> list[dict[str, Any]]:
+def tool_results(body: object) -> list[dict[str, Any]]:
     """Tool results in a v2 chat request: each ``role: "tool"`` message, in order.
 
     ``{"id": tool_call_id, "result": content}`` — ``content`` as sent (a
@@ -111,7 +81,7 @@ def tool_results(body: Any) -> list[dict[str, Any]]:
     ]
 
 
-def number(value: Any) -> Any:
+def number(value: object) -> Any:
     """A token count as a number: integral floats (``12.0``) become ints; non-numbers None."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
@@ -120,7 +90,7 @@ def number(value: Any) -> Any:
     return value
 
 
-def usage_of(raw: Any) -> dict[str, Any] | None:
+def usage_of(raw: object) -> dict[str, Any] | None:
     """``{"input_tokens", "output_tokens", "total_tokens"}`` from a Cohere usage / meta object.
 
     Reads ``tokens`` first, then ``billed_units`` for what ``tokens`` lacks;
@@ -146,19 +116,7 @@ def usage_of(raw: Any) -> dict[str, Any] | None:
 # --------------------------------------------------------------------------
 
 
-class _Read:
-    __slots__ = ("complete", "error_body", "stream_error", "text", "tool_requests", "usage")
-
-    def __init__(self) -> None:
-        self.text = ""
-        self.tool_requests: list[dict[str, Any]] = []
-        self.usage: dict[str, Any] | None = None
-        self.complete = False
-        self.error_body: Any = None
-        self.stream_error: str | None = None
-
-
-def _content_text(content: Any) -> str:
+def _content_text(content: object) -> str:
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
@@ -172,7 +130,7 @@ def _content_text(content: Any) -> str:
     )
 
 
-def _call(raw: Any) -> dict[str, Any] | None:
+def _call(raw: object) -> dict[str, Any] | None:
     if not isinstance(raw, Mapping):
         return None
     function = raw.get("function")
@@ -185,8 +143,8 @@ def _call(raw: Any) -> dict[str, Any] | None:
     }
 
 
-def _read_body(body: Any, status: Any, warnings: list[str]) -> _Read:
-    out = _Read()
+def _read_body(body: object, status: object, warnings: list[str]) -> Read:
+    out = Read()
     body = out.error_body = object_body(body, status, warnings)
     if not isinstance(body, Mapping):
         return out
@@ -210,7 +168,7 @@ class _StreamCall:
         self.name: str | None = None
         self.parts: list[str] = []
 
-    def absorb(self, raw: Any) -> None:
+    def absorb(self, raw: object) -> None:
         if not isinstance(raw, Mapping):
             return
         if self.id is None:
@@ -240,7 +198,7 @@ def _delta_message(payload: Mapping[str, Any]) -> Mapping[str, Any]:
     return message if isinstance(message, Mapping) else {}
 
 
-def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
+def _read_stream(chunks: object, status: object, warnings: list[str]) -> Read:
     text = "".join(c for c in chunks if isinstance(c, str)) if isinstance(chunks, list) else ""
     events = parse_sse(text)
     if not events and text.lstrip().startswith("{"):
@@ -249,7 +207,7 @@ def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
         out.complete = not is_error(status)
         return out
 
-    out = _Read()
+    out = Read()
     blocks: dict[int, list[str]] = {}  # content index -> text pieces
     kinds: dict[int, str] = {}  # content index -> block type
     calls: dict[int, _StreamCall] = {}
@@ -321,3 +279,15 @@ def looks_like_response(body: Mapping[str, Any]) -> bool:
     """A v2 chat response: an assistant ``message``."""
     message = body.get("message")
     return isinstance(message, Mapping) and message.get("role") == "assistant"
+
+
+#: what Cohere's v2 chat format plugs into the shared exchange reader (the model is the
+#: request's: its responses do not name one; error bodies are always stored parsed)
+_FORMAT = ChatFormat(
+    "cohere",
+    read_body=_read_body,
+    read_stream=_read_stream,
+    tool_names=_oa._tool_names,
+    error_text=_error_text,
+    verbatim_text=False,
+)

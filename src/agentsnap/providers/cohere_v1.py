@@ -34,21 +34,21 @@ from typing import Any
 
 from agentsnap.providers import openai_chat as _oa
 from agentsnap.providers._common import (
-    NO_ERROR,
-    asked_to_stream,
+    ChatFormat,
+    Read,
     is_error,
-    llm_call_view,
     object_body,
     preview,
+    read_exchange,
     str_or_none,
 )
-from agentsnap.providers._errors import error_message as _error_text
+from agentsnap.providers._error_bodies import error_message as _error_text
 from agentsnap.providers.cohere_chat import usage_of
 
 __all__ = ["call_id", "conversation", "normalize", "tool_results"]
 
 
-def call_id(name: Any, parameters: Any) -> str:
+def call_id(name: object, parameters: object) -> str:
     """The synthetic id of a v1 tool call: ``name(canonical JSON parameters)``."""
     args = json.dumps(
         parameters if parameters is not None else {},
@@ -92,41 +92,10 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
     :func:`call_id`; ``model`` is the request's (``None`` when the default
     model was used).
     """
-    req_body = request.get("body")
-    if not isinstance(req_body, Mapping):
-        req_body = {}
-    status = response.get("status")
-    warnings: list[str] = []
-    streamed = "chunks" in response
-    if streamed:
-        text, calls, usage, complete, error_body = _read_stream(
-            response.get("chunks") or [], status, warnings
-        )
-    else:
-        text, calls, usage, error_body = _read_body(response.get("body"), status, warnings)
-        complete = True
-    tools = req_body.get("tools")
-    return llm_call_view(
-        "cohere",
-        model=str_or_none(req_body.get("model")),
-        messages=conversation(req_body),
-        tools=[
-            t["name"] for t in tools if isinstance(t, Mapping) and isinstance(t.get("name"), str)
-        ]
-        if isinstance(tools, list)
-        else [],
-        response=text,
-        tool_requests=calls,
-        usage=usage,
-        streamed=streamed or asked_to_stream(request),
-        status=status,
-        complete=complete,
-        error=_error_text(error_body) if is_error(status) else NO_ERROR,
-        warnings=warnings,
-    )
+    return read_exchange(_FORMAT, request, response)
 
 
-def tool_results(body: Any) -> list[dict[str, Any]]:
+def tool_results(body: object) -> list[dict[str, Any]]:
     """Tool results in a v1 request: ``chat_history`` TOOL turns, then ``tool_results``.
 
     Each ``{"call": {"name", "parameters"}, "outputs"}`` becomes ``{"id":
@@ -159,7 +128,7 @@ def tool_results(body: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _requests(calls: Any) -> list[dict[str, Any]]:
+def _requests(calls: object) -> list[dict[str, Any]]:
     out = []
     for call in calls if isinstance(calls, list) else []:
         if not isinstance(call, Mapping):
@@ -176,7 +145,7 @@ def _requests(calls: Any) -> list[dict[str, Any]]:
 
 
 def _read_body(
-    body: Any, status: Any, warnings: list[str]
+    body: object, status: object, warnings: list[str]
 ) -> tuple[str, list[dict[str, Any]], dict[str, Any] | None, Any]:
     body = object_body(body, status, warnings)
     if not isinstance(body, Mapping):
@@ -186,7 +155,7 @@ def _read_body(
 
 
 def _read_stream(
-    chunks: Any, status: Any, warnings: list[str]
+    chunks: object, status: object, warnings: list[str]
 ) -> tuple[str, list[dict[str, Any]], dict[str, Any] | None, bool, Any]:
     text = "".join(c for c in chunks if isinstance(c, str)) if isinstance(chunks, list) else ""
     lines = text.splitlines()
@@ -262,3 +231,50 @@ def looks_like_response(body: Mapping[str, Any]) -> bool:
     return "generation_id" in body or (
         isinstance(body.get("tool_calls"), list) and "text" in body and "role" not in body
     )
+
+
+def _tool_names(body: Mapping[str, Any]) -> list[str]:
+    tools = body.get("tools")
+    if not isinstance(tools, list):
+        return []
+    return [t["name"] for t in tools if isinstance(t, Mapping) and isinstance(t.get("name"), str)]
+
+
+def _as_read(
+    text: str,
+    calls: list[dict[str, Any]],
+    usage: dict[str, Any] | None,
+    complete: bool,
+    error_body: object,
+) -> Read:
+    out = Read()
+    out.text, out.tool_requests, out.usage, out.complete, out.error_body = (
+        text,
+        calls,
+        usage,
+        complete,
+        error_body,
+    )
+    return out
+
+
+def _body_read(body: object, status: object, warnings: list[str]) -> Read:
+    text, calls, usage, error_body = _read_body(body, status, warnings)
+    return _as_read(text, calls, usage, True, error_body)
+
+
+def _stream_read(chunks: object, status: object, warnings: list[str]) -> Read:
+    return _as_read(*_read_stream(chunks, status, warnings))
+
+
+#: what Cohere's v1 chat format plugs into the shared exchange reader (its conversation
+#: is ``message`` + ``chat_history``; error bodies are always stored parsed)
+_FORMAT = ChatFormat(
+    "cohere",
+    read_body=_body_read,
+    read_stream=_stream_read,
+    tool_names=_tool_names,
+    error_text=_error_text,
+    messages=conversation,
+    verbatim_text=False,
+)

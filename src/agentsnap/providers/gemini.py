@@ -26,7 +26,7 @@ from agentsnap.providers._common import (
     llm_call_view,
     str_or_none,
 )
-from agentsnap.providers._errors import error_message
+from agentsnap.providers._error_bodies import error_message
 from agentsnap.providers.sse import parse_sse
 
 __all__ = ["normalize", "tool_results"]
@@ -122,7 +122,7 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
     )
 
 
-def tool_results(body: Any) -> list[dict[str, Any]]:
+def tool_results(body: object) -> list[dict[str, Any]]:
     """The function results the agent sends back in this request.
 
     Gemini requests repeat the whole conversation, so only the turns after
@@ -163,7 +163,7 @@ def tool_results(body: Any) -> list[dict[str, Any]]:
 # helpers
 
 
-def _model_from_path(path: Any) -> str | None:
+def _model_from_path(path: object) -> str | None:
     if not isinstance(path, str) or ":" not in path:
         return None
     resource = path.rsplit(":", 1)[0]
@@ -174,7 +174,7 @@ def _model_from_path(path: Any) -> str | None:
     return resource.rsplit("/", 1)[-1] or None
 
 
-def _tool_names(tools: Any) -> list[str]:
+def _tool_names(tools: object) -> list[str]:
     functions: list[str] = []
     builtins: list[str] = []
     for tool in tools if isinstance(tools, list) else []:
@@ -195,7 +195,7 @@ def _count(meta: Mapping[str, Any], key: str) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _usage(meta: Any) -> dict[str, Any] | None:
+def _usage(meta: object) -> dict[str, Any] | None:
     if not isinstance(meta, Mapping):
         return None
     candidates = _count(meta, "candidatesTokenCount")
@@ -210,7 +210,7 @@ def _usage(meta: Any) -> dict[str, Any] | None:
     }
 
 
-def _candidate_zero(candidates: Any) -> Mapping[str, Any] | None:
+def _candidate_zero(candidates: object) -> Mapping[str, Any] | None:
     for cand in candidates if isinstance(candidates, list) else []:
         if (
             isinstance(cand, Mapping)
@@ -221,7 +221,7 @@ def _candidate_zero(candidates: Any) -> Mapping[str, Any] | None:
     return None
 
 
-def _parse_args(raw: Any) -> Any:
+def _parse_args(raw: object) -> Any:
     if raw is None:
         return {}
     if isinstance(raw, str):
@@ -259,7 +259,7 @@ def _json_path(path: str) -> list[Any] | None:
     return steps
 
 
-def _set_path(root: dict[str, Any], steps: list[Any], value: Any) -> None:
+def _set_path(root: dict[str, Any], steps: list[Any], value: object) -> None:
     node: Any = root
     for step, following in zip(steps, [*steps[1:], None], strict=False):
         container: Any = [] if isinstance(following, int) else {}
@@ -418,7 +418,7 @@ class _Accumulator:
                 self.calls.add(fc)
 
 
-def _read_body(acc: _Accumulator, body: Any) -> None:
+def _read_body(acc: _Accumulator, body: object) -> None:
     if isinstance(body, str):
         with contextlib.suppress(ValueError):  # JSON stored as text (an unexpected content-type)
             body = json.loads(body)
@@ -460,7 +460,7 @@ def _inflate(raw: bytes, encoding: str = "gzip") -> bytes:
         return b""
 
 
-def _header(headers: Any, name: str) -> str:
+def _header(headers: object, name: str) -> str:
     items = (
         headers.items()
         if isinstance(headers, Mapping)
@@ -474,7 +474,7 @@ def _header(headers: Any, name: str) -> str:
     return ""
 
 
-def _read_stream(acc: _Accumulator, text: str, status: Any) -> None:
+def _read_stream(acc: _Accumulator, text: str, status: object) -> None:
     events = parse_sse(text)
     if not events:
         stripped = text.strip()

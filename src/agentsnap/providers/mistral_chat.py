@@ -24,23 +24,21 @@ Pure functions over the recorded exchange; the SDK is never imported.
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Mapping
 from typing import Any
 
 from agentsnap.providers import openai_chat as _oa
 from agentsnap.providers._common import (
-    NO_ERROR,
+    ChatFormat,
     Read,
-    asked_to_stream,
     event_object,
     is_error,
     json_instead_of_stream,
-    llm_call_view,
+    read_exchange,
     str_or_none,
 )
-from agentsnap.providers._errors import error_message as _error_text
+from agentsnap.providers._error_bodies import error_message as _error_text
 from agentsnap.providers.sse import parse_sse
 
 __all__ = ["normalize", "tool_results"]
@@ -67,37 +65,10 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
         JSON string, taken as is when the API sent an object, and kept as the
         raw string when it is not JSON.
     """
-    req_body = request.get("body")
-    if not isinstance(req_body, Mapping):
-        req_body = {}
-    status = response.get("status")
-    warnings: list[str] = []
-    streamed = "chunks" in response
-    if streamed:
-        result = _read_stream(response.get("chunks") or [], status, warnings)
-    else:
-        # error bodies are stored as the text the server sent (patches/mistralai.toml)
-        body = response["body"] if "body" in response else response.get("text")
-        result = _oa._read_body(body, status, warnings)
-
-    usage = result.usage
-    return llm_call_view(
-        "mistral",
-        model=result.model or str_or_none(req_body.get("model")),
-        messages=copy.deepcopy(req_body.get("messages", [])),
-        tools=_oa._tool_names(req_body),
-        response=result.text,
-        tool_requests=result.tool_requests,
-        usage=usage,
-        streamed=streamed or asked_to_stream(request),
-        status=status,
-        complete=result.complete,
-        error=error_message(result.error_body) if is_error(status) else NO_ERROR,
-        warnings=warnings,
-    )
+    return read_exchange(_FORMAT, request, response)
 
 
-def tool_results(body: Any) -> list[dict[str, Any]]:
+def tool_results(body: object) -> list[dict[str, Any]]:
     """Tool results in a Mistral chat request: its ``role: "tool"`` messages, in order.
 
     The same shape as OpenAI's tool turn (``tool_call_id`` + ``content``).
@@ -105,7 +76,7 @@ def tool_results(body: Any) -> list[dict[str, Any]]:
     return _oa.tool_results(body)
 
 
-def error_message(body: Any) -> str | None:
+def error_message(body: object) -> str | None:
     """The message of a Mistral error body (see the module doc), or None."""
     if isinstance(body, str):
         try:
@@ -126,7 +97,7 @@ def error_message(body: Any) -> str | None:
     return _detail_text(body.get("detail"))
 
 
-def _detail_text(detail: Any) -> str | None:
+def _detail_text(detail: object) -> str | None:
     if isinstance(detail, str):
         return detail or None
     if not isinstance(detail, list):
@@ -160,7 +131,7 @@ def _fragment(raw: Mapping[str, Any]) -> dict[str, Any]:
     return fragment
 
 
-def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> Any:
+def _read_stream(chunks: object, status: object, warnings: list[str]) -> Any:
     text = "".join(c for c in chunks if isinstance(c, str)) if isinstance(chunks, list) else ""
     events = parse_sse(text)
     body = json_instead_of_stream(text, events)  # an HTTP error, or a server ignoring stream: true
@@ -211,3 +182,14 @@ def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> Any:
         out.text = "".join(first.text)
         out.tool_requests = first.tool_requests()
     return out
+
+
+#: what Mistral's chat format (OpenAI's, with its own stream reader and errors) plugs
+#: into the shared exchange reader
+_FORMAT = ChatFormat(
+    "mistral",
+    read_body=_oa._read_body,
+    read_stream=_read_stream,
+    tool_names=_oa._tool_names,
+    error_text=error_message,
+)

@@ -16,19 +16,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentsnap.providers._common import (
-    NO_ERROR,
-    asked_to_stream,
+    ChatFormat,
     event_object,
     is_error,
     json_instead_of_stream,
-    llm_call_view,
     object_body,
+    read_exchange,
     str_or_none,
 )
 from agentsnap.providers._common import (
     Read as _Read,
 )
-from agentsnap.providers._errors import error_message
+from agentsnap.providers._error_bodies import error_message
 from agentsnap.providers.sse import parse_sse
 
 __all__ = ["normalize"]
@@ -118,36 +117,7 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
     Raises:
         Nothing for any JSON-shaped input: malformed parts are skipped.
     """
-    req_body = request.get("body")
-    if not isinstance(req_body, Mapping):
-        req_body = {}
-    status = response.get("status")
-    warnings: list[str] = []
-
-    streamed = "chunks" in response
-    if streamed:
-        result = _read_stream(response.get("chunks") or [], status, warnings)
-    else:
-        # a JSON body is stored as "body"; an error body kept verbatim
-        # (the spec's [replay] verbatim_error_bodies) or any other text as "text"
-        stored = response.get("body") if "body" in response else response.get("text")
-        result = _read_body(stored, status, warnings)
-
-    usage = result.usage
-    return llm_call_view(
-        "openai",
-        model=result.model or str_or_none(req_body.get("model")),
-        messages=copy.deepcopy(req_body.get("messages", [])),
-        tools=_tool_names(req_body),
-        response=result.text,
-        tool_requests=result.tool_requests,
-        usage=usage,
-        streamed=streamed or asked_to_stream(request),
-        status=status,
-        complete=result.complete,
-        error=error_message(result.error_body) if is_error(status) else NO_ERROR,
-        warnings=warnings,
-    )
+    return read_exchange(_FORMAT, request, response)
 
 
 # --------------------------------------------------------------------------
@@ -172,7 +142,7 @@ def _tool_names(body: Mapping[str, Any]) -> list[str]:
     return names
 
 
-def _usage(raw: Any) -> dict[str, Any] | None:
+def _usage(raw: object) -> dict[str, Any] | None:
     if not isinstance(raw, Mapping):
         return None
     return {
@@ -182,7 +152,7 @@ def _usage(raw: Any) -> dict[str, Any] | None:
     }
 
 
-def _args(raw: Any, kind: str | None = None) -> Any:
+def _args(raw: object, kind: str | None = None) -> Any:
     """``json.loads`` the arguments string; keep it raw when it is not JSON.
 
     Custom tools send free text, which is kept as is.
@@ -197,7 +167,7 @@ def _args(raw: Any, kind: str | None = None) -> Any:
     return copy.deepcopy(raw)
 
 
-def _text(content: Any) -> str:
+def _text(content: object) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):  # content parts, as some compatible servers send
@@ -209,7 +179,7 @@ def _text(content: Any) -> str:
     return ""
 
 
-def _choice_zero(choices: Any) -> Mapping[str, Any] | None:
+def _choice_zero(choices: object) -> Mapping[str, Any] | None:
     if not isinstance(choices, list):
         return None
     dicts = [c for c in choices if isinstance(c, Mapping)]
@@ -225,7 +195,7 @@ def _choice_zero(choices: Any) -> Mapping[str, Any] | None:
 # non-streamed responses
 
 
-def _read_body(body: Any, status: Any, warnings: list[str]) -> _Read:
+def _read_body(body: object, status: object, warnings: list[str]) -> _Read:
     out = _Read()
     body = out.error_body = object_body(body, status, warnings)
     failed = is_error(status)
@@ -371,7 +341,7 @@ class _Choice:
         return requests
 
 
-def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
+def _read_stream(chunks: object, status: object, warnings: list[str]) -> _Read:
     text = "".join(c for c in chunks if isinstance(c, str)) if isinstance(chunks, list) else ""
     events = parse_sse(text)
     body = json_instead_of_stream(text, events)  # an HTTP error, or a server ignoring stream: true
@@ -433,7 +403,7 @@ def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
     return out
 
 
-def tool_results(body: Any) -> list[dict[str, Any]]:
+def tool_results(body: object) -> list[dict[str, Any]]:
     """Tool results the agent sent back in a chat-completions request.
 
     Each ``{"role": "tool", "tool_call_id": ..., "content": ...}`` message, in
@@ -452,3 +422,13 @@ def looks_like_response(body: Mapping[str, Any]) -> bool:
     """A chat.completion body (also groq's, OpenRouter's and mistralai's: the same
     ``choices[].message`` shape)."""
     return isinstance(body.get("choices"), list)
+
+
+#: what the chat-completions format plugs into the shared exchange reader
+_FORMAT = ChatFormat(
+    "openai",
+    read_body=_read_body,
+    read_stream=_read_stream,
+    tool_names=_tool_names,
+    error_text=error_message,
+)

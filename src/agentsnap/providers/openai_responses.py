@@ -39,7 +39,7 @@ from agentsnap.providers._common import (
 from agentsnap.providers._common import (
     Read as _Read,
 )
-from agentsnap.providers._errors import error_message
+from agentsnap.providers._error_bodies import error_message
 from agentsnap.providers.sse import parse_sse
 
 __all__ = ["normalize", "tool_results"]
@@ -143,7 +143,7 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
     )
 
 
-def tool_results(body: Any) -> list[dict[str, Any]]:
+def tool_results(body: object) -> list[dict[str, Any]]:
     """Tool results the agent sent back in a Responses request.
 
     Each ``function_call_output`` (or ``custom_tool_call_output``) input item,
@@ -179,7 +179,7 @@ def _messages(body: Mapping[str, Any]) -> list[Any]:
     return items
 
 
-def _tool_names(tools: Any) -> list[str]:
+def _tool_names(tools: object) -> list[str]:
     names: list[str] = []
     for tool in tools if isinstance(tools, list) else []:
         if not isinstance(tool, Mapping):
@@ -205,7 +205,7 @@ def _tool_names(tools: Any) -> list[str]:
     return names
 
 
-def _qualified(namespace: Any, name: Any) -> Any:
+def _qualified(namespace: object, name: object) -> Any:
     return f"{namespace}.{name}" if isinstance(namespace, str) and namespace else name
 
 
@@ -213,7 +213,7 @@ def _qualified(namespace: Any, name: Any) -> Any:
 # shared helpers
 
 
-def _usage(raw: Any) -> dict[str, Any] | None:
+def _usage(raw: object) -> dict[str, Any] | None:
     if not isinstance(raw, Mapping):
         return None
     return {
@@ -223,7 +223,7 @@ def _usage(raw: Any) -> dict[str, Any] | None:
     }
 
 
-def _args(raw: Any, kind: str) -> Any:
+def _args(raw: object, kind: str) -> Any:
     if isinstance(raw, str):
         if kind == "custom_tool_call":
             return raw
@@ -278,7 +278,7 @@ def _note_outcome(obj: Mapping[str, Any], warnings: list[str]) -> None:
 # non-streamed responses
 
 
-def _read_body(body: Any, status: Any, warnings: list[str]) -> _Read:
+def _read_body(body: object, status: object, warnings: list[str]) -> _Read:
     out = _Read()
     body = out.error_body = object_body(body, status, warnings)
     failed = is_error(status)
@@ -364,7 +364,7 @@ class _Stream:
         self.slots: dict[Any, _Slot] = {}
         self.by_item_id: dict[str, _Slot] = {}
 
-    def slot(self, event: Mapping[str, Any], item: Any = None) -> _Slot:
+    def slot(self, event: Mapping[str, Any], item: object = None) -> _Slot:
         index = event.get("output_index")
         item_id = str_or_none(event.get("item_id"))
         if item_id is None and isinstance(item, Mapping):
@@ -397,11 +397,11 @@ class _Stream:
         return out
 
 
-def _index(value: Any) -> int:
+def _index(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def _read_stream(chunks: Any, status: Any, warnings: list[str]) -> _Read:
+def _read_stream(chunks: object, status: object, warnings: list[str]) -> _Read:
     text = "".join(c for c in chunks if isinstance(c, str)) if isinstance(chunks, list) else ""
     events = parse_sse(text)
     body = json_instead_of_stream(text, events)  # an HTTP error, or a server ignoring stream: true

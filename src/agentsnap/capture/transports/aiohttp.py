@@ -30,11 +30,11 @@ import urllib.parse
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ...spec.providers import ProviderSpec
 from ...storage.wire import Exchange
 from .. import active, ownership, serving, sinks
 from .. import exchange as exchange_path
 from ..request import WireRequest
-from ..spec import ProviderSpec
 from ..wrapping import wrap_once
 from . import _wire
 

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
+from ...spec.providers import ProviderSpec
 from ...storage import wire
 from ...storage.scrub import scrub_chunks
 from .. import active, faithful
@@ -40,7 +41,6 @@ from ..active import RecordingState as Recording
 from ..exchange import open_exchange, sending
 from ..serving import take_recorded
 from ..sinks import ChunkSink, body_sink, is_stream, kept_headers, record_read_body
-from ..spec import ProviderSpec
 from ..streams import read_served, replay_stream_class, tee_stream_class
 from ..wrapping import one_of, wrap_once
 

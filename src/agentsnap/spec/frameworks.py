@@ -47,6 +47,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import providers
+from .providers import spec_derived
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -75,7 +78,7 @@ class Framework:
     final_argument: str
     source: str
 
-    def is_final(self, tool: Any) -> bool:
+    def is_final(self, tool: object) -> bool:
         """Whether a call to ``tool`` (a name) is this framework's final answer."""
         if not isinstance(tool, str):
             return False
@@ -113,6 +116,7 @@ def _parse(path: Path) -> Framework:
     )
 
 
+@spec_derived
 @functools.cache
 def load_frameworks(directory: str | None = None) -> tuple[Framework, ...]:
     """Every ``*.toml`` of ``patches/frameworks/`` (or ``directory``), sorted by file name.
@@ -120,12 +124,7 @@ def load_frameworks(directory: str | None = None) -> tuple[Framework, ...]:
     A file that cannot be parsed gives one ``UserWarning`` naming it and is
     skipped (the provider specs' rule).
     """
-    if directory is None:
-        from .capture.spec import patches_dir
-
-        root = patches_dir() / "frameworks"
-    else:
-        root = Path(directory)
+    root = providers.patches_dir() / "frameworks" if directory is None else Path(directory)
     out: list[Framework] = []
     for path in sorted(root.glob("*.toml")):
         try:
@@ -135,7 +134,7 @@ def load_frameworks(directory: str | None = None) -> tuple[Framework, ...]:
     return tuple(out)
 
 
-def _text(content: Any) -> str | None:
+def _text(content: object) -> str | None:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
@@ -146,7 +145,7 @@ def _text(content: Any) -> str | None:
     return None
 
 
-def tool_results(codec: str | None, body: Any) -> list[dict[str, Any]]:
+def tool_results(codec: str | None, body: object) -> list[dict[str, Any]]:
     """Tool results a request carries by a framework's convention (not the API's).
 
     Returns ``[{"id": <call id>, "result": str}]`` in message order, for
@@ -191,7 +190,7 @@ def tool_results(codec: str | None, body: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _last_user_text(body: Any) -> str | None:
+def _last_user_text(body: object) -> str | None:
     messages = body.get("messages") if isinstance(body, dict) else None
     if not isinstance(messages, list):
         return None
@@ -256,7 +255,7 @@ def with_trajectory_steps(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _final_value(fw: Framework, args: Any) -> Any:
+def _final_value(fw: Framework, args: object) -> Any:
     if fw.final_argument and isinstance(args, dict) and fw.final_argument in args:
         return args[fw.final_argument]
     return args

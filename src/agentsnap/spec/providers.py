@@ -36,7 +36,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 if sys.version_info >= (3, 11):  # pragma: no cover - version switch
     import tomllib
@@ -48,10 +48,13 @@ __all__ = [
     "WireRule",
     "classify",
     "explain_miss",
+    "host_in",
     "load_specs",
     "looks_like_llm",
     "patches_dir",
     "recognise",
+    "reload_specs",
+    "spec_derived",
 ]
 
 #: a request body as :func:`recognise` takes it: the bytes, None, or a
@@ -77,12 +80,12 @@ class WireRule:
     hosts: tuple[str, ...] = ()
 
     def host_ok(self, host: str) -> bool:
-        return not self.hosts or _host_in(host, self.hosts)
+        return not self.hosts or host_in(host, self.hosts)
 
     def headers_ok(self, headers: Mapping[str, str]) -> bool:
         return all(headers.get(name) is not None for name in self.headers)
 
-    def missing_keys(self, body: Any) -> tuple[str, ...]:
+    def missing_keys(self, body: object) -> tuple[str, ...]:
         if not isinstance(body, dict):
             return self.body_keys
         return tuple(k for k in self.body_keys if k not in body)
@@ -116,6 +119,8 @@ class ProviderSpec:
     #: the provider's own API hosts (``[match] known_hosts``, suffix match): traffic
     #: to them that is not recognised gets a warning in record and live mode
     known_hosts: tuple[str, ...] = ()
+    #: the SDK that sends the traffic (``[provider] package``, a distribution name)
+    sdk_package: str = ""
 
     def codec_for(self, path: str) -> str | None:
         """The codec for an endpoint path, or None when the path is not an LLM call."""
@@ -141,6 +146,29 @@ class ProviderSpec:
         from ..storage.scrub import CREDENTIAL_HEADERS
 
         return not any(fnmatch.fnmatchcase(low, pat) for pat in CREDENTIAL_HEADERS)
+
+
+class _Cached(Protocol):
+    def cache_clear(self) -> None: ...
+
+
+_C = TypeVar("_C", bound=_Cached)
+_DERIVED: list[_Cached] = []
+
+
+def spec_derived(cached: _C) -> _C:
+    """Mark a ``functools.cache`` / ``lru_cache`` function whose values come from the
+    spec files, so :func:`reload_specs` forgets them too (put it above the cache decorator)."""
+    _DERIVED.append(cached)
+    return cached
+
+
+def reload_specs() -> None:
+    """Forget the parsed spec files and everything derived from them: the next use reads
+    :func:`patches_dir` again (after a spec file was added, or ``patches_dir`` pointed
+    elsewhere, as the provider recipe's test does)."""
+    for cached in _DERIVED:
+        cached.cache_clear()
 
 
 def patches_dir() -> Path:
@@ -173,6 +201,7 @@ def _parse(path: Path) -> ProviderSpec:
         known_hosts=tuple(h.lower() for h in match.get("known_hosts", ())),
         hooks=tuple((str(h["module"]), str(h["call"])) for h in data.get("hooks", [])),
         versions=str(prov.get("versions", "")),
+        sdk_package=str(prov.get("package", "")),
         source=str(path),
         extra={
             k: v
@@ -196,10 +225,12 @@ def _wire_rule(rule: dict[str, Any], match: dict[str, Any]) -> WireRule:
     )
 
 
-def _host_in(host: str, hosts: tuple[str, ...]) -> bool:
+def host_in(host: str, hosts: tuple[str, ...]) -> bool:
+    """Whether ``host`` is one of ``hosts`` or a subdomain of one."""
     return any(host == h or host.endswith("." + h) for h in hosts)
 
 
+@spec_derived
 @cache
 def load_specs(directory: str | None = None) -> tuple[ProviderSpec, ...]:
     """Parse every ``*.toml`` spec, sorted by file name.
@@ -217,6 +248,7 @@ def load_specs(directory: str | None = None) -> tuple[ProviderSpec, ...]:
     return tuple(specs)
 
 
+@spec_derived
 @lru_cache(maxsize=512)
 def _spec_for(user_agent: str, host: str) -> ProviderSpec | None:
     # specs limited to particular hosts (OpenRouter through the openai SDK) win
@@ -224,7 +256,7 @@ def _spec_for(user_agent: str, host: str) -> ProviderSpec | None:
     for spec in candidates:
         if not user_agent.startswith(spec.user_agent_prefixes):
             continue
-        if spec.hosts and not _host_in(host, spec.hosts):
+        if spec.hosts and not host_in(host, spec.hosts):
             continue
         return spec
     return None
@@ -378,7 +410,7 @@ def explain_miss(
             or f"the path is an LLM endpoint, but no spec's rule matched (host {host}, User-Agent {ua})"
         )
     for spec in load_specs():
-        if spec.known_hosts and _host_in(host, spec.known_hosts):
+        if spec.known_hosts and host_in(host, spec.known_hosts):
             ua = headers.get("user-agent") or "none"
             return f"{host} is {spec.name}'s API host, but neither the User-Agent ({ua}) nor the request's shape matches an LLM endpoint of a spec"
     return None
@@ -398,9 +430,10 @@ def looks_like_llm(
         method == r.method and path.endswith(r.path_suffix) for r, _ in rules
     ):
         return True
-    return any(spec.known_hosts and _host_in(host, spec.known_hosts) for spec in load_specs())
+    return any(spec.known_hosts and host_in(host, spec.known_hosts) for spec in load_specs())
 
 
+@spec_derived
 @lru_cache(maxsize=1)
 def _wire_index() -> tuple[tuple[str, ...], tuple[tuple[WireRule, ProviderSpec], ...]]:
     """Every wire rule with its spec, host-limited rules first, and their path suffixes."""
@@ -409,6 +442,7 @@ def _wire_index() -> tuple[tuple[str, ...], tuple[tuple[WireRule, ProviderSpec],
     return tuple(sorted({rule.path_suffix for rule, _ in pairs})), tuple(pairs)
 
 
+@spec_derived
 @lru_cache(maxsize=1)
 def _header_specs() -> tuple[ProviderSpec, ...]:
     return tuple(s for s in load_specs() if s.match_headers)

@@ -1,31 +1,39 @@
 """A provider's facts beyond recognition, as its spec (``patches/<provider>.toml``) declares them.
 
 One :class:`ProviderFacts` per spec file, read from the tables the spec
-loader keeps as they are (:attr:`agentsnap.capture.spec.ProviderSpec.extra`)::
+loader keeps as they are (:attr:`agentsnap.spec.providers.ProviderSpec.extra`)::
 
     [provider]  name, package, versions, api_key_env   (the capture layer's too)
     [sdk]       extra, oldest, matrix_deps, matrix_tests
-    [adapter]   class, client_modules
+    [adapter]   class, client_modules, clients, base_url, wraps
     [judge]     host, key_env, order              (optional)
 
-Read by :func:`agentsnap.adapters.wrap` (which adapter a client gets), the
-adapters' messages, :data:`agentsnap.config.PROVIDER_KEY_MAP` (the judge's
+Read by :mod:`agentsnap.adapters` (the adapter classes themselves, which
+adapter :func:`~agentsnap.adapters.wrap` gives a client, how a refused
+request's client is named), the adapters' messages, :data:`agentsnap.config.PROVIDER_KEY_MAP` (the judge's
 key table), the noxfile's SDK matrix (which parses the files itself: nox runs
 outside agentsnap's venv) and ``tests/test_provider_facts.py`` (the pyproject
-extras and ``docs/providers.md`` agree with them). Adding a provider is a new
-spec file with these tables, a codec and an adapter class.
+extras, ``docs/providers.md`` and the README's adapter lists agree with
+them). Adding a provider is a new spec file with these tables (and a codec
+when its wire format is new).
 
 Nothing here runs at import time; the specs are parsed once per process, on
-first use (:func:`agentsnap.capture.spec.load_specs` is cached).
+first use (:func:`agentsnap.spec.providers.load_specs` is cached).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
-__all__ = ["JudgeKey", "ProviderFacts", "judge_keys", "provider_facts"]
+from .providers import ProviderSpec, load_specs, spec_derived
+
+__all__ = ["READER_STEP", "JudgeKey", "ProviderFacts", "judge_keys", "provider_facts"]
+
+#: one step of an ``[adapter] base_url`` path: an attribute, optionally called
+#: (``()``) and then indexed (``[0]``)
+READER_STEP = re.compile(r"(\w+)(\(\))?(?:\[(\d+)\])?")
 
 
 @dataclass(frozen=True)
@@ -49,8 +57,14 @@ class ProviderFacts:
     oldest release the SDK matrix tests (None: another spec's entry covers the
     package), with ``matrix_deps`` and ``matrix_tests``; ``adapter``: the
     class name in :mod:`agentsnap.adapters` (None: no adapter); ``client_modules``: the module
-    prefixes whose classes ``wrap()`` gives that adapter; ``judge``: the
-    judge's key row, or None.
+    prefixes whose classes ``wrap()`` gives that adapter (none: the adapter is
+    for the SDK's clients pointed at the spec's ``[match] hosts``, as
+    OpenRouter's); ``clients``: the SDK's client classes as ``"module:Class"``
+    (how a refused request names its client); ``base_url``: where such a client
+    keeps its base URL, attribute paths tried in order (``a.b``, ``a.get()``,
+    ``a.get()[0]``); ``wraps``: what the adapter wraps, for the docs;
+    ``sdk``: ``[provider] package``; ``hosts``: ``[match] hosts``;
+    ``judge``: the judge's key row, or None.
     """
 
     name: str
@@ -64,24 +78,26 @@ class ProviderFacts:
     client_modules: tuple[str, ...]
     judge: JudgeKey | None
     source: str
+    clients: tuple[str, ...] = ()
+    base_url: tuple[str, ...] = ()
+    wraps: str | None = None
+    sdk: str = ""
+    hosts: tuple[str, ...] = ()
 
 
-def _strings(value: Any, where: str) -> tuple[str, ...]:
+def _strings(value: object, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ValueError(f"{where} must be a list of strings, got {value!r}")
     return tuple(value)
 
 
-def _optional(value: Any, where: str) -> str | None:
+def _optional(value: object, where: str) -> str | None:
     if value is not None and not isinstance(value, str):
         raise ValueError(f"{where} must be a string, got {value!r}")
     return value
 
 
-def _facts(spec: Any) -> ProviderFacts:
-    from .capture.spec import ProviderSpec
-
-    assert isinstance(spec, ProviderSpec)
+def _facts(spec: ProviderSpec) -> ProviderFacts:
     sdk = dict(spec.extra.get("sdk") or {})
     adapter = dict(spec.extra.get("adapter") or {})
     judge = spec.extra.get("judge")
@@ -107,9 +123,32 @@ def _facts(spec: Any) -> ProviderFacts:
             else None
         ),
         source=spec.source,
+        clients=_clients(adapter.get("clients", []), f"{where}: [adapter] clients"),
+        base_url=_readers(adapter.get("base_url", []), f"{where}: [adapter] base_url"),
+        wraps=_optional(adapter.get("wraps"), f"{where}: [adapter] wraps"),
+        sdk=spec.sdk_package,
+        hosts=spec.hosts,
     )
 
 
+def _readers(value: object, where: str) -> tuple[str, ...]:
+    paths = _strings(value, where)
+    for path in paths:
+        if not all(READER_STEP.fullmatch(step) for step in path.split(".")):
+            raise ValueError(f"{where}: {path!r} is not an attribute path like 'a.b()[0]'")
+    return paths
+
+
+def _clients(value: object, where: str) -> tuple[str, ...]:
+    names = _strings(value, where)
+    for name in names:
+        module, _, cls = name.partition(":")
+        if not module or not cls.isidentifier():
+            raise ValueError(f"{where}: {name!r} is not 'module:Class'")
+    return names
+
+
+@spec_derived
 @cache
 def provider_facts() -> tuple[ProviderFacts, ...]:
     """Every spec's facts, in spec-file order (sorted by file name).
@@ -119,14 +158,25 @@ def provider_facts() -> tuple[ProviderFacts, ...]:
     naming the file for a malformed value (a spec the loader skipped with a
     warning is simply absent).
     """
-    from .capture.spec import load_specs
-
     return tuple(_facts(spec) for spec in load_specs())
 
 
+@spec_derived
 @cache
 def judge_keys() -> tuple[tuple[str, str], ...]:
     """The judge's key table, ``(host fragment, variable)`` by ``order``: what
-    :data:`agentsnap.config.PROVIDER_KEY_MAP` is."""
-    rows = sorted((f.judge for f in provider_facts() if f.judge is not None), key=lambda j: j.order)
+    :data:`agentsnap.config.PROVIDER_KEY_MAP` is. Raises ``ValueError`` naming both
+    spec files when two ``[judge]`` tables share an ``order`` (which row is tried
+    first would depend on the file names)."""
+    judged = [f for f in provider_facts() if f.judge is not None]
+    seen: dict[int, ProviderFacts] = {}
+    for facts in judged:
+        assert facts.judge is not None
+        other = seen.setdefault(facts.judge.order, facts)
+        if other is not facts:
+            raise ValueError(
+                f"{other.source or other.name} and {facts.source or facts.name}: "
+                f"[judge] order = {facts.judge.order} twice; give each provider its own"
+            )
+    rows = sorted((f.judge for f in judged if f.judge is not None), key=lambda j: j.order)
     return tuple((row.host, row.key_env) for row in rows)
