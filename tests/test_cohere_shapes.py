@@ -695,7 +695,7 @@ def test_quirk_patch_is_installed_once_and_idempotent() -> None:
     import wrapt
 
     from agentsnap.capture.hooks import install
-    from agentsnap.capture.quirks import cohere as quirk
+    from agentsnap.capture.quirks import fern as quirk
 
     install()  # what the first recording does; the SDK modules are imported already
 
