@@ -19,9 +19,9 @@ import pytest
 
 from agentsnap import config
 from agentsnap.diff import compute_diff
+from agentsnap.diff.legacy_config import DiffConfig
 from agentsnap.diff.options import (
     CompareOptions,
-    DiffConfig,
     asserter_option_names,
     marker_option_names,
     option_fields,
@@ -202,18 +202,15 @@ def test_the_concepts_page_names_the_marker_keywords_in_order() -> None:
 
 
 def test_diffconfig_keeps_every_import_path_and_its_0_5_1_defaults() -> None:
-    """0.5.1's DiffConfig moved out of diff.options (every pytest run imports that module);
-    the old paths still give the same class, with 0.5.1's defaults."""
+    """0.5.1's DiffConfig: from agentsnap and agentsnap.diff (0.5.1's paths) and its own
+    module, with 0.5.1's defaults; the knobs module (below every layer) no longer hands it out."""
     import agentsnap
     from agentsnap.diff import DiffConfig as from_diff
     from agentsnap.diff.legacy_config import DiffConfig
-    from agentsnap.diff.options import DiffConfig as from_options
 
-    assert (
-        from_diff is DiffConfig
-        and from_options is DiffConfig
-        and agentsnap.DiffConfig is DiffConfig
-    )
+    assert from_diff is DiffConfig and agentsnap.DiffConfig is DiffConfig
+    assert not hasattr(importlib.import_module("agentsnap.knobs"), "DiffConfig")
+    assert CompareOptions is importlib.import_module("agentsnap.knobs").CompareOptions
     config = DiffConfig()
     assert (
         config.semantic_threshold,

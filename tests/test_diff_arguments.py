@@ -7,12 +7,7 @@ from typing import Any
 import pytest
 
 from agentsnap.diff import compute_diff
-from agentsnap.diff.arguments import (
-    diff_values,
-    format_path,
-    parse_ignored_fields,
-    strip_ignored,
-)
+from agentsnap.jsondiff import diff_values, format_path, parse_ignored_fields, strip_ignored
 
 
 def tool(step: int, name: str, args: Any) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from agentsnap.diff import DiffReport, compute_diff
-from agentsnap.diff.structural import (
+from agentsnap.diff.sequence import (
     ToolRef,
     aligned_pairs,
     edit_distance,

@@ -37,9 +37,8 @@ PLUGIN_MODULES = [
     "agentsnap._pytest.summary",
     "agentsnap._version",
     "agentsnap.config",
-    "agentsnap.diff",  # the package only: its names load on first use
-    "agentsnap.diff.options",  # the comparison knobs the settings and the marker read
     "agentsnap.exceptions",
+    "agentsnap.knobs",  # the comparison knobs the settings and the marker read
     "agentsnap.pytest_plugin",
 ]
 

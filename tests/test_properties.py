@@ -30,7 +30,7 @@ from agentsnap.capture.cassette import canonical_json, request_key
 from agentsnap.capture.request import request_record
 from agentsnap.capture.sinks import ChunkSink
 from agentsnap.capture.trace import Exchange, _readable
-from agentsnap.diff.arguments import diff_values
+from agentsnap.jsondiff import diff_values
 from agentsnap.providers import get_codec
 from agentsnap.storage import wire
 from agentsnap.storage.naming import preferred_filename
@@ -238,7 +238,7 @@ def test_replay_key_is_equal_exactly_when_the_request_key_is(
 def test_the_diff_fast_path_calls_equal_only_what_the_full_comparison_does(a: Any, b: Any) -> None:
     """``diff_values`` first compares sorted-key MessagePack bytes: equal bytes must mean equal
     values of the same types (strict and not), the same for a reordered copy."""
-    from agentsnap.diff.arguments import _same_encoding, _same_types
+    from agentsnap.jsondiff import _same_encoding, _same_types
 
     for one, two in ((a, b), (a, _reorder(a, random.Random(len(repr(a)))))):
         if _same_encoding(one, two):

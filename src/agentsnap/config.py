@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .diff.options import setting_field
+from .knobs import setting_field
 
 __all__ = [
     "EMBEDDING_BACKENDS",
@@ -158,7 +158,7 @@ class Settings:
             )
         },
     )
-    # the comparison knobs: default and doc from agentsnap.diff.options.CompareOptions
+    # the comparison knobs: default and doc from agentsnap.knobs.CompareOptions
     semantic_threshold: float = setting_field("semantic_threshold")
     llm_threshold: float = setting_field("llm_threshold")
     structural_tolerance: int = setting_field("structural_tolerance")

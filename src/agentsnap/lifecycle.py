@@ -582,7 +582,7 @@ def compare(
     backend (and model sha256) scored the texts.
     """
     from .diff import compute_diff
-    from .diff.options import setting_option_names
+    from .knobs import setting_option_names
 
     # every comparison knob that is a setting (CompareOptions' ``setting`` fields), lists copied
     opts: dict[str, Any] = {}

@@ -315,7 +315,7 @@ class AgentAsserter(_Block):
     ) -> None:
         arguments = dict(locals())
         super().__init__(test_name, snapshot_dir, settings, scenario, adapters)
-        from .diff.options import asserter_option_names
+        from .knobs import asserter_option_names
 
         if judge is False:
             judge = None

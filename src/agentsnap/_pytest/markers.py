@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 import pytest
 
 from .. import config as _config
-from ..diff.options import marker_option_names
+from ..knobs import marker_option_names
 
 __all__ = ["MARKER_DESCRIPTION", "MARKER_OPTIONS", "Marker", "marker_name", "marker_options"]
 

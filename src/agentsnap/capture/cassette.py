@@ -287,7 +287,7 @@ class Cassette:
 
 def request_changes(old: object, new: object, *, limit: int = 20) -> list[str]:
     """Human-readable JSON-path differences between two request bodies."""
-    from ..diff.arguments import diff_values
+    from ..jsondiff import diff_values
 
     changes = diff_values(old, new, root="")
     return [

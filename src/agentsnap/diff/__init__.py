@@ -3,15 +3,16 @@
 :func:`compute_diff` runs every registered check (:mod:`agentsnap.diff.checks`:
 structural, arguments, model tools, LLM requests, the text checks) and returns
 a :class:`DiffReport`. The algorithms behind the checks live beside them:
-:mod:`~agentsnap.diff.structural` (tool-name sequences, Levenshtein distance),
-:mod:`~agentsnap.diff.arguments` (deep diffs of tool arguments and request
+:mod:`~agentsnap.diff.sequence` (tool-name sequences, Levenshtein distance),
+:mod:`~agentsnap.jsondiff` (deep diffs of tool arguments and request
 messages), :mod:`~agentsnap.diff.meaning.verdict` and :mod:`~agentsnap.diff.meaning.scores`
 (text scores), :mod:`~agentsnap.diff.judge` (the LLM judge). The knobs are
 :class:`~agentsnap.diff.options.CompareOptions`.
 
 Importing this package loads nothing: the names below load on first use
-(PEP 562), so :mod:`agentsnap.diff.options` stays as light as the settings
-that read it.
+(PEP 562). Nothing below the diff layer imports it: the knobs the settings
+read are in :mod:`agentsnap.knobs`, the JSON diff replay uses in
+:mod:`agentsnap.jsondiff`.
 """
 
 from __future__ import annotations

@@ -5,17 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from ..jsondiff import parse_ignored_fields
+from ..knobs import CompareOptions, check_weights
 from ..storage.legacy import is_legacy_version
 from ._text import excerpts as _excerpts  # noqa: F401  # the old private name
-from .arguments import parse_ignored_fields
 from .checks import CheckContext, ReportDraft, registered_checks, registered_components
 from .checks.semantic import judge_one as _judge_one  # noqa: F401  # the old private names
 from .checks.semantic import score_texts as _score_texts  # noqa: F401
 from .meaning.scores import LEXICAL_LLM_THRESHOLD, LEXICAL_SEMANTIC_THRESHOLD, meets_threshold
-from .options import CompareOptions, check_weights
-from .options import _unit as _check_threshold  # noqa: F401
 from .report import DiffReport
-from .structural import trace_steps
+from .sequence import trace_steps
 
 __all__ = ["compute_diff"]
 
@@ -139,7 +138,7 @@ def compute_diff(
             (``"timestamp"``) is ignored at any depth; a dotted path
             (``"meta.request_id"``) only at that place from the root of args;
             ``[n]`` and ``*`` address list items / any key. See
-            :func:`agentsnap.diff.arguments.parse_ignored_fields`.
+            :func:`agentsnap.jsondiff.parse_ignored_fields`.
         semantic_threshold: minimum score in [0, 1] of the final output.
         llm_threshold: minimum score in [0, 1] of each llm_call response.
         embed_fn: batch embedder ``list[str] -> list[vector]``; when given,

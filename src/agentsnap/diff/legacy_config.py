@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .options import LLM_THRESHOLD_EMBEDDING, LLM_THRESHOLD_JUDGE
+from ..knobs import LLM_THRESHOLD_EMBEDDING, LLM_THRESHOLD_JUDGE
 
 __all__ = ["DiffConfig"]
 

@@ -78,7 +78,7 @@ class DiffReport:
             with keys ``"tools"`` (executed tool-name sequences) and
             ``"model_tools"`` (model-requested tool names; also
             ``"compared": bool`` and ``"skipped_reason"``), both in the shape
-            of :func:`agentsnap.diff.structural.sequence_diff`; ``"llm_calls"``
+            of :func:`agentsnap.diff.sequence.sequence_diff`; ``"llm_calls"``
             (``{"golden": count, "new": count, "golden_steps": [...],
             "new_steps": [...], "requests_compared": bool}``); ``"semantic"``
             (per text check, keyed like ``semantic_scores``: ``{"threshold",

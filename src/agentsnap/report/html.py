@@ -39,11 +39,11 @@ import jinja2
 from markupsafe import Markup
 
 from ..diff.checks import HtmlPage, registered_checks
+from ..diff.checks._values import change_view as _change_view
+from ..diff.checks._values import format_value, word_diff
+from ..diff.checks._values import pct as _pct
 from ..diff.checks.structural import tools_section
 from ._entries import STATES
-from ._values import change_view as _change_view
-from ._values import format_value, word_diff
-from ._values import pct as _pct
 
 __all__ = ["format_value", "render", "timeline", "word_diff"]
 

@@ -32,14 +32,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
+from ... import knobs
 from .. import _text
 
 if TYPE_CHECKING:
-    from ..arguments import IgnoreRule
-    from ..options import CompareOptions
-    from ..report import DiffReport
+    from ...jsondiff import IgnoreRule
+    from ...knobs import CompareOptions
 
 __all__ = [
     "Check",
@@ -136,6 +136,28 @@ class ReportDraft:
         self.failed.append((check, entry or check))
 
 
+class ReportFields(Protocol):
+    """What a check's text rendering reads of the :class:`~agentsnap.diff.DiffReport` (a
+    protocol, so the checks need not import the report that imports them)."""
+
+    @property
+    def score(self) -> float: ...
+    @property
+    def failed_checks(self) -> list[str]: ...
+    @property
+    def details(self) -> dict[str, Any]: ...
+    @property
+    def changes(self) -> list[dict[str, Any]]: ...
+    @property
+    def semantic_scores(self) -> dict[str, float]: ...
+    @property
+    def reasons(self) -> dict[str, list[str]]: ...
+    @property
+    def backend(self) -> str: ...
+    @property
+    def semantic_backend(self) -> dict[str, Any]: ...
+
+
 class TextView:
     """A :class:`~agentsnap.diff.DiffReport` being rendered as text, with the line helpers.
 
@@ -145,7 +167,7 @@ class TextView:
     ``scored``); ``out``: the lines so far.
     """
 
-    def __init__(self, report: DiffReport, color: bool) -> None:
+    def __init__(self, report: ReportFields, color: bool) -> None:
         self.report = report
         self.color = color
         self.failed = {_text.check_key(c) for c in report.failed_checks}
@@ -390,3 +412,7 @@ def registered_checks() -> tuple[Check[Any], ...]:
 def registered_components() -> tuple[str, ...]:
     """Every component of :attr:`DiffReport.score` the registered checks contribute, in order."""
     return tuple(c for check in _REGISTRY for c in check.components)
+
+
+# CompareOptions.validated() checks weights against these, without importing this module
+knobs.set_component_source(registered_components)

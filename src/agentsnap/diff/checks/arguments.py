@@ -6,9 +6,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...jsondiff import IgnoreRule, diff_values
 from .. import _text
-from ..arguments import IgnoreRule, diff_values
-from ..structural import ToolRef
+from ..sequence import ToolRef
 from ._api import Check, CheckContext, ReportDraft, TextView
 from .structural import StructuralResult
 

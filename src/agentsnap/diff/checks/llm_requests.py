@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...capture.client_ids import normalise, response_ids
+from ...jsondiff import diff_values
 from ...storage import legacy as _legacy
 from .. import _text
-from ..arguments import diff_values
-from ..structural import llm_calls
+from ..sequence import llm_calls
 from ._api import Check, CheckContext, ReportDraft, TextView
 from .arguments import fraction_same, top_level
 

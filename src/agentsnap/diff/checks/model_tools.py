@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import _text
-from ..structural import ToolRef, requested_tools, sequence_diff
+from ..sequence import ToolRef, requested_tools, sequence_diff
 from ._api import Check, CheckContext, HtmlPage, HtmlPart, ReportDraft, TextView
 from .arguments import fraction_same, legacy_entry, pair_diffs
 from .structural import sequence_line
@@ -134,7 +134,7 @@ class ModelToolsCheck(Check[ModelToolsResult]):
     def html(self, page: HtmlPage) -> HtmlPart:
         if not (page.golden and page.new):
             return HtmlPart(view={"model_tools": None})
-        from ...report._values import change_view
+        from ._values import change_view
 
         report = page.report
         section = model_tools_section(

@@ -328,7 +328,7 @@ def _finding(raw: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _semantic_rows(report: Mapping[str, Any] | None) -> list[dict[str, Any]]:
-    from ...report._values import pct
+    from ._values import pct
 
     if not report:
         return []
@@ -380,7 +380,7 @@ def _backend_line(report: Mapping[str, Any] | None) -> str:
 
 
 def _output(page: HtmlPage, rows: list[dict[str, Any]]) -> dict[str, Any] | None:
-    from ...report._values import output_text, word_diff
+    from ._values import output_text, word_diff
 
     golden, new = page.entry.get("golden"), page.entry.get("new")
     if new is None and golden is None:

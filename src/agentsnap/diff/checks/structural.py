@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import _text
-from ..structural import ToolRef, llm_calls, sequence_diff, tool_calls
+from ..sequence import ToolRef, llm_calls, sequence_diff, tool_calls
 from ._api import Check, CheckContext, HtmlPage, HtmlPart, ReportDraft, TextView
 
 __all__ = ["StructuralCheck", "StructuralResult", "tools_section"]
@@ -16,7 +16,7 @@ __all__ = ["StructuralCheck", "StructuralResult", "tools_section"]
 @dataclass
 class StructuralResult:
     """``golden`` / ``new``: the executed tool calls; ``section``: their
-    :func:`~agentsnap.diff.structural.sequence_diff` (``details["tools"]``)."""
+    :func:`~agentsnap.diff.sequence.sequence_diff` (``details["tools"]``)."""
 
     golden: list[ToolRef]
     new: list[ToolRef]

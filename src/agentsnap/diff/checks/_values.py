@@ -1,4 +1,4 @@
-"""Plain-data helpers of the HTML report: values as one line, percentages, word differences.
+"""Plain-data helpers of the checks' parts of the HTML report: values as one line, percentages, word differences.
 
 Standard library only (no Jinja2): the checks build their part of the page with these.
 """

@@ -1,4 +1,4 @@
-"""Arguments layer: deep diffs of tool arguments and of LLM request messages.
+"""Deep differences of two JSON values (tool arguments, request messages, a request and its recording).
 
 The difference itself is computed by :mod:`deepdiff` (imported lazily, on the
 first diff), with these settings and why:

@@ -1,0 +1,409 @@
+"""The comparison knobs: :class:`CompareOptions` (one field per knob).
+
+:class:`CompareOptions` is the one list of what :func:`~agentsnap.diff.compute_diff`
+can be told. Each field's metadata (read with :func:`option_fields`) says:
+
+* ``doc`` — what the knob does (one paragraph);
+* ``marker`` — ``@pytest.mark.agentsnap(...)`` may set it (:func:`marker_option_names`,
+  the plugin's ``MARKER_OPTIONS``);
+* ``asserter`` — :class:`~agentsnap.AgentAsserter` takes it as an argument
+  (:func:`asserter_option_names`);
+* ``setting`` — it is a ``[tool.agentsnap]`` key, a field of
+  :class:`agentsnap.config.Settings` with the same name, default and doc
+  (:func:`setting_option_names`; ``tests/test_compare_options.py`` holds the
+  two together, since the settings must load without the diff package).
+
+This module imports only the standard library.
+
+0.5.1's ``DiffConfig`` is in :mod:`agentsnap.diff.legacy_config`. This module sits below
+every layer that reads a knob (the settings, the checks, the marker, ``AgentAsserter``):
+it imports nothing of agentsnap, and nothing of it imports the checks. The registered
+checks' score components reach :meth:`CompareOptions.validated` through
+:func:`set_component_source`, which :mod:`agentsnap.diff.checks` calls when it loads.
+:mod:`agentsnap.diff.options` is the documented import path of the same names.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = [
+    "LLM_THRESHOLD_EMBEDDING",
+    "LLM_THRESHOLD_JUDGE",
+    "CompareOptions",
+    "OptionField",
+    "asserter_option_names",
+    "marker_option_names",
+    "option_fields",
+    "set_component_source",
+    "setting_field",
+    "setting_option_names",
+]
+
+#: 0.5.1's default ``llm_threshold`` without and with a judge
+LLM_THRESHOLD_EMBEDDING = 0.75
+LLM_THRESHOLD_JUDGE = 0.40
+
+EmbedFn = Callable[[list[str]], Sequence[Sequence[float]]]
+
+
+def _meta(
+    doc: str, *, marker: bool = False, asserter: bool = False, setting: bool = False
+) -> dict[str, Any]:
+    """A knob's field metadata (see the module doc)."""
+    return {"doc": doc, "marker": marker, "asserter": asserter, "setting": setting}
+
+
+@dataclass
+class CompareOptions:
+    """Every knob of :func:`~agentsnap.diff.compute_diff`, with its default.
+
+    Field order is the order the marker's keywords are listed in its error
+    messages. :meth:`validated` checks the values and returns a normalised
+    copy (the form the checks read); the checks never see an unchecked one.
+    """
+
+    semantic_threshold: float = field(
+        default=0.92,
+        metadata=_meta(
+            doc=(
+                "Minimum score (0 to 1) of the final output: the meaning check's score (1.0 identical, 0.93-0.99 "
+                "harmless rewording, 0.80-0.88 a dropped or added sentence, 0.40-0.60 a changed fact) on every "
+                "backend, or the LLM judge's."
+            ),
+            marker=True,
+            asserter=True,
+            setting=True,
+        ),
+    )
+    llm_threshold: float = field(
+        default=LLM_THRESHOLD_EMBEDDING,
+        metadata=_meta(
+            doc=(
+                "Minimum score (0 to 1) of each intermediate LLM response, on the same scale as `semantic_threshold`: "
+                "the default 0.75 fails changed facts only."
+            ),
+            marker=True,
+            asserter=True,
+            setting=True,
+        ),
+    )
+    structural_tolerance: int = field(
+        default=0,
+        metadata=_meta(
+            doc=(
+                "Edit distance (Levenshtein over whole tool calls) allowed between the golden and the new tool-name "
+                "sequences; the same budget applies to the tools the model requested."
+            ),
+            marker=True,
+            asserter=True,
+            setting=True,
+        ),
+    )
+    ignored_fields: list[str] = field(
+        default_factory=list,
+        metadata=_meta(
+            doc=(
+                "Tool-argument paths left out of the argument checks: a bare key (`timestamp`) at any depth, a dotted "
+                "path (`meta.request_id`) from the root of the arguments; `[n]` and `*` address list items and any key."
+            ),
+            marker=True,
+            asserter=True,
+            setting=True,
+        ),
+    )
+    min_score: float | None = field(
+        default=None,
+        metadata=_meta(
+            doc=(
+                "Also fail when the composite score (the weighted mean of the components) is below this (0 to 1, "
+                "with a 1e-9 slack so an exact replay never fails on float noise); None: no score check."
+            ),
+            marker=True,
+            asserter=True,
+        ),
+    )
+    weights: dict[str, float] | None = field(
+        default=None,
+        metadata=_meta(
+            doc=(
+                "`{component: weight >= 0}` for the composite score; components are "
+                "agentsnap.diff.report.COMPONENTS, unnamed ones keep weight 1.0."
+            ),
+            marker=True,
+            asserter=True,
+        ),
+    )
+    strict: bool = field(
+        default=False,
+        metadata=_meta(
+            doc=(
+                "Compare tool arguments and requests by pure equality (`1` and `1.0` differ); "
+                "by default numbers compare by value."
+            ),
+            marker=True,
+            asserter=True,
+        ),
+    )
+    strict_facts: bool = field(
+        default=False,
+        metadata=_meta(
+            doc=(
+                "Also fail a text check whose two texts differ in numbers, negation words or capitalised names by the "
+                "older rule-based hints (agentsnap.diff.meaning.hints), whatever its score."
+            ),
+            marker=True,
+            asserter=True,
+            setting=True,
+        ),
+    )
+    embedding_backend: Any = field(
+        default="auto",
+        metadata=_meta(
+            doc=(
+                "What aligns the sentences of the meaning check: `auto` takes the best installed one (`onnx`, then "
+                "`sentence-transformers`, then `lexical`, character trigrams only); or name one of them."
+            ),
+            marker=True,
+            asserter=True,
+            setting=True,
+        ),
+    )
+    # same default as agentsnap.diff.meaning.scores.LEXICAL_SEMANTIC_THRESHOLD
+    lexical_semantic_threshold: float = field(
+        default=0.95,
+        metadata=_meta(
+            doc=(
+                "Kept so existing configurations load; no longer used. It held raw difflib ratios; since the "
+                "meaning check every backend, `lexical` included, reports on one scale and `semantic_threshold` "
+                "applies."
+            ),
+            marker=True,
+            asserter=True,
+            setting=True,
+        ),
+    )
+    # same default as agentsnap.diff.meaning.scores.LEXICAL_LLM_THRESHOLD
+    lexical_llm_threshold: float = field(
+        default=0.60,
+        metadata=_meta(
+            doc=(
+                "Kept so existing configurations load; no longer used (`llm_threshold` applies on every backend)."
+            ),
+            marker=True,
+            asserter=True,
+            setting=True,
+        ),
+    )
+    embed_fn: EmbedFn | None = field(
+        default=None,
+        metadata=_meta(
+            doc=(
+                "A batch embedder `list[str] -> list[vector]` that aligns the sentences of the meaning check "
+                "(it beats `embedding_backend`)."
+            ),
+            asserter=True,
+        ),
+    )
+    judge: Any = field(
+        default=None,
+        metadata=_meta(
+            doc=(
+                "An object with `score(golden, new) -> (score, reason)` (agentsnap.diff.judge.LLMJudge) scoring "
+                "every differing text instead of the meaning check, or None."
+            ),
+            asserter=True,
+        ),
+    )
+    compare_requests: bool = field(
+        default=False,
+        metadata=_meta(
+            doc="Also compare each LLM call's request (the `llm_requests` check; replay mode sets it).",
+        ),
+    )
+    gate: Literal["checks", "score"] = field(
+        default="checks",
+        metadata=_meta(
+            doc=(
+                "`checks`: every check decides; `score`: only the score check (and `llm_requests`) decides, "
+                "the other findings stay in the report. Needs `min_score`."
+            ),
+        ),
+    )
+
+    def validated(self) -> CompareOptions:
+        """A checked, normalised copy (floats, a weights dict, a list of ignored fields).
+
+        Raises:
+            TypeError: an option has the wrong type, ``embed_fn`` is not
+                callable or ``judge`` has no ``score`` method.
+            ValueError: ``structural_tolerance`` < 0, a threshold or
+                ``min_score`` outside [0, 1], ``gate`` unknown or ``"score"``
+                without ``min_score``, bad ``weights``.
+        """
+        tolerance = self.structural_tolerance
+        if isinstance(tolerance, bool) or not isinstance(tolerance, int):
+            raise TypeError(f"structural_tolerance must be an int >= 0, got {tolerance!r}")
+        if tolerance < 0:
+            raise ValueError(f"structural_tolerance must be >= 0, got {tolerance}")
+        semantic_threshold = _unit("semantic_threshold", self.semantic_threshold)
+        llm_threshold = _unit("llm_threshold", self.llm_threshold)
+        lexical_semantic = _unit("lexical_semantic_threshold", self.lexical_semantic_threshold)
+        lexical_llm = _unit("lexical_llm_threshold", self.lexical_llm_threshold)
+        min_score = None if self.min_score is None else _unit("min_score", self.min_score)
+        if self.gate not in ("checks", "score"):
+            raise ValueError(f"gate must be 'checks' or 'score', got {self.gate!r}")
+        if self.gate == "score" and min_score is None:
+            raise ValueError("gate='score' needs min_score")
+        weights = check_weights(self.weights, _component_source())
+        if self.embed_fn is not None and not callable(self.embed_fn):
+            raise TypeError(f"embed_fn must be callable or None, got {self.embed_fn!r}")
+        if self.judge is not None and not callable(getattr(self.judge, "score", None)):
+            raise TypeError(f"judge must have a score(golden, new) method, got {self.judge!r}")
+        return dataclasses.replace(
+            self,
+            semantic_threshold=semantic_threshold,
+            llm_threshold=llm_threshold,
+            lexical_semantic_threshold=lexical_semantic,
+            lexical_llm_threshold=lexical_llm,
+            min_score=min_score,
+            weights=weights,
+            compare_requests=bool(self.compare_requests),
+            strict_facts=bool(self.strict_facts),
+            strict=bool(self.strict),
+        )
+
+
+def _no_checks_loaded() -> tuple[str, ...]:
+    raise RuntimeError(
+        "agentsnap: CompareOptions.validated() checks weights against the registered checks; "
+        "import agentsnap.diff.checks (compute_diff does) first"
+    )
+
+
+_component_source: Callable[[], tuple[str, ...]] = _no_checks_loaded
+
+
+def set_component_source(source: Callable[[], tuple[str, ...]]) -> None:
+    """Where :meth:`CompareOptions.validated` reads the score components ``weights`` may
+    name: the check registry (:func:`agentsnap.diff.checks.registered_components`), set
+    once when the checks load, so this module never imports them."""
+    global _component_source
+    _component_source = source
+
+
+def _unit(name: str, value: Any) -> float:
+    """``value`` as a float in [0, 1]; ``TypeError`` / ``ValueError`` naming ``name`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a number in [0, 1], got {value!r}")
+    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
+        raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+    return float(value)
+
+
+def check_weights(
+    weights: Mapping[str, float] | None, components: Iterable[str]
+) -> dict[str, float]:
+    """``weights`` checked against ``components``, as a new dict of floats (``{}`` for None).
+
+    Raises:
+        TypeError: not a mapping, or a weight is not a number.
+        ValueError: an unknown component, or a weight that is negative or not finite.
+    """
+    if weights is None:
+        return {}
+    if not isinstance(weights, Mapping):
+        raise TypeError(f"weights must be a mapping of component to weight, got {weights!r}")
+    known = tuple(components)
+    out: dict[str, float] = {}
+    for key, value in weights.items():
+        if key not in known:
+            raise ValueError(f"unknown weights key {key!r}; components are {', '.join(known)}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError(f"weight of {key!r} must be a number >= 0, got {value!r}")
+        if not (math.isfinite(value) and value >= 0):
+            raise ValueError(f"weight of {key!r} must be a finite number >= 0, got {value!r}")
+        out[key] = float(value)
+    return out
+
+
+class OptionField:
+    """One knob of :class:`CompareOptions` as its metadata describes it (read-only by convention).
+
+    A plain class, not a dataclass: every pytest run imports this module through the
+    settings, and a dataclass costs its generated methods' compilation at import.
+    """
+
+    __slots__ = ("asserter", "default", "doc", "marker", "name", "setting")
+
+    def __init__(
+        self, name: str, default: Any, doc: str, marker: bool, asserter: bool, setting: bool
+    ) -> None:
+        self.name = name
+        self.default = default
+        self.doc = doc
+        self.marker = marker
+        self.asserter = asserter
+        self.setting = setting
+
+    def __repr__(self) -> str:
+        return f"OptionField(name={self.name!r}, default={self.default!r})"
+
+
+def option_fields() -> tuple[OptionField, ...]:
+    """The knobs of :class:`CompareOptions`, in field order (defaults of factories called)."""
+    out = []
+    for f in dataclasses.fields(CompareOptions):
+        factory = f.default_factory
+        default = factory() if factory is not dataclasses.MISSING else f.default
+        meta = f.metadata
+        out.append(
+            OptionField(
+                f.name,
+                default,
+                str(meta["doc"]),
+                bool(meta["marker"]),
+                bool(meta["asserter"]),
+                bool(meta["setting"]),
+            )
+        )
+    return tuple(out)
+
+
+@functools.cache  # a tuple of names, fixed by the class: asked per test by the blocks
+def marker_option_names() -> tuple[str, ...]:
+    """The knobs ``@pytest.mark.agentsnap(...)`` accepts besides ``name``, in field order."""
+    return tuple(f.name for f in option_fields() if f.marker)
+
+
+@functools.cache  # a tuple of names, fixed by the class: asked per test by the blocks
+def asserter_option_names() -> tuple[str, ...]:
+    """The knobs :class:`~agentsnap.AgentAsserter` takes as arguments, in field order."""
+    return tuple(f.name for f in option_fields() if f.asserter)
+
+
+@functools.cache  # a tuple of names, fixed by the class: asked per test by the blocks
+def setting_option_names() -> tuple[str, ...]:
+    """The knobs that are ``[tool.agentsnap]`` keys (fields of :class:`agentsnap.config.Settings`)."""
+    return tuple(f.name for f in option_fields() if f.setting)
+
+
+def setting_field(name: str) -> Any:
+    """The ``dataclasses.field`` of :class:`agentsnap.config.Settings`' knob ``name``: this knob's
+    default (a factory for a list) and its doc as the field's ``doc`` metadata.
+
+    Raises:
+        KeyError: ``name`` is not a knob marked ``setting``.
+    """
+    for f in dataclasses.fields(CompareOptions):
+        if f.name == name and f.metadata["setting"]:
+            metadata = {"doc": f.metadata["doc"], "compare_option": True}
+            if f.default_factory is not dataclasses.MISSING:
+                return field(default_factory=f.default_factory, metadata=metadata)
+            return field(default=f.default, metadata=metadata)
+    raise KeyError(f"{name!r} is not a comparison setting")
