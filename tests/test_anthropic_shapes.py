@@ -184,7 +184,7 @@ def assert_same_message(replayed: Any, live: Any) -> None:
 
 
 def test_the_sdk_user_agents_are_what_the_spec_matches(fake: FakeAnthropic) -> None:
-    from agentsnap.spec.providers import load_specs
+    from agentsnap.spec.provider_specs import load_specs
 
     (spec,) = [s for s in load_specs() if s.name == "anthropic"]
     fake.script(text_reply("a"), text_reply("b"))

@@ -30,8 +30,8 @@ from agentsnap.diff.checks import (
     unregister_check,
 )
 from agentsnap.diff.report import CHECK_ORDER, COMPONENTS
+from agentsnap.html_report import entry_from_outcome, render_html
 from agentsnap.lifecycle import Outcome
-from agentsnap.report import entry_from_outcome, render_html
 from agentsnap.storage.snapshot import Snapshot
 
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from agentsnap.capture.trace import _with_derived_tool_calls
 from agentsnap.providers import codec_names, get_codec, get_tool_results
 from agentsnap.providers.gemini import normalize, tool_results
-from agentsnap.spec.providers import load_specs
+from agentsnap.spec.provider_specs import load_specs
 
 MODEL = "gemini-2.5-flash"
 PATH = f"/v1beta/models/{MODEL}:generateContent"

@@ -95,7 +95,7 @@ def test_codec_for_response_asks_each_codec_its_own_shape(body: object, codec: s
 
 
 def test_the_response_codecs_are_those_the_specs_name_and_their_shapes_exclude_each_other() -> None:
-    from agentsnap.spec.providers import load_specs
+    from agentsnap.spec.provider_specs import load_specs
 
     named = {codec for spec in load_specs() for _, codec in spec.endpoints}
     assert set(providers.RESPONSE_CODECS) == named - {"mistral_chat"}
@@ -160,7 +160,7 @@ def test_specs_recognise_an_sdk_by_user_agent_or_by_its_own_header(
 ) -> None:
     import httpx
 
-    from agentsnap.spec.providers import classify
+    from agentsnap.spec.provider_specs import classify
 
     spec = classify(httpx.Request("POST", "https://api.cohere.com/v2/chat", headers=headers))
     assert (spec.name if spec is not None else None) == expected

@@ -261,7 +261,7 @@ def test_the_unknown_key_warning_lists_only_the_documented_keys(
 def test_setting_keys_are_the_settings_a_user_may_set() -> None:
     import dataclasses
 
-    internal = {"ci", "base_dir", "force", "snapshot_dir_configured"}
+    internal = {"ci", "base_dir", "force", "snapshot_dir_configured", "declared"}
     fields = {f.name for f in dataclasses.fields(config.Settings)}
     assert set(config.SETTING_KEYS) == fields - internal
 

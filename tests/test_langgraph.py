@@ -46,7 +46,7 @@ from agentsnap import (
     SnapshotStore,
 )
 from agentsnap.adapters import LangGraphAdapter, ToolAdapter, wrap
-from agentsnap.spec.providers import load_specs
+from agentsnap.spec.provider_specs import load_specs
 from tests import fake_anthropic as fa
 from tests import fake_provider as fo
 from tests._support.offline import Offline

@@ -166,7 +166,7 @@ def test_captured_sdk_traffic_gives_no_warning(tmp_path: Path) -> None:
 
 
 def test_unrecognised_traffic_to_a_known_provider_host_is_named() -> None:
-    from agentsnap.spec.providers import explain_miss, looks_like_llm
+    from agentsnap.spec.provider_specs import explain_miss, looks_like_llm
 
     assert looks_like_llm("GET", "api.anthropic.com", "/v1/models")
     assert looks_like_llm("POST", "10.0.0.5", "/v1/messages")

@@ -30,7 +30,7 @@ from agentsnap.capture.cassette import Cassette
 from agentsnap.capture.hooks import _guarded, install
 from agentsnap.capture.quirks import stainless
 from agentsnap.capture.recording import Recording
-from agentsnap.spec.providers import load_specs
+from agentsnap.spec.provider_specs import load_specs
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 from tests._support.offline import Offline
 from tests._support.roundtrip import arecord_then_replay, record_then_replay

@@ -21,7 +21,7 @@ import pytest
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from agentsnap import AgentRecorder, SnapshotStore
-from agentsnap.spec.providers import classify
+from agentsnap.spec.provider_specs import classify
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 from tests._support.offline import Offline
 from tests._support.roundtrip import arecord_then_replay, record_then_replay

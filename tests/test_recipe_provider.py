@@ -3,7 +3,7 @@
 The test copies the shipped ``patches/`` folder to a temporary one, adds ONE
 file, ``acme.toml`` (a provider whose wire format agentsnap knows: the OpenAI
 chat format, so no codec), points the spec loader at the copy and forgets what
-it had parsed (:func:`agentsnap.spec.providers.reload_specs`). Nothing else is
+it had parsed (:func:`agentsnap.spec.provider_specs.reload_specs`). Nothing else is
 edited. Then, through the real ``openai`` SDK pointed at Acme's public URL
 (a loopback transport carries the socket to :class:`tests.fake_provider.FakeOpenAI`):
 
@@ -27,7 +27,7 @@ import pytest
 import agentsnap.adapters
 from agentsnap import AdapterNotWrappedError, AgentAsserter, AgentRecorder, SnapshotStore, wrap
 from agentsnap.adapters import OpenAIAdapter
-from agentsnap.spec import providers
+from agentsnap.spec import provider_specs as providers
 from agentsnap.spec.provider_facts import judge_keys, provider_facts
 from tests._support.offline import Offline
 from tests.fake_openai_extra import LoopbackTransport, openai_http

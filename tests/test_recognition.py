@@ -20,7 +20,7 @@ import openai
 import pytest
 
 from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
-from agentsnap.spec.providers import explain_miss, recognise
+from agentsnap.spec.provider_specs import explain_miss, recognise
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 from tests._support.offline import Offline
 from tests.fake_anthropic import FakeAnthropic

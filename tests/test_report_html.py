@@ -22,10 +22,10 @@ import pytest
 
 from agentsnap import SnapshotStore
 from agentsnap.diff import compute_diff
+from agentsnap.html_report import entry_from_outcome, error_entry, render_html, write_report
+from agentsnap.html_report._collect import ReportCollector
+from agentsnap.html_report.html import timeline, word_diff
 from agentsnap.lifecycle import Outcome
-from agentsnap.report import entry_from_outcome, error_entry, render_html, write_report
-from agentsnap.report._collect import ReportCollector
-from agentsnap.report.html import timeline, word_diff
 from agentsnap.storage.snapshot import Snapshot
 from tests._support.ci import CI_MARKERS
 
@@ -528,7 +528,7 @@ def test_import_of_the_plugin_and_the_report_package_loads_no_jinja2() -> None:
     import subprocess
     import sys
 
-    code = "import agentsnap.pytest_plugin, agentsnap.report, agentsnap.report._collect, sys; print('jinja2' in sys.modules, 'markupsafe' in sys.modules)"
+    code = "import agentsnap.pytest_plugin, agentsnap.html_report, agentsnap.html_report._collect, sys; print('jinja2' in sys.modules, 'markupsafe' in sys.modules)"
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.split()
@@ -685,7 +685,7 @@ def test_the_output_check_names_the_changed_sentence_and_a_harmless_pass_says_wh
         golden.to_dict(), polite.to_dict(), name=golden.name, embedding_backend="lexical"
     )
     assert passed.passed and passed.semantic_scores["output"] < 1.0
-    from agentsnap.report import entry_for_diff
+    from agentsnap.html_report import entry_for_diff
 
     # the single-snapshot page (agentsnap diff --html) shows a passing snapshot's section too
     doc = parse(render_html([entry_for_diff(golden.name, golden, polite, passed)]))

@@ -26,7 +26,7 @@ from urllib.parse import quote
 import pytest
 
 from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore, config
-from agentsnap.report._collect import ReportCollector
+from agentsnap.html_report._collect import ReportCollector
 from agentsnap.storage import scrub
 from agentsnap.storage.scrub import credentials as scrub_credentials
 from agentsnap.storage.scrub import text as text_rules

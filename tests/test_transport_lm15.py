@@ -54,7 +54,7 @@ async def _acall(url: str, body: bytes, headers: dict[str, str]) -> tuple[Any, b
 def lm15_is_openai(monkeypatch: pytest.MonkeyPatch) -> None:
     """Until recognition goes by wire shape (issue 12 item 1), lm15's User-Agent is
     recognised as the openai spec's for this test."""
-    from agentsnap.spec import providers as spec
+    from agentsnap.spec import provider_specs as spec
 
     openai = next(s for s in spec.load_specs() if s.name == "openai")
     # raising=False: once classify recognises by wire shape it may not use _spec_for, and needs no help

@@ -2,7 +2,7 @@
 bodies for the loopback fakes, stream parsers, record / replay helpers.
 
 The requests carry the SDK's User-Agent (``OpenAI/Python …``,
-``Anthropic/Python …``), so today's recognition (spec/providers.py) knows them
+``Anthropic/Python …``), so today's recognition (spec/provider_specs.py) knows them
 whichever library sends them.
 """
 

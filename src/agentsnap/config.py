@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .knobs import setting_field
+from .knobs import declared_knobs, setting_field
 
 __all__ = [
     "EMBEDDING_BACKENDS",
@@ -217,6 +217,17 @@ class Settings:
     snapshot_dir_configured: bool = False
     #: the folder relative paths are resolved against (the pyproject's folder or the rootdir)
     base_dir: Path = field(default_factory=Path.cwd)
+    #: ``[tool.agentsnap]`` values of the knobs checks declare in their own modules
+    #: (:func:`agentsnap.knobs.declare`), checked by the knob; not a key itself
+    declared: dict[str, Any] = field(default_factory=dict)
+
+    def knob(self, name: str) -> Any:
+        """The setting ``name``: a field, or a declared knob's value (its default when unset)."""
+        if name in self.declared:
+            return self.declared[name]
+        if hasattr(self, name):
+            return getattr(self, name)
+        return next(k.default for k in declared_knobs() if k.name == name)
 
     @property
     def snapshot_path(self) -> Path:
@@ -230,7 +241,7 @@ class Settings:
 SETTING_KEYS: tuple[str, ...] = tuple(
     f.name
     for f in dataclasses.fields(Settings)
-    if f.name not in ("ci", "base_dir", "force", "snapshot_dir_configured")
+    if f.name not in ("ci", "base_dir", "force", "snapshot_dir_configured", "declared")
 )
 _KEYS = set(SETTING_KEYS)
 # keys of agentsnap 0.5.1 configs that are accepted and ignored
@@ -263,6 +274,11 @@ if TYPE_CHECKING:
     #: under the name the configuration docs use.
     PROVIDER_KEY_MAP: tuple[tuple[str, str], ...]
     _PROVIDER_KEY_MAP: tuple[tuple[str, str], ...]
+
+
+def _declared_setting(key: str) -> Any:
+    """The knob a check declared under ``key`` that may be a setting, else None."""
+    return next((k for k in declared_knobs() if k.name == key and k.setting), None)
 
 
 def __getattr__(name: str) -> Any:
@@ -561,6 +577,13 @@ def load(
     if table is not None:
         for key, value in table.items():
             if key in _LEGACY_KEYS:
+                continue
+            knob = None if key in _KEYS else _declared_setting(key)
+            if knob is not None:
+                try:
+                    settings.declared[key] = knob.validate(value)
+                except (TypeError, ValueError) as exc:
+                    raise ValueError(f"agentsnap: [tool.agentsnap] of {pyproject}: {exc}") from None
                 continue
             if key not in _KEYS:
                 warnings.warn(

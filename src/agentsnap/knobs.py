@@ -30,14 +30,18 @@ import functools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar, cast
 
 __all__ = [
     "LLM_THRESHOLD_EMBEDDING",
     "LLM_THRESHOLD_JUDGE",
     "CompareOptions",
+    "Knob",
     "OptionField",
     "asserter_option_names",
+    "declare",
+    "declared_knobs",
+    "forget",
     "marker_option_names",
     "option_fields",
     "set_component_source",
@@ -235,6 +239,8 @@ class CompareOptions:
             ),
         ),
     )
+    #: values of the knobs checks declare in their own modules (:func:`declare`), by name
+    declared: dict[str, Any] = field(default_factory=dict, metadata={"internal": True})
 
     def validated(self) -> CompareOptions:
         """A checked, normalised copy (floats, a weights dict, a list of ignored fields).
@@ -265,8 +271,12 @@ class CompareOptions:
             raise TypeError(f"embed_fn must be callable or None, got {self.embed_fn!r}")
         if self.judge is not None and not callable(getattr(self.judge, "score", None)):
             raise TypeError(f"judge must have a score(golden, new) method, got {self.judge!r}")
+        declared = {
+            name: _declared_knob(name).validate(value) for name, value in self.declared.items()
+        }
         return dataclasses.replace(
             self,
+            declared=declared,
             semantic_threshold=semantic_threshold,
             llm_threshold=llm_threshold,
             lexical_semantic_threshold=lexical_semantic,
@@ -359,6 +369,8 @@ def option_fields() -> tuple[OptionField, ...]:
     """The knobs of :class:`CompareOptions`, in field order (defaults of factories called)."""
     out = []
     for f in dataclasses.fields(CompareOptions):
+        if f.metadata.get("internal"):
+            continue
         factory = f.default_factory
         default = factory() if factory is not dataclasses.MISSING else f.default
         meta = f.metadata
@@ -372,22 +384,26 @@ def option_fields() -> tuple[OptionField, ...]:
                 bool(meta["setting"]),
             )
         )
+    out += [
+        OptionField(k.name, k.default, k.doc, k.marker, k.asserter, k.setting)
+        for k in _DECLARED.values()
+    ]
     return tuple(out)
 
 
-@functools.cache  # a tuple of names, fixed by the class: asked per test by the blocks
+@functools.cache  # a tuple of names, fixed until a knob is declared: asked per test by the blocks
 def marker_option_names() -> tuple[str, ...]:
     """The knobs ``@pytest.mark.agentsnap(...)`` accepts besides ``name``, in field order."""
     return tuple(f.name for f in option_fields() if f.marker)
 
 
-@functools.cache  # a tuple of names, fixed by the class: asked per test by the blocks
+@functools.cache  # a tuple of names, fixed until a knob is declared: asked per test by the blocks
 def asserter_option_names() -> tuple[str, ...]:
     """The knobs :class:`~agentsnap.AgentAsserter` takes as arguments, in field order."""
     return tuple(f.name for f in option_fields() if f.asserter)
 
 
-@functools.cache  # a tuple of names, fixed by the class: asked per test by the blocks
+@functools.cache  # a tuple of names, fixed until a knob is declared: asked per test by the blocks
 def setting_option_names() -> tuple[str, ...]:
     """The knobs that are ``[tool.agentsnap]`` keys (fields of :class:`agentsnap.config.Settings`)."""
     return tuple(f.name for f in option_fields() if f.setting)
@@ -407,3 +423,112 @@ def setting_field(name: str) -> Any:
                 return field(default_factory=f.default_factory, metadata=metadata)
             return field(default=f.default, metadata=metadata)
     raise KeyError(f"{name!r} is not a comparison setting")
+
+
+# --------------------------------------------------------------------------- declared knobs
+
+T = TypeVar("T")
+
+
+class Knob(Generic[T]):
+    """A comparison knob a check declares in its own module, once: its name, default, doc,
+    the rule that checks a value, and where it may be set.
+
+    ``check(value)`` returns the value normalised (``float(0)`` for ``0``) or raises
+    ``TypeError`` / ``ValueError``; :meth:`validate` adds the knob's name. ``setting``:
+    a ``[tool.agentsnap]`` key; ``marker``: a ``@pytest.mark.agentsnap(...)`` keyword;
+    ``asserter``: an ``AgentAsserter`` argument. ``compute_diff`` always takes it as a
+    keyword. The check reads the value with :meth:`get`.
+    """
+
+    __slots__ = ("asserter", "check", "default", "doc", "marker", "name", "setting")
+
+    def __init__(
+        self,
+        name: str,
+        default: T,
+        doc: str,
+        *,
+        check: Callable[[object], T],
+        setting: bool = True,
+        marker: bool = True,
+        asserter: bool = True,
+    ) -> None:
+        self.name = name
+        self.default = default
+        self.doc = doc
+        self.check = check
+        self.setting = setting
+        self.marker = marker
+        self.asserter = asserter
+
+    def validate(self, value: object) -> T:
+        """``value`` checked and normalised; the error names the knob."""
+        try:
+            return self.check(value)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{self.name}: {exc}") from None
+
+    def get(self, options: CompareOptions) -> T:
+        """This knob's value in ``options`` (its default when unset)."""
+        return cast(T, options.declared.get(self.name, self.default))
+
+    def __repr__(self) -> str:
+        return f"Knob({self.name!r}, default={self.default!r})"
+
+
+_DECLARED: dict[str, Knob[Any]] = {}
+
+
+def declare(knob: Knob[T]) -> Knob[T]:
+    """Register ``knob``: from now on the settings, the marker, ``AgentAsserter`` and
+    ``compute_diff`` accept it, ``details["settings"]`` reports it and the reference lists
+    it. Returns ``knob`` (``MAX_STEPS = declare(Knob(...))``).
+
+    Raises:
+        ValueError: its name is not an identifier, or is already a knob.
+        TypeError: its default fails its own check.
+    """
+    known = {f.name for f in dataclasses.fields(CompareOptions)} | set(_DECLARED)
+    if not knob.name.isidentifier() or knob.name in known:
+        raise ValueError(
+            f"agentsnap: cannot declare the knob {knob.name!r}: not a name, or already a knob"
+        )
+    if knob.default is not None:
+        knob.validate(knob.default)
+    _DECLARED[knob.name] = knob
+    _names_changed()
+    return knob
+
+
+def forget(name: str) -> Knob[Any]:
+    """Undo :func:`declare` (for tests and temporary checks); the knob.
+
+    Raises:
+        LookupError: no knob of that name was declared.
+    """
+    try:
+        knob = _DECLARED.pop(name)
+    except KeyError:
+        raise LookupError(f"no declared knob named {name!r}") from None
+    _names_changed()
+    return knob
+
+
+def declared_knobs() -> tuple[Knob[Any], ...]:
+    """The knobs checks declared, in declaration order."""
+    return tuple(_DECLARED.values())
+
+
+def _declared_knob(name: str) -> Knob[Any]:
+    knob = _DECLARED.get(name)
+    if knob is None:
+        raise TypeError(
+            f"unknown comparison knob {name!r} (declared: {', '.join(_DECLARED) or 'none'})"
+        )
+    return knob
+
+
+def _names_changed() -> None:
+    for cached in (marker_option_names, asserter_option_names, setting_option_names):
+        cached.cache_clear()

@@ -587,7 +587,7 @@ def compare(
     # every comparison knob that is a setting (CompareOptions' ``setting`` fields), lists copied
     opts: dict[str, Any] = {}
     for key in setting_option_names():
-        value = getattr(settings, key)
+        value = settings.knob(key)
         opts[key] = list(value) if isinstance(value, list) else value
     for key, value in (overrides or {}).items():
         if value is not None:

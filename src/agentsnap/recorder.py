@@ -312,10 +312,11 @@ class AgentAsserter(_Block):
         lexical_semantic_threshold: float | None = None,
         lexical_llm_threshold: float | None = None,
         adapters: Iterable[Any] | None = None,
+        **knob_values: Any,
     ) -> None:
         arguments = dict(locals())
         super().__init__(test_name, snapshot_dir, settings, scenario, adapters)
-        from .knobs import asserter_option_names
+        from .knobs import asserter_option_names, declared_knobs
 
         if judge is False:
             judge = None
@@ -328,10 +329,17 @@ class AgentAsserter(_Block):
         self.replay_tools = replay_tools
         # the comparison arguments are CompareOptions' ``asserter`` knobs (tests/test_compare_options.py
         # holds the signature to that list); None: the settings' value
-        given = {**arguments, "judge": judge}
+        # the knobs checks declare in their own modules (agentsnap.knobs.declare) come as keywords
+        declared = {k.name for k in declared_knobs() if k.asserter}
+        unknown = sorted(set(knob_values) - declared)
+        if unknown:
+            raise TypeError(
+                f"AgentAsserter() got unexpected keyword argument(s) {', '.join(unknown)}"
+            )
+        given = {**arguments, **knob_values, "judge": judge}
         self.overrides: dict[str, Any] = {}
         for key in asserter_option_names():
-            value = given[key]
+            value = given.get(key)
             if key == "ignored_fields" and value is not None:
                 # a single string is one path, not a list of one-character paths
                 value = [value] if isinstance(value, str) else list(value)

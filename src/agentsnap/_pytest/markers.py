@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 import pytest
 
 from .. import config as _config
-from ..knobs import marker_option_names
+from ..knobs import declared_knobs, marker_option_names
 
 __all__ = ["MARKER_DESCRIPTION", "MARKER_OPTIONS", "Marker", "marker_name", "marker_options"]
 
@@ -65,11 +65,12 @@ def marker_options(item: pytest.Item) -> Marker:
             f"agentsnap: @pytest.mark.agentsnap(name=...) must be a non-empty string on {item.nodeid}, got {name!r}",
             pytrace=False,
         )
-    unknown = sorted(set(options) - set(MARKER_OPTIONS))
+    known = marker_option_names()  # the built-in knobs, then those checks declared
+    unknown = sorted(set(options) - set(known))
     if unknown:
         pytest.fail(
             f"agentsnap: unknown @pytest.mark.agentsnap keyword(s) {', '.join(unknown)} on {item.nodeid}; "
-            f"known: name, {', '.join(MARKER_OPTIONS)}",
+            f"known: name, {', '.join(known)}",
             pytrace=False,
         )
     if "ignored_fields" in options and isinstance(options["ignored_fields"], str):
@@ -82,4 +83,13 @@ def marker_options(item: pytest.Item) -> Marker:
                 )
             except (TypeError, ValueError) as exc:
                 pytest.fail(str(exc), pytrace=False)
+        elif value is not None and (
+            knob := next((k for k in declared_knobs() if k.name == key), None)
+        ):
+            try:  # a knob a check declared: its own rule
+                options[key] = knob.validate(value)
+            except (TypeError, ValueError) as exc:
+                pytest.fail(
+                    f"agentsnap: @pytest.mark.agentsnap on {item.nodeid}: {exc}", pytrace=False
+                )
     return Marker(name, options)

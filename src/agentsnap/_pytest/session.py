@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     from ..capture.recording import Recording
     from ..diff import DiffReport
     from ..diff.judge import LLMJudge
+    from ..html_report._collect import ReportCollector
     from ..lifecycle import Outcome, OutcomeAction, OutcomeObserver
-    from ..report._collect import ReportCollector
     from ..storage.snapshot import Snapshot
     from ..storage.store import SnapshotStore
 
@@ -485,7 +485,7 @@ def start_session(
 
         force_mode(mode)  # AgentAsserter blocks the tests build themselves follow the flag too
     if report:
-        from ..report._collect import ReportCollector
+        from ..html_report._collect import ReportCollector
 
         session.report = ReportCollector(report, base=config.invocation_params.dir).start()
     if settings.instrument:
@@ -520,7 +520,7 @@ def end_session(config: pytest.Config) -> None:
 
 def set_dummy_api_keys() -> None:
     """SDK constructors refuse to build without an API key; replay needs none."""
-    from ..spec.providers import load_specs
+    from ..spec.provider_specs import load_specs
 
     for spec in load_specs():
         for var in spec.api_key_env:

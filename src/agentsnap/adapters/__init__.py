@@ -43,7 +43,7 @@ from typing import Any
 
 from ..capture.scope import AdapterScope as AdapterScope
 from ..capture.scope import is_adapter as is_adapter
-from ..spec.providers import spec_derived
+from ..spec.provider_specs import spec_derived
 
 # the names below and the spec-declared adapters are the package's public names
 # (``__all__``, computed on first use by ``__getattr__``)

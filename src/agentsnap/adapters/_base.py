@@ -31,7 +31,7 @@ import wrapt
 
 from ..capture.scope import CLIENT, running_graphs, set_describer
 from ..spec.provider_facts import READER_STEP, provider_facts
-from ..spec.providers import spec_derived
+from ..spec.provider_specs import spec_derived
 
 __all__ = [
     "ClientAdapter",

@@ -19,7 +19,7 @@ import functools
 from urllib.parse import urlsplit
 
 from ..spec.provider_facts import ProviderFacts, provider_facts
-from ..spec.providers import host_in, spec_derived
+from ..spec.provider_specs import host_in, spec_derived
 from ._base import ClientAdapter, base_url_of
 
 __all__ = ["adapter_class", "adapter_for_host", "adapter_names", "client_adapters", "sdk_names"]
@@ -53,7 +53,7 @@ def adapter_class(name: str) -> type[ClientAdapter]:
     """The adapter class a spec's ``[adapter] class`` names (the same object every call).
 
     Built on first use and kept for the process, also across
-    :func:`~agentsnap.spec.providers.reload_specs` (``agentsnap.adapters.openai``
+    :func:`~agentsnap.spec.provider_specs.reload_specs` (``agentsnap.adapters.openai``
     binds its class once). Raises ``AttributeError`` when no spec declares ``name``.
     """
     facts = _declaring(name)

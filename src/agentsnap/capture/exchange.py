@@ -17,7 +17,7 @@ import functools
 from collections.abc import Iterator, Mapping
 from typing import cast
 
-from ..spec.providers import ProviderSpec, classify, explain_miss
+from ..spec.provider_specs import ProviderSpec, classify, explain_miss
 from ..storage import wire
 from ..storage.scrub import remember_credentials, scrub_text
 from . import observe
@@ -33,7 +33,7 @@ __all__ = ["begin", "open_exchange", "recognise", "sending"]
 def recognise(request: Request, recording: Recording | None = None) -> ProviderSpec | None:
     """The provider spec ``request`` belongs to, or None (the request passes untouched).
 
-    The one place every transport asks :func:`agentsnap.spec.providers.classify`
+    The one place every transport asks :func:`agentsnap.spec.provider_specs.classify`
     (``request``: an httpx/httpx2 ``Request`` or a :class:`~agentsnap.capture.request.WireRequest`). It first
     remembers the credentials the request carries (:func:`agentsnap.storage.scrub.remember_credentials`:
     scrubbing by value), whether or not a spec claims it. Given the

@@ -33,7 +33,7 @@ from typing import Any
 
 import msgspec
 
-from ..spec.providers import ProviderSpec
+from ..spec.provider_specs import ProviderSpec
 from ..storage import wire
 from ..storage.scrub import mask_header, scrub_bytes, scrub_json, scrub_text
 

@@ -57,7 +57,7 @@ def install(registry: Registry | None = None) -> None:
                 wrapt.register_post_import_hook(_transport_hook(call), module)
             _registered.add(id(chosen))
         if registry is None:
-            from ..spec.providers import load_specs
+            from ..spec.provider_specs import load_specs
 
             for spec in load_specs():
                 for module, call in spec.hooks:

@@ -4,7 +4,7 @@ While a ``capture`` recording (record or live mode) is active:
 
 * every HTTP transport agentsnap hooks reports each request it sees
   (:func:`note_request`); one that no provider spec recognised but that looks
-  like an LLM call (:func:`agentsnap.spec.providers.explain_miss`: a known
+  like an LLM call (:func:`agentsnap.spec.provider_specs.explain_miss`: a known
   provider host, an LLM endpoint path) is noted with the reason;
 * a socket-level observer reads the first bytes of each ``send`` /
   ``sendall`` on ``socket.socket`` and ``ssl.SSLSocket``: an HTTP/1.x
@@ -77,7 +77,7 @@ def note_request(
     """A hooked transport saw a request (call it before sending).
 
     ``reason``: why the request was not captured although it looks like an
-    LLM call (:func:`agentsnap.spec.providers.explain_miss`), or None (captured,
+    LLM call (:func:`agentsnap.spec.provider_specs.explain_miss`), or None (captured,
     or not LLM-like). Only counts in ``capture`` mode; thread-safe.
     """
     if recording.mode != "capture":
@@ -102,7 +102,7 @@ def _note_socket(
 
     if owner() == INTERNAL:  # agentsnap's own request (the LLM judge)
         return
-    from ..spec.providers import looks_like_llm
+    from ..spec.provider_specs import looks_like_llm
 
     with _lock:
         state = _state(recording)

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..spec.providers import ProviderSpec
+from ..spec.provider_specs import ProviderSpec
 from ..storage import wire
 from ..storage.scrub import scrub_chunks, scrub_text
 from . import faithful

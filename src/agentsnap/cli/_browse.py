@@ -267,7 +267,7 @@ def diff(
     )
     out.line(f"last run: {last.path}")
     if html is not None:
-        from ..report import ReportError, entry_for_diff, write_report
+        from ..html_report import ReportError, entry_for_diff, write_report
 
         try:
             page = write_report(

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..jsondiff import parse_ignored_fields
-from ..knobs import CompareOptions, check_weights
+from ..knobs import CompareOptions, check_weights, declared_knobs
 from ..storage.legacy import is_legacy_version
 from ._text import excerpts as _excerpts  # noqa: F401  # the old private name
 from .checks import CheckContext, ReportDraft, registered_checks, registered_components
@@ -49,7 +49,7 @@ def compute_diff(
     weights: Mapping[str, float] | None = None,
     min_score: float | None = None,
     gate: str = "checks",
-    **old_keywords: Any,
+    **knob_values: Any,
 ) -> DiffReport:
     """Compare a new snapshot with its golden on every layer; return a :class:`DiffReport`.
 
@@ -185,13 +185,13 @@ def compute_diff(
         agentsnap.diff.meaning.models.EmbeddingBackendError: the backend named is
             not installed or a model file fails its sha256 check.
     """
-    if old_keywords:
-        # agentsnap 0.5.1 also took normalize= (volatile fields are never compared here)
-        unknown = sorted(set(old_keywords) - {"normalize"})
-        if unknown:
-            raise TypeError(
-                f"compute_diff() got unexpected keyword argument(s) {', '.join(unknown)}"
-            )
+    # the knobs checks declare in their own modules (agentsnap.knobs.declare), and agentsnap
+    # 0.5.1's normalize= (volatile fields are never compared here)
+    declared_names = {k.name for k in declared_knobs()}
+    declared = {k: v for k, v in knob_values.items() if k in declared_names}
+    unknown = sorted(set(knob_values) - declared_names - {"normalize"})
+    if unknown:
+        raise TypeError(f"compute_diff() got unexpected keyword argument(s) {', '.join(unknown)}")
     if not isinstance(new, Mapping) and isinstance(new, Sequence):
         # agentsnap 0.5.1's call: compute_diff(golden_snapshot, new_trace, new_output, config=...)
         new = {"trace": list(new), "output": None if new_output is _NO_OUTPUT else new_output}
@@ -226,6 +226,7 @@ def compute_diff(
         judge=judge,
         compare_requests=compare_requests,
         gate=gate,  # type: ignore[arg-type]  # checked by validated()
+        declared=declared,
     ).validated()
     return run_checks(golden, new, options, name=name)
 
@@ -273,6 +274,7 @@ def run_checks(
         "weights": dict(options.weights or {}),
         "min_score": options.min_score,
         "gate": options.gate,
+        **{knob.name: knob.get(options) for knob in declared_knobs()},
     }
     draft.details["components"] = draft.components
     deciding = {c.name for c in checks if c.always_decides}

@@ -116,7 +116,7 @@ def response_codecs() -> tuple[str, ...]:
     shape (``looks_like_response``; mistral_chat reads the openai_chat shape, so it does
     not). Their shapes exclude each other (tests/test_codec_registry.py), so the order
     decides nothing for a real response. Imports those codec modules."""
-    from ..spec.providers import load_specs
+    from ..spec.provider_specs import load_specs
 
     return _response_codecs(load_specs())
 

@@ -47,8 +47,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import providers
-from .providers import spec_derived
+from . import provider_specs as providers
+from .provider_specs import spec_derived
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -1,7 +1,7 @@
 """A provider's facts beyond recognition, as its spec (``patches/<provider>.toml``) declares them.
 
 One :class:`ProviderFacts` per spec file, read from the tables the spec
-loader keeps as they are (:attr:`agentsnap.spec.providers.ProviderSpec.extra`)::
+loader keeps as they are (:attr:`agentsnap.spec.provider_specs.ProviderSpec.extra`)::
 
     [provider]  name, package, versions, api_key_env   (the capture layer's too)
     [sdk]       extra, oldest, matrix_deps, matrix_tests
@@ -18,7 +18,7 @@ them). Adding a provider is a new spec file with these tables (and a codec
 when its wire format is new).
 
 Nothing here runs at import time; the specs are parsed once per process, on
-first use (:func:`agentsnap.spec.providers.load_specs` is cached).
+first use (:func:`agentsnap.spec.provider_specs.load_specs` is cached).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from .providers import ProviderSpec, load_specs, spec_derived
+from .provider_specs import ProviderSpec, load_specs, spec_derived
 
 __all__ = ["READER_STEP", "JudgeKey", "ProviderFacts", "judge_keys", "provider_facts"]
 

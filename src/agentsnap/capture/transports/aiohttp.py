@@ -30,7 +30,7 @@ import urllib.parse
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ...spec.providers import ProviderSpec
+from ...spec.provider_specs import ProviderSpec
 from ...storage.wire import Exchange
 from .. import active, ownership, serving, sinks
 from .. import exchange as exchange_path

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from ...spec.providers import ProviderSpec
+from ...spec.provider_specs import ProviderSpec
 from ...storage import wire
 from ...storage.scrub import scrub_chunks
 from .. import active, faithful

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from ...spec.providers import ProviderSpec
+from ...spec.provider_specs import ProviderSpec
 from ...storage.wire import Exchange
 from .. import active, ownership, serving, sinks, streams
 from .. import exchange as exchange_path

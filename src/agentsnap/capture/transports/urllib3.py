@@ -26,7 +26,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from ...spec.providers import ProviderSpec
+from ...spec.provider_specs import ProviderSpec
 from ...storage.wire import Exchange
 from .. import active, ownership, serving, sinks
 from .. import exchange as exchange_path

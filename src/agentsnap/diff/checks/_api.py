@@ -269,7 +269,7 @@ class HtmlPage:
     """One snapshot of the HTML report, as its checks see it.
 
     ``report``: the :class:`~agentsnap.diff.DiffReport` as a plain dict (see
-    :func:`agentsnap.report._entries.report_dict`), or None; ``golden`` /
+    :func:`agentsnap.html_report._entries.report_dict`), or None; ``golden`` /
     ``new``: the slim snapshots (``trace``, ``output``…) or None; ``failed``:
     the failed checks without the ``semantic:`` prefix; ``checks``: the
     failed checks the page lists for this snapshot.

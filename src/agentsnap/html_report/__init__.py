@@ -1,7 +1,7 @@
 """The HTML drift report: one self-contained page per run (or per snapshot).
 
 ``pytest --agentsnap-report=PATH`` collects one entry per snapshot the run
-touched (see :mod:`agentsnap.report._entries`) and writes the page at the end;
+touched (see :mod:`agentsnap.html_report._entries`) and writes the page at the end;
 ``agentsnap diff NAME --html PATH`` writes the page for one snapshot.
 
 Importing this package loads only the standard library: Jinja2 (and the diff
@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..exceptions import AgentsnapError
 from ..storage.atomic import atomic_write
 from ._entries import STATES, entry_from_outcome, error_entry, slim_snapshot, state_of
 
@@ -32,7 +33,7 @@ __all__ = [
 ]
 
 
-class ReportError(RuntimeError):
+class ReportError(AgentsnapError, RuntimeError):
     """The HTML report could not be written (Jinja2 missing, or the file cannot be created)."""
 
 
@@ -41,19 +42,21 @@ def entry_for_diff(
 ) -> dict[str, Any]:
     """The entry ``agentsnap diff NAME --html`` shows: the golden against its last run."""
 
-    class _Outcome:
-        pass
+    from ..lifecycle import Outcome, OutcomeAction
 
-    outcome = _Outcome()
     approved = bool(getattr(golden, "approved", True))
-    if not approved:
-        outcome.action = "pending"  # type: ignore[attr-defined]
-        report_for_page = None  # the preview diff is computed the same way as in a test run
-    else:
-        outcome.action = "passed" if report is not None and report.passed else "failed"  # type: ignore[attr-defined]
-        report_for_page = report
-    outcome.name, outcome.path = name, path  # type: ignore[attr-defined]
-    outcome.golden, outcome.new, outcome.report, outcome.error = golden, new, report_for_page, None  # type: ignore[attr-defined]
+    # a pending golden: the preview diff is computed the same way as in a test run
+    report_for_page = report if approved else None
+    passed = report is not None and report.passed
+    action: OutcomeAction = "pending" if not approved else ("passed" if passed else "failed")
+    outcome = Outcome(
+        action=action,
+        name=name,
+        path=path,
+        report=report_for_page,
+        golden=golden,
+        new=new,
+    )
     entry = entry_from_outcome(outcome)
     entry["force_section"] = True
     if entry["state"] == "passed":
@@ -68,7 +71,7 @@ def entry_for_diff(
 def render_html(
     entries: Iterable[Mapping[str, Any]], *, meta: Mapping[str, Any] | None = None
 ) -> str:
-    """The report page as a string (see :func:`agentsnap.report.html.render`)."""
+    """The report page as a string (see :func:`agentsnap.html_report.html.render`)."""
     try:
         from .html import render
     except ImportError as exc:  # pragma: no cover - depends on the environment

@@ -451,7 +451,7 @@ def _view(entry: Mapping[str, Any], index: int) -> dict[str, Any]:
 
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("agentsnap.report", "templates"),
+        loader=jinja2.PackageLoader("agentsnap.html_report", "templates"),
         autoescape=True,  # every template, whatever its name
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -466,7 +466,7 @@ _ORDER = {state: i for i, state in enumerate(STATES)}
 
 
 def render(entries: list[Mapping[str, Any]], *, meta: Mapping[str, Any] | None = None) -> str:
-    """The whole page for ``entries`` (report entries, see :mod:`agentsnap.report._entries`).
+    """The whole page for ``entries`` (report entries, see :mod:`agentsnap.html_report._entries`).
 
     ``meta`` (all optional): ``title``, ``generated_at`` (ISO string),
     ``mode``, ``ci`` (bool), ``version``, ``command``, ``rootdir``.
