@@ -51,7 +51,8 @@ def _default(f: dataclasses.Field[object]) -> object:
 def test_every_knob_has_a_doc_and_the_metadata_keys() -> None:
     fields = [f for f in dataclasses.fields(CompareOptions) if f.name != "declared"]
     for f in fields:
-        assert set(f.metadata) == {"doc", "marker", "asserter", "setting"}, f.name
+        assert set(f.metadata) == {"doc", "rule", "marker", "asserter", "setting"}, f.name
+        assert callable(f.metadata["rule"]), f.name
         assert isinstance(f.metadata["doc"], str) and len(f.metadata["doc"]) > 20, f.name
     # the last field holds the values of the knobs checks declare (tests/test_recipe_check.py)
     assert dataclasses.fields(CompareOptions)[-1].metadata == {"internal": True}
@@ -225,3 +226,29 @@ def test_diffconfig_keeps_every_import_path_and_its_0_5_1_defaults() -> None:
         0.75,
     )
     assert DiffConfig(judge=object()).resolved_llm_threshold() == 0.40
+
+
+@pytest.mark.parametrize(
+    ("knob", "bad", "error", "message"),
+    [
+        ("semantic_threshold", "high", TypeError, "semantic_threshold must be a number in [0, 1]"),
+        ("llm_threshold", 1.5, ValueError, "llm_threshold must be in [0, 1]"),
+        ("structural_tolerance", 1.5, TypeError, "structural_tolerance must be an int >= 0"),
+        ("structural_tolerance", -1, ValueError, "structural_tolerance must be >= 0"),
+        ("min_score", "0.5", TypeError, "min_score must be a number in [0, 1]"),
+        ("gate", "any", ValueError, "gate must be 'checks' or 'score'"),
+        ("embed_fn", "cosine", TypeError, "embed_fn must be callable or None"),
+        ("judge", object(), TypeError, "judge must have a score(golden, new) method"),
+        ("weights", {"output": -1}, ValueError, "weight of 'output' must be a finite number >= 0"),
+    ],
+)
+def test_every_knob_is_checked_by_the_rule_its_field_declares(
+    knob: str, bad: object, error: type[Exception], message: str
+) -> None:
+    """The rule is part of the knob's declaration (its field's metadata): validated() applies
+    each field's rule, so a bad value fails naming the knob, never later in a check."""
+    field = next(f for f in dataclasses.fields(CompareOptions) if f.name == knob)
+    with pytest.raises(error, match=re.escape(message)):
+        field.metadata["rule"](knob, bad)
+    with pytest.raises(error, match=re.escape(message)):
+        CompareOptions(**{knob: bad}).validated()  # type: ignore[arg-type]

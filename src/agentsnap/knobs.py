@@ -56,11 +56,73 @@ LLM_THRESHOLD_JUDGE = 0.40
 EmbedFn = Callable[[list[str]], Sequence[Sequence[float]]]
 
 
+# -- the rules a knob's value must pass: (name, value) -> the normalised value, or
+# TypeError / ValueError naming the knob
+
+
+def _as_is(name: str, value: Any) -> Any:
+    """No rule here (``ignored_fields`` is parsed by the checks, ``embedding_backend`` by the backends)."""
+    return value
+
+
+def _flag(name: str, value: Any) -> bool:
+    return bool(value)
+
+
+def _unit(name: str, value: Any) -> float:
+    """``value`` as a float in [0, 1]; ``TypeError`` / ``ValueError`` naming ``name`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a number in [0, 1], got {value!r}")
+    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
+        raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+    return float(value)
+
+
+def _unit_or_none(name: str, value: Any) -> float | None:
+    return None if value is None else _unit(name, value)
+
+
+def _count(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int >= 0, got {value!r}")
+    if value < 0:
+        raise ValueError(f"{name} must be >= 0, got {value}")
+    return value
+
+
+def _gate(name: str, value: Any) -> str:
+    if value not in ("checks", "score"):
+        raise ValueError(f"{name} must be 'checks' or 'score', got {value!r}")
+    return str(value)
+
+
+def _weights(name: str, value: Any) -> dict[str, float]:
+    return check_weights(value, _component_source())
+
+
+def _callable_or_none(name: str, value: Any) -> Any:
+    if value is not None and not callable(value):
+        raise TypeError(f"{name} must be callable or None, got {value!r}")
+    return value
+
+
+def _judge(name: str, value: Any) -> Any:
+    if value is not None and not callable(getattr(value, "score", None)):
+        raise TypeError(f"{name} must have a score(golden, new) method, got {value!r}")
+    return value
+
+
 def _meta(
-    doc: str, *, marker: bool = False, asserter: bool = False, setting: bool = False
+    doc: str,
+    *,
+    rule: Callable[[str, Any], Any],
+    marker: bool = False,
+    asserter: bool = False,
+    setting: bool = False,
 ) -> dict[str, Any]:
-    """A knob's field metadata (see the module doc)."""
-    return {"doc": doc, "marker": marker, "asserter": asserter, "setting": setting}
+    """A knob's field metadata (see the module doc): its doc, the rule a value must pass
+    (:meth:`CompareOptions.validated` applies it), and where it may be set."""
+    return {"doc": doc, "rule": rule, "marker": marker, "asserter": asserter, "setting": setting}
 
 
 @dataclass
@@ -75,6 +137,7 @@ class CompareOptions:
     semantic_threshold: float = field(
         default=0.92,
         metadata=_meta(
+            rule=_unit,
             doc=(
                 "Minimum score (0 to 1) of the final output: the meaning check's score (1.0 identical, 0.93-0.99 "
                 "harmless rewording, 0.80-0.88 a dropped or added sentence, 0.40-0.60 a changed fact) on every "
@@ -88,6 +151,7 @@ class CompareOptions:
     llm_threshold: float = field(
         default=LLM_THRESHOLD_EMBEDDING,
         metadata=_meta(
+            rule=_unit,
             doc=(
                 "Minimum score (0 to 1) of each intermediate LLM response, on the same scale as `semantic_threshold`: "
                 "the default 0.75 fails changed facts only."
@@ -100,6 +164,7 @@ class CompareOptions:
     structural_tolerance: int = field(
         default=0,
         metadata=_meta(
+            rule=_count,
             doc=(
                 "Edit distance (Levenshtein over whole tool calls) allowed between the golden and the new tool-name "
                 "sequences; the same budget applies to the tools the model requested."
@@ -112,6 +177,7 @@ class CompareOptions:
     ignored_fields: list[str] = field(
         default_factory=list,
         metadata=_meta(
+            rule=_as_is,
             doc=(
                 "Tool-argument paths left out of the argument checks: a bare key (`timestamp`) at any depth, a dotted "
                 "path (`meta.request_id`) from the root of the arguments; `[n]` and `*` address list items and any key."
@@ -124,6 +190,7 @@ class CompareOptions:
     min_score: float | None = field(
         default=None,
         metadata=_meta(
+            rule=_unit_or_none,
             doc=(
                 "Also fail when the composite score (the weighted mean of the components) is below this (0 to 1, "
                 "with a 1e-9 slack so an exact replay never fails on float noise); None: no score check."
@@ -135,6 +202,7 @@ class CompareOptions:
     weights: dict[str, float] | None = field(
         default=None,
         metadata=_meta(
+            rule=_weights,
             doc=(
                 "`{component: weight >= 0}` for the composite score; components are "
                 "agentsnap.diff.report.COMPONENTS, unnamed ones keep weight 1.0."
@@ -146,6 +214,7 @@ class CompareOptions:
     strict: bool = field(
         default=False,
         metadata=_meta(
+            rule=_flag,
             doc=(
                 "Compare tool arguments and requests by pure equality (`1` and `1.0` differ); "
                 "by default numbers compare by value."
@@ -157,6 +226,7 @@ class CompareOptions:
     strict_facts: bool = field(
         default=False,
         metadata=_meta(
+            rule=_flag,
             doc=(
                 "Also fail a text check whose two texts differ in numbers, negation words or capitalised names by the "
                 "older rule-based hints (agentsnap.diff.meaning.hints), whatever its score."
@@ -169,6 +239,7 @@ class CompareOptions:
     embedding_backend: Any = field(
         default="auto",
         metadata=_meta(
+            rule=_as_is,
             doc=(
                 "What aligns the sentences of the meaning check: `auto` takes the best installed one (`onnx`, then "
                 "`sentence-transformers`, then `lexical`, character trigrams only); or name one of them."
@@ -182,6 +253,7 @@ class CompareOptions:
     lexical_semantic_threshold: float = field(
         default=0.95,
         metadata=_meta(
+            rule=_unit,
             doc=(
                 "Kept so existing configurations load; no longer used. It held raw difflib ratios; since the "
                 "meaning check every backend, `lexical` included, reports on one scale and `semantic_threshold` "
@@ -196,6 +268,7 @@ class CompareOptions:
     lexical_llm_threshold: float = field(
         default=0.60,
         metadata=_meta(
+            rule=_unit,
             doc=(
                 "Kept so existing configurations load; no longer used (`llm_threshold` applies on every backend)."
             ),
@@ -207,6 +280,7 @@ class CompareOptions:
     embed_fn: EmbedFn | None = field(
         default=None,
         metadata=_meta(
+            rule=_callable_or_none,
             doc=(
                 "A batch embedder `list[str] -> list[vector]` that aligns the sentences of the meaning check "
                 "(it beats `embedding_backend`)."
@@ -217,6 +291,7 @@ class CompareOptions:
     judge: Any = field(
         default=None,
         metadata=_meta(
+            rule=_judge,
             doc=(
                 "An object with `score(golden, new) -> (score, reason)` (agentsnap.diff.judge.LLMJudge) scoring "
                 "every differing text instead of the meaning check, or None."
@@ -227,12 +302,14 @@ class CompareOptions:
     compare_requests: bool = field(
         default=False,
         metadata=_meta(
+            rule=_flag,
             doc="Also compare each LLM call's request (the `llm_requests` check; replay mode sets it).",
         ),
     )
     gate: Literal["checks", "score"] = field(
         default="checks",
         metadata=_meta(
+            rule=_gate,
             doc=(
                 "`checks`: every check decides; `score`: only the score check (and `llm_requests`) decides, "
                 "the other findings stay in the report. Needs `min_score`."
@@ -252,41 +329,18 @@ class CompareOptions:
                 ``min_score`` outside [0, 1], ``gate`` unknown or ``"score"``
                 without ``min_score``, bad ``weights``.
         """
-        tolerance = self.structural_tolerance
-        if isinstance(tolerance, bool) or not isinstance(tolerance, int):
-            raise TypeError(f"structural_tolerance must be an int >= 0, got {tolerance!r}")
-        if tolerance < 0:
-            raise ValueError(f"structural_tolerance must be >= 0, got {tolerance}")
-        semantic_threshold = _unit("semantic_threshold", self.semantic_threshold)
-        llm_threshold = _unit("llm_threshold", self.llm_threshold)
-        lexical_semantic = _unit("lexical_semantic_threshold", self.lexical_semantic_threshold)
-        lexical_llm = _unit("lexical_llm_threshold", self.lexical_llm_threshold)
-        min_score = None if self.min_score is None else _unit("min_score", self.min_score)
-        if self.gate not in ("checks", "score"):
-            raise ValueError(f"gate must be 'checks' or 'score', got {self.gate!r}")
-        if self.gate == "score" and min_score is None:
+        # each knob's own rule, in field order; then what concerns two knobs at once
+        checked = {
+            f.name: f.metadata["rule"](f.name, getattr(self, f.name))
+            for f in dataclasses.fields(self)
+            if "rule" in f.metadata
+        }
+        if checked["gate"] == "score" and checked["min_score"] is None:
             raise ValueError("gate='score' needs min_score")
-        weights = check_weights(self.weights, _component_source())
-        if self.embed_fn is not None and not callable(self.embed_fn):
-            raise TypeError(f"embed_fn must be callable or None, got {self.embed_fn!r}")
-        if self.judge is not None and not callable(getattr(self.judge, "score", None)):
-            raise TypeError(f"judge must have a score(golden, new) method, got {self.judge!r}")
-        declared = {
+        checked["declared"] = {
             name: _declared_knob(name).validate(value) for name, value in self.declared.items()
         }
-        return dataclasses.replace(
-            self,
-            declared=declared,
-            semantic_threshold=semantic_threshold,
-            llm_threshold=llm_threshold,
-            lexical_semantic_threshold=lexical_semantic,
-            lexical_llm_threshold=lexical_llm,
-            min_score=min_score,
-            weights=weights,
-            compare_requests=bool(self.compare_requests),
-            strict_facts=bool(self.strict_facts),
-            strict=bool(self.strict),
-        )
+        return dataclasses.replace(self, **checked)
 
 
 def _no_checks_loaded() -> tuple[str, ...]:
@@ -305,15 +359,6 @@ def set_component_source(source: Callable[[], tuple[str, ...]]) -> None:
     once when the checks load, so this module never imports them."""
     global _component_source
     _component_source = source
-
-
-def _unit(name: str, value: Any) -> float:
-    """``value`` as a float in [0, 1]; ``TypeError`` / ``ValueError`` naming ``name`` otherwise."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be a number in [0, 1], got {value!r}")
-    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
-        raise ValueError(f"{name} must be in [0, 1], got {value!r}")
-    return float(value)
 
 
 def check_weights(
