@@ -15,7 +15,7 @@ import pytest
 
 from agentsnap import config
 from agentsnap.diff import compute_diff
-from agentsnap.diff.judge import JudgeError, Judgement, LLMJudge, parse_reply
+from agentsnap.diff.meaning.judge import JudgeError, Judgement, LLMJudge, parse_reply
 from tests.fake_provider import FakeOpenAI, error_reply, text_reply
 
 pytest_plugins = ["pytester"]
@@ -389,7 +389,7 @@ def test_the_judges_calls_are_never_captured_or_replayed(fake_openai: FakeOpenAI
 
 def test_the_judge_module_imports_no_http_library_or_sdk() -> None:
     code = (
-        "import sys, agentsnap.diff.judge\n"
+        "import sys, agentsnap.diff.meaning.judge\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in {'httpx', 'httpx2', 'openai', 'requests', 'urllib3'}))"
     )
     out = subprocess.run(

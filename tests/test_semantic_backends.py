@@ -329,7 +329,7 @@ def test_batched_and_single_embeddings_are_the_same() -> None:
 def test_importing_the_backends_loads_no_heavy_module() -> None:
     code = (
         "import sys\n"
-        "import agentsnap.diff.meaning.backends as e, agentsnap.diff.meaning.scores, agentsnap.diff.meaning.hints, agentsnap.diff.judge\n"
+        "import agentsnap.diff.meaning.backends as e, agentsnap.diff.meaning.scores, agentsnap.diff.meaning.hints, agentsnap.diff.meaning.judge\n"
         "e.is_available('onnx'); e.is_available('sentence-transformers'); e.get_backend('lexical')\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
         "{'numpy', 'onnxruntime', 'tokenizers', 'torch', 'sentence_transformers', 'huggingface_hub', 'httpx', 'urllib3'}))\n"

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from .adapters.tool import ToolAdapter
     from .checking import check
     from .diff import DiffConfig, DiffReport, compute_diff
-    from .diff.judge import LLMJudge
+    from .diff.meaning.judge import LLMJudge
     from .extract import extract_tool_calls
     from .recorder import AgentAsserter, AgentRecorder
     from .storage.snapshot import Snapshot
@@ -52,7 +52,7 @@ _LAZY = {
     "compute_diff": "diff",
     # shared/DESIGN.md: next to agentsnap.adapters.tool, as the docs import it
     "ToolAdapter": "adapters.tool",
-    "LLMJudge": "diff.judge",
+    "LLMJudge": "diff.meaning.judge",
     "wrap": "adapters",  # imports wrapt
     # the module is `checking`: a submodule named `check` would replace this function on the package
     "check": "checking",

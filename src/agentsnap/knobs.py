@@ -293,7 +293,7 @@ class CompareOptions:
         metadata=_meta(
             rule=_judge,
             doc=(
-                "An object with `score(golden, new) -> (score, reason)` (agentsnap.diff.judge.LLMJudge) scoring "
+                "An object with `score(golden, new) -> (score, reason)` (agentsnap.diff.meaning.judge.LLMJudge) scoring "
                 "every differing text instead of the meaning check, or None."
             ),
             asserter=True,

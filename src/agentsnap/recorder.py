@@ -259,7 +259,7 @@ class AgentAsserter(_Block):
     (intermediate responses), ``structural_tolerance`` (edit distance of the
     tool sequence); ``ignored_fields``: dotted tool-argument paths to skip.
     ``embed_fn``: ``list[str] -> list[vector]`` for the semantic check;
-    ``judge``: an :class:`~agentsnap.diff.judge.LLMJudge` (or any object with
+    ``judge``: an :class:`~agentsnap.diff.meaning.judge.LLMJudge` (or any object with
     ``score(golden, new) -> (score, reason)``) that scores differing texts
     instead of the embeddings; ``None``/``False``: no judge.
     Keyword-only: ``min_score`` — also fail when the report's composite

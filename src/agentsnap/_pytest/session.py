@@ -32,7 +32,7 @@ from .markers import marker_name, marker_options
 if TYPE_CHECKING:
     from ..capture.recording import Recording
     from ..diff import DiffReport
-    from ..diff.judge import LLMJudge
+    from ..diff.meaning.judge import LLMJudge
     from ..html_report._collect import ReportCollector
     from ..lifecycle import Outcome, OutcomeAction, OutcomeObserver
     from ..storage.snapshot import Snapshot
@@ -424,7 +424,7 @@ class AgentsnapSession:
     # -- the judge -------------------------------------------------------------------
     @functools.cached_property
     def _judge(self) -> LLMJudge | None:
-        from ..diff.judge import LLMJudge
+        from ..diff.meaning.judge import LLMJudge
 
         return LLMJudge.from_env(self.settings, ignore=(DUMMY_KEY,))
 

@@ -6,7 +6,7 @@ a :class:`DiffReport`. The algorithms behind the checks live beside them:
 :mod:`~agentsnap.diff.sequence` (tool-name sequences, Levenshtein distance),
 :mod:`~agentsnap.jsondiff` (deep diffs of tool arguments and request
 messages), :mod:`~agentsnap.diff.meaning.verdict` and :mod:`~agentsnap.diff.meaning.scores`
-(text scores), :mod:`~agentsnap.diff.judge` (the LLM judge). The knobs are
+(text scores), :mod:`~agentsnap.diff.meaning.judge` (the LLM judge). The knobs are
 :class:`~agentsnap.diff.options.CompareOptions`.
 
 Importing this package loads nothing: the names below load on first use

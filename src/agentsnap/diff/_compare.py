@@ -157,7 +157,7 @@ def compute_diff(
             check's scale, ``semantic_threshold`` / ``llm_threshold`` apply
             to lexical runs too. Kept so existing configurations load.
         judge: an object with ``score(golden, new) -> (score, reason)``
-            (:class:`agentsnap.diff.judge.LLMJudge`), or None.
+            (:class:`agentsnap.diff.meaning.judge.LLMJudge`), or None.
         strict_facts: fail a text check whose pair has fact hints.
         strict: argument and request comparison by pure equality (``1`` vs
             ``1.0`` is a type change); default: numbers compare by value.
@@ -181,7 +181,7 @@ def compute_diff(
             bad ``weights``, an unknown ``embedding_backend``, or ``embed_fn``
             returned the wrong number or shape of vectors. Exceptions raised
             by ``embed_fn`` or ``judge.score`` (such as
-            :class:`agentsnap.diff.judge.JudgeError`) propagate unchanged.
+            :class:`agentsnap.diff.meaning.judge.JudgeError`) propagate unchanged.
         agentsnap.diff.meaning.models.EmbeddingBackendError: the backend named is
             not installed or a model file fails its sha256 check.
     """

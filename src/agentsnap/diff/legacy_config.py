@@ -28,7 +28,7 @@ class DiffConfig:
     ``structural_threshold``: 0.5.1 let a judge score the tool sequence against
     this; agentsnap always decides by edit distance, so it is accepted and unused.
     ``ignored_fields``: tool-argument paths to leave out.
-    ``judge``: an :class:`~agentsnap.diff.judge.LLMJudge` (or any object with
+    ``judge``: an :class:`~agentsnap.diff.meaning.judge.LLMJudge` (or any object with
     ``score(golden, new)``) scoring differing texts, or None.
     ``compare_llm_requests``: also compare each call's request (replay mode).
     """

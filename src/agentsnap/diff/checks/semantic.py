@@ -53,7 +53,7 @@ def _response_text(step: Mapping[str, Any]) -> str:
 def judge_one(judge: Any, pair: tuple[str, str], key: str | None) -> tuple[float, str]:
     """One judge verdict as ``(score, reason)``, whatever the judge returns.
 
-    :class:`agentsnap.diff.judge.LLMJudge` returns a float carrying ``.reason``; a
+    :class:`agentsnap.diff.meaning.judge.LLMJudge` returns a float carrying ``.reason``; a
     (score, reason) pair works; so does a 0.5.1-style judge whose ``score(old,
     new, key=None)`` returns a plain float and keeps reasons in ``last_reasons()``.
     """

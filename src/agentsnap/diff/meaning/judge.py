@@ -29,7 +29,7 @@ import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ..exceptions import AgentsnapError
+from ...exceptions import AgentsnapError
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -344,7 +344,7 @@ class LLMJudge:
             ValueError: a configuration value of the wrong type (from
                 :func:`agentsnap.config.load`).
         """
-        from .. import config
+        from ... import config
 
         if settings is None:
             settings = config.load(env=env)
@@ -412,8 +412,8 @@ class LLMJudge:
         import urllib.error
         import urllib.request
 
-        from .._version import __version__
-        from ..capture.ownership import (  # the transports leave agentsnap's own requests alone
+        from ..._version import __version__
+        from ...capture.ownership import (  # the transports leave agentsnap's own requests alone
             INTERNAL,
             owned,
         )
