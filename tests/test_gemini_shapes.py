@@ -37,6 +37,7 @@ from agentsnap.capture.quirks import google_genai as quirk
 from agentsnap.capture.recording import Recording
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 from tests._support.offline import Offline
+from tests._support.roundtrip import record_with, replay_with
 from tests._support.sleeps import SleepSpy
 from tests.fake_gemini import (
     MODEL,
@@ -113,25 +114,10 @@ def resolved_annotations(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
-def record(
-    tmp_path: Path, name: str, fake: FakeGemini, run: Callable[[genai.Client], Any], **http: Any
-) -> Any:
-    with AgentRecorder(name, snapshot_dir=tmp_path):
-        result = run(make_client(fake.base_url, **http))
-    fake.stop()
-    return result
-
-
-def replay(
-    tmp_path: Path,
-    name: str,
-    base_url: str,
-    offline: Offline,
-    run: Callable[[genai.Client], Any],
-    **http: Any,
-) -> Any:
-    with offline(), AgentAsserter(name, snapshot_dir=tmp_path, mode="replay"):
-        return run(make_client(base_url, **http))
+# the shared round-trip halves, with this file's client; the async pair below builds its client
+# before the recording starts (like a module-level client), so it stays its own
+record = functools.partial(record_with, make=make_client)
+replay = functools.partial(replay_with, make=make_client)
 
 
 def record_async(
