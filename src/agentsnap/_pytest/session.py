@@ -283,7 +283,7 @@ class AgentsnapSession:
                 recording.block
                 if recording.blocked_calls
                 else (
-                    f"replay: {recording.misses} LLM call(s) had no recording; the test's failure shows the request and the nearest recording"
+                    f"replay: {recording.misses} call(s) had no recording; the test's failure shows the request and the nearest recording"
                 )
             )
             failed = Outcome("failed", name, self.store.path_for(name), error=str(why))
@@ -291,8 +291,8 @@ class AgentsnapSession:
             return  # CI refused the calls, or replay had no recording: the test failed with that error, nothing is written
         if item.nodeid in self.claimed:
             return  # the test snapshots explicitly with the `snapshot` fixture: its blocks own the snapshots
-        if not recording.trace.exchanges:
-            return  # no LLM traffic: nothing to snapshot
+        if not recording.trace.has_traffic:
+            return  # no LLM or MCP traffic: nothing to snapshot
         self.used.add(name)
         snap = build_snapshot(
             name, recording.trace.steps(), source="pytest", output_from_trace=True

@@ -104,6 +104,9 @@ class RecordingState:
         self.load_error: BaseException | None = None
         #: the never-silent observer's bookkeeping (:mod:`.observe`; None until a request is seen)
         self._observed: ObservedState | None = None
+        #: replay: the golden's MCP sessions, matched to the sessions the test opens
+        #: (:mod:`agentsnap.capture.mcp.peer`; built on first use)
+        self.mcp_sessions: Any = None
         self._guard: object | None = None
         self._observing = False
         #: set by :meth:`stop` (capture mode): HTTP requests seen while active, and how

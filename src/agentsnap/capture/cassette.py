@@ -52,8 +52,14 @@ class Cassette:
         path: object = None,
         strict: bool = False,
         legacy: bool = False,
+        what: str = "LLM call",
     ) -> None:
         self.name = name
+        #: what one request is, in miss messages (``"LLM call"``; an MCP session's cassette names its server)
+        self.what = what
+        #: the steps of recorded MCP sessions (``session`` set): served by their own cassettes
+        #: (:mod:`agentsnap.capture.mcp.peer`), not by this one
+        self.mcp_steps: list[dict[str, Any]] = []
         self.path = path
         self.strict = strict
         self._lock = threading.Lock()
@@ -74,6 +80,9 @@ class Cassette:
         if legacy:
             self._add_legacy(steps)
         for step in steps:
+            if what == "LLM call" and isinstance(step.get("session"), int):
+                self.mcp_steps.append(step)
+                continue
             ex = step.get("exchange")
             if (
                 not isinstance(ex, dict)
@@ -231,7 +240,7 @@ class Cassette:
             else "`pytest --agentsnap-record` (this test only: add its node id)"
         )
         lines = [
-            f"agentsnap replay miss: LLM call index {call_index} ({route}) has no recorded response in snapshot {where}."
+            f"agentsnap replay miss: {self.what} index {call_index} ({route}) has no recorded response in snapshot {where}."
         ]
         if not self._entries:
             lines.append(

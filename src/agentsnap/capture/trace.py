@@ -4,7 +4,9 @@ A :class:`Trace` collects what happened while it was active:
 
 * :class:`Exchange` objects — one per HTTP request an LLM SDK sent (captured at
   ``httpx``/``httpx2`` ``Client.send``), holding the raw request and response;
-* explicit tool calls reported by adapters (:meth:`Trace.add_tool_call`).
+* explicit tool calls reported by adapters (:meth:`Trace.add_tool_call`);
+* MCP sessions (:meth:`Trace.add_mcp_channel`), whose requests become ``tool_call``
+  and ``mcp`` steps (:mod:`agentsnap.capture.mcp.steps`).
 
 :meth:`Trace.steps` turns that into the list of step dicts stored in a snapshot:
 ``llm_call`` steps (normalised view + raw ``exchange``), ``tool_call`` steps and
@@ -20,9 +22,12 @@ import contextlib
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..storage.wire import Exchange, canonical_json, chunk_bytes, decompress, next_seq, request_key
+
+if TYPE_CHECKING:
+    from .mcp.channel import Channel
 
 __all__ = ["Exchange", "Trace"]
 
@@ -37,11 +42,18 @@ class Trace:
         self._tool_calls: list[tuple[float, float, int, dict[str, Any]]] = []
         #: called by :meth:`close_open_streams`: the body sinks of streams not finished yet
         self.finalizers: list[Callable[[], None]] = []
+        #: the MCP sessions opened while active (:mod:`agentsnap.capture.mcp`), in opening order
+        self.mcp_channels: list[Channel] = []
 
     def add_exchange(self, exchange: Exchange) -> None:
         """Register an exchange when its request is sent (order = start order)."""
         with self._lock:
             self.exchanges.append(exchange)
+
+    def add_mcp_channel(self, channel: Channel) -> None:
+        """Register an MCP session when it opens (its steps: :mod:`agentsnap.capture.mcp.steps`)."""
+        with self._lock:
+            self.mcp_channels.append(channel)
 
     def add_tool_call(
         self,
@@ -71,6 +83,11 @@ class Trace:
         """Finalize streams the code under test never closed (recorded as incomplete)."""
         for fin in list(self.finalizers):
             fin()
+
+    @property
+    def has_traffic(self) -> bool:
+        """Whether anything was captured to snapshot: an exchange, or an MCP request."""
+        return bool(self.exchanges) or any(c.calls for c in self.mcp_channels)
 
     @property
     def llm_call_count(self) -> int:
@@ -132,6 +149,13 @@ class Trace:
             steps = with_final_answers(
                 with_trajectory_steps(_with_derived_tool_calls([st for _, st in ordered]))
             )
+        if self.mcp_channels:
+            from .mcp.steps import channel_steps, with_mcp_steps
+
+            ends = {
+                id(st): (ex.ended if ex.ended is not None else ex.started) for ex, st in ordered
+            }
+            steps = with_mcp_steps(steps, ends, channel_steps(list(self.mcp_channels)))
         for i, st in enumerate(steps):
             st["step"] = i
         return steps

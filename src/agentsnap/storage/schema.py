@@ -1,6 +1,6 @@
 """The schema of the snapshot file, checked on every load (msgspec).
 
-Every field's type, the step kinds (``llm_call``, ``tool_call``, ``http``,
+Every field's type, the step kinds (``llm_call``, ``tool_call``, ``http``, ``mcp``,
 told apart by ``type``) and the shape of the raw ``exchange`` replay serves.
 Strict about types — ``"approved": "false"`` is a string, not a boolean, and
 is refused rather than read as ``bool("false") is True`` — and lenient about
@@ -72,6 +72,8 @@ class StoredResponse(_Lenient):
     body_b64: str | None = None
     sha256: str | None = None
     error: TransportError | None = None
+    #: an MCP request's: what the server sent before its answer (notifications; requests with the client's ``reply``)
+    messages: list[dict[str, Any]] | None = None
 
 
 class Exchange(_Lenient):
@@ -110,6 +112,12 @@ class ToolCall(_Lenient, tag_field="type", tag="tool_call"):
     result: Any = None
     id: str | None = None
     error: Any = None
+    #: an MCP tool call (``name`` ``mcp:<server>.<tool>``): its server and session, whether the
+    #: tool reported a failure, and the ``exchange`` replay serves
+    server: str | None = None
+    session: int | None = None
+    is_error: bool | None = None
+    exchange: Exchange | None = None
 
 
 class HttpCall(_Lenient, tag_field="type", tag="http"):
@@ -123,7 +131,20 @@ class HttpCall(_Lenient, tag_field="type", tag="http"):
     exchange: Exchange | None = None
 
 
-Step = LLMCall | ToolCall | HttpCall
+class McpStep(_Lenient, tag_field="type", tag="mcp"):
+    """MCP traffic that is not a tool call: a session's ``connect`` (its ``transport``), or one
+    request (``initialize``, ``tools/list``, …) with the ``exchange`` replay serves."""
+
+    step: int | None = None
+    method: str | None = None
+    server: str | None = None
+    session: int | None = None
+    transport: dict[str, Any] | None = None
+    request_drift: list[str] | None = None
+    exchange: Exchange | None = None
+
+
+Step = LLMCall | ToolCall | HttpCall | McpStep
 
 
 class SnapshotFile(_Lenient):
@@ -165,7 +186,7 @@ def _problem(exc: msgspec.ValidationError, where: str) -> str:
     inner = (m.group("where") if m else None) or "$"
     at = where + inner[1:]
     if re.fullmatch(r"\$\.trace\[\d+\]\.type", at):
-        what += " (a step's type is one of llm_call, tool_call, http)"
+        what += " (a step's type is one of llm_call, tool_call, http, mcp)"
     return f"at {at}: {what}"
 
 

@@ -8,7 +8,8 @@
   botocore, plain urllib3);
 * :mod:`.aiohttp`: ``aiohttp.ClientSession._request``;
 * :mod:`.lm15`: DSPy's bundled transport (``dspy._vendor.lm15.transports``),
-  which speaks HTTP/1.1 over raw sockets.
+  which speaks HTTP/1.1 over raw sockets;
+* ``mcp`` (:mod:`agentsnap.capture.mcp`): MCP client sessions, over every MCP transport.
 
 Each implements the contract of :mod:`agentsnap.capture.contract` and is
 installed by :mod:`agentsnap.capture.hooks` (wrapt post-import hooks,
@@ -36,6 +37,17 @@ TRANSPORTS = Registry(
         (
             ("dspy._vendor.lm15.transports._sync", f"{_HERE}.lm15:patch_sync"),
             ("dspy._vendor.lm15.transports._async", f"{_HERE}.lm15:patch_async"),
+        ),
+    ),
+    # MCP sessions (agentsnap.capture.mcp): the client session and each transport that opens one
+    Transport(
+        "mcp",
+        (
+            ("mcp.client.session", "agentsnap.capture.mcp.patch:patch_session"),
+            ("mcp.client.stdio", "agentsnap.capture.mcp.patch:patch_stdio"),
+            ("mcp.client.streamable_http", "agentsnap.capture.mcp.patch:patch_streamable_http"),
+            ("mcp.client.sse", "agentsnap.capture.mcp.patch:patch_sse"),
+            ("mcp.client.websocket", "agentsnap.capture.mcp.patch:patch_websocket"),
         ),
     ),
 )

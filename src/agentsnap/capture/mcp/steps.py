@@ -1,0 +1,196 @@
+"""Recorded MCP sessions as snapshot steps, placed in the trace.
+
+Each session (a :class:`~.channel.Channel`) becomes, in order:
+
+* a ``connect`` step: ``{"type": "mcp", "method": "connect", "server", "session",
+  "transport"}`` (:mod:`.servers`: who it talks to, scrubbed);
+* per request, a step carrying the ``exchange`` replay serves:
+  ``tools/call`` is a ``tool_call`` step named ``mcp:<server>.<tool>`` (``args``,
+  ``result``, ``is_error`` when the tool reported a failure, ``error`` when the
+  server answered a JSON-RPC error); every other request (``initialize``,
+  ``tools/list``, ``server/discover``, ``resources/read``…) an ``mcp`` step
+  named by its ``method``.
+
+``server`` is the name the server gave itself (``serverInfo.name``), else the
+transport's label; ``session`` numbers the test's sessions in a deterministic
+order (by server, transport, then opening order).
+
+Placement (:func:`with_mcp_steps`): a tool call the model asked for and the
+agent ran on an MCP server is one step — the step derived from the
+conversation for it (same tool name, a framework's prefix allowed, in order) is
+replaced by the MCP step. Every other MCP step follows the last exchange step
+(``llm_call``/``http``) that had ended when it started, as explicit tool calls
+do; steps that overlapped in time are ordered by content, so scheduling never
+changes the trace.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .channel import Call, Channel
+
+__all__ = ["channel_steps", "tool_result", "with_mcp_steps"]
+
+#: (started, ended, seq, step) of one MCP step, as the trace places it
+Timed = tuple[float, float, int, dict[str, Any]]
+
+
+def tool_result(result: object) -> Any:
+    """What a ``tools/call`` result says, as a reviewer reads it: the text of a single text
+    block, else ``structuredContent``, else the texts of text-only content, else the content."""
+    if not isinstance(result, Mapping):
+        return result
+    content = result.get("content")
+    blocks = content if isinstance(content, list) else []
+    texts = [b.get("text") for b in blocks if isinstance(b, Mapping) and b.get("type") == "text"]
+    if len(blocks) == 1 and len(texts) == 1:
+        return texts[0]
+    if result.get("structuredContent") is not None:
+        return result["structuredContent"]
+    if blocks and len(texts) == len(blocks):
+        return texts
+    return content
+
+
+def _step(call: Call, server: str, number: int) -> dict[str, Any]:
+    exchange = call.exchange()
+    params = call.params if isinstance(call.params, Mapping) else {}
+    step: dict[str, Any]
+    if call.method == "tools/call":
+        step = {
+            "type": "tool_call",
+            "name": f"mcp:{server}.{params.get('name')}",
+            "args": params.get("arguments") if params.get("arguments") is not None else {},
+            "result": tool_result(call.result),
+        }
+        if isinstance(call.result, Mapping) and call.result.get("isError") is True:
+            step["is_error"] = True
+        if isinstance(call.error, Mapping):
+            step["error"] = call.error.get("message") or call.error
+        elif call.error is not None:
+            step["error"] = "no answer"
+    else:
+        step = {"type": "mcp", "method": call.method}
+    step.update(server=server, session=number, exchange=exchange)
+    if call.request_drift:
+        step["request_drift"] = call.request_drift
+    return step
+
+
+def channel_steps(channels: Iterable[Channel]) -> list[Timed]:
+    """Every session's steps, each with when it started and ended (see the module doc)."""
+    ordered = sorted(
+        channels,
+        key=lambda c: (c.label, json.dumps(dict(c.server.described), sort_keys=True), c.seq),
+    )
+    out: list[Timed] = []
+    for number, channel in enumerate(ordered):
+        label = channel.label
+        connect = {
+            "type": "mcp",
+            "method": "connect",
+            "server": label,
+            "session": number,
+            "transport": dict(channel.server.described),
+        }
+        out.append((channel.started, channel.started, channel.seq, connect))
+        for call in channel.calls:
+            ended = call.ended if call.ended is not None else call.started
+            out.append((call.started, ended, call.seq, _step(call, label, number)))
+    return out
+
+
+def _tool_of(step: Mapping[str, Any]) -> str:
+    name = str(step.get("name") or "")
+    return name.rsplit(".", 1)[-1] if name.startswith("mcp:") else name
+
+
+def _answers(derived_name: str, tool: str) -> bool:
+    """Whether the model's tool ``derived_name`` is MCP tool ``tool`` (a framework may prefix it)."""
+    if derived_name == tool:
+        return True
+    return derived_name.endswith(tool) and derived_name[: -len(tool)][-1:] in (
+        "_",
+        ".",
+        "-",
+        ":",
+        "/",
+    )
+
+
+def _content(item: Timed) -> tuple[str, str, str]:
+    step = item[3]
+    return (
+        str(step.get("server")),
+        str(step.get("name") or step.get("method")),
+        json.dumps(
+            step.get("args", (step.get("exchange") or {}).get("request")),
+            sort_keys=True,
+            default=str,
+        ),
+    )
+
+
+def _arranged(group: list[Timed]) -> list[dict[str, Any]]:
+    """``group`` in start order; items that overlapped in time ordered by content."""
+    group = sorted(group, key=lambda c: (c[0], c[2]))
+    out: list[dict[str, Any]] = []
+    cluster: list[Timed] = []
+    reach = float("-inf")
+    for item in group:
+        if cluster and item[0] >= reach:
+            out += [c[3] for c in sorted(cluster, key=_content)]
+            cluster = []
+        cluster.append(item)
+        reach = max(reach, item[1])
+    out += [c[3] for c in sorted(cluster, key=_content)]
+    return out
+
+
+def with_mcp_steps(
+    steps: list[dict[str, Any]], ends: Mapping[int, float], items: list[Timed]
+) -> list[dict[str, Any]]:
+    """``steps`` (the trace without MCP) with the MCP ``items`` merged in (see the module doc).
+
+    ``ends``: ``id(step)`` → when its exchange ended, for the exchange steps of ``steps``.
+    """
+    if not items:
+        return steps
+    steps = list(steps)
+    rest: list[Timed] = []
+    taken: set[int] = set()
+    for item in sorted(items, key=lambda c: (c[0], c[2])):
+        step = item[3]
+        if step.get("type") == "tool_call":
+            tool = _tool_of(step)
+            at = next(
+                (
+                    i
+                    for i, s in enumerate(steps)
+                    if i not in taken
+                    and s.get("type") == "tool_call"
+                    and s.get("derived") is True
+                    and _answers(str(s.get("name") or ""), tool)
+                ),
+                None,
+            )
+            if at is not None:
+                taken.add(at)
+                steps[at] = step
+                continue
+        rest.append(item)
+    exchange_at = [i for i, s in enumerate(steps) if id(s) in ends]
+    slots: dict[int, list[Timed]] = {}
+    for item in rest:
+        anchor = max((i for i in exchange_at if ends[id(steps[i])] <= item[0]), default=-1)
+        following = next((i for i in exchange_at if i > anchor), len(steps))
+        slots.setdefault(following if anchor >= 0 else 0, []).append(item)
+    out: list[dict[str, Any]] = []
+    for i, s in enumerate(steps):
+        out += _arranged(slots.pop(i, []))
+        out.append(s)
+    out += _arranged(slots.pop(len(steps), []))
+    return out
