@@ -95,6 +95,7 @@ def test_the_builtin_registry_gives_the_documented_checks_and_components() -> No
         "arguments",
         "model_tools",
         "llm_requests",
+        "mcp",
         "semantic",
     ]
     assert CHECK_ORDER == (
@@ -103,6 +104,8 @@ def test_the_builtin_registry_gives_the_documented_checks_and_components() -> No
         "model_tools",
         "model_tool_args",
         "llm_requests",
+        "mcp_tools",
+        "mcp_results",
     )
     assert COMPONENTS == (
         "structural",

@@ -110,12 +110,22 @@ def _step_lines(step: dict[str, Any], position: int) -> list[Line]:
                 body += _field(key, step[key], 6, "red" if key == "error" else "yellow")
     elif kind == "tool_call":
         head += f" {step.get('name')}" + (f" (id {step['id']})" if step.get("id") else "")
+        if step.get("is_error"):
+            head += " (the tool reported an error)"
         body += _field("args", step.get("args"), 6)
         body += _field("result", step.get("result"), 6)
+        if step.get("error"):
+            body += _field("error", step["error"], 6, "red")
     elif kind == "http":
         head += (
             f" {step.get('method') or '?'} {step.get('path') or '?'} (status {step.get('status')})"
         )
+    elif kind == "mcp":
+        head += f" {step.get('server') or '?'} {step.get('method') or '?'} (session {step.get('session')})"
+        if step.get("transport"):
+            body += _field("transport", step["transport"], 6)
+        if step.get("request_drift"):
+            body += _field("request_drift", step["request_drift"], 6, "yellow")
     else:
         rest = {k: v for k, v in step.items() if k not in ("step", "type", "exchange")}
         body += _field("data", rest, 6)

@@ -68,8 +68,9 @@ _STEP_KEYS = {
         "status",
         "stream",
     ),
-    "tool_call": ("step", "type", "name", "args", "result", "id"),
+    "tool_call": ("step", "type", "name", "args", "result", "id", "is_error", "error"),
     "http": ("step", "type", "provider", "method", "path", "status"),
+    "mcp": ("step", "type", "server", "session", "method", "transport"),
 }
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import re
 import sys
 import warnings
 from collections.abc import Callable, Mapping
@@ -413,7 +414,29 @@ def explain_miss(
         if spec.known_hosts and host_in(host, spec.known_hosts):
             ua = headers.get("user-agent") or "none"
             return f"{host} is {spec.name}'s API host, but neither the User-Agent ({ua}) nor the request's shape matches an LLM endpoint of a spec"
-    return None
+    return _mcp_miss(method, body)
+
+
+#: the head of a JSON-RPC request body that speaks MCP (``"method": "tools/call"`` …)
+_MCP_METHOD = re.compile(
+    rb'"method"\s*:\s*"(initialize|tools/(call|list)|server/discover|resources/read|prompts/get)"'
+)
+
+
+def _mcp_miss(method: str, body: Body) -> str | None:
+    """Why an MCP JSON-RPC request over HTTP was not captured: it did not come from an
+    ``mcp.ClientSession`` (agentsnap captures MCP there, :mod:`agentsnap.capture.mcp`)."""
+    if method.upper() != "POST":
+        return None
+    raw = body() if callable(body) else body
+    head = raw[:4096] if isinstance(raw, bytes) else b""
+    if b'"jsonrpc"' not in head or not _MCP_METHOD.search(head):
+        return None
+    return (
+        "it is an MCP request sent outside mcp.ClientSession (a hand-written JSON-RPC client?): agentsnap records "
+        "and replays MCP at the client session, so open the session with the mcp SDK (stdio_client / "
+        "streamable_http_client + ClientSession)"
+    )
 
 
 def looks_like_llm(

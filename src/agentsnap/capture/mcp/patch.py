@@ -27,7 +27,7 @@ from typing import Any
 
 from ...exceptions import AgentsnapWarning
 from .. import active
-from ..ownership import owned
+from ..ownership import owned, owner
 from ..wrapping import wrap_once
 from .channel import Channel
 from .peer import replay_streams
@@ -64,7 +64,7 @@ class _TransportContext:
 
     async def __aenter__(self) -> Any:
         recording = active.current()
-        if recording is None:
+        if recording is None or owner() == OWNER:  # no recording, or a transport another one opens
             self._inner = self._wrapped(*self._args, **self._kwargs)
             return await self._inner.__aenter__()
         server = self._server_of(*self._args, **self._kwargs)
@@ -91,7 +91,7 @@ def _hook(server_of: Callable[..., Server], extra: tuple[Any, ...] = ()) -> Call
     def wrapper(
         wrapped: Callable[..., Any], instance: object, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> Any:
-        if active.current() is None:
+        if active.current() is None or owner() == OWNER:
             return wrapped(*args, **kwargs)
         return _TransportContext(wrapped, server_of, extra, args, kwargs)
 

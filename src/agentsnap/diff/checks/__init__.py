@@ -2,7 +2,8 @@
 
 Built in, in this order: :mod:`.structural` (``structural``), :mod:`.arguments`
 (``arguments``), :mod:`.model_tools` (``model_tools`` and ``model_tool_args``),
-:mod:`.llm_requests` (``llm_requests``) and :mod:`.semantic` (``llm_call[i]``,
+:mod:`.llm_requests` (``llm_requests``), :mod:`.mcp_servers` (``mcp_tools``,
+``mcp_results``) and :mod:`.semantic` (``llm_call[i]``,
 ``output``). The interface every check provides is in :mod:`._api`; to add a
 check, subclass :class:`Check` and :func:`register_check` an instance — the
 text and HTML reports show its result without further changes.
@@ -26,6 +27,7 @@ from ._api import (
 )
 from .arguments import ArgumentsCheck
 from .llm_requests import LLMRequestsCheck
+from .mcp_servers import McpCheck
 from .model_tools import ModelToolsCheck
 from .semantic import SemanticCheck
 from .structural import StructuralCheck
@@ -40,6 +42,7 @@ __all__ = [
     "HtmlPart",
     "HtmlSection",
     "LLMRequestsCheck",
+    "McpCheck",
     "ModelToolsCheck",
     "ReportDraft",
     "SemanticCheck",
@@ -57,6 +60,7 @@ BUILTIN_CHECKS = (
     ArgumentsCheck(),
     ModelToolsCheck(),
     LLMRequestsCheck(),
+    McpCheck(),
     SemanticCheck(),
 )
 for _check in BUILTIN_CHECKS:

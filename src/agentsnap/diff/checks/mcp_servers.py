@@ -1,0 +1,217 @@
+"""The ``mcp`` check: what the agent's MCP servers offered and answered.
+
+* ``mcp_tools``: per server, the tools its ``tools/list`` answers offered
+  (name, description, input and output schema; the last listing of a tool
+  counts): a tool added, removed or changed is a drift — the model sees another
+  tool — with the JSON paths that changed.
+* ``mcp_results``: the MCP tool calls (``tool_call`` steps named
+  ``mcp:<server>.<tool>``), paired in order per name: a changed ``result`` or
+  ``is_error`` (the tool failed where it worked, or the reverse). In replay the
+  results are the golden's, so this speaks in live and record runs.
+
+Compared only when both snapshots hold MCP steps (a golden recorded without
+MCP sessions, or a new run without any, is skipped with the reason).
+Arguments and order are the ``structural`` and ``arguments`` checks' (an MCP
+tool call is an ordinary ``tool_call`` step).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...jsondiff import diff_values
+from ._api import Check, CheckContext, HtmlPage, HtmlPart, HtmlSection, ReportDraft, TextView
+
+__all__ = ["McpCheck", "McpResult", "mcp_tools"]
+
+
+_NO_MCP = "no MCP traffic on either side"
+
+
+def _is_mcp(step: Mapping[str, Any]) -> bool:
+    return step.get("type") == "mcp" or (
+        step.get("type") == "tool_call" and isinstance(step.get("session"), int)
+    )
+
+
+def mcp_tools(steps: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """``{"server.tool": definition}`` from every ``tools/list`` answer in ``steps``."""
+    out: dict[str, dict[str, Any]] = {}
+    for step in steps:
+        if step.get("type") != "mcp" or step.get("method") != "tools/list":
+            continue
+        body = ((step.get("exchange") or {}).get("response") or {}).get("body") or {}
+        for tool in (body.get("result") or {}).get("tools") or []:
+            if isinstance(tool, Mapping) and isinstance(tool.get("name"), str):
+                out[f"{step.get('server')}.{tool['name']}"] = dict(tool)
+    return out
+
+
+def _calls(steps: Sequence[Mapping[str, Any]]) -> dict[str, list[tuple[int, Mapping[str, Any]]]]:
+    out: dict[str, list[tuple[int, Mapping[str, Any]]]] = {}
+    for index, step in enumerate(steps):
+        if step.get("type") == "tool_call" and isinstance(step.get("session"), int):
+            out.setdefault(str(step.get("name")), []).append((step.get("step", index), step))
+    return out
+
+
+@dataclass
+class McpResult:
+    """``compared``: both sides hold MCP steps (else ``skipped_reason``); ``tools``: one entry
+    per tool added, removed or changed; ``results``: one per MCP tool call whose result changed."""
+
+    compared: bool
+    skipped_reason: str | None = None
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    results: list[dict[str, Any]] = field(default_factory=list)
+    servers: int = 0
+    calls: int = 0
+
+    @property
+    def passed(self) -> bool:
+        return not (self.tools or self.results)
+
+
+class McpCheck(Check[McpResult]):
+    """``mcp_tools``: the tools each MCP server listed; ``mcp_results``: each MCP tool
+    call's result and ``is_error`` (see the module doc)."""
+
+    name = "mcp"
+    title = "[MCP]"
+    fails_as = ("mcp_tools", "mcp_results")
+
+    def run(self, ctx: CheckContext) -> McpResult:
+        golden = [s for s in ctx.golden_steps if _is_mcp(s)]
+        new = [s for s in ctx.new_steps if _is_mcp(s)]
+        if not golden and not new:
+            return McpResult(False, _NO_MCP)
+        if not golden or not new:
+            side = "golden" if not golden else "new"
+            return McpResult(
+                False,
+                f"the {side} snapshot holds no MCP traffic"
+                + (
+                    " (recorded before agentsnap captured MCP? re-record it)"
+                    if side == "golden"
+                    else ""
+                ),
+            )
+        result = McpResult(True, servers=len({s.get("session") for s in new}))
+        g_tools, n_tools = mcp_tools(golden), mcp_tools(new)
+        for key in sorted(set(g_tools) | set(n_tools)):
+            if key not in n_tools:
+                result.tools.append({"tool": key, "kind": "removed"})
+            elif key not in g_tools:
+                result.tools.append({"tool": key, "kind": "added"})
+            else:
+                changes = diff_values(
+                    g_tools[key], n_tools[key], root="", strict=ctx.options.strict
+                )
+                if changes:
+                    result.tools.append({"tool": key, "kind": "changed", "changes": changes})
+        g_calls, n_calls = _calls(golden), _calls(new)
+        for name in sorted(set(g_calls) & set(n_calls)):
+            for (g_no, g), (n_no, n) in zip(g_calls[name], n_calls[name], strict=False):
+                result.calls += 1
+                changes = diff_values(
+                    {"result": g.get("result"), "is_error": bool(g.get("is_error"))},
+                    {"result": n.get("result"), "is_error": bool(n.get("is_error"))},
+                    root="",
+                    ignored_fields=ctx.rules,
+                    strict=ctx.options.strict,
+                )
+                if changes:
+                    result.results.append(
+                        {"tool": name, "golden_step": g_no, "new_step": n_no, "changes": changes}
+                    )
+        return result
+
+    def contribute(self, result: McpResult, draft: ReportDraft) -> None:
+        if not result.compared and result.skipped_reason == _NO_MCP:
+            return  # a run without MCP: the report has no trace of this check
+        draft.details.setdefault("checks", {})[self.name] = {
+            "compared": result.compared,
+            "skipped_reason": result.skipped_reason,
+            "tools": result.tools,
+            "results": result.results,
+            "servers": result.servers,
+            "calls": result.calls,
+            "passed": result.passed,
+        }
+        if result.tools:
+            draft.fail(self.name, "mcp_tools")
+        if result.results:
+            draft.fail(self.name, "mcp_results")
+
+    def render_text(self, view: TextView) -> None:
+        data = self.stored(view.report.details)
+        if data is None:
+            return
+        shown = _shown(data)
+        if shown is None:
+            return
+        ok, summary, lines = shown
+        status = view.status(ok) if data.get("compared") else "skipped"
+        view.add(f"{view.tag(self.title)} {status} — {summary}")
+        for depth, line in lines:
+            view.add(line, depth)
+
+    def html(self, page: HtmlPage) -> HtmlPart:
+        data = self.stored(page.details)
+        shown = _shown(data) if data is not None else None
+        if shown is None:
+            return HtmlPart()
+        ok, summary, lines = shown
+        return HtmlPart(
+            section=HtmlSection(
+                title=self.title,
+                passed=ok,
+                summary=summary,
+                lines=[("  " * (depth - 1)) + line for depth, line in lines],
+            )
+        )
+
+
+def _change_lines(entry: Mapping[str, Any]) -> list[tuple[int, str]]:
+    out = []
+    for change in entry.get("changes") or []:
+        kind = change.get("kind")
+        old = "<absent>" if kind == "added" else repr(change.get("old"))
+        new = "<absent>" if kind == "removed" else repr(change.get("new"))
+        path = str(change.get("path") or "").lstrip(".") or "(whole value)"
+        out.append((2, f"{path}: {old} → {new}"))
+    return out
+
+
+def _shown(data: Mapping[str, Any]) -> tuple[bool, str, list[tuple[int, str]]] | None:
+    """``(ok, summary, [(depth, line)])`` of a stored result; None: nothing to show (no MCP at all)."""
+    if not data.get("compared"):
+        reason = str(data.get("skipped_reason") or "")
+        return None if not reason or "either side" in reason else (True, reason, [])
+    tools, results = data.get("tools") or [], data.get("results") or []
+    summary = "; ".join(
+        [
+            f"{data.get('servers', 0)} server(s), tools: "
+            + ("same" if not tools else f"{len(tools)} added, removed or changed"),
+            f"results: {data.get('calls', 0)} call(s) "
+            + ("same" if not results else f"compared, {len(results)} changed"),
+        ]
+    )
+    lines: list[tuple[int, str]] = []
+    for entry in tools:
+        if entry.get("kind") == "changed":
+            lines.append((1, f"tool {entry['tool']} changed (the model now sees another tool):"))
+            lines += _change_lines(entry)
+        else:
+            lines.append((1, f"tool {entry['tool']} {entry['kind']}"))
+    for entry in results:
+        lines.append(
+            (
+                1,
+                f"{entry['tool']} (golden step {entry['golden_step']}, new step {entry['new_step']}):",
+            )
+        )
+        lines += _change_lines(entry)
+    return not tools and not results, summary, lines
