@@ -218,7 +218,14 @@ def test_a_registry_refuses_a_second_transport_of_the_same_name() -> None:
 def test_the_shipped_registry_declares_every_transport_once() -> None:
     from agentsnap.capture.transports import TRANSPORTS
 
-    assert [t.name for t in TRANSPORTS] == ["httpx", "http.client", "urllib3", "aiohttp", "lm15", "mcp"]
+    assert [t.name for t in TRANSPORTS] == [
+        "httpx",
+        "http.client",
+        "urllib3",
+        "aiohttp",
+        "lm15",
+        "mcp",
+    ]
     modules = [module for module, _ in TRANSPORTS.hooks()]
     assert modules[:2] == ["httpx", "httpx2"] and len(modules) == len(set(modules))
     for _, call in TRANSPORTS.hooks():  # every declared patch function exists

@@ -54,6 +54,9 @@ UNHOOKED = (
     "than httpx/httpx2), so it was neither recorded nor will it be replayed"
 )
 
+#: how :func:`agentsnap.spec.provider_specs.explain_miss` starts the reason of an MCP request
+MCP_REASON_START = "it is an MCP request"
+
 _METHODS = (b"GET ", b"POST ", b"PUT ", b"PATCH ", b"DELETE ", b"HEAD ", b"OPTIONS ")
 _lock = threading.Lock()
 _users = 0
@@ -252,11 +255,17 @@ def report(recording: Recording, *, where: str = "") -> list[str]:
     messages = []
     scope = f" in {where}" if where else ""
     for (method, host, path), why in notes.items():
-        msg = (
-            f"agentsnap: {method} {host}{path}{scope} looks like an LLM call but was not captured: {why}. "
-            "The snapshot does not contain it and replay cannot serve it; see docs/providers.md "
-            "(`[[match.wire]]` rules) to recognise it."
-        )
+        if why.startswith(MCP_REASON_START):
+            msg = (
+                f"agentsnap: {method} {host}{path}{scope} was not captured: {why}. The snapshot does not "
+                "contain it and replay cannot serve it (docs/mcp.md)."
+            )
+        else:
+            msg = (
+                f"agentsnap: {method} {host}{path}{scope} looks like an LLM call but was not captured: {why}. "
+                "The snapshot does not contain it and replay cannot serve it; see docs/providers.md "
+                "(`[[match.wire]]` rules) to recognise it."
+            )
         messages.append(msg)
         warnings.warn(msg, AgentsnapWarning, stacklevel=3)
     return messages

@@ -32,6 +32,18 @@ from ...storage.scrub import remember_credentials, scrub_text, scrub_url
 __all__ = ["UNKNOWN", "Server", "stdio_server", "url_server"]
 
 _LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
+#: headers an HTTP client sends by itself (an ``httpx.AsyncClient``'s defaults): not the user's
+_CLIENT_DEFAULTS = frozenset(
+    (
+        "accept",
+        "accept-encoding",
+        "connection",
+        "user-agent",
+        "host",
+        "content-length",
+        "content-type",
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -111,7 +123,7 @@ def url_server(kind: str, url: object, headers: object = None) -> Server:
     if "@" in text:
         remember_credentials((), text)
     described: dict[str, Any] = {"kind": kind, "url": shown}
-    names = sorted({str(k).lower() for k, _ in pairs})
+    names = sorted({str(k).lower() for k, _ in pairs} - _CLIENT_DEFAULTS)
     if names:
         described["headers"] = names
     return Server(kind, host or kind, described)

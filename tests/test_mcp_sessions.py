@@ -1,0 +1,375 @@
+"""MCP sessions (the raw ``mcp`` client, the newest 2.x line in this venv; the frameworks
+group runs mcp 1.x): recorded with the session's traffic in the golden, replayed offline with
+no server process started and no socket opened, drift reported.
+
+The server is real: ``tests/frameworks/mcp_servers/weather_server.py`` (FastMCP / MCPServer),
+over stdio (it appends a line to ``MCP_START_LOG`` each time it starts) and streamable HTTP on
+127.0.0.1 (stopped before replay). ``tests/frameworks/test_mcp_*.py`` drive the frameworks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+mcp = pytest.importorskip("mcp")
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from agentsnap import AgentAsserter, AgentRecorder, AgentsnapWarning, config
+from agentsnap.exceptions import AgentRegressionError, ReplayMissError
+from tests._support.offline import Offline
+from tests.frameworks.mcp_servers import WEATHER_SERVER, http_server, starts
+
+SECRET = "sk-live-mcp-0123456789abcdefSECRET"
+TOKEN = "tok-http-0123456789abcdefBEARER"
+
+
+def streamable_http_client(url: str, headers: dict[str, str]) -> Any:
+    """The newest client transport: 2.x ``streamable_http_client(url, http_client=...)``."""
+    from mcp.client.streamable_http import streamable_http_client as connect
+
+    try:
+        import httpx2 as httpx_lib
+    except ImportError:  # pragma: no cover - mcp 1.x
+        import httpx as httpx_lib
+    return connect(url, http_client=httpx_lib.AsyncClient(headers=headers))
+
+
+def stdio_params(log: Path, **env: str) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable,
+        args=[WEATHER_SERVER],
+        env={"MCP_START_LOG": str(log), "WEATHER_API_KEY": SECRET, **env},
+    )
+
+
+def dumped(result: Any) -> Any:
+    return result.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+async def weather_session(read: Any, write: Any, cities: list[str]) -> dict[str, Any]:
+    async with ClientSession(read, write) as session:
+        init = await session.initialize()
+        tools = await session.list_tools()
+        calls = [dumped(await session.call_tool("get_forecast", {"city": c})) for c in cities]
+        return {
+            "server": init.server_info.name
+            if hasattr(init, "server_info")
+            else init.serverInfo.name,
+            "tools": [t.name for t in tools.tools],
+            "calls": calls,
+        }
+
+
+def over_stdio(log: Path, cities: list[str], **env: str) -> dict[str, Any]:
+    async def main() -> dict[str, Any]:
+        async with stdio_client(stdio_params(log, **env)) as (read, write):
+            return await weather_session(read, write, cities)
+
+    return asyncio.run(main())
+
+
+def golden(snapshot_dir: Path) -> tuple[bytes, dict[str, Any]]:
+    (path,) = sorted(snapshot_dir.glob("*.json"))
+    raw = path.read_bytes()
+    return raw, json.loads(raw)
+
+
+def mcp_view(data: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """(type, name or method, server, session, args, result, is_error) of every MCP step."""
+    return [
+        (
+            s["type"],
+            s.get("name") or s.get("method"),
+            s.get("server"),
+            s.get("session"),
+            s.get("args"),
+            s.get("result"),
+            s.get("is_error", False),
+        )
+        for s in data["trace"]
+        if s["type"] == "mcp" or s.get("session") is not None
+    ]
+
+
+def test_a_stdio_session_is_recorded_then_replayed_offline_without_starting_the_server(
+    tmp_path: Path, offline: Offline
+) -> None:
+    log, snaps = tmp_path / "starts.log", tmp_path / "snaps"
+    with AgentRecorder("weather::stdio", snapshot_dir=snaps):
+        live = over_stdio(log, ["Paris", "Oslo"])
+    assert len(starts(log)) == 1
+    assert live["server"] == "weather" and live["tools"] == ["get_forecast"]
+    assert live["calls"][0]["content"] == [{"type": "text", "text": "Light rain, 18°C"}]
+    assert live["calls"][1]["isError"] is True
+
+    raw, data = golden(snaps)
+    assert mcp_view(data) == [
+        ("mcp", "connect", "weather", 0, None, None, False),
+        ("mcp", "initialize", "weather", 0, None, None, False),
+        ("mcp", "tools/list", "weather", 0, None, None, False),
+        (
+            "tool_call",
+            "mcp:weather.get_forecast",
+            "weather",
+            0,
+            {"city": "Paris"},
+            "Light rain, 18°C",
+            False,
+        ),
+        # the failure as the SDK worded it: the text the client got
+        (
+            "tool_call",
+            "mcp:weather.get_forecast",
+            "weather",
+            0,
+            {"city": "Oslo"},
+            live["calls"][1]["content"][0]["text"],
+            True,
+        ),
+    ]
+    assert "no weather station in Oslo" in live["calls"][1]["content"][0]["text"]
+    assert data["trace"][0]["transport"] == {
+        "kind": "stdio",
+        "command": Path(sys.executable).name,
+        "args": ["weather_server.py"],
+        "env": ["MCP_START_LOG", "WEATHER_API_KEY"],
+    }
+    call = data["trace"][3]["exchange"]
+    assert call["request"] == {
+        "method": "MCP",
+        "path": "tools/call",
+        "body": {"name": "get_forecast", "arguments": {"city": "Paris"}},
+    }
+    assert call["response"]["body"]["result"]["content"] == [
+        {"type": "text", "text": "Light rain, 18°C"}
+    ]
+    assert SECRET.encode() not in raw and str(tmp_path).encode() not in raw
+
+    with offline(), AgentAsserter("weather::stdio", snapshot_dir=snaps, mode="replay"):
+        replayed = over_stdio(log, ["Paris", "Oslo"])
+    assert replayed == live
+    assert len(starts(log)) == 1  # replay started no server
+
+
+def test_a_streamable_http_session_is_replayed_with_the_server_stopped(
+    tmp_path: Path, offline: Offline
+) -> None:
+    snaps = tmp_path / "snaps"
+
+    async def main(url: str) -> dict[str, Any]:
+        async with streamable_http_client(url, {"Authorization": f"Bearer {TOKEN}"}) as streams:
+            return await weather_session(streams[0], streams[1], ["Tokyo"])
+
+    with http_server(env={"WEATHER_HTTP_TOKEN": TOKEN}) as url:
+        with AgentRecorder("weather::http", snapshot_dir=snaps):
+            live = asyncio.run(main(url))
+    assert live["calls"][0]["content"][0]["text"] == "Sunny, 24°C"
+    raw, data = golden(snaps)
+    assert data["trace"][0]["transport"] == {
+        "kind": "streamable-http",
+        "url": "http://127.0.0.1/mcp",
+        "headers": ["authorization"],
+    }
+    assert TOKEN.encode() not in raw
+    assert [s[1] for s in mcp_view(data)] == [
+        "connect",
+        "initialize",
+        "tools/list",
+        "mcp:weather.get_forecast",
+    ]
+
+    with offline(), AgentAsserter("weather::http", snapshot_dir=snaps, mode="replay"):
+        replayed = asyncio.run(main(url))  # the server is stopped: nothing answers there
+    assert replayed == live
+
+
+def test_recording_again_writes_the_same_bytes_with_two_servers_opened_concurrently(
+    tmp_path: Path,
+) -> None:
+    log, snaps = tmp_path / "starts.log", tmp_path / "snaps"
+
+    async def main(url: str) -> list[dict[str, Any]]:
+        async def stdio() -> dict[str, Any]:
+            async with stdio_client(stdio_params(log)) as (read, write):
+                return await weather_session(read, write, ["Paris"])
+
+        async def http() -> dict[str, Any]:
+            async with streamable_http_client(url, {}) as streams:
+                return await weather_session(streams[0], streams[1], ["Tokyo"])
+
+        return list(await asyncio.gather(http(), stdio()))
+
+    with http_server() as url:
+        with AgentRecorder("weather::two", snapshot_dir=snaps):
+            asyncio.run(main(url))
+        first, data = golden(snaps)
+        with AgentRecorder("weather::two", snapshot_dir=snaps):
+            asyncio.run(main(url))
+    assert golden(snaps)[0] == first
+    sessions = [
+        (s["session"], s["transport"]["kind"])
+        for s in data["trace"]
+        if s.get("method") == "connect"
+    ]
+    assert sorted(sessions) == [(0, "stdio"), (1, "streamable-http")]
+
+
+def test_a_changed_argument_is_a_drift_and_strict_replay_names_the_server_and_the_fix(
+    tmp_path: Path, offline: Offline
+) -> None:
+    log, snaps = tmp_path / "starts.log", tmp_path / "snaps"
+    with AgentRecorder("weather::drift", snapshot_dir=snaps):
+        over_stdio(log, ["Paris"])
+
+    with offline(), pytest.raises(AgentRegressionError) as drift:
+        with AgentAsserter("weather::drift", snapshot_dir=snaps, mode="replay"):
+            replayed = over_stdio(log, ["Tokyo"])
+    # the recorded answer was served in place of the changed request, and the report says so
+    assert replayed["calls"][0]["content"][0]["text"] == "Light rain, 18°C"
+    text = str(drift.value)
+    assert "mcp:weather.get_forecast" in text and "'Paris' → 'Tokyo'" in text
+
+    with offline(), pytest.raises(ReplayMissError) as miss:
+        strict = dataclasses.replace(config.load(tmp_path, env={}), replay_strict=True)
+        with AgentAsserter("weather::drift", snapshot_dir=snaps, mode="replay", settings=strict):
+            over_stdio(log, ["Tokyo"])
+    message = str(miss.value)
+    assert "MCP request to server 'weather'" in message
+    assert "(MCP tools/call)" in message
+    assert "arguments.city: 'Paris' → 'Tokyo'" in message
+    assert "--agentsnap-record" in message
+    assert len(starts(log)) == 1
+
+
+def test_server_messages_while_a_call_is_pending_are_replayed_in_order(
+    tmp_path: Path, offline: Offline
+) -> None:
+    """Progress notifications and a sampling request (answered by the client's own callback,
+    which runs again in replay) come back in the order they were recorded."""
+    log, snaps = tmp_path / "starts.log", tmp_path / "snaps"
+    seen: list[Any] = []
+
+    async def sampling(context: Any, params: Any) -> Any:
+        from mcp.types import CreateMessageResult, TextContent
+
+        prompt = params.messages[0].content.text
+        seen.append(("sampling", prompt))
+        return CreateMessageResult(
+            role="assistant", content=TextContent(type="text", text="short"), model="fake-model"
+        )
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        seen.append(("progress", done, total))
+
+    async def main() -> list[Any]:
+        async with stdio_client(stdio_params(log, WEATHER_EXTRAS="1")) as (read, write):
+            async with ClientSession(read, write, sampling_callback=sampling) as session:
+                await session.initialize()
+                counted = await session.call_tool("count_to", {"n": 3}, progress_callback=progress)
+                summary = await session.call_tool("summarize", {"text": "a long report"})
+                return [dumped(counted), dumped(summary)]
+
+    with AgentRecorder("weather::talk", snapshot_dir=snaps):
+        live = asyncio.run(main())
+    live_seen, seen[:] = list(seen), []
+    assert live_seen == [
+        ("progress", 1.0, 3.0),
+        ("progress", 2.0, 3.0),
+        ("progress", 3.0, 3.0),
+        ("sampling", "Summarize: a long report"),
+    ]
+    assert live[1]["content"][0]["text"] == "summary: short"
+    _, data = golden(snaps)
+    (summarize,) = [s for s in data["trace"] if s.get("name") == "mcp:weather.summarize"]
+    (asked,) = summarize["exchange"]["response"]["messages"]
+    assert asked["method"] == "sampling/createMessage"
+    assert asked["reply"]["result"]["content"] == {"type": "text", "text": "short"}
+
+    with offline(), AgentAsserter("weather::talk", snapshot_dir=snaps, mode="replay"):
+        replayed = asyncio.run(main())
+    assert replayed == live
+    assert seen == live_seen
+    assert len(starts(log)) == 1
+
+
+def test_a_session_the_golden_does_not_hold_fails_naming_what_to_run(
+    tmp_path: Path, offline: Offline
+) -> None:
+    log, snaps = tmp_path / "starts.log", tmp_path / "snaps"
+    with AgentRecorder("weather::none", snapshot_dir=snaps):
+        over_stdio(log, ["Paris"])
+    with offline(), pytest.raises(ReplayMissError) as miss:
+        with AgentAsserter("weather::none", snapshot_dir=snaps, mode="replay"):
+
+            async def two() -> None:
+                for _ in range(2):  # the golden holds one session: the second has nothing to replay
+                    async with stdio_client(stdio_params(log)) as (read, write):
+                        await weather_session(read, write, [])
+
+            asyncio.run(two())
+    message = str(miss.value)
+    assert "an MCP session to 'weather_server' (stdio) has no recorded session" in message
+    assert "holds 1 MCP session(s)" in message and "--agentsnap-record" in message
+    assert len(starts(log)) == 1
+
+
+def test_an_mcp_request_sent_without_the_sdk_is_reported(tmp_path: Path) -> None:
+    import httpx
+
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get_forecast"}}
+    with http_server() as url, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with AgentRecorder("weather::raw-http", snapshot_dir=tmp_path):
+            httpx.post(url, json=body, headers={"Accept": "application/json, text/event-stream"})
+    said = [str(w.message) for w in caught if issubclass(w.category, AgentsnapWarning)]
+    assert any("MCP request sent outside mcp.ClientSession" in s for s in said), said
+
+
+def test_a_session_over_streams_no_transport_opened_is_captured_and_replay_warns(
+    tmp_path: Path, offline: Offline
+) -> None:
+    """In-memory streams (the SDK's own in-process server): captured at the session under the
+    name ``mcp`` (until the server names itself), replayed, and replay warns that whatever
+    opened the streams ran."""
+    from anyio import create_memory_object_stream, create_task_group
+
+    sys.path.insert(0, str(Path(WEATHER_SERVER).parent))
+    try:
+        import weather_server
+    finally:
+        sys.path.pop(0)
+
+    async def main() -> dict[str, Any]:
+        server = weather_server.build()
+        low = getattr(server, "_lowlevel_server", None) or server._mcp_server
+        to_server, server_in = create_memory_object_stream[Any](8)
+        server_out, from_server = create_memory_object_stream[Any](8)
+        async with create_task_group() as tg:
+            tg.start_soon(
+                lambda: low.run(server_in, server_out, low.create_initialization_options())
+            )
+            result = await weather_session(from_server, to_server, ["Tokyo"])
+            tg.cancel_scope.cancel()
+        return result
+
+    with AgentRecorder("weather::memory", snapshot_dir=tmp_path):
+        live = asyncio.run(main())
+    _, data = golden(tmp_path)
+    assert data["trace"][0]["transport"] == {"kind": "unknown"}
+    assert [s[1] for s in mcp_view(data)][-1] == "mcp:weather.get_forecast"
+    with offline(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with AgentAsserter("weather::memory", snapshot_dir=tmp_path, mode="replay"):
+            replayed = asyncio.run(main())
+    assert replayed == live
+    assert any("no hooked transport opened" in str(w.message) for w in caught)
