@@ -1,4 +1,5 @@
 """Developer sessions: `nox -s tests`, `nox -s examples`, `nox -s lint typecheck`, `nox -s sdk_matrix`,
+`nox -s mcp-matrix`,
 `nox -s frameworks`, `nox -s newest`.
 
 The tools the suite drives in-process (pytest, xdist, hypothesis, syrupy, ruff, mypy, nox)
@@ -100,6 +101,22 @@ def sdk_matrix(session: nox.Session, provider: str, bound: str) -> None:
     session.install("--upgrade", oldest if bound == "oldest" else provider)
     session.run("python", "-m", "pip", "list", "--format=freeze", silent=False)
     session.run("pytest", "-n", "2", *tests_, *session.posargs)
+
+
+#: the oldest mcp agentsnap supports (the frameworks' floor: langchain-mcp-adapters and fastmcp need
+#: mcp>=1.24), and the tests that drive it; newest = the latest release (2.x)
+MCP_OLDEST = "mcp==1.24.0"
+MCP_TESTS = ["tests/test_mcp_sessions.py", "tests/test_mcp_steps.py"]
+
+
+@nox.session(python=PYTHONS, name="mcp-matrix")
+@nox.parametrize("bound", ["oldest", "newest"])
+def mcp_matrix(session: nox.Session, bound: str) -> None:
+    """MCP capture and replay against the oldest supported and the newest `mcp` release."""
+    session.install("-e", ".", "httpx", *MATRIX_TEST_DEPS, *TOOLS)
+    session.install("--upgrade", MCP_OLDEST if bound == "oldest" else "mcp")
+    session.run("python", "-m", "pip", "list", "--format=freeze", silent=False)
+    session.run("pytest", "-n", "2", *MCP_TESTS, *session.posargs)
 
 
 # extra of pyproject.toml -> the tests/frameworks files that need it (the two groups cannot share a venv)

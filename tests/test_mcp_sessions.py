@@ -34,14 +34,14 @@ TOKEN = "tok-http-0123456789abcdefBEARER"
 
 
 def streamable_http_client(url: str, headers: dict[str, str]) -> Any:
-    """The newest client transport: 2.x ``streamable_http_client(url, http_client=...)``."""
-    from mcp.client.streamable_http import streamable_http_client as connect
+    """The newest client transport this mcp has: ``streamable_http_client(url, http_client=...)``
+    (2.x, and 1.x late), else 1.x's ``streamablehttp_client(url, headers=...)``."""
+    from mcp.client import streamable_http
 
-    try:
-        import httpx2 as httpx_lib
-    except ImportError:  # pragma: no cover - mcp 1.x
-        import httpx as httpx_lib
-    return connect(url, http_client=httpx_lib.AsyncClient(headers=headers))
+    if not hasattr(streamable_http, "streamable_http_client"):  # mcp 1.x before 1.2x
+        return streamable_http.streamablehttp_client(url, headers=headers)
+    lib = getattr(streamable_http, "httpx2", None) or streamable_http.httpx  # 2.x / 1.x
+    return streamable_http.streamable_http_client(url, http_client=lib.AsyncClient(headers=headers))
 
 
 def stdio_params(log: Path, **env: str) -> StdioServerParameters:

@@ -34,31 +34,24 @@ A recording made over one transport replays over any other: the stored
 exchange does not name the library, and the replay key ignores the host.
 
 Beyond HTTP (``DESIGN.md``, "Beyond HTTP request/response: sessions"): a
-channel whose traffic is a session of ordered messages with a direction (an
-MCP ``ClientSession`` over stdio or streamable HTTP, a ``websockets`` client)
-fits this contract without a second path. Its transport registers like any
-other (its seam: the session's open, send and receive methods) and maps the
-session onto exchanges, in order:
+channel whose traffic is a session of ordered messages with a direction
+registers like any other transport (its hooks: the session's constructor and
+the functions that open it), and stores each outgoing request as an exchange
+that the same :class:`~agentsnap.capture.cassette.Cassette` serves in replay:
 
-* opening the session is one exchange: its :class:`Request` has ``method``
-  ``"CONNECT"``, a ``url`` naming the channel and peer
-  (``mcp+stdio://<server>/``, ``wss://host/path``: scrubbed, and the host is
-  not part of the replay key), the session's metadata as ``headers``; its
-  response is what the peer sends before the first outgoing message;
-* each outgoing message is one exchange: ``method`` names the operation (the
-  JSON-RPC method, or ``"SEND"``), ``content`` is the message, and its
-  response is every incoming message up to the next outgoing one, stored as
-  the ordered chunks of a stream (:func:`agentsnap.capture.sinks.body_sink`
-  with a JSON-lines content type, one chunk per message).
-
-Direction is given by position (a request is outgoing, its chunks incoming)
-and order by the trace. Replay is then what it is for HTTP: each outgoing
-message is looked up in the cassette by its request key (client-minted ids
-compared up to a consistent renaming, :mod:`agentsnap.capture.client_ids`),
-and its recorded incoming messages are released; no process or socket is
-opened (the socket guard holds). A spec (``patches/*.toml``) recognises the
-channel's traffic by the URL's host and path like any provider's, and its
-codec turns tool calls and model turns into ordinary steps.
+* MCP (:mod:`agentsnap.capture.mcp`, the ``"mcp"`` transport): the session's
+  message streams are the seam. A session's ``connect`` step names the peer
+  (scrubbed); each JSON-RPC request is an exchange with request
+  ``{"method": "MCP", "path": <JSON-RPC method>, "body": <params>}`` (no id, no
+  ``_meta``) and response ``{"body": {"result" | "error": …}, "messages": [the
+  server's notifications and requests while it was pending]}``. Each recorded
+  session gets its own cassette, so lookup is by request key within the
+  session (client-minted values compared up to a renaming,
+  :mod:`agentsnap.capture.client_ids`), with the same drift fallback and miss
+  errors as HTTP. The transport is never entered in replay: no process, no
+  socket. It does not go through :func:`~agentsnap.capture.exchange.open_exchange`:
+  provider recognition, the adapter scope and the LLM-call CI block are about
+  LLM calls; an MCP request in a blocked recording raises the block's error.
 """
 
 from __future__ import annotations

@@ -81,7 +81,8 @@ class _TransportContext:
 
     async def __aexit__(self, *exc: Any) -> Any:
         if self._inner is not None:
-            return await self._inner.__aexit__(*exc)
+            with owned(OWNER):  # closing may send too (streamable HTTP's DELETE of the session)
+                return await self._inner.__aexit__(*exc)
         if self._replay is not None:
             self._replay.close()
         return None
