@@ -75,8 +75,8 @@ def test_examples_replay_offline_from_committed_goldens(tmp_path: Path) -> None:
     before = {p.name: p.read_bytes() for p in (root / "snapshots").glob("*.json")}
     res = _pytest(root, "examples", "--agentsnap-replay", "-q", env=_env(CI="true"))
     assert res.returncode == 0, res.stdout + res.stderr
-    assert "agentsnap: 10 passed" in res.stdout
-    assert "10 passed" in res.stdout.splitlines()[-1]
+    assert "agentsnap: 12 passed" in res.stdout
+    assert "12 passed" in res.stdout.splitlines()[-1]
     assert {p.name: p.read_bytes() for p in (root / "snapshots").glob("*.json")} == before
 
 
@@ -164,7 +164,7 @@ def test_ci_with_a_deleted_golden_fails_that_test_writes_nothing_opens_no_socket
         env=_env(CI="true", OPENAI_BASE_URL="http://127.0.0.1:9/v1"),
     )
     assert res.returncode == 1
-    assert "1 failed, 9 passed" in res.stdout.splitlines()[-1]
+    assert "1 failed, 11 passed" in res.stdout.splitlines()[-1]
     assert "no snapshot for 'examples/test_weather_agent.py::test_sync_agent_paris'" in res.stdout
     assert "no request is sent and nothing is written" in res.stdout
     assert "ConnectError" not in res.stdout and "Connection refused" not in res.stdout
@@ -177,13 +177,13 @@ def test_record_then_rerecord_is_byte_stable(tmp_path: Path) -> None:
     shutil.rmtree(root / "snapshots")
     res = _pytest(root, "examples", "--agentsnap-record", "-q", env=_env(), offline=False)
     assert res.returncode == 0, res.stdout + res.stderr
-    assert "agentsnap: 10 recorded (approved)" in res.stdout
+    assert "agentsnap: 12 recorded (approved)" in res.stdout
     first = {p.name: p.read_bytes() for p in (root / "snapshots").glob("*.json")}
-    assert len(first) == 10
+    assert len(first) == 12
     committed = {p.name: json.loads(p.read_bytes()) for p in (REPO / "snapshots").glob("*.json")}
     assert sorted(committed) == sorted(first)
     for name, raw in first.items():  # same as the committed goldens but for timestamps
         assert same_content(json.loads(raw), committed[name]), name
     res = _pytest(root, "examples", "--agentsnap-record", "-q", env=_env(), offline=False)
-    assert "agentsnap: 10 re-recorded unchanged" in res.stdout
+    assert "agentsnap: 12 re-recorded unchanged" in res.stdout
     assert {p.name: p.read_bytes() for p in (root / "snapshots").glob("*.json")} == first

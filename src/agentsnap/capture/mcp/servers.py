@@ -7,7 +7,8 @@ is that identity as it is stored in the golden (the ``connect`` step's
 
 * stdio: ``command`` and ``args`` as given, except that an absolute path is
   stored by its file name (a checkout or a temporary directory differs from
-  machine to machine); of the ``env`` passed to the server only the names;
+  machine to machine) and any Python interpreter as ``python``; of the ``env``
+  passed to the server only the names;
 * URL transports: the URL scrubbed (query secrets, ``user:password@``), without
   the port when the host is a loopback address (test servers bind a free
   port); of the headers only the names.
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import ntpath
 import posixpath
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -65,12 +67,23 @@ class Server:
 UNKNOWN = Server("unknown", "mcp", {"kind": "unknown"})
 
 
+#: a Python interpreter however the machine names it (``python3.11``, ``python.exe``)
+_PYTHON = re.compile(r"python(\d+(\.\d+)?)?(\.exe)?", re.IGNORECASE)
+
+
 def _file_name(arg: str) -> str:
     if posixpath.isabs(arg):
         return posixpath.basename(arg) or arg
     if ntpath.isabs(arg) and (":" in arg[:3] or arg.startswith("\\\\")):
         return ntpath.basename(arg) or arg
     return arg
+
+
+def _command(command: str) -> str:
+    """The stored command: its file name, and ``python`` for any Python interpreter (a golden
+    recorded in one venv replays, and records the same bytes, in another)."""
+    name = _file_name(command)
+    return "python" if _PYTHON.fullmatch(name) else name
 
 
 def _stem(arg: str) -> str:
@@ -95,7 +108,7 @@ def stdio_server(params: object) -> Server:
         _remember_env(env)
     described: dict[str, Any] = {
         "kind": "stdio",
-        "command": scrub_text(_file_name(command)),
+        "command": scrub_text(_command(command)),
         "args": [scrub_text(_file_name(a)) for a in args],
     }
     if isinstance(env, Mapping) and env:
