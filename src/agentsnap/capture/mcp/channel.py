@@ -45,6 +45,10 @@ def normalised_params(params: object) -> Any:
     return scrub_value(params)
 
 
+def _as_is(value: object) -> Any:
+    return value
+
+
 def _key(request_id: object) -> str:
     return str(request_id)
 
@@ -155,8 +159,9 @@ class Channel:
         return None
 
     # -- server -> client ------------------------------------------------------------------
-    def received(self, message: dict[str, Any]) -> None:
-        """A message the server sent."""
+    def received(self, message: dict[str, Any], *, scrubbed: bool = False) -> None:
+        """A message the server sent (``scrubbed``: it comes from a golden, scrubbed already)."""
+        clean = _as_is if scrubbed else scrub_value
         method = message.get("method")
         with self._lock:
             if method is None and "id" in message:  # the answer to one of our requests
@@ -165,15 +170,20 @@ class Channel:
                     return
                 call.ended = time.monotonic()
                 if "error" in message:
-                    call.error = scrub_value(message.get("error") or {})
+                    call.error = clean(message.get("error") or {})
                 else:
-                    call.result = scrub_value(message.get("result") or {})
+                    call.result = clean(message.get("result") or {})
                     if call.method in ("initialize", "server/discover") and self.name is None:
                         self.name = server_name(call.result)
                 return
             stored: dict[str, Any] = {"method": method}
             if message.get("params") is not None:
-                stored["params"] = normalised_params(message["params"])
+                params = message["params"]
+                stored["params"] = (
+                    {k: v for k, v in params.items() if k != "_meta"}
+                    if scrubbed and isinstance(params, dict)
+                    else normalised_params(params)
+                )
             if (
                 "id" in message
             ):  # a server request (sampling, elicitation, roots): the reply follows

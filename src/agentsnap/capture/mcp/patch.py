@@ -32,7 +32,7 @@ from ..wrapping import wrap_once
 from .channel import Channel
 from .peer import replay_streams
 from .servers import UNKNOWN, Server, stdio_server, url_server
-from .taps import TapReceive, TapSend, tapped
+from .taps import OWNER, TapReceive, TapSend, tapped
 
 __all__ = [
     "patch_session",
@@ -41,9 +41,6 @@ __all__ = [
     "patch_streamable_http",
     "patch_websocket",
 ]
-
-#: the owner name of the MCP transports' own traffic (:mod:`agentsnap.capture.ownership`)
-OWNER = "mcp"
 
 
 class _TransportContext:

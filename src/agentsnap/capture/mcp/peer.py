@@ -244,7 +244,7 @@ class ReplaySend:
                 return
 
     def _push(self, message: dict[str, Any]) -> None:
-        self.agentsnap_channel.received(message)
+        self.agentsnap_channel.received(message, scrubbed=True)
         if not self.closed:
             self._deliver_end.send_nowait(session_message(message))
 

@@ -11,10 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..ownership import owned
 from .channel import Channel
 from .jsonrpc import as_dict
 
-__all__ = ["TapReceive", "TapSend", "tapped"]
+__all__ = ["OWNER", "TapReceive", "TapSend", "tapped"]
+
+#: the owner name of MCP's own HTTP traffic (:mod:`agentsnap.capture.ownership`): the HTTP hooks
+#: let it pass (it is recorded here, at the session)
+OWNER = "mcp"
 
 
 class TapSend:
@@ -31,11 +36,13 @@ class TapSend:
 
     async def send(self, item: object) -> None:
         self._note(item)
-        await self._inner.send(item)
+        with owned(OWNER):  # mcp 2.x sends each message's HTTP request in the writer's context
+            await self._inner.send(item)
 
     def send_nowait(self, item: object) -> None:
         self._note(item)
-        self._inner.send_nowait(item)
+        with owned(OWNER):
+            self._inner.send_nowait(item)
 
     def clone(self) -> TapSend:
         return TapSend(self._inner.clone(), self.agentsnap_channel)

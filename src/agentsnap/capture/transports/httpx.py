@@ -36,7 +36,7 @@ from typing import Any
 from ...spec.provider_specs import ProviderSpec
 from ...storage import wire
 from ...storage.scrub import scrub_chunks
-from .. import active, faithful
+from .. import active, faithful, ownership
 from ..active import RecordingState as Recording
 from ..exchange import open_exchange, sending
 from ..serving import take_recorded
@@ -182,7 +182,7 @@ def _start(
     """``(recording, request, stream, spec, exchange)`` for a request to capture or serve,
     or None (no active recording, or a request no spec recognises: send it untouched)."""
     recording = active.current()
-    if recording is None:
+    if recording is None or ownership.owner() is not None:  # another layer's request (MCP's)
         return None
     request = kwargs["request"] if "request" in kwargs else args[0]
     started = open_exchange(recording, request, instance)
