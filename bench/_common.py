@@ -320,6 +320,7 @@ VERSIONED = (
     "groq",
     "httpx",
     "httpx2",
+    "mcp",
     "pydantic",
     "pydantic-core",
     "wrapt",

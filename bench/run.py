@@ -5,16 +5,19 @@
     python bench/run.py --rows 1 3b 7           # some rows (printed; --output to write them)
     python bench/run.py --legacy-venv .bench-legacy   # row 3b/7 against agentsnap 0.5.1 (venv made if missing)
     python bench/run.py --rows 4 --vcr-max 10000      # row 4 with vcrpy run (once) at 10,000 calls
+    python bench/run.py --rows 12 --merge       # measure row 12 and put it into RESULTS.md/.json, other rows kept
     nox -s bench                                # the same, with every optional package installed
 
 Rows: 1 capture overhead, 2 installed-but-off, 3 replay cost, 3b vs agentsnap 0.5.1,
 4 replay at scale vs vcrpy, 5 pytest start-up, 6 suite scale, 7 diff cost, 8 semantic
 backends (``bench/semantic.py``), 9 the other transports (urllib, requests, aiohttp),
-10 a pydantic-ai agent test (replay vs live vs vcrpy), 11 memory and golden load time.
+10 a pydantic-ai agent test (replay vs live vs vcrpy), 11 memory and golden load time,
+12 MCP tool calls (record and replay per ``call_tool`` and per session, stdio and streamable
+HTTP, ``bench/mcp_calls.py``).
 A row whose packages are missing says so and is skipped; nothing here is a unit test,
 and nothing is asserted.
 
-Targets are issue 18's where it sets one (rows 1, 3, 3b, 4, 6, 9, 11). A missed target's
+Targets are issue 18's where it sets one (rows 1, 3, 3b, 4, 6, 9, 11); row 12 (issue 26) has none. A missed target's
 profiled cause and next step is written in :data:`CAUSES` below (keyed like the target),
 never by hand in RESULTS.md: the Targets table shows it next to the miss.
 
@@ -48,7 +51,7 @@ import contextlib
 
 from _common import BENCH, ROOT, Ctx, Section, loadavg, machine, verdict, versions
 
-ALL_ROWS = ("1", "2", "3", "3b", "4", "5", "6", "7", "8", "9", "10", "11")
+ALL_ROWS = ("1", "2", "3", "3b", "4", "5", "6", "7", "8", "9", "10", "11", "12")
 LEGACY = "agentsnap==0.5.1"
 
 #: seconds each row takes on this 2-core machine when it is quiet: (full rounds, --quick rounds);
@@ -67,6 +70,7 @@ ROW_COST: dict[str, tuple[float, float]] = {
     "9": (10, 5),
     "10": (12, 8),
     "11": (70, 60),
+    "12": (45, 20),
 }
 
 #: a missed target's profiled cause and next step, shown next to it in the Targets table.
@@ -208,6 +212,7 @@ PLAIN_ROWS: dict[str, tuple[str, str]] = {
     "9": ("transports", "other transports"),
     "10": ("framework", "a pydantic-ai agent test"),
     "11": ("memory", "memory"),
+    "12": ("mcp_calls", "MCP tool calls"),
 }
 
 
@@ -262,6 +267,13 @@ def main() -> int:
         metavar="CALLS",
         help="row 4 runs vcrpy at sizes up to CALLS (above 1,000 once; 10000 takes ~40 min); "
         "larger sizes are extrapolated from the 1,000-call runs (default: 1000)",
+    )
+    parser.add_argument(
+        "--merge",
+        action="store_true",
+        help="put the measured rows into RESULTS.md (or --output) and its RESULTS.json, replacing only those "
+        "rows' sections and keeping every other row's measurements, the run's date and machine (each merged "
+        "section says when it was measured)",
     )
     args = parser.parse_args()
     if args.render:
@@ -350,7 +362,7 @@ def main() -> int:
             pace("3b")
             ctx.log("row 3b: replay vs agentsnap 0.5.1")
             sections.append(timed("row 3b", lambda: replay_legacy.run(ctx, share)))
-        for row in ("4", "5", "6", "7", "8", "9", "10", "11"):
+        for row in ("4", "5", "6", "7", "8", "9", "10", "11", "12"):
             if row not in rows:
                 continue
             pace(row)
@@ -391,6 +403,8 @@ def main() -> int:
         "seconds": time.monotonic() - started,
         "quick": bool(args.quick),
     }
+    if args.merge:
+        return merge(run_record, Path(args.output) if args.output else BENCH / "RESULTS.md", args)
     text = _render_record(run_record)
     print(text)
     output = args.output or (str(BENCH / "RESULTS.md") if set(rows) == set(ALL_ROWS) else None)
@@ -417,6 +431,44 @@ def _render_record(record: dict[str, Any]) -> str:
         seconds=float(record["seconds"]),
         quick=bool(record["quick"]),
     )
+
+
+def merge(run_record: dict[str, Any], output: Path, args: argparse.Namespace) -> int:
+    """``--merge``: the sections of ``run_record`` replace the same rows' sections in the
+    measurements kept beside ``output`` (``RESULTS.json``), in row order; every other row, the
+    kept run's date, machine and versions stay (versions this run adds, such as ``mcp``, are
+    added); each merged section starts with the date and command of its own run; both files
+    are rewritten."""
+    kept_path = output.with_suffix(".json")
+    if not kept_path.is_file():
+        print(f"bench/run.py --merge: no measurements at {kept_path}", file=sys.stderr)
+        return 2
+    kept = json.loads(kept_path.read_text(encoding="utf-8"))
+    command = (
+        "python bench/run.py --rows " + " ".join(args.rows) + (" --quick" if args.quick else "")
+    )
+    info = run_record["info"]
+    new = {}
+    for sec in run_record["sections"]:
+        sec["lines"] = [
+            f"Measured {run_record['generated']} UTC by `{command} --merge` in its own run "
+            f"(load {info['load_start']} → {info['load_end']}; {info['row_times']}); the other rows are "
+            "from the run in the header.",
+            "",
+            *sec["lines"],
+        ]
+        new[sec["row"]] = sec
+    order = {row: i for i, row in enumerate(ALL_ROWS)}
+    sections = [s for s in kept["sections"] if s["row"] not in new] + list(new.values())
+    kept["sections"] = sorted(sections, key=lambda s: order.get(s["row"], len(order)))
+    for name, version in run_record["versions"].items():
+        kept["versions"].setdefault(name, version)
+    text = _render_record(kept)
+    print(text)
+    output.write_text(text, encoding="utf-8")
+    kept_path.write_text(json.dumps(kept, indent=1), encoding="utf-8")
+    print(f"merged rows {', '.join(new)} into {output} and {kept_path.name}", file=sys.stderr)
+    return 0
 
 
 def rerender(output: Path) -> int:
