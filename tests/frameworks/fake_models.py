@@ -10,7 +10,8 @@ The brain, whatever the framework:
 
 * the city is the first of :data:`WEATHER` named in the user's text (Paris when none);
 * a ``transfer_to_*`` tool (an OpenAI Agents SDK handoff) not called yet is called first;
-* then ``get_weather(city=...)`` when the request offers it and no result came back yet;
+* then ``get_weather(city=...)`` when the request offers it and no result came back yet (an MCP
+  server's ``get_forecast``, whatever prefix a framework gives it, is called the same way);
 * a forced tool (``tool_choice`` naming a function: instructor) or an output tool
   (``final_result*``: pydantic-ai) is called with ``{"city", "forecast"}``;
 * otherwise the answer is ``"<city>: <the last tool result>"`` (``"<city>: <forecast>"``
@@ -74,6 +75,12 @@ def _text(content: Any) -> str:
     return "" if content is None else str(content)
 
 
+def _weather_tool(tools: list[str]) -> str | None:
+    """The weather tool offered: ``get_weather``, or the MCP server's ``get_forecast`` under
+    whatever prefix a framework gives it (``weather_get_forecast``, ``weather.get_forecast``)."""
+    return next((n for n in tools if n == "get_weather" or n.endswith("get_forecast")), None)
+
+
 def _decide(
     tools: list[str], forced: str | None, user_text: str, done: dict[str, str]
 ) -> tuple[str, Any]:
@@ -86,14 +93,14 @@ def _decide(
     for name in tools:
         if name.startswith("transfer_to_") and name not in done:
             return "call", (f"call_transfer_{slug}", name, {})
-    if "get_weather" in tools and "get_weather" not in done:
-        return "call", (f"call_weather_{slug}", "get_weather", {"city": city})
+    weather_tool = _weather_tool(tools)
+    if weather_tool and weather_tool not in done:
+        return "call", (f"call_weather_{slug}", weather_tool, {"city": city})
     output_tool = next((n for n in tools if n.startswith("final_result")), None)
     if output_tool:
         return "call", (f"call_output_{slug}", output_tool, report)
-    answer = (
-        f"{city}: {done['get_weather']}" if "get_weather" in done else f"{city}: {WEATHER[city]}"
-    )
+    result = done.get(weather_tool or "get_weather", done.get("get_weather"))
+    answer = f"{city}: {result}" if result is not None else f"{city}: {WEATHER[city]}"
     if "final_answer" in tools:
         return "call", (f"call_final_{slug}", "final_answer", {"answer": answer})
     return "text", answer

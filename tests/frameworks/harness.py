@@ -66,12 +66,20 @@ def keep(request):
 
 
 class Project:
-    """One framework's agent tests as a user's project (``root``), with its own snapshots."""
+    """One framework's agent tests as a user's project (``root``), with its own snapshots;
+    ``conftest`` is appended to the project's conftest (more fixtures), ``env`` set for every run."""
 
-    def __init__(self, root: Path, test_source: str, *, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        test_source: str,
+        *,
+        env: dict[str, str] | None = None,
+        conftest: str = "",
+    ) -> None:
         self.root = root
         root.mkdir(parents=True, exist_ok=True)
-        (root / "conftest.py").write_text(CONFTEST, encoding="utf-8")
+        (root / "conftest.py").write_text(CONFTEST + conftest, encoding="utf-8")
         (root / "test_agent.py").write_text(test_source, encoding="utf-8")
         (root / "pyproject.toml").write_text(
             '[tool.agentsnap]\nsnapshot_dir = "snapshots"\n\n'
@@ -89,18 +97,20 @@ class Project:
         path.write_text(src.replace(old, new), encoding="utf-8")
 
     def run(
-        self, *args: str, offline: bool = False
+        self, *args: str, offline: bool = False, env: dict[str, str] | None = None
     ) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
-        """``pytest *args`` in the project; returns the process and the ``keep``\\ s of each test."""
+        """``pytest *args`` in the project (``env`` added for this run only); returns the process
+        and the ``keep``\\ s of each test."""
         self.runs += 1
         results = self.root / f"results-{self.runs}"
-        env = {
+        environ = {
             k: v
             for k, v in os.environ.items()
             if k not in CI_VARS
             and not k.startswith(("OPENAI_", "ANTHROPIC_", "AGENTSNAP_", "PYTEST_"))
         }
-        env.update(self.extra_env, FRAMEWORK_RESULTS=str(results), PYTHONDONTWRITEBYTECODE="1")
+        environ.update(self.extra_env, FRAMEWORK_RESULTS=str(results), PYTHONDONTWRITEBYTECODE="1")
+        environ.update(env or {})
         cmd = [
             *(NO_NET if offline else []),
             sys.executable,
@@ -119,7 +129,13 @@ class Project:
             *args,
         ]
         proc = subprocess.run(
-            cmd, cwd=self.root, env=env, capture_output=True, text=True, timeout=600, check=False
+            cmd,
+            cwd=self.root,
+            env=environ,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
         )
         kept = {
             p.stem: json.loads(p.read_text(encoding="utf-8"))
