@@ -129,6 +129,10 @@ FRAMEWORK_GROUPS: dict[str, list[str]] = {
         "test_smolagents.py",
         "test_strands.py",
         "test_extract_frameworks.py",
+        "test_mcp_raw.py",
+        "test_mcp_openai_agents.py",
+        "test_mcp_pydantic_ai.py",
+        "test_mcp_langchain.py",
     ],
     "frameworks-openai2": ["test_instructor.py", "test_llama_index.py"],
 }
