@@ -25,6 +25,7 @@ tool result and tool schema each fail with agentsnap's drift report naming the c
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -75,10 +76,23 @@ TOKYO = (TOOL, {"city": "Tokyo"}, "Sunny, 24°C")
 OSLO_ERROR = "Error executing tool get_forecast: no weather station in Oslo"
 
 
-def mcp_project(tmp_path: Path, agent_source: str) -> Project:
+class McpProject(Project):
+    """A :class:`Project` that keeps the output of each of its runs (``outputs``)."""
+
+    outputs: list[str]
+
+    def run(
+        self, *args: str, offline: bool = False, env: dict[str, str] | None = None
+    ) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+        proc, kept = super().run(*args, offline=offline, env=env)
+        self.outputs.append(f"pytest {' '.join(args)}\n{proc.stdout}{proc.stderr}")
+        return proc, kept
+
+
+def mcp_project(tmp_path: Path, agent_source: str) -> McpProject:
     """The client's project, with the weather fixture and the secrets in its environment."""
     assert ASK in agent_source and ARGS_AS_GIVEN in agent_source
-    return Project(
+    project = McpProject(
         tmp_path / "proj",
         agent_source,
         conftest=MCP_CONFTEST,
@@ -89,6 +103,8 @@ def mcp_project(tmp_path: Path, agent_source: str) -> Project:
             "WEATHER_MCP_PORT": str(free_port()),
         },
     )
+    project.outputs = []
+    return project
 
 
 def start_log(project: Project) -> list[str]:
@@ -215,7 +231,11 @@ def drift_prompt(project: Project) -> None:
     assert_drift_reported(
         drift,
         test="test_stdio",
-        expected=["What's the weather in Paris?", "How is the weather in Paris?"],
+        expected=[
+            "[REQUESTS] FAIL",
+            "What's the weather in Paris?",
+            "How is the weather in Paris?",
+        ],
     )
     _failed(drift, list(TESTS))
     assert "3 failed" in _summary(drift), drift.stdout
@@ -228,8 +248,11 @@ def drift_argument(project: Project) -> None:
     project.edit(ARGS_AS_GIVEN, changed)
     drift, _ = project.run("--agentsnap-replay", offline=True)
     project.edit(changed, ARGS_AS_GIVEN)
-    assert_drift_reported(drift, test="test_stdio", expected=["PARIS", TOOL])
-    assert "TOKYO" in drift.stdout
+    assert_drift_reported(
+        drift, test="test_stdio", expected=["[ARGS] FAIL", TOOL, "args.city: 'Paris' → 'PARIS'"]
+    )
+    assert "args.city: 'Tokyo' → 'TOKYO'" in drift.stdout, drift.stdout
+    assert "args.city: 'Oslo' → 'OSLO'" in drift.stdout, drift.stdout
     _failed(drift, list(TESTS))
     assert "3 failed" in _summary(drift), drift.stdout
 
@@ -240,9 +263,11 @@ def drift_result(project: Project) -> None:
     override = {"Paris": "Heavy rain, 12°C", "Tokyo": "Hail, 9°C"}
     drift, _ = project.run("--agentsnap-instrument", env={"WEATHER_OVERRIDE": json.dumps(override)})
     assert_drift_reported(
-        drift, test="test_stdio", expected=["Light rain, 18°C", "Heavy rain, 12°C"]
+        drift,
+        test="test_stdio",
+        expected=["[MCP] FAIL", "result: 'Light rain, 18°C' → 'Heavy rain, 12°C'"],
     )
-    assert "Hail, 9°C" in drift.stdout and "Sunny, 24°C" in drift.stdout, drift.stdout
+    assert "result: 'Sunny, 24°C' → 'Hail, 9°C'" in drift.stdout, drift.stdout
     _failed(drift, ["test_stdio", "test_http"])
     assert "2 failed, 1 passed" in _summary(drift), drift.stdout
 
@@ -251,9 +276,29 @@ def drift_schema(project: Project) -> None:
     """The server's tool gains a parameter (a live run, servers up): every test fails with
     the changed ``tools/list`` schema named."""
     drift, _ = project.run("--agentsnap-instrument", env={"WEATHER_SCHEMA_V2": "1"})
-    assert_drift_reported(drift, test="test_stdio", expected=["units", "get_forecast"])
+    assert_drift_reported(
+        drift,
+        test="test_stdio",
+        expected=[
+            "[MCP] FAIL",
+            "tool weather.get_forecast changed",
+            "inputSchema.properties.units: <absent> →",
+        ],
+    )
     _failed(drift, list(TESTS))
     assert "3 failed" in _summary(drift), drift.stdout
+
+
+def never_silent_without_cause(project: McpProject) -> None:
+    """No run warned about traffic agentsnap did not capture: every MCP message went through
+    ``ClientSession``, so a "was not captured" warning would be a false alarm."""
+    # BLOCKED-ON-CORE: on main 21dae9a every streamable-HTTP MCP POST (initialize, tools/list,
+    # tools/call), sent by the mcp SDK's own transport inside ClientSession, reaches the httpx
+    # hook's recognise() -> explain_miss() -> _mcp_miss(), so each record and live run warns
+    # "POST 127.0.0.1/mcp looks like an LLM call but was not captured: it is an MCP request
+    # sent outside mcp.ClientSession". The httpx hook does not consult owner() == "mcp".
+    noisy = [out for out in project.outputs if "was not captured" in out]
+    assert not noisy, noisy[0]
 
 
 def prove(tmp_path: Path, agent_source: str) -> tuple[Project, dict[str, Any]]:
@@ -271,4 +316,5 @@ def prove(tmp_path: Path, agent_source: str) -> tuple[Project, dict[str, Any]]:
     rep, again = project.run("--agentsnap-replay", offline=True)
     assert rep.returncode == 0 and "3 passed" in _summary(rep), rep.stdout + rep.stderr
     assert again == live
+    never_silent_without_cause(project)
     return project, live
