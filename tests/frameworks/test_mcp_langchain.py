@@ -17,7 +17,7 @@ pytest.importorskip("langchain_mcp_adapters")
 pytest.importorskip("langgraph.prebuilt")
 pytest.importorskip("langchain_openai")
 
-from tests.frameworks.mcp_harness import prove
+from tests.frameworks.mcp_harness import ONE_SESSION, TOOL, prove
 
 AGENT = """
 import asyncio
@@ -79,6 +79,16 @@ def test_stdio_tool_error(weather, model, run, keep):
 
 
 def test_langchain_mcp_adapters_records_replays_offline_and_reports_drift(tmp_path: Path) -> None:
-    _, live = prove(tmp_path, AGENT)
+    # get_tools() is session 0, the tool call session 1 (a new server start over stdio). mcp 1.x's
+    # call_tool lists the tools after a successful call (to validate its result), not after a
+    # failed one. The core places the tool call at the model's request, before the connect
+    # step of the session that made it.
+    second = [(TOOL, 1), ("connect", 1), ("initialize", 1)]
+    ok = [*ONE_SESSION[:3], *second, ("tools/list", 1)]
+    _, live = prove(
+        tmp_path,
+        AGENT,
+        {"test_stdio": ok, "test_http": ok, "test_stdio_tool_error": [*ONE_SESSION[:3], *second]},
+    )
     assert live["test_stdio"][0] == "Paris: Light rain, 18°C"
     assert live["test_http"][0] == "Tokyo: Sunny, 24°C"

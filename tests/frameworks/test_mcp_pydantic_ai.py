@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("pydantic_ai.mcp")
 pytest.importorskip("fastmcp")
 
-from tests.frameworks.mcp_harness import prove
+from tests.frameworks.mcp_harness import ONE_SESSION, TESTS, prove
 
 AGENT = """
 import asyncio
@@ -70,6 +70,6 @@ def test_stdio_tool_error(weather, model, keep):
 
 
 def test_pydantic_ai_mcp_records_replays_offline_and_reports_drift(tmp_path: Path) -> None:
-    _, live = prove(tmp_path, AGENT)
+    _, live = prove(tmp_path, AGENT, {test: ONE_SESSION for test in TESTS})
     assert live["test_stdio"][0] == "Paris: Light rain, 18°C"
     assert live["test_http"][0] == "Tokyo: Sunny, 24°C"

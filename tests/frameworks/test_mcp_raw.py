@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("mcp")
 pytest.importorskip("openai")
 
-from tests.frameworks.mcp_harness import prove
+from tests.frameworks.mcp_harness import ONE_SESSION, TESTS, prove
 
 AGENT = """
 import asyncio
@@ -96,7 +96,7 @@ def test_stdio_tool_error(weather, llm, keep):
 
 
 def test_raw_mcp_client_records_replays_offline_and_reports_drift(tmp_path: Path) -> None:
-    _, live = prove(tmp_path, AGENT)
+    _, live = prove(tmp_path, AGENT, {test: ONE_SESSION for test in TESTS})
     assert live["test_stdio"] == [
         "Paris: Light rain, 18°C",
         [["get_forecast", "Light rain, 18°C", False]],
