@@ -304,13 +304,8 @@ def drift_schema(project: Project) -> None:
 def never_silent_without_cause(project: McpProject) -> None:
     """No run warned about traffic agentsnap did not capture: every MCP message went through
     ``ClientSession``, so a "was not captured" warning would be a false alarm."""
-    # BLOCKED-ON-CORE: on main 96aca9f (mcp 1.30 + httpx here, and mcp 2.3 + httpx2 alike) every
-    # streamable-HTTP MCP POST (initialize, tools/list, tools/call) that the mcp SDK's own
-    # transport sends for a ClientSession reaches the httpx hook (transports/httpx.py _start ->
-    # exchange.open_exchange -> recognise -> provider_specs.explain_miss -> _mcp_miss), which
-    # does not consult ownership.owner() == "mcp", so each record and live run over HTTP warns
-    # "POST 127.0.0.1/mcp was not captured: it is an MCP request sent outside
-    # mcp.ClientSession". The MCP traffic itself is captured and replayed right.
+    # main 96aca9f warned so for every streamable-HTTP POST of the SDK's own transport (mcp
+    # 1.30 + httpx and mcp 2.3 + httpx2); fixed by aeecbb4
     noisy = [out for out in project.outputs if "was not captured" in out]
     assert not noisy, noisy[0]
 
