@@ -298,3 +298,42 @@ def test_a_run_without_mcp_leaves_no_trace_of_the_check() -> None:
         _snapshot([TOOL], "rain"), plain, name="t::plain", embedding_backend="lexical"
     )
     assert "[MCP] skipped — the new snapshot holds no MCP traffic" in golden_only.render()
+
+
+def test_a_session_opened_for_one_tool_call_is_set_up_before_the_call() -> None:
+    """langchain-mcp-adapters opens a session per tool call: connect, initialize, the call."""
+    llm1: dict[str, Any] = {"type": "llm_call", "response": "calling"}
+    derived = {
+        "type": "tool_call",
+        "name": "get_forecast",
+        "args": {"city": "Oslo"},
+        "derived": True,
+    }
+    llm2: dict[str, Any] = {"type": "llm_call", "response": "done"}
+    listing = _session("weather", 0.1, [("tools/list", {}, 0.2, 0.3)])
+    per_call = _session("weather", 1.2, [("initialize", {}, 1.3, 1.4)])
+    per_call.name = "weather"
+    call = per_call.sent(
+        {
+            "id": 9,
+            "method": "tools/call",
+            "params": {"name": "get_forecast", "arguments": {"city": "Oslo"}},
+        }
+    )
+    per_call.received({"id": 9, "result": {"content": [{"type": "text", "text": "snow"}]}})
+    assert call is not None
+    call.started, call.ended = 1.5, 1.6
+    steps = with_mcp_steps(
+        [llm1, derived, llm2], {id(llm1): 1.0, id(llm2): 3.0}, channel_steps([listing, per_call])
+    )
+    assert [
+        (s.get("name") or s.get("method") or s.get("response"), s.get("session")) for s in steps
+    ] == [
+        ("connect", 0),
+        ("tools/list", 0),
+        ("calling", None),
+        ("connect", 1),
+        ("initialize", 1),
+        ("mcp:weather.get_forecast", 1),
+        ("done", None),
+    ]

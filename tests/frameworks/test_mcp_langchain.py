@@ -81,9 +81,9 @@ def test_stdio_tool_error(weather, model, run, keep):
 def test_langchain_mcp_adapters_records_replays_offline_and_reports_drift(tmp_path: Path) -> None:
     # get_tools() is session 0, the tool call session 1 (a new server start over stdio). mcp 1.x's
     # call_tool lists the tools after a successful call (to validate its result), not after a
-    # failed one. The core places the tool call at the model's request, before the connect
-    # step of the session that made it.
-    second = [(TOOL, 1), ("connect", 1), ("initialize", 1)]
+    # failed one. The tool call sits at the model's request, after the setup of the session
+    # opened for it.
+    second = [("connect", 1), ("initialize", 1), (TOOL, 1)]
     ok = [*ONE_SESSION[:3], *second, ("tools/list", 1)]
     _, live = prove(
         tmp_path,

@@ -18,7 +18,8 @@ order (by server, transport, then opening order).
 Placement (:func:`with_mcp_steps`): a tool call the model asked for and the
 agent ran on an MCP server is one step — the step derived from the
 conversation for it (same tool name, a framework's prefix allowed, in order) is
-replaced by the MCP step. Every other MCP step follows the last exchange step
+replaced by the MCP step (and the setup steps of a session opened for it go
+just before it). Every other MCP step follows the last exchange step
 (``llm_call``/``http``) that had ended when it started, as explicit tool calls
 do; steps that overlapped in time are ordered by content, so scheduling never
 changes the trace.
@@ -193,4 +194,28 @@ def with_mcp_steps(
         out += _arranged(slots.pop(i, []))
         out.append(s)
     out += _arranged(slots.pop(len(steps), []))
+    return _setup_first(out, [steps[i] for i in sorted(taken)], {id(c[3]): c[0] for c in items})
+
+
+def _setup_first(
+    out: list[dict[str, Any]], merged: list[dict[str, Any]], started: Mapping[int, float]
+) -> list[dict[str, Any]]:
+    """A session opened to run a tool call the model asked for (langchain-mcp-adapters opens one
+    per call): its ``connect`` / ``initialize`` steps, placed by time after the call's step, go
+    just before it, in the order they were."""
+    for tool in merged:
+        at = next(i for i, s in enumerate(out) if s is tool)
+        moved: list[dict[str, Any]] = []
+        j = at + 1
+        while j < len(out) and out[j].get("type") not in ("llm_call", "http"):
+            step = out[j]
+            if (
+                step.get("type") == "mcp"
+                and step.get("session") == tool.get("session")
+                and started.get(id(step), float("inf")) < started[id(tool)]
+            ):
+                moved.append(out.pop(j))
+            else:
+                j += 1
+        out[at:at] = moved
     return out
