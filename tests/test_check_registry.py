@@ -106,6 +106,7 @@ def test_the_builtin_registry_gives_the_documented_checks_and_components() -> No
         "llm_requests",
         "mcp_tools",
         "mcp_results",
+        "mcp_requests",
     )
     assert COMPONENTS == (
         "structural",

@@ -378,3 +378,183 @@ def test_a_session_over_streams_no_transport_opened_is_captured_and_replay_warns
             replayed = asyncio.run(main())
     assert replayed == live
     assert any("no hooked transport opened" in str(w.message) for w in caught)
+
+
+def test_parallel_calls_on_one_session_replay_unchanged_and_record_the_same_bytes(
+    tmp_path: Path, offline: Offline
+) -> None:
+    """Overlapping calls are ordered by content when recorded; replay answers at once (no
+    overlap), so it keeps the golden's order. The SDK may repeat tools/list a varying number
+    of times: a repeat of an identical listing is not stored, and replay serves it again."""
+    log, snaps = tmp_path / "starts.log", tmp_path / "snaps"
+    cities = ["Paris", "Tokyo", "Paris", "Tokyo"]
+
+    async def main() -> list[Any]:
+        async with stdio_client(stdio_params(log)) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                calls = [session.call_tool("get_forecast", {"city": c}) for c in cities]
+                return [dumped(r) for r in await asyncio.gather(*calls)]
+
+    with AgentRecorder("weather::gather", snapshot_dir=snaps):
+        live = asyncio.run(main())
+    first, data = golden(snaps)
+    assert [s[4] for s in mcp_view(data) if s[0] == "tool_call"] == [
+        {"city": "Paris"},
+        {"city": "Paris"},
+        {"city": "Tokyo"},
+        {"city": "Tokyo"},
+    ]
+    with AgentRecorder("weather::gather", snapshot_dir=snaps):
+        asyncio.run(main())
+    assert golden(snaps)[0] == first
+    with offline(), AgentAsserter("weather::gather", snapshot_dir=snaps, mode="replay"):
+        replayed = asyncio.run(main())
+    assert replayed == live
+    assert len(starts(log)) == 2
+
+
+def test_sessions_are_matched_by_command_and_args_whatever_env_the_process_has(
+    tmp_path: Path, offline: Offline, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``env=dict(os.environ)`` (plus one variable) stores only that one name; replay (which
+    sets dummy API keys in the environment) still gives each server its own recordings."""
+    import os
+
+    log, snaps = tmp_path / "starts.log", tmp_path / "snaps"
+
+    async def main() -> list[Any]:
+        out = []
+        for extra, answer in (([], "Rain A"), (["--second"], "Rain B")):
+            params = StdioServerParameters(
+                command=sys.executable,
+                args=[WEATHER_SERVER, *extra],
+                env={
+                    **os.environ,
+                    "MCP_START_LOG": str(log),
+                    "WEATHER_OVERRIDE": json.dumps({"Paris": answer}),
+                },
+            )
+            async with stdio_client(params) as (read, write):
+                out.append(await weather_session(read, write, ["Paris"]))
+        return out
+
+    with AgentRecorder("weather::env", snapshot_dir=snaps):
+        live = asyncio.run(main())
+    _, data = golden(snaps)
+    transports = [s["transport"] for s in data["trace"] if s.get("method") == "connect"]
+    assert transports == [
+        {
+            "kind": "stdio",
+            "command": "python",
+            "args": ["weather_server.py"],
+            "env": ["MCP_START_LOG", "WEATHER_OVERRIDE"],
+        },
+        {
+            "kind": "stdio",
+            "command": "python",
+            "args": ["weather_server.py", "--second"],
+            "env": ["MCP_START_LOG", "WEATHER_OVERRIDE"],
+        },
+    ]
+    monkeypatch.setenv("SOME_NEW_VARIABLE", "only-in-replay")
+    with offline(), AgentAsserter("weather::env", snapshot_dir=snaps, mode="replay"):
+        replayed = asyncio.run(main())
+    assert [r["calls"][0]["content"][0]["text"] for r in replayed] == ["Rain A", "Rain B"]
+    assert replayed == live
+
+
+def test_a_changed_prompt_request_a_changed_server_and_a_changed_sampling_reply_fail_mcp_requests(
+    tmp_path: Path, offline: Offline
+) -> None:
+    log, snaps = tmp_path / "starts.log", tmp_path / "snaps"
+
+    async def sampling(context: Any, params: Any) -> Any:
+        from mcp.types import CreateMessageResult, TextContent
+
+        return CreateMessageResult(
+            role="assistant", content=TextContent(type="text", text=reply[0]), model="fake-model"
+        )
+
+    async def main(city: str, script_args: list[str]) -> list[Any]:
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=[WEATHER_SERVER, *script_args],
+            env={"MCP_START_LOG": str(log), "WEATHER_EXTRAS": "1"},
+        )
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write, sampling_callback=sampling) as session:
+                await session.initialize()
+                prompt = await session.get_prompt("brief", {"city": city})
+                summary = await session.call_tool("summarize", {"text": "report"})
+                return [dumped(prompt), dumped(summary)]
+
+    reply = ["short"]
+    with AgentRecorder("weather::requests", snapshot_dir=snaps):
+        live = asyncio.run(main("Paris", []))
+
+    reply = ["longer"]
+    with offline(), pytest.raises(AgentRegressionError) as drift:
+        with AgentAsserter("weather::requests", snapshot_dir=snaps, mode="replay"):
+            replayed = asyncio.run(main("Tokyo", ["--moved"]))
+    assert replayed == live  # the recorded answers were served
+    report = drift.value.diff_report
+    assert report.failed_checks == ["mcp_requests"]
+    text = str(drift.value)
+    assert "arguments.city: 'Paris' → 'Tokyo'" in text
+    assert "args[1]: <absent> → '--moved'" in text
+    assert "reply to sampling/createMessage.result.content.text: 'short' → 'longer'" in text
+    assert len(starts(log)) == 1
+
+
+def test_a_server_that_died_mid_call_replays_as_the_same_error(
+    tmp_path: Path, offline: Offline
+) -> None:
+    log, snaps = tmp_path / "starts.log", tmp_path / "snaps"
+
+    async def main() -> tuple[str, Any]:
+        params = stdio_params(log, WEATHER_EXTRAS="1")
+        try:
+            async with stdio_client(params) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    await session.call_tool("crash", {})
+        except BaseException as exc:  # the SDK's own error, in anyio's exception groups
+            inner: BaseException = exc
+            while hasattr(inner, "exceptions"):  # the live transport's task group adds a level
+                inner = inner.exceptions[0]
+            return type(inner).__name__, getattr(getattr(inner, "error", None), "code", None)
+        return "no error", None
+
+    with AgentRecorder("weather::crash", snapshot_dir=snaps):
+        live = asyncio.run(main())
+    assert live[0] != "no error"
+    _, data = golden(snaps)
+    (crash,) = [s for s in data["trace"] if s.get("name") == "mcp:weather.crash"]
+    assert crash["exchange"]["response"]["error"]["type"] == "NoAnswer"
+    with offline(), AgentAsserter("weather::crash", snapshot_dir=snaps, mode="replay"):
+        replayed = asyncio.run(main())
+    assert replayed == live
+    assert len(starts(log)) == 1
+
+
+def test_a_hand_broken_mcp_step_fails_naming_the_file_and_the_json_path(
+    tmp_path: Path, offline: Offline
+) -> None:
+    from agentsnap.exceptions import SnapshotFormatError
+
+    log, snaps = tmp_path / "starts.log", tmp_path / "snaps"
+    with AgentRecorder("weather::broken", snapshot_dir=snaps):
+        over_stdio(log, ["Paris"])
+    (path,) = snaps.glob("*.json")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["trace"][3]["exchange"]["response"]["body"] = {"result": 5}
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with offline(), pytest.raises(SnapshotFormatError) as bad:
+        with AgentAsserter("weather::broken", snapshot_dir=snaps, mode="replay"):
+            over_stdio(log, ["Paris"])
+    message = str(bad.value)
+    assert str(path) in message
+    assert "at $.trace[3].exchange.response.body: not {'result': {…}} or {'error': {…}}" in message
+    assert "--agentsnap-record" in message
+    assert len(starts(log)) == 1

@@ -337,3 +337,35 @@ def test_a_session_opened_for_one_tool_call_is_set_up_before_the_call() -> None:
         ("mcp:weather.get_forecast", 1),
         ("done", None),
     ]
+
+
+def test_credentials_given_to_a_server_are_scrubbed_however_they_are_named_or_passed(
+    monkeypatch: Any,
+) -> None:
+    monkeypatch.setenv("HOME_DIR_FOR_TEST", "/home/someone")
+    params = SimpleNamespace(
+        command="node",
+        args=["server.js"],
+        env={
+            "SERVICE_KEY": "svc-7f3a9c1e5b2d4f6a",
+            "DB_PASS": "hunter2-correct-horse",
+            "PRIVATE_PEM": "pem-0a1b2c3d4e5f6a7b",
+            "HOME_DIR_FOR_TEST": "/home/someone",  # copied from this process: not stored
+        },
+    )
+    server = stdio_server(params)
+    assert server.described["env"] == ["DB_PASS", "PRIVATE_PEM", "SERVICE_KEY"]
+    for secret in ("svc-7f3a9c1e5b2d4f6a", "hunter2-correct-horse", "pem-0a1b2c3d4e5f6a7b"):
+        assert scrub_text(f"echo {secret}") == f"echo {REDACTED}", secret
+
+    hosted = url_server(
+        "streamable-http",
+        "https://mcp.tavily.example/mcp/?tavilyApiKey=tvly-QUERY998877&auth=abc-123-def-456&mode=fast",
+    )
+    assert hosted.described["url"] == (
+        f"https://mcp.tavily.example/mcp/?tavilyApiKey={REDACTED}&auth={REDACTED}&mode=fast"
+    )
+    assert scrub_text("tvly-QUERY998877") == REDACTED
+    in_path = url_server("sse", "https://mcp.example.com/u/a8F3kq92LmZx77Pq0wer/sse")
+    assert in_path.described["url"] == f"https://mcp.example.com/u/{REDACTED}/sse"
+    assert scrub_text("key a8F3kq92LmZx77Pq0wer") == f"key {REDACTED}"

@@ -499,15 +499,23 @@ def failed_test_note(new: Snapshot, kept: Path | None) -> str:
 
     calls = new.llm_calls
     drifted = sum(1 for s in calls if s.get("request_drift"))
+    # MCP requests too (agentsnap.capture.mcp): a changed resource, prompt, server or reply
+    mcp = [s for s in new.trace if s.get("type") != "llm_call" and s.get("request_drift")]
+    what = f"the requests of {drifted} of {len(calls)} llm call(s)" if drifted or not mcp else ""
+    if mcp:
+        what += (" and " if what else "") + f"{len(mcp)} MCP request(s)"
     lines = [
-        f"agentsnap: the requests of {drifted} of {len(calls)} llm call(s) changed, so replay served them the recorded answers to the old requests: "
-        "this test checked answers the model never gave to what it sends now."
+        f"agentsnap: {what} changed, so replay served them the recorded answers to the old requests: "
+        f"this test checked answers {'the model' if drifted else 'the server'} never gave to what it sends now."
     ]
-    for index, step in enumerate(calls):
+    drifted_steps = [(f"llm_call[{i}]", s) for i, s in enumerate(calls)] + [
+        (f"{s.get('server')} {s.get('name') or s.get('method')}", s) for s in mcp
+    ]
+    for label, step in drifted_steps:
         changes = [str(c) for c in step.get("request_drift") or []]
         if not changes:
             continue
-        lines.append(f"  llm_call[{index}] (step {step.get('step')}):")
+        lines.append(f"  {label} (step {step.get('step')}):")
         lines += [f"    {change}" for change in changes[:_NOTE_CHANGES]]
         if len(changes) > _NOTE_CHANGES:
             lines.append(

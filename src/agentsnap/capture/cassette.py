@@ -211,6 +211,16 @@ class Cassette:
                 return idx
         return None
 
+    def again(self, request: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
+        """The recording of exactly ``request`` served last, to serve once more (an idempotent
+        read an SDK repeats a varying number of times, such as MCP's ``tools/list``), or None."""
+        key = replay_key(request)
+        with self._lock:
+            for idx in range(len(self._entries) - 1, -1, -1):
+                if self._played[idx] and replay_key(self._entries[idx]["request"]) == key:
+                    return idx, self._entries[idx]
+        return None
+
     def unplayed(self) -> int:
         """How many recorded exchanges were never served."""
         return self._played.count(False)

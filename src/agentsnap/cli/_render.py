@@ -40,6 +40,19 @@ def _field(label: str, value: object, indent: int, style: str | None = None) -> 
     return lines
 
 
+def _blobs_cut(value: object) -> object:
+    """``value`` with the base64 ``data`` of image and audio blocks (an MCP tool's content) shown
+    by its length: the snapshot file holds it whole."""
+    if isinstance(value, list):
+        return [_blobs_cut(v) for v in value]
+    if isinstance(value, dict):
+        data = value.get("data")
+        if value.get("type") in ("image", "audio") and isinstance(data, str) and len(data) > 80:
+            return {**value, "data": f"<{len(data)} characters of base64>"}
+        return {k: _blobs_cut(v) for k, v in value.items()}
+    return value
+
+
 def _meta(label: str, value: str) -> Line:
     return (f"{label:<9} {value}", None)
 
@@ -113,7 +126,7 @@ def _step_lines(step: dict[str, Any], position: int) -> list[Line]:
         if step.get("is_error"):
             head += " (the tool reported an error)"
         body += _field("args", step.get("args"), 6)
-        body += _field("result", step.get("result"), 6)
+        body += _field("result", _blobs_cut(step.get("result")), 6)
         if step.get("error"):
             body += _field("error", step["error"], 6, "red")
     elif kind == "http":

@@ -174,7 +174,7 @@ def refuse_invented(last: Entry) -> None:
     steps = ", ".join(str(s.get("step")) for s in drifted)
     raise CliError(
         f"refusing to promote the last run of {last.name!r} ({last.path}): it ran in replay and the requests of "
-        f"{len(drifted)} llm call(s) (step {steps}) drifted from the recordings, so it holds old responses paired with new "
+        f"{len(drifted)} {'llm ' if all(s.get('type') == 'llm_call' for s in drifted) else ''}call(s) (step {steps}) drifted from the recordings, so it holds old responses paired with new "
         f"requests — behaviour the model never produced. Nothing was promoted. Re-record it live: "
         f"`{_record_command(last.name)}`, review (`git diff`), commit."
     )

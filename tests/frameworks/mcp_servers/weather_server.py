@@ -17,7 +17,7 @@ What a test can change without editing this file (environment):
 * ``WEATHER_OVERRIDE``: a JSON object of forecasts that replace (or add to) :data:`WEATHER`;
 * ``WEATHER_SCHEMA_V2=1``: ``get_forecast`` gains an optional ``units`` parameter (a new schema);
 * ``WEATHER_HTTP_TOKEN``: over HTTP, a request without ``Authorization: Bearer <token>`` gets 401;
-* ``WEATHER_EXTRAS=1``: two more tools that talk while pending (progress, sampling: :func:`add_extras`);
+* ``WEATHER_EXTRAS=1``: more tools (progress, sampling, a crash) and a prompt (:func:`add_extras`);
 * ``WEATHER_API_KEY``: the upstream key a real server would need; the start line says only
   whether it was set.
 """
@@ -80,9 +80,9 @@ def build() -> Any:
 
 
 def add_extras(server: Any) -> None:
-    """Two tools that make the server talk while a call is pending: ``count_to(n)`` reports
+    """Tools that make the server talk while a call is pending: ``count_to(n)`` reports
     progress ``1..n`` of ``n``; ``summarize(text)`` asks the client's model (sampling) and
-    returns its answer."""
+    returns its answer; ``crash()`` kills the server mid-call. And a prompt, ``brief(city)``."""
     from mcp.types import SamplingMessage, TextContent
 
     tool = server.tool(structured_output=False)
@@ -103,8 +103,16 @@ def add_extras(server: Any) -> None:
         )
         return f"summary: {reply.content.text}"
 
+    def crash() -> str:
+        os._exit(3)  # the server dies with the call pending
+
     tool(count_to)
     tool(summarize)
+    tool(crash)
+
+    @server.prompt()
+    def brief(city: str) -> str:
+        return f"Write a one-line weather brief for {city}."
 
 
 def log_start(transport: str) -> None:

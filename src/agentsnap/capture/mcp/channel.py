@@ -32,7 +32,14 @@ from ...storage.scrub import scrub_value
 from ...storage.wire import next_seq
 from .servers import Server
 
-__all__ = ["NO_ANSWER", "Call", "Channel", "normalised_params", "server_name"]
+__all__ = ["LISTINGS", "NO_ANSWER", "Call", "Channel", "normalised_params", "server_name"]
+
+#: idempotent reads an SDK repeats a varying number of times (mcp re-lists the tools to check a
+#: result's schema): a session's repeat of an identical one is not stored, and replay serves
+#: the same answer again
+LISTINGS = frozenset(
+    ("tools/list", "prompts/list", "resources/list", "resources/templates/list", "ping")
+)
 
 #: stored for a request the session ended (or cancelled) before the server answered
 NO_ANSWER = {"type": "NoAnswer", "message": "the session ended before the server answered"}
@@ -70,6 +77,8 @@ class Call:
     replay_index: int | None = None
     #: replay: JSON paths where the request differs from the recording served in its place
     request_drift: list[str] | None = None
+    #: replay: the golden's step number of the recording served (the trace keeps the golden's order)
+    replay_step: int | None = None
 
     @property
     def answered(self) -> bool:
@@ -115,6 +124,11 @@ class Channel:
         self.server = server
         #: what the server calls itself (``serverInfo.name``), once it said
         self.name: str | None = None
+        #: replay: how this session's transport differs from the recorded session it replays
+        self.connect_drift: list[str] | None = None
+        #: replay: the recorded session's number and its connect step's number in the golden
+        self.replay_session: int | None = None
+        self.replay_connect_step: int | None = None
         self.calls: list[Call] = []
         self.seq = next_seq()
         self.started = time.monotonic()

@@ -190,7 +190,10 @@ def _session_init(
     read = args[0] if args else kwargs.get("read_stream")
     write = args[1] if len(args) > 1 else kwargs.get("write_stream")
     if read is None or write is None:
-        if kwargs.get("dispatcher") is not None:
+        dispatcher = kwargs.get("dispatcher")
+        streams = getattr(dispatcher, "_write_stream", None)
+        if dispatcher is not None and getattr(streams, "agentsnap_channel", None) is None:
+            # (a dispatcher over a hooked transport's streams, as mcp.Client builds, is captured)
             warnings.warn(
                 "agentsnap: an MCP ClientSession built on a dispatcher (no message streams) was not captured: its "
                 "tool calls are not in the snapshot and replay cannot serve them. Open the session over a transport "

@@ -15,13 +15,17 @@ code that sent the request.
 The recorded server messages are released in order: notifications at once (a
 progress notification under the live request's progress token), a server
 request (sampling, elicitation) and then nothing more until the client replies,
-then the rest, then the answer under the live request's id. Everything served
+then the rest, then the answer under the live request's id. A request the
+recorded session never answered (the server died) ends the replayed session
+there, so the client's SDK raises what it raised when recorded. Everything served
 is fed to the session's :class:`~.channel.Channel` like captured traffic, so
 the new trace is built the same way.
 
 Sessions are matched to recorded ones when they open: the recorded session of
-the same transport (``connect`` step), else of the same kind and label, else
-the first one not yet matched.
+the same server (:func:`~.servers.server_key`: command and arguments, or URL);
+else, unless ``replay_strict``, the first free one of the same kind, else the
+first free one, and the session's ``connect`` step then carries
+``request_drift`` (how the transport differs), which fails the ``mcp`` check.
 """
 
 from __future__ import annotations
@@ -31,21 +35,46 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...exceptions import ReplayMissError
-from ..cassette import Cassette
-from .channel import Channel
+from ..cassette import Cassette, request_changes
+from .channel import LISTINGS, Call, Channel
 from .jsonrpc import as_dict, session_message
-from .servers import Server
+from .servers import Server, server_key
 
 if TYPE_CHECKING:
     from ..active import RecordingState
 
 __all__ = ["Recorded", "RecordedSessions", "ReplaySend", "replay_streams"]
 
-#: the JSON-RPC error served for a request the recorded session never answered
-_NO_ANSWER_ERROR = {
-    "code": -32001,
-    "message": "agentsnap replay: the recorded session got no answer to this request",
-}
+
+def _check(step: Mapping[str, Any], path: object) -> None:
+    """Raise :class:`~agentsnap.exceptions.SnapshotFormatError` when a recorded MCP step cannot
+    be served: it names the file, the step's JSON path and the fix."""
+    from ...exceptions import SnapshotFormatError
+    from ...storage.schema import FIX
+
+    at = f"$.trace[{step.get('step', '?')}]"
+    exchange = step.get("exchange")
+    problem = None
+    if not isinstance(exchange, Mapping):
+        problem = f"at {at}: an MCP {step.get('method') or 'tool call'} step without its exchange"
+    else:
+        request, response = exchange.get("request"), exchange.get("response")
+        body = response.get("body") if isinstance(response, Mapping) else None
+        if not isinstance(request, Mapping) or request.get("method") != "MCP":
+            problem = f"at {at}.exchange.request: not an MCP request (method 'MCP', path, body)"
+        elif not isinstance(response, Mapping) or (
+            "body" not in response and "error" not in response
+        ):
+            problem = f"at {at}.exchange.response: neither a body nor an error"
+        elif "body" in response and not (
+            isinstance(body, Mapping)
+            and (isinstance(body.get("result"), Mapping) or isinstance(body.get("error"), Mapping))
+        ):
+            problem = (
+                f"at {at}.exchange.response.body: not {{'result': {{…}}}} or {{'error': {{…}}}}"
+            )
+    if problem is not None:
+        raise SnapshotFormatError(f"agentsnap: {path} is not a valid snapshot: {problem}. {FIX}")
 
 
 class Recorded:
@@ -66,8 +95,15 @@ class Recorded:
         self.transport: Mapping[str, Any] = transport if isinstance(transport, Mapping) else {}
         self.server = str(connect.get("server") or next((s.get("server") for s in steps), "mcp"))
         self.claimed = False
+        for step in steps:
+            if step.get("method") != "connect":
+                _check(step, path)
+        served = [dict(s) for s in steps if isinstance(s.get("exchange"), Mapping)]
+        #: the golden's step number of each recording, by its index in :attr:`cassette`
+        self.step_numbers: list[int | None] = [s.get("step") for s in served]
+        self.connect_step = connect.get("step")
         self.cassette = Cassette(
-            [dict(s) for s in steps if isinstance(s.get("exchange"), Mapping)],
+            served,
             name=name,
             path=path,
             strict=strict,
@@ -91,20 +127,28 @@ class RecordedSessions:
         ]
         self.name = name
         self.path = path
+        self.strict = strict
 
-    def claim(self, server: Server) -> Recorded | None:
-        """The recorded session a new session to ``server`` replays (None: none is left)."""
+    def claim(
+        self, server: Server, strict: bool = False
+    ) -> tuple[Recorded | None, list[str] | None]:
+        """The recorded session a new session to ``server`` replays, and how its transport differs
+        from the recorded one (None: the same server). A recorded session of the same server
+        (:func:`~.servers.server_key`) first; else, unless ``strict``, the first free one of the
+        same kind, else the first free one. ``(None, None)``: none is left."""
         free = [r for r in self.sessions if not r.claimed]
-        for good in (
-            lambda r: dict(r.transport) == dict(server.described),
-            lambda r: r.transport.get("kind") == server.kind,
-            lambda r: True,
-        ):
-            found = next((r for r in free if good(r)), None)
+        key = server_key(server.described)
+        found = next((r for r in free if server_key(r.transport) == key), None)
+        drift = None
+        if found is None and not strict:
+            found = next((r for r in free if r.transport.get("kind") == server.kind), None) or (
+                free[0] if free else None
+            )
             if found is not None:
-                found.claimed = True
-                return found
-        return None
+                drift = request_changes(dict(found.transport), dict(server.described)) or None
+        if found is not None:
+            found.claimed = True
+        return found, drift
 
     def unmatched(self, server: Server) -> ReplayMissError:
         where = f"{self.name!r}" + (f" ({self.path})" if self.path else "")
@@ -113,7 +157,7 @@ class RecordedSessions:
         return ReplayMissError(
             f"agentsnap replay miss: an MCP session to {server.label!r} ({server.kind}) has no recorded session "
             f"in snapshot {where}: it holds {len(self.sessions)} MCP session(s)"
-            + (f" ({held}), all already matched" if held else "")
+            + (f" ({held}), none of them free for it" if held else "")
             + f".\n  Fix: if the agent now uses this server, re-record with `pytest {node} --agentsnap-record`, "
             "review the snapshot, commit it."
         )
@@ -151,6 +195,10 @@ class ReplaySend:
         #: server messages held back until the client answers the server request before them
         self._held: list[tuple[dict[str, Any], object]] = []
         self._waiting_for: object = None
+        #: the server request waiting for the client's reply (as recorded, with its ``reply``),
+        #: and the call it came in
+        self._asked: dict[str, Any] = {}
+        self._asked_in: Call | None = None
         self.closed = False
 
     # -- the stream surface ------------------------------------------------------------------
@@ -167,8 +215,9 @@ class ReplaySend:
             self.agentsnap_channel.sent(data)
             if self._waiting_for is not None and str(data["id"]) == str(self._waiting_for):
                 self._waiting_for = None
+                self._compare_reply(data)
                 held, self._held = self._held, []
-                self._release(held)
+                self._release(held, self._asked_in)
 
     def clone(self) -> ReplaySend:
         return self
@@ -210,8 +259,12 @@ class ReplaySend:
         try:
             index, recorded, drift = self._recorded.cassette.take(request)
         except ReplayMissError as exc:
-            self._fail(exc)
-            return
+            again = self._recorded.cassette.again(request) if call.method in LISTINGS else None
+            if again is None:
+                self._fail(exc)
+                return
+            (index, recorded), drift = again, None  # a listing asked once more: the same answer
+        call.replay_step = self._recorded.step_numbers[index]
         call.replay_index, call.request_drift = index, drift
         response = recorded.get("response") or {}
         token = ((data.get("params") or {}).get("_meta") or {}).get("progressToken")
@@ -224,13 +277,34 @@ class ReplaySend:
             final: dict[str, Any] = {"id": data["id"], "result": body["result"]}
         elif isinstance(body, dict) and "error" in body:
             final = {"id": data["id"], "error": body["error"]}
-        else:
-            final = {"id": data["id"], "error": _NO_ANSWER_ERROR}
+        else:  # the recorded session ended before the answer (the server died): end this one too
+            final = {"close": True}
         out.append((final, None))
-        self._release(out)
+        self._release(out, call)
 
-    def _release(self, messages: list[tuple[dict[str, Any], object]]) -> None:
+    def _compare_reply(self, data: dict[str, Any]) -> None:
+        """The client's reply to a replayed server request (a sampling answer, an elicitation):
+        how it differs from the recorded one is the call's ``request_drift``."""
+        from ...storage.scrub import scrub_value
+
+        live = (
+            {"result": scrub_value(data.get("result"))}
+            if "result" in data
+            else {"error": scrub_value(data.get("error"))}
+        )
+        recorded = self._asked.get("reply")
+        call = self._asked_in
+        if call is None or recorded is None or recorded == live:
+            return
+        what = f"reply to {self._asked.get('method')}"
+        changes = [f"{what}.{change}" for change in request_changes(recorded, live)]
+        call.request_drift = [*(call.request_drift or []), *changes]
+
+    def _release(self, messages: list[tuple[dict[str, Any], object]], call: Call | None) -> None:
         for i, (message, token) in enumerate(messages):
+            if message.get("close") is True:
+                self.close()  # the client's SDK sees its connection end, as it did when recorded
+                return
             if "result" in message or "error" in message:
                 self._push(message)
                 continue
@@ -241,6 +315,7 @@ class ReplaySend:
             if "id" in wire:  # a server request: the rest waits for the client's reply
                 self._waiting_for = wire["id"]
                 self._held = messages[i + 1 :]
+                self._asked, self._asked_in = message, call
                 return
 
     def _push(self, message: dict[str, Any]) -> None:
@@ -254,11 +329,15 @@ def replay_streams(recording: RecordingState, server: Server, channel: Channel) 
     import anyio
 
     sessions = _sessions(recording)
-    recorded = sessions.claim(server) if sessions is not None else None
+    recorded, drift = (
+        sessions.claim(server, sessions.strict) if sessions is not None else (None, None)
+    )
+    channel.connect_drift = drift
     miss = None
     if recorded is None and sessions is not None and recording.block is None:
         miss = sessions.unmatched(server)
     if recorded is not None:
         channel.name = recorded.server if recorded.server != "mcp" else channel.name
+        channel.replay_session, channel.replay_connect_step = recorded.number, recorded.connect_step
     deliver, read = anyio.create_memory_object_stream[Any](math.inf)
     return read, ReplaySend(recording, channel, recorded, deliver, miss)

@@ -8,15 +8,20 @@ is that identity as it is stored in the golden (the ``connect`` step's
 * stdio: ``command`` and ``args`` as given, except that an absolute path is
   stored by its file name (a checkout or a temporary directory differs from
   machine to machine) and any Python interpreter as ``python``; of the ``env``
-  passed to the server only the names;
-* URL transports: the URL scrubbed (query secrets, ``user:password@``), without
-  the port when the host is a loopback address (test servers bind a free
-  port); of the headers only the names.
+  passed to the server only the names of the variables set on purpose (not
+  those copied from the test process's environment: ``env=dict(os.environ)``
+  would store the machine);
+* URL transports: the URL scrubbed (a query parameter whose name says key,
+  token, secret, auth …; a path segment that reads like a token;
+  ``user:password@``), without the port when the host is a loopback address
+  (test servers bind a free port); of the headers only the names.
 
-Secrets never reach the golden: the values of credential-looking env variables
-and headers given to a server are remembered
-(:func:`agentsnap.storage.scrub.remember_credentials`), so they are scrubbed from
-every stored byte, the server's own answers included.
+Secrets never reach the golden: those values, the values of env variables
+whose name says key, token, secret, pass, auth, credential, private, cookie,
+session, cert or signature, and of credential headers are remembered
+(:func:`agentsnap.storage.scrub.remember_secret`), so they are scrubbed from
+every stored byte, the server's own answers included. Replay matches a session
+with a recorded one by :func:`server_key` (kind, command and args, or URL).
 """
 
 from __future__ import annotations
@@ -27,11 +32,11 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from ...storage.scrub import remember_credentials, scrub_text, scrub_url
+from ...storage.scrub import REDACTED, remember_credentials, remember_secret, scrub_text, scrub_url
 
-__all__ = ["UNKNOWN", "Server", "stdio_server", "url_server"]
+__all__ = ["UNKNOWN", "Server", "server_key", "stdio_server", "url_server"]
 
 _LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 #: headers an HTTP client sends by itself (an ``httpx.AsyncClient``'s defaults): not the user's
@@ -94,9 +99,34 @@ def _stem(arg: str) -> str:
     return name
 
 
-def _remember_env(env: Mapping[str, Any]) -> None:
-    # env names read as header names ("GITHUB_TOKEN" -> "github-token"): the same rules pick credentials
-    remember_credentials([(str(k).lower().replace("_", "-"), str(v)) for k, v in env.items()])
+#: words in a name (an env variable, a query parameter) that say its value is a credential
+_SECRET_WORDS = (
+    "key", "token", "secret", "pass", "pwd", "auth", "credential", "private", "cookie", "session",
+    "cert", "signature",
+)  # fmt: skip
+#: a URL path segment that reads like a token (``/u/<key>/mcp``): long, letters and digits
+_TOKEN_LIKE = re.compile(r"(?=[A-Za-z0-9_-]*[0-9])(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{20,}")
+
+
+def _secret_name(name: str) -> bool:
+    low = name.lower()
+    return any(word in low for word in _SECRET_WORDS)
+
+
+def _explicit_env(env: Mapping[str, Any]) -> list[str]:
+    """The names of the variables ``env`` sets on purpose (not copied from this process's
+    environment, as ``env=dict(os.environ)`` does), sorted; the values of the credential-named
+    ones, and of every credential-named one copied along, are remembered as secrets."""
+    import os
+
+    explicit = []
+    for key, value in env.items():
+        name, text = str(key), str(value)
+        if _secret_name(name):
+            remember_secret(text)
+        if os.environ.get(name) != text:
+            explicit.append(name)
+    return sorted(explicit)
 
 
 def stdio_server(params: object) -> Server:
@@ -104,15 +134,14 @@ def stdio_server(params: object) -> Server:
     command = str(getattr(params, "command", "") or "")
     args = [str(a) for a in (getattr(params, "args", None) or ())]
     env = getattr(params, "env", None) or {}
-    if isinstance(env, Mapping):
-        _remember_env(env)
+    named_env = _explicit_env(env) if isinstance(env, Mapping) else []
     described: dict[str, Any] = {
         "kind": "stdio",
         "command": scrub_text(_command(command)),
         "args": [scrub_text(_file_name(a)) for a in args],
     }
-    if isinstance(env, Mapping) and env:
-        described["env"] = sorted(str(k) for k in env)
+    if named_env:
+        described["env"] = named_env
     named = [a for a in args if a and not a.startswith("-")]
     label = _stem(named[-1]) if named else _stem(command)
     return Server("stdio", scrub_text(label) or "stdio", described)
@@ -130,7 +159,14 @@ def url_server(kind: str, url: object, headers: object = None) -> Server:
         netloc = parts.netloc.rpartition("@")[2]
         if host in _LOOPBACK and parts.port is not None:
             netloc = netloc.rsplit(":", 1)[0]
-        shown = scrub_url(urlunsplit((parts.scheme, netloc, parts.path, parts.query, "")))
+        query = []
+        for key, value in parse_qsl(parts.query, keep_blank_values=True):
+            if _secret_name(key):
+                remember_secret(value)
+                value = REDACTED
+            query.append((key, value))
+        path = "/".join(_path_segment(seg) for seg in parts.path.split("/"))
+        shown = scrub_url(urlunsplit((parts.scheme, netloc, path, urlencode(query, safe="<>"), "")))
     except ValueError:
         host, shown = "", scrub_text(text)
     if "@" in text:
@@ -140,6 +176,24 @@ def url_server(kind: str, url: object, headers: object = None) -> Server:
     if names:
         described["headers"] = names
     return Server(kind, host or kind, described)
+
+
+def _path_segment(segment: str) -> str:
+    if _TOKEN_LIKE.fullmatch(segment):
+        remember_secret(segment)
+        return REDACTED
+    return segment
+
+
+def server_key(described: Mapping[str, Any]) -> tuple[str, ...]:
+    """What identifies a server when a replayed session is matched with a recorded one: the
+    transport kind and the command and arguments, or the URL (not the env or headers given)."""
+    return (
+        str(described.get("kind")),
+        str(described.get("command", "")),
+        repr(described.get("args", [])),
+        str(described.get("url", "")),
+    )
 
 
 def _header_pairs(headers: object) -> list[tuple[str, str]]:

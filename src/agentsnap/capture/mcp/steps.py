@@ -31,12 +31,12 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .channel import Call, Channel
+from .channel import LISTINGS, Call, Channel
 
 __all__ = ["channel_steps", "tool_result", "with_mcp_steps"]
 
-#: (started, ended, seq, step) of one MCP step, as the trace places it
-Timed = tuple[float, float, int, dict[str, Any]]
+#: (started, ended, seq, step, the golden's step number in replay) of one MCP step, as the trace places it
+Timed = tuple[float, float, int, dict[str, Any], int | None]
 
 
 def tool_result(result: object) -> Any:
@@ -81,14 +81,46 @@ def _step(call: Call, server: str, number: int) -> dict[str, Any]:
     return step
 
 
+def _signature(channel: Channel) -> str:
+    return json.dumps([(c.method, c.params) for c in channel.calls], sort_keys=True, default=str)
+
+
+def _numbered(channels: list[Channel]) -> list[Channel]:
+    """The sessions in their ``session`` order: a replay's as the golden numbered them; else by
+    server and transport, then opening order, except that sessions opened concurrently (each
+    opened before the other's first answer) are ordered by their requests."""
+    if channels and all(c.replay_session is not None for c in channels):
+        return sorted(channels, key=lambda c: (c.replay_session, c.seq))
+    groups: dict[tuple[str, str], list[Channel]] = {}
+    for channel in channels:
+        key = (channel.label, json.dumps(dict(channel.server.described), sort_keys=True))
+        groups.setdefault(key, []).append(channel)
+    out: list[Channel] = []
+    for key in sorted(groups):
+        cluster: list[Channel] = []
+        reach = float("-inf")
+        for channel in sorted(groups[key], key=lambda c: (c.started, c.seq)):
+            if cluster and channel.started >= reach:
+                out += sorted(cluster, key=lambda c: (_signature(c), c.seq))
+                cluster = []
+            cluster.append(channel)
+            first = channel.calls[0] if channel.calls else None
+            answered = (
+                first.ended if first is not None and first.ended is not None else channel.started
+            )
+            reach = max(reach, answered)
+        out += sorted(cluster, key=lambda c: (_signature(c), c.seq))
+    return out
+
+
 def channel_steps(channels: Iterable[Channel]) -> list[Timed]:
-    """Every session's steps, each with when it started and ended (see the module doc)."""
-    ordered = sorted(
-        channels,
-        key=lambda c: (c.label, json.dumps(dict(c.server.described), sort_keys=True), c.seq),
-    )
+    """Every session's steps, each with when it started and ended (see the module doc).
+
+    A repeat of an identical listing (``tools/list`` … :data:`~.channel.LISTINGS`, same request
+    and answer) in one session is left out: SDKs repeat them a varying number of times.
+    """
     out: list[Timed] = []
-    for number, channel in enumerate(ordered):
+    for number, channel in enumerate(_numbered(list(channels))):
         label = channel.label
         connect = {
             "type": "mcp",
@@ -97,10 +129,24 @@ def channel_steps(channels: Iterable[Channel]) -> list[Timed]:
             "session": number,
             "transport": dict(channel.server.described),
         }
-        out.append((channel.started, channel.started, channel.seq, connect))
+        if channel.connect_drift:
+            connect["request_drift"] = channel.connect_drift
+        out.append(
+            (channel.started, channel.started, channel.seq, connect, channel.replay_connect_step)
+        )
+        listed: set[str] = set()
         for call in channel.calls:
+            if call.method in LISTINGS:
+                seen = json.dumps(
+                    [call.method, call.params, call.result, call.error], sort_keys=True, default=str
+                )
+                if seen in listed:
+                    continue
+                listed.add(seen)
             ended = call.ended if call.ended is not None else call.started
-            out.append((call.started, ended, call.seq, _step(call, label, number)))
+            out.append(
+                (call.started, ended, call.seq, _step(call, label, number), call.replay_step)
+            )
     return out
 
 
@@ -136,7 +182,11 @@ def _content(item: Timed) -> tuple[str, str, str]:
 
 
 def _arranged(group: list[Timed]) -> list[dict[str, Any]]:
-    """``group`` in start order; items that overlapped in time ordered by content."""
+    """``group`` in start order; items that overlapped in time ordered by content. In replay
+    (each item knows the golden's step it was served from) in the golden's order: replay answers
+    at once, so calls that overlapped when recorded no longer do."""
+    if group and all(c[4] is not None for c in group):
+        return [c[3] for c in sorted(group, key=lambda c: (c[4], c[2]))]
     group = sorted(group, key=lambda c: (c[0], c[2]))
     out: list[dict[str, Any]] = []
     cluster: list[Timed] = []
@@ -167,16 +217,18 @@ def with_mcp_steps(
         step = item[3]
         if step.get("type") == "tool_call":
             tool = _tool_of(step)
+            candidates = [
+                i
+                for i, s in enumerate(steps)
+                if i not in taken
+                and s.get("type") == "tool_call"
+                and s.get("derived") is True
+                and _answers(str(s.get("name") or ""), tool)
+            ]
+            # the call with the same arguments first (parallel calls of one tool), else the next
             at = next(
-                (
-                    i
-                    for i, s in enumerate(steps)
-                    if i not in taken
-                    and s.get("type") == "tool_call"
-                    and s.get("derived") is True
-                    and _answers(str(s.get("name") or ""), tool)
-                ),
-                None,
+                (i for i in candidates if steps[i].get("args") == step.get("args")),
+                candidates[0] if candidates else None,
             )
             if at is not None:
                 taken.add(at)

@@ -9,6 +9,14 @@
   ``is_error`` (the tool failed where it worked, or the reverse). In replay the
   results are the golden's, so this speaks in live and record runs.
 
+* ``mcp_requests`` (replay): a request the agent sent an MCP server differs from
+  the recording served in its place (the step's ``request_drift``): another
+  resource or prompt, another server command or URL (the ``connect`` step),
+  another reply to a server's sampling or elicitation request. A tool call's
+  own arguments are the ``arguments`` check's; the SDK's handshake
+  (``initialize``, ``server/discover``, ``ping``) is not the agent's request and
+  is left out.
+
 Compared only when both snapshots hold MCP steps (a golden recorded without
 MCP sessions, or a new run without any, is skipped with the reason).
 Arguments and order are the ``structural`` and ``arguments`` checks' (an MCP
@@ -57,6 +65,32 @@ def _calls(steps: Sequence[Mapping[str, Any]]) -> dict[str, list[tuple[int, Mapp
     return out
 
 
+#: requests the client's SDK makes on its own: their drift is not the agent's
+_HANDSHAKE = ("initialize", "server/discover", "ping")
+
+
+def _request_drift(steps: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One entry per MCP step whose request differs from the recording served for it."""
+    out = []
+    for index, step in enumerate(steps):
+        drift = step.get("request_drift") or []
+        if step.get("type") == "tool_call":
+            drift = [d for d in drift if not str(d).startswith("arguments")]
+        elif step.get("method") in _HANDSHAKE:
+            continue
+        if drift:
+            out.append(
+                {
+                    "what": str(step.get("name"))
+                    if step.get("type") == "tool_call"
+                    else f"{step.get('server')} {step.get('method')}",
+                    "new_step": step.get("step", index),
+                    "drift": [str(d) for d in drift],
+                }
+            )
+    return out
+
+
 @dataclass
 class McpResult:
     """``compared``: both sides hold MCP steps (else ``skipped_reason``); ``tools``: one entry
@@ -66,12 +100,13 @@ class McpResult:
     skipped_reason: str | None = None
     tools: list[dict[str, Any]] = field(default_factory=list)
     results: list[dict[str, Any]] = field(default_factory=list)
+    requests: list[dict[str, Any]] = field(default_factory=list)
     servers: int = 0
     calls: int = 0
 
     @property
     def passed(self) -> bool:
-        return not (self.tools or self.results)
+        return not (self.tools or self.results or self.requests)
 
 
 class McpCheck(Check[McpResult]):
@@ -80,7 +115,7 @@ class McpCheck(Check[McpResult]):
 
     name = "mcp"
     title = "[MCP]"
-    fails_as = ("mcp_tools", "mcp_results")
+    fails_as = ("mcp_tools", "mcp_results", "mcp_requests")
 
     def run(self, ctx: CheckContext) -> McpResult:
         golden = [s for s in ctx.golden_steps if _is_mcp(s)]
@@ -126,6 +161,7 @@ class McpCheck(Check[McpResult]):
                     result.results.append(
                         {"tool": name, "golden_step": g_no, "new_step": n_no, "changes": changes}
                     )
+        result.requests = _request_drift(new)
         return result
 
     def contribute(self, result: McpResult, draft: ReportDraft) -> None:
@@ -136,6 +172,7 @@ class McpCheck(Check[McpResult]):
             "skipped_reason": result.skipped_reason,
             "tools": result.tools,
             "results": result.results,
+            "requests": result.requests,
             "servers": result.servers,
             "calls": result.calls,
             "passed": result.passed,
@@ -144,6 +181,8 @@ class McpCheck(Check[McpResult]):
             draft.fail(self.name, "mcp_tools")
         if result.results:
             draft.fail(self.name, "mcp_results")
+        if result.requests:
+            draft.fail(self.name, "mcp_requests")
 
     def render_text(self, view: TextView) -> None:
         data = self.stored(view.report.details)
@@ -191,12 +230,14 @@ def _shown(data: Mapping[str, Any]) -> tuple[bool, str, list[tuple[int, str]]] |
         reason = str(data.get("skipped_reason") or "")
         return None if not reason or "either side" in reason else (True, reason, [])
     tools, results = data.get("tools") or [], data.get("results") or []
+    requests = data.get("requests") or []
     summary = "; ".join(
         [
             f"{data.get('servers', 0)} server(s), tools: "
             + ("same" if not tools else f"{len(tools)} added, removed or changed"),
             f"results: {data.get('calls', 0)} call(s) "
             + ("same" if not results else f"compared, {len(results)} changed"),
+            *([f"requests: {len(requests)} differ from the recordings served"] if requests else []),
         ]
     )
     lines: list[tuple[int, str]] = []
@@ -214,4 +255,12 @@ def _shown(data: Mapping[str, Any]) -> tuple[bool, str, list[tuple[int, str]]] |
             )
         )
         lines += _change_lines(entry)
-    return not tools and not results, summary, lines
+    for entry in requests:
+        lines.append(
+            (
+                1,
+                f"{entry['what']} (new step {entry['new_step']}): the request changed, the old answer was served:",
+            )
+        )
+        lines += [(2, str(d)) for d in entry.get("drift") or []]
+    return not tools and not results and not requests, summary, lines
