@@ -558,3 +558,28 @@ def test_a_hand_broken_mcp_step_fails_naming_the_file_and_the_json_path(
     assert "at $.trace[3].exchange.response.body: not {'result': {…}} or {'error': {…}}" in message
     assert "--agentsnap-record" in message
     assert len(starts(log)) == 1
+
+
+def test_a_legacy_sse_session_is_replayed_with_the_server_stopped(
+    tmp_path: Path, offline: Offline
+) -> None:
+    snaps = tmp_path / "snaps"
+
+    async def main(url: str) -> dict[str, Any]:
+        # imported here, inside the recording: a function bound before the first recording of a
+        # run without agentsnap's flags installed the hooks is not hooked (docs/mcp.md, Limits)
+        from mcp.client.sse import sse_client
+
+        async with sse_client(url) as (read, write):
+            return await weather_session(read, write, ["Paris"])
+
+    with http_server(transport="sse") as url:
+        with AgentRecorder("weather::sse", snapshot_dir=snaps):
+            live = asyncio.run(main(url))
+    _, data = golden(snaps)
+    assert data["trace"][0]["transport"] == {"kind": "sse", "url": "http://127.0.0.1/sse"}
+    assert [s[1] for s in mcp_view(data)][-1] == "mcp:weather.get_forecast"
+    with offline(), AgentAsserter("weather::sse", snapshot_dir=snaps, mode="replay"):
+        replayed = asyncio.run(main(url))
+    assert replayed == live
+    assert live["calls"][0]["content"][0]["text"] == "Light rain, 18°C"

@@ -53,15 +53,16 @@ def http_server(
     env: Mapping[str, str] | None = None,
     script: str = WEATHER_SERVER,
     timeout: float = 20.0,
+    transport: str = "http",
 ) -> Iterator[str]:
-    """Run ``script --http PORT`` (streamable HTTP on 127.0.0.1) with ``env`` over this
-    process's environment; yields its URL (``http://127.0.0.1:PORT/mcp``) once it answers
-    HTTP, and stops it on exit."""
+    """Run ``script --http PORT`` (streamable HTTP on 127.0.0.1; ``transport="sse"``: ``--sse``,
+    the legacy SSE transport) with ``env`` over this process's environment; yields its URL
+    (``http://127.0.0.1:PORT/mcp``, or ``/sse``) once it answers HTTP, and stops it on exit."""
     port = port or free_port()
     # its stderr goes to a file: a pipe nobody reads could fill up and block the server
     with tempfile.TemporaryFile("w+", encoding="utf-8") as errors:
         proc = subprocess.Popen(
-            [sys.executable, script, "--http", str(port)],
+            [sys.executable, script, f"--{transport}", str(port)],
             env={**os.environ, **(env or {})},
             stdout=subprocess.DEVNULL,
             stderr=errors,
@@ -79,7 +80,7 @@ def http_server(
                         f"the MCP server on port {port} did not answer in {timeout}s"
                     )
                 time.sleep(0.05)
-            yield f"http://127.0.0.1:{port}/mcp"
+            yield f"http://127.0.0.1:{port}/{'sse' if transport == 'sse' else 'mcp'}"
         finally:
             proc.terminate()
             try:

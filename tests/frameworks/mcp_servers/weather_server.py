@@ -4,7 +4,8 @@ FastMCP (``mcp.server.fastmcp.FastMCP`` in mcp 1.x, ``mcp.server.mcpserver.MCPSe
 Stdlib and ``mcp`` only (no agentsnap import). Run as a script:
 
 * ``python weather_server.py``: MCP over stdio;
-* ``python weather_server.py --http PORT``: streamable HTTP at ``http://127.0.0.1:PORT/mcp``.
+* ``python weather_server.py --http PORT``: streamable HTTP at ``http://127.0.0.1:PORT/mcp``;
+* ``python weather_server.py --sse PORT``: the legacy SSE transport at ``http://127.0.0.1:PORT/sse``.
 
 Tools:
 
@@ -138,11 +139,11 @@ def bearer_required(app: Any, token: str) -> Any:
     return guarded
 
 
-def serve_http(port: int) -> None:
+def serve_http(port: int, sse: bool = False) -> None:
     import uvicorn
 
     server = build()
-    app = server.streamable_http_app()
+    app = server.sse_app() if sse else server.streamable_http_app()
     token = os.environ.get("WEATHER_HTTP_TOKEN")
     if token:
         app = bearer_required(app, token)
@@ -153,6 +154,9 @@ def main(argv: list[str]) -> None:
     if argv[:1] == ["--http"]:
         log_start("streamable-http")
         serve_http(int(argv[1]))
+    elif argv[:1] == ["--sse"]:
+        log_start("sse")
+        serve_http(int(argv[1]), sse=True)
     else:
         log_start("stdio")
         build().run("stdio")
