@@ -21,12 +21,15 @@ AGENT = """
 import asyncio
 import json
 
-import httpx
 import openai
 import pytest
 from mcp import ClientSession, StdioServerParameters
+from mcp.client import streamable_http
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
+
+# the HTTP library this mcp speaks: httpx2 (mcp 2.x) or httpx (1.x)
+http_lib = getattr(streamable_http, "httpx2", None) or streamable_http.httpx
 
 ASK = "What's the weather in {}?"
 
@@ -44,7 +47,7 @@ async def agent(session, llm, question):
     await session.initialize()
     listed = await session.list_tools()
     tools = [
-        {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.inputSchema}}
+        {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": getattr(t, "inputSchema", None) or t.input_schema}}
         for t in listed.tools
     ]
     messages = [{"role": "user", "content": question}]
@@ -65,7 +68,7 @@ async def agent(session, llm, question):
         for call in message.tool_calls:
             result = await session.call_tool(call.function.name, fix_args(json.loads(call.function.arguments)))
             text = "".join(part.text for part in result.content if part.type == "text")
-            seen.append([call.function.name, text, result.isError])
+            seen.append([call.function.name, text, getattr(result, "isError", None) or getattr(result, "is_error", False)])
             messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
 
 
@@ -76,8 +79,9 @@ async def over_stdio(weather, llm, city):
 
 
 async def over_http(weather, llm, city):
-    async with httpx.AsyncClient(headers=weather.headers) as http:
-        async with streamable_http_client(weather.url, http_client=http) as (read, write, _):
+    async with http_lib.AsyncClient(headers=weather.headers) as http:
+        async with streamable_http_client(weather.url, http_client=http) as streams:
+            read, write = streams[0], streams[1]  # mcp 1.x adds a session-id getter
             async with ClientSession(read, write) as session:
                 return await agent(session, llm, ASK.format(city))
 
