@@ -324,7 +324,11 @@ def test_a_session_the_golden_does_not_hold_fails_naming_what_to_run(
             asyncio.run(two())
     message = str(miss.value)
     assert "an MCP session to 'weather_server' (stdio) has no recorded session" in message
-    assert "holds 1 MCP session(s)" in message and "--agentsnap-record" in message
+    assert (
+        "holds 1 MCP session(s) ('weather' (stdio, python weather_server.py)), all already replayed"
+        in message
+    )
+    assert "--agentsnap-record" in message
     assert len(starts(log)) == 1
 
 

@@ -151,16 +151,35 @@ class RecordedSessions:
         return found, drift
 
     def unmatched(self, server: Server) -> ReplayMissError:
+        """The miss of a session no recorded one is left for (raised at its first request)."""
         where = f"{self.name!r}" + (f" ({self.path})" if self.path else "")
         node = self.name if "::" in self.name else "THE_TEST"
-        held = ", ".join(f"{r.server!r} ({r.transport.get('kind', '?')})" for r in self.sessions)
+        held = ", ".join(f"{r.server!r} ({_reached(r.transport)})" for r in self.sessions)
+        if not self.sessions:
+            why = (
+                "it holds no MCP session: it was recorded before agentsnap captured MCP, or while the agent "
+                "used no MCP server"
+            )
+        elif self.strict:
+            why = (
+                f"it holds {len(self.sessions)} MCP session(s) ({held}), none free for this server "
+                "(replay_strict: a session replays only a recorded one of the same command and arguments, or URL)"
+            )
+        else:
+            why = f"it holds {len(self.sessions)} MCP session(s) ({held}), all already replayed"
         return ReplayMissError(
             f"agentsnap replay miss: an MCP session to {server.label!r} ({server.kind}) has no recorded session "
-            f"in snapshot {where}: it holds {len(self.sessions)} MCP session(s)"
-            + (f" ({held}), none of them free for it" if held else "")
-            + f".\n  Fix: if the agent now uses this server, re-record with `pytest {node} --agentsnap-record`, "
-            "review the snapshot, commit it."
+            f"in snapshot {where}: {why}.\n  Fix: if the agent now uses this server, re-record with "
+            f"`pytest {node} --agentsnap-record`, review the snapshot, commit it."
         )
+
+
+def _reached(transport: Mapping[str, Any]) -> str:
+    """How a recorded session reached its server, for messages: ``stdio, python server.py``."""
+    target = transport.get("url") or " ".join(
+        [str(transport.get("command", "")), *map(str, transport.get("args", []))]
+    )
+    return f"{transport.get('kind', '?')}, {target}"
 
 
 def _sessions(recording: RecordingState) -> RecordedSessions | None:
