@@ -587,3 +587,50 @@ def test_a_legacy_sse_session_is_replayed_with_the_server_stopped(
         replayed = asyncio.run(main(url))
     assert replayed == live
     assert live["calls"][0]["content"][0]["text"] == "Light rain, 18°C"
+
+
+def test_the_stateless_revision_with_input_requests_inside_results_replays_and_records_the_same_bytes(
+    tmp_path: Path, offline: Offline
+) -> None:
+    """2026-07-28 (mcp 2.x's ``Client``): ``server/discover``, ``_meta`` on every request, and a
+    tool whose first answer asks the client's model (input requests inside the result) and an
+    opaque ``requestState`` the retry echoes, minted anew each run."""
+    pytest.importorskip("mcp.server.mcpserver.resolve")
+    from mcp import Client
+    from mcp.types import CreateMessageResult, TextContent
+
+    log, snaps = tmp_path / "starts.log", tmp_path / "snaps"
+    asked: list[str] = []
+
+    async def sampling(context: Any, params: Any) -> Any:
+        asked.append(params.messages[0].content.text)
+        return CreateMessageResult(
+            role="assistant", content=TextContent(type="text", text="Sunny spell"), model="m"
+        )
+
+    async def main() -> str:
+        async with Client(
+            stdio_params(log, WEATHER_EXTRAS="1"), sampling_callback=sampling
+        ) as client:
+            result = await client.call_tool("headline", {"city": "Paris"})
+            return str(result.content[0].text)
+
+    with AgentRecorder("weather::stateless", snapshot_dir=snaps):
+        assert asyncio.run(main()) == "Paris: Sunny spell"
+    first, data = golden(snaps)
+    calls = [s for s in data["trace"] if s.get("name") == "mcp:weather.headline"]
+    assert [s["type"] for s in data["trace"] if s.get("method") == "server/discover"] == ["mcp"]
+    asking, answered = (c["exchange"] for c in calls)
+    assert asking["response"]["body"]["result"]["requestState"] == "request-state-1"
+    assert answered["request"]["body"]["requestState"] == "request-state-1"
+    assert list(answered["request"]["body"]["inputResponses"].values()) == [
+        {"content": {"text": "Sunny spell", "type": "text"}, "model": "m", "role": "assistant"}
+    ]
+    with AgentRecorder("weather::stateless", snapshot_dir=snaps):
+        asyncio.run(main())
+    assert golden(snaps)[0] == first  # the server's new requestState is stored under the same name
+    asked.clear()
+    with offline(), AgentAsserter("weather::stateless", snapshot_dir=snaps, mode="replay"):
+        assert asyncio.run(main()) == "Paris: Sunny spell"
+    assert asked == ["A headline for Paris's weather"]  # the client's callback ran again
+    assert len(starts(log)) == 2

@@ -115,6 +115,36 @@ def add_extras(server: Any) -> None:
     def brief(city: str) -> str:
         return f"Write a one-line weather brief for {city}."
 
+    add_resolved(server)
+
+
+def add_resolved(server: Any) -> None:
+    """mcp 2.x: ``headline(city)``, whose ``summary`` parameter a resolver fills by sampling the
+    client's model. On a 2026-07-28 session the server answers the first call with its input
+    requests inside the result, and the client calls again with the answers."""
+    try:
+        from typing import Annotated
+
+        from mcp.server.mcpserver.resolve import Resolve, Sample
+        from mcp.types import CreateMessageResult, SamplingMessage, TextContent
+    except ImportError:  # mcp 1.x
+        return
+
+    def ask_model(city: str) -> Any:
+        text = TextContent(type="text", text=f"A headline for {city}'s weather")
+        return Sample([SamplingMessage(role="user", content=text)], max_tokens=20)
+
+    async def headline(city: str, sampled: Any) -> str:
+        return f"{city}: {sampled.content.text}"
+
+    # evaluated here (this module's annotations are strings): the resolver marks the parameter
+    headline.__annotations__ = {
+        "city": str,
+        "sampled": Annotated[CreateMessageResult, Resolve(ask_model)],
+        "return": str,
+    }
+    server.tool(structured_output=False)(headline)
+
 
 def log_start(transport: str) -> None:
     path = os.environ.get("MCP_START_LOG")

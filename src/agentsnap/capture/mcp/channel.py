@@ -8,7 +8,9 @@ for the server's). It keeps one :class:`Call` per outgoing request:
   client mints it), nor ``params._meta`` (progress token, protocol stamps of the
   stateless revision), so the same request records the same way every run;
 * the ``result`` or ``error`` the server answered (a tool that failed answers a
-  *result* with ``isError: true``: kept as it is);
+  *result* with ``isError: true``: kept as it is); the opaque ``requestState`` of
+  an input-required result (2026-07-28: input requests inside results, and the
+  client's retry that answers them) under a stable name;
 * the server's ``messages`` that arrived while the request was pending:
   notifications (progress, logging, list changed) and server-initiated requests
   (sampling, elicitation, roots) with the client's ``reply``.
@@ -137,6 +139,9 @@ class Channel:
         self._asked: dict[str, dict[str, Any]] = {}
         #: server messages that came while nothing was pending (kept with the next request)
         self._early: list[dict[str, Any]] = []
+        #: the opaque ``requestState`` values the server minted (2026-07-28: an input-required
+        #: result, echoed by the retry) -> the stable name stored in their place
+        self._states: dict[str, str] = {}
         self._lock = threading.Lock()
 
     @property
@@ -152,7 +157,7 @@ class Channel:
             if isinstance(method, str) and "id" in message:
                 call = Call(
                     method=method,
-                    params=normalised_params(message.get("params")),
+                    params=self._named_state(normalised_params(message.get("params"))),
                     started=time.monotonic(),
                     seq=next_seq(),
                     messages=self._early,
@@ -186,7 +191,7 @@ class Channel:
                 if "error" in message:
                     call.error = clean(message.get("error") or {})
                 else:
-                    call.result = clean(message.get("result") or {})
+                    call.result = self._named_state(clean(message.get("result") or {}), mint=True)
                     if call.method in ("initialize", "server/discover") and self.name is None:
                         self.name = server_name(call.result)
                 return
@@ -205,6 +210,16 @@ class Channel:
                 self._asked[_key(message["id"])] = stored
             holder = self._latest_pending()
             (holder.messages if holder is not None else self._early).append(stored)
+
+    def _named_state(self, value: Any, *, mint: bool = False) -> Any:
+        """``value`` with a server-minted ``requestState`` (random, signed: it differs every run)
+        stored under a stable name, ``request-state-N``; the retry that echoes it is stored with
+        the same name, so replay serves the name and matches the echo."""
+        state = value.get("requestState") if isinstance(value, dict) else None
+        if not isinstance(state, str) or not (mint or state in self._states):
+            return value
+        named = self._states.setdefault(state, f"request-state-{len(self._states) + 1}")
+        return {**value, "requestState": named}
 
     def _latest_pending(self) -> Call | None:
         return max(self._pending.values(), key=lambda c: c.seq, default=None)
