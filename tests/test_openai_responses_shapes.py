@@ -802,3 +802,52 @@ def test_a_module_without_the_target_warns_and_never_breaks_the_import() -> None
         match=r"someprovider: quirk patch .*stainless:patch .*'not_stainless'.*no BaseClient\._calculate_retry_timeout",
     ):
         hook(types.ModuleType("not_stainless"))
+
+
+# --------------------------------------------------------------------------- hosted MCP
+
+
+HOSTED_MCP = {
+    "type": "mcp",
+    "server_label": "deepwiki",
+    "server_url": "https://mcp.deepwiki.example/mcp",
+    "require_approval": "never",
+}
+
+
+@needs_responses
+def test_hosted_mcp_tool_is_part_of_the_llm_call(
+    fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline
+) -> None:
+    """The Responses API's hosted ``mcp`` tool: the provider calls the MCP server, so its
+    listing and call come back as output items of the one HTTP exchange, recorded and replayed
+    as that exchange (no MCP session on the agent's side; docs/mcp.md, Hosted MCP)."""
+    listing = {
+        "type": "mcp_list_tools",
+        "id": "mcpl_1",
+        "server_label": "deepwiki",
+        "tools": [{"name": "ask_question", "input_schema": {"type": "object"}}],
+    }
+    call = {
+        "type": "mcp_call",
+        "id": "mcp_1",
+        "server_label": "deepwiki",
+        "name": "ask_question",
+        "arguments": '{"question": "What is MCP?"}',
+        "output": "The Model Context Protocol.",
+    }
+    fake.script(responses_reply([listing, call, message_item("MCP is a protocol.")]))
+
+    def run(client: openai.OpenAI) -> Response:
+        return client.responses.create(model=MODEL, input="What is MCP?", tools=[HOSTED_MCP])
+
+    live, rep = record_and_replay_sync(tmp_path, "resp_hosted_mcp", fake, offline, run)
+    assert_same_response(rep, live)
+    assert [item.type for item in rep.output] == ["mcp_list_tools", "mcp_call", "message"]
+    assert rep.output[1].output == "The Model Context Protocol."
+    (step,) = llm_steps(snapshot_data(tmp_path, "resp_hosted_mcp"))
+    assert step["response"] == "MCP is a protocol."
+    assert step["exchange"]["request"]["body"]["tools"] == [HOSTED_MCP]
+    assert not [
+        s for s in snapshot_data(tmp_path, "resp_hosted_mcp")["trace"] if s["type"] == "mcp"
+    ]
