@@ -218,9 +218,10 @@ def test_recording_again_writes_the_same_bytes_with_two_servers_opened_concurren
         with AgentRecorder("weather::two", snapshot_dir=snaps):
             asyncio.run(main(url))
         first, data = golden(snaps)
-        with AgentRecorder("weather::two", snapshot_dir=snaps):
-            asyncio.run(main(url))
-    assert golden(snaps)[0] == first
+        for _ in range(3):  # the two sessions' steps do not interleave by scheduling
+            with AgentRecorder("weather::two", snapshot_dir=snaps):
+                asyncio.run(main(url))
+            assert golden(snaps)[0] == first
     sessions = [
         (s["session"], s["transport"]["kind"])
         for s in data["trace"]
@@ -634,3 +635,109 @@ def test_the_stateless_revision_with_input_requests_inside_results_replays_and_r
         assert asyncio.run(main()) == "Paris: Sunny spell"
     assert asked == ["A headline for Paris's weather"]  # the client's callback ran again
     assert len(starts(log)) == 2
+
+
+def test_two_servers_stored_alike_replay_their_own_answers_in_the_order_they_were_opened(
+    tmp_path: Path, offline: Offline
+) -> None:
+    """Same script, same env names, other values and server names: the stored transports are
+    equal, so replay matches them in the order they were opened (``opened``), not by name."""
+    log, snaps = tmp_path / "starts.log", tmp_path / "snaps"
+
+    async def main() -> list[str]:
+        out = []
+        for name, answer in (("zeta", "Rain Z"), ("alpha", "Rain A")):
+            params = stdio_params(
+                log, WEATHER_NAME=name, WEATHER_OVERRIDE=json.dumps({"Paris": answer})
+            )
+            async with stdio_client(params) as (read, write):
+                found = await weather_session(read, write, ["Paris"])
+                out.append(f"{found['server']}: {found['calls'][0]['content'][0]['text']}")
+        return out
+
+    with AgentRecorder("weather::twins", snapshot_dir=snaps):
+        live = asyncio.run(main())
+    assert live == ["zeta: Rain Z", "alpha: Rain A"]
+    _, data = golden(snaps)
+    connects = [
+        (s["server"], s["session"], s.get("opened"))
+        for s in data["trace"]
+        if s.get("method") == "connect"
+    ]
+    assert sorted(connects) == [("alpha", 0, 1), ("zeta", 1, 0)]
+    with offline(), AgentAsserter("weather::twins", snapshot_dir=snaps, mode="replay"):
+        assert asyncio.run(main()) == live
+
+
+def test_a_call_the_client_gave_up_on_replays_as_given_up_and_the_session_goes_on(
+    tmp_path: Path, offline: Offline
+) -> None:
+    import datetime
+    import importlib.metadata
+
+    log, snaps = tmp_path / "starts.log", tmp_path / "snaps"
+
+    async def main() -> list[str]:
+        async with stdio_client(stdio_params(log, WEATHER_EXTRAS="1")) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                out = []
+                major = int(importlib.metadata.version("mcp").split(".")[0])
+                timeout: Any = 0.3 if major >= 2 else datetime.timedelta(seconds=0.3)
+                try:
+                    await session.call_tool("slow", {"seconds": 5}, read_timeout_seconds=timeout)
+                    out.append("answered")
+                except Exception as exc:  # the SDK's timeout error
+                    out.append(type(exc).__name__)
+                result = await session.call_tool("get_forecast", {"city": "Tokyo"})
+                out.append(result.content[0].text)
+                return out
+
+    with AgentRecorder("weather::timeout", snapshot_dir=snaps):
+        live = asyncio.run(main())
+    assert live[1] == "Sunny, 24°C" and live[0] != "answered"
+    _, data = golden(snaps)
+    (slow,) = [s for s in data["trace"] if s.get("name") == "mcp:weather.slow"]
+    assert slow["exchange"]["response"]["error"]["type"] == "Abandoned"
+    with offline(), AgentAsserter("weather::timeout", snapshot_dir=snaps, mode="replay"):
+        assert asyncio.run(main()) == live
+    assert len(starts(log)) == 1
+
+
+def test_a_session_opened_before_the_recording_is_reported_not_lost(
+    tmp_path: Path, offline: Offline
+) -> None:
+    """A session opened outside the test's recording (a shared fixture): its requests during the
+    recording warn (capture) or fail naming the fix (replay) instead of going unrecorded."""
+    log, snaps = tmp_path / "starts.log", tmp_path / "snaps"
+
+    async def main() -> None:
+        async with stdio_client(stdio_params(log)) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                with AgentRecorder("weather::early", snapshot_dir=snaps):
+                    await session.call_tool("get_forecast", {"city": "Paris"})
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        asyncio.run(main())
+    said = [str(w.message) for w in caught if issubclass(w.category, AgentsnapWarning)]
+    assert any(
+        "request was sent on a session opened before any recording started" in s for s in said
+    ), said
+
+    async def replay() -> None:
+        async with stdio_client(stdio_params(log)) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                with AgentAsserter("weather::early", snapshot_dir=snaps, mode="replay"):
+                    await session.call_tool("get_forecast", {"city": "Paris"})
+
+    with pytest.raises(BaseException) as failed:
+        asyncio.run(replay())
+    raised: BaseException = failed.value
+    while hasattr(raised, "exceptions"):  # anyio's task groups
+        raised = raised.exceptions[0]
+    assert isinstance(raised, ReplayMissError)
+    assert "sent on a session opened before any recording started" in str(raised)
+    assert "Open the MCP session inside the test" in str(raised)

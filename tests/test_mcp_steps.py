@@ -113,8 +113,16 @@ def test_a_channel_keeps_requests_without_ids_or_meta_and_pairs_answers_by_id() 
 def test_a_request_the_session_never_answered_is_stored_as_such() -> None:
     channel = Channel(UNKNOWN)
     channel.sent({"id": 1, "method": "tools/call", "params": {"name": "slow"}})
-    channel.close()
+    channel.close(by_server=True)  # the server died with the call pending
     assert channel.calls[0].exchange()["response"]["error"]["type"] == "NoAnswer"
+    channel.sent({"id": 2, "method": "tools/call", "params": {"name": "slow"}})
+    channel.sent({"method": "notifications/cancelled", "params": {"requestId": 2}})
+    channel.sent({"id": 3, "method": "tools/call", "params": {"name": "slower"}})
+    channel.close(by_server=False)  # the client gave up on 2 (a timeout) and closed with 3 pending
+    assert [c.exchange()["response"]["error"]["type"] for c in channel.calls[1:]] == [
+        "Abandoned",
+        "Abandoned",
+    ]
 
 
 def test_server_name_reads_both_protocol_eras() -> None:
@@ -200,7 +208,8 @@ def test_overlapping_sessions_are_ordered_by_content_not_by_scheduling() -> None
         ]
 
     assert build("alpha") == build("beta")
-    assert build("alpha")[-2:] == [("mcp:alpha.x", 0), ("mcp:beta.y", 1)]
+    # the two sessions were open at once: session by session
+    assert build("alpha") == [("connect", 0), ("mcp:alpha.x", 0), ("connect", 1), ("mcp:beta.y", 1)]
 
 
 def _snapshot(tools: list[dict[str, Any]], result: str, is_error: bool = False) -> dict[str, Any]:
@@ -369,3 +378,28 @@ def test_credentials_given_to_a_server_are_scrubbed_however_they_are_named_or_pa
     in_path = url_server("sse", "https://mcp.example.com/u/a8F3kq92LmZx77Pq0wer/sse")
     assert in_path.described["url"] == f"https://mcp.example.com/u/{REDACTED}/sse"
     assert scrub_text("key a8F3kq92LmZx77Pq0wer") == f"key {REDACTED}"
+
+
+def test_stdio_arguments_keep_no_secret_and_no_home_path() -> None:
+    params = SimpleNamespace(
+        command="npx",
+        args=[
+            "-y",
+            "@upstash/context7-mcp",
+            "--api-key",
+            "ctx7-a1b2c3d4e5f6a7b8c9d0",
+            "--token=tk-0a1b2c3d4e5f6a7b",
+            "--root=/home/alice/acme",
+        ],
+        env=None,
+    )
+    assert stdio_server(params).described["args"] == [
+        "-y",
+        "@upstash/context7-mcp",
+        "--api-key",
+        REDACTED,
+        f"--token={REDACTED}",
+        "--root=acme",
+    ]
+    assert scrub_text("ctx7-a1b2c3d4e5f6a7b8c9d0") == REDACTED
+    assert url_server("sse", "http://0.0.0.0:8123/sse").described["url"] == "http://0.0.0.0/sse"

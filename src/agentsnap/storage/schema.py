@@ -140,6 +140,8 @@ class McpStep(_Lenient, tag_field="type", tag="mcp"):
     server: str | None = None
     session: int | None = None
     transport: dict[str, Any] | None = None
+    #: ``connect``: its rank among the sessions to the same server, in the order they were opened
+    opened: int | None = None
     request_drift: list[str] | None = None
     exchange: Exchange | None = None
 

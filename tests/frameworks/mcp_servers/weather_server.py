@@ -18,7 +18,8 @@ What a test can change without editing this file (environment):
 * ``WEATHER_OVERRIDE``: a JSON object of forecasts that replace (or add to) :data:`WEATHER`;
 * ``WEATHER_SCHEMA_V2=1``: ``get_forecast`` gains an optional ``units`` parameter (a new schema);
 * ``WEATHER_HTTP_TOKEN``: over HTTP, a request without ``Authorization: Bearer <token>`` gets 401;
-* ``WEATHER_EXTRAS=1``: more tools (progress, sampling, a crash) and a prompt (:func:`add_extras`);
+* ``WEATHER_EXTRAS=1``: more tools (progress, sampling, a crash, a slow one) and a prompt (:func:`add_extras`);
+* ``WEATHER_NAME``: the name the server gives itself (default ``weather``);
 * ``WEATHER_API_KEY``: the upstream key a real server would need; the start line says only
   whether it was set.
 """
@@ -60,7 +61,7 @@ def forecast(city: str) -> str:
 
 
 def build() -> Any:
-    server = _Server("weather", log_level="WARNING")
+    server = _Server(os.environ.get("WEATHER_NAME") or "weather", log_level="WARNING")
     tool = server.tool(description="Weather forecast for a city.", structured_output=False)
     if os.environ.get("WEATHER_SCHEMA_V2") == "1":
 
@@ -106,6 +107,14 @@ def add_extras(server: Any) -> None:
 
     def crash() -> str:
         os._exit(3)  # the server dies with the call pending
+
+    async def slow(seconds: float) -> str:
+        import anyio
+
+        await anyio.sleep(seconds)
+        return f"slept {seconds}"
+
+    tool(slow)
 
     tool(count_to)
     tool(summarize)

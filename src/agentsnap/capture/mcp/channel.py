@@ -34,7 +34,15 @@ from ...storage.scrub import scrub_value
 from ...storage.wire import next_seq
 from .servers import Server
 
-__all__ = ["LISTINGS", "NO_ANSWER", "Call", "Channel", "normalised_params", "server_name"]
+__all__ = [
+    "ABANDONED",
+    "LISTINGS",
+    "NO_ANSWER",
+    "Call",
+    "Channel",
+    "normalised_params",
+    "server_name",
+]
 
 #: idempotent reads an SDK repeats a varying number of times (mcp re-lists the tools to check a
 #: result's schema): a session's repeat of an identical one is not stored, and replay serves
@@ -43,8 +51,15 @@ LISTINGS = frozenset(
     ("tools/list", "prompts/list", "resources/list", "resources/templates/list", "ping")
 )
 
-#: stored for a request the session ended (or cancelled) before the server answered
+#: stored for a request the server never answered because the session ended on its side (it
+#: died): replay ends the session there
 NO_ANSWER = {"type": "NoAnswer", "message": "the session ended before the server answered"}
+#: stored for a request the client gave up on (a timeout, a cancellation) or closed the session
+#: with: replay does not answer it, and the session goes on
+ABANDONED = {
+    "type": "Abandoned",
+    "message": "the client stopped waiting before the server answered",
+}
 
 
 def normalised_params(params: object) -> Any:
@@ -92,7 +107,9 @@ class Call:
         if self.params is not None:
             request["body"] = self.params
         response: dict[str, Any]
-        if self.error is not None and not isinstance(self.error, dict):
+        if self.error == "abandoned":
+            response = {"error": ABANDONED}
+        elif self.error is not None and not isinstance(self.error, dict):
             response = {"error": NO_ANSWER}
         elif self.error is not None:
             response = {"body": {"error": self.error}}
@@ -131,6 +148,8 @@ class Channel:
         #: replay: the recorded session's number and its connect step's number in the golden
         self.replay_session: int | None = None
         self.replay_connect_step: int | None = None
+        #: replay: the recorded session's ``opened`` (its rank among sessions to one server)
+        self.replay_opened: int = 0
         self.calls: list[Call] = []
         self.seq = next_seq()
         self.started = time.monotonic()
@@ -166,6 +185,12 @@ class Channel:
                 self.calls.append(call)
                 self._pending[_key(message["id"])] = call
                 return call
+            if method == "notifications/cancelled":  # the client gave up on a request
+                params = message.get("params") or {}
+                gave_up = self._pending.pop(_key(params.get("requestId")), None)
+                if gave_up is not None:
+                    gave_up.ended, gave_up.error = time.monotonic(), "abandoned"
+                return None
             if method is None and "id" in message:  # the client's reply to a server request
                 asked = self._asked.pop(_key(message["id"]), None)
                 if asked is not None:
@@ -224,11 +249,13 @@ class Channel:
     def _latest_pending(self) -> Call | None:
         return max(self._pending.values(), key=lambda c: c.seq, default=None)
 
-    def close(self) -> None:
-        """The session ended: requests still pending are recorded as never answered."""
+    def close(self, *, by_server: bool) -> None:
+        """The session ended: requests still pending are recorded as never answered —
+        ``by_server``: its end of the stream closed (it died), else the client closed it (it had
+        given up on them, as on a timeout)."""
         with self._lock:
             now = time.monotonic()
             for call in self._pending.values():
                 call.ended = now
-                call.error = "no answer"
+                call.error = "no answer" if by_server else "abandoned"
             self._pending.clear()

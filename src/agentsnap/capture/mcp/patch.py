@@ -32,7 +32,7 @@ from ..wrapping import wrap_once
 from .channel import Channel
 from .peer import replay_streams
 from .servers import UNKNOWN, Server, stdio_server, url_server
-from .taps import OWNER, TapReceive, TapSend, tapped
+from .taps import OWNER, TapReceive, TapSend, tapped, watched
 
 __all__ = [
     "patch_session",
@@ -61,9 +61,9 @@ class _TransportContext:
 
     async def __aenter__(self) -> Any:
         recording = active.current()
-        if recording is None or owner() == OWNER:  # no recording, or a transport another one opens
+        if recording is None:  # a session opened before any recording: watched (taps.foreign)
             self._inner = self._wrapped(*self._args, **self._kwargs)
-            return await self._inner.__aenter__()
+            return watched(tuple(await self._inner.__aenter__()))
         server = self._server_of(*self._args, **self._kwargs)
         channel = Channel(server)
         recording.trace.add_mcp_channel(channel)
@@ -74,7 +74,7 @@ class _TransportContext:
         self._inner = self._wrapped(*self._args, **self._kwargs)
         with owned(OWNER):  # tasks the transport starts inherit it: its HTTP traffic is ours
             streams = await self._inner.__aenter__()
-        return tapped(tuple(streams), channel)
+        return tapped(tuple(streams), channel, recording)
 
     async def __aexit__(self, *exc: Any) -> Any:
         if self._inner is not None:
@@ -89,7 +89,7 @@ def _hook(server_of: Callable[..., Server], extra: tuple[Any, ...] = ()) -> Call
     def wrapper(
         wrapped: Callable[..., Any], instance: object, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> Any:
-        if active.current() is None or owner() == OWNER:
+        if owner() == OWNER:  # a transport another hooked one opens (1.x streamablehttp_client)
             return wrapped(*args, **kwargs)
         return _TransportContext(wrapped, server_of, extra, args, kwargs)
 
@@ -204,6 +204,8 @@ def _session_init(
         return wrapped(*args, **kwargs)
     if getattr(write, "agentsnap_channel", None) is not None:  # opened by a hooked transport
         return wrapped(*args, **kwargs)
+    # streams no hooked transport opened in a recording (in-memory, custom, or a hooked one
+    # opened before the recording started: watched, a session is recorded from here)
     channel = Channel(UNKNOWN)
     recording.trace.add_mcp_channel(channel)
     if recording.mode == "replay":
@@ -216,7 +218,7 @@ def _session_init(
             stacklevel=3,
         )
     else:
-        new_read, new_write = TapReceive(read, channel), TapSend(write, channel)
+        new_read, new_write = TapReceive(read, channel), TapSend(write, channel, recording)
     if len(args) >= 2:
         args = (new_read, new_write, *args[2:])
     elif args:

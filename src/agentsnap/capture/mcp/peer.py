@@ -16,8 +16,10 @@ The recorded server messages are released in order: notifications at once (a
 progress notification under the live request's progress token), a server
 request (sampling, elicitation) and then nothing more until the client replies,
 then the rest, then the answer under the live request's id. A request the
-recorded session never answered (the server died) ends the replayed session
-there, so the client's SDK raises what it raised when recorded. Everything served
+recorded session never answered because the server died ends the replayed
+session there, so the client's SDK raises what it raised when recorded; one the
+client gave up on (a timeout, a cancellation) gets no answer again, and the
+session goes on. Everything served
 is fed to the session's :class:`~.channel.Channel` like captured traffic, so
 the new trace is built the same way.
 
@@ -35,10 +37,12 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...exceptions import ReplayMissError
+from .. import active
 from ..cassette import Cassette, request_changes
 from .channel import LISTINGS, Call, Channel
 from .jsonrpc import as_dict, session_message
 from .servers import Server, server_key
+from .taps import foreign
 
 if TYPE_CHECKING:
     from ..active import RecordingState
@@ -94,6 +98,9 @@ class Recorded:
         transport = connect.get("transport")
         self.transport: Mapping[str, Any] = transport if isinstance(transport, Mapping) else {}
         self.server = str(connect.get("server") or next((s.get("server") for s in steps), "mcp"))
+        #: its rank among the recorded sessions to the same server, in opening order
+        opened = connect.get("opened")
+        self.opened = opened if isinstance(opened, int) else 0
         self.claimed = False
         for step in steps:
             if step.get("method") != "connect":
@@ -136,7 +143,9 @@ class RecordedSessions:
         from the recorded one (None: the same server). A recorded session of the same server
         (:func:`~.servers.server_key`) first; else, unless ``strict``, the first free one of the
         same kind, else the first free one. ``(None, None)``: none is left."""
-        free = [r for r in self.sessions if not r.claimed]
+        free = sorted(
+            (r for r in self.sessions if not r.claimed), key=lambda r: (r.opened, r.number)
+        )
         key = server_key(server.described)
         found = next((r for r in free if server_key(r.transport) == key), None)
         drift = None
@@ -263,6 +272,9 @@ class ReplaySend:
         raise exc
 
     def _answer(self, data: dict[str, Any]) -> None:
+        current = active.current()
+        if current is not None and current is not self._recording:  # a session of another test
+            foreign(current, data, self._recording, id(self))
         if self._recording.block is not None:
             self._recording.blocked_calls += 1
             raise self._recording.block_error(self._recording.block)
@@ -296,6 +308,8 @@ class ReplaySend:
             final: dict[str, Any] = {"id": data["id"], "result": body["result"]}
         elif isinstance(body, dict) and "error" in body:
             final = {"id": data["id"], "error": body["error"]}
+        elif (response.get("error") or {}).get("type") == "Abandoned":
+            final = {"abandoned": True}  # the client gave up on it when recorded: no answer, go on
         else:  # the recorded session ended before the answer (the server died): end this one too
             final = {"close": True}
         out.append((final, None))
@@ -323,6 +337,8 @@ class ReplaySend:
         for i, (message, token) in enumerate(messages):
             if message.get("close") is True:
                 self.close()  # the client's SDK sees its connection end, as it did when recorded
+                return
+            if message.get("abandoned") is True:
                 return
             if "result" in message or "error" in message:
                 self._push(message)
@@ -358,5 +374,6 @@ def replay_streams(recording: RecordingState, server: Server, channel: Channel) 
     if recorded is not None:
         channel.name = recorded.server if recorded.server != "mcp" else channel.name
         channel.replay_session, channel.replay_connect_step = recorded.number, recorded.connect_step
+        channel.replay_opened = recorded.opened
     deliver, read = anyio.create_memory_object_stream[Any](math.inf)
     return read, ReplaySend(recording, channel, recorded, deliver, miss)

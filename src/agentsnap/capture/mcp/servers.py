@@ -38,7 +38,7 @@ from ...storage.scrub import REDACTED, remember_credentials, remember_secret, sc
 
 __all__ = ["UNKNOWN", "Server", "server_key", "stdio_server", "url_server"]
 
-_LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
+_LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]", "0.0.0.0")
 #: headers an HTTP client sends by itself (an ``httpx.AsyncClient``'s defaults): not the user's
 _CLIENT_DEFAULTS = frozenset(
     (
@@ -129,6 +129,33 @@ def _explicit_env(env: Mapping[str, Any]) -> list[str]:
     return sorted(explicit)
 
 
+def _stored_args(args: list[str]) -> list[str]:
+    """The stdio arguments as stored: a value after a credential-named flag (``--api-key V``,
+    ``--token=V``) redacted and remembered, a path (alone or after ``=``) by its file name."""
+    out: list[str] = []
+    secret_next = False
+    for arg in args:
+        if secret_next:
+            remember_secret(arg)
+            out.append(REDACTED)
+            secret_next = False
+            continue
+        flag, eq, value = arg.partition("=")
+        if arg.startswith("-") and _secret_name(flag.lstrip("-")):
+            if eq:
+                remember_secret(value)
+                out.append(f"{flag}={REDACTED}")
+            else:
+                out.append(arg)
+                secret_next = True
+            continue
+        if eq and not arg.startswith("/"):
+            out.append(scrub_text(f"{flag}={_file_name(value)}"))
+        else:
+            out.append(scrub_text(_file_name(arg)))
+    return out
+
+
 def stdio_server(params: object) -> Server:
     """The server a ``StdioServerParameters`` (``command``, ``args``, ``env``) starts."""
     command = str(getattr(params, "command", "") or "")
@@ -138,7 +165,7 @@ def stdio_server(params: object) -> Server:
     described: dict[str, Any] = {
         "kind": "stdio",
         "command": scrub_text(_command(command)),
-        "args": [scrub_text(_file_name(a)) for a in args],
+        "args": _stored_args(args),
     }
     if named_env:
         described["env"] = named_env
@@ -187,12 +214,14 @@ def _path_segment(segment: str) -> str:
 
 def server_key(described: Mapping[str, Any]) -> tuple[str, ...]:
     """What identifies a server when a replayed session is matched with a recorded one: the
-    transport kind and the command and arguments, or the URL (not the env or headers given)."""
+    transport kind, the command and arguments or the URL, and the names of the env variables
+    set on purpose (not the header names, nor any value)."""
     return (
         str(described.get("kind")),
         str(described.get("command", "")),
         repr(described.get("args", [])),
         str(described.get("url", "")),
+        repr(described.get("env", [])),
     )
 
 

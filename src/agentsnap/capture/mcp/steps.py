@@ -27,11 +27,13 @@ changes the trace.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .channel import LISTINGS, Call, Channel
+from .servers import server_key
 
 __all__ = ["channel_steps", "tool_result", "with_mcp_steps"]
 
@@ -120,7 +122,18 @@ def channel_steps(channels: Iterable[Channel]) -> list[Timed]:
     and answer) in one session is left out: SDKs repeat them a varying number of times.
     """
     out: list[Timed] = []
-    for number, channel in enumerate(_numbered(list(channels))):
+    numbered = _numbered(list(channels))
+    # sessions to one server (same key): which was opened first, so replay matches them in order
+    same: dict[tuple[str, ...], list[Channel]] = {}
+    for channel in numbered:
+        same.setdefault(server_key(channel.server.described), []).append(channel)
+    opened = {
+        id(c): rank
+        for group in same.values()
+        if len(group) > 1
+        for rank, c in enumerate(sorted(group, key=lambda c: (c.replay_opened, c.seq)))
+    }
+    for number, channel in enumerate(numbered):
         label = channel.label
         connect = {
             "type": "mcp",
@@ -129,6 +142,8 @@ def channel_steps(channels: Iterable[Channel]) -> list[Timed]:
             "session": number,
             "transport": dict(channel.server.described),
         }
+        if id(channel) in opened:
+            connect["opened"] = opened[id(channel)]
         if channel.connect_drift:
             connect["request_drift"] = channel.connect_drift
         out.append(
@@ -181,12 +196,23 @@ def _content(item: Timed) -> tuple[str, str, str]:
     )
 
 
-def _arranged(group: list[Timed]) -> list[dict[str, Any]]:
-    """``group`` in start order; items that overlapped in time ordered by content. In replay
-    (each item knows the golden's step it was served from) in the golden's order: replay answers
-    at once, so calls that overlapped when recorded no longer do."""
+def _concurrent(group: list[Timed], spans: Mapping[object, tuple[float, float]]) -> bool:
+    """Whether ``group`` holds steps of two sessions that were open at the same time."""
+    open_ = sorted(spans[n] for n in {c[3].get("session") for c in group})
+    return any(later[0] < earlier[1] for earlier, later in itertools.pairwise(open_))
+
+
+def _arranged(
+    group: list[Timed], spans: Mapping[object, tuple[float, float]] | None = None
+) -> list[dict[str, Any]]:
+    """``group`` in start order; items that overlapped in time ordered by content, and the steps
+    of sessions that were open at once session by session (each session's in start order). In
+    replay (each item knows the golden's step it was served from) in the golden's order: replay
+    answers at once, so calls that overlapped when recorded no longer do."""
     if group and all(c[4] is not None for c in group):
         return [c[3] for c in sorted(group, key=lambda c: (c[4], c[2]))]
+    if spans and _concurrent(group, spans):
+        return [c[3] for c in sorted(group, key=lambda c: (c[3].get("session"), c[0], c[2]))]
     group = sorted(group, key=lambda c: (c[0], c[2]))
     out: list[dict[str, Any]] = []
     cluster: list[Timed] = []
@@ -241,11 +267,16 @@ def with_mcp_steps(
         anchor = max((i for i in exchange_at if ends[id(steps[i])] <= item[0]), default=-1)
         following = next((i for i in exchange_at if i > anchor), len(steps))
         slots.setdefault(following if anchor >= 0 else 0, []).append(item)
+    spans: dict[object, tuple[float, float]] = {}
+    for item in items:
+        number = item[3].get("session")
+        first, last = spans.get(number, (item[0], item[1]))
+        spans[number] = (min(first, item[0]), max(last, item[1]))
     out: list[dict[str, Any]] = []
     for i, s in enumerate(steps):
-        out += _arranged(slots.pop(i, []))
+        out += _arranged(slots.pop(i, []), spans)
         out.append(s)
-    out += _arranged(slots.pop(len(steps), []))
+    out += _arranged(slots.pop(len(steps), []), spans)
     return _setup_first(out, [steps[i] for i in sorted(taken)], {id(c[3]): c[0] for c in items})
 
 

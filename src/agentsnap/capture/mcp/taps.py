@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import active
 from ..ownership import owned
 from .channel import Channel
 from .jsonrpc import as_dict
@@ -22,16 +23,66 @@ __all__ = ["OWNER", "TapReceive", "TapSend", "tapped"]
 OWNER = "mcp"
 
 
-class TapSend:
-    """The client's write stream, noting each message it sends."""
+def foreign(current: Any, data: dict[str, Any], opened_in: object, key: object) -> None:
+    """A request sent, while ``current`` records, on a session opened outside it (``opened_in``:
+    the recording it was opened in, None: none): replay raises, since the session is live (or
+    another test's); capture warns once per session and recording."""
+    import warnings
 
-    def __init__(self, inner: Any, channel: Channel) -> None:
+    from ...exceptions import AgentsnapWarning, ReplayMissError
+
+    where = (
+        "before any recording started"
+        if opened_in is None
+        else "in another recording (a fixture shared between tests?)"
+    )
+    fix = (
+        "Open the MCP session inside the test (a function-scoped fixture, or `async with` in the "
+        "test), so its calls are recorded and replayed with the test."
+    )
+    if current.mode == "replay":
+        exc = ReplayMissError(
+            f"agentsnap replay: an MCP {data.get('method')} request was sent on a session opened {where}: "
+            f"replay cannot serve it from this test's snapshot, and that session may reach its server. {fix}"
+        )
+        current.misses += 1
+        if current.first_miss is None:
+            current.first_miss = exc
+        raise exc
+    seen = _warned.setdefault(id(current), set())
+    if key in seen:
+        return
+    seen.add(key)
+    warnings.warn(
+        f"agentsnap: an MCP {data.get('method')} request was sent on a session opened {where}: it is not "
+        f"in this test's snapshot, and replay will not serve it. {fix}",
+        AgentsnapWarning,
+        stacklevel=4,
+    )
+
+
+#: id(recording) -> the sessions already warned about in it
+_warned: dict[int, set[object]] = {}
+
+
+class TapSend:
+    """The client's write stream, noting each message it sends (``channel`` None: a session
+    opened with no recording active, watched so its use in a recording is reported)."""
+
+    def __init__(self, inner: Any, channel: Channel | None, opened_in: object = None) -> None:
         self._inner = inner
         self.agentsnap_channel = channel
+        self._opened_in = opened_in
 
     def _note(self, item: object) -> None:
         data = as_dict(item)
-        if data is not None:
+        if data is None:
+            return
+        current = active.current()
+        request = "id" in data and isinstance(data.get("method"), str)
+        if request and current is not None and current is not self._opened_in:
+            foreign(current, data, self._opened_in, id(self))
+        if self.agentsnap_channel is not None:
             self.agentsnap_channel.sent(data)
 
     async def send(self, item: object) -> None:
@@ -45,7 +96,7 @@ class TapSend:
             self._inner.send_nowait(item)
 
     def clone(self) -> TapSend:
-        return TapSend(self._inner.clone(), self.agentsnap_channel)
+        return TapSend(self._inner.clone(), self.agentsnap_channel, self._opened_in)
 
     async def __aenter__(self) -> TapSend:
         await self._inner.__aenter__()
@@ -72,7 +123,14 @@ class TapReceive:
         return item
 
     async def receive(self) -> object:
-        return self._note(await self._inner.receive())
+        import anyio
+
+        try:
+            item = await self._inner.receive()
+        except anyio.EndOfStream:
+            self.agentsnap_channel.close(by_server=True)  # the server's end closed
+            raise
+        return self._note(item)
 
     def receive_nowait(self) -> object:
         return self._note(self._inner.receive_nowait())
@@ -85,8 +143,10 @@ class TapReceive:
 
         try:
             return await self.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            self.agentsnap_channel.close()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+        except anyio.ClosedResourceError:
+            self.agentsnap_channel.close(by_server=False)
             raise StopAsyncIteration from None
 
     def clone(self) -> TapReceive:
@@ -97,14 +157,22 @@ class TapReceive:
         return self
 
     async def __aexit__(self, *exc: object) -> Any:
-        self.agentsnap_channel.close()
+        self.agentsnap_channel.close(by_server=False)  # the client closes: what it still waits for
         return await self._inner.__aexit__(*exc)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
 
 
-def tapped(streams: tuple[Any, ...], channel: Channel) -> tuple[Any, ...]:
-    """``(read, write, *rest)`` with read and write wrapped for ``channel``."""
+def tapped(streams: tuple[Any, ...], channel: Channel, opened_in: object) -> tuple[Any, ...]:
+    """``(read, write, *rest)`` with read and write wrapped for ``channel`` (opened in the
+    recording ``opened_in``)."""
     read, write, *rest = streams
-    return (TapReceive(read, channel), TapSend(write, channel), *rest)
+    return (TapReceive(read, channel), TapSend(write, channel, opened_in), *rest)
+
+
+def watched(streams: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A session opened with no recording active: its write stream watched, so a request it
+    sends while a recording is active is reported (:func:`foreign`)."""
+    read, write, *rest = streams
+    return (read, TapSend(write, None, None), *rest)

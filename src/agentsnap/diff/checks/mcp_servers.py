@@ -102,6 +102,7 @@ class McpResult:
     results: list[dict[str, Any]] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)
     servers: int = 0
+    sessions: int = 0
     calls: int = 0
 
     @property
@@ -133,7 +134,11 @@ class McpCheck(Check[McpResult]):
                     else ""
                 ),
             )
-        result = McpResult(True, servers=len({s.get("session") for s in new}))
+        result = McpResult(
+            True,
+            servers=len({s.get("server") for s in new}),
+            sessions=len({s.get("session") for s in new}),
+        )
         g_tools, n_tools = mcp_tools(golden), mcp_tools(new)
         for key in sorted(set(g_tools) | set(n_tools)):
             if key not in n_tools:
@@ -174,6 +179,7 @@ class McpCheck(Check[McpResult]):
             "results": result.results,
             "requests": result.requests,
             "servers": result.servers,
+            "sessions": result.sessions,
             "calls": result.calls,
             "passed": result.passed,
         }
@@ -233,7 +239,7 @@ def _shown(data: Mapping[str, Any]) -> tuple[bool, str, list[tuple[int, str]]] |
     requests = data.get("requests") or []
     summary = "; ".join(
         [
-            f"{data.get('servers', 0)} server(s), tools: "
+            f"{data.get('servers', 0)} server(s) in {data.get('sessions', 0)} session(s), tools: "
             + ("same" if not tools else f"{len(tools)} added, removed or changed"),
             f"results: {data.get('calls', 0)} call(s) "
             + ("same" if not results else f"compared, {len(results)} changed"),
