@@ -32,7 +32,7 @@ from ..wrapping import wrap_once
 from .channel import Channel
 from .peer import replay_streams
 from .servers import UNKNOWN, Server, stdio_server, url_server
-from .taps import OWNER, TapReceive, TapSend, tapped, watched
+from .taps import OWNER, tapped, watched
 
 __all__ = [
     "patch_session",
@@ -100,25 +100,20 @@ def _stdio(server: object = None, *args: Any, **kwargs: Any) -> Server:
     return stdio_server(server if server is not None else kwargs.get("server"))
 
 
-def _http_client_headers(kwargs: dict[str, Any]) -> Any:
-    client = kwargs.get("http_client")
-    return getattr(client, "headers", None) if client is not None else None
+def _url_server(kind: str) -> Callable[..., Server]:
+    """The server of a URL transport called as ``f(url, headers=None, ..., http_client=None)``:
+    its headers are the ``headers`` argument (keyword or second positional), else those of the
+    ``http_client`` it was given."""
 
+    def server_of(url: object = None, *args: Any, **kwargs: Any) -> Server:
+        url = url if url is not None else kwargs.get("url")
+        headers = kwargs.get("headers") or (args[0] if args and isinstance(args[0], dict) else None)
+        client = kwargs.get("http_client")
+        if headers is None and client is not None:
+            headers = getattr(client, "headers", None)
+        return url_server(kind, url, headers)
 
-def _streamable(url: object = None, *args: Any, **kwargs: Any) -> Server:
-    url = url if url is not None else kwargs.get("url")
-    headers = kwargs.get("headers") or (args[0] if args and isinstance(args[0], dict) else None)
-    return url_server("streamable-http", url, headers or _http_client_headers(kwargs))
-
-
-def _sse(url: object = None, *args: Any, **kwargs: Any) -> Server:
-    url = url if url is not None else kwargs.get("url")
-    headers = kwargs.get("headers") or (args[0] if args and isinstance(args[0], dict) else None)
-    return url_server("sse", url, headers)
-
-
-def _websocket(url: object = None, *args: Any, **kwargs: Any) -> Server:
-    return url_server("websocket", url if url is not None else kwargs.get("url"))
+    return server_of
 
 
 def _no_session_id() -> None:
@@ -126,10 +121,10 @@ def _no_session_id() -> None:
 
 
 _STDIO = _hook(_stdio)
-_SSE = _hook(_sse)
-_WEBSOCKET = _hook(_websocket)
-_STREAMABLE_PAIR = _hook(_streamable)
-_STREAMABLE_TRIPLE = _hook(_streamable, (_no_session_id,))
+_SSE = _hook(_url_server("sse"))
+_WEBSOCKET = _hook(_url_server("websocket"))
+_STREAMABLE_PAIR = _hook(_url_server("streamable-http"))
+_STREAMABLE_TRIPLE = _hook(_url_server("streamable-http"), (_no_session_id,))
 
 
 def _wrap_everywhere(module: ModuleType, name: str, wrapper: Callable[..., Any]) -> None:
@@ -218,7 +213,7 @@ def _session_init(
             stacklevel=3,
         )
     else:
-        new_read, new_write = TapReceive(read, channel), TapSend(write, channel, recording)
+        new_read, new_write = tapped((read, write), channel, recording)
     if len(args) >= 2:
         args = (new_read, new_write, *args[2:])
     elif args:
