@@ -281,7 +281,10 @@ class _Realtime(_Session):
             item_id = message.get("item_id")
             if not any(i.get("id") == item_id for i in self.items):
                 self.error(
-                    "item_not_found", f"Item with item_id not found: {item_id}", "item_id", client_id
+                    "item_not_found",
+                    f"Item with item_id not found: {item_id}",
+                    "item_id",
+                    client_id,
                 )
                 return
             self.items = [i for i in self.items if i.get("id") != item_id]
@@ -308,7 +311,12 @@ class _Realtime(_Session):
     def create_item(self, message: dict[str, Any], client_id: Any) -> None:
         item = message.get("item")
         if not isinstance(item, dict) or not item.get("type"):
-            self.error("missing_required_parameter", "Missing required parameter: 'item'.", "item", client_id)
+            self.error(
+                "missing_required_parameter",
+                "Missing required parameter: 'item'.",
+                "item",
+                client_id,
+            )
             return
         item = dict(item)
         item.setdefault("id", self.next_id("item"))
@@ -338,7 +346,8 @@ class _Realtime(_Session):
                 (
                     i
                     for i in self.items
-                    if i.get("type") == "function_call" and i.get("call_id") == output.get("call_id")
+                    if i.get("type") == "function_call"
+                    and i.get("call_id") == output.get("call_id")
                 ),
                 None,
             )
@@ -355,7 +364,9 @@ class _Realtime(_Session):
         return "text", {"text": _answer(user_text, None, None)}
 
     def respond(self, params: dict[str, Any]) -> None:
-        tools = params.get("tools") if params.get("tools") is not None else self.session.get("tools")
+        tools = (
+            params.get("tools") if params.get("tools") is not None else self.session.get("tools")
+        )
         kind, plan = self.plan(list(tools or []))
         response_id = self.next_id("resp")
         modalities_key = "modalities" if self.beta else "output_modalities"
@@ -387,10 +398,14 @@ class _Realtime(_Session):
                 "call_id": call_id,
                 "arguments": "",
             }
-            self.event("response.output_item.added", response_id=response_id, output_index=0, item=item)
+            self.event(
+                "response.output_item.added", response_id=response_id, output_index=0, item=item
+            )
             self.event(added_event, previous_item_id=previous, item=item)
             for piece in _pieces(plan["arguments"], self.fake.piece):
-                self.event("response.function_call_arguments.delta", **ids, call_id=call_id, delta=piece)
+                self.event(
+                    "response.function_call_arguments.delta", **ids, call_id=call_id, delta=piece
+                )
             self.event(
                 "response.function_call_arguments.done",
                 **ids,
@@ -411,7 +426,9 @@ class _Realtime(_Session):
                 "status": "in_progress",
                 "content": [],
             }
-            self.event("response.output_item.added", response_id=response_id, output_index=0, item=item)
+            self.event(
+                "response.output_item.added", response_id=response_id, output_index=0, item=item
+            )
             self.event(added_event, previous_item_id=previous, item=item)
             ids["content_index"] = 0
             self.event("response.content_part.added", **ids, part={"type": "text", "text": ""})
@@ -432,10 +449,16 @@ class _Realtime(_Session):
             "total_tokens": in_tokens + out_tokens,
             "input_tokens": in_tokens,
             "output_tokens": out_tokens,
-            "input_token_details": {"text_tokens": in_tokens, "audio_tokens": 0, "cached_tokens": 0},
+            "input_token_details": {
+                "text_tokens": in_tokens,
+                "audio_tokens": 0,
+                "cached_tokens": 0,
+            },
             "output_token_details": {"text_tokens": out_tokens, "audio_tokens": 0},
         }
-        self.event("response.done", response=dict(response, status="completed", output=[done], usage=usage))
+        self.event(
+            "response.done", response=dict(response, status="completed", output=[done], usage=usage)
+        )
 
 
 # --------------------------------------------------------------------------- Responses API over WebSocket
@@ -451,7 +474,12 @@ class _Responses(_Session):
         event: dict[str, Any] = {
             "type": "error",
             "status": 400,
-            "error": {"type": "invalid_request_error", "code": code, "message": message, "param": param},
+            "error": {
+                "type": "invalid_request_error",
+                "code": code,
+                "message": message,
+                "param": param,
+            },
         }
         if stream_id is not None:
             event["stream_id"] = stream_id
@@ -594,22 +622,31 @@ class _Responses(_Session):
             "total_tokens": in_tokens + out_tokens,
         }
         self.store[response_id] = conversation + output
-        emit("response.completed", response=dict(response, status="completed", output=output, usage=usage))
+        emit(
+            "response.completed",
+            response=dict(response, status="completed", output=output, usage=usage),
+        )
 
     @staticmethod
-    def plan(conversation: list[dict[str, Any]], tools: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+    def plan(
+        conversation: list[dict[str, Any]], tools: list[dict[str, Any]]
+    ) -> tuple[str, dict[str, Any]]:
         last_user = None
         for index, item in enumerate(conversation):
             if item.get("role") == "user" and item.get("type", "message") == "message":
                 last_user = index
-        user_text = _text_of(conversation[last_user].get("content")) if last_user is not None else ""
+        user_text = (
+            _text_of(conversation[last_user].get("content")) if last_user is not None else ""
+        )
         later = conversation[last_user + 1 :] if last_user is not None else conversation
         outputs = [i for i in later if i.get("type") == "function_call_output"]
         if outputs:
             output = outputs[-1]
             city = None
             for item in conversation:
-                if item.get("type") == "function_call" and item.get("call_id") == output.get("call_id"):
+                if item.get("type") == "function_call" and item.get("call_id") == output.get(
+                    "call_id"
+                ):
                     try:
                         city = json.loads(item.get("arguments") or "{}").get("city")
                     except (ValueError, AttributeError):
@@ -620,7 +657,10 @@ class _Responses(_Session):
             return "text", {"text": _answer(user_text, value, city)}
         functions = [t for t in tools if t.get("type") == "function" and t.get("name")]
         if TRIGGER in user_text.lower() and functions:
-            return "call", {"name": functions[0]["name"], "arguments": json.dumps({"city": _city(user_text)})}
+            return "call", {
+                "name": functions[0]["name"],
+                "arguments": json.dumps({"city": _city(user_text)}),
+            }
         return "text", {"text": _answer(user_text, None, None)}
 
 
@@ -655,7 +695,9 @@ class _GeminiLive(_Session):
         if self.setup is None:
             setup = _key(message, "setup")
             if not isinstance(setup, dict):
-                self.close(1007, "Request contains an invalid argument. The first message must be setup.")
+                self.close(
+                    1007, "Request contains an invalid argument. The first message must be setup."
+                )
             self.setup = setup
             self.out({"setupComplete": {}})
             return
@@ -670,7 +712,9 @@ class _GeminiLive(_Session):
         elif isinstance(response, dict):
             self.respond(_key(response, "functionResponses") or [])
         else:
-            self.close(1007, f'Invalid JSON payload received. Unknown name "{name}": Cannot find field.')
+            self.close(
+                1007, f'Invalid JSON payload received. Unknown name "{name}": Cannot find field.'
+            )
 
     def functions(self) -> list[dict[str, Any]]:
         found: list[dict[str, Any]] = []
@@ -682,7 +726,9 @@ class _GeminiLive(_Session):
     def user_text(self) -> str:
         for turn in reversed(self.turns):
             if turn.get("role", "user") == "user":
-                return "".join(p.get("text") or "" for p in turn.get("parts") or [] if isinstance(p, dict))
+                return "".join(
+                    p.get("text") or "" for p in turn.get("parts") or [] if isinstance(p, dict)
+                )
         return ""
 
     def respond(self, function_responses: list[dict[str, Any]] | None) -> None:
@@ -797,7 +843,9 @@ class FakeWebSocketAPI:
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             context.load_cert_chain(self._cert, key)
         self._server = serve(self._handler, "127.0.0.1", 0, ssl=context)
-        self._thread = threading.Thread(target=self._server.serve_forever, name="FakeWebSocketAPI", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="FakeWebSocketAPI", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -866,11 +914,15 @@ class FakeWebSocketAPI:
             protocol = "realtime-beta" if beta else "realtime"
         elif path == "/v1/responses":
             protocol = "responses"
-        elif path.startswith(GEMINI_PATH_PREFIX) and ".GenerativeService.BidiGenerateContent" in path:
+        elif (
+            path.startswith(GEMINI_PATH_PREFIX) and ".GenerativeService.BidiGenerateContent" in path
+        ):
             protocol = "gemini-live"
         else:
             protocol = "unknown"
-        record = WsConnection(path=path, query=parse_qs(parts.query), headers=headers, protocol=protocol)
+        record = WsConnection(
+            path=path, query=parse_qs(parts.query), headers=headers, protocol=protocol
+        )
         with self._lock:
             self.connections.append(record)
         session: _Session

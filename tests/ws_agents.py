@@ -27,9 +27,9 @@ from collections.abc import Mapping
 from typing import Any
 
 __all__ = [
+    "GEMINI_LIVE_MODEL",
     "REALTIME_MODEL",
     "RESPONSES_MODEL",
-    "GEMINI_LIVE_MODEL",
     "WEATHER",
     "gemini_live",
     "get_weather",
@@ -64,12 +64,26 @@ def _call(arguments: str, weather: Mapping[str, str] | None) -> str:
 
 # --------------------------------------------------------------------------- OpenAI Realtime (GA)
 
-_REALTIME_TOOL = {"type": "function", "name": "get_weather", "description": _DESCRIPTION, "parameters": _PARAMETERS}
-_REALTIME_SESSION = {"type": "realtime", "output_modalities": ["text"], "tools": [_REALTIME_TOOL], "tool_choice": "auto"}
+_REALTIME_TOOL = {
+    "type": "function",
+    "name": "get_weather",
+    "description": _DESCRIPTION,
+    "parameters": _PARAMETERS,
+}
+_REALTIME_SESSION = {
+    "type": "realtime",
+    "output_modalities": ["text"],
+    "tools": [_REALTIME_TOOL],
+    "tool_choice": "auto",
+}
 
 
 def _user_item(user_text: str) -> dict[str, Any]:
-    return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": user_text}]}
+    return {
+        "type": "message",
+        "role": "user",
+        "content": [{"type": "input_text", "text": user_text}],
+    }
 
 
 async def realtime_async(
@@ -91,7 +105,11 @@ async def realtime_async(
         for call in calls:
             output = _call(call.arguments or "{}", weather)
             await conn.conversation.item.create(
-                item={"type": "function_call_output", "call_id": call.call_id or "", "output": output}
+                item={
+                    "type": "function_call_output",
+                    "call_id": call.call_id or "",
+                    "output": output,
+                }
             )
         await conn.response.create()
         text = []
@@ -104,7 +122,9 @@ async def realtime_async(
     return "".join(text)
 
 
-def realtime_sync(base_url: str, api_key: str, user_text: str, *, weather: Mapping[str, str] | None = None) -> str:
+def realtime_sync(
+    base_url: str, api_key: str, user_text: str, *, weather: Mapping[str, str] | None = None
+) -> str:
     """``OpenAI(...).realtime.connect``: the same session as :func:`realtime_async`."""
     from openai import OpenAI
 
@@ -121,7 +141,11 @@ def realtime_sync(base_url: str, api_key: str, user_text: str, *, weather: Mappi
             for call in calls:
                 output = _call(call.arguments or "{}", weather)
                 conn.conversation.item.create(
-                    item={"type": "function_call_output", "call_id": call.call_id or "", "output": output}
+                    item={
+                        "type": "function_call_output",
+                        "call_id": call.call_id or "",
+                        "output": output,
+                    }
                 )
             conn.response.create()
             text = []
@@ -134,7 +158,11 @@ def realtime_sync(base_url: str, api_key: str, user_text: str, *, weather: Mappi
 
 
 def realtime_beta_sync(
-    websocket_base_url: str, api_key: str, user_text: str, *, weather: Mapping[str, str] | None = None
+    websocket_base_url: str,
+    api_key: str,
+    user_text: str,
+    *,
+    weather: Mapping[str, str] | None = None,
 ) -> str:
     """``OpenAI(...).beta.realtime.connect`` (the beta dialect: ``response.text.delta``).
 
@@ -143,7 +171,9 @@ def realtime_beta_sync(
     from openai import OpenAI
 
     base_url = websocket_base_url.replace("ws://", "http://", 1).replace("wss://", "https://", 1)
-    with OpenAI(base_url=base_url, websocket_base_url=websocket_base_url, api_key=api_key, max_retries=0) as client:
+    with OpenAI(
+        base_url=base_url, websocket_base_url=websocket_base_url, api_key=api_key, max_retries=0
+    ) as client:
         with client.beta.realtime.connect(model=REALTIME_MODEL) as conn:
             conn.session.update(
                 session={
@@ -162,7 +192,11 @@ def realtime_beta_sync(
             for call in calls:
                 output = _call(call.arguments or "{}", weather)
                 conn.conversation.item.create(
-                    item={"type": "function_call_output", "call_id": call.call_id or "", "output": output}
+                    item={
+                        "type": "function_call_output",
+                        "call_id": call.call_id or "",
+                        "output": output,
+                    }
                 )
             conn.response.create()
             text = []
@@ -201,7 +235,11 @@ async def responses_ws_async(
                 break
         assert first is not None
         outputs: list[Any] = [
-            {"type": "function_call_output", "call_id": item.call_id, "output": _call(item.arguments, weather)}
+            {
+                "type": "function_call_output",
+                "call_id": item.call_id,
+                "output": _call(item.arguments, weather),
+            }
             for item in first.output
             if item.type == "function_call"
         ]
@@ -240,7 +278,9 @@ def responses_ws_sync(
         resource: Any = client.beta.responses if beta else client.responses
         with resource.connect() as conn:
             history: list[Any] = [{"role": "user", "content": user_text}]
-            conn.response.create(model=RESPONSES_MODEL, input=history, tools=[_RESPONSES_TOOL], store=False)
+            conn.response.create(
+                model=RESPONSES_MODEL, input=history, tools=[_RESPONSES_TOOL], store=False
+            )
             first = None
             for event in conn:
                 if event.type == "response.completed":
@@ -258,9 +298,15 @@ def responses_ws_sync(
                         }
                     )
                     history.append(
-                        {"type": "function_call_output", "call_id": item.call_id, "output": _call(item.arguments, weather)}
+                        {
+                            "type": "function_call_output",
+                            "call_id": item.call_id,
+                            "output": _call(item.arguments, weather),
+                        }
                     )
-            conn.response.create(model=RESPONSES_MODEL, input=history, tools=[_RESPONSES_TOOL], store=False)
+            conn.response.create(
+                model=RESPONSES_MODEL, input=history, tools=[_RESPONSES_TOOL], store=False
+            )
             text = []
             for event in conn:
                 if event.type == "response.output_text.delta":
@@ -300,7 +346,9 @@ async def gemini_live(
             types.Tool(
                 function_declarations=[
                     types.FunctionDeclaration(
-                        name="get_weather", description=_DESCRIPTION, parameters_json_schema=_PARAMETERS
+                        name="get_weather",
+                        description=_DESCRIPTION,
+                        parameters_json_schema=_PARAMETERS,
                     )
                 ]
             )
@@ -324,7 +372,9 @@ async def gemini_live(
                     types.FunctionResponse(
                         id=call.id,
                         name=call.name,
-                        response={"result": get_weather(str((call.args or {}).get("city")), weather)},
+                        response={
+                            "result": get_weather(str((call.args or {}).get("city")), weather)
+                        },
                     )
                     for call in calls
                 ]
