@@ -94,8 +94,8 @@ async def realtime_async(
 
     client = AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=0)
     async with client.realtime.connect(model=REALTIME_MODEL) as conn:
-        await conn.session.update(session=_REALTIME_SESSION)  # type: ignore[arg-type]
-        await conn.conversation.item.create(item=_user_item(user_text))  # type: ignore[arg-type]
+        await conn.session.update(session=_REALTIME_SESSION)
+        await conn.conversation.item.create(item=_user_item(user_text))
         await conn.response.create()
         calls = []
         async for event in conn:
@@ -130,8 +130,8 @@ def realtime_sync(
 
     with OpenAI(base_url=base_url, api_key=api_key, max_retries=0) as client:
         with client.realtime.connect(model=REALTIME_MODEL) as conn:
-            conn.session.update(session=_REALTIME_SESSION)  # type: ignore[arg-type]
-            conn.conversation.item.create(item=_user_item(user_text))  # type: ignore[arg-type]
+            conn.session.update(session=_REALTIME_SESSION)
+            conn.conversation.item.create(item=_user_item(user_text))
             conn.response.create()
             calls = []
             for event in conn:
@@ -178,11 +178,11 @@ def realtime_beta_sync(
             conn.session.update(
                 session={
                     "modalities": ["text"],
-                    "tools": [_REALTIME_TOOL],  # type: ignore[list-item]
+                    "tools": [_REALTIME_TOOL],
                     "tool_choice": "auto",
                 }
             )
-            conn.conversation.item.create(item=_user_item(user_text))  # type: ignore[arg-type]
+            conn.conversation.item.create(item=_user_item(user_text))
             conn.response.create()
             calls = []
             for event in conn:
@@ -227,7 +227,7 @@ async def responses_ws_async(
 
     client = AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=0)
     async with client.responses.connect() as conn:
-        await conn.response.create(model=RESPONSES_MODEL, input=user_text, tools=[_RESPONSES_TOOL])  # type: ignore[list-item]
+        await conn.response.create(model=RESPONSES_MODEL, input=user_text, tools=[_RESPONSES_TOOL])
         first = None
         async for event in conn:
             if event.type == "response.completed":
@@ -247,7 +247,7 @@ async def responses_ws_async(
             model=RESPONSES_MODEL,
             previous_response_id=first.id,
             input=outputs,
-            tools=[_RESPONSES_TOOL],  # type: ignore[list-item]
+            tools=[_RESPONSES_TOOL],
         )
         text = []
         async for event in conn:
