@@ -107,6 +107,9 @@ class RecordingState:
         #: replay: the golden's MCP sessions, matched to the sessions the test opens
         #: (:mod:`agentsnap.capture.mcp.peer`; built on first use)
         self.mcp_sessions: Any = None
+        #: replay: the golden's WebSocket connections, claimed as the test opens connections
+        #: (:mod:`agentsnap.capture.websocket.fake`; built on first use)
+        self.ws_connections: Any = None
         self._guard: object | None = None
         self._observing = False
         #: set by :meth:`stop` (capture mode): HTTP requests seen while active, and how

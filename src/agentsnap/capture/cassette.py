@@ -60,6 +60,9 @@ class Cassette:
         #: the steps of recorded MCP sessions (``session`` set): served by their own cassettes
         #: (:mod:`agentsnap.capture.mcp.peer`), not by this one
         self.mcp_steps: list[dict[str, Any]] = []
+        #: the steps of recorded WebSocket connections (``connection`` set): played back by
+        #: :mod:`agentsnap.capture.websocket.fake`, not served by this cassette
+        self.ws_steps: list[dict[str, Any]] = []
         self.path = path
         self.strict = strict
         self._lock = threading.Lock()
@@ -82,6 +85,9 @@ class Cassette:
         for step in steps:
             if what == "LLM call" and isinstance(step.get("session"), int):
                 self.mcp_steps.append(step)
+                continue
+            if what == "LLM call" and isinstance(step.get("connection"), int):
+                self.ws_steps.append(step)
                 continue
             ex = step.get("exchange")
             if (

@@ -46,7 +46,16 @@ __all__ = [
 
 #: keys whose string value in a request may be an id the client minted
 REQUEST_ID_KEYS = frozenset(
-    {"id", "tool_call_id", "tool_use_id", "call_id", "toolUseId", "request_id", "idempotency_key"}
+    {
+        "id",
+        "tool_call_id",
+        "tool_use_id",
+        "call_id",
+        "toolUseId",
+        "request_id",
+        "idempotency_key",
+        "event_id",
+    }
 )
 #: subtrees that hold the agent's own data (tool arguments and results, its input and output,
 #: message content): an "id" there is the agent's, and a change of it is a change

@@ -46,7 +46,16 @@ if TYPE_CHECKING:
     from .active import ObservedState
     from .active import RecordingState as Recording
 
-__all__ = ["UNHOOKED", "activate", "deactivate", "note_request", "report", "totals"]
+__all__ = [
+    "UNHOOKED",
+    "UNHOOKED_WEBSOCKET",
+    "activate",
+    "deactivate",
+    "note_request",
+    "note_websocket",
+    "report",
+    "totals",
+]
 
 #: the reason given for a request seen only at the socket level
 UNHOOKED = (
@@ -94,6 +103,24 @@ def note_request(
             state["notes"].setdefault((method.upper(), host, scrub_text(path)), reason)
 
 
+def note_websocket(recording: Recording, path: str) -> None:
+    """The WebSocket hook (:mod:`agentsnap.capture.websocket`) captured the handshake ``GET path``:
+    the socket observer does not report it (it is not counted as an HTTP request)."""
+    if recording.mode != "capture":
+        return
+    with _lock:
+        _state(recording)["hooked"][("GET", path)] += 1
+
+
+#: the reason given for a WebSocket handshake seen only at the socket level
+UNHOOKED_WEBSOCKET = (
+    "it is a WebSocket connection opened by a client other than the `websockets` library's (which agentsnap "
+    "hooks), so its messages were neither recorded nor will they be replayed (docs/websocket.md)"
+)
+#: paths of provider WebSocket APIs (OpenAI Realtime and Responses, Gemini Live)
+_WEBSOCKET_PATHS = ("/realtime", "/responses", "BidiGenerateContent")
+
+
 def _note_socket(
     method: str, host: str, path: str, headers: dict[str, str], body: bytes | None
 ) -> None:
@@ -113,6 +140,12 @@ def _note_socket(
         key = (method, path)
         if hooked.get(key, 0) > 0:  # announced by a hooked transport just before it sent
             hooked[key] -= 1
+            return
+        if headers.get("upgrade", "").lower() == "websocket":
+            if looks_like_llm("POST", host, path, headers) or any(
+                p in path for p in _WEBSOCKET_PATHS
+            ):
+                state["notes"].setdefault((method, host, scrub_text(path)), UNHOOKED_WEBSOCKET)
             return
         state["requests"] += 1
         _totals["requests"] += 1
@@ -255,7 +288,9 @@ def report(recording: Recording, *, where: str = "") -> list[str]:
     messages = []
     scope = f" in {where}" if where else ""
     for (method, host, path), why in notes.items():
-        if why.startswith(MCP_REASON_START):
+        if why == UNHOOKED_WEBSOCKET:
+            msg = f"agentsnap: WebSocket {host}{path}{scope} was not captured: {why}."
+        elif why.startswith(MCP_REASON_START):
             msg = (
                 f"agentsnap: {method} {host}{path}{scope} was not captured: {why}. The snapshot does not "
                 "contain it and replay cannot serve it (docs/mcp.md)."

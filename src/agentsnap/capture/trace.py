@@ -6,7 +6,10 @@ A :class:`Trace` collects what happened while it was active:
   ``httpx``/``httpx2`` ``Client.send``), holding the raw request and response;
 * explicit tool calls reported by adapters (:meth:`Trace.add_tool_call`);
 * MCP sessions (:meth:`Trace.add_mcp_channel`), whose requests become ``tool_call``
-  and ``mcp`` steps (:mod:`agentsnap.capture.mcp.steps`).
+  and ``mcp`` steps (:mod:`agentsnap.capture.mcp.steps`);
+* WebSocket connections (:meth:`Trace.add_ws_connection`): a ``websocket`` step each (the
+  frames replay serves), and their model turns as ``llm_call`` steps
+  (:mod:`agentsnap.capture.websocket.turns`).
 
 :meth:`Trace.steps` turns that into the list of step dicts stored in a snapshot:
 ``llm_call`` steps (normalised view + raw ``exchange``), ``tool_call`` steps and
@@ -28,6 +31,7 @@ from ..storage.wire import Exchange, canonical_json, chunk_bytes, decompress, ne
 
 if TYPE_CHECKING:
     from .mcp.channel import Channel
+    from .websocket.frames import Connection
 
 __all__ = ["Exchange", "Trace"]
 
@@ -44,6 +48,8 @@ class Trace:
         self.finalizers: list[Callable[[], None]] = []
         #: the MCP sessions opened while active (:mod:`agentsnap.capture.mcp`), in opening order
         self.mcp_channels: list[Channel] = []
+        #: the WebSocket connections opened while active (:mod:`agentsnap.capture.websocket`)
+        self.ws_connections: list[Connection] = []
 
     def add_exchange(self, exchange: Exchange) -> None:
         """Register an exchange when its request is sent (order = start order)."""
@@ -54,6 +60,11 @@ class Trace:
         """Register an MCP session when it opens (its steps: :mod:`agentsnap.capture.mcp.steps`)."""
         with self._lock:
             self.mcp_channels.append(channel)
+
+    def add_ws_connection(self, connection: Connection) -> None:
+        """Register a WebSocket connection at its handshake."""
+        with self._lock:
+            self.ws_connections.append(connection)
 
     def add_tool_call(
         self,
@@ -86,8 +97,13 @@ class Trace:
 
     @property
     def has_traffic(self) -> bool:
-        """Whether anything was captured to snapshot: an exchange, or an MCP request."""
-        return bool(self.exchanges) or any(c.calls for c in self.mcp_channels)
+        """Whether anything was captured to snapshot: an exchange, an MCP request, or a
+        WebSocket connection."""
+        return (
+            bool(self.exchanges)
+            or any(c.calls for c in self.mcp_channels)
+            or bool(self.ws_connections)
+        )
 
     @property
     def llm_call_count(self) -> int:
@@ -115,7 +131,14 @@ class Trace:
         from ..spec.frameworks import with_final_answers, with_trajectory_steps
 
         entries: list[tuple[Exchange, dict[str, Any]]] = []
-        for ex in self.exchanges:
+        sockets: list[dict[str, Any]] = []
+        exchanges = list(self.exchanges)
+        if self.ws_connections:
+            from .websocket.session_steps import connection_steps
+
+            sockets, turns = connection_steps(list(self.ws_connections))
+            exchanges += turns
+        for ex in exchanges:
             if ex.response is None:
                 continue
             if ex.codec is None:
@@ -138,7 +161,10 @@ class Trace:
                 step["_tool_results"] += framework_tool_results(ex.codec, ex.request.get("body"))
                 if ex.request_drift:
                     step["request_drift"] = ex.request_drift
-            step["exchange"] = ex.to_dict()
+            if ex.connection is None:
+                step["exchange"] = ex.to_dict()
+            else:
+                step["connection"] = ex.connection
             entries.append((ex, step))
         ordered = _order(entries)
         if self._tool_calls:
@@ -156,6 +182,10 @@ class Trace:
                 id(st): (ex.ended if ex.ended is not None else ex.started) for ex, st in ordered
             }
             steps = with_mcp_steps(steps, ends, channel_steps(list(self.mcp_channels)))
+        if sockets:
+            from .websocket.session_steps import with_connection_steps
+
+            steps = with_connection_steps(steps, sockets)
         for i, st in enumerate(steps):
             st["step"] = i
         return steps
@@ -198,6 +228,16 @@ def _order(entries: list[tuple[Exchange, dict[str, Any]]]) -> list[tuple[Exchang
       made between two turns of a conversation stays between them, and a block
       stands where its first call was sent.
     """
+    turns = [e for e in entries if e[0].connection is not None]
+    if turns:  # WebSocket turns: merged by the time they began (replay keeps that order)
+        rest = _order([e for e in entries if e[0].connection is None])
+        turns.sort(key=lambda e: e[0].seq)
+        merged: list[tuple[Exchange, dict[str, Any]]] = []
+        for entry in rest:
+            while turns and turns[0][0].seq < entry[0].seq:
+                merged.append(turns.pop(0))
+            merged.append(entry)
+        return merged + turns
     if entries and all(ex.replay_index is not None for ex, _ in entries):
         return sorted(entries, key=lambda e: (e[0].replay_index, e[0].seq))
     entries = sorted(entries, key=lambda e: e[0].seq)

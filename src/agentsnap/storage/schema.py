@@ -1,7 +1,7 @@
 """The schema of the snapshot file, checked on every load (msgspec).
 
 Every field's type, the step kinds (``llm_call``, ``tool_call``, ``http``, ``mcp``,
-told apart by ``type``) and the shape of the raw ``exchange`` replay serves.
+``websocket``, told apart by ``type``) and the shape of the raw ``exchange`` replay serves.
 Strict about types — ``"approved": "false"`` is a string, not a boolean, and
 is refused rather than read as ``bool("false") is True`` — and lenient about
 keys it does not know (a newer agentsnap, a codec's extra view fields, a
@@ -101,6 +101,8 @@ class LLMCall(_Lenient, tag_field="type", tag="llm_call"):
     error: str | None = None
     request_drift: list[str] | None = None
     exchange: Exchange | None = None
+    #: a model turn of WebSocket connection ``connection`` (no ``exchange``: replay plays the connection)
+    connection: int | None = None
 
 
 class ToolCall(_Lenient, tag_field="type", tag="tool_call"):
@@ -146,7 +148,47 @@ class McpStep(_Lenient, tag_field="type", tag="mcp"):
     exchange: Exchange | None = None
 
 
-Step = LLMCall | ToolCall | HttpCall | McpStep
+class WebSocketFrame(_Lenient):
+    """One message of a WebSocket connection: its direction (``send``: client to server, ``recv``),
+    seconds since the handshake, and ``json`` (a JSON text message, parsed; a large base64 string
+    inside it as a side-file reference ``{"$blob", "sha256", "size", "base64": true}``), ``text``
+    or ``binary`` (``{"$bytes_b64", "sha256"}``)."""
+
+    dir: typing.Literal["send", "recv"]
+    at: float | None = None
+    json: Any = None
+    #: ``"binary"``: the JSON came in a binary frame (and is replayed in one)
+    frame: typing.Literal["binary"] | None = None
+    text: str | None = None
+    binary: BytesChunk | None = None
+
+
+class WebSocketClose(_Lenient):
+    """How a connection closed: who sent the close frame first, its code and reason."""
+
+    by: typing.Literal["client", "server"]
+    code: int | None = None
+    reason: str | None = None
+
+
+class WebSocketStep(_Lenient, tag_field="type", tag="websocket"):
+    """One WebSocket connection: its URL (scrubbed), the API it speaks, the names of the headers
+    it was opened with, the handshake's status and subprotocol, every message, the close — what
+    replay plays back. Its model turns are ``llm_call`` steps carrying the same ``connection``."""
+
+    connection: int
+    step: int | None = None
+    url: str | None = None
+    api: str | None = None
+    headers: list[str] | None = None
+    status: int | None = None
+    subprotocol: str | None = None
+    frames: list[WebSocketFrame] = []
+    close: WebSocketClose | None = None
+    request_drift: list[str] | None = None
+
+
+Step = LLMCall | ToolCall | HttpCall | McpStep | WebSocketStep
 
 
 class SnapshotFile(_Lenient):
@@ -188,7 +230,7 @@ def _problem(exc: msgspec.ValidationError, where: str) -> str:
     inner = (m.group("where") if m else None) or "$"
     at = where + inner[1:]
     if re.fullmatch(r"\$\.trace\[\d+\]\.type", at):
-        what += " (a step's type is one of llm_call, tool_call, http, mcp)"
+        what += " (a step's type is one of llm_call, tool_call, http, mcp, websocket)"
     return f"at {at}: {what}"
 
 

@@ -65,6 +65,7 @@ _ID_KEYS = frozenset(
         "previous_response_id",
         "generation_id",
         "request_id",
+        "event_id",
     }
 )
 _ID_IN_TEXT = re.compile(r'"(?:' + "|".join(sorted(_ID_KEYS)) + r')":\s*"([^"\\]{1,200})"')
@@ -174,6 +175,20 @@ def _strip_volatile(data: dict[str, Any]) -> dict[str, Any]:
         data.pop(key, None)
     for step in data.get("trace") or []:
         if not isinstance(step, dict):
+            continue
+        if step.get("type") == "websocket" and isinstance(step.get("frames"), list):
+            # a WebSocket connection: each side's messages in order, but not when each arrived
+            # nor how the two sides interleaved (a server message read just before or just after
+            # a client message is timing), nor the server's timestamps
+            sides: dict[str, list[Any]] = {"send": [], "recv": []}
+            for f in step["frames"]:
+                if not isinstance(f, dict):
+                    continue
+                kept = {k: v for k, v in f.items() if k not in ("at", "dir")}
+                if f.get("dir") == "recv" and "json" in kept:
+                    kept["json"] = _drop_volatile_in_response(kept["json"])
+                sides["send" if f.get("dir") == "send" else "recv"].append(kept)
+            step["frames"] = sides
             continue
         resp = (step.get("exchange") or {}).get("response")
         if not isinstance(resp, dict):

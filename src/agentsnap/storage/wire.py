@@ -108,6 +108,9 @@ class Exchange:
     request_drift: list[str] | None = None
     #: set by replay: position of the served recording in the golden
     replay_index: int | None = None
+    #: a model turn read from WebSocket connection number ``connection`` of the trace
+    #: (:mod:`agentsnap.capture.websocket.turns`): no exchange is stored, replay serves the connection
+    connection: int | None = None
 
     def to_dict(self) -> StoredExchange:
         """The JSON form stored under a step's ``exchange`` key (scrubbed at capture)."""

@@ -9,7 +9,9 @@
 * :mod:`.aiohttp`: ``aiohttp.ClientSession._request``;
 * :mod:`.lm15`: DSPy's bundled transport (``dspy._vendor.lm15.transports``),
   which speaks HTTP/1.1 over raw sockets;
-* ``mcp`` (:mod:`agentsnap.capture.mcp`): MCP client sessions, over every MCP transport.
+* ``mcp`` (:mod:`agentsnap.capture.mcp`): MCP client sessions, over every MCP transport;
+* ``websocket`` (:mod:`agentsnap.capture.websocket`): WebSocket connections of the
+  ``websockets`` library (OpenAI Realtime and Responses WebSocket mode, Gemini Live).
 
 Each implements the contract of :mod:`agentsnap.capture.contract` and is
 installed by :mod:`agentsnap.capture.hooks` (wrapt post-import hooks,
@@ -48,6 +50,17 @@ TRANSPORTS = Registry(
             ("mcp.client.streamable_http", "agentsnap.capture.mcp.patch:patch_streamable_http"),
             ("mcp.client.sse", "agentsnap.capture.mcp.patch:patch_sse"),
             ("mcp.client.websocket", "agentsnap.capture.mcp.patch:patch_websocket"),
+        ),
+    ),
+    # WebSocket connections (agentsnap.capture.websocket): the Sans-I/O protocol every
+    # websockets client shares, and where its asyncio and sync clients open the network
+    Transport(
+        "websocket",
+        (
+            ("websockets.protocol", "agentsnap.capture.websocket.seams:patch_protocol"),
+            ("websockets.client", "agentsnap.capture.websocket.seams:patch_client"),
+            ("websockets.asyncio.client", "agentsnap.capture.websocket.seams:patch_asyncio_client"),
+            ("websockets.sync.client", "agentsnap.capture.websocket.seams:patch_sync_client"),
         ),
     ),
 )

@@ -1,0 +1,341 @@
+"""Replay: a recorded WebSocket connection played back by a fake server, no network.
+
+The client is the library's own (``websockets``' asyncio or sync ``ClientConnection``, with
+its own protocol, framing and close handshake), so the SDK above it runs unchanged. It is
+handed one end of an in-process socket pair (:func:`socket.socketpair`: no address, no
+network); a thread on the other end plays the server with ``websockets``' own Sans-I/O
+``ServerProtocol``:
+
+* the handshake is answered as recorded: accepted (with the recorded subprotocol), or
+  refused with the recorded status;
+* then the recorded server messages up to the first client message are sent (causal order:
+  what the server sent before the client spoke);
+* each client message is compared with the next recorded one (:func:`_compare`): JSON
+  canonically, with values the client minted (event ids, uuids) compared up to a consistent
+  renaming (:mod:`agentsnap.capture.client_ids`); on a match, the recorded server messages up
+  to the next client message are sent;
+* a message of the same kind whose content differs (another user text, another tool
+  output) is *drift*: served on as recorded, its JSON paths kept on the connection
+  (``request_drift``), so the run fails with a readable diff; with ``replay_strict``, and for
+  a message of another kind or one more than was recorded, it is a miss:
+  :class:`~agentsnap.exceptions.ReplayMissError` (connection, message index, the JSON paths
+  that differ, the fix) is kept on the recording, raised where the test ends, and the
+  connection is closed with code 1011 so the SDK stops waiting;
+* after the last recorded message, the server's recorded close (if it closed first).
+
+``timing = "recorded"`` (the ``websocket_timing`` setting) waits out the recorded delay
+before each server message instead of sending at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ...exceptions import ReplayMissError
+from ..cassette import request_changes
+from ..client_ids import normalise, response_ids
+from .frames import BlobMissing, message_value, restored_frame
+
+if TYPE_CHECKING:
+    from ..active import RecordingState
+
+__all__ = ["RecordedConnections", "ReplayPeer", "recorded_connections"]
+
+#: ``causal`` (send at once, in order) or ``recorded`` (wait the recorded delays)
+TIMING = "causal"
+
+
+class Recorded:
+    """One recorded connection of the golden: its ``websocket`` step."""
+
+    def __init__(self, step: Mapping[str, Any], index: int) -> None:
+        self.step = step
+        self.index = index
+        self.number = int(step.get("connection") or 0)
+        self.url = str(step.get("url") or "")
+        self.path = _path_of(self.url)
+        frames = step.get("frames")
+        self.frames: list[Mapping[str, Any]] = [
+            f for f in (frames if isinstance(frames, list) else []) if isinstance(f, Mapping)
+        ]
+        self.claimed = False
+
+
+def _path_of(url: str) -> str:
+    rest = url.split("://", 1)[-1]
+    slash = rest.find("/")
+    return rest[slash:].split("?", 1)[0] if slash >= 0 else "/"
+
+
+class RecordedConnections:
+    """The golden's recorded connections, claimed by path in the order they were opened."""
+
+    def __init__(
+        self, steps: Sequence[Mapping[str, Any]], *, name: str, path: object, strict: bool
+    ) -> None:
+        self.connections = [
+            Recorded(s, i)
+            for i, s in enumerate(steps)
+            if s.get("type") == "websocket" and isinstance(s.get("connection"), int)
+        ]
+        self.connections.sort(key=lambda r: r.number)
+        self.name = name
+        self.path = path
+        self.strict = strict
+        self._lock = threading.Lock()
+
+    def claim(self, path: str) -> Recorded | None:
+        with self._lock:
+            found = next((r for r in self.connections if not r.claimed and r.path == path), None)
+            if found is not None:
+                found.claimed = True
+            return found
+
+    def where(self) -> str:
+        return f"{self.name!r}" + (f" ({self.path})" if self.path else "")
+
+    def fix(self) -> str:
+        node = self.name if "::" in self.name else "THE_TEST"
+        return (
+            f"Fix: if the agent changed on purpose, re-record with `pytest {node} --agentsnap-record`, "
+            "review the snapshot, commit it."
+        )
+
+    def unmatched(self, url: str, path: str) -> ReplayMissError:
+        held = ", ".join(f"{r.number}: {r.path}" for r in self.connections) or "none"
+        return ReplayMissError(
+            f"agentsnap replay miss: a WebSocket connection to {url} (path {path}) has no recorded connection "
+            f"left in snapshot {self.where()} (recorded connections: {held}; each replays once, in the order "
+            f"they were opened).\n  {self.fix()}"
+        )
+
+
+def recorded_connections(recording: RecordingState) -> RecordedConnections | None:
+    """The golden's connections of ``recording`` (built on first use), None without a cassette."""
+    cassette = recording.cassette
+    if cassette is None:
+        return None
+    found: RecordedConnections | None = getattr(recording, "ws_connections", None)
+    if found is None:
+        found = RecordedConnections(
+            cassette.ws_steps, name=cassette.name, path=cassette.path, strict=cassette.strict
+        )
+        recording.ws_connections = found
+    return found
+
+
+def _kind(value: object) -> str:
+    """What kind of message: a JSON object's ``type`` (OpenAI), else its keys (Gemini Live)."""
+    if isinstance(value, Mapping):
+        if isinstance(value.get("type"), str):
+            return str(value["type"])
+        return ",".join(sorted(str(k) for k in value))
+    return "binary" if isinstance(value, bytes) else "text"
+
+
+class ReplayPeer:
+    """The fake server of one replayed connection (see the module doc)."""
+
+    def __init__(
+        self, recording: RecordingState, table: RecordedConnections, recorded: Recorded
+    ) -> None:
+        self.recording = recording
+        self.table = table
+        self.recorded = recorded
+        path = table.path
+        self.root = Path(str(path)).parent if path else None
+        self.pos = 0
+        self.sent_by_client = 0
+        #: the replayed connection's record (:class:`~.frames.Connection`), set at its handshake
+        self.connection: Any = None
+        self._known: set[str] | None = None
+        self._started = 0.0
+
+    def open(self) -> socket.socket:
+        """The client's end of a new socket pair; the server's end is served by a thread."""
+        client, server = socket.socketpair()
+        thread = threading.Thread(
+            target=self._serve, args=(server,), name="agentsnap-websocket-replay", daemon=True
+        )
+        thread.start()
+        return client
+
+    # -- the server thread -------------------------------------------------------------------
+    def _serve(self, sock: socket.socket) -> None:
+        from websockets.frames import Opcode
+        from websockets.http11 import Request
+        from websockets.frames import Frame
+        from websockets.server import ServerProtocol
+        from websockets.typing import Subprotocol
+
+        step = self.recorded.step
+        subprotocol = step.get("subprotocol")
+        server = ServerProtocol(
+            subprotocols=[Subprotocol(subprotocol)] if isinstance(subprotocol, str) else None,
+            max_size=None,
+        )
+        parts: list[bytes] = []
+        text = True
+        try:
+            while True:
+                try:
+                    data = sock.recv(65536)
+                except OSError:
+                    break
+                if not data:
+                    server.receive_eof()
+                    self._flush(server, sock)
+                    break
+                server.receive_data(data)
+                for event in server.events_received():
+                    if isinstance(event, Request):
+                        self._handshake(server, sock, event)
+                        continue
+                    if not isinstance(event, Frame):
+                        continue
+                    opcode = event.opcode
+                    if opcode in (Opcode.TEXT, Opcode.BINARY):
+                        parts, text = [bytes(event.data)], opcode is Opcode.TEXT
+                    elif opcode is Opcode.CONT:
+                        parts.append(bytes(event.data))
+                    else:
+                        continue
+                    if event.fin:
+                        raw = b"".join(parts)
+                        parts = []
+                        self._client_message(server, sock, raw.decode("utf-8") if text else raw)
+                self._flush(server, sock)
+        finally:
+            with contextlib.suppress(OSError):
+                sock.close()
+
+    def _flush(self, server: Any, sock: socket.socket) -> None:
+        for data in server.data_to_send():
+            with contextlib.suppress(OSError):
+                if data:
+                    sock.sendall(data)
+                else:
+                    sock.shutdown(socket.SHUT_WR)
+
+    def _handshake(self, server: Any, sock: socket.socket, request: Any) -> None:
+        status = self.recorded.step.get("status")
+        if isinstance(status, int) and status != 101:
+            response = server.reject(status, "recorded by agentsnap\n")
+            server.send_response(response)
+            self._flush(server, sock)
+            return
+        server.send_response(server.accept(request))
+        self._started = time.monotonic()
+        self._release(server, sock)
+
+    def _release(self, server: Any, sock: socket.socket) -> None:
+        """Send the recorded server messages up to the next client message (or the end)."""
+        frames = self.recorded.frames
+        while self.pos < len(frames) and frames[self.pos].get("dir") == "recv":
+            frame = frames[self.pos]
+            self.pos += 1
+            try:
+                message = restored_frame(frame, self.root)
+            except (BlobMissing, KeyError, ValueError, TypeError) as exc:
+                self._miss(
+                    server,
+                    sock,
+                    f"recorded server message (frame {self.pos - 1}) cannot be sent: {exc}",
+                )
+                return
+            if TIMING == "recorded":
+                at = frame.get("at")
+                if isinstance(at, (int, float)):
+                    delay = self._started + float(at) - time.monotonic()
+                    if delay > 0:
+                        time.sleep(delay)
+            if isinstance(message, bytes):
+                server.send_binary(message)
+            else:
+                server.send_text(message.encode("utf-8"))
+            self._flush(server, sock)
+        if self.pos >= len(frames):
+            close = self.recorded.step.get("close")
+            if isinstance(close, Mapping) and close.get("by") == "server":
+                code = close.get("code")
+                server.send_close(
+                    code if isinstance(code, int) else None, str(close.get("reason") or "")
+                )
+                self._flush(server, sock)
+
+    def _client_message(self, server: Any, sock: socket.socket, message: str | bytes) -> None:
+        index = self.sent_by_client
+        self.sent_by_client += 1
+        frames = self.recorded.frames
+        if self.pos >= len(frames):
+            self._miss(
+                server,
+                sock,
+                f"client message {index} ({_kind(message_value(message))}) was never sent when it was recorded "
+                f"(the recording has {sum(1 for f in frames if f.get('dir') == 'send')} client message(s))",
+            )
+            return
+        expected_frame = frames[self.pos]
+        try:
+            expected = restored_frame(expected_frame, self.root)
+        except (BlobMissing, KeyError, ValueError, TypeError) as exc:
+            self._miss(
+                server, sock, f"recorded client message (frame {self.pos}) cannot be read: {exc}"
+            )
+            return
+        changes = self._compare(expected, message)
+        if changes:
+            old, new = message_value(expected), message_value(message)
+            if self.table.strict or _kind(old) != _kind(new):
+                shown = "; ".join(changes[:6]) + (" …" if len(changes) > 6 else "")
+                self._miss(
+                    server,
+                    sock,
+                    f"client message {index} (frame {self.pos}) differs from the recorded one: "
+                    f"{_kind(old)!r} recorded, {_kind(new)!r} sent; {shown}",
+                )
+                return
+            if self.connection is not None:
+                self.connection.drift += [
+                    f"client message {index} (frame {self.pos}): {c}" for c in changes
+                ]
+        self.pos += 1
+        self._release(server, sock)
+
+    def _compare(self, expected: str | bytes, actual: str | bytes) -> list[str]:
+        """The JSON paths where ``actual`` differs from ``expected`` ([] when equal)."""
+        if expected == actual:
+            return []
+        old, new = message_value(expected), message_value(actual)
+        if isinstance(old, (dict, list)) and isinstance(new, (dict, list)):
+            if self._known is None:
+                self._known = response_ids(
+                    f.get("json") for f in self.recorded.frames if f.get("dir") == "recv"
+                )
+            old_n, new_n = normalise(old, self._known)[0], normalise(new, self._known)[0]
+            if json.dumps(old_n, sort_keys=True) == json.dumps(new_n, sort_keys=True):
+                return []
+            return request_changes(old_n, new_n) or ["(whole message)"]
+        return ["(whole message): the text or bytes differ"]
+
+    def _miss(self, server: Any, sock: socket.socket, what: str) -> None:
+        table = self.table
+        exc = ReplayMissError(
+            f"agentsnap replay miss: WebSocket connection {self.recorded.number} ({self.recorded.url}) of snapshot "
+            f"{table.where()}: {what}.\n  {table.fix()}"
+        )
+        recording = self.recording
+        recording.misses += 1
+        if recording.first_miss is None:
+            recording.first_miss = exc
+        self.pos = len(self.recorded.frames) + 1  # nothing more is served
+        with contextlib.suppress(Exception):
+            server.send_close(1011, "agentsnap replay miss (the test's error says why)")
+            self._flush(server, sock)

@@ -1,0 +1,236 @@
+"""The hooks on the ``websockets`` library (wrapt), installed when it is imported, never before.
+
+One seam records every client, sync, asyncio or trio, whatever SDK sits on top (the openai
+SDK's Realtime and Responses WebSocket clients, google-genai Live, the OpenAI Agents SDK):
+the library's Sans-I/O protocol, which they all share.
+
+* ``ClientProtocol.send_request`` (the handshake) opens a :class:`~.frames.Connection` in the
+  active recording's trace, named by its URL (scrubbed; the credentials in its headers and
+  query remembered for scrubbing), unless another agentsnap layer owns it (an MCP session
+  over WebSocket is recorded by :mod:`agentsnap.capture.mcp`);
+* ``ClientProtocol.process_response``: the handshake's status and subprotocol;
+* ``Protocol.send_frame`` / ``Protocol.recv_frame``: each data frame (fragments joined) and
+  the close, in wire order, decompressed.
+
+Replay opens no network connection: ``websockets.asyncio.client.connect.open_tcp_connection``
+and ``websockets.sync.client.reconnect.open_socket`` (with ``enable_tls``) hand the library's
+own client one end of a socket pair whose other end plays the golden's connection
+(:mod:`.fake`). A connection no recorded one is left for raises
+:class:`~agentsnap.exceptions.ReplayMissError` where the SDK connects.
+"""
+
+from __future__ import annotations
+
+import threading
+from types import ModuleType
+from typing import Any
+
+from .. import active
+from ..ownership import owner
+from ..wrapping import wrap_once
+from .fake import ReplayPeer, recorded_connections
+from .frames import Connection
+
+__all__ = ["patch_asyncio_client", "patch_client", "patch_protocol", "patch_sync_client"]
+
+_ATTR = "_agentsnap_connection"
+_PEER = "_agentsnap_peer"
+#: header names not kept on the step: the handshake's own, and what a client says of its
+#: machine (differs between machines, so a golden would not be stable)
+_HANDSHAKE_HEADERS = (
+    "sec-websocket-",
+    "upgrade",
+    "connection",
+    "host",
+    "user-agent",
+    "origin",
+    "x-stainless-",
+    "x-goog-api-client",
+)
+#: sync replay: the peer a connection being opened in this thread replays
+_opening = threading.local()
+
+
+def _uri_text(wsuri: Any) -> str:
+    scheme = "wss" if getattr(wsuri, "secure", False) else "ws"
+    host = str(getattr(wsuri, "host", ""))
+    port = getattr(wsuri, "port", None)
+    default = 443 if scheme == "wss" else 80
+    netloc = host if port in (None, default) else f"{host}:{port}"
+    path = str(getattr(wsuri, "path", "") or "/")
+    query = str(getattr(wsuri, "query", "") or "")
+    return f"{scheme}://{netloc}{path}" + (f"?{query}" if query else "")
+
+
+# -- record: the Sans-I/O protocol ---------------------------------------------------------------
+
+
+def _send_request(
+    wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
+    recording = active.current()
+    peer = getattr(instance, _PEER, None) or getattr(_opening, "peer", None)
+    _opening.peer = None
+    if recording is not None and owner() is None and recording.block is None:
+        from ..mcp.servers import url_server
+
+        request = args[0] if args else kwargs.get("request")
+        headers: Any = getattr(request, "headers", None)
+        pairs = list(headers.raw_items()) if hasattr(headers, "raw_items") else []
+        wsuri = getattr(instance, "uri", None)
+        url = _uri_text(wsuri)
+        described = dict(url_server("websocket", url, pairs).described)
+        if described.get("headers"):
+            kept = [h for h in described["headers"] if not h.startswith(_HANDSHAKE_HEADERS)]
+            described["headers"] = kept
+            if not kept:
+                del described["headers"]
+        path = str(getattr(wsuri, "path", "/") or "/")
+        connection = Connection(described, path)
+        if isinstance(peer, ReplayPeer):
+            connection.replay_connection = peer.recorded.number
+            connection.replay_step = peer.recorded.index
+            peer.connection = connection
+        setattr(instance, _ATTR, connection)
+        recording.trace.add_ws_connection(connection)
+        from ..observe import note_websocket
+
+        note_websocket(recording, path)
+    return wrapped(*args, **kwargs)
+
+
+def _process_response(
+    wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
+    connection = getattr(instance, _ATTR, None)
+    try:
+        return wrapped(*args, **kwargs)
+    finally:
+        if isinstance(connection, Connection):
+            response = args[0] if args else kwargs.get("response")
+            connection.status = getattr(response, "status_code", None)
+            connection.subprotocol = getattr(instance, "subprotocol", None)
+
+
+def _frame(direction: str, instance: Any, frame: Any) -> None:
+    connection = getattr(instance, _ATTR, None)
+    if not isinstance(connection, Connection):
+        return
+    from websockets.frames import Close, Opcode
+
+    opcode = frame.opcode
+    if opcode is Opcode.TEXT or opcode is Opcode.BINARY:
+        connection.fragment(direction, opcode is Opcode.TEXT, bytes(frame.data), frame.fin)
+    elif opcode is Opcode.CONT:
+        connection.fragment(direction, None, bytes(frame.data), frame.fin)
+    elif opcode is Opcode.CLOSE:
+        try:
+            close = Close.parse(frame.data) if frame.data else None
+        except Exception:
+            close = None
+        connection.closed(direction, close.code if close else None, close.reason if close else "")
+
+
+def _send_frame(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    if getattr(instance, _ATTR, None) is not None:
+        _frame("send", instance, args[0] if args else kwargs["frame"])
+    return wrapped(*args, **kwargs)
+
+
+def _recv_frame(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    if getattr(instance, _ATTR, None) is not None:
+        _frame("recv", instance, args[0] if args else kwargs["frame"])
+    return wrapped(*args, **kwargs)
+
+
+def patch_protocol(module: ModuleType) -> None:
+    """``websockets.protocol``: every data and close frame of a recorded connection."""
+    wrap_once(module.Protocol, "send_frame", _send_frame)
+    wrap_once(module.Protocol, "recv_frame", _recv_frame)
+
+
+def patch_client(module: ModuleType) -> None:
+    """``websockets.client``: the handshake of every client connection."""
+    wrap_once(module.ClientProtocol, "send_request", _send_request)
+    wrap_once(module.ClientProtocol, "process_response", _process_response)
+
+
+# -- replay: no network ------------------------------------------------------------------------
+
+
+def _replay_peer(wsuri: Any) -> ReplayPeer | None:
+    """The fake server a connection to ``wsuri`` replays (None: not replaying). Raises the
+    recording's block error, or :class:`ReplayMissError` when no recorded connection is left."""
+    recording = active.current()
+    if recording is None or owner() is not None:
+        return None
+    if recording.block is not None:
+        recording.blocked_calls += 1
+        raise recording.block_error(
+            f"{recording.block} (a WebSocket connection to {_uri_text(wsuri)})"
+        )
+    if recording.mode != "replay":
+        return None
+    table = recorded_connections(recording)
+    path = str(getattr(wsuri, "path", "/") or "/")
+    found = table.claim(path) if table is not None else None
+    if table is None or found is None:
+        from .fake import RecordedConnections
+
+        exc = (table or RecordedConnections([], name="", path=None, strict=False)).unmatched(
+            _uri_text(wsuri), path
+        )
+        recording.misses += 1
+        if recording.first_miss is None:
+            recording.first_miss = exc
+        raise exc
+    return ReplayPeer(recording, table, found)
+
+
+async def _open_tcp_connection(
+    wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
+    peer = _replay_peer(instance.ws_uri)
+    if peer is None:
+        return await wrapped(*args, **kwargs)
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    sock = peer.open()
+
+    def factory() -> Any:
+        connection = instance.factory(instance.ws_uri)
+        setattr(connection.protocol, _PEER, peer)
+        return connection
+
+    _, connection = await loop.create_connection(factory, sock=sock)
+    return connection
+
+
+def patch_asyncio_client(module: ModuleType) -> None:
+    """``websockets.asyncio.client``: replay hands ``connect`` a socket pair's end."""
+    if hasattr(module.connect, "open_tcp_connection"):
+        wrap_once(module.connect, "open_tcp_connection", _open_tcp_connection)
+
+
+def _open_socket(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    peer = _replay_peer(instance.ws_uri)
+    if peer is None:
+        return wrapped(*args, **kwargs)
+    _opening.peer = peer
+    return peer.open()
+
+
+def _enable_tls(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    sock = args[0] if args else kwargs.get("sock")
+    if getattr(_opening, "peer", None) is not None:
+        return sock  # the replayed server speaks plain frames over the socket pair
+    return wrapped(*args, **kwargs)
+
+
+def patch_sync_client(module: ModuleType) -> None:
+    """``websockets.sync.client``: replay hands ``connect`` a socket pair's end."""
+    reconnect = getattr(module, "reconnect", None)
+    if reconnect is not None and hasattr(reconnect, "open_socket"):
+        wrap_once(reconnect, "open_socket", _open_socket)
+        wrap_once(reconnect, "enable_tls", _enable_tls)
