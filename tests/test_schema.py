@@ -175,7 +175,7 @@ BAD = [
         ("trace", 0, "type"),
         "llm-call",
         "$.trace[0].type",
-        "Invalid value 'llm-call' (a step's type is one of llm_call, tool_call, http, mcp)",
+        "Invalid value 'llm-call' (a step's type is one of llm_call, tool_call, http, mcp, websocket)",
     ),
     (
         ("trace", 2, "exchange", "response", "chunks"),

@@ -12,8 +12,8 @@ bytes as they were.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import base64
+import dataclasses
 import json
 import os
 import shutil

@@ -64,11 +64,14 @@ MODES = ("live", "replay", "record")
 EMBEDDING_BACKENDS = ("auto", "onnx", "sentence-transformers", "lexical")
 #: values of ``snapshot_fixture``: who owns the ``snapshot`` fixture name
 SNAPSHOT_FIXTURE_OWNERS = ("auto", "agentsnap", "off")
+#: values of ``websocket_timing``: how replay paces a WebSocket server's recorded messages
+WEBSOCKET_TIMINGS = ("causal", "recorded")
 #: the keys whose value is one word of a closed list
 _CHOICES: dict[str, tuple[str, ...]] = {
     "mode": MODES,
     "embedding_backend": EMBEDDING_BACKENDS,
     "snapshot_fixture": SNAPSHOT_FIXTURE_OWNERS,
+    "websocket_timing": WEBSOCKET_TIMINGS,
 }
 _FALSY = ("", "0", "false", "no", "off")
 _CI_MARKERS = ("GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
@@ -197,6 +200,15 @@ class Settings:
             "doc": (
                 "In replay, serve only requests that match a recording exactly; otherwise a changed request gets the next "
                 "unplayed recording of its endpoint and the test fails with an `llm_requests` report."
+            )
+        },
+    )
+    websocket_timing: str = field(
+        default="causal",
+        metadata={
+            "doc": (
+                "Replay of a WebSocket connection: `causal` sends the server's recorded messages as soon as the client "
+                "message they followed arrives; `recorded` also waits out the recorded delays."
             )
         },
     )
@@ -633,9 +645,10 @@ def load(
 def apply(settings: Settings) -> Settings:
     """Make ``settings``' process-wide parts current, and return ``settings``.
 
-    Two things are read process-wide rather than passed down: the socket
-    guard's ``allowed_hosts`` (:mod:`agentsnap.capture.guard`) and the
-    scrubber's ``redact`` rules (:mod:`agentsnap.storage.scrub`). :func:`load` only
+    Three things are read process-wide rather than passed down: the socket
+    guard's ``allowed_hosts`` (:mod:`agentsnap.capture.guard`), the
+    scrubber's ``redact`` rules (:mod:`agentsnap.storage.scrub`) and the
+    ``websocket_timing`` of replayed connections (:mod:`agentsnap.capture.websocket.fake`). :func:`load` only
     reads and checks them; a run applies them where it starts: the pytest
     session, :class:`~agentsnap.AgentRecorder` / :class:`~agentsnap.AgentAsserter`,
     :func:`agentsnap.check` and the CLI. A module not imported yet already
@@ -652,4 +665,8 @@ def apply(settings: Settings) -> Settings:
         from .storage.scrub import configure as configure_redaction
 
         configure_redaction(settings.redact)
+    if settings.websocket_timing != "causal" or "agentsnap.capture.websocket.fake" in sys.modules:
+        from .capture.websocket import fake
+
+        fake.TIMING = settings.websocket_timing
     return settings

@@ -52,6 +52,14 @@ that the same :class:`~agentsnap.capture.cassette.Cassette` serves in replay:
   socket. It does not go through :func:`~agentsnap.capture.exchange.open_exchange`:
   provider recognition, the adapter scope and the LLM-call CI block are about
   LLM calls; an MCP request in a blocked recording raises the block's error.
+* WebSocket (:mod:`agentsnap.capture.websocket`, the ``"websocket"`` transport): the
+  ``websockets`` library's Sans-I/O protocol is the seam. A connection is one ``websocket``
+  step holding every message with its direction (what replay plays back); its model turns
+  are read as the HTTP request/response their provider's codec reads, so they become
+  ``llm_call`` steps (with ``connection``, no ``exchange``). Replay does not use a
+  :class:`~agentsnap.capture.cassette.Cassette` lookup: a connection is claimed by URL path
+  in opening order and its client messages are checked in order (same id renaming and drift
+  rule as HTTP). A connection in a blocked recording raises the block's error where it opens.
 """
 
 from __future__ import annotations

@@ -139,6 +139,22 @@ def _step_lines(step: dict[str, Any], position: int) -> list[Line]:
             body += _field("transport", step["transport"], 6)
         if step.get("request_drift"):
             body += _field("request_drift", step["request_drift"], 6, "yellow")
+    elif kind == "websocket":
+        head += f" {step.get('url') or '?'} (connection {step.get('connection')}"
+        head += f", {step['api']})" if step.get("api") else ")"
+        for frame in step.get("frames") or []:
+            if not isinstance(frame, dict):
+                continue
+            arrow = "→" if frame.get("dir") == "send" else "←"
+            value = frame.get("json", frame.get("text", frame.get("binary")))
+            shown = _blobs_cut(value)
+            kind_of = shown.get("type") if isinstance(shown, dict) else None
+            label = f"{arrow} {kind_of}" if isinstance(kind_of, str) else arrow
+            body += _field(label, shown, 6)
+        if step.get("close"):
+            body += _field("close", step["close"], 6)
+        if step.get("request_drift"):
+            body += _field("request_drift", step["request_drift"], 6, "yellow")
     else:
         rest = {k: v for k, v in step.items() if k not in ("step", "type", "exchange")}
         body += _field("data", rest, 6)

@@ -71,6 +71,8 @@ _STEP_KEYS = {
     "tool_call": ("step", "type", "name", "args", "result", "id", "is_error", "error"),
     "http": ("step", "type", "provider", "method", "path", "status"),
     "mcp": ("step", "type", "server", "session", "method", "transport"),
+    # the frames stay out of the page (they can be large); url, api and close say what it was
+    "websocket": ("step", "type", "connection", "url", "api", "status", "close", "request_drift"),
 }
 
 

@@ -156,6 +156,19 @@ def _card(
                     }
                 )
         card["request_changed"] = bool(request_changes)
+    elif kind == "websocket":
+        card["title"] = str(step.get("url") or "WebSocket")
+        frames = step.get("frames") if isinstance(step.get("frames"), list) else []
+        sent = sum(1 for f in frames if isinstance(f, Mapping) and f.get("dir") == "send")
+        meta = [str(step.get("api") or "websocket"), f"{sent} sent, {len(frames) - sent} received"]
+        close = step.get("close")
+        if isinstance(close, Mapping):
+            meta.append(
+                f"closed by {close.get('by')}"
+                + (f" ({close['code']})" if close.get("code") else "")
+            )
+        card["meta"] = " · ".join(meta)
+        card["request_changed"] = bool(step.get("request_drift"))
     else:
         card["title"] = (
             " ".join(str(step.get(k)) for k in ("method", "path") if step.get(k)) or kind

@@ -169,9 +169,8 @@ class ReplayPeer:
 
     # -- the server thread -------------------------------------------------------------------
     def _serve(self, sock: socket.socket) -> None:
-        from websockets.frames import Opcode
+        from websockets.frames import Frame, Opcode
         from websockets.http11 import Request
-        from websockets.frames import Frame
         from websockets.server import ServerProtocol
         from websockets.typing import Subprotocol
 

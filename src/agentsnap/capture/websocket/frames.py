@@ -37,6 +37,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ...exceptions import AgentsnapError
 from ...storage.scrub import scrub_bytes, scrub_json, scrub_text
 from ...storage.serialize import BLOB_DIR, _remember_blob
 from ...storage.wire import envelope, envelope_bytes, next_seq
@@ -201,7 +202,7 @@ def stored_frame(message: Message) -> dict[str, Any]:
     return out
 
 
-class BlobMissing(Exception):
+class BlobMissing(AgentsnapError, Exception):
     """A side file a recorded message refers to is absent or does not match its digest."""
 
 
