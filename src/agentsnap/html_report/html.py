@@ -158,8 +158,9 @@ def _card(
         card["request_changed"] = bool(request_changes)
     elif kind == "websocket":
         card["title"] = str(step.get("url") or "WebSocket")
-        frames = step.get("frames") if isinstance(step.get("frames"), list) else []
-        sent = sum(1 for f in frames if isinstance(f, Mapping) and f.get("dir") == "send")
+        found = step.get("frames")
+        frames: list[Any] = found if isinstance(found, list) else []
+        sent = len([f for f in frames if isinstance(f, Mapping) and f.get("dir") == "send"])
         meta = [str(step.get("api") or "websocket"), f"{sent} sent, {len(frames) - sent} received"]
         close = step.get("close")
         if isinstance(close, Mapping):
