@@ -106,6 +106,9 @@ def _slim_step(step: Mapping[str, Any], index: int) -> dict[str, Any]:
     if not isinstance(out.get("step"), int) or isinstance(out.get("step"), bool):
         out["step"] = index
     out["type"] = kind or "step"
+    if kind == "websocket" and isinstance(step.get("frames"), list):
+        dirs = [f.get("dir") for f in step["frames"] if isinstance(f, Mapping)]
+        out["sent"], out["received"] = dirs.count("send"), dirs.count("recv")
     cut: dict[str, Any] = _cut(out, STEP_TEXT_LIMIT)
     return cut
 

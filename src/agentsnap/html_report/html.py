@@ -160,8 +160,10 @@ def _card(
         card["title"] = str(step.get("url") or "WebSocket")
         found = step.get("frames")
         frames: list[Any] = found if isinstance(found, list) else []
-        sent = len([f for f in frames if isinstance(f, Mapping) and f.get("dir") == "send"])
-        meta = [str(step.get("api") or "websocket"), f"{sent} sent, {len(frames) - sent} received"]
+        dirs = [f.get("dir") for f in frames if isinstance(f, Mapping)]
+        sent = step.get("sent", dirs.count("send"))
+        received = step.get("received", dirs.count("recv"))
+        meta = [str(step.get("api") or "websocket"), f"{sent} sent, {received} received"]
         close = step.get("close")
         if isinstance(close, Mapping):
             meta.append(
