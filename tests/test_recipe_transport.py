@@ -225,6 +225,7 @@ def test_the_shipped_registry_declares_every_transport_once() -> None:
         "aiohttp",
         "lm15",
         "mcp",
+        "websocket",
     ]
     modules = [module for module, _ in TRANSPORTS.hooks()]
     assert modules[:2] == ["httpx", "httpx2"] and len(modules) == len(set(modules))

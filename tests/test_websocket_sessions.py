@@ -379,3 +379,59 @@ def test_replay_runs_with_no_network_namespace(driver: str, tmp_path: Path) -> N
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip().splitlines()[-1] == live
+
+
+# -- what a reviewer reads --------------------------------------------------------------------------
+
+
+def test_show_and_the_html_report_present_the_connection(tmp_path: Path) -> None:
+    from agentsnap.diff import compute_diff
+    from agentsnap.html_report import entry_for_diff, render_html
+    from agentsnap.storage.snapshot import Snapshot
+    from tests.test_cli_helpers import invoke
+
+    _needs("realtime-sync")
+    snaps = tmp_path / "snaps"
+    record("realtime-sync", snaps, "ws::shown")
+    _, data = golden(snaps)
+    sent = sum(1 for f in data["trace"][0]["frames"] if f["dir"] == "send")
+    received = len(data["trace"][0]["frames"]) - sent
+
+    shown = invoke("show", "ws::shown", "--dir", str(snaps))
+    assert shown.exit_code == 0, shown.stdout
+    body = shown.stdout[shown.stdout.index("\ntrace\n") :]
+    assert (
+        "  [0] websocket ws://127.0.0.1/v1/realtime?model=gpt-realtime (connection 0, openai_realtime)"
+        in body
+    )
+    assert body.index("→ session.update") < body.index("→ conversation.item.create")
+    assert "← response.done" in body and "close: " in body
+    assert body.index("[0] websocket") < body.index("[1] llm_call") < body.index("[2] tool_call")
+
+    snapshot = Snapshot.from_dict(data)
+    report = compute_diff(data, data, name="ws::shown", embedding_backend="lexical")
+    page = render_html([entry_for_diff("ws::shown", snapshot, snapshot, report)])
+    assert "ws://127.0.0.1/v1/realtime?model=gpt-realtime" in page
+    assert f"openai_realtime · {sent} sent, {received} received · closed by client (1000)" in page
+
+
+def test_recorded_timing_waits_out_each_server_message_s_recorded_delay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentsnap.capture.websocket import fake as replay_fake
+
+    _needs("realtime-sync")
+    snaps = tmp_path / "snaps"
+    live, where = record("realtime-sync", snaps, "ws::timing")
+    waits: list[float] = []
+    monkeypatch.setattr(replay_fake.time, "sleep", waits.append)
+    timed = dataclasses.replace(config.load(tmp_path, env={}), websocket_timing="recorded")
+    with AgentAsserter("ws::timing", snapshot_dir=snaps, mode="replay", settings=timed):
+        assert run("realtime-sync", where) == live
+    assert waits and all(w > 0 for w in waits)  # replay is faster than the recording was
+    config.apply(config.load(tmp_path, env={}))
+    assert replay_fake.TIMING == "causal"
+    waits.clear()
+    with AgentAsserter("ws::timing", snapshot_dir=snaps, mode="replay"):
+        assert run("realtime-sync", where) == live
+    assert waits == []
