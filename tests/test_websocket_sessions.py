@@ -435,3 +435,46 @@ def test_recorded_timing_waits_out_each_server_message_s_recorded_delay(
     with AgentAsserter("ws::timing", snapshot_dir=snaps, mode="replay"):
         assert run("realtime-sync", where) == live
     assert waits == []
+
+
+def test_a_connection_opened_before_the_recording_is_reported_not_silently_live(
+    tmp_path: Path,
+) -> None:
+    from websockets.sync.client import connect
+
+    snaps = tmp_path / "snaps"
+    with echo_server() as url, connect(url) as ws:  # opened outside any recording
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with AgentRecorder("ws::early", snapshot_dir=snaps):
+                ws.send(json.dumps({"say": "one"}))
+                assert json.loads(ws.recv())["echo"] == "one"
+        said = [str(w.message) for w in caught if issubclass(w.category, AgentsnapWarning)]
+        assert any("was opened before any recording started" in s for s in said), said
+        assert not list(snaps.glob("*.json"))  # nothing was captured: no golden claims otherwise
+
+        with AgentRecorder("ws::early-2", snapshot_dir=snaps):
+            pass
+        with pytest.raises(ReplayMissError) as miss:
+            with AgentAsserter("ws::early-2", snapshot_dir=snaps, mode="replay"):
+                ws.send(json.dumps({"say": "two"}))
+        assert "opened before any recording started" in str(miss.value)
+        assert "Open the connection inside the test" in str(miss.value)
+
+
+def test_a_connection_in_a_blocked_recording_is_refused_where_it_opens() -> None:
+    """CI with no snapshot: the recording is blocked (agentsnap.lifecycle), and a WebSocket
+    connection fails with the block's error before the server is reached."""
+    from agentsnap.capture.recording import Recording
+    from agentsnap.exceptions import SnapshotMissingInCIError
+
+    _needs("realtime-sync")
+    with FakeWebSocketAPI() as fake:
+        with pytest.raises(SnapshotMissingInCIError) as refused:
+            with Recording("replay", block="agentsnap: no snapshot for 't' in CI") as recording:
+                run("realtime-sync", fake)
+        assert fake.connections == []  # the server was never reached
+    assert recording.blocked_calls == 1
+    assert "no snapshot for 't' in CI (a WebSocket connection to ws://127.0.0.1" in str(
+        refused.value
+    )

@@ -22,6 +22,7 @@ own client one end of a socket pair whose other end plays the golden's connectio
 from __future__ import annotations
 
 import threading
+import weakref
 from types import ModuleType
 from typing import Any
 
@@ -35,6 +36,7 @@ __all__ = ["patch_asyncio_client", "patch_client", "patch_protocol", "patch_sync
 
 _ATTR = "_agentsnap_connection"
 _PEER = "_agentsnap_peer"
+_OPENED_IN = "_agentsnap_opened_in"
 #: header names not kept on the step: the handshake's own, and what a client says of its
 #: machine (differs between machines, so a golden would not be stable)
 _HANDSHAKE_HEADERS = (
@@ -71,6 +73,9 @@ def _send_request(
     recording = active.current()
     peer = getattr(instance, _PEER, None) or getattr(_opening, "peer", None)
     _opening.peer = None
+    # which recording the connection was opened in (None: none), so that a message it sends
+    # while another recording is active is reported (_foreign)
+    setattr(instance, _OPENED_IN, weakref.ref(recording) if recording is not None else None)
     if recording is not None and owner() is None and recording.block is None:
         from ..mcp.servers import url_server
 
@@ -132,9 +137,64 @@ def _frame(direction: str, instance: Any, frame: Any) -> None:
 
 
 def _send_frame(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    frame = args[0] if args else kwargs["frame"]
     if getattr(instance, _ATTR, None) is not None:
-        _frame("send", instance, args[0] if args else kwargs["frame"])
+        _frame("send", instance, frame)
+    elif hasattr(instance, _OPENED_IN):
+        _foreign(instance, frame)
     return wrapped(*args, **kwargs)
+
+
+def _foreign(instance: Any, frame: Any) -> None:
+    """A client message on a connection opened outside the active recording (before it, or in
+    another test's): it is neither recorded nor replayed. Replay raises (the connection may reach
+    the live server); capture warns once per connection and recording."""
+    current = active.current()
+    if current is None or owner() is not None:
+        return
+    from websockets.frames import Opcode
+
+    if frame.opcode is not Opcode.TEXT and frame.opcode is not Opcode.BINARY:
+        return
+    opened = getattr(instance, _OPENED_IN)
+    if opened is not None and opened() is current:
+        return
+    reported: set[int] = getattr(instance, "_agentsnap_reported", set())
+    if id(current) in reported and current.mode != "replay":
+        return
+    reported.add(id(current))
+    instance._agentsnap_reported = reported
+    url = _uri_text(getattr(instance, "uri", None))
+    where = (
+        "before any recording started"
+        if opened is None
+        else "in another recording (a fixture shared between tests?)"
+    )
+    fix = (
+        "Open the connection inside the test (a function-scoped fixture, or `with`/`async with` in the "
+        "test), so its messages are recorded and replayed with the test."
+    )
+    if current.mode == "replay":
+        from ...exceptions import ReplayMissError
+
+        exc = ReplayMissError(
+            f"agentsnap replay: a message was sent on the WebSocket connection to {url}, opened {where}: "
+            f"replay cannot play it from this test's snapshot, and that connection may reach its server. {fix}"
+        )
+        current.misses += 1
+        if current.first_miss is None:
+            current.first_miss = exc
+        raise exc
+    import warnings
+
+    from ...exceptions import AgentsnapWarning
+
+    warnings.warn(
+        f"agentsnap: the WebSocket connection to {url} was opened {where}; its messages in this test are "
+        f"not recorded. {fix}",
+        AgentsnapWarning,
+        stacklevel=2,
+    )
 
 
 def _recv_frame(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -214,6 +274,7 @@ def patch_asyncio_client(module: ModuleType) -> None:
 
 
 def _open_socket(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    _opening.peer = None
     peer = _replay_peer(instance.ws_uri)
     if peer is None:
         return wrapped(*args, **kwargs)
