@@ -208,7 +208,8 @@ class _Sync:
         self._connect = connect
 
     def open(self, url: str) -> Any:
-        ws = self._connect(url, compression=None, open_timeout=10)
+        # entered as a context manager (websockets 17.1 deprecates a bare connect() call)
+        ws = self._connect(url, compression=None, open_timeout=10).__enter__()
         _check_reply(ws.recv(timeout=10), "session.created")
         return ws
 
