@@ -25,7 +25,10 @@ each round opens three connections, one per configuration:
   names a port nothing listens on, so a connection that reached the network would fail.
 
 A connection's opening (the handshake and the first server message, ``session.created``) is
-timed once per configuration and round, in a rotating order. Then each of the ``n`` messages
+timed first, :data:`OPENS` times per configuration and round, in a rotating order, each in a
+recording of its own (replay: from a recording of a connection opened and closed); a round's
+value is their median. Then each round opens one connection per configuration (untimed), and
+each of the ``n`` messages
 is sent once per configuration and its answer read, back to back in a rotating order, each
 exchange timed alone (``_common.interleave_calls``' scheme): a round's value is the median of
 its exchanges, wall time and the process's CPU time (``time.process_time``: the library's
@@ -68,6 +71,8 @@ from _common import (
 )
 
 CLIENTS = ("sync", "asyncio")
+#: connections opened (and closed) per configuration and round to time the handshake
+OPENS = 5
 CONFIGS = ("bare", "record", "replay")
 PATH = "/v1/realtime"
 QUERY = "?model=gpt-realtime"
@@ -283,12 +288,48 @@ def _prerecord(client: Any, url: str, rounds: int, n: int) -> list[list[dict[str
     return out
 
 
+def _time_opens(
+    client: Any, urls: dict[str, str], opened: list[dict[str, Any]]
+) -> dict[str, float]:
+    """Per configuration, the median of :data:`OPENS` openings (handshake + ``session.created``),
+    each in a fresh recording, rotating the order; ``opened``: the steps of a recorded connection
+    that was opened and closed (what each replayed opening plays)."""
+    from agentsnap.capture import active
+    from agentsnap.capture.cassette import Cassette
+    from agentsnap.capture.recording import Recording
+
+    names = list(urls)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for j in range(OPENS):
+        shift = j % len(names)
+        for name in names[shift:] + names[:shift]:
+            rec = None
+            if name == "record":
+                rec = Recording("capture")
+            elif name == "replay":
+                rec = Recording("replay", cassette=Cassette(opened, strict=True))
+            if rec is not None:
+                active.activate(rec)
+            try:
+                t0 = clock()
+                ws = client.open(urls[name])
+                times[name].append(clock() - t0)
+                client.close(ws)
+            finally:
+                if rec is not None:
+                    active.deactivate(rec)
+                    rec.stop()
+                    assert rec.misses == 0
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
 def _measure(client: Any, port: int, rounds: int, n: int, warmup: int = 1) -> dict[str, Any]:
     """{"open" | "wall" | "cpu" | "steps": {config: per-round values}} (see the module doc)."""
     live = f"ws://127.0.0.1:{port}{PATH}{QUERY}"
     dead = f"ws://127.0.0.1:{_dead_port()}{PATH}{QUERY}"
     total = warmup + rounds
     recorded = _prerecord(client, live, total, n)
+    (opened,) = _prerecord(client, live, 1, 0)
     forget_scrub_memo()
     configs = {
         "bare": WsConfig("bare", None, recorded),
@@ -305,7 +346,7 @@ def _measure(client: Any, port: int, rounds: int, n: int, warmup: int = 1) -> di
     for r in range(total):
         walls: dict[str, list[float]] = {name: [] for name in names}
         cpus: dict[str, list[float]] = {name: [] for name in names}
-        opens: dict[str, float] = {}
+        opens = _time_opens(client, urls, opened)
         steps_cost: dict[str, float] = {}
         shift = r % len(names)
         for name in names[shift:] + names[:shift]:
@@ -313,9 +354,7 @@ def _measure(client: Any, port: int, rounds: int, n: int, warmup: int = 1) -> di
             cfg.begin_round(r)
             cfg.enter()
             try:
-                t0 = clock()
                 cfg.ws = client.open(urls[name])
-                opens[name] = clock() - t0
             finally:
                 cfg.exit()
         gc.collect()
@@ -412,7 +451,7 @@ def run(ctx: Ctx) -> Section:
     if missing:
         sec.skipped = f"{', '.join(missing)} not installed (`pip install websockets`)."
         return sec
-    rounds = ctx.rounds(7, 3)
+    rounds = ctx.rounds(15, 5)
     n = ctx.rounds(200, 60)
     results = {}
     with _live_server() as port:
@@ -421,8 +460,10 @@ def run(ctx: Ctx) -> Section:
             results[client_name] = _row(client_name, port, rounds, n)
     sent, received = _sizes()
     sec.add(
-        f"{rounds} rounds per client; each round opens one connection per configuration (the handshake and the "
-        f"first server message, `session.created`: the connection's fixed cost) and exchanges {n} messages on it, "
+        f"{rounds} rounds per client; each round first times the opening of a connection (the handshake and the "
+        f"first server message, `session.created`: a connection's fixed cost) {OPENS} times per configuration, "
+        "each in a recording of its own, in a rotating order (a round's value: their median); then it opens one "
+        f"connection per configuration and exchanges {n} messages on it, "
         f"each a client `conversation.item.create` ({sent} bytes of JSON text) answered by one server "
         f"`conversation.item.created` ({received} bytes), once per configuration, back to back in a rotating "
         "order, each exchange (send + receive) timed alone. A round's value is the median of its exchanges; the "
