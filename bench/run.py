@@ -74,7 +74,7 @@ ROW_COST: dict[str, tuple[float, float]] = {
     "10": (12, 8),
     "11": (70, 60),
     "12": (45, 20),
-    "13": (25, 8),
+    "13": (15, 3),
 }
 
 #: a missed target's profiled cause and next step, shown next to it in the Targets table.

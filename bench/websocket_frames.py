@@ -524,6 +524,17 @@ def run(ctx: Ctx) -> Section:
         sec.headline[f"{client_name} bare"] = fmt_time(median(wall["bare"]))
         sec.headline[f"{client_name} record added"] = fmt_time(median(rec_added))
         sec.headline[f"{client_name} replay added"] = fmt_time(median(rep_added))
+    floor = "; ".join(
+        f"{client_name} client {fmt_time(median(res['wall']['bare']))} wall, "
+        f"{fmt_time(median(res['cpu']['bare']))} CPU"
+        for client_name, res in results.items()
+    )
+    sec.add(
+        f"The floor, the `websockets` library's own cost per exchange over loopback (*bare*): {floor}. "
+        "What agentsnap adds while the test runs is the record and replay columns; recording's main cost "
+        "comes at the test's end, when `Trace.steps()` builds the `websocket` step (last table).",
+        "",
+    )
     sec.add("Per exchange (one message each way):", "")
     sec.table(
         [
