@@ -25,8 +25,8 @@ each round opens three connections, one per configuration:
   names a port nothing listens on, so a connection that reached the network would fail.
 
 A connection's opening (the handshake and the first server message, ``session.created``) is
-timed first, :data:`OPENS` times per configuration and round, in a rotating order, each in a
-recording of its own (replay: from a recording of a connection opened and closed); a round's
+timed first, :data:`OPENS` times per configuration and round, in a rotating order (the garbage
+collector held off, as for the messages), each in a recording of its own (replay: from a recording of a connection opened and closed); a round's
 value is their median. Then each round opens one connection per configuration (untimed), and
 each of the ``n`` messages
 is sent once per configuration and its answer read, back to back in a rotating order, each
@@ -292,14 +292,30 @@ def _time_opens(
     client: Any, urls: dict[str, str], opened: list[dict[str, Any]]
 ) -> dict[str, float]:
     """Per configuration, the median of :data:`OPENS` openings (handshake + ``session.created``),
-    each in a fresh recording, rotating the order; ``opened``: the steps of a recorded connection
-    that was opened and closed (what each replayed opening plays)."""
+    each in a fresh recording, rotating the order, the garbage collector held off; ``opened``:
+    the steps of a recorded connection that was opened and closed (what each replayed opening
+    plays)."""
+    names = list(urls)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    gc_was = gc.isenabled()
+    gc.collect()
+    gc.disable()  # as for the messages: the rounds' recordings make a full collection slow
+    try:
+        _open_rounds(client, urls, opened, times)
+    finally:
+        if gc_was:
+            gc.enable()
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
+def _open_rounds(
+    client: Any, urls: dict[str, str], opened: list[dict[str, Any]], times: dict[str, list[float]]
+) -> None:
     from agentsnap.capture import active
     from agentsnap.capture.cassette import Cassette
     from agentsnap.capture.recording import Recording
 
     names = list(urls)
-    times: dict[str, list[float]] = {name: [] for name in names}
     for j in range(OPENS):
         shift = j % len(names)
         for name in names[shift:] + names[:shift]:
@@ -320,7 +336,6 @@ def _time_opens(
                     active.deactivate(rec)
                     rec.stop()
                     assert rec.misses == 0
-    return {name: statistics.median(values) for name, values in times.items()}
 
 
 def _measure(client: Any, port: int, rounds: int, n: int, warmup: int = 1) -> dict[str, Any]:
