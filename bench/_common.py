@@ -321,6 +321,7 @@ VERSIONED = (
     "httpx",
     "httpx2",
     "mcp",
+    "websockets",
     "pydantic",
     "pydantic-core",
     "wrapt",

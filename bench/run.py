@@ -6,6 +6,7 @@
     python bench/run.py --legacy-venv .bench-legacy   # row 3b/7 against agentsnap 0.5.1 (venv made if missing)
     python bench/run.py --rows 4 --vcr-max 10000      # row 4 with vcrpy run (once) at 10,000 calls
     python bench/run.py --rows 12 --merge       # measure row 12 and put it into RESULTS.md/.json, other rows kept
+    python bench/run.py --rows 13 --merge       # the same for row 13
     nox -s bench                                # the same, with every optional package installed
 
 Rows: 1 capture overhead, 2 installed-but-off, 3 replay cost, 3b vs agentsnap 0.5.1,
@@ -13,11 +14,13 @@ Rows: 1 capture overhead, 2 installed-but-off, 3 replay cost, 3b vs agentsnap 0.
 backends (``bench/semantic.py``), 9 the other transports (urllib, requests, aiohttp),
 10 a pydantic-ai agent test (replay vs live vs vcrpy), 11 memory and golden load time,
 12 MCP tool calls (record and replay per ``call_tool`` and per session, stdio and streamable
-HTTP, ``bench/mcp_calls.py``).
+HTTP, ``bench/mcp_calls.py``), 13 WebSocket messages (record and replay per message and per
+connection of the ``websockets`` sync and asyncio clients, and the ``websocket`` step's build,
+``bench/websocket_frames.py``).
 A row whose packages are missing says so and is skipped; nothing here is a unit test,
 and nothing is asserted.
 
-Targets are issue 18's where it sets one (rows 1, 3, 3b, 4, 6, 9, 11); row 12 (issue 26) has none. A missed target's
+Targets are issue 18's where it sets one (rows 1, 3, 3b, 4, 6, 9, 11); rows 12 (issue 26) and 13 (issue 27) have none. A missed target's
 profiled cause and next step is written in :data:`CAUSES` below (keyed like the target),
 never by hand in RESULTS.md: the Targets table shows it next to the miss.
 
@@ -51,7 +54,7 @@ import contextlib
 
 from _common import BENCH, ROOT, Ctx, Section, loadavg, machine, verdict, versions
 
-ALL_ROWS = ("1", "2", "3", "3b", "4", "5", "6", "7", "8", "9", "10", "11", "12")
+ALL_ROWS = ("1", "2", "3", "3b", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13")
 LEGACY = "agentsnap==0.5.1"
 
 #: seconds each row takes on this 2-core machine when it is quiet: (full rounds, --quick rounds);
@@ -71,6 +74,7 @@ ROW_COST: dict[str, tuple[float, float]] = {
     "10": (12, 8),
     "11": (70, 60),
     "12": (45, 20),
+    "13": (15, 3),
 }
 
 #: a missed target's profiled cause and next step, shown next to it in the Targets table.
@@ -213,6 +217,7 @@ PLAIN_ROWS: dict[str, tuple[str, str]] = {
     "10": ("framework", "a pydantic-ai agent test"),
     "11": ("memory", "memory"),
     "12": ("mcp_calls", "MCP tool calls"),
+    "13": ("websocket_frames", "WebSocket messages"),
 }
 
 
@@ -362,7 +367,7 @@ def main() -> int:
             pace("3b")
             ctx.log("row 3b: replay vs agentsnap 0.5.1")
             sections.append(timed("row 3b", lambda: replay_legacy.run(ctx, share)))
-        for row in ("4", "5", "6", "7", "8", "9", "10", "11", "12"):
+        for row in ("4", "5", "6", "7", "8", "9", "10", "11", "12", "13"):
             if row not in rows:
                 continue
             pace(row)
