@@ -1,5 +1,5 @@
 """Developer sessions: `nox -s tests`, `nox -s examples`, `nox -s lint typecheck`, `nox -s sdk_matrix`,
-`nox -s mcp-matrix`,
+`nox -s mcp-matrix`, `nox -s websocket-matrix`,
 `nox -s frameworks`, `nox -s newest`.
 
 The tools the suite drives in-process (pytest, xdist, hypothesis, syrupy, ruff, mypy, nox)
@@ -117,6 +117,25 @@ def mcp_matrix(session: nox.Session, bound: str) -> None:
     session.install("--upgrade", MCP_OLDEST if bound == "oldest" else "mcp")
     session.run("python", "-m", "pip", "list", "--format=freeze", silent=False)
     session.run("pytest", "-n", "2", *MCP_TESTS, *session.posargs)
+
+
+#: the oldest `websockets` the SDKs accept (openai[realtime] and google-genai: >=13): its
+#: asyncio client's `create_connection`, the sync `connect` function, `ClientProtocol.wsuri`
+WEBSOCKETS_OLDEST = "websockets==13.1"
+WEBSOCKET_TESTS = ["tests/test_websocket_sessions.py", "tests/test_websocket_turns.py"]
+
+
+@nox.session(python=PYTHONS, name="websocket-matrix")
+@nox.parametrize("bound", ["oldest", "before-17", "newest"])
+def websocket_matrix(session: nox.Session, bound: str) -> None:
+    """WebSocket capture and replay against the oldest supported `websockets`, the last release
+    before 17 (the OpenAI Agents SDK pins `<17`; 17 moved where clients open the network) and
+    the newest."""
+    session.install("-e", ".[openai,google]", *MATRIX_TEST_DEPS, *TOOLS)
+    pin = {"oldest": WEBSOCKETS_OLDEST, "before-17": "websockets<17", "newest": "websockets"}[bound]
+    session.install("--upgrade", pin)
+    session.run("python", "-m", "pip", "list", "--format=freeze", silent=False)
+    session.run("pytest", "-n", "2", *WEBSOCKET_TESTS, *session.posargs)
 
 
 # extra of pyproject.toml -> the tests/frameworks files that need it (the two groups cannot share a venv)

@@ -11,9 +11,10 @@ is none.
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
-__all__ = ["one_of", "wrap_once", "wrapped_by"]
+__all__ = ["one_of", "wrap_everywhere", "wrap_once", "wrapped_by"]
 
 #: how many ``__wrapped__`` layers are looked through
 DEPTH = 16
@@ -50,3 +51,24 @@ def wrap_once(
     current = owner.__dict__.get(name) if isinstance(owner, type) else getattr(owner, name, None)
     if not wrapped_by(current, match or one_of(wrapper)):
         wrapt.wrap_function_wrapper(owner, name, wrapper)
+
+
+def wrap_everywhere(module: ModuleType, name: str, wrapper: Callable[..., Any]) -> None:
+    """Wrap ``module.name``, and rebind the modules that imported the unwrapped function by name
+    (``from mcp.client.stdio import stdio_client``, or an SDK keeping ``websockets.sync.client.connect``,
+    before the hooks were installed: a module imported before the first ``AgentRecorder``). A module-level function, unlike a method, is
+    copied into every importer's namespace."""
+    import sys
+
+    original = getattr(module, name)
+    wrap_once(module, name, wrapper)
+    wrapped = getattr(module, name)
+    if wrapped is original:
+        return
+    for other in list(sys.modules.values()):
+        namespace = getattr(other, "__dict__", None)
+        if other is module or not isinstance(namespace, dict):
+            continue
+        for key, value in list(namespace.items()):
+            if value is original:
+                namespace[key] = wrapped

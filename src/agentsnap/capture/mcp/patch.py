@@ -28,7 +28,7 @@ from typing import Any
 from ...exceptions import AgentsnapWarning
 from .. import active
 from ..ownership import owned, owner
-from ..wrapping import wrap_once
+from ..wrapping import wrap_everywhere, wrap_once
 from .channel import Channel
 from .peer import replay_streams
 from .servers import UNKNOWN, Server, stdio_server, url_server
@@ -127,31 +127,10 @@ _STREAMABLE_PAIR = _hook(_url_server("streamable-http"))
 _STREAMABLE_TRIPLE = _hook(_url_server("streamable-http"), (_no_session_id,))
 
 
-def _wrap_everywhere(module: ModuleType, name: str, wrapper: Callable[..., Any]) -> None:
-    """Wrap ``module.name``, and rebind the modules that imported the unwrapped function by name
-    (``from mcp.client.stdio import stdio_client`` before the hooks were installed: a test module
-    imported before the first ``AgentRecorder``). A module-level function, unlike a method, is
-    copied into every importer's namespace."""
-    import sys
-
-    original = getattr(module, name)
-    wrap_once(module, name, wrapper)
-    wrapped = getattr(module, name)
-    if wrapped is original:
-        return
-    for other in list(sys.modules.values()):
-        namespace = getattr(other, "__dict__", None)
-        if other is module or not isinstance(namespace, dict):
-            continue
-        for key, value in list(namespace.items()):
-            if value is original:
-                namespace[key] = wrapped
-
-
 def patch_stdio(module: ModuleType) -> None:
     """``mcp.client.stdio.stdio_client``."""
     if hasattr(module, "stdio_client"):
-        _wrap_everywhere(module, "stdio_client", _STDIO)
+        wrap_everywhere(module, "stdio_client", _STDIO)
 
 
 def patch_streamable_http(module: ModuleType) -> None:
@@ -160,19 +139,19 @@ def patch_streamable_http(module: ModuleType) -> None:
     wrapper = _STREAMABLE_TRIPLE if hasattr(module, "GetSessionIdCallback") else _STREAMABLE_PAIR
     for name in ("streamable_http_client", "streamablehttp_client"):
         if hasattr(module, name):
-            _wrap_everywhere(module, name, wrapper)
+            wrap_everywhere(module, name, wrapper)
 
 
 def patch_sse(module: ModuleType) -> None:
     """``mcp.client.sse.sse_client``."""
     if hasattr(module, "sse_client"):
-        _wrap_everywhere(module, "sse_client", _SSE)
+        wrap_everywhere(module, "sse_client", _SSE)
 
 
 def patch_websocket(module: ModuleType) -> None:
     """``mcp.client.websocket.websocket_client``."""
     if hasattr(module, "websocket_client"):
-        _wrap_everywhere(module, "websocket_client", _WEBSOCKET)
+        wrap_everywhere(module, "websocket_client", _WEBSOCKET)
 
 
 def _session_init(

@@ -140,6 +140,16 @@ def _kind(value: object) -> str:
     return "binary" if isinstance(value, bytes) else "text"
 
 
+class _PairEnd(socket.socket):
+    """The client's end of the socket pair: a TCP option set on it (``TCP_NODELAY``: websockets
+    before 17 sets it on every socket it opens) is accepted and ignored, as a Unix socket has none."""
+
+    def setsockopt(self, level: int, option: int, value: Any, *rest: Any) -> None:
+        if level == socket.IPPROTO_TCP:
+            return
+        super().setsockopt(level, option, value, *rest)
+
+
 class ReplayPeer:
     """The fake server of one replayed connection (see the module doc)."""
 
@@ -160,7 +170,8 @@ class ReplayPeer:
 
     def open(self) -> socket.socket:
         """The client's end of a new socket pair; the server's end is served by a thread."""
-        client, server = socket.socketpair()
+        pair, server = socket.socketpair()
+        client = _PairEnd(pair.family, pair.type, pair.proto, fileno=pair.detach())
         thread = threading.Thread(
             target=self._serve, args=(server,), name="agentsnap-websocket-replay", daemon=True
         )

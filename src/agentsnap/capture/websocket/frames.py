@@ -78,6 +78,8 @@ class Connection:
         self.messages: list[Message] = []
         #: each message's place in the process-wide sequence that orders exchanges (next_seq)
         self.seqs: list[int] = []
+        #: each message's :func:`message_value`, filled by :meth:`snapshot`
+        self._values: list[object] = []
         #: the handshake's status (101 when accepted), and the subprotocol the server chose
         self.status: int | None = None
         self.subprotocol: str | None = None
@@ -124,10 +126,18 @@ class Connection:
                     self.close["reason"] = scrub_text(reason)
             self.ended = time.monotonic()
 
+    def snapshot(self) -> tuple[list[Message], list[object], list[int]]:
+        """The messages so far, each one's :func:`message_value` (parsed once, kept) and its
+        place in the sequence that orders exchanges."""
+        with self._lock:
+            messages, seqs = list(self.messages), list(self.seqs)
+        values = self._values
+        values += [message_value(p) for _, _, p in messages[len(values) :]]
+        return messages, values[: len(messages)], seqs
+
     def step(self, number: int, api: str | None) -> dict[str, Any]:
         """The ``websocket`` step of this connection (``number``: its ``connection``)."""
-        with self._lock:
-            messages = list(self.messages)
+        messages, values, _ = self.snapshot()
         out: dict[str, Any] = {
             "type": "websocket",
             "connection": number,
@@ -141,7 +151,7 @@ class Connection:
             out["status"] = self.status
         if self.subprotocol:
             out["subprotocol"] = self.subprotocol
-        out["frames"] = [stored_frame(m) for m in messages]
+        out["frames"] = [stored_frame(m, v) for m, v in zip(messages, values, strict=True)]
         if self.close is not None:
             out["close"] = dict(self.close)
         if self.drift:
@@ -185,11 +195,13 @@ def _to_blobs(value: object) -> Any:
     return value
 
 
-def stored_frame(message: Message) -> dict[str, Any]:
-    """One message as the golden keeps it (see the module doc)."""
+def stored_frame(message: Message, value: object = None) -> dict[str, Any]:
+    """One message as the golden keeps it (see the module doc); ``value``: its
+    :func:`message_value`, when the caller has it."""
     direction, at, payload = message
     out: dict[str, Any] = {"dir": direction, "at": round(at, 3)}
-    value = message_value(payload)
+    if value is None:
+        value = message_value(payload)
     if isinstance(value, bytes):
         out["binary"] = envelope(scrub_bytes(value))
         return out
@@ -197,6 +209,8 @@ def stored_frame(message: Message) -> dict[str, Any]:
         out["frame"] = "binary"
     if isinstance(value, str):
         out["text"] = scrub_text(value)
+    elif len(payload) < BLOB_MIN:  # no string in it is long enough for a side file
+        out["json"] = scrub_json(value)
     else:
         out["json"] = _to_blobs(scrub_json(value))
     return out
@@ -232,7 +246,9 @@ def restored_frame(frame: Mapping[str, Any], root: Path | None) -> str | bytes:
     """The message a stored frame holds, as replay sends it (side files read back from
     ``root``, the snapshot's folder). Raises :class:`BlobMissing`, ``KeyError``, ``ValueError``."""
     if "json" in frame:
-        text = json.dumps(_from_blobs(frame["json"], root), ensure_ascii=False)
+        text = json.dumps(frame["json"], ensure_ascii=False)
+        if '"$blob"' in text:  # a side-file reference in it: read back
+            text = json.dumps(_from_blobs(frame["json"], root), ensure_ascii=False)
         return text.encode("utf-8") if frame.get("frame") == "binary" else text
     if "text" in frame:
         return str(frame["text"])

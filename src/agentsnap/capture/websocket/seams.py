@@ -28,7 +28,7 @@ from typing import Any
 
 from .. import active
 from ..ownership import owner
-from ..wrapping import wrap_once
+from ..wrapping import wrap_everywhere, wrap_once
 from .fake import ReplayPeer, recorded_connections
 from .frames import Connection
 
@@ -64,6 +64,11 @@ def _uri_text(wsuri: Any) -> str:
     return f"{scheme}://{netloc}{path}" + (f"?{query}" if query else "")
 
 
+def _client_uri(protocol: Any) -> Any:
+    """A ``ClientProtocol``'s ``WebSocketURI`` (``uri``; ``wsuri`` before websockets 14)."""
+    return getattr(protocol, "uri", None) or getattr(protocol, "wsuri", None)
+
+
 # -- record: the Sans-I/O protocol ---------------------------------------------------------------
 
 
@@ -72,7 +77,8 @@ def _send_request(
 ) -> Any:
     recording = active.current()
     peer = getattr(instance, _PEER, None) or getattr(_opening, "peer", None)
-    _opening.peer = None
+    asked = getattr(_opening, "uri", None) if peer is not None else None
+    _opening.peer = _opening.uri = None
     # which recording the connection was opened in (None: none), so that a message it sends
     # while another recording is active is reported (_foreign)
     setattr(instance, _OPENED_IN, weakref.ref(recording) if recording is not None else None)
@@ -82,7 +88,7 @@ def _send_request(
         request = args[0] if args else kwargs.get("request")
         headers: Any = getattr(request, "headers", None)
         pairs = list(headers.raw_items()) if hasattr(headers, "raw_items") else []
-        wsuri = getattr(instance, "uri", None)
+        wsuri = asked or _client_uri(instance)
         url = _uri_text(wsuri)
         described = dict(url_server("websocket", url, pairs).described)
         if described.get("headers"):
@@ -140,7 +146,7 @@ def _send_frame(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict
     frame = args[0] if args else kwargs["frame"]
     if getattr(instance, _ATTR, None) is not None:
         _frame("send", instance, frame)
-    elif hasattr(instance, _OPENED_IN):
+    elif active.current() is not None:
         _foreign(instance, frame)
     return wrapped(*args, **kwargs)
 
@@ -153,10 +159,14 @@ def _foreign(instance: Any, frame: Any) -> None:
     if current is None or owner() is not None:
         return
     from websockets.frames import Opcode
+    from websockets.protocol import Side
 
     if frame.opcode is not Opcode.TEXT and frame.opcode is not Opcode.BINARY:
         return
-    opened = getattr(instance, _OPENED_IN)
+    if getattr(instance, "side", None) is not Side.CLIENT:
+        return  # a server's (a test's own fake, replay's peer)
+    # no mark: opened before agentsnap's hooks were installed, so before any recording
+    opened = getattr(instance, _OPENED_IN, None)
     if opened is not None and opened() is current:
         return
     reported: set[int] = getattr(instance, "_agentsnap_reported", set())
@@ -164,7 +174,7 @@ def _foreign(instance: Any, frame: Any) -> None:
         return
     reported.add(id(current))
     instance._agentsnap_reported = reported
-    url = _uri_text(getattr(instance, "uri", None))
+    url = _uri_text(_client_uri(instance))
     where = (
         "before any recording started"
         if opened is None
@@ -267,10 +277,37 @@ async def _open_tcp_connection(
     return connection
 
 
+async def _create_connection(
+    wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
+    """websockets 13 to 16: ``connect.create_connection`` opens the network."""
+    from websockets.uri import parse_uri
+
+    ws_uri = parse_uri(instance.uri)
+    peer = _replay_peer(ws_uri)
+    if peer is None:
+        return await wrapped(*args, **kwargs)
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    sock = peer.open()
+
+    def factory() -> Any:
+        connection = instance.protocol_factory(ws_uri)
+        setattr(connection.protocol, _PEER, peer)
+        return connection
+
+    _, connection = await loop.create_connection(factory, sock=sock)
+    return connection
+
+
 def patch_asyncio_client(module: ModuleType) -> None:
-    """``websockets.asyncio.client``: replay hands ``connect`` a socket pair's end."""
+    """``websockets.asyncio.client``: replay hands ``connect`` a socket pair's end
+    (``open_tcp_connection`` from websockets 17, ``create_connection`` before)."""
     if hasattr(module.connect, "open_tcp_connection"):
         wrap_once(module.connect, "open_tcp_connection", _open_tcp_connection)
+    elif hasattr(module.connect, "create_connection"):
+        wrap_once(module.connect, "create_connection", _create_connection)
 
 
 def _open_socket(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -289,9 +326,36 @@ def _enable_tls(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict
     return wrapped(*args, **kwargs)
 
 
+def _sync_connect(
+    wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
+    """websockets 13 to 16: the sync ``connect`` function opens the network itself; replay
+    gives it the socket pair's end as ``sock`` (and a ``ws://`` URI: the fake speaks no TLS)."""
+    from websockets.uri import parse_uri
+
+    uri = str(args[0] if args else kwargs.pop("uri"))
+    ws_uri = parse_uri(uri)
+    _opening.peer = None
+    peer = _replay_peer(ws_uri)
+    if peer is None:
+        return wrapped(uri, *args[1:], **kwargs)
+    kwargs["sock"] = peer.open()
+    for key in ("ssl", "server_hostname", "ssl_context"):
+        kwargs.pop(key, None)
+    if ws_uri.secure:
+        uri = "ws" + uri[3:]
+    _opening.peer = peer
+    _opening.uri = ws_uri  # what the connection is named by (the client asked for wss)
+    return wrapped(uri, **kwargs)
+
+
 def patch_sync_client(module: ModuleType) -> None:
-    """``websockets.sync.client``: replay hands ``connect`` a socket pair's end."""
+    """``websockets.sync.client``: replay hands ``connect`` a socket pair's end
+    (``reconnect.open_socket`` from websockets 17, the ``connect`` function before; a module
+    that imported that function by name before the hooks were installed is rebound)."""
     reconnect = getattr(module, "reconnect", None)
     if reconnect is not None and hasattr(reconnect, "open_socket"):
         wrap_once(reconnect, "open_socket", _open_socket)
         wrap_once(reconnect, "enable_tls", _enable_tls)
+    elif hasattr(module, "connect"):
+        wrap_everywhere(module, "connect", _sync_connect)

@@ -36,13 +36,11 @@ def connection_steps(connections: list[Connection]) -> tuple[list[dict[str, Any]
     sockets: list[dict[str, Any]] = []
     exchanges: list[Exchange] = []
     for number, connection in enumerate(_numbered(connections)):
-        with connection._lock:
-            messages = list(connection.messages)
-            seqs = list(connection.seqs)
+        messages, values, seqs = connection.snapshot()
         url = str(connection.described.get("url") or "")
-        api = api_of(connection.path, messages)
+        api = api_of(connection.path, messages, values)
         sockets.append(connection.step(number, api))
-        for turn in turns(api, messages, urlsplit(url).query):
+        for turn in turns(api, messages, urlsplit(url).query, values):
             exchanges.append(
                 Exchange(
                     provider=turn.provider,

@@ -53,7 +53,7 @@ class Turn:
 Event = tuple[str, float, dict[str, Any], int]
 
 
-def api_of(path: str, messages: list[Message]) -> str | None:
+def api_of(path: str, messages: list[Message], values: list[object] | None = None) -> str | None:
     """``openai_realtime``, ``openai_responses``, ``gemini_live`` or None (another API)."""
     if "BidiGenerateContent" in path:
         return "gemini_live"
@@ -61,7 +61,9 @@ def api_of(path: str, messages: list[Message]) -> str | None:
         return "openai_realtime"
     if path.rstrip("/").endswith("/responses"):
         return "openai_responses"
-    first = next((message_value(p) for d, _, p in messages if d == "send"), None)
+    if values is None:
+        values = [message_value(p) for _, _, p in messages]
+    first = next((v for (d, _, _), v in zip(messages, values, strict=True) if d == "send"), None)
     if isinstance(first, Mapping):
         if "setup" in first:
             return "gemini_live"
@@ -73,11 +75,15 @@ def api_of(path: str, messages: list[Message]) -> str | None:
     return None
 
 
-def turns(api: str | None, messages: list[Message], query: str = "") -> list[Turn]:
-    """The model turns of a connection's messages (none for an unknown API)."""
+def turns(
+    api: str | None, messages: list[Message], query: str = "", values: list[object] | None = None
+) -> list[Turn]:
+    """The model turns of a connection's messages (none for an unknown API); ``values``: each
+    message's :func:`~.frames.message_value`, when the caller has them."""
+    if values is None:
+        values = [message_value(p) for _, _, p in messages]
     events: list[Event] = []
-    for i, (direction, at, payload) in enumerate(messages):
-        value = message_value(payload)
+    for i, ((direction, at, _), value) in enumerate(zip(messages, values, strict=True)):
         if isinstance(value, dict):
             events.append((direction, at, value, i))
     if api == "openai_responses":
@@ -154,15 +160,32 @@ def _realtime(events: list[Event], query: str) -> list[Turn]:
     session: dict[str, Any] = {}
     model = next((p.split("=", 1)[1] for p in query.split("&") if p.startswith("model=")), None)
     items: list[dict[str, Any]] = []
+    #: an output item's place in ``items``, taken when the server first sent it
+    #: (``response.output_item.added`` / ``.done``): the client may answer a function call
+    #: before ``response.done`` arrives, and its answer follows the call
+    placed: dict[str, int] = {}
     out: list[Turn] = []
     pending: tuple[dict[str, Any], float, int] | None = None
     for direction, at, event, index in events:
         kind = str(event.get("type") or "")
-        told = kind in ("session.created", "session.updated") or (
-            direction == "send" and kind == "session.update"
-        )
-        if told and isinstance(event.get("session"), dict):
+        told = kind == "session.updated" or (direction == "send" and kind == "session.update")
+        if isinstance(event.get("session"), dict) and kind == "session.created":
+            # the server's defaults: what the client set (its update may be read first) stays
+            for key, value in event["session"].items():
+                session.setdefault(key, value)
+        elif told and isinstance(event.get("session"), dict):
             session.update(event["session"])
+        elif direction == "recv" and kind in (
+            "response.output_item.added",
+            "response.output_item.done",
+        ):
+            item = event.get("item")
+            if isinstance(item, Mapping) and isinstance(item.get("id"), str):
+                if item["id"] not in placed:
+                    placed[item["id"]] = len(items)
+                    items.append(_realtime_content(item))
+                else:
+                    items[placed[item["id"]]] = _realtime_content(item)
         elif direction == "send" and kind == "conversation.item.create":
             if isinstance(event.get("item"), dict):
                 items.append(_realtime_content(event["item"]))
@@ -184,7 +207,16 @@ def _realtime(events: list[Event], query: str) -> list[Turn]:
                 for i in (response or {}).get("output") or []
                 if isinstance(i, Mapping)
             ]
-            items += copy.deepcopy(output)
+            for raw, item in zip(
+                [i for i in (response or {}).get("output") or [] if isinstance(i, Mapping)],
+                output,
+                strict=True,
+            ):
+                at_ = placed.pop(str(raw.get("id")), None) if raw.get("id") is not None else None
+                if at_ is None:
+                    items.append(copy.deepcopy(item))
+                else:
+                    items[at_] = copy.deepcopy(item)
             shown = {k: v for k, v in (response or {}).items() if k not in ("object",)}
             shown["output"] = output
             shown.setdefault("model", body.get("model"))
