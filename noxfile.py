@@ -152,6 +152,7 @@ FRAMEWORK_GROUPS: dict[str, list[str]] = {
         "test_mcp_openai_agents.py",
         "test_mcp_pydantic_ai.py",
         "test_mcp_langchain.py",
+        "test_ws_agents_sdk.py",
     ],
     "frameworks-openai2": ["test_instructor.py", "test_llama_index.py"],
 }
