@@ -21,7 +21,6 @@ import pytest
 
 pytest.importorskip("agents")
 
-from websockets.asyncio.client import connect as _ws_connect
 
 from agentsnap import AgentAsserter, AgentRecorder
 from agentsnap.exceptions import AgentRegressionError
@@ -77,28 +76,6 @@ DRIVERS: dict[str, tuple[Callable[[Any, Mapping[str, str]], str], str, str]] = {
     "realtime-runner": (_realtime, "openai_realtime", "/v1/realtime"),
 }
 
-# agentsnap reads a Realtime turn's output items into the conversation where ``response.done``
-# sits in the recorded wire order; the RealtimeSession sends the tool's function_call_output on
-# ``response.output_item.done``, sometimes before ``response.done`` arrived, so the second
-# llm_call's messages are [..., function_call_output, function_call] in some recordings and
-# [..., function_call, function_call_output] in others: the golden is rewritten. Not strict:
-# it depends on the race.
-_REALTIME_ORDER = pytest.mark.xfail(
-    reason="agentsnap defect: Realtime turn items ordered by when response.done was read",
-    strict=False,
-)
-
-# agentsnap replays a connection of the websockets asyncio client through
-# ``connect.open_tcp_connection`` (websockets >= 17); openai-agents 0.24 requires websockets < 17,
-# where connect opens its socket in ``create_connection`` and the replay seam is not installed:
-# replay dials the recorded address (refused here). strict: an XPASS says the defect is fixed.
-_NO_REPLAY_SEAM = pytest.mark.xfail(
-    not hasattr(_ws_connect, "open_tcp_connection"),
-    reason="agentsnap defect: no WebSocket replay seam on websockets < 17 (replay dials the network)",
-    raises=(ConnectionRefusedError, OSError, AssertionError),
-    strict=True,
-)
-
 
 class Stopped:
     """Where the recording's fake was, once it is stopped: all a replay has."""
@@ -151,7 +128,6 @@ def test_the_golden_holds_the_connection_its_turns_and_the_tool_call(
     assert second["response"] == ANSWER and second["usage"]
 
 
-@_NO_REPLAY_SEAM
 @pytest.mark.parametrize("driver", list(DRIVERS))
 def test_replayed_offline_then_a_changed_tool_output_fails(
     driver: str, tmp_path: Path, offline: Offline
@@ -179,7 +155,7 @@ def test_replayed_offline_then_a_changed_tool_output_fails(
     "driver",
     [
         "responses-session",
-        pytest.param("realtime-runner", marks=_REALTIME_ORDER),
+        "realtime-runner",
     ],
 )
 def test_re_recording_the_unchanged_run_is_byte_identical(driver: str, tmp_path: Path) -> None:
