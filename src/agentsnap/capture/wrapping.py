@@ -5,7 +5,8 @@ is imported and never removed. Installing them again (a second import hook,
 a reloaded module, another library wrapping on top of ours) must not stack a
 second layer: :func:`wrapped_by` walks the ``__wrapped__`` chain (at most 16
 layers) looking for one of ours, and :func:`wrap_once` wraps only when there
-is none.
+is none. :func:`wrap_everywhere` also rebinds a module-level function in the
+modules that imported it by name before the hooks were installed.
 """
 
 from __future__ import annotations
