@@ -303,6 +303,15 @@ def test_large_base64_goes_to_a_side_file_and_binary_frames_and_the_close_replay
 
     with offline(), AgentAsserter("ws::audio", snapshot_dir=snaps, mode="replay"):
         assert talk(url) == live
+    # the replayed run's record holds the golden's frames (server frames reused as stored)
+    (last,) = (snaps / ".last_run").glob("*.json")
+    replayed = json.loads(last.read_bytes())["trace"][0]
+
+    def untimed(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{k: v for k, v in f.items() if k != "at"} for f in frames]
+
+    assert untimed(replayed["frames"]) == untimed(step["frames"])
+    assert replayed["close"] == step["close"]
 
 
 def test_a_websocket_handshake_agentsnap_cannot_see_is_reported(tmp_path: Path) -> None:

@@ -165,6 +165,9 @@ class ReplayPeer:
         self.sent_by_client = 0
         #: the replayed connection's record (:class:`~.frames.Connection`), set at its handshake
         self.connection: Any = None
+        #: the golden's server frames sent so far, in order: the replayed connection's received
+        #: messages are these, already stored (:meth:`~.frames.Connection.step` reuses them)
+        self.served: list[Mapping[str, Any]] = []
         self._known: set[str] | None = None
         self._started = 0.0
 
@@ -266,6 +269,7 @@ class ReplayPeer:
                     delay = self._started + float(at) - time.monotonic()
                     if delay > 0:
                         time.sleep(delay)
+            self.served.append(frame)
             if isinstance(message, bytes):
                 server.send_binary(message)
             else:

@@ -93,6 +93,8 @@ class Connection:
         self.replay_connection: int | None = None
         self.replay_step: int | None = None
         self.drift: list[str] = []
+        #: replay: the golden's server frames the fake sent, in order (its ``served`` list)
+        self.served: list[Mapping[str, Any]] | None = None
 
     def fragment(self, direction: str, text: bool | None, data: bytes, fin: bool) -> None:
         """One data frame (``text`` None: a continuation frame)."""
@@ -135,6 +137,22 @@ class Connection:
         values += [message_value(p) for _, _, p in messages[len(values) :]]
         return messages, values[: len(messages)], seqs
 
+    def _stored(self, messages: list[Message], values: list[object]) -> list[dict[str, Any]]:
+        """Every message's stored form. In replay, a received message is a server frame of the
+        golden (``served``, in the order the fake sent them): its stored form is taken as it is
+        (it was scrubbed, and its side files written, when it was recorded)."""
+        served = list(self.served) if self.served is not None else []
+        out: list[dict[str, Any]] = []
+        taken = 0
+        for message, value in zip(messages, values, strict=True):
+            if message[0] == "recv" and taken < len(served):
+                frame = {k: v for k, v in served[taken].items() if k != "at"}
+                taken += 1
+                out.append({"dir": "recv", "at": round(message[1], 3), **frame})
+            else:
+                out.append(stored_frame(message, value))
+        return out
+
     def step(self, number: int, api: str | None) -> dict[str, Any]:
         """The ``websocket`` step of this connection (``number``: its ``connection``)."""
         messages, values, _ = self.snapshot()
@@ -151,7 +169,7 @@ class Connection:
             out["status"] = self.status
         if self.subprotocol:
             out["subprotocol"] = self.subprotocol
-        out["frames"] = [stored_frame(m, v) for m, v in zip(messages, values, strict=True)]
+        out["frames"] = self._stored(messages, values)
         if self.close is not None:
             out["close"] = dict(self.close)
         if self.drift:

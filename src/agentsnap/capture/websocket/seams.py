@@ -101,6 +101,7 @@ def _send_request(
         if isinstance(peer, ReplayPeer):
             connection.replay_connection = peer.recorded.number
             connection.replay_step = peer.recorded.index
+            connection.served = peer.served
             peer.connection = connection
         setattr(instance, _ATTR, connection)
         recording.trace.add_ws_connection(connection)
