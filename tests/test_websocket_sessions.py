@@ -459,7 +459,11 @@ def test_a_connection_opened_before_the_recording_is_reported_not_silently_live(
                 ws.send(json.dumps({"say": "one"}))
                 assert json.loads(ws.recv())["echo"] == "one"
         said = [str(w.message) for w in caught if issubclass(w.category, AgentsnapWarning)]
-        assert any("was opened before any recording started" in s for s in said), said
+        assert any(
+            "was sent on the WebSocket connection to ws://127.0.0.1" in s
+            and "opened before any recording started" in s
+            for s in said
+        ), said
         assert golden(snaps)[1]["trace"] == []  # nothing of it was captured
 
         with AgentRecorder("ws::early-2", snapshot_dir=snaps):

@@ -51,6 +51,7 @@ __all__ = [
     "UNHOOKED_WEBSOCKET",
     "activate",
     "deactivate",
+    "foreign_use",
     "note_request",
     "note_websocket",
     "report",
@@ -304,3 +305,34 @@ def report(recording: Recording, *, where: str = "") -> list[str]:
         messages.append(msg)
         warnings.warn(msg, AgentsnapWarning, stacklevel=3)
     return messages
+
+
+def foreign_use(current: Recording, *, sent: str, on: str, opened_before: bool, fix: str) -> None:
+    """``sent`` (``"an MCP tools/call request"``, ``"a message"``) went out, while ``current``
+    is active, on ``on`` (``"a session"``, ``"the WebSocket connection to URL"``) that was opened
+    outside it: before any recording (``opened_before``), or in another one. Replay raises
+    :class:`~agentsnap.exceptions.ReplayMissError` (kept as the recording's first miss): the
+    channel is live, or another test's. Capture warns: it is not in this test's snapshot.
+    The caller says how often (once per channel and recording)."""
+    where = (
+        "before any recording started"
+        if opened_before
+        else "in another recording (a fixture shared between tests?)"
+    )
+    if current.mode == "replay":
+        from ..exceptions import ReplayMissError
+
+        exc = ReplayMissError(
+            f"agentsnap replay: {sent} was sent on {on} opened {where}: replay cannot serve it from this "
+            f"test's snapshot, and it may reach its server. {fix}"
+        )
+        current.misses += 1
+        if current.first_miss is None:
+            current.first_miss = exc
+        raise exc
+    warnings.warn(
+        f"agentsnap: {sent} was sent on {on} opened {where}: it is not in this test's snapshot, and "
+        f"replay will not serve it. {fix}",
+        AgentsnapWarning,
+        stacklevel=4,
+    )

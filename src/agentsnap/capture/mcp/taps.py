@@ -26,38 +26,24 @@ OWNER = "mcp"
 def foreign(current: Any, data: dict[str, Any], opened_in: object, key: object) -> None:
     """A request sent, while ``current`` records, on a session opened outside it (``opened_in``:
     the recording it was opened in, None: none): replay raises, since the session is live (or
-    another test's); capture warns once per session and recording."""
-    import warnings
+    another test's); capture warns once per session and recording
+    (:func:`agentsnap.capture.observe.foreign_use`)."""
+    from ..observe import foreign_use
 
-    from ...exceptions import AgentsnapWarning, ReplayMissError
-
-    where = (
-        "before any recording started"
-        if opened_in is None
-        else "in another recording (a fixture shared between tests?)"
-    )
-    fix = (
-        "Open the MCP session inside the test (a function-scoped fixture, or `async with` in the "
-        "test), so its calls are recorded and replayed with the test."
-    )
-    if current.mode == "replay":
-        exc = ReplayMissError(
-            f"agentsnap replay: an MCP {data.get('method')} request was sent on a session opened {where}: "
-            f"replay cannot serve it from this test's snapshot, and that session may reach its server. {fix}"
-        )
-        current.misses += 1
-        if current.first_miss is None:
-            current.first_miss = exc
-        raise exc
-    seen = _warned.setdefault(id(current), set())
-    if key in seen:
-        return
-    seen.add(key)
-    warnings.warn(
-        f"agentsnap: an MCP {data.get('method')} request was sent on a session opened {where}: it is not "
-        f"in this test's snapshot, and replay will not serve it. {fix}",
-        AgentsnapWarning,
-        stacklevel=4,
+    if current.mode != "replay":
+        seen = _warned.setdefault(id(current), set())
+        if key in seen:
+            return
+        seen.add(key)
+    foreign_use(
+        current,
+        sent=f"an MCP {data.get('method')} request",
+        on="a session",
+        opened_before=opened_in is None,
+        fix=(
+            "Open the MCP session inside the test (a function-scoped fixture, or `async with` in the "
+            "test), so its calls are recorded and replayed with the test."
+        ),
     )
 
 

@@ -175,36 +175,17 @@ def _foreign(instance: Any, frame: Any) -> None:
         return
     reported.add(id(current))
     instance._agentsnap_reported = reported
-    url = _uri_text(_client_uri(instance))
-    where = (
-        "before any recording started"
-        if opened is None
-        else "in another recording (a fixture shared between tests?)"
-    )
-    fix = (
-        "Open the connection inside the test (a function-scoped fixture, or `with`/`async with` in the "
-        "test), so its messages are recorded and replayed with the test."
-    )
-    if current.mode == "replay":
-        from ...exceptions import ReplayMissError
+    from ..observe import foreign_use
 
-        exc = ReplayMissError(
-            f"agentsnap replay: a message was sent on the WebSocket connection to {url}, opened {where}: "
-            f"replay cannot play it from this test's snapshot, and that connection may reach its server. {fix}"
-        )
-        current.misses += 1
-        if current.first_miss is None:
-            current.first_miss = exc
-        raise exc
-    import warnings
-
-    from ...exceptions import AgentsnapWarning
-
-    warnings.warn(
-        f"agentsnap: the WebSocket connection to {url} was opened {where}; its messages in this test are "
-        f"not recorded. {fix}",
-        AgentsnapWarning,
-        stacklevel=2,
+    foreign_use(
+        current,
+        sent="a message",
+        on=f"the WebSocket connection to {_uri_text(_client_uri(instance))}",
+        opened_before=opened is None,
+        fix=(
+            "Open the connection inside the test (a function-scoped fixture, or `with`/`async with` "
+            "in the test), so its messages are recorded and replayed with the test."
+        ),
     )
 
 
