@@ -96,6 +96,7 @@ def test_the_builtin_registry_gives_the_documented_checks_and_components() -> No
         "model_tools",
         "llm_requests",
         "mcp",
+        "websocket",
         "semantic",
     ]
     assert CHECK_ORDER == (
@@ -107,6 +108,7 @@ def test_the_builtin_registry_gives_the_documented_checks_and_components() -> No
         "mcp_tools",
         "mcp_results",
         "mcp_requests",
+        "websocket_messages",
     )
     assert COMPONENTS == (
         "structural",

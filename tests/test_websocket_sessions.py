@@ -228,9 +228,9 @@ AUDIO = bytes(range(256)) * 64  # 16 KiB of "audio"
 
 
 @contextmanager
-def echo_server() -> Iterator[str]:
+def echo_server(close_after: int = 2) -> Iterator[str]:
     """A plain websockets server: answers each JSON message with an audio event (large base64)
-    and a binary frame, and closes with 4001 after the second message."""
+    and a binary frame, and closes with 4001 after the ``close_after``-th message."""
     from websockets.sync.server import serve
 
     def handler(ws: Any) -> None:
@@ -246,7 +246,7 @@ def echo_server() -> Iterator[str]:
                 )
             )
             ws.send(AUDIO[:100])
-            if count == 2:
+            if count == close_after:
                 ws.close(4001, "enough")
                 return
 
@@ -491,3 +491,169 @@ def test_a_connection_in_a_blocked_recording_is_refused_where_it_opens() -> None
     assert "no snapshot for 't' in CI (a WebSocket connection to ws://127.0.0.1" in str(
         refused.value
     )
+
+
+# -- what a review found (helper 23): each now fails, clearly ------------------------------------
+
+
+def _echo_golden(
+    tmp_path: Path, name: str, url: str, says: tuple[str, ...] = ("one", "two")
+) -> Path:
+    from websockets.sync.client import connect
+
+    snaps = tmp_path / "snaps"
+    with AgentRecorder(name, snapshot_dir=snaps), connect(url) as ws:
+        for say in says:
+            ws.send(json.dumps({"say": say}))
+            ws.recv()
+            ws.recv()
+    return snaps
+
+
+def _say(url: str, says: tuple[str, ...]) -> None:
+    from websockets.sync.client import connect
+
+    with connect(url) as ws:
+        for say in says:
+            ws.send(json.dumps({"say": say}))
+            ws.recv()
+            ws.recv()
+
+
+def test_a_changed_or_missing_message_on_any_connection_fails_the_websocket_check(
+    tmp_path: Path,
+) -> None:
+    with echo_server() as url:
+        snaps = _echo_golden(tmp_path, "ws::plain", url)
+    with pytest.raises(AgentRegressionError) as changed:
+        with AgentAsserter("ws::plain", snapshot_dir=snaps, mode="replay"):
+            _say(url, ("one", "mars"))
+    said = str(changed.value)
+    assert "[WEBSOCKET] FAIL" in said and "websocket_messages" in said, said
+    assert "connection 0" in said and "client message 1" in said and "say: 'two' → 'mars'" in said
+    with pytest.raises(AgentRegressionError) as fewer:
+        with AgentAsserter("ws::plain", snapshot_dir=snaps, mode="replay"):
+            _say(url, ("one",))
+    assert "2 client message(s) recorded, 1 sent in this run" in str(fewer.value)
+    with AgentAsserter("ws::plain", snapshot_dir=snaps, mode="replay"):
+        _say(url, ("one", "two"))  # unchanged: passes
+
+
+def test_a_key_sent_by_the_client_is_compared_scrubbed_and_never_printed(tmp_path: Path) -> None:
+    from websockets.sync.client import connect
+
+    key = "sk-live-CLIENTMSG-0123456789abcdefSECRET"
+    with echo_server() as url:
+        keyed = url.replace("/audio?", f"/audio?key={key}&")
+        snaps = tmp_path / "snaps"
+        with (
+            AgentRecorder("ws::key", snapshot_dir=snaps),
+            connect(keyed, additional_headers={"Authorization": f"Bearer {key}"}) as ws,
+        ):
+            ws.send(json.dumps({"say": "one", "api_key": key}))
+            ws.recv()
+            ws.recv()
+    assert key.encode() not in golden(snaps)[0]
+    strict = dataclasses.replace(config.load(tmp_path, env={}), replay_strict=True)
+    with AgentAsserter("ws::key", snapshot_dir=snaps, mode="replay", settings=strict):
+        with connect(keyed, additional_headers={"Authorization": f"Bearer {key}"}) as ws:
+            ws.send(json.dumps({"say": "one", "api_key": key}))  # unchanged: no drift
+            ws.recv()
+            ws.recv()
+    with pytest.raises(ReplayMissError) as extra:
+        with AgentAsserter("ws::key", snapshot_dir=snaps, mode="replay"):
+            for _ in range(2):  # one connection more than was recorded
+                with connect(keyed) as ws:
+                    ws.send(json.dumps({"say": "one", "api_key": key}))
+                    ws.recv()
+                    ws.recv()
+    assert key not in str(extra.value) and "key=<redacted>" in str(extra.value)
+
+
+def test_a_realtime_client_secret_is_scrubbed() -> None:
+    from agentsnap.storage.scrub import REDACTED, scrub_json
+
+    event = {
+        "session": {"client_secret": {"value": "ek_68b0aabbccddeeff00112233", "expires_at": 1}}
+    }
+    assert scrub_json(event) == {"session": {"client_secret": {"value": REDACTED, "expires_at": 1}}}
+
+
+@pytest.mark.parametrize("hostile", ["dev-zero", "fifo", "outside", "size"])
+def test_a_hostile_side_file_fails_fast_and_reads_nothing_outside(
+    hostile: str, tmp_path: Path
+) -> None:
+    snaps = tmp_path / "snaps"
+    with echo_server() as url, AgentRecorder("ws::blob", snapshot_dir=snaps):
+        live = talk(url)
+    (blob,) = (snaps / "blobs").iterdir()
+    blob.unlink()
+    if hostile == "dev-zero":
+        blob.symlink_to("/dev/zero")
+    elif hostile == "fifo":
+        os.mkfifo(blob)
+    elif hostile == "outside":
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.write_bytes(AUDIO)  # the right bytes, but outside the snapshot folder
+        blob.symlink_to(elsewhere)
+    else:
+        blob.write_bytes(AUDIO + b"more")
+    with pytest.raises(ReplayMissError) as failed:
+        with AgentAsserter("ws::blob", snapshot_dir=snaps, mode="replay"):
+            talk(url)
+    said = str(failed.value)
+    assert "blobs/" in said and "commit its blobs/ folder" in said, said
+    assert live  # the recording itself was fine
+
+
+@pytest.mark.parametrize(
+    ("edit", "where"),
+    [
+        (lambda s: s.pop("frames"), "$.trace[0].frames: missing"),
+        (lambda s: s["frames"][1].pop("json"), "$.trace[0].frames[1]: holds none"),
+        (lambda s: s["frames"][0].update(text="x"), "$.trace[0].frames[0]: holds ['json', 'text']"),
+        (lambda s: s["close"].update(code=99999), "$.trace[0].close.code: 99999"),
+        (lambda s: s.update(status=0), "$.trace[0].status: 0"),
+    ],
+)
+def test_a_broken_websocket_step_is_a_format_error_naming_its_json_path(
+    edit: Any, where: str, tmp_path: Path
+) -> None:
+    from agentsnap.exceptions import SnapshotFormatError
+
+    with echo_server() as url, AgentRecorder("ws::broken", snapshot_dir=tmp_path / "snaps"):
+        talk(url)
+    (path,) = (tmp_path / "snaps").glob("*.json")
+    data = json.loads(path.read_bytes())
+    edit(data["trace"][0])
+    path.write_text(json.dumps(data))
+    with pytest.raises(SnapshotFormatError) as bad:
+        with AgentAsserter("ws::broken", snapshot_dir=tmp_path / "snaps", mode="replay"):
+            talk(url)
+    assert str(path) in str(bad.value) and where in str(bad.value), str(bad.value)
+
+
+def test_a_connection_kept_by_an_earlier_test_is_reported_in_the_next(tmp_path: Path) -> None:
+    """A connection a session-scoped fixture opened during the first test, used in the second."""
+    from websockets.sync.client import connect
+
+    snaps = tmp_path / "snaps"
+    with echo_server(close_after=99) as url:
+        with AgentRecorder("ws::first", snapshot_dir=snaps):
+            ws = connect(url)
+            ws.send(json.dumps({"say": "one"}))
+            ws.recv()
+            ws.recv()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with AgentRecorder("ws::second", snapshot_dir=snaps):
+                ws.send(json.dumps({"say": "two"}))
+                ws.recv()
+                ws.recv()
+        said = [str(w.message) for w in caught if issubclass(w.category, AgentsnapWarning)]
+        assert any("opened in another recording" in s for s in said), said
+        with pytest.raises(ReplayMissError) as miss:
+            with AgentAsserter("ws::second", snapshot_dir=snaps, mode="replay"):
+                ws.send(json.dumps({"say": "three"}))
+        assert "opened in another recording" in str(miss.value)
+        ws.close()

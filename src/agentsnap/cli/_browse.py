@@ -243,7 +243,7 @@ def diff(
     if drifted:
         out.line("")
         out.line(
-            f"[REPLAY] the run was served recordings of other requests for {plural(len(drifted), 'llm call')}:"
+            f"[REPLAY] the run was served recordings of other requests for {plural(len(drifted), 'step')}:"
         )
         for step in drifted:
             out.line(f"  step {step.get('step')}:")

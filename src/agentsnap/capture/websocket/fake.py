@@ -38,7 +38,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...exceptions import ReplayMissError
+from ...exceptions import ReplayMissError, SnapshotFormatError
+from ...storage.scrub import scrub_json, scrub_text, scrub_url
 from ..cassette import request_changes
 from ..client_ids import normalise, response_ids
 from .frames import BlobMissing, message_value, restored_frame
@@ -74,12 +75,57 @@ def _path_of(url: str) -> str:
     return rest[slash:].split("?", 1)[0] if slash >= 0 else "/"
 
 
+def _problem(step: Mapping[str, Any]) -> str | None:
+    """What is wrong with a golden's ``websocket`` step for replay (``at JSON_PATH: what``),
+    None when nothing is (the schema has checked each field's type)."""
+    number = step.get("connection")
+    if not isinstance(number, int) or isinstance(number, bool) or number < 0:
+        return f"connection: {number!r} is not a whole number ≥ 0"
+    status = step.get("status")
+    if status is not None and (not isinstance(status, int) or not 100 <= status <= 599):
+        return f"status: {status!r} is not an HTTP status"
+    frames = step.get("frames")
+    if not isinstance(frames, list):
+        return "frames: missing (a list of the connection's messages)"
+    for i, frame in enumerate(frames):
+        if not isinstance(frame, Mapping) or frame.get("dir") not in ("send", "recv"):
+            return f'frames[{i}]: not a message with "dir" send or recv'
+        held = [k for k in ("json", "text", "binary") if k in frame]
+        if len(held) != 1:
+            return f"frames[{i}]: holds {held or 'none'} of json, text, binary (exactly one)"
+        binary = frame.get("binary")
+        if "binary" in frame and not (
+            isinstance(binary, Mapping) and isinstance(binary.get("$bytes_b64"), str)
+        ):
+            return f'frames[{i}].binary: not {{"$bytes_b64": base64}}'
+    close = step.get("close")
+    if close is not None:
+        code = close.get("code") if isinstance(close, Mapping) else None
+        if not isinstance(close, Mapping) or close.get("by") not in ("client", "server"):
+            return 'close: not {"by": "client" | "server", ...}'
+        if code is not None and (not isinstance(code, int) or not 1000 <= code <= 4999):
+            return f"close.code: {code!r} is not a WebSocket close code (1000 to 4999)"
+    return None
+
+
 class RecordedConnections:
-    """The golden's recorded connections, claimed by path in the order they were opened."""
+    """The golden's recorded connections, claimed by path in the order they were opened.
+    A step replay cannot play raises :class:`~agentsnap.exceptions.SnapshotFormatError`."""
 
     def __init__(
         self, steps: Sequence[Mapping[str, Any]], *, name: str, path: object, strict: bool
     ) -> None:
+        for at, step in enumerate(steps):
+            if step.get("type") != "websocket":
+                continue
+            problem = _problem(step)
+            if problem is not None:
+                from ...storage.schema import FIX
+
+                where = step.get("step", at)
+                raise SnapshotFormatError(
+                    f"agentsnap: {path or name!s} is not a valid snapshot: at $.trace[{where}].{problem}. {FIX}"
+                )
         self.connections = [
             Recorded(s, i)
             for i, s in enumerate(steps)
@@ -108,10 +154,17 @@ class RecordedConnections:
             "review the snapshot, commit it."
         )
 
+    def blob_fix(self) -> str:
+        node = self.name if "::" in self.name else "THE_TEST"
+        return (
+            "Fix: the golden's large messages are in side files (blobs/<sha256> beside it): commit its blobs/ "
+            f"folder with it, or re-record with `pytest {node} --agentsnap-record`."
+        )
+
     def unmatched(self, url: str, path: str) -> ReplayMissError:
         held = ", ".join(f"{r.number}: {r.path}" for r in self.connections) or "none"
         return ReplayMissError(
-            f"agentsnap replay miss: a WebSocket connection to {url} (path {path}) has no recorded connection "
+            f"agentsnap replay miss: a WebSocket connection to {scrub_url(url)} (path {path}) has no recorded connection "
             f"left in snapshot {self.where()} (recorded connections: {held}; each replays once, in the order "
             f"they were opened).\n  {self.fix()}"
         )
@@ -183,8 +236,6 @@ class ReplayPeer:
 
     # -- the server thread -------------------------------------------------------------------
     def _serve(self, sock: socket.socket) -> None:
-        from websockets.frames import Frame, Opcode
-        from websockets.http11 import Request
         from websockets.server import ServerProtocol
         from websockets.typing import Subprotocol
 
@@ -194,8 +245,7 @@ class ReplayPeer:
             subprotocols=[Subprotocol(subprotocol)] if isinstance(subprotocol, str) else None,
             max_size=None,
         )
-        parts: list[bytes] = []
-        text = True
+        state: dict[str, Any] = {"parts": [], "text": True}
         try:
             while True:
                 try:
@@ -206,28 +256,41 @@ class ReplayPeer:
                     server.receive_eof()
                     self._flush(server, sock)
                     break
-                server.receive_data(data)
-                for event in server.events_received():
-                    if isinstance(event, Request):
-                        self._handshake(server, sock, event)
-                        continue
-                    if not isinstance(event, Frame):
-                        continue
-                    opcode = event.opcode
-                    if opcode in (Opcode.TEXT, Opcode.BINARY):
-                        parts, text = [bytes(event.data)], opcode is Opcode.TEXT
-                    elif opcode is Opcode.CONT:
-                        parts.append(bytes(event.data))
-                    else:
-                        continue
-                    if event.fin:
-                        raw = b"".join(parts)
-                        parts = []
-                        self._client_message(server, sock, raw.decode("utf-8") if text else raw)
+                try:
+                    self._received(server, sock, data, state)
+                except Exception as exc:  # the replay's failure, never a hang
+                    self._miss(server, sock, f"the replayed server failed: {exc!r}")
+                    break
                 self._flush(server, sock)
         finally:
             with contextlib.suppress(OSError):
                 sock.close()
+
+    def _received(
+        self, server: Any, sock: socket.socket, data: bytes, state: dict[str, Any]
+    ) -> None:
+        """Feed the client's bytes to the server protocol and answer what they hold."""
+        from websockets.frames import Frame, Opcode
+        from websockets.http11 import Request
+
+        server.receive_data(data)
+        for event in server.events_received():
+            if isinstance(event, Request):
+                self._handshake(server, sock, event)
+                continue
+            if not isinstance(event, Frame):
+                continue
+            if event.opcode in (Opcode.TEXT, Opcode.BINARY):
+                state["parts"], state["text"] = [bytes(event.data)], event.opcode is Opcode.TEXT
+            elif event.opcode is Opcode.CONT:
+                state["parts"].append(bytes(event.data))
+            else:
+                continue
+            if event.fin:
+                raw = b"".join(state["parts"])
+                state["parts"] = []
+                self._client_message(server, sock, raw.decode("utf-8") if state["text"] else raw)
+        self._flush(server, sock)
 
     def _flush(self, server: Any, sock: socket.socket) -> None:
         for data in server.data_to_send():
@@ -261,6 +324,7 @@ class ReplayPeer:
                     server,
                     sock,
                     f"recorded server message (frame {self.pos - 1}) cannot be sent: {exc}",
+                    fix=self.table.blob_fix() if isinstance(exc, BlobMissing) else None,
                 )
                 return
             if TIMING == "recorded":
@@ -301,7 +365,10 @@ class ReplayPeer:
             expected = restored_frame(expected_frame, self.root)
         except (BlobMissing, KeyError, ValueError, TypeError) as exc:
             self._miss(
-                server, sock, f"recorded client message (frame {self.pos}) cannot be read: {exc}"
+                server,
+                sock,
+                f"recorded client message (frame {self.pos}) cannot be read: {exc}",
+                fix=self.table.blob_fix() if isinstance(exc, BlobMissing) else None,
             )
             return
         changes = self._compare(expected, message)
@@ -328,6 +395,12 @@ class ReplayPeer:
         if expected == actual:
             return []
         old, new = message_value(expected), message_value(actual)
+        # the recording was scrubbed (credentials, token shapes, the user's rules): so is this
+        new = scrub_json(new) if isinstance(new, (dict, list)) else new
+        if isinstance(new, str):
+            new = scrub_text(new)
+            if new == old:
+                return []
         if isinstance(old, (dict, list)) and isinstance(new, (dict, list)):
             if self._known is None:
                 self._known = response_ids(
@@ -339,11 +412,11 @@ class ReplayPeer:
             return request_changes(old_n, new_n) or ["(whole message)"]
         return ["(whole message): the text or bytes differ"]
 
-    def _miss(self, server: Any, sock: socket.socket, what: str) -> None:
+    def _miss(self, server: Any, sock: socket.socket, what: str, fix: str | None = None) -> None:
         table = self.table
         exc = ReplayMissError(
             f"agentsnap replay miss: WebSocket connection {self.recorded.number} ({self.recorded.url}) of snapshot "
-            f"{table.where()}: {what}.\n  {table.fix()}"
+            f"{table.where()}: {what}.\n  {fix or table.fix()}"
         )
         recording = self.recording
         recording.misses += 1

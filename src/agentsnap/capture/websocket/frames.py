@@ -30,7 +30,9 @@ import base64
 import binascii
 import hashlib
 import json
+import os
 import re
+import stat
 import threading
 import time
 from collections.abc import Mapping
@@ -238,21 +240,54 @@ class BlobMissing(AgentsnapError, Exception):
     """A side file a recorded message refers to is absent or does not match its digest."""
 
 
+#: the largest side file replay reads back (a recorded message's audio or image)
+BLOB_MAX = 256 * 1024 * 1024
+
+
+def _read_blob(target: Path, root: Path, size: int) -> bytes:
+    """The side file's bytes: a regular file inside ``root`` (no symbolic link on the way, no
+    device or pipe), of exactly ``size`` bytes, else :class:`BlobMissing`."""
+    from ...storage.atomic import refuse_links
+
+    try:
+        refuse_links(target, root)
+        fd = os.open(
+            target, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        )
+    except (OSError, AgentsnapError) as exc:
+        raise BlobMissing(f"{target} cannot be read ({exc})") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise BlobMissing(f"{target} is not a regular file")
+        if info.st_size != size:
+            raise BlobMissing(f"{target} holds {info.st_size} bytes, the golden says {size}")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read(size + 1)
+    finally:
+        os.close(fd)
+
+
 def _from_blobs(value: object, root: Path | None) -> Any:
     if isinstance(value, dict):
-        if value.get("base64") is True and isinstance(value.get("$blob"), str):
+        if "$blob" in value:
+            if value.get("base64") is not True or not isinstance(value.get("$blob"), str):
+                raise BlobMissing(f'a side-file reference without "base64": true: {value!r}')
             digest = str(value.get("sha256") or "")
             if not _DIGEST.fullmatch(digest) or value["$blob"] != f"{BLOB_DIR}/{digest}":
                 raise BlobMissing(f"a side-file reference that is not blobs/<sha256>: {value!r}")
             if root is None:
                 raise BlobMissing(f"{BLOB_DIR}/{digest} (the snapshot's folder is not known)")
-            target = root / BLOB_DIR / digest
-            try:
-                data = target.read_bytes()
-            except OSError as exc:
-                raise BlobMissing(f"{target} cannot be read ({exc})") from exc
+            size = value.get("size")
+            if not isinstance(size, int) or isinstance(size, bool) or not 0 <= size <= BLOB_MAX:
+                raise BlobMissing(
+                    f"{BLOB_DIR}/{digest}: its size {size!r} is not a whole number up to {BLOB_MAX}"
+                )
+            data = _read_blob(root / BLOB_DIR / digest, root, size)
             if hashlib.sha256(data).hexdigest() != digest:
-                raise BlobMissing(f"{target} does not hold the bytes its name says")
+                raise BlobMissing(
+                    f"{root / BLOB_DIR / digest} does not hold the bytes its name says"
+                )
             return base64.b64encode(data).decode("ascii")
         return {k: _from_blobs(v, root) for k, v in value.items()}
     if isinstance(value, list):

@@ -26,6 +26,8 @@ import weakref
 from types import ModuleType
 from typing import Any
 
+from ...exceptions import SnapshotFormatError
+from ...storage.scrub import scrub_url
 from .. import active
 from ..ownership import owner
 from ..wrapping import wrap_everywhere, wrap_once
@@ -145,11 +147,20 @@ def _frame(direction: str, instance: Any, frame: Any) -> None:
 
 def _send_frame(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     frame = args[0] if args else kwargs["frame"]
-    if getattr(instance, _ATTR, None) is not None:
+    current = active.current()
+    if getattr(instance, _ATTR, None) is not None and (
+        current is None or _opened_in(instance) is current
+    ):
         _frame("send", instance, frame)
-    elif active.current() is not None:
+    elif current is not None:
         _foreign(instance, frame)
     return wrapped(*args, **kwargs)
+
+
+def _opened_in(instance: Any) -> object:
+    """The recording a connection was opened in (None: none, or it is gone)."""
+    ref = getattr(instance, _OPENED_IN, None)
+    return ref() if ref is not None else None
 
 
 def _foreign(instance: Any, frame: Any) -> None:
@@ -180,7 +191,7 @@ def _foreign(instance: Any, frame: Any) -> None:
     foreign_use(
         current,
         sent="a message",
-        on=f"the WebSocket connection to {_uri_text(_client_uri(instance))}",
+        on=f"the WebSocket connection to {scrub_url(_uri_text(_client_uri(instance)))}",
         opened_before=opened is None,
         fix=(
             "Open the connection inside the test (a function-scoped fixture, or `with`/`async with` "
@@ -219,11 +230,16 @@ def _replay_peer(wsuri: Any) -> ReplayPeer | None:
     if recording.block is not None:
         recording.blocked_calls += 1
         raise recording.block_error(
-            f"{recording.block} (a WebSocket connection to {_uri_text(wsuri)})"
+            f"{recording.block} (a WebSocket connection to {scrub_url(_uri_text(wsuri))})"
         )
     if recording.mode != "replay":
         return None
-    table = recorded_connections(recording)
+    try:
+        table = recorded_connections(recording)
+    except SnapshotFormatError as bad:  # kept: raised where the test ends if the SDK swallows it
+        if recording.first_miss is None:
+            recording.first_miss = bad
+        raise
     path = str(getattr(wsuri, "path", "/") or "/")
     found = table.claim(path) if table is not None else None
     if table is None or found is None:

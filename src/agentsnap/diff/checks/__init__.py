@@ -3,7 +3,7 @@
 Built in, in this order: :mod:`.structural` (``structural``), :mod:`.arguments`
 (``arguments``), :mod:`.model_tools` (``model_tools`` and ``model_tool_args``),
 :mod:`.llm_requests` (``llm_requests``), :mod:`.mcp_servers` (``mcp_tools``,
-``mcp_results``) and :mod:`.semantic` (``llm_call[i]``,
+``mcp_results``), :mod:`.websocket_messages` (``websocket_messages``) and :mod:`.semantic` (``llm_call[i]``,
 ``output``). The interface every check provides is in :mod:`._api`; to add a
 check, subclass :class:`Check` and :func:`register_check` an instance — the
 text and HTML reports show its result without further changes.
@@ -31,6 +31,7 @@ from .mcp_servers import McpCheck
 from .model_tools import ModelToolsCheck
 from .semantic import SemanticCheck
 from .structural import StructuralCheck
+from .websocket_messages import WebSocketCheck
 
 __all__ = [
     "BUILTIN_CHECKS",
@@ -48,6 +49,7 @@ __all__ = [
     "SemanticCheck",
     "StructuralCheck",
     "TextView",
+    "WebSocketCheck",
     "register_check",
     "registered_checks",
     "registered_components",
@@ -61,6 +63,7 @@ BUILTIN_CHECKS = (
     ModelToolsCheck(),
     LLMRequestsCheck(),
     McpCheck(),
+    WebSocketCheck(),
     SemanticCheck(),
 )
 for _check in BUILTIN_CHECKS:

@@ -91,6 +91,8 @@ _SECRET_QUERY_KEYS = frozenset(
         "password",
         "x-goog-api-key",
         "x-api-key",
+        "sig",
+        "signature",
     }
 )
 # JSON object keys whose value is a secret, compared lower-case without "-" and "_"

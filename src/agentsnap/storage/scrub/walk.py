@@ -49,7 +49,7 @@ def _scrub_value(
     if kind is str or isinstance(value, str):
         return scrub_text(value, rules)
     if kind is dict or isinstance(value, dict):
-        out = {}
+        out: dict[Any, Any] = {}
         for k, v in value.items():
             if isinstance(k, str):
                 info = keys.get(k)
@@ -65,6 +65,10 @@ def _scrub_value(
                 and v not in ("", REDACTED)
             ):
                 out[key] = REDACTED
+            elif secret and isinstance(v, dict) and isinstance(v.get("value"), str) and v["value"]:
+                # a secret held as {"value": ..., "expires_at": ...} (OpenAI Realtime's client_secret)
+                held: dict[Any, Any] = _scrub_value(v, rules, keys, builtin_only)
+                out[key] = {**held, "value": REDACTED}
             elif type(v) is str and builtin_only and len(v) < 8:
                 out[key] = v  # too short for any built-in rule (as scrub_text decides)
             else:
