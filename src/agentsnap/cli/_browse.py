@@ -240,10 +240,11 @@ def diff(
     out.raw(report.render(color=out.color, max_lines=sys.maxsize) + "\n")
     failed_then = [c for c in recorded.get("failed_checks") or [] if isinstance(c, str)]
     drifted = [s for s in last.snapshot.trace if s.get("request_drift")]
+    noun = "llm call" if all(s.get("type") == "llm_call" for s in drifted) else "step"
     if drifted:
         out.line("")
         out.line(
-            f"[REPLAY] the run was served recordings of other requests for {plural(len(drifted), 'step')}:"
+            f"[REPLAY] the run was served recordings of other requests for {plural(len(drifted), noun)}:"
         )
         for step in drifted:
             out.line(f"  step {step.get('step')}:")
