@@ -36,8 +36,9 @@ reader thread and replay's server thread included; the live server is another pr
 Ratios and differences are taken per round. The recordings are the rows' ``RecordingConfig``
 (switched on around each message, outside the timer; the socket guard and the observer of a
 started recording are not on). At the round's end, the recording's ``Trace.steps()`` (the
-``websocket`` step: every message parsed, scrubbed, its base64 checked for side files; the
-Realtime turns read) is timed once and divided by the connection's messages.
+``websocket`` step: every message parsed once; in record each scrubbed and, when long enough,
+searched for base64 side files; in replay the server's messages are the golden's stored frames,
+reused; the Realtime turns read) is timed once and divided by the connection's messages.
 """
 
 from __future__ import annotations
@@ -584,7 +585,8 @@ def run(ctx: Ctx) -> Section:
     )
     sec.add(
         f"At the test's end, `Trace.steps()` (the `websocket` step of the connection's {2 * n + 1} messages: each "
-        "parsed, scrubbed and searched for base64 side files; the Realtime turns read), per message:",
+        "parsed once; in record each scrubbed and, when long enough, searched for base64 side files; in replay "
+        "the server's messages are the golden's stored frames, reused; the Realtime turns read), per message:",
         "",
     )
     sec.table(
