@@ -192,6 +192,25 @@ class RecordingConfig(Config):
             assert self.recording.misses == 0
 
 
+class RecordedRoundsConfig(RecordingConfig):
+    """A :class:`RecordingConfig` of a session-shaped row (MCP, WebSocket): ``recorded`` holds
+    one pre-recorded session's steps per round, which replay serves; ``kind`` names the
+    transport or client; ``round`` is the round being run."""
+
+    def __init__(self, kind: str, mode: str | None, recorded: list[list[dict[str, Any]]]) -> None:
+        super().__init__(lambda i: None, mode)
+        self.kind = kind
+        self.recorded = recorded
+        self.round = 0
+
+    def replay_steps(self, round_no: int) -> list[dict[str, Any]]:
+        return self.recorded[round_no]
+
+    def begin_round(self, round_no: int) -> None:
+        self.round = round_no
+        super().begin_round(round_no)
+
+
 def interleave_calls(
     configs: dict[str, Config],
     rounds: int,

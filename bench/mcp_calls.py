@@ -47,7 +47,7 @@ from typing import Any
 from _common import (
     ROOT,
     Ctx,
-    RecordingConfig,
+    RecordedRoundsConfig,
     Section,
     clock,
     fmt_pct,
@@ -117,22 +117,12 @@ def _check(result: Any, city: str) -> None:
         raise AssertionError(f"get_forecast({city!r}) failed: {result}")
 
 
-class McpConfig(RecordingConfig):
-    """One configuration; ``replay_steps`` are the steps of the pre-recorded session of a round."""
+class McpConfig(RecordedRoundsConfig):
+    """One configuration (``replay_steps``: the pre-recorded session of a round)."""
 
     def __init__(self, kind: str, mode: str | None, recorded: list[list[dict[str, Any]]]) -> None:
-        super().__init__(lambda i: None, mode)
-        self.kind = kind
-        self.recorded = recorded
-        self.round = 0
+        super().__init__(kind, mode, recorded)
         self.session: Any = None
-
-    def replay_steps(self, round_no: int) -> list[dict[str, Any]]:
-        return self.recorded[round_no]
-
-    def begin_round(self, round_no: int) -> None:
-        self.round = round_no
-        super().begin_round(round_no)
 
     def ask(self, i: int) -> Awaitable[Any]:
         """Call ``i`` of this round (``Config.call`` is synchronous; an MCP call is awaited)."""

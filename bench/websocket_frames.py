@@ -57,7 +57,7 @@ from typing import Any
 from _common import (
     ROOT,
     Ctx,
-    RecordingConfig,
+    RecordedRoundsConfig,
     Section,
     clock,
     fmt_pct,
@@ -181,22 +181,12 @@ def _dead_port() -> int:
         return int(s.getsockname()[1])
 
 
-class WsConfig(RecordingConfig):
-    """One configuration; ``replay_steps`` are the steps of the pre-recorded connection of a round."""
+class WsConfig(RecordedRoundsConfig):
+    """One configuration (``replay_steps``: the pre-recorded connection of a round)."""
 
     def __init__(self, kind: str, mode: str | None, recorded: list[list[dict[str, Any]]]) -> None:
-        super().__init__(lambda i: None, mode)
-        self.kind = kind
-        self.recorded = recorded
-        self.round = 0
+        super().__init__(kind, mode, recorded)
         self.ws: Any = None
-
-    def replay_steps(self, round_no: int) -> list[dict[str, Any]]:
-        return self.recorded[round_no]
-
-    def begin_round(self, round_no: int) -> None:
-        self.round = round_no
-        super().begin_round(round_no)
 
     def message(self, i: int) -> str:
         return json.dumps(client_event(self.kind, self.round, i))

@@ -11,8 +11,8 @@ API agentsnap does not read as turns (a plain ``websockets`` client):
 
 Like ``llm_requests``, it runs with ``compare_requests`` (replay): in a live run the server's
 answers differ, and so may the messages they lead to. Any difference fails
-(``websocket_messages``). A run with no WebSocket connection on either side leaves no trace of
-the check in the report.
+(``websocket_messages``). A live run, or one with no WebSocket connection on either side,
+leaves no trace of the check in the report.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._api import Check, CheckContext, HtmlPage, HtmlPart, HtmlSection, ReportDraft, TextView
+from ._api import Check, CheckContext, ReportDraft
 
 __all__ = ["WebSocketCheck", "WebSocketResult"]
 
@@ -74,14 +74,8 @@ class WebSocketCheck(Check[WebSocketResult]):
 
     def run(self, ctx: CheckContext) -> WebSocketResult:
         golden, new = _connections(ctx.golden_steps), _connections(ctx.new_steps)
-        if not golden and not new:
-            return WebSocketResult(False)
-        if not ctx.options.compare_requests:
-            return WebSocketResult(
-                False,
-                len(new),
-                summary="messages compared in replay only (a live server's answers differ)",
-            )
+        if (not golden and not new) or not ctx.options.compare_requests:
+            return WebSocketResult(False)  # nothing to compare: no line in the report
         result = WebSocketResult(True, len(new))
         for number in sorted(set(golden) | set(new)):
             g, n = golden.get(number), new.get(number)
@@ -115,8 +109,8 @@ class WebSocketCheck(Check[WebSocketResult]):
         return result
 
     def contribute(self, result: WebSocketResult, draft: ReportDraft) -> None:
-        if not result.compared and not result.summary:
-            return  # no WebSocket traffic: the report has no trace of this check
+        if not result.compared:
+            return  # no WebSocket traffic, or a live run: the report has no trace of this check
         draft.details.setdefault("checks", {})[self.name] = {
             "compared": result.compared,
             "connections": result.connections,
@@ -126,25 +120,3 @@ class WebSocketCheck(Check[WebSocketResult]):
         }
         if not result.passed:
             draft.fail(self.name, "websocket_messages")
-
-    def render_text(self, view: TextView) -> None:
-        data = self.stored(view.report.details)
-        if data is None:
-            return
-        status = view.status(bool(data.get("passed"))) if data.get("compared") else "skipped"
-        view.add(f"{view.tag(self.section_title())} {status} — {data.get('summary')}")
-        for line in data.get("lines") or []:
-            view.add(str(line), 1)
-
-    def html(self, page: HtmlPage) -> HtmlPart:
-        data = self.stored(page.details)
-        if data is None:
-            return HtmlPart()
-        return HtmlPart(
-            section=HtmlSection(
-                title=self.section_title(),
-                passed=bool(data.get("passed")),
-                summary=str(data.get("summary") or ""),
-                lines=[str(line) for line in data.get("lines") or []],
-            )
-        )
