@@ -122,6 +122,31 @@ async def realtime_async(
     return "".join(text)
 
 
+def _sync_turns(conn: Any, user_text: str, weather: Mapping[str, str] | None, delta: str) -> str:
+    """A sync Realtime connection's two turns: the tool call, its output, then the text
+    answer (``delta``: the event type of a text piece, GA or beta)."""
+    conn.conversation.item.create(item=_user_item(user_text))
+    conn.response.create()
+    calls = []
+    for event in conn:
+        if event.type == "response.done":
+            calls = [i for i in event.response.output or [] if i.type == "function_call"]
+            break
+    for call in calls:
+        output = _call(call.arguments or "{}", weather)
+        conn.conversation.item.create(
+            item={"type": "function_call_output", "call_id": call.call_id or "", "output": output}
+        )
+    conn.response.create()
+    text = []
+    for event in conn:
+        if event.type == delta:
+            text.append(event.delta)
+        elif event.type == "response.done":
+            break
+    return "".join(text)
+
+
 def realtime_sync(
     base_url: str, api_key: str, user_text: str, *, weather: Mapping[str, str] | None = None
 ) -> str:
@@ -131,30 +156,7 @@ def realtime_sync(
     with OpenAI(base_url=base_url, api_key=api_key, max_retries=0) as client:
         with client.realtime.connect(model=REALTIME_MODEL) as conn:
             conn.session.update(session=_REALTIME_SESSION)
-            conn.conversation.item.create(item=_user_item(user_text))
-            conn.response.create()
-            calls = []
-            for event in conn:
-                if event.type == "response.done":
-                    calls = [i for i in event.response.output or [] if i.type == "function_call"]
-                    break
-            for call in calls:
-                output = _call(call.arguments or "{}", weather)
-                conn.conversation.item.create(
-                    item={
-                        "type": "function_call_output",
-                        "call_id": call.call_id or "",
-                        "output": output,
-                    }
-                )
-            conn.response.create()
-            text = []
-            for event in conn:
-                if event.type == "response.output_text.delta":
-                    text.append(event.delta)
-                elif event.type == "response.done":
-                    break
-    return "".join(text)
+            return _sync_turns(conn, user_text, weather, "response.output_text.delta")
 
 
 def realtime_beta_sync(
@@ -182,30 +184,7 @@ def realtime_beta_sync(
                     "tool_choice": "auto",
                 }
             )
-            conn.conversation.item.create(item=_user_item(user_text))
-            conn.response.create()
-            calls = []
-            for event in conn:
-                if event.type == "response.done":
-                    calls = [i for i in event.response.output or [] if i.type == "function_call"]
-                    break
-            for call in calls:
-                output = _call(call.arguments or "{}", weather)
-                conn.conversation.item.create(
-                    item={
-                        "type": "function_call_output",
-                        "call_id": call.call_id or "",
-                        "output": output,
-                    }
-                )
-            conn.response.create()
-            text = []
-            for event in conn:
-                if event.type == "response.text.delta":
-                    text.append(event.delta)
-                elif event.type == "response.done":
-                    break
-    return "".join(text)
+            return _sync_turns(conn, user_text, weather, "response.text.delta")
 
 
 # --------------------------------------------------------------------------- Responses API over WebSocket
