@@ -97,6 +97,7 @@ def test_the_builtin_registry_gives_the_documented_checks_and_components() -> No
         "llm_requests",
         "mcp",
         "websocket",
+        "tool_schema",
         "semantic",
     ]
     assert CHECK_ORDER == (
@@ -109,6 +110,7 @@ def test_the_builtin_registry_gives_the_documented_checks_and_components() -> No
         "mcp_results",
         "mcp_requests",
         "websocket_messages",
+        "tool_schema",
     )
     assert COMPONENTS == (
         "structural",

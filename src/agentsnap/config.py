@@ -168,6 +168,7 @@ class Settings:
     lexical_semantic_threshold: float = setting_field("lexical_semantic_threshold")
     lexical_llm_threshold: float = setting_field("lexical_llm_threshold")
     strict_facts: bool = setting_field("strict_facts")
+    validate_tool_calls: str = setting_field("validate_tool_calls")
     embedding_backend: str = setting_field("embedding_backend")
     ignored_fields: list[str] = setting_field("ignored_fields")  # noqa: RUF009  # a field(default_factory=list)
     judge_model: str = field(

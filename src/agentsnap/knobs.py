@@ -96,6 +96,12 @@ def _gate(name: str, value: Any) -> str:
     return str(value)
 
 
+def _tool_validation(name: str, value: Any) -> str:
+    if value not in ("auto", "on", "off"):
+        raise ValueError(f"{name} must be 'auto', 'on' or 'off', got {value!r}")
+    return str(value)
+
+
 def _weights(name: str, value: Any) -> dict[str, float]:
     return check_weights(value, _component_source())
 
@@ -230,6 +236,20 @@ class CompareOptions:
             doc=(
                 "Also fail a text check whose two texts differ in numbers, negation words or capitalised names by the "
                 "older rule-based hints (agentsnap.diff.meaning.hints), whatever its score."
+            ),
+            marker=True,
+            asserter=True,
+            setting=True,
+        ),
+    )
+    validate_tool_calls: str = field(
+        default="auto",
+        metadata=_meta(
+            rule=_tool_validation,
+            doc=(
+                "Validate each tool call the model made against the JSON Schema the agent sent for that tool "
+                "(the `tool_schema` check): `auto` in live and record runs, not in replay (the calls are the "
+                "recorded ones); `on`; `off`."
             ),
             marker=True,
             asserter=True,

@@ -268,7 +268,9 @@ class AgentAsserter(_Block):
     ``{component: weight}`` for that composite; ``strict`` — tool arguments
     and requests compared by pure equality (``1`` vs ``1.0`` differ);
     ``strict_facts`` — fail a text check whose numbers, negation words or
-    names changed; ``embedding_backend`` — ``"auto"``, ``"onnx"``,
+    names changed; ``validate_tool_calls`` — ``"auto"`` (live and record runs),
+    ``"on"`` or ``"off"``: each tool call the model made against the JSON Schema
+    the agent sent for it (the ``tool_schema`` check); ``embedding_backend`` — ``"auto"``, ``"onnx"``,
     ``"sentence-transformers"`` or ``"lexical"``;
     ``replay_tools`` — in replay, calls of :class:`~agentsnap.adapters.ToolAdapter`
     tools return the golden's recorded results (in order, per tool name)
@@ -308,6 +310,7 @@ class AgentAsserter(_Block):
         weights: Mapping[str, float] | None = None,
         strict: bool | None = None,
         strict_facts: bool | None = None,
+        validate_tool_calls: str | None = None,
         embedding_backend: str | None = None,
         lexical_semantic_threshold: float | None = None,
         lexical_llm_threshold: float | None = None,

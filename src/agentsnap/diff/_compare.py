@@ -45,6 +45,7 @@ def compute_diff(
     lexical_llm_threshold: float = LEXICAL_LLM_THRESHOLD,
     judge: Any = None,
     strict_facts: bool = False,
+    validate_tool_calls: str = "auto",
     strict: bool = False,
     weights: Mapping[str, float] | None = None,
     min_score: float | None = None,
@@ -159,6 +160,9 @@ def compute_diff(
         judge: an object with ``score(golden, new) -> (score, reason)``
             (:class:`agentsnap.diff.meaning.judge.LLMJudge`), or None.
         strict_facts: fail a text check whose pair has fact hints.
+        validate_tool_calls: ``"auto"`` (unless ``compare_requests``: replay), ``"on"`` or
+            ``"off"``: each tool call of ``new`` against the JSON Schema its request gave the
+            tool (the ``tool_schema`` check).
         strict: argument and request comparison by pure equality (``1`` vs
             ``1.0`` is a type change); default: numbers compare by value.
         weights: ``{component: weight >= 0}`` for :attr:`DiffReport.score`;
@@ -219,6 +223,7 @@ def compute_diff(
         weights=weights,  # type: ignore[arg-type]  # checked by validated()
         strict=strict,
         strict_facts=strict_facts,
+        validate_tool_calls=validate_tool_calls,
         embedding_backend=embedding_backend,
         lexical_semantic_threshold=lexical_semantic_threshold,
         lexical_llm_threshold=lexical_llm_threshold,
@@ -270,6 +275,7 @@ def run_checks(
         "lexical_semantic_threshold": options.lexical_semantic_threshold,
         "lexical_llm_threshold": options.lexical_llm_threshold,
         "strict_facts": bool(options.strict_facts),
+        "validate_tool_calls": options.validate_tool_calls,
         "strict": bool(options.strict),
         "weights": dict(options.weights or {}),
         "min_score": options.min_score,

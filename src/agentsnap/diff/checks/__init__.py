@@ -3,7 +3,8 @@
 Built in, in this order: :mod:`.structural` (``structural``), :mod:`.arguments`
 (``arguments``), :mod:`.model_tools` (``model_tools`` and ``model_tool_args``),
 :mod:`.llm_requests` (``llm_requests``), :mod:`.mcp_servers` (``mcp_tools``,
-``mcp_results``), :mod:`.websocket_messages` (``websocket_messages``) and :mod:`.semantic` (``llm_call[i]``,
+``mcp_results``), :mod:`.websocket_messages` (``websocket_messages``), :mod:`.tool_schema`
+(``tool_schema``) and :mod:`.semantic` (``llm_call[i]``,
 ``output``). The interface every check provides is in :mod:`._api`; to add a
 check, subclass :class:`Check` and :func:`register_check` an instance — the
 text and HTML reports show its result without further changes.
@@ -31,6 +32,7 @@ from .mcp_servers import McpCheck
 from .model_tools import ModelToolsCheck
 from .semantic import SemanticCheck
 from .structural import StructuralCheck
+from .tool_schema import ToolSchemaCheck
 from .websocket_messages import WebSocketCheck
 
 __all__ = [
@@ -49,6 +51,7 @@ __all__ = [
     "SemanticCheck",
     "StructuralCheck",
     "TextView",
+    "ToolSchemaCheck",
     "WebSocketCheck",
     "register_check",
     "registered_checks",
@@ -64,6 +67,7 @@ BUILTIN_CHECKS = (
     LLMRequestsCheck(),
     McpCheck(),
     WebSocketCheck(),
+    ToolSchemaCheck(),
     SemanticCheck(),
 )
 for _check in BUILTIN_CHECKS:
