@@ -321,11 +321,16 @@ class Check(Generic[R]):
 
     # -- into the report -----------------------------------------------------------------
     def contribute(self, result: R, draft: ReportDraft) -> None:
-        """Default: store ``asdict(result)`` in ``details["checks"][name]``; fail when not ``passed``."""
+        """Default: store ``asdict(result)`` in ``details["checks"][name]``; fail when not
+        ``passed`` (listed as the one entry of ``fails_as``, else as ``name``). A result whose
+        ``compared`` field is False (nothing to compare in this run) leaves no trace."""
         data = dataclasses.asdict(result)  # type: ignore[call-overload]
+        if data.get("compared", True) is False:
+            return
         draft.details.setdefault("checks", {})[self.name] = data
         if not data.get("passed", True):
-            draft.fail(self.name)
+            fixed = self.fails_as or ()
+            draft.fail(self.name, fixed[0] if len(fixed) == 1 else None)
 
     def stored(self, details: Mapping[str, Any]) -> Mapping[str, Any] | None:
         """This check's stored result in a report's ``details`` (None: it did not run)."""

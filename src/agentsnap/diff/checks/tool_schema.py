@@ -24,10 +24,10 @@ always / never. An invalid call fails the test (``tool_schema``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from ._api import Check, CheckContext, ReportDraft
+from ._api import Check, CheckContext, CheckResult
 
 __all__ = ["ToolSchemaCheck", "ToolSchemaResult", "tool_schemas"]
 
@@ -71,18 +71,14 @@ def tool_schemas(body: object) -> dict[str, Any]:
 
 
 @dataclass
-class ToolSchemaResult:
-    """``lines``: one per invalid call or unreadable schema; ``calls``: how many were judged."""
+class ToolSchemaResult(CheckResult):
+    """``lines``: one per invalid call or unreadable schema; ``calls``: how many were judged,
+    ``invalid``: how many failed."""
 
-    compared: bool
+    #: False: nothing to compare in this run (the report holds no trace of the check)
+    compared: bool = True
     calls: int = 0
-    lines: list[str] = field(default_factory=list)
-    summary: str = ""
     invalid: int = 0
-
-    @property
-    def passed(self) -> bool:
-        return self.invalid == 0
 
 
 def _path(error: Any) -> str:
@@ -102,12 +98,12 @@ class ToolSchemaCheck(Check[ToolSchemaResult]):
     def run(self, ctx: CheckContext) -> ToolSchemaResult:
         mode = ctx.options.validate_tool_calls
         if mode == "off" or (mode == "auto" and ctx.options.compare_requests):
-            return ToolSchemaResult(False)
+            return ToolSchemaResult(True, compared=False)
         try:
             from jsonschema import exceptions as schema_errors
             from jsonschema import validators
         except ImportError:  # pragma: no cover - a core dependency
-            return ToolSchemaResult(False, summary="not run: the jsonschema package is missing")
+            return ToolSchemaResult(True, "not run: the jsonschema package is missing")
         result = ToolSchemaResult(True)
         for index, step in enumerate(ctx.new_steps):
             requests = step.get("tool_requests") if step.get("type") == "llm_call" else None
@@ -149,24 +145,11 @@ class ToolSchemaCheck(Check[ToolSchemaResult]):
                     for error in errors[:10]:
                         result.lines.append(f"{where}: {name}: {_path(error)}: {error.message}")
         if not result.calls and not result.lines:
-            return ToolSchemaResult(False)  # no tool call with a schema: no line in the report
+            return ToolSchemaResult(True, compared=False)  # no tool call with a schema: no line
+        result.passed = result.invalid == 0
         result.summary = (
             f"{result.calls} tool call(s) valid against the schema the agent sent"
             if result.passed
             else f"{result.invalid} of {result.calls} tool call(s) invalid against the schema the agent sent"
         )
         return result
-
-    def contribute(self, result: ToolSchemaResult, draft: ReportDraft) -> None:
-        if not result.compared and not result.summary:
-            return  # not run (replay, or off): no line in the report
-        draft.details.setdefault("checks", {})[self.name] = {
-            "compared": result.compared,
-            "calls": result.calls,
-            "invalid": result.invalid,
-            "lines": list(result.lines),
-            "summary": result.summary,
-            "passed": result.passed,
-        }
-        if not result.passed:
-            draft.fail(self.name)

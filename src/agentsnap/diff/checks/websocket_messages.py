@@ -18,10 +18,10 @@ leaves no trace of the check in the report.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from ._api import Check, CheckContext, ReportDraft
+from ._api import Check, CheckContext, CheckResult
 
 __all__ = ["WebSocketCheck", "WebSocketResult"]
 
@@ -50,17 +50,12 @@ def _sent(step: Mapping[str, Any]) -> int:
 
 
 @dataclass
-class WebSocketResult:
+class WebSocketResult(CheckResult):
     """``lines``: one per difference (``summary`` says how many connections were compared)."""
 
-    compared: bool
+    #: False: nothing to compare in this run (the report holds no trace of the check)
+    compared: bool = True
     connections: int = 0
-    lines: list[str] = field(default_factory=list)
-    summary: str = ""
-
-    @property
-    def passed(self) -> bool:
-        return not self.lines
 
 
 class WebSocketCheck(Check[WebSocketResult]):
@@ -75,8 +70,8 @@ class WebSocketCheck(Check[WebSocketResult]):
     def run(self, ctx: CheckContext) -> WebSocketResult:
         golden, new = _connections(ctx.golden_steps), _connections(ctx.new_steps)
         if (not golden and not new) or not ctx.options.compare_requests:
-            return WebSocketResult(False)  # nothing to compare: no line in the report
-        result = WebSocketResult(True, len(new))
+            return WebSocketResult(True, compared=False)  # nothing to compare: no line
+        result = WebSocketResult(True, connections=len(new))
         for number in sorted(set(golden) | set(new)):
             g, n = golden.get(number), new.get(number)
             if n is None and g is not None:
@@ -100,6 +95,7 @@ class WebSocketCheck(Check[WebSocketResult]):
                 result.lines.append(
                     f"{where}: {recorded} client message(s) recorded, {sent} sent in this run"
                 )
+        result.passed = not result.lines
         count = f"{len(set(golden) | set(new))} connection(s)"
         result.summary = (
             f"{count}, the same messages sent"
@@ -107,16 +103,3 @@ class WebSocketCheck(Check[WebSocketResult]):
             else f"{count}, {len(result.lines)} difference(s) in what the agent sent"
         )
         return result
-
-    def contribute(self, result: WebSocketResult, draft: ReportDraft) -> None:
-        if not result.compared:
-            return  # no WebSocket traffic, or a live run: the report has no trace of this check
-        draft.details.setdefault("checks", {})[self.name] = {
-            "compared": result.compared,
-            "connections": result.connections,
-            "lines": list(result.lines),
-            "summary": result.summary,
-            "passed": result.passed,
-        }
-        if not result.passed:
-            draft.fail(self.name, "websocket_messages")
