@@ -36,8 +36,9 @@ Side files: bytes longer than :data:`BLOB_THRESHOLD` (1 MiB) are stored once,
 content-addressed, as ``<snapshot folder>/blobs/<sha256>``, and the snapshot
 holds ``{"$blob": "blobs/<sha256>", "sha256": hex, "size": n}``. The bytes
 wait in memory (at most :data:`PENDING_LIMIT` in all) until a snapshot holding
-the reference is saved (:func:`write_blobs`). agentsnap never reads a side
-file back (replay serves response bodies, which stay inline), and only ever
+the reference is saved (:func:`write_blobs`). Only a replayed WebSocket message reads a
+side file back (:mod:`agentsnap.capture.websocket.frames`: a regular file inside the
+snapshot folder, of its recorded size and digest; response bodies stay inline), and only ever
 writes ``blobs/<sha256>`` for bytes it holds, so a blob path in a hostile
 snapshot is never opened.
 
@@ -62,6 +63,7 @@ from .wire import SURROGATE, StoredExchange, envelope, escape_surrogates
 __all__ = [
     "BLOB_THRESHOLD",
     "MAX_DEPTH",
+    "blob_reference",
     "bytes_envelope",
     "default_file_mode",
     "escape_surrogates",
@@ -107,10 +109,16 @@ def bytes_envelope(data: bytes) -> dict[str, Any]:
 
     data = scrub_bytes(bytes(data))  # token shapes and remembered credentials, overwritten in place
     if len(data) > BLOB_THRESHOLD:
-        digest = hashlib.sha256(data).hexdigest()
-        _remember_blob(digest, data)
-        return {"$blob": f"{BLOB_DIR}/{digest}", "sha256": digest, "size": len(data)}
+        return blob_reference(data)
     return envelope(data)
+
+
+def blob_reference(data: bytes) -> dict[str, Any]:
+    """The side-file reference ``{"$blob": "blobs/<sha256>", "sha256", "size"}`` of ``data``
+    (scrubbed already); the bytes wait in memory until a snapshot holding it is saved."""
+    digest = hashlib.sha256(data).hexdigest()
+    _remember_blob(digest, data)
+    return {"$blob": f"{BLOB_DIR}/{digest}", "sha256": digest, "size": len(data)}
 
 
 def _canonical(value: object) -> str:

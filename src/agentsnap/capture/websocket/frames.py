@@ -41,7 +41,7 @@ from typing import Any
 
 from ...exceptions import AgentsnapError
 from ...storage.scrub import scrub_bytes, scrub_json, scrub_text
-from ...storage.serialize import BLOB_DIR, _remember_blob
+from ...storage.serialize import BLOB_DIR, blob_reference
 from ...storage.wire import envelope, envelope_bytes, next_seq
 
 __all__ = [
@@ -199,14 +199,7 @@ def _to_blobs(value: object) -> Any:
                 return value
             if base64.b64encode(data).decode("ascii") != value:
                 return value  # not the canonical encoding: kept as it is, so replay sends the same text
-            digest = hashlib.sha256(data).hexdigest()
-            _remember_blob(digest, data)
-            return {
-                "$blob": f"{BLOB_DIR}/{digest}",
-                "sha256": digest,
-                "size": len(data),
-                "base64": True,
-            }
+            return {**blob_reference(data), "base64": True}
         return value
     if isinstance(value, dict):
         return {k: _to_blobs(v) for k, v in value.items()}
