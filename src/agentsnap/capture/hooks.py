@@ -30,8 +30,8 @@ __all__ = ["ensure_patched", "install", "is_installed"]
 
 _installed = False
 _lock = threading.Lock()
-#: the registries whose hooks are registered (by id; the default one first)
-_registered: set[int] = set()
+#: the registries whose hooks are registered (the objects themselves; the default one first)
+_registered: list[Registry] = []
 
 
 def _default() -> Registry:
@@ -52,10 +52,12 @@ def install(registry: Registry | None = None) -> None:
         import wrapt
 
         chosen = _default() if registry is None else registry
-        if id(chosen) not in _registered:
+        # by identity, and kept: an id() of a registry that was garbage-collected can come back
+        # as a new registry's, whose hooks would then never be registered
+        if not any(known is chosen for known in _registered):
             for module, call in chosen.hooks():
                 wrapt.register_post_import_hook(_transport_hook(call), module)
-            _registered.add(id(chosen))
+            _registered.append(chosen)
         if registry is None:
             from ..spec.provider_specs import load_specs
 
