@@ -170,6 +170,7 @@ class Settings:
     strict_facts: bool = setting_field("strict_facts")
     validate_tool_calls: str = setting_field("validate_tool_calls")
     embedding_backend: str = setting_field("embedding_backend")
+    judge_mode: str = setting_field("judge_mode")
     ignored_fields: list[str] = setting_field("ignored_fields")  # noqa: RUF009  # a field(default_factory=list)
     judge_model: str = field(
         default="openai/gpt-4o-mini",

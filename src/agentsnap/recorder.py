@@ -260,8 +260,9 @@ class AgentAsserter(_Block):
     tool sequence); ``ignored_fields``: dotted tool-argument paths to skip.
     ``embed_fn``: ``list[str] -> list[vector]`` for the semantic check;
     ``judge``: an :class:`~agentsnap.diff.meaning.judge.LLMJudge` (or any object with
-    ``score(golden, new) -> (score, reason)``) that scores differing texts
-    instead of the embeddings; ``None``/``False``: no judge.
+    ``score(golden, new) -> (score, reason)``) that confirms the meaning check's
+    failing verdicts (``judge_mode="confirm"``, the default) or scores every
+    differing text (``judge_mode="score"``, agentsnap 0.5.1); ``None``/``False``: no judge.
     Keyword-only: ``min_score`` — also fail when the report's composite
     :attr:`~agentsnap.diff.DiffReport.score` is below it (0..1, with a 1e-9
     slack so an exact replay never fails on float noise); ``weights`` —
@@ -270,7 +271,8 @@ class AgentAsserter(_Block):
     ``strict_facts`` — fail a text check whose numbers, negation words or
     names changed; ``validate_tool_calls`` — ``"auto"`` (live and record runs),
     ``"on"`` or ``"off"``: each tool call the model made against the JSON Schema
-    the agent sent for it (the ``tool_schema`` check); ``embedding_backend`` — ``"auto"``, ``"onnx"``,
+    the agent sent for it (the ``tool_schema`` check); ``judge_mode`` — ``"confirm"`` or
+    ``"score"`` (see ``judge``); ``embedding_backend`` — ``"auto"``, ``"onnx"``,
     ``"sentence-transformers"`` or ``"lexical"``;
     ``replay_tools`` — in replay, calls of :class:`~agentsnap.adapters.ToolAdapter`
     tools return the golden's recorded results (in order, per tool name)
@@ -311,6 +313,7 @@ class AgentAsserter(_Block):
         strict: bool | None = None,
         strict_facts: bool | None = None,
         validate_tool_calls: str | None = None,
+        judge_mode: str | None = None,
         embedding_backend: str | None = None,
         lexical_semantic_threshold: float | None = None,
         lexical_llm_threshold: float | None = None,
