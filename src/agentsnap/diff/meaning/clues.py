@@ -181,6 +181,13 @@ _SPANISH_NEGATIONS = frozenset(
 )
 
 
+#: phrases that negate what follows: "rather than a regression" = "not a regression"
+_NEGATING_PHRASE = re.compile(
+    r"\b(?:rather than|instead of|anstatt|statt|au lieu de|plutôt que|en lugar de|en vez de)\b",
+    re.IGNORECASE,
+)
+
+
 def _negation(word: str) -> bool:
     return (
         word in V._NEGATIONS
@@ -197,7 +204,7 @@ def polar_concepts(text: str) -> dict[str, set[int]]:
     clause-final ``nicht``; in Japanese the word a ``ない``/``ません`` ending follows). Two texts
     disagree on a concept when every mention has one sign in one and the other sign in the other."""
     out: dict[str, set[int]] = {}
-    for clause in _CLAUSE.split(F.normalise(text)):
+    for clause in _CLAUSE.split(_NEGATING_PHRASE.sub(" not ", F.normalise(text))):
         words = re.findall(
             r"[\u4e00-\u9fff々]+|[\u30a0-\u30ffー]+|[\u3040-\u309f]+"
             r"|[^\W\d_\u3040-\u30ff\u4e00-\u9fff]+(?:['’][^\W\d_\u3040-\u30ff\u4e00-\u9fff]+)*",

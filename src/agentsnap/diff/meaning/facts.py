@@ -99,7 +99,7 @@ def normalise(text: str) -> str:
 # --------------------------------------------------------------------------- extraction
 
 _TIME = re.compile(
-    r"(?<![\w.:])(?P<h>[01]?\d|2[0-3])\s?(?:[:.h]|時)\s?(?P<m>[0-5]\d)(?:分)?(?![\d])"
+    r"(?<![0-9A-Za-zÀ-ÿ_.:])(?P<h>[01]?\d|2[0-3])\s?(?:[:.h]|時)\s?(?P<m>[0-5]\d)(?:分)?(?![\d])"
     r"(?:\s?(?P<ap>[ap]\.?\s?m\.?(?![a-z])|uhr|h(?![a-z])))?|"
     r"(?<![\w.:])(?P<h2>1[0-2]|0?[1-9])\s?(?P<ap2>[ap]\.?\s?m\.?)(?![a-z])|"
     r"(?P<ja_ap>午前|午後)?(?P<h3>[01]?\d|2[0-3])時(?P<half>半)?(?!間)",
@@ -128,8 +128,19 @@ _IDENT = re.compile(
     r"`(?P<code>[^`\n]{1,80})`|"
     r"(?P<url>https?://[^\s)>\]]+)|"
     r"(?P<mail>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)|"
-    r"(?P<path>(?:[\w.-]*/)+[\w.-]+|[\w-]+\.(?:py|js|ts|json|yaml|yml|toml|md|txt|csv|log|sh|cfg|ini|html|css|sql|go|rs|java|xml|env|lock|pdf|docx|xlsx|png|jpg)\b)|"
+    r"(?P<path>(?:[^\W\u3040-\u30ff\u4e00-\u9fff]|[.-])*/(?:(?:[^\W\u3040-\u30ff\u4e00-\u9fff]|[.-])*/)*(?:[^\W\u3040-\u30ff\u4e00-\u9fff]|[.-])+|[\w-]+\.(?:py|js|ts|json|yaml|yml|toml|md|txt|csv|log|sh|cfg|ini|html|css|sql|go|rs|java|xml|env|lock|pdf|docx|xlsx|png|jpg)\b)|"
     r"(?P<ident>\b[a-z]+(?:_[a-z0-9]+)+\b|\b[a-z]+[A-Z][A-Za-z0-9]*\b|\b[A-Za-z]+(?:-[A-Za-z0-9]+)*-\d+[a-z]?\b|\b[A-Z]{2,}[A-Z0-9]*\b|\b[A-Z]+\d+[A-Z0-9]*\b)"
+)
+#: dates in digits: 03.06.2025 (day first), 2025/04/01 (year first), 12/09 or 09/12/2025 (day and
+#: month in either order: a key ("?", a, b) matches a date of either reading)
+_NUMERIC_DATE = re.compile(
+    r"(?<![\d.,/])(?:(?P<y1>\d{4})/(?P<m1>\d{1,2})/(?P<d1>\d{1,2})|(?P<d2>\d{1,2})\.(?P<m2>\d{1,2})\.(?P<y2>\d{4})"
+    r"|(?P<a>\d{1,2})/(?P<b>\d{1,2})(?:/(?P<y3>\d{4}|\d{2}))?)(?![\d/])"
+)
+#: a full hour the German way: 14 Uhr
+_UHR = re.compile(
+    r"(?<![\d:.])(?P<h>[01]?\d|2[0-3])(?:\s?(?:und|bis|-|–)\s?(?P<h2>[01]?\d|2[0-3]))?\s?Uhr\b",
+    re.IGNORECASE,
 )
 _QUOTED = re.compile(r'"([^"\n]{1,60})"')
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+•·]|\d{1,2}[.)]|\(\d{1,2}\)|[a-z][.)])\s+", re.IGNORECASE)
@@ -188,6 +199,32 @@ def extract(
         for i in range(a, b):
             taken[i] = True
 
+    for match in _NUMERIC_DATE.finditer(text):
+        groups = match.groupdict()
+        if groups["y1"] or groups["y2"]:
+            month, day = int(groups["m1"] or groups["m2"]), int(groups["d1"] or groups["d2"])
+            key: tuple[object, ...] = (month, day)
+            if not (1 <= month <= 12 and 1 <= day <= 31):
+                continue
+        else:
+            a, b = int(groups["a"]), int(groups["b"])
+            if not (1 <= a <= 31 and 1 <= b <= 31 and min(a, b) <= 12):
+                continue
+            key = (b, a) if a > 12 else (a, b) if b > 12 else ("?", a, b)
+        take(match.start(), match.end())
+        found.append((match.start(), Fact("date", key, match.group(0))))
+        year = groups["y1"] or groups["y2"] or groups["y3"]
+        if year and len(year) == 4:
+            found.append((match.start(), Fact("year", (int(year),), year)))
+    for match in _UHR.finditer(text):
+        if free(match.start(), match.end()):
+            take(match.start(), match.end())
+            for hour in ("h", "h2"):
+                if match.group(hour):
+                    fact = Fact(
+                        "time", (int(match.group(hour)) * 60, True), match.group(hour) + " Uhr"
+                    )
+                    found.append((match.start(hour), fact))
     for match in _IDENT.finditer(text):
         if not free(match.start(), match.end()):
             continue
@@ -258,6 +295,8 @@ def extract(
             continue
         cur = match.group("cur") or match.group("cur2") or ""
         unit = (match.group("unit") or "").lower()
+        if unit == "k":  # 10k = 10,000
+            value, unit = value * 1000, ""
         key_unit = _CURRENCY.get(cur.lower(), "") or _UNITS.get(unit, "")
         take(match.start(), match.end())
         found.append((match.start(), Fact("number", (value, key_unit), match.group(0).strip())))
@@ -387,6 +426,10 @@ def facts_match(a: Fact, b: Fact, *, lenient: bool = True) -> bool:
         if not ka and (int(ma) + 720) % 1440 == mb:  # type: ignore[call-overload]
             return True
         return bool(not kb and (int(mb) + 720) % 1440 == ma)  # type: ignore[call-overload]
+    if a.kind == "date" and "?" in (a.key[0], b.key[0]):  # 12/09: 12 September or December 9
+        readings = [k[1:] if k[0] == "?" else k for k in (a.key, b.key)]
+        flipped = [tuple(reversed(k[1:])) if k[0] == "?" else k for k in (a.key, b.key)]
+        return readings[0] == readings[1] or flipped[0] == flipped[1] or readings[0] == flipped[1]
     if a.kind == "number":
         (va, ua), (vb, ub) = a.key, b.key
         return va == vb and (ua == ub or (lenient and (not ua or not ub)))

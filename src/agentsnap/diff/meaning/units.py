@@ -43,7 +43,8 @@ _ITEM = re.compile(
     r"^\s*(?:[-*+•·]|\d{1,2}[.)]|\(\d{1,2}\)|[a-z][.)]|(?:step|schritt|étape)\s*\d+\s*[:.)-])\s+",
     re.IGNORECASE,
 )
-_EMPHASIS = re.compile(r"(\*\*|__|\*|_)(?=\S)(.+?)(?<=\S)\1")
+#: emphasis: ``**x**``, ``*x*``, and ``_x_`` / ``__x__`` only outside a word (``test_login`` keeps its ``_``)
+_EMPHASIS = re.compile(r"(\*\*|\*|(?<!\w)__|(?<!\w)_)(?=\S)(.+?)(?<=\S)\1(?!\w)")
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)]+)\)")
 _SENTENCE = re.compile(
     r"(?<=[.!?])\s+(?=[\"'(\[¿¡]?[A-ZÀ-ÖØ-Þ0-9\u3040-\u30ff\u4e00-\u9fff])|(?<=[。！？])"
@@ -132,6 +133,32 @@ def _clean(line: str) -> str:
     return F.normalise(line)
 
 
+#: a piece ending so is not a sentence's end: a title or abbreviation (Dr., z. B., e.g.)
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:dr|mr|mrs|ms|prof|st|nr|no|vs|ca|approx|inc|ltd|co|corp|jr|sr|mt|fig|vol|bzw|usw|"
+    r"etc|mme|mlle|sra|sr|dra)|\b(?:e\.g|i\.e|z\.\s?b|d\.\s?h|u\.\s?a|p\.\s?ex))\.$",
+    re.IGNORECASE,
+)
+_MONTH_START = re.compile(
+    r"^(?:" + "|".join(sorted((re.escape(m) for m in V._MONTHS), key=len, reverse=True)) + r")\b",
+    re.IGNORECASE,
+)
+
+
+def _sentences(line: str) -> list[str]:
+    """A line cut at sentence ends, except after an abbreviation and in a date such as ``3. Juni``."""
+    out: list[str] = []
+    for piece in (p.strip() for p in _SENTENCE.split(line) if p and p.strip()):
+        if out and (
+            _ABBREVIATION.search(out[-1])
+            or (re.search(r"\b\d{1,2}\.$", out[-1]) and _MONTH_START.match(piece))
+        ):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
+
+
 def split_units(text: str) -> list[Unit]:
     """The sentences and list items of ``text`` (module doc, step 1), with their facts filled in."""
     units: list[Unit] = []
@@ -149,9 +176,7 @@ def split_units(text: str) -> list[Unit]:
         line = _clean(line) if not in_fence else F.normalise(line)
         if not line:
             continue
-        pieces = (
-            [line] if in_fence else [p.strip() for p in _SENTENCE.split(line) if p and p.strip()]
-        )
+        pieces = [line] if in_fence else _sentences(line)
         for index, piece in enumerate(pieces):
             is_step = (step and index == 0) or bool(_SEQUENCE.match(piece))
             units.append(Unit(piece, is_step))
@@ -180,7 +205,13 @@ def _fill(
         unit.markers = V.polarity(unit.text)[1]
         rest = _COURTESY.sub(" ", unit.text)
         remaining = [w for w in V.content_words(rest) if w not in _NARRATION]
-        unit.filler = len(remaining) <= 1 and not unit.facts and not unit.markers
+        # "Sure!", "Gerne." — no content word of its own — or a courtesy phrase and one word
+        # more; not "You should upgrade now." (one content word, but no courtesy in it)
+        unit.filler = (
+            not unit.facts
+            and not unit.markers
+            and (not remaining or (len(remaining) == 1 and rest != unit.text))
+        )
         unit.rest = remaining if rest != unit.text and not unit.facts else None
         cache[unit.text] = unit
 

@@ -71,6 +71,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -419,7 +420,13 @@ class _State:
             # unless it flipped by vocabulary: an antonym pair (passed → failed), a prefix
             flipped = flipped_concepts(g, n)
             parity = len(g_markers) % 2 != len(n_markers) % 2
-            if any(c.startswith("#") for c in flipped) or (flipped and parity):
+            # a flip is read in sentences that still say much the same; a rewording moves
+            # negations and antonyms into other clauses ("not accepted" → "we accept only C")
+            cjk = re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", g + n)  # tokens too coarse: characters
+            g_seq, n_seq = (list(g), list(n)) if cjk else (V.tokens(g), V.tokens(n))
+            close = difflib.SequenceMatcher(None, g_seq, n_seq, autojunk=False).ratio()
+            by_words = any(c.startswith("#") for c in flipped) and close >= 0.4
+            if by_words or (flipped and parity and close >= 0.55):
                 words = f"{', '.join(g_markers) or 'none'} → {', '.join(n_markers) or 'none'}"
                 if not (g_markers or n_markers):
                     words = ", ".join(c.lstrip("#") for c in flipped)
@@ -462,10 +469,15 @@ class _State:
         fact_tokens = {t for f in g_unit.facts + n_unit.facts for t in V.tokens(f.surface)}
         matcher = difflib.SequenceMatcher(None, g_tok, n_tok, autojunk=False)
         same = sum(block.size for block in matcher.get_matching_blocks())
+        # the one sentence an otherwise verbatim answer changed is read closely: its edit is the point
+        isolated = len(self.g) >= 2 and all(
+            any(u.text == v.text for v in self.n) for u in self.g if u is not g_unit
+        )
         near = same >= 3 and same >= 0.7 * max(len(g_tok), len(n_tok))
         kept = same >= 3 and same >= 0.8 * len(g_tok)
         if not (near or kept):
             return
+        self._facts_in(g_unit, n_unit)
         replaced: list[tuple[str, str]] = []
         inserted: list[str] = []
         g_words = set(g_unit.words) | {w for u in self.g for w in u.words}
@@ -481,11 +493,12 @@ class _State:
                     replaced.append((lw, rw))
             if tag in ("insert", "replace"):
                 inserted += [t for t in right if V._stem(t) not in g_words and t not in polite]
+        width = 3 if isolated else 2
         if (
             near
             and len(replaced) == 1
-            and len(replaced[0][0].split()) <= 2
-            and len(replaced[0][1].split()) <= 2
+            and len(replaced[0][0].split()) <= width
+            and len(replaced[0][1].split()) <= width
         ):
             self.replaced.append(replaced[0])
             self.replaced_units.append((g_unit.text, n_unit.text))
@@ -496,6 +509,22 @@ class _State:
                 g_unit.text,
                 n_unit.text,
                 pair_message(f"claim added ({' '.join(inserted)})", g_unit.text, n_unit.text),
+            )
+
+    def _facts_in(self, g_unit: Unit, n_unit: Unit) -> None:
+        """A fact of a nearly unchanged sentence replaced by another, even one the answer states
+        elsewhere ("the option that fits is Thursday at 4:15 pm" → "…Tuesday at 8:40 am")."""
+        gone = [f for f in g_unit.facts if not any(F.facts_match(f, o) for o in n_unit.facts)]
+        came = [f for f in n_unit.facts if not any(F.facts_match(f, o) for o in g_unit.facts)]
+        told = any(f.golden == g_unit.text and f.severity == "harmful" for f in self.findings)
+        if gone and came and not told:
+            what = f"{', '.join(f.surface for f in gone)} → {', '.join(f.surface for f in came)}"
+            self.add(
+                gone[0].kind,
+                "harmful",
+                g_unit.text,
+                n_unit.text,
+                pair_message(f"facts differ in this sentence ({what})", g_unit.text, n_unit.text),
             )
 
     @staticmethod

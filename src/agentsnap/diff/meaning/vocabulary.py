@@ -350,9 +350,9 @@ _JA_NEGATION = re.compile(r"(?:ない|ません|なかった|ず[、。に]|で�
 _ANTONYMS: list[tuple[str, str]] = [
     (
         "pass passed passes passing bestanden réussi réussie succeed succeeded succeeds success "
-        "successful successfully erfolgreich",
+        "successful successfully erfolgreich pasaron pasó pasa exitoso exitosa éxito",
         "fail failed fails failing failure durchgefallen fehlgeschlagen échoué échouée échec "
-        "unsuccessful",
+        "unsuccessful falló fallaron fallido fallida fallo",
     ),
     (
         "enable enabled enables aktiviert activé activée",
@@ -370,8 +370,9 @@ _ANTONYMS: list[tuple[str, str]] = [
     ),
     ("read seen gelesen lu", "unread unseen ungelesen"),
     (
-        "accept accepted akzeptiert accepté acceptée approved genehmigt approuvé",
-        "reject rejected declined abgelehnt rejeté rejetée refused",
+        "accept accepted akzeptiert accepté acceptée approved genehmigt approuvé aceptado "
+        "aceptada aprobado aprobada",
+        "reject rejected declined abgelehnt rejeté rejetée refused rechazado rechazada",
     ),
     (
         "increase increased increases rise rose risen gestiegen augmenté hausse",
@@ -481,7 +482,8 @@ _GERMAN_NAME_AFTER = frozenset(["nach", "aus", "von", "in", "herr", "herrn", "fr
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*", re.UNICODE)
 _SCRIPT_TOKEN = re.compile(
-    r"[\u4e00-\u9fff々]+|[\u30a0-\u30ffー]+|[\u3040-\u309f]+|\d+(?:[.,:]\d+)*|[^\W\d_]+(?:['’][^\W\d_]+)*",
+    r"[\u4e00-\u9fff々]+|[\u30a0-\u30ffー]+|[\u3040-\u309f]+|\d+(?:[.,:]\d+)*"
+    r"|[^\W\d_\u3040-\u30ff\u4e00-\u9fff]+(?:['’][^\W\d_\u3040-\u30ff\u4e00-\u9fff]+)*",
     re.UNICODE,
 )
 
