@@ -19,6 +19,7 @@ pytest.importorskip("openai")
 
 from agentsnap._pytest.pass_rate import RunStats, Sample, wilson_interval
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
+from tests.test_cli_helpers import invoke
 
 pytest_plugins = ["pytester"]
 REPO = Path(__file__).resolve().parents[1]
@@ -125,7 +126,9 @@ def test_wilson_bounds_lie_in_the_unit_interval_and_contain_the_rate(
     assert 0.0 <= low <= passed / total <= high <= 1.0
     # symmetric: the interval of the failures mirrors the interval of the passes
     f_low, f_high = wilson_interval(total - passed, total)
-    assert math.isclose(low, 1 - f_high, abs_tol=1e-12) and math.isclose(high, 1 - f_low, abs_tol=1e-12)
+    assert math.isclose(low, 1 - f_high, abs_tol=1e-12) and math.isclose(
+        high, 1 - f_low, abs_tol=1e-12
+    )
 
 
 def test_the_verdict_line_and_the_per_check_rates() -> None:
@@ -136,11 +139,16 @@ def test_the_verdict_line_and_the_per_check_rates() -> None:
         Sample(4, True, compared=True),
         Sample(5, True, compared=True),
     ]
-    stats = RunStats("t::a", "t::a", samples, 1.0, replay="pytest t::a --agentsnap-replay-run {run}")
+    stats = RunStats(
+        "t::a", "t::a", samples, 1.0, replay="pytest t::a --agentsnap-replay-run {run}"
+    )
     assert not stats.passed
     assert stats.headline() == "4/5 runs passed (80 %, 95 % CI 38–96 %) < min_pass_rate 1"
     assert stats.check_rates() == [("structural", 4, 5)]
-    assert "  run 2: failed structural — kept in k/2.json; offline: pytest t::a --agentsnap-replay-run 2" in stats.lines()
+    assert (
+        "  run 2: failed structural — kept in k/2.json; offline: pytest t::a --agentsnap-replay-run 2"
+        in stats.lines()
+    )
     assert RunStats("t::a", "t::a", samples, 0.8).passed
     assert RunStats.from_json(json.loads(json.dumps(stats.to_json()))).lines() == stats.lines()
     errored = Sample(1, False, error="RuntimeError: boom")
@@ -154,10 +162,16 @@ def test_five_runs_report_three_of_five_keep_the_failing_ones_and_replay_one_off
     pytester: pytest.Pytester,
 ) -> None:
     root = _project(pytester)
-    result = _live(pytester)
+    result = _live(pytester, "--agentsnap-report", "report.html")
     result.assert_outcomes(failed=1)
     out = result.stdout.str()
-    assert _stats_line(result) == f"  {NODE}: 3/5 runs passed (60 %, 95 % CI 23–88 %) < min_pass_rate 1"
+    page = (pytester.path / "report.html").read_text(encoding="utf-8")
+    assert f"{NODE} (run 2 of 5)" in page and f"{NODE} (run 4 of 5)" in page
+    assert "3/5 runs passed" in page
+    assert (
+        _stats_line(result)
+        == f"  {NODE}: 3/5 runs passed (60 %, 95 % CI 23–88 %) < min_pass_rate 1"
+    )
     assert "agentsnap: 1 failed" in result.outlines
     samples = root / ".last_run" / (next(root.glob("*.json")).stem + ".runs")
     assert sorted(p.name for p in samples.iterdir()) == ["2.json", "4.json"]
@@ -167,9 +181,21 @@ def test_five_runs_report_three_of_five_keep_the_failing_ones_and_replay_one_off
         assert "structural" in kept["comparison"]["failed_checks"]
         assert any(s.get("name") == "get_time" for s in kept["trace"] if s["type"] == "tool_call")
     command = f"pytest {NODE} --agentsnap-replay --agentsnap-replay-run 2"
-    assert f"  run 2: failed structural" in out and command in out
+    assert "  run 2: failed structural" in out and command in out
     # the failing test's own text says the same
     assert "4/5" not in out and "per check: structural 3/5" in out
+
+    # agentsnap show / diff open a kept sample
+    shown = invoke("show", NODE, "--run", "2", "--dir", str(root))
+    assert shown.exit_code == 0, shown.output
+    assert "get_time" in shown.output and str(samples / "2.json") in shown.output
+    diffed = invoke("diff", NODE, "--run", "4", "--dir", str(root))
+    assert diffed.exit_code == 1, diffed.output
+    assert "[STRUCTURAL] FAIL" in diffed.output
+    assert f"sample 4: {samples / '4.json'}" in diffed.output
+    assert "--agentsnap-replay --agentsnap-replay-run 4" in diffed.output
+    missing = invoke("diff", NODE, "--run", "3", "--dir", str(root))
+    assert missing.exit_code == 2 and "kept: 2, 4" in missing.output, missing.output
 
     # the fake stopped: the printed command replays sample 2 offline and fails the same way
     pytester._monkeypatch.setenv("FAKE_STOPPED", "1")
@@ -192,9 +218,9 @@ def test_five_runs_report_three_of_five_keep_the_failing_ones_and_replay_one_off
         assert jailed.ret == pytest.ExitCode.TESTS_FAILED, jailed.stdout.str()
         assert "[STRUCTURAL] FAIL" in jailed.stdout.str()
     # plain replay still serves (and passes against) the golden
-    pytester.runpytest_subprocess(NODE, "--agentsnap-replay", "-p", "no:randomly", "-q").assert_outcomes(
-        passed=1
-    )
+    pytester.runpytest_subprocess(
+        NODE, "--agentsnap-replay", "-p", "no:randomly", "-q"
+    ).assert_outcomes(passed=1)
 
 
 def _unshare_works() -> bool:
@@ -208,11 +234,56 @@ def kept_checks(path: Path) -> list[str]:
     return checks
 
 
-def test_min_pass_rate_decides_and_a_passing_test_keeps_no_sample(pytester: pytest.Pytester) -> None:
+ERRING = """
+import openai, pytest
+
+calls = 0
+
+
+@pytest.mark.agentsnap(runs=5, min_pass_rate=0.9)
+def test_erring(base_url):
+    global calls
+    calls += 1
+    client = openai.OpenAI(base_url=base_url, api_key="sk-test-0123456789", max_retries=0)
+    client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "Weather in Paris?"}])
+    if calls == 3:
+        raise RuntimeError("boom on run 3")
+"""
+
+
+def test_the_marker_samples_and_a_run_that_errors_counts_as_failed(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyprojecttoml('[tool.agentsnap]\nsnapshot_dir = "snaps"\n')
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_erring=ERRING)
+    pytester._monkeypatch.setenv("ODD_RUNS", "")
+    pytester.runpytest_subprocess("--agentsnap-record", "-q").assert_outcomes(passed=1)
+    result = pytester.runpytest_subprocess("--agentsnap-live", "-q", "-p", "no:randomly")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert (
+        "test_erring.py::test_erring: 4/5 runs passed (80 %, 95 % CI 38–96 %) < min_pass_rate 0.9"
+        in out
+    )
+    assert "  run 3: error: RuntimeError: boom on run 3 — kept in snaps/.last_run/" in out
+    assert "RuntimeError: boom on run 3" in out  # the last failing run's own failure
+    # the flag wins over the marker: one run, as without a statistics run
+    single = pytester.runpytest_subprocess("--agentsnap-live", "--agentsnap-runs", "1", "-q")
+    single.assert_outcomes(passed=1)
+    assert "statistics over live runs" not in single.stdout.str()
+
+
+def test_min_pass_rate_decides_and_a_passing_test_keeps_no_sample(
+    pytester: pytest.Pytester,
+) -> None:
     root = _project(pytester, "min_pass_rate = 0.6\n")
     passed = _live(pytester)
     passed.assert_outcomes(passed=1)
-    assert _stats_line(passed) == f"  {NODE}: 3/5 runs passed (60 %, 95 % CI 23–88 %) ≥ min_pass_rate 0.6"
+    assert (
+        _stats_line(passed)
+        == f"  {NODE}: 3/5 runs passed (60 %, 95 % CI 23–88 %) ≥ min_pass_rate 0.6"
+    )
     assert not list((root / ".last_run").glob("*.runs/*.json"))
     failed = _live(pytester, "-o", "agentsnap_min_pass_rate=0.8")
     failed.assert_outcomes(failed=1)
@@ -225,7 +296,10 @@ def test_with_xdist_all_runs_of_a_test_go_to_one_worker_and_the_summary_merges(
     _project(pytester)
     result = _live(pytester, "-n", "2")
     result.assert_outcomes(failed=1)
-    assert _stats_line(result) == f"  {NODE}: 3/5 runs passed (60 %, 95 % CI 23–88 %) < min_pass_rate 1"
+    assert (
+        _stats_line(result)
+        == f"  {NODE}: 3/5 runs passed (60 %, 95 % CI 23–88 %) < min_pass_rate 1"
+    )
 
 
 def test_usage_errors(pytester: pytest.Pytester) -> None:
@@ -239,3 +313,12 @@ def test_usage_errors(pytester: pytest.Pytester) -> None:
         result = pytester.runpytest_subprocess(*args)
         assert result.ret == pytest.ExitCode.USAGE_ERROR, args
         assert said in result.stderr.str(), (args, result.stderr.str())
+    pytester.makepyfile(
+        test_bad="import pytest\n\n@pytest.mark.agentsnap(runs=0)\ndef test_bad():\n    pass\n"
+    )
+    bad = pytester.runpytest_subprocess("test_bad.py", "--agentsnap-live")
+    bad.assert_outcomes(errors=1)
+    assert (
+        "@pytest.mark.agentsnap on test_bad.py::test_bad: runs must be a whole number >= 1, got 0"
+        in bad.stdout.str()
+    )

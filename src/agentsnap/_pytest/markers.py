@@ -108,19 +108,23 @@ def marker_options(item: pytest.Item) -> Marker:
             f"agentsnap: @pytest.mark.agentsnap(name=...) must be a non-empty string on {item.nodeid}, got {name!r}",
             pytrace=False,
         )
-    for key in RUN_OPTIONS:  # the statistics run's, read by marker_runs: checked here, then set aside
+    for (
+        key
+    ) in RUN_OPTIONS:  # the statistics run's, read by marker_runs: checked here, then set aside
         value = options.pop(key, None)
         if value is not None:
             try:
                 run_option(key, value)
             except (TypeError, ValueError) as exc:
-                pytest.fail(f"agentsnap: @pytest.mark.agentsnap on {item.nodeid}: {exc}", pytrace=False)
+                pytest.fail(
+                    f"agentsnap: @pytest.mark.agentsnap on {item.nodeid}: {exc}", pytrace=False
+                )
     known = marker_option_names()  # the built-in knobs, then those checks declared
     unknown = sorted(set(options) - set(known))
     if unknown:
         pytest.fail(
             f"agentsnap: unknown @pytest.mark.agentsnap keyword(s) {', '.join(unknown)} on {item.nodeid}; "
-            f"known: name, {', '.join(RUN_OPTIONS)}, {', '.join(known)}",
+            f"known: name, {', '.join(known)}, {', '.join(RUN_OPTIONS)}",
             pytrace=False,
         )
     if "ignored_fields" in options and isinstance(options["ignored_fields"], str):

@@ -16,7 +16,7 @@ interval, the per-check rates and each failing sample.
 Every failing sample is kept (:meth:`SnapshotStore.save_sample`:
 ``.last_run/<golden file stem>.runs/<K>.json``); a test that finally passes keeps
 none. ``pytest NODE --agentsnap-replay --agentsnap-replay-run K`` replays sample K's
-recorded traffic offline (:func:`open_sample_replay`) and compares the run with the
+recorded traffic offline (:func:`agentsnap.lifecycle.open_sample_replay`) and compares the run with the
 approved golden as the live sample was compared, so it fails the same way; plain
 ``--agentsnap-replay`` still serves the golden.
 
@@ -37,12 +37,10 @@ from .markers import marker_name, marker_runs
 from .pass_rate import RunStats, Sample
 
 if TYPE_CHECKING:
-    from ..capture.recording import Recording
     from ..lifecycle import Outcome
-    from ..storage.snapshot import Snapshot
     from .session import AgentsnapSession
 
-__all__ = ["check_options", "open_sample_replay", "replay_command", "run_protocol", "sample_count"]
+__all__ = ["check_options", "replay_command", "run_protocol", "sample_count"]
 
 #: the summary counts a sample's settle may add; replaced by the one verdict of the test
 _SAMPLE_ACTIONS = ("passed", "failed", "skipped")
@@ -98,42 +96,6 @@ def sample_count(item: pytest.Item, session: AgentsnapSession) -> int:
 def replay_command(node_id: str) -> str:
     """The command that replays kept sample ``{run}`` of test ``node_id`` offline."""
     return f"pytest {shlex.quote(node_id)} --agentsnap-replay --agentsnap-replay-run {{run}}"
-
-
-def open_sample_replay(
-    session: AgentsnapSession, name: str, golden: Snapshot | None, run: int
-) -> Recording:
-    """The recording of a test replaying kept sample ``run`` of snapshot ``name``: a cassette of the
-    sample's trace (offline, as every replay), or a blocked one whose first LLM call fails saying
-    what is missing (no approved golden to compare with, or no such sample kept)."""
-    from ..capture.cassette import Cassette
-    from ..capture.recording import Recording
-    from ..exceptions import SnapshotFormatError
-
-    store = session.store
-    if golden is None or not golden.approved:
-        state = "no golden" if golden is None else "a golden pending approval"
-        return Recording(
-            "replay",
-            block=f"agentsnap: --agentsnap-replay-run {run} compares kept live sample {run} of {name!r} with the "
-            f"approved golden, and there is {state} ({store.path_for(name)}). Nothing is sent.",
-        )
-    try:
-        sample = store.load_sample(name, run)
-    except SnapshotFormatError as exc:
-        return Recording("replay", block=str(exc))
-    if sample is None:
-        kept = ", ".join(str(k) for k in store.sample_runs(name)) or "none"
-        return Recording(
-            "replay",
-            block=f"agentsnap: no kept live sample {run} of {name!r} (looked for {store.sample_path(name, run)}; "
-            f"kept: {kept}). Failing samples are kept by `pytest {shlex.quote(name)} --agentsnap-live "
-            "--agentsnap-runs N`; a test that passed keeps none. Nothing is sent.",
-        )
-    cassette = Cassette(
-        sample.trace, name=name, path=store.sample_path(name, run), strict=session.settings.replay_strict
-    )
-    return Recording("replay", cassette=cassette)
 
 
 def run_protocol(
@@ -194,9 +156,7 @@ def run_protocol(
     return True
 
 
-def _one_run(
-    item: pytest.Item, teardown_to: Any
-) -> tuple[list[pytest.TestReport], list[Outcome]]:
+def _one_run(item: pytest.Item, teardown_to: Any) -> tuple[list[pytest.TestReport], list[Outcome]]:
     """One sample: pytest's protocol unlogged, the outcomes its snapshots reached."""
     from _pytest.runner import runtestprotocol
 
@@ -246,7 +206,9 @@ def _sample(
 def _crash(report: pytest.TestReport) -> str:
     """One line: the phase (unless the call) and the exception of a failed report."""
     crash = getattr(report.longrepr, "reprcrash", None)
-    message = getattr(crash, "message", None) or (report.longreprtext.strip().splitlines() or ["?"])[-1]
+    message = (
+        getattr(crash, "message", None) or (report.longreprtext.strip().splitlines() or ["?"])[-1]
+    )
     first = str(message).strip().splitlines()[0] if str(message).strip() else "?"
     return first if report.when == "call" else f"in {report.when}: {first}"
 
@@ -287,7 +249,9 @@ def _report_entries(
         entry["name"] = f"{stats.name} (run {run} of {stats.runs})"
         command = stats.replay.replace("{run}", str(run))
         where = f"kept in {sample.kept}; " if sample.kept else ""
-        entry["error"] = f"run {run} of {stats.runs}: {sample.what_failed()}; {where}offline: {command}"
+        entry["error"] = (
+            f"run {run} of {stats.runs}: {sample.what_failed()}; {where}offline: {command}"
+        )
         collector.add(entry)
     verdict = last_passed if stats.passed else (kept[max(kept)] if kept else None)
     if verdict is not None:

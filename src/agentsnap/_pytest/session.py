@@ -210,9 +210,11 @@ class AgentsnapSession:
             self._active[item.nodeid] = ActiveTest(rec.start(), None, load_error=exc)
             return
         if self.replay_run is not None and self.settings.mode == "replay":
-            from .runs import open_sample_replay
+            from ..lifecycle import open_sample_replay
 
-            rec = open_sample_replay(self, name, golden, self.replay_run)
+            rec = open_sample_replay(
+                golden, self.settings, self.store, name=name, run=self.replay_run
+            )
             self._active[item.nodeid] = ActiveTest(rec.start(), golden, judged_as="live")
             return
         served = (
