@@ -218,9 +218,13 @@ def test_five_runs_report_three_of_five_keep_the_failing_ones_and_replay_one_off
         assert jailed.ret == pytest.ExitCode.TESTS_FAILED, jailed.stdout.str()
         assert "[STRUCTURAL] FAIL" in jailed.stdout.str()
     # plain replay still serves (and passes against) the golden
-    pytester.runpytest_subprocess(
+    replayed_golden = pytester.runpytest_subprocess(
         NODE, "--agentsnap-replay", "-p", "no:randomly", "-q"
-    ).assert_outcomes(passed=1)
+    )
+    replayed_golden.assert_outcomes(passed=1)
+    # agentsnap rm takes the kept samples with the golden
+    assert invoke("rm", NODE, "--yes", "--dir", str(root)).exit_code == 0
+    assert not list(samples.glob("*.json"))
 
 
 def _unshare_works() -> bool:
