@@ -205,6 +205,15 @@ class Settings:
             )
         },
     )
+    min_pass_rate: float = field(
+        default=1.0,
+        metadata={
+            "doc": (
+                "A statistics run (`--agentsnap-runs N`, or the marker's `runs`) passes a test when at least this share "
+                "of its live runs passes. 1.0: every run, the bar of a single live run; lower it per test, knowingly."
+            )
+        },
+    )
     websocket_timing: str = field(
         default="causal",
         metadata={

@@ -65,6 +65,7 @@ __all__ = [
     "build_snapshot",
     "observing",
     "open_recording",
+    "open_sample_replay",
     "publish",
     "refusal",
     "settle",
@@ -308,6 +309,43 @@ def open_recording(
         )
         return Recording("replay", cassette=cassette)
     return Recording("capture")
+
+
+def open_sample_replay(
+    golden: Snapshot | None, settings: Settings, store: SnapshotStore, *, name: str, run: int
+) -> Recording:
+    """The capture scope of a test replaying kept live sample ``run`` of snapshot ``name``
+    (``--agentsnap-replay-run``): a cassette of the sample's trace, offline as every replay; the
+    run is then compared with the approved ``golden`` as the live sample was (``mode="live"``).
+    Without an approved golden, or without that sample, a blocked scope whose first LLM call
+    fails saying what is missing (nothing is sent)."""
+    from .capture.cassette import Cassette
+    from .capture.recording import Recording
+
+    if golden is None or not golden.approved:
+        state = "no golden" if golden is None else "a golden pending approval"
+        return Recording(
+            "replay",
+            block=f"agentsnap: --agentsnap-replay-run {run} compares kept live sample {run} of {name!r} with the "
+            f"approved golden, and there is {state} ({store.path_for(name)}). Nothing is sent.",
+        )
+    try:
+        sample = store.load_sample(name, run)
+    except SnapshotFormatError as exc:
+        return Recording("replay", block=str(exc))
+    if sample is None:
+        kept = ", ".join(str(k) for k in store.sample_runs(name)) or "none"
+        return Recording(
+            "replay",
+            block=f"agentsnap: no kept live sample {run} of {name!r} (looked for {store.sample_path(name, run)}; "
+            f"kept: {kept}). Failing samples are kept by `pytest --agentsnap-live --agentsnap-runs N` (a test "
+            "that passed keeps none). Nothing is sent.",
+        )
+    path = store.sample_path(name, run)
+    return Recording(
+        "replay",
+        cassette=Cassette(sample.trace, name=name, path=path, strict=settings.replay_strict),
+    )
 
 
 def replay_missing_message(name: str, path: Path) -> str:

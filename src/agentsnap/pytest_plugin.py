@@ -14,6 +14,8 @@ Flags::
     --agentsnap-allow-pending   in CI, missing/pending snapshots warn instead of failing
     --agentsnap-snapshot-dir PATH   snapshot folder (relative to the rootdir)
     --agentsnap-force        an unreadable snapshot file counts as missing and is overwritten
+    --agentsnap-runs N       live: run each test N times, pass on its pass rate (min_pass_rate)
+    --agentsnap-replay-run K replay: serve kept failing live sample K instead of the golden
 
 Environment: ``AGENTSNAP_MODE=replay|record|live`` and ``AGENTSNAP_RECORD=1``
 set the mode (for subprocesses, e.g. ``agentsnap record``); ``CI`` switches on
@@ -135,6 +137,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="PATH",
         help="Write a self-contained HTML report of every snapshot the run touched to PATH (relative to the current directory).",
     )
+    group.addoption(
+        "--agentsnap-runs",
+        type=int,
+        default=None,
+        dest="agentsnap_runs",
+        metavar="N",
+        help="Live runs only: run each selected test N times against the real API, compare each run with the "
+        "approved golden and pass the test when the share of passing runs is at least min_pass_rate (default 1.0). "
+        "Beats the marker's runs=.",
+    )
+    group.addoption(
+        "--agentsnap-replay-run",
+        type=int,
+        default=None,
+        dest="agentsnap_replay_run",
+        metavar="K",
+        help="With --agentsnap-replay: replay the kept failing live sample K of each test (from --agentsnap-runs) "
+        "instead of its golden, offline, and compare it with the approved golden as the live run was compared.",
+    )
     for key in _config.SETTING_KEYS:
         parser.addini(f"agentsnap_{key}", f"agentsnap: {key} (see [tool.agentsnap])", default=None)
 
@@ -188,9 +209,15 @@ def pytest_configure(config: pytest.Config) -> None:
         )
     except ValueError as exc:
         raise pytest.UsageError(str(exc)) from None
+    runs, replay_run = config.getoption("agentsnap_runs"), config.getoption("agentsnap_replay_run")
+    if runs is not None or replay_run is not None:
+        from ._pytest.runs import check_options
+
+        check_options(runs, replay_run, settings.mode, settings.instrument)
     if _owns_snapshot_name(config, settings.snapshot_fixture):
         config.pluginmanager.register(SnapshotName(), "agentsnap-snapshot-name")
-    start_session(config, settings, mode=mode, report=config.getoption("agentsnap_report"))
+    state = start_session(config, settings, mode=mode, report=config.getoption("agentsnap_report"))
+    state.runs, state.replay_run = runs, replay_run
 
 
 def _replays_from_the_start(early_config: pytest.Config) -> bool:
@@ -251,6 +278,20 @@ def _conftest_of(exc: BaseException) -> str:
             found = filename
         tb = tb.tb_next
     return found
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
+    """A statistics run (``--agentsnap-runs N``, the marker's ``runs``) runs the test N times and
+    logs one verdict (:mod:`agentsnap._pytest.runs`); otherwise pytest's own protocol runs it."""
+    session = _session(item.config)
+    if session is None or session.settings.mode != "live" or not session.settings.instrument:
+        return None
+    if session.runs in (None, 1) and item.get_closest_marker("agentsnap") is None:
+        return None  # nothing asks for more than one run: no import
+    from ._pytest.runs import run_protocol
+
+    return run_protocol(item, nextitem, session)
 
 
 @pytest.hookimpl(tryfirst=True)

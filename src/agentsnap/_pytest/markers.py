@@ -9,16 +9,59 @@ import pytest
 from .. import config as _config
 from ..knobs import declared_knobs, marker_option_names
 
-__all__ = ["MARKER_DESCRIPTION", "MARKER_OPTIONS", "Marker", "marker_name", "marker_options"]
+__all__ = [
+    "MARKER_DESCRIPTION",
+    "MARKER_OPTIONS",
+    "RUN_OPTIONS",
+    "Marker",
+    "marker_name",
+    "marker_options",
+    "marker_runs",
+    "run_option",
+]
 
 #: what ``@pytest.mark.agentsnap(...)`` accepts besides ``name``: per-test comparison settings
 MARKER_OPTIONS: tuple[str, ...] = marker_option_names()
 
+#: what the marker also accepts: how a statistics run over live runs samples the test
+#: (``runs``: how many runs, ``min_pass_rate``: the share that must pass); not comparison settings
+RUN_OPTIONS: tuple[str, ...] = ("runs", "min_pass_rate")
+
 #: the marker's line in ``pytest --markers``
 MARKER_DESCRIPTION = (
-    "agentsnap(name=None, **settings): this test's snapshot name and comparison settings "
+    "agentsnap(name=None, runs=None, min_pass_rate=None, **settings): this test's snapshot name, how many live "
+    "runs a statistics run makes and the share that must pass, and comparison settings "
     "(semantic_threshold, llm_threshold, structural_tolerance, ignored_fields, min_score, weights, strict, ...)"
 )
+
+
+def run_option(key: str, value: object) -> int | float:
+    """``value`` checked for run option ``key``: ``runs`` a whole number >= 1, ``min_pass_rate`` a
+    number in [0, 1]. Raises ``TypeError`` / ``ValueError`` naming the key."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{key} must be a number, got {value!r}")
+    if key == "runs":
+        if not isinstance(value, int) or value < 1:
+            raise ValueError(f"runs must be a whole number >= 1, got {value!r}")
+        return value
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"min_pass_rate must be in [0, 1], got {value!r}")
+    return float(value)
+
+
+def marker_runs(item: pytest.Item) -> tuple[int | None, float | None]:
+    """``(runs, min_pass_rate)`` the marker gives ``item`` (None where it gives none, or a bad
+    value: :func:`marker_options` fails the test with it at setup). Raises nothing."""
+    marker = item.get_closest_marker("agentsnap")
+    found: list[int | float | None] = []
+    for key in RUN_OPTIONS:
+        value = marker.kwargs.get(key) if marker is not None else None
+        try:
+            found.append(None if value is None else run_option(key, value))
+        except (TypeError, ValueError):
+            found.append(None)
+    runs, rate = found
+    return (int(runs) if runs is not None else None), rate
 
 
 class Marker(NamedTuple):
@@ -65,12 +108,23 @@ def marker_options(item: pytest.Item) -> Marker:
             f"agentsnap: @pytest.mark.agentsnap(name=...) must be a non-empty string on {item.nodeid}, got {name!r}",
             pytrace=False,
         )
+    for (
+        key
+    ) in RUN_OPTIONS:  # the statistics run's, read by marker_runs: checked here, then set aside
+        value = options.pop(key, None)
+        if value is not None:
+            try:
+                run_option(key, value)
+            except (TypeError, ValueError) as exc:
+                pytest.fail(
+                    f"agentsnap: @pytest.mark.agentsnap on {item.nodeid}: {exc}", pytrace=False
+                )
     known = marker_option_names()  # the built-in knobs, then those checks declared
     unknown = sorted(set(options) - set(known))
     if unknown:
         pytest.fail(
             f"agentsnap: unknown @pytest.mark.agentsnap keyword(s) {', '.join(unknown)} on {item.nodeid}; "
-            f"known: name, {', '.join(known)}",
+            f"known: name, {', '.join(known)}, {', '.join(RUN_OPTIONS)}",
             pytrace=False,
         )
     if "ignored_fields" in options and isinstance(options["ignored_fields"], str):

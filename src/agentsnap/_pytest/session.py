@@ -62,12 +62,13 @@ class ActiveTest:
     the test started (None: none, or the file is unreadable). ``load_error``: why
     the snapshot file could not be read (the test fails with it when it ends).
     ``taken``: how many of the recording's exchanges ``snapshot(actual)``
-    snapshots already took.
+    snapshots already took. ``judged_as``: the mode the run is compared as when
+    it is not the session's (a kept live sample replayed: ``live``), else None.
     """
 
     # plain classes, not dataclasses, here: this module is imported by every pytest run,
     # and each dataclass costs its generated methods' compilation at import (issue 15, row 5)
-    __slots__ = ("golden", "load_error", "recording", "taken")
+    __slots__ = ("golden", "judged_as", "load_error", "recording", "taken")
 
     def __init__(
         self,
@@ -75,11 +76,13 @@ class ActiveTest:
         golden: Snapshot | None,
         load_error: SnapshotFormatError | None = None,
         taken: int = 0,
+        judged_as: str | None = None,
     ) -> None:
         self.recording = recording
         self.golden = golden
         self.load_error = load_error
         self.taken = taken
+        self.judged_as = judged_as
 
 
 class DeferredSnapshot:
@@ -145,6 +148,12 @@ class AgentsnapSession:
         self.rerecorded: dict[str, list[str]] = {}
         self._active: dict[str, ActiveTest] = {}
         self._deferred: dict[str, list[DeferredSnapshot]] = {}
+        #: ``--agentsnap-runs N`` (None: not given; the marker's ``runs`` then decides)
+        self.runs: int | None = None
+        #: ``--agentsnap-replay-run K``: replay serves kept live sample K, not the golden (:mod:`.runs`)
+        self.replay_run: int | None = None
+        #: node id -> its statistics over live runs as JSON (:class:`.pass_rate.RunStats`)
+        self.run_stats: dict[str, dict[str, object]] = {}
 
     def __repr__(self) -> str:
         return f"AgentsnapSession(mode={self.settings.mode!r}, counts={dict(self.counts)!r})"
@@ -199,6 +208,14 @@ class AgentsnapSession:
                 else Recording("capture")
             )
             self._active[item.nodeid] = ActiveTest(rec.start(), None, load_error=exc)
+            return
+        if self.replay_run is not None and self.settings.mode == "replay":
+            from ..lifecycle import open_sample_replay
+
+            rec = open_sample_replay(
+                golden, self.settings, self.store, name=name, run=self.replay_run
+            )
+            self._active[item.nodeid] = ActiveTest(rec.start(), golden, judged_as="live")
             return
         served = (
             self._with_later_snapshots(name, golden)
@@ -304,7 +321,7 @@ class AgentsnapSession:
                     self.store,
                     snap,
                     self.settings,
-                    mode=self.settings.mode,
+                    mode=active.judged_as or self.settings.mode,
                     test_passed=passed,
                     golden=active.golden,
                     quiet_record=True,

@@ -18,6 +18,7 @@ __all__ = [
     "clean_longrepr",
     "summary_line",
     "syrupy_note",
+    "write_run_stats",
     "write_summary",
 ]
 
@@ -56,6 +57,8 @@ def write_summary(terminalreporter: pytest.TerminalReporter, state: AgentsnapSes
             yellow=not failed
             and bool(counts.get("created") or counts.get("pending") or counts.get("orphaned")),
         )
+    if state.run_stats:
+        write_run_stats(terminalreporter, state.run_stats)
     if state.report is not None and state.report.written is not None:
         terminalreporter.write_line(f"agentsnap: HTML report written to {state.report.written}")
     elif state.report is not None and state.report.error:
@@ -92,6 +95,25 @@ def write_summary(terminalreporter: pytest.TerminalReporter, state: AgentsnapSes
         for file, changes in sorted(state.rerecorded.items()):
             shown = Path(file).name if Path(file).parent == root else file
             terminalreporter.write_line(f"    {shown}: {'; '.join(changes)}", yellow=True)
+
+
+def write_run_stats(
+    terminalreporter: pytest.TerminalReporter, run_stats: dict[str, dict[str, object]]
+) -> None:
+    """The statistics over live runs, one block per test (:class:`.pass_rate.RunStats`), and the
+    tests that ran once for want of an approved golden."""
+    from .pass_rate import RunStats
+
+    terminalreporter.write_line("agentsnap: statistics over live runs")
+    for node, data in sorted(run_stats.items()):
+        if "samples" not in data:
+            terminalreporter.write_line(f"  {node}: {data.get('note')}", yellow=True)
+            continue
+        stats = RunStats.from_json(data)
+        head, *rest = stats.lines()
+        terminalreporter.write_line(f"  {node}: {head}", red=not stats.passed, green=stats.passed)
+        for line in rest:
+            terminalreporter.write_line(f"  {line}")
 
 
 def syrupy_note(config: pytest.Config, items: list[pytest.Item]) -> list[str]:

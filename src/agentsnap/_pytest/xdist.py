@@ -3,7 +3,7 @@
 A worker's :func:`publish` puts one :class:`WorkerPayload` under
 ``workeroutput["agentsnap"]`` at session finish; the controller's
 :func:`merge` adds each finished worker's payload to its own session (counts
-summed, names united, the HTML report's entries merged). Only the controller
+summed, names united, the HTML report's entries and the statistics over live runs merged). Only the controller
 writes the run record and the report, and prints the summary.
 """
 
@@ -34,6 +34,8 @@ class WorkerPayload(TypedDict):
     report: str | None
     #: snapshot file -> what re-recording it changed (``AgentsnapSession.rerecorded``)
     rerecorded: dict[str, list[str]]
+    #: node id -> its statistics over live runs (``AgentsnapSession.run_stats``)
+    runs: dict[str, dict[str, Any]]
 
 
 def publish(state: AgentsnapSession, workeroutput: MutableMapping[str, Any]) -> WorkerPayload:
@@ -45,6 +47,7 @@ def publish(state: AgentsnapSession, workeroutput: MutableMapping[str, Any]) -> 
         deselected=state.deselected,
         report=state.report.to_json() if state.report is not None else None,
         rerecorded=dict(state.rerecorded),
+        runs=dict(state.run_stats),
     )
     workeroutput[KEY] = payload
     return payload
@@ -64,5 +67,6 @@ def merge(state: AgentsnapSession, workeroutput: Mapping[str, Any] | None) -> No
     state.collected.update(payload.get("collected") or ())
     state.deselected += int(payload.get("deselected") or 0)
     state.rerecorded.update(payload.get("rerecorded") or {})
+    state.run_stats.update(payload.get("runs") or {})
     if state.report is not None:
         state.report.merge_json(payload.get("report"))

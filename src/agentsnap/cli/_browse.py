@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from ._catalog import Scan, last_run_root, resolve_one, scan
+from ._catalog import Entry, Scan, last_run_root, resolve_one, scan
 from ._command import DirOption, command
 from ._errors import CliError
 from ._output import Column, Output, age, plural
@@ -25,6 +25,40 @@ from ._shared import (
     settings_or_exit,
     warn_broken,
 )
+
+#: ``--run K``: a kept failing sample of a statistics run instead of the golden / last run
+RunOption = Annotated[
+    int | None,
+    typer.Option(
+        "--run",
+        metavar="K",
+        min=1,
+        help="The kept failing live sample K of the snapshot's last statistics run "
+        "(`pytest --agentsnap-live --agentsnap-runs N`), from .last_run/<file>.runs/K.json.",
+    ),
+]
+
+
+def _kept_sample(root: Path, name: str, run: int, code: int) -> Entry:
+    """Kept sample ``run`` of snapshot ``name`` as an :class:`Entry`; :class:`CliError` (exit ``code``)
+    naming the file looked for and the samples that are kept when it is not there or unreadable."""
+    from ..exceptions import SnapshotFormatError
+    from ..storage.store import SnapshotStore
+
+    store = SnapshotStore(root)
+    path = store.sample_path(name, run)
+    try:
+        snap = store.load_sample(name, run)
+    except SnapshotFormatError as exc:
+        raise CliError(str(exc), code) from None
+    if snap is None:
+        kept = ", ".join(str(k) for k in store.sample_runs(name)) or "none"
+        raise CliError(
+            f"no kept live sample {run} of {name!r} (looked for {path}; kept: {kept}). Failing samples are kept "
+            "by `pytest --agentsnap-live --agentsnap-runs N`; a test that passed keeps none.",
+            code,
+        )
+    return Entry(name, path, snap)
 
 
 # ---------------------------------------------------------------------------- list
@@ -111,12 +145,14 @@ def show(
         bool, typer.Option("--json", help="Print the snapshot file as it is stored.")
     ] = False,
     dir: DirOption = None,
+    run: RunOption = None,
 ) -> None:
     """Show one snapshot in full: metadata, then every trace step.
 
     llm_call steps show model, response and the tool calls the model asked
     for; tool_call steps show tool name, arguments and result. --json prints
-    the raw file instead.
+    the raw file instead. --run K shows the kept failing live sample K of the
+    snapshot's last statistics run instead of the golden.
 
     \b
     Exit codes:
@@ -130,6 +166,8 @@ def show(
         root = root_dir(dir, out)
         found = scan(root)
         entry = found.entries[resolve_one(name, found)]
+        if run is not None:
+            entry = _kept_sample(root, entry.name, run, 1)
         snap, path = entry.snapshot, entry.path
     if as_json:
         out.raw(path.read_text(encoding="utf-8"))
@@ -157,8 +195,10 @@ def diff(
             help="Also write the comparison as a self-contained HTML page to PATH.",
         ),
     ] = None,
+    run: RunOption = None,
 ) -> None:
-    """Compare a snapshot's golden with its latest run (.last_run/).
+    """Compare a snapshot's golden with its latest run (.last_run/), or with --run K
+    the kept failing live sample K of its last statistics run.
 
     The latest run is the last test run against the golden, also one whose
     test failed on its own assert (the output says so). The report has the
@@ -200,7 +240,7 @@ def diff(
     )
     chosen = resolve_one(name, both, code=2)
     golden = goldens.entries.get(chosen)
-    last = lasts.entries.get(chosen)
+    last = lasts.entries.get(chosen) if run is None else _kept_sample(root, chosen, run, 2)
     from ..storage.store import SnapshotStore
 
     store = SnapshotStore(root)
@@ -266,7 +306,7 @@ def diff(
     out.line(
         f"golden:   {golden.path}" + ("" if golden.snapshot.approved else " (pending approval)")
     )
-    out.line(f"last run: {last.path}")
+    out.line(f"last run: {last.path}" if run is None else f"sample {run}: {last.path}")
     if html is not None:
         from ..html_report import ReportError, entry_for_diff, write_report
 
@@ -288,6 +328,12 @@ def diff(
         out.line(
             "The test itself failed in this run (its own assert or an error), so `agentsnap update` never promotes it."
         )
+    if run is not None and (not report.passed or failed_then):
+        out.line(
+            "Reproduce this live sample offline (its recorded traffic, compared with the golden): "
+            f"pytest {shlex.quote(chosen)} --agentsnap-replay --agentsnap-replay-run {run}"
+        )
+        raise typer.Exit(1)
     if not report.passed or failed_then:
         from ..lifecycle import fix_advice
 

@@ -8,6 +8,7 @@ writes.
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -236,12 +237,16 @@ def last_runs_of(entry: Entry | Target) -> list[Path]:
 
 
 def apply_remove(entries: Sequence[Entry | Target]) -> list[list[Path]]:
-    """Delete each snapshot's file and its latest runs in ``.last_run/``, so that
+    """Delete each snapshot's file, its latest runs in ``.last_run/`` and the live samples a
+    statistics run kept there, so that
     ``agentsnap update`` (``--all`` included) cannot bring a deleted golden back;
     for each entry, the last-run files deleted. A link on the way is never followed."""
     deleted: list[list[Path]] = []
     for entry in entries:
         runs = last_runs_of(entry)  # found through the golden's file: before deleting it
+        # and the live samples a statistics run kept (.last_run/<file>.runs/); behind a link, nothing
+        with contextlib.suppress(SnapshotFormatError, OSError):
+            SnapshotStore(entry.path.parent).clear_samples(entry.name)
         for path in (entry.path, *runs):
             try:
                 path.unlink(missing_ok=True)

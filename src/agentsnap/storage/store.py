@@ -400,7 +400,11 @@ class SnapshotStore:
         (:meth:`last_run_unwritable`) and None is returned. A symbolic link on the way
         still raises :class:`~agentsnap.exceptions.SnapshotFormatError`.
         """
-        path = self.last_run_path(snapshot.name)
+        return self._write_scratch(self.last_run_path(snapshot.name), snapshot)
+
+    def _write_scratch(self, path: Path, snapshot: Snapshot) -> Path | None:
+        """Write ``snapshot`` to ``path`` under ``.last_run/`` (compact, atomic, no fsync); its path,
+        or None when it cannot be written (:meth:`last_run_unwritable`, said once)."""
         refuse_links(path, self.root)  # a .last_run linked elsewhere is never written through
         if self.last_run_error is not None:
             return None  # said once already
@@ -423,6 +427,46 @@ class SnapshotStore:
             self.last_run_unwritable(path, exc)
             return None
         return path
+
+    # -- the samples of a statistics run (--agentsnap-runs N) -----------------------------
+    def samples_dir(self, name: str) -> Path:
+        """Where the failing samples of ``name``'s statistics run are kept:
+        ``root/.last_run/<golden file stem>.runs/`` (under the git-ignored ``.last_run``)."""
+        return self.root / LAST_RUN_DIR / f"{Path(self.path_for(name).name).stem}.runs"
+
+    def sample_path(self, name: str, run: int) -> Path:
+        """The file of sample ``run`` (1-based) of ``name``: ``<samples_dir>/<run>.json``."""
+        return self.samples_dir(name) / f"{int(run)}.json"
+
+    def save_sample(self, snapshot: Snapshot, run: int) -> Path | None:
+        """Keep failing sample ``run`` of ``snapshot.name`` (written as :meth:`save_last_run`
+        writes: atomic, one warning and None when the folder cannot be written)."""
+        return self._write_scratch(self.sample_path(snapshot.name, run), snapshot)
+
+    def load_sample(self, name: str, run: int) -> Snapshot | None:
+        """Sample ``run`` of ``name`` (None when it is not kept). Raises
+        :class:`~agentsnap.exceptions.SnapshotFormatError` for an unreadable file or a link."""
+        path = self.sample_path(name, run)
+        refuse_links(path, self.root)
+        return self.read_file(path, expected_name=name) if path.is_file() else None
+
+    def sample_runs(self, name: str) -> builtins.list[int]:
+        """The runs of ``name`` whose samples are kept, sorted."""
+        folder = self.samples_dir(name)
+        if not folder.is_dir() or folder.is_symlink():
+            return []
+        return sorted(int(p.stem) for p in folder.glob("*.json") if p.stem.isdigit())
+
+    def clear_samples(self, name: str) -> None:
+        """Delete the kept samples of ``name`` (a new statistics run starts, or it passed)."""
+        folder = self.samples_dir(name)
+        if folder.is_symlink():
+            refuse_links(folder, self.root)
+        for run in self.sample_runs(name):
+            with contextlib.suppress(FileNotFoundError):
+                (folder / f"{run}.json").unlink()
+        with contextlib.suppress(OSError):
+            folder.rmdir()
 
     def write_last_run_ignore(self) -> None:
         """Write ``root/.last_run/.gitignore`` (ignore everything) unless it is there. Raises
