@@ -270,7 +270,9 @@ class AgentAsserter(_Block):
     ``strict_facts`` — fail a text check whose numbers, negation words or
     names changed; ``validate_tool_calls`` — ``"auto"`` (live and record runs),
     ``"on"`` or ``"off"``: each tool call the model made against the JSON Schema
-    the agent sent for it (the ``tool_schema`` check); ``embedding_backend`` — ``"auto"``, ``"onnx"``,
+    the agent sent for it (the ``tool_schema`` check); ``budgets`` — limits of the ``budgets``
+    check (``{"max_tokens_growth": 0.2, "max_llm_calls": 6}``: docs/concepts.md, "Budgets"),
+    added to the settings' ones; ``embedding_backend`` — ``"auto"``, ``"onnx"``,
     ``"sentence-transformers"`` or ``"lexical"``;
     ``replay_tools`` — in replay, calls of :class:`~agentsnap.adapters.ToolAdapter`
     tools return the golden's recorded results (in order, per tool name)
@@ -311,6 +313,7 @@ class AgentAsserter(_Block):
         strict: bool | None = None,
         strict_facts: bool | None = None,
         validate_tool_calls: str | None = None,
+        budgets: Mapping[str, float] | None = None,
         embedding_backend: str | None = None,
         lexical_semantic_threshold: float | None = None,
         lexical_llm_threshold: float | None = None,
@@ -346,7 +349,7 @@ class AgentAsserter(_Block):
             if key == "ignored_fields" and value is not None:
                 # a single string is one path, not a list of one-character paths
                 value = [value] if isinstance(value, str) else list(value)
-            elif key == "weights" and value is not None:
+            elif key in ("weights", "budgets") and value is not None:
                 value = dict(value)
             self.overrides[key] = value
         self.golden: Snapshot | None = None
