@@ -34,6 +34,9 @@ class WorkerPayload(TypedDict):
     report: str | None
     #: snapshot file -> what re-recording it changed (``AgentsnapSession.rerecorded``)
     rerecorded: dict[str, list[str]]
+    #: what each snapshot's run used (``AgentsnapSession.budget_rows``): the summary's totals
+    #: and movers, and ``max_run_cost``
+    budget_rows: list[dict[str, Any]]
 
 
 def publish(state: AgentsnapSession, workeroutput: MutableMapping[str, Any]) -> WorkerPayload:
@@ -45,6 +48,7 @@ def publish(state: AgentsnapSession, workeroutput: MutableMapping[str, Any]) -> 
         deselected=state.deselected,
         report=state.report.to_json() if state.report is not None else None,
         rerecorded=dict(state.rerecorded),
+        budget_rows=list(state.budget_rows),
     )
     workeroutput[KEY] = payload
     return payload
@@ -64,5 +68,6 @@ def merge(state: AgentsnapSession, workeroutput: Mapping[str, Any] | None) -> No
     state.collected.update(payload.get("collected") or ())
     state.deselected += int(payload.get("deselected") or 0)
     state.rerecorded.update(payload.get("rerecorded") or {})
+    state.budget_rows.extend(payload.get("budget_rows") or ())
     if state.report is not None:
         state.report.merge_json(payload.get("report"))

