@@ -326,7 +326,9 @@ def test_compute_diff_uses_the_judge_for_differing_texts_only(fake_openai: FakeO
         "trace": [{"step": 0, "type": "llm_call", "response": "same"}],
         "output": "Meet on Friday.",
     }
-    report = compute_diff(golden, new, judge=judge_for(fake_openai), embedding_backend="onnx")
+    report = compute_diff(
+        golden, new, judge=judge_for(fake_openai), judge_mode="score", embedding_backend="onnx"
+    )
     assert len(fake_openai.requests) == 1  # identical llm_call[0] is not sent; no model is loaded
     assert report.backend == "judge"
     assert report.semantic_backend == {
@@ -349,7 +351,9 @@ def test_compute_diff_uses_the_judge_for_differing_texts_only(fake_openai: FakeO
 def test_judge_errors_propagate_from_compute_diff(fake_openai: FakeOpenAI) -> None:
     fake_openai.script(text_reply("no idea"))
     with pytest.raises(JudgeError, match="no idea"):
-        compute_diff({"output": "a"}, {"output": "b"}, judge=judge_for(fake_openai))
+        compute_diff(
+            {"output": "a"}, {"output": "b"}, judge=judge_for(fake_openai), judge_mode="score"
+        )
 
 
 # ------------------------------------------------------------------ never captured, never replayed
@@ -417,9 +421,11 @@ FIXTURE_TESTS = textwrap.dedent(
             with snapshot.assert_agent("judged") as a:
                 a.output = "The meeting is on Thursday at 5pm."
         report = err.value.diff_report
-        assert report.backend == "judge"
-        assert report.semantic_scores["output"] == 0.2
-        assert report.reasons["output"][0] == "judge: The time changed."
+        assert report.backend != "judge"  # the meaning check scored it; the judge confirmed
+        assert report.details["semantic"]["output"]["judge"]["votes"] == "2 of 2"
+        assert report.reasons["output"][0] == (
+            "judge confirmed the failure (2 of 2 calls): The time changed."
+        )
 
     def test_judge_false_forces_embeddings(snapshot):
         _golden(snapshot, "judged-lexical")  # (one snapshot name per test)
@@ -433,7 +439,7 @@ FIXTURE_TESTS = textwrap.dedent(
 def test_the_snapshot_fixture_turns_the_judge_on_when_a_key_resolves(
     pytester: pytest.Pytester, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fake_openai.script(text_reply(verdict(0.2, "The time changed.")))
+    fake_openai.script(*[text_reply(verdict(0.2, "The time changed."))] * 2)
     pytester.makepyfile(test_fixture_judge=FIXTURE_TESTS)
     monkeypatch.setenv("AGENTSNAP_JUDGE_API_KEY", KEY)
     monkeypatch.setenv("AGENTSNAP_JUDGE_BASE_URL", fake_openai.base_url)
@@ -441,7 +447,7 @@ def test_the_snapshot_fixture_turns_the_judge_on_when_a_key_resolves(
     monkeypatch.delenv("CI", raising=False)
     result = pytester.runpytest_subprocess("-p", "no:randomly", "-q")
     result.assert_outcomes(passed=2)
-    [request] = fake_openai.requests  # judge=False sent nothing
+    request, _ = fake_openai.requests  # two calls agreed; judge=False sent nothing
     assert request.headers["authorization"] == f"Bearer {KEY}"
     assert request.body["model"] == "judge-model"
 
@@ -508,8 +514,69 @@ def test_a_051_style_judge_returning_floats_works_in_compute_diff() -> None:
         def last_reasons(self) -> dict[str, str]:
             return dict(self.reasons)
 
-    report = compute_diff({"output": "a"}, {"output": "b"}, judge=FloatJudge())
+    report = compute_diff({"output": "a"}, {"output": "b"}, judge=FloatJudge(), judge_mode="score")
     assert report.semantic_scores == {"output": 0.1}
     assert report.failed_checks == ["semantic:output"]
     assert report.reasons["output"] == ["judge: a vs b"]
     assert report.semantic_reasons == {"output": "judge: a vs b"}
+
+
+# ------------------------------------------------------------------ confirm on fail (issue 29)
+
+LATE = {"trace": [], "output": "The meeting is on Thursday at 3pm in room B."}
+
+
+def test_confirm_mode_asks_only_about_failing_texts_and_passes_on_a_majority(
+    fake_openai: FakeOpenAI,
+) -> None:
+    fake_openai.script(
+        text_reply(verdict(0.95, "Same meeting, other words.")),
+        text_reply(verdict(0.3, "The room changed.")),
+        text_reply(verdict(0.9, "Same meeting.")),
+    )
+    judge = judge_for(fake_openai)
+    same = {"trace": [], "output": "The meeting is on Thursday at 3pm in room B. Thanks!"}
+    assert compute_diff(LATE, same, judge=judge, embedding_backend="lexical").passed
+    assert fake_openai.requests == []  # the meaning check passed it: no call
+
+    moved = {"trace": [], "output": LATE["output"] + " Coffee will be served in the hall."}
+    report = compute_diff(LATE, moved, judge=judge, embedding_backend="lexical")
+    judged = report.details["semantic"]["output"]["judge"]
+    assert len(fake_openai.requests) == 3  # 1 pass, 1 fail, the third decides
+    assert judged == {
+        "passed": True,
+        "votes": "2 of 3",
+        "scores": [0.95, 0.3, 0.9],
+        "reasons": ["Same meeting, other words.", "The room changed.", "Same meeting."],
+        "threshold": 0.7,
+    }
+    assert report.passed and report.failed_checks == []
+    assert report.reasons["output"][0] == (
+        "judge passed it (2 of 3 calls): Same meeting, other words."
+    )
+    line = next(x for x in report.render().splitlines() if x.strip().startswith("output:"))
+    assert "< threshold 92%, the judge passed it (2 of 3 calls)" in line
+
+
+def test_confirm_mode_keeps_a_failure_the_judge_confirms_and_skips_unrelated_answers(
+    fake_openai: FakeOpenAI,
+) -> None:
+    fake_openai.script(*[text_reply(verdict(0.1, "Friday is not Thursday."))] * 2)
+    judge = judge_for(fake_openai)
+    friday = {"trace": [], "output": "The meeting is on Friday at 3pm in room B."}
+    report = compute_diff(LATE, friday, judge=judge, embedding_backend="lexical")
+    assert report.failed_checks == ["semantic:output"]
+    assert len(fake_openai.requests) == 2  # two agreeing calls are a majority
+    assert report.reasons["output"][0] == (
+        "judge confirmed the failure (2 of 2 calls): Friday is not Thursday."
+    )
+    unrelated = {"trace": [], "output": "Your parcel left the depot in Leeds."}
+    report = compute_diff(LATE, unrelated, judge=judge, embedding_backend="lexical")
+    assert report.failed_checks == ["semantic:output"]
+    assert "judge" not in report.details["semantic"]["output"]  # far below: never asked
+    assert len(fake_openai.requests) == 2
+
+
+def test_judge_mode_is_checked() -> None:
+    with pytest.raises(ValueError, match="judge_mode must be 'confirm' or 'score'"):
+        compute_diff({"output": "a"}, {"output": "b"}, judge_mode="vote")

@@ -186,7 +186,7 @@ def test_agent_asserter_strict_facts_and_judge(
             return 0.95, "Same forecast."
 
     judge = Judge()
-    a = run(store, "Sunny in Paris today.", {"q": "paris", "n": 3}, judge=judge)
+    a = run(store, "Sunny in Paris today.", {"q": "paris", "n": 3}, judge=judge, judge_mode="score")
     assert a.report.backend == "judge" and a.report.semantic_scores["output"] == 0.95
     assert judge.calls == [("It is sunny in Paris today.", "Sunny in Paris today.")]
     assert (

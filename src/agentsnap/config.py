@@ -172,6 +172,7 @@ class Settings:
     validate_tool_calls: str = setting_field("validate_tool_calls")
     budgets: dict[str, float] = setting_field("budgets")  # noqa: RUF009  # a field(default_factory=dict)
     embedding_backend: str = setting_field("embedding_backend")
+    judge_mode: str = setting_field("judge_mode")
     ignored_fields: list[str] = setting_field("ignored_fields")  # noqa: RUF009  # a field(default_factory=list)
     judge_model: str = field(
         default="openai/gpt-4o-mini",
@@ -218,8 +219,7 @@ class Settings:
     #: your own secrets to keep out of snapshots, on top of the built-in rules
     #: (agentsnap.storage.scrub): ``{paths = ["messages[*].content", "..customer_id"], patterns = ["acct_[0-9]+"]}``
     redact: dict[str, list[str]] = field(default_factory=dict)
-    #: model prices (USD per 1M tokens) adding to / replacing agentsnap's table (agentsnap.spec.prices):
-    #: ``{"my-model": {input = 1.0, output = 4.0, cached_input = 0.1}}``
+    #: USD per 1M tokens by model, over agentsnap's table (agentsnap.spec.prices): ``{"m": {input = 1.0, output = 4.0}}``
     prices: dict[str, dict[str, float]] = field(default_factory=dict)
     #: hosts reachable besides loopback while a test must run offline (replay, or CI
     #: with no snapshot): names, ``*.globs``, IP addresses, CIDR networks
@@ -501,8 +501,7 @@ def _coerce(key: str, value: Any, source: str) -> Any:
 def _prices(value: Any) -> Any:
     from .spec.prices import parse_prices
 
-    parse_prices(value)
-    return dict(value)
+    return dict(value) if parse_prices(value) is not None else {}  # parse_prices raises
 
 
 #: the settings whose value is a table, each checked by its own rule

@@ -161,6 +161,12 @@ def _callable_or_none(name: str, value: Any) -> Any:
     return value
 
 
+def _judge_mode(name: str, value: Any) -> str:
+    if value not in ("confirm", "score"):
+        raise ValueError(f"{name} must be 'confirm' or 'score', got {value!r}")
+    return str(value)
+
+
 def _judge(name: str, value: Any) -> Any:
     if value is not None and not callable(getattr(value, "score", None)):
         raise TypeError(f"{name} must have a score(golden, new) method, got {value!r}")
@@ -381,6 +387,20 @@ class CompareOptions:
                 "every differing text instead of the meaning check, or None."
             ),
             asserter=True,
+        ),
+    )
+    judge_mode: str = field(
+        default="confirm",
+        metadata=_meta(
+            rule=_judge_mode,
+            doc=(
+                "What an LLM judge decides when one is configured: `confirm` — the meaning check scores every "
+                "text and the judge confirms each failing verdict near the threshold (majority of up to 3 calls) "
+                "before the text fails; `score` — the judge scores every differing text instead (agentsnap 0.5.1)."
+            ),
+            marker=True,
+            asserter=True,
+            setting=True,
         ),
     )
     compare_requests: bool = field(

@@ -260,8 +260,9 @@ class AgentAsserter(_Block):
     tool sequence); ``ignored_fields``: dotted tool-argument paths to skip.
     ``embed_fn``: ``list[str] -> list[vector]`` for the semantic check;
     ``judge``: an :class:`~agentsnap.diff.meaning.judge.LLMJudge` (or any object with
-    ``score(golden, new) -> (score, reason)``) that scores differing texts
-    instead of the embeddings; ``None``/``False``: no judge.
+    ``score(golden, new) -> (score, reason)``) that confirms the meaning check's
+    failing verdicts (``judge_mode="confirm"``, the default) or scores every
+    differing text (``judge_mode="score"``, agentsnap 0.5.1); ``None``/``False``: no judge.
     Keyword-only: ``min_score`` — also fail when the report's composite
     :attr:`~agentsnap.diff.DiffReport.score` is below it (0..1, with a 1e-9
     slack so an exact replay never fails on float noise); ``weights`` —
@@ -272,7 +273,8 @@ class AgentAsserter(_Block):
     ``"on"`` or ``"off"``: each tool call the model made against the JSON Schema
     the agent sent for it (the ``tool_schema`` check); ``budgets`` — limits of the ``budgets``
     check (``{"max_tokens_growth": 0.2, "max_llm_calls": 6}``: docs/concepts.md, "Budgets"),
-    added to the settings' ones; ``embedding_backend`` — ``"auto"``, ``"onnx"``,
+    added to the settings' ones; ``judge_mode`` — ``"confirm"`` or
+    ``"score"`` (see ``judge``); ``embedding_backend`` — ``"auto"``, ``"onnx"``,
     ``"sentence-transformers"`` or ``"lexical"``;
     ``replay_tools`` — in replay, calls of :class:`~agentsnap.adapters.ToolAdapter`
     tools return the golden's recorded results (in order, per tool name)
@@ -314,6 +316,7 @@ class AgentAsserter(_Block):
         strict_facts: bool | None = None,
         validate_tool_calls: str | None = None,
         budgets: Mapping[str, float] | None = None,
+        judge_mode: str | None = None,
         embedding_backend: str | None = None,
         lexical_semantic_threshold: float | None = None,
         lexical_llm_threshold: float | None = None,

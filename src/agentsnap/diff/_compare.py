@@ -44,6 +44,7 @@ def compute_diff(
     lexical_semantic_threshold: float = LEXICAL_SEMANTIC_THRESHOLD,
     lexical_llm_threshold: float = LEXICAL_LLM_THRESHOLD,
     judge: Any = None,
+    judge_mode: str = "confirm",
     strict_facts: bool = False,
     validate_tool_calls: str = "auto",
     budgets: Mapping[str, float] | None = None,
@@ -160,6 +161,9 @@ def compute_diff(
             to lexical runs too. Kept so existing configurations load.
         judge: an object with ``score(golden, new) -> (score, reason)``
             (:class:`agentsnap.diff.meaning.judge.LLMJudge`), or None.
+        judge_mode: ``"confirm"`` (default): the meaning check scores every text and the
+            judge confirms each failing verdict near its threshold (majority of up to 3
+            calls); ``"score"``: the judge scores every differing text (agentsnap 0.5.1).
         strict_facts: fail a text check whose pair has fact hints.
         validate_tool_calls: ``"auto"`` (unless ``compare_requests``: replay), ``"on"`` or
             ``"off"``: each tool call of ``new`` against the JSON Schema its request gave the
@@ -217,7 +221,8 @@ def compute_diff(
             picked["structural_tolerance"],
             picked["ignored_fields"],
         )
-        judge = picked["judge"] if picked["judge"] is not None else judge
+        if picked["judge"] is not None:  # 0.5.1's DiffConfig: its judge scores every text
+            judge, judge_mode = picked["judge"], "score"
         compare_requests = picked["compare_requests"] or compare_requests
     options = CompareOptions(
         semantic_threshold=semantic_threshold,
@@ -235,6 +240,7 @@ def compute_diff(
         lexical_llm_threshold=lexical_llm_threshold,
         embed_fn=embed_fn,
         judge=judge,
+        judge_mode=judge_mode,
         compare_requests=compare_requests,
         gate=gate,  # type: ignore[arg-type]  # checked by validated()
         declared=declared,
@@ -281,6 +287,7 @@ def run_checks(
         "lexical_semantic_threshold": options.lexical_semantic_threshold,
         "lexical_llm_threshold": options.lexical_llm_threshold,
         "strict_facts": bool(options.strict_facts),
+        "judge_mode": options.judge_mode,
         "validate_tool_calls": options.validate_tool_calls,
         "budgets": dict(options.budgets),
         "strict": bool(options.strict),

@@ -14,7 +14,15 @@ from ..meaning.similarity import cosine_similarity
 from ._api import Check, CheckContext, HtmlPage, HtmlPart, ReportDraft, TextView
 from .llm_requests import LLMRequestsResult
 
-__all__ = ["SemanticCheck", "SemanticResult", "TextScore", "judge_one", "score_texts"]
+__all__ = [
+    "Confirmation",
+    "SemanticCheck",
+    "SemanticResult",
+    "TextScore",
+    "confirm",
+    "judge_one",
+    "score_texts",
+]
 
 #: how a finding of the meaning check is labelled, by severity (text and HTML reports alike)
 FINDING_LABEL = {"harmful": "changed", "soft": "differs", "harmless": "harmless"}
@@ -34,6 +42,61 @@ class TextScore:
     @property
     def passed(self) -> bool:
         return bool(self.details["passed"])
+
+
+#: a failing meaning verdict is confirmed by the judge when it scores at least this: the texts the
+#: check could align (alignment quality q >= 0.5: a changed fact in a rewording scores
+#: 0.50-0.60, a soft difference 0.80-0.88); a different answer (0.40-0.50) fails unasked
+JUDGE_FLOOR = 0.5
+#: the judge's score from which it passes a text: its prompt asks for 0.9 or more for harmless
+#: wording and at most 0.5 for any change
+JUDGE_PASS = 0.7
+#: most judge calls for one text: until two agree
+JUDGE_CALLS = 3
+
+
+@dataclass
+class Confirmation:
+    """The judge's majority on one failing text: ``passed`` (it overturned the failure),
+    the ``scores`` and ``reasons`` of each call, in order."""
+
+    passed: bool
+    scores: list[float]
+    reasons: list[str]
+
+    @property
+    def votes(self) -> str:
+        """``"2 of 2"``: the calls that agreed with the outcome, of the calls made."""
+        agreeing = sum((score >= JUDGE_PASS) == self.passed for score in self.scores)
+        return f"{agreeing} of {len(self.scores)}"
+
+    def line(self) -> str:
+        """One report line: what the judge decided, how, and its first agreeing reason."""
+        what = "passed it" if self.passed else "confirmed the failure"
+        why = next(
+            (
+                r
+                for s, r in zip(self.scores, self.reasons, strict=True)
+                if (s >= JUDGE_PASS) == self.passed and r
+            ),
+            "",
+        )
+        return f"judge {what} ({self.votes} calls)" + (f": {why}" if why else "")
+
+
+def confirm(judge: Any, pair: tuple[str, str], key: str | None) -> Confirmation:
+    """Ask ``judge`` about one failing text until two calls agree (at most :data:`JUDGE_CALLS`)."""
+    scores: list[float] = []
+    reasons: list[str] = []
+    while len(scores) < JUDGE_CALLS:
+        score, reason = judge_one(judge, pair, key)
+        scores.append(score)
+        reasons.append(reason)
+        passes = sum(s >= JUDGE_PASS for s in scores)
+        if passes >= 2 or len(scores) - passes >= 2:
+            break
+    passes = sum(s >= JUDGE_PASS for s in scores)
+    return Confirmation(passes * 2 > len(scores), scores, reasons)
 
 
 @dataclass
@@ -92,10 +155,13 @@ def score_texts(
     judge: Any,
     embed_fn: Any,
     embedding_backend: Any,
+    judge_mode: str = "score",
 ) -> tuple[list[float], list[list[str]], str, dict[str, Any], list[str], list[list[Any]]]:
     """Per pair: score, reasons, scale (``exact``/``judge``/``meaning``/``embed_fn``) and meaning findings; the backend's name and description.
 
-    Without a judge every differing pair goes through :func:`agentsnap.diff.meaning.verdict.compare_many`,
+    With a judge and ``judge_mode="score"`` the judge scores every differing pair (agentsnap
+    0.5.1). Otherwise (no judge, or ``"confirm"``: :meth:`SemanticCheck.run` asks the judge
+    about failing texts afterwards) every differing pair goes through :func:`agentsnap.diff.meaning.verdict.compare_many`,
     whose sentences are aligned with the backend's encoder (MiniLM) or, for ``lexical``, by
     character trigrams alone. With a user's ``embed_fn`` the score is the cosine of the two
     texts' vectors (agentsnap 0.5.1's contract) and the meaning check only adds findings.
@@ -107,7 +173,7 @@ def score_texts(
     pending = [i for i, (g, n) in enumerate(pairs) if g != n]
     if not pending:
         return scores, reasons, "exact", {}, scale, findings
-    if judge is not None:
+    if judge is not None and judge_mode == "score":
         for i in pending:
             verdict = judge_one(judge, pairs[i], keys[i] if keys else None)
             scores[i] = float(verdict[0])
@@ -186,6 +252,7 @@ class SemanticCheck(Check[SemanticResult]):
             judge=opts.judge,
             embed_fn=opts.embed_fn,
             embedding_backend=opts.embedding_backend,
+            judge_mode=opts.judge_mode,
         )
         result = SemanticResult(backend=backend_name, backend_info=backend_info)
         for index, (key, (g_text, n_text)) in enumerate(zip(keys, pairs, strict=True)):
@@ -195,6 +262,16 @@ class SemanticCheck(Check[SemanticResult]):
             hints = fact_hints(g_text, n_text)
             score_ok = meets_threshold(score, threshold)
             ok = score_ok and not (opts.strict_facts and hints)
+            confirmed = None
+            if (
+                not score_ok
+                and opts.judge is not None
+                and scale[index] == "meaning"
+                and score >= JUDGE_FLOOR
+            ):
+                confirmed = confirm(opts.judge, (g_text, n_text), key)
+                score_ok = ok = confirmed.passed and not (opts.strict_facts and hints)
+                reasons[index] = [confirmed.line(), *reasons[index]]
             shown_hints = (
                 [hint.message for hint in hints]
                 if (opts.strict_facts or scale[index] == "judge")
@@ -239,6 +316,14 @@ class SemanticCheck(Check[SemanticResult]):
                 ],
                 "failed_by": None if ok else ("threshold" if not score_ok else "strict_facts"),
             }
+            if confirmed is not None:  # the judge's majority on a failing text (judge_mode confirm)
+                details["judge"] = {
+                    "passed": confirmed.passed,
+                    "votes": confirmed.votes,
+                    "scores": confirmed.scores,
+                    "reasons": confirmed.reasons,
+                    "threshold": JUDGE_PASS,
+                }
             result.texts.append(TextScore(key, score, reasons[index] + shown_hints, details))
         return result
 
@@ -277,10 +362,14 @@ class SemanticCheck(Check[SemanticResult]):
             if threshold is None:
                 line = f"{key}: {_text.pct(score)}"
             else:
-                cmp = "≥" if key_ok or by_facts else "<"
+                cmp = "≥" if meets_threshold(float(score), float(threshold)) else "<"
                 line = f"{key}: {_text.pct(score)} {cmp} threshold {_text.pct(threshold)}"
             if by_facts:
                 line += " but facts differ (strict_facts)"
+            judged = info.get("judge")
+            if isinstance(judged, Mapping):
+                what = "passed it" if judged.get("passed") else "confirmed the failure"
+                line += f", the judge {what} ({judged.get('votes')} calls)"
             verdict = info.get("verdict")
             suffix = f" — {verdict}" if verdict and verdict not in ("identical", "judge") else ""
             view.add(f"{line} {view.status(key_ok)}{suffix}", 1)

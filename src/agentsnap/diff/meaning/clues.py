@@ -25,8 +25,15 @@ def _unrelated(left: list[str], right: list[str]) -> tuple[list[str], list[str]]
 
 
 def _block_swap(g: list[str], n: list[str], need_middle: bool = True) -> tuple[str, str] | None:
-    """``(a, b)`` when ``n`` is ``g`` with two blocks exchanged around an unchanged middle (A m B → B m A)."""
-    if len(g) != len(n) or len(g) < 2 or g == n or Counter(g) != Counter(n):
+    """``(a, b)`` when ``n`` is ``g`` with two blocks exchanged around an unchanged middle (A m B → B m A),
+    or with two words exchanged wherever they stand (the desk notifies the tutor, and the tutor
+    approves → the tutor notifies the desk, and the desk approves)."""
+    if len(g) != len(n) or len(g) < 2 or g == n:
+        return None
+    moved = {(x, y) for x, y in zip(g, n, strict=True) if x != y}
+    if len(moved) == 2 and {(y, x) for x, y in moved} == moved:
+        return min(moved)
+    if Counter(g) != Counter(n):
         return None
     while g and n and g[0] == n[0]:
         g, n = g[1:], n[1:]
@@ -39,6 +46,22 @@ def _block_swap(g: list[str], n: list[str], need_middle: bool = True) -> tuple[s
             if b + mid + a == n and set(a).isdisjoint(b):
                 return a[-1], b[0]
     return None
+
+
+_LIST_SEPARATOR = re.compile(
+    r"[,;、]|\s(?:and|or|und|oder|et|ou|y|o|sowie)\s|\s[—–]\s|:\s", re.IGNORECASE
+)
+
+
+def _listed(text: str, a: str, b: str) -> bool:
+    """Whether stems ``a`` and ``b`` stand in two different items of a list of three or more
+    (``X, Y and Z``; items may hold more words: ``CS 210 (Data Structures), MATH 221 (…)``)."""
+    items = [item.casefold() for item in _LIST_SEPARATOR.split(text) if item.strip()]
+    if len(items) < 3:
+        return False
+    where_a = [k for k, item in enumerate(items) if a in item]
+    where_b = [k for k, item in enumerate(items) if b in item]
+    return bool(where_a and where_b) and set(where_a).isdisjoint(where_b)
 
 
 def _surface(text: str, stem: str) -> str:
@@ -103,11 +126,130 @@ def _concept(word: str) -> str:
 def _enumeration(text: str, a: str, b: str) -> bool:
     """Whether stems ``a`` and ``b`` stand next to each other in an enumeration ("A, B and C")."""
     low = text.casefold()
-    pa, pb = low.find(a), low.find(b)
-    if pa < 0 or pb < 0:
+    found_a = re.search(rf"(?<!\w){re.escape(a)}", low)
+    found_b = re.search(rf"(?<!\w){re.escape(b)}", low)
+    if found_a is None or found_b is None:
         return False
+    pa, pb = found_a.start(), found_b.start()
     first, second = sorted((pa, pb))
     word_end = first + len(a if first == pa else b)
     while word_end < len(low) and low[word_end].isalnum():
         word_end += 1
     return bool(_ENUM_GAP.match(low[word_end:second]))
+
+
+# --------------------------------------------------------------------------- polarity by concept
+
+#: words that end a negation's scope: clause punctuation and contrasting conjunctions
+_CLAUSE = re.compile(
+    r"[,;:!?。、！？()\[\]—–]|\.(?:\s|$)|\s-\s|\b(?:but|however|while|whereas|although|aber|jedoch|"
+    r"während|obwohl|mais|tandis|alors que|pero|aunque|mientras|sino)\b",
+    re.IGNORECASE,
+)
+#: words a negation reaches over without spending its scope on them ("no longer", "noch nicht", "ya no")
+_SCOPE_SKIP = frozenset(
+    [
+        "longer",
+        "more",
+        "yet",
+        "ever",
+        "any",
+        "anymore",
+        "really",
+        "actually",
+        "currently",
+        "mehr",
+        "noch",
+        "schon",
+        "gar",
+        "überhaupt",
+        "plus",
+        "encore",
+        "jamais",
+        "pas",
+        "point",
+        "ya",
+        "todavía",
+        "aún",
+        "nunca",
+    ]
+)
+_SCOPE = 3
+_JA_NEG = re.compile(r"(?:ない|ません|なかった|ず|ではなく|じゃなく)")
+_SPANISH_NEGATIONS = frozenset(
+    ["nunca", "ningún", "ninguno", "ninguna", "nada", "nadie", "sin", "tampoco", "ni"]
+)
+
+
+def _negation(word: str) -> bool:
+    return (
+        word in V._NEGATIONS
+        or word in _SPANISH_NEGATIONS
+        or word.endswith("n't")
+        or (word.startswith("n'") and word != "n'importe")
+    )
+
+
+def polar_concepts(text: str) -> dict[str, set[int]]:
+    """``{concept: signs}`` of the content words of ``text``: a word's concept is its antonym pair
+    (``#pole3``) or its stem; its sign is the pole's (``failed``: -1) times -1 inside a negation's
+    scope (the next three content words of the clause; in German also the words before a
+    clause-final ``nicht``; in Japanese the word a ``ない``/``ません`` ending follows). Two texts
+    disagree on a concept when every mention has one sign in one and the other sign in the other."""
+    out: dict[str, set[int]] = {}
+    for clause in _CLAUSE.split(F.normalise(text)):
+        words = re.findall(
+            r"[\u4e00-\u9fff々]+|[\u30a0-\u30ffー]+|[\u3040-\u309f]+"
+            r"|[^\W\d_\u3040-\u30ff\u4e00-\u9fff]+(?:['’][^\W\d_\u3040-\u30ff\u4e00-\u9fff]+)*",
+            clause.casefold().replace("’", "'"),
+        )
+        negated: set[int] = set()
+        for k, word in enumerate(words):
+            if re.fullmatch(r"[\u3040-\u309f]+", word) and _JA_NEG.search(word) and k:
+                negated.add(k - 1)  # 有効 + ではありません
+                continue
+            if not _negation(word):
+                continue
+            reach, m = 0, k + 1
+            while m < len(words) and reach < _SCOPE:
+                skip = words[m] in _SCOPE_SKIP or _negation(words[m])
+                if not skip and (_contentful(words[m]) or words[m] in V._POLE):
+                    negated.add(m)
+                    reach += 1
+                m += 1
+            if reach == 0 and word in ("no", "nein", "non", "nope"):  # "the answer is no"
+                out.setdefault(f"#pole{V._POLE['yes'][0]}", set()).add(-1)
+            elif reach == 0 and k:  # "das funktioniert nicht": the clause's last words
+                negated.update(j for j in range(max(0, k - 2), k) if _contentful(words[j]))
+        for k, word in enumerate(words):
+            if _negation(word) or not (_contentful(word) or word in V._POLE):
+                continue
+            if word.startswith("n'"):
+                word = word[2:]
+            pole = V._POLE.get(word)
+            concept = f"#pole{pole[0]}" if pole else V._stem(word)
+            sign = (pole[1] if pole else 1) * (-1 if k in negated else 1)
+            out.setdefault(concept, set()).add(sign)
+    return out
+
+
+def flipped_concepts(golden: str, new: str) -> list[str]:
+    """The concepts the two texts state with opposite polarity (see :func:`polar_concepts`); a
+    word negated by a prefix the other text does without (``refundable`` / ``non-refundable``,
+    ``reversible`` / ``irreversible``) counts as that word negated, and its concept is marked
+    ``#`` like an antonym pair's (a flip by vocabulary, not by moved negations)."""
+    g, n = polar_concepts(golden), polar_concepts(new)
+    for mine, other in ((g, n), (n, g)):
+        for concept in [c for c in mine if c not in other and not c.startswith("#")]:
+            for prefix in ("non", "un", "in", "im", "ir", "il", "dis", "不", "非", "未", "無"):
+                base = concept[len(prefix) :]
+                if (
+                    concept.startswith(prefix)
+                    and base in other
+                    and (len(base) >= 4 or prefix in "不非未無")
+                ):
+                    signs = {-s for s in mine.pop(concept)}
+                    mine.setdefault("#" + base, set()).update(signs)
+                    other.setdefault("#" + base, set()).update(other[base])
+                    break
+    return [c for c in g if c in n and len(g[c]) == 1 and len(n[c]) == 1 and g[c] != n[c]]

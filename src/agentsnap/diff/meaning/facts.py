@@ -312,7 +312,7 @@ def _number_context(text: str, end: int) -> bool:
     )
 
 
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;。！？\n]\s*[\"'(\[*\-•#>]*\s*)$")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;。！？\n]\s*)[\"'(\[*\-•#>¡¿]*\s*$")
 
 
 def mid_capitals(text: str) -> frozenset[str]:

@@ -29,6 +29,8 @@ class Unit:
     words: list[str] = field(default_factory=list)
     markers: list[str] = field(default_factory=list)
     filler: bool = False
+    #: a courtesy phrase is in it ("let me know", "vielen Dank"), and its content words besides
+    rest: list[str] | None = None
 
 
 # --------------------------------------------------------------------------- units
@@ -63,9 +65,21 @@ _COURTESY = re.compile(
     r"hallo|guten tag|danke|vielen dank|gerne|gern geschehen|natürlich|klar|ich hoffe|das hilft|"
     r"melden sie sich|bei fragen|weitere fragen|hier ist|hier sind|schönen tag|"
     r"bonjour|merci|bien sûr|avec plaisir|volontiers|voici|n'hésitez pas|j'espère|"
-    r"si vous avez des questions|bonne journée|d'accord|parfait)\b|"
+    r"si vous avez des questions|bonne journée|d'accord|parfait|"
+    r"(?:best of |good )luck|wishing you|sorry (?:to hear|about|for)|i(?:'m| am) (?:really |so )?sorry|"
+    r"thanks? (?:so much |a lot )?for|i understand|i know (?:that|this|it)|i(?:'ll| will) keep an eye|"
+    r"if (?:that's|that is|it's) (?:useful|helpful)|just so you know|having (?:read|looked)|"
+    r"as far as i can tell|my understanding is|it seems|here's (?:the|what)|let us know|"
+    r"happy to|glad to|feel free|reach out|get in touch|"
+    r"vielen dank|danke (?:für|schön)|soweit ich|sag(?:en sie)? (?:gern )?bescheid|ich hoffe|gute frage|"
+    r"melden sie sich|viel erfolg|"
+    r"j'espère|bon courage|excellente question|merci (?:pour|de|beaucoup)|désolée?|"
+    r"muchas gracias|gracias por|no dude en|si necesita|espero que|lo siento|buena pregunta|"
+    r"le confirmo|he revisado)\b|"
     r"こんにちは|ありがとうございます|かしこまりました|承知しました|もちろん|お気軽に|ご不明な点|"
-    r"よろしくお願いします|お役に立て|以下の通り|以下のとおり|お問い合わせください|お問い合わせ",
+    r"よろしくお願いします|お役に立て|以下の通り|以下のとおり|お問い合わせください|お問い合わせ|"
+    r"ご確認ありがとう|ありがとう|お伝えします|お伝えしますね|いつでも|聞いてください|お気軽|"
+    r"申し訳|恐れ入り|お待たせ|気になる点|ご質問",
     re.IGNORECASE,
 )
 #: content words that carry no claim in an added or dropped sentence (narration, courtesy)
@@ -77,7 +91,28 @@ _NARRATION = frozenset(
         "below above following overview quick short brief update updates hesitate here something else want "
         "like would love me happy ask asked just let okay right away looked into it everything "
         "gerne hilfe fragen frage helfen weitere hoffe melden hier folgenden überblick "
-        "aide questions voici suivant plaisir besoin autre chose"
+        "aide questions voici suivant plaisir besoin autre chose "
+        # wishes, thanks, apologies, sympathy, offers and hedges (English)
+        "hoping helpful useful luck best wish wishing wishes sorry apologies apologize apologise "
+        "inconvenience worry worries frustrating frustration understand understanding disappointing "
+        "patience appreciate appreciated explain happened walk keep eye dig deeper ring bell message "
+        "comes reaching checking pleasure delighted awesome excellent wonderful fantastic lovely "
+        "absolutely definitely concern concerns clarify hear hearing care kind regards cheers hello "
+        "dear weekend evening morning afternoon noted seems appears far tell believe think recap "
+        "mind guard caught heads fyi planning anytime hesitate wondering curious through looking "
+        "bearing "
+        # German
+        "dank danke vielen geduld jederzeit bescheid brauchst brauchen hilft weiter erkennen soweit "
+        "angesehen schauen verständnis leider entschuldigung entschuldigen freundlichen grüßen "
+        "viel erfolg hoffentlich tag woche wochenende "
+        # French
+        "revenir espère espérons aide courage excellente bonjour journée merci beaucoup désolé "
+        "désolée excuses patience compréhension hésitez hésiter contacter écrire bonne soirée "
+        "semaine "
+        # Spanish
+        "gracias muchas paciencia necesita necesitas cualquier otra cosa dude dudes escribirnos "
+        "escríbanos hola saludos lamento siento disculpe disculpas espero ayuda ayudar pregunta "
+        "preguntas revisado día buen buena suerte encantado"
     )
 )
 _PASSIVE = re.compile(
@@ -132,11 +167,12 @@ def _fill(
     for unit in units:
         done = cache.get(unit.text)
         if done is not None:
-            unit.facts, unit.words, unit.markers, unit.filler = (
+            unit.facts, unit.words, unit.markers, unit.filler, unit.rest = (
                 done.facts,
                 done.words,
                 done.markers,
                 done.filler,
+                done.rest,
             )
             continue
         unit.facts = F.extract(unit.text, german=german, known_names=known)
@@ -145,6 +181,7 @@ def _fill(
         rest = _COURTESY.sub(" ", unit.text)
         remaining = [w for w in V.content_words(rest) if w not in _NARRATION]
         unit.filler = len(remaining) <= 1 and not unit.facts and not unit.markers
+        unit.rest = remaining if rest != unit.text and not unit.facts else None
         cache[unit.text] = unit
 
 

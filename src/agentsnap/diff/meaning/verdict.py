@@ -70,11 +70,9 @@ all units (and one more for replaced words), a units × units matrix.
 from __future__ import annotations
 
 import difflib
-import json
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 from . import facts as F
 from . import vocabulary as V
@@ -83,14 +81,19 @@ from .clues import (
     _contentful,
     _coverage,
     _enumeration,
+    _listed,
     _name_in,
     _polar,
     _related,
     _surface,
     _unrelated,
     _weight,
+    flipped_concepts,
 )
+from .findings import KIND_LABEL, Finding, Verdict, pair_message
+from .json_answers import json_leaves, json_verdict
 from .units import (
+    _COURTESY,
     _NARRATION,
     _PASSIVE,
     Unit,
@@ -127,81 +130,6 @@ COVERED = 0.6
 Encoder = Callable[[list[str]], Any]
 
 
-class Finding(NamedTuple):
-    """One difference between the golden and the new text.
-
-    ``kind``: ``number``, ``time``, ``date``, ``weekday``, ``version``,
-    ``name``, ``polarity``, ``swap``, ``word``, ``step``, ``dropped``,
-    ``added``, ``reordered``, ``courtesy``, ``rewording`` or ``format``.
-    ``severity``: ``"harmful"``, ``"soft"`` or ``"harmless"``. ``golden`` /
-    ``new``: the sentence on each side (``""`` when there is none).
-    ``message``: one line for reports, e.g. ``numbers differ: golden:
-    "arrives at 10:30" → new: "arrives at 11:30"``.
-    """
-
-    kind: str
-    severity: str
-    golden: str
-    new: str
-    message: str
-
-
-@dataclass
-class Verdict:
-    """The result for one pair: ``score`` in [0, 1] and the ``findings`` that explain it."""
-
-    score: float
-    findings: list[Finding]
-
-    @property
-    def severity(self) -> str:
-        """The worst severity found: ``harmful``, ``soft``, ``harmless`` or ``"none"``."""
-        for level in ("harmful", "soft", "harmless"):
-            if any(f.severity == level for f in self.findings):
-                return level
-        return "none"
-
-    def reasons(self) -> list[str]:
-        """The messages of the findings, worst first."""
-        rank = {"harmful": 0, "soft": 1, "harmless": 2}
-        return [f.message for f in sorted(self.findings, key=lambda f: rank[f.severity])]
-
-
-# --------------------------------------------------------------------------- comparison
-
-
-def _printable(text: str) -> str:
-    """Control and other unprintable characters as escapes, so a finding never carries raw terminal codes."""
-    if text.isprintable():
-        return text
-    return "".join(
-        ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text
-    )
-
-
-def _quote(text: str, width: int = 120) -> str:
-    text = text if len(text) <= width else text[: width - 1] + "…"
-    return f'"{_printable(text)}"'
-
-
-def _pair_msg(label: str, g: str, n: str) -> str:
-    label = _printable(label)
-    left = f"golden: {_quote(g)}" if g else "golden: (nothing)"
-    right = f"new: {_quote(n)}" if n else "new: (nothing)"
-    return f"{label}: {left} → {right}"
-
-
-_KIND_LABEL = {
-    "number": "numbers differ",
-    "time": "times differ",
-    "date": "dates differ",
-    "weekday": "weekdays differ",
-    "version": "versions differ",
-    "name": "names differ",
-    "year": "years differ",
-}
-
-
 def compare(golden: str, new: str, encoder: Encoder | None = None) -> Verdict:
     """The :class:`Verdict` for one golden/new pair (module doc). ``encoder``: texts -> normalised vectors, or None.
 
@@ -223,9 +151,9 @@ def compare_many(pairs: Sequence[tuple[str, str]], encoder: Encoder | None = Non
         if golden == new:
             prepared.append(None)
             continue
-        g_json, n_json = _json_leaves(golden), _json_leaves(new)
+        g_json, n_json = json_leaves(golden), json_leaves(new)
         if g_json is not None and n_json is not None:
-            prepared.append(_json_verdict(g_json, n_json))
+            prepared.append(json_verdict(g_json, n_json))
             continue
         g_units, n_units = split_units(golden), split_units(new)
         known = F.mid_capitals("\n".join(u.text for u in g_units)) | F.mid_capitals(
@@ -295,10 +223,10 @@ def compare_many(pairs: Sequence[tuple[str, str]], encoder: Encoder | None = Non
                     "harmless",
                     g,
                     n,
-                    _pair_msg(f"reworded ({a} → {b}, judged a synonym)", g, n),
+                    pair_message(f"reworded ({a} → {b}, judged a synonym)", g, n),
                 )
             else:
-                state.add("word", "harmful", g, n, _pair_msg(f"word changed ({a} → {b})", g, n))
+                state.add("word", "harmful", g, n, pair_message(f"word changed ({a} → {b})", g, n))
         out.append(state.verdict())
     return out
 
@@ -335,7 +263,7 @@ class _State:
                 "harmful",
                 self.golden,
                 self.new,
-                _pair_msg(f"the {side} answer is empty", self.golden, self.new),
+                pair_message(f"the {side} answer is empty", self.golden, self.new),
             )
             return
         self._facts()
@@ -358,7 +286,7 @@ class _State:
                 "harmful",
                 g,
                 n,
-                _pair_msg("a different answer: no sentence has a counterpart", g, n),
+                pair_message("a different answer: no sentence has a counterpart", g, n),
             )
             return
         for g_ids, n_ids in groups:
@@ -412,7 +340,7 @@ class _State:
                     f"year {form} {side} next to the same date (judged harmless)",
                 )
                 continue
-            label = _KIND_LABEL.get(kind, kind)
+            label = KIND_LABEL.get(kind, kind)
             g_forms = ", ".join(dict.fromkeys(f.surface for _, f in gone)) or "(none)"
             n_forms = ", ".join(dict.fromkeys(f.surface for _, f in came)) or "(none)"
             g_sent = self.g[gone[0][0]].text if gone else ""
@@ -434,7 +362,7 @@ class _State:
                 "harmful",
                 g_sent,
                 n_sent,
-                _pair_msg(f"{label} ({g_forms} → {n_forms})", g_sent, n_sent),
+                pair_message(f"{label} ({g_forms} → {n_forms})", g_sent, n_sent),
             )
 
     def _groups(self) -> list[tuple[list[int], list[int]]]:
@@ -470,19 +398,39 @@ class _State:
         return bool(mine) and _coverage(mine, words) >= COVERED
 
     def _polarity(self, g_ids: list[int], n_ids: list[int]) -> None:
-        g_markers = [m for i in g_ids for m in self.g[i].markers]
-        n_markers = [m for j in n_ids for m in self.n[j].markers]
-        if len(g_markers) % 2 != len(n_markers) % 2:
-            g = " ".join(self.g[i].text for i in g_ids)
-            n = " ".join(self.n[j].text for j in n_ids)
-            words = f"{', '.join(g_markers) or 'none'} → {', '.join(n_markers) or 'none'}"
-            self.add(
-                "polarity",
-                "harmful",
-                g,
-                n,
-                _pair_msg(f"polarity flipped (negation/antonym: {words})", g, n),
-            )
+        # each golden sentence against its best counterpart in the group, then the group as a whole
+        free, left = list(n_ids), []
+        for i in g_ids:  # a sentence kept verbatim is its own counterpart
+            same = next((j for j in free if self.n[j].text == self.g[i].text), None)
+            if same is None:
+                left.append(i)
+            else:
+                free.remove(same)
+        pairs = [([i], [max(free, key=lambda j: self.sims[i][j])]) for i in left if free]
+        for g_part, n_part in [*pairs, (g_ids, n_ids)]:
+            g = " ".join(self.g[i].text for i in g_part)
+            n = " ".join(self.n[j].text for j in n_part)
+            if g == n:
+                continue
+            g_markers = [m for i in g_part for m in self.g[i].markers]
+            n_markers = [m for j in n_part for m in self.n[j].markers]
+            # a concept stated with opposite polarity, backed by the parity of the negations (a
+            # paraphrase moves negations around: "no open issues" = "all issues are closed")
+            # unless it flipped by vocabulary: an antonym pair (passed → failed), a prefix
+            flipped = flipped_concepts(g, n)
+            parity = len(g_markers) % 2 != len(n_markers) % 2
+            if any(c.startswith("#") for c in flipped) or (flipped and parity):
+                words = f"{', '.join(g_markers) or 'none'} → {', '.join(n_markers) or 'none'}"
+                if not (g_markers or n_markers):
+                    words = ", ".join(c.lstrip("#") for c in flipped)
+                self.add(
+                    "polarity",
+                    "harmful",
+                    g,
+                    n,
+                    pair_message(f"polarity flipped (negation/antonym: {words})", g, n),
+                )
+                return
 
     def _edits(self, i: int, j: int) -> None:
         g_unit, n_unit = self.g[i], self.n[j]
@@ -490,17 +438,24 @@ class _State:
         # a swap of two names, or of two blocks of content words around a shared middle: A … B → B … A
         g_names = [str(f.key[0]) for f in g_unit.facts if f.kind == "name"]
         n_names = [str(f.key[0]) for f in n_unit.facts if f.kind == "name"]
-        swap = _block_swap(g_names, n_names, need_middle=False) or _block_swap(
-            g_unit.words, n_unit.words
+        swap = (
+            _block_swap(g_names, n_names, need_middle=False)
+            or _block_swap(g_unit.words, n_unit.words)
+            or _block_swap(V.tokens(g_unit.text), V.tokens(n_unit.text))  # their X → your X
         )
-        if swap and same_voice and not _enumeration(g_unit.text, swap[0], swap[1]):
+        if (
+            swap
+            and same_voice
+            and not _enumeration(g_unit.text, swap[0], swap[1])
+            and not (_listed(g_unit.text, *swap) and _listed(n_unit.text, *swap))
+        ):
             a, b = _surface(g_unit.text, swap[0]), _surface(g_unit.text, swap[1])
             self.add(
                 "swap",
                 "harmful",
                 g_unit.text,
                 n_unit.text,
-                _pair_msg(f"roles swapped ({a} ↔ {b})", g_unit.text, n_unit.text),
+                pair_message(f"roles swapped ({a} ↔ {b})", g_unit.text, n_unit.text),
             )
             return
         g_tok, n_tok = V.tokens(g_unit.text), V.tokens(n_unit.text)
@@ -514,6 +469,7 @@ class _State:
         replaced: list[tuple[str, str]] = []
         inserted: list[str] = []
         g_words = set(g_unit.words) | {w for u in self.g for w in u.words}
+        polite = {t for m in _COURTESY.finditer(n_unit.text) for t in V.tokens(m.group(0))}
         for tag, a0, a1, b0, b1 in matcher.get_opcodes():
             left = [t for t in g_tok[a0:a1] if _contentful(t) and t not in fact_tokens]
             right = [t for t in n_tok[b0:b1] if _contentful(t) and t not in fact_tokens]
@@ -524,7 +480,7 @@ class _State:
                 if not (_related(lw, rw) or _polar(lw) or _polar(rw)):
                     replaced.append((lw, rw))
             if tag in ("insert", "replace"):
-                inserted += [t for t in right if V._stem(t) not in g_words]
+                inserted += [t for t in right if V._stem(t) not in g_words and t not in polite]
         if (
             near
             and len(replaced) == 1
@@ -539,8 +495,21 @@ class _State:
                 "soft",
                 g_unit.text,
                 n_unit.text,
-                _pair_msg(f"claim added ({' '.join(inserted)})", g_unit.text, n_unit.text),
+                pair_message(f"claim added ({' '.join(inserted)})", g_unit.text, n_unit.text),
             )
+
+    @staticmethod
+    def _courteous(unit: Unit, other: set[str]) -> bool:
+        """Courtesy: filler, or a courtesy phrase with at most two content words of its own
+        that the other text does not use, none of them polar ("I understand how frustrating it
+        is when calls fail" next to an answer about failing calls; "let me know if you'd like me
+        to open the booking page")."""
+        if unit.filler:
+            return True
+        if unit.rest is None:
+            return False
+        novel = [w for w in unit.rest if w not in other]
+        return len(novel) <= 2 and not any(_polar(w) for w in novel)
 
     def _coverage(self) -> None:
         n_words = {w for u in self.n for w in u.words}
@@ -556,19 +525,26 @@ class _State:
             if aligned:
                 matched_g.append((i, self.g_arg[i]))
                 continue
-            if unit.filler:
+            if self._courteous(unit, n_words):
                 self.add(
                     "courtesy",
                     "harmless",
                     unit.text,
                     "",
-                    _pair_msg("courtesy dropped", unit.text, ""),
+                    pair_message("courtesy dropped", unit.text, ""),
                 )
             elif unit.step and cover < 0.8:
-                self.add("step", "harmful", unit.text, "", _pair_msg("step missing", unit.text, ""))
-            elif cover < COVERED and not unit.facts:
                 self.add(
-                    "dropped", "soft", unit.text, "", _pair_msg("sentence dropped", unit.text, "")
+                    "step", "harmful", unit.text, "", pair_message("step missing", unit.text, "")
+                )
+            elif cover < COVERED and not unit.facts:
+                severity = "harmful" if unit.markers else "soft"  # a dropped warning or negation
+                self.add(
+                    "dropped",
+                    severity,
+                    unit.text,
+                    "",
+                    pair_message("sentence dropped", unit.text, ""),
                 )
         for j, unit in enumerate(self.n):
             aligned = self.n_best[j] >= ALIGN
@@ -579,18 +555,22 @@ class _State:
             weight = _weight(novel)
             if aligned and (mutual or weight < 3 or _coverage(unit.words, g_words) >= 0.5):
                 continue
-            if unit.filler:
+            if self._courteous(unit, g_words):
                 self.add(
                     "courtesy",
                     "harmless",
                     "",
                     unit.text,
-                    _pair_msg("courtesy added", "", unit.text),
+                    pair_message("courtesy added", "", unit.text),
                 )
             elif unit.step and weight >= 2:
-                self.add("added", "soft", "", unit.text, _pair_msg("step added", "", unit.text))
+                self.add("added", "soft", "", unit.text, pair_message("step added", "", unit.text))
             elif weight >= 3 and not unit.facts:
-                self.add("added", "soft", "", unit.text, _pair_msg("claim added", "", unit.text))
+                # a claim that negates or warns ("…must not be used") changes what the answer says
+                severity = "harmful" if unit.markers else "soft"
+                self.add(
+                    "added", severity, "", unit.text, pair_message("claim added", "", unit.text)
+                )
         steps = [(i, j) for i, j in matched_g if self.g[i].step]
         order = [j for _, j in steps]
         if len(order) >= 2 and order != sorted(order):
@@ -632,68 +612,3 @@ class _State:
 def _argmax(values: list[float]) -> int:
     """Index of the largest value (the first on ties), -1 for an empty list."""
     return values.index(max(values)) if values else -1
-
-
-_MISSING = object()
-
-
-def _json_leaves(text: str) -> dict[str, Any] | None:
-    """A JSON object or array as ``{path: leaf value}`` (key order, layout and ``1000`` vs ``1000.0`` do not matter), else None."""
-    stripped = text.strip()
-    if not stripped or stripped[0] not in "[{":
-        return None
-    try:
-        value = json.loads(stripped)
-    except ValueError:
-        return None
-    leaves: dict[str, Any] = {}
-
-    def walk(node: Any, path: str) -> None:
-        if isinstance(node, dict):
-            for key in node:
-                walk(node[key], f"{path}.{key}" if path else str(key))
-        elif isinstance(node, list):
-            for index, item in enumerate(node):
-                walk(item, f"{path}[{index}]")
-        else:
-            leaves[path or "(value)"] = node
-
-    walk(value, "")
-    return leaves
-
-
-def _json_verdict(golden: dict[str, Any], new: dict[str, Any]) -> Verdict:
-    """Two JSON answers: every leaf is a fact; a changed, missing or added leaf is harmful."""
-    findings = []
-    for path in dict.fromkeys([*golden, *new]):
-        g, n = golden.get(path, _MISSING), new.get(path, _MISSING)
-        same = (g == n and type(g) is type(n)) or (
-            isinstance(g, (int, float))
-            and isinstance(n, (int, float))
-            and not isinstance(g, bool)
-            and not isinstance(n, bool)
-            and g == n
-        )
-        if same:
-            continue
-        left = "(missing)" if g is _MISSING else json.dumps(g, ensure_ascii=False)
-        right = "(missing)" if n is _MISSING else json.dumps(n, ensure_ascii=False)
-        findings.append(
-            Finding(
-                "value",
-                "harmful",
-                f"{path}: {left}",
-                f"{path}: {right}",
-                _pair_msg(f"JSON value at {path} differs", f"{path}: {left}", f"{path}: {right}"),
-            )
-        )
-    if findings:
-        return Verdict(0.5, findings)
-    return Verdict(
-        0.99,
-        [
-            Finding(
-                "format", "harmless", "", "", "same JSON values; only key order or layout differ"
-            )
-        ],
-    )

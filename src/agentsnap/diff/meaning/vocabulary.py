@@ -342,16 +342,18 @@ _NEGATIONS = ENGLISH_NEGATIONS | frozenset(
         "jamais",
         "aucun",
         "aucune",
+        "non",
     ]
 )
 _JA_NEGATION = re.compile(r"(?:ない|ません|なかった|ず[、。に]|ではなく|じゃなく|不可)")
 #: antonym pairs: positive pole words, negative pole words (stems, matched as word prefixes where marked *)
 _ANTONYMS: list[tuple[str, str]] = [
     (
-        "pass passed passes passing bestanden réussi réussie",
-        "fail failed fails failing failure durchgefallen fehlgeschlagen échoué échouée échec",
+        "pass passed passes passing bestanden réussi réussie succeed succeeded succeeds success "
+        "successful successfully erfolgreich",
+        "fail failed fails failing failure durchgefallen fehlgeschlagen échoué échouée échec "
+        "unsuccessful",
     ),
-    ("succeed succeeded succeeds success successful successfully erfolgreich", "unsuccessful"),
     (
         "enable enabled enables aktiviert activé activée",
         "disable disabled disables deaktiviert désactivé désactivée",
@@ -364,7 +366,7 @@ _ANTONYMS: list[tuple[str, str]] = [
     ("valid gültig", "invalid ungültig expired abgelaufen expiré"),
     (
         "allow allowed allows permitted erlaubt autorisé autorisée",
-        "deny denied denies forbidden blocked verboten refusé refusée interdit suspended ausgesetzt gesperrt suspendu suspendus",
+        "deny denied denies forbid forbids forbidden prohibit prohibits prohibited blocked verboten refusé refusée interdit suspended ausgesetzt gesperrt suspendu suspendus",
     ),
     ("read seen gelesen lu", "unread unseen ungelesen"),
     (
@@ -439,6 +441,16 @@ STOPWORDS = frozenset(
         "avec est sont était été être sera a ont avait je tu il elle nous vous ils elles me "
         "te se mon ma mes ton ta ses son sa notre votre leur leurs ce cet cette ces qui que "
         "quoi dont où aussi très bien y que qu c s j pas ai as avez avons ont vais va fait"
+        # Spanish
+        " "
+        "el los las unos unas y o pero si del al en con por para su sus mi mis tu tus es son "
+        "fue ser está están estar ha han he que qué como cuando donde lo le les se me te nos yo "
+        "tú él ella ellos ellas usted ustedes este esta estos estas ese esa eso muy más ya "
+        "también hay le"
+        # English contractions (their negation is read by polarity)
+        " "
+        "i'll i'd i'm i've you'd you'll you're you've we'll we're we've they'll they're they've "
+        "it's that's there's here's what's let's he's she's it'll that'll"
     ).split()
 )
 
