@@ -259,7 +259,13 @@ def test_create_sync(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> N
         "stream": False,
         "status": 200,
     }
-    assert step["usage"] == {"input_tokens": 20, "output_tokens": 4, "total_tokens": 24}
+    # the fake's cache_read_input_tokens, read as cached_tokens (also counted in input_tokens)
+    assert step["usage"] == {
+        "input_tokens": 20,
+        "output_tokens": 4,
+        "total_tokens": 24,
+        "cached_tokens": 5,
+    }
     assert step["exchange"]["request"]["path"] == "/v1/messages"
     assert step["exchange"]["request"]["body"]["system"] == "Be terse."
     # every response header is kept (replay serves what live had); the organisation id as <redacted>
@@ -356,7 +362,12 @@ def test_create_stream_sync_with_interleaved_tool_inputs(
     (step,) = llm_steps(tmp_path, "stream_sync")
     assert (step["stream"], step["complete"], step["response"]) == (True, True, "Let me check.")
     assert step["tool_requests"] == TOOL_REQUESTS
-    assert step["usage"] == {"input_tokens": 30, "output_tokens": 44, "total_tokens": 74}
+    assert step["usage"] == {
+        "input_tokens": 30,
+        "output_tokens": 44,
+        "total_tokens": 74,
+        "cached_tokens": 0,
+    }
 
 
 def test_create_stream_async(fake: FakeAnthropic, tmp_path: Path, offline: Offline) -> None:

@@ -98,6 +98,7 @@ def test_the_builtin_registry_gives_the_documented_checks_and_components() -> No
         "mcp",
         "websocket",
         "tool_schema",
+        "budgets",
         "semantic",
     ]
     assert CHECK_ORDER == (
@@ -111,6 +112,7 @@ def test_the_builtin_registry_gives_the_documented_checks_and_components() -> No
         "mcp_requests",
         "websocket_messages",
         "tool_schema",
+        "budgets",
     )
     assert COMPONENTS == (
         "structural",

@@ -206,7 +206,12 @@ def test_thinking_text_and_tool_use_blocks() -> None:
     view = normalize(request(), ok(body))
     assert view["response"] == "Checking both."  # thinking is not the answer
     assert view["tool_requests"] == TOOL_REQUESTS  # server-side tools are not agent tool requests
-    assert view["usage"] == {"input_tokens": 310, "output_tokens": 40, "total_tokens": 350}
+    assert view["usage"] == {
+        "input_tokens": 310,
+        "output_tokens": 40,
+        "total_tokens": 350,
+        "cached_tokens": 200,  # cache_read_input_tokens, also counted in input_tokens
+    }
     assert view["tokens"] == 350
 
 
@@ -352,7 +357,7 @@ def test_streamed_text_view() -> None:
         "response": "Sunny in Paris.",
         "tool_requests": [],
         "tokens": 42,
-        "usage": {"input_tokens": 30, "output_tokens": 12, "total_tokens": 42},
+        "usage": {"input_tokens": 30, "output_tokens": 12, "total_tokens": 42, "cached_tokens": 5},
         "stream": True,
         "status": 200,
         "complete": True,
@@ -556,7 +561,12 @@ def test_message_delta_usage_overrides_only_the_counts_it_carries() -> None:
         end(50, input_tokens=26, cache_read_input_tokens=None),
     ]
     view = normalize(request(stream=True), streamed(*events))
-    assert view["usage"] == {"input_tokens": 26 + 7 + 3, "output_tokens": 50, "total_tokens": 86}
+    assert view["usage"] == {
+        "input_tokens": 26 + 7 + 3,
+        "output_tokens": 50,
+        "total_tokens": 86,
+        "cached_tokens": 3,
+    }
 
 
 def test_delta_without_a_started_block_is_read_with_a_warning() -> None:

@@ -211,7 +211,12 @@ def test_thought_parts_are_not_the_answer_and_thinking_tokens_count_as_output() 
     )
     view = normalize(request(), replied(body))
     assert view["response"] == "Sunny."
-    assert view["usage"] == {"input_tokens": 10, "output_tokens": 32, "total_tokens": 42}
+    assert view["usage"] == {
+        "input_tokens": 10,
+        "output_tokens": 32,
+        "total_tokens": 42,
+        "reasoning_tokens": 30,
+    }
     assert view["tokens"] == 42
 
 

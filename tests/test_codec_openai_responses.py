@@ -37,7 +37,14 @@ TIME = {
 }
 CALL_A = function_call_item("call_A", "get_weather", {"city": "Paris"})
 CALL_B = function_call_item("call_B", "get_time", {"tz": "Europe/Paris"})
-USAGE = {"input_tokens": 12, "output_tokens": 6, "total_tokens": 18}
+# the fake reports input_tokens_details / output_tokens_details: read as cached_tokens / reasoning_tokens
+USAGE = {
+    "input_tokens": 12,
+    "output_tokens": 6,
+    "total_tokens": 18,
+    "cached_tokens": 0,
+    "reasoning_tokens": 0,
+}
 
 
 def request(**body: Any) -> dict[str, Any]:
@@ -103,7 +110,13 @@ def test_function_calls_in_output_order_with_parsed_arguments() -> None:
     assert view["response"] == ""
     assert (view["tokens"], view["usage"]) == (
         39,
-        {"input_tokens": 30, "output_tokens": 9, "total_tokens": 39},
+        {
+            "input_tokens": 30,
+            "output_tokens": 9,
+            "total_tokens": 39,
+            "cached_tokens": 0,
+            "reasoning_tokens": 0,
+        },
     )
 
 

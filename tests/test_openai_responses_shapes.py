@@ -211,7 +211,13 @@ def test_create_sync(fake: FakeOpenAIResponses, tmp_path: Path, offline: Offline
         "response": "Sunny, 21 C.",
         "tool_requests": [],
         "tokens": 16,
-        "usage": {"input_tokens": 11, "output_tokens": 5, "total_tokens": 16},
+        "usage": {
+            "input_tokens": 11,
+            "output_tokens": 5,
+            "total_tokens": 16,
+            "cached_tokens": 0,
+            "reasoning_tokens": 0,
+        },
         "stream": False,
         "status": 200,
     }
@@ -270,7 +276,13 @@ def test_create_stream_sync(fake: FakeOpenAIResponses, tmp_path: Path, offline: 
     assert step["tool_requests"] == [
         {"id": "call_A", "name": "get_weather", "args": {"city": "Paris"}}
     ]
-    assert step["usage"] == {"input_tokens": 12, "output_tokens": 6, "total_tokens": 18}
+    assert step["usage"] == {
+        "input_tokens": 12,
+        "output_tokens": 6,
+        "total_tokens": 18,
+        "cached_tokens": 0,
+        "reasoning_tokens": 0,
+    }
 
 
 @needs_responses

@@ -55,7 +55,14 @@ ROUTING = {
     "models": ["openai/gpt-4o-mini", "anthropic/claude-3.5-haiku"],
     "provider": {"sort": "price"},
 }
-OR_USAGE = {"input_tokens": 14, "output_tokens": 6, "total_tokens": 20}
+# OpenRouter's usage reports prompt_tokens_details / completion_tokens_details too
+OR_USAGE = {
+    "input_tokens": 14,
+    "output_tokens": 6,
+    "total_tokens": 20,
+    "cached_tokens": 0,
+    "reasoning_tokens": 0,
+}
 # the HTTP library the installed SDK is built on: httpx2 from openai 3.0, httpx before
 SDK_HTTP = openai_http()
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 import os
 import re
 import sys
@@ -38,9 +39,9 @@ import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
-from .knobs import declared_knobs, setting_field
+from .knobs import check_budgets, declared_knobs, setting_field
 
 __all__ = [
     "EMBEDDING_BACKENDS",
@@ -50,9 +51,7 @@ __all__ = [
     "PROVIDER_KEY_MAP",
     "SETTING_KEYS",
     "SNAPSHOT_FIXTURE_OWNERS",
-    "EmbeddingOverrides",
     "Settings",
-    "embedding_overrides",
     "find_pyproject",
     "is_ci",
     "load",
@@ -88,36 +87,6 @@ def is_ci(env: Mapping[str, str] | None = None) -> bool:
     if ci is not None and ci.strip() != "":
         return _truthy(ci)
     return any(env.get(marker) for marker in _CI_MARKERS)
-
-
-class EmbeddingOverrides(NamedTuple):
-    """The environment's word on the embedding model (read by :func:`embedding_overrides`).
-
-    ``model``: ``AGENTSNAP_EMBEDDING_MODEL``, path of another all-MiniLM-L6-v2 ONNX
-    export; ``model_sha256``: ``AGENTSNAP_EMBEDDING_MODEL_SHA256``, its expected
-    sha256 (lower case); ``tokenizer``: ``AGENTSNAP_EMBEDDING_TOKENIZER``, a
-    ``tokenizer.json``; ``threads``: ``AGENTSNAP_EMBEDDING_THREADS`` as written;
-    ``xdist_worker``: ``PYTEST_XDIST_WORKER`` is set. Empty strings when unset.
-    """
-
-    model: str
-    model_sha256: str
-    tokenizer: str
-    threads: str
-    xdist_worker: bool
-
-
-def embedding_overrides(env: Mapping[str, str] | None = None) -> EmbeddingOverrides:
-    """The embedding overrides of ``env`` (default ``os.environ``), read now: a backend that
-    loads later sees the variables as they are then."""
-    env = os.environ if env is None else env
-    return EmbeddingOverrides(
-        model=env.get("AGENTSNAP_EMBEDDING_MODEL", "").strip(),
-        model_sha256=env.get("AGENTSNAP_EMBEDDING_MODEL_SHA256", "").strip().lower(),
-        tokenizer=env.get("AGENTSNAP_EMBEDDING_TOKENIZER", "").strip(),
-        threads=env.get("AGENTSNAP_EMBEDDING_THREADS", "").strip(),
-        xdist_worker=bool(env.get("PYTEST_XDIST_WORKER")),
-    )
 
 
 @dataclass
@@ -169,6 +138,7 @@ class Settings:
     lexical_llm_threshold: float = setting_field("lexical_llm_threshold")
     strict_facts: bool = setting_field("strict_facts")
     validate_tool_calls: str = setting_field("validate_tool_calls")
+    budgets: dict[str, float] = setting_field("budgets")  # noqa: RUF009  # a field(default_factory=dict)
     embedding_backend: str = setting_field("embedding_backend")
     judge_mode: str = setting_field("judge_mode")
     ignored_fields: list[str] = setting_field("ignored_fields")  # noqa: RUF009  # a field(default_factory=list)
@@ -226,6 +196,8 @@ class Settings:
     #: your own secrets to keep out of snapshots, on top of the built-in rules
     #: (agentsnap.storage.scrub): ``{paths = ["messages[*].content", "..customer_id"], patterns = ["acct_[0-9]+"]}``
     redact: dict[str, list[str]] = field(default_factory=dict)
+    #: USD per 1M tokens by model, over agentsnap's table (agentsnap.spec.prices): ``{"m": {input = 1.0, output = 4.0}}``
+    prices: dict[str, dict[str, float]] = field(default_factory=dict)
     #: hosts reachable besides loopback while a test must run offline (replay, or CI
     #: with no snapshot): names, ``*.globs``, IP addresses, CIDR networks
     allowed_hosts: list[str] = field(default_factory=list)
@@ -423,8 +395,8 @@ def _schema() -> Any:
             kind = Literal[_CHOICES[f.name]]
         elif f.name in ("ignored_fields", "allowed_hosts"):
             kind = list[word]
-        elif f.name == "redact":
-            kind = dict[str, Any]  # its own rules: agentsnap.storage.scrub.parse_redact
+        elif f.name in _TABLE_KEYS:
+            kind = dict[str, Any]  # its own rules: _TABLE_KEYS
         elif isinstance(default, bool):
             kind = bool
         elif isinstance(default, float):
@@ -442,7 +414,7 @@ def _kind(key: str) -> type:
     target = {f.name: f for f in dataclasses.fields(Settings)}[key]
     default = target.default if target.default is not dataclasses.MISSING else None
     if target.default_factory is not dataclasses.MISSING:
-        return list if key != "redact" else dict
+        return dict if key in _TABLE_KEYS else list
     return type(default) if default is not None else str
 
 
@@ -472,6 +444,8 @@ def _coerce(key: str, value: Any, source: str) -> Any:
     import msgspec
 
     try:
+        if key in ("budgets", "prices"):  # a table, or its JSON text in an ini option
+            return _TABLE_KEYS[key](json.loads(value) if isinstance(value, str) else value)
         if key == "redact":  # its own schema: a table, or its JSON text in an ini option / env var
             from .storage.scrub import parse_redact
 
@@ -499,6 +473,20 @@ def _coerce(key: str, value: Any, source: str) -> Any:
         ) from None
     except (TypeError, ValueError) as exc:
         raise ValueError(f"agentsnap: bad value {value!r} for {key!r} in {source}: {exc}") from None
+
+
+def _prices(value: Any) -> Any:
+    from .spec.prices import parse_prices
+
+    return dict(value) if parse_prices(value) is not None else {}  # parse_prices raises
+
+
+#: the settings whose value is a table, each checked by its own rule
+_TABLE_KEYS: dict[str, Callable[[Any], Any]] = {
+    "redact": dict,
+    "budgets": check_budgets,
+    "prices": _prices,
+}
 
 
 def _suggest(key: str) -> str:
@@ -656,9 +644,10 @@ def load(
 def apply(settings: Settings) -> Settings:
     """Make ``settings``' process-wide parts current, and return ``settings``.
 
-    Three things are read process-wide rather than passed down: the socket
+    Four things are read process-wide rather than passed down: the socket
     guard's ``allowed_hosts`` (:mod:`agentsnap.capture.guard`), the
-    scrubber's ``redact`` rules (:mod:`agentsnap.storage.scrub`) and the
+    scrubber's ``redact`` rules (:mod:`agentsnap.storage.scrub`), the ``prices``
+    (:mod:`agentsnap.spec.prices`) and the
     ``websocket_timing`` of replayed connections (:mod:`agentsnap.capture.websocket.fake`). :func:`load` only
     reads and checks them; a run applies them where it starts: the pytest
     session, :class:`~agentsnap.AgentRecorder` / :class:`~agentsnap.AgentAsserter`,
@@ -676,6 +665,10 @@ def apply(settings: Settings) -> Settings:
         from .storage.scrub import configure as configure_redaction
 
         configure_redaction(settings.redact)
+    if settings.prices or "agentsnap.spec.prices" in sys.modules:
+        from .spec import prices
+
+        prices.configure(settings.prices)
     if settings.websocket_timing != "causal" or "agentsnap.capture.websocket.fake" in sys.modules:
         from .capture.websocket import fake
 

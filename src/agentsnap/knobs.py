@@ -33,12 +33,15 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar, cast
 
 __all__ = [
+    "BUDGET_CEILING_KEYS",
+    "BUDGET_GROWTH_KEYS",
     "LLM_THRESHOLD_EMBEDDING",
     "LLM_THRESHOLD_JUDGE",
     "CompareOptions",
     "Knob",
     "OptionField",
     "asserter_option_names",
+    "check_budgets",
     "declare",
     "declared_knobs",
     "forget",
@@ -100,6 +103,52 @@ def _tool_validation(name: str, value: Any) -> str:
     if value not in ("auto", "on", "off"):
         raise ValueError(f"{name} must be 'auto', 'on' or 'off', got {value!r}")
     return str(value)
+
+
+#: the keys of ``budgets``: allowed growth (a fraction of the golden's value: 0.2 = +20 %)
+BUDGET_GROWTH_KEYS = (
+    "max_calls_growth",
+    "max_tool_calls_growth",
+    "max_tokens_growth",
+    "max_cost_growth",
+    "max_latency_growth",
+)
+#: ... and ceilings: whole counts per test, then USD per test and per run
+BUDGET_CEILING_KEYS = (
+    "max_llm_calls",
+    "max_tool_calls",
+    "max_request_tokens",
+    "max_cost",
+    "max_run_cost",
+)
+
+
+def check_budgets(value: object, name: str = "budgets") -> dict[str, float]:
+    """``budgets`` as ``{key: number >= 0}`` (None values dropped; whole numbers for the counts).
+
+    Raises:
+        TypeError: not a table, or a value of the wrong type, naming ``name.key``.
+        ValueError: an unknown key, or a negative or infinite value, naming the key.
+    """
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{name} must be a table of limits, got {value!r}")
+    out: dict[str, float] = {}
+    for key, limit in value.items():
+        if key not in BUDGET_GROWTH_KEYS + BUDGET_CEILING_KEYS:
+            known = ", ".join(BUDGET_GROWTH_KEYS + BUDGET_CEILING_KEYS)
+            raise ValueError(f"{name}: unknown key {key!r} (known: {known})")
+        if limit is None:
+            continue
+        whole = key in ("max_llm_calls", "max_tool_calls", "max_request_tokens")
+        if isinstance(limit, bool) or not isinstance(limit, int if whole else (int, float)):
+            kind = "a whole number" if whole else "a number"
+            raise TypeError(f"{name}.{key} must be {kind} >= 0, got {limit!r}")
+        if not (math.isfinite(limit) and limit >= 0):
+            raise ValueError(f"{name}.{key} must be >= 0, got {limit!r}")
+        out[key] = limit if whole else float(limit)
+    return out
 
 
 def _weights(name: str, value: Any) -> dict[str, float]:
@@ -256,6 +305,21 @@ class CompareOptions:
                 "Validate each tool call the model made against the JSON Schema the agent sent for that tool "
                 "(the `tool_schema` check): `auto` in live and record runs, not in replay (the calls are the "
                 "recorded ones); `on`; `off`."
+            ),
+            marker=True,
+            asserter=True,
+            setting=True,
+        ),
+    )
+    budgets: dict[str, float] = field(
+        default_factory=dict,
+        metadata=_meta(
+            rule=lambda name, value: check_budgets(value, name),
+            doc=(
+                "Limits of the `budgets` check, per test against the golden: allowed growth as a fraction "
+                "(`max_calls_growth`, `max_tool_calls_growth`, `max_tokens_growth`, `max_cost_growth`, "
+                "`max_latency_growth`: 0.2 = +20 %) and ceilings (`max_llm_calls`, `max_tool_calls`, "
+                "`max_request_tokens`, `max_cost` in USD; `max_run_cost`, USD for the whole run). Unset: reported only."
             ),
             marker=True,
             asserter=True,

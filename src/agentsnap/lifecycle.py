@@ -637,7 +637,9 @@ def compare(
         opts[key] = list(value) if isinstance(value, list) else value
     for key, value in (overrides or {}).items():
         if value is not None:
-            opts[key] = value
+            # a test's budgets add to the settings' ones (a marker's max_calls_growth keeps the
+            # table's max_tokens_growth)
+            opts[key] = {**opts[key], **value} if key == "budgets" else value
     return compute_diff(
         golden.to_dict(), new.to_dict(), compare_requests=(mode == "replay"), name=new.name, **opts
     )

@@ -156,6 +156,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="With --agentsnap-replay: replay the kept failing live sample K of each test (from --agentsnap-runs) "
         "instead of its golden, offline, and compare it with the approved golden as the live run was compared.",
     )
+    group.addoption(
+        "--agentsnap-budgets",
+        action="store_true",
+        default=False,
+        dest="agentsnap_budgets",
+        help="Show the run's LLM calls, request tokens and cost, and the tests that grew most, in the summary "
+        "(shown anyway when [tool.agentsnap.budgets] is set or something grew).",
+    )
     for key in _config.SETTING_KEYS:
         parser.addini(f"agentsnap_{key}", f"agentsnap: {key} (see [tool.agentsnap])", default=None)
 
@@ -431,6 +439,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         from .storage.orphans import write_run_record
 
         state.orphans = write_run_record(state, session.config, int(exitstatus))
+    if state.budget_rows and state.settings.budgets.get("max_run_cost") is not None:
+        from ._pytest.run_budget import over_run_cost
+
+        state.run_cost_failure = over_run_cost(state.budget_rows, state.settings.budgets)
+        if state.run_cost_failure and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
     if state.report is not None:
         settings = state.settings
         state.report.write({"mode": settings.mode, "ci": settings.ci})

@@ -271,7 +271,9 @@ class AgentAsserter(_Block):
     ``strict_facts`` — fail a text check whose numbers, negation words or
     names changed; ``validate_tool_calls`` — ``"auto"`` (live and record runs),
     ``"on"`` or ``"off"``: each tool call the model made against the JSON Schema
-    the agent sent for it (the ``tool_schema`` check); ``judge_mode`` — ``"confirm"`` or
+    the agent sent for it (the ``tool_schema`` check); ``budgets`` — limits of the ``budgets``
+    check (``{"max_tokens_growth": 0.2, "max_llm_calls": 6}``: docs/concepts.md, "Budgets"),
+    added to the settings' ones; ``judge_mode`` — ``"confirm"`` or
     ``"score"`` (see ``judge``); ``embedding_backend`` — ``"auto"``, ``"onnx"``,
     ``"sentence-transformers"`` or ``"lexical"``;
     ``replay_tools`` — in replay, calls of :class:`~agentsnap.adapters.ToolAdapter`
@@ -313,6 +315,7 @@ class AgentAsserter(_Block):
         strict: bool | None = None,
         strict_facts: bool | None = None,
         validate_tool_calls: str | None = None,
+        budgets: Mapping[str, float] | None = None,
         judge_mode: str | None = None,
         embedding_backend: str | None = None,
         lexical_semantic_threshold: float | None = None,
@@ -349,7 +352,7 @@ class AgentAsserter(_Block):
             if key == "ignored_fields" and value is not None:
                 # a single string is one path, not a list of one-character paths
                 value = [value] if isinstance(value, str) else list(value)
-            elif key == "weights" and value is not None:
+            elif key in ("weights", "budgets") and value is not None:
                 value = dict(value)
             self.overrides[key] = value
         self.golden: Snapshot | None = None

@@ -146,6 +146,10 @@ class AgentsnapSession:
         #: snapshot file -> what re-recording it changed (``updated`` outcomes with changes:
         #: :func:`agentsnap.storage.volatile.behaviour_changes`), for the summary's warning
         self.rerecorded: dict[str, list[str]] = {}
+        #: what each settled snapshot's run used (:func:`agentsnap._pytest.run_budget.row`), and
+        #: the line that fails the run when its cost is over ``max_run_cost``
+        self.budget_rows: list[dict[str, object]] = []
+        self.run_cost_failure: str | None = None
         self._active: dict[str, ActiveTest] = {}
         self._deferred: dict[str, list[DeferredSnapshot]] = {}
         #: ``--agentsnap-runs N`` (None: not given; the marker's ``runs`` then decides)
@@ -404,6 +408,12 @@ class AgentsnapSession:
             self.used.add(outcome.name)
         if outcome.action == "updated" and outcome.changes:
             self.rerecorded[str(outcome.path or outcome.name)] = list(outcome.changes)
+        if outcome.new is not None:
+            from .run_budget import row
+
+            measured = row(outcome, self.settings.mode)
+            if measured is not None:
+                self.budget_rows.append(measured)
 
     def observer_for(self, node_id: str) -> OutcomeObserver:
         """:meth:`tally` for the outcomes of test ``node_id``'s snapshots; an outcome whose test

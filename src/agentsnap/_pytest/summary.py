@@ -59,6 +59,14 @@ def write_summary(terminalreporter: pytest.TerminalReporter, state: AgentsnapSes
         )
     if state.run_stats:
         write_run_stats(terminalreporter, state.run_stats)
+    if state.budget_rows:
+        from .run_budget import summary_lines
+
+        asked = bool(state.config.getoption("agentsnap_budgets", False))
+        for text in summary_lines(state.budget_rows, state.settings.budgets, asked):
+            terminalreporter.write_line(text)
+    if state.run_cost_failure:
+        terminalreporter.write_line(state.run_cost_failure, red=True)
     if state.report is not None and state.report.written is not None:
         terminalreporter.write_line(f"agentsnap: HTML report written to {state.report.written}")
     elif state.report is not None and state.report.error:

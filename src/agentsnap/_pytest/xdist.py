@@ -36,6 +36,9 @@ class WorkerPayload(TypedDict):
     rerecorded: dict[str, list[str]]
     #: node id -> its statistics over live runs (``AgentsnapSession.run_stats``)
     runs: dict[str, dict[str, Any]]
+    #: what each snapshot's run used (``AgentsnapSession.budget_rows``): the summary's totals
+    #: and movers, and ``max_run_cost``
+    budget_rows: list[dict[str, Any]]
 
 
 def publish(state: AgentsnapSession, workeroutput: MutableMapping[str, Any]) -> WorkerPayload:
@@ -48,6 +51,7 @@ def publish(state: AgentsnapSession, workeroutput: MutableMapping[str, Any]) -> 
         report=state.report.to_json() if state.report is not None else None,
         rerecorded=dict(state.rerecorded),
         runs=dict(state.run_stats),
+        budget_rows=list(state.budget_rows),
     )
     workeroutput[KEY] = payload
     return payload
@@ -68,5 +72,6 @@ def merge(state: AgentsnapSession, workeroutput: Mapping[str, Any] | None) -> No
     state.deselected += int(payload.get("deselected") or 0)
     state.rerecorded.update(payload.get("rerecorded") or {})
     state.run_stats.update(payload.get("runs") or {})
+    state.budget_rows.extend(payload.get("budget_rows") or ())
     if state.report is not None:
         state.report.merge_json(payload.get("report"))

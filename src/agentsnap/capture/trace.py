@@ -161,6 +161,10 @@ class Trace:
                 step["_tool_results"] += framework_tool_results(ex.codec, ex.request.get("body"))
                 if ex.request_drift:
                     step["request_drift"] = ex.request_drift
+                if ex.replay_index is None and ex.ended is not None and ex.connection is None:
+                    # sent for real (live, record): how long the call took, request sent to
+                    # response read, in milliseconds; volatile (storage/volatile.py)
+                    step["latency_ms"] = round((ex.ended - ex.started) * 1000)
             if ex.connection is None:
                 step["exchange"] = ex.to_dict()
             else:

@@ -47,6 +47,7 @@ def compute_diff(
     judge_mode: str = "confirm",
     strict_facts: bool = False,
     validate_tool_calls: str = "auto",
+    budgets: Mapping[str, float] | None = None,
     strict: bool = False,
     weights: Mapping[str, float] | None = None,
     min_score: float | None = None,
@@ -167,6 +168,10 @@ def compute_diff(
         validate_tool_calls: ``"auto"`` (unless ``compare_requests``: replay), ``"on"`` or
             ``"off"``: each tool call of ``new`` against the JSON Schema its request gave the
             tool (the ``tool_schema`` check).
+        budgets: limits of the ``budgets`` check (``{"max_tokens_growth": 0.2}``: allowed
+            growth as a fraction, ceilings per test; keys in
+            :data:`agentsnap.knobs.BUDGET_GROWTH_KEYS` / ``BUDGET_CEILING_KEYS``); None or
+            ``{}``: the quantities are reported, nothing fails.
         strict: argument and request comparison by pure equality (``1`` vs
             ``1.0`` is a type change); default: numbers compare by value.
         weights: ``{component: weight >= 0}`` for :attr:`DiffReport.score`;
@@ -229,6 +234,7 @@ def compute_diff(
         strict=strict,
         strict_facts=strict_facts,
         validate_tool_calls=validate_tool_calls,
+        budgets=budgets,  # type: ignore[arg-type]  # checked by validated()
         embedding_backend=embedding_backend,
         lexical_semantic_threshold=lexical_semantic_threshold,
         lexical_llm_threshold=lexical_llm_threshold,
@@ -283,6 +289,7 @@ def run_checks(
         "strict_facts": bool(options.strict_facts),
         "judge_mode": options.judge_mode,
         "validate_tool_calls": options.validate_tool_calls,
+        "budgets": dict(options.budgets),
         "strict": bool(options.strict),
         "weights": dict(options.weights or {}),
         "min_score": options.min_score,

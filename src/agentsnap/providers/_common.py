@@ -28,6 +28,7 @@ __all__ = [
     "preview",
     "read_exchange",
     "str_or_none",
+    "with_usage_details",
 ]
 
 PREVIEW = 80  # characters of an unusable payload quoted in a warning
@@ -177,6 +178,26 @@ def object_body(body: object, status: object, warnings: list[str]) -> Any:
         )
         warnings.append(f"response has {what}")
     return body
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def with_usage_details(
+    usage: dict[str, Any] | None, *, cached: object = None, reasoning: object = None
+) -> dict[str, Any] | None:
+    """``usage`` with ``cached_tokens`` (input tokens read from the provider's prompt cache)
+    and ``reasoning_tokens`` (output tokens spent thinking) added, each only when the provider
+    reported it as a whole number: an absent count stays absent, so a golden recorded from a
+    response without them keeps its bytes. Returns ``usage`` (None stays None)."""
+    if usage is None:
+        return None
+    for key, value in (("cached_tokens", cached), ("reasoning_tokens", reasoning)):
+        count = _count(value)
+        if count is not None:
+            usage[key] = count
+    return usage
 
 
 def asked_to_stream(request: Mapping[str, Any]) -> bool:

@@ -44,6 +44,7 @@ from agentsnap.providers._common import (
     object_body,
     preview,
     str_or_none,
+    with_usage_details,
 )
 from agentsnap.providers._error_bodies import error_message
 from agentsnap.providers.sse import parse_sse
@@ -84,7 +85,9 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
              "usage": {"input_tokens": input_tokens + cache_creation_input_tokens
                                        + cache_read_input_tokens (every prompt
                                        token, cached or not),
-                       "output_tokens", "total_tokens": their sum} or None,
+                       "output_tokens", "total_tokens": their sum,
+                       "cached_tokens": cache_read_input_tokens, only when
+                                        reported} or None,
              "stream": bool, "status": int,
              "complete": bool,   # streams only: message_stop was seen (or a
                                  # 2xx answered the stream with a JSON body)
@@ -279,7 +282,10 @@ class _Read:
         total = None
         if input_tokens is not None or output_tokens is not None:
             total = (input_tokens or 0) + (output_tokens or 0)
-        return {"input_tokens": input_tokens, "output_tokens": output_tokens, "total_tokens": total}
+        return with_usage_details(
+            {"input_tokens": input_tokens, "output_tokens": output_tokens, "total_tokens": total},
+            cached=raw["cache_read_input_tokens"],
+        )
 
 
 # --------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from agentsnap.providers._common import (
     is_error,
     llm_call_view,
     str_or_none,
+    with_usage_details,
 )
 from agentsnap.providers._error_bodies import error_message
 from agentsnap.providers.sse import parse_sse
@@ -68,7 +69,10 @@ def normalize(request: Mapping[str, Any], response: Mapping[str, Any]) -> dict[s
              "usage": {"input_tokens": promptTokenCount,
                        "output_tokens": candidatesTokenCount + thoughtsTokenCount
                                         (thinking is billed as output),
-                       "total_tokens": totalTokenCount} or None,
+                       "total_tokens": totalTokenCount,
+                       "cached_tokens": cachedContentTokenCount and
+                       "reasoning_tokens": thoughtsTokenCount, each only
+                       when reported} or None,
              "stream": bool, "status": int,
              "complete": bool,   # streams only
              "error": str | None}  # only when status >= 400
@@ -203,11 +207,15 @@ def _usage(meta: object) -> dict[str, Any] | None:
     output = (
         None if candidates is None and thoughts is None else (candidates or 0) + (thoughts or 0)
     )
-    return {
-        "input_tokens": _count(meta, "promptTokenCount"),
-        "output_tokens": output,
-        "total_tokens": _count(meta, "totalTokenCount"),
-    }
+    return with_usage_details(
+        {
+            "input_tokens": _count(meta, "promptTokenCount"),
+            "output_tokens": output,
+            "total_tokens": _count(meta, "totalTokenCount"),
+        },
+        cached=meta.get("cachedContentTokenCount"),
+        reasoning=thoughts,
+    )
 
 
 def _candidate_zero(candidates: object) -> Mapping[str, Any] | None:

@@ -23,6 +23,7 @@ from agentsnap.providers._common import (
     object_body,
     read_exchange,
     str_or_none,
+    with_usage_details,
 )
 from agentsnap.providers._common import (
     Read as _Read,
@@ -143,13 +144,21 @@ def _tool_names(body: Mapping[str, Any]) -> list[str]:
 
 
 def _usage(raw: object) -> dict[str, Any] | None:
+    """The normalised usage of a chat completion: ``prompt_tokens`` … plus
+    ``prompt_tokens_details.cached_tokens`` and ``completion_tokens_details.reasoning_tokens``
+    when reported (also Mistral's and Groq's)."""
     if not isinstance(raw, Mapping):
         return None
-    return {
-        "input_tokens": raw.get("prompt_tokens"),
-        "output_tokens": raw.get("completion_tokens"),
-        "total_tokens": raw.get("total_tokens"),
-    }
+    prompt, completion = raw.get("prompt_tokens_details"), raw.get("completion_tokens_details")
+    return with_usage_details(
+        {
+            "input_tokens": raw.get("prompt_tokens"),
+            "output_tokens": raw.get("completion_tokens"),
+            "total_tokens": raw.get("total_tokens"),
+        },
+        cached=prompt.get("cached_tokens") if isinstance(prompt, Mapping) else None,
+        reasoning=completion.get("reasoning_tokens") if isinstance(completion, Mapping) else None,
+    )
 
 
 def _args(raw: object, kind: str | None = None) -> Any:

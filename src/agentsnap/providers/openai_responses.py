@@ -35,6 +35,7 @@ from agentsnap.providers._common import (
     llm_call_view,
     object_body,
     str_or_none,
+    with_usage_details,
 )
 from agentsnap.providers._common import (
     Read as _Read,
@@ -214,13 +215,20 @@ def _qualified(namespace: object, name: object) -> Any:
 
 
 def _usage(raw: object) -> dict[str, Any] | None:
+    """The normalised usage of a response, with ``input_tokens_details.cached_tokens`` and
+    ``output_tokens_details.reasoning_tokens`` when reported."""
     if not isinstance(raw, Mapping):
         return None
-    return {
-        "input_tokens": raw.get("input_tokens"),
-        "output_tokens": raw.get("output_tokens"),
-        "total_tokens": raw.get("total_tokens"),
-    }
+    given, produced = raw.get("input_tokens_details"), raw.get("output_tokens_details")
+    return with_usage_details(
+        {
+            "input_tokens": raw.get("input_tokens"),
+            "output_tokens": raw.get("output_tokens"),
+            "total_tokens": raw.get("total_tokens"),
+        },
+        cached=given.get("cached_tokens") if isinstance(given, Mapping) else None,
+        reasoning=produced.get("reasoning_tokens") if isinstance(produced, Mapping) else None,
+    )
 
 
 def _args(raw: object, kind: str) -> Any:

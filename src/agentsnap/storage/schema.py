@@ -100,6 +100,9 @@ class LLMCall(_Lenient, tag_field="type", tag="llm_call"):
     complete: bool | None = None
     error: str | None = None
     request_drift: list[str] | None = None
+    #: how long the call took in a live or record run (request sent to response read), in
+    #: milliseconds; volatile: a re-recording that differs only here leaves the file alone
+    latency_ms: int | None = None
     exchange: Exchange | None = None
     #: a model turn of WebSocket connection ``connection`` (no ``exchange``: replay plays the connection)
     connection: int | None = None

