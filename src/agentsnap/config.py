@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .knobs import declared_knobs, setting_field
+from .knobs import ARG_MODES, TRAJECTORY_MODES, CompareOptions, declared_knobs, setting_field
 
 __all__ = [
     "EMBEDDING_BACKENDS",
@@ -72,6 +72,8 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "embedding_backend": EMBEDDING_BACKENDS,
     "snapshot_fixture": SNAPSHOT_FIXTURE_OWNERS,
     "websocket_timing": WEBSOCKET_TIMINGS,
+    "trajectory": TRAJECTORY_MODES,
+    "tool_args": ARG_MODES,
 }
 _FALSY = ("", "0", "false", "no", "off")
 _CI_MARKERS = ("GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
@@ -165,6 +167,10 @@ class Settings:
     semantic_threshold: float = setting_field("semantic_threshold")
     llm_threshold: float = setting_field("llm_threshold")
     structural_tolerance: int = setting_field("structural_tolerance")
+    trajectory: str = setting_field("trajectory")
+    tool_args: str = setting_field("tool_args")
+    tools: dict[str, dict[str, Any]] = setting_field("tools")  # noqa: RUF009  # a field(default_factory=dict)
+    before: list[list[str]] = setting_field("before")  # noqa: RUF009  # a field(default_factory=list)
     lexical_semantic_threshold: float = setting_field("lexical_semantic_threshold")
     lexical_llm_threshold: float = setting_field("lexical_llm_threshold")
     strict_facts: bool = setting_field("strict_facts")
@@ -415,6 +421,8 @@ def _schema() -> Any:
             kind = list[word]
         elif f.name == "redact":
             kind = dict[str, Any]  # its own rules: agentsnap.storage.scrub.parse_redact
+        elif f.name in ("tools", "before"):
+            kind = Any  # their knobs' own rules (agentsnap.knobs)
         elif isinstance(default, bool):
             kind = bool
         elif isinstance(default, float):
@@ -462,6 +470,9 @@ def _coerce(key: str, value: Any, source: str) -> Any:
     import msgspec
 
     try:
+        if key in ("tools", "before"):  # a table / a list of pairs: the knob's own rule
+            knob = next(f for f in dataclasses.fields(CompareOptions) if f.name == key)
+            return knob.metadata["rule"](key, value)
         if key == "redact":  # its own schema: a table, or its JSON text in an ini option / env var
             from .storage.scrub import parse_redact
 

@@ -27,14 +27,17 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar, cast
 
 __all__ = [
+    "ARG_MODES",
     "LLM_THRESHOLD_EMBEDDING",
     "LLM_THRESHOLD_JUDGE",
+    "TRAJECTORY_MODES",
     "CompareOptions",
     "Knob",
     "OptionField",
@@ -90,16 +93,60 @@ def _count(name: str, value: Any) -> int:
     return value
 
 
-def _gate(name: str, value: Any) -> str:
-    if value not in ("checks", "score"):
-        raise ValueError(f"{name} must be 'checks' or 'score', got {value!r}")
-    return str(value)
+#: the ``trajectory`` modes and the ``tool_args`` (and per-tool ``args``) modes
+TRAJECTORY_MODES = ("turns", "strict", "unordered", "subset", "superset")
+ARG_MODES = ("exact", "ignore", "subset", "superset")
 
 
-def _tool_validation(name: str, value: Any) -> str:
-    if value not in ("auto", "on", "off"):
-        raise ValueError(f"{name} must be 'auto', 'on' or 'off', got {value!r}")
-    return str(value)
+def _choice(*choices: str) -> Callable[[str, Any], str]:
+    """The rule of a knob with these values: ``name must be 'a', 'b' or 'c', got ...`` otherwise."""
+    said = " or ".join([", ".join(map(repr, choices[:-1])), repr(choices[-1])])
+
+    def rule(name: str, value: Any) -> str:
+        if value not in choices:
+            raise ValueError(f"{name} must be {said}, got {value!r}")
+        return str(value)
+
+    return rule
+
+
+def _json_text(value: Any) -> Any:
+    """A structured knob given as text (an ini option, an env var): its JSON."""
+    return json.loads(value) if isinstance(value, str) and value.strip() else value
+
+
+def _tools(name: str, value: Any) -> dict[str, dict[str, Any]]:
+    """``{tool: {"args": mode, "optional": bool}}`` checked; errors name the knob, the tool, the key."""
+    value = _json_text(value) or {}
+    if not isinstance(value, Mapping) or not all(
+        isinstance(t, str) and t and isinstance(spec, Mapping) for t, spec in value.items()
+    ):
+        raise TypeError(
+            f'{name} must be {{tool = {{args = "subset", optional = true}}}}, got {value!r}'
+        )
+    for tool, spec in value.items():
+        where = f"{name}[{tool!r}]"
+        if set(spec) - {"args", "optional"}:
+            unknown = ", ".join(sorted(set(spec) - {"args", "optional"}))
+            raise ValueError(f"{where}: unknown key(s) {unknown} (known: args, optional)")
+        if not isinstance(spec.get("optional", False), bool):
+            raise TypeError(f"{where}.optional must be true or false, got {spec['optional']!r}")
+        if "args" in spec:
+            _choice(*ARG_MODES)(f"{where}.args", spec["args"])
+    return {tool: dict(spec) for tool, spec in value.items()}
+
+
+def _before(name: str, value: Any) -> list[list[str]]:
+    """``[[first, then], ...]`` checked: pairs of two different non-empty tool names."""
+    value = _json_text(value) or []
+    for pair in value if isinstance(value, (list, tuple)) else [value]:
+        if not (
+            isinstance(pair, (list, tuple)) and len(pair) == 2 and pair[0] != pair[1]
+        ) or not all(isinstance(t, str) and t for t in pair):
+            raise ValueError(
+                f"{name}: each entry must be [first, then], two tool names; got {pair!r}"
+            )
+    return [list(pair) for pair in value]
 
 
 def _weights(name: str, value: Any) -> dict[str, float]:
@@ -180,6 +227,58 @@ class CompareOptions:
             setting=True,
         ),
     )
+    trajectory: str = field(
+        default="turns",
+        metadata=_meta(
+            rule=_choice(*TRAJECTORY_MODES),
+            doc=(
+                'How tool calls match (concepts, "Trajectory modes"): `turns` (one model turn\'s calls in any '
+                "order, turns in order), `strict`, `unordered`, `subset` (no call the golden lacks), `superset`."
+            ),
+            marker=True,
+            asserter=True,
+            setting=True,
+        ),
+    )
+    tool_args: str = field(
+        default="exact",
+        metadata=_meta(
+            rule=_choice(*ARG_MODES),
+            doc=(
+                "Arguments of matched calls: `exact`, `ignore`, `subset` (each new key equals the golden's), "
+                "`superset` (each golden key present and equal); nested objects recursively."
+            ),
+            marker=True,
+            asserter=True,
+            setting=True,
+        ),
+    )
+    tools: dict[str, dict[str, Any]] = field(
+        default_factory=dict,
+        metadata=_meta(
+            rule=_tools,
+            doc=(
+                "Per tool: `{tool = {args = mode, optional = true}}`; an optional tool may be called or not "
+                "(left out of the trajectory; its calls' arguments compared in order)."
+            ),
+            marker=True,
+            asserter=True,
+            setting=True,
+        ),
+    )
+    before: list[list[str]] = field(
+        default_factory=list,
+        metadata=_meta(
+            rule=_before,
+            doc=(
+                "`[[first, then], ...]`: when the new run called `then`, it called `first` earlier "
+                "(else `structural` / `model_tools` fail)."
+            ),
+            marker=True,
+            asserter=True,
+            setting=True,
+        ),
+    )
     ignored_fields: list[str] = field(
         default_factory=list,
         metadata=_meta(
@@ -245,7 +344,7 @@ class CompareOptions:
     validate_tool_calls: str = field(
         default="auto",
         metadata=_meta(
-            rule=_tool_validation,
+            rule=_choice("auto", "on", "off"),
             doc=(
                 "Validate each tool call the model made against the JSON Schema the agent sent for that tool "
                 "(the `tool_schema` check): `auto` in live and record runs, not in replay (the calls are the "
@@ -329,7 +428,7 @@ class CompareOptions:
     gate: Literal["checks", "score"] = field(
         default="checks",
         metadata=_meta(
-            rule=_gate,
+            rule=_choice("checks", "score"),
             doc=(
                 "`checks`: every check decides; `score`: only the score check (and `llm_requests`) decides, "
                 "the other findings stay in the report. Needs `min_score`."
