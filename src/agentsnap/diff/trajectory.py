@@ -242,28 +242,32 @@ def trajectory_diff(
         section = sequence_diff(g_sub, n_sub, tolerance=tolerance)
         if mode == "turns":
             # the new run's turns in the golden's order, else the golden's in the new run's
-            # (both tried: the distance stays symmetric); the recorded order when no better
+            # (both tried: the distance stays symmetric); the lowest distance wins, then the
+            # fewest kept pairs with other arguments, then the recorded order
             candidates = [
+                (g_order, n_order),
                 (g_order, _turn_order(g_sub, g_sub_turns, n_sub, n_sub_turns, same)),
                 (
                     _turn_order(n_sub, n_sub_turns, g_sub, g_sub_turns, lambda a, b: same(b, a)),
                     n_order,
                 ),
             ]
-            best = section
-            for go, no in candidates:
-                if (go, no) == (g_order, n_order):
-                    continue
-                alt = sequence_diff(
-                    [g_sub[k] for k in go], [n_sub[k] for k in no], tolerance=tolerance
+
+            def rank(pick: tuple[list[int], list[int]]) -> tuple[int, int, dict[str, Any]]:
+                go, no = pick
+                gs, ns = [g_sub[k] for k in go], [n_sub[k] for k in no]
+                found = (
+                    sequence_diff(gs, ns, tolerance=tolerance) if pick != candidates[0] else section
                 )
-                if alt["distance"] < best["distance"] or (
-                    best is section and alt["distance"] == section["distance"]
-                ):
-                    best, chosen = alt, (go, no)
-            if best is not section:
-                section, (g_order, n_order) = best, chosen
-                moves = sum(1 for order in chosen for pos, k in enumerate(order) if pos != k)
+                unequal = sum(1 for a, b in found["aligned"] if not same(gs[a], ns[b]))
+                return int(found["distance"]), unequal, found
+
+            ranked = [
+                (*rank(c), i) for i, c in enumerate(candidates) if i == 0 or c != candidates[0]
+            ]
+            *_, section, best = min(ranked, key=lambda r: (r[0], r[1], r[3]))
+            g_order, n_order = candidates[best]
+            moves = sum(1 for order in candidates[best] for pos, k in enumerate(order) if pos != k)
         g_at = [*(g_keep[k] for k in g_order), len(golden)]
         n_at = [*(n_keep[k] for k in n_order), len(new)]
         aligned = [(g_at[a], n_at[b]) for a, b in section["aligned"]]
