@@ -38,6 +38,7 @@ PLUGIN_MODULES = [
     "agentsnap._version",
     "agentsnap.config",
     "agentsnap.exceptions",
+    "agentsnap.knob_rules",  # the rule each knob's value must pass (the knobs' field metadata)
     "agentsnap.knobs",  # the comparison knobs the settings and the marker read
     "agentsnap.pytest_plugin",
 ]

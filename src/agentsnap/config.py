@@ -41,7 +41,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .knobs import check_budgets, declared_knobs, setting_field
+from .knobs import (
+    ARG_MODES,
+    TRAJECTORY_MODES,
+    CompareOptions,
+    check_budgets,
+    declared_knobs,
+    setting_field,
+)
 
 __all__ = [
     "EMBEDDING_BACKENDS",
@@ -71,6 +78,8 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "embedding_backend": EMBEDDING_BACKENDS,
     "snapshot_fixture": SNAPSHOT_FIXTURE_OWNERS,
     "websocket_timing": WEBSOCKET_TIMINGS,
+    "trajectory": TRAJECTORY_MODES,
+    "tool_args": ARG_MODES,
 }
 _FALSY = ("", "0", "false", "no", "off")
 _CI_MARKERS = ("GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
@@ -134,6 +143,10 @@ class Settings:
     semantic_threshold: float = setting_field("semantic_threshold")
     llm_threshold: float = setting_field("llm_threshold")
     structural_tolerance: int = setting_field("structural_tolerance")
+    trajectory: str = setting_field("trajectory")
+    tool_args: str = setting_field("tool_args")
+    tools: dict[str, dict[str, Any]] = setting_field("tools")  # noqa: RUF009  # a field(default_factory=dict)
+    before: list[list[str]] = setting_field("before")  # noqa: RUF009  # a field(default_factory=list)
     lexical_semantic_threshold: float = setting_field("lexical_semantic_threshold")
     lexical_llm_threshold: float = setting_field("lexical_llm_threshold")
     strict_facts: bool = setting_field("strict_facts")
@@ -397,6 +410,8 @@ def _schema() -> Any:
             kind = list[word]
         elif f.name in _TABLE_KEYS:
             kind = dict[str, Any]  # its own rules: _TABLE_KEYS
+        elif f.name in ("tools", "before"):
+            kind = Any  # their knobs' own rules (agentsnap.knobs)
         elif isinstance(default, bool):
             kind = bool
         elif isinstance(default, float):
@@ -446,6 +461,9 @@ def _coerce(key: str, value: Any, source: str) -> Any:
     try:
         if key in ("budgets", "prices"):  # a table, or its JSON text in an ini option
             return _TABLE_KEYS[key](json.loads(value) if isinstance(value, str) else value)
+        if key in ("tools", "before"):  # a table / a list of pairs: the knob's own rule
+            knob = next(f for f in dataclasses.fields(CompareOptions) if f.name == key)
+            return knob.metadata["rule"](key, value)
         if key == "redact":  # its own schema: a table, or its JSON text in an ini option / env var
             from .storage.scrub import parse_redact
 

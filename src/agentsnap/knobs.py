@@ -13,7 +13,7 @@ can be told. Each field's metadata (read with :func:`option_fields`) says:
   (:func:`setting_option_names`; ``tests/test_compare_options.py`` holds the
   two together, since the settings must load without the diff package).
 
-This module imports only the standard library.
+This module imports only the standard library and :mod:`agentsnap.knob_rules` (each knob's rule).
 
 0.5.1's ``DiffConfig`` is in :mod:`agentsnap.diff.legacy_config`. This module sits below
 every layer that reads a knob (the settings, the checks, the marker, ``AgentAsserter``):
@@ -32,11 +32,22 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar, cast
 
+from . import knob_rules as rules
+from .knob_rules import (
+    ARG_MODES,
+    BUDGET_CEILING_KEYS,
+    BUDGET_GROWTH_KEYS,
+    TRAJECTORY_MODES,
+    check_budgets,
+)
+
 __all__ = [
+    "ARG_MODES",
     "BUDGET_CEILING_KEYS",
     "BUDGET_GROWTH_KEYS",
     "LLM_THRESHOLD_EMBEDDING",
     "LLM_THRESHOLD_JUDGE",
+    "TRAJECTORY_MODES",
     "CompareOptions",
     "Knob",
     "OptionField",
@@ -59,118 +70,8 @@ LLM_THRESHOLD_JUDGE = 0.40
 EmbedFn = Callable[[list[str]], Sequence[Sequence[float]]]
 
 
-# -- the rules a knob's value must pass: (name, value) -> the normalised value, or
-# TypeError / ValueError naming the knob
-
-
-def _as_is(name: str, value: Any) -> Any:
-    """No rule here (``ignored_fields`` is parsed by the checks, ``embedding_backend`` by the backends)."""
-    return value
-
-
-def _flag(name: str, value: Any) -> bool:
-    return bool(value)
-
-
-def _unit(name: str, value: Any) -> float:
-    """``value`` as a float in [0, 1]; ``TypeError`` / ``ValueError`` naming ``name`` otherwise."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be a number in [0, 1], got {value!r}")
-    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
-        raise ValueError(f"{name} must be in [0, 1], got {value!r}")
-    return float(value)
-
-
-def _unit_or_none(name: str, value: Any) -> float | None:
-    return None if value is None else _unit(name, value)
-
-
-def _count(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int >= 0, got {value!r}")
-    if value < 0:
-        raise ValueError(f"{name} must be >= 0, got {value}")
-    return value
-
-
-def _gate(name: str, value: Any) -> str:
-    if value not in ("checks", "score"):
-        raise ValueError(f"{name} must be 'checks' or 'score', got {value!r}")
-    return str(value)
-
-
-def _tool_validation(name: str, value: Any) -> str:
-    if value not in ("auto", "on", "off"):
-        raise ValueError(f"{name} must be 'auto', 'on' or 'off', got {value!r}")
-    return str(value)
-
-
-#: the keys of ``budgets``: allowed growth (a fraction of the golden's value: 0.2 = +20 %)
-BUDGET_GROWTH_KEYS = (
-    "max_calls_growth",
-    "max_tool_calls_growth",
-    "max_tokens_growth",
-    "max_cost_growth",
-    "max_latency_growth",
-)
-#: ... and ceilings: whole counts per test, then USD per test and per run
-BUDGET_CEILING_KEYS = (
-    "max_llm_calls",
-    "max_tool_calls",
-    "max_request_tokens",
-    "max_cost",
-    "max_run_cost",
-)
-
-
-def check_budgets(value: object, name: str = "budgets") -> dict[str, float]:
-    """``budgets`` as ``{key: number >= 0}`` (None values dropped; whole numbers for the counts).
-
-    Raises:
-        TypeError: not a table, or a value of the wrong type, naming ``name.key``.
-        ValueError: an unknown key, or a negative or infinite value, naming the key.
-    """
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise TypeError(f"{name} must be a table of limits, got {value!r}")
-    out: dict[str, float] = {}
-    for key, limit in value.items():
-        if key not in BUDGET_GROWTH_KEYS + BUDGET_CEILING_KEYS:
-            known = ", ".join(BUDGET_GROWTH_KEYS + BUDGET_CEILING_KEYS)
-            raise ValueError(f"{name}: unknown key {key!r} (known: {known})")
-        if limit is None:
-            continue
-        whole = key in ("max_llm_calls", "max_tool_calls", "max_request_tokens")
-        if isinstance(limit, bool) or not isinstance(limit, int if whole else (int, float)):
-            kind = "a whole number" if whole else "a number"
-            raise TypeError(f"{name}.{key} must be {kind} >= 0, got {limit!r}")
-        if not (math.isfinite(limit) and limit >= 0):
-            raise ValueError(f"{name}.{key} must be >= 0, got {limit!r}")
-        out[key] = limit if whole else float(limit)
-    return out
-
-
 def _weights(name: str, value: Any) -> dict[str, float]:
     return check_weights(value, _component_source())
-
-
-def _callable_or_none(name: str, value: Any) -> Any:
-    if value is not None and not callable(value):
-        raise TypeError(f"{name} must be callable or None, got {value!r}")
-    return value
-
-
-def _judge_mode(name: str, value: Any) -> str:
-    if value not in ("confirm", "score"):
-        raise ValueError(f"{name} must be 'confirm' or 'score', got {value!r}")
-    return str(value)
-
-
-def _judge(name: str, value: Any) -> Any:
-    if value is not None and not callable(getattr(value, "score", None)):
-        raise TypeError(f"{name} must have a score(golden, new) method, got {value!r}")
-    return value
 
 
 def _meta(
@@ -198,7 +99,7 @@ class CompareOptions:
     semantic_threshold: float = field(
         default=0.92,
         metadata=_meta(
-            rule=_unit,
+            rule=rules.unit,
             doc=(
                 "Minimum score (0 to 1) of the final output: the meaning check's score (1.0 identical, 0.93-0.99 "
                 "harmless rewording, 0.80-0.88 a dropped or added sentence, 0.40-0.60 a changed fact) on every "
@@ -212,7 +113,7 @@ class CompareOptions:
     llm_threshold: float = field(
         default=LLM_THRESHOLD_EMBEDDING,
         metadata=_meta(
-            rule=_unit,
+            rule=rules.unit,
             doc=(
                 "Minimum score (0 to 1) of each intermediate LLM response, on the same scale as `semantic_threshold`: "
                 "the default 0.75 fails changed facts only."
@@ -225,7 +126,7 @@ class CompareOptions:
     structural_tolerance: int = field(
         default=0,
         metadata=_meta(
-            rule=_count,
+            rule=rules.count,
             doc=(
                 "Edit distance (Levenshtein over whole tool calls) allowed between the golden and the new tool-name "
                 "sequences; the same budget applies to the tools the model requested."
@@ -235,10 +136,62 @@ class CompareOptions:
             setting=True,
         ),
     )
+    trajectory: str = field(
+        default="turns",
+        metadata=_meta(
+            rule=rules.choice(*TRAJECTORY_MODES),
+            doc=(
+                'How tool calls match (concepts, "Trajectory modes"): `turns` (one model turn\'s calls in any '
+                "order, turns in order), `strict`, `unordered`, `subset` (no call the golden lacks), `superset`."
+            ),
+            marker=True,
+            asserter=True,
+            setting=True,
+        ),
+    )
+    tool_args: str = field(
+        default="exact",
+        metadata=_meta(
+            rule=rules.choice(*ARG_MODES),
+            doc=(
+                "Arguments of matched calls: `exact`, `ignore`, `subset` (each new key equals the golden's), "
+                "`superset` (each golden key present and equal); nested objects recursively."
+            ),
+            marker=True,
+            asserter=True,
+            setting=True,
+        ),
+    )
+    tools: dict[str, dict[str, Any]] = field(
+        default_factory=dict,
+        metadata=_meta(
+            rule=rules.tools,
+            doc=(
+                "Per tool: `{tool = {args = mode, optional = true}}`; an optional tool may be called or not "
+                "(left out of the trajectory; its calls' arguments compared in order)."
+            ),
+            marker=True,
+            asserter=True,
+            setting=True,
+        ),
+    )
+    before: list[list[str]] = field(
+        default_factory=list,
+        metadata=_meta(
+            rule=rules.before,
+            doc=(
+                "`[[first, then], ...]`: when the new run called `then`, it called `first` earlier "
+                "(else `structural` / `model_tools` fail)."
+            ),
+            marker=True,
+            asserter=True,
+            setting=True,
+        ),
+    )
     ignored_fields: list[str] = field(
         default_factory=list,
         metadata=_meta(
-            rule=_as_is,
+            rule=rules.as_is,
             doc=(
                 "Tool-argument paths left out of the argument checks: a bare key (`timestamp`) at any depth, a dotted "
                 "path (`meta.request_id`) from the root of the arguments; `[n]` and `*` address list items and any key."
@@ -251,7 +204,7 @@ class CompareOptions:
     min_score: float | None = field(
         default=None,
         metadata=_meta(
-            rule=_unit_or_none,
+            rule=rules.unit_or_none,
             doc=(
                 "Also fail when the composite score (the weighted mean of the components) is below this (0 to 1, "
                 "with a 1e-9 slack so an exact replay never fails on float noise); None: no score check."
@@ -275,7 +228,7 @@ class CompareOptions:
     strict: bool = field(
         default=False,
         metadata=_meta(
-            rule=_flag,
+            rule=rules.flag,
             doc=(
                 "Compare tool arguments and requests by pure equality (`1` and `1.0` differ); "
                 "by default numbers compare by value."
@@ -287,7 +240,7 @@ class CompareOptions:
     strict_facts: bool = field(
         default=False,
         metadata=_meta(
-            rule=_flag,
+            rule=rules.flag,
             doc=(
                 "Also fail a text check whose two texts differ in numbers, negation words or capitalised names by the "
                 "older rule-based hints (agentsnap.diff.meaning.hints), whatever its score."
@@ -300,7 +253,7 @@ class CompareOptions:
     validate_tool_calls: str = field(
         default="auto",
         metadata=_meta(
-            rule=_tool_validation,
+            rule=rules.choice("auto", "on", "off"),
             doc=(
                 "Validate each tool call the model made against the JSON Schema the agent sent for that tool "
                 "(the `tool_schema` check): `auto` in live and record runs, not in replay (the calls are the "
@@ -329,7 +282,7 @@ class CompareOptions:
     embedding_backend: Any = field(
         default="auto",
         metadata=_meta(
-            rule=_as_is,
+            rule=rules.as_is,
             doc=(
                 "What aligns the sentences of the meaning check: `auto` takes the best installed one (`onnx`, then "
                 "`sentence-transformers`, then `lexical`, character trigrams only); or name one of them."
@@ -343,7 +296,7 @@ class CompareOptions:
     lexical_semantic_threshold: float = field(
         default=0.95,
         metadata=_meta(
-            rule=_unit,
+            rule=rules.unit,
             doc=(
                 "Kept so existing configurations load; no longer used. It held raw difflib ratios; since the "
                 "meaning check every backend, `lexical` included, reports on one scale and `semantic_threshold` "
@@ -358,7 +311,7 @@ class CompareOptions:
     lexical_llm_threshold: float = field(
         default=0.60,
         metadata=_meta(
-            rule=_unit,
+            rule=rules.unit,
             doc=(
                 "Kept so existing configurations load; no longer used (`llm_threshold` applies on every backend)."
             ),
@@ -370,7 +323,7 @@ class CompareOptions:
     embed_fn: EmbedFn | None = field(
         default=None,
         metadata=_meta(
-            rule=_callable_or_none,
+            rule=rules.callable_or_none,
             doc=(
                 "A batch embedder `list[str] -> list[vector]` that aligns the sentences of the meaning check "
                 "(it beats `embedding_backend`)."
@@ -381,7 +334,7 @@ class CompareOptions:
     judge: Any = field(
         default=None,
         metadata=_meta(
-            rule=_judge,
+            rule=rules.judge,
             doc=(
                 "An object with `score(golden, new) -> (score, reason)` (agentsnap.diff.meaning.judge.LLMJudge) scoring "
                 "every differing text instead of the meaning check, or None."
@@ -392,7 +345,7 @@ class CompareOptions:
     judge_mode: str = field(
         default="confirm",
         metadata=_meta(
-            rule=_judge_mode,
+            rule=rules.judge_mode,
             doc=(
                 "What an LLM judge decides when one is configured: `confirm` — the meaning check scores every "
                 "text and the judge confirms each failing verdict near the threshold (majority of up to 3 calls) "
@@ -406,14 +359,14 @@ class CompareOptions:
     compare_requests: bool = field(
         default=False,
         metadata=_meta(
-            rule=_flag,
+            rule=rules.flag,
             doc="Also compare each LLM call's request (the `llm_requests` check; replay mode sets it).",
         ),
     )
     gate: Literal["checks", "score"] = field(
         default="checks",
         metadata=_meta(
-            rule=_gate,
+            rule=rules.choice("checks", "score"),
             doc=(
                 "`checks`: every check decides; `score`: only the score check (and `llm_requests`) decides, "
                 "the other findings stay in the report. Needs `min_score`."

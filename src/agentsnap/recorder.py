@@ -16,7 +16,7 @@ clients, graphs and tools. Usable as sync or async context managers::
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -271,7 +271,12 @@ class AgentAsserter(_Block):
     ``strict_facts`` — fail a text check whose numbers, negation words or
     names changed; ``validate_tool_calls`` — ``"auto"`` (live and record runs),
     ``"on"`` or ``"off"``: each tool call the model made against the JSON Schema
-    the agent sent for it (the ``tool_schema`` check); ``budgets`` — limits of the ``budgets``
+    the agent sent for it (the ``tool_schema`` check); ``trajectory`` — how tool
+    calls match (``"turns"``, ``"strict"``, ``"unordered"``, ``"subset"``,
+    ``"superset"``); ``tool_args`` — which argument differences count (``"exact"``,
+    ``"ignore"``, ``"subset"``, ``"superset"``); ``tools`` — per-tool
+    ``{"args": mode, "optional": True}``; ``before`` — ``[["search", "answer"]]``:
+    ``answer`` only after ``search``; ``budgets`` — limits of the ``budgets``
     check (``{"max_tokens_growth": 0.2, "max_llm_calls": 6}``: docs/concepts.md, "Budgets"),
     added to the settings' ones; ``judge_mode`` — ``"confirm"`` or
     ``"score"`` (see ``judge``); ``embedding_backend`` — ``"auto"``, ``"onnx"``,
@@ -315,6 +320,10 @@ class AgentAsserter(_Block):
         strict: bool | None = None,
         strict_facts: bool | None = None,
         validate_tool_calls: str | None = None,
+        trajectory: str | None = None,
+        tool_args: str | None = None,
+        tools: Mapping[str, Mapping[str, Any]] | None = None,
+        before: Iterable[Sequence[str]] | None = None,
         budgets: Mapping[str, float] | None = None,
         judge_mode: str | None = None,
         embedding_backend: str | None = None,

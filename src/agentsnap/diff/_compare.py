@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from ..jsondiff import parse_ignored_fields
@@ -34,6 +35,10 @@ def compute_diff(
     config: Any = None,
     *,
     structural_tolerance: int = 0,
+    trajectory: str = "turns",
+    tool_args: str = "exact",
+    tools: Mapping[str, Mapping[str, Any]] = MappingProxyType({}),
+    before: Iterable[Sequence[str]] = (),
     ignored_fields: Iterable[str] = (),
     semantic_threshold: float = 0.92,
     llm_threshold: float = 0.75,
@@ -75,9 +80,12 @@ def compute_diff(
     ``details["checks"]``. The built-in checks, named as they appear in
     ``failed_checks``:
 
-    * ``"structural"`` — Levenshtein distance between the golden and new
-      sequences of executed ``tool_call`` names; fails when distance >
-      ``structural_tolerance`` (so distance == tolerance passes). Against a
+    * ``"structural"`` — the executed ``tool_call`` names matched under the
+      ``trajectory`` mode (default ``turns``: the Levenshtein distance of the
+      two sequences, the calls of one model turn in any order; see
+      :mod:`agentsnap.diff.trajectory`); fails when that distance >
+      ``structural_tolerance`` (so distance == tolerance passes) or a ``before``
+      constraint is broken. Against a
       golden written by agentsnap 0.5.1 (``version`` ``1.x``), which never
       derived tool calls from the conversation, the new trace's derived
       ones (``"derived": true``) are left out on every check: like is
@@ -135,7 +143,15 @@ def compute_diff(
 
     Args:
         structural_tolerance: edit-distance budget (int >= 0) of the
-            structural and model_tools checks.
+            structural and model_tools checks (under a multiset mode: the
+            missing and extra calls it counts).
+        trajectory: ``"turns"`` (default), ``"strict"``, ``"unordered"``,
+            ``"subset"`` or ``"superset"`` (:mod:`agentsnap.diff.trajectory`).
+        tool_args: ``"exact"`` (default), ``"ignore"``, ``"subset"`` or
+            ``"superset"``: which argument differences of matched calls count.
+        tools: per-tool ``{"args": mode, "optional": bool}`` overrides.
+        before: ``[[first, then], ...]``: when the new run called ``then``, it
+            called ``first`` at an earlier step.
         ignored_fields: argument paths left out of the ``arguments`` and
             ``model_tool_args`` diffs (not of request messages). A bare key
             (``"timestamp"``) is ignored at any depth; a dotted path
@@ -228,6 +244,10 @@ def compute_diff(
         semantic_threshold=semantic_threshold,
         llm_threshold=llm_threshold,
         structural_tolerance=structural_tolerance,
+        trajectory=trajectory,
+        tool_args=tool_args,
+        tools=tools,  # type: ignore[arg-type]  # checked by validated()
+        before=before,  # type: ignore[arg-type]  # checked by validated()
         ignored_fields=ignored_fields,  # type: ignore[arg-type]  # parsed below, any iterable
         min_score=min_score,
         weights=weights,  # type: ignore[arg-type]  # checked by validated()
@@ -280,6 +300,10 @@ def run_checks(
 
     draft.details["settings"] = {
         "structural_tolerance": options.structural_tolerance,
+        "trajectory": options.trajectory,
+        "tool_args": options.tool_args,
+        "tools": options.tools,
+        "before": options.before,
         "semantic_threshold": options.semantic_threshold,
         "llm_threshold": options.llm_threshold,
         "ignored_fields": [rule.source for rule in rules],

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...jsondiff import IgnoreRule, diff_values
+from ...jsondiff import IgnoreRule
 from .. import _text
 from ..sequence import ToolRef
+from ..trajectory import arg_changes, arg_mode
 from ._api import Check, CheckContext, ReportDraft, TextView
 from .structural import StructuralResult
 
@@ -36,12 +37,14 @@ def pair_diffs(
     aligned: Iterable[Sequence[int]],
     rules: tuple[IgnoreRule, ...],
     strict: bool = False,
+    mode_of: Callable[[str], str] = lambda name: "exact",
 ) -> list[dict[str, Any]]:
-    """The ``changes`` entries of the aligned pairs whose ``args`` differ."""
+    """The ``changes`` entries of the aligned pairs whose ``args`` differ under the tool's
+    argument mode (``mode_of(name)``: ``exact``, ``ignore``, ``subset``, ``superset``)."""
     out = []
     for gi, ni in aligned:
         g, n = golden[gi], new[ni]
-        changes = diff_values(g.args, n.args, root="args", ignored_fields=rules, strict=strict)
+        changes = arg_changes(g.args, n.args, mode_of(g.name), rules, strict)
         if changes:
             out.append(
                 {
@@ -93,9 +96,10 @@ def fraction_same(entries: list[dict[str, Any]], total: int) -> float:
 
 
 class ArgumentsCheck(Check[ArgumentsResult]):
-    """Deep diff of ``args`` for each pair of tool calls the structural check aligned
-    (same name, kept by the edit script); ``ignored_fields`` are left out, ``strict``
-    compares numbers by type too. Any change fails."""
+    """Deep diff of ``args`` for each pair of tool calls the structural check matched
+    (same name: kept by the edit script, or paired by a multiset mode; an optional tool's
+    calls in order); ``ignored_fields`` are left out, ``strict`` compares numbers by type
+    too, ``tool_args`` / ``tools`` say which differences count. Any counted change fails."""
 
     name = "arguments"
     title = "[ARGS]"
@@ -106,7 +110,13 @@ class ArgumentsCheck(Check[ArgumentsResult]):
         tools = ctx.result("structural", StructuralResult)
         aligned = tools.section["aligned"]
         entries = pair_diffs(
-            self.name, tools.golden, tools.new, aligned, ctx.rules, ctx.options.strict
+            self.name,
+            tools.golden,
+            tools.new,
+            aligned,
+            ctx.rules,
+            ctx.options.strict,
+            lambda name: arg_mode(name, ctx.options),
         )
         legacy = dict(legacy_entry(e, tools.golden, tools.new, aligned) for e in entries)
         return ArgumentsResult(entries, len(aligned), legacy)

@@ -8,9 +8,10 @@ from typing import Any
 
 from .. import _text
 from ..sequence import ToolRef, requested_tools, sequence_diff
+from ..trajectory import arg_mode, match_calls
 from ._api import Check, CheckContext, HtmlPage, HtmlPart, ReportDraft, TextView
 from .arguments import fraction_same, legacy_entry, pair_diffs
-from .structural import sequence_line
+from .structural import html_findings, sequence_line, show_ops, summary
 
 __all__ = ["ModelToolsCheck", "ModelToolsResult", "model_tools_section"]
 
@@ -46,10 +47,11 @@ def model_tools_section(
 
 
 class ModelToolsCheck(Check[ModelToolsResult]):
-    """``model_tools``: the edit distance (same ``structural_tolerance``) of the tool
-    names in every ``llm_call`` step's ``tool_requests``, flattened in trace order;
-    skipped (never failed) when an llm_call on either side has no ``tool_requests``.
-    ``model_tool_args``: a deep diff of the aligned requests' ``args``."""
+    """``model_tools``: the tool names in every ``llm_call`` step's ``tool_requests``,
+    matched under the ``trajectory`` mode (same ``structural_tolerance``; a turn is one
+    llm_call's requests) and ``before``; skipped (never failed) when an llm_call on
+    either side has no ``tool_requests``. ``model_tool_args``: a deep diff of the
+    matched requests' ``args`` under ``tool_args`` / ``tools``."""
 
     name = "model_tools"
     title = "[MODEL TOOLS]"
@@ -58,8 +60,15 @@ class ModelToolsCheck(Check[ModelToolsResult]):
 
     def run(self, ctx: CheckContext) -> ModelToolsResult:
         g_req, n_req = requested_tools(ctx.golden_steps), requested_tools(ctx.new_steps)
-        section = sequence_diff(
-            g_req or [], n_req or [], tolerance=ctx.options.structural_tolerance
+        g_req_, n_req_ = g_req or [], n_req or []
+        # a turn: one llm_call step's requests (their ToolRef.step)
+        section = match_calls(
+            g_req_,
+            n_req_,
+            [r.step for r in g_req_],
+            [r.step for r in n_req_],
+            ctx.options,
+            ctx.rules,
         )
         if g_req is None or n_req is None:
             side = "golden" if g_req is None else "new"
@@ -76,7 +85,13 @@ class ModelToolsCheck(Check[ModelToolsResult]):
         section["skipped_reason"] = None
         aligned = section["aligned"]
         entries = pair_diffs(
-            "model_tool_args", g_req, n_req, aligned, ctx.rules, ctx.options.strict
+            "model_tool_args",
+            g_req,
+            n_req,
+            aligned,
+            ctx.rules,
+            ctx.options.strict,
+            lambda name: arg_mode(name, ctx.options),
         )
         legacy = dict(legacy_entry(e, g_req, n_req, aligned, "model_tool:") for e in entries)
         return ModelToolsResult(g_req, n_req, section, entries, legacy)
@@ -109,19 +124,13 @@ class ModelToolsCheck(Check[ModelToolsResult]):
         entries = view.entries("model_tool_args")
         parts = []
         if section:
-            dist, tol = section.get("distance", 0), section.get("tolerance", 0)
-            if dist == 0:
-                n = len(section.get("golden", []))
-                parts.append(f"model_tools: {_text.plural(n, 'request')}, same sequence")
-            else:
-                cmp = "≤" if dist <= tol else ">"
-                parts.append(f"model_tools: edit distance {dist} {cmp} tolerance {tol}")
+            parts.append(summary(section, "model_tools", "", "request"))
         if entries:
             parts.append(f"model_tool_args: changed in {_text.plural(len(entries), 'request')}")
         detail = f" — {'; '.join(parts)}" if parts else ""
         view.add(f"{tag} {view.status(seq_ok and args_ok)}{detail}")
-        if section and section.get("distance"):
-            view.ops(section, "llm_call step")
+        if section:
+            show_ops(view, section, "llm_call step")
         for entry in entries:
             view.add(
                 f"#{entry.get('index')} {entry.get('tool')} "
@@ -189,6 +198,7 @@ class ModelToolsCheck(Check[ModelToolsResult]):
                     "distance": section.get("distance", 0),
                     "tolerance": section.get("tolerance", 0),
                     "entries": entries,
+                    **html_findings(section, "llm_call step"),
                 }
             }
         )
