@@ -53,7 +53,6 @@ from .vocabulary import (
     _CURRENCY,
     _GERMAN_NAME_AFTER,
     _MONTHS,
-    _NOT_ONE_AFTER,
     _NUMBER_WORDS,
     _POLE,
     _SHORT_DAYS,
@@ -128,7 +127,7 @@ _IDENT = re.compile(
     r"`(?P<code>[^`\n]{1,80})`|"
     r"(?P<url>https?://[^\s)>\]]+)|"
     r"(?P<mail>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)|"
-    r"(?P<path>(?:[^\W\u3040-\u30ff\u4e00-\u9fff]|[.-])*/(?:(?:[^\W\u3040-\u30ff\u4e00-\u9fff]|[.-])*/)*(?:[^\W\u3040-\u30ff\u4e00-\u9fff]|[.-])+|[\w-]+\.(?:py|js|ts|json|yaml|yml|toml|md|txt|csv|log|sh|cfg|ini|html|css|sql|go|rs|java|xml|env|lock|pdf|docx|xlsx|png|jpg)\b)|"
+    r"(?P<path>(?<![$€£¥\d])(?=[\w.-]*[^\W\d_])(?:[^\W\u3040-\u30ff\u4e00-\u9fff]|[.-])*/(?:(?:[^\W\u3040-\u30ff\u4e00-\u9fff]|[.-])*/)*(?:[^\W\u3040-\u30ff\u4e00-\u9fff]|[.-])+|[\w-]+\.(?:py|js|ts|json|yaml|yml|toml|md|txt|csv|log|sh|cfg|ini|html|css|sql|go|rs|java|xml|env|lock|pdf|docx|xlsx|png|jpg)\b)|"
     r"(?P<ident>\b[a-z]+(?:_[a-z0-9]+)+\b|\b[a-z]+[A-Z][A-Za-z0-9]*\b|\b[A-Za-z]+(?:-[A-Za-z0-9]+)*-\d+[a-z]?\b|\b[A-Z]{2,}[A-Z0-9]*\b|\b[A-Z]+\d+[A-Z0-9]*\b)"
 )
 #: dates in digits: 03.06.2025 (day first), 2025/04/01 (year first), 12/09 or 09/12/2025 (day and
@@ -201,6 +200,8 @@ def extract(
 
     for match in _NUMERIC_DATE.finditer(text):
         groups = match.groupdict()
+        if match.group(0) == "24/7":  # around the clock, not the 24th of July
+            continue
         if groups["y1"] or groups["y2"]:
             month, day = int(groups["m1"] or groups["m2"]), int(groups["d1"] or groups["d2"])
             key: tuple[object, ...] = (month, day)
@@ -301,15 +302,12 @@ def extract(
         take(match.start(), match.end())
         found.append((match.start(), Fact("number", (value, key_unit), match.group(0).strip())))
     # number words
-    previous = ""
     for match in _WORD.finditer(text):
         word = match.group(0)
         lower = word.casefold()
         if lower in _NUMBER_WORDS and free(match.start(), match.end()):
-            if lower in ("one", "une", "eins") and (
-                previous in _NOT_ONE_AFTER or not _number_context(text, match.end())
-            ):
-                pass  # "one" is mostly an article or pronoun: a number only before a unit
+            if lower in ("one", "une", "eins"):
+                pass  # "one" is an article, a pronoun or "a": "one-year terms" = "annual terms"
             elif lower in ("sept", "an", "null", "elf", "cent", "neuf") and not _number_context(
                 text, match.end()
             ):
@@ -330,7 +328,6 @@ def extract(
             and not (lower in _SHORT_DAYS and word[0].islower())
         ):
             found.append((match.start(), Fact("weekday", (_WEEKDAYS[lower],), word)))
-        previous = lower
     for name, day in _WEEKDAYS.items():
         if not name.isascii():
             spelled = re.escape(name) if name.endswith("日") else re.escape(name) + r"(?!日)"

@@ -31,6 +31,8 @@ class Unit:
     filler: bool = False
     #: a courtesy phrase is in it ("let me know", "vielen Dank"), and its content words besides
     rest: list[str] | None = None
+    #: a Markdown heading ("## Next steps"): a label, not a claim, unless it states a fact
+    heading: bool = False
 
 
 # --------------------------------------------------------------------------- units
@@ -62,7 +64,7 @@ _COURTESY = re.compile(
     r"great question|good question|no problem|happy to help|glad to help|i'd be happy|i would be happy|"
     r"i'?m happy|i'?m glad|hope (?:this|that) helps|i hope|let me know|feel free|don't hesitate|do not hesitate|"
     r"if you have any (?:other |more |further )?questions|anything else|have a (?:great|nice|good) day|"
-    r"here(?:'s| is| are)|as requested|good news|sorry for|apolog\w+|please note|okay|ok|alright|done|"
+    r"here(?:'s| is| are)|as requested|good news|great news|sorry for|apolog\w+|please note|okay|ok|alright|done|"
     r"hallo|guten tag|danke|vielen dank|gerne|gern geschehen|natürlich|klar|ich hoffe|das hilft|"
     r"melden sie sich|bei fragen|weitere fragen|hier ist|hier sind|schönen tag|"
     r"bonjour|merci|bien sûr|avec plaisir|volontiers|voici|n'hésitez pas|j'espère|"
@@ -169,8 +171,9 @@ def split_units(text: str) -> list[Unit]:
             continue
         if _TABLE_RULE.match(raw) and "-" in raw:
             continue
+        heading = bool(_HEADING.match(raw)) and not in_fence
         line = _QUOTE.sub("", _HEADING.sub("", raw))
-        step = bool(_ITEM.match(line)) and not in_fence
+        step = bool(_ITEM.match(line)) and not in_fence and not heading
         if step:
             line = _ITEM.sub("", line, count=1)
         line = _clean(line) if not in_fence else F.normalise(line)
@@ -179,7 +182,7 @@ def split_units(text: str) -> list[Unit]:
         pieces = [line] if in_fence else _sentences(line)
         for index, piece in enumerate(pieces):
             is_step = (step and index == 0) or bool(_SEQUENCE.match(piece))
-            units.append(Unit(piece, is_step))
+            units.append(Unit(piece, is_step and not heading, heading=heading))
     return units
 
 
@@ -191,7 +194,7 @@ def _fill(
     cache = {} if cache is None else cache
     for unit in units:
         done = cache.get(unit.text)
-        if done is not None:
+        if done is not None and done.heading == unit.heading:
             unit.facts, unit.words, unit.markers, unit.filler, unit.rest = (
                 done.facts,
                 done.words,
@@ -207,10 +210,13 @@ def _fill(
         remaining = [w for w in V.content_words(rest) if w not in _NARRATION]
         # "Sure!", "Gerne." — no content word of its own — or a courtesy phrase and one word
         # more; not "You should upgrade now." (one content word, but no courtesy in it)
-        unit.filler = (
-            not unit.facts
-            and not unit.markers
-            and (not remaining or (len(remaining) == 1 and rest != unit.text))
+        exclamation = unit.text.rstrip().endswith(("!", "！")) and len(V.tokens(unit.text)) <= 3
+        unit.filler = not unit.facts and (
+            unit.heading
+            or (
+                not unit.markers
+                and (not remaining or exclamation or (len(remaining) == 1 and rest != unit.text))
+            )
         )
         unit.rest = remaining if rest != unit.text and not unit.facts else None
         cache[unit.text] = unit

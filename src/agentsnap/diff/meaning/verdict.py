@@ -316,14 +316,19 @@ class _State:
             for j, f in n_all
             if not any(F.facts_match(f, o, lenient=False) for _, o in g_all)
         ]
+
+        def single(fact: F.Fact, other_text: str) -> bool:
+            """A 1 the other text says in words ("1 second" / "one second", "a second")."""
+            return fact.kind == "number" and fact.key[0] == 1.0 and bool(_ONE.search(other_text))
+
         for i, fact in g_left:
-            if any(F.facts_match(fact, other) for _, other in n_left):
+            if any(F.facts_match(fact, other) for _, other in n_left) or single(fact, self.new):
                 continue
             if fact.kind == "name" and _name_in(fact, n_text_words, self.new):
                 continue
             missing.setdefault(fact.kind, []).append((i, fact))
         for j, fact in n_left:
-            if any(F.facts_match(fact, other) for _, other in g_left):
+            if any(F.facts_match(fact, other) for _, other in g_left) or single(fact, self.golden):
                 continue
             if fact.kind == "name" and _name_in(fact, g_text_words, self.golden):
                 continue
@@ -415,18 +420,18 @@ class _State:
                 continue
             g_markers = [m for i in g_part for m in self.g[i].markers]
             n_markers = [m for j in n_part for m in self.n[j].markers]
-            # a concept stated with opposite polarity, backed by the parity of the negations (a
-            # paraphrase moves negations around: "no open issues" = "all issues are closed")
-            # unless it flipped by vocabulary: an antonym pair (passed → failed), a prefix
+            # a concept stated with opposite polarity, backed by the parity of the negations and
+            # negative antonyms (a paraphrase moves them around: "no open issues" = "all issues
+            # are closed"; "did not pass" = "failed"); a negating prefix (reversible →
+            # irreversible) is a negation of its own
             flipped = flipped_concepts(g, n)
+            prefixed = any(c.startswith("#") and not c.startswith("#pole") for c in flipped)
             parity = len(g_markers) % 2 != len(n_markers) % 2
-            # a flip is read in sentences that still say much the same; a rewording moves
-            # negations and antonyms into other clauses ("not accepted" → "we accept only C")
-            cjk = re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", g + n)  # tokens too coarse: characters
-            g_seq, n_seq = (list(g), list(n)) if cjk else (V.tokens(g), V.tokens(n))
-            close = difflib.SequenceMatcher(None, g_seq, n_seq, autojunk=False).ratio()
-            by_words = any(c.startswith("#") for c in flipped) and close >= 0.4
-            if by_words or (flipped and parity and close >= 0.55):
+            # read in sentences that still say much the same (their content words, or characters
+            # for CJK); a rewording moves negations into other clauses ("not accepted" → "we
+            # accept only C")
+            close = _closeness(g, n)
+            if flipped and (parity or prefixed) and close >= 0.5:
                 words = f"{', '.join(g_markers) or 'none'} → {', '.join(n_markers) or 'none'}"
                 if not (g_markers or n_markers):
                     words = ", ".join(c.lstrip("#") for c in flipped)
@@ -636,6 +641,22 @@ class _State:
         else:
             score = 0.93 + 0.06 * q
         return Verdict(round(score, 4), self.findings)
+
+
+_ONE = re.compile(r"\b(?:one|a|an|single|ein|eine|eins|un|une|uno|una)\b|一", re.IGNORECASE)
+
+
+def _closeness(golden: str, new: str) -> float:
+    """How much of two sentences is the same: the difflib ratio of their content words (negation
+    particles and stopwords left out), of their characters for CJK text."""
+    if re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", golden + new):
+        g_seq, n_seq = list(golden), list(new)
+    else:
+        g_seq, n_seq = (
+            [t for t in V.tokens(text) if t not in V.STOPWORDS and not _polar(t)]
+            for text in (golden, new)
+        )
+    return difflib.SequenceMatcher(None, g_seq, n_seq, autojunk=False).ratio()
 
 
 def _argmax(values: list[float]) -> int:

@@ -157,31 +157,6 @@ _NUMBER_WORDS = {
     "cent": 100,
     "mille": 1000,
 }
-_NOT_ONE_AFTER = frozenset(
-    [
-        "no",
-        "any",
-        "every",
-        "some",
-        "the",
-        "this",
-        "that",
-        "which",
-        "each",
-        "another",
-        "last",
-        "first",
-        "next",
-        "only",
-        "right",
-        "wrong",
-        "little",
-        "big",
-        "new",
-        "old",
-        "such",
-    ]
-)
 
 _CURRENCY = {
     "$": "USD",
