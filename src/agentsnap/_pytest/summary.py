@@ -59,14 +59,6 @@ def write_summary(terminalreporter: pytest.TerminalReporter, state: AgentsnapSes
         )
     if state.run_stats:
         write_run_stats(terminalreporter, state.run_stats)
-    if state.budget_rows:
-        from .run_budget import summary_lines
-
-        asked = bool(state.config.getoption("agentsnap_budgets", False))
-        for text in summary_lines(state.budget_rows, state.settings.budgets, asked):
-            terminalreporter.write_line(text)
-    if state.run_cost_failure:
-        terminalreporter.write_line(state.run_cost_failure, red=True)
     if state.report is not None and state.report.written is not None:
         terminalreporter.write_line(f"agentsnap: HTML report written to {state.report.written}")
     elif state.report is not None and state.report.error:
@@ -103,6 +95,15 @@ def write_summary(terminalreporter: pytest.TerminalReporter, state: AgentsnapSes
         for file, changes in sorted(state.rerecorded.items()):
             shown = Path(file).name if Path(file).parent == root else file
             terminalreporter.write_line(f"    {shown}: {'; '.join(changes)}", yellow=True)
+    asked = bool(state.config.getoption("agentsnap_budgets", False))
+    # a record run's growth is the re-recorded lines above: its budget lines only when asked for
+    if state.budget_rows and (state.settings.mode != "record" or state.settings.budgets or asked):
+        from .run_budget import summary_lines
+
+        for text in summary_lines(state.budget_rows, state.settings.budgets, asked):
+            terminalreporter.write_line(text)
+    if state.run_cost_failure:
+        terminalreporter.write_line(state.run_cost_failure, red=True)
 
 
 def write_run_stats(
