@@ -580,3 +580,64 @@ def test_confirm_mode_keeps_a_failure_the_judge_confirms_and_skips_unrelated_ans
 def test_judge_mode_is_checked() -> None:
     with pytest.raises(ValueError, match="judge_mode must be 'confirm' or 'score'"):
         compute_diff({"output": "a"}, {"output": "b"}, judge_mode="vote")
+
+
+AUTO_TEST = textwrap.dedent(
+    """
+    import os
+    import openai
+
+    def test_meeting():
+        client = openai.OpenAI(base_url=os.environ["FAKE_BASE_URL"], api_key="sk-test", max_retries=0)
+        reply = client.chat.completions.create(
+            model="gpt-4o-mini", messages=[{"role": "user", "content": "When is the meeting?"}]
+        )
+        assert reply.choices[0].message.content
+    """
+)
+
+
+def test_auto_snapshots_have_the_judge_confirm_a_failing_text(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The session's judge confirms failing texts of auto-snapshots (and so of each live sample
+    of --agentsnap-runs), as it does in the fixture's blocks."""
+    pytest.importorskip("openai")
+    pytester.makepyfile(test_auto=AUTO_TEST)
+    monkeypatch.setenv("FAKE_BASE_URL", fake_openai.base_url)
+    monkeypatch.delenv("CI", raising=False)
+    for var in ["AGENTSNAP_JUDGE_API_KEY", *(v for _, v in config.PROVIDER_KEY_MAP)]:
+        monkeypatch.delenv(var, raising=False)
+    said = "The meeting is on Thursday at 3pm in room B."
+    fake_openai.script(text_reply(said))
+    pytester.runpytest_subprocess("-p", "no:randomly", "-q", "--agentsnap-record").assert_outcomes(
+        passed=1
+    )
+    monkeypatch.setenv("AGENTSNAP_JUDGE_API_KEY", KEY)
+    monkeypatch.setenv("AGENTSNAP_JUDGE_BASE_URL", fake_openai.base_url)
+    monkeypatch.setenv("AGENTSNAP_JUDGE_MODEL", "judge-model")
+    fake_openai.script(
+        text_reply(said + " Coffee will be served in the hall."),  # the agent, live
+        *[text_reply(verdict(0.95, "Same meeting; a harmless addition."))] * 2,  # the judge
+    )
+    result = pytester.runpytest_subprocess("-p", "no:randomly", "-q", "--agentsnap-live")
+    result.assert_outcomes(passed=1)
+    judged = [r for r in fake_openai.requests if r.body.get("model") == "judge-model"]
+    assert len(judged) == 2  # the meaning check failed the added claim; two calls agreed: pass
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ('judge_mode = "vote"', "bad value 'vote' for 'judge_mode'"),
+        ('validate_tool_calls = "yes"', "bad value 'yes' for 'validate_tool_calls'"),
+    ],
+)
+def test_a_bad_choice_in_the_settings_is_refused_where_it_is_read(
+    tmp_path: Path, line: str, said: str
+) -> None:
+    (tmp_path / "pyproject.toml").write_text(f"[tool.agentsnap]\n{line}\n", encoding="utf-8")
+    with pytest.raises(ValueError) as bad:
+        config.load(tmp_path, env={})
+    assert said in str(bad.value) and "pyproject.toml" in str(bad.value)
+    assert "expected one of" in str(bad.value)

@@ -12,6 +12,7 @@ import pytest
 openai = pytest.importorskip("openai")
 
 from agentsnap import AgentAsserter, AgentRecorder
+from agentsnap.diff import compute_diff
 from agentsnap.diff.checks.tool_schema import tool_schemas
 from agentsnap.exceptions import AgentRegressionError
 from tests.fake_provider import FakeOpenAI, text_reply, tool_calls_reply
@@ -135,3 +136,74 @@ def test_each_request_format_gives_its_tools_schemas() -> None:
         "now": {"type": "object"},
     }
     assert tool_schemas({"messages": []}) == {} and tool_schemas(None) == {}
+
+
+def _schema_step(args: object, schema: object) -> dict[str, object]:
+    body = {"tools": [{"type": "function", "function": {"name": "w", "parameters": schema}}]}
+    return {
+        "trace": [
+            {
+                "step": 0,
+                "type": "llm_call",
+                "tool_requests": [{"name": "w", "args": args}],
+                "exchange": {"request": {"body": body}},
+            }
+        ]
+    }
+
+
+def test_a_remote_ref_is_never_fetched_and_the_call_is_not_judged() -> None:
+    import http.server
+    import threading
+
+    hits: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            hits.append(self.path)
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b'{"type": "string"}')
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/city.json"
+        schema = {"type": "object", "properties": {"city": {"$ref": url}}}
+        run = _schema_step({"city": "Paris"}, schema)
+        report = compute_diff(run, run, validate_tool_calls="on")
+    finally:
+        server.shutdown()
+    assert hits == []
+    assert report.passed
+    text = report.render()
+    assert (
+        "[TOOL SCHEMA] ok — 0 tool call(s) valid against the schema the agent sent; 1 not judged"
+        in text
+    )
+    assert (
+        f"w: its schema refers to {url} outside itself, which is never fetched: not judged" in text
+    )
+
+
+def test_arguments_that_are_not_json_are_reported_as_such() -> None:
+    run = _schema_step('{"city": "Par', {"type": "object"})
+    report = compute_diff(run, run, validate_tool_calls="on")
+    assert report.failed_checks == ["tool_schema"]
+    assert 'llm_call step 0: w: arguments are not valid JSON: \'{"city": "Par\'' in report.render()
+
+
+def test_a_record_run_warns_of_an_invalid_call_it_writes_into_the_golden(tmp_path: Path) -> None:
+    from agentsnap.exceptions import AgentsnapWarning
+
+    with FakeOpenAI() as fake:
+        script(fake, {"days": 2})  # no city: the golden would keep an invalid call
+        with pytest.warns(AgentsnapWarning, match="holds 1 of 1 tool call") as warned:
+            with AgentRecorder("schema::record", snapshot_dir=tmp_path):
+                agent(fake)
+    said = next(str(w.message) for w in warned if "holds" in str(w.message))
+    assert "get_weather: $: 'city' is a required property" in said
+    assert "re-record (`pytest --agentsnap-record`)" in said

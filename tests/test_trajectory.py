@@ -296,7 +296,14 @@ def test_model_tools_use_the_modes_too() -> None:
             {"before": [["search"]]},
             "before: each entry must be [first, then], two tool names; got ['search']",
         ),
-        ({"before": [["a", "a"]]}, "before: each entry must be [first, then]"),
+        (
+            {"before": [["a", "a"]]},
+            "before: ['a', 'a'] names one tool twice; a rule orders two tools",
+        ),
+        (
+            {"before": "search"},
+            "before: given as text (an ini option or an environment variable) it must be JSON",
+        ),
     ],
 )
 def test_bad_values_name_the_knob_and_the_tool(knobs: dict[str, Any], said: str) -> None:
@@ -389,3 +396,24 @@ def test_sequential_agents_get_the_flat_order_and_the_old_report(
     default.details["model_tools"] = {**old_model, "compared": True, "skipped_reason": None}
     assert default.render(color=False) == text
     assert "(mode" not in text
+
+
+@pytest.mark.parametrize(
+    ("knobs", "new"),
+    [
+        ({"trajectory": "subset"}, [SEARCH, ANSWER]),  # a turn fewer
+        ({"trajectory": "superset"}, [SEARCH, FETCH, ("email", {}), ANSWER]),  # a turn more
+        ({"tools": {"fetch": {"optional": True}}}, [SEARCH, ANSWER]),  # an optional tool not called
+    ],
+)
+def test_a_mode_that_lets_turns_come_and_go_pairs_the_answers_not_the_positions(
+    knobs: dict[str, Any], new: list[Any]
+) -> None:
+    golden, run = trace(SEARCH, FETCH, ANSWER), trace(*new)
+    golden["trace"][-1]["response"] = run["trace"][-1]["response"] = "Done: the answer is 42."
+    report = diff(golden, run, **knobs)
+    assert report.passed, report.render()
+    # one text compared: the golden's last call's answer against the new run's last call's
+    assert report.semantic_scores == {"llm_call[3]": 1.0, "output": 1.0}
+    strict = diff(golden, run)  # the default turns mode: still by position, and structural fails
+    assert "structural" in strict.failed_checks

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import os
 import re
 import sys
@@ -41,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .knob_rules import json_text
 from .knobs import (
     ARG_MODES,
     TRAJECTORY_MODES,
@@ -78,6 +78,8 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "embedding_backend": EMBEDDING_BACKENDS,
     "snapshot_fixture": SNAPSHOT_FIXTURE_OWNERS,
     "websocket_timing": WEBSOCKET_TIMINGS,
+    "judge_mode": ("confirm", "score"),
+    "validate_tool_calls": ("auto", "on", "off"),
     "trajectory": TRAJECTORY_MODES,
     "tool_args": ARG_MODES,
 }
@@ -460,7 +462,7 @@ def _coerce(key: str, value: Any, source: str) -> Any:
 
     try:
         if key in ("budgets", "prices"):  # a table, or its JSON text in an ini option
-            return _TABLE_KEYS[key](json.loads(value) if isinstance(value, str) else value)
+            return _TABLE_KEYS[key](json_text(value, key) if isinstance(value, str) else value)
         if key in ("tools", "before"):  # a table / a list of pairs: the knob's own rule
             knob = next(f for f in dataclasses.fields(CompareOptions) if f.name == key)
             return knob.metadata["rule"](key, value)

@@ -81,14 +81,26 @@ def choice(*choices: str) -> Callable[[str, Any], str]:
     return rule
 
 
-def json_text(value: Any) -> Any:
-    """A structured knob given as text (an ini option, an env var): its JSON."""
-    return json.loads(value) if isinstance(value, str) and value.strip() else value
+def json_text(value: Any, name: str = "") -> Any:
+    """A structured knob given as text (an ini option, an env var): its JSON.
+
+    Raises:
+        ValueError: the text is not JSON; the message names the knob and shows the form.
+    """
+    if not (isinstance(value, str) and value.strip()):
+        return value
+    try:
+        return json.loads(value)
+    except ValueError:
+        raise ValueError(
+            f"{name or 'this value'}: given as text (an ini option or an environment variable) it must be "
+            f'JSON, e.g. [["search", "answer"]] or {{"max_llm_calls": 6}}; got {value!r}'
+        ) from None
 
 
 def tools(name: str, value: Any) -> dict[str, dict[str, Any]]:
     """``{tool: {"args": mode, "optional": bool}}`` checked; errors name the knob, the tool, the key."""
-    value = json_text(value) or {}
+    value = json_text(value, name) or {}
     if not isinstance(value, Mapping) or not all(
         isinstance(t, str) and t and isinstance(spec, Mapping) for t, spec in value.items()
     ):
@@ -109,14 +121,16 @@ def tools(name: str, value: Any) -> dict[str, dict[str, Any]]:
 
 def before(name: str, value: Any) -> list[list[str]]:
     """``[[first, then], ...]`` checked: pairs of two different non-empty tool names."""
-    value = json_text(value) or []
+    value = json_text(value, name) or []
     for pair in value if isinstance(value, (list, tuple)) else [value]:
-        if not (
-            isinstance(pair, (list, tuple)) and len(pair) == 2 and pair[0] != pair[1]
-        ) or not all(isinstance(t, str) and t for t in pair):
+        if not (isinstance(pair, (list, tuple)) and len(pair) == 2) or not all(
+            isinstance(t, str) and t for t in pair
+        ):
             raise ValueError(
                 f"{name}: each entry must be [first, then], two tool names; got {pair!r}"
             )
+        if pair[0] == pair[1]:
+            raise ValueError(f"{name}: {pair!r} names one tool twice; a rule orders two tools")
     return [list(pair) for pair in value]
 
 

@@ -256,8 +256,8 @@ class CompareOptions:
             rule=rules.choice("auto", "on", "off"),
             doc=(
                 "Validate each tool call the model made against the JSON Schema the agent sent for that tool "
-                "(the `tool_schema` check): `auto` in live and record runs, not in replay (the calls are the "
-                "recorded ones); `on`; `off`."
+                "(the `tool_schema` check): `auto` in live comparisons, not in replay (the calls are the "
+                "recorded ones); `on`; `off`. Unless `off`, a record run warns of an invalid call it writes."
             ),
             marker=True,
             asserter=True,

@@ -397,6 +397,7 @@ def settle(
     if mode == "record":
         new.approved = True
         store.save(new)
+        _warn_invalid_calls(new, path, settings)
         same = golden is not None and _same(golden, new)
         if golden is not None and golden.approved and same:
             return publish(Outcome("unchanged", name, path, golden=golden, new=new))
@@ -610,6 +611,26 @@ def fix_advice(name: str, *, drifted: bool, test_failed: bool) -> tuple[str, str
 
 #: the compare options a .last_run keeps (``comparison["options"]``) for ``agentsnap diff``
 _REPLAYED_OPTIONS = ("gate", "min_score", "weights", "strict")
+
+
+def _warn_invalid_calls(new: Snapshot, path: Path, settings: Settings) -> None:
+    """A record run compares nothing, yet the calls it writes into a golden are checked against
+    the schemas the agent sent (``validate_tool_calls`` not ``off``): an invalid one is warned
+    about, since replay would serve it as the golden's forever."""
+    if settings.validate_tool_calls == "off":
+        return
+    from .diff.checks.tool_schema import validate_calls
+
+    checked = validate_calls(new.trace)
+    if not checked.passed:
+        warnings.warn(
+            AgentsnapWarning(
+                f"agentsnap: the golden just recorded for {new.name!r} ({path}) holds {checked.summary}: "
+                + "; ".join(checked.lines[:5])
+                + ". Fix the agent or its tool schemas and re-record (`pytest --agentsnap-record`)."
+            ),
+            stacklevel=4,
+        )
 
 
 def compare(

@@ -295,6 +295,9 @@ class AgentsnapSession:
 
         recording = active.recording
         name, overrides = marker_options(item)
+        # the session's judge confirms failing texts of auto-snapshots (and of each live sample)
+        # as it does in the fixture's blocks; None when no judge key resolves
+        overrides = {"judge": self.judge(), **(overrides or {})}
         if active.load_error is not None:
             failed = Outcome("failed", item.nodeid, None, error=str(active.load_error))
             self.tally(publish(failed), used=False)

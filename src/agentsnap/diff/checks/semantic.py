@@ -240,9 +240,20 @@ class SemanticCheck(Check[SemanticResult]):
         opts = ctx.options
         keys: list[str] = []
         pairs: list[tuple[str, str]] = []
-        for i in range(calls.common):
-            keys.append(f"llm_call[{i}]")
-            pairs.append((_response_text(calls.golden[i][1]), _response_text(calls.new[i][1])))
+        # the n-th call answers the n-th turn; when a trajectory mode lets the turns come and go
+        # (a tool called or not), positions no longer pair up: only the last calls (the answers) do
+        loose = ctx.options.trajectory in ("unordered", "subset", "superset") or any(
+            spec.get("optional") for spec in ctx.options.tools.values()
+        )
+        if loose and len(calls.golden) != len(calls.new) and calls.common:
+            indexes = [(len(calls.golden) - 1, len(calls.new) - 1)]
+        else:
+            indexes = [(i, i) for i in range(calls.common)]
+        for g_index, n_index in indexes:
+            keys.append(f"llm_call[{g_index}]")
+            pairs.append(
+                (_response_text(calls.golden[g_index][1]), _response_text(calls.new[n_index][1]))
+            )
         keys.append("output")
         pairs.append((as_text(ctx.golden.get("output")), as_text(ctx.new.get("output"))))
 

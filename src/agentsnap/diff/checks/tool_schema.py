@@ -18,18 +18,21 @@ tools, a tool without a schema, and a schema that is not valid JSON Schema are n
 
 ``validate_tool_calls`` (a knob: setting, marker, ``AgentAsserter``): ``auto`` (default) validates in live and record
 comparisons and not in replay, where the calls are the recorded ones; ``on`` / ``off``
-always / never. An invalid call fails the test (``tool_schema``).
+always / never. An invalid call fails the test (``tool_schema``). A record run compares
+nothing, but unless ``off`` it validates the calls it writes into the golden and warns of an
+invalid one (:func:`validate_calls`). A ``$ref`` outside the schema is never fetched: that call
+is "not judged", as is one whose schema is not valid JSON Schema.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ._api import Check, CheckContext, CheckResult
 
-__all__ = ["ToolSchemaCheck", "ToolSchemaResult", "tool_schemas"]
+__all__ = ["ToolSchemaCheck", "ToolSchemaResult", "tool_schemas", "validate_calls"]
 
 
 def _gemini_types(schema: object) -> Any:
@@ -99,57 +102,87 @@ class ToolSchemaCheck(Check[ToolSchemaResult]):
         mode = ctx.options.validate_tool_calls
         if mode == "off" or (mode == "auto" and ctx.options.compare_requests):
             return ToolSchemaResult(True, compared=False)
-        try:
-            from jsonschema import exceptions as schema_errors
-            from jsonschema import validators
-        except ImportError:  # pragma: no cover - a core dependency
-            return ToolSchemaResult(True, "not run: the jsonschema package is missing")
-        result = ToolSchemaResult(True)
-        for index, step in enumerate(ctx.new_steps):
-            requests = step.get("tool_requests") if step.get("type") == "llm_call" else None
-            exchange = step.get("exchange")
-            request = exchange.get("request") if isinstance(exchange, Mapping) else None
-            body = request.get("body") if isinstance(request, Mapping) else None
-            if not requests or not isinstance(body, Mapping):
+        return validate_calls(ctx.new_steps)
+
+
+def validate_calls(steps: Sequence[Mapping[str, Any]]) -> ToolSchemaResult:
+    """Each ``tool_requests`` entry of a trace's llm_call steps against its request's tool schema
+    (the check's work; a record run asks it of the run it writes)."""
+    try:
+        from jsonschema import exceptions as schema_errors
+        from jsonschema import validators
+        from referencing import Registry
+        from referencing.exceptions import Unresolvable
+    except ImportError:  # pragma: no cover - a core dependency
+        return ToolSchemaResult(True, "not run: the jsonschema package is missing")
+
+    def offline(uri: str) -> Any:
+        # a $ref outside the schema is never fetched: a comparison makes no network call
+        raise Unresolvable(ref=uri)
+
+    registry: Any = Registry(retrieve=offline)  # type: ignore[call-arg]
+    result = ToolSchemaResult(True)
+    unjudged = 0
+    for index, step in enumerate(steps):
+        requests = step.get("tool_requests") if step.get("type") == "llm_call" else None
+        exchange = step.get("exchange")
+        request = exchange.get("request") if isinstance(exchange, Mapping) else None
+        body = request.get("body") if isinstance(request, Mapping) else None
+        if not requests or not isinstance(body, Mapping):
+            continue
+        schemas = tool_schemas(body)
+        if not schemas:
+            continue
+        where = f"llm_call step {step.get('step', index)}"
+        for call in requests:
+            if not isinstance(call, Mapping):
                 continue
-            schemas = tool_schemas(body)
-            if not schemas:
+            name = str(call.get("name"))
+            result.calls += 1
+            if name not in schemas:
+                result.invalid += 1
+                result.lines.append(
+                    f"{where}: {name}: unknown tool (offered: {', '.join(sorted(schemas))})"
+                )
                 continue
-            where = f"llm_call step {step.get('step', index)}"
-            for call in requests:
-                if not isinstance(call, Mapping):
-                    continue
-                name = str(call.get("name"))
-                result.calls += 1
-                if name not in schemas:
-                    result.invalid += 1
-                    result.lines.append(
-                        f"{where}: {name}: unknown tool (offered: {', '.join(sorted(schemas))})"
-                    )
-                    continue
-                schema = schemas[name]
-                if not isinstance(schema, Mapping):
-                    continue
-                schema = dict(schema)
-                try:
-                    cls = validators.validator_for(schema, default=validators.Draft202012Validator)
-                    cls.check_schema(schema)
-                    errors = sorted(cls(schema).iter_errors(call.get("args")), key=_path)
-                except schema_errors.SchemaError as exc:
-                    result.lines.append(
-                        f"{where}: {name}: its schema is not valid JSON Schema, not judged ({exc.message})"
-                    )
-                    continue
-                if errors:
-                    result.invalid += 1
-                    for error in errors[:10]:
-                        result.lines.append(f"{where}: {name}: {_path(error)}: {error.message}")
-        if not result.calls and not result.lines:
-            return ToolSchemaResult(True, compared=False)  # no tool call with a schema: no line
-        result.passed = result.invalid == 0
-        result.summary = (
-            f"{result.calls} tool call(s) valid against the schema the agent sent"
-            if result.passed
-            else f"{result.invalid} of {result.calls} tool call(s) invalid against the schema the agent sent"
-        )
-        return result
+            schema = schemas[name]
+            if not isinstance(schema, Mapping):
+                continue
+            schema = dict(schema)
+            args = call.get("args")
+            if isinstance(args, str):  # the model's arguments were not JSON at all
+                result.invalid += 1
+                result.lines.append(f"{where}: {name}: arguments are not valid JSON: {args[:80]!r}")
+                continue
+            try:
+                cls = validators.validator_for(schema, default=validators.Draft202012Validator)
+                cls.check_schema(schema)
+                errors = sorted(cls(schema, registry=registry).iter_errors(args), key=_path)
+            except schema_errors.SchemaError as exc:
+                unjudged += 1
+                result.lines.append(
+                    f"{where}: {name}: its schema is not valid JSON Schema, not judged ({exc.message})"
+                )
+                continue
+            except (
+                Unresolvable
+            ) as exc:  # jsonschema wraps it (its RefResolutionError is deprecated)
+                unjudged += 1
+                result.lines.append(
+                    f"{where}: {name}: its schema refers to {getattr(exc, 'ref', None) or exc} outside "
+                    "itself, which is never fetched: not judged"
+                )
+                continue
+            if errors:
+                result.invalid += 1
+                for error in errors[:10]:
+                    result.lines.append(f"{where}: {name}: {_path(error)}: {error.message}")
+    if not result.calls and not result.lines:
+        return ToolSchemaResult(True, compared=False)  # no tool call with a schema: no line
+    result.passed = result.invalid == 0
+    result.summary = (
+        f"{result.calls - unjudged} tool call(s) valid against the schema the agent sent"
+        if result.passed
+        else f"{result.invalid} of {result.calls} tool call(s) invalid against the schema the agent sent"
+    ) + (f"; {unjudged} not judged" if unjudged else "")
+    return result
