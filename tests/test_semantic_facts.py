@@ -63,7 +63,7 @@ def test_list_markers_are_not_numbers_and_one_is_mostly_an_article() -> None:
     # "one" is never a fact (a one-year term is an annual one); a 1 against "one", "a", "an" is
     # not a difference (the meaning check), and "one hour" -> "two hours" still adds a number
     assert _keys("one hour") == []
-    assert _keys("two hours") == [("number", (2.0, "h"))]
+    assert _keys("two hours") == [("number", (7200.0, "s"))]  # durations in seconds: 2 h = 120 min
 
 
 def test_names_identifiers_and_german_nouns() -> None:
@@ -91,3 +91,22 @@ def test_names_identifiers_and_german_nouns() -> None:
 )
 def test_polarity_is_the_parity_of_negations_and_negative_poles(a: str, b: str, same: bool) -> None:
     assert (polarity(a)[0] == polarity(b)[0]) is same
+
+
+def test_scales_units_and_formats_read_as_one_value() -> None:
+    # a scale word or suffix is part of the number; units are read in a base unit
+    assert (
+        _keys("About 2 million users") == _keys("About 2,000,000 users") == [("number", (2e6, ""))]
+    )
+    assert (
+        _keys("revenue was $4.2M")
+        == _keys("revenue was $4.2 million")
+        == [("number", (4.2e6, "USD"))]
+    )
+    assert _keys("it weighs 1 200 g") == _keys("it weighs 1,2 kg") == [("number", (1200.0, "g"))]
+    # AM is the time's half, not a name; dates and hours in digits
+    assert _keys("Call us at 10:00 AM.") == _keys("Call us at 10am.") == [("time", (600, True))]
+    assert ("date", (6, 3)) in _keys("fällig bis zum 03.06.2025")
+    assert ("time", (840, True)) in _keys("zwischen 14 und 16 Uhr")
+    assert ("date", ("?", 12, 9)) in _keys("le 12/09")
+    assert all(kind != "date" for kind, _ in _keys("support 24/7"))

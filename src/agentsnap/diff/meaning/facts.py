@@ -136,6 +136,52 @@ _NUMERIC_DATE = re.compile(
     r"(?<![\d.,/])(?:(?P<y1>\d{4})/(?P<m1>\d{1,2})/(?P<d1>\d{1,2})|(?P<d2>\d{1,2})\.(?P<m2>\d{1,2})\.(?P<y2>\d{4})"
     r"|(?P<a>\d{1,2})/(?P<b>\d{1,2})(?:/(?P<y3>\d{4}|\d{2}))?)(?![\d/])"
 )
+#: scale words after a number: 2 million, 3 Mrd., 1.5 billion, 4 thousand
+_SCALES = {
+    "thousand": 1e3,
+    "tausend": 1e3,
+    "mille": 1e3,
+    "mil": 1e3,
+    "million": 1e6,
+    "millions": 1e6,
+    "mio": 1e6,
+    "millionen": 1e6,
+    "millones": 1e6,
+    "mn": 1e6,
+    "billion": 1e9,
+    "billions": 1e9,
+    "bn": 1e9,
+    "mrd": 1e9,
+    "milliarden": 1e9,
+    "milliard": 1e9,
+    "milliards": 1e9,
+}
+_SCALE = re.compile(
+    r"\s?(" + "|".join(sorted(_SCALES, key=len, reverse=True)) + r")\.?(?![^\W\d_])", re.IGNORECASE
+)
+#: units read in a base unit, so 1 200 g = 1.2 kg and 90 min = 1.5 h: (factor, base)
+_BASE = {
+    "mg": (1e-3, "g"),
+    "kg": (1e3, "g"),
+    "cm": (1e-2, "m"),
+    "mm": (1e-3, "m"),
+    "km": (1e3, "m"),
+    "ms": (1e-3, "s"),
+    "min": (60.0, "s"),
+    "h": (3600.0, "s"),
+    "KB": (1e3, "B"),
+    "MB": (1e6, "B"),
+    "GB": (1e9, "B"),
+    "TB": (1e12, "B"),
+}
+
+
+def _base_unit(value: float, unit: str) -> tuple[float, str]:
+    """``value`` in ``unit``'s base unit (grams, metres, seconds, bytes), rounded to 9 places."""
+    factor, base = _BASE.get(unit, (1.0, unit))
+    return round(value * factor, 9), base
+
+
 #: a full hour the German way: 14 Uhr
 _UHR = re.compile(
     r"(?<![\d:.])(?P<h>[01]?\d|2[0-3])(?:\s?(?:und|bis|-|–)\s?(?P<h2>[01]?\d|2[0-3]))?\s?Uhr\b",
@@ -234,6 +280,8 @@ def extract(
             continue
         if match.group("ident") and value.isupper() and value.lower() in _CURRENCY:
             continue
+        if match.group("ident") and value.lower() in ("am", "pm"):  # 10:00 AM: the time's half
+            continue
         take(match.start(), match.end())
         found.append((match.start(), Fact("name", (value.casefold().rstrip(".,"),), value)))
     for pattern, kind in ((_ISO_DATE, "iso"), (_JA_DATE, "ja"), (_DATE_MD, "md"), (_DATE_DM, "dm")):
@@ -295,12 +343,23 @@ def extract(
         if value is None:
             continue
         cur = match.group("cur") or match.group("cur2") or ""
-        unit = (match.group("unit") or "").lower()
+        raw_unit = match.group("unit") or ""
+        unit = raw_unit.lower()
+        end = match.end()
         if unit == "k":  # 10k = 10,000
             value, unit = value * 1000, ""
+        elif raw_unit in ("M", "B") and cur:  # $4.2M, €3B: millions, billions
+            value, unit = value * (1e6 if raw_unit == "M" else 1e9), ""
+        scale = _SCALE.match(text, end)
+        if scale and not unit:  # 2 million = 2,000,000 (the scale word is part of the number)
+            value, end = value * _SCALES[scale.group(1).casefold().rstrip(".")], scale.end()
+        value = round(value, 9)
         key_unit = _CURRENCY.get(cur.lower(), "") or _UNITS.get(unit, "")
-        take(match.start(), match.end())
-        found.append((match.start(), Fact("number", (value, key_unit), match.group(0).strip())))
+        value, key_unit = _base_unit(value, key_unit)
+        take(match.start(), end)
+        found.append(
+            (match.start(), Fact("number", (value, key_unit), text[match.start() : end].strip()))
+        )
     # number words
     for match in _WORD.finditer(text):
         word = match.group(0)
@@ -319,9 +378,8 @@ def extract(
                 cur_m = re.match(rf"\s?({_CUR_RE})(?![^\W\d_])", after)
                 if cur_m:
                     unit = _CURRENCY[cur_m.group(1)]
-                found.append(
-                    (match.start(), Fact("number", (float(_NUMBER_WORDS[lower]), unit), word))
-                )
+                key = _base_unit(float(_NUMBER_WORDS[lower]), unit)
+                found.append((match.start(), Fact("number", key, word)))
         if (
             lower in _WEEKDAYS
             and free(match.start(), match.end())
