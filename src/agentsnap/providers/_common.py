@@ -25,6 +25,7 @@ __all__ = [
     "json_instead_of_stream",
     "llm_call_view",
     "object_body",
+    "openai_style_usage",
     "preview",
     "read_exchange",
     "str_or_none",
@@ -198,6 +199,31 @@ def with_usage_details(
         if count is not None:
             usage[key] = count
     return usage
+
+
+def openai_style_usage(raw: object, given: str, produced: str) -> dict[str, Any] | None:
+    """The normalised usage of an OpenAI-style ``usage`` object whose input and output counts
+    are ``{given}_tokens`` / ``{produced}_tokens`` (chat: ``prompt`` / ``completion``; the
+    Responses API: ``input`` / ``output``), with the ``cached_tokens`` of its
+    ``{given}_tokens_details`` and the ``reasoning_tokens`` of its ``{produced}_tokens_details``
+    when reported (:func:`with_usage_details`)."""
+    if not isinstance(raw, Mapping):
+        return None
+    given_details = raw.get(f"{given}_tokens_details")
+    produced_details = raw.get(f"{produced}_tokens_details")
+    return with_usage_details(
+        {
+            "input_tokens": raw.get(f"{given}_tokens"),
+            "output_tokens": raw.get(f"{produced}_tokens"),
+            "total_tokens": raw.get("total_tokens"),
+        },
+        cached=given_details.get("cached_tokens") if isinstance(given_details, Mapping) else None,
+        reasoning=(
+            produced_details.get("reasoning_tokens")
+            if isinstance(produced_details, Mapping)
+            else None
+        ),
+    )
 
 
 def asked_to_stream(request: Mapping[str, Any]) -> bool:

@@ -21,9 +21,9 @@ from agentsnap.providers._common import (
     is_error,
     json_instead_of_stream,
     object_body,
+    openai_style_usage,
     read_exchange,
     str_or_none,
-    with_usage_details,
 )
 from agentsnap.providers._common import (
     Read as _Read,
@@ -144,21 +144,8 @@ def _tool_names(body: Mapping[str, Any]) -> list[str]:
 
 
 def _usage(raw: object) -> dict[str, Any] | None:
-    """The normalised usage of a chat completion: ``prompt_tokens`` … plus
-    ``prompt_tokens_details.cached_tokens`` and ``completion_tokens_details.reasoning_tokens``
-    when reported (also Mistral's and Groq's)."""
-    if not isinstance(raw, Mapping):
-        return None
-    prompt, completion = raw.get("prompt_tokens_details"), raw.get("completion_tokens_details")
-    return with_usage_details(
-        {
-            "input_tokens": raw.get("prompt_tokens"),
-            "output_tokens": raw.get("completion_tokens"),
-            "total_tokens": raw.get("total_tokens"),
-        },
-        cached=prompt.get("cached_tokens") if isinstance(prompt, Mapping) else None,
-        reasoning=completion.get("reasoning_tokens") if isinstance(completion, Mapping) else None,
-    )
+    """The normalised usage of a chat completion (also Mistral's and Groq's)."""
+    return openai_style_usage(raw, "prompt", "completion")
 
 
 def _args(raw: object, kind: str | None = None) -> Any:

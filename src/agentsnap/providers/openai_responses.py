@@ -34,8 +34,8 @@ from agentsnap.providers._common import (
     json_instead_of_stream,
     llm_call_view,
     object_body,
+    openai_style_usage,
     str_or_none,
-    with_usage_details,
 )
 from agentsnap.providers._common import (
     Read as _Read,
@@ -215,20 +215,8 @@ def _qualified(namespace: object, name: object) -> Any:
 
 
 def _usage(raw: object) -> dict[str, Any] | None:
-    """The normalised usage of a response, with ``input_tokens_details.cached_tokens`` and
-    ``output_tokens_details.reasoning_tokens`` when reported."""
-    if not isinstance(raw, Mapping):
-        return None
-    given, produced = raw.get("input_tokens_details"), raw.get("output_tokens_details")
-    return with_usage_details(
-        {
-            "input_tokens": raw.get("input_tokens"),
-            "output_tokens": raw.get("output_tokens"),
-            "total_tokens": raw.get("total_tokens"),
-        },
-        cached=given.get("cached_tokens") if isinstance(given, Mapping) else None,
-        reasoning=produced.get("reasoning_tokens") if isinstance(produced, Mapping) else None,
-    )
+    """The normalised usage of a response."""
+    return openai_style_usage(raw, "input", "output")
 
 
 def _args(raw: object, kind: str) -> Any:
