@@ -417,3 +417,12 @@ def test_a_mode_that_lets_turns_come_and_go_pairs_the_answers_not_the_positions(
     assert report.semantic_scores == {"llm_call[3]": 1.0, "output": 1.0}
     strict = diff(golden, run)  # the default turns mode: still by position, and structural fails
     assert "structural" in strict.failed_checks
+
+
+def test_the_arguments_line_names_the_argument_mode_that_made_them_the_same() -> None:
+    report = diff(trace(("search", {"q": "x"})), trace(("search", {"q": "y"})), tool_args="ignore")
+    assert report.passed
+    assert (
+        "[ARGS] ok — arguments: 1 aligned tool call, same arguments (tool_args ignore)"
+        in report.render(color=False)
+    )

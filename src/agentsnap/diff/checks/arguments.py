@@ -141,6 +141,14 @@ class ArgumentsCheck(Check[ArgumentsResult]):
         ignored = settings.get("ignored_fields") or []
         if ignored:
             detail += f" (ignoring {', '.join(ignored)})"
+        mode = settings.get("tool_args", "exact")
+        overridden = sorted(
+            tool for tool, spec in (settings.get("tools") or {}).items() if "args" in spec
+        )
+        if mode != "exact" or overridden:  # what "same" meant
+            detail += f" (tool_args {mode}" + (
+                f"; per tool: {', '.join(overridden)})" if overridden else ")"
+            )
         view.add(f"{view.tag(self.title)} {view.status(ok)} — {detail}")
         for entry in entries:
             view.add(
