@@ -426,3 +426,11 @@ def test_the_arguments_line_names_the_argument_mode_that_made_them_the_same() ->
         "[ARGS] ok — arguments: 1 aligned tool call, same arguments (tool_args ignore)"
         in report.render(color=False)
     )
+
+
+def test_a_mode_that_let_a_call_go_says_both_counts() -> None:
+    report = diff(trace(SEARCH, FETCH, ANSWER), trace(SEARCH, ANSWER), trajectory="subset")
+    assert (
+        "[STRUCTURAL] ok — structural: 3 → 2 tool calls, as the mode allows (mode subset)"
+        in report.render(color=False)
+    )

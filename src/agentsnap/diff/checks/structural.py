@@ -74,7 +74,10 @@ def summary(section: Mapping[str, Any], check: str, seq: str, unit: str) -> str:
     # the numbers decide the sign (under gate="score" the check itself does not fail)
     cmp = "≤" if dist <= tol else ">"
     multiset = section.get("mode") in ("unordered", "subset", "superset")
-    if dist == 0:
+    n_new = len(section.get("new", []))
+    if dist == 0 and n_new != n:  # a mode allowed calls to come or go (subset, optional tools)
+        detail = f"{check}: {n} → {_text.plural(n_new, unit)}, as the mode allows"
+    elif dist == 0:
         detail = f"{check}: {_text.plural(n, unit)}, same {'calls' if multiset else 'sequence'}"
     elif multiset:
         detail = f"{check}: {_text.plural(dist, unit)} missing or extra {cmp} tolerance {tol}"
