@@ -1,7 +1,8 @@
 """The meaning check on the two sets it is measured by (issue 29), held to today's numbers.
 
-* ``tests/semantic_dev2.jsonl`` — the development set the check was tuned on (158 pairs, written
-  by a helper that saw no code);
+* ``tests/semantic_dev2.jsonl`` and ``tests/semantic_dev3.jsonl`` — the development sets the check
+  was tuned on (158 and 90 pairs, each written by a helper that saw no code; the second weighted
+  to the pass categories the check misjudged most);
 * ``bench/semantic_frozen.jsonl`` — the evaluation set, frozen before any tuning (139 pairs,
   written by another helper that saw neither the code nor the dev sets). Nothing is tuned on it:
   these floors only stop a change from making it worse. ``python bench/semantic_accuracy.py``
@@ -35,10 +36,16 @@ _spec.loader.exec_module(accuracy)
 FLOORS = {
     ("dev2", "lexical"): (0.88, 15),
     ("dev2", "onnx"): (0.87, 14),
-    ("frozen", "lexical"): (0.73, 28),
-    ("frozen", "onnx"): (0.78, 20),
+    ("dev3", "lexical"): (0.68, 25),
+    ("dev3", "onnx"): (0.68, 24),
+    ("frozen", "lexical"): (0.75, 25),
+    ("frozen", "onnx"): (0.79, 17),
 }
-SETS = {"dev2": ROOT / "tests" / "semantic_dev2.jsonl", "frozen": accuracy.FROZEN}
+SETS = {
+    "dev2": ROOT / "tests" / "semantic_dev2.jsonl",
+    "dev3": ROOT / "tests" / "semantic_dev3.jsonl",
+    "frozen": accuracy.FROZEN,
+}
 _RESULTS: dict[tuple[str, str], dict[str, Any]] = {}
 
 
@@ -52,10 +59,10 @@ def _result(name: str, backend: str) -> dict[str, Any]:
 
 
 def test_the_sets_are_what_their_docs_say() -> None:
-    frozen, dev2 = accuracy.load(SETS["frozen"]), accuracy.load(SETS["dev2"])
-    assert len(frozen) == 139 and len(dev2) == 158
-    assert not {p["golden"] for p in frozen} & {p["golden"] for p in dev2}
-    for pairs in (frozen, dev2):
+    frozen, dev2, dev3 = (accuracy.load(SETS[name]) for name in ("frozen", "dev2", "dev3"))
+    assert (len(frozen), len(dev2), len(dev3)) == (139, 158, 90)
+    assert not {p["golden"] for p in frozen} & {p["golden"] for p in dev2 + dev3}
+    for pairs in (frozen, dev2, dev3):
         assert len({p["id"] for p in pairs}) == len(pairs)
         assert {p["lang"] for p in pairs} == {"en", "de", "fr", "ja", "es"}
 

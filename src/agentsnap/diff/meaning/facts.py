@@ -246,7 +246,8 @@ def extract(
 
     for match in _NUMERIC_DATE.finditer(text):
         groups = match.groupdict()
-        if match.group(0) == "24/7":  # around the clock, not the 24th of July
+        if match.group(0) == "24/7":  # around the clock: neither the 24th of July nor numbers
+            take(match.start(), match.end())
             continue
         if groups["y1"] or groups["y2"]:
             month, day = int(groups["m1"] or groups["m2"]), int(groups["d1"] or groups["d2"])

@@ -103,7 +103,7 @@ _NARRATION = frozenset(
         "absolutely definitely concern concerns clarify hear hearing care kind regards cheers hello "
         "dear weekend evening morning afternoon noted seems appears far tell believe think recap "
         "mind guard caught heads fyi planning anytime hesitate wondering curious through looking "
-        "bearing "
+        "bearing bearer annoying tackle whatever ping trick glad souhaitez quoi freue mitteilen "
         # German
         "dank danke vielen geduld jederzeit bescheid brauchst brauchen hilft weiter erkennen soweit "
         "angesehen schauen verständnis leider entschuldigung entschuldigen freundlichen grüßen "
@@ -126,6 +126,10 @@ _ENUM_GAP = re.compile(
     r"^[\s,;/&+]*(?:(?:and|or|und|oder|et|ou|sowie|、|と|や)[\s,]*)?(?:(?:the|a|an|der|die|das|den|le|la|les|l')\s*)?$",
     re.IGNORECASE,
 )
+
+
+#: a list item that is a label and its value ("**Carrier:** Colissimo", "Total: 12 €")
+_LABELLED = re.compile(r"^\s*(?:\*\*|__)?[^:.!?\n]{1,40}?(?:\*\*|__)?\s?:(?:\*\*|__)?\s+\S")
 
 
 def _clean(line: str) -> str:
@@ -165,15 +169,25 @@ def split_units(text: str) -> list[Unit]:
     """The sentences and list items of ``text`` (module doc, step 1), with their facts filled in."""
     units: list[Unit] = []
     in_fence = False
-    for raw in text.replace("\r\n", "\n").split("\n"):
+    lines = text.replace("\r\n", "\n").split("\n")
+    for at, raw in enumerate(lines):
         if _FENCE.match(raw):
             in_fence = not in_fence
             continue
         if _TABLE_RULE.match(raw) and "-" in raw:
             continue
-        heading = bool(_HEADING.match(raw)) and not in_fence
+        # a heading, or a table's header row (the row above its rule line): labels, not claims
+        header_row = (
+            "|" in raw
+            and at + 1 < len(lines)
+            and bool(_TABLE_RULE.match(lines[at + 1]))
+            and "-" in lines[at + 1]
+        )
+        heading = (bool(_HEADING.match(raw)) or header_row) and not in_fence
         line = _QUOTE.sub("", _HEADING.sub("", raw))
         step = bool(_ITEM.match(line)) and not in_fence and not heading
+        if step and _LABELLED.match(_ITEM.sub("", line, count=1)):
+            step = False  # "- **Carrier:** Colissimo": a labelled value, not a step to take
         if step:
             line = _ITEM.sub("", line, count=1)
         line = _clean(line) if not in_fence else F.normalise(line)
