@@ -48,6 +48,7 @@ from ..knobs import CompareOptions
 from .sequence import ToolRef, sequence_diff
 
 __all__ = [
+    "MULTISET_MODES",
     "arg_changes",
     "arg_mode",
     "executed_turns",
@@ -55,6 +56,7 @@ __all__ = [
     "mode_matters",
     "order_violations",
     "trajectory_diff",
+    "turns_may_vary",
 ]
 
 SameArgs = Callable[[ToolRef, ToolRef], bool]
@@ -366,6 +368,18 @@ def match_calls(
         optional=frozenset(t for t, spec in options.tools.items() if spec.get("optional")),
         before=options.before,
         same=same,
+    )
+
+
+#: the modes that match the calls as a multiset (no order)
+MULTISET_MODES = ("unordered", "subset", "superset")
+
+
+def turns_may_vary(options: CompareOptions) -> bool:
+    """Whether ``options`` let the two runs make a different number of turns and still match (a
+    multiset mode, or an optional tool): their LLM calls then no longer pair up by position."""
+    return options.trajectory in MULTISET_MODES or any(
+        spec.get("optional") for spec in options.tools.values()
     )
 
 

@@ -11,6 +11,7 @@ from .. import _text
 from ..meaning.hints import fact_hints
 from ..meaning.scores import as_text, meets_threshold
 from ..meaning.similarity import cosine_similarity
+from ..trajectory import turns_may_vary
 from ._api import Check, CheckContext, HtmlPage, HtmlPart, ReportDraft, TextView
 from .llm_requests import LLMRequestsResult
 
@@ -242,10 +243,7 @@ class SemanticCheck(Check[SemanticResult]):
         pairs: list[tuple[str, str]] = []
         # the n-th call answers the n-th turn; when a trajectory mode lets the turns come and go
         # (a tool called or not), positions no longer pair up: only the last calls (the answers) do
-        loose = ctx.options.trajectory in ("unordered", "subset", "superset") or any(
-            spec.get("optional") for spec in ctx.options.tools.values()
-        )
-        if loose and len(calls.golden) != len(calls.new) and calls.common:
+        if turns_may_vary(ctx.options) and len(calls.golden) != len(calls.new) and calls.common:
             indexes = [(len(calls.golden) - 1, len(calls.new) - 1)]
         else:
             indexes = [(i, i) for i in range(calls.common)]

@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import _text
 from ..sequence import ToolRef, llm_calls, sequence_diff, tool_calls
-from ..trajectory import executed_turns, match_calls, mode_matters
+from ..trajectory import MULTISET_MODES, executed_turns, match_calls, mode_matters
 from ._api import Check, CheckContext, HtmlPage, HtmlPart, ReportDraft, TextView
 
 __all__ = [
@@ -73,7 +73,7 @@ def summary(section: Mapping[str, Any], check: str, seq: str, unit: str) -> str:
     )
     # the numbers decide the sign (under gate="score" the check itself does not fail)
     cmp = "≤" if dist <= tol else ">"
-    multiset = section.get("mode") in ("unordered", "subset", "superset")
+    multiset = section.get("mode") in MULTISET_MODES
     n_new = len(section.get("new", []))
     if dist == 0 and n_new != n:  # a mode allowed calls to come or go (subset, optional tools)
         detail = f"{check}: {n} → {_text.plural(n_new, unit)}, as the mode allows"
