@@ -260,3 +260,44 @@ def flipped_concepts(golden: str, new: str) -> list[str]:
                     other.setdefault("#" + base, set()).update(other[base])
                     break
     return [c for c in g if c in n and len(g[c]) == 1 and len(n[c]) == 1 and g[c] != n[c]]
+
+
+#: a sentence that draws the answer's conclusion or gives its recommendation; what follows the cue
+#: is the conclusion itself
+_CONCLUSION = re.compile(
+    r"\b(?:recommend\w*|therefore|thus|hence|verdict|conclusion|decision|is the better|better option|"
+    r"daher|deshalb|somit|empfehl\w*|fazit|"
+    r"donc|recommand\w*|il est préférable|par conséquent|mieux vaut|"
+    r"por lo tanto|así que|por eso|conviene|recomiendo|recomendación)\b|"
+    r"おすすめ|推奨|したがって|結論|べき",
+    re.IGNORECASE,
+)
+#: a weaker cue, enough on one side when the other has a cue of :data:`_CONCLUSION`
+_CONCLUSION_WEAK = re.compile(
+    r"\b(?:so (?:you|we|this|the|it)|you should|we will|we'll|you can|fits|vous pouvez|"
+    r"sie können|puede|puedes)\b",
+    re.IGNORECASE,
+)
+
+
+def changed_conclusion(golden: str, new: str) -> tuple[str, str] | None:
+    """``(was, now)`` when two concluding sentences conclude differently: one has a cue of
+    :data:`_CONCLUSION`, the other one of it or of :data:`_CONCLUSION_WEAK`, and after its cue each
+    keeps content words the other sentence lacks, no pair of them related ("proceed with the
+    migration" → "postpone the migration"; "moving to Business" → "keeping it on Team"); None when
+    either is no conclusion or they agree."""
+    g_cue, n_cue = _CONCLUSION.search(golden), _CONCLUSION.search(new)
+    if not (g_cue or n_cue):
+        return None
+    g_cue = g_cue or _CONCLUSION_WEAK.search(golden)
+    n_cue = n_cue or _CONCLUSION_WEAK.search(new)
+    if not (g_cue and n_cue):
+        return None
+    g_words, n_words = set(V.tokens(golden)), set(V.tokens(new))
+    g_only, n_only = _unrelated(
+        [w for w in V.tokens(golden[g_cue.end() :]) if _contentful(w) and w not in n_words],
+        [w for w in V.tokens(new[n_cue.end() :]) if _contentful(w) and w not in g_words],
+    )
+    if not (g_only and n_only):
+        return None
+    return " ".join(g_only), " ".join(n_only)

@@ -112,14 +112,14 @@ _DATE_MD = re.compile(
     re.IGNORECASE,
 )
 _DATE_DM = re.compile(
-    rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th|er|\.)?\s+(?:of\s+)?(?P<mon>{_MONTH_WORD})\b\.?(?:,?\s+(?P<y>\d{{4}}))?",
+    rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th|er|\.)?\s+(?:(?:of|de)\s+)?(?P<mon>{_MONTH_WORD})\b\.?(?:,?\s+(?P<y>\d{{4}}))?",
     re.IGNORECASE,
 )
 _VERSION = re.compile(
     r"(?<![\w.])v?(?P<v>\d+\.\d+\.\d+(?:\.\d+)*(?:[-+][\w.]+)?)(?![\w])|(?<![\w.])v(?P<v2>\d+(?:\.\d+)?)\b"
 )
 _NUMBER = re.compile(
-    rf"(?<![\w.,])(?P<cur>{_CUR_RE})?\s?(?P<num>\d{{1,3}}(?:[,. \u202f\u00a0']\d{{3}})+(?![\d])(?:[.,]\d+)?|\d+(?:[.,]\d+)?)"
+    rf"(?<![.,])(?<![^\W\u3040-\u30ff\u4e00-\u9fff])(?P<cur>{_CUR_RE})?\s?(?P<num>\d{{1,3}}(?:[,. \u202f\u00a0']\d{{3}})+(?![\d])(?:[.,]\d+)?|\d+(?:[.,]\d+)?)"
     rf"(?P<ord>st|nd|rd|th|er|e|ème)?(?:\s?(?P<unit>{_UNIT_RE})(?![^\W\d_]))?(?:\s?(?P<cur2>{_CUR_RE})(?![^\W\d_]))?",
     re.IGNORECASE,
 )
@@ -135,6 +135,19 @@ _IDENT = re.compile(
 _NUMERIC_DATE = re.compile(
     r"(?<![\d.,/])(?:(?P<y1>\d{4})/(?P<m1>\d{1,2})/(?P<d1>\d{1,2})|(?P<d2>\d{1,2})\.(?P<m2>\d{1,2})\.(?P<y2>\d{4})"
     r"|(?P<a>\d{1,2})/(?P<b>\d{1,2})(?:/(?P<y3>\d{4}|\d{2}))?)(?![\d/])"
+)
+#: a day and month the German way, with no year: "am 04.11." (two digits each, or after a preposition)
+_DAY_MONTH = re.compile(
+    r"(?:(?<![\d.,])(?P<d>\d{2})\.(?P<m>\d{2})\.|"
+    r"\b(?:am|den|vom|bis|ab|zum|seit)\s+(?P<d2>\d{1,2})\.(?P<m2>\d{1,2})\.)(?!\d)",
+    re.IGNORECASE,
+)
+#: an hour said with a word for the day's part: "a las 9 de la noche", "9 in the evening", "à 14 h"
+_HOUR_WORDS = re.compile(
+    r"\b(?P<h>1[0-2]|0?[1-9])\s+(?:de la (?P<es>noche|tarde|mañana|madrugada)|"
+    r"(?:o'clock\s+)?in the (?P<en>morning|afternoon|evening)|at night)\b|"
+    r"\b(?:à|dès|entre|et|vers|avant|après|jusqu'à)\s+(?P<fr>[01]?\d|2[0-3])\s?h(?![\w])(?!\s?[0-5]\d)",
+    re.IGNORECASE,
 )
 #: scale words after a number: 2 million, 3 Mrd., 1.5 billion, 4 thousand
 _SCALES = {
@@ -264,6 +277,27 @@ def extract(
         year = groups["y1"] or groups["y2"] or groups["y3"]
         if year and len(year) == 4:
             found.append((match.start(), Fact("year", (int(year),), year)))
+    for match in _DAY_MONTH.finditer(text):
+        day, month = (
+            int(match.group("d") or match.group("d2")),
+            int(match.group("m") or match.group("m2")),
+        )
+        if free(match.start(), match.end()) and 1 <= day <= 31 and 1 <= month <= 12:
+            take(match.start(), match.end())
+            start = match.start("d") if match.group("d") else match.start("d2")
+            found.append((start, Fact("date", (month, day), text[start : match.end()])))
+    for match in _HOUR_WORDS.finditer(text):
+        hour = match.group("h") or match.group("fr")
+        if not free(match.start(), match.end()):
+            continue
+        part = (match.group("es") or match.group("en") or "").lower()
+        late = part in ("noche", "tarde", "afternoon", "evening") or (
+            not part and not match.group("fr")
+        )
+        minutes, known = _minutes(int(hour), 0, "pm" if late else "am" if part else "h")
+        start = match.start("h") if match.group("h") else match.start("fr")
+        take(match.start(), match.end())
+        found.append((start, Fact("time", (minutes, known), text[start : match.end()].strip())))
     for match in _UHR.finditer(text):
         if free(match.start(), match.end()):
             take(match.start(), match.end())

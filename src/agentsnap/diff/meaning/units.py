@@ -33,6 +33,11 @@ class Unit:
     rest: list[str] | None = None
     #: a Markdown heading ("## Next steps"): a label, not a claim, unless it states a fact
     heading: bool = False
+    #: talk between the speaker and the reader that states nothing of the world: the speaker's
+    #: feelings or offers ("I'm sorry to be the bearer of bad news", "just let me know and I'll
+    #: help"), an offer on a condition ("If you run into trouble…"), an exclamation; no fact, no
+    #: negation outside courtesy idioms, no additive word ("also", "auch", "además")
+    addressed: bool = False
 
 
 # --------------------------------------------------------------------------- units
@@ -85,6 +90,26 @@ _COURTESY = re.compile(
     r"申し訳|恐れ入り|お待たせ|気になる点|ご質問",
     re.IGNORECASE,
 )
+#: the speaker or the reader addressed: first person singular, or an offer on a condition
+_ADDRESSING = re.compile(
+    r"\b(?:i|i'm|i'll|i've|i'd|me|my|je|j'|moi|ich|mir|mich|yo|estoy|estamos|aquí estamos)\b|"
+    r"^(?:if you|should you|si vous|si tu|si usted|si necesitas|si necesita|si cambias|wenn sie|"
+    r"falls sie|wenn du|falls du)\b|[!！]\s*$|私|お気軽",
+    re.IGNORECASE,
+)
+#: an additive word: a sentence with one adds a claim ("you'll also receive a refund")
+_ADDITIVE = re.compile(
+    r"\b(?:also|too|as well|additionally|in addition|plus|moreover|auch|zusätzlich|außerdem|"
+    r"aussi|également|de plus|en plus|también|además)\b|も含|さらに",
+    re.IGNORECASE,
+)
+#: idioms of comfort whose negation negates no fact
+_COMFORT = re.compile(
+    r"\b(?:oh no|don't worry|do not worry|no worries|nothing to worry about|keine sorge|"
+    r"ne vous inquiétez pas|ne t'inquiète pas|no te preocupes|no se preocupe)\b",
+    re.IGNORECASE,
+)
+
 #: content words that carry no claim in an added or dropped sentence (narration, courtesy)
 _NARRATION = frozenset(
     V.content_words(
@@ -216,6 +241,7 @@ def _fill(
                 done.filler,
                 done.rest,
             )
+            unit.addressed = done.addressed
             continue
         unit.facts = F.extract(unit.text, german=german, known_names=known)
         unit.words = V.content_words(unit.text)
@@ -233,6 +259,14 @@ def _fill(
             )
         )
         unit.rest = remaining if rest != unit.text and not unit.facts else None
+        plain = _COMFORT.sub(" ", rest)
+        unit.addressed = (
+            not unit.facts
+            and not unit.heading
+            and bool(_ADDRESSING.search(unit.text))
+            and not _ADDITIVE.search(unit.text)
+            and not V.polarity(plain)[1]
+        )
         cache[unit.text] = unit
 
 

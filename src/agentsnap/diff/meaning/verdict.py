@@ -89,11 +89,13 @@ from .clues import (
     _surface,
     _unrelated,
     _weight,
+    changed_conclusion,
     flipped_concepts,
 )
 from .findings import KIND_LABEL, Finding, Verdict, pair_message
 from .json_answers import json_leaves, json_verdict
 from .units import (
+    _COMFORT,
     _COURTESY,
     _NARRATION,
     _PASSIVE,
@@ -296,6 +298,7 @@ class _State:
             self._polarity(g_ids, n_ids)
             if len(g_ids) == 1 and len(n_ids) == 1:
                 self._edits(g_ids[0], n_ids[0])
+        self._conclusion()
         self._coverage()
 
     def _facts(self) -> None:
@@ -426,7 +429,11 @@ class _State:
             # irreversible) is a negation of its own
             flipped = flipped_concepts(g, n)
             prefixed = any(c.startswith("#") and not c.startswith("#pole") for c in flipped)
-            parity = len(g_markers) % 2 != len(n_markers) % 2
+            # two flips in one sentence cancel in parity ("you qualify, and … can go ahead" →
+            # "you do not qualify, and … cannot go ahead"): two concepts flipped, two negations more
+            parity = len(g_markers) % 2 != len(n_markers) % 2 or (
+                len(flipped) >= 2 and abs(len(g_markers) - len(n_markers)) >= 2
+            )
             # read in sentences that still say much the same (their content words, or characters
             # for CJK); a rewording moves negations into other clauses ("not accepted" → "we
             # accept only C")
@@ -450,8 +457,13 @@ class _State:
         # a swap of two names, or of two blocks of content words around a shared middle: A … B → B … A
         g_names = [str(f.key[0]) for f in g_unit.facts if f.kind == "name"]
         n_names = [str(f.key[0]) for f in n_unit.facts if f.kind == "name"]
+        # two names in the other order are a swap only where the rest of the sentence stayed put
+        # ("Alice pays Bob" → "Bob pays Alice"); a rewording reorders names freely
+        name_swap = _block_swap(g_names, n_names, need_middle=False)
+        if name_swap and _closeness_without(g_unit.text, n_unit.text, name_swap) < 0.75:
+            name_swap = None
         swap = (
-            _block_swap(g_names, n_names, need_middle=False)
+            name_swap
             or _block_swap(g_unit.words, n_unit.words)
             or _block_swap(V.tokens(g_unit.text), V.tokens(n_unit.text))  # their X → your X
         )
@@ -516,6 +528,18 @@ class _State:
                 pair_message(f"claim added ({' '.join(inserted)})", g_unit.text, n_unit.text),
             )
 
+    def _conclusion(self) -> None:
+        """The answers' last claims, when both conclude ("Recommendation: …"), must conclude alike."""
+        g_last = [i for i, u in enumerate(self.g) if not u.filler and not u.addressed][-1:]
+        n_last = [j for j, u in enumerate(self.n) if not u.filler and not u.addressed][-1:]
+        if not (g_last and n_last) or any(f.severity == "harmful" for f in self.findings):
+            return
+        g, n = self.g[g_last[0]].text, self.n[n_last[0]].text
+        changed = changed_conclusion(g, n) if g != n else None
+        if changed:
+            label = f"conclusion changed ({changed[0]} → {changed[1]})"
+            self.add("conclusion", "harmful", g, n, pair_message(label, g, n))
+
     def _facts_in(self, g_unit: Unit, n_unit: Unit) -> None:
         """A fact of a nearly unchanged sentence replaced by another, even one the answer states
         elsewhere ("the option that fits is Thursday at 4:15 pm" → "…Tuesday at 8:40 am")."""
@@ -533,13 +557,18 @@ class _State:
             )
 
     @staticmethod
-    def _courteous(unit: Unit, other: set[str]) -> bool:
+    def _courteous(unit: Unit, other: set[str], edge: bool = False) -> bool:
         """Courtesy: filler, or a courtesy phrase with at most two content words of its own
         that the other text does not use, none of them polar ("I understand how frustrating it
         is when calls fail" next to an answer about failing calls; "let me know if you'd like me
-        to open the booking page")."""
+        to open the booking page"); at the answer's start or end (``edge``), also talk between
+        speaker and reader (:attr:`Unit.addressed`) with at most six content words of its own."""
         if unit.filler:
             return True
+        if edge and unit.addressed:
+            own = V.content_words(_COMFORT.sub(" ", _COURTESY.sub(" ", unit.text)))
+            novel = [w for w in own if w not in other and w not in _NARRATION]
+            return len(novel) <= 6  # its negative poles are markers: not addressed
         if unit.rest is None:
             return False
         novel = [w for w in unit.rest if w not in other]
@@ -559,7 +588,7 @@ class _State:
             if aligned:
                 matched_g.append((i, self.g_arg[i]))
                 continue
-            if self._courteous(unit, n_words):
+            if self._courteous(unit, n_words, edge=i == 0 or i >= len(self.g) - 2):
                 self.add(
                     "courtesy",
                     "harmless",
@@ -589,7 +618,7 @@ class _State:
             weight = _weight(novel)
             if aligned and (mutual or weight < 3 or _coverage(unit.words, g_words) >= 0.5):
                 continue
-            if self._courteous(unit, g_words):
+            if self._courteous(unit, g_words, edge=j == 0 or j >= len(self.n) - 2):
                 self.add(
                     "courtesy",
                     "harmless",
@@ -657,6 +686,21 @@ def _closeness(golden: str, new: str) -> float:
             for text in (golden, new)
         )
     return difflib.SequenceMatcher(None, g_seq, n_seq, autojunk=False).ratio()
+
+
+def _closeness_without(golden: str, new: str, names: tuple[str, str]) -> float:
+    """:func:`_closeness` of two sentences with the tokens of two names (their stems) and every
+    token holding a digit left out (numbers are facts, compared apart)."""
+    stems = [s for s in names if s]
+
+    def kept(text: str) -> str:
+        return " ".join(
+            t
+            for t in V.tokens(text)
+            if not any(t.startswith(s) for s in stems) and not any(c.isdigit() for c in t)
+        )
+
+    return _closeness(kept(golden), kept(new))
 
 
 def _argmax(values: list[float]) -> int:

@@ -24,18 +24,18 @@ __all__ = [
 _MONTHS: dict[str, int] = {}
 for _i, _spellings in enumerate(
     [
-        "january jan januar janvier",
-        "february feb februar février fevrier",
-        "march mar märz maerz mars",
-        "april apr avril",
-        "may mai",
-        "june jun juni juin",
-        "july jul juli juillet",
-        "august aug août aout",
-        "september sep sept septembre",
-        "october oct oktober okt octobre",
-        "november nov novembre",
-        "december dec dezember dez décembre decembre",
+        "january jan januar janvier enero",
+        "february feb februar février fevrier febrero",
+        "march mar märz maerz mars marzo",
+        "april apr avril abril",
+        "may mai mayo",
+        "june jun juni juin junio",
+        "july jul juli juillet julio",
+        "august aug août aout agosto",
+        "september sep sept septembre septiembre setiembre",
+        "october oct oktober okt octobre octubre",
+        "november nov novembre noviembre",
+        "december dec dezember dez décembre decembre diciembre",
     ],
     start=1,
 ):
@@ -44,13 +44,13 @@ for _i, _spellings in enumerate(
 _WEEKDAYS: dict[str, int] = {}
 for _i, _spellings in enumerate(
     [
-        "monday mon montag lundi 月曜日 月曜",
-        "tuesday tue tues dienstag mardi 火曜日 火曜",
-        "wednesday wed mittwoch mercredi 水曜日 水曜",
-        "thursday thu thurs donnerstag jeudi 木曜日 木曜",
-        "friday fri freitag vendredi 金曜日 金曜",
-        "saturday sat samstag samedi 土曜日 土曜",
-        "sunday sun sonntag dimanche 日曜日 日曜",
+        "monday mon montag lundi lunes 月曜日 月曜",
+        "tuesday tue tues dienstag mardi martes 火曜日 火曜",
+        "wednesday wed mittwoch mercredi miércoles 水曜日 水曜",
+        "thursday thu thurs donnerstag jeudi jueves 木曜日 木曜",
+        "friday fri freitag vendredi viernes 金曜日 金曜",
+        "saturday sat samstag samedi sábado 土曜日 土曜",
+        "sunday sun sonntag dimanche domingo 日曜日 日曜",
     ]
 ):
     for _n in _spellings.split():
@@ -318,6 +318,15 @@ _NEGATIONS = ENGLISH_NEGATIONS | frozenset(
         "aucun",
         "aucune",
         "non",
+        # absence words: "the address is missing an apartment number" = "has no apartment number"
+        "missing",
+        "lacks",
+        "lacking",
+        "fehlt",
+        "fehlen",
+        "manque",
+        "falta",
+        "faltan",
     ]
 )
 _JA_NEGATION = re.compile(r"(?:ない|ません|なかった|ず[、。に]|ではなく|じゃなく|不可)")
