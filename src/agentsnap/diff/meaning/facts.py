@@ -200,6 +200,19 @@ _UHR = re.compile(
     r"(?<![\d:.])(?P<h>[01]?\d|2[0-3])(?:\s?(?:und|bis|-|–)\s?(?P<h2>[01]?\d|2[0-3]))?\s?Uhr\b",
     re.IGNORECASE,
 )
+#: parts of an hour said in words, and their seconds (the base unit of a time span)
+_PART_SECONDS = {
+    r"and a half|y media|anderthalb|eineinhalb|et demie": 5400.0,
+    r"half|halbe|demi|media": 1800.0,
+    r"quarter|viertel|quart|cuarto": 900.0,
+}
+_PART_HOURS = re.compile(
+    r"\b(?:(?:an|one) hour and a half|(?:una )?hora y media|anderthalb stunden|eineinhalb stunden|"
+    r"une heure et demie|(?:a |an )?half(?:[ -]an)?[ -]hour|(?:a )?quarter of an hour|"
+    r"(?:eine )?halbe stunde|(?:eine )?viertelstunde|(?:une )?demi-heure|(?:un )?quart d'heure|"
+    r"media hora|(?:un )?cuarto de hora)\b",
+    re.IGNORECASE,
+)
 _QUOTED = re.compile(r'"([^"\n]{1,60})"')
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+•·]|\d{1,2}[.)]|\(\d{1,2}\)|[a-z][.)])\s+", re.IGNORECASE)
 
@@ -395,6 +408,13 @@ def extract(
         found.append(
             (match.start(), Fact("number", (value, key_unit), text[match.start() : end].strip()))
         )
+    for match in _PART_HOURS.finditer(text):  # "every half hour" = "every 30 minutes"
+        if free(match.start(), match.end()):
+            take(match.start(), match.end())
+            seconds = next(
+                v for k, v in _PART_SECONDS.items() if re.search(k, match.group(0), re.I)
+            )
+            found.append((match.start(), Fact("number", (seconds, "s"), match.group(0))))
     # number words
     for match in _WORD.finditer(text):
         word = match.group(0)

@@ -38,6 +38,8 @@ class Unit:
     #: help"), an offer on a condition ("If you run into trouble…"), an exclamation; no fact, no
     #: negation outside courtesy idioms, no additive word ("also", "auch", "además")
     addressed: bool = False
+    #: a label and its value ("**Carrier:** Colissimo", a table row): prose says it with more words
+    labelled: bool = False
 
 
 # --------------------------------------------------------------------------- units
@@ -208,10 +210,17 @@ def split_units(text: str) -> list[Unit]:
             and bool(_TABLE_RULE.match(lines[at + 1]))
             and "-" in lines[at + 1]
         )
-        heading = (bool(_HEADING.match(raw)) or header_row) and not in_fence
+        # a line that opens a list ("To request leave:" above "1. …") is its label too
+        opener = raw.rstrip().endswith(":") and any(
+            _ITEM.match(nxt) for nxt in lines[at + 1 : at + 2] if nxt.strip()
+        )
+        heading = (bool(_HEADING.match(raw)) or header_row or opener) and not in_fence
         line = _QUOTE.sub("", _HEADING.sub("", raw))
         step = bool(_ITEM.match(line)) and not in_fence and not heading
-        if step and _LABELLED.match(_ITEM.sub("", line, count=1)):
+        labelled = not in_fence and (
+            bool(_LABELLED.match(_ITEM.sub("", line, count=1))) or line.count("|") >= 2
+        )
+        if step and labelled:
             step = False  # "- **Carrier:** Colissimo": a labelled value, not a step to take
         if step:
             line = _ITEM.sub("", line, count=1)
@@ -221,7 +230,9 @@ def split_units(text: str) -> list[Unit]:
         pieces = [line] if in_fence else _sentences(line)
         for index, piece in enumerate(pieces):
             is_step = (step and index == 0) or bool(_SEQUENCE.match(piece))
-            units.append(Unit(piece, is_step and not heading, heading=heading))
+            units.append(
+                Unit(piece, is_step and not heading, heading=heading, labelled=labelled)
+            )
     return units
 
 

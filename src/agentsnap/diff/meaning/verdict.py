@@ -519,7 +519,7 @@ class _State:
         ):
             self.replaced.append(replaced[0])
             self.replaced_units.append((g_unit.text, n_unit.text))
-        elif _weight(inserted) >= 3 and not replaced:
+        elif _weight(inserted) >= 3 and not replaced and not g_unit.labelled:
             self.add(
                 "added",
                 "soft",
@@ -574,6 +574,14 @@ class _State:
         novel = [w for w in unit.rest if w not in other]
         return len(novel) <= 2 and not any(_polar(w) for w in novel)
 
+    def _named_step(self, i: int) -> bool:
+        """Golden step ``i`` names something no other golden sentence names, and the new answer
+        names it too ("Choose Security info." inside "…and open Security info"): it is there."""
+        others = {f.key for k, u in enumerate(self.g) if k != i for f in u.facts}
+        own = [f for f in self.g[i].facts if f.kind == "name" and f.key not in others]
+        words = set(V.tokens(self.new))
+        return bool(own) and all(_name_in(f, words, self.new) for f in own)
+
     def _coverage(self) -> None:
         n_words = {w for u in self.n for w in u.words}
         g_words = {w for u in self.g for w in u.words}
@@ -596,7 +604,7 @@ class _State:
                     "",
                     pair_message("courtesy dropped", unit.text, ""),
                 )
-            elif unit.step and cover < 0.8:
+            elif unit.step and cover < 0.8 and not (cover >= 0.5 and self._named_step(i)):
                 self.add(
                     "step", "harmful", unit.text, "", pair_message("step missing", unit.text, "")
                 )
