@@ -30,6 +30,14 @@ def _keys(text: str) -> list[tuple[str, tuple[object, ...]]]:
         ("le 3 mars", "am 3. März"),
         ("3月4日", "2026-03-04"),
         ("120 ms", "120ms"),
+        ("kommt am 04.11. zwischen", "kommt am 4. November zwischen"),
+        ("livré entre 14 h et 18 h", "livré entre 14:00 et 18:00"),
+        ("el 21/12 a las 21:00", "el 21 de diciembre a las 9 de la noche"),
+        ("at 21:00", "at 9 in the evening"),
+        ("every 30 minutes", "every half hour"),
+        ("takes 90 min", "takes an hour and a half"),
+        ("dura 15 minutos", "dura un cuarto de hora"),
+        ("1回あたり145円", "1回につき145円"),
     ],
 )
 def test_formats_of_the_same_fact_match(a: str, b: str) -> None:
@@ -49,6 +57,10 @@ def test_formats_of_the_same_fact_match(a: str, b: str) -> None:
         ("on March 3", "on March 4"),
         ("am Dienstag", "am Mittwoch"),
         ("15時", "16時"),
+        ("あたり145円", "あたり154円"),
+        ("am 04.11. um", "am 05.11. um"),
+        ("entre 14 h et", "entre 15 h et"),
+        ("every half hour", "every 20 minutes"),
     ],
 )
 def test_a_changed_value_does_not_match(a: str, b: str) -> None:
@@ -110,3 +122,8 @@ def test_scales_units_and_formats_read_as_one_value() -> None:
     assert ("time", (840, True)) in _keys("zwischen 14 und 16 Uhr")
     assert ("date", ("?", 12, 9)) in _keys("le 12/09")
     assert all(kind != "date" for kind, _ in _keys("support 24/7"))
+
+
+def test_a_decimal_before_a_full_stop_and_a_french_hour_with_minutes_are_read_right() -> None:
+    assert _keys("It is rated 4.5.") == [("number", (4.5, ""))]
+    assert _keys("à 18 h 30") == [("time", (1110, True))]

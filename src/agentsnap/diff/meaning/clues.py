@@ -8,7 +8,7 @@ from collections import Counter
 
 from . import facts as F
 from . import vocabulary as V
-from .units import _ENUM_GAP, _NARRATION
+from .units import _CONCLUSION, _ENUM_GAP, _NARRATION
 
 
 def _unrelated(left: list[str], right: list[str]) -> tuple[list[str], list[str]]:
@@ -262,16 +262,6 @@ def flipped_concepts(golden: str, new: str) -> list[str]:
     return [c for c in g if c in n and len(g[c]) == 1 and len(n[c]) == 1 and g[c] != n[c]]
 
 
-#: a sentence that draws the answer's conclusion or gives its recommendation; what follows the cue
-#: is the conclusion itself
-_CONCLUSION = re.compile(
-    r"\b(?:recommend\w*|therefore|thus|hence|verdict|conclusion|decision|is the better|better option|"
-    r"daher|deshalb|somit|empfehl\w*|fazit|"
-    r"donc|recommand\w*|il est préférable|par conséquent|mieux vaut|"
-    r"por lo tanto|así que|por eso|conviene|recomiendo|recomendación)\b|"
-    r"おすすめ|推奨|したがって|結論|べき",
-    re.IGNORECASE,
-)
 #: a weaker cue, enough on one side when the other has a cue of :data:`_CONCLUSION`
 _CONCLUSION_WEAK = re.compile(
     r"\b(?:so (?:you|we|this|the|it)|you should|we will|we'll|you can|fits|vous pouvez|"

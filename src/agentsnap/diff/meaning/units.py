@@ -36,7 +36,7 @@ class Unit:
     #: talk between the speaker and the reader that states nothing of the world: the speaker's
     #: feelings or offers ("I'm sorry to be the bearer of bad news", "just let me know and I'll
     #: help"), an offer on a condition ("If you run into trouble…"), an exclamation; no fact, no
-    #: negation outside courtesy idioms, no additive word ("also", "auch", "además")
+    #: negation outside courtesy idioms, no additive word ("also", "auch", "además"), no conclusion
     addressed: bool = False
     #: a label and its value ("**Carrier:** Colissimo", a table row): prose says it with more words
     labelled: bool = False
@@ -97,6 +97,16 @@ _ADDRESSING = re.compile(
     r"\b(?:i|i'm|i'll|i've|i'd|me|my|je|j'|moi|ich|mir|mich|yo|estoy|estamos|aquí estamos)\b|"
     r"^(?:if you|should you|si vous|si tu|si usted|si necesitas|si necesita|si cambias|wenn sie|"
     r"falls sie|wenn du|falls du)\b|[!！]\s*$|私|お気軽",
+    re.IGNORECASE,
+)
+#: a sentence that draws the answer's conclusion or gives its recommendation; what follows the cue
+#: is the conclusion itself
+_CONCLUSION = re.compile(
+    r"\b(?:recommend\w*|therefore|thus|hence|verdict|conclusion|decision|is the better|better option|"
+    r"daher|deshalb|somit|empfehl\w*|fazit|"
+    r"donc|recommand\w*|il est préférable|par conséquent|mieux vaut|"
+    r"por lo tanto|así que|por eso|conviene|recomiendo|recomendación)\b|"
+    r"おすすめ|推奨|したがって|結論|べき",
     re.IGNORECASE,
 )
 #: an additive word: a sentence with one adds a claim ("you'll also receive a refund")
@@ -230,9 +240,7 @@ def split_units(text: str) -> list[Unit]:
         pieces = [line] if in_fence else _sentences(line)
         for index, piece in enumerate(pieces):
             is_step = (step and index == 0) or bool(_SEQUENCE.match(piece))
-            units.append(
-                Unit(piece, is_step and not heading, heading=heading, labelled=labelled)
-            )
+            units.append(Unit(piece, is_step and not heading, heading=heading, labelled=labelled))
     return units
 
 
@@ -276,6 +284,7 @@ def _fill(
             and not unit.heading
             and bool(_ADDRESSING.search(unit.text))
             and not _ADDITIVE.search(unit.text)
+            and not _CONCLUSION.search(unit.text)
             and not V.polarity(plain)[1]
         )
         cache[unit.text] = unit

@@ -276,6 +276,23 @@ _UNITS = {
     "gbit": "Gbit",
     "mbit": "Mbit",
     "k": "k",
+    # Spanish
+    "por ciento": "%",
+    "milisegundos": "ms",
+    "segundo": "s",
+    "segundos": "s",
+    "minuto": "min",
+    "minutos": "min",
+    "hora": "h",
+    "horas": "h",
+    "día": "day",
+    "días": "day",
+    "semana": "week",
+    "semanas": "week",
+    "mes": "month",
+    "meses": "month",
+    "año": "year",
+    "años": "year",
 }
 _UNIT_RE = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
 _CUR_RE = "|".join(sorted((re.escape(c) for c in _CURRENCY), key=len, reverse=True))

@@ -1,0 +1,167 @@
+"""Single rules of the meaning check (agentsnap.diff.meaning.verdict), each on a short pair written
+here (not taken from a dev set): the verdict at the default threshold and the finding that names why.
+
+The dev and frozen sets measure the rules together (tests/test_semantic_frozen.py); these pin what
+each rule does and does not do, so a change that breaks one says which.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from agentsnap.diff.meaning.verdict import compare
+
+THRESHOLD = 0.92  # semantic_threshold's default
+
+
+def _messages(golden: str, new: str) -> tuple[bool, list[str]]:
+    verdict = compare(golden, new)
+    return verdict.score >= THRESHOLD, [f.message for f in verdict.findings]
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        (  # an apology at the start, an offer with its own words at the end
+            "Your refund of $42 was issued today and reaches your card in 5 business days.",
+            "I'm so sorry for the trouble with this order, I completely understand the frustration. "
+            "Your refund of $42 was issued today and reaches your card in 5 business days. "
+            "If anything looks off on your statement, just write back and I'll dig into it!",
+        ),
+        (  # a comfort idiom with a negation in it ("don't worry") negates no fact
+            "The printer is offline because its IP address changed. Restart it to get a new lease.",
+            "Oh no, printers do this a lot, but don't worry, it's an easy one! The printer is "
+            "offline because its IP address changed. Restart it to get a new lease.",
+        ),
+    ],
+)
+def test_talk_between_speaker_and_reader_at_the_edges_is_courtesy(golden: str, new: str) -> None:
+    passed, messages = _messages(golden, new)
+    assert passed, messages
+    assert any(m.startswith("courtesy added") for m in messages), messages
+
+
+@pytest.mark.parametrize(
+    "added",
+    [
+        "I've also waived the late fee on your account.",  # an additive word: a claim
+        "I have not charged the late fee.",  # a negation outside courtesy idioms
+        "I moved your booking to 14:30.",  # a fact
+        "I'd recommend switching to annual billing instead.",  # a recommendation
+    ],
+)
+def test_speaker_talk_that_states_something_is_still_a_claim(added: str) -> None:
+    golden = "Your invoice INV-2207 is paid and the account is active again."
+    passed, messages = _messages(golden, f"{golden} {added}")
+    assert not passed, messages
+
+
+def test_the_same_talk_in_the_middle_of_an_answer_is_read_as_a_claim() -> None:
+    golden = (
+        "Your order shipped on Monday. The carrier is DHL. It arrives on Thursday. "
+        "The tracking link is in your email."
+    )
+    new = (
+        "Your order shipped on Monday. The carrier is DHL. I checked the warehouse logs myself and "
+        "everything was packed twice over. It arrives on Thursday. The tracking link is in your email."
+    )
+    passed, messages = _messages(golden, new)
+    assert not passed, messages
+
+
+def test_names_in_another_order_are_a_swap_only_when_the_rest_stayed() -> None:
+    swapped, messages = _messages(
+        "Acme pays Globex the licence fee every March.",
+        "Globex pays Acme the licence fee every March.",
+    )
+    assert not swapped
+    assert any(m.startswith("roles swapped") for m in messages), messages
+    reworded, messages = _messages(
+        "An E42 code on your Miele washer means the drain pump is blocked.",
+        "Miele washers show E42 when the drain pump is blocked.",
+    )
+    assert not any(m.startswith("roles swapped") for m in messages), messages
+
+
+def test_an_absence_word_is_a_negation() -> None:
+    passed, messages = _messages(
+        "The form is missing your tax number, so we cannot process it.",
+        "The form has no tax number on it, so we cannot process it.",
+    )
+    assert not any(m.startswith("polarity flipped") for m in messages), messages
+
+
+def test_two_flips_in_one_sentence_do_not_cancel() -> None:
+    passed, messages = _messages(
+        "You have 40 days of service, so you qualify, and the transfer can go ahead on Monday.",
+        "You have 40 days of service, so you do not qualify, and the transfer cannot go ahead on Monday.",
+    )
+    assert not passed
+    assert any(m.startswith("polarity flipped") for m in messages), messages
+
+
+@pytest.mark.parametrize(
+    ("golden_end", "new_end", "was", "now"),
+    [
+        (
+            "Recommendation: ship the release tonight.",
+            "Recommendation: postpone the release.",
+            "ship tonight",
+            "postpone",
+        ),
+        (
+            "I therefore recommend renewing the contract for another year.",
+            "I therefore recommend letting the contract lapse and switching vendors.",
+            "renewing",
+            "switching",
+        ),
+    ],
+)
+def test_a_changed_conclusion_fails_and_quotes_both(
+    golden_end: str, new_end: str, was: str, now: str
+) -> None:
+    facts = "The load test passed at 1,200 requests per second with no errors. "
+    passed, messages = _messages(facts + golden_end, facts + new_end)
+    assert not passed
+    found = [m for m in messages if m.startswith("conclusion changed")]
+    assert found, messages
+    assert f"({was}" in found[0] and f"{now}" in found[0].split("→")[1], found
+
+
+def test_a_reworded_conclusion_passes() -> None:
+    passed, messages = _messages(
+        "Both checks are green. You can switch to monthly billing in Settings before the renewal.",
+        "Both checks are green. If you prefer monthly billing, you can switch in Settings any time "
+        "before the renewal.",
+    )
+    assert not any(m.startswith("conclusion changed") for m in messages), messages
+
+
+def test_list_to_prose_keeps_steps_labels_and_labelled_values() -> None:
+    golden = (
+        "To reset your token:\n"
+        "1. Sign in to the admin console.\n"
+        "2. Choose **API keys**.\n"
+        "3. Click Rotate and copy the new token.\n\n"
+        "- **Owner:** platform team\n"
+        "- **Expiry:** 90 days"
+    )
+    new = (
+        "To reset your token, sign in to the admin console, open API keys, then click Rotate and "
+        "copy the new token. The platform team owns the key and it expires after 90 days."
+    )
+    passed, messages = _messages(golden, new)
+    assert passed, messages
+
+
+def test_a_step_left_out_of_the_prose_is_still_missing() -> None:
+    golden = (
+        "1. Sign in to the admin console.\n"
+        "2. Choose **API keys**.\n"
+        "3. Revoke the old token.\n"
+        "4. Click Rotate and copy the new token."
+    )
+    new = "Sign in to the admin console, open API keys, then click Rotate and copy the new token."
+    passed, messages = _messages(golden, new)
+    assert not passed
+    assert any(m.startswith("step missing") for m in messages), messages
