@@ -80,7 +80,7 @@ def test_names_in_another_order_are_a_swap_only_when_the_rest_stayed() -> None:
         "An E42 code on your Miele washer means the drain pump is blocked.",
         "Miele washers show E42 when the drain pump is blocked.",
     )
-    assert not any(m.startswith("roles swapped") for m in messages), messages
+    assert reworded, messages
 
 
 def test_an_absence_word_is_a_negation() -> None:
@@ -88,7 +88,7 @@ def test_an_absence_word_is_a_negation() -> None:
         "The form is missing your tax number, so we cannot process it.",
         "The form has no tax number on it, so we cannot process it.",
     )
-    assert not any(m.startswith("polarity flipped") for m in messages), messages
+    assert passed, messages
 
 
 def test_two_flips_in_one_sentence_do_not_cancel() -> None:
@@ -134,7 +134,7 @@ def test_a_reworded_conclusion_passes() -> None:
         "Both checks are green. If you prefer monthly billing, you can switch in Settings any time "
         "before the renewal.",
     )
-    assert not any(m.startswith("conclusion changed") for m in messages), messages
+    assert passed, messages
 
 
 def test_list_to_prose_keeps_steps_labels_and_labelled_values() -> None:
