@@ -38,6 +38,8 @@ def _keys(text: str) -> list[tuple[str, tuple[object, ...]]]:
         ("takes 90 min", "takes an hour and a half"),
         ("dura 15 minutos", "dura un cuarto de hora"),
         ("1回あたり145円", "1回につき145円"),
+        ("三日以内", "3日以内"),
+        ("二十分後", "20分後"),
     ],
 )
 def test_formats_of_the_same_fact_match(a: str, b: str) -> None:

@@ -95,6 +95,10 @@ def _related(a: str, b: str) -> bool:
     sa, sb = V._stem(a), V._stem(b)
     if sa == sb or a.startswith(b) or b.startswith(a):
         return True
+    # a Japanese compound that lost or gained its first part (三日以内 / 日以内: the number is a fact)
+    cjk = bool(re.match(r"[\u3040-\u30ff\u4e00-\u9fff]", a + b))
+    if cjk and min(len(a), len(b)) >= 2 and (a.endswith(b) or b.endswith(a)):
+        return True
     return difflib.SequenceMatcher(None, a, b).ratio() >= 0.8 and min(len(a), len(b)) >= 5
 
 
@@ -204,7 +208,8 @@ def polar_concepts(text: str) -> dict[str, set[int]]:
     clause-final ``nicht``; in Japanese the word a ``ない``/``ません`` ending follows). Two texts
     disagree on a concept when every mention has one sign in one and the other sign in the other."""
     out: dict[str, set[int]] = {}
-    for clause in _CLAUSE.split(_NEGATING_PHRASE.sub(" not ", F.normalise(text))):
+    plain = V.ALMOST_NOTHING.sub(" little ", _NEGATING_PHRASE.sub(" not ", F.normalise(text)))
+    for clause in _CLAUSE.split(plain):
         words = re.findall(
             r"[\u4e00-\u9fff々]+|[\u30a0-\u30ffー]+|[\u3040-\u309f]+"
             r"|[^\W\d_\u3040-\u30ff\u4e00-\u9fff]+(?:['’][^\W\d_\u3040-\u30ff\u4e00-\u9fff]+)*",

@@ -120,7 +120,7 @@ _VERSION = re.compile(
 )
 _NUMBER = re.compile(
     rf"(?<![.,])(?<![^\W\u3040-\u30ff\u4e00-\u9fff])(?P<cur>{_CUR_RE})?\s?(?P<num>\d{{1,3}}(?:[,. \u202f\u00a0']\d{{3}})+(?![\d])(?:[.,]\d+)?|\d+(?:[.,]\d+)?)"
-    rf"(?P<ord>st|nd|rd|th|er|e|ème)?(?:\s?(?P<unit>{_UNIT_RE})(?![^\W\d_]))?(?:\s?(?P<cur2>{_CUR_RE})(?![^\W\d_]))?",
+    rf"(?P<ord>st|nd|rd|th|er|e|ème)?(?:\s?(?P<unit>{_UNIT_RE})(?![^\W\d_\u3040-\u30ff\u4e00-\u9fff]))?(?:\s?(?P<cur2>{_CUR_RE})(?![^\W\d_]))?",
     re.IGNORECASE,
 )
 _IDENT = re.compile(
@@ -200,6 +200,21 @@ _UHR = re.compile(
     r"(?<![\d:.])(?P<h>[01]?\d|2[0-3])(?:\s?(?:und|bis|-|–)\s?(?P<h2>[01]?\d|2[0-3]))?\s?Uhr\b",
     re.IGNORECASE,
 )
+#: a number in kanji before a counter (三日, 二十分, 五回): its digits and the counter
+_KANJI_DIGITS = {c: v for v, c in enumerate("〇一二三四五六七八九")}
+_KANJI_NUMBER = re.compile(
+    r"(?<![\u4e00-\u9fff])([一二三四五六七八九十]{1,3})(日間|日|時間|分間|分|秒|週間|か月|ヶ月|年|回|人|件|個|台|枚|名|つ)"
+)
+
+
+def _kanji_value(numeral: str) -> float:
+    """The value of a kanji numeral up to 99 (三 = 3, 十五 = 15, 二十 = 20, 三十五 = 35)."""
+    if "十" not in numeral:
+        return float(int("".join(str(_KANJI_DIGITS[c]) for c in numeral)))
+    tens, _, ones = numeral.partition("十")
+    return float((_KANJI_DIGITS[tens] if tens else 1) * 10 + (_KANJI_DIGITS[ones] if ones else 0))
+
+
 #: parts of an hour said in words, and their seconds (the base unit of a time span)
 _PART_SECONDS = {
     r"and a half|y media|anderthalb|eineinhalb|et demie": 5400.0,
@@ -415,6 +430,12 @@ def extract(
                 v for k, v in _PART_SECONDS.items() if re.search(k, match.group(0), re.I)
             )
             found.append((match.start(), Fact("number", (seconds, "s"), match.group(0))))
+    for match in _KANJI_NUMBER.finditer(text):  # 三日 = 3日
+        value = _kanji_value(match.group(1))
+        if value > 1 and free(match.start(), match.end()):
+            take(match.start(), match.end())
+            unit = _UNITS.get(match.group(2), "")
+            found.append((match.start(), Fact("number", _base_unit(value, unit), match.group(0))))
     # number words
     for match in _WORD.finditer(text):
         word = match.group(0)

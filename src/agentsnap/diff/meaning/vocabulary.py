@@ -534,6 +534,14 @@ def detect_german(text: str) -> bool:
     )
 
 
+#: "almost nothing", "fast nichts": a small amount, not a negation of what follows
+ALMOST_NOTHING = re.compile(
+    r"\b(?:almost|nearly|practically|virtually|next to) (?:nothing|none|no one)\b|\bfast (?:nichts|keine?)\b|"
+    r"\bpresque (?:rien|pas)\b|\bcasi (?:nada|ninguno|ninguna)\b",
+    re.IGNORECASE,
+)
+
+
 def polarity(text: str) -> tuple[int, list[str]]:
     """``(parity, markers)``: parity 0 or 1 of negation words plus negative-pole antonyms; the markers found."""
     markers: list[str] = []
@@ -545,6 +553,7 @@ def polarity(text: str) -> tuple[int, list[str]]:
         text,
         flags=re.IGNORECASE,
     )
+    text = ALMOST_NOTHING.sub(" little ", text)
     # courtesy idioms that carry no negation of a fact
     text = re.sub(
         r"\b(?:no problem|no worries|not a problem|kein problem|keine ursache|pas de (?:problème|souci)|de rien|"
