@@ -39,6 +39,12 @@ def _keys(text: str) -> list[tuple[str, tuple[object, ...]]]:
         ("dura 15 minutos", "dura un cuarto de hora"),
         ("1回あたり145円", "1回につき145円"),
         ("三日以内", "3日以内"),
+        ("took 12 min 30 s", "took 12.5 minutes"),
+        ("1 hour and 15 minutes", "75 minutes"),
+        ("返金額は1万2800円です", "返金額は12,800円です"),
+        ("a 25 años", "a veinticinco años"),
+        ("with 300 km included", "Included km: 300"),
+        ("Ouverture des portes : 19 h", "les portes ouvrent à 19 h"),
         ("二十分後", "20分後"),
     ],
 )
@@ -129,3 +135,27 @@ def test_scales_units_and_formats_read_as_one_value() -> None:
 def test_a_decimal_before_a_full_stop_and_a_french_hour_with_minutes_are_read_right() -> None:
     assert _keys("It is rated 4.5.") == [("number", (4.5, ""))]
     assert _keys("à 18 h 30") == [("time", (1110, True))]
+
+
+def test_greetings_signatures_possessive_months_and_german_pronouns_are_no_names() -> None:
+    from agentsnap.diff.meaning.units import _fill, split_units
+
+    units = split_units(
+        "Hi Sam, thanks for waiting!\nYour phone ships today.\n— Priya, Customer Care"
+    )
+    _fill(units, frozenset(), german=False)
+    assert [f for u in units for f in u.facts if f.kind == "name"] == []
+    assert _keys("January's estimate was low") == []
+    german = extract("Abhängig von Ihrer Bank dauert es noch länger.", german=True)
+    assert ("ihrer",) not in [f.key for f in german]
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("overpay 10% each year without a charge", "overpay 10% each year free of charge"),
+        ("no replica was ready for six minutes", "there were zero ready replicas for six minutes"),
+    ],
+)
+def test_idioms_of_no_cost_and_zero_keep_the_polarity(a: str, b: str) -> None:
+    assert polarity(a)[0] == polarity(b)[0], (polarity(a), polarity(b))

@@ -146,7 +146,7 @@ _DAY_MONTH = re.compile(
 _HOUR_WORDS = re.compile(
     r"\b(?P<h>1[0-2]|0?[1-9])\s+(?:de la (?P<es>noche|tarde|mañana|madrugada)|"
     r"(?:o'clock\s+)?in the (?P<en>morning|afternoon|evening)|at night)\b|"
-    r"\b(?:à|dès|entre|et|vers|avant|après|jusqu'à)\s+(?P<fr>[01]?\d|2[0-3])\s?h(?![\w])(?!\s?[0-5]\d)",
+    r"(?:\b(?:à|dès|entre|et|vers|avant|après|jusqu'à)\s+|:\s*)(?P<fr>[01]?\d|2[0-3])\s?h(?![\w])(?!\s?[0-5]\d)",
     re.IGNORECASE,
 )
 #: scale words after a number: 2 million, 3 Mrd., 1.5 billion, 4 thousand
@@ -200,6 +200,8 @@ _UHR = re.compile(
     r"(?<![\d:.])(?P<h>[01]?\d|2[0-3])(?:\s?(?:und|bis|-|–)\s?(?P<h2>[01]?\d|2[0-3]))?\s?Uhr\b",
     re.IGNORECASE,
 )
+#: a number with 万 (ten thousand) in it: 1万2800円, 31万円
+_MAN_NUMBER = re.compile(r"(?<![\d.,])(\d+(?:\.\d+)?)万(\d{1,4})?(円)?")
 #: a number in kanji before a counter (三日, 二十分, 五回): its digits and the counter
 _KANJI_DIGITS = {c: v for v, c in enumerate("〇一二三四五六七八九")}
 _KANJI_NUMBER = re.compile(
@@ -399,6 +401,12 @@ def extract(
         if surface.endswith(".") and not re.search(r"[ap]\.\s?m\.$", surface, re.IGNORECASE):
             surface = surface[:-1]  # the sentence's full stop
         found.append((match.start(), Fact("time", (minutes, known), surface)))
+    for match in _MAN_NUMBER.finditer(text):  # 1万2800円 = 12,800円
+        if free(match.start(), match.end()):
+            value = float(match.group(1)) * 10_000 + float(match.group(2) or 0)
+            take(match.start(), match.end())
+            cur = "JPY" if match.group(3) else ""
+            found.append((match.start(), Fact("number", (value, cur), match.group(0))))
     for match in _NUMBER.finditer(text):
         if not free(match.start("num"), match.end("num")):
             continue
@@ -441,11 +449,22 @@ def extract(
         word = match.group(0)
         lower = word.casefold()
         if lower in _NUMBER_WORDS and free(match.start(), match.end()):
-            if lower in ("one", "une", "eins"):
+            if lower in ("one", "une", "eins", "zero"):  # "zero" is read as "no" (a negation)
                 pass  # "one" is an article, a pronoun or "a": "one-year terms" = "annual terms"
-            elif lower in ("sept", "an", "null", "elf", "cent", "neuf") and not _number_context(
-                text, match.end()
+            elif (
+                lower == "deux"
+                and text[max(0, match.start() - 4) : match.start()].lower() == "les "
             ):
+                pass  # "les deux" = "both"
+            elif lower in (
+                "sept",
+                "an",
+                "null",
+                "elf",
+                "cent",
+                "neuf",
+                "once",
+            ) and not _number_context(text, match.end()):
                 pass
             else:
                 after = text[match.end() : match.end() + 14].lower()
@@ -471,7 +490,36 @@ def extract(
     for match in _QUOTED.finditer(text):
         found.append((match.start(), Fact("name", (match.group(1).casefold(),), match.group(0))))
     found.sort(key=lambda item: item[0])
-    return [fact for _, fact in found]
+    return _durations(text, [fact for _, fact in found])
+
+
+#: what may stand between the parts of one duration: "12 min 30 s", "1 hour and 15 minutes"
+_DURATION_GAP = re.compile(r"^[\s,]*(?:and|und|et|y)?[\s,]*$", re.IGNORECASE)
+
+
+def _durations(text: str, facts: list[Fact]) -> list[Fact]:
+    """Adjacent spans of time in a larger then a smaller unit read as one: ``12 min 30 s`` = 750 s
+    (= ``12.5 minutes``), ``1 h 15 min`` = 4,500 s, ``1時間30分`` = 5,400 s."""
+    out: list[Fact] = []
+    at = 0
+    for fact in facts:
+        start = text.find(fact.surface, at)
+        end = start + len(fact.surface) if start >= 0 else at
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and start >= 0
+            and fact.kind == prev.kind == "number"
+            and fact.key[1] == prev.key[1] == "s"
+            and float(prev.key[0]) > float(fact.key[0])  # type: ignore[arg-type]
+            and _DURATION_GAP.match(text[at:start])
+        ):
+            total = round(float(prev.key[0]) + float(fact.key[0]), 9)  # type: ignore[arg-type]
+            out[-1] = Fact("number", (total, "s"), f"{prev.surface} {fact.surface}")
+        else:
+            out.append(fact)
+        at = max(at, end)
+    return out
 
 
 def _number_context(text: str, end: int) -> bool:
@@ -499,6 +547,10 @@ def mid_capitals(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+#: the German polite pronouns, capitalised mid-sentence ("von Ihrer Bank"): never names
+_GERMAN_PRONOUNS = frozenset(["Sie", "Ihr", "Ihre", "Ihrer", "Ihren", "Ihrem", "Ihres", "Ihnen"])
+
+
 def _names(
     text: str, german: bool | None, known: frozenset[str] = frozenset()
 ) -> list[tuple[int, Fact]]:
@@ -513,11 +565,8 @@ def _names(
         word = match.group(0)
         if not word[0].isupper() or word in ("I", "I'm", "I've", "I'll", "I'd"):
             continue
-        if (
-            word.casefold() in _MONTHS
-            or word.casefold() in _WEEKDAYS
-            or word.casefold() in _NUMBER_WORDS
-        ):
+        bare = re.sub(r"['’]s$", "", word).casefold()  # "January's estimate"
+        if bare in _MONTHS or bare in _WEEKDAYS or bare in _NUMBER_WORDS:
             continue
         if word.isupper():
             continue  # all-caps words are identifiers (_IDENT), single letters below
@@ -526,7 +575,7 @@ def _names(
         if german:
             prev = words[index - 1].group(0).casefold() if index else ""
             mixed = any(c.isupper() for c in word[1:])
-            if not (mixed or prev in _GERMAN_NAME_AFTER) or initial:
+            if not (mixed or prev in _GERMAN_NAME_AFTER) or initial or word in _GERMAN_PRONOUNS:
                 continue
         if initial:
             initial_caps.append((start, word))
@@ -563,5 +612,12 @@ def facts_match(a: Fact, b: Fact, *, lenient: bool = True) -> bool:
         return readings[0] == readings[1] or flipped[0] == flipped[1] or readings[0] == flipped[1]
     if a.kind == "number":
         (va, ua), (vb, ub) = a.key, b.key
-        return va == vb and (ua == ub or (lenient and (not ua or not ub)))
+        if ua == ub:
+            return bool(va == vb)
+        if not (lenient and (not ua or not ub)):
+            return False
+        # "300 km" (300,000 m) and a bare "300": the bare number in any unit of the other's base
+        unit, scaled, bare = (ua, va, vb) if ua else (ub, vb, va)
+        factors = [f for f, base in _BASE.values() if base == unit] + [1.0]
+        return any(round(float(bare) * f, 9) == scaled for f in factors)  # type: ignore[arg-type]
     return a.key == b.key

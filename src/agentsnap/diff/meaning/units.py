@@ -85,7 +85,8 @@ _COURTESY = re.compile(
     r"melden sie sich|viel erfolg|"
     r"j'espère|bon courage|excellente question|merci (?:pour|de|beaucoup)|désolée?|"
     r"muchas gracias|gracias por|no dude en|si necesita|espero que|lo siento|buena pregunta|"
-    r"le confirmo|he revisado)\b|"
+    r"le confirmo|he revisado|es tut (?:mir|uns) leid|tut mir leid|das verstehe ich|ich verstehe|at your disposal|here to help|à votre disposition|à votre écoute|"
+    r"a su disposición|a tu disposición|für sie da|stehe ich (?:ihnen )?gerne zur verfügung)\b|"
     r"こんにちは|ありがとうございます|かしこまりました|承知しました|もちろん|お気軽に|ご不明な点|"
     r"よろしくお願いします|お役に立て|以下の通り|以下のとおり|お問い合わせください|お問い合わせ|"
     r"ご確認ありがとう|ありがとう|お伝えします|お伝えしますね|いつでも|聞いてください|お気軽|"
@@ -96,7 +97,8 @@ _COURTESY = re.compile(
 _ADDRESSING = re.compile(
     r"\b(?:i|i'm|i'll|i've|i'd|me|my|je|j'|moi|ich|mir|mich|yo|estoy|estamos|aquí estamos)\b|"
     r"^(?:if you|should you|si vous|si tu|si usted|si necesitas|si necesita|si cambias|wenn sie|"
-    r"falls sie|wenn du|falls du)\b|[!！]\s*$|私|お気軽",
+    r"falls sie|wenn du|falls du|feel free|please (?:don't|do not) hesitate|(?:don't|do not) hesitate|"
+    r"n'hésitez pas|no dude|zögern sie nicht|bei (?:weiteren )?fragen|let (?:me|us) know)\b|[!！]\s*$|私|お気軽",
     re.IGNORECASE,
 )
 #: a sentence that draws the answer's conclusion or gives its recommendation; what follows the cue
@@ -107,6 +109,24 @@ _CONCLUSION = re.compile(
     r"donc|recommand\w*|il est préférable|par conséquent|mieux vaut|"
     r"por lo tanto|así que|por eso|conviene|recomiendo|recomendación)\b|"
     r"おすすめ|推奨|したがって|結論|べき",
+    re.IGNORECASE,
+)
+#: a greeting or a sign-off ("Hi Sam,", "Guten Tag Frau Becker,", "Best regards, Priya"): the
+#: names in it address or sign; they are no facts of the answer
+_SALUTATION = re.compile(
+    r"^(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|guten (?:tag|morgen|abend)|hallo|"
+    r"liebe[rs]?|sehr geehrte[rs]?|bonjour|bonsoir|cher|chère|hola|buenos días|buenas tardes|"
+    r"estimad[oa]s?|best|regards|kind regards|best regards|warm regards|cheers|many thanks|"
+    r"viele grüße|beste grüße|mit freundlichen grüßen|freundliche grüße|cordialement|bien à vous|"
+    r"saludos|un saludo|atentamente)\b|(?-i:^[-—–]\s*[A-ZÀ-Þ][\w.-]*(?:,?\s+[A-ZÀ-Þ][\w.-]*){0,3}$)|"
+    r"^こんにちは|^[^\s]{1,10}様",
+    re.IGNORECASE,
+)
+#: an apology or sympathy that opens a sentence ("Sorry about the trouble…", "Es tut mir leid…")
+_SYMPATHY = re.compile(
+    r"^(?:(?:so |really |very )?sorry|we(?:'re| are) (?:so |really |very )?sorry|apologies|"
+    r"es tut (?:mir|uns) leid|tut mir leid|entschuldigen sie|désolée?|nous sommes (?:vraiment |sincèrement )?désolés|"
+    r"je suis (?:vraiment )?désolée?|lo siento|lamentamos|sentimos|申し訳)",
     re.IGNORECASE,
 )
 #: an additive word: a sentence with one adds a claim ("you'll also receive a refund")
@@ -279,10 +299,21 @@ def _fill(
         )
         unit.rest = remaining if rest != unit.text and not unit.facts else None
         plain = _COMFORT.sub(" ", rest)
+        head = re.split(r"[,!.:]", unit.text, maxsplit=1)[0]
+        if re.match(r"^[-—–]\s*[A-ZÀ-Þ]", unit.text) and len(V.tokens(unit.text)) <= 6:
+            head = unit.text  # a signature: "— Priya, Customer Care"
+        if unit.heading and unit.labelled:  # a table's header row: its words are labels
+            unit.facts = [f for f in unit.facts if f.kind != "name"]
+        if len(V.tokens(head)) <= 6 and _SALUTATION.search(head.strip()):
+            # "Hi Sam, thanks…", "Guten Tag Frau Becker,": the names that address; a greeting
+            # with nothing else is filler
+            unit.facts = [f for f in unit.facts if f.kind != "name" or f.surface not in head]
+            if not unit.facts and head.strip() == unit.text.strip(" ,!.:"):
+                unit.filler = True
         unit.addressed = (
             not unit.facts
             and not unit.heading
-            and bool(_ADDRESSING.search(unit.text))
+            and bool(_ADDRESSING.search(unit.text) or _SYMPATHY.search(unit.text))
             and not _ADDITIVE.search(unit.text)
             and not _CONCLUSION.search(unit.text)
             and not V.polarity(plain)[1]

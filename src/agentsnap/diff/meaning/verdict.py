@@ -324,14 +324,16 @@ class _State:
             """A 1 the other text says in words ("1 second" / "one second", "a second")."""
             return fact.kind == "number" and fact.key[0] == 1.0 and bool(_ONE.search(other_text))
 
+        # a bare number may restate a number with a unit anywhere in the other text ("two-year
+        # fix" … "Two fixed products"): leftovers match leniently against every fact
         for i, fact in g_left:
-            if any(F.facts_match(fact, other) for _, other in n_left) or single(fact, self.new):
+            if any(F.facts_match(fact, other) for _, other in n_all) or single(fact, self.new):
                 continue
             if fact.kind == "name" and _name_in(fact, n_text_words, self.new):
                 continue
             missing.setdefault(fact.kind, []).append((i, fact))
         for j, fact in n_left:
-            if any(F.facts_match(fact, other) for _, other in g_left) or single(fact, self.golden):
+            if any(F.facts_match(fact, other) for _, other in g_all) or single(fact, self.golden):
                 continue
             if fact.kind == "name" and _name_in(fact, g_text_words, self.golden):
                 continue
@@ -469,6 +471,9 @@ class _State:
         )
         if (
             swap
+            and not any(
+                c.isdigit() for c in swap[0] + swap[1]
+            )  # "$2,300 payment" = "payment of $2,300"
             and same_voice
             and not _enumeration(g_unit.text, swap[0], swap[1])
             and not (_listed(g_unit.text, *swap) and _listed(n_unit.text, *swap))

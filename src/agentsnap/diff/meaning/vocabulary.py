@@ -156,6 +156,27 @@ _NUMBER_WORDS = {
     "trente": 30,
     "cent": 100,
     "mille": 1000,
+    # Spanish ("uno"/"una" are articles, like "one")
+    "dos": 2,
+    "tres": 3,
+    "cuatro": 4,
+    "cinco": 5,
+    "seis": 6,
+    "siete": 7,
+    "ocho": 8,
+    "nueve": 9,
+    "diez": 10,
+    "once": 11,
+    "doce": 12,
+    "quince": 15,
+    "veinte": 20,
+    "veinticinco": 25,
+    "treinta": 30,
+    "cuarenta": 40,
+    "cincuenta": 50,
+    "sesenta": 60,
+    "noventa": 90,
+    "cien": 100,
 }
 
 _CURRENCY = {
@@ -335,6 +356,10 @@ _NEGATIONS = ENGLISH_NEGATIONS | frozenset(
         "aucun",
         "aucune",
         "non",
+        # "zero ready replicas" = "no replica was ready" (the digit 0 stays a number)
+        "zero",
+        "zéro",
+        "cero",
         # absence words: "the address is missing an apartment number" = "has no apartment number"
         "missing",
         "lacks",
@@ -548,7 +573,8 @@ def polarity(text: str) -> tuple[int, list[str]]:
     # an answer particle ("No, …", "Nein, …", "Non, …") states the answer the rest of the sentence gives
     text = re.sub(r"^\s*(?:no|nein|non|いいえ)\s*[,.!:—-]", " ", text, flags=re.IGNORECASE)
     text = re.sub(
-        r"\b(?:costs?|for|kostet|coûte)\s+(?:nothing|nichts|rien)\b",
+        r"\b(?:(?:costs?|for|kostet|coûte)\s+(?:nothing|nichts|rien)|without (?:a |any )?(?:charge|fee|cost)s?|"
+        r"ohne (?:aufpreis|kosten|gebühr)|sans frais|sin (?:coste|costo|cargo))\b",
         " free ",
         text,
         flags=re.IGNORECASE,
