@@ -173,3 +173,31 @@ def test_almost_nothing_is_a_small_amount_not_a_negation() -> None:
         "The job sends 600 requests in the first seconds and then goes nearly silent for the rest of the minute.",
     )
     assert messages and not any(m.startswith("polarity flipped") for m in messages), messages
+
+
+def test_a_sentence_reworded_in_its_place_is_restated_not_dropped_and_added() -> None:
+    golden = (
+        "The adjuster visits on Tuesday. Please keep the damaged items until the inspection is "
+        "done, and photograph everything before you clean up. The claim number is CL-5521."
+    )
+    new = (
+        "The adjuster visits on Tuesday. Hold on to the damaged belongings until that visit has "
+        "happened, and take photos of all of it before any clean-up. The claim number is CL-5521."
+    )
+    passed, messages = _messages(golden, new)
+    assert passed, messages
+    assert any(m.startswith("sentence restated") for m in messages), messages
+
+
+def test_a_restated_sentence_that_changes_a_fact_still_fails() -> None:
+    golden = (
+        "The adjuster visits on Tuesday. Please keep the damaged items for 30 days, and "
+        "photograph everything before you clean up. The claim number is CL-5521."
+    )
+    new = (
+        "The adjuster visits on Tuesday. Hold on to the damaged belongings for 14 days, and take "
+        "photos of all of it before any clean-up. The claim number is CL-5521."
+    )
+    passed, messages = _messages(golden, new)
+    assert not passed, messages
+    assert any("30 days" in m and "14 days" in m for m in messages), messages

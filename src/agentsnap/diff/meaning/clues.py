@@ -8,7 +8,7 @@ from collections import Counter
 
 from . import facts as F
 from . import vocabulary as V
-from .units import _CONCLUSION, _ENUM_GAP, _NARRATION
+from .units import _COMFORT, _CONCLUSION, _COURTESY, _ENUM_GAP, _NARRATION, Unit
 
 
 def _unrelated(left: list[str], right: list[str]) -> tuple[list[str], list[str]]:
@@ -296,3 +296,61 @@ def changed_conclusion(golden: str, new: str) -> tuple[str, str] | None:
     if not (g_only and n_only):
         return None
     return " ".join(g_only), " ".join(n_only)
+
+
+_ONE = re.compile(r"\b(?:one|a|an|single|ein|eine|eins|un|une|uno|una)\b|一", re.IGNORECASE)
+
+
+def _closeness(golden: str, new: str) -> float:
+    """How much of two sentences is the same: the difflib ratio of their content words (negation
+    particles and stopwords left out), of their characters for CJK text."""
+    if re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", golden + new):
+        g_seq, n_seq = list(golden), list(new)
+    else:
+        g_seq, n_seq = (
+            [t for t in V.tokens(text) if t not in V.STOPWORDS and not _polar(t)]
+            for text in (golden, new)
+        )
+    return difflib.SequenceMatcher(None, g_seq, n_seq, autojunk=False).ratio()
+
+
+def _closeness_without(golden: str, new: str, names: tuple[str, str]) -> float:
+    """:func:`_closeness` of two sentences with the tokens of two names (their stems) and every
+    token holding a digit left out (numbers are facts, compared apart)."""
+    stems = [s for s in names if s]
+
+    def kept(text: str) -> str:
+        return " ".join(
+            t
+            for t in V.tokens(text)
+            if not any(t.startswith(s) for s in stems) and not any(c.isdigit() for c in t)
+        )
+
+    return _closeness(kept(golden), kept(new))
+
+
+def courteous(unit: Unit, other: set[str], edge: bool = False) -> bool:
+    """Courtesy: filler, or a courtesy phrase with at most two content words of its own
+    that the other text does not use, none of them polar ("I understand how frustrating it
+    is when calls fail" next to an answer about failing calls; "let me know if you'd like me
+    to open the booking page"); at the answer's start or end (``edge``), also talk between
+    speaker and reader (:attr:`Unit.addressed`) with at most six content words of its own."""
+    if unit.filler:
+        return True
+    if edge and unit.addressed:
+        own = V.content_words(_COMFORT.sub(" ", _COURTESY.sub(" ", unit.text)))
+        novel = [w for w in own if w not in other and w not in _NARRATION]
+        return len(novel) <= 6  # its negative poles are markers: not addressed
+    if unit.rest is None:
+        return False
+    novel = [w for w in unit.rest if w not in other]
+    return len(novel) <= 2 and not any(_polar(w) for w in novel)
+
+
+def named_step(units: list[Unit], i: int, new: str) -> bool:
+    """Golden step ``i`` names something no other golden sentence names, and the ``new`` answer
+    names it too ("Choose Security info." inside "…and open Security info"): it is there."""
+    others = {f.key for k, u in enumerate(units) if k != i for f in u.facts}
+    own = [f for f in units[i].facts if f.kind == "name" and f.key not in others]
+    words = set(V.tokens(new))
+    return bool(own) and all(_name_in(f, words, new) for f in own)

@@ -37,7 +37,9 @@ module compares the two texts *piece by piece* instead:
    sentence with no counterpart whose content words are mostly absent from
    the new text is dropped content; a new sentence with no counterpart that
    brings two or more content words the golden text never used is an added
-   claim. Courtesy and narration (``Sure!``, ``Let me know if…``, ``Gerne!``,
+   claim, unless the two stand in the same place and share content words
+   (:mod:`agentsnap.diff.meaning.slots`): then they are one sentence restated,
+   read for polarity and conclusion like an aligned pair. Courtesy and narration (``Sure!``, ``Let me know if…``, ``Gerne!``,
    ``N'hésitez pas…``, ``ご不明な点があれば…``) is harmless either way.
 
 Two JSON objects or arrays are compared leaf by leaf instead (key order,
@@ -71,14 +73,16 @@ from __future__ import annotations
 
 import difflib
 import math
-import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import facts as F
 from . import vocabulary as V
 from .clues import (
+    _ONE,
     _block_swap,
+    _closeness,
+    _closeness_without,
     _contentful,
     _coverage,
     _enumeration,
@@ -90,12 +94,14 @@ from .clues import (
     _unrelated,
     _weight,
     changed_conclusion,
+    courteous,
     flipped_concepts,
+    named_step,
 )
 from .findings import KIND_LABEL, Finding, Verdict, pair_message
 from .json_answers import json_leaves, json_verdict
+from .slots import restated_pairs
 from .units import (
-    _COMFORT,
     _COURTESY,
     _NARRATION,
     _PASSIVE,
@@ -561,36 +567,32 @@ class _State:
                 pair_message(f"facts differ in this sentence ({what})", g_unit.text, n_unit.text),
             )
 
-    @staticmethod
-    def _courteous(unit: Unit, other: set[str], edge: bool = False) -> bool:
-        """Courtesy: filler, or a courtesy phrase with at most two content words of its own
-        that the other text does not use, none of them polar ("I understand how frustrating it
-        is when calls fail" next to an answer about failing calls; "let me know if you'd like me
-        to open the booking page"); at the answer's start or end (``edge``), also talk between
-        speaker and reader (:attr:`Unit.addressed`) with at most six content words of its own."""
-        if unit.filler:
-            return True
-        if edge and unit.addressed:
-            own = V.content_words(_COMFORT.sub(" ", _COURTESY.sub(" ", unit.text)))
-            novel = [w for w in own if w not in other and w not in _NARRATION]
-            return len(novel) <= 6  # its negative poles are markers: not addressed
-        if unit.rest is None:
-            return False
-        novel = [w for w in unit.rest if w not in other]
-        return len(novel) <= 2 and not any(_polar(w) for w in novel)
-
-    def _named_step(self, i: int) -> bool:
-        """Golden step ``i`` names something no other golden sentence names, and the new answer
-        names it too ("Choose Security info." inside "…and open Security info"): it is there."""
-        others = {f.key for k, u in enumerate(self.g) if k != i for f in u.facts}
-        own = [f for f in self.g[i].facts if f.kind == "name" and f.key not in others]
-        words = set(V.tokens(self.new))
-        return bool(own) and all(_name_in(f, words, self.new) for f in own)
+    def _restated(self) -> tuple[set[int], set[int]]:
+        """Golden and new units that restate each other in the same place (:mod:`.slots`), each
+        pair read for a flipped polarity and a changed conclusion like an aligned one."""
+        g_partner = [self.g_arg[i] if b >= ALIGN else None for i, b in enumerate(self.g_best)]
+        n_partner = [self.n_arg[j] if b >= ALIGN else None for j, b in enumerate(self.n_best)]
+        g_done: set[int] = set()
+        n_done: set[int] = set()
+        for i, j in restated_pairs(g_partner, n_partner, self.g, self.n):
+            before = len(self.findings)
+            self._polarity([i], [j])
+            g, n = self.g[i].text, self.n[j].text
+            changed = changed_conclusion(g, n)
+            if changed:
+                label = f"conclusion changed ({changed[0]} → {changed[1]})"
+                self.add("conclusion", "harmful", g, n, pair_message(label, g, n))
+            elif len(self.findings) == before:
+                self.add("rewording", "harmless", g, n, pair_message("sentence restated", g, n))
+            g_done.add(i)
+            n_done.add(j)
+        return g_done, n_done
 
     def _coverage(self) -> None:
         n_words = {w for u in self.n for w in u.words}
         g_words = {w for u in self.g for w in u.words}
         matched_g: list[tuple[int, int]] = []
+        g_restated, n_restated = self._restated()
         for i, unit in enumerate(self.g):
             aligned = self.g_best[i] >= ALIGN
             mutual = aligned and self.n_arg[self.g_arg[i]] == i
@@ -601,7 +603,9 @@ class _State:
             if aligned:
                 matched_g.append((i, self.g_arg[i]))
                 continue
-            if self._courteous(unit, n_words, edge=i == 0 or i >= len(self.g) - 2):
+            if i in g_restated:
+                continue
+            if courteous(unit, n_words, edge=i == 0 or i >= len(self.g) - 2):
                 self.add(
                     "courtesy",
                     "harmless",
@@ -609,7 +613,9 @@ class _State:
                     "",
                     pair_message("courtesy dropped", unit.text, ""),
                 )
-            elif unit.step and cover < 0.8 and not (cover >= 0.5 and self._named_step(i)):
+            elif (
+                unit.step and cover < 0.8 and not (cover >= 0.5 and named_step(self.g, i, self.new))
+            ):
                 self.add(
                     "step", "harmful", unit.text, "", pair_message("step missing", unit.text, "")
                 )
@@ -623,6 +629,8 @@ class _State:
                     pair_message("sentence dropped", unit.text, ""),
                 )
         for j, unit in enumerate(self.n):
+            if j in n_restated:
+                continue
             aligned = self.n_best[j] >= ALIGN
             mutual = aligned and self.g_arg[self.n_arg[j]] == j
             novel = [
@@ -631,7 +639,7 @@ class _State:
             weight = _weight(novel)
             if aligned and (mutual or weight < 3 or _coverage(unit.words, g_words) >= 0.5):
                 continue
-            if self._courteous(unit, g_words, edge=j == 0 or j >= len(self.n) - 2):
+            if courteous(unit, g_words, edge=j == 0 or j >= len(self.n) - 2):
                 self.add(
                     "courtesy",
                     "harmless",
@@ -683,37 +691,6 @@ class _State:
         else:
             score = 0.93 + 0.06 * q
         return Verdict(round(score, 4), self.findings)
-
-
-_ONE = re.compile(r"\b(?:one|a|an|single|ein|eine|eins|un|une|uno|una)\b|一", re.IGNORECASE)
-
-
-def _closeness(golden: str, new: str) -> float:
-    """How much of two sentences is the same: the difflib ratio of their content words (negation
-    particles and stopwords left out), of their characters for CJK text."""
-    if re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", golden + new):
-        g_seq, n_seq = list(golden), list(new)
-    else:
-        g_seq, n_seq = (
-            [t for t in V.tokens(text) if t not in V.STOPWORDS and not _polar(t)]
-            for text in (golden, new)
-        )
-    return difflib.SequenceMatcher(None, g_seq, n_seq, autojunk=False).ratio()
-
-
-def _closeness_without(golden: str, new: str, names: tuple[str, str]) -> float:
-    """:func:`_closeness` of two sentences with the tokens of two names (their stems) and every
-    token holding a digit left out (numbers are facts, compared apart)."""
-    stems = [s for s in names if s]
-
-    def kept(text: str) -> str:
-        return " ".join(
-            t
-            for t in V.tokens(text)
-            if not any(t.startswith(s) for s in stems) and not any(c.isdigit() for c in t)
-        )
-
-    return _closeness(kept(golden), kept(new))
 
 
 def _argmax(values: list[float]) -> int:

@@ -573,7 +573,7 @@ def polarity(text: str) -> tuple[int, list[str]]:
     # an answer particle ("No, …", "Nein, …", "Non, …") states the answer the rest of the sentence gives
     text = re.sub(r"^\s*(?:no|nein|non|いいえ)\s*[,.!:—-]", " ", text, flags=re.IGNORECASE)
     text = re.sub(
-        r"\b(?:(?:costs?|for|kostet|coûte)\s+(?:nothing|nichts|rien)|without (?:a |any )?(?:charge|fee|cost)s?|"
+        r"\b(?:(?:costs?|for|kostet|coûte)\s+(?:nothing|nichts|rien)|without (?:a |any )?(?:charge|fee|cost)s?|at no (?:extra |additional )?(?:charge|cost)|"
         r"ohne (?:aufpreis|kosten|gebühr)|sans frais|sin (?:coste|costo|cargo))\b",
         " free ",
         text,

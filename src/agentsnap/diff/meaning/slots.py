@@ -1,0 +1,82 @@
+"""A dropped and an added sentence that stand in the same place: one sentence said again in other words.
+
+Units align by their similarity (:mod:`agentsnap.diff.meaning.verdict`, step 2). Without a model,
+that is a character-trigram cosine, so a sentence reworded throughout ("Please keep the damaged
+items until the inspection is done" → "Hold on to the damaged belongings until that visit has
+happened") finds no counterpart and would read as one sentence dropped and another added.
+
+:func:`restated_pairs` pairs such leftovers when the two stand in the same *slot* — between the
+same aligned neighbours, or at the same end of both answers — and share content words; the caller
+still reads the pair for a flipped polarity and a changed conclusion, and the facts of both
+answers are compared as a whole anyway (step 3), so a restated sentence that changed a number
+still fails.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .clues import _concept
+from .units import Unit
+
+__all__ = ["restated_pairs"]
+
+#: least content words a restated pair shares, and least share of the shorter side's words
+SHARED_WORDS = 2
+SHARED_PART = 0.25
+
+
+def restated_pairs(
+    g_partner: Sequence[int | None],
+    n_partner: Sequence[int | None],
+    g_units: Sequence[Unit],
+    n_units: Sequence[Unit],
+) -> list[tuple[int, int]]:
+    """``(golden index, new index)`` of unaligned units that restate each other (module doc).
+
+    ``g_partner[i]`` is the new unit golden unit ``i`` aligned with (None: unaligned), and
+    ``n_partner[j]`` the golden unit new unit ``j`` aligned with. Filler and headings are left
+    out; each unit is in at most one pair, the pair sharing the most words first."""
+    anchors = sorted((i, j) for i, j in enumerate(g_partner) if j is not None)
+    free_n = [
+        j
+        for j, i in enumerate(n_partner)
+        if i is None and j not in {a for _, a in anchors} and _claims(n_units[j])
+    ]
+    scored: list[tuple[int, int, int]] = []
+    for i, partner in enumerate(g_partner):
+        if partner is not None or not _claims(g_units[i]):
+            continue
+        below = [j for a, j in anchors if a < i]
+        above = [j for a, j in anchors if a > i]
+        low = below[-1] if below else -1
+        high = above[0] if above else len(n_units)
+        for j in free_n:
+            if low < j < high:
+                shared = _shared(g_units[i], n_units[j])
+                if shared:
+                    scored.append((shared, i, j))
+    pairs: list[tuple[int, int]] = []
+    used_g: set[int] = set()
+    used_n: set[int] = set()
+    for _, i, j in sorted(scored, key=lambda s: (-s[0], s[1], s[2])):
+        if i not in used_g and j not in used_n:
+            pairs.append((i, j))
+            used_g.add(i)
+            used_n.add(j)
+    return sorted(pairs)
+
+
+def _claims(unit: Unit) -> bool:
+    return not (unit.filler or unit.heading or unit.addressed)
+
+
+def _shared(g: Unit, n: Unit) -> int:
+    """The content words two units share (antonym poles and stems as one), or 0 when too few."""
+    g_concepts = {_concept(w) for w in g.words}
+    n_concepts = {_concept(w) for w in n.words}
+    shared = len(g_concepts & n_concepts)
+    least = min(len(g_concepts), len(n_concepts))
+    if shared >= SHARED_WORDS and shared >= SHARED_PART * least:
+        return shared
+    return 0
