@@ -338,3 +338,14 @@ def test_a_bad_shard_name_is_a_usage_error(recorded: Path, tmp_path: Path) -> No
     res = run(root, "--agentsnap-replay", "--agentsnap-shard", "4/3")
     assert res.returncode == 4  # pytest's usage error
     assert "shard '4/3' (from --agentsnap-shard) is group 4 of 3" in res.stderr
+
+
+def test_a_shard_that_selected_no_test_is_still_a_full_shard(
+    recorded: Path, tmp_path: Path
+) -> None:
+    root = copy_of(recorded, tmp_path)
+    res = run(root, "--agentsnap-replay", "--agentsnap-shard", "3/3", "-k", "no_such_test")
+    assert res.returncode == 5  # pytest: no test ran
+    record = run_record(root)
+    assert record["full_shard"] is True and record["selected"] == []
+    assert set(record["collected"]) == ALL_TESTS and record["report_entries"] == []

@@ -134,14 +134,11 @@ def write_run_record(
     exitstatus: int,
     *,
     extra: Mapping[str, Any] | None = None,
-    files: Mapping[str, str] | None = None,
 ) -> list[str]:
     """Write ``.last_run/run.json`` for ``agentsnap prune``; return the orphans (empty unless a full run).
 
     ``extra``: fields added to (or replacing) the record's, a shard's
-    (:func:`agentsnap.storage.shards.shard_fields`); ``files``: other files
-    written into ``.last_run/`` first (name -> text), so a ``run.json`` is
-    never newer than they are. Writes nothing when the snapshot folder does not exist; a symbolic link
+    (:func:`agentsnap.storage.shards.shard_fields`). Writes nothing when the snapshot folder does not exist; a symbolic link
     where ``.last_run`` should be, or a folder that cannot be written (read-only,
     a file in the way), only warns (:class:`~agentsnap.exceptions.AgentsnapWarning`,
     one line naming the path). Raises nothing else of its own.
@@ -170,8 +167,6 @@ def write_run_record(
         return orphans  # .last_run/ could not be written this run: said once already
     try:
         store.write_last_run_ignore()
-        for name, text in (files or {}).items():
-            store_write(path.with_name(name), text, root=store.root)
         store_write(path, json.dumps(record, indent=2, ensure_ascii=False) + "\n", root=store.root)
     except OSError as exc:  # a read-only folder, a file where .last_run should be: one warning
         store.last_run_unwritable(path, exc)

@@ -7,7 +7,7 @@ selection). One shard never judges orphans: its record (``.last_run/run.json``,
 (the only filtering was the shard's own selection: no ``--ignore``, no
 narrower paths, no ``-x``, exit status 0), the tests it collected (those it
 deselected included: the suite), the tests it ran, and the goldens they used.
-Next to it, ``.last_run/report.json`` holds the run's HTML-report entries.
+It also holds the run's HTML-report entries (``report_entries``).
 
 :func:`check_one_suite` and :func:`merge` read several shards' records
 (:func:`read_shard`) and build one: the shards must be of one suite (same
@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from .store import SnapshotStore
 
 __all__ = [
-    "REPORT_ENTRIES",
     "Merged",
     "ShardMergeError",
     "ShardRun",
@@ -51,8 +50,6 @@ __all__ = [
     "write_shard_record",
 ]
 
-#: the file next to ``run.json`` that holds a shard's HTML-report entries (a JSON list)
-REPORT_ENTRIES = "report.json"
 #: the suite keys that must agree between shards (when both recorded one)
 _SUITE_KEYS = ("commit", "mode", "agentsnap", "snapshot_dir")
 _MERGE_HINT = "Collect every shard's .last_run folder and run `agentsnap report --merge DIR...`"
@@ -72,13 +69,15 @@ def shard_fields(
     selected: set[str],
     used: set[str],
     counts: Mapping[str, int],
+    entries: list[dict[str, Any]],
 ) -> dict[str, Any]:
     """The fields a shard's run record adds to the plain one (and the ones it overrides).
 
     ``problem``: why the shard is not a full shard (None: it is). ``collected``:
     every test the shard collected, deselected ones included; ``selected``:
     those that ran; ``used``: snapshot names the run's tests produced;
-    ``counts``: the summary's counts. The record says ``full_run: false``
+    ``counts``: the summary's counts; ``entries``: the HTML report's entries
+    (:mod:`agentsnap.html_report._entries`). The record says ``full_run: false``
     (a shard alone never finds orphans) and why.
     """
     name = shard.get("name")
@@ -97,6 +96,7 @@ def shard_fields(
         "collected": sorted(collected),
         "selected": sorted(selected),
         "used": sorted(used),
+        "report_entries": entries,
     }
 
 
@@ -112,9 +112,9 @@ def write_shard_record(
     counts: Mapping[str, int],
     entries: str,
 ) -> None:
-    """Write a shard's ``.last_run/run.json`` (:func:`shard_fields`) and its report entries
-    (``entries``, JSON text) next to it; as :func:`agentsnap.storage.orphans.write_run_record`,
-    a folder that cannot be written only warns."""
+    """Write a shard's ``.last_run/run.json`` (:func:`shard_fields`; ``entries``: the report's
+    entries as JSON text); as :func:`agentsnap.storage.orphans.write_run_record`, a folder that
+    cannot be written only warns."""
     fields = shard_fields(
         shard,
         suite,
@@ -123,8 +123,9 @@ def write_shard_record(
         selected=selected,
         used=state.used,
         counts=counts,
+        entries=json.loads(entries),
     )
-    write_run_record(state, config, exitstatus, extra=fields, files={REPORT_ENTRIES: entries})
+    write_run_record(state, config, exitstatus, extra=fields)
 
 
 @dataclass
@@ -185,17 +186,12 @@ def read_shard(given: Path) -> ShardRun:
             f"{path} is the record of a run that was not a shard: run each shard with pytest-split's "
             "`--splits N --group G` or with `--agentsnap-shard NAME`, then merge their .last_run folders"
         )
-    entries_path = folder / REPORT_ENTRIES
-    try:
-        entries = entries_path.read_text(encoding="utf-8")
-        if not isinstance(json.loads(entries), list):
-            raise ValueError("not a JSON list")
-    except (OSError, ValueError) as exc:
+    entries = record.get("report_entries")
+    if not isinstance(entries, list):
         raise ShardMergeError(
-            f"cannot read the report entries {entries_path} of shard {record['shard'].get('name')}: {exc}. "
-            "Upload the whole .last_run folder of each shard"
-        ) from None
-    return ShardRun(given=given, folder=folder, record=record, entries=entries)
+            f"{path} holds no report entries (report_entries): it is not a shard's record"
+        )
+    return ShardRun(given=given, folder=folder, record=record, entries=json.dumps(entries))
 
 
 def check_one_suite(shards: Sequence[ShardRun]) -> None:
