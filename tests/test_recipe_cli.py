@@ -77,5 +77,6 @@ def test_the_recipe_leaves_agentsnaps_own_app_alone(temporary_app: typer.Typer) 
         "prune",
         "record",
         "run",
+        "report",
         "schema",
     ]

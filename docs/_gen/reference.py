@@ -37,6 +37,8 @@ MARKERS = {
 OTHER_ENV = {
     "AGENTSNAP_RECORD": "Set to a true value (`1`, `true`, `yes`): the run records, like `--agentsnap-record`. "
     "`agentsnap record -- CMD` sets it for the command it runs.",
+    "AGENTSNAP_SHARD": "Names this run as one shard of a suite split across machines, like `--agentsnap-shard NAME` "
+    "(the flag wins): `G/N` for group G of N, or any name that tells the shards apart. See the CI recipe.",
     "AGENTSNAP_JUDGE_API_KEY": "API key of the LLM judge. When unset, the key variable matching `judge_base_url` is used "
     "(table below); with no key at all the judge is off and the offline meaning check scores texts.",
     "AGENTSNAP_EMBEDDING_THREADS": "Threads of the embedding model (a whole number >= 1). Default: 1 under pytest-xdist, "

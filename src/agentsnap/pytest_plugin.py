@@ -16,6 +16,7 @@ Flags::
     --agentsnap-force        an unreadable snapshot file counts as missing and is overwritten
     --agentsnap-runs N       live: run each test N times, pass on its pass rate (min_pass_rate)
     --agentsnap-replay-run K replay: serve kept failing live sample K instead of the golden
+    --agentsnap-shard NAME   this run is one shard of a suite split across machines
 
 Environment: ``AGENTSNAP_MODE=replay|record|live`` and ``AGENTSNAP_RECORD=1``
 set the mode (for subprocesses, e.g. ``agentsnap record``); ``CI`` switches on
@@ -136,6 +137,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="agentsnap_report",
         metavar="PATH",
         help="Write a self-contained HTML report of every snapshot the run touched to PATH (relative to the current directory).",
+    )
+    group.addoption(
+        "--agentsnap-shard",
+        default=None,
+        dest="agentsnap_shard",
+        metavar="NAME",
+        help="This run is one shard of a suite split across machines (G/N for group G of N, or any name; "
+        "env AGENTSNAP_SHARD). Found on its own from pytest-split's --splits/--group. A shard's run record "
+        "never marks orphans: `agentsnap report --merge DIR...` merges the shards' .last_run folders.",
     )
     group.addoption(
         "--agentsnap-runs",
@@ -420,6 +430,7 @@ def pytest_deselected(items: list[pytest.Item]) -> None:
         state = _session(items[0].config)
         if state is not None:
             state.deselected += len(items)
+            state.deselected_ids.update(item.nodeid for item in items)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -427,6 +438,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if state is None:
         return
     state.note_http_totals()
+    state.selected.update(item.nodeid for item in getattr(session, "items", None) or ())
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:  # an xdist worker: hand everything to the controller
         from ._pytest.xdist import publish
@@ -436,9 +448,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if (
         state.settings.snapshot_path.is_dir()
     ):  # else there is nothing to record (and no import to pay)
-        from .storage.orphans import write_run_record
+        if state.shard is not None:
+            state.write_shard_record(int(exitstatus))
+        else:
+            from .storage.orphans import write_run_record
 
-        state.orphans = write_run_record(state, session.config, int(exitstatus))
+            state.orphans = write_run_record(state, session.config, int(exitstatus))
     if state.budget_rows and state.settings.budgets.get("max_run_cost") is not None:
         from ._pytest.run_budget import over_run_cost
 

@@ -116,7 +116,8 @@ class AgentsnapSession:
     ``counts``: the summary's counts by :data:`~agentsnap.lifecycle.OutcomeAction`
     (plus ``_http_requests`` / ``_uncaptured``, the never-silent line's totals).
     ``used`` / ``collected`` / ``deselected`` / ``orphans``: orphan detection
-    (:mod:`agentsnap.storage.orphans`). ``claimed``: node ids of tests that used the
+    (:mod:`agentsnap.storage.orphans`); ``shard``, ``selected``, ``deselected_ids``: a
+    shard's record (:mod:`agentsnap.storage.shards`). ``claimed``: node ids of tests that used the
     fixture's blocks (no auto-snapshot for them). ``owners``: snapshot name →
     the node id of the test that uses it (one test per name). ``name_clashes``:
     node id → why it fails at setup (its marker name is another test's too).
@@ -137,6 +138,12 @@ class AgentsnapSession:
         self.collected: set[str] = set()
         self.deselected = 0
         self.orphans: list[str] = []
+        #: node ids of the tests that ran (``session.items``) and of those deselected: a shard's
+        #: record lists both (:mod:`agentsnap.storage.shards`)
+        self.selected: set[str] = set()
+        self.deselected_ids: set[str] = set()
+        #: this run's shard (:func:`agentsnap._pytest.shard_identity.detect`), None: the whole suite
+        self.shard: dict[str, object] | None = None
         self.claimed: set[str] = set()
         self.owners: dict[str, str] = {}
         self.name_clashes: dict[str, str] = {}
@@ -432,6 +439,25 @@ class AgentsnapSession:
 
         return observe
 
+    def write_shard_record(self, exitstatus: int) -> None:
+        """Write this shard's run record and report entries into ``.last_run/``
+        (:func:`agentsnap.storage.shards.write_shard_record`); :attr:`shard` must be set."""
+        from ..storage.shards import write_shard_record
+        from .shard_identity import suite_of
+
+        assert self.shard is not None
+        write_shard_record(
+            self,
+            self.config,
+            exitstatus,
+            shard=self.shard,
+            suite=suite_of(self.config, self.settings),
+            collected=self.collected | self.deselected_ids | self.selected,
+            selected=self.selected,
+            counts=self.counts,
+            entries=self.report.to_json() if self.report is not None else "[]",
+        )
+
     def count(self, action: str, name: str | None = None) -> None:
         """Count a bare outcome (the ``(action, name)`` form blocks once reported): :meth:`tally`,
         and a row in the HTML report when nothing else gave the name one. Raises ``ValueError``
@@ -506,7 +532,8 @@ def start_session(
 
     ``mode``: the mode a flag chose (None: none did); ``report``: the
     ``--agentsnap-report`` path. Blocks built without ``mode=`` follow the
-    flag's mode; ``--agentsnap-report`` starts the HTML report's collector;
+    flag's mode; ``--agentsnap-report`` (or a shard run: :mod:`.shard_identity`) starts
+    the HTML report's collector;
     ``instrument`` installs the capture hooks; replay sets placeholder API
     keys and keeps the run offline (:func:`guard_run`).
     """
@@ -516,7 +543,11 @@ def start_session(
         from ..recorder import force_mode
 
         force_mode(mode)  # AgentAsserter blocks the tests build themselves follow the flag too
-    if report:
+    if _may_be_shard(config):
+        from .shard_identity import detect
+
+        session.shard = detect(config)
+    if report or session.shard is not None:  # a shard keeps its entries for `report --merge`
         from ..html_report._collect import ReportCollector
 
         session.report = ReportCollector(report, base=config.invocation_params.dir).start()
@@ -532,6 +563,16 @@ def start_session(
         allow_calls_outside_tests(config)
         unguard_run(config)
     return session
+
+
+def _may_be_shard(config: pytest.Config) -> bool:
+    """Whether the run may be a shard (:mod:`.shard_identity` decides): a shard name is given,
+    or pytest-split's ``--splits`` is (read without importing anything for the other runs)."""
+    return bool(
+        config.getoption("agentsnap_shard", None)
+        or os.environ.get("AGENTSNAP_SHARD", "").strip()
+        or config.getoption("splits", None)
+    )
 
 
 def end_session(config: pytest.Config) -> None:

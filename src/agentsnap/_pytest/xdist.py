@@ -30,6 +30,9 @@ class WorkerPayload(TypedDict):
     used: list[str]
     collected: list[str]
     deselected: int
+    #: node ids the worker ran and deselected (a shard's record)
+    selected: list[str]
+    deselected_ids: list[str]
     #: the HTML report's entries as JSON (``ReportCollector.to_json``), None without a report
     report: str | None
     #: snapshot file -> what re-recording it changed (``AgentsnapSession.rerecorded``)
@@ -48,6 +51,8 @@ def publish(state: AgentsnapSession, workeroutput: MutableMapping[str, Any]) -> 
         used=sorted(state.used),
         collected=sorted(state.collected),
         deselected=state.deselected,
+        selected=sorted(state.selected),
+        deselected_ids=sorted(state.deselected_ids),
         report=state.report.to_json() if state.report is not None else None,
         rerecorded=dict(state.rerecorded),
         runs=dict(state.run_stats),
@@ -70,6 +75,8 @@ def merge(state: AgentsnapSession, workeroutput: Mapping[str, Any] | None) -> No
     state.used.update(payload.get("used") or ())
     state.collected.update(payload.get("collected") or ())
     state.deselected += int(payload.get("deselected") or 0)
+    state.selected.update(payload.get("selected") or ())
+    state.deselected_ids.update(payload.get("deselected_ids") or ())
     state.rerecorded.update(payload.get("rerecorded") or {})
     state.run_stats.update(payload.get("runs") or {})
     state.budget_rows.extend(payload.get("budget_rows") or ())

@@ -3,7 +3,7 @@
 ``main()`` is the console-script entry point (``agentsnap = "agentsnap.cli:main"``);
 ``app`` is the :class:`typer.Typer` application, for tests and embedding.
 Commands: ``list``, ``show``, ``diff``, ``approve``, ``update``, ``rm``,
-``record``, ``run`` — see ``agentsnap COMMAND --help`` for each one's exit codes.
+``prune``, ``record``, ``run``, ``report``, ``schema`` — see ``agentsnap COMMAND --help`` for each one's exit codes.
 
 Only typer and rich are imported with this package; the diff layer and the
 provider codecs load when a command needs them.

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 # each module registers its commands on import; this order is the order --help lists them
 # isort: off
-from . import _browse, _decide, _runs, _reference  # noqa: F401
+from . import _browse, _decide, _runs, _merge, _reference  # noqa: F401
 
 # isort: on
 from ._command import app

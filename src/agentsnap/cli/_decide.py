@@ -210,6 +210,9 @@ def prune(
     Orphans come only from the last full, unfiltered, failure-free pytest run
     (no -k/-m, deselection, --ignore or narrower paths), which records them in
     .last_run/run.json; a filtered or failing run is refused, never guessed from.
+    A suite run as shards: one shard's record is refused; `agentsnap report
+    --merge DIR...` writes the record of all shards together, and prune then
+    deletes the orphans of their union.
 
     \b
     Exit codes:
@@ -225,8 +228,22 @@ def prune(
         raise CliError(
             f"no run record in {root / '.last_run'}: run the whole test suite once (`pytest`), then `agentsnap prune`."
         )
+    shard = record_.get("shard")
+    if isinstance(shard, dict):
+        raise CliError(
+            f"the last pytest run here was one shard ({shard.get('name')}, from {shard.get('source')}) "
+            f"of a suite split across machines; one shard cannot tell orphans: the goldens other shards "
+            f"use look unused. Nothing was deleted. Collect every shard's .last_run folder, run "
+            f"`agentsnap report --merge DIR...` (it writes the merged record into {root / '.last_run'}), "
+            "then `agentsnap prune`."
+        )
     if not record_.get("full_run"):
         why = record_.get("not_full_because") or "it was not a full run"
+        if record_.get("merged_from"):
+            raise CliError(
+                f"the merged shards' run cannot tell orphans: {why}. Nothing was deleted. Merge the "
+                "shards of one full, passing run (`agentsnap report --merge DIR...`), then `agentsnap prune`."
+            )
         raise CliError(
             f"the last pytest run cannot tell orphans apart from filtered tests: {why}. Run the whole suite with no filters, then `agentsnap prune`."
         )

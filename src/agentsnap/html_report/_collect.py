@@ -28,12 +28,13 @@ class ReportCollector:
     """The entries of one run, by snapshot name, and where the page goes."""
 
     def __init__(
-        self, path: str | os.PathLike[str], *, base: str | os.PathLike[str] | None = None
+        self, path: str | os.PathLike[str] | None, *, base: str | os.PathLike[str] | None = None
     ) -> None:
-        target = Path(path)
-        if not target.is_absolute():
-            target = Path(base or Path.cwd()) / target
-        self.path = target
+        #: where the page goes; None: no page, the entries are kept for a shard's run record
+        self.path: Path | None = None
+        if path is not None:
+            target = Path(path)
+            self.path = target if target.is_absolute() else Path(base or Path.cwd()) / target
         self.entries: dict[str, dict[str, Any]] = {}
         self.written: Path | None = None
         self.error: str | None = None
@@ -95,9 +96,12 @@ class ReportCollector:
 
     # -- the page ---------------------------------------------------------------------
     def write(self, meta: Mapping[str, Any] | None = None) -> Path | None:
-        """Write the page; on failure keep the message in :attr:`error` and return None."""
+        """Write the page; on failure keep the message in :attr:`error` and return None (also
+        when there is no :attr:`path`)."""
         from . import ReportError, write_report
 
+        if self.path is None:
+            return None
         try:
             self.written = write_report(self.path, list(self.entries.values()), meta=meta)
         except ReportError as exc:

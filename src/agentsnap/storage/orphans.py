@@ -16,13 +16,17 @@ snapshots with free-form names (``AgentRecorder("my_agent")``), are never
 orphaned: the run cannot know about them.
 
 Each finished run writes ``<snapshot_dir>/.last_run/run.json`` (only when the
-snapshot folder exists); ``agentsnap prune`` reads it.
+snapshot folder exists); ``agentsnap prune`` reads it. A run that is one shard
+of a suite split across machines never marks orphans: its record says which
+shard it was, and ``agentsnap report --merge`` finds the orphans of all
+shards together (:mod:`agentsnap.storage.shards`).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -58,14 +62,23 @@ class RunState(Protocol):
     used: set[str]
 
 
-def full_run_problem(config: pytest.Config, exitstatus: int, deselected: int) -> str | None:
-    """Why this pytest run cannot be used to find orphans (the module doc's rules), or None when it can."""
+def full_run_problem(
+    config: pytest.Config, exitstatus: int, deselected: int, *, selection_ok: bool = False
+) -> str | None:
+    """Why this pytest run cannot be used to find orphans (the module doc's rules), or None when it can.
+
+    ``selection_ok``: the run is one shard of a suite (:mod:`agentsnap.storage.shards`), whose own
+    selection (``-k``/``-m``, deselection) is allowed: the merge checks every test ran in some shard.
+    """
     opt = config.option
-    if getattr(opt, "keyword", "") or getattr(opt, "markexpr", ""):
+    filtered = bool(getattr(opt, "keyword", "") or getattr(opt, "markexpr", ""))
+    if filtered and not selection_ok:
         return "tests were filtered with -k or -m"
-    if deselected:
+    if deselected and not selection_ok:
         return f"{deselected} test(s) were deselected (--deselect, --lf …)"
-    if exitstatus != 0:
+    if exitstatus != 0 and not (
+        selection_ok and exitstatus == 5
+    ):  # 5: a shard that selected no test
         return f"the run did not pass (exit status {exitstatus})"
     if getattr(opt, "collectonly", False):
         return "--collect-only runs no tests"
@@ -115,10 +128,17 @@ def find_orphans(
     )
 
 
-def write_run_record(state: RunState, config: pytest.Config, exitstatus: int) -> list[str]:
+def write_run_record(
+    state: RunState,
+    config: pytest.Config,
+    exitstatus: int,
+    *,
+    extra: Mapping[str, Any] | None = None,
+) -> list[str]:
     """Write ``.last_run/run.json`` for ``agentsnap prune``; return the orphans (empty unless a full run).
 
-    Writes nothing when the snapshot folder does not exist; a symbolic link
+    ``extra``: fields added to (or replacing) the record's, a shard's
+    (:func:`agentsnap.storage.shards.shard_fields`). Writes nothing when the snapshot folder does not exist; a symbolic link
     where ``.last_run`` should be, or a folder that cannot be written (read-only,
     a file in the way), only warns (:class:`~agentsnap.exceptions.AgentsnapWarning`,
     one line naming the path). Raises nothing else of its own.
@@ -127,14 +147,17 @@ def write_run_record(state: RunState, config: pytest.Config, exitstatus: int) ->
     if not store.root.is_dir():
         return []
     problem = full_run_problem(config, exitstatus, state.deselected)
+    if extra is not None and extra.get("full_run") is False:
+        problem = str(extra.get("not_full_because"))
     rootdir = Path(str(config.rootpath))
     orphans = [] if problem else find_orphans(store, state.collected, state.used, rootdir)
-    record = {
+    record: dict[str, Any] = {
         "finished_at": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
         "full_run": problem is None,
         "not_full_because": problem,
         "rootdir": str(rootdir),
         "orphans": orphans,
+        **(extra or {}),
     }
     from ..exceptions import SnapshotFormatError
     from .atomic import store_write
@@ -158,7 +181,7 @@ def write_run_record(state: RunState, config: pytest.Config, exitstatus: int) ->
             AgentsnapWarning(f"{exc} (the run record for `agentsnap prune` was not written)"),
             stacklevel=2,
         )
-    return orphans
+    return list(record["orphans"])
 
 
 def read_run_record(root: Path) -> dict[str, Any] | None:

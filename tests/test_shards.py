@@ -1,0 +1,351 @@
+"""A suite split across CI machines: shards' run records, `agentsnap report --merge`, prune from the union.
+
+The inner project is the HTML report's (``tests/test_report_html.py``): the fake
+OpenAI server and a weather agent on the plain ``openai`` SDK, four tests, three
+goldens. It is recorded once; each test copies it, runs it unsharded and as
+three shards (pytest-split ``--splits 3 --group G``, group 2 under xdist
+``-n 2``; or ``--agentsnap-shard NAME`` with ``-k``), copies each shard's
+``.last_run`` folder as a CI job uploads it, and merges them with the CLI.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import Result
+from typer.testing import CliRunner
+
+from agentsnap.cli import app
+from agentsnap.storage.store import SnapshotStore
+from tests._support.ci import CI_MARKERS
+from tests.test_report_html import (
+    AGENT_LIB,
+    CONFTEST,
+    DRIFT_SCENARIO,
+    FAKE_PROVIDER,
+    GOLDEN_SCENARIO,
+    GREETING,
+    QUIET_PLUGINS,
+    TEST_AGENTS,
+    TRIP,
+    WEATHER,
+    _summary_rows,
+    parse,
+    set_scenario,
+)
+
+pytest.importorskip("pytest_split")
+
+ALL_TESTS = {WEATHER, TRIP, GREETING, "test_agents.py::test_no_llm"}
+#: pytest-split's algorithm that puts at least one test in each of the 3 groups of these 4 tests
+SPLIT = ("--splitting-algorithm", "least_duration")
+
+
+def run(
+    root: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``python -m pytest ARGS`` in the inner project: local (not CI), outside any outer xdist run."""
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in CI_MARKERS
+        and not k.startswith(
+            ("AGENTSNAP_", "PYTEST_XDIST", "PYTEST_CURRENT_TEST", "PYTEST_ADDOPTS")
+        )
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", *QUIET_PLUGINS, *args],
+        cwd=root,
+        env={**clean, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def cli(*args: str) -> Result:
+    return CliRunner().invoke(app, list(args))
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("recorded")
+    (root / "fake_provider.py").write_text(
+        FAKE_PROVIDER.read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    (root / "conftest.py").write_text(CONFTEST, encoding="utf-8")
+    (root / "agent_lib.py").write_text(AGENT_LIB, encoding="utf-8")
+    (root / "test_agents.py").write_text(TEST_AGENTS, encoding="utf-8")
+    set_scenario(root, GOLDEN_SCENARIO)
+    done = run(root, "--agentsnap-record")
+    assert done.returncode == 0, done.stdout + done.stderr
+    return root
+
+
+def copy_of(recorded: Path, tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    shutil.copytree(recorded, root)
+    return root
+
+
+def snaps(root: Path) -> Path:
+    return root / "__agent_snapshots__"
+
+
+def run_record(root: Path) -> dict:
+    return json.loads((snaps(root) / ".last_run" / "run.json").read_text(encoding="utf-8"))
+
+
+def run_shard(root: Path, name: str, *args: str, env: dict[str, str] | None = None) -> Path:
+    """Run one shard, then copy its .last_run folder to ``root/artefacts/NAME`` (the CI upload)."""
+    done = run(root, *args, env=env)
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    target = root / "artefacts" / name
+    shutil.copytree(snaps(root) / ".last_run", target)
+    return target
+
+
+def split_shards(root: Path, mode: str) -> list[Path]:
+    """The suite as pytest-split's three groups (group 2 with two xdist workers)."""
+    return [
+        run_shard(
+            root,
+            str(g),
+            mode,
+            "--splits",
+            "3",
+            "--group",
+            str(g),
+            *SPLIT,
+            *(("-n", "2") if g == 2 else ()),
+        )
+        for g in (1, 2, 3)
+    ]
+
+
+def names(root: Path) -> set[str]:
+    return {s.name for s in SnapshotStore(snaps(root)).list()}
+
+
+def test_three_shards_merged_give_the_unsharded_runs_report(recorded: Path, tmp_path: Path) -> None:
+    root = copy_of(recorded, tmp_path)
+    store = SnapshotStore(snaps(root))
+    greeting = store.load(GREETING)
+    assert greeting is not None
+    greeting.approved = False
+    store.save(greeting)
+    set_scenario(root, DRIFT_SCENARIO)
+    whole = run(root, "--agentsnap-live", "--agentsnap-report=whole.html")
+    assert whole.returncode == 1, whole.stdout + whole.stderr
+
+    shards = split_shards(root, "--agentsnap-live")
+    records = [json.loads((d / "run.json").read_text(encoding="utf-8")) for d in shards]
+    assert [r["shard"] for r in records] == [
+        {"name": f"{g}/3", "group": g, "splits": 3, "source": "pytest-split"} for g in (1, 2, 3)
+    ]
+    assert all(set(r["collected"]) == ALL_TESTS and r["orphans"] == [] for r in records)
+    assert set().union(*(r["selected"] for r in records)) == ALL_TESTS
+    assert sum(len(r["selected"]) for r in records) == len(ALL_TESTS)  # each test in one shard
+    assert records[1]["selected"]  # the xdist shard ran tests, and its workers' parts were merged
+
+    merged = cli(
+        "report",
+        "--merge",
+        *map(str, shards),
+        "--html",
+        str(root / "merged.html"),
+        "--json",
+        str(root / "merged.json"),
+        "--into",
+        str(snaps(root)),
+    )
+    assert merged.exit_code == 0, merged.output
+    whole_rows = _summary_rows(parse((root / "whole.html").read_text(encoding="utf-8")))
+    merged_rows = _summary_rows(parse((root / "merged.html").read_text(encoding="utf-8")))
+    assert merged_rows == whole_rows
+    assert {name: state for name, (state, _) in merged_rows.items()} == {
+        WEATHER: "failed",
+        TRIP: "failed",
+        GREETING: "pending",
+    }
+    facts = json.loads((root / "merged.json").read_text(encoding="utf-8"))
+    assert facts["tests"] == {"collected": 4, "ran": 4}
+    assert facts["counts"]["failed"] == 2 and facts["counts"]["pending"] == 1
+    assert set(facts["failures"]) == {WEATHER, TRIP}
+    assert (
+        f"  failed  {WEATHER}: " in merged.output
+        and "snapshots: 2 failed, 1 pending" in merged.output
+    )
+    # failing shards are not full shards: the merged record judges no orphans, prune deletes nothing
+    assert (
+        facts["full_run"] is False
+        and "was not a full shard: the run did not pass" in facts["not_full_because"]
+    )
+    refused = cli("prune", "--yes", "--dir", str(snaps(root)))
+    assert refused.exit_code == 1 and "merged shards' run cannot tell orphans" in refused.output
+    assert names(root) == {WEATHER, TRIP, GREETING}
+
+
+@pytest.fixture
+def orphaned(recorded: Path, tmp_path: Path) -> Path:
+    """A copy of the project whose test_greeting was deleted: its golden is the one orphan."""
+    root = copy_of(recorded, tmp_path)
+    source = (root / "test_agents.py").read_text(encoding="utf-8")
+    start = source.index("def test_greeting")
+    end = source.index("def test_no_llm")
+    (root / "test_agents.py").write_text(source[:start] + source[end:], encoding="utf-8")
+    return root
+
+
+def test_prune_after_one_shard_deletes_nothing_and_after_the_merge_exactly_the_orphans(
+    orphaned: Path,
+) -> None:
+    root = orphaned
+    whole = run(root, "--agentsnap-replay")
+    assert whole.returncode == 0, whole.stdout + whole.stderr
+    assert run_record(root)["orphans"] == [GREETING]  # what the unsharded run finds
+
+    shards = split_shards(root, "--agentsnap-replay")
+    for shard in shards:
+        record = json.loads((shard / "run.json").read_text(encoding="utf-8"))
+        assert (
+            record["full_run"] is False and record["full_shard"] is True and record["orphans"] == []
+        )
+    assert run_record(root)["shard"]["name"] == "3/3"
+    one = cli("prune", "--yes", "--dir", str(snaps(root)))
+    assert one.exit_code == 1, one.output
+    assert (
+        "one shard (3/3, from pytest-split)" in one.output
+        and "agentsnap report --merge" in one.output
+    )
+    assert "Nothing was deleted" in one.output
+    assert names(root) == {WEATHER, TRIP, GREETING}
+
+    merged = cli("report", "--merge", *map(str, shards), "--into", str(snaps(root)))
+    assert merged.exit_code == 0, merged.output
+    assert "Merged 3 shards (1/3, 2/3, 3/3): 3 of 3 tests ran." in merged.output
+    assert "orphans: 1 (`agentsnap prune` deletes them)" in merged.output
+    record = run_record(root)
+    assert record["full_run"] is True and record["orphans"] == [GREETING]
+    assert [m["shard"]["name"] for m in record["merged_from"]] == ["1/3", "2/3", "3/3"]
+    done = cli("prune", "--yes", "--dir", str(snaps(root)))
+    assert done.exit_code == 0 and "deleted 1 snapshot" in done.output, done.output
+    assert names(root) == {WEATHER, TRIP}
+
+
+def test_named_shards_with_their_own_selection(orphaned: Path) -> None:
+    root = orphaned
+    a = run_shard(root, "a", "--agentsnap-replay", "--agentsnap-shard", "a", "-k", "weather")
+    b = run_shard(
+        root, "b", "--agentsnap-replay", "-k", "not weather", env={"AGENTSNAP_SHARD": "b"}
+    )
+    shard_b = json.loads((b / "run.json").read_text(encoding="utf-8"))["shard"]
+    assert shard_b == {"name": "b", "group": None, "splits": None, "source": "AGENTSNAP_SHARD"}
+
+    alone = cli("report", "--merge", str(a), "--into", str(snaps(root)))
+    assert alone.exit_code == 0, alone.output
+    assert run_record(root)["full_run"] is False
+    assert "orphans: not judged: 2 test(s) ran in no shard" in alone.output
+    assert cli("prune", "--yes", "--dir", str(snaps(root))).exit_code == 1
+    assert names(root) == {WEATHER, TRIP, GREETING}
+
+    both = cli("report", "--merge", str(a), str(b), "--into", str(snaps(root)))
+    assert both.exit_code == 0, both.output
+    assert run_record(root)["orphans"] == [GREETING]
+    assert cli("prune", "--yes", "--dir", str(snaps(root))).exit_code == 0
+    assert names(root) == {WEATHER, TRIP}
+
+
+def test_merge_refuses_missing_duplicate_and_foreign_folders(
+    orphaned: Path, tmp_path: Path
+) -> None:
+    root = orphaned
+    unsharded = run(root, "--agentsnap-replay")
+    assert unsharded.returncode == 0
+    plain = root / "artefacts" / "plain"
+    shutil.copytree(snaps(root) / ".last_run", plain)
+    one, two, three = split_shards(root, "--agentsnap-replay")
+    again = root / "artefacts" / "2-again"
+    shutil.copytree(two, again)
+    empty = tmp_path / "not-agentsnap"
+    empty.mkdir()
+    (empty / "notes.txt").write_text("hello", encoding="utf-8")
+    before = (snaps(root) / ".last_run" / "run.json").read_bytes()
+    cases = {
+        (str(one), str(three)): ["missing shard 2/3", f"1/3 ({one})", f"3/3 ({three})"],
+        (str(one), str(two), str(three), str(again)): [
+            "shard 2/3 is given twice",
+            str(two),
+            str(again),
+        ],
+        (str(one), str(empty), str(two), str(three)): [str(empty), "holds no agentsnap run record"],
+        (str(plain),): [str(plain / "run.json"), "not a shard"],
+        (str(tmp_path / "nowhere"),): [str(tmp_path / "nowhere"), "is not a folder"],
+    }
+    for dirs, expected in cases.items():
+        res = cli("report", "--merge", *dirs, "--into", str(snaps(root)))
+        assert res.exit_code == 1, res.output
+        text = " ".join(res.output.split())
+        assert all(" ".join(e.split()) in text for e in expected), (expected, res.output)
+        assert "Nothing was merged" in text
+    # nothing was written: the last shard's record is still there
+    assert (snaps(root) / ".last_run" / "run.json").read_bytes() == before
+    usage = cli("report", str(one))
+    assert usage.exit_code == 2
+
+
+def test_shards_of_different_runs_are_refused(orphaned: Path) -> None:
+    root = orphaned
+    one = run_shard(
+        root,
+        "1",
+        "--agentsnap-replay",
+        "--agentsnap-shard",
+        "1/2",
+        "-k",
+        "weather",
+        env={"GITHUB_SHA": "a" * 40},
+    )
+    two = run_shard(
+        root,
+        "2",
+        "--agentsnap-replay",
+        "--agentsnap-shard",
+        "2/2",
+        "-k",
+        "not weather",
+        env={"GITHUB_SHA": "b" * 40},
+    )
+    res = cli("report", "--merge", str(one), str(two), "--into", str(snaps(root)))
+    assert res.exit_code == 1
+    text = " ".join(res.output.split())
+    assert (
+        "not of one suite run" in text
+        and f"commit {'a' * 40}" in text
+        and f"commit {'b' * 40}" in text
+    )
+
+
+def test_a_bad_shard_name_is_a_usage_error(recorded: Path, tmp_path: Path) -> None:
+    root = copy_of(recorded, tmp_path)
+    res = run(root, "--agentsnap-replay", "--agentsnap-shard", "4/3")
+    assert res.returncode == 4  # pytest's usage error
+    assert "shard '4/3' (from --agentsnap-shard) is group 4 of 3" in res.stderr
+
+
+def test_a_shard_that_selected_no_test_is_still_a_full_shard(
+    recorded: Path, tmp_path: Path
+) -> None:
+    root = copy_of(recorded, tmp_path)
+    res = run(root, "--agentsnap-replay", "--agentsnap-shard", "3/3", "-k", "no_such_test")
+    assert res.returncode == 5  # pytest: no test ran
+    record = run_record(root)
+    assert record["full_shard"] is True and record["selected"] == []
+    assert set(record["collected"]) == ALL_TESTS and record["report_entries"] == []
