@@ -269,7 +269,7 @@ def flipped_concepts(golden: str, new: str) -> list[str]:
 
 #: a weaker cue, enough on one side when the other has a cue of :data:`_CONCLUSION`
 _CONCLUSION_WEAK = re.compile(
-    r"\b(?:so (?:you|we|this|the|it)|you should|we will|we'll|you can|fits|vous pouvez|"
+    r"\b(?:so (?:you|we|this|the|it)|we will|we'll|you can|fits|vous pouvez|"
     r"sie können|puede|puedes)\b",
     re.IGNORECASE,
 )

@@ -105,6 +105,7 @@ _ADDRESSING = re.compile(
 #: is the conclusion itself
 _CONCLUSION = re.compile(
     r"\b(?:recommend\w*|therefore|thus|hence|verdict|conclusion|decision|is the better|better option|"
+    r"you should|we suggest|i suggest|"
     r"daher|deshalb|somit|empfehl\w*|fazit|"
     r"donc|recommand\w*|il est préférable|par conséquent|mieux vaut|"
     r"por lo tanto|así que|por eso|conviene|recomiendo|recomendación)\b|"

@@ -1,0 +1,518 @@
+"""The reading of one pair of answers: alignment, facts, polarity, roles, edits, coverage.
+
+:class:`Reading` holds two answers' units and their similarity matrix and finds each
+difference as a :class:`~agentsnap.diff.meaning.findings.Finding` (steps 2–5 of
+:mod:`agentsnap.diff.meaning.verdict`, which builds the units, batches the model calls and
+asks about the one-word edits this leaves in :attr:`Reading.replaced`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+
+from . import facts as F
+from . import vocabulary as V
+from .clues import (
+    _ONE,
+    _block_swap,
+    _closeness,
+    _closeness_without,
+    _contentful,
+    _coverage,
+    _enumeration,
+    _listed,
+    _name_in,
+    _polar,
+    _related,
+    _surface,
+    _unrelated,
+    _weight,
+    changed_conclusion,
+    courteous,
+    flipped_concepts,
+    named_step,
+)
+from .findings import KIND_LABEL, Finding, Verdict, pair_message
+from .slots import restated_pairs
+from .units import _CONCLUSION, _COURTESY, _NARRATION, _PASSIVE, Unit, _flat
+
+__all__ = ["ALIGN", "COVERED", "Reading"]
+
+#: least similarity (max of MiniLM cosine and trigram cosine) for two units to align
+ALIGN = 0.5
+#: a unit whose content words the other text covers at least this much is not dropped/added
+COVERED = 0.6
+
+
+class Reading:
+    """The reading of one pair of answers (:mod:`agentsnap.diff.meaning.verdict`, steps 2–5):
+    ``run`` finds the differences, ``verdict`` scores them; ``replaced`` are the one-word edits
+    whose synonymy the caller asks the model about."""
+
+    def __init__(
+        self, golden: str, new: str, g: list[Unit], n: list[Unit], sims: list[list[float]]
+    ) -> None:
+        self.golden, self.new, self.g, self.n, self.sims = golden, new, g, n, sims
+        self.findings: list[Finding] = []
+        self.replaced: list[tuple[str, str]] = []
+        self.replaced_units: list[tuple[str, str]] = []
+        self.g_best = [max(row) if row else 0.0 for row in sims] if n else [0.0] * len(g)
+        self.n_best = [max(sims[i][j] for i in range(len(g))) if g else 0.0 for j in range(len(n))]
+        self.g_arg = [row.index(max(row)) if row else -1 for row in sims] if n else [-1] * len(g)
+        self.n_arg = [_argmax([sims[i][j] for i in range(len(g))]) for j in range(len(n))]
+
+    def add(self, kind: str, severity: str, g: str, n: str, message: str) -> None:
+        self.findings.append(Finding(kind, severity, g, n, message))
+
+    # ------------------------------------------------------------------ steps
+    def run(self) -> None:
+        if _flat(self.golden) == _flat(self.new):
+            self.add("format", "harmless", "", "", "only formatting, case or punctuation differ")
+            return
+        g_empty = self.golden.strip().casefold() in ("", "null")
+        n_empty = self.new.strip().casefold() in ("", "null")
+        if g_empty != n_empty:
+            side = "golden" if g_empty else "new"
+            self.add(
+                "empty",
+                "harmful",
+                self.golden,
+                self.new,
+                pair_message(f"the {side} answer is empty", self.golden, self.new),
+            )
+            return
+        self._facts()
+        groups = self._groups()
+        g_real = [u for u in self.g if not u.filler and u.text.casefold() != "null"]
+        n_real = [u for u in self.n if not u.filler and u.text.casefold() != "null"]
+        shared = any(
+            F.facts_match(a, b) for u in self.g for a in u.facts for v in self.n for b in v.facts
+        )
+        if (
+            not groups
+            and (g_real or n_real)
+            and not shared
+            and not (self._covered(self.g, self.n) or self._covered(self.n, self.g))
+        ):
+            g = " ".join(u.text for u in self.g)
+            n = " ".join(u.text for u in self.n)
+            self.add(
+                "different",
+                "harmful",
+                g,
+                n,
+                pair_message("a different answer: no sentence has a counterpart", g, n),
+            )
+            return
+        for g_ids, n_ids in groups:
+            if [self.g[i].text for i in g_ids] == [self.n[j].text for j in n_ids]:
+                continue  # unchanged sentences
+            self._polarity(g_ids, n_ids)
+            if len(g_ids) == 1 and len(n_ids) == 1:
+                self._edits(g_ids[0], n_ids[0])
+        self._conclusion()
+        self._coverage()
+
+    def _facts(self) -> None:
+        g_text_words = set(V.tokens(self.golden))
+        n_text_words = set(V.tokens(self.new))
+        missing: dict[str, list[tuple[int, F.Fact]]] = {}
+        extra: dict[str, list[tuple[int, F.Fact]]] = {}
+        g_all = [(i, f) for i, u in enumerate(self.g) for f in u.facts]
+        n_all = [(j, f) for j, u in enumerate(self.n) for f in u.facts]
+        # strict first (units must agree), then a unit missing on one side matches a leftover of the other
+        g_left = [
+            (i, f)
+            for i, f in g_all
+            if not any(F.facts_match(f, o, lenient=False) for _, o in n_all)
+        ]
+        n_left = [
+            (j, f)
+            for j, f in n_all
+            if not any(F.facts_match(f, o, lenient=False) for _, o in g_all)
+        ]
+
+        def single(fact: F.Fact, other_text: str) -> bool:
+            """A 1 the other text says in words ("1 second" / "one second", "a second")."""
+            return fact.kind == "number" and fact.key[0] == 1.0 and bool(_ONE.search(other_text))
+
+        # a bare number may restate a number with a unit anywhere in the other text ("two-year
+        # fix" … "Two fixed products"): leftovers match leniently against every fact
+        for i, fact in g_left:
+            if any(F.facts_match(fact, other) for _, other in n_all) or single(fact, self.new):
+                continue
+            if fact.kind == "name" and _name_in(fact, n_text_words, self.new):
+                continue
+            missing.setdefault(fact.kind, []).append((i, fact))
+        for j, fact in n_left:
+            if any(F.facts_match(fact, other) for _, other in g_all) or single(fact, self.golden):
+                continue
+            if fact.kind == "name" and _name_in(fact, g_text_words, self.golden):
+                continue
+            extra.setdefault(fact.kind, []).append((j, fact))
+        for kind in list(dict.fromkeys([*missing, *extra])):
+            gone, came = missing.get(kind, []), extra.get(kind, [])
+            if kind == "year" and not (gone and came):
+                side = "added" if came else "dropped"
+                form = (came or gone)[0][1].surface
+                self.add(
+                    "year",
+                    "harmless",
+                    "",
+                    "",
+                    f"year {form} {side} next to the same date (judged harmless)",
+                )
+                continue
+            label = KIND_LABEL.get(kind, kind)
+            g_forms = ", ".join(dict.fromkeys(f.surface for _, f in gone)) or "(none)"
+            n_forms = ", ".join(dict.fromkeys(f.surface for _, f in came)) or "(none)"
+            g_sent = self.g[gone[0][0]].text if gone else ""
+            if came:
+                n_sent = self.n[came[0][0]].text
+            elif gone and self.g_arg[gone[0][0]] >= 0 and self.g_best[gone[0][0]] >= ALIGN:
+                n_sent = self.n[self.g_arg[gone[0][0]]].text
+            else:
+                n_sent = ""
+            if (
+                not g_sent
+                and came
+                and self.n_arg[came[0][0]] >= 0
+                and self.n_best[came[0][0]] >= ALIGN
+            ):
+                g_sent = self.g[self.n_arg[came[0][0]]].text
+            self.add(
+                kind,
+                "harmful",
+                g_sent,
+                n_sent,
+                pair_message(f"{label} ({g_forms} → {n_forms})", g_sent, n_sent),
+            )
+
+    def _groups(self) -> list[tuple[list[int], list[int]]]:
+        parent = list(range(len(self.g) + len(self.n)))
+
+        def find(x: int) -> int:
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        def union(a: int, b: int) -> None:
+            parent[find(a)] = find(b)
+
+        offset = len(self.g)
+        for i, j in enumerate(self.g_arg):
+            if j >= 0 and self.g_best[i] >= ALIGN:
+                union(i, offset + j)
+        for j, i in enumerate(self.n_arg):
+            if i >= 0 and self.n_best[j] >= ALIGN:
+                union(offset + j, i)
+        comps: dict[int, tuple[list[int], list[int]]] = {}
+        for i in range(len(self.g)):
+            comps.setdefault(find(i), ([], []))[0].append(i)
+        for j in range(len(self.n)):
+            comps.setdefault(find(offset + j), ([], []))[1].append(j)
+        return [c for c in comps.values() if c[0] and c[1]]
+
+    @staticmethod
+    def _covered(units: list[Unit], other: list[Unit]) -> bool:
+        words = {w for u in other for w in u.words}
+        mine = [w for u in units for w in u.words]
+        return bool(mine) and _coverage(mine, words) >= COVERED
+
+    def _polarity(self, g_ids: list[int], n_ids: list[int]) -> None:
+        # each golden sentence against its best counterpart in the group, then the group as a whole
+        free, left = list(n_ids), []
+        for i in g_ids:  # a sentence kept verbatim is its own counterpart
+            same = next((j for j in free if self.n[j].text == self.g[i].text), None)
+            if same is None:
+                left.append(i)
+            else:
+                free.remove(same)
+        pairs = [([i], [max(free, key=lambda j: self.sims[i][j])]) for i in left if free]
+        for g_part, n_part in [*pairs, (g_ids, n_ids)]:
+            g = " ".join(self.g[i].text for i in g_part)
+            n = " ".join(self.n[j].text for j in n_part)
+            if g == n:
+                continue
+            g_markers = [m for i in g_part for m in self.g[i].markers]
+            n_markers = [m for j in n_part for m in self.n[j].markers]
+            # a concept stated with opposite polarity, backed by the parity of the negations and
+            # negative antonyms (a paraphrase moves them around: "no open issues" = "all issues
+            # are closed"; "did not pass" = "failed"); a negating prefix (reversible →
+            # irreversible) is a negation of its own
+            flipped = flipped_concepts(g, n)
+            prefixed = any(c.startswith("#") and not c.startswith("#pole") for c in flipped)
+            # two flips in one sentence cancel in parity ("you qualify, and … can go ahead" →
+            # "you do not qualify, and … cannot go ahead"): two concepts flipped, two negations more
+            parity = len(g_markers) % 2 != len(n_markers) % 2 or (
+                len(flipped) >= 2 and abs(len(g_markers) - len(n_markers)) >= 2
+            )
+            # read in sentences that still say much the same (their content words, or characters
+            # for CJK); a rewording moves negations into other clauses ("not accepted" → "we
+            # accept only C")
+            close = _closeness(g, n)
+            if flipped and (parity or prefixed) and close >= 0.5:
+                words = f"{', '.join(g_markers) or 'none'} → {', '.join(n_markers) or 'none'}"
+                if not (g_markers or n_markers):
+                    words = ", ".join(c.lstrip("#") for c in flipped)
+                self.add(
+                    "polarity",
+                    "harmful",
+                    g,
+                    n,
+                    pair_message(f"polarity flipped (negation/antonym: {words})", g, n),
+                )
+                return
+
+    def _edits(self, i: int, j: int) -> None:
+        g_unit, n_unit = self.g[i], self.n[j]
+        same_voice = len(_PASSIVE.findall(g_unit.text)) == len(_PASSIVE.findall(n_unit.text))
+        # a swap of two names, or of two blocks of content words around a shared middle: A … B → B … A
+        g_names = [str(f.key[0]) for f in g_unit.facts if f.kind == "name"]
+        n_names = [str(f.key[0]) for f in n_unit.facts if f.kind == "name"]
+        # two names in the other order are a swap only where the rest of the sentence stayed put
+        # ("Alice pays Bob" → "Bob pays Alice"); a rewording reorders names freely
+        name_swap = _block_swap(g_names, n_names, need_middle=False)
+        if name_swap and _closeness_without(g_unit.text, n_unit.text, name_swap) < 0.75:
+            name_swap = None
+        swap = (
+            name_swap
+            or _block_swap(g_unit.words, n_unit.words)
+            or _block_swap(V.tokens(g_unit.text), V.tokens(n_unit.text))  # their X → your X
+        )
+        if (
+            swap
+            and not any(
+                c.isdigit() for c in swap[0] + swap[1]
+            )  # "$2,300 payment" = "payment of $2,300"
+            and same_voice
+            and not _enumeration(g_unit.text, swap[0], swap[1])
+            and not (_listed(g_unit.text, *swap) and _listed(n_unit.text, *swap))
+        ):
+            a, b = _surface(g_unit.text, swap[0]), _surface(g_unit.text, swap[1])
+            self.add(
+                "swap",
+                "harmful",
+                g_unit.text,
+                n_unit.text,
+                pair_message(f"roles swapped ({a} ↔ {b})", g_unit.text, n_unit.text),
+            )
+            return
+        g_tok, n_tok = V.tokens(g_unit.text), V.tokens(n_unit.text)
+        fact_tokens = {t for f in g_unit.facts + n_unit.facts for t in V.tokens(f.surface)}
+        matcher = difflib.SequenceMatcher(None, g_tok, n_tok, autojunk=False)
+        same = sum(block.size for block in matcher.get_matching_blocks())
+        # the one sentence an otherwise verbatim answer changed is read closely: its edit is the point
+        isolated = len(self.g) >= 2 and all(
+            any(u.text == v.text for v in self.n) for u in self.g if u is not g_unit
+        )
+        near = same >= 3 and same >= 0.7 * max(len(g_tok), len(n_tok))
+        kept = same >= 3 and same >= 0.8 * len(g_tok)
+        if not (near or kept):
+            return
+        self._facts_in(g_unit, n_unit)
+        replaced: list[tuple[str, str]] = []
+        inserted: list[str] = []
+        g_words = set(g_unit.words) | {w for u in self.g for w in u.words}
+        polite = {t for m in _COURTESY.finditer(n_unit.text) for t in V.tokens(m.group(0))}
+        for tag, a0, a1, b0, b1 in matcher.get_opcodes():
+            left = [t for t in g_tok[a0:a1] if _contentful(t) and t not in fact_tokens]
+            right = [t for t in n_tok[b0:b1] if _contentful(t) and t not in fact_tokens]
+            if tag == "replace" and left and right:
+                left, right = _unrelated(left, right)
+            if tag == "replace" and left and right:
+                lw, rw = " ".join(left), " ".join(right)
+                if not (_related(lw, rw) or _polar(lw) or _polar(rw)):
+                    replaced.append((lw, rw))
+            if tag in ("insert", "replace"):
+                inserted += [t for t in right if V._stem(t) not in g_words and t not in polite]
+        width = 3 if isolated else 2
+        if (
+            near
+            and len(replaced) == 1
+            and len(replaced[0][0].split()) <= width
+            and len(replaced[0][1].split()) <= width
+        ):
+            if _CONCLUSION.search(g_unit.text) and _CONCLUSION.search(n_unit.text):
+                # the word a conclusion turns on is no synonym question ("recommend a
+                # replacement" → "recommend a repair" are near in a model's space)
+                a, b = replaced[0]
+                label = f"conclusion changed ({a} → {b})"
+                self.add(
+                    "conclusion",
+                    "harmful",
+                    g_unit.text,
+                    n_unit.text,
+                    pair_message(label, g_unit.text, n_unit.text),
+                )
+            else:
+                self.replaced.append(replaced[0])
+                self.replaced_units.append((g_unit.text, n_unit.text))
+        elif _weight(inserted) >= 3 and not replaced and not g_unit.labelled:
+            self.add(
+                "added",
+                "soft",
+                g_unit.text,
+                n_unit.text,
+                pair_message(f"claim added ({' '.join(inserted)})", g_unit.text, n_unit.text),
+            )
+
+    def _conclusion(self) -> None:
+        """The answers' last claims, when both conclude ("Recommendation: …"), must conclude alike."""
+        g_last = [i for i, u in enumerate(self.g) if not u.filler and not u.addressed][-1:]
+        n_last = [j for j, u in enumerate(self.n) if not u.filler and not u.addressed][-1:]
+        if not (g_last and n_last) or any(f.severity == "harmful" for f in self.findings):
+            return
+        g, n = self.g[g_last[0]].text, self.n[n_last[0]].text
+        changed = changed_conclusion(g, n) if g != n else None
+        if changed:
+            label = f"conclusion changed ({changed[0]} → {changed[1]})"
+            self.add("conclusion", "harmful", g, n, pair_message(label, g, n))
+
+    def _facts_in(self, g_unit: Unit, n_unit: Unit) -> None:
+        """A fact of a nearly unchanged sentence replaced by another, even one the answer states
+        elsewhere ("the option that fits is Thursday at 4:15 pm" → "…Tuesday at 8:40 am")."""
+        gone = [f for f in g_unit.facts if not any(F.facts_match(f, o) for o in n_unit.facts)]
+        came = [f for f in n_unit.facts if not any(F.facts_match(f, o) for o in g_unit.facts)]
+        told = any(f.golden == g_unit.text and f.severity == "harmful" for f in self.findings)
+        if gone and came and not told:
+            what = f"{', '.join(f.surface for f in gone)} → {', '.join(f.surface for f in came)}"
+            self.add(
+                gone[0].kind,
+                "harmful",
+                g_unit.text,
+                n_unit.text,
+                pair_message(f"facts differ in this sentence ({what})", g_unit.text, n_unit.text),
+            )
+
+    def _restated(self) -> tuple[set[int], set[int]]:
+        """Golden and new units that restate each other in the same place (:mod:`.slots`), each
+        pair read for a flipped polarity and a changed conclusion like an aligned one."""
+        g_partner = [self.g_arg[i] if b >= ALIGN else None for i, b in enumerate(self.g_best)]
+        n_partner = [self.n_arg[j] if b >= ALIGN else None for j, b in enumerate(self.n_best)]
+        g_done: set[int] = set()
+        n_done: set[int] = set()
+        for i, j in restated_pairs(g_partner, n_partner, self.g, self.n):
+            before = len(self.findings)
+            self._polarity([i], [j])
+            g, n = self.g[i].text, self.n[j].text
+            changed = changed_conclusion(g, n)
+            if changed:
+                label = f"conclusion changed ({changed[0]} → {changed[1]})"
+                self.add("conclusion", "harmful", g, n, pair_message(label, g, n))
+            elif len(self.findings) == before:
+                self.add("rewording", "harmless", g, n, pair_message("sentence restated", g, n))
+            g_done.add(i)
+            n_done.add(j)
+        return g_done, n_done
+
+    def _coverage(self) -> None:
+        n_words = {w for u in self.n for w in u.words}
+        g_words = {w for u in self.g for w in u.words}
+        matched_g: list[tuple[int, int]] = []
+        g_restated, n_restated = self._restated()
+        for i, unit in enumerate(self.g):
+            aligned = self.g_best[i] >= ALIGN
+            mutual = aligned and self.n_arg[self.g_arg[i]] == i
+            cover = _coverage(unit.words, n_words)
+            if unit.step and aligned and not mutual and cover < 0.8:
+                # two golden steps share one new counterpart: the weaker one is missing
+                aligned = False
+            if aligned:
+                matched_g.append((i, self.g_arg[i]))
+                continue
+            if i in g_restated:
+                continue
+            if courteous(unit, n_words, edge=i == 0 or i >= len(self.g) - 2):
+                self.add(
+                    "courtesy",
+                    "harmless",
+                    unit.text,
+                    "",
+                    pair_message("courtesy dropped", unit.text, ""),
+                )
+            elif (
+                unit.step and cover < 0.8 and not (cover >= 0.5 and named_step(self.g, i, self.new))
+            ):
+                self.add(
+                    "step", "harmful", unit.text, "", pair_message("step missing", unit.text, "")
+                )
+            elif cover < COVERED and not unit.facts:
+                severity = "harmful" if unit.markers else "soft"  # a dropped warning or negation
+                self.add(
+                    "dropped",
+                    severity,
+                    unit.text,
+                    "",
+                    pair_message("sentence dropped", unit.text, ""),
+                )
+        for j, unit in enumerate(self.n):
+            if j in n_restated:
+                continue
+            aligned = self.n_best[j] >= ALIGN
+            mutual = aligned and self.g_arg[self.n_arg[j]] == j
+            novel = [
+                w for w in dict.fromkeys(unit.words) if w not in g_words and w not in _NARRATION
+            ]
+            weight = _weight(novel)
+            if aligned and (mutual or weight < 3 or _coverage(unit.words, g_words) >= 0.5):
+                continue
+            if courteous(unit, g_words, edge=j == 0 or j >= len(self.n) - 2):
+                self.add(
+                    "courtesy",
+                    "harmless",
+                    "",
+                    unit.text,
+                    pair_message("courtesy added", "", unit.text),
+                )
+            elif unit.step and weight >= 2:
+                self.add("added", "soft", "", unit.text, pair_message("step added", "", unit.text))
+            elif weight >= 3 and not unit.facts:
+                # a claim that negates or warns ("…must not be used") changes what the answer says
+                severity = "harmful" if unit.markers else "soft"
+                self.add(
+                    "added", severity, "", unit.text, pair_message("claim added", "", unit.text)
+                )
+        steps = [(i, j) for i, j in matched_g if self.g[i].step]
+        order = [j for _, j in steps]
+        if len(order) >= 2 and order != sorted(order):
+            self.add(
+                "reordered", "harmless", "", "", "list items or steps reordered (judged harmless)"
+            )
+
+    # ------------------------------------------------------------------ score
+    def quality(self) -> float:
+        values = self.g_best + self.n_best
+        if not values:
+            return 0.0
+        mean = math.fsum(min(1.0, max(0.0, v)) for v in values) / len(values)
+        return min(1.0, max(0.0, (mean - 0.5) / 0.5))
+
+    def verdict(self) -> Verdict:
+        if not self.findings:
+            self.add(
+                "rewording",
+                "harmless",
+                "",
+                "",
+                "reworded; every fact, step and sentence has a counterpart",
+            )
+        q = self.quality()
+        kinds = {f.kind for f in self.findings}
+        levels = {f.severity for f in self.findings}
+        if "harmful" in levels:
+            score = 0.40 + 0.20 * q
+        elif "soft" in levels:
+            score = 0.80 + 0.08 * q
+        elif kinds == {"format"}:
+            score = 0.99
+        else:
+            score = 0.93 + 0.06 * q
+        return Verdict(round(score, 4), self.findings)
+
+
+def _argmax(values: list[float]) -> int:
+    """Index of the largest value (the first on ties), -1 for an empty list."""
+    return values.index(max(values)) if values else -1
