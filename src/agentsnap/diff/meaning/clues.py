@@ -73,11 +73,12 @@ def _surface(text: str, stem: str) -> str:
 
 def _name_in(fact: F.Fact, words: set[str], text: str) -> bool:
     key = str(fact.key[0])
-    if key in words:
+    if key in words or key + "s" in words:  # "SUV" / "SUVs"
         return True
     # a multi-word or longer name may be split differently by the other text's tokens;
     # a short one ("a", "eu") must be a whole token (a substring would match anything)
-    return len(key) >= 4 and key in F.normalise(text).casefold()
+    flat = re.sub(r"[-\s]+", " ", F.normalise(text).casefold())
+    return len(key) >= 4 and re.sub(r"[-\s]+", " ", key) in flat
 
 
 def _contentful(token: str) -> bool:

@@ -101,7 +101,7 @@ _TIME = re.compile(
     r"(?<![0-9A-Za-zÀ-ÿ_.:])(?P<h>[01]?\d|2[0-3])\s?(?:[:.h]|時)\s?(?P<m>[0-5]\d)(?:分)?(?![\d])"
     r"(?:\s?(?P<ap>[ap]\.?\s?m\.?(?![a-z])|uhr|h(?![a-z])))?|"
     r"(?<![\w.:])(?P<h2>1[0-2]|0?[1-9])\s?(?P<ap2>[ap]\.?\s?m\.?)(?![a-z])|"
-    r"(?P<ja_ap>午前|午後)?(?P<h3>[01]?\d|2[0-3])時(?P<half>半)?(?!間)",
+    r"(?P<ja_ap>午前|午後)?(?P<h3>[01]?\d|2[0-3])時(?:(?P<half>半)|(?P<ja_m>[0-5]?\d)分)?(?!間)",
     re.IGNORECASE,
 )
 _ISO_DATE = re.compile(r"(?<!\d)(?P<y>\d{4})-(?P<mo>\d{1,2})-(?P<d>\d{1,2})(?!\d)")
@@ -112,7 +112,7 @@ _DATE_MD = re.compile(
     re.IGNORECASE,
 )
 _DATE_DM = re.compile(
-    rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th|er|\.)?\s+(?:(?:of|de)\s+)?(?P<mon>{_MONTH_WORD})\b\.?(?:,?\s+(?P<y>\d{{4}}))?",
+    rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th|er|\.)?\s+(?:(?:of|de)\s+)?(?P<mon>{_MONTH_WORD})\b\.?(?:,?\s+(?:de\s+)?(?P<y>\d{{4}}))?",
     re.IGNORECASE,
 )
 _VERSION = re.compile(
@@ -201,7 +201,7 @@ _UHR = re.compile(
     re.IGNORECASE,
 )
 #: a number with 万 (ten thousand) in it: 1万2800円, 31万円
-_MAN_NUMBER = re.compile(r"(?<![\d.,])(\d+(?:\.\d+)?)万(\d{1,4})?(円)?")
+_MAN_NUMBER = re.compile(r"(?<![\d.,])(\d+(?:\.\d+)?)万(?:(\d)千|(\d{1,4}))?(円)?")
 #: a number in kanji before a counter (三日, 二十分, 五回): its digits and the counter
 _KANJI_DIGITS = {c: v for v, c in enumerate("〇一二三四五六七八九")}
 _KANJI_NUMBER = re.compile(
@@ -392,7 +392,8 @@ def extract(
         elif match.group("h2") is not None:
             h, m, ap = int(match.group("h2")), 0, match.group("ap2")
         else:
-            h, m = int(match.group("h3")), 30 if match.group("half") else 0
+            h = int(match.group("h3"))
+            m = 30 if match.group("half") else int(match.group("ja_m") or 0)
             ja = match.group("ja_ap")
             ap = "pm" if ja == "午後" else ("am" if ja == "午前" else None)
         minutes, known = _minutes(h, m, ap)
@@ -403,9 +404,10 @@ def extract(
         found.append((match.start(), Fact("time", (minutes, known), surface)))
     for match in _MAN_NUMBER.finditer(text):  # 1万2800円 = 12,800円
         if free(match.start(), match.end()):
-            value = float(match.group(1)) * 10_000 + float(match.group(2) or 0)
+            rest = float(match.group(2)) * 1000 if match.group(2) else float(match.group(3) or 0)
+            value = float(match.group(1)) * 10_000 + rest
             take(match.start(), match.end())
-            cur = "JPY" if match.group(3) else ""
+            cur = "JPY" if match.group(4) else ""
             found.append((match.start(), Fact("number", (value, cur), match.group(0))))
     for match in _NUMBER.finditer(text):
         if not free(match.start("num"), match.end("num")):
@@ -562,7 +564,10 @@ def _names(
     initial_caps: list[tuple[int, str]] = []
     mid_caps: set[str] = set()
     for index, match in enumerate(words):
-        word = match.group(0)
+        # a Latin word run into Japanese text ("Wi-Fiは館内…"): the Latin part only
+        word = re.split(r"[\u3040-\u30ff\u4e00-\u9fff]", match.group(0))[0]
+        if not word:
+            continue
         if not word[0].isupper() or word in ("I", "I'm", "I've", "I'll", "I'd"):
             continue
         bare = re.sub(r"['’]s$", "", word).casefold()  # "January's estimate"
@@ -584,7 +589,7 @@ def _names(
             continue
         mid_caps.add(word)
         out.append((start, Fact("name", (word.casefold(),), word)))
-    for match in re.finditer(r"(?<![A-Za-z'’°\d-])([A-HJ-Z])(?![A-Za-z'’°-])", text):
+    for match in re.finditer(r"(?<![^\W_'’°-])([A-HJ-Z])(?![^\W\d_'’°-])", text):
         start = match.start()
         if not _SENTENCE_START.search(text[max(0, start - 12) : start]):
             out.append((start, Fact("name", (match.group(1).casefold(),), match.group(1))))

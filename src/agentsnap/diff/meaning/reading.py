@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 
 from . import facts as F
 from . import vocabulary as V
@@ -144,11 +145,15 @@ class Reading:
                 continue
             if fact.kind == "name" and _name_in(fact, n_text_words, self.new):
                 continue
+            if fact.kind == "number" and _in_a_name(fact, n_all):
+                continue
             missing.setdefault(fact.kind, []).append((i, fact))
         for j, fact in n_left:
             if any(F.facts_match(fact, other) for _, other in g_all) or single(fact, self.golden):
                 continue
             if fact.kind == "name" and _name_in(fact, g_text_words, self.golden):
+                continue
+            if fact.kind == "number" and _in_a_name(fact, g_all):
                 continue
             extra.setdefault(fact.kind, []).append((j, fact))
         for kind in list(dict.fromkeys([*missing, *extra])):
@@ -413,6 +418,7 @@ class Reading:
         g_words = {w for u in self.g for w in u.words}
         matched_g: list[tuple[int, int]] = []
         g_restated, n_restated = self._restated()
+        g_edges, n_edges = _edges(self.g), _edges(self.n)
         for i, unit in enumerate(self.g):
             aligned = self.g_best[i] >= ALIGN
             mutual = aligned and self.n_arg[self.g_arg[i]] == i
@@ -425,7 +431,7 @@ class Reading:
                 continue
             if i in g_restated:
                 continue
-            if courteous(unit, n_words, edge=i == 0 or i >= len(self.g) - 2):
+            if courteous(unit, n_words, edge=i in g_edges):
                 self.add(
                     "courtesy",
                     "harmless",
@@ -459,7 +465,7 @@ class Reading:
             weight = _weight(novel)
             if aligned and (mutual or weight < 3 or _coverage(unit.words, g_words) >= 0.5):
                 continue
-            if courteous(unit, g_words, edge=j == 0 or j >= len(self.n) - 2):
+            if courteous(unit, g_words, edge=j in n_edges):
                 self.add(
                     "courtesy",
                     "harmless",
@@ -511,6 +517,20 @@ class Reading:
         else:
             score = 0.93 + 0.06 * q
         return Verdict(round(score, 4), self.findings)
+
+
+def _edges(units: list[Unit]) -> set[int]:
+    """The first and the last two units that say something (greetings and signatures aside)."""
+    said = [k for k, u in enumerate(units) if not (u.filler or u.signature)]
+    return set(said[:1] + said[-2:])
+
+
+def _in_a_name(fact: F.Fact, others: list[tuple[int, F.Fact]]) -> bool:
+    """A number the other text writes inside a name ("level 0" / "level-0", "room 12" / "room-12")."""
+    return any(
+        o.kind == "name" and re.search(rf"(?<![\d.]){re.escape(fact.surface)}(?![\d.])", o.surface)
+        for _, o in others
+    )
 
 
 def _argmax(values: list[float]) -> int:

@@ -40,6 +40,8 @@ class Unit:
     addressed: bool = False
     #: a label and its value ("**Carrier:** Colissimo", a table row): prose says it with more words
     labelled: bool = False
+    #: a line of the signature that closes a message ("Tom, Leasing Office", "Dr. Anna Keller")
+    signature: bool = False
 
 
 # --------------------------------------------------------------------------- units
@@ -85,7 +87,7 @@ _COURTESY = re.compile(
     r"melden sie sich|viel erfolg|"
     r"j'espère|bon courage|excellente question|merci (?:pour|de|beaucoup)|désolée?|"
     r"muchas gracias|gracias por|no dude en|si necesita|espero que|lo siento|buena pregunta|"
-    r"le confirmo|he revisado|es tut (?:mir|uns) leid|tut mir leid|das verstehe ich|ich verstehe|at your disposal|here to help|à votre disposition|à votre écoute|"
+    r"le confirmo|he revisado|we hope|hope you enjoy|enjoy the rest of|wir hoffen|nous espérons|esperamos|es tut (?:mir|uns) leid|tut mir leid|das verstehe ich|ich verstehe|at your disposal|here to help|à votre disposition|à votre écoute|"
     r"a su disposición|a tu disposición|für sie da|stehe ich (?:ihnen )?gerne zur verfügung)\b|"
     r"こんにちは|ありがとうございます|かしこまりました|承知しました|もちろん|お気軽に|ご不明な点|"
     r"よろしくお願いします|お役に立て|以下の通り|以下のとおり|お問い合わせください|お問い合わせ|"
@@ -122,6 +124,12 @@ _SALUTATION = re.compile(
     r"saludos|un saludo|atentamente)\b|(?-i:^[-—–]\s*[A-ZÀ-Þ][\w.-]*(?:,?\s+[A-ZÀ-Þ][\w.-]*){0,3}$)|"
     r"^こんにちは|^[^\s]{1,10}様",
     re.IGNORECASE,
+)
+#: a signature line: at most six capitalised words (a title, a name, a team, a company), no digit,
+#: no colon, no sentence end ("Tom, Leasing Office", "— Marta, Soporte", "Dr. Anna Keller")
+_SIGNATURE = re.compile(
+    r"^(?:[-—–]\s*)?(?:(?:dr|mr|mrs|ms|prof)\.\s*)?[A-ZÀ-Þ][^\W\d_]*(?:[-'’][^\W\d_]+)?"
+    r"(?:,?\s+(?:(?:of|de|la|du|des|für|the|and|y|et|&)\s+)?[A-ZÀ-Þ][^\W\d_]*(?:[-'’][^\W\d_]+)?){0,5},?$"
 )
 #: an apology or sympathy that opens a sentence ("Sorry about the trouble…", "Es tut mir leid…")
 _SYMPATHY = re.compile(
@@ -262,7 +270,29 @@ def split_units(text: str) -> list[Unit]:
         for index, piece in enumerate(pieces):
             is_step = (step and index == 0) or bool(_SEQUENCE.match(piece))
             units.append(Unit(piece, is_step and not heading, heading=heading, labelled=labelled))
+    _mark_signature(units)
     return units
+
+
+def _mark_signature(units: list[Unit]) -> None:
+    """Mark the closing lines that only sign (:data:`_SIGNATURE`, no polar word): a block of two
+    words or more, or one after a sign-off ("Best," / "Priya"); a lone "Approved" is an answer."""
+    block: list[Unit] = []
+    for unit in reversed(units[1:]):
+        words = V.tokens(unit.text)
+        if unit.step or not _SIGNATURE.match(unit.text) or V.polarity(unit.text)[1]:
+            break
+        if any(w in V._POLE for w in words):
+            break
+        block.append(unit)
+    above = units[len(units) - len(block) - 1] if block else None
+    if block and (
+        any(len(V.tokens(u.text)) >= 2 for u in block)
+        or any(_SALUTATION.search(u.text) for u in block)
+        or (above is not None and (_SALUTATION.search(above.text) or above.text.endswith(",")))
+    ):
+        for unit in block:
+            unit.signature = True
 
 
 def _fill(
@@ -273,7 +303,7 @@ def _fill(
     cache = {} if cache is None else cache
     for unit in units:
         done = cache.get(unit.text)
-        if done is not None and done.heading == unit.heading:
+        if done is not None and (done.heading, done.signature) == (unit.heading, unit.signature):
             unit.facts, unit.words, unit.markers, unit.filler, unit.rest = (
                 done.facts,
                 done.words,
@@ -300,7 +330,10 @@ def _fill(
         )
         unit.rest = remaining if rest != unit.text and not unit.facts else None
         plain = _COMFORT.sub(" ", rest)
-        head = re.split(r"[,!.:]", unit.text, maxsplit=1)[0]
+        head = re.split(r"[,!.:]", unit.text.lstrip("¡¿\"'“ "), maxsplit=1)[0]
+        if unit.signature:
+            unit.facts = [f for f in unit.facts if f.kind != "name"]
+            unit.filler = not unit.facts
         if re.match(r"^[-—–]\s*[A-ZÀ-Þ]", unit.text) and len(V.tokens(unit.text)) <= 6:
             head = unit.text  # a signature: "— Priya, Customer Care"
         if unit.heading and unit.labelled:  # a table's header row: its words are labels
