@@ -39,6 +39,9 @@ def _keys(text: str) -> list[tuple[str, tuple[object, ...]]]:
         ("dura 15 minutos", "dura un cuarto de hora"),
         ("1回あたり145円", "1回につき145円"),
         ("三日以内", "3日以内"),
+        ("午後3時30分です", "15:30です"),
+        ("1万2千円前後", "12,000円前後"),
+        ("el 1 de septiembre de 2024", "el 01/09/2024"),
         ("took 12 min 30 s", "took 12.5 minutes"),
         ("1 hour and 15 minutes", "75 minutes"),
         ("返金額は1万2800円です", "返金額は12,800円です"),
@@ -159,3 +162,22 @@ def test_greetings_signatures_possessive_months_and_german_pronouns_are_no_names
 )
 def test_idioms_of_no_cost_and_zero_keep_the_polarity(a: str, b: str) -> None:
     assert polarity(a)[0] == polarity(b)[0], (polarity(a), polarity(b))
+
+
+def test_a_single_capital_is_a_name_only_outside_a_word() -> None:
+    german = extract(
+        "Auf Ihre Wohnung entfällt eine Nachzahlung in Höhe von 214,60 €.", german=True
+    )
+    assert ("h",) not in [f.key for f in german] and ("number", (214.6, "EUR")) in [
+        (f.kind, f.key) for f in german
+    ]
+    assert ("name", ("b",)) in _keys("Plan B is cheaper.")
+
+
+def test_a_latin_name_run_into_japanese_stops_at_the_japanese() -> None:
+    names = [
+        f.surface
+        for f in extract("Wi-Fiは館内全域で無料でご利用いただけます。")
+        if f.kind == "name"
+    ]
+    assert all(not any("\u3040" <= c <= "\u9fff" for c in n) for n in names), names

@@ -201,3 +201,21 @@ def test_a_restated_sentence_that_changes_a_fact_still_fails() -> None:
     passed, messages = _messages(golden, new)
     assert not passed, messages
     assert any("30 days" in m and "14 days" in m for m in messages), messages
+
+
+def test_greetings_and_a_closing_signature_add_no_facts() -> None:
+    golden = "Your application for unit 4B is approved. The lease starts on 1 June."
+    new = (
+        "Hi Sarah, thanks so much for reaching out!\n\nYour application for unit 4B is approved. "
+        "The lease starts on 1 June.\n\nIf you have any other questions, just let me know.\n\n"
+        "Best,\nTom, Leasing Office"
+    )
+    passed, messages = _messages(golden, new)
+    assert passed, messages
+
+
+def test_a_lone_final_answer_word_is_not_a_signature() -> None:
+    passed, messages = _messages(
+        "The review is complete.\nVerdict:\nApproved", "The review is complete.\nVerdict:\nRejected"
+    )
+    assert not passed, messages

@@ -19,6 +19,7 @@ from .clues import (
     _block_swap,
     _closeness,
     _closeness_without,
+    _concept,
     _contentful,
     _coverage,
     _enumeration,
@@ -413,6 +414,13 @@ class Reading:
             n_done.add(j)
         return g_done, n_done
 
+    def _nearest(self, unit: Unit) -> int:
+        """The new unit sharing most concepts (antonym poles as one) with golden ``unit``."""
+        mine = {_concept(w) for w in unit.words}
+        return max(
+            range(len(self.n)), key=lambda j: len(mine & {_concept(w) for w in self.n[j].words})
+        )
+
     def _coverage(self) -> None:
         n_words = {w for u in self.n for w in u.words}
         g_words = {w for u in self.g for w in u.words}
@@ -454,6 +462,10 @@ class Reading:
                     "",
                     pair_message("sentence dropped", unit.text, ""),
                 )
+            elif any(_polar(w) for w in V.tokens(unit.text)):
+                # covered only through an antonym's other pole ("Approved" / "Rejected"): the
+                # new sentence sharing most of its concepts is read for polarity
+                self._polarity([i], [self._nearest(unit)])
         for j, unit in enumerate(self.n):
             if j in n_restated:
                 continue
