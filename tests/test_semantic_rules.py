@@ -219,3 +219,48 @@ def test_a_lone_final_answer_word_is_not_a_signature() -> None:
         "The review is complete.\nVerdict:\nApproved", "The review is complete.\nVerdict:\nRejected"
     )
     assert not passed, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "finding"),
+    [
+        (  # roles swapped across clauses joined by a semicolon (no list)
+            "Claims over $500 are approved by the team lead and then by finance; the clerk only "
+            "approves claims under $500.",
+            "Claims over $500 are approved by the clerk and then by finance; the team lead only "
+            "approves claims under $500.",
+            "roles swapped",
+        ),
+        (  # the decision itself turned, the verb kept
+            "All 214 tests pass and coverage stayed at 87%. This is safe to merge.",
+            "All 214 tests pass and coverage stayed at 87%. I'd hold off merging this for now.",
+            "conclusion changed",
+        ),
+        (  # one more member joined to a list in the one changed sentence
+            "Your room is booked for two nights. Breakfast is included. Check-in opens at 14:00.",
+            "Your room is booked for two nights. Breakfast and parking are included. Check-in opens at 14:00.",
+            "claim added",
+        ),
+        (  # the one changed sentence lost a part
+            "To amend it, download the form, enter the corrected amounts, attach any new or changed "
+            "schedules, and mail it to the tax office. Processing takes about 16 weeks.",
+            "To amend it, download the form, enter the corrected amounts, and mail it to the tax "
+            "office. Processing takes about 16 weeks.",
+            "part dropped",
+        ),
+    ],
+)
+def test_small_edits_that_change_what_an_answer_says_fail(
+    golden: str, new: str, finding: str
+) -> None:
+    passed, messages = _messages(golden, new)
+    assert not passed, messages
+    assert any(m.startswith(finding) for m in messages), messages
+
+
+def test_a_list_in_another_order_is_no_role_swap() -> None:
+    passed, messages = _messages(
+        "Common side effects include nausea, headache, dizziness and a dry mouth.",
+        "Common side effects include a dry mouth, dizziness, nausea and headache.",
+    )
+    assert passed, messages

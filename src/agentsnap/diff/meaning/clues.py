@@ -48,8 +48,10 @@ def _block_swap(g: list[str], n: list[str], need_middle: bool = True) -> tuple[s
     return None
 
 
+#: what separates list items (a semicolon separates clauses: "approved by the head and then by
+#: finance; the manager only approves…" is no list)
 _LIST_SEPARATOR = re.compile(
-    r"[,;、]|\s(?:and|or|und|oder|et|ou|y|o|sowie)\s|\s[—–]\s|:\s", re.IGNORECASE
+    r"[,、]|\s(?:and|or|und|oder|et|ou|y|o|sowie)\s|\s[—–]\s|:\s", re.IGNORECASE
 )
 
 
@@ -276,6 +278,21 @@ _CONCLUSION_WEAK = re.compile(
 )
 
 
+#: words that only connect a conclusion to its grounds; any of them says the same
+_CONNECTIVES = frozenset(
+    V.tokens(
+        "therefore thus hence so daher deshalb somit also donc conséquent lo tanto así eso "
+        "recommend recommended recommendation recommendations empfehle empfehlen empfehlung "
+        "recommande recommandons recommandation recomiendo recomendación verdict conclusion decision"
+    )
+)
+
+
+def _said(word: str) -> bool:
+    """A content word of a conclusion that is not one of its connectives."""
+    return _contentful(word) and word not in _CONNECTIVES
+
+
 def changed_conclusion(golden: str, new: str) -> tuple[str, str] | None:
     """``(was, now)`` when two concluding sentences conclude differently: one has a cue of
     :data:`_CONCLUSION`, the other one of it or of :data:`_CONCLUSION_WEAK`, and after its cue each
@@ -291,8 +308,8 @@ def changed_conclusion(golden: str, new: str) -> tuple[str, str] | None:
         return None
     g_words, n_words = set(V.tokens(golden)), set(V.tokens(new))
     g_only, n_only = _unrelated(
-        [w for w in V.tokens(golden[g_cue.end() :]) if _contentful(w) and w not in n_words],
-        [w for w in V.tokens(new[n_cue.end() :]) if _contentful(w) and w not in g_words],
+        [w for w in V.tokens(golden[g_cue.start() :]) if _said(w) and w not in n_words],
+        [w for w in V.tokens(new[n_cue.start() :]) if _said(w) and w not in g_words],
     )
     if not (g_only and n_only):
         return None

@@ -316,12 +316,17 @@ class Reading:
         )
         near = same >= 3 and same >= 0.7 * max(len(g_tok), len(n_tok))
         kept = same >= 3 and same >= 0.8 * len(g_tok)
-        if not (near or kept):
+        # a short sentence, the only one changed, is read for a member joined to its list
+        short = isolated and same >= 2 and same >= 0.6 * len(g_tok)
+        if not (near or kept or short):
             return
         self._facts_in(g_unit, n_unit)
         replaced: list[tuple[str, str]] = []
         inserted: list[str] = []
+        removed: list[str] = []
+        joined = False
         g_words = set(g_unit.words) | {w for u in self.g for w in u.words}
+        n_words = set(n_unit.words) | {w for u in self.n for w in u.words}
         polite = {t for m in _COURTESY.finditer(n_unit.text) for t in V.tokens(m.group(0))}
         for tag, a0, a1, b0, b1 in matcher.get_opcodes():
             left = [t for t in g_tok[a0:a1] if _contentful(t) and t not in fact_tokens]
@@ -334,6 +339,19 @@ class Reading:
                     replaced.append((lw, rw))
             if tag in ("insert", "replace"):
                 inserted += [t for t in right if V._stem(t) not in g_words and t not in polite]
+                # one more member joined to a list ("breakfast is included" → "breakfast and
+                # parking are included"): a claim however short, in the one changed sentence
+                joined = joined or (
+                    not left  # nothing of the golden's replaced ("is" → "and parking are")
+                    and isolated
+                    and 1 <= len(right) <= 2
+                    and b0 > 0
+                    and n_tok[b0] in _JOIN  # joined right after a word the golden has
+                    and n_tok[b0 - 1] in g_tok
+                    and all(V._stem(t) not in g_words for t in right)
+                )
+            if tag in ("delete", "replace"):
+                removed += [t for t in left if V._stem(t) not in n_words]
         width = 3 if isolated else 2
         if (
             near
@@ -356,13 +374,24 @@ class Reading:
             else:
                 self.replaced.append(replaced[0])
                 self.replaced_units.append((g_unit.text, n_unit.text))
-        elif _weight(inserted) >= 3 and not replaced and not g_unit.labelled:
+        elif not (near or kept or joined):
+            return
+        elif (_weight(inserted) >= 3 or joined) and not replaced and not g_unit.labelled:
             self.add(
                 "added",
                 "soft",
                 g_unit.text,
                 n_unit.text,
                 pair_message(f"claim added ({' '.join(inserted)})", g_unit.text, n_unit.text),
+            )
+        elif isolated and _weight(removed) >= 3 and not replaced and not n_unit.labelled:
+            # the one changed sentence lost a part ("…, attach any new schedules, and mail it")
+            self.add(
+                "dropped",
+                "soft",
+                g_unit.text,
+                n_unit.text,
+                pair_message(f"part dropped ({' '.join(removed)})", g_unit.text, n_unit.text),
             )
 
     def _conclusion(self) -> None:
@@ -529,6 +558,10 @@ class Reading:
         else:
             score = 0.93 + 0.06 * q
         return Verdict(round(score, 4), self.findings)
+
+
+#: the words that join one more member to a list
+_JOIN = frozenset(["and", "or", "und", "oder", "et", "ou", "y", "o", "sowie", "plus", "と", "や"])
 
 
 def _edges(units: list[Unit]) -> set[int]:

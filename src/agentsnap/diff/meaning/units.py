@@ -107,7 +107,8 @@ _ADDRESSING = re.compile(
 #: is the conclusion itself
 _CONCLUSION = re.compile(
     r"\b(?:recommend\w*|therefore|thus|hence|verdict|conclusion|decision|is the better|better option|"
-    r"you should|we suggest|i suggest|"
+    r"you should|we suggest|i suggest|safe to|ready to|good to go|hold off|go ahead|"
+    r"(?:do not|don't|should not|shouldn't) (?:merge|deploy|ship|proceed|release|upgrade|buy|sign|book)|"
     r"daher|deshalb|somit|empfehl\w*|fazit|"
     r"donc|recommand\w*|il est préférable|par conséquent|mieux vaut|"
     r"por lo tanto|así que|por eso|conviene|recomiendo|recomendación)\b|"
@@ -128,8 +129,13 @@ _SALUTATION = re.compile(
 #: a signature line: at most six capitalised words (a title, a name, a team, a company), no digit,
 #: no colon, no sentence end ("Tom, Leasing Office", "— Marta, Soporte", "Dr. Anna Keller")
 _SIGNATURE = re.compile(
-    r"^(?:[-—–]\s*)?(?:(?:dr|mr|mrs|ms|prof)\.\s*)?[A-ZÀ-Þ][^\W\d_]*(?:[-'’][^\W\d_]+)?"
+    r"^(?:[-—–]\s*)?(?:(?:[Dd]r|[Mm]rs?|[Mm]s|[Pp]rof)\.\s*)?[A-ZÀ-Þ][^\W\d_]*(?:[-'’][^\W\d_]+)?"
     r"(?:,?\s+(?:(?:of|de|la|du|des|für|the|and|y|et|&)\s+)?[A-ZÀ-Þ][^\W\d_]*(?:[-'’][^\W\d_]+)?){0,5},?$"
+)
+#: a greeting's first words and the names right after it ("Hola, Marta", "Hi Sam and Priya")
+_ADDRESSEE = re.compile(
+    r"^[^\W\d_]+(?:\s+[^\W\d_]+)?[,\s]+(?-i:[A-ZÀ-Þ][^\W\d_]*(?:(?:\s+|\s*(?:and|und|et|y)\s+)[A-ZÀ-Þ][^\W\d_]*){0,2})",
+    re.IGNORECASE,
 )
 #: an apology or sympathy that opens a sentence ("Sorry about the trouble…", "Es tut mir leid…")
 _SYMPATHY = re.compile(
@@ -250,9 +256,8 @@ def split_units(text: str) -> list[Unit]:
             and "-" in lines[at + 1]
         )
         # a line that opens a list ("To request leave:" above "1. …") is its label too
-        opener = raw.rstrip().endswith(":") and any(
-            _ITEM.match(nxt) for nxt in lines[at + 1 : at + 2] if nxt.strip()
-        )
+        following = next((nxt for nxt in lines[at + 1 :] if nxt.strip()), "")
+        opener = raw.rstrip().endswith(":") and bool(_ITEM.match(following))
         heading = (bool(_HEADING.match(raw)) or header_row or opener) and not in_fence
         line = _QUOTE.sub("", _HEADING.sub("", raw))
         step = bool(_ITEM.match(line)) and not in_fence and not heading
@@ -341,7 +346,9 @@ def _fill(
         if len(V.tokens(head)) <= 6 and _SALUTATION.search(head.strip()):
             # "Hi Sam, thanks…", "Guten Tag Frau Becker,": the names that address; a greeting
             # with nothing else is filler
-            unit.facts = [f for f in unit.facts if f.kind != "name" or f.surface not in head]
+            addressed = _ADDRESSEE.match(unit.text.lstrip("¡¿\"'“ "))
+            named = head + (addressed.group(0) if addressed else "")
+            unit.facts = [f for f in unit.facts if f.kind != "name" or f.surface not in named]
             if not unit.facts and head.strip() == unit.text.strip(" ,!.:"):
                 unit.filler = True
         unit.addressed = (
