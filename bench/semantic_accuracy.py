@@ -13,7 +13,7 @@ failed) and false passes (should fail, passed) as shares of their side, per cate
 ``bench/semantic_frozen.jsonl`` is the evaluation set of issue 29: written by a helper that saw neither
 the check's code nor its development sets, and frozen (committed) before any tuning. It is the number
 the check is judged by; nothing is tuned on it (the dev sets are ``tests/semantic_devset.py`` and
-``tests/semantic_dev2.jsonl`` and ``tests/semantic_dev3.jsonl``).
+``tests/semantic_dev2.jsonl`` … ``tests/semantic_dev5.jsonl``).
 """
 
 from __future__ import annotations
