@@ -181,3 +181,9 @@ def test_a_latin_name_run_into_japanese_stops_at_the_japanese() -> None:
         if f.kind == "name"
     ]
     assert all(not any("\u3040" <= c <= "\u9fff" for c in n) for n in names), names
+
+
+def test_a_rate_with_a_slash_is_no_name() -> None:
+    assert [k for k in _keys("2 PT sessions/month at 32.4 ct/kWh") if k[0] == "name"] == [
+        ("name", ("pt",))
+    ]

@@ -264,3 +264,11 @@ def test_a_list_in_another_order_is_no_role_swap() -> None:
         "Common side effects include a dry mouth, dizziness, nausea and headache.",
     )
     assert passed, messages
+
+
+def test_a_labelled_value_restates_the_sentence_that_says_it() -> None:
+    passed, messages = _messages(
+        "Your ticket gives access to the standing area. Doors open at 19:00.",
+        "- **Zone:** standing area\n- **Doors:** 19:00",
+    )
+    assert passed, messages

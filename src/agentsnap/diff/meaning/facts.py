@@ -200,6 +200,12 @@ _UHR = re.compile(
     r"(?<![\d:.])(?P<h>[01]?\d|2[0-3])(?:\s?(?:und|bis|-|–)\s?(?P<h2>[01]?\d|2[0-3]))?\s?Uhr\b",
     re.IGNORECASE,
 )
+#: a rate written with a slash ("sessions/month", "Price/month", "ct/kWh"): no file path, no name
+_PER_UNIT = re.compile(
+    r"^[^\W\d_]+/(?:month|mo|day|year|yr|hour|hr|h|week|wk|user|person|night|seat|unit|kwh|mwh|"
+    r"gb|mb|kg|km|min|s|sec|monat|tag|jahr|stunde|mois|jour|an|nuit|mes|día|año|noche)$",
+    re.IGNORECASE,
+)
 #: a number with 万 (ten thousand) in it: 1万2800円, 31万円
 _MAN_NUMBER = re.compile(r"(?<![\d.,])(\d+(?:\.\d+)?)万(?:(\d)千|(\d{1,4}))?(円)?")
 #: a number in kanji before a counter (三日, 二十分, 五回): its digits and the counter
@@ -346,6 +352,8 @@ def extract(
         if match.group("ident") and value.isupper() and value.lower() in _CURRENCY:
             continue
         if match.group("ident") and value.lower() in ("am", "pm"):  # 10:00 AM: the time's half
+            continue
+        if match.group("path") and _PER_UNIT.match(value):  # "sessions/month", "ct/kWh": a rate
             continue
         take(match.start(), match.end())
         found.append((match.start(), Fact("name", (value.casefold().rstrip(".,"),), value)))

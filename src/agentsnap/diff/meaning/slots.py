@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from . import vocabulary as V
 from .clues import _concept
 from .units import Unit
 
@@ -72,10 +73,16 @@ def _claims(unit: Unit) -> bool:
 
 
 def _shared(g: Unit, n: Unit) -> int:
-    """The content words two units share (antonym poles and stems as one), or 0 when too few."""
+    """The content words two units share (antonym poles and stems as one), or 0 when too few;
+    a labelled value ("Placement : fosse") restates a sentence that says every word of its value
+    ("Votre billet donne accès à la fosse.")."""
     g_concepts = {_concept(w) for w in g.words}
     n_concepts = {_concept(w) for w in n.words}
     shared = len(g_concepts & n_concepts)
+    for unit, other in ((g, n_concepts), (n, g_concepts)):
+        value = {_concept(w) for w in V.content_words(unit.text.partition(":")[2])}
+        if unit.labelled and value and value <= other and not unit.facts:
+            return max(shared, 1)
     least = min(len(g_concepts), len(n_concepts))
     if shared >= SHARED_WORDS and shared >= SHARED_PART * least:
         return shared
