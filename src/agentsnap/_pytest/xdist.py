@@ -39,6 +39,8 @@ class WorkerPayload(TypedDict):
     #: what each snapshot's run used (``AgentsnapSession.budget_rows``): the summary's totals
     #: and movers, and ``max_run_cost``
     budget_rows: list[dict[str, Any]]
+    #: the ``.last_run`` files the worker could not write (``AgentsnapSession.last_run_errors``)
+    last_run_errors: list[list[str]]
 
 
 def publish(state: AgentsnapSession, workeroutput: MutableMapping[str, Any]) -> WorkerPayload:
@@ -52,6 +54,7 @@ def publish(state: AgentsnapSession, workeroutput: MutableMapping[str, Any]) -> 
         rerecorded=dict(state.rerecorded),
         runs=dict(state.run_stats),
         budget_rows=list(state.budget_rows),
+        last_run_errors=list(state.last_run_errors),
     )
     workeroutput[KEY] = payload
     return payload
@@ -73,5 +76,6 @@ def merge(state: AgentsnapSession, workeroutput: Mapping[str, Any] | None) -> No
     state.rerecorded.update(payload.get("rerecorded") or {})
     state.run_stats.update(payload.get("runs") or {})
     state.budget_rows.extend(payload.get("budget_rows") or ())
+    state.last_run_errors.extend(payload.get("last_run_errors") or ())
     if state.report is not None:
         state.report.merge_json(payload.get("report"))
