@@ -437,6 +437,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     state = _session(session.config)
     if state is None:
         return
+    state.finish_last_runs()  # every .last_run written before anything reads them
     state.note_http_totals()
     state.selected.update(item.nodeid for item in getattr(session, "items", None) or ())
     workeroutput = getattr(session.config, "workeroutput", None)
@@ -445,6 +446,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
         publish(state, workeroutput)
         return
+    state.warn_last_run_errors()  # the workers' too (merged): in the run's warnings summary
     if (
         state.settings.snapshot_path.is_dir()
     ):  # else there is nothing to record (and no import to pay)

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from ..diff.meaning.judge import LLMJudge
     from ..html_report._collect import ReportCollector
     from ..lifecycle import Outcome, OutcomeAction, OutcomeObserver
+    from ..storage.last_run_writer import LastRunWriter
     from ..storage.snapshot import Snapshot
     from ..storage.store import SnapshotStore
 
@@ -165,6 +166,10 @@ class AgentsnapSession:
         self.replay_run: int | None = None
         #: node id -> its statistics over live runs as JSON (:class:`.pass_rate.RunStats`)
         self.run_stats: dict[str, dict[str, object]] = {}
+        #: writes the run's ``.last_run`` files off the tests' path (made on first use; joined by
+        #: :meth:`finish_last_runs`), and the files it could not write (``[path, why]``)
+        self._writer: LastRunWriter | None = None
+        self.last_run_errors: list[list[str]] = []
 
     def __repr__(self) -> str:
         return f"AgentsnapSession(mode={self.settings.mode!r}, counts={dict(self.counts)!r})"
@@ -195,7 +200,35 @@ class AgentsnapSession:
         """The run's :class:`~agentsnap.SnapshotStore` (built on first use: a run that snapshots nothing never loads it)."""
         from ..storage.store import SnapshotStore
 
-        return SnapshotStore(self.settings.snapshot_path, force=self.settings.force)
+        store = SnapshotStore(self.settings.snapshot_path, force=self.settings.force)
+        store.writer = self.last_run_writer
+        return store
+
+    @property
+    def last_run_writer(self) -> LastRunWriter:
+        """The run's writer of ``.last_run`` files (:mod:`agentsnap.storage.last_run_writer`):
+        the session's store and the fixture's blocks hand it their latest runs."""
+        if self._writer is None:
+            from ..storage.last_run_writer import LastRunWriter
+
+            self._writer = LastRunWriter()
+        return self._writer
+
+    def finish_last_runs(self) -> None:
+        """Wait until every ``.last_run`` file of the run is written (the session's end, an xdist
+        worker's end); the files that could not be written join :attr:`last_run_errors`."""
+        if self._writer is not None:
+            self.last_run_errors += [[path, why] for path, why in self._writer.close()]
+
+    def warn_last_run_errors(self) -> None:
+        """One :class:`~agentsnap.exceptions.AgentsnapWarning` per ``.last_run`` file the run (its
+        workers too) could not write, as a test writing it at once would have said."""
+        if not self.last_run_errors:
+            return  # (a run that wrote nothing imports nothing of the store)
+        from ..storage.store import warn_unwritable
+
+        for path, why in self.last_run_errors:
+            warn_unwritable(path, why)
 
     # -- auto-snapshots ------------------------------------------------------
     def start_test(self, item: pytest.Item) -> None:
@@ -582,6 +615,7 @@ def end_session(config: pytest.Config) -> None:
     session = get_session(config)
     if session is None:
         return
+    session.finish_last_runs()  # (written already when the session finished)
     recorder = sys.modules.get("agentsnap.recorder")
     if (
         recorder is not None

@@ -42,6 +42,8 @@ class WorkerPayload(TypedDict):
     #: what each snapshot's run used (``AgentsnapSession.budget_rows``): the summary's totals
     #: and movers, and ``max_run_cost``
     budget_rows: list[dict[str, Any]]
+    #: the ``.last_run`` files the worker could not write (``AgentsnapSession.last_run_errors``)
+    last_run_errors: list[list[str]]
 
 
 def publish(state: AgentsnapSession, workeroutput: MutableMapping[str, Any]) -> WorkerPayload:
@@ -57,6 +59,7 @@ def publish(state: AgentsnapSession, workeroutput: MutableMapping[str, Any]) -> 
         rerecorded=dict(state.rerecorded),
         runs=dict(state.run_stats),
         budget_rows=list(state.budget_rows),
+        last_run_errors=list(state.last_run_errors),
     )
     workeroutput[KEY] = payload
     return payload
@@ -80,5 +83,6 @@ def merge(state: AgentsnapSession, workeroutput: Mapping[str, Any] | None) -> No
     state.rerecorded.update(payload.get("rerecorded") or {})
     state.run_stats.update(payload.get("runs") or {})
     state.budget_rows.extend(payload.get("budget_rows") or ())
+    state.last_run_errors.extend(payload.get("last_run_errors") or ())
     if state.report is not None:
         state.report.merge_json(payload.get("report"))

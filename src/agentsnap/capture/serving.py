@@ -38,6 +38,8 @@ def take_recorded(recording: Recording, exchange: wire.Exchange) -> dict[str, An
     exchange.replay_index = index
     exchange.request_drift = drift
     exchange.response = recorded["response"]
+    if not recording.cassette.legacy:  # a golden's own stored form (a 0.5.1 step's is rebuilt)
+        exchange.recorded = recorded
     exchange.ended = time.monotonic()
     stored: dict[str, Any] = recorded["response"]
     return stored

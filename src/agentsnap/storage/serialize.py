@@ -58,7 +58,7 @@ from pathlib import Path
 from typing import Any
 
 from .atomic import atomic_write, default_file_mode, fsync_dir
-from .wire import SURROGATE, StoredExchange, envelope, escape_surrogates
+from .wire import SURROGATE, PreparedExchange, StoredExchange, envelope, escape_surrogates
 
 __all__ = [
     "BLOB_THRESHOLD",
@@ -230,6 +230,8 @@ def _convert(value: object, depth: int, path: frozenset[int]) -> Any:
     from pathlib import PurePath
 
     nxt = depth + 1
+    if type(value) is PreparedExchange:  # the golden's own stored form: kept as it is (see prepare)
+        return value
     if type(value) is StoredExchange:  # scrubbed at capture: the mark is kept (see prepare)
         return StoredExchange({_key(k): to_json(v, nxt, path) for k, v in value.items()})
     if isinstance(value, enum.Enum):
@@ -310,7 +312,9 @@ def prepare(data: object) -> Any:
 
     A step's ``exchange`` captured by this process (a :class:`agentsnap.storage.wire.StoredExchange`,
     scrubbed once at capture) keeps its type through :func:`to_json` and is not scrubbed
-    again; one read from a file is (the mark travels with the exchange).
+    again; one read from a file is (the mark travels with the exchange). One replay served
+    from the recording of exactly its request (a :class:`agentsnap.storage.wire.PreparedExchange`)
+    holds the golden's own objects, already as stored: neither converted nor scrubbed.
     """
     from .scrub import scrub_snapshot
 

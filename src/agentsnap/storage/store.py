@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Iterator
 from glob import escape as glob_escape
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..exceptions import SnapshotFormatError
 from .atomic import refuse_links, store_write
@@ -43,7 +43,10 @@ from .snapshot import (
 )
 from .volatile import same_content
 
-__all__ = ["SnapshotStore"]
+if TYPE_CHECKING:
+    from .last_run_writer import LastRunWriter
+
+__all__ = ["SnapshotStore", "warn_unwritable"]
 
 
 def _prepared_dict(snapshot: Snapshot) -> dict[str, Any]:
@@ -60,6 +63,24 @@ def _prepared_dict(snapshot: Snapshot) -> dict[str, Any]:
         dict(step) if isinstance(step, dict) else step for step in data["trace"]
     ]  # the snapshot keeps its view
     return data
+
+
+def warn_unwritable(
+    path: Path | str, why: str, root: Path | None = None, stacklevel: int = 2
+) -> None:
+    """The one warning for a ``.last_run`` file that could not be written (``why``), naming it
+    (``root``: the snapshot folder, by default the one ``path`` is in)."""
+    from ..exceptions import AgentsnapWarning
+
+    path = Path(path)
+    root = root if root is not None else path.parent.parent
+    warnings.warn(
+        AgentsnapWarning(
+            f"agentsnap: cannot write {path} ({why}); the tests' results are unaffected, but this run is not kept "
+            f"for `agentsnap diff`, `agentsnap update` or `agentsnap prune` (is {root} read-only?)."
+        ),
+        stacklevel=stacklevel,
+    )
 
 
 class SnapshotStore:
@@ -79,6 +100,9 @@ class SnapshotStore:
         #: set once a write to ``.last_run/`` failed (:meth:`last_run_unwritable`): later
         #: ones are not tried, so a read-only folder costs one warning per store, not one per test
         self.last_run_error: str | None = None
+        #: the pytest session's background writer of ``.last_run`` files
+        #: (:class:`agentsnap.storage.last_run_writer.LastRunWriter`); None: written at once
+        self.writer: LastRunWriter | None = None
 
     def __repr__(self) -> str:
         return f"SnapshotStore({str(self.root)!r})"
@@ -291,6 +315,8 @@ class SnapshotStore:
         :meth:`load_last_run` tries them (:meth:`last_run_path`, then the hashed form written
         before the golden's own file name was used); only those that exist. ``golden_file``:
         the golden's file name when it is known (an unreadable golden whose name is a guess)."""
+        if self.writer is not None:
+            self.writer.flush()  # this run's queued latest runs first
         path = self.root / LAST_RUN_DIR / golden_file if golden_file else self.last_run_path(name)
         refuse_links(path, self.root)
         old = self.root / LAST_RUN_DIR / snapshot_filename(name)
@@ -399,8 +425,24 @@ class SnapshotStore:
         :class:`~agentsnap.exceptions.AgentsnapWarning` naming the path
         (:meth:`last_run_unwritable`) and None is returned. A symbolic link on the way
         still raises :class:`~agentsnap.exceptions.SnapshotFormatError`.
+
+        With a :attr:`writer` (the pytest session's store) the text is made here and the
+        file written by the writer's thread: the path is returned at once, and a failure
+        is reported when the session ends (:class:`~agentsnap.storage.last_run_writer.LastRunWriter`).
         """
-        return self._write_scratch(self.last_run_path(snapshot.name), snapshot)
+        path = self.last_run_path(snapshot.name)
+        if self.writer is None:
+            return self._write_scratch(path, snapshot)
+        refuse_links(path, self.root)  # a .last_run linked elsewhere is never written through
+        if self.last_run_error is not None:
+            return None  # said once already
+        try:
+            text = self._scratch_text(snapshot)
+        except OSError as exc:  # a blob's side file
+            self.last_run_unwritable(path, exc)
+            return None
+        self.writer.submit(path, lambda: self._write_text(path, text))
+        return path
 
     def _write_scratch(self, path: Path, snapshot: Snapshot) -> Path | None:
         """Write ``snapshot`` to ``path`` under ``.last_run/`` (compact, atomic, no fsync); its path,
@@ -408,25 +450,41 @@ class SnapshotStore:
         refuse_links(path, self.root)  # a .last_run linked elsewhere is never written through
         if self.last_run_error is not None:
             return None  # said once already
-        from .serialize import escape_surrogates, write_blobs
-
         try:
-            self.write_last_run_ignore()
-            data = _prepared_dict(snapshot)
-            write_blobs(data, self.root)
-            # a scratch copy read back by `agentsnap diff` / `update` (which re-save through `save`):
-            # compact JSON (the C encoder; indented output takes the pure-Python one) and no fsync
-            text = (
-                escape_surrogates(
-                    json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-                )
-                + "\n"
-            )
-            store_write(path, text, durable=False, root=self.root)
+            self._write_text(path, self._scratch_text(snapshot))
         except OSError as exc:
             self.last_run_unwritable(path, exc)
             return None
         return path
+
+    def _scratch_text(self, snapshot: Snapshot) -> str:
+        """The text of a scratch copy of ``snapshot`` (its side files written first: ``OSError``)."""
+        from .serialize import escape_surrogates, write_blobs
+
+        data = _prepared_dict(snapshot)
+        write_blobs(data, self.root)
+        # a scratch copy read back by `agentsnap diff` / `update` (which re-save through `save`):
+        # compact JSON (the C encoder; indented output takes the pure-Python one) and no fsync
+        return (
+            escape_surrogates(
+                json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+            )
+            + "\n"
+        )
+
+    def _write_text(self, path: Path, text: str) -> None:
+        """Write a scratch file's ``text`` (atomic, no fsync), the ``.gitignore`` first. Raises
+        ``OSError`` (remembered in :attr:`last_run_error`: later writes are skipped, said once)
+        and :class:`SnapshotFormatError` for a link made on the way."""
+        if self.last_run_error is not None:
+            return
+        try:
+            self.write_last_run_ignore()
+            store_write(path, text, durable=False, root=self.root)
+        except OSError as exc:
+            if self.writer is not None and self.last_run_error is None:
+                self.last_run_error = f"{exc.strerror or type(exc).__name__}: {path}"
+            raise
 
     # -- the samples of a statistics run (--agentsnap-runs N) -----------------------------
     def samples_dir(self, name: str) -> Path:
@@ -485,17 +543,9 @@ class SnapshotStore:
         ``.last_run/`` are skipped (:meth:`save_last_run`); test results are unaffected."""
         if self.last_run_error is not None:
             return
-        from ..exceptions import AgentsnapWarning
-
         why = exc.strerror or type(exc).__name__
         self.last_run_error = f"{why}: {path}"
-        warnings.warn(
-            AgentsnapWarning(
-                f"agentsnap: cannot write {path} ({why}); the tests' results are unaffected, but this run is not kept "
-                f"for `agentsnap diff`, `agentsnap update` or `agentsnap prune` (is {self.root} read-only?)."
-            ),
-            stacklevel=3,
-        )
+        warn_unwritable(path, why, self.root, stacklevel=4)
 
     def approve(self, name: str) -> Snapshot:
         """Mark ``name`` approved and save it. Raises ``KeyError`` when absent."""

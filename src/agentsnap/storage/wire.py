@@ -44,6 +44,7 @@ import msgspec
 __all__ = [
     "Decompressor",
     "Exchange",
+    "PreparedExchange",
     "StoredExchange",
     "body_bytes",
     "bytes_chunk",
@@ -80,6 +81,27 @@ class StoredExchange(dict[str, Any]):
     __slots__ = ()
 
 
+class PreparedExchange(StoredExchange):
+    """A stored exchange already in the form a snapshot file holds: replay served the
+    recording of exactly this request, so the step keeps the golden's own ``request`` and
+    ``response`` objects (:meth:`Exchange.to_dict`). Neither converted nor scrubbed again
+    (:func:`agentsnap.storage.serialize.prepare`): its bytes are the golden's."""
+
+    __slots__ = ()
+
+
+def same_stored(a: object, b: object) -> bool:
+    """Whether two stored JSON values are the same JSON, byte for byte once keys are sorted:
+    MessagePack with sorted keys tells ``1`` from ``1.0`` from ``True``, and a value it cannot
+    hold (an integer beyond 64 bits, a lone surrogate) is never called the same."""
+    if a is b:
+        return True
+    try:
+        return bool(_sorted_msgpack(a) == _sorted_msgpack(b))
+    except (OverflowError, UnicodeEncodeError, TypeError):
+        return False
+
+
 @dataclass
 class Exchange:
     """One HTTP request/response pair of an LLM SDK.
@@ -111,9 +133,24 @@ class Exchange:
     #: a model turn read from WebSocket connection number ``connection`` of the trace
     #: (:mod:`agentsnap.capture.websocket.turns`): no exchange is stored, replay serves the connection
     connection: int | None = None
+    #: set by replay: the golden's stored exchange that was served (``{"request", "response"}``)
+    recorded: dict[str, Any] | None = field(default=None, repr=False)
 
     def to_dict(self) -> StoredExchange:
-        """The JSON form stored under a step's ``exchange`` key (scrubbed at capture)."""
+        """The JSON form stored under a step's ``exchange`` key (scrubbed at capture).
+
+        Served by replay from the recording of this very request (no ``request_drift``, the
+        request the same JSON as the recorded one: :func:`same_stored`, the response the one
+        served): the golden's own objects, as a :class:`PreparedExchange`, which nothing
+        converts, scrubs or copies again."""
+        rec = self.recorded
+        if (
+            rec is not None
+            and self.request_drift is None
+            and self.response is rec.get("response")
+            and same_stored(self.request, rec.get("request"))
+        ):
+            return PreparedExchange(request=rec["request"], response=self.response)
         return StoredExchange(request=self.request, response=self.response)
 
 

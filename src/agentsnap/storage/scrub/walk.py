@@ -209,8 +209,9 @@ def scrub_snapshot(data: dict[str, Any], rules: Redaction | None = None) -> dict
     A step's raw ``exchange`` captured by this process is a
     :class:`agentsnap.storage.wire.StoredExchange`: its request and response were scrubbed
     when they were captured (every transport stores them through
-    :mod:`agentsnap.capture.exchange`), so it is kept as it is. Any other exchange
-    (a file's, a trace import's) is scrubbed here.
+    :mod:`agentsnap.capture.exchange`), so it is kept as it is; so is one replay served
+    from the recording of exactly its request (a ``PreparedExchange``: the golden's own
+    stored objects). Any other exchange (a file's, a trace import's) is scrubbed here.
     """
     rules = rules or active()
     out: dict[str, Any] = {}
@@ -232,7 +233,7 @@ def _scrub_step(step: object, rules: Redaction) -> Any:
     out = {}
     for key, value in step.items():
         if key == "exchange":
-            scrubbed = type(value) is StoredExchange  # at capture, once
+            scrubbed = isinstance(value, StoredExchange)  # at capture, once (or the golden's own)
             out[key] = value if scrubbed else _scrub_exchange(value, rules)
         elif key in ("args", "result") and step.get("type") == "tool_call":
             out[key] = scrub_json(value, rules)

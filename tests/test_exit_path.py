@@ -1,0 +1,220 @@
+"""A test's exit does no work a passing, unchanged test does not need (issue 30, part b).
+
+* replay keeps the golden's own stored exchange for a call served from the recording of
+  exactly its request (``PreparedExchange``): not converted, scrubbed or copied again, and
+  the ``.last_run`` holds the golden's exchange byte for byte;
+* the pytest session writes ``.last_run`` files on a background thread joined when the
+  session ends: ``agentsnap diff`` sees a failed test's run right after, and a file that
+  could not be written is named in the summary;
+* the ``budgets`` check without limits and with the same numbers of calls answers
+  without measuring either trace, exactly as the full check does.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
+from agentsnap.diff.checks import budgets as budgets_module
+from agentsnap.diff.checks._api import CheckContext
+from agentsnap.exceptions import AgentRegressionError
+from agentsnap.knobs import CompareOptions
+from agentsnap.lifecycle import Outcome, observing
+from agentsnap.storage.last_run_writer import LastRunWriter
+from agentsnap.storage.wire import PreparedExchange, StoredExchange, same_stored
+from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
+from tests.test_cli_helpers import invoke
+from tests.test_plugin_modes import NODE, PARIS, Project, summary
+
+openai = pytest.importorskip("openai")
+
+from tests import fake_provider as fp
+
+pytest_plugins = ["pytester"]
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> Project:
+    return Project(pytester)
+
+
+def _ask(fake: fp.FakeOpenAI, question: str) -> str:
+    client = openai.OpenAI(base_url=fake.base_url, api_key="sk-test", max_retries=0)
+    reply = client.chat.completions.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": question}]
+    )
+    return reply.choices[0].message.content or ""
+
+
+# --------------------------------------------------------------------------- the stored exchange
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        ({"body": {"n": 1}}, {"body": {"n": 1}}, True),
+        ({"body": {"a": 1, "b": 2}}, {"body": {"b": 2, "a": 1}}, True),  # key order is not JSON
+        ({"body": {"n": 1}}, {"body": {"n": 1.0}}, False),  # == in Python, not the same JSON
+        ({"body": {"n": 1}}, {"body": {"n": True}}, False),
+        ({"body": {"n": 0}}, {"body": {"n": False}}, False),
+        ({"body": None}, {"text": "x"}, False),
+        ({"body": {"n": 2**70}}, {"body": {"n": 2**70}}, False),  # beyond MessagePack: never same
+        ({"text": "a"}, {"text": "b"}, False),
+    ],
+)
+def test_same_stored_tells_json_apart_where_python_equality_does_not(
+    a: dict[str, Any], b: dict[str, Any], same: bool
+) -> None:
+    assert same_stored(a, b) is same
+    assert same_stored(a, a) is True
+
+
+def test_a_replayed_call_keeps_the_goldens_exchange_and_a_changed_one_its_own(
+    tmp_path: Path,
+) -> None:
+    with fp.FakeOpenAI() as fake:
+        fake.script(fp.text_reply("Sunny."))
+        with AgentRecorder("exit::same", snapshot_dir=tmp_path):
+            _ask(fake, "Weather in Paris?")
+        golden_raw = json.loads(SnapshotStore(tmp_path).path_for("exit::same").read_bytes())
+
+        with AgentAsserter("exit::same", snapshot_dir=tmp_path, mode="replay") as block:
+            _ask(fake, "Weather in Paris?")
+        assert block.outcome is not None and block.outcome.action == "passed"
+        (step,) = block.outcome.new.trace  # type: ignore[union-attr]
+        assert type(step["exchange"]) is PreparedExchange
+        golden_step = block.outcome.golden.trace[0]  # type: ignore[union-attr]
+        assert step["exchange"]["response"] is golden_step["exchange"]["response"]
+        last = json.loads(SnapshotStore(tmp_path).last_run_path("exit::same").read_bytes())
+        assert last["trace"][0]["exchange"] == golden_raw["trace"][0]["exchange"]
+
+        seen: list[Outcome] = []
+        with (
+            observing(seen.append),
+            pytest.raises(AgentRegressionError),
+            AgentAsserter("exit::same", snapshot_dir=tmp_path, mode="replay"),
+        ):
+            _ask(fake, "Weather in Rome?")
+        (step,) = seen[0].new.trace  # type: ignore[union-attr]
+        assert type(step["exchange"]) is StoredExchange  # this run's own request, with its drift
+        assert step["exchange"]["request"]["body"]["messages"][0]["content"] == "Weather in Rome?"
+        assert len(fake.requests) == 1  # replay sent nothing
+
+
+# --------------------------------------------------------------------------- the writer
+
+
+def test_the_writer_writes_the_latest_run_of_each_file_and_says_which_failed(
+    tmp_path: Path,
+) -> None:
+    writer = LastRunWriter()
+    gate = threading.Event()
+    written: list[tuple[str, str]] = []
+
+    def write(name: str, text: str) -> Any:
+        def run() -> None:
+            gate.wait(5)
+            if name == "broken":
+                raise OSError(30, "Read-only file system")
+            (tmp_path / name).write_text(text, encoding="utf-8")
+            written.append((name, text))
+
+        return run
+
+    writer.submit(tmp_path / "a", write("a", "first"))
+    writer.submit(tmp_path / "b", write("b", "only"))
+    writer.submit(tmp_path / "a", write("a", "second"))  # replaces the queued first run
+    writer.submit(tmp_path / "broken", write("broken", "x"))
+    assert writer.pending(tmp_path / "b")
+    gate.set()
+    writer.flush()
+    assert not writer.pending(tmp_path / "a")
+    assert (tmp_path / "a").read_text(encoding="utf-8") in ("first", "second")
+    assert ("a", "second") in written and ("b", "only") in written
+    assert writer.close() == [(str(tmp_path / "broken"), "Read-only file system")]
+    assert writer.close() == []  # said once
+
+
+def test_a_failed_replayed_test_is_kept_for_diff_once_the_session_ended(project: Project) -> None:
+    project.record_golden()
+    project.set_scenario(**{**PARIS, "question": "Weather in Rome?"})
+    result = project.run("--agentsnap-replay")
+    assert result.ret == 1
+    assert summary(result) == ["agentsnap: 1 failed"]
+    store = SnapshotStore(project.root / "__agent_snapshots__")
+    last = json.loads(store.last_run_path(NODE).read_text(encoding="utf-8"))
+    assert last["comparison"]["failed_checks"] == ["llm_requests"]
+    diff = invoke("diff", NODE, "--dir", str(store.root))
+    assert diff.exit_code == 1, diff.output
+    assert (
+        diff.stdout.splitlines()[0] == f"[agentsnap] {NODE!r} FAILED — failed checks: llm_requests"
+    )
+
+
+def test_a_last_run_that_cannot_be_written_is_named_at_the_sessions_end(project: Project) -> None:
+    project.record_golden()
+    snaps = project.root / "__agent_snapshots__"
+    path = SnapshotStore(snaps).last_run_path(NODE)
+    path.mkdir(parents=True)  # a folder where the file goes: the rename fails
+    result = project.run("--agentsnap-replay")
+    assert result.ret == 0  # a scratch copy: the test's result is unaffected
+    result.assert_outcomes(passed=1, warnings=1)  # said once the session ended, in its warnings
+    result.stdout.fnmatch_lines(
+        [f"*AgentsnapWarning: agentsnap: cannot write {path} (Is a directory)*"]
+    )
+    assert summary(result) == ["agentsnap: 1 passed"]
+
+
+# --------------------------------------------------------------------------- budgets, short-circuited
+
+_STEP = st.fixed_dictionaries(
+    {"type": st.sampled_from(["llm_call", "tool_call", "http", "mcp"])},
+    optional={
+        "name": st.sampled_from(["get_weather", "search"]),
+        "model": st.sampled_from(["gpt-4o-mini", "claude-3-5-haiku-latest"]),
+        "usage": st.fixed_dictionaries(
+            {},
+            optional={
+                "input_tokens": st.integers(0, 500),
+                "output_tokens": st.integers(0, 500),
+            },
+        ),
+        "latency_ms": st.integers(0, 3000),
+        "exchange": st.fixed_dictionaries(
+            {
+                "request": st.fixed_dictionaries(
+                    {"body": st.fixed_dictionaries({"messages": st.lists(st.text(max_size=20))})}
+                )
+            }
+        ),
+    },
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    golden=st.lists(_STEP, max_size=6),
+    new=st.lists(_STEP, max_size=6),
+    replay=st.booleans(),
+)
+def test_budgets_short_circuit_agrees_with_the_full_check(
+    golden: list[dict[str, Any]], new: list[dict[str, Any]], replay: bool
+) -> None:
+    options = CompareOptions(compare_requests=replay).validated()
+    ctx = CheckContext({"trace": golden}, {"trace": new}, golden, new, options, (), False)
+    check = budgets_module.BudgetsCheck()
+    fast = check.run(ctx)
+    counts = budgets_module._call_counts
+    try:  # the full check: the counts never look equal, so both traces are measured
+        budgets_module._call_counts = id  # type: ignore[assignment]
+        full = check.run(ctx)
+    finally:
+        budgets_module._call_counts = counts
+    assert fast == full
