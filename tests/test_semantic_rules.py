@@ -272,3 +272,42 @@ def test_a_labelled_value_restates_the_sentence_that_says_it() -> None:
         "- **Zone:** standing area\n- **Doors:** 19:00",
     )
     assert passed, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "finding"),
+    [  # a reviewer's cases: each passed before
+        ("The fee is $30.", "The fee is €30.", "numbers differ ($30 → €30)"),
+        ("Take 5 mg twice a day.", "Take 5 mg once a day.", "numbers differ (twice → once)"),
+        ("Team A beat Team B 3-1.", "Team B beat Team A 3-1.", "roles swapped (a ↔ b)"),
+        (
+            "The landlord must pay the tenant's moving costs.",
+            "The tenant must pay the landlord's moving costs.",
+            "roles swapped",
+        ),
+        ("Plan A is cheaper.", "Plan A is more expensive.", "polarity flipped"),
+        ("All tests passed.", "Some tests passed.", "polarity flipped"),
+        (
+            "First back up your files, then install the update, and finally restart.",
+            "First install the update, and finally restart.",
+            'step missing: golden: "First back up your files"',
+        ),
+    ],
+)
+def test_a_reviewers_changes_fail_with_the_finding_that_names_them(
+    golden: str, new: str, finding: str
+) -> None:
+    passed, messages = _messages(golden, new)
+    assert not passed, messages
+    assert any(m.startswith(finding) for m in messages), messages
+
+
+def test_twice_a_day_is_two_times_daily_and_a_table_header_is_a_label() -> None:
+    passed, messages = _messages("Take 5 mg twice a day.", "Take 5 mg two times daily.")
+    assert passed, messages
+    passed, messages = _messages(
+        "Berlin is at 12 degrees and Paris at 15 degrees.",
+        "| City | Temp |\n|---|---|\n| Berlin | 12 degrees |\n| Paris | 15 degrees |",
+    )
+    assert passed, messages
+    assert any(m.startswith("label added") for m in messages), messages

@@ -67,8 +67,9 @@ def _listed(text: str, a: str, b: str) -> bool:
 
 
 def _surface(text: str, stem: str) -> str:
+    """The word of ``text`` a stem stands for (a short stem only for a word of its own)."""
     for token in V.tokens(text):
-        if token.startswith(stem):
+        if token == stem or (len(stem) > 2 and token.startswith(stem)):
             return token
     return stem
 
@@ -133,8 +134,9 @@ def _concept(word: str) -> str:
 def _enumeration(text: str, a: str, b: str) -> bool:
     """Whether stems ``a`` and ``b`` stand next to each other in an enumeration ("A, B and C")."""
     low = text.casefold()
-    found_a = re.search(rf"(?<!\w){re.escape(a)}", low)
-    found_b = re.search(rf"(?<!\w){re.escape(b)}", low)
+    # a short stem ("a", "b" of "Team A", "Team B") is a whole word, not the start of "beat"
+    found_a = re.search(rf"(?<!\w){re.escape(a)}" + (r"(?!\w)" if len(a) <= 2 else ""), low)
+    found_b = re.search(rf"(?<!\w){re.escape(b)}" + (r"(?!\w)" if len(b) <= 2 else ""), low)
     if found_a is None or found_b is None:
         return False
     pa, pb = found_a.start(), found_b.start()

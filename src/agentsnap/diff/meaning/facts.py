@@ -223,6 +223,14 @@ def _kanji_value(numeral: str) -> float:
     return float((_KANJI_DIGITS[tens] if tens else 1) * 10 + (_KANJI_DIGITS[ones] if ones else 0))
 
 
+#: how often, said with a word of frequency: "once a day", "twice weekly", "3 times per month"
+_FREQUENCY_WORDS = {"once": 1, "twice": 2, "thrice": 3, "einmal": 1, "zweimal": 2, "dreimal": 3}
+_FREQUENCY = re.compile(
+    r"\b(?:(?P<n>once|twice|thrice|einmal|zweimal|dreimal)|(?P<n2>\d+|one|two|three|four|five|six)\s+times)"
+    r"(?=\s+(?:a|an|per|every|each|am|pro|im)\s+(?:day|week|month|year|hour|tag|woche|monat|jahr)|"
+    r"\s+(?:daily|weekly|monthly|yearly|hourly|täglich|wöchentlich))",
+    re.IGNORECASE,
+)
 #: parts of an hour said in words, and their seconds (the base unit of a time span)
 _PART_SECONDS = {
     r"and a half|y media|anderthalb|eineinhalb|et demie": 5400.0,
@@ -410,6 +418,13 @@ def extract(
         if surface.endswith(".") and not re.search(r"[ap]\.\s?m\.$", surface, re.IGNORECASE):
             surface = surface[:-1]  # the sentence's full stop
         found.append((match.start(), Fact("time", (minutes, known), surface)))
+    for match in _FREQUENCY.finditer(text):  # "twice a day" = "two times daily"
+        if free(match.start(), match.end()):
+            count = (match.group("n") or match.group("n2")).casefold()
+            value = _FREQUENCY_WORDS.get(count) or _NUMBER_WORDS.get(count) or _value(count)
+            if value is not None:
+                take(match.start(), match.end())
+                found.append((match.start(), Fact("number", (float(value), "x"), match.group(0))))
     for match in _MAN_NUMBER.finditer(text):  # 1万2800円 = 12,800円
         if free(match.start(), match.end()):
             rest = float(match.group(2)) * 1000 if match.group(2) else float(match.group(3) or 0)

@@ -137,7 +137,11 @@ class Reading:
 
         def single(fact: F.Fact, other_text: str) -> bool:
             """A 1 the other text says in words ("1 second" / "one second", "a second")."""
-            return fact.kind == "number" and fact.key[0] == 1.0 and bool(_ONE.search(other_text))
+            return (
+                fact.kind == "number"
+                and fact.key == (1.0, "")  # "once" (1, x) is a frequency, said as such
+                and bool(_ONE.search(other_text))
+            )
 
         # a bare number may restate a number with a unit anywhere in the other text ("two-year
         # fix" … "Two fixed products"): leftovers match leniently against every fact
@@ -474,7 +478,7 @@ class Reading:
                     "harmless",
                     unit.text,
                     "",
-                    pair_message("courtesy dropped", unit.text, ""),
+                    pair_message(_harmless(unit, "dropped"), unit.text, ""),
                 )
             elif (
                 unit.step and cover < 0.8 and not (cover >= 0.5 and named_step(self.g, i, self.new))
@@ -512,7 +516,7 @@ class Reading:
                     "harmless",
                     "",
                     unit.text,
-                    pair_message("courtesy added", "", unit.text),
+                    pair_message(_harmless(unit, "added"), "", unit.text),
                 )
             elif unit.step and weight >= 2:
                 self.add("added", "soft", "", unit.text, pair_message("step added", "", unit.text))
@@ -524,7 +528,13 @@ class Reading:
                 )
         steps = [(i, j) for i, j in matched_g if self.g[i].step]
         order = [j for _, j in steps]
-        if len(order) >= 2 and order != sorted(order):
+        sequenced = [(i, j) for i, j in steps if self.g[i].sequenced]
+        if len(sequenced) >= 2 and [j for _, j in sequenced] != sorted(j for _, j in sequenced):
+            # "First …, then …": the order is what the words say
+            g = " ".join(self.g[i].text for i, _ in sequenced)
+            n = " ".join(self.n[j].text for _, j in sorted(sequenced, key=lambda p: p[1]))
+            self.add("step", "harmful", g, n, pair_message("steps out of order", g, n))
+        elif len(order) >= 2 and order != sorted(order):
             self.add(
                 "reordered", "harmless", "", "", "list items or steps reordered (judged harmless)"
             )
@@ -562,6 +572,12 @@ class Reading:
 
 #: the words that join one more member to a list
 _JOIN = frozenset(["and", "or", "und", "oder", "et", "ou", "y", "o", "sowie", "plus", "と", "や"])
+
+
+def _harmless(unit: Unit, what: str) -> str:
+    """How a harmless unit is named: a heading or table header a label, a signature, courtesy."""
+    kind = "label" if unit.heading else "signature" if unit.signature else "courtesy"
+    return f"{kind} {what}"
 
 
 def _edges(units: list[Unit]) -> set[int]:

@@ -40,6 +40,8 @@ class Unit:
     addressed: bool = False
     #: a label and its value ("**Carrier:** Colissimo", a table row): prose says it with more words
     labelled: bool = False
+    #: a step opened by a sequence word ("First…", "then…", "finally…"): its place is its meaning
+    sequenced: bool = False
     #: a line of the signature that closes a message ("Tom, Leasing Office", "Dr. Anna Keller")
     signature: bool = False
 
@@ -237,6 +239,31 @@ def _sentences(line: str) -> list[str]:
     return out
 
 
+#: where a sentence of steps goes on to its next step: ", then", ", and finally", ", puis", ", dann"
+_NEXT_STEP = re.compile(
+    r",?\s+(?:and\s+|und\s+|et\s+|y\s+)?(?=(?:then|next|finally|afterwards|after that|dann|danach|"
+    r"anschließend|schließlich|puis|ensuite|enfin|luego|después|finalmente|por último)\b)|"
+    r"、(?=次に|それから|最後に)",
+    re.IGNORECASE,
+)
+
+
+_CONDITION = re.compile(
+    r"^(?:if|when|once|unless|wenn|falls|sobald|si|lorsque|quand|cuando)\b", re.I
+)
+
+
+def _sequence(sentence: str) -> list[str]:
+    """A sentence that lists steps with sequence words ("First back up, then install, and finally
+    restart.") cut into its steps; any other sentence whole."""
+    parts = [p.strip() for p in _NEXT_STEP.split(sentence) if p and p.strip()]
+    if len(parts) < 2 or _CONDITION.match(sentence):  # "If it fails, then…" is one condition
+        return [sentence]
+    if not (_SEQUENCE.match(sentence) or len(parts) >= 3):  # "X, then Y" reads as one sentence
+        return [sentence]
+    return parts
+
+
 def split_units(text: str) -> list[Unit]:
     """The sentences and list items of ``text`` (module doc, step 1), with their facts filled in."""
     units: list[Unit] = []
@@ -271,10 +298,19 @@ def split_units(text: str) -> list[Unit]:
         line = _clean(line) if not in_fence else F.normalise(line)
         if not line:
             continue
-        pieces = [line] if in_fence else _sentences(line)
+        pieces = [line] if in_fence else [p for s in _sentences(line) for p in _sequence(s)]
         for index, piece in enumerate(pieces):
-            is_step = (step and index == 0) or bool(_SEQUENCE.match(piece))
-            units.append(Unit(piece, is_step and not heading, heading=heading, labelled=labelled))
+            sequenced = bool(_SEQUENCE.match(piece))
+            is_step = (step and index == 0) or sequenced
+            units.append(
+                Unit(
+                    piece,
+                    is_step and not heading,
+                    heading=heading,
+                    labelled=labelled,
+                    sequenced=sequenced and not heading,
+                )
+            )
     _mark_signature(units)
     return units
 
@@ -365,7 +401,8 @@ def _fill(
 def _flat(text: str) -> str:
     """Text with Markdown, case, punctuation and spacing dropped: equal means formatting only."""
     units = split_units(text)
-    return " ".join(" ".join(V.tokens(u.text)) for u in units)
+    # currency signs are no punctuation: "$30" and "€30" differ
+    return " ".join(" ".join(V.tokens(u.text) + re.findall(r"[$€£¥₹₩]", u.text)) for u in units)
 
 
 # --------------------------------------------------------------------------- similarity

@@ -417,10 +417,15 @@ _ANTONYMS: list[tuple[str, str]] = [
     ("include included includes enthalten inclus inclus", "exclude excluded excludes"),
     ("before vor avant", "after nach après"),
     (
-        "higher above more greater faster warmer cheaper höher",
+        "higher above more greater faster warmer höher",
         "lower below less fewer slower colder niedriger weniger",
     ),
     ("buy bought kaufen gekauft acheter", "sell sold verkaufen verkauft vendre"),
+    (
+        "cheap cheaper cheapest inexpensive günstig günstiger billig billiger barato barata",
+        "expensive pricier costlier teuer teurer cher chère caro cara",
+    ),
+    ("all every alle tous toutes todos todas", "some einige certains certaines algunos algunas"),
     (
         "add added adds hinzugefügt ajouté",
         "remove removed removes delete deleted entfernt gelöscht supprimé supprimée",
@@ -552,7 +557,7 @@ def content_words(text: str) -> list[str]:
             continue
         if len(tok) < 2:
             continue
-        out.append(_stem(tok))
+        out.append(_stem(re.sub(r"'s?$", "", tok)))  # "the tenant's costs": the tenant
     return out
 
 
