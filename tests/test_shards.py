@@ -21,6 +21,7 @@ import pytest
 from click.testing import Result
 from typer.testing import CliRunner
 
+from agentsnap._pytest.shard_identity import COMMIT_VARS
 from agentsnap.cli import app
 from agentsnap.storage.store import SnapshotStore
 from tests._support.ci import CI_MARKERS
@@ -55,6 +56,7 @@ def run(
         k: v
         for k, v in os.environ.items()
         if k not in CI_MARKERS
+        and k not in COMMIT_VARS
         and not k.startswith(
             ("AGENTSNAP_", "PYTEST_XDIST", "PYTEST_CURRENT_TEST", "PYTEST_ADDOPTS")
         )
@@ -301,43 +303,54 @@ def test_merge_refuses_missing_duplicate_and_foreign_folders(
     assert usage.exit_code == 2
 
 
-def test_shards_of_different_runs_are_refused(orphaned: Path) -> None:
+def test_shards_of_different_runs_are_refused_naming_every_folder_with_its_commit(
+    orphaned: Path,
+) -> None:
     root = orphaned
-    one = run_shard(
-        root,
-        "1",
-        "--agentsnap-replay",
-        "--agentsnap-shard",
-        "1/2",
-        "-k",
-        "weather",
-        env={"GITHUB_SHA": "a" * 40},
-    )
-    two = run_shard(
-        root,
-        "2",
-        "--agentsnap-replay",
-        "--agentsnap-shard",
-        "2/2",
-        "-k",
-        "not weather",
-        env={"GITHUB_SHA": "b" * 40},
-    )
-    res = cli("report", "--merge", str(one), str(two), "--into", str(snaps(root)))
+    commits = {"1": "a" * 40, "2": "b" * 40, "3": "b" * 40}
+    selections = {"1": "weather", "2": "trip", "3": "not weather and not trip"}
+    folders = {
+        g: run_shard(
+            root,
+            g,
+            "--agentsnap-replay",
+            "--agentsnap-shard",
+            f"{g}/3",
+            "-k",
+            selections[g],
+            env={"GITHUB_SHA": commits[g]},
+        )
+        for g in ("1", "2", "3")
+    }
+    res = cli("report", "--merge", *map(str, folders.values()), "--into", str(snaps(root)))
     assert res.exit_code == 1
     text = " ".join(res.output.split())
-    assert (
-        "not of one suite run" in text
-        and f"commit {'a' * 40}" in text
-        and f"commit {'b' * 40}" in text
-    )
+    assert "not of one suite run" in text
+    for g, folder in folders.items():
+        assert f"{folder}: commit {commits[g]}" in text, (g, text)
 
 
-def test_a_bad_shard_name_is_a_usage_error(recorded: Path, tmp_path: Path) -> None:
+def test_a_bad_shard_name_is_a_usage_error_and_leaves_no_record_looking_current(
+    recorded: Path, tmp_path: Path
+) -> None:
     root = copy_of(recorded, tmp_path)
-    res = run(root, "--agentsnap-replay", "--agentsnap-shard", "4/3")
-    assert res.returncode == 4  # pytest's usage error
-    assert "shard '4/3' (from --agentsnap-shard) is group 4 of 3" in res.stderr
+    record = snaps(root) / ".last_run" / "run.json"
+    cases = {
+        ("--agentsnap-shard", "4/3"): "shard '4/3' (from --agentsnap-shard) is group 4 of 3",
+        ("--agentsnap-shard", "3/0"): "the number of shards must be at least 1",
+        ("--agentsnap-shard", "a\nb"): "holds a control character",
+        ("--agentsnap-shard", "tab\there"): "holds a control character",
+    }
+    for args, expected in cases.items():
+        ok = run(root, "--agentsnap-replay", "--agentsnap-shard", "1/3", "-k", "weather")
+        assert ok.returncode == 0 and record.is_file(), ok.stdout + ok.stderr
+        res = run(root, "--agentsnap-replay", *args)
+        assert res.returncode == 4, res.stdout + res.stderr  # pytest's usage error
+        assert expected in " ".join(res.stderr.split()), (args, res.stderr)
+        # the previous shard's record is gone: it cannot be uploaded as this shard's
+        assert not record.exists(), args
+    env_name = run(root, "--agentsnap-replay", env={"AGENTSNAP_SHARD": "x\x1b[31m"})
+    assert env_name.returncode == 4 and "given by AGENTSNAP_SHARD" in env_name.stderr
 
 
 def test_a_shard_that_selected_no_test_is_still_a_full_shard(
@@ -349,3 +362,136 @@ def test_a_shard_that_selected_no_test_is_still_a_full_shard(
     record = run_record(root)
     assert record["full_shard"] is True and record["selected"] == []
     assert set(record["collected"]) == ALL_TESTS and record["report_entries"] == []
+
+
+def test_merged_record_given_back_to_merge_is_named_as_such(orphaned: Path) -> None:
+    root = orphaned
+    a = run_shard(root, "a", "--agentsnap-replay", "--agentsnap-shard", "a", "-k", "weather")
+    b = run_shard(root, "b", "--agentsnap-replay", "--agentsnap-shard", "b", "-k", "not weather")
+    assert cli("report", "--merge", str(a), str(b), "--into", str(snaps(root))).exit_code == 0
+    again = cli("report", "--merge", str(snaps(root)), "--into", str(snaps(root)))
+    assert again.exit_code == 1
+    text = " ".join(again.output.split())
+    assert "is a merged record" in text and "merge the shards' own .last_run folders" in text
+
+
+def test_overlapping_shards_count_each_snapshot_once(recorded: Path, tmp_path: Path) -> None:
+    root = copy_of(recorded, tmp_path)
+    a = run_shard(
+        root, "a", "--agentsnap-replay", "--agentsnap-shard", "a", "-k", "weather or trip"
+    )
+    b = run_shard(root, "b", "--agentsnap-replay", "--agentsnap-shard", "b", "-k", "not weather")
+    res = cli(
+        "report",
+        "--merge",
+        str(a),
+        str(b),
+        "--into",
+        str(snaps(root)),
+        "--json",
+        str(root / "s.json"),
+    )
+    assert res.exit_code == 0, res.output
+    facts = json.loads((root / "s.json").read_text(encoding="utf-8"))
+    assert "snapshots: 3 passed" in res.output  # TRIP ran in both shards, counted once
+    assert run_record(root)["counts"] == facts["counts"]
+    assert sum(run_record(root)["counts"].values()) == 3
+
+
+def test_shards_by_test_path_say_how_to_shard_so_orphans_are_judged(orphaned: Path) -> None:
+    root = orphaned
+    a = run_shard(root, "a", "--agentsnap-replay", "--agentsnap-shard", "a", "test_agents.py")
+    res = cli("report", "--merge", str(a), "--into", str(snaps(root)))
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.output.split())
+    assert "orphans: not judged" in text and "test paths narrower than the configured ones" in text
+    assert "-k, -m or --deselect" in text and "pytest-split's --splits N --group G" in text
+    assert "the configured test paths" in text
+
+
+def test_into_the_project_root_is_refused_naming_the_snapshot_folder(orphaned: Path) -> None:
+    root = orphaned
+    a = run_shard(root, "a", "--agentsnap-replay", "--agentsnap-shard", "a", "-k", "weather")
+    b = run_shard(root, "b", "--agentsnap-replay", "--agentsnap-shard", "b", "-k", "not weather")
+    res = cli("report", "--merge", str(a), str(b), "--into", str(root))
+    assert res.exit_code == 1, res.output
+    text = " ".join(res.output.split())
+    assert f"--into {snaps(root)}" in text and "Nothing was written" in text
+    assert not (root / ".last_run").exists()
+    missing = cli("report", "--merge", str(a), str(b), "--into", str(root / "nope"))
+    assert missing.exit_code == 1
+    text = " ".join(missing.output.split())
+    assert "--into ROOT" not in text and "--into SNAPSHOT_DIR" in text
+    assert "SNAPSHOT_DIR" in " ".join(cli("report", "--help").output.split())
+
+
+def _git(root: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_merge_at_another_commit_judges_no_orphans_and_prune_refuses(
+    orphaned: Path, recorded: Path
+) -> None:
+    """The shards ran commit A (no test_greeting); B adds the test back: its golden is current."""
+    root = orphaned
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "A")
+    commit_a = _git(root, "rev-parse", "HEAD")
+    a = run_shard(root, "a", "--agentsnap-replay", "--agentsnap-shard", "1/2", "-k", "weather")
+    b = run_shard(root, "b", "--agentsnap-replay", "--agentsnap-shard", "2/2", "-k", "not weather")
+    shutil.copy(recorded / "test_agents.py", root / "test_agents.py")
+    _git(root, "commit", "-qam", "B")
+    commit_b = _git(root, "rev-parse", "HEAD")
+    why = f"the shards ran commit {commit_a}; this checkout is at {commit_b}: check out {commit_a}"
+
+    at_b = cli("report", "--merge", str(a), str(b), "--into", str(snaps(root)))
+    assert at_b.exit_code == 0, at_b.output
+    text = " ".join(at_b.output.split())
+    assert f"orphans: not judged: {why}" in text and "or merge in the CI job" in text
+    assert run_record(root)["full_run"] is False and run_record(root)["orphans"] == []
+    refused = cli("prune", "--yes", "--dir", str(snaps(root)))
+    assert refused.exit_code == 1 and why in " ".join(refused.output.split())
+    assert names(root) == {WEATHER, TRIP, GREETING}
+
+    # merged at A (orphans judged there), then B checked out: prune still refuses
+    _git(root, "checkout", "-q", commit_a)
+    at_a = cli("report", "--merge", str(a), str(b), "--into", str(snaps(root)))
+    assert at_a.exit_code == 0 and run_record(root)["orphans"] == [GREETING], at_a.output
+    _git(root, "checkout", "-q", commit_b)
+    later = cli("prune", "--yes", "--dir", str(snaps(root)))
+    assert later.exit_code == 1, later.output
+    text = " ".join(later.output.split())
+    assert why in text and "Nothing was deleted" in text
+    assert names(root) == {WEATHER, TRIP, GREETING}
+
+    _git(root, "checkout", "-q", commit_a)
+    done = cli("prune", "--yes", "--dir", str(snaps(root)))
+    assert done.exit_code == 0 and "deleted 1 snapshot" in done.output, done.output
+
+
+def test_without_git_the_merge_and_prune_say_the_commit_was_not_checked(orphaned: Path) -> None:
+    root = orphaned  # a temporary folder: no git repository
+    sha = {"GITHUB_SHA": "c" * 40}
+    a = run_shard(
+        root, "a", "--agentsnap-replay", "--agentsnap-shard", "a", "-k", "weather", env=sha
+    )
+    b = run_shard(
+        root, "b", "--agentsnap-replay", "--agentsnap-shard", "b", "-k", "not weather", env=sha
+    )
+    res = cli("report", "--merge", str(a), str(b), "--into", str(snaps(root)))
+    assert res.exit_code == 0, res.output
+    assert run_record(root)["orphans"] == [GREETING]  # judged, as before
+    note = f"this checkout's commit could not be read (no git repository at {snaps(root)})"
+    assert note in " ".join(res.output.split())
+    done = cli("prune", "--yes", "--dir", str(snaps(root)))
+    assert done.exit_code == 0 and note in " ".join(done.output.split()), done.output
+    assert names(root) == {WEATHER, TRIP}

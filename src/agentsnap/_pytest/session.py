@@ -579,6 +579,12 @@ def start_session(
     if _may_be_shard(config):
         from .shard_identity import detect
 
+        if not hasattr(config, "workerinput"):  # an xdist worker writes no record
+            from ..storage.orphans import forget_run_record
+
+            # the previous run's record goes now: a shard that stops early (a usage error, a
+            # crash) leaves none, rather than one that looks like its own
+            forget_run_record(settings.snapshot_path)
         session.shard = detect(config)
     if report or session.shard is not None:  # a shard keeps its entries for `report --merge`
         from ..html_report._collect import ReportCollector

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from .. import config as _config
 
-__all__ = ["ENV", "detect", "suite_of"]
+__all__ = ["COMMIT_VARS", "ENV", "detect", "suite_of"]
 
 #: the environment variable that names the shard when the flag is not given
 ENV = "AGENTSNAP_SHARD"
@@ -36,7 +36,7 @@ ENV = "AGENTSNAP_SHARD"
 _PYTEST_SPLIT = ("pytest-split", "pytest_split.plugin", "pytestsplitplugin")
 _GROUP_OF = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 #: where CI services put the commit a job runs, checked before asking git
-_COMMIT_VARS = ("GITHUB_SHA", "CI_COMMIT_SHA", "BUILDKITE_COMMIT", "CIRCLE_SHA1", "GIT_COMMIT")
+COMMIT_VARS = ("GITHUB_SHA", "CI_COMMIT_SHA", "BUILDKITE_COMMIT", "CIRCLE_SHA1", "GIT_COMMIT")
 
 
 def _whole_number(value: object) -> int | None:
@@ -71,7 +71,8 @@ def detect(config: pytest.Config) -> dict[str, object] | None:
     numbers when known (from pytest-split, or a ``G/N`` name), else None.
 
     Raises:
-        pytest.UsageError: the name is empty, or a ``G/N`` name has G outside 1..N.
+        pytest.UsageError: the name is empty or holds a control character (a newline, a tab, an
+            escape), or a ``G/N`` name has N below 1 or G outside 1..N.
     """
     import pytest
 
@@ -95,9 +96,21 @@ def detect(config: pytest.Config) -> dict[str, object] | None:
             f"agentsnap: the shard name given by {source} is empty; name the shard "
             "(`--agentsnap-shard 2/3` for group 2 of 3, or any word that tells the shards apart)."
         )
+    if not name.isprintable():
+        raise pytest.UsageError(
+            f"agentsnap: the shard name {name!r} given by {source} holds a control character "
+            "(a newline, a tab, an escape); name the shard with printable characters "
+            "(`--agentsnap-shard 2/3`, `--agentsnap-shard linux-py312`)."
+        )
     group_of = _GROUP_OF.match(name)
     if group_of is not None:
         group, splits = int(group_of.group(1)), int(group_of.group(2))
+        if splits < 1:
+            raise pytest.UsageError(
+                f"agentsnap: shard {name!r} (from {source}) splits the suite into {splits} "
+                "shards; the number of shards must be at least 1 (`--agentsnap-shard 2/3` is "
+                "group 2 of 3)."
+            )
         if not 1 <= group <= splits:
             raise pytest.UsageError(
                 f"agentsnap: shard {name!r} (from {source}) is group {group} of {splits}; "
@@ -113,25 +126,13 @@ def detect(config: pytest.Config) -> dict[str, object] | None:
 
 def _commit(rootdir: Path) -> str | None:
     """The commit the suite runs at: a CI service's variable, else ``git rev-parse HEAD``, else None."""
-    for var in _COMMIT_VARS:
+    for var in COMMIT_VARS:
         value = os.environ.get(var, "").strip()
         if value:
             return value
-    import subprocess
+    from ..storage.shards import head_commit
 
-    try:
-        done = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            cwd=rootdir,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    head = done.stdout.strip()
-    return head if done.returncode == 0 and head else None
+    return head_commit(rootdir)
 
 
 def suite_of(config: pytest.Config, settings: _config.Settings) -> dict[str, object]:

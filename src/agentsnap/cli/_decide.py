@@ -212,7 +212,9 @@ def prune(
     .last_run/run.json; a filtered or failing run is refused, never guessed from.
     A suite run as shards: one shard's record is refused; `agentsnap report
     --merge DIR...` writes the record of all shards together, and prune then
-    deletes the orphans of their union.
+    deletes the orphans of their union, only when this checkout is at the
+    commit the shards ran (git rev-parse HEAD; without git that is not
+    checked, and prune says so).
 
     \b
     Exit codes:
@@ -237,6 +239,17 @@ def prune(
             f"`agentsnap report --merge DIR...` (it writes the merged record into {root / '.last_run'}), "
             "then `agentsnap prune`."
         )
+    if record_.get("merged_from"):  # the shards' commit must be this checkout's
+        from ..storage.shards import check_commit
+
+        commit = check_commit((record_.get("suite") or {}).get("commit"), root)
+        if commit.problem is not None:
+            raise CliError(
+                f"the merged run record cannot tell this checkout's orphans: {commit.problem}. "
+                "Nothing was deleted."
+            )
+        if commit.note is not None:
+            out.note(f"commit not checked: {commit.note}")
     if not record_.get("full_run"):
         why = record_.get("not_full_because") or "it was not a full run"
         if record_.get("merged_from"):

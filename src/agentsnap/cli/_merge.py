@@ -23,17 +23,24 @@ def _reason(entry: dict[str, Any]) -> str:
     return "failed checks: " + ", ".join(str(c) for c in checks) if checks else "failed"
 
 
+def state_counts(entries: list[dict[str, Any]]) -> dict[str, int]:
+    """Snapshots per report state (every state, zeros too), each snapshot once: ``entries`` are
+    the merged report's, one per snapshot name."""
+    from ..html_report import STATES
+
+    states = [str(e.get("state")) for e in entries]
+    return {state: states.count(state) for state in STATES}
+
+
 def summary(merged: Any, entries: list[dict[str, Any]], record: dict[str, Any]) -> dict[str, Any]:
     """The merged run as JSON (what ``--json`` writes and the printed summary shows): ``shards``,
     ``tests`` (collected, ran), ``counts`` per report state, ``snapshots`` (name -> state),
     ``failures`` (name -> why), ``full_run``, ``not_full_because``, ``orphans``."""
-    from ..html_report import STATES
-
     states = {str(e.get("name")): str(e.get("state")) for e in entries}
     return {
         "shards": [s.name for s in merged.shards],
         "tests": {"collected": len(merged.collected), "ran": len(merged.selected)},
-        "counts": {state: sum(1 for s in states.values() if s == state) for state in STATES},
+        "counts": state_counts(entries),
         "snapshots": dict(sorted(states.items())),
         "failures": {
             str(e.get("name")): _reason(e)
@@ -44,6 +51,43 @@ def summary(merged: Any, entries: list[dict[str, Any]], record: dict[str, Any]) 
         "not_full_because": record["not_full_because"],
         "orphans": record["orphans"],
     }
+
+
+def _holds_any(folder: Path, names: set[str]) -> bool:
+    """Whether snapshot folder ``folder`` holds a golden of one of ``names``."""
+    from ..exceptions import SnapshotFormatError
+    from ..storage.store import SnapshotStore
+
+    store = SnapshotStore(folder)
+    for name in names:
+        try:
+            if store.locate(name) is not None:
+                return True
+        except SnapshotFormatError:  # there, as a symbolic link or an unreadable file
+            return True
+    return False
+
+
+def _snapshot_folder_below(root: Path, used: set[str], recorded: object) -> Path | None:
+    """The snapshot folder below ``root`` holding the shards' goldens when ``root`` holds none of
+    them (``--into`` named the project, not its snapshot folder), else None. Looked for: the
+    folder the shards recorded (``recorded``, relative to their rootdir) and the configured one."""
+    if not used or _holds_any(root, used):
+        return None
+    candidates: list[Path] = []
+    if isinstance(recorded, str) and recorded and not Path(recorded).is_absolute():
+        candidates.append(root / recorded)
+    try:
+        from ._catalog import load_settings
+
+        candidates.append(Path(load_settings().snapshot_path).absolute())
+    except CliError:  # a pyproject that cannot be read: the recorded folder is enough
+        pass
+    for folder in candidates:
+        below = folder != root and folder.is_relative_to(root) and folder.is_dir()
+        if below and _holds_any(folder, used):
+            return folder
+    return None
 
 
 @command("report")
@@ -72,7 +116,7 @@ def report(
         Path | None,
         typer.Option(
             "--into",
-            metavar="ROOT",
+            metavar="SNAPSHOT_DIR",
             file_okay=False,
             help="Snapshot folder whose .last_run/run.json gets the merged run record (for "
             "`agentsnap prune`). Default: the folder pytest uses.",
@@ -87,16 +131,20 @@ def report(
     shards must be of one run: the same commit, mode and agentsnap version, each
     shard once and, when their number N is known, every group 1..N. Prints the
     summary (snapshots per state, the failures), writes the merged record into
-    ROOT/.last_run/run.json and, with --html, one HTML report. When every shard
-    was a full shard and every collected test ran in one of them, orphans come
-    from the union of the goldens the shards used: `agentsnap prune` deletes
-    exactly those.
+    SNAPSHOT_DIR/.last_run/run.json and, with --html, one HTML report. When
+    every shard was a full shard, every collected test ran in one of them and
+    this checkout is at the commit the shards ran (git rev-parse HEAD; without
+    git that is not checked, and the summary says so), orphans come from the
+    union of the goldens the shards used: `agentsnap prune` deletes exactly
+    those.
 
     \b
     Exit codes:
       0  merged (whatever the snapshots' verdicts: the shard jobs fail on drift)
       1  a DIR holds no shard record, a shard is missing or given twice, the
-         shards are of different runs, or a file cannot be written
+         shards are of different runs, SNAPSHOT_DIR does not exist or holds
+         none of the shards' goldens while a snapshot folder below it does,
+         or a file cannot be written
       2  usage error (no --merge, no DIR)
     """
     if not merge or not dirs:
@@ -105,6 +153,7 @@ def report(
     from ..html_report._collect import ReportCollector
     from ..storage.shards import (
         ShardMergeError,
+        check_commit,
         check_one_suite,
         local_rootdir,
         merged_record,
@@ -127,13 +176,24 @@ def report(
     entries = list(collector.entries.values())
 
     root = into.absolute() if into is not None else root_dir(None, out)
+    recorded = (shards[0].record.get("suite") or {}).get("snapshot_dir")
     if not root.is_dir():
+        was = f" (the shards' was {recorded}, from their rootdir)" if recorded else ""
         raise CliError(
             f"the snapshot folder {root} does not exist: run from the project (where pytest runs) "
-            "or pass --into ROOT. Nothing was written."
+            f"or pass --into SNAPSHOT_DIR, the folder holding the goldens{was}. Nothing was written."
         )
     store = SnapshotStore(root)
-    record = merged_record(merged, store, local_rootdir(root, shards))
+    below = _snapshot_folder_below(root, merged.used, recorded)
+    if below is not None:
+        raise CliError(
+            f"{root} holds none of the {plural(len(merged.used), 'golden')} the shards used; "
+            f"{below} does: it is the snapshot folder. Pass --into {below}. Nothing was written."
+        )
+    commit = check_commit(merged.commit, root)
+    record = merged_record(
+        merged, store, local_rootdir(root, shards), commit=commit, counts=state_counts(entries)
+    )
     try:
         record_path = write_merged_record(store, record)
     except OSError as exc:
@@ -174,6 +234,8 @@ def report(
         )
     else:
         out.line(f"orphans: not judged: {record['not_full_because']}")
+    if commit.note is not None:
+        out.line(f"commit not checked: {commit.note}")
     out.line(f"run record: {record_path}")
     if page is not None:
         out.line(f"HTML report: {page}")

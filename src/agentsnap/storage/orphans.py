@@ -24,6 +24,7 @@ shards together (:mod:`agentsnap.storage.shards`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Mapping
@@ -39,14 +40,21 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RUN_RECORD",
+    "SHARD_HOW",
     "RunState",
     "find_orphans",
+    "forget_run_record",
     "full_run_problem",
     "read_run_record",
     "write_run_record",
 ]
 
 RUN_RECORD = "run.json"
+#: how to split a suite so that the shards' merge can judge orphans (:mod:`.shards`)
+SHARD_HOW = (
+    "each shard must collect the whole suite: give the configured test paths (or none) and "
+    "select the shard's tests with -k, -m or --deselect, or with pytest-split's --splits N --group G"
+)
 _SUFFIX = re.compile(r"-\d+$")
 
 
@@ -71,6 +79,7 @@ def full_run_problem(
     selection (``-k``/``-m``, deselection) is allowed: the merge checks every test ran in some shard.
     """
     opt = config.option
+    how = f" ({SHARD_HOW})" if selection_ok else ""
     filtered = bool(getattr(opt, "keyword", "") or getattr(opt, "markexpr", ""))
     if filtered and not selection_ok:
         return "tests were filtered with -k or -m"
@@ -83,7 +92,7 @@ def full_run_problem(
     if getattr(opt, "collectonly", False):
         return "--collect-only runs no tests"
     if getattr(opt, "ignore", None) or getattr(opt, "ignore_glob", None):
-        return "paths were excluded with --ignore"
+        return f"paths were excluded with --ignore{how}"
     if getattr(opt, "exitfirst", False) or (getattr(opt, "maxfail", 0) or 0) > 0:
         return "-x / --maxfail may stop the run early"
     source = getattr(config, "args_source", None)
@@ -92,11 +101,11 @@ def full_run_problem(
         given: set[Path] = set()
         for arg in config.args:
             if "::" in arg:
-                return "single tests were selected on the command line"
+                return f"single tests were selected on the command line{how}"
             given.add((Path(str(config.invocation_params.dir)) / arg).resolve())
         configured = {(root / p).resolve() for p in (config.getini("testpaths") or [])} or {root}
         if given != configured and root not in given:
-            return "test paths narrower than the configured ones were given"
+            return f"test paths narrower than the configured ones were given{how}"
     return None
 
 
@@ -182,6 +191,17 @@ def write_run_record(
             stacklevel=2,
         )
     return list(record["orphans"])
+
+
+def forget_run_record(root: Path) -> None:
+    """Remove ``root/.last_run/run.json`` (a run that may end before writing its own, a shard's,
+    must not leave the previous run's looking like its). A ``.last_run`` that is a symbolic
+    link is left alone; a file that cannot be removed is left too (the run's own write warns)."""
+    folder = Path(root) / LAST_RUN_DIR
+    if folder.is_symlink():
+        return
+    with contextlib.suppress(OSError):
+        (folder / RUN_RECORD).unlink(missing_ok=True)
 
 
 def read_run_record(root: Path) -> dict[str, Any] | None:

@@ -13,8 +13,10 @@ It also holds the run's HTML-report entries (``report_entries``).
 (:func:`read_shard`) and build one: the shards must be of one suite (same
 commit, mode, agentsnap version and snapshot folder where recorded; every
 group ``1..N`` once when ``N`` is known). The merged run is full when every
-shard was a full shard, every shard collected the same tests, and every
-collected test ran in some shard; only then are orphans computed, from the
+shard was a full shard, every shard collected the same tests, every
+collected test ran in some shard, and the checkout the merge reads is at the
+commit the shards ran (:func:`check_commit`; not checked when either is
+unknown, and the merge says so); only then are orphans computed, from the
 union of the goldens the shards used (:func:`merged_record`).
 """
 
@@ -28,7 +30,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..exceptions import AgentsnapError
-from .orphans import RUN_RECORD, RunState, find_orphans, full_run_problem, write_run_record
+from .orphans import (
+    RUN_RECORD,
+    SHARD_HOW,
+    RunState,
+    find_orphans,
+    full_run_problem,
+    write_run_record,
+)
 from .snapshot import LAST_RUN_DIR
 
 if TYPE_CHECKING:
@@ -37,10 +46,13 @@ if TYPE_CHECKING:
     from .store import SnapshotStore
 
 __all__ = [
+    "CommitCheck",
     "Merged",
     "ShardMergeError",
     "ShardRun",
+    "check_commit",
     "check_one_suite",
+    "head_commit",
     "local_rootdir",
     "merge",
     "merged_record",
@@ -181,6 +193,11 @@ def read_shard(given: Path) -> ShardRun:
         record = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise ShardMergeError(f"cannot read the run record {path}: {exc}") from None
+    if isinstance(record, dict) and record.get("merged_from"):
+        raise ShardMergeError(
+            f"{path} is a merged record (`agentsnap report --merge` wrote it), not a shard's: "
+            "merge the shards' own .last_run folders, as their CI jobs uploaded them"
+        )
     if not isinstance(record, dict) or not isinstance(record.get("shard"), dict):
         raise ShardMergeError(
             f"{path} is the record of a run that was not a shard: run each shard with pytest-split's "
@@ -213,12 +230,12 @@ def check_one_suite(shards: Sequence[ShardRun]) -> None:
             )
     for key in _SUITE_KEYS:
         values = {
-            str(s.record.get("suite", {}).get(key)): s
+            s.given: str(s.record.get("suite", {}).get(key))
             for s in shards
             if s.record.get("suite", {}).get(key) is not None
         }
-        if len(values) > 1:
-            listed = "; ".join(f"{s.given}: {key} {v}" for v, s in values.items())
+        if len(set(values.values())) > 1:
+            listed = "; ".join(f"{given}: {key} {v}" for given, v in values.items())
             raise ShardMergeError(
                 f"the shards are not of one suite run ({listed}); merge the shards of one CI run"
             )
@@ -246,9 +263,17 @@ class Merged:
     collected: set[str] = field(default_factory=set)
     selected: set[str] = field(default_factory=set)
     used: set[str] = field(default_factory=set)
-    counts: dict[str, int] = field(default_factory=dict)
     #: why the merged run cannot tell orphans (None: it can)
     not_full_because: str | None = None
+
+    @property
+    def commit(self) -> str | None:
+        """The commit the shards ran (their records' ``suite.commit``; None: none recorded one)."""
+        for shard in self.shards:
+            value = (shard.record.get("suite") or {}).get("commit")
+            if isinstance(value, str) and value.strip():
+                return value
+        return None
 
 
 def _few(names: Sequence[str], limit: int = 5) -> str:
@@ -263,8 +288,6 @@ def merge(shards: Sequence[ShardRun]) -> Merged:
         merged.collected |= shard.names("collected")
         merged.selected |= shard.names("selected")
         merged.used |= shard.names("used")
-        for key, value in (shard.record.get("counts") or {}).items():
-            merged.counts[key] = merged.counts.get(key, 0) + int(value)
     problems = [
         f"shard {s.name} ({s.given}) was not a full shard: {s.record.get('not_full_shard_because')}"
         for s in shards
@@ -274,7 +297,7 @@ def merge(shards: Sequence[ShardRun]) -> Merged:
         if shard.names("collected") != merged.collected:
             problems.append(
                 f"the shards collected different tests (shard {shard.name} lacks "
-                f"{_few(sorted(merged.collected - shard.names('collected')))})"
+                f"{_few(sorted(merged.collected - shard.names('collected')))}): {SHARD_HOW}"
             )
             break
     never = sorted(merged.collected - merged.selected)
@@ -298,15 +321,87 @@ def local_rootdir(root: Path, shards: Sequence[ShardRun]) -> Path:
     return Path.cwd()
 
 
-def merged_record(merged: Merged, store: SnapshotStore, rootdir: Path) -> dict[str, Any]:
+def head_commit(folder: Path) -> str | None:
+    """``git rev-parse HEAD`` run in ``folder``: the commit its checkout is at, or None when there
+    is no git, ``folder`` is in no repository, or git fails (10 s at most)."""
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    head = done.stdout.strip()
+    return head if done.returncode == 0 and head else None
+
+
+@dataclass(frozen=True)
+class CommitCheck:
+    """The commit the shards ran (``ran``) against the one the checkout at ``folder`` is at
+    (``here``); either is None when unknown."""
+
+    folder: Path
+    ran: str | None
+    here: str | None
+
+    @property
+    def problem(self) -> str | None:
+        """Why the checkout cannot judge the shards' orphans (None: it can, or it was not checked):
+        a test added after the shards' commit would make its golden look orphaned."""
+        if self.ran is None or self.here is None or self.ran.lower() == self.here.lower():
+            return None
+        return (
+            f"the shards ran commit {self.ran}; this checkout is at {self.here}: check out "
+            f"{self.ran}, or merge in the CI job"
+        )
+
+    @property
+    def note(self) -> str | None:
+        """Why the commits were not compared (None: they were)."""
+        if self.ran is None:
+            return (
+                "the shards recorded no commit (no git, no CI commit variable): whether this "
+                "checkout is at the commit they ran was not checked"
+            )
+        if self.here is None:
+            return (
+                f"this checkout's commit could not be read (no git repository at {self.folder}): "
+                f"the orphans are those of commit {self.ran}; prune only at that commit"
+            )
+        return None
+
+
+def check_commit(ran: object, folder: Path) -> CommitCheck:
+    """:class:`CommitCheck` of the commit ``ran`` (a run record's ``suite.commit``) against the
+    checkout holding ``folder`` (:func:`head_commit`)."""
+    recorded = str(ran) if isinstance(ran, str) and ran.strip() else None
+    return CommitCheck(Path(folder), recorded, head_commit(folder))
+
+
+def merged_record(
+    merged: Merged,
+    store: SnapshotStore,
+    rootdir: Path,
+    *,
+    commit: CommitCheck,
+    counts: Mapping[str, int],
+) -> dict[str, Any]:
     """The run record of the merged run (what ``agentsnap prune`` reads): orphans from the union
-    of the shards' goldens when the merged run is full, else none and why."""
-    full = merged.not_full_because is None
+    of the shards' goldens when the merged run is full and ``commit`` finds no problem, else
+    none and why. ``counts``: the merged report's snapshots per state, each snapshot once."""
+    problems = [p for p in (commit.problem, merged.not_full_because) if p]
+    full = not problems
     orphans = find_orphans(store, merged.collected, merged.used, rootdir) if full else []
     return {
         "finished_at": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
         "full_run": full,
-        "not_full_because": merged.not_full_because,
+        "not_full_because": "; ".join(problems) or None,
         "rootdir": str(rootdir),
         "orphans": orphans,
         "merged_from": [
@@ -318,8 +413,12 @@ def merged_record(merged: Merged, store: SnapshotStore, rootdir: Path) -> dict[s
             }
             for s in merged.shards
         ],
-        "suite": merged.shards[0].record.get("suite") if merged.shards else None,
-        "counts": dict(sorted(merged.counts.items())),
+        "suite": {**(merged.shards[0].record.get("suite") or {}), "commit": commit.ran}
+        if merged.shards
+        else None,
+        "checkout_commit": commit.here,
+        "commit_not_checked_because": commit.note,
+        "counts": dict(counts),
         "collected": sorted(merged.collected),
         "selected": sorted(merged.selected),
         "used": sorted(merged.used),
