@@ -22,9 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-import msgspec
-
-from .wire import escape_surrogates
+from .wire import escape_surrogates, json_loads
 
 __all__ = [
     "FORMAT_VERSION",
@@ -164,14 +162,7 @@ def _deeper_than(data: Any, limit: int) -> bool:
 _CONTAINERS = frozenset({dict, list})
 
 
-def _loads(text: str) -> Any:
-    """``json.loads(text)``, by msgspec's faster decoder where it reads the same JSON; what it
-    refuses (``NaN``, a number beyond a float, a lone surrogate escape, an error: the message
-    is ``json``'s) goes to ``json.loads``."""
-    try:
-        return msgspec.json.decode(text)
-    except msgspec.DecodeError:
-        return json.loads(text)
+_loads = json_loads  # a file's text, read as json.loads reads it (msgspec where it can)
 
 
 def _json_copy(value: Any) -> Any:
