@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -29,6 +30,7 @@ __all__ = [
     "LAST_RUN_DIR",
     "UNKNOWN_WRITER",
     "Snapshot",
+    "dump_pieces",
     "dumps",
 ]
 
@@ -185,6 +187,17 @@ def dumps(data: dict[str, Any]) -> str:
     """Deterministic JSON text of a snapshot dict (see module doc); a lone
     surrogate (not encodable as UTF-8) is written as a ``\\uXXXX`` escape."""
     return escape_surrogates(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True)) + "\n"
+
+
+def dump_pieces(data: dict[str, Any]) -> Iterator[str]:
+    """:func:`dumps` of ``data`` in pieces, as the encoder makes them: ``"".join`` of them is
+    ``dumps(data)``, so a file can be written step by step without the whole text (millions of
+    short strings for a large golden) in memory. A string is one piece, so escaping lone
+    surrogates piece by piece is escaping the whole text."""
+    encoder = json.JSONEncoder(indent=2, ensure_ascii=False, sort_keys=True)
+    for piece in encoder.iterencode(data):
+        yield escape_surrogates(piece)
+    yield "\n"
 
 
 def _both_copies_of_messages(trace: list[Any]) -> list[Any]:
