@@ -155,9 +155,9 @@ def test_new_rules_or_credentials_start_the_known_literals_over() -> None:
 
 def _record_and_replay(
     tmp_path: Path, prompt: str, *, replay_rules: object = None
-) -> tuple[list[Any], Any]:
+) -> tuple[list[Any], Any, Any]:
     """Record one openai call of ``prompt``, save and load its golden, then replay the same call
-    under ``replay_rules``; the replayed trace's exchanges and the served answer."""
+    under ``replay_rules``; the replayed trace's exchanges, the served answer and the golden."""
     import openai
 
     from agentsnap import Snapshot, SnapshotStore
@@ -185,14 +185,15 @@ def _record_and_replay(
     with Recording("replay", cassette=Cassette(golden.trace, name="fast")) as replay:
         answer = ask(base)  # the fake is stopped: only the cassette can answer
     assert replay.misses == 0
-    return replay.trace.exchanges, answer
+    return replay.trace.exchanges, answer, golden
 
 
 def test_an_exact_request_is_served_on_the_fast_path_with_no_drift(tmp_path: Path) -> None:
-    exchanges, answer = _record_and_replay(tmp_path, "Weather in Paris? ☀")
+    exchanges, answer, golden = _record_and_replay(tmp_path, "Weather in Paris? ☀")
     assert answer == "Sunny, 21 °C."
     (ex,) = exchanges
     assert ex.replay_index == 0 and ex.request_drift is None
+    assert ex.request is golden.trace[0]["exchange"]["request"]  # the recording's, not a copy
     assert ex.request["body"]["messages"] == [{"role": "user", "content": "Weather in Paris? ☀"}]
     raw = json.dumps(ex.request["body"], ensure_ascii=False, separators=(",", ":")).encode()
     assert scrub_walk._fixed[2].issuperset(scrub_walk._literals(raw))  # every literal known
@@ -204,12 +205,12 @@ def test_a_stored_body_the_run_now_scrubs_falls_through_to_the_walk_and_drifts(
     """A redact rule added after recording: the golden's body holds ``acct_4242`` as it was
     sent. The replayed request is walked (its text is not left alone), stored scrubbed, and so
     no longer equals the recording: served in recorded order with the drift named, as before."""
-    exchanges, answer = _record_and_replay(
+    exchanges, answer, golden = _record_and_replay(
         tmp_path, "Bill acct_4242 please", replay_rules={"patterns": ["acct_[0-9]+"]}
     )
     assert answer == "Sunny, 21 °C."
     (ex,) = exchanges
-    assert ex.replay_index == 0
+    assert ex.replay_index == 0 and ex.request is not golden.trace[0]["exchange"]["request"]
     assert ex.request["body"]["messages"][0]["content"] == f"Bill {REDACTED} please"
     assert ex.request_drift == [
         f"messages[0].content: 'Bill acct_4242 please' → 'Bill {REDACTED} please'"
