@@ -371,11 +371,13 @@ def forget_scrub_memo() -> None:
     """Empty agentsnap's memo of scrubbed strings, so a timed run scrubs what a fresh
     process would (nothing seen before); a no-op when there is no such memo."""
     try:
-        from agentsnap.storage import scrub
+        from agentsnap.storage.scrub import text, walk
     except ImportError:
         return
-    if isinstance(getattr(scrub, "_memo", None), tuple):
-        scrub._memo = (None, {}, [0])
+    if isinstance(getattr(text, "_memo", None), tuple):  # scrubbed strings
+        text._memo = (None, {}, [0], -1)
+    if isinstance(getattr(walk, "_fixed", None), tuple):  # string literals known harmless
+        walk._fixed = (None, -1, set())
 
 
 def have(*modules: str) -> list[str]:

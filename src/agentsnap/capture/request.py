@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..storage import wire
-from ..storage.scrub import scrub_json, scrub_text, scrub_url
+from ..storage.scrub import scrub_parsed_json, scrub_text, scrub_url
 from ..storage.serialize import bytes_envelope
 from .contract import Request
 
@@ -66,8 +66,8 @@ def record_of(method: str, path: str, query: str, ctype: str, raw: bytes) -> dic
         if found:
             raw = raw.replace(found.group(1).encode("latin-1", "replace"), b"agentsnap-boundary")
     stored = wire.encode_body(raw, ctype, binary=_request_bytes)
-    if "body" in stored:
-        stored["body"] = scrub_json(stored["body"])
+    if "body" in stored:  # walked only when a string in it is not known to be left alone
+        stored["body"] = scrub_parsed_json(stored["body"], raw)
     elif "text" in stored:
         stored["text"] = scrub_text(stored["text"])
     rec.update(stored)

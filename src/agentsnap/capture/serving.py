@@ -26,7 +26,8 @@ def take_recorded(recording: Recording, exchange: wire.Exchange) -> dict[str, An
     ``status``/``headers`` with ``body``/``text``/``body_b64`` or ``chunks``, or
     ``error``). Marks the exchange served. Raises
     :class:`~agentsnap.exceptions.ReplayMissError` (counted on ``recording``,
-    the first kept in ``recording.first_miss``) when nothing recorded matches."""
+    the first kept in ``recording.first_miss``) when nothing recorded matches. A request equal
+    to its recording is replaced by the recording's (one copy of it in memory, not two)."""
     assert recording.cassette is not None  # replay mode, not blocked (begin raised)
     try:
         index, recorded, drift = recording.cassette.take(exchange.request)
@@ -37,6 +38,9 @@ def take_recorded(recording: Recording, exchange: wire.Exchange) -> dict[str, An
         raise
     exchange.replay_index = index
     exchange.request_drift = drift
+    if drift is None and recorded["request"] == exchange.request:
+        # the recording's own request (equal value): the run's trace holds no second copy
+        exchange.request = recorded["request"]
     exchange.response = recorded["response"]
     if not recording.cassette.legacy:  # a golden's own stored form (a 0.5.1 step's is rebuilt)
         exchange.recorded = recorded

@@ -14,6 +14,7 @@ import contextlib
 import os
 import tempfile
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..exceptions import SnapshotFormatError
@@ -32,9 +33,14 @@ _mode_lock = threading.Lock()
 
 
 def atomic_write(
-    path: Path, data: str | bytes, *, durable: bool = True, prefix: str | None = None
+    path: Path,
+    data: str | bytes | Iterable[str],
+    *,
+    durable: bool = True,
+    prefix: str | None = None,
 ) -> None:
-    """Replace ``path`` with ``data`` (text is written as UTF-8, line ends as they are).
+    """Replace ``path`` with ``data`` (text is written as UTF-8, line ends as they are; an
+    iterable of text pieces is written piece by piece, never joined in memory).
 
     The bytes go to a temp file in the same folder (``<prefix><random>.tmp``,
     ``prefix`` defaulting to ``.<file name>.``), fsynced, then renamed over
@@ -50,11 +56,13 @@ def atomic_write(
         prefix=f".{path.name}." if prefix is None else prefix, suffix=".tmp", dir=path.parent
     )
     try:
-        raw = data.encode("utf-8") if isinstance(data, str) else data
         with os.fdopen(fd, "wb") as fh:
             if hasattr(os, "fchmod"):
                 os.fchmod(fh.fileno(), default_file_mode())
-            fh.write(raw)
+            if isinstance(data, (str, bytes)):
+                fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+            else:
+                _write_pieces(fh, data)
             if durable:
                 fh.flush()
                 os.fsync(fh.fileno())
@@ -65,6 +73,27 @@ def atomic_write(
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+#: text pieces are gathered up to this many characters before one write
+_PIECES_CHARS = 1 << 16
+
+
+def _write_pieces(fh: object, pieces: Iterable[str]) -> None:
+    """Write text ``pieces`` as UTF-8 to the binary file ``fh``, about :data:`_PIECES_CHARS`
+    characters at a time (a JSON encoder yields many short pieces)."""
+    write = fh.write  # type: ignore[attr-defined]
+    held: list[str] = []
+    size = 0
+    for piece in pieces:
+        held.append(piece)
+        size += len(piece)
+        if size >= _PIECES_CHARS:
+            write("".join(held).encode("utf-8"))
+            held.clear()
+            size = 0
+    if held:
+        write("".join(held).encode("utf-8"))
 
 
 def default_file_mode() -> int:
@@ -150,13 +179,13 @@ def clean_stale_temp(folder: Path, *, max_age: float = _STALE_TMP_SECONDS) -> li
 
 def store_write(
     path: Path,
-    text: str,
+    text: str | Iterable[str],
     *,
     durable: bool = True,
     root: Path | None = None,
     replace_link: bool = False,
 ) -> None:
-    """Write ``text`` to ``path`` so that a reader (or a crash, even SIGKILL) only ever
+    """Write ``text`` (or its pieces) to ``path`` so that a reader (or a crash, even SIGKILL) only ever
     sees the old file or the new one (:func:`atomic_write`), after
     refusing a symbolic link on the way (:func:`refuse_links`) and, once per folder
     and process, removing the temp files a killed writer left (:func:`clean_stale_temp`).

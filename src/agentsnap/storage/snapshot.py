@@ -18,19 +18,19 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-import msgspec
-
-from .wire import escape_surrogates
+from .wire import escape_surrogates, json_loads
 
 __all__ = [
     "FORMAT_VERSION",
     "LAST_RUN_DIR",
     "UNKNOWN_WRITER",
     "Snapshot",
+    "dump_pieces",
     "dumps",
 ]
 
@@ -164,14 +164,7 @@ def _deeper_than(data: Any, limit: int) -> bool:
 _CONTAINERS = frozenset({dict, list})
 
 
-def _loads(text: str) -> Any:
-    """``json.loads(text)``, by msgspec's faster decoder where it reads the same JSON; what it
-    refuses (``NaN``, a number beyond a float, a lone surrogate escape, an error: the message
-    is ``json``'s) goes to ``json.loads``."""
-    try:
-        return msgspec.json.decode(text)
-    except msgspec.DecodeError:
-        return json.loads(text)
+_loads = json_loads  # a file's text, read as json.loads reads it (msgspec where it can)
 
 
 def _json_copy(value: Any) -> Any:
@@ -194,6 +187,17 @@ def dumps(data: dict[str, Any]) -> str:
     """Deterministic JSON text of a snapshot dict (see module doc); a lone
     surrogate (not encodable as UTF-8) is written as a ``\\uXXXX`` escape."""
     return escape_surrogates(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True)) + "\n"
+
+
+def dump_pieces(data: dict[str, Any]) -> Iterator[str]:
+    """:func:`dumps` of ``data`` in pieces, as the encoder makes them: ``"".join`` of them is
+    ``dumps(data)``, so a file can be written step by step without the whole text (millions of
+    short strings for a large golden) in memory. A string is one piece, so escaping lone
+    surrogates piece by piece is escaping the whole text."""
+    encoder = json.JSONEncoder(indent=2, ensure_ascii=False, sort_keys=True)
+    for piece in encoder.iterencode(data):
+        yield escape_surrogates(piece)
+    yield "\n"
 
 
 def _both_copies_of_messages(trace: list[Any]) -> list[Any]:

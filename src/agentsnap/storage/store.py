@@ -39,7 +39,7 @@ from .snapshot import (
     _loads,
     _now,
     _version,
-    dumps,
+    dump_pieces,
 )
 from .volatile import same_content
 
@@ -219,6 +219,7 @@ class SnapshotStore:
             )
         try:
             data = _loads(text)  # JSON only: never pickle, YAML tags or eval
+            del text  # the parsed document is all that is read from here on
         except ValueError as exc:
             raise SnapshotFormatError(
                 f"agentsnap: corrupt snapshot file at {path}: {exc}. {fix}"
@@ -396,7 +397,8 @@ class SnapshotStore:
         snapshot.updated_at = new["updated_at"] = _now()
         snapshot.agentsnap_version = new["agentsnap_version"] = _version()  # this file's writer
         write_blobs(new, self.root)  # side files first: a snapshot never names a missing one
-        store_write(path, dumps(new), root=self.root, replace_link=linked)
+        # written piece by piece: the indented text of a large golden is never held whole
+        store_write(path, dump_pieces(new), root=self.root, replace_link=linked)
         return path
 
     def _path_to_save(self, name: str, force: bool) -> tuple[Path, bool]:

@@ -56,6 +56,7 @@ __all__ = [
     "envelope",
     "envelope_bytes",
     "escape_surrogates",
+    "json_loads",
     "next_seq",
     "replay_key",
     "request_key",
@@ -207,13 +208,26 @@ def encode_body(
     ctype = (content_type or "").lower()
     if "json" in ctype or raw[:1] in (b"{", b"["):
         try:
-            return {"body": json.loads(raw)}
+            return {"body": json_loads(raw)}
         except ValueError:
             pass
     try:
         return {"text": raw.decode("utf-8")}
     except UnicodeDecodeError:
         return binary(raw) if binary is not None else envelope(raw, key="body_b64")
+
+
+def json_loads(text: str | bytes) -> Any:
+    """``json.loads(text)``, by msgspec's faster decoder where it reads the same JSON; what it
+    refuses (``NaN``, a number beyond a float, a lone surrogate escape, text that is not UTF-8,
+    an error: the message is ``json``'s) goes to ``json.loads``."""
+    try:
+        return _msgspec_decode(text)
+    except msgspec.DecodeError:
+        return json.loads(text)
+
+
+_msgspec_decode = msgspec.json.decode
 
 
 def body_bytes(stored: Mapping[str, Any]) -> bytes:

@@ -84,7 +84,7 @@ from .rules import (
     parse_redact,
 )
 from .text import mask_header, scrub_text
-from .walk import scrub_json, scrub_snapshot, scrub_url, scrub_value
+from .walk import scrub_json, scrub_parsed_json, scrub_snapshot, scrub_url, scrub_value
 
 __all__ = [
     "ACCOUNT_HEADERS",
@@ -103,6 +103,7 @@ __all__ = [
     "scrub_bytes",
     "scrub_chunks",
     "scrub_json",
+    "scrub_parsed_json",
     "scrub_snapshot",
     "scrub_text",
     "scrub_url",

@@ -5,6 +5,7 @@ snapshots (:func:`scrub_snapshot`).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -153,6 +154,71 @@ def scrub_json(value: object, rules: Redaction | None = None) -> Any:
     if rules._compiled_paths:
         value = _paths(value, rules)
     return scrub_value(value, rules)
+
+
+#: the content of a JSON string literal, escapes included: in valid JSON text every ``"`` outside
+#: a string opens one, so scanning from the start finds each literal exactly once (keys and values)
+_STRING_LITERAL = re.compile(rb'"((?:[^"\\]++|\\.)*+)"')
+
+#: the contents of string literals (raw bytes, escapes as written) known to be left alone by every
+#: rule in force: (rules, remembered-credentials version, contents); started over when either
+#: changes or it is full
+_fixed: tuple[Any, int, set[bytes]] = (None, -1, set())
+_FIXED_ENTRIES = 50_000
+
+
+def _literals(raw: bytes) -> list[bytes]:
+    """The contents of every string literal of the JSON text ``raw``: a split at the quotes when
+    no quote is escaped (every other piece is inside a string), else :data:`_STRING_LITERAL`."""
+    if b'\\"' not in raw:
+        return raw.split(b'"')[1::2]
+    found: list[bytes] = _STRING_LITERAL.findall(raw)
+    return found
+
+
+def _leaves_alone(content: bytes, rules: Redaction) -> bool:
+    """Whether :func:`scrub_value` keeps the string of a literal's ``content`` as it is wherever
+    it sits: as text (:func:`scrub_text` changes nothing) and as a dict key (not a secret key's name)."""
+    import json
+
+    try:
+        text = json.loads(b'"' + content + b'"')
+    except ValueError:
+        return False
+    return isinstance(text, str) and not _secret_key(text) and scrub_text(text, rules) == text
+
+
+def scrub_parsed_json(value: object, raw: bytes, rules: Redaction | None = None) -> Any:
+    """:func:`scrub_json` of ``value``, the document parsed from the JSON text ``raw`` (a
+    request body as the SDK sent it), without walking it when nothing in it can change.
+
+    Every rule of :func:`scrub_value` acts on a string (a value, or a key: as text, or as a
+    secret key's name), so when no user JSON path is set and every string literal of ``raw``
+    is one the rules in force leave alone, ``scrub_json(value) == value`` and ``value`` itself
+    is returned. The literals are cut out of ``raw`` (C speed: a split, or one expression) and
+    looked up in a memo of literals already found harmless, so a request repeating the strings
+    of the ones before it (the system prompt, the tool schemas, the conversation so far) is not
+    walked at all. Any other document is walked by :func:`scrub_json` (the same result, a new
+    value), as is one whose text is not UTF-8 (``json.loads`` also reads UTF-16 and UTF-32).
+    """
+    global _fixed
+    rules = rules or active()
+    if rules._compiled_paths or b"\x00" in raw[:4]:  # a path rule, or not UTF-8 text (UTF-16/32)
+        return scrub_json(value, rules)
+    state = _fixed
+    if state[0] is not rules or state[1] != _cred._known.version:
+        state = _fixed = (rules, _cred._known.version, set())
+    known = state[2]
+    literals = _literals(raw)
+    if known.issuperset(literals):
+        return value
+    new = [lit for lit in set(literals) if lit not in known]
+    if not all(_leaves_alone(lit, rules) for lit in new):
+        return scrub_json(value, rules)
+    if len(known) + len(new) > _FIXED_ENTRIES:
+        known.clear()
+    known.update(new)
+    return value
 
 
 def scrub_url(url: str, rules: Redaction | None = None) -> str:
