@@ -568,3 +568,20 @@ def test_without_the_aho_corasick_wheel_the_regex_fallback_scrubs_the_same(
     assert scrub.scrub_text(text) == expected and key not in expected
     assert text_rules._prefilter is False
     assert scrub.scrub_bytes(key.encode()) == b"*" * len(key)
+
+
+def test_text_with_a_lone_surrogate_is_scrubbed_around_it() -> None:
+    """A JSON string may hold a lone surrogate ("\\ud800"); the remembered-credential automaton
+    reads UTF-8, which has none, so the text is scrubbed piece by piece, the surrogate kept."""
+    from agentsnap.storage.scrub.credentials import _scrub_known, forget_secrets, remember_secret
+
+    forget_secrets()
+    try:
+        assert remember_secret("sk-surrogate-test-0123456789abcdef")
+        text = (
+            "key sk-surrogate-test-0123456789abcdef \ud800 and sk-surrogate-test-0123456789abcdef"
+        )
+        assert _scrub_known(text) == "key <redacted> \ud800 and <redacted>"
+        assert _scrub_known("only \udfff here") == "only \udfff here"
+    finally:
+        forget_secrets()

@@ -258,6 +258,9 @@ def _remember_url(url: str) -> None:
         remember_secret(parts.password)
 
 
+_SURROGATE = re.compile("([\ud800-\udfff]+)")
+
+
 def _scrub_known(text: str) -> str:
     """``text`` with every remembered credential form replaced by ``<redacted>``."""
     matcher = _known.matcher
@@ -265,6 +268,13 @@ def _scrub_known(text: str) -> str:
         return text
     if isinstance(matcher, re.Pattern):
         return matcher.sub(REDACTED, text)
+    if _SURROGATE.search(text):
+        # the automaton reads UTF-8, which has no lone surrogate ("\ud800" from a JSON escape):
+        # scrub the pieces between them (no credential holds one, so none spans one)
+        return "".join(
+            piece if _SURROGATE.fullmatch(piece) else _scrub_known(piece)
+            for piece in _SURROGATE.split(text)
+        )
     found = matcher.find_matches_as_indexes(text)
     if not found:
         return text
