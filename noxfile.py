@@ -245,6 +245,9 @@ def bench(session: nox.Session) -> None:
         # row 10: pydantic-ai (extra `frameworks`' pin) installs next to openai 3.x; the OpenAI
         # Agents SDK brings mcp, starlette and uvicorn, the `frameworks-openai2` group needs openai<3
         "pydantic-ai-slim[openai]>=2.68",
+        # rows 12 and 13: MCP tool calls (the newest mcp line, on httpx2) and WebSocket messages
+        "mcp>=2.3",
+        "websockets>=14",
     )
     legacy = Path(session.virtualenv.location).parent / "bench-agentsnap-0.5.1"
     session.run("python", "bench/run.py", "--legacy-venv", str(legacy), *session.posargs)
