@@ -173,8 +173,9 @@ def set_scenario(root: Path, scenario: dict[str, Any]) -> None:
     (root / "scenario.json").write_text(json.dumps(scenario), encoding="utf-8")
 
 
-def drift_run(root: Path, *extra: str, report_name: str = "report.html") -> DriftRun:
-    """In an empty folder: record three goldens, make test_greeting's pending, drift the other two; run live with the report."""
+def write_suite(root: Path) -> None:
+    """The three-test agent suite (its fake provider, conftest, agent and tests) in ``root``,
+    the fake set to the golden scenario."""
     (root / "fake_provider.py").write_text(
         FAKE_PROVIDER.read_text(encoding="utf-8"), encoding="utf-8"
     )
@@ -182,6 +183,11 @@ def drift_run(root: Path, *extra: str, report_name: str = "report.html") -> Drif
     (root / "agent_lib.py").write_text(AGENT_LIB, encoding="utf-8")
     (root / "test_agents.py").write_text(TEST_AGENTS, encoding="utf-8")
     set_scenario(root, GOLDEN_SCENARIO)
+
+
+def drift_run(root: Path, *extra: str, report_name: str = "report.html") -> DriftRun:
+    """In an empty folder: record three goldens, make test_greeting's pending, drift the other two; run live with the report."""
+    write_suite(root)
     recorded = run_inner(root, "--agentsnap-record")
     assert recorded.returncode == 0, recorded.stdout + recorded.stderr
     store = SnapshotStore(root / "__agent_snapshots__")

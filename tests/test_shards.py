@@ -26,19 +26,15 @@ from agentsnap.cli import app
 from agentsnap.storage.store import SnapshotStore
 from tests._support.ci import CI_MARKERS
 from tests.test_report_html import (
-    AGENT_LIB,
-    CONFTEST,
     DRIFT_SCENARIO,
-    FAKE_PROVIDER,
-    GOLDEN_SCENARIO,
     GREETING,
     QUIET_PLUGINS,
-    TEST_AGENTS,
     TRIP,
     WEATHER,
     _summary_rows,
     parse,
     set_scenario,
+    write_suite,
 )
 
 pytest.importorskip("pytest_split")
@@ -79,13 +75,7 @@ def cli(*args: str) -> Result:
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("recorded")
-    (root / "fake_provider.py").write_text(
-        FAKE_PROVIDER.read_text(encoding="utf-8"), encoding="utf-8"
-    )
-    (root / "conftest.py").write_text(CONFTEST, encoding="utf-8")
-    (root / "agent_lib.py").write_text(AGENT_LIB, encoding="utf-8")
-    (root / "test_agents.py").write_text(TEST_AGENTS, encoding="utf-8")
-    set_scenario(root, GOLDEN_SCENARIO)
+    write_suite(root)
     done = run(root, "--agentsnap-record")
     assert done.returncode == 0, done.stdout + done.stderr
     return root

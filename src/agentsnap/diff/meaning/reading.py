@@ -143,24 +143,25 @@ class Reading:
                 and bool(_ONE.search(other_text))
             )
 
-        # a bare number may restate a number with a unit anywhere in the other text ("two-year
-        # fix" … "Two fixed products"): leftovers match leniently against every fact
+        def stated(
+            fact: F.Fact, others: list[tuple[int, F.Fact]], text: str, words: set[str]
+        ) -> bool:
+            """Whether the other text states ``fact`` after all: a bare number may restate a
+            number with a unit anywhere in it ("two-year fix" … "Two fixed products"), a name
+            may be spelled into its words, a number written inside a name ("level-0")."""
+            return (
+                any(F.facts_match(fact, other) for _, other in others)
+                or single(fact, text)
+                or (fact.kind == "name" and _name_in(fact, words, text))
+                or (fact.kind == "number" and _in_a_name(fact, others))
+            )
+
         for i, fact in g_left:
-            if any(F.facts_match(fact, other) for _, other in n_all) or single(fact, self.new):
-                continue
-            if fact.kind == "name" and _name_in(fact, n_text_words, self.new):
-                continue
-            if fact.kind == "number" and _in_a_name(fact, n_all):
-                continue
-            missing.setdefault(fact.kind, []).append((i, fact))
+            if not stated(fact, n_all, self.new, n_text_words):
+                missing.setdefault(fact.kind, []).append((i, fact))
         for j, fact in n_left:
-            if any(F.facts_match(fact, other) for _, other in g_all) or single(fact, self.golden):
-                continue
-            if fact.kind == "name" and _name_in(fact, g_text_words, self.golden):
-                continue
-            if fact.kind == "number" and _in_a_name(fact, g_all):
-                continue
-            extra.setdefault(fact.kind, []).append((j, fact))
+            if not stated(fact, g_all, self.golden, g_text_words):
+                extra.setdefault(fact.kind, []).append((j, fact))
         for kind in list(dict.fromkeys([*missing, *extra])):
             gone, came = missing.get(kind, []), extra.get(kind, [])
             if kind == "year" and not (gone and came):
