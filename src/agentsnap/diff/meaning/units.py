@@ -89,8 +89,10 @@ _COURTESY = re.compile(
     r"melden sie sich|viel erfolg|"
     r"j'espère|bon courage|excellente question|merci (?:pour|de|beaucoup)|désolée?|"
     r"muchas gracias|gracias por|no dude en|si necesita|espero que|lo siento|buena pregunta|"
-    r"le confirmo|he revisado|we hope|hope you enjoy|enjoy the rest of|wir hoffen|nous espérons|esperamos|es tut (?:mir|uns) leid|tut mir leid|das verstehe ich|ich verstehe|at your disposal|here to help|à votre disposition|à votre écoute|"
-    r"a su disposición|a tu disposición|für sie da|stehe ich (?:ihnen )?gerne zur verfügung)\b|"
+    r"le confirmo|he revisado|we hope|hope you enjoy|enjoy the rest of|wir hoffen|nous espérons|"
+    r"esperamos|es tut (?:mir|uns) leid|tut mir leid|das verstehe ich|ich verstehe|at your disposal|"
+    r"here to help|à votre disposition|à votre écoute|a su disposición|a tu disposición|für sie da|"
+    r"stehe ich (?:ihnen )?gerne zur verfügung)\b|"
     r"こんにちは|ありがとうございます|かしこまりました|承知しました|もちろん|お気軽に|ご不明な点|"
     r"よろしくお願いします|お役に立て|以下の通り|以下のとおり|お問い合わせください|お問い合わせ|"
     r"ご確認ありがとう|ありがとう|お伝えします|お伝えしますね|いつでも|聞いてください|お気軽|"
@@ -122,9 +124,11 @@ _CONCLUSION = re.compile(
 _SALUTATION = re.compile(
     r"^(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|guten (?:tag|morgen|abend)|hallo|"
     r"liebe[rs]?|sehr geehrte[rs]?|bonjour|bonsoir|cher|chère|hola|buenos días|buenas tardes|"
-    r"estimad[oa]s?|best|regards|kind regards|best regards|warm regards|cheers|many thanks|"
-    r"viele grüße|beste grüße|mit freundlichen grüßen|freundliche grüße|cordialement|bien à vous|"
-    r"saludos|un saludo|atentamente)\b|(?-i:^[-—–]\s*[A-ZÀ-Þ][\w.-]*(?:,?\s+[A-ZÀ-Þ][\w.-]*){0,3}$)|"
+    r"estimad[oa]s?)\b|"
+    # a sign-off stands alone ("Best,", "Kind regards"): "Best practice is…" is no sign-off
+    r"^(?:best|regards|kind regards|best regards|warm regards|cheers|many thanks|viele grüße|"
+    r"beste grüße|mit freundlichen grüßen|freundliche grüße|cordialement|bien à vous|saludos|"
+    r"un saludo|atentamente)[\s,!.]*$|(?-i:^[-—–]\s*[A-ZÀ-Þ][\w.-]*(?:,?\s+[A-ZÀ-Þ][\w.-]*){0,3}$)|"
     r"^こんにちは|^[^\s]{1,10}様",
     re.IGNORECASE,
 )
@@ -344,7 +348,11 @@ def _fill(
     cache = {} if cache is None else cache
     for unit in units:
         done = cache.get(unit.text)
-        if done is not None and (done.heading, done.signature) == (unit.heading, unit.signature):
+        if done is not None and (done.heading, done.signature, done.labelled) == (
+            unit.heading,
+            unit.signature,
+            unit.labelled,
+        ):
             unit.facts, unit.words, unit.markers, unit.filler, unit.rest = (
                 done.facts,
                 done.words,
