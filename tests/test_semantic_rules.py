@@ -315,7 +315,7 @@ def test_twice_a_day_is_two_times_daily_and_a_table_header_is_a_label() -> None:
 
 def test_a_sentence_opening_with_a_sign_off_word_is_still_a_claim() -> None:
     passed, messages = _messages(
-        "Rotate the keys monthly. Best practice is to keep them in a vault.",
+        "Rotate the keys monthly. Best to use AWS KMS.",
         "Rotate the keys monthly.",
     )
     assert not passed, messages
