@@ -172,6 +172,32 @@ def test_a_last_run_that_cannot_be_written_is_named_at_the_sessions_end(project:
     assert summary(result) == ["agentsnap: 1 passed"]
 
 
+def test_warnings_as_errors_still_finish_the_session_and_fail_it_with_the_file_named(
+    project: Project,
+) -> None:
+    """With -W error (or filterwarnings = error) the late warning cannot be a warning: the run
+    still writes its record and report, prints its summary, and fails naming the file."""
+    recorded = project.run("--agentsnap-record", subprocess=True)  # both in their own process
+    assert recorded.ret == 0, recorded.stdout.str()
+    snaps = project.root / "__agent_snapshots__"
+    path = SnapshotStore(snaps).last_run_path(NODE)
+    path.mkdir(parents=True)
+    report = project.root / "report.html"
+    result = project.run(  # its own process, as a user's run is
+        "--agentsnap-replay",
+        "-W",
+        "error::agentsnap.AgentsnapWarning",
+        f"--agentsnap-report={report}",
+        subprocess=True,
+    )
+    assert result.ret == 1
+    result.assert_outcomes(passed=1)
+    assert summary(result) == ["agentsnap: 1 passed"]
+    result.stdout.fnmatch_lines([f"agentsnap: cannot write {path} (Is a directory)*"])
+    assert report.is_file()
+    assert (snaps / ".last_run" / "run.json").is_file()
+
+
 # --------------------------------------------------------------------------- budgets, short-circuited
 
 _STEP = st.fixed_dictionaries(

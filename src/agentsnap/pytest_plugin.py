@@ -446,7 +446,6 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
         publish(state, workeroutput)
         return
-    state.warn_last_run_errors()  # the workers' too (merged): in the run's warnings summary
     if (
         state.settings.snapshot_path.is_dir()
     ):  # else there is nothing to record (and no import to pay)
@@ -465,6 +464,13 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if state.report is not None:
         settings = state.settings
         state.report.write({"mode": settings.mode, "ci": settings.ci})
+    try:  # last: the workers' too (merged), in the run's warnings summary
+        state.warn_last_run_errors()
+    except Warning as error:  # warnings are errors here (-W error): say it, fail the run
+        more = len(state.last_run_errors) - 1
+        state.late_failures.append(str(error) + (f" (and {more} more such files)" if more else ""))
+        if session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

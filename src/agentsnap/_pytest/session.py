@@ -158,6 +158,9 @@ class AgentsnapSession:
         #: the line that fails the run when its cost is over ``max_run_cost``
         self.budget_rows: list[dict[str, object]] = []
         self.run_cost_failure: str | None = None
+        self.late_failures: list[
+            str
+        ] = []  # failures found after the last test (red in the summary)
         self._active: dict[str, ActiveTest] = {}
         self._deferred: dict[str, list[DeferredSnapshot]] = {}
         #: ``--agentsnap-runs N`` (None: not given; the marker's ``runs`` then decides)

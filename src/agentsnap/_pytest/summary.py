@@ -104,6 +104,8 @@ def write_summary(terminalreporter: pytest.TerminalReporter, state: AgentsnapSes
             terminalreporter.write_line(text)
     if state.run_cost_failure:
         terminalreporter.write_line(state.run_cost_failure, red=True)
+    for text in state.late_failures:
+        terminalreporter.write_line(text, red=True)
 
 
 def write_run_stats(
