@@ -67,6 +67,10 @@ class Reading:
     def add(self, kind: str, severity: str, g: str, n: str, message: str) -> None:
         self.findings.append(Finding(kind, severity, g, n, message))
 
+    def flag(self, kind: str, severity: str, label: str, g: str, n: str) -> None:
+        """A finding whose message is ``label`` quoting both sides."""
+        self.add(kind, severity, g, n, pair_message(label, g, n))
+
     # ------------------------------------------------------------------ steps
     def run(self) -> None:
         if _flat(self.golden) == _flat(self.new):
@@ -76,13 +80,7 @@ class Reading:
         n_empty = self.new.strip().casefold() in ("", "null")
         if g_empty != n_empty:
             side = "golden" if g_empty else "new"
-            self.add(
-                "empty",
-                "harmful",
-                self.golden,
-                self.new,
-                pair_message(f"the {side} answer is empty", self.golden, self.new),
-            )
+            self.flag("empty", "harmful", f"the {side} answer is empty", self.golden, self.new)
             return
         self._facts()
         groups = self._groups()
@@ -99,12 +97,8 @@ class Reading:
         ):
             g = " ".join(u.text for u in self.g)
             n = " ".join(u.text for u in self.n)
-            self.add(
-                "different",
-                "harmful",
-                g,
-                n,
-                pair_message("a different answer: no sentence has a counterpart", g, n),
+            self.flag(
+                "different", "harmful", "a different answer: no sentence has a counterpart", g, n
             )
             return
         for g_ids, n_ids in groups:
@@ -192,13 +186,7 @@ class Reading:
                 and self.n_best[came[0][0]] >= ALIGN
             ):
                 g_sent = self.g[self.n_arg[came[0][0]]].text
-            self.add(
-                kind,
-                "harmful",
-                g_sent,
-                n_sent,
-                pair_message(f"{label} ({g_forms} → {n_forms})", g_sent, n_sent),
-            )
+            self.flag(kind, "harmful", f"{label} ({g_forms} → {n_forms})", g_sent, n_sent)
 
     def _groups(self) -> list[tuple[list[int], list[int]]]:
         parent = list(range(len(self.g) + len(self.n)))
@@ -268,12 +256,8 @@ class Reading:
                 words = f"{', '.join(g_markers) or 'none'} → {', '.join(n_markers) or 'none'}"
                 if not (g_markers or n_markers):
                     words = ", ".join(c.lstrip("#") for c in flipped)
-                self.add(
-                    "polarity",
-                    "harmful",
-                    g,
-                    n,
-                    pair_message(f"polarity flipped (negation/antonym: {words})", g, n),
+                self.flag(
+                    "polarity", "harmful", f"polarity flipped (negation/antonym: {words})", g, n
                 )
                 return
 
@@ -303,13 +287,7 @@ class Reading:
             and not (_listed(g_unit.text, *swap) and _listed(n_unit.text, *swap))
         ):
             a, b = _surface(g_unit.text, swap[0]), _surface(g_unit.text, swap[1])
-            self.add(
-                "swap",
-                "harmful",
-                g_unit.text,
-                n_unit.text,
-                pair_message(f"roles swapped ({a} ↔ {b})", g_unit.text, n_unit.text),
-            )
+            self.flag("swap", "harmful", f"roles swapped ({a} ↔ {b})", g_unit.text, n_unit.text)
             return
         g_tok, n_tok = V.tokens(g_unit.text), V.tokens(n_unit.text)
         fact_tokens = {t for f in g_unit.facts + n_unit.facts for t in V.tokens(f.surface)}
@@ -369,34 +347,20 @@ class Reading:
                 # replacement" → "recommend a repair" are near in a model's space)
                 a, b = replaced[0]
                 label = f"conclusion changed ({a} → {b})"
-                self.add(
-                    "conclusion",
-                    "harmful",
-                    g_unit.text,
-                    n_unit.text,
-                    pair_message(label, g_unit.text, n_unit.text),
-                )
+                self.flag("conclusion", "harmful", label, g_unit.text, n_unit.text)
             else:
                 self.replaced.append(replaced[0])
                 self.replaced_units.append((g_unit.text, n_unit.text))
         elif not (near or kept or joined):
             return
         elif (_weight(inserted) >= 3 or joined) and not replaced and not g_unit.labelled:
-            self.add(
-                "added",
-                "soft",
-                g_unit.text,
-                n_unit.text,
-                pair_message(f"claim added ({' '.join(inserted)})", g_unit.text, n_unit.text),
+            self.flag(
+                "added", "soft", f"claim added ({' '.join(inserted)})", g_unit.text, n_unit.text
             )
         elif isolated and _weight(removed) >= 3 and not replaced and not n_unit.labelled:
             # the one changed sentence lost a part ("…, attach any new schedules, and mail it")
-            self.add(
-                "dropped",
-                "soft",
-                g_unit.text,
-                n_unit.text,
-                pair_message(f"part dropped ({' '.join(removed)})", g_unit.text, n_unit.text),
+            self.flag(
+                "dropped", "soft", f"part dropped ({' '.join(removed)})", g_unit.text, n_unit.text
             )
 
     def _conclusion(self) -> None:
@@ -409,7 +373,7 @@ class Reading:
         changed = changed_conclusion(g, n) if g != n else None
         if changed:
             label = f"conclusion changed ({changed[0]} → {changed[1]})"
-            self.add("conclusion", "harmful", g, n, pair_message(label, g, n))
+            self.flag("conclusion", "harmful", label, g, n)
 
     def _facts_in(self, g_unit: Unit, n_unit: Unit) -> None:
         """A fact of a nearly unchanged sentence replaced by another, even one the answer states
@@ -419,13 +383,8 @@ class Reading:
         told = any(f.golden == g_unit.text and f.severity == "harmful" for f in self.findings)
         if gone and came and not told:
             what = f"{', '.join(f.surface for f in gone)} → {', '.join(f.surface for f in came)}"
-            self.add(
-                gone[0].kind,
-                "harmful",
-                g_unit.text,
-                n_unit.text,
-                pair_message(f"facts differ in this sentence ({what})", g_unit.text, n_unit.text),
-            )
+            label = f"facts differ in this sentence ({what})"
+            self.flag(gone[0].kind, "harmful", label, g_unit.text, n_unit.text)
 
     def _restated(self) -> tuple[set[int], set[int]]:
         """Golden and new units that restate each other in the same place (:mod:`.slots`), each
@@ -441,9 +400,9 @@ class Reading:
             changed = changed_conclusion(g, n)
             if changed:
                 label = f"conclusion changed ({changed[0]} → {changed[1]})"
-                self.add("conclusion", "harmful", g, n, pair_message(label, g, n))
+                self.flag("conclusion", "harmful", label, g, n)
             elif len(self.findings) == before:
-                self.add("rewording", "harmless", g, n, pair_message("sentence restated", g, n))
+                self.flag("rewording", "harmless", "sentence restated", g, n)
             g_done.add(i)
             n_done.add(j)
         return g_done, n_done
@@ -474,28 +433,14 @@ class Reading:
             if i in g_restated:
                 continue
             if courteous(unit, n_words, edge=i in g_edges):
-                self.add(
-                    "courtesy",
-                    "harmless",
-                    unit.text,
-                    "",
-                    pair_message(_harmless(unit, "dropped"), unit.text, ""),
-                )
+                self.flag("courtesy", "harmless", _harmless(unit, "dropped"), unit.text, "")
             elif (
                 unit.step and cover < 0.8 and not (cover >= 0.5 and named_step(self.g, i, self.new))
             ):
-                self.add(
-                    "step", "harmful", unit.text, "", pair_message("step missing", unit.text, "")
-                )
+                self.flag("step", "harmful", "step missing", unit.text, "")
             elif cover < COVERED and not unit.facts:
                 severity = "harmful" if unit.markers else "soft"  # a dropped warning or negation
-                self.add(
-                    "dropped",
-                    severity,
-                    unit.text,
-                    "",
-                    pair_message("sentence dropped", unit.text, ""),
-                )
+                self.flag("dropped", severity, "sentence dropped", unit.text, "")
             elif any(_polar(w) for w in V.tokens(unit.text)):
                 # covered only through an antonym's other pole ("Approved" / "Rejected"): the
                 # new sentence sharing most of its concepts is read for polarity
@@ -512,21 +457,13 @@ class Reading:
             if aligned and (mutual or weight < 3 or _coverage(unit.words, g_words) >= 0.5):
                 continue
             if courteous(unit, g_words, edge=j in n_edges):
-                self.add(
-                    "courtesy",
-                    "harmless",
-                    "",
-                    unit.text,
-                    pair_message(_harmless(unit, "added"), "", unit.text),
-                )
+                self.flag("courtesy", "harmless", _harmless(unit, "added"), "", unit.text)
             elif unit.step and weight >= 2:
-                self.add("added", "soft", "", unit.text, pair_message("step added", "", unit.text))
+                self.flag("added", "soft", "step added", "", unit.text)
             elif weight >= 3 and not unit.facts:
                 # a claim that negates or warns ("…must not be used") changes what the answer says
                 severity = "harmful" if unit.markers else "soft"
-                self.add(
-                    "added", severity, "", unit.text, pair_message("claim added", "", unit.text)
-                )
+                self.flag("added", severity, "claim added", "", unit.text)
         steps = [(i, j) for i, j in matched_g if self.g[i].step]
         order = [j for _, j in steps]
         sequenced = [(i, j) for i, j in steps if self.g[i].sequenced]
@@ -534,7 +471,7 @@ class Reading:
             # "First …, then …": the order is what the words say
             g = " ".join(self.g[i].text for i, _ in sequenced)
             n = " ".join(self.n[j].text for _, j in sorted(sequenced, key=lambda p: p[1]))
-            self.add("step", "harmful", g, n, pair_message("steps out of order", g, n))
+            self.flag("step", "harmful", "steps out of order", g, n)
         elif len(order) >= 2 and order != sorted(order):
             self.add(
                 "reordered", "harmless", "", "", "list items or steps reordered (judged harmless)"
