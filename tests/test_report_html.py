@@ -148,12 +148,16 @@ class DriftRun:
         return self.report.read_text(encoding="utf-8")
 
 
-def run_inner(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``python -m pytest ARGS`` in the inner project, local (not CI), outside any outer xdist run."""
-    env = {
+def run_inner(
+    root: Path, *args: str, env: dict[str, str] | None = None, drop: frozenset[str] = frozenset()
+) -> subprocess.CompletedProcess[str]:
+    """``python -m pytest ARGS`` in the inner project, local (not CI), outside any outer xdist run;
+    ``drop``: more variables of this process left out, ``env``: variables set for the run."""
+    clean = {
         k: v
         for k, v in os.environ.items()
         if k not in CI_MARKERS
+        and k not in drop
         and not k.startswith(
             ("AGENTSNAP_", "PYTEST_XDIST", "PYTEST_CURRENT_TEST", "PYTEST_ADDOPTS")
         )
@@ -161,7 +165,7 @@ def run_inner(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "pytest", *QUIET_PLUGINS, *args],
         cwd=root,
-        env=env,
+        env={**clean, **(env or {})},
         capture_output=True,
         text=True,
         timeout=300,

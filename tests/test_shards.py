@@ -11,10 +11,8 @@ three shards (pytest-split ``--splits 3 --group G``, group 2 under xdist
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,15 +22,14 @@ from typer.testing import CliRunner
 from agentsnap._pytest.shard_identity import COMMIT_VARS
 from agentsnap.cli import app
 from agentsnap.storage.store import SnapshotStore
-from tests._support.ci import CI_MARKERS
 from tests.test_report_html import (
     DRIFT_SCENARIO,
     GREETING,
-    QUIET_PLUGINS,
     TRIP,
     WEATHER,
     _summary_rows,
     parse,
+    run_inner,
     set_scenario,
     write_suite,
 )
@@ -47,25 +44,8 @@ SPLIT = ("--splitting-algorithm", "least_duration")
 def run(
     root: Path, *args: str, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """``python -m pytest ARGS`` in the inner project: local (not CI), outside any outer xdist run."""
-    clean = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in CI_MARKERS
-        and k not in COMMIT_VARS
-        and not k.startswith(
-            ("AGENTSNAP_", "PYTEST_XDIST", "PYTEST_CURRENT_TEST", "PYTEST_ADDOPTS")
-        )
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", *QUIET_PLUGINS, *args],
-        cwd=root,
-        env={**clean, **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    """The inner project's pytest (``run_inner``), with no CI commit variable of this process."""
+    return run_inner(root, *args, env=env, drop=frozenset(COMMIT_VARS))
 
 
 def cli(*args: str) -> Result:
