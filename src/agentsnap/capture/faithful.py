@@ -31,8 +31,6 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-import msgspec
-
 from ..spec.provider_specs import ProviderSpec
 from ..storage import wire
 from ..storage.scrub import mask_header, scrub_bytes, scrub_json, scrub_text
@@ -119,22 +117,13 @@ def replay_body(stored: dict[str, Any]) -> tuple[bytes, bool]:
     """
     if "text" in stored and "body" in stored:
         try:
-            same = _loads(stored["text"]) == stored["body"]
+            same = wire.json_loads(stored["text"]) == stored["body"]
         except (TypeError, ValueError):
             same = False
         if same:
             return str(stored["text"]).encode("utf-8"), True
         return decode_body({"body": stored["body"]}), False
     return decode_body(stored), True
-
-
-def _loads(text: str) -> Any:
-    """``json.loads(text)``, by msgspec's faster decoder where it reads the same JSON; what it
-    refuses (``NaN``, a number beyond a float, a lone surrogate escape) goes to ``json.loads``."""
-    try:
-        return msgspec.json.decode(text)
-    except msgspec.DecodeError:
-        return json.loads(text)
 
 
 def response_headers(
