@@ -472,3 +472,30 @@ def test_the_summary_is_quiet_on_a_green_run_and_shows_movers(pytester: pytest.P
     live = pytester.runpytest_subprocess("--agentsnap-live", "-p", "no:randomly", "-q")
     out = live.stdout.str()
     assert "grew most: test_cost.py::test_more: LLM calls 1 → 2 (+100 %)" in out, out
+
+
+SESSION_END_CHECK = """
+
+import gc
+
+
+def pytest_sessionfinish(session):
+    # at the session's end, no step of a golden or of a run is still held (the run summary's
+    # measurements are not kept past each test)
+    held = [
+        o for o in gc.get_objects()
+        if type(o) is list and o and type(o[0]) is dict and o[0].get("type") == "llm_call"
+    ]
+    print(f"\\nSTEP LISTS HELD AT THE END: {len(held)}")
+"""
+
+
+def test_a_tests_golden_and_run_are_not_held_past_it(pytester: pytest.Pytester) -> None:
+    pytester.makepyprojecttoml('[tool.agentsnap]\nsnapshot_dir = "snaps"\n')
+    pytester.makeconftest(CONFTEST + SESSION_END_CHECK)
+    pytester.makepyfile(test_cost=TESTS)
+    recorded = pytester.runpytest_subprocess("--agentsnap-record", "-p", "no:randomly", "-q", "-s")
+    replayed = pytester.runpytest_subprocess("--agentsnap-replay", "-p", "no:randomly", "-q", "-s")
+    for result in (recorded, replayed):
+        assert result.ret == 0, result.stdout.str()
+        assert "STEP LISTS HELD AT THE END: 0" in result.stdout.str(), result.stdout.str()

@@ -174,6 +174,26 @@ def test_list_skips_corrupt_files_with_a_warning_and_sorts_by_name(tmp_path: Pat
         assert [s.name for s in store.pending()] == ["b"]
 
 
+def test_names_reads_one_file_at_a_time_and_skips_corrupt_ones_as_list_does(
+    tmp_path: Path,
+) -> None:
+    store = SnapshotStore(tmp_path)
+    store.save(_snap("b"))
+    store.save(_snap("a", approved=True))
+    (tmp_path / "broken-00000000.json").write_text("{", encoding="utf-8")
+    (tmp_path / "bom-00000000.json").write_bytes(b"\xef\xbb\xbf" + b'{"trace": []}')
+    (tmp_path / "latin1-00000000.json").write_bytes(b'{"name": "caf\xe9", "trace": []}')
+    with pytest.warns(UserWarning) as caught:
+        names = store.names()
+        found = [next(names)]  # a generator: each file is read when its name is asked for
+        found += list(names)
+    assert sorted(found) == ["a", "b"]
+    said = "\n".join(str(w.message) for w in caught)
+    for broken in ("broken-00000000.json", "bom-00000000.json", "latin1-00000000.json"):
+        assert broken in said, said
+    assert "not UTF-8" in said
+
+
 def test_approve_and_delete(tmp_path: Path) -> None:
     store = SnapshotStore(tmp_path)
     store.save(_snap())

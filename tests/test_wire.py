@@ -11,6 +11,8 @@ import zlib
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentsnap.storage import wire
 from agentsnap.storage.scrub import Redaction, parse_redact, scrub_snapshot
@@ -131,3 +133,51 @@ def test_a_captured_exchange_is_scrubbed_once_a_read_one_at_build() -> None:
     # prepare keeps the mark through to_json
     prepared = prepare(_snapshot(captured))["trace"][0]["exchange"]
     assert type(prepared) is wire.StoredExchange and prepared == captured
+
+
+# -- reading a file's bytes as json.loads reads its UTF-8 text ---------------------------------
+
+_JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+def _read_as_json_loads(raw: bytes) -> tuple[str, object]:
+    """What ``json.loads(raw.decode("utf-8"))`` gives: ("ok", the value as JSON text) or the error."""
+    try:
+        value = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        return type(exc).__name__, str(exc)
+    return "ok", json.dumps(value)  # NaN == NaN as text; dict order as parsed
+
+
+def _read_as_json_loads_utf8(raw: bytes) -> tuple[str, object]:
+    try:
+        value = wire.json_loads_utf8(raw)
+    except (UnicodeDecodeError, ValueError) as exc:
+        return type(exc).__name__, str(exc)
+    return "ok", json.dumps(value)
+
+
+@given(_JSON_VALUES, st.booleans(), st.booleans(), st.data())
+@settings(max_examples=300, deadline=None)
+def test_json_loads_utf8_reads_bytes_as_json_loads_reads_the_text(
+    value: object, ascii_only: bool, indent: bool, data: st.DataObject
+) -> None:
+    text = json.dumps(value, ensure_ascii=ascii_only, indent=2 if indent else None)
+    raw = text.encode("utf-8", "surrogatepass")  # a lone surrogate: bytes that are not UTF-8
+    assert _read_as_json_loads_utf8(raw) == _read_as_json_loads(raw)
+    # damaged: a byte dropped, or one put in (not JSON, not UTF-8, or still JSON)
+    at = data.draw(st.integers(min_value=0, max_value=len(raw)))
+    damaged = data.draw(
+        st.sampled_from(
+            [raw[:at] + raw[at + 1 :], raw[:at] + data.draw(st.binary(max_size=2)) + raw[at:]]
+        )
+    )
+    assert _read_as_json_loads_utf8(damaged) == _read_as_json_loads(damaged)

@@ -27,8 +27,18 @@ def row(outcome: Outcome, mode: str, exact: bool = False) -> dict[str, Any] | No
     ``exact``: request tokens by the model's tokenizer (a token budget is set), else estimated."""
     if outcome.new is None:
         return None
+    from ..diff.run_totals import forget_measured
+
+    try:
+        return _row(outcome, mode, exact)
+    finally:
+        forget_measured()  # the last to measure this test's traces: they are not held past it
+
+
+def _row(outcome: Outcome, mode: str, exact: bool) -> dict[str, Any] | None:
     from ..diff.run_totals import measure
 
+    assert outcome.new is not None
     new = measure(outcome.new.trace, exact=exact)
     if not new.llm_calls:
         return None

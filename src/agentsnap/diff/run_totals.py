@@ -18,7 +18,7 @@ from typing import Any
 from ..spec import prices
 from .request_tokens import counter_name, request_tokens
 
-__all__ = ["USAGE_KEYS", "RunTotals", "measure"]
+__all__ = ["USAGE_KEYS", "RunTotals", "forget_measured", "measure"]
 
 #: the normalised usage counts a run's total is kept for
 USAGE_KEYS = ("input_tokens", "output_tokens", "cached_tokens", "reasoning_tokens")
@@ -78,6 +78,12 @@ def measure(steps: Sequence[Mapping[str, Any]], *, exact: bool = False) -> RunTo
     while len(_RECENT) > 8:
         _RECENT.popitem(last=False)
     return totals
+
+
+def forget_measured() -> None:
+    """Drop the traces :func:`measure` keeps by identity: a test's golden and run are not held
+    past its outcome (the run summary calls it once the test's row is taken)."""
+    _RECENT.clear()
 
 
 def _measure(steps: Sequence[Mapping[str, Any]], exact: bool) -> RunTotals:

@@ -131,9 +131,9 @@ def find_orphans(
     """Names of snapshots in ``store`` that the run's tests no longer produce (rules in the module doc)."""
     collected_files = {nodeid.split("::", 1)[0] for nodeid in collected}
     return sorted(
-        s.name
-        for s in store.list()
-        if s.name and not _referenced(s.name, collected, collected_files, used, rootdir)
+        name
+        for name in store.names()
+        if name and not _referenced(name, collected, collected_files, used, rootdir)
     )
 
 

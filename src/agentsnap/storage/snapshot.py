@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from .wire import escape_surrogates, json_loads
+from .wire import escape_surrogates
 
 __all__ = [
     "FORMAT_VERSION",
@@ -162,9 +162,6 @@ def _deeper_than(data: Any, limit: int) -> bool:
 
 #: what JSON parsing builds for objects and arrays (exact types: nothing else is loaded)
 _CONTAINERS = frozenset({dict, list})
-
-
-_loads = json_loads  # a file's text, read as json.loads reads it (msgspec where it can)
 
 
 def _json_copy(value: Any) -> Any:

@@ -36,12 +36,12 @@ from .snapshot import (
     LAST_RUN_DIR,
     Snapshot,
     _deeper_than,
-    _loads,
     _now,
     _version,
     dump_pieces,
 )
 from .volatile import same_content
+from .wire import json_loads_utf8
 
 if TYPE_CHECKING:
     from .last_run_writer import LastRunWriter
@@ -207,19 +207,18 @@ class SnapshotStore:
             "Fix or delete the file, or replace it with a new recording: `pytest --agentsnap-record --agentsnap-force` "
             "(without --agentsnap-force agentsnap never overwrites it)."
         )
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError as exc:
-            raise SnapshotFormatError(
-                f"agentsnap: corrupt snapshot file at {path}: not UTF-8 ({exc}). {fix}"
-            ) from None
-        if "\n<<<<<<< " in "\n" + text:
+        raw = path.read_bytes()  # parsed as bytes: the file's text is never held a second time
+        if raw.startswith(b"<<<<<<< ") or b"\n<<<<<<< " in raw:
             raise SnapshotFormatError(
                 f"agentsnap: snapshot file at {path} contains merge-conflict markers. Resolve the conflict, then re-run. {fix}"
             )
         try:
-            data = _loads(text)  # JSON only: never pickle, YAML tags or eval
-            del text  # the parsed document is all that is read from here on
+            data = json_loads_utf8(raw)  # JSON only: never pickle, YAML tags or eval
+            del raw  # the parsed document is all that is read from here on
+        except UnicodeDecodeError as exc:
+            raise SnapshotFormatError(
+                f"agentsnap: corrupt snapshot file at {path}: not UTF-8 ({exc}). {fix}"
+            ) from None
         except ValueError as exc:
             raise SnapshotFormatError(
                 f"agentsnap: corrupt snapshot file at {path}: {exc}. {fix}"
@@ -350,6 +349,16 @@ class SnapshotStore:
             except SnapshotFormatError as exc:
                 warnings.warn(str(exc), stacklevel=2)
         return sorted(out, key=lambda s: s.name)
+
+    def names(self) -> Iterator[str]:
+        """The name of every parseable snapshot, in file order, read one file at a time (the
+        snapshots are not held together, as :meth:`list` holds them); unparseable files warn and
+        are skipped, as in :meth:`list`."""
+        for path in self._iter_files():
+            try:
+                yield self.read_file(path).name
+            except SnapshotFormatError as exc:
+                warnings.warn(str(exc), stacklevel=2)
 
     def pending(self) -> builtins.list[Snapshot]:  # `list` here is the method above
         """Every snapshot not yet approved, sorted by name."""

@@ -57,6 +57,7 @@ __all__ = [
     "envelope_bytes",
     "escape_surrogates",
     "json_loads",
+    "json_loads_utf8",
     "next_seq",
     "replay_key",
     "request_key",
@@ -228,6 +229,16 @@ def json_loads(text: str | bytes) -> Any:
 
 
 _msgspec_decode = msgspec.json.decode
+
+
+def json_loads_utf8(raw: bytes) -> Any:
+    """``json.loads(raw.decode("utf-8"))`` (a file's bytes, read as UTF-8 text), by msgspec where it
+    reads the same JSON, without decoding the text first. Raises ``UnicodeDecodeError`` for bytes
+    that are not UTF-8, and ``json``'s ``ValueError`` (its message) for text that is not JSON."""
+    try:
+        return _msgspec_decode(raw)
+    except msgspec.DecodeError:
+        return json.loads(raw.decode("utf-8"))
 
 
 def body_bytes(stored: Mapping[str, Any]) -> bytes:
