@@ -7,7 +7,8 @@
   session ends: ``agentsnap diff`` sees a failed test's run right after, and a file that
   could not be written is named in the summary;
 * pytest sessions one after another in one process (pytester's in-process runs) record each
-  call once, whatever the previous one ended with;
+  call once, whatever the previous one ended with; one stopped in a fixture's setup (an error,
+  a KeyboardInterrupt, ``pytest.exit``) leaves no recording and no socket guard behind;
 * the ``budgets`` check without limits and with the same numbers of calls answers
   without measuring either trace, exactly as the full check does.
 """
@@ -36,7 +37,7 @@ from agentsnap.storage.wire import PreparedExchange, StoredExchange, same_stored
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 from tests.test_capture_coexistence import wrapper_layers
 from tests.test_cli_helpers import invoke
-from tests.test_plugin_modes import NODE, PARIS, Project, summary
+from tests.test_plugin_modes import NODE, PARIS, QUIET_PLUGINS, Project, summary
 
 openai = pytest.importorskip("openai")
 
@@ -249,6 +250,55 @@ def test_in_process_sessions_after_a_failed_one_record_each_call_once(
     result = project.run("--agentsnap-replay")
     assert result.ret == 0, result.stdout.str()
     assert summary(result) == ["agentsnap: 1 passed"]
+
+
+INTERRUPTED_TEST = """
+import pytest
+from agent_lib import client_for, scenario, weather_agent
+from fake_provider import text_reply, tool_calls_reply
+
+
+@pytest.fixture
+def setup_step():
+    how = scenario()["how"]
+    if how == "error":
+        raise RuntimeError("the fixture failed")
+    if how == "interrupt":
+        raise KeyboardInterrupt
+    if how == "exit":
+        pytest.exit("leaving", returncode=3)
+
+
+def test_weather(fake, setup_step):
+    sc = scenario()
+    fake.script(tool_calls_reply([("call_A", "get_weather", {"city": sc["city"]})]), text_reply(sc["answer"]))
+    assert weather_agent(client_for(fake), sc["question"])
+"""
+
+
+@pytest.mark.parametrize("mode", ["--agentsnap-record", "--agentsnap-replay"])
+@pytest.mark.parametrize(("how", "exit_code"), [("error", 1), ("interrupt", 2), ("exit", 3)])
+def test_a_session_stopped_in_a_fixtures_setup_leaves_no_recording_nor_guard(
+    project: Project, mode: str, how: str, exit_code: int
+) -> None:
+    """A KeyboardInterrupt or ``pytest.exit`` in a fixture's setup skips the test's call and
+    teardown hooks: the session's end stops its recording (and a replay's socket guard)."""
+    import socket
+
+    from agentsnap.capture import active
+
+    project.pytester.makepyfile(test_agent=INTERRUPTED_TEST)
+    project.set_scenario(**PARIS, how="")
+    project.record_golden()
+    connect, getaddrinfo = socket.socket.connect, socket.getaddrinfo
+    project.set_scenario(**PARIS, how=how)
+    result = project.pytester.runpytest_inprocess(*QUIET_PLUGINS, mode, no_reraise_ctrlc=True)
+    assert result.ret == exit_code
+    assert (socket.socket.connect, socket.getaddrinfo) == (connect, getaddrinfo)  # no guard
+    assert active.current() is None
+    project.set_scenario(**PARIS, how="")
+    assert project.run("--agentsnap-replay").ret == 0  # the next session is its own
+    assert active.current() is None
 
 
 # --------------------------------------------------------------------------- budgets, short-circuited
