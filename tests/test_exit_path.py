@@ -6,6 +6,9 @@
 * the pytest session writes ``.last_run`` files on a background thread joined when the
   session ends: ``agentsnap diff`` sees a failed test's run right after, and a file that
   could not be written is named in the summary;
+* pytest sessions one after another in one process (pytester's in-process runs) record each
+  call once, whatever the previous one ended with; one stopped in a fixture's setup (an error,
+  a KeyboardInterrupt, ``pytest.exit``) leaves no recording and no socket guard behind;
 * the ``budgets`` check without limits and with the same numbers of calls answers
   without measuring either trace, exactly as the full check does.
 """
@@ -13,7 +16,9 @@
 from __future__ import annotations
 
 import json
+import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +35,9 @@ from agentsnap.lifecycle import Outcome, observing
 from agentsnap.storage.last_run_writer import LastRunWriter
 from agentsnap.storage.wire import PreparedExchange, StoredExchange, same_stored
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
+from tests.test_capture_coexistence import wrapper_layers
 from tests.test_cli_helpers import invoke
-from tests.test_plugin_modes import NODE, PARIS, Project, summary
+from tests.test_plugin_modes import NODE, PARIS, QUIET_PLUGINS, Project, summary
 
 openai = pytest.importorskip("openai")
 
@@ -177,18 +183,16 @@ def test_warnings_as_errors_still_finish_the_session_and_fail_it_with_the_file_n
 ) -> None:
     """With -W error (or filterwarnings = error) the late warning cannot be a warning: the run
     still writes its record and report, prints its summary, and fails naming the file."""
-    recorded = project.run("--agentsnap-record", subprocess=True)  # both in their own process
-    assert recorded.ret == 0, recorded.stdout.str()
+    project.record_golden()
     snaps = project.root / "__agent_snapshots__"
     path = SnapshotStore(snaps).last_run_path(NODE)
     path.mkdir(parents=True)
     report = project.root / "report.html"
-    result = project.run(  # its own process, as a user's run is
+    result = project.run(
         "--agentsnap-replay",
         "-W",
         "error::agentsnap.AgentsnapWarning",
         f"--agentsnap-report={report}",
-        subprocess=True,
     )
     assert result.ret == 1
     result.assert_outcomes(passed=1)
@@ -196,6 +200,105 @@ def test_warnings_as_errors_still_finish_the_session_and_fail_it_with_the_file_n
     result.stdout.fnmatch_lines([f"agentsnap: cannot write {path} (Is a directory)*"])
     assert report.is_file()
     assert (snaps / ".last_run" / "run.json").is_file()
+
+
+# --------------------------------------------------------------------------- sessions one after another
+
+
+@pytest.fixture
+def transports_imported_by_each_run() -> Iterator[None]:
+    """agentsnap's transport modules as a user's process has them before its first pytester run:
+    not imported. Each in-process run then imports them first, and pytester drops them when the
+    run ends (httpx, imported before, stays wrapped). Put back as they were afterwards."""
+    import agentsnap.capture.transports as package
+    from agentsnap.capture import hooks
+
+    prefix = package.__name__ + "."
+    saved = {name: module for name, module in sys.modules.items() if name.startswith(prefix)}
+    for name in saved:
+        del sys.modules[name]
+    try:
+        yield
+    finally:
+        sys.modules.update(saved)
+        for name, module in saved.items():
+            setattr(package, name.removeprefix(prefix), module)
+        hooks.ensure_patched()  # the libraries' layers are this process's copies again
+
+
+def _send_layers() -> list[str]:
+    import httpx
+
+    return wrapper_layers(httpx.Client.__dict__["send"])
+
+
+def test_in_process_sessions_after_a_failed_one_record_each_call_once(
+    project: Project, transports_imported_by_each_run: None
+) -> None:
+    """The sequence that recorded three agent runs into one golden: a golden recorded, a replay
+    that fails, then the next session's recording, all in this process."""
+    project.record_golden()
+    project.set_scenario(**{**PARIS, "question": "Weather in Rome?"})
+    assert project.run("--agentsnap-replay").ret == 1
+    project.set_scenario(**PARIS)
+    project.snapshot_path().unlink()
+    project.record_golden()
+    assert project.server_requests() == {NODE: 2}
+    trace = project.snapshot()["trace"]
+    assert [step["type"] for step in trace] == ["llm_call", "tool_call", "llm_call"]
+    assert _send_layers() == ["agentsnap.capture.transports.httpx.send_wrapper"]
+    result = project.run("--agentsnap-replay")
+    assert result.ret == 0, result.stdout.str()
+    assert summary(result) == ["agentsnap: 1 passed"]
+
+
+INTERRUPTED_TEST = """
+import pytest
+from agent_lib import client_for, scenario, weather_agent
+from fake_provider import text_reply, tool_calls_reply
+
+
+@pytest.fixture
+def setup_step():
+    how = scenario()["how"]
+    if how == "error":
+        raise RuntimeError("the fixture failed")
+    if how == "interrupt":
+        raise KeyboardInterrupt
+    if how == "exit":
+        pytest.exit("leaving", returncode=3)
+
+
+def test_weather(fake, setup_step):
+    sc = scenario()
+    fake.script(tool_calls_reply([("call_A", "get_weather", {"city": sc["city"]})]), text_reply(sc["answer"]))
+    assert weather_agent(client_for(fake), sc["question"])
+"""
+
+
+@pytest.mark.parametrize("mode", ["--agentsnap-record", "--agentsnap-replay"])
+@pytest.mark.parametrize(("how", "exit_code"), [("error", 1), ("interrupt", 2), ("exit", 3)])
+def test_a_session_stopped_in_a_fixtures_setup_leaves_no_recording_nor_guard(
+    project: Project, mode: str, how: str, exit_code: int
+) -> None:
+    """A KeyboardInterrupt or ``pytest.exit`` in a fixture's setup skips the test's call and
+    teardown hooks: the session's end stops its recording (and a replay's socket guard)."""
+    import socket
+
+    from agentsnap.capture import active
+
+    project.pytester.makepyfile(test_agent=INTERRUPTED_TEST)
+    project.set_scenario(**PARIS, how="")
+    project.record_golden()
+    connect, getaddrinfo = socket.socket.connect, socket.getaddrinfo
+    project.set_scenario(**PARIS, how=how)
+    result = project.pytester.runpytest_inprocess(*QUIET_PLUGINS, mode, no_reraise_ctrlc=True)
+    assert result.ret == exit_code
+    assert (socket.socket.connect, socket.getaddrinfo) == (connect, getaddrinfo)  # no guard
+    assert active.current() is None
+    project.set_scenario(**PARIS, how="")
+    assert project.run("--agentsnap-replay").ret == 0  # the next session is its own
+    assert active.current() is None
 
 
 # --------------------------------------------------------------------------- budgets, short-circuited

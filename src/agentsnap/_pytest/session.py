@@ -24,9 +24,7 @@ from typing import TYPE_CHECKING, get_args
 import pytest
 
 from .. import config as _config
-from ..exceptions import (
-    SnapshotFormatError,
-)
+from ..exceptions import SnapshotFormatError
 from .markers import marker_name, marker_options
 
 if TYPE_CHECKING:
@@ -158,9 +156,8 @@ class AgentsnapSession:
         #: the line that fails the run when its cost is over ``max_run_cost``
         self.budget_rows: list[dict[str, object]] = []
         self.run_cost_failure: str | None = None
-        self.late_failures: list[
-            str
-        ] = []  # failures found after the last test (red in the summary)
+        #: failures found after the last test (red in the summary)
+        self.late_failures: list[str] = []
         self._active: dict[str, ActiveTest] = {}
         self._deferred: dict[str, list[DeferredSnapshot]] = {}
         #: ``--agentsnap-runs N`` (None: not given; the marker's ``runs`` then decides)
@@ -325,6 +322,12 @@ class AgentsnapSession:
             active.recording.stop()
         return active
 
+    def stop_tests(self) -> None:
+        """Stop the auto-recordings of tests that never reached their end: a ``KeyboardInterrupt``
+        or ``pytest.exit`` in a fixture's setup skips the call and teardown hooks."""
+        while self._active:
+            self._active.popitem()[1].recording.stop()
+
     def finish_test(self, item: pytest.Item, passed: bool) -> None:
         """Stop ``item``'s auto-recording and settle its auto-snapshot (the state table).
 
@@ -346,13 +349,8 @@ class AgentsnapSession:
             self.tally(publish(failed), used=False)
             raise active.load_error
         if recording.blocked_calls or recording.misses:
-            why = (
-                recording.block
-                if recording.blocked_calls
-                else (
-                    f"replay: {recording.misses} call(s) had no recording; the test's failure shows the request and the nearest recording"
-                )
-            )
+            miss = f"replay: {recording.misses} call(s) had no recording; the test's failure shows the request and the nearest recording"
+            why = recording.block if recording.blocked_calls else miss
             failed = Outcome("failed", name, self.store.path_for(name), error=str(why))
             self.tally(publish(failed), used=False)
             return  # CI refused the calls, or replay had no recording: the test failed with that error, nothing is written
@@ -618,17 +616,18 @@ def _may_be_shard(config: pytest.Config) -> bool:
 
 
 def end_session(config: pytest.Config) -> None:
-    """Undo :func:`start_session`: the run's guard, the forced mode, the report's observer."""
+    """Undo :func:`start_session`: the recordings of tests an interrupt left running, the run's
+    guard, the forced mode, the report's observer. The process is left as the run found it."""
+    session = get_session(config)
+    if session is not None:
+        session.stop_tests()
     allow_calls_outside_tests(config)
     unguard_run(config)
-    session = get_session(config)
     if session is None:
         return
     session.finish_last_runs()  # (written already when the session finished)
-    recorder = sys.modules.get("agentsnap.recorder")
-    if (
-        recorder is not None
-    ):  # not imported: nothing was forced (a run that used none of it pays no import)
+    recorder = sys.modules.get("agentsnap.recorder")  # not imported: nothing was forced
+    if recorder is not None:
         recorder.force_mode(None)
     if session.report is not None:
         session.report.stop()

@@ -11,8 +11,9 @@ function is imported and called with it. The wrappers stay for the life of
 the process and are switched by the active recording, because SDK objects
 capture bound methods at construction time (an unwrap would not reach them).
 
-Idempotent: installing twice, or ``httpx2.alias_httpx()`` making both names one
-module, never stacks two agentsnap layers. A hook that fails warns once and
+Idempotent: installing twice, ``httpx2.alias_httpx()`` making both names one
+module, or agentsnap's own modules imported again (pytester's in-process runs
+drop them; :mod:`.wrapping`) never stacks two agentsnap layers. A hook that fails warns once and
 never breaks the user's ``import`` (wrapt would propagate the exception).
 """
 
