@@ -319,3 +319,89 @@ def test_a_sentence_opening_with_a_sign_off_word_is_still_a_claim() -> None:
         "Rotate the keys monthly.",
     )
     assert not passed, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        # an offer whose condition holds a negation; an apology restating the reader's trouble
+        (
+            "Your refund of 80 € was issued today.",
+            "Your refund of 80 € was issued today. If it hasn't arrived by then, reply here "
+            "and I'll chase it.",
+        ),
+        (
+            "The outage in your area is expected to end at 6 pm.",
+            "I'm so sorry you're without internet, that's never fun. The outage in your area "
+            "is expected to end at 6 pm.",
+        ),
+        # a lead-in that only reports the checking; a team's signature; a French sign-off
+        (
+            "Your visa application is complete.",
+            "I've checked your documents and can confirm that your visa application is complete.",
+        ),
+        (
+            "Desk 14 is booked for Monday.",
+            "Desk 14 is booked for Monday.\n\nCheers,\nthe Nest team",
+        ),
+        (
+            "Votre commande part demain.",
+            "Votre commande part demain.\n\nBien cordialement,\nLe service client",
+        ),
+        # a number word of tens and ones is the number
+        ("The warranty lasts 36 months.", "The warranty lasts thirty-six months."),
+        ("Le délai est de 45 jours.", "Le délai est de quarante-cinq jours."),
+        # a cue inside a condition concludes nothing
+        (
+            "You can dispute the charge within 60 days by sending the receipt.",
+            "If you want to challenge that decision, you can dispute the charge within 60 days "
+            "by sending the receipt.",
+        ),
+    ],
+)
+def test_courtesy_number_words_and_conditions_are_no_change(golden: str, new: str) -> None:
+    passed, messages = _messages(golden, new)
+    assert passed, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "finding"),
+    [
+        # one stretch of a kept sentence replaced by unrelated words
+        (
+            "The deploy was rolled back because of a memory leak in the queue worker.",
+            "The deploy was rolled back because of an expired signing certificate in the queue worker.",
+            "claim",
+        ),
+        # two flips in two clauses of one sentence do not cancel
+        (
+            "The bug is still present in 2.3; the patch will not help.",
+            "The bug is no longer present in 2.3; the patch will help.",
+            "polarity flipped",
+        ),
+        # names swapped across a contrast: the list ends at "but not"
+        (
+            "The pass covers the Louvre and the Orsay, but not the Pompidou.",
+            "The pass covers the Louvre and the Pompidou, but not the Orsay.",
+            "roles swapped",
+        ),
+        # a recommendation at the clause's end (German verb-final), then another one
+        (
+            "Die Kosten sind gedeckt. Aus unserer Sicht können wir den Umzug so empfehlen.",
+            "Die Kosten sind gedeckt. Aus unserer Sicht sollten Sie mit dem Umzug noch ein Jahr warten.",
+            "conclusion changed",
+        ),
+        # a number word of tens and ones that changed
+        (
+            "The warranty lasts 36 months.",
+            "The warranty lasts twenty-four months.",
+            "numbers differ",
+        ),
+    ],
+)
+def test_a_changed_stretch_clause_list_member_or_conclusion_fails(
+    golden: str, new: str, finding: str
+) -> None:
+    passed, messages = _messages(golden, new)
+    assert not passed, messages
+    assert any(m.startswith(finding) for m in messages), messages

@@ -8,7 +8,7 @@ from collections import Counter
 
 from . import facts as F
 from . import vocabulary as V
-from .units import _COMFORT, _CONCLUSION, _COURTESY, _ENUM_GAP, _NARRATION, Unit
+from .units import _COMFORT, _CONCLUSION, _CONDITION, _COURTESY, _ENUM_GAP, _NARRATION, Unit
 
 
 def _unrelated(left: list[str], right: list[str]) -> tuple[list[str], list[str]]:
@@ -55,9 +55,23 @@ _LIST_SEPARATOR = re.compile(
 )
 
 
+#: a contrast that ends a list: what follows is excluded ("A and B, but not C")
+_CONTRAST = re.compile(
+    r"\b(?:but not|but no|except(?: for)?|excluding|pero no|excepto|salvo|mais pas|sauf|"
+    r"aber nicht|außer|ausgenommen)\b",
+    re.IGNORECASE,
+)
+
+
 def _listed(text: str, a: str, b: str) -> bool:
     """Whether stems ``a`` and ``b`` stand in two different items of a list of three or more
-    (``X, Y and Z``; items may hold more words: ``CS 210 (Data Structures), MATH 221 (…)``)."""
+    (``X, Y and Z``; items may hold more words: ``CS 210 (Data Structures), MATH 221 (…)``);
+    never across a contrast ("A and B, but not C": C is no member)."""
+    sides = [side.casefold() for side in _CONTRAST.split(text)]
+    if not any(a in side and b in side for side in sides) and all(
+        any(stem in side for side in sides) for stem in (a, b)
+    ):
+        return False
     items = [item.casefold() for item in _LIST_SEPARATOR.split(text) if item.strip()]
     if len(items) < 3:
         return False
@@ -275,7 +289,8 @@ def flipped_concepts(golden: str, new: str) -> list[str]:
 #: a weaker cue, enough on one side when the other has a cue of :data:`_CONCLUSION`
 _CONCLUSION_WEAK = re.compile(
     r"\b(?:so (?:you|we|this|the|it)|we will|we'll|you can|fits|vous pouvez|"
-    r"sie können|puede|puedes)\b",
+    r"sie können|puede|puedes|we think|we believe|nous pensons|nous croyons|wir denken|wir glauben|"
+    r"sollten sie|creemos|pensamos)\b",
     re.IGNORECASE,
 )
 
@@ -302,17 +317,29 @@ def changed_conclusion(golden: str, new: str) -> tuple[str, str] | None:
     migration" → "postpone the migration"; "moving to Business" → "keeping it on Team"); None when
     either is no conclusion or they agree."""
     g_cue, n_cue = _CONCLUSION.search(golden), _CONCLUSION.search(new)
-    if not (g_cue or n_cue):
+    # a cue inside a condition concludes nothing ("If you'd like to challenge the decision, …")
+    if not (
+        _CONCLUSION.search(_CONDITION.sub(" ", golden))
+        or _CONCLUSION.search(_CONDITION.sub(" ", new))
+    ):
         return None
     g_cue = g_cue or _CONCLUSION_WEAK.search(golden)
     n_cue = n_cue or _CONCLUSION_WEAK.search(new)
     if not (g_cue and n_cue):
         return None
     g_words, n_words = set(V.tokens(golden)), set(V.tokens(new))
-    g_only, n_only = _unrelated(
-        [w for w in V.tokens(golden[g_cue.start() :]) if _said(w) and w not in n_words],
-        [w for w in V.tokens(new[n_cue.start() :]) if _said(w) and w not in g_words],
-    )
+
+    def after(text: str, cue: re.Match[str], others: set[str]) -> list[str]:
+        # what follows the cue; a cue at the clause's end (German "… so empfehlen.") concludes
+        # what stands before it, in its clause
+        words = [w for w in V.tokens(text[cue.start() :]) if _said(w) and w not in others]
+        tail = V.tokens(text[cue.end() :])
+        if not tail and re.match(r"empfehl|rate", cue.group(0), re.IGNORECASE):
+            clause = re.split(r"[;:.!?]\s", text[: cue.end()])[-1]
+            words = [w for w in V.tokens(clause) if _said(w) and w not in others]
+        return words
+
+    g_only, n_only = _unrelated(after(golden, g_cue, n_words), after(new, n_cue, g_words))
     if not (g_only and n_only):
         return None
     return " ".join(g_only), " ".join(n_only)

@@ -60,6 +60,9 @@ from .vocabulary import (
     _UNITS,
     _WEEKDAYS,
     _WORD,
+    COMPOUND_NUMBER,
+    COMPOUND_ONES,
+    COMPOUND_TENS,
     STOPWORDS,
     detect_german,
 )
@@ -469,6 +472,26 @@ def extract(
             take(match.start(), match.end())
             unit = _UNITS.get(match.group(2), "")
             found.append((match.start(), Fact("number", _base_unit(value, unit), match.group(0))))
+    # compound number words: "twenty-five", "vingt-cinq", "fünfundzwanzig"
+    for match in COMPOUND_NUMBER.finditer(text):
+        if not free(match.start(), match.end()):
+            continue
+        tens, ones = (
+            (match.group(1) or match.group(4)).casefold(),
+            (match.group(2) or match.group(3)).casefold(),
+        )
+        value = COMPOUND_TENS.get(tens) or _NUMBER_WORDS[tens]
+        value += COMPOUND_ONES.get(ones) or _NUMBER_WORDS[ones]
+        take(match.start(), match.end())
+        after = text[match.end() : match.end() + 14].lower()
+        unit_m = re.match(rf"[\s-]?({_UNIT_RE})(?![^\W\d_])", after)
+        unit = _UNITS.get(unit_m.group(1), "") if unit_m else ""
+        cur_m = re.match(rf"\s?({_CUR_RE})(?![^\W\d_])", after)
+        if cur_m:
+            unit = _CURRENCY[cur_m.group(1)]
+        found.append(
+            (match.start(), Fact("number", _base_unit(float(value), unit), match.group(0)))
+        )
     # number words
     for match in _WORD.finditer(text):
         word = match.group(0)

@@ -65,7 +65,9 @@ class Reading:
         self.n_arg = [_argmax([sims[i][j] for i in range(len(g))]) for j in range(len(n))]
 
     def add(self, kind: str, severity: str, g: str, n: str, message: str) -> None:
-        self.findings.append(Finding(kind, severity, g, n, message))
+        finding = Finding(kind, severity, g, n, message)
+        if finding not in self.findings:  # two readings of one pair may find the same thing
+            self.findings.append(finding)
 
     def flag(self, kind: str, severity: str, label: str, g: str, n: str) -> None:
         """A finding whose message is ``label`` quoting both sides."""
@@ -252,6 +254,14 @@ class Reading:
             # for CJK); a rewording moves negations into other clauses ("not accepted" → "we
             # accept only C")
             close = _closeness(g, n)
+            if not ((flipped and (parity or prefixed) and close >= 0.5) or len(g_part) > 1):
+                # clause by clause: two flips in two clauses cancel in the sentence's parity
+                # ("still contains it; upgrading will not fix it" → "no longer contains it;
+                # upgrading will fix it")
+                clause = _flipped_clause(g, n)
+                if clause is not None:
+                    self.flag("polarity", "harmful", clause, g, n)
+                    return
             if flipped and (parity or prefixed) and close >= 0.5:
                 words = f"{', '.join(g_markers) or 'none'} → {', '.join(n_markers) or 'none'}"
                 if not (g_markers or n_markers):
@@ -353,6 +363,11 @@ class Reading:
                 self.replaced_units.append((g_unit.text, n_unit.text))
         elif not (near or kept or joined):
             return
+        elif near and len(replaced) == 1 and not (g_unit.labelled or n_unit.labelled):
+            # a sentence kept but for one stretch of several words, none related to the other's: a
+            # claim replaced ("caused by a misconfigured autoscaling policy" → "… a forgotten load test")
+            a, b = replaced[0]
+            self.flag("claim", "harmful", f"claim changed ({a} → {b})", g_unit.text, n_unit.text)
         elif (_weight(inserted) >= 3 or joined) and not replaced and not g_unit.labelled:
             self.flag(
                 "added", "soft", f"claim added ({' '.join(inserted)})", g_unit.text, n_unit.text
@@ -510,6 +525,25 @@ class Reading:
 
 #: the words that join one more member to a list
 _JOIN = frozenset(["and", "or", "und", "oder", "et", "ou", "y", "o", "sowie", "plus", "と", "や"])
+
+
+def _flipped_clause(golden: str, new: str) -> str | None:
+    """The label of the first of two sentences' clauses (cut at semicolons, the same count on both
+    sides) whose polarity flipped, as a whole sentence's is read; None when none did."""
+    g_clauses, n_clauses = (re.split(r"\s*;\s*", text) for text in (golden, new))
+    if len(g_clauses) < 2 or len(g_clauses) != len(n_clauses):
+        return None
+    for g, n in zip(g_clauses, n_clauses, strict=True):
+        g_markers, n_markers = V.polarity(g)[1], V.polarity(n)[1]
+        if (
+            g != n
+            and len(g_markers) % 2 != len(n_markers) % 2
+            and flipped_concepts(g, n)
+            and _closeness(g, n) >= 0.5
+        ):
+            words = f"{', '.join(g_markers) or 'none'} → {', '.join(n_markers) or 'none'}"
+            return f"polarity flipped (negation/antonym: {words})"
+    return None
 
 
 def _harmless(unit: Unit, what: str) -> str:

@@ -92,7 +92,12 @@ _COURTESY = re.compile(
     r"le confirmo|he revisado|we hope|hope you enjoy|enjoy the rest of|wir hoffen|nous espérons|"
     r"esperamos|es tut (?:mir|uns) leid|tut mir leid|das verstehe ich|ich verstehe|at your disposal|"
     r"here to help|à votre disposition|à votre écoute|a su disposición|a tu disposición|für sie da|"
-    r"stehe ich (?:ihnen )?gerne zur verfügung)\b|"
+    r"stehe ich (?:ihnen )?gerne zur verfügung|"
+    r"i(?:'ve| have) (?:just )?(?:checked|looked into|looked at|reviewed|gone through|gone over)"
+    r"(?: \w+){0,3} and (?:can )?confirm(?: that)?|i can confirm(?: that)?|"
+    r"ich habe mich (?:sofort |gleich |direkt )?darum gekümmert|je (?:vous )?confirme que|"
+    r"schade, dass|dommage que|qué pena que|lástima que)\b|"
+    r"お待ちしております|お待ちしています|"
     r"こんにちは|ありがとうございます|かしこまりました|承知しました|もちろん|お気軽に|ご不明な点|"
     r"よろしくお願いします|お役に立て|以下の通り|以下のとおり|お問い合わせください|お問い合わせ|"
     r"ご確認ありがとう|ありがとう|お伝えします|お伝えしますね|いつでも|聞いてください|お気軽|"
@@ -104,7 +109,9 @@ _ADDRESSING = re.compile(
     r"\b(?:i|i'm|i'll|i've|i'd|me|my|je|j'|moi|ich|mir|mich|yo|estoy|estamos|aquí estamos)\b|"
     r"^(?:if you|should you|si vous|si tu|si usted|si necesitas|si necesita|si cambias|wenn sie|"
     r"falls sie|wenn du|falls du|feel free|please (?:don't|do not) hesitate|(?:don't|do not) hesitate|"
-    r"n'hésitez pas|no dude|zögern sie nicht|bei (?:weiteren )?fragen|let (?:me|us) know)\b|[!！]\s*$|私|お気軽",
+    r"n'hésitez pas|no dude|zögern sie nicht|bei (?:weiteren )?fragen|let (?:me|us) know|"
+    r"thanks?|thank you|many thanks|vielen dank|danke|merci|gracias|muchas gracias|"
+    r"(?:i )?hope|hoping|happy to|glad to)\b|[!！]\s*$|私|お気軽",
     re.IGNORECASE,
 )
 #: a sentence that draws the answer's conclusion or gives its recommendation; what follows the cue
@@ -113,9 +120,9 @@ _CONCLUSION = re.compile(
     r"\b(?:recommend\w*|therefore|thus|hence|verdict|conclusion|decision|is the better|better option|"
     r"you should|we suggest|i suggest|safe to|ready to|good to go|hold off|go ahead|"
     r"(?:do not|don't|should not|shouldn't) (?:merge|deploy|ship|proceed|release|upgrade|buy|sign|book)|"
-    r"daher|deshalb|somit|empfehl\w*|fazit|"
-    r"donc|recommand\w*|il est préférable|par conséquent|mieux vaut|"
-    r"por lo tanto|así que|por eso|conviene|recomiendo|recomendación)\b|"
+    r"daher|deshalb|somit|empfehl\w*|fazit|raten (?:wir|ihnen)|"
+    r"donc|recommand\w*|il est préférable|par conséquent|mieux vaut|conseill\w*|"
+    r"por lo tanto|así que|por eso|conviene|recomiendo|recomendación|aconsej\w*)\b|"
     r"おすすめ|推奨|したがって|結論|べき",
     re.IGNORECASE,
 )
@@ -127,8 +134,9 @@ _SALUTATION = re.compile(
     r"estimad[oa]s?)\b|"
     # a sign-off stands alone ("Best,", "Kind regards"): "Best practice is…" is no sign-off
     r"^(?:best|regards|kind regards|best regards|warm regards|cheers|many thanks|viele grüße|"
-    r"beste grüße|mit freundlichen grüßen|freundliche grüße|cordialement|bien à vous|saludos|"
-    r"un saludo|atentamente)[\s,!.]*$|(?-i:^[-—–]\s*[A-ZÀ-Þ][\w.-]*(?:,?\s+[A-ZÀ-Þ][\w.-]*){0,3}$)|"
+    r"beste grüße|mit freundlichen grüßen|freundliche grüße|herzliche grüße|liebe grüße|"
+    r"(?:bien |très )?cordialement|bien à vous|salutations distinguées|saludos|un (?:cordial )?saludo|"
+    r"atentamente|thanks again|many thanks again)[\s,!.]*$|(?-i:^[-—–]\s*[A-ZÀ-Þ][\w.-]*(?:,?\s+[A-ZÀ-Þ][\w.-]*){0,3}$)|"
     r"^こんにちは|^[^\s]{1,10}様",
     re.IGNORECASE,
 )
@@ -136,7 +144,10 @@ _SALUTATION = re.compile(
 #: no colon, no sentence end ("Tom, Leasing Office", "— Marta, Soporte", "Dr. Anna Keller")
 _SIGNATURE = re.compile(
     r"^(?:[-—–]\s*)?(?:(?:[Dd]r|[Mm]rs?|[Mm]s|[Pp]rof)\.\s*)?[A-ZÀ-Þ][^\W\d_]*(?:[-'’][^\W\d_]+)?"
-    r"(?:,?\s+(?:(?:of|de|la|du|des|für|the|and|y|et|&)\s+)?[A-ZÀ-Þ][^\W\d_]*(?:[-'’][^\W\d_]+)?){0,5},?$"
+    r"(?:,?\s+(?:(?:of|de|la|du|des|für|the|and|y|et|&)\s+)?[A-ZÀ-Þ][^\W\d_]*(?:[-'’][^\W\d_]+)?){0,5},?$|"
+    # a team signs: "the Hive team", "das Support-Team", "l'équipe Parcelo", "el equipo de Rentacar"
+    r"^(?i:the\s+)?[A-ZÀ-Þ][\w&.-]*(?:\s+[A-ZÀ-Þ][\w&.-]*){0,3}\s+(?i:team|crew|support)$|"
+    r"^(?i:(?:das|ihr|euer)\s+)[\w-]*(?i:team|service)$|^(?i:l'équipe|el equipo(?: de)?)\s+[A-ZÀ-Þ][\w.-]*$"
 )
 #: a greeting's first words and the names right after it ("Hola, Marta", "Hi Sam and Priya")
 _ADDRESSEE = re.compile(
@@ -145,7 +156,7 @@ _ADDRESSEE = re.compile(
 )
 #: an apology or sympathy that opens a sentence ("Sorry about the trouble…", "Es tut mir leid…")
 _SYMPATHY = re.compile(
-    r"^(?:(?:so |really |very )?sorry|we(?:'re| are) (?:so |really |very )?sorry|apologies|"
+    r"^(?:(?:so |really |very )?sorry|(?:we(?:'re| are)|i(?:'m| am)) (?:so |really |very |truly )?sorry|apologies|"
     r"es tut (?:mir|uns) leid|tut mir leid|entschuldigen sie|désolée?|nous sommes (?:vraiment |sincèrement )?désolés|"
     r"je suis (?:vraiment )?désolée?|lo siento|lamentamos|sentimos|申し訳)",
     re.IGNORECASE,
@@ -159,7 +170,8 @@ _ADDITIVE = re.compile(
 #: idioms of comfort whose negation negates no fact
 _COMFORT = re.compile(
     r"\b(?:oh no|don't worry|do not worry|no worries|nothing to worry about|keine sorge|"
-    r"ne vous inquiétez pas|ne t'inquiète pas|no te preocupes|no se preocupe)\b",
+    r"ne vous inquiétez pas|ne t'inquiète pas|no te preocupes|no se preocupe|"
+    r"(?:can't|cannot|can hardly) wait|(?:that's|that is|it's|it is) never (?:fun|easy|nice|pleasant))\b",
     re.IGNORECASE,
 )
 
@@ -378,7 +390,7 @@ def _fill(
             )
         )
         unit.rest = remaining if rest != unit.text and not unit.facts else None
-        plain = _COMFORT.sub(" ", rest)
+        plain = _offer_plain(_COMFORT.sub(" ", rest), unit.text)
         head = re.split(r"[,!.:]", unit.text.lstrip("¡¿\"'“ "), maxsplit=1)[0]
         if unit.signature:
             unit.facts = [f for f in unit.facts if f.kind != "name"]
@@ -404,6 +416,34 @@ def _fill(
             and not V.polarity(plain)[1]
         )
         cache[unit.text] = unit
+
+
+#: a condition clause ("if it still isn't there after that", "si vous ne le retrouvez pas")
+_CONDITION = re.compile(
+    r"\b(?:if|unless|in case|should you|falls|wenn|sofern|si|au cas où|en caso de que)\b[^,;.!?:]*",
+    re.IGNORECASE,
+)
+#: the offer an addressed sentence makes ("just reply…", "I'll look into it", "revenir vers moi")
+_OFFER = re.compile(
+    r"\b(?:i(?:'ll| will)|we(?:'ll| will)|reply|write (?:back|again)|get back to|contact (?:me|us)|"
+    r"let (?:me|us) know|reach out|revenir vers (?:moi|nous)|écrivez-nous|contactez-nous|"
+    r"melden sie sich|schreiben sie (?:mir|uns)|escríbanos|contáctenos)\b",
+    re.IGNORECASE,
+)
+
+
+def _offer_plain(plain: str, text: str) -> str:
+    """``plain`` (a sentence with its courtesy phrases dropped) read for polarity as an offer is: an
+    offer on a condition negates nothing in its condition ("If it still isn't there, just reply and
+    I'll look into it"), and an apology's first clause restates the reader's trouble ("I'm sorry
+    you're without power, …"). A condition without an offer outside it stays ("If you don't
+    cancel, you will be charged")."""
+    if _SYMPATHY.search(text.lstrip("¡¿\"'“ ")):
+        plain = plain.split(",", 1)[1] if "," in plain else ""
+    outside = _CONDITION.sub(" ", plain)
+    if outside != plain and _OFFER.search(outside):
+        return outside
+    return plain
 
 
 def _flat(text: str) -> str:

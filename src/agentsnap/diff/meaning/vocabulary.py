@@ -9,6 +9,9 @@ from __future__ import annotations
 import re
 
 __all__ = [
+    "COMPOUND_NUMBER",
+    "COMPOUND_ONES",
+    "COMPOUND_TENS",
     "ENGLISH_NEGATIONS",
     "ENGLISH_NUMBER_WORDS",
     "STOPWORDS",
@@ -118,6 +121,43 @@ ENGLISH_NUMBER_WORDS = {
     "million": 1_000_000,
     "billion": 1_000_000_000,
 }
+
+#: tens and ones of a compound number word the number words leave out (see :data:`COMPOUND_NUMBER`)
+COMPOUND_TENS = {
+    "quarante": 40,  # French tens the number words leave out
+    "cinquante": 50,
+    "soixante": 60,
+    "zwanzig": 20,
+    "dreißig": 30,
+    "vierzig": 40,
+    "fünfzig": 50,
+    "sechzig": 60,
+    "siebzig": 70,
+    "achtzig": 80,
+    "neunzig": 90,
+}
+COMPOUND_ONES = {
+    "un": 1,  # French "vingt-et-un"
+    "ein": 1,
+    "zwei": 2,
+    "drei": 3,
+    "vier": 4,
+    "fünf": 5,
+    "sechs": 6,
+    "sieben": 7,
+    "acht": 8,
+    "neun": 9,
+}
+#: tens and ones in one number word (English and French with a hyphen or space, German joined by
+#: "und"): groups 1, 2 the tens and ones; 3, 4 German's ones and tens
+COMPOUND_NUMBER = re.compile(
+    r"\b(?:(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|vingt|trente|quarante|cinquante|"
+    r"soixante)(?:-|\s|-et-|\set\s)(one|two|three|four|five|six|seven|eight|nine|un|deux|trois|"
+    r"quatre|cinq|six|sept|huit|neuf)|(ein|zwei|drei|vier|fünf|sechs|sieben|acht|neun)und"
+    r"(zwanzig|dreißig|vierzig|fünfzig|sechzig|siebzig|achtzig|neunzig))\b",
+    re.IGNORECASE,
+)
+
 
 _NUMBER_WORDS = {
     **ENGLISH_NUMBER_WORDS,
