@@ -405,3 +405,35 @@ def test_a_changed_stretch_clause_list_member_or_conclusion_fails(
     passed, messages = _messages(golden, new)
     assert not passed, messages
     assert any(m.startswith(finding) for m in messages), messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        # weekdays in the plural, as German adverbs, and abbreviated in a range or pair
+        ("The gym is open on Mondays and Fridays.", "The gym is open Mon/Fri."),
+        ("Die Praxis ist montags bis freitags geöffnet.", "Die Praxis ist Mo.–Fr. geöffnet."),
+        # a list item that opens a sub-list keeps no stray number; a line that starts with a date
+        (
+            "First back up the database. Then copy the dump and the config to the new host.",
+            "1. Back up the database.\n2. Copy to the new host:\n   - the dump\n   - the config",
+        ),
+        (
+            "Die Lieferung kam am 4. Juni um 9:15 Uhr in Bremen an.",
+            "- 4. Juni, 9:15 Uhr: Lieferung in Bremen angekommen",
+        ),
+        # "-free" negates its first part as "without" does
+        ("It is a flat without carpets.", "It is a carpet-free flat."),
+    ],
+)
+def test_weekday_forms_list_lines_and_free_compounds_say_the_same(golden: str, new: str) -> None:
+    passed, messages = _messages(golden, new)
+    assert passed, messages
+
+
+def test_a_changed_weekday_in_an_abbreviated_pair_fails() -> None:
+    passed, messages = _messages(
+        "The gym is open on Mondays and Fridays.", "The gym is open Mon/Thu."
+    )
+    assert not passed, messages
+    assert any(m.startswith("weekdays differ") for m in messages), messages

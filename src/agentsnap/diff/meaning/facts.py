@@ -279,6 +279,17 @@ def _minutes(h: int, m: int, ap: str | None) -> tuple[int, bool]:
     return h * 60 + m, ap in ("uhr", "h")
 
 
+#: two abbreviated weekdays joined by a dash or a slash ("Mo.–Fr.", "Tue/Thu", "Sat-Sun")
+_DAY_ABBREVIATIONS = {
+    **{d: i for i, d in enumerate(("mo", "di", "mi", "do", "fr", "sa", "so"))},
+    **{d: i for i, d in enumerate(("mon", "tue", "wed", "thu", "fri", "sat", "sun"))},
+}
+_DAY = "Mon|Tue|Wed|Thu|Fri|Sat|Sun|Mo|Di|Mi|Do|Fr|Sa|So"
+_DAY_PAIR = re.compile(rf"(?<![\w/])({_DAY})\.?\s?[–/-]\s?({_DAY})\.?(?![\w/])")
+#: a list number at a line's start; not the day of a date ("4. Juni, 7:42 Uhr")
+_LIST_NUMBER = re.compile(rf"^\s*\d{{1,2}}[.)]\s(?!\s*(?:{_MONTH_WORD})\b)", re.IGNORECASE)
+
+
 def extract(
     text: str, *, german: bool | None = None, known_names: frozenset[str] = frozenset()
 ) -> list[Fact]:
@@ -291,9 +302,7 @@ def extract(
     """
     # list markers at line starts are not numbers: drop them before the lines are joined
     # (lines stay lines: a line break starts a sentence for the name rule)
-    text = "\n".join(
-        normalise(re.sub(r"^\s*\d{1,2}[.)]\s", "", line)) for line in text.splitlines()
-    )
+    text = "\n".join(normalise(_LIST_NUMBER.sub("", line)) for line in text.splitlines())
     taken = [False] * (len(text) + 1)
     found: list[tuple[int, Fact]] = []
 
@@ -304,6 +313,11 @@ def extract(
         for i in range(a, b):
             taken[i] = True
 
+    for match in _DAY_PAIR.finditer(text):  # "Mo.–Fr.", "Tue/Thu": two weekdays, no path
+        take(match.start(), match.end())
+        for group in (1, 2):
+            day = _DAY_ABBREVIATIONS[match.group(group).casefold()]
+            found.append((match.start(group), Fact("weekday", (day,), match.group(group))))
     for match in _NUMERIC_DATE.finditer(text):
         groups = match.groupdict()
         if match.group(0) == "24/7":  # around the clock: neither the 24th of July nor numbers

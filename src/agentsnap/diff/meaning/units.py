@@ -309,7 +309,7 @@ def split_units(text: str) -> list[Unit]:
         )
         if step and labelled:
             step = False  # "- **Carrier:** Colissimo": a labelled value, not a step to take
-        if step:
+        if step or (opener and not in_fence):  # "2. In the portal, upload:" opens a list
             line = _ITEM.sub("", line, count=1)
         line = _clean(line) if not in_fence else F.normalise(line)
         if not line:

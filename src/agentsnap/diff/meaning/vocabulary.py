@@ -47,13 +47,13 @@ for _i, _spellings in enumerate(
 _WEEKDAYS: dict[str, int] = {}
 for _i, _spellings in enumerate(
     [
-        "monday mon montag lundi lunes 月曜日 月曜",
-        "tuesday tue tues dienstag mardi martes 火曜日 火曜",
-        "wednesday wed mittwoch mercredi miércoles 水曜日 水曜",
-        "thursday thu thurs donnerstag jeudi jueves 木曜日 木曜",
-        "friday fri freitag vendredi viernes 金曜日 金曜",
-        "saturday sat samstag samedi sábado 土曜日 土曜",
-        "sunday sun sonntag dimanche domingo 日曜日 日曜",
+        "monday mon montag mondays montags lundi lunes 月曜日 月曜",
+        "tuesday tue tues dienstag tuesdays dienstags mardi martes 火曜日 火曜",
+        "wednesday wed mittwoch wednesdays mittwochs mercredi miércoles 水曜日 水曜",
+        "thursday thu thurs donnerstag thursdays donnerstags jeudi jueves 木曜日 木曜",
+        "friday fri freitag fridays freitags vendredi viernes 金曜日 金曜",
+        "saturday sat samstag saturdays samstags samedi sábado 土曜日 土曜",
+        "sunday sun sonntag sundays sonntags dimanche domingo 日曜日 日曜",
     ]
 ):
     for _n in _spellings.split():
@@ -640,6 +640,11 @@ def polarity(text: str) -> tuple[int, list[str]]:
         text,
         flags=re.IGNORECASE,
     )
+    # "a dog-free home" = "a home without dogs": a compound with -free negates its first part
+    # ("fee-free" = "without fees"; "free" alone is no negation)
+    for compound in re.findall(r"\b[^\W\d_]+-(?:free|frei|less)\b", text, flags=re.IGNORECASE):
+        markers.append(compound.casefold())
+    text = re.sub(r"\b[^\W\d_]+-(?:free|frei|less)\b", " ", text, flags=re.IGNORECASE)
     words = [
         w.casefold().replace("’", "'") for w in re.findall(r"[^\W\d_]+(?:['’][^\W\d_]+)*", text)
     ]
