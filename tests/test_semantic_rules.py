@@ -437,3 +437,32 @@ def test_a_changed_weekday_in_an_abbreviated_pair_fails() -> None:
     )
     assert not passed, messages
     assert any(m.startswith("weekdays differ") for m in messages), messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        # a possessive names the same name
+        ("The estimate from Garage Dupont was approved.", "Garage Dupont's estimate was approved."),
+        # a bare hour that opens a range ending in a time is that hour
+        ("Der Kurs läuft von 9 bis 12:30 Uhr.", "Der Kurs läuft von 9:00 bis 12:30 Uhr."),
+        ("Le cours a lieu de 9 h à 12 h 30.", "Le cours a lieu de 9:00 à 12:30."),
+        # a letter of recommendation recommends nothing
+        (
+            "Letters of recommendation may be sent by your teachers until 1 March.",
+            "Your teachers can send the letters of recommendation until 1 March.",
+        ),
+    ],
+)
+def test_possessives_hour_ranges_and_recommendation_letters_say_the_same(
+    golden: str, new: str
+) -> None:
+    passed, messages = _messages(golden, new)
+    assert passed, messages
+
+
+def test_a_changed_hour_that_opens_a_range_fails() -> None:
+    passed, messages = _messages(
+        "Der Kurs läuft von 9 bis 12:30 Uhr.", "Der Kurs läuft von 10 bis 12:30 Uhr."
+    )
+    assert not passed, messages

@@ -286,6 +286,12 @@ _DAY_ABBREVIATIONS = {
 }
 _DAY = "Mon|Tue|Wed|Thu|Fri|Sat|Sun|Mo|Di|Mi|Do|Fr|Sa|So"
 _DAY_PAIR = re.compile(rf"(?<![\w/])({_DAY})\.?\s?[–/-]\s?({_DAY})\.?(?![\w/])")
+#: a bare hour that starts a range ending in a time ("von 9 bis 12:30 Uhr", "de 9 h à 12 h 30")
+_RANGE_START = re.compile(
+    r"(?<![\d:.,/])(?P<hour>(?P<h>[01]?\d|2[0-3])(?:\s?h\b)?)\s*(?:bis|to|until|till|–|-|à|a|hasta)\s*"
+    r"(?=(?:[01]?\d|2[0-3])(?:\s?[:h]\s?\d{2}|\.\d{2}\s?(?:Uhr|[ap]\.?m\b)|\s?(?:Uhr|h\b|[ap]\.?m\b)))",
+    re.IGNORECASE,
+)
 #: a list number at a line's start; not the day of a date ("4. Juni, 7:42 Uhr")
 _LIST_NUMBER = re.compile(rf"^\s*\d{{1,2}}[.)]\s(?!\s*(?:{_MONTH_WORD})\b)", re.IGNORECASE)
 
@@ -414,6 +420,11 @@ def extract(
             take(match.start(), match.end())
             version = match.group("v") or match.group("v2")
             found.append((match.start(), Fact("version", (version,), match.group(0))))
+    for match in _RANGE_START.finditer(text):  # "von 9 bis 12:30 Uhr": the 9 is 9:00
+        if free(match.start(), match.end("hour")):
+            take(match.start(), match.end("hour"))
+            minutes, known = _minutes(int(match.group("h")), 0, None)
+            found.append((match.start(), Fact("time", (minutes, known), match.group("hour"))))
     for match in _TIME.finditer(text):
         if not free(match.start(), match.end()):
             continue
@@ -648,14 +659,14 @@ def _names(
         if word.casefold() in STOPWORDS or word.casefold() in _POLE:
             continue
         mid_caps.add(word)
-        out.append((start, Fact("name", (word.casefold(),), word)))
+        out.append((start, Fact("name", (bare,), word)))  # "Meyer's estimate" names Meyer
     for match in re.finditer(r"(?<![^\W_'’°-])([A-HJ-Z])(?![^\W\d_'’°-])", text):
         start = match.start()
         if not _SENTENCE_START.search(text[max(0, start - 12) : start]):
             out.append((start, Fact("name", (match.group(1).casefold(),), match.group(1))))
     for start, word in initial_caps:
         if word in mid_caps or word in known:
-            out.append((start, Fact("name", (word.casefold(),), word)))
+            out.append((start, Fact("name", (re.sub(r"['’]s$", "", word).casefold(),), word)))
     return out
 
 

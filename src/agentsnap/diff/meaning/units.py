@@ -117,11 +117,11 @@ _ADDRESSING = re.compile(
 #: a sentence that draws the answer's conclusion or gives its recommendation; what follows the cue
 #: is the conclusion itself
 _CONCLUSION = re.compile(
-    r"\b(?:recommend\w*|therefore|thus|hence|verdict|conclusion|decision|is the better|better option|"
+    r"\b(?:(?<!of )recommend\w*|therefore|thus|hence|verdict|conclusion|decision|is the better|better option|"
     r"you should|we suggest|i suggest|safe to|ready to|good to go|hold off|go ahead|"
     r"(?:do not|don't|should not|shouldn't) (?:merge|deploy|ship|proceed|release|upgrade|buy|sign|book)|"
     r"daher|deshalb|somit|empfehl\w*|fazit|raten (?:wir|ihnen)|"
-    r"donc|recommand\w*|il est préférable|par conséquent|mieux vaut|conseill\w*|"
+    r"donc|(?<!de )recommand(?!ée?s?\b)\w*|il est préférable|par conséquent|mieux vaut|conseill\w*|"
     r"por lo tanto|así que|por eso|conviene|recomiendo|recomendación|aconsej\w*)\b|"
     r"おすすめ|推奨|したがって|結論|べき",
     re.IGNORECASE,
