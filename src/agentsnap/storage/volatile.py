@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+from collections import deque
 from typing import Any
 
 from .snapshot import Snapshot, _both_copies_of_messages
@@ -93,9 +94,9 @@ def _collect_ids(value: object, found: dict[str, None], *, payload: bool = False
     depend on key order: a snapshot in memory (keys as built) and the same
     snapshot read from its file (keys sorted) rename alike.
     """
-    stack: list[tuple[Any, bool]] = [(value, payload)]
+    stack: deque[tuple[Any, bool]] = deque([(value, payload)])  # breadth first, as found
     while stack:
-        node, inside = stack.pop(0)
+        node, inside = stack.popleft()
         if isinstance(node, dict):
             for key, item in sorted(node.items(), key=_by_key):
                 if isinstance(item, str):
