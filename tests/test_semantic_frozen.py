@@ -1,9 +1,10 @@
 """The meaning check on the two sets it is measured by (issue 29), held to today's numbers.
 
-* ``tests/semantic_dev2.jsonl`` … ``tests/semantic_dev6.jsonl`` — the development sets the check
-  was tuned on (158, 90, 114, 114 and 116 pairs, each written by a helper that saw no code and no
-  other set; dev set 3 weighted to the pass categories the check misjudged most; dev sets 4, 5 and
-  6 on new topics, each measured once before any tuning on it: 69 %, 77 % and 66 %);
+* ``tests/semantic_dev2.jsonl`` … ``tests/semantic_dev7.jsonl`` — the development sets the check
+  was tuned on (158, 90, 114, 114, 116 and 110 pairs, each written by a helper that saw no code and
+  no other set; dev set 3 weighted to the pass categories the check misjudged most; dev sets 4 to
+  7 on new topics, each measured once before any tuning on it: 69 %, 77 %, 66 % and 58 %; dev
+  set 7 is Markdown and paraphrase only, with a changed fact hidden in the fail pairs);
 * ``bench/semantic_frozen.jsonl`` — the evaluation set, frozen before any tuning (139 pairs,
   written by another helper that saw neither the code nor the dev sets). Nothing is tuned on it:
   these floors only stop a change from making it worse. ``python bench/semantic_accuracy.py``
@@ -41,10 +42,12 @@ FLOORS = {
     ("dev3", "onnx"): (0.93, 6),
     ("dev4", "lexical"): (0.88, 11),
     ("dev4", "onnx"): (0.88, 10),
-    ("dev5", "lexical"): (0.89, 10),
-    ("dev5", "onnx"): (0.90, 9),
-    ("dev6", "lexical"): (0.87, 8),
-    ("dev6", "onnx"): (0.87, 7),
+    ("dev5", "lexical"): (0.90, 9),
+    ("dev5", "onnx"): (0.91, 8),
+    ("dev6", "lexical"): (0.87, 7),
+    ("dev6", "onnx"): (0.88, 6),
+    ("dev7", "lexical"): (0.60, 27),
+    ("dev7", "onnx"): (0.65, 21),
     ("frozen", "lexical"): (0.83, 17),
     ("frozen", "onnx"): (0.84, 14),
 }
@@ -54,6 +57,7 @@ SETS = {
     "dev4": ROOT / "tests" / "semantic_dev4.jsonl",
     "dev5": ROOT / "tests" / "semantic_dev5.jsonl",
     "dev6": ROOT / "tests" / "semantic_dev6.jsonl",
+    "dev7": ROOT / "tests" / "semantic_dev7.jsonl",
     "frozen": accuracy.FROZEN,
 }
 _RESULTS: dict[tuple[str, str], dict[str, Any]] = {}
@@ -71,7 +75,7 @@ def _result(name: str, backend: str) -> dict[str, Any]:
 def test_the_sets_are_what_their_docs_say() -> None:
     sets = {name: accuracy.load(path) for name, path in SETS.items()}
     sizes = {name: len(pairs) for name, pairs in sets.items()}
-    assert sizes == {"dev2": 158, "dev3": 90, "dev4": 114, "dev5": 114, "dev6": 116, "frozen": 139}
+    assert sizes == {"dev2": 158, "dev3": 90, "dev4": 114, "dev5": 114, "dev6": 116, "dev7": 110, "frozen": 139}
     dev_goldens = {p["golden"] for name, pairs in sets.items() if name != "frozen" for p in pairs}
     assert not {p["golden"] for p in sets["frozen"]} & dev_goldens
     for pairs in sets.values():

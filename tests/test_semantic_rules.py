@@ -466,3 +466,58 @@ def test_a_changed_hour_that_opens_a_range_fails() -> None:
         "Der Kurs läuft von 9 bis 12:30 Uhr.", "Der Kurs läuft von 10 bis 12:30 Uhr."
     )
     assert not passed, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        # a sign cell reads with its column: "–" under "Change" is no change
+        (
+            "The 9:10 train is direct; no change is needed.",
+            "| Train | Change |\n|---|---|\n| 9:10 | – |",
+        ),
+        # a count of a list given in full, dropped
+        (
+            "Bring three documents: your passport, the lease and a bank statement.",
+            "Bring your passport, the lease and a bank statement.",
+        ),
+        # an order word with nothing to be ordered against is no negation
+        (
+            "The tenant hasn't paid the rent after 30 days.",
+            "The rent has gone unpaid for 30 days.",
+        ),
+        # an ordinal count and a unit said with an article
+        (
+            "Pupils who turn six in 2025 start in September.",
+            "Pupils whose sixth birthday falls in 2025 start in September.",
+        ),
+        ("Come back in seven days.", "Come back in a week."),
+        ("The loan is repaid in 2 weeks.", "The loan is repaid in 14 days."),
+    ],
+)
+def test_table_signs_list_counts_order_words_and_units_say_the_same(golden: str, new: str) -> None:
+    passed, messages = _messages(golden, new)
+    assert passed, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        # the count of a list that lost a member
+        (
+            "Bring three documents: your passport, the lease and a bank statement.",
+            "Bring two documents: your passport and the lease.",
+        ),
+        # a sign cell flipped
+        (
+            "| Train | Direct |\n|---|---|\n| 9:10 | ✓ |",
+            "| Train | Direct |\n|---|---|\n| 9:10 | ✗ |",
+        ),
+        # a time moved across its reference
+        ("Take the tablet before meals.", "Take the tablet after meals."),
+        ("Come back in seven days.", "Come back in two weeks."),
+    ],
+)
+def test_a_lost_member_a_flipped_sign_cell_or_a_moved_time_fails(golden: str, new: str) -> None:
+    passed, messages = _messages(golden, new)
+    assert not passed, messages

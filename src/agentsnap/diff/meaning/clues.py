@@ -401,3 +401,22 @@ def named_step(units: list[Unit], i: int, new: str) -> bool:
     own = [f for f in units[i].facts if f.kind == "name" and f.key not in others]
     words = set(V.tokens(new))
     return bool(own) and all(_name_in(f, words, new) for f in own)
+
+
+#: one of a unit said with an article: "a week", "an hour", "eine Woche", "une semaine"
+_ONE_UNIT = re.compile(
+    r"\b(?:a|an|one|eine?|une?|una?)\s+(week|day|hour|minute|woche|tag|stunde|semaine|jour|heure|"
+    r"semana|día|hora)\b",
+    re.IGNORECASE,
+)
+
+
+def one_unit_in(fact: F.Fact, text: str) -> bool:
+    """Whether ``text`` says number ``fact`` as one of a unit ("seven days" / "a week")."""
+    if fact.kind != "number":
+        return False
+    for match in _ONE_UNIT.finditer(text):
+        unit = V._UNITS.get(match.group(1).casefold(), "")
+        if unit and F._base_unit(1.0, unit) == fact.key:
+            return True
+    return False

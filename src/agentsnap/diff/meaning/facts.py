@@ -63,6 +63,8 @@ from .vocabulary import (
     COMPOUND_NUMBER,
     COMPOUND_ONES,
     COMPOUND_TENS,
+    DAY_ABBREVIATIONS,
+    DAY_PAIR,
     STOPWORDS,
     detect_german,
 )
@@ -189,6 +191,7 @@ _BASE = {
     "MB": (1e6, "B"),
     "GB": (1e9, "B"),
     "TB": (1e12, "B"),
+    "week": (7.0, "day"),  # "two weeks" = "14 days"
 }
 
 
@@ -279,13 +282,6 @@ def _minutes(h: int, m: int, ap: str | None) -> tuple[int, bool]:
     return h * 60 + m, ap in ("uhr", "h")
 
 
-#: two abbreviated weekdays joined by a dash or a slash ("Mo.–Fr.", "Tue/Thu", "Sat-Sun")
-_DAY_ABBREVIATIONS = {
-    **{d: i for i, d in enumerate(("mo", "di", "mi", "do", "fr", "sa", "so"))},
-    **{d: i for i, d in enumerate(("mon", "tue", "wed", "thu", "fri", "sat", "sun"))},
-}
-_DAY = "Mon|Tue|Wed|Thu|Fri|Sat|Sun|Mo|Di|Mi|Do|Fr|Sa|So"
-_DAY_PAIR = re.compile(rf"(?<![\w/])({_DAY})\.?\s?[–/-]\s?({_DAY})\.?(?![\w/])")
 #: a bare hour that starts a range ending in a time ("von 9 bis 12:30 Uhr", "de 9 h à 12 h 30")
 _RANGE_START = re.compile(
     r"(?<![\d:.,/])(?P<hour>(?P<h>[01]?\d|2[0-3])(?:\s?h\b)?)\s*(?:bis|to|until|till|–|-|à|a|hasta)\s*"
@@ -319,10 +315,10 @@ def extract(
         for i in range(a, b):
             taken[i] = True
 
-    for match in _DAY_PAIR.finditer(text):  # "Mo.–Fr.", "Tue/Thu": two weekdays, no path
+    for match in DAY_PAIR.finditer(text):  # "Mo.–Fr.", "Tue/Thu": two weekdays, no path
         take(match.start(), match.end())
         for group in (1, 2):
-            day = _DAY_ABBREVIATIONS[match.group(group).casefold()]
+            day = DAY_ABBREVIATIONS[match.group(group).casefold()]
             found.append((match.start(group), Fact("weekday", (day,), match.group(group))))
     for match in _NUMERIC_DATE.finditer(text):
         groups = match.groupdict()

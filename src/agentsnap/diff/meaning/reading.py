@@ -15,6 +15,7 @@ import re
 from . import facts as F
 from . import vocabulary as V
 from .clues import (
+    _LIST_SEPARATOR,
     _ONE,
     _block_swap,
     _closeness,
@@ -34,6 +35,7 @@ from .clues import (
     courteous,
     flipped_concepts,
     named_step,
+    one_unit_in,
 )
 from .findings import KIND_LABEL, Finding, Verdict, pair_message
 from .slots import restated_pairs
@@ -148,15 +150,21 @@ class Reading:
             return (
                 any(F.facts_match(fact, other) for _, other in others)
                 or single(fact, text)
+                or one_unit_in(fact, text)
                 or (fact.kind == "name" and _name_in(fact, words, text))
                 or (fact.kind == "number" and _in_a_name(fact, others))
             )
 
         for i, fact in g_left:
-            if not stated(fact, n_all, self.new, n_text_words):
+            if not (
+                stated(fact, n_all, self.new, n_text_words) or _counted(self.g, i, fact, self.new)
+            ):
                 missing.setdefault(fact.kind, []).append((i, fact))
         for j, fact in n_left:
-            if not stated(fact, g_all, self.golden, g_text_words):
+            if not (
+                stated(fact, g_all, self.golden, g_text_words)
+                or _counted(self.n, j, fact, self.golden)
+            ):
                 extra.setdefault(fact.kind, []).append((j, fact))
         for kind in list(dict.fromkeys([*missing, *extra])):
             gone, came = missing.get(kind, []), extra.get(kind, [])
@@ -237,8 +245,8 @@ class Reading:
             n = " ".join(self.n[j].text for j in n_part)
             if g == n:
                 continue
-            g_markers = [m for i in g_part for m in self.g[i].markers]
-            n_markers = [m for j in n_part for m in self.n[j].markers]
+            g_markers = _order_kept([m for i in g_part for m in self.g[i].markers], n)
+            n_markers = _order_kept([m for j in n_part for m in self.n[j].markers], g)
             # a concept stated with opposite polarity, backed by the parity of the negations and
             # negative antonyms (a paraphrase moves them around: "no open issues" = "all issues
             # are closed"; "did not pass" = "failed"); a negating prefix (reversible →
@@ -544,6 +552,52 @@ def _flipped_clause(golden: str, new: str) -> str | None:
             words = f"{', '.join(g_markers) or 'none'} → {', '.join(n_markers) or 'none'}"
             return f"polarity flipped (negation/antonym: {words})"
     return None
+
+
+def _order_kept(markers: list[str], other: str) -> list[str]:
+    """``markers`` without a pole of order ("after", "nach", "après") whose other pole ("before")
+    the ``other`` sentence does not use: "hasn't paid after 45 days" = "unpaid for 45 days"; a
+    time moved across ("before meals" → "after meals") still counts."""
+    other_words = set(V.tokens(other))
+    kept = []
+    for marker in markers:
+        pole = V._POLE.get(marker)
+        if pole is not None and pole[0] == V._POLE["after"][0]:
+            opposite = {w for w, p in V._POLE.items() if p[0] == pole[0] and p[1] != pole[1]}
+            if not opposite & other_words:
+                continue
+        kept.append(marker)
+    return kept
+
+
+def _counted(units: list[Unit], i: int, fact: F.Fact, other: str) -> bool:
+    """Whether number ``fact`` of unit ``i`` only counts the list it opens ("these three things:"
+    above three items; "three documents: A, B and C") and the ``other`` answer names every member
+    of that list: the count is then the list's, and the list is compared."""
+    value = fact.key[0] if fact.kind == "number" and fact.key[1:] == ("",) else None
+    if not isinstance(value, float) or not value.is_integer() or not 2 <= value <= 12:
+        return False
+    text = units[i].text
+    after = text[text.find(fact.surface) + len(fact.surface) :] if fact.surface in text else ""
+    if ":" not in after:
+        return False
+    listed = after.split(":", 1)[1]
+    if listed.strip():
+        items = [p for p in _LIST_SEPARATOR.split(listed.rstrip(" .")) if p.strip()]
+    else:
+        items = []
+        for unit in units[i + 1 :]:
+            if not unit.step:
+                break
+            items.append(unit.text)
+    if len(items) != value:
+        return False
+    words = {V._stem(w) for w in V.content_words(other)}
+    for item in items:
+        own = {V._stem(w) for w in V.content_words(item)}
+        if own and len(own & words) * 2 < len(own):
+            return False  # a member the other answer leaves out: the count may be the change
+    return True
 
 
 def _harmless(unit: Unit, what: str) -> str:

@@ -222,6 +222,27 @@ _ENUM_GAP = re.compile(
 _LABELLED = re.compile(r"^\s*(?:\*\*|__)?[^:.!?\n]{1,40}?(?:\*\*|__)?\s?:(?:\*\*|__)?\s+\S")
 
 
+#: a table cell that says yes or no with a sign ("✓", "✗", "–")
+_YES_CELL = frozenset({"✓", "✔", "☑", "✅"})
+_NO_CELL = frozenset({"✗", "✘", "×", "❌", "–", "—", "-"})
+
+
+def _cells(line: str) -> list[str]:
+    """The cells of a Markdown table row."""
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def _row(columns: list[str], cells: list[str]) -> str:
+    """A table's data row with each sign cell read with its header ("✓" under "Direct" is
+    "Direct: yes", "–" under "Change" is "Change: no"); the other cells stay as they are."""
+    out = []
+    for k, cell in enumerate(cells):
+        head = columns[k] if k < len(columns) else ""
+        sign = "yes" if cell in _YES_CELL else "no" if cell in _NO_CELL else ""
+        out.append(f"{head}: {sign}" if head and sign else cell)
+    return " | ".join(out)
+
+
 def _clean(line: str) -> str:
     line = _LINK.sub(r"\1 \2", line)
     line = _EMPHASIS.sub(r"\2", line)
@@ -285,12 +306,15 @@ def split_units(text: str) -> list[Unit]:
     units: list[Unit] = []
     in_fence = False
     lines = text.replace("\r\n", "\n").split("\n")
+    columns: list[str] = []  # the header cells of the table being read
     for at, raw in enumerate(lines):
         if _FENCE.match(raw):
             in_fence = not in_fence
             continue
         if _TABLE_RULE.match(raw) and "-" in raw:
             continue
+        if "|" not in raw:
+            columns = []
         # a heading, or a table's header row (the row above its rule line): labels, not claims
         header_row = (
             "|" in raw
@@ -303,6 +327,10 @@ def split_units(text: str) -> list[Unit]:
         opener = raw.rstrip().endswith(":") and bool(_ITEM.match(following))
         heading = (bool(_HEADING.match(raw)) or header_row or opener) and not in_fence
         line = _QUOTE.sub("", _HEADING.sub("", raw))
+        if header_row and not in_fence:
+            columns = _cells(line)
+        elif columns and "|" in line and not in_fence:
+            line = _row(columns, _cells(line))
         step = bool(_ITEM.match(line)) and not in_fence and not heading
         labelled = not in_fence and (
             bool(_LABELLED.match(_ITEM.sub("", line, count=1))) or line.count("|") >= 2

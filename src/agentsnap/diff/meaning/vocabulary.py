@@ -12,6 +12,8 @@ __all__ = [
     "COMPOUND_NUMBER",
     "COMPOUND_ONES",
     "COMPOUND_TENS",
+    "DAY_ABBREVIATIONS",
+    "DAY_PAIR",
     "ENGLISH_NEGATIONS",
     "ENGLISH_NUMBER_WORDS",
     "STOPWORDS",
@@ -122,6 +124,13 @@ ENGLISH_NUMBER_WORDS = {
     "billion": 1_000_000_000,
 }
 
+#: two abbreviated weekdays joined by a dash or a slash ("Mo.–Fr.", "Tue/Thu", "Sat-Sun")
+DAY_ABBREVIATIONS = {
+    **{d: i for i, d in enumerate(("mo", "di", "mi", "do", "fr", "sa", "so"))},
+    **{d: i for i, d in enumerate(("mon", "tue", "wed", "thu", "fri", "sat", "sun"))},
+}
+_DAY = "Mon|Tue|Wed|Thu|Fri|Sat|Sun|Mo|Di|Mi|Do|Fr|Sa|So"
+DAY_PAIR = re.compile(rf"(?<![\w/])({_DAY})\.?\s?[–/-]\s?({_DAY})\.?(?![\w/])")
 #: tens and ones of a compound number word the number words leave out (see :data:`COMPOUND_NUMBER`)
 COMPOUND_TENS = {
     "quarante": 40,  # French tens the number words leave out
@@ -162,6 +171,26 @@ COMPOUND_NUMBER = re.compile(
 _NUMBER_WORDS = {
     **ENGLISH_NUMBER_WORDS,
     "dozen": 12,
+    # ordinals from the third on ("her fifth birthday" = "turns five"; "first" and "second" are
+    # no counts, and "second" is a unit)
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+    "eleventh": 11,
+    "twelfth": 12,
+    "troisième": 3,
+    "quatrième": 4,
+    "cinquième": 5,
+    "sixième": 6,
+    "septième": 7,
+    "huitième": 8,
+    "neuvième": 9,
+    "dixième": 10,
     # German
     "null": 0,
     "eins": 1,
