@@ -75,7 +75,15 @@ def _result(name: str, backend: str) -> dict[str, Any]:
 def test_the_sets_are_what_their_docs_say() -> None:
     sets = {name: accuracy.load(path) for name, path in SETS.items()}
     sizes = {name: len(pairs) for name, pairs in sets.items()}
-    assert sizes == {"dev2": 158, "dev3": 90, "dev4": 114, "dev5": 114, "dev6": 116, "dev7": 110, "frozen": 139}
+    assert sizes == {
+        "dev2": 158,
+        "dev3": 90,
+        "dev4": 114,
+        "dev5": 114,
+        "dev6": 116,
+        "dev7": 110,
+        "frozen": 139,
+    }
     dev_goldens = {p["golden"] for name, pairs in sets.items() if name != "frozen" for p in pairs}
     assert not {p["golden"] for p in sets["frozen"]} & dev_goldens
     for pairs in sets.values():
