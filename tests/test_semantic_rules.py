@@ -521,3 +521,36 @@ def test_table_signs_list_counts_order_words_and_units_say_the_same(golden: str,
 def test_a_lost_member_a_flipped_sign_cell_or_a_moved_time_fails(golden: str, new: str) -> None:
     passed, messages = _messages(golden, new)
     assert not passed, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        # a capital M after a number is a million; a scale word is no name
+        (
+            "Impact: 1.2 M events delayed, none lost.",
+            "About 1.2 million events were delayed; none were lost.",
+        ),
+        ("Der Umsatz lag bei 3 Mio. €.", "Der Umsatz lag bei 3.000.000 €."),
+        # a table's header row dropped in prose is a label; a numbered labelled item keeps no number
+        (
+            "| Time | Room |\n|---|---|\n| 09:00 | Hall A |\n| 10:15 | Foyer |",
+            "At 09:00 we meet in Hall A, at 10:15 in the Foyer.",
+        ),
+        (
+            "Turn the adjuster a quarter turn. Then test the brake.",
+            "1. Adjuster: a quarter turn.\n2. Test the brake.",
+        ),
+    ],
+)
+def test_million_signs_table_headers_and_labelled_items_say_the_same(golden: str, new: str) -> None:
+    passed, messages = _messages(golden, new)
+    assert passed, messages
+
+
+def test_a_changed_million_fails() -> None:
+    passed, messages = _messages(
+        "Impact: 1.2 M events delayed.", "Impact: 2.1 million events delayed."
+    )
+    assert not passed, messages
+    assert any(m.startswith("numbers differ") for m in messages), messages

@@ -412,7 +412,8 @@ def extract(
                     (match.start(), Fact("year", (int(match.group("y")),), match.group("y")))
                 )
     for match in _VERSION.finditer(text):
-        if free(match.start(), match.end()):
+        grouped = re.fullmatch(r"\d{1,3}(?:\.\d{3})+", match.group(0))  # 3.000.000 €: a number
+        if free(match.start(), match.end()) and not grouped:
             take(match.start(), match.end())
             version = match.group("v") or match.group("v2")
             found.append((match.start(), Fact("version", (version,), match.group(0))))
@@ -468,11 +469,14 @@ def extract(
         end = match.end()
         if unit == "k":  # 10k = 10,000
             value, unit = value * 1000, ""
-        elif raw_unit in ("M", "B") and cur:  # $4.2M, €3B: millions, billions
+        elif raw_unit == "M" or (raw_unit == "B" and cur):  # 1.2 M events, $4.2M, €3B
             value, unit = value * (1e6 if raw_unit == "M" else 1e9), ""
         scale = _SCALE.match(text, end)
         if scale and not unit:  # 2 million = 2,000,000 (the scale word is part of the number)
             value, end = value * _SCALES[scale.group(1).casefold().rstrip(".")], scale.end()
+            sign = re.match(rf"\s?({_CUR_RE})(?![^\W\d_])", text[end : end + 8])
+            if sign and not cur:  # "3 Mio. €"
+                cur, end = sign.group(1), end + sign.end()
         value = round(value, 9)
         key_unit = _CURRENCY.get(cur.lower(), "") or _UNITS.get(unit, "")
         value, key_unit = _base_unit(value, key_unit)
@@ -638,8 +642,8 @@ def _names(
         if not word[0].isupper() or word in ("I", "I'm", "I've", "I'll", "I'd"):
             continue
         bare = re.sub(r"['’]s$", "", word).casefold()  # "January's estimate"
-        if bare in _MONTHS or bare in _WEEKDAYS or bare in _NUMBER_WORDS:
-            continue
+        if bare in _MONTHS or bare in _WEEKDAYS or bare in _NUMBER_WORDS or bare in _SCALES:
+            continue  # "Mio", "Millionen": a number's scale
         if word.isupper():
             continue  # all-caps words are identifiers (_IDENT), single letters below
         start = match.start()
@@ -658,7 +662,8 @@ def _names(
         out.append((start, Fact("name", (bare,), word)))  # "Meyer's estimate" names Meyer
     for match in re.finditer(r"(?<![^\W_'’°-])([A-HJ-Z])(?![^\W\d_'’°-])", text):
         start = match.start()
-        if not _SENTENCE_START.search(text[max(0, start - 12) : start]):
+        before = text[max(0, start - 12) : start]
+        if not (_SENTENCE_START.search(before) or re.search(r"\d\s?$", before)):  # "1.2 M"
             out.append((start, Fact("name", (match.group(1).casefold(),), match.group(1))))
     for start, word in initial_caps:
         if word in mid_caps or word in known:

@@ -337,7 +337,9 @@ def split_units(text: str) -> list[Unit]:
         )
         if step and labelled:
             step = False  # "- **Carrier:** Colissimo": a labelled value, not a step to take
-        if step or (opener and not in_fence):  # "2. In the portal, upload:" opens a list
+        if not in_fence and (step or opener or labelled):
+            # the item's marker is no content: "2. In the portal, upload:" opens a list,
+            # "4. Barrel adjuster: ¼ turn" is a labelled value
             line = _ITEM.sub("", line, count=1)
         line = _clean(line) if not in_fence else F.normalise(line)
         if not line:
@@ -427,6 +429,7 @@ def _fill(
             head = unit.text  # a signature: "— Priya, Customer Care"
         if unit.heading and unit.labelled:  # a table's header row: its words are labels
             unit.facts = [f for f in unit.facts if f.kind != "name"]
+            unit.filler = not unit.facts
         if len(V.tokens(head)) <= 6 and _SALUTATION.search(head.strip()):
             # "Hi Sam, thanks…", "Guten Tag Frau Becker,": the names that address; a greeting
             # with nothing else is filler
