@@ -461,18 +461,13 @@ class SnapshotStore:
 
     def _scratch_text(self, snapshot: Snapshot) -> str:
         """The text of a scratch copy of ``snapshot`` (its side files written first: ``OSError``)."""
-        from .serialize import escape_surrogates, write_blobs
+        from .serialize import compact_text, write_blobs
 
         data = _prepared_dict(snapshot)
         write_blobs(data, self.root)
         # a scratch copy read back by `agentsnap diff` / `update` (which re-save through `save`):
-        # compact JSON (the C encoder; indented output takes the pure-Python one) and no fsync
-        return (
-            escape_surrogates(
-                json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-            )
-            + "\n"
-        )
+        # compact JSON (msgspec; indented output takes json's pure-Python encoder) and no fsync
+        return compact_text(data)
 
     def _write_text(self, path: Path, text: str) -> None:
         """Write a scratch file's ``text`` (atomic, no fsync), the ``.gitignore`` first. Raises

@@ -1,0 +1,313 @@
+"""A replayed test's exit, second round (issue 30, part b): the same results by less work.
+
+* the budgets measure a replayed request once: the run's request body is the golden's own
+  dict, so the golden's measure reuses the count (``measure(counted=...)``), and a model's
+  price is looked up once (``prices.price_for``);
+* a new snapshot's codec views are scrubbed without the Python walk when every string in
+  them is one the rules leave alone (``scrub_plain``, ``_scrub_step``): exactly what the walk
+  returns, types included;
+* the ``.last_run`` text is written by msgspec (``compact_text``): it reads back as what
+  ``json.dumps`` wrote, and falls back to it for NaN, Infinity and lone surrogates.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
+from agentsnap._pytest import run_budget
+from agentsnap.diff import run_totals
+from agentsnap.spec import prices
+from agentsnap.storage import scrub
+from agentsnap.storage.scrub import REDACTED, scrub_json, scrub_value
+from agentsnap.storage.scrub import walk as scrub_walk
+from agentsnap.storage.serialize import compact_text, escape_surrogates, prepare, to_json
+from agentsnap.storage.wire import PreparedExchange, StoredExchange
+from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
+
+openai = pytest.importorskip("openai")
+
+from tests import fake_provider as fp
+
+pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
+
+SECRET = "Zx9-remembered-credential-4471"
+
+
+@pytest.fixture(autouse=True)
+def _fresh() -> Iterator[None]:
+    scrub.forget_secrets()
+    scrub.configure(None)
+    yield
+    scrub.forget_secrets()
+    scrub.configure(None)
+    prices.configure(None)
+
+
+def _agent(fake: fp.FakeOpenAI, questions: list[str]) -> str:
+    client = openai.OpenAI(base_url=fake.base_url, api_key="sk-test", max_retries=0)
+    answer = ""
+    messages: list[dict[str, str]] = []
+    for question in questions:
+        messages.append({"role": "user", "content": question})
+        reply = client.chat.completions.create(model="gpt-4o-mini", messages=list(messages))
+        answer = reply.choices[0].message.content or ""
+        messages.append({"role": "assistant", "content": answer})
+    return answer
+
+
+# --------------------------------------------------------------------------- the budgets' measure
+
+
+def test_a_replayed_runs_budget_row_counts_each_request_once_and_equals_a_fresh_measure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    questions = ["Weather in Paris?", "And tomorrow?", "In Fahrenheit?"]
+    with fp.FakeOpenAI() as fake:
+        fake.script(*(fp.text_reply(f"Sunny, {20 + i} °C.") for i in range(3)))
+        with AgentRecorder("cost::row", snapshot_dir=tmp_path):
+            _agent(fake, questions)
+        fake.script(*(fp.text_reply(f"Sunny, {20 + i} °C.") for i in range(3)))
+        with AgentAsserter("cost::row", snapshot_dir=tmp_path, mode="replay") as block:
+            assert _agent(fake, questions) == "Sunny, 22 °C."
+        assert len(fake.requests) == 3  # the recording's only: replay sent nothing
+    outcome = block.outcome
+    assert outcome is not None and outcome.action == "passed"
+    assert outcome.new is not None and outcome.golden is not None
+    bodies = [s["exchange"]["request"]["body"] for s in outcome.new.trace if "exchange" in s]
+    golden = [s["exchange"]["request"]["body"] for s in outcome.golden.trace if "exchange" in s]
+    assert len(bodies) == 3 and all(a is b for a, b in zip(bodies, golden, strict=True))
+
+    counted: list[object] = []
+    count = run_totals.request_tokens
+
+    def counting(body: object, model: object) -> int:
+        counted.append(body)
+        return count(body, model)
+
+    monkeypatch.setattr(run_totals, "request_tokens", counting)
+    run_totals._RECENT.clear()
+    row = run_budget.row(outcome, "replay")
+    assert len(counted) == 3  # the golden's three bodies are the run's: counted once
+    monkeypatch.setattr(run_totals, "request_tokens", count)
+    run_totals._RECENT.clear()
+    alone = run_totals._measure(outcome.new.trace, False, {})
+    alone_golden = run_totals._measure(outcome.golden.trace, False, {})
+    assert row is not None
+    assert row["request_tokens"] == alone.request_tokens and alone.request_tokens > 0
+    assert row["golden"] == {k: getattr(alone_golden, k) for k in run_budget.MOVED}
+    assert row["llm_calls"] == 3 and row["usage_tokens"] is not None
+
+
+def test_a_shared_count_is_only_reused_for_the_same_body_and_counter() -> None:
+    body = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hello there " * 40}]}
+    twin = json.loads(json.dumps(body))  # equal, another object
+    step = {"type": "llm_call", "model": "gpt-4o", "exchange": {"request": {"body": body}}}
+    counted: run_totals.BodyTokens = {}
+    first = run_totals._measure([step], False, counted)
+    assert list(counted) == [id(body)]
+    poisoned = {id(body): (twin, None, 1)}  # another object under this id: never trusted
+    assert run_totals._measure([step], False, poisoned).request_tokens == first.request_tokens
+    exact = {id(body): (body, "gpt-4o-other", 1)}  # counted for another counter: counted again
+    assert run_totals._measure([step], True, exact).request_tokens != 1
+
+
+def test_a_price_looked_up_once_follows_the_users_prices() -> None:
+    usage = {"input_tokens": 1_000_000, "output_tokens": 0}
+    shipped = prices.cost(usage, "gpt-4o-mini-2024-07-18")
+    assert shipped is not None and prices.price_for("gpt-4o-mini-2024-07-18") is not None
+    prices.configure({"gpt-4o-mini": {"input": 7.0, "output": 9.0}})
+    assert prices.cost(usage, "gpt-4o-mini-2024-07-18") == 7.0
+    prices.configure(None)
+    assert prices.cost(usage, "gpt-4o-mini-2024-07-18") == shipped
+    assert prices.price_for("no-such-model-3") is None
+
+
+# --------------------------------------------------------------------------- the views' scrub
+
+#: strings a rule changes (a token shape, a remembered credential, a user pattern's match, a
+#: secret key's name), ones that only look odd (quotes, escapes, line separators) and plain text
+_TOUCHY = st.sampled_from(
+    [
+        "sk-proj-" + "A1b2C3d4" * 5,
+        f"key is {SECRET}",
+        "Bearer abcdefghijklmnop123456",
+        "acct_12345",
+        "password",
+        "api_key",
+        'say "hi"',
+        "path\\to",
+        REDACTED,
+        "é ☀ \n\t",
+        "\u2028",
+        "\ud800 lone",
+    ]
+)
+_TEXT = st.one_of(_TOUCHY, st.text(max_size=12))
+_LEAF = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**80), max_value=2**80),
+    st.floats(),  # NaN and Infinity too
+    _TEXT,
+)
+_VALUES = st.recursive(
+    _LEAF,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(_TEXT, inner, max_size=4),
+        st.dictionaries(_TEXT, inner, max_size=3).map(StoredExchange),  # a dict subclass
+    ),
+    max_leaves=24,
+)
+_RULES = [None, {"patterns": ["acct_[0-9]+"]}, {"paths": ["..city"]}]
+
+
+def _shape(value: object) -> object:
+    """``value`` with every container's type and every float's bits spelled out (so NaN equals
+    NaN and a dict subclass differs from a dict)."""
+    if isinstance(value, dict):
+        return (type(value).__name__, [(_shape(k), _shape(v)) for k, v in value.items()])
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, [_shape(v) for v in value])
+    if isinstance(value, float):
+        return ("float", value.hex() if not math.isnan(value) else "nan")
+    return (type(value).__name__, value)
+
+
+def _walked_step(step: object, rules: Any) -> object:
+    """The per-part walk ``_scrub_step`` did before it took the view at once."""
+    if not isinstance(step, dict):
+        return scrub_value(step, rules)
+    out = {}
+    for key, value in step.items():
+        if key == "exchange":
+            out[key] = scrub_walk._step_exchange(value, rules)
+        elif key in ("args", "result") and step.get("type") == "tool_call":
+            out[key] = scrub_json(value, rules)
+        else:
+            out[key] = scrub_value(value, rules)
+    return out
+
+
+def _setup(rules: object, remember: bool) -> None:
+    scrub.forget_secrets()
+    scrub.configure(rules)
+    if remember:
+        scrub.remember_credentials([("authorization", f"Bearer {SECRET}")])
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=_VALUES, rules=st.sampled_from(_RULES), remember=st.booleans(), prepared=st.booleans())
+def test_property_scrub_plain_gives_what_the_walk_gives(
+    value: Any, rules: object, remember: bool, prepared: bool
+) -> None:
+    _setup(rules, remember)
+    value = to_json(value) if prepared else value
+    for _ in range(2):  # the second time, the literals are known
+        assert _shape(scrub_walk.scrub_plain(value)) == _shape(scrub_value(value))
+        assert _shape(scrub_walk.scrub_plain(value, document=True)) == _shape(scrub_json(value))
+
+
+_STEPS = st.fixed_dictionaries(
+    {"type": st.sampled_from(["llm_call", "tool_call", "http"])},
+    optional={
+        "model": _TEXT,
+        "messages": _VALUES,
+        "response": _VALUES,
+        "args": _VALUES,
+        "result": _VALUES,
+        "password": _VALUES,  # a step key that is a secret key's name: its value is not redacted
+        "exchange": st.one_of(
+            _VALUES,
+            st.dictionaries(_TEXT, _VALUES, max_size=2).map(StoredExchange),
+            st.dictionaries(_TEXT, _VALUES, max_size=2).map(PreparedExchange),
+        ),
+    },
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(step=st.one_of(_STEPS, _VALUES), rules=st.sampled_from(_RULES), remember=st.booleans())
+def test_property_a_steps_view_taken_at_once_is_the_per_part_walk(
+    step: Any, rules: object, remember: bool
+) -> None:
+    _setup(rules, remember)
+    active = scrub.rules.active()
+    for _ in range(2):
+        fast = scrub_walk._scrub_step(step, active)
+        walked = _walked_step(step, active)
+        assert _shape(fast) == _shape(walked)
+        if isinstance(step, dict) and "exchange" in step:  # a stored exchange is kept, not copied
+            assert (fast["exchange"] is step["exchange"]) is (  # type: ignore[index]
+                walked["exchange"] is step["exchange"]  # type: ignore[index]
+            )
+
+
+def test_a_view_holding_a_remembered_credential_is_still_scrubbed(tmp_path: Path) -> None:
+    scrub.remember_credentials([("authorization", f"Bearer {SECRET}")])
+    step = {"type": "llm_call", "response": {"content": f"the key is {SECRET}"}, "model": "m"}
+    out = prepare({"trace": [step]})["trace"][0]
+    assert out == {
+        "type": "llm_call",
+        "response": {"content": f"the key is {REDACTED}"},
+        "model": "m",
+    }
+
+
+# --------------------------------------------------------------------------- the .last_run text
+
+
+def _dumps(value: object) -> str:
+    """What the ``.last_run`` writer wrote before (``json.dumps``, surrogates escaped)."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return escape_surrogates(text) + "\n"
+
+
+@settings(max_examples=500, deadline=None)
+@given(value=_VALUES, prepared=st.booleans())
+def test_property_the_compact_text_reads_back_as_json_dumps_wrote_it(
+    value: Any, prepared: bool
+) -> None:
+    data = {"trace": [prepare({"v": value})["v"] if prepared else to_json(value)], "raw": value}
+    try:
+        before = _dumps(data)
+    except (TypeError, ValueError):  # keys json cannot sort (a str among ints): not prepared
+        return
+    text = compact_text(data)
+    assert text.endswith("\n") and text.encode("utf-8")  # UTF-8 text: no lone surrogate
+    assert _shape(json.loads(text)) == _shape(json.loads(before))
+    if "e" not in before and "E" not in before:  # no float in exponent form: the same bytes
+        assert text == before
+
+
+def test_nan_infinity_and_surrogates_take_json_dumps() -> None:
+    for odd in (float("nan"), float("inf"), -float("inf"), "\udc80"):
+        data = {"response": {"value": odd, "note": None}}
+        assert compact_text(data) == _dumps(data)
+    assert compact_text({"b": 1e16, "a": [0.5, None]}) == '{"a":[0.5,null],"b":1e16}\n'
+
+
+def test_a_replayed_tests_last_run_reads_back_as_its_run(tmp_path: Path) -> None:
+    with fp.FakeOpenAI() as fake:
+        fake.script(fp.text_reply("Sunny, 21 °C ☀."))
+        with AgentRecorder("cost::last", snapshot_dir=tmp_path):
+            _agent(fake, ["Weather in Paris? \u2028 é"])
+        with AgentAsserter("cost::last", snapshot_dir=tmp_path, mode="replay") as block:
+            assert _agent(fake, ["Weather in Paris? \u2028 é"]) == "Sunny, 21 °C ☀."
+    store = SnapshotStore(tmp_path)
+    raw = store.last_run_path("cost::last").read_text(encoding="utf-8")
+    assert block.outcome is not None and block.outcome.new is not None
+    from agentsnap.storage.store import _prepared_dict
+
+    assert json.loads(raw) == json.loads(_dumps(_prepared_dict(block.outcome.new)))
+    last = store.read_file(store.last_run_path("cost::last"))
+    assert last.trace == block.outcome.new.trace
