@@ -3,9 +3,8 @@
 * the budgets measure a replayed request once: the run's request body is the golden's own
   dict, so the golden's measure reuses the count (``measure(counted=...)``), and a model's
   price is looked up once (``prices.price_for``);
-* a new snapshot's codec views are scrubbed without the Python walk when every string in
-  them is one the rules leave alone (``scrub_plain``, ``_scrub_step``): exactly what the walk
-  returns, types included;
+* a string literal with nothing escaped is judged by its UTF-8 text, not by ``json.loads``
+  (``scrub_parsed_json``'s new literals: a replayed request's new question): as before;
 * the ``.last_run`` text is written by msgspec (``compact_text``): it reads back as what
   ``json.dumps`` wrote, and falls back to it for NaN, Infinity and lone surrogates.
 """
@@ -27,10 +26,10 @@ from agentsnap._pytest import run_budget
 from agentsnap.diff import run_totals
 from agentsnap.spec import prices
 from agentsnap.storage import scrub
-from agentsnap.storage.scrub import REDACTED, scrub_json, scrub_value
+from agentsnap.storage.scrub import REDACTED
 from agentsnap.storage.scrub import walk as scrub_walk
 from agentsnap.storage.serialize import compact_text, escape_surrogates, prepare, to_json
-from agentsnap.storage.wire import PreparedExchange, StoredExchange
+from agentsnap.storage.wire import StoredExchange
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 
 openai = pytest.importorskip("openai")
@@ -131,7 +130,7 @@ def test_a_price_looked_up_once_follows_the_users_prices() -> None:
     assert prices.price_for("no-such-model-3") is None
 
 
-# --------------------------------------------------------------------------- the views' scrub
+# --------------------------------------------------------------------------- a literal's text
 
 #: strings a rule changes (a token shape, a remembered credential, a user pattern's match, a
 #: secret key's name), ones that only look odd (quotes, escapes, line separators) and plain text
@@ -152,6 +151,62 @@ _TOUCHY = st.sampled_from(
     ]
 )
 _TEXT = st.one_of(_TOUCHY, st.text(max_size=12))
+_RULES = [None, {"patterns": ["acct_[0-9]+"]}]
+
+
+def _setup(rules: object, remember: bool) -> None:
+    scrub.forget_secrets()
+    scrub.configure(rules)
+    if remember:
+        scrub.remember_credentials([("authorization", f"Bearer {SECRET}")])
+
+
+def _by_json(content: bytes, rules: Any) -> bool:
+    """``_leaves_alone`` as it was: every literal's text read by ``json.loads``."""
+    try:
+        text = json.loads(b'"' + content + b'"')
+    except ValueError:
+        return False
+    return (
+        isinstance(text, str)
+        and not scrub_walk._secret_key(text)
+        and scrub.scrub_text(text, rules) == text
+    )
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    text=_TEXT,
+    ascii_only=st.booleans(),
+    raw=st.binary(max_size=12),
+    rules=st.sampled_from(_RULES),
+    remember=st.booleans(),
+)
+def test_property_a_literal_read_without_json_loads_is_judged_as_before(
+    text: str, ascii_only: bool, raw: bytes, rules: object, remember: bool
+) -> None:
+    """A literal with no escape and no control character is its text's UTF-8 bytes; any other
+    (escapes, control characters, bytes that are not UTF-8) is still read by ``json.loads``. A
+    literal that is not UTF-8 text is never left alone: the document is walked."""
+    _setup(rules, remember)
+    active = scrub.rules.active()
+    literal = json.dumps(text, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass")[1:-1]
+    for content in (literal, raw, raw.replace(b"\\", b"")):
+        fast = scrub_walk._leaves_alone(content, active)
+        assert fast is _by_json(content, active) or (fast is False and _not_utf8(content))
+
+
+def _not_utf8(content: bytes) -> bool:
+    try:
+        content.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
+# --------------------------------------------------------------------------- the .last_run text
+
+
 _LEAF = st.one_of(
     st.none(),
     st.booleans(),
@@ -168,7 +223,6 @@ _VALUES = st.recursive(
     ),
     max_leaves=24,
 )
-_RULES = [None, {"patterns": ["acct_[0-9]+"]}, {"paths": ["..city"]}]
 
 
 def _shape(value: object) -> object:
@@ -181,89 +235,6 @@ def _shape(value: object) -> object:
     if isinstance(value, float):
         return ("float", value.hex() if not math.isnan(value) else "nan")
     return (type(value).__name__, value)
-
-
-def _walked_step(step: object, rules: Any) -> object:
-    """The per-part walk ``_scrub_step`` did before it took the view at once."""
-    if not isinstance(step, dict):
-        return scrub_value(step, rules)
-    out = {}
-    for key, value in step.items():
-        if key == "exchange":
-            out[key] = scrub_walk._step_exchange(value, rules)
-        elif key in ("args", "result") and step.get("type") == "tool_call":
-            out[key] = scrub_json(value, rules)
-        else:
-            out[key] = scrub_value(value, rules)
-    return out
-
-
-def _setup(rules: object, remember: bool) -> None:
-    scrub.forget_secrets()
-    scrub.configure(rules)
-    if remember:
-        scrub.remember_credentials([("authorization", f"Bearer {SECRET}")])
-
-
-@settings(max_examples=400, deadline=None)
-@given(value=_VALUES, rules=st.sampled_from(_RULES), remember=st.booleans(), prepared=st.booleans())
-def test_property_scrub_plain_gives_what_the_walk_gives(
-    value: Any, rules: object, remember: bool, prepared: bool
-) -> None:
-    _setup(rules, remember)
-    value = to_json(value) if prepared else value
-    for _ in range(2):  # the second time, the literals are known
-        assert _shape(scrub_walk.scrub_plain(value)) == _shape(scrub_value(value))
-        assert _shape(scrub_walk.scrub_plain(value, document=True)) == _shape(scrub_json(value))
-
-
-_STEPS = st.fixed_dictionaries(
-    {"type": st.sampled_from(["llm_call", "tool_call", "http"])},
-    optional={
-        "model": _TEXT,
-        "messages": _VALUES,
-        "response": _VALUES,
-        "args": _VALUES,
-        "result": _VALUES,
-        "password": _VALUES,  # a step key that is a secret key's name: its value is not redacted
-        "exchange": st.one_of(
-            _VALUES,
-            st.dictionaries(_TEXT, _VALUES, max_size=2).map(StoredExchange),
-            st.dictionaries(_TEXT, _VALUES, max_size=2).map(PreparedExchange),
-        ),
-    },
-)
-
-
-@settings(max_examples=400, deadline=None)
-@given(step=st.one_of(_STEPS, _VALUES), rules=st.sampled_from(_RULES), remember=st.booleans())
-def test_property_a_steps_view_taken_at_once_is_the_per_part_walk(
-    step: Any, rules: object, remember: bool
-) -> None:
-    _setup(rules, remember)
-    active = scrub.rules.active()
-    for _ in range(2):
-        fast = scrub_walk._scrub_step(step, active)
-        walked = _walked_step(step, active)
-        assert _shape(fast) == _shape(walked)
-        if isinstance(step, dict) and "exchange" in step:  # a stored exchange is kept, not copied
-            assert (fast["exchange"] is step["exchange"]) is (  # type: ignore[index]
-                walked["exchange"] is step["exchange"]  # type: ignore[index]
-            )
-
-
-def test_a_view_holding_a_remembered_credential_is_still_scrubbed(tmp_path: Path) -> None:
-    scrub.remember_credentials([("authorization", f"Bearer {SECRET}")])
-    step = {"type": "llm_call", "response": {"content": f"the key is {SECRET}"}, "model": "m"}
-    out = prepare({"trace": [step]})["trace"][0]
-    assert out == {
-        "type": "llm_call",
-        "response": {"content": f"the key is {REDACTED}"},
-        "model": "m",
-    }
-
-
-# --------------------------------------------------------------------------- the .last_run text
 
 
 def _dumps(value: object) -> str:

@@ -176,36 +176,28 @@ def _literals(raw: bytes) -> list[bytes]:
     return found
 
 
+#: what makes a literal's text differ from its bytes: an escape; or what JSON text never holds
+#: inside a string unescaped, a control character or a quote (``json.loads`` refuses it, so the
+#: literal is not left alone)
+_ESCAPED = re.compile(rb'[\x00-\x1f"\\]')
+
+
 def _leaves_alone(content: bytes, rules: Redaction) -> bool:
     """Whether :func:`scrub_value` keeps the string of a literal's ``content`` as it is wherever
     it sits: as text (:func:`scrub_text` changes nothing) and as a dict key (not a secret key's name)."""
-    import json
+    if _ESCAPED.search(content) is None:  # no escape: the literal's text is its UTF-8 bytes
+        try:
+            text = content.decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+    else:
+        import json
 
-    try:
-        text = json.loads(b'"' + content + b'"')
-    except ValueError:
-        return False
+        try:
+            text = json.loads(b'"' + content + b'"')
+        except ValueError:
+            return False
     return isinstance(text, str) and not _secret_key(text) and scrub_text(text, rules) == text
-
-
-def _known_harmless(raw: bytes, rules: Redaction) -> bool:
-    """Whether every string literal of the UTF-8 JSON text ``raw`` is one the rules in force leave
-    alone (:func:`_leaves_alone`): looked up in :data:`_fixed`, the new ones checked and added."""
-    global _fixed
-    state = _fixed
-    if state[0] is not rules or state[1] != _cred._known.version:
-        state = _fixed = (rules, _cred._known.version, set())
-    known = state[2]
-    literals = _literals(raw)
-    if known.issuperset(literals):
-        return True
-    new = [lit for lit in set(literals) if lit not in known]
-    if not all(_leaves_alone(lit, rules) for lit in new):
-        return False
-    if len(known) + len(new) > _FIXED_ENTRIES:
-        known.clear()
-    known.update(new)
-    return True
 
 
 def scrub_parsed_json(value: object, raw: bytes, rules: Redaction | None = None) -> Any:
@@ -221,44 +213,24 @@ def scrub_parsed_json(value: object, raw: bytes, rules: Redaction | None = None)
     walked at all. Any other document is walked by :func:`scrub_json` (the same result, a new
     value), as is one whose text is not UTF-8 (``json.loads`` also reads UTF-16 and UTF-32).
     """
+    global _fixed
     rules = rules or active()
     if rules._compiled_paths or b"\x00" in raw[:4]:  # a path rule, or not UTF-8 text (UTF-16/32)
         return scrub_json(value, rules)
-    return value if _known_harmless(raw, rules) else scrub_json(value, rules)
-
-
-def _harmless_copy(value: object, rules: Redaction) -> tuple[bool, Any]:
-    """``(True, copy)`` when :func:`scrub_value` would return ``value`` unchanged, ``copy`` being
-    that result (``value`` as :func:`agentsnap.storage.serialize.to_json` makes it: no tuples);
-    ``(False, None)`` when it might not (or msgspec cannot tell).
-
-    ``msgspec`` copies it (``to_builtins``: plain dicts and lists, as the walk returns) and
-    encodes the copy; every rule acts on a string (a value, a key as text, a secret key's name),
-    so when every string literal of that text is known harmless (:func:`scrub_parsed_json`'s
-    memo) the copy is the walk's result, made at C speed. A value msgspec refuses (a ``str``
-    subclass, a lone surrogate, an int past 64 bits) is not told.
-    """
-    import msgspec
-
-    try:
-        copy = msgspec.to_builtins(value)
-        raw = msgspec.json.encode(copy)
-    except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
-        return False, None  # UnicodeEncodeError is a ValueError
-    return (True, copy) if _known_harmless(raw, rules) else (False, None)
-
-
-def scrub_plain(value: object, rules: Redaction | None = None, *, document: bool = False) -> Any:
-    """:func:`scrub_value` of ``value`` (``document``: :func:`scrub_json`), a value as
-    :func:`agentsnap.storage.serialize.to_json` makes it, without the Python walk when nothing
-    in it can change (:func:`_harmless_copy`; a ``document`` only when no user JSON path is
-    set). Returns a new value, as the walk does."""
-    rules = rules or active()
-    if not (document and rules._compiled_paths):
-        harmless, copy = _harmless_copy(value, rules)
-        if harmless:
-            return copy
-    return scrub_json(value, rules) if document else scrub_value(value, rules)
+    state = _fixed
+    if state[0] is not rules or state[1] != _cred._known.version:
+        state = _fixed = (rules, _cred._known.version, set())
+    known = state[2]
+    literals = _literals(raw)
+    if known.issuperset(literals):
+        return value
+    new = [lit for lit in set(literals) if lit not in known]
+    if not all(_leaves_alone(lit, rules) for lit in new):
+        return scrub_json(value, rules)
+    if len(known) + len(new) > _FIXED_ENTRIES:
+        known.clear()
+    known.update(new)
+    return value
 
 
 def scrub_url(url: str, rules: Redaction | None = None) -> str:
@@ -325,7 +297,7 @@ def scrub_snapshot(data: dict[str, Any], rules: Redaction | None = None) -> dict
         if key == "name":  # the test's node id: code, not data; the file is found by it
             out[key] = value
         elif key in ("input", "output"):
-            out[key] = scrub_plain(value, rules, document=True)
+            out[key] = scrub_json(value, rules)
         elif key == "trace" and isinstance(value, list):
             out[key] = [_scrub_step(step, rules) for step in value]
         else:
@@ -336,25 +308,13 @@ def scrub_snapshot(data: dict[str, Any], rules: Redaction | None = None) -> dict
 def _scrub_step(step: object, rules: Redaction) -> Any:
     if not isinstance(step, dict):
         return scrub_value(step, rules)
-    if not rules._compiled_paths:  # then every part but the exchange is scrub_value'd
-        harmless, view = _harmless_copy({k: v for k, v in step.items() if k != "exchange"}, rules)
-        if harmless:  # the view unchanged (its keys too, so each part is its own scrub)
-            return {
-                key: (_step_exchange(value, rules) if key == "exchange" else view[key])
-                for key, value in step.items()
-            }
     out = {}
     for key, value in step.items():
         if key == "exchange":
-            out[key] = _step_exchange(value, rules)
+            scrubbed = isinstance(value, StoredExchange)  # at capture, once (or the golden's own)
+            out[key] = value if scrubbed else _scrub_exchange(value, rules)
         elif key in ("args", "result") and step.get("type") == "tool_call":
             out[key] = scrub_json(value, rules)
         else:
             out[key] = scrub_value(value, rules)
     return out
-
-
-def _step_exchange(exchange: object, rules: Redaction) -> Any:
-    if isinstance(exchange, StoredExchange):  # scrubbed at capture, once (or the golden's own)
-        return exchange
-    return _scrub_exchange(exchange, rules)
