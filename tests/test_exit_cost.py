@@ -13,17 +13,18 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
 from agentsnap._pytest import run_budget
-from agentsnap.diff import run_totals
+from agentsnap.diff import request_tokens, run_totals
 from agentsnap.spec import prices
 from agentsnap.storage import scrub
 from agentsnap.storage.scrub import REDACTED
@@ -117,6 +118,92 @@ def test_a_shared_count_is_only_reused_for_the_same_body_and_counter() -> None:
     assert run_totals._measure([step], False, poisoned).request_tokens == first.request_tokens
     exact = {id(body): (body, "gpt-4o-other", 1)}  # counted for another counter: counted again
     assert run_totals._measure([step], True, exact).request_tokens != 1
+
+
+_JSON = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(min_value=-(2**70), max_value=2**70),
+        st.floats(),  # NaN, Infinity and the ones msgspec writes otherwise (1e-05)
+        st.text(max_size=10),
+        st.sampled_from(["\ud800", "null", "a:1.5e3", "[-2.0", "é ☀"]),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.text(max_size=6), inner, max_size=4),
+        st.dictionaries(st.integers(0, 9), inner, max_size=2),  # keys json.dumps turns to text
+    ),
+    max_leaves=20,
+)
+
+
+def _estimate_as_before(body: dict[str, Any]) -> int:
+    fields = {k: body[k] for k in request_tokens._CONTENT_KEYS if k in body}
+    text = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return -(-len(re.sub(r'[{}\[\]":,]', "", text).encode("utf-8")) // 4)
+
+
+@settings(max_examples=500, deadline=None)
+@given(messages=_JSON, tools=_JSON, other=_JSON)
+@example(messages=[float("nan")], tools={"x": -float("inf")}, other=None)
+@example(messages=[1e-05, 1e16], tools=None, other=None)
+def test_property_the_request_fingerprint_and_estimate_are_json_dumps_ones(
+    messages: Any, tools: Any, other: Any
+) -> None:
+    body = {"model": "m", "messages": messages, "tools": tools, "temperature": other}
+    fields = {"messages": messages, "tools": tools}
+    try:
+        before = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError):
+        with pytest.raises((TypeError, ValueError)):
+            request_tokens._fingerprint(fields)
+        return
+    assert request_tokens._fingerprint(fields) == before
+    try:
+        expected = _estimate_as_before(body)
+    except UnicodeEncodeError:  # a lone surrogate: raised as before
+        with pytest.raises(UnicodeEncodeError):
+            request_tokens.request_tokens(body, None)
+    else:
+        assert request_tokens.request_tokens(body, None) == expected
+
+
+_STEP_OF = st.fixed_dictionaries(
+    {"type": st.sampled_from(["llm_call", "tool_call", "http"])},
+    optional={
+        "name": st.text(max_size=5),
+        "model": st.sampled_from(["gpt-4o-mini-2024-07-18", "claude-x", "unknown-9"]),
+        "step": st.integers(0, 9),
+        "usage": st.dictionaries(
+            st.sampled_from(list(run_totals.USAGE_KEYS)), st.integers(0, 10**6), max_size=4
+        ),
+        "latency_ms": st.integers(0, 5000),
+        "exchange": st.fixed_dictionaries(
+            {
+                "request": st.fixed_dictionaries(
+                    {"body": st.dictionaries(st.text(max_size=8), _JSON)}
+                )
+            }
+        ),
+    },
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(steps=st.lists(_STEP_OF, max_size=6), exact=st.booleans())
+def test_property_calls_and_tokens_are_what_measure_says(
+    steps: list[dict[str, Any]], exact: bool
+) -> None:
+    run_totals._RECENT.clear()
+    try:
+        full = run_totals._measure(steps, exact, {})
+    except (TypeError, ValueError):
+        return
+    light = run_totals.calls_and_tokens(steps, exact=exact)
+    for key in ("llm_calls", "tool_calls", "request_tokens", "steps", "tool_names", "counters"):
+        assert getattr(light, key) == getattr(full, key)
+    assert light.per_call["request_tokens"] == full.per_call["request_tokens"]
 
 
 def test_a_price_looked_up_once_follows_the_users_prices() -> None:

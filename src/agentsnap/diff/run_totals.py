@@ -18,7 +18,7 @@ from typing import Any
 from ..spec import prices
 from .request_tokens import counter_name, request_tokens
 
-__all__ = ["USAGE_KEYS", "BodyTokens", "RunTotals", "measure"]
+__all__ = ["USAGE_KEYS", "BodyTokens", "RunTotals", "calls_and_tokens", "measure"]
 
 #: the normalised usage counts a run's total is kept for
 USAGE_KEYS = ("input_tokens", "output_tokens", "cached_tokens", "reasoning_tokens")
@@ -89,7 +89,22 @@ def measure(
     return totals
 
 
-def _measure(steps: Sequence[Mapping[str, Any]], exact: bool, counted: BodyTokens) -> RunTotals:
+def calls_and_tokens(
+    steps: Sequence[Mapping[str, Any]], *, exact: bool = False, counted: BodyTokens | None = None
+) -> RunTotals:
+    """What :func:`measure` says of ``steps``' ``llm_calls``, ``tool_calls``, ``request_tokens``,
+    ``steps``, ``tool_names`` and ``counters``, without the provider's numbers (usage, cost and
+    latency are None, ``per_call`` holds only ``request_tokens``'s): a golden's side of the run
+    summary. Counted by the same code as :func:`measure`."""
+    hit = _RECENT.get(id(steps))
+    if hit is not None and hit[0] is steps and hit[1] == (len(steps), exact):
+        return hit[2]
+    return _measure(steps, exact, {} if counted is None else counted, provider=False)
+
+
+def _measure(
+    steps: Sequence[Mapping[str, Any]], exact: bool, counted: BodyTokens, provider: bool = True
+) -> RunTotals:
     out = RunTotals()
     per_call: dict[str, list[float | None]] = {
         "request_tokens": [],
@@ -127,6 +142,8 @@ def _measure(steps: Sequence[Mapping[str, Any]], exact: bool, counted: BodyToken
                 out.counters.append(name)
         else:
             per_call["request_tokens"].append(None)  # a WebSocket turn: no stored request
+        if not provider:
+            continue
         given = step.get("usage")
         usage: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
         for key in USAGE_KEYS:
