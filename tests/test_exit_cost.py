@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import re
@@ -215,6 +216,30 @@ def test_a_price_looked_up_once_follows_the_users_prices() -> None:
     prices.configure(None)
     assert prices.cost(usage, "gpt-4o-mini-2024-07-18") == shipped
     assert prices.price_for("no-such-model-3") is None
+
+
+# --------------------------------------------------------------------------- the codec view's copy
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    value=st.recursive(
+        st.one_of(_JSON, st.tuples(st.integers(), st.text(max_size=3)), st.sets(st.integers())),
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=3),
+            st.dictionaries(st.text(max_size=4), inner, max_size=3),
+            st.dictionaries(st.text(max_size=4), inner, max_size=2).map(StoredExchange),
+        ),
+        max_leaves=12,
+    )
+)
+def test_property_the_views_messages_copy_is_deepcopys(value: Any) -> None:
+    from agentsnap.providers._common import _json_copy
+
+    copied = _json_copy(value)
+    assert _shape(copied) == _shape(copy.deepcopy(value))
+    if isinstance(value, (dict, list)) and value:
+        assert copied is not value  # a copy: the view never shares the request's containers
 
 
 # --------------------------------------------------------------------------- a literal's text

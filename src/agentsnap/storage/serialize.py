@@ -345,8 +345,8 @@ def compact_text(data: object) -> str:
     for ``1e+16``), except where it would write something else: a lone surrogate (msgspec
     refuses it) and NaN or Infinity (msgspec writes ``null``; found in its MessagePack form,
     where every float is a float64, so a byte pattern cannot miss one) take ``json.dumps``.
-    Every key of a prepared dict is a string (:func:`to_json`; a loaded golden's are), which
-    both sort alike.
+    A key that is not a string (never in a prepared dict: :func:`to_json`) also takes
+    ``json.dumps`` (msgspec refuses to sort one); string keys both sort alike.
     """
     import msgspec
 
