@@ -11,13 +11,15 @@
 
 from __future__ import annotations
 
+import collections
 import copy
+import dataclasses
 import json
 import math
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from hypothesis import example, given, settings
@@ -26,6 +28,7 @@ from hypothesis import strategies as st
 from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
 from agentsnap._pytest import run_budget
 from agentsnap.diff import request_tokens, run_totals
+from agentsnap.diff.checks._api import as_dict
 from agentsnap.spec import prices
 from agentsnap.storage import scrub
 from agentsnap.storage.scrub import REDACTED
@@ -240,6 +243,70 @@ def test_property_the_views_messages_copy_is_deepcopys(value: Any) -> None:
     assert _shape(copied) == _shape(copy.deepcopy(value))
     if isinstance(value, (dict, list)) and value:
         assert copied is not value  # a copy: the view never shares the request's containers
+
+
+# --------------------------------------------------------------------------- a check's stored result
+
+
+@dataclasses.dataclass
+class _Inner:
+    label: str
+    value: Any = None
+
+
+class _Pair(NamedTuple):
+    left: Any
+    right: Any
+
+
+@dataclasses.dataclass
+class _Result:
+    passed: bool
+    value: Any
+    lines: list[str] = dataclasses.field(default_factory=list)
+
+
+_RESULT_VALUES = st.recursive(
+    st.one_of(_JSON, st.sets(st.integers(), max_size=2), st.just(b"raw"), st.just(1j)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.lists(inner, max_size=3).map(tuple),
+        st.dictionaries(st.text(max_size=4), inner, max_size=3),
+        st.dictionaries(st.tuples(st.integers(), st.text(max_size=2)), inner, max_size=2),
+        st.builds(_Inner, st.text(max_size=4), inner),
+        st.builds(_Pair, inner, inner),
+        st.dictionaries(st.text(max_size=4), inner, max_size=2).map(
+            lambda d: collections.defaultdict(list, d)
+        ),
+        st.dictionaries(st.text(max_size=4), inner, max_size=2).map(StoredExchange),
+    ),
+    max_leaves=15,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=_RESULT_VALUES, passed=st.booleans(), lines=st.lists(st.text(max_size=5), max_size=3))
+def test_property_a_checks_stored_result_is_asdicts(
+    value: Any, passed: bool, lines: list[str]
+) -> None:
+    result = _Result(passed, value, lines)
+    try:
+        expected = dataclasses.asdict(result)
+    except (
+        TypeError
+    ):  # this Python's asdict refuses it (a defaultdict before 3.12): so does as_dict
+        with pytest.raises(TypeError):
+            as_dict(result)
+        return
+    got = as_dict(result)
+    assert _shape(got) == _shape(expected)
+    assert repr(got) == repr(expected)
+
+
+def test_as_dict_refuses_what_asdict_refuses() -> None:
+    for bad in (_Result, 3, {"passed": True}):
+        with pytest.raises(TypeError):
+            as_dict(bad)
 
 
 # --------------------------------------------------------------------------- a literal's text

@@ -75,7 +75,8 @@ Reader = Callable[[Any, Any, list[str]], Read]
 
 
 def _messages_as_sent(body: Mapping[str, Any]) -> list[Any]:
-    return _json_copy(body.get("messages", []))
+    messages: list[Any] = _json_copy(body.get("messages", []))
+    return messages
 
 
 _IMMUTABLE = (str, int, float, bool, type(None))
