@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 from ... import knobs
+from ...exceptions import AgentsnapError
 from .. import _text
 
 if TYPE_CHECKING:
@@ -297,9 +298,10 @@ R = TypeVar("R")
 _ATOMIC = frozenset({type(None), bool, int, float, complex, str, bytes})
 
 
-class _Unusual(Exception):
-    """A value :func:`as_dict` leaves to ``dataclasses.asdict`` (a namedtuple, a dict or list
-    subclass, any other object: their handling differs between Python versions)."""
+class _Unusual(AgentsnapError, LookupError):
+    """Internal, never raised out of :func:`as_dict`: a value it leaves to ``dataclasses.asdict``
+    (a namedtuple, a dict or list subclass, any other object: their handling differs between
+    Python versions)."""
 
 
 def as_dict(result: object) -> dict[str, Any]:
