@@ -461,3 +461,26 @@ def test_a_replayed_tests_last_run_reads_back_as_its_run(tmp_path: Path) -> None
     assert json.loads(raw) == json.loads(_dumps(_prepared_dict(block.outcome.new)))
     last = store.read_file(store.last_run_path("cost::last"))
     assert last.trace == block.outcome.new.trace
+
+
+@pytest.mark.parametrize("form", ["hashed", "plain"])
+def test_the_last_run_is_kept_under_the_file_name_the_golden_was_found_by(
+    tmp_path: Path, form: str
+) -> None:
+    """settle hands the golden's file, located once, to ``save_last_run``: the same file name
+    ``last_run_path`` looks up, whichever of the name's forms holds the golden."""
+    store = SnapshotStore(tmp_path)
+    hashed, plain = store.candidates("weather")
+    with fp.FakeOpenAI() as fake:
+        fake.script(fp.text_reply("Sunny."))
+        with AgentRecorder("weather", snapshot_dir=tmp_path):
+            _agent(fake, ["Weather in Paris?"])
+        found = store.locate("weather")
+        assert found is not None
+        wanted = hashed if form == "hashed" else plain
+        if found != wanted:
+            found.rename(wanted)
+        with AgentAsserter("weather", snapshot_dir=tmp_path, mode="replay"):
+            _agent(fake, ["Weather in Paris?"])
+    assert store.last_run_path("weather") == tmp_path / ".last_run" / wanted.name
+    assert sorted(p.name for p in (tmp_path / ".last_run").glob("*.json")) == [wanted.name]

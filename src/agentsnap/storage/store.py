@@ -418,7 +418,7 @@ class SnapshotStore:
         refuse_links(path.parent, self.root)
         return path, linked
 
-    def save_last_run(self, snapshot: Snapshot) -> Path | None:
+    def save_last_run(self, snapshot: Snapshot, *, golden_file: str | None = None) -> Path | None:
         """Write the latest run to ``root/.last_run/`` (git-ignored by a ``.gitignore`` there); its path.
 
         The latest run is a scratch copy for ``agentsnap diff`` / ``update``, never
@@ -431,8 +431,14 @@ class SnapshotStore:
         With a :attr:`writer` (the pytest session's store) the text is made here and the
         file written by the writer's thread: the path is returned at once, and a failure
         is reported when the session ends (:class:`~agentsnap.storage.last_run_writer.LastRunWriter`).
+        ``golden_file``: the golden's file name when the caller just located it (:meth:`path_for`:
+        not looked up again).
         """
-        path = self.last_run_path(snapshot.name)
+        path = (
+            self.root / LAST_RUN_DIR / golden_file
+            if golden_file is not None
+            else self.last_run_path(snapshot.name)
+        )
         if self.writer is None:
             return self._write_scratch(path, snapshot)
         refuse_links(path, self.root)  # a .last_run linked elsewhere is never written through
