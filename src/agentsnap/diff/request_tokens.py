@@ -26,6 +26,8 @@ import json
 import re
 from collections.abc import Callable, Mapping
 
+import msgspec
+
 __all__ = ["ESTIMATE", "counter_name", "request_text", "request_tokens"]
 
 #: the name of the estimate, as reports say it
@@ -46,7 +48,10 @@ _CONTENT_KEYS = (
     "documents",
 )
 #: JSON's own punctuation (the estimate counts the keys and values, not the syntax around them)
-_PUNCTUATION = re.compile(r'[{}\[\]":,]')
+_PUNCTUATION_CHARS = '{}[]":,'
+#: a number written with a fraction or an exponent, where a JSON value starts (also inside a
+#: string, where it only sends the text to ``json.dumps``)
+_FLOAT = re.compile(rb"(?:^|[:,\[])-?[0-9]+[.eE]")
 _O200K = re.compile(r"(?:^|/)(?:gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|chatgpt-4o|o1|o3|o4)(?:\b|-|$)")
 _CL100K = re.compile(r"(?:^|/)(?:gpt-4|gpt-3\.5)(?:\b|-|$)")
 
@@ -109,25 +114,40 @@ def counter_name(model: object) -> str:
     return ESTIMATE
 
 
+def _fingerprint(fields: Mapping[str, object]) -> str:
+    """``json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))``, by
+    msgspec where it writes the same text: not where it holds a float (the two write some
+    differently: ``1e-05`` / ``0.00001``), a ``null`` that may be NaN or Infinity (msgspec's
+    ``null``, ``json``'s ``NaN``), a key that is not a string or a lone surrogate (msgspec
+    refuses both). Raises what ``json.dumps`` raises."""
+    try:
+        raw = _encode_sorted(fields)
+    except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
+        raw = None
+    if raw is None or _FLOAT.search(raw) is not None or b"null" in raw:
+        return json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return raw.decode("utf-8")
+
+
 def request_tokens(body: object, model: object) -> int:
     """Tokens of the text of request ``body`` (:func:`request_text`) for ``model``, counted as
     :func:`counter_name` says."""
     encoding = _encoding(model) if _has_tokenizer() else None
     if isinstance(body, Mapping):
         try:  # the golden's request and the replayed run's are one text: read and counted once
-            fingerprint = json.dumps(
-                {k: body[k] for k in _CONTENT_KEYS if k in body},
-                sort_keys=True,
-                ensure_ascii=False,
-                separators=(",", ":"),
-            )
+            fingerprint = _fingerprint({k: body[k] for k in _CONTENT_KEYS if k in body})
         except (TypeError, ValueError):
             pass
         else:
             if encoding is None:  # the estimate: the fields' JSON text, its punctuation left out
-                return -(-len(_PUNCTUATION.sub("", fingerprint).encode("utf-8")) // 4)
+                # (each punctuation character is one UTF-8 byte: counted, not cut out)
+                punctuation = sum(map(fingerprint.count, _PUNCTUATION_CHARS))
+                return -(-(len(fingerprint.encode("utf-8")) - punctuation) // 4)
             return _count(fingerprint, encoding)
     return _tokens(request_text(body), encoding)
+
+
+_encode_sorted = functools.partial(msgspec.json.encode, order="sorted")
 
 
 @functools.lru_cache(maxsize=2048)

@@ -18,7 +18,14 @@ from typing import Any
 from ..spec import prices
 from .request_tokens import counter_name, request_tokens
 
-__all__ = ["USAGE_KEYS", "RunTotals", "forget_measured", "measure"]
+__all__ = [
+    "USAGE_KEYS",
+    "BodyTokens",
+    "RunTotals",
+    "calls_and_tokens",
+    "forget_measured",
+    "measure",
+]
 
 #: the normalised usage counts a run's total is kept for
 USAGE_KEYS = ("input_tokens", "output_tokens", "cached_tokens", "reasoning_tokens")
@@ -62,18 +69,27 @@ _RECENT: OrderedDict[int, tuple[Sequence[Mapping[str, Any]], tuple[int, bool], R
 )
 
 
-def measure(steps: Sequence[Mapping[str, Any]], *, exact: bool = False) -> RunTotals:
+#: request tokens already counted, by the body's identity: ``{id(body): (body, counted for, tokens)}``
+#: (the object kept, so its id stays its own while the entry lives)
+BodyTokens = dict[int, tuple[object, object, int]]
+
+
+def measure(
+    steps: Sequence[Mapping[str, Any]], *, exact: bool = False, counted: BodyTokens | None = None
+) -> RunTotals:
     """The :class:`RunTotals` of a trace (a snapshot's ``trace`` list). Never raises on odd
     steps: what cannot be read is unknown. ``exact``: request tokens by the model's tokenizer
     where one is installed (:func:`~agentsnap.diff.request_tokens.request_tokens`; a token
     budget asks for it), else the estimate (UTF-8 bytes / 4: a tokenizer costs about a
     millisecond a request). A trace measured a moment ago (the same list, as long, as exactly)
-    is not measured again; treat the result as read-only."""
+    is not measured again; treat the result as read-only. ``counted``: one dict shared by the
+    measures of one comparison (a golden and its new run): a request body counted by one is not
+    counted again by the other (a replayed request is the golden's own dict)."""
     hit = _RECENT.get(id(steps))
     if hit is not None and hit[0] is steps and hit[1] == (len(steps), exact):
         _RECENT.move_to_end(id(steps))
         return hit[2]
-    totals = _measure(steps, exact)
+    totals = _measure(steps, exact, {} if counted is None else counted)
     _RECENT[id(steps)] = (steps, (len(steps), exact), totals)
     while len(_RECENT) > 8:
         _RECENT.popitem(last=False)
@@ -86,7 +102,22 @@ def forget_measured() -> None:
     _RECENT.clear()
 
 
-def _measure(steps: Sequence[Mapping[str, Any]], exact: bool) -> RunTotals:
+def calls_and_tokens(
+    steps: Sequence[Mapping[str, Any]], *, exact: bool = False, counted: BodyTokens | None = None
+) -> RunTotals:
+    """What :func:`measure` says of ``steps``' ``llm_calls``, ``tool_calls``, ``request_tokens``,
+    ``steps``, ``tool_names`` and ``counters``, without the provider's numbers (usage, cost and
+    latency are None, ``per_call`` holds only ``request_tokens``'s): a golden's side of the run
+    summary. Counted by the same code as :func:`measure`."""
+    hit = _RECENT.get(id(steps))
+    if hit is not None and hit[0] is steps and hit[1] == (len(steps), exact):
+        return hit[2]
+    return _measure(steps, exact, {} if counted is None else counted, provider=False)
+
+
+def _measure(
+    steps: Sequence[Mapping[str, Any]], exact: bool, counted: BodyTokens, provider: bool = True
+) -> RunTotals:
     out = RunTotals()
     per_call: dict[str, list[float | None]] = {
         "request_tokens": [],
@@ -111,12 +142,21 @@ def _measure(steps: Sequence[Mapping[str, Any]], exact: bool) -> RunTotals:
         model = step.get("model")
         if isinstance(body, Mapping):
             model = body.get("model") or model
-            per_call["request_tokens"].append(request_tokens(body, model if exact else None))
+            counter = model if exact else None
+            hit = counted.get(id(body))
+            if hit is not None and hit[0] is body and hit[1] == counter:
+                count = hit[2]
+            else:
+                count = request_tokens(body, counter)
+                counted[id(body)] = (body, counter, count)
+            per_call["request_tokens"].append(count)
             name = counter_name(model if exact else None)
             if name not in out.counters:
                 out.counters.append(name)
         else:
             per_call["request_tokens"].append(None)  # a WebSocket turn: no stored request
+        if not provider:
+            continue
         given = step.get("usage")
         usage: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
         for key in USAGE_KEYS:

@@ -92,6 +92,8 @@ def taken() -> str:
 
 
 _user: dict[str, Price] = {}
+#: :func:`price_for`'s answers by model name, for the tables in force (emptied by :func:`configure`)
+_found: dict[str, tuple[str, Price] | None] = {}
 
 
 def configure(table: Mapping[str, Any] | None) -> None:
@@ -99,6 +101,7 @@ def configure(table: Mapping[str, Any] | None) -> None:
     ones. Raises what :func:`parse_prices` raises."""
     global _user
     _user = parse_prices(table or {})
+    _found.clear()
 
 
 def price_for(model: object) -> tuple[str, Price] | None:
@@ -109,6 +112,17 @@ def price_for(model: object) -> tuple[str, Price] | None:
     """
     if not isinstance(model, str) or not model:
         return None
+    try:
+        return _found[model]
+    except KeyError:
+        pass
+    found = _found[model] = _lookup(model)
+    if len(_found) > 4096:  # model names are few; a flood of them is not remembered
+        _found.clear()
+    return found
+
+
+def _lookup(model: str) -> tuple[str, Price] | None:
     name = model.rsplit("/", 1)[-1]
     for table in (_user, _shipped_file()[1]):
         if name in table:

@@ -427,7 +427,7 @@ class SnapshotStore:
         refuse_links(path.parent, self.root)
         return path, linked
 
-    def save_last_run(self, snapshot: Snapshot) -> Path | None:
+    def save_last_run(self, snapshot: Snapshot, *, golden_file: str | None = None) -> Path | None:
         """Write the latest run to ``root/.last_run/`` (git-ignored by a ``.gitignore`` there); its path.
 
         The latest run is a scratch copy for ``agentsnap diff`` / ``update``, never
@@ -440,8 +440,14 @@ class SnapshotStore:
         With a :attr:`writer` (the pytest session's store) the text is made here and the
         file written by the writer's thread: the path is returned at once, and a failure
         is reported when the session ends (:class:`~agentsnap.storage.last_run_writer.LastRunWriter`).
+        ``golden_file``: the golden's file name when the caller just located it (:meth:`path_for`:
+        not looked up again).
         """
-        path = self.last_run_path(snapshot.name)
+        path = (
+            self.root / LAST_RUN_DIR / golden_file
+            if golden_file is not None
+            else self.last_run_path(snapshot.name)
+        )
         if self.writer is None:
             return self._write_scratch(path, snapshot)
         refuse_links(path, self.root)  # a .last_run linked elsewhere is never written through
@@ -470,18 +476,13 @@ class SnapshotStore:
 
     def _scratch_text(self, snapshot: Snapshot) -> str:
         """The text of a scratch copy of ``snapshot`` (its side files written first: ``OSError``)."""
-        from .serialize import escape_surrogates, write_blobs
+        from .serialize import compact_text, write_blobs
 
         data = _prepared_dict(snapshot)
         write_blobs(data, self.root)
         # a scratch copy read back by `agentsnap diff` / `update` (which re-save through `save`):
-        # compact JSON (the C encoder; indented output takes the pure-Python one) and no fsync
-        return (
-            escape_surrogates(
-                json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-            )
-            + "\n"
-        )
+        # compact JSON (msgspec; indented output takes json's pure-Python encoder) and no fsync
+        return compact_text(data)
 
     def _write_text(self, path: Path, text: str) -> None:
         """Write a scratch file's ``text`` (atomic, no fsync), the ``.gitignore`` first. Raises

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 from ... import knobs
+from ...exceptions import AgentsnapError
 from .. import _text
 
 if TYPE_CHECKING:
@@ -293,6 +294,42 @@ class HtmlPage:
 R = TypeVar("R")
 
 
+#: what ``copy.deepcopy`` returns as it is (so :func:`as_dict` does not call it)
+_ATOMIC = frozenset({type(None), bool, int, float, complex, str, bytes})
+
+
+class _Unusual(AgentsnapError, LookupError):
+    """Internal, never raised out of :func:`as_dict`: a value it leaves to ``dataclasses.asdict``
+    (a namedtuple, a dict or list subclass, any other object: their handling differs between
+    Python versions)."""
+
+
+def as_dict(result: object) -> dict[str, Any]:
+    """``dataclasses.asdict(result)``: the same dict, made without calling ``copy.deepcopy``
+    on each string and number (which returns it as it is) when the result holds only those,
+    plain lists, tuples and dicts, and dataclasses; else by ``dataclasses.asdict`` itself."""
+    if dataclasses.is_dataclass(result) and not isinstance(result, type):
+        try:
+            plain: dict[str, Any] = _as_plain(result)
+            return plain
+        except _Unusual:
+            pass
+    return dataclasses.asdict(result)  # type: ignore[call-overload,no-any-return]
+
+
+def _as_plain(value: Any) -> Any:
+    kind = type(value)
+    if kind in _ATOMIC:
+        return value
+    if kind is list or kind is tuple:
+        return kind(_as_plain(v) for v in value)
+    if kind is dict:
+        return {_as_plain(k): _as_plain(v) for k, v in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _as_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    raise _Unusual
+
+
 class Check(Generic[R]):
     """One comparison layer (subclass it; the class docstring says what it compares).
 
@@ -324,7 +361,7 @@ class Check(Generic[R]):
         """Default: store ``asdict(result)`` in ``details["checks"][name]``; fail when not
         ``passed`` (listed as the one entry of ``fails_as``, else as ``name``). A result whose
         ``compared`` field is False (nothing to compare in this run) leaves no trace."""
-        data = dataclasses.asdict(result)  # type: ignore[call-overload]
+        data = as_dict(result)
         if data.get("compared", True) is False:
             return
         draft.details.setdefault("checks", {})[self.name] = data

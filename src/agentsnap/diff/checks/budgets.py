@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..run_totals import RunTotals, measure
+from ..run_totals import BodyTokens, RunTotals, measure
 from ._api import Check, CheckContext, CheckResult
 
 __all__ = ["BudgetsCheck", "BudgetsResult", "growth", "usd"]
@@ -118,7 +118,9 @@ class BudgetsCheck(Check[BudgetsResult]):
             return BudgetsResult(True, compared=False)
         # a token limit asks for the model's own tokenizer; otherwise the estimate (say which)
         exact = any(key in limits for key in ("max_tokens_growth", "max_request_tokens"))
-        golden, new = measure(ctx.golden_steps, exact=exact), measure(ctx.new_steps, exact=exact)
+        counted: BodyTokens = {}  # a replayed request is the golden's own body: counted once
+        golden = measure(ctx.golden_steps, exact=exact, counted=counted)
+        new = measure(ctx.new_steps, exact=exact, counted=counted)
         live = not ctx.options.compare_requests
         result = BudgetsResult(True, counter=", ".join(new.counters or golden.counters))
         rows: list[tuple[str, float | None, float | None, str | None, str | None, str]] = [

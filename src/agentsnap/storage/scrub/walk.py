@@ -176,15 +176,27 @@ def _literals(raw: bytes) -> list[bytes]:
     return found
 
 
+#: what makes a literal's text differ from its bytes: an escape; or what JSON text never holds
+#: inside a string unescaped, a control character or a quote (``json.loads`` refuses it, so the
+#: literal is not left alone)
+_ESCAPED = re.compile(rb'[\x00-\x1f"\\]')
+
+
 def _leaves_alone(content: bytes, rules: Redaction) -> bool:
     """Whether :func:`scrub_value` keeps the string of a literal's ``content`` as it is wherever
     it sits: as text (:func:`scrub_text` changes nothing) and as a dict key (not a secret key's name)."""
-    import json
+    if _ESCAPED.search(content) is None:  # no escape: the literal's text is its UTF-8 bytes
+        try:
+            text = content.decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+    else:
+        import json
 
-    try:
-        text = json.loads(b'"' + content + b'"')
-    except ValueError:
-        return False
+        try:
+            text = json.loads(b'"' + content + b'"')
+        except ValueError:
+            return False
     return isinstance(text, str) and not _secret_key(text) and scrub_text(text, rules) == text
 
 
