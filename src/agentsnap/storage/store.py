@@ -12,7 +12,6 @@ from __future__ import annotations
 import builtins
 import contextlib
 import gc
-import json
 import os
 import warnings
 from collections.abc import Iterator
@@ -387,7 +386,7 @@ class SnapshotStore:
         if not linked and path.is_file():
             try:
                 self.read_file(path, expected_name=snapshot.name)  # a broken file raises, untouched
-                old = json.loads(path.read_text(encoding="utf-8"))
+                old = json_loads_utf8(path.read_bytes())  # as stored: no defaults filled in
             except SnapshotFormatError:
                 if not force:
                     raise
