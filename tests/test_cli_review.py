@@ -361,6 +361,14 @@ def test_diff_changed_argument_exits_1_and_names_it(tmp_path: Path) -> None:
     assert "\x1b[" not in result.output
 
 
+def test_diff_of_a_lone_surrogate_shows_its_escape(tmp_path: Path) -> None:
+    make(tmp_path, PARIS, approved=True)
+    make(tmp_path, PARIS, city="Ly\ud800on", last_run=True)  # a JSON "\\ud800" in the answer
+    result = invoke("diff", PARIS, "--dir", str(tmp_path))
+    assert result.exit_code == 1, result.output
+    assert "args.city: 'Paris' → 'Ly\\ud800on'" in result.stdout
+
+
 def test_diff_in_colour_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     make(tmp_path, PARIS, approved=True)
     make(tmp_path, PARIS, city="Lyon", last_run=True)

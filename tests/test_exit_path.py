@@ -202,6 +202,23 @@ def test_warnings_as_errors_still_finish_the_session_and_fail_it_with_the_file_n
     assert (snaps / ".last_run" / "run.json").is_file()
 
 
+def test_an_unreadable_golden_under_warnings_as_errors_still_finishes_the_session(
+    project: Project,
+) -> None:
+    """The run record's pass warns about an unreadable golden; with -W error that warning comes
+    last, so the record, the report and the summary are still written, and the run fails naming it."""
+    project.record_golden()
+    snaps = project.root / "__agent_snapshots__"
+    broken = snaps / "broken-00000000.json"
+    broken.write_text("{", encoding="utf-8")
+    result = project.run("--agentsnap-replay", "-W", "error")
+    assert result.ret == 1
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*corrupt snapshot file at *broken-00000000.json*"])
+    assert (snaps / ".last_run" / "run.json").is_file()
+    assert broken.read_text(encoding="utf-8") == "{"  # never touched
+
+
 # --------------------------------------------------------------------------- sessions one after another
 
 

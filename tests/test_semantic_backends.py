@@ -338,3 +338,17 @@ def test_importing_the_backends_loads_no_heavy_module() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "[]"
+
+
+@needs_onnx
+def test_an_answer_with_a_lone_surrogate_is_compared_not_crashed() -> None:
+    # a JSON "\ud800" escape in an answer: the tokenizer takes only text UTF-8 can hold
+    golden = snap("The parcel arrives on Monday.")
+    same = compute_diff(
+        golden, snap("The parcel arrives on Monday.\ud800"), embedding_backend="onnx"
+    )
+    changed = compute_diff(
+        golden, snap("The parcel arrives on Friday.\ud800"), embedding_backend="onnx"
+    )
+    assert same.passed, same.reasons
+    assert not changed.passed and "semantic:output" in changed.failed_checks

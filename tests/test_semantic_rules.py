@@ -554,3 +554,27 @@ def test_a_changed_million_fails() -> None:
     )
     assert not passed, messages
     assert any(m.startswith("numbers differ") for m in messages), messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        # values that trade places between labels keep every fact of the answer
+        ("1. Price: 40 dollars\n2. Tax: 8 dollars", "- Price: 8 dollars\n- Tax: 40 dollars"),
+        (
+            "| Region | Revenue |\n|---|---|\n| EU | 4 M |\n| US | 6 M |",
+            "| Region | Revenue |\n|---|---|\n| EU | 6 M |\n| US | 4 M |",
+        ),
+    ],
+)
+def test_values_that_trade_places_between_labels_fail(golden: str, new: str) -> None:
+    passed, messages = _messages(golden, new)
+    assert not passed, messages
+    assert any(m.startswith("value under a label changed") for m in messages), messages
+
+
+def test_the_same_values_under_their_labels_in_another_layout_pass() -> None:
+    passed, messages = _messages(
+        "1. Price: 40 dollars\n2. Tax: 8 dollars", "- **Tax:** $8\n- **Price:** $40"
+    )
+    assert passed, messages

@@ -139,6 +139,10 @@ def test_atomic_write_leaves_no_temp_files(tmp_path: Path) -> None:
             "merge-conflict markers",
         ),
         ('{"version": "9.9", "trace": []}', "format version '9.9'"),
+        (
+            '{\r<<<<<<< HEAD\r"trace": []\r=======\r"trace": [1]\r>>>>>>> x\r}\r',
+            "merge-conflict markers",
+        ),
         ("[1, 2]", "is not an agentsnap snapshot"),
         (
             '{"version": "2.0", "name": "someone else", "trace": []}',
@@ -159,7 +163,7 @@ def test_broken_files_fail_naming_the_path_and_are_never_overwritten(
     if "name" not in content:  # an unparseable or foreign file: save refuses too
         with pytest.raises(SnapshotFormatError):
             store.save(_snap())
-        assert path.read_text(encoding="utf-8") == content
+        assert path.read_bytes() == content.encode("utf-8")
 
 
 def test_list_skips_corrupt_files_with_a_warning_and_sorts_by_name(tmp_path: Path) -> None:

@@ -30,6 +30,7 @@ package :mod:`agentsnap._pytest` (``session``, ``fixture``, ``markers``,
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -446,15 +447,19 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
         publish(state, workeroutput)
         return
-    if (
-        state.settings.snapshot_path.is_dir()
-    ):  # else there is nothing to record (and no import to pay)
-        if state.shard is not None:
-            state.write_shard_record(int(exitstatus))
-        else:
-            from .storage.orphans import write_run_record
+    # what the run record's pass warns (an unreadable golden) is said last: with warnings as
+    # errors it must not stop the record, the report and the summary from being written
+    with warnings.catch_warnings(record=True) as record_warnings:
+        warnings.simplefilter("always")
+        if (
+            state.settings.snapshot_path.is_dir()
+        ):  # else there is nothing to record (and no import to pay)
+            if state.shard is not None:
+                state.write_shard_record(int(exitstatus))
+            else:
+                from .storage.orphans import write_run_record
 
-            state.orphans = write_run_record(state, session.config, int(exitstatus))
+                state.orphans = write_run_record(state, session.config, int(exitstatus))
     if state.budget_rows and state.settings.budgets.get("max_run_cost") is not None:
         from ._pytest.run_budget import over_run_cost
 
@@ -464,6 +469,13 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if state.report is not None:
         settings = state.settings
         state.report.write({"mode": settings.mode, "ci": settings.ci})
+    for said in record_warnings:
+        try:
+            warnings.warn_explicit(said.message, said.category, said.filename, said.lineno)
+        except Warning as error:  # warnings are errors here (-W error): say it, fail the run
+            state.late_failures.append(str(error))
+            if session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
     try:  # last: the workers' too (merged), in the run's warnings summary
         state.warn_last_run_errors()
     except Warning as error:  # warnings are errors here (-W error): say it, fail the run

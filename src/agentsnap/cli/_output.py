@@ -15,6 +15,7 @@ Rules:
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Sequence
 from datetime import datetime, timezone
@@ -22,7 +23,27 @@ from typing import Any, Literal
 
 import typer
 
-__all__ = ["Column", "Output", "age", "one_line", "plural", "stdin_is_interactive", "stdout_is_tty"]
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """``text`` with each lone surrogate (from a JSON ``\\ud800`` escape; no terminal encoding
+    can write one) shown as that escape."""
+    if not _SURROGATE.search(text):
+        return text
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+
+
+__all__ = [
+    "Column",
+    "Output",
+    "age",
+    "one_line",
+    "plural",
+    "printable",
+    "stdin_is_interactive",
+    "stdout_is_tty",
+]
 
 #: how a column's cells align (rich's ``justify`` values)
 Justify = Literal["default", "left", "center", "right", "full"]
@@ -120,13 +141,13 @@ class Output:
         if self.fancy:
             from rich.text import Text
 
-            self._rich().print(Text(text, style=style or ""), soft_wrap=True)
+            self._rich().print(Text(printable(text), style=style or ""), soft_wrap=True)
         else:
-            typer.echo(text)
+            typer.echo(printable(text))
 
     def raw(self, text: str) -> None:
         """Text written as is (no styling, no added newline beyond ``text``'s own)."""
-        sys.stdout.write(text)
+        sys.stdout.write(printable(text))
         sys.stdout.flush()
 
     def table(
@@ -154,7 +175,7 @@ class Output:
                 cells = []
                 for c, cell in enumerate(row):
                     style = styles[r][c] if styles is not None else None
-                    cells.append(Text(cell, style=style or ""))
+                    cells.append(Text(printable(cell), style=style or ""))
                 table.add_row(*cells)
             self._rich().print(table)
             return
@@ -171,20 +192,24 @@ class Output:
                     parts.append(text.rjust(widths[i]))
                 else:
                     parts.append(text if last else text.ljust(widths[i]))
-            typer.echo("  ".join(parts).rstrip())
+            typer.echo(printable("  ".join(parts).rstrip()))
 
     # -- stderr -------------------------------------------------------------
     def note(self, text: str) -> None:
         """A remark about what happens next (stderr, so stdout stays the result)."""
-        typer.echo(text, err=True)
+        typer.echo(printable(text), err=True)
 
     def warn(self, message: str) -> None:
         """``warning: MESSAGE`` on stderr, folded into one line."""
-        typer.echo(self._label("warning", "yellow") + one_line(_strip_prefix(message)), err=True)
+        typer.echo(
+            self._label("warning", "yellow") + printable(one_line(_strip_prefix(message))), err=True
+        )
 
     def error(self, message: str) -> None:
         """``error: MESSAGE`` on stderr (may span lines: candidate lists)."""
-        typer.echo(self._label("error", "red") + _strip_prefix(message).rstrip(), err=True)
+        typer.echo(
+            self._label("error", "red") + printable(_strip_prefix(message).rstrip()), err=True
+        )
 
     def _label(self, word: str, colour: str) -> str:
         try:

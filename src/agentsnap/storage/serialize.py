@@ -341,8 +341,8 @@ def compact_text(data: object) -> str:
     separators=(",", ":"))`` and :func:`~agentsnap.storage.wire.escape_surrogates` write, read
     back by ``json.loads`` as the same value.
 
-    By ``msgspec`` (several times faster; the same bytes but for a float's exponent, ``1e16``
-    for ``1e+16``), except where it would write something else: a lone surrogate (msgspec
+    By ``msgspec`` (several times faster; the same bytes but for how a float is spelled,
+    ``1e16`` for ``1e+16``, ``0.00001`` for ``1e-05``: the same value), except where it would write something else: a lone surrogate (msgspec
     refuses it) and NaN or Infinity (msgspec writes ``null``; found in its MessagePack form,
     where every float is a float64, so a byte pattern cannot miss one) take ``json.dumps``.
     A key that is not a string (never in a prepared dict: :func:`to_json`) also takes

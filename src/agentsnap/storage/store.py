@@ -207,7 +207,7 @@ class SnapshotStore:
             "(without --agentsnap-force agentsnap never overwrites it)."
         )
         raw = path.read_bytes()  # parsed as bytes: the file's text is never held a second time
-        if raw.startswith(b"<<<<<<< ") or b"\n<<<<<<< " in raw:
+        if raw.startswith(b"<<<<<<< ") or b"\n<<<<<<< " in raw or b"\r<<<<<<< " in raw:
             raise SnapshotFormatError(
                 f"agentsnap: snapshot file at {path} contains merge-conflict markers. Resolve the conflict, then re-run. {fix}"
             )

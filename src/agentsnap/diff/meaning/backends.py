@@ -60,6 +60,7 @@ of the packaged one (its sha256 is recorded, not checked).
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 import warnings
 from collections.abc import Callable, Sequence
@@ -223,6 +224,17 @@ class EmbedFnBackend(Backend):
         return {"backend": self.name, "model": f"{getattr(fn, '__module__', '?')}.{label}"}
 
 
+def _encodable(text: str) -> str:
+    """``text`` with each lone surrogate (a JSON ``\\ud800`` escape in an answer) as U+FFFD: the
+    tokenizer takes only text UTF-8 can hold."""
+    if not _SURROGATE.search(text):
+        return text
+    return _SURROGATE.sub("\ufffd", text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 class _MiniLM(Backend):
     """Shared part of the two all-MiniLM-L6-v2 backends: loading once, chunking, pooling to scores."""
 
@@ -270,7 +282,7 @@ class _MiniLM(Backend):
         import numpy as np
 
         self.load()
-        texts = list(texts)
+        texts = [_encodable(t) for t in texts]
         plans: list[list[int]] = []
         flat: list[str] = []
         for text in texts:
@@ -285,12 +297,12 @@ class _MiniLM(Backend):
     def token_count(self, text: str) -> int:
         """Word pieces of ``text`` with [CLS] and [SEP], untruncated (loads the backend)."""
         self.load()
-        return len(self.tokenizer.encode(text, add_special_tokens=True).ids)
+        return len(self.tokenizer.encode(_encodable(text), add_special_tokens=True).ids)
 
     def chunks(self, text: str) -> list[str]:
         """:func:`split_chunks` with this backend's tokenizer (loads the backend)."""
         self.load()
-        return split_chunks(text, self.tokenizer, CHUNK_TOKENS)
+        return split_chunks(_encodable(text), self.tokenizer, CHUNK_TOKENS)
 
     def embed(self, texts: Sequence[str]) -> Any:
         """L2-normalised sentence vectors, numpy ``float32`` array of shape ``[len(texts), 384]``.
@@ -430,7 +442,9 @@ class OnnxBackend(_MiniLM):
     def _embed(self, texts: list[str]) -> Any:
         import numpy as np
 
-        encodings = self.tokenizer.encode_batch(texts, add_special_tokens=True)
+        encodings = self.tokenizer.encode_batch(
+            [_encodable(t) for t in texts], add_special_tokens=True
+        )
         width = max(len(e.ids) for e in encodings)
         if width > MAX_TOKENS:  # pragma: no cover - score() chunks first
             raise ValueError(f"text of {width} word pieces exceeds the {MAX_TOKENS}-piece window")

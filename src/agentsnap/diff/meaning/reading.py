@@ -87,6 +87,7 @@ class Reading:
             self.flag("empty", "harmful", f"the {side} answer is empty", self.golden, self.new)
             return
         self._facts()
+        self._values()
         groups = self._groups()
         g_real = [u for u in self.g if not u.filler and u.text.casefold() != "null"]
         n_real = [u for u in self.n if not u.filler and u.text.casefold() != "null"]
@@ -197,6 +198,23 @@ class Reading:
             ):
                 g_sent = self.g[self.n_arg[came[0][0]]].text
             self.flag(kind, "harmful", f"{label} ({g_forms} → {n_forms})", g_sent, n_sent)
+
+    def _values(self) -> None:
+        """The value under each label both answers give once ("Price: 40 $" / "- Price: 8 $", a
+        table row's first cell): values that trade places between labels keep every fact of the
+        answer, so they are compared label by label."""
+        g_values, n_values = _labelled_values(self.g), _labelled_values(self.n)
+        for key in g_values.keys() & n_values.keys():
+            (g_text, g_facts), (n_text, n_facts) = g_values[key], n_values[key]
+            if (
+                g_facts
+                and n_facts
+                and not any(F.facts_match(a, b) for a in g_facts for b in n_facts)
+            ):
+                was = ", ".join(f.surface for f in g_facts)
+                now = ", ".join(f.surface for f in n_facts)
+                label = f"value under a label changed ({was} → {now})"
+                self.flag(g_facts[0].kind, "harmful", label, g_text, n_text)
 
     def _groups(self) -> list[tuple[list[int], list[int]]]:
         parent = list(range(len(self.g) + len(self.n)))
@@ -552,6 +570,33 @@ def _flipped_clause(golden: str, new: str) -> str | None:
             words = f"{', '.join(g_markers) or 'none'} → {', '.join(n_markers) or 'none'}"
             return f"polarity flipped (negation/antonym: {words})"
     return None
+
+
+def _labelled_values(units: list[Unit]) -> dict[frozenset[str], tuple[str, list[F.Fact]]]:
+    """``{label's word stems: (the unit's text, the facts of its value)}`` for each labelled unit
+    ("Price: 40 $"; a table row "EU; 4 M" by its first cell) whose label no other unit has."""
+    found: dict[frozenset[str], tuple[str, list[F.Fact]]] = {}
+    twice: set[frozenset[str]] = set()
+    for unit in units:
+        if not unit.labelled or unit.heading:
+            continue
+        text = unit.text
+        label, sep, value = text.partition(":")
+        if not sep or len(V.tokens(label)) > 5:
+            label, sep, value = text.partition(";")  # a table row: its first cell
+        if not sep:
+            continue
+        key = frozenset(V._stem(w) for w in V.tokens(label) if w not in V.STOPWORDS)
+        facts = [f for f in F.extract(value) if f.kind in _VALUE_KINDS]
+        if not key or any(f.kind in _VALUE_KINDS for f in F.extract(label)):
+            continue
+        if key in found:
+            twice.add(key)
+        found[key] = (text, facts)
+    return {k: v for k, v in found.items() if k not in twice}
+
+
+_VALUE_KINDS = frozenset({"number", "date", "time", "weekday"})
 
 
 def _order_kept(markers: list[str], other: str) -> list[str]:

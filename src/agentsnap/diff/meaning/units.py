@@ -333,7 +333,7 @@ def split_units(text: str) -> list[Unit]:
             line = _row(columns, _cells(line))
         step = bool(_ITEM.match(line)) and not in_fence and not heading
         labelled = not in_fence and (
-            bool(_LABELLED.match(_ITEM.sub("", line, count=1))) or line.count("|") >= 2
+            bool(_LABELLED.match(_ITEM.sub("", line, count=1))) or raw.count("|") >= 2
         )
         if step and labelled:
             step = False  # "- **Carrier:** Colissimo": a labelled value, not a step to take
