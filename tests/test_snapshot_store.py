@@ -198,6 +198,21 @@ def test_names_reads_one_file_at_a_time_and_skips_corrupt_ones_as_list_does(
     assert "not UTF-8" in said
 
 
+def test_names_except_loaded_leaves_out_the_goldens_this_store_read_unchanged(
+    tmp_path: Path,
+) -> None:
+    store = SnapshotStore(tmp_path)
+    store.save(_snap("a"))
+    b = store.save(_snap("b"))
+    assert store.load("a") is not None and store.load("b") is not None
+    assert sorted(store.names()) == ["a", "b"]
+    assert list(store.names(except_loaded=True)) == []
+    # a golden changed since it was read is read again
+    b.write_text(b.read_text(encoding="utf-8").replace('"approved": false', '"approved": true'))
+    os.utime(b, ns=(1, 1))
+    assert list(store.names(except_loaded=True)) == ["b"]
+
+
 def test_approve_and_delete(tmp_path: Path) -> None:
     store = SnapshotStore(tmp_path)
     store.save(_snap())

@@ -128,11 +128,14 @@ def _referenced(
 def find_orphans(
     store: SnapshotStore, collected: set[str], used: set[str], rootdir: Path
 ) -> list[str]:
-    """Names of snapshots in ``store`` that the run's tests no longer produce (rules in the module doc)."""
+    """Names of snapshots in ``store`` that the run's tests no longer produce (rules in the module doc).
+
+    A golden this process loaded for one of the run's tests (unchanged since) is no orphan
+    whatever its name says, so it is not read again."""
     collected_files = {nodeid.split("::", 1)[0] for nodeid in collected}
     return sorted(
         name
-        for name in store.names()
+        for name in store.names(except_loaded=True)
         if name and not _referenced(name, collected, collected_files, used, rootdir)
     )
 

@@ -64,6 +64,15 @@ def _prepared_dict(snapshot: Snapshot) -> dict[str, Any]:
     return data
 
 
+def _stamp(path: Path) -> tuple[int, int] | None:
+    """``(mtime_ns, size)`` of ``path``, or None when it cannot be read."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
 def warn_unwritable(
     path: Path | str, why: str, root: Path | None = None, stacklevel: int = 2
 ) -> None:
@@ -102,6 +111,8 @@ class SnapshotStore:
         #: the pytest session's background writer of ``.last_run`` files
         #: (:class:`agentsnap.storage.last_run_writer.LastRunWriter`); None: written at once
         self.writer: LastRunWriter | None = None
+        #: the goldens :meth:`load` read in this process: ``{path: (mtime_ns, size)}`` as read
+        self.loaded: dict[Path, tuple[int, int]] = {}
 
     def __repr__(self) -> str:
         return f"SnapshotStore({str(self.root)!r})"
@@ -307,7 +318,11 @@ class SnapshotStore:
         path = self.locate(name)
         if path is None:
             return None
-        return self.read_file(path, expected_name=name)
+        before = _stamp(path)
+        snapshot = self.read_file(path, expected_name=name)
+        if before is not None and _stamp(path) == before:  # unchanged while it was read
+            self.loaded[path] = before
+        return snapshot
 
     def last_run_files(self, name: str, golden_file: str | None = None) -> list[Path]:
         """The files under ``.last_run/`` that hold a latest run of ``name``, in the order
@@ -349,11 +364,14 @@ class SnapshotStore:
                 warnings.warn(str(exc), stacklevel=2)
         return sorted(out, key=lambda s: s.name)
 
-    def names(self) -> Iterator[str]:
+    def names(self, *, except_loaded: bool = False) -> Iterator[str]:
         """The name of every parseable snapshot, in file order, read one file at a time (the
         snapshots are not held together, as :meth:`list` holds them); unparseable files warn and
-        are skipped, as in :meth:`list`."""
+        are skipped, as in :meth:`list`. ``except_loaded``: leave out the files :meth:`load` read
+        in this process and unchanged since (by modification time and size), unread."""
         for path in self._iter_files():
+            if except_loaded and path in self.loaded and _stamp(path) == self.loaded[path]:
+                continue
             try:
                 yield self.read_file(path).name
             except SnapshotFormatError as exc:
