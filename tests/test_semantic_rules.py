@@ -578,3 +578,33 @@ def test_the_same_values_under_their_labels_in_another_layout_pass() -> None:
         "1. Price: 40 dollars\n2. Tax: 8 dollars", "- **Tax:** $8\n- **Price:** $40"
     )
     assert passed, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        # two flips in two clauses joined by ", so" do not cancel
+        (
+            "The update is compatible with old configs, so you do not need to migrate them.",
+            "The update is not compatible with old configs, so you do need to migrate them.",
+        ),
+        # a member taken out of what was stated for all
+        (
+            "Breakfast and parking are included.",
+            "Breakfast is included, but parking is not included.",
+        ),
+        ("朝食と駐車場が含まれています。", "朝食が含まれていますが、駐車場は含まれていません。"),
+    ],
+)
+def test_clause_flips_and_a_member_negated_in_part_fail(golden: str, new: str) -> None:
+    passed, messages = _messages(golden, new)
+    assert not passed, messages
+    assert any(m.startswith("polarity flipped") for m in messages), messages
+
+
+def test_a_step_list_that_deletes_then_adds_is_no_partial_negation() -> None:
+    passed, messages = _messages(
+        "1. Delete the old key.\n2. Add the new key.",
+        "Delete the old key, then add the new key.",
+    )
+    assert passed, messages

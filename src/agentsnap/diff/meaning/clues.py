@@ -420,3 +420,53 @@ def one_unit_in(fact: F.Fact, text: str) -> bool:
         if unit and F._base_unit(1.0, unit) == fact.key:
             return True
     return False
+
+
+def _flipped_clause(golden: str, new: str) -> str | None:
+    """The label of the first of two sentences' clauses (cut at semicolons and at a comma before
+    so / and / but / therefore, the same count on both sides) whose polarity flipped, as a whole
+    sentence's is read; None when none did."""
+    g_clauses, n_clauses = (_CLAUSE_CUT.split(text) for text in (golden, new))
+    if len(g_clauses) < 2 or len(g_clauses) != len(n_clauses):
+        return None
+    for g, n in zip(g_clauses, n_clauses, strict=True):
+        g_markers, n_markers = V.polarity(g)[1], V.polarity(n)[1]
+        if (
+            g != n
+            and len(g_markers) % 2 != len(n_markers) % 2
+            and flipped_concepts(g, n)
+            and _closeness(g, n) >= 0.5
+        ):
+            words = f"{', '.join(g_markers) or 'none'} → {', '.join(n_markers) or 'none'}"
+            return f"polarity flipped (negation/antonym: {words})"
+    return None
+
+
+def _negated_in_part(golden: str, new: str) -> str | None:
+    """The label when one side states a concept only one way and the other states it both ways
+    ("Breakfast and parking are included." → "Breakfast is included, but parking is not
+    included.": a member taken out); None otherwise."""
+    g, n = polar_concepts(golden), polar_concepts(new)
+    if _closeness(golden, new) < 0.5:
+        return None
+    for mine, other, own_text, other_text in ((g, n, golden, new), (n, g, new, golden)):
+        if V.polarity(own_text)[1] or not any(
+            m in V._NEGATIONS or m.endswith("n't") or V._JA_NEGATION.fullmatch(m)
+            for m in V.polarity(other_text)[1]
+        ):
+            continue  # the one-way side negates nothing; the other negates with a word
+        for concept, signs in mine.items():
+            if signs == {1} and other.get(concept) == {1, -1}:
+                markers = V.polarity(golden)[1] + V.polarity(new)[1]
+                return (
+                    f"polarity flipped in part (negation/antonym: {', '.join(markers) or concept})"
+                )
+    return None
+
+
+#: where one clause of a sentence ends and the next begins
+_CLAUSE_CUT = re.compile(
+    r"\s*;\s*|,\s+(?:so|and so|but|therefore|thus|hence|which means|daher|also|donc|alors|"
+    r"mais|por lo tanto|así que|pero)\s+",
+    re.IGNORECASE,
+)

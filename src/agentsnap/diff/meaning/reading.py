@@ -24,8 +24,10 @@ from .clues import (
     _contentful,
     _coverage,
     _enumeration,
+    _flipped_clause,
     _listed,
     _name_in,
+    _negated_in_part,
     _polar,
     _related,
     _surface,
@@ -284,7 +286,7 @@ class Reading:
                 # clause by clause: two flips in two clauses cancel in the sentence's parity
                 # ("still contains it; upgrading will not fix it" → "no longer contains it;
                 # upgrading will fix it")
-                clause = _flipped_clause(g, n)
+                clause = _flipped_clause(g, n) or _negated_in_part(g, n)
                 if clause is not None:
                     self.flag("polarity", "harmful", clause, g, n)
                     return
@@ -551,25 +553,6 @@ class Reading:
 
 #: the words that join one more member to a list
 _JOIN = frozenset(["and", "or", "und", "oder", "et", "ou", "y", "o", "sowie", "plus", "と", "や"])
-
-
-def _flipped_clause(golden: str, new: str) -> str | None:
-    """The label of the first of two sentences' clauses (cut at semicolons, the same count on both
-    sides) whose polarity flipped, as a whole sentence's is read; None when none did."""
-    g_clauses, n_clauses = (re.split(r"\s*;\s*", text) for text in (golden, new))
-    if len(g_clauses) < 2 or len(g_clauses) != len(n_clauses):
-        return None
-    for g, n in zip(g_clauses, n_clauses, strict=True):
-        g_markers, n_markers = V.polarity(g)[1], V.polarity(n)[1]
-        if (
-            g != n
-            and len(g_markers) % 2 != len(n_markers) % 2
-            and flipped_concepts(g, n)
-            and _closeness(g, n) >= 0.5
-        ):
-            words = f"{', '.join(g_markers) or 'none'} → {', '.join(n_markers) or 'none'}"
-            return f"polarity flipped (negation/antonym: {words})"
-    return None
 
 
 def _labelled_values(units: list[Unit]) -> dict[frozenset[str], tuple[str, list[F.Fact]]]:
