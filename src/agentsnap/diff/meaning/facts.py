@@ -195,6 +195,17 @@ _BASE = {
 }
 
 
+def _unit_after(text: str, end: int) -> str:
+    """The unit or currency right after a number word ending at ``end`` ("five days", "ten
+    euros"), or ""."""
+    after = text[end : end + 14].lower()
+    currency = re.match(rf"\s?({_CUR_RE})(?![^\W\d_])", after)
+    if currency:
+        return _CURRENCY[currency.group(1)]
+    unit = re.match(rf"[\s-]?({_UNIT_RE})(?![^\W\d_])", after)
+    return _UNITS.get(unit.group(1), "") if unit else ""
+
+
 def _base_unit(value: float, unit: str) -> tuple[float, str]:
     """``value`` in ``unit``'s base unit (grams, metres, seconds, bytes), rounded to 9 places."""
     factor, base = _BASE.get(unit, (1.0, unit))
@@ -508,12 +519,7 @@ def extract(
         value = COMPOUND_TENS.get(tens) or _NUMBER_WORDS[tens]
         value += COMPOUND_ONES.get(ones) or _NUMBER_WORDS[ones]
         take(match.start(), match.end())
-        after = text[match.end() : match.end() + 14].lower()
-        unit_m = re.match(rf"[\s-]?({_UNIT_RE})(?![^\W\d_])", after)
-        unit = _UNITS.get(unit_m.group(1), "") if unit_m else ""
-        cur_m = re.match(rf"\s?({_CUR_RE})(?![^\W\d_])", after)
-        if cur_m:
-            unit = _CURRENCY[cur_m.group(1)]
+        unit = _unit_after(text, match.end())
         found.append(
             (match.start(), Fact("number", _base_unit(float(value), unit), match.group(0)))
         )
@@ -540,13 +546,7 @@ def extract(
             ) and not _number_context(text, match.end()):
                 pass
             else:
-                after = text[match.end() : match.end() + 14].lower()
-                unit_m = re.match(rf"[\s-]?({_UNIT_RE})(?![^\W\d_])", after)
-                unit = _UNITS.get(unit_m.group(1), "") if unit_m else ""
-                cur_m = re.match(rf"\s?({_CUR_RE})(?![^\W\d_])", after)
-                if cur_m:
-                    unit = _CURRENCY[cur_m.group(1)]
-                key = _base_unit(float(_NUMBER_WORDS[lower]), unit)
+                key = _base_unit(float(_NUMBER_WORDS[lower]), _unit_after(text, match.end()))
                 found.append((match.start(), Fact("number", key, word)))
         if (
             lower in _WEEKDAYS
