@@ -58,3 +58,15 @@ def offline(monkeypatch: pytest.MonkeyPatch) -> Iterator[Offline]:
     guard = Offline(monkeypatch)
     yield guard
     assert guard.attempts == [], f"replay opened sockets: {guard.attempts}"
+
+
+@pytest.fixture
+def fresh_scrub() -> Iterator[None]:
+    """The redaction rules and remembered credentials as a new process has them, before and after."""
+    from agentsnap.storage import scrub
+
+    scrub.forget_secrets()
+    scrub.configure(None)
+    yield
+    scrub.forget_secrets()
+    scrub.configure(None)

@@ -47,12 +47,9 @@ SECRET = "Zx9-remembered-credential-4471"
 
 
 @pytest.fixture(autouse=True)
-def _fresh() -> Iterator[None]:
-    scrub.forget_secrets()
-    scrub.configure(None)
+def _fresh(fresh_scrub: None) -> Iterator[None]:
+    """A new process's redaction state (conftest's ``fresh_scrub``); the price table put back after."""
     yield
-    scrub.forget_secrets()
-    scrub.configure(None)
     prices.configure(None)
 
 

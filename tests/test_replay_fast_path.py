@@ -13,7 +13,6 @@ through to the walk and is served as before (as drift).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +30,8 @@ SECRET = "Zx9-remembered-credential-4471"
 
 
 @pytest.fixture(autouse=True)
-def _fresh() -> Iterator[None]:
-    scrub.forget_secrets()
-    scrub.configure(None)
-    yield
-    scrub.forget_secrets()
-    scrub.configure(None)
+def _fresh(fresh_scrub: None) -> None:
+    """Each test starts from a new process's redaction state (conftest's ``fresh_scrub``)."""
 
 
 #: strings a rule changes (a token shape, a remembered credential, a user pattern's match,

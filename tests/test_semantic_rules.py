@@ -351,6 +351,7 @@ def test_a_sentence_opening_with_a_sign_off_word_is_still_a_claim() -> None:
         # a number word of tens and ones is the number
         ("The warranty lasts 36 months.", "The warranty lasts thirty-six months."),
         ("Le délai est de 45 jours.", "Le délai est de quarante-cinq jours."),
+        ("Die Frist beträgt 33 Tage.", "Die Frist beträgt dreiunddreißig Tage."),
         # a cue inside a condition concludes nothing
         (
             "You can dispute the charge within 60 days by sending the receipt.",

@@ -513,16 +513,15 @@ def extract(
         if not free(match.start(), match.end()):
             continue
         tens, ones = (
-            (match.group(1) or match.group(4)).casefold(),
-            (match.group(2) or match.group(3)).casefold(),
+            (match.group(1) or match.group(4)).lower(),
+            (match.group(2) or match.group(3)).lower(),
         )
-        value = COMPOUND_TENS.get(tens) or _NUMBER_WORDS[tens]
-        value += COMPOUND_ONES.get(ones) or _NUMBER_WORDS[ones]
+        value = (COMPOUND_TENS.get(tens) or _NUMBER_WORDS.get(tens) or 0) + (
+            COMPOUND_ONES.get(ones) or _NUMBER_WORDS.get(ones) or 0
+        )
         take(match.start(), match.end())
-        unit = _unit_after(text, match.end())
-        found.append(
-            (match.start(), Fact("number", _base_unit(float(value), unit), match.group(0)))
-        )
+        key = _base_unit(float(value), _unit_after(text, match.end()))
+        found.append((match.start(), Fact("number", key, match.group(0))))
     # number words
     for match in _WORD.finditer(text):
         word = match.group(0)

@@ -136,27 +136,14 @@ COMPOUND_TENS = {
     "quarante": 40,  # French tens the number words leave out
     "cinquante": 50,
     "soixante": 60,
-    "zwanzig": 20,
-    "dreißig": 30,
-    "vierzig": 40,
+    "vierzig": 40,  # German tens past dreißig
     "fünfzig": 50,
     "sechzig": 60,
     "siebzig": 70,
     "achtzig": 80,
     "neunzig": 90,
 }
-COMPOUND_ONES = {
-    "un": 1,  # French "vingt-et-un"
-    "ein": 1,
-    "zwei": 2,
-    "drei": 3,
-    "vier": 4,
-    "fünf": 5,
-    "sechs": 6,
-    "sieben": 7,
-    "acht": 8,
-    "neun": 9,
-}
+COMPOUND_ONES = {"un": 1, "ein": 1}  # French "vingt-et-un", German "einundzwanzig"
 #: tens and ones in one number word (English and French with a hyphen or space, German joined by
 #: "und"): groups 1, 2 the tens and ones; 3, 4 German's ones and tens
 COMPOUND_NUMBER = re.compile(
