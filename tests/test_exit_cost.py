@@ -31,7 +31,6 @@ from agentsnap.diff import request_tokens, run_totals
 from agentsnap.diff.checks._api import as_dict
 from agentsnap.spec import prices
 from agentsnap.storage import scrub
-from agentsnap.storage.scrub import REDACTED
 from agentsnap.storage.scrub import walk as scrub_walk
 from agentsnap.storage.serialize import compact_text, escape_surrogates, prepare, to_json
 from agentsnap.storage.wire import StoredExchange
@@ -40,10 +39,9 @@ from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 openai = pytest.importorskip("openai")
 
 from tests import fake_provider as fp
+from tests._support.scrub_samples import SECRET, TOUCHY
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
-
-SECRET = "Zx9-remembered-credential-4471"
 
 
 @pytest.fixture(autouse=True)
@@ -310,22 +308,7 @@ def test_as_dict_refuses_what_asdict_refuses() -> None:
 
 #: strings a rule changes (a token shape, a remembered credential, a user pattern's match, a
 #: secret key's name), ones that only look odd (quotes, escapes, line separators) and plain text
-_TOUCHY = st.sampled_from(
-    [
-        "sk-proj-" + "A1b2C3d4" * 5,
-        f"key is {SECRET}",
-        "Bearer abcdefghijklmnop123456",
-        "acct_12345",
-        "password",
-        "api_key",
-        'say "hi"',
-        "path\\to",
-        REDACTED,
-        "é ☀ \n\t",
-        "\u2028",
-        "\ud800 lone",
-    ]
-)
+_TOUCHY = st.sampled_from([*TOUCHY, "\ud800 lone"])
 _TEXT = st.one_of(_TOUCHY, st.text(max_size=12))
 _RULES = [None, {"patterns": ["acct_[0-9]+"]}]
 

@@ -23,10 +23,9 @@ from hypothesis import strategies as st
 from agentsnap.storage import scrub
 from agentsnap.storage.scrub import REDACTED, scrub_json, scrub_parsed_json
 from agentsnap.storage.scrub import walk as scrub_walk
+from tests._support.scrub_samples import SECRET, TOUCHY
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
-
-SECRET = "Zx9-remembered-credential-4471"
 
 
 @pytest.fixture(autouse=True)
@@ -36,22 +35,7 @@ def _fresh(fresh_scrub: None) -> None:
 
 #: strings a rule changes (a token shape, a remembered credential, a user pattern's match,
 #: a secret key's name, an escaped quote) mixed with ordinary text
-_TOUCHY = st.sampled_from(
-    [
-        "sk-proj-" + "A1b2C3d4" * 5,
-        f"key is {SECRET}",
-        "Bearer abcdefghijklmnop123456",
-        "acct_12345",
-        "password",
-        "api_key",
-        'say "hi"',
-        "path\\to",
-        REDACTED,
-        "gh",
-        "é ☀ \n\t",
-        "\u2028",
-    ]
-)
+_TOUCHY = st.sampled_from([*TOUCHY, "gh"])
 _TEXT = st.one_of(_TOUCHY, st.text(max_size=12))
 _DOCS = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), _TEXT),

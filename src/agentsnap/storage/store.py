@@ -318,10 +318,10 @@ class SnapshotStore:
         path = self.locate(name)
         if path is None:
             return None
-        before = _stamp(path)
         snapshot = self.read_file(path, expected_name=name)
-        if before is not None and _stamp(path) == before:  # unchanged while it was read
-            self.loaded[path] = before
+        stamp = _stamp(path)
+        if stamp is not None:
+            self.loaded[path] = stamp
         return snapshot
 
     def last_run_files(self, name: str, golden_file: str | None = None) -> list[Path]:

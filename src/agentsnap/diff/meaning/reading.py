@@ -564,14 +564,16 @@ def _labelled_values(units: list[Unit]) -> dict[frozenset[str], tuple[str, list[
         if not unit.labelled or unit.heading:
             continue
         text = unit.text
-        label, sep, value = text.partition(":")
+        label, sep, _ = text.partition(":")
         if not sep or len(V.tokens(label)) > 5:
-            label, sep, value = text.partition(";")  # a table row: its first cell
+            label, sep, _ = text.partition(";")  # a table row: its first cell
         if not sep:
             continue
         key = frozenset(V._stem(w) for w in V.tokens(label) if w not in V.STOPWORDS)
-        facts = [f for f in F.extract(value) if f.kind in _VALUE_KINDS]
-        if not key or any(f.kind in _VALUE_KINDS for f in F.extract(label)):
+        # the unit's own facts, by where they stand: after the label, or in it
+        placed = [(text.find(f.surface), f) for f in unit.facts if f.kind in _VALUE_KINDS]
+        facts = [f for at, f in placed if at > len(label)]
+        if not key or len(facts) < len(placed):
             continue
         if key in found:
             twice.add(key)
@@ -587,15 +589,15 @@ def _order_kept(markers: list[str], other: str) -> list[str]:
     the ``other`` sentence does not use: "hasn't paid after 45 days" = "unpaid for 45 days"; a
     time moved across ("before meals" → "after meals") still counts."""
     other_words = set(V.tokens(other))
-    kept = []
-    for marker in markers:
-        pole = V._POLE.get(marker)
-        if pole is not None and pole[0] == V._POLE["after"][0]:
-            opposite = {w for w, p in V._POLE.items() if p[0] == pole[0] and p[1] != pole[1]}
-            if not opposite & other_words:
-                continue
-        kept.append(marker)
-    return kept
+    return [
+        m
+        for m in markers
+        if m not in _ORDER or {w for w, sign in _ORDER.items() if sign != _ORDER[m]} & other_words
+    ]
+
+
+#: the words of the order antonym pair ("before"/"after", "vor"/"nach", "avant"/"après") and their poles
+_ORDER = {w: p[1] for w, p in V._POLE.items() if p[0] == V._POLE["after"][0]}
 
 
 def _counted(units: list[Unit], i: int, fact: F.Fact, other: str) -> bool:
