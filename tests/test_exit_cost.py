@@ -5,7 +5,7 @@
   price is looked up once (``prices.price_for``);
 * a string literal with nothing escaped is judged by its UTF-8 text, not by ``json.loads``
   (``scrub_parsed_json``'s new literals: a replayed request's new question): as before;
-* the ``.last_run`` text is written by msgspec (``compact_text``): it reads back as what
+* the ``.last_run`` text is written by msgspec (``compact_bytes``): it reads back as what
   ``json.dumps`` wrote, and falls back to it for NaN, Infinity and lone surrogates.
 """
 
@@ -32,7 +32,7 @@ from agentsnap.diff.checks._api import as_dict
 from agentsnap.spec import prices
 from agentsnap.storage import scrub
 from agentsnap.storage.scrub import walk as scrub_walk
-from agentsnap.storage.serialize import compact_text, escape_surrogates, prepare, to_json
+from agentsnap.storage.serialize import compact_bytes, escape_surrogates, prepare, to_json
 from agentsnap.storage.wire import StoredExchange
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 
@@ -404,7 +404,7 @@ def _dumps(value: object) -> str:
 
 @settings(max_examples=500, deadline=None)
 @given(value=_VALUES, prepared=st.booleans())
-def test_property_the_compact_text_reads_back_as_json_dumps_wrote_it(
+def test_property_the_compact_bytes_read_back_as_json_dumps_wrote_it(
     value: Any, prepared: bool
 ) -> None:
     data = {"trace": [prepare({"v": value})["v"] if prepared else to_json(value)], "raw": value}
@@ -412,8 +412,9 @@ def test_property_the_compact_text_reads_back_as_json_dumps_wrote_it(
         before = _dumps(data)
     except (TypeError, ValueError):  # keys json cannot sort (a str among ints): not prepared
         return
-    text = compact_text(data)
-    assert text.endswith("\n") and text.encode("utf-8")  # UTF-8 text: no lone surrogate
+    raw = compact_bytes(data)
+    text = raw.decode("utf-8")  # UTF-8: no lone surrogate
+    assert text.endswith("\n")
     assert _shape(json.loads(text)) == _shape(json.loads(before))
     if "e" not in before and "E" not in before:  # no float in exponent form: the same bytes
         assert text == before
@@ -422,8 +423,8 @@ def test_property_the_compact_text_reads_back_as_json_dumps_wrote_it(
 def test_nan_infinity_and_surrogates_take_json_dumps() -> None:
     for odd in (float("nan"), float("inf"), -float("inf"), "\udc80"):
         data = {"response": {"value": odd, "note": None}}
-        assert compact_text(data) == _dumps(data)
-    assert compact_text({"b": 1e16, "a": [0.5, None]}) == '{"a":[0.5,null],"b":1e16}\n'
+        assert compact_bytes(data) == _dumps(data).encode("utf-8")
+    assert compact_bytes({"b": 1e16, "a": [0.5, None]}) == b'{"a":[0.5,null],"b":1e16}\n'
 
 
 def test_a_replayed_tests_last_run_reads_back_as_its_run(tmp_path: Path) -> None:
@@ -464,3 +465,23 @@ def test_the_last_run_is_kept_under_the_file_name_the_golden_was_found_by(
             _agent(fake, ["Weather in Paris?"])
     assert store.last_run_path("weather") == tmp_path / ".last_run" / wanted.name
     assert sorted(p.name for p in (tmp_path / ".last_run").glob("*.json")) == [wanted.name]
+
+
+def test_the_compact_bytes_hold_one_copy_of_the_document_at_their_peak() -> None:
+    """A big run's ``.last_run`` is made as bytes, its MessagePack check dropped before the
+    JSON is made: the peak is about one copy of the output (the text of it, then the bytes
+    written, and the check's MessagePack alongside the JSON held three more before)."""
+    import tracemalloc
+
+    step = {"content": "The weather in Paris is sunny, 24 °C.", "n": 1.5, "ok": True}
+    data = {"trace": [dict(step, i=i) for i in range(20_000)]}
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        start = tracemalloc.get_traced_memory()[0]
+        out = compact_bytes(data)
+        peak = tracemalloc.get_traced_memory()[1] - start
+    finally:
+        tracemalloc.stop()
+    assert json.loads(out) == json.loads(_dumps(data))
+    assert peak < 1.5 * len(out), (peak, len(out))

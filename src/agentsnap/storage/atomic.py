@@ -34,7 +34,7 @@ _mode_lock = threading.Lock()
 
 def atomic_write(
     path: Path,
-    data: str | bytes | Iterable[str],
+    data: str | bytes | bytearray | Iterable[str],
     *,
     durable: bool = True,
     prefix: str | None = None,
@@ -59,7 +59,7 @@ def atomic_write(
         with os.fdopen(fd, "wb") as fh:
             if hasattr(os, "fchmod"):
                 os.fchmod(fh.fileno(), default_file_mode())
-            if isinstance(data, (str, bytes)):
+            if isinstance(data, (str, bytes, bytearray)):
                 fh.write(data.encode("utf-8") if isinstance(data, str) else data)
             else:
                 _write_pieces(fh, data)
@@ -179,7 +179,7 @@ def clean_stale_temp(folder: Path, *, max_age: float = _STALE_TMP_SECONDS) -> li
 
 def store_write(
     path: Path,
-    text: str | Iterable[str],
+    text: str | bytes | bytearray | Iterable[str],
     *,
     durable: bool = True,
     root: Path | None = None,

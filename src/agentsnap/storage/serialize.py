@@ -65,7 +65,7 @@ __all__ = [
     "MAX_DEPTH",
     "blob_reference",
     "bytes_envelope",
-    "compact_text",
+    "compact_bytes",
     "default_file_mode",
     "escape_surrogates",
     "fsync_dir",
@@ -335,31 +335,40 @@ def prepare_parts(trace: object, input: object, output: object) -> tuple[Any, An
 _NON_FINITE = re.compile(rb"\xcb[\x7f\xff][\xf0-\xff]")
 
 
-def compact_text(data: object) -> str:
-    """``data`` (a prepared snapshot dict) as compact JSON text, keys sorted, lone surrogates
-    escaped, a newline at the end: what ``json.dumps(data, ensure_ascii=False, sort_keys=True,
-    separators=(",", ":"))`` and :func:`~agentsnap.storage.wire.escape_surrogates` write, read
-    back by ``json.loads`` as the same value.
+def compact_bytes(data: object) -> bytes | bytearray:
+    """``data`` (a prepared snapshot dict) as compact JSON, UTF-8, keys sorted, lone surrogates
+    escaped, a newline at the end: the bytes of what ``json.dumps(data, ensure_ascii=False,
+    sort_keys=True, separators=(",", ":"))`` and :func:`~agentsnap.storage.wire.escape_surrogates`
+    write, read back by ``json.loads`` as the same value.
 
     By ``msgspec`` (several times faster; the same bytes but for how a float is spelled,
-    ``1e16`` for ``1e+16``, ``0.00001`` for ``1e-05``: the same value), except where it would write something else: a lone surrogate (msgspec
-    refuses it) and NaN or Infinity (msgspec writes ``null``; found in its MessagePack form,
-    where every float is a float64, so a byte pattern cannot miss one) take ``json.dumps``.
-    A key that is not a string (never in a prepared dict: :func:`to_json`) also takes
-    ``json.dumps`` (msgspec refuses to sort one); string keys both sort alike.
+    ``1e16`` for ``1e+16``, ``0.00001`` for ``1e-05``: the same value), except where it would
+    write something else: a lone surrogate (msgspec refuses it) and NaN or Infinity (msgspec
+    writes ``null``; found in its MessagePack form, where every float is a float64, so a byte
+    pattern cannot miss one) take ``json.dumps``. A key that is not a string (never in a
+    prepared dict: :func:`to_json`) also takes ``json.dumps`` (msgspec refuses to sort one);
+    string keys both sort alike. Bytes, not text: a 5,000-call run's record is ~12 MB of
+    JSON, and a ``str`` of it (decoded, then encoded again to be written) held two more
+    copies at the test's memory peak; the MessagePack form is dropped before the JSON is made.
     """
     import msgspec
 
     try:
-        raw = msgspec.json.encode(data, order="sorted")
-        packed = msgspec.msgpack.encode(data)
+        finite = _NON_FINITE.search(msgspec.msgpack.encode(data)) is None
     except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
-        pass  # a lone surrogate (UnicodeEncodeError), an int past 64 bits, an unknown type
-    else:
-        if _NON_FINITE.search(packed) is None:
-            return raw.decode("utf-8") + "\n"
+        # a lone surrogate (UnicodeEncodeError), an int past 64 bits, an unknown type
+        finite = False
+    if finite:
+        try:
+            out = bytearray()
+            msgspec.json.Encoder(order="sorted").encode_into(data, out)
+        except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
+            pass  # a key msgspec cannot sort
+        else:
+            out += b"\n"  # grown in place (no second copy of the document)
+            return out
     text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return escape_surrogates(text) + "\n"
+    return (escape_surrogates(text) + "\n").encode("utf-8")
 
 
 def _blob_refs(value: object, found: set[str]) -> None:

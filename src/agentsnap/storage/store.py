@@ -471,11 +471,11 @@ class SnapshotStore:
         if self.last_run_error is not None:
             return None  # said once already
         try:
-            text = self._scratch_text(snapshot)
+            text = self._scratch_bytes(snapshot)
         except OSError as exc:  # a blob's side file
             self.last_run_unwritable(path, exc)
             return None
-        self.writer.submit(path, lambda: self._write_text(path, text))
+        self.writer.submit(path, lambda: self._write_bytes(path, text))
         return path
 
     def _write_scratch(self, path: Path, snapshot: Snapshot) -> Path | None:
@@ -485,31 +485,31 @@ class SnapshotStore:
         if self.last_run_error is not None:
             return None  # said once already
         try:
-            self._write_text(path, self._scratch_text(snapshot))
+            self._write_bytes(path, self._scratch_bytes(snapshot))
         except OSError as exc:
             self.last_run_unwritable(path, exc)
             return None
         return path
 
-    def _scratch_text(self, snapshot: Snapshot) -> str:
-        """The text of a scratch copy of ``snapshot`` (its side files written first: ``OSError``)."""
-        from .serialize import compact_text, write_blobs
+    def _scratch_bytes(self, snapshot: Snapshot) -> bytes | bytearray:
+        """The bytes of a scratch copy of ``snapshot`` (its side files written first: ``OSError``)."""
+        from .serialize import compact_bytes, write_blobs
 
         data = _prepared_dict(snapshot)
         write_blobs(data, self.root)
         # a scratch copy read back by `agentsnap diff` / `update` (which re-save through `save`):
         # compact JSON (msgspec; indented output takes json's pure-Python encoder) and no fsync
-        return compact_text(data)
+        return compact_bytes(data)
 
-    def _write_text(self, path: Path, text: str) -> None:
-        """Write a scratch file's ``text`` (atomic, no fsync), the ``.gitignore`` first. Raises
+    def _write_bytes(self, path: Path, data: bytes | bytearray) -> None:
+        """Write a scratch file's ``data`` (atomic, no fsync), the ``.gitignore`` first. Raises
         ``OSError`` (remembered in :attr:`last_run_error`: later writes are skipped, said once)
         and :class:`SnapshotFormatError` for a link made on the way."""
         if self.last_run_error is not None:
             return
         try:
             self.write_last_run_ignore()
-            store_write(path, text, durable=False, root=self.root)
+            store_write(path, data, durable=False, root=self.root)
         except OSError as exc:
             if self.writer is not None and self.last_run_error is None:
                 self.last_run_error = f"{exc.strerror or type(exc).__name__}: {path}"
