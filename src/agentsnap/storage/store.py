@@ -191,21 +191,33 @@ class SnapshotStore:
     # -- reading -----------------------------------------------------------
     @staticmethod
     def read_file(path: Path, *, expected_name: str | None = None) -> Snapshot:
-        """Parse one snapshot file (see :meth:`_read_file`), with the cyclic garbage collector
-        paused meanwhile: a golden is a burst of fresh, acyclic dicts and lists (hundreds of
-        thousands for a 5,000-call golden) that would otherwise trigger collections walking
-        all of them, several times, while nothing collectable exists yet."""
+        """Parse one snapshot file (see :meth:`read_document`) into a :class:`Snapshot`."""
+        return Snapshot.from_dict(
+            SnapshotStore.read_document(path, expected_name=expected_name)[1], name=expected_name
+        )
+
+    @staticmethod
+    def read_document(
+        path: Path, *, expected_name: str | None = None
+    ) -> tuple[object, dict[str, Any]]:
+        """One snapshot file parsed and checked (see :meth:`_read_document`), with the cyclic
+        garbage collector paused meanwhile: a golden is a burst of fresh, acyclic dicts and lists
+        (hundreds of thousands for a 5,000-call golden) that would otherwise trigger collections
+        walking all of them, several times, while nothing collectable exists yet."""
         if not gc.isenabled():
-            return SnapshotStore._read_file(path, expected_name=expected_name)
+            return SnapshotStore._read_document(path, expected_name=expected_name)
         gc.disable()
         try:
-            return SnapshotStore._read_file(path, expected_name=expected_name)
+            return SnapshotStore._read_document(path, expected_name=expected_name)
         finally:
             gc.enable()
 
     @staticmethod
-    def _read_file(path: Path, *, expected_name: str | None = None) -> Snapshot:
-        """Parse one snapshot file.
+    def _read_document(
+        path: Path, *, expected_name: str | None = None
+    ) -> tuple[object, dict[str, Any]]:
+        """Parse one snapshot file: the document as stored (no defaults filled in, an agentsnap
+        0.5.1 file in its own shape) and the checked snapshot dict it reads as.
 
         Raises :class:`~agentsnap.exceptions.SnapshotFormatError` (a
         ``ValueError``) naming the path when the file is not valid JSON, not a
@@ -239,6 +251,7 @@ class SnapshotStore:
             ) from None
         from .legacy import from_toolscore, is_toolscore
 
+        stored = data
         if is_toolscore(data):
             try:
                 data = from_toolscore(
@@ -281,7 +294,7 @@ class SnapshotStore:
             raise SnapshotFormatError(
                 f"agentsnap: {path} holds snapshot {stored_name!r}, not {expected_name!r} (file renamed or copied?). {fix}"
             )
-        return Snapshot.from_dict(data, name=expected_name)
+        return stored, data
 
     def legacy_path_for(self, name: str) -> Path | None:
         """Where agentsnap 0.5.1 kept ``name`` (``<root>/<name>.json``), if that is a safe file name."""
@@ -403,8 +416,9 @@ class SnapshotStore:
         new = _prepared_dict(snapshot)
         if not linked and path.is_file():
             try:
-                self.read_file(path, expected_name=snapshot.name)  # a broken file raises, untouched
-                old = json_loads_utf8(path.read_bytes())  # as stored: no defaults filled in
+                # a broken file raises, untouched; read once: the document as stored, no
+                # defaults filled in (a 5,000-call golden was parsed twice here)
+                old = self.read_document(path, expected_name=snapshot.name)[0]
             except SnapshotFormatError:
                 if not force:
                     raise
