@@ -9,13 +9,13 @@ ids a provider invents, renamed consistently (:func:`same_content`).
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
-from .snapshot import Snapshot, _both_copies_of_messages
+from .snapshot import Snapshot
 
 __all__ = ["behaviour_changes", "same_content"]
 
@@ -122,40 +122,45 @@ def _collect_ids(value: object, found: dict[str, None], *, payload: bool = False
             stack.extend((item, inside) for item in node)
 
 
-def _rename_ids(value: object, names: dict[str, str]) -> Any:
-    """``value`` with every id in ``names`` replaced by its placeholder (also inside longer strings)."""
+def _renamer(names: dict[str, str]) -> Callable[[str], str]:
+    """A string with every id in ``names`` replaced by its placeholder (also inside longer
+    strings, where it stands as a whole word: ``call_abc123`` in ``"see call_abc123"``);
+    remembered per string, since the same strings repeat in every step."""
     if not names:
-        return value
+        return lambda text: text
     alternatives = "|".join(re.escape(k) for k in sorted(names, key=len, reverse=True))
     pattern = re.compile(rf"(?<![A-Za-z0-9_-])(?:{alternatives})(?![A-Za-z0-9_-])")
+    seen: dict[str, str] = {}
 
-    def walk(node: object) -> Any:
-        if isinstance(node, str):
-            return (
-                names[node]
-                if node in names
-                else (
-                    pattern.sub(lambda m: names[m.group(0)], node) if pattern.search(node) else node
-                )
-            )
-        if isinstance(node, dict):
-            return {walk(k) if isinstance(k, str) else k: walk(v) for k, v in node.items()}
-        if isinstance(node, list):
-            return [walk(v) for v in node]
-        return node
+    def rename(text: str) -> str:
+        done = seen.get(text)
+        if done is None:
+            if text in names:
+                done = names[text]
+            elif pattern.search(text):
+                done = pattern.sub(lambda m: names[m.group(0)], text)
+            else:
+                done = text
+            seen[text] = done
+        return done
 
-    return walk(value)
+    return rename
 
 
 def _drop_volatile_in_response(node: object) -> Any:
+    """``node`` without :data:`_VOLATILE_RESPONSE_KEYS` at any depth; ``node`` itself (not a
+    copy) where it holds none, so an unchanged response body is shared, never copied."""
     if isinstance(node, dict):
-        return {
+        kept = {
             k: _drop_volatile_in_response(v)
             for k, v in node.items()
             if k not in _VOLATILE_RESPONSE_KEYS
         }
+        same = len(kept) == len(node) and all(kept[k] is node[k] for k in kept)
+        return node if same else kept
     if isinstance(node, list):
-        return [_drop_volatile_in_response(v) for v in node]
+        items = [_drop_volatile_in_response(v) for v in node]
+        return node if all(a is b for a, b in zip(items, node, strict=True)) else items
     return node
 
 
@@ -164,56 +169,52 @@ def _volatile_header(name: str) -> bool:
     return lower in _VOLATILE_HEADERS or any(part in lower for part in _VOLATILE_HEADER_PARTS)
 
 
-def _strip_volatile(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` reduced to what a change means: review timestamps, per-response headers and
-    timestamps dropped, each call's messages in full (``messages_from`` resolved), and the ids the provider invented
-    renamed ``<id1>``, ``<id2>`` … in order of first appearance — so two recordings that differ
-    only by fresh ids compare equal, while a changed id structure (a tool result now answering
-    another call) still differs."""
-    data = copy.deepcopy(data)
-    if isinstance(data.get("trace"), list):
-        _both_copies_of_messages(data["trace"])
-    for key in _VOLATILE_TOP:
-        data.pop(key, None)
-    for step in data.get("trace") or []:
-        if not isinstance(step, dict):
-            continue
-        if step.get("type") == "websocket" and isinstance(step.get("frames"), list):
-            # a WebSocket connection: each side's messages in order, but not when each arrived
-            # nor how the two sides interleaved (a server message read just before or just after
-            # a client message is timing), nor the server's timestamps
-            sides: dict[str, list[Any]] = {"send": [], "recv": []}
-            for f in step["frames"]:
-                if not isinstance(f, dict):
-                    continue
-                kept = {k: v for k, v in f.items() if k not in ("at", "dir")}
-                if f.get("dir") == "recv" and "json" in kept:
-                    kept["json"] = _drop_volatile_in_response(kept["json"])
-                sides["send" if f.get("dir") == "send" else "recv"].append(kept)
-            step["frames"] = sides
-            continue
-        step.pop("latency_ms", None)  # a timing: it differs on every recording
-        resp = (step.get("exchange") or {}).get("response")
-        if not isinstance(resp, dict):
-            continue
-        headers = resp.get("headers")
-        if isinstance(headers, dict):
-            resp["headers"] = {k: v for k, v in headers.items() if not _volatile_header(str(k))}
-        if "text" in resp and "body" in resp and _parses_to(resp["text"], resp["body"]):
-            del resp[
-                "text"
-            ]  # the server's exact text (capture/faithful.py): derivable from body for the decision
-        if isinstance(resp.get("body"), (dict, list)):
-            resp["body"] = _drop_volatile_in_response(resp["body"])
-        if isinstance(resp.get("chunks"), list):
-            resp["chunks"] = [
-                _VOLATILE_IN_CHUNK.sub("", c) if isinstance(c, str) else c for c in resp["chunks"]
-            ]
-    ids: dict[str, None] = {}
-    _collect_ids(data.get("trace") or [], ids)
-    placeholders = {value: f"<id{i}>" for i, value in enumerate(ids, 1)}
-    data["trace"] = _rename_ids(data.get("trace") or [], placeholders)
-    return data
+def _stripped_step(step: dict[str, Any]) -> dict[str, Any]:
+    """One trace step reduced to what a change means (see :func:`same_content`): a new dict
+    where something is dropped or resolved, every untouched part shared with ``step``, which is
+    never changed."""
+    step = dict(step)
+    ref = step.get("messages_from")
+    if isinstance(ref, str):  # a message list stored once (1.0.0.dev files): both copies
+        del step["messages_from"]
+        key = ref.rsplit(".", 1)[-1]
+        body = ((step.get("exchange") or {}).get("request") or {}).get("body")
+        if ref.startswith("exchange.request.body.") and isinstance(body, dict) and key in body:
+            step["messages"] = body[key]
+    if step.get("type") == "websocket" and isinstance(step.get("frames"), list):
+        # a WebSocket connection: each side's messages in order, but not when each arrived
+        # nor how the two sides interleaved (a server message read just before or just after
+        # a client message is timing), nor the server's timestamps
+        sides: dict[str, list[Any]] = {"send": [], "recv": []}
+        for f in step["frames"]:
+            if not isinstance(f, dict):
+                continue
+            kept = {k: v for k, v in f.items() if k not in ("at", "dir")}
+            if f.get("dir") == "recv" and "json" in kept:
+                kept["json"] = _drop_volatile_in_response(kept["json"])
+            sides["send" if f.get("dir") == "send" else "recv"].append(kept)
+        step["frames"] = sides
+        return step
+    step.pop("latency_ms", None)  # a timing: it differs on every recording
+    exchange = step.get("exchange")
+    resp = (exchange or {}).get("response")
+    if not isinstance(resp, dict):
+        return step
+    resp = dict(resp)
+    headers = resp.get("headers")
+    if isinstance(headers, dict):
+        resp["headers"] = {k: v for k, v in headers.items() if not _volatile_header(str(k))}
+    if "text" in resp and "body" in resp and _parses_to(resp["text"], resp["body"]):
+        # the server's exact text (capture/faithful.py): derivable from body for the decision
+        del resp["text"]
+    if isinstance(resp.get("body"), (dict, list)):
+        resp["body"] = _drop_volatile_in_response(resp["body"])
+    if isinstance(resp.get("chunks"), list):
+        resp["chunks"] = [
+            _VOLATILE_IN_CHUNK.sub("", c) if isinstance(c, str) else c for c in resp["chunks"]
+        ]
+    step["exchange"] = dict(exchange, response=resp)  # type: ignore[arg-type]
+    return step
 
 
 def _parses_to(text: object, body: object) -> bool:
@@ -223,13 +224,68 @@ def _parses_to(text: object, body: object) -> bool:
         return False
 
 
+def _same_renamed(
+    a: object, b: object, rename_a: Callable[[str], str], rename_b: Callable[[str], str]
+) -> bool:
+    """Whether ``a`` with its ids renamed by ``rename_a`` equals ``b`` renamed by ``rename_b``
+    (strings, dict keys included, renamed; dicts and lists walked; anything else compared as
+    ``==`` compares it), without building either renamed copy."""
+    stack: list[tuple[object, object]] = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if x is y and not isinstance(x, (str, dict, list)):
+            continue
+        if isinstance(x, str):
+            if not isinstance(y, str) or rename_a(x) != rename_b(y):
+                return False
+        elif isinstance(x, dict):
+            if not isinstance(y, dict):
+                return False
+            kx = {rename_a(k) if isinstance(k, str) else k: v for k, v in x.items()}
+            ky = {rename_b(k) if isinstance(k, str) else k: v for k, v in y.items()}
+            if kx.keys() != ky.keys():
+                return False
+            stack.extend((v, ky[k]) for k, v in kx.items())
+        elif isinstance(x, list):
+            if not isinstance(y, list) or len(x) != len(y):
+                return False
+            stack.extend(zip(x, y, strict=True))
+        elif isinstance(y, (str, dict, list)) or not (x is y or x == y):
+            return False
+    return True
+
+
 def same_content(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """True when two snapshot dicts differ only in volatile fields: review timestamps, per-response
     headers (request ids, rate limits, dates) and timestamps (``created``), an LLM call's
     ``latency_ms`` (present on either side or not), provider-invented ids
     renamed consistently (tool-call ids ``call_…`` / ``toolu_…`` and the results that answer them,
-    response and message ids), and whether a call's messages are stored once or twice."""
-    return _strip_volatile(a) == _strip_volatile(b)
+    response and message ids), and whether a call's messages are stored once or twice.
+
+    The ids each side's trace holds are renamed ``<id1>``, ``<id2>`` … in order of first
+    appearance, so two recordings that differ only by fresh ids compare equal, while a changed
+    id structure (a tool result now answering another call) still differs. Neither dict is
+    changed or copied whole: each step is reduced to what a change means with its untouched
+    parts shared, and the two sides are compared renamed string by string (a 5,000-call golden
+    was deep-copied, then copied again renamed, on each side)."""
+    top_a = {k: v for k, v in a.items() if k not in _VOLATILE_TOP and k != "trace"}
+    top_b = {k: v for k, v in b.items() if k not in _VOLATILE_TOP and k != "trace"}
+    if top_a != top_b:
+        return False
+    sides: list[Any] = []
+    for trace in (a.get("trace") or [], b.get("trace") or []):
+        if isinstance(trace, list):
+            trace = [_stripped_step(s) if isinstance(s, dict) else s for s in trace]
+        sides.append(trace)
+    steps_a, steps_b = sides
+    if isinstance(steps_a, list) and isinstance(steps_b, list) and len(steps_a) != len(steps_b):
+        return False
+    renamers = []
+    for steps in sides:
+        ids: dict[str, None] = {}
+        _collect_ids(steps, ids)
+        renamers.append(_renamer({value: f"<id{i}>" for i, value in enumerate(ids, 1)}))
+    return _same_renamed(steps_a, steps_b, renamers[0], renamers[1])
 
 
 #: how many tool names :func:`behaviour_changes` lists on each side before "… (N more)"
