@@ -350,6 +350,28 @@ SAME_SAID_OTHERWISE = [
         "Votre commande part demain.",
         "Votre commande part demain.\n\nBien cordialement,\nLe service client",
     ),
+    # facts said in words or by convention: midnight, weekdays, "and a half", a quarter (¼)
+    (
+        "The museum stays open until midnight on Fridays.",
+        "The museum stays open until 00:00 on Fridays.",
+    ),
+    ("The shuttle runs on weekdays only.", "The shuttle runs Mon–Fri only."),
+    ("The flight takes three and a half hours.", "The flight takes 3.5 h."),
+    ("Tighten the screw a quarter turn at a time.", "Tighten the screw ¼ turn at a time."),
+    # French "ne … que" restricts ("only"); it negates nothing
+    ("La garantie ne couvre que les pièces.", "La garantie couvre uniquement les pièces."),
+    # a time right after a date is no day of the month ("3 March 02:14" is not "March 2")
+    ("The backup job failed on 3 March at 02:14 UTC.", "Backup job failed, 3 March 02:14 UTC."),
+    # a line ending in a full-width colon above a list opens it (a label)
+    (
+        "アカウントを削除する手順：\n1. 設定を開く\n2. 「削除」を押す",
+        "1. 設定を開く\n2. 「削除」を押す",
+    ),
+    # "next time" is an occasion, not the next step of a sequence
+    (
+        "The crown is fitted at the second appointment, a week later.",
+        "First the tooth is cleaned; next time, the crown is fitted a week later.",
+    ),
     # a number word of tens and ones is the number
     ("The warranty lasts 36 months.", "The warranty lasts thirty-six months."),
     ("Le délai est de 45 jours.", "Le délai est de quarante-cinq jours."),
@@ -506,6 +528,17 @@ CHANGED = [
         "| Train | Direct |\n|---|---|\n| 9:10 | ✗ |",
         "polarity flipped",
     ),
+    # "ne … pas" is a negation where "ne … que" was a restriction
+    (
+        "Le vol n'est couvert que si la porte est blindée.",
+        "Le vol n'est pas couvert si la porte est blindée.",
+        "polarity flipped",
+    ),
+    # facts said in words that changed
+    ("The shuttle runs on weekdays.", "The shuttle runs Mon–Sat.", "weekdays differ"),
+    ("Boil the stock for two and a half hours.", "Boil the stock for 3.5 h.", "numbers differ"),
+    ("The museum stays open until midnight.", "The museum stays open until 23:00.", "times differ"),
+    ("Tighten the screw a quarter turn.", "Tighten the screw ½ turn.", "numbers differ"),
     # a time moved across its reference; a changed week count, weekday, hour or million
     ("Take the tablet before meals.", "Take the tablet after meals.", "polarity flipped"),
     ("Come back in seven days.", "Come back in two weeks.", "numbers differ"),

@@ -8,6 +8,7 @@ from collections import Counter
 
 from . import facts as F
 from . import vocabulary as V
+from .phrasing import without_restriction
 from .units import _COMFORT, _CONCLUSION, _CONDITION, _COURTESY, _ENUM_GAP, _NARRATION, Unit
 
 
@@ -227,7 +228,8 @@ def polar_concepts(text: str) -> dict[str, set[int]]:
     clause-final ``nicht``; in Japanese the word a ``ない``/``ません`` ending follows). Two texts
     disagree on a concept when every mention has one sign in one and the other sign in the other."""
     out: dict[str, set[int]] = {}
-    plain = V.ALMOST_NOTHING.sub(" little ", _NEGATING_PHRASE.sub(" not ", F.normalise(text)))
+    plain = F.normalise(without_restriction(text))
+    plain = V.ALMOST_NOTHING.sub(" little ", _NEGATING_PHRASE.sub(" not ", plain))
     for clause in _CLAUSE.split(plain):
         words = re.findall(
             r"[\u4e00-\u9fff々]+|[\u30a0-\u30ffー]+|[\u3040-\u309f]+"

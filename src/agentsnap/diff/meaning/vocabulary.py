@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from .phrasing import without_restriction
+
 __all__ = [
     "COMPOUND_NUMBER",
     "COMPOUND_ONES",
@@ -638,6 +640,7 @@ ALMOST_NOTHING = re.compile(
 def polarity(text: str) -> tuple[int, list[str]]:
     """``(parity, markers)``: parity 0 or 1 of negation words plus negative-pole antonyms; the markers found."""
     markers: list[str] = []
+    text = without_restriction(text)  # "n'est couvert que si" = "only covered if"
     # an answer particle ("No, …", "Nein, …", "Non, …") states the answer the rest of the sentence gives
     text = re.sub(r"^\s*(?:no|nein|non|いいえ)\s*[,.!:—-]", " ", text, flags=re.IGNORECASE)
     text = re.sub(
