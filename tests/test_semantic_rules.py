@@ -372,6 +372,15 @@ SAME_SAID_OTHERWISE = [
         "The crown is fitted at the second appointment, a week later.",
         "First the tooth is cleaned; next time, the crown is fitted a week later.",
     ),
+    # a word negated by its prefix is a negation in the count: "unchanged" = "nothing changes"
+    ("The opening hours are unchanged.", "Nothing changes about the opening hours."),
+    # a count said as a multiple or a pair
+    (
+        "Triple the dose of fertiliser in spring.",
+        "In spring, use three times the dose of fertiliser.",
+    ),
+    ("Make the sauce with three times the garlic.", "Triple the garlic in the sauce."),
+    ("The two reviewers must both sign.", "The pair of reviewers must both sign."),
     # a number word of tens and ones is the number
     ("The warranty lasts 36 months.", "The warranty lasts thirty-six months."),
     ("Le délai est de 45 jours.", "Le délai est de quarante-cinq jours."),
@@ -539,6 +548,22 @@ CHANGED = [
     ("Boil the stock for two and a half hours.", "Boil the stock for 3.5 h.", "numbers differ"),
     ("The museum stays open until midnight.", "The museum stays open until 23:00.", "times differ"),
     ("Tighten the screw a quarter turn.", "Tighten the screw ½ turn.", "numbers differ"),
+    # clauses read against the clause that says the same, wherever it stands; a dash cuts clauses
+    (
+        "The backup ran on time, but nobody checked the logs.",
+        "Someone checked the logs, but the backup never ran on time.",
+        "polarity flipped",
+    ),
+    (
+        "On Sundays no ticket is required, so you can ride freely.",
+        "Sundays: a ticket is also required — you can't ride freely.",
+        "polarity flipped",
+    ),
+    # necessary / nötig are the required pole; pending is not yet approved
+    ("Eine Anmeldung ist nicht nötig.", "Eine Anmeldung ist erforderlich.", "polarity flipped"),
+    ("Your expense claim has been approved.", "Your expense claim is pending.", "polarity flipped"),
+    # a count that changed is still a changed number next to a pair word
+    ("The two reviewers must both sign.", "The three reviewers must both sign.", "numbers differ"),
     # a time moved across its reference; a changed week count, weekday, hour or million
     ("Take the tablet before meals.", "Take the tablet after meals.", "polarity flipped"),
     ("Come back in seven days.", "Come back in two weeks.", "numbers differ"),

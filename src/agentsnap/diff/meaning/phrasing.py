@@ -2,6 +2,8 @@
 
 * **Restriction, not negation**: French ``ne … que`` says *only* ("n'est couvert que si…" =
   "couvert uniquement si…"); :func:`without_restriction` rewrites it before polarity is read.
+* **Counts said as a multiple or a pair** (:func:`multiple_in`): "triple the ingredients" says
+  three, "the pair of workshops" two.
 * **Facts said in words or by convention** (:func:`spelled_facts`): a fraction sign is its value
   (``¼`` = ``0.25``), ``a quarter turn`` = ``0.25 turn``, ``five and a half hours`` = ``5.5
   hours``, ``midnight`` = ``00:00``, ``noon`` = ``12:00``, ``weekdays`` = ``Mon–Fri``; the
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["spelled_facts", "without_restriction"]
+__all__ = ["multiple_in", "spelled_facts", "without_restriction"]
 
 #: words that make ``ne … que`` a real negation ("ne … pas que" = "not only", "ne … plus que")
 _STILL_NEGATED = frozenset(
@@ -94,3 +96,24 @@ def spelled_facts(text: str) -> str:
     text = _HALF_AFTER.sub(half, text)
     text = _CLOCK.sub(lambda m: _CLOCK_WORDS[m.group(0).casefold()], text)
     return _WEEKDAYS.sub(lambda m: " Mon–Fri " if m.group(0) == "平日" else "Mon–Fri", text)
+
+
+#: words that say a count of two or three without a number ("a pair of", "triple the amount")
+_MULTIPLES = {
+    2.0: re.compile(
+        r"\b(?:pair|double[ds]?|doubling|twice|twofold|both|doppelt|beide[nr]?|deux fois|"
+        r"(?:le|la|les) double|ambos|ambas|el doble)\b",
+        re.IGNORECASE,
+    ),
+    3.0: re.compile(
+        r"\b(?:triple[ds]?|tripling|thrice|threefold|dreifach\w*|trois fois|(?:le|la) triple|"
+        r"el triple)\b",
+        re.IGNORECASE,
+    ),
+}
+
+
+def multiple_in(value: object, text: str) -> bool:
+    """Whether ``text`` says the bare count ``value`` (2 or 3) as a multiple or a pair."""
+    pattern = _MULTIPLES.get(value) if isinstance(value, float) else None
+    return bool(pattern and pattern.search(text))

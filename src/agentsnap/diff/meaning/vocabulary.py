@@ -461,7 +461,7 @@ _ANTONYMS: list[tuple[str, str]] = [
     (
         "accept accepted akzeptiert accepté acceptée approved genehmigt approuvé aceptado "
         "aceptada aprobado aprobada",
-        "reject rejected declined abgelehnt rejeté rejetée refused rechazado rechazada",
+        "reject rejected declined abgelehnt rejeté rejetée refused rechazado rechazada pending",
     ),
     (
         "increase increased increases rise rose risen gestiegen augmenté hausse",
@@ -490,7 +490,10 @@ _ANTONYMS: list[tuple[str, str]] = [
     ),
     ("start started starts gestartet démarré", "stop stopped stops gestoppt arrêté"),
     ("public öffentlich", "private privat privé privée"),
-    ("required mandatory erforderlich obligatoire", "optional"),
+    (
+        "required mandatory necessary needed erforderlich nötig notwendig obligatoire nécessaire",
+        "optional",
+    ),
     ("supported unterstützt", "unsupported deprecated"),
     ("healthy gesund", "unhealthy degraded"),
     ("win won gewonnen gagné", "lose lost verloren perdu"),
