@@ -381,6 +381,12 @@ SAME_SAID_OTHERWISE = [
     ),
     ("Make the sauce with three times the garlic.", "Triple the garlic in the sauce."),
     ("The two reviewers must both sign.", "The pair of reviewers must both sign."),
+    # a name with a verb's or plural's s is the name; a quoted Japanese name keeps its characters
+    (
+        "We remove duplicates by using MERGE on the id key.",
+        "Duplicates are removed: the job MERGEs on the id key.",
+    ),
+    ("支払いは月末締め翌月末払いです。", "支払いは「月末締め・翌月末払い」です。"),
     # a number word of tens and ones is the number
     ("The warranty lasts 36 months.", "The warranty lasts thirty-six months."),
     ("Le délai est de 45 jours.", "Le délai est de quarante-cinq jours."),
@@ -564,6 +570,12 @@ CHANGED = [
     ("Your expense claim has been approved.", "Your expense claim is pending.", "polarity flipped"),
     # a count that changed is still a changed number next to a pair word
     ("The two reviewers must both sign.", "The three reviewers must both sign.", "numbers differ"),
+    # a quoted Japanese name whose characters changed
+    (
+        "支払いは月末締め翌月末払いです。",
+        "支払いは「月末締め・翌々月末払い」です。",
+        "names differ",
+    ),
     # a time moved across its reference; a changed week count, weekday, hour or million
     ("Take the tablet before meals.", "Take the tablet after meals.", "polarity flipped"),
     ("Come back in seven days.", "Come back in two weeks.", "numbers differ"),

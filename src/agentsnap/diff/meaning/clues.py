@@ -91,8 +91,13 @@ def _surface(text: str, stem: str) -> str:
 
 def _name_in(fact: F.Fact, words: set[str], text: str) -> bool:
     key = str(fact.key[0])
-    if key in words or key + "s" in words:  # "SUV" / "SUVs"
-        return True
+    if key in words or key + "s" in words or (key.endswith("s") and key[:-1] in words):
+        return True  # "SUV" / "SUVs", "MERGEs" / "MERGE"
+    if re.search(
+        r"[\u3040-\u30ff\u4e00-\u9fff]", key
+    ):  # 「月末締め・翌月末払い」 = 月末締め翌月末払い
+        bare = re.sub(r"[\W_]+", "", key)
+        return len(bare) >= 4 and bare in re.sub(r"[\W_]+", "", F.normalise(text))
     # a multi-word or longer name may be split differently by the other text's tokens;
     # a short one ("a", "eu") must be a whole token (a substring would match anything)
     flat = re.sub(r"[-\s]+", " ", F.normalise(text).casefold())
