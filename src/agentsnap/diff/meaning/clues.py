@@ -5,6 +5,7 @@ import difflib
 import math
 import re
 from collections import Counter
+from functools import partial
 
 from . import facts as F
 from . import vocabulary as V
@@ -461,7 +462,7 @@ def _flipped_clause(golden: str, new: str) -> str | None:
         return None
     # a clause's counterpart is the one that says most of the same, wherever it stands
     # ("the alert fired, but nobody was on call" → "someone was on call, but the alert never fired")
-    partners = [max(n_clauses, key=lambda n, g=g: _closeness(g, n)) for g in g_clauses]
+    partners = [max(n_clauses, key=partial(_closeness, g)) for g in g_clauses]
     for g, n in zip(g_clauses, partners, strict=True):
         g_markers, n_markers = V.polarity(g)[1], V.polarity(n)[1]
         if (
