@@ -350,6 +350,43 @@ SAME_SAID_OTHERWISE = [
         "Votre commande part demain.",
         "Votre commande part demain.\n\nBien cordialement,\nLe service client",
     ),
+    # facts said in words or by convention: midnight, weekdays, "and a half", a quarter (¼)
+    (
+        "The museum stays open until midnight on Fridays.",
+        "The museum stays open until 00:00 on Fridays.",
+    ),
+    ("The shuttle runs on weekdays only.", "The shuttle runs Mon–Fri only."),
+    ("The flight takes three and a half hours.", "The flight takes 3.5 h."),
+    ("Tighten the screw a quarter turn at a time.", "Tighten the screw ¼ turn at a time."),
+    # French "ne … que" restricts ("only"); it negates nothing
+    ("La garantie ne couvre que les pièces.", "La garantie couvre uniquement les pièces."),
+    # a time right after a date is no day of the month ("3 March 02:14" is not "March 2")
+    ("The backup job failed on 3 March at 02:14 UTC.", "Backup job failed, 3 March 02:14 UTC."),
+    # a line ending in a full-width colon above a list opens it (a label)
+    (
+        "アカウントを削除する手順：\n1. 設定を開く\n2. 「削除」を押す",
+        "1. 設定を開く\n2. 「削除」を押す",
+    ),
+    # "next time" is an occasion, not the next step of a sequence
+    (
+        "The crown is fitted at the second appointment, a week later.",
+        "First the tooth is cleaned; next time, the crown is fitted a week later.",
+    ),
+    # a word negated by its prefix is a negation in the count: "unchanged" = "nothing changes"
+    ("The opening hours are unchanged.", "Nothing changes about the opening hours."),
+    # a count said as a multiple or a pair
+    (
+        "Triple the dose of fertiliser in spring.",
+        "In spring, use three times the dose of fertiliser.",
+    ),
+    ("Make the sauce with three times the garlic.", "Triple the garlic in the sauce."),
+    ("The two reviewers must both sign.", "The pair of reviewers must both sign."),
+    # a name with a verb's or plural's s is the name; a quoted Japanese name keeps its characters
+    (
+        "We remove duplicates by using MERGE on the id key.",
+        "Duplicates are removed: the job MERGEs on the id key.",
+    ),
+    ("支払いは月末締め翌月末払いです。", "支払いは「月末締め・翌月末払い」です。"),
     # a number word of tens and ones is the number
     ("The warranty lasts 36 months.", "The warranty lasts thirty-six months."),
     ("Le délai est de 45 jours.", "Le délai est de quarante-cinq jours."),
@@ -505,6 +542,39 @@ CHANGED = [
         "| Train | Direct |\n|---|---|\n| 9:10 | ✓ |",
         "| Train | Direct |\n|---|---|\n| 9:10 | ✗ |",
         "polarity flipped",
+    ),
+    # "ne … pas" is a negation where "ne … que" was a restriction
+    (
+        "Le vol n'est couvert que si la porte est blindée.",
+        "Le vol n'est pas couvert si la porte est blindée.",
+        "polarity flipped",
+    ),
+    # facts said in words that changed
+    ("The shuttle runs on weekdays.", "The shuttle runs Mon–Sat.", "weekdays differ"),
+    ("Boil the stock for two and a half hours.", "Boil the stock for 3.5 h.", "numbers differ"),
+    ("The museum stays open until midnight.", "The museum stays open until 23:00.", "times differ"),
+    ("Tighten the screw a quarter turn.", "Tighten the screw ½ turn.", "numbers differ"),
+    # clauses read against the clause that says the same, wherever it stands; a dash cuts clauses
+    (
+        "The backup ran on time, but nobody checked the logs.",
+        "Someone checked the logs, but the backup never ran on time.",
+        "polarity flipped",
+    ),
+    (
+        "On Sundays no ticket is required, so you can ride freely.",
+        "Sundays: a ticket is also required — you can't ride freely.",
+        "polarity flipped",
+    ),
+    # necessary / nötig are the required pole; pending is not yet approved
+    ("Eine Anmeldung ist nicht nötig.", "Eine Anmeldung ist erforderlich.", "polarity flipped"),
+    ("Your expense claim has been approved.", "Your expense claim is pending.", "polarity flipped"),
+    # a count that changed is still a changed number next to a pair word
+    ("The two reviewers must both sign.", "The three reviewers must both sign.", "numbers differ"),
+    # a quoted Japanese name whose characters changed
+    (
+        "支払いは月末締め翌月末払いです。",
+        "支払いは「月末締め・翌々月末払い」です。",
+        "names differ",
     ),
     # a time moved across its reference; a changed week count, weekday, hour or million
     ("Take the tablet before meals.", "Take the tablet after meals.", "polarity flipped"),

@@ -5,9 +5,11 @@ import difflib
 import math
 import re
 from collections import Counter
+from functools import partial
 
 from . import facts as F
 from . import vocabulary as V
+from .phrasing import without_restriction
 from .units import _COMFORT, _CONCLUSION, _CONDITION, _COURTESY, _ENUM_GAP, _NARRATION, Unit
 
 
@@ -90,8 +92,13 @@ def _surface(text: str, stem: str) -> str:
 
 def _name_in(fact: F.Fact, words: set[str], text: str) -> bool:
     key = str(fact.key[0])
-    if key in words or key + "s" in words:  # "SUV" / "SUVs"
-        return True
+    if key in words or key + "s" in words or (key.endswith("s") and key[:-1] in words):
+        return True  # "SUV" / "SUVs", "MERGEs" / "MERGE"
+    if re.search(
+        r"[\u3040-\u30ff\u4e00-\u9fff]", key
+    ):  # 「月末締め・翌月末払い」 = 月末締め翌月末払い
+        bare = re.sub(r"[\W_]+", "", key)
+        return len(bare) >= 4 and bare in re.sub(r"[\W_]+", "", F.normalise(text))
     # a multi-word or longer name may be split differently by the other text's tokens;
     # a short one ("a", "eu") must be a whole token (a substring would match anything)
     flat = re.sub(r"[-\s]+", " ", F.normalise(text).casefold())
@@ -227,7 +234,8 @@ def polar_concepts(text: str) -> dict[str, set[int]]:
     clause-final ``nicht``; in Japanese the word a ``ない``/``ません`` ending follows). Two texts
     disagree on a concept when every mention has one sign in one and the other sign in the other."""
     out: dict[str, set[int]] = {}
-    plain = V.ALMOST_NOTHING.sub(" little ", _NEGATING_PHRASE.sub(" not ", F.normalise(text)))
+    plain = F.normalise(without_restriction(text))
+    plain = V.ALMOST_NOTHING.sub(" little ", _NEGATING_PHRASE.sub(" not ", plain))
     for clause in _CLAUSE.split(plain):
         words = re.findall(
             r"[\u4e00-\u9fff々]+|[\u30a0-\u30ffー]+|[\u3040-\u309f]+"
@@ -264,6 +272,28 @@ def polar_concepts(text: str) -> dict[str, set[int]]:
     return out
 
 
+#: prefixes that negate the word they open (``un``changed, ``non``-refundable, ``in``valid, 未完了)
+_NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis", "不", "非", "未", "無")
+
+
+def prefix_negations(text: str, other: str) -> list[str]:
+    """The words of ``text`` negated by a prefix whose base ``other`` states and whose whole
+    word it does not ("unchanged" against "nothing changes"): each counts as a negation, so
+    "is unchanged" and "nothing changes" agree in parity."""
+    other_stems = {V._stem(w) for w in V.tokens(other)}
+    out = []
+    for word in V.tokens(text):
+        stem = V._stem(word)
+        if stem in other_stems or word in V._POLE:  # "unpaid" is an antonym pole already
+            continue
+        for prefix in _NEGATING_PREFIXES:
+            base = stem[len(prefix) :].lstrip("-")
+            if stem.startswith(prefix) and len(base) >= 4 and base in other_stems:
+                out.append(word)
+                break
+    return out
+
+
 def flipped_concepts(golden: str, new: str) -> list[str]:
     """The concepts the two texts state with opposite polarity (see :func:`polar_concepts`); a
     word negated by a prefix the other text does without (``refundable`` / ``non-refundable``,
@@ -272,7 +302,7 @@ def flipped_concepts(golden: str, new: str) -> list[str]:
     g, n = polar_concepts(golden), polar_concepts(new)
     for mine, other in ((g, n), (n, g)):
         for concept in [c for c in mine if c not in other and not c.startswith("#")]:
-            for prefix in ("non", "un", "in", "im", "ir", "il", "dis", "不", "非", "未", "無"):
+            for prefix in _NEGATING_PREFIXES:
                 base = concept[len(prefix) :]
                 if (
                     concept.startswith(prefix)
@@ -423,13 +453,17 @@ def one_unit_in(fact: F.Fact, text: str) -> bool:
 
 
 def _flipped_clause(golden: str, new: str) -> str | None:
-    """The label of the first of two sentences' clauses (cut at semicolons and at a comma before
-    so / and / but / therefore, the same count on both sides) whose polarity flipped, as a whole
+    """The label of the first of two sentences' clauses (cut at semicolons, dashes and at a comma
+    before so / and / but / therefore, the same count on both sides; each golden clause read
+    against the new clause closest to it) whose polarity flipped, as a whole
     sentence's is read; None when none did."""
     g_clauses, n_clauses = (_CLAUSE_CUT.split(text) for text in (golden, new))
     if len(g_clauses) < 2 or len(g_clauses) != len(n_clauses):
         return None
-    for g, n in zip(g_clauses, n_clauses, strict=True):
+    # a clause's counterpart is the one that says most of the same, wherever it stands
+    # ("the alert fired, but nobody was on call" → "someone was on call, but the alert never fired")
+    partners = [max(n_clauses, key=partial(_closeness, g)) for g in g_clauses]
+    for g, n in zip(g_clauses, partners, strict=True):
         g_markers, n_markers = V.polarity(g)[1], V.polarity(n)[1]
         if (
             g != n
@@ -466,7 +500,7 @@ def _negated_in_part(golden: str, new: str) -> str | None:
 
 #: where one clause of a sentence ends and the next begins
 _CLAUSE_CUT = re.compile(
-    r"\s*;\s*|,\s+(?:so|and so|but|therefore|thus|hence|which means|daher|also|donc|alors|"
+    r"\s*;\s*|\s+[—–]\s+|,\s+(?:so|and so|but|therefore|thus|hence|which means|daher|also|donc|alors|"
     r"mais|por lo tanto|así que|pero)\s+",
     re.IGNORECASE,
 )

@@ -38,8 +38,10 @@ from .clues import (
     flipped_concepts,
     named_step,
     one_unit_in,
+    prefix_negations,
 )
 from .findings import KIND_LABEL, Finding, Verdict, pair_message
+from .phrasing import multiple_in
 from .slots import restated_pairs
 from .units import _CONCLUSION, _COURTESY, _NARRATION, _PASSIVE, Unit, _flat
 
@@ -137,11 +139,12 @@ class Reading:
         ]
 
         def single(fact: F.Fact, other_text: str) -> bool:
-            """A 1 the other text says in words ("1 second" / "one second", "a second")."""
-            return (
-                fact.kind == "number"
-                and fact.key == (1.0, "")  # "once" (1, x) is a frequency, said as such
-                and bool(_ONE.search(other_text))
+            """A 1 the other text says in words ("1 second" / "one second", "a second"), a 2 or
+            3 it says as a pair or a multiple ("two workshops" / "the pair of workshops")."""
+            if fact.kind != "number" or fact.key[1] != "":  # "once" (1, x): a frequency
+                return False
+            return (fact.key[0] == 1.0 and bool(_ONE.search(other_text))) or multiple_in(
+                fact.key[0], other_text
             )
 
         def stated(
@@ -267,6 +270,8 @@ class Reading:
                 continue
             g_markers = _order_kept([m for i in g_part for m in self.g[i].markers], n)
             n_markers = _order_kept([m for j in n_part for m in self.n[j].markers], g)
+            g_markers += prefix_negations(g, n)  # "unchanged" = "nothing changes"
+            n_markers += prefix_negations(n, g)
             # a concept stated with opposite polarity, backed by the parity of the negations and
             # negative antonyms (a paraphrase moves them around: "no open issues" = "all issues
             # are closed"; "did not pass" = "failed"); a negating prefix (reversible →

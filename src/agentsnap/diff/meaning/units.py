@@ -15,6 +15,7 @@ from typing import Any
 
 from . import facts as F
 from . import vocabulary as V
+from .phrasing import spelled_facts
 
 __all__ = ["Unit", "split_units"]
 
@@ -62,8 +63,12 @@ _LINK = re.compile(r"\[([^\]]+)\]\(([^)]+)\)")
 _SENTENCE = re.compile(
     r"(?<=[.!?])\s+(?=[\"'(\[¿¡]?[A-ZÀ-ÖØ-Þ0-9\u3040-\u30ff\u4e00-\u9fff])|(?<=[。！？])"
 )
+#: "next" as a sequence word; "next time", "next week" name an occasion
+_NEXT = r"next(?! (?:time|week|month|year|day|visit)\b)"
 _SEQUENCE = re.compile(
-    r"^(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|then|next|after that|afterwards|finally|lastly|"
+    r"^(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|then|"
+    + _NEXT
+    + r"|after that|afterwards|finally|lastly|"
     r"zuerst|zunächst|erstens|dann|danach|anschließend|schließlich|zum schluss|"
     r"d'abord|tout d'abord|ensuite|puis|enfin|pour finir|"
     r"まず|次に|それから|最後に|その後)\b",
@@ -278,7 +283,8 @@ def _sentences(line: str) -> list[str]:
 
 #: where a sentence of steps goes on to its next step: ", then", ", and finally", ", puis", ", dann"
 _NEXT_STEP = re.compile(
-    r",?\s+(?:and\s+|und\s+|et\s+|y\s+)?(?=(?:then|next|finally|afterwards|after that|dann|danach|"
+    r",?\s+(?:and\s+|und\s+|et\s+|y\s+)?(?=(?:then|" + _NEXT + r"|finally|afterwards|after that|"
+    r"dann|danach|"
     r"anschließend|schließlich|puis|ensuite|enfin|luego|después|finalmente|por último)\b)|"
     r"、(?=次に|それから|最後に)",
     re.IGNORECASE,
@@ -324,7 +330,7 @@ def split_units(text: str) -> list[Unit]:
         )
         # a line that opens a list ("To request leave:" above "1. …") is its label too
         following = next((nxt for nxt in lines[at + 1 :] if nxt.strip()), "")
-        opener = raw.rstrip().endswith(":") and bool(_ITEM.match(following))
+        opener = raw.rstrip().endswith((":", "：")) and bool(_ITEM.match(following))
         heading = (bool(_HEADING.match(raw)) or header_row or opener) and not in_fence
         line = _QUOTE.sub("", _HEADING.sub("", raw))
         if header_row and not in_fence:
@@ -404,7 +410,7 @@ def _fill(
             )
             unit.addressed = done.addressed
             continue
-        unit.facts = F.extract(unit.text, german=german, known_names=known)
+        unit.facts = F.extract(spelled_facts(unit.text), german=german, known_names=known)
         unit.words = V.content_words(unit.text)
         unit.markers = V.polarity(unit.text)[1]
         rest = _COURTESY.sub(" ", unit.text)

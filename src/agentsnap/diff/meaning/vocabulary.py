@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from .phrasing import without_restriction
+
 __all__ = [
     "COMPOUND_NUMBER",
     "COMPOUND_ONES",
@@ -459,7 +461,7 @@ _ANTONYMS: list[tuple[str, str]] = [
     (
         "accept accepted akzeptiert accepté acceptée approved genehmigt approuvé aceptado "
         "aceptada aprobado aprobada",
-        "reject rejected declined abgelehnt rejeté rejetée refused rechazado rechazada",
+        "reject rejected declined abgelehnt rejeté rejetée refused rechazado rechazada pending",
     ),
     (
         "increase increased increases rise rose risen gestiegen augmenté hausse",
@@ -488,7 +490,10 @@ _ANTONYMS: list[tuple[str, str]] = [
     ),
     ("start started starts gestartet démarré", "stop stopped stops gestoppt arrêté"),
     ("public öffentlich", "private privat privé privée"),
-    ("required mandatory erforderlich obligatoire", "optional"),
+    (
+        "required mandatory necessary needed erforderlich nötig notwendig obligatoire nécessaire",
+        "optional",
+    ),
     ("supported unterstützt", "unsupported deprecated"),
     ("healthy gesund", "unhealthy degraded"),
     ("win won gewonnen gagné", "lose lost verloren perdu"),
@@ -638,6 +643,7 @@ ALMOST_NOTHING = re.compile(
 def polarity(text: str) -> tuple[int, list[str]]:
     """``(parity, markers)``: parity 0 or 1 of negation words plus negative-pole antonyms; the markers found."""
     markers: list[str] = []
+    text = without_restriction(text)  # "n'est couvert que si" = "only covered if"
     # an answer particle ("No, …", "Nein, …", "Non, …") states the answer the rest of the sentence gives
     text = re.sub(r"^\s*(?:no|nein|non|いいえ)\s*[,.!:—-]", " ", text, flags=re.IGNORECASE)
     text = re.sub(

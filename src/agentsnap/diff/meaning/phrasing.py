@@ -1,0 +1,119 @@
+"""Phrasings whose words say something other than they seem to, read as what they claim.
+
+* **Restriction, not negation**: French ``ne … que`` says *only* ("n'est couvert que si…" =
+  "couvert uniquement si…"); :func:`without_restriction` rewrites it before polarity is read.
+* **Counts said as a multiple or a pair** (:func:`multiple_in`): "triple the ingredients" says
+  three, "the pair of workshops" two.
+* **Facts said in words or by convention** (:func:`spelled_facts`): a fraction sign is its value
+  (``¼`` = ``0.25``), ``a quarter turn`` = ``0.25 turn``, ``five and a half hours`` = ``5.5
+  hours``, ``midnight`` = ``00:00``, ``noon`` = ``12:00``, ``weekdays`` = ``Mon–Fri``; the
+  fact rules (:mod:`agentsnap.diff.meaning.facts`) then read one form for both.
+
+Standard library only; imports nothing of agentsnap (vocabulary and units import it).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["multiple_in", "spelled_facts", "without_restriction"]
+
+#: words that make ``ne … que`` a real negation ("ne … pas que" = "not only", "ne … plus que")
+_STILL_NEGATED = frozenset(
+    ["pas", "plus", "jamais", "rien", "personne", "guère", "aucun", "aucune"]
+)
+#: French ``ne``/``n'`` then at most four words, then ``que``: a restriction ("only")
+_NE_QUE = re.compile(
+    r"\bn(?:e\s+|['’])((?:[^\W\d_]+(?:['’][^\W\d_]+)?\s+){0,3}?[^\W\d_]+(?:['’][^\W\d_]+)?)\s+que?\b",
+    re.IGNORECASE,
+)
+
+
+def without_restriction(text: str) -> str:
+    """``text`` with each French ``ne … que`` (only) written without its ``ne``: "le vol n'est
+    couvert que si…" → "le vol est couvert seulement si…"; "ne … pas que" stays a negation."""
+
+    def plain(match: re.Match[str]) -> str:
+        middle = match.group(1)
+        if {w.casefold() for w in middle.split()} & _STILL_NEGATED:
+            return match.group(0)
+        return f"{middle} seulement"
+
+    return _NE_QUE.sub(plain, text)
+
+
+#: a vulgar fraction after NFKC ("¼" → "1⁄4")
+_FRACTION = re.compile(r"(?<![\d/])(\d{1,2})⁄(\d{1,2})(?![\d/])")
+#: the counts a half is added to in words ("five and a half", "cinco y media")
+_COUNTS = {
+    word: value
+    for words in (
+        "one two three four five six seven eight nine ten eleven twelve",
+        "eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf",
+        "un deux trois quatre cinq six sept huit neuf dix onze douze",
+        "uno dos tres cuatro cinco seis siete ocho nueve diez once doce",
+    )
+    for value, word in enumerate(words.split(), start=1)
+}
+_NUMBER_WORD = "|".join(sorted(_COUNTS, key=len, reverse=True))
+_HALF_AFTER = re.compile(
+    rf"\b(?P<n>\d{{1,3}}|{_NUMBER_WORD})\s+(?:and a half|y medio|y media|et demie?)\b",
+    re.IGNORECASE,
+)
+#: "a quarter turn", "one quarter of the cake": a quarter; "a quarter of an hour" is read as minutes
+_QUARTER = re.compile(r"\b(?:a|one)\s+quarter\b(?!\s+(?:of\s+an?\s+)?hour)", re.IGNORECASE)
+_CLOCK_WORDS = {
+    "midnight": "00:00",
+    "mitternacht": "00:00",
+    "minuit": "00:00",
+    "medianoche": "00:00",
+    "noon": "12:00",
+    "midday": "12:00",
+    "mittag": "12:00",
+    "midi": "12:00",
+    "mediodía": "12:00",
+}
+_CLOCK = re.compile(r"(?<!-)\b(?:" + "|".join(_CLOCK_WORDS) + r")\b", re.IGNORECASE)
+#: Monday to Friday said as one word (not "Werktage": in German they include Saturday)
+_WEEKDAYS = re.compile(r"\b(?<![\d]\s)(?:weekdays|en semaine|entre semana)\b|平日", re.IGNORECASE)
+
+
+def _count(word: str) -> int | None:
+    return int(word) if word.isdigit() else _COUNTS.get(word.casefold())
+
+
+def spelled_facts(text: str) -> str:
+    """``text`` with the facts said in words written as the fact rules read them (module doc)."""
+    text = _FRACTION.sub(
+        lambda m: f"{int(m.group(1)) / int(m.group(2)):g}" if int(m.group(2)) else m.group(0), text
+    )
+    text = _QUARTER.sub("0.25", text)
+
+    def half(match: re.Match[str]) -> str:
+        count = _count(match.group("n"))
+        return match.group(0) if count is None else f"{count}.5"
+
+    text = _HALF_AFTER.sub(half, text)
+    text = _CLOCK.sub(lambda m: _CLOCK_WORDS[m.group(0).casefold()], text)
+    return _WEEKDAYS.sub(lambda m: " Mon–Fri " if m.group(0) == "平日" else "Mon–Fri", text)
+
+
+#: words that say a count of two or three without a number ("a pair of", "triple the amount")
+_MULTIPLES = {
+    2.0: re.compile(
+        r"\b(?:pair|double[ds]?|doubling|twice|twofold|both|doppelt|beide[nr]?|deux fois|"
+        r"(?:le|la|les) double|ambos|ambas|el doble)\b",
+        re.IGNORECASE,
+    ),
+    3.0: re.compile(
+        r"\b(?:triple[ds]?|tripling|thrice|threefold|dreifach\w*|trois fois|(?:le|la) triple|"
+        r"el triple)\b",
+        re.IGNORECASE,
+    ),
+}
+
+
+def multiple_in(value: object, text: str) -> bool:
+    """Whether ``text`` says the bare count ``value`` (2 or 3) as a multiple or a pair."""
+    pattern = _MULTIPLES.get(value) if isinstance(value, float) else None
+    return bool(pattern and pattern.search(text))
