@@ -1,10 +1,12 @@
 """The meaning check on the two sets it is measured by (issue 29), held to today's numbers.
 
-* ``tests/semantic_dev2.jsonl`` … ``tests/semantic_dev7.jsonl`` — the development sets the check
-  was tuned on (158, 90, 114, 114, 116 and 110 pairs, each written by a helper that saw no code and
-  no other set; dev set 3 weighted to the pass categories the check misjudged most; dev sets 4 to
-  7 on new topics, each measured once before any tuning on it: 69 %, 77 %, 66 % and 58 %; dev
-  set 7 is Markdown and paraphrase only, with a changed fact hidden in the fail pairs);
+* ``tests/semantic_dev2.jsonl`` … ``tests/semantic_dev8.jsonl`` — the development sets the check
+  was tuned on (158, 90, 114, 114, 116, 110 and 116 pairs, each written by a helper that saw no
+  code and no other set; dev set 3 weighted to the pass categories the check misjudged most; dev
+  sets 4 to 8 on new topics, each measured once before any tuning on it: 69 %, 77 %, 66 %, 58 %
+  and 69 %; dev set 7 is Markdown and paraphrase only, with a changed fact hidden in the fail
+  pairs; dev set 8 read 69.0 % (lexical) / 71.6 % (onnx) both before and after the rules tuned
+  on dev set 7, a second held-out reading);
 * ``bench/semantic_frozen.jsonl`` — the evaluation set, frozen before any tuning (139 pairs,
   written by another helper that saw neither the code nor the dev sets). Nothing is tuned on it:
   these floors only stop a change from making it worse. ``python bench/semantic_accuracy.py``
@@ -48,6 +50,8 @@ FLOORS = {
     ("dev6", "onnx"): (0.89, 6),
     ("dev7", "lexical"): (0.73, 17),
     ("dev7", "onnx"): (0.78, 11),
+    ("dev8", "lexical"): (0.68, 18),
+    ("dev8", "onnx"): (0.71, 17),
     ("frozen", "lexical"): (0.83, 17),
     ("frozen", "onnx"): (0.84, 14),
 }
@@ -58,6 +62,7 @@ SETS = {
     "dev5": ROOT / "tests" / "semantic_dev5.jsonl",
     "dev6": ROOT / "tests" / "semantic_dev6.jsonl",
     "dev7": ROOT / "tests" / "semantic_dev7.jsonl",
+    "dev8": ROOT / "tests" / "semantic_dev8.jsonl",
     "frozen": accuracy.FROZEN,
 }
 _RESULTS: dict[tuple[str, str], dict[str, Any]] = {}
@@ -82,6 +87,7 @@ def test_the_sets_are_what_their_docs_say() -> None:
         "dev5": 114,
         "dev6": 116,
         "dev7": 110,
+        "dev8": 116,
         "frozen": 139,
     }
     dev_goldens = {p["golden"] for name, pairs in sets.items() if name != "frozen" for p in pairs}
