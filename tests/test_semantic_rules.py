@@ -462,6 +462,16 @@ SAME_SAID_OTHERWISE = [
     ("1. Price: 40 dollars\n2. Tax: 8 dollars", "- **Tax:** $8\n- **Price:** $40"),
     # a step list that deletes then adds is no partial negation
     ("1. Delete the old key.\n2. Add the new key.", "Delete the old key, then add the new key."),
+    # a negation with its exception restricts (none but X = only X); an absence said two ways,
+    # a colon after a whole clause ending it
+    (
+        "None of the invoices need to be resent except the March invoice.",
+        "Only the March invoice has to be resent; every other invoice can stay as it is.",
+    ),
+    (
+        "The parcel is held at the depot because the label is missing the postcode.",
+        "The depot has stopped the parcel: the postcode isn't on the label.",
+    ),
 ]
 
 
@@ -582,6 +592,39 @@ CHANGED = [
     ("The gym is open on Mondays and Fridays.", "The gym is open Mon/Thu.", "weekdays differ"),
     ("Der Kurs läuft von 9 bis 12:30 Uhr.", "Der Kurs läuft von 10 bis 12:30 Uhr.", "times differ"),
     ("Impact: 1.2 M events delayed.", "Impact: 2.1 million events delayed.", "numbers differ"),
+    # a clause negated inside a sentence reworded around it: the two clauses that say the same
+    (
+        "You can pay with any major card at the kiosk, and the day ticket includes unlimited "
+        "rides within its 24-hour window.",
+        "Payment at the kiosk works with all major cards; the day ticket lasts 24 hours but does "
+        "not include unlimited rides.",
+        "polarity flipped in a clause",
+    ),
+    (
+        "Como el vuelo se canceló por una huelga, se trata de un caso de fuerza mayor y la "
+        "agencia no está obligada a devolverte los 300 euros del billete.",
+        "- Motivo: huelga (fuerza mayor)\n- Billete de 300 €: la agencia está obligada a devolverlo",
+        "polarity flipped in a clause",
+    ),
+    # a list item that says nothing new but a negation is read against the sentence it restates
+    (
+        "Your plan covers roaming in the EU. Calls to Switzerland are also allowed with this "
+        "plan, and texts are free anyway.",
+        "- EU roaming: covered\n- Switzerland: calls not allowed with the plan\n- Texts: free",
+        "polarity flipped",
+    ),
+    # obligation in more words: "tenu de" is obliged to, 必要 / 不要 the required pair
+    (
+        "Le locataire est tenu de souscrire une assurance habitation avant la remise des clés.",
+        "Avant la remise des clés, la souscription d'une assurance habitation n'est pas "
+        "obligatoire pour le locataire.",
+        "polarity flipped",
+    ),
+    (
+        "この手続きには事前の申請が必要で、窓口で受け付けています。",
+        "窓口で受け付けていますが、この手続きに事前の申請は不要です。",
+        "polarity flipped",
+    ),
 ]
 
 

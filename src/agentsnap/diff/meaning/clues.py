@@ -9,7 +9,7 @@ from functools import partial
 
 from . import facts as F
 from . import vocabulary as V
-from .phrasing import without_restriction
+from .phrasing import plain_polarity
 from .units import _COMFORT, _CONCLUSION, _CONDITION, _COURTESY, _ENUM_GAP, _NARRATION, Unit
 
 
@@ -227,14 +227,16 @@ def _negation(word: str) -> bool:
     )
 
 
-def polar_concepts(text: str) -> dict[str, set[int]]:
+def polar_concepts(text: str, heads: set[str] | None = None) -> dict[str, set[int]]:
     """``{concept: signs}`` of the content words of ``text``: a word's concept is its antonym pair
     (``#pole3``) or its stem; its sign is the pole's (``failed``: -1) times -1 inside a negation's
     scope (the next three content words of the clause; in German also the words before a
     clause-final ``nicht``; in Japanese the word a ``ない``/``ません`` ending follows). Two texts
-    disagree on a concept when every mention has one sign in one and the other sign in the other."""
+    disagree on a concept when every mention has one sign in one and the other sign in the other.
+    ``heads``, when given, collects the concept each negation reaches first, each antonym pole
+    in its reach and each negative pole."""
     out: dict[str, set[int]] = {}
-    plain = F.normalise(without_restriction(text))
+    plain = F.normalise(plain_polarity(text))
     plain = V.ALMOST_NOTHING.sub(" little ", _NEGATING_PHRASE.sub(" not ", plain))
     for clause in _CLAUSE.split(plain):
         words = re.findall(
@@ -243,9 +245,11 @@ def polar_concepts(text: str) -> dict[str, set[int]]:
             clause.casefold().replace("’", "'"),
         )
         negated: set[int] = set()
+        first: set[int] = set()
         for k, word in enumerate(words):
             if re.fullmatch(r"[\u3040-\u309f]+", word) and _JA_NEG.search(word) and k:
                 negated.add(k - 1)  # 有効 + ではありません
+                first.add(k - 1)
                 continue
             if not _negation(word):
                 continue
@@ -254,12 +258,16 @@ def polar_concepts(text: str) -> dict[str, set[int]]:
                 skip = words[m] in _SCOPE_SKIP or _negation(words[m])
                 if not skip and (_contentful(words[m]) or words[m] in V._POLE):
                     negated.add(m)
+                    if not reach or words[m] in V._POLE:
+                        first.add(m)
                     reach += 1
                 m += 1
             if reach == 0 and word in ("no", "nein", "non", "nope"):  # "the answer is no"
                 out.setdefault(f"#pole{V._POLE['yes'][0]}", set()).add(-1)
             elif reach == 0 and k:  # "das funktioniert nicht": the clause's last words
-                negated.update(j for j in range(max(0, k - 2), k) if _contentful(words[j]))
+                before = [j for j in range(max(0, k - 2), k) if _contentful(words[j])]
+                negated.update(before)
+                first.update(before[-1:])
         for k, word in enumerate(words):
             if _negation(word) or not (_contentful(word) or word in V._POLE):
                 continue
@@ -269,6 +277,8 @@ def polar_concepts(text: str) -> dict[str, set[int]]:
             concept = f"#pole{pole[0]}" if pole else V._stem(word)
             sign = (pole[1] if pole else 1) * (-1 if k in negated else 1)
             out.setdefault(concept, set()).add(sign)
+            if heads is not None and (k in first or (pole and pole[1] < 0)):
+                heads.add(concept)
     return out
 
 
@@ -504,3 +514,67 @@ _CLAUSE_CUT = re.compile(
     r"mais|por lo tanto|así que|pero)\s+",
     re.IGNORECASE,
 )
+
+
+#: where a clause ends for :func:`flipped_in_clause`: clause punctuation and contrasting
+#: conjunctions (a colon: see :func:`_clauses`)
+_PART_CUT = re.compile(
+    r"[,;!?。、！？()\[\]—–]|\.(?:\s|$)|\s-\s|\b(?:but|however|whereas|although|aber|jedoch|obwohl|"
+    r"mais|tandis que|alors que|pero|aunque|sino)\b",
+    re.IGNORECASE,
+)
+#: a clause that states a condition or an exception, not a fact: its negation is no claim
+#: ("if the tank isn't full", "no report except the churn report")
+_IF_OR_EXCEPT = re.compile(
+    r"\b(?:if|unless|otherwise|except|wenn|falls|sonst|außer|si|sinon|sauf|excepto|salvo|menos)\b",
+    re.IGNORECASE,
+)
+
+
+def _clauses(text: str) -> list[str]:
+    """``text`` cut into clauses (:data:`_PART_CUT`); a colon ends a clause of more than four
+    words ("customs has stopped the container: the codes are missing") and joins a short label
+    to its value ("Saturdays: not covered")."""
+    out = []
+    for part in _PART_CUT.split(text):
+        head, colon, rest = part.partition(":")
+        pieces = [head, rest] if colon and len(head.split()) > 4 else [part]
+        out += [p for p in pieces if p.strip() and not _IF_OR_EXCEPT.search(p)]
+    return out
+
+
+def flipped_in_clause(golden: str, new: str, flipped: list[str]) -> str | None:
+    """The label when a concept the two sentences state with opposite polarity (``flipped``) is
+    what a negation in one of two clauses reaches first (or a negative antonym), the two clauses
+    saying much the same and differing in negation parity, though the sentences around them were
+    reworded apart ("…, and the e-visa allows multiple entries" → "…, but it does not allow
+    multiple entries"; a table row's "Saturdays: not covered by the permit"); None otherwise.
+    Much the same: at least two of the shorter clause's concepts (an antonym pair is one), and at
+    least 60 % of them, stated in the other (a related word counts: "déclarer" / "déclaration"). A clause stating a condition or an exception is no claim."""
+    parts = [_clauses(golden), _clauses(new)]
+    for gc in parts[0]:
+        g_heads: set[str] = set()
+        g_concepts = polar_concepts(gc, g_heads)
+        if not any(c in g_concepts for c in flipped):
+            continue
+        for nc in parts[1]:
+            n_heads: set[str] = set()
+            n_concepts = polar_concepts(nc, n_heads)
+            if not any(c in n_concepts and c in g_concepts for c in flipped):
+                continue
+            shared = sum(
+                any(a == b or ("#" not in a + b and _related(a, b)) for b in n_concepts)
+                for a in g_concepts
+            )
+            if shared < 2 or shared < 0.6 * min(len(g_concepts), len(n_concepts)):
+                continue
+            g_markers, n_markers = V.polarity(gc)[1], V.polarity(nc)[1]
+            if len(g_markers) % 2 != len(n_markers) % 2 and (g_heads | n_heads) & set(
+                flipped_concepts(gc, nc)
+            ):
+                words = f"{', '.join(g_markers) or 'none'} → {', '.join(n_markers) or 'none'}"
+                return (
+                    f"polarity flipped in a clause (negation/antonym: {words}): "
+                    f'"{gc.strip()}" → "{nc.strip()}"'
+                )
+    return None

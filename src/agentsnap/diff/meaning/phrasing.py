@@ -2,6 +2,8 @@
 
 * **Restriction, not negation**: French ``ne … que`` says *only* ("n'est couvert que si…" =
   "couvert uniquement si…"); :func:`without_restriction` rewrites it before polarity is read.
+* **Obligation said as an idiom**: French ``être tenu de`` says *obliged to*; :func:`plain_polarity`
+  writes it so, and ``ne … que`` as above, before polarity is read.
 * **Counts said as a multiple or a pair** (:func:`multiple_in`): "triple the ingredients" says
   three, "the pair of workshops" two.
 * **Facts said in words or by convention** (:func:`spelled_facts`): a fraction sign is its value
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["multiple_in", "spelled_facts", "without_restriction"]
+__all__ = ["multiple_in", "plain_polarity", "spelled_facts", "without_restriction"]
 
 #: words that make ``ne … que`` a real negation ("ne … pas que" = "not only", "ne … plus que")
 _STILL_NEGATED = frozenset(
@@ -40,6 +42,16 @@ def without_restriction(text: str) -> str:
         return f"{middle} seulement"
 
     return _NE_QUE.sub(plain, text)
+
+
+#: "vous êtes tenu de déclarer" = "vous êtes obligé de déclarer" (not "held")
+_HELD_TO = re.compile(r"\b(tenu|tenue|tenus|tenues)(?=\s+(?:de\b|d['’]))", re.IGNORECASE)
+
+
+def plain_polarity(text: str) -> str:
+    """``text`` with its phrasings of restriction and obligation written plainly (module doc):
+    what polarity is read from."""
+    return _HELD_TO.sub("obligé", without_restriction(text))
 
 
 #: a vulgar fraction after NFKC ("¼" → "1⁄4")

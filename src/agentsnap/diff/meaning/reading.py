@@ -36,6 +36,7 @@ from .clues import (
     changed_conclusion,
     courteous,
     flipped_concepts,
+    flipped_in_clause,
     named_step,
     one_unit_in,
     prefix_negations,
@@ -291,7 +292,17 @@ class Reading:
                 # clause by clause: two flips in two clauses cancel in the sentence's parity
                 # ("still contains it; upgrading will not fix it" → "no longer contains it;
                 # upgrading will fix it")
-                clause = _flipped_clause(g, n) or _negated_in_part(g, n)
+                clause = (
+                    _flipped_clause(g, n)
+                    or _negated_in_part(g, n)
+                    or (
+                        flipped_in_clause(g, n, flipped)
+                        if (parity or prefixed)
+                        and not any(self.g[i].heading for i in g_part)
+                        and not any(self.n[j].heading for j in n_part)  # labels, not claims
+                        else None
+                    )
+                )
                 if clause is not None:
                     self.flag("polarity", "harmful", clause, g, n)
                     return
@@ -455,11 +466,14 @@ class Reading:
             n_done.add(j)
         return g_done, n_done
 
-    def _nearest(self, unit: Unit) -> int:
-        """The new unit sharing most concepts (antonym poles as one) with golden ``unit``."""
+    @staticmethod
+    def _nearest(unit: Unit, others: list[Unit], sims: list[float]) -> int:
+        """The unit of ``others`` sharing most concepts (antonym poles as one) with ``unit``; of
+        two sharing as many, the more similar (``sims``: ``unit`` against each of ``others``)."""
         mine = {_concept(w) for w in unit.words}
         return max(
-            range(len(self.n)), key=lambda j: len(mine & {_concept(w) for w in self.n[j].words})
+            range(len(others)),
+            key=lambda k: (len(mine & {_concept(w) for w in others[k].words}), sims[k]),
         )
 
     def _coverage(self) -> None:
@@ -492,7 +506,7 @@ class Reading:
             elif any(_polar(w) for w in V.tokens(unit.text)):
                 # covered only through an antonym's other pole ("Approved" / "Rejected"): the
                 # new sentence sharing most of its concepts is read for polarity
-                self._polarity([i], [self._nearest(unit)])
+                self._polarity([i], [self._nearest(unit, self.n, self.sims[i])])
         for j, unit in enumerate(self.n):
             if j in n_restated:
                 continue
@@ -512,6 +526,12 @@ class Reading:
                 # a claim that negates or warns ("…must not be used") changes what the answer says
                 severity = "harmful" if unit.markers else "soft"
                 self.flag("added", severity, "claim added", "", unit.text)
+            elif self.g and any(_polar(w) for w in V.tokens(unit.text)):
+                # nothing new but a negation or an antonym ("Saturdays: not covered by the
+                # permit" beside "Saturdays are allowed with this permit"): read for polarity
+                # against the golden sentence sharing most of its concepts
+                column = [row[j] for row in self.sims]
+                self._polarity([self._nearest(unit, self.g, column)], [j])
         steps = [(i, j) for i, j in matched_g if self.g[i].step]
         order = [j for _, j in steps]
         sequenced = [(i, j) for i, j in steps if self.g[i].sequenced]

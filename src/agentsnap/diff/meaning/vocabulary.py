@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .phrasing import without_restriction
+from .phrasing import plain_polarity
 
 __all__ = [
     "COMPOUND_NUMBER",
@@ -454,7 +454,7 @@ _ANTONYMS: list[tuple[str, str]] = [
     ("available verfügbar disponible", "unavailable indisponible"),
     ("valid gültig", "invalid ungültig expired abgelaufen expiré"),
     (
-        "allow allowed allows permitted erlaubt autorisé autorisée",
+        "allow allowed allows permit permits permitted erlaubt autorisé autorisée",
         "deny denied denies forbid forbids forbidden prohibit prohibits prohibited blocked verboten refusé refusée interdit suspended ausgesetzt gesperrt suspendu suspendus",
     ),
     ("read seen gelesen lu", "unread unseen ungelesen"),
@@ -491,8 +491,10 @@ _ANTONYMS: list[tuple[str, str]] = [
     ("start started starts gestartet démarré", "stop stopped stops gestoppt arrêté"),
     ("public öffentlich", "private privat privé privée"),
     (
-        "required mandatory necessary needed erforderlich nötig notwendig obligatoire nécessaire",
-        "optional",
+        "required mandatory necessary needed obligatory compulsory obliged obligated erforderlich "
+        "nötig notwendig verpflichtet obligatoire nécessaire obligé obligée obligés obligées "
+        "obligatorio obligatoria obligado obligada obligados obligadas necesario necesaria 必要 必須",
+        "optional facultatif facultative freiwillig opcional 不要 任意",
     ),
     ("supported unterstützt", "unsupported deprecated"),
     ("healthy gesund", "unhealthy degraded"),
@@ -643,7 +645,7 @@ ALMOST_NOTHING = re.compile(
 def polarity(text: str) -> tuple[int, list[str]]:
     """``(parity, markers)``: parity 0 or 1 of negation words plus negative-pole antonyms; the markers found."""
     markers: list[str] = []
-    text = without_restriction(text)  # "n'est couvert que si" = "only covered if"
+    text = plain_polarity(text)  # "n'est couvert que si" = "only covered if"
     # an answer particle ("No, …", "Nein, …", "Non, …") states the answer the rest of the sentence gives
     text = re.sub(r"^\s*(?:no|nein|non|いいえ)\s*[,.!:—-]", " ", text, flags=re.IGNORECASE)
     text = re.sub(
