@@ -468,6 +468,11 @@ SAME_SAID_OTHERWISE = [
         "None of the invoices need to be resent except the March invoice.",
         "Only the March invoice has to be resent; every other invoice can stay as it is.",
     ),
+    # members reordered around a negation that stays where it was
+    (
+        "Roaming is free in France and Spain, not in Switzerland.",
+        "Roaming is free in Spain and France, not in Switzerland.",
+    ),
     (
         "The parcel is held at the depot because the label is missing the postcode.",
         "The depot has stopped the parcel: the postcode isn't on the label.",
@@ -612,6 +617,14 @@ CHANGED = [
         "plan, and texts are free anyway.",
         "- EU roaming: covered\n- Switzerland: calls not allowed with the plan\n- Texts: free",
         "polarity flipped",
+    ),
+    # the negation moved from one member to another, every word kept
+    (
+        "Send the signed invoice to the finance team, not to the project lead, who only "
+        "approves it.",
+        "Send the signed invoice to the project lead, who only approves it, not to the finance "
+        "team.",
+        "negation moved to another member",
     ),
     # obligation in more words: "tenu de" is obliged to, 必要 / 不要 the required pair
     (

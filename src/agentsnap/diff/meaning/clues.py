@@ -578,3 +578,21 @@ def flipped_in_clause(golden: str, new: str, flipped: list[str]) -> str | None:
                     f'"{gc.strip()}" → "{nc.strip()}"'
                 )
     return None
+
+
+def negated_member_moved(golden: str, new: str, flipped: list[str]) -> tuple[str, str] | None:
+    """``(was negated, now negated)`` when a negation moved from one member of a sentence to
+    another, the words kept ("to Iberia, not to British Airways" → "to British Airways, not to
+    Iberia"): plain concepts flipped both ways, no antonym among them, a negation reaching one
+    of them first on each side; None otherwise."""
+    if _closeness(golden, new) < 0.5 or any(c.startswith("#") for c in flipped):
+        return None
+    g_heads: set[str] = set()
+    n_heads: set[str] = set()
+    g = polar_concepts(golden, g_heads)
+    polar_concepts(new, n_heads)
+    was = [c for c in flipped if g[c] == {-1}]
+    now = [c for c in flipped if g[c] == {1}]
+    if not (g_heads & set(was) and n_heads & set(now)):
+        return None
+    return " ".join(was), " ".join(now)

@@ -38,6 +38,7 @@ from .clues import (
     flipped_concepts,
     flipped_in_clause,
     named_step,
+    negated_member_moved,
     one_unit_in,
     prefix_negations,
 )
@@ -306,6 +307,11 @@ class Reading:
                 if clause is not None:
                     self.flag("polarity", "harmful", clause, g, n)
                     return
+            moved = negated_member_moved(g, n, flipped) if flipped and not parity else None
+            if moved is not None:
+                label = f"negation moved to another member (not {moved[0]} → not {moved[1]})"
+                self.flag("swap", "harmful", label, g, n)
+                return
             if flipped and (parity or prefixed) and close >= 0.5:
                 words = f"{', '.join(g_markers) or 'none'} → {', '.join(n_markers) or 'none'}"
                 if not (g_markers or n_markers):
