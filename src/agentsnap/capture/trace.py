@@ -21,7 +21,9 @@ The active recording that feeds a trace: :mod:`agentsnap.capture.active`.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
+import heapq
 import threading
 import time
 from collections.abc import Callable
@@ -246,26 +248,13 @@ def _order(entries: list[tuple[Exchange, dict[str, Any]]]) -> list[tuple[Exchang
         return sorted(entries, key=lambda e: (e[0].replay_index, e[0].seq))
     entries = sorted(entries, key=lambda e: e[0].seq)
     conversations: list[list[tuple[Exchange, dict[str, Any]]]] = []
-    tails: list[tuple[str, ...] | None] = []
-    for entry in entries:
-        sig = _message_signature(entry[1])
-        home = None
-        if sig is not None:
-            best = -1
-            for i, tail in enumerate(tails):
-                if (
-                    tail is not None
-                    and len(tail) < len(sig)
-                    and sig[: len(tail)] == tail
-                    and len(tail) > best
-                ):
-                    home, best = i, len(tail)
-        if home is None:
+    for entry, home in zip(
+        entries, conversation_homes([_message_signature(e[1]) for e in entries]), strict=True
+    ):
+        if home == len(conversations):
             conversations.append([entry])
-            tails.append(sig)
         else:
             conversations[home].append(entry)
-            tails[home] = sig
     # blocks: conversations whose first calls overlapped in time, sorted by content
     groups: list[list[list[tuple[Exchange, dict[str, Any]]]]] = []
     group_end = -1.0
@@ -287,21 +276,73 @@ def _order(entries: list[tuple[Exchange, dict[str, Any]]]) -> list[tuple[Exchang
             block = sorted(group, key=lambda c: request_key(c[0][0].request))
             units.append([entry for conv in block for entry in conv])
     atomic = [len(group) > 1 for group in groups]
-    starts = [min(ex.seq for ex, _ in unit) for unit in units]
-    heads = [0] * len(units)
-    out: list[tuple[Exchange, dict[str, Any]]] = []
-    while len(out) < len(entries):
-        pick = min(
-            (u for u in range(len(units)) if heads[u] < len(units[u])),
-            key=lambda u: starts[u] if atomic[u] else units[u][heads[u]][0].seq,
-        )
-        if atomic[pick]:
-            out.extend(units[pick])
-            heads[pick] = len(units[pick])
+    return [
+        units[u][k] for u, k in merged_order([[ex.seq for ex, _ in unit] for unit in units], atomic)
+    ]
+
+
+def conversation_homes(signatures: list[tuple[str, ...] | None]) -> list[int]:
+    """The conversation each request belongs to, by its message list's signature (None: no
+    message list, a conversation of its own): the one whose list so far it extends by the most
+    (the earliest such on a tie), else a new one (numbered in order). A dict of the lists so
+    far, each request looking up its own prefixes longest first (was a scan of every
+    conversation for each request: quadratic in a test's calls)."""
+    homes: list[int] = []
+    tails: list[tuple[str, ...] | None] = []
+    #: a list so far -> the conversations it ends, in order
+    ending_in: dict[tuple[str, ...], list[int]] = {}
+    for sig in signatures:
+        home = None
+        if sig is not None:
+            for length in range(len(sig) - 1, -1, -1):  # its longest proper prefix first
+                found = ending_in.get(sig[:length])
+                if found:
+                    home = found[0]
+                    break
+        if home is None:
+            home = len(tails)
+            tails.append(sig)
         else:
-            out.append(units[pick][heads[pick]])
-            heads[pick] += 1
+            old = tails[home]
+            if old is not None:
+                ending_in[old].remove(home)
+            tails[home] = sig
+        if sig is not None:
+            bisect.insort(ending_in.setdefault(sig, []), home)
+        homes.append(home)
+    return homes
+
+
+def merged_order(seqs: list[list[int]], atomic: list[bool]) -> list[tuple[int, int]]:
+    """Units of exchanges (their send numbers, ``seqs[u]``, in unit order) merged by send order,
+    as ``(unit, position)`` pairs: next comes the unit whose next exchange was sent first (an
+    atomic unit, a block of concurrent conversations: whole, when its first was), the lower
+    unit on a tie. A heap of each unit's next send number (was a scan of every unit for each
+    exchange: quadratic in a test's calls)."""
+    ready = [(min(unit) if atomic[u] else unit[0], u) for u, unit in enumerate(seqs) if unit]
+    heapq.heapify(ready)
+    heads = [0] * len(seqs)
+    out: list[tuple[int, int]] = []
+    while ready:
+        _, pick = heapq.heappop(ready)
+        if atomic[pick]:
+            out.extend((pick, k) for k in range(len(seqs[pick])))
+            continue
+        out.append((pick, heads[pick]))
+        heads[pick] += 1
+        if heads[pick] < len(seqs[pick]):
+            heapq.heappush(ready, (seqs[pick][heads[pick]], pick))
     return out
+
+
+def last_ended_before(ends: list[float], starts: list[float]) -> list[int]:
+    """For each start time, the last position in ``ends`` whose time is at most it (-1: none):
+    the step a tool call that started then follows. By bisection over the least end from each
+    position on, which never decreases (was a scan of every step for each call)."""
+    least = ends[:]
+    for i in range(len(least) - 2, -1, -1):
+        least[i] = min(least[i], least[i + 1])
+    return [bisect.bisect_right(least, start) - 1 for start in starts]
 
 
 def _message_signature(step: dict[str, Any]) -> tuple[str, ...] | None:
@@ -327,8 +368,7 @@ def _with_explicit_tool_calls(
 
     ends = [(ex.ended if ex.ended is not None else ex.started) for ex, _ in ordered]
     after: dict[int, list[tuple[float, float, int, dict[str, Any]]]] = {}
-    for call in calls:
-        anchor = max((i for i, end in enumerate(ends) if end <= call[0]), default=-1)
+    for call, anchor in zip(calls, last_ended_before(ends, [c[0] for c in calls]), strict=True):
         after.setdefault(anchor, []).append(call)
 
     def content(call: tuple[float, float, int, dict[str, Any]]) -> tuple[str, str]:
