@@ -173,6 +173,11 @@ def _worker_golden(mark: Marker, scratch: Path) -> None:
     first.approved = True
     path = store.save(first)
     before = hashlib.sha256(path.read_bytes()).hexdigest()
+    # a first load, not counted: the load path's lazy imports and msgspec's schema compiled once
+    # a process (~15M instructions that otherwise fall in the region or not, by what ran before)
+    warm = SnapshotStore(folder).load(name)
+    Cassette(warm.trace, name=name, strict=True)  # type: ignore[union-attr]
+    del warm
     with mark.region("load"):
         snap = SnapshotStore(folder).load(name)
         Cassette(snap.trace, name=name, strict=True)  # type: ignore[union-attr]
@@ -518,15 +523,23 @@ def _pytest(proj: Path, args: list[str], env: dict[str, str], tests: int) -> Non
         )
 
 
+#: a derived row that is the difference of two whole calls' counts (~3–12M each): it is shown, but
+#: its resolution is theirs (0.1–0.4 % of a call, i.e. ±10–40k instructions), so it is never
+#: flagged on its own; the whole rows it comes from are
+_DIFFERENCE_OF_CALLS = ": agentsnap's part per call"
+
+
 def derive(rows: dict[str, float]) -> dict[str, float]:
-    """``rows`` with agentsnap's part added: record / replay over the bare call, a test over its floor."""
+    """``rows`` with agentsnap's part added: a recorded call over the bare call, a test over its
+    floor. Not a replayed call over the bare one: replay never runs the in-process transport's
+    handler (the reply's JSON and its digest), so that difference is no part of agentsnap's
+    (row 3's "ours", ``Client.send`` alone, is)."""
     out = dict(rows)
     for sdk, shape in CALL_CASES:
         bare = rows.get(f"calls bare {sdk}-{shape} per call")
-        for mode in ("record", "replay"):
-            got = rows.get(f"calls {mode} {sdk}-{shape} per call")
-            if bare is not None and got is not None:
-                out[f"calls {mode} {sdk}-{shape}: agentsnap's part per call"] = got - bare
+        got = rows.get(f"calls record {sdk}-{shape} per call")
+        if bare is not None and got is not None:
+            out[f"calls record {sdk}-{shape}{_DIFFERENCE_OF_CALLS}"] = got - bare
     for job in ("test-json", "test-stream", "suite"):
         if f"{job} per test" in rows and f"{job}-floor per test" in rows:
             out[f"{job}: agentsnap's part per test"] = (
@@ -557,12 +570,17 @@ def table(base: list[dict[str, float]], head: list[dict[str, float]]) -> tuple[s
         spreads = [abs(max(v) - min(v)) / abs(sum(v) / len(v)) for v in (b, h) if len(v) > 1]
         noise = max(spreads) if spreads else None
         ratio = hm / bm if bm else float("nan")
-        flag = ratio > SLOWER and (noise is None or (hm - bm) / abs(bm) > noise)
+        flag = (
+            ratio > SLOWER
+            and (noise is None or (hm - bm) / abs(bm) > noise)
+            and not label.endswith(_DIFFERENCE_OF_CALLS)
+        )
         if flag:
             slower.append(label)
         lines.append(
             f"| {label} | {_count(bm)} | {_count(hm)} | {ratio:.3f} | "
-            f"{'' if noise is None else f'{noise * 100:.2f} %'} | {'**yes**' if flag else 'no'} |"
+            f"{'' if noise is None else f'{noise * 100:.2f} %'} | "
+            f"{'**yes**' if flag else ('not judged' if label.endswith(_DIFFERENCE_OF_CALLS) else 'no')} |"
         )
     return "\n".join(lines), slower
 

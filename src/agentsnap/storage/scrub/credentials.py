@@ -268,7 +268,7 @@ def _scrub_known(text: str) -> str:
         return text
     if isinstance(matcher, re.Pattern):
         return matcher.sub(REDACTED, text)
-    if _SURROGATE.search(text):
+    if not text.isascii() and _SURROGATE.search(text):
         # the automaton reads UTF-8, which has no lone surrogate ("\ud800" from a JSON escape):
         # scrub the pieces between them (no credential holds one, so none spans one)
         return "".join(
