@@ -40,10 +40,13 @@ class LLMRequestsResult:
 def request_body(step: Mapping[str, Any]) -> Any:
     """The recorded request body of an llm_call step (None when not recorded)."""
     exchange = step.get("exchange")
-    if not isinstance(exchange, Mapping):
+    if type(exchange) is not dict and not isinstance(exchange, Mapping):
         return None
     request = exchange.get("request")
-    if not isinstance(request, Mapping) or not isinstance(request.get("body"), Mapping):
+    if type(request) is not dict and not isinstance(request, Mapping):
+        return None
+    body = request.get("body")
+    if type(body) is not dict and not isinstance(body, Mapping):
         return None
     return request["body"]
 
