@@ -44,6 +44,7 @@ __all__ = [
     "diff_values",
     "format_path",
     "parse_ignored_fields",
+    "same_json",
     "strip_ignored",
 ]
 
@@ -413,6 +414,41 @@ def _same_encoding(a: Any, b: Any) -> bool:
 
 
 _sorted_msgpack: Any = None
+
+#: scalars whose ``==`` with the same type says everything (a float may be ``-0.0`` or NaN)
+_EXACT_SCALARS = (str, int, bool, type(None))
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Whether two JSON values are the same in every respect a comparison can see: the same
+    object, or of one type, equal by ``==`` and, for floats, dicts and lists, encoding to the
+    same sorted-key MessagePack bytes (so ``1`` vs ``1.0``, ``True`` vs ``1`` and ``-0.0`` vs
+    ``0.0`` differ, and a NaN in separate objects is never "the same", as ``==`` says). Returns
+    False for anything it cannot decide (a value msgspec cannot encode): the caller then
+    compares in full. A float NaN is not the same as itself."""
+    kind = type(a)
+    if a is b:
+        return kind is not float or a == a
+    if kind is not type(b):
+        return False
+    if kind in _EXACT_SCALARS:
+        return bool(a == b)
+    if kind is not float and kind is not dict and kind is not list:
+        return False
+    try:
+        if a != b:
+            return False
+    except (TypeError, ValueError):
+        return False
+    global _sorted_msgpack
+    if _sorted_msgpack is None:
+        import msgspec
+
+        _sorted_msgpack = msgspec.msgpack.Encoder(order="sorted").encode
+    try:
+        return bool(_sorted_msgpack(a) == _sorted_msgpack(b))
+    except (TypeError, ValueError, OverflowError):
+        return False
 
 
 def _same_types(a: Any, b: Any, strict: bool = True) -> bool:

@@ -387,17 +387,23 @@ class CompareOptions:
                 without ``min_score``, bad ``weights``.
         """
         # each knob's own rule, in field order; then what concerns two knobs at once
-        checked = {
-            f.name: f.metadata["rule"](f.name, getattr(self, f.name))
-            for f in dataclasses.fields(self)
-            if "rule" in f.metadata
-        }
+        checked = {name: rule(name, getattr(self, name)) for name, rule in _ruled_fields()}
         if checked["gate"] == "score" and checked["min_score"] is None:
             raise ValueError("gate='score' needs min_score")
         checked["declared"] = {
             name: _declared_knob(name).validate(value) for name, value in self.declared.items()
         }
         return dataclasses.replace(self, **checked)
+
+
+@functools.cache  # the fields are fixed when the class is made
+def _ruled_fields() -> tuple[tuple[str, Callable[[str, Any], Any]], ...]:
+    """``(name, rule)`` of each :class:`CompareOptions` field with a rule, in field order."""
+    return tuple(
+        (f.name, f.metadata["rule"])
+        for f in dataclasses.fields(CompareOptions)
+        if "rule" in f.metadata
+    )
 
 
 def _no_checks_loaded() -> tuple[str, ...]:

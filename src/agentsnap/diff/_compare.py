@@ -274,8 +274,14 @@ def run_checks(
     options: CompareOptions,
     *,
     name: str = "",
+    full: bool = False,
 ) -> DiffReport:
     """Run every registered check (in order) with validated ``options``; the :class:`DiffReport`.
+
+    A check whose inputs are the same on both sides (:meth:`~agentsnap.diff.checks.Check.same_inputs`:
+    the step keys it declares) answers with :meth:`~agentsnap.diff.checks.Check.unchanged`, the
+    same result by less work; ``full``: every check runs in full (the reference that answer is
+    tested against).
 
     Raises what :func:`compute_diff` documents for malformed snapshots, a bad
     ``ignored_fields`` entry and the embedding backend or judge.
@@ -294,7 +300,7 @@ def run_checks(
     draft = ReportDraft()
     checks = registered_checks()
     for check in checks:
-        result = check.run(ctx)
+        result = check.run(ctx) if full or not check.same_inputs(ctx) else check.unchanged(ctx)
         ctx.results[check.name] = result
         check.contribute(result, draft)
 

@@ -77,7 +77,7 @@ def trace_steps(snapshot: Mapping[str, Any], label: str = "snapshot") -> list[Ma
             f"got {type(trace).__name__}"
         )
     for index, step in enumerate(trace):
-        if not isinstance(step, Mapping):
+        if type(step) is not dict and not isinstance(step, Mapping):
             raise TypeError(
                 f"agentsnap diff: the {label} snapshot's trace[{index}] must be a dict "
                 f"step, got {type(step).__name__}"
@@ -87,7 +87,7 @@ def trace_steps(snapshot: Mapping[str, Any], label: str = "snapshot") -> list[Ma
 
 def _step_number(step: Mapping[str, Any], index: int) -> int:
     number = step.get("step")
-    if isinstance(number, int) and not isinstance(number, bool):
+    if type(number) is int or (isinstance(number, int) and not isinstance(number, bool)):
         return number
     return index
 
@@ -134,7 +134,7 @@ def requested_tools(steps: Sequence[Mapping[str, Any]]) -> list[ToolRef] | None:
         if "tool_requests" not in step:
             return None
         for request in step.get("tool_requests") or ():
-            if isinstance(request, Mapping):
+            if type(request) is dict or isinstance(request, Mapping):
                 out.append(ToolRef(_name(request.get("name")), number, request.get("args")))
             else:  # malformed entry: keep it visible rather than dropping it
                 out.append(ToolRef(UNNAMED, number, request))

@@ -24,7 +24,7 @@ subclass) is stored as a dict in ``details["checks"][name]``, it fails as
 ``name`` when ``result.passed`` is false, and it shows as a
 ``[TITLE] ok|FAIL — summary`` section (plus ``lines``) in both reports.
 
-Standard library only.
+Standard library and :func:`agentsnap.jsondiff.same_json` only.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 from ... import knobs
 from ...exceptions import AgentsnapError
+from ...jsondiff import same_json
 from .. import _text
 
 if TYPE_CHECKING:
@@ -58,6 +59,9 @@ __all__ = [
 ]
 
 Step = Mapping[str, Any]
+
+#: a key a step or snapshot does not hold (the same only as itself)
+_ABSENT: Any = object()
 
 
 @dataclass
@@ -95,6 +99,33 @@ class CheckContext:
     rules: tuple[IgnoreRule, ...]
     legacy: bool
     results: dict[str, Any] = field(default_factory=dict)
+    #: :meth:`same_steps`' answers so far, per step key
+    _same_keys: dict[str, bool] = field(default_factory=dict, repr=False, compare=False)
+
+    def same_steps(self, keys: Sequence[str]) -> bool:
+        """Whether both traces have as many steps and each pair of steps holds the same value
+        (:func:`~agentsnap.jsondiff.same_json`; a key absent on both sides is the same, absent
+        on one side differs from any value) under every key of ``keys``. Each key is compared
+        once per context, whichever check asks."""
+        for key in keys:
+            found = self._same_keys.get(key)
+            if found is None:
+                found = self._same_keys[key] = len(self.golden_steps) == len(
+                    self.new_steps
+                ) and all(
+                    same_json(g.get(key, _ABSENT), n.get(key, _ABSENT))
+                    for g, n in zip(self.golden_steps, self.new_steps, strict=True)
+                )
+            if not found:
+                return False
+        return True
+
+    def same_values(self, keys: Sequence[str]) -> bool:
+        """Whether the two snapshots hold the same value (:func:`~agentsnap.jsondiff.same_json`)
+        under every key of ``keys`` (``output``…); absent as in :meth:`same_steps`."""
+        return all(
+            same_json(self.golden.get(key, _ABSENT), self.new.get(key, _ABSENT)) for key in keys
+        )
 
     def result(self, name: str, kind: type[R]) -> R:
         """The result of the earlier check ``name``.
@@ -317,6 +348,15 @@ def as_dict(result: object) -> dict[str, Any]:
     return dataclasses.asdict(result)  # type: ignore[call-overload,no-any-return]
 
 
+def _compared_field(result: object) -> bool:
+    """Whether ``result`` is a dataclass with a ``compared`` field (so :func:`as_dict` holds it)."""
+    return (
+        dataclasses.is_dataclass(result)
+        and not isinstance(result, type)
+        and any(f.name == "compared" for f in dataclasses.fields(result))
+    )
+
+
 def _as_plain(value: Any) -> Any:
     kind = type(value)
     if kind in _ATOMIC:
@@ -347,6 +387,26 @@ class Check(Generic[R]):
     fails_as: ClassVar[tuple[str, ...] | None] = None
     always_decides: ClassVar[bool] = False
     one_line_form: ClassVar[bool] = False
+    #: the keys of each trace step ``run`` reads (``"type"``, ``"args"``…) and the snapshot
+    #: keys besides ``trace`` (``"output"``): when both sides hold the same values there,
+    #: :meth:`unchanged` answers instead of ``run``. None (the default, so a registered
+    #: check that declares nothing): ``run`` always.
+    reads: ClassVar[tuple[str, ...] | None] = None
+    reads_snapshot: ClassVar[tuple[str, ...]] = ()
+
+    def same_inputs(self, ctx: CheckContext) -> bool:
+        """Whether the golden's and the run's inputs to this check are the same (then
+        :meth:`unchanged` answers). Default: the values under :attr:`reads` and
+        :attr:`reads_snapshot` (:meth:`CheckContext.same_steps`); False when ``reads`` is
+        None. Override it with a cheaper test the check's own inputs allow."""
+        if self.reads is None:
+            return False
+        return ctx.same_steps(self.reads) and ctx.same_values(self.reads_snapshot)
+
+    def unchanged(self, ctx: CheckContext) -> R:
+        """The result ``run(ctx)`` returns when :meth:`same_inputs` holds, made with less work
+        (it must be equal in every field: the reports show it). Default: ``run(ctx)``."""
+        return self.run(ctx)
 
     def fixed_failures(self) -> tuple[str, ...]:
         """The ``failed_checks`` entries this check may add, besides computed ones."""
@@ -361,6 +421,8 @@ class Check(Generic[R]):
         """Default: store ``asdict(result)`` in ``details["checks"][name]``; fail when not
         ``passed`` (listed as the one entry of ``fails_as``, else as ``name``). A result whose
         ``compared`` field is False (nothing to compare in this run) leaves no trace."""
+        if getattr(result, "compared", True) is False and _compared_field(result):
+            return  # what as_dict(result)["compared"] would say, without the dict
         data = as_dict(result)
         if data.get("compared", True) is False:
             return

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...capture.client_ids import normalise, response_ids
-from ...jsondiff import diff_values
+from ...jsondiff import diff_values, same_json
 from ...storage import legacy as _legacy
 from .. import _text
 from ..sequence import llm_calls
@@ -40,10 +40,13 @@ class LLMRequestsResult:
 def request_body(step: Mapping[str, Any]) -> Any:
     """The recorded request body of an llm_call step (None when not recorded)."""
     exchange = step.get("exchange")
-    if not isinstance(exchange, Mapping):
+    if type(exchange) is not dict and not isinstance(exchange, Mapping):
         return None
     request = exchange.get("request")
-    if not isinstance(request, Mapping) or not isinstance(request.get("body"), Mapping):
+    if type(request) is not dict and not isinstance(request, Mapping):
+        return None
+    body = request.get("body")
+    if type(body) is not dict and not isinstance(body, Mapping):
         return None
     return request["body"]
 
@@ -69,6 +72,29 @@ class LLMRequestsCheck(Check[LLMRequestsResult]):
     title = "[REQUESTS]"
     components = ("llm_requests",)
     always_decides = True
+
+    def same_inputs(self, ctx: CheckContext) -> bool:
+        """Each llm_call both sides have sent the same request: the same recorded body (in
+        replay, usually the golden's own object), or, with no body on either side, the same
+        messages. Then no request differs, whatever ``compare_requests``, ``strict`` or a
+        0.5.1 golden."""
+        g_llm, n_llm = llm_calls(ctx.golden_steps), llm_calls(ctx.new_steps)
+        for (_, g_step), (_, n_step) in zip(g_llm, n_llm, strict=False):
+            g_body, n_body = request_body(g_step), request_body(n_step)
+            if g_body is None and n_body is None:
+                if not same_json(g_step.get("messages"), n_step.get("messages")):
+                    return False
+            elif g_body is None or n_body is None or not same_json(g_body, n_body):
+                return False
+        return True
+
+    def unchanged(self, ctx: CheckContext) -> LLMRequestsResult:
+        """The llm_call steps of both sides, no request changed."""
+        return LLMRequestsResult(
+            llm_calls(ctx.golden_steps),
+            llm_calls(ctx.new_steps),
+            bool(ctx.options.compare_requests),
+        )
 
     def run(self, ctx: CheckContext) -> LLMRequestsResult:
         g_llm, n_llm = llm_calls(ctx.golden_steps), llm_calls(ctx.new_steps)

@@ -210,6 +210,26 @@ def score_texts(
     return scores, reasons, backend.name, backend.describe(), scale, findings
 
 
+def _identical(key: str, threshold: float) -> TextScore | None:
+    """The text check ``key`` of two identical texts, as the general path of
+    :meth:`SemanticCheck.run` makes it (score 1.0 from no call, no fact hint, nothing to
+    confirm, verdict ``identical``) without its work; None when 1.0 does not meet ``threshold``."""
+    if not meets_threshold(1.0, threshold):
+        return None
+    details = {
+        "threshold": threshold,
+        "backend": "exact",
+        "passed": True,
+        "verdict": "identical",
+        "findings": [],
+        "golden_excerpt": None,
+        "new_excerpt": None,
+        "hints": [],
+        "failed_by": None,
+    }
+    return TextScore(key, 1.0, [], details)
+
+
 def _verdict_word(findings: list[Any], identical: bool, scale: str) -> str:
     """``identical``, ``same meaning`` (only harmless differences), ``soft difference``, ``changed`` or ``judge``."""
     if identical:
@@ -268,6 +288,10 @@ class SemanticCheck(Check[SemanticResult]):
             score = scores[index]
             # one scale for every backend (the meaning check or the judge): the documented thresholds apply
             threshold = opts.semantic_threshold if key == "output" else opts.llm_threshold
+            same = _identical(key, threshold) if g_text == n_text else None
+            if same is not None:
+                result.texts.append(same)
+                continue
             hints = fact_hints(g_text, n_text)
             score_ok = meets_threshold(score, threshold)
             ok = score_ok and not (opts.strict_facts and hints)
