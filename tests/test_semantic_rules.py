@@ -477,6 +477,9 @@ SAME_SAID_OTHERWISE = [
         "The parcel is held at the depot because the label is missing the postcode.",
         "The depot has stopped the parcel: the postcode isn't on the label.",
     ),
+    # half a unit is 0.5 of it; "only one" and "just one" are one count
+    ("Add half a cup of sugar to the dough.", "Add ½ cup of sugar to the dough."),
+    ("Only one seat is left on the 9:40 train.", "Just one seat is left on the 9:40 train."),
 ]
 
 
@@ -637,6 +640,24 @@ CHANGED = [
         "この手続きには事前の申請が必要で、窓口で受け付けています。",
         "窓口で受け付けていますが、この手続きに事前の申請は不要です。",
         "polarity flipped",
+    ),
+    # a reviewer's finding: an obligation made voluntary, in the words the pole lacked
+    (
+        "Die Teilnahme am Kurs ist verpflichtend.",
+        "Die Teilnahme am Kurs ist freiwillig.",
+        "polarity",
+    ),
+    (
+        "Attendance at the briefing is mandatory.",
+        "Attendance at the briefing is voluntary.",
+        "polarity",
+    ),
+    ("La participation est obligatoire.", "La participation est volontaire.", "polarity"),
+    # a reviewer's finding: "both" is two, and "only one of the two" is one of them
+    (
+        "Both servers must be restarted after the patch.",
+        "Only one of the two servers must be restarted after the patch.",
+        "numbers differ",
     ),
 ]
 

@@ -8,7 +8,8 @@
   three, "the pair of workshops" two.
 * **Facts said in words or by convention** (:func:`spelled_facts`): a fraction sign is its value
   (``¼`` = ``0.25``), ``a quarter turn`` = ``0.25 turn``, ``five and a half hours`` = ``5.5
-  hours``, ``midnight`` = ``00:00``, ``noon`` = ``12:00``, ``weekdays`` = ``Mon–Fri``; the
+  hours``, ``half a cup`` = ``0.5 cup``, ``only one`` = ``only 1`` (a bare "one" is no count),
+  ``midnight`` = ``00:00``, ``noon`` = ``12:00``, ``weekdays`` = ``Mon–Fri``; the
   fact rules (:mod:`agentsnap.diff.meaning.facts`) then read one form for both.
 
 Standard library only; imports nothing of agentsnap (vocabulary and units import it).
@@ -72,6 +73,15 @@ _HALF_AFTER = re.compile(
     rf"\b(?P<n>\d{{1,3}}|{_NUMBER_WORD})\s+(?:and a half|y medio|y media|et demie?)\b",
     re.IGNORECASE,
 )
+#: one thing said to be the only one ("only one of the two servers", "nur eine Datei", "un seul
+#: fichier", "una sola vez"): a count of 1 (a bare "one" is an article or a pronoun, no count)
+_ONLY_ONE = re.compile(
+    r"\b(?:only|just|nur|seulement|solo|sólo)\s+(?:one|eine[nmrs]?|ein|un|une|uno|una)\b|"
+    r"\b(?:un seul|une seule|un solo|una sola)\b",
+    re.IGNORECASE,
+)
+#: "half a cup", "half an inch": 0.5 (half an hour is read as minutes by the time rules)
+_HALF_A = re.compile(r"\bhalf an?\b(?!\s+hour)", re.IGNORECASE)
 #: "a quarter turn", "one quarter of the cake": a quarter; "a quarter of an hour" is read as minutes
 _QUARTER = re.compile(r"\b(?:a|one)\s+quarter\b(?!\s+(?:of\s+an?\s+)?hour)", re.IGNORECASE)
 _CLOCK_WORDS = {
@@ -100,6 +110,8 @@ def spelled_facts(text: str) -> str:
         lambda m: f"{int(m.group(1)) / int(m.group(2)):g}" if int(m.group(2)) else m.group(0), text
     )
     text = _QUARTER.sub("0.25", text)
+    text = _HALF_A.sub("0.5", text)
+    text = _ONLY_ONE.sub(lambda m: m.group(0).split()[0] + " 1", text)
 
     def half(match: re.Match[str]) -> str:
         count = _count(match.group("n"))

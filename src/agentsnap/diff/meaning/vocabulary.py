@@ -492,9 +492,11 @@ _ANTONYMS: list[tuple[str, str]] = [
     ("public öffentlich", "private privat privé privée"),
     (
         "required mandatory necessary needed obligatory compulsory obliged obligated erforderlich "
-        "nötig notwendig verpflichtet obligatoire nécessaire obligé obligée obligés obligées "
-        "obligatorio obligatoria obligado obligada obligados obligadas necesario necesaria 必要 必須",
-        "optional facultatif facultative freiwillig opcional 不要 任意",
+        "nötig notwendig verpflichtet verpflichtend pflicht obligatoire nécessaire obligé obligée "
+        "obligés obligées obligatorio obligatoria obligado obligada obligados obligadas necesario "
+        "necesaria 必要 必須",
+        "optional voluntary facultatif facultative volontaire freiwillig opcional voluntario "
+        "voluntaria 不要 任意",
     ),
     ("supported unterstützt", "unsupported deprecated"),
     ("healthy gesund", "unhealthy degraded"),
