@@ -640,13 +640,30 @@ def valgrind_version() -> str:
     return done.stdout.strip()
 
 
+def _at_least_one(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value}: at least 1 run of each side")
+    return value
+
+
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=(
+            "example (about 20-30 minutes a run on 2 cores):\n"
+            "  git worktree add --detach /tmp/cg-base c3e73ed\n"
+            "  python bench/callgrind.py --base /tmp/cg-base --head . --runs 2 --output counts.json"
+        ),
+    )
     parser.add_argument("--base", type=Path, help="the checkout to compare against (its src/)")
     parser.add_argument("--head", type=Path, help="the checkout measured (its src/)")
     parser.add_argument("--scenarios", nargs="+", choices=SCENARIOS, default=list(SCENARIOS))
-    parser.add_argument("--runs", type=int, default=1, help="runs of each side (2: the noise)")
+    parser.add_argument(
+        "--runs", type=_at_least_one, default=1, help="runs of each side (2: the noise)"
+    )
     parser.add_argument(
         "--keep", type=Path, help="keep the dump files here (else a temporary folder)"
     )
@@ -666,10 +683,15 @@ def main(argv: list[str] | None = None) -> None:
     if args.combine:
         results: dict[str, Any] = {"base": [], "head": []}
         for path in args.combine:
-            saved = json.loads(path.read_text())
-            results["base"] += saved["base"]
-            results["head"] += saved["head"]
-            results["meta"] = saved["meta"]
+            try:
+                saved = json.loads(path.read_text())
+                results["base"] += saved["base"]
+                results["head"] += saved["head"]
+                results["meta"] = saved["meta"]
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                parser.error(
+                    f"--combine {path}: not a file this script wrote with --output ({exc!r})"
+                )
         print(report(results, argv))
         return
     if args.base is None or args.head is None:
