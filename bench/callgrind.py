@@ -450,6 +450,8 @@ def run_side(
     log: Callable[[str], None],
 ) -> dict[str, float]:
     """Every selected scenario on one side: ``{row label: instructions}``."""
+    from suite import PYTEST_QUIET
+
     env = side_env(side, marker)
     out.mkdir(parents=True, exist_ok=True)
     rows: dict[str, float] = {}
@@ -486,17 +488,7 @@ def run_side(
                         env,
                         k,
                     )
-                cmd = [
-                    py,
-                    "-m",
-                    "pytest",
-                    "-q",
-                    "-p",
-                    "no:cacheprovider",
-                    "-p",
-                    "no:randomly",
-                    *args,
-                ]
+                cmd = [py, *PYTEST_QUIET, *args]
                 counts.append(
                     callgrind(cmd, env=env, cwd=proj, out=out, job=f"{job}-k{k}")["pytest"]
                 )
@@ -505,17 +497,9 @@ def run_side(
 
 
 def _pytest(proj: Path, args: list[str], env: dict[str, str], tests: int) -> None:
-    cmd = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:randomly",
-        *args,
-    ]
+    from suite import PYTEST_QUIET
+
+    cmd = [sys.executable, *PYTEST_QUIET, *args]
     done = subprocess.run(cmd, cwd=proj, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0 or f"{tests} passed" not in done.stdout:
         raise RuntimeError(

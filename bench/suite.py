@@ -82,22 +82,14 @@ def _env() -> dict[str, str]:
     return env
 
 
+#: ``python`` + these: pytest, quiet, no cache folder written, no random order
+PYTEST_QUIET = ("-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly")
 _SUMMARY = re.compile(r"(\d+) passed.* in ([\d.]+)s")
 
 
 def _pytest(suite: Path, args: list[str], env: dict[str, str]) -> tuple[float, float]:
     """(wall seconds, pytest's own reported seconds) of one run; raises unless all passed."""
-    cmd = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:randomly",
-        *args,
-    ]
+    cmd = [sys.executable, *PYTEST_QUIET, *args]
     t0 = clock()
     done = subprocess.run(cmd, cwd=suite, env=env, capture_output=True, text=True, check=False)
     wall = clock() - t0

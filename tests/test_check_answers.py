@@ -296,18 +296,9 @@ def test_a_registered_check_runs_in_full_unless_it_declares_its_inputs(
 openai = pytest.importorskip("openai")
 
 from tests import fake_provider as fp
+from tests._support.chat_agent import chat_agent
 
-
-def _agent(fake: fp.FakeOpenAI, questions: list[str]) -> str:
-    client = openai.OpenAI(base_url=fake.base_url, api_key="sk-test", max_retries=0)
-    answer = ""
-    messages: list[dict[str, str]] = []
-    for question in questions:
-        messages.append({"role": "user", "content": question})
-        reply = client.chat.completions.create(model="gpt-4o-mini", messages=list(messages))
-        answer = reply.choices[0].message.content or ""
-        messages.append({"role": "assistant", "content": answer})
-    return answer
+_agent = chat_agent
 
 
 def _replay(fake: fp.FakeOpenAI, where: Path, questions: list[str]) -> DiffReport:

@@ -39,6 +39,7 @@ from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 openai = pytest.importorskip("openai")
 
 from tests import fake_provider as fp
+from tests._support.chat_agent import chat_agent
 from tests._support.scrub_samples import SECRET, TOUCHY
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
@@ -51,16 +52,7 @@ def _fresh(fresh_scrub: None) -> Iterator[None]:
     prices.configure(None)
 
 
-def _agent(fake: fp.FakeOpenAI, questions: list[str]) -> str:
-    client = openai.OpenAI(base_url=fake.base_url, api_key="sk-test", max_retries=0)
-    answer = ""
-    messages: list[dict[str, str]] = []
-    for question in questions:
-        messages.append({"role": "user", "content": question})
-        reply = client.chat.completions.create(model="gpt-4o-mini", messages=list(messages))
-        answer = reply.choices[0].message.content or ""
-        messages.append({"role": "assistant", "content": answer})
-    return answer
+_agent = chat_agent
 
 
 # --------------------------------------------------------------------------- the budgets' measure

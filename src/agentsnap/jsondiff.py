@@ -402,6 +402,12 @@ def _same_encoding(a: Any, b: Any) -> bool:
     0.0, a tuple, anything msgspec cannot encode) decide nothing: the caller compares the values."""
     if type(a) is not type(b) or type(a) not in (dict, list):
         return False
+    return _same_msgpack(a, b)
+
+
+def _same_msgpack(a: Any, b: Any) -> bool:
+    """Whether ``a`` and ``b`` encode to the same sorted-key MessagePack bytes (False when
+    msgspec cannot encode one)."""
     global _sorted_msgpack
     if _sorted_msgpack is None:
         import msgspec
@@ -440,15 +446,7 @@ def same_json(a: Any, b: Any) -> bool:
             return False
     except (TypeError, ValueError):
         return False
-    global _sorted_msgpack
-    if _sorted_msgpack is None:
-        import msgspec
-
-        _sorted_msgpack = msgspec.msgpack.Encoder(order="sorted").encode
-    try:
-        return bool(_sorted_msgpack(a) == _sorted_msgpack(b))
-    except (TypeError, ValueError, OverflowError):
-        return False
+    return _same_msgpack(a, b)
 
 
 def _same_types(a: Any, b: Any, strict: bool = True) -> bool:
