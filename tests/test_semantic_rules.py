@@ -669,3 +669,19 @@ def test_a_small_change_fails_with_the_finding_that_names_it(
     passed, messages = _messages(golden, new)
     assert not passed, messages
     assert any(m.startswith(finding) for m in messages), messages
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "When the light turns green, then you may cross, and then keep walking.",
+        "Once the payment clears, then the order ships, and then you get an email.",
+        "Sobald die Zahlung eingeht, dann wird versandt, und dann kommt eine E-Mail.",
+    ],
+)
+def test_a_sentence_opening_with_its_condition_is_one_condition_not_steps(sentence: str) -> None:
+    # two module regexes shared a name: the later one (a condition anywhere) replaced the
+    # sentence-opening one, so "When…"/"Once…"/"Sobald…" sentences were cut into steps
+    from agentsnap.diff.meaning.units import _sequence
+
+    assert _sequence(sentence) == [sentence]

@@ -291,7 +291,8 @@ _NEXT_STEP = re.compile(
 )
 
 
-_CONDITION = re.compile(
+#: a sentence that opens with its condition ("If it fails, then…": one condition, no steps)
+_OPENS_WITH_CONDITION = re.compile(
     r"^(?:if|when|once|unless|wenn|falls|sobald|si|lorsque|quand|cuando)\b", re.I
 )
 
@@ -300,7 +301,8 @@ def _sequence(sentence: str) -> list[str]:
     """A sentence that lists steps with sequence words ("First back up, then install, and finally
     restart.") cut into its steps; any other sentence whole."""
     parts = [p.strip() for p in _NEXT_STEP.split(sentence) if p and p.strip()]
-    if len(parts) < 2 or _CONDITION.match(sentence):  # "If it fails, then…" is one condition
+    # "If it fails, then…" is one condition
+    if len(parts) < 2 or _OPENS_WITH_CONDITION.match(sentence):
         return [sentence]
     if not (_SEQUENCE.match(sentence) or len(parts) >= 3):  # "X, then Y" reads as one sentence
         return [sentence]
