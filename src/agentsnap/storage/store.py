@@ -13,6 +13,7 @@ import builtins
 import contextlib
 import gc
 import os
+import stat
 import warnings
 from collections.abc import Iterator
 from glob import escape as glob_escape
@@ -64,6 +65,23 @@ def _prepared_dict(snapshot: Snapshot) -> dict[str, Any]:
     return data
 
 
+def _still_first(found: Path, before: tuple[Path, ...]) -> bool:
+    """Whether ``found`` is still a regular file (no link) and each of ``before`` still absent
+    (neither a file nor a link): then :meth:`SnapshotStore.locate` would find ``found`` again."""
+    for path in before:
+        try:
+            os.lstat(path)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return False
+        return False
+    try:
+        return stat.S_ISREG(os.lstat(found).st_mode)
+    except OSError:
+        return False
+
+
 def _stamp(path: Path) -> tuple[int, int] | None:
     """``(mtime_ns, size)`` of ``path``, or None when it cannot be read."""
     try:
@@ -113,6 +131,8 @@ class SnapshotStore:
         self.writer: LastRunWriter | None = None
         #: the goldens :meth:`load` read in this process: ``{path: (mtime_ns, size)}`` as read
         self.loaded: dict[Path, tuple[int, int]] = {}
+        #: name -> (the file :meth:`locate` found, the candidates before it, absent then)
+        self._located: dict[str, tuple[Path, tuple[Path, ...]]] = {}
 
     def __repr__(self) -> str:
         return f"SnapshotStore({str(self.root)!r})"
@@ -134,10 +154,18 @@ class SnapshotStore:
         name stored inside. The one function to ask "where is NAME" — the CLI
         and the pytest plugin use it, so every reader agrees.
         """
-        for path in self.candidates(name):
+        known = self._located.pop(name, None)
+        if known is not None and _still_first(*known):
+            # what was found before still wins: one lstat a candidate, instead of the name's file
+            # names made again and two stats each
+            self._located[name] = known
+            return known[0]
+        tried = self.candidates(name)
+        for rank, path in enumerate(tried):
             if path.is_symlink():
                 refuse_links(path, self.root)  # never followed: raises naming the link
             if path.is_file():
+                self._located[name] = (path, tuple(tried[:rank]))
                 return path
         return None
 
