@@ -534,6 +534,39 @@ def test_rerecording_with_fresh_ids_leaves_the_file_alone_and_replay_stays_consi
     assert last is not None and not [s for s in last.trace if s.get("request_drift")]
 
 
+def test_an_output_that_quotes_a_fresh_id_is_re_recorded_unchanged(tmp_path: Path) -> None:
+    """The agent's answer names the tool call it made ("… (call call_1a2b…)"): a re-recording
+    whose only change is the provider's new ids keeps the golden's bytes; another answer, or the
+    answer quoting an id the trace does not hold, is still a change."""
+    import openai
+
+    from tests.fake_provider import FakeOpenAI
+
+    _server, replies, _agent = _openai_chat()
+    name = "tests/test_agent.py::test_quotes_its_call"
+    path = SnapshotStore(tmp_path).path_for(name)
+
+    def record(tail: str, suffix: str = "") -> str:
+        fake.script(fresh(replies(tail)[0]))  # the model asks for the tool
+        client = openai.OpenAI(base_url=fake.base_url, api_key="sk-test", max_retries=0)
+        with AgentRecorder(name, snapshot_dir=tmp_path) as recorder:
+            first = client.chat.completions.create(
+                model="gpt-4o-mini", messages=[{"role": "user", "content": "Weather in Paris?"}]
+            )
+            call = (first.choices[0].message.tool_calls or [])[0]
+            recorder.output = f"Sunny in Paris (asked by {call.id}{suffix})."
+        assert recorder.outcome is not None
+        return recorder.outcome.action
+
+    with FakeOpenAI() as fake:
+        assert record(secrets.token_hex(8)) in ("created", "recorded")
+        written = path.read_bytes()
+        assert record(secrets.token_hex(8)) == "unchanged"
+        assert path.read_bytes() == written
+        assert record(secrets.token_hex(8), suffix=" and call_elsewhere1") != "unchanged"
+        assert path.read_bytes() != written
+
+
 def test_a_changed_tool_answer_is_still_a_change(tmp_path: Path) -> None:
     """Renaming ids consistently must not hide a change: a result now answering another call differs."""
     from agentsnap.storage.volatile import same_content

@@ -75,6 +75,9 @@ def _reference_strip(data: dict[str, Any]) -> dict[str, Any]:
         return node
 
     data["trace"] = walk(data.get("trace") or [])
+    for key in data:  # the output and input renamed by the trace's ids too (never the name)
+        if key not in ("trace", "name"):
+            data[key] = walk(data[key])
     return data
 
 

@@ -260,7 +260,8 @@ def same_content(a: dict[str, Any], b: dict[str, Any]) -> bool:
     headers (request ids, rate limits, dates) and timestamps (``created``), an LLM call's
     ``latency_ms`` (present on either side or not), provider-invented ids
     renamed consistently (tool-call ids ``call_…`` / ``toolu_…`` and the results that answer them,
-    response and message ids), and whether a call's messages are stored once or twice.
+    response and message ids, also where the output or input quotes them), and whether a call's
+    messages are stored once or twice.
 
     The ids each side's trace holds are renamed ``<id1>``, ``<id2>`` … in order of first
     appearance, so two recordings that differ only by fresh ids compare equal, while a changed
@@ -270,7 +271,7 @@ def same_content(a: dict[str, Any], b: dict[str, Any]) -> bool:
     was deep-copied, then copied again renamed, on each side)."""
     top_a = {k: v for k, v in a.items() if k not in _VOLATILE_TOP and k != "trace"}
     top_b = {k: v for k, v in b.items() if k not in _VOLATILE_TOP and k != "trace"}
-    if top_a != top_b:
+    if top_a.keys() != top_b.keys() or top_a.pop("name", None) != top_b.pop("name", None):
         return False
     sides: list[Any] = []
     for trace in (a.get("trace") or [], b.get("trace") or []):
@@ -285,7 +286,11 @@ def same_content(a: dict[str, Any], b: dict[str, Any]) -> bool:
         ids: dict[str, None] = {}
         _collect_ids(steps, ids)
         renamers.append(_renamer({value: f"<id{i}>" for i, value in enumerate(ids, 1)}))
-    return _same_renamed(steps_a, steps_b, renamers[0], renamers[1])
+    # the output (input, model …) renamed by its trace's ids too: an answer that quotes a
+    # response or tool-call id ("see call_abc123") is the same answer when only the id is new
+    return _same_renamed(top_a, top_b, renamers[0], renamers[1]) and _same_renamed(
+        steps_a, steps_b, renamers[0], renamers[1]
+    )
 
 
 #: how many tool names :func:`behaviour_changes` lists on each side before "… (N more)"
