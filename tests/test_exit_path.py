@@ -16,6 +16,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import sys
 import threading
 from collections.abc import Iterator
@@ -176,6 +178,36 @@ def test_a_last_run_that_cannot_be_written_is_named_at_the_sessions_end(project:
         [f"*AgentsnapWarning: agentsnap: cannot write {path} (Is a directory)*"]
     )
     assert summary(result) == ["agentsnap: 1 passed"]
+
+
+def test_a_last_run_folder_that_cannot_be_written_is_one_warning_for_all_its_files(
+    project: Project,
+) -> None:
+    """Four tests on two xdist workers, ``.last_run`` a plain file: every file fails the same
+    way, on both workers; the run says so once, naming one file and counting the others."""
+    project.pytester.makepyfile(
+        test_more=(
+            "import pytest\n"
+            "import test_agent\n\n"
+            "@pytest.mark.parametrize('n', [1, 2, 3])\n"
+            "def test_again(fake, n):\n"
+            "    test_agent.test_weather(fake)\n"
+        )
+    )
+    recorded = project.run("--agentsnap-record", "-p", "no:randomly")
+    assert recorded.ret == 0, recorded.stdout.str()
+    last_run = project.root / "__agent_snapshots__" / ".last_run"
+    shutil.rmtree(last_run)
+    last_run.write_text("not a folder\n", encoding="utf-8")
+    result = project.run("--agentsnap-replay", "-n", "2", "-p", "no:randomly", subprocess=True)
+    assert result.ret == 0, result.stdout.str()
+    text = result.stdout.str()
+    said = re.findall(r"AgentsnapWarning: agentsnap: cannot write (\S+) \(([^)]*)\)", text)
+    assert len(said) == 1, text  # one warning, not one per file (nor per worker)
+    assert Path(said[0][0]).parent == last_run
+    more = re.search(r"read-only\?\)\. (\d+) more files? there could not be written either\.", text)
+    assert more is not None and 1 <= int(more.group(1)) <= 3, text
+    assert summary(result) == ["agentsnap: 4 passed"]
 
 
 def test_warnings_as_errors_still_finish_the_session_and_fail_it_with_the_file_named(

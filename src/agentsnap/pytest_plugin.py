@@ -479,8 +479,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     try:  # last: the workers' too (merged), in the run's warnings summary
         state.warn_last_run_errors()
     except Warning as error:  # warnings are errors here (-W error): say it, fail the run
-        more = len(state.last_run_errors) - 1
-        state.late_failures.append(str(error) + (f" (and {more} more such files)" if more else ""))
+        from .storage.store import unwritable_groups
+
+        more = (
+            len(unwritable_groups(state.last_run_errors)) - 1
+        )  # the first one's warning counts its own
+        state.late_failures.append(
+            str(error) + (f" (and {more} more such folders)" if more else "")
+        )
         if session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 

@@ -221,14 +221,15 @@ class AgentsnapSession:
             self.last_run_errors += [[path, why] for path, why in self._writer.close()]
 
     def warn_last_run_errors(self) -> None:
-        """One :class:`~agentsnap.exceptions.AgentsnapWarning` per ``.last_run`` file the run (its
-        workers too) could not write, as a test writing it at once would have said."""
+        """One :class:`~agentsnap.exceptions.AgentsnapWarning` per ``.last_run`` folder and reason
+        the run (its workers too) could not write files for, naming the first file and counting
+        the others, as a test writing it at once would have said."""
         if not self.last_run_errors:
             return  # (a run that wrote nothing imports nothing of the store)
-        from ..storage.store import warn_unwritable
+        from ..storage.store import unwritable_groups, warn_unwritable
 
-        for path, why in self.last_run_errors:
-            warn_unwritable(path, why)
+        for path, why, more in unwritable_groups(self.last_run_errors):
+            warn_unwritable(path, why, more=more)
 
     # -- auto-snapshots ------------------------------------------------------
     def start_test(self, item: pytest.Item) -> None:

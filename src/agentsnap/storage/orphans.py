@@ -68,6 +68,8 @@ class RunState(Protocol):
     deselected: int
     collected: set[str]
     used: set[str]
+    #: ``[path, why]`` of the ``.last_run`` files the run (its xdist workers too) could not write
+    last_run_errors: list[list[str]]
 
 
 def full_run_problem(
@@ -175,8 +177,10 @@ def write_run_record(
     from .atomic import store_write
 
     path = store.root / LAST_RUN_DIR / RUN_RECORD
-    if store.last_run_error is not None:
-        return orphans  # .last_run/ could not be written this run: said once already
+    if store.last_run_error is not None or any(
+        Path(failed).parent == path.parent for failed, _ in state.last_run_errors
+    ):
+        return orphans  # .last_run/ could not be written this run (here or on a worker): said once
     try:
         store.write_last_run_ignore()
         store_write(path, json.dumps(record, indent=2, ensure_ascii=False) + "\n", root=store.root)

@@ -15,7 +15,7 @@ import gc
 import os
 import stat
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from glob import escape as glob_escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -85,28 +85,44 @@ def _still_first(found: Path, before: tuple[Path, ...]) -> bool:
 def _stamp(path: Path) -> tuple[int, int] | None:
     """``(mtime_ns, size)`` of ``path``, or None when it cannot be read."""
     try:
-        stat = path.stat()
+        info = path.stat()
     except OSError:
         return None
-    return stat.st_mtime_ns, stat.st_size
+    return info.st_mtime_ns, info.st_size
 
 
 def warn_unwritable(
-    path: Path | str, why: str, root: Path | None = None, stacklevel: int = 2
+    path: Path | str, why: str, root: Path | None = None, stacklevel: int = 2, *, more: int = 0
 ) -> None:
     """The one warning for a ``.last_run`` file that could not be written (``why``), naming it
-    (``root``: the snapshot folder, by default the one ``path`` is in)."""
+    (``root``: the snapshot folder, by default the one ``path`` is in); ``more``: how many other
+    files there failed the same way (said in the same warning)."""
     from ..exceptions import AgentsnapWarning
 
     path = Path(path)
     root = root if root is not None else path.parent.parent
+    others = (
+        f" {more} more file{'s' if more > 1 else ''} there could not be written either."
+        if more
+        else ""
+    )
     warnings.warn(
         AgentsnapWarning(
             f"agentsnap: cannot write {path} ({why}); the tests' results are unaffected, but this run is not kept "
-            f"for `agentsnap diff`, `agentsnap update` or `agentsnap prune` (is {root} read-only?)."
+            f"for `agentsnap diff`, `agentsnap update` or `agentsnap prune` (is {root} read-only?).{others}"
         ),
         stacklevel=stacklevel,
     )
+
+
+def unwritable_groups(failures: Iterable[Sequence[str]]) -> list[tuple[str, str, int]]:
+    """``(path, why)`` failures grouped by their ``.last_run`` folder and reason, in first-seen
+    order: ``(first path, why, how many more)`` each, one warning apiece (a read-only folder
+    failed every test's file, and each xdist worker's, the same way)."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for path, why in failures:
+        groups.setdefault((str(Path(path).parent), why), []).append(str(path))
+    return [(paths[0], why, len(paths) - 1) for (_, why), paths in groups.items()]
 
 
 class SnapshotStore:
