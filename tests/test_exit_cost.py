@@ -31,8 +31,15 @@ from agentsnap.diff import request_tokens, run_totals
 from agentsnap.diff.checks._api import as_dict
 from agentsnap.spec import prices
 from agentsnap.storage import scrub
+from agentsnap.storage.last_run_writer import LastRunWriter
 from agentsnap.storage.scrub import walk as scrub_walk
-from agentsnap.storage.serialize import compact_bytes, escape_surrogates, prepare, to_json
+from agentsnap.storage.serialize import (
+    compact_bytes,
+    compact_pieces,
+    escape_surrogates,
+    prepare,
+    to_json,
+)
 from agentsnap.storage.wire import StoredExchange
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 
@@ -412,6 +419,37 @@ def test_property_the_compact_bytes_read_back_as_json_dumps_wrote_it(
         assert text == before
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    steps=st.lists(_VALUES, max_size=4),
+    top=st.dictionaries(st.sampled_from(["name", "output", "approved", "zeta", "a"]), _VALUES),
+)
+def test_property_the_pieces_join_to_the_compact_bytes(
+    steps: list[Any], top: dict[str, Any]
+) -> None:
+    """A large run's ``.last_run`` is written a step at a time: the same bytes as the whole
+    document at once, whatever the steps hold (NaN, lone surrogates, dict subclasses)."""
+    data = {**top, "trace": [to_json(step) for step in steps]}
+    try:
+        whole = compact_bytes(data)
+    except (TypeError, ValueError):  # keys json cannot sort: never in a prepared snapshot
+        return
+    joined = b"".join(compact_pieces(data))
+    assert _shape(json.loads(joined)) == _shape(json.loads(whole))
+    if not _has_float(data):
+        assert joined == whole  # (a float may be spelled as the other encoder spells it)
+
+
+def _has_float(value: object) -> bool:
+    if isinstance(value, float):
+        return True
+    if isinstance(value, dict):
+        return any(_has_float(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_float(v) for v in value)
+    return False
+
+
 def test_nan_infinity_and_surrogates_take_json_dumps() -> None:
     for odd in (float("nan"), float("inf"), -float("inf"), "\udc80"):
         data = {"response": {"value": odd, "note": None}}
@@ -477,3 +515,53 @@ def test_the_compact_bytes_hold_one_copy_of_the_document_at_their_peak() -> None
         tracemalloc.stop()
     assert json.loads(out) == json.loads(_dumps(data))
     assert peak < 1.5 * len(out), (peak, len(out))
+
+
+def test_the_pieces_of_a_large_run_hold_one_step_at_a_time() -> None:
+    """The record of a 20,000-step run made in pieces never holds the document: the peak while
+    making (and dropping) every piece is a small part of the whole output's size."""
+    import tracemalloc
+
+    step = {"content": "The weather in Paris is sunny, 24 °C.", "n": 1.5, "ok": True}
+    data = {"name": "big", "trace": [dict(step, i=i) for i in range(20_000)]}
+    size = len(compact_bytes(data))
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        start = tracemalloc.get_traced_memory()[0]
+        written = sum(len(piece) for piece in compact_pieces(data))
+        peak = tracemalloc.get_traced_memory()[1] - start
+    finally:
+        tracemalloc.stop()
+    assert written == size
+    assert peak < size / 50, (peak, size)
+
+
+@pytest.mark.parametrize("writer", [False, True], ids=["at-once", "writer-thread"])
+def test_a_large_replayed_run_writes_its_last_run_in_pieces_with_the_same_bytes(
+    tmp_path: Path, writer: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run of ``PIECES_FROM_STEPS`` steps or more: its ``.last_run`` is written a step at a
+    time (on the test's thread, after what the writer had queued), and the file is the bytes
+    the whole document would have been."""
+    from agentsnap.storage import store as store_module
+
+    monkeypatch.setattr(store_module, "PIECES_FROM_STEPS", 3)
+    questions = [f"Weather in city {i}?" for i in range(4)]
+    with fp.FakeOpenAI() as fake:
+        fake.script(*(fp.text_reply(f"Sunny in city {i}.") for i in range(4)))
+        with AgentRecorder("cost::large", snapshot_dir=tmp_path):
+            _agent(fake, questions)
+        block = AgentAsserter("cost::large", snapshot_dir=tmp_path, mode="replay")
+        if writer:
+            block.store.writer = LastRunWriter()
+        with block:
+            _agent(fake, questions)
+    if writer:
+        assert block.store.writer is not None and block.store.writer.close() == []
+    assert block.outcome is not None and block.outcome.new is not None
+    assert len(block.outcome.new.trace) >= 3
+    from agentsnap.storage.store import _prepared_dict
+
+    path = SnapshotStore(tmp_path).last_run_path("cost::large")
+    assert path.read_bytes() == compact_bytes(_prepared_dict(block.outcome.new))

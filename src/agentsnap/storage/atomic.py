@@ -34,7 +34,7 @@ _mode_lock = threading.Lock()
 
 def atomic_write(
     path: Path,
-    data: str | bytes | bytearray | Iterable[str],
+    data: str | bytes | bytearray | Iterable[str | bytes | bytearray],
     *,
     durable: bool = True,
     prefix: str | None = None,
@@ -79,13 +79,20 @@ def atomic_write(
 _PIECES_CHARS = 1 << 16
 
 
-def _write_pieces(fh: object, pieces: Iterable[str]) -> None:
-    """Write text ``pieces`` as UTF-8 to the binary file ``fh``, about :data:`_PIECES_CHARS`
-    characters at a time (a JSON encoder yields many short pieces)."""
+def _write_pieces(fh: object, pieces: Iterable[str | bytes | bytearray]) -> None:
+    """Write ``pieces`` to the binary file ``fh`` (text as UTF-8, bytes as they are), about
+    :data:`_PIECES_CHARS` characters or bytes at a time (an encoder yields many short pieces)."""
     write = fh.write  # type: ignore[attr-defined]
     held: list[str] = []
     size = 0
     for piece in pieces:
+        if not isinstance(piece, str):
+            if held:
+                write("".join(held).encode("utf-8"))
+                held.clear()
+                size = 0
+            write(piece)
+            continue
         held.append(piece)
         size += len(piece)
         if size >= _PIECES_CHARS:
@@ -179,7 +186,7 @@ def clean_stale_temp(folder: Path, *, max_age: float = _STALE_TMP_SECONDS) -> li
 
 def store_write(
     path: Path,
-    text: str | bytes | bytearray | Iterable[str],
+    text: str | bytes | bytearray | Iterable[str | bytes | bytearray],
     *,
     durable: bool = True,
     root: Path | None = None,

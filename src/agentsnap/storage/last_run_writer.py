@@ -60,6 +60,14 @@ class LastRunWriter:
                 atexit.register(self.close)
             self._cond.notify_all()
 
+    def write_here(self, path: Path, write: Callable[[], None]) -> None:
+        """Run ``write`` (of ``path``) on the calling thread, after every queued write (so no
+        older run of the file lands after it); a failure is reported as the thread's are. For a
+        file written in pieces from the snapshot itself, which must not change meanwhile."""
+        self.flush()
+        with self._cond:
+            self._write(path, write)
+
     def pending(self, path: Path) -> bool:
         """Whether a write of ``path`` is queued or under way."""
         with self._cond:

@@ -49,6 +49,11 @@ if TYPE_CHECKING:
 __all__ = ["SnapshotStore", "warn_unwritable"]
 
 
+#: a run of this many steps or more has its ``.last_run`` file written a step at a time, on the
+#: test's thread (a 5,000-call run's record is ~12 MB: never held whole in memory)
+PIECES_FROM_STEPS = 500
+
+
 def _prepared_dict(snapshot: Snapshot) -> dict[str, Any]:
     """``prepare(snapshot.to_dict())``, without a second pass over a trace that is already prepared."""
     from .serialize import prepare
@@ -528,6 +533,12 @@ class SnapshotStore:
         refuse_links(path, self.root)  # a .last_run linked elsewhere is never written through
         if self.last_run_error is not None:
             return None  # said once already
+        if len(snapshot.trace) >= PIECES_FROM_STEPS:  # written here, a step at a time
+            failed = len(self.writer.errors)
+            self.writer.write_here(
+                path, lambda: self._write_bytes(path, self._scratch_pieces(snapshot))
+            )
+            return path if len(self.writer.errors) == failed else None  # (named at the end)
         try:
             text = self._scratch_bytes(snapshot)
         except OSError as exc:  # a blob's side file
@@ -543,7 +554,10 @@ class SnapshotStore:
         if self.last_run_error is not None:
             return None  # said once already
         try:
-            self._write_bytes(path, self._scratch_bytes(snapshot))
+            big = len(snapshot.trace) >= PIECES_FROM_STEPS
+            self._write_bytes(
+                path, self._scratch_pieces(snapshot) if big else self._scratch_bytes(snapshot)
+            )
         except OSError as exc:
             self.last_run_unwritable(path, exc)
             return None
@@ -559,7 +573,17 @@ class SnapshotStore:
         # compact JSON (msgspec; indented output takes json's pure-Python encoder) and no fsync
         return compact_bytes(data)
 
-    def _write_bytes(self, path: Path, data: bytes | bytearray) -> None:
+    def _scratch_pieces(self, snapshot: Snapshot) -> Iterator[bytes | bytearray]:
+        """:meth:`_scratch_bytes` in pieces, a step at a time (``b"".join`` of them is those bytes)."""
+        from .serialize import compact_pieces, write_blobs
+
+        data = _prepared_dict(snapshot)
+        write_blobs(data, self.root)
+        yield from compact_pieces(data)
+
+    def _write_bytes(
+        self, path: Path, data: bytes | bytearray | Iterator[bytes | bytearray]
+    ) -> None:
         """Write a scratch file's ``data`` (atomic, no fsync), the ``.gitignore`` first. Raises
         ``OSError`` (remembered in :attr:`last_run_error`: later writes are skipped, said once)
         and :class:`SnapshotFormatError` for a link made on the way."""
