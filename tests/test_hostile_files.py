@@ -250,6 +250,29 @@ def test_broken_files_give_one_line_errors_and_are_never_overwritten(
     assert SnapshotStore(tmp_path).load(NAME).output == "fresh"  # type: ignore[union-attr]
 
 
+@pytest.mark.parametrize("innermost", ["", "1", "{}", '{"a": [1]}'])
+def test_a_file_nested_160_levels_loads_and_161_is_refused(tmp_path: Path, innermost: str) -> None:
+    # the object is level 1, each list one more, ``innermost`` (a dict: one more) at the bottom
+    extra = 1 if innermost.startswith("{") else 0
+    extra += 1 if "[1]" in innermost else 0
+    store = SnapshotStore(tmp_path)
+    path = store.path_for(NAME)
+    for lists, refused in ((159 - extra, False), (160 - extra, True)):
+        nest = "[" * lists + innermost + "]" * lists
+        _write(
+            path, '{"version": "2.0", "name": "' + NAME + '", "trace": [], "output": ' + nest + "}"
+        )
+        if not refused:
+            loaded = store.load(NAME)
+            assert loaded is not None and loaded.output == json.loads(nest)
+            continue
+        with pytest.raises(SnapshotFormatError) as err:
+            store.load(NAME)
+        assert str(err.value).startswith(
+            f"agentsnap: corrupt snapshot file at {path}: nested deeper than 160 levels."
+        )
+
+
 # --------------------------------------------------------------------------- broken files: pytest
 
 

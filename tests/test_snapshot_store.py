@@ -166,6 +166,17 @@ def test_broken_files_fail_naming_the_path_and_are_never_overwritten(
         assert path.read_bytes() == content.encode("utf-8")
 
 
+def test_a_conflict_marker_inside_a_string_is_data(tmp_path: Path) -> None:
+    # markers are looked for only in a file that does not parse; inside a JSON string a line
+    # break is escaped, so the text below is a value, never a conflict
+    store = SnapshotStore(tmp_path)
+    text = "<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> main\r<<<<<<< again"
+    path = store.save(_snap(output=text))
+    assert b"<<<<<<< " in path.read_bytes()
+    loaded = store.load("t::a")
+    assert loaded is not None and loaded.output == text
+
+
 def test_list_skips_corrupt_files_with_a_warning_and_sorts_by_name(tmp_path: Path) -> None:
     store = SnapshotStore(tmp_path)
     store.save(_snap("b"))

@@ -17,6 +17,7 @@ Top-level keys: ``version`` (format version, ``"2.0"``), ``recorded_at``,
 from __future__ import annotations
 
 import copy
+import gc
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -142,9 +143,31 @@ _MAX_NESTING = 160
 def _deeper_than(data: Any, limit: int) -> bool:
     """Whether ``data`` (parsed JSON) nests containers more than ``limit`` deep.
 
-    Level by level (no recursion): each level's containers are gathered by one
-    comprehension over the level above, so every value is looked at once.
+    Counted level by level in C: ``gc.get_referents`` of one level's objects is the next level
+    (the values of its dicts and the items of its lists: a container's traversal must visit
+    every container it holds, or the cycle collector could not see through it; strings and
+    numbers have no traversal, so they drop out one level later). After ``n`` non-empty levels
+    the deepest container is at most ``n + 1`` deep (``n + 1`` when it is empty), so only a
+    document that comes within one level of ``limit`` is looked at again exactly
+    (:func:`_levels_deeper_than`). About 5 ms for a 5,000-call golden's 145,000 containers,
+    where the exact walk takes 20.
     """
+    if limit < 1:
+        return _levels_deeper_than(data, limit)
+    level = [data]
+    depth = 0
+    while level:
+        level = gc.get_referents(*level)
+        if level:
+            depth += 1
+            if depth >= limit:
+                return _levels_deeper_than(data, limit)
+    return False
+
+
+def _levels_deeper_than(data: Any, limit: int) -> bool:
+    """:func:`_deeper_than`, exactly: each level's containers are gathered by one comprehension
+    over the level above (no recursion), so every value is looked at once."""
     level = [data] if type(data) in _CONTAINERS else []
     depth = 0
     while level:
