@@ -291,6 +291,52 @@ def test_a_registered_check_runs_in_full_unless_it_declares_its_inputs(
     assert (plain.runs, declared.runs, declared.short) == (4, 3, 1)
 
 
+def test_a_subclass_that_overrides_run_alone_runs_in_full() -> None:
+    """A user's subclass of a built-in check that changes ``run`` (and not what it reads) is not
+    answered by its parent's short answer: ``run`` decides, also on identical inputs."""
+    from agentsnap.diff.checks.llm_requests import LLMRequestsCheck, LLMRequestsResult
+
+    class NoMoreThanOneCall(LLMRequestsCheck):
+        name = "one_call"
+
+        def run(self, ctx: CheckContext) -> LLMRequestsResult:
+            from agentsnap.jsondiff import diff_values
+
+            result = super().run(ctx)
+            if len(result.new) > 1:  # a rule of its own: one LLM call at most
+                (g_no, _), (n_no, _) = result.golden[1], result.new[1]
+                changes = diff_values({"calls": 1}, {"calls": len(result.new)}, root="")
+                entry = {"check": self.name, "index": 1, "tool": None, "changes": changes}
+                result.entries.append({**entry, "golden_step": g_no, "new_step": n_no})
+            return result
+
+    class Declares(NoMoreThanOneCall):
+        name = "one_call_declared"
+
+        def same_inputs(self, ctx: CheckContext) -> bool:
+            return True  # (wrongly) declared by the class below its run: trusted as declared
+
+    two_calls = {
+        "trace": [
+            {"type": "llm_call", "step": 0, "exchange": {"request": {"body": {"q": 1}}}},
+            {"type": "llm_call", "step": 1, "exchange": {"request": {"body": {"q": 2}}}},
+        ],
+        "output": "Sunny.",
+    }
+    opts = CompareOptions(compare_requests=True).validated()
+    for check in (NoMoreThanOneCall(), Declares()):
+        register_check(check)
+    try:
+        ctx_golden, ctx_new = copy.deepcopy(two_calls), copy.deepcopy(two_calls)
+        report = run_checks(ctx_golden, ctx_new, opts)
+        assert "one_call" in report.failed_checks  # its own run: the rule it adds holds
+        assert "one_call_declared" not in report.failed_checks  # its declared short answer
+        assert "llm_requests" not in report.failed_checks
+    finally:
+        unregister_check("one_call")
+        unregister_check("one_call_declared")
+
+
 # --------------------------------------------------------------------------- a real replay
 
 openai = pytest.importorskip("openai")

@@ -10,7 +10,7 @@ from ..jsondiff import parse_ignored_fields
 from ..knobs import CompareOptions, check_weights, declared_knobs
 from ..storage.legacy import is_legacy_version
 from ._text import excerpts as _excerpts  # noqa: F401  # the old private name
-from .checks import CheckContext, ReportDraft, registered_checks, registered_components
+from .checks import Check, CheckContext, ReportDraft, registered_checks, registered_components
 from .checks.semantic import judge_one as _judge_one  # noqa: F401  # the old private names
 from .checks.semantic import score_texts as _score_texts  # noqa: F401
 from .meaning.scores import LEXICAL_LLM_THRESHOLD, LEXICAL_SEMANTIC_THRESHOLD, meets_threshold
@@ -26,6 +26,25 @@ _NO_OUTPUT: Any = object()
 def _check_weights(weights: Mapping[str, float] | None) -> dict[str, float]:
     """``weights`` checked against the registered components (see :func:`~agentsnap.diff.options.check_weights`)."""
     return check_weights(weights, registered_components())
+
+
+#: :func:`_answers_for_its_run` by check class
+_TRUSTED: dict[type[Any], bool] = {}
+
+
+def _answers_for_its_run(kind: type[Check[Any]]) -> bool:
+    """Whether ``kind``'s short answer (:meth:`~agentsnap.diff.checks.Check.same_inputs`, ``reads``,
+    ``unchanged``) was declared for the ``run`` it has: by the class that defines that ``run`` or
+    one below it. A subclass that overrides ``run`` alone (of a built-in check) runs in full: what
+    its parent declared it reads says nothing of what the new ``run`` reads."""
+    known = _TRUSTED.get(kind)
+    if known is None:
+        mro = kind.__mro__
+        run_owner = next(c for c in mro if "run" in c.__dict__)
+        declared = ("same_inputs", "reads", "reads_snapshot", "unchanged")
+        owner = next(c for c in mro if any(name in c.__dict__ for name in declared))
+        known = _TRUSTED[kind] = issubclass(owner, run_owner)
+    return known
 
 
 def compute_diff(
@@ -300,7 +319,8 @@ def run_checks(
     draft = ReportDraft()
     checks = registered_checks()
     for check in checks:
-        result = check.run(ctx) if full or not check.same_inputs(ctx) else check.unchanged(ctx)
+        short = not full and _answers_for_its_run(type(check)) and check.same_inputs(ctx)
+        result = check.unchanged(ctx) if short else check.run(ctx)
         ctx.results[check.name] = result
         check.contribute(result, draft)
 
