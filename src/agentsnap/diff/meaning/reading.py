@@ -38,11 +38,11 @@ from .clues import (
     flipped_concepts,
     flipped_in_clause,
     named_step,
-    negated_member_moved,
     one_unit_in,
     prefix_negations,
 )
 from .findings import KIND_LABEL, Finding, Verdict, pair_message
+from .members import contrast_kept, negated_member_moved
 from .phrasing import multiple_in
 from .slots import restated_pairs
 from .units import _CONCLUSION, _COURTESY, _NARRATION, _PASSIVE, Unit, _flat
@@ -345,6 +345,7 @@ class Reading:
             and same_voice
             and not _enumeration(g_unit.text, swap[0], swap[1])
             and not (_listed(g_unit.text, *swap) and _listed(n_unit.text, *swap))
+            and not contrast_kept(g_unit.text, n_unit.text, *swap)  # "not A but B" = "B, not A"
         ):
             a, b = _surface(g_unit.text, swap[0]), _surface(g_unit.text, swap[1])
             self.flag("swap", "harmful", f"roles swapped ({a} ↔ {b})", g_unit.text, n_unit.text)
