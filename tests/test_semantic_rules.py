@@ -488,6 +488,19 @@ SAME_SAID_OTHERWISE = [
     ("Le rendez-vous n'est pas à 10 h mais à 11 h.", "Le rendez-vous est à 11 h, pas à 10 h."),
     ("Envoyez-le non pas à Alice mais à Bob.", "Envoyez-le à Bob, pas à Alice."),
     ("Usa la versión 3.2 en lugar de la 3.1.", "Usa la versión 3.2, no la 3.1."),
+    # a clock time said in words is the time (noon and 5 pm passed before: guards)
+    ("The call is at 9:30.", "The call is at half past nine."),
+    ("The call is at quarter to ten.", "The call is at 9:45."),
+    ("Check-in opens at a quarter past two.", "Check-in opens at 2:15 pm."),
+    ("Lunch is at noon.", "Lunch is at 12:00."),
+    ("The shop closes at 17:00.", "The shop closes at 5 pm."),
+    ("Der Zug fährt um halb zehn.", "Der Zug fährt um 9:30 Uhr."),
+    ("Der Zug fährt um Viertel vor zehn.", "Der Zug fährt um 9:45 Uhr."),
+    ("Le train part à neuf heures et demie.", "Le train part à 9 h 30."),
+    ("Le train part à dix heures moins le quart.", "Le train part à 9 h 45."),
+    ("Le déjeuner est à midi et demi.", "Le déjeuner est à 12 h 30."),
+    ("El tren sale a las diez menos cuarto.", "El tren sale a las 9:45."),
+    ("La clase empieza a la una y media.", "La clase empieza a las 13:30."),
 ]
 
 
@@ -736,6 +749,20 @@ CHANGED = [
         "Funciona, aunque no en Windows.",
         "Funciona en Windows, aunque no en Linux.",
         "negation moved",
+    ),
+    # a clock time said in words that changed: the finding names both times
+    ("The call is at 9:30.", "The call is at half past ten.", "times differ (9:30 → 10:30)"),
+    ("The call is at quarter to ten.", "The call is at 9:15.", "times differ (9:45 → 9:15)"),
+    ("Der Zug fährt um 9:30 Uhr.", "Der Zug fährt um halb elf.", "times differ (9:30 Uhr → 10:30)"),
+    (
+        "Le train part à neuf heures et quart.",
+        "Le train part à 9 h 45.",
+        "times differ (9:15 → 9 h 45)",
+    ),
+    (
+        "El tren sale a las 9:45.",
+        "El tren sale a las diez y cuarto.",
+        "times differ (9:45 → 10:15)",
     ),
 ]
 

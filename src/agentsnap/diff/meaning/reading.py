@@ -43,7 +43,7 @@ from .clues import (
 )
 from .findings import KIND_LABEL, Finding, Verdict, pair_message
 from .members import contrast_kept, negated_member_moved
-from .phrasing import multiple_in
+from .phrasing import clock_words, multiple_in
 from .slots import restated_pairs
 from .units import _CONCLUSION, _COURTESY, _NARRATION, _PASSIVE, Unit, _flat
 
@@ -350,7 +350,7 @@ class Reading:
             a, b = _surface(g_unit.text, swap[0]), _surface(g_unit.text, swap[1])
             self.flag("swap", "harmful", f"roles swapped ({a} ↔ {b})", g_unit.text, n_unit.text)
             return
-        g_tok, n_tok = V.tokens(g_unit.text), V.tokens(n_unit.text)
+        g_tok, n_tok = V.tokens(clock_words(g_unit.text)), V.tokens(clock_words(n_unit.text))
         fact_tokens = {t for f in g_unit.facts + n_unit.facts for t in V.tokens(f.surface)}
         matcher = difflib.SequenceMatcher(None, g_tok, n_tok, autojunk=False)
         same = sum(block.size for block in matcher.get_matching_blocks())
