@@ -488,6 +488,15 @@ SAME_SAID_OTHERWISE = [
     ("Le rendez-vous n'est pas à 10 h mais à 11 h.", "Le rendez-vous est à 11 h, pas à 10 h."),
     ("Envoyez-le non pas à Alice mais à Bob.", "Envoyez-le à Bob, pas à Alice."),
     ("Usa la versión 3.2 en lugar de la 3.1.", "Usa la versión 3.2, no la 3.1."),
+    # an exception moved to the front of the sentence (guards: these passed before)
+    (
+        "Refunds are possible, except for sale items.",
+        "Except for sale items, refunds are possible.",
+    ),
+    (
+        "Todos los empleados pueden participar, salvo los becarios.",
+        "Salvo los becarios, todos los empleados pueden participar.",
+    ),
     # a clock time said in words is the time (noon and 5 pm passed before: guards)
     ("The call is at 9:30.", "The call is at half past nine."),
     ("The call is at quarter to ten.", "The call is at 9:45."),
@@ -748,6 +757,27 @@ CHANGED = [
     (
         "Funciona, aunque no en Windows.",
         "Funciona en Windows, aunque no en Linux.",
+        "negation moved",
+    ),
+    # an exception excludes its member as a negation does: the excluded member now stated
+    (
+        "Refunds are possible, except for sale items.",
+        "Refunds are possible for sale items, except for gift cards.",
+        "negation moved",
+    ),
+    (
+        "Die Lieferung ist kostenlos, außer auf die Inseln.",
+        "Die Lieferung auf die Inseln ist kostenlos, außer nach Helgoland.",
+        "negation moved",
+    ),
+    (
+        "La livraison est gratuite, sauf en Corse.",
+        "La livraison en Corse est gratuite, sauf en Guadeloupe.",
+        "negation moved",
+    ),
+    (
+        "El envío es gratis, excepto a Canarias.",
+        "El envío a Canarias es gratis, excepto a Ceuta.",
         "negation moved",
     ),
     # a clock time said in words that changed: the finding names both times

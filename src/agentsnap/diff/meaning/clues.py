@@ -224,7 +224,8 @@ _SPANISH_NEGATIONS = frozenset(
 
 #: phrases that negate what follows: "rather than a regression" = "not a regression"
 _NEGATING_PHRASE = re.compile(
-    r"\b(?:rather than|instead of|anstatt|statt|au lieu de|plutôt que|en lugar de|en vez de)\b",
+    r"\b(?:rather than|instead of|anstatt|statt|au lieu de|plutôt que|en lugar de|en vez de|"
+    r"except(?: for)?|außer|sauf|excepto|salvo)\b",
     re.IGNORECASE,
 )
 

@@ -37,19 +37,27 @@ def negated_member_moved(golden: str, new: str, flipped: list[str]) -> tuple[str
     n = polar_concepts(new, n_heads)
     was = [c for c in flipped if g[c] == {-1}]
     now = [c for c in flipped if g[c] == {1}]
-    # the other member only one side names: every other concept kept ("works, although not on
-    # Windows" → "works on Windows, although not on Linux")
-    gone = [c for c in g_heads if c not in n and g[c] == {-1} and not c.startswith("#")]
-    came = [c for c in n_heads if c not in g and n[c] == {-1} and not c.startswith("#")]
-    # …and the member that lost its negation stated in a clause negating nothing ("the pedals
-    # aren't to blame" still speaks of the pedals in a negated clause: a rewording)
-    if was and not now and came and set(n) - set(g) == set(came) and set(g) <= set(n):
-        now = came if _stated_plainly(new, was) else []
-    elif now and not was and gone and set(g) - set(n) == set(gone) and set(n) <= set(g):
-        was = gone if _stated_plainly(golden, now) else []
-    if not (g_heads & set(was) and n_heads & set(now)):
-        return None
-    return " ".join(sorted(was)), " ".join(sorted(now))
+    if was and now:
+        return (
+            (" ".join(sorted(was)), " ".join(sorted(now)))
+            if (g_heads & set(was) and n_heads & set(now))
+            else None
+        )
+    # the other member only one side names, every other word kept, each of its words negated
+    # ("works, although not on Windows" → "works on Windows, although not on Linux"), and the
+    # member that lost its negation stated in a clause negating nothing ("the pedals aren't to
+    # blame" still speaks of the pedals in a negated clause: a rewording)
+    g_plain = {c for c in g if not c.startswith("#")}
+    n_plain = {c for c in n if not c.startswith("#")}
+    if was and g_heads & set(was) and g_plain < n_plain:
+        came = sorted(n_plain - g_plain)
+        if all(n[c] == {-1} for c in came) and _stated_plainly(new, was):
+            return " ".join(sorted(was)), " ".join(came)
+    if now and n_heads & set(now) and n_plain < g_plain:
+        gone = sorted(g_plain - n_plain)
+        if all(g[c] == {-1} for c in gone) and _stated_plainly(golden, now):
+            return " ".join(gone), " ".join(sorted(now))
+    return None
 
 
 def _stated_plainly(text: str, concepts: list[str]) -> bool:
