@@ -480,6 +480,36 @@ SAME_SAID_OTHERWISE = [
     # half a unit is 0.5 of it; "only one" and "just one" are one count
     ("Add half a cup of sugar to the dough.", "Add ½ cup of sugar to the dough."),
     ("Only one seat is left on the 9:40 train.", "Just one seat is left on the 9:40 train."),
+    # a contrast said in another order, each member keeping its polarity ("not A but B" =
+    # "B, not A" = "B rather than A"): no role swap, no flipped polarity
+    ("Send it not to Alice but to Bob.", "Send it to Bob, not Alice."),
+    ("Use version 2.5 instead of 2.4.", "Use version 2.5, not 2.4."),
+    ("Meet at gate B12 instead of B14.", "Meet not at gate B14 but at gate B12."),
+    ("Le rendez-vous n'est pas à 10 h mais à 11 h.", "Le rendez-vous est à 11 h, pas à 10 h."),
+    ("Envoyez-le non pas à Alice mais à Bob.", "Envoyez-le à Bob, pas à Alice."),
+    ("Usa la versión 3.2 en lugar de la 3.1.", "Usa la versión 3.2, no la 3.1."),
+    # an exception moved to the front of the sentence (guards: these passed before)
+    (
+        "Refunds are possible, except for sale items.",
+        "Except for sale items, refunds are possible.",
+    ),
+    (
+        "Todos los empleados pueden participar, salvo los becarios.",
+        "Salvo los becarios, todos los empleados pueden participar.",
+    ),
+    # a clock time said in words is the time (noon and 5 pm passed before: guards)
+    ("The call is at 9:30.", "The call is at half past nine."),
+    ("The call is at quarter to ten.", "The call is at 9:45."),
+    ("Check-in opens at a quarter past two.", "Check-in opens at 2:15 pm."),
+    ("Lunch is at noon.", "Lunch is at 12:00."),
+    ("The shop closes at 17:00.", "The shop closes at 5 pm."),
+    ("Der Zug fährt um halb zehn.", "Der Zug fährt um 9:30 Uhr."),
+    ("Der Zug fährt um Viertel vor zehn.", "Der Zug fährt um 9:45 Uhr."),
+    ("Le train part à neuf heures et demie.", "Le train part à 9 h 30."),
+    ("Le train part à dix heures moins le quart.", "Le train part à 9 h 45."),
+    ("Le déjeuner est à midi et demi.", "Le déjeuner est à 12 h 30."),
+    ("El tren sale a las diez menos cuarto.", "El tren sale a las 9:45."),
+    ("La clase empieza a la una y media.", "La clase empieza a las 13:30."),
 ]
 
 
@@ -658,6 +688,111 @@ CHANGED = [
         "Both servers must be restarted after the patch.",
         "Only one of the two servers must be restarted after the patch.",
         "numbers differ",
+    ),
+    # values swapped across a negation or a contrast: numbers, dates, times, versions and names
+    # holding a digit are members a negation excludes, like words
+    ("The fee is $20, not $30.", "The fee is $30, not $20.", "negation moved"),
+    (
+        "The meeting is on 12 May, not 15 May.",
+        "The meeting is on 15 May, not 12 May.",
+        "negation moved",
+    ),
+    (
+        "The train leaves at 9:10 rather than 9:40.",
+        "The train leaves at 9:40 rather than 9:10.",
+        "negation moved",
+    ),
+    (
+        "Install Python 3.11 instead of 3.12.",
+        "Install Python 3.12 instead of 3.11.",
+        "negation moved",
+    ),
+    ("Book room B12 and not B14.", "Book room B14 and not B12.", "negation moved"),
+    (
+        "Die Gebühr beträgt nicht 20 €, sondern 30 €.",
+        "Die Gebühr beträgt nicht 30 €, sondern 20 €.",
+        "negation moved",
+    ),
+    (
+        "Die Wartung ist am 3. März, nicht am 5. März.",
+        "Die Wartung ist am 5. März, nicht am 3. März.",
+        "negation moved",
+    ),
+    (
+        "Le rendez-vous n'est pas à 10 h mais à 11 h.",
+        "Le rendez-vous n'est pas à 11 h mais à 10 h.",
+        "negation moved",
+    ),
+    (
+        "Usa la versión 3.2 en lugar de la 3.1.",
+        "Usa la versión 3.1 en lugar de la 3.2.",
+        "negation moved",
+    ),
+    (
+        "La reunión es a las 10:00 y no a las 11:00.",
+        "La reunión es a las 11:00 y no a las 10:00.",
+        "negation moved",
+    ),
+    # a member a contrastive clause excluded is now stated, the exclusion moved to another one
+    (
+        "The app works, although not on Windows.",
+        "The app works on Windows, although not on Linux.",
+        "negation moved",
+    ),
+    (
+        "Die App läuft, obwohl nicht unter Windows.",
+        "Die App läuft unter Windows, obwohl nicht unter Linux.",
+        "negation moved",
+    ),
+    (
+        "Das Feature ist verfügbar, aber nicht im Basistarif.",
+        "Das Feature ist im Basistarif verfügbar, aber nicht im Testzugang.",
+        "negation moved",
+    ),
+    (
+        "La fonction est disponible, mais pas sur Android.",
+        "La fonction est disponible sur Android, mais pas sur iOS.",
+        "negation moved",
+    ),
+    (
+        "Funciona, aunque no en Windows.",
+        "Funciona en Windows, aunque no en Linux.",
+        "negation moved",
+    ),
+    # an exception excludes its member as a negation does: the excluded member now stated
+    (
+        "Refunds are possible, except for sale items.",
+        "Refunds are possible for sale items, except for gift cards.",
+        "negation moved",
+    ),
+    (
+        "Die Lieferung ist kostenlos, außer auf die Inseln.",
+        "Die Lieferung auf die Inseln ist kostenlos, außer nach Helgoland.",
+        "negation moved",
+    ),
+    (
+        "La livraison est gratuite, sauf en Corse.",
+        "La livraison en Corse est gratuite, sauf en Guadeloupe.",
+        "negation moved",
+    ),
+    (
+        "El envío es gratis, excepto a Canarias.",
+        "El envío a Canarias es gratis, excepto a Ceuta.",
+        "negation moved",
+    ),
+    # a clock time said in words that changed: the finding names both times
+    ("The call is at 9:30.", "The call is at half past ten.", "times differ (9:30 → 10:30)"),
+    ("The call is at quarter to ten.", "The call is at 9:15.", "times differ (9:45 → 9:15)"),
+    ("Der Zug fährt um 9:30 Uhr.", "Der Zug fährt um halb elf.", "times differ (9:30 Uhr → 10:30)"),
+    (
+        "Le train part à neuf heures et quart.",
+        "Le train part à 9 h 45.",
+        "times differ (9:15 → 9 h 45)",
+    ),
+    (
+        "El tren sale a las 9:45.",
+        "El tren sale a las diez y cuarto.",
+        "times differ (9:45 → 10:15)",
     ),
 ]
 

@@ -172,7 +172,8 @@ def _enumeration(text: str, a: str, b: str) -> bool:
 
 #: words that end a negation's scope: clause punctuation and contrasting conjunctions
 _CLAUSE = re.compile(
-    r"[,;:!?。、！？()\[\]—–]|\.(?:\s|$)|\s-\s|\b(?:but|however|while|whereas|although|aber|jedoch|"
+    r"[;!?。、！？()\[\]—–]|(?<!\d)[,:]|[,:](?!\d)|\.(?:\s|$)|\s-\s|"  # not inside 9:40, 1,000
+    r"\b(?:but|however|while|whereas|although|aber|jedoch|"
     r"während|obwohl|mais|tandis|alors que|pero|aunque|mientras|sino)\b",
     re.IGNORECASE,
 )
@@ -202,6 +203,16 @@ _SCOPE_SKIP = frozenset(
         "todavía",
         "aún",
         "nunca",
+        # prepositions no stop word list holds: "nicht unter Windows", "pas sous Linux"
+        "unter",
+        "vom",
+        "zum",
+        "zur",
+        "sous",
+        "chez",
+        "bajo",
+        "desde",
+        "hasta",
     ]
 )
 _SCOPE = 3
@@ -213,7 +224,8 @@ _SPANISH_NEGATIONS = frozenset(
 
 #: phrases that negate what follows: "rather than a regression" = "not a regression"
 _NEGATING_PHRASE = re.compile(
-    r"\b(?:rather than|instead of|anstatt|statt|au lieu de|plutôt que|en lugar de|en vez de)\b",
+    r"\b(?:rather than|instead of|anstatt|statt|au lieu de|plutôt que|en lugar de|en vez de|"
+    r"except(?: for)?|außer|sauf|excepto|salvo)\b",
     re.IGNORECASE,
 )
 
@@ -222,9 +234,24 @@ def _negation(word: str) -> bool:
     return (
         word in V._NEGATIONS
         or word in _SPANISH_NEGATIONS
+        or word == "pas"  # "à 11 h, pas à 10 h": spoken French negates without "ne"
         or word.endswith("n't")
         or (word.startswith("n'") and word != "n'importe")
     )
+
+
+#: a clause's words for polarity: CJK runs, words, and members holding a digit ("$20", "9:40",
+#: "2.5", "B12": a number, time, version or name is a member a negation excludes like a word)
+_WORDS = re.compile(
+    r"[\u4e00-\u9fff々]+|[\u30a0-\u30ffー]+|[\u3040-\u309f]+"
+    r"|[^\W_\u3040-\u30ff\u4e00-\u9fff]*\d(?:[.,:]?[^\W_\u3040-\u30ff\u4e00-\u9fff])*"
+    r"|[^\W\d_\u3040-\u30ff\u4e00-\u9fff]+(?:['’][^\W\d_\u3040-\u30ff\u4e00-\u9fff]+)*"
+)
+
+
+def _valued(word: str) -> bool:
+    """A member holding a digit (a number, time, version, a name such as "B12")."""
+    return any(c.isdigit() for c in word)
 
 
 def polar_concepts(text: str, heads: set[str] | None = None) -> dict[str, set[int]]:
@@ -239,11 +266,7 @@ def polar_concepts(text: str, heads: set[str] | None = None) -> dict[str, set[in
     plain = F.normalise(plain_polarity(text))
     plain = V.ALMOST_NOTHING.sub(" little ", _NEGATING_PHRASE.sub(" not ", plain))
     for clause in _CLAUSE.split(plain):
-        words = re.findall(
-            r"[\u4e00-\u9fff々]+|[\u30a0-\u30ffー]+|[\u3040-\u309f]+"
-            r"|[^\W\d_\u3040-\u30ff\u4e00-\u9fff]+(?:['’][^\W\d_\u3040-\u30ff\u4e00-\u9fff]+)*",
-            clause.casefold().replace("’", "'"),
-        )
+        words = _WORDS.findall(clause.casefold().replace("’", "'"))
         negated: set[int] = set()
         first: set[int] = set()
         for k, word in enumerate(words):
@@ -256,7 +279,7 @@ def polar_concepts(text: str, heads: set[str] | None = None) -> dict[str, set[in
             reach, m = 0, k + 1
             while m < len(words) and reach < _SCOPE:
                 skip = words[m] in _SCOPE_SKIP or _negation(words[m])
-                if not skip and (_contentful(words[m]) or words[m] in V._POLE):
+                if not skip and (_contentful(words[m]) or words[m] in V._POLE or _valued(words[m])):
                     negated.add(m)
                     if not reach or words[m] in V._POLE:
                         first.add(m)
@@ -269,12 +292,12 @@ def polar_concepts(text: str, heads: set[str] | None = None) -> dict[str, set[in
                 negated.update(before)
                 first.update(before[-1:])
         for k, word in enumerate(words):
-            if _negation(word) or not (_contentful(word) or word in V._POLE):
+            if _negation(word) or not (_contentful(word) or word in V._POLE or _valued(word)):
                 continue
             if word.startswith("n'"):
                 word = word[2:]
             pole = V._POLE.get(word)
-            concept = f"#pole{pole[0]}" if pole else V._stem(word)
+            concept = f"#pole{pole[0]}" if pole else word if _valued(word) else V._stem(word)
             sign = (pole[1] if pole else 1) * (-1 if k in negated else 1)
             out.setdefault(concept, set()).add(sign)
             if heads is not None and (k in first or (pole and pole[1] < 0)):
@@ -494,6 +517,8 @@ def _negated_in_part(golden: str, new: str) -> str | None:
     if _closeness(golden, new) < 0.5:
         return None
     for mine, other, own_text, other_text in ((g, n, golden, new), (n, g, new, golden)):
+        if any(-1 in s for c, s in mine.items() if not c.startswith("#")):
+            continue  # the one-way side excludes a member too ("B12 instead of B14")
         if V.polarity(own_text)[1] or not any(
             m in V._NEGATIONS or m.endswith("n't") or V._JA_NEGATION.fullmatch(m)
             for m in V.polarity(other_text)[1]
@@ -563,7 +588,10 @@ def flipped_in_clause(golden: str, new: str, flipped: list[str]) -> str | None:
             if not any(c in n_concepts and c in g_concepts for c in flipped):
                 continue
             shared = sum(
-                any(a == b or ("#" not in a + b and _related(a, b)) for b in n_concepts)
+                any(
+                    a == b or ("#" not in a + b and not _valued(a + b) and _related(a, b))
+                    for b in n_concepts
+                )
                 for a in g_concepts
             )
             if shared < 2 or shared < 0.6 * min(len(g_concepts), len(n_concepts)):
@@ -578,21 +606,3 @@ def flipped_in_clause(golden: str, new: str, flipped: list[str]) -> str | None:
                     f'"{gc.strip()}" → "{nc.strip()}"'
                 )
     return None
-
-
-def negated_member_moved(golden: str, new: str, flipped: list[str]) -> tuple[str, str] | None:
-    """``(was negated, now negated)`` when a negation moved from one member of a sentence to
-    another, the words kept ("to Iberia, not to British Airways" → "to British Airways, not to
-    Iberia"): plain concepts flipped both ways, no antonym among them, a negation reaching one
-    of them first on each side; None otherwise."""
-    if _closeness(golden, new) < 0.5 or any(c.startswith("#") for c in flipped):
-        return None
-    g_heads: set[str] = set()
-    n_heads: set[str] = set()
-    g = polar_concepts(golden, g_heads)
-    polar_concepts(new, n_heads)
-    was = [c for c in flipped if g[c] == {-1}]
-    now = [c for c in flipped if g[c] == {1}]
-    if not (g_heads & set(was) and n_heads & set(now)):
-        return None
-    return " ".join(was), " ".join(now)

@@ -9,7 +9,9 @@
 * **Facts said in words or by convention** (:func:`spelled_facts`): a fraction sign is its value
   (``¼`` = ``0.25``), ``a quarter turn`` = ``0.25 turn``, ``five and a half hours`` = ``5.5
   hours``, ``half a cup`` = ``0.5 cup``, ``only one`` = ``only 1`` (a bare "one" is no count),
-  ``midnight`` = ``00:00``, ``noon`` = ``12:00``, ``weekdays`` = ``Mon–Fri``; the
+  ``midnight`` = ``00:00``, ``noon`` = ``12:00``, clock times said in words (``half past nine``,
+  ``quarter to ten``, ``halb zehn``, ``dix heures moins le quart``, ``las nueve y media``) as
+  digits (:func:`clock_words`), ``weekdays`` = ``Mon–Fri``; the
   fact rules (:mod:`agentsnap.diff.meaning.facts`) then read one form for both.
 
 Standard library only; imports nothing of agentsnap (vocabulary and units import it).
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["multiple_in", "plain_polarity", "spelled_facts", "without_restriction"]
+__all__ = ["clock_words", "multiple_in", "plain_polarity", "spelled_facts", "without_restriction"]
 
 #: words that make ``ne … que`` a real negation ("ne … pas que" = "not only", "ne … plus que")
 _STILL_NEGATED = frozenset(
@@ -68,6 +70,7 @@ _COUNTS = {
     )
     for value, word in enumerate(words.split(), start=1)
 }
+_COUNTS["una"] = 1  # "la una y media"
 _NUMBER_WORD = "|".join(sorted(_COUNTS, key=len, reverse=True))
 _HALF_AFTER = re.compile(
     rf"\b(?P<n>\d{{1,3}}|{_NUMBER_WORD})\s+(?:and a half|y medio|y media|et demie?)\b",
@@ -100,6 +103,57 @@ _CLOCK = re.compile(r"(?<!-)\b(?:" + "|".join(_CLOCK_WORDS) + r")\b", re.IGNOREC
 _WEEKDAYS = re.compile(r"\b(?<![\d]\s)(?:weekdays|en semaine|entre semana)\b|平日", re.IGNORECASE)
 
 
+#: a clock time said in words, its hour a number word or 1–12: (pattern, minutes, hour offset)
+#: ("half past nine" 9:30, "quarter to ten" 9:45, "halb zehn" 9:30, "Viertel vor zehn" 9:45,
+#: "neuf heures et demie" 9:30, "dix heures moins le quart" 9:45, "las diez menos cuarto" 9:45)
+_HOUR = rf"(?P<h>1[0-2]|0?[1-9]|{_NUMBER_WORD})"
+_CLOCK_PHRASES = [
+    (re.compile(rf"\b(?:a\s+)?quarter\s+past\s+{_HOUR}\b", re.IGNORECASE), 15, 0),
+    (re.compile(rf"\bhalf\s+past\s+{_HOUR}\b", re.IGNORECASE), 30, 0),
+    (re.compile(rf"\b(?:a\s+)?quarter\s+(?:to|of)\s+{_HOUR}\b", re.IGNORECASE), 45, -1),
+    (re.compile(rf"\bviertel\s+nach\s+{_HOUR}\b", re.IGNORECASE), 15, 0),
+    (
+        re.compile(
+            rf"\bhalb\s+{_HOUR}\b(?!\s*(?:mal|jahr|monat|woche|tag|stunde|prozent))", re.IGNORECASE
+        ),
+        30,
+        -1,
+    ),
+    (re.compile(rf"\b(?:viertel\s+vor|dreiviertel)\s+{_HOUR}\b", re.IGNORECASE), 45, -1),
+    (re.compile(rf"\b{_HOUR}\s+heures?\s+et\s+quart\b", re.IGNORECASE), 15, 0),
+    (re.compile(rf"\b{_HOUR}\s+heures?\s+et\s+demie\b", re.IGNORECASE), 30, 0),
+    (re.compile(rf"\b{_HOUR}\s+heures?\s+moins\s+(?:le\s+)?quart\b", re.IGNORECASE), 45, -1),
+    (re.compile(rf"\blas?\s+{_HOUR}\s+y\s+cuarto\b", re.IGNORECASE), 15, 0),
+    (re.compile(rf"\blas?\s+{_HOUR}\s+y\s+media\b", re.IGNORECASE), 30, 0),
+    (re.compile(rf"\blas?\s+{_HOUR}\s+menos\s+cuarto\b", re.IGNORECASE), 45, -1),
+]
+#: noon and midnight with a half or a quarter ("midi et demi" 12:30, "minuit et quart" 0:15)
+_NOON_AND = re.compile(r"\b(midi|minuit)\s+et\s+(demie?|quart)\b", re.IGNORECASE)
+
+
+def clock_words(text: str) -> str:
+    """``text`` with each clock time said in words written as digits (``half past nine`` →
+    ``9:30``); the hour is read as said (1–12), so either half of the day matches it."""
+    for pattern, minutes, offset in _CLOCK_PHRASES:
+
+        def digits(match: re.Match[str], minutes: int = minutes, offset: int = offset) -> str:
+            hour = _count(match.group("h").lstrip("0") or "0")
+            if hour is None or not 1 <= hour <= 12:
+                return match.group(0)
+            hour = (hour + offset - 1) % 12 + 1
+            lead = "las " if match.group(0).casefold().startswith("la") else ""
+            return f"{lead}{hour}:{minutes:02d}"
+
+        text = pattern.sub(digits, text)
+    return _NOON_AND.sub(
+        lambda m: (
+            f"{12 if m.group(1).casefold() == 'midi' else 0}:"
+            f"{30 if m.group(2).casefold().startswith('demi') else 15}"
+        ),
+        text,
+    )
+
+
 def _count(word: str) -> int | None:
     return int(word) if word.isdigit() else _COUNTS.get(word.casefold())
 
@@ -109,6 +163,7 @@ def spelled_facts(text: str) -> str:
     text = _FRACTION.sub(
         lambda m: f"{int(m.group(1)) / int(m.group(2)):g}" if int(m.group(2)) else m.group(0), text
     )
+    text = clock_words(text)
     text = _QUARTER.sub("0.25", text)
     text = _HALF_A.sub("0.5", text)
     text = _ONLY_ONE.sub(lambda m: m.group(0).split()[0] + " 1", text)

@@ -38,12 +38,12 @@ from .clues import (
     flipped_concepts,
     flipped_in_clause,
     named_step,
-    negated_member_moved,
     one_unit_in,
     prefix_negations,
 )
 from .findings import KIND_LABEL, Finding, Verdict, pair_message
-from .phrasing import multiple_in
+from .members import contrast_kept, negated_member_moved
+from .phrasing import clock_words, multiple_in
 from .slots import restated_pairs
 from .units import _CONCLUSION, _COURTESY, _NARRATION, _PASSIVE, Unit, _flat
 
@@ -345,11 +345,12 @@ class Reading:
             and same_voice
             and not _enumeration(g_unit.text, swap[0], swap[1])
             and not (_listed(g_unit.text, *swap) and _listed(n_unit.text, *swap))
+            and not contrast_kept(g_unit.text, n_unit.text, *swap)  # "not A but B" = "B, not A"
         ):
             a, b = _surface(g_unit.text, swap[0]), _surface(g_unit.text, swap[1])
             self.flag("swap", "harmful", f"roles swapped ({a} ↔ {b})", g_unit.text, n_unit.text)
             return
-        g_tok, n_tok = V.tokens(g_unit.text), V.tokens(n_unit.text)
+        g_tok, n_tok = V.tokens(clock_words(g_unit.text)), V.tokens(clock_words(n_unit.text))
         fact_tokens = {t for f in g_unit.facts + n_unit.facts for t in V.tokens(f.surface)}
         matcher = difflib.SequenceMatcher(None, g_tok, n_tok, autojunk=False)
         same = sum(block.size for block in matcher.get_matching_blocks())

@@ -15,7 +15,7 @@ from typing import Any
 
 from . import facts as F
 from . import vocabulary as V
-from .phrasing import spelled_facts
+from .phrasing import clock_words, spelled_facts
 
 __all__ = ["Unit", "split_units"]
 
@@ -413,7 +413,7 @@ def _fill(
             unit.addressed = done.addressed
             continue
         unit.facts = F.extract(spelled_facts(unit.text), german=german, known_names=known)
-        unit.words = V.content_words(unit.text)
+        unit.words = V.content_words(clock_words(unit.text))  # "half past nine" is a fact
         unit.markers = V.polarity(unit.text)[1]
         rest = _COURTESY.sub(" ", unit.text)
         remaining = [w for w in V.content_words(rest) if w not in _NARRATION]
