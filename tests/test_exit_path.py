@@ -180,11 +180,13 @@ def test_a_last_run_that_cannot_be_written_is_named_at_the_sessions_end(project:
     assert summary(result) == ["agentsnap: 1 passed"]
 
 
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
 def test_a_last_run_folder_that_cannot_be_written_is_one_warning_for_all_its_files(
-    project: Project,
+    project: Project, workers: list[str]
 ) -> None:
-    """Four tests on two xdist workers, ``.last_run`` a plain file: every file fails the same
-    way, on both workers; the run says so once, naming one file and counting the others."""
+    """Four tests, ``.last_run`` a plain file: every file fails the same way (each one tried,
+    on every worker), and so does the run record; the run says so once, naming one file and
+    counting the other four."""
     project.pytester.makepyfile(
         test_more=(
             "import pytest\n"
@@ -199,15 +201,43 @@ def test_a_last_run_folder_that_cannot_be_written_is_one_warning_for_all_its_fil
     last_run = project.root / "__agent_snapshots__" / ".last_run"
     shutil.rmtree(last_run)
     last_run.write_text("not a folder\n", encoding="utf-8")
-    result = project.run("--agentsnap-replay", "-n", "2", "-p", "no:randomly", subprocess=True)
+    result = project.run("--agentsnap-replay", *workers, "-p", "no:randomly", subprocess=True)
     assert result.ret == 0, result.stdout.str()
     text = result.stdout.str()
     said = re.findall(r"AgentsnapWarning: agentsnap: cannot write (\S+) \(([^)]*)\)", text)
     assert len(said) == 1, text  # one warning, not one per file (nor per worker)
     assert Path(said[0][0]).parent == last_run
-    more = re.search(r"read-only\?\)\. (\d+) more files? there could not be written either\.", text)
-    assert more is not None and 1 <= int(more.group(1)) <= 3, text
+    more = re.search(
+        r"the reverse\?\)\. (\d+) more files? there could not be written either\.", text
+    )
+    assert more is not None and int(more.group(1)) == 4, text  # three tests' files and run.json
     assert summary(result) == ["agentsnap: 4 passed"]
+
+
+def test_one_last_run_file_in_the_way_costs_only_itself(project: Project) -> None:
+    """A folder where one test's ``.last_run`` file goes: that file is named, the other tests'
+    files and the run record (``agentsnap prune`` reads it) are written all the same."""
+    project.pytester.makepyfile(
+        test_more=(
+            "import pytest\n"
+            "import test_agent\n\n"
+            "@pytest.mark.parametrize('n', [1, 2])\n"
+            "def test_again(fake, n):\n"
+            "    test_agent.test_weather(fake)\n"
+        )
+    )
+    recorded = project.run("--agentsnap-record", "-p", "no:randomly")
+    assert recorded.ret == 0, recorded.stdout.str()
+    snaps = project.root / "__agent_snapshots__"
+    blocked = SnapshotStore(snaps).last_run_path(NODE)
+    shutil.rmtree(snaps / ".last_run")
+    (blocked / "x").mkdir(parents=True)
+    result = project.run("--agentsnap-replay", "-n", "2", "-p", "no:randomly", subprocess=True)
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines([f"*agentsnap: cannot write {blocked} (Is a directory)*"])
+    assert "more file" not in result.stdout.str()
+    written = sorted(p.name for p in (snaps / ".last_run").glob("*.json") if p.is_file())
+    assert "run.json" in written and len(written) == 3, written  # two tests' files and run.json
 
 
 def test_warnings_as_errors_still_finish_the_session_and_fail_it_with_the_file_named(

@@ -247,11 +247,23 @@ def _run_with_read_only_folder(project: Project, *args: str) -> pytest.RunResult
     return project.pytester.run("unshare", "-m", "sh", "-c", script)
 
 
-def _unwritable_warning(path: Path, why: str) -> str:
+def _unwritable_warning(path: Path, why: str, more: int = 1) -> str:
+    """The one warning of a run whose ``.last_run`` files (the test's, ``more`` others: the run
+    record ``run.json``) could not be written."""
+    root = path.parent.parent
+    hint = (
+        f"is {root} read-only?"
+        if why == "Read-only file system"
+        else f"is something in the way under {root}: a file where a folder goes, or the reverse?"
+    )
     return (
         f"*AgentsnapWarning: agentsnap: cannot write {path} ({why}); the tests' results are unaffected, but this "
-        "run is not kept for `agentsnap diff`, `agentsnap update` or `agentsnap prune` (is "
-        f"{path.parent.parent} read-only?)."
+        f"run is not kept for `agentsnap diff`, `agentsnap update` or `agentsnap prune` ({hint})."
+        + (
+            f" {more} more file{'s' if more > 1 else ''} there could not be written either."
+            if more
+            else ""
+        )
     )
 
 

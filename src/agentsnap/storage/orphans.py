@@ -153,9 +153,10 @@ def write_run_record(
 
     ``extra``: fields added to (or replacing) the record's, a shard's
     (:func:`agentsnap.storage.shards.shard_fields`). Writes nothing when the snapshot folder does not exist; a symbolic link
-    where ``.last_run`` should be, or a folder that cannot be written (read-only,
-    a file in the way), only warns (:class:`~agentsnap.exceptions.AgentsnapWarning`,
-    one line naming the path). Raises nothing else of its own.
+    where ``.last_run`` should be only warns (:class:`~agentsnap.exceptions.AgentsnapWarning`,
+    one line naming the path); a folder that cannot be written (read-only, a file in the way)
+    joins ``state.last_run_errors``, said with the run's other unwritten ``.last_run`` files in
+    one warning when the session ends. Raises nothing else of its own.
     """
     store = state.store
     if not store.root.is_dir():
@@ -177,15 +178,14 @@ def write_run_record(
     from .atomic import store_write
 
     path = store.root / LAST_RUN_DIR / RUN_RECORD
-    if store.last_run_error is not None or any(
-        Path(failed).parent == path.parent for failed, _ in state.last_run_errors
-    ):
-        return orphans  # .last_run/ could not be written this run (here or on a worker): said once
+    if store.last_run_error is not None:
+        return orphans  # .last_run/ could not be written this run: said once already
     try:
         store.write_last_run_ignore()
         store_write(path, json.dumps(record, indent=2, ensure_ascii=False) + "\n", root=store.root)
-    except OSError as exc:  # a read-only folder, a file where .last_run should be: one warning
-        store.last_run_unwritable(path, exc)
+    except OSError as exc:  # a read-only folder, a file where .last_run should be: said with the
+        # run's other .last_run files that failed there, in one warning (the session's end)
+        state.last_run_errors.append([str(path), exc.strerror or type(exc).__name__])
     except (
         SnapshotFormatError
     ) as exc:  # a symbolic link where .last_run should be: say so, write nothing

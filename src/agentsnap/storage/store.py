@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import errno
 import gc
 import os
 import stat
@@ -120,13 +121,24 @@ def warn_unwritable(
         if more
         else ""
     )
+    hint = (
+        f"is {root} read-only?"
+        if why in _READ_ONLY_REASONS
+        else f"is something in the way under {root}: a file where a folder goes, or the reverse?"
+    )
     warnings.warn(
         AgentsnapWarning(
             f"agentsnap: cannot write {path} ({why}); the tests' results are unaffected, but this run is not kept "
-            f"for `agentsnap diff`, `agentsnap update` or `agentsnap prune` (is {root} read-only?).{others}"
+            f"for `agentsnap diff`, `agentsnap update` or `agentsnap prune` ({hint}).{others}"
         ),
         stacklevel=stacklevel,
     )
+
+
+#: the reasons (``strerror``) that say a folder cannot be written at all
+_READ_ONLY_REASONS = frozenset(
+    os.strerror(code) for code in (errno.EROFS, errno.EACCES, errno.EPERM)
+)
 
 
 def unwritable_groups(failures: Iterable[Sequence[str]]) -> list[tuple[str, str, int]]:
@@ -592,17 +604,14 @@ class SnapshotStore:
         self, path: Path, data: bytes | bytearray | Iterator[bytes | bytearray]
     ) -> None:
         """Write a scratch file's ``data`` (atomic, no fsync), the ``.gitignore`` first. Raises
-        ``OSError`` (remembered in :attr:`last_run_error`: later writes are skipped, said once)
-        and :class:`SnapshotFormatError` for a link made on the way."""
+        ``OSError`` and :class:`SnapshotFormatError` for a link made on the way: the writer names
+        each file that failed when the session ends (every file is tried: one file in the way
+        costs only itself); written at once, :meth:`last_run_unwritable` says it once and later
+        writes of this store are skipped."""
         if self.last_run_error is not None:
             return
-        try:
-            self.write_last_run_ignore()
-            store_write(path, data, durable=False, root=self.root)
-        except OSError as exc:
-            if self.writer is not None and self.last_run_error is None:
-                self.last_run_error = f"{exc.strerror or type(exc).__name__}: {path}"
-            raise
+        self.write_last_run_ignore()
+        store_write(path, data, durable=False, root=self.root)
 
     # -- the samples of a statistics run (--agentsnap-runs N) -----------------------------
     def samples_dir(self, name: str) -> Path:
