@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -207,6 +208,21 @@ def test_update_same_content_reports_no_change(tmp_path: Path) -> None:
     make(tmp_path, PARIS, last_run=True)
     result = invoke("update", PARIS, "--dir", str(tmp_path))
     assert result.stdout == f"updated {PARIS}: steps 3 → 3, output changed: no\n"
+
+
+def test_update_reads_an_answer_quoting_a_fresh_call_id_as_unchanged(tmp_path: Path) -> None:
+    """The answer names the tool call it made; the last run differs only by the provider's
+    new id (in its trace and its answer alike): the output did not change."""
+
+    def trace(call_id: str) -> list[dict[str, Any]]:
+        step = llm_step(0, city="Paris")
+        step["tool_requests"][0]["id"] = call_id
+        return [step, tool_step(1, "Paris")]
+
+    make(tmp_path, PARIS, approved=True, trace=trace("call_first1"), output="Sunny (call_first1)")
+    make(tmp_path, PARIS, trace=trace("call_fresh2"), output="Sunny (call_fresh2)", last_run=True)
+    result = invoke("update", PARIS, "--dir", str(tmp_path))
+    assert result.stdout == f"updated {PARIS}: steps 2 → 2, output changed: no\n"
 
 
 def test_update_all_promotes_changed_and_new_runs_only(tmp_path: Path) -> None:

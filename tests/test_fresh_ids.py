@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
+from agentsnap.exceptions import AgentRegressionError
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 from tests.fake_provider import Reply
 
@@ -558,11 +559,32 @@ def test_an_output_that_quotes_a_fresh_id_is_re_recorded_unchanged(tmp_path: Pat
         assert recorder.outcome is not None
         return recorder.outcome.action
 
+    def live(tail: str, suffix: str = "") -> tuple[str, list[str]]:
+        """The same agent compared live (fresh ids again): its outcome and failed checks."""
+        fake.script(fresh(replies(tail)[0]))
+        client = openai.OpenAI(base_url=fake.base_url, api_key="sk-test", max_retries=0)
+        block = AgentAsserter(name, snapshot_dir=tmp_path, mode="live")
+        try:
+            with block:
+                first = client.chat.completions.create(
+                    model="gpt-4o-mini", messages=[{"role": "user", "content": "Weather in Paris?"}]
+                )
+                call = (first.choices[0].message.tool_calls or [])[0]
+                block.output = f"Sunny in Paris (asked by {call.id}{suffix})."
+        except AgentRegressionError as error:
+            return "failed", error.diff_report.failed_checks
+        assert block.outcome is not None and block.outcome.report is not None
+        return block.outcome.action, block.outcome.report.failed_checks
+
     with FakeOpenAI() as fake:
         assert record(secrets.token_hex(8)) in ("created", "recorded")
         written = path.read_bytes()
         assert record(secrets.token_hex(8)) == "unchanged"
         assert path.read_bytes() == written
+        # compared live, the answer with the new call's id is the same answer (as re-recording read it)
+        assert live(secrets.token_hex(8)) == ("passed", [])
+        action, failed = live(secrets.token_hex(8), suffix=" and call_elsewhere1")
+        assert action == "failed" and "semantic:output" in failed
         assert record(secrets.token_hex(8), suffix=" and call_elsewhere1") != "unchanged"
         assert path.read_bytes() != written
 

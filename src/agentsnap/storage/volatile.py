@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 import re
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .snapshot import Snapshot
 
-__all__ = ["behaviour_changes", "same_content"]
+__all__ = ["behaviour_changes", "same_content", "same_output"]
 
 
 # volatile fields: never a reason to rewrite a file
@@ -273,24 +273,41 @@ def same_content(a: dict[str, Any], b: dict[str, Any]) -> bool:
     top_b = {k: v for k, v in b.items() if k not in _VOLATILE_TOP and k != "trace"}
     if top_a.keys() != top_b.keys() or top_a.pop("name", None) != top_b.pop("name", None):
         return False
-    sides: list[Any] = []
-    for trace in (a.get("trace") or [], b.get("trace") or []):
-        if isinstance(trace, list):
-            trace = [_stripped_step(s) if isinstance(s, dict) else s for s in trace]
-        sides.append(trace)
-    steps_a, steps_b = sides
+    steps_a, steps_b = _stripped_trace(a), _stripped_trace(b)
     if isinstance(steps_a, list) and isinstance(steps_b, list) and len(steps_a) != len(steps_b):
         return False
-    renamers = []
-    for steps in sides:
-        ids: dict[str, None] = {}
-        _collect_ids(steps, ids)
-        renamers.append(_renamer({value: f"<id{i}>" for i, value in enumerate(ids, 1)}))
+    renamers = [_ids_renamed(steps_a), _ids_renamed(steps_b)]
     # the output (input, model …) renamed by its trace's ids too: an answer that quotes a
     # response or tool-call id ("see call_abc123") is the same answer when only the id is new
     return _same_renamed(top_a, top_b, renamers[0], renamers[1]) and _same_renamed(
         steps_a, steps_b, renamers[0], renamers[1]
     )
+
+
+def _stripped_trace(data: Mapping[str, Any]) -> Any:
+    """A snapshot dict's trace, each step reduced to what a change means (:func:`_stripped_step`)."""
+    trace = data.get("trace") or []
+    if isinstance(trace, list):
+        return [_stripped_step(s) if isinstance(s, dict) else s for s in trace]
+    return trace
+
+
+def _ids_renamed(steps: object) -> Callable[[str], str]:
+    """The renaming of the provider-minted ids of ``steps`` to ``<id1>``, ``<id2>`` … in order
+    of first appearance (:func:`_collect_ids`)."""
+    ids: dict[str, None] = {}
+    _collect_ids(steps, ids)
+    return _renamer({value: f"<id{i}>" for i, value in enumerate(ids, 1)})
+
+
+def same_output(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Whether two snapshot dicts' outputs are the same once each side's provider-minted ids
+    (those of its own trace) are renamed, as :func:`same_content` reads them: an answer that
+    quotes a tool call's or a response's id is the same answer with a fresh id."""
+    if a.get("output") == b.get("output"):
+        return True
+    renamers = (_ids_renamed(_stripped_trace(a)), _ids_renamed(_stripped_trace(b)))
+    return _same_renamed(a.get("output"), b.get("output"), *renamers)
 
 
 #: how many tool names :func:`behaviour_changes` lists on each side before "… (N more)"
