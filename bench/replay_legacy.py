@@ -94,8 +94,9 @@ class Ours:
         self.client = _sdk.make_client("openai")
         # one Settings for the run, as the pytest plugin has (not re-read per test)
         self.settings = load_settings(root)
-        # the `.last_run` file written by a writer thread, as the pytest fixture's block has it
-        # (`_pytest/fixture.py`); `sync=True` writes it at once, as a block outside pytest does
+        # the `.last_run` file written by a writer thread, as the pytest plugin's blocks have it
+        # (`_pytest/fixture.py`, `_pytest/session.py`); `sync=True` writes it at once, as a block
+        # outside pytest does
         self.writer = LastRunWriter()
 
     def agent(self, n: int, stream: bool) -> str:
@@ -232,9 +233,11 @@ def run(ctx: Ctx, ours_share: dict[str, str] | None = None) -> Section:
 
     sec.add(
         "Per test: median [min–max] over rounds. *agentsnap overhead* = entering + exiting the `AgentAsserter` block "
-        "as the pytest fixture runs it (snapshot load and index, trace normalisation, diff, the `.last_run` record made; "
-        "its file written by the session's writer thread, drained after the timing); *the same, `.last_run` written at "
-        "once*: a block outside pytest, whose exit writes the file (temp file and rename); *0.5.1 whole test* = everything 0.5.1 "
+        "with its `.last_run` file handed to a writer thread, as the pytest plugin's blocks do (snapshot load and index, "
+        "trace normalisation, diff, the `.last_run` record made; the file written by the thread, which is drained after "
+        "the timing; a run of 500 steps or more is written in pieces inside the exit, as in pytest); *the same, "
+        "`.last_run` written at once*: a block outside pytest, whose exit writes the file (temp file and rename), "
+        "like for like with 0.5.1, which writes its file inside the test; *0.5.1 whole test* = everything 0.5.1 "
         "does for the test (`PatchSet` and `AgentAsserter` enter, replayed calls, diff, `.last_run` write), which is all "
         "harness. agentsnap's calls run the SDK's own request building and parsing (row 3).",
         "",
