@@ -510,6 +510,45 @@ SAME_SAID_OTHERWISE = [
     ("Le déjeuner est à midi et demi.", "Le déjeuner est à 12 h 30."),
     ("El tren sale a las diez menos cuarto.", "El tren sale a las 9:45."),
     ("La clase empieza a la una y media.", "La clase empieza a las 13:30."),
+    # a reformatted answer read as a reader reads its layout (agentsnap.diff.meaning.layout):
+    # initials stand for their words
+    (
+        "Ask the Data Protection Officer before you share the file.",
+        "Ask the DPO before you share the file.",
+    ),
+    ("Le loyer est de 700 € par mois, toutes charges comprises.", "Loyer : 700 €/mois TCC"),
+    ("Die Tickets gibt es am Schalter der Deutschen Bahn.", "Tickets: am Schalter der DB."),
+    # a count is the rows of the table that lists what it counts
+    (
+        "We have two rooms left. The Garden room costs 120 € a night and the Harbour room "
+        "costs 150 € a night.",
+        "| Room | Price per night |\n|---|---|\n| Garden | 120 € |\n| Harbour | 150 € |",
+    ),
+    (
+        "Wir haben noch zwei Zimmer frei. Das Zimmer Linde kostet 90 € pro Nacht, das Zimmer "
+        "Eiche 110 € pro Nacht.",
+        "| Zimmer | Preis pro Nacht |\n|---|---|\n| Linde | 90 € |\n| Eiche | 110 € |",
+    ),
+    # a cell under a header is the value the prose says (no "à" to make it a time)
+    (
+        "Le cours commence à 10 h en salle Garonne.",
+        "| Heure | Salle |\n|---|---|\n| 10 h | Garonne |",
+    ),
+    # a label is no name, a unit after a number is the number's, a middle dot separates values
+    ("The visit is on Monday 3 March at 10:00.", "Date/time: Monday 3 March, 10:00"),
+    ("Die Kündigungsfrist beträgt drei Monate.", "Es gilt eine Kündigungsfrist von 3 Monaten."),
+    ("The fee is £80 and a decision usually takes two weeks.", "Fee: £80 · Typical wait: 2 weeks"),
+    ("次の便は10時15分に出発します。", "- 出発時刻：10:15"),
+    # numbered steps said as one sentence, and the other way round
+    (
+        "1. Abra la aplicación.\n2. Elija una tienda de recogida.\n3. Confirme el pedido.",
+        "Abra la aplicación, elija la tienda donde recogerá y confirme el pedido.",
+    ),
+    (
+        "Entfernen Sie den Filter, spülen Sie ihn unter warmem Wasser aus und setzen Sie ihn "
+        "wieder ein.",
+        "1. Filter entfernen.\n2. Unter warmem Wasser ausspülen.\n3. Wieder einsetzen.",
+    ),
 ]
 
 
@@ -793,6 +832,49 @@ CHANGED = [
         "El tren sale a las 9:45.",
         "El tren sale a las diez y cuarto.",
         "times differ (9:45 → 10:15)",
+    ),
+]
+
+
+CHANGED += [
+    # the layout rules keep every change: a step joined into prose but negated, a step left out,
+    # other initials, a count that is not the table's, a changed cell, "sans attendre" is no negation
+    (
+        "1. Unplug the charger.\n2. Press the reset button.\n3. Plug the charger back in.",
+        "Unplug the charger, do not press the reset button, and plug the charger back in.",
+        "polarity flipped",
+    ),
+    (
+        "1. Back up the database.\n2. Clear the cache.\n3. Install the update.\n4. Restart the service.",
+        "Back up the database, install the update and restart the service.",
+        "step missing",
+    ),
+    (
+        "1. Abra la aplicación.\n2. Elija una tienda de recogida.\n3. Confirme el pedido.",
+        "Abra la aplicación y confirme el pedido.",
+        "step missing",
+    ),
+    (
+        "Ask the Data Protection Officer before you share the file.",
+        "Ask the CTO before you share the file.",
+        "names differ",
+    ),
+    (
+        "We have three rooms left. The Garden room costs 120 €, the Harbour room 150 € and the "
+        "Tower room 180 €.",
+        "| Room | Price |\n|---|---|\n| Garden | 120 € |\n| Harbour | 150 € |",
+        "numbers differ",
+    ),
+    (
+        "Le cours commence à 10 h en salle Garonne.",
+        "| Heure | Salle |\n|---|---|\n| 11 h | Garonne |",
+        "times differ",
+    ),
+    ("次の便は10時15分に出発します。", "- 出発時刻：10:45", "times differ"),
+    (
+        "Le cabinet n'accepte pas de nouveaux patients avant mai.",
+        "Nouveaux patients : acceptés sans attendre mai.",
+        "polarity flipped",
     ),
 ]
 

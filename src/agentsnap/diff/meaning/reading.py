@@ -42,6 +42,7 @@ from .clues import (
     prefix_negations,
 )
 from .findings import KIND_LABEL, Finding, Verdict, pair_message
+from .layout import by_initials, joined_step, rows_counted, same_written
 from .members import contrast_kept, negated_member_moved
 from .phrasing import clock_words, multiple_in
 from .slots import restated_pairs
@@ -150,28 +151,34 @@ class Reading:
             )
 
         def stated(
-            fact: F.Fact, others: list[tuple[int, F.Fact]], text: str, words: set[str]
+            fact: F.Fact, others: list[tuple[int, F.Fact]], text: str, words: set[str], own: str
         ) -> bool:
             """Whether the other text states ``fact`` after all: a bare number may restate a
             number with a unit anywhere in it ("two-year fix" … "Two fixed products"), a name
-            may be spelled into its words, a number written inside a name ("level-0")."""
+            may be spelled into its words or its initials (:mod:`.layout`), a number written
+            inside a name ("level-0"), a value written alike read as a time and a number."""
             return (
                 any(F.facts_match(fact, other) for _, other in others)
                 or single(fact, text)
                 or one_unit_in(fact, text)
                 or (fact.kind == "name" and _name_in(fact, words, text))
                 or (fact.kind == "number" and _in_a_name(fact, others))
+                or by_initials(fact, own, text)
+                or same_written(fact, [other for _, other in others])
             )
 
         for i, fact in g_left:
             if not (
-                stated(fact, n_all, self.new, n_text_words) or _counted(self.g, i, fact, self.new)
+                stated(fact, n_all, self.new, n_text_words, self.golden)
+                or _counted(self.g, i, fact, self.new)
+                or rows_counted(fact, self.n, self.golden)
             ):
                 missing.setdefault(fact.kind, []).append((i, fact))
         for j, fact in n_left:
             if not (
-                stated(fact, g_all, self.golden, g_text_words)
+                stated(fact, g_all, self.golden, g_text_words, self.new)
                 or _counted(self.n, j, fact, self.golden)
+                or rows_counted(fact, self.g, self.new)
             ):
                 extra.setdefault(fact.kind, []).append((j, fact))
         for kind in list(dict.fromkeys([*missing, *extra])):
@@ -446,6 +453,7 @@ class Reading:
         elsewhere ("the option that fits is Thursday at 4:15 pm" → "…Tuesday at 8:40 am")."""
         gone = [f for f in g_unit.facts if not any(F.facts_match(f, o) for o in n_unit.facts)]
         came = [f for f in n_unit.facts if not any(F.facts_match(f, o) for o in g_unit.facts)]
+        gone = [f for f in gone if not by_initials(f, g_unit.text, n_unit.text)]  # "DPO"
         told = any(f.golden == g_unit.text and f.severity == "harmful" for f in self.findings)
         if gone and came and not told:
             what = f"{', '.join(f.surface for f in gone)} → {', '.join(f.surface for f in came)}"
@@ -501,8 +509,11 @@ class Reading:
                 continue
             if i in g_restated:
                 continue
+            joined = joined_step(self.g, i, self.n)  # a step said in a sentence of steps
             if courteous(unit, n_words, edge=i in g_edges):
                 self.flag("courtesy", "harmless", _harmless(unit, "dropped"), unit.text, "")
+            elif joined is not None:
+                self._polarity([i], [joined])
             elif (
                 unit.step and cover < 0.8 and not (cover >= 0.5 and named_step(self.g, i, self.new))
             ):
@@ -527,6 +538,8 @@ class Reading:
                 continue
             if courteous(unit, g_words, edge=j in n_edges):
                 self.flag("courtesy", "harmless", _harmless(unit, "added"), "", unit.text)
+            elif (joined := joined_step(self.n, j, self.g)) is not None:
+                self._polarity([joined], [j])
             elif unit.step and weight >= 2:
                 self.flag("added", "soft", "step added", "", unit.text)
             elif weight >= 3 and not unit.facts:

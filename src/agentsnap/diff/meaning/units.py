@@ -15,6 +15,7 @@ from typing import Any
 
 from . import facts as F
 from . import vocabulary as V
+from .layout import label_names, separate
 from .phrasing import clock_words, spelled_facts
 
 __all__ = ["Unit", "split_units"]
@@ -224,7 +225,9 @@ _ENUM_GAP = re.compile(
 
 
 #: a list item that is a label and its value ("**Carrier:** Colissimo", "Total: 12 €")
-_LABELLED = re.compile(r"^\s*(?:\*\*|__)?[^:.!?\n]{1,40}?(?:\*\*|__)?\s?:(?:\*\*|__)?\s+\S")
+_LABELLED = re.compile(
+    r"^\s*(?:\*\*|__)?[^:：.!?\n]{1,40}?(?:\*\*|__)?\s?(?::(?:\*\*|__)?\s+|：\s*)\S"
+)
 
 
 #: a table cell that says yes or no with a sign ("✓", "✗", "–")
@@ -258,7 +261,7 @@ def _clean(line: str) -> str:
 #: a piece ending so is not a sentence's end: a title or abbreviation (Dr., z. B., e.g.)
 _ABBREVIATION = re.compile(
     r"(?:\b(?:dr|mr|mrs|ms|prof|st|nr|no|vs|ca|approx|inc|ltd|co|corp|jr|sr|mt|fig|vol|bzw|usw|"
-    r"etc|mme|mlle|sra|sr|dra)|\b(?:e\.g|i\.e|z\.\s?b|d\.\s?h|u\.\s?a|p\.\s?ex))\.$",
+    r"etc|mme|mlle|sra|sr|dra|mio|mrd|tsd)|\b(?:e\.g|i\.e|z\.\s?b|d\.\s?h|u\.\s?a|p\.\s?ex))\.$",
     re.IGNORECASE,
 )
 _MONTH_START = re.compile(
@@ -352,7 +355,11 @@ def split_units(text: str) -> list[Unit]:
         line = _clean(line) if not in_fence else F.normalise(line)
         if not line:
             continue
-        pieces = [line] if in_fence else [p for s in _sentences(line) for p in _sequence(s)]
+        pieces = (
+            [line]
+            if in_fence
+            else [p for part in separate(line) for s in _sentences(part) for p in _sequence(s)]
+        )
         for index, piece in enumerate(pieces):
             sequenced = bool(_SEQUENCE.match(piece))
             is_step = (step and index == 0) or sequenced
@@ -412,7 +419,8 @@ def _fill(
             )
             unit.addressed = done.addressed
             continue
-        unit.facts = F.extract(spelled_facts(unit.text), german=german, known_names=known)
+        found = F.extract(spelled_facts(unit.text), german=german, known_names=known)
+        unit.facts = label_names(unit.text, found)
         unit.words = V.content_words(clock_words(unit.text))  # "half past nine" is a fact
         unit.markers = V.polarity(unit.text)[1]
         rest = _COURTESY.sub(" ", unit.text)

@@ -1,0 +1,209 @@
+"""What the layout of a reformatted answer says, read as a reader reads it.
+
+The same answer is often given once as prose and once as a table, a list or
+``label: value`` lines. Each rule here states what a layout means, so the
+facts and steps of the two forms are compared and not their shapes:
+
+* **Initials stand for their words** (:func:`by_initials`): ``PT`` for
+  ``personal-training``, ``CfP`` for ``Call for Papers``, ``HC`` for
+  ``hors charges``.
+* **A count is the rows it counts** (:func:`rows_counted`): "We offer three
+  plans" beside a table of three rows, each named by the prose.
+* **A value written the same way is the same value** (:func:`same_written`):
+  ``9 h`` under a table's ``Heure`` header is the ``9 h`` the prose says
+  at (a cell has no "at" to make it a time).
+* **A label is no name** (:func:`label_names`): ``Date/time: …`` is two label
+  words, not a path; a unit word after a number (``12 Monaten``) is the
+  number's, not a name.
+* **Steps said as one sentence** (:func:`joined_step`): a numbered step whose
+  own words are in a sentence of the other answer that also says other
+  steps ("…pick the medication, then choose the store…") is there.
+* **A middle dot separates like a line break** (:func:`separate`):
+  ``Fee: £115 · Decision time: 3 weeks`` is two labelled values; a label's
+  colon is followed by its value (``出発時刻：14:50``).
+
+It reads units through :class:`Piece` (what :class:`~.units.Unit` has), so it
+imports only the fact and vocabulary layers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Protocol
+
+from . import facts as F
+from . import vocabulary as V
+
+__all__ = ["by_initials", "joined_step", "label_names", "rows_counted", "same_written", "separate"]
+
+
+class Piece(Protocol):
+    """The parts of a unit the layout rules read."""
+
+    text: str
+    step: bool
+    labelled: bool
+    heading: bool
+    words: list[str]
+
+
+# --------------------------------------------------------------------------- initials
+
+#: an abbreviation by initials: 2-5 letters, at least two of them capitals ("PT", "CfP", "HC")
+_ACRONYM = re.compile(r"(?<![\w-])(?=(?:[^\W\d_]*[A-Z]){2})[A-Za-z]{2,5}(?![\w-])")
+_LETTER_WORD = re.compile(r"[^\W\d_]+")
+
+
+def _windows(text: str, size: int) -> list[tuple[list[str], str]]:
+    """Runs of ``size`` consecutive words of ``text`` (a hyphen joins two words) and their initials."""
+    words = _LETTER_WORD.findall(text)
+    return [
+        (words[k : k + size], "".join(w[0] for w in words[k : k + size]).casefold())
+        for k in range(len(words) - size + 1)
+    ]
+
+
+def _spelled(acronym: str, text: str) -> list[list[str]]:
+    """The runs of words of ``text`` whose initials spell ``acronym``, first and last a content word."""
+    key = acronym.casefold()
+    return [
+        run
+        for run, initials in _windows(text, len(acronym))
+        if initials == key
+        and run[0].casefold() not in V.STOPWORDS
+        and run[-1].casefold() not in V.STOPWORDS
+    ]
+
+
+def by_initials(fact: F.Fact, text: str, other: str) -> bool:
+    """Name ``fact`` of ``text`` is said by initials in ``other``, or is the initials of words
+    ``other`` writes out: ``PT`` / "personal-training", "Call for Papers" / ``CfP``."""
+    if fact.kind != "name":
+        return False
+    surface = fact.surface
+    if _ACRONYM.fullmatch(surface) and _spelled(surface, other):
+        return True
+    for match in _ACRONYM.finditer(other):
+        for run in _spelled(match.group(0), text):
+            if surface in run:
+                return True
+    return False
+
+
+# --------------------------------------------------------------------------- counts and rows
+
+
+def _row_blocks(units: Sequence[Piece]) -> list[list[str]]:
+    """The first cells of each table's data rows, a table a block of consecutive rows."""
+    blocks: list[list[str]] = []
+    current: list[str] = []
+    for unit in units:
+        if unit.labelled and not unit.heading and "; " in unit.text:
+            current.append(unit.text.split("; ", 1)[0])
+            continue
+        if current:
+            blocks.append(current)
+        current = []
+    if current:
+        blocks.append(current)
+    return blocks
+
+
+def rows_counted(fact: F.Fact, others: Sequence[Piece], text: str) -> bool:
+    """A count of ``text`` ("three plans") that the ``others`` lay out as a table of as many
+    rows, each row's first cell named by ``text``: the count is the table's, and the rows are
+    compared fact by fact."""
+    value = fact.key[0] if fact.kind == "number" and fact.key[1:] == ("",) else None
+    if not isinstance(value, float) or not value.is_integer() or not 2 <= value <= 12:
+        return False
+    words = {V._stem(w) for w in V.content_words(text)}
+    for block in _row_blocks(others):
+        if len(block) != value:
+            continue
+        named = [{V._stem(w) for w in V.content_words(cell)} for cell in block]
+        if all(own and own <= words for own in named):
+            return True
+    return False
+
+
+# --------------------------------------------------------------------------- values and labels
+
+
+def same_written(fact: F.Fact, others: Sequence[F.Fact]) -> bool:
+    """A time and a number written alike (``9 h`` in a table cell, "à 9 h" in prose): its
+    context made one a duration and the other a clock time; the words are the same."""
+    if fact.kind not in ("time", "number"):
+        return False
+    bare = fact.surface.replace(" ", "").casefold()
+    return any(
+        o.kind in ("time", "number")
+        and o.kind != fact.kind
+        and o.surface.replace(" ", "").casefold() == bare
+        for o in others
+    )
+
+
+#: two or three label words joined by slashes at a line's start ("Date/time:", "Größe/Gewicht:")
+_LABEL_PAIR = re.compile(r"^[^\W\d_]+(?:/[^\W\d_]+){1,2}(?=\s?:)")
+
+
+def label_names(text: str, found: list[F.Fact]) -> list[F.Fact]:
+    """``found`` without the names a label or a unit makes: the slash-joined words of a label
+    (``Date/time:``), and a unit word after a number (``12 Monaten``: the number's unit)."""
+    pair = _LABEL_PAIR.match(text)
+    units = [f.surface for f in found if f.kind == "number"]
+    return [
+        f
+        for f in found
+        if f.kind != "name"
+        or not (
+            (pair and f.surface == pair.group(0))
+            or any(u != f.surface and u.endswith(" " + f.surface) for u in units)
+        )
+    ]
+
+
+#: a middle dot between two labelled values, and a label's colon run into its value
+_MIDDLE_DOT = re.compile(r"\s+[·•]\s+(?=[^\W\d_][^:]{0,40}:\s)")
+_RUN_IN_COLON = re.compile(r"(?<=[\u3040-\u30ff\u4e00-\u9fff]):(?=\d)")
+
+
+def separate(line: str) -> list[str]:
+    """A line cut where a middle dot separates two labelled values, as a line break would;
+    a label's colon run into its value spaced ("時刻:14:50" → "時刻: 14:50")."""
+    return [_RUN_IN_COLON.sub(": ", part) for part in _MIDDLE_DOT.split(line)]
+
+
+# --------------------------------------------------------------------------- steps
+
+
+def _own(units: Sequence[Piece], k: int) -> set[str]:
+    """The content words of step ``k`` that no other step of ``units`` uses."""
+    others = {w for m, u in enumerate(units) if m != k and u.step for w in u.words}
+    return {w for w in units[k].words if w not in others}
+
+
+def joined_step(units: Sequence[Piece], k: int, others: Sequence[Piece]) -> int | None:
+    """The sentence of ``others`` that says step ``k`` of ``units`` and another step of
+    ``units`` too (steps joined into prose): at least half of the step's words and half of the
+    words no other step has are in it. None when ``k`` is no step or no such sentence says it."""
+    step = units[k]
+    if not step.step:
+        return None
+    own = _own(units, k)
+    if not own:
+        return None
+    for at, sentence in enumerate(others):
+        words = set(sentence.words)
+        if 2 * len(own & words) < len(own) or 2 * len(set(step.words) & words) < len(
+            set(step.words)
+        ):
+            continue
+        for m, unit in enumerate(units):
+            if m == k or not unit.step:
+                continue
+            theirs = _own(units, m)
+            if theirs and 2 * len(theirs & words) >= len(theirs):
+                return at
+    return None
