@@ -1,12 +1,14 @@
 """The meaning check on the two sets it is measured by (issue 29), held to today's numbers.
 
-* ``tests/semantic_dev2.jsonl`` … ``tests/semantic_dev8.jsonl`` — the development sets the check
-  was tuned on (158, 90, 114, 114, 116, 110 and 116 pairs, each written by a helper that saw no
+* ``tests/semantic_dev2.jsonl`` … ``tests/semantic_dev9.jsonl`` — the development sets the check
+  was tuned on (158, 90, 114, 114, 116, 110, 116 and 90 pairs, each written by a helper that saw no
   code and no other set; dev set 3 weighted to the pass categories the check misjudged most; dev
   sets 4 to 8 on new topics, each measured once before any tuning on it: 69 %, 77 %, 66 %, 58 %
   and 69 %; dev set 7 is Markdown and paraphrase only, with a changed fact hidden in the fail
   pairs; dev set 8 read 69.0 % (lexical) / 71.6 % (onnx) both before and after the rules tuned
-  on dev set 7, a second held-out reading);
+  on dev set 7, a second held-out reading; dev set 9 is reformatted answers only (markdown ↔ prose,
+  polite, paraphrase; every fail pair reformatted too) and read 65.6 % (lexical) / 66.7 % (onnx) on
+  arrival and 70.0 % / 70.0 % after a round tuned on dev sets 2 to 8 that never saw it);
 * ``bench/semantic_frozen.jsonl`` — the evaluation set, frozen before any tuning (139 pairs,
   written by another helper that saw neither the code nor the dev sets). Nothing is tuned on it:
   these floors only stop a change from making it worse. ``python bench/semantic_accuracy.py``
@@ -52,6 +54,8 @@ FLOORS = {
     ("dev7", "onnx"): (0.81, 7),
     ("dev8", "lexical"): (0.77, 14),
     ("dev8", "onnx"): (0.78, 13),
+    ("dev9", "lexical"): (0.70, 18),
+    ("dev9", "onnx"): (0.70, 18),
     ("frozen", "lexical"): (0.86, 14),
     ("frozen", "onnx"): (0.87, 12),
 }
@@ -63,6 +67,7 @@ SETS = {
     "dev6": ROOT / "tests" / "semantic_dev6.jsonl",
     "dev7": ROOT / "tests" / "semantic_dev7.jsonl",
     "dev8": ROOT / "tests" / "semantic_dev8.jsonl",
+    "dev9": ROOT / "tests" / "semantic_dev9.jsonl",
     "frozen": accuracy.FROZEN,
 }
 _RESULTS: dict[tuple[str, str], dict[str, Any]] = {}
@@ -88,6 +93,7 @@ def test_the_sets_are_what_their_docs_say() -> None:
         "dev6": 116,
         "dev7": 110,
         "dev8": 116,
+        "dev9": 90,
         "frozen": 139,
     }
     dev_goldens = {p["golden"] for name, pairs in sets.items() if name != "frozen" for p in pairs}
