@@ -180,6 +180,22 @@ def test_a_last_run_that_cannot_be_written_is_named_at_the_sessions_end(project:
     assert summary(result) == ["agentsnap: 1 passed"]
 
 
+def _record_with_more_tests(project: Project, more: int) -> None:
+    """The project's test and ``more`` others like it (``test_more.py::test_again[n]``), recorded."""
+    runs = ", ".join(str(n) for n in range(1, more + 1))
+    project.pytester.makepyfile(
+        test_more=(
+            "import pytest\n"
+            "import test_agent\n\n"
+            f"@pytest.mark.parametrize('n', [{runs}])\n"
+            "def test_again(fake, n):\n"
+            "    test_agent.test_weather(fake)\n"
+        )
+    )
+    recorded = project.run("--agentsnap-record", "-p", "no:randomly")
+    assert recorded.ret == 0, recorded.stdout.str()
+
+
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
 def test_a_last_run_folder_that_cannot_be_written_is_one_warning_for_all_its_files(
     project: Project, workers: list[str]
@@ -187,17 +203,7 @@ def test_a_last_run_folder_that_cannot_be_written_is_one_warning_for_all_its_fil
     """Four tests, ``.last_run`` a plain file: every file fails the same way (each one tried,
     on every worker), and so does the run record; the run says so once, naming one file and
     counting the other four."""
-    project.pytester.makepyfile(
-        test_more=(
-            "import pytest\n"
-            "import test_agent\n\n"
-            "@pytest.mark.parametrize('n', [1, 2, 3])\n"
-            "def test_again(fake, n):\n"
-            "    test_agent.test_weather(fake)\n"
-        )
-    )
-    recorded = project.run("--agentsnap-record", "-p", "no:randomly")
-    assert recorded.ret == 0, recorded.stdout.str()
+    _record_with_more_tests(project, 3)
     last_run = project.root / "__agent_snapshots__" / ".last_run"
     shutil.rmtree(last_run)
     last_run.write_text("not a folder\n", encoding="utf-8")
@@ -217,17 +223,7 @@ def test_a_last_run_folder_that_cannot_be_written_is_one_warning_for_all_its_fil
 def test_one_last_run_file_in_the_way_costs_only_itself(project: Project) -> None:
     """A folder where one test's ``.last_run`` file goes: that file is named, the other tests'
     files and the run record (``agentsnap prune`` reads it) are written all the same."""
-    project.pytester.makepyfile(
-        test_more=(
-            "import pytest\n"
-            "import test_agent\n\n"
-            "@pytest.mark.parametrize('n', [1, 2])\n"
-            "def test_again(fake, n):\n"
-            "    test_agent.test_weather(fake)\n"
-        )
-    )
-    recorded = project.run("--agentsnap-record", "-p", "no:randomly")
-    assert recorded.ret == 0, recorded.stdout.str()
+    _record_with_more_tests(project, 2)
     snaps = project.root / "__agent_snapshots__"
     blocked = SnapshotStore(snaps).last_run_path(NODE)
     shutil.rmtree(snaps / ".last_run")
