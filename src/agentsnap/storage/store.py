@@ -593,7 +593,7 @@ class SnapshotStore:
         return compact_bytes(data)
 
     def _scratch_pieces(self, snapshot: Snapshot) -> Iterator[bytes | bytearray]:
-        """:meth:`_scratch_bytes` in pieces, a step at a time (``b"".join`` of them is those bytes)."""
+        """:meth:`_scratch_bytes` in pieces, a step at a time (joined, they read back as those bytes do)."""
         from .serialize import compact_pieces, write_blobs
 
         data = _prepared_dict(snapshot)
