@@ -902,3 +902,113 @@ def test_a_sentence_opening_with_its_condition_is_one_condition_not_steps(senten
     from agentsnap.diff.meaning.units import _sequence
 
     assert _sequence(sentence) == [sentence]
+
+
+# ------------------------------------------------------------------ issue 29: what a value or an
+# exception is bound to (agentsnap.diff.meaning.bindings)
+
+#: the same values bound to the same things, or the same exception, said otherwise
+SAME_SAID_OTHERWISE += [
+    (
+        "The Berlin office opens at 8:00 and the Paris office at 9:00.",
+        "Paris opens at 9:00; Berlin at 8:00.",
+    ),
+    ("Germany grew 3 % and France 5 %.", "France grew 5 %, Germany 3 %."),
+    ("Starter kostet 12 € und Team 30 €.", "Team kostet 30 €, Starter 12 €."),
+    (
+        "| Plan | Price |\n|---|---|\n| Starter | 12 € |\n| Team | 30 € |",
+        "Starter costs 12 € and Team costs 30 €.",
+    ),
+    (
+        "The pharmacy is open every day until 8 pm, except on holidays.",
+        "The pharmacy is open every day until 8 pm, but not on holidays.",
+    ),
+    (
+        "The pharmacy is open every day until 8 pm, except on holidays.",
+        "The pharmacy is open every day until 8 pm, holidays excepted.",
+    ),
+    (
+        "Die Apotheke hat täglich bis 20 Uhr geöffnet, außer an Feiertagen.",
+        "Die Apotheke hat täglich bis 20 Uhr geöffnet, aber nicht an Feiertagen.",
+    ),
+    (
+        "La pharmacie est ouverte tous les jours jusqu'à 20 h, sauf les jours fériés.",
+        "La pharmacie est ouverte tous les jours jusqu'à 20 h, mais pas les jours fériés.",
+    ),
+    (
+        "La farmacia abre todos los días hasta las 20 h, excepto los festivos.",
+        "La farmacia abre todos los días hasta las 20 h, pero no los festivos.",
+    ),
+]
+
+CHANGED += [
+    # values swapped between the things their clauses (or table rows) name
+    (
+        "Starter costs 12 € and Team costs 30 €.",
+        "Starter costs 30 € and Team costs 12 €.",
+        "values swapped: Starter 12 € → 30 €",
+    ),
+    (
+        "| Plan | Price |\n|---|---|\n| Starter | 12 € |\n| Team | 30 € |",
+        "Starter costs 30 € and Team costs 12 €.",
+        "values swapped: Starter 12 € → 30 €",
+    ),
+    ("Mia has 4 tickets and Tom 7.", "Mia has 7 tickets and Tom 4.", "values swapped: Mia"),
+    (
+        "The Berlin office opens at 8:00 and the Paris office at 9:00.",
+        "The Berlin office opens at 9:00 and the Paris office at 8:00.",
+        "values swapped: Berlin 8:00 → 9:00",
+    ),
+    (
+        "The audit is due on June 4 and the renewal on June 18.",
+        "The audit is due on June 18 and the renewal on June 4.",
+        "values swapped",
+    ),
+    (
+        "Germany grew 3 % and France 5 %.",
+        "Germany grew 5 % and France 3 %.",
+        "values swapped",
+    ),
+    ("Starter kostet 12 € und Team 30 €.", "Starter kostet 30 € und Team 12 €.", "values swapped"),
+    (
+        "Le bureau de Lyon ouvre à 8 h et celui de Nantes à 9 h.",
+        "Le bureau de Lyon ouvre à 9 h et celui de Nantes à 8 h.",
+        "values swapped: Lyon 8 h → 9 h",
+    ),
+    (
+        "Ana trabaja el lunes y Luis el martes.",
+        "Ana trabaja el martes y Luis el lunes.",
+        "values swapped",
+    ),
+    # an exception made an inclusion, and back
+    (
+        "The pharmacy is open every day until 8 pm, except on holidays.",
+        "The pharmacy is open daily until 8 pm, including holidays.",
+        "exception made an inclusion",
+    ),
+    (
+        "Die Apotheke hat täglich bis 20 Uhr geöffnet, außer an Feiertagen.",
+        "Die Apotheke hat täglich bis 20 Uhr geöffnet, einschließlich an Feiertagen.",
+        "exception made an inclusion",
+    ),
+    (
+        "La pharmacie est ouverte tous les jours jusqu'à 20 h, sauf les jours fériés.",
+        "La pharmacie est ouverte tous les jours jusqu'à 20 h, y compris les jours fériés.",
+        "exception made an inclusion",
+    ),
+    (
+        "La farmacia abre todos los días hasta las 20 h, excepto los festivos.",
+        "La farmacia abre todos los días hasta las 20 h, y también los festivos.",
+        "exception made an inclusion",
+    ),
+    (
+        "All tests but the slow ones run on each push.",
+        "All tests and the slow ones run on each push.",
+        "exception made an inclusion",
+    ),
+    (
+        "The warranty covers every part including the battery.",
+        "The warranty covers every part except the battery.",
+        "inclusion made an exception",
+    ),
+]

@@ -14,6 +14,7 @@ import re
 
 from . import facts as F
 from . import vocabulary as V
+from .bindings import bound_changes, bound_kept
 from .clues import (
     _LIST_SEPARATOR,
     _ONE,
@@ -186,13 +187,8 @@ class Reading:
             if kind == "year" and not (gone and came):
                 side = "added" if came else "dropped"
                 form = (came or gone)[0][1].surface
-                self.add(
-                    "year",
-                    "harmless",
-                    "",
-                    "",
-                    f"year {form} {side} next to the same date (judged harmless)",
-                )
+                said = f"year {form} {side} next to the same date (judged harmless)"
+                self.add("year", "harmless", "", "", said)
                 continue
             label = KIND_LABEL.get(kind, kind)
             g_forms = ", ".join(dict.fromkeys(f.surface for _, f in gone)) or "(none)"
@@ -229,6 +225,8 @@ class Reading:
                 now = ", ".join(f.surface for f in n_facts)
                 label = f"value under a label changed ({was} → {now})"
                 self.flag(g_facts[0].kind, "harmful", label, g_text, n_text)
+        for kind, label, g_text, n_text in bound_changes(self.g, self.n, self.golden, self.new):
+            self.flag(kind, "harmful", label, g_text, n_text)
 
     def _groups(self) -> list[tuple[list[int], list[int]]]:
         parent = list(range(len(self.g) + len(self.n)))
@@ -353,6 +351,7 @@ class Reading:
             and not _enumeration(g_unit.text, swap[0], swap[1])
             and not (_listed(g_unit.text, *swap) and _listed(n_unit.text, *swap))
             and not contrast_kept(g_unit.text, n_unit.text, *swap)  # "not A but B" = "B, not A"
+            and not bound_kept(g_unit, n_unit, *swap)  # "A 3 %, B 5 %" = "B 5 %, A 3 %"
         ):
             a, b = _surface(g_unit.text, swap[0]), _surface(g_unit.text, swap[1])
             self.flag("swap", "harmful", f"roles swapped ({a} ↔ {b})", g_unit.text, n_unit.text)
