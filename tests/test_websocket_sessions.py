@@ -433,11 +433,22 @@ def test_recorded_timing_waits_out_each_server_message_s_recorded_delay(
     snaps = tmp_path / "snaps"
     live, where = record("realtime-sync", snaps, "ws::timing")
     waits: list[float] = []
-    monkeypatch.setattr(replay_fake.time, "sleep", waits.append)
+
+    class StandingClock:
+        """The replay fake's ``time``: a clock that stands still (the replay takes no time at all,
+        however loaded the machine) and a sleep that is only noted."""
+
+        monotonic = staticmethod(lambda: 1000.0)
+        sleep = staticmethod(waits.append)
+
+    monkeypatch.setattr(replay_fake, "time", StandingClock)
     timed = dataclasses.replace(config.load(tmp_path, env={}), websocket_timing="recorded")
     with AgentAsserter("ws::timing", snapshot_dir=snaps, mode="replay", settings=timed):
         assert run("realtime-sync", where) == live
-    assert waits and all(w > 0 for w in waits)  # replay is faster than the recording was
+    assert waits and all(w > 0 for w in waits)  # each server message waits out its recorded delay
+    _, data = golden(snaps)
+    recorded = [f["at"] for f in data["trace"][0]["frames"] if f["dir"] == "recv" and f["at"] > 0]
+    assert waits == pytest.approx(recorded)  # the clock stands: each wait is its recorded offset
     config.apply(config.load(tmp_path, env={}))
     assert replay_fake.TIMING == "causal"
     waits.clear()
