@@ -481,9 +481,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     except Warning as error:  # warnings are errors here (-W error): say it, fail the run
         from .storage.store import unwritable_groups
 
-        more = (
-            len(unwritable_groups(state.last_run_errors)) - 1
-        )  # the first one's warning counts its own
+        # the warning counts the other files of its own folder; these are the other folders
+        more = len(unwritable_groups(state.last_run_errors)) - 1
         state.late_failures.append(
             str(error) + (f" (and {more} more such folders)" if more else "")
         )

@@ -276,9 +276,8 @@ class SemanticCheck(Check[SemanticResult]):
         keys.append("output")
         g_out, n_out = as_text(ctx.golden.get("output")), as_text(ctx.new.get("output"))
         if g_out != n_out and same_output(ctx.golden, ctx.new):
-            n_out = (
-                g_out  # the same answer but for the provider's fresh ids, as re-recording reads it
-            )
+            # the same answer but for the provider's fresh ids, as re-recording reads it
+            n_out = g_out
         pairs.append((g_out, n_out))
 
         scores, reasons, backend_name, backend_info, scale, findings = score_texts(
