@@ -1012,3 +1012,76 @@ CHANGED += [
         "inclusion made an exception",
     ),
 ]
+
+# issue 29 (review): a word value hidden in a reformat is a claim about its label or its row
+CHANGED += [
+    (
+        "**Decision:** approved\n**Amount:** 64 €",
+        "Your claim was not approved. The amount is 64 €.",
+        "value negated",
+    ),
+    (
+        "- Sat: 10:00–16:00\n- Sun: closed",
+        "We are open Saturday 10:00–16:00 and on Sunday.",
+        "yes/no of",
+    ),
+    (
+        "Exports work to CSV and PDF, but not to XLSX.",
+        "- CSV: ✅\n- PDF: ❌\n- XLSX: ❌",
+        "yes/no of",
+    ),
+    (
+        "| Member | Access |\n|---|---|\n| Mara | Editor |\n| Tom | Reader |",
+        "Mara is a reader and Tom is an editor.",
+        "value moved to another row",
+    ),
+    (
+        "| Member | Access |\n|---|---|\n| Mara | Editor |\n| Tom | Reader |",
+        "| Member | Access |\n|---|---|\n| Mara | Reader |\n| Tom | Editor |",
+        "value moved to another row",
+    ),
+    (
+        "| Forfait | Prix |\n|---|---|\n| Solo | 7 € |\n| Duo | 17 € |",
+        "Le forfait Solo coûte 17 € et le forfait Duo coûte 7 €.",
+        "values swapped",
+    ),
+    (
+        "| コース | 料金 |\n|---|---|\n| ライト | 2000円 |\n| スタンダード | 5000円 |",
+        "ライトは5000円、スタンダードは2000円です。",
+        "values swapped",
+    ),
+    (
+        "- **Lite:** 5 $/month\n- **Plus:** 15 $/month",
+        "Lite is 15 $/month and Plus is 5 $/month.",
+        "values swapped",
+    ),
+    (
+        "The voucher is valid on all orders except gift wrapping.",
+        "The voucher is valid on all orders, gift wrapping included.",
+        "exception made an inclusion",
+    ),
+    (
+        "The cleaning covers all rooms except the attic.",
+        "The cleaning covers only the attic.",
+        "exception made an inclusion",
+    ),
+]
+
+SAME_SAID_OTHERWISE += [
+    ("**Decision:** approved\n**Amount:** 64 €", "Your claim was approved. The amount is 64 €."),
+    ("- Sat: 10:00–16:00\n- Sun: closed", "We are open Saturday 10:00–16:00 and closed on Sunday."),
+    ("Exports work to CSV and PDF, but not to XLSX.", "- CSV: ✅\n- PDF: ✅\n- XLSX: ❌"),
+    (
+        "| Member | Access |\n|---|---|\n| Mara | Editor |\n| Tom | Reader |",
+        "Mara is an editor; Tom is a reader.",
+    ),
+    (
+        "| Forfait | Prix |\n|---|---|\n| Solo | 7 € |\n| Duo | 17 € |",
+        "Le forfait Solo coûte 7 € et le forfait Duo coûte 17 €.",
+    ),
+    (
+        "| コース | 料金 |\n|---|---|\n| ライト | 2000円 |\n| スタンダード | 5000円 |",
+        "ライトは2000円、スタンダードは5000円です。",
+    ),
+    ("- **Lite:** 5 $/month\n- **Plus:** 15 $/month", "Lite is 5 $/month and Plus is 15 $/month."),
+]

@@ -11,7 +11,14 @@ Two changes keep every word and every fact of an answer and so pass the fact and
 * **An exception made an inclusion** (:func:`exception_included`): "daily, except on Sundays"
   → "every day, including Sundays" (``außer`` → ``einschließlich``, ``sauf`` → ``y compris``,
   ``excepto`` → ``y también``, "all X but Y" → "all X and Y"), or back. "except on Sundays" =
-  "Sundays excepted" = "but not on Sundays": an exception said otherwise is no change.
+  "Sundays excepted" = "but not on Sundays": an exception said otherwise is no change. "X
+  included" = "including X"; "all items except X" → "only X" is a change too (not after a
+  negation: "nothing except X" = "only X").
+* **A word value is a claim about its label** (:func:`word_values`): "Status: approved" →
+  "was not approved" is a flipped polarity; ✅/✓/yes and ❌/✗/no cells (and "open"/"closed")
+  are polarity, read against the clause of the other answer that names the label ("Sun: closed"
+  → "open … and on Sunday"; "Windows: ❌" → "works on Linux and Windows"); a word value belongs
+  to its row like a number does ("| Dana | Admin |" → "Dana is a viewer").
 """
 
 from __future__ import annotations
@@ -22,13 +29,13 @@ from . import facts as F
 from . import vocabulary as V
 from .units import Unit
 
-__all__ = ["bound_changes", "bound_kept", "exception_included", "swapped_values"]
+__all__ = ["bound_changes", "bound_kept", "exception_included", "swapped_values", "word_values"]
 
 _VALUE_KINDS = frozenset({"number", "date", "time", "weekday"})
 #: where one clause ends and the next begins
 _CLAUSE_END = re.compile(
     r"\s*[,;:]\s+|\s+(?:and|or|while|whereas|but|und|oder|während|aber|et|ou|mais|alors que|"
-    r"y|o|e|pero|mientras)\s+",
+    r"y|o|e|pero|mientras)\s+|\s*[、；]\s*",
     re.IGNORECASE,
 )
 #: a sentence that pairs its values with its things by order ("10 € and 25 € respectively")
@@ -41,6 +48,7 @@ def bound_changes(
     """``(kind, label, golden text, new text)`` for each change of what a value or an exception
     is bound to (module doc)."""
     found = [("swap", *hit) for hit in swapped_values(g_units, n_units)]
+    found += word_values(g_units, n_units)
     exception = exception_included(golden, new)
     if exception is not None:
         found.append(("polarity", *exception))
@@ -67,11 +75,11 @@ def _clauses(unit: Unit) -> list[tuple[str, list[F.Fact]]]:
     """The clauses of ``unit`` with the value facts each holds (a table row is one clause)."""
     text = unit.text
     values = [f for f in unit.facts if f.kind in _VALUE_KINDS]
-    if unit.labelled and ";" in text:
+    if unit.labelled and (";" in text or ":" in text):
         return [(text, values)]
     spans = []
     for fact in values:
-        at = text.find(fact.surface)
+        at = _find(text, fact.surface)
         if at >= 0:
             spans.append((at, at + len(fact.surface)))
     cuts = [0]
@@ -87,10 +95,21 @@ def _clauses(unit: Unit) -> list[tuple[str, list[F.Fact]]]:
         own = [
             f
             for f in values
-            if (p := text.find(f.surface, start)) >= 0 and p + len(f.surface) <= end
+            if (p := _find(text, f.surface, start)) >= 0 and p + len(f.surface) <= end
         ]
         out.append((part, own))
     return out
+
+
+def _find(text: str, surface: str, start: int = 0) -> int:
+    """Where ``surface`` is written in ``text`` from ``start``, not inside a longer number ("9 €" is
+    not in "19 €"); -1 when it is not."""
+    m = re.compile(r"(?<![\d.,])" + re.escape(surface)).search(text, start)
+    return m.start() if m else -1
+
+
+#: Japanese particles after a word ("ベーシックは" is "ベーシック")
+_PARTICLE = re.compile(r"(?<=[\u3040-\u30ff\u4e00-\u9fff])[はがもをにでとの]+$")
 
 
 def _bindings(units: list[Unit]) -> dict[str, tuple[F.Fact, str, str]]:
@@ -108,6 +127,7 @@ def _bindings(units: list[Unit]) -> dict[str, tuple[F.Fact, str, str]]:
                     distinct.append(f)
             taken = " ".join(f.surface for f in values)
             for word in re.findall(r"[^\W\d_]+", part):
+                word = _PARTICLE.sub("", word) or word
                 low = word.casefold()
                 if low in V.STOPWORDS or len(low) < 2 or low in taken.casefold().split():
                     continue
@@ -157,6 +177,9 @@ _INCLUDE = re.compile(
     r"inklusive|inkl|samt|auch|sogar|y compris|inclus|aussi|également|même|incluidos?|"
     r"incluidas?|incluyendo|incluso|inclusive|también)\b"
 )
+_ONLY = re.compile(
+    r"\b(?:only|nur|seulement|uniquement|solo|sólo|únicamente)(?: (?:to|for|on|in|für|an|à|pour|para|a|en))?\b"
+)
 _INCLUDED = re.compile(r"\b(?:included|inbegriffen|eingeschlossen|inclus|incluidos?)\b")
 
 
@@ -191,7 +214,8 @@ def _included(text: str, join: bool) -> set[str]:
     """The members ``text`` takes in ("including X", "X included"; with ``join``, "and X")."""
     found = _INCLUDE.finditer(text)
     members = {_member_after(text, m.end()) for m in found}
-    members |= {_member_before(text, m.start()) for m in _INCLUDED.finditer(text)}
+    for m in _INCLUDED.finditer(text):  # "gift cards included": each word of the member
+        members |= {V._stem(w) for w in text[: m.start()].split()[-2:] if w not in V.STOPWORDS}
     if join:
         members |= {_member_after(text, m.end()) for m in re.finditer(r" (?:and|und|et|y) ", text)}
     return {m for m in members if m}
@@ -210,8 +234,133 @@ def exception_included(golden: str, new: str) -> tuple[str, str, str] | None:
             continue
         join = bool(_ALL_BUT.search(a))
         taken = left_out & _included(b, join)
+        if not V.polarity(a)[1]:  # "all items except X" → "only X" ("nothing except X" = "only X")
+            taken |= left_out & {_member_after(b, m.end()) for m in _ONLY.finditer(b)}
         if taken:
             member = sorted(taken)[0]
             label = f"{turned} ({member})"
             return label, golden, new
     return None
+
+
+# --------------------------------------------------------------------------- word values
+
+#: cells and values that say yes or no ("Linux: ✅", "| Windows | no |")
+_YES = frozenset(["✅", "✓", "✔", "✔️", "☑", "☑️", "yes", "ja", "oui", "sí", "si", "はい", "○"])
+_NO = frozenset(["❌", "✗", "✘", "✖", "✖️", "no", "nein", "non", "いいえ", "×"])
+_CONTENT = re.compile(r"[^\W\d_]+|[✅✓✔☑❌✗✘✖×○]", re.UNICODE)
+
+
+def _label_pairs(units: list[Unit]) -> list[tuple[str, str, Unit]]:
+    """``(label, value, unit)`` of each labelled line or two-cell table row whose value is a word
+    or two, or a yes/no cell ("Status: approved", "| Dana | Admin |", "- Linux: ✅")."""
+    out = []
+    for unit in units:
+        if not unit.labelled or unit.heading:
+            continue
+        cells = [c.strip(" *_.`") for c in re.split(r";|:", unit.text, maxsplit=1)]
+        if len(cells) != 2 or ";" in cells[1] or not cells[0] or not cells[1]:
+            continue
+        label, value = cells
+        if re.search(r"\d", value) or len(value.split()) > 2:
+            continue
+        out.append((label, value.replace("\ufe0f", ""), unit))
+    return out
+
+
+def _sign(value: str) -> int | None:
+    """+1 for a yes (✅, "yes", "open", "approved"), -1 for a no (❌, "no", "closed", "not
+    included"), None for a value that says neither ("Admin")."""
+    low = value.casefold()
+    if low in _YES:
+        return 1
+    if low in _NO:
+        return -1
+    if V.polarity(low)[1]:
+        return -1
+    poles = [V._POLE[w][1] for w in re.findall(r"[^\W\d_]+", low) if w in V._POLE]
+    return 1 if poles and all(p > 0 for p in poles) else None
+
+
+def _stems(text: str) -> set[str]:
+    return {
+        V._stem(_PARTICLE.sub("", w).casefold())
+        for w in re.findall(r"[^\W\d_]+", text)
+        if w.casefold() not in V.STOPWORDS
+    }
+
+
+def _names(label: str, unit: Unit, clause: str, facts: list[F.Fact]) -> bool:
+    """Whether ``clause`` (with ``facts``) names the thing ``label`` labels: its weekday, or all
+    its words."""
+    days = [f for f in unit.facts if f.kind == "weekday" and f.surface in label]
+    if days:
+        return len(days) == 1 and any(F.facts_match(days[0], f) for f in facts)
+    mine = _stems(label)
+    return bool(mine) and mine <= _stems(clause)
+
+
+def _said_sign(parts: list[str], k: int, value: str) -> int | None:
+    """The polarity clause ``k`` of a sentence gives its thing: a negation of its own says no; a
+    bare member ("…, and macOS") has the sign of the clause before it; a clause that states the
+    thing with the value's other pole ("open" for "closed"), or a yes/no value's thing, says yes."""
+    check = value.casefold() in _YES | _NO
+    for at in range(k, -1, -1):
+        part = parts[at]
+        if V.polarity(part)[1] or _EXCEPT.search(_words(part)):
+            return -1
+        if len(_stems(part)) > 1 or at == 0:
+            break
+    if check:
+        return 1
+    poles = {V._POLE[w][0] for w in re.findall(r"[^\W\d_]+", value.casefold()) if w in V._POLE}
+    said = {
+        V._POLE[w][0]
+        for p in parts[: k + 1]
+        for w in re.findall(r"[^\W\d_]+", p.casefold())
+        if w in V._POLE and V._POLE[w][1] > 0
+    }
+    return 1 if poles & said else None
+
+
+def word_values(g_units: list[Unit], n_units: list[Unit]) -> list[tuple[str, str, str, str]]:
+    """``(kind, label, golden text, new text)`` for a word value said otherwise (module doc): a
+    value word negated on the other side ("Status: approved" → "was not approved"), a thing
+    given the other yes/no ("Windows: ❌" → "works on Windows"), a word value moved to another
+    row's thing ("Dana: Admin, Eli: Viewer" → "Dana is a viewer")."""
+    for mine, others, flip in ((g_units, n_units, False), (n_units, g_units, True)):
+        pairs = _label_pairs(mine)
+        theirs = {V._stem(lab.casefold()): (val, u) for lab, val, u in _label_pairs(others)}
+        column = {V._stem(v.casefold()) for _, v, _ in pairs if _sign(v) is None}
+        for label, value, unit in pairs:
+            sign = _sign(value)
+            own = V._stem(value.casefold())
+            for other in others:
+                if other.labelled or other.heading:
+                    continue
+                parts = _CLAUSE_END.split(other.text)
+                for k, part in enumerate(parts):
+                    facts = [f for f in other.facts if f.surface in part]
+                    hit = None
+                    if sign is not None and _names(label, unit, part, facts):
+                        said = _said_sign(parts, k, value)
+                        if said is not None and said != sign:
+                            hit = ("polarity", f"yes/no of {label} changed ({value})")
+                    elif sign is not None and own in _stems(part) and len(own) > 2:
+                        negated = V.polarity(part)[0] == 1
+                        if negated != (sign < 0) and value.casefold() not in _YES | _NO:
+                            hit = ("polarity", f"value negated ({label}: {value})")
+                    if sign is None and _names(label, unit, part, facts):
+                        moved = (_stems(part) & column) - {own}
+                        if moved and own not in _stems(part):
+                            hit = ("swap", f"value moved to another row ({label}: {value})")
+                    if hit:
+                        g, n = (other.text, unit.text) if flip else (unit.text, other.text)
+                        return [(hit[0], hit[1], g, n)]
+            key = V._stem(label.casefold())
+            if sign is None and key in theirs:
+                now, there = V._stem(theirs[key][0].casefold()), theirs[key][1]
+                if now != own and now in column:
+                    g, n = (there.text, unit.text) if flip else (unit.text, there.text)
+                    return [("swap", f"value moved to another row ({label}: {value})", g, n)]
+    return []
