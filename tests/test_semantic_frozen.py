@@ -8,7 +8,8 @@
   pairs; dev set 8 read 69.0 % (lexical) / 71.6 % (onnx) both before and after the rules tuned
   on dev set 7, a second held-out reading; dev set 9 is reformatted answers only (markdown ↔ prose,
   polite, paraphrase; every fail pair reformatted too) and read 65.6 % (lexical) / 66.7 % (onnx) on
-  arrival and 70.0 % / 70.0 % after a round tuned on dev sets 2 to 8 that never saw it);
+  arrival and 70.0 % / 70.0 % after a round tuned on dev sets 2 to 8 that never saw it; 73.3 % /
+  73.3 % after two more rounds whose measuring scripts printed its totals, never its pairs);
 * ``bench/semantic_frozen.jsonl`` — the evaluation set, frozen before any tuning (139 pairs,
   written by another helper that saw neither the code nor the dev sets). Nothing is tuned on it:
   these floors only stop a change from making it worse. ``python bench/semantic_accuracy.py``
@@ -54,8 +55,8 @@ FLOORS = {
     ("dev7", "onnx"): (0.81, 7),
     ("dev8", "lexical"): (0.77, 14),
     ("dev8", "onnx"): (0.78, 13),
-    ("dev9", "lexical"): (0.70, 18),
-    ("dev9", "onnx"): (0.70, 18),
+    ("dev9", "lexical"): (0.73, 18),
+    ("dev9", "onnx"): (0.73, 18),
     ("frozen", "lexical"): (0.86, 14),
     ("frozen", "onnx"): (0.87, 12),
 }
