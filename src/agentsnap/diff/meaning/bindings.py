@@ -39,6 +39,8 @@ _CLAUSE_END = re.compile(
     re.IGNORECASE,
 )
 #: a sentence that pairs its values with its things by order ("10 € and 25 € respectively")
+#: a word: letters only (no digits, no underscore), in any script
+_WORD = re.compile(r"[^\W\d_]+")
 _RESPECTIVELY = re.compile(r"\b(respectively|jeweils|respectivement|respectivamente)\b", re.I)
 
 
@@ -126,7 +128,7 @@ def _bindings(units: list[Unit]) -> dict[str, tuple[F.Fact, str, str]]:
                 if not any(F.facts_match(f, d) for d in distinct):
                     distinct.append(f)
             taken = " ".join(f.surface for f in values)
-            for word in re.findall(r"[^\W\d_]+", part):
+            for word in _WORD.findall(part):
                 word = _PARTICLE.sub("", word) or word
                 low = word.casefold()
                 if low in V.STOPWORDS or len(low) < 2 or low in taken.casefold().split():
@@ -278,14 +280,14 @@ def _sign(value: str) -> int | None:
         return -1
     if V.polarity(low)[1]:
         return -1
-    poles = [V._POLE[w][1] for w in re.findall(r"[^\W\d_]+", low) if w in V._POLE]
+    poles = [V._POLE[w][1] for w in _WORD.findall(low) if w in V._POLE]
     return 1 if poles and all(p > 0 for p in poles) else None
 
 
 def _stems(text: str) -> set[str]:
     return {
         V._stem(_PARTICLE.sub("", w).casefold())
-        for w in re.findall(r"[^\W\d_]+", text)
+        for w in _WORD.findall(text)
         if w.casefold() not in V.STOPWORDS
     }
 
@@ -313,11 +315,11 @@ def _said_sign(parts: list[str], k: int, value: str) -> int | None:
             break
     if check:
         return 1
-    poles = {V._POLE[w][0] for w in re.findall(r"[^\W\d_]+", value.casefold()) if w in V._POLE}
+    poles = {V._POLE[w][0] for w in _WORD.findall(value.casefold()) if w in V._POLE}
     said = {
         V._POLE[w][0]
         for p in parts[: k + 1]
-        for w in re.findall(r"[^\W\d_]+", p.casefold())
+        for w in _WORD.findall(p.casefold())
         if w in V._POLE and V._POLE[w][1] > 0
     }
     return 1 if poles & said else None
