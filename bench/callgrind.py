@@ -116,7 +116,6 @@ def _worker_calls(mark: Marker) -> None:
     """Scenario ``calls``: regions ``<mode>/<sdk>-<shape>/<n>`` for bare, record and replay."""
     import _sdk
 
-    from agentsnap.capture import active
     from agentsnap.capture.cassette import Cassette
     from agentsnap.capture.recording import Recording
 
@@ -132,24 +131,33 @@ def _worker_calls(mark: Marker) -> None:
             with mark.region(f"bare/{sdk}-{shape}/{n}"):
                 for i in range(n):
                     _sdk.call(bare, sdk, i, stream, " bare" + tag)
-            rec = Recording("capture")
-            active.activate(rec)
-            with mark.region(f"record/{sdk}-{shape}/{n}"):
-                for i in range(n):
-                    _sdk.call(client, sdk, i, stream, " record" + tag)
-            active.deactivate(rec)
-            rec.stop()
+            record = f"record/{sdk}-{shape}/{n}"
+            _counted(mark, record, Recording("capture"), client, sdk, n, stream, " record" + tag)
             with Recording("capture") as pre:  # what the replay region asks, recorded uncounted
                 for i in range(n):
                     _sdk.call(client, sdk, i, stream, " replay" + tag)
-            rec = Recording("replay", cassette=Cassette(pre.trace.steps(), strict=True))
-            active.activate(rec)
-            with mark.region(f"replay/{sdk}-{shape}/{n}"):
-                for i in range(n):
-                    _sdk.call(client, sdk, i, stream, " replay" + tag)
-            active.deactivate(rec)
-            rec.stop()
+            cassette = Cassette(pre.trace.steps(), strict=True)
+            replay = f"replay/{sdk}-{shape}/{n}"
+            rec = Recording("replay", cassette=cassette)
+            _counted(mark, replay, rec, client, sdk, n, stream, " replay" + tag)
             assert rec.misses == 0, f"replay {sdk} {shape}: {rec.misses} misses"
+
+
+def _counted(
+    mark: Marker, region: str, rec: Any, client: Any, sdk: str, n: int, stream: bool, tag: str
+) -> None:
+    """``n`` calls of ``client`` inside the recording ``rec``, counted as ``region`` (the recording
+    switched on and off outside it, then stopped)."""
+    import _sdk
+
+    from agentsnap.capture import active
+
+    active.activate(rec)
+    with mark.region(region):
+        for i in range(n):
+            _sdk.call(client, sdk, i, stream, tag)
+    active.deactivate(rec)
+    rec.stop()
 
 
 def _worker_golden(mark: Marker, scratch: Path) -> None:
