@@ -132,7 +132,7 @@ def find_orphans(
 ) -> list[str]:
     """Names of snapshots in ``store`` that the run's tests no longer produce (rules in the module doc).
 
-    A golden this process loaded for one of the run's tests (unchanged since) is no orphan
+    A golden this process loaded or wrote for one of the run's tests (unchanged since) is no orphan
     whatever its name says, so it is not read again."""
     collected_files = {nodeid.split("::", 1)[0] for nodeid in collected}
     return sorted(

@@ -54,7 +54,7 @@ import math
 import os
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -236,6 +236,8 @@ def _convert(value: object, depth: int, path: frozenset[int]) -> Any:
     if type(value) is PreparedExchange:  # the golden's own stored form: kept as it is (see prepare)
         return value
     if type(value) is StoredExchange:  # scrubbed at capture: the mark is kept (see prepare)
+        if _plain_json(value, depth):
+            return value  # parsed from the wire by this process: already what to_json makes
         return StoredExchange({_key(k): to_json(v, nxt, path) for k, v in value.items()})
     if isinstance(value, enum.Enum):
         return {
@@ -309,13 +311,46 @@ def _convert(value: object, depth: int, path: frozenset[int]) -> Any:
     return {"$repr": _text(_ADDRESS.sub("", text)), "$type": _type_name(value)}
 
 
+def _plain_json(value: dict[Any, Any] | list[Any], depth: int) -> bool:
+    """Whether :func:`to_json` would return ``value`` unchanged: only dicts with string keys,
+    lists, strings, booleans, ``None``, ints that are not too big and finite floats, no deeper
+    than :data:`MAX_DEPTH` (a container inside itself never is). Allocates nothing: a captured
+    exchange (a 5,000-call recording's are ~40 MB parsed) is kept, not copied."""
+    if depth >= MAX_DEPTH:
+        return False
+    nxt = depth + 1
+    items: Iterable[Any] = value
+    if isinstance(value, dict):
+        for k in value:
+            if type(k) is not str or not (k.isascii() or _text(k) == k):
+                return False
+        items = value.values()
+    for v in items:
+        kind = type(v)
+        if kind is str:
+            if not v.isascii() and _text(v) != v:
+                return False
+        elif kind is int:
+            if v.bit_length() > _MAX_INT_BITS:
+                return False
+        elif kind is dict or kind is list:
+            if not _plain_json(v, nxt):
+                return False
+        elif kind is float:
+            if not math.isfinite(v):
+                return False
+        elif v is not None and kind is not bool:
+            return False
+    return True
+
+
 def prepare(data: object) -> Any:
     """A snapshot dict ready to store: :func:`to_json`, then every secret rule
     (:func:`agentsnap.storage.scrub.scrub_snapshot`). Idempotent.
 
     A step's ``exchange`` captured by this process (a :class:`agentsnap.storage.wire.StoredExchange`,
     scrubbed once at capture) keeps its type through :func:`to_json` and is not scrubbed
-    again; one read from a file is (the mark travels with the exchange). One replay served
+    again (holding only plain JSON, as parsed from the wire, it is kept itself, not copied); one read from a file is (the mark travels with the exchange). One replay served
     from the recording of exactly its request (a :class:`agentsnap.storage.wire.PreparedExchange`)
     holds the golden's own objects, already as stored: neither converted nor scrubbed.
     """

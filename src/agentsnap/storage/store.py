@@ -171,7 +171,8 @@ class SnapshotStore:
         #: the pytest session's background writer of ``.last_run`` files
         #: (:class:`agentsnap.storage.last_run_writer.LastRunWriter`); None: written at once
         self.writer: LastRunWriter | None = None
-        #: the goldens :meth:`load` read in this process: ``{path: (mtime_ns, size)}`` as read
+        #: the goldens :meth:`load` read or :meth:`save` wrote (or found unchanged) in this
+        #: process: ``{path: (mtime_ns, size)}`` as read or written
         self.loaded: dict[Path, tuple[int, int]] = {}
         #: name -> (the file :meth:`locate` found, the candidates before it, absent then)
         self._located: dict[str, tuple[Path, tuple[Path, ...]]] = {}
@@ -400,9 +401,7 @@ class SnapshotStore:
         if path is None:
             return None
         snapshot = self.read_file(path, expected_name=name)
-        stamp = _stamp(path)
-        if stamp is not None:
-            self.loaded[path] = stamp
+        self._remember(path)
         return snapshot
 
     def last_run_files(self, name: str, golden_file: str | None = None) -> list[Path]:
@@ -449,7 +448,8 @@ class SnapshotStore:
         """The name of every parseable snapshot, in file order, read one file at a time (the
         snapshots are not held together, as :meth:`list` holds them); unparseable files warn and
         are skipped, as in :meth:`list`. ``except_loaded``: leave out the files :meth:`load` read
-        in this process and unchanged since (by modification time and size), unread."""
+        or :meth:`save` wrote in this process and unchanged since (by modification time and
+        size), unread (a 5,000-call golden just recorded is not parsed again to learn its name)."""
         for path in self._iter_files():
             if except_loaded and path in self.loaded and _stamp(path) == self.loaded[path]:
                 continue
@@ -492,9 +492,9 @@ class SnapshotStore:
                     raise
                 old = None
             if isinstance(old, dict) and same_content(old, new):
-                write_blobs(
-                    new, self.root
-                )  # side files first: a snapshot never names a missing one
+                # side files first: a snapshot never names a missing one
+                write_blobs(new, self.root)
+                self._remember(path)
                 return path
             if (
                 isinstance(old, dict)
@@ -507,7 +507,14 @@ class SnapshotStore:
         write_blobs(new, self.root)  # side files first: a snapshot never names a missing one
         # written piece by piece: the indented text of a large golden is never held whole
         store_write(path, dump_pieces(new), root=self.root, replace_link=linked)
+        self._remember(path)
         return path
+
+    def _remember(self, path: Path) -> None:
+        """This process read or wrote the golden ``path`` as it is now (:meth:`names`)."""
+        stamp = _stamp(path)
+        if stamp is not None:
+            self.loaded[path] = stamp
 
     def _path_to_save(self, name: str, force: bool) -> tuple[Path, bool]:
         """Where :meth:`save` writes ``name`` and whether that file is a symbolic link it

@@ -25,8 +25,10 @@ def _secret_key(key: object) -> bool:
 def scrub_value(value: object, rules: Redaction | None = None) -> Any:
     """Scrub every string inside a JSON-like value, and the value of every secret key.
 
-    Returns a new value (the input is not changed). Dict keys are scrubbed as
-    text too (a token used as a key does not survive either).
+    The input is not changed: a plain dict or list with nothing to scrub in it is returned
+    itself, anything else as a new value (a 5,000-call snapshot's views are not copied a
+    second time). Dict keys are scrubbed as text too (a token used as a key does not survive
+    either).
     """
     rules = rules or active()
     return _scrub_value(value, rules, _key_info(rules), not rules._compiled_patterns)
@@ -51,6 +53,7 @@ def _scrub_value(
         return scrub_text(value, rules)
     if kind is dict or isinstance(value, dict):
         out: dict[Any, Any] = {}
+        same = kind is dict  # every key and value kept as it was: the dict itself is returned
         for k, v in value.items():
             if isinstance(k, str):
                 info = keys.get(k)
@@ -72,16 +75,29 @@ def _scrub_value(
                 out[key] = {**held, "value": REDACTED}
             elif type(v) is str and builtin_only and len(v) < 8:
                 out[key] = v  # too short for any built-in rule (as scrub_text decides)
+                same = same and (key is k or key == k)
+                continue
             else:
-                out[key] = _scrub_value(v, rules, keys, builtin_only)
-        return out
+                new = out[key] = _scrub_value(v, rules, keys, builtin_only)
+                # (a string the rules kept may come back as an equal one from their memo)
+                same = (
+                    same
+                    and (key is k or key == k)
+                    and (new is v or (type(new) is str and new == v))
+                )
+                continue
+            same = False  # a secret key's value redacted
+        return value if same else out
     if kind is list or isinstance(value, (list, tuple)):
-        return [
+        items = [
             v
             if type(v) is str and builtin_only and len(v) < 8
             else _scrub_value(v, rules, keys, builtin_only)
             for v in value
         ]
+        if kind is list and items == value:  # kept children are themselves, kept strings equal
+            return value
+        return items
     return value
 
 

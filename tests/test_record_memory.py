@@ -1,0 +1,222 @@
+"""A recording's memory at its end (issue 30, row 11 record): the same snapshot from fewer copies.
+
+* a captured exchange holding plain JSON (what parsing the wire gives) goes through
+  :func:`~agentsnap.storage.serialize.to_json` as itself, not copied; anything else in it
+  (NaN, a huge int, a tuple, a lone surrogate pair, nesting past the limit) is converted as before;
+* scrubbing returns a plain dict or list with nothing to scrub in it as itself, never changing
+  its input;
+* the golden a run just wrote is not parsed again to learn its name (orphan detection at the
+  session's end read a 5,000-call golden whole for that).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from agentsnap import Snapshot, SnapshotStore
+from agentsnap.lifecycle import build_snapshot
+from agentsnap.storage import scrub
+from agentsnap.storage.serialize import MAX_DEPTH, _key, to_json
+from agentsnap.storage.wire import StoredExchange
+
+
+@pytest.fixture(autouse=True)
+def _fresh(fresh_scrub: None) -> Iterator[None]:
+    yield
+
+
+def _shape(value: object) -> object:
+    """``value`` with every container's type and every float's bits spelled out."""
+    if isinstance(value, dict):
+        return (type(value).__name__, [(_shape(k), _shape(v)) for k, v in value.items()])
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, [_shape(v) for v in value])
+    if isinstance(value, float):
+        return ("float", value.hex() if not math.isnan(value) else "nan")
+    return (type(value).__name__, value)
+
+
+_LEAF = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**64), max_value=2**64),
+    st.just(2**14_001),  # past what to_json keeps as a number
+    st.floats(),  # NaN and Infinity too
+    st.text(max_size=8),
+    # a lone surrogate, a pair as two code points
+    st.sampled_from(["\ud800", "\ud83d\ude00", "é ☀", "sk-short"]),
+)
+_VALUES = st.recursive(
+    _LEAF,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.lists(inner, max_size=2).map(tuple),
+        st.dictionaries(st.text(max_size=4), inner, max_size=3),
+        st.dictionaries(st.sampled_from([1, None, "\ud83d\ude00"]), inner, max_size=2),
+    ),
+    max_leaves=16,
+)
+
+
+def _copied(exchange: StoredExchange) -> StoredExchange:
+    """What ``to_json`` made of a captured exchange before: every value converted into a copy."""
+    return StoredExchange({_key(k): to_json(v, 1) for k, v in exchange.items()})
+
+
+@settings(max_examples=400, deadline=None)
+@given(request=_VALUES, response=_VALUES)
+@example(request={"a": [1.5, "x"]}, response={"body": {"n": 2**62}})
+@example(request={"a": (1, 2)}, response=None)
+@example(request={"v": float("nan")}, response={})
+@example(request={"\ud83d\ude00": 1}, response={})
+def test_property_a_captured_exchange_converts_as_its_copy_did_and_is_kept_when_plain(
+    request: Any, response: Any
+) -> None:
+    exchange = StoredExchange(request=request, response=response)
+    before = _shape(copy.deepcopy(exchange))
+    got = to_json(exchange)
+    expected = _copied(exchange)
+    assert type(got) is StoredExchange
+    assert _shape(got) == _shape(expected)
+    assert _shape(exchange) == before  # the input is never changed
+    if got is exchange:  # kept only when the conversion is the exchange itself
+        assert _shape(expected) == before
+
+
+def test_a_plain_exchange_is_kept_and_one_needing_conversion_is_copied() -> None:
+    plain = StoredExchange(
+        request={"method": "POST", "body": {"model": "m", "n": 1, "t": 0.5, "ok": True}},
+        response={"status": 200, "body": {"choices": [{"text": "é ☀"}], "x": None}},
+    )
+    assert to_json(plain) is plain
+    for odd in (float("nan"), float("inf"), 2**14_001, (1, 2), "\ud83d\ude00"):
+        exchange = StoredExchange(request={"body": {"v": [odd]}}, response={"status": 200})
+        got = to_json(exchange)
+        assert got is not exchange and type(got) is StoredExchange
+        assert got["request"]["body"]["v"][0] == to_json(odd)
+    keyed = StoredExchange(request={1: "a"}, response={})
+    assert to_json(keyed) == {"request": {"1": "a"}, "response": {}}
+
+
+def test_an_exchange_nested_past_the_limit_is_cut_as_before() -> None:
+    deep: Any = "leaf"
+    for _ in range(MAX_DEPTH + 5):
+        deep = {"d": deep}
+    exchange = StoredExchange(request=deep, response={})
+    got = to_json(exchange)
+    assert got is not exchange
+    node, depth = got["request"], 1  # the exchange is level 0
+    while isinstance(node, dict) and "d" in node:
+        node, depth = node["d"], depth + 1
+    assert depth == MAX_DEPTH and node == {"$truncated": f"nesting deeper than {MAX_DEPTH} levels"}
+
+
+def test_a_recordings_snapshot_holds_the_captured_exchange_itself() -> None:
+    exchange = StoredExchange(
+        request={"method": "POST", "path": "/v1/chat/completions", "body": {"model": "gpt-4o"}},
+        response={"status": 200, "headers": {}, "body": {"choices": []}},
+    )
+    steps = [{"type": "llm_call", "provider": "openai", "model": "gpt-4o", "exchange": exchange}]
+    snap = build_snapshot("t::a", steps)
+    assert snap.trace[0]["exchange"] is exchange
+    assert snap.trace[0] is not steps[0]  # the step itself is still the snapshot's own
+
+
+# --------------------------------------------------------------------------- scrubbing shares
+
+
+_PLAIN = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.text(max_size=10),
+        st.sampled_from(
+            ["sk-" + "a" * 40, "Bearer abcdefghijklmnopqrstuvwx", "hello there, friend"]
+        ),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(
+            st.one_of(st.text(max_size=6), st.sampled_from(["api_key", "password", "token"])),
+            inner,
+            max_size=3,
+        ),
+    ),
+    max_leaves=16,
+)
+
+
+def _unshared(value: object) -> object:
+    """The scrub of a fresh copy: what the walk returned when it copied every container."""
+    return scrub.scrub_value(copy.deepcopy(value))
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=_PLAIN)
+@example(value={"api_key": "abc123456", "keep": ["hello there, friend"]})
+@example(value=[{"a": "sk-" + "a" * 40}])
+def test_property_scrubbing_changes_nothing_it_is_given_and_shares_only_what_it_keeps(
+    value: Any,
+) -> None:
+    before = copy.deepcopy(value)
+    got = scrub.scrub_value(value)
+    assert got == _unshared(value)
+    assert value == before  # the input is not changed
+    if isinstance(value, (dict, list)):
+        assert (got is value) == (got == value)  # a container kept whole is itself, else new
+
+
+def test_a_scrubbed_container_is_a_new_one_beside_kept_ones() -> None:
+    kept = {"messages": [{"role": "user", "content": "what is the weather in Paris today?"}]}
+    doc = {"kept": kept, "auth": {"api_key": "abc123456789"}}
+    got = scrub.scrub_value(doc)
+    assert got is not doc and got["auth"] == {"api_key": scrub.REDACTED}
+    assert got["kept"] is kept
+    assert doc["auth"] == {"api_key": "abc123456789"}
+    # a tuple is still stored as a list, a dict subclass as a dict
+    assert scrub.scrub_value(("a", "b")) == ["a", "b"]
+    assert type(scrub.scrub_value(StoredExchange(a=1))) is dict
+
+
+# --------------------------------------------------------------------------- a run's own goldens
+
+
+def _snap(name: str, calls: int = 2) -> Snapshot:
+    steps = [{"type": "tool_call", "name": "lookup", "args": {"i": i}} for i in range(calls)]
+    return Snapshot(name=name, trace=steps, output="done")
+
+
+def test_the_goldens_a_run_wrote_are_not_read_again_for_their_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer = SnapshotStore(tmp_path)
+    writer.save(_snap("t::other"))  # a golden another process wrote
+    store = SnapshotStore(tmp_path)
+    a = store.save(_snap("t::a"))
+    store.save(_snap("t::b"))
+    store.save(_snap("t::b"))  # the same content: not written again, still this run's
+    reads: list[Path] = []
+    read_file = SnapshotStore.read_file
+
+    def counted(path: Path, **kwargs: Any) -> Snapshot:
+        reads.append(path)
+        return read_file(path, **kwargs)
+
+    monkeypatch.setattr(SnapshotStore, "read_file", staticmethod(counted))
+    assert list(store.names(except_loaded=True)) == ["t::other"]
+    assert [p.name for p in reads] == [store.path_for("t::other").name]
+    assert sorted(store.names()) == ["t::a", "t::b", "t::other"]  # all of them without the option
+    # a golden changed on disk since this run wrote it is read again
+    a.write_text(a.read_text(encoding="utf-8").replace('"done"', '"changed"'), encoding="utf-8")
+    reads.clear()
+    assert sorted(store.names(except_loaded=True)) == ["t::a", "t::other"]
+    assert store.path_for("t::a").name in [p.name for p in reads]
