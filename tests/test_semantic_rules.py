@@ -1085,3 +1085,59 @@ SAME_SAID_OTHERWISE += [
     ),
     ("- **Lite:** 5 $/month\n- **Plus:** 15 $/month", "Lite is 5 $/month and Plus is 15 $/month."),
 ]
+
+# ------------------------------------------------------------------ issue 29 (false passes): an
+# order the answer states (agentsnap.diff.meaning.ordering)
+
+CHANGED += [
+    (
+        "To reset the router, first unplug it for 30 seconds, then hold the reset button.",
+        "To reset the router, first hold the reset button, then unplug it for 30 seconds.",
+        "steps out of order",
+    ),
+    (
+        "Schalten Sie zuerst die Sicherung aus, dann nehmen Sie die alte Lampe ab.",
+        "Nehmen Sie zuerst die alte Lampe ab, dann schalten Sie die Sicherung aus.",
+        "steps out of order",
+    ),
+    (
+        "Sauvegardez d'abord vos fichiers, puis installez la mise à jour.",
+        "Installez d'abord la mise à jour, puis sauvegardez vos fichiers.",
+        "steps out of order",
+    ),
+    (  # a ranking said with "followed by", then numbered the other way round
+        "Applicants are ranked by household income, followed by the date of application.",
+        "Ranking:\n1. Date of application\n2. Household income",
+        "steps out of order",
+    ),
+    (  # numbered inside one line
+        "To clear it: 1. Close the app. 2. Delete the cache folder. 3. Reopen the app.",
+        "To clear it: 1. Delete the cache folder. 2. Close the app. 3. Reopen the app.",
+        "steps out of order",
+    ),
+]
+
+SAME_SAID_OTHERWISE += [
+    (
+        "First unplug the router, then hold the reset button.",
+        "1. Unplug the router\n2. Hold the reset button",
+    ),
+    # the other place with a word that turns the order round is the same order
+    (
+        "Install the update after you back up your files.",
+        "First back up your files, then install the update.",
+    ),
+    (
+        "Back up your files, then install the update.",
+        "Install the update, but back up your files beforehand.",
+    ),
+    (
+        "Sauvegardez d'abord vos fichiers, puis installez la mise à jour.",
+        "Installez la mise à jour après avoir sauvegardé vos fichiers.",
+    ),
+    # a list whose order says nothing may come in any order
+    (
+        "Bring your passport, a photo and the signed form.",
+        "- the signed form\n- a photo\n- your passport",
+    ),
+]

@@ -79,6 +79,7 @@ from . import facts as F
 from . import vocabulary as V
 from .findings import Finding, Verdict, pair_message
 from .json_answers import json_leaves, json_verdict
+from .ordering import order_changed
 from .reading import ALIGN, Reading
 from .units import (
     Unit,
@@ -174,6 +175,10 @@ def compare_many(pairs: Sequence[tuple[str, str]], encoder: Encoder | None = Non
                     sims[i][j] = max(sims[i][j], float(emb[a_row][b_col]))
         pair_state = Reading(golden, new, g_units, n_units, sims)
         pair_state.run()
+        if not any(f.severity == "harmful" for f in pair_state.findings):
+            changed = order_changed(golden, new)
+            if changed is not None:
+                pair_state.flag("step", "harmful", *changed)
         for a, b in pair_state.replaced:
             words_needed.setdefault(a, len(words_needed))
             words_needed.setdefault(b, len(words_needed))
