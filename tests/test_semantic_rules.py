@@ -1141,3 +1141,53 @@ SAME_SAID_OTHERWISE += [
         "- the signed form\n- a photo\n- your passport",
     ),
 ]
+
+# issue 29 (false passes): a member of a sentence's list left out, the rest word for word
+# (agentsnap.diff.meaning.omissions)
+CHANGED += [
+    (
+        "To replace the filter, switch off the unit, open the side panel, unscrew the old filter "
+        "and fit the new one.",
+        "To replace the filter, switch off the unit, unscrew the old filter and fit the new one.",
+        "part of a list dropped (open the side panel)",
+    ),
+    (
+        "Melden Sie sich im Portal an, laden Sie den Vertrag hoch, bestätigen Sie die "
+        "Lieferadresse und senden Sie den Antrag ab.",
+        "Melden Sie sich im Portal an, laden Sie den Vertrag hoch und senden Sie den Antrag ab.",
+        "part of a list dropped",
+    ),
+    (
+        "Faites chauffer le lait, ajoutez le sucre vanillé, laissez refroidir la crème et "
+        "versez-la dans les moules.",
+        "Faites chauffer le lait, laissez refroidir la crème et versez-la dans les moules.",
+        "part of a list dropped",
+    ),
+    (
+        "Rellene el formulario, adjunte una copia del pasaporte, firme la solicitud y envíela "
+        "por correo.",
+        "Rellene el formulario, firme la solicitud y envíela por correo.",
+        "part of a list dropped",
+    ),
+]
+
+SAME_SAID_OTHERWISE += [
+    (  # a member reworded keeps a word of its own
+        "To replace the filter, switch off the unit, open the side panel, unscrew the old filter "
+        "and fit the new one.",
+        "To replace the filter, switch off the unit, take off the side panel, unscrew the old "
+        "filter and fit the new one.",
+    ),
+    (
+        "To replace the filter, switch off the unit, open the side panel, unscrew the old filter "
+        "and fit the new one.",
+        "To replace the filter:\n- switch off the unit\n- open the side panel\n"
+        "- unscrew the old filter\n- fit the new one",
+    ),
+    (  # a condition is no member of a list, and may be said in other words
+        "Your tickets remain valid for the new date, and if you cannot come, you can ask for a "
+        "refund until 30 June.",
+        "Your tickets remain valid for the new date. Should you be unavailable, you can ask for a "
+        "refund until 30 June.",
+    ),
+]

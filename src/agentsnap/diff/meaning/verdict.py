@@ -79,6 +79,7 @@ from . import facts as F
 from . import vocabulary as V
 from .findings import Finding, Verdict, pair_message
 from .json_answers import json_leaves, json_verdict
+from .omissions import member_dropped
 from .ordering import order_changed
 from .reading import ALIGN, Reading
 from .units import (
@@ -179,6 +180,12 @@ def compare_many(pairs: Sequence[tuple[str, str]], encoder: Encoder | None = Non
             changed = order_changed(golden, new)
             if changed is not None:
                 pair_state.flag("step", "harmful", *changed)
+        if not any(f.severity == "harmful" for f in pair_state.findings):
+            aligned = [best >= ALIGN for best in pair_state.g_best]
+            dropped = member_dropped(g_units, new, aligned)
+            if dropped is not None:
+                label = f"part of a list dropped ({dropped[0]})"
+                pair_state.flag("dropped", "soft", label, dropped[1], "")
         for a, b in pair_state.replaced:
             words_needed.setdefault(a, len(words_needed))
             words_needed.setdefault(b, len(words_needed))
