@@ -1191,3 +1191,48 @@ SAME_SAID_OTHERWISE += [
         "refund until 30 June.",
     ),
 ]
+
+# issue 29 (false passes): the same prices, another option chosen (agentsnap.diff.meaning.choices)
+CHANGED += [
+    (
+        "The Basic plan costs $8 a month and the Plus plan $15 a month. For your usage, Basic is "
+        "the better choice.",
+        "| Plan | Price |\n|---|---|\n| Basic | $8/month |\n| Plus | $15/month |\n\n"
+        "**Recommendation:** Plus.",
+        "conclusion changed",
+    ),
+    (
+        "Die Bahn kostet 39 €, der Flug 89 €. Für Sie ist die Bahn daher günstiger.",
+        "- Bahn: 39 €\n- Flug: 89 €\n\nFür Sie ist der Flug günstiger.",
+        "conclusion changed: another option chosen (bahn → flug)",
+    ),
+    (
+        "Le forfait Mobile coûte 10 € par mois et le forfait Box 30 € par mois ; pour vous, le "
+        "forfait Mobile est le plus avantageux.",
+        "Mobile : 10 € par mois. Box : 30 € par mois. Pour vous, le forfait Box est le plus "
+        "avantageux.",
+        "conclusion changed: another option chosen",
+    ),
+    (
+        "El seguro Anual cuesta 300 € y el Mensual 30 € al mes, así que el Anual sale más barato.",
+        "Anual: 300 €. Mensual: 30 € al mes. El Mensual sale más barato.",
+        "conclusion changed: another option chosen",
+    ),
+]
+
+SAME_SAID_OTHERWISE += [
+    (
+        "The Basic plan costs $8 a month and the Plus plan $15 a month. For your usage, Basic is "
+        "the better choice.",
+        "| Plan | Price |\n|---|---|\n| Basic | $8/month |\n| Plus | $15/month |\n\n"
+        "**Recommendation:** Basic.",
+    ),
+    (
+        "Die Bahn kostet 39 €, der Flug 89 €. Für Sie ist die Bahn daher günstiger.",
+        "Bahn 39 €, Flug 89 € – die Bahn ist für Sie die günstigere Wahl.",
+    ),
+    (
+        "El seguro Anual cuesta 300 € y el Mensual 30 € al mes, así que el Anual sale más barato.",
+        "Anual: 300 €. Mensual: 30 € al mes. Es más barato el Anual.",
+    ),
+]
