@@ -1236,3 +1236,32 @@ SAME_SAID_OTHERWISE += [
         "Anual: 300 €. Mensual: 30 € al mes. Es más barato el Anual.",
     ),
 ]
+
+# issue 29 (review): a label over a list of values binds each value to its own thing
+CHANGED += [
+    (
+        "We offer three plans: Starter at 9 € a month, Team at 29 € a month and Business at "
+        "79 € a month.",
+        "- Starter: 29 €/month\n- Team: 9 €/month\n- Business: 79 €/month",
+        "values swapped: Starter 9 € → 29 €",
+    ),
+    (
+        "Es gibt drei Tarife: Basis für 5 € im Monat, Plus für 12 € im Monat und Premium für "
+        "20 € im Monat.",
+        "- Basis: 12 €/Monat\n- Plus: 5 €/Monat\n- Premium: 20 €/Monat",
+        "values swapped",
+    ),
+]
+
+SAME_SAID_OTHERWISE += [
+    (
+        "We offer three plans: Starter at 9 € a month, Team at 29 € a month and Business at "
+        "79 € a month.",
+        "- Starter: 9 €/month\n- Team: 29 €/month\n- Business: 79 €/month",
+    ),
+    (
+        "Es gibt drei Tarife: Basis für 5 € im Monat, Plus für 12 € im Monat und Premium für "
+        "20 € im Monat.",
+        "- Basis: 5 €/Monat\n- Plus: 12 €/Monat\n- Premium: 20 €/Monat",
+    ),
+]
