@@ -1184,6 +1184,10 @@ SAME_SAID_OTHERWISE += [
         "To replace the filter:\n- switch off the unit\n- open the side panel\n"
         "- unscrew the old filter\n- fit the new one",
     ),
+    (  # a negation is no word of its own: "not damaged" said as "intact" keeps the member
+        "The parcel was opened, checked, not damaged, and the contents were resealed.",
+        "The parcel was opened and checked; the contents were intact and were resealed.",
+    ),
     (  # a condition is no member of a list, and may be said in other words
         "Your tickets remain valid for the new date, and if you cannot come, you can ask for a "
         "refund until 30 June.",

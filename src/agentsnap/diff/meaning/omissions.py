@@ -44,7 +44,8 @@ _GONE = 1 / 3
 
 
 def _stems(text: str) -> list[str]:
-    return [V._stem(w) for w in V.content_words(text)]
+    """The stems of ``text``'s content words; a negation is no word of its own ("not corrupted")."""
+    return [V._stem(w) for w in V.content_words(text) if w not in V._NEGATIONS]
 
 
 def member_dropped(g_units: list[Unit], new: str, aligned: list[bool]) -> tuple[str, str] | None:
