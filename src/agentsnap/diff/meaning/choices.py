@@ -16,6 +16,7 @@ changed conclusion. An option called by another word, or a choice said with no c
 
 from __future__ import annotations
 
+import functools
 import re
 
 from . import vocabulary as V
@@ -44,13 +45,15 @@ _VALUE_KINDS = frozenset({"number", "date", "time", "weekday"})
 _CONDITION = re.compile(r"^\W*(?:if|unless|wenn|falls|si|cuando)\b", re.IGNORECASE)
 
 
-def _stems(text: str) -> set[str]:
-    return {V._stem(w) for w in V.content_words(text)}
+@functools.lru_cache(maxsize=4096)
+def _stems(text: str) -> frozenset[str]:
+    """The stems of ``text``'s content words (a long answer's clauses are read more than once)."""
+    return frozenset(V._stem(w) for w in V.content_words(text))
 
 
-def _read(units: list[Unit]) -> tuple[list[set[str]], str | None]:
+def _read(units: list[Unit]) -> tuple[list[frozenset[str]], str | None]:
     """The word stems of each clause with a value, and the last clause with a cue of choice."""
-    valued: list[set[str]] = []
+    valued: list[frozenset[str]] = []
     choice: str | None = None
     for unit in units:
         if unit.heading or unit.filler:
@@ -73,7 +76,7 @@ def _read(units: list[Unit]) -> tuple[list[set[str]], str | None]:
     return valued, choice
 
 
-def _options(valued: list[set[str]]) -> set[str]:
+def _options(valued: list[frozenset[str]]) -> set[str]:
     """Words that stand in one valued clause only."""
     seen: dict[str, int] = {}
     for words in valued:
@@ -85,6 +88,10 @@ def _options(valued: list[set[str]]) -> set[str]:
 def choice_changed(g_units: list[Unit], n_units: list[Unit]) -> tuple[str, str, str] | None:
     """``(label, golden choice, new choice)`` when the two answers choose options with none in
     common (module doc); None otherwise."""
+    if not (
+        any(_CUE.search(u.text) for u in g_units) and any(_CUE.search(u.text) for u in n_units)
+    ):
+        return None
     g_valued, g_choice = _read(g_units)
     n_valued, n_choice = _read(n_units)
     if g_choice is None or n_choice is None or len(g_valued) < 2 or len(n_valued) < 2:

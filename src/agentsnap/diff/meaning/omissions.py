@@ -51,7 +51,7 @@ def _stems(text: str) -> list[str]:
 def member_dropped(g_units: list[Unit], new: str, aligned: list[bool]) -> tuple[str, str] | None:
     """``(member, golden sentence)`` for the first member of a golden sentence's list the new
     answer leaves out (module doc); ``aligned[i]``: golden unit ``i`` has a counterpart."""
-    there = set(_stems(new))
+    there: set[str] | None = None
     for unit, kept in zip(g_units, aligned, strict=True):
         if (
             not kept
@@ -62,11 +62,14 @@ def member_dropped(g_units: list[Unit], new: str, aligned: list[bool]) -> tuple[
         ):
             continue  # a table row's cells are no list
         text = unit.text.split(":", 1)[-1] if unit.labelled else unit.text  # "To do it: A, B, C"
+        if len(_MEMBER.findall(text)) < 2:
+            continue  # no list of three
         members = [m for m in _MEMBER.split(text) if m and V.content_words(m)]
         if members and _INTRO.match(members[0]):
             members = members[1:]  # "To replace the toner, …", "If it fails, …": no member
         if len(members) < 3:
             continue  # "A and B" is often one thing said twice; a list has three members
+        there = set(_stems(new)) if there is None else there
         shares = []
         for member in members:
             words = list(dict.fromkeys(_stems(member)))

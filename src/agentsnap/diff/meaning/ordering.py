@@ -18,6 +18,7 @@ place is the same order.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 
@@ -39,12 +40,14 @@ _FIRST = re.compile(
 )
 #: a word that opens the next step ("then", "followed by", "puis", "dann", "luego", "次に")
 _THEN = re.compile(
-    r"(?:,|;|\band\b|\bund\b|\bet\b|\by\b)?\s*\b(?:then|and then|after that|afterwards|next(?! (?:time|week|month|year|day|visit)\b)|"
+    r"\b(?:then|after that|afterwards|next(?! (?:time|week|month|year|day|visit)\b)|"
     r"finally|lastly|followed by|dann|danach|anschließend|schließlich|gefolgt von|puis|ensuite|"
     r"enfin|suivie?s? (?:de|par)|luego|después(?! de)|a continuación|finalmente|seguid[oa]s? de)\b"
     r"|(?:、)?(?:次に|それから|その後|最後に)",
     re.IGNORECASE,
 )
+#: the joint a step's text ends with before the next step's sequence word (", and", "; und")
+_JOINT = re.compile(r"(?:[,;]?\s*\b(?:and|und|et|y)|[,;、])\s*$", re.IGNORECASE)
 #: a sentence that opens with its condition
 _CONDITION = re.compile(r"^(?:if|when|unless|wenn|falls|si|lorsque|quand|cuando)\b", re.IGNORECASE)
 #: words that say an order against the text's own ("install it after you deactivate it")
@@ -60,8 +63,10 @@ _CLAUSE = re.compile(r"[.!?。！？;:,、\n]|\s(?:and|und|et|y|then|dann|puis|l
 _HELD = 0.5
 
 
-def _stems(text: str) -> set[str]:
-    return {V._stem(w) for w in V.content_words(text)}
+@functools.lru_cache(maxsize=4096)
+def _stems(text: str) -> frozenset[str]:
+    """The stems of ``text``'s content words (a long answer's clauses are read more than once)."""
+    return frozenset(V._stem(w) for w in V.content_words(text))
 
 
 #: the sequence words themselves, found in either answer's items
@@ -107,7 +112,9 @@ def _inline(line: str) -> list[str]:
 
 def _worded(text: str) -> list[list[str]]:
     """Sentences that join their steps with sequence words ("first A, then B, and finally C")."""
-    out = []
+    out: list[list[str]] = []
+    if not _THEN.search(text):
+        return out
     for sentence in re.split(r"(?<=[.!?。！？])\s*|\n", text):
         if _CONDITION.match(sentence.strip()):
             continue  # "If it fails, then call us": one condition, no steps
@@ -125,7 +132,8 @@ def _worded(text: str) -> list[list[str]]:
         cut = max(parts[0].rfind(c, 0, first.start() if first else None) for c in ",:;")
         if cut >= 0:
             parts[0] = parts[0][cut + 1 :]
-        items = [p.strip(" ,;:.") for p in parts]
+        # the part before a sequence word ends with its joint (", and then", "; puis", "、次に")
+        items = [_JOINT.sub("", p).strip(" ,;:.") for p in parts]
         if len(items) >= 2 and all(V.content_words(p) for p in items):
             out.append(items)
     return out
@@ -136,22 +144,22 @@ def sequences(text: str) -> list[list[str]]:
     return _numbered(text) + _worded(text)
 
 
-def _clauses(text: str) -> list[tuple[int, int, set[str]]]:
-    """``(start, end, word stems)`` of each clause of ``text``."""
+def _clauses(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, case-folded text)`` of each clause of ``text``."""
     out, start = [], 0
     for m in [*_CLAUSE.finditer(text), None]:
         end = m.start() if m else len(text)
-        words = _stems(text[start:end])
-        if words:
-            out.append((start, end, words))
+        if text[start:end].strip():
+            out.append((start, end, text[start:end].casefold().replace("’", "'")))
         start = m.end() if m else len(text)
     return out
 
 
-def _place(own: set[str], clauses: list[tuple[int, int, set[str]]]) -> int | None:
+def _place(own: frozenset[str], clauses: list[tuple[int, int, str]]) -> int | None:
     """The one clause holding most of ``own`` (at least :data:`_HELD` of it), None when none
-    does or two hold as much."""
-    scores = [len(own & words) for _, _, words in clauses]
+    does or two hold as much. A stem is part of its word, so a clause whose text holds none of
+    ``own`` is not read word by word."""
+    scores = [len(own & _stems(low)) if any(w in low for w in own) else 0 for _, _, low in clauses]
     best = max(scores, default=0)
     if not own or best == 0 or best < _HELD * len(own) or scores.count(best) > 1:
         return None
@@ -162,8 +170,9 @@ def order_changed(golden: str, new: str) -> tuple[str, str, str] | None:
     """``(label, golden item, new item)`` when a sequence one answer states has two items the
     other answer puts in the reverse order (module doc); None otherwise."""
     for mine, other, flip in ((golden, new, False), (new, golden, True)):
-        clauses = _clauses(other)
-        for items in sequences(mine):
+        stated = sequences(mine)
+        clauses = _clauses(other) if stated else []  # most answers state no order
+        for items in stated:
             # an item is found by its first clause ("deploy the new version, and remove …")
             stems = [_stems(_CLAUSE.split(item)[0]) - _ORDER_WORDS for item in items]
             places: list[tuple[int, int]] = []
