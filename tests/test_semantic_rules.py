@@ -1085,3 +1085,187 @@ SAME_SAID_OTHERWISE += [
     ),
     ("- **Lite:** 5 $/month\n- **Plus:** 15 $/month", "Lite is 5 $/month and Plus is 15 $/month."),
 ]
+
+# ------------------------------------------------------------------ issue 29 (false passes): an
+# order the answer states (agentsnap.diff.meaning.ordering)
+
+CHANGED += [
+    (
+        "To reset the router, first unplug it for 30 seconds, then hold the reset button.",
+        "To reset the router, first hold the reset button, then unplug it for 30 seconds.",
+        "steps out of order",
+    ),
+    (
+        "Schalten Sie zuerst die Sicherung aus, dann nehmen Sie die alte Lampe ab.",
+        "Nehmen Sie zuerst die alte Lampe ab, dann schalten Sie die Sicherung aus.",
+        "steps out of order",
+    ),
+    (
+        "Sauvegardez d'abord vos fichiers, puis installez la mise à jour.",
+        "Installez d'abord la mise à jour, puis sauvegardez vos fichiers.",
+        "steps out of order",
+    ),
+    (  # a ranking said with "followed by", then numbered the other way round
+        "Applicants are ranked by household income, followed by the date of application.",
+        "Ranking:\n1. Date of application\n2. Household income",
+        "steps out of order",
+    ),
+    (  # numbered inside one line
+        "To clear it: 1. Close the app. 2. Delete the cache folder. 3. Reopen the app.",
+        "To clear it: 1. Delete the cache folder. 2. Close the app. 3. Reopen the app.",
+        "steps out of order",
+    ),
+]
+
+SAME_SAID_OTHERWISE += [
+    (
+        "First unplug the router, then hold the reset button.",
+        "1. Unplug the router\n2. Hold the reset button",
+    ),
+    # the other place with a word that turns the order round is the same order
+    (
+        "Install the update after you back up your files.",
+        "First back up your files, then install the update.",
+    ),
+    (
+        "Back up your files, then install the update.",
+        "Install the update, but back up your files beforehand.",
+    ),
+    (
+        "Sauvegardez d'abord vos fichiers, puis installez la mise à jour.",
+        "Installez la mise à jour après avoir sauvegardé vos fichiers.",
+    ),
+    # a list whose order says nothing may come in any order
+    (
+        "Bring your passport, a photo and the signed form.",
+        "- the signed form\n- a photo\n- your passport",
+    ),
+]
+
+# issue 29 (false passes): a member of a sentence's list left out, the rest word for word
+# (agentsnap.diff.meaning.omissions)
+CHANGED += [
+    (
+        "To replace the filter, switch off the unit, open the side panel, unscrew the old filter "
+        "and fit the new one.",
+        "To replace the filter, switch off the unit, unscrew the old filter and fit the new one.",
+        "part of a list dropped (open the side panel)",
+    ),
+    (
+        "Melden Sie sich im Portal an, laden Sie den Vertrag hoch, bestätigen Sie die "
+        "Lieferadresse und senden Sie den Antrag ab.",
+        "Melden Sie sich im Portal an, laden Sie den Vertrag hoch und senden Sie den Antrag ab.",
+        "part of a list dropped",
+    ),
+    (
+        "Faites chauffer le lait, ajoutez le sucre vanillé, laissez refroidir la crème et "
+        "versez-la dans les moules.",
+        "Faites chauffer le lait, laissez refroidir la crème et versez-la dans les moules.",
+        "part of a list dropped",
+    ),
+    (
+        "Rellene el formulario, adjunte una copia del pasaporte, firme la solicitud y envíela "
+        "por correo.",
+        "Rellene el formulario, firme la solicitud y envíela por correo.",
+        "part of a list dropped",
+    ),
+]
+
+SAME_SAID_OTHERWISE += [
+    (  # a member reworded keeps a word of its own
+        "To replace the filter, switch off the unit, open the side panel, unscrew the old filter "
+        "and fit the new one.",
+        "To replace the filter, switch off the unit, take off the side panel, unscrew the old "
+        "filter and fit the new one.",
+    ),
+    (
+        "To replace the filter, switch off the unit, open the side panel, unscrew the old filter "
+        "and fit the new one.",
+        "To replace the filter:\n- switch off the unit\n- open the side panel\n"
+        "- unscrew the old filter\n- fit the new one",
+    ),
+    (  # a negation is no word of its own: "not damaged" said as "intact" keeps the member
+        "The parcel was opened, checked, not damaged, and the contents were resealed.",
+        "The parcel was opened and checked; the contents were intact and were resealed.",
+    ),
+    (  # a condition is no member of a list, and may be said in other words
+        "Your tickets remain valid for the new date, and if you cannot come, you can ask for a "
+        "refund until 30 June.",
+        "Your tickets remain valid for the new date. Should you be unavailable, you can ask for a "
+        "refund until 30 June.",
+    ),
+]
+
+# issue 29 (false passes): the same prices, another option chosen (agentsnap.diff.meaning.choices)
+CHANGED += [
+    (
+        "The Basic plan costs $8 a month and the Plus plan $15 a month. For your usage, Basic is "
+        "the better choice.",
+        "| Plan | Price |\n|---|---|\n| Basic | $8/month |\n| Plus | $15/month |\n\n"
+        "**Recommendation:** Plus.",
+        "conclusion changed",
+    ),
+    (
+        "Die Bahn kostet 39 €, der Flug 89 €. Für Sie ist die Bahn daher günstiger.",
+        "- Bahn: 39 €\n- Flug: 89 €\n\nFür Sie ist der Flug günstiger.",
+        "conclusion changed: another option chosen (bahn → flug)",
+    ),
+    (
+        "Le forfait Mobile coûte 10 € par mois et le forfait Box 30 € par mois ; pour vous, le "
+        "forfait Mobile est le plus avantageux.",
+        "Mobile : 10 € par mois. Box : 30 € par mois. Pour vous, le forfait Box est le plus "
+        "avantageux.",
+        "conclusion changed: another option chosen",
+    ),
+    (
+        "El seguro Anual cuesta 300 € y el Mensual 30 € al mes, así que el Anual sale más barato.",
+        "Anual: 300 €. Mensual: 30 € al mes. El Mensual sale más barato.",
+        "conclusion changed: another option chosen",
+    ),
+]
+
+SAME_SAID_OTHERWISE += [
+    (
+        "The Basic plan costs $8 a month and the Plus plan $15 a month. For your usage, Basic is "
+        "the better choice.",
+        "| Plan | Price |\n|---|---|\n| Basic | $8/month |\n| Plus | $15/month |\n\n"
+        "**Recommendation:** Basic.",
+    ),
+    (
+        "Die Bahn kostet 39 €, der Flug 89 €. Für Sie ist die Bahn daher günstiger.",
+        "Bahn 39 €, Flug 89 € – die Bahn ist für Sie die günstigere Wahl.",
+    ),
+    (
+        "El seguro Anual cuesta 300 € y el Mensual 30 € al mes, así que el Anual sale más barato.",
+        "Anual: 300 €. Mensual: 30 € al mes. Es más barato el Anual.",
+    ),
+]
+
+# issue 29 (review): a label over a list of values binds each value to its own thing
+CHANGED += [
+    (
+        "We offer three plans: Starter at 9 € a month, Team at 29 € a month and Business at "
+        "79 € a month.",
+        "- Starter: 29 €/month\n- Team: 9 €/month\n- Business: 79 €/month",
+        "values swapped: Starter 9 € → 29 €",
+    ),
+    (
+        "Es gibt drei Tarife: Basis für 5 € im Monat, Plus für 12 € im Monat und Premium für "
+        "20 € im Monat.",
+        "- Basis: 12 €/Monat\n- Plus: 5 €/Monat\n- Premium: 20 €/Monat",
+        "values swapped",
+    ),
+]
+
+SAME_SAID_OTHERWISE += [
+    (
+        "We offer three plans: Starter at 9 € a month, Team at 29 € a month and Business at "
+        "79 € a month.",
+        "- Starter: 9 €/month\n- Team: 29 €/month\n- Business: 79 €/month",
+    ),
+    (
+        "Es gibt drei Tarife: Basis für 5 € im Monat, Plus für 12 € im Monat und Premium für "
+        "20 € im Monat.",
+        "- Basis: 5 €/Monat\n- Plus: 12 €/Monat\n- Premium: 20 €/Monat",
+    ),
+]

@@ -77,8 +77,12 @@ def _clauses(unit: Unit) -> list[tuple[str, list[F.Fact]]]:
     """The clauses of ``unit`` with the value facts each holds (a table row is one clause)."""
     text = unit.text
     values = [f for f in unit.facts if f.kind in _VALUE_KINDS]
+    # a table row, or a label with its one value, is one clause; a label over a list of values
+    # ("Three plans: Starter at 9 €, Team at 29 €") is read clause by clause
     if unit.labelled and (";" in text or ":" in text):
-        return [(text, values)]
+        after = text.partition(":")[2]
+        if ";" in text or sum(f.surface in after for f in values) <= 1:
+            return [(text, values)]
     spans = []
     for fact in values:
         at = _find(text, fact.surface)

@@ -77,8 +77,11 @@ from typing import Any
 
 from . import facts as F
 from . import vocabulary as V
+from .choices import choice_changed
 from .findings import Finding, Verdict, pair_message
 from .json_answers import json_leaves, json_verdict
+from .omissions import member_dropped
+from .ordering import order_changed
 from .reading import ALIGN, Reading
 from .units import (
     Unit,
@@ -174,6 +177,7 @@ def compare_many(pairs: Sequence[tuple[str, str]], encoder: Encoder | None = Non
                     sims[i][j] = max(sims[i][j], float(emb[a_row][b_col]))
         pair_state = Reading(golden, new, g_units, n_units, sims)
         pair_state.run()
+        _claims(pair_state, golden, new)
         for a, b in pair_state.replaced:
             words_needed.setdefault(a, len(words_needed))
             words_needed.setdefault(b, len(words_needed))
@@ -209,3 +213,22 @@ def compare_many(pairs: Sequence[tuple[str, str]], encoder: Encoder | None = Non
                 state.add("word", "harmful", g, n, pair_message(f"word changed ({a} → {b})", g, n))
         out.append(state.verdict())
     return out
+
+
+def _claims(state: Reading, golden: str, new: str) -> None:
+    """What the answers claim beyond their sentences one by one, read once ``state`` has found
+    nothing harmful: an order stated (:mod:`.ordering`), the option chosen (:mod:`.choices`), a
+    member of a list left out (:mod:`.omissions`)."""
+    if any(f.severity == "harmful" for f in state.findings):
+        return
+    changed = order_changed(golden, new)
+    if changed is not None:
+        state.flag("step", "harmful", *changed)
+        return
+    chose = choice_changed(state.g, state.n)
+    if chose is not None:
+        state.flag("conclusion", "harmful", *chose)
+        return
+    dropped = member_dropped(state.g, new, [best >= ALIGN for best in state.g_best])
+    if dropped is not None:
+        state.flag("dropped", "soft", f"part of a list dropped ({dropped[0]})", dropped[1], "")
