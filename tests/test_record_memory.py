@@ -130,6 +130,35 @@ def test_a_recordings_snapshot_holds_the_captured_exchange_itself() -> None:
     assert snap.trace[0] is not steps[0]  # the step itself is still the snapshot's own
 
 
+def test_the_views_of_calls_the_trace_built_are_kept_and_a_users_values_copied() -> None:
+    request_view = {"messages": [{"role": "user", "content": "Weather in Paris?"}]}
+    response_view = {"content": "Sunny", "tool_calls": []}
+    odd_view = {"score": float("nan")}
+    args = {"city": "Paris", "days": [1, 2]}  # a user's value, reported by an adapter
+    steps = [
+        {
+            "type": "llm_call",
+            "provider": "openai",
+            "request": request_view,
+            "response": response_view,
+        },
+        {"type": "llm_call", "provider": "openai", "request": odd_view, "response": None},
+        {"type": "tool_call", "name": "weather", "args": args, "result": {"t": 21}},
+    ]
+    traced = build_snapshot("t::a", steps, traced=True)
+    assert traced.trace[0]["request"] is request_view
+    assert traced.trace[0]["response"] is response_view
+    assert traced.trace[1]["request"] == {"score": {"$float": "nan"}}  # converted as before
+    assert traced.trace[2]["args"] == args and traced.trace[2]["args"] is not args
+    assert all(type(step) is dict for step in traced.trace)
+    assert all(step is not given for step, given in zip(traced.trace, steps, strict=True))
+    # steps from elsewhere (an imported trace, a test's own list) are copied whole, as before
+    other = build_snapshot("t::b", steps)
+    assert other.trace[0]["request"] == request_view
+    assert other.trace[0]["request"] is not request_view
+    assert other.to_dict()["trace"] == traced.to_dict()["trace"]
+
+
 # --------------------------------------------------------------------------- scrubbing shares
 
 

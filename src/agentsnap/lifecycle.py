@@ -190,8 +190,10 @@ def build_snapshot(
     model: str | None = None,
     source: str = "pytest",
     output_from_trace: bool = False,
+    traced: bool = False,
 ) -> Snapshot:
-    """A new :class:`Snapshot` from a trace's steps.
+    """A new :class:`Snapshot` from a trace's steps (``traced``: the list ``Trace.steps()``
+    returned, whose LLM calls' views are agentsnap's own: kept, not copied).
 
     With ``output_from_trace`` (zero-code mode, where the test's result is not
     visible) the final output is the text of the last ``llm_call``, or the
@@ -218,7 +220,7 @@ def build_snapshot(
         output = final if final is not None else llm[-1].get("response")
     if model in (None, "", "unknown"):
         model = next((str(s["model"]) for s in llm if s.get("model")), None) or (model or "unknown")
-    steps, input, output = prepare_parts(steps, input, output)
+    steps, input, output = prepare_parts(steps, input, output, traced=traced)
     return Snapshot(
         name=name,
         trace=steps,

@@ -150,6 +150,7 @@ class _Block:
             model=model,
             source=self._source,
             output_from_trace=self.output is None,
+            traced=True,
         )
 
     def __enter__(self) -> _Block:

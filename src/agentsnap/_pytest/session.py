@@ -361,7 +361,7 @@ class AgentsnapSession:
             return  # no LLM or MCP traffic: nothing to snapshot
         self.used.add(name)
         snap = build_snapshot(
-            name, recording.trace.steps(), source="pytest", output_from_trace=True
+            name, recording.trace.steps(), source="pytest", output_from_trace=True, traced=True
         )
         try:
             # settle publishes what it reaches, its refusals too

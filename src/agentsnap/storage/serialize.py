@@ -235,6 +235,13 @@ def _convert(value: object, depth: int, path: frozenset[int]) -> Any:
     nxt = depth + 1
     if type(value) is PreparedExchange:  # the golden's own stored form: kept as it is (see prepare)
         return value
+    if type(value) is _BuiltCall:  # a step the trace built (see prepare_parts): a plain dict
+        return {
+            _key(k): v
+            if (type(v) is dict or type(v) is list) and _plain_json(v, nxt)
+            else to_json(v, nxt, path)
+            for k, v in value.items()
+        }
     if type(value) is StoredExchange:  # scrubbed at capture: the mark is kept (see prepare)
         if _plain_json(value, depth):
             return value  # parsed from the wire by this process: already what to_json makes
@@ -362,8 +369,25 @@ def prepare(data: object) -> Any:
     return converted
 
 
-def prepare_parts(trace: object, input: object, output: object) -> tuple[Any, Any, Any]:
-    """``(trace, input, output)`` of a new snapshot, prepared as :func:`prepare` would store them."""
+class _BuiltCall(dict[str, Any]):
+    """An ``llm_call`` step as :meth:`agentsnap.capture.trace.Trace.steps` built it: its views were
+    made by a codec from the captured (or served) exchange, so a view holding plain JSON is
+    agentsnap's own and goes through :func:`to_json` as itself (no user holds it)."""
+
+    __slots__ = ()
+
+
+def prepare_parts(
+    trace: object, input: object, output: object, *, traced: bool = False
+) -> tuple[Any, Any, Any]:
+    """``(trace, input, output)`` of a new snapshot, prepared as :func:`prepare` would store them.
+
+    ``traced``: ``trace`` is a list straight from ``Trace.steps()``; its ``llm_call`` steps'
+    views are kept, not copied, where they hold plain JSON (a 5,000-call run's are ~5 MB)."""
+    if traced and isinstance(trace, list):
+        trace = [
+            _BuiltCall(s) if type(s) is dict and s.get("type") == "llm_call" else s for s in trace
+        ]
     done = prepare({"trace": trace, "input": input, "output": output})
     return done["trace"], done["input"], done["output"]
 
