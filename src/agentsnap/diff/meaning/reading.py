@@ -43,7 +43,14 @@ from .clues import (
     prefix_negations,
 )
 from .findings import KIND_LABEL, Finding, Verdict, pair_message
-from .layout import by_initials, joined_step, rows_counted, same_written
+from .layout import (
+    by_initials,
+    joined_step,
+    labelled_values,
+    other_than_only,
+    rows_counted,
+    same_written,
+)
 from .members import contrast_kept, negated_member_moved
 from .phrasing import clock_words, multiple_in
 from .slots import restated_pairs
@@ -213,7 +220,7 @@ class Reading:
         """The value under each label both answers give once ("Price: 40 $" / "- Price: 8 $", a
         table row's first cell): values that trade places between labels keep every fact of the
         answer, so they are compared label by label."""
-        g_values, n_values = _labelled_values(self.g), _labelled_values(self.n)
+        g_values, n_values = labelled_values(self.g), labelled_values(self.n)
         for key in g_values.keys() & n_values.keys():
             (g_text, g_facts), (n_text, n_facts) = g_values[key], n_values[key]
             if (
@@ -294,12 +301,17 @@ class Reading:
             # for CJK); a rewording moves negations into other clauses ("not accepted" → "we
             # accept only C")
             close = _closeness(g, n)
+            # a table row's cells are no clauses: the row says its cells of its first one
+            rows = [self.g[i].text for i in g_part if self.g[i].row]
+            rows += [self.n[j].text for j in n_part if self.n[j].row]
+            if len(rows) == 1 and other_than_only(rows[0], n if rows[0] == g else g):
+                continue  # "only the SUV includes…" denies it of the row "Compact"
             if not ((flipped and (parity or prefixed) and close >= 0.5) or len(g_part) > 1):
                 # clause by clause: two flips in two clauses cancel in the sentence's parity
                 # ("still contains it; upgrading will not fix it" → "no longer contains it;
                 # upgrading will fix it")
                 clause = (
-                    _flipped_clause(g, n)
+                    (None if rows else _flipped_clause(g, n))
                     or _negated_in_part(g, n)
                     or (
                         flipped_in_clause(g, n, flipped)
@@ -597,35 +609,6 @@ class Reading:
 
 #: the words that join one more member to a list
 _JOIN = frozenset(["and", "or", "und", "oder", "et", "ou", "y", "o", "sowie", "plus", "と", "や"])
-
-
-def _labelled_values(units: list[Unit]) -> dict[frozenset[str], tuple[str, list[F.Fact]]]:
-    """``{label's word stems: (the unit's text, the facts of its value)}`` for each labelled unit
-    ("Price: 40 $"; a table row "EU; 4 M" by its first cell) whose label no other unit has."""
-    found: dict[frozenset[str], tuple[str, list[F.Fact]]] = {}
-    twice: set[frozenset[str]] = set()
-    for unit in units:
-        if not unit.labelled or unit.heading:
-            continue
-        text = unit.text
-        label, sep, _ = text.partition(":")
-        if not sep or len(V.tokens(label)) > 5:
-            label, sep, _ = text.partition(";")  # a table row: its first cell
-        if not sep:
-            continue
-        key = frozenset(V._stem(w) for w in V.tokens(label) if w not in V.STOPWORDS)
-        # the unit's own facts, by where they stand: after the label, or in it
-        placed = [(text.find(f.surface), f) for f in unit.facts if f.kind in _VALUE_KINDS]
-        facts = [f for at, f in placed if at > len(label)]
-        if not key or len(facts) < len(placed):
-            continue
-        if key in found:
-            twice.add(key)
-        found[key] = (text, facts)
-    return {k: v for k, v in found.items() if k not in twice}
-
-
-_VALUE_KINDS = frozenset({"number", "date", "time", "weekday"})
 
 
 def _order_kept(markers: list[str], other: str) -> list[str]:

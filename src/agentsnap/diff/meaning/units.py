@@ -46,6 +46,8 @@ class Unit:
     sequenced: bool = False
     #: a line of the signature that closes a message ("Tom, Leasing Office", "Dr. Anna Keller")
     signature: bool = False
+    #: a table's data row: its cells are what the row says of its first cell, not clauses
+    row: bool = False
 
 
 # --------------------------------------------------------------------------- units
@@ -230,9 +232,9 @@ _LABELLED = re.compile(
 )
 
 
-#: a table cell that says yes or no with a sign ("✓", "✗", "–")
-_YES_CELL = frozenset({"✓", "✔", "☑", "✅"})
-_NO_CELL = frozenset({"✗", "✘", "×", "❌", "–", "—", "-"})
+#: a table cell that says yes or no with a sign ("✓", "✗", "–") or a word ("Yes", "Nein", "Non")
+_YES_CELL = frozenset({"✓", "✔", "☑", "✅", "yes", "ja", "oui", "sí", "si", "はい"})
+_NO_CELL = frozenset({"✗", "✘", "×", "❌", "–", "—", "-", "no", "nein", "non", "いいえ"})
 
 
 def _cells(line: str) -> list[str]:
@@ -241,13 +243,19 @@ def _cells(line: str) -> list[str]:
 
 
 def _row(columns: list[str], cells: list[str]) -> str:
-    """A table's data row with each sign cell read with its header ("✓" under "Direct" is
-    "Direct: yes", "–" under "Change" is "Change: no"); the other cells stay as they are."""
+    """A table's data row with each sign or yes/no cell read as its header said or denied ("✓"
+    under "Direct" is "Direct", "–" under "Change" is "not Change", "No" under "Supported" is "not
+    Supported": the header is what the cell affirms); the other cells stay as they are."""
     out = []
     for k, cell in enumerate(cells):
         head = columns[k] if k < len(columns) else ""
-        sign = "yes" if cell in _YES_CELL else "no" if cell in _NO_CELL else ""
-        out.append(f"{head}: {sign}" if head and sign else cell)
+        word = cell.casefold()
+        sign = "yes" if word in _YES_CELL else "no" if word in _NO_CELL else ""
+        if head and sign:
+            # a header is a label, not a name: "Free child seat" is read "free child seat"
+            head = head[0].lower() + head[1:] if head[1:2].islower() else head
+            cell = head if sign == "yes" else f"not {head}"
+        out.append(cell)
     return " | ".join(out)
 
 
@@ -342,6 +350,7 @@ def split_units(text: str) -> list[Unit]:
             columns = _cells(line)
         elif columns and "|" in line and not in_fence:
             line = _row(columns, _cells(line))
+        row = bool(columns) and not header_row and not in_fence
         step = bool(_ITEM.match(line)) and not in_fence and not heading
         labelled = not in_fence and (
             bool(_LABELLED.match(_ITEM.sub("", line, count=1))) or raw.count("|") >= 2
@@ -370,6 +379,7 @@ def split_units(text: str) -> list[Unit]:
                     heading=heading,
                     labelled=labelled,
                     sequenced=sequenced and not heading,
+                    row=row,
                 )
             )
     _mark_signature(units)

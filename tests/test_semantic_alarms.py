@@ -1,0 +1,85 @@
+"""False alarms of the meaning check read away by kind (issue 29, the false-alarm round), each on a
+short pair written here (not taken from a dev or the frozen set): the harmless form passes, and its
+near miss, which changes what the answer says, still fails with the finding that names it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from agentsnap.diff.meaning.verdict import compare
+
+THRESHOLD = 0.92  # semantic_threshold's default
+
+
+def _verdict(golden: str, new: str) -> tuple[bool, list[str]]:
+    verdict = compare(golden, new)
+    return verdict.score >= THRESHOLD, [f.message for f in verdict.findings]
+
+
+_FEATURES = "| Feature | Supported |\n|---|---|\n| SSO | Yes |\n| SCIM | {} |\n| Audit log | Yes |"
+_FEATURES_SAID = "SSO and the audit log are supported, but SCIM is not."
+_SERVICES = "| Service | Inclus |\n|---|---|\n| Wi-Fi | Oui |\n| Petit-déjeuner | {} |"
+_SERVICES_SAID = "Le Wi-Fi est inclus, le petit-déjeuner ne l'est pas."
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        (_FEATURES_SAID, _FEATURES.format("No")),
+        (_FEATURES.format("No"), _FEATURES_SAID),
+        (_SERVICES_SAID, _SERVICES.format("Non")),
+    ],
+)
+def test_a_yes_no_column_says_its_header_or_denies_it(golden: str, new: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        (_FEATURES_SAID, _FEATURES.format("Yes")),
+        (_FEATURES.format("Yes"), _FEATURES_SAID),
+        (_SERVICES_SAID, _SERVICES.format("Oui")),
+    ],
+)
+def test_a_yes_no_cell_that_says_the_opposite_still_fails(golden: str, new: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert not passed, messages
+    assert any("yes/no" in m or "polarity" in m for m in messages), messages
+
+
+_PLANS = "| Plan | Unlimited data | Phone support |\n|---|---|---|\n| Basic | Yes | No |\n| Pro | Yes | {} |"
+_TARIFE = (
+    "| Tarif | Flatrate | Telefonsupport |\n|---|---|---|\n| Basis | Ja | Nein |\n| Pro | Ja | {} |"
+)
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        # what "only Pro" grants Pro it denies Basic: Basic's "No" is the sentence's reading
+        (
+            "Both plans include unlimited data, but only Pro includes phone support.",
+            _PLANS.format("Yes"),
+            True,
+        ),
+        (
+            "Beide Tarife enthalten eine Flatrate, aber nur Pro enthält Telefonsupport.",
+            _TARIFE.format("Ja"),
+            True,
+        ),
+        # the member "only" names denied: a flip
+        (
+            "Both plans include unlimited data, but only Pro includes phone support.",
+            _PLANS.format("No"),
+            False,
+        ),
+    ],
+)
+def test_only_one_member_denies_it_to_the_rows_of_the_others(
+    golden: str, new: str, passes: bool
+) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages
