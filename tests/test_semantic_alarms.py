@@ -83,3 +83,47 @@ def test_only_one_member_denies_it_to_the_rows_of_the_others(
 ) -> None:
     passed, messages = _verdict(golden, new)
     assert passed is passes, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        (
+            "**Status:** Shipped\n**Carrier:** DHL\n**Due:** Friday",
+            "Your parcel has shipped with DHL and is due on Friday.",
+            True,
+        ),
+        (  # a value that only denies is said by a sentence that names the label and negates
+            "**Status:** Paid\n**Amount:** €120\n**Due:** none",
+            "The invoice of €120 is paid, so nothing is due.",
+            True,
+        ),
+        (
+            "**Status:** Genehmigt\n**Betrag:** 420 €\n**Fällig:** 15. März",
+            "Ihr Antrag wurde genehmigt: 420 €, fällig am 15. März.",
+            True,
+        ),
+        (  # the status no sentence says: still dropped
+            "**Status:** Shipped\n**Carrier:** DHL\n**Due:** Friday",
+            "Your parcel has been delayed; DHL says it is due on Friday.",
+            False,
+        ),
+        (
+            "**Status:** Paid\n**Amount:** €120\n**Due:** none",
+            "The invoice of €120 is paid, and the rest is due Friday.",
+            False,
+        ),
+        (
+            "**Status:** Genehmigt\n**Betrag:** 420 €\n**Fällig:** 15. März",
+            "Ihr Antrag wurde abgelehnt: 420 €, fällig am 15. März.",
+            False,
+        ),
+    ],
+)
+def test_a_label_line_whose_value_the_prose_says_is_not_dropped(
+    golden: str, new: str, passes: bool
+) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages
+    if passes:
+        assert not any("sentence dropped" in m for m in messages), messages

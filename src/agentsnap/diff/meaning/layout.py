@@ -23,6 +23,9 @@ facts and steps of the two forms are compared and not their shapes:
   colon is followed by its value (``出発時刻：14:50``).
 * **A label names its value** (:func:`labelled_values`): ``Price: 40 $`` and a
   table row by its first cell, for values swapped between labels.
+* **A label line's value said in prose is there** (:func:`value_said`):
+  ``**Status:** Shipped`` beside "Your parcel has shipped"; ``**Due:** none``
+  beside "nothing is due".
 * **"Only" one member denies it to the others** (:func:`other_than_only`): the
   row ``Compact | … | No`` under "Free child seat" is what "only the SUV
   includes a child seat" says of the compact.
@@ -49,6 +52,7 @@ __all__ = [
     "rows_counted",
     "same_written",
     "separate",
+    "value_said",
 ]
 
 
@@ -277,3 +281,22 @@ def other_than_only(row: str, sentence: str) -> bool:
     subject = {V._stem(w) for w in V.content_words(row.partition(";")[0])}
     said = {V._stem(w) for w in V.content_words(sentence)}
     return bool(subject) and not subject & said
+
+
+def value_said(text: str, markers: list[str], others: Sequence[Piece]) -> bool:
+    """A ``Label: value`` line whose value one unit of ``others`` says ("**Status:** Shipped"
+    beside "Your parcel has shipped with DHL"): a label names what its value is, the prose
+    need not repeat it. A value that only denies ("**Due:** none") is said by a unit that
+    names the label and negates ("nothing is due")."""
+    label, sep, value = text.partition(":")
+    if not sep or not value.strip() or len(V.tokens(label)) > 4:
+        return False
+    own = {V._stem(w) for w in V.content_words(value) if not V.polarity(w)[1]}
+    for other in others:
+        words = {V._stem(w) for w in other.words}
+        if own and own <= words:
+            return True
+        named = {V._stem(w) for w in V.content_words(label)}
+        if not own and markers and named and named <= words and V.polarity(other.text)[1]:
+            return True
+    return False

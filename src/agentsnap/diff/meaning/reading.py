@@ -50,6 +50,7 @@ from .layout import (
     other_than_only,
     rows_counted,
     same_written,
+    value_said,
 )
 from .members import contrast_kept, negated_member_moved
 from .phrasing import clock_words, multiple_in
@@ -529,6 +530,8 @@ class Reading:
                 unit.step and cover < 0.8 and not (cover >= 0.5 and named_step(self.g, i, self.new))
             ):
                 self.flag("step", "harmful", "step missing", unit.text, "")
+            elif unit.labelled and value_said(unit.text, unit.markers, self.n):
+                self.flag("rewording", "harmless", "labelled value said in prose", unit.text, "")
             elif cover < COVERED and not unit.facts:
                 severity = "harmful" if unit.markers else "soft"  # a dropped warning or negation
                 self.flag("dropped", severity, "sentence dropped", unit.text, "")
