@@ -127,3 +127,42 @@ def test_a_label_line_whose_value_the_prose_says_is_not_dropped(
     assert passed is passes, messages
     if passes:
         assert not any("sentence dropped" in m for m in messages), messages
+
+
+_LIMIT = "Your limit has been raised to 500 requests per minute, effective immediately."
+_MUSEUM = "Die Ausstellung ist bis zum 31. August verlängert."
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        (_LIMIT, f"{_LIMIT} Best regards, the Developer Support team"),
+        (_LIMIT, f"{_LIMIT} We look forward to hearing from you – kind regards, Customer Care"),
+        (
+            _MUSEUM,
+            f"{_MUSEUM} Wir freuen uns auf Ihren Besuch – mit freundlichen Grüßen, Ihr Museumsteam",
+        ),
+        (
+            "La inscripción está confirmada.",
+            "La inscripción está confirmada. Un saludo cordial y quedamos a su disposición "
+            "para cualquier duda.",
+        ),
+    ],
+)
+def test_a_sign_off_and_the_signature_after_it_are_courtesy(golden: str, new: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed, messages
+    assert any(m.startswith("courtesy added") for m in messages), messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        (_LIMIT, f"{_LIMIT} Best regards, and note that the daily cap drops to 100,000 on Monday."),
+        (_LIMIT, f"{_LIMIT} Kind regards, the Support team in Berlin will not raise it again."),
+        (_MUSEUM, f"{_MUSEUM} Wir freuen uns auf Ihren Besuch – der Eintritt ist frei."),
+    ],
+)
+def test_a_claim_after_a_sign_off_is_still_a_claim(golden: str, new: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert not passed, messages

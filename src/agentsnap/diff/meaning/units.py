@@ -78,7 +78,17 @@ _SEQUENCE = re.compile(
     re.IGNORECASE,
 )
 
+#: the words that close a message before its signature ("Best regards", "Mit freundlichen Grüßen")
+_SIGN_OFF = (
+    r"(?:(?:best|kind|warm|warmest|many) regards|regards|best wishes|yours sincerely|sincerely|"
+    r"(?:mit )?(?:freundlichen|besten|herzlichen|lieben|vielen) grüßen|(?:viele|beste|liebe|herzliche) grüße|"
+    r"(?:bien |très )?cordialement|bien à vous|salutations distinguées|"
+    r"(?:un )?(?:cordial )?saludo(?:s)?(?: cordial(?:es)?)?|atentamente)"
+)
 _COURTESY = re.compile(
+    r"\b" + _SIGN_OFF + r"\b|"
+    r"\b(?:we look forward to|looking forward to|wir freuen uns (?:auf|über)|nous nous réjouissons|"
+    r"nos alegra|(?:quedamos|quedo|estamos) a su disposición|para cualquier (?:duda|consulta))\b|"
     r"\b(?:hi|hello|hey|dear|thanks?|thank you|you're welcome|sure|certainly|of course|absolutely|"
     r"great question|good question|no problem|happy to help|glad to help|i'd be happy|i would be happy|"
     r"i'?m happy|i'?m glad|hope (?:this|that) helps|i hope|let me know|feel free|don't hesitate|do not hesitate|"
@@ -147,6 +157,11 @@ _SALUTATION = re.compile(
     r"atentamente|thanks again|many thanks again)[\s,!.]*$|(?-i:^[-—–]\s*[A-ZÀ-Þ][\w.-]*(?:,?\s+[A-ZÀ-Þ][\w.-]*){0,3}$)|"
     r"^こんにちは|^[^\s]{1,10}様",
     re.IGNORECASE,
+)
+#: a sign-off closing a sentence, and what follows it ("… – mit freundlichen Grüßen, Ihr
+#: Besucherservice", "Best regards, the Developer Support team")
+_CLOSING = re.compile(
+    r"(?:^|[–—;,.!]\s*|\s(?:and|und|et|y)\s+)" + _SIGN_OFF + r"\b[\s,!.]*(.*)$", re.I
 )
 #: a signature line: at most six capitalised words (a title, a name, a team, a company), no digit,
 #: no colon, no sentence end ("Tom, Leasing Office", "— Marta, Soporte", "Dr. Anna Keller")
@@ -433,7 +448,14 @@ def _fill(
         unit.facts = label_names(unit.text, found)
         unit.words = V.content_words(clock_words(unit.text))  # "half past nine" is a fact
         unit.markers = V.polarity(unit.text)[1]
-        rest = _COURTESY.sub(" ", unit.text)
+        body = unit.text
+        closing = _CLOSING.search(unit.text)
+        if closing and (not closing.group(1) or _SIGNATURE.match(closing.group(1).rstrip(" .!"))):
+            # what follows the sign-off signs: its names are no facts, its words no claim
+            body = unit.text[: closing.start()]
+            cut = unit.text[closing.start() :]
+            unit.facts = [f for f in unit.facts if f.kind != "name" or f.surface not in cut]
+        rest = _COURTESY.sub(" ", body) if body.strip() else ""
         remaining = [w for w in V.content_words(rest) if w not in _NARRATION]
         # "Sure!", "Gerne." — no content word of its own — or a courtesy phrase and one word
         # more; not "You should upgrade now." (one content word, but no courtesy in it)
