@@ -166,3 +166,23 @@ def test_a_sign_off_and_the_signature_after_it_are_courtesy(golden: str, new: st
 def test_a_claim_after_a_sign_off_is_still_a_claim(golden: str, new: str) -> None:
     passed, messages = _verdict(golden, new)
     assert not passed, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        ("It's not $30 — the refund is $20.", "The refund is $20.", True),
+        ("The refund is $20.", "It's not $30 — the refund is $20.", True),
+        ("Es sind nicht 30 €, die Erstattung beträgt 20 €.", "Die Erstattung beträgt 20 €.", True),
+        ("Ce n'est pas 30 €, le remboursement est de 20 €.", "Le remboursement est de 20 €.", True),
+        # the denied value made the answer, or the correction turned round: still a change
+        ("It's not $30 — the refund is $20.", "The refund is $30.", False),
+        ("It's not $30 — the refund is $20.", "It's not $20 — the refund is $30.", False),
+        ("It's not $30 — the refund is $20.", "The refund is $25.", False),
+    ],
+)
+def test_a_value_denied_on_the_way_to_the_right_one_is_no_fact(
+    golden: str, new: str, passes: bool
+) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages

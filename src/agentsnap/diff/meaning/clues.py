@@ -606,3 +606,20 @@ def flipped_in_clause(golden: str, new: str, flipped: list[str]) -> str | None:
                     f'"{gc.strip()}" → "{nc.strip()}"'
                 )
     return None
+
+
+#: a value denied on its way to the right one ("not $30", "nicht 30 €", "rather than $30")
+_DENIED = r"(?:not|never|nicht|kein\w*|pas|non|no|rather than|instead of|statt|anstatt|au lieu de|en lugar de|en vez de)"
+
+
+def denied_correction(fact: F.Fact, unit: Unit, others: list[F.Fact]) -> bool:
+    """A value ``unit`` only denies while it corrects it ("It's not $30 — the refund is $20"),
+    next to a value of the same kind that the other answer states (``others``): the denied value
+    is the mistaken one the answer sets aside, no fact of the answer; leaving it out says the
+    same."""
+    if not re.search(_DENIED + r"\s+(?:\w+\s+){0,2}?" + re.escape(fact.surface), unit.text, re.I):
+        return False
+    return any(
+        f is not fact and f.kind == fact.kind and any(F.facts_match(f, o) for o in others)
+        for f in unit.facts
+    )

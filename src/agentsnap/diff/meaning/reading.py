@@ -36,6 +36,7 @@ from .clues import (
     _weight,
     changed_conclusion,
     courteous,
+    denied_correction,
     flipped_concepts,
     flipped_in_clause,
     named_step,
@@ -179,6 +180,7 @@ class Reading:
         for i, fact in g_left:
             if not (
                 stated(fact, n_all, self.new, n_text_words, self.golden)
+                or denied_correction(fact, self.g[i], [o for _, o in n_all])
                 or _counted(self.g, i, fact, self.new)
                 or rows_counted(fact, self.n, self.golden)
             ):
@@ -186,6 +188,7 @@ class Reading:
         for j, fact in n_left:
             if not (
                 stated(fact, g_all, self.golden, g_text_words, self.new)
+                or denied_correction(fact, self.n[j], [o for _, o in g_all])
                 or _counted(self.n, j, fact, self.golden)
                 or rows_counted(fact, self.g, self.new)
             ):
