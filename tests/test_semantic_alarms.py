@@ -186,3 +186,38 @@ def test_a_value_denied_on_the_way_to_the_right_one_is_no_fact(
 ) -> None:
     passed, messages = _verdict(golden, new)
     assert passed is passes, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        # "Uhr" after a time is the time's unit, in a sentence read as German or not
+        ("The tour starts at 10:00.", "The tour starts at 10 Uhr.", True),
+        ("Abfahrt 10 Uhr, Ankunft 12 Uhr", "Abfahrt um 10:00, Ankunft um 12:00", True),
+        ("Abfahrt 10 Uhr, Ankunft 12 Uhr", "Abfahrt um 10:00, Ankunft um 13:00", False),
+        ("The tour starts at 10:00.", "The tour starts at 11 Uhr.", False),
+        # an abbreviation by initials says its words, defined in parentheses or not
+        (
+            "The free tier allows 100 requests per minute (RPM).",
+            "The free tier allows 100 RPM.",
+            True,
+        ),
+        ("The free tier allows 100 RPM.", "The free tier allows 100 requests per minute.", True),
+        (
+            "Free tier: 100 requests per minute (RPM), 10,000 tokens per minute (TPM).",
+            "Free tier: 100 RPM, 10,000 TPM.",
+            True,
+        ),
+        ("The free tier allows 100 RPM.", "The free tier allows 100 requests per hour.", False),
+        (
+            "The free tier allows 100 requests per minute (RPM).",
+            "The free tier allows 100 RPS.",
+            False,
+        ),
+    ],
+)
+def test_a_unit_or_initials_written_another_way_is_the_same_value(
+    golden: str, new: str, passes: bool
+) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages

@@ -174,9 +174,10 @@ _LABEL_PAIR = re.compile(r"^[^\W\d_]+(?:/[^\W\d_]+){1,2}(?=\s?:)")
 
 def label_names(text: str, found: list[F.Fact]) -> list[F.Fact]:
     """``found`` without the names a label or a unit makes: the slash-joined words of a label
-    (``Date/time:``), and a unit word after a number (``12 Monaten``: the number's unit)."""
+    (``Date/time:``), and a unit word after a number or a time (``12 Monaten``: the number's
+    unit; ``10 Uhr``: the time's, in a sentence not read as German)."""
     pair = _LABEL_PAIR.match(text)
-    units = [f.surface for f in found if f.kind == "number"]
+    units = [f.surface for f in found if f.kind in ("number", "time")]  # "10 Uhr": the time's
     return [
         f
         for f in found
