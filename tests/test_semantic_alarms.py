@@ -221,3 +221,62 @@ def test_a_unit_or_initials_written_another_way_is_the_same_value(
 ) -> None:
     passed, messages = _verdict(golden, new)
     assert passed is passes, messages
+
+
+_EVENING = "The Year 7 open evening is on 9 October at 18:00 in the main hall."
+_VISA = "Your application is still being processed; you will get an email as soon as a decision has been made."
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        (
+            _EVENING,
+            "We'd love to see you at the Year 7 open evening on 9 October at 18:00 in the main "
+            "hall — just come along.",
+            True,
+        ),
+        (
+            _VISA,
+            "Hello, and thank you for getting in touch! I completely understand how stressful "
+            "waiting can be. Your application is still being processed; as soon as there's a "
+            "decision, we'll send you an email.",
+            True,
+        ),
+        # a fact inside the invitation, a claim beside the sympathy: still read
+        (
+            _EVENING,
+            "We'd love to see you at the Year 7 open evening on 10 October at 18:00 in the main "
+            "hall — just come along.",
+            False,
+        ),
+        (
+            _VISA,
+            "I completely understand how stressful waiting can be. Your application is no "
+            "longer being processed; as soon as there's a decision, we'll send you an email.",
+            False,
+        ),
+    ],
+)
+def test_an_invitation_or_sympathy_around_the_same_facts_is_courtesy(
+    golden: str, new: str, passes: bool
+) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        # a conclusion cue inside a time clause concludes nothing
+        (_VISA, "Your application is still being processed; once decided, we'll email you.", True),
+        (
+            "Once the checks pass, you should merge the branch.",
+            "Once the checks pass, do not merge the branch.",
+            False,
+        ),
+    ],
+)
+def test_a_decision_awaited_is_no_conclusion(golden: str, new: str, passes: bool) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages

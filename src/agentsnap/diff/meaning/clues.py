@@ -373,6 +373,14 @@ def _said(word: str) -> bool:
     return _contentful(word) and word not in _CONNECTIVES
 
 
+#: a time clause ("as soon as a decision has been made", "sobald eine Entscheidung vorliegt")
+_WHEN = re.compile(
+    r"\b(?:as soon as|once|until|sobald|bis|dès que|une fois que|jusqu'à ce que|en cuanto|"
+    r"tan pronto como|hasta que)\b[^,;.!?:]*",
+    re.IGNORECASE,
+)
+
+
 def changed_conclusion(golden: str, new: str) -> tuple[str, str] | None:
     """``(was, now)`` when two concluding sentences conclude differently: one has a cue of
     :data:`_CONCLUSION`, the other one of it or of :data:`_CONCLUSION_WEAK`, and after its cue each
@@ -380,10 +388,11 @@ def changed_conclusion(golden: str, new: str) -> tuple[str, str] | None:
     migration" → "postpone the migration"; "moving to Business" → "keeping it on Team"); None when
     either is no conclusion or they agree."""
     g_cue, n_cue = _CONCLUSION.search(golden), _CONCLUSION.search(new)
-    # a cue inside a condition concludes nothing ("If you'd like to challenge the decision, …")
+    # a cue inside a condition or a time clause concludes nothing ("If you'd like to challenge
+    # the decision, …", "as soon as a decision has been made")
     if not (
-        _CONCLUSION.search(_CONDITION.sub(" ", golden))
-        or _CONCLUSION.search(_CONDITION.sub(" ", new))
+        _CONCLUSION.search(_WHEN.sub(" ", _CONDITION.sub(" ", golden)))
+        or _CONCLUSION.search(_WHEN.sub(" ", _CONDITION.sub(" ", new)))
     ):
         return None
     g_cue = g_cue or _CONCLUSION_WEAK.search(golden)

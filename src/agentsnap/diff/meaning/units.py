@@ -88,7 +88,9 @@ _SIGN_OFF = (
 _COURTESY = re.compile(
     r"\b" + _SIGN_OFF + r"\b|"
     r"\b(?:we look forward to|looking forward to|wir freuen uns (?:auf|über)|nous nous réjouissons|"
-    r"nos alegra|(?:quedamos|quedo|estamos) a su disposición|para cualquier (?:duda|consulta))\b|"
+    r"nos alegra|(?:quedamos|quedo|estamos) a su disposición|para cualquier (?:duda|consulta)|"
+    r"we(?:'d| would) love to (?:see|welcome|have) you|(?:just )?come along|wir würden uns freuen|"
+    r"nous serions ravis de vous (?:voir|accueillir)|nos encantaría (?:verle|verte|verles))\b|"
     r"\b(?:hi|hello|hey|dear|thanks?|thank you|you're welcome|sure|certainly|of course|absolutely|"
     r"great question|good question|no problem|happy to help|glad to help|i'd be happy|i would be happy|"
     r"i'?m happy|i'?m glad|hope (?:this|that) helps|i hope|let me know|feel free|don't hesitate|do not hesitate|"
@@ -99,10 +101,10 @@ _COURTESY = re.compile(
     r"bonjour|merci|bien sûr|avec plaisir|volontiers|voici|n'hésitez pas|j'espère|"
     r"si vous avez des questions|bonne journée|d'accord|parfait|"
     r"(?:best of |good )luck|wishing you|sorry (?:to hear|about|for)|i(?:'m| am) (?:really |so )?sorry|"
-    r"thanks? (?:so much |a lot )?for|i understand|i know (?:that|this|it)|i(?:'ll| will) keep an eye|"
+    r"thanks? (?:so much |a lot )?for|i (?:completely |totally |fully |really )?understand|i know (?:that|this|it)|i(?:'ll| will) keep an eye|"
     r"if (?:that's|that is|it's) (?:useful|helpful)|just so you know|having (?:read|looked)|"
     r"as far as i can tell|my understanding is|it seems|here's (?:the|what)|let us know|"
-    r"happy to|glad to|feel free|reach out|get in touch|"
+    r"happy to|glad to|feel free|reach out|get(?:ting)? in touch|"
     r"vielen dank|danke (?:für|schön)|soweit ich|sag(?:en sie)? (?:gern )?bescheid|ich hoffe|gute frage|"
     r"melden sie sich|viel erfolg|"
     r"j'espère|bon courage|excellente question|merci (?:pour|de|beaucoup)|désolée?|"
@@ -505,7 +507,7 @@ _CONDITION = re.compile(
 #: the offer an addressed sentence makes ("just reply…", "I'll look into it", "revenir vers moi")
 _OFFER = re.compile(
     r"\b(?:i(?:'ll| will)|we(?:'ll| will)|reply|write (?:back|again)|get back to|contact (?:me|us)|"
-    r"let (?:me|us) know|reach out|revenir vers (?:moi|nous)|écrivez-nous|contactez-nous|"
+    r"let (?:me|us) know|reach out|come back|revenir vers (?:moi|nous)|écrivez-nous|contactez-nous|"
     r"melden sie sich|schreiben sie (?:mir|uns)|escríbanos|contáctenos)\b",
     re.IGNORECASE,
 )
