@@ -280,3 +280,29 @@ def test_an_invitation_or_sympathy_around_the_same_facts_is_courtesy(
 def test_a_decision_awaited_is_no_conclusion(golden: str, new: str, passes: bool) -> None:
     passed, messages = _verdict(golden, new)
     assert passed is passes, messages
+
+
+_TARIFA = "**Tarifa:** Luz Fija 24h\n**Potencia contratada:** 4,6 kW\n**Permanencia:** ninguna"
+_FIBRE = "**Plan:** Fibre 500\n**Speed:** 500 Mbps\n**Minimum term:** none"
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        # a label whose value only denies is said by prose that negates it
+        (
+            _TARIFA,
+            "Tiene la tarifa Luz Fija 24h con 4,6 kW. El contrato no tiene permanencia.",
+            True,
+        ),
+        (_FIBRE, "You are on Fibre 500 at 500 Mbps. There is no minimum term.", True),
+        ("You are on Fibre 500 at 500 Mbps. There is no minimum term.", _FIBRE, True),
+        (_TARIFA, "Tiene la tarifa Luz Fija 24h con 4,6 kW. El contrato tiene permanencia.", False),
+        (_FIBRE, "You are on Fibre 500 at 500 Mbps. There is a minimum term.", False),
+        ("You are on Fibre 500 at 500 Mbps. There is a minimum term.", _FIBRE, False),
+        (_FIBRE, "You are on Fibre 500 at 500 Mbps.", False),
+    ],
+)
+def test_a_label_whose_value_denies_is_a_negation(golden: str, new: str, passes: bool) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages

@@ -254,6 +254,13 @@ def _valued(word: str) -> bool:
     return any(c.isdigit() for c in word)
 
 
+#: a label whose value only denies ("Minimum term: none", "Permanencia: ninguna")
+_DENYING_VALUE = re.compile(
+    r"^\s*([^:;\n]{1,40}?)\s*:\s*(none|no|nein|keine?|aucune?|non|ninguno|ninguna|nada|なし)\s*\.?\s*$",
+    re.IGNORECASE,
+)
+
+
 def polar_concepts(text: str, heads: set[str] | None = None) -> dict[str, set[int]]:
     """``{concept: signs}`` of the content words of ``text``: a word's concept is its antonym pair
     (``#pole3``) or its stem; its sign is the pole's (``failed``: -1) times -1 inside a negation's
@@ -265,6 +272,7 @@ def polar_concepts(text: str, heads: set[str] | None = None) -> dict[str, set[in
     out: dict[str, set[int]] = {}
     plain = F.normalise(plain_polarity(text))
     plain = V.ALMOST_NOTHING.sub(" little ", _NEGATING_PHRASE.sub(" not ", plain))
+    plain = _DENYING_VALUE.sub(r"\2 \1", plain)  # "Minimum term: none" = "no minimum term"
     for clause in _CLAUSE.split(plain):
         words = _WORDS.findall(clause.casefold().replace("’", "'"))
         negated: set[int] = set()

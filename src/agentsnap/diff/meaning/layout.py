@@ -25,7 +25,8 @@ facts and steps of the two forms are compared and not their shapes:
   table row by its first cell, for values swapped between labels.
 * **A label line's value said in prose is there** (:func:`value_said`):
   ``**Status:** Shipped`` beside "Your parcel has shipped"; ``**Due:** none``
-  beside "nothing is due".
+  beside "nothing is due"; a value that only denies (:func:`denied_value`,
+  ``Minimum term: none``) is a negation prose must say.
 * **"Only" one member denies it to the others** (:func:`other_than_only`): the
   row ``Compact | … | No`` under "Free child seat" is what "only the SUV
   includes a child seat" says of the compact.
@@ -45,6 +46,7 @@ from . import vocabulary as V
 
 __all__ = [
     "by_initials",
+    "denied_value",
     "joined_step",
     "label_names",
     "labelled_values",
@@ -293,11 +295,20 @@ def value_said(text: str, markers: list[str], others: Sequence[Piece]) -> bool:
     if not sep or not value.strip() or len(V.tokens(label)) > 4:
         return False
     own = {V._stem(w) for w in V.content_words(value) if not V.polarity(w)[1]}
+    named = {V._stem(w) for w in V.content_words(label)}
     for other in others:
         words = {V._stem(w) for w in other.words}
         if own and own <= words:
             return True
-        named = {V._stem(w) for w in V.content_words(label)}
         if not own and markers and named and named <= words and V.polarity(other.text)[1]:
             return True
     return False
+
+
+def denied_value(text: str, markers: list[str]) -> bool:
+    """A ``Label: value`` line whose value only denies ("**Minimum term:** none", "Permanencia:
+    ninguna"): prose that names the label must negate it too."""
+    _, sep, value = text.partition(":")
+    return bool(sep and markers and value.strip()) and not [
+        w for w in V.content_words(value) if not V.polarity(w)[1]
+    ]

@@ -46,6 +46,7 @@ from .clues import (
 from .findings import KIND_LABEL, Finding, Verdict, pair_message
 from .layout import (
     by_initials,
+    denied_value,
     joined_step,
     labelled_values,
     other_than_only,
@@ -535,6 +536,12 @@ class Reading:
                 self.flag("step", "harmful", "step missing", unit.text, "")
             elif unit.labelled and value_said(unit.text, unit.markers, self.n):
                 self.flag("rewording", "harmless", "labelled value said in prose", unit.text, "")
+            elif unit.labelled and denied_value(unit.text, unit.markers):  # "Term: none"
+                near = self.n[self._nearest(unit, self.n, self.sims[i])].text if self.n else ""
+                label = (
+                    f"polarity flipped (negation/antonym: {', '.join(unit.markers)} → (nothing))"
+                )
+                self.flag("polarity", "harmful", label, unit.text, near)
             elif cover < COVERED and not unit.facts:
                 severity = "harmful" if unit.markers else "soft"  # a dropped warning or negation
                 self.flag("dropped", severity, "sentence dropped", unit.text, "")
@@ -557,6 +564,10 @@ class Reading:
                 self.flag("courtesy", "harmless", _harmless(unit, "added"), "", unit.text)
             elif (joined := joined_step(self.n, j, self.g)) is not None:
                 self._polarity([joined], [j])
+            elif sum(not V.polarity(w)[1] for w in novel) <= 2 and any(
+                u.labelled and value_said(u.text, u.markers, [unit]) for u in self.g
+            ):  # "El contrato no tiene permanencia." says "Permanencia: ninguna"
+                self.flag("rewording", "harmless", "labelled value said in prose", "", unit.text)
             elif unit.step and weight >= 2:
                 self.flag("added", "soft", "step added", "", unit.text)
             elif weight >= 3 and not unit.facts:

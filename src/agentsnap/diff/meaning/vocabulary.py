@@ -392,47 +392,52 @@ ENGLISH_NEGATIONS = frozenset(
         "without",
     ]
 )
-_NEGATIONS = ENGLISH_NEGATIONS | frozenset(
-    [
-        "nicht",
-        "kein",
-        "keine",
-        "keinen",
-        "keinem",
-        "keiner",
-        "keines",
-        "nie",
-        "niemals",
-        "nichts",
-        "niemand",
-        "nirgends",
-        "ohne",
-        "weder",
-        "ne",
-        "sans",
-        "jamais",
-        "aucun",
-        "aucune",
-        "non",
-        # "zero ready replicas" = "no replica was ready" (the digit 0 stays a number)
-        "zero",
-        "zéro",
-        "cero",
-        # "locks them, preventing edits" = "so they can't be edited"
-        "prevent",
-        "prevents",
-        "preventing",
-        "prevented",
-        # absence words: "the address is missing an apartment number" = "has no apartment number"
-        "missing",
-        "lacks",
-        "lacking",
-        "fehlt",
-        "fehlen",
-        "manque",
-        "falta",
-        "faltan",
-    ]
+_NEGATIONS = (
+    ENGLISH_NEGATIONS
+    | frozenset(
+        [
+            "nicht",
+            "kein",
+            "keine",
+            "keinen",
+            "keinem",
+            "keiner",
+            "keines",
+            "nie",
+            "niemals",
+            "nichts",
+            "niemand",
+            "nirgends",
+            "ohne",
+            "weder",
+            "ne",
+            "sans",
+            "jamais",
+            "aucun",
+            "aucune",
+            "non",
+            # "zero ready replicas" = "no replica was ready" (the digit 0 stays a number)
+            "zero",
+            "zéro",
+            "cero",
+            # "locks them, preventing edits" = "so they can't be edited"
+            "prevent",
+            "prevents",
+            "preventing",
+            "prevented",
+            # absence words: "the address is missing an apartment number" = "has no apartment number"
+            "missing",
+            "lacks",
+            "lacking",
+            "fehlt",
+            "fehlen",
+            "manque",
+            "falta",
+            "faltan",
+        ]
+    )
+    # Spanish ("no" is English's): "Permanencia: ninguna" = "no tiene permanencia"
+    | frozenset(["nunca", "ningún", "ninguno", "ninguna", "nada", "nadie", "sin", "tampoco", "ni"])
 )
 _JA_NEGATION = re.compile(r"(?:ない|ません|なかった|ず[、。に]|ではなく|じゃなく|不可)")
 #: antonym pairs: positive pole words, negative pole words (stems, matched as word prefixes where marked *)
