@@ -306,3 +306,75 @@ _FIBRE = "**Plan:** Fibre 500\n**Speed:** 500 Mbps\n**Minimum term:** none"
 def test_a_label_whose_value_denies_is_a_negation(golden: str, new: str, passes: bool) -> None:
     passed, messages = _verdict(golden, new)
     assert passed is passes, messages
+
+
+_BILL = "To reduce your bill, move files older than 90 days to the Cold tier and delete unused snapshots."
+_TIPS = "1. Move files older than 90 days to the Cold tier.\n2. Delete unused snapshots.\n\n"
+_RESTART = "1. Stop the service.\n2. Delete the cache folder.\n3. Start the service.\n\n"
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        # a pointer to one of the answer's own steps names a place in it, no fact
+        (_BILL, f"{_TIPS}If you'd like, I can walk you through a lifecycle rule for step 1.", True),
+        (
+            "1. Stoppen Sie den Dienst.\n2. Löschen Sie den Cache.",
+            "1. Stoppen Sie den Dienst.\n2. Löschen Sie den Cache.\n\nBei Schritt 2 helfe ich gern.",
+            True,
+        ),
+        # a step the answer does not have, or both answers pointing to different steps
+        (
+            _BILL,
+            f"{_TIPS}If you'd like, I can walk you through a lifecycle rule for step 3.",
+            False,
+        ),
+        (
+            f"{_RESTART}If it still fails, repeat step 2.",
+            f"{_RESTART}If it still fails, repeat step 1.",
+            False,
+        ),
+    ],
+)
+def test_a_pointer_to_the_answers_own_step_is_no_fact(golden: str, new: str, passes: bool) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages
+
+
+_LIMIT_HIT = "Your API key hit the hourly limit of 5,000 requests at 09:47 UTC."
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        # sympathy restates the reader's trouble; its failing is no claim of the answer
+        (
+            _LIMIT_HIT,
+            "I understand how frustrating it is when calls start failing, so let me explain what "
+            f"happened. {_LIMIT_HIT}",
+            True,
+        ),
+        # a signature block: sign-off, name, practice "am Stadtpark"
+        (
+            "Die Blutwerte von Luna sind im Normalbereich.",
+            "Guten Tag Frau Becker,\n\nLunas Blutwerte liegen im Normalbereich.\n\n"
+            "Mit freundlichen Grüßen\nDr. Anna Keller\nTierarztpraxis am Stadtpark",
+            True,
+        ),
+        (
+            _LIMIT_HIT,
+            "I understand how frustrating it is when calls start failing, so note that the limit "
+            f"does not reset today. {_LIMIT_HIT}",
+            False,
+        ),
+        (
+            "Die Blutwerte von Luna sind im Normalbereich.",
+            "Guten Tag Frau Becker,\n\nLunas Blutwerte liegen im Normalbereich.\n\n"
+            "Mit freundlichen Grüßen\nDr. Anna Keller\nBitte kommen Sie am 3. Mai zur Kontrolle",
+            False,
+        ),
+    ],
+)
+def test_sympathy_and_a_signature_block_are_courtesy(golden: str, new: str, passes: bool) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages

@@ -169,7 +169,7 @@ _CLOSING = re.compile(
 #: no colon, no sentence end ("Tom, Leasing Office", "— Marta, Soporte", "Dr. Anna Keller")
 _SIGNATURE = re.compile(
     r"^(?:[-—–]\s*)?(?:(?:[Dd]r|[Mm]rs?|[Mm]s|[Pp]rof)\.\s*)?[A-ZÀ-Þ][^\W\d_]*(?:[-'’][^\W\d_]+)?"
-    r"(?:,?\s+(?:(?:of|de|la|du|des|für|the|and|y|et|&)\s+)?[A-ZÀ-Þ][^\W\d_]*(?:[-'’][^\W\d_]+)?){0,5},?$|"
+    r"(?:,?\s+(?:(?:of|de|la|du|des|für|am|im|vom|von|zum|zur|the|and|y|et|&)\s+)?[A-ZÀ-Þ][^\W\d_]*(?:[-'’][^\W\d_]+)?){0,5},?$|"
     # a team signs: "the Hive team", "das Support-Team", "l'équipe Parcelo", "el equipo de Rentacar"
     r"^(?i:the\s+)?[A-ZÀ-Þ][\w&.-]*(?:\s+[A-ZÀ-Þ][\w&.-]*){0,3}\s+(?i:team|crew|support)$|"
     r"^(?i:(?:das|ihr|euer)\s+)[\w-]*(?i:team|service)$|^(?i:l'équipe|el equipo(?: de)?)\s+[A-ZÀ-Þ][\w.-]*$"
@@ -181,7 +181,8 @@ _ADDRESSEE = re.compile(
 )
 #: an apology or sympathy that opens a sentence ("Sorry about the trouble…", "Es tut mir leid…")
 _SYMPATHY = re.compile(
-    r"^(?:(?:so |really |very )?sorry|(?:we(?:'re| are)|i(?:'m| am)) (?:so |really |very |truly )?sorry|apologies|"
+    r"^(?:i (?:completely |totally |fully |really )?understand (?:how|that|why|your)|ich verstehe|"
+    r"je comprends|entiendo|comprendo|(?:so |really |very )?sorry|(?:we(?:'re| are)|i(?:'m| am)) (?:so |really |very |truly )?sorry|apologies|"
     r"es tut (?:mir|uns) leid|tut mir leid|entschuldigen sie|désolée?|nous sommes (?:vraiment |sincèrement )?désolés|"
     r"je suis (?:vraiment )?désolée?|lo siento|lamentamos|sentimos|申し訳)",
     re.IGNORECASE,
@@ -424,12 +425,35 @@ def _mark_signature(units: list[Unit]) -> None:
             unit.signature = True
 
 
+#: a pointer to a numbered step of the answer ("for step 1", "bei Schritt 2", "à l'étape 3")
+_STEP_POINTER = re.compile(r"\b(?:step|schritt|étape|paso|point|punkt|punto)\s+(\d{1,2})\b", re.I)
+
+
+def _step_pointer(fact: F.Fact, unit: Unit, steps: int) -> bool:
+    """A number that points to one of the answer's own ``steps`` from outside them ("I can walk
+    you through step 1"): it names a place in the answer, no fact of the world."""
+    return (
+        fact.kind == "number"
+        and not unit.step
+        and any(
+            m.group(1) == fact.surface and 1 <= int(m.group(1)) <= steps
+            for m in _STEP_POINTER.finditer(unit.text)
+        )
+    )
+
+
 def _fill(
-    units: list[Unit], known: frozenset[str], german: bool, cache: dict[str, Unit] | None = None
+    units: list[Unit],
+    known: frozenset[str],
+    german: bool,
+    cache: dict[str, Unit] | None = None,
+    pointers: bool = True,
 ) -> None:
     """Fill in facts, content words, polarity markers and the courtesy flag; ``cache`` shares the work
-    between the units of one pair that have the same text (most sentences of a long answer)."""
+    between the units of one pair that have the same text (most sentences of a long answer). Without
+    ``pointers``, a number pointing to one of the answer's steps is no fact."""
     cache = {} if cache is None else cache
+    steps = 0 if pointers else sum(unit.step for unit in units)
     for unit in units:
         done = cache.get(unit.text)
         if done is not None and (done.heading, done.signature, done.labelled) == (
@@ -447,7 +471,7 @@ def _fill(
             unit.addressed = done.addressed
             continue
         found = F.extract(spelled_facts(unit.text), german=german, known_names=known)
-        unit.facts = label_names(unit.text, found)
+        unit.facts = [f for f in label_names(unit.text, found) if not _step_pointer(f, unit, steps)]
         unit.words = V.content_words(clock_words(unit.text))  # "half past nine" is a fact
         unit.markers = V.polarity(unit.text)[1]
         body = unit.text
