@@ -378,3 +378,26 @@ _LIMIT_HIT = "Your API key hit the hourly limit of 5,000 requests at 09:47 UTC."
 def test_sympathy_and_a_signature_block_are_courtesy(golden: str, new: str, passes: bool) -> None:
     passed, messages = _verdict(golden, new)
     assert passed is passes, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        ("The fine is $0.20 per day.", "The fine is 20 cents a day.", True),
+        ("The fine is $0.20 per day.", "There is a 20-cent daily fine.", True),
+        ("Die Gebühr beträgt 0,50 € pro Tag.", "Die Gebühr beträgt 50 Cent pro Tag.", True),
+        ("The fine is $0.20 per day.", "The fine is 25 cents a day.", False),
+        ("The fine is 20 cents a day.", "The fine is $0.30 per day.", False),
+        # a price in cents with decimals stays in cents
+        (
+            "Der Arbeitspreis beträgt 32,4 Cent pro kWh.",
+            "Der Arbeitspreis beträgt 32,0 Cent pro kWh.",
+            False,
+        ),
+    ],
+)
+def test_a_sum_in_cents_is_the_hundredth_of_its_currency(
+    golden: str, new: str, passes: bool
+) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages
