@@ -29,6 +29,11 @@ _SERVICES_SAID = "Le Wi-Fi est inclus, le petit-déjeuner ne l'est pas."
         (_FEATURES_SAID, _FEATURES.format("No")),
         (_FEATURES.format("No"), _FEATURES_SAID),
         (_SERVICES_SAID, _SERVICES.format("Non")),
+        # a header whose words are no plain capitalised word keeps its spelling
+        (
+            "Both hotels have Wi-Fi; only Sol serves breakfast.",
+            "| Hotel | Wi-Fi | Breakfast |\n|---|---|---|\n| Alma | Yes | No |\n| Sol | Yes | Yes |",
+        ),
     ],
 )
 def test_a_yes_no_column_says_its_header_or_denies_it(golden: str, new: str) -> None:

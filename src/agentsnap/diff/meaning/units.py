@@ -271,7 +271,8 @@ def _row(columns: list[str], cells: list[str]) -> str:
         sign = "yes" if word in _YES_CELL else "no" if word in _NO_CELL else ""
         if head and sign:
             # a header is a label, not a name: "Free child seat" is read "free child seat"
-            head = head[0].lower() + head[1:] if head[1:2].islower() else head
+            plain = re.match(r"[A-ZÀ-Þ][a-zß-ÿ]+(?![\w'’-])", head)  # "Wi-Fi", "SSO" stay
+            head = head[0].lower() + head[1:] if plain else head
             cell = head if sign == "yes" else f"not {head}"
         out.append(cell)
     return " | ".join(out)
