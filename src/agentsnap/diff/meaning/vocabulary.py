@@ -392,52 +392,52 @@ ENGLISH_NEGATIONS = frozenset(
         "without",
     ]
 )
-_NEGATIONS = (
-    ENGLISH_NEGATIONS
-    | frozenset(
-        [
-            "nicht",
-            "kein",
-            "keine",
-            "keinen",
-            "keinem",
-            "keiner",
-            "keines",
-            "nie",
-            "niemals",
-            "nichts",
-            "niemand",
-            "nirgends",
-            "ohne",
-            "weder",
-            "ne",
-            "sans",
-            "jamais",
-            "aucun",
-            "aucune",
-            "non",
-            # "zero ready replicas" = "no replica was ready" (the digit 0 stays a number)
-            "zero",
-            "zéro",
-            "cero",
-            # "locks them, preventing edits" = "so they can't be edited"
-            "prevent",
-            "prevents",
-            "preventing",
-            "prevented",
-            # absence words: "the address is missing an apartment number" = "has no apartment number"
-            "missing",
-            "lacks",
-            "lacking",
-            "fehlt",
-            "fehlen",
-            "manque",
-            "falta",
-            "faltan",
-        ]
-    )
-    # Spanish ("no" is English's): "Permanencia: ninguna" = "no tiene permanencia"
-    | frozenset(["nunca", "ningún", "ninguno", "ninguna", "nada", "nadie", "sin", "tampoco", "ni"])
+_NEGATIONS = ENGLISH_NEGATIONS | frozenset(
+    [
+        "nicht",
+        "kein",
+        "keine",
+        "keinen",
+        "keinem",
+        "keiner",
+        "keines",
+        "nie",
+        "niemals",
+        "nichts",
+        "niemand",
+        "nirgends",
+        "ohne",
+        "weder",
+        "ne",
+        "sans",
+        "jamais",
+        "aucun",
+        "aucune",
+        "non",
+        # "zero ready replicas" = "no replica was ready" (the digit 0 stays a number)
+        "zero",
+        "zéro",
+        "cero",
+        # "locks them, preventing edits" = "so they can't be edited"
+        "prevent",
+        "prevents",
+        "preventing",
+        "prevented",
+        # absence words: "the address is missing an apartment number" = "has no apartment number"
+        "missing",
+        "lacks",
+        "lacking",
+        "fehlt",
+        "fehlen",
+        "manque",
+        "falta",
+        "faltan",
+    ]
+)
+#: Spanish negations ("no" is English's), markers of :func:`polarity` only: "Permanencia: ninguna" =
+#: "no tiene permanencia" (the scope reading has its own list)
+_ES_NEGATIONS = frozenset(
+    ["nunca", "ningún", "ninguno", "ninguna", "nada", "nadie", "sin", "tampoco"]
 )
 _JA_NEGATION = re.compile(r"(?:ない|ません|なかった|ず[、。に]|ではなく|じゃなく|不可)")
 #: antonym pairs: positive pole words, negative pole words (stems, matched as word prefixes where marked *)
@@ -666,6 +666,7 @@ def polarity(text: str) -> tuple[int, list[str]]:
     # courtesy idioms that carry no negation of a fact
     text = re.sub(
         r"\b(?:no problem|no worries|not a problem|kein problem|keine ursache|pas de (?:problème|souci)|de rien|"
+        r"de nada|no hay de qué|sin (?:problemas?|duda|embargo)|"
         r"(?:don't|do not|n'|ne) ?h[ée]sit\w*(?: pas)?|zögern sie nicht|nicht zu zögern|"
         r"without (?:any )?(?:waiting|delay)|sans (?:attendre|délai)|ohne (?:zu warten|verzögerung)|sin (?:esperar|demora))\b",
         " ",
@@ -683,6 +684,7 @@ def polarity(text: str) -> tuple[int, list[str]]:
     for w in words:
         if (
             w in _NEGATIONS
+            or w in _ES_NEGATIONS
             or w.endswith("n't")
             or (w in _POLE and _POLE[w][1] < 0)
             or (w.startswith("n'") and w not in ("n'importe",))
