@@ -286,29 +286,31 @@ def other_than_only(row: str, sentence: str) -> bool:
     return bool(subject) and not subject & said
 
 
-def value_said(text: str, markers: list[str], others: Sequence[Piece]) -> bool:
+#: a value that only denies: "none", "no", "keine", "aucun", "ninguna", "なし"
+_DENIAL = re.compile(r"(?:none|no|nein|keine?|aucune?|non|ningun[oa]|ningún|nada|なし)\.?", re.I)
+
+
+def value_said(text: str, others: Sequence[Piece]) -> bool:
     """A ``Label: value`` line whose value one unit of ``others`` says ("**Status:** Shipped"
     beside "Your parcel has shipped with DHL"): a label names what its value is, the prose
-    need not repeat it. A value that only denies ("**Due:** none") is said by a unit that
-    names the label and negates ("nothing is due")."""
+    need not repeat it. A value that only denies ("**Due:** none", "Permanencia: ninguna") is
+    said by a unit that names the label and negates ("nothing is due")."""
     label, sep, value = text.partition(":")
     if not sep or not value.strip() or len(V.tokens(label)) > 4:
         return False
-    own = {V._stem(w) for w in V.content_words(value) if not V.polarity(w)[1]}
+    own = {V._stem(w) for w in V.content_words(value) if not _DENIAL.fullmatch(w)}
     named = {V._stem(w) for w in V.content_words(label)}
     for other in others:
         words = {V._stem(w) for w in other.words}
         if own and own <= words:
             return True
-        if not own and markers and named and named <= words and V.polarity(other.text)[1]:
+        if denied_value(text) and named and named <= words and V.polarity(other.text)[1]:
             return True
     return False
 
 
-def denied_value(text: str, markers: list[str]) -> bool:
+def denied_value(text: str) -> bool:
     """A ``Label: value`` line whose value only denies ("**Minimum term:** none", "Permanencia:
     ninguna"): prose that names the label must negate it too."""
     _, sep, value = text.partition(":")
-    return bool(sep and markers and value.strip()) and not [
-        w for w in V.content_words(value) if not V.polarity(w)[1]
-    ]
+    return bool(sep) and bool(_DENIAL.fullmatch(value.strip()))

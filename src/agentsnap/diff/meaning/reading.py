@@ -534,9 +534,9 @@ class Reading:
                 unit.step and cover < 0.8 and not (cover >= 0.5 and named_step(self.g, i, self.new))
             ):
                 self.flag("step", "harmful", "step missing", unit.text, "")
-            elif unit.labelled and value_said(unit.text, unit.markers, self.n):
+            elif unit.labelled and value_said(unit.text, self.n):
                 self.flag("rewording", "harmless", "labelled value said in prose", unit.text, "")
-            elif unit.labelled and denied_value(unit.text, unit.markers):  # "Term: none"
+            elif unit.labelled and denied_value(unit.text):  # "Term: none"
                 near = self.n[self._nearest(unit, self.n, self.sims[i])].text if self.n else ""
                 label = (
                     f"polarity flipped (negation/antonym: {', '.join(unit.markers)} → (nothing))"
@@ -565,7 +565,7 @@ class Reading:
             elif (joined := joined_step(self.n, j, self.g)) is not None:
                 self._polarity([joined], [j])
             elif sum(not V.polarity(w)[1] for w in novel) <= 2 and any(
-                u.labelled and value_said(u.text, u.markers, [unit]) for u in self.g
+                u.labelled and value_said(u.text, [unit]) for u in self.g
             ):  # "El contrato no tiene permanencia." says "Permanencia: ninguna"
                 self.flag("rewording", "harmless", "labelled value said in prose", "", unit.text)
             elif unit.step and weight >= 2:

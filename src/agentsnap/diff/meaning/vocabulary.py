@@ -434,11 +434,6 @@ _NEGATIONS = ENGLISH_NEGATIONS | frozenset(
         "faltan",
     ]
 )
-#: Spanish negations ("no" is English's), markers of :func:`polarity` only: "Permanencia: ninguna" =
-#: "no tiene permanencia" (the scope reading has its own list)
-_ES_NEGATIONS = frozenset(
-    ["nunca", "ningún", "ninguno", "ninguna", "nada", "nadie", "sin", "tampoco"]
-)
 _JA_NEGATION = re.compile(r"(?:ない|ません|なかった|ず[、。に]|ではなく|じゃなく|不可)")
 #: antonym pairs: positive pole words, negative pole words (stems, matched as word prefixes where marked *)
 _ANTONYMS: list[tuple[str, str]] = [
@@ -684,7 +679,6 @@ def polarity(text: str) -> tuple[int, list[str]]:
     for w in words:
         if (
             w in _NEGATIONS
-            or w in _ES_NEGATIONS
             or w.endswith("n't")
             or (w in _POLE and _POLE[w][1] < 0)
             or (w.startswith("n'") and w not in ("n'importe",))
