@@ -629,11 +629,16 @@ def flipped_in_clause(golden: str, new: str, flipped: list[str]) -> str | None:
 _DENIED = r"(?:not|never|nicht|kein\w*|pas|non|no|rather than|instead of|statt|anstatt|au lieu de|en lugar de|en vez de)"
 
 
+_DENYING = re.compile(r"\b" + _DENIED + r"\b", re.IGNORECASE)
+
+
 def denied_correction(fact: F.Fact, unit: Unit, others: list[F.Fact]) -> bool:
     """A value ``unit`` only denies while it corrects it ("It's not $30 — the refund is $20"),
     next to a value of the same kind that the other answer states (``others``): the denied value
     is the mistaken one the answer sets aside, no fact of the answer; leaving it out says the
     same."""
+    if not _DENYING.search(unit.text):  # no denial word: no pattern built for the value
+        return False
     if not re.search(_DENIED + r"\s+(?:\w+\s+){0,2}?" + re.escape(fact.surface), unit.text, re.I):
         return False
     return any(
