@@ -254,6 +254,13 @@ def _valued(word: str) -> bool:
     return any(c.isdigit() for c in word)
 
 
+#: a label whose value only denies ("Minimum term: none", "Permanencia: ninguna")
+_DENYING_VALUE = re.compile(
+    r"^\s*([^:;\n]{1,40}?)\s*:\s*(none|no|nein|keine?|aucune?|non|ninguno|ninguna|nada|なし)\s*\.?\s*$",
+    re.IGNORECASE,
+)
+
+
 def polar_concepts(text: str, heads: set[str] | None = None) -> dict[str, set[int]]:
     """``{concept: signs}`` of the content words of ``text``: a word's concept is its antonym pair
     (``#pole3``) or its stem; its sign is the pole's (``failed``: -1) times -1 inside a negation's
@@ -265,6 +272,7 @@ def polar_concepts(text: str, heads: set[str] | None = None) -> dict[str, set[in
     out: dict[str, set[int]] = {}
     plain = F.normalise(plain_polarity(text))
     plain = V.ALMOST_NOTHING.sub(" little ", _NEGATING_PHRASE.sub(" not ", plain))
+    plain = _DENYING_VALUE.sub(r"\2 \1", plain)  # "Minimum term: none" = "no minimum term"
     for clause in _CLAUSE.split(plain):
         words = _WORDS.findall(clause.casefold().replace("’", "'"))
         negated: set[int] = set()
@@ -373,6 +381,14 @@ def _said(word: str) -> bool:
     return _contentful(word) and word not in _CONNECTIVES
 
 
+#: a time clause ("as soon as a decision has been made", "sobald eine Entscheidung vorliegt")
+_WHEN = re.compile(
+    r"\b(?:as soon as|once|until|sobald|bis|dès que|une fois que|jusqu'à ce que|en cuanto|"
+    r"tan pronto como|hasta que)\b[^,;.!?:]*",
+    re.IGNORECASE,
+)
+
+
 def changed_conclusion(golden: str, new: str) -> tuple[str, str] | None:
     """``(was, now)`` when two concluding sentences conclude differently: one has a cue of
     :data:`_CONCLUSION`, the other one of it or of :data:`_CONCLUSION_WEAK`, and after its cue each
@@ -380,10 +396,11 @@ def changed_conclusion(golden: str, new: str) -> tuple[str, str] | None:
     migration" → "postpone the migration"; "moving to Business" → "keeping it on Team"); None when
     either is no conclusion or they agree."""
     g_cue, n_cue = _CONCLUSION.search(golden), _CONCLUSION.search(new)
-    # a cue inside a condition concludes nothing ("If you'd like to challenge the decision, …")
+    # a cue inside a condition or a time clause concludes nothing ("If you'd like to challenge
+    # the decision, …", "as soon as a decision has been made")
     if not (
-        _CONCLUSION.search(_CONDITION.sub(" ", golden))
-        or _CONCLUSION.search(_CONDITION.sub(" ", new))
+        _CONCLUSION.search(_WHEN.sub(" ", _CONDITION.sub(" ", golden)))
+        or _CONCLUSION.search(_WHEN.sub(" ", _CONDITION.sub(" ", new)))
     ):
         return None
     g_cue = g_cue or _CONCLUSION_WEAK.search(golden)
@@ -606,3 +623,25 @@ def flipped_in_clause(golden: str, new: str, flipped: list[str]) -> str | None:
                     f'"{gc.strip()}" → "{nc.strip()}"'
                 )
     return None
+
+
+#: a value denied on its way to the right one ("not $30", "nicht 30 €", "rather than $30")
+_DENIED = r"(?:not|never|nicht|kein\w*|pas|non|no|rather than|instead of|statt|anstatt|au lieu de|en lugar de|en vez de)"
+
+
+_DENYING = re.compile(r"\b" + _DENIED + r"\b", re.IGNORECASE)
+
+
+def denied_correction(fact: F.Fact, unit: Unit, others: list[F.Fact]) -> bool:
+    """A value ``unit`` only denies while it corrects it ("It's not $30 — the refund is $20"),
+    next to a value of the same kind that the other answer states (``others``): the denied value
+    is the mistaken one the answer sets aside, no fact of the answer; leaving it out says the
+    same."""
+    if not _DENYING.search(unit.text):  # no denial word: no pattern built for the value
+        return False
+    if not re.search(_DENIED + r"\s+(?:\w+\s+){0,2}?" + re.escape(fact.surface), unit.text, re.I):
+        return False
+    return any(
+        f is not fact and f.kind == fact.kind and any(F.facts_match(f, o) for o in others)
+        for f in unit.facts
+    )

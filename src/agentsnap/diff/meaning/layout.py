@@ -21,6 +21,15 @@ facts and steps of the two forms are compared and not their shapes:
 * **A middle dot separates like a line break** (:func:`separate`):
   ``Fee: £115 · Decision time: 3 weeks`` is two labelled values; a label's
   colon is followed by its value (``出発時刻：14:50``).
+* **A label names its value** (:func:`labelled_values`): ``Price: 40 $`` and a
+  table row by its first cell, for values swapped between labels.
+* **A label line's value said in prose is there** (:func:`value_said`):
+  ``**Status:** Shipped`` beside "Your parcel has shipped"; ``**Due:** none``
+  beside "nothing is due"; a value that only denies (:func:`denied_value`,
+  ``Minimum term: none``) is a negation prose must say.
+* **"Only" one member denies it to the others** (:func:`other_than_only`): the
+  row ``Compact | … | No`` under "Free child seat" is what "only the SUV
+  includes a child seat" says of the compact.
 
 It reads units through :class:`Piece` (what :class:`~.units.Unit` has), so it
 imports only the fact and vocabulary layers.
@@ -35,7 +44,18 @@ from typing import Protocol
 from . import facts as F
 from . import vocabulary as V
 
-__all__ = ["by_initials", "joined_step", "label_names", "rows_counted", "same_written", "separate"]
+__all__ = [
+    "by_initials",
+    "denied_value",
+    "joined_step",
+    "label_names",
+    "labelled_values",
+    "other_than_only",
+    "rows_counted",
+    "same_written",
+    "separate",
+    "value_said",
+]
 
 
 class Piece(Protocol):
@@ -46,6 +66,12 @@ class Piece(Protocol):
     labelled: bool
     heading: bool
     words: list[str]
+
+
+class Valued(Piece, Protocol):
+    """A unit with its facts: what :func:`labelled_values` reads."""
+
+    facts: list[F.Fact]
 
 
 # --------------------------------------------------------------------------- initials
@@ -150,9 +176,10 @@ _LABEL_PAIR = re.compile(r"^[^\W\d_]+(?:/[^\W\d_]+){1,2}(?=\s?:)")
 
 def label_names(text: str, found: list[F.Fact]) -> list[F.Fact]:
     """``found`` without the names a label or a unit makes: the slash-joined words of a label
-    (``Date/time:``), and a unit word after a number (``12 Monaten``: the number's unit)."""
+    (``Date/time:``), and a unit word after a number or a time (``12 Monaten``: the number's
+    unit; ``10 Uhr``: the time's, in a sentence not read as German)."""
     pair = _LABEL_PAIR.match(text)
-    units = [f.surface for f in found if f.kind == "number"]
+    units = [f.surface for f in found if f.kind in ("number", "time")]  # "10 Uhr": the time's
     return [
         f
         for f in found
@@ -207,3 +234,83 @@ def joined_step(units: Sequence[Piece], k: int, others: Sequence[Piece]) -> int 
             if theirs and 2 * len(theirs & words) >= len(theirs):
                 return at
     return None
+
+
+# --------------------------------------------------------------------------- labelled values
+
+
+def labelled_values(units: Sequence[Valued]) -> dict[frozenset[str], tuple[str, list[F.Fact]]]:
+    """``{label's word stems: (the unit's text, the facts of its value)}`` for each labelled unit
+    ("Price: 40 $"; a table row "EU; 4 M" by its first cell) whose label no other unit has."""
+    found: dict[frozenset[str], tuple[str, list[F.Fact]]] = {}
+    twice: set[frozenset[str]] = set()
+    for unit in units:
+        if not unit.labelled or unit.heading:
+            continue
+        text = unit.text
+        label, sep, _ = text.partition(":")
+        if not sep or len(V.tokens(label)) > 5:
+            label, sep, _ = text.partition(";")  # a table row: its first cell
+        if not sep:
+            continue
+        key = frozenset(V._stem(w) for w in V.tokens(label) if w not in V.STOPWORDS)
+        # the unit's own facts, by where they stand: after the label, or in it
+        placed = [(text.find(f.surface), f) for f in unit.facts if f.kind in _VALUE_KINDS]
+        facts = [f for at, f in placed if at > len(label)]
+        if not key or len(facts) < len(placed):
+            continue
+        if key in found:
+            twice.add(key)
+        found[key] = (text, facts)
+    return {k: v for k, v in found.items() if k not in twice}
+
+
+_VALUE_KINDS = frozenset({"number", "date", "time", "weekday"})
+
+
+#: a restriction to one member ("only the SUV", "nur Linux", "seulement le mardi", "SUVのみ")
+_ONLY = re.compile(
+    r"\b(?:only|nur|seulement|uniquement|solo|sólo|solamente|únicamente)\b|のみ|だけ", re.IGNORECASE
+)
+
+
+def other_than_only(row: str, sentence: str) -> bool:
+    """A table ``row`` about a member the ``sentence`` does not name, where the sentence restricts
+    what it says to a member of its own ("only the SUV includes a child seat" beside the row
+    "Compact; …; not free child seat"): what the sentence grants one, it denies the others, so
+    the row's opposite polarity is what the sentence says of it."""
+    if not _ONLY.search(sentence):
+        return False
+    subject = {V._stem(w) for w in V.content_words(row.partition(";")[0])}
+    said = {V._stem(w) for w in V.content_words(sentence)}
+    return bool(subject) and not subject & said
+
+
+#: a value that only denies: "none", "no", "keine", "aucun", "ninguna", "なし"
+_DENIAL = re.compile(r"(?:none|no|nein|keine?|aucune?|non|ningun[oa]|ningún|nada|なし)\.?", re.I)
+
+
+def value_said(text: str, others: Sequence[Piece]) -> bool:
+    """A ``Label: value`` line whose value one unit of ``others`` says ("**Status:** Shipped"
+    beside "Your parcel has shipped with DHL"): a label names what its value is, the prose
+    need not repeat it. A value that only denies ("**Due:** none", "Permanencia: ninguna") is
+    said by a unit that names the label and negates ("nothing is due")."""
+    label, sep, value = text.partition(":")
+    if not sep or not value.strip() or len(V.tokens(label)) > 4:
+        return False
+    own = {V._stem(w) for w in V.content_words(value) if not _DENIAL.fullmatch(w)}
+    named = {V._stem(w) for w in V.content_words(label)}
+    for other in others:
+        words = {V._stem(w) for w in other.words}
+        if own and own <= words:
+            return True
+        if denied_value(text) and named and named <= words and V.polarity(other.text)[1]:
+            return True
+    return False
+
+
+def denied_value(text: str) -> bool:
+    """A ``Label: value`` line whose value only denies ("**Minimum term:** none", "Permanencia:
+    ninguna"): prose that names the label must negate it too."""
+    _, sep, value = text.partition(":")
+    return bool(sep) and bool(_DENIAL.fullmatch(value.strip()))

@@ -11,7 +11,8 @@
   hours``, ``half a cup`` = ``0.5 cup``, ``only one`` = ``only 1`` (a bare "one" is no count),
   ``midnight`` = ``00:00``, ``noon`` = ``12:00``, clock times said in words (``half past nine``,
   ``quarter to ten``, ``halb zehn``, ``dix heures moins le quart``, ``las nueve y media``) as
-  digits (:func:`clock_words`), ``weekdays`` = ``Mon–Fri``; the
+  digits (:func:`clock_words`), ``weekdays`` = ``Mon–Fri``, a sum in cents its currency's
+  hundredth (``20 cents``, ``a 20-cent fine``, ``50 Cent`` = ``0.20``, ``0.50``); the
   fact rules (:mod:`agentsnap.diff.meaning.facts`) then read one form for both.
 
 Standard library only; imports nothing of agentsnap (vocabulary and units import it).
@@ -158,6 +159,13 @@ def _count(word: str) -> int | None:
     return int(word) if word.isdigit() else _COUNTS.get(word.casefold())
 
 
+#: a sum in cents ("20 cents", "a 20-cent fine", "50 Cent", "20 centimes", "20 céntimos"): the
+#: hundredth of the currency's unit, written as the unit's amount (0.20)
+_CENTS = re.compile(
+    r"(?<![\d.,])\b(\d{1,2})[- ](?:cents?|centimes?|céntimos?|centavos?)\b", re.IGNORECASE
+)
+
+
 def spelled_facts(text: str) -> str:
     """``text`` with the facts said in words written as the fact rules read them (module doc)."""
     text = _FRACTION.sub(
@@ -173,6 +181,7 @@ def spelled_facts(text: str) -> str:
         return match.group(0) if count is None else f"{count}.5"
 
     text = _HALF_AFTER.sub(half, text)
+    text = _CENTS.sub(lambda m: f"{int(m.group(1)) / 100:.2f}", text)
     text = _CLOCK.sub(lambda m: _CLOCK_WORDS[m.group(0).casefold()], text)
     return _WEEKDAYS.sub(lambda m: " Mon–Fri " if m.group(0) == "平日" else "Mon–Fri", text)
 

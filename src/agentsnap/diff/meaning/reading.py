@@ -36,6 +36,7 @@ from .clues import (
     _weight,
     changed_conclusion,
     courteous,
+    denied_correction,
     flipped_concepts,
     flipped_in_clause,
     named_step,
@@ -43,7 +44,16 @@ from .clues import (
     prefix_negations,
 )
 from .findings import KIND_LABEL, Finding, Verdict, pair_message
-from .layout import by_initials, joined_step, rows_counted, same_written
+from .layout import (
+    by_initials,
+    denied_value,
+    joined_step,
+    labelled_values,
+    other_than_only,
+    rows_counted,
+    same_written,
+    value_said,
+)
 from .members import contrast_kept, negated_member_moved
 from .phrasing import clock_words, multiple_in
 from .slots import restated_pairs
@@ -171,6 +181,7 @@ class Reading:
         for i, fact in g_left:
             if not (
                 stated(fact, n_all, self.new, n_text_words, self.golden)
+                or denied_correction(fact, self.g[i], [o for _, o in n_all])
                 or _counted(self.g, i, fact, self.new)
                 or rows_counted(fact, self.n, self.golden)
             ):
@@ -178,6 +189,7 @@ class Reading:
         for j, fact in n_left:
             if not (
                 stated(fact, g_all, self.golden, g_text_words, self.new)
+                or denied_correction(fact, self.n[j], [o for _, o in g_all])
                 or _counted(self.n, j, fact, self.golden)
                 or rows_counted(fact, self.g, self.new)
             ):
@@ -213,7 +225,7 @@ class Reading:
         """The value under each label both answers give once ("Price: 40 $" / "- Price: 8 $", a
         table row's first cell): values that trade places between labels keep every fact of the
         answer, so they are compared label by label."""
-        g_values, n_values = _labelled_values(self.g), _labelled_values(self.n)
+        g_values, n_values = labelled_values(self.g), labelled_values(self.n)
         for key in g_values.keys() & n_values.keys():
             (g_text, g_facts), (n_text, n_facts) = g_values[key], n_values[key]
             if (
@@ -294,12 +306,17 @@ class Reading:
             # for CJK); a rewording moves negations into other clauses ("not accepted" → "we
             # accept only C")
             close = _closeness(g, n)
+            # a table row's cells are no clauses: the row says its cells of its first one
+            rows = [self.g[i].text for i in g_part if self.g[i].row]
+            rows += [self.n[j].text for j in n_part if self.n[j].row]
+            if len(rows) == 1 and other_than_only(rows[0], n if rows[0] == g else g):
+                continue  # "only the SUV includes…" denies it of the row "Compact"
             if not ((flipped and (parity or prefixed) and close >= 0.5) or len(g_part) > 1):
                 # clause by clause: two flips in two clauses cancel in the sentence's parity
                 # ("still contains it; upgrading will not fix it" → "no longer contains it;
                 # upgrading will fix it")
                 clause = (
-                    _flipped_clause(g, n)
+                    (None if rows else _flipped_clause(g, n))
                     or _negated_in_part(g, n)
                     or (
                         flipped_in_clause(g, n, flipped)
@@ -517,6 +534,14 @@ class Reading:
                 unit.step and cover < 0.8 and not (cover >= 0.5 and named_step(self.g, i, self.new))
             ):
                 self.flag("step", "harmful", "step missing", unit.text, "")
+            elif unit.labelled and value_said(unit.text, self.n):
+                self.flag("rewording", "harmless", "labelled value said in prose", unit.text, "")
+            elif unit.labelled and denied_value(unit.text):  # "Term: none"
+                near = self.n[self._nearest(unit, self.n, self.sims[i])].text if self.n else ""
+                label = (
+                    f"polarity flipped (negation/antonym: {', '.join(unit.markers)} → (nothing))"
+                )
+                self.flag("polarity", "harmful", label, unit.text, near)
             elif cover < COVERED and not unit.facts:
                 severity = "harmful" if unit.markers else "soft"  # a dropped warning or negation
                 self.flag("dropped", severity, "sentence dropped", unit.text, "")
@@ -539,6 +564,10 @@ class Reading:
                 self.flag("courtesy", "harmless", _harmless(unit, "added"), "", unit.text)
             elif (joined := joined_step(self.n, j, self.g)) is not None:
                 self._polarity([joined], [j])
+            elif sum(not V.polarity(w)[1] for w in novel) <= 2 and any(
+                u.labelled and value_said(u.text, [unit]) for u in self.g
+            ):  # "El contrato no tiene permanencia." says "Permanencia: ninguna"
+                self.flag("rewording", "harmless", "labelled value said in prose", "", unit.text)
             elif unit.step and weight >= 2:
                 self.flag("added", "soft", "step added", "", unit.text)
             elif weight >= 3 and not unit.facts:
@@ -597,35 +626,6 @@ class Reading:
 
 #: the words that join one more member to a list
 _JOIN = frozenset(["and", "or", "und", "oder", "et", "ou", "y", "o", "sowie", "plus", "と", "や"])
-
-
-def _labelled_values(units: list[Unit]) -> dict[frozenset[str], tuple[str, list[F.Fact]]]:
-    """``{label's word stems: (the unit's text, the facts of its value)}`` for each labelled unit
-    ("Price: 40 $"; a table row "EU; 4 M" by its first cell) whose label no other unit has."""
-    found: dict[frozenset[str], tuple[str, list[F.Fact]]] = {}
-    twice: set[frozenset[str]] = set()
-    for unit in units:
-        if not unit.labelled or unit.heading:
-            continue
-        text = unit.text
-        label, sep, _ = text.partition(":")
-        if not sep or len(V.tokens(label)) > 5:
-            label, sep, _ = text.partition(";")  # a table row: its first cell
-        if not sep:
-            continue
-        key = frozenset(V._stem(w) for w in V.tokens(label) if w not in V.STOPWORDS)
-        # the unit's own facts, by where they stand: after the label, or in it
-        placed = [(text.find(f.surface), f) for f in unit.facts if f.kind in _VALUE_KINDS]
-        facts = [f for at, f in placed if at > len(label)]
-        if not key or len(facts) < len(placed):
-            continue
-        if key in found:
-            twice.add(key)
-        found[key] = (text, facts)
-    return {k: v for k, v in found.items() if k not in twice}
-
-
-_VALUE_KINDS = frozenset({"number", "date", "time", "weekday"})
 
 
 def _order_kept(markers: list[str], other: str) -> list[str]:

@@ -46,6 +46,8 @@ class Unit:
     sequenced: bool = False
     #: a line of the signature that closes a message ("Tom, Leasing Office", "Dr. Anna Keller")
     signature: bool = False
+    #: a table's data row: its cells are what the row says of its first cell, not clauses
+    row: bool = False
 
 
 # --------------------------------------------------------------------------- units
@@ -76,7 +78,19 @@ _SEQUENCE = re.compile(
     re.IGNORECASE,
 )
 
+#: the words that close a message before its signature ("Best regards", "Mit freundlichen Grüßen")
+_SIGN_OFF = (
+    r"(?:(?:best|kind|warm|warmest|many) regards|regards|best wishes|yours sincerely|sincerely|"
+    r"(?:mit )?(?:freundlichen|besten|herzlichen|lieben|vielen) grüßen|(?:viele|beste|liebe|herzliche) grüße|"
+    r"(?:bien |très )?cordialement|bien à vous|salutations distinguées|"
+    r"(?:un )?(?:cordial )?saludo(?:s)?(?: cordial(?:es)?)?|atentamente)"
+)
 _COURTESY = re.compile(
+    r"\b" + _SIGN_OFF + r"\b|"
+    r"\b(?:we look forward to|looking forward to|wir freuen uns (?:auf|über)|nous nous réjouissons|"
+    r"nos alegra|(?:quedamos|quedo|estamos) a su disposición|para cualquier (?:duda|consulta)|"
+    r"we(?:'d| would) love to (?:see|welcome|have) you|(?:just )?come along|wir würden uns freuen|"
+    r"nous serions ravis de vous (?:voir|accueillir)|nos encantaría (?:verle|verte|verles))\b|"
     r"\b(?:hi|hello|hey|dear|thanks?|thank you|you're welcome|sure|certainly|of course|absolutely|"
     r"great question|good question|no problem|happy to help|glad to help|i'd be happy|i would be happy|"
     r"i'?m happy|i'?m glad|hope (?:this|that) helps|i hope|let me know|feel free|don't hesitate|do not hesitate|"
@@ -87,10 +101,10 @@ _COURTESY = re.compile(
     r"bonjour|merci|bien sûr|avec plaisir|volontiers|voici|n'hésitez pas|j'espère|"
     r"si vous avez des questions|bonne journée|d'accord|parfait|"
     r"(?:best of |good )luck|wishing you|sorry (?:to hear|about|for)|i(?:'m| am) (?:really |so )?sorry|"
-    r"thanks? (?:so much |a lot )?for|i understand|i know (?:that|this|it)|i(?:'ll| will) keep an eye|"
+    r"thanks? (?:so much |a lot )?for|i (?:completely |totally |fully |really )?understand|i know (?:that|this|it)|i(?:'ll| will) keep an eye|"
     r"if (?:that's|that is|it's) (?:useful|helpful)|just so you know|having (?:read|looked)|"
     r"as far as i can tell|my understanding is|it seems|here's (?:the|what)|let us know|"
-    r"happy to|glad to|feel free|reach out|get in touch|"
+    r"happy to|glad to|feel free|reach out|get(?:ting)? in touch|"
     r"vielen dank|danke (?:für|schön)|soweit ich|sag(?:en sie)? (?:gern )?bescheid|ich hoffe|gute frage|"
     r"melden sie sich|viel erfolg|"
     r"j'espère|bon courage|excellente question|merci (?:pour|de|beaucoup)|désolée?|"
@@ -146,11 +160,16 @@ _SALUTATION = re.compile(
     r"^こんにちは|^[^\s]{1,10}様",
     re.IGNORECASE,
 )
+#: a sign-off closing a sentence, and what follows it ("… – mit freundlichen Grüßen, Ihr
+#: Besucherservice", "Best regards, the Developer Support team")
+_CLOSING = re.compile(
+    r"(?:^|[–—;,.!]\s*|\s(?:and|und|et|y)\s+)" + _SIGN_OFF + r"\b[\s,!.]*(.*)$", re.I
+)
 #: a signature line: at most six capitalised words (a title, a name, a team, a company), no digit,
 #: no colon, no sentence end ("Tom, Leasing Office", "— Marta, Soporte", "Dr. Anna Keller")
 _SIGNATURE = re.compile(
     r"^(?:[-—–]\s*)?(?:(?:[Dd]r|[Mm]rs?|[Mm]s|[Pp]rof)\.\s*)?[A-ZÀ-Þ][^\W\d_]*(?:[-'’][^\W\d_]+)?"
-    r"(?:,?\s+(?:(?:of|de|la|du|des|für|the|and|y|et|&)\s+)?[A-ZÀ-Þ][^\W\d_]*(?:[-'’][^\W\d_]+)?){0,5},?$|"
+    r"(?:,?\s+(?:(?:of|de|la|du|des|für|am|im|vom|von|zum|zur|the|and|y|et|&)\s+)?[A-ZÀ-Þ][^\W\d_]*(?:[-'’][^\W\d_]+)?){0,5},?$|"
     # a team signs: "the Hive team", "das Support-Team", "l'équipe Parcelo", "el equipo de Rentacar"
     r"^(?i:the\s+)?[A-ZÀ-Þ][\w&.-]*(?:\s+[A-ZÀ-Þ][\w&.-]*){0,3}\s+(?i:team|crew|support)$|"
     r"^(?i:(?:das|ihr|euer)\s+)[\w-]*(?i:team|service)$|^(?i:l'équipe|el equipo(?: de)?)\s+[A-ZÀ-Þ][\w.-]*$"
@@ -162,7 +181,8 @@ _ADDRESSEE = re.compile(
 )
 #: an apology or sympathy that opens a sentence ("Sorry about the trouble…", "Es tut mir leid…")
 _SYMPATHY = re.compile(
-    r"^(?:(?:so |really |very )?sorry|(?:we(?:'re| are)|i(?:'m| am)) (?:so |really |very |truly )?sorry|apologies|"
+    r"^(?:i (?:completely |totally |fully |really )?understand (?:how|that|why|your)|ich verstehe|"
+    r"je comprends|entiendo|comprendo|(?:so |really |very )?sorry|(?:we(?:'re| are)|i(?:'m| am)) (?:so |really |very |truly )?sorry|apologies|"
     r"es tut (?:mir|uns) leid|tut mir leid|entschuldigen sie|désolée?|nous sommes (?:vraiment |sincèrement )?désolés|"
     r"je suis (?:vraiment )?désolée?|lo siento|lamentamos|sentimos|申し訳)",
     re.IGNORECASE,
@@ -230,9 +250,9 @@ _LABELLED = re.compile(
 )
 
 
-#: a table cell that says yes or no with a sign ("✓", "✗", "–")
-_YES_CELL = frozenset({"✓", "✔", "☑", "✅"})
-_NO_CELL = frozenset({"✗", "✘", "×", "❌", "–", "—", "-"})
+#: a table cell that says yes or no with a sign ("✓", "✗", "–") or a word ("Yes", "Nein", "Non")
+_YES_CELL = frozenset({"✓", "✔", "☑", "✅", "yes", "ja", "oui", "sí", "si", "はい"})
+_NO_CELL = frozenset({"✗", "✘", "×", "❌", "–", "—", "-", "no", "nein", "non", "いいえ"})
 
 
 def _cells(line: str) -> list[str]:
@@ -241,13 +261,20 @@ def _cells(line: str) -> list[str]:
 
 
 def _row(columns: list[str], cells: list[str]) -> str:
-    """A table's data row with each sign cell read with its header ("✓" under "Direct" is
-    "Direct: yes", "–" under "Change" is "Change: no"); the other cells stay as they are."""
+    """A table's data row with each sign or yes/no cell read as its header said or denied ("✓"
+    under "Direct" is "Direct", "–" under "Change" is "not Change", "No" under "Supported" is "not
+    Supported": the header is what the cell affirms); the other cells stay as they are."""
     out = []
     for k, cell in enumerate(cells):
         head = columns[k] if k < len(columns) else ""
-        sign = "yes" if cell in _YES_CELL else "no" if cell in _NO_CELL else ""
-        out.append(f"{head}: {sign}" if head and sign else cell)
+        word = cell.casefold()
+        sign = "yes" if word in _YES_CELL else "no" if word in _NO_CELL else ""
+        if head and sign:
+            # a header is a label, not a name: "Free child seat" is read "free child seat"
+            plain = re.match(r"[A-ZÀ-Þ][a-zß-ÿ]+(?![\w'’-])", head)  # "Wi-Fi", "SSO" stay
+            head = head[0].lower() + head[1:] if plain else head
+            cell = head if sign == "yes" else f"not {head}"
+        out.append(cell)
     return " | ".join(out)
 
 
@@ -342,6 +369,7 @@ def split_units(text: str) -> list[Unit]:
             columns = _cells(line)
         elif columns and "|" in line and not in_fence:
             line = _row(columns, _cells(line))
+        row = bool(columns) and not header_row and not in_fence
         step = bool(_ITEM.match(line)) and not in_fence and not heading
         labelled = not in_fence and (
             bool(_LABELLED.match(_ITEM.sub("", line, count=1))) or raw.count("|") >= 2
@@ -370,6 +398,7 @@ def split_units(text: str) -> list[Unit]:
                     heading=heading,
                     labelled=labelled,
                     sequenced=sequenced and not heading,
+                    row=row,
                 )
             )
     _mark_signature(units)
@@ -397,12 +426,35 @@ def _mark_signature(units: list[Unit]) -> None:
             unit.signature = True
 
 
+#: a pointer to a numbered step of the answer ("for step 1", "bei Schritt 2", "à l'étape 3")
+_STEP_POINTER = re.compile(r"\b(?:step|schritt|étape|paso|point|punkt|punto)\s+(\d{1,2})\b", re.I)
+
+
+def _step_pointer(fact: F.Fact, unit: Unit, steps: int) -> bool:
+    """A number that points to one of the answer's own ``steps`` from outside them ("I can walk
+    you through step 1"): it names a place in the answer, no fact of the world."""
+    return (
+        fact.kind == "number"
+        and not unit.step
+        and any(
+            m.group(1) == fact.surface and 1 <= int(m.group(1)) <= steps
+            for m in _STEP_POINTER.finditer(unit.text)
+        )
+    )
+
+
 def _fill(
-    units: list[Unit], known: frozenset[str], german: bool, cache: dict[str, Unit] | None = None
+    units: list[Unit],
+    known: frozenset[str],
+    german: bool,
+    cache: dict[str, Unit] | None = None,
+    pointers: bool = True,
 ) -> None:
     """Fill in facts, content words, polarity markers and the courtesy flag; ``cache`` shares the work
-    between the units of one pair that have the same text (most sentences of a long answer)."""
+    between the units of one pair that have the same text (most sentences of a long answer). Without
+    ``pointers``, a number pointing to one of the answer's steps is no fact."""
     cache = {} if cache is None else cache
+    steps = 0 if pointers else sum(unit.step for unit in units)
     for unit in units:
         done = cache.get(unit.text)
         if done is not None and (done.heading, done.signature, done.labelled) == (
@@ -420,10 +472,17 @@ def _fill(
             unit.addressed = done.addressed
             continue
         found = F.extract(spelled_facts(unit.text), german=german, known_names=known)
-        unit.facts = label_names(unit.text, found)
+        unit.facts = [f for f in label_names(unit.text, found) if not _step_pointer(f, unit, steps)]
         unit.words = V.content_words(clock_words(unit.text))  # "half past nine" is a fact
         unit.markers = V.polarity(unit.text)[1]
-        rest = _COURTESY.sub(" ", unit.text)
+        body = unit.text
+        closing = _CLOSING.search(unit.text)
+        if closing and (not closing.group(1) or _SIGNATURE.match(closing.group(1).rstrip(" .!"))):
+            # what follows the sign-off signs: its names are no facts, its words no claim
+            body = unit.text[: closing.start()]
+            cut = unit.text[closing.start() :]
+            unit.facts = [f for f in unit.facts if f.kind != "name" or f.surface not in cut]
+        rest = _COURTESY.sub(" ", body) if body.strip() else ""
         remaining = [w for w in V.content_words(rest) if w not in _NARRATION]
         # "Sure!", "Gerne." — no content word of its own — or a courtesy phrase and one word
         # more; not "You should upgrade now." (one content word, but no courtesy in it)
@@ -473,7 +532,7 @@ _CONDITION = re.compile(
 #: the offer an addressed sentence makes ("just reply…", "I'll look into it", "revenir vers moi")
 _OFFER = re.compile(
     r"\b(?:i(?:'ll| will)|we(?:'ll| will)|reply|write (?:back|again)|get back to|contact (?:me|us)|"
-    r"let (?:me|us) know|reach out|revenir vers (?:moi|nous)|écrivez-nous|contactez-nous|"
+    r"let (?:me|us) know|reach out|come back|revenir vers (?:moi|nous)|écrivez-nous|contactez-nous|"
     r"melden sie sich|schreiben sie (?:mir|uns)|escríbanos|contáctenos)\b",
     re.IGNORECASE,
 )

@@ -84,6 +84,7 @@ from .omissions import member_dropped
 from .ordering import order_changed
 from .reading import ALIGN, Reading
 from .units import (
+    _STEP_POINTER,
     Unit,
     _dot,
     _fill,
@@ -144,8 +145,10 @@ def compare_many(pairs: Sequence[tuple[str, str]], encoder: Encoder | None = Non
         )
         german = V.detect_german(golden) or V.detect_german(new)
         cache: dict[str, Unit] = {}
-        _fill(g_units, known, german, cache)
-        _fill(n_units, known, german, cache)
+        # a pointer to a step ("walk you through step 1") is a fact only where both answers point
+        pointers = all(_STEP_POINTER.search(text) for text in (golden, new))
+        _fill(g_units, known, german, cache, pointers)
+        _fill(n_units, known, german, cache, pointers)
         sims = _trigram_matrix(g_units, n_units)
         # the model is asked only about units without a near-verbatim counterpart (STRONG)
         g_need = [i for i, row in enumerate(sims) if not row or max(row) < STRONG]

@@ -661,6 +661,7 @@ def polarity(text: str) -> tuple[int, list[str]]:
     # courtesy idioms that carry no negation of a fact
     text = re.sub(
         r"\b(?:no problem|no worries|not a problem|kein problem|keine ursache|pas de (?:problème|souci)|de rien|"
+        r"de nada|no hay de qué|sin (?:problemas?|duda|embargo)|"
         r"(?:don't|do not|n'|ne) ?h[ée]sit\w*(?: pas)?|zögern sie nicht|nicht zu zögern|"
         r"without (?:any )?(?:waiting|delay)|sans (?:attendre|délai)|ohne (?:zu warten|verzögerung)|sin (?:esperar|demora))\b",
         " ",

@@ -1,0 +1,408 @@
+"""False alarms of the meaning check read away by kind (issue 29, the false-alarm round), each on a
+short pair written here (not taken from a dev or the frozen set): the harmless form passes, and its
+near miss, which changes what the answer says, still fails with the finding that names it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from agentsnap.diff.meaning.verdict import compare
+
+THRESHOLD = 0.92  # semantic_threshold's default
+
+
+def _verdict(golden: str, new: str) -> tuple[bool, list[str]]:
+    verdict = compare(golden, new)
+    return verdict.score >= THRESHOLD, [f.message for f in verdict.findings]
+
+
+_FEATURES = "| Feature | Supported |\n|---|---|\n| SSO | Yes |\n| SCIM | {} |\n| Audit log | Yes |"
+_FEATURES_SAID = "SSO and the audit log are supported, but SCIM is not."
+_SERVICES = "| Service | Inclus |\n|---|---|\n| Wi-Fi | Oui |\n| Petit-déjeuner | {} |"
+_SERVICES_SAID = "Le Wi-Fi est inclus, le petit-déjeuner ne l'est pas."
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        (_FEATURES_SAID, _FEATURES.format("No")),
+        (_FEATURES.format("No"), _FEATURES_SAID),
+        (_SERVICES_SAID, _SERVICES.format("Non")),
+        # a header whose words are no plain capitalised word keeps its spelling
+        (
+            "Both hotels have Wi-Fi; only Sol serves breakfast.",
+            "| Hotel | Wi-Fi | Breakfast |\n|---|---|---|\n| Alma | Yes | No |\n| Sol | Yes | Yes |",
+        ),
+    ],
+)
+def test_a_yes_no_column_says_its_header_or_denies_it(golden: str, new: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        (_FEATURES_SAID, _FEATURES.format("Yes")),
+        (_FEATURES.format("Yes"), _FEATURES_SAID),
+        (_SERVICES_SAID, _SERVICES.format("Oui")),
+    ],
+)
+def test_a_yes_no_cell_that_says_the_opposite_still_fails(golden: str, new: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert not passed, messages
+    assert any("yes/no" in m or "polarity" in m for m in messages), messages
+
+
+_PLANS = "| Plan | Unlimited data | Phone support |\n|---|---|---|\n| Basic | Yes | No |\n| Pro | Yes | {} |"
+_TARIFE = (
+    "| Tarif | Flatrate | Telefonsupport |\n|---|---|---|\n| Basis | Ja | Nein |\n| Pro | Ja | {} |"
+)
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        # what "only Pro" grants Pro it denies Basic: Basic's "No" is the sentence's reading
+        (
+            "Both plans include unlimited data, but only Pro includes phone support.",
+            _PLANS.format("Yes"),
+            True,
+        ),
+        (
+            "Beide Tarife enthalten eine Flatrate, aber nur Pro enthält Telefonsupport.",
+            _TARIFE.format("Ja"),
+            True,
+        ),
+        # the member "only" names denied: a flip
+        (
+            "Both plans include unlimited data, but only Pro includes phone support.",
+            _PLANS.format("No"),
+            False,
+        ),
+    ],
+)
+def test_only_one_member_denies_it_to_the_rows_of_the_others(
+    golden: str, new: str, passes: bool
+) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        (
+            "**Status:** Shipped\n**Carrier:** DHL\n**Due:** Friday",
+            "Your parcel has shipped with DHL and is due on Friday.",
+            True,
+        ),
+        (  # a value that only denies is said by a sentence that names the label and negates
+            "**Status:** Paid\n**Amount:** €120\n**Due:** none",
+            "The invoice of €120 is paid, so nothing is due.",
+            True,
+        ),
+        (
+            "**Status:** Genehmigt\n**Betrag:** 420 €\n**Fällig:** 15. März",
+            "Ihr Antrag wurde genehmigt: 420 €, fällig am 15. März.",
+            True,
+        ),
+        (  # the status no sentence says: still dropped
+            "**Status:** Shipped\n**Carrier:** DHL\n**Due:** Friday",
+            "Your parcel has been delayed; DHL says it is due on Friday.",
+            False,
+        ),
+        (
+            "**Status:** Paid\n**Amount:** €120\n**Due:** none",
+            "The invoice of €120 is paid, and the rest is due Friday.",
+            False,
+        ),
+        (
+            "**Status:** Genehmigt\n**Betrag:** 420 €\n**Fällig:** 15. März",
+            "Ihr Antrag wurde abgelehnt: 420 €, fällig am 15. März.",
+            False,
+        ),
+    ],
+)
+def test_a_label_line_whose_value_the_prose_says_is_not_dropped(
+    golden: str, new: str, passes: bool
+) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages
+    if passes:
+        assert not any("sentence dropped" in m for m in messages), messages
+
+
+_LIMIT = "Your limit has been raised to 500 requests per minute, effective immediately."
+_MUSEUM = "Die Ausstellung ist bis zum 31. August verlängert."
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        (_LIMIT, f"{_LIMIT} Best regards, the Developer Support team"),
+        (_LIMIT, f"{_LIMIT} We look forward to hearing from you – kind regards, Customer Care"),
+        (
+            _MUSEUM,
+            f"{_MUSEUM} Wir freuen uns auf Ihren Besuch – mit freundlichen Grüßen, Ihr Museumsteam",
+        ),
+        (
+            "La inscripción está confirmada.",
+            "La inscripción está confirmada. Un saludo cordial y quedamos a su disposición "
+            "para cualquier duda.",
+        ),
+    ],
+)
+def test_a_sign_off_and_the_signature_after_it_are_courtesy(golden: str, new: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed, messages
+    assert any(m.startswith("courtesy added") for m in messages), messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        (_LIMIT, f"{_LIMIT} Best regards, and note that the daily cap drops to 100,000 on Monday."),
+        (_LIMIT, f"{_LIMIT} Kind regards, the Support team in Berlin will not raise it again."),
+        (_MUSEUM, f"{_MUSEUM} Wir freuen uns auf Ihren Besuch – der Eintritt ist frei."),
+    ],
+)
+def test_a_claim_after_a_sign_off_is_still_a_claim(golden: str, new: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert not passed, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        ("It's not $30 — the refund is $20.", "The refund is $20.", True),
+        ("The refund is $20.", "It's not $30 — the refund is $20.", True),
+        ("Es sind nicht 30 €, die Erstattung beträgt 20 €.", "Die Erstattung beträgt 20 €.", True),
+        ("Ce n'est pas 30 €, le remboursement est de 20 €.", "Le remboursement est de 20 €.", True),
+        # the denied value made the answer, or the correction turned round: still a change
+        ("It's not $30 — the refund is $20.", "The refund is $30.", False),
+        ("It's not $30 — the refund is $20.", "It's not $20 — the refund is $30.", False),
+        ("It's not $30 — the refund is $20.", "The refund is $25.", False),
+    ],
+)
+def test_a_value_denied_on_the_way_to_the_right_one_is_no_fact(
+    golden: str, new: str, passes: bool
+) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        # "Uhr" after a time is the time's unit, in a sentence read as German or not
+        ("The tour starts at 10:00.", "The tour starts at 10 Uhr.", True),
+        ("Abfahrt 10 Uhr, Ankunft 12 Uhr", "Abfahrt um 10:00, Ankunft um 12:00", True),
+        ("Abfahrt 10 Uhr, Ankunft 12 Uhr", "Abfahrt um 10:00, Ankunft um 13:00", False),
+        ("The tour starts at 10:00.", "The tour starts at 11 Uhr.", False),
+        # an abbreviation by initials says its words, defined in parentheses or not
+        (
+            "The free tier allows 100 requests per minute (RPM).",
+            "The free tier allows 100 RPM.",
+            True,
+        ),
+        ("The free tier allows 100 RPM.", "The free tier allows 100 requests per minute.", True),
+        (
+            "Free tier: 100 requests per minute (RPM), 10,000 tokens per minute (TPM).",
+            "Free tier: 100 RPM, 10,000 TPM.",
+            True,
+        ),
+        ("The free tier allows 100 RPM.", "The free tier allows 100 requests per hour.", False),
+        (
+            "The free tier allows 100 requests per minute (RPM).",
+            "The free tier allows 100 RPS.",
+            False,
+        ),
+    ],
+)
+def test_a_unit_or_initials_written_another_way_is_the_same_value(
+    golden: str, new: str, passes: bool
+) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages
+
+
+_EVENING = "The Year 7 open evening is on 9 October at 18:00 in the main hall."
+_VISA = "Your application is still being processed; you will get an email as soon as a decision has been made."
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        (
+            _EVENING,
+            "We'd love to see you at the Year 7 open evening on 9 October at 18:00 in the main "
+            "hall — just come along.",
+            True,
+        ),
+        (
+            _VISA,
+            "Hello, and thank you for getting in touch! I completely understand how stressful "
+            "waiting can be. Your application is still being processed; as soon as there's a "
+            "decision, we'll send you an email.",
+            True,
+        ),
+        # a fact inside the invitation, a claim beside the sympathy: still read
+        (
+            _EVENING,
+            "We'd love to see you at the Year 7 open evening on 10 October at 18:00 in the main "
+            "hall — just come along.",
+            False,
+        ),
+        (
+            _VISA,
+            "I completely understand how stressful waiting can be. Your application is no "
+            "longer being processed; as soon as there's a decision, we'll send you an email.",
+            False,
+        ),
+    ],
+)
+def test_an_invitation_or_sympathy_around_the_same_facts_is_courtesy(
+    golden: str, new: str, passes: bool
+) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        # a conclusion cue inside a time clause concludes nothing
+        (_VISA, "Your application is still being processed; once decided, we'll email you.", True),
+        (
+            "Once the checks pass, you should merge the branch.",
+            "Once the checks pass, do not merge the branch.",
+            False,
+        ),
+    ],
+)
+def test_a_decision_awaited_is_no_conclusion(golden: str, new: str, passes: bool) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages
+
+
+_TARIFA = "**Tarifa:** Luz Fija 24h\n**Potencia contratada:** 4,6 kW\n**Permanencia:** ninguna"
+_FIBRE = "**Plan:** Fibre 500\n**Speed:** 500 Mbps\n**Minimum term:** none"
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        # a label whose value only denies is said by prose that negates it
+        (
+            _TARIFA,
+            "Tiene la tarifa Luz Fija 24h con 4,6 kW. El contrato no tiene permanencia.",
+            True,
+        ),
+        (_FIBRE, "You are on Fibre 500 at 500 Mbps. There is no minimum term.", True),
+        ("You are on Fibre 500 at 500 Mbps. There is no minimum term.", _FIBRE, True),
+        (_TARIFA, "Tiene la tarifa Luz Fija 24h con 4,6 kW. El contrato tiene permanencia.", False),
+        (_FIBRE, "You are on Fibre 500 at 500 Mbps. There is a minimum term.", False),
+        ("You are on Fibre 500 at 500 Mbps. There is a minimum term.", _FIBRE, False),
+        (_FIBRE, "You are on Fibre 500 at 500 Mbps.", False),
+    ],
+)
+def test_a_label_whose_value_denies_is_a_negation(golden: str, new: str, passes: bool) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages
+
+
+_BILL = "To reduce your bill, move files older than 90 days to the Cold tier and delete unused snapshots."
+_TIPS = "1. Move files older than 90 days to the Cold tier.\n2. Delete unused snapshots.\n\n"
+_RESTART = "1. Stop the service.\n2. Delete the cache folder.\n3. Start the service.\n\n"
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        # a pointer to one of the answer's own steps names a place in it, no fact
+        (_BILL, f"{_TIPS}If you'd like, I can walk you through a lifecycle rule for step 1.", True),
+        (
+            "1. Stoppen Sie den Dienst.\n2. Löschen Sie den Cache.",
+            "1. Stoppen Sie den Dienst.\n2. Löschen Sie den Cache.\n\nBei Schritt 2 helfe ich gern.",
+            True,
+        ),
+        # a step the answer does not have, or both answers pointing to different steps
+        (
+            _BILL,
+            f"{_TIPS}If you'd like, I can walk you through a lifecycle rule for step 3.",
+            False,
+        ),
+        (
+            f"{_RESTART}If it still fails, repeat step 2.",
+            f"{_RESTART}If it still fails, repeat step 1.",
+            False,
+        ),
+    ],
+)
+def test_a_pointer_to_the_answers_own_step_is_no_fact(golden: str, new: str, passes: bool) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages
+
+
+_LIMIT_HIT = "Your API key hit the hourly limit of 5,000 requests at 09:47 UTC."
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        # sympathy restates the reader's trouble; its failing is no claim of the answer
+        (
+            _LIMIT_HIT,
+            "I understand how frustrating it is when calls start failing, so let me explain what "
+            f"happened. {_LIMIT_HIT}",
+            True,
+        ),
+        # a signature block: sign-off, name, practice "am Stadtpark"
+        (
+            "Die Blutwerte von Luna sind im Normalbereich.",
+            "Guten Tag Frau Becker,\n\nLunas Blutwerte liegen im Normalbereich.\n\n"
+            "Mit freundlichen Grüßen\nDr. Anna Keller\nTierarztpraxis am Stadtpark",
+            True,
+        ),
+        (
+            _LIMIT_HIT,
+            "I understand how frustrating it is when calls start failing, so note that the limit "
+            f"does not reset today. {_LIMIT_HIT}",
+            False,
+        ),
+        (
+            "Die Blutwerte von Luna sind im Normalbereich.",
+            "Guten Tag Frau Becker,\n\nLunas Blutwerte liegen im Normalbereich.\n\n"
+            "Mit freundlichen Grüßen\nDr. Anna Keller\nBitte kommen Sie am 3. Mai zur Kontrolle",
+            False,
+        ),
+    ],
+)
+def test_sympathy_and_a_signature_block_are_courtesy(golden: str, new: str, passes: bool) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        ("The fine is $0.20 per day.", "The fine is 20 cents a day.", True),
+        ("The fine is $0.20 per day.", "There is a 20-cent daily fine.", True),
+        ("Die Gebühr beträgt 0,50 € pro Tag.", "Die Gebühr beträgt 50 Cent pro Tag.", True),
+        ("The fine is $0.20 per day.", "The fine is 25 cents a day.", False),
+        ("The fine is 20 cents a day.", "The fine is $0.30 per day.", False),
+        # a price in cents with decimals stays in cents
+        (
+            "Der Arbeitspreis beträgt 32,4 Cent pro kWh.",
+            "Der Arbeitspreis beträgt 32,0 Cent pro kWh.",
+            False,
+        ),
+    ],
+)
+def test_a_sum_in_cents_is_the_hundredth_of_its_currency(
+    golden: str, new: str, passes: bool
+) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages
