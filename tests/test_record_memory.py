@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import copy
 import math
+import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -157,6 +159,73 @@ def test_the_views_of_calls_the_trace_built_are_kept_and_a_users_values_copied()
     assert other.trace[0]["request"] == request_view
     assert other.trace[0]["request"] is not request_view
     assert other.to_dict()["trace"] == traced.to_dict()["trace"]
+
+
+def _nested(levels: int) -> Any:
+    value: Any = "leaf"
+    for _ in range(levels):
+        value = {"d": value}
+    return value
+
+
+def _at_stack_depth(frames: int, call: Any) -> Any:
+    return call() if frames == 0 else _at_stack_depth(frames - 1, call)
+
+
+def test_a_traced_call_converted_deep_in_the_stack_fails_loudly_or_keeps_its_exchange() -> None:
+    """(found by a reviewer) Too deep a stack while a traced call's views are checked or
+    converted raises as it does for a plain dict step; it never stores the whole step as
+    ``{"$truncated"}`` (its model, messages and the exchange replay serves, lost silently)."""
+
+    def steps() -> list[dict[str, Any]]:
+        exchange = StoredExchange(request={"body": {"model": "m"}}, response={"status": 200})
+        step = {"type": "llm_call", "model": "m", "messages": [_nested(90)], "exchange": exchange}
+        return [step]
+
+    kept = loud = 0
+    for frames in range(0, 1000, 10):
+        try:
+            snap = _at_stack_depth(frames, lambda: build_snapshot("t::x", steps(), traced=True))
+        except RecursionError:
+            loud += 1
+            continue
+        assert snap.trace[0]["exchange"]["request"] == {"body": {"model": "m"}}, frames
+        assert snap.trace[0]["model"] == "m"
+        kept += 1
+    assert kept and loud  # both ends of the range were reached
+
+
+def test_a_captured_exchange_another_thread_changes_is_converted_not_lost() -> None:
+    """(found by a reviewer) A dict that changes size while the plain-JSON check reads it is
+    converted as before (``to_json`` reads it again), never stored as ``{"$unserializable"}``."""
+    headers = {f"h{i}": "v" for i in range(200_000)}
+    exchange = StoredExchange(
+        request={"method": "POST", "body": {"model": "m"}},
+        response={"status": 200, "headers": headers, "body": {"ok": 1}},
+    )
+    stop = threading.Event()
+
+    def churn() -> None:
+        i = 0
+        while not stop.is_set():
+            headers[f"x{i % 3}"] = "v"
+            headers.pop(f"x{(i + 1) % 3}", None)
+            i += 1
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    thread = threading.Thread(target=churn, daemon=True)
+    thread.start()
+    try:
+        for _ in range(40):
+            step = {"type": "llm_call", "model": "m", "exchange": exchange}
+            got = build_snapshot("t::x", [step], traced=True).trace[0]["exchange"]
+            assert got["request"] == {"method": "POST", "body": {"model": "m"}}
+            assert got["response"]["body"] == {"ok": 1}
+    finally:
+        stop.set()
+        thread.join()
+        sys.setswitchinterval(interval)
 
 
 # --------------------------------------------------------------------------- scrubbing shares

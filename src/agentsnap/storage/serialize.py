@@ -215,6 +215,15 @@ def to_json(value: Any, _depth: int = 0, _path: frozenset[int] = frozenset()) ->
             )
             for k, v in items
         }
+    if kind is _BuiltCall:  # a step the trace built (see prepare_parts): as a plain dict step is
+        # (outside the try below: too deep a stack fails loudly, as it does for a plain dict)
+        inside = _path | {id(value)}
+        return {
+            _key(k): v
+            if (type(v) is dict or type(v) is list) and _kept_whole(v, _depth + 1)
+            else to_json(v, _depth + 1, inside)
+            for k, v in value.items()
+        }
     try:
         return _convert(value, _depth, _path)
     except RecursionError:
@@ -235,15 +244,8 @@ def _convert(value: object, depth: int, path: frozenset[int]) -> Any:
     nxt = depth + 1
     if type(value) is PreparedExchange:  # the golden's own stored form: kept as it is (see prepare)
         return value
-    if type(value) is _BuiltCall:  # a step the trace built (see prepare_parts): a plain dict
-        return {
-            _key(k): v
-            if (type(v) is dict or type(v) is list) and _plain_json(v, nxt)
-            else to_json(v, nxt, path)
-            for k, v in value.items()
-        }
     if type(value) is StoredExchange:  # scrubbed at capture: the mark is kept (see prepare)
-        if _plain_json(value, depth):
+        if _kept_whole(value, depth):
             return value  # parsed from the wire by this process: already what to_json makes
         return StoredExchange({_key(k): to_json(v, nxt, path) for k, v in value.items()})
     if isinstance(value, enum.Enum):
@@ -316,6 +318,16 @@ def _convert(value: object, depth: int, path: frozenset[int]) -> Any:
     except Exception:
         text = f"<{_type_name(value)}>"
     return {"$repr": _text(_ADDRESS.sub("", text)), "$type": _type_name(value)}
+
+
+def _kept_whole(value: dict[Any, Any] | list[Any], depth: int) -> bool:
+    """:func:`_plain_json`, False when it cannot tell: a container another thread changed while
+    it was read, or a stack too deep to walk it (then the value is converted as any other is,
+    with the retry and the limits of :func:`to_json`)."""
+    try:
+        return _plain_json(value, depth)
+    except (RuntimeError, RecursionError):  # (RecursionError is a RuntimeError)
+        return False
 
 
 def _plain_json(value: dict[Any, Any] | list[Any], depth: int) -> bool:
