@@ -15,7 +15,6 @@ import collections
 import copy
 import dataclasses
 import json
-import math
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,6 +41,7 @@ from agentsnap.storage.serialize import (
 )
 from agentsnap.storage.wire import StoredExchange
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
+from tests._support.shapes import shape
 
 openai = pytest.importorskip("openai")
 
@@ -234,7 +234,7 @@ def test_property_the_views_messages_copy_is_deepcopys(value: Any) -> None:
     from agentsnap.providers._common import _json_copy
 
     copied = _json_copy(value)
-    assert _shape(copied) == _shape(copy.deepcopy(value))
+    assert shape(copied) == shape(copy.deepcopy(value))
     if isinstance(value, (dict, list)) and value:
         assert copied is not value  # a copy: the view never shares the request's containers
 
@@ -293,7 +293,7 @@ def test_property_a_checks_stored_result_is_asdicts(
             as_dict(result)
         return
     got = as_dict(result)
-    assert _shape(got) == _shape(expected)
+    assert shape(got) == shape(expected)
     assert repr(got) == repr(expected)
 
 
@@ -383,18 +383,6 @@ _VALUES = st.recursive(
 )
 
 
-def _shape(value: object) -> object:
-    """``value`` with every container's type and every float's bits spelled out (so NaN equals
-    NaN and a dict subclass differs from a dict)."""
-    if isinstance(value, dict):
-        return (type(value).__name__, [(_shape(k), _shape(v)) for k, v in value.items()])
-    if isinstance(value, (list, tuple)):
-        return (type(value).__name__, [_shape(v) for v in value])
-    if isinstance(value, float):
-        return ("float", value.hex() if not math.isnan(value) else "nan")
-    return (type(value).__name__, value)
-
-
 def _dumps(value: object) -> str:
     """What the ``.last_run`` writer wrote before (``json.dumps``, surrogates escaped)."""
     text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
@@ -414,7 +402,7 @@ def test_property_the_compact_bytes_read_back_as_json_dumps_wrote_it(
     raw = compact_bytes(data)
     text = raw.decode("utf-8")  # UTF-8: no lone surrogate
     assert text.endswith("\n")
-    assert _shape(json.loads(text)) == _shape(json.loads(before))
+    assert shape(json.loads(text)) == shape(json.loads(before))
     if "e" not in before and "E" not in before:  # no float in exponent form: the same bytes
         assert text == before
 
@@ -435,7 +423,7 @@ def test_property_the_pieces_join_to_the_compact_bytes(
     except (TypeError, ValueError):  # keys json cannot sort: never in a prepared snapshot
         return
     joined = b"".join(compact_pieces(data))
-    assert _shape(json.loads(joined)) == _shape(json.loads(whole))
+    assert shape(json.loads(joined)) == shape(json.loads(whole))
     if not _has_float(data):
         assert joined == whole  # (a float may be spelled as the other encoder spells it)
 

@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import copy
-import math
 import sys
 import threading
 from collections.abc import Iterator
@@ -28,22 +27,12 @@ from agentsnap.lifecycle import build_snapshot
 from agentsnap.storage import scrub
 from agentsnap.storage.serialize import MAX_DEPTH, _key, to_json
 from agentsnap.storage.wire import StoredExchange
+from tests._support.shapes import shape
 
 
 @pytest.fixture(autouse=True)
 def _fresh(fresh_scrub: None) -> Iterator[None]:
     yield
-
-
-def _shape(value: object) -> object:
-    """``value`` with every container's type and every float's bits spelled out."""
-    if isinstance(value, dict):
-        return (type(value).__name__, [(_shape(k), _shape(v)) for k, v in value.items()])
-    if isinstance(value, (list, tuple)):
-        return (type(value).__name__, [_shape(v) for v in value])
-    if isinstance(value, float):
-        return ("float", value.hex() if not math.isnan(value) else "nan")
-    return (type(value).__name__, value)
 
 
 _LEAF = st.one_of(
@@ -83,14 +72,14 @@ def test_property_a_captured_exchange_converts_as_its_copy_did_and_is_kept_when_
     request: Any, response: Any
 ) -> None:
     exchange = StoredExchange(request=request, response=response)
-    before = _shape(copy.deepcopy(exchange))
+    before = shape(copy.deepcopy(exchange))
     got = to_json(exchange)
     expected = _copied(exchange)
     assert type(got) is StoredExchange
-    assert _shape(got) == _shape(expected)
-    assert _shape(exchange) == before  # the input is never changed
+    assert shape(got) == shape(expected)
+    assert shape(exchange) == before  # the input is never changed
     if got is exchange:  # kept only when the conversion is the exchange itself
-        assert _shape(expected) == before
+        assert shape(expected) == before
 
 
 def test_a_plain_exchange_is_kept_and_one_needing_conversion_is_copied() -> None:
