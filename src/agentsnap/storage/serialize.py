@@ -369,7 +369,8 @@ def prepare(data: object) -> Any:
 
     A step's ``exchange`` captured by this process (a :class:`agentsnap.storage.wire.StoredExchange`,
     scrubbed once at capture) keeps its type through :func:`to_json` and is not scrubbed
-    again (holding only plain JSON, as parsed from the wire, it is kept itself, not copied); one read from a file is (the mark travels with the exchange). One replay served
+    again (holding only plain JSON, as parsed from the wire, it is kept itself, not copied);
+    one read from a file is (the mark travels with the exchange). One replay served
     from the recording of exactly its request (a :class:`agentsnap.storage.wire.PreparedExchange`)
     holds the golden's own objects, already as stored: neither converted nor scrubbed.
     """

@@ -173,7 +173,7 @@ class SnapshotStore:
         self.writer: LastRunWriter | None = None
         #: the goldens :meth:`load` read or :meth:`save` wrote (or found unchanged) in this
         #: process: ``{path: (mtime_ns, size)}`` as read or written
-        self.loaded: dict[Path, tuple[int, int]] = {}
+        self.known: dict[Path, tuple[int, int]] = {}
         #: name -> (the file :meth:`locate` found, the candidates before it, absent then)
         self._located: dict[str, tuple[Path, tuple[Path, ...]]] = {}
 
@@ -451,7 +451,7 @@ class SnapshotStore:
         or :meth:`save` wrote in this process and unchanged since (by modification time and
         size), unread (a 5,000-call golden just recorded is not parsed again to learn its name)."""
         for path in self._iter_files():
-            if except_loaded and path in self.loaded and _stamp(path) == self.loaded[path]:
+            if except_loaded and path in self.known and _stamp(path) == self.known[path]:
                 continue
             try:
                 yield self.read_file(path).name
@@ -514,7 +514,7 @@ class SnapshotStore:
         """This process read or wrote the golden ``path`` as it is now (:meth:`names`)."""
         stamp = _stamp(path)
         if stamp is not None:
-            self.loaded[path] = stamp
+            self.known[path] = stamp
 
     def _path_to_save(self, name: str, force: bool) -> tuple[Path, bool]:
         """Where :meth:`save` writes ``name`` and whether that file is a symbolic link it

@@ -68,25 +68,18 @@ def _scrub_value(
                 and not isinstance(v, bool)
                 and v not in ("", REDACTED)
             ):
-                out[key] = REDACTED
+                new: Any = REDACTED
             elif secret and isinstance(v, dict) and isinstance(v.get("value"), str) and v["value"]:
                 # a secret held as {"value": ..., "expires_at": ...} (OpenAI Realtime's client_secret)
                 held: dict[Any, Any] = _scrub_value(v, rules, keys, builtin_only)
-                out[key] = {**held, "value": REDACTED}
+                new = {**held, "value": REDACTED}
             elif type(v) is str and builtin_only and len(v) < 8:
-                out[key] = v  # too short for any built-in rule (as scrub_text decides)
-                same = same and (key is k or key == k)
-                continue
+                new = v  # too short for any built-in rule (as scrub_text decides)
             else:
-                new = out[key] = _scrub_value(v, rules, keys, builtin_only)
-                # (a string the rules kept may come back as an equal one from their memo)
-                same = (
-                    same
-                    and (key is k or key == k)
-                    and (new is v or (type(new) is str and new == v))
-                )
-                continue
-            same = False  # a secret key's value redacted
+                new = _scrub_value(v, rules, keys, builtin_only)
+            out[key] = new
+            # (a string the rules kept may come back as an equal one from their memo)
+            same = same and (key is k or key == k) and (new is v or (type(new) is str and new == v))
         return value if same else out
     if kind is list or isinstance(value, (list, tuple)):
         items = [
