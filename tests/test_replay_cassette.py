@@ -50,6 +50,24 @@ def test_equal_requests_are_served_in_recorded_order() -> None:
     ]
 
 
+def test_queues_keep_recorded_order_among_interleaved_equal_requests_and_by_route() -> None:
+    """Each key's queue is a list served from its end (a tenth of a deque's size): three equal
+    recordings around another one are served in recorded order, and the drift fallback then takes
+    the route's one unplayed recording, skipping those already served."""
+    cas = Cassette(
+        [_step({"q": 1}, "a"), _step({"q": 2}, "x"), _step({"q": 1}, "b"), _step({"q": 1}, "c")]
+    )
+    served = [cas.take(_req({"q": 1})) for _ in range(3)]
+    assert [(idx, ex["response"]["body"]["reply"], drift) for idx, ex, drift in served] == [
+        (0, "a", None),
+        (2, "b", None),
+        (3, "c", None),
+    ]
+    idx, ex, drift = cas.take(_req({"q": 9}))
+    assert (idx, ex["response"]["body"]["reply"], drift) == (1, "x", ["q: 2 → 9"])
+    assert cas.unplayed() == 0
+
+
 def test_changed_request_gets_next_recording_in_order_with_a_drift_report() -> None:
     cas = Cassette([_step({"messages": [{"role": "user", "content": "Paris"}]}, "r1")])
     idx, ex, drift = cas.take(_req({"messages": [{"role": "user", "content": "Lyon"}]}))

@@ -68,11 +68,13 @@ class Cassette:
         self._lock = threading.Lock()
         self._entries: list[dict[str, Any]] = []
         #: by :func:`~agentsnap.storage.wire.replay_key` (equal exactly when ``request_key`` is, cheaper)
-        self._by_key: dict[tuple[str, str, bytes], deque[int]] = defaultdict(deque)
-        self._by_route: dict[tuple[str, str], deque[int]] = defaultdict(deque)
+        #: (each queue a list in reverse recorded order, served from its end: a one-item list is a
+        #: tenth of a deque's size, and most requests are recorded once)
+        self._by_key: dict[tuple[str, str, bytes], list[int]] = defaultdict(list)
+        self._by_route: dict[tuple[str, str], list[int]] = defaultdict(list)
         #: by the key of the request with its client-minted values renamed (agentsnap.capture.client_ids);
         #: only recordings that hold such values are here
-        self._by_client: dict[tuple[str, str, bytes], deque[int]] = defaultdict(deque)
+        self._by_client: dict[tuple[str, str, bytes], list[int]] = defaultdict(list)
         #: the minted-looking values the recorded responses carry (built with the first miss)
         self._known: set[str] | None = None
         self._played: list[bool] = []
@@ -102,6 +104,7 @@ class Cassette:
             key = replay_key(ex["request"])
             self._by_key[key].append(idx)
             self._by_route[key[:2]].append(idx)
+        _reverse_each(self._by_key, self._by_route)
 
     def _add_legacy(self, steps: list[dict[str, Any]]) -> None:
         from ..storage.legacy import legacy_exchange
@@ -202,6 +205,7 @@ class Cassette:
                 body, renamed = normalise(ex["request"].get("body"), self._known)
                 if renamed:
                     self._by_client[replay_key({**ex["request"], "body": body})].append(idx)
+            _reverse_each(self._by_client)
         if not self._by_client:
             return None
         body, renamed = normalise(request.get("body"), self._known)
@@ -209,9 +213,9 @@ class Cassette:
             return None
         return self._pop(self._by_client.get(replay_key({**request, "body": body})))
 
-    def _pop(self, queue: deque[int] | None) -> int | None:
+    def _pop(self, queue: list[int] | None) -> int | None:
         while queue:
-            idx = queue.popleft()
+            idx = queue.pop()
             if not self._played[idx]:
                 self._played[idx] = True
                 return idx
@@ -308,6 +312,14 @@ class Cassette:
             f"  Fix: if the change is intended, re-record with {record}, review the snapshot, commit it."
         )
         return "\n".join(lines)
+
+
+def _reverse_each(*indexes: dict[Any, list[int]]) -> None:
+    """Each queue of ``indexes`` (built in recorded order) reversed: served by ``pop()``."""
+    for index in indexes:
+        for queue in index.values():
+            if len(queue) > 1:
+                queue.reverse()
 
 
 def request_changes(old: object, new: object, *, limit: int = 20) -> list[str]:
