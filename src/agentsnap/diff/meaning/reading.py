@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import difflib
 import math
-import re
 
 from . import facts as F
 from . import vocabulary as V
 from .bindings import bound_changes, bound_kept
 from .clues import (
-    _LIST_SEPARATOR,
-    _ONE,
     _block_swap,
     _closeness,
     _closeness_without,
@@ -27,7 +24,6 @@ from .clues import (
     _enumeration,
     _flipped_clause,
     _listed,
-    _name_in,
     _negated_in_part,
     _polar,
     _related,
@@ -40,7 +36,6 @@ from .clues import (
     flipped_concepts,
     flipped_in_clause,
     named_step,
-    one_unit_in,
     prefix_negations,
 )
 from .findings import KIND_LABEL, Finding, Verdict, pair_message
@@ -51,12 +46,12 @@ from .layout import (
     labelled_values,
     other_than_only,
     rows_counted,
-    same_written,
     value_said,
 )
 from .members import contrast_kept, negated_member_moved
-from .phrasing import clock_words, multiple_in
+from .phrasing import clock_words
 from .slots import restated_pairs
+from .stated import counted, stated
 from .units import _CONCLUSION, _COURTESY, _NARRATION, _PASSIVE, Unit, _flat
 
 __all__ = ["ALIGN", "COVERED", "Reading"]
@@ -152,37 +147,11 @@ class Reading:
             if not any(F.facts_match(f, o, lenient=False) for _, o in g_all)
         ]
 
-        def single(fact: F.Fact, other_text: str) -> bool:
-            """A 1 the other text says in words ("1 second" / "one second", "a second"), a 2 or
-            3 it says as a pair or a multiple ("two workshops" / "the pair of workshops")."""
-            if fact.kind != "number" or fact.key[1] != "":  # "once" (1, x): a frequency
-                return False
-            return (fact.key[0] == 1.0 and bool(_ONE.search(other_text))) or multiple_in(
-                fact.key[0], other_text
-            )
-
-        def stated(
-            fact: F.Fact, others: list[tuple[int, F.Fact]], text: str, words: set[str], own: str
-        ) -> bool:
-            """Whether the other text states ``fact`` after all: a bare number may restate a
-            number with a unit anywhere in it ("two-year fix" … "Two fixed products"), a name
-            may be spelled into its words or its initials (:mod:`.layout`), a number written
-            inside a name ("level-0"), a value written alike read as a time and a number."""
-            return (
-                any(F.facts_match(fact, other) for _, other in others)
-                or single(fact, text)
-                or one_unit_in(fact, text)
-                or (fact.kind == "name" and _name_in(fact, words, text))
-                or (fact.kind == "number" and _in_a_name(fact, others))
-                or by_initials(fact, own, text)
-                or same_written(fact, [other for _, other in others])
-            )
-
         for i, fact in g_left:
             if not (
                 stated(fact, n_all, self.new, n_text_words, self.golden)
                 or denied_correction(fact, self.g[i], [o for _, o in n_all])
-                or _counted(self.g, i, fact, self.new)
+                or counted(self.g, i, fact, self.new)
                 or rows_counted(fact, self.n, self.golden)
             ):
                 missing.setdefault(fact.kind, []).append((i, fact))
@@ -190,7 +159,7 @@ class Reading:
             if not (
                 stated(fact, g_all, self.golden, g_text_words, self.new)
                 or denied_correction(fact, self.n[j], [o for _, o in g_all])
-                or _counted(self.n, j, fact, self.golden)
+                or counted(self.n, j, fact, self.golden)
                 or rows_counted(fact, self.g, self.new)
             ):
                 extra.setdefault(fact.kind, []).append((j, fact))
@@ -644,36 +613,6 @@ def _order_kept(markers: list[str], other: str) -> list[str]:
 _ORDER = {w: p[1] for w, p in V._POLE.items() if p[0] == V._POLE["after"][0]}
 
 
-def _counted(units: list[Unit], i: int, fact: F.Fact, other: str) -> bool:
-    """Whether number ``fact`` of unit ``i`` only counts the list it opens ("these three things:"
-    above three items; "three documents: A, B and C") and the ``other`` answer names every member
-    of that list: the count is then the list's, and the list is compared."""
-    value = fact.key[0] if fact.kind == "number" and fact.key[1:] == ("",) else None
-    if not isinstance(value, float) or not value.is_integer() or not 2 <= value <= 12:
-        return False
-    text = units[i].text
-    after = text[text.find(fact.surface) + len(fact.surface) :] if fact.surface in text else ""
-    if ":" not in after:
-        return False
-    listed = after.split(":", 1)[1]
-    if listed.strip():
-        items = [p for p in _LIST_SEPARATOR.split(listed.rstrip(" .")) if p.strip()]
-    else:
-        items = []
-        for unit in units[i + 1 :]:
-            if not unit.step:
-                break
-            items.append(unit.text)
-    if len(items) != value:
-        return False
-    words = {V._stem(w) for w in V.content_words(other)}
-    for item in items:
-        own = {V._stem(w) for w in V.content_words(item)}
-        if own and len(own & words) * 2 < len(own):
-            return False  # a member the other answer leaves out: the count may be the change
-    return True
-
-
 def _harmless(unit: Unit, what: str) -> str:
     """How a harmless unit is named: a heading or table header a label, a signature, courtesy."""
     kind = "label" if unit.heading else "signature" if unit.signature else "courtesy"
@@ -684,14 +623,6 @@ def _edges(units: list[Unit]) -> set[int]:
     """The first and the last two units that say something (greetings and signatures aside)."""
     said = [k for k, u in enumerate(units) if not (u.filler or u.signature)]
     return set(said[:1] + said[-2:])
-
-
-def _in_a_name(fact: F.Fact, others: list[tuple[int, F.Fact]]) -> bool:
-    """A number the other text writes inside a name ("level 0" / "level-0", "room 12" / "room-12")."""
-    return any(
-        o.kind == "name" and re.search(rf"(?<![\d.]){re.escape(fact.surface)}(?![\d.])", o.surface)
-        for _, o in others
-    )
 
 
 def _argmax(values: list[float]) -> int:

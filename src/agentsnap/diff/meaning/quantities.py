@@ -1,0 +1,152 @@
+"""How a number is written: thousands groups and decimal commas, scale words, units read in a
+base unit, kanji numerals and 万, frequency words, parts of an hour.
+
+The number rules :mod:`agentsnap.diff.meaning.facts` reads a sentence's numbers with (pure
+functions and patterns; standard library only): ``1.000`` = ``1000``, ``2 Mio.`` = 2,000,000,
+``90 min`` = ``1.5 h``, ``三日`` = 3 days, ``1万2800円`` = 12,800 yen, ``twice a day`` = 2 a day,
+``half an hour`` = 30 minutes.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .vocabulary import _CUR_RE, _CURRENCY, _UNIT_RE, _UNITS
+
+__all__ = [
+    "BASE",
+    "FREQUENCY",
+    "FREQUENCY_WORDS",
+    "KANJI_NUMBER",
+    "MAN_NUMBER",
+    "PART_HOURS",
+    "PART_SECONDS",
+    "SCALE",
+    "SCALES",
+    "base_unit",
+    "kanji_value",
+    "number_context",
+    "number_value",
+    "unit_after",
+]
+
+#: scale words after a number: 2 million, 3 Mrd., 1.5 billion, 4 thousand
+SCALES = {
+    "thousand": 1e3,
+    "tausend": 1e3,
+    "mille": 1e3,
+    "mil": 1e3,
+    "million": 1e6,
+    "millions": 1e6,
+    "mio": 1e6,
+    "millionen": 1e6,
+    "millones": 1e6,
+    "mn": 1e6,
+    "billion": 1e9,
+    "billions": 1e9,
+    "bn": 1e9,
+    "mrd": 1e9,
+    "milliarden": 1e9,
+    "milliard": 1e9,
+    "milliards": 1e9,
+}
+SCALE = re.compile(
+    r"\s?(" + "|".join(sorted(SCALES, key=len, reverse=True)) + r")\.?(?![^\W\d_])", re.IGNORECASE
+)
+#: units read in a base unit, so 1 200 g = 1.2 kg and 90 min = 1.5 h: (factor, base)
+BASE = {
+    "mg": (1e-3, "g"),
+    "kg": (1e3, "g"),
+    "cm": (1e-2, "m"),
+    "mm": (1e-3, "m"),
+    "km": (1e3, "m"),
+    "ms": (1e-3, "s"),
+    "min": (60.0, "s"),
+    "h": (3600.0, "s"),
+    "KB": (1e3, "B"),
+    "MB": (1e6, "B"),
+    "GB": (1e9, "B"),
+    "TB": (1e12, "B"),
+    "week": (7.0, "day"),  # "two weeks" = "14 days"
+}
+
+
+def unit_after(text: str, end: int) -> str:
+    """The unit or currency right after a number word ending at ``end`` ("five days", "ten
+    euros"), or ""."""
+    after = text[end : end + 14].lower()
+    currency = re.match(rf"\s?({_CUR_RE})(?![^\W\d_])", after)
+    if currency:
+        return _CURRENCY[currency.group(1)]
+    unit = re.match(rf"[\s-]?({_UNIT_RE})(?![^\W\d_])", after)
+    return _UNITS.get(unit.group(1), "") if unit else ""
+
+
+def base_unit(value: float, unit: str) -> tuple[float, str]:
+    """``value`` in ``unit``'s base unit (grams, metres, seconds, bytes), rounded to 9 places."""
+    factor, base = BASE.get(unit, (1.0, unit))
+    return round(value * factor, 9), base
+
+
+#: a number with 万 (ten thousand) in it: 1万2800円, 31万円
+MAN_NUMBER = re.compile(r"(?<![\d.,])(\d+(?:\.\d+)?)万(?:(\d)千|(\d{1,4}))?(円)?")
+#: a number in kanji before a counter (三日, 二十分, 五回): its digits and the counter
+_KANJI_DIGITS = {c: v for v, c in enumerate("〇一二三四五六七八九")}
+KANJI_NUMBER = re.compile(
+    r"(?<![\u4e00-\u9fff])([一二三四五六七八九十]{1,3})(日間|日|時間|分間|分|秒|週間|か月|ヶ月|年|回|人|件|個|台|枚|名|つ)"
+)
+
+
+def kanji_value(numeral: str) -> float:
+    """The value of a kanji numeral up to 99 (三 = 3, 十五 = 15, 二十 = 20, 三十五 = 35)."""
+    if "十" not in numeral:
+        return float(int("".join(str(_KANJI_DIGITS[c]) for c in numeral)))
+    tens, _, ones = numeral.partition("十")
+    return float((_KANJI_DIGITS[tens] if tens else 1) * 10 + (_KANJI_DIGITS[ones] if ones else 0))
+
+
+#: how often, said with a word of frequency: "once a day", "twice weekly", "3 times per month"
+FREQUENCY_WORDS = {"once": 1, "twice": 2, "thrice": 3, "einmal": 1, "zweimal": 2, "dreimal": 3}
+FREQUENCY = re.compile(
+    r"\b(?:(?P<n>once|twice|thrice|einmal|zweimal|dreimal)|(?P<n2>\d+|one|two|three|four|five|six)\s+times)"
+    r"(?=\s+(?:a|an|per|every|each|am|pro|im)\s+(?:day|week|month|year|hour|tag|woche|monat|jahr)|"
+    r"\s+(?:daily|weekly|monthly|yearly|hourly|täglich|wöchentlich))",
+    re.IGNORECASE,
+)
+#: parts of an hour said in words, and their seconds (the base unit of a time span)
+PART_SECONDS = {
+    r"and a half|y media|anderthalb|eineinhalb|et demie": 5400.0,
+    r"half|halbe|demi|media": 1800.0,
+    r"quarter|viertel|quart|cuarto": 900.0,
+}
+PART_HOURS = re.compile(
+    r"\b(?:(?:an|one) hour and a half|(?:una )?hora y media|anderthalb stunden|eineinhalb stunden|"
+    r"une heure et demie|(?:a |an )?half(?:[ -]an)?[ -]hour|(?:a )?quarter of an hour|"
+    r"(?:eine )?halbe stunde|(?:eine )?viertelstunde|(?:une )?demi-heure|(?:un )?quart d'heure|"
+    r"media hora|(?:un )?cuarto de hora)\b",
+    re.IGNORECASE,
+)
+
+
+def number_value(raw: str) -> float | None:
+    raw = raw.replace("\u202f", " ").replace("\u00a0", " ").replace("'", " ")
+    groups = re.fullmatch(r"(\d{1,3})((?:[,. ]\d{3})+)([.,]\d+)?", raw)
+    if groups:
+        whole = groups.group(1) + re.sub(r"[,. ]", "", groups.group(2))
+        frac = (groups.group(3) or "").replace(",", ".")
+        try:
+            return float(whole + frac)
+        except ValueError:  # pragma: no cover
+            return None
+    try:
+        return float(raw.replace(",", "."))
+    except ValueError:
+        return None
+
+
+def number_context(text: str, end: int) -> bool:
+    return bool(
+        re.match(
+            rf"[\s-]?(?:{_UNIT_RE}|{_CUR_RE})(?![^\W\d_])", text[end : end + 12], re.IGNORECASE
+        )
+    )

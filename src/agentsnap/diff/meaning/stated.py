@@ -1,0 +1,87 @@
+"""A fact of one answer that the other states in another form, so it is neither missing nor new.
+
+Read by :meth:`agentsnap.diff.meaning.reading.Reading._facts` for each fact the other answer does
+not match key for key: a 1 said in words or a 2 as a pair (``one second``, ``the pair of
+workshops``), a number with a unit restated bare, a name spelled into its words or initials, a
+number written inside a name (``level-0``), a value written alike read as a time and a number, a
+count that only counts the list it opens (``three documents: A, B and C``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import facts as F
+from . import vocabulary as V
+from .clues import _LIST_SEPARATOR, _ONE, _name_in, one_unit_in
+from .layout import by_initials, same_written
+from .phrasing import multiple_in
+from .units import Unit
+
+__all__ = ["counted", "stated"]
+
+
+def _single(fact: F.Fact, other_text: str) -> bool:
+    """A 1 the other text says in words ("1 second" / "one second", "a second"), a 2 or
+    3 it says as a pair or a multiple ("two workshops" / "the pair of workshops")."""
+    if fact.kind != "number" or fact.key[1] != "":  # "once" (1, x): a frequency
+        return False
+    return (fact.key[0] == 1.0 and bool(_ONE.search(other_text))) or multiple_in(
+        fact.key[0], other_text
+    )
+
+
+def stated(
+    fact: F.Fact, others: list[tuple[int, F.Fact]], text: str, words: set[str], own: str
+) -> bool:
+    """Whether the other text states ``fact`` after all: a bare number may restate a
+    number with a unit anywhere in it ("two-year fix" … "Two fixed products"), a name
+    may be spelled into its words or its initials (:mod:`.layout`), a number written
+    inside a name ("level-0"), a value written alike read as a time and a number."""
+    return (
+        any(F.facts_match(fact, other) for _, other in others)
+        or _single(fact, text)
+        or one_unit_in(fact, text)
+        or (fact.kind == "name" and _name_in(fact, words, text))
+        or (fact.kind == "number" and _in_a_name(fact, others))
+        or by_initials(fact, own, text)
+        or same_written(fact, [other for _, other in others])
+    )
+
+
+def counted(units: list[Unit], i: int, fact: F.Fact, other: str) -> bool:
+    """Whether number ``fact`` of unit ``i`` only counts the list it opens ("these three things:"
+    above three items; "three documents: A, B and C") and the ``other`` answer names every member
+    of that list: the count is then the list's, and the list is compared."""
+    value = fact.key[0] if fact.kind == "number" and fact.key[1:] == ("",) else None
+    if not isinstance(value, float) or not value.is_integer() or not 2 <= value <= 12:
+        return False
+    text = units[i].text
+    after = text[text.find(fact.surface) + len(fact.surface) :] if fact.surface in text else ""
+    if ":" not in after:
+        return False
+    listed = after.split(":", 1)[1]
+    if listed.strip():
+        items = [p for p in _LIST_SEPARATOR.split(listed.rstrip(" .")) if p.strip()]
+    else:
+        items = []
+        for unit in units[i + 1 :]:
+            if not unit.step:
+                break
+            items.append(unit.text)
+    if len(items) != value:
+        return False
+    words = {V._stem(w) for w in V.content_words(other)}
+    for item in items:
+        own = {V._stem(w) for w in V.content_words(item)}
+        if own and len(own & words) * 2 < len(own):
+            return False  # a member the other answer leaves out: the count may be the change
+    return True
+
+
+def _in_a_name(fact: F.Fact, others: list[tuple[int, F.Fact]]) -> bool:
+    """A number the other text writes inside a name ("level 0" / "level-0", "room 12" / "room-12")."""
+    return any(
+        o.kind == "name" and re.search(rf"(?<![\d.]){re.escape(fact.surface)}(?![\d.])", o.surface)
+        for _, o in others
+    )
