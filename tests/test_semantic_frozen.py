@@ -10,6 +10,9 @@
   polite, paraphrase; every fail pair reformatted too) and read 65.6 % (lexical) / 66.7 % (onnx) on
   arrival and 70.0 % / 70.0 % after a round tuned on dev sets 2 to 8 that never saw it; 73.3 % /
   73.3 % after two more rounds whose measuring scripts printed its totals, never its pairs);
+  ``tests/semantic_dev11.jsonl`` (150 pairs, all 14 categories, five languages) was written during
+  the round that split facts.py and reading.py and read 80.7 % (lexical) / 81.3 % (onnx) on
+  arrival, measured with only that behaviour-neutral split in;
 * ``bench/semantic_frozen.jsonl`` — the evaluation set, frozen before any tuning (139 pairs,
   written by another helper that saw neither the code nor the dev sets). Nothing is tuned on it:
   these floors only stop a change from making it worse. ``python bench/semantic_accuracy.py``
@@ -57,6 +60,8 @@ FLOORS = {
     ("dev8", "onnx"): (0.82, 12),
     ("dev9", "lexical"): (0.80, 13),
     ("dev9", "onnx"): (0.80, 13),
+    ("dev11", "lexical"): (0.80, 20),
+    ("dev11", "onnx"): (0.81, 19),
     ("frozen", "lexical"): (0.87, 14),
     ("frozen", "onnx"): (0.88, 12),
 }
@@ -69,6 +74,7 @@ SETS = {
     "dev7": ROOT / "tests" / "semantic_dev7.jsonl",
     "dev8": ROOT / "tests" / "semantic_dev8.jsonl",
     "dev9": ROOT / "tests" / "semantic_dev9.jsonl",
+    "dev11": ROOT / "tests" / "semantic_dev11.jsonl",
     "frozen": accuracy.FROZEN,
 }
 _RESULTS: dict[tuple[str, str], dict[str, Any]] = {}
@@ -95,6 +101,7 @@ def test_the_sets_are_what_their_docs_say() -> None:
         "dev7": 110,
         "dev8": 116,
         "dev9": 90,
+        "dev11": 150,
         "frozen": 139,
     }
     dev_goldens = {p["golden"] for name, pairs in sets.items() if name != "frozen" for p in pairs}
