@@ -49,6 +49,7 @@ from .layout import (
     value_said,
 )
 from .members import contrast_kept, negated_member_moved
+from .merges import merged_pairs
 from .phrasing import clock_words
 from .slots import restated_pairs
 from .stated import counted, stated
@@ -445,13 +446,13 @@ class Reading:
             label = f"facts differ in this sentence ({what})"
             self.flag(gone[0].kind, "harmful", label, g_unit.text, n_unit.text)
 
-    def _restated(self) -> tuple[set[int], set[int]]:
+    def _restated(self) -> tuple[dict[int, int], dict[int, int]]:
         """Golden and new units that restate each other in the same place (:mod:`.slots`), each
         pair read for a flipped polarity and a changed conclusion like an aligned one."""
         g_partner = [self.g_arg[i] if b >= ALIGN else None for i, b in enumerate(self.g_best)]
         n_partner = [self.n_arg[j] if b >= ALIGN else None for j, b in enumerate(self.n_best)]
-        g_done: set[int] = set()
-        n_done: set[int] = set()
+        g_done: dict[int, int] = {}
+        n_done: dict[int, int] = {}
         for i, j in restated_pairs(g_partner, n_partner, self.g, self.n):
             before = len(self.findings)
             self._polarity([i], [j])
@@ -462,9 +463,18 @@ class Reading:
                 self.flag("conclusion", "harmful", label, g, n)
             elif len(self.findings) == before:
                 self.flag("rewording", "harmless", "sentence restated", g, n)
-            g_done.add(i)
-            n_done.add(j)
+            g_done[i] = j
+            n_done[j] = i
         return g_done, n_done
+
+    def _joined(self, g_ids: list[int], n_ids: list[int], label: str) -> None:
+        """Sentences merged or split (:mod:`.merges`), read as one group for polarity."""
+        before = len(self.findings)
+        self._polarity(g_ids, n_ids)
+        if len(self.findings) == before:
+            g = " ".join(self.g[i].text for i in g_ids)
+            n = " ".join(self.n[j].text for j in n_ids)
+            self.flag("rewording", "harmless", label, g, n)
 
     @staticmethod
     def _nearest(unit: Unit, others: list[Unit], sims: list[float]) -> int:
@@ -481,6 +491,14 @@ class Reading:
         g_words = {w for u in self.g for w in u.words}
         matched_g: list[tuple[int, int]] = []
         g_restated, n_restated = self._restated()
+        g_partner = [
+            self.g_arg[i] if b >= ALIGN else g_restated.get(i) for i, b in enumerate(self.g_best)
+        ]
+        n_partner = [
+            self.n_arg[j] if b >= ALIGN else n_restated.get(j) for j, b in enumerate(self.n_best)
+        ]
+        g_merged = merged_pairs(self.g, self.n, g_partner)
+        n_split = merged_pairs(self.n, self.g, n_partner)
         g_edges, n_edges = _edges(self.g), _edges(self.n)
         for i, unit in enumerate(self.g):
             aligned = self.g_best[i] >= ALIGN
@@ -511,6 +529,10 @@ class Reading:
                     f"polarity flipped (negation/antonym: {', '.join(unit.markers)} → (nothing))"
                 )
                 self.flag("polarity", "harmful", label, unit.text, near)
+            elif cover < COVERED and not unit.facts and i in g_merged:
+                # said inside its neighbour's counterpart: the two read as one group
+                k, j = g_merged[i]
+                self._joined(sorted([i, k]), [j], "sentences merged")
             elif cover < COVERED and not unit.facts:
                 severity = "harmful" if unit.markers else "soft"  # a dropped warning or negation
                 self.flag("dropped", severity, "sentence dropped", unit.text, "")
@@ -537,6 +559,9 @@ class Reading:
                 u.labelled and value_said(u.text, [unit]) for u in self.g
             ):  # "El contrato no tiene permanencia." says "Permanencia: ninguna"
                 self.flag("rewording", "harmless", "labelled value said in prose", "", unit.text)
+            elif j in n_split and ((unit.step and weight >= 2) or (weight >= 3 and not unit.facts)):
+                k, i = n_split[j]  # its golden sentence said in two
+                self._joined([i], sorted([j, k]), "sentence split")
             elif unit.step and weight >= 2:
                 self.flag("added", "soft", "step added", "", unit.text)
             elif weight >= 3 and not unit.facts:

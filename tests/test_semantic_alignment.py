@@ -1,0 +1,78 @@
+"""How the meaning check pairs sentences (issue 29, the alignment round), each kind on short pairs
+written here (none taken from a dev set or the frozen set): the harmless form passes, and its near
+miss, which changes what the answer says, still fails with the finding that names it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from agentsnap.diff.meaning.verdict import compare
+
+THRESHOLD = 0.92  # semantic_threshold's default
+
+
+def _verdict(golden: str, new: str) -> tuple[bool, list[str]]:
+    verdict = compare(golden, new)
+    return verdict.score >= THRESHOLD, [f.message for f in verdict.findings]
+
+
+# --------------------------------------------------------------------------- merged sentences
+
+_BUS = (
+    "Your bus, the 07:15 to Leeds, has been withdrawn because of a driver shortage at the depot. "
+    "The next departure is the 07:45, which will stop at every village and reach Leeds at 08:50. "
+    "Your pass is valid on it without any extra charge."
+)
+_BUS_SAID = (
+    "A driver shortage at the depot means the 07:15 Leeds bus won't run. You can catch the 07:45 "
+    "instead — it stops in every village and gets to Leeds at 08:50{}"
+)
+_RESERVA = (
+    "Para cancelar la reserva, entra en Mi perfil > Reservas, selecciona la reserva y pulsa "
+    "«Cancelar». Solo es posible mientras el viaje no haya empezado."
+)
+_RESERVA_SAID = (
+    "Puedes anular la reserva siempre que el viaje {} haya empezado: ve a Mi perfil > Reservas, "
+    "elige la reserva y haz clic en «Cancelar»."
+)
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        (
+            _BUS,
+            _BUS_SAID.format(
+                " — and you won't pay anything extra, since your pass is accepted on it."
+            ),
+        ),
+        (_RESERVA, _RESERVA_SAID.format("todavía no")),
+    ],
+)
+def test_two_sentences_said_as_one_are_not_dropped(golden: str, new: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed, messages
+    assert any("sentences merged" in m for m in messages), messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "finding"),
+    [
+        # the merged part says the opposite
+        (
+            _BUS,
+            _BUS_SAID.format(" — and you will pay extra, since your pass is accepted on it."),
+            "polarity",
+        ),
+        (_RESERVA, _RESERVA_SAID.format("ya"), "polarity"),
+        # the merged part is gone: the neighbour's counterpart says no more than the neighbour
+        (_BUS, _BUS_SAID.format("."), "sentence dropped"),
+    ],
+)
+def test_a_merged_sentence_changed_or_left_out_still_fails(
+    golden: str, new: str, finding: str
+) -> None:
+    passed, messages = _verdict(golden, new)
+    assert not passed, messages
+    assert any(finding in m for m in messages), messages
