@@ -76,3 +76,51 @@ def test_a_merged_sentence_changed_or_left_out_still_fails(
     passed, messages = _verdict(golden, new)
     assert not passed, messages
     assert any(finding in m for m in messages), messages
+
+
+# --------------------------------------------------------------------------- values said another way
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        (
+            "Vous acquérez 2,5 jours de congé par mois.",
+            "Vous gagnez deux jours et demi de congé chaque mois.",
+        ),
+        ("Die Reparatur dauert 2,5 Tage.", "Die Reparatur dauert zweieinhalb Tage."),
+        ("La revisión dura 2,5 horas.", "La revisión dura dos horas y media."),
+        ("The session token lives for 86,400 seconds.", "Session tokens expire after 1 day."),
+        ("The trial lasts two weeks.", "The trial lasts 14 days."),
+        ("Die Fahrt dauert eine Dreiviertelstunde.", "Fahrzeit: 45 Minuten."),
+        ("The walk takes three quarters of an hour.", "The walk takes 45 minutes."),
+        ("The suite passes (88 passed, 0 failed).", "All 88 tests pass with no failures."),
+        ("Das Backup läuft einmal täglich um 03:00 Uhr.", "Das Backup läuft täglich um 03:00 Uhr."),
+    ],
+)
+def test_a_value_written_another_way_is_the_same_value(golden: str, new: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        (
+            "Vous acquérez 2,5 jours de congé par mois.",
+            "Vous gagnez trois jours et demi de congé chaque mois.",
+        ),
+        ("Die Reparatur dauert 2,5 Tage.", "Die Reparatur dauert dreieinhalb Tage."),
+        ("The session token lives for 86,400 seconds.", "Session tokens expire after 2 days."),
+        ("Die Fahrt dauert eine Dreiviertelstunde.", "Fahrzeit: 30 Minuten."),
+        ("The suite passes (88 passed, 2 failed).", "All 88 tests pass with no failures."),
+        (
+            "Das Backup läuft zweimal täglich um 03:00 Uhr.",
+            "Das Backup läuft täglich um 03:00 Uhr.",
+        ),
+    ],
+)
+def test_a_value_written_another_way_that_differs_still_fails(golden: str, new: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert not passed, messages
+    assert any("numbers differ" in m or "facts differ" in m for m in messages), messages

@@ -67,7 +67,8 @@ BASE = {
     "MB": (1e6, "B"),
     "GB": (1e9, "B"),
     "TB": (1e12, "B"),
-    "week": (7.0, "day"),  # "two weeks" = "14 days"
+    "day": (86400.0, "s"),  # "24 hours" = "1 day" = "86,400 seconds"
+    "week": (604800.0, "s"),  # "two weeks" = "14 days"
 }
 
 
@@ -115,12 +116,14 @@ FREQUENCY = re.compile(
 )
 #: parts of an hour said in words, and their seconds (the base unit of a time span)
 PART_SECONDS = {
+    r"three quarters|dreiviertel|trois quarts|tres cuartos": 2700.0,
     r"and a half|y media|anderthalb|eineinhalb|et demie": 5400.0,
     r"half|halbe|demi|media": 1800.0,
     r"quarter|viertel|quart|cuarto": 900.0,
 }
 PART_HOURS = re.compile(
-    r"\b(?:(?:an|one) hour and a half|(?:una )?hora y media|anderthalb stunden|eineinhalb stunden|"
+    r"\b(?:three quarters of an hour|(?:eine )?dreiviertelstunde|trois quarts d'heure|"
+    r"tres cuartos de hora|(?:an|one) hour and a half|(?:una )?hora y media|anderthalb stunden|eineinhalb stunden|"
     r"une heure et demie|(?:a |an )?half(?:[ -]an)?[ -]hour|(?:a )?quarter of an hour|"
     r"(?:eine )?halbe stunde|(?:eine )?viertelstunde|(?:une )?demi-heure|(?:un )?quart d'heure|"
     r"media hora|(?:un )?cuarto de hora)\b",

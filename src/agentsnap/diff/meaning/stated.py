@@ -4,7 +4,9 @@ Read by :meth:`agentsnap.diff.meaning.reading.Reading._facts` for each fact the 
 not match key for key: a 1 said in words or a 2 as a pair (``one second``, ``the pair of
 workshops``), a number with a unit restated bare, a name spelled into its words or initials, a
 number written inside a name (``level-0``), a value written alike read as a time and a number, a
-count that only counts the list it opens (``three documents: A, B and C``).
+count that only counts the list it opens (``three documents: A, B and C``), a 0 said with a
+word of none (``0 failed`` = ``no failures``), once a period said as the period alone
+(``einmal täglich`` = ``täglich``).
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ def stated(
         or (fact.kind == "number" and _in_a_name(fact, others))
         or by_initials(fact, own, text)
         or same_written(fact, [other for _, other in others])
+        or _zero_said(fact, own, text)
+        or _once_said(fact, own, text, [other for _, other in others])
     )
 
 
@@ -85,3 +89,44 @@ def _in_a_name(fact: F.Fact, others: list[tuple[int, F.Fact]]) -> bool:
         o.kind == "name" and re.search(rf"(?<![\d.]){re.escape(fact.surface)}(?![\d.])", o.surface)
         for _, o in others
     )
+
+
+#: a word that says "none of": "0 failed" = "no failures", "0 Fehler" = "keine Fehler"
+_NONE_OF = (
+    r"(?:no|none|zero|without|kein\w*|ohne|aucun\w*|sans|ningun\w*|ninguna|sin)"
+    r"(?:\s+[^\W\d_]+)?\s+"
+)
+
+
+def _zero_said(fact: F.Fact, own: str, other: str) -> bool:
+    """A count of 0 the other text says with a word of none ("212 passed, 0 failed" / "with no
+    failures"): the word counted, before or after the 0, shares its first four letters with a
+    word right after (at most one word between) "no", "kein", "aucun", "sin" there."""
+    found = _standalone(fact.surface, own) if fact.key == (0.0, "") else None
+    if fact.kind != "number" or found is None:
+        return False
+    at = found.start()
+    near = own[max(0, at - 20) : at].split()[-1:] + own[at + len(fact.surface) :].split()[:1]
+    stems = [V._stem(w.strip(".,;:()").casefold())[:4] for w in near]
+    return any(
+        len(stem) == 4 and re.search(rf"\b{_NONE_OF}{re.escape(stem)}", other, re.IGNORECASE)
+        for stem in stems
+    )
+
+
+def _once_said(fact: F.Fact, own: str, other: str, facts: list[F.Fact]) -> bool:
+    """Once a period the other text says as the period alone ("einmal täglich" / "täglich",
+    "once a day" / "every day"): the period word after "once" stands in the other text, which
+    says no frequency of its own ("twice a day" is no "once a day")."""
+    if fact.kind != "number" or fact.key != (1.0, "x") or fact.surface not in own:
+        return False
+    if any(f.kind == "number" and f.key[1:] == ("x",) for f in facts):
+        return False
+    after = own[own.find(fact.surface) + len(fact.surface) :].split()[:2]
+    period = after[-1].strip(".,;:()").casefold() if after else ""
+    return bool(period) and re.search(rf"\b{re.escape(period)}\b", other, re.IGNORECASE) is not None
+
+
+def _standalone(surface: str, text: str) -> re.Match[str] | None:
+    """Where ``surface`` stands in ``text`` as a number of its own (not the 0 of "+01:00")."""
+    return re.search(rf"(?<![\w.,:+-]){re.escape(surface)}(?![\w]|[.,:]\d)", text)
