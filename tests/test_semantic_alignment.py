@@ -124,3 +124,61 @@ def test_a_value_written_another_way_that_differs_still_fails(golden: str, new: 
     passed, messages = _verdict(golden, new)
     assert not passed, messages
     assert any("numbers differ" in m or "facts differ" in m for m in messages), messages
+
+
+# --------------------------------------------------------------------------- roles
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        # the passive names its agent after "by" / "von" / "par" / "por": the same roles
+        ("Bob is paid by Alice on Fridays.", "Alice pays Bob on Fridays."),
+        (
+            "The subsidiary is owned by the parent company.",
+            "The parent company owns the subsidiary.",
+        ),
+        (
+            "Die Kaution wird vom Mieter an den Vermieter gezahlt.",
+            "Der Mieter zahlt die Kaution an den Vermieter.",
+        ),
+        ("Le propriétaire est payé par le locataire.", "Le locataire paie le propriétaire."),
+        ("El vendedor es pagado por el comprador.", "El comprador paga al vendedor."),
+        # the two sides of a copula said the other way round; a noun before the noun it qualifies
+        ("The renewal date this year is March 3.", "March 3 is this year's renewal date."),
+        ("Attach photos of the receipt to the claim.", "Attach receipt photos to the claim."),
+    ],
+)
+def test_the_same_roles_in_other_words_pass(golden: str, new: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        # a swap said in the other voice
+        ("Alice pays Bob on Fridays.", "Alice is paid by Bob on Fridays."),
+        ("Le locataire paie le propriétaire.", "Le locataire est payé par le propriétaire."),
+        ("El comprador paga al vendedor.", "El comprador es pagado por el vendedor."),
+        ("Der Mieter bezahlt den Vermieter.", "Der Mieter wird vom Vermieter bezahlt."),
+        # both clauses of one sentence swapped
+        (
+            "Nordwind GmbH owes Kestrel Ltd €9,400 for the audit; Kestrel will send the invoice.",
+            "Kestrel Ltd owes Nordwind GmbH €9,400 for the audit; Nordwind will send the invoice.",
+        ),
+        # what two names' clauses say traded, in other words
+        (
+            "Failover is configured so that svc-a-1 is the leader and svc-b-2 follows it with "
+            "50 ms of delay.",
+            "svc-b-2 acts as the leader; svc-a-1 follows it, about 50 ms behind.",
+        ),
+        # a copula whose sides are no mirror image; "X of Y" whose nouns went elsewhere
+        ("Alice is Bob's manager.", "Bob is Alice's manager."),
+        ("Attach photos of the receipt to the claim.", "Attach the claim to the receipt photos."),
+    ],
+)
+def test_roles_swapped_in_a_clause_or_the_other_voice_fail(golden: str, new: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert not passed, messages
+    assert any("roles swapped" in m for m in messages), messages

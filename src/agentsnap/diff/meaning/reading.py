@@ -51,6 +51,7 @@ from .layout import (
 from .members import contrast_kept, negated_member_moved
 from .merges import merged_pairs
 from .phrasing import clock_words
+from .roles import active, bound_swap, clause_swap, order_kept, voice_swap
 from .slots import restated_pairs
 from .stated import counted, stated
 from .units import _CONCLUSION, _COURTESY, _NARRATION, _PASSIVE, Unit, _flat
@@ -329,16 +330,26 @@ class Reading:
             or _block_swap(g_unit.words, n_unit.words)
             or _block_swap(V.tokens(g_unit.text), V.tokens(n_unit.text))  # their X → your X
         )
+        # in the other voice, roles are read in the active order ("B is paid by A" = "A pays B")
+        voiced = voice_swap(g_unit.text, n_unit.text)
+        swap = voiced or (swap if same_voice else None)
+        named = None
+        if swap is None and (same_voice or not (active(g_unit.text)[1] or active(n_unit.text)[1])):
+            # per clause ("A owes B; B sends the invoice" → "B owes A; A sends the invoice"), or
+            # what two names' clauses say traded ("A is the primary and B replicates" → …)
+            named = clause_swap(g_unit.text, n_unit.text, g_unit.facts, n_unit.facts) or bound_swap(
+                g_unit.text, n_unit.text, g_unit.facts, n_unit.facts
+            )
+        swap = swap or named
         if (
             swap
-            and not any(
-                c.isdigit() for c in swap[0] + swap[1]
-            )  # "$2,300 payment" = "payment of $2,300"
-            and same_voice
+            # "$2,300 payment" = "payment of $2,300"; a name may hold digits ("db-eu-1")
+            and (named or not any(c.isdigit() for c in swap[0] + swap[1]))
             and not _enumeration(g_unit.text, swap[0], swap[1])
             and not (_listed(g_unit.text, *swap) and _listed(n_unit.text, *swap))
             and not contrast_kept(g_unit.text, n_unit.text, *swap)  # "not A but B" = "B, not A"
             and not bound_kept(g_unit, n_unit, *swap)  # "A 3 %, B 5 %" = "B 5 %, A 3 %"
+            and not order_kept(g_unit.text, n_unit.text, *swap)  # "X is Y" = "Y is X"
         ):
             a, b = _surface(g_unit.text, swap[0]), _surface(g_unit.text, swap[1])
             self.flag("swap", "harmful", f"roles swapped ({a} ↔ {b})", g_unit.text, n_unit.text)
