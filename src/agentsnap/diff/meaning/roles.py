@@ -11,7 +11,11 @@ compares the order of the words two sentences share once both are read in the ac
 
 A sentence of two clauses may swap the roles in both ("A owes B $10; B sends the invoice" → "B
 owes A $10; A sends the invoice"): the names of the whole sentence then stand in no order that one
-exchange explains. :func:`clause_swap` reads the names clause by clause.
+exchange explains. :func:`clause_swap` reads the names clause by clause, and :func:`bound_swap`
+what each name's own clauses say ("A is the primary and B replicates from it" → "B acts as the
+primary; A replicates from it"). :func:`order_kept` knows two exchanges that say the same: the
+sides of a copula ("the deadline is April 15" = "April 15 is the deadline") and a noun put before
+the noun it qualifies ("photos of the damage" = "damage photos").
 
 Standard library only; one regular expression per language, no parser: a clause is the text
 between ``,;:`` or a sentence's end, its patient everything before the auxiliary, its agent at
