@@ -182,3 +182,84 @@ def test_roles_swapped_in_a_clause_or_the_other_voice_fail(golden: str, new: str
     passed, messages = _verdict(golden, new)
     assert not passed, messages
     assert any("roles swapped" in m for m in messages), messages
+
+
+# --------------------------------------------------------------------------- one sentence, one counterpart
+
+_ORDERS = (
+    "Order 1042 has shipped. Order 1043 has shipped. Order 1044 is delayed at the warehouse. "
+    "Order 1045 has shipped."
+)
+_ACCOUNT = (
+    "Your account is active. Your plan renews monthly. Your plan includes email support. "
+    "Your data is backed up daily."
+)
+_DEPOSIT = (
+    "The tenant pays the deposit to the landlord; the landlord must keep it in a separate account."
+)
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        (
+            _ACCOUNT,
+            "Your account is active. Your plan renews every month. Email support is included in "
+            "your plan. Your data is backed up daily.",
+        ),
+        # one prose sentence said as the rows of a table: each row its own part of it
+        (
+            "The Basic plan includes email support, and the Pro plan includes phone support.",
+            "| Plan | Support |\n|---|---|\n| Basic | email |\n| Pro | phone |",
+        ),
+        # a sentence split in two, the duties where they were
+        (
+            _DEPOSIT,
+            "The deposit goes from the tenant to the landlord. Keeping it in a separate account "
+            "is then up to the landlord.",
+        ),
+    ],
+)
+def test_each_sentence_keeps_its_counterpart(golden: str, new: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "finding"),
+    [
+        # a templated line put in the place of another claim: the line it is like is taken
+        (
+            _ORDERS,
+            "Order 1042 has shipped. Order 1043 has shipped. Order 1044 has shipped. "
+            "Order 1045 has shipped.",
+            "sentence replaced by another claim",
+        ),
+        (
+            _ACCOUNT,
+            "Your account is active. Your plan renews monthly. Your plan renews automatically each "
+            "month. Your data is backed up daily.",
+            "sentence dropped",
+        ),
+        # a sentence split in two, a duty said of the other party
+        (
+            _DEPOSIT,
+            "The deposit goes from the tenant to the landlord. Keeping it in a separate account "
+            "is then up to the tenant.",
+            "roles swapped",
+        ),
+        (
+            "Der Mieter überweist die Kaution an den Vermieter; der Vermieter muss sie auf einem "
+            "Kautionskonto anlegen.",
+            "Die Kaution geht per Überweisung vom Mieter an den Vermieter. Auf einem Kautionskonto "
+            "anlegen muss sie allerdings der Mieter.",
+            "roles swapped",
+        ),
+    ],
+)
+def test_a_sentence_replaced_or_a_duty_moved_still_fails(
+    golden: str, new: str, finding: str
+) -> None:
+    passed, messages = _verdict(golden, new)
+    assert not passed, messages
+    assert any(finding in m for m in messages), messages

@@ -17,15 +17,79 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from . import facts as F
 from .clues import _coverage
 from .units import Unit
 
-__all__ = ["merged_pairs"]
+__all__ = ["links", "merged_pairs"]
 
+#: least share of a leftover unit's content words its most similar counterpart uses, to link
+LINK_COVER = 0.6
 #: least share of the leftover unit's content words the joined counterpart uses
 MERGE_COVER = 0.4
 #: least content words of the joined counterpart that only the leftover unit explains
 MERGE_GAIN = 2
+
+
+def links(
+    sims: Sequence[Sequence[float]], g_units: Sequence[Unit], n_units: Sequence[Unit], least: float
+) -> tuple[list[int | None], list[int | None], set[tuple[int, int]]]:
+    """Each unit's counterpart, one to one: ``(golden links, new links, matched pairs)``.
+
+    Pairs at least ``least`` similar are matched greatest first, each unit once (headings,
+    header rows and filler aside: they link to the unit most like them), so a golden
+    sentence is covered by one new sentence and a new sentence replacing another claim of a
+    templated answer ("Order 1044 is delayed" → "Order 1044 has shipped" among "Order 1043 has
+    shipped" …) does not hide behind a sentence another one already matches. A unit left over
+    still links to its most similar counterpart where that counterpart says it and the unit
+    matched with that counterpart does not (:data:`LINK_COVER` of its content words, and every
+    fact: a sentence merged into or split off another one)."""
+    ranked = sorted(
+        (-sims[i][j], i, j)
+        for i in range(len(g_units))
+        for j in range(len(n_units))
+        if sims[i][j] >= least
+    )
+    g_link: list[int | None] = [None] * len(g_units)
+    n_link: list[int | None] = [None] * len(n_units)
+    matched: set[tuple[int, int]] = set()
+    for _, i, j in ranked:
+        if g_link[i] is None and n_link[j] is None:
+            g_link[i], n_link[j] = j, i
+            matched.add((i, j))
+    for own, other, link, other_link, rows in (
+        (g_units, n_units, g_link, n_link, sims),
+        (n_units, g_units, n_link, g_link, [list(col) for col in zip(*sims, strict=False)]),
+    ):
+        for k, unit in enumerate(own):
+            if link[k] is not None or not rows or not rows[k]:
+                continue
+            best = max(range(len(rows[k])), key=lambda m: rows[k][m])
+            sibling = other_link[best]  # the unit of ``own`` matched with ``best``
+            if rows[k][best] >= least and not _claims(unit):
+                link[k] = best  # a heading or a table's header row labels what it is like
+            elif (
+                rows[k][best] >= least
+                and _coverage(unit.words, set(other[best].words)) >= LINK_COVER
+                # a part of ``best`` its match leaves out, not a sentence like its match (a line
+                # of a templated answer says the same words of another thing)
+                and not (sibling is not None and _echoes(unit, own[sibling]))
+                and all(any(F.facts_match(f, o) for o in other[best].facts) for f in unit.facts)
+            ):
+                link[k] = best
+    return g_link, n_link, matched
+
+
+def _claims(unit: Unit) -> bool:
+    """Whether ``unit`` says something: no heading, header row or filler."""
+    return not (unit.heading or unit.filler)
+
+
+def _echoes(unit: Unit, sibling: Unit) -> bool:
+    """Whether ``unit`` says nothing ``sibling`` does not: its content words (0.6) and its facts."""
+    return _coverage(unit.words, set(sibling.words)) >= LINK_COVER and all(
+        any(F.facts_match(f, o) for o in sibling.facts) for f in unit.facts
+    )
 
 
 def merged_pairs(

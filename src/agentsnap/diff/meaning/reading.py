@@ -49,10 +49,10 @@ from .layout import (
     value_said,
 )
 from .members import contrast_kept, negated_member_moved
-from .merges import merged_pairs
+from .merges import links, merged_pairs
 from .phrasing import clock_words
-from .roles import active, bound_swap, clause_swap, order_kept, voice_swap
-from .slots import restated_pairs
+from .roles import active, bound_swap, clause_swap, duty_moved, order_kept, voice_swap
+from .slots import replaced_pairs, restated_pairs
 from .stated import counted, stated
 from .units import _CONCLUSION, _COURTESY, _NARRATION, _PASSIVE, Unit, _flat
 
@@ -60,6 +60,9 @@ __all__ = ["ALIGN", "COVERED", "Reading"]
 
 #: least similarity (max of MiniLM cosine and trigram cosine) for two units to align
 ALIGN = 0.5
+#: least similarity of a new line to a golden line another one matched, for it to be read as
+#: a line of a templated answer put in the place of another claim
+LIKE = 0.75
 #: a unit whose content words the other text covers at least this much is not dropped/added
 COVERED = 0.6
 
@@ -80,6 +83,8 @@ class Reading:
         self.n_best = [max(sims[i][j] for i in range(len(g))) if g else 0.0 for j in range(len(n))]
         self.g_arg = [row.index(max(row)) if row else -1 for row in sims] if n else [-1] * len(g)
         self.n_arg = [_argmax([sims[i][j] for i in range(len(g))]) for j in range(len(n))]
+        # counterparts one to one (a merged or split sentence links to the one that says it)
+        self.g_link, self.n_link, self.matched = links(sims, g, n, ALIGN)
 
     def add(self, kind: str, severity: str, g: str, n: str, message: str) -> None:
         finding = Finding(kind, severity, g, n, message)
@@ -125,6 +130,7 @@ class Reading:
             if [self.g[i].text for i in g_ids] == [self.n[j].text for j in n_ids]:
                 continue  # unchanged sentences
             self._polarity(g_ids, n_ids)
+            self._duties(g_ids, n_ids)
             if len(g_ids) == 1 and len(n_ids) == 1:
                 self._edits(g_ids[0], n_ids[0])
         self._conclusion()
@@ -224,12 +230,12 @@ class Reading:
             parent[find(a)] = find(b)
 
         offset = len(self.g)
-        for i, j in enumerate(self.g_arg):
-            if j >= 0 and self.g_best[i] >= ALIGN:
+        for i, j in enumerate(self.g_link):
+            if j is not None:
                 union(i, offset + j)
-        for j, i in enumerate(self.n_arg):
-            if i >= 0 and self.n_best[j] >= ALIGN:
-                union(offset + j, i)
+        for j, k in enumerate(self.n_link):
+            if k is not None:
+                union(offset + j, k)
         comps: dict[int, tuple[list[int], list[int]]] = {}
         for i in range(len(self.g)):
             comps.setdefault(find(i), ([], []))[0].append(i)
@@ -331,8 +337,12 @@ class Reading:
             or _block_swap(V.tokens(g_unit.text), V.tokens(n_unit.text))  # their X → your X
         )
         # in the other voice, roles are read in the active order ("B is paid by A" = "A pays B")
-        voiced = voice_swap(g_unit.text, n_unit.text)
-        swap = voiced or (swap if same_voice else None)
+        if bool(active(g_unit.text)[1]) != bool(active(n_unit.text)[1]):
+            # one of them in the passive: roles read in the active order ("B is paid by A" =
+            # "A pays B", "Y is included in X" = "X includes Y")
+            swap = voice_swap(g_unit.text, n_unit.text)
+        elif not same_voice:
+            swap = None
         named = None
         if swap is None and (same_voice or not (active(g_unit.text)[1] or active(n_unit.text)[1])):
             # per clause ("A owes B; B sends the invoice" → "B owes A; A sends the invoice"), or
@@ -460,8 +470,7 @@ class Reading:
     def _restated(self) -> tuple[dict[int, int], dict[int, int]]:
         """Golden and new units that restate each other in the same place (:mod:`.slots`), each
         pair read for a flipped polarity and a changed conclusion like an aligned one."""
-        g_partner = [self.g_arg[i] if b >= ALIGN else None for i, b in enumerate(self.g_best)]
-        n_partner = [self.n_arg[j] if b >= ALIGN else None for j, b in enumerate(self.n_best)]
+        g_partner, n_partner = self.g_link, self.n_link
         g_done: dict[int, int] = {}
         n_done: dict[int, int] = {}
         for i, j in restated_pairs(g_partner, n_partner, self.g, self.n):
@@ -478,10 +487,20 @@ class Reading:
             n_done[j] = i
         return g_done, n_done
 
+    def _duties(self, g_ids: list[int], n_ids: list[int]) -> None:
+        """What one party does said of the other across sentences split or merged (:mod:`.roles`)."""
+        g = " ".join(self.g[i].text for i in g_ids)
+        n = " ".join(self.n[j].text for j in n_ids)
+        moved = duty_moved(g, n)
+        if moved is not None:
+            a, b = _surface(g, moved[0]), _surface(g, moved[1])
+            self.flag("swap", "harmful", f"roles swapped ({a} → {b})", g, n)
+
     def _joined(self, g_ids: list[int], n_ids: list[int], label: str) -> None:
-        """Sentences merged or split (:mod:`.merges`), read as one group for polarity."""
+        """Sentences merged or split (:mod:`.merges`), read as one group for polarity and roles."""
         before = len(self.findings)
         self._polarity(g_ids, n_ids)
+        self._duties(g_ids, n_ids)
         if len(self.findings) == before:
             g = " ".join(self.g[i].text for i in g_ids)
             n = " ".join(self.n[j].text for j in n_ids)
@@ -502,24 +521,29 @@ class Reading:
         g_words = {w for u in self.g for w in u.words}
         matched_g: list[tuple[int, int]] = []
         g_restated, n_restated = self._restated()
-        g_partner = [
-            self.g_arg[i] if b >= ALIGN else g_restated.get(i) for i, b in enumerate(self.g_best)
-        ]
-        n_partner = [
-            self.n_arg[j] if b >= ALIGN else n_restated.get(j) for j, b in enumerate(self.n_best)
-        ]
+        g_partner = [j if j is not None else g_restated.get(i) for i, j in enumerate(self.g_link)]
+        n_partner = [i if i is not None else n_restated.get(j) for j, i in enumerate(self.n_link)]
         g_merged = merged_pairs(self.g, self.n, g_partner)
         n_split = merged_pairs(self.n, self.g, n_partner)
+        # a sentence and another claim in its place, neither with a counterpart one to one
+        # (the new one like a sentence another one already matches: a templated answer's line)
+        g_replaced = {
+            i: j
+            for i, j in replaced_pairs(g_partner, n_partner, self.g, self.n)
+            if self.n_best[j] >= LIKE
+        }
+        n_replacing: set[int] = set()
         g_edges, n_edges = _edges(self.g), _edges(self.n)
         for i, unit in enumerate(self.g):
-            aligned = self.g_best[i] >= ALIGN
-            mutual = aligned and self.n_arg[self.g_arg[i]] == i
+            link = self.g_link[i]
+            aligned = link is not None
+            mutual = (i, link) in self.matched
             cover = _coverage(unit.words, n_words)
             if unit.step and aligned and not mutual and cover < 0.8:
                 # two golden steps share one new counterpart: the weaker one is missing
                 aligned = False
-            if aligned:
-                matched_g.append((i, self.g_arg[i]))
+            if aligned and link is not None:
+                matched_g.append((i, link))
                 continue
             if i in g_restated:
                 continue
@@ -544,6 +568,12 @@ class Reading:
                 # said inside its neighbour's counterpart: the two read as one group
                 k, j = g_merged[i]
                 self._joined(sorted([i, k]), [j], "sentences merged")
+            elif cover < COVERED and i in g_replaced and not unit.heading:
+                j = g_replaced[i]
+                n_replacing.add(j)
+                severity = "harmful" if unit.markers or self.n[j].markers else "soft"
+                label = "sentence replaced by another claim"
+                self.flag("dropped", severity, label, unit.text, self.n[j].text)
             elif cover < COVERED and not unit.facts:
                 severity = "harmful" if unit.markers else "soft"  # a dropped warning or negation
                 self.flag("dropped", severity, "sentence dropped", unit.text, "")
@@ -552,10 +582,10 @@ class Reading:
                 # new sentence sharing most of its concepts is read for polarity
                 self._polarity([i], [self._nearest(unit, self.n, self.sims[i])])
         for j, unit in enumerate(self.n):
-            if j in n_restated:
+            if j in n_restated or j in n_replacing:
                 continue
-            aligned = self.n_best[j] >= ALIGN
-            mutual = aligned and self.g_arg[self.n_arg[j]] == j
+            aligned = self.n_link[j] is not None
+            mutual = (self.n_link[j], j) in self.matched
             novel = [
                 w for w in dict.fromkeys(unit.words) if w not in g_words and w not in _NARRATION
             ]

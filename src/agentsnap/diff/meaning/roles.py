@@ -15,7 +15,9 @@ exchange explains. :func:`clause_swap` reads the names clause by clause, and :fu
 what each name's own clauses say ("A is the primary and B replicates from it" → "B acts as the
 primary; A replicates from it"). :func:`order_kept` knows two exchanges that say the same: the
 sides of a copula ("the deadline is April 15" = "April 15 is the deadline") and a noun put before
-the noun it qualifies ("photos of the damage" = "damage photos").
+the noun it qualifies ("photos of the damage" = "damage photos"). :func:`duty_moved` reads a
+sentence split or merged: a duty said in a clause of one party moved to a clause of the other
+("…; the landlord must keep it in a separate account" → "Keeping it … is up to the tenant").
 
 Standard library only; one regular expression per language, no parser: a clause is the text
 between ``,;:`` or a sentence's end, its patient everything before the auxiliary, its agent at
@@ -31,7 +33,7 @@ from . import facts as F
 from . import vocabulary as V
 from .clues import _block_swap, _closeness
 
-__all__ = ["active", "bound_swap", "clause_swap", "order_kept", "voice_swap"]
+__all__ = ["active", "bound_swap", "clause_swap", "duty_moved", "order_kept", "voice_swap"]
 
 #: a copula that joins two sides said of one thing ("the deadline is April 15")
 _COPULA = re.compile(
@@ -112,6 +114,36 @@ def bound_swap(
     return None
 
 
+#: where a sentence or a clause ends, for the parties' duties
+_DUTY_BREAK = re.compile(_BINDING_BREAK.pattern + r"|[.!?]\s+", re.IGNORECASE)
+
+
+def duty_moved(golden: str, new: str) -> tuple[str, str] | None:
+    """What one party does said of the other ("the tenant transfers the deposit to the landlord;
+    the landlord must keep it in a separate account" → "…; it must be kept in a separate account by
+    the tenant"): two parties that stand in one clause of both answers, and at least two content
+    words the golden says in a clause of party A alone that the new says in a clause of party B
+    alone, and never of A. ``(a, b)`` or None."""
+    g_clauses = [set(V.content_words(c)) for c in _DUTY_BREAK.split(golden)]
+    n_clauses = [set(V.content_words(c)) for c in _DUTY_BREAK.split(new)]
+    g_pairs = {(a, b) for c in g_clauses for a in c for b in c if a < b}
+    n_pairs = {(a, b) for c in n_clauses for a in c for b in c if a < b}
+    for a, b in sorted(g_pairs & n_pairs):
+        for x, y in ((a, b), (b, a)):
+            g_x = _alone(g_clauses, x, y)
+            moved = (
+                (g_x & _alone(n_clauses, y, x)) - _alone(n_clauses, x, y) - _alone(g_clauses, y, x)
+            )
+            if len(moved) >= 2:
+                return x, y
+    return None
+
+
+def _alone(clauses: list[set[str]], party: str, other: str) -> set[str]:
+    """The content words of the clauses that hold ``party`` and not ``other``."""
+    return {w for c in clauses if party in c and other not in c for w in c} - {party}
+
+
 def _bound(text: str, facts: list[F.Fact]) -> dict[str, set[str]]:
     """Each name of ``facts`` and the content words of the clauses that name it and no other."""
     out: dict[str, set[str]] = {}
@@ -154,17 +186,21 @@ _REST = r"(?P<rest>(?:\b(?:" + _AGENT_END + r")\b.*)?)"
 _PASSIVE = [
     re.compile(
         r"^(?P<x>.+?)\s+(?:is|are|was|were|has been|have been|had been|will be|is being|are being|"
-        r"gets|get|got)\s+(?:\w+ly\s+)?(?P<v>[^\W\d_]+)\s+by\s+" + _AGENT + r"\s*" + _REST + "$",
+        r"gets|get|got)\s+(?:\w+ly\s+)?(?P<v>[^\W\d_]+)\s+(?:by|in)\s+"
+        + _AGENT
+        + r"\s*"
+        + _REST
+        + "$",
         re.IGNORECASE,
     ),
     re.compile(
         r"^(?P<x>.+?)\s+(?:est|sont|était|étaient|a été|ont été|sera|seront)\s+(?P<v>[^\W\d_]+)\s+"
-        r"par\s+" + _AGENT + r"\s*" + _REST + "$",
+        r"(?:par|dans)\s+" + _AGENT + r"\s*" + _REST + "$",
         re.IGNORECASE,
     ),
     re.compile(
-        r"^(?P<x>.+?)\s+(?:es|son|fue|fueron|ha sido|han sido|será|serán)\s+(?P<v>[^\W\d_]+)\s+"
-        r"por\s+" + _AGENT + r"\s*" + _REST + "$",
+        r"^(?P<x>.+?)\s+(?:es|son|fue|fueron|ha sido|han sido|será|serán|está|están)\s+"
+        r"(?P<v>[^\W\d_]+)\s+(?:por|en)\s+" + _AGENT + r"\s*" + _REST + "$",
         re.IGNORECASE,
     ),
     # "X wird vom Mieter (an den Vermieter) gezahlt": the agent is the one noun after von/vom
