@@ -130,9 +130,10 @@ class Reading:
             if [self.g[i].text for i in g_ids] == [self.n[j].text for j in n_ids]:
                 continue  # unchanged sentences
             self._polarity(g_ids, n_ids)
-            self._duties(g_ids, n_ids)
             if len(g_ids) == 1 and len(n_ids) == 1:
                 self._edits(g_ids[0], n_ids[0])
+            else:  # a sentence split or merged: who does what, across its parts
+                self._duties(g_ids, n_ids)
         self._conclusion()
         self._coverage()
 
