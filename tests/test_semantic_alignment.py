@@ -263,3 +263,59 @@ def test_a_sentence_replaced_or_a_duty_moved_still_fails(
     passed, messages = _verdict(golden, new)
     assert not passed, messages
     assert any(finding in m for m in messages), messages
+
+
+# --------------------------------------------------------------------------- courtesy
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        # an offer of help on a condition negates nothing
+        (
+            "The refund was issued today.",
+            "The refund was issued today. Happy to take another look if that doesn't do the trick.",
+        ),
+        # the humble form of a closing formula
+        (
+            "ご注文の商品は明日発送予定です。",
+            "ご注文の商品は明日発送予定です。今後ともよろしくお願いいたします。",
+        ),
+        # an apology for the trouble, and a department signing after the sign-off
+        (
+            "Votre colis sera livré demain.",
+            "Bonjour ! Votre colis sera livré demain. Nous sommes sincèrement désolés pour ce "
+            "désagrément.\n\nBien cordialement, le Service client",
+        ),
+    ],
+)
+def test_a_polite_wrapper_in_other_words_passes(golden: str, new: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "finding"),
+    [
+        (
+            "The refund was issued today.",
+            "The refund was issued today. The refund doesn't cover the shipping fee.",
+            "claim added",
+        ),
+        (
+            "ご注文の商品は明日発送予定です。",
+            "ご注文の商品は明日発送予定です。送料は無料ではありません。",
+            "claim added",
+        ),
+        (
+            "Votre colis sera livré demain.",
+            "Bonjour ! Votre colis sera livré demain par le Service Express.\n\n"
+            "Bien cordialement, le Service client",
+            "names differ",
+        ),
+    ],
+)
+def test_a_claim_inside_the_wrapper_still_fails(golden: str, new: str, finding: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert not passed, messages
+    assert any(finding in m for m in messages), messages
