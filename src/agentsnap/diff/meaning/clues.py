@@ -646,3 +646,19 @@ def denied_correction(fact: F.Fact, unit: Unit, others: list[F.Fact]) -> bool:
         f is not fact and f.kind == fact.kind and any(F.facts_match(f, o) for o in others)
         for f in unit.facts
     )
+
+
+def order_poles(markers: list[str], other: str) -> list[str]:
+    """``markers`` without a pole of order ("after", "nach", "après") whose other pole ("before")
+    the ``other`` sentence does not use: "hasn't paid after 45 days" = "unpaid for 45 days"; a
+    time moved across ("before meals" → "after meals") still counts."""
+    other_words = set(V.tokens(other))
+    return [
+        m
+        for m in markers
+        if m not in _ORDER or {w for w, sign in _ORDER.items() if sign != _ORDER[m]} & other_words
+    ]
+
+
+#: the words of the order antonym pair ("before"/"after", "vor"/"nach", "avant"/"après") and their poles
+_ORDER = {w: p[1] for w, p in V._POLE.items() if p[0] == V._POLE["after"][0]}

@@ -36,6 +36,7 @@ from .clues import (
     flipped_concepts,
     flipped_in_clause,
     named_step,
+    order_poles,
     prefix_negations,
 )
 from .findings import KIND_LABEL, Finding, Verdict, pair_message
@@ -265,8 +266,8 @@ class Reading:
             n = " ".join(self.n[j].text for j in n_part)
             if g == n:
                 continue
-            g_markers = _order_kept([m for i in g_part for m in self.g[i].markers], n)
-            n_markers = _order_kept([m for j in n_part for m in self.n[j].markers], g)
+            g_markers = order_poles([m for i in g_part for m in self.g[i].markers], n)
+            n_markers = order_poles([m for j in n_part for m in self.n[j].markers], g)
             g_markers += prefix_negations(g, n)  # "unchanged" = "nothing changes"
             n_markers += prefix_negations(n, g)
             # a concept stated with opposite polarity, backed by the parity of the negations and
@@ -662,22 +663,6 @@ class Reading:
 
 #: the words that join one more member to a list
 _JOIN = frozenset(["and", "or", "und", "oder", "et", "ou", "y", "o", "sowie", "plus", "と", "や"])
-
-
-def _order_kept(markers: list[str], other: str) -> list[str]:
-    """``markers`` without a pole of order ("after", "nach", "après") whose other pole ("before")
-    the ``other`` sentence does not use: "hasn't paid after 45 days" = "unpaid for 45 days"; a
-    time moved across ("before meals" → "after meals") still counts."""
-    other_words = set(V.tokens(other))
-    return [
-        m
-        for m in markers
-        if m not in _ORDER or {w for w, sign in _ORDER.items() if sign != _ORDER[m]} & other_words
-    ]
-
-
-#: the words of the order antonym pair ("before"/"after", "vor"/"nach", "avant"/"après") and their poles
-_ORDER = {w: p[1] for w, p in V._POLE.items() if p[0] == V._POLE["after"][0]}
 
 
 def _harmless(unit: Unit, what: str) -> str:
