@@ -319,3 +319,50 @@ def test_a_claim_inside_the_wrapper_still_fails(golden: str, new: str, finding: 
     passed, messages = _verdict(golden, new)
     assert not passed, messages
     assert any(finding in m for m in messages), messages
+
+
+# --------------------------------------------------------------------------- acronyms
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        (
+            "Please bring a photo ID to the pharmacy.",
+            "Please bring photo identification to the pharmacy.",
+        ),
+        (
+            "The VPN error 809 means the port is blocked. Logs are in C:\\CorpVPN\\logs.",
+            "Error 809 means the port is blocked. Logs are in C:\\CorpVPN\\logs.",
+        ),
+        (
+            "Each API key may make 60 requests per minute.",
+            "Each key may make 60 requests per minute.",
+        ),
+    ],
+)
+def test_an_acronym_said_another_way_or_only_naming_a_kind_passes(golden: str, new: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        # another name in its place
+        (
+            "Each API key may make 60 requests per minute.",
+            "Each SDK key may make 60 requests per minute.",
+        ),
+        # what the sentence is about, no kind of a kept word
+        ("Please bring a photo ID.", "Please bring a photo."),
+        (
+            "The build fails because CI is out of disk space.",
+            "The build fails because it is out of disk space.",
+        ),
+    ],
+)
+def test_an_acronym_dropped_or_replaced_still_fails(golden: str, new: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert not passed, messages
+    assert any("names differ" in m for m in messages), messages

@@ -6,7 +6,8 @@ workshops``), a number with a unit restated bare, a name spelled into its words 
 number written inside a name (``level-0``), a value written alike read as a time and a number, a
 count that only counts the list it opens (``three documents: A, B and C``), a 0 said with a
 word of none (``0 failed`` = ``no failures``), once a period said as the period alone
-(``einmal täglich`` = ``täglich``).
+(``einmal täglich`` = ``täglich``), an acronym spelled from its start, inside a longer name or
+left out where it only names the kind of the next word (``API key`` / ``key``).
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ def stated(
         or same_written(fact, [other for _, other in others])
         or _zero_said(fact, own, text)
         or _once_said(fact, own, text, [other for _, other in others])
+        or _acronym_said(fact, own, text, [other for _, other in others])
     )
 
 
@@ -130,3 +132,33 @@ def _once_said(fact: F.Fact, own: str, other: str, facts: list[F.Fact]) -> bool:
 def _standalone(surface: str, text: str) -> re.Match[str] | None:
     """Where ``surface`` stands in ``text`` as a number of its own (not the 0 of "+01:00")."""
     return re.search(rf"(?<![\w.,:+-]){re.escape(surface)}(?![\w]|[.,:]\d)", text)
+
+
+_ACRONYM = re.compile(r"[A-Z]{2,5}")
+
+
+def _acronym_said(fact: F.Fact, own: str, other: str, facts: list[F.Fact]) -> bool:
+    """An acronym the other text says in another way: spelled from its start ("photo ID" /
+    "photo identification"), inside a longer name (``VPN`` / ``CorpVPN``), or left out where it only
+    names the kind of the next word, which the other text keeps ("API key" / "keys", "VPN error
+    809" / "Error 809", "HTTP 429" / "a 429 response"), no name of the other text new to this one."""
+    if fact.kind != "name" or not _ACRONYM.fullmatch(fact.surface):
+        return False
+    short = fact.surface
+    low = other.casefold()
+    if re.search(rf"(?<![\w]){re.escape(short.casefold())}[^\W\d_]{{5,}}", low):
+        return True
+    if re.search(rf"[A-Za-z]{short}|{short}[a-z]", other):
+        return True
+    own_low = own.casefold()
+    if any(f.kind == "name" and str(f.key[0]) not in own_low for f in facts):
+        return False  # a name put in its place
+    heads = re.findall(rf"(?<![\w-]){short}\s+([^\W_][\w-]*)", own)
+    if any(not (h[0].isdigit() or V.content_words(h)) for h in heads):
+        return False  # "CI is red": the acronym is what the sentence is about
+    return bool(heads) and all(
+        re.search(rf"(?<![\w-]){re.escape(h)}(?![\d])", other)
+        if h[0].isdigit()
+        else re.search(rf"(?<!\w){re.escape(V._stem(h.casefold())[:4])}", low)
+        for h in heads
+    )
