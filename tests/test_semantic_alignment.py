@@ -366,3 +366,38 @@ def test_an_acronym_dropped_or_replaced_still_fails(golden: str, new: str) -> No
     passed, messages = _verdict(golden, new)
     assert not passed, messages
     assert any("names differ" in m for m in messages), messages
+
+
+# --------------------------------------------------------------------------- negation in Spanish and French
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        ("Tampoco hay permanencia en esta tarifa.", "En esta tarifa no hay permanencia."),
+        (
+            "No se perdieron datos y las réplicas se sincronizaron.",
+            "Las réplicas se sincronizaron sin ninguna pérdida de datos.",
+        ),
+        ("Le client ne paie jamais en avance.", "Jamais le client ne paie en avance."),
+        ("Il n'y a aucun frais de dossier.", "Le dossier est traité sans aucun frais."),
+    ],
+)
+def test_a_negation_said_with_its_concord_word_is_one_negation(golden: str, new: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        ("Tampoco hay permanencia en esta tarifa.", "En esta tarifa hay permanencia."),
+        ("No se perdieron datos durante la migración.", "Se perdieron datos durante la migración."),
+        ("Le client ne paie jamais en avance.", "Le client paie en avance."),
+        ("Il n'y a aucun frais de dossier.", "Il y a des frais de dossier."),
+    ],
+)
+def test_the_negation_dropped_still_fails(golden: str, new: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert not passed, messages
+    assert any("polarity" in m or "negat" in m for m in messages), messages

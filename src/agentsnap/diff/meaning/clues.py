@@ -10,7 +10,7 @@ from functools import partial
 from . import facts as F
 from . import vocabulary as V
 from .phrasing import plain_polarity
-from .quantities import base_unit
+from .quantities import UNITS, base_unit
 from .units import _COMFORT, _CONCLUSION, _CONDITION, _COURTESY, _ENUM_GAP, _NARRATION, Unit
 
 
@@ -497,7 +497,7 @@ def one_unit_in(fact: F.Fact, text: str) -> bool:
     if fact.kind != "number":
         return False
     for match in _ONE_UNIT.finditer(text):
-        unit = V._UNITS.get(match.group(1).casefold(), "")
+        unit = UNITS.get(match.group(1).casefold(), "")
         if unit and base_unit(1.0, unit) == fact.key:
             return True
     return False

@@ -50,6 +50,8 @@ from typing import NamedTuple
 
 from .quantities import (
     BASE,
+    CUR_RE,
+    CURRENCY,
     FREQUENCY,
     FREQUENCY_WORDS,
     KANJI_NUMBER,
@@ -58,6 +60,8 @@ from .quantities import (
     PART_SECONDS,
     SCALE,
     SCALES,
+    UNIT_RE,
+    UNITS,
     base_unit,
     kanji_value,
     number_context,
@@ -65,15 +69,11 @@ from .quantities import (
     unit_after,
 )
 from .vocabulary import (
-    _CUR_RE,
-    _CURRENCY,
     _GERMAN_NAME_AFTER,
     _MONTHS,
     _NUMBER_WORDS,
     _POLE,
     _SHORT_DAYS,
-    _UNIT_RE,
-    _UNITS,
     _WEEKDAYS,
     _WORD,
     COMPOUND_NUMBER,
@@ -140,8 +140,8 @@ _VERSION = re.compile(
     r"(?<![\w.])v?(?P<v>\d+\.\d+\.\d+(?:\.\d+)*(?:[-+][\w.]+)?)(?![\w])|(?<![\w.])v(?P<v2>\d+(?:\.\d+)?)\b"
 )
 _NUMBER = re.compile(
-    rf"(?<![.,])(?<![^\W\u3040-\u30ff\u4e00-\u9fff])(?P<cur>{_CUR_RE})?\s?(?P<num>\d{{1,3}}(?:[,. \u202f\u00a0']\d{{3}})+(?![\d])(?:[.,]\d+)?|\d+(?:[.,]\d+)?)"
-    rf"(?P<ord>st|nd|rd|th|er|e|ème)?(?:\s?(?P<unit>{_UNIT_RE})(?![^\W\d_\u3040-\u30ff\u4e00-\u9fff]))?(?:\s?(?P<cur2>{_CUR_RE})(?![^\W\d_]))?",
+    rf"(?<![.,])(?<![^\W\u3040-\u30ff\u4e00-\u9fff])(?P<cur>{CUR_RE})?\s?(?P<num>\d{{1,3}}(?:[,. \u202f\u00a0']\d{{3}})+(?![\d])(?:[.,]\d+)?|\d+(?:[.,]\d+)?)"
+    rf"(?P<ord>st|nd|rd|th|er|e|ème)?(?:\s?(?P<unit>{UNIT_RE})(?![^\W\d_\u3040-\u30ff\u4e00-\u9fff]))?(?:\s?(?P<cur2>{CUR_RE})(?![^\W\d_]))?",
     re.IGNORECASE,
 )
 _IDENT = re.compile(
@@ -289,9 +289,9 @@ def extract(
         if not free(match.start(), match.end()):
             continue
         value = next(g for g in match.groups() if g)
-        if match.group("ident") and value.isupper() and len(value) <= 3 and value.lower() in _UNITS:
+        if match.group("ident") and value.isupper() and len(value) <= 3 and value.lower() in UNITS:
             continue
-        if match.group("ident") and value.isupper() and value.lower() in _CURRENCY:
+        if match.group("ident") and value.isupper() and value.lower() in CURRENCY:
             continue
         if match.group("ident") and value.lower() in ("am", "pm"):  # 10:00 AM: the time's half
             continue
@@ -389,11 +389,11 @@ def extract(
         scale = SCALE.match(text, end)
         if scale and not unit:  # 2 million = 2,000,000 (the scale word is part of the number)
             value, end = value * SCALES[scale.group(1).casefold().rstrip(".")], scale.end()
-            sign = re.match(rf"\s?({_CUR_RE})(?![^\W\d_])", text[end : end + 8])
+            sign = re.match(rf"\s?({CUR_RE})(?![^\W\d_])", text[end : end + 8])
             if sign and not cur:  # "3 Mio. €"
                 cur, end = sign.group(1), end + sign.end()
         value = round(value, 9)
-        key_unit = _CURRENCY.get(cur.lower(), "") or _UNITS.get(unit, "")
+        key_unit = CURRENCY.get(cur.lower(), "") or UNITS.get(unit, "")
         value, key_unit = base_unit(value, key_unit)
         take(match.start(), end)
         found.append(
@@ -408,7 +408,7 @@ def extract(
         value = kanji_value(match.group(1))
         if value > 1 and free(match.start(), match.end()):
             take(match.start(), match.end())
-            unit = _UNITS.get(match.group(2), "")
+            unit = UNITS.get(match.group(2), "")
             found.append((match.start(), Fact("number", base_unit(value, unit), match.group(0))))
     # compound number words: "twenty-five", "vingt-cinq", "fünfundzwanzig"
     for match in COMPOUND_NUMBER.finditer(text):

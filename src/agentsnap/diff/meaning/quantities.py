@@ -1,5 +1,6 @@
 """How a number is written: thousands groups and decimal commas, scale words, units read in a
-base unit, kanji numerals and 万, frequency words, parts of an hour.
+base unit, currencies and units by their signs, codes and words, kanji numerals and 万,
+frequency words, parts of an hour.
 
 The number rules :mod:`agentsnap.diff.meaning.facts` reads a sentence's numbers with (pure
 functions and patterns; standard library only): ``1.000`` = ``1000``, ``2 Mio.`` = 2,000,000,
@@ -11,10 +12,10 @@ from __future__ import annotations
 
 import re
 
-from .vocabulary import _CUR_RE, _CURRENCY, _UNIT_RE, _UNITS
-
 __all__ = [
     "BASE",
+    "CURRENCY",
+    "CUR_RE",
     "FREQUENCY",
     "FREQUENCY_WORDS",
     "KANJI_NUMBER",
@@ -23,12 +24,154 @@ __all__ = [
     "PART_SECONDS",
     "SCALE",
     "SCALES",
+    "UNITS",
+    "UNIT_RE",
     "base_unit",
     "kanji_value",
     "number_context",
     "number_value",
     "unit_after",
 ]
+
+#: currency signs, codes and words, and the currency each names
+CURRENCY = {
+    "$": "USD",
+    "usd": "USD",
+    "dollar": "USD",
+    "dollars": "USD",
+    "us$": "USD",
+    "€": "EUR",
+    "eur": "EUR",
+    "euro": "EUR",
+    "euros": "EUR",
+    "£": "GBP",
+    "gbp": "GBP",
+    "pound": "GBP",
+    "pounds": "GBP",
+    "¥": "JPY",
+    "jpy": "JPY",
+    "yen": "JPY",
+    "円": "JPY",
+    "chf": "CHF",
+    "fr.": "CHF",
+}
+UNITS = {
+    "%": "%",
+    "percent": "%",
+    "per cent": "%",
+    "prozent": "%",
+    "pour cent": "%",
+    "パーセント": "%",
+    "ms": "ms",
+    "millisecond": "ms",
+    "milliseconds": "ms",
+    "millisekunden": "ms",
+    "millisecondes": "ms",
+    "s": "s",
+    "sec": "s",
+    "secs": "s",
+    "second": "s",
+    "seconds": "s",
+    "sekunden": "s",
+    "secondes": "s",
+    "秒": "s",
+    "min": "min",
+    "mins": "min",
+    "minute": "min",
+    "minutes": "min",
+    "minuten": "min",
+    "分": "min",
+    "分間": "min",
+    "h": "h",
+    "hr": "h",
+    "hrs": "h",
+    "hour": "h",
+    "hours": "h",
+    "stunde": "h",
+    "stunden": "h",
+    "heure": "h",
+    "heures": "h",
+    "時間": "h",
+    "day": "day",
+    "days": "day",
+    "tag": "day",
+    "tage": "day",
+    "tagen": "day",
+    "jour": "day",
+    "jours": "day",
+    "日": "day",
+    "日間": "day",
+    "week": "week",
+    "weeks": "week",
+    "woche": "week",
+    "wochen": "week",
+    "semaine": "week",
+    "semaines": "week",
+    "週間": "week",
+    "month": "month",
+    "months": "month",
+    "monat": "month",
+    "monate": "month",
+    "monaten": "month",
+    "mois": "month",
+    "か月": "month",
+    "ヶ月": "month",
+    "year": "year",
+    "years": "year",
+    "jahr": "year",
+    "jahre": "year",
+    "jahren": "year",
+    "an": "year",
+    "ans": "year",
+    "年": "year",
+    "kb": "KB",
+    "mb": "MB",
+    "gb": "GB",
+    "tb": "TB",
+    "kib": "KB",
+    "mib": "MB",
+    "gib": "GB",
+    "km": "km",
+    "m": "m",
+    "cm": "cm",
+    "mm": "mm",
+    "kg": "kg",
+    "g": "g",
+    "mg": "mg",
+    "l": "l",
+    "ml": "ml",
+    "°c": "°C",
+    "°f": "°F",
+    "°": "°",
+    "c": "°C",
+    "grad": "°",
+    "degrees": "°",
+    "degree": "°",
+    "度": "°",
+    "x": "x",
+    "gbit": "Gbit",
+    "mbit": "Mbit",
+    "k": "k",
+    # Spanish
+    "por ciento": "%",
+    "milisegundos": "ms",
+    "segundo": "s",
+    "segundos": "s",
+    "minuto": "min",
+    "minutos": "min",
+    "hora": "h",
+    "horas": "h",
+    "día": "day",
+    "días": "day",
+    "semana": "week",
+    "semanas": "week",
+    "mes": "month",
+    "meses": "month",
+    "año": "year",
+    "años": "year",
+}
+UNIT_RE = "|".join(sorted((re.escape(u) for u in UNITS), key=len, reverse=True))
+CUR_RE = "|".join(sorted((re.escape(c) for c in CURRENCY), key=len, reverse=True))
 
 #: scale words after a number: 2 million, 3 Mrd., 1.5 billion, 4 thousand
 SCALES = {
@@ -76,11 +219,11 @@ def unit_after(text: str, end: int) -> str:
     """The unit or currency right after a number word ending at ``end`` ("five days", "ten
     euros"), or ""."""
     after = text[end : end + 14].lower()
-    currency = re.match(rf"\s?({_CUR_RE})(?![^\W\d_])", after)
+    currency = re.match(rf"\s?({CUR_RE})(?![^\W\d_])", after)
     if currency:
-        return _CURRENCY[currency.group(1)]
-    unit = re.match(rf"[\s-]?({_UNIT_RE})(?![^\W\d_])", after)
-    return _UNITS.get(unit.group(1), "") if unit else ""
+        return CURRENCY[currency.group(1)]
+    unit = re.match(rf"[\s-]?({UNIT_RE})(?![^\W\d_])", after)
+    return UNITS.get(unit.group(1), "") if unit else ""
 
 
 def base_unit(value: float, unit: str) -> tuple[float, str]:
@@ -149,7 +292,5 @@ def number_value(raw: str) -> float | None:
 
 def number_context(text: str, end: int) -> bool:
     return bool(
-        re.match(
-            rf"[\s-]?(?:{_UNIT_RE}|{_CUR_RE})(?![^\W\d_])", text[end : end + 12], re.IGNORECASE
-        )
+        re.match(rf"[\s-]?(?:{UNIT_RE}|{CUR_RE})(?![^\W\d_])", text[end : end + 12], re.IGNORECASE)
     )
