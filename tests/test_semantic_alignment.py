@@ -401,3 +401,48 @@ def test_the_negation_dropped_still_fails(golden: str, new: str) -> None:
     passed, messages = _verdict(golden, new)
     assert not passed, messages
     assert any("polarity" in m or "negat" in m for m in messages), messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        (
+            "The first replacement card is free.",
+            "There is no charge for the first replacement card.",
+        ),
+        (
+            "Die erste Ersatzkarte ist kostenlos.",
+            "Für die erste Ersatzkarte fallen keine Kosten an.",
+        ),
+        (
+            "La première carte de remplacement est gratuite.",
+            "Aucun frais pour la première carte de remplacement.",
+        ),
+        (
+            "There is no charge for the first replacement card.",
+            "The first replacement card is free.",
+        ),
+    ],
+)
+def test_no_charge_says_free(golden: str, new: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        (
+            "There is no charge for the first replacement card.",
+            "There is a charge for the first replacement card.",
+        ),
+        (
+            "Für die erste Ersatzkarte fallen keine Kosten an.",
+            "Für die erste Ersatzkarte fallen Kosten an.",
+        ),
+    ],
+)
+def test_a_charge_where_there_was_none_still_fails(golden: str, new: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert not passed, messages
+    assert any("polarity" in m for m in messages), messages

@@ -336,6 +336,26 @@ def prefix_negations(text: str, other: str) -> list[str]:
     return out
 
 
+#: "free" of cost ("is free", "kostenlos", "gratuit"), not "feel free", "free to", "free up"
+_FREE = re.compile(
+    r"(?<!feel )\b(?:free(?! to\b| up\b)|kostenlos|kostenfrei|gratuit\w*|gratis)\b", re.IGNORECASE
+)
+#: no cost said with a negation: "there is no charge", "keine Kosten", "aucun frais", "ningún coste"
+_NO_CHARGE = re.compile(
+    r"\b(?:no|keine?|aucuns?|pas de|ningún|ninguna|sin)\s+(?:extra |additional |weiteren )?"
+    r"(?:charges?|costs?|fees?|kosten|gebühren?|frais|coste|costo|cargos?)\b",
+    re.IGNORECASE,
+)
+
+
+def free_negations(text: str, other: str) -> list[str]:
+    """ "free" in ``text`` where ``other`` says no cost with a negation and no "free" ("The first
+    copy is free" / "There is no charge for the first copy"): it counts as that negation."""
+    if _FREE.search(text) and _NO_CHARGE.search(other) and not _FREE.search(other):
+        return ["free"]
+    return []
+
+
 def flipped_concepts(golden: str, new: str) -> list[str]:
     """The concepts the two texts state with opposite polarity (see :func:`polar_concepts`); a
     word negated by a prefix the other text does without (``refundable`` / ``non-refundable``,

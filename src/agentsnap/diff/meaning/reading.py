@@ -35,6 +35,7 @@ from .clues import (
     denied_correction,
     flipped_concepts,
     flipped_in_clause,
+    free_negations,
     named_step,
     order_poles,
     prefix_negations,
@@ -268,8 +269,10 @@ class Reading:
                 continue
             g_markers = order_poles([m for i in g_part for m in self.g[i].markers], n)
             n_markers = order_poles([m for j in n_part for m in self.n[j].markers], g)
-            g_markers += prefix_negations(g, n)  # "unchanged" = "nothing changes"
-            n_markers += prefix_negations(n, g)
+            g_markers += prefix_negations(g, n) + free_negations(g, n)  # "unchanged" = "nothing
+            n_markers += prefix_negations(n, g) + free_negations(
+                n, g
+            )  # changes", "free" = "no charge"
             # a concept stated with opposite polarity, backed by the parity of the negations and
             # negative antonyms (a paraphrase moves them around: "no open issues" = "all issues
             # are closed"; "did not pass" = "failed"); a negating prefix (reversible →
