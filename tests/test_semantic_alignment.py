@@ -294,6 +294,22 @@ def test_a_polite_wrapper_in_other_words_passes(golden: str, new: str) -> None:
     assert passed, messages
 
 
+def test_the_speaker_confirming_with_someone_is_narration() -> None:
+    passed, messages = _verdict(
+        "Your transcript was sent to the University of York on 2 October.",
+        "I've confirmed with the registrar's office that your transcript was sent to the "
+        "University of York on 2 October.",
+    )
+    assert passed, messages
+    passed, messages = _verdict(
+        "Your transcript was sent to the University of York on 2 October.",
+        "Your transcript was sent to the University of York on 2 October together with a sealed "
+        "reference letter.",
+    )
+    assert not passed, messages
+    assert any("claim added" in m for m in messages), messages
+
+
 @pytest.mark.parametrize(
     ("golden", "new", "finding"),
     [

@@ -115,6 +115,7 @@ _COURTESY = re.compile(
     r"stehe ich (?:ihnen )?gerne zur verfügung|"
     r"i(?:'ve| have) (?:just )?(?:checked|looked into|looked at|reviewed|gone through|gone over)"
     r"(?: \w+){0,3} and (?:can )?confirm(?: that)?|i can confirm(?: that)?|"
+    r"i(?:'ve| have) (?:just )?confirmed(?: with (?:the |your )?[\w' ]{1,30}?)? that|"
     r"ich habe mich (?:sofort |gleich |direkt )?darum gekümmert|je (?:vous )?confirme que|"
     r"schade, dass|dommage que|qué pena que|lástima que)\b|"
     r"お待ちしております|お待ちしています|"
