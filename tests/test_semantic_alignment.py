@@ -462,3 +462,15 @@ def test_a_charge_where_there_was_none_still_fails(golden: str, new: str) -> Non
     passed, messages = _verdict(golden, new)
     assert not passed, messages
     assert any("polarity" in m for m in messages), messages
+
+
+_LOANS = "| Item | Loan period | Renewals |\n|---|---|---|\n| Books | 21 days | 2 |\n| Maps | 7 days | {} |"
+
+
+def test_a_zero_cell_is_the_column_said_with_a_negation() -> None:
+    prose = "Books are lent for 21 days and can be renewed twice; maps go out for 7 days and {}."
+    passed, messages = _verdict(_LOANS.format("0"), prose.format("cannot be renewed"))
+    assert passed, messages
+    passed, messages = _verdict(_LOANS.format("5"), prose.format("cannot be renewed"))
+    assert not passed, messages
+    assert any("numbers differ" in m for m in messages), messages

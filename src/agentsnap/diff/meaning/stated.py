@@ -95,7 +95,8 @@ def _in_a_name(fact: F.Fact, others: list[tuple[int, F.Fact]]) -> bool:
 
 #: a word that says "none of": "0 failed" = "no failures", "0 Fehler" = "keine Fehler"
 _NONE_OF = (
-    r"(?:no|none|zero|without|kein\w*|ohne|aucun\w*|sans|ningun\w*|ninguna|sin)"
+    r"(?:no|none|zero|without|not|cannot|can't|never|kein\w*|nicht|ohne|aucun\w*|sans|pas|"
+    r"ningun\w*|ninguna|sin)"
     r"(?:\s+[^\W\d_]+)?\s+"
 )
 
@@ -109,6 +110,7 @@ def _zero_said(fact: F.Fact, own: str, other: str) -> bool:
         return False
     at = found.start()
     near = own[max(0, at - 20) : at].split()[-1:] + own[at + len(fact.surface) :].split()[:1]
+    near += V.tokens(_header_of(own, at))  # a table cell: what its column counts
     stems = [V._stem(w.strip(".,;:()").casefold())[:4] for w in near]
     return any(
         len(stem) == 4 and re.search(rf"\b{_NONE_OF}{re.escape(stem)}", other, re.IGNORECASE)
@@ -162,3 +164,20 @@ def _acronym_said(fact: F.Fact, own: str, other: str, facts: list[F.Fact]) -> bo
         else re.search(rf"(?<!\w){re.escape(V._stem(h.casefold())[:4])}", low)
         for h in heads
     )
+
+
+def _header_of(text: str, at: int) -> str:
+    """The header cell above the table cell at offset ``at`` of ``text`` ("Renewals" above "| 0 |"),
+    or "" when ``at`` stands in no Markdown table row."""
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    row = text[start : end if end >= 0 else len(text)]
+    if not row.lstrip().startswith("|"):
+        return ""
+    column = row[: at - start].count("|") - 1
+    lines = text[:start].splitlines()
+    table = [line for line in lines if line.lstrip().startswith("|")]
+    if not table:
+        return ""
+    header = [cell.strip() for cell in table[0].strip().strip("|").split("|")]
+    return header[column] if 0 <= column < len(header) else ""
