@@ -474,3 +474,48 @@ def test_a_zero_cell_is_the_column_said_with_a_negation() -> None:
     passed, messages = _verdict(_LOANS.format("5"), prose.format("cannot be renewed"))
     assert not passed, messages
     assert any("numbers differ" in m for m in messages), messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        (
+            "You need to have held a licence for at least 1 year.",
+            "You need a licence held for a year or longer.",
+        ),
+        (
+            "The price is $40 per month for the first 12 months.",
+            "The price is $40 per month for the first year.",
+        ),
+        ("契約期間は2年です。", "契約期間は24か月です。"),
+        (
+            "Le dépôt de garantie est de 1 mois de loyer.",
+            "Le dépôt de garantie correspond à un mois de loyer.",
+        ),
+    ],
+)
+def test_a_year_is_twelve_months_and_a_unit_said_with_an_article_is_one(
+    golden: str, new: str
+) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        (
+            "You need to have held a licence for at least 2 years.",
+            "You need a licence held for a year or longer.",
+        ),
+        (
+            "The price is $40 per month for the first 6 months.",
+            "The price is $40 per month for the first year.",
+        ),
+        ("契約期間は2年です。", "契約期間は12か月です。"),
+    ],
+)
+def test_another_span_still_fails(golden: str, new: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert not passed, messages
+    assert any("numbers differ" in m or "facts differ" in m for m in messages), messages

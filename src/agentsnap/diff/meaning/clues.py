@@ -506,8 +506,9 @@ def named_step(units: list[Unit], i: int, new: str) -> bool:
 
 #: one of a unit said with an article: "a week", "an hour", "eine Woche", "une semaine"
 _ONE_UNIT = re.compile(
-    r"\b(?:a|an|one|eine?|une?|una?)\s+(week|day|hour|minute|woche|tag|stunde|semaine|jour|heure|"
-    r"semana|día|hora)\b",
+    r"\b(?:a|an|one|eine?n?|une?|una?|(?:the|der|die|das|le|la|el) (?:first|erste[nr]?|premier|première|primer|primera))\s+"
+    r"(year|month|week|day|hour|minute|jahr|monat|woche|tag|stunde|an|année|mois|semaine|jour|heure|"
+    r"año|mes|semana|día|hora)\b",
     re.IGNORECASE,
 )
 

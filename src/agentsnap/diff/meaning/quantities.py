@@ -212,6 +212,7 @@ BASE = {
     "TB": (1e12, "B"),
     "day": (86400.0, "s"),  # "24 hours" = "1 day" = "86,400 seconds"
     "week": (604800.0, "s"),  # "two weeks" = "14 days"
+    "year": (12.0, "month"),  # "2 years" = "24 months"
 }
 
 
