@@ -519,3 +519,24 @@ def test_another_span_still_fails(golden: str, new: str) -> None:
     passed, messages = _verdict(golden, new)
     assert not passed, messages
     assert any("numbers differ" in m or "facts differ" in m for m in messages), messages
+
+
+_DETOUR = (
+    "Because of roadworks, line 7 does not run through the market square from 3 to 14 June. "
+    "The stop moves to Mill Street. Journeys take about five minutes longer."
+)
+
+
+def test_a_sentence_merged_into_one_matched_elsewhere_is_no_replaced_line() -> None:
+    merged = (
+        "From 3 to 14 June line 7 avoids the market square because of roadworks; it stops on "
+        "Mill Street instead. Allow roughly five extra minutes per journey."
+    )
+    passed, messages = _verdict(_DETOUR, merged)
+    assert passed, messages
+    left_out = (
+        "From 3 to 14 June line 7 avoids the market square because of roadworks. "
+        "Allow roughly five extra minutes per journey."
+    )
+    passed, messages = _verdict(_DETOUR, left_out)
+    assert not passed, messages

@@ -66,14 +66,17 @@ def links(
                 continue
             best = max(range(len(rows[k])), key=lambda m: rows[k][m])
             sibling = other_link[best]  # the unit of ``own`` matched with ``best``
-            if rows[k][best] >= least and not _claims(unit):
+            if rows[k][best] < least:
+                continue
+            if not _claims(unit):
                 link[k] = best  # a heading or a table's header row labels what it is like
+            elif sibling is None or not _echoes(unit, own[sibling], facts=False):
+                link[k] = best  # merged into or split off ``best``, unlike ``best``'s match
             elif (
-                rows[k][best] >= least
-                and _coverage(unit.words, set(other[best].words)) >= LINK_COVER
-                # a part of ``best`` its match leaves out, not a sentence like its match (a line
-                # of a templated answer says the same words of another thing)
-                and not (sibling is not None and _echoes(unit, own[sibling]))
+                # a line like ``best``'s match (a templated answer's) links only where ``best``
+                # says it, every fact too, and it is about another thing than that match
+                _coverage(unit.words, set(other[best].words)) >= LINK_COVER
+                and not _echoes(unit, own[sibling])
                 and all(any(F.facts_match(f, o) for o in other[best].facts) for f in unit.facts)
             ):
                 link[k] = best
@@ -85,10 +88,11 @@ def _claims(unit: Unit) -> bool:
     return not (unit.heading or unit.filler)
 
 
-def _echoes(unit: Unit, sibling: Unit) -> bool:
-    """Whether ``unit`` says nothing ``sibling`` does not: its content words (0.6) and its facts."""
-    return _coverage(unit.words, set(sibling.words)) >= LINK_COVER and all(
-        any(F.facts_match(f, o) for o in sibling.facts) for f in unit.facts
+def _echoes(unit: Unit, sibling: Unit, *, facts: bool = True) -> bool:
+    """Whether ``unit`` says nothing ``sibling`` does not: its content words (0.6) and, with
+    ``facts``, its facts."""
+    return _coverage(unit.words, set(sibling.words)) >= LINK_COVER and (
+        not facts or all(any(F.facts_match(f, o) for o in sibling.facts) for f in unit.facts)
     )
 
 
