@@ -10,6 +10,10 @@
   polite, paraphrase; every fail pair reformatted too) and read 65.6 % (lexical) / 66.7 % (onnx) on
   arrival and 70.0 % / 70.0 % after a round tuned on dev sets 2 to 8 that never saw it; 73.3 % /
   73.3 % after two more rounds whose measuring scripts printed its totals, never its pairs);
+  ``tests/semantic_dev11.jsonl`` (150 pairs, all 14 categories, five languages) was written during
+  the round that split facts.py and reading.py and read 80.7 % (lexical) / 81.3 % (onnx) on
+  arrival, measured with only that behaviour-neutral split in, and 89.3 % / 90.0 % at the end of
+  that round (which tuned on it with the others);
 * ``bench/semantic_frozen.jsonl`` — the evaluation set, frozen before any tuning (139 pairs,
   written by another helper that saw neither the code nor the dev sets). Nothing is tuned on it:
   these floors only stop a change from making it worse. ``python bench/semantic_accuracy.py``
@@ -41,22 +45,24 @@ _spec.loader.exec_module(accuracy)
 
 #: (set, backend) -> least share of right verdicts, most false alarms (should pass, failed)
 FLOORS = {
-    ("dev2", "lexical"): (0.96, 6),
-    ("dev2", "onnx"): (0.94, 6),
-    ("dev3", "lexical"): (0.96, 3),
-    ("dev3", "onnx"): (0.96, 3),
-    ("dev4", "lexical"): (0.92, 7),
-    ("dev4", "onnx"): (0.91, 7),
-    ("dev5", "lexical"): (0.93, 6),
-    ("dev5", "onnx"): (0.93, 6),
-    ("dev6", "lexical"): (0.90, 6),
+    ("dev2", "lexical"): (0.97, 4),
+    ("dev2", "onnx"): (0.95, 5),
+    ("dev3", "lexical"): (0.98, 1),
+    ("dev3", "onnx"): (0.98, 1),
+    ("dev4", "lexical"): (0.93, 5),
+    ("dev4", "onnx"): (0.92, 5),
+    ("dev5", "lexical"): (0.95, 5),
+    ("dev5", "onnx"): (0.95, 5),
+    ("dev6", "lexical"): (0.91, 5),
     ("dev6", "onnx"): (0.91, 5),
-    ("dev7", "lexical"): (0.79, 13),
+    ("dev7", "lexical"): (0.80, 12),
     ("dev7", "onnx"): (0.83, 7),
-    ("dev8", "lexical"): (0.81, 13),
-    ("dev8", "onnx"): (0.82, 12),
-    ("dev9", "lexical"): (0.80, 13),
-    ("dev9", "onnx"): (0.80, 13),
+    ("dev8", "lexical"): (0.86, 9),
+    ("dev8", "onnx"): (0.86, 9),
+    ("dev9", "lexical"): (0.85, 10),
+    ("dev9", "onnx"): (0.85, 10),
+    ("dev11", "lexical"): (0.89, 10),
+    ("dev11", "onnx"): (0.90, 9),
     ("frozen", "lexical"): (0.87, 14),
     ("frozen", "onnx"): (0.88, 12),
 }
@@ -69,6 +75,7 @@ SETS = {
     "dev7": ROOT / "tests" / "semantic_dev7.jsonl",
     "dev8": ROOT / "tests" / "semantic_dev8.jsonl",
     "dev9": ROOT / "tests" / "semantic_dev9.jsonl",
+    "dev11": ROOT / "tests" / "semantic_dev11.jsonl",
     "frozen": accuracy.FROZEN,
 }
 _RESULTS: dict[tuple[str, str], dict[str, Any]] = {}
@@ -95,6 +102,7 @@ def test_the_sets_are_what_their_docs_say() -> None:
         "dev7": 110,
         "dev8": 116,
         "dev9": 90,
+        "dev11": 150,
         "frozen": 139,
     }
     dev_goldens = {p["golden"] for name, pairs in sets.items() if name != "frozen" for p in pairs}

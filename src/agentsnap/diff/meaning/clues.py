@@ -10,6 +10,7 @@ from functools import partial
 from . import facts as F
 from . import vocabulary as V
 from .phrasing import plain_polarity
+from .quantities import UNITS, base_unit
 from .units import _COMFORT, _CONCLUSION, _CONDITION, _COURTESY, _ENUM_GAP, _NARRATION, Unit
 
 
@@ -335,6 +336,26 @@ def prefix_negations(text: str, other: str) -> list[str]:
     return out
 
 
+#: "free" of cost ("is free", "kostenlos", "gratuit"), not "feel free", "free to", "free up"
+_FREE = re.compile(
+    r"(?<!feel )\b(?:free(?! to\b| up\b)|kostenlos|kostenfrei|gratuit\w*|gratis)\b", re.IGNORECASE
+)
+#: no cost said with a negation: "there is no charge", "keine Kosten", "aucun frais", "ningún coste"
+_NO_CHARGE = re.compile(
+    r"\b(?:no|keine?|aucuns?|pas de|ningún|ninguna|sin)\s+(?:extra |additional |weiteren )?"
+    r"(?:charges?|costs?|fees?|kosten|gebühren?|frais|coste|costo|cargos?)\b",
+    re.IGNORECASE,
+)
+
+
+def free_negations(text: str, other: str) -> list[str]:
+    """ "free" in ``text`` where ``other`` says no cost with a negation and no "free" ("The first
+    copy is free" / "There is no charge for the first copy"): it counts as that negation."""
+    if _FREE.search(text) and _NO_CHARGE.search(other) and not _FREE.search(other):
+        return ["free"]
+    return []
+
+
 def flipped_concepts(golden: str, new: str) -> list[str]:
     """The concepts the two texts state with opposite polarity (see :func:`polar_concepts`); a
     word negated by a prefix the other text does without (``refundable`` / ``non-refundable``,
@@ -485,8 +506,9 @@ def named_step(units: list[Unit], i: int, new: str) -> bool:
 
 #: one of a unit said with an article: "a week", "an hour", "eine Woche", "une semaine"
 _ONE_UNIT = re.compile(
-    r"\b(?:a|an|one|eine?|une?|una?)\s+(week|day|hour|minute|woche|tag|stunde|semaine|jour|heure|"
-    r"semana|día|hora)\b",
+    r"\b(?:a|an|one|eine?n?|une?|una?|(?:the|der|die|das|le|la|el) (?:first|erste[nr]?|premier|première|primer|primera))\s+"
+    r"(year|month|week|day|hour|minute|jahr|monat|woche|tag|stunde|an|année|mois|semaine|jour|heure|"
+    r"año|mes|semana|día|hora)\b",
     re.IGNORECASE,
 )
 
@@ -496,8 +518,8 @@ def one_unit_in(fact: F.Fact, text: str) -> bool:
     if fact.kind != "number":
         return False
     for match in _ONE_UNIT.finditer(text):
-        unit = V._UNITS.get(match.group(1).casefold(), "")
-        if unit and F._base_unit(1.0, unit) == fact.key:
+        unit = UNITS.get(match.group(1).casefold(), "")
+        if unit and base_unit(1.0, unit) == fact.key:
             return True
     return False
 
@@ -645,3 +667,19 @@ def denied_correction(fact: F.Fact, unit: Unit, others: list[F.Fact]) -> bool:
         f is not fact and f.kind == fact.kind and any(F.facts_match(f, o) for o in others)
         for f in unit.facts
     )
+
+
+def order_poles(markers: list[str], other: str) -> list[str]:
+    """``markers`` without a pole of order ("after", "nach", "après") whose other pole ("before")
+    the ``other`` sentence does not use: "hasn't paid after 45 days" = "unpaid for 45 days"; a
+    time moved across ("before meals" → "after meals") still counts."""
+    other_words = set(V.tokens(other))
+    return [
+        m
+        for m in markers
+        if m not in _ORDER or {w for w, sign in _ORDER.items() if sign != _ORDER[m]} & other_words
+    ]
+
+
+#: the words of the order antonym pair ("before"/"after", "vor"/"nach", "avant"/"après") and their poles
+_ORDER = {w: p[1] for w, p in V._POLE.items() if p[0] == V._POLE["after"][0]}

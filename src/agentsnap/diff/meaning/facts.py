@@ -48,16 +48,32 @@ import re
 import unicodedata
 from typing import NamedTuple
 
+from .quantities import (
+    BASE,
+    CUR_RE,
+    CURRENCY,
+    FREQUENCY,
+    FREQUENCY_WORDS,
+    KANJI_NUMBER,
+    MAN_NUMBER,
+    PART_HOURS,
+    PART_SECONDS,
+    SCALE,
+    SCALES,
+    UNIT_RE,
+    UNITS,
+    base_unit,
+    kanji_value,
+    number_context,
+    number_value,
+    unit_after,
+)
 from .vocabulary import (
-    _CUR_RE,
-    _CURRENCY,
     _GERMAN_NAME_AFTER,
     _MONTHS,
     _NUMBER_WORDS,
     _POLE,
     _SHORT_DAYS,
-    _UNIT_RE,
-    _UNITS,
     _WEEKDAYS,
     _WORD,
     COMPOUND_NUMBER,
@@ -124,8 +140,8 @@ _VERSION = re.compile(
     r"(?<![\w.])v?(?P<v>\d+\.\d+\.\d+(?:\.\d+)*(?:[-+][\w.]+)?)(?![\w])|(?<![\w.])v(?P<v2>\d+(?:\.\d+)?)\b"
 )
 _NUMBER = re.compile(
-    rf"(?<![.,])(?<![^\W\u3040-\u30ff\u4e00-\u9fff])(?P<cur>{_CUR_RE})?\s?(?P<num>\d{{1,3}}(?:[,. \u202f\u00a0']\d{{3}})+(?![\d])(?:[.,]\d+)?|\d+(?:[.,]\d+)?)"
-    rf"(?P<ord>st|nd|rd|th|er|e|ème)?(?:\s?(?P<unit>{_UNIT_RE})(?![^\W\d_\u3040-\u30ff\u4e00-\u9fff]))?(?:\s?(?P<cur2>{_CUR_RE})(?![^\W\d_]))?",
+    rf"(?<![.,])(?<![^\W\u3040-\u30ff\u4e00-\u9fff])(?P<cur>{CUR_RE})?\s?(?P<num>\d{{1,3}}(?:[,. \u202f\u00a0']\d{{3}})+(?![\d])(?:[.,]\d+)?|\d+(?:[.,]\d+)?)"
+    rf"(?P<ord>st|nd|rd|th|er|e|ème)?(?:\s?(?P<unit>{UNIT_RE})(?![^\W\d_\u3040-\u30ff\u4e00-\u9fff]))?(?:\s?(?P<cur2>{CUR_RE})(?![^\W\d_]))?",
     re.IGNORECASE,
 )
 _IDENT = re.compile(
@@ -154,64 +170,6 @@ _HOUR_WORDS = re.compile(
     r"(?:\b(?:à|dès|entre|et|vers|avant|après|jusqu'à)\s+|:\s*)(?P<fr>[01]?\d|2[0-3])\s?h(?![\w])(?!\s?[0-5]\d)",
     re.IGNORECASE,
 )
-#: scale words after a number: 2 million, 3 Mrd., 1.5 billion, 4 thousand
-_SCALES = {
-    "thousand": 1e3,
-    "tausend": 1e3,
-    "mille": 1e3,
-    "mil": 1e3,
-    "million": 1e6,
-    "millions": 1e6,
-    "mio": 1e6,
-    "millionen": 1e6,
-    "millones": 1e6,
-    "mn": 1e6,
-    "billion": 1e9,
-    "billions": 1e9,
-    "bn": 1e9,
-    "mrd": 1e9,
-    "milliarden": 1e9,
-    "milliard": 1e9,
-    "milliards": 1e9,
-}
-_SCALE = re.compile(
-    r"\s?(" + "|".join(sorted(_SCALES, key=len, reverse=True)) + r")\.?(?![^\W\d_])", re.IGNORECASE
-)
-#: units read in a base unit, so 1 200 g = 1.2 kg and 90 min = 1.5 h: (factor, base)
-_BASE = {
-    "mg": (1e-3, "g"),
-    "kg": (1e3, "g"),
-    "cm": (1e-2, "m"),
-    "mm": (1e-3, "m"),
-    "km": (1e3, "m"),
-    "ms": (1e-3, "s"),
-    "min": (60.0, "s"),
-    "h": (3600.0, "s"),
-    "KB": (1e3, "B"),
-    "MB": (1e6, "B"),
-    "GB": (1e9, "B"),
-    "TB": (1e12, "B"),
-    "week": (7.0, "day"),  # "two weeks" = "14 days"
-}
-
-
-def _unit_after(text: str, end: int) -> str:
-    """The unit or currency right after a number word ending at ``end`` ("five days", "ten
-    euros"), or ""."""
-    after = text[end : end + 14].lower()
-    currency = re.match(rf"\s?({_CUR_RE})(?![^\W\d_])", after)
-    if currency:
-        return _CURRENCY[currency.group(1)]
-    unit = re.match(rf"[\s-]?({_UNIT_RE})(?![^\W\d_])", after)
-    return _UNITS.get(unit.group(1), "") if unit else ""
-
-
-def _base_unit(value: float, unit: str) -> tuple[float, str]:
-    """``value`` in ``unit``'s base unit (grams, metres, seconds, bytes), rounded to 9 places."""
-    factor, base = _BASE.get(unit, (1.0, unit))
-    return round(value * factor, 9), base
-
-
 #: a full hour the German way: 14 Uhr
 _UHR = re.compile(
     r"(?<![\d:.])(?P<h>[01]?\d|2[0-3])(?:\s?(?:und|bis|-|–)\s?(?P<h2>[01]?\d|2[0-3]))?\s?Uhr\b",
@@ -223,62 +181,8 @@ _PER_UNIT = re.compile(
     r"gb|mb|kg|km|min|s|sec|monat|tag|jahr|stunde|mois|jour|an|nuit|mes|día|año|noche)$",
     re.IGNORECASE,
 )
-#: a number with 万 (ten thousand) in it: 1万2800円, 31万円
-_MAN_NUMBER = re.compile(r"(?<![\d.,])(\d+(?:\.\d+)?)万(?:(\d)千|(\d{1,4}))?(円)?")
-#: a number in kanji before a counter (三日, 二十分, 五回): its digits and the counter
-_KANJI_DIGITS = {c: v for v, c in enumerate("〇一二三四五六七八九")}
-_KANJI_NUMBER = re.compile(
-    r"(?<![\u4e00-\u9fff])([一二三四五六七八九十]{1,3})(日間|日|時間|分間|分|秒|週間|か月|ヶ月|年|回|人|件|個|台|枚|名|つ)"
-)
-
-
-def _kanji_value(numeral: str) -> float:
-    """The value of a kanji numeral up to 99 (三 = 3, 十五 = 15, 二十 = 20, 三十五 = 35)."""
-    if "十" not in numeral:
-        return float(int("".join(str(_KANJI_DIGITS[c]) for c in numeral)))
-    tens, _, ones = numeral.partition("十")
-    return float((_KANJI_DIGITS[tens] if tens else 1) * 10 + (_KANJI_DIGITS[ones] if ones else 0))
-
-
-#: how often, said with a word of frequency: "once a day", "twice weekly", "3 times per month"
-_FREQUENCY_WORDS = {"once": 1, "twice": 2, "thrice": 3, "einmal": 1, "zweimal": 2, "dreimal": 3}
-_FREQUENCY = re.compile(
-    r"\b(?:(?P<n>once|twice|thrice|einmal|zweimal|dreimal)|(?P<n2>\d+|one|two|three|four|five|six)\s+times)"
-    r"(?=\s+(?:a|an|per|every|each|am|pro|im)\s+(?:day|week|month|year|hour|tag|woche|monat|jahr)|"
-    r"\s+(?:daily|weekly|monthly|yearly|hourly|täglich|wöchentlich))",
-    re.IGNORECASE,
-)
-#: parts of an hour said in words, and their seconds (the base unit of a time span)
-_PART_SECONDS = {
-    r"and a half|y media|anderthalb|eineinhalb|et demie": 5400.0,
-    r"half|halbe|demi|media": 1800.0,
-    r"quarter|viertel|quart|cuarto": 900.0,
-}
-_PART_HOURS = re.compile(
-    r"\b(?:(?:an|one) hour and a half|(?:una )?hora y media|anderthalb stunden|eineinhalb stunden|"
-    r"une heure et demie|(?:a |an )?half(?:[ -]an)?[ -]hour|(?:a )?quarter of an hour|"
-    r"(?:eine )?halbe stunde|(?:eine )?viertelstunde|(?:une )?demi-heure|(?:un )?quart d'heure|"
-    r"media hora|(?:un )?cuarto de hora)\b",
-    re.IGNORECASE,
-)
 _QUOTED = re.compile(r'"([^"\n]{1,60})"')
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+•·]|\d{1,2}[.)]|\(\d{1,2}\)|[a-z][.)])\s+", re.IGNORECASE)
-
-
-def _value(raw: str) -> float | None:
-    raw = raw.replace("\u202f", " ").replace("\u00a0", " ").replace("'", " ")
-    groups = re.fullmatch(r"(\d{1,3})((?:[,. ]\d{3})+)([.,]\d+)?", raw)
-    if groups:
-        whole = groups.group(1) + re.sub(r"[,. ]", "", groups.group(2))
-        frac = (groups.group(3) or "").replace(",", ".")
-        try:
-            return float(whole + frac)
-        except ValueError:  # pragma: no cover
-            return None
-    try:
-        return float(raw.replace(",", "."))
-    except ValueError:
-        return None
 
 
 def _minutes(h: int, m: int, ap: str | None) -> tuple[int, bool]:
@@ -385,9 +289,9 @@ def extract(
         if not free(match.start(), match.end()):
             continue
         value = next(g for g in match.groups() if g)
-        if match.group("ident") and value.isupper() and len(value) <= 3 and value.lower() in _UNITS:
+        if match.group("ident") and value.isupper() and len(value) <= 3 and value.lower() in UNITS:
             continue
-        if match.group("ident") and value.isupper() and value.lower() in _CURRENCY:
+        if match.group("ident") and value.isupper() and value.lower() in CURRENCY:
             continue
         if match.group("ident") and value.lower() in ("am", "pm"):  # 10:00 AM: the time's half
             continue
@@ -454,14 +358,14 @@ def extract(
         if surface.endswith(".") and not re.search(r"[ap]\.\s?m\.$", surface, re.IGNORECASE):
             surface = surface[:-1]  # the sentence's full stop
         found.append((match.start(), Fact("time", (minutes, known), surface)))
-    for match in _FREQUENCY.finditer(text):  # "twice a day" = "two times daily"
+    for match in FREQUENCY.finditer(text):  # "twice a day" = "two times daily"
         if free(match.start(), match.end()):
             count = (match.group("n") or match.group("n2")).casefold()
-            value = _FREQUENCY_WORDS.get(count) or _NUMBER_WORDS.get(count) or _value(count)
+            value = FREQUENCY_WORDS.get(count) or _NUMBER_WORDS.get(count) or number_value(count)
             if value is not None:
                 take(match.start(), match.end())
                 found.append((match.start(), Fact("number", (float(value), "x"), match.group(0))))
-    for match in _MAN_NUMBER.finditer(text):  # 1万2800円 = 12,800円
+    for match in MAN_NUMBER.finditer(text):  # 1万2800円 = 12,800円
         if free(match.start(), match.end()):
             rest = float(match.group(2)) * 1000 if match.group(2) else float(match.group(3) or 0)
             value = float(match.group(1)) * 10_000 + rest
@@ -471,7 +375,7 @@ def extract(
     for match in _NUMBER.finditer(text):
         if not free(match.start("num"), match.end("num")):
             continue
-        value = _value(match.group("num"))
+        value = number_value(match.group("num"))
         if value is None:
             continue
         cur = match.group("cur") or match.group("cur2") or ""
@@ -482,32 +386,30 @@ def extract(
             value, unit = value * 1000, ""
         elif raw_unit == "M" or (raw_unit == "B" and cur):  # 1.2 M events, $4.2M, €3B
             value, unit = value * (1e6 if raw_unit == "M" else 1e9), ""
-        scale = _SCALE.match(text, end)
+        scale = SCALE.match(text, end)
         if scale and not unit:  # 2 million = 2,000,000 (the scale word is part of the number)
-            value, end = value * _SCALES[scale.group(1).casefold().rstrip(".")], scale.end()
-            sign = re.match(rf"\s?({_CUR_RE})(?![^\W\d_])", text[end : end + 8])
+            value, end = value * SCALES[scale.group(1).casefold().rstrip(".")], scale.end()
+            sign = re.match(rf"\s?({CUR_RE})(?![^\W\d_])", text[end : end + 8])
             if sign and not cur:  # "3 Mio. €"
                 cur, end = sign.group(1), end + sign.end()
         value = round(value, 9)
-        key_unit = _CURRENCY.get(cur.lower(), "") or _UNITS.get(unit, "")
-        value, key_unit = _base_unit(value, key_unit)
+        key_unit = CURRENCY.get(cur.lower(), "") or UNITS.get(unit, "")
+        value, key_unit = base_unit(value, key_unit)
         take(match.start(), end)
         found.append(
             (match.start(), Fact("number", (value, key_unit), text[match.start() : end].strip()))
         )
-    for match in _PART_HOURS.finditer(text):  # "every half hour" = "every 30 minutes"
+    for match in PART_HOURS.finditer(text):  # "every half hour" = "every 30 minutes"
         if free(match.start(), match.end()):
             take(match.start(), match.end())
-            seconds = next(
-                v for k, v in _PART_SECONDS.items() if re.search(k, match.group(0), re.I)
-            )
+            seconds = next(v for k, v in PART_SECONDS.items() if re.search(k, match.group(0), re.I))
             found.append((match.start(), Fact("number", (seconds, "s"), match.group(0))))
-    for match in _KANJI_NUMBER.finditer(text):  # 三日 = 3日
-        value = _kanji_value(match.group(1))
+    for match in KANJI_NUMBER.finditer(text):  # 三日 = 3日
+        value = kanji_value(match.group(1))
         if value > 1 and free(match.start(), match.end()):
             take(match.start(), match.end())
-            unit = _UNITS.get(match.group(2), "")
-            found.append((match.start(), Fact("number", _base_unit(value, unit), match.group(0))))
+            unit = UNITS.get(match.group(2), "")
+            found.append((match.start(), Fact("number", base_unit(value, unit), match.group(0))))
     # compound number words: "twenty-five", "vingt-cinq", "fünfundzwanzig"
     for match in COMPOUND_NUMBER.finditer(text):
         if not free(match.start(), match.end()):
@@ -520,7 +422,7 @@ def extract(
             COMPOUND_ONES.get(ones) or _NUMBER_WORDS.get(ones) or 0
         )
         take(match.start(), match.end())
-        key = _base_unit(float(value), _unit_after(text, match.end()))
+        key = base_unit(float(value), unit_after(text, match.end()))
         found.append((match.start(), Fact("number", key, match.group(0))))
     # number words
     for match in _WORD.finditer(text):
@@ -542,10 +444,10 @@ def extract(
                 "cent",
                 "neuf",
                 "once",
-            ) and not _number_context(text, match.end()):
+            ) and not number_context(text, match.end()):
                 pass
             else:
-                key = _base_unit(float(_NUMBER_WORDS[lower]), _unit_after(text, match.end()))
+                key = base_unit(float(_NUMBER_WORDS[lower]), unit_after(text, match.end()))
                 found.append((match.start(), Fact("number", key, word)))
         if (
             lower in _WEEKDAYS
@@ -594,14 +496,6 @@ def _durations(text: str, facts: list[Fact]) -> list[Fact]:
     return out
 
 
-def _number_context(text: str, end: int) -> bool:
-    return bool(
-        re.match(
-            rf"[\s-]?(?:{_UNIT_RE}|{_CUR_RE})(?![^\W\d_])", text[end : end + 12], re.IGNORECASE
-        )
-    )
-
-
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;。！？\n]\s*)[\"'(\[*\-•#>¡¿]*\s*$")
 
 
@@ -641,7 +535,7 @@ def _names(
         if not word[0].isupper() or word in ("I", "I'm", "I've", "I'll", "I'd"):
             continue
         bare = re.sub(r"['’]s$", "", word).casefold()  # "January's estimate"
-        if bare in _MONTHS or bare in _WEEKDAYS or bare in _NUMBER_WORDS or bare in _SCALES:
+        if bare in _MONTHS or bare in _WEEKDAYS or bare in _NUMBER_WORDS or bare in SCALES:
             continue  # "Mio", "Millionen": a number's scale
         if word.isupper():
             continue  # all-caps words are identifiers (_IDENT), single letters below
@@ -694,6 +588,6 @@ def facts_match(a: Fact, b: Fact, *, lenient: bool = True) -> bool:
             return False
         # "300 km" (300,000 m) and a bare "300": the bare number in any unit of the other's base
         unit, scaled, bare = (ua, va, vb) if ua else (ub, vb, va)
-        factors = [f for f, base in _BASE.values() if base == unit] + [1.0]
+        factors = [f for f, base in BASE.values() if base == unit] + [1.0]
         return any(round(float(bare) * f, 9) == scaled for f in factors)  # type: ignore[arg-type]
     return a.key == b.key

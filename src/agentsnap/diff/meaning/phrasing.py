@@ -8,7 +8,7 @@
   three, "the pair of workshops" two.
 * **Facts said in words or by convention** (:func:`spelled_facts`): a fraction sign is its value
   (``¼`` = ``0.25``), ``a quarter turn`` = ``0.25 turn``, ``five and a half hours`` = ``5.5
-  hours``, ``half a cup`` = ``0.5 cup``, ``only one`` = ``only 1`` (a bare "one" is no count),
+  hours`` = ``deux heures et demie`` = ``zweieinhalb Stunden``, ``half a cup`` = ``0.5 cup``, ``only one`` = ``only 1`` (a bare "one" is no count),
   ``midnight`` = ``00:00``, ``noon`` = ``12:00``, clock times said in words (``half past nine``,
   ``quarter to ten``, ``halb zehn``, ``dix heures moins le quart``, ``las nueve y media``) as
   digits (:func:`clock_words`), ``weekdays`` = ``Mon–Fri``, a sum in cents its currency's
@@ -75,6 +75,13 @@ _COUNTS["una"] = 1  # "la una y media"
 _NUMBER_WORD = "|".join(sorted(_COUNTS, key=len, reverse=True))
 _HALF_AFTER = re.compile(
     rf"\b(?P<n>\d{{1,3}}|{_NUMBER_WORD})\s+(?:and a half|y medio|y media|et demie?)\b",
+    re.IGNORECASE,
+)
+#: a half said after the thing counted ("deux jours et demi", "dos horas y media", "two days and
+#: a half") or run into the German count ("zweieinhalb Tage")
+_HALF_AFTER_UNIT = re.compile(
+    rf"\b(?P<n>\d{{1,3}}|{_NUMBER_WORD})\s+(?P<unit>[^\W\d_]+)\s+(?:and a half|y medi[oa]|et demie?)\b"
+    rf"|\b(?P<de>{_NUMBER_WORD})einhalb\b",
     re.IGNORECASE,
 )
 #: one thing said to be the only one ("only one of the two servers", "nur eine Datei", "un seul
@@ -181,6 +188,14 @@ def spelled_facts(text: str) -> str:
         return match.group(0) if count is None else f"{count}.5"
 
     text = _HALF_AFTER.sub(half, text)
+
+    def half_after_unit(match: re.Match[str]) -> str:
+        count = _count(match.group("n") or match.group("de"))
+        if count is None:
+            return match.group(0)
+        return f"{count}.5" + (f" {match.group('unit')}" if match.group("unit") else "")
+
+    text = _HALF_AFTER_UNIT.sub(half_after_unit, text)
     text = _CENTS.sub(lambda m: f"{int(m.group(1)) / 100:.2f}", text)
     text = _CLOCK.sub(lambda m: _CLOCK_WORDS[m.group(0).casefold()], text)
     return _WEEKDAYS.sub(lambda m: " Mon–Fri " if m.group(0) == "平日" else "Mon–Fri", text)

@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import difflib
 import math
-import re
 
 from . import facts as F
 from . import vocabulary as V
 from .bindings import bound_changes, bound_kept
 from .clues import (
-    _LIST_SEPARATOR,
-    _ONE,
     _block_swap,
     _closeness,
     _closeness_without,
@@ -27,7 +24,6 @@ from .clues import (
     _enumeration,
     _flipped_clause,
     _listed,
-    _name_in,
     _negated_in_part,
     _polar,
     _related,
@@ -39,8 +35,9 @@ from .clues import (
     denied_correction,
     flipped_concepts,
     flipped_in_clause,
+    free_negations,
     named_step,
-    one_unit_in,
+    order_poles,
     prefix_negations,
 )
 from .findings import KIND_LABEL, Finding, Verdict, pair_message
@@ -51,18 +48,23 @@ from .layout import (
     labelled_values,
     other_than_only,
     rows_counted,
-    same_written,
     value_said,
 )
 from .members import contrast_kept, negated_member_moved
-from .phrasing import clock_words, multiple_in
-from .slots import restated_pairs
+from .merges import links, merged_pairs
+from .phrasing import clock_words
+from .roles import active, bound_swap, clause_swap, duty_moved, order_kept, voice_swap
+from .slots import replaced_pairs, restated_pairs
+from .stated import counted, stated
 from .units import _CONCLUSION, _COURTESY, _NARRATION, _PASSIVE, Unit, _flat
 
 __all__ = ["ALIGN", "COVERED", "Reading"]
 
 #: least similarity (max of MiniLM cosine and trigram cosine) for two units to align
 ALIGN = 0.5
+#: least similarity of a new line to a golden line another one matched, for it to be read as
+#: a line of a templated answer put in the place of another claim
+LIKE = 0.75
 #: a unit whose content words the other text covers at least this much is not dropped/added
 COVERED = 0.6
 
@@ -83,6 +85,8 @@ class Reading:
         self.n_best = [max(sims[i][j] for i in range(len(g))) if g else 0.0 for j in range(len(n))]
         self.g_arg = [row.index(max(row)) if row else -1 for row in sims] if n else [-1] * len(g)
         self.n_arg = [_argmax([sims[i][j] for i in range(len(g))]) for j in range(len(n))]
+        # counterparts one to one (a merged or split sentence links to the one that says it)
+        self.g_link, self.n_link, self.matched = links(sims, g, n, ALIGN)
 
     def add(self, kind: str, severity: str, g: str, n: str, message: str) -> None:
         finding = Finding(kind, severity, g, n, message)
@@ -130,6 +134,8 @@ class Reading:
             self._polarity(g_ids, n_ids)
             if len(g_ids) == 1 and len(n_ids) == 1:
                 self._edits(g_ids[0], n_ids[0])
+            else:  # a sentence split or merged: who does what, across its parts
+                self._duties(g_ids, n_ids)
         self._conclusion()
         self._coverage()
 
@@ -152,37 +158,11 @@ class Reading:
             if not any(F.facts_match(f, o, lenient=False) for _, o in g_all)
         ]
 
-        def single(fact: F.Fact, other_text: str) -> bool:
-            """A 1 the other text says in words ("1 second" / "one second", "a second"), a 2 or
-            3 it says as a pair or a multiple ("two workshops" / "the pair of workshops")."""
-            if fact.kind != "number" or fact.key[1] != "":  # "once" (1, x): a frequency
-                return False
-            return (fact.key[0] == 1.0 and bool(_ONE.search(other_text))) or multiple_in(
-                fact.key[0], other_text
-            )
-
-        def stated(
-            fact: F.Fact, others: list[tuple[int, F.Fact]], text: str, words: set[str], own: str
-        ) -> bool:
-            """Whether the other text states ``fact`` after all: a bare number may restate a
-            number with a unit anywhere in it ("two-year fix" … "Two fixed products"), a name
-            may be spelled into its words or its initials (:mod:`.layout`), a number written
-            inside a name ("level-0"), a value written alike read as a time and a number."""
-            return (
-                any(F.facts_match(fact, other) for _, other in others)
-                or single(fact, text)
-                or one_unit_in(fact, text)
-                or (fact.kind == "name" and _name_in(fact, words, text))
-                or (fact.kind == "number" and _in_a_name(fact, others))
-                or by_initials(fact, own, text)
-                or same_written(fact, [other for _, other in others])
-            )
-
         for i, fact in g_left:
             if not (
                 stated(fact, n_all, self.new, n_text_words, self.golden)
                 or denied_correction(fact, self.g[i], [o for _, o in n_all])
-                or _counted(self.g, i, fact, self.new)
+                or counted(self.g, i, fact, self.new)
                 or rows_counted(fact, self.n, self.golden)
             ):
                 missing.setdefault(fact.kind, []).append((i, fact))
@@ -190,7 +170,7 @@ class Reading:
             if not (
                 stated(fact, g_all, self.golden, g_text_words, self.new)
                 or denied_correction(fact, self.n[j], [o for _, o in g_all])
-                or _counted(self.n, j, fact, self.golden)
+                or counted(self.n, j, fact, self.golden)
                 or rows_counted(fact, self.g, self.new)
             ):
                 extra.setdefault(fact.kind, []).append((j, fact))
@@ -253,12 +233,12 @@ class Reading:
             parent[find(a)] = find(b)
 
         offset = len(self.g)
-        for i, j in enumerate(self.g_arg):
-            if j >= 0 and self.g_best[i] >= ALIGN:
+        for i, j in enumerate(self.g_link):
+            if j is not None:
                 union(i, offset + j)
-        for j, i in enumerate(self.n_arg):
-            if i >= 0 and self.n_best[j] >= ALIGN:
-                union(offset + j, i)
+        for j, k in enumerate(self.n_link):
+            if k is not None:
+                union(offset + j, k)
         comps: dict[int, tuple[list[int], list[int]]] = {}
         for i in range(len(self.g)):
             comps.setdefault(find(i), ([], []))[0].append(i)
@@ -287,10 +267,12 @@ class Reading:
             n = " ".join(self.n[j].text for j in n_part)
             if g == n:
                 continue
-            g_markers = _order_kept([m for i in g_part for m in self.g[i].markers], n)
-            n_markers = _order_kept([m for j in n_part for m in self.n[j].markers], g)
-            g_markers += prefix_negations(g, n)  # "unchanged" = "nothing changes"
-            n_markers += prefix_negations(n, g)
+            g_markers = order_poles([m for i in g_part for m in self.g[i].markers], n)
+            n_markers = order_poles([m for j in n_part for m in self.n[j].markers], g)
+            g_markers += prefix_negations(g, n) + free_negations(g, n)  # "unchanged" = "nothing
+            n_markers += prefix_negations(n, g) + free_negations(
+                n, g
+            )  # changes", "free" = "no charge"
             # a concept stated with opposite polarity, backed by the parity of the negations and
             # negative antonyms (a paraphrase moves them around: "no open issues" = "all issues
             # are closed"; "did not pass" = "failed"); a negating prefix (reversible →
@@ -359,16 +341,30 @@ class Reading:
             or _block_swap(g_unit.words, n_unit.words)
             or _block_swap(V.tokens(g_unit.text), V.tokens(n_unit.text))  # their X → your X
         )
+        # in the other voice, roles are read in the active order ("B is paid by A" = "A pays B")
+        if bool(active(g_unit.text)[1]) != bool(active(n_unit.text)[1]):
+            # one of them in the passive: roles read in the active order ("B is paid by A" =
+            # "A pays B", "Y is included in X" = "X includes Y")
+            swap = voice_swap(g_unit.text, n_unit.text)
+        elif not same_voice:
+            swap = None
+        named = None
+        if swap is None and (same_voice or not (active(g_unit.text)[1] or active(n_unit.text)[1])):
+            # per clause ("A owes B; B sends the invoice" → "B owes A; A sends the invoice"), or
+            # what two names' clauses say traded ("A is the primary and B replicates" → …)
+            named = clause_swap(g_unit.text, n_unit.text, g_unit.facts, n_unit.facts) or bound_swap(
+                g_unit.text, n_unit.text, g_unit.facts, n_unit.facts
+            )
+        swap = swap or named
         if (
             swap
-            and not any(
-                c.isdigit() for c in swap[0] + swap[1]
-            )  # "$2,300 payment" = "payment of $2,300"
-            and same_voice
+            # "$2,300 payment" = "payment of $2,300"; a name may hold digits ("db-eu-1")
+            and (named or not any(c.isdigit() for c in swap[0] + swap[1]))
             and not _enumeration(g_unit.text, swap[0], swap[1])
             and not (_listed(g_unit.text, *swap) and _listed(n_unit.text, *swap))
             and not contrast_kept(g_unit.text, n_unit.text, *swap)  # "not A but B" = "B, not A"
             and not bound_kept(g_unit, n_unit, *swap)  # "A 3 %, B 5 %" = "B 5 %, A 3 %"
+            and not order_kept(g_unit.text, n_unit.text, *swap)  # "X is Y" = "Y is X"
         ):
             a, b = _surface(g_unit.text, swap[0]), _surface(g_unit.text, swap[1])
             self.flag("swap", "harmful", f"roles swapped ({a} ↔ {b})", g_unit.text, n_unit.text)
@@ -476,13 +472,12 @@ class Reading:
             label = f"facts differ in this sentence ({what})"
             self.flag(gone[0].kind, "harmful", label, g_unit.text, n_unit.text)
 
-    def _restated(self) -> tuple[set[int], set[int]]:
+    def _restated(self) -> tuple[dict[int, int], dict[int, int]]:
         """Golden and new units that restate each other in the same place (:mod:`.slots`), each
         pair read for a flipped polarity and a changed conclusion like an aligned one."""
-        g_partner = [self.g_arg[i] if b >= ALIGN else None for i, b in enumerate(self.g_best)]
-        n_partner = [self.n_arg[j] if b >= ALIGN else None for j, b in enumerate(self.n_best)]
-        g_done: set[int] = set()
-        n_done: set[int] = set()
+        g_partner, n_partner = self.g_link, self.n_link
+        g_done: dict[int, int] = {}
+        n_done: dict[int, int] = {}
         for i, j in restated_pairs(g_partner, n_partner, self.g, self.n):
             before = len(self.findings)
             self._polarity([i], [j])
@@ -493,9 +488,28 @@ class Reading:
                 self.flag("conclusion", "harmful", label, g, n)
             elif len(self.findings) == before:
                 self.flag("rewording", "harmless", "sentence restated", g, n)
-            g_done.add(i)
-            n_done.add(j)
+            g_done[i] = j
+            n_done[j] = i
         return g_done, n_done
+
+    def _duties(self, g_ids: list[int], n_ids: list[int]) -> None:
+        """What one party does said of the other across sentences split or merged (:mod:`.roles`)."""
+        g = " ".join(self.g[i].text for i in g_ids)
+        n = " ".join(self.n[j].text for j in n_ids)
+        moved = duty_moved(g, n)
+        if moved is not None:
+            a, b = _surface(g, moved[0]), _surface(g, moved[1])
+            self.flag("swap", "harmful", f"roles swapped ({a} → {b})", g, n)
+
+    def _joined(self, g_ids: list[int], n_ids: list[int], label: str) -> None:
+        """Sentences merged or split (:mod:`.merges`), read as one group for polarity and roles."""
+        before = len(self.findings)
+        self._polarity(g_ids, n_ids)
+        self._duties(g_ids, n_ids)
+        if len(self.findings) == before:
+            g = " ".join(self.g[i].text for i in g_ids)
+            n = " ".join(self.n[j].text for j in n_ids)
+            self.flag("rewording", "harmless", label, g, n)
 
     @staticmethod
     def _nearest(unit: Unit, others: list[Unit], sims: list[float]) -> int:
@@ -512,16 +526,29 @@ class Reading:
         g_words = {w for u in self.g for w in u.words}
         matched_g: list[tuple[int, int]] = []
         g_restated, n_restated = self._restated()
+        g_partner = [j if j is not None else g_restated.get(i) for i, j in enumerate(self.g_link)]
+        n_partner = [i if i is not None else n_restated.get(j) for j, i in enumerate(self.n_link)]
+        g_merged = merged_pairs(self.g, self.n, g_partner)
+        n_split = merged_pairs(self.n, self.g, n_partner)
+        # a sentence and another claim in its place, neither with a counterpart one to one
+        # (the new one like a sentence another one already matches: a templated answer's line)
+        g_replaced = {
+            i: j
+            for i, j in replaced_pairs(g_partner, n_partner, self.g, self.n)
+            if self.n_best[j] >= LIKE
+        }
+        n_replacing: set[int] = set()
         g_edges, n_edges = _edges(self.g), _edges(self.n)
         for i, unit in enumerate(self.g):
-            aligned = self.g_best[i] >= ALIGN
-            mutual = aligned and self.n_arg[self.g_arg[i]] == i
+            link = self.g_link[i]
+            aligned = link is not None
+            mutual = (i, link) in self.matched
             cover = _coverage(unit.words, n_words)
             if unit.step and aligned and not mutual and cover < 0.8:
                 # two golden steps share one new counterpart: the weaker one is missing
                 aligned = False
-            if aligned:
-                matched_g.append((i, self.g_arg[i]))
+            if aligned and link is not None:
+                matched_g.append((i, link))
                 continue
             if i in g_restated:
                 continue
@@ -542,6 +569,16 @@ class Reading:
                     f"polarity flipped (negation/antonym: {', '.join(unit.markers)} → (nothing))"
                 )
                 self.flag("polarity", "harmful", label, unit.text, near)
+            elif cover < COVERED and not unit.facts and i in g_merged:
+                # said inside its neighbour's counterpart: the two read as one group
+                k, j = g_merged[i]
+                self._joined(sorted([i, k]), [j], "sentences merged")
+            elif cover < COVERED and i in g_replaced and not unit.heading:
+                j = g_replaced[i]
+                n_replacing.add(j)
+                severity = "harmful" if unit.markers or self.n[j].markers else "soft"
+                label = "sentence replaced by another claim"
+                self.flag("dropped", severity, label, unit.text, self.n[j].text)
             elif cover < COVERED and not unit.facts:
                 severity = "harmful" if unit.markers else "soft"  # a dropped warning or negation
                 self.flag("dropped", severity, "sentence dropped", unit.text, "")
@@ -550,10 +587,10 @@ class Reading:
                 # new sentence sharing most of its concepts is read for polarity
                 self._polarity([i], [self._nearest(unit, self.n, self.sims[i])])
         for j, unit in enumerate(self.n):
-            if j in n_restated:
+            if j in n_restated or j in n_replacing:
                 continue
-            aligned = self.n_best[j] >= ALIGN
-            mutual = aligned and self.g_arg[self.n_arg[j]] == j
+            aligned = self.n_link[j] is not None
+            mutual = (self.n_link[j], j) in self.matched
             novel = [
                 w for w in dict.fromkeys(unit.words) if w not in g_words and w not in _NARRATION
             ]
@@ -568,6 +605,9 @@ class Reading:
                 u.labelled and value_said(u.text, [unit]) for u in self.g
             ):  # "El contrato no tiene permanencia." says "Permanencia: ninguna"
                 self.flag("rewording", "harmless", "labelled value said in prose", "", unit.text)
+            elif j in n_split and ((unit.step and weight >= 2) or (weight >= 3 and not unit.facts)):
+                k, i = n_split[j]  # its golden sentence said in two
+                self._joined([i], sorted([j, k]), "sentence split")
             elif unit.step and weight >= 2:
                 self.flag("added", "soft", "step added", "", unit.text)
             elif weight >= 3 and not unit.facts:
@@ -628,52 +668,6 @@ class Reading:
 _JOIN = frozenset(["and", "or", "und", "oder", "et", "ou", "y", "o", "sowie", "plus", "と", "や"])
 
 
-def _order_kept(markers: list[str], other: str) -> list[str]:
-    """``markers`` without a pole of order ("after", "nach", "après") whose other pole ("before")
-    the ``other`` sentence does not use: "hasn't paid after 45 days" = "unpaid for 45 days"; a
-    time moved across ("before meals" → "after meals") still counts."""
-    other_words = set(V.tokens(other))
-    return [
-        m
-        for m in markers
-        if m not in _ORDER or {w for w, sign in _ORDER.items() if sign != _ORDER[m]} & other_words
-    ]
-
-
-#: the words of the order antonym pair ("before"/"after", "vor"/"nach", "avant"/"après") and their poles
-_ORDER = {w: p[1] for w, p in V._POLE.items() if p[0] == V._POLE["after"][0]}
-
-
-def _counted(units: list[Unit], i: int, fact: F.Fact, other: str) -> bool:
-    """Whether number ``fact`` of unit ``i`` only counts the list it opens ("these three things:"
-    above three items; "three documents: A, B and C") and the ``other`` answer names every member
-    of that list: the count is then the list's, and the list is compared."""
-    value = fact.key[0] if fact.kind == "number" and fact.key[1:] == ("",) else None
-    if not isinstance(value, float) or not value.is_integer() or not 2 <= value <= 12:
-        return False
-    text = units[i].text
-    after = text[text.find(fact.surface) + len(fact.surface) :] if fact.surface in text else ""
-    if ":" not in after:
-        return False
-    listed = after.split(":", 1)[1]
-    if listed.strip():
-        items = [p for p in _LIST_SEPARATOR.split(listed.rstrip(" .")) if p.strip()]
-    else:
-        items = []
-        for unit in units[i + 1 :]:
-            if not unit.step:
-                break
-            items.append(unit.text)
-    if len(items) != value:
-        return False
-    words = {V._stem(w) for w in V.content_words(other)}
-    for item in items:
-        own = {V._stem(w) for w in V.content_words(item)}
-        if own and len(own & words) * 2 < len(own):
-            return False  # a member the other answer leaves out: the count may be the change
-    return True
-
-
 def _harmless(unit: Unit, what: str) -> str:
     """How a harmless unit is named: a heading or table header a label, a signature, courtesy."""
     kind = "label" if unit.heading else "signature" if unit.signature else "courtesy"
@@ -684,14 +678,6 @@ def _edges(units: list[Unit]) -> set[int]:
     """The first and the last two units that say something (greetings and signatures aside)."""
     said = [k for k, u in enumerate(units) if not (u.filler or u.signature)]
     return set(said[:1] + said[-2:])
-
-
-def _in_a_name(fact: F.Fact, others: list[tuple[int, F.Fact]]) -> bool:
-    """A number the other text writes inside a name ("level 0" / "level-0", "room 12" / "room-12")."""
-    return any(
-        o.kind == "name" and re.search(rf"(?<![\d.]){re.escape(fact.surface)}(?![\d.])", o.surface)
-        for _, o in others
-    )
 
 
 def _argmax(values: list[float]) -> int:

@@ -14,13 +14,13 @@ still fails.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from . import vocabulary as V
 from .clues import _concept
 from .units import Unit
 
-__all__ = ["restated_pairs"]
+__all__ = ["replaced_pairs", "restated_pairs"]
 
 #: least content words a restated pair shares, and least share of the shorter side's words
 SHARED_WORDS = 2
@@ -38,6 +38,28 @@ def restated_pairs(
     ``g_partner[i]`` is the new unit golden unit ``i`` aligned with (None: unaligned), and
     ``n_partner[j]`` the golden unit new unit ``j`` aligned with. Filler and headings are left
     out; each unit is in at most one pair, the pair sharing the most words first."""
+    return _slot_pairs(g_partner, n_partner, g_units, n_units, _shared)
+
+
+def replaced_pairs(
+    g_partner: Sequence[int | None],
+    n_partner: Sequence[int | None],
+    g_units: Sequence[Unit],
+    n_units: Sequence[Unit],
+) -> list[tuple[int, int]]:
+    """``(golden index, new index)`` of unaligned units in the same slot, whatever words they
+    share: one claim put in the place of another ("Order 1044 is delayed at the warehouse" →
+    "Order 1044 has shipped" among sentences kept)."""
+    return _slot_pairs(g_partner, n_partner, g_units, n_units, lambda g, n: 1)
+
+
+def _slot_pairs(
+    g_partner: Sequence[int | None],
+    n_partner: Sequence[int | None],
+    g_units: Sequence[Unit],
+    n_units: Sequence[Unit],
+    shared_words: Callable[[Unit, Unit], int],
+) -> list[tuple[int, int]]:
     anchors = sorted((i, j) for i, j in enumerate(g_partner) if j is not None)
     free_n = [
         j
@@ -54,7 +76,7 @@ def restated_pairs(
         high = above[0] if above else len(n_units)
         for j in free_n:
             if low < j < high:
-                shared = _shared(g_units[i], n_units[j])
+                shared = shared_words(g_units[i], n_units[j])
                 if shared:
                     scored.append((shared, i, j))
     pairs: list[tuple[int, int]] = []

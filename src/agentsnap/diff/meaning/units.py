@@ -115,11 +115,12 @@ _COURTESY = re.compile(
     r"stehe ich (?:ihnen )?gerne zur verfügung|"
     r"i(?:'ve| have) (?:just )?(?:checked|looked into|looked at|reviewed|gone through|gone over)"
     r"(?: \w+){0,3} and (?:can )?confirm(?: that)?|i can confirm(?: that)?|"
+    r"i(?:'ve| have) (?:just )?confirmed(?: with (?:the |your )?[\w' ]{1,30}?)? that|"
     r"ich habe mich (?:sofort |gleich |direkt )?darum gekümmert|je (?:vous )?confirme que|"
     r"schade, dass|dommage que|qué pena que|lástima que)\b|"
     r"お待ちしております|お待ちしています|"
     r"こんにちは|ありがとうございます|かしこまりました|承知しました|もちろん|お気軽に|ご不明な点|"
-    r"よろしくお願いします|お役に立て|以下の通り|以下のとおり|お問い合わせください|お問い合わせ|"
+    r"よろしくお願い(?:します|いたします|申し上げます)|お役に立て|以下の通り|以下のとおり|お問い合わせください|お問い合わせ|"
     r"ご確認ありがとう|ありがとう|お伝えします|お伝えしますね|いつでも|聞いてください|お気軽|"
     r"申し訳|恐れ入り|お待たせ|気になる点|ご質問",
     re.IGNORECASE,
@@ -172,7 +173,9 @@ _SIGNATURE = re.compile(
     r"(?:,?\s+(?:(?:of|de|la|du|des|für|am|im|vom|von|zum|zur|the|and|y|et|&)\s+)?[A-ZÀ-Þ][^\W\d_]*(?:[-'’][^\W\d_]+)?){0,5},?$|"
     # a team signs: "the Hive team", "das Support-Team", "l'équipe Parcelo", "el equipo de Rentacar"
     r"^(?i:the\s+)?[A-ZÀ-Þ][\w&.-]*(?:\s+[A-ZÀ-Þ][\w&.-]*){0,3}\s+(?i:team|crew|support)$|"
-    r"^(?i:(?:das|ihr|euer)\s+)[\w-]*(?i:team|service)$|^(?i:l'équipe|el equipo(?: de)?)\s+[A-ZÀ-Þ][\w.-]*$"
+    r"^(?i:(?:das|ihr|euer)\s+)[\w-]*(?i:team|service)$|^(?i:l'équipe|el equipo(?: de)?)\s+[A-ZÀ-Þ][\w.-]*$|"
+    # a department signs after a sign-off, its article lower-case: "le Service client"
+    r"^(?:le|la|les|el|los|the|der|die|das)\s+[A-ZÀ-Þ][\w.-]*(?:\s+[^\W\d_]+){0,2}$"
 )
 #: a greeting's first words and the names right after it ("Hola, Marta", "Hi Sam and Priya")
 _ADDRESSEE = re.compile(
@@ -223,15 +226,15 @@ _NARRATION = frozenset(
         # German
         "dank danke vielen geduld jederzeit bescheid brauchst brauchen hilft weiter erkennen soweit "
         "angesehen schauen verständnis leider entschuldigung entschuldigen freundlichen grüßen "
-        "viel erfolg hoffentlich tag woche wochenende "
+        "viel erfolg hoffentlich tag woche wochenende unannehmlichkeiten aufrichtig "
         # French
         "revenir espère espérons aide courage excellente bonjour journée merci beaucoup désolé "
         "désolée excuses patience compréhension hésitez hésiter contacter écrire bonne soirée "
-        "semaine "
+        "semaine désagrément désagréments inconvénient inconvénients sincèrement vraiment "
         # Spanish
         "gracias muchas paciencia necesita necesitas cualquier otra cosa dude dudes escribirnos "
         "escríbanos hola saludos lamento siento disculpe disculpas espero ayuda ayudar pregunta "
-        "preguntas revisado día buen buena suerte encantado"
+        "preguntas revisado día buen buena suerte encantado molestias inconvenientes sinceramente"
     )
 )
 _PASSIVE = re.compile(
@@ -533,6 +536,7 @@ _CONDITION = re.compile(
 _OFFER = re.compile(
     r"\b(?:i(?:'ll| will)|we(?:'ll| will)|reply|write (?:back|again)|get back to|contact (?:me|us)|"
     r"let (?:me|us) know|reach out|come back|revenir vers (?:moi|nous)|écrivez-nous|contactez-nous|"
+    r"happy to|glad to|(?:take|have) (?:another|a(?: closer)?|one more) look|"
     r"melden sie sich|schreiben sie (?:mir|uns)|escríbanos|contáctenos)\b",
     re.IGNORECASE,
 )

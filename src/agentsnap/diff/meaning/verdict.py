@@ -16,9 +16,11 @@ module compares the two texts *piece by piece* instead:
    installed: ``onnx``, ``sentence-transformers`` or a user ``embed_fn``) and
    a character-trigram cosine (always; language-independent, so German,
    French and Japanese align too; a unit whose trigram match already reaches
-   :data:`STRONG` is not embedded). Units whose best match reaches
-   :data:`ALIGN` are aligned; linked units form groups (a sentence split in
-   two still aligns with its one golden sentence). No unit aligned at all,
+   :data:`STRONG` is not embedded). Units at least :data:`ALIGN` alike are
+   matched one to one, greatest similarity first (:mod:`.merges`), so a line
+   put in the place of another claim cannot hide behind a line another one
+   matches; a leftover links to the unit that says it (a sentence split in
+   two still aligns with its one golden sentence); linked units form groups. No unit aligned at all,
    no fact shared and little vocabulary shared: a different answer (harmful);
    one side empty or ``null``: harmful too.
 3. **Facts.** Numbers with units, times, dates, weekdays, versions and names

@@ -1,5 +1,5 @@
 """The words the fact rules know, in English, German, French and Japanese: month and weekday
-names, number words, currencies and units, negations, antonym pairs and stop words; and the
+names, number words, negations, antonym pairs and stop words; and the
 word-level readings built on them (:func:`tokens`, :func:`content_words`, :func:`polarity`,
 :func:`detect_german`). :mod:`agentsnap.diff.meaning.facts` says what each rule does with them.
 """
@@ -237,145 +237,6 @@ _NUMBER_WORDS = {
     "cien": 100,
 }
 
-_CURRENCY = {
-    "$": "USD",
-    "usd": "USD",
-    "dollar": "USD",
-    "dollars": "USD",
-    "us$": "USD",
-    "€": "EUR",
-    "eur": "EUR",
-    "euro": "EUR",
-    "euros": "EUR",
-    "£": "GBP",
-    "gbp": "GBP",
-    "pound": "GBP",
-    "pounds": "GBP",
-    "¥": "JPY",
-    "jpy": "JPY",
-    "yen": "JPY",
-    "円": "JPY",
-    "chf": "CHF",
-    "fr.": "CHF",
-}
-_UNITS = {
-    "%": "%",
-    "percent": "%",
-    "per cent": "%",
-    "prozent": "%",
-    "pour cent": "%",
-    "パーセント": "%",
-    "ms": "ms",
-    "millisecond": "ms",
-    "milliseconds": "ms",
-    "millisekunden": "ms",
-    "millisecondes": "ms",
-    "s": "s",
-    "sec": "s",
-    "secs": "s",
-    "second": "s",
-    "seconds": "s",
-    "sekunden": "s",
-    "secondes": "s",
-    "秒": "s",
-    "min": "min",
-    "mins": "min",
-    "minute": "min",
-    "minutes": "min",
-    "minuten": "min",
-    "分": "min",
-    "分間": "min",
-    "h": "h",
-    "hr": "h",
-    "hrs": "h",
-    "hour": "h",
-    "hours": "h",
-    "stunde": "h",
-    "stunden": "h",
-    "heure": "h",
-    "heures": "h",
-    "時間": "h",
-    "day": "day",
-    "days": "day",
-    "tag": "day",
-    "tage": "day",
-    "tagen": "day",
-    "jour": "day",
-    "jours": "day",
-    "日": "day",
-    "日間": "day",
-    "week": "week",
-    "weeks": "week",
-    "woche": "week",
-    "wochen": "week",
-    "semaine": "week",
-    "semaines": "week",
-    "週間": "week",
-    "month": "month",
-    "months": "month",
-    "monat": "month",
-    "monate": "month",
-    "monaten": "month",
-    "mois": "month",
-    "か月": "month",
-    "ヶ月": "month",
-    "year": "year",
-    "years": "year",
-    "jahr": "year",
-    "jahre": "year",
-    "jahren": "year",
-    "an": "year",
-    "ans": "year",
-    "年": "year",
-    "kb": "KB",
-    "mb": "MB",
-    "gb": "GB",
-    "tb": "TB",
-    "kib": "KB",
-    "mib": "MB",
-    "gib": "GB",
-    "km": "km",
-    "m": "m",
-    "cm": "cm",
-    "mm": "mm",
-    "kg": "kg",
-    "g": "g",
-    "mg": "mg",
-    "l": "l",
-    "ml": "ml",
-    "°c": "°C",
-    "°f": "°F",
-    "°": "°",
-    "c": "°C",
-    "grad": "°",
-    "degrees": "°",
-    "degree": "°",
-    "度": "°",
-    "x": "x",
-    "gbit": "Gbit",
-    "mbit": "Mbit",
-    "k": "k",
-    # Spanish
-    "por ciento": "%",
-    "milisegundos": "ms",
-    "segundo": "s",
-    "segundos": "s",
-    "minuto": "min",
-    "minutos": "min",
-    "hora": "h",
-    "horas": "h",
-    "día": "day",
-    "días": "day",
-    "semana": "week",
-    "semanas": "week",
-    "mes": "month",
-    "meses": "month",
-    "año": "year",
-    "años": "year",
-}
-_UNIT_RE = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
-_CUR_RE = "|".join(sorted((re.escape(c) for c in _CURRENCY), key=len, reverse=True))
-
 #: English negation words; the other languages' follow in :data:`_NEGATIONS` (hints reads these)
 ENGLISH_NEGATIONS = frozenset(
     [
@@ -434,6 +295,13 @@ _NEGATIONS = ENGLISH_NEGATIONS | frozenset(
         "faltan",
     ]
 )
+#: Spanish ("no" is the English word): "tampoco hay permanencia" = "no hay permanencia"
+_NEGATIONS |= frozenset(["nunca", "jamás", "ningún", "ninguno", "ninguna", "nada", "nadie"])
+_NEGATIONS |= frozenset(["sin", "tampoco"])
+#: negative words that agree with a negation before them rather than negate again (Spanish and
+#: French negative concord: "no hay ningún", "sin nada", "ne … jamais", "sans aucun")
+_CONCORD = frozenset(["ningún", "ninguno", "ninguna", "nada", "nadie", "nunca", "jamás"])
+_CONCORD |= frozenset(["tampoco", "aucun", "aucune", "jamais", "rien", "personne"])
 _JA_NEGATION = re.compile(r"(?:ない|ません|なかった|ず[、。に]|ではなく|じゃなく|不可)")
 #: antonym pairs: positive pole words, negative pole words (stems, matched as word prefixes where marked *)
 _ANTONYMS: list[tuple[str, str]] = [
@@ -676,14 +544,18 @@ def polarity(text: str) -> tuple[int, list[str]]:
     words = [
         w.casefold().replace("’", "'") for w in re.findall(r"[^\W\d_]+(?:['’][^\W\d_]+)*", text)
     ]
-    for w in words:
+    last, last_word = -10, ""  # where the last negation stood, and which
+    for at, w in enumerate(words):
         if (
             w in _NEGATIONS
             or w.endswith("n't")
             or (w in _POLE and _POLE[w][1] < 0)
             or (w.startswith("n'") and w not in ("n'importe",))
         ):
+            if at - last <= 3 and (w in _CONCORD or last_word in _CONCORD):
+                continue  # negative concord: "sin ninguna pérdida", "jamais il ne" negate once
             markers.append(w)
+            last, last_word = at, w
     markers += _JA_NEGATION.findall(text)
     for w in _JA_POLES:
         if _POLE[w][1] < 0 and w in text:

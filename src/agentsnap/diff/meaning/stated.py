@@ -1,0 +1,183 @@
+"""A fact of one answer that the other states in another form, so it is neither missing nor new.
+
+Read by :meth:`agentsnap.diff.meaning.reading.Reading._facts` for each fact the other answer does
+not match key for key: a 1 said in words or a 2 as a pair (``one second``, ``the pair of
+workshops``), a number with a unit restated bare, a name spelled into its words or initials, a
+number written inside a name (``level-0``), a value written alike read as a time and a number, a
+count that only counts the list it opens (``three documents: A, B and C``), a 0 said with a
+word of none (``0 failed`` = ``no failures``), once a period said as the period alone
+(``einmal täglich`` = ``täglich``), an acronym spelled from its start, inside a longer name or
+left out where it only names the kind of the next word (``API key`` / ``key``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import facts as F
+from . import vocabulary as V
+from .clues import _LIST_SEPARATOR, _ONE, _name_in, one_unit_in
+from .layout import by_initials, same_written
+from .phrasing import multiple_in
+from .units import Unit
+
+__all__ = ["counted", "stated"]
+
+
+def _single(fact: F.Fact, other_text: str) -> bool:
+    """A 1 the other text says in words ("1 second" / "one second", "a second"), a 2 or
+    3 it says as a pair or a multiple ("two workshops" / "the pair of workshops")."""
+    if fact.kind != "number" or fact.key[1] != "":  # "once" (1, x): a frequency
+        return False
+    return (fact.key[0] == 1.0 and bool(_ONE.search(other_text))) or multiple_in(
+        fact.key[0], other_text
+    )
+
+
+def stated(
+    fact: F.Fact, others: list[tuple[int, F.Fact]], text: str, words: set[str], own: str
+) -> bool:
+    """Whether the other text states ``fact`` after all: a bare number may restate a
+    number with a unit anywhere in it ("two-year fix" … "Two fixed products"), a name
+    may be spelled into its words or its initials (:mod:`.layout`), a number written
+    inside a name ("level-0"), a value written alike read as a time and a number."""
+    return (
+        any(F.facts_match(fact, other) for _, other in others)
+        or _single(fact, text)
+        or one_unit_in(fact, text)
+        or (fact.kind == "name" and _name_in(fact, words, text))
+        or (fact.kind == "number" and _in_a_name(fact, others))
+        or by_initials(fact, own, text)
+        or same_written(fact, [other for _, other in others])
+        or _zero_said(fact, own, text)
+        or _once_said(fact, own, text, [other for _, other in others])
+        or _acronym_said(fact, own, text, [other for _, other in others])
+    )
+
+
+def counted(units: list[Unit], i: int, fact: F.Fact, other: str) -> bool:
+    """Whether number ``fact`` of unit ``i`` only counts the list it opens ("these three things:"
+    above three items; "three documents: A, B and C") and the ``other`` answer names every member
+    of that list: the count is then the list's, and the list is compared."""
+    value = fact.key[0] if fact.kind == "number" and fact.key[1:] == ("",) else None
+    if not isinstance(value, float) or not value.is_integer() or not 2 <= value <= 12:
+        return False
+    text = units[i].text
+    after = text[text.find(fact.surface) + len(fact.surface) :] if fact.surface in text else ""
+    if ":" not in after:
+        return False
+    listed = after.split(":", 1)[1]
+    if listed.strip():
+        items = [p for p in _LIST_SEPARATOR.split(listed.rstrip(" .")) if p.strip()]
+    else:
+        items = []
+        for unit in units[i + 1 :]:
+            if not unit.step:
+                break
+            items.append(unit.text)
+    if len(items) != value:
+        return False
+    words = {V._stem(w) for w in V.content_words(other)}
+    for item in items:
+        own = {V._stem(w) for w in V.content_words(item)}
+        if own and len(own & words) * 2 < len(own):
+            return False  # a member the other answer leaves out: the count may be the change
+    return True
+
+
+def _in_a_name(fact: F.Fact, others: list[tuple[int, F.Fact]]) -> bool:
+    """A number the other text writes inside a name ("level 0" / "level-0", "room 12" / "room-12")."""
+    return any(
+        o.kind == "name" and re.search(rf"(?<![\d.]){re.escape(fact.surface)}(?![\d.])", o.surface)
+        for _, o in others
+    )
+
+
+#: a word that says "none of": "0 failed" = "no failures", "0 Fehler" = "keine Fehler"
+_NONE_OF = (
+    r"(?:no|none|zero|without|not|cannot|can't|never|kein\w*|nicht|ohne|aucun\w*|sans|pas|"
+    r"ningun\w*|ninguna|sin)"
+    r"(?:\s+[^\W\d_]+)?\s+"
+)
+
+
+def _zero_said(fact: F.Fact, own: str, other: str) -> bool:
+    """A count of 0 the other text says with a word of none ("212 passed, 0 failed" / "with no
+    failures"): the word counted, before or after the 0, shares its first four letters with a
+    word right after (at most one word between) "no", "kein", "aucun", "sin" there."""
+    found = _standalone(fact.surface, own) if fact.key == (0.0, "") else None
+    if fact.kind != "number" or found is None:
+        return False
+    at = found.start()
+    near = own[max(0, at - 20) : at].split()[-1:] + own[at + len(fact.surface) :].split()[:1]
+    near += V.tokens(_header_of(own, at))  # a table cell: what its column counts
+    stems = [V._stem(w.strip(".,;:()").casefold())[:4] for w in near]
+    return any(
+        len(stem) == 4 and re.search(rf"\b{_NONE_OF}{re.escape(stem)}", other, re.IGNORECASE)
+        for stem in stems
+    )
+
+
+def _once_said(fact: F.Fact, own: str, other: str, facts: list[F.Fact]) -> bool:
+    """Once a period the other text says as the period alone ("einmal täglich" / "täglich",
+    "once a day" / "every day"): the period word after "once" stands in the other text, which
+    says no frequency of its own ("twice a day" is no "once a day")."""
+    if fact.kind != "number" or fact.key != (1.0, "x") or fact.surface not in own:
+        return False
+    if any(f.kind == "number" and f.key[1:] == ("x",) for f in facts):
+        return False
+    after = own[own.find(fact.surface) + len(fact.surface) :].split()[:2]
+    period = after[-1].strip(".,;:()").casefold() if after else ""
+    return bool(period) and re.search(rf"\b{re.escape(period)}\b", other, re.IGNORECASE) is not None
+
+
+def _standalone(surface: str, text: str) -> re.Match[str] | None:
+    """Where ``surface`` stands in ``text`` as a number of its own (not the 0 of "+01:00")."""
+    return re.search(rf"(?<![\w.,:+-]){re.escape(surface)}(?![\w]|[.,:]\d)", text)
+
+
+_ACRONYM = re.compile(r"[A-Z]{2,5}")
+
+
+def _acronym_said(fact: F.Fact, own: str, other: str, facts: list[F.Fact]) -> bool:
+    """An acronym the other text says in another way: spelled from its start ("photo ID" /
+    "photo identification"), inside a longer name (``VPN`` / ``CorpVPN``), or left out where it only
+    names the kind of the next word, which the other text keeps ("API key" / "keys", "VPN error
+    809" / "Error 809", "HTTP 429" / "a 429 response"), no name of the other text new to this one."""
+    if fact.kind != "name" or not _ACRONYM.fullmatch(fact.surface):
+        return False
+    short = fact.surface
+    low = other.casefold()
+    if re.search(rf"(?<![\w]){re.escape(short.casefold())}[^\W\d_]{{5,}}", low):
+        return True
+    if re.search(rf"[A-Za-z]{short}|{short}[a-z]", other):
+        return True
+    own_low = own.casefold()
+    if any(f.kind == "name" and str(f.key[0]) not in own_low for f in facts):
+        return False  # a name put in its place
+    heads = re.findall(rf"(?<![\w-]){short}\s+([^\W_][\w-]*)", own)
+    if any(not (h[0].isdigit() or V.content_words(h)) for h in heads):
+        return False  # "CI is red": the acronym is what the sentence is about
+    return bool(heads) and all(
+        re.search(rf"(?<![\w-]){re.escape(h)}(?![\d])", other)
+        if h[0].isdigit()
+        else re.search(rf"(?<!\w){re.escape(V._stem(h.casefold())[:4])}", low)
+        for h in heads
+    )
+
+
+def _header_of(text: str, at: int) -> str:
+    """The header cell above the table cell at offset ``at`` of ``text`` ("Renewals" above "| 0 |"),
+    or "" when ``at`` stands in no Markdown table row."""
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    row = text[start : end if end >= 0 else len(text)]
+    if not row.lstrip().startswith("|"):
+        return ""
+    column = row[: at - start].count("|") - 1
+    lines = text[:start].splitlines()
+    table = [line for line in lines if line.lstrip().startswith("|")]
+    if not table:
+        return ""
+    header = [cell.strip() for cell in table[0].strip().strip("|").split("|")]
+    return header[column] if 0 <= column < len(header) else ""
