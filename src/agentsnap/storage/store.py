@@ -40,6 +40,7 @@ from .snapshot import (
     _now,
     _version,
     dump_pieces,
+    stamp_digest,
 )
 from .volatile import same_content
 from .wire import json_loads_utf8
@@ -65,9 +66,7 @@ def _prepared_dict(snapshot: Snapshot) -> dict[str, Any]:
         return prepared
     parts = {key: data.pop(key) for key in ("input", "trace", "output")}
     data = {**prepare(data), **parts}
-    data["trace"] = [
-        dict(step) if isinstance(step, dict) else step for step in data["trace"]
-    ]  # the snapshot keeps its view
+    data["trace"] = [dict(s) if isinstance(s, dict) else s for s in data["trace"]]  # (its own view)
     return data
 
 
@@ -482,6 +481,7 @@ class SnapshotStore:
         force = self.force if force is None else force
         path, linked = self._path_to_save(snapshot.name, force)
         new = _prepared_dict(snapshot)
+        stamp_digest(snapshot, new)
         if not linked and path.is_file():
             try:
                 # a broken file raises, untouched; read once: the document as stored, no
