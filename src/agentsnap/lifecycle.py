@@ -232,7 +232,9 @@ def trace_output_and_model(
     if output_from_trace and output is None and llm:
         from .spec.frameworks import final_output
 
-        final = final_output(steps)  # a framework's final-answer tool call (smolagents, pydantic-ai)
+        final = final_output(
+            steps
+        )  # a framework's final-answer tool call (smolagents, pydantic-ai)
         output = final if final is not None else llm[-1].get("response")
     if model in (None, "", "unknown"):
         model = next((str(s["model"]) for s in llm if s.get("model")), None) or (model or "unknown")

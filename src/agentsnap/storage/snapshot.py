@@ -135,7 +135,9 @@ class Snapshot:
             # credited to this reader
             agentsnap_version=str(data.get("agentsnap_version") or UNKNOWN_WRITER),
             comparison=data.get("comparison") if isinstance(data.get("comparison"), dict) else None,
-            trace_digest=data["trace_digest"] if isinstance(data.get("trace_digest"), str) else None,
+            trace_digest=data["trace_digest"]
+            if isinstance(data.get("trace_digest"), str)
+            else None,
         )
 
     @property
