@@ -26,12 +26,12 @@ from typing import Any
 import pytest
 
 from agentsnap import SnapshotStore
-from agentsnap._pytest import golden_run
+from agentsnap._pytest import golden_run, run_budget
 from agentsnap.capture.cassette import Cassette
 from agentsnap.capture.recording import Recording
 from agentsnap.capture.trace import Trace
 from agentsnap.jsondiff import same_json
-from agentsnap.lifecycle import build_snapshot
+from agentsnap.lifecycle import Outcome, build_snapshot
 from agentsnap.storage import scrub
 from agentsnap.storage import snapshot as snapshot_module
 from agentsnap.storage.snapshot import Snapshot, trace_digest
@@ -272,6 +272,12 @@ def test_the_golden_again_is_the_snapshot_built_from_the_replayed_trace(
         assert same_json(again.to_dict()[key], built.to_dict()[key]), key
     assert any("latency_ms" in step for step in golden.trace)  # the golden's own, recorded
     assert not any("latency_ms" in step for step in again.trace)
+    # the budget row: the golden's counts taken from the run's, which are the golden's
+    rows = [
+        run_budget.row(Outcome("passed", "same::run", None, golden=golden, new=new), "replay")
+        for new in (again, built)
+    ]
+    assert rows[0] == rows[1] and rows[0] is not None and rows[0]["golden"] is not None
 
 
 # --------------------------------------------------------------------------- a pytest run

@@ -25,11 +25,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..storage.snapshot import Snapshot
+
 if TYPE_CHECKING:
     from ..capture.recording import Recording
-    from ..storage.snapshot import Snapshot
 
-__all__ = ["golden_again", "run_snapshot"]
+__all__ = ["GoldenAgain", "golden_again", "run_snapshot"]
+
+
+class GoldenAgain(Snapshot):
+    """A run's snapshot made of its golden's steps (:func:`golden_again`): what is counted in
+    them (LLM calls, tool calls, request tokens) is the golden's count too."""
+
 
 #: step keys a replayed run's steps never carry (``Trace.steps`` sets them only for calls sent
 #: for real): left out of the golden's steps the run is made of
@@ -104,7 +111,7 @@ def golden_again(name: str, recording: Recording, golden: Snapshot) -> Snapshot 
             or (ex.codec is None) != (step.get("type") == "http")
         ):
             return None
-    from ..storage.snapshot import Snapshot, trace_digest
+    from ..storage.snapshot import trace_digest
 
     if trace_digest(golden.trace) != golden.trace_digest:
         return None  # edited since agentsnap wrote it, or another version's, or other rules
@@ -115,6 +122,6 @@ def golden_again(name: str, recording: Recording, golden: Snapshot) -> Snapshot 
         for step in golden.trace
     ]
     output, model = trace_output_and_model(steps, None, None, True)
-    return Snapshot(
+    return GoldenAgain(
         name=name, trace=steps, output=output, model=model, source="pytest", prepared=True
     )
