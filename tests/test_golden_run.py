@@ -272,6 +272,7 @@ def test_the_golden_again_is_the_snapshot_built_from_the_replayed_trace(
         assert same_json(again.to_dict()[key], built.to_dict()[key]), key
     assert any("latency_ms" in step for step in golden.trace)  # the golden's own, recorded
     assert not any("latency_ms" in step for step in again.trace)
+    assert not any(mine is its for mine, its in zip(again.trace, golden.trace, strict=True))
     # the budget row: the golden's counts taken from the run's, which are the golden's
     rows = [
         run_budget.row(Outcome("passed", "same::run", None, golden=golden, new=new), "replay")

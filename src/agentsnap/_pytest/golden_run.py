@@ -76,8 +76,8 @@ def golden_again(name: str, recording: Recording, golden: Snapshot) -> Snapshot 
       the provider that recorded it;
     * the golden's ``trace_digest`` is still its trace's (:func:`~agentsnap.storage.snapshot.trace_digest`).
 
-    The steps are the golden's step dicts (an ``llm_call`` step copied without ``latency_ms``,
-    which a replayed call never has); output and model are read from them as
+    The steps are copies of the golden's step dicts (without ``latency_ms``, which a replayed
+    call never has), holding the golden's values; output and model are read from them as
     :func:`~agentsnap.lifecycle.build_snapshot` reads them; nothing is converted or scrubbed
     again (:attr:`~agentsnap.storage.snapshot.Snapshot.prepared`)."""
     cassette = recording.cassette
@@ -117,9 +117,10 @@ def golden_again(name: str, recording: Recording, golden: Snapshot) -> Snapshot 
         return None  # edited since agentsnap wrote it, or another version's, or other rules
     from ..lifecycle import trace_output_and_model
 
+    # each step a dict of its own (nothing done to the run's steps reaches the golden's), its
+    # values the golden's: the comparison finds them the same objects
     steps: list[dict[str, Any]] = [
-        {k: v for k, v in step.items() if k != _SENT_ONLY} if _SENT_ONLY in step else step
-        for step in golden.trace
+        {k: v for k, v in step.items() if k != _SENT_ONLY} for step in golden.trace
     ]
     output, model = trace_output_and_model(steps, None, None, True)
     return GoldenAgain(
