@@ -481,7 +481,6 @@ class SnapshotStore:
         force = self.force if force is None else force
         path, linked = self._path_to_save(snapshot.name, force)
         new = _prepared_dict(snapshot)
-        stamp_digest(snapshot, new)
         if not linked and path.is_file():
             try:
                 # a broken file raises, untouched; read once: the document as stored, no
@@ -504,6 +503,7 @@ class SnapshotStore:
                 snapshot.created_at = new["created_at"] = old["created_at"]
         snapshot.updated_at = new["updated_at"] = _now()
         snapshot.agentsnap_version = new["agentsnap_version"] = _version()  # this file's writer
+        stamp_digest(snapshot, new)  # (volatile: an unchanged file above is left as it is)
         write_blobs(new, self.root)  # side files first: a snapshot never names a missing one
         # written piece by piece: the indented text of a large golden is never held whole
         store_write(path, dump_pieces(new), root=self.root, replace_link=linked)
