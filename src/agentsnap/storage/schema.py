@@ -210,7 +210,7 @@ class SnapshotFile(_Lenient):
     input: Any = None
     output: Any = None
     comparison: dict[str, Any] | None = None
-    #: sha256 binding ``trace`` to the agentsnap version and ``redact`` rules that derived it
+    #: a hash (BLAKE2b) binding ``trace`` to the agentsnap version and ``redact`` rules that derived it
     #: from its exchanges (:func:`agentsnap.storage.snapshot.trace_digest`)
     trace_digest: str | None = None
 

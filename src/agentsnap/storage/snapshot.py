@@ -153,8 +153,9 @@ _sorted_msgpack = msgspec.msgpack.Encoder(order="sorted").encode
 
 
 def trace_digest(trace: object) -> str | None:
-    """The ``trace_digest`` of a trace: the sha256 of its sorted-key MessagePack bytes (which tell
-    ``1`` from ``1.0`` from ``True``), bound to this agentsnap's version and the user's ``redact``
+    """The ``trace_digest`` of a trace: the 256-bit BLAKE2b (half sha256's instructions where the
+    CPU's SHA extensions are not used) of its sorted-key MessagePack bytes (which tell ``1`` from
+    ``1.0`` from ``True``), bound to this agentsnap's version and the user's ``redact``
     rules in force (:func:`agentsnap.storage.scrub.rules.active`). None for a trace MessagePack
     cannot hold (an integer past 64 bits, a lone surrogate: such a trace gets no digest).
 
@@ -172,7 +173,7 @@ def trace_digest(trace: object) -> str | None:
         packed = _sorted_msgpack([_version(), list(rules.paths), list(rules.patterns), trace])
     except (OverflowError, UnicodeEncodeError, TypeError, ValueError):
         return None
-    return hashlib.sha256(packed).hexdigest()
+    return hashlib.blake2b(packed, digest_size=32).hexdigest()
 
 
 def stamp_digest(snapshot: Snapshot, data: dict[str, Any]) -> None:
