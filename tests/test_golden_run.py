@@ -27,6 +27,10 @@ import pytest
 
 from agentsnap import SnapshotStore
 from agentsnap._pytest import golden_run, run_budget
+
+# imported here, before the inner runs: one of them imports it, and pytester drops the modules
+# first imported during a run (a second class object would then be agentsnap.ToolAdapter)
+from agentsnap.adapters.tool import ToolAdapter  # noqa: F401
 from agentsnap.capture.cassette import Cassette
 from agentsnap.capture.recording import Recording
 from agentsnap.capture.trace import Trace
