@@ -69,6 +69,7 @@ __all__ = [
     "publish",
     "refusal",
     "settle",
+    "trace_output_and_model",
 ]
 
 #: what became of a snapshot (:attr:`Outcome.action`)
@@ -210,16 +211,7 @@ def build_snapshot(
     """
     from .storage.serialize import prepare_parts
 
-    llm = [s for s in steps if s.get("type") == "llm_call"]
-    if output_from_trace and output is None and llm:
-        from .spec.frameworks import final_output
-
-        final = final_output(
-            steps
-        )  # a framework's final-answer tool call (smolagents, pydantic-ai)
-        output = final if final is not None else llm[-1].get("response")
-    if model in (None, "", "unknown"):
-        model = next((str(s["model"]) for s in llm if s.get("model")), None) or (model or "unknown")
+    output, model = trace_output_and_model(steps, output, model, output_from_trace)
     steps, input, output = prepare_parts(steps, input, output, traced=traced)
     return Snapshot(
         name=name,
@@ -230,6 +222,23 @@ def build_snapshot(
         source=source,
         prepared=True,
     )
+
+
+def trace_output_and_model(
+    steps: list[dict[str, Any]], output: object, model: str | None, output_from_trace: bool
+) -> tuple[object, str]:
+    """:func:`build_snapshot`'s output and model of a run (see there), before they are prepared."""
+    llm = [s for s in steps if s.get("type") == "llm_call"]
+    if output_from_trace and output is None and llm:
+        from .spec.frameworks import final_output
+
+        final = final_output(
+            steps
+        )  # a framework's final-answer tool call (smolagents, pydantic-ai)
+        output = final if final is not None else llm[-1].get("response")
+    if model in (None, "", "unknown"):
+        model = next((str(s["model"]) for s in llm if s.get("model")), None) or (model or "unknown")
+    return output, str(model)
 
 
 #: why :func:`refusal` refuses a run (see there)

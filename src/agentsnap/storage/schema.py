@@ -210,6 +210,9 @@ class SnapshotFile(_Lenient):
     input: Any = None
     output: Any = None
     comparison: dict[str, Any] | None = None
+    #: a hash (BLAKE2b) binding ``trace`` to the agentsnap version and ``redact`` rules that derived it
+    #: from its exchanges (:func:`agentsnap.storage.snapshot.trace_digest`)
+    trace_digest: str | None = None
 
 
 _AT = re.compile(r"^(?P<what>.*?)(?: - at `(?P<where>[^`]*)`)?$", re.DOTALL)

@@ -10,7 +10,8 @@ Top-level keys: ``version`` (format version, ``"2.0"``), ``recorded_at``,
 ``model``, ``input``, ``trace`` (list of steps, see :mod:`agentsnap.capture.trace`),
 ``output``; review fields ``name`` (the full snapshot name, checked on load),
 ``approved``, ``source`` (``pytest`` | ``record`` | ``trace``), ``created_at``,
-``updated_at``, ``agentsnap_version``. Files written by agentsnap 0.5.1
+``updated_at``, ``agentsnap_version``; and ``trace_digest`` when agentsnap derived the trace
+from its exchanges alone (:func:`trace_digest`). Files written by agentsnap 0.5.1
 (``version`` ``"1.0"``/``"1.1"``) load too.
 """
 
@@ -18,11 +19,14 @@ from __future__ import annotations
 
 import copy
 import gc
+import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
+
+import msgspec
 
 from .wire import escape_surrogates
 
@@ -33,6 +37,7 @@ __all__ = [
     "Snapshot",
     "dump_pieces",
     "dumps",
+    "trace_digest",
 ]
 
 FORMAT_VERSION = "2.0"
@@ -79,6 +84,11 @@ class Snapshot:
     #: ``trace``, ``input`` and ``output`` are already as :func:`agentsnap.storage.serialize.prepare`
     #: stores them (:func:`agentsnap.lifecycle.build_snapshot` sets it): saving skips that pass
     prepared: bool = field(default=False, repr=False, compare=False)
+    #: :func:`trace_digest` of ``trace`` as the file holds it (None: none was stored)
+    trace_digest: str | None = None
+    #: ``trace`` is what ``Trace.steps()`` made of this process's exchanges alone (no tool call an
+    #: adapter reported, no MCP session or WebSocket connection): saving stores its :func:`trace_digest`
+    derived: bool = field(default=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         now = _now()
@@ -103,6 +113,7 @@ class Snapshot:
             "trace": self.trace,
             "output": self.output,
             **({"comparison": self.comparison} if self.comparison is not None else {}),
+            **({"trace_digest": self.trace_digest} if self.trace_digest is not None else {}),
         }
 
     @classmethod
@@ -124,6 +135,9 @@ class Snapshot:
             # credited to this reader
             agentsnap_version=str(data.get("agentsnap_version") or UNKNOWN_WRITER),
             comparison=data.get("comparison") if isinstance(data.get("comparison"), dict) else None,
+            trace_digest=data["trace_digest"]
+            if isinstance(data.get("trace_digest"), str)
+            else None,
         )
 
     @property
@@ -133,6 +147,48 @@ class Snapshot:
     @property
     def tool_calls(self) -> list[dict[str, Any]]:
         return [s for s in self.trace if s.get("type") == "tool_call"]
+
+
+_sorted_msgpack = msgspec.msgpack.Encoder(order="sorted").encode
+
+
+def trace_digest(trace: object) -> str | None:
+    """The ``trace_digest`` of a trace: the 256-bit BLAKE2b (half sha256's instructions where the
+    CPU's SHA extensions are not used) of its sorted-key MessagePack bytes (which tell ``1`` from
+    ``1.0`` from ``True``), bound to this agentsnap's version and the user's ``redact``
+    rules in force (:func:`agentsnap.storage.scrub.rules.active`). None for a trace MessagePack
+    cannot hold (an integer past 64 bits, a lone surrogate: such a trace gets no digest).
+
+    Stored by :meth:`~agentsnap.storage.store.SnapshotStore.save` when agentsnap derived the
+    trace from its exchanges alone (:attr:`Snapshot.derived`). When a golden's digest is still
+    :func:`trace_digest` of its trace, its steps are the ones this agentsnap, under these rules,
+    makes of its exchanges: a replay that served each exchange to its own request is then
+    answered from the golden's steps (:mod:`agentsnap._pytest.golden_run`). A golden edited by
+    hand, written by another version or under other rules has a digest that no longer matches,
+    and is compared in full."""
+    from .scrub.rules import active
+
+    rules = active()
+    try:
+        packed = _sorted_msgpack([_version(), list(rules.paths), list(rules.patterns), trace])
+    except (OverflowError, UnicodeEncodeError, TypeError, ValueError):
+        return None
+    return hashlib.blake2b(packed, digest_size=32).hexdigest()
+
+
+def stamp_digest(snapshot: Snapshot, data: dict[str, Any]) -> None:
+    """Give ``data`` (``snapshot``'s prepared dict, about to be written as its golden) the
+    ``trace_digest`` it may carry, and ``snapshot`` the same: a fresh one when agentsnap derived
+    the trace (:attr:`Snapshot.derived`), the one it was loaded with while that still matches the
+    trace, else none (a trace changed in memory, a digest of another version or other rules)."""
+    digest = snapshot.trace_digest
+    if snapshot.derived or digest is not None:
+        fresh = trace_digest(data["trace"])
+        digest = fresh if snapshot.derived or fresh == digest else None
+    snapshot.trace_digest = digest
+    data.pop("trace_digest", None)
+    if digest is not None:
+        data["trace_digest"] = digest
 
 
 #: files nest at most ~110 levels (agentsnap.storage.serialize.MAX_DEPTH plus the snapshot's own);

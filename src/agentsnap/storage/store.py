@@ -40,6 +40,7 @@ from .snapshot import (
     _now,
     _version,
     dump_pieces,
+    stamp_digest,
 )
 from .volatile import same_content
 from .wire import json_loads_utf8
@@ -65,9 +66,7 @@ def _prepared_dict(snapshot: Snapshot) -> dict[str, Any]:
         return prepared
     parts = {key: data.pop(key) for key in ("input", "trace", "output")}
     data = {**prepare(data), **parts}
-    data["trace"] = [
-        dict(step) if isinstance(step, dict) else step for step in data["trace"]
-    ]  # the snapshot keeps its view
+    data["trace"] = [dict(s) if isinstance(s, dict) else s for s in data["trace"]]  # (its own view)
     return data
 
 
@@ -504,6 +503,7 @@ class SnapshotStore:
                 snapshot.created_at = new["created_at"] = old["created_at"]
         snapshot.updated_at = new["updated_at"] = _now()
         snapshot.agentsnap_version = new["agentsnap_version"] = _version()  # this file's writer
+        stamp_digest(snapshot, new)  # (volatile: an unchanged file above is left as it is)
         write_blobs(new, self.root)  # side files first: a snapshot never names a missing one
         # written piece by piece: the indented text of a large golden is never held whole
         store_write(path, dump_pieces(new), root=self.root, replace_link=linked)

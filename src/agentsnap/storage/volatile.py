@@ -1,9 +1,9 @@
 """What differs between two recordings of the same run, and what a change means.
 
-Volatile fields are never a reason to rewrite a golden: review timestamps,
-per-response headers (request ids, rate limits, dates) and timestamps, an LLM
-call's ``latency_ms``, and the
-ids a provider invents, renamed consistently (:func:`same_content`).
+Volatile fields are never a reason to rewrite a golden: review timestamps, the writer's
+version and ``trace_digest``, per-response headers (request ids, rate limits, dates) and
+timestamps, an LLM call's ``latency_ms``, and the ids a provider invents, renamed
+consistently (:func:`same_content`).
 :func:`behaviour_changes` says, for a reviewer, what changed when content did.
 """
 
@@ -21,7 +21,14 @@ __all__ = ["behaviour_changes", "same_content", "same_output"]
 
 
 # volatile fields: never a reason to rewrite a file
-_VOLATILE_TOP = ("created_at", "updated_at", "recorded_at", "agentsnap_version", "comparison")
+_VOLATILE_TOP = (
+    "created_at",
+    "updated_at",
+    "recorded_at",
+    "agentsnap_version",
+    "comparison",
+    "trace_digest",
+)
 _VOLATILE_HEADERS = frozenset(
     {
         "x-request-id",

@@ -1,0 +1,128 @@
+"""A replayed test whose run is its golden: its snapshot made from the golden's own steps.
+
+:func:`run_snapshot` is the snapshot a test's auto-recording settles (the state table:
+:func:`agentsnap.lifecycle.settle`). Usually it is built from the recording's trace
+(:func:`agentsnap.lifecycle.build_snapshot`: every LLM call's view read from its exchange,
+tool calls derived, all of it converted and scrubbed as it will be stored). A replayed run
+that served each of its golden's exchanges once, in recorded order, to a request the same as
+the recorded one, and captured nothing else, holds the golden's exchanges themselves: its
+steps are the golden's, and they are taken from there, with nothing built, converted or
+scrubbed. What follows is unchanged: the comparison (which finds each check's inputs the same
+objects on both sides and answers with the check's own short answer), the ``.last_run``
+record and the budget row.
+
+That the golden's steps are what its exchanges make is not assumed: the golden must carry a
+``trace_digest`` that is still :func:`agentsnap.storage.snapshot.trace_digest` of its trace.
+agentsnap writes one only for a trace it derived from its exchanges alone (no tool call an
+adapter reported, no MCP session or WebSocket connection), and it binds the trace to the
+agentsnap version and the ``redact`` rules that derived it. A golden edited by hand (a tool
+argument, an output, a usage count, a step removed), written by another agentsnap or under
+other rules, or without a digest (older files, agentsnap 0.5.1's) gets the snapshot built
+from the trace, as before.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..storage.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from ..capture.recording import Recording
+
+__all__ = ["GoldenAgain", "golden_again", "run_snapshot"]
+
+
+class GoldenAgain(Snapshot):
+    """A run's snapshot made of its golden's steps (:func:`golden_again`): what is counted in
+    them (LLM calls, tool calls, request tokens) is the golden's count too."""
+
+
+#: step keys a replayed run's steps never carry (``Trace.steps`` sets them only for calls sent
+#: for real): left out of the golden's steps the run is made of
+_SENT_ONLY = "latency_ms"
+
+
+def run_snapshot(
+    name: str, recording: Recording, golden: Snapshot | None, *, judged_as: str | None = None
+) -> Snapshot:
+    """The snapshot of test ``name``'s run: :func:`golden_again` when it holds, else built from
+    the recording's trace (marked :attr:`~agentsnap.storage.snapshot.Snapshot.derived` when it
+    captured for real and the trace is its exchanges alone: a golden saved from it carries its
+    ``trace_digest``).
+    ``judged_as``: the run is compared as another mode's (a kept live sample replayed): never
+    the golden again."""
+    if judged_as is None and golden is not None:
+        again = golden_again(name, recording, golden)
+        if again is not None:
+            return again
+    from ..lifecycle import build_snapshot
+
+    trace = recording.trace
+    snap = build_snapshot(name, trace.steps(), source="pytest", output_from_trace=True, traced=True)
+    snap.derived = recording.mode == "capture" and trace.exchanges_alone  # (live, record)
+    return snap
+
+
+def golden_again(name: str, recording: Recording, golden: Snapshot) -> Snapshot | None:
+    """The run's snapshot made from ``golden``'s steps, when the run is provably the golden's
+    (module doc); None otherwise. The conditions, all of them:
+
+    * replay served from a cassette of this golden's exchanges alone (not a 0.5.1 golden's
+      rebuilt ones, nor later snapshots' appended), with no miss and no blocked call;
+    * the trace holds exchanges alone, one per recording, the ``i``-th served recording ``i``
+      (recorded order), each request being the recording's own (matched by its key and equal:
+      no ``request_drift``, no client-minted ids renamed), each response the one recorded, for
+      the provider that recorded it;
+    * the golden's ``trace_digest`` is still its trace's (:func:`~agentsnap.storage.snapshot.trace_digest`).
+
+    The steps are copies of the golden's step dicts (without ``latency_ms``, which a replayed
+    call never has), holding the golden's values; output and model are read from them as
+    :func:`~agentsnap.lifecycle.build_snapshot` reads them; nothing is converted or scrubbed
+    again (:attr:`~agentsnap.storage.snapshot.Snapshot.prepared`)."""
+    cassette = recording.cassette
+    if (
+        recording.mode != "replay"
+        or cassette is None
+        or cassette.legacy
+        or cassette.mcp_steps
+        or cassette.ws_steps
+        or recording.misses
+        or recording.blocked_calls
+        or golden.trace_digest is None
+        or not recording.trace.exchanges_alone
+    ):
+        return None
+    served = recording.trace.exchanges
+    recorded = cassette.recordings
+    with_exchange = [step for step in golden.trace if "exchange" in step]
+    if not (len(served) == len(recorded) == len(with_exchange)):
+        return None
+    for index, (ex, rec, step) in enumerate(zip(served, recorded, with_exchange, strict=True)):
+        if (
+            rec is not step["exchange"]
+            or ex.recorded is not rec
+            or ex.replay_index != index
+            or ex.request_drift is not None
+            or ex.connection is not None
+            or ex.request is not rec["request"]
+            or ex.response is not rec["response"]
+            or ex.provider != step.get("provider")
+            or (ex.codec is None) != (step.get("type") == "http")
+        ):
+            return None
+    from ..storage.snapshot import trace_digest
+
+    if trace_digest(golden.trace) != golden.trace_digest:
+        return None  # edited since agentsnap wrote it, or another version's, or other rules
+    from ..lifecycle import trace_output_and_model
+
+    # each step a dict of its own (nothing done to the run's steps reaches the golden's), its
+    # values the golden's: the comparison finds them the same objects
+    steps: list[dict[str, Any]] = [
+        {k: v for k, v in step.items() if k != _SENT_ONLY} for step in golden.trace
+    ]
+    output, model = trace_output_and_model(steps, None, None, True)
+    return GoldenAgain(
+        name=name, trace=steps, output=output, model=model, source="pytest", prepared=True
+    )
