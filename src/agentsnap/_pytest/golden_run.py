@@ -78,8 +78,9 @@ def golden_again(name: str, recording: Recording, golden: Snapshot) -> Snapshot 
 
     The steps are copies of the golden's step dicts (without ``latency_ms``, which a replayed
     call never has), holding the golden's values; output and model are read from them as
-    :func:`~agentsnap.lifecycle.build_snapshot` reads them; nothing is converted or scrubbed
-    again (:attr:`~agentsnap.storage.snapshot.Snapshot.prepared`)."""
+    :func:`~agentsnap.lifecycle.build_snapshot` reads them, the output prepared as it prepares
+    it (a ``redact`` path applies to an answer that is JSON text); nothing else is converted or
+    scrubbed again (:attr:`~agentsnap.storage.snapshot.Snapshot.prepared`)."""
     cassette = recording.cassette
     if (
         recording.mode != "replay"
@@ -122,7 +123,12 @@ def golden_again(name: str, recording: Recording, golden: Snapshot) -> Snapshot 
     steps: list[dict[str, Any]] = [
         {k: v for k, v in step.items() if k != _SENT_ONLY} for step in golden.trace
     ]
+    from ..storage.serialize import prepare_parts
+
     output, model = trace_output_and_model(steps, None, None, True)
+    # the output is read from the steps' views, which only the text rules scrubbed (a streamed
+    # answer, parts joined): prepared as build_snapshot prepares it, the ``redact`` paths applied
+    _, _, output = prepare_parts([], None, output)
     return GoldenAgain(
         name=name, trace=steps, output=output, model=model, source="pytest", prepared=True
     )
