@@ -149,6 +149,11 @@ def test_the_digest_binds_the_trace_the_version_and_the_redact_rules(
     assert digest is not None and trace_digest(json.loads(json.dumps(trace))) == digest
     assert trace_digest([{**trace[0], "usage": {"input_tokens": 1.0}}]) != digest  # 1 is not 1.0
     assert trace_digest([{**trace[0], "response": "hi!"}]) != digest
+    # hashed step by step: the steps' order, their count and the trace's nesting still count
+    other = {"type": "tool_call", "name": "f"}
+    orders = {trace_digest(t) for t in ([*trace, other], [other, *trace], [*trace, other, other])}
+    assert len(orders) == 3 and digest not in orders
+    assert trace_digest([[*trace, other]]) not in orders and trace_digest(trace[0]) != digest
     scrub.configure({"patterns": ["acct_[0-9]+"]})
     assert trace_digest(trace) != digest
     scrub.configure(None)
