@@ -31,8 +31,6 @@ from agentsnap._pytest import golden_run, run_budget
 # imported here, before the inner runs: one of them imports it, and pytester drops the modules
 # first imported during a run (a second class object would then be agentsnap.ToolAdapter)
 from agentsnap.adapters.tool import ToolAdapter  # noqa: F401
-from agentsnap.capture.cassette import Cassette
-from agentsnap.capture.recording import Recording
 from agentsnap.capture.trace import Trace
 from agentsnap.jsondiff import same_json
 from agentsnap.lifecycle import Outcome, build_snapshot
@@ -53,6 +51,7 @@ from tests.test_plugin_modes import (  # noqa: F401 - _warm_imports: the autouse
 openai = pytest.importorskip("openai")
 
 from tests import fake_provider as fp
+from tests._support.golden_again import record_and_replay
 
 pytest_plugins = ["pytester"]
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
@@ -256,27 +255,7 @@ def test_the_golden_again_is_the_snapshot_built_from_the_replayed_trace(
     agent: Callable[[Any], None],
     replies: Callable[[], list[Any]],
 ) -> None:
-    store = SnapshotStore(tmp_path)
-    with _fake(kind) as fake:
-        fake.script(*replies())
-        recording = Recording("capture").start()
-        try:
-            agent(fake)
-        finally:
-            recording.stop()
-        store.save(golden_run.run_snapshot("same::run", recording, None))
-        golden = store.load("same::run")
-        assert golden is not None and golden.trace_digest is not None
-        replay = Recording("replay", cassette=Cassette(golden.trace, name="same::run")).start()
-        try:
-            agent(fake)
-        finally:
-            replay.stop()
-    again = golden_run.golden_again("same::run", replay, golden)
-    assert again is not None
-    built = build_snapshot(
-        "same::run", replay.trace.steps(), source="pytest", output_from_trace=True, traced=True
-    )
+    golden, again, built = record_and_replay(tmp_path, _fake(kind), agent, replies())
     for key in ("trace", "output", "model", "input", "source", "name"):
         assert same_json(again.to_dict()[key], built.to_dict()[key]), key
     assert any("latency_ms" in step for step in golden.trace)  # the golden's own, recorded

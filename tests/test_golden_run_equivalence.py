@@ -11,18 +11,14 @@ from typing import Any
 
 import pytest
 
-from agentsnap import SnapshotStore
-from agentsnap._pytest import golden_run
-from agentsnap.capture.cassette import Cassette
-from agentsnap.capture.recording import Recording
 from agentsnap.jsondiff import same_json
-from agentsnap.lifecycle import build_snapshot
 from agentsnap.storage import scrub
 
 openai = pytest.importorskip("openai")
 
 from tests import fake_openai_extra as fx
 from tests import fake_provider as fp
+from tests._support.golden_again import record_and_replay
 
 
 @pytest.fixture(autouse=True)
@@ -112,27 +108,7 @@ RULES = {
 def test_the_golden_again_is_the_built_snapshot(tmp_path: Path, shape: str, rules: str) -> None:
     make, agent, replies = SHAPES[shape]
     scrub.configure(RULES[rules])
-    store = SnapshotStore(tmp_path)
-    with make() as fake:
-        fake.script(*replies())
-        recording = Recording("capture").start()
-        try:
-            agent(fake)
-        finally:
-            recording.stop()
-        store.save(golden_run.run_snapshot("same::run", recording, None))
-        golden = store.load("same::run")
-        assert golden is not None and golden.trace_digest is not None
-        replay = Recording("replay", cassette=Cassette(golden.trace, name="same::run")).start()
-        try:
-            agent(fake)
-        finally:
-            replay.stop()
-    again = golden_run.golden_again("same::run", replay, golden)
-    assert again is not None
-    built = build_snapshot(
-        "same::run", replay.trace.steps(), source="pytest", output_from_trace=True, traced=True
-    )
+    golden, again, built = record_and_replay(tmp_path, make(), agent, replies())
     for key in ("trace", "output", "model", "input"):
         assert same_json(again.to_dict()[key], built.to_dict()[key]), (
             key,
