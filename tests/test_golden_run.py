@@ -152,7 +152,7 @@ def test_the_digest_binds_the_trace_the_version_and_the_redact_rules(
     other = {"type": "tool_call", "name": "f"}
     orders = {trace_digest(t) for t in ([*trace, other], [other, *trace], [*trace, other, other])}
     assert len(orders) == 3 and digest not in orders
-    assert trace_digest([[*trace, other]]) not in orders and trace_digest(trace[0]) != digest
+    assert trace_digest([[*trace, other]]) not in orders and trace_digest(trace[0]) is None
     scrub.configure({"patterns": ["acct_[0-9]+"]})
     assert trace_digest(trace) != digest
     scrub.configure(None)

@@ -156,8 +156,9 @@ def trace_digest(trace: object) -> str | None:
     """The ``trace_digest`` of a trace: the 256-bit BLAKE2b (half sha256's instructions where the
     CPU's SHA extensions are not used) of its sorted-key MessagePack bytes (which tell ``1`` from
     ``1.0`` from ``True``), bound to this agentsnap's version and the user's ``redact``
-    rules in force (:func:`agentsnap.storage.scrub.rules.active`), hashed step by step. None for a trace MessagePack
-    cannot hold (an integer past 64 bits, a lone surrogate: such a trace gets no digest).
+    rules in force (:func:`agentsnap.storage.scrub.rules.active`), hashed step by step. None
+    for a trace that is not a list or that MessagePack cannot hold (an integer past 64 bits,
+    a lone surrogate): such a trace gets no digest.
 
     Stored by :meth:`~agentsnap.storage.store.SnapshotStore.save` when agentsnap derived the
     trace from its exchanges alone (:attr:`Snapshot.derived`). When a golden's digest is still
@@ -168,24 +169,17 @@ def trace_digest(trace: object) -> str | None:
     and is compared in full."""
     from .scrub.rules import active
 
+    if not isinstance(trace, list):
+        return None
     rules = active()
-    steps = trace if isinstance(trace, list) else [trace]
     digest = hashlib.blake2b(digest_size=32)
     try:
-        # hashed a step at a time (MessagePack values delimit themselves; the count comes first):
-        # a 5,000-call trace's ~15 MB of MessagePack is never held at once
+        # a step at a time (MessagePack values delimit themselves; the count comes first): a
+        # 5,000-call trace's ~15 MB of MessagePack is never held at once
         digest.update(
-            _sorted_msgpack(
-                [
-                    _version(),
-                    list(rules.paths),
-                    list(rules.patterns),
-                    type(trace) is list,
-                    len(steps),
-                ]
-            )
+            _sorted_msgpack([_version(), list(rules.paths), list(rules.patterns), len(trace)])
         )
-        for step in steps:
+        for step in trace:
             digest.update(_sorted_msgpack(step))
     except (OverflowError, UnicodeEncodeError, TypeError, ValueError):
         return None
