@@ -400,6 +400,12 @@ def test_request_fingerprint_is_json_dumps_text() -> None:
     def check(fields: dict[str, Any]) -> None:
         expected = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         assert _fingerprint(fields) == expected
+        # the estimate: that text's UTF-8 bytes, JSON's punctuation left out, / 4 rounded up
+        try:
+            size = len(expected.encode("utf-8")) - sum(map(expected.count, '{}[]":,'))
+        except UnicodeEncodeError:  # a lone surrogate: the text cannot be counted
+            return
+        assert request_tokens(fields, "claude-sonnet-4") == -(-size // 4)
 
     check()
     # a float at the text's start, after a list's bracket, after a comma
