@@ -182,14 +182,22 @@ _NOT_THERE_WIN = (21, 123, 1921)
 
 def _is_link(node: str) -> bool:
     """``Path(node).is_symlink()``: False where it is False, raising what it raises."""
+    mode = lstat_mode(node)
+    return mode is not None and stat.S_ISLNK(mode)
+
+
+def lstat_mode(node: str | os.PathLike[str]) -> int | None:
+    """``os.lstat(node).st_mode``, or None where ``Path.is_symlink`` / ``Path.is_file`` read the
+    error as "not there" (no such file, a file in the way, a loop, a name the OS refuses); other
+    errors raise, as they do there. One system call for both questions."""
     try:
-        return stat.S_ISLNK(os.lstat(node).st_mode)
+        return os.lstat(node).st_mode
     except OSError as exc:
         if exc.errno in _NOT_THERE or getattr(exc, "winerror", None) in _NOT_THERE_WIN:
-            return False
+            return None
         raise
     except ValueError:
-        return False
+        return None
 
 
 #: stale temp files (a writer killed between mkstemp and os.replace) older than this are removed
