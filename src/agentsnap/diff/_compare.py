@@ -291,7 +291,7 @@ def compute_diff(
 
 #: options validated lately: ``{key: (validated options, the objects the key holds by identity)}``
 #: (:func:`_validated`); a pytest run compares every test with the same options
-_VALIDATED: dict[tuple[Any, ...], tuple[CompareOptions, list[object]]] = {}
+_VALIDATED: dict[tuple[object, ...], tuple[CompareOptions, list[object]]] = {}
 _VALIDATED_KEPT = 8
 #: the fields whose value is an object compared by identity (a judge, an embedder, a backend):
 #: its rule reads no state of it that could change (has a ``score``, is callable, or no rule)
@@ -333,12 +333,20 @@ def _validated(options: CompareOptions) -> CompareOptions:
     if options.declared:
         return options.validated()
     held: list[object] = []
+    parts: list[object] = []
     try:
-        key = tuple(_frozen(getattr(options, f.name), f.name, held) for f in _option_fields()) + (
-            (registered_components(),) if options.weights else ()
-        )
+        for name in _option_names():
+            value = getattr(options, name)
+            kind = type(value)
+            if kind in _PLAIN:  # (most knobs: one look)
+                parts += (kind, value)
+            else:
+                parts.append(_frozen(value, name, held))
     except _NotPlain:
         return options.validated()
+    if options.weights:
+        parts.append(registered_components())
+    key = tuple(parts)
     found = _VALIDATED.get(key)
     if found is not None:
         return found[0]
@@ -350,9 +358,9 @@ def _validated(options: CompareOptions) -> CompareOptions:
 
 
 @functools.cache
-def _option_fields() -> tuple[dataclasses.Field[Any], ...]:
+def _option_names() -> tuple[str, ...]:
     """:class:`CompareOptions`' fields but ``declared`` (fixed when the class is made)."""
-    return tuple(f for f in dataclasses.fields(CompareOptions) if f.name != "declared")
+    return tuple(f.name for f in dataclasses.fields(CompareOptions) if f.name != "declared")
 
 
 def run_checks(
