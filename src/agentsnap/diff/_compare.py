@@ -299,15 +299,12 @@ _BY_IDENTITY = frozenset({"judge", "embed_fn", "embedding_backend"})
 _PLAIN = (type(None), bool, int, str)
 
 
-class _NotPlain(Exception):
-    """A value :func:`_frozen` does not take (its validation is not remembered)."""
-
-
 def _frozen(value: object, field: str, held: list[object]) -> object:
     """A hashable image of ``value`` equal only for values its rule reads alike: each level's
     exact type kept (``1`` is not ``True`` nor ``1.0``), floats by ``repr`` (``-0.0``, not
     ``0.0``), order kept; an object of :data:`_BY_IDENTITY`'s fields by identity (``held``
-    keeps it alive). Raises :class:`_NotPlain` for anything else (a generator, a custom mapping)."""
+    keeps it alive). Raises ``TypeError`` for anything else (a generator, a custom mapping): its
+    validation is not remembered."""
     kind = type(value)
     if kind in _PLAIN:
         return (kind, value)
@@ -321,7 +318,7 @@ def _frozen(value: object, field: str, held: list[object]) -> object:
     if field in _BY_IDENTITY:
         held.append(value)
         return (kind, id(value))
-    raise _NotPlain
+    raise TypeError(f"{field}: {kind.__name__} is not remembered")
 
 
 def _validated(options: CompareOptions) -> CompareOptions:
@@ -342,7 +339,7 @@ def _validated(options: CompareOptions) -> CompareOptions:
                 parts += (kind, value)
             else:
                 parts.append(_frozen(value, name, held))
-    except _NotPlain:
+    except TypeError:
         return options.validated()
     if options.weights:
         parts.append(registered_components())
