@@ -288,6 +288,12 @@ def test_options_validated_once_answer_as_validated_every_time() -> None:
     with pytest.raises(ValueError, match="names one tool twice"):
         compute_diff(golden, golden, before=before)
 
+    # the caller's list changed after its values were remembered: the remembered ones hold
+    ignored = ["a.x"]
+    assert settings(ignored_fields=ignored)["ignored_fields"] == ["a.x"]
+    ignored[0] = "a.y"
+    assert settings(ignored_fields=["a.x"])["ignored_fields"] == ["a.x"]
+    assert settings(ignored_fields=ignored)["ignored_fields"] == ["a.y"]
     # an iterable read once: validated (and consumed) each time, never remembered
     assert settings(ignored_fields=iter(["x"]))["ignored_fields"] == ["x"]
     assert settings(ignored_fields=iter(["y"]))["ignored_fields"] == ["y"]

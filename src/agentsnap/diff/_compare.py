@@ -348,6 +348,9 @@ def _validated(options: CompareOptions) -> CompareOptions:
     if found is not None:
         return found[0]
     checked = options.validated()
+    # ``ignored_fields`` passes its rule as given (parsed by the checks): the caller's list,
+    # changed later, must not change what these values validated to
+    checked = dataclasses.replace(checked, ignored_fields=list(checked.ignored_fields))
     if len(_VALIDATED) >= _VALIDATED_KEPT:
         _VALIDATED.pop(next(iter(_VALIDATED)))
     _VALIDATED[key] = (checked, held)
