@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -59,3 +60,61 @@ def test_no_module_but_the_helper_renames_temp_files() -> None:
                 if isinstance(owner, ast.Name) and owner.id in ("os", "tempfile"):
                     offenders.append(f"{path.relative_to(SRC)}:{node.lineno}")
     assert offenders == []
+
+
+def _refuse_links_by_path(path: Path, root: Path | None = None) -> Path | None:
+    """The first link ``refuse_links`` must name, found the way it once was: with ``Path``."""
+    stop = Path(root) if root is not None else path.parent.parent
+    node = path
+    while node != stop and node != node.parent:
+        if node.is_symlink():
+            return node
+        node = node.parent
+    return None
+
+
+def test_refuse_links_visits_what_path_parents_visit(tmp_path: Path, monkeypatch: Any) -> None:
+    """``refuse_links`` walks the path as text: it names the same first link as a walk by
+    ``Path`` objects, stops at the same place (``root``, the anchor, ``.``), for absolute and
+    relative paths, a root given as text, a link at the file, at a folder, above the root."""
+    from agentsnap.exceptions import SnapshotFormatError
+    from agentsnap.storage.atomic import refuse_links
+
+    real = tmp_path / "real"
+    (real / "sub").mkdir(parents=True)
+    root = tmp_path / "root"
+    (root / ".last_run").mkdir(parents=True)
+    (root / "linked").symlink_to(real, target_is_directory=True)
+    (root / ".last_run" / "f.json").symlink_to(real / "x.json")
+    (tmp_path / "above").symlink_to(root, target_is_directory=True)
+    monkeypatch.chdir(tmp_path)
+    cases: list[tuple[Path, Any]] = [
+        (root / ".last_run" / "g.json", root),
+        (root / ".last_run" / "f.json", root),
+        (root / "linked" / "sub" / "a.json", root),
+        (root / "linked" / "sub" / "a.json", str(root)),
+        (root / "linked" / "a.json", None),
+        (root / "linked" / "sub" / "a.json", None),
+        (tmp_path / "above" / ".last_run" / "g.json", tmp_path / "above"),
+        (tmp_path / "above" / ".last_run" / "g.json", tmp_path),
+        (Path("root") / "linked" / "sub" / "a.json", Path("elsewhere")),
+        (Path("root") / ".last_run" / "g.json", Path("root")),
+        (Path("above") / "x.json", Path("nowhere")),
+        (Path("x.json"), None),
+        (Path("."), None),
+        (Path("/"), None),
+    ]
+    for path, stop in cases:
+        expected = _refuse_links_by_path(path, None if stop is None else Path(stop))
+        if expected is None:
+            refuse_links(path, stop)
+            continue
+        with pytest.raises(SnapshotFormatError) as caught:
+            refuse_links(path, stop)
+        assert str(caught.value).startswith(f"agentsnap: {expected} is a symbolic link"), (
+            path,
+            stop,
+        )
+        assert f"did not write {path}. Replace the link with a real " in str(caught.value)
+        kind = "file" if expected == path else "folder"
+        assert f"with a real {kind} (or remove it)" in str(caught.value)

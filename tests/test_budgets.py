@@ -370,6 +370,50 @@ def test_request_tokens_are_counted_offline_or_estimated() -> None:
     assert request_tokens({"input": "hello world"}, "gpt-4o") == 2
 
 
+def test_request_fingerprint_is_json_dumps_text() -> None:
+    """The estimate's text is ``json.dumps``'s (sorted keys, compact, not ASCII-escaped) for any
+    body: floats written either way (a fraction, an exponent, at a value's start or in a string),
+    nulls, non-ASCII text; msgspec writes it only where the two agree."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from agentsnap.diff.request_tokens import _fingerprint
+
+    leaves = (
+        st.none()
+        | st.booleans()
+        | st.integers(-(10**6), 10**6)
+        | st.floats(allow_nan=False, allow_infinity=False)
+        | st.sampled_from(["0.5", "1e-05", "a 2.5 b", "x:3E8", "[1.", "é", "null", ""])
+        | st.text(max_size=8)
+    )
+    values = st.recursive(
+        leaves,
+        lambda inner: (
+            st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4)
+        ),
+        max_leaves=12,
+    )
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.dictionaries(st.sampled_from(["messages", "tools", "input"]), values, max_size=3))
+    def check(fields: dict[str, Any]) -> None:
+        expected = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        assert _fingerprint(fields) == expected
+        # the estimate: that text's UTF-8 bytes, JSON's punctuation left out, / 4 rounded up
+        try:
+            size = len(expected.encode("utf-8")) - sum(map(expected.count, '{}[]":,'))
+        except UnicodeEncodeError:  # a lone surrogate: the text cannot be counted
+            return
+        assert request_tokens(fields, "claude-sonnet-4") == -(-size // 4)
+
+    check()
+    # a float at the text's start, after a list's bracket, after a comma
+    for fields in ({"input": [1.5, 2, 1e-05]}, {"input": {"a": 0.1, "b": -3.0e20}}):
+        expected = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        assert _fingerprint(fields) == expected
+
+
 # -- latency: stored, volatile -------------------------------------------------------------
 
 

@@ -254,3 +254,46 @@ def test_every_knob_is_checked_by_the_rule_its_field_declares(
         field.metadata["rule"](knob, bad)
     with pytest.raises(error, match=re.escape(message)):
         CompareOptions(**{knob: bad}).validated()  # type: ignore[arg-type]
+
+
+def test_options_validated_once_answer_as_validated_every_time() -> None:
+    """``compute_diff`` remembers the options it validated (a pytest run compares every test
+    with the same ones): equal-looking values its rules read differently are not taken for
+    them (``True`` is not ``1``, ``-0.0`` not ``0.0``), a value changed in place is validated
+    again, a failure raises every time, and a report's settings are its own copies."""
+    golden = {"trace": [{"type": "tool_call", "name": "a", "args": {}}], "output": "x"}
+
+    def settings(**options: object) -> dict[str, object]:
+        return dict(compute_diff(golden, golden, **options).details["settings"])  # type: ignore[arg-type]
+
+    assert settings(semantic_threshold=1)["semantic_threshold"] == 1.0
+    with pytest.raises(TypeError, match="semantic_threshold"):
+        compute_diff(golden, golden, semantic_threshold=True)
+    with pytest.raises(TypeError, match="semantic_threshold"):
+        compute_diff(golden, golden, semantic_threshold=True)  # (a failure is never remembered)
+    assert repr(settings(llm_threshold=0.0)["llm_threshold"]) == "0.0"
+    assert repr(settings(llm_threshold=-0.0)["llm_threshold"]) == "-0.0"
+    tools: dict[str, dict[str, object]] = {"a": {"args": "subset"}}
+    first = settings(tools=tools)
+    assert first["tools"] == {"a": {"args": "subset"}}
+    tools["a"]["args"] = "bogus"
+    with pytest.raises(ValueError, match="args"):
+        compute_diff(golden, golden, tools=tools)
+    tools["a"]["args"] = "subset"
+    first["tools"]["a"]["args"] = "changed in one report"  # type: ignore[index]
+    assert settings(tools=tools)["tools"] == {"a": {"args": "subset"}}
+    before = [["a", "b"]]
+    assert settings(before=before)["before"] == [["a", "b"]]
+    before[0][1] = "a"
+    with pytest.raises(ValueError, match="names one tool twice"):
+        compute_diff(golden, golden, before=before)
+
+    # the caller's list changed after its values were remembered: the remembered ones hold
+    ignored = ["a.x"]
+    assert settings(ignored_fields=ignored)["ignored_fields"] == ["a.x"]
+    ignored[0] = "a.y"
+    assert settings(ignored_fields=["a.x"])["ignored_fields"] == ["a.x"]
+    assert settings(ignored_fields=ignored)["ignored_fields"] == ["a.y"]
+    # an iterable read once: validated (and consumed) each time, never remembered
+    assert settings(ignored_fields=iter(["x"]))["ignored_fields"] == ["x"]
+    assert settings(ignored_fields=iter(["y"]))["ignored_fields"] == ["y"]

@@ -235,8 +235,9 @@ class Settings:
         """The setting ``name``: a field, or a declared knob's value (its default when unset)."""
         if name in self.declared:
             return self.declared[name]
-        if hasattr(self, name):
-            return getattr(self, name)
+        value = getattr(self, name, _UNSET)  # (hasattr and getattr in one look)
+        if value is not _UNSET:
+            return value
         return next(k.default for k in declared_knobs() if k.name == name)
 
     @property
@@ -245,6 +246,9 @@ class Settings:
         p = Path(self.snapshot_dir)
         return p if p.is_absolute() else (self.base_dir / p)
 
+
+#: :meth:`Settings.knob`'s "no such field"
+_UNSET: Any = object()
 
 #: keys users may set in [tool.agentsnap] (and as ``agentsnap_<key>`` ini options); the other
 #: fields are worked out by the loader (``ci``, ``base_dir``, ``snapshot_dir_configured``) or flags (``force``)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
@@ -283,8 +285,82 @@ def compute_diff(
         compare_requests=compare_requests,
         gate=gate,  # type: ignore[arg-type]  # checked by validated()
         declared=declared,
-    ).validated()
-    return run_checks(golden, new, options, name=name)
+    )
+    return run_checks(golden, new, _validated(options), name=name)
+
+
+#: options validated lately: ``{key: (validated options, the objects the key holds by identity)}``
+#: (:func:`_validated`); a pytest run compares every test with the same options
+_VALIDATED: dict[tuple[object, ...], tuple[CompareOptions, list[object]]] = {}
+_VALIDATED_KEPT = 8
+#: the fields whose value is an object compared by identity (a judge, an embedder, a backend):
+#: its rule reads no state of it that could change (has a ``score``, is callable, or no rule)
+_BY_IDENTITY = frozenset({"judge", "embed_fn", "embedding_backend"})
+_PLAIN = (type(None), bool, int, str)
+
+
+def _frozen(value: object, field: str, held: list[object]) -> object:
+    """A hashable image of ``value`` equal only for values its rule reads alike: each level's
+    exact type kept (``1`` is not ``True`` nor ``1.0``), floats by ``repr`` (``-0.0``, not
+    ``0.0``), order kept; an object of :data:`_BY_IDENTITY`'s fields by identity (``held``
+    keeps it alive). Raises ``TypeError`` for anything else (a generator, a custom mapping): its
+    validation is not remembered."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return (kind, value)
+    if kind is float:
+        return (kind, repr(value))
+    if kind in (list, tuple):
+        return (kind, tuple(_frozen(item, field, held) for item in value))  # type: ignore[attr-defined]
+    if kind is dict or kind is MappingProxyType:
+        items = value.items()  # type: ignore[attr-defined]
+        return (kind, tuple((_frozen(k, field, held), _frozen(v, field, held)) for k, v in items))
+    if field in _BY_IDENTITY:
+        held.append(value)
+        return (kind, id(value))
+    raise TypeError(f"{field}: {kind.__name__} is not remembered")
+
+
+def _validated(options: CompareOptions) -> CompareOptions:
+    """``options.validated()``, remembered for the same values (:func:`_frozen`) while the
+    registered checks' score components stay the same (``weights`` are checked against them);
+    not with declared knobs (their rules are the checks' own). What fails is never remembered:
+    it raises each time. The checks and the report read the options and never change them; the
+    report's ``settings`` are copies."""
+    if options.declared:
+        return options.validated()
+    held: list[object] = []
+    parts: list[object] = []
+    try:
+        for name in _option_names():
+            value = getattr(options, name)
+            kind = type(value)
+            if kind in _PLAIN:  # (most knobs: one look)
+                parts += (kind, value)
+            else:
+                parts.append(_frozen(value, name, held))
+    except TypeError:
+        return options.validated()
+    if options.weights:
+        parts.append(registered_components())
+    key = tuple(parts)
+    found = _VALIDATED.get(key)
+    if found is not None:
+        return found[0]
+    checked = options.validated()
+    # ``ignored_fields`` passes its rule as given (parsed by the checks): the caller's list,
+    # changed later, must not change what these values validated to
+    checked = dataclasses.replace(checked, ignored_fields=list(checked.ignored_fields))
+    if len(_VALIDATED) >= _VALIDATED_KEPT:
+        _VALIDATED.pop(next(iter(_VALIDATED)))
+    _VALIDATED[key] = (checked, held)
+    return checked
+
+
+@functools.cache
+def _option_names() -> tuple[str, ...]:
+    """:class:`CompareOptions`' fields but ``declared`` (fixed when the class is made)."""
+    return tuple(f.name for f in dataclasses.fields(CompareOptions) if f.name != "declared")
 
 
 def run_checks(
@@ -328,8 +404,8 @@ def run_checks(
         "structural_tolerance": options.structural_tolerance,
         "trajectory": options.trajectory,
         "tool_args": options.tool_args,
-        "tools": options.tools,
-        "before": options.before,
+        "tools": {tool: dict(spec) for tool, spec in options.tools.items()},
+        "before": [list(pair) for pair in options.before],
         "semantic_threshold": options.semantic_threshold,
         "llm_threshold": options.llm_threshold,
         "ignored_fields": [rule.source for rule in rules],

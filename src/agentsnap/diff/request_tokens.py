@@ -49,9 +49,13 @@ _CONTENT_KEYS = (
 )
 #: JSON's own punctuation (the estimate counts the keys and values, not the syntax around them)
 _PUNCTUATION_CHARS = '{}[]":,'
+_PUNCTUATION_BYTES = _PUNCTUATION_CHARS.encode("ascii")
 #: a number written with a fraction or an exponent, where a JSON value starts (also inside a
 #: string, where it only sends the text to ``json.dumps``)
 _FLOAT = re.compile(rb"(?:^|[:,\[])-?[0-9]+[.eE]")
+#: what every match of :data:`_FLOAT` holds (a digit, then a fraction or an exponent): searched
+#: first, it clears most bodies ~15x faster than ``_FLOAT``'s alternation tried at every byte
+_FLOAT_HINT = re.compile(rb"[0-9][.eE]")
 _O200K = re.compile(r"(?:^|/)(?:gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|chatgpt-4o|o1|o3|o4)(?:\b|-|$)")
 _CL100K = re.compile(r"(?:^|/)(?:gpt-4|gpt-3\.5)(?:\b|-|$)")
 
@@ -116,17 +120,26 @@ def counter_name(model: object) -> str:
 
 def _fingerprint(fields: Mapping[str, object]) -> str:
     """``json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))``, by
-    msgspec where it writes the same text: not where it holds a float (the two write some
-    differently: ``1e-05`` / ``0.00001``), a ``null`` that may be NaN or Infinity (msgspec's
-    ``null``, ``json``'s ``NaN``), a key that is not a string or a lone surrogate (msgspec
-    refuses both). Raises what ``json.dumps`` raises."""
+    msgspec where it writes the same text (:func:`_msgspec_fingerprint`). Raises what
+    ``json.dumps`` raises."""
+    raw = _msgspec_fingerprint(fields)
+    if raw is None:
+        return json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return raw.decode("utf-8")
+
+
+def _msgspec_fingerprint(fields: Mapping[str, object]) -> bytes | None:
+    """The UTF-8 bytes of :func:`_fingerprint`'s text, written by msgspec; None where msgspec would
+    write another text or refuses: where it holds a float (the two write some differently:
+    ``1e-05`` / ``0.00001``), a ``null`` that may be NaN or Infinity (msgspec's ``null``,
+    ``json``'s ``NaN``), a key that is not a string or a lone surrogate (msgspec refuses both)."""
     try:
         raw = _encode_sorted(fields)
     except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
-        raw = None
-    if raw is None or _FLOAT.search(raw) is not None or b"null" in raw:
-        return json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return raw.decode("utf-8")
+        return None
+    if b"null" in raw or (_FLOAT_HINT.search(raw) and _FLOAT.search(raw)):
+        return None
+    return raw
 
 
 def request_tokens(body: object, model: object) -> int:
@@ -134,8 +147,17 @@ def request_tokens(body: object, model: object) -> int:
     :func:`counter_name` says."""
     encoding = _encoding(model) if _has_tokenizer() else None
     if isinstance(body, Mapping):
+        try:
+            fields = {k: body[k] for k in _CONTENT_KEYS if k in body}
+        except (TypeError, ValueError):
+            return _tokens(request_text(body), encoding)
+        raw = _msgspec_fingerprint(fields) if encoding is None else None
+        if raw is not None:
+            # the estimate on msgspec's bytes (valid UTF-8; each punctuation character one byte
+            # that is never part of another character's): what the text's count below gives
+            return -(-len(raw.translate(None, _PUNCTUATION_BYTES)) // 4)
         try:  # the golden's request and the replayed run's are one text: read and counted once
-            fingerprint = _fingerprint({k: body[k] for k in _CONTENT_KEYS if k in body})
+            fingerprint = _fingerprint(fields)
         except (TypeError, ValueError):
             pass
         else:

@@ -11,11 +11,13 @@ adds what the folder needs: no symbolic link followed or replaced
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import tempfile
 import threading
 from collections.abc import Iterable
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from ..exceptions import SnapshotFormatError
 
@@ -135,11 +137,25 @@ def refuse_links(path: Path, root: Path | None = None) -> None:
     """Raise :class:`~agentsnap.exceptions.SnapshotFormatError` naming the first symbolic link
     among ``path`` and its parents below ``root`` (default: ``path``'s own folder only):
     agentsnap never follows or replaces a link inside the snapshot folder, so nothing it
-    writes lands outside it. ``root`` itself may be a link (a folder kept elsewhere)."""
-    stop = Path(root) if root is not None else path.parent.parent
-    node = path
-    while node != stop and node != node.parent:
-        if node.is_symlink():
+    writes lands outside it. ``root`` itself may be a link (a folder kept elsewhere).
+
+    Walked as text (``os.path``), not as ``Path`` objects: a ``.last_run`` file is checked
+    several times a test, and each ``Path.parent`` and comparison cost as much as the
+    ``lstat``. The same nodes as ``Path`` would visit: ``path``, then each parent, up to
+    (not including) ``root`` or the anchor (``/``, a drive, ``.``), compared as ``Path``
+    compares (``os.path.normcase``)."""
+    node = os.fspath(path)
+    if root is None:
+        stop = _parent(_parent(node))
+    else:
+        stop = os.fspath(root) if isinstance(root, PurePath) else os.fspath(Path(root))
+    stop_key = os.path.normcase(stop)
+    while True:
+        key = os.path.normcase(node)
+        up = _parent(node)
+        if key == stop_key or key == os.path.normcase(up):
+            return
+        if _is_link(node):
             try:
                 target = os.readlink(node)
             except OSError:
@@ -147,9 +163,41 @@ def refuse_links(path: Path, root: Path | None = None) -> None:
             raise SnapshotFormatError(
                 f"agentsnap: {node} is a symbolic link (to {target}); agentsnap never follows or replaces a link inside "
                 f"the snapshot folder, so it did not write {path}. Replace the link with a real "
-                f"{'folder' if node != path else 'file'} (or remove it), then re-run."
+                f"{'folder' if node != os.fspath(path) else 'file'} (or remove it), then re-run."
             )
-        node = node.parent
+        node = up
+
+
+def _parent(node: str) -> str:
+    """``str(Path(node).parent)`` of a path already in ``Path``'s form: ``.`` above a relative
+    path's first part, the anchor above itself."""
+    return os.path.dirname(node) or "."
+
+
+#: the ``lstat`` errors ``Path.is_symlink`` reads as "not a link" (no such file, a file in the
+#: way, a loop) rather than raising; and Windows' own codes for the same
+_NOT_THERE = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
+_NOT_THERE_WIN = (21, 123, 1921)
+
+
+def _is_link(node: str) -> bool:
+    """``Path(node).is_symlink()``: False where it is False, raising what it raises."""
+    mode = lstat_mode(node)
+    return mode is not None and stat.S_ISLNK(mode)
+
+
+def lstat_mode(node: str | os.PathLike[str]) -> int | None:
+    """``os.lstat(node).st_mode``, or None where ``Path.is_symlink`` / ``Path.is_file`` read the
+    error as "not there" (no such file, a file in the way, a loop, a name the OS refuses); other
+    errors raise, as they do there. One system call for both questions."""
+    try:
+        return os.lstat(node).st_mode
+    except OSError as exc:
+        if exc.errno in _NOT_THERE or getattr(exc, "winerror", None) in _NOT_THERE_WIN:
+            return None
+        raise
+    except ValueError:
+        return None
 
 
 #: stale temp files (a writer killed between mkstemp and os.replace) older than this are removed

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..exceptions import SnapshotFormatError
-from .atomic import refuse_links, store_write
+from .atomic import lstat_mode, refuse_links, store_write
 from .naming import (
     _INPUT_HASH_TAIL,
     _MAX_LEGACY_NAME,
@@ -204,9 +204,9 @@ class SnapshotStore:
             return known[0]
         tried = self.candidates(name)
         for rank, path in enumerate(tried):
-            if path.is_symlink():
-                refuse_links(path, self.root)  # never followed: raises naming the link
-            if path.is_file():
+            if (mode := lstat_mode(path)) is not None and stat.S_ISLNK(mode):
+                refuse_links(path, self.root)  # never followed: raises (so lstat is stat below)
+            if mode is not None and stat.S_ISREG(mode):
                 self._located[name] = (path, tuple(tried[:rank]))
                 return path
         return None
