@@ -406,3 +406,34 @@ def test_a_sum_in_cents_is_the_hundredth_of_its_currency(
 ) -> None:
     passed, messages = _verdict(golden, new)
     assert passed is passes, messages
+
+
+_DONE = "Your application is complete. Decisions are sent out by 15 March."
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        # thanks for the reader's request, or the request restated, name what the reader named
+        (_DONE, "Thank you for applying to our Master's programme! " + _DONE, True),
+        (_DONE, "Good question — you asked about the MBA deadline. " + _DONE, True),
+        (_DONE, "Vielen Dank für Ihre Bewerbung bei der TU Berlin! " + _DONE, True),
+        (_DONE, "Merci pour votre candidature au programme Erasmus. " + _DONE, True),
+        # past the clause of thanks the sentence claims again: its names are facts
+        (
+            _DONE,
+            "Thank you for applying, your application to the Master's programme is complete. "
+            "Decisions are sent out by 15 March.",
+            False,
+        ),
+        (
+            "The refund was sent.",
+            "Thanks for your patience — the refund was sent to Berlin.",
+            False,
+        ),
+        ("The refund was sent.", "Thanks for your payment of $40. The refund was sent.", False),
+    ],
+)
+def test_thanks_for_the_readers_request_names_no_fact(golden: str, new: str, passes: bool) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages

@@ -182,6 +182,15 @@ _ADDRESSEE = re.compile(
     r"^[^\W\d_]+(?:\s+[^\W\d_]+)?[,\s]+(?-i:[A-ZÀ-Þ][^\W\d_]*(?:(?:\s+|\s*(?:and|und|et|y)\s+)[A-ZÀ-Þ][^\W\d_]*){0,2})",
     re.IGNORECASE,
 )
+#: thanks for the reader's request, or the request restated, opening a sentence ("Thank you for
+#: applying to our Master's programme", "Good question — you asked why CI is red", "Vielen Dank
+#: für Ihre Anfrage zum Tarif X"): the names in that clause are what the reader named, no claim
+_THANKED = re.compile(
+    r"^(?:(?:many |so )?thanks?(?: you)?(?: so much| a lot)? for|(?:good|great) question|you asked|"
+    r"(?:vielen )?dank für|danke für|gute frage|sie fragten|merci (?:pour|de|d')|excellente question|"
+    r"vous demandiez|gracias por|buena pregunta|preguntaba)(?:\s*[—–-]\s*you asked\b)?\b[^,;.!?:—–]*",
+    re.IGNORECASE,
+)
 #: an apology or sympathy that opens a sentence ("Sorry about the trouble…", "Es tut mir leid…")
 _SYMPATHY = re.compile(
     r"^(?:i (?:completely |totally |fully |really )?understand (?:how|that|why|your)|ich verstehe|"
@@ -485,6 +494,11 @@ def _fill(
             body = unit.text[: closing.start()]
             cut = unit.text[closing.start() :]
             unit.facts = [f for f in unit.facts if f.kind != "name" or f.surface not in cut]
+        thanked = _THANKED.match(body.lstrip("¡¿\"'“ "))
+        # the reader's own request named back: its names are no facts, its words courtesy
+        if thanked:
+            unit.facts = [f for f in unit.facts if f.kind != "name" or f.surface not in thanked[0]]
+            body = body.replace(thanked[0], " ", 1)
         rest = _COURTESY.sub(" ", body) if body.strip() else ""
         remaining = [w for w in V.content_words(rest) if w not in _NARRATION]
         # "Sure!", "Gerne." — no content word of its own — or a courtesy phrase and one word
