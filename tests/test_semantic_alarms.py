@@ -437,3 +437,42 @@ _DONE = "Your application is complete. Decisions are sent out by 15 March."
 def test_thanks_for_the_readers_request_names_no_fact(golden: str, new: str, passes: bool) -> None:
     passed, messages = _verdict(golden, new)
     assert passed is passes, messages
+
+
+_MIGRATION = (
+    "The migration touches {} tables. `users` gets a new nullable column `locale`. "
+    "`orders` gets an index on `created_at`. The `sessions` table is dropped."
+)
+_STEPS = (
+    "### Migration changes\n1. `users` — add nullable column `locale`\n"
+    "2. `orders` — add index on `created_at`\n3. `sessions` — drop table"
+)
+
+_PAPERS = "Documents:\n- your passport\n- your birth certificate\n- a proof of address"
+_NEEDED = (
+    "Bring {} documents. You need your passport. You need your birth certificate. "
+    "You need a proof of address."
+)
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        # a count the other answer says by the length of its list
+        (_MIGRATION.format("three"), _STEPS, True),
+        (_PAPERS, _NEEDED.format("three"), True),
+        (_NEEDED.format("three"), _PAPERS, True),
+        # a count the list does not match is a changed count
+        (_MIGRATION.format("four"), _STEPS, False),
+        (_MIGRATION.format("two"), _STEPS, False),
+        (_PAPERS, _NEEDED.format("four"), False),
+        (_NEEDED.format("two"), _PAPERS, False),
+    ],
+)
+def test_a_count_is_the_length_of_the_list_the_other_lays_out(
+    golden: str, new: str, passes: bool
+) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages
+    if not passes:
+        assert any("numbers differ" in m for m in messages), messages

@@ -55,7 +55,7 @@ from .merges import links, merged_pairs
 from .phrasing import clock_words
 from .roles import active, bound_swap, clause_swap, duty_moved, order_kept, voice_swap
 from .slots import replaced_pairs, restated_pairs
-from .stated import counted, stated
+from .stated import counted, list_counted, stated
 from .units import _CONCLUSION, _COURTESY, _NARRATION, _PASSIVE, Unit, _flat
 
 __all__ = ["ALIGN", "COVERED", "Reading"]
@@ -164,6 +164,7 @@ class Reading:
                 or denied_correction(fact, self.g[i], [o for _, o in n_all])
                 or counted(self.g, i, fact, self.new)
                 or rows_counted(fact, self.n, self.golden)
+                or list_counted(fact, self.golden, self.n)
             ):
                 missing.setdefault(fact.kind, []).append((i, fact))
         for j, fact in n_left:
@@ -172,6 +173,7 @@ class Reading:
                 or denied_correction(fact, self.n[j], [o for _, o in g_all])
                 or counted(self.n, j, fact, self.golden)
                 or rows_counted(fact, self.g, self.new)
+                or list_counted(fact, self.new, self.g)
             ):
                 extra.setdefault(fact.kind, []).append((j, fact))
         for kind in list(dict.fromkeys([*missing, *extra])):

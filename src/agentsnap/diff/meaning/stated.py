@@ -4,7 +4,8 @@ Read by :meth:`agentsnap.diff.meaning.reading.Reading._facts` for each fact the 
 not match key for key: a 1 said in words or a 2 as a pair (``one second``, ``the pair of
 workshops``), a number with a unit restated bare, a name spelled into its words or initials, a
 number written inside a name (``level-0``), a value written alike read as a time and a number, a
-count that only counts the list it opens (``three documents: A, B and C``), a 0 said with a
+count that only counts the list it opens (``three documents: A, B and C``) or that the other
+answer says by the length of its list (``touches three tables`` / three list items), a 0 said with a
 word of none (``0 failed`` = ``no failures``), once a period said as the period alone
 (``einmal täglich`` = ``täglich``), an acronym spelled from its start, inside a longer name or
 left out where it only names the kind of the next word (``API key`` / ``key``).
@@ -21,7 +22,7 @@ from .layout import by_initials, same_written
 from .phrasing import multiple_in
 from .units import Unit
 
-__all__ = ["counted", "stated"]
+__all__ = ["counted", "list_counted", "stated"]
 
 
 def _single(fact: F.Fact, other_text: str) -> bool:
@@ -83,6 +84,26 @@ def counted(units: list[Unit], i: int, fact: F.Fact, other: str) -> bool:
         if own and len(own & words) * 2 < len(own):
             return False  # a member the other answer leaves out: the count may be the change
     return True
+
+
+def list_counted(fact: F.Fact, own: str, others: list[Unit]) -> bool:
+    """Whether bare count ``fact`` of ``own`` ("The migration touches three tables.") is the
+    length of a list the other answer lays out (three items in a row, each saying words of
+    ``own``): the list states the count, and its members are compared one by one."""
+    value = fact.key[0] if fact.kind == "number" and fact.key[1:] == ("",) else None
+    if not isinstance(value, float) or not value.is_integer() or not 2 <= value <= 12:
+        return False
+    words = {V._stem(w) for w in V.content_words(own)}
+    runs: list[int] = []
+    run = 0
+    for unit in [*others, None]:
+        if unit is not None and unit.step:
+            own_words = {V._stem(w) for w in V.content_words(unit.text)}
+            run = run + 1 if own_words and len(own_words & words) * 2 >= len(own_words) else -99
+        else:
+            runs.append(run)
+            run = 0
+    return runs.count(int(value)) == 1 and not any(r > 0 and r != value for r in runs)
 
 
 def _in_a_name(fact: F.Fact, others: list[tuple[int, F.Fact]]) -> bool:
