@@ -476,3 +476,66 @@ def test_a_count_is_the_length_of_the_list_the_other_lays_out(
     assert passed is passes, messages
     if not passes:
         assert any("numbers differ" in m for m in messages), messages
+
+
+_BUS = (
+    "The N12 doesn't stop at Elm Street until Friday; use the temporary stop on Oak Road instead."
+)
+_NOTICE = "We can cancel your contract immediately without the usual notice period."
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        # a word of omission is the negation the other answer says; a stop that is a place is
+        # no end of anything
+        (
+            _BUS,
+            "Until Friday the N12 skips Elm Street and calls at a temporary stop on Oak Road.",
+            True,
+        ),
+        (
+            _NOTICE,
+            "We can cancel your contract right away, skipping the usual notice period.",
+            True,
+        ),
+        (
+            "The N12 stops at Elm Street until Friday.",
+            "The N12 calls at Elm Street until Friday.",
+            True,
+        ),
+        # the halt said, or the omission denied, is a flip
+        (
+            _BUS,
+            "Until Friday the N12 stops at Elm Street and at a temporary stop on Oak Road.",
+            False,
+        ),
+        (
+            "The N12 stops at Elm Street until Friday.",
+            "The N12 skips Elm Street until Friday.",
+            False,
+        ),
+        (
+            "The N12 skips Elm Street until Friday.",
+            "The N12 stops at Elm Street until Friday.",
+            False,
+        ),
+        (
+            _NOTICE,
+            "We can cancel your contract right away, keeping the usual notice period.",
+            False,
+        ),
+        (
+            "The nightly job skips the integration tests.",
+            "The nightly job does not skip them.",
+            False,
+        ),
+    ],
+)
+def test_a_word_of_omission_is_the_negation_the_other_says(
+    golden: str, new: str, passes: bool
+) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages
+    if not passes:
+        assert any("polarity" in m for m in messages), messages

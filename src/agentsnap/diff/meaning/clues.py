@@ -9,6 +9,7 @@ from functools import partial
 
 from . import facts as F
 from . import vocabulary as V
+from .negations import _NEGATING_PREFIXES
 from .phrasing import plain_polarity
 from .quantities import UNITS, base_unit
 from .units import _COMFORT, _CONCLUSION, _CONDITION, _COURTESY, _ENUM_GAP, _NARRATION, Unit
@@ -312,48 +313,6 @@ def polar_concepts(text: str, heads: set[str] | None = None) -> dict[str, set[in
             if heads is not None and (k in first or (pole and pole[1] < 0)):
                 heads.add(concept)
     return out
-
-
-#: prefixes that negate the word they open (``un``changed, ``non``-refundable, ``in``valid, 未完了)
-_NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis", "不", "非", "未", "無")
-
-
-def prefix_negations(text: str, other: str) -> list[str]:
-    """The words of ``text`` negated by a prefix whose base ``other`` states and whose whole
-    word it does not ("unchanged" against "nothing changes"): each counts as a negation, so
-    "is unchanged" and "nothing changes" agree in parity."""
-    other_stems = {V._stem(w) for w in V.tokens(other)}
-    out = []
-    for word in V.tokens(text):
-        stem = V._stem(word)
-        if stem in other_stems or word in V._POLE:  # "unpaid" is an antonym pole already
-            continue
-        for prefix in _NEGATING_PREFIXES:
-            base = stem[len(prefix) :].lstrip("-")
-            if stem.startswith(prefix) and len(base) >= 4 and base in other_stems:
-                out.append(word)
-                break
-    return out
-
-
-#: "free" of cost ("is free", "kostenlos", "gratuit"), not "feel free", "free to", "free up"
-_FREE = re.compile(
-    r"(?<!feel )\b(?:free(?! to\b| up\b)|kostenlos|kostenfrei|gratuit\w*|gratis)\b", re.IGNORECASE
-)
-#: no cost said with a negation: "there is no charge", "keine Kosten", "aucun frais", "ningún coste"
-_NO_CHARGE = re.compile(
-    r"\b(?:no|keine?|aucuns?|pas de|ningún|ninguna|sin)\s+(?:extra |additional |weiteren )?"
-    r"(?:charges?|costs?|fees?|kosten|gebühren?|frais|coste|costo|cargos?)\b",
-    re.IGNORECASE,
-)
-
-
-def free_negations(text: str, other: str) -> list[str]:
-    """ "free" in ``text`` where ``other`` says no cost with a negation and no "free" ("The first
-    copy is free" / "There is no charge for the first copy"): it counts as that negation."""
-    if _FREE.search(text) and _NO_CHARGE.search(other) and not _FREE.search(other):
-        return ["free"]
-    return []
 
 
 def flipped_concepts(golden: str, new: str) -> list[str]:
@@ -667,19 +626,3 @@ def denied_correction(fact: F.Fact, unit: Unit, others: list[F.Fact]) -> bool:
         f is not fact and f.kind == fact.kind and any(F.facts_match(f, o) for o in others)
         for f in unit.facts
     )
-
-
-def order_poles(markers: list[str], other: str) -> list[str]:
-    """``markers`` without a pole of order ("after", "nach", "après") whose other pole ("before")
-    the ``other`` sentence does not use: "hasn't paid after 45 days" = "unpaid for 45 days"; a
-    time moved across ("before meals" → "after meals") still counts."""
-    other_words = set(V.tokens(other))
-    return [
-        m
-        for m in markers
-        if m not in _ORDER or {w for w, sign in _ORDER.items() if sign != _ORDER[m]} & other_words
-    ]
-
-
-#: the words of the order antonym pair ("before"/"after", "vor"/"nach", "avant"/"après") and their poles
-_ORDER = {w: p[1] for w, p in V._POLE.items() if p[0] == V._POLE["after"][0]}

@@ -52,10 +52,20 @@ def without_restriction(text: str) -> str:
 _HELD_TO = re.compile(r"\b(tenu|tenue|tenus|tenues)(?=\s+(?:de\b|d['’]))", re.IGNORECASE)
 
 
+#: "stop" as a place, not the end of a process: "the temporary stop", "a bus stop", "stops at
+#: Wood Green" (halts there); "the job stops", "stop the service" keep their pole
+_PLACE_STOP = re.compile(
+    r"\b((?:the|a|an|his|her|its|our|your|their|this|that|each|every|next|last|first|final|"
+    r"nearest|bus|tram|request|temporary)\s+)stops?\b|"
+    r"\bstop(?:s|ped|ping)?(?= (?:at|near|outside|in front of|in(?! \d))\b)",
+    re.IGNORECASE,
+)
+
+
 def plain_polarity(text: str) -> str:
-    """``text`` with its phrasings of restriction and obligation written plainly (module doc):
-    what polarity is read from."""
-    return _HELD_TO.sub("obligé", without_restriction(text))
+    """``text`` with its phrasings of restriction and obligation written plainly (module doc), and
+    a stop that is a place or a halt at one written ``halt``: what polarity is read from."""
+    return _PLACE_STOP.sub(r"\1halt", _HELD_TO.sub("obligé", without_restriction(text)))
 
 
 #: a vulgar fraction after NFKC ("¼" → "1⁄4")
