@@ -539,3 +539,34 @@ def test_a_word_of_omission_is_the_negation_the_other_says(
     assert passed is passes, messages
     if not passes:
         assert any("polarity" in m for m in messages), messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        # "nothing is wrong with X" is one denial of a fault: "X is not affected"
+        (
+            "The test and build stages are not affected.",
+            "Nothing is wrong with the build and test stages.",
+            True,
+        ),
+        ("Nothing is wrong with the build stage.", "The build stage is not affected.", True),
+        # a fault said, or the stage said affected, is a flip
+        (
+            "Nothing is wrong with the build stage.",
+            "Something is wrong with the build stage.",
+            False,
+        ),
+        ("Nothing is wrong with the build stage.", "The build stage is affected.", False),
+        (
+            "The test and build stages are affected.",
+            "Nothing is wrong with the build and test stages.",
+            False,
+        ),
+    ],
+)
+def test_nothing_wrong_is_one_denial_of_a_fault(golden: str, new: str, passes: bool) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages
+    if not passes:
+        assert any("polarity" in m for m in messages), messages

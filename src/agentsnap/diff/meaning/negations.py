@@ -66,20 +66,27 @@ _OMISSION = re.compile(
     re.IGNORECASE,
 )
 
+#: "nothing is wrong with X": one denial of a fault ("X is not affected"), not a negation and a
+#: negative pole that cancel
+_NO_FAULT = re.compile(
+    r"\bnothing(?:'s| is| was| seems| appears)?(?: to be)? wrong\b", re.IGNORECASE
+)
 
 #: a halt at a place: what "skips" denies ("the N12 stops at Elm Street" / "skips Elm Street")
 _STOP_AT = re.compile(r"\bstop(?:s|ped|ping)? at\b", re.IGNORECASE)
 
 
 def omission_negations(text: str, other: str, markers: list[str], odd: bool) -> list[str]:
-    """A word of omission in ``text`` where ``other`` has none: it counts as a negation where
-    ``other`` says it with one (``markers``, the other's) and the two disagree in parity
-    (``odd``: "skipping the notice period" = "without the notice period"), or where ``other``
-    halts at the place it skips ("stops at Elm Street" / "skips Elm Street": a flip)."""
-    found = _OMISSION.search(text)
-    if not found or _OMISSION.search(other):
+    """A word of omission (or "nothing is wrong") in ``text`` where ``other`` has none: it counts
+    as a negation where ``other`` says it with one (among ``markers``, the other's) and the two
+    disagree in parity (``odd``: "skipping the notice period" = "without the notice period",
+    "nothing is wrong with X" = "X is not affected"), or where ``other`` halts at the place it
+    skips ("stops at Elm Street" / "skips Elm Street": a flip)."""
+    found = _OMISSION.search(text) or _NO_FAULT.search(text)
+    if not found or _OMISSION.search(other) or _NO_FAULT.search(other):
         return []
-    if (odd and markers) or (_STOP_AT.search(other) and not markers):
+    denied = any(m in V._NEGATIONS or m.endswith("n't") or m.startswith("n'") for m in markers)
+    if (odd and denied) or (_STOP_AT.search(other) and not markers):
         return [found.group(0).casefold()]
     return []
 
@@ -94,13 +101,28 @@ def omissions_read(
     g_omits = omission_negations(g, n, n_markers, odd)
     n_omits = omission_negations(n, g, g_markers, odd and not g_omits)
     g, n = omitted_as_negated(g, g_omits), omitted_as_negated(n, n_omits)
-    return g, n, g_markers + g_omits, n_markers + n_omits
+    return g, n, _with(g_markers, g_omits), _with(n_markers, n_omits)
+
+
+def _with(markers: list[str], omits: list[str]) -> list[str]:
+    """``markers`` and the omission counted; "nothing is wrong" stands for its two words."""
+    if omits and _NO_FAULT.fullmatch(omits[0]):
+        left = list(markers)
+        for word in ("nothing", "wrong"):
+            if word in left:
+                left.remove(word)
+        return [*left, *omits]
+    return markers + omits
 
 
 def omitted_as_negated(text: str, omits: list[str]) -> str:
     """``text`` with its word of omission read as the negation it counts as (``skips X`` → ``not
     skips X``), for the concepts its scope reaches."""
-    return _OMISSION.sub(lambda m: "not " + m.group(0), text, count=1) if omits else text
+    if not omits:
+        return text
+    if _NO_FAULT.search(text):
+        return _NO_FAULT.sub("no fault", text, count=1)
+    return _OMISSION.sub(lambda m: "not " + m.group(0), text, count=1)
 
 
 def order_poles(markers: list[str], other: str) -> list[str]:
