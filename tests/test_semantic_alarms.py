@@ -570,3 +570,48 @@ def test_nothing_wrong_is_one_denial_of_a_fault(golden: str, new: str, passes: b
     assert passed is passes, messages
     if not passes:
         assert any("polarity" in m for m in messages), messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        # a state left is the state denied: "out of stock" = "not in stock", 「在庫切れ」 = 「在庫 0個」
+        (
+            "Shrink wrap: not in stock, backorder allowed.",
+            "Shrink wrap is out of stock, though backorders are allowed.",
+            True,
+        ),
+        (
+            "The lift is out of service until Monday.",
+            "The lift is not in service until Monday.",
+            True,
+        ),
+        ("Le film étirable n'est pas en stock.", "Le film étirable est en rupture de stock.", True),
+        (
+            "品番 A-410:在庫 0個、入荷予定 6月3日",
+            "A-410は現在在庫切れで、6月3日に入荷予定です。",
+            True,
+        ),
+        # the state said, or another count, still differs
+        (
+            "Shrink wrap: in stock, backorder allowed.",
+            "Shrink wrap is out of stock, though backorders are allowed.",
+            False,
+        ),
+        ("The lift is out of service until Monday.", "The lift is in service until Monday.", False),
+        ("Le film étirable est en stock.", "Le film étirable est en rupture de stock.", False),
+        (
+            "品番 A-410:在庫 0個、入荷予定 6月3日",
+            "A-410は現在在庫ありで、6月3日に入荷予定です。",
+            False,
+        ),
+        (
+            "A-410は現在在庫切れで、6月3日に入荷予定です。",
+            "品番 A-410:在庫 5個、入荷予定 6月3日",
+            False,
+        ),
+    ],
+)
+def test_a_state_left_is_the_state_denied(golden: str, new: str, passes: bool) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages

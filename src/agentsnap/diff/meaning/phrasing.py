@@ -61,11 +61,25 @@ _PLACE_STOP = re.compile(
     re.IGNORECASE,
 )
 
+#: "out of stock" = "not in stock" (a state left: stock, service, order, warranty, print),
+#: "en rupture de stock" = "non en stock"
+_OUT_OF = re.compile(
+    r"\bout of (stock|service|order|warranty|print|range|scope|budget)\b|"
+    r"\ben rupture(?: de stock)?\b",
+    re.IGNORECASE,
+)
+
+
+def _not_in(match: re.Match[str]) -> str:
+    return f"not in {match.group(1)}" if match.group(1) else "non en stock"
+
 
 def plain_polarity(text: str) -> str:
-    """``text`` with its phrasings of restriction and obligation written plainly (module doc), and
-    a stop that is a place or a halt at one written ``halt``: what polarity is read from."""
-    return _PLACE_STOP.sub(r"\1halt", _HELD_TO.sub("obligé", without_restriction(text)))
+    """``text`` with its phrasings of restriction and obligation written plainly (module doc), a
+    state left said as not in it (``out of stock`` = ``not in stock``), and a stop that is a
+    place or a halt at one written ``halt``: what polarity is read from."""
+    text = _OUT_OF.sub(_not_in, _HELD_TO.sub("obligé", without_restriction(text)))
+    return _PLACE_STOP.sub(r"\1halt", text)
 
 
 #: a vulgar fraction after NFKC ("¼" → "1⁄4")

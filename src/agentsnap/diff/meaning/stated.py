@@ -116,7 +116,7 @@ def _in_a_name(fact: F.Fact, others: list[tuple[int, F.Fact]]) -> bool:
 
 #: a word that says "none of": "0 failed" = "no failures", "0 Fehler" = "keine Fehler"
 _NONE_OF = (
-    r"(?:no|none|zero|without|not|cannot|can't|never|kein\w*|nicht|ohne|aucun\w*|sans|pas|"
+    r"(?:no|none|zero|without|not|cannot|can't|never|out of|kein\w*|nicht|ohne|aucun\w*|sans|pas|"
     r"ningun\w*|ninguna|sin)"
     r"(?:\s+[^\W\d_]+)?\s+"
 )
@@ -133,6 +133,9 @@ def _zero_said(fact: F.Fact, own: str, other: str) -> bool:
     near = own[max(0, at - 20) : at].split()[-1:] + own[at + len(fact.surface) :].split()[:1]
     near += V.tokens(_header_of(own, at))  # a table cell: what its column counts
     stems = [V._stem(w.strip(".,;:()").casefold())[:4] for w in near]
+    counted = re.search(r"([\u4e00-\u9fff\u30a0-\u30ff]{2,})\s*$", own[:at])
+    if counted and re.search(rf"{re.escape(counted.group(1))}(?:切れ|なし|無し|ゼロ)", other):
+        return True  # 「在庫 0個」 = 「在庫切れ」, 「在庫なし」
     return any(
         len(stem) == 4 and re.search(rf"\b{_NONE_OF}{re.escape(stem)}", other, re.IGNORECASE)
         for stem in stems
@@ -154,7 +157,10 @@ def _once_said(fact: F.Fact, own: str, other: str, facts: list[F.Fact]) -> bool:
 
 def _standalone(surface: str, text: str) -> re.Match[str] | None:
     """Where ``surface`` stands in ``text`` as a number of its own (not the 0 of "+01:00")."""
-    return re.search(rf"(?<![\w.,:+-]){re.escape(surface)}(?![\w]|[.,:]\d)", text)
+    # a counter may follow ("0個")
+    return re.search(
+        rf"(?<![\w.,:+-]){re.escape(surface)}(?![^\W\u3040-\u30ff\u4e00-\u9fff]|[.,:]\d)", text
+    )
 
 
 _ACRONYM = re.compile(r"[A-Z]{2,5}")
