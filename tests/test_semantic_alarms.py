@@ -615,3 +615,36 @@ def test_nothing_wrong_is_one_denial_of_a_fault(golden: str, new: str, passes: b
 def test_a_state_left_is_the_state_denied(golden: str, new: str, passes: bool) -> None:
     passed, messages = _verdict(golden, new)
     assert passed is passes, messages
+
+
+_VISA = "The fee is £115 and the decision usually takes three weeks."
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes", "finding"),
+    [
+        # a decision as an event in time (it takes, it is expected, its time) concludes nothing
+        (_VISA, "Fee: £115. Typical decision time: 3 weeks", True, ""),
+        (
+            "Die Gebühr beträgt 115 £ und die Entscheidung dauert meist drei Wochen.",
+            "Gebühr: 115 £. Entscheidung dauert in der Regel drei Wochen.",
+            True,
+            "",
+        ),
+        # its time changed is a fact; a decision that concludes still concludes
+        (_VISA, "Fee: £115. Typical decision time: 5 weeks", False, "numbers differ"),
+        ("Decision: approve the refund.", "Decision: decline the refund.", False, "conclusion"),
+        (
+            "The decision usually takes three weeks, so we recommend applying now.",
+            "The decision usually takes three weeks, so we recommend waiting until spring.",
+            False,
+            "changed",
+        ),
+    ],
+)
+def test_a_decision_as_an_event_in_time_concludes_nothing(
+    golden: str, new: str, passes: bool, finding: str
+) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages
+    assert any(finding in m for m in messages), messages

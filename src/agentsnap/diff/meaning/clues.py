@@ -367,6 +367,20 @@ _WHEN = re.compile(
     r"tan pronto como|hasta que)\b[^,;.!?:]*",
     re.IGNORECASE,
 )
+#: a decision as an event in time concludes nothing: "the decision usually takes three weeks",
+#: "decision time: 3 weeks", "the decision is expected by Friday", "die Entscheidung dauert"
+_EVENT = re.compile(
+    r"\b(?:decision|verdict|entscheidung|décision|decisión|resolución)\s+(?:\w+ly\s+)?"
+    r"(?:times?|dates?|deadlines?|period|letter|takes?|took|will take|can take|may take|is expected|will be (?:sent|made|issued|announced)|"
+    r"(?:is|was) (?:made|sent|issued|due)|arrives?|dauert|erfolgt|prend|est attendue|tarda|llega)\b",
+    re.IGNORECASE,
+)
+
+
+def concludes(text: str) -> bool:
+    """Whether ``text`` has a cue of :data:`_CONCLUSION` outside a condition or a time clause and
+    not naming a decision as an event in time."""
+    return bool(_CONCLUSION.search(_EVENT.sub(" ", _WHEN.sub(" ", _CONDITION.sub(" ", text)))))
 
 
 def changed_conclusion(golden: str, new: str) -> tuple[str, str] | None:
@@ -378,10 +392,7 @@ def changed_conclusion(golden: str, new: str) -> tuple[str, str] | None:
     g_cue, n_cue = _CONCLUSION.search(golden), _CONCLUSION.search(new)
     # a cue inside a condition or a time clause concludes nothing ("If you'd like to challenge
     # the decision, …", "as soon as a decision has been made")
-    if not (
-        _CONCLUSION.search(_WHEN.sub(" ", _CONDITION.sub(" ", golden)))
-        or _CONCLUSION.search(_WHEN.sub(" ", _CONDITION.sub(" ", new)))
-    ):
+    if not (concludes(golden) or concludes(new)):
         return None
     g_cue = g_cue or _CONCLUSION_WEAK.search(golden)
     n_cue = n_cue or _CONCLUSION_WEAK.search(new)

@@ -31,6 +31,7 @@ from .clues import (
     _unrelated,
     _weight,
     changed_conclusion,
+    concludes,
     courteous,
     denied_correction,
     flipped_concepts,
@@ -59,7 +60,7 @@ from .phrasing import clock_words
 from .roles import active, bound_swap, clause_swap, duty_moved, order_kept, voice_swap
 from .slots import replaced_pairs, restated_pairs
 from .stated import counted, list_counted, stated
-from .units import _CONCLUSION, _COURTESY, _NARRATION, _PASSIVE, Unit, _flat
+from .units import _COURTESY, _NARRATION, _PASSIVE, Unit, _flat
 
 __all__ = ["ALIGN", "COVERED", "Reading"]
 
@@ -431,7 +432,7 @@ class Reading:
             and len(replaced[0][0].split()) <= width
             and len(replaced[0][1].split()) <= width
         ):
-            if _CONCLUSION.search(g_unit.text) and _CONCLUSION.search(n_unit.text):
+            if concludes(g_unit.text) and concludes(n_unit.text):
                 # the word a conclusion turns on is no synonym question ("recommend a
                 # replacement" → "recommend a repair" are near in a model's space)
                 a, b = replaced[0]
