@@ -8,7 +8,9 @@ count that only counts the list it opens (``three documents: A, B and C``) or th
 answer says by the length of its list (``touches three tables`` / three list items), a 0 said with a
 word of none (``0 failed`` = ``no failures``), once a period said as the period alone
 (``einmal täglich`` = ``täglich``), an acronym spelled from its start, inside a longer name or
-left out where it only names the kind of the next word (``API key`` / ``key``).
+left out where it only names the kind of the next word (``API key`` / ``key``), a time zone by
+another of its names (``Eastern`` / ``ET``), an acronym of a kind of thing beside a value the
+other states (``the API returns HTTP 429`` / ``a 429 response``).
 """
 
 from __future__ import annotations
@@ -53,7 +55,55 @@ def stated(
         or _zero_said(fact, own, text)
         or _once_said(fact, own, text, [other for _, other in others])
         or _acronym_said(fact, own, text, [other for _, other in others])
+        or _zone_said(fact, text)
+        or _kind_named(fact, own, [other for _, other in others])
     )
+
+
+#: time zones, each by its words and its abbreviations ("3:30 PM Eastern" = "15:30 ET")
+_ZONES = [
+    "eastern et est edt",
+    "central ct cst cdt",
+    "mountain mt mst mdt",
+    "pacific pt pst pdt",
+    "cet mez",
+    "cest mesz",
+    "gmt utc greenwich",
+    "jst 日本時間",
+]
+_ZONE = {word: k for k, words in enumerate(_ZONES) for word in words.split()}
+
+
+def _zone_said(fact: F.Fact, other: str) -> bool:
+    """A time zone the other text names by another of its names ("Eastern" / "ET")."""
+    zone = _ZONE.get(fact.surface.casefold()) if fact.kind == "name" else None
+    return zone is not None and any(
+        _ZONE.get(w) == zone for w in V.tokens(other) if w != fact.surface.casefold()
+    )
+
+
+#: acronyms that name a kind of thing, not one thing ("the API returns 429" = "you get a 429")
+_KINDS = frozenset(
+    (  # noqa: SIM905 - a word list reads better as text
+        "API APIS CI CD URL UI DB SDK CLI PR VM CPU RAM OS ID PDF FAQ HTTP HTTPS DNS SSL TLS VPN "
+        "JSON CSV SQL"
+    ).split()
+)
+
+
+def _kind_named(fact: F.Fact, own: str, others: list[F.Fact]) -> bool:
+    """An acronym of a kind of thing (:data:`_KINDS`) said in one answer only, beside a value
+    the other states, the other naming no such kind in its place ("the API returns HTTP 429" /
+    "you get a 429 response"; not "the API" / "the CLI", nor "through the API" / "through the
+    web form", where the acronym is all the sentence says)."""
+    if fact.kind != "name" or fact.surface not in _KINDS:
+        return False
+    mine = set(re.findall(r"\b[A-Z]{2,5}\b", own))
+    if any(o.kind == "name" and o.surface in _KINDS - mine for o in others):
+        return False
+    sentence = next((p for p in re.split(r"[.!?\n]\s", own) if fact.surface in p), "")
+    values = {o.surface for o in others if o.kind != "name"}
+    return any(v in sentence for v in values)
 
 
 def counted(units: list[Unit], i: int, fact: F.Fact, other: str) -> bool:
