@@ -684,3 +684,30 @@ def test_a_zone_or_a_kind_named_another_way_is_no_name_changed(
     assert passed is passes, messages
     if not passes:
         assert any("names differ" in m for m in messages), messages
+
+
+_PRINTER = "To fix it, uninstall the printer in Settings and reinstall it."
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        # a prefixed verb with its object is an undoing done, said by another verb of undoing
+        (_PRINTER, "To fix it, remove the printer in Settings and install it again.", True),
+        # the undoing gone, or its base said instead, is a flip
+        (_PRINTER, "To fix it, install the printer in Settings.", False),
+        ("Uninstall the printer in Settings.", "Install the printer in Settings.", False),
+        (
+            "Disconnect the printer before the update.",
+            "Connect the printer before the update.",
+            False,
+        ),
+    ],
+)
+def test_an_undoing_said_by_another_verb_of_undoing_is_no_flip(
+    golden: str, new: str, passes: bool
+) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages
+    if not passes:
+        assert any("polarity" in m for m in messages), messages

@@ -9,7 +9,7 @@ from functools import partial
 
 from . import facts as F
 from . import vocabulary as V
-from .negations import _NEGATING_PREFIXES
+from .negations import _NEGATING_PREFIXES, reversals
 from .phrasing import plain_polarity
 from .quantities import UNITS, base_unit
 from .units import _COMFORT, _CONCLUSION, _CONDITION, _COURTESY, _ENUM_GAP, _NARRATION, Unit
@@ -120,6 +120,13 @@ def _contentful(token: str) -> bool:
 def _related(a: str, b: str) -> bool:
     """Same stem, one a prefix of the other, or a contraction/spelling variant."""
     sa, sb = V._stem(a), V._stem(b)
+    for x, y in ((sa, sb), (sb, sa)):  # "uninstall" / "install": the reverse, no variant
+        if (
+            len(y) >= 4
+            and x.endswith(y)
+            and x[: -len(y)].rstrip("-") in (*_NEGATING_PREFIXES, "de")
+        ):
+            return False
     if sa == sb or a.startswith(b) or b.startswith(a):
         return True
     # a Japanese compound that lost or gained its first part (三日以内 / 日以内: the number is a fact)
@@ -321,8 +328,10 @@ def flipped_concepts(golden: str, new: str) -> list[str]:
     ``reversible`` / ``irreversible``) counts as that word negated, and its concept is marked
     ``#`` like an antonym pair's (a flip by vocabulary, not by moved negations)."""
     g, n = polar_concepts(golden), polar_concepts(new)
-    for mine, other in ((g, n), (n, g)):
+    for mine, other, done in ((g, n, reversals(golden, new)), (n, g, reversals(new, golden))):
         for concept in [c for c in mine if c not in other and not c.startswith("#")]:
+            if concept in done:  # "uninstall the printer": a reversal done, no state denied
+                continue
             for prefix in _NEGATING_PREFIXES:
                 base = concept[len(prefix) :]
                 if (

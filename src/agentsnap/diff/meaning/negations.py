@@ -14,10 +14,29 @@ __all__ = [
     "omissions_read",
     "order_poles",
     "prefix_negations",
+    "reversals",
 ]
 
 #: prefixes that negate the word they open (``un``changed, ``non``-refundable, ``in``valid, 未完了)
 _NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis", "不", "非", "未", "無")
+
+
+#: a prefixed verb with its object: a reversal done, not a state denied ("uninstall the printer",
+#: "unlock your account", "disconnect it")
+_REVERSAL = re.compile(
+    r"\b((?:un|dis|de)[^\W\d_]{4,})\s+(?:the|a|an|your|my|our|their|his|her|its|it|them|"
+    r"this|that|these|those|all|any|every|each|from)\b",
+    re.IGNORECASE,
+)
+
+
+def reversals(text: str, other: str) -> set[str]:
+    """The stems of the prefixed verbs of ``text`` that take an object (:data:`_REVERSAL`),
+    where ``other`` says an undoing with a verb of its own, a negative pole ("uninstall the
+    printer" / "remove the printer"): one action said two ways, no concept flipped."""
+    if not any(V._POLE.get(w, (0, 1))[1] < 0 for w in V.tokens(other)):
+        return set()
+    return {V._stem(m.group(1).casefold()) for m in _REVERSAL.finditer(text)}
 
 
 def prefix_negations(text: str, other: str) -> list[str]:
