@@ -711,3 +711,62 @@ def test_an_undoing_said_by_another_verb_of_undoing_is_no_flip(
     assert passed is passes, messages
     if not passes:
         assert any("polarity" in m for m in messages), messages
+
+
+_LATE = ", des pénalités de 40 € s'appliquent."
+_KSCHUTZ = "Ab der Anmeldung, frühestens aber acht Wochen vor Beginn, gilt der Kündigungsschutz."
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        # a lack that conditions is a negation ("faute de", "mangels", "in the absence of")
+        (
+            "Si le paiement n'est pas reçu avant le 30 avril" + _LATE,
+            "Faute de paiement reçu avant le 30 avril" + _LATE,
+            True,
+        ),
+        (
+            "If no payment is received by 30 April, a €40 penalty applies.",
+            "In the absence of payment by 30 April, a €40 penalty applies.",
+            True,
+        ),
+        (
+            "Wenn keine Zahlung bis zum 30. April eingeht, fällt eine Gebühr von 40 € an.",
+            "Mangels Zahlung bis zum 30. April fällt eine Gebühr von 40 € an.",
+            True,
+        ),
+        # a bound said with a negated comparative is the bound ("nicht früher als" = "frühestens")
+        (
+            _KSCHUTZ,
+            "Der Kündigungsschutz beginnt mit der Anmeldung, allerdings nicht früher als acht Wochen vor Beginn.",
+            True,
+        ),
+        # the payment made, or the bound dropped or moved, differs
+        (
+            "Si le paiement est reçu avant le 30 avril" + _LATE,
+            "Faute de paiement reçu avant le 30 avril" + _LATE,
+            False,
+        ),
+        (
+            "If payment is received by 30 April, a €40 penalty applies.",
+            "In the absence of payment by 30 April, a €40 penalty applies.",
+            False,
+        ),
+        (
+            _KSCHUTZ,
+            "Der Kündigungsschutz beginnt mit der Anmeldung, allerdings nicht vor Beginn.",
+            False,
+        ),
+        (
+            _KSCHUTZ,
+            "Der Kündigungsschutz beginnt mit der Anmeldung, allerdings nicht früher als sechs Wochen vor Beginn.",
+            False,
+        ),
+    ],
+)
+def test_a_lack_negates_and_a_negated_comparative_is_a_bound(
+    golden: str, new: str, passes: bool
+) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages

@@ -69,6 +69,14 @@ _OUT_OF = re.compile(
     re.IGNORECASE,
 )
 
+#: a lack that conditions: "faute de paiement reçu" = "si le paiement n'est pas reçu" = "without
+#: payment received"
+_LACK = re.compile(
+    r"\b(?:faute d[e']|à défaut d[e']|en l'absence d[e']|mangels|in the absence of|for lack of|"
+    r"for want of|a falta de|en ausencia de)",
+    re.IGNORECASE,
+)
+
 
 def _not_in(match: re.Match[str]) -> str:
     return f"not in {match.group(1)}" if match.group(1) else "non en stock"
@@ -76,9 +84,11 @@ def _not_in(match: re.Match[str]) -> str:
 
 def plain_polarity(text: str) -> str:
     """``text`` with its phrasings of restriction and obligation written plainly (module doc), a
-    state left said as not in it (``out of stock`` = ``not in stock``), and a stop that is a
+    state left said as not in it (``out of stock`` = ``not in stock``), a lack as ``without``
+    (``faute de paiement``, ``mangels``), and a stop that is a
     place or a halt at one written ``halt``: what polarity is read from."""
     text = _OUT_OF.sub(_not_in, _HELD_TO.sub("obligé", without_restriction(text)))
+    text = _LACK.sub("without ", text)
     return _PLACE_STOP.sub(r"\1halt", text)
 
 
