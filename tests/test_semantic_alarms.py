@@ -770,3 +770,25 @@ def test_a_lack_negates_and_a_negated_comparative_is_a_bound(
 ) -> None:
     passed, messages = _verdict(golden, new)
     assert passed is passes, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        # a reminder asks for what it names; the occasion of a polite request adds no claim
+        ("Please bring your insurance card.", "Don't forget to bring your insurance card.", True),
+        ("保険証をお持ちください。", "当日は保険証をお忘れなくお持ちください。", True),
+        ("保険証をお持ちください。", "ご来局の際は保険証をお持ちください。", True),
+        # the request denied, or another thing asked for, differs
+        ("Please bring your insurance card.", "Please don't bring your insurance card.", False),
+        (
+            "Please bring your insurance card.",
+            "Don't forget: do not bring your insurance card.",
+            False,
+        ),
+        ("保険証をお持ちください。", "保険証はお持ちにならないでください。", False),
+    ],
+)
+def test_a_reminder_asks_for_what_it_names(golden: str, new: str, passes: bool) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages

@@ -77,6 +77,13 @@ _LACK = re.compile(
     re.IGNORECASE,
 )
 
+#: a reminder asks for what it names: "don't forget to bring it" = "remember to bring it"
+_REMINDER = re.compile(
+    r"\b(?:don't|do not|never) forget\b|\bvergessen sie nicht\b|\bvergiss nicht\b|"
+    r"\bn'oubliez pas\b|\bn'oublie pas\b|\bno olvide\b|\bno olvides\b|お忘れなく|忘れずに",
+    re.IGNORECASE,
+)
+
 
 def _not_in(match: re.Match[str]) -> str:
     return f"not in {match.group(1)}" if match.group(1) else "non en stock"
@@ -85,10 +92,11 @@ def _not_in(match: re.Match[str]) -> str:
 def plain_polarity(text: str) -> str:
     """``text`` with its phrasings of restriction and obligation written plainly (module doc), a
     state left said as not in it (``out of stock`` = ``not in stock``), a lack as ``without``
-    (``faute de paiement``, ``mangels``), and a stop that is a
+    (``faute de paiement``, ``mangels``), a reminder as what it asks (``don't forget to`` =
+    ``remember to``), and a stop that is a
     place or a halt at one written ``halt``: what polarity is read from."""
     text = _OUT_OF.sub(_not_in, _HELD_TO.sub("obligé", without_restriction(text)))
-    text = _LACK.sub("without ", text)
+    text = _REMINDER.sub("remember", _LACK.sub("without ", text))
     return _PLACE_STOP.sub(r"\1halt", text)
 
 

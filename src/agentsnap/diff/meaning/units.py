@@ -122,7 +122,8 @@ _COURTESY = re.compile(
     r"こんにちは|ありがとうございます|かしこまりました|承知しました|もちろん|お気軽に|ご不明な点|"
     r"よろしくお願い(?:します|いたします|申し上げます)|お役に立て|以下の通り|以下のとおり|お問い合わせください|お問い合わせ|"
     r"ご確認ありがとう|ありがとう|お伝えします|お伝えしますね|いつでも|聞いてください|お気軽|"
-    r"申し訳|恐れ入り|お待たせ|気になる点|ご質問",
+    r"申し訳|恐れ入り|お待たせ|気になる点|ご質問|お忘れなく|忘れずに|ご[\u4e00-\u9fff]{1,4}の際[はに]?|"
+    r"\b(?:(?:don't|do not) forget to|remember to|vergessen sie nicht|n'oubliez pas)\b",
     re.IGNORECASE,
 )
 #: the speaker or the reader addressed: first person singular, or an offer on a condition
