@@ -792,3 +792,22 @@ def test_a_lack_negates_and_a_negated_comparative_is_a_bound(
 def test_a_reminder_asks_for_what_it_names(golden: str, new: str, passes: bool) -> None:
     passed, messages = _verdict(golden, new)
     assert passed is passes, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        # a German common noun after "in" ("in Rechnung stellen") names no place
+        (
+            "Fehlt Kraftstoff, berechnen wir eine Servicegebühr von 15 €.",
+            "Ist der Tank nicht voll, stellen wir Ihnen eine Servicegebühr von 15 € in Rechnung.",
+            True,
+        ),
+        # a place after "in" or "nach" is still a name
+        ("Wir liefern in Hamburg aus.", "Wir liefern in Bremen aus.", False),
+        ("Die Sendung geht morgen nach Hamburg.", "Die Sendung geht morgen nach Bremen.", False),
+    ],
+)
+def test_a_german_common_noun_after_in_names_no_place(golden: str, new: str, passes: bool) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages

@@ -102,6 +102,10 @@ class Fact(NamedTuple):
     surface: str
 
 
+#: endings only German common nouns have ("Rechnung", "Freiheit", "Mannschaft", "Kenntnis")
+_GERMAN_NOUN = re.compile(r"(?:ung|heit|keit|schaft|tion|ität|nis|tum|ismus)s?$")
+
+
 def normalise(text: str) -> str:
     """NFKC, curly quotes to straight ones, runs of whitespace to one space, stripped."""
     text = unicodedata.normalize("NFKC", text)
@@ -545,6 +549,8 @@ def _names(
             prev = words[index - 1].group(0).casefold() if index else ""
             mixed = any(c.isupper() for c in word[1:])
             if not (mixed or prev in _GERMAN_NAME_AFTER) or initial or word in _GERMAN_PRONOUNS:
+                continue
+            if not mixed and _GERMAN_NOUN.search(word):  # "in Rechnung stellen": a noun, no place
                 continue
         if initial:
             initial_caps.append((start, word))
