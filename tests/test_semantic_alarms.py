@@ -811,3 +811,23 @@ def test_a_reminder_asks_for_what_it_names(golden: str, new: str, passes: bool) 
 def test_a_german_common_noun_after_in_names_no_place(golden: str, new: str, passes: bool) -> None:
     passed, messages = _verdict(golden, new)
     assert passed is passes, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        # a data rate in another unit is the same rate, and a unit names nothing
+        ("The new plan offers up to 1 Gbps.", "The new plan offers up to 1,000 Mbps.", True),
+        (
+            "新しいプランの通信速度は最大1Gbpsです。",
+            "新プランの最大通信速度は1,000Mbpsです。",
+            True,
+        ),
+        # another rate differs
+        ("The new plan offers up to 1 Gbps.", "The new plan offers up to 100 Mbps.", False),
+        ("新しいプランの通信速度は最大1Gbpsです。", "新プランの最大通信速度は100Mbpsです。", False),
+    ],
+)
+def test_a_data_rate_in_another_unit_is_the_same_rate(golden: str, new: str, passes: bool) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages

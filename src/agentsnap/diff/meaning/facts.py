@@ -557,6 +557,8 @@ def _names(
             continue
         if word.casefold() in STOPWORDS or word.casefold() in _POLE:
             continue
+        if len(word) >= 3 and (word.casefold() in UNITS or word.casefold() + "/s" in UNITS):
+            continue  # a unit ("Gbps", "Mbit/s") names nothing
         mid_caps.add(word)
         out.append((start, Fact("name", (bare,), word)))  # "Meyer's estimate" names Meyer
     for match in re.finditer(r"(?<![^\W_'’°-])([A-HJ-Z])(?![^\W\d_'’°-])", text):
