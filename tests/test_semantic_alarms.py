@@ -831,3 +831,27 @@ def test_a_german_common_noun_after_in_names_no_place(golden: str, new: str, pas
 def test_a_data_rate_in_another_unit_is_the_same_rate(golden: str, new: str, passes: bool) -> None:
     passed, messages = _verdict(golden, new)
     assert passed is passes, messages
+
+
+_TICKETS = "| Ticket | Price (€) |\n|---|---|\n| Adult | 18 |\n| Child under 6 | {} |"
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        # a price of 0 is "free"
+        (
+            "Adult tickets are €18 and children under 6 enter free.",
+            _TICKETS.format("0 (free)"),
+            True,
+        ),
+        ("Der Eintritt für Kinder ist kostenlos.", "Eintritt Kinder: 0 €", True),
+        # another price, or a 0 that is no price, differs
+        ("Adult tickets are €18 and children under 6 enter free.", _TICKETS.format("5"), False),
+        ("Der Eintritt für Kinder ist kostenlos.", "Eintritt Kinder: 5 €", False),
+        ("Der Eintritt für Kinder kostet 5 €.", "Eintritt Kinder: 0 €", False),
+    ],
+)
+def test_a_price_of_zero_is_free(golden: str, new: str, passes: bool) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages

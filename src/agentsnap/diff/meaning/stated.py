@@ -22,6 +22,7 @@ from . import vocabulary as V
 from .clues import _LIST_SEPARATOR, _ONE, _name_in, one_unit_in
 from .layout import by_initials, same_written
 from .phrasing import multiple_in
+from .quantities import CURRENCY
 from .units import Unit
 
 __all__ = ["counted", "list_counted", "stated"]
@@ -176,6 +177,8 @@ def _zero_said(fact: F.Fact, own: str, other: str) -> bool:
     """A count of 0 the other text says with a word of none ("212 passed, 0 failed" / "with no
     failures"): the word counted, before or after the 0, shares its first four letters with a
     word right after (at most one word between) "no", "kein", "aucun", "sin" there."""
+    if fact.kind == "number" and fact.key[0] == 0.0 and fact.key[1] in CURRENCY.values():
+        return bool(_FREE.search(other))  # "0 €" = "kostenlos"
     found = _standalone(fact.surface, own) if fact.key == (0.0, "") else None
     if fact.kind != "number" or found is None:
         return False
@@ -186,10 +189,25 @@ def _zero_said(fact: F.Fact, own: str, other: str) -> bool:
     counted = re.search(r"([\u4e00-\u9fff\u30a0-\u30ff]{2,})\s*$", own[:at])
     if counted and re.search(rf"{re.escape(counted.group(1))}(?:切れ|なし|無し|ゼロ)", other):
         return True  # 「在庫 0個」 = 「在庫切れ」, 「在庫なし」
+    if _PRICE.search(" ".join(near) + " " + own[at : at + 12]) and _FREE.search(other):
+        return True  # a price of 0 ("| Child under 6 | 0 (free) |", "€0") = "free"
     return any(
         len(stem) == 4 and re.search(rf"\b{_NONE_OF}{re.escape(stem)}", other, re.IGNORECASE)
         for stem in stems
     )
+
+
+#: what says a 0 is a price: a currency, a price header, "free" beside it
+_PRICE = re.compile(
+    r"[€$£¥]|\b(?:eur|usd|gbp|price|prices|fee|fees|cost|costs|charge|preis|gebühr|prix|tarif|"
+    r"precio|free|gratis|kostenlos|gratuit)\b|料金|価格|無料",
+    re.IGNORECASE,
+)
+#: free of cost in the other text ("children enter free", "kostenlos", "gratuit", "無料")
+_FREE = re.compile(
+    r"(?<!feel )\b(?:free(?! to\b| up\b)|kostenlos|kostenfrei|gratuit\w*|gratis)\b|無料",
+    re.IGNORECASE,
+)
 
 
 def _once_said(fact: F.Fact, own: str, other: str, facts: list[F.Fact]) -> bool:
