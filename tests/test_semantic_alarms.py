@@ -855,3 +855,23 @@ _TICKETS = "| Ticket | Price (€) |\n|---|---|\n| Adult | 18 |\n| Child under 6
 def test_a_price_of_zero_is_free(golden: str, new: str, passes: bool) -> None:
     passed, messages = _verdict(golden, new)
     assert passed is passes, messages
+
+
+_NEED = "**Documents you'll need:**\n- your W-2\n- last year's return"
+_NEED_SAID = "You'll need your W-2 and last year's return."
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        # a line in bold that opens a list is its label
+        (_NEED, _NEED_SAID, True),
+        # a member left out, or an opener that negates (a claim), still fails
+        (_NEED, "You'll need your W-2.", False),
+        ("**Do not sign the lease yet:**\n- your W-2\n- last year's return", _NEED_SAID, False),
+        ("Do not sign the lease yet:\n- your W-2\n- last year's return", _NEED_SAID, False),
+    ],
+)
+def test_a_bold_line_opening_a_list_is_its_label(golden: str, new: str, passes: bool) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed is passes, messages

@@ -375,7 +375,12 @@ def split_units(text: str) -> list[Unit]:
         )
         # a line that opens a list ("To request leave:" above "1. …") is its label too
         following = next((nxt for nxt in lines[at + 1 :] if nxt.strip()), "")
-        opener = raw.rstrip().endswith((":", "：")) and bool(_ITEM.match(following))
+        # (in bold or not: "**Documents you'll need:**"; one that negates is a claim: "Do not sign:")
+        opener = (
+            raw.rstrip().rstrip("*_").endswith((":", "："))
+            and bool(_ITEM.match(following))
+            and not V.polarity(raw)[1]
+        )
         heading = (bool(_HEADING.match(raw)) or header_row or opener) and not in_fence
         line = _QUOTE.sub("", _HEADING.sub("", raw))
         if header_row and not in_fence:
