@@ -9,6 +9,7 @@ from functools import partial
 
 from . import facts as F
 from . import vocabulary as V
+from .negations import _NEGATING_PREFIXES, reversals
 from .phrasing import plain_polarity
 from .quantities import UNITS, base_unit
 from .units import _COMFORT, _CONCLUSION, _CONDITION, _COURTESY, _ENUM_GAP, _NARRATION, Unit
@@ -119,6 +120,13 @@ def _contentful(token: str) -> bool:
 def _related(a: str, b: str) -> bool:
     """Same stem, one a prefix of the other, or a contraction/spelling variant."""
     sa, sb = V._stem(a), V._stem(b)
+    for x, y in ((sa, sb), (sb, sa)):  # "uninstall" / "install": the reverse, no variant
+        if (
+            len(y) >= 4
+            and x.endswith(y)
+            and x[: -len(y)].rstrip("-") in (*_NEGATING_PREFIXES, "de")
+        ):
+            return False
     if sa == sb or a.startswith(b) or b.startswith(a):
         return True
     # a Japanese compound that lost or gained its first part (三日以内 / 日以内: the number is a fact)
@@ -314,56 +322,16 @@ def polar_concepts(text: str, heads: set[str] | None = None) -> dict[str, set[in
     return out
 
 
-#: prefixes that negate the word they open (``un``changed, ``non``-refundable, ``in``valid, 未完了)
-_NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis", "不", "非", "未", "無")
-
-
-def prefix_negations(text: str, other: str) -> list[str]:
-    """The words of ``text`` negated by a prefix whose base ``other`` states and whose whole
-    word it does not ("unchanged" against "nothing changes"): each counts as a negation, so
-    "is unchanged" and "nothing changes" agree in parity."""
-    other_stems = {V._stem(w) for w in V.tokens(other)}
-    out = []
-    for word in V.tokens(text):
-        stem = V._stem(word)
-        if stem in other_stems or word in V._POLE:  # "unpaid" is an antonym pole already
-            continue
-        for prefix in _NEGATING_PREFIXES:
-            base = stem[len(prefix) :].lstrip("-")
-            if stem.startswith(prefix) and len(base) >= 4 and base in other_stems:
-                out.append(word)
-                break
-    return out
-
-
-#: "free" of cost ("is free", "kostenlos", "gratuit"), not "feel free", "free to", "free up"
-_FREE = re.compile(
-    r"(?<!feel )\b(?:free(?! to\b| up\b)|kostenlos|kostenfrei|gratuit\w*|gratis)\b", re.IGNORECASE
-)
-#: no cost said with a negation: "there is no charge", "keine Kosten", "aucun frais", "ningún coste"
-_NO_CHARGE = re.compile(
-    r"\b(?:no|keine?|aucuns?|pas de|ningún|ninguna|sin)\s+(?:extra |additional |weiteren )?"
-    r"(?:charges?|costs?|fees?|kosten|gebühren?|frais|coste|costo|cargos?)\b",
-    re.IGNORECASE,
-)
-
-
-def free_negations(text: str, other: str) -> list[str]:
-    """ "free" in ``text`` where ``other`` says no cost with a negation and no "free" ("The first
-    copy is free" / "There is no charge for the first copy"): it counts as that negation."""
-    if _FREE.search(text) and _NO_CHARGE.search(other) and not _FREE.search(other):
-        return ["free"]
-    return []
-
-
 def flipped_concepts(golden: str, new: str) -> list[str]:
     """The concepts the two texts state with opposite polarity (see :func:`polar_concepts`); a
     word negated by a prefix the other text does without (``refundable`` / ``non-refundable``,
     ``reversible`` / ``irreversible``) counts as that word negated, and its concept is marked
     ``#`` like an antonym pair's (a flip by vocabulary, not by moved negations)."""
     g, n = polar_concepts(golden), polar_concepts(new)
-    for mine, other in ((g, n), (n, g)):
+    for mine, other, done in ((g, n, reversals(golden, new)), (n, g, reversals(new, golden))):
         for concept in [c for c in mine if c not in other and not c.startswith("#")]:
+            if concept in done:  # "uninstall the printer": a reversal done, no state denied
+                continue
             for prefix in _NEGATING_PREFIXES:
                 base = concept[len(prefix) :]
                 if (
@@ -408,6 +376,20 @@ _WHEN = re.compile(
     r"tan pronto como|hasta que)\b[^,;.!?:]*",
     re.IGNORECASE,
 )
+#: a decision as an event in time concludes nothing: "the decision usually takes three weeks",
+#: "decision time: 3 weeks", "the decision is expected by Friday", "die Entscheidung dauert"
+_EVENT = re.compile(
+    r"\b(?:decision|verdict|entscheidung|décision|decisión|resolución)\s+(?:\w+ly\s+)?"
+    r"(?:times?|dates?|deadlines?|period|letter|takes?|took|will take|can take|may take|is expected|will be (?:sent|made|issued|announced)|"
+    r"(?:is|was) (?:made|sent|issued|due)|arrives?|dauert|erfolgt|prend|est attendue|tarda|llega)\b",
+    re.IGNORECASE,
+)
+
+
+def concludes(text: str) -> bool:
+    """Whether ``text`` has a cue of :data:`_CONCLUSION` outside a condition or a time clause and
+    not naming a decision as an event in time."""
+    return bool(_CONCLUSION.search(_EVENT.sub(" ", _WHEN.sub(" ", _CONDITION.sub(" ", text)))))
 
 
 def changed_conclusion(golden: str, new: str) -> tuple[str, str] | None:
@@ -419,10 +401,7 @@ def changed_conclusion(golden: str, new: str) -> tuple[str, str] | None:
     g_cue, n_cue = _CONCLUSION.search(golden), _CONCLUSION.search(new)
     # a cue inside a condition or a time clause concludes nothing ("If you'd like to challenge
     # the decision, …", "as soon as a decision has been made")
-    if not (
-        _CONCLUSION.search(_WHEN.sub(" ", _CONDITION.sub(" ", golden)))
-        or _CONCLUSION.search(_WHEN.sub(" ", _CONDITION.sub(" ", new)))
-    ):
+    if not (concludes(golden) or concludes(new)):
         return None
     g_cue = g_cue or _CONCLUSION_WEAK.search(golden)
     n_cue = n_cue or _CONCLUSION_WEAK.search(new)
@@ -667,19 +646,3 @@ def denied_correction(fact: F.Fact, unit: Unit, others: list[F.Fact]) -> bool:
         f is not fact and f.kind == fact.kind and any(F.facts_match(f, o) for o in others)
         for f in unit.facts
     )
-
-
-def order_poles(markers: list[str], other: str) -> list[str]:
-    """``markers`` without a pole of order ("after", "nach", "après") whose other pole ("before")
-    the ``other`` sentence does not use: "hasn't paid after 45 days" = "unpaid for 45 days"; a
-    time moved across ("before meals" → "after meals") still counts."""
-    other_words = set(V.tokens(other))
-    return [
-        m
-        for m in markers
-        if m not in _ORDER or {w for w, sign in _ORDER.items() if sign != _ORDER[m]} & other_words
-    ]
-
-
-#: the words of the order antonym pair ("before"/"after", "vor"/"nach", "avant"/"après") and their poles
-_ORDER = {w: p[1] for w, p in V._POLE.items() if p[0] == V._POLE["after"][0]}

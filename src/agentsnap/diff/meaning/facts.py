@@ -102,6 +102,10 @@ class Fact(NamedTuple):
     surface: str
 
 
+#: endings only German common nouns have ("Rechnung", "Freiheit", "Mannschaft", "Kenntnis")
+_GERMAN_NOUN = re.compile(r"(?:ung|heit|keit|schaft|tion|ität|nis|tum|ismus)s?$")
+
+
 def normalise(text: str) -> str:
     """NFKC, curly quotes to straight ones, runs of whitespace to one space, stripped."""
     text = unicodedata.normalize("NFKC", text)
@@ -546,11 +550,15 @@ def _names(
             mixed = any(c.isupper() for c in word[1:])
             if not (mixed or prev in _GERMAN_NAME_AFTER) or initial or word in _GERMAN_PRONOUNS:
                 continue
+            if not mixed and _GERMAN_NOUN.search(word):  # "in Rechnung stellen": a noun, no place
+                continue
         if initial:
             initial_caps.append((start, word))
             continue
         if word.casefold() in STOPWORDS or word.casefold() in _POLE:
             continue
+        if len(word) >= 3 and (word.casefold() in UNITS or word.casefold() + "/s" in UNITS):
+            continue  # a unit ("Gbps", "Mbit/s") names nothing
         mid_caps.add(word)
         out.append((start, Fact("name", (bare,), word)))  # "Meyer's estimate" names Meyer
     for match in re.finditer(r"(?<![^\W_'’°-])([A-HJ-Z])(?![^\W\d_'’°-])", text):

@@ -52,10 +52,52 @@ def without_restriction(text: str) -> str:
 _HELD_TO = re.compile(r"\b(tenu|tenue|tenus|tenues)(?=\s+(?:de\b|d['’]))", re.IGNORECASE)
 
 
+#: "stop" as a place, not the end of a process: "the temporary stop", "a bus stop", "stops at
+#: Wood Green" (halts there); "the job stops", "stop the service" keep their pole
+_PLACE_STOP = re.compile(
+    r"\b((?:the|a|an|his|her|its|our|your|their|this|that|each|every|next|last|first|final|"
+    r"nearest|bus|tram|request|temporary)\s+)stops?\b|"
+    r"\bstop(?:s|ped|ping)?(?= (?:at|near|outside|in front of|in(?! \d))\b)",
+    re.IGNORECASE,
+)
+
+#: "out of stock" = "not in stock" (a state left: stock, service, order, warranty, print),
+#: "en rupture de stock" = "non en stock"
+_OUT_OF = re.compile(
+    r"\bout of (stock|service|order|warranty|print|range|scope|budget)\b|"
+    r"\ben rupture(?: de stock)?\b",
+    re.IGNORECASE,
+)
+
+#: a lack that conditions: "faute de paiement reçu" = "si le paiement n'est pas reçu" = "without
+#: payment received"
+_LACK = re.compile(
+    r"\b(?:faute d[e']|à défaut d[e']|en l'absence d[e']|mangels|in the absence of|for lack of|"
+    r"for want of|a falta de|en ausencia de)",
+    re.IGNORECASE,
+)
+
+#: a reminder asks for what it names: "don't forget to bring it" = "remember to bring it"
+_REMINDER = re.compile(
+    r"\b(?:don't|do not|never) forget\b|\bvergessen sie nicht\b|\bvergiss nicht\b|"
+    r"\bn'oubliez pas\b|\bn'oublie pas\b|\bno olvide\b|\bno olvides\b|お忘れなく|忘れずに",
+    re.IGNORECASE,
+)
+
+
+def _not_in(match: re.Match[str]) -> str:
+    return f"not in {match.group(1)}" if match.group(1) else "non en stock"
+
+
 def plain_polarity(text: str) -> str:
-    """``text`` with its phrasings of restriction and obligation written plainly (module doc):
-    what polarity is read from."""
-    return _HELD_TO.sub("obligé", without_restriction(text))
+    """``text`` with its phrasings of restriction and obligation written plainly (module doc), a
+    state left said as not in it (``out of stock`` = ``not in stock``), a lack as ``without``
+    (``faute de paiement``, ``mangels``), a reminder as what it asks (``don't forget to`` =
+    ``remember to``), and a stop that is a
+    place or a halt at one written ``halt``: what polarity is read from."""
+    text = _OUT_OF.sub(_not_in, _HELD_TO.sub("obligé", without_restriction(text)))
+    text = _REMINDER.sub("remember", _LACK.sub("without ", text))
+    return _PLACE_STOP.sub(r"\1halt", text)
 
 
 #: a vulgar fraction after NFKC ("¼" → "1⁄4")

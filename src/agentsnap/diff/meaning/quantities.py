@@ -131,6 +131,13 @@ UNITS = {
     "kib": "KB",
     "mib": "MB",
     "gib": "GB",
+    # data rates: "1 Gbps" = "1,000 Mbps" = "1 Gbit/s"
+    "kbps": "kbit/s",
+    "mbps": "Mbit/s",
+    "gbps": "Gbit/s",
+    "kbit/s": "kbit/s",
+    "mbit/s": "Mbit/s",
+    "gbit/s": "Gbit/s",
     "km": "km",
     "m": "m",
     "cm": "cm",
@@ -210,6 +217,9 @@ BASE = {
     "MB": (1e6, "B"),
     "GB": (1e9, "B"),
     "TB": (1e12, "B"),
+    "kbit/s": (1e3, "bit/s"),
+    "Mbit/s": (1e6, "bit/s"),
+    "Gbit/s": (1e9, "bit/s"),
     "day": (86400.0, "s"),  # "24 hours" = "1 day" = "86,400 seconds"
     "week": (604800.0, "s"),  # "two weeks" = "14 days"
     "year": (12.0, "month"),  # "2 years" = "24 months"

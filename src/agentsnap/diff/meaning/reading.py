@@ -31,14 +31,12 @@ from .clues import (
     _unrelated,
     _weight,
     changed_conclusion,
+    concludes,
     courteous,
     denied_correction,
     flipped_concepts,
     flipped_in_clause,
-    free_negations,
     named_step,
-    order_poles,
-    prefix_negations,
 )
 from .findings import KIND_LABEL, Finding, Verdict, pair_message
 from .layout import (
@@ -52,11 +50,17 @@ from .layout import (
 )
 from .members import contrast_kept, negated_member_moved
 from .merges import links, merged_pairs
+from .negations import (
+    free_negations,
+    omissions_read,
+    order_poles,
+    prefix_negations,
+)
 from .phrasing import clock_words
 from .roles import active, bound_swap, clause_swap, duty_moved, order_kept, voice_swap
 from .slots import replaced_pairs, restated_pairs
-from .stated import counted, stated
-from .units import _CONCLUSION, _COURTESY, _NARRATION, _PASSIVE, Unit, _flat
+from .stated import counted, list_counted, stated
+from .units import _COURTESY, _NARRATION, _PASSIVE, Unit, _flat
 
 __all__ = ["ALIGN", "COVERED", "Reading"]
 
@@ -164,6 +168,7 @@ class Reading:
                 or denied_correction(fact, self.g[i], [o for _, o in n_all])
                 or counted(self.g, i, fact, self.new)
                 or rows_counted(fact, self.n, self.golden)
+                or list_counted(fact, self.golden, self.n)
             ):
                 missing.setdefault(fact.kind, []).append((i, fact))
         for j, fact in n_left:
@@ -172,6 +177,7 @@ class Reading:
                 or denied_correction(fact, self.n[j], [o for _, o in g_all])
                 or counted(self.n, j, fact, self.golden)
                 or rows_counted(fact, self.g, self.new)
+                or list_counted(fact, self.new, self.g)
             ):
                 extra.setdefault(fact.kind, []).append((j, fact))
         for kind in list(dict.fromkeys([*missing, *extra])):
@@ -273,6 +279,9 @@ class Reading:
             n_markers += prefix_negations(n, g) + free_negations(
                 n, g
             )  # changes", "free" = "no charge"
+            shown = (g, n)
+            # a word of omission as the negation the other says ("skips X" = "does not halt at X")
+            g, n, g_markers, n_markers = omissions_read(g, n, g_markers, n_markers)
             # a concept stated with opposite polarity, backed by the parity of the negations and
             # negative antonyms (a paraphrase moves them around: "no open issues" = "all issues
             # are closed"; "did not pass" = "failed"); a negating prefix (reversible →
@@ -291,7 +300,9 @@ class Reading:
             # a table row's cells are no clauses: the row says its cells of its first one
             rows = [self.g[i].text for i in g_part if self.g[i].row]
             rows += [self.n[j].text for j in n_part if self.n[j].row]
-            if len(rows) == 1 and other_than_only(rows[0], n if rows[0] == g else g):
+            if len(rows) == 1 and other_than_only(
+                rows[0], shown[1] if rows[0] == shown[0] else shown[0]
+            ):
                 continue  # "only the SUV includes…" denies it of the row "Compact"
             if not ((flipped and (parity or prefixed) and close >= 0.5) or len(g_part) > 1):
                 # clause by clause: two flips in two clauses cancel in the sentence's parity
@@ -309,20 +320,19 @@ class Reading:
                     )
                 )
                 if clause is not None:
-                    self.flag("polarity", "harmful", clause, g, n)
+                    self.flag("polarity", "harmful", clause, *shown)
                     return
             moved = negated_member_moved(g, n, flipped) if flipped and not parity else None
             if moved is not None:
                 label = f"negation moved to another member (not {moved[0]} → not {moved[1]})"
-                self.flag("swap", "harmful", label, g, n)
+                self.flag("swap", "harmful", label, *shown)
                 return
             if flipped and (parity or prefixed) and close >= 0.5:
                 words = f"{', '.join(g_markers) or 'none'} → {', '.join(n_markers) or 'none'}"
                 if not (g_markers or n_markers):
                     words = ", ".join(c.lstrip("#") for c in flipped)
-                self.flag(
-                    "polarity", "harmful", f"polarity flipped (negation/antonym: {words})", g, n
-                )
+                label = f"polarity flipped (negation/antonym: {words})"
+                self.flag("polarity", "harmful", label, *shown)
                 return
 
     def _edits(self, i: int, j: int) -> None:
@@ -422,7 +432,7 @@ class Reading:
             and len(replaced[0][0].split()) <= width
             and len(replaced[0][1].split()) <= width
         ):
-            if _CONCLUSION.search(g_unit.text) and _CONCLUSION.search(n_unit.text):
+            if concludes(g_unit.text) and concludes(n_unit.text):
                 # the word a conclusion turns on is no synonym question ("recommend a
                 # replacement" → "recommend a repair" are near in a model's space)
                 a, b = replaced[0]

@@ -4,10 +4,13 @@ Read by :meth:`agentsnap.diff.meaning.reading.Reading._facts` for each fact the 
 not match key for key: a 1 said in words or a 2 as a pair (``one second``, ``the pair of
 workshops``), a number with a unit restated bare, a name spelled into its words or initials, a
 number written inside a name (``level-0``), a value written alike read as a time and a number, a
-count that only counts the list it opens (``three documents: A, B and C``), a 0 said with a
+count that only counts the list it opens (``three documents: A, B and C``) or that the other
+answer says by the length of its list (``touches three tables`` / three list items), a 0 said with a
 word of none (``0 failed`` = ``no failures``), once a period said as the period alone
 (``einmal täglich`` = ``täglich``), an acronym spelled from its start, inside a longer name or
-left out where it only names the kind of the next word (``API key`` / ``key``).
+left out where it only names the kind of the next word (``API key`` / ``key``), a time zone by
+another of its names (``Eastern`` / ``ET``), an acronym of a kind of thing beside a value the
+other states (``the API returns HTTP 429`` / ``a 429 response``).
 """
 
 from __future__ import annotations
@@ -19,9 +22,10 @@ from . import vocabulary as V
 from .clues import _LIST_SEPARATOR, _ONE, _name_in, one_unit_in
 from .layout import by_initials, same_written
 from .phrasing import multiple_in
+from .quantities import CURRENCY
 from .units import Unit
 
-__all__ = ["counted", "stated"]
+__all__ = ["counted", "list_counted", "stated"]
 
 
 def _single(fact: F.Fact, other_text: str) -> bool:
@@ -52,7 +56,55 @@ def stated(
         or _zero_said(fact, own, text)
         or _once_said(fact, own, text, [other for _, other in others])
         or _acronym_said(fact, own, text, [other for _, other in others])
+        or _zone_said(fact, text)
+        or _kind_named(fact, own, [other for _, other in others])
     )
+
+
+#: time zones, each by its words and its abbreviations ("3:30 PM Eastern" = "15:30 ET")
+_ZONES = [
+    "eastern et est edt",
+    "central ct cst cdt",
+    "mountain mt mst mdt",
+    "pacific pt pst pdt",
+    "cet mez",
+    "cest mesz",
+    "gmt utc greenwich",
+    "jst 日本時間",
+]
+_ZONE = {word: k for k, words in enumerate(_ZONES) for word in words.split()}
+
+
+def _zone_said(fact: F.Fact, other: str) -> bool:
+    """A time zone the other text names by another of its names ("Eastern" / "ET")."""
+    zone = _ZONE.get(fact.surface.casefold()) if fact.kind == "name" else None
+    return zone is not None and any(
+        _ZONE.get(w) == zone for w in V.tokens(other) if w != fact.surface.casefold()
+    )
+
+
+#: acronyms that name a kind of thing, not one thing ("the API returns 429" = "you get a 429")
+_KINDS = frozenset(
+    (  # noqa: SIM905 - a word list reads better as text
+        "API APIS CI CD URL UI DB SDK CLI PR VM CPU RAM OS ID PDF FAQ HTTP HTTPS DNS SSL TLS VPN "
+        "JSON CSV SQL"
+    ).split()
+)
+
+
+def _kind_named(fact: F.Fact, own: str, others: list[F.Fact]) -> bool:
+    """An acronym of a kind of thing (:data:`_KINDS`) said in one answer only, beside a value
+    the other states, the other naming no such kind in its place ("the API returns HTTP 429" /
+    "you get a 429 response"; not "the API" / "the CLI", nor "through the API" / "through the
+    web form", where the acronym is all the sentence says)."""
+    if fact.kind != "name" or fact.surface not in _KINDS:
+        return False
+    mine = set(re.findall(r"\b[A-Z]{2,5}\b", own))
+    if any(o.kind == "name" and o.surface in _KINDS - mine for o in others):
+        return False
+    sentence = next((p for p in re.split(r"[.!?\n]\s", own) if fact.surface in p), "")
+    values = {o.surface for o in others if o.kind != "name"}
+    return any(v in sentence for v in values)
 
 
 def counted(units: list[Unit], i: int, fact: F.Fact, other: str) -> bool:
@@ -85,6 +137,26 @@ def counted(units: list[Unit], i: int, fact: F.Fact, other: str) -> bool:
     return True
 
 
+def list_counted(fact: F.Fact, own: str, others: list[Unit]) -> bool:
+    """Whether bare count ``fact`` of ``own`` ("The migration touches three tables.") is the
+    length of a list the other answer lays out (three items in a row, each saying words of
+    ``own``): the list states the count, and its members are compared one by one."""
+    value = fact.key[0] if fact.kind == "number" and fact.key[1:] == ("",) else None
+    if not isinstance(value, float) or not value.is_integer() or not 2 <= value <= 12:
+        return False
+    words = {V._stem(w) for w in V.content_words(own)}
+    runs: list[int] = []
+    run = 0
+    for unit in [*others, None]:
+        if unit is not None and unit.step:
+            own_words = {V._stem(w) for w in V.content_words(unit.text)}
+            run = run + 1 if own_words and len(own_words & words) * 2 >= len(own_words) else -99
+        else:
+            runs.append(run)
+            run = 0
+    return runs.count(int(value)) == 1 and not any(r > 0 and r != value for r in runs)
+
+
 def _in_a_name(fact: F.Fact, others: list[tuple[int, F.Fact]]) -> bool:
     """A number the other text writes inside a name ("level 0" / "level-0", "room 12" / "room-12")."""
     return any(
@@ -95,7 +167,7 @@ def _in_a_name(fact: F.Fact, others: list[tuple[int, F.Fact]]) -> bool:
 
 #: a word that says "none of": "0 failed" = "no failures", "0 Fehler" = "keine Fehler"
 _NONE_OF = (
-    r"(?:no|none|zero|without|not|cannot|can't|never|kein\w*|nicht|ohne|aucun\w*|sans|pas|"
+    r"(?:no|none|zero|without|not|cannot|can't|never|out of|kein\w*|nicht|ohne|aucun\w*|sans|pas|"
     r"ningun\w*|ninguna|sin)"
     r"(?:\s+[^\W\d_]+)?\s+"
 )
@@ -105,6 +177,8 @@ def _zero_said(fact: F.Fact, own: str, other: str) -> bool:
     """A count of 0 the other text says with a word of none ("212 passed, 0 failed" / "with no
     failures"): the word counted, before or after the 0, shares its first four letters with a
     word right after (at most one word between) "no", "kein", "aucun", "sin" there."""
+    if fact.kind == "number" and fact.key[0] == 0.0 and fact.key[1] in CURRENCY.values():
+        return bool(_FREE.search(other))  # "0 €" = "kostenlos"
     found = _standalone(fact.surface, own) if fact.key == (0.0, "") else None
     if fact.kind != "number" or found is None:
         return False
@@ -112,10 +186,28 @@ def _zero_said(fact: F.Fact, own: str, other: str) -> bool:
     near = own[max(0, at - 20) : at].split()[-1:] + own[at + len(fact.surface) :].split()[:1]
     near += V.tokens(_header_of(own, at))  # a table cell: what its column counts
     stems = [V._stem(w.strip(".,;:()").casefold())[:4] for w in near]
+    counted = re.search(r"([\u4e00-\u9fff\u30a0-\u30ff]{2,})\s*$", own[:at])
+    if counted and re.search(rf"{re.escape(counted.group(1))}(?:切れ|なし|無し|ゼロ)", other):
+        return True  # 「在庫 0個」 = 「在庫切れ」, 「在庫なし」
+    if _PRICE.search(" ".join(near) + " " + own[at : at + 12]) and _FREE.search(other):
+        return True  # a price of 0 ("| Child under 6 | 0 (free) |", "€0") = "free"
     return any(
         len(stem) == 4 and re.search(rf"\b{_NONE_OF}{re.escape(stem)}", other, re.IGNORECASE)
         for stem in stems
     )
+
+
+#: what says a 0 is a price: a currency, a price header, "free" beside it
+_PRICE = re.compile(
+    r"[€$£¥]|\b(?:eur|usd|gbp|price|prices|fee|fees|cost|costs|charge|preis|gebühr|prix|tarif|"
+    r"precio|free|gratis|kostenlos|gratuit)\b|料金|価格|無料",
+    re.IGNORECASE,
+)
+#: free of cost in the other text ("children enter free", "kostenlos", "gratuit", "無料")
+_FREE = re.compile(
+    r"(?<!feel )\b(?:free(?! to\b| up\b)|kostenlos|kostenfrei|gratuit\w*|gratis)\b|無料",
+    re.IGNORECASE,
+)
 
 
 def _once_said(fact: F.Fact, own: str, other: str, facts: list[F.Fact]) -> bool:
@@ -133,7 +225,10 @@ def _once_said(fact: F.Fact, own: str, other: str, facts: list[F.Fact]) -> bool:
 
 def _standalone(surface: str, text: str) -> re.Match[str] | None:
     """Where ``surface`` stands in ``text`` as a number of its own (not the 0 of "+01:00")."""
-    return re.search(rf"(?<![\w.,:+-]){re.escape(surface)}(?![\w]|[.,:]\d)", text)
+    # a counter may follow ("0個")
+    return re.search(
+        rf"(?<![\w.,:+-]){re.escape(surface)}(?![^\W\u3040-\u30ff\u4e00-\u9fff]|[.,:]\d)", text
+    )
 
 
 _ACRONYM = re.compile(r"[A-Z]{2,5}")

@@ -122,7 +122,8 @@ _COURTESY = re.compile(
     r"こんにちは|ありがとうございます|かしこまりました|承知しました|もちろん|お気軽に|ご不明な点|"
     r"よろしくお願い(?:します|いたします|申し上げます)|お役に立て|以下の通り|以下のとおり|お問い合わせください|お問い合わせ|"
     r"ご確認ありがとう|ありがとう|お伝えします|お伝えしますね|いつでも|聞いてください|お気軽|"
-    r"申し訳|恐れ入り|お待たせ|気になる点|ご質問",
+    r"申し訳|恐れ入り|お待たせ|気になる点|ご質問|お忘れなく|忘れずに|ご[\u4e00-\u9fff]{1,4}の際[はに]?|"
+    r"\b(?:(?:don't|do not) forget to|remember to|vergessen sie nicht|n'oubliez pas)\b",
     re.IGNORECASE,
 )
 #: the speaker or the reader addressed: first person singular, or an offer on a condition
@@ -180,6 +181,15 @@ _SIGNATURE = re.compile(
 #: a greeting's first words and the names right after it ("Hola, Marta", "Hi Sam and Priya")
 _ADDRESSEE = re.compile(
     r"^[^\W\d_]+(?:\s+[^\W\d_]+)?[,\s]+(?-i:[A-ZÀ-Þ][^\W\d_]*(?:(?:\s+|\s*(?:and|und|et|y)\s+)[A-ZÀ-Þ][^\W\d_]*){0,2})",
+    re.IGNORECASE,
+)
+#: thanks for the reader's request, or the request restated, opening a sentence ("Thank you for
+#: applying to our Master's programme", "Good question — you asked why CI is red", "Vielen Dank
+#: für Ihre Anfrage zum Tarif X"): the names in that clause are what the reader named, no claim
+_THANKED = re.compile(
+    r"^(?:(?:many |so )?thanks?(?: you)?(?: so much| a lot)? for|(?:good|great) question|you asked|"
+    r"(?:vielen )?dank für|danke für|gute frage|sie fragten|merci (?:pour|de|d')|excellente question|"
+    r"vous demandiez|gracias por|buena pregunta|preguntaba)(?:\s*[—–-]\s*you asked\b)?\b[^,;.!?:—–]*",
     re.IGNORECASE,
 )
 #: an apology or sympathy that opens a sentence ("Sorry about the trouble…", "Es tut mir leid…")
@@ -365,7 +375,12 @@ def split_units(text: str) -> list[Unit]:
         )
         # a line that opens a list ("To request leave:" above "1. …") is its label too
         following = next((nxt for nxt in lines[at + 1 :] if nxt.strip()), "")
-        opener = raw.rstrip().endswith((":", "：")) and bool(_ITEM.match(following))
+        # (in bold or not: "**Documents you'll need:**"; one that negates is a claim: "Do not sign:")
+        opener = (
+            raw.rstrip().rstrip("*_").endswith((":", "："))
+            and bool(_ITEM.match(following))
+            and not V.polarity(raw)[1]
+        )
         heading = (bool(_HEADING.match(raw)) or header_row or opener) and not in_fence
         line = _QUOTE.sub("", _HEADING.sub("", raw))
         if header_row and not in_fence:
@@ -485,6 +500,11 @@ def _fill(
             body = unit.text[: closing.start()]
             cut = unit.text[closing.start() :]
             unit.facts = [f for f in unit.facts if f.kind != "name" or f.surface not in cut]
+        thanked = _THANKED.match(body.lstrip("¡¿\"'“ "))
+        # the reader's own request named back: its names are no facts, its words courtesy
+        if thanked:
+            unit.facts = [f for f in unit.facts if f.kind != "name" or f.surface not in thanked[0]]
+            body = body.replace(thanked[0], " ", 1)
         rest = _COURTESY.sub(" ", body) if body.strip() else ""
         remaining = [w for w in V.content_words(rest) if w not in _NARRATION]
         # "Sure!", "Gerne." — no content word of its own — or a courtesy phrase and one word

@@ -505,7 +505,8 @@ def detect_german(text: str) -> bool:
 #: "almost nothing", "fast nichts": a small amount, not a negation of what follows
 ALMOST_NOTHING = re.compile(
     r"\b(?:almost|nearly|practically|virtually|next to) (?:nothing|none|no one)\b|\bfast (?:nichts|keine?)\b|"
-    r"\b(?:no|not) (?:less|more|later|earlier|fewer) than\b|\bnicht (?:mehr|weniger|später) als\b|"
+    r"\b(?:no|not) (?:less|more|later|earlier|fewer|sooner|longer) than\b|"
+    r"\bnicht (?:mehr|weniger|später|früher|eher|länger) als\b|"
     r"\bpas (?:plus|moins) de\b|\bno (?:más|menos) de\b|"
     r"\bpresque (?:rien|pas)\b|\bcasi (?:nada|ninguno|ninguna)\b",
     re.IGNORECASE,
