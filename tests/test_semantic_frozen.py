@@ -17,7 +17,12 @@
 * ``bench/semantic_frozen.jsonl`` — the evaluation set, frozen before any tuning (139 pairs,
   written by another helper that saw neither the code nor the dev sets). Nothing is tuned on it:
   these floors only stop a change from making it worse. ``python bench/semantic_accuracy.py``
-  prints the per-category tables.
+  prints the per-category tables;
+* ``bench/semantic_heldout10.jsonl`` (120 pairs) and ``bench/semantic_heldout12.jsonl`` (150
+  pairs, all 14 categories, five languages) — held-out sets, each written by a helper that saw no
+  code and no data, read before a round (totals only) and once after it: a round is kept only
+  when they do not drop. Held-out 12 read 78.0 % (lexical) / 79.3 % (onnx) before round eight
+  and 78.7 % / 81.3 % after it.
 
 The floors are today's measured accuracy at default settings, no judge; issue 29's target
 (92 % on the frozen set, no changed number or negation passing) is not met yet.
@@ -63,12 +68,16 @@ FLOORS = {
     ("dev9", "onnx"): (0.88, 7),
     ("dev11", "lexical"): (0.92, 5),
     ("dev11", "onnx"): (0.93, 4),
-    ("frozen", "lexical"): (0.87, 14),
-    # 2026-12-06, round seven (m29s7): the dev sets rose on both backends, the frozen set read one
-    # pair lower under onnx (123 -> 122/139, false alarms 12 -> 13), held-out10 likewise (94 -> 93/120);
-    # merged for the general readings it adds (one-to-one alignment, roles in either voice), the floor
-    # set to what was measured and the loss said in CAUSES 8.frozen, not hidden
-    ("frozen", "onnx"): (0.87, 13),
+    # 2026-12-06, round seven (m29s7) set the onnx floor one pair lower (said in CAUSES 8.frozen);
+    # round eight (m29s8, 2026-12-06) raised both: 122 -> 124/139, false alarms 14 -> 12 and 13 -> 11
+    ("frozen", "lexical"): (0.89, 12),
+    ("frozen", "onnx"): (0.89, 11),
+    # the held-out sets, read once after each round (never tuned on): 93 and 94/120 after round eight
+    ("heldout10", "lexical"): (0.77, 16),
+    ("heldout10", "onnx"): (0.78, 14),
+    # written before round eight and read once before it (117 and 119/150) and once after (118, 122)
+    ("heldout12", "lexical"): (0.78, 19),
+    ("heldout12", "onnx"): (0.81, 15),
 }
 SETS = {
     "dev2": ROOT / "tests" / "semantic_dev2.jsonl",
@@ -81,6 +90,8 @@ SETS = {
     "dev9": ROOT / "tests" / "semantic_dev9.jsonl",
     "dev11": ROOT / "tests" / "semantic_dev11.jsonl",
     "frozen": accuracy.FROZEN,
+    "heldout10": ROOT / "bench" / "semantic_heldout10.jsonl",
+    "heldout12": ROOT / "bench" / "semantic_heldout12.jsonl",
 }
 _RESULTS: dict[tuple[str, str], dict[str, Any]] = {}
 
@@ -108,9 +119,22 @@ def test_the_sets_are_what_their_docs_say() -> None:
         "dev9": 90,
         "dev11": 150,
         "frozen": 139,
+        "heldout10": 120,
+        "heldout12": 150,
     }
-    dev_goldens = {p["golden"] for name, pairs in sets.items() if name != "frozen" for p in pairs}
-    assert not {p["golden"] for p in sets["frozen"]} & dev_goldens
+    assert not {p["golden"] for p in sets["frozen"]} & {
+        p["golden"] for name, pairs in sets.items() if name != "frozen" for p in pairs
+    }
+    # each held-out set's writer chose its own topics; held-out 10 has one golden that dev set 11
+    # also has (each with other new answers): no pair is in two sets
+    dev_pairs = {
+        (p["golden"], p["new"])
+        for name, pairs in sets.items()
+        if not name.startswith("heldout")
+        for p in pairs
+    }
+    for name in ("heldout10", "heldout12"):
+        assert not {(p["golden"], p["new"]) for p in sets[name]} & dev_pairs, name
     for pairs in sets.values():
         assert len({p["id"] for p in pairs}) == len(pairs)
         assert {p["lang"] for p in pairs} == {"en", "de", "fr", "ja", "es"}
