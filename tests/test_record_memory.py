@@ -136,7 +136,9 @@ def test_the_views_of_calls_the_trace_built_are_kept_and_a_users_values_copied()
         {"type": "llm_call", "provider": "openai", "request": odd_view, "response": None},
         {"type": "tool_call", "name": "weather", "args": args, "result": {"t": 21}},
     ]
-    traced = build_snapshot("t::a", steps, traced=True)
+    handed = list(steps)  # Trace.steps() hands over a list of its own: prepared in place
+    traced = build_snapshot("t::a", handed, traced=True)
+    assert traced.trace is handed
     assert traced.trace[0]["request"] is request_view
     assert traced.trace[0]["response"] is response_view
     assert traced.trace[1]["request"] == {"score": {"$float": "nan"}}  # converted as before
