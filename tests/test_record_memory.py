@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import sys
 import threading
 from collections.abc import Iterator
@@ -309,3 +310,96 @@ def test_the_goldens_a_run_wrote_are_not_read_again_for_their_names(
     reads.clear()
     assert sorted(store.names(except_loaded=True)) == ["t::a", "t::other"]
     assert store.path_for("t::a").name in [p.name for p in reads]
+
+
+def test_a_request_body_shares_what_it_repeats_of_the_one_before() -> None:
+    from agentsnap.storage.wire import Repeats
+
+    tools = [{"type": "function", "function": {"name": "w", "parameters": {"type": "object"}}}]
+    system = {"role": "system", "content": "Be terse."}
+    repeats = Repeats()
+    first = repeats.shared(
+        {"model": "m", "tools": tools, "messages": [system, {"role": "user", "content": "a"}]}
+    )
+    again = json.loads(json.dumps(first))  # the next request: the same JSON, new objects
+    again["messages"].append({"role": "assistant", "content": "b"})
+    second = repeats.shared(again)
+    assert second["tools"] is first["tools"]  # a top-level value repeated: the one object
+    assert second["messages"] is not first["messages"]  # the list grew: its items shared
+    assert all(a is b for a, b in zip(second["messages"], first["messages"], strict=False))
+    assert second["messages"][2] == {"role": "assistant", "content": "b"}
+    # the same JSON only: 1, 1.0 and True are equal in Python, and key order is the JSON's
+    third = repeats.shared(
+        {
+            "model": "m",
+            "tools": [
+                {"function": {"name": "w", "parameters": {"type": "object"}}, "type": "function"}
+            ],
+            "messages": [{"role": "system", "content": "Be terse."}],
+            "n": 1,
+        }
+    )
+    assert third["tools"] is not second["tools"] and third["tools"] == second["tools"]
+    assert third["messages"][0] is system or third["messages"][0] is second["messages"][0]
+    fourth = repeats.shared({"n": 1.0, "flags": [True, 1]})
+    fifth = repeats.shared({"n": True, "flags": [1, 1.0]})
+    assert type(fourth["n"]) is float and type(fifth["n"]) is bool
+    assert [type(v) for v in fifth["flags"]] == [int, float]
+    assert repeats.shared([1, 2]) == [1, 2]  # not an object: as it is
+
+
+def test_a_recorded_golden_is_the_same_json_with_repeats_shared(tmp_path: Path) -> None:
+    from agentsnap.capture.request import record_of
+    from agentsnap.storage.wire import Repeats
+
+    bodies = [
+        {
+            "model": "m",
+            "messages": [{"role": "user", "content": "q"}] * (i + 1),
+            "t": [1, 2.0, True],
+        }
+        for i in range(4)
+    ]
+    raws = [json.dumps(b).encode() for b in bodies]
+    repeats = Repeats()
+    shared = [record_of("POST", "/v1/x", "", "application/json", r, repeats) for r in raws]
+    alone = [record_of("POST", "/v1/x", "", "application/json", r) for r in raws]
+    assert shared[3]["body"]["t"] is shared[0]["body"]["t"]
+    as_text = [json.dumps(s, sort_keys=True) for s in shared]
+    assert as_text == [json.dumps(a, sort_keys=True) for a in alone]
+
+
+_LEAVES = (
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 3)
+    | st.sampled_from([0.0, 1.0, 2.5])
+    | st.text(max_size=2)
+)
+_VALUES = st.recursive(
+    _LEAVES,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=2), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+_BODIES = st.dictionaries(st.sampled_from(["a", "b", "messages"]), _VALUES, max_size=3)
+
+
+@given(st.lists(_BODIES, min_size=1, max_size=5))
+@settings(max_examples=300, deadline=None)
+def test_sharing_repeats_never_changes_a_body(bodies: list[dict[str, Any]]) -> None:
+    import msgspec
+
+    from agentsnap.storage.wire import Repeats
+
+    repeats = Repeats()
+    kept = []
+    for body in bodies:
+        before = msgspec.msgpack.encode(body)
+        parsed = msgspec.msgpack.decode(before)  # new objects, as a parse makes them
+        kept.append((repeats.shared(parsed), before))
+        assert msgspec.msgpack.encode(kept[-1][0]) == before
+    assert all(
+        msgspec.msgpack.encode(body) == before for body, before in kept
+    )  # none changed later

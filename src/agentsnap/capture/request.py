@@ -57,7 +57,16 @@ def request_parts(request: Request) -> tuple[str, str, str, str, bytes]:
     return request.method, url.path, query, request.headers.get("content-type") or "", raw
 
 
-def record_of(method: str, path: str, query: str, ctype: str, raw: bytes) -> dict[str, Any]:
+def record_of(
+    method: str,
+    path: str,
+    query: str,
+    ctype: str,
+    raw: bytes,
+    repeats: wire.Repeats | None = None,
+) -> dict[str, Any]:
+    """The stored form of a request from its parts (:func:`request_parts`); ``repeats``: the
+    capture's bodies so far, whose repeats this body shares (:class:`~agentsnap.storage.wire.Repeats`)."""
     rec: dict[str, Any] = {"method": method, "path": scrub_text(path)}
     if query:
         rec["query"] = scrub_url("http://x/?" + query).split("?", 1)[1]
@@ -68,6 +77,8 @@ def record_of(method: str, path: str, query: str, ctype: str, raw: bytes) -> dic
     stored = wire.encode_body(raw, ctype, binary=_request_bytes)
     if "body" in stored:  # walked only when a string in it is not known to be left alone
         stored["body"] = scrub_parsed_json(stored["body"], raw)
+        if repeats is not None:
+            stored["body"] = repeats.shared(stored["body"])
     elif "text" in stored:
         stored["text"] = scrub_text(stored["text"])
     rec.update(stored)
