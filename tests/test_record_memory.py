@@ -318,37 +318,33 @@ def test_a_request_body_shares_what_it_repeats_of_the_one_before() -> None:
     tools = [{"type": "function", "function": {"name": "w", "parameters": {"type": "object"}}}]
     system = {"role": "system", "content": "Be terse."}
     repeats = Repeats()
-    first = repeats.shared(
-        {"model": "m", "tools": tools, "messages": [system, {"role": "user", "content": "a"}]}
-    )
-    again = json.loads(json.dumps(first))  # the next request: the same JSON, new objects
-    again["messages"].append({"role": "assistant", "content": "b"})
-    second = repeats.shared(again)
+    body = {"model": "m", "tools": tools, "messages": [system, {"role": "user", "content": "a"}]}
+    first = repeats.parse(json.dumps(body).encode())
+    body["messages"].append({"role": "assistant", "content": "b"})
+    second = repeats.parse(json.dumps(body).encode())
     assert second["tools"] is first["tools"]  # a top-level value repeated: the one object
     assert second["messages"] is not first["messages"]  # the list grew: its items shared
     assert all(a is b for a, b in zip(second["messages"], first["messages"], strict=False))
-    assert second["messages"][2] == {"role": "assistant", "content": "b"}
-    # the same JSON only: 1, 1.0 and True are equal in Python, and key order is the JSON's
-    third = repeats.shared(
-        {
-            "model": "m",
-            "tools": [
-                {"function": {"name": "w", "parameters": {"type": "object"}}, "type": "function"}
-            ],
-            "messages": [{"role": "system", "content": "Be terse."}],
-            "n": 1,
-        }
+    assert second == body
+    # the same text only: 1, 1.0 and True are equal in Python, and key order is the JSON's
+    third = repeats.parse(
+        b'{"model": "m", "n": 1.0, "flags": [true, 1], "tools": [{"type": "function"}]}'
     )
-    assert third["tools"] is not second["tools"] and third["tools"] == second["tools"]
-    assert third["messages"][0] is system or third["messages"][0] is second["messages"][0]
-    fourth = repeats.shared({"n": 1.0, "flags": [True, 1]})
-    fifth = repeats.shared({"n": True, "flags": [1, 1.0]})
-    assert type(fourth["n"]) is float and type(fifth["n"]) is bool
-    assert [type(v) for v in fifth["flags"]] == [int, float]
-    assert repeats.shared([1, 2]) == [1, 2]  # not an object: as it is
+    fourth = repeats.parse(
+        b'{"model": "m", "n": true, "flags": [1, 1.0], "tools": [{"type": "function"}]}'
+    )
+    assert type(third["n"]) is float and type(fourth["n"]) is bool
+    assert [type(v) for v in fourth["flags"]] == [int, float]
+    assert fourth["tools"] is third["tools"] and fourth["model"] is third["model"]
+    with pytest.raises(ValueError):
+        repeats.parse(b"[1, 2]")  # not an object: the caller parses it as before
+    with pytest.raises(ValueError):
+        repeats.parse(b'{"x": NaN}')  # msgspec refuses it: json reads it, as before
 
 
-def test_a_recorded_golden_is_the_same_json_with_repeats_shared(tmp_path: Path) -> None:
+def test_a_recorded_request_is_the_same_json_with_repeats_shared() -> None:
+    import msgspec
+
     from agentsnap.capture.request import record_of
     from agentsnap.storage.wire import Repeats
 
@@ -360,20 +356,21 @@ def test_a_recorded_golden_is_the_same_json_with_repeats_shared(tmp_path: Path) 
         }
         for i in range(4)
     ]
-    raws = [json.dumps(b).encode() for b in bodies]
+    raws = [json.dumps(b).encode() for b in bodies] + [b'{"x": NaN}', b"[1]", b"not json", b""]
     repeats = Repeats()
     shared = [record_of("POST", "/v1/x", "", "application/json", r, repeats) for r in raws]
     alone = [record_of("POST", "/v1/x", "", "application/json", r) for r in raws]
     assert shared[3]["body"]["t"] is shared[0]["body"]["t"]
-    as_text = [json.dumps(s, sort_keys=True) for s in shared]
-    assert as_text == [json.dumps(a, sort_keys=True) for a in alone]
+    assert shared[3]["body"]["messages"][0] is shared[0]["body"]["messages"][0]
+    assert [repr(s) for s in shared] == [repr(a) for a in alone]
+    assert msgspec.msgpack.encode(shared[:4]) == msgspec.msgpack.encode(alone[:4])
 
 
 _LEAVES = (
     st.none()
     | st.booleans()
     | st.integers(-3, 3)
-    | st.sampled_from([0.0, 1.0, 2.5])
+    | st.sampled_from([0.0, 1.0, 2.5, 1e300])
     | st.text(max_size=2)
 )
 _VALUES = st.recursive(
@@ -386,20 +383,18 @@ _VALUES = st.recursive(
 _BODIES = st.dictionaries(st.sampled_from(["a", "b", "messages"]), _VALUES, max_size=3)
 
 
-@given(st.lists(_BODIES, min_size=1, max_size=5))
+@given(st.lists(st.tuples(_BODIES, st.booleans()), min_size=1, max_size=5))
 @settings(max_examples=300, deadline=None)
-def test_sharing_repeats_never_changes_a_body(bodies: list[dict[str, Any]]) -> None:
+def test_sharing_repeats_never_changes_a_body(bodies: list[tuple[dict[str, Any], bool]]) -> None:
     import msgspec
 
-    from agentsnap.storage.wire import Repeats
+    from agentsnap.storage.wire import Repeats, json_loads
 
     repeats = Repeats()
     kept = []
-    for body in bodies:
-        before = msgspec.msgpack.encode(body)
-        parsed = msgspec.msgpack.decode(before)  # new objects, as a parse makes them
-        kept.append((repeats.shared(parsed), before))
-        assert msgspec.msgpack.encode(kept[-1][0]) == before
-    assert all(
-        msgspec.msgpack.encode(body) == before for body, before in kept
-    )  # none changed later
+    for body, spaced in bodies:
+        raw = json.dumps(body, separators=(", ", ": ") if spaced else (",", ":")).encode()
+        expected = msgspec.msgpack.encode(json_loads(raw))  # types and key order included
+        kept.append((repeats.parse(raw), expected))
+        assert msgspec.msgpack.encode(kept[-1][0]) == expected
+    assert all(msgspec.msgpack.encode(got) == expected for got, expected in kept)  # none changed

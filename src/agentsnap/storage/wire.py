@@ -158,69 +158,63 @@ class Exchange:
 
 
 class Repeats:
-    """What a run's request bodies repeat of the one parsed before them, held once.
+    """What a run's request bodies repeat of the one read before them, parsed once and held once.
 
     An agent's requests repeat themselves: the tools, the system prompt, the conversation so far
-    (each request carries every message before it). :meth:`shared` makes a new body's top-level
-    values, and the items of its top-level lists, that are the same JSON as the previous body's
-    the previous body's own objects (a 5,000-call run's parsed requests held 12.7 MB, 3.1 MB
-    shared). The same JSON exactly: equal, and the same MessagePack in key order (``1``,
-    ``1.0`` and ``True`` are equal in Python and not here), so every value reads and writes as
-    parsed. The bodies are the stored requests of one capture, which nothing changes in place
-    (the stored form is converted and scrubbed into new objects); a value shared is shared
-    between steps of the snapshot made from them."""
+    (each request carries every message before it). :meth:`parse` reads a body that is a JSON
+    object by its top-level values and the items of its top-level lists, as text (msgspec's
+    ``Raw``: slices of the body, not parsed); a value or item whose text is the previous body's,
+    byte for byte, is the previous body's parsed object, and only the rest is parsed (a
+    5,000-call run's parsed requests held 12.7 MB, 3.1 MB shared). The same text is the same
+    JSON, so every value reads and writes as a whole parse gives it. The bodies are the stored
+    requests of one capture, which nothing changes in place (stored forms are converted and
+    scrubbed into new objects); a value shared is shared between the steps made from them."""
 
     __slots__ = ("_last",)
 
     def __init__(self) -> None:
-        self._last: dict[str, Any] | None = None
+        #: the previous body's parts: key -> (text, parsed value, its items' (text, value) or None)
+        self._last: dict[str, tuple[msgspec.Raw, Any, list[tuple[msgspec.Raw, Any]] | None]] = {}
 
-    def shared(self, body: Any) -> Any:
-        """``body`` (a parsed, scrubbed request body), its repeats of the previous body shared."""
-        if type(body) is not dict:
-            return body
-        last, self._last = self._last, body
-        if last is None:
-            return body
-        for key, value in body.items():
-            old = last.get(key, _ABSENT)
-            if old is value or old is _ABSENT or type(old) is not type(value):
+    def parse(self, raw: bytes) -> dict[str, Any]:
+        """``json_loads(raw)`` of a body that is a JSON object, its repeats of the previous body
+        shared. Raises ``ValueError`` (msgspec's ``DecodeError``) for anything else."""
+        last = self._last
+        self._last = {}  # (a body that fails to read shares nothing with the next)
+        parts: dict[str, tuple[msgspec.Raw, Any, list[tuple[msgspec.Raw, Any]] | None]] = {}
+        body: dict[str, Any] = {}
+        for key, text in _object_parts(raw).items():
+            seen = last.get(key)
+            if seen is not None and seen[0] == text:
+                parts[key] = seen
+                body[key] = seen[1]
                 continue
-            if type(value) is list:
-                body[key] = _shared_items(value, old)
-            elif _same_json(value, old):
-                body[key] = old
+            items = None
+            if memoryview(text)[0] == 0x5B:  # "[": a list, read item by item
+                old = seen[2] if seen is not None and seen[2] is not None else []
+                items = [
+                    old[i] if i < len(old) and old[i][0] == item else (item, _part(item))
+                    for i, item in enumerate(_list_parts(text))
+                ]
+                value: Any = [v for _, v in items]
+            else:
+                value = _part(text)
+            parts[key] = (text, value, items)
+            body[key] = value
+        self._last = parts
         return body
 
 
-_ABSENT = object()
-_packed = msgspec.msgpack.Encoder().encode
+_object_parts = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode
+_list_parts = msgspec.json.Decoder(list[msgspec.Raw]).decode
 
 
-def _same_json(a: Any, b: Any) -> bool:
-    """Whether two parsed JSON values of one type are the same JSON, key order and number types
-    included (``a == b`` alone calls ``1``, ``1.0`` and ``True`` the same)."""
-    if a != b:
-        return False
-    if type(a) is str:
-        return True
+def _part(text: msgspec.Raw) -> Any:
+    """One value of a body, as :func:`json_loads` parses it."""
     try:
-        return bool(_packed(a) == _packed(b))
-    except (OverflowError, TypeError, msgspec.EncodeError):
-        return False
-
-
-def _shared_items(items: list[Any], old: list[Any]) -> list[Any]:
-    """``items`` with each item the same JSON as ``old``'s at its place replaced by that one;
-    ``old`` itself when every item is."""
-    same = 0
-    for i, (a, b) in enumerate(zip(items, old, strict=False)):
-        if a is b:
-            same += 1
-        elif type(a) is type(b) and _same_json(a, b):
-            items[i] = b
-            same += 1
-    return old if same == len(items) == len(old) else items
+        return _msgspec_decode(text)
+    except msgspec.DecodeError:
+        return json.loads(bytes(text))
 
 
 # --------------------------------------------------------------------------
