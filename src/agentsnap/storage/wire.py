@@ -173,15 +173,16 @@ class Repeats:
     __slots__ = ("_last",)
 
     def __init__(self) -> None:
-        #: the previous body's parts: key -> (text, parsed value, its items' (text, value) or None)
-        self._last: dict[str, tuple[msgspec.Raw, Any, list[tuple[msgspec.Raw, Any]] | None]] = {}
+        #: the previous body's parts: key -> (text, parsed value, a list's items' texts or None)
+        self._last: dict[str, tuple[msgspec.Raw, Any, list[msgspec.Raw] | None]] = {}
 
     def parse(self, raw: bytes) -> dict[str, Any]:
         """``json_loads(raw)`` of a body that is a JSON object, its repeats of the previous body
-        shared. Raises ``ValueError`` (msgspec's ``DecodeError``) for anything else."""
+        shared. Raises ``ValueError`` (msgspec's ``DecodeError``) for anything else, and for
+        what msgspec refuses (``NaN``, a lone surrogate escape...: :func:`json_loads` reads it)."""
         last = self._last
         self._last = {}  # (a body that fails to read shares nothing with the next)
-        parts: dict[str, tuple[msgspec.Raw, Any, list[tuple[msgspec.Raw, Any]] | None]] = {}
+        parts: dict[str, tuple[msgspec.Raw, Any, list[msgspec.Raw] | None]] = {}
         body: dict[str, Any] = {}
         for key, text in _object_parts(raw).items():
             seen = last.get(key)
@@ -189,17 +190,19 @@ class Repeats:
                 parts[key] = seen
                 body[key] = seen[1]
                 continue
-            items = None
-            if memoryview(text)[0] == 0x5B:  # "[": a list, read item by item
-                old = seen[2] if seen is not None and seen[2] is not None else []
-                items = [
-                    old[i] if i < len(old) and old[i][0] == item else (item, _part(item))
-                    for i, item in enumerate(_list_parts(text))
+            old_texts = seen[2] if seen is not None else None
+            texts = _items_of(text) if old_texts is not None else None
+            if texts is not None and old_texts is not None:  # a list then and now: item by item
+                old = seen[1] if seen is not None else ()
+                n = len(old_texts)
+                value: Any = [
+                    old[i] if i < n and old_texts[i] == t else _msgspec_decode(t)
+                    for i, t in enumerate(texts)
                 ]
-                value: Any = [v for _, v in items]
             else:
-                value = _part(text)
-            parts[key] = (text, value, items)
+                value = _msgspec_decode(text)
+                texts = _list_parts(text) if type(value) is list else None
+            parts[key] = (text, value, texts)
             body[key] = value
         self._last = parts
         return body
@@ -209,12 +212,12 @@ _object_parts = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode
 _list_parts = msgspec.json.Decoder(list[msgspec.Raw]).decode
 
 
-def _part(text: msgspec.Raw) -> Any:
-    """One value of a body, as :func:`json_loads` parses it."""
+def _items_of(text: msgspec.Raw) -> list[msgspec.Raw] | None:
+    """The items' texts of a value that was a list in the previous body; None when it is not one now."""
     try:
-        return _msgspec_decode(text)
-    except msgspec.DecodeError:
-        return json.loads(bytes(text))
+        return _list_parts(text)
+    except msgspec.ValidationError:
+        return None
 
 
 # --------------------------------------------------------------------------
