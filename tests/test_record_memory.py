@@ -398,3 +398,22 @@ def test_sharing_repeats_never_changes_a_body(bodies: list[tuple[dict[str, Any],
         kept.append((repeats.parse(raw), expected))
         assert msgspec.msgpack.encode(kept[-1][0]) == expected
     assert all(msgspec.msgpack.encode(got) == expected for got, expected in kept)  # none changed
+
+
+def test_header_answers_are_remembered_and_stay_the_globs_answers() -> None:
+    import fnmatch
+
+    from agentsnap.spec.provider_specs import load_specs
+    from agentsnap.storage.scrub import ACCOUNT_HEADERS, REDACTED, mask_header
+
+    spec = next(s for s in load_specs() if s.name == "openai")
+    names = ["x-request-id", "openai-organization", "Authorization", "content-type", "date"]
+    names += [f"x-made-up-{i}" for i in range(1100)]  # more than are remembered: cleared, bounded
+    for name in names * 2:
+        low = name.lower()
+        keep = any(fnmatch.fnmatchcase(low, p) for p in spec.keep_headers if p != "*")
+        assert spec.keeps_header(name) is spec._keeps(low)
+        assert keep <= spec.keeps_header(name)
+        masked = any(fnmatch.fnmatchcase(low, p) for p in (*ACCOUNT_HEADERS, "x-made-up-1*"))
+        assert (mask_header(name, "v", ("x-made-up-1*",)) == REDACTED) is masked
+    assert len(spec._kept) <= 1024
