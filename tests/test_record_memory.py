@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import sys
 import threading
 from collections.abc import Iterator
@@ -136,7 +137,9 @@ def test_the_views_of_calls_the_trace_built_are_kept_and_a_users_values_copied()
         {"type": "llm_call", "provider": "openai", "request": odd_view, "response": None},
         {"type": "tool_call", "name": "weather", "args": args, "result": {"t": 21}},
     ]
-    traced = build_snapshot("t::a", steps, traced=True)
+    handed = list(steps)  # Trace.steps() hands over a list of its own: prepared in place
+    traced = build_snapshot("t::a", handed, traced=True)
+    assert traced.trace is handed
     assert traced.trace[0]["request"] is request_view
     assert traced.trace[0]["response"] is response_view
     assert traced.trace[1]["request"] == {"score": {"$float": "nan"}}  # converted as before
@@ -307,3 +310,110 @@ def test_the_goldens_a_run_wrote_are_not_read_again_for_their_names(
     reads.clear()
     assert sorted(store.names(except_loaded=True)) == ["t::a", "t::other"]
     assert store.path_for("t::a").name in [p.name for p in reads]
+
+
+def test_a_request_body_shares_what_it_repeats_of_the_one_before() -> None:
+    from agentsnap.storage.wire import Repeats
+
+    tools = [{"type": "function", "function": {"name": "w", "parameters": {"type": "object"}}}]
+    system = {"role": "system", "content": "Be terse."}
+    repeats = Repeats()
+    body = {"model": "m", "tools": tools, "messages": [system, {"role": "user", "content": "a"}]}
+    first = repeats.parse(json.dumps(body).encode())
+    body["messages"].append({"role": "assistant", "content": "b"})
+    second = repeats.parse(json.dumps(body).encode())
+    assert second["tools"] is first["tools"]  # a top-level value repeated: the one object
+    assert second["messages"] is not first["messages"]  # the list grew: its items shared
+    assert all(a is b for a, b in zip(second["messages"], first["messages"], strict=False))
+    assert second == body
+    # the same text only: 1, 1.0 and True are equal in Python, and key order is the JSON's
+    third = repeats.parse(
+        b'{"model": "m", "n": 1.0, "flags": [true, 1], "tools": [{"type": "function"}]}'
+    )
+    fourth = repeats.parse(
+        b'{"model": "m", "n": true, "flags": [1, 1.0], "tools": [{"type": "function"}]}'
+    )
+    assert type(third["n"]) is float and type(fourth["n"]) is bool
+    assert [type(v) for v in fourth["flags"]] == [int, float]
+    assert fourth["tools"] is third["tools"] and fourth["model"] is third["model"]
+    with pytest.raises(ValueError):
+        repeats.parse(b"[1, 2]")  # not an object: the caller parses it as before
+    with pytest.raises(ValueError):
+        repeats.parse(b'{"x": NaN}')  # msgspec refuses it: json reads it, as before
+
+
+def test_a_recorded_request_is_the_same_json_with_repeats_shared() -> None:
+    import msgspec
+
+    from agentsnap.capture.request import record_of
+    from agentsnap.storage.wire import Repeats
+
+    bodies = [
+        {
+            "model": "m",
+            "messages": [{"role": "user", "content": "q"}] * (i + 1),
+            "t": [1, 2.0, True],
+        }
+        for i in range(4)
+    ]
+    raws = [json.dumps(b).encode() for b in bodies] + [b'{"x": NaN}', b"[1]", b"not json", b""]
+    repeats = Repeats()
+    shared = [record_of("POST", "/v1/x", "", "application/json", r, repeats) for r in raws]
+    alone = [record_of("POST", "/v1/x", "", "application/json", r) for r in raws]
+    assert shared[3]["body"]["t"] is shared[0]["body"]["t"]
+    assert shared[3]["body"]["messages"][0] is shared[0]["body"]["messages"][0]
+    assert [repr(s) for s in shared] == [repr(a) for a in alone]
+    assert msgspec.msgpack.encode(shared[:4]) == msgspec.msgpack.encode(alone[:4])
+
+
+_LEAVES = (
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 3)
+    | st.sampled_from([0.0, 1.0, 2.5, 1e300])
+    | st.text(max_size=2)
+)
+_VALUES = st.recursive(
+    _LEAVES,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=2), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+_BODIES = st.dictionaries(st.sampled_from(["a", "b", "messages"]), _VALUES, max_size=3)
+
+
+@given(st.lists(st.tuples(_BODIES, st.booleans()), min_size=1, max_size=5))
+@settings(max_examples=300, deadline=None)
+def test_sharing_repeats_never_changes_a_body(bodies: list[tuple[dict[str, Any], bool]]) -> None:
+    import msgspec
+
+    from agentsnap.storage.wire import Repeats, json_loads
+
+    repeats = Repeats()
+    kept = []
+    for body, spaced in bodies:
+        raw = json.dumps(body, separators=(", ", ": ") if spaced else (",", ":")).encode()
+        expected = msgspec.msgpack.encode(json_loads(raw))  # types and key order included
+        kept.append((repeats.parse(raw), expected))
+        assert msgspec.msgpack.encode(kept[-1][0]) == expected
+    assert all(msgspec.msgpack.encode(got) == expected for got, expected in kept)  # none changed
+
+
+def test_header_answers_are_remembered_and_stay_the_globs_answers() -> None:
+    import fnmatch
+
+    from agentsnap.spec.provider_specs import load_specs
+    from agentsnap.storage.scrub import ACCOUNT_HEADERS, REDACTED, mask_header
+
+    spec = next(s for s in load_specs() if s.name == "openai")
+    names = ["x-request-id", "openai-organization", "Authorization", "content-type", "date"]
+    names += [f"x-made-up-{i}" for i in range(1100)]  # more than are remembered: cleared, bounded
+    for name in names * 2:
+        low = name.lower()
+        keep = any(fnmatch.fnmatchcase(low, p) for p in spec.keep_headers if p != "*")
+        assert spec.keeps_header(name) is spec._keeps(low)
+        assert keep <= spec.keeps_header(name)
+        masked = any(fnmatch.fnmatchcase(low, p) for p in (*ACCOUNT_HEADERS, "x-made-up-1*"))
+        assert (mask_header(name, "v", ("x-made-up-1*",)) == REDACTED) is masked
+    assert len(spec._kept) <= 1024

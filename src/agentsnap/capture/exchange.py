@@ -80,7 +80,9 @@ def begin(recording: Recording, request: Request, spec: ProviderSpec) -> wire.Ex
         parts = request_parts(request)
         codec = spec.codec_for(scrub_text(parts[1]))
         exchange: wire.Exchange = LazyExchange(provider=spec.name, codec=codec, request={})
-        exchange.__dict__["_make_request"] = functools.partial(record_of, *parts)
+        exchange.__dict__["_make_request"] = functools.partial(
+            record_of, *parts, recording.trace.repeats
+        )
     else:
         req = request_record(request)
         exchange = wire.Exchange(provider=spec.name, codec=spec.codec_for(req["path"]), request=req)

@@ -57,7 +57,16 @@ def request_parts(request: Request) -> tuple[str, str, str, str, bytes]:
     return request.method, url.path, query, request.headers.get("content-type") or "", raw
 
 
-def record_of(method: str, path: str, query: str, ctype: str, raw: bytes) -> dict[str, Any]:
+def record_of(
+    method: str,
+    path: str,
+    query: str,
+    ctype: str,
+    raw: bytes,
+    repeats: wire.Repeats | None = None,
+) -> dict[str, Any]:
+    """The stored form of a request from its parts (:func:`request_parts`); ``repeats``: the
+    capture's bodies so far, whose repeats this body shares (:class:`~agentsnap.storage.wire.Repeats`)."""
     rec: dict[str, Any] = {"method": method, "path": scrub_text(path)}
     if query:
         rec["query"] = scrub_url("http://x/?" + query).split("?", 1)[1]
@@ -65,13 +74,24 @@ def record_of(method: str, path: str, query: str, ctype: str, raw: bytes) -> dic
         found = _BOUNDARY.search(ctype)
         if found:
             raw = raw.replace(found.group(1).encode("latin-1", "replace"), b"agentsnap-boundary")
-    stored = wire.encode_body(raw, ctype, binary=_request_bytes)
+    stored = _with_repeats(raw, repeats) if repeats is not None and raw[:1] == b"{" else None
+    if stored is None:
+        stored = wire.encode_body(raw, ctype, binary=_request_bytes)
     if "body" in stored:  # walked only when a string in it is not known to be left alone
         stored["body"] = scrub_parsed_json(stored["body"], raw)
     elif "text" in stored:
         stored["text"] = scrub_text(stored["text"])
     rec.update(stored)
     return rec
+
+
+def _with_repeats(raw: bytes, repeats: wire.Repeats) -> dict[str, Any] | None:
+    """``{"body": ...}`` of a JSON object body, sharing what it repeats of the body before it
+    (:class:`~agentsnap.storage.wire.Repeats`); None when it is not one msgspec reads."""
+    try:
+        return {"body": repeats.parse(raw)}
+    except ValueError:
+        return None
 
 
 def _request_bytes(raw: bytes) -> dict[str, Any]:

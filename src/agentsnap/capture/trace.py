@@ -29,7 +29,15 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..storage.wire import Exchange, canonical_json, chunk_bytes, decompress, next_seq, request_key
+from ..storage.wire import (
+    Exchange,
+    Repeats,
+    canonical_json,
+    chunk_bytes,
+    decompress,
+    next_seq,
+    request_key,
+)
 
 if TYPE_CHECKING:
     from .mcp.channel import Channel
@@ -52,6 +60,8 @@ class Trace:
         self.mcp_channels: list[Channel] = []
         #: the WebSocket connections opened while active (:mod:`agentsnap.capture.websocket`)
         self.ws_connections: list[Connection] = []
+        #: the captured request bodies' repeats, held once (:class:`~agentsnap.storage.wire.Repeats`)
+        self.repeats = Repeats()
 
     def add_exchange(self, exchange: Exchange) -> None:
         """Register an exchange when its request is sent (order = start order)."""

@@ -63,6 +63,10 @@ __all__ = [
 Body = bytes | None | Callable[[], bytes | None]
 
 
+#: header names a spec remembers :meth:`ProviderSpec.keeps_header`'s answer for, at most
+_KEPT_NAMES = 1024
+
+
 @dataclass(frozen=True)
 class WireRule:
     """One ``[[match.wire]]`` rule: the shape of one LLM endpoint of a provider.
@@ -122,6 +126,11 @@ class ProviderSpec:
     known_hosts: tuple[str, ...] = ()
     #: the SDK that sends the traffic (``[provider] package``, a distribution name)
     sdk_package: str = ""
+    #: :meth:`keeps_header`'s answers by lower-case name (names repeat in every response; each
+    #: glob tried costs a ``fnmatchcase`` call)
+    _kept: dict[str, bool] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
 
     def codec_for(self, path: str) -> str | None:
         """The codec for an endpoint path, or None when the path is not an LLM call."""
@@ -140,6 +149,14 @@ class ProviderSpec:
         serves the same header names as live.
         """
         low = name.lower()
+        kept = self._kept.get(low)
+        if kept is None:
+            if len(self._kept) >= _KEPT_NAMES:  # (a server inventing names: bounded)
+                self._kept.clear()
+            kept = self._kept[low] = self._keeps(low)
+        return kept
+
+    def _keeps(self, low: str) -> bool:
         if any(fnmatch.fnmatchcase(low, pat) for pat in self.keep_headers if pat != "*"):
             return True
         if "*" not in self.keep_headers:

@@ -84,7 +84,14 @@ from .rules import (
     parse_redact,
 )
 from .text import mask_header, scrub_text
-from .walk import scrub_json, scrub_parsed_json, scrub_snapshot, scrub_url, scrub_value
+from .walk import (
+    scrub_json,
+    scrub_parsed_json,
+    scrub_snapshot,
+    scrub_step,
+    scrub_url,
+    scrub_value,
+)
 
 __all__ = [
     "ACCOUNT_HEADERS",
@@ -105,6 +112,7 @@ __all__ = [
     "scrub_json",
     "scrub_parsed_json",
     "scrub_snapshot",
+    "scrub_step",
     "scrub_text",
     "scrub_url",
     "scrub_value",

@@ -314,6 +314,13 @@ def scrub_snapshot(data: dict[str, Any], rules: Redaction | None = None) -> dict
     return out
 
 
+def scrub_step(step: object, rules: Redaction | None = None) -> Any:
+    """One step of a snapshot's trace as :func:`scrub_snapshot` scrubs it (a new dict; its
+    ``exchange`` kept when captured or served by this process), for a trace prepared a step at
+    a time."""
+    return _scrub_step(step, rules or active())
+
+
 def _scrub_step(step: object, rules: Redaction) -> Any:
     if not isinstance(step, dict):
         return scrub_value(step, rules)
