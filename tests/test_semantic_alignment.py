@@ -540,3 +540,55 @@ def test_a_sentence_merged_into_one_matched_elsewhere_is_no_replaced_line() -> N
     )
     passed, messages = _verdict(_DETOUR, left_out)
     assert not passed, messages
+
+
+# --------------------------------------------------------------------------- reworded throughout
+
+_MSC = "Admission to the MSc programme opens on 1 March. {} Decisions are sent within six weeks."
+_DIPLOMA = "Applicants living abroad must attach a certified translation of every foreign diploma."
+_HENPIN = "ご注文は5月2日に発送しました。{}到着まで3日ほどかかります。"
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        # alone in its slot, one sentence against one, two words shared: said again
+        (
+            _MSC.format(_DIPLOMA),
+            _MSC.format(
+                "Anyone outside the country sends each diploma with an official translation "
+                "stamped by a sworn translator."
+            ),
+        ),
+        # compound parts as words: 送料 / 返送料, 当社 and 負担 / 当社負担
+        (
+            _HENPIN.format("返品時の送料は当社が負担します。"),
+            _HENPIN.format("返品の際の返送料は当社負担です。"),
+        ),
+    ],
+)
+def test_a_sentence_reworded_throughout_in_its_place_is_restated(golden: str, new: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed, messages
+    assert any("sentence restated" in m for m in messages), messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        (
+            _MSC.format(_DIPLOMA),
+            _MSC.format(
+                "Anyone outside the country sends each diploma as it is, since originals are accepted."
+            ),
+        ),
+        (
+            _HENPIN.format("返品時の送料は当社が負担します。"),
+            _HENPIN.format("ギフト包装は無料でご利用いただけます。"),
+        ),
+    ],
+)
+def test_another_claim_in_a_sentence_s_place_is_still_dropped(golden: str, new: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert not passed, messages
+    assert any("sentence dropped" in m for m in messages), messages
