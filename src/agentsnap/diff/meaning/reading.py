@@ -53,8 +53,10 @@ from .merges import links, merged_pairs
 from .negations import (
     free_negations,
     omissions_read,
+    order_both_ways,
     order_poles,
     prefix_negations,
+    unordered,
 )
 from .phrasing import clock_words
 from .roles import active, bound_swap, clause_swap, duty_moved, order_kept, voice_swap
@@ -275,6 +277,8 @@ class Reading:
                 continue
             g_markers = order_poles([m for i in g_part for m in self.g[i].markers], n)
             n_markers = order_poles([m for j in n_part for m in self.n[j].markers], g)
+            if order_both_ways(g, n):  # "A before B" = "A first; after that B": no pole flipped
+                g_markers, n_markers = unordered(g_markers), unordered(n_markers)
             g_markers += prefix_negations(g, n) + free_negations(g, n)  # "unchanged" = "nothing
             n_markers += prefix_negations(n, g) + free_negations(
                 n, g
