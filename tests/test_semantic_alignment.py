@@ -592,3 +592,41 @@ def test_another_claim_in_a_sentence_s_place_is_still_dropped(golden: str, new: 
     passed, messages = _verdict(golden, new)
     assert not passed, messages
     assert any("sentence dropped" in m for m in messages), messages
+
+
+# --------------------------------------------------------------------------- a table's topic
+
+_FERRY = (
+    "The ferry from Oban to Craignure leaves at 09:50 from pier 2 and arrives at 10:35. "
+    "The next sailing leaves at 12:00 from pier 2 and arrives at 12:45. "
+    "Tickets are sold by CalMac at the terminal."
+)
+_SAILINGS = (
+    "| Departs | Pier | Arrives |\n|---|---|---|\n| 09:50 | 2 | 10:35 |\n| 12:00 | 2 | 12:45 |"
+)
+
+
+def test_the_topic_a_table_of_its_values_leaves_to_the_question_passes() -> None:
+    passed, messages = _verdict(_FERRY, _SAILINGS + "\n\nTickets: CalMac, at the terminal.")
+    assert passed, messages
+    assert any("topic left to the table's question (Oban)" in m for m in messages), messages
+
+
+@pytest.mark.parametrize(
+    ("new", "finding"),
+    [
+        # a name of a later sentence is no topic
+        (_SAILINGS + "\n\nTickets: at the terminal.", "names differ (CalMac → (none))"),
+        # another topic in its place
+        (
+            "| Route | Departs | Pier | Arrives |\n|---|---|---|---|\n"
+            "| Oban → Tobermory | 09:50 | 2 | 10:35 |\n| Oban → Tobermory | 12:00 | 2 | 12:45 |"
+            "\n\nTickets: CalMac, at the terminal.",
+            "names differ (Craignure → Tobermory)",
+        ),
+    ],
+)
+def test_a_name_the_table_leaves_out_or_replaces_still_fails(new: str, finding: str) -> None:
+    passed, messages = _verdict(_FERRY, new)
+    assert not passed, messages
+    assert any(finding in m for m in messages), messages
