@@ -630,3 +630,47 @@ def test_a_name_the_table_leaves_out_or_replaces_still_fails(new: str, finding: 
     passed, messages = _verdict(_FERRY, new)
     assert not passed, messages
     assert any(finding in m for m in messages), messages
+
+
+# --------------------------------------------------------------------------- a need denied
+
+_RE = (
+    "Der RE 4417 fährt um 10:12 Uhr von Gleis 5 in Köln Hbf ab und erreicht Aachen Hbf um "
+    "11:05 Uhr. Ein Umstieg ist nicht nötig. Eine Reservierung ist möglich."
+)
+_RE_TABLE = (
+    "| Zug | Ab | Gleis | An | Umstieg |\n|---|---|---|---|---|\n"
+    "| RE 4417 | Köln Hbf 10:12 | 5 | Aachen Hbf 11:05 | {} |\n\nEine Reservierung ist möglich."
+)
+_TRAIN = (
+    "The 10:12 train from platform 5 reaches Aachen at 11:05. No change of trains is needed. "
+    "Seats can be reserved."
+)
+_TRAIN_TABLE = (
+    "| Train | Platform | Arrives | Change |\n|---|---|---|---|\n| 10:12 | 5 | Aachen 11:05 | {} |"
+    "\n\nSeats can be reserved."
+)
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"), [(_RE, _RE_TABLE.format("–")), (_TRAIN, _TRAIN_TABLE.format("–"))]
+)
+def test_a_need_denied_passes_as_the_thing_denied(golden: str, new: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed, messages
+    assert any("a need denied as the thing denied" in m for m in messages), messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        (_RE, _RE_TABLE.format("✓")),
+        (_RE, _RE_TABLE.format("Düren")),
+        (_TRAIN, _TRAIN_TABLE.format("✓")),
+        (_TRAIN, _TRAIN_TABLE.format("yes")),
+    ],
+)
+def test_a_need_the_table_grants_or_does_not_say_still_fails(golden: str, new: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert not passed, messages
+    assert any("sentence dropped" in m for m in messages), messages

@@ -3,7 +3,8 @@ a negating prefix whose base the other sentence states (``unchanged`` / ``nothin
 "free" against the other's "no charge", a word of omission against the other's negation or its
 halt at a place (``skips Elm Street`` = ``doesn't stop at Elm Street``), and a pole of order
 counted only where the other sentence uses its other pole, and not where the two put the same
-thing first with the two poles (``A before B`` = ``A first; only after that B``)."""
+thing first with the two poles (``A before B`` = ``A first; only after that B``), and a need
+denied said as the thing denied (``no change is needed`` = ``Change: –``)."""
 
 import re
 
@@ -11,6 +12,7 @@ from . import vocabulary as V
 
 __all__ = [
     "free_negations",
+    "need_denied",
     "omission_negations",
     "omissions_read",
     "order_both_ways",
@@ -208,3 +210,45 @@ def order_both_ways(text: str, other: str) -> bool:
     kept = len(a[1] & b[1]) + len(a[2] & b[2])
     crossed = len(a[1] & b[2]) + len(a[2] & b[1])
     return kept > crossed
+
+
+#: words of necessity: denied, the modality of the denial, what is denied is the thing needed
+#: ("Ein Umstieg ist nicht nötig" = "Umstieg: –", "no action is required" = "Action: none")
+_NEEDED = frozenset(
+    [
+        "need",
+        "needed",
+        "necessary",
+        "required",
+        "requir",
+        "nötig",
+        "notwendig",
+        "erforderlich",
+        "benötigt",
+        "nécessaire",
+        "nécessaires",
+        "requis",
+        "requise",
+        "necesario",
+        "necesaria",
+        "necesarios",
+        "必要",
+    ]
+)
+
+
+def need_denied(words: list[str], others: list[list[str]], least: float) -> int | None:
+    """The index of the first of ``others`` (units' words) that denies what ``words`` (a unit's, with its
+    negation) says is not needed: a negation of its own and ``least`` of the other words, the
+    word of necessity aside ("Ein Umstieg ist nicht nötig" / the row "…; not Umstieg", a "–" under
+    "Umstieg"); None where ``words`` name no necessity."""
+    kept = [w for w in words if w not in _NEEDED]
+    if len(kept) == len(words) or not kept:
+        return None
+    for k, other in enumerate(others):
+        if not any(w in V._NEGATIONS for w in other):
+            continue  # "✓" under "Umstieg": the change said, not denied
+        said = sum(w in other or w in V._NEGATIONS for w in kept)
+        if said >= least * len(kept):
+            return k
+    return None

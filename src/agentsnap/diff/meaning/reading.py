@@ -51,6 +51,7 @@ from .members import contrast_kept, negated_member_moved
 from .merges import links, merged_pairs
 from .negations import (
     free_negations,
+    need_denied,
     omissions_read,
     order_both_ways,
     order_poles,
@@ -549,6 +550,15 @@ class Reading:
             aligned = link is not None
             mutual = (i, link) in self.matched
             cover = _coverage(unit.words, n_words)
+            denying = (
+                need_denied(unit.words, [u.words for u in self.n], COVERED)
+                if unit.markers and not aligned and i not in g_restated
+                else None
+            )
+            if denying is not None:  # "no change is needed" / "Change: –": the change denied
+                label = "a need denied as the thing denied"
+                self.flag("rewording", "harmless", label, unit.text, self.n[denying].text)
+                continue
             if unit.step and aligned and not mutual and cover < 0.8:
                 # two golden steps share one new counterpart: the weaker one is missing
                 aligned = False
