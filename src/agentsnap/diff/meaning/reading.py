@@ -62,7 +62,7 @@ from .phrasing import clock_words
 from .roles import active, bound_swap, clause_swap, duty_moved, order_kept, voice_swap
 from .slots import replaced_pairs, restated_pairs
 from .stated import accounted
-from .units import _COURTESY, _NARRATION, _PASSIVE, Unit, _flat
+from .units import _COURTESY, _NARRATION, _PASSIVE, Unit, _flat, edges
 
 __all__ = ["ALIGN", "COVERED", "Reading"]
 
@@ -544,7 +544,7 @@ class Reading:
             if self.n_best[j] >= LIKE
         }
         n_replacing: set[int] = set()
-        g_edges, n_edges = _edges(self.g), _edges(self.n)
+        g_edges, n_edges = edges(self.g), edges(self.n)
         for i, unit in enumerate(self.g):
             link = self.g_link[i]
             aligned = link is not None
@@ -569,7 +569,7 @@ class Reading:
                 continue
             joined = joined_step(self.g, i, self.n)  # a step said in a sentence of steps
             if courteous(unit, n_words, edge=i in g_edges):
-                self.flag("courtesy", "harmless", _harmless(unit, "dropped"), unit.text, "")
+                self.flag("courtesy", "harmless", unit.harmless("dropped"), unit.text, "")
             elif joined is not None:
                 self._polarity([i], [joined])
             elif (
@@ -613,7 +613,7 @@ class Reading:
             if aligned and (mutual or weight < 3 or _coverage(unit.words, g_words) >= 0.5):
                 continue
             if courteous(unit, g_words, edge=j in n_edges):
-                self.flag("courtesy", "harmless", _harmless(unit, "added"), "", unit.text)
+                self.flag("courtesy", "harmless", unit.harmless("added"), "", unit.text)
             elif (joined := joined_step(self.n, j, self.g)) is not None:
                 self._polarity([joined], [j])
             elif sum(not V.polarity(w)[1] for w in novel) <= 2 and any(
@@ -681,18 +681,6 @@ class Reading:
 
 #: the words that join one more member to a list
 _JOIN = frozenset(["and", "or", "und", "oder", "et", "ou", "y", "o", "sowie", "plus", "と", "や"])
-
-
-def _harmless(unit: Unit, what: str) -> str:
-    """How a harmless unit is named: a heading or table header a label, a signature, courtesy."""
-    kind = "label" if unit.heading else "signature" if unit.signature else "courtesy"
-    return f"{kind} {what}"
-
-
-def _edges(units: list[Unit]) -> set[int]:
-    """The first and the last two units that say something (greetings and signatures aside)."""
-    said = [k for k, u in enumerate(units) if not (u.filler or u.signature)]
-    return set(said[:1] + said[-2:])
 
 
 def _argmax(values: list[float]) -> int:
