@@ -50,17 +50,17 @@ _spec.loader.exec_module(accuracy)
 
 #: (set, backend) -> least share of right verdicts, most false alarms (should pass, failed)
 FLOORS = {
-    ("dev2", "lexical"): (0.98, 2),
+    ("dev2", "lexical"): (0.98, 3),
     ("dev2", "onnx"): (0.96, 4),
     ("dev3", "lexical"): (0.98, 1),
     ("dev3", "onnx"): (0.98, 1),
-    ("dev4", "lexical"): (0.96, 2),
+    ("dev4", "lexical"): (0.95, 3),
     ("dev4", "onnx"): (0.93, 4),
     ("dev5", "lexical"): (0.97, 3),
     ("dev5", "onnx"): (0.97, 3),
     ("dev6", "lexical"): (0.93, 3),
     ("dev6", "onnx"): (0.93, 3),
-    ("dev7", "lexical"): (0.85, 6),
+    ("dev7", "lexical"): (0.84, 7),
     ("dev7", "onnx"): (0.87, 3),
     ("dev8", "lexical"): (0.90, 4),
     ("dev8", "onnx"): (0.90, 4),

@@ -10,9 +10,11 @@ same aligned neighbours, or at the same end of both answers — and share conten
 still reads the pair for a flipped polarity and a changed conclusion, and the facts of both
 answers are compared as a whole anyway (step 3), so a restated sentence that changed a number
 still fails. A golden sentence that states no fact has nothing else to be found by, so its words
-count in any form (:func:`akin`: ``returning`` / ``returned``, ``送料`` / ``返送料``, ``tank`` /
-``vollgetankt``), and where it and one new sentence are the only leftovers of their slot, two such
-words are enough whatever the sentences' length; one that says nothing of it stays dropped.
+count in any form (:func:`akin`: ``reintentó`` / ``reintento``, ``送料`` / ``返送料``, ``tank`` /
+``vollgetankt``), a larger share of them (:data:`AKIN_PART`): two sentences that share a topic's
+words and no more ("Siblings get priority" / "children of staff get priority", "reintentó
+automáticamente la subida … terminó sin errores" / "tras un reintento automático, la subida volvió
+a fallar") are two claims, however alone they stand in their slot.
 """
 
 from __future__ import annotations
@@ -25,11 +27,13 @@ from .clues import _concept, _related
 from .negations import _NEGATING_PREFIXES
 from .units import Unit
 
-__all__ = ["akin", "akin_share", "replaced_pairs", "restated_pairs"]
+__all__ = ["akin", "replaced_pairs", "restated_pairs"]
 
 #: least content words a restated pair shares, and least share of the shorter side's words
 SHARED_WORDS = 2
 SHARED_PART = 0.25
+#: least share of the shorter side's words a pair shares counting words in another form (`akin`)
+AKIN_PART = 0.4
 
 
 def restated_pairs(
@@ -55,7 +59,7 @@ def replaced_pairs(
     """``(golden index, new index)`` of unaligned units in the same slot, whatever words they
     share: one claim put in the place of another ("Order 1044 is delayed at the warehouse" →
     "Order 1044 has shipped" among sentences kept)."""
-    return _slot_pairs(g_partner, n_partner, g_units, n_units, lambda g, n, alone: 1)
+    return _slot_pairs(g_partner, n_partner, g_units, n_units, lambda g, n: 1)
 
 
 def _slot_pairs(
@@ -63,7 +67,7 @@ def _slot_pairs(
     n_partner: Sequence[int | None],
     g_units: Sequence[Unit],
     n_units: Sequence[Unit],
-    shared_words: Callable[[Unit, Unit, bool], int],
+    shared_words: Callable[[Unit, Unit], int],
 ) -> list[tuple[int, int]]:
     anchors = sorted((i, j) for i, j in enumerate(g_partner) if j is not None)
     free_n = [
@@ -71,20 +75,17 @@ def _slot_pairs(
         for j, i in enumerate(n_partner)
         if i is None and j not in {a for _, a in anchors} and _claims(n_units[j])
     ]
-    free_g = [i for i, j in enumerate(g_partner) if j is None and _claims(g_units[i])]
-    slots: dict[tuple[int, int], tuple[list[int], list[int]]] = {}
-    for i in free_g:
+    scored: list[tuple[int, int, int]] = []
+    for i, partner in enumerate(g_partner):
+        if partner is not None or not _claims(g_units[i]):
+            continue
         below = [j for a, j in anchors if a < i]
         above = [j for a, j in anchors if a > i]
         low = below[-1] if below else -1
         high = above[0] if above else len(n_units)
-        slot = slots.setdefault((low, high), ([], [j for j in free_n if low < j < high]))
-        slot[0].append(i)
-    scored: list[tuple[int, int, int]] = []
-    for g_free, n_free in slots.values():
-        for i in g_free:
-            for j in n_free:
-                shared = shared_words(g_units[i], n_units[j], len(g_free) == len(n_free) == 1)
+        for j in free_n:
+            if low < j < high:
+                shared = shared_words(g_units[i], n_units[j])
                 if shared:
                     scored.append((shared, i, j))
     pairs: list[tuple[int, int]] = []
@@ -95,15 +96,6 @@ def _slot_pairs(
             pairs.append((i, j))
             used_g.add(i)
             used_n.add(j)
-    for g_free, n_free in slots.values():  # what the slot's other pairs leave: one and one
-        g_left = [i for i in g_free if i not in used_g]
-        n_left = [j for j in n_free if j not in used_n]
-        if len(g_left) == len(n_left) == 1 and shared_words(
-            g_units[g_left[0]], n_units[n_left[0]], True
-        ):
-            pairs.append((g_left[0], n_left[0]))
-            used_g.add(g_left[0])
-            used_n.add(n_left[0])
     return sorted(pairs)
 
 
@@ -134,22 +126,12 @@ def akin(a: str, b: str) -> bool:
     return head not in _NEGATING_PREFIXES
 
 
-def akin_share(words: Sequence[str], other: Sequence[str]) -> float:
-    """Share of ``words`` that a word of ``other`` says in some form (:func:`akin`)."""
-    if not words:
-        return 1.0
-    return sum(any(akin(w, o) for o in other) for w in words) / len(words)
-
-
-def _shared(g: Unit, n: Unit, alone: bool) -> int:
+def _shared(g: Unit, n: Unit) -> int:
     """The content words two units share (antonym poles and stems as one), or 0 when too few;
     a labelled value ("Placement : fosse") restates a sentence that says every word of its value
     ("Votre billet donne accès à la fosse."). A golden unit that states no fact, which nothing
-    else would read as said, is read for its words in any form (compound parts, spellings:
-    :func:`akin`), and when the two are ``alone`` in their slot, each the only leftover of its
-    answer there, by the words alone, not their share ("Siblings of current pupils get priority" /
-    "Priority goes first to children with a brother or sister already at the school"); one that
-    states facts is read by them, which the other answer states or not."""
+    else would find, is read for its words in any form (compound parts, spellings: :func:`akin`);
+    one that states facts is read by them, which the other answer states or not."""
     g_concepts = {_concept(w) for w in g.words}
     n_concepts = {_concept(w) for w in n.words}
     shared = len(g_concepts & n_concepts)
@@ -157,12 +139,16 @@ def _shared(g: Unit, n: Unit, alone: bool) -> int:
         value = {_concept(w) for w in V.content_words(unit.text.partition(":")[2])}
         if unit.labelled and value and value <= other and not unit.facts:
             return max(shared, 1)
-    if not g.facts:
-        shared = min(
-            sum(any(akin(a, b) for b in n_concepts) for a in g_concepts),
-            sum(any(akin(b, a) for a in g_concepts) for b in n_concepts),
-        )
     least = min(len(g_concepts), len(n_concepts))
-    if shared >= SHARED_WORDS and ((alone and not g.facts) or shared >= SHARED_PART * least):
+    if shared >= SHARED_WORDS and shared >= SHARED_PART * least:
         return shared
+    if g.facts:
+        return 0
+    # words in another form are weaker evidence than the same words: a larger share of them
+    akin_shared = min(
+        sum(any(akin(a, b) for b in n_concepts) for a in g_concepts),
+        sum(any(akin(b, a) for a in g_concepts) for b in n_concepts),
+    )
+    if akin_shared >= SHARED_WORDS and akin_shared >= AKIN_PART * least:
+        return akin_shared
     return 0
