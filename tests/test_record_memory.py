@@ -534,3 +534,17 @@ def test_a_response_body_shares_what_it_repeats_and_is_stored_as_alone() -> None
     alone = [response_body(r, "application/json", verbatim=False) for r in raws]
     assert repr(shared) == repr(alone)
     assert shared[2][0]["body"]["usage"] is shared[0][0]["body"]["usage"]
+
+
+@given(st.dictionaries(st.text(max_size=3), _LEAVES, max_size=4), st.booleans())
+@settings(max_examples=300, deadline=None)
+def test_the_look_at_the_first_key_never_refuses_a_sorted_compact_body(
+    body: dict[str, Any], sort: bool
+) -> None:
+    from agentsnap.capture.faithful import _may_be_sorted_compact, _sorted_compact
+    from agentsnap.storage.wire import json_loads
+
+    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), sort_keys=sort)
+    parsed = json_loads(text)
+    if _sorted_compact(parsed) == text:
+        assert _may_be_sorted_compact(parsed)

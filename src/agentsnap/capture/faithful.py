@@ -69,6 +69,15 @@ decode_body = wire.body_bytes
 _sorted_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode
 
 
+def _may_be_sorted_compact(parsed: Any) -> bool:
+    """False when the text ``parsed`` was read from cannot be its snapshot form (keys sorted):
+    an object whose first key (the text's first: a parse keeps their order) is not its least.
+    A look at the keys before encoding the whole body (the answer of most providers' bodies)."""
+    if type(parsed) is dict and len(parsed) > 1:
+        return bool(next(iter(parsed)) == min(parsed))
+    return True
+
+
 def response_body(
     raw: bytes, content_type: str | None, *, verbatim: bool, repeats: wire.Repeats | None = None
 ) -> tuple[dict[str, Any], bool]:
@@ -104,7 +113,7 @@ def response_body(
         scrubbed = scrub_json(parsed)
         if scrubbed != parsed or scrub_text(text) != text:
             return {"body": scrubbed}, False
-        if _sorted_compact(parsed) == text:
+        if _may_be_sorted_compact(parsed) and _sorted_compact(parsed) == text:
             return {"body": parsed}, True
         return {"body": parsed, "text": text}, True
     if "text" in stored:
