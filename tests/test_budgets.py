@@ -378,6 +378,7 @@ def test_request_fingerprint_is_json_dumps_text() -> None:
     from hypothesis import strategies as st
 
     from agentsnap.diff.request_tokens import _fingerprint
+    from tests._support.json_trees import json_trees
 
     leaves = (
         st.none()
@@ -387,13 +388,7 @@ def test_request_fingerprint_is_json_dumps_text() -> None:
         | st.sampled_from(["0.5", "1e-05", "a 2.5 b", "x:3E8", "[1.", "é", "null", ""])
         | st.text(max_size=8)
     )
-    values = st.recursive(
-        leaves,
-        lambda inner: (
-            st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4)
-        ),
-        max_leaves=12,
-    )
+    values = json_trees(leaves, max_size=4, key_size=5)
 
     @settings(max_examples=300, deadline=None)
     @given(st.dictionaries(st.sampled_from(["messages", "tools", "input"]), values, max_size=3))

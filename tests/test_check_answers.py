@@ -41,18 +41,16 @@ from agentsnap.diff.report import DiffReport
 from agentsnap.jsondiff import same_json
 from agentsnap.knobs import CompareOptions
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
+from tests._support.json_trees import json_trees
 
 TOOLS = st.sampled_from(["get_weather", "get_time", "search"])
-json_values = st.recursive(
+json_values = json_trees(
     st.none()
     | st.booleans()
     | st.integers(-3, 3)
     | st.floats(allow_infinity=False)  # NaN included
     | st.sampled_from([0.0, -0.0, 1.0])
     | st.text(max_size=6),
-    lambda children: (
-        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=4), children, max_size=3)
-    ),
     max_leaves=8,
 )
 args = st.dictionaries(st.sampled_from(["city", "day", "ts"]), json_values, max_size=3)

@@ -10,19 +10,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentsnap.diff import compute_diff
+from tests._support.json_trees import json_trees
 
 TOOL_NAMES = st.sampled_from(["get_weather", "get_time", "search", "book", "email"])
 
-json_values = st.recursive(
+json_values = json_trees(
     st.none()
     | st.booleans()
     | st.integers(-1000, 1000)
     | st.floats(allow_infinity=False)  # NaN included: a snapshot must equal itself
     | st.text(max_size=20),
-    lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
-    ),
-    max_leaves=12,
+    max_size=4,
+    key_size=8,
 )
 args = st.dictionaries(st.text(max_size=8), json_values, max_size=4) | st.text(max_size=20)
 

@@ -28,6 +28,7 @@ from agentsnap.lifecycle import build_snapshot
 from agentsnap.storage import scrub
 from agentsnap.storage.serialize import MAX_DEPTH, _key, to_json
 from agentsnap.storage.wire import StoredExchange
+from tests._support.json_trees import json_trees
 from tests._support.shapes import shape
 
 
@@ -373,13 +374,7 @@ _LEAVES = (
     | st.sampled_from([0.0, 1.0, 2.5, 1e300])
     | st.text(max_size=2)
 )
-_VALUES = st.recursive(
-    _LEAVES,
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=2), inner, max_size=3)
-    ),
-    max_leaves=12,
-)
+_VALUES = json_trees(_LEAVES, key_size=2)
 _BODIES = st.dictionaries(st.sampled_from(["a", "b", "messages"]), _VALUES, max_size=3)
 
 
