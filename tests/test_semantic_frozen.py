@@ -18,13 +18,15 @@
   written by another helper that saw neither the code nor the dev sets). Nothing is tuned on it:
   these floors only stop a change from making it worse. ``python bench/semantic_accuracy.py``
   prints the per-category tables;
-* ``bench/semantic_heldout10.jsonl`` (120 pairs), ``bench/semantic_heldout12.jsonl`` and
-  ``bench/semantic_heldout13.jsonl`` (150 pairs each, all 14 categories, five languages) —
+* ``bench/semantic_heldout10.jsonl`` (120 pairs), ``bench/semantic_heldout12.jsonl``,
+  ``bench/semantic_heldout13.jsonl`` and ``bench/semantic_heldout14.jsonl`` (150 pairs each, all
+  14 categories, five languages) —
   held-out sets, each written by a helper that saw no code and no data, read before a round
   (totals only) and once after it: a round is kept only when they do not drop. Held-out 12 read
   78.0 % (lexical) / 79.3 % (onnx) before round eight and 78.7 % / 81.3 % after it; held-out 13,
   written during round eight, read 82.0 % / 82.0 % at round eight's base, 82.7 % / 82.7 % after
-  it, and the same after round nine.
+  it, and the same after round nine; held-out 14, written before round ten, 80.0 % / 80.7 % at
+  its base.
 
 The floors are today's measured accuracy at default settings, no judge; issue 29's target
 (92 % on the frozen set, no changed number or negation passing) is not met yet.
@@ -83,6 +85,9 @@ FLOORS = {
     # written before round nine: 123/150 on main before round eight, 124 before round nine and after it
     ("heldout13", "lexical"): (0.82, 12),
     ("heldout13", "onnx"): (0.82, 12),
+    # written before round ten: 120 and 121/150 on main before it (false alarms 18 and 16)
+    ("heldout14", "lexical"): (0.80, 18),
+    ("heldout14", "onnx"): (0.80, 16),
 }
 SETS = {
     "dev2": ROOT / "tests" / "semantic_dev2.jsonl",
@@ -98,6 +103,7 @@ SETS = {
     "heldout10": ROOT / "bench" / "semantic_heldout10.jsonl",
     "heldout12": ROOT / "bench" / "semantic_heldout12.jsonl",
     "heldout13": ROOT / "bench" / "semantic_heldout13.jsonl",
+    "heldout14": ROOT / "bench" / "semantic_heldout14.jsonl",
 }
 _RESULTS: dict[tuple[str, str], dict[str, Any]] = {}
 
@@ -128,6 +134,7 @@ def test_the_sets_are_what_their_docs_say() -> None:
         "heldout10": 120,
         "heldout12": 150,
         "heldout13": 150,
+        "heldout14": 150,
     }
     assert not {p["golden"] for p in sets["frozen"]} & {
         p["golden"] for name, pairs in sets.items() if name != "frozen" for p in pairs
@@ -140,7 +147,7 @@ def test_the_sets_are_what_their_docs_say() -> None:
         if not name.startswith("heldout")
         for p in pairs
     }
-    for name in ("heldout10", "heldout12", "heldout13"):
+    for name in ("heldout10", "heldout12", "heldout13", "heldout14"):
         assert not {(p["golden"], p["new"]) for p in sets[name]} & dev_pairs, name
     for pairs in sets.values():
         assert len({p["id"] for p in pairs}) == len(pairs)
