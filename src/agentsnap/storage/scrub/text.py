@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -227,26 +228,12 @@ def scrub_text(text: str, rules: Redaction | None = None) -> str:
 def mask_header(name: str, value: str, extra: Iterable[str] = ()) -> str:
     """A kept response header's stored value: ``<redacted>`` for an account
     header (:data:`ACCOUNT_HEADERS` or ``extra`` globs), else the value scrubbed."""
-    low = name.lower()
     globs = extra if type(extra) is tuple else tuple(extra)
-    memo = _accounts if _accounts[0] is ACCOUNT_HEADERS else _forget_accounts()
-    account = memo[1].get((low, globs))
-    if account is None:
-        if len(memo[1]) >= 1024:  # (a server inventing names: bounded)
-            memo[1].clear()
-        account = memo[1][(low, globs)] = any(
-            fnmatch.fnmatchcase(low, pat) for pat in (*ACCOUNT_HEADERS, *globs)
-        )
-    return REDACTED if account else scrub_text(value)
+    return REDACTED if _is_account(name.lower(), globs) else scrub_text(value)
 
 
-#: :func:`mask_header`'s answers, whether a header is an account header, by (lower-case name,
-#: the spec's globs), for the :data:`ACCOUNT_HEADERS` they were found with (names repeat in
-#: every response; each glob tried costs a ``fnmatchcase`` call)
-_accounts: tuple[object, dict[tuple[str, tuple[str, ...]], bool]] = (None, {})
-
-
-def _forget_accounts() -> tuple[object, dict[tuple[str, tuple[str, ...]], bool]]:
-    global _accounts
-    _accounts = (ACCOUNT_HEADERS, {})
-    return _accounts
+@functools.lru_cache(maxsize=1024)  # (bounded: a server may invent header names)
+def _is_account(low: str, globs: tuple[str, ...]) -> bool:
+    """Whether a lower-case header name is an account header, remembered: names repeat in every
+    response, and each glob tried costs a ``fnmatchcase`` call."""
+    return any(fnmatch.fnmatchcase(low, pat) for pat in (*ACCOUNT_HEADERS, *globs))
