@@ -74,7 +74,8 @@ def golden_again(name: str, recording: Recording, golden: Snapshot) -> Snapshot 
       (recorded order), each request being the recording's own (matched by its key and equal:
       no ``request_drift``, no client-minted ids renamed), each response the one recorded, for
       the provider that recorded it;
-    * the golden's ``trace_digest`` is still its trace's (:func:`~agentsnap.storage.snapshot.trace_digest`).
+    * the golden's ``trace_digest`` is still its trace's (:func:`~agentsnap.storage.snapshot.trace_digest`,
+      checked by :func:`~agentsnap.storage.snapshot.digest_holds` on the keys in file order).
 
     The steps are copies of the golden's step dicts (without ``latency_ms``, which a replayed
     call never has), holding the golden's values; output and model are read from them as
@@ -112,9 +113,9 @@ def golden_again(name: str, recording: Recording, golden: Snapshot) -> Snapshot 
             or (ex.codec is None) != (step.get("type") == "http")
         ):
             return None
-    from ..storage.snapshot import trace_digest
+    from ..storage.snapshot import digest_holds
 
-    if trace_digest(golden.trace) != golden.trace_digest:
+    if not digest_holds(golden.trace, golden.trace_digest):
         return None  # edited since agentsnap wrote it, or another version's, or other rules
     from ..lifecycle import trace_output_and_model
 

@@ -21,7 +21,7 @@ import copy
 import gc
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -150,6 +150,9 @@ class Snapshot:
 
 
 _sorted_msgpack = msgspec.msgpack.Encoder(order="sorted").encode
+#: keys in the order the dict holds them: a trace parsed from a file agentsnap wrote holds every
+#: object's keys sorted (``dumps``), so this is :data:`_sorted_msgpack`'s bytes without the sort
+_msgpack_as_held = msgspec.msgpack.Encoder().encode
 
 
 def trace_digest(trace: object) -> str | None:
@@ -167,6 +170,21 @@ def trace_digest(trace: object) -> str | None:
     answered from the golden's steps (:mod:`agentsnap._pytest.golden_run`). A golden edited by
     hand, written by another version or under other rules has a digest that no longer matches,
     and is compared in full."""
+    return _digest(trace, _sorted_msgpack)
+
+
+def digest_holds(trace: object, digest: str) -> bool:
+    """Whether ``digest`` (a golden's stored ``trace_digest``) is :func:`trace_digest` of
+    ``trace`` (the golden's trace as parsed from its file), proven without sorting: the steps
+    are encoded with their keys in the order the file holds them, which for a file agentsnap
+    wrote (keys sorted) are the very bytes :func:`trace_digest` hashes. Equal hashes mean equal
+    MessagePack bytes, hence equal values (types included), whatever order they were hashed in;
+    a file whose keys a tool reordered hashes differently and answers False (the full path),
+    as does one edited by hand, of another version or other rules."""
+    return _digest(trace, _msgpack_as_held) == digest
+
+
+def _digest(trace: object, encode: Callable[[Any], bytes]) -> str | None:
     from .scrub.rules import active
 
     if not isinstance(trace, list):
@@ -180,7 +198,7 @@ def trace_digest(trace: object) -> str | None:
             _sorted_msgpack([_version(), list(rules.paths), list(rules.patterns), len(trace)])
         )
         for step in trace:
-            digest.update(_sorted_msgpack(step))
+            digest.update(encode(step))
     except (OverflowError, UnicodeEncodeError, TypeError, ValueError):
         return None
     return digest.hexdigest()
