@@ -36,7 +36,7 @@ from agentsnap.jsondiff import same_json
 from agentsnap.lifecycle import Outcome, build_snapshot
 from agentsnap.storage import scrub
 from agentsnap.storage import snapshot as snapshot_module
-from agentsnap.storage.snapshot import Snapshot, digest_holds, trace_digest
+from agentsnap.storage.snapshot import Snapshot, digest_holds, trace_digest, trace_proof
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 from tests.test_plugin_modes import (  # noqa: F401 - _warm_imports: the autouse fixture
     MANY_TESTS,
@@ -196,6 +196,16 @@ def test_the_digest_is_checked_on_the_keys_in_the_order_the_file_holds_them(
     assert digest_holds(trace, digest)
     monkeypatch.setattr(snapshot_module, "_version", lambda: "0.0.0-other")
     assert not digest_holds(trace, digest)
+
+
+def test_a_trace_whose_floats_are_not_all_finite_is_not_known_finite() -> None:
+    # (keys sorted, as a file agentsnap wrote holds them)
+    finite = [{"response": "hi", "score": 0.5, "type": "llm_call"}]
+    odd = [{"response": "hi", "score": float("nan"), "type": "llm_call"}]
+    for trace, expected in ((finite, True), (odd, False)):
+        digest = trace_digest(trace)
+        assert digest is not None and trace_proof(trace, digest) == (True, expected)
+    assert trace_proof(finite, "0" * 64) == (False, True)  # (finite, but not proven)
 
 
 def test_saving_keeps_a_loaded_digest_only_while_it_still_matches(tmp_path: Path) -> None:

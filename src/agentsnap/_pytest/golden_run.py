@@ -113,9 +113,10 @@ def golden_again(name: str, recording: Recording, golden: Snapshot) -> Snapshot 
             or (ex.codec is None) != (step.get("type") == "http")
         ):
             return None
-    from ..storage.snapshot import digest_holds
+    from ..storage.snapshot import trace_proof
 
-    if not digest_holds(golden.trace, golden.trace_digest):
+    holds, finite = trace_proof(golden.trace, golden.trace_digest)
+    if not holds:
         return None  # edited since agentsnap wrote it, or another version's, or other rules
     from ..lifecycle import trace_output_and_model
 
@@ -131,5 +132,11 @@ def golden_again(name: str, recording: Recording, golden: Snapshot) -> Snapshot 
     # answer, parts joined): prepared as build_snapshot prepares it, the ``redact`` paths applied
     _, _, output = prepare_parts([], None, output)
     return GoldenAgain(
-        name=name, trace=steps, output=output, model=model, source="pytest", prepared=True
+        name=name,
+        trace=steps,
+        output=output,
+        model=model,
+        source="pytest",
+        prepared=True,
+        finite_trace=finite,
     )

@@ -597,7 +597,7 @@ class SnapshotStore:
         write_blobs(data, self.root)
         # a scratch copy read back by `agentsnap diff` / `update` (which re-save through `save`):
         # compact JSON (msgspec; indented output takes json's pure-Python encoder) and no fsync
-        return compact_bytes(data)
+        return compact_bytes(data, finite_trace=snapshot.finite_trace)
 
     def _scratch_pieces(self, snapshot: Snapshot) -> Iterator[bytes | bytearray]:
         """:meth:`_scratch_bytes` in pieces, a step at a time (joined, they read back as those bytes do)."""
