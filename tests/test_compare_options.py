@@ -297,3 +297,85 @@ def test_options_validated_once_answer_as_validated_every_time() -> None:
     # an iterable read once: validated (and consumed) each time, never remembered
     assert settings(ignored_fields=iter(["x"]))["ignored_fields"] == ["x"]
     assert settings(ignored_fields=iter(["y"]))["ignored_fields"] == ["y"]
+
+
+# --- the remembered options keep what validating each time gives (a reviewer's findings, brk8) ---
+
+
+def _one_tool(args: dict[str, object]) -> dict[str, object]:
+    return {"type": "tool_call", "seq": 0, "name": "get_weather", "args": args, "result": "ok"}
+
+
+def test_remembered_options_read_one_string_as_one_ignored_path() -> None:
+    golden = {"trace": [_one_tool({"city": "Paris", "timestamp": 1, "t": 1})]}
+    new = {"trace": [_one_tool({"city": "Paris", "timestamp": 2, "t": 1})]}
+    for _ in range(2):  # validated, then remembered
+        report = compute_diff(golden, new, ignored_fields="timestamp")
+        assert report.details["settings"]["ignored_fields"] == ["timestamp"]
+        assert report.failed_checks == []
+    # one string is not its letters: a key named ``t`` is still compared
+    changed_t = {"trace": [_one_tool({"city": "Paris", "timestamp": 1, "t": 2})]}
+    assert compute_diff(golden, changed_t, ignored_fields="timestamp").failed_checks == [
+        "arguments"
+    ]
+
+
+def test_remembered_options_read_none_as_no_ignored_path() -> None:
+    golden = {"trace": [_one_tool({"city": "Paris"})]}
+    for _ in range(2):
+        report = compute_diff(golden, golden, ignored_fields=None)  # type: ignore[arg-type]
+        assert report.failed_checks == []
+        assert report.details["settings"]["ignored_fields"] == []
+
+
+def test_settings_with_one_ignored_string_pass_an_asserter_twice(tmp_path: Path) -> None:
+    from agentsnap import AgentAsserter, AgentRecorder
+    from agentsnap.config import Settings
+
+    with AgentRecorder("weather", snapshot_dir=tmp_path) as rec:
+        rec.record_tool_call("get_weather", {"city": "Paris", "timestamp": 1}, "sunny")
+        rec.output = "sunny"
+    settings = Settings(ignored_fields="timestamp")  # type: ignore[arg-type]
+    for stamp in (2, 3):
+        with AgentAsserter(
+            "weather", snapshot_dir=tmp_path, settings=settings, mode="live"
+        ) as asserter:
+            asserter.record_tool_call("get_weather", {"city": "Paris", "timestamp": stamp}, "sunny")
+            asserter.output = "sunny"
+        assert asserter.report is not None and asserter.report.failed_checks == []
+
+
+def test_threads_comparing_with_their_own_options_at_once() -> None:
+    import random
+    import sys
+    import threading
+
+    golden = {"trace": [_one_tool({"a": 1})]}
+    errors: list[BaseException] = []
+    verdicts: list[list[str]] = []
+
+    def work(seed: int) -> None:
+        rng = random.Random(seed)
+        for _ in range(1500):
+            try:
+                verdicts.append(
+                    compute_diff(
+                        golden, golden, structural_tolerance=rng.randrange(1000)
+                    ).failed_checks
+                )
+            except BaseException as exc:  # the eviction raced: KeyError, RuntimeError
+                errors.append(exc)
+                return
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert errors == []
+    assert len(verdicts) == 8 * 1500 and all(v == [] for v in verdicts)

@@ -417,3 +417,134 @@ def test_header_answers_are_remembered_and_stay_the_globs_answers() -> None:
         masked = any(fnmatch.fnmatchcase(low, p) for p in (*ACCOUNT_HEADERS, "x-made-up-1*"))
         assert (mask_header(name, "v", ("x-made-up-1*",)) == REDACTED) is masked
     assert len(spec._kept) <= 1024
+
+
+def _answer(i: int) -> bytes:
+    # a provider's layout (not the snapshot's sorted one): the text is kept beside the body
+    return json.dumps(
+        {
+            "id": f"chatcmpl-{i}",
+            "object": "chat.completion",
+            "model": "gpt-4o-mini-2024-07-18",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": f"Answer {i}."},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": 9,
+                "completion_tokens": 2,
+                "total_tokens": 11,
+                "prompt_tokens_details": {"cached_tokens": 0},
+            },
+        },
+        indent=1,
+    ).encode()
+
+
+def _record_calls(where: Path, calls: int) -> Any:
+    import importlib
+    import inspect
+
+    openai = pytest.importorskip("openai")
+    from agentsnap import AgentRecorder
+
+    annotation = str(inspect.signature(openai.OpenAI.__init__).parameters["http_client"].annotation)
+    http = importlib.import_module("httpx2" if "httpx2" in annotation else "httpx")
+    served = iter(range(calls))
+
+    def handler(request: Any) -> Any:
+        return http.Response(
+            200, headers={"content-type": "application/json"}, content=_answer(next(served))
+        )
+
+    client = openai.OpenAI(
+        api_key="sk-test",
+        base_url="http://fake-provider.test/v1",
+        max_retries=0,
+        http_client=http.Client(transport=http.MockTransport(handler)),
+    )
+    with AgentRecorder("t::calls", snapshot_dir=where) as rec:
+        for i in range(calls):
+            client.chat.completions.create(
+                model="gpt-4o-mini", messages=[{"role": "user", "content": f"q{i}"}]
+            )
+    return rec, client
+
+
+@pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
+def test_recorded_responses_share_their_repeats_and_write_the_same_golden(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentsnap import AgentAsserter
+    from agentsnap.storage.wire import Repeats
+
+    rec, client = _record_calls(tmp_path / "shared", 4)
+    steps = [s for s in rec.outcome.new.trace if "exchange" in s]
+    bodies = [s["exchange"]["response"]["body"] for s in steps]
+    assert [s["exchange"]["response"]["text"] for s in steps] == [
+        _answer(i).decode() for i in range(4)
+    ]
+    assert bodies[3]["usage"] is bodies[0]["usage"]  # a repeated value: one object
+    assert bodies[3]["model"] is bodies[0]["model"]
+    assert bodies[3]["choices"] is not bodies[0]["choices"]
+    views = copy.deepcopy([{k: v for k, v in s.items() if k != "exchange"} for s in steps])
+
+    def alone(self: Repeats, raw: bytes) -> dict[str, Any]:
+        raise ValueError("parsed whole")
+
+    with monkeypatch.context() as m:  # the same run, every body parsed on its own
+        m.setattr(Repeats, "parse", alone)
+        _record_calls(tmp_path / "alone", 4)
+
+    def trace_of(where: Path) -> Any:
+        data = json.loads(SnapshotStore(where).path_for("t::calls").read_text(encoding="utf-8"))
+        return [{k: v for k, v in s.items() if k != "latency_ms"} for s in data["trace"]]
+
+    assert trace_of(tmp_path / "shared") == trace_of(tmp_path / "alone")
+    # replayed and compared against the golden: the shared bodies are still the server's JSON
+    # and the views built from them unchanged
+    with AgentAsserter("t::calls", snapshot_dir=tmp_path / "shared", mode="replay") as check:
+        for i in range(4):
+            client.chat.completions.create(
+                model="gpt-4o-mini", messages=[{"role": "user", "content": f"q{i}"}]
+            )
+    assert check.outcome.action == "passed"
+    assert bodies == [json.loads(_answer(i)) for i in range(4)]
+    assert [{k: v for k, v in s.items() if k != "exchange"} for s in steps] == views
+
+
+def test_a_response_body_shares_what_it_repeats_and_is_stored_as_alone() -> None:
+    from agentsnap.capture.faithful import response_body
+    from agentsnap.storage.wire import Repeats
+
+    raws = [_answer(i) for i in range(3)] + [
+        _answer(3).replace(b" ", b""),  # compact, keys unsorted: still with its text
+        b'{"a":1,"b":[true,null]}',  # the snapshot's own form: the body only
+        b'{"x": NaN}',  # msgspec refuses it: parsed whole, as before
+        b"[1, 2]",
+        b"not json",
+        b"",
+        json.dumps({"key": "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0"}).encode(),
+    ]
+    repeats = Repeats()
+    shared = [response_body(r, "application/json", verbatim=False, repeats=repeats) for r in raws]
+    alone = [response_body(r, "application/json", verbatim=False) for r in raws]
+    assert repr(shared) == repr(alone)
+    assert shared[2][0]["body"]["usage"] is shared[0][0]["body"]["usage"]
+
+
+@given(st.dictionaries(st.text(max_size=3), _LEAVES, max_size=4), st.booleans())
+@settings(max_examples=300, deadline=None)
+def test_the_look_at_the_first_key_never_refuses_a_sorted_compact_body(
+    body: dict[str, Any], sort: bool
+) -> None:
+    from agentsnap.capture.faithful import _may_be_sorted_compact, _sorted_compact
+    from agentsnap.storage.wire import json_loads
+
+    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), sort_keys=sort)
+    parsed = json_loads(text)
+    if _sorted_compact(parsed) == text:
+        assert _may_be_sorted_compact(parsed)

@@ -540,3 +540,139 @@ def test_a_sentence_merged_into_one_matched_elsewhere_is_no_replaced_line() -> N
     )
     passed, messages = _verdict(_DETOUR, left_out)
     assert not passed, messages
+
+
+# --------------------------------------------------------------------------- reworded throughout
+
+_HENPIN = "ご注文は5月2日に発送しました。{}到着まで3日ほどかかります。"
+_NURSERY = (
+    "Children who turn four by 31 August can start nursery in September. Applications go to the "
+    "council by 15 January. {}"
+)
+_SIBLINGS = "Siblings of current pupils get priority, followed by distance from home to school."
+_BACKUP = "La copia de seguridad 77 empezó a las 02:00. {} El informe completo está en el panel."
+_RETRIED = (
+    "El sistema reintentó automáticamente la subida y en el segundo intento terminó sin errores."
+)
+
+
+def test_a_sentence_reworded_with_its_words_in_other_forms_is_restated() -> None:
+    # compound parts as words: 送料 / 返送料, 当社 and 負担 / 当社負担
+    passed, messages = _verdict(
+        _HENPIN.format("返品時の送料は当社が負担します。"),
+        _HENPIN.format("返品の際の返送料は当社負担です。"),
+    )
+    assert passed, messages
+    assert any("sentence restated" in m for m in messages), messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        (
+            _HENPIN.format("返品時の送料は当社が負担します。"),
+            _HENPIN.format("ギフト包装は無料でご利用いただけます。"),
+        ),
+        # a topic's words and no more: another criterion in its place
+        (
+            _NURSERY.format(_SIBLINGS),
+            _NURSERY.format(
+                "Priority goes first to children whose parents work at the school, then to "
+                "those living closest."
+            ),
+        ),
+        # words in other forms, a changed outcome: too small a share to be one sentence
+        (
+            _BACKUP.format(_RETRIED),
+            _BACKUP.format(
+                "Tras un reintento automático, la subida volvió a fallar y quedó cancelada."
+            ),
+        ),
+    ],
+)
+def test_another_claim_in_a_sentence_s_place_is_still_dropped(golden: str, new: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert not passed, messages
+    assert any("sentence dropped" in m for m in messages), messages
+
+
+# --------------------------------------------------------------------------- a table's topic
+
+_FERRY = (
+    "The ferry from Oban to Craignure leaves at 09:50 from pier 2 and arrives at 10:35. "
+    "The next sailing leaves at 12:00 from pier 2 and arrives at 12:45. "
+    "Tickets are sold by CalMac at the terminal."
+)
+_SAILINGS = (
+    "| Departs | Pier | Arrives |\n|---|---|---|\n| 09:50 | 2 | 10:35 |\n| 12:00 | 2 | 12:45 |"
+)
+
+
+def test_the_topic_a_table_of_its_values_leaves_to_the_question_passes() -> None:
+    passed, messages = _verdict(_FERRY, _SAILINGS + "\n\nTickets: CalMac, at the terminal.")
+    assert passed, messages
+    assert any("topic left to the table's question (Oban)" in m for m in messages), messages
+
+
+@pytest.mark.parametrize(
+    ("new", "finding"),
+    [
+        # a name of a later sentence is no topic
+        (_SAILINGS + "\n\nTickets: at the terminal.", "names differ (CalMac → (none))"),
+        # another topic in its place
+        (
+            "| Route | Departs | Pier | Arrives |\n|---|---|---|---|\n"
+            "| Oban → Tobermory | 09:50 | 2 | 10:35 |\n| Oban → Tobermory | 12:00 | 2 | 12:45 |"
+            "\n\nTickets: CalMac, at the terminal.",
+            "names differ (Craignure → Tobermory)",
+        ),
+    ],
+)
+def test_a_name_the_table_leaves_out_or_replaces_still_fails(new: str, finding: str) -> None:
+    passed, messages = _verdict(_FERRY, new)
+    assert not passed, messages
+    assert any(finding in m for m in messages), messages
+
+
+# --------------------------------------------------------------------------- a need denied
+
+_RE = (
+    "Der RE 4417 fährt um 10:12 Uhr von Gleis 5 in Köln Hbf ab und erreicht Aachen Hbf um "
+    "11:05 Uhr. Ein Umstieg ist nicht nötig. Eine Reservierung ist möglich."
+)
+_RE_TABLE = (
+    "| Zug | Ab | Gleis | An | Umstieg |\n|---|---|---|---|---|\n"
+    "| RE 4417 | Köln Hbf 10:12 | 5 | Aachen Hbf 11:05 | {} |\n\nEine Reservierung ist möglich."
+)
+_TRAIN = (
+    "The 10:12 train from platform 5 reaches Aachen at 11:05. No change of trains is needed. "
+    "Seats can be reserved."
+)
+_TRAIN_TABLE = (
+    "| Train | Platform | Arrives | Change |\n|---|---|---|---|\n| 10:12 | 5 | Aachen 11:05 | {} |"
+    "\n\nSeats can be reserved."
+)
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"), [(_RE, _RE_TABLE.format("–")), (_TRAIN, _TRAIN_TABLE.format("–"))]
+)
+def test_a_need_denied_passes_as_the_thing_denied(golden: str, new: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed, messages
+    assert any("a need denied as the thing denied" in m for m in messages), messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        (_RE, _RE_TABLE.format("✓")),
+        (_RE, _RE_TABLE.format("Düren")),
+        (_TRAIN, _TRAIN_TABLE.format("✓")),
+        (_TRAIN, _TRAIN_TABLE.format("yes")),
+    ],
+)
+def test_a_need_the_table_grants_or_does_not_say_still_fails(golden: str, new: str) -> None:
+    passed, messages = _verdict(golden, new)
+    assert not passed, messages
+    assert any("sentence dropped" in m for m in messages), messages

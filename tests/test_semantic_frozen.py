@@ -18,11 +18,13 @@
   written by another helper that saw neither the code nor the dev sets). Nothing is tuned on it:
   these floors only stop a change from making it worse. ``python bench/semantic_accuracy.py``
   prints the per-category tables;
-* ``bench/semantic_heldout10.jsonl`` (120 pairs) and ``bench/semantic_heldout12.jsonl`` (150
-  pairs, all 14 categories, five languages) — held-out sets, each written by a helper that saw no
-  code and no data, read before a round (totals only) and once after it: a round is kept only
-  when they do not drop. Held-out 12 read 78.0 % (lexical) / 79.3 % (onnx) before round eight
-  and 78.7 % / 81.3 % after it.
+* ``bench/semantic_heldout10.jsonl`` (120 pairs), ``bench/semantic_heldout12.jsonl`` and
+  ``bench/semantic_heldout13.jsonl`` (150 pairs each, all 14 categories, five languages) —
+  held-out sets, each written by a helper that saw no code and no data, read before a round
+  (totals only) and once after it: a round is kept only when they do not drop. Held-out 12 read
+  78.0 % (lexical) / 79.3 % (onnx) before round eight and 78.7 % / 81.3 % after it; held-out 13,
+  written during round eight, read 82.0 % / 82.0 % at round eight's base, 82.7 % / 82.7 % after
+  it, and the same after round nine.
 
 The floors are today's measured accuracy at default settings, no judge; issue 29's target
 (92 % on the frozen set, no changed number or negation passing) is not met yet.
@@ -54,14 +56,14 @@ FLOORS = {
     ("dev2", "onnx"): (0.96, 4),
     ("dev3", "lexical"): (0.98, 1),
     ("dev3", "onnx"): (0.98, 1),
-    ("dev4", "lexical"): (0.94, 4),
+    ("dev4", "lexical"): (0.95, 3),
     ("dev4", "onnx"): (0.93, 4),
     ("dev5", "lexical"): (0.97, 3),
     ("dev5", "onnx"): (0.97, 3),
-    ("dev6", "lexical"): (0.92, 4),
-    ("dev6", "onnx"): (0.92, 4),
-    ("dev7", "lexical"): (0.80, 11),
-    ("dev7", "onnx"): (0.84, 6),
+    ("dev6", "lexical"): (0.93, 3),
+    ("dev6", "onnx"): (0.93, 3),
+    ("dev7", "lexical"): (0.84, 7),
+    ("dev7", "onnx"): (0.87, 3),
     ("dev8", "lexical"): (0.90, 4),
     ("dev8", "onnx"): (0.90, 4),
     ("dev9", "lexical"): (0.88, 7),
@@ -78,6 +80,9 @@ FLOORS = {
     # written before round eight and read once before it (117 and 119/150) and once after (118, 122)
     ("heldout12", "lexical"): (0.78, 19),
     ("heldout12", "onnx"): (0.81, 15),
+    # written before round nine: 123/150 on main before round eight, 124 before round nine and after it
+    ("heldout13", "lexical"): (0.82, 12),
+    ("heldout13", "onnx"): (0.82, 12),
 }
 SETS = {
     "dev2": ROOT / "tests" / "semantic_dev2.jsonl",
@@ -92,6 +97,7 @@ SETS = {
     "frozen": accuracy.FROZEN,
     "heldout10": ROOT / "bench" / "semantic_heldout10.jsonl",
     "heldout12": ROOT / "bench" / "semantic_heldout12.jsonl",
+    "heldout13": ROOT / "bench" / "semantic_heldout13.jsonl",
 }
 _RESULTS: dict[tuple[str, str], dict[str, Any]] = {}
 
@@ -121,6 +127,7 @@ def test_the_sets_are_what_their_docs_say() -> None:
         "frozen": 139,
         "heldout10": 120,
         "heldout12": 150,
+        "heldout13": 150,
     }
     assert not {p["golden"] for p in sets["frozen"]} & {
         p["golden"] for name, pairs in sets.items() if name != "frozen" for p in pairs
@@ -133,7 +140,7 @@ def test_the_sets_are_what_their_docs_say() -> None:
         if not name.startswith("heldout")
         for p in pairs
     }
-    for name in ("heldout10", "heldout12"):
+    for name in ("heldout10", "heldout12", "heldout13"):
         assert not {(p["golden"], p["new"]) for p in sets[name]} & dev_pairs, name
     for pairs in sets.values():
         assert len({p["id"] for p in pairs}) == len(pairs)

@@ -1269,3 +1269,50 @@ SAME_SAID_OTHERWISE += [
         "- Basis: 5 €/Monat\n- Plus: 12 €/Monat\n- Premium: 20 €/Monat",
     ),
 ]
+
+
+# --------------------------------------------------------------------------- order said both ways
+
+_OFFICE = "Your new office is on the third floor. {}"
+_HANDOVER = "Sign the handover form before you collect the keys from reception."
+_NOTICE = "Lisez la notice avant de brancher l'appareil."
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        (
+            _OFFICE.format(_HANDOVER),
+            _OFFICE.format(
+                "Collect the keys from reception only after the handover form is signed."
+            ),
+        ),
+        (_NOTICE, "Branchez l'appareil seulement après avoir lu la notice."),
+    ],
+)
+def test_one_order_said_with_before_and_with_after_passes(golden: str, new: str) -> None:
+    passed, messages = _messages(golden, new)
+    assert passed, messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        (
+            _OFFICE.format(_HANDOVER),
+            _OFFICE.format("Sign the handover form after you collect the keys from reception."),
+        ),
+        (
+            _OFFICE.format(_HANDOVER),
+            _OFFICE.format(
+                "You collect the keys from reception first; only after that does the handover "
+                "form get signed."
+            ),
+        ),
+        (_NOTICE, "Lisez la notice après avoir branché l'appareil."),
+    ],
+)
+def test_the_order_turned_round_with_the_other_pole_still_fails(golden: str, new: str) -> None:
+    passed, messages = _messages(golden, new)
+    assert not passed, messages
+    assert any("polarity flipped" in m for m in messages), messages

@@ -48,10 +48,13 @@ __all__ = [
 FRAMING = frozenset({"content-length", "transfer-encoding"})
 
 
-def encode_body(raw: bytes, content_type: str | None) -> dict[str, Any]:
+def encode_body(
+    raw: bytes, content_type: str | None, repeats: wire.Repeats | None = None
+) -> dict[str, Any]:
     """Store a body: ``{"body": json}``, ``{"text": str}`` or ``{"body_b64", "sha256"}``
-    (:func:`agentsnap.storage.wire.encode_body`, bytes scrubbed)."""
-    return wire.encode_body(raw, content_type, binary=_scrubbed_body_envelope)
+    (:func:`agentsnap.storage.wire.encode_body`, bytes scrubbed; ``repeats``: the bodies before
+    it, whose repeats it shares)."""
+    return wire.encode_body(raw, content_type, binary=_scrubbed_body_envelope, repeats=repeats)
 
 
 def _scrubbed_body_envelope(raw: bytes) -> dict[str, Any]:
@@ -66,8 +69,17 @@ decode_body = wire.body_bytes
 _sorted_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode
 
 
+def _may_be_sorted_compact(parsed: Any) -> bool:
+    """False when the text ``parsed`` was read from cannot be its snapshot form (keys sorted):
+    an object whose first key (the text's first: a parse keeps their order) is not its least.
+    A look at the keys before encoding the whole body (the answer of most providers' bodies)."""
+    if type(parsed) is dict and len(parsed) > 1:
+        return bool(next(iter(parsed)) == min(parsed))
+    return True
+
+
 def response_body(
-    raw: bytes, content_type: str | None, *, verbatim: bool
+    raw: bytes, content_type: str | None, *, verbatim: bool, repeats: wire.Repeats | None = None
 ) -> tuple[dict[str, Any], bool]:
     """How to store a (decoded) non-streamed response body, and whether it replays byte for byte.
 
@@ -84,8 +96,11 @@ def response_body(
 
     ``exact`` is False when scrubbing had to change the body: then only the
     scrubbed ``body`` is stored (secrets win over byte equality).
+
+    ``repeats``: the capture's response bodies so far; a JSON object body shares what it
+    repeats of the one before (:class:`~agentsnap.storage.wire.Repeats`: the same JSON).
     """
-    stored = encode_body(raw, content_type)
+    stored = encode_body(raw, content_type, repeats)
     if "body" in stored and stored["body"] is not None:
         parsed = stored["body"]
         try:
@@ -98,7 +113,7 @@ def response_body(
         scrubbed = scrub_json(parsed)
         if scrubbed != parsed or scrub_text(text) != text:
             return {"body": scrubbed}, False
-        if _sorted_compact(parsed) == text:
+        if _may_be_sorted_compact(parsed) and _sorted_compact(parsed) == text:
             return {"body": parsed}, True
         return {"body": parsed, "text": text}, True
     if "text" in stored:

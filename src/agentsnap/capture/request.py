@@ -74,24 +74,13 @@ def record_of(
         found = _BOUNDARY.search(ctype)
         if found:
             raw = raw.replace(found.group(1).encode("latin-1", "replace"), b"agentsnap-boundary")
-    stored = _with_repeats(raw, repeats) if repeats is not None and raw[:1] == b"{" else None
-    if stored is None:
-        stored = wire.encode_body(raw, ctype, binary=_request_bytes)
+    stored = wire.encode_body(raw, ctype, binary=_request_bytes, repeats=repeats)
     if "body" in stored:  # walked only when a string in it is not known to be left alone
         stored["body"] = scrub_parsed_json(stored["body"], raw)
     elif "text" in stored:
         stored["text"] = scrub_text(stored["text"])
     rec.update(stored)
     return rec
-
-
-def _with_repeats(raw: bytes, repeats: wire.Repeats) -> dict[str, Any] | None:
-    """``{"body": ...}`` of a JSON object body, sharing what it repeats of the body before it
-    (:class:`~agentsnap.storage.wire.Repeats`); None when it is not one msgspec reads."""
-    try:
-        return {"body": repeats.parse(raw)}
-    except ValueError:
-        return None
 
 
 def _request_bytes(raw: bytes) -> dict[str, Any]:

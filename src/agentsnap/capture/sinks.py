@@ -208,6 +208,7 @@ def record_read_body(
     headers: Iterable[tuple[str, str]],
     content: bytes,
     content_type: str | None,
+    repeats: wire.Repeats | None = None,
 ) -> None:
     """Store a response whose (decoded) body was read whole: ``{"status", "headers", "body"|"text"|...}``.
 
@@ -215,7 +216,9 @@ def record_read_body(
     parsed body when the snapshot's JSON form would not give it back, and the
     framing headers stay while the stored body replays byte for byte. An error
     body is kept verbatim as text when the spec asks for it
-    (``[replay] verbatim_error_bodies``); bodies and texts are scrubbed.
+    (``[replay] verbatim_error_bodies``); bodies and texts are scrubbed. ``repeats``: the
+    capture's response bodies so far, whose repeats this one shares
+    (:attr:`.trace.Trace.response_repeats`).
     """
     pairs = list(headers)
     if not isinstance(content, bytes):
@@ -223,7 +226,9 @@ def record_read_body(
 
     def make() -> dict[str, Any]:
         verbatim = status >= 400 and _verbatim_errors(spec)
-        stored, exact = faithful.response_body(content, content_type, verbatim=verbatim)
+        stored, exact = faithful.response_body(
+            content, content_type, verbatim=verbatim, repeats=repeats
+        )
         meta: dict[str, Any] = {
             "status": status,
             "headers": kept_headers(pairs, spec, streamed=False, exact=exact),
@@ -279,7 +284,15 @@ class _ReadBodySink(_Sink):
             except Exception:
                 self.raw_mode = True
         ctype = next((v for k, v in headers if k.lower() == "content-type"), None)
-        record_read_body(self.exchange, self.spec, self.status, headers, raw, ctype)
+        record_read_body(
+            self.exchange,
+            self.spec,
+            self.status,
+            headers,
+            raw,
+            ctype,
+            self.trace.response_repeats,
+        )
         if self.raw_mode:
             assert self.exchange.response is not None
             encoding = next((v for k, v in headers if k.lower() == "content-encoding"), "")

@@ -62,6 +62,8 @@ class Trace:
         self.ws_connections: list[Connection] = []
         #: the captured request bodies' repeats, held once (:class:`~agentsnap.storage.wire.Repeats`)
         self.repeats = Repeats()
+        #: and the captured (non-streamed) response bodies' repeats, held once
+        self.response_repeats = Repeats()
 
     def add_exchange(self, exchange: Exchange) -> None:
         """Register an exchange when its request is sent (order = start order)."""

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
@@ -293,6 +295,7 @@ def compute_diff(
 #: (:func:`_validated`); a pytest run compares every test with the same options
 _VALIDATED: dict[tuple[object, ...], tuple[CompareOptions, list[object]]] = {}
 _VALIDATED_KEPT = 8
+_VALIDATED_LOCK = threading.Lock()
 #: the fields whose value is an object compared by identity (a judge, an embedder, a backend):
 #: its rule reads no state of it that could change (has a ``score``, is callable, or no rule)
 _BY_IDENTITY = frozenset({"judge", "embed_fn", "embedding_backend"})
@@ -348,12 +351,14 @@ def _validated(options: CompareOptions) -> CompareOptions:
     if found is not None:
         return found[0]
     checked = options.validated()
-    # ``ignored_fields`` passes its rule as given (parsed by the checks): the caller's list,
-    # changed later, must not change what these values validated to
-    checked = dataclasses.replace(checked, ignored_fields=list(checked.ignored_fields))
-    if len(_VALIDATED) >= _VALIDATED_KEPT:
-        _VALIDATED.pop(next(iter(_VALIDATED)))
-    _VALIDATED[key] = (checked, held)
+    # ``ignored_fields`` passes its rule as given (parsed by the checks: one string is one path,
+    # None no rule): a list the caller changes later must not change what these values validated to
+    if type(checked.ignored_fields) is list:
+        checked = dataclasses.replace(checked, ignored_fields=copy.deepcopy(checked.ignored_fields))
+    with _VALIDATED_LOCK:  # (threads comparing at once: one evicts, the others find it gone)
+        if len(_VALIDATED) >= _VALIDATED_KEPT:
+            _VALIDATED.pop(next(iter(_VALIDATED)), None)
+        _VALIDATED[key] = (checked, held)
     return checked
 
 

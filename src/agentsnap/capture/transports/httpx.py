@@ -173,6 +173,7 @@ def _record_response(
         response.headers.multi_items(),
         response.content,
         response.headers.get("content-type"),
+        recording.trace.response_repeats,
     )
 
 

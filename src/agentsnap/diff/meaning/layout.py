@@ -54,6 +54,7 @@ __all__ = [
     "rows_counted",
     "same_written",
     "separate",
+    "topic_untold",
     "value_said",
 ]
 
@@ -151,6 +152,34 @@ def rows_counted(fact: F.Fact, others: Sequence[Piece], text: str) -> bool:
         if all(own and own <= words for own in named):
             return True
     return False
+
+
+def _data_row(unit: Piece) -> bool:
+    return unit.labelled and not unit.heading and "; " in unit.text
+
+
+def topic_untold(fact: F.Fact, own: Sequence[Valued], k: int, others: Sequence[Valued]) -> bool:
+    """A name or a bare number that opens the first sentence of ``own`` with facts, the topic
+    every value after it is of ("The next train from Leeds to York leaves at 07:42 from platform
+    3", "Bus 42 runs every 12 minutes"), left untold where ``others`` lay those values out as a
+    table: the table's rows are the topic's, as the question named it. Every fact of the sentence
+    the table does not state stands before all it does, two at least; an answer that names
+    another topic in its place still differs by that name."""
+    if fact.kind != "name" and not (fact.kind == "number" and fact.key[1:] == ("",)):
+        return False
+    if any(_data_row(u) for u in own) or sum(_data_row(u) for u in others) < 2:
+        return False
+    if k != next((m for m, u in enumerate(own) if u.facts), None):
+        return False
+    told = [o for u in others for o in u.facts]
+    unit = own[k]
+    said = [f for f in unit.facts if any(F.facts_match(f, o) for o in told)]
+    untold = [f for f in unit.facts if f not in said]
+    if len(said) < 2 or fact not in untold:
+        return False
+    # where each is written ("weekdays" reads as Mon–Fri, written nowhere as such)
+    first = min((at for f in said if (at := unit.text.find(f.surface)) >= 0), default=-1)
+    return all(0 <= unit.text.find(f.surface) < first for f in untold)
 
 
 # --------------------------------------------------------------------------- values and labels

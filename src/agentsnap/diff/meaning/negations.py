@@ -2,7 +2,9 @@
 a negating prefix whose base the other sentence states (``unchanged`` / ``nothing changes``),
 "free" against the other's "no charge", a word of omission against the other's negation or its
 halt at a place (``skips Elm Street`` = ``doesn't stop at Elm Street``), and a pole of order
-counted only where the other sentence uses its other pole."""
+counted only where the other sentence uses its other pole, and not where the two put the same
+thing first with the two poles (``A before B`` = ``A first; only after that B``), and a need
+denied said as the thing denied (``no change is needed`` = ``Change: –``)."""
 
 import re
 
@@ -10,11 +12,14 @@ from . import vocabulary as V
 
 __all__ = [
     "free_negations",
+    "need_denied",
     "omission_negations",
     "omissions_read",
+    "order_both_ways",
     "order_poles",
     "prefix_negations",
     "reversals",
+    "unordered",
 ]
 
 #: prefixes that negate the word they open (``un``changed, ``non``-refundable, ``in``valid, 未完了)
@@ -158,3 +163,92 @@ def order_poles(markers: list[str], other: str) -> list[str]:
 
 #: the words of the order antonym pair ("before"/"after", "vor"/"nach", "avant"/"après") and their poles
 _ORDER = {w: p[1] for w, p in V._POLE.items() if p[0] == V._POLE["after"][0]}
+
+
+#: "after" that points back at what the sentence said before it ("… first; only after that …")
+_BACK = frozenset(
+    ["that", "this", "which", "it", "cela", "ça", "ceci", "quoi", "dem", "diesem", "dessen"]
+)
+
+
+def _events(text: str) -> tuple[int, set[str], set[str]] | None:
+    """The pole of order ``text`` says first (+1 "before", -1 "after"), and the content words of
+    what happens first and of what happens next, read from where the pole stands: "A before B"
+    and "before B, A" put A first, "A after B" and "after B, A" put B first, and an "after" that
+    points back ("A first; after that B") puts A first."""
+    words = V.tokens(text)
+    at = next((k for k, w in enumerate(words) if w in _ORDER), None)
+    if at is None:
+        return None
+    sign = _ORDER[words[at]]
+    head, tail = words[:at], words[at + 1 :]
+    if sign < 0 and tail and tail[0] in _BACK:
+        first, then = head, tail[1:]
+    else:
+        cut = text.casefold().split(words[at], 1)[1]
+        if not V.content_words(" ".join(head)) and "," in cut:  # "Before you go, A": B, then A
+            clause, _, rest = cut.partition(",")
+            head, tail = V.tokens(rest), V.tokens(clause)
+        first, then = (head, tail) if sign > 0 else (tail, head)
+    stems = [set(V.content_words(" ".join(part))) for part in (first, then)]
+    return sign, stems[0], stems[1]
+
+
+def unordered(markers: list[str]) -> list[str]:
+    """``markers`` without the poles of order (:func:`order_both_ways`)."""
+    return [m for m in markers if m not in _ORDER]
+
+
+def order_both_ways(text: str, other: str) -> bool:
+    """Whether ``text`` and ``other`` say one order with the two poles ("complete a home visit
+    before you take him home" = "a home visit first; only after that can he go home"): the one
+    says "before", the other "after", and what happens first in the one is what happens first
+    in the other, by the words they share."""
+    a, b = _events(text), _events(other)
+    if a is None or b is None or a[0] == b[0]:
+        return False
+    kept = len(a[1] & b[1]) + len(a[2] & b[2])
+    crossed = len(a[1] & b[2]) + len(a[2] & b[1])
+    return kept > crossed
+
+
+#: words of necessity: denied, the modality of the denial, what is denied is the thing needed
+#: ("Ein Umstieg ist nicht nötig" = "Umstieg: –", "no action is required" = "Action: none")
+_NEEDED = frozenset(
+    [
+        "need",
+        "needed",
+        "necessary",
+        "required",
+        "requir",
+        "nötig",
+        "notwendig",
+        "erforderlich",
+        "benötigt",
+        "nécessaire",
+        "nécessaires",
+        "requis",
+        "requise",
+        "necesario",
+        "necesaria",
+        "necesarios",
+        "必要",
+    ]
+)
+
+
+def need_denied(words: list[str], others: list[list[str]], least: float) -> int | None:
+    """The index of the first of ``others`` (units' words) that denies what ``words`` (a unit's, with its
+    negation) says is not needed: a negation of its own and ``least`` of the other words, the
+    word of necessity aside ("Ein Umstieg ist nicht nötig" / the row "…; not Umstieg", a "–" under
+    "Umstieg"); None where ``words`` name no necessity."""
+    kept = [w for w in words if w not in _NEEDED]
+    if len(kept) == len(words) or not kept:
+        return None
+    for k, other in enumerate(others):
+        if not any(w in V._NEGATIONS for w in other):
+            continue  # "✓" under "Umstieg": the change said, not denied
+        said = sum(w in other or w in V._NEGATIONS for w in kept)
+        if said >= least * len(kept):
+            return k
+    return None

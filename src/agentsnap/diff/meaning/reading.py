@@ -33,7 +33,6 @@ from .clues import (
     changed_conclusion,
     concludes,
     courteous,
-    denied_correction,
     flipped_concepts,
     flipped_in_clause,
     named_step,
@@ -45,22 +44,25 @@ from .layout import (
     joined_step,
     labelled_values,
     other_than_only,
-    rows_counted,
+    topic_untold,
     value_said,
 )
 from .members import contrast_kept, negated_member_moved
 from .merges import links, merged_pairs
 from .negations import (
     free_negations,
+    need_denied,
     omissions_read,
+    order_both_ways,
     order_poles,
     prefix_negations,
+    unordered,
 )
 from .phrasing import clock_words
 from .roles import active, bound_swap, clause_swap, duty_moved, order_kept, voice_swap
 from .slots import replaced_pairs, restated_pairs
-from .stated import counted, list_counted, stated
-from .units import _COURTESY, _NARRATION, _PASSIVE, Unit, _flat
+from .stated import accounted
+from .units import _COURTESY, _NARRATION, _PASSIVE, Unit, _flat, edges
 
 __all__ = ["ALIGN", "COVERED", "Reading"]
 
@@ -144,8 +146,7 @@ class Reading:
         self._coverage()
 
     def _facts(self) -> None:
-        g_text_words = set(V.tokens(self.golden))
-        n_text_words = set(V.tokens(self.new))
+        g_words, n_words = set(V.tokens(self.golden)), set(V.tokens(self.new))
         missing: dict[str, list[tuple[int, F.Fact]]] = {}
         extra: dict[str, list[tuple[int, F.Fact]]] = {}
         g_all = [(i, f) for i, u in enumerate(self.g) for f in u.facts]
@@ -163,22 +164,15 @@ class Reading:
         ]
 
         for i, fact in g_left:
-            if not (
-                stated(fact, n_all, self.new, n_text_words, self.golden)
-                or denied_correction(fact, self.g[i], [o for _, o in n_all])
-                or counted(self.g, i, fact, self.new)
-                or rows_counted(fact, self.n, self.golden)
-                or list_counted(fact, self.golden, self.n)
-            ):
+            if accounted(fact, self.g, i, self.n, n_all, self.golden, self.new, n_words):
+                continue
+            if topic_untold(fact, self.g, i, self.n):  # "Bus 42 runs every …" / a table of times
+                label = f"topic left to the table's question ({fact.surface})"
+                self.flag("rewording", "harmless", label, self.g[i].text, "")
+            else:
                 missing.setdefault(fact.kind, []).append((i, fact))
         for j, fact in n_left:
-            if not (
-                stated(fact, g_all, self.golden, g_text_words, self.new)
-                or denied_correction(fact, self.n[j], [o for _, o in g_all])
-                or counted(self.n, j, fact, self.golden)
-                or rows_counted(fact, self.g, self.new)
-                or list_counted(fact, self.new, self.g)
-            ):
+            if not accounted(fact, self.n, j, self.g, g_all, self.new, self.golden, g_words):
                 extra.setdefault(fact.kind, []).append((j, fact))
         for kind in list(dict.fromkeys([*missing, *extra])):
             gone, came = missing.get(kind, []), extra.get(kind, [])
@@ -275,6 +269,8 @@ class Reading:
                 continue
             g_markers = order_poles([m for i in g_part for m in self.g[i].markers], n)
             n_markers = order_poles([m for j in n_part for m in self.n[j].markers], g)
+            if order_both_ways(g, n):  # "A before B" = "A first; after that B": no pole flipped
+                g_markers, n_markers = unordered(g_markers), unordered(n_markers)
             g_markers += prefix_negations(g, n) + free_negations(g, n)  # "unchanged" = "nothing
             n_markers += prefix_negations(n, g) + free_negations(
                 n, g
@@ -548,12 +544,21 @@ class Reading:
             if self.n_best[j] >= LIKE
         }
         n_replacing: set[int] = set()
-        g_edges, n_edges = _edges(self.g), _edges(self.n)
+        g_edges, n_edges = edges(self.g), edges(self.n)
         for i, unit in enumerate(self.g):
             link = self.g_link[i]
             aligned = link is not None
             mutual = (i, link) in self.matched
             cover = _coverage(unit.words, n_words)
+            denying = (
+                need_denied(unit.words, [u.words for u in self.n], COVERED)
+                if unit.markers and not aligned and i not in g_restated
+                else None
+            )
+            if denying is not None:  # "no change is needed" / "Change: –": the change denied
+                label = "a need denied as the thing denied"
+                self.flag("rewording", "harmless", label, unit.text, self.n[denying].text)
+                continue
             if unit.step and aligned and not mutual and cover < 0.8:
                 # two golden steps share one new counterpart: the weaker one is missing
                 aligned = False
@@ -564,7 +569,7 @@ class Reading:
                 continue
             joined = joined_step(self.g, i, self.n)  # a step said in a sentence of steps
             if courteous(unit, n_words, edge=i in g_edges):
-                self.flag("courtesy", "harmless", _harmless(unit, "dropped"), unit.text, "")
+                self.flag("courtesy", "harmless", unit.harmless("dropped"), unit.text, "")
             elif joined is not None:
                 self._polarity([i], [joined])
             elif (
@@ -608,7 +613,7 @@ class Reading:
             if aligned and (mutual or weight < 3 or _coverage(unit.words, g_words) >= 0.5):
                 continue
             if courteous(unit, g_words, edge=j in n_edges):
-                self.flag("courtesy", "harmless", _harmless(unit, "added"), "", unit.text)
+                self.flag("courtesy", "harmless", unit.harmless("added"), "", unit.text)
             elif (joined := joined_step(self.n, j, self.g)) is not None:
                 self._polarity([joined], [j])
             elif sum(not V.polarity(w)[1] for w in novel) <= 2 and any(
@@ -676,18 +681,6 @@ class Reading:
 
 #: the words that join one more member to a list
 _JOIN = frozenset(["and", "or", "und", "oder", "et", "ou", "y", "o", "sowie", "plus", "と", "や"])
-
-
-def _harmless(unit: Unit, what: str) -> str:
-    """How a harmless unit is named: a heading or table header a label, a signature, courtesy."""
-    kind = "label" if unit.heading else "signature" if unit.signature else "courtesy"
-    return f"{kind} {what}"
-
-
-def _edges(units: list[Unit]) -> set[int]:
-    """The first and the last two units that say something (greetings and signatures aside)."""
-    said = [k for k, u in enumerate(units) if not (u.filler or u.signature)]
-    return set(said[:1] + said[-2:])
 
 
 def _argmax(values: list[float]) -> int:

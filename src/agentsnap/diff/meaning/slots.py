@@ -9,22 +9,31 @@ happened") finds no counterpart and would read as one sentence dropped and anoth
 same aligned neighbours, or at the same end of both answers — and share content words; the caller
 still reads the pair for a flipped polarity and a changed conclusion, and the facts of both
 answers are compared as a whole anyway (step 3), so a restated sentence that changed a number
-still fails.
+still fails. A golden sentence that states no fact has nothing else to be found by, so its words
+count in any form (:func:`akin`: ``reintentó`` / ``reintento``, ``送料`` / ``返送料``, ``tank`` /
+``vollgetankt``), a larger share of them (:data:`AKIN_PART`): two sentences that share a topic's
+words and no more ("Siblings get priority" / "children of staff get priority", "reintentó
+automáticamente la subida … terminó sin errores" / "tras un reintento automático, la subida volvió
+a fallar") are two claims, however alone they stand in their slot.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from . import vocabulary as V
-from .clues import _concept
+from .clues import _concept, _related
+from .negations import _NEGATING_PREFIXES
 from .units import Unit
 
-__all__ = ["replaced_pairs", "restated_pairs"]
+__all__ = ["akin", "replaced_pairs", "restated_pairs"]
 
 #: least content words a restated pair shares, and least share of the shorter side's words
 SHARED_WORDS = 2
 SHARED_PART = 0.25
+#: least share of the shorter side's words a pair shares counting words in another form (`akin`)
+AKIN_PART = 0.4
 
 
 def restated_pairs(
@@ -94,10 +103,35 @@ def _claims(unit: Unit) -> bool:
     return not (unit.filler or unit.heading or unit.addressed)
 
 
+#: a word written in Japanese or Chinese script: a part of two characters is a word of its own
+_CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+
+
+def akin(a: str, b: str) -> bool:
+    """Whether two content words say one thing in two forms: one concept (antonym poles as one),
+    one stem or spelling (:func:`~.clues._related`), or one a part of the other's compound
+    (``tank`` / ``vollgetankt``, ``負担`` / ``当社負担``), never a word and its negated form
+    (``verändert`` / ``unverändert``)."""
+    a, b = _concept(a), _concept(b)
+    if a == b:
+        return True
+    if a.startswith("#") or b.startswith("#"):
+        return False  # an antonym pair's poles: one concept or none, whatever its name's spelling
+    if _related(a, b):
+        return True
+    short, whole = sorted((a, b), key=len)
+    if len(short) < (2 if _CJK.match(short) else 4) or short == whole or short not in whole:
+        return False
+    head = whole[: whole.index(short)].rstrip("-")
+    return head not in _NEGATING_PREFIXES
+
+
 def _shared(g: Unit, n: Unit) -> int:
     """The content words two units share (antonym poles and stems as one), or 0 when too few;
     a labelled value ("Placement : fosse") restates a sentence that says every word of its value
-    ("Votre billet donne accès à la fosse.")."""
+    ("Votre billet donne accès à la fosse."). A golden unit that states no fact, which nothing
+    else would find, is read for its words in any form (compound parts, spellings: :func:`akin`);
+    one that states facts is read by them, which the other answer states or not."""
     g_concepts = {_concept(w) for w in g.words}
     n_concepts = {_concept(w) for w in n.words}
     shared = len(g_concepts & n_concepts)
@@ -108,4 +142,13 @@ def _shared(g: Unit, n: Unit) -> int:
     least = min(len(g_concepts), len(n_concepts))
     if shared >= SHARED_WORDS and shared >= SHARED_PART * least:
         return shared
+    if g.facts:
+        return 0
+    # words in another form are weaker evidence than the same words: a larger share of them
+    akin_shared = min(
+        sum(any(akin(a, b) for b in n_concepts) for a in g_concepts),
+        sum(any(akin(b, a) for a in g_concepts) for b in n_concepts),
+    )
+    if akin_shared >= SHARED_WORDS and akin_shared >= AKIN_PART * least:
+        return akin_shared
     return 0

@@ -19,13 +19,35 @@ import re
 
 from . import facts as F
 from . import vocabulary as V
-from .clues import _LIST_SEPARATOR, _ONE, _name_in, one_unit_in
-from .layout import by_initials, same_written
+from .clues import _LIST_SEPARATOR, _ONE, _name_in, denied_correction, one_unit_in
+from .layout import by_initials, rows_counted, same_written
 from .phrasing import multiple_in
 from .quantities import CURRENCY
 from .units import Unit
 
-__all__ = ["counted", "list_counted", "stated"]
+__all__ = ["accounted", "counted", "list_counted", "stated"]
+
+
+def accounted(
+    fact: F.Fact,
+    own: list[Unit],
+    k: int,
+    others: list[Unit],
+    other_facts: list[tuple[int, F.Fact]],
+    own_text: str,
+    other_text: str,
+    other_words: set[str],
+) -> bool:
+    """Whether the other answer states ``fact`` of ``own[k]`` after all, though no fact of it
+    matches key for key (module doc), or denies it on the way to the right value, or counts it
+    by a list or a table of as many members."""
+    return (
+        stated(fact, other_facts, other_text, other_words, own_text)
+        or denied_correction(fact, own[k], [o for _, o in other_facts])
+        or counted(own, k, fact, other_text)
+        or rows_counted(fact, others, own_text)
+        or list_counted(fact, own_text, others)
+    )
 
 
 def _single(fact: F.Fact, other_text: str) -> bool:

@@ -18,7 +18,7 @@ from . import vocabulary as V
 from .layout import label_names, separate
 from .phrasing import clock_words, spelled_facts
 
-__all__ = ["Unit", "split_units"]
+__all__ = ["Unit", "edges", "split_units"]
 
 
 @dataclass
@@ -48,6 +48,12 @@ class Unit:
     signature: bool = False
     #: a table's data row: its cells are what the row says of its first cell, not clauses
     row: bool = False
+
+    def harmless(self, what: str) -> str:
+        """How this unit is named where harmless: a heading or table header a label, a
+        signature, courtesy."""
+        kind = "label" if self.heading else "signature" if self.signature else "courtesy"
+        return f"{kind} {what}"
 
 
 # --------------------------------------------------------------------------- units
@@ -647,3 +653,9 @@ def _normalise_rows(vectors: Any) -> Any:
         norm = math.sqrt(math.fsum(x * x for x in values)) or 1.0
         out.append([x / norm for x in values])
     return out
+
+
+def edges(units: list[Unit]) -> set[int]:
+    """The first and the last two units that say something (greetings and signatures aside)."""
+    said = [k for k, u in enumerate(units) if not (u.filler or u.signature)]
+    return set(said[:1] + said[-2:])
