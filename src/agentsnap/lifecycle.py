@@ -95,6 +95,7 @@ class Outcome:
     path: Path | None
     report: DiffReport | None = None
     #: the golden the run was settled against (None when there was none) and the run itself
+    #: (its steps share repeated parts: read-only, see :class:`~agentsnap.storage.snapshot.Snapshot`)
     golden: Snapshot | None = None
     new: Snapshot | None = None
     #: the message of a failure that has no diff (a missing or pending snapshot in CI, a

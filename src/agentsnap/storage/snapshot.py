@@ -64,6 +64,11 @@ class Snapshot:
     ``trace``: list of step dicts (``llm_call``, ``tool_call``, ``http``).
     ``output``: the agent's final output (any JSON value). Timestamps are
     ISO-8601 UTC strings, filled on creation when empty.
+
+    The steps of a run agentsnap recorded share the parts their bodies repeat (a request's
+    system prompt and earlier messages are one object in every step that sends them: the
+    memory of a long run, :class:`agentsnap.storage.wire.Repeats`). Read them freely; to edit a
+    step in place, ``copy.deepcopy`` the trace first, or an edit of one step shows in the others.
     """
 
     name: str
