@@ -28,6 +28,9 @@ from typing import Any
 
 import msgspec
 
+from .. import _version as _version_module
+from . import serialize as _serialize
+from .scrub import rules as _scrub_rules
 from .wire import escape_surrogates
 
 __all__ = [
@@ -52,9 +55,7 @@ def _now() -> str:
 
 
 def _version() -> str:
-    from .._version import __version__
-
-    return __version__
+    return _version_module.__version__
 
 
 @dataclass
@@ -206,12 +207,9 @@ def _digest(
 ) -> tuple[str | None, bool]:
     """The digest of ``trace`` with its steps encoded by ``encode``; and, asked for
     (``finite``), whether every step's bytes hold only finite floats (else False)."""
-    from .scrub.rules import active
-    from .serialize import finite_msgpack
-
     if not isinstance(trace, list):
         return None, False
-    rules = active()
+    rules = _scrub_rules.active()
     digest = hashlib.blake2b(digest_size=32)
     all_finite = finite
     try:
@@ -224,7 +222,7 @@ def _digest(
             packed = encode(step)
             digest.update(packed)
             if all_finite:
-                all_finite = finite_msgpack(packed)
+                all_finite = _serialize.finite_msgpack(packed)
     except (OverflowError, UnicodeEncodeError, TypeError, ValueError):
         return None, False
     return digest.hexdigest(), all_finite
