@@ -25,6 +25,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .. import lifecycle as _lifecycle
+from ..storage import serialize as _serialize
+from ..storage import snapshot as _snapshot
 from ..storage.snapshot import Snapshot
 
 if TYPE_CHECKING:
@@ -56,10 +59,10 @@ def run_snapshot(
         again = golden_again(name, recording, golden)
         if again is not None:
             return again
-    from ..lifecycle import build_snapshot
-
     trace = recording.trace
-    snap = build_snapshot(name, trace.steps(), source="pytest", output_from_trace=True, traced=True)
+    snap = _lifecycle.build_snapshot(
+        name, trace.steps(), source="pytest", output_from_trace=True, traced=True
+    )
     snap.derived = recording.mode == "capture" and trace.exchanges_alone  # (live, record)
     return snap
 
@@ -113,24 +116,18 @@ def golden_again(name: str, recording: Recording, golden: Snapshot) -> Snapshot 
             or (ex.codec is None) != (step.get("type") == "http")
         ):
             return None
-    from ..storage.snapshot import trace_proof
-
-    holds, finite = trace_proof(golden.trace, golden.trace_digest)
+    holds, finite = _snapshot.trace_proof(golden.trace, golden.trace_digest)
     if not holds:
         return None  # edited since agentsnap wrote it, or another version's, or other rules
-    from ..lifecycle import trace_output_and_model
-
     # each step a dict of its own (nothing done to the run's steps reaches the golden's), its
     # values the golden's: the comparison finds them the same objects
     steps: list[dict[str, Any]] = [
         {k: v for k, v in step.items() if k != _SENT_ONLY} for step in golden.trace
     ]
-    from ..storage.serialize import prepare_parts
-
-    output, model = trace_output_and_model(steps, None, None, True)
+    output, model = _lifecycle.trace_output_and_model(steps, None, None, True)
     # the output is read from the steps' views, which only the text rules scrubbed (a streamed
     # answer, parts joined): prepared as build_snapshot prepares it, the ``redact`` paths applied
-    _, _, output = prepare_parts([], None, output)
+    _, _, output = _serialize.prepare_parts([], None, output)
     return GoldenAgain(
         name=name,
         trace=steps,

@@ -58,6 +58,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from . import scrub as _scrub
 from .atomic import atomic_write, default_file_mode, fsync_dir
 from .wire import SURROGATE, PreparedExchange, StoredExchange, envelope, escape_surrogates
 
@@ -374,11 +375,9 @@ def prepare(data: object) -> Any:
     from the recording of exactly its request (a :class:`agentsnap.storage.wire.PreparedExchange`)
     holds the golden's own objects, already as stored: neither converted nor scrubbed.
     """
-    from .scrub import scrub_snapshot
-
     converted = to_json(data)
     if isinstance(converted, dict):
-        return scrub_snapshot(converted)
+        return _scrub.scrub_snapshot(converted)
     return converted
 
 
