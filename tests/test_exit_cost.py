@@ -36,6 +36,7 @@ from agentsnap.storage.serialize import (
     compact_bytes,
     compact_pieces,
     escape_surrogates,
+    finite_msgpack,
     prepare,
     to_json,
 )
@@ -436,6 +437,31 @@ def _has_float(value: object) -> bool:
     if isinstance(value, list):
         return any(_has_float(v) for v in value)
     return False
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    packed=st.lists(
+        st.sampled_from([b"\xcb", b"\x7f", b"\xff", b"\xf0", b"\xef", b"\x00", b"ab"]),
+        max_size=120,
+    ).map(b"".join)
+)
+@example(packed=b"\xcb" * 40 + b"\x7f\xf8")  # past the markers looked at one by one
+@example(packed=b"\xcb\x7f")  # a marker at the end, short of a float
+def test_property_the_finite_look_answers_as_the_pattern(packed: bytes) -> None:
+    from agentsnap.storage.serialize import _NON_FINITE
+
+    assert finite_msgpack(packed) is (_NON_FINITE.search(packed) is None)
+
+
+def test_a_trace_known_finite_is_written_as_before() -> None:
+    trace = [{"a": 1.5, "b": [None, "x"]}, {"c": {"d": 2}}]
+    for top in ({"name": "n", "score": 1.0}, {"name": "n", "score": float("nan")}):
+        data = {**top, "trace": trace}
+        assert compact_bytes(data, finite_trace=True) == compact_bytes(data)
+    # what is outside the trace is still looked at: NaN there takes json.dumps
+    data = {"score": float("inf"), "trace": trace}
+    assert compact_bytes(data, finite_trace=True) == _dumps(data).encode("utf-8")
 
 
 def test_nan_infinity_and_surrogates_take_json_dumps() -> None:

@@ -36,7 +36,7 @@ from agentsnap.jsondiff import same_json
 from agentsnap.lifecycle import Outcome, build_snapshot
 from agentsnap.storage import scrub
 from agentsnap.storage import snapshot as snapshot_module
-from agentsnap.storage.snapshot import Snapshot, trace_digest
+from agentsnap.storage.snapshot import Snapshot, digest_holds, trace_digest, trace_proof
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 from tests.test_plugin_modes import (  # noqa: F401 - _warm_imports: the autouse fixture
     MANY_TESTS,
@@ -160,6 +160,52 @@ def test_the_digest_binds_the_trace_the_version_and_the_redact_rules(
     assert trace_digest(trace) != digest
     assert trace_digest([{"n": 2**70}]) is None  # beyond MessagePack: no digest, never a match
     assert trace_digest([{"text": "\ud800"}]) is None
+
+
+def _reversed_keys(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _reversed_keys(value[k]) for k in reversed(value)}
+    if isinstance(value, list):
+        return [_reversed_keys(v) for v in value]
+    return value
+
+
+def test_the_digest_is_checked_on_the_keys_in_the_order_the_file_holds_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # what the file holds: every object's keys sorted (as agentsnap writes it)
+    trace = json.loads(
+        json.dumps(
+            [{"type": "llm_call", "usage": {"input_tokens": 1, "cached": 0}, "response": "hi"}],
+            sort_keys=True,
+        )
+    )
+    digest = trace_digest(trace)
+    assert digest is not None and digest_holds(trace, digest)
+    # the same values, keys in another order (a tool reformatted the file): the stored digest
+    # still names these values, but the check without sorting does not prove it: full path
+    reordered = _reversed_keys(trace)
+    assert trace_digest(reordered) == digest and not digest_holds(reordered, digest)
+    assert not digest_holds([{**trace[0], "response": "hi!"}], digest)
+    assert not digest_holds([{**trace[0], "usage": {"cached": 0, "input_tokens": 1.0}}], digest)
+    assert not digest_holds([*trace, *trace], digest) and not digest_holds(trace[0], digest)
+    assert not digest_holds([{"n": 2**70}], digest)
+    scrub.configure({"patterns": ["acct_[0-9]+"]})
+    assert not digest_holds(trace, digest)
+    scrub.configure(None)
+    assert digest_holds(trace, digest)
+    monkeypatch.setattr(snapshot_module, "_version", lambda: "0.0.0-other")
+    assert not digest_holds(trace, digest)
+
+
+def test_a_trace_whose_floats_are_not_all_finite_is_not_known_finite() -> None:
+    # (keys sorted, as a file agentsnap wrote holds them)
+    finite = [{"response": "hi", "score": 0.5, "type": "llm_call"}]
+    odd = [{"response": "hi", "score": float("nan"), "type": "llm_call"}]
+    for trace, expected in ((finite, True), (odd, False)):
+        digest = trace_digest(trace)
+        assert digest is not None and trace_proof(trace, digest) == (True, expected)
+    assert trace_proof(finite, "0" * 64) == (False, True)  # (finite, but not proven)
 
 
 def test_saving_keeps_a_loaded_digest_only_while_it_still_matches(tmp_path: Path) -> None:
@@ -374,6 +420,19 @@ def test_a_golden_without_a_digest_of_another_version_or_other_rules_takes_the_f
     assert summary(project.run("--agentsnap-replay")) == ["agentsnap: 1 passed"]
     assert spies.again == [False, False, False]
     assert spies.steps == 3
+
+
+def test_a_golden_whose_keys_a_tool_reordered_takes_the_full_path_and_passes(
+    project: Project, spies: Spies
+) -> None:
+    project.record_golden()
+    path = project.snapshot_path()
+    data = _reversed_keys(json.loads(path.read_text(encoding="utf-8")))
+    path.write_text(json.dumps(data, indent=4), encoding="utf-8")  # the same values
+    spies.again.clear()
+    spies.steps = 0
+    assert summary(project.run("--agentsnap-replay")) == ["agentsnap: 1 passed"]
+    assert spies.again == [False] and spies.steps == 1
 
 
 CHANGED_TESTS = """

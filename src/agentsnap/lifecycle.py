@@ -40,6 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from . import diff as _diff
+from . import knobs as _knobs
 from .config import Settings
 from .exceptions import (
     AgentRegressionError,
@@ -48,6 +50,8 @@ from .exceptions import (
     SnapshotNotFoundError,
     SnapshotPendingError,
 )
+from .spec import frameworks as _frameworks
+from .storage import legacy as _legacy
 from .storage.snapshot import Snapshot
 from .storage.store import SnapshotStore
 from .storage.volatile import behaviour_changes
@@ -231,9 +235,7 @@ def trace_output_and_model(
     """:func:`build_snapshot`'s output and model of a run (see there), before they are prepared."""
     llm = [s for s in steps if s.get("type") == "llm_call"]
     if output_from_trace and output is None and llm:
-        from .spec.frameworks import final_output
-
-        final = final_output(
+        final = _frameworks.final_output(
             steps
         )  # a framework's final-answer tool call (smolagents, pydantic-ai)
         output = final if final is not None else llm[-1].get("response")
@@ -310,14 +312,12 @@ def open_recording(
             "(--agentsnap-allow-pending relaxes this.)",
         )
     if mode == "replay" and golden is not None:
-        from .storage.legacy import is_legacy_version
-
         cassette = Cassette(
             golden.trace,
             name=name,
             path=path,
             strict=settings.replay_strict,
-            legacy=is_legacy_version(golden.version),
+            legacy=_legacy.is_legacy_version(golden.version),
         )
         return Recording("replay", cassette=cassette)
     return Recording("capture")
@@ -660,12 +660,9 @@ def compare(
     ``weights``, ``strict``. The report's ``semantic_backend`` says which
     backend (and model sha256) scored the texts.
     """
-    from .diff import compute_diff
-    from .knobs import setting_option_names
-
     # every comparison knob that is a setting (CompareOptions' ``setting`` fields), lists copied
     opts: dict[str, Any] = {}
-    for key in setting_option_names():
+    for key in _knobs.setting_option_names():
         value = settings.knob(key)
         opts[key] = list(value) if isinstance(value, list) else value
     for key, value in (overrides or {}).items():
@@ -673,7 +670,7 @@ def compare(
             # a test's budgets add to the settings' ones (a marker's max_calls_growth keeps the
             # table's max_tokens_growth)
             opts[key] = {**opts[key], **value} if key == "budgets" else value
-    return compute_diff(
+    return _diff.compute_diff(
         golden.to_dict(), new.to_dict(), compare_requests=(mode == "replay"), name=new.name, **opts
     )
 

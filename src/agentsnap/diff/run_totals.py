@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..spec import prices
 from .request_tokens import counter_name, request_tokens
@@ -53,6 +53,11 @@ class RunTotals:
 
 def _whole(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _mapping(value: object) -> TypeGuard[Mapping[str, Any]]:
+    """``isinstance(value, Mapping)``, a plain dict answered without the ABC's check."""
+    return type(value) is dict or isinstance(value, Mapping)
 
 
 def _sum(values: Sequence[float | None]) -> float | None:
@@ -137,10 +142,11 @@ def _measure(
         step_no = step.get("step")
         out.steps.append(step_no if isinstance(step_no, int) else index)
         exchange = step.get("exchange")
-        request = exchange.get("request") if isinstance(exchange, Mapping) else None
-        body = request.get("body") if isinstance(request, Mapping) else None
+        # (``type() is dict`` first: a dict is a Mapping, and the ABC's isinstance costs a Python call)
+        request = exchange.get("request") if _mapping(exchange) else None
+        body = request.get("body") if _mapping(request) else None
         model = step.get("model")
-        if isinstance(body, Mapping):
+        if _mapping(body):
             model = body.get("model") or model
             counter = model if exact else None
             hit = counted.get(id(body))
@@ -158,7 +164,7 @@ def _measure(
         if not provider:
             continue
         given = step.get("usage")
-        usage: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
+        usage: Mapping[str, Any] = given if _mapping(given) else {}
         for key in USAGE_KEYS:
             per_call[key].append(_whole(usage.get(key)))
         cost = prices.cost(usage, step.get("model") or model)

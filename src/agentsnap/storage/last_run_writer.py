@@ -23,6 +23,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from ..exceptions import SnapshotFormatError
+
 __all__ = ["LastRunWriter"]
 
 
@@ -119,8 +121,6 @@ class LastRunWriter:
             self._write(path, self._queue.pop(path))
 
     def _write(self, path: Path, write: Callable[[], None]) -> None:
-        from ..exceptions import SnapshotFormatError
-
         try:
             write()
         except (OSError, SnapshotFormatError) as exc:

@@ -58,6 +58,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from . import scrub as _scrub
 from .atomic import atomic_write, default_file_mode, fsync_dir
 from .wire import SURROGATE, PreparedExchange, StoredExchange, envelope, escape_surrogates
 
@@ -374,11 +375,9 @@ def prepare(data: object) -> Any:
     from the recording of exactly its request (a :class:`agentsnap.storage.wire.PreparedExchange`)
     holds the golden's own objects, already as stored: neither converted nor scrubbed.
     """
-    from .scrub import scrub_snapshot
-
     converted = to_json(data)
     if isinstance(converted, dict):
-        return scrub_snapshot(converted)
+        return _scrub.scrub_snapshot(converted)
     return converted
 
 
@@ -418,9 +417,27 @@ def prepare_parts(
 
 #: a MessagePack float64 (``0xcb``, big-endian) whose exponent is all ones: NaN or ±Infinity
 _NON_FINITE = re.compile(rb"\xcb[\x7f\xff][\xf0-\xff]")
+#: ``0xcb`` bytes looked at one by one (``bytes.find``: memchr) before :data:`_NON_FINITE` takes over
+_FEW_MARKERS = 32
 
 
-def compact_bytes(data: object) -> bytes | bytearray:
+def finite_msgpack(packed: bytes) -> bool:
+    """Whether :data:`_NON_FINITE` finds nothing in ``packed`` (MessagePack bytes): the same
+    answer, found by jumping from one ``0xcb`` byte to the next (floats are few in a snapshot,
+    and the byte is rare elsewhere) rather than by the pattern's byte-by-byte scan; past
+    :data:`_FEW_MARKERS` of them, the pattern from there."""
+    at = packed.find(0xCB)
+    for _ in range(_FEW_MARKERS):
+        if at < 0:
+            return True
+        after = packed[at + 1 : at + 3]
+        if len(after) == 2 and after[0] in (0x7F, 0xFF) and after[1] >= 0xF0:
+            return False
+        at = packed.find(0xCB, at + 1)
+    return at < 0 or _NON_FINITE.search(packed, at) is None
+
+
+def compact_bytes(data: object, *, finite_trace: bool = False) -> bytes | bytearray:
     """``data`` (a prepared snapshot dict) as compact JSON, UTF-8, keys sorted, lone surrogates
     escaped, a newline at the end: the bytes of what ``json.dumps(data, ensure_ascii=False,
     sort_keys=True, separators=(",", ":"))`` and :func:`~agentsnap.storage.wire.escape_surrogates`
@@ -435,18 +452,26 @@ def compact_bytes(data: object) -> bytes | bytearray:
     string keys both sort alike. Bytes, not text: a 5,000-call run's record is ~12 MB of
     JSON, and a ``str`` of it (decoded, then encoded again to be written) held two more
     copies at the test's memory peak; the MessagePack form is dropped before the JSON is made.
+
+    ``finite_trace``: ``data["trace"]`` is known to hold only what msgspec writes as ``json``
+    does (plain JSON values, finite floats, no lone surrogate, no integer past 64 bits: a
+    golden's steps whose digest held, :func:`agentsnap.storage.snapshot.trace_proof`), so only
+    the rest of ``data`` is looked at first.
     """
-    out = _compact(data)
+    out = _compact(data, finite_trace=finite_trace)
     out += b"\n"  # grown in place (no second copy of the document)
     return out
 
 
-def _compact(data: object) -> bytearray:
+def _compact(data: object, *, finite_trace: bool = False) -> bytearray:
     """:func:`compact_bytes` of ``data`` without the newline."""
     import msgspec
 
+    looked_at = data
+    if finite_trace and isinstance(data, dict) and "trace" in data:
+        looked_at = {k: v for k, v in data.items() if k != "trace"}
     try:
-        finite = _NON_FINITE.search(msgspec.msgpack.encode(data)) is None
+        finite = finite_msgpack(msgspec.msgpack.encode(looked_at))
     except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
         # a lone surrogate (UnicodeEncodeError), an int past 64 bits, an unknown type
         finite = False

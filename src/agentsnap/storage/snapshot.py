@@ -21,13 +21,16 @@ import copy
 import gc
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
 import msgspec
 
+from .. import _version as _version_module
+from . import serialize as _serialize
+from .scrub import rules as _scrub_rules
 from .wire import escape_surrogates
 
 __all__ = [
@@ -52,9 +55,7 @@ def _now() -> str:
 
 
 def _version() -> str:
-    from .._version import __version__
-
-    return __version__
+    return _version_module.__version__
 
 
 @dataclass
@@ -94,6 +95,9 @@ class Snapshot:
     #: ``trace`` is what ``Trace.steps()`` made of this process's exchanges alone (no tool call an
     #: adapter reported, no MCP session or WebSocket connection): saving stores its :func:`trace_digest`
     derived: bool = field(default=False, repr=False, compare=False)
+    #: ``trace`` is a golden's steps whose digest held and whose floats are all finite
+    #: (:func:`trace_proof`): its scratch copy's JSON needs no look for what msgspec cannot write
+    finite_trace: bool = field(default=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         now = _now()
@@ -155,6 +159,9 @@ class Snapshot:
 
 
 _sorted_msgpack = msgspec.msgpack.Encoder(order="sorted").encode
+#: keys in the order the dict holds them: a trace parsed from a file agentsnap wrote holds every
+#: object's keys sorted (``dumps``), so this is :data:`_sorted_msgpack`'s bytes without the sort
+_msgpack_as_held = msgspec.msgpack.Encoder().encode
 
 
 def trace_digest(trace: object) -> str | None:
@@ -172,12 +179,39 @@ def trace_digest(trace: object) -> str | None:
     answered from the golden's steps (:mod:`agentsnap._pytest.golden_run`). A golden edited by
     hand, written by another version or under other rules has a digest that no longer matches,
     and is compared in full."""
-    from .scrub.rules import active
+    return _digest(trace, _sorted_msgpack)[0]
 
+
+def digest_holds(trace: object, digest: str) -> bool:
+    """Whether ``digest`` (a golden's stored ``trace_digest``) is :func:`trace_digest` of
+    ``trace`` (the golden's trace as parsed from its file), proven without sorting: the steps
+    are encoded with their keys in the order the file holds them, which for a file agentsnap
+    wrote (keys sorted) are the very bytes :func:`trace_digest` hashes. Equal hashes mean equal
+    MessagePack bytes, hence equal values (types included), whatever order they were hashed in;
+    a file whose keys a tool reordered hashes differently and answers False (the full path),
+    as does one edited by hand, of another version or other rules."""
+    return trace_proof(trace, digest)[0]
+
+
+def trace_proof(trace: object, digest: str) -> tuple[bool, bool]:
+    """``(holds, finite)``: :func:`digest_holds`, and whether the trace's floats are all finite
+    (read from the same MessagePack bytes, :func:`agentsnap.storage.serialize.finite_msgpack`):
+    a trace that holds and is finite is written by msgspec as ``json`` writes it
+    (:func:`agentsnap.storage.serialize.compact_bytes`'s ``finite_trace``)."""
+    found, finite = _digest(trace, _msgpack_as_held, finite=True)
+    return found == digest, finite
+
+
+def _digest(
+    trace: object, encode: Callable[[Any], bytes], *, finite: bool = False
+) -> tuple[str | None, bool]:
+    """The digest of ``trace`` with its steps encoded by ``encode``; and, asked for
+    (``finite``), whether every step's bytes hold only finite floats (else False)."""
     if not isinstance(trace, list):
-        return None
-    rules = active()
+        return None, False
+    rules = _scrub_rules.active()
     digest = hashlib.blake2b(digest_size=32)
+    all_finite = finite
     try:
         # a step at a time (MessagePack values delimit themselves; the count comes first): a
         # 5,000-call trace's ~15 MB of MessagePack is never held at once
@@ -185,10 +219,13 @@ def trace_digest(trace: object) -> str | None:
             _sorted_msgpack([_version(), list(rules.paths), list(rules.patterns), len(trace)])
         )
         for step in trace:
-            digest.update(_sorted_msgpack(step))
+            packed = encode(step)
+            digest.update(packed)
+            if all_finite:
+                all_finite = _serialize.finite_msgpack(packed)
     except (OverflowError, UnicodeEncodeError, TypeError, ValueError):
-        return None
-    return digest.hexdigest()
+        return None, False
+    return digest.hexdigest(), all_finite
 
 
 def stamp_digest(snapshot: Snapshot, data: dict[str, Any]) -> None:

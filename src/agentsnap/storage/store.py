@@ -22,6 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..exceptions import SnapshotFormatError
+from . import legacy as _legacy
+from . import schema as _schema
+from . import serialize as _serialize
 from .atomic import lstat_mode, refuse_links, store_write
 from .naming import (
     _INPUT_HASH_TAIL,
@@ -58,14 +61,12 @@ PIECES_FROM_STEPS = 500
 
 def _prepared_dict(snapshot: Snapshot, *, own_steps: bool = True) -> dict[str, Any]:
     """``prepare(snapshot.to_dict())``, a prepared trace not again; its steps copied if ``own_steps``."""
-    from .serialize import prepare
-
     data = snapshot.to_dict()
     if not snapshot.prepared:
-        prepared: dict[str, Any] = prepare(data)
+        prepared: dict[str, Any] = _serialize.prepare(data)
         return prepared
     parts = {key: data.pop(key) for key in ("input", "trace", "output")}
-    data = {**prepare(data), **parts}
+    data = {**_serialize.prepare(data), **parts}
     if own_steps:  # (its own view: a scratch file is written on another thread)
         data["trace"] = [dict(s) if isinstance(s, dict) else s for s in data["trace"]]
     return data
@@ -318,12 +319,10 @@ class SnapshotStore:
                 f"agentsnap: corrupt snapshot file at {path}: {what}. {fix}"
             ) from None
         del raw  # the parsed document is all that is read from here on
-        from .legacy import from_toolscore, is_toolscore
-
         stored = data
-        if is_toolscore(data):
+        if _legacy.is_toolscore(data):
             try:
-                data = from_toolscore(
+                data = _legacy.from_toolscore(
                     data, path
                 )  # its calls become tool_call steps, or it is refused
             except ValueError as exc:
@@ -355,9 +354,8 @@ class SnapshotStore:
                 f"agentsnap: snapshot {path} has format version {version!r}; this agentsnap reads {', '.join(_READABLE_VERSIONS)}. "
                 "Upgrade agentsnap, or replace it with a new recording: `pytest --agentsnap-record --agentsnap-force`."
             )
-        from .schema import validate
-
-        validate(data, path)  # every field's type, the step kinds, the exchange shape (msgspec)
+        # every field's type, the step kinds, the exchange shape (msgspec)
+        _schema.validate(data, path)
         stored_name = data.get("name")
         if expected_name is not None and stored_name is not None and stored_name != expected_name:
             raise SnapshotFormatError(
@@ -591,13 +589,11 @@ class SnapshotStore:
 
     def _scratch_bytes(self, snapshot: Snapshot) -> bytes | bytearray:
         """The bytes of a scratch copy of ``snapshot`` (its side files written first: ``OSError``)."""
-        from .serialize import compact_bytes, write_blobs
-
         data = _prepared_dict(snapshot)
-        write_blobs(data, self.root)
+        _serialize.write_blobs(data, self.root)
         # a scratch copy read back by `agentsnap diff` / `update` (which re-save through `save`):
         # compact JSON (msgspec; indented output takes json's pure-Python encoder) and no fsync
-        return compact_bytes(data)
+        return _serialize.compact_bytes(data, finite_trace=snapshot.finite_trace)
 
     def _scratch_pieces(self, snapshot: Snapshot) -> Iterator[bytes | bytearray]:
         """:meth:`_scratch_bytes` in pieces, a step at a time (joined, they read back as those bytes do)."""
