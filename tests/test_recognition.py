@@ -382,3 +382,42 @@ def test_a_request_no_spec_matches_passes_through_untouched(tmp_path: Path) -> N
         assert len(fake.requests) == 2
     (step,) = llm_steps(tmp_path, "passthrough")  # only the one with an LLM body
     assert step["response"] == "two" and step["provider"] == "openai"
+
+
+# --------------------------------------------------------------------------- the User-Agent read once
+
+
+@pytest.mark.parametrize(
+    "pairs",
+    [
+        [("User-Agent", "OpenAI/Python 3.63.0"), ("authorization", "Bearer sk-ua-test-1")],
+        [("user-agent", "Agents/Python 0.24.0")],
+        [],  # none sent
+        [("User-Agent", "a/1"), ("user-agent", "b/2")],  # two: headers.get joins them
+        [("User-Agent", "caf\u00e9/1".encode())],  # not ASCII: headers.get decodes it
+        [("X-User-Agent", "x/1"), ("Authorization", "Bearer sk-ua-test-2")],
+    ],
+)
+def test_the_user_agent_read_with_the_credentials_is_what_the_headers_answer(
+    pairs: list[tuple[str, Any]], fresh_scrub: None
+) -> None:
+    from agentsnap.capture.request import WireRequest
+    from agentsnap.spec.provider_specs import classify
+    from agentsnap.storage import scrub
+    from agentsnap.storage.scrub.credentials import remember_and_user_agent
+
+    request = httpx.Request("POST", "https://api.openai.com/v1/chat/completions", headers=pairs)
+    wire = WireRequest("POST", "https://api.openai.com/v1/chat/completions", pairs, b"{}")
+    for req in (request, wire):
+        scrub.forget_secrets()
+        read, agent = remember_and_user_agent(req.headers, req.url)
+        agents = [v for k, v in pairs if k.lower() == "user-agent"]
+        # several, or not ASCII: left to the headers
+        assert read is (len(agents) < 2 and all(isinstance(v, str) for v in agents))
+        if read:
+            assert agent == req.headers.get("user-agent")
+            assert classify(req, agent) is classify(req)
+        else:
+            assert agent is None
+        secrets = {str(v).split(" ", 1)[-1] for k, v in pairs if k.lower() == "authorization"}
+        assert secrets <= scrub.remembered()

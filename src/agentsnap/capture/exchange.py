@@ -19,7 +19,8 @@ from typing import cast
 
 from ..spec.provider_specs import ProviderSpec, classify, explain_miss
 from ..storage import wire
-from ..storage.scrub import remember_credentials, scrub_text
+from ..storage.scrub import scrub_text
+from ..storage.scrub.credentials import remember_and_user_agent
 from . import observe
 from .active import RecordingState as Recording
 from .contract import Request
@@ -41,8 +42,9 @@ def recognise(request: Request, recording: Recording | None = None) -> ProviderS
     observer (:mod:`.observe`) that a hooked transport saw the request, with the
     reason when it looks like an LLM call that no spec recognised.
     """
-    remember_credentials(request.headers, request.url)  # scrub by value: before anything is stored
-    spec = classify(request)
+    # scrub by value: before anything is stored (the User-Agent read in the same pass)
+    read, agent = remember_and_user_agent(request.headers, request.url)
+    spec = classify(request, agent) if read else classify(request)
     if recording is not None and recording.mode == "capture":
         url = request.url
         reason = (
