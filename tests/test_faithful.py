@@ -275,3 +275,39 @@ def test_a_body_with_a_secret_is_stored_scrubbed_not_verbatim() -> None:
         json.dumps({"key": secret, "z": 1}).encode(), "application/json", verbatim=False
     )
     assert exact is False and "body" in stored and secret not in json.dumps(stored)
+
+
+@pytest.mark.parametrize("module_name", ["httpx", "httpx2"])
+@pytest.mark.parametrize(
+    "pairs",
+    [
+        [("content-type", "application/json"), ("Content-Length", "544"), ("x-request-id", "r")],
+        [("set-cookie", "a=1"), ("set-cookie", "b=2"), ("X-Mixed-Case", "")],
+        [],
+        [(b"x-bytes", b"v")],  # not strings: left to the library
+        [("x-n", 7)],  # a value that is not a string: the library's TypeError
+        [("x-caf\u00e9", "v")],  # not ASCII: the library's UnicodeEncodeError
+        [("x-v", "caf\u00e9")],
+    ],
+)
+def test_served_headers_are_the_library_s_own(module_name: str, pairs: list[Any]) -> None:
+    """A replayed response's headers built in one pass (transports.httpx._headers) equal what
+    ``Headers(pairs)`` builds, raise what it raises, and a response owns its copy."""
+    module = pytest.importorskip(module_name)
+    from agentsnap.capture.transports.httpx import _headers
+
+    try:
+        expected = module.Headers(pairs)
+    except Exception as exc:
+        with pytest.raises(type(exc)):
+            _headers(module, pairs)
+        return
+    got = _headers(module, pairs)
+    assert type(got) is type(expected)
+    assert got._list == expected._list and got.raw == expected.raw
+    assert got.multi_items() == expected.multi_items() and got.encoding == expected.encoding
+    one = module.Response(200, headers=got, content=b"{}")
+    two = module.Response(200, headers=got, content=b"{}")
+    one.headers["x-added"] = "1"
+    assert "x-added" not in two.headers and "x-added" not in got
+    assert two.headers.raw == module.Response(200, headers=pairs, content=b"{}").headers.raw

@@ -382,3 +382,116 @@ def test_a_request_no_spec_matches_passes_through_untouched(tmp_path: Path) -> N
         assert len(fake.requests) == 2
     (step,) = llm_steps(tmp_path, "passthrough")  # only the one with an LLM body
     assert step["response"] == "two" and step["provider"] == "openai"
+
+
+# --------------------------------------------------------------------------- the User-Agent read once
+
+
+@pytest.mark.parametrize(
+    "pairs",
+    [
+        [("User-Agent", "OpenAI/Python 3.63.0"), ("authorization", "Bearer sk-ua-test-1")],
+        [("user-agent", "Agents/Python 0.24.0")],
+        [],  # none sent
+        [("User-Agent", "a/1"), ("user-agent", "b/2")],  # two: headers.get joins them
+        [("User-Agent", "caf\u00e9/1".encode())],  # not ASCII: headers.get decodes it
+        [("X-User-Agent", "x/1"), ("Authorization", "Bearer sk-ua-test-2")],
+    ],
+)
+def test_the_user_agent_read_with_the_credentials_is_what_the_headers_answer(
+    pairs: list[tuple[str, Any]], fresh_scrub: None
+) -> None:
+    from agentsnap.capture.request import WireRequest
+    from agentsnap.spec.provider_specs import classify
+    from agentsnap.storage import scrub
+    from agentsnap.storage.scrub.credentials import remember_and_user_agent
+
+    request = httpx.Request("POST", "https://api.openai.com/v1/chat/completions", headers=pairs)
+    wire = WireRequest("POST", "https://api.openai.com/v1/chat/completions", pairs, b"{}")
+    for req in (request, wire):
+        scrub.forget_secrets()
+        read, agent = remember_and_user_agent(req.headers, req.url)
+        agents = [v for k, v in pairs if k.lower() == "user-agent"]
+        # several, or not ASCII: left to the headers
+        assert read is (len(agents) < 2 and all(isinstance(v, str) for v in agents))
+        if read:
+            assert agent == req.headers.get("user-agent")
+            assert classify(req, agent) is classify(req)
+        else:
+            assert agent is None
+        secrets = {str(v).split(" ", 1)[-1] for k, v in pairs if k.lower() == "authorization"}
+        assert secrets <= scrub.remembered()
+
+
+# --------------------------------------------------------------------------- a request read before
+
+
+def _openai_request(url: str, key: str, body: bytes = b'{"model":"m"}', **extra: str) -> Any:
+    headers = {"User-Agent": "OpenAI/Python 3.63.0", "Authorization": f"Bearer {key}", **extra}
+    return httpx.Request("POST", url, headers=headers, content=body)
+
+
+def test_a_request_read_before_is_remembered_and_recognised_as_it_was(fresh_scrub: None) -> None:
+    """What recognise keeps of an httpx request read before (capture.exchange._known_spec)
+    gives the answers a full read gives: a key changed between calls is still remembered (and
+    masked), another base URL or host is read again, a forgotten key is remembered again, and a
+    body of another length (only Content-Length differs) is the same request."""
+    from agentsnap.capture import exchange
+    from agentsnap.storage import scrub
+
+    url = "https://api.openai.com/v1/chat/completions"
+    first = exchange.recognise(_openai_request(url, "sk-known-first-0001"))
+    assert first is not None and first.name == "openai"
+    assert "sk-known-first-0001" in scrub.remembered()
+    # the same request, a longer body: Content-Length alone differs
+    again = exchange.recognise(_openai_request(url, "sk-known-first-0001", b'{"model":"mm"}'))
+    assert again is first
+    assert exchange._known_spec("POST", httpx.URL(url)._uri_reference, []) is None
+    # a key changed between calls: remembered, and masked in what is stored
+    assert exchange.recognise(_openai_request(url, "sk-known-second-0002")) is first
+    assert "sk-known-second-0002" in scrub.remembered()
+    assert "sk-known-second-0002" not in scrub.scrub_text("key sk-known-second-0002 here")
+    # another header's value changed: read again (a new credential in it remembered)
+    changed = _openai_request(url, "sk-known-second-0002", **{"x-api-key": "xk-known-third-03"})
+    assert exchange.recognise(changed) is first
+    assert "xk-known-third-03" in scrub.remembered()
+    # every credential forgotten: the same request remembers its key again
+    scrub.forget_secrets()
+    assert exchange.recognise(_openai_request(url, "sk-known-second-0002")) is first
+    assert "sk-known-second-0002" in scrub.remembered()
+    # a second client on another base URL (another host: another spec), and a query's secret
+    other = exchange.recognise(
+        _openai_request("https://openrouter.ai/api/v1/chat/completions", "sk-known-second-0002")
+    )
+    assert other is not None and other.name == "openrouter"
+    queried = _openai_request(url + "?api_key=qk-known-fourth-04", "sk-known-second-0002")
+    assert exchange.recognise(queried) is first
+    assert "qk-known-fourth-04" in scrub.remembered()
+
+
+def test_what_recognise_keeps_is_forgotten_with_the_spec_files(fresh_scrub: None) -> None:
+    from agentsnap.capture import exchange
+    from agentsnap.spec.provider_specs import reload_specs
+
+    url = "https://api.openai.com/v1/chat/completions"
+    assert exchange.recognise(_openai_request(url, "sk-known-reload-0005")) is not None
+    assert exchange._read_before
+    reload_specs()
+    assert not exchange._read_before
+    spec = exchange.recognise(_openai_request(url, "sk-known-reload-0005"))
+    assert spec is not None and spec.name == "openai"
+
+
+def test_a_request_recognised_by_its_body_is_read_each_time(fresh_scrub: None) -> None:
+    """A spec found by the wire rules (not by User-Agent and host) depends on the body: not kept."""
+    from agentsnap.capture import exchange
+
+    url = "https://gateway.example/v1/chat/completions"
+    body = b'{"model":"m","messages":[{"role":"user","content":"hi"}]}'
+    request = httpx.Request("POST", url, headers={"User-Agent": "custom/1"}, content=body)
+    before = len(exchange._read_before)
+    spec = exchange.recognise(request)
+    assert spec is not None and spec.name == "openai"
+    assert len(exchange._read_before) == before
+    plain = httpx.Request("POST", url, headers={"User-Agent": "custom/1"}, content=b'{"x":1}')
+    assert exchange.recognise(plain) is None

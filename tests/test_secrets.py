@@ -479,8 +479,8 @@ def test_account_headers_are_masked_even_when_a_spec_keeps_them(
 
     real_classify = core.classify
 
-    def widened(request: Any) -> Any:
-        spec = real_classify(request)
+    def widened(request: Any, *user_agent: Any) -> Any:
+        spec = real_classify(request, *user_agent)
         return dataclasses.replace(
             spec,
             keep_headers=(*spec.keep_headers, "openai-*", "anthropic-*", "x-account-*"),

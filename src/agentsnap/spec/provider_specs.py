@@ -280,16 +280,21 @@ def _spec_for(user_agent: str, host: str) -> ProviderSpec | None:
     return None
 
 
-def classify(request: Any) -> ProviderSpec | None:
+#: :func:`classify`'s ``user_agent`` when the caller did not read it: the headers are asked
+_ASK: Any = object()
+
+
+def classify(request: Any, user_agent: str | None = _ASK) -> ProviderSpec | None:
     """The spec of the provider ``request`` (an httpx/httpx2 ``Request``) calls, or None.
 
     :func:`recognise` on the request's method, host, path, headers and body
     (``request.content``; a streaming body that was not read yet is not read
-    here, so only rules 1 and 2 of the module doc apply to it).
+    here, so only rules 1 and 2 of the module doc apply to it). ``user_agent``: what
+    ``request.headers.get("user-agent")`` answers, when the caller read it already.
     """
     headers = request.headers
     url = request.url
-    ua = headers.get("user-agent")
+    ua = headers.get("user-agent") if user_agent is _ASK else user_agent
     spec = _spec_for(ua, url.host) if ua else None  # the common case, inlined: one dict hit
     if spec is not None:
         return spec

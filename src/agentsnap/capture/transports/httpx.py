@@ -39,6 +39,7 @@ from ...storage.scrub import scrub_chunks
 from .. import active, faithful, ownership
 from ..active import RecordingState as Recording
 from ..exchange import open_exchange, sending
+from ..faithful import FRAMING
 from ..serving import take_recorded
 from ..sinks import ChunkSink, body_sink, is_stream, kept_headers, record_read_body
 from ..streams import read_served, replay_stream_class, tee_stream_class
@@ -81,7 +82,8 @@ def _replayed_response(
         stored_headers = list(stored_headers.items())
     # recorded framing headers are served as they were (the body is the recorded bytes);
     # a snapshot from before they were stored gets httpx's own content-length
-    framed = any(k.lower() in faithful.FRAMING for k, _ in stored_headers)
+    lows = [k.lower() for k, _ in stored_headers]
+    framed = not FRAMING.isdisjoint(lows)
     headers = list(stored_headers)
     if status >= 400:
         # replay retries instantly: the SDKs (Stainless) honour retry-after-ms
@@ -89,26 +91,50 @@ def _replayed_response(
             ("retry-after-ms", "1")
         ]
     if "chunks" in stored:
-        chunks = [_chunk_bytes(c) for c in stored["chunks"]]
+        chunks = [c.encode() if type(c) is str else _chunk_bytes(c) for c in stored["chunks"]]
         stream_cls = replay_stream_class(module, is_async)
         response = module.Response(
-            status, headers=headers, stream=stream_cls(chunks), request=request
+            status, headers=_headers(module, headers), stream=stream_cls(chunks), request=request
         )
     else:
-        headers = [(k, v) for k, v in headers if k.lower() != "content-encoding"]
+        if "content-encoding" in lows:
+            headers = [(k, v) for k, v in headers if k.lower() != "content-encoding"]
         body, exact = faithful.replay_body(stored)
         if (
             framed and exact
         ):  # the recorded bytes and framing: a stream, so httpx adds no content-length
             stream = replay_stream_class(module, is_async)([body])
-            response = module.Response(status, headers=headers, stream=stream, request=request)
+            response = module.Response(
+                status, headers=_headers(module, headers), stream=stream, request=request
+            )
             if read:  # as read() leaves it (the body is the recorded bytes, no decoding)
                 read_served(response, body)
         else:
-            headers = [(k, v) for k, v in headers if k.lower() not in faithful.FRAMING]
-            response = module.Response(status, headers=headers, content=body, request=request)
+            if framed:
+                headers = [(k, v) for k, v in headers if k.lower() not in FRAMING]
+            response = module.Response(
+                status, headers=_headers(module, headers), content=body, request=request
+            )
     response.elapsed = datetime.timedelta(0)
     return response
+
+
+def _headers(module: ModuleType, pairs: list[tuple[Any, Any]]) -> Any:
+    """``module.Headers(pairs)``, built as it builds them (each name and value ASCII-encoded, the
+    name's lower case beside it) in one pass instead of two calls per header; any other pair
+    (bytes, a value that is not a string) is left to ``module.Headers``. The response copies them."""
+    try:
+        triples = [
+            (name, name.lower(), value.encode("ascii"))
+            for name, value in ((k.encode("ascii"), v) for k, v in pairs)
+        ]
+    except (AttributeError, UnicodeEncodeError):
+        return module.Headers(pairs)
+    headers = module.Headers()
+    if type(getattr(headers, "_list", None)) is not list:
+        return module.Headers(pairs)
+    headers._list = triples
+    return headers
 
 
 def _read_whole(response: Any) -> bool:

@@ -172,6 +172,34 @@ def remember_credentials(headers: object = (), url: object = None) -> None:
     ``password`` or ``auth``. ``url``: secret query parameters (``key``, ``api_key``,
     ``access_token`` … as :func:`scrub_url` masks them) and ``user:password@``.
     """
+    _remember(headers, url)
+
+
+def remember_and_user_agent(headers: object, url: object) -> tuple[bool, str | None]:
+    """:func:`remember_credentials`, and the request's ``User-Agent`` read in the same pass over
+    its headers: ``(True, value)`` (``(True, None)``: none sent) when that is what
+    ``headers.get("user-agent")`` answers (one such header, ASCII), else ``(False, None)``: ask
+    the headers. Spares an ``httpx.Headers`` lookup per request (a scan of every header)."""
+    agent = _remember(headers, url)
+    if agent is None:
+        return True, None
+    if isinstance(agent, bytes) and agent.isascii():
+        return True, agent.decode("ascii")
+    if type(agent) is str and agent.isascii():
+        return True, agent
+    return False, None
+
+
+#: the value :data:`_cred_names` gives a ``User-Agent`` header's name (never a credential's)
+_AGENT = "\x00user-agent"
+#: more than one ``User-Agent`` header (``headers.get`` joins them): not read in the pass
+_AGENTS = object()
+
+
+def _remember(headers: object, url: object) -> Any:
+    """:func:`remember_credentials`; returns the raw value of the ``User-Agent`` header (None:
+    none; :data:`_AGENTS`: several)."""
+    agent: Any = None
     raw = getattr(headers, "raw", None)  # httpx.Headers: the (bytes, bytes) pairs, nothing decoded
     if isinstance(raw, list):
         items: Any = raw
@@ -188,11 +216,16 @@ def remember_credentials(headers: object = (), url: object = None) -> None:
             text = name.decode("latin-1") if isinstance(name, bytes) else str(name)
             low = text.lower()
             credential = names[name] = (
-                low if (low in _CRED_HEADERS or any(part in low for part in _CRED_PARTS)) else ""
+                low
+                if (low in _CRED_HEADERS or any(part in low for part in _CRED_PARTS))
+                else (_AGENT if low == "user-agent" else "")
             )
             if len(names) > 4096:
                 names.clear()
         if credential:
+            if credential is _AGENT:
+                agent = value if agent is None else _AGENTS
+                continue
             if value in _seen_values:
                 continue  # the same credential as the last requests: nothing new (the common case)
             _seen_values.add(value)
@@ -204,10 +237,11 @@ def remember_credentials(headers: object = (), url: object = None) -> None:
         userinfo = getattr(url, "userinfo", None)
         if query is not None and userinfo is not None:  # an httpx.URL
             if (not query and not userinfo) or (query, userinfo) in _seen_values:
-                return  # neither a query nor user:password@, or the same as a request before
+                return agent  # neither a query nor user:password@, or the same as a request before
             if len(_seen_values) < 100_000:
                 _seen_values.add((query, userinfo))
         _remember_url(str(url))
+    return agent
 
 
 #: header name (as sent) -> its lower-case form when it carries a credential, else ""
