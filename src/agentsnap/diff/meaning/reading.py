@@ -58,6 +58,7 @@ from .negations import (
     prefix_negations,
     unordered,
 )
+from .outcomes import changed_outcome
 from .phrasing import clock_words
 from .roles import active, bound_swap, clause_swap, duty_moved, order_kept, voice_swap
 from .slots import replaced_pairs, restated_pairs
@@ -300,6 +301,10 @@ class Reading:
                 rows[0], shown[1] if rows[0] == shown[0] else shown[0]
             ):
                 continue  # "only the SUV includes…" denies it of the row "Compact"
+            outcome = changed_outcome(*shown)  # "finished without errors" → "failed again"
+            if outcome is not None:
+                self.flag("conclusion", "harmful", 'outcome: "{}" → "{}"'.format(*outcome), *shown)
+                return
             if not ((flipped and (parity or prefixed) and close >= 0.5) or len(g_part) > 1):
                 # clause by clause: two flips in two clauses cancel in the sentence's parity
                 # ("still contains it; upgrading will not fix it" → "no longer contains it;
