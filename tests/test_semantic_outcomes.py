@@ -142,6 +142,54 @@ def test_an_outcome_of_the_same_valence_or_another_subject_passes(golden: str, n
 
 
 @pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        # an outcome said with a negation, the other sentence saying it without one
+        (
+            "The nightly sync finished without errors at 04:00 and copied 9,120 files.",
+            "The nightly sync completed successfully at 04:00, copying 9,120 files.",
+            True,
+        ),
+        (
+            "La copia de seguridad terminó sin errores a las 03:00 y guardó 12 GB.",
+            "La copia de seguridad se completó con éxito a las 03:00 y guardó 12 GB.",
+            True,
+        ),
+        # … and its near miss: the other sentence says the opposite outcome
+        (
+            "The nightly sync finished without errors at 04:00 and copied 9,120 files.",
+            "The nightly sync finished with errors at 04:00 and copied 9,120 files.",
+            False,
+        ),
+        # one outcome in another word (no model asked) …
+        (
+            "Das Paket 7730 wurde am Montag zugestellt, die Rechnung folgt per E-Mail.",
+            "Das Paket 7730 ist am Montag geliefert worden, die Rechnung folgt per E-Mail.",
+            True,
+        ),
+        # … and a word of another class in its place
+        (
+            "Das Paket 7730 wurde am Montag zugestellt, die Rechnung folgt per E-Mail.",
+            "Das Paket 7730 wurde am Montag storniert, die Rechnung folgt per E-Mail.",
+            False,
+        ),
+        (
+            "Votre paiement de 30 € a bien été accepté ; l'accès est ouvert jusqu'au 1er mai.",
+            "Votre paiement de 30 € a été refusé ; l'accès est ouvert jusqu'au 1er mai.",
+            False,
+        ),
+    ],
+)
+def test_an_outcome_in_other_words_passes_and_its_near_miss_fails(
+    golden: str, new: str, passes: bool
+) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed == passes, messages
+    if not passes:
+        assert any(m.startswith("outcome:") for m in messages), messages
+
+
+@pytest.mark.parametrize(
     ("text", "kinds"),
     [
         ("El envío todavía no ha sido entregado.", ["pending"]),  # negated: the polarity rules'

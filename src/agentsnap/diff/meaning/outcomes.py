@@ -51,6 +51,7 @@ _LEXICON: list[tuple[str, str, list[str]]] = [
             r"with errors|did not (?:succeed|complete|finish|work)|didn't (?:succeed|complete|finish|work)",
             r"fehlgeschlagen|gescheitert|schlug (?:erneut |wieder )?fehl|mit fehlern?|abgestürzt",
             r"(?:a |ont )?échoué(?:e|s|es)?(?: à nouveau| de nouveau)?|en échec|en erreur|planté",
+            r"avec (?:des )?erreurs",
             r"volvió a fallar|falló|fallaron|fallid[oa]s?|con errores",
             r"失敗|エラーが発生|エラーで終了|異常終了",
         ],
@@ -110,10 +111,10 @@ _LEXICON: list[tuple[str, str, list[str]]] = [
         "approved",
         _DONE,
         [
-            r"approved|granted",
-            r"genehmigt|bewilligt|freigegeben",
-            r"approuvée?s?|accordée?s?",
-            r"aprobad[oa]s?|concedid[oa]s?",
+            r"approved|granted|(?:was|were|has been|have been) accepted",
+            r"genehmigt|bewilligt|freigegeben|(?:wurde|ist) (?:akzeptiert|angenommen)",
+            r"approuvée?s?|accordée?s?|(?:a|ont) (?:bien )?été acceptée?s?|(?:est|sont) acceptée?s?",
+            r"aprobad[oa]s?|concedid[oa]s?|(?:fue|fueron|ha sido) aceptad[oa]s?",
             r"承認され|承認済み|受理され",
         ],
     ),
@@ -176,7 +177,8 @@ _LEXICON: list[tuple[str, str, list[str]]] = [
 ]
 
 #: a word part every phrase of :data:`_LEXICON` holds (outside its optional parts): a sentence
-#: whose differing words hold none of them is not scanned (tests/test_semantic_outcomes checks)
+#: with none of them is not scanned, nor a pair whose differing words hold none of them nor a
+#: word of :data:`_HOW` (tests/test_semantic_outcomes checks)
 KEYS = tuple(
     (  # noqa: SIM905 - a word list reads better as text
         "succe succès erfolg complet finish erreur 終了 servicio went through worked done error "
@@ -189,13 +191,15 @@ KEYS = tuple(
         "ロールバック 取り消し 取消 healthy operational running online betrieb läuft opérationnel "
         "normalement service operativ normalidad 稼働 down maintenance offline outage degraded "
         "unreachable ausgefallen gestört erreichbar wartung panne ligne dégradé caíd línea "
-        "mantenimiento 障害 ダウン approved granted genehmigt bewilligt freigegeben approuv accord "
+        "mantenimiento 障害 ダウン approved granted accept akzeptiert angenommen aceptad genehmigt bewilligt freigegeben approuv accord "
         "aprobad concedid 承認 受理 rejected declined denied refused turned abgelehnt refus rejet "
         "rechazad denegad 却下 拒否 delivered arrived zugestellt geliefert angekommen livr "
         "entregad 配達 お届け 届き returned sent back retourniert expéditeur devuelt 返送 paid payment "
         "bezahlt beglichen payé réglé pagad 支払 入金 unpaid overdue zahlung paiement pago 決済"
     ).split()
 )
+#: the words that say how an outcome ended beside a key: "finished with errors", "sin errores"
+_HOW = frozenset(["with", "without", "no", "mit", "ohne", "sin", "con", "sans", "avec"])
 _CLASS_OF: list[tuple[str, str]] = []
 _ALTERNATIVES: list[str] = []
 for _name, _valence, _phrases in _LEXICON:
@@ -252,13 +256,19 @@ def _class_of(match: re.Match[str]) -> tuple[str, str]:
     return ("", "") if match.lastindex is None else _CLASS_OF[_ORDER[match.lastindex - 1]]
 
 
+def _keyed(text: str) -> bool:
+    """Whether ``text`` holds a key of :data:`KEYS`, so that it may state an outcome."""
+    low = text.lower()
+    return any(key in low for key in KEYS)
+
+
 @functools.lru_cache(maxsize=4096)
 def outcomes(text: str) -> tuple[Outcome, ...]:
     """The outcomes ``text`` states, clause by clause, each with its clause's subject (the
     content words before its first outcome; else the clause's, else the sentence's); an
     outcome under a negation is not read (``did not fail``: the polarity rules' part)."""
     low = text.lower()  # the phrases are lower-case; lower() keeps the length (ß)
-    if not _outcome().search(low):
+    if not _keyed(low) or not _outcome().search(low):
         return ()
     text = text if len(low) == len(text) else low
     found: list[Outcome] = []
@@ -275,8 +285,9 @@ def outcomes(text: str) -> tuple[Outcome, ...]:
                 continue  # "the cancelled flight", "a cancelled-flight claim": a kind of thing
             kind, valence = _class_of(match)
             surface = clause[match.start() : match.end()]
-            if stated and stated[-1][0] == kind and not clause[ends[-1] : match.start()].strip():
-                # one outcome in two phrases: "finished" "without errors"
+            if kind and stated and not clause[ends[-1] : match.start()].strip():
+                # one outcome in two phrases, the second saying how it ended: "finished" "without
+                # errors" (done), "finished" "with errors" (failed)
                 stated[-1] = (kind, valence, clause[starts[-1] : match.end()])
                 ends[-1] = match.end()
             elif kind:
@@ -305,9 +316,10 @@ def changed_outcome(golden: str, new: str) -> tuple[str, str] | None:
     """``(was, now)``: an outcome of ``golden`` whose subject ``new`` states only outcomes of
     another valence of (``"the import finished without errors"`` → ``"the import failed
     again"``); None when the two agree, or say their outcomes of different subjects."""
-    # an outcome changed in words is in the words one sentence has and the other lacks
-    differing = " ".join(set(V.tokens(golden)) ^ set(V.tokens(new)))
-    if not any(key in differing for key in KEYS):
+    # an outcome changed in words is in the words one sentence has and the other lacks: a key,
+    # or a word saying how it ended ("with errors" / "without errors")
+    differing = set(V.tokens(golden)) ^ set(V.tokens(new))
+    if not (differing & _HOW or _keyed(" ".join(differing))):
         return None
     g_said, n_said = outcomes(golden), outcomes(new)
     if not (g_said and n_said):
@@ -321,3 +333,37 @@ def changed_outcome(golden: str, new: str) -> tuple[str, str] | None:
             if not any(_agree(then.valence, now.valence) for then in told):
                 return was.surface, now.surface
     return None
+
+
+def same_outcome(was: str, now: str) -> bool:
+    """Whether two stretches of words say one outcome of one class (``zugestellt`` / ``geliefert
+    worden``, ``approved`` / ``granted``): a word replaced by its synonym of outcome."""
+    a, b = outcomes(was), outcomes(now)
+    return bool(a and b) and {o.kind for o in a} == {o.kind for o in b}
+
+
+def outcome_negations_read(
+    g: str, n: str, g_markers: list[str], n_markers: list[str]
+) -> tuple[str, str, list[str], list[str]]:
+    """Two sentences and their negations with an outcome said with a negation (``without
+    errors``, ``sin errores``, ``not yet``) read as the outcome alone where the other sentence
+    states an outcome of the same valence of the same subject (``finished without errors`` =
+    ``completed successfully``): its negation is no negation of what follows it."""
+    g_said, n_said = outcomes(g), outcomes(n)
+    if not (g_said and n_said):
+        return g, n, g_markers, n_markers
+
+    def read(
+        text: str, said: tuple[Outcome, ...], other: tuple[Outcome, ...], markers: list[str]
+    ) -> tuple[str, list[str]]:
+        left = list(markers)
+        for o in said:
+            negations = [w for w in V.tokens(o.surface) if w in V._NEGATIONS and w in left]
+            if negations and any(x.valence == o.valence and x.subject & o.subject for x in other):
+                text = text.replace(o.surface, " ok ", 1)
+                left.remove(negations[0])
+        return text, left
+
+    g, g_markers = read(g, g_said, n_said, g_markers)
+    n, n_markers = read(n, n_said, g_said, n_markers)
+    return g, n, g_markers, n_markers

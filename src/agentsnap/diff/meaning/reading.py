@@ -58,7 +58,7 @@ from .negations import (
     prefix_negations,
     unordered,
 )
-from .outcomes import changed_outcome
+from .outcomes import changed_outcome, outcome_negations_read, same_outcome
 from .phrasing import clock_words
 from .roles import active, bound_swap, clause_swap, duty_moved, order_kept, voice_swap
 from .slots import replaced_pairs, restated_pairs
@@ -279,6 +279,7 @@ class Reading:
             shown = (g, n)
             # a word of omission as the negation the other says ("skips X" = "does not halt at X")
             g, n, g_markers, n_markers = omissions_read(g, n, g_markers, n_markers)
+            g, n, g_markers, n_markers = outcome_negations_read(g, n, g_markers, n_markers)
             # a concept stated with opposite polarity, backed by the parity of the negations and
             # negative antonyms (a paraphrase moves them around: "no open issues" = "all issues
             # are closed"; "did not pass" = "failed"); a negating prefix (reversible →
@@ -439,6 +440,9 @@ class Reading:
                 a, b = replaced[0]
                 label = f"conclusion changed ({a} → {b})"
                 self.flag("conclusion", "harmful", label, g_unit.text, n_unit.text)
+            elif same_outcome(*replaced[0]):  # "zugestellt" → "geliefert worden"
+                label = "reworded ({} → {}, one outcome)".format(*replaced[0])
+                self.flag("rewording", "harmless", label, g_unit.text, n_unit.text)
             else:
                 self.replaced.append(replaced[0])
                 self.replaced_units.append((g_unit.text, n_unit.text))
