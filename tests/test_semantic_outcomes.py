@@ -127,6 +127,15 @@ def test_an_outcome_of_another_class_is_a_changed_conclusion(
             "Le paiement de la facture 318 est réglé ; la facture 319 est en attente.",
             "La facture 319 est en attente ; le paiement de la facture 318 est réglé.",
         ),
+        # an outcome expected is none stated yet: "in transit" beside "will be delivered"
+        (
+            "Your parcel has shipped and is in transit; it will be delivered on Friday.",
+            "Your parcel is on its way and will be delivered on Friday.",
+        ),
+        (
+            "Die Lieferung ist unterwegs und wird am Freitag zugestellt.",
+            "Die Lieferung ist unterwegs; sie soll am Freitag zugestellt werden.",
+        ),
         # an outcome word naming a kind of thing is no outcome
         (
             "Please attach the completed form to the claim for the cancelled flight.",
@@ -196,6 +205,8 @@ def test_an_outcome_in_other_words_passes_and_its_near_miss_fails(
         ("The job did not fail.", []),
         ("サーバーは正常に稼働しています。", ["healthy"]),
         ("Le colis a été livré, puis retourné à l'expéditeur.", ["delivered", "returned"]),
+        ("The invoice should be paid by Friday.", []),
+        ("El pedido será entregado el lunes.", []),
     ],
 )
 def test_outcomes_read_by_class_and_not_under_a_negation(text: str, kinds: list[str]) -> None:

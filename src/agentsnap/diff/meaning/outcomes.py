@@ -63,7 +63,7 @@ _LEXICON: list[tuple[str, str, list[str]]] = [
             r"pending|in progress|under review|being (?:reviewed|processed)|queued|in transit",
             r"still (?:running|processing|pending|queued|open|being \w+|under review|in progress)",
             r"awaiting (?:approval|review|payment|confirmation|shipment|delivery)",
-            r"out for delivery|not yet",
+            r"out for delivery|not yet|on (?:its|their) way|en route",
             r"in bearbeitung|in prüfung|ausstehend|läuft noch|noch nicht|unterwegs",
             r"wird (?:noch )?(?:geprüft|bearbeitet)",
             r"en attente|en cours de (?:traitement|validation|livraison)|en cours d'examen",
@@ -184,7 +184,7 @@ KEYS = tuple(
         "succe succès erfolg complet finish erreur 終了 servicio went through worked done error "
         "fehler durchgelaufen geklappt abgeschlossen réussi termin achev abouti finaliz éxito "
         "exitos 完了 成功 正常 エラー fail crash fehl gescheitert abgestürzt échou échec planté fall "
-        "失敗 異常 pending progress review being queued transit still await delivery not yet "
+        "失敗 異常 pending progress review being queued transit still way route await delivery not yet "
         "bearbeitung prüfung ausstehend noch unterwegs wird attente cours encore pendiente "
         "curso revisión proceso tránsito camino todavía aún 中 cancel rolled revert abort "
         "called storniert abgesagt abgebrochen zurück rückgängig annul avort anulad キャンセル "
@@ -234,6 +234,14 @@ _ATTRIBUTE_BEFORE = re.compile(
     r"le|la|les|un|une|el|los|las|su|sus)\s+$",
     re.IGNORECASE,
 )
+#: a future or a modal right before: the outcome is expected, not stated ("will be delivered",
+#: "should complete", "wird … zugestellt", "sera livré", "será entregado")
+_EXPECTED_BEFORE = re.compile(
+    r"(?:\b(?:will|would|should|could|may|might|must|can|shall|going to|expected to|sera|seront|"
+    r"devrait|devraient|pourrait|va|vont|será|serán|debería|podría|va a|van a)\b(?:\W+[^\W\d_]+){0,2}"
+    r"|\b(?:wird|werden|soll|sollte|sollten|kann|können|muss|müssen)\b(?:\W+[^\W\d_]+){0,5})\W*$",
+    re.IGNORECASE,
+)
 _NEGATED_AFTER = re.compile(r"^(?:し|でき|され|して)?(?:ない|ません|なかった|ず)")
 #: where a sentence's clauses part
 _CLAUSES = re.compile(
@@ -281,6 +289,8 @@ def outcomes(text: str) -> tuple[Outcome, ...]:
             before, after = clause[: match.start()], clause[match.end() :]
             if _NEGATED_BEFORE.search(before) or _NEGATED_AFTER.match(after):
                 continue
+            if _EXPECTED_BEFORE.search(before):
+                continue  # "it will be delivered on Friday": an expectation, no outcome yet
             if _ATTRIBUTE_BEFORE.search(before) or after.startswith("-"):
                 continue  # "the cancelled flight", "a cancelled-flight claim": a kind of thing
             kind, valence = _class_of(match)
