@@ -274,3 +274,41 @@ def test_an_outcome_of_one_subject_is_read_across_the_answer(
     assert passed == passes, messages
     if not passes:
         assert any(m.startswith("outcome:") for m in messages), messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        # the acronym picks one of several regions, teams, customers: dropping it changes which
+        (
+            "Backups for the EU region run nightly at 01:00.",
+            "Backups for the region run nightly at 01:00.",
+            False,
+        ),
+        (
+            "The incident hit only the APAC cluster; EMEA was not affected.",
+            "The incident hit only the cluster; EMEA was not affected.",
+            False,
+        ),
+        # … an acronym naming the kind of the word after it is still left out freely
+        (
+            "Create a new API key on the settings page.",
+            "Create a new key on the settings page.",
+            True,
+        ),
+        (
+            "The EU region stores its backups in Frankfurt.",
+            "The EU region keeps its backups in Frankfurt.",
+            True,
+        ),
+    ],
+)
+def test_an_acronym_picking_one_of_several_is_the_entity(
+    golden: str, new: str, passes: bool
+) -> None:
+    """The entity hole of round ten (not an outcome, kept beside its rows): ``the EU region`` →
+    ``the region`` is a changed entity, ``API key`` → ``key`` is not."""
+    passed, messages = _verdict(golden, new)
+    assert passed == passes, messages
+    if not passes:
+        assert any(m.startswith("names differ") for m in messages), messages
