@@ -205,6 +205,8 @@ def test_an_outcome_in_other_words_passes_and_its_near_miss_fails(
         ("The job did not fail.", []),
         ("サーバーは正常に稼働しています。", ["healthy"]),
         ("Le colis a été livré, puis retourné à l'expéditeur.", ["delivered", "returned"]),
+        ("バックアップは完了していません。", []),
+        ("移行は成功しておらず、再実行が必要です。", []),
         ("The invoice should be paid by Friday.", []),
         ("El pedido será entregado el lunes.", []),
     ],

@@ -242,7 +242,7 @@ _EXPECTED_BEFORE = re.compile(
     r"|\b(?:wird|werden|soll|sollte|sollten|kann|können|muss|müssen)\b(?:\W+[^\W\d_]+){0,5})\W*$",
     re.IGNORECASE,
 )
-_NEGATED_AFTER = re.compile(r"^(?:し|でき|され|して)?(?:ない|ません|なかった|ず)")
+_NEGATED_AFTER = re.compile(r"^(?:し|でき|され)?(?:てい|てお)?(?:ない|ません|なかった|ず|らず)")
 #: where a sentence's clauses part
 _CLAUSES = re.compile(
     r"[;,、。]\s*|[.!?:]\s+|\n+|\s+(?:but|whereas|while|although|aber|während|wohingegen|mais|alors que|tandis que|"
