@@ -314,3 +314,35 @@ def test_an_acronym_picking_one_of_several_is_the_entity(
     assert passed == passes, messages
     if not passes:
         assert any(m.startswith("names differ") for m in messages), messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "passes"),
+    [
+        # two outcomes of two subjects told in the other order: no roles swapped
+        (
+            "The backup succeeded, but the cleanup failed.",
+            "The cleanup failed, but the backup succeeded.",
+            True,
+        ),
+        (
+            "Der Import ist abgeschlossen, aber der Export ist fehlgeschlagen.",
+            "Der Export ist fehlgeschlagen, aber der Import ist abgeschlossen.",
+            True,
+        ),
+        # … the outcomes traded between the subjects
+        (
+            "The backup succeeded, but the cleanup failed.",
+            "The backup failed, but the cleanup succeeded.",
+            False,
+        ),
+        (
+            "Der Import ist abgeschlossen, aber der Export ist fehlgeschlagen.",
+            "Der Import ist fehlgeschlagen, aber der Export ist abgeschlossen.",
+            False,
+        ),
+    ],
+)
+def test_outcomes_told_in_another_order_are_no_swap(golden: str, new: str, passes: bool) -> None:
+    passed, messages = _verdict(golden, new)
+    assert passed == passes, messages

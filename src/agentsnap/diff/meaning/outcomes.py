@@ -377,3 +377,17 @@ def outcome_negations_read(
     g, g_markers = read(g, g_said, n_said, g_markers)
     n, n_markers = read(n, n_said, g_said, n_markers)
     return g, n, g_markers, n_markers
+
+
+def outcomes_kept(golden: str, new: str) -> bool:
+    """Whether two sentences state two or more outcomes, each of one subject, and the same ones
+    (``the backup succeeded, but the cleanup failed`` = ``the cleanup failed, but the backup
+    succeeded``): clauses told in another order, no roles swapped."""
+    g_said, n_said = outcomes(golden), outcomes(new)
+    if len(g_said) < 2 or len(g_said) != len(n_said):
+        return False
+    return all(
+        any(a.kind == b.kind and a.subject & b.subject for b in other)
+        for mine, other in ((g_said, n_said), (n_said, g_said))
+        for a in mine
+    )

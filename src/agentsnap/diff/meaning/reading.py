@@ -12,6 +12,7 @@ import difflib
 import math
 
 from . import facts as F
+from . import outcomes as O
 from . import vocabulary as V
 from .bindings import bound_changes, bound_kept
 from .clues import (
@@ -58,7 +59,6 @@ from .negations import (
     prefix_negations,
     unordered,
 )
-from .outcomes import changed_outcome, outcome_negations_read, same_outcome
 from .phrasing import clock_words
 from .roles import active, bound_swap, clause_swap, duty_moved, order_kept, voice_swap
 from .slots import replaced_pairs, restated_pairs
@@ -279,7 +279,7 @@ class Reading:
             shown = (g, n)
             # a word of omission as the negation the other says ("skips X" = "does not halt at X")
             g, n, g_markers, n_markers = omissions_read(g, n, g_markers, n_markers)
-            g, n, g_markers, n_markers = outcome_negations_read(g, n, g_markers, n_markers)
+            g, n, g_markers, n_markers = O.outcome_negations_read(g, n, g_markers, n_markers)
             # a concept stated with opposite polarity, backed by the parity of the negations and
             # negative antonyms (a paraphrase moves them around: "no open issues" = "all issues
             # are closed"; "did not pass" = "failed"); a negating prefix (reversible →
@@ -302,7 +302,7 @@ class Reading:
                 rows[0], shown[1] if rows[0] == shown[0] else shown[0]
             ):
                 continue  # "only the SUV includes…" denies it of the row "Compact"
-            outcome = changed_outcome(*shown)  # "finished without errors" → "failed again"
+            outcome = O.changed_outcome(*shown)  # "finished without errors" → "failed again"
             if outcome is not None:
                 self.flag("conclusion", "harmful", 'outcome: "{}" → "{}"'.format(*outcome), *shown)
                 return
@@ -377,6 +377,7 @@ class Reading:
             and not contrast_kept(g_unit.text, n_unit.text, *swap)  # "not A but B" = "B, not A"
             and not bound_kept(g_unit, n_unit, *swap)  # "A 3 %, B 5 %" = "B 5 %, A 3 %"
             and not order_kept(g_unit.text, n_unit.text, *swap)  # "X is Y" = "Y is X"
+            and not O.outcomes_kept(g_unit.text, n_unit.text)  # "A failed, B did" = "B did, A …"
         ):
             a, b = _surface(g_unit.text, swap[0]), _surface(g_unit.text, swap[1])
             self.flag("swap", "harmful", f"roles swapped ({a} ↔ {b})", g_unit.text, n_unit.text)
@@ -440,7 +441,7 @@ class Reading:
                 a, b = replaced[0]
                 label = f"conclusion changed ({a} → {b})"
                 self.flag("conclusion", "harmful", label, g_unit.text, n_unit.text)
-            elif same_outcome(*replaced[0]):  # "zugestellt" → "geliefert worden"
+            elif O.same_outcome(*replaced[0]):  # "zugestellt" → "geliefert worden"
                 label = "reworded ({} → {}, one outcome)".format(*replaced[0])
                 self.flag("rewording", "harmless", label, g_unit.text, n_unit.text)
             else:
