@@ -245,7 +245,7 @@ _EXPECTED_BEFORE = re.compile(
 _NEGATED_AFTER = re.compile(r"^(?:し|でき|され)?(?:てい|てお)?(?:ない|ません|なかった|ず|らず)")
 #: where a sentence's clauses part
 _CLAUSES = re.compile(
-    r"[;,、。]\s*|[.!?:]\s+|\n+|\s+(?:but|whereas|while|although|aber|während|wohingegen|mais|alors que|tandis que|"
+    r"[;,、]\s*|\s+(?:but|whereas|while|although|aber|während|wohingegen|mais|alors que|tandis que|"
     r"pero|mientras que|aunque)\s+|けど|ですが|ものの",
     re.IGNORECASE,
 )

@@ -84,7 +84,6 @@ from .findings import Finding, Verdict, pair_message
 from .json_answers import json_leaves, json_verdict
 from .omissions import member_dropped
 from .ordering import order_changed
-from .outcomes import changed_outcome
 from .reading import ALIGN, Reading
 from .units import (
     _STEP_POINTER,
@@ -223,8 +222,7 @@ def compare_many(pairs: Sequence[tuple[str, str]], encoder: Encoder | None = Non
 
 def _claims(state: Reading, golden: str, new: str) -> None:
     """What the answers claim beyond their sentences one by one, read once ``state`` has found
-    nothing harmful: an order stated (:mod:`.ordering`), the option chosen (:mod:`.choices`), an
-    outcome of one subject said in sentences that are not counterparts (:mod:`.outcomes`), a
+    nothing harmful: an order stated (:mod:`.ordering`), the option chosen (:mod:`.choices`), a
     member of a list left out (:mod:`.omissions`)."""
     if any(f.severity == "harmful" for f in state.findings):
         return
@@ -235,12 +233,6 @@ def _claims(state: Reading, golden: str, new: str) -> None:
     chose = choice_changed(state.g, state.n)
     if chose is not None:
         state.flag("conclusion", "harmful", *chose)
-        return
-    outcome = changed_outcome(golden, new)  # of one subject, in sentences not aligned
-    if outcome is not None:
-        g = next((u.text for u in state.g if outcome[0] in u.text), "")
-        n = next((u.text for u in state.n if outcome[1] in u.text), "")
-        state.flag("conclusion", "harmful", 'outcome: "{}" → "{}"'.format(*outcome), g, n)
         return
     dropped = member_dropped(state.g, new, [best >= ALIGN for best in state.g_best])
     if dropped is not None:
