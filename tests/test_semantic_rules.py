@@ -652,9 +652,10 @@ CHANGED = [
         "Sundays: a ticket is also required — you can't ride freely.",
         "polarity flipped",
     ),
-    # necessary / nötig are the required pole; pending is not yet approved
+    # necessary / nötig are the required pole
     ("Eine Anmeldung ist nicht nötig.", "Eine Anmeldung ist erforderlich.", "polarity flipped"),
-    ("Your expense claim has been approved.", "Your expense claim is pending.", "polarity flipped"),
+    # pending is not yet approved: an outcome of another class (test_semantic_outcomes)
+    ("Your expense claim has been approved.", "Your expense claim is pending.", "outcome"),
     # a count that changed is still a changed number next to a pair word
     ("The two reviewers must both sign.", "The three reviewers must both sign.", "numbers differ"),
     # a quoted Japanese name whose characters changed

@@ -12,6 +12,7 @@ import difflib
 import math
 
 from . import facts as F
+from . import outcomes as O
 from . import vocabulary as V
 from .bindings import bound_changes, bound_kept
 from .clues import (
@@ -278,6 +279,7 @@ class Reading:
             shown = (g, n)
             # a word of omission as the negation the other says ("skips X" = "does not halt at X")
             g, n, g_markers, n_markers = omissions_read(g, n, g_markers, n_markers)
+            g, n, g_markers, n_markers = O.outcome_negations_read(g, n, g_markers, n_markers)
             # a concept stated with opposite polarity, backed by the parity of the negations and
             # negative antonyms (a paraphrase moves them around: "no open issues" = "all issues
             # are closed"; "did not pass" = "failed"); a negating prefix (reversible →
@@ -300,6 +302,10 @@ class Reading:
                 rows[0], shown[1] if rows[0] == shown[0] else shown[0]
             ):
                 continue  # "only the SUV includes…" denies it of the row "Compact"
+            outcome = O.changed_outcome(*shown)  # "finished without errors" → "failed again"
+            if outcome is not None:
+                self.flag("conclusion", "harmful", 'outcome: "{}" → "{}"'.format(*outcome), *shown)
+                return
             if not ((flipped and (parity or prefixed) and close >= 0.5) or len(g_part) > 1):
                 # clause by clause: two flips in two clauses cancel in the sentence's parity
                 # ("still contains it; upgrading will not fix it" → "no longer contains it;
@@ -371,6 +377,7 @@ class Reading:
             and not contrast_kept(g_unit.text, n_unit.text, *swap)  # "not A but B" = "B, not A"
             and not bound_kept(g_unit, n_unit, *swap)  # "A 3 %, B 5 %" = "B 5 %, A 3 %"
             and not order_kept(g_unit.text, n_unit.text, *swap)  # "X is Y" = "Y is X"
+            and not O.outcomes_kept(g_unit.text, n_unit.text)  # "A failed, B did" = "B did, A …"
         ):
             a, b = _surface(g_unit.text, swap[0]), _surface(g_unit.text, swap[1])
             self.flag("swap", "harmful", f"roles swapped ({a} ↔ {b})", g_unit.text, n_unit.text)
@@ -434,6 +441,9 @@ class Reading:
                 a, b = replaced[0]
                 label = f"conclusion changed ({a} → {b})"
                 self.flag("conclusion", "harmful", label, g_unit.text, n_unit.text)
+            elif O.same_outcome(*replaced[0]):  # "zugestellt" → "geliefert worden"
+                label = "reworded ({} → {}, one outcome)".format(*replaced[0])
+                self.flag("rewording", "harmless", label, g_unit.text, n_unit.text)
             else:
                 self.replaced.append(replaced[0])
                 self.replaced_units.append((g_unit.text, n_unit.text))

@@ -254,6 +254,15 @@ def _standalone(surface: str, text: str) -> re.Match[str] | None:
 
 
 _ACRONYM = re.compile(r"[A-Z]{2,5}")
+#: things there are several of, one picked by the acronym before it ("EU region", "HR team",
+#: "US customers"): the acronym is no kind of the word but which one
+_PARTS = frozenset(
+    (  # noqa: SIM905 - a word list reads better as text
+        "region regions zone zones office offices team teams department site sites cluster "
+        "clusters market markets branch branches division subsidiary entity tenant tenants "
+        "customers users staff employees plan tier edition store stores warehouse campus"
+    ).split()
+)
 
 
 def _acronym_said(fact: F.Fact, own: str, other: str, facts: list[F.Fact]) -> bool:
@@ -275,6 +284,8 @@ def _acronym_said(fact: F.Fact, own: str, other: str, facts: list[F.Fact]) -> bo
     heads = re.findall(rf"(?<![\w-]){short}\s+([^\W_][\w-]*)", own)
     if any(not (h[0].isdigit() or V.content_words(h)) for h in heads):
         return False  # "CI is red": the acronym is what the sentence is about
+    if any(h.casefold() in _PARTS for h in heads):
+        return False  # "the EU region" / "the region": which one of several is the fact
     return bool(heads) and all(
         re.search(rf"(?<![\w-]){re.escape(h)}(?![\d])", other)
         if h[0].isdigit()
