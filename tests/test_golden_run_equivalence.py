@@ -117,3 +117,21 @@ def test_the_golden_again_is_the_built_snapshot(tmp_path: Path, shape: str, rule
         )
     # and the built run is its golden (the normal path passes)
     assert same_json(built.to_dict()["output"], golden.output)
+
+
+@pytest.mark.parametrize("rules", list(RULES), ids=list(RULES))
+@pytest.mark.parametrize("shape", list(SHAPES), ids=list(SHAPES))
+def test_the_golden_again_record_is_written_as_with_the_key_sort(
+    tmp_path: Path, shape: str, rules: str
+) -> None:
+    """A golden again's ``.last_run`` text encodes its trace without the key sort (its digest held
+    on the keys as the steps hold them): the bytes the sort writes."""
+    from agentsnap.storage.serialize import compact_bytes
+    from agentsnap.storage.store import _prepared_dict
+
+    make, agent, replies = SHAPES[shape]
+    scrub.configure(RULES[rules])
+    _, again, _ = record_and_replay(tmp_path, make(), agent, replies())
+    assert again.finite_trace
+    data = _prepared_dict(again)
+    assert compact_bytes(data, finite_trace=True) == compact_bytes(data)

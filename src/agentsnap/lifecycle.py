@@ -42,6 +42,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from . import diff as _diff
 from . import knobs as _knobs
+from .capture import cassette as _cassette
+from .capture import recording as _recording
 from .config import Settings
 from .exceptions import (
     AgentRegressionError,
@@ -290,9 +292,8 @@ def open_recording(
     LLM call raises before any socket opens, and nothing is written. Locally (live
     mode) a missing snapshot is captured live and becomes a pending snapshot.
     """
-    from .capture.cassette import Cassette
-    from .capture.recording import Recording
-
+    Cassette = _cassette.Cassette
+    Recording = _recording.Recording
     if mode == "record":
         return Recording("capture")
     if (
@@ -331,9 +332,8 @@ def open_sample_replay(
     run is then compared with the approved ``golden`` as the live sample was (``mode="live"``).
     Without an approved golden, or without that sample, a blocked scope whose first LLM call
     fails saying what is missing (nothing is sent)."""
-    from .capture.cassette import Cassette
-    from .capture.recording import Recording
-
+    Cassette = _cassette.Cassette
+    Recording = _recording.Recording
     if golden is None or not golden.approved:
         state = "no golden" if golden is None else "a golden pending approval"
         return Recording(

@@ -14,6 +14,7 @@ lifecycle's observers (the HTML report) get them like every other outcome.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import sys
@@ -239,7 +240,7 @@ class AgentsnapSession:
         (under replay the recording refuses every call with its message): the
         test fails with it when it ends. ``pytest.fail`` for a bad marker.
         """
-        from ..lifecycle import open_recording
+        import agentsnap.lifecycle as _lifecycle
 
         name = marker_options(item).name
         try:
@@ -267,7 +268,7 @@ class AgentsnapSession:
             if golden is not None and self.settings.mode == "replay"
             else golden
         )
-        rec = open_recording(
+        rec = _lifecycle.open_recording(
             served,
             self.settings,
             mode=self.settings.mode,
@@ -282,8 +283,6 @@ class AgentsnapSession:
         A test that calls the ``snapshot(actual)`` form more than once stores
         each part's LLM calls in its own snapshot; replay serves them all, in order.
         """
-        import dataclasses
-
         trace = list(golden.trace)
         index = 2
         while True:
@@ -338,8 +337,10 @@ class AgentsnapSession:
         active = self.stop_test(item)
         if active is None:
             return
-        from ..lifecycle import Outcome, observing, publish, settle
-        from .golden_run import run_snapshot
+        # `import a.b as c`: a cheap import on every test's end (a `from m import x` of a module
+        # costs a formatted AttributeError for its missing __path__ each time on CPython 3.11)
+        import agentsnap._pytest.golden_run as _golden_run
+        import agentsnap.lifecycle as _lifecycle
 
         recording = active.recording
         name, overrides = marker_options(item)
@@ -347,25 +348,25 @@ class AgentsnapSession:
         # as it does in the fixture's blocks; None when no judge key resolves
         overrides = {"judge": self.judge(), **(overrides or {})}
         if active.load_error is not None:
-            failed = Outcome("failed", item.nodeid, None, error=str(active.load_error))
-            self.tally(publish(failed), used=False)
+            failed = _lifecycle.Outcome("failed", item.nodeid, None, error=str(active.load_error))
+            self.tally(_lifecycle.publish(failed), used=False)
             raise active.load_error
         if recording.blocked_calls or recording.misses:
             miss = f"replay: {recording.misses} call(s) had no recording; the test's failure shows the request and the nearest recording"
             why = recording.block if recording.blocked_calls else miss
-            failed = Outcome("failed", name, self.store.path_for(name), error=str(why))
-            self.tally(publish(failed), used=False)
+            failed = _lifecycle.Outcome("failed", name, self.store.path_for(name), error=str(why))
+            self.tally(_lifecycle.publish(failed), used=False)
             return  # CI refused the calls, or replay had no recording: the test failed with that error, nothing is written
         if item.nodeid in self.claimed:
             return  # the test snapshots explicitly with the `snapshot` fixture: its blocks own the snapshots
         if not recording.trace.has_traffic:
             return  # no LLM or MCP traffic: nothing to snapshot
         self.used.add(name)
-        snap = run_snapshot(name, recording, active.golden, judged_as=active.judged_as)
+        snap = _golden_run.run_snapshot(name, recording, active.golden, judged_as=active.judged_as)
         try:
             # settle publishes what it reaches, its refusals too
-            with observing(self.observer_for(item.nodeid)):
-                settle(
+            with _lifecycle.observing(self.observer_for(item.nodeid)):
+                _lifecycle.settle(
                     self.store,
                     snap,
                     self.settings,
@@ -377,8 +378,8 @@ class AgentsnapSession:
                 )
         except SnapshotFormatError as exc:
             # the golden could not be read or written: settle reached no outcome
-            failed = Outcome("failed", name, self.store.path_for(name), error=str(exc))
-            self.tally(publish(failed))
+            failed = _lifecycle.Outcome("failed", name, self.store.path_for(name), error=str(exc))
+            self.tally(_lifecycle.publish(failed))
             raise
 
     # -- the fixture's snapshot(actual) --------------------------------------------
@@ -453,11 +454,11 @@ class AgentsnapSession:
         if outcome.action == "updated" and outcome.changes:
             self.rerecorded[str(outcome.path or outcome.name)] = list(outcome.changes)
         if outcome.new is not None:
-            from .run_budget import row
+            import agentsnap._pytest.run_budget as _run_budget
 
             budgets = self.settings.budgets
             exact = "max_tokens_growth" in budgets or "max_request_tokens" in budgets
-            measured = row(outcome, self.settings.mode, exact)
+            measured = _run_budget.row(outcome, self.settings.mode, exact)
             if measured is not None:
                 self.budget_rows.append(measured)
 

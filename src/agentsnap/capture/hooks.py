@@ -19,10 +19,14 @@ never breaks the user's ``import`` (wrapt would propagate the exception).
 
 from __future__ import annotations
 
+import importlib
+import sys
 import threading
 import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from . import transports as _transports
 
 if TYPE_CHECKING:
     from .contract import Registry
@@ -36,9 +40,7 @@ _registered: list[Registry] = []
 
 
 def _default() -> Registry:
-    from .transports import TRANSPORTS
-
-    return TRANSPORTS
+    return _transports.TRANSPORTS
 
 
 def install(registry: Registry | None = None) -> None:
@@ -76,8 +78,6 @@ def ensure_patched(registry: Registry | None = None) -> None:
     go unwrapped. Cheap: a few attribute lookups when everything is wrapped.
     A module imported under two names (``httpx2.alias_httpx()``) is patched once.
     """
-    import sys
-
     seen: set[tuple[int, str]] = set()
     for name, call in (_default() if registry is None else registry).hooks():
         module = sys.modules.get(name)
@@ -98,14 +98,22 @@ def _calling(call: str, failed: Callable[[object, Exception], str]) -> Callable[
 
     def hook(module: object) -> None:
         try:
-            import importlib
-
             mod_name, _, func_name = call.partition(":")
-            getattr(importlib.import_module(mod_name), func_name)(module)
+            getattr(_imported(mod_name), func_name)(module)
         except Exception as exc:
             warnings.warn(failed(module, exc), stacklevel=2)
 
     return hook
+
+
+def _imported(name: str) -> Any:
+    """``importlib.import_module(name)``, read from ``sys.modules`` when it is there and
+    initialised (what ``import_module`` returns then, without its lock and sanity checks: each
+    recording's start re-checks the hooked modules, :func:`ensure_patched`)."""
+    module = sys.modules.get(name)
+    if module is None or getattr(getattr(module, "__spec__", None), "_initializing", False):
+        return importlib.import_module(name)
+    return module
 
 
 def _name(module: object) -> str:

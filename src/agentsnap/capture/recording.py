@@ -8,6 +8,8 @@ starting and stopping switch on: the transport hooks, the socket guard
 
 from __future__ import annotations
 
+from . import guard as _guard
+from . import hooks as _hooks
 from .active import Mode, ObservedState, RecordingState, activate, deactivate
 
 __all__ = ["Mode", "ObservedState", "Recording"]
@@ -29,19 +31,15 @@ class Recording(RecordingState):
     """
 
     def start(self) -> Recording:
-        from .hooks import ensure_patched, install
-
-        install()
-        ensure_patched()
+        _hooks.install()
+        _hooks.ensure_patched()
         if self.mode == "replay" and self._guard is None:
-            from . import guard
-
             why = self.offline_reason or (
                 "this is CI and the test has no usable snapshot, so it must not reach the network"
                 if self.block is not None
                 else "the test replays from its snapshot, so it runs offline"
             )
-            self._guard = guard.activate(why)
+            self._guard = _guard.activate(why)
         if self.mode == "capture" and not self._observing:
             from . import observe
 
@@ -54,9 +52,7 @@ class Recording(RecordingState):
         """Deactivate, lift the socket guard, and finalise streams that were never closed (kept as incomplete)."""
         deactivate(self)
         if self._guard is not None:
-            from . import guard
-
-            guard.deactivate(self._guard)
+            _guard.deactivate(self._guard)
             self._guard = None
         self.trace.close_open_streams()
         if self._observing:

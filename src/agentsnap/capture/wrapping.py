@@ -25,6 +25,8 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
+import wrapt
+
 __all__ = ["one_of", "same_function", "wrap_everywhere", "wrap_once", "wrapped_by"]
 
 #: how many ``__wrapped__`` layers are looked through
@@ -36,16 +38,28 @@ def same_function(a: object, b: object) -> bool:
     its module (importing a module again makes new function objects)."""
     if a is b:
         return True
-    name = ("__module__", "__qualname__")
     return (
-        callable(a) and callable(b) and all(getattr(a, n, None) == getattr(b, n, 0) for n in name)
+        callable(a)
+        and callable(b)
+        and getattr(a, "__module__", None) == getattr(b, "__module__", 0)
+        and getattr(a, "__qualname__", None) == getattr(b, "__qualname__", 0)
     )
 
 
 def one_of(*wrappers: Callable[..., Any]) -> Callable[[Any], bool]:
     """A match for :func:`wrapped_by`: the layer's wrapper is one of ``wrappers``
-    (:func:`same_function`: an earlier import's copy counts)."""
-    return lambda found: any(same_function(found, w) for w in wrappers)
+    (:func:`same_function`: an earlier import's copy counts). The wrappers themselves are
+    looked for first, by identity (what every check after the first install finds)."""
+
+    def match(found: Any) -> bool:
+        if found is None:
+            return False
+        for w in wrappers:
+            if found is w:
+                return True
+        return any(same_function(found, w) for w in wrappers)
+
+    return match
 
 
 def _layer(func: object, match: Callable[[Any], bool]) -> Any:
@@ -77,8 +91,6 @@ def wrap_once(
     its inherited method is the wrapped one). The outermost layer of ``wrapper``'s copy
     from an earlier import of its module is replaced by ``wrapper`` (under another
     library's layer it stays: one layer either way)."""
-    import wrapt
-
     current = owner.__dict__.get(name) if isinstance(owner, type) else getattr(owner, name, None)
     layer = _layer(current, match or one_of(wrapper))
     if layer is None:

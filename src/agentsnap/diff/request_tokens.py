@@ -63,7 +63,7 @@ _CL100K = re.compile(r"(?:^|/)(?:gpt-4|gpt-3\.5)(?:\b|-|$)")
 def _texts(value: object, out: list[str]) -> None:
     if isinstance(value, str):
         out.append(value)
-    elif isinstance(value, Mapping):
+    elif type(value) is dict or isinstance(value, Mapping):
         for key, item in sorted(value.items(), key=lambda kv: str(kv[0])):  # as stored
             out.append(str(key))
             _texts(item, out)
@@ -77,7 +77,7 @@ def _texts(value: object, out: list[str]) -> None:
 def request_text(body: object) -> str:
     """The text of a request body the model reads (see the module doc), one piece a line."""
     out: list[str] = []
-    if isinstance(body, Mapping):
+    if type(body) is dict or isinstance(body, Mapping):
         for key in _CONTENT_KEYS:
             if key in body:
                 _texts(body[key], out)
@@ -146,7 +146,7 @@ def request_tokens(body: object, model: object) -> int:
     """Tokens of the text of request ``body`` (:func:`request_text`) for ``model``, counted as
     :func:`counter_name` says."""
     encoding = _encoding(model) if _has_tokenizer() else None
-    if isinstance(body, Mapping):
+    if type(body) is dict or isinstance(body, Mapping):
         try:
             fields = {k: body[k] for k in _CONTENT_KEYS if k in body}
         except (TypeError, ValueError):

@@ -118,7 +118,10 @@ def llm_calls(
     ]
 
 
-def requested_tools(steps: Sequence[Mapping[str, Any]]) -> list[ToolRef] | None:
+def requested_tools(
+    steps: Sequence[Mapping[str, Any]],
+    calls: Sequence[tuple[int, Mapping[str, Any]]] | None = None,
+) -> list[ToolRef] | None:
     """The tools the model requested, flattened over all ``llm_call`` steps in order.
 
     Each request is ``{"id"?, "name", "args"}``; its :class:`ToolRef` carries
@@ -128,9 +131,11 @@ def requested_tools(steps: Sequence[Mapping[str, Any]]) -> list[ToolRef] | None:
     Returns ``None`` when some ``llm_call`` step has no ``tool_requests`` key
     at all (a snapshot recorded before model tool requests were captured):
     the caller then skips the model-tools checks rather than failing them.
+
+    ``calls``: :func:`llm_calls` of ``steps`` when the caller has it already.
     """
     out: list[ToolRef] = []
-    for number, step in llm_calls(steps):
+    for number, step in llm_calls(steps) if calls is None else calls:
         if "tool_requests" not in step:
             return None
         for request in step.get("tool_requests") or ():

@@ -143,7 +143,7 @@ def cost(usage: object, model: object) -> float | None:
     cached ones at the cached price, ``output_tokens`` at the output price. None when the
     model has no price or the usage lacks input or output tokens."""
     found = price_for(model)
-    if found is None or not isinstance(usage, Mapping):
+    if found is None or not (type(usage) is dict or isinstance(usage, Mapping)):
         return None
     price = found[1]
     given, produced = usage.get("input_tokens"), usage.get("output_tokens")

@@ -249,7 +249,8 @@ def store_write(
     checked = path.parent if replace_link else path
     stop = root if root is not None else path.parent.parent
     refuse_links(checked, stop)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not os.path.isdir(path.parent):  # (what `mkdir(exist_ok=True)` accepts, without its raise)
+        path.parent.mkdir(parents=True, exist_ok=True)
     refuse_links(checked, stop)  # (a link made in between)
     key = str(path.parent)
     if key not in _cleaned:  # once per folder and process: what a SIGKILL left behind

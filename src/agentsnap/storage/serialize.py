@@ -58,6 +58,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from . import scrub as _scrub
 from .atomic import atomic_write, default_file_mode, fsync_dir
 from .wire import SURROGATE, PreparedExchange, StoredExchange, envelope, escape_surrogates
@@ -456,7 +458,9 @@ def compact_bytes(data: object, *, finite_trace: bool = False) -> bytes | bytear
     ``finite_trace``: ``data["trace"]`` is known to hold only what msgspec writes as ``json``
     does (plain JSON values, finite floats, no lone surrogate, no integer past 64 bits: a
     golden's steps whose digest held, :func:`agentsnap.storage.snapshot.trace_proof`), so only
-    the rest of ``data`` is looked at first.
+    the rest of ``data`` is looked at first; and every object in it holds its keys in sorted
+    order (the digest of its sorted-key MessagePack held on the keys as held), so the trace is
+    encoded without the sort and the rest sorted around it: the same bytes.
     """
     out = _compact(data, finite_trace=finite_trace)
     out += b"\n"  # grown in place (no second copy of the document)
@@ -465,11 +469,10 @@ def compact_bytes(data: object, *, finite_trace: bool = False) -> bytes | bytear
 
 def _compact(data: object, *, finite_trace: bool = False) -> bytearray:
     """:func:`compact_bytes` of ``data`` without the newline."""
-    import msgspec
-
-    looked_at = data
+    rest: dict[Any, Any] | None = None
     if finite_trace and isinstance(data, dict) and "trace" in data:
-        looked_at = {k: v for k, v in data.items() if k != "trace"}
+        rest = {k: v for k, v in data.items() if k != "trace"}
+    looked_at = data if rest is None else rest
     try:
         finite = finite_msgpack(msgspec.msgpack.encode(looked_at))
     except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
@@ -478,7 +481,11 @@ def _compact(data: object, *, finite_trace: bool = False) -> bytearray:
     if finite:
         try:
             out = bytearray()
-            msgspec.json.Encoder(order="sorted").encode_into(data, out)
+            if rest is None:
+                msgspec.json.Encoder(order="sorted").encode_into(data, out)
+            else:  # the trace's keys are held sorted: encoded as held, the rest sorted around it
+                rest["trace"] = msgspec.Raw(msgspec.json.encode(data["trace"]))  # type: ignore[index]
+                msgspec.json.Encoder(order="sorted").encode_into(rest, out)
         except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
             pass  # a key msgspec cannot sort
         else:

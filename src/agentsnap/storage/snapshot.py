@@ -96,7 +96,8 @@ class Snapshot:
     #: adapter reported, no MCP session or WebSocket connection): saving stores its :func:`trace_digest`
     derived: bool = field(default=False, repr=False, compare=False)
     #: ``trace`` is a golden's steps whose digest held and whose floats are all finite
-    #: (:func:`trace_proof`): its scratch copy's JSON needs no look for what msgspec cannot write
+    #: (:func:`trace_proof`): its scratch copy's JSON needs no look for what msgspec cannot write,
+    #: and no key sort (the digest held on the keys in the order the steps hold them)
     finite_trace: bool = field(default=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

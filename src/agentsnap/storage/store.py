@@ -659,10 +659,11 @@ class SnapshotStore:
     def write_last_run_ignore(self) -> None:
         """Write ``root/.last_run/.gitignore`` (ignore everything) unless it is there. Raises
         ``OSError`` when it cannot be written, :class:`SnapshotFormatError` for a link on the way."""
-        ignore = self.root / LAST_RUN_DIR / ".gitignore"
-        if not ignore.exists() and not ignore.is_symlink():
+        ignore = os.path.join(self.root, LAST_RUN_DIR, ".gitignore")
+        # nothing there, not even a link (`not exists() and not is_symlink()`), by one lstat
+        if lstat_mode(ignore) is None:
             store_write(
-                ignore,
+                Path(ignore),
                 "# written by agentsnap: the latest runs, promoted with `agentsnap update`\n*\n",
                 root=self.root,
             )

@@ -38,6 +38,7 @@ from ... import knobs
 from ...exceptions import AgentsnapError
 from ...jsondiff import same_json
 from .. import _text
+from .. import sequence as _sequence
 
 if TYPE_CHECKING:
     from ...jsondiff import IgnoreRule
@@ -101,6 +102,20 @@ class CheckContext:
     results: dict[str, Any] = field(default_factory=dict)
     #: :meth:`same_steps`' answers so far, per step key
     _same_keys: dict[str, bool] = field(default_factory=dict, repr=False, compare=False)
+    #: :meth:`llm_calls`' pairs, per side (True: the golden's)
+    _llm_calls: dict[bool, list[tuple[int, Step]]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+
+    def llm_calls(self, golden: bool) -> list[tuple[int, Step]]:
+        """:func:`~agentsnap.diff.sequence.llm_calls` of the golden's steps (``golden``) or
+        the new ones, found once per context, whichever check asks (a new list each time)."""
+        found = self._llm_calls.get(golden)
+        if found is None:
+            found = self._llm_calls[golden] = _sequence.llm_calls(
+                self.golden_steps if golden else self.new_steps
+            )
+        return list(found)
 
     def same_steps(self, keys: Sequence[str]) -> bool:
         """Whether both traces have as many steps and each pair of steps holds the same value

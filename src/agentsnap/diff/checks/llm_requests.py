@@ -10,7 +10,6 @@ from ...capture.client_ids import normalise, response_ids
 from ...jsondiff import diff_values, same_json
 from ...storage import legacy as _legacy
 from .. import _text
-from ..sequence import llm_calls
 from ._api import Check, CheckContext, ReportDraft, TextView
 from .arguments import fraction_same, top_level
 
@@ -78,7 +77,7 @@ class LLMRequestsCheck(Check[LLMRequestsResult]):
         replay, usually the golden's own object), or, with no body on either side, the same
         messages. Then no request differs, whatever ``compare_requests``, ``strict`` or a
         0.5.1 golden."""
-        g_llm, n_llm = llm_calls(ctx.golden_steps), llm_calls(ctx.new_steps)
+        g_llm, n_llm = ctx.llm_calls(True), ctx.llm_calls(False)
         for (_, g_step), (_, n_step) in zip(g_llm, n_llm, strict=False):
             g_body, n_body = request_body(g_step), request_body(n_step)
             if g_body is None and n_body is None:
@@ -91,13 +90,13 @@ class LLMRequestsCheck(Check[LLMRequestsResult]):
     def unchanged(self, ctx: CheckContext) -> LLMRequestsResult:
         """The llm_call steps of both sides, no request changed."""
         return LLMRequestsResult(
-            llm_calls(ctx.golden_steps),
-            llm_calls(ctx.new_steps),
+            ctx.llm_calls(True),
+            ctx.llm_calls(False),
             bool(ctx.options.compare_requests),
         )
 
     def run(self, ctx: CheckContext) -> LLMRequestsResult:
-        g_llm, n_llm = llm_calls(ctx.golden_steps), llm_calls(ctx.new_steps)
+        g_llm, n_llm = ctx.llm_calls(True), ctx.llm_calls(False)
         result = LLMRequestsResult(g_llm, n_llm, bool(ctx.options.compare_requests))
         if not result.compared:
             return result

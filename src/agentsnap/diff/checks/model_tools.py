@@ -59,7 +59,8 @@ class ModelToolsCheck(Check[ModelToolsResult]):
     fails_as = ("model_tools", "model_tool_args")
 
     def run(self, ctx: CheckContext) -> ModelToolsResult:
-        g_req, n_req = requested_tools(ctx.golden_steps), requested_tools(ctx.new_steps)
+        g_req = requested_tools(ctx.golden_steps, ctx.llm_calls(True))
+        n_req = requested_tools(ctx.new_steps, ctx.llm_calls(False))
         g_req_, n_req_ = g_req or [], n_req or []
         # a turn: one llm_call step's requests (their ToolRef.step)
         section = match_calls(
