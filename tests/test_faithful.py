@@ -311,3 +311,19 @@ def test_served_headers_are_the_library_s_own(module_name: str, pairs: list[Any]
     one.headers["x-added"] = "1"
     assert "x-added" not in two.headers and "x-added" not in got
     assert two.headers.raw == module.Response(200, headers=pairs, content=b"{}").headers.raw
+
+
+def test_served_headers_without_the_private_list_are_the_library_s_own() -> None:
+    """A ``Headers`` that keeps no ``_list`` (a release that renamed it) is built by the library
+    itself from the pairs: the public path main took before the one-pass build."""
+    import types
+
+    class Headers:  # no ``_list``: only what it was given
+        def __init__(self, pairs: Any = None) -> None:
+            self.pairs = list(pairs or [])
+
+    from agentsnap.capture.transports.httpx import _headers
+
+    pairs = [("Content-Type", "application/json"), ("x-request-id", "req_1")]
+    got = _headers(types.SimpleNamespace(Headers=Headers), pairs)  # type: ignore[arg-type]
+    assert type(got) is Headers and got.pairs == pairs
