@@ -495,3 +495,31 @@ def test_a_request_recognised_by_its_body_is_read_each_time(fresh_scrub: None) -
     assert len(exchange._read_before) == before
     plain = httpx.Request("POST", url, headers={"User-Agent": "custom/1"}, content=b'{"x":1}')
     assert exchange.recognise(plain) is None
+
+
+# a reviewer's reproducer (brk9): the kept request was stamped with the credentials' version read
+# after the request's were remembered; a forget_secrets() in between (another thread; here a
+# classify that calls it) left the key unremembered, and unmasked, for every identical request
+def test_a_key_forgotten_while_its_request_was_read_is_remembered_by_the_next(
+    fresh_scrub: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentsnap.capture import exchange
+    from agentsnap.storage import scrub
+
+    chat = "https://api.openai.com/v1/chat/completions"
+    key = "Qz7hTq2Lw9xPv4Rm8Kd3"  # no known key shape: masked only once remembered
+    classify = exchange.classify
+    raced: list[int] = []
+
+    def forgetting(*args: Any, **kwargs: Any) -> Any:
+        if not raced:  # another thread's forget_secrets() between remember and classify
+            raced.append(1)
+            scrub.forget_secrets()
+        return classify(*args, **kwargs)
+
+    monkeypatch.setattr(exchange, "classify", forgetting)
+    assert exchange.recognise(_openai_request(chat, key)) is not None
+    monkeypatch.setattr(exchange, "classify", classify)
+    assert exchange.recognise(_openai_request(chat, key)) is not None
+    assert key in scrub.remembered()
+    assert key not in scrub.scrub_text(f"the key {key} here")

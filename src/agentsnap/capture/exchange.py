@@ -49,11 +49,14 @@ def recognise(request: Request, recording: Recording | None = None) -> ProviderS
     known = type(triples) is list and isinstance(where, tuple)
     spec = _known_spec(request.method, where, triples) if known else None
     if spec is None:
+        # the credentials' version before they are read: a forget or a learning by another
+        # thread meanwhile leaves the kept request stale (read again), never wrongly known
+        version = _cred._known.version
         # scrub by value: before anything is stored (the User-Agent read in the same pass)
         read, agent = remember_and_user_agent(request.headers, request.url)
         spec = classify(request, agent) if read else classify(request)
         if known and read and agent and spec is not None:
-            _remember_known(request, where, triples, agent, spec)
+            _remember_known(request, where, triples, agent, spec, version)
     if recording is not None and recording.mode == "capture":
         url = request.url
         reason = (
@@ -107,10 +110,11 @@ def _known_spec(method: str, where: Any, triples: list[Any]) -> ProviderSpec | N
 
 
 def _remember_known(
-    request: Request, where: Any, triples: list[Any], agent: str, spec: ProviderSpec
+    request: Request, where: Any, triples: list[Any], agent: str, spec: ProviderSpec, version: int
 ) -> None:
     """Keep what :func:`_known_spec` reads, for a spec found by User-Agent and host alone
-    (one ``Content-Length`` at most)."""
+    (one ``Content-Length`` at most), stamped with the credentials' ``version`` read before the
+    request's were remembered (a key it taught them is a change: the next one is read once more)."""
     if spec is not _spec_for(agent, request.url.host):
         return  # found by the headers or body rules: read each time
     lengths = [i for i, triple in enumerate(triples) if triple[1] == b"content-length"]
@@ -121,7 +125,7 @@ def _remember_known(
     _read_before[(request.method, where)] = (
         list(triples),
         lengths[0] if lengths else -1,
-        _cred._known.version,
+        version,
         spec,
     )
 
