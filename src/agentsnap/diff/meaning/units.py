@@ -206,6 +206,10 @@ _SYMPATHY = re.compile(
     r"je suis (?:vraiment )?désolée?|lo siento|lamentamos|sentimos|申し訳)",
     re.IGNORECASE,
 )
+#: pronouns the stop words leave ("Ihre Nachricht", "dass Sie uns verlassen"): no content
+_OBJECT_PRONOUNS = frozenset(
+    "ihre ihrer ihren ihrem ihres uns unsere unserer unseren unserem euch".split()  # noqa: SIM905
+)
 #: an additive word: a sentence with one adds a claim ("you'll also receive a refund")
 _ADDITIVE = re.compile(
     r"\b(?:also|too|as well|additionally|in addition|plus|moreover|auch|zusätzlich|außerdem|"
@@ -534,7 +538,14 @@ def _fill(
         if unit.heading and unit.labelled:  # a table's header row: its words are labels
             unit.facts = [f for f in unit.facts if f.kind != "name"]
             unit.filler = not unit.facts
-        if len(V.tokens(head)) <= 6 and _SALUTATION.search(head.strip()):
+        # after a greeting the sentence's own start: "Guten Tag, vielen Dank für …, und es tut
+        # uns leid, dass …" thanks and regrets as "Vielen Dank für …" does, with at most three
+        # content words beside its courtesy ("…, we also closed your account" is a claim)
+        opening = [unit.text]
+        greeted = len(V.tokens(head)) <= 6 and bool(_SALUTATION.search(head.strip()))
+        if greeted and len([w for w in remaining if w not in _OBJECT_PRONOUNS]) <= 3:
+            opening.append(unit.text.lstrip("¡¿\"'“ ")[len(head) :].lstrip(" ,!.:"))
+        if greeted:
             # "Hi Sam, thanks…", "Guten Tag Frau Becker,": the names that address; a greeting
             # with nothing else is filler
             addressed = _ADDRESSEE.match(unit.text.lstrip("¡¿\"'“ "))
@@ -545,7 +556,7 @@ def _fill(
         unit.addressed = (
             not unit.facts
             and not unit.heading
-            and bool(_ADDRESSING.search(unit.text) or _SYMPATHY.search(unit.text))
+            and any(_ADDRESSING.search(t) or _SYMPATHY.search(t) for t in opening)
             and not _ADDITIVE.search(unit.text)
             and not _CONCLUSION.search(unit.text)
             and not V.polarity(plain)[1]
