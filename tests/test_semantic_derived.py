@@ -84,3 +84,67 @@ def test_a_number_not_worked_out_still_fails(golden: str, new: str, was: str, no
     messages = [f.message for f in verdict.findings]
     assert verdict.score < THRESHOLD, messages
     assert any("numbers differ" in m and was in m and now in m for m in messages), messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        (
+            "After the canary, the pipeline promoted the release to 100% of traffic.",
+            "After the canary, the pipeline promoted the release to full traffic.",
+        ),
+        (
+            "Sie erhalten 100 % des Kaufpreises zurück.",
+            "Sie erhalten den vollständigen Kaufpreis zurück.",
+        ),
+        ("Le remboursement couvre 100 % du billet.", "Le remboursement couvre le billet entier."),
+        (
+            "El seguro cubre el 100 % de la reparación.",
+            "El seguro cubre la reparación completa.",
+        ),
+        ("キャンセル料は100%返金されます。", "キャンセル料は全額返金されます。"),
+    ],
+)
+def test_a_share_of_100_percent_said_as_the_whole_passes(golden: str, new: str) -> None:
+    verdict = compare(golden, new)
+    assert verdict.score >= THRESHOLD, [f.message for f in verdict.findings]
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "was", "now"),
+    [
+        (  # the share changed; the whole is said of something else
+            "After the canary, the pipeline promoted the release to 100% of traffic.",
+            "After the canary, the pipeline promoted the release to 50% of traffic; full rollout "
+            "follows tomorrow.",
+            "100%",
+            "50%",
+        ),
+        (
+            "Sie erhalten 100 % des Kaufpreises zurück.",
+            "Sie erhalten 80 % des Kaufpreises zurück, nicht den vollständigen Betrag.",
+            "100 %",
+            "80 %",
+        ),
+        (  # another share than the whole, and no word of the whole
+            "Le remboursement couvre 100 % du billet.",
+            "Le remboursement couvre la moitié du billet.",
+            "100 %",
+            "(none)",
+        ),
+        (
+            "El seguro cubre el 100 % de la reparación.",
+            "El seguro cubre el 70 % de la reparación completa.",
+            "100 %",
+            "70 %",
+        ),
+        ("キャンセル料は100%返金されます。", "キャンセル料は50%返金されます。", "100%", "50%"),
+    ],
+)
+def test_a_share_of_100_percent_not_said_as_the_whole_fails(
+    golden: str, new: str, was: str, now: str
+) -> None:
+    verdict = compare(golden, new)
+    messages = [f.message for f in verdict.findings]
+    assert verdict.score < THRESHOLD, messages
+    assert any("numbers differ" in m and was in m and now in m for m in messages), messages

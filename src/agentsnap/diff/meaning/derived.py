@@ -7,18 +7,43 @@ prices. So a number stated by one answer only is *derived* (:func:`derived`) whe
 or the difference of two numbers of its unit that both answers state, or, as a percentage, the
 share one of them is of the other.
 
+A share of ``100 %`` is also said as the whole (:func:`whole_said`): ``promoted the release to
+100%`` = ``promoted it to full traffic``, ``vollständig``, ``entièrement``, ``completo``, ``全額``.
+
 Only where nothing else moved: when the other answer has a number of its own that this one does
 not state, the two numbers are one value changed (``$20`` → ``$25``), never a value worked out,
-so :func:`derived` is false and the numbers still differ.
+so :func:`derived` and :func:`whole_said` are false and the numbers still differ.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from itertools import permutations
 
 from . import facts as F
 from .units import Unit
+
+#: the words that say a whole: 100 % of something
+_WHOLE = re.compile(
+    r"\b(?:full|fully|entire|entirely|complete|completely|whole|vollständig\w*|komplett\w*|"
+    r"voll(?:e[nmrs]?)?|gesamte[nmrs]?|entiers?|entières?|entièrement|totalité|complète?s?|"
+    r"complet[ao]s?|completamente|totalidad|íntegr[oa]s?)\b|全額|全量|全面|すべて|全て",
+    re.IGNORECASE,
+)
+
+
+def _changed(own: Sequence[Unit], others: Sequence[Unit]) -> bool:
+    """Whether the other answer has a number this one does not state: a value changed."""
+    own_numbers = _numbers(own)
+    return any(not any(F.facts_match(o, f) for f in own_numbers) for o in _numbers(others))
+
+
+def whole_said(fact: F.Fact, own: Sequence[Unit], others: Sequence[Unit]) -> bool:
+    """Whether ``fact``, a share of 100 %, is said by the other answer as the whole (module doc)."""
+    if fact.kind != "number" or fact.key != (100.0, "%") or _changed(own, others):
+        return False
+    return any(_WHOLE.search(u.text) for u in others)
 
 
 def _numbers(units: Sequence[Unit]) -> list[F.Fact]:
@@ -38,7 +63,7 @@ def derived(fact: F.Fact, own: Sequence[Unit], others: Sequence[Unit]) -> bool:
         return False
     value, unit = fact.key
     own_numbers, other_numbers = _numbers(own), _numbers(others)
-    if any(not any(F.facts_match(o, f) for f in own_numbers) for o in other_numbers):
+    if _changed(own, others):
         return False  # the other answer has a number of its own: a value changed
     shared = [
         f for f in own_numbers if f != fact and any(F.facts_match(f, o) for o in other_numbers)

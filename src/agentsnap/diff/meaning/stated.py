@@ -20,7 +20,7 @@ import re
 from . import facts as F
 from . import vocabulary as V
 from .clues import _LIST_SEPARATOR, _ONE, _name_in, denied_correction, one_unit_in
-from .derived import derived
+from .derived import derived, whole_said
 from .layout import by_initials, rows_counted, same_written
 from .phrasing import multiple_in
 from .quantities import CURRENCY
@@ -50,6 +50,7 @@ def accounted(
         or rows_counted(fact, others, own_text)
         or list_counted(fact, own_text, others)
         or derived(fact, own, others)
+        or whole_said(fact, own, others)
     )
 
 
