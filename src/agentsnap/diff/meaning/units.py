@@ -603,10 +603,18 @@ def _flat(text: str) -> str:
 # --------------------------------------------------------------------------- similarity
 
 
+#: two characters of Japanese or Chinese: a word's length there, its bigram is what a trigram is
+#: to a word of letters
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]{2}")
+
+
 def _trigrams(text: str) -> tuple[dict[str, int], float]:
-    """Character trigrams of the case-folded tokens of ``text`` with counts, and the vector's norm."""
+    """Character trigrams of the case-folded tokens of ``text`` with counts, and the vector's norm
+    (bigrams when ``text`` has Japanese or Chinese)."""
     s = " " + " ".join(V.tokens(text)) + " "
-    grams = Counter(s[i : i + 3] for i in range(max(1, len(s) - 2)))
+    # Japanese and Chinese: a trigram spans a word and a half, a bigram is a word
+    size = 2 if _CJK.search(text) else 3
+    grams = Counter(s[i : i + size] for i in range(max(1, len(s) - size + 1)))
     return grams, math.sqrt(sum(v * v for v in grams.values()))
 
 
