@@ -608,25 +608,32 @@ def _flat(text: str) -> str:
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]{2}")
 
 
-def _trigrams(text: str) -> tuple[dict[str, int], float]:
+def _trigrams(text: str, cjk_bigrams: bool = True) -> tuple[dict[str, int], float]:
     """Character trigrams of the case-folded tokens of ``text`` with counts, and the vector's norm
-    (bigrams when ``text`` has Japanese or Chinese)."""
+    (bigrams when ``text`` has Japanese or Chinese, unless ``cjk_bigrams`` is false)."""
     s = " " + " ".join(V.tokens(text)) + " "
     # Japanese and Chinese: a trigram spans a word and a half, a bigram is a word
-    size = 2 if _CJK.search(text) else 3
+    size = 2 if cjk_bigrams and _CJK.search(text) else 3
     grams = Counter(s[i : i + size] for i in range(max(1, len(s) - size + 1)))
     return grams, math.sqrt(sum(v * v for v in grams.values()))
 
 
-def _trigram_matrix(g_units: list[Unit], n_units: list[Unit]) -> list[list[float]]:
-    """Trigram cosine of every golden unit against every new unit (rows: golden)."""
+def _trigram_matrix(
+    g_units: list[Unit], n_units: list[Unit], cjk_bigrams: bool = True
+) -> list[list[float]]:
+    """Trigram cosine of every golden unit against every new unit (rows: golden); Japanese and
+    Chinese by bigrams with ``cjk_bigrams`` (the lexical reading: a model reads them itself)."""
     grams: dict[str, tuple[dict[str, int], float]] = {}
     g_tri = [
-        grams.setdefault(u.text, _trigrams(u.text)) if u.text not in grams else grams[u.text]
+        grams.setdefault(u.text, _trigrams(u.text, cjk_bigrams))
+        if u.text not in grams
+        else grams[u.text]
         for u in g_units
     ]
     n_tri = [
-        grams.setdefault(u.text, _trigrams(u.text)) if u.text not in grams else grams[u.text]
+        grams.setdefault(u.text, _trigrams(u.text, cjk_bigrams))
+        if u.text not in grams
+        else grams[u.text]
         for u in n_units
     ]
     out = []

@@ -152,7 +152,8 @@ def compare_many(pairs: Sequence[tuple[str, str]], encoder: Encoder | None = Non
         pointers = all(_STEP_POINTER.search(text) for text in (golden, new))
         _fill(g_units, known, german, cache, pointers)
         _fill(n_units, known, german, cache, pointers)
-        sims = _trigram_matrix(g_units, n_units)
+        # Japanese by character bigrams when no model reads it (units.py)
+        sims = _trigram_matrix(g_units, n_units, cjk_bigrams=encoder is None)
         # the model is asked only about units without a near-verbatim counterpart (STRONG)
         g_need = [i for i, row in enumerate(sims) if not row or max(row) < STRONG]
         n_need = [
