@@ -563,7 +563,8 @@ def test_a_sentence_reworded_with_its_words_in_other_forms_is_restated() -> None
         _HENPIN.format("返品の際の返送料は当社負担です。"),
     )
     assert passed, messages
-    assert any("sentence restated" in m for m in messages), messages
+    # read by character bigrams (round eleven) the two sentences align outright
+    assert any("sentence restated" in m or m.startswith("reworded") for m in messages), messages
 
 
 @pytest.mark.parametrize(

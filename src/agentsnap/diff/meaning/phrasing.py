@@ -11,7 +11,8 @@
   hours`` = ``deux heures et demie`` = ``zweieinhalb Stunden``, ``half a cup`` = ``0.5 cup``, ``only one`` = ``only 1`` (a bare "one" is no count),
   ``midnight`` = ``00:00``, ``noon`` = ``12:00``, clock times said in words (``half past nine``,
   ``quarter to ten``, ``halb zehn``, ``dix heures moins le quart``, ``las nueve y media``) as
-  digits (:func:`clock_words`), ``weekdays`` = ``Mon–Fri``, a sum in cents its currency's
+  digits (:func:`clock_words`), ``weekdays`` = ``Mon–Fri``, a month's end its last day
+  (``Ende März`` = ``31. März``, ``3月末`` = ``3月31日``), a sum in cents its currency's
   hundredth (``20 cents``, ``a 20-cent fine``, ``50 Cent`` = ``0.20``, ``0.50``); the
   fact rules (:mod:`agentsnap.diff.meaning.facts`) then read one form for both.
 
@@ -22,7 +23,14 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["clock_words", "multiple_in", "plain_polarity", "spelled_facts", "without_restriction"]
+__all__ = [
+    "clock_words",
+    "month_end_words",
+    "multiple_in",
+    "plain_polarity",
+    "spelled_facts",
+    "without_restriction",
+]
 
 #: words that make ``ne … que`` a real negation ("ne … pas que" = "not only", "ne … plus que")
 _STILL_NEGATED = frozenset(
@@ -149,8 +157,56 @@ _CLOCK_WORDS = {
     "mediodía": "12:00",
 }
 _CLOCK = re.compile(r"(?<!-)\b(?:" + "|".join(_CLOCK_WORDS) + r")\b", re.IGNORECASE)
-#: Monday to Friday said as one word (not "Werktage": in German they include Saturday)
-_WEEKDAYS = re.compile(r"\b(?<![\d]\s)(?:weekdays|en semaine|entre semana)\b|平日", re.IGNORECASE)
+#: Monday to Friday said as one word (not "Werktage": in German they include Saturday); "weekday
+#: overtime" is paid Monday to Friday too
+_WEEKDAYS = re.compile(r"\b(?<![\d]\s)(?:weekdays?|en semaine|entre semana)\b|平日", re.IGNORECASE)
+#: each month's last day by its names (February's 28th: a leap year's 29th still differs)
+_LAST_DAYS = {
+    name: day
+    for names, day in [
+        ("january januar janvier enero", 31),
+        ("february februar février febrero", 28),
+        ("march märz mars marzo", 31),
+        ("april avril abril", 30),
+        ("may mai mayo", 31),
+        ("june juni juin junio", 30),
+        ("july juli juillet julio", 31),
+        ("august août agosto", 31),
+        ("september septembre septiembre", 30),
+        ("october oktober octobre octubre", 31),
+        ("november novembre noviembre", 30),
+        ("december dezember décembre diciembre", 31),
+    ]
+    for name in names.split()
+}
+#: a month's end said as such ("by the end of March", "bis Ende März", "fin mars", "à la fin du
+#: mois de mars", "a finales de marzo", "3月末"): its last day
+_MONTH_END = re.compile(
+    r"\b(?:(?:the\s+)?end\s+of|ende|(?:la\s+)?fin(?:\s+du\s+mois)?(?:\s+d[e'’]\s*)?|"
+    r"(?:a\s+)?(?:finales|fin(?:al)?)\s+de)\s*(?P<m>" + "|".join(_LAST_DAYS) + r")\b|"
+    r"(?<![\d０-９])(?P<jm>1[0-2]|[1-9])月末",
+    re.IGNORECASE,
+)
+_JA_LAST_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+
+
+def month_end_words(text: str) -> set[str]:
+    """The words of ``text`` that say a month's end (``Ende``, ``end``, ``finales``): a word
+    replaced by one of them says the date the fact rules read, no word of its own."""
+    return {
+        w.casefold()
+        for m in _MONTH_END.finditer(text)
+        for w in re.findall(r"[^\W\d_]+", m.group(0))
+        if not m.group("m") or w.casefold() != m.group("m").casefold()
+    }
+
+
+def _month_end(match: re.Match[str]) -> str:
+    if match.group("jm"):
+        month = int(match.group("jm"))
+        return f"{month}月{_JA_LAST_DAYS[month - 1]}日"
+    name = match.group("m")
+    return f"{_LAST_DAYS[name.casefold()]} {name}"
 
 
 #: a clock time said in words, its hour a number word or 1–12: (pattern, minutes, hour offset)
@@ -240,6 +296,7 @@ def spelled_facts(text: str) -> str:
     text = _HALF_AFTER_UNIT.sub(half_after_unit, text)
     text = _CENTS.sub(lambda m: f"{int(m.group(1)) / 100:.2f}", text)
     text = _CLOCK.sub(lambda m: _CLOCK_WORDS[m.group(0).casefold()], text)
+    text = _MONTH_END.sub(_month_end, text)
     return _WEEKDAYS.sub(lambda m: " Mon–Fri " if m.group(0) == "平日" else "Mon–Fri", text)
 
 

@@ -38,6 +38,7 @@ from .clues import (
     flipped_in_clause,
     named_step,
 )
+from .compounds import inside
 from .findings import KIND_LABEL, Finding, Verdict, pair_message
 from .layout import (
     by_initials,
@@ -538,8 +539,8 @@ class Reading:
         )
 
     def _coverage(self) -> None:
-        n_words = {w for u in self.n for w in u.words}
-        g_words = {w for u in self.g for w in u.words}
+        n_words = {w for u in self.n for w in u.words} | inside(self.g, self.new)
+        g_words = {w for u in self.g for w in u.words} | inside(self.n, self.golden)
         matched_g: list[tuple[int, int]] = []
         g_restated, n_restated = self._restated()
         g_partner = [j if j is not None else g_restated.get(i) for i, j in enumerate(self.g_link)]

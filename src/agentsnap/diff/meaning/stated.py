@@ -20,6 +20,7 @@ import re
 from . import facts as F
 from . import vocabulary as V
 from .clues import _LIST_SEPARATOR, _ONE, _name_in, denied_correction, one_unit_in
+from .derived import derived, whole_said
 from .layout import by_initials, rows_counted, same_written
 from .phrasing import multiple_in
 from .quantities import CURRENCY
@@ -40,13 +41,16 @@ def accounted(
 ) -> bool:
     """Whether the other answer states ``fact`` of ``own[k]`` after all, though no fact of it
     matches key for key (module doc), or denies it on the way to the right value, or counts it
-    by a list or a table of as many members."""
+    by a list or a table of as many members, or ``fact`` is worked out from numbers both state
+    (:mod:`.derived`)."""
     return (
         stated(fact, other_facts, other_text, other_words, own_text)
         or denied_correction(fact, own[k], [o for _, o in other_facts])
         or counted(own, k, fact, other_text)
         or rows_counted(fact, others, own_text)
         or list_counted(fact, own_text, others)
+        or derived(fact, own, others)
+        or whole_said(fact, own, others)
     )
 
 

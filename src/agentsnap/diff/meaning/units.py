@@ -206,6 +206,10 @@ _SYMPATHY = re.compile(
     r"je suis (?:vraiment )?désolée?|lo siento|lamentamos|sentimos|申し訳)",
     re.IGNORECASE,
 )
+#: pronouns the stop words leave ("Ihre Nachricht", "dass Sie uns verlassen"): no content
+_OBJECT_PRONOUNS = frozenset(
+    "ihre ihrer ihren ihrem ihres uns unsere unserer unseren unserem euch".split()  # noqa: SIM905
+)
 #: an additive word: a sentence with one adds a claim ("you'll also receive a refund")
 _ADDITIVE = re.compile(
     r"\b(?:also|too|as well|additionally|in addition|plus|moreover|auch|zusätzlich|außerdem|"
@@ -534,7 +538,14 @@ def _fill(
         if unit.heading and unit.labelled:  # a table's header row: its words are labels
             unit.facts = [f for f in unit.facts if f.kind != "name"]
             unit.filler = not unit.facts
-        if len(V.tokens(head)) <= 6 and _SALUTATION.search(head.strip()):
+        # after a greeting the sentence's own start: "Guten Tag, vielen Dank für …, und es tut
+        # uns leid, dass …" thanks and regrets as "Vielen Dank für …" does, with at most three
+        # content words beside its courtesy ("…, we also closed your account" is a claim)
+        opening = [unit.text]
+        greeted = len(V.tokens(head)) <= 6 and bool(_SALUTATION.search(head.strip()))
+        if greeted and len([w for w in remaining if w not in _OBJECT_PRONOUNS]) <= 3:
+            opening.append(unit.text.lstrip("¡¿\"'“ ")[len(head) :].lstrip(" ,!.:"))
+        if greeted:
             # "Hi Sam, thanks…", "Guten Tag Frau Becker,": the names that address; a greeting
             # with nothing else is filler
             addressed = _ADDRESSEE.match(unit.text.lstrip("¡¿\"'“ "))
@@ -545,7 +556,7 @@ def _fill(
         unit.addressed = (
             not unit.facts
             and not unit.heading
-            and bool(_ADDRESSING.search(unit.text) or _SYMPATHY.search(unit.text))
+            and any(_ADDRESSING.search(t) or _SYMPATHY.search(t) for t in opening)
             and not _ADDITIVE.search(unit.text)
             and not _CONCLUSION.search(unit.text)
             and not V.polarity(plain)[1]
@@ -592,22 +603,37 @@ def _flat(text: str) -> str:
 # --------------------------------------------------------------------------- similarity
 
 
-def _trigrams(text: str) -> tuple[dict[str, int], float]:
-    """Character trigrams of the case-folded tokens of ``text`` with counts, and the vector's norm."""
+#: two characters of Japanese or Chinese: a word's length there, its bigram is what a trigram is
+#: to a word of letters
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]{2}")
+
+
+def _trigrams(text: str, cjk_bigrams: bool = True) -> tuple[dict[str, int], float]:
+    """Character trigrams of the case-folded tokens of ``text`` with counts, and the vector's norm
+    (bigrams when ``text`` has Japanese or Chinese, unless ``cjk_bigrams`` is false)."""
     s = " " + " ".join(V.tokens(text)) + " "
-    grams = Counter(s[i : i + 3] for i in range(max(1, len(s) - 2)))
+    # Japanese and Chinese: a trigram spans a word and a half, a bigram is a word
+    size = 2 if cjk_bigrams and _CJK.search(text) else 3
+    grams = Counter(s[i : i + size] for i in range(max(1, len(s) - size + 1)))
     return grams, math.sqrt(sum(v * v for v in grams.values()))
 
 
-def _trigram_matrix(g_units: list[Unit], n_units: list[Unit]) -> list[list[float]]:
-    """Trigram cosine of every golden unit against every new unit (rows: golden)."""
+def _trigram_matrix(
+    g_units: list[Unit], n_units: list[Unit], cjk_bigrams: bool = True
+) -> list[list[float]]:
+    """Trigram cosine of every golden unit against every new unit (rows: golden); Japanese and
+    Chinese by bigrams with ``cjk_bigrams`` (the lexical reading: a model reads them itself)."""
     grams: dict[str, tuple[dict[str, int], float]] = {}
     g_tri = [
-        grams.setdefault(u.text, _trigrams(u.text)) if u.text not in grams else grams[u.text]
+        grams.setdefault(u.text, _trigrams(u.text, cjk_bigrams))
+        if u.text not in grams
+        else grams[u.text]
         for u in g_units
     ]
     n_tri = [
-        grams.setdefault(u.text, _trigrams(u.text)) if u.text not in grams else grams[u.text]
+        grams.setdefault(u.text, _trigrams(u.text, cjk_bigrams))
+        if u.text not in grams
+        else grams[u.text]
         for u in n_units
     ]
     out = []

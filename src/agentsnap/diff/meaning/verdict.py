@@ -84,6 +84,7 @@ from .findings import Finding, Verdict, pair_message
 from .json_answers import json_leaves, json_verdict
 from .omissions import member_dropped
 from .ordering import order_changed
+from .phrasing import month_end_words
 from .reading import ALIGN, Reading
 from .units import (
     _STEP_POINTER,
@@ -151,7 +152,8 @@ def compare_many(pairs: Sequence[tuple[str, str]], encoder: Encoder | None = Non
         pointers = all(_STEP_POINTER.search(text) for text in (golden, new))
         _fill(g_units, known, german, cache, pointers)
         _fill(n_units, known, german, cache, pointers)
-        sims = _trigram_matrix(g_units, n_units)
+        # Japanese by character bigrams when no model reads it (units.py)
+        sims = _trigram_matrix(g_units, n_units, cjk_bigrams=encoder is None)
         # the model is asked only about units without a near-verbatim counterpart (STRONG)
         g_need = [i for i, row in enumerate(sims) if not row or max(row) < STRONG]
         n_need = [
@@ -206,7 +208,17 @@ def compare_many(pairs: Sequence[tuple[str, str]], encoder: Encoder | None = Non
                 synonym = (
                     math.fsum(float(x) * float(y) for x, y in zip(u, v, strict=True)) >= SYNONYM
                 )
-            if synonym:
+            if not synonym and {a.casefold(), b.casefold()} & (
+                month_end_words(g) | month_end_words(n)
+            ):  # "bis zum 31. Oktober" → "bis Ende Oktober": the date is read as a fact
+                state.add(
+                    "rewording",
+                    "harmless",
+                    g,
+                    n,
+                    pair_message(f"reworded ({a} → {b}, a month's end as its last day)", g, n),
+                )
+            elif synonym:
                 state.add(
                     "rewording",
                     "harmless",
