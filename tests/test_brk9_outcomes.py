@@ -1,0 +1,72 @@
+"""brk9 (a reviewer's reproducers, round ten of the meaning check): outcomes traded between two
+subjects joined by "and" / "und" / "y" pass as a rewording on main.
+
+``outcomes_kept`` (b08d8ce) excuses a "roles swapped" finding when both sentences state the same
+outcomes of the same subjects; but ``outcomes()`` gives the second outcome of a clause joined by a
+bare "and" the subject of the first ('The backup succeeded and the cleanup failed.' -> both
+outcomes of {'backup'}), so outcomes traded between the subjects look "kept".
+
+Base a71a8c0 (and e0b7efb, just before b08d8ce): every pair of the first test fails as
+'roles swapped (failed <-> succeeded)' (score ~0.59). Main (967d150): each passes at ~0.99,
+'reworded; every fact, step and sentence has a counterpart'.
+
+The second test's pairs (one outcome flipped in a two-subject sentence; a negating prefix; a
+"failed to succeed") pass on the base too: holes that round ten did not close, not regressions.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from agentsnap.diff.meaning.verdict import compare
+
+THRESHOLD = 0.92  # semantic_threshold's default
+
+TRADED = [
+    (
+        "The backup succeeded and the cleanup failed.",
+        "The backup failed and the cleanup succeeded.",
+    ),
+    (
+        "The deploy succeeded and the smoke tests failed.",
+        "The deploy failed and the smoke tests succeeded.",
+    ),
+    (
+        "Die Sicherung war erfolgreich und die Bereinigung ist fehlgeschlagen.",
+        "Die Sicherung ist fehlgeschlagen und die Bereinigung war erfolgreich.",
+    ),
+    (
+        "La copia de seguridad se completó y la limpieza falló.",
+        "La copia de seguridad falló y la limpieza se completó.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("golden", "new"), TRADED)
+def test_outcomes_traded_between_two_subjects_fail(golden: str, new: str) -> None:
+    """Regression of b08d8ce: passed on main, failed (roles swapped) on a71a8c0."""
+    assert compare(golden, new).score < THRESHOLD
+    assert compare(new, golden).score < THRESHOLD
+
+
+FLIPPED = [
+    # one of two outcomes flipped (base and main both pass it)
+    (
+        "The backup succeeded and the cleanup failed.",
+        "The backup failed and the cleanup failed.",
+    ),
+    (
+        "The backup succeeded and the cleanup failed.",
+        "The backup succeeded and the cleanup succeeded.",
+    ),
+    # a negating prefix or an adverb of the other valence (base and main both pass it)
+    ("The migration completed successfully.", "The migration completed unsuccessfully."),
+    ("The request is approved.", "The request is unapproved."),
+    ("The job succeeded.", "The job has failed to succeed."),
+]
+
+
+@pytest.mark.parametrize(("golden", "new"), FLIPPED)
+def test_a_flipped_outcome_fails(golden: str, new: str) -> None:
+    """Holes on a71a8c0 and main alike: each scores >= 0.92 ('reworded')."""
+    assert compare(golden, new).score < THRESHOLD
