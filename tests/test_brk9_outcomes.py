@@ -63,6 +63,8 @@ FLIPPED = [
     ("The migration completed successfully.", "The migration completed unsuccessfully."),
     ("The request is approved.", "The request is unapproved."),
     ("The job succeeded.", "The job has failed to succeed."),
+    # two outcomes traded between two sentences (base and main both pass it, 0.949)
+    ("The backup succeeded. The cleanup failed.", "The backup failed. The cleanup succeeded."),
 ]
 
 
