@@ -63,6 +63,9 @@ FLIPPED = [
     ("The migration completed successfully.", "The migration completed unsuccessfully."),
     ("The request is approved.", "The request is unapproved."),
     ("The job succeeded.", "The job has failed to succeed."),
+    # e0b7efb's form denied after the outcome, with a clause after it (base and main: 0.930)
+    ("処理は成功しました。", "処理は成功しておらず、再試行が必要です。"),
+    ("The export finished without errors.", "The export finished without success."),
     # two outcomes traded between two sentences (base and main both pass it, 0.949)
     ("The backup succeeded. The cleanup failed.", "The backup failed. The cleanup succeeded."),
 ]
