@@ -46,10 +46,13 @@ _LEXICON: list[tuple[str, str, list[str]]] = [
         "failed",
         _FAILED,
         [
+            r"(?:has |have )?failed to (?:succeed|complete|finish|work)",
+            r"unsuccessful(?:ly)?|without success|ohne erfolg|sans succès|sin éxito",
             r"fail(?:ed|s|ing)?(?: again)?|failure",
             r"errored(?: out)?|crashed|(?:threw|returned|raised|ended with|ended in) an error",
-            r"with errors|did not (?:succeed|complete|finish|work)|didn't (?:succeed|complete|finish|work)",
-            r"fehlgeschlagen|gescheitert|schlug (?:erneut |wieder )?fehl|mit fehlern?|abgestürzt",
+            r"with (?:(?:several|some|many|multiple|a few|minor|\d+) )?errors"
+            r"|did not (?:succeed|complete|finish|work)|didn't (?:succeed|complete|finish|work)",
+            r"fehlgeschlagen|gescheitert|schlug (?:erneut |wieder )?fehl|mit (?:einigen |mehreren )?fehlern?|abgestürzt",
             r"(?:a |ont )?échoué(?:e|s|es)?(?: à nouveau| de nouveau)?|en échec|en erreur|planté",
             r"avec (?:des )?erreurs",
             r"volvió a fallar|falló|fallaron|fallid[oa]s?|con errores",
@@ -122,7 +125,7 @@ _LEXICON: list[tuple[str, str, list[str]]] = [
         "rejected",
         _FAILED,
         [
-            r"rejected|declined|denied|refused|turned down",
+            r"rejected|declined|denied|refused|turned down|unapproved",
             r"abgelehnt|zurückgewiesen",
             r"refusée?s?|rejetée?s?",
             r"rechazad[oa]s?|denegad[oa]s?",
@@ -245,10 +248,20 @@ _EXPECTED_BEFORE = re.compile(
 _NEGATED_AFTER = re.compile(r"^(?:し|でき|され)?(?:てい|てお)?(?:ない|ません|なかった|ず|らず)")
 #: where a sentence's clauses part
 _CLAUSES = re.compile(
-    r"[;,、]\s*|\s+(?:but|whereas|while|although|aber|während|wohingegen|mais|alors que|tandis que|"
+    r"[;,、](?!\s*(?:with|without|mit|ohne|avec|sans|con|sin)\b)\s*|\s+(?:but|whereas|while|although|aber|während|wohingegen|mais|alors que|tandis que|"
     r"pero|mientras que|aunque)\s+|けど|ですが|ものの",
     re.IGNORECASE,
 )
+
+
+#: a question: it asks about an outcome and states none
+_QUESTION = re.compile(r"[^.!?。！？\n]*[?？]")
+
+
+def _how(phrase: str) -> bool:
+    """Whether an outcome's phrase says how it ended (``with errors``, ``ohne Fehler``)."""
+    words = V.tokens(phrase)
+    return bool(words) and words[0] in _HOW
 
 
 class Outcome(NamedTuple):
@@ -275,6 +288,7 @@ def outcomes(text: str) -> tuple[Outcome, ...]:
     """The outcomes ``text`` states, clause by clause, each with its clause's subject (the
     content words before its first outcome; else the clause's, else the sentence's); an
     outcome under a negation is not read (``did not fail``: the polarity rules' part)."""
+    text = _QUESTION.sub(" ", text)  # "Has the payment been approved?" states no outcome
     low = text.lower()  # the phrases are lower-case; lower() keeps the length (ß)
     if not _keyed(low) or not _outcome().search(low):
         return ()
@@ -282,7 +296,7 @@ def outcomes(text: str) -> tuple[Outcome, ...]:
     found: list[Outcome] = []
     whole = frozenset(V.content_words(_outcome().sub(" ", low)))
     for clause in _CLAUSES.split(text):
-        stated: list[tuple[str, str, str]] = []
+        stated: list[tuple[str, str, str, frozenset[str]]] = []
         starts: list[int] = []
         ends: list[int] = []
         for match in _outcome().finditer(clause.lower()):
@@ -295,13 +309,20 @@ def outcomes(text: str) -> tuple[Outcome, ...]:
                 continue  # "the cancelled flight", "a cancelled-flight claim": a kind of thing
             kind, valence = _class_of(match)
             surface = clause[match.start() : match.end()]
-            if kind and stated and not clause[ends[-1] : match.start()].strip():
-                # one outcome in two phrases, the second saying how it ended: "finished" "without
-                # errors" (done), "finished" "with errors" (failed)
-                stated[-1] = (kind, valence, clause[starts[-1] : match.end()])
+            between = clause[ends[-1] : match.start()] if stated else ""
+            if kind and stated and not between.strip(" ,"):
+                # one outcome in two phrases, the one saying how it ended deciding: "finished"
+                # "without errors" (done), "finished, with errors" (failed), "mit Fehlern"
+                # "abgeschlossen" (failed: German puts the participle last)
+                if _how(stated[-1][2]) and not _how(surface):
+                    kind, valence = stated[-1][0], stated[-1][1]
+                stated[-1] = (kind, valence, clause[starts[-1] : match.end()], stated[-1][3])
                 ends[-1] = match.end()
             elif kind:
-                stated.append((kind, valence, surface))
+                # each outcome of the subject named since the one before ("the backup succeeded
+                # and the cleanup failed"), else of the clause's
+                own = frozenset(V.content_words(_outcome().sub(" ", between.lower())))
+                stated.append((kind, valence, surface, own))
                 starts.append(match.start())
                 ends.append(match.end())
         if not stated:
@@ -311,8 +332,8 @@ def outcomes(text: str) -> tuple[Outcome, ...]:
         clause_words = frozenset(V.content_words(_outcome().sub(" ", clause.lower()))) or whole
         subject = frozenset(V.content_words(_outcome().sub(" ", clause[: starts[0]].lower())))
         found += [
-            Outcome(kind, valence, surface, subject or clause_words)
-            for kind, valence, surface in stated
+            Outcome(kind, valence, surface, own or subject or clause_words)
+            for kind, valence, surface, own in stated
         ]
     return tuple(found)
 
