@@ -28,6 +28,8 @@
   it, and the same after round nine; held-out 14, written before round ten, 80.0 % / 80.7 % at
   its base and after it (every held-out set unchanged by round ten; one of its readings, an
   outcome read across the whole answer, cost held-out 12 two false alarms and was taken out).
+  Round eleven (false alarms on harmless rewording): held-out 10 93 -> 96 / 94 -> 96, held-out 12
+  118 -> 119 (lexical), the others unchanged; its fixes of the reviewer's finds the same.
 
 The floors are today's measured accuracy at default settings, no judge; issue 29's target
 (92 % on the frozen set, no changed number or negation passing) is not met yet.
@@ -79,10 +81,10 @@ FLOORS = {
     ("frozen", "lexical"): (0.89, 12),
     ("frozen", "onnx"): (0.89, 11),
     # the held-out sets, read once after each round (never tuned on): 93 and 94/120 after round eight
-    ("heldout10", "lexical"): (0.77, 16),
-    ("heldout10", "onnx"): (0.78, 14),
+    ("heldout10", "lexical"): (0.80, 13),  # 93 -> 96/120 after round eleven
+    ("heldout10", "onnx"): (0.80, 12),  # 94 -> 96/120 after round eleven
     # written before round eight and read once before it (117 and 119/150) and once after (118, 122)
-    ("heldout12", "lexical"): (0.78, 19),
+    ("heldout12", "lexical"): (0.79, 18),  # 118 -> 119/150 after round eleven
     ("heldout12", "onnx"): (0.81, 15),
     # written before round nine: 123/150 on main before round eight, 124 before round nine and after it
     ("heldout13", "lexical"): (0.82, 12),

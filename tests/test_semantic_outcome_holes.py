@@ -1,17 +1,13 @@
-"""brk9 (a reviewer's reproducers, round ten of the meaning check): outcomes traded between two
-subjects joined by "and" / "und" / "y" pass as a rewording on main.
+"""Outcomes in the meaning check: pairs a reviewer (brk9) wrote against round ten, each a
+regression or a hole it found, now rows both ways.
 
-``outcomes_kept`` (b08d8ce) excuses a "roles swapped" finding when both sentences state the same
-outcomes of the same subjects; but ``outcomes()`` gives the second outcome of a clause joined by a
-bare "and" the subject of the first ('The backup succeeded and the cleanup failed.' -> both
-outcomes of {'backup'}), so outcomes traded between the subjects look "kept".
-
-Base a71a8c0 (and e0b7efb, just before b08d8ce): every pair of the first test fails as
-'roles swapped (failed <-> succeeded)' (score ~0.59). Main (967d150): each passes at ~0.99,
-'reworded; every fact, step and sentence has a counterpart'.
-
-The second test's pairs (one outcome flipped in a two-subject sentence; a negating prefix; a
-"failed to succeed") pass on the base too: holes that round ten did not close, not regressions.
+Regressions round ten brought and fixed: outcomes traded between two subjects joined by a bare
+"and" / "und" / "y" passed as a rewording (``outcomes()`` gave the second outcome the first
+clause's subject, so ``outcomes_kept`` excused the swap); "finished with errors" read as "finished
+without errors" where the phrase and the verb stand apart ("mit Fehlern abgeschlossen",
+"completed, with errors"); a question read as stating its outcome. Older holes (on the code
+before round ten too): one of two outcomes flipped, a negating prefix ("unsuccessfully",
+"unapproved"), "failed to succeed", "without success"; the two still open are strict xfails.
 """
 
 from __future__ import annotations
