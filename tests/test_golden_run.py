@@ -36,7 +36,7 @@ from agentsnap.jsondiff import same_json
 from agentsnap.lifecycle import Outcome, build_snapshot
 from agentsnap.storage import scrub
 from agentsnap.storage import snapshot as snapshot_module
-from agentsnap.storage.snapshot import Snapshot, digest_holds, trace_digest, trace_proof
+from agentsnap.storage.snapshot import Snapshot, trace_digest, trace_proof
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 from tests.test_plugin_modes import (  # noqa: F401 - _warm_imports: the autouse fixture
     MANY_TESTS,
@@ -181,21 +181,21 @@ def test_the_digest_is_checked_on_the_keys_in_the_order_the_file_holds_them(
         )
     )
     digest = trace_digest(trace)
-    assert digest is not None and digest_holds(trace, digest)
+    assert digest is not None and trace_proof(trace, digest)[0]
     # the same values, keys in another order (a tool reformatted the file): the stored digest
     # still names these values, but the check without sorting does not prove it: full path
     reordered = _reversed_keys(trace)
-    assert trace_digest(reordered) == digest and not digest_holds(reordered, digest)
-    assert not digest_holds([{**trace[0], "response": "hi!"}], digest)
-    assert not digest_holds([{**trace[0], "usage": {"cached": 0, "input_tokens": 1.0}}], digest)
-    assert not digest_holds([*trace, *trace], digest) and not digest_holds(trace[0], digest)
-    assert not digest_holds([{"n": 2**70}], digest)
+    assert trace_digest(reordered) == digest and not trace_proof(reordered, digest)[0]
+    assert not trace_proof([{**trace[0], "response": "hi!"}], digest)[0]
+    assert not trace_proof([{**trace[0], "usage": {"cached": 0, "input_tokens": 1.0}}], digest)[0]
+    assert not trace_proof([*trace, *trace], digest)[0] and not trace_proof(trace[0], digest)[0]
+    assert not trace_proof([{"n": 2**70}], digest)[0]
     scrub.configure({"patterns": ["acct_[0-9]+"]})
-    assert not digest_holds(trace, digest)
+    assert not trace_proof(trace, digest)[0]
     scrub.configure(None)
-    assert digest_holds(trace, digest)
+    assert trace_proof(trace, digest)[0]
     monkeypatch.setattr(snapshot_module, "_version", lambda: "0.0.0-other")
-    assert not digest_holds(trace, digest)
+    assert not trace_proof(trace, digest)[0]
 
 
 def test_a_trace_whose_floats_are_not_all_finite_is_not_known_finite() -> None:

@@ -292,14 +292,12 @@ def open_recording(
     LLM call raises before any socket opens, and nothing is written. Locally (live
     mode) a missing snapshot is captured live and becomes a pending snapshot.
     """
-    Cassette = _cassette.Cassette
-    Recording = _recording.Recording
     if mode == "record":
-        return Recording("capture")
+        return _recording.Recording("capture")
     if (
         mode == "replay" and golden is None
     ):  # replay is offline, always (CI or not, allow_pending or not)
-        return Recording("replay", block=replay_missing_message(name, path))
+        return _recording.Recording("replay", block=replay_missing_message(name, path))
     if refusal(golden, settings, mode=mode) is not None:
         state = "no snapshot" if golden is None else "the snapshot is pending approval"
         remedy = (
@@ -307,21 +305,21 @@ def open_recording(
             if golden is None
             else f"Review it locally and run {_fix_hint(name)}, then commit."
         )
-        return Recording(
+        return _recording.Recording(
             "replay",
             block=f"agentsnap: {state} for {name!r} ({path}) and this is CI: no request is sent and nothing is written. {remedy} "
             "(--agentsnap-allow-pending relaxes this.)",
         )
     if mode == "replay" and golden is not None:
-        cassette = Cassette(
+        cassette = _cassette.Cassette(
             golden.trace,
             name=name,
             path=path,
             strict=settings.replay_strict,
             legacy=_legacy.is_legacy_version(golden.version),
         )
-        return Recording("replay", cassette=cassette)
-    return Recording("capture")
+        return _recording.Recording("replay", cassette=cassette)
+    return _recording.Recording("capture")
 
 
 def open_sample_replay(
@@ -332,11 +330,9 @@ def open_sample_replay(
     run is then compared with the approved ``golden`` as the live sample was (``mode="live"``).
     Without an approved golden, or without that sample, a blocked scope whose first LLM call
     fails saying what is missing (nothing is sent)."""
-    Cassette = _cassette.Cassette
-    Recording = _recording.Recording
     if golden is None or not golden.approved:
         state = "no golden" if golden is None else "a golden pending approval"
-        return Recording(
+        return _recording.Recording(
             "replay",
             block=f"agentsnap: --agentsnap-replay-run {run} compares kept live sample {run} of {name!r} with the "
             f"approved golden, and there is {state} ({store.path_for(name)}). Nothing is sent.",
@@ -344,19 +340,21 @@ def open_sample_replay(
     try:
         sample = store.load_sample(name, run)
     except SnapshotFormatError as exc:
-        return Recording("replay", block=str(exc))
+        return _recording.Recording("replay", block=str(exc))
     if sample is None:
         kept = ", ".join(str(k) for k in store.sample_runs(name)) or "none"
-        return Recording(
+        return _recording.Recording(
             "replay",
             block=f"agentsnap: no kept live sample {run} of {name!r} (looked for {store.sample_path(name, run)}; "
             f"kept: {kept}). Failing samples are kept by `pytest --agentsnap-live --agentsnap-runs N` (a test "
             "that passed keeps none). Nothing is sent.",
         )
     path = store.sample_path(name, run)
-    return Recording(
+    return _recording.Recording(
         "replay",
-        cassette=Cassette(sample.trace, name=name, path=path, strict=settings.replay_strict),
+        cassette=_cassette.Cassette(
+            sample.trace, name=name, path=path, strict=settings.replay_strict
+        ),
     )
 
 

@@ -78,7 +78,7 @@ def golden_again(name: str, recording: Recording, golden: Snapshot) -> Snapshot 
       no ``request_drift``, no client-minted ids renamed), each response the one recorded, for
       the provider that recorded it;
     * the golden's ``trace_digest`` is still its trace's (:func:`~agentsnap.storage.snapshot.trace_digest`,
-      checked by :func:`~agentsnap.storage.snapshot.digest_holds` on the keys in file order).
+      checked by :func:`~agentsnap.storage.snapshot.trace_proof` on the keys in file order).
 
     The steps are copies of the golden's step dicts (without ``latency_ms``, which a replayed
     call never has), holding the golden's values; output and model are read from them as

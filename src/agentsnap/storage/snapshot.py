@@ -183,21 +183,17 @@ def trace_digest(trace: object) -> str | None:
     return _digest(trace, _sorted_msgpack)[0]
 
 
-def digest_holds(trace: object, digest: str) -> bool:
-    """Whether ``digest`` (a golden's stored ``trace_digest``) is :func:`trace_digest` of
-    ``trace`` (the golden's trace as parsed from its file), proven without sorting: the steps
-    are encoded with their keys in the order the file holds them, which for a file agentsnap
-    wrote (keys sorted) are the very bytes :func:`trace_digest` hashes. Equal hashes mean equal
-    MessagePack bytes, hence equal values (types included), whatever order they were hashed in;
-    a file whose keys a tool reordered hashes differently and answers False (the full path),
-    as does one edited by hand, of another version or other rules."""
-    return trace_proof(trace, digest)[0]
-
-
 def trace_proof(trace: object, digest: str) -> tuple[bool, bool]:
-    """``(holds, finite)``: :func:`digest_holds`, and whether the trace's floats are all finite
-    (read from the same MessagePack bytes, :func:`agentsnap.storage.serialize.finite_msgpack`):
-    a trace that holds and is finite is written by msgspec as ``json`` writes it
+    """``(holds, finite)``: whether ``digest`` (a golden's stored ``trace_digest``) is
+    :func:`trace_digest` of ``trace`` (the golden's trace as parsed from its file), proven without
+    sorting, and whether the trace's floats are all finite (read from the same MessagePack bytes,
+    :func:`agentsnap.storage.serialize.finite_msgpack`).
+
+    The steps are encoded with their keys in the order the file holds them, which for a file
+    agentsnap wrote (keys sorted) are the very bytes :func:`trace_digest` hashes: equal hashes
+    mean equal values, types included. A file whose keys a tool reordered hashes differently and
+    does not hold (the full path), as does one edited by hand, of another version or other
+    rules. A trace that holds and is finite is written by msgspec as ``json`` writes it
     (:func:`agentsnap.storage.serialize.compact_bytes`'s ``finite_trace``)."""
     found, finite = _digest(trace, _msgpack_as_held, finite=True)
     return found == digest, finite
