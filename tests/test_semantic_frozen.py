@@ -19,7 +19,8 @@
   these floors only stop a change from making it worse. ``python bench/semantic_accuracy.py``
   prints the per-category tables;
 * ``bench/semantic_heldout10.jsonl`` (120 pairs), ``bench/semantic_heldout12.jsonl``,
-  ``bench/semantic_heldout13.jsonl`` and ``bench/semantic_heldout14.jsonl`` (150 pairs each, all
+  ``bench/semantic_heldout13.jsonl``, ``bench/semantic_heldout14.jsonl`` and
+  ``bench/semantic_heldout15.jsonl`` (150 pairs each, all
   14 categories, five languages) —
   held-out sets, each written by a helper that saw no code and no data, read before a round
   (totals only) and once after it: a round is kept only when they do not drop. Held-out 12 read
@@ -30,6 +31,8 @@
   outcome read across the whole answer, cost held-out 12 two false alarms and was taken out).
   Round eleven (false alarms on harmless rewording): held-out 10 93 -> 96 / 94 -> 96, held-out 12
   118 -> 119 (lexical), the others unchanged; its fixes of the reviewer's finds the same.
+  Held-out 15, written before round twelve (its domains chosen away from the earlier sets'), read
+  75.3 % / 74.7 % at round twelve's base: the lowest of the five, the honest figure for unseen text.
 
 The floors are today's measured accuracy at default settings, no judge; issue 29's target
 (92 % on the frozen set, no changed number or negation passing) is not met yet.
@@ -92,6 +95,9 @@ FLOORS = {
     # written before round ten: 120 and 121/150 on main before it (false alarms 18 and 16), and after
     ("heldout14", "lexical"): (0.80, 18),
     ("heldout14", "onnx"): (0.80, 16),
+    # written before round twelve: 113 and 112/150 on main before it (false alarms 20 and 20)
+    ("heldout15", "lexical"): (0.75, 20),
+    ("heldout15", "onnx"): (0.74, 20),
 }
 SETS = {
     "dev2": ROOT / "tests" / "semantic_dev2.jsonl",
@@ -108,6 +114,7 @@ SETS = {
     "heldout12": ROOT / "bench" / "semantic_heldout12.jsonl",
     "heldout13": ROOT / "bench" / "semantic_heldout13.jsonl",
     "heldout14": ROOT / "bench" / "semantic_heldout14.jsonl",
+    "heldout15": ROOT / "bench" / "semantic_heldout15.jsonl",
 }
 _RESULTS: dict[tuple[str, str], dict[str, Any]] = {}
 
@@ -139,6 +146,7 @@ def test_the_sets_are_what_their_docs_say() -> None:
         "heldout12": 150,
         "heldout13": 150,
         "heldout14": 150,
+        "heldout15": 150,
     }
     assert not {p["golden"] for p in sets["frozen"]} & {
         p["golden"] for name, pairs in sets.items() if name != "frozen" for p in pairs
@@ -151,7 +159,7 @@ def test_the_sets_are_what_their_docs_say() -> None:
         if not name.startswith("heldout")
         for p in pairs
     }
-    for name in ("heldout10", "heldout12", "heldout13", "heldout14"):
+    for name in ("heldout10", "heldout12", "heldout13", "heldout14", "heldout15"):
         assert not {(p["golden"], p["new"]) for p in sets[name]} & dev_pairs, name
     for pairs in sets.values():
         assert len({p["id"] for p in pairs}) == len(pairs)
