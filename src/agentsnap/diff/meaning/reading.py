@@ -256,13 +256,15 @@ class Reading:
 
     def _polarity(self, g_ids: list[int], n_ids: list[int]) -> None:
         # each golden sentence against its best counterpart in the group, then the group as a whole
+        if all(self.g[i].label for i in g_ids) or all(self.n[j].label for j in n_ids):
+            return  # headings and header rows against sentences: labels state no polarity
         free, left = list(n_ids), []
         for i in g_ids:  # a sentence kept verbatim is its own counterpart
             same = next((j for j in free if self.n[j].text == self.g[i].text), None)
-            if same is None:
-                left.append(i)
-            else:
+            if same is not None:
                 free.remove(same)
+            elif not self.g[i].label:
+                left.append(i)
         pairs = [([i], [max(free, key=lambda j: self.sims[i][j])]) for i in left if free]
         for g_part, n_part in [*pairs, (g_ids, n_ids)]:
             g = " ".join(self.g[i].text for i in g_part)
@@ -669,13 +671,8 @@ class Reading:
 
     def verdict(self) -> Verdict:
         if not self.findings:
-            self.add(
-                "rewording",
-                "harmless",
-                "",
-                "",
-                "reworded; every fact, step and sentence has a counterpart",
-            )
+            message = "reworded; every fact, step and sentence has a counterpart"
+            self.add("rewording", "harmless", "", "", message)
         q = self.quality()
         kinds = {f.kind for f in self.findings}
         levels = {f.severity for f in self.findings}

@@ -49,6 +49,11 @@ class Unit:
     #: a table's data row: its cells are what the row says of its first cell, not clauses
     row: bool = False
 
+    @property
+    def label(self) -> bool:
+        """A heading or a table's header row with no negation of its own: it states no polarity."""
+        return self.heading and not self.markers
+
     def harmless(self, what: str) -> str:
         """How this unit is named where harmless: a heading or table header a label, a
         signature, courtesy."""
