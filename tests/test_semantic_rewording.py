@@ -176,3 +176,80 @@ def test_a_sign_cell_said_with_a_negation_passes(lang: str) -> None:
 def test_a_none_cell_said_to_be_there_fails(lang: str) -> None:
     verdict = compare(*_pair(lang, _NONE[lang], denied=False))
     assert verdict.score < THRESHOLD, [f.message for f in verdict.findings]
+
+
+# --------------------------------------------------------------- words of order inserted
+# A sentence that numbers what the other counts ("in two instalments, in October and February" →
+# "a first part in October, the second in February") or orders steps the other numbers ("3. Invite
+# your team" → "Finally invite your team") adds no claim; a sentence that adds a condition beside
+# its words of order, or changes a date, still fails.
+
+_GRANT = {
+    "en": (
+        "Your grant was approved. The 4,500 € will be paid in two instalments, in October and in "
+        "February.",
+        "Your grant was approved. The 4,500 € will be paid to you in two instalments: a first part "
+        "in October{}, the second in February.",
+        " once your enrolment certificate and bank details arrive",
+    ),
+    "de": (
+        "Ihr Stipendium wurde bewilligt. Die 4.500 € werden in zwei Raten ausgezahlt, im Oktober "
+        "und im Februar.",
+        "Ihr Stipendium wurde bewilligt. Die 4.500 € werden Ihnen in zwei Raten ausgezahlt: die "
+        "erste im Oktober{}, die zweite im Februar.",
+        " nach Vorlage der Immatrikulationsbescheinigung und Bankverbindung",
+    ),
+    "fr": (
+        "Votre bourse a été acceptée. Le montant de 4 500 € sera versé en deux fois, en octobre et "
+        "en février.",
+        "Votre bourse a été acceptée. Le montant de 4 500 € vous sera versé en deux fois : une "
+        "première partie en octobre, la seconde en février{}.",
+        ", sous réserve de vos résultats du semestre",
+    ),
+    "es": (
+        "Su beca ha sido aprobada. Los 4.500 € se pagarán en dos plazos, en octubre y en febrero.",
+        "Su beca ha sido aprobada. Los 4.500 € se le pagarán en dos plazos: el primero en octubre y "
+        "el segundo en febrero{}.",
+        ", si aprueba todas las asignaturas del semestre",
+    ),
+}
+_STEPS = (
+    "1. Log in to the admin console\n2. Set the time zone to Europe/Berlin under Organisation "
+    "settings\n3. Invite your team"
+)
+_STEPS_SAID = (
+    "First log in to the admin console, then set the time zone to Europe/Berlin under "
+    "Organisation settings. Finally invite your team{}"
+)
+_JA = "奨学金が承認されました。4500円は10月と2月の2回に分けて支払われます。"
+_JA_SAID = "奨学金が承認されました。4500円は2回に分けて支払われ、最初は10月、最後は{}月です。"
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        *[(golden, new.format("")) for golden, new, _ in _GRANT.values()],
+        (_STEPS, _STEPS_SAID.format(", and the setup is done.")),
+        (_JA, _JA_SAID.format(2)),
+    ],
+)
+def test_words_of_order_inserted_are_no_claim(golden: str, new: str) -> None:
+    verdict = compare(golden, new)
+    assert verdict.score >= THRESHOLD, [f.message for f in verdict.findings]
+
+
+@pytest.mark.parametrize(
+    ("golden", "new", "finding"),
+    [
+        *[(golden, new.format(more), "claim added") for golden, new, more in _GRANT.values()],
+        (_STEPS, _STEPS_SAID.format(" and assign each member an admin role."), "claim added"),
+        (_JA, _JA_SAID.format(3), "numbers differ"),
+    ],
+)
+def test_a_claim_or_a_date_beside_words_of_order_still_fails(
+    golden: str, new: str, finding: str
+) -> None:
+    verdict = compare(golden, new)
+    messages = [f.message for f in verdict.findings]
+    assert verdict.score < THRESHOLD, messages
+    assert any(finding in m for m in messages), messages
