@@ -253,3 +253,69 @@ def test_a_claim_or_a_date_beside_words_of_order_still_fails(
     messages = [f.message for f in verdict.findings]
     assert verdict.score < THRESHOLD, messages
     assert any(finding in m for m in messages), messages
+
+
+# --------------------------------------------------------------- a denial said in each clause
+# "X cannot raise the quota" said as "a bigger quota isn't an option: X doesn't lift limits" states
+# the denial once per clause; its two negations do not cancel into a flip. A clause whose polarity
+# differs from the clause of the other sentence it shares most words with still flips.
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        (
+            "IT cannot raise the storage quota for trial accounts.",
+            "A bigger storage quota isn't an option: IT doesn't lift limits on trial accounts.",
+        ),
+        (
+            "Die IT kann das Speicherkontingent für Testkonten nicht erhöhen.",
+            "Ein größeres Speicherkontingent ist keine Option: die IT hebt Limits für Testkonten "
+            "nicht an.",
+        ),
+        (
+            "Le service informatique ne peut pas augmenter le quota de stockage des comptes d'essai.",
+            "Un quota de stockage plus grand n'est pas une option : l'informatique ne relève pas les "
+            "limites des comptes d'essai.",
+        ),
+        (
+            "El departamento de TI no puede aumentar la cuota de almacenamiento de las cuentas de "
+            "prueba.",
+            "Una cuota de almacenamiento mayor no es una opción: TI no amplía los límites de las "
+            "cuentas de prueba.",
+        ),
+    ],
+)
+def test_a_denial_said_in_each_clause_is_no_flip(golden: str, new: str) -> None:
+    verdict = compare(golden, new)
+    assert verdict.score >= THRESHOLD, [f.message for f in verdict.findings]
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        (
+            "Trial accounts cannot get more storage: IT does not raise the limit.",
+            "Trial accounts can get more storage: IT doesn't raise the limit.",
+        ),
+        (
+            "Testkonten können keinen zusätzlichen Speicher bekommen: die IT erhöht das Limit nicht.",
+            "Testkonten können zusätzlichen Speicher bekommen: die IT erhöht das Limit nicht.",
+        ),
+        (
+            "Les comptes d'essai ne peuvent pas obtenir plus de stockage : l'informatique "
+            "n'augmente pas la limite.",
+            "Les comptes d'essai peuvent obtenir plus de stockage : l'informatique n'augmente pas "
+            "la limite.",
+        ),
+        (
+            "Las cuentas de prueba no pueden obtener más almacenamiento: TI no aumenta el límite.",
+            "Las cuentas de prueba pueden obtener más almacenamiento: TI no aumenta el límite.",
+        ),
+    ],
+)
+def test_one_clause_flipped_still_fails(golden: str, new: str) -> None:
+    verdict = compare(golden, new)
+    messages = [f.message for f in verdict.findings]
+    assert verdict.score < THRESHOLD, messages
+    assert any("polarity flipped" in m for m in messages), messages
