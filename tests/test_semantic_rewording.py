@@ -319,3 +319,25 @@ def test_one_clause_flipped_still_fails(golden: str, new: str) -> None:
     messages = [f.message for f in verdict.findings]
     assert verdict.score < THRESHOLD, messages
     assert any("polarity flipped" in m for m in messages), messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        ("Restart the server.", "Restart the server and finally clear the cache."),
+        (
+            "Starten Sie den Server neu.",
+            "Starten Sie den Server neu und leeren Sie danach den Cache.",
+        ),
+        ("Redémarrez le serveur.", "Redémarrez le serveur, puis videz le cache."),
+        ("Reinicie el servidor.", "Reinicie el servidor y luego vacíe la caché."),
+    ],
+)
+def test_an_action_joined_by_a_word_of_sequence_is_still_a_claim_added(
+    golden: str, new: str
+) -> None:
+    """A connective of sequence is no ordinal: it joins one more action to the sentence."""
+    verdict = compare(golden, new)
+    messages = [f.message for f in verdict.findings]
+    assert verdict.score < THRESHOLD, messages
+    assert any("claim added" in m for m in messages), messages

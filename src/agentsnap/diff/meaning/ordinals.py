@@ -1,38 +1,31 @@
-"""Words of order: which one of several a thing is, or when it comes (``first``, ``the second``,
-``finally``; ``erste``, ``zuletzt``; ``première``, ``ensuite``; ``primera``, ``luego``; ``最後``).
+"""Ordinals: which one of several a thing is (``first``, ``the second``, ``the last``; ``erste``,
+``zweite``; ``première``, ``seconde``; ``primera``, ``segundo``; ``最初``, ``最後``).
 
 A reworded answer numbers what the other one counts ("paid in two instalments, in October and
-February" → "a first part in October, the second in February") or orders steps the other one
-numbers ("3. Invite members" → "Finally, invite members"). Such a word inserted into a sentence
-says where a thing stands, which the answer's numbers, dates and step order state and the fact
-rules compare; it is no claim added (:func:`ordering`). A word of order that replaces another
-("first floor" → "second floor") is still a word changed: only inserted words are read here.
+February" → "a first part in October, the second in February") or names the last of the steps the
+other one numbers ("3. Invite members" → "最後にメンバーを招待"). Such a word inserted into a
+sentence says where a thing stands, which the answer's numbers, dates and step order state and the
+fact rules compare; it is no claim added (:data:`ORDINALS`). A connective of sequence (``then``,
+``danach``, ``puis``, ``luego``) is not one: it joins one more action to the sentence ("restart
+the server, then clear the cache"), and a word of order that replaces another ("first floor" →
+"second floor") is still a word changed: only inserted words are read here.
 """
 
 from __future__ import annotations
 
-__all__ = ["ORDER_WORDS", "ordering"]
+__all__ = ["ORDINALS"]
 
-#: ordinals and sequence words, case-folded as :func:`~.vocabulary.tokens` gives them
-ORDER_WORDS = frozenset(
+#: ordinals of a few places, case-folded as :func:`~.vocabulary.tokens` gives them
+ORDINALS = frozenset(
     [
         "first",
         "second",
         "third",
-        "fourth",
-        "fifth",
         "last",
-        "final",
-        "finally",
-        "lastly",
-        "then",
-        "next",
-        "afterwards",
         "erste",
         "ersten",
         "erster",
         "erstes",
-        "ersteren",
         "zweite",
         "zweiten",
         "zweiter",
@@ -43,26 +36,15 @@ ORDER_WORDS = frozenset(
         "letzten",
         "letzter",
         "letztes",
-        "zuerst",
-        "zunächst",
-        "zuletzt",
-        "schließlich",
-        "anschließend",
-        "danach",
         "premier",
         "première",
         "premiers",
         "premières",
-        "second",
         "seconde",
         "deuxième",
         "troisième",
         "dernier",
         "dernière",
-        "ensuite",
-        "puis",
-        "enfin",
-        "abord",
         "primer",
         "primero",
         "primera",
@@ -73,20 +55,7 @@ ORDER_WORDS = frozenset(
         "tercera",
         "último",
         "última",
-        "luego",
-        "después",
-        "finalmente",
         "最初",
         "最後",
-        "次",
-        "一回目",
-        "二回目",
-        "1回目",
-        "2回目",
     ]
 )
-
-
-def ordering(token: str) -> bool:
-    """Whether a case-folded token is a word of order (:data:`ORDER_WORDS`)."""
-    return token in ORDER_WORDS

@@ -61,7 +61,7 @@ from .negations import (
     prefix_negations,
     unordered,
 )
-from .ordinals import ORDER_WORDS
+from .ordinals import ORDINALS
 from .phrasing import clock_words
 from .roles import active, bound_swap, clause_swap, duty_moved, order_kept, voice_swap
 from .slots import replaced_pairs, restated_pairs
@@ -420,8 +420,8 @@ class Reading:
                     replaced.append((lw, rw))
             if tag in ("insert", "replace"):
                 inserted += [
-                    t for t in right if V._stem(t) not in g_words and t not in polite | ORDER_WORDS
-                ]  # a word of order says where a thing stands, no claim (:mod:`.ordinals`)
+                    t for t in right if V._stem(t) not in g_words and t not in polite | ORDINALS
+                ]  # an ordinal says where a thing stands, no claim (:mod:`.ordinals`)
                 # one more member joined to a list ("breakfast is included" → "breakfast and
                 # parking are included"): a claim however short, in the one changed sentence
                 joined = joined or (
