@@ -341,3 +341,26 @@ def test_an_action_joined_by_a_word_of_sequence_is_still_a_claim_added(
     messages = [f.message for f in verdict.findings]
     assert verdict.score < THRESHOLD, messages
     assert any("claim added" in m for m in messages), messages
+
+
+@pytest.mark.parametrize(
+    ("golden", "new"),
+    [
+        (
+            "## Refund approved\nThe money reaches your card within 5 days.",
+            "## Refund rejected\nThe money reaches your card within 5 days.",
+        ),
+        (
+            "## Deployment succeeded\nAll 12 checks passed.",
+            "## Deployment failed\nAll 12 checks passed.",
+        ),
+        (
+            "## Reembolso aprobado\nEl dinero llega a su tarjeta en 5 días.",
+            "## Reembolso rechazado\nEl dinero llega a su tarjeta en 5 días.",
+        ),
+    ],
+)
+def test_a_heading_still_states_its_outcome(golden: str, new: str) -> None:
+    """Only a table's header row is a label read for no polarity: a Markdown heading may state."""
+    verdict = compare(golden, new)
+    assert verdict.score < THRESHOLD, [f.message for f in verdict.findings]

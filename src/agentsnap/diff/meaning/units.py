@@ -51,8 +51,9 @@ class Unit:
 
     @property
     def label(self) -> bool:
-        """A heading or a table's header row with no negation of its own: it states no polarity."""
-        return self.heading and not self.markers
+        """A table's header row (cells cut by ``; ``) with no negation: it states no polarity (a
+        Markdown heading may: ``## Refund approved`` / ``## Refund rejected``)."""
+        return self.heading and "; " in self.text and not self.markers
 
     def harmless(self, what: str) -> str:
         """How this unit is named where harmless: a heading or table header a label, a
