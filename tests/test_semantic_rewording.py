@@ -61,6 +61,16 @@ def test_a_sentence_merged_in_other_word_forms_is_not_dropped(golden: str, new: 
             "L'export tourne chaque nuit à 2 h. Sans aucune relance automatique du planificateur, la "
             "tâche apparaît en jaune au lieu de vert.",
         ),
+        (  # the retry said to be off where it is merged
+            _ES,
+            "La exportación se ejecuta cada noche a las 2:00. Como el reintento automático del "
+            "programador está desactivado, la tarea aparece en amarillo en lugar de verde.",
+        ),
+        (
+            _FR,
+            "L'export tourne chaque nuit à 2 h. La relance automatique du planificateur est "
+            "désactivée, la tâche apparaît en jaune au lieu de vert.",
+        ),
         (  # the retry left out
             _ES,
             "La exportación se ejecuta cada noche a las 2:00. La tarea aparece en amarillo en lugar "

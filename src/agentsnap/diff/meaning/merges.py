@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from . import facts as F
 from . import vocabulary as V
 from .clues import _coverage
+from .negations import order_poles
 from .slots import akin
 from .units import Unit
 
@@ -114,7 +115,9 @@ def _said_akin(unit: Unit, text: str) -> float:
         hits = [w for w in unit.words if stems and akin(w, stems[0])]
         if not hits:
             continue
-        if any(_denies(t) for t in words[max(0, k - _NEAR) : k + _NEAR]):
+        near = words[max(0, k - _NEAR) : k + _NEAR]
+        # a negation or a negative pole there ("disabled", "a échoué"; no pole of order: "après")
+        if any(_denies(t) for t in near) or order_poles(V.polarity(" ".join(near))[1], ""):
             return 0.0
         said.update(hits)
     return len(said) / len(unit.words)

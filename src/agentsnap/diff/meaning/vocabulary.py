@@ -312,8 +312,9 @@ _ANTONYMS: list[tuple[str, str]] = [
         "unsuccessful falló fallaron fallido fallida fallo",
     ),
     (
-        "enable enabled enables aktiviert activé activée",
-        "disable disabled disables deaktiviert désactivé désactivée",
+        "enable enabled enables aktiviert activé activée activado activada habilitado habilitada",
+        "disable disabled disables deaktiviert désactivé désactivée desactivado desactivada "
+        "deshabilitado deshabilitada",
     ),
     (
         "open opened offen geöffnet ouvert ouverte ouverts",
