@@ -374,3 +374,57 @@ def test_a_heading_still_states_its_outcome(golden: str, new: str) -> None:
     """Only a table's header row is a label read for no polarity: a Markdown heading may state."""
     verdict = compare(golden, new)
     assert verdict.score < THRESHOLD, [f.message for f in verdict.findings]
+
+
+# --------------------------------------------------------------- numbers 13-29 in words
+# German, French and Spanish number words between the twelve and the twenties the vocabulary
+# had not ("vierzehn", "quatorze", "dieciocho", "veintidós") are numbers: said for the digits they
+# pass, and a changed one fails as numbers differ.
+
+_DAYS = {
+    "de": ("Sie haben {} Tage Zeit für den Widerruf.", "Für den Widerruf haben Sie {} Tage Zeit."),
+    "fr": (
+        "Vous avez {} jours pour vous rétracter.",
+        "Vous disposez de {} jours pour vous rétracter.",
+    ),
+    "es": (
+        "Tiene {} días para devolver el producto.",
+        "Dispone de {} días para devolver el producto.",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("lang", "digits", "words"),
+    [
+        ("de", 14, "vierzehn"),
+        ("de", 17, "siebzehn"),
+        ("fr", 14, "quatorze"),
+        ("es", 18, "dieciocho"),
+        ("es", 22, "veintidós"),
+        ("es", 80, "ochenta"),
+    ],
+)
+def test_a_number_in_words_is_its_digits(lang: str, digits: int, words: str) -> None:
+    golden, new = _DAYS[lang]
+    verdict = compare(golden.format(digits), new.format(words))
+    assert verdict.score >= THRESHOLD, [f.message for f in verdict.findings]
+
+
+@pytest.mark.parametrize(
+    ("lang", "was", "now"),
+    [
+        ("de", "14", "fünfzehn"),
+        ("de", "vierzehn", "fünfzehn"),
+        ("fr", "14", "treize"),
+        ("fr", "quatorze", "treize"),
+        ("es", "18", "diecisiete"),
+        ("es", "veintidós", "veintitrés"),
+    ],
+)
+def test_a_number_in_words_changed_fails(lang: str, was: str, now: str) -> None:
+    golden, new = _DAYS[lang]
+    verdict = compare(golden.format(was), new.format(now))
+    messages = [f.message for f in verdict.findings]
+    assert verdict.score < THRESHOLD, messages
+    assert any("numbers differ" in m or "facts differ" in m for m in messages), messages
