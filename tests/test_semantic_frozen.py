@@ -60,24 +60,24 @@ _spec.loader.exec_module(accuracy)
 
 #: (set, backend) -> least share of right verdicts, most false alarms (should pass, failed)
 FLOORS = {
-    ("dev2", "lexical"): (0.98, 2),
+    ("dev2", "lexical"): (0.99, 1),
     ("dev2", "onnx"): (0.96, 3),
     ("dev3", "lexical"): (0.99, 0),
     ("dev3", "onnx"): (0.99, 0),
     ("dev4", "lexical"): (0.95, 3),
     ("dev4", "onnx"): (0.93, 4),
-    ("dev5", "lexical"): (0.97, 3),
-    ("dev5", "onnx"): (0.97, 3),
+    ("dev5", "lexical"): (0.98, 2),
+    ("dev5", "onnx"): (0.98, 2),
     ("dev6", "lexical"): (0.94, 1),
     ("dev6", "onnx"): (0.93, 2),
-    ("dev7", "lexical"): (0.85, 6),
-    ("dev7", "onnx"): (0.87, 3),
+    ("dev7", "lexical"): (0.86, 5),
+    ("dev7", "onnx"): (0.88, 2),
     ("dev8", "lexical"): (0.90, 4),
     ("dev8", "onnx"): (0.90, 4),
-    ("dev9", "lexical"): (0.91, 5),
-    ("dev9", "onnx"): (0.91, 5),
-    ("dev11", "lexical"): (0.94, 3),
-    ("dev11", "onnx"): (0.94, 2),
+    ("dev9", "lexical"): (0.92, 4),
+    ("dev9", "onnx"): (0.92, 4),
+    ("dev11", "lexical"): (0.94, 2),
+    ("dev11", "onnx"): (0.95, 1),
     # 2026-12-06, round seven (m29s7) set the onnx floor one pair lower (said in CAUSES 8.frozen);
     # round eight (m29s8, 2026-12-06) raised both: 122 -> 124/139, false alarms 14 -> 12 and 13 -> 11
     # round ten (m29s10) 124 -> 125/139 on both (false passes 3 -> 2 and 4 -> 3)

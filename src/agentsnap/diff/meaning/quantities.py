@@ -154,6 +154,8 @@ UNITS = {
     "grad": "°",
     "degrees": "°",
     "degree": "°",
+    "grados": "°",
+    "degrés": "°",
     "度": "°",
     "x": "x",
     "gbit": "Gbit",

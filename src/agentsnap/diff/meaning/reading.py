@@ -15,6 +15,7 @@ from . import facts as F
 from . import outcomes as O
 from . import vocabulary as V
 from .bindings import bound_changes, bound_kept
+from .clauses import clauses_agree
 from .clues import (
     _block_swap,
     _closeness,
@@ -60,6 +61,7 @@ from .negations import (
     prefix_negations,
     unordered,
 )
+from .ordinals import ORDINALS
 from .phrasing import clock_words
 from .roles import active, bound_swap, clause_swap, duty_moved, order_kept, voice_swap
 from .slots import replaced_pairs, restated_pairs
@@ -256,13 +258,15 @@ class Reading:
 
     def _polarity(self, g_ids: list[int], n_ids: list[int]) -> None:
         # each golden sentence against its best counterpart in the group, then the group as a whole
+        if all(self.g[i].label for i in g_ids) or all(self.n[j].label for j in n_ids):
+            return  # headings and header rows against sentences: labels state no polarity
         free, left = list(n_ids), []
         for i in g_ids:  # a sentence kept verbatim is its own counterpart
             same = next((j for j in free if self.n[j].text == self.g[i].text), None)
-            if same is None:
-                left.append(i)
-            else:
+            if same is not None:
                 free.remove(same)
+            elif not self.g[i].label:
+                left.append(i)
         pairs = [([i], [max(free, key=lambda j: self.sims[i][j])]) for i in left if free]
         for g_part, n_part in [*pairs, (g_ids, n_ids)]:
             g = " ".join(self.g[i].text for i in g_part)
@@ -330,7 +334,7 @@ class Reading:
                 label = f"negation moved to another member (not {moved[0]} → not {moved[1]})"
                 self.flag("swap", "harmful", label, *shown)
                 return
-            if flipped and (parity or prefixed) and close >= 0.5:
+            if flipped and (parity or prefixed) and close >= 0.5 and not clauses_agree(g, n):
                 words = f"{', '.join(g_markers) or 'none'} → {', '.join(n_markers) or 'none'}"
                 if not (g_markers or n_markers):
                     words = ", ".join(c.lstrip("#") for c in flipped)
@@ -415,7 +419,9 @@ class Reading:
                 if not (_related(lw, rw) or _polar(lw) or _polar(rw)):
                     replaced.append((lw, rw))
             if tag in ("insert", "replace"):
-                inserted += [t for t in right if V._stem(t) not in g_words and t not in polite]
+                inserted += [
+                    t for t in right if V._stem(t) not in g_words and t not in polite | ORDINALS
+                ]  # an ordinal says where a thing stands, no claim (:mod:`.ordinals`)
                 # one more member joined to a list ("breakfast is included" → "breakfast and
                 # parking are included"): a claim however short, in the one changed sentence
                 joined = joined or (
@@ -669,13 +675,8 @@ class Reading:
 
     def verdict(self) -> Verdict:
         if not self.findings:
-            self.add(
-                "rewording",
-                "harmless",
-                "",
-                "",
-                "reworded; every fact, step and sentence has a counterpart",
-            )
+            message = "reworded; every fact, step and sentence has a counterpart"
+            self.add("rewording", "harmless", "", "", message)
         q = self.quality()
         kinds = {f.kind for f in self.findings}
         levels = {f.severity for f in self.findings}
