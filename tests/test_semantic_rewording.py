@@ -265,40 +265,10 @@ def test_a_claim_or_a_date_beside_words_of_order_still_fails(
     assert any(finding in m for m in messages), messages
 
 
-# --------------------------------------------------------------- a denial said in each clause
-# "X cannot raise the quota" said as "a bigger quota isn't an option: X doesn't lift limits" states
-# the denial once per clause; its two negations do not cancel into a flip. A clause whose polarity
-# differs from the clause of the other sentence it shares most words with still flips.
-
-
-@pytest.mark.parametrize(
-    ("golden", "new"),
-    [
-        (
-            "IT cannot raise the storage quota for trial accounts.",
-            "A bigger storage quota isn't an option: IT doesn't lift limits on trial accounts.",
-        ),
-        (
-            "Die IT kann das Speicherkontingent für Testkonten nicht erhöhen.",
-            "Ein größeres Speicherkontingent ist keine Option: die IT hebt Limits für Testkonten "
-            "nicht an.",
-        ),
-        (
-            "Le service informatique ne peut pas augmenter le quota de stockage des comptes d'essai.",
-            "Un quota de stockage plus grand n'est pas une option : l'informatique ne relève pas les "
-            "limites des comptes d'essai.",
-        ),
-        (
-            "El departamento de TI no puede aumentar la cuota de almacenamiento de las cuentas de "
-            "prueba.",
-            "Una cuota de almacenamiento mayor no es una opción: TI no amplía los límites de las "
-            "cuentas de prueba.",
-        ),
-    ],
-)
-def test_a_denial_said_in_each_clause_is_no_flip(golden: str, new: str) -> None:
-    verdict = compare(golden, new)
-    assert verdict.score >= THRESHOLD, [f.message for f in verdict.findings]
+# --------------------------------------------------------------- a clause flipped
+# A clause whose polarity differs from its counterpart's flips the sentence, whatever the other
+# clause says. (A reading that let "cannot X" = "X is no option: it does not Y" pass was taken
+# out: it let a negation moved between clauses pass on an unseen set.)
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,6 @@ from . import facts as F
 from . import outcomes as O
 from . import vocabulary as V
 from .bindings import bound_changes, bound_kept
-from .clauses import clauses_agree
 from .clues import (
     _block_swap,
     _closeness,
@@ -334,7 +333,7 @@ class Reading:
                 label = f"negation moved to another member (not {moved[0]} → not {moved[1]})"
                 self.flag("swap", "harmful", label, *shown)
                 return
-            if flipped and (parity or prefixed) and close >= 0.5 and not clauses_agree(g, n):
+            if flipped and (parity or prefixed) and close >= 0.5:
                 words = f"{', '.join(g_markers) or 'none'} → {', '.join(n_markers) or 'none'}"
                 if not (g_markers or n_markers):
                     words = ", ".join(c.lstrip("#") for c in flipped)
