@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import itertools
 import os
 import stat
 import tempfile
@@ -44,7 +45,7 @@ def atomic_write(
     """Replace ``path`` with ``data`` (text is written as UTF-8, line ends as they are; an
     iterable of text pieces is written piece by piece, never joined in memory).
 
-    The bytes go to a temp file in the same folder (``<prefix><random>.tmp``,
+    The bytes go to a temp file in the same folder (``<prefix><pid>-<n>.tmp``,
     ``prefix`` defaulting to ``.<file name>.``), fsynced, then renamed over
     ``path``; the folder is fsynced too, so the rename survives a power cut.
     ``durable=False`` skips both fsyncs (scratch files: a power cut may lose
@@ -54,9 +55,7 @@ def atomic_write(
     file system; the temp file is removed on any failure (also
     ``KeyboardInterrupt``).
     """
-    fd, tmp = tempfile.mkstemp(
-        prefix=f".{path.name}." if prefix is None else prefix, suffix=".tmp", dir=path.parent
-    )
+    fd, tmp = _create_temp(path.parent, f".{path.name}." if prefix is None else prefix)
     try:
         with os.fdopen(fd, "wb") as fh:
             if hasattr(os, "fchmod"):
@@ -75,6 +74,42 @@ def atomic_write(
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+#: the flags ``tempfile.mkstemp`` opens its file with: created here or not at all (never an
+#: existing file, never through a link), binary, not inherited by child processes
+_TEMP_FLAGS = (
+    os.O_RDWR
+    | os.O_CREAT
+    | os.O_EXCL
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_BINARY", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
+#: the temp names this process tried, counted (``next`` on it is atomic under the GIL)
+_temp_names = itertools.count()
+
+
+def _create_temp(folder: Path, prefix: str) -> tuple[int, str]:
+    """Create a new temp file ``<prefix><pid>-<n>.tmp`` in ``folder`` (mode 0600) and open it:
+    ``(fd, path)``. What ``tempfile.mkstemp`` does, with a name unique to this process and
+    call instead of a random one (the random name cost a tenth of a ``.last_run`` write): the
+    file is created by the open itself (``O_EXCL``), so a file or link already holding the name
+    (left by a killed process that had this pid) is never opened, only skipped for the next
+    name, as ``mkstemp`` skips a random name that exists. Raises ``OSError`` as ``mkstemp``
+    does (``FileExistsError`` only after as many tries)."""
+    where = os.fspath(folder)
+    if not os.path.isabs(where):  # (mkstemp's path is absolute: a later chdir cannot move it)
+        where = os.path.abspath(where)
+    base = os.path.join(where, f"{prefix}{os.getpid()}-")
+    for _ in range(tempfile.TMP_MAX):
+        name = f"{base}{next(_temp_names)}.tmp"
+        try:
+            fd = os.open(name, _TEMP_FLAGS, 0o600)
+        except FileExistsError:
+            continue  # (a killed writer's file, or another process's of the same pid)
+        return fd, name
+    raise FileExistsError(errno.EEXIST, "No usable temporary file name found", os.fspath(folder))
 
 
 #: text pieces are gathered up to this many characters before one write
@@ -251,7 +286,9 @@ def store_write(
     refuse_links(checked, stop)
     if not os.path.isdir(path.parent):  # (what `mkdir(exist_ok=True)` accepts, without its raise)
         path.parent.mkdir(parents=True, exist_ok=True)
-    refuse_links(checked, stop)  # (a link made in between)
+        # a link made in between (checked again only when folders were made: otherwise nothing
+        # but the `isdir` ran since the check above, and a link made then is one made after it)
+        refuse_links(checked, stop)
     key = str(path.parent)
     if key not in _cleaned:  # once per folder and process: what a SIGKILL left behind
         _cleaned.add(key)
