@@ -14,6 +14,7 @@ import contextlib
 import errno
 import itertools
 import os
+import posixpath
 import stat
 import tempfile
 import threading
@@ -184,13 +185,29 @@ def refuse_links(path: Path, root: Path | None = None) -> None:
         stop = _parent(_parent(node))
     else:
         stop = os.fspath(root) if isinstance(root, PurePath) else os.fspath(Path(root))
-    stop_key = os.path.normcase(stop)
+    # (``normcase`` returns a text path as it is on POSIX: not called there; ``_parent`` and
+    # ``lstat_mode`` inline: a ``.last_run`` write walks this loop twice)
+    fold = _FOLDS_CASE
+    stop_key = fold(stop) if fold is not None else stop
     while True:
-        key = os.path.normcase(node)
-        up = _parent(node)
-        if key == stop_key or key == os.path.normcase(up):
-            return
-        if _is_link(node):
+        up = os.path.dirname(node) or "."  # (_parent)
+        if fold is None:
+            if node in (stop_key, up):
+                return
+        else:
+            key = fold(node)
+            if key == stop_key or key == fold(up):
+                return
+        try:  # (lstat_mode, inline)
+            mode: int | None = os.lstat(node).st_mode
+        except OSError as exc:
+            if exc.errno in _NOT_THERE or getattr(exc, "winerror", None) in _NOT_THERE_WIN:
+                mode = None
+            else:
+                raise
+        except ValueError:
+            mode = None
+        if mode is not None and stat.S_ISLNK(mode):
             try:
                 target = os.readlink(node)
             except OSError:
@@ -203,6 +220,10 @@ def refuse_links(path: Path, root: Path | None = None) -> None:
         node = up
 
 
+#: ``os.path.normcase`` where it changes a text path (Windows), else None (POSIX: the text itself)
+_FOLDS_CASE = None if os.path.normcase is posixpath.normcase else os.path.normcase
+
+
 def _parent(node: str) -> str:
     """``str(Path(node).parent)`` of a path already in ``Path``'s form: ``.`` above a relative
     path's first part, the anchor above itself."""
@@ -213,12 +234,6 @@ def _parent(node: str) -> str:
 #: way, a loop) rather than raising; and Windows' own codes for the same
 _NOT_THERE = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
 _NOT_THERE_WIN = (21, 123, 1921)
-
-
-def _is_link(node: str) -> bool:
-    """``Path(node).is_symlink()``: False where it is False, raising what it raises."""
-    mode = lstat_mode(node)
-    return mode is not None and stat.S_ISLNK(mode)
 
 
 def lstat_mode(node: str | os.PathLike[str]) -> int | None:
