@@ -201,3 +201,22 @@ def test_store_write_checks_again_for_a_link_after_making_the_folder(
     )
     _atomic.store_write(root / ".last_run" / "x.json", "x", durable=False, root=root)
     assert len(checks) == 1 and (root / ".last_run" / "x.json").read_text(encoding="utf-8") == "x"
+
+
+def test_a_short_os_write_is_written_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A buffer is written to the descriptor itself: what ``os.write`` leaves (it may write
+    less than asked) is written on, so the file holds every byte."""
+    real_write = os.write
+    calls: list[int] = []
+
+    def short(fd: int, data: Any) -> int:
+        calls.append(len(data))
+        return real_write(fd, bytes(data)[:3])
+
+    monkeypatch.setattr(_atomic.os, "write", short)
+    target = tmp_path / "a.json"
+    _atomic.atomic_write(target, "0123456789ü", durable=True)
+    monkeypatch.undo()
+    assert target.read_bytes() == "0123456789ü".encode()
+    assert len(calls) == 4
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json"]

@@ -58,16 +58,25 @@ def atomic_write(
     """
     fd, tmp = _create_temp(path.parent, f".{path.name}." if prefix is None else prefix)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            if hasattr(os, "fchmod"):
-                os.fchmod(fh.fileno(), default_file_mode())
-            if isinstance(data, (str, bytes, bytearray)):
-                fh.write(data.encode("utf-8") if isinstance(data, str) else data)
-            else:
+        if isinstance(data, (str, bytes, bytearray)):
+            # one buffer: written to the descriptor itself (a file object around it cost ~19k
+            # instructions, a fifth of a ``.last_run`` write's own part)
+            try:
+                if hasattr(os, "fchmod"):
+                    os.fchmod(fd, default_file_mode())
+                _write_all(fd, data.encode("utf-8") if isinstance(data, str) else data)
+                if durable:
+                    os.fsync(fd)
+            finally:
+                os.close(fd)
+        else:
+            with os.fdopen(fd, "wb") as fh:
+                if hasattr(os, "fchmod"):
+                    os.fchmod(fh.fileno(), default_file_mode())
                 _write_pieces(fh, data)
-            if durable:
-                fh.flush()
-                os.fsync(fh.fileno())
+                if durable:
+                    fh.flush()
+                    os.fsync(fh.fileno())
         os.replace(tmp, path)
         if durable:
             fsync_dir(path.parent)
@@ -111,6 +120,15 @@ def _create_temp(folder: Path, prefix: str) -> tuple[int, str]:
             continue  # (a killed writer's file, or another process's of the same pid)
         return fd, name
     raise FileExistsError(errno.EEXIST, "No usable temporary file name found", os.fspath(folder))
+
+
+def _write_all(fd: int, data: bytes | bytearray) -> None:
+    """Write all of ``data`` to the file descriptor ``fd`` (``os.write`` may write less)."""
+    done = os.write(fd, data)
+    if done < len(data):
+        view = memoryview(data)
+        while done < len(data):
+            done += os.write(fd, view[done:])
 
 
 #: text pieces are gathered up to this many characters before one write
