@@ -127,7 +127,8 @@ def golden_again(name: str, recording: Recording, golden: Snapshot) -> Snapshot 
     output, model = _lifecycle.trace_output_and_model(steps, None, None, True)
     # the output is read from the steps' views, which only the text rules scrubbed (a streamed
     # answer, parts joined): prepared as build_snapshot prepares it, the ``redact`` paths applied
-    _, _, output = _serialize.prepare_parts([], None, output)
+    # (prepare_parts([], None, output)'s output: each key is prepared on its own)
+    output = _serialize.prepare({"output": output})["output"]
     return GoldenAgain(
         name=name,
         trace=steps,
