@@ -118,3 +118,105 @@ def test_refuse_links_visits_what_path_parents_visit(tmp_path: Path, monkeypatch
         assert f"did not write {path}. Replace the link with a real " in str(caught.value)
         kind = "file" if expected == path else "folder"
         assert f"with a real {kind} (or remove it)" in str(caught.value)
+
+
+def test_a_temp_name_already_taken_is_skipped_never_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The temp file is named by this process's id and a counter (not at random): a file or a
+    link already holding the next name (a killed process of the same id left it) is never
+    written through, and the next name is tried, as mkstemp skips a random name that exists."""
+    import itertools
+
+    target = tmp_path / "a.json"
+    outside = tmp_path / "outside"
+    outside.write_text("keep", encoding="utf-8")
+    monkeypatch.setattr(_atomic, "_temp_names", itertools.count(7))
+    taken_link = tmp_path / f".a.json.{os.getpid()}-7.tmp"
+    taken_file = tmp_path / f".a.json.{os.getpid()}-8.tmp"
+    try:
+        taken_link.symlink_to(outside)
+    except (OSError, NotImplementedError):
+        pytest.skip("no symbolic links here")
+    taken_file.write_text("stale", encoding="utf-8")
+    _atomic.atomic_write(target, "new", durable=False)
+    assert target.read_text(encoding="utf-8") == "new"
+    assert outside.read_text(encoding="utf-8") == "keep"
+    assert taken_link.is_symlink() and taken_file.read_text(encoding="utf-8") == "stale"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["a.json", "outside", taken_link.name, taken_file.name]
+    )
+
+
+def test_the_temp_file_is_created_by_its_open_alone(tmp_path: Path) -> None:
+    """Created or not at all (O_EXCL), never through a link (O_NOFOLLOW where there is one),
+    not inherited by a child process: mkstemp's flags."""
+    assert _atomic._TEMP_FLAGS & os.O_CREAT and _atomic._TEMP_FLAGS & os.O_EXCL
+    if hasattr(os, "O_NOFOLLOW"):
+        assert _atomic._TEMP_FLAGS & os.O_NOFOLLOW
+    fd, name = _atomic._create_temp(tmp_path, ".b.json.")
+    try:
+        assert os.path.isabs(name) and Path(name).parent == tmp_path
+        assert Path(name).name.startswith(f".b.json.{os.getpid()}-") and name.endswith(".tmp")
+        assert not os.get_inheritable(fd)
+    finally:
+        os.close(fd)
+        os.unlink(name)
+
+
+def test_store_write_checks_again_for_a_link_after_making_the_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder made on the way is checked again once made (a link put there in between is
+    refused); when the folder is already there the path is checked once, right before the
+    write."""
+    from agentsnap.exceptions import SnapshotFormatError
+
+    root = tmp_path / "snaps"
+    root.mkdir()
+    real_mkdir = Path.mkdir
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    def mkdir_then_link(self: Path, *args: Any, **kwargs: Any) -> None:
+        if self == root / ".last_run":
+            self.symlink_to(elsewhere, target_is_directory=True)  # the folder made as a link
+            return
+        real_mkdir(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "mkdir", mkdir_then_link)
+    try:
+        with pytest.raises(SnapshotFormatError, match="symbolic link"):
+            _atomic.store_write(root / ".last_run" / "x.json", "x", root=root)
+    except OSError:
+        pytest.skip("no symbolic links here")
+    assert list(elsewhere.iterdir()) == []
+    monkeypatch.setattr(Path, "mkdir", real_mkdir)
+    (root / ".last_run").unlink()
+    (root / ".last_run").mkdir()
+    checks: list[object] = []
+    real_refuse = _atomic.refuse_links
+    monkeypatch.setattr(
+        _atomic, "refuse_links", lambda *a, **k: (checks.append(a), real_refuse(*a, **k))[1]
+    )
+    _atomic.store_write(root / ".last_run" / "x.json", "x", durable=False, root=root)
+    assert len(checks) == 1 and (root / ".last_run" / "x.json").read_text(encoding="utf-8") == "x"
+
+
+def test_a_short_os_write_is_written_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A buffer is written to the descriptor itself: what ``os.write`` leaves (it may write
+    less than asked) is written on, so the file holds every byte."""
+    real_write = os.write
+    calls: list[int] = []
+
+    def short(fd: int, data: Any) -> int:
+        calls.append(len(data))
+        return real_write(fd, bytes(data)[:3])
+
+    monkeypatch.setattr(_atomic.os, "write", short)
+    target = tmp_path / "a.json"
+    _atomic.atomic_write(target, "0123456789ü", durable=True)
+    monkeypatch.undo()
+    assert target.read_bytes() == "0123456789ü".encode()
+    assert len(calls) == 4
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json"]

@@ -538,3 +538,42 @@ def test_a_tests_golden_and_run_are_not_held_past_it(pytester: pytest.Pytester) 
     for result in (recorded, replayed):
         assert result.ret == 0, result.stdout.str()
         assert "STEP LISTS HELD AT THE END: 0" in result.stdout.str(), result.stdout.str()
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"",
+        b'{"t":0.7}',
+        b'{"t":1e5}',
+        b'{"t":1E5}',
+        b'{"a":"v1.2"}',
+        b'{"a":"x9e"}',
+        b'{"a":"9"}',
+        b'{"a":".e9 E."}',
+        b"0",
+        b"9.",
+        "ünïcode 3.5".encode(),
+    ],
+)
+def test_the_float_hint_is_the_patterns_search(raw: bytes) -> None:
+    """The hint of a float (a digit, then ``.``, ``e`` or ``E``) found by one translate and one
+    substring search answers as the pattern's search does (the estimate falls back to ``json``
+    exactly where it did)."""
+    from agentsnap.diff import request_tokens as rt
+
+    assert rt._float_hint(raw) is bool(rt._FLOAT_HINT.search(raw))
+
+
+def test_the_float_hint_is_the_patterns_search_on_any_bytes() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from agentsnap.diff import request_tokens as rt
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.binary(max_size=64) | st.text(alphabet='0123456789.eEa":,[]-x ').map(str.encode))
+    def check(raw: bytes) -> None:
+        assert rt._float_hint(raw) is bool(rt._FLOAT_HINT.search(raw))
+
+    check()

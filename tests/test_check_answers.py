@@ -373,3 +373,33 @@ def test_a_replayed_test_is_judged_as_by_the_full_comparison(tmp_path: Path) -> 
     assert _whole(short) == _whole(full)
     assert short.details["semantic"]["output"]["verdict"] == "identical"
     assert "[SEMANTIC] ok" in short.render(color=False)
+
+
+def test_one_exchange_on_both_sides_is_one_request_and_a_bodiless_one_still_reads_messages() -> (
+    None
+):
+    """``llm_requests``' same inputs: a step pair holding one exchange object (a replayed call)
+    with a request body sends the same request; without a body the messages still decide."""
+    check = next(c for c in registered_checks() if c.name == "llm_requests")
+    opts = CompareOptions(compare_requests=True, embedding_backend="lexical").validated()
+
+    def ctx(g: dict[str, Any], n: dict[str, Any]) -> CheckContext:
+        return CheckContext({"trace": [g]}, {"trace": [n]}, [g], [n], opts, (), False)
+
+    shared = {"request": {"body": {"messages": [{"role": "user", "content": "hi"}]}}}
+    assert check.same_inputs(
+        ctx({"type": "llm_call", "exchange": shared}, {"type": "llm_call", "exchange": shared})
+    )
+    bodiless = {"request": {"method": "POST"}}
+    g = {"type": "llm_call", "exchange": bodiless, "messages": [{"content": "a"}]}
+    n = {"type": "llm_call", "exchange": bodiless, "messages": [{"content": "b"}]}
+    assert not check.same_inputs(ctx(g, n))
+    assert check.same_inputs(ctx(g, {**n, "messages": [{"content": "a"}]}))
+    other = copy.deepcopy(shared)
+    assert check.same_inputs(
+        ctx({"type": "llm_call", "exchange": shared}, {"type": "llm_call", "exchange": other})
+    )
+    other["request"]["body"]["messages"][0]["content"] = "bye"
+    assert not check.same_inputs(
+        ctx({"type": "llm_call", "exchange": shared}, {"type": "llm_call", "exchange": other})
+    )

@@ -306,6 +306,15 @@ def test_the_golden_again_is_the_snapshot_built_from_the_replayed_trace(
         assert same_json(again.to_dict()[key], built.to_dict()[key]), key
     assert any("latency_ms" in step for step in golden.trace)  # the golden's own, recorded
     assert not any("latency_ms" in step for step in again.trace)
+    # each step the golden's keys in the golden's order, but latency_ms, holding its very values
+    assert [list(step) for step in again.trace] == [
+        [key for key in step if key != "latency_ms"] for step in golden.trace
+    ]
+    assert all(
+        mine[key] is its[key]
+        for mine, its in zip(again.trace, golden.trace, strict=True)
+        for key in mine
+    )
     assert not any(mine is its for mine, its in zip(again.trace, golden.trace, strict=True))
     # the budget row: the golden's counts taken from the run's, which are the golden's
     rows = [

@@ -434,3 +434,76 @@ def test_a_mode_that_let_a_call_go_says_both_counts() -> None:
         "[STRUCTURAL] ok — structural: 3 → 2 tool calls, as the mode allows (mode subset)"
         in report.render(color=False)
     )
+
+
+@pytest.mark.parametrize("mode", ["turns", "strict", "unordered", "subset", "superset"])
+@pytest.mark.parametrize("tolerance", [0, 2])
+@pytest.mark.parametrize(
+    ("optional", "before"),
+    [(frozenset(), ()), (frozenset({"search"}), (("search", "answer"), ("a", "b")))],
+)
+def test_no_call_on_either_side_is_what_the_full_path_makes(
+    mode: str, tolerance: int, optional: frozenset[str], before: tuple[tuple[str, str], ...]
+) -> None:
+    """A run without tool calls against a golden without any (every tool-less agent, twice a
+    comparison) is answered without the full path's work, with what it makes: equal values,
+    keys in the same order."""
+    from agentsnap.diff import trajectory as _trajectory
+
+    got = _trajectory.trajectory_diff(
+        [], [], [], [], mode=mode, tolerance=tolerance, optional=optional, before=before
+    )
+    full = _trajectory._full_section(
+        [],
+        [],
+        [],
+        [(i, i) for i in range(0)],
+        [],
+        [],
+        [],
+        0,
+        1.0,
+        tolerance=tolerance,
+        mode=mode,
+        parallel=False,
+        optional=optional,
+        before=before,
+        moves=0,
+    )
+    assert got == full and list(got) == list(full)
+    assert all(type(got[key]) is type(full[key]) for key in full)
+    empty = _trajectory._section(
+        [],
+        [],
+        [],
+        [],
+        [],
+        [],
+        [],
+        3,
+        0.5,
+        tolerance=tolerance,
+        mode=mode,
+        parallel=True,
+        optional=optional,
+        before=before,
+        moves=1,
+    )
+    full = _trajectory._full_section(
+        [],
+        [],
+        [],
+        [],
+        [],
+        [],
+        [],
+        3,
+        0.5,
+        tolerance=tolerance,
+        mode=mode,
+        parallel=True,
+        optional=optional,
+        before=before,
+        moves=1,
+    )
+    assert empty == full and list(empty) == list(full)

@@ -121,13 +121,14 @@ def golden_again(name: str, recording: Recording, golden: Snapshot) -> Snapshot 
         return None  # edited since agentsnap wrote it, or another version's, or other rules
     # each step a dict of its own (nothing done to the run's steps reaches the golden's), its
     # values the golden's: the comparison finds them the same objects
-    steps: list[dict[str, Any]] = [
-        {k: v for k, v in step.items() if k != _SENT_ONLY} for step in golden.trace
-    ]
+    steps: list[dict[str, Any]] = [dict(step) for step in golden.trace]
+    for step in steps:  # (a C-level copy, then the key dropped: 11k -> 2k instructions a step)
+        step.pop(_SENT_ONLY, None)
     output, model = _lifecycle.trace_output_and_model(steps, None, None, True)
     # the output is read from the steps' views, which only the text rules scrubbed (a streamed
     # answer, parts joined): prepared as build_snapshot prepares it, the ``redact`` paths applied
-    _, _, output = _serialize.prepare_parts([], None, output)
+    # (prepare_parts([], None, output)'s output: each key is prepared on its own)
+    output = _serialize.prepare({"output": output})["output"]
     return GoldenAgain(
         name=name,
         trace=steps,

@@ -53,9 +53,21 @@ _PUNCTUATION_BYTES = _PUNCTUATION_CHARS.encode("ascii")
 #: a number written with a fraction or an exponent, where a JSON value starts (also inside a
 #: string, where it only sends the text to ``json.dumps``)
 _FLOAT = re.compile(rb"(?:^|[:,\[])-?[0-9]+[.eE]")
-#: what every match of :data:`_FLOAT` holds (a digit, then a fraction or an exponent): searched
-#: first, it clears most bodies ~15x faster than ``_FLOAT``'s alternation tried at every byte
+#: what every match of :data:`_FLOAT` holds (a digit, then a fraction or an exponent): looked for
+#: first (:func:`_float_hint`), it clears most bodies ~15x faster than ``_FLOAT``'s alternation
+#: tried at every byte
 _FLOAT_HINT = re.compile(rb"[0-9][.eE]")
+#: every digit byte written as ``0``, ``e`` and ``E`` as ``.`` (:func:`_float_hint`)
+_FLOAT_HINT_BYTES = bytes.maketrans(b"123456789eE", b"000000000..")
+
+
+def _float_hint(raw: bytes) -> bool:
+    """Whether ``raw`` holds :data:`_FLOAT_HINT` (a digit, then ``.``, ``e`` or ``E``): each digit
+    written as ``0`` and ``e`` / ``E`` as ``.``, then one substring search for ``0.`` (two C
+    loops over the bytes; the pattern's search tries its character class at every byte)."""
+    return b"0." in raw.translate(_FLOAT_HINT_BYTES)
+
+
 _O200K = re.compile(r"(?:^|/)(?:gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|chatgpt-4o|o1|o3|o4)(?:\b|-|$)")
 _CL100K = re.compile(r"(?:^|/)(?:gpt-4|gpt-3\.5)(?:\b|-|$)")
 
@@ -137,7 +149,7 @@ def _msgspec_fingerprint(fields: Mapping[str, object]) -> bytes | None:
         raw = _encode_sorted(fields)
     except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
         return None
-    if b"null" in raw or (_FLOAT_HINT.search(raw) and _FLOAT.search(raw)):
+    if b"null" in raw or (_float_hint(raw) and _FLOAT.search(raw)):
         return None
     return raw
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from ..spec import prices
-from .request_tokens import counter_name, request_tokens
+from .request_tokens import ESTIMATE, counter_name, request_tokens
 
 __all__ = [
     "USAGE_KEYS",
@@ -156,7 +156,7 @@ def _measure(
                 count = request_tokens(body, counter)
                 counted[id(body)] = (body, counter, count)
             per_call["request_tokens"].append(count)
-            name = counter_name(model if exact else None)
+            name = counter_name(model) if exact else ESTIMATE  # (counter_name(None))
             if name not in out.counters:
                 out.counters.append(name)
         else:
@@ -165,8 +165,11 @@ def _measure(
             continue
         given = step.get("usage")
         usage: Mapping[str, Any] = given if _mapping(given) else {}
-        for key in USAGE_KEYS:
-            per_call[key].append(_whole(usage.get(key)))
+        for key in USAGE_KEYS:  # (_whole, inline: four a call)
+            used = usage.get(key)
+            per_call[key].append(
+                used if isinstance(used, int) and not isinstance(used, bool) else None
+            )
         cost = prices.cost(usage, step.get("model") or model)
         if cost is None and usage and prices.price_for(step.get("model") or model) is None:
             unpriced = str(step.get("model") or model)

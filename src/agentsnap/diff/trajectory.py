@@ -241,6 +241,26 @@ def trajectory_diff(
     """
     if tolerance < 0:
         raise ValueError(f"structural_tolerance must be >= 0, got {tolerance}")
+    if not (golden or new or g_turns or n_turns):
+        # no call on either side: what the same-calls path below makes of it (no turn, so not
+        # parallel; nothing to pair), without building its parts
+        return _section(
+            golden,
+            new,
+            [],
+            [],
+            [],
+            [],
+            [],
+            0,
+            1.0,
+            tolerance=tolerance,
+            mode=mode,
+            parallel=False,
+            optional=optional,
+            before=before,
+            moves=0,
+        )
     same = same or (lambda g, n: bool(g.args == n.args))
     parallel = any(len(g) > 1 for g in _groups(g_turns) + _groups(n_turns))
     if _same_calls(golden, new, same):
@@ -382,6 +402,67 @@ def _section(
     moves: int,
 ) -> dict[str, Any]:
     """:func:`trajectory_diff`'s section from what it matched."""
+    if not (golden or new or ops or aligned or missing_g or extra_n or out_of_order):
+        # no call on either side (a run without tools, twice a comparison): every list below is
+        # empty and no ``before`` pair is broken (:func:`_full_section` says the same, tested)
+        return {
+            "golden": [],
+            "new": [],
+            "golden_steps": [],
+            "new_steps": [],
+            "distance": distance,
+            "tolerance": tolerance,
+            "similarity": similarity,
+            "passed": distance <= tolerance,
+            "ops": ops,
+            "aligned": [],
+            "mode": mode,
+            "parallel": parallel,
+            "optional": [],
+            "missing": [],
+            "extra": [],
+            "out_of_order": out_of_order,
+            "order_violations": [],
+            "in_turn_moves": moves,
+        }
+    return _full_section(
+        golden,
+        new,
+        ops,
+        aligned,
+        missing_g,
+        extra_n,
+        out_of_order,
+        distance,
+        similarity,
+        tolerance=tolerance,
+        mode=mode,
+        parallel=parallel,
+        optional=optional,
+        before=before,
+        moves=moves,
+    )
+
+
+def _full_section(
+    golden: Sequence[ToolRef],
+    new: Sequence[ToolRef],
+    ops: list[dict[str, Any]],
+    aligned: list[tuple[int, int]],
+    missing_g: list[int],
+    extra_n: list[int],
+    out_of_order: list[dict[str, Any]],
+    distance: int,
+    similarity: float,
+    *,
+    tolerance: int,
+    mode: str,
+    parallel: bool,
+    optional: frozenset[str],
+    before: Sequence[Sequence[str]],
+    moves: int,
+) -> dict[str, Any]:
+    """:func:`_section` for any calls."""
     violations = order_violations(new, before)
     return {
         "golden": [r.name for r in golden],

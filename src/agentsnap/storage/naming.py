@@ -38,12 +38,17 @@ _RESERVED = frozenset(
 )
 
 
+#: a run of characters no snapshot file name keeps, and of two or more dots (:func:`snapshot_filename`)
+_UNSAFE_RUN = re.compile(r"[^A-Za-z0-9._-]+")
+_DOTS = re.compile(r"\.{2,}")
+
+
 def snapshot_filename(name: str) -> str:
     """``<sanitized-name>-<sha1(name)[:8]>.json`` for a snapshot name."""
     digest = hashlib.sha1(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     stem = name.replace("::", "__")
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", stem)
-    stem = re.sub(r"\.{2,}", "_", stem).strip("._ -")[:_MAX_STEM].rstrip("._ ")
+    stem = _UNSAFE_RUN.sub("_", stem)
+    stem = _DOTS.sub("_", stem).strip("._ -")[:_MAX_STEM].rstrip("._ ")
     if not stem:
         stem = "snapshot"
     if stem.split(".", 1)[0].lower() in _RESERVED:

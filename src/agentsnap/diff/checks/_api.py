@@ -363,13 +363,22 @@ def as_dict(result: object) -> dict[str, Any]:
     return dataclasses.asdict(result)  # type: ignore[call-overload,no-any-return]
 
 
+#: :func:`_compared_field`'s answer by the result's class (its fields are fixed when it is made)
+_COMPARED_FIELD: dict[type, bool] = {}
+
+
 def _compared_field(result: object) -> bool:
-    """Whether ``result`` is a dataclass with a ``compared`` field (so :func:`as_dict` holds it)."""
-    return (
-        dataclasses.is_dataclass(result)
-        and not isinstance(result, type)
-        and any(f.name == "compared" for f in dataclasses.fields(result))
-    )
+    """Whether ``result`` is a dataclass with a ``compared`` field (so :func:`as_dict` holds it);
+    asked once per class (every check contributes a result each comparison)."""
+    if isinstance(result, type):
+        return False
+    kind = type(result)
+    known = _COMPARED_FIELD.get(kind)
+    if known is None:
+        known = _COMPARED_FIELD[kind] = dataclasses.is_dataclass(result) and any(
+            f.name == "compared" for f in dataclasses.fields(result)
+        )
+    return known
 
 
 def _as_plain(value: Any) -> Any:
