@@ -93,7 +93,8 @@ class Cassette:
         self.legacy = legacy
         if legacy and raw is None:
             self._add_legacy(steps)
-        for position, step in enumerate(steps):
+        # (a large golden's steps as text: read no further than its requests, one at a time)
+        for position, step in enumerate(steps if raw is None else raw.skeletons()):
             if what == "LLM call" and isinstance(step.get("session"), int):
                 self.mcp_steps.append(step)
                 continue

@@ -117,6 +117,32 @@ class RawSteps:
         drop = self.drop
         return steps if drop is None else [{k: v for k, v in s.items() if k != drop} for s in steps]
 
+    def skeletons(self) -> Iterator[dict[str, Any]]:
+        """Each step as a cassette indexes it, decoding no more than that: an ``exchange`` of its
+        ``request`` alone (decoded) and, for a ``response`` that is an object, ``{}``; a step with a
+        ``session`` or ``connection`` (MCP, WebSocket), or once the steps are dicts, the whole step."""
+        for index in range(len(self)):
+            texts = self.held.texts
+            if texts is None:
+                yield self.step(index)
+                continue
+            parts = _parts.decode(texts[index])
+            if "session" in parts or "connection" in parts:
+                yield self.step(index)
+                continue
+            exchange = parts.get("exchange")
+            if exchange is None or not _is_object(exchange):
+                yield {"exchange": None}
+                continue
+            ex = _parts.decode(exchange)
+            request, response = ex.get("request"), ex.get("response")
+            yield {
+                "exchange": {
+                    "request": None if request is None else _decode(request),
+                    "response": {} if response is not None and _is_object(response) else None,
+                }
+            }
+
     def any_true(self, key: str) -> bool:
         """Whether a step's ``key`` is truthy, read by decoding only the steps whose text holds it."""
         texts = self.held.texts
@@ -174,6 +200,11 @@ def compared(steps: RawSteps) -> tuple[list[dict[str, Any]], list[dict[str, Any]
     drop = steps.drop
     run = [{k: v for k, v in step.items() if k != drop} for step in golden]
     return golden, run
+
+
+def _is_object(text: msgspec.Raw) -> bool:
+    """Whether compact JSON ``text`` is an object."""
+    return memoryview(text)[0] == 0x7B  # "{"
 
 
 class LazySnapshot(Snapshot):
@@ -293,26 +324,41 @@ def read_lazy(raw: bytes, path: Path, expected_name: str | None) -> LazySnapshot
     except msgspec.ValidationError:
         return None
     texts: list[bytes] = []
-    for item in items:
+    batch: list[Any] = []
+    for n, item in enumerate(items, 1):
         try:
             step = _decode(item)
         except (msgspec.DecodeError, RecursionError):
             return None
-        if (
-            type(step) is not dict
-            or "messages_from" in step
-            or _deeper_than(step, _MAX_NESTING - 2)
-        ):
-            return None
-        try:
-            msgspec.convert(step, _schema.Step, strict=True)
-        except msgspec.ValidationError:
+        if type(step) is not dict or "messages_from" in step:
             return None
         texts.append(_encode(step))
+        batch.append(step)
+        if (n % _BATCH == 0 or n == len(items)) and not _valid(batch):
+            return None
     del items
     built = Snapshot.from_dict(head, name=expected_name)
     fields = {key: getattr(built, key) for key in _FIELDS}
     return LazySnapshot(RawSteps(_Held(texts)), **fields)
+
+
+#: steps checked at once (one msgspec call, one depth walk: a step at a time cost ten times more)
+_BATCH = 256
+_steps_type = list[_schema.Step]
+
+
+def _valid(batch: list[Any]) -> bool:
+    """Whether the steps in ``batch`` pass the schema and nest no deeper than a file may (a
+    step is two levels down in its file, one in ``batch``); ``batch`` is emptied."""
+    try:
+        if _deeper_than(batch, _MAX_NESTING - 1):
+            return False
+        msgspec.convert(batch, _steps_type, strict=True)
+    except msgspec.ValidationError:
+        return False
+    finally:
+        batch.clear()
+    return True
 
 
 _FIELDS = (
