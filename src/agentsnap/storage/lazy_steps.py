@@ -68,12 +68,9 @@ class _Held:
 
     def decode_all(self) -> list[dict[str, Any]]:
         if self.decoded is None:
-            texts = self.texts or []
-            decoded = []
-            for index, text in enumerate(texts):
-                decoded.append(_decode(text))
-                texts[index] = b""  # each text let go as its step is decoded
-            self.decoded = decoded
+            # (the texts list is never changed: a replay thread reading a step meanwhile reads it
+            # whole; the texts are let go once every step is decoded)
+            self.decoded = [_decode(text) for text in self.texts or ()]
             self.texts = None  # (every reader reads the dicts from now on)
         return self.decoded
 
