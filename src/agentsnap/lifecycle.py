@@ -674,8 +674,10 @@ def compare(
             # a test's budgets add to the settings' ones (a marker's max_calls_growth keeps the
             # table's max_tokens_growth)
             opts[key] = {**opts[key], **value} if key == "budgets" else value
-    raw = _steps.raw_steps(new) if _steps.same_steps(golden, new) else None
-    if raw is not None:  # a run proven its large golden's: both sides read from the same texts
+    raw = _steps.raw_steps(new)  # (None for any snapshot read whole: the common case)
+    if raw is not None and _steps.same_steps(
+        golden, new
+    ):  # a run proven its large golden's: both sides read from the same texts
         steps, run = _steps.compared(raw)
         sides = golden.to_dict_with(steps), new.to_dict_with(run)
         new.__dict__["compared"] = run  # (the run's totals read the same list: _steps.readable)

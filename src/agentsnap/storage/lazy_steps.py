@@ -21,6 +21,7 @@ cassette (:class:`agentsnap.capture.cassette.Cassette`), the proof that the run 
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -280,7 +281,7 @@ def same_steps(a: Snapshot, b: Snapshot) -> bool:
 def read_large(path: Path, expected_name: str | None) -> LazySnapshot | None:
     """:func:`read_lazy` of the file at ``path`` when it holds at least :data:`LAZY_FROM` bytes
     (None: read it whole), the cyclic collector paused meanwhile (as for a whole read)."""
-    if path.stat().st_size < LAZY_FROM:
+    if os.stat(path).st_size < LAZY_FROM:
         return None
     enabled = gc.isenabled()
     gc.disable()
