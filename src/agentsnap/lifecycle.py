@@ -53,6 +53,7 @@ from .exceptions import (
     SnapshotPendingError,
 )
 from .spec import frameworks as _frameworks
+from .storage import lazy_steps as _steps
 from .storage import legacy as _legacy
 from .storage.snapshot import Snapshot
 from .storage.store import SnapshotStore
@@ -311,12 +312,14 @@ def open_recording(
             "(--agentsnap-allow-pending relaxes this.)",
         )
     if mode == "replay" and golden is not None:
+        legacy = _legacy.is_legacy_version(golden.version)
+        raw = None if legacy else _steps.raw_steps(golden)  # a large golden's steps as text
         cassette = _cassette.Cassette(
-            golden.trace,
+            golden.trace if raw is None else raw,
             name=name,
             path=path,
             strict=settings.replay_strict,
-            legacy=_legacy.is_legacy_version(golden.version),
+            legacy=legacy,
         )
         return _recording.Recording("replay", cassette=cassette)
     return _recording.Recording("capture")
@@ -578,6 +581,9 @@ def failed_test_note(new: Snapshot, kept: Path | None) -> str:
 
 def _drifted(snap: Snapshot) -> bool:
     """Whether replay served any of the run's calls a recording of a different request (``request_drift``)."""
+    raw = _steps.raw_steps(snap)  # (a large golden's steps as text: read where they hold it)
+    if raw is not None:
+        return raw.any_true("request_drift")
     return any(step.get("request_drift") for step in snap.trace)
 
 
@@ -676,14 +682,26 @@ def compare(
             # a test's budgets add to the settings' ones (a marker's max_calls_growth keeps the
             # table's max_tokens_growth)
             opts[key] = {**opts[key], **value} if key == "budgets" else value
-    return _diff.compute_diff(
-        golden.to_dict(), new.to_dict(), compare_requests=(mode == "replay"), name=new.name, **opts
-    )
+    raw = _steps.raw_steps(new)  # (None for any snapshot read whole: the common case)
+    if raw is not None and _steps.same_steps(
+        golden, new
+    ):  # a run proven its large golden's: both sides read from the same texts
+        steps, run = _steps.compared(raw)
+        sides = golden.to_dict_with(steps), new.to_dict_with(run)
+        new.__dict__["compared"] = run  # (the run's totals read the same list: _steps.readable)
+    else:
+        sides = golden.to_dict(), new.to_dict()
+    return _diff.compute_diff(*sides, compare_requests=(mode == "replay"), name=new.name, **opts)
 
 
 def _same(a: Snapshot, b: Snapshot) -> bool:
     from .storage.volatile import same_content
 
+    if _steps.same_steps(a, b):  # a large golden's steps as text, the run's the same texts
+        da, db = a.to_dict_with([]), b.to_dict_with([])
+        da["approved"] = db["approved"]
+        if same_content(da, db):
+            return True
     da, db = a.to_dict(), b.to_dict()
     da["approved"] = db["approved"]
     return same_content(da, db)

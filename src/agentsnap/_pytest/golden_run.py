@@ -26,8 +26,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import lifecycle as _lifecycle
+from ..storage import lazy_steps as _steps
 from ..storage import serialize as _serialize
 from ..storage import snapshot as _snapshot
+from ..storage import wire as _wire
 from ..storage.snapshot import Snapshot
 
 if TYPE_CHECKING:
@@ -99,6 +101,8 @@ def golden_again(name: str, recording: Recording, golden: Snapshot) -> Snapshot 
     ):
         return None
     served = recording.trace.exchanges
+    if cassette.by_step:
+        return _again_by_step(name, served, cassette.recordings, golden)
     recorded = cassette.recordings
     with_exchange = [step for step in golden.trace if "exchange" in step]
     if not (len(served) == len(recorded) == len(with_exchange)):
@@ -138,3 +142,92 @@ def golden_again(name: str, recording: Recording, golden: Snapshot) -> Snapshot 
         prepared=True,
         finite_trace=finite,
     )
+
+
+class LazyGoldenAgain(_steps.LazySnapshot, GoldenAgain):
+    """:class:`GoldenAgain` of a large golden whose steps are kept as text: its steps are the
+    golden's texts, read without ``latency_ms`` (decoded when its ``trace`` is read)."""
+
+
+def _again_by_step(
+    name: str, served: list[_wire.Exchange], recorded: Any, golden: Snapshot
+) -> Snapshot | None:
+    """:func:`golden_again` of a golden whose steps are kept as text, its cassette serving
+    from them (:class:`~agentsnap.storage.wire.ServedExchange`): the same conditions, read a
+    step at a time (the golden's ``trace`` is never decoded whole)."""
+    raw = _steps.raw_steps(golden)
+    digest = golden.trace_digest
+    if raw is None or digest is None or getattr(recorded, "steps", None) is not raw:
+        return None
+    assert raw is not None
+    if len(served) != len(recorded):
+        return None
+    for index, ex in enumerate(served):
+        if (
+            type(ex) is not _wire.ServedExchange
+            or ex.source is not recorded
+            or ex.replay_index != index
+            or ex.request_drift is not None
+            or ex.connection is not None
+            or "request" in ex.__dict__
+            or "response" in ex.__dict__
+        ):
+            return None
+    walk = _Walk(raw, served)
+    holds, finite = _snapshot.trace_proof(walk, digest)
+    if not holds or not walk.ok or walk.exchanges != len(served):
+        return None
+    short = [s for s in (walk.last_llm, *walk.tail) if s is not None]
+    output, model = _lifecycle.trace_output_and_model(short, None, walk.model, True)
+    _, _, output = _serialize.prepare_parts([], None, output)
+    return LazyGoldenAgain(
+        raw.without(_SENT_ONLY),
+        name=name,
+        output=output,
+        model=model,
+        source="pytest",
+        prepared=True,
+        finite_trace=finite,
+    )
+
+
+class _Walk:
+    """A golden's steps as text, decoded one at a time for :func:`~agentsnap.storage.snapshot.trace_proof`,
+    each checked on the way against the exchange served from it (provider, kind) and read for
+    what the run's output and model are made of (the last LLM call, the steps after it, the
+    first model named)."""
+
+    is_steps = True
+
+    def __init__(self, raw: _steps.RawSteps, served: list[_wire.Exchange]) -> None:
+        self.raw = raw
+        self.served = served
+        self.ok = True
+        self.exchanges = 0
+        self.last_llm: dict[str, Any] | None = None
+        self.tail: list[dict[str, Any]] = []
+        self.model: str | None = None
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+    def __iter__(self) -> Any:
+        for step in self.raw:
+            if "exchange" in step:
+                n = self.exchanges
+                self.exchanges += 1
+                ex = self.served[n] if n < len(self.served) else None
+                if (
+                    ex is None
+                    or ex.provider != step.get("provider")
+                    or (ex.codec is None) != (step.get("type") == "http")
+                ):
+                    self.ok = False
+            if step.get("type") == "llm_call":
+                self.last_llm = {k: v for k, v in step.items() if k != _SENT_ONLY}
+                self.tail = []
+                if self.model is None and step.get("model"):
+                    self.model = str(step["model"])
+            else:
+                self.tail.append(step)
+            yield step

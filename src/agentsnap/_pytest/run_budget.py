@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..diff import run_totals as _run_totals
+from ..storage import lazy_steps as _steps
 from . import golden_run as _golden_run
 
 if TYPE_CHECKING:
@@ -39,7 +40,11 @@ def row(outcome: Outcome, mode: str, exact: bool = False) -> dict[str, Any] | No
 def _row(outcome: Outcome, mode: str, exact: bool) -> dict[str, Any] | None:
     assert outcome.new is not None
     counted: _run_totals.BodyTokens = {}  # a replayed request is the golden's own body: counted once
-    new = _run_totals.measure(outcome.new.trace, exact=exact, counted=counted)
+    if _steps.raw_steps(outcome.new) is None:
+        steps: Sequence[Mapping[str, Any]] = outcome.new.trace
+    else:  # a large golden's steps as text: bodies read afresh, none to share
+        counted, steps = _steps.NoMemo(), _steps.readable(outcome.new)
+    new = _run_totals.measure(steps, exact=exact, counted=counted)
     if not new.llm_calls:
         return None
     usage = [new.usage.get("input_tokens"), new.usage.get("output_tokens")]

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import os
 import sys
 from collections import Counter
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 import pytest
 
@@ -283,18 +284,16 @@ class AgentsnapSession:
         A test that calls the ``snapshot(actual)`` form more than once stores
         each part's LLM calls in its own snapshot; replay serves them all, in order.
         """
-        trace = list(golden.trace)
-        index = 2
-        while True:
+        later: list[dict[str, Any]] = []  # (the golden's own trace read only when there are more)
+        for index in itertools.count(2):
             try:
-                later = self.store.load(f"{name}-{index}")
+                found = self.store.load(f"{name}-{index}")
             except SnapshotFormatError:
                 break  # the block that owns it reports the broken file
-            if later is None:
+            if found is None:
                 break
-            trace += later.trace
-            index += 1
-        return golden if index == 2 else dataclasses.replace(golden, trace=trace)
+            later += found.trace
+        return dataclasses.replace(golden, trace=golden.trace + later) if later else golden
 
     def take_llm_steps(self, node_id: str) -> list[dict[str, object]]:
         """The llm_call/http steps of the exchanges test ``node_id``'s auto-recording captured

@@ -29,9 +29,11 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict, deque
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import Any, cast
 
 from ..exceptions import ReplayMissError
+from ..storage.lazy_steps import RawSteps
 from ..storage.wire import canonical_json, replay_key, request_key
 
 __all__ = ["Cassette", "canonical_json", "request_key"]
@@ -40,13 +42,15 @@ __all__ = ["Cassette", "canonical_json", "request_key"]
 class Cassette:
     """The recorded exchanges of one snapshot, ready to be served.
 
-    ``steps``: a snapshot's ``trace`` list; every step with an ``exchange`` is
-    servable. ``name`` / ``path`` are used in miss messages.
+    ``steps``: a snapshot's ``trace`` list, or a large golden's steps as text
+    (:class:`~agentsnap.storage.lazy_steps.RawSteps`: each decoded once to index it, and again when
+    served); every step with an ``exchange`` is servable. ``name`` / ``path`` are used in miss
+    messages.
     """
 
     def __init__(
         self,
-        steps: list[dict[str, Any]],
+        steps: list[dict[str, Any]] | RawSteps,
         *,
         name: str = "",
         path: object = None,
@@ -66,7 +70,12 @@ class Cassette:
         self.path = path
         self.strict = strict
         self._lock = threading.Lock()
-        self._entries: list[dict[str, Any]] = []
+        raw = steps if isinstance(steps, RawSteps) else None
+        #: the recordings are a large golden's steps as text (read when served)
+        self.by_step = raw is not None
+        self._entries: list[dict[str, Any]] | _StepExchanges = (
+            [] if raw is None else _StepExchanges(raw)
+        )
         #: by :func:`~agentsnap.storage.wire.replay_key` (equal exactly when ``request_key`` is, cheaper)
         #: (each queue a list in reverse recorded order, served from its end: a one-item list is a
         #: tenth of a deque's size, and most requests are recorded once)
@@ -82,9 +91,10 @@ class Cassette:
         #: 0.5.1 llm_call steps in recorded order: (entry index or None, what to serve or why not)
         self._legacy: deque[tuple[int | None, Any]] = deque()
         self.legacy = legacy
-        if legacy:
+        if legacy and raw is None:
             self._add_legacy(steps)
-        for step in steps:
+        # (a large golden's steps as text: read no further than its requests, one at a time)
+        for position, step in enumerate(steps if raw is None else raw.skeletons()):
             if what == "LLM call" and isinstance(step.get("session"), int):
                 self.mcp_steps.append(step)
                 continue
@@ -99,14 +109,14 @@ class Cassette:
             ):
                 continue
             idx = len(self._entries)
-            self._entries.append(ex)
+            self._entries.append(ex if raw is None else position)  # type: ignore[arg-type]
             self._played.append(False)
             key = replay_key(ex["request"])
             self._by_key[key].append(idx)
             self._by_route[key[:2]].append(idx)
         _reverse_each(self._by_key, self._by_route)
 
-    def _add_legacy(self, steps: list[dict[str, Any]]) -> None:
+    def _add_legacy(self, steps: list[dict[str, Any]] | RawSteps) -> None:
         from ..storage.legacy import legacy_exchange
 
         for step in steps:
@@ -116,7 +126,7 @@ class Cassette:
             idx = None
             if found.exchange is not None:
                 idx = len(self._entries)
-                self._entries.append(found.exchange)
+                self._entries.append(found.exchange)  # type: ignore[arg-type]
                 self._played.append(False)
             self._legacy.append((idx, found))
 
@@ -159,9 +169,10 @@ class Cassette:
         return len(self._entries)
 
     @property
-    def recordings(self) -> list[dict[str, Any]]:
-        """The servable exchanges (the steps' own ``exchange`` dicts), in recorded order: read only."""
-        return self._entries
+    def recordings(self) -> Sequence[dict[str, Any]]:
+        """The servable exchanges (the steps' own ``exchange`` dicts), in recorded order: read only
+        (of a large golden's steps as text: each read decodes its step again)."""
+        return cast("Sequence[dict[str, Any]]", self._entries)
 
     def take(self, request: dict[str, Any]) -> tuple[int, dict[str, Any], list[str] | None]:
         """Serve the response recorded for ``request`` (a scrubbed request dict).
@@ -317,6 +328,31 @@ class Cassette:
             f"  Fix: if the change is intended, re-record with {record}, review the snapshot, commit it."
         )
         return "\n".join(lines)
+
+
+class _StepExchanges:
+    """A cassette's recordings from a large golden's steps as text: the positions of the steps
+    that hold them, each ``exchange`` decoded when read (a fresh dict each time)."""
+
+    __slots__ = ("positions", "steps")
+
+    def __init__(self, steps: RawSteps) -> None:
+        self.steps = steps
+        self.positions: list[int] = []
+
+    def append(self, position: int) -> None:
+        self.positions.append(position)
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    def __getitem__(self, idx: int) -> dict[str, Any]:
+        exchange: dict[str, Any] = self.steps.step(self.positions[idx])["exchange"]
+        return exchange
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        for idx in range(len(self.positions)):
+            yield self[idx]
 
 
 def _reverse_each(*indexes: dict[Any, list[int]]) -> None:

@@ -38,6 +38,13 @@ def take_recorded(recording: Recording, exchange: wire.Exchange) -> dict[str, An
         raise
     exchange.replay_index = index
     exchange.request_drift = drift
+    cassette = recording.cassette
+    if cassette.by_step and drift is None and recorded["request"] == exchange.request:
+        # a large golden's step as text: the recording is read from there when asked, not held
+        wire.ServedExchange.hold_by_reference(exchange, cassette.recordings)
+        exchange.ended = time.monotonic()
+        by_step: dict[str, Any] = recorded["response"]
+        return by_step
     if drift is None and recorded["request"] == exchange.request:
         # the recording's own request (equal value): the run's trace holds no second copy
         exchange.request = recorded["request"]

@@ -56,7 +56,7 @@ import re
 import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
@@ -501,7 +501,8 @@ def compact_pieces(data: dict[str, Any]) -> Iterator[bytes | bytearray]:
     does, and is its bytes but where a piece and the whole take different encoders (NaN or a
     lone surrogate in one step sends only that step through ``json.dumps``: ``1e+16`` there)."""
     trace = data.get("trace")
-    if not isinstance(trace, list) or not all(type(key) is str for key in data):
+    stepwise = isinstance(trace, list) or getattr(trace, "is_steps", False)  # (storage.lazy_steps)
+    if not stepwise or not all(type(key) is str for key in data):
         yield compact_bytes(data)  # (never for a prepared snapshot: one piece is the same bytes)
         return
     for n, key in enumerate(sorted(data)):  # msgspec and json.dumps sort string keys alike
@@ -514,7 +515,7 @@ def compact_pieces(data: dict[str, Any]) -> Iterator[bytes | bytearray]:
             continue
         head += b"["
         yield head
-        for i, step in enumerate(trace):
+        for i, step in enumerate(cast("Iterable[Any]", trace)):  # a list, or storage.lazy_steps'
             piece = _compact(step)
             yield piece if i == 0 else b"," + piece
         yield b"]"

@@ -109,6 +109,7 @@ class Snapshot:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-ready dict written to disk."""
+        trace = self.trace
         return {
             "version": self.version,
             "name": self.name,
@@ -120,7 +121,26 @@ class Snapshot:
             "agentsnap_version": self.agentsnap_version,
             "model": self.model,
             "input": self.input,
-            "trace": self.trace,
+            "trace": trace,
+            "output": self.output,
+            **({"comparison": self.comparison} if self.comparison is not None else {}),
+            **({"trace_digest": self.trace_digest} if self.trace_digest is not None else {}),
+        }
+
+    def to_dict_with(self, trace: Any) -> dict[str, Any]:
+        """:meth:`to_dict` with ``trace`` in place of :attr:`trace` (which is not read)."""
+        return {
+            "version": self.version,
+            "name": self.name,
+            "approved": self.approved,
+            "source": self.source,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "recorded_at": self.recorded_at,
+            "agentsnap_version": self.agentsnap_version,
+            "model": self.model,
+            "input": self.input,
+            "trace": trace,
             "output": self.output,
             **({"comparison": self.comparison} if self.comparison is not None else {}),
             **({"trace_digest": self.trace_digest} if self.trace_digest is not None else {}),
@@ -204,8 +224,9 @@ def _digest(
 ) -> tuple[str | None, bool]:
     """The digest of ``trace`` with its steps encoded by ``encode``; and, asked for
     (``finite``), whether every step's bytes hold only finite floats (else False)."""
-    if not isinstance(trace, list):
+    if not isinstance(trace, list) and not getattr(trace, "is_steps", False):
         return None, False
+    steps: Any = trace  # a list, or steps read one at a time (agentsnap.storage.lazy_steps)
     rules = _scrub_rules.active()
     digest = hashlib.blake2b(digest_size=32)
     all_finite = finite
@@ -213,9 +234,9 @@ def _digest(
         # a step at a time (MessagePack values delimit themselves; the count comes first): a
         # 5,000-call trace's ~15 MB of MessagePack is never held at once
         digest.update(
-            _sorted_msgpack([_version(), list(rules.paths), list(rules.patterns), len(trace)])
+            _sorted_msgpack([_version(), list(rules.paths), list(rules.patterns), len(steps)])
         )
-        for step in trace:
+        for step in steps:
             packed = encode(step)
             digest.update(packed)
             if all_finite:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..exceptions import SnapshotFormatError
+from . import lazy_steps as _steps
 from . import legacy as _legacy
 from . import schema as _schema
 from . import serialize as _serialize
@@ -263,8 +264,9 @@ class SnapshotStore:
     # -- reading -----------------------------------------------------------
     @staticmethod
     def read_file(path: Path, *, expected_name: str | None = None) -> Snapshot:
-        """Parse one snapshot file (see :meth:`read_document`) into a :class:`Snapshot`."""
-        return Snapshot.from_dict(
+        """Parse one snapshot file (see :meth:`read_document`) into a :class:`Snapshot` (a large
+        one's steps kept as text until read: :func:`agentsnap.storage.lazy_steps.read_large`)."""
+        return _steps.read_large(path, expected_name) or Snapshot.from_dict(
             SnapshotStore.read_document(path, expected_name=expected_name)[1], name=expected_name
         )
 
@@ -557,7 +559,7 @@ class SnapshotStore:
         refuse_links(path, self.root)  # a .last_run linked elsewhere is never written through
         if self.last_run_error is not None:
             return None  # said once already
-        if len(snapshot.trace) >= PIECES_FROM_STEPS:  # written here, a step at a time
+        if _steps.stepwise(snapshot, PIECES_FROM_STEPS):  # written here, a step at a time
             failed = len(self.writer.errors)
             self.writer.write_here(
                 path, lambda: self._write_bytes(path, self._scratch_pieces(snapshot))
@@ -578,7 +580,7 @@ class SnapshotStore:
         if self.last_run_error is not None:
             return None  # said once already
         try:
-            big = len(snapshot.trace) >= PIECES_FROM_STEPS
+            big = _steps.stepwise(snapshot, PIECES_FROM_STEPS)
             self._write_bytes(
                 path, self._scratch_pieces(snapshot) if big else self._scratch_bytes(snapshot)
             )
@@ -599,7 +601,7 @@ class SnapshotStore:
         """:meth:`_scratch_bytes` in pieces, a step at a time (joined, they read back as those bytes do)."""
         from .serialize import compact_pieces, write_blobs
 
-        data = _prepared_dict(snapshot)
+        data = _steps.scratch_dict(snapshot) or _prepared_dict(snapshot)
         write_blobs(data, self.root)
         yield from compact_pieces(data)
 

@@ -157,6 +157,63 @@ class Exchange:
         return StoredExchange(request=self.request, response=self.response)
 
 
+class ServedExchange(Exchange):
+    """An exchange replay served, exactly, from a large golden's step kept as text
+    (:mod:`agentsnap.storage.lazy_steps`): its request and response are the recording's, read from
+    ``source[replay_index]`` (a cassette's recordings: decoded afresh on each read) instead of
+    held, so a long replay does not keep a parsed copy of every exchange it served. A value set
+    on it is held as on any :class:`Exchange`. Made by
+    :func:`agentsnap.capture.serving.take_recorded` (:meth:`hold_by_reference`)."""
+
+    source: Any
+
+    @classmethod
+    def hold_by_reference(cls, exchange: Exchange, source: Any) -> None:
+        """Turn ``exchange`` (served recording ``exchange.replay_index`` of ``source``, its request
+        equal to the recording's) into one that reads them from ``source``."""
+        exchange.__class__ = cls
+        held = exchange.__dict__
+        held["source"] = source
+        for key in ("request", "response", "recorded"):
+            held.pop(key, None)
+
+    def _recording(self) -> dict[str, Any]:
+        recording: dict[str, Any] = self.source[self.replay_index]
+        return recording
+
+    @property
+    def request(self) -> dict[str, Any]:
+        own: dict[str, Any] | None = self.__dict__.get("request")
+        if own is not None:
+            return own
+        found: dict[str, Any] = self._recording()["request"]
+        return found
+
+    @request.setter
+    def request(self, value: dict[str, Any]) -> None:
+        self.__dict__["request"] = value
+
+    @property
+    def response(self) -> dict[str, Any] | None:
+        if "response" in self.__dict__:
+            own: dict[str, Any] | None = self.__dict__["response"]
+            return own
+        found: dict[str, Any] = self._recording()["response"]
+        return found
+
+    @response.setter
+    def response(self, value: dict[str, Any] | None) -> None:
+        self.__dict__["response"] = value
+
+    def to_dict(self) -> StoredExchange:
+        """The recording's own stored form (as :meth:`Exchange.to_dict` for a request served
+        from its recording), unless a value was set on this exchange since."""
+        if "request" in self.__dict__ or "response" in self.__dict__:
+            return StoredExchange(request=self.request, response=self.response)
+        recording = self._recording()
+        return PreparedExchange(request=recording["request"], response=recording["response"])
+
+
 class Repeats:
     """What a run's request (or response) bodies repeat of the one read before them, parsed once
     and held once.

@@ -1,0 +1,376 @@
+"""A large golden's steps kept as their compact JSON text, decoded one at a time when read.
+
+A golden's file is parsed into dicts and lists several times its size in memory (a 5,000-call
+golden: 20 MB of file, 40 MB parsed, 12 MB as compact text). A golden file of at least
+:data:`LAZY_FROM` bytes is read by :func:`read_lazy`: every step is parsed and checked as the
+whole file is (:mod:`agentsnap.storage.schema`), one at a time, then kept as its compact JSON
+(``msgspec.json.encode`` of the parsed step: it parses back to the same values, keys in the
+same order) and dropped. Anything the step-by-step read cannot vouch for (a file that is not
+JSON msgspec reads, a wrong value, a nesting too deep, an old file's ``messages_from``, another
+name) is left to the whole read, which raises its error naming the file and the JSON path.
+
+The snapshot read so is a :class:`LazySnapshot`: its ``trace`` is a real list of step dicts,
+decoded in full on the first read of the attribute (every reader of step dicts sees the values
+a whole read gives) and kept from then on. The replay of a passing test reads no ``trace``: its
+cassette (:class:`agentsnap.capture.cassette.Cassette`), the proof that the run is its golden
+(:mod:`agentsnap._pytest.golden_run`), the comparison and the ``.last_run`` record read
+:func:`raw_steps`, one step at a time. A file under :data:`LAZY_FROM` is read whole, as always
+(the common small test pays nothing for this).
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from . import schema as _schema
+from . import serialize as _serialize
+from .snapshot import _MAX_NESTING, _READABLE_VERSIONS, FORMAT_VERSION, Snapshot, _deeper_than
+
+__all__ = [
+    "LAZY_FROM",
+    "LazySnapshot",
+    "NoMemo",
+    "RawSteps",
+    "compared",
+    "raw_steps",
+    "read_large",
+    "read_lazy",
+    "readable",
+    "same_steps",
+    "scratch_dict",
+    "stepwise",
+]
+
+#: golden files of at least this many bytes are read a step at a time (~2,000 calls of a chat
+#: agent); smaller ones are read whole, as before (the steps as text cost instructions to read)
+LAZY_FROM = 8 << 20
+
+_decode = msgspec.json.decode
+_encode = msgspec.json.encode
+_top = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_items = msgspec.json.Decoder(list[msgspec.Raw])
+
+
+class _Held:
+    """The steps of one golden: their texts until the golden's ``trace`` is read, then the step
+    dicts decoded from them (and no texts)."""
+
+    __slots__ = ("decoded", "texts")
+
+    def __init__(self, texts: list[bytes]) -> None:
+        self.texts: list[bytes] | None = texts
+        self.decoded: list[dict[str, Any]] | None = None
+
+    def decode_all(self) -> list[dict[str, Any]]:
+        if self.decoded is None:
+            # (the texts list is never changed: a replay thread reading a step meanwhile reads it
+            # whole; the texts are let go once every step is decoded)
+            self.decoded = [_decode(text) for text in self.texts or ()]
+            self.texts = None  # (every reader reads the dicts from now on)
+        return self.decoded
+
+
+class RawSteps:
+    """A golden's steps as their compact JSON texts: :meth:`step` decodes one (a fresh dict),
+    without the key ``drop`` (a golden's steps read as a replayed run's: ``latency_ms``). Once
+    the golden's ``trace`` is read, its steps are those dicts (``drop``: a copy without it)."""
+
+    __slots__ = ("drop", "held")
+
+    #: read a step at a time by trace_digest and compact_pieces (agentsnap.storage.snapshot, .serialize)
+    is_steps = True
+
+    def __init__(self, held: _Held, drop: str | None = None) -> None:
+        self.held = held
+        self.drop = drop
+
+    def __len__(self) -> int:
+        held = self.held
+        return len(held.decoded if held.decoded is not None else held.texts or ())
+
+    def step(self, index: int) -> dict[str, Any]:
+        held = self.held
+        drop = self.drop
+        if held.decoded is not None:
+            found = held.decoded[index]
+            return found if drop is None else {k: v for k, v in found.items() if k != drop}
+        step: dict[str, Any] = _decode((held.texts or [])[index])
+        if drop is not None:
+            step.pop(drop, None)
+        return step
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        for index in range(len(self)):
+            yield self.step(index)
+
+    def decoded(self) -> list[dict[str, Any]]:
+        """Every step, decoded once for all readers of these texts (then held as dicts)."""
+        steps = self.held.decode_all()
+        drop = self.drop
+        return steps if drop is None else [{k: v for k, v in s.items() if k != drop} for s in steps]
+
+    def skeletons(self) -> Iterator[dict[str, Any]]:
+        """Each step as a cassette indexes it, decoding no more than that: an ``exchange`` of its
+        ``request`` alone (decoded) and, for a ``response`` that is an object, ``{}``; a step with a
+        ``session`` or ``connection`` (MCP, WebSocket), or once the steps are dicts, the whole step."""
+        for index in range(len(self)):
+            texts = self.held.texts
+            if texts is None:
+                yield self.step(index)
+                continue
+            parts = _parts.decode(texts[index])
+            if "session" in parts or "connection" in parts:
+                yield self.step(index)
+                continue
+            exchange = parts.get("exchange")
+            if exchange is None or not _is_object(exchange):
+                yield {"exchange": None}
+                continue
+            ex = _parts.decode(exchange)
+            request, response = ex.get("request"), ex.get("response")
+            yield {
+                "exchange": {
+                    "request": None if request is None else _decode(request),
+                    "response": {} if response is not None and _is_object(response) else None,
+                }
+            }
+
+    def any_true(self, key: str) -> bool:
+        """Whether a step's ``key`` is truthy, read by decoding only the steps whose text holds it."""
+        texts = self.held.texts
+        if texts is None or key == self.drop:
+            return key != self.drop and any(step.get(key) for step in self)
+        marker = _encode(key) + b":"  # (in a string value its quotes would be escaped)
+        return any(marker in text and self.step(i).get(key) for i, text in enumerate(texts))
+
+    def without(self, key: str) -> RawSteps:
+        """The same steps, read without ``key``."""
+        return RawSteps(self.held, key)
+
+
+class _Exchange(Mapping[str, Any]):
+    """A step's ``exchange`` as the comparison reads it: decoded from its text on each read (the
+    checks read exchanges through ``Mapping``; a comparison's trace holds no parsed exchange)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: msgspec.Raw) -> None:
+        self.text = text
+
+    def _value(self) -> dict[str, Any]:
+        value: dict[str, Any] = _decode(self.text)
+        return value
+
+    def __getitem__(self, key: str) -> Any:
+        return self._value()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._value())
+
+    def __len__(self) -> int:
+        return len(self._value())
+
+
+_parts = msgspec.json.Decoder(dict[str, msgspec.Raw])
+
+
+def compared(steps: RawSteps) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The golden's steps and the run's (the same without ``steps.drop``) as a comparison reads
+    them: every value decoded but each ``exchange``, read from its text when the checks ask
+    (:class:`_Exchange`); the two sides share every value, as a golden-again run's steps do."""
+    held = steps.held
+    golden: list[dict[str, Any]] = []
+    if held.decoded is not None:
+        golden = held.decoded
+    else:
+        for text in held.texts or ():
+            step = {
+                key: (_Exchange(value) if key == "exchange" else _decode(value))
+                for key, value in _parts.decode(text).items()
+            }
+            golden.append(step)
+    drop = steps.drop
+    run = [{k: v for k, v in step.items() if k != drop} for step in golden]
+    return golden, run
+
+
+def _is_object(text: msgspec.Raw) -> bool:
+    """Whether compact JSON ``text`` is an object."""
+    return memoryview(text)[0] == 0x7B  # "{"
+
+
+class LazySnapshot(Snapshot):
+    """A :class:`Snapshot` whose ``trace`` is decoded from :class:`RawSteps` on its first read."""
+
+    def __init__(self, steps: RawSteps | None = None, **fields: Any) -> None:
+        self._steps: RawSteps | None = None
+        super().__init__(**fields)  # (its ``trace = []`` goes to the setter)
+        self._steps = steps
+
+    @property
+    def trace(self) -> list[dict[str, Any]]:
+        steps = self._steps
+        if steps is not None:  # the first read: decoded in full, kept
+            self.__dict__["trace"] = steps.decoded()
+            self._steps = None
+        found: list[dict[str, Any]] = self.__dict__["trace"]
+        return found
+
+    @trace.setter
+    def trace(self, value: list[dict[str, Any]]) -> None:
+        self.__dict__["trace"] = value
+        self._steps = None
+
+
+class NoMemo(dict[int, Any]):
+    """A memo that keeps nothing (for :func:`agentsnap.diff.run_totals.measure`'s ``counted``
+    over steps read from text: every body is a fresh dict, and keeping each would hold them all)."""
+
+    def __setitem__(self, key: int, value: Any) -> None:
+        return
+
+
+def readable(snapshot: Snapshot) -> Sequence[Mapping[str, Any]]:
+    """``snapshot``'s steps for a reader that takes any ``Mapping`` step and exchange (the run's
+    totals): its ``trace``, or, of a large golden's steps still text, the steps
+    :func:`compared` made of them (kept on the snapshot by the comparison that asked: the same
+    list, measured once), else made now."""
+    raw = raw_steps(snapshot)
+    if raw is None:
+        return snapshot.trace
+    kept: list[dict[str, Any]] | None = snapshot.__dict__.get("compared")
+    return kept if kept is not None else compared(raw)[1]
+
+
+def stepwise(snapshot: Snapshot, from_steps: int) -> bool:
+    """Whether ``snapshot``'s record is written a step at a time: its steps are text, or at
+    least ``from_steps`` of them (:meth:`agentsnap.storage.store.SnapshotStore.save_last_run`)."""
+    return raw_steps(snapshot) is not None or len(snapshot.trace) >= from_steps
+
+
+def scratch_dict(snapshot: Snapshot) -> dict[str, Any] | None:
+    """The prepared dict of a scratch record (``.last_run``) of a prepared ``snapshot`` whose
+    steps are text, its ``trace`` those steps (each decoded when written); None for any other."""
+    raw = raw_steps(snapshot)
+    if raw is None or not snapshot.prepared:
+        return None
+    data = snapshot.to_dict_with([])
+    parts = {key: data.pop(key) for key in ("input", "trace", "output")}
+    found: dict[str, Any] = {**_serialize.prepare(data), **parts, "trace": raw}
+    return found
+
+
+def same_steps(a: Snapshot, b: Snapshot) -> bool:
+    """Whether ``a`` and ``b`` hold the same steps as text, neither decoded (one may read them
+    without ``latency_ms``, a volatile field: the comparison ignores it)."""
+    raw_a, raw_b = raw_steps(a), raw_steps(b)
+    return (
+        raw_a is not None
+        and raw_b is not None
+        and raw_a.held is raw_b.held
+        and {raw_a.drop, raw_b.drop} <= {None, "latency_ms"}
+    )
+
+
+def read_large(path: Path, expected_name: str | None) -> LazySnapshot | None:
+    """:func:`read_lazy` of the file at ``path`` when it holds at least :data:`LAZY_FROM` bytes
+    (None: read it whole), the cyclic collector paused meanwhile (as for a whole read)."""
+    if os.stat(path).st_size < LAZY_FROM:
+        return None
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return read_lazy(path.read_bytes(), path, expected_name)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def raw_steps(snapshot: object) -> RawSteps | None:
+    """``snapshot``'s steps as texts, while its ``trace`` has not been read (else None: a list
+    read may have been changed in place, and is what counts from then on)."""
+    return snapshot._steps if isinstance(snapshot, LazySnapshot) else None
+
+
+def read_lazy(raw: bytes, path: Path, expected_name: str | None) -> LazySnapshot | None:
+    """The snapshot in file ``raw`` (at ``path``) with its steps kept as texts; None for anything
+    the whole read must look at (and, if wrong, name: module doc)."""
+    try:
+        top = _top.decode(raw)
+        items = _items.decode(top.pop("trace"))
+        head = {key: _decode(value) for key, value in top.items()}
+    except (KeyError, msgspec.DecodeError, RecursionError):
+        return None
+    del top
+    name = head.get("name")
+    if (
+        str(head.get("version", FORMAT_VERSION)) not in _READABLE_VERSIONS
+        or not isinstance(name, (str, type(None)))
+        or (expected_name is not None and name is not None and name != expected_name)
+        or _deeper_than(head, _MAX_NESTING)
+    ):
+        return None
+    head["trace"] = []
+    try:
+        msgspec.convert(head, _schema.SnapshotFile, strict=True)
+    except msgspec.ValidationError:
+        return None
+    texts: list[bytes] = []
+    batch: list[Any] = []
+    for n, item in enumerate(items, 1):
+        try:
+            step = _decode(item)
+        except (msgspec.DecodeError, RecursionError):
+            return None
+        if type(step) is not dict or "messages_from" in step:
+            return None
+        texts.append(_encode(step))
+        batch.append(step)
+        if (n % _BATCH == 0 or n == len(items)) and not _valid(batch):
+            return None
+    del items
+    built = Snapshot.from_dict(head, name=expected_name)
+    fields = {key: getattr(built, key) for key in _FIELDS}
+    return LazySnapshot(RawSteps(_Held(texts)), **fields)
+
+
+#: steps checked at once (one msgspec call, one depth walk: a step at a time cost ten times more)
+_BATCH = 256
+_steps_type = list[_schema.Step]
+
+
+def _valid(batch: list[Any]) -> bool:
+    """Whether the steps in ``batch`` pass the schema and nest no deeper than a file may (a
+    step is two levels down in its file, one in ``batch``); ``batch`` is emptied."""
+    try:
+        if _deeper_than(batch, _MAX_NESTING - 1):
+            return False
+        msgspec.convert(batch, _steps_type, strict=True)
+    except msgspec.ValidationError:
+        return False
+    finally:
+        batch.clear()
+    return True
+
+
+_FIELDS = (
+    "name",
+    "output",
+    "input",
+    "model",
+    "approved",
+    "source",
+    "created_at",
+    "updated_at",
+    "recorded_at",
+    "version",
+    "agentsnap_version",
+    "comparison",
+    "trace_digest",
+)

@@ -1,0 +1,237 @@
+"""A large golden's steps kept as text (issue 30, row 11: memory): ``storage/lazy_steps.py``.
+
+* read a step at a time, a golden loads the values the whole read gives (every recorded golden
+  of this repository, read both ways), and a wrong value is still named by file and JSON path;
+* replayed from its steps as text, a run serves the same bytes, passes, and writes the same
+  ``.last_run`` as the whole read's replay, without its golden's ``trace`` (or the run's) ever
+  decoded whole.
+
+The row's memory is measured by ``bench/memory.py`` (not here: timings and RSS are no test).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentsnap import AgentAsserter, AgentRecorder
+from agentsnap._pytest import golden_run
+from agentsnap.exceptions import SnapshotFormatError
+from agentsnap.storage import lazy_steps
+from agentsnap.storage.snapshot import Snapshot
+from agentsnap.storage.store import SnapshotStore
+from agentsnap.storage.wire import ServedExchange
+from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
+from tests.test_plugin_modes import (  # noqa: F401 - _warm_imports: the autouse fixture
+    NODE,
+    SNAP_DIR,
+    Project,
+    _warm_imports,
+    summary,
+)
+
+openai = pytest.importorskip("openai")
+
+from tests import fake_provider as fp
+
+pytest_plugins = ["pytester"]
+pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDENS = sorted(
+    p
+    for folder in ("snapshots", "tests", "examples")
+    for p in (ROOT / folder).rglob("*.json")
+    if ".last_run" not in p.parts and p.stat().st_size > 200
+)
+
+
+@pytest.fixture(autouse=True)
+def _fresh(fresh_scrub: None) -> Iterator[None]:
+    yield
+
+
+@pytest.fixture
+def every_file_lazy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every golden read a step at a time (a test's files are far below the size that is)."""
+    monkeypatch.setattr(lazy_steps, "LAZY_FROM", 0)
+
+
+def _whole(path: Path) -> Snapshot:
+    return Snapshot.from_dict(SnapshotStore.read_document(path)[1])
+
+
+@pytest.mark.parametrize("path", GOLDENS, ids=lambda p: p.name[:60])
+def test_a_golden_read_a_step_at_a_time_holds_the_values_of_the_whole_read(
+    path: Path, every_file_lazy: None
+) -> None:
+    try:
+        whole = _whole(path)
+    except SnapshotFormatError:
+        pytest.skip("not a snapshot file (refused by the whole read)")
+    lazy = SnapshotStore.read_file(path)
+    if not isinstance(lazy, lazy_steps.LazySnapshot):  # (0.5.1, toolscore, old forms)
+        assert lazy.to_dict() == whole.to_dict()
+        return
+    raw = lazy_steps.raw_steps(lazy)
+    assert raw is not None and len(raw) == len(whole.trace)
+    assert [raw.step(i) for i in range(len(raw))] == whole.trace  # one at a time
+    assert lazy.to_dict_with([]) == whole.to_dict_with([])  # nothing decoded for it
+    assert lazy_steps.raw_steps(lazy) is raw
+    assert lazy.to_dict() == whole.to_dict()  # read whole: the same values, key order too
+    assert [list(s) for s in lazy.trace] == [list(s) for s in whole.trace]
+    assert lazy_steps.raw_steps(lazy) is None  # read once: the list is what counts from then on
+    assert lazy.trace_digest == whole.trace_digest
+
+
+def _golden(tmp_path: Path, questions: list[str]) -> Path:
+    with fp.FakeOpenAI() as fake:
+        fake.script(*(fp.text_reply(f"Sunny, {20 + i} °C.") for i in range(len(questions))))
+        with AgentRecorder("lazy::row", snapshot_dir=tmp_path):
+            _raw_agent(fake, questions)
+    (path,) = tmp_path.glob("*.json")
+    return path
+
+
+def test_a_wrong_value_in_a_step_is_named_by_file_and_json_path(
+    tmp_path: Path, every_file_lazy: None
+) -> None:
+    path = _golden(tmp_path, ["Weather in Paris?", "And tomorrow?", "In Fahrenheit?"])
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["trace"][1]["exchange"]["response"]["status"] = "200"
+    path.write_text(json.dumps(data, indent=2, sort_keys=True), encoding="utf-8")
+    with pytest.raises(SnapshotFormatError) as err:
+        SnapshotStore(tmp_path).load("lazy::row")
+    assert str(path) in str(err.value)
+    assert "$.trace[1].exchange.response.status" in str(err.value)
+    data["trace"][2] = ["not", "a", "step"]
+    path.write_text(json.dumps(data, indent=2, sort_keys=True), encoding="utf-8")
+    with pytest.raises(SnapshotFormatError, match=r"trace\[2\] is not an object"):
+        SnapshotStore(tmp_path).load("lazy::row")
+
+
+def _raw_agent(fake: fp.FakeOpenAI, questions: list[str]) -> list[bytes]:
+    """``tests._support.chat_agent``, each response's body bytes as the SDK read them."""
+    client = openai.OpenAI(base_url=fake.base_url, api_key="sk-test", max_retries=0)
+    bodies: list[bytes] = []
+    messages: list[dict[str, str]] = []
+    for question in questions:
+        messages.append({"role": "user", "content": question})
+        raw = client.chat.completions.with_raw_response.create(
+            model="gpt-4o-mini", messages=list(messages)
+        )
+        bodies.append(raw.http_response.content)
+        messages.append({"role": "assistant", "content": raw.parse().choices[0].message.content})
+    return bodies
+
+
+def _replay(tmp_path: Path, questions: list[str]) -> tuple[list[bytes], AgentAsserter, bytes]:
+    """The bodies served, the block, and the ``.last_run`` written (its timestamps blanked)."""
+    with fp.FakeOpenAI() as fake:
+        with AgentAsserter("lazy::row", snapshot_dir=tmp_path, mode="replay") as block:
+            served = _raw_agent(fake, questions)
+        assert not fake.requests  # replay sent nothing
+    (last,) = (tmp_path / ".last_run").glob("*.json")
+    run = json.loads(last.read_bytes())
+    for key in ("created_at", "updated_at", "recorded_at"):
+        run[key] = ""
+    return served, block, json.dumps(run, sort_keys=True).encode()
+
+
+def test_a_replay_from_steps_as_text_serves_and_records_what_the_whole_read_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    questions = [f"Weather in city {i}?" for i in range(6)]
+    _golden(tmp_path, questions)
+    served, whole_block, whole_run = _replay(tmp_path, questions)
+    assert whole_block.outcome is not None and whole_block.outcome.action == "passed"
+    assert not isinstance(whole_block.outcome.golden, lazy_steps.LazySnapshot)
+
+    held: list[object] = []
+    real = ServedExchange.hold_by_reference.__func__  # type: ignore[attr-defined]
+    monkeypatch.setattr(
+        ServedExchange,
+        "hold_by_reference",
+        classmethod(lambda cls, ex, source: held.append(ex) or real(cls, ex, source)),
+    )
+    monkeypatch.setattr(lazy_steps, "LAZY_FROM", 0)
+    served_lazy, block, run = _replay(tmp_path, questions)
+    outcome = block.outcome
+    assert outcome is not None and outcome.action == "passed"
+    assert isinstance(outcome.golden, lazy_steps.LazySnapshot)
+    # served by reference to the golden's steps: the run's exchanges hold no parsed copy
+    assert len(held) == len(questions) and all(type(ex) is ServedExchange for ex in held)
+    assert served_lazy == served
+    assert run == whole_run
+
+
+def test_a_changed_request_against_steps_as_text_fails_as_against_the_whole_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _golden(tmp_path, ["Weather in Paris?", "And tomorrow?"])
+    failed: list[str] = []
+    for lazy_from in (1 << 60, 0):
+        monkeypatch.setattr(lazy_steps, "LAZY_FROM", lazy_from)
+        with fp.FakeOpenAI() as fake:
+            with pytest.raises(AssertionError) as err:
+                with AgentAsserter("lazy::row", snapshot_dir=tmp_path, mode="replay"):
+                    _raw_agent(fake, ["Weather in Rome?", "And tomorrow?"])
+        failed.append(str(err.value).replace(str(tmp_path), "<tmp>"))
+    assert failed[0] == failed[1]
+    assert "llm_requests" in failed[0]
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> Project:
+    return Project(pytester)
+
+
+def _last_run(project: Project) -> dict[str, object]:
+    store = SnapshotStore(project.root / SNAP_DIR)
+    found: dict[str, object] = json.loads(store.last_run_path(NODE).read_bytes())
+    for key in ("created_at", "updated_at", "recorded_at"):
+        found.pop(key)
+    return found
+
+
+BUDGETS = "[tool.agentsnap]\nbudgets = { max_latency_growth = 0.0, max_cost_growth = 0.1 }\n"
+
+
+def test_a_pytest_replay_from_steps_as_text_is_its_golden_again_never_decoded_whole(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (project.root / "pyproject.toml").write_text(BUDGETS, encoding="utf-8")
+    project.record_golden()
+    whole = project.run("--agentsnap-replay", "--agentsnap-budgets")
+    assert whole.ret == 0, whole.stdout.str()
+    whole_last = _last_run(project)
+    whole_lines = summary(whole) + [ln for ln in whole.outlines if "agentsnap budgets" in ln]
+
+    again: list[object] = []
+    decoded: list[object] = []
+    real_again, real_decode = golden_run._again_by_step, lazy_steps._Held.decode_all
+
+    def spy_again(*args: Any) -> object:
+        found = real_again(*args)
+        again.append(found)
+        return found
+
+    def spy_decode(held: Any) -> Any:
+        decoded.append(held)
+        return real_decode(held)
+
+    monkeypatch.setattr(golden_run, "_again_by_step", spy_again)
+    monkeypatch.setattr(lazy_steps._Held, "decode_all", spy_decode)
+    monkeypatch.setattr(lazy_steps, "LAZY_FROM", 0)
+    lazy = project.run("--agentsnap-replay", "--agentsnap-budgets")
+    assert lazy.ret == 0, lazy.stdout.str()
+    assert len(again) == 1 and isinstance(again[0], golden_run.LazyGoldenAgain)
+    # the proof, the comparison, the budget row and the .last_run read the steps one at a time
+    assert decoded == []
+    assert _last_run(project) == whole_last  # the same comparison, the same record
+    assert summary(lazy) + [ln for ln in lazy.outlines if "agentsnap budgets" in ln] == whole_lines
+    assert project.server_requests() == {NODE: 0}  # replay sent nothing
