@@ -11,10 +11,9 @@ mode ``record``                overwrite, mark approved, warn           same
 approved                       compare, fail on drift                   same
 =============================  =======================================  =========================================
 
-The CI column's refusals (and ``AgentAsserter``'s ``missing="raise"``) are
-decided in one place, :func:`refusal`; its callers (:func:`open_recording`,
-:func:`settle`, ``AgentAsserter`` at entry, the pytest fixture's
-``snapshot(actual)``) only choose what to do about it.
+The CI column's refusals (and ``AgentAsserter``'s ``missing="raise"``) are decided in one place,
+:func:`refusal`; its callers (:func:`open_recording`, :func:`settle`, ``AgentAsserter`` at entry,
+the pytest fixture's ``snapshot(actual)``) only choose what to do about it.
 
 Every outcome travels one way: an :class:`Outcome` handed to
 :func:`publish`, which gives it to each observer (:func:`add_observer`, and
@@ -57,7 +56,7 @@ from .storage import lazy_steps as _steps
 from .storage import legacy as _legacy
 from .storage.snapshot import Snapshot
 from .storage.store import SnapshotStore
-from .storage.volatile import behaviour_changes
+from .storage.volatile import behaviour_changes, same_content
 
 if TYPE_CHECKING:
     from .capture.recording import Recording
@@ -581,8 +580,7 @@ def failed_test_note(new: Snapshot, kept: Path | None) -> str:
 
 def _drifted(snap: Snapshot) -> bool:
     """Whether replay served any of the run's calls a recording of a different request (``request_drift``)."""
-    raw = _steps.raw_steps(snap)  # (a large golden's steps as text: read where they hold it)
-    if raw is not None:
+    if (raw := _steps.raw_steps(snap)) is not None:  # a large golden's steps as text: read there
         return raw.any_true("request_drift")
     return any(step.get("request_drift") for step in snap.trace)
 
@@ -649,8 +647,7 @@ def _warn_invalid_calls(new: Snapshot, path: Path, settings: Settings) -> None:
         )
 
 
-#: what ``getattr`` answers for a knob that is no field of :class:`Settings` (:func:`compare`)
-_NO_FIELD: Any = object()
+_NO_FIELD: Any = object()  # ``getattr``'s answer for a knob no field of Settings holds (compare)
 
 
 def compare(
@@ -663,10 +660,9 @@ def compare(
 ) -> Any:
     """Run the three-layer diff of ``new`` against ``golden`` with the settings' thresholds.
 
-    ``overrides``: per-test ``compute_diff`` options (None values are
-    ignored), e.g. thresholds, ``embed_fn``, ``judge``, ``min_score``,
-    ``weights``, ``strict``. The report's ``semantic_backend`` says which
-    backend (and model sha256) scored the texts.
+    ``overrides``: per-test ``compute_diff`` options (None values are ignored), e.g. thresholds,
+    ``embed_fn``, ``judge``, ``min_score``, ``weights``, ``strict``. The report's
+    ``semantic_backend`` says which backend (and model sha256) scored the texts.
     """
     # every comparison knob that is a setting (CompareOptions' ``setting`` fields), lists copied
     opts: dict[str, Any] = {}
@@ -682,10 +678,9 @@ def compare(
             # a test's budgets add to the settings' ones (a marker's max_calls_growth keeps the
             # table's max_tokens_growth)
             opts[key] = {**opts[key], **value} if key == "budgets" else value
-    raw = _steps.raw_steps(new)  # (None for any snapshot read whole: the common case)
-    if raw is not None and _steps.same_steps(
-        golden, new
-    ):  # a run proven its large golden's: both sides read from the same texts
+    # a run proven its large golden's: both sides read from the same texts (raw_steps is None for
+    # any snapshot read whole: the common case)
+    if (raw := _steps.raw_steps(new)) is not None and _steps.same_steps(golden, new):
         steps, run = _steps.compared(raw)
         sides = golden.to_dict_with(steps), new.to_dict_with(run)
         new.__dict__["compared"] = run  # (the run's totals read the same list: _steps.readable)
@@ -695,13 +690,11 @@ def compare(
 
 
 def _same(a: Snapshot, b: Snapshot) -> bool:
-    from .storage.volatile import same_content
+    # a large golden's steps as text, the run's the same texts: the rest compared without them
+    if _steps.same_steps(a, b) and _same_dicts(a.to_dict_with([]), b.to_dict_with([])):
+        return True
+    return _same_dicts(a.to_dict(), b.to_dict())
 
-    if _steps.same_steps(a, b):  # a large golden's steps as text, the run's the same texts
-        da, db = a.to_dict_with([]), b.to_dict_with([])
-        da["approved"] = db["approved"]
-        if same_content(da, db):
-            return True
-    da, db = a.to_dict(), b.to_dict()
-    da["approved"] = db["approved"]
-    return same_content(da, db)
+
+def _same_dicts(da: dict[str, Any], db: dict[str, Any]) -> bool:
+    return same_content({**da, "approved": db["approved"]}, db)
