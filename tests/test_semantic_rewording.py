@@ -11,10 +11,11 @@ from agentsnap.diff.meaning.verdict import compare
 
 THRESHOLD = 0.92  # semantic_threshold's default
 
-# --------------------------------------------------------------- a sentence merged in other forms
-# A golden sentence with no fact said inside its neighbour's counterpart with its words in other
-# forms (a verb said as its noun: ``reintentó`` / ``reintento``, ``relancé`` / ``relance``) is
-# merged, not dropped; said under a negation (``sin ningún reintento``) or not said, it is not.
+# --------------------------------------------------------------- a sentence denied where it would merge
+# A golden sentence with no fact said under a negation inside its neighbour's counterpart
+# (``sin ningún reintento``), or not said there, is dropped. (Round twelve read such a sentence
+# said in other word forms, ``reintentó`` / ``reintento``, as merged; a reviewer showed a denial
+# by a verb or at a distance passing that way, tests/test_brk10_merges.py, and it was taken out.)
 
 _ES = (
     "La exportación se ejecuta cada noche a las 2:00. El programador reintentó automáticamente "
@@ -24,28 +25,6 @@ _FR = (
     "L'export tourne chaque nuit à 2 h. Le planificateur a relancé automatiquement. C'est pourquoi "
     "la tâche apparaît en jaune et non en vert."
 )
-
-
-@pytest.mark.parametrize(
-    ("golden", "new"),
-    [
-        (
-            _ES,
-            "La exportación se ejecuta cada noche a las 2:00. Tras un reintento automático, el único "
-            "que hace el programador, la tarea aparece en amarillo en lugar de verde.",
-        ),
-        (
-            _FR,
-            "L'export tourne chaque nuit à 2 h. Après une relance automatique, la seule que fait le "
-            "planificateur, la tâche apparaît en jaune au lieu de vert.",
-        ),
-    ],
-)
-def test_a_sentence_merged_in_other_word_forms_is_not_dropped(golden: str, new: str) -> None:
-    verdict = compare(golden, new)
-    messages = [f.message for f in verdict.findings]
-    assert verdict.score >= THRESHOLD, messages
-    assert any("sentences merged" in m for m in messages), messages
 
 
 @pytest.mark.parametrize(
@@ -91,10 +70,10 @@ def test_a_sentence_denied_or_left_out_where_it_would_merge_still_fails(
     assert any("sentence dropped" in m for m in messages), messages
 
 
-# --------------------------------------------------------------- a table's header row
-# A table's header row labels its columns and states no polarity, so a sentence saying a row's
-# value with a negation ("has no minimum term") is not read against the header; the row itself is
-# still read, so a sign cell ("–" under "Minimum term": not Minimum term) said to be there fails.
+# --------------------------------------------------------------- a table's cells
+# A sign cell ("–" under "Minimum term": not Minimum term) or a none cell said to be there fails.
+# (Round twelve read a header row as a label with no polarity; a header stating an outcome then
+# passed flipped, tests/test_brk10_labels.py, and the reading was taken out.)
 
 
 def _table(header: str, first: str, second: str) -> str:
@@ -156,24 +135,12 @@ def _pair(lang: str, cell: str, denied: bool) -> tuple[str, str]:
     return _table(header, first.format(cell), second), prose.format(no if denied else yes)
 
 
-@pytest.mark.parametrize("lang", sorted(_TABLES))
-def test_a_row_said_with_a_negation_is_not_read_against_the_header(lang: str) -> None:
-    verdict = compare(*_pair(lang, _NONE[lang], denied=True))
-    assert verdict.score >= THRESHOLD, [f.message for f in verdict.findings]
-
-
 @pytest.mark.parametrize("lang", ["de", "en", "es", "fr"])
 def test_a_sign_cell_said_to_be_there_still_fails_as_polarity_flipped(lang: str) -> None:
     verdict = compare(*_pair(lang, "–", denied=False))
     messages = [f.message for f in verdict.findings]
     assert verdict.score < THRESHOLD, messages
     assert any("polarity flipped" in m for m in messages), messages
-
-
-@pytest.mark.parametrize("lang", ["de", "en", "es", "fr"])
-def test_a_sign_cell_said_with_a_negation_passes(lang: str) -> None:
-    verdict = compare(*_pair(lang, "–", denied=True))
-    assert verdict.score >= THRESHOLD, [f.message for f in verdict.findings]
 
 
 @pytest.mark.xfail(
@@ -188,11 +155,10 @@ def test_a_none_cell_said_to_be_there_fails(lang: str) -> None:
     assert verdict.score < THRESHOLD, [f.message for f in verdict.findings]
 
 
-# --------------------------------------------------------------- words of order inserted
-# A sentence that numbers what the other counts ("in two instalments, in October and February" →
-# "a first part in October, the second in February") or orders steps the other numbers ("3. Invite
-# your team" → "Finally invite your team") adds no claim; a sentence that adds a condition beside
-# its words of order, or changes a date, still fails.
+# --------------------------------------------------------------- words of order
+# A sentence that adds a condition beside words of order, or changes a date, fails. (Round twelve
+# read an inserted ordinal as no claim; a clause added with ordinals then passed,
+# tests/test_brk10_ordinals.py, and the reading was taken out.)
 
 _GRANT = {
     "en": (
@@ -233,19 +199,6 @@ _STEPS_SAID = (
 )
 _JA = "奨学金が承認されました。4500円は10月と2月の2回に分けて支払われます。"
 _JA_SAID = "奨学金が承認されました。4500円は2回に分けて支払われ、最初は10月、最後は{}月です。"
-
-
-@pytest.mark.parametrize(
-    ("golden", "new"),
-    [
-        *[(golden, new.format("")) for golden, new, _ in _GRANT.values()],
-        (_STEPS, _STEPS_SAID.format(", and the setup is done.")),
-        (_JA, _JA_SAID.format(2)),
-    ],
-)
-def test_words_of_order_inserted_are_no_claim(golden: str, new: str) -> None:
-    verdict = compare(golden, new)
-    assert verdict.score >= THRESHOLD, [f.message for f in verdict.findings]
 
 
 @pytest.mark.parametrize(

@@ -15,14 +15,10 @@ reads as dropped and added. The caller reads the merged units as one group for p
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from . import facts as F
-from . import vocabulary as V
 from .clues import _coverage
-from .negations import order_poles
-from .slots import akin
 from .units import Unit
 
 __all__ = ["links", "merged_pairs"]
@@ -33,10 +29,6 @@ LINK_COVER = 0.6
 MERGE_COVER = 0.4
 #: least content words of the joined counterpart that only the leftover unit explains
 MERGE_GAIN = 2
-#: tokens either side of a word said in another form in which a negation may deny it
-_NEAR = 3
-#: a Japanese negation, after what it denies
-_CJK_DENIAL = re.compile("ない|なく|ません|ず$")
 
 
 def links(
@@ -104,30 +96,6 @@ def _echoes(unit: Unit, sibling: Unit, *, facts: bool = True) -> bool:
     )
 
 
-def _said_akin(unit: Unit, text: str) -> float:
-    """Share of the words of ``unit`` (no fact, no negation of its own) that ``text`` says in any
-    form (``reintentó`` / ``reintento``, ``automáticamente`` / ``automático``; :func:`~.slots.akin`),
-    0 when ``text`` says one of them under a negation (``sin ningún reintento``): the unit denied."""
-    said: set[str] = set()
-    words = V.tokens(text)
-    for k, token in enumerate(words):
-        stems = V.content_words(token)
-        hits = [w for w in unit.words if stems and akin(w, stems[0])]
-        if not hits:
-            continue
-        near = words[max(0, k - _NEAR) : k + _NEAR]
-        # a negation or a negative pole there ("disabled", "a échoué"; no pole of order: "après")
-        if any(_denies(t) for t in near) or order_poles(V.polarity(" ".join(near))[1], ""):
-            return 0.0
-        said.update(hits)
-    return len(said) / len(unit.words)
-
-
-def _denies(token: str) -> bool:
-    """Whether a token is a negation (``without``, ``ohne``, ``sans``, ``sin``, ``don't``, ``ない``)."""
-    return token in V._NEGATIONS or token.endswith("n't") or _CJK_DENIAL.search(token) is not None
-
-
 def merged_pairs(
     own: Sequence[Unit], other: Sequence[Unit], partner: Sequence[int | None]
 ) -> dict[int, tuple[int, int]]:
@@ -145,14 +113,10 @@ def merged_pairs(
                 continue
             joined = other[j].words
             said = _coverage(unit.words, set(joined))
-            mine = set(unit.words)
-            if said < MERGE_COVER and not unit.facts and not unit.markers:
-                said = _said_akin(unit, other[j].text)
-                mine |= {o for o in joined if any(akin(w, o) for w in unit.words)}
             if said < MERGE_COVER:
                 continue
             before = _coverage(joined, set(own[k].words))
-            after = _coverage(joined, set(own[k].words) | mine)
+            after = _coverage(joined, set(own[k].words) | set(unit.words))
             gain = round((after - before) * len(joined))
             if gain >= MERGE_GAIN and (best is None or said > best[0]):
                 best = (said, k, j)

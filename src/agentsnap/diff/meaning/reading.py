@@ -60,7 +60,6 @@ from .negations import (
     prefix_negations,
     unordered,
 )
-from .ordinals import ORDINALS
 from .phrasing import clock_words
 from .roles import active, bound_swap, clause_swap, duty_moved, order_kept, voice_swap
 from .slots import replaced_pairs, restated_pairs
@@ -257,15 +256,13 @@ class Reading:
 
     def _polarity(self, g_ids: list[int], n_ids: list[int]) -> None:
         # each golden sentence against its best counterpart in the group, then the group as a whole
-        if all(self.g[i].label for i in g_ids) or all(self.n[j].label for j in n_ids):
-            return  # headings and header rows against sentences: labels state no polarity
         free, left = list(n_ids), []
         for i in g_ids:  # a sentence kept verbatim is its own counterpart
             same = next((j for j in free if self.n[j].text == self.g[i].text), None)
-            if same is not None:
-                free.remove(same)
-            elif not self.g[i].label:
+            if same is None:
                 left.append(i)
+            else:
+                free.remove(same)
         pairs = [([i], [max(free, key=lambda j: self.sims[i][j])]) for i in left if free]
         for g_part, n_part in [*pairs, (g_ids, n_ids)]:
             g = " ".join(self.g[i].text for i in g_part)
@@ -418,9 +415,7 @@ class Reading:
                 if not (_related(lw, rw) or _polar(lw) or _polar(rw)):
                     replaced.append((lw, rw))
             if tag in ("insert", "replace"):
-                inserted += [
-                    t for t in right if V._stem(t) not in g_words and t not in polite | ORDINALS
-                ]  # an ordinal says where a thing stands, no claim (:mod:`.ordinals`)
+                inserted += [t for t in right if V._stem(t) not in g_words and t not in polite]
                 # one more member joined to a list ("breakfast is included" → "breakfast and
                 # parking are included"): a claim however short, in the one changed sentence
                 joined = joined or (
@@ -674,8 +669,13 @@ class Reading:
 
     def verdict(self) -> Verdict:
         if not self.findings:
-            message = "reworded; every fact, step and sentence has a counterpart"
-            self.add("rewording", "harmless", "", "", message)
+            self.add(
+                "rewording",
+                "harmless",
+                "",
+                "",
+                "reworded; every fact, step and sentence has a counterpart",
+            )
         q = self.quality()
         kinds = {f.kind for f in self.findings}
         levels = {f.severity for f in self.findings}

@@ -49,12 +49,6 @@ class Unit:
     #: a table's data row: its cells are what the row says of its first cell, not clauses
     row: bool = False
 
-    @property
-    def label(self) -> bool:
-        """A table's header row (cells cut by ``; ``) with no negation: it states no polarity (a
-        Markdown heading may: ``## Refund approved`` / ``## Refund rejected``)."""
-        return self.heading and "; " in self.text and not self.markers
-
     def harmless(self, what: str) -> str:
         """How this unit is named where harmless: a heading or table header a label, a
         signature, courtesy."""

@@ -215,6 +215,8 @@ _NUMBER_WORDS = {
     "treize": 13,
     "quatorze": 14,
     "quinze": 15,
+    "seize": 16,
+    "quinzaine": 15,  # a fortnight: "sous quinzaine" = "sous quinze jours"
     "vingt": 20,
     "trente": 30,
     "cent": 100,
@@ -238,6 +240,11 @@ _NUMBER_WORDS = {
     "veinte": 20,
     **{"veinti" + w: 20 + k for k, w in ((2, "dós"), (3, "trés"), (4, "cuatro"), (6, "séis"))},
     **{"veinti" + w: 20 + k for k, w in ((5, "cinco"), (7, "siete"), (8, "ocho"), (9, "nueve"))},
+    "veintiuno": 21,
+    "veintiuna": 21,
+    "veintiún": 21,
+    # the same without the accent, as a keyboard often writes them
+    **{"dieciseis": 16, "veintidos": 22, "veintitres": 23, "veintiseis": 26},
     "treinta": 30,
     "cuarenta": 40,
     "cincuenta": 50,
