@@ -109,23 +109,7 @@ class Snapshot:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-ready dict written to disk."""
-        trace = self.trace
-        return {
-            "version": self.version,
-            "name": self.name,
-            "approved": self.approved,
-            "source": self.source,
-            "created_at": self.created_at,
-            "updated_at": self.updated_at,
-            "recorded_at": self.recorded_at,
-            "agentsnap_version": self.agentsnap_version,
-            "model": self.model,
-            "input": self.input,
-            "trace": trace,
-            "output": self.output,
-            **({"comparison": self.comparison} if self.comparison is not None else {}),
-            **({"trace_digest": self.trace_digest} if self.trace_digest is not None else {}),
-        }
+        return self.to_dict_with(self.trace)
 
     def to_dict_with(self, trace: Any) -> dict[str, Any]:
         """:meth:`to_dict` with ``trace`` in place of :attr:`trace` (which is not read)."""
