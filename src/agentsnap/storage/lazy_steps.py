@@ -90,17 +90,22 @@ class RawSteps:
         self.held = held
         self.drop = drop
 
+    # (the texts are read before the dicts: ``decode_all`` sets the dicts before it lets the texts
+    # go, so a reader in another thread finds one or the other, never neither)
+
     def __len__(self) -> int:
         held = self.held
-        return len(held.decoded if held.decoded is not None else held.texts or ())
+        texts = held.texts
+        return len(texts if texts is not None else held.decoded or ())
 
     def step(self, index: int) -> dict[str, Any]:
         held = self.held
         drop = self.drop
-        if held.decoded is not None:
-            found = held.decoded[index]
+        texts = held.texts
+        if texts is None:
+            found = (held.decoded or [])[index]
             return found if drop is None else {k: v for k, v in found.items() if k != drop}
-        step: dict[str, Any] = _decode((held.texts or [])[index])
+        step: dict[str, Any] = _decode(texts[index])
         if drop is not None:
             step.pop(drop, None)
         return step
