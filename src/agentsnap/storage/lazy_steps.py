@@ -328,6 +328,7 @@ def read_lazy(raw: bytes, path: Path, expected_name: str | None) -> LazySnapshot
         return None
     texts: list[bytes] = []
     batch: list[Any] = []
+    held = 0  # the compact bytes of the steps in ``batch``
     for n, item in enumerate(items, 1):
         try:
             step = _decode(item)
@@ -335,18 +336,25 @@ def read_lazy(raw: bytes, path: Path, expected_name: str | None) -> LazySnapshot
             return None
         if type(step) is not dict or "messages_from" in step:
             return None
-        texts.append(_encode(step))
+        text = _encode(step)
+        texts.append(text)
         batch.append(step)
-        if (n % _BATCH == 0 or n == len(items)) and not _valid(batch):
-            return None
+        held += len(text)
+        if len(batch) == _BATCH or held >= _BATCH_BYTES or n == len(items):
+            held = 0
+            if not _valid(batch):
+                return None
     del items
     built = Snapshot.from_dict(head, name=expected_name)
     fields = {key: getattr(built, key) for key in _FIELDS}
     return LazySnapshot(RawSteps(_Held(texts)), **fields)
 
 
-#: steps checked at once (one msgspec call, one depth walk: a step at a time cost ten times more)
+#: steps checked at once (one msgspec call, one depth walk: a step at a time cost ten times more),
+#: and at most about this many bytes of them (a golden of large steps, long prompts and answers,
+#: would otherwise hold 256 parsed steps beside the texts: more than the whole read holds)
 _BATCH = 256
+_BATCH_BYTES = 1 << 20
 _steps_type = list[_schema.Step]
 
 
