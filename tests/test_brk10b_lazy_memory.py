@@ -13,8 +13,10 @@ request changed (failing), from the test's start, 119 vs 159 MB. With ``_BATCH``
 lazy load peaks at 39.5 MB, 16: 40.3 MB, 256: 54.6 MB (the batch of parsed steps is the excess).
 
 Fixed after the review: the steps awaiting their check are at most ~1 MiB (``_BATCH_BYTES``), so
-the lazy load peaks no higher than the whole read. Left (strict xfail below): a replay that reads
-the golden's ``trace`` whole decodes it with every text still held, beside the run's exchanges.
+the lazy load peaks no higher than the whole read. And a run that is not its golden again (an
+``AgentAsserter`` replay, a changed request) held the exchanges it served decoded from their
+texts beside the golden's trace decoded again (two copies where the whole read shares one): a
+served exchange stored whole now decodes the golden's steps once first and is their own objects.
 
 The whole path's behaviour: the peaks above (the brief: the lazy path must not hold more than
 the whole path in any case).
@@ -96,11 +98,6 @@ def test_a_large_golden_read_a_step_at_a_time_peaks_no_higher_than_read_whole(
     assert lazy <= whole * 1.05, f"whole {whole / 1e6:.1f} MB, lazy {lazy / 1e6:.1f} MB"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the first read of a lazy golden's trace holds every text beside every decoded step "
-    "while the run's exchanges are held too (a known excess, in the session note)",
-)
 def test_an_agent_asserter_replay_of_a_large_golden_peaks_no_higher_than_read_whole(
     golden_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -350,6 +350,10 @@ class _StepExchanges:
         exchange: dict[str, Any] = self.steps.step(self.positions[idx])["exchange"]
         return exchange
 
+    def decode_all(self) -> None:
+        """Every step decoded once, from now on read as shared dicts (``RawSteps.decoded``)."""
+        self.steps.held.decode_all()
+
     def __iter__(self) -> Iterator[dict[str, Any]]:
         for idx in range(len(self.positions)):
             yield self[idx]

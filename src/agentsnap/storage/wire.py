@@ -210,6 +210,10 @@ class ServedExchange(Exchange):
         from its recording), unless a value was set on this exchange since."""
         if "request" in self.__dict__ or "response" in self.__dict__:
             return StoredExchange(request=self.request, response=self.response)
+        # a run that is not its golden again is stored whole: the golden's steps decoded once
+        # first, so the run's exchanges are the golden's own objects, as a whole read serves
+        # them (decoded one by one here, the two would each hold a copy)
+        self.source.decode_all()
         recording = self._recording()
         return PreparedExchange(request=recording["request"], response=recording["response"])
 
