@@ -18,7 +18,9 @@ input and seed.
 
 from __future__ import annotations
 
+import atexit
 import json
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -41,9 +43,12 @@ _SCRATCH: Path | None = None
 
 
 def _scratch() -> Path:
+    """A folder for the loader's file, made once a process and removed when it exits (every
+    test run used to leave one behind in the temp folder)."""
     global _SCRATCH
     if _SCRATCH is None:
         _SCRATCH = Path(tempfile.mkdtemp(prefix="agentsnap-fuzz-"))
+        atexit.register(shutil.rmtree, _SCRATCH, ignore_errors=True)
     return _SCRATCH
 
 

@@ -51,3 +51,29 @@ def test_random_and_mutated_inputs(target: str, data: st.DataObject) -> None:
         )
     )
     TARGETS[target](blob)
+
+
+def test_the_loaders_scratch_folder_is_removed_when_the_process_exits(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    # a process of its own, its temp folder pointed at tmp_path: what it leaves there is seen
+    script = (
+        "from tests.fuzz.targets import snapshot_loader, _scratch\n"
+        "snapshot_loader(b'{}')\n"
+        "print(_scratch())\n"
+    )
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=HERE.parent.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    scratch = Path(done.stdout.strip())
+    assert scratch.parent == tmp_path
+    assert not scratch.exists()
+    assert list(tmp_path.iterdir()) == []
