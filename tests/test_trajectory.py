@@ -15,7 +15,7 @@ openai = pytest.importorskip("openai")
 
 from agentsnap import AgentAsserter, AgentRecorder
 from agentsnap.diff import compute_diff
-from agentsnap.diff.sequence import requested_tools, sequence_diff, tool_calls
+from agentsnap.diff.sequence import ToolRef, requested_tools, sequence_diff, tool_calls
 from agentsnap.exceptions import AgentRegressionError
 from tests.fake_provider import FakeOpenAI, text_reply, tool_calls_reply
 
@@ -442,68 +442,39 @@ def test_a_mode_that_let_a_call_go_says_both_counts() -> None:
     ("optional", "before"),
     [(frozenset(), ()), (frozenset({"search"}), (("search", "answer"), ("a", "b")))],
 )
-def test_no_call_on_either_side_is_what_the_full_path_makes(
+def test_no_call_on_either_side_is_an_empty_passing_section(
     mode: str, tolerance: int, optional: frozenset[str], before: tuple[tuple[str, str], ...]
 ) -> None:
     """A run without tool calls against a golden without any (every tool-less agent, twice a
-    comparison) is answered without the full path's work, with what it makes: equal values,
-    keys in the same order."""
+    comparison): every list empty, no ``before`` pair broken, no optional tool named, keys in
+    the order of a section with calls."""
     from agentsnap.diff import trajectory as _trajectory
 
     got = _trajectory.trajectory_diff(
         [], [], [], [], mode=mode, tolerance=tolerance, optional=optional, before=before
     )
-    full = _trajectory._full_section(
-        [],
-        [],
-        [],
-        [(i, i) for i in range(0)],
-        [],
-        [],
-        [],
-        0,
-        1.0,
-        tolerance=tolerance,
-        mode=mode,
-        parallel=False,
-        optional=optional,
-        before=before,
-        moves=0,
+    expected = {
+        "golden": [],
+        "new": [],
+        "golden_steps": [],
+        "new_steps": [],
+        "distance": 0,
+        "tolerance": tolerance,
+        "similarity": 1.0,
+        "passed": True,
+        "ops": [],
+        "aligned": [],
+        "mode": mode,
+        "parallel": False,
+        "optional": [],
+        "missing": [],
+        "extra": [],
+        "out_of_order": [],
+        "order_violations": [],
+        "in_turn_moves": 0,
+    }
+    assert list(got.items()) == list(expected.items())
+    with_calls = _trajectory.trajectory_diff(
+        [ToolRef("search", 1, {})], [ToolRef("search", 1, {})], [0], [0], mode=mode
     )
-    assert got == full and list(got) == list(full)
-    assert all(type(got[key]) is type(full[key]) for key in full)
-    empty = _trajectory._section(
-        [],
-        [],
-        [],
-        [],
-        [],
-        [],
-        [],
-        3,
-        0.5,
-        tolerance=tolerance,
-        mode=mode,
-        parallel=True,
-        optional=optional,
-        before=before,
-        moves=1,
-    )
-    full = _trajectory._full_section(
-        [],
-        [],
-        [],
-        [],
-        [],
-        [],
-        [],
-        3,
-        0.5,
-        tolerance=tolerance,
-        mode=mode,
-        parallel=True,
-        optional=optional,
-        before=before,
-        moves=1,
-    )
-    assert empty == full and list(empty) == list(full)
+    assert list(with_calls) == list(expected)

@@ -401,69 +401,9 @@ def _section(
     before: Sequence[Sequence[str]],
     moves: int,
 ) -> dict[str, Any]:
-    """:func:`trajectory_diff`'s section from what it matched."""
-    if not (golden or new or ops or aligned or missing_g or extra_n or out_of_order):
-        # no call on either side (a run without tools, twice a comparison): every list below is
-        # empty and no ``before`` pair is broken (:func:`_full_section` says the same, tested)
-        return {
-            "golden": [],
-            "new": [],
-            "golden_steps": [],
-            "new_steps": [],
-            "distance": distance,
-            "tolerance": tolerance,
-            "similarity": similarity,
-            "passed": distance <= tolerance,
-            "ops": ops,
-            "aligned": [],
-            "mode": mode,
-            "parallel": parallel,
-            "optional": [],
-            "missing": [],
-            "extra": [],
-            "out_of_order": out_of_order,
-            "order_violations": [],
-            "in_turn_moves": moves,
-        }
-    return _full_section(
-        golden,
-        new,
-        ops,
-        aligned,
-        missing_g,
-        extra_n,
-        out_of_order,
-        distance,
-        similarity,
-        tolerance=tolerance,
-        mode=mode,
-        parallel=parallel,
-        optional=optional,
-        before=before,
-        moves=moves,
-    )
-
-
-def _full_section(
-    golden: Sequence[ToolRef],
-    new: Sequence[ToolRef],
-    ops: list[dict[str, Any]],
-    aligned: list[tuple[int, int]],
-    missing_g: list[int],
-    extra_n: list[int],
-    out_of_order: list[dict[str, Any]],
-    distance: int,
-    similarity: float,
-    *,
-    tolerance: int,
-    mode: str,
-    parallel: bool,
-    optional: frozenset[str],
-    before: Sequence[Sequence[str]],
-    moves: int,
-) -> dict[str, Any]:
-    """:func:`_section` for any calls."""
-    violations = order_violations(new, before)
+    """:func:`trajectory_diff`'s section from what it matched (a run without tool calls, every
+    tool-less agent twice a comparison, breaks no ``before`` pair and names no optional tool)."""
+    violations = order_violations(new, before) if new else []
     return {
         "golden": [r.name for r in golden],
         "new": [r.name for r in new],
@@ -477,7 +417,7 @@ def _full_section(
         "aligned": [list(pair) for pair in sorted(aligned)],
         "mode": mode,
         "parallel": parallel,
-        "optional": sorted(optional & {r.name for r in (*golden, *new)}),
+        "optional": sorted(optional & {r.name for r in (*golden, *new)}) if optional else [],
         "missing": [{"name": golden[i].name, "golden_step": golden[i].step} for i in missing_g],
         "extra": [{"name": new[j].name, "new_step": new[j].step} for j in extra_n],
         "out_of_order": out_of_order,
