@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 openai = pytest.importorskip("openai")
 
@@ -577,3 +579,27 @@ def test_the_float_hint_is_the_patterns_search_on_any_bytes() -> None:
         assert rt._float_hint(raw) is bool(rt._FLOAT_HINT.search(raw))
 
     check()
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.none(),
+            st.integers(-(10**12), 10**12),
+            st.floats(allow_nan=False, allow_infinity=False, width=64),
+        ),
+        max_size=8,
+    )
+)
+def test_run_totals_sum_is_the_sum_of_known_values_or_none(values):
+    """``_sum`` (``None in``, then one ``sum``) answers what its first form did: None for no value
+    or any None, else the sum of the values in order (the same float rounding)."""
+    from agentsnap.diff import run_totals
+
+    expected = (
+        None
+        if not values or any(v is None for v in values)
+        else sum(v for v in values if v is not None)
+    )
+    got = run_totals._sum(values)
+    assert type(got) is type(expected) and got == expected

@@ -62,9 +62,10 @@ def _mapping(value: object) -> TypeGuard[Mapping[str, Any]]:
 
 def _sum(values: Sequence[float | None]) -> float | None:
     """The sum, or None when any value (or every value: no call) is unknown."""
-    if not values or any(v is None for v in values):
+    # (``None in``: an int or float never equals None; no None, so nothing to leave out of the sum)
+    if not values or None in values:
         return None
-    return sum(v for v in values if v is not None)
+    return sum(values)  # type: ignore[arg-type]
 
 
 #: the last traces measured, by identity (the budgets check and the run summary measure the same
@@ -130,6 +131,13 @@ def _measure(
         "latency_ms": [],
         **{key: [] for key in USAGE_KEYS},
     }
+    # each list held by a name (the loop appends to them, a few a call)
+    tokens_of, costs, latencies = (
+        per_call["request_tokens"],
+        per_call["cost"],
+        per_call["latency_ms"],
+    )
+    usage_lists = [(key, per_call[key]) for key in USAGE_KEYS]
     for index, step in enumerate(steps):
         kind = step.get("type")
         if kind == "tool_call":
@@ -155,35 +163,34 @@ def _measure(
             else:
                 count = request_tokens(body, counter)
                 counted[id(body)] = (body, counter, count)
-            per_call["request_tokens"].append(count)
+            tokens_of.append(count)
             name = counter_name(model) if exact else ESTIMATE  # (counter_name(None))
             if name not in out.counters:
                 out.counters.append(name)
         else:
-            per_call["request_tokens"].append(None)  # a WebSocket turn: no stored request
+            tokens_of.append(None)  # a WebSocket turn: no stored request
         if not provider:
             continue
         given = step.get("usage")
         usage: Mapping[str, Any] = given if _mapping(given) else {}
-        for key in USAGE_KEYS:  # (_whole, inline: four a call)
+        for key, into in usage_lists:  # (_whole, inline: four a call)
             used = usage.get(key)
-            per_call[key].append(
-                used if isinstance(used, int) and not isinstance(used, bool) else None
-            )
-        cost = prices.cost(usage, step.get("model") or model)
-        if cost is None and usage and prices.price_for(step.get("model") or model) is None:
-            unpriced = str(step.get("model") or model)
+            into.append(used if isinstance(used, int) and not isinstance(used, bool) else None)
+        priced = step.get("model") or model
+        cost = prices.cost(usage, priced)
+        if cost is None and usage and prices.price_for(priced) is None:
+            unpriced = str(priced)
             if unpriced not in out.unpriced:
                 out.unpriced.append(unpriced)
-        per_call["cost"].append(cost)
-        per_call["latency_ms"].append(_whole(step.get("latency_ms")))
-    tokens = _sum(per_call["request_tokens"])
+        costs.append(cost)
+        latencies.append(_whole(step.get("latency_ms")))
+    tokens = _sum(tokens_of)
     out.request_tokens = None if tokens is None else int(tokens)
-    for key in USAGE_KEYS:
-        total = _sum(per_call[key])
+    for key, into in usage_lists:
+        total = _sum(into)
         out.usage[key] = None if total is None else int(total)
-    out.cost = _sum(per_call["cost"])
-    latency = _sum(per_call["latency_ms"])
+    out.cost = _sum(costs)
+    latency = _sum(latencies)
     out.latency_ms = None if latency is None else int(latency)
     out.per_call = per_call
     return out
