@@ -603,3 +603,64 @@ def test_run_totals_sum_is_the_sum_of_known_values_or_none(values):
     )
     got = run_totals._sum(values)
     assert type(got) is type(expected) and got == expected
+
+
+_JSON_LEAVES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**63), 2**64 - 1),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=12),
+)
+_JSON = st.recursive(
+    _JSON_LEAVES,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(["messages", "system", "instructions", "tools", "input", "model", "n"]),
+        _JSON,
+        max_size=5,
+    )
+)
+def test_request_tokens_of_a_proven_body_is_its_count(body):
+    """A body of a golden's proven, finite trace (parsed JSON: string keys, no NaN) is counted
+    without the key sort and the null check: the same estimate as the full path's."""
+    assert request_tokens(body, None, proven=True) == request_tokens(body, None)
+
+
+def test_budget_row_of_a_golden_again_run_counts_as_the_full_path(tmp_path, monkeypatch):
+    """The budget row of a replayed run proven to be its golden (bodies counted by the proven
+    path) equals the row of the same run counted in full."""
+    from agentsnap._pytest import golden_run, run_budget
+    from agentsnap.lifecycle import Outcome
+    from agentsnap.storage.snapshot import Snapshot
+
+    body = {
+        "model": "gpt-4o-mini",
+        "messages": [{"role": "user", "content": "null and 1.5e3, ünïcode"}],
+        "temperature": 0.5,
+        "tools": [
+            {"type": "function", "function": {"name": "f", "parameters": {"b": 1, "a": None}}}
+        ],
+    }
+    step = {
+        "type": "llm_call",
+        "model": "gpt-4o-mini",
+        "exchange": {"request": {"body": body}},
+        "usage": {"input_tokens": 3, "output_tokens": 2},
+    }
+    again = golden_run.GoldenAgain(name="t", trace=[dict(step)], finite_trace=True)
+    plain = Snapshot(name="t", trace=[dict(step)])
+    golden = Snapshot(name="t", trace=[dict(step)])
+    rows = [
+        run_budget.row(Outcome("passed", "t", None, golden=golden, new=new), "replay")
+        for new in (again, plain)
+    ]
+    assert rows[0] == {**rows[1], "golden": rows[0]["golden"]}
+    assert rows[0]["golden"] == rows[1]["golden"]

@@ -81,7 +81,11 @@ BodyTokens = dict[int, tuple[object, object, int]]
 
 
 def measure(
-    steps: Sequence[Mapping[str, Any]], *, exact: bool = False, counted: BodyTokens | None = None
+    steps: Sequence[Mapping[str, Any]],
+    *,
+    exact: bool = False,
+    counted: BodyTokens | None = None,
+    proven: bool = False,
 ) -> RunTotals:
     """The :class:`RunTotals` of a trace (a snapshot's ``trace`` list). Never raises on odd
     steps: what cannot be read is unknown. ``exact``: request tokens by the model's tokenizer
@@ -90,12 +94,13 @@ def measure(
     millisecond a request). A trace measured a moment ago (the same list, as long, as exactly)
     is not measured again; treat the result as read-only. ``counted``: one dict shared by the
     measures of one comparison (a golden and its new run): a request body counted by one is not
-    counted again by the other (a replayed request is the golden's own dict)."""
+    counted again by the other (a replayed request is the golden's own dict). ``proven``: the
+    steps are a golden's whose digest held, its floats finite (``request_tokens``' ``proven``)."""
     hit = _RECENT.get(id(steps))
     if hit is not None and hit[0] is steps and hit[1] == (len(steps), exact):
         _RECENT.move_to_end(id(steps))
         return hit[2]
-    totals = _measure(steps, exact, {} if counted is None else counted)
+    totals = _measure(steps, exact, {} if counted is None else counted, proven=proven)
     _RECENT[id(steps)] = (steps, (len(steps), exact), totals)
     while len(_RECENT) > 8:
         _RECENT.popitem(last=False)
@@ -122,7 +127,11 @@ def calls_and_tokens(
 
 
 def _measure(
-    steps: Sequence[Mapping[str, Any]], exact: bool, counted: BodyTokens, provider: bool = True
+    steps: Sequence[Mapping[str, Any]],
+    exact: bool,
+    counted: BodyTokens,
+    provider: bool = True,
+    proven: bool = False,
 ) -> RunTotals:
     out = RunTotals()
     per_call: dict[str, list[float | None]] = {
@@ -161,7 +170,7 @@ def _measure(
             if hit is not None and hit[0] is body and hit[1] == counter:
                 count = hit[2]
             else:
-                count = request_tokens(body, counter)
+                count = request_tokens(body, counter, proven=proven)
                 counted[id(body)] = (body, counter, count)
             tokens_of.append(count)
             name = counter_name(model) if exact else ESTIMATE  # (counter_name(None))
