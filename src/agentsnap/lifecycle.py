@@ -113,6 +113,9 @@ class Outcome:
     #: ``updated``: what the re-recording changed (:func:`agentsnap.storage.volatile.behaviour_changes`);
     #: empty when only the review state did (a pending snapshot approved as it was)
     changes: tuple[str, ...] = ()
+    #: the run's steps as its comparison read them, when it made them from a large golden's texts
+    #: (a run proven its golden's: :func:`compare_run`); the budget row measures the same list
+    run_steps: list[dict[str, Any]] | None = None
 
 
 #: a callable given outcomes (:func:`add_observer`, :func:`observing`)
@@ -481,7 +484,7 @@ def settle(
         )
         return publish(Outcome("pending", name, path, golden=golden, new=new))
 
-    report = compare(golden, new, settings, mode=mode, overrides=overrides)
+    report, run_steps = compare_run(golden, new, settings, mode=mode, overrides=overrides)
     new.comparison = {
         "semantic_backend": report.semantic_backend,
         "semantic_scores": report.semantic_scores,
@@ -499,7 +502,9 @@ def settle(
         new.comparison["options"] = {k: v for k, v in chosen.items() if v is not None}
     store.save_last_run(new, golden_file=path.name)  # the golden's file, located above
     if report.passed:
-        return publish(Outcome("passed", name, path, report, golden=golden, new=new))
+        return publish(
+            Outcome("passed", name, path, report, golden=golden, new=new, run_steps=run_steps)
+        )
     text = report.render(color=False)
     if mode == "replay" and _drifted(new):
         text += (
@@ -512,7 +517,7 @@ def settle(
             f"\n\nGolden: {path}\nIf this change is intended: `agentsnap update {name}` "
             f"(promotes .last_run), or re-record with `pytest --agentsnap-record`."
         )
-    publish(Outcome("failed", name, path, report, golden=golden, new=new))
+    publish(Outcome("failed", name, path, report, golden=golden, new=new, run_steps=run_steps))
     raise AgentRegressionError(text, report)
 
 
@@ -589,6 +594,19 @@ def compare(
     ``embed_fn``, ``judge``, ``min_score``, ``weights``, ``strict``. The report's
     ``semantic_backend`` says which backend (and model sha256) scored the texts.
     """
+    return compare_run(golden, new, settings, mode=mode, overrides=overrides)[0]
+
+
+def compare_run(
+    golden: Snapshot,
+    new: Snapshot,
+    settings: Settings,
+    *,
+    mode: str,
+    overrides: dict[str, Any] | None = None,
+) -> tuple[Any, list[dict[str, Any]] | None]:
+    """:func:`compare`'s report, and the run's steps it made from a large golden's texts to read
+    them (a run proven its golden's), else None: :attr:`Outcome.run_steps`."""
     # every comparison knob that is a setting (CompareOptions' ``setting`` fields), lists copied
     opts: dict[str, Any] = {}
     declared = settings.declared
@@ -605,13 +623,14 @@ def compare(
             opts[key] = {**opts[key], **value} if key == "budgets" else value
     # a run proven its large golden's: both sides read from the same texts (raw_steps is None for
     # any snapshot read whole: the common case)
+    run: list[dict[str, Any]] | None = None
     if (raw := _steps.raw_steps(new)) is not None and _steps.same_steps(golden, new):
         steps, run = _steps.compared(raw)
         sides = golden.to_dict_with(steps), new.to_dict_with(run)
-        new.__dict__["compared"] = run  # (the run's totals read the same list: _steps.readable)
     else:
         sides = golden.to_dict(), new.to_dict()
-    return _diff.compute_diff(*sides, compare_requests=(mode == "replay"), name=new.name, **opts)
+    report = _diff.compute_diff(*sides, compare_requests=(mode == "replay"), name=new.name, **opts)
+    return report, run
 
 
 def _same(a: Snapshot, b: Snapshot) -> bool:
