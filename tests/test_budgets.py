@@ -664,3 +664,49 @@ def test_budget_row_of_a_golden_again_run_counts_as_the_full_path(tmp_path, monk
     ]
     assert rows[0] == {**rows[1], "golden": rows[0]["golden"]}
     assert rows[0]["golden"] == rows[1]["golden"]
+
+
+def test_a_replayed_runs_budget_row_reads_as_the_full_measure() -> None:
+    """A replayed run's row is measured without cost, latency, cached or reasoning tokens
+    (``priced=False``): its calls, tokens, usage tokens and unpriced models are the full
+    measure's, and that partial measure is never handed to a later caller."""
+    from agentsnap._pytest import run_budget
+    from agentsnap.diff import run_totals
+    from agentsnap.lifecycle import Outcome
+    from agentsnap.storage.snapshot import Snapshot
+
+    def call(model: str, usage: object, latency: object = 12) -> dict[str, Any]:
+        body = {"model": model, "messages": [{"role": "user", "content": f"hi {model}"}]}
+        return {
+            "type": "llm_call",
+            "model": model,
+            "exchange": {"request": {"body": body}},
+            "usage": usage,
+            "latency_ms": latency,
+        }
+
+    traces = [
+        [call("gpt-4o-mini", {"input_tokens": 3, "output_tokens": 2, "cached_tokens": 1})],
+        [
+            call("gpt-4o-mini", {"input_tokens": 3, "output_tokens": 2}),
+            {"type": "tool_call", "name": "f", "args": {}},
+            call("my-own-model", {"input_tokens": 5, "output_tokens": 1}),
+            call("my-own-model", {}),
+            call("other-unknown", {"input_tokens": 1}),
+        ],
+        [call("gpt-4o-mini", None), call("no-price-here", "not a mapping")],
+    ]
+    for trace in traces:
+        snap = Snapshot(name="t", trace=trace)
+        run_totals.forget_measured()
+        row = run_budget.row(Outcome("passed", "t", None, new=snap), "replay")
+        full = run_totals._measure(trace, False, {})
+        assert row is not None
+        usage = [full.usage["input_tokens"], full.usage["output_tokens"]]
+        assert row["llm_calls"] == full.llm_calls and row["tool_calls"] == full.tool_calls
+        assert row["request_tokens"] == full.request_tokens
+        assert row["usage_tokens"] == (None if None in usage else sum(usage))
+        assert row["unpriced"] == full.unpriced and row["cost"] is None
+        partial = run_totals.measure(trace, priced=False)
+        assert partial.cost is None and "cached_tokens" not in partial.usage
+        assert run_totals.measure(trace) == full  # measured again in full, not the partial answer

@@ -68,6 +68,10 @@ def _sum(values: Sequence[float | None]) -> float | None:
     return sum(values)  # type: ignore[arg-type]
 
 
+#: the usage counts a budget row reads (``measure``'s ``priced=False``)
+_UNPRICED_KEYS = ("input_tokens", "output_tokens")
+
+
 #: the last traces measured, by identity (the budgets check and the run summary measure the same
 #: trace lists of a settled test: the second asks for free); the list is kept so its id stays its
 _RECENT: OrderedDict[int, tuple[Sequence[Mapping[str, Any]], tuple[int, bool], RunTotals]] = (
@@ -86,6 +90,7 @@ def measure(
     exact: bool = False,
     counted: BodyTokens | None = None,
     proven: bool = False,
+    priced: bool = True,
 ) -> RunTotals:
     """The :class:`RunTotals` of a trace (a snapshot's ``trace`` list). Never raises on odd
     steps: what cannot be read is unknown. ``exact``: request tokens by the model's tokenizer
@@ -95,12 +100,19 @@ def measure(
     is not measured again; treat the result as read-only. ``counted``: one dict shared by the
     measures of one comparison (a golden and its new run): a request body counted by one is not
     counted again by the other (a replayed request is the golden's own dict). ``proven``: the
-    steps are a golden's whose digest held, its floats finite (``request_tokens``' ``proven``)."""
+    steps are a golden's whose digest held, its floats finite (``request_tokens``' ``proven``).
+    ``priced=False``: no cost, latency, cached or reasoning tokens (None, absent from ``usage``;
+    ``unpriced`` still found): a replayed run's budget row, which reads none of them (such a
+    partial answer is not kept for a later call)."""
     hit = _RECENT.get(id(steps))
     if hit is not None and hit[0] is steps and hit[1] == (len(steps), exact):
         _RECENT.move_to_end(id(steps))
         return hit[2]
-    totals = _measure(steps, exact, {} if counted is None else counted, proven=proven)
+    totals = _measure(
+        steps, exact, {} if counted is None else counted, proven=proven, priced=priced
+    )
+    if not priced:
+        return totals
     _RECENT[id(steps)] = (steps, (len(steps), exact), totals)
     while len(_RECENT) > 8:
         _RECENT.popitem(last=False)
@@ -132,6 +144,7 @@ def _measure(
     counted: BodyTokens,
     provider: bool = True,
     proven: bool = False,
+    priced: bool = True,
 ) -> RunTotals:
     out = RunTotals()
     per_call: dict[str, list[float | None]] = {
@@ -146,7 +159,7 @@ def _measure(
         per_call["cost"],
         per_call["latency_ms"],
     )
-    usage_lists = [(key, per_call[key]) for key in USAGE_KEYS]
+    usage_lists = [(key, per_call[key]) for key in (USAGE_KEYS if priced else _UNPRICED_KEYS)]
     for index, step in enumerate(steps):
         kind = step.get("type")
         if kind == "tool_call":
@@ -160,10 +173,11 @@ def _measure(
         out.steps.append(step_no if isinstance(step_no, int) else index)
         exchange = step.get("exchange")
         # (``type() is dict`` first: a dict is a Mapping, and the ABC's isinstance costs a Python call)
-        request = exchange.get("request") if _mapping(exchange) else None
-        body = request.get("body") if _mapping(request) else None
+        # (``type() is dict`` inline, then ``_mapping``: a call a look saved, four a call)
+        request = exchange.get("request") if type(exchange) is dict or _mapping(exchange) else None
+        body = request.get("body") if type(request) is dict or _mapping(request) else None
         model = step.get("model")
-        if _mapping(body):
+        if type(body) is dict or _mapping(body):
             model = body.get("model") or model
             counter = model if exact else None
             hit = counted.get(id(body))
@@ -181,14 +195,21 @@ def _measure(
         if not provider:
             continue
         given = step.get("usage")
-        usage: Mapping[str, Any] = given if _mapping(given) else {}
+        usage: Mapping[str, Any] = given if type(given) is dict or _mapping(given) else {}
         for key, into in usage_lists:  # (_whole, inline: four a call)
             used = usage.get(key)
             into.append(used if isinstance(used, int) and not isinstance(used, bool) else None)
-        priced = step.get("model") or model
-        cost = prices.cost(usage, priced)
-        if cost is None and usage and prices.price_for(priced) is None:
-            unpriced = str(priced)
+        priced_as = step.get("model") or model
+        # (no price: no cost, so "no cost, a usage and no price" is "a usage and no price")
+        if not priced:
+            if usage and prices.price_for(priced_as) is None:
+                unpriced = str(priced_as)
+                if unpriced not in out.unpriced:
+                    out.unpriced.append(unpriced)
+            continue
+        cost = prices.cost(usage, priced_as)
+        if cost is None and usage and prices.price_for(priced_as) is None:
+            unpriced = str(priced_as)
             if unpriced not in out.unpriced:
                 out.unpriced.append(unpriced)
         costs.append(cost)
