@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 openai = pytest.importorskip("openai")
 
@@ -577,3 +579,134 @@ def test_the_float_hint_is_the_patterns_search_on_any_bytes() -> None:
         assert rt._float_hint(raw) is bool(rt._FLOAT_HINT.search(raw))
 
     check()
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.none(),
+            st.integers(-(10**12), 10**12),
+            st.floats(allow_nan=False, allow_infinity=False, width=64),
+        ),
+        max_size=8,
+    )
+)
+def test_run_totals_sum_is_the_sum_of_known_values_or_none(values):
+    """``_sum`` (``None in``, then one ``sum``) answers what its first form did: None for no value
+    or any None, else the sum of the values in order (the same float rounding)."""
+    from agentsnap.diff import run_totals
+
+    expected = (
+        None
+        if not values or any(v is None for v in values)
+        else sum(v for v in values if v is not None)
+    )
+    got = run_totals._sum(values)
+    assert type(got) is type(expected) and got == expected
+
+
+_JSON_LEAVES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**63), 2**64 - 1),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=12),
+)
+_JSON = st.recursive(
+    _JSON_LEAVES,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(["messages", "system", "instructions", "tools", "input", "model", "n"]),
+        _JSON,
+        max_size=5,
+    )
+)
+def test_request_tokens_of_a_proven_body_is_its_count(body):
+    """A body of a golden's proven, finite trace (parsed JSON: string keys, no NaN) is counted
+    without the key sort and the null check: the same estimate as the full path's."""
+    assert request_tokens(body, None, proven=True) == request_tokens(body, None)
+
+
+def test_budget_row_of_a_golden_again_run_counts_as_the_full_path(tmp_path, monkeypatch):
+    """The budget row of a replayed run proven to be its golden (bodies counted by the proven
+    path) equals the row of the same run counted in full."""
+    from agentsnap._pytest import golden_run, run_budget
+    from agentsnap.lifecycle import Outcome
+    from agentsnap.storage.snapshot import Snapshot
+
+    body = {
+        "model": "gpt-4o-mini",
+        "messages": [{"role": "user", "content": "null and 1.5e3, ünïcode"}],
+        "temperature": 0.5,
+        "tools": [
+            {"type": "function", "function": {"name": "f", "parameters": {"b": 1, "a": None}}}
+        ],
+    }
+    step = {
+        "type": "llm_call",
+        "model": "gpt-4o-mini",
+        "exchange": {"request": {"body": body}},
+        "usage": {"input_tokens": 3, "output_tokens": 2},
+    }
+    again = golden_run.GoldenAgain(name="t", trace=[dict(step)], finite_trace=True)
+    plain = Snapshot(name="t", trace=[dict(step)])
+    golden = Snapshot(name="t", trace=[dict(step)])
+    rows = [
+        run_budget.row(Outcome("passed", "t", None, golden=golden, new=new), "replay")
+        for new in (again, plain)
+    ]
+    assert rows[0] == {**rows[1], "golden": rows[0]["golden"]}
+    assert rows[0]["golden"] == rows[1]["golden"]
+
+
+def test_a_replayed_runs_budget_row_reads_as_the_full_measure() -> None:
+    """A replayed run's row is measured without cost, latency, cached or reasoning tokens
+    (``priced=False``): its calls, tokens, usage tokens and unpriced models are the full
+    measure's, and that partial measure is never handed to a later caller."""
+    from agentsnap._pytest import run_budget
+    from agentsnap.diff import run_totals
+    from agentsnap.lifecycle import Outcome
+    from agentsnap.storage.snapshot import Snapshot
+
+    def call(model: str, usage: object, latency: object = 12) -> dict[str, Any]:
+        body = {"model": model, "messages": [{"role": "user", "content": f"hi {model}"}]}
+        return {
+            "type": "llm_call",
+            "model": model,
+            "exchange": {"request": {"body": body}},
+            "usage": usage,
+            "latency_ms": latency,
+        }
+
+    traces = [
+        [call("gpt-4o-mini", {"input_tokens": 3, "output_tokens": 2, "cached_tokens": 1})],
+        [
+            call("gpt-4o-mini", {"input_tokens": 3, "output_tokens": 2}),
+            {"type": "tool_call", "name": "f", "args": {}},
+            call("my-own-model", {"input_tokens": 5, "output_tokens": 1}),
+            call("my-own-model", {}),
+            call("other-unknown", {"input_tokens": 1}),
+        ],
+        [call("gpt-4o-mini", None), call("no-price-here", "not a mapping")],
+    ]
+    for trace in traces:
+        snap = Snapshot(name="t", trace=trace)
+        run_totals.forget_measured()
+        row = run_budget.row(Outcome("passed", "t", None, new=snap), "replay")
+        full = run_totals._measure(trace, False, {})
+        assert row is not None
+        usage = [full.usage["input_tokens"], full.usage["output_tokens"]]
+        assert row["llm_calls"] == full.llm_calls and row["tool_calls"] == full.tool_calls
+        assert row["request_tokens"] == full.request_tokens
+        assert row["usage_tokens"] == (None if None in usage else sum(usage))
+        assert row["unpriced"] == full.unpriced and row["cost"] is None
+        partial = run_totals.measure(trace, priced=False)
+        assert partial.cost is None and "cached_tokens" not in partial.usage
+        assert run_totals.measure(trace) == full  # measured again in full, not the partial answer

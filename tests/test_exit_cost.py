@@ -88,9 +88,9 @@ def test_a_replayed_runs_budget_row_counts_each_request_once_and_equals_a_fresh_
     counted: list[object] = []
     count = run_totals.request_tokens
 
-    def counting(body: object, model: object) -> int:
+    def counting(body: object, model: object, *, proven: bool = False) -> int:
         counted.append(body)
-        return count(body, model)
+        return count(body, model, proven=proven)
 
     monkeypatch.setattr(run_totals, "request_tokens", counting)
     run_totals._RECENT.clear()

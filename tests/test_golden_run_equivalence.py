@@ -135,3 +135,24 @@ def test_the_golden_again_record_is_written_as_with_the_key_sort(
     assert again.finite_trace
     data = _prepared_dict(again)
     assert compact_bytes(data, finite_trace=True) == compact_bytes(data)
+
+
+@pytest.mark.parametrize("shape", list(SHAPES), ids=list(SHAPES))
+def test_the_golden_again_budget_row_is_the_built_snapshots(tmp_path: Path, shape: str) -> None:
+    """A golden again's budget row (its proven, finite bodies counted without the key sort and
+    the null check: ``request_tokens``' ``proven``) is the row of the snapshot built from the
+    same run."""
+    from agentsnap._pytest import run_budget
+    from agentsnap.diff import run_totals
+    from agentsnap.lifecycle import Outcome
+
+    make, agent, replies = SHAPES[shape]
+    golden, again, built = record_and_replay(tmp_path, make(), agent, replies())
+    assert again.finite_trace
+    rows = []
+    for new in (again, built):
+        run_totals.forget_measured()
+        rows.append(
+            run_budget.row(Outcome("passed", golden.name, None, golden=golden, new=new), "replay")
+        )
+    assert rows[0] is not None and rows[0]["request_tokens"] and rows[0] == rows[1]

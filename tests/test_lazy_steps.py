@@ -224,12 +224,23 @@ def test_a_pytest_replay_from_steps_as_text_is_its_golden_again_never_decoded_wh
         decoded.append(held)
         return real_decode(held)
 
+    made: list[object] = []
+    real_compared = lazy_steps.compared
+
+    def spy_compared(steps: Any) -> Any:
+        made.append(steps)
+        return real_compared(steps)
+
     monkeypatch.setattr(golden_run, "_again_by_step", spy_again)
     monkeypatch.setattr(lazy_steps._Held, "decode_all", spy_decode)
+    monkeypatch.setattr(lazy_steps, "compared", spy_compared)
     monkeypatch.setattr(lazy_steps, "LAZY_FROM", 0)
     lazy = project.run("--agentsnap-replay", "--agentsnap-budgets")
     assert lazy.ret == 0, lazy.stdout.str()
     assert len(again) == 1 and isinstance(again[0], golden_run.LazyGoldenAgain)
+    # the run's steps made once, by the comparison: the budget row is handed the same list
+    # (Outcome.run_steps)
+    assert len(made) == 1
     # the proof, the comparison, the budget row and the .last_run read the steps one at a time
     assert decoded == []
     assert _last_run(project) == whole_last  # the same comparison, the same record

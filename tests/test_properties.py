@@ -423,3 +423,33 @@ def test_path_for_is_injective_and_inside_the_root(names: list[str]) -> None:
     assert all(
         preferred_filename(n) == f.name for n, f in zip(names, files, strict=False)
     )  # stable
+
+
+_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**80), max_value=2**80),
+    st.floats(),  # NaN, ±Infinity and -0.0 included
+    st.text(max_size=6),
+)
+
+
+@given(st.lists(_SCALARS, max_size=6), st.dictionaries(st.text(max_size=4), _SCALARS, max_size=6))
+def test_to_json_keeps_a_containers_scalars_as_each_alone_converts(items, mapping):
+    """The leaves ``to_json`` keeps inside a list or dict without a call (finite floats, None and
+    booleans as well as ASCII strings and small ints) are what it makes of each alone: the same
+    values, of the same types, the same objects where it keeps one."""
+    from agentsnap.storage.serialize import to_json
+
+    def alike(a: Any, b: Any) -> bool:
+        if type(a) is not type(b):
+            return False
+        if type(a) is float:
+            return a is b  # kept: the very object
+        return bool(a == b)
+
+    for got, alone in zip(to_json(items), [to_json(v) for v in items], strict=True):
+        assert alike(got, alone)
+    converted = to_json(mapping)
+    for key, value in mapping.items():
+        assert alike(converted[key], to_json(value))

@@ -392,3 +392,27 @@ def test_the_one_pass_prefilter_never_changes_what_is_scrubbed_in_long_texts(
             break
         expected = new
     assert scrub_text(text, scrub.parse_redact(None)) == expected
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(["n", "score", "api_key", "token", "password", "count", "x"]),
+        st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False)),
+        max_size=7,
+    ),
+    st.lists(
+        st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False)), max_size=5
+    ),
+)
+def test_scrub_value_keeps_plain_scalars_and_redacts_secret_keys_ones(mapping, items):
+    """Numbers, booleans and None are kept without a call where ``_scrub_value`` would keep them,
+    and a secret key's number is still redacted (its check comes first)."""
+    from agentsnap.storage.scrub import walk
+
+    scrubbed = scrub.scrub_value({**mapping, "inner": items})
+    assert scrubbed["inner"] == items
+    for key, value in mapping.items():
+        secret = walk._secret_key(key)
+        redact = secret and isinstance(value, (int, float)) and not isinstance(value, bool)
+        assert scrubbed[key] == (REDACTED if redact else value)
+        assert type(scrubbed[key]) is (str if redact else type(value))

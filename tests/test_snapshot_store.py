@@ -371,3 +371,29 @@ def test_messages_that_differ_from_the_request_body_stay(tmp_path: Path) -> None
         stored["messages"] == [{"role": "user", "content": "normalised differently"}]
         and "messages_from" not in stored
     )
+
+
+def test_a_snapshot_reads_the_clock_only_for_an_empty_timestamp(monkeypatch) -> None:
+    """``__post_init__`` fills each empty timestamp with one clock read, and reads no clock when
+    all three are given (a loaded golden): the same fields either way."""
+    from agentsnap.storage import snapshot as snapshot_module
+
+    reads: list[str] = []
+
+    def clock() -> str:
+        reads.append("now")
+        return "2026-01-02T03:04:05+00:00"
+
+    monkeypatch.setattr(snapshot_module, "_now", clock)
+    given = {"created_at": "a", "updated_at": "b", "recorded_at": "c"}
+    full = Snapshot(name="n", **given)
+    assert (full.created_at, full.updated_at, full.recorded_at) == ("a", "b", "c") and reads == []
+    partly = Snapshot(name="n", **{**given, "updated_at": ""})
+    assert (partly.created_at, partly.updated_at, partly.recorded_at) == (
+        "a",
+        "2026-01-02T03:04:05+00:00",
+        "c",
+    )
+    fresh = Snapshot(name="n")
+    assert {fresh.created_at, fresh.updated_at, fresh.recorded_at} == {"2026-01-02T03:04:05+00:00"}
+    assert reads == ["now", "now"]

@@ -44,6 +44,9 @@ from . import knobs as _knobs
 from .capture import cassette as _cassette
 from .capture import recording as _recording
 from .config import Settings
+from .diff.advice import failed_test_note
+from .diff.advice import fix_advice as fix_advice  # (first defined here: still found here)
+from .diff.advice import record_command as _record_command
 from .exceptions import (
     AgentRegressionError,
     AgentsnapWarning,
@@ -110,6 +113,9 @@ class Outcome:
     #: ``updated``: what the re-recording changed (:func:`agentsnap.storage.volatile.behaviour_changes`);
     #: empty when only the review state did (a pending snapshot approved as it was)
     changes: tuple[str, ...] = ()
+    #: the run's steps as its comparison read them, when it made them from a large golden's texts
+    #: (a run proven its golden's: :func:`compare_run`); the budget row measures the same list
+    run_steps: list[dict[str, Any]] | None = None
 
 
 #: a callable given outcomes (:func:`add_observer`, :func:`observing`)
@@ -478,7 +484,7 @@ def settle(
         )
         return publish(Outcome("pending", name, path, golden=golden, new=new))
 
-    report = compare(golden, new, settings, mode=mode, overrides=overrides)
+    report, run_steps = compare_run(golden, new, settings, mode=mode, overrides=overrides)
     new.comparison = {
         "semantic_backend": report.semantic_backend,
         "semantic_scores": report.semantic_scores,
@@ -496,7 +502,9 @@ def settle(
         new.comparison["options"] = {k: v for k, v in chosen.items() if v is not None}
     store.save_last_run(new, golden_file=path.name)  # the golden's file, located above
     if report.passed:
-        return publish(Outcome("passed", name, path, report, golden=golden, new=new))
+        return publish(
+            Outcome("passed", name, path, report, golden=golden, new=new, run_steps=run_steps)
+        )
     text = report.render(color=False)
     if mode == "replay" and _drifted(new):
         text += (
@@ -509,7 +517,7 @@ def settle(
             f"\n\nGolden: {path}\nIf this change is intended: `agentsnap update {name}` "
             f"(promotes .last_run), or re-record with `pytest --agentsnap-record`."
         )
-    publish(Outcome("failed", name, path, report, golden=golden, new=new))
+    publish(Outcome("failed", name, path, report, golden=golden, new=new, run_steps=run_steps))
     raise AgentRegressionError(text, report)
 
 
@@ -538,89 +546,11 @@ def _failed_test(
     return Outcome("skipped", new.name, path, golden=golden, new=new, error=note)
 
 
-#: how many changes of one call a failed test's note lists (``agentsnap diff`` shows them all)
-_NOTE_CHANGES = 3
-
-
-def failed_test_note(new: Snapshot, kept: Path | None) -> str:
-    """What a replayed test that failed on its own says about its changed requests: which llm
-    calls were served the recording of another request (their changes), and the commands to
-    see the whole diff and to re-record."""
-    import shlex
-
-    calls = new.llm_calls
-    drifted = sum(1 for s in calls if s.get("request_drift"))
-    # MCP requests too (agentsnap.capture.mcp): a changed resource, prompt, server or reply
-    mcp = [s for s in new.trace if s.get("type") != "llm_call" and s.get("request_drift")]
-    what = f"the requests of {drifted} of {len(calls)} llm call(s)" if drifted or not mcp else ""
-    if mcp:
-        what += (" and " if what else "") + f"{len(mcp)} MCP request(s)"
-    lines = [
-        f"agentsnap: {what} changed, so replay served them the recorded answers to the old requests: "
-        f"this test checked answers {'the model' if drifted else 'the server'} never gave to what it sends now."
-    ]
-    drifted_steps = [(f"llm_call[{i}]", s) for i, s in enumerate(calls)] + [
-        (f"{s.get('server')} {s.get('name') or s.get('method')}", s) for s in mcp
-    ]
-    for label, step in drifted_steps:
-        changes = [str(c) for c in step.get("request_drift") or []]
-        if not changes:
-            continue
-        lines.append(f"  {label} (step {step.get('step')}):")
-        lines += [f"    {change}" for change in changes[:_NOTE_CHANGES]]
-        if len(changes) > _NOTE_CHANGES:
-            lines.append(
-                f"    … {len(changes) - _NOTE_CHANGES} more (agentsnap diff shows them all)"
-            )
-    where = f" (this run is kept in {kept}; it is never promoted)" if kept is not None else ""
-    lines.append(f"See the whole comparison: `agentsnap diff {shlex.quote(new.name)}`{where}.")
-    lines.append(f"If the change is intended, re-record it live: `{_record_command(new.name)}`.")
-    return "\n".join(lines)
-
-
 def _drifted(snap: Snapshot) -> bool:
     """Whether replay served any of the run's calls a recording of a different request (``request_drift``)."""
     if (raw := _steps.raw_steps(snap)) is not None:  # a large golden's steps as text: read there
         return raw.any_true("request_drift")
     return any(step.get("request_drift") for step in snap.trace)
-
-
-def _record_command(name: str) -> str:
-    """``pytest NODE --agentsnap-record`` for a node-id name, else the general form."""
-    import shlex
-
-    return (
-        f"pytest {shlex.quote(name)} --agentsnap-record"
-        if "::" in name
-        else "pytest --agentsnap-record (add the test's node id)"
-    )
-
-
-def fix_advice(name: str, *, drifted: bool, test_failed: bool) -> tuple[str, str]:
-    """What to run when a kept last run's change is intended: ``(why, command)``.
-
-    The one advice ``agentsnap diff`` and the HTML report give, matching what
-    ``agentsnap update`` accepts (:func:`agentsnap.cli._review.refuse_invented`):
-    a replayed run whose requests drifted holds old responses, and a run whose
-    test failed is never promoted, so both are re-recorded live; any other
-    failed comparison is promoted with ``agentsnap update NAME``.
-    """
-    import shlex
-
-    if drifted:
-        return (
-            "The responses are old recordings: if the change is intended, re-record it live:",
-            _record_command(name),
-        )
-    if test_failed:
-        return (
-            "If the change is intended, make the test pass and run it again, or re-record it live:",
-            _record_command(name),
-        )
-    return (
-        "If the change is intended, make the last run the golden:",
-        f"agentsnap update {shlex.quote(name)}",
-    )
 
 
 #: the compare options a .last_run keeps (``comparison["options"]``) for ``agentsnap diff``
@@ -664,6 +594,19 @@ def compare(
     ``embed_fn``, ``judge``, ``min_score``, ``weights``, ``strict``. The report's
     ``semantic_backend`` says which backend (and model sha256) scored the texts.
     """
+    return compare_run(golden, new, settings, mode=mode, overrides=overrides)[0]
+
+
+def compare_run(
+    golden: Snapshot,
+    new: Snapshot,
+    settings: Settings,
+    *,
+    mode: str,
+    overrides: dict[str, Any] | None = None,
+) -> tuple[Any, list[dict[str, Any]] | None]:
+    """:func:`compare`'s report, and the run's steps it made from a large golden's texts to read
+    them (a run proven its golden's), else None: :attr:`Outcome.run_steps`."""
     # every comparison knob that is a setting (CompareOptions' ``setting`` fields), lists copied
     opts: dict[str, Any] = {}
     declared = settings.declared
@@ -680,13 +623,14 @@ def compare(
             opts[key] = {**opts[key], **value} if key == "budgets" else value
     # a run proven its large golden's: both sides read from the same texts (raw_steps is None for
     # any snapshot read whole: the common case)
+    run: list[dict[str, Any]] | None = None
     if (raw := _steps.raw_steps(new)) is not None and _steps.same_steps(golden, new):
         steps, run = _steps.compared(raw)
         sides = golden.to_dict_with(steps), new.to_dict_with(run)
-        new.__dict__["compared"] = run  # (the run's totals read the same list: _steps.readable)
     else:
         sides = golden.to_dict(), new.to_dict()
-    return _diff.compute_diff(*sides, compare_requests=(mode == "replay"), name=new.name, **opts)
+    report = _diff.compute_diff(*sides, compare_requests=(mode == "replay"), name=new.name, **opts)
+    return report, run
 
 
 def _same(a: Snapshot, b: Snapshot) -> bool:

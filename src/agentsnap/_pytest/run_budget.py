@@ -43,8 +43,14 @@ def _row(outcome: Outcome, mode: str, exact: bool) -> dict[str, Any] | None:
     if _steps.raw_steps(outcome.new) is None:
         steps: Sequence[Mapping[str, Any]] = outcome.new.trace
     else:  # a large golden's steps as text: bodies read afresh, none to share
-        counted, steps = _steps.NoMemo(), _steps.readable(outcome.new)
-    new = _run_totals.measure(steps, exact=exact, counted=counted)
+        counted, steps = _steps.NoMemo(), _steps.readable(outcome.new, outcome.run_steps)
+    # a run made of its golden's steps, proven and finite: its bodies counted without the checks
+    # for what a body parsed from no file may hold (request_tokens' ``proven``)
+    proven = isinstance(outcome.new, _golden_run.GoldenAgain) and outcome.new.finite_trace
+    # replay spends nothing: no cost, latency, cached or reasoning tokens counted for the row
+    new = _run_totals.measure(
+        steps, exact=exact, counted=counted, proven=proven, priced=mode != "replay"
+    )
     if not new.llm_calls:
         return None
     usage = [new.usage.get("input_tokens"), new.usage.get("output_tokens")]

@@ -149,7 +149,7 @@ class AgentsnapSession:
         self.owners: dict[str, str] = {}
         self.name_clashes: dict[str, str] = {}
         #: node id -> what agentsnap adds to that test's failure (a replayed test that failed on
-        #: its own after its requests changed: :func:`agentsnap.lifecycle.failed_test_note`)
+        #: its own after its requests changed: :func:`agentsnap.diff.advice.failed_test_note`)
         self.failure_notes: dict[str, str] = {}
         #: snapshot file -> what re-recording it changed (``updated`` outcomes with changes:
         #: :func:`agentsnap.storage.volatile.behaviour_changes`), for the summary's warning

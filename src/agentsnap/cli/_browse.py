@@ -335,7 +335,7 @@ def diff(
         )
         raise typer.Exit(1)
     if not report.passed or failed_then:
-        from ..lifecycle import fix_advice
+        from ..diff.advice import fix_advice
 
         why, command = fix_advice(chosen, drifted=bool(drifted), test_failed=test_failed)
         out.line(f"{why} {command}")

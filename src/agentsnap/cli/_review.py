@@ -164,7 +164,7 @@ def refuse_invented(last: Entry) -> None:
     recorded responses for its new requests; making it the golden would pair
     them. Live re-recording is the fix.
     """
-    from ..lifecycle import _record_command
+    from ..diff.advice import record_command as _record_command
 
     if (last.snapshot.comparison or {}).get("test_failed"):
         raise CliError(

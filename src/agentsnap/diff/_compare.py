@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import operator
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
@@ -299,7 +300,7 @@ _VALIDATED_LOCK = threading.Lock()
 #: the fields whose value is an object compared by identity (a judge, an embedder, a backend):
 #: its rule reads no state of it that could change (has a ``score``, is callable, or no rule)
 _BY_IDENTITY = frozenset({"judge", "embed_fn", "embedding_backend"})
-_PLAIN = (type(None), bool, int, str)
+_PLAIN = frozenset({type(None), bool, int, str})  # (a set: one hash look, not four compares)
 
 
 def _frozen(value: object, field: str, held: list[object]) -> object:
@@ -335,11 +336,14 @@ def _validated(options: CompareOptions) -> CompareOptions:
     held: list[object] = []
     parts: list[object] = []
     try:
-        for name in _option_names():
-            value = getattr(options, name)
+        # every field read by one C call; a plain value or a float (spelled as _frozen spells
+        # one) is two parts, anything else one (a tuple): the key reads back one way
+        for name, value in zip(_option_names(), _option_values(options), strict=True):
             kind = type(value)
             if kind in _PLAIN:  # (most knobs: one look)
                 parts += (kind, value)
+            elif kind is float:
+                parts += (kind, repr(value))
             else:
                 parts.append(_frozen(value, name, held))
     except TypeError:
@@ -366,6 +370,16 @@ def _validated(options: CompareOptions) -> CompareOptions:
 def _option_names() -> tuple[str, ...]:
     """:class:`CompareOptions`' fields but ``declared`` (fixed when the class is made)."""
     return tuple(f.name for f in dataclasses.fields(CompareOptions) if f.name != "declared")
+
+
+def _option_values(options: CompareOptions) -> tuple[Any, ...]:
+    """The values of :func:`_option_names`' fields of ``options``, in that order."""
+    return _option_getter()(options)
+
+
+@functools.cache
+def _option_getter() -> Callable[[CompareOptions], tuple[Any, ...]]:
+    return operator.attrgetter(*_option_names())
 
 
 def run_checks(

@@ -164,17 +164,17 @@ class DiffReport:
         """
         components: dict[str, float] = self.details.get("components") or {}
         weights = dict(weights or {})
-        known = registered_components()
+        known = registered_components() if weights else ()  # (read for weights alone)
         for key, value in weights.items():
             if key not in known:
                 raise ValueError(f"unknown weights key {key!r}; components are {', '.join(known)}")
             if not value >= 0:
                 raise ValueError(f"weight of {key!r} must be >= 0, got {value!r}")
         pairs = [(weights.get(k, 1.0), float(v)) for k, v in components.items()]
-        total = math.fsum(w for w, _ in pairs)
+        total = math.fsum([w for w, _ in pairs])  # (lists: the same sums, no generator frames)
         if not pairs or total == 0:
             return 1.0
-        return min(1.0, max(0.0, math.fsum(w * v for w, v in pairs) / total))
+        return min(1.0, max(0.0, math.fsum([w * v for w, v in pairs]) / total))
 
     # ------------------------------------------------------------------ one line
 

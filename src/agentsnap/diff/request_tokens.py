@@ -154,16 +154,35 @@ def _msgspec_fingerprint(fields: Mapping[str, object]) -> bytes | None:
     return raw
 
 
-def request_tokens(body: object, model: object) -> int:
+def _proven_fingerprint(fields: Mapping[str, object]) -> bytes | None:
+    """:func:`_msgspec_fingerprint` of a proven body's fields (:func:`request_tokens`): its bytes
+    but for the order of ``fields``' own keys (the estimate counts bytes: the order is not read),
+    the same None where a float is written."""
+    try:
+        raw = _encode(fields)
+    except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
+        return None
+    if _float_hint(raw) and _FLOAT.search(raw):
+        return None
+    return raw
+
+
+def request_tokens(body: object, model: object, *, proven: bool = False) -> int:
     """Tokens of the text of request ``body`` (:func:`request_text`) for ``model``, counted as
-    :func:`counter_name` says."""
+    :func:`counter_name` says. ``proven``: ``body`` is a step's of a golden's trace whose digest
+    held and whose floats are all finite (:func:`agentsnap.storage.snapshot.trace_proof`): parsed
+    JSON (every object's keys strings) with no NaN or Infinity, so msgspec's bytes need no key
+    sort (the estimate counts bytes, in any order) and a ``null`` is a null: the same count."""
     encoding = _encoding(model) if _has_tokenizer() else None
     if type(body) is dict or isinstance(body, Mapping):
         try:
             fields = {k: body[k] for k in _CONTENT_KEYS if k in body}
         except (TypeError, ValueError):
             return _tokens(request_text(body), encoding)
-        raw = _msgspec_fingerprint(fields) if encoding is None else None
+        if proven and encoding is None:
+            raw = _proven_fingerprint(fields)
+        else:
+            raw = _msgspec_fingerprint(fields) if encoding is None else None
         if raw is not None:
             # the estimate on msgspec's bytes (valid UTF-8; each punctuation character one byte
             # that is never part of another character's): what the text's count below gives
@@ -182,6 +201,7 @@ def request_tokens(body: object, model: object) -> int:
 
 
 _encode_sorted = functools.partial(msgspec.json.encode, order="sorted")
+_encode = msgspec.json.Encoder().encode
 
 
 @functools.lru_cache(maxsize=2048)

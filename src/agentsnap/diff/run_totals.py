@@ -62,9 +62,14 @@ def _mapping(value: object) -> TypeGuard[Mapping[str, Any]]:
 
 def _sum(values: Sequence[float | None]) -> float | None:
     """The sum, or None when any value (or every value: no call) is unknown."""
-    if not values or any(v is None for v in values):
+    # (``None in``: an int or float never equals None; no None, so nothing to leave out of the sum)
+    if not values or None in values:
         return None
-    return sum(v for v in values if v is not None)
+    return sum(values)  # type: ignore[arg-type]
+
+
+#: the usage counts a budget row reads (``measure``'s ``priced=False``)
+_UNPRICED_KEYS = ("input_tokens", "output_tokens")
 
 
 #: the last traces measured, by identity (the budgets check and the run summary measure the same
@@ -80,7 +85,12 @@ BodyTokens = dict[int, tuple[object, object, int]]
 
 
 def measure(
-    steps: Sequence[Mapping[str, Any]], *, exact: bool = False, counted: BodyTokens | None = None
+    steps: Sequence[Mapping[str, Any]],
+    *,
+    exact: bool = False,
+    counted: BodyTokens | None = None,
+    proven: bool = False,
+    priced: bool = True,
 ) -> RunTotals:
     """The :class:`RunTotals` of a trace (a snapshot's ``trace`` list). Never raises on odd
     steps: what cannot be read is unknown. ``exact``: request tokens by the model's tokenizer
@@ -89,12 +99,20 @@ def measure(
     millisecond a request). A trace measured a moment ago (the same list, as long, as exactly)
     is not measured again; treat the result as read-only. ``counted``: one dict shared by the
     measures of one comparison (a golden and its new run): a request body counted by one is not
-    counted again by the other (a replayed request is the golden's own dict)."""
+    counted again by the other (a replayed request is the golden's own dict). ``proven``: the
+    steps are a golden's whose digest held, its floats finite (``request_tokens``' ``proven``).
+    ``priced=False``: no cost, latency, cached or reasoning tokens (None, absent from ``usage``;
+    ``unpriced`` still found): a replayed run's budget row, which reads none of them (such a
+    partial answer is not kept for a later call)."""
     hit = _RECENT.get(id(steps))
     if hit is not None and hit[0] is steps and hit[1] == (len(steps), exact):
         _RECENT.move_to_end(id(steps))
         return hit[2]
-    totals = _measure(steps, exact, {} if counted is None else counted)
+    totals = _measure(
+        steps, exact, {} if counted is None else counted, proven=proven, priced=priced
+    )
+    if not priced:
+        return totals
     _RECENT[id(steps)] = (steps, (len(steps), exact), totals)
     while len(_RECENT) > 8:
         _RECENT.popitem(last=False)
@@ -121,7 +139,12 @@ def calls_and_tokens(
 
 
 def _measure(
-    steps: Sequence[Mapping[str, Any]], exact: bool, counted: BodyTokens, provider: bool = True
+    steps: Sequence[Mapping[str, Any]],
+    exact: bool,
+    counted: BodyTokens,
+    provider: bool = True,
+    proven: bool = False,
+    priced: bool = True,
 ) -> RunTotals:
     out = RunTotals()
     per_call: dict[str, list[float | None]] = {
@@ -130,6 +153,13 @@ def _measure(
         "latency_ms": [],
         **{key: [] for key in USAGE_KEYS},
     }
+    # each list held by a name (the loop appends to them, a few a call)
+    tokens_of, costs, latencies = (
+        per_call["request_tokens"],
+        per_call["cost"],
+        per_call["latency_ms"],
+    )
+    usage_lists = [(key, per_call[key]) for key in (USAGE_KEYS if priced else _UNPRICED_KEYS)]
     for index, step in enumerate(steps):
         kind = step.get("type")
         if kind == "tool_call":
@@ -143,47 +173,54 @@ def _measure(
         out.steps.append(step_no if isinstance(step_no, int) else index)
         exchange = step.get("exchange")
         # (``type() is dict`` first: a dict is a Mapping, and the ABC's isinstance costs a Python call)
-        request = exchange.get("request") if _mapping(exchange) else None
-        body = request.get("body") if _mapping(request) else None
+        # (``type() is dict`` inline, then ``_mapping``: a call a look saved, four a call)
+        request = exchange.get("request") if type(exchange) is dict or _mapping(exchange) else None
+        body = request.get("body") if type(request) is dict or _mapping(request) else None
         model = step.get("model")
-        if _mapping(body):
+        if type(body) is dict or _mapping(body):
             model = body.get("model") or model
             counter = model if exact else None
             hit = counted.get(id(body))
             if hit is not None and hit[0] is body and hit[1] == counter:
                 count = hit[2]
             else:
-                count = request_tokens(body, counter)
+                count = request_tokens(body, counter, proven=proven)
                 counted[id(body)] = (body, counter, count)
-            per_call["request_tokens"].append(count)
+            tokens_of.append(count)
             name = counter_name(model) if exact else ESTIMATE  # (counter_name(None))
             if name not in out.counters:
                 out.counters.append(name)
         else:
-            per_call["request_tokens"].append(None)  # a WebSocket turn: no stored request
+            tokens_of.append(None)  # a WebSocket turn: no stored request
         if not provider:
             continue
         given = step.get("usage")
-        usage: Mapping[str, Any] = given if _mapping(given) else {}
-        for key in USAGE_KEYS:  # (_whole, inline: four a call)
+        usage: Mapping[str, Any] = given if type(given) is dict or _mapping(given) else {}
+        for key, into in usage_lists:  # (_whole, inline: four a call)
             used = usage.get(key)
-            per_call[key].append(
-                used if isinstance(used, int) and not isinstance(used, bool) else None
-            )
-        cost = prices.cost(usage, step.get("model") or model)
-        if cost is None and usage and prices.price_for(step.get("model") or model) is None:
-            unpriced = str(step.get("model") or model)
+            into.append(used if isinstance(used, int) and not isinstance(used, bool) else None)
+        priced_as = step.get("model") or model
+        # (no price: no cost, so "no cost, a usage and no price" is "a usage and no price")
+        if not priced:
+            if usage and prices.price_for(priced_as) is None:
+                unpriced = str(priced_as)
+                if unpriced not in out.unpriced:
+                    out.unpriced.append(unpriced)
+            continue
+        cost = prices.cost(usage, priced_as)
+        if cost is None and usage and prices.price_for(priced_as) is None:
+            unpriced = str(priced_as)
             if unpriced not in out.unpriced:
                 out.unpriced.append(unpriced)
-        per_call["cost"].append(cost)
-        per_call["latency_ms"].append(_whole(step.get("latency_ms")))
-    tokens = _sum(per_call["request_tokens"])
+        costs.append(cost)
+        latencies.append(_whole(step.get("latency_ms")))
+    tokens = _sum(tokens_of)
     out.request_tokens = None if tokens is None else int(tokens)
-    for key in USAGE_KEYS:
-        total = _sum(per_call[key])
+    for key, into in usage_lists:
+        total = _sum(into)
         out.usage[key] = None if total is None else int(total)
-    out.cost = _sum(per_call["cost"])
-    latency = _sum(per_call["latency_ms"])
+    out.cost = _sum(costs)
+    latency = _sum(latencies)
     out.latency_ms = None if latency is None else int(latency)
     out.per_call = per_call
     return out

@@ -128,7 +128,7 @@ def slim_snapshot(snapshot: Any) -> dict[str, Any] | None:
             "updated_at": data.get("updated_at"),
             "output": _cut(data.get("output"), OUTPUT_LIMIT),
             "trace": [_slim_step(s, i) for i, s in enumerate(trace) if isinstance(s, Mapping)],
-            # what decides the page's advice (agentsnap.lifecycle.fix_advice)
+            # what decides the page's advice (agentsnap.diff.advice.fix_advice)
             "request_drift": any(
                 isinstance(s, Mapping) and bool(s.get("request_drift")) for s in trace
             ),

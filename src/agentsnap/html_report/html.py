@@ -379,7 +379,7 @@ def _commands(entry: Mapping[str, Any]) -> list[dict[str, str]]:
     name = shlex.quote(str(entry.get("name")))
     state = entry.get("state")
     if state == "failed" and entry.get("report") is not None:
-        from ..lifecycle import fix_advice
+        from ..diff.advice import fix_advice
 
         new = entry.get("new") or {}
         why, cmd = fix_advice(

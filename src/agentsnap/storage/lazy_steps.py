@@ -241,16 +241,17 @@ class NoMemo(dict[int, Any]):
         return
 
 
-def readable(snapshot: Snapshot) -> Sequence[Mapping[str, Any]]:
+def readable(
+    snapshot: Snapshot, made: list[dict[str, Any]] | None = None
+) -> Sequence[Mapping[str, Any]]:
     """``snapshot``'s steps for a reader that takes any ``Mapping`` step and exchange (the run's
-    totals): its ``trace``, or, of a large golden's steps still text, the steps
-    :func:`compared` made of them (kept on the snapshot by the comparison that asked: the same
-    list, measured once), else made now."""
+    totals): its ``trace``, or, of a large golden's steps still text, ``made`` (the run's steps
+    its comparison made of them: the same list, measured once), else made now by
+    :func:`compared`."""
     raw = raw_steps(snapshot)
     if raw is None:
         return snapshot.trace
-    kept: list[dict[str, Any]] | None = snapshot.__dict__.get("compared")
-    return kept if kept is not None else compared(raw)[1]
+    return made if made is not None else compared(raw)[1]
 
 
 def stepwise(snapshot: Snapshot, from_steps: int) -> bool:

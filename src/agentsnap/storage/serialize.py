@@ -198,11 +198,16 @@ def to_json(value: Any, _depth: int = 0, _path: frozenset[int] = frozenset()) ->
             return {"$cycle": kind.__name__}
         inner = _path | {ident}
         nxt = _depth + 1
-        # ASCII strings and small ints are their own JSON: kept without a call (most leaves)
+        # ASCII strings, small ints, finite floats (``v - v`` is 0.0 for those alone), None and
+        # booleans are their own JSON: kept without a call (most leaves)
         if kind is list:
             return [
                 v
-                if (type(v) is str and v.isascii()) or (type(v) is int and -_SMALL < v < _SMALL)
+                if (type(v) is str and v.isascii())
+                or (type(v) is int and -_SMALL < v < _SMALL)
+                or (type(v) is float and v - v == 0.0)
+                or v is None
+                or type(v) is bool
                 else to_json(v, nxt, inner)
                 for v in value
             ]
@@ -213,7 +218,11 @@ def to_json(value: Any, _depth: int = 0, _path: frozenset[int] = frozenset()) ->
         return {
             (k if type(k) is str and k.isascii() else _key(k)): (
                 v
-                if (type(v) is str and v.isascii()) or (type(v) is int and -_SMALL < v < _SMALL)
+                if (type(v) is str and v.isascii())
+                or (type(v) is int and -_SMALL < v < _SMALL)
+                or (type(v) is float and v - v == 0.0)
+                or v is None
+                or type(v) is bool
                 else to_json(v, nxt, inner)
             )
             for k, v in items

@@ -15,6 +15,9 @@ from .chunks import scrub_chunks
 from .rules import _SECRET_JSON_KEYS, _SECRET_QUERY_KEYS, REDACTED, Redaction, _Step, active
 from .text import _MEMO_ENTRIES, mask_header, scrub_text
 
+#: values :func:`_scrub_value` returns as they are (exact types: a subclass takes the call)
+_KEPT_SCALARS = frozenset({int, float, bool, type(None)})
+
 
 def _secret_key(key: object) -> bool:
     return (
@@ -75,6 +78,8 @@ def _scrub_value(
                 new = {**held, "value": REDACTED}
             elif type(v) is str and builtin_only and len(v) < 8:
                 new = v  # too short for any built-in rule (as scrub_text decides)
+            elif type(v) in _KEPT_SCALARS:
+                new = v  # (what _scrub_value returns for one, without the call)
             else:
                 new = _scrub_value(v, rules, keys, builtin_only)
             out[key] = new
@@ -84,7 +89,7 @@ def _scrub_value(
     if kind is list or isinstance(value, (list, tuple)):
         items = [
             v
-            if type(v) is str and builtin_only and len(v) < 8
+            if (type(v) is str and builtin_only and len(v) < 8) or type(v) in _KEPT_SCALARS
             else _scrub_value(v, rules, keys, builtin_only)
             for v in value
         ]

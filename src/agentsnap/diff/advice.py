@@ -1,0 +1,87 @@
+"""What a failed comparison tells the user to run: :func:`fix_advice` (``agentsnap diff`` and the
+HTML report), :func:`failed_test_note` (a replayed test that failed on its own after its
+requests changed) and the record command both name (:func:`record_command`). Re-exported by
+:mod:`agentsnap.lifecycle`, where they were first."""
+
+from __future__ import annotations
+
+import shlex
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ..storage.snapshot import Snapshot
+
+__all__ = ["failed_test_note", "fix_advice", "record_command"]
+
+#: how many changes of one call a failed test's note lists (``agentsnap diff`` shows them all)
+_NOTE_CHANGES = 3
+
+
+def failed_test_note(new: Snapshot, kept: Path | None) -> str:
+    """What a replayed test that failed on its own says about its changed requests: which llm
+    calls were served the recording of another request (their changes), and the commands to
+    see the whole diff and to re-record."""
+    calls = new.llm_calls
+    drifted = sum(1 for s in calls if s.get("request_drift"))
+    # MCP requests too (agentsnap.capture.mcp): a changed resource, prompt, server or reply
+    mcp = [s for s in new.trace if s.get("type") != "llm_call" and s.get("request_drift")]
+    what = f"the requests of {drifted} of {len(calls)} llm call(s)" if drifted or not mcp else ""
+    if mcp:
+        what += (" and " if what else "") + f"{len(mcp)} MCP request(s)"
+    lines = [
+        f"agentsnap: {what} changed, so replay served them the recorded answers to the old requests: "
+        f"this test checked answers {'the model' if drifted else 'the server'} never gave to what it sends now."
+    ]
+    drifted_steps = [(f"llm_call[{i}]", s) for i, s in enumerate(calls)] + [
+        (f"{s.get('server')} {s.get('name') or s.get('method')}", s) for s in mcp
+    ]
+    for label, step in drifted_steps:
+        changes = [str(c) for c in step.get("request_drift") or []]
+        if not changes:
+            continue
+        lines.append(f"  {label} (step {step.get('step')}):")
+        lines += [f"    {change}" for change in changes[:_NOTE_CHANGES]]
+        if len(changes) > _NOTE_CHANGES:
+            lines.append(
+                f"    … {len(changes) - _NOTE_CHANGES} more (agentsnap diff shows them all)"
+            )
+    where = f" (this run is kept in {kept}; it is never promoted)" if kept is not None else ""
+    lines.append(f"See the whole comparison: `agentsnap diff {shlex.quote(new.name)}`{where}.")
+    lines.append(f"If the change is intended, re-record it live: `{record_command(new.name)}`.")
+    return "\n".join(lines)
+
+
+def record_command(name: str) -> str:
+    """``pytest NODE --agentsnap-record`` for a node-id name, else the general form."""
+    return (
+        f"pytest {shlex.quote(name)} --agentsnap-record"
+        if "::" in name
+        else "pytest --agentsnap-record (add the test's node id)"
+    )
+
+
+def fix_advice(name: str, *, drifted: bool, test_failed: bool) -> tuple[str, str]:
+    """What to run when a kept last run's change is intended: ``(why, command)``.
+
+    The one advice ``agentsnap diff`` and the HTML report give, matching what
+    ``agentsnap update`` accepts (:func:`agentsnap.cli._review.refuse_invented`):
+    a replayed run whose requests drifted holds old responses, and a run whose
+    test failed is never promoted, so both are re-recorded live; any other
+    failed comparison is promoted with ``agentsnap update NAME``.
+    """
+    if drifted:
+        return (
+            "The responses are old recordings: if the change is intended, re-record it live:",
+            record_command(name),
+        )
+    if test_failed:
+        return (
+            "If the change is intended, make the test pass and run it again, or re-record it live:",
+            record_command(name),
+        )
+    return (
+        "If the change is intended, make the last run the golden:",
+        f"agentsnap update {shlex.quote(name)}",
+    )
