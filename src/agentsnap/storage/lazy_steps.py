@@ -21,6 +21,7 @@ cassette (:class:`agentsnap.capture.cassette.Cassette`), the proof that the run 
 from __future__ import annotations
 
 import gc
+import mmap
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -285,13 +286,23 @@ def same_steps(a: Snapshot, b: Snapshot) -> bool:
 
 def read_large(path: Path, expected_name: str | None) -> LazySnapshot | None:
     """:func:`read_lazy` of the file at ``path`` when it holds at least :data:`LAZY_FROM` bytes
-    (None: read it whole), the cyclic collector paused meanwhile (as for a whole read)."""
+    (None: read it whole), the cyclic collector paused meanwhile (as for a whole read).
+
+    The file is mapped, not read: a file in agentsnap's own layout is read a step at a time
+    (:func:`_read_pieces`), each step's pages let go once it is kept as text, so the file and
+    the texts are never held whole at once; any other layout is parsed from the mapping by
+    :func:`read_lazy` (the file read once, as before). The whole read that follows a None reads
+    the file itself: the mapping read part of it at most."""
     if os.stat(path).st_size < LAZY_FROM:
         return None
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return read_lazy(path.read_bytes(), path, expected_name)
+        with open(path, "rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            found = _read_pieces(mm, path, expected_name)
+            return read_lazy(mm, path, expected_name) if found is _UNSURE else found
+    except (OSError, ValueError):  # (not mappable: an empty or special file) read it whole
+        return None
     finally:
         if enabled:
             gc.enable()
@@ -303,7 +314,7 @@ def raw_steps(snapshot: object) -> RawSteps | None:
     return snapshot._steps if isinstance(snapshot, LazySnapshot) else None
 
 
-def read_lazy(raw: bytes, path: Path, expected_name: str | None) -> LazySnapshot | None:
+def read_lazy(raw: bytes | mmap.mmap, path: Path, expected_name: str | None) -> LazySnapshot | None:
     """The snapshot in file ``raw`` (at ``path``) with its steps kept as texts; None for anything
     the whole read must look at (and, if wrong, name: module doc)."""
     try:
@@ -313,41 +324,129 @@ def read_lazy(raw: bytes, path: Path, expected_name: str | None) -> LazySnapshot
     except (KeyError, msgspec.DecodeError, RecursionError):
         return None
     del top
-    name = head.get("name")
-    if (
-        str(head.get("version", FORMAT_VERSION)) not in _READABLE_VERSIONS
-        or not isinstance(name, (str, type(None)))
-        or (expected_name is not None and name is not None and name != expected_name)
-        or _deeper_than(head, _MAX_NESTING)
-    ):
-        return None
-    head["trace"] = []
-    try:
-        msgspec.convert(head, _schema.SnapshotFile, strict=True)
-    except msgspec.ValidationError:
-        return None
-    texts: list[bytes] = []
-    batch: list[Any] = []
-    held = 0  # the compact bytes of the steps in ``batch``
-    for n, item in enumerate(items, 1):
+    keep = _Keep()
+    for item in items:
         try:
             step = _decode(item)
         except (msgspec.DecodeError, RecursionError):
             return None
-        if type(step) is not dict or "messages_from" in step:
+        if not keep.add(step):
             return None
-        text = _encode(step)
-        texts.append(text)
-        batch.append(step)
-        held += len(text)
-        if len(batch) == _BATCH or held >= _BATCH_BYTES or n == len(items):
-            held = 0
-            if not _valid(batch):
-                return None
     del items
-    built = Snapshot.from_dict(head, name=expected_name)
-    fields = {key: getattr(built, key) for key in _FIELDS}
-    return LazySnapshot(RawSteps(_Held(texts)), **fields)
+    return keep.snapshot(head, expected_name)
+
+
+class _Keep:
+    """The steps of a golden read one at a time: each kept as its compact text, checked against
+    the schema in batches (:func:`_valid`)."""
+
+    __slots__ = ("batch", "held", "texts")
+
+    def __init__(self) -> None:
+        self.texts: list[bytes] = []
+        self.batch: list[Any] = []
+        self.held = 0  # the compact bytes of the steps in ``batch``
+
+    def add(self, step: Any) -> bool:
+        """Keep ``step`` (False: the whole read must look at it)."""
+        if type(step) is not dict or "messages_from" in step:
+            return False
+        text = _encode(step)
+        self.texts.append(text)
+        self.batch.append(step)
+        self.held += len(text)
+        return (len(self.batch) < _BATCH and self.held < _BATCH_BYTES) or self.check()
+
+    def check(self) -> bool:
+        self.held = 0
+        return _valid(self.batch)
+
+    def snapshot(self, head: dict[str, Any], expected_name: str | None) -> LazySnapshot | None:
+        """The snapshot of the file's other fields ``head`` and these steps (None: as above)."""
+        name = head.get("name")
+        if (
+            str(head.get("version", FORMAT_VERSION)) not in _READABLE_VERSIONS
+            or not isinstance(name, (str, type(None)))
+            or (expected_name is not None and name is not None and name != expected_name)
+            or _deeper_than(head, _MAX_NESTING)
+            or not self.check()
+        ):
+            return None
+        head["trace"] = []
+        try:
+            msgspec.convert(head, _schema.SnapshotFile, strict=True)
+        except msgspec.ValidationError:
+            return None
+        built = Snapshot.from_dict(head, name=expected_name)
+        fields = {key: getattr(built, key) for key in _FIELDS}
+        return LazySnapshot(RawSteps(_Held(self.texts)), **fields)
+
+
+#: agentsnap's own layout (``json.dumps(indent=2)``): the trace opens on its own line, each step
+#: closes at four spaces, followed by the next or by the trace's close (a JSON string holds no
+#: raw newline, so these are never inside one)
+_OPEN = b'\n  "trace": [\n'
+_CLOSE = b"\n    }"
+_NEXT = b",\n"
+_END = b"\n  ]"
+#: the trace's place in the file's other fields, checked to be the top level's ``trace``
+_HOLE = b'"\\u0000agentsnap-trace"'
+#: let the file's pages go every this many bytes read
+_RELEASE = 4 << 20
+_UNSURE: Any = object()
+
+
+def _read_pieces(mm: mmap.mmap, path: Path, expected_name: str | None) -> Any:
+    """:func:`read_lazy` of a file in agentsnap's own layout, mapped at ``mm``, read a step at a
+    time, the pages read let go as it goes; ``_UNSURE`` for any other layout.
+
+    Each step is the text between two of the separators (a ``}`` closing a line at four spaces,
+    then ``,``); the read is sound whatever the layout: every piece must parse whole as one
+    JSON value, so the trace is the array of them, and the file's other fields with a
+    placeholder in the trace's place must parse with the placeholder as the top level's
+    ``trace`` (else ``_UNSURE``)."""
+    start = mm.find(_OPEN)
+    if start < 0:
+        return _UNSURE
+    view = memoryview(mm)
+    keep = _Keep()
+    pos = start + len(_OPEN)
+    released = 0
+    release = getattr(mm, "madvise", None) if hasattr(mmap, "MADV_DONTNEED") else None
+    try:
+        while True:
+            cut = mm.find(_CLOSE, pos)
+            if cut < 0:
+                return _UNSURE
+            cut += len(_CLOSE)
+            try:
+                step = _decode(view[pos:cut])
+            except (msgspec.DecodeError, RecursionError):
+                return _UNSURE
+            if not keep.add(step):
+                return _UNSURE  # (a step refused, or a piece of a layout not agentsnap's)
+            if release is not None and cut - released >= _RELEASE:
+                done = cut - cut % mmap.PAGESIZE
+                release(mmap.MADV_DONTNEED, released, done - released)
+                released = done
+            if view[cut : cut + len(_NEXT)] == _NEXT:
+                pos = cut + len(_NEXT)
+                continue
+            if view[cut : cut + len(_END)] != _END:
+                return _UNSURE
+            rest = cut + len(_END)
+            break
+        outside = b"".join((view[: start + len(_OPEN) - 2], _HOLE, view[rest:]))
+    finally:
+        view.release()
+    try:
+        top = _top.decode(outside)
+        if outside.count(_HOLE) != 1 or bytes(top.pop("trace")) != _HOLE:
+            return _UNSURE
+        head = {key: _decode(value) for key, value in top.items()}
+    except (KeyError, msgspec.DecodeError, RecursionError):
+        return _UNSURE
+    return keep.snapshot(head, expected_name)
 
 
 #: steps checked at once (one msgspec call, one depth walk: a step at a time cost ten times more),
