@@ -302,3 +302,36 @@ def test_a_malformed_step_in_agentsnaps_layout_is_named_by_the_whole_read(
     path.write_text(json.dumps(data, indent=2, sort_keys=True), encoding="utf-8")
     with pytest.raises(SnapshotFormatError, match=r"\$\.trace\[2\]\.exchange\.request\.method"):
         SnapshotStore(tmp_path).load("lazy::row")
+
+
+def test_the_replay_keys_computed_while_reading_index_the_cassette_as_the_whole_trace_does(
+    tmp_path: Path, every_file_lazy: None
+) -> None:
+    from agentsnap.capture.cassette import Cassette
+
+    path = _golden(tmp_path, ["Weather in Paris?", "And tomorrow?", "Weather in Paris?"])
+    lazy, whole = SnapshotStore.read_file(path), _whole(path)
+    raw = lazy_steps.raw_steps(lazy)
+    assert raw is not None and raw.held.keys is not None
+    assert all(k is not None for k in raw.held.keys)  # every step an exchange served as is
+    from_text, from_dicts = Cassette(raw), Cassette(whole.trace)
+    assert dict(from_text._by_key) == dict(from_dicts._by_key)
+    assert dict(from_text._by_route) == dict(from_dicts._by_route)
+    assert list(from_text.recordings) == list(from_dicts.recordings)
+
+
+def test_the_comparisons_steps_hold_the_values_of_the_whole_read(
+    tmp_path: Path, every_file_lazy: None
+) -> None:
+    path = _golden(tmp_path, [f"Weather in city {i}?" for i in range(4)])
+    lazy, whole = SnapshotStore.read_file(path), _whole(path)
+    raw = lazy_steps.raw_steps(lazy)
+    assert raw is not None
+    golden, run = lazy_steps.compared(raw.without("latency_ms"))
+    assert len(golden) == len(run) == len(whole.trace)
+    for g, r, w in zip(golden, run, whole.trace, strict=True):
+        assert list(g) == list(w)
+        assert {k: (dict(v) if k == "exchange" else v) for k, v in g.items()} == w
+        assert list(r) == [k for k in w if k != "latency_ms"]
+    # a value repeated across steps (the tools offered, a usage) is one object
+    assert golden[0]["messages"][0] is golden[1]["messages"][0]

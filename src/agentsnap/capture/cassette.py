@@ -111,7 +111,7 @@ class Cassette:
             idx = len(self._entries)
             self._entries.append(ex if raw is None else position)  # type: ignore[arg-type]
             self._played.append(False)
-            key = replay_key(ex["request"])
+            key = replay_key(ex["request"]) if raw is None else raw.key(position, ex["request"])
             self._by_key[key].append(idx)
             self._by_route[key[:2]].append(idx)
         _reverse_each(self._by_key, self._by_route)

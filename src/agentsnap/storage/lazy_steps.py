@@ -32,6 +32,7 @@ import msgspec
 from . import schema as _schema
 from . import serialize as _serialize
 from .snapshot import _MAX_NESTING, _READABLE_VERSIONS, FORMAT_VERSION, Snapshot, _deeper_than
+from .wire import replay_key
 
 __all__ = [
     "LAZY_FROM",
@@ -62,11 +63,14 @@ class _Held:
     """The steps of one golden: their texts until the golden's ``trace`` is read, then the step
     dicts decoded from them (and no texts)."""
 
-    __slots__ = ("decoded", "texts")
+    __slots__ = ("decoded", "keys", "texts")
 
-    def __init__(self, texts: list[bytes]) -> None:
+    def __init__(self, texts: list[bytes], keys: list[Any] | None = None) -> None:
         self.texts: list[bytes] | None = texts
         self.decoded: list[dict[str, Any]] | None = None
+        #: each step's :func:`~agentsnap.storage.wire.replay_key`, computed while the file was
+        #: read (None: a step a cassette does not serve as is; see :meth:`RawSteps.skeletons`)
+        self.keys = keys
 
     def decode_all(self) -> list[dict[str, Any]]:
         if self.decoded is None:
@@ -124,11 +128,17 @@ class RawSteps:
     def skeletons(self) -> Iterator[dict[str, Any]]:
         """Each step as a cassette indexes it, decoding no more than that: an ``exchange`` of its
         ``request`` alone (decoded) and, for a ``response`` that is an object, ``{}``; a step with a
-        ``session`` or ``connection`` (MCP, WebSocket), or once the steps are dicts, the whole step."""
+        ``session`` or ``connection`` (MCP, WebSocket), or once the steps are dicts, the whole step.
+        A step whose replay key was computed when the file was read (:meth:`key`) is not decoded:
+        its skeleton is a request and a response, both ``{}``."""
+        keys = self.held.keys
         for index in range(len(self)):
             texts = self.held.texts
             if texts is None:
                 yield self.step(index)
+                continue
+            if keys is not None and keys[index] is not None:
+                yield _SERVED
                 continue
             parts = _parts.decode(texts[index])
             if "session" in parts or "connection" in parts:
@@ -146,6 +156,13 @@ class RawSteps:
                     "response": {} if response is not None and _is_object(response) else None,
                 }
             }
+
+    def key(self, index: int, request: dict[str, Any]) -> tuple[str, str, bytes]:
+        """The replay key of step ``index``'s ``request`` (as :meth:`skeletons` gave it): the one
+        computed when the file was read, else computed now."""
+        keys = self.held.keys
+        found = keys[index] if keys is not None else None  # (the same values decoded or not)
+        return replay_key(request) if found is None else found
 
     def any_true(self, key: str) -> bool:
         """Whether a step's ``key`` is truthy, read by decoding only the steps whose text holds it."""
@@ -184,26 +201,62 @@ class _Exchange(Mapping[str, Any]):
 
 
 _parts = msgspec.json.Decoder(dict[str, msgspec.Raw])
+#: the skeleton of a step whose replay key is known (:meth:`RawSteps.skeletons`; never changed)
+_SERVED: dict[str, Any] = {"exchange": {"request": {}, "response": {}}}
 
 
 def compared(steps: RawSteps) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The golden's steps and the run's (the same without ``steps.drop``) as a comparison reads
     them: every value decoded but each ``exchange``, read from its text when the checks ask
-    (:class:`_Exchange`); the two sides share every value, as a golden-again run's steps do."""
+    (:class:`_Exchange`); the two sides share every value, as a golden-again run's steps do,
+    and a value whose text repeats another step's (a short one: a usage, the tools offered, a
+    system message) is the same object (:class:`_Shared`: the comparison changes none)."""
     held = steps.held
     golden: list[dict[str, Any]] = []
     if held.decoded is not None:
         golden = held.decoded
     else:
+        shared = _Shared()
         for text in held.texts or ():
             step = {
-                key: (_Exchange(value) if key == "exchange" else _decode(value))
+                key: (_Exchange(value) if key == "exchange" else shared.value(value))
                 for key, value in _parts.decode(text).items()
             }
             golden.append(step)
     drop = steps.drop
     run = [{k: v for k, v in step.items() if k != drop} for step in golden]
     return golden, run
+
+
+class _Shared:
+    """Values decoded from text, a short text's value decoded once (a list's items each so)."""
+
+    __slots__ = ("seen",)
+
+    #: a text at most this long is looked up (the repeated values are short; a long one rarely
+    #: repeats and would be held as the key)
+    SHORT = 512
+
+    def __init__(self) -> None:
+        self.seen: dict[bytes, Any] = {}
+
+    def value(self, text: msgspec.Raw) -> Any:
+        short = len(text) <= self.SHORT
+        if short:
+            key = bytes(text)
+            found = self.seen.get(key, _NONE)
+            if found is not _NONE:
+                return found
+        if memoryview(text)[0] == 0x5B:  # "[": a list, its items looked up each
+            found = [self.value(item) for item in _items.decode(text)]
+        else:
+            found = _decode(text)
+        if short:
+            self.seen[key] = found
+        return found
+
+
+_NONE = object()
 
 
 def _is_object(text: msgspec.Raw) -> bool:
@@ -340,10 +393,11 @@ class _Keep:
     """The steps of a golden read one at a time: each kept as its compact text, checked against
     the schema in batches (:func:`_valid`)."""
 
-    __slots__ = ("batch", "held", "texts")
+    __slots__ = ("batch", "held", "keys", "texts")
 
     def __init__(self) -> None:
         self.texts: list[bytes] = []
+        self.keys: list[Any] = []  # (RawSteps.skeletons)
         self.batch: list[Any] = []
         self.held = 0  # the compact bytes of the steps in ``batch``
 
@@ -353,6 +407,7 @@ class _Keep:
             return False
         text = _encode(step)
         self.texts.append(text)
+        self.keys.append(_key(step))
         self.batch.append(step)
         self.held += len(text)
         return (len(self.batch) < _BATCH and self.held < _BATCH_BYTES) or self.check()
@@ -379,7 +434,26 @@ class _Keep:
             return None
         built = Snapshot.from_dict(head, name=expected_name)
         fields = {key: getattr(built, key) for key in _FIELDS}
-        return LazySnapshot(RawSteps(_Held(self.texts)), **fields)
+        return LazySnapshot(RawSteps(_Held(self.texts, self.keys)), **fields)
+
+
+def _key(step: dict[str, Any]) -> tuple[str, str, bytes] | None:
+    """The replay key of ``step``'s request, for a step any cassette serves as is (an
+    ``exchange`` of a request and a response that are objects, no MCP ``session`` or WebSocket
+    ``connection``); None for any other. A key that cannot be computed is left to the cassette."""
+    ex = step.get("exchange")
+    if (
+        type(ex) is not dict
+        or "session" in step
+        or "connection" in step
+        or type(ex.get("request")) is not dict
+        or type(ex.get("response")) is not dict
+    ):
+        return None
+    try:
+        return replay_key(ex["request"])
+    except Exception:  # (the cassette computes it again, and raises as it always did)
+        return None
 
 
 #: agentsnap's own layout (``json.dumps(indent=2)``): the trace opens on its own line, each step
