@@ -335,3 +335,30 @@ def test_the_comparisons_steps_hold_the_values_of_the_whole_read(
         assert list(r) == [k for k in w if k != "latency_ms"]
     # a value repeated across steps (the tools offered, a usage) is one object
     assert golden[0]["messages"][0] is golden[1]["messages"][0]
+
+
+def test_a_large_goldens_cassette_lets_a_key_go_once_served_in_full(
+    tmp_path: Path, every_file_lazy: None
+) -> None:
+    from agentsnap.capture.cassette import Cassette
+    from agentsnap.exceptions import ReplayMissError
+
+    with fp.FakeOpenAI() as fake:
+        fake.script(fp.text_reply("Sunny."), fp.text_reply("Still sunny."))
+        with AgentRecorder("lazy::row", snapshot_dir=tmp_path):
+            client = openai.OpenAI(base_url=fake.base_url, api_key="sk-test", max_retries=0)
+            for _ in range(2):  # the same request twice
+                client.chat.completions.create(
+                    model="gpt-4o-mini", messages=[{"role": "user", "content": "Weather?"}]
+                )
+    (path,) = tmp_path.glob("*.json")
+    whole = _whole(path)
+    raw = lazy_steps.raw_steps(SnapshotStore.read_file(path))
+    assert raw is not None
+    cassette = Cassette(raw, strict=True)
+    request = whole.trace[0]["exchange"]["request"]
+    served = [cassette.take(request)[:1] for _ in range(2)]
+    assert served == [(0,), (1,)]  # in recorded order, as from the whole trace
+    assert not cassette._by_key  # (its key let go)
+    with pytest.raises(ReplayMissError):
+        cassette.take(request)
