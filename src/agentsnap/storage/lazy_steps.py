@@ -8,6 +8,10 @@ whole file is (:mod:`agentsnap.storage.schema`), one at a time, then kept as its
 same order) and dropped. Anything the step-by-step read cannot vouch for (a file that is not
 JSON msgspec reads, a wrong value, a nesting too deep, an old file's ``messages_from``, another
 name) is left to the whole read, which raises its error naming the file and the JSON path.
+The file is mapped, not read into memory: in agentsnap's own layout its steps are found by the
+lines that close them (:func:`_read_pieces`, checked to be sound whatever the layout) and its
+pages let go as the read goes, so the file and the texts are never held whole at once. Each
+servable step's replay key is computed while it is parsed (the cassette decodes no request again).
 
 The snapshot read so is a :class:`LazySnapshot`: its ``trace`` is a real list of step dicts,
 decoded in full on the first read of the attribute (every reader of step dicts sees the values
