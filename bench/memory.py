@@ -13,8 +13,8 @@ Peak RSS is the process's ``VmHWM`` (``/proc/self/status``; ``ru_maxrss`` elsewh
 it carries the parent's peak over into a child) when pytest unconfigures (interpreter, pytest, the
 SDK and everything the test held at its peak); two processes run at a time (RSS does not
 depend on CPU contention). The load time is ``SnapshotStore.load`` of the recorded golden plus
-the replay ``Cassette`` built over its trace (what a replayed test does before its first call),
-in this process, the two sizes alternating. The allocators: a separate 1,000-call record and
+the replay ``Cassette`` built over its steps (what a replayed test does before its first call:
+a large golden's steps as text, its ``trace`` not decoded), in this process, the two sizes alternating. The allocators: a separate 1,000-call record and
 replay run with ``tracemalloc`` on (1 frame), its snapshot taken when the test's calls are done
 (everything the test holds then: the recording, or the golden and the replay trace), the top
 lines by size.
@@ -241,8 +241,19 @@ def _load(store_dir: Path, name: str) -> float:
     t0 = clock()
     snap = SnapshotStore(store_dir).load(name)
     assert snap is not None, name
-    Cassette(snap.trace, name=name, strict=True)
+    Cassette(_replayed_steps(snap), name=name, strict=True)
     return clock() - t0
+
+
+def _replayed_steps(snap: Any) -> Any:
+    """What a replayed test's cassette is built over (``lifecycle.open_recording``): a large
+    golden's steps as text while its ``trace`` is unread, else the ``trace``."""
+    try:
+        from agentsnap.storage.lazy_steps import raw_steps
+    except ImportError:  # (an agentsnap before the steps as text)
+        return snap.trace
+    raw = raw_steps(snap)
+    return snap.trace if raw is None else raw
 
 
 def _short(filename: str) -> str:

@@ -246,3 +246,130 @@ def test_a_pytest_replay_from_steps_as_text_is_its_golden_again_never_decoded_wh
     assert _last_run(project) == whole_last  # the same comparison, the same record
     assert summary(lazy) + [ln for ln in lazy.outlines if "agentsnap budgets" in ln] == whole_lines
     assert project.server_requests() == {NODE: 0}  # replay sent nothing
+
+
+def _read_both(path: Path) -> tuple[Any, Any]:
+    """The file read by the step-by-step reader of agentsnap's layout (or ``_UNSURE``) and whole."""
+    import mmap
+
+    with path.open("rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        pieces = lazy_steps._read_pieces(mm, path, None)
+    return pieces, _whole(path)
+
+
+def _layouts(data: dict[str, Any]) -> dict[str, bytes]:
+    """The golden ``data`` in layouts a hand or another tool may leave (each a valid golden)."""
+    two = json.dumps(data, indent=2, sort_keys=True)
+    step = two[two.index("\n    {\n") + 1 : two.index("\n    }") + 6]
+    return {
+        "crlf": two.replace("\n", "\r\n").encode(),
+        "indent 4": json.dumps(data, indent=4, sort_keys=True).encode(),
+        "compact": json.dumps(data, sort_keys=True).encode(),
+        "trace first": json.dumps({"trace": data["trace"], **data}, indent=2).encode(),
+        "a step re-indented": two.replace(
+            '\n    },\n    {\n      "exchange"', '\n    }, {\n      "exchange"', 1
+        ).encode(),
+        # the layout's opening and closing inside another field: the top level's trace is not it
+        "a trace key inside input": two.replace(
+            '"input": null', '"input": {\n  "trace": [\n' + step + "\n  ]\n}", 1
+        ).encode(),
+    }
+
+
+def test_a_golden_in_another_layout_is_read_right_or_left_to_the_mapping_read(
+    tmp_path: Path, every_file_lazy: None
+) -> None:
+    path = _golden(tmp_path, ["Weather in Paris?", "And tomorrow?", "In Fahrenheit?"])
+    pieces, whole = _read_both(path)
+    assert isinstance(pieces, lazy_steps.LazySnapshot)  # agentsnap's own layout: step by step
+    assert pieces.to_dict() == whole.to_dict()
+    data = json.loads(path.read_bytes())
+    # a step whose string holds the layout's separators, escaped: still read right
+    data["trace"][0]["response"] = 'a "\n    },\n    {\n  ]\n" b'
+    for label, text in {
+        "escaped separators": json.dumps(data, indent=2, sort_keys=True).encode(),
+        **_layouts(data),
+    }.items():
+        path.write_bytes(text)
+        pieces, whole = _read_both(path)
+        assert pieces is lazy_steps._UNSURE or pieces.to_dict() == whole.to_dict(), label
+        lazy = SnapshotStore.read_file(path)
+        assert isinstance(lazy, lazy_steps.LazySnapshot), label
+        assert lazy.to_dict() == whole.to_dict(), label
+
+
+def test_a_malformed_step_in_agentsnaps_layout_is_named_by_the_whole_read(
+    tmp_path: Path, every_file_lazy: None
+) -> None:
+    path = _golden(tmp_path, ["Weather in Paris?", "And tomorrow?", "In Fahrenheit?"])
+    text = path.read_bytes()
+    broken = text.replace(b'"status": 200', b'"status": 200,', 1)  # not JSON
+    path.write_bytes(broken)
+    with pytest.raises(SnapshotFormatError, match="corrupt snapshot file") as err:
+        SnapshotStore(tmp_path).load("lazy::row")
+    assert str(path) in str(err.value)
+    data = json.loads(text)
+    data["trace"][2]["exchange"]["request"]["method"] = 7
+    path.write_text(json.dumps(data, indent=2, sort_keys=True), encoding="utf-8")
+    with pytest.raises(SnapshotFormatError, match=r"\$\.trace\[2\]\.exchange\.request\.method"):
+        SnapshotStore(tmp_path).load("lazy::row")
+
+
+def test_the_replay_keys_computed_while_reading_index_the_cassette_as_the_whole_trace_does(
+    tmp_path: Path, every_file_lazy: None
+) -> None:
+    from agentsnap.capture.cassette import Cassette
+
+    path = _golden(tmp_path, ["Weather in Paris?", "And tomorrow?", "Weather in Paris?"])
+    lazy, whole = SnapshotStore.read_file(path), _whole(path)
+    raw = lazy_steps.raw_steps(lazy)
+    assert raw is not None and raw.held.keys is not None
+    assert all(k is not None for k in raw.held.keys)  # every step an exchange served as is
+    from_text, from_dicts = Cassette(raw), Cassette(whole.trace)
+    assert dict(from_text._by_key) == dict(from_dicts._by_key)
+    assert dict(from_text._by_route) == dict(from_dicts._by_route)
+    assert list(from_text.recordings) == list(from_dicts.recordings)
+
+
+def test_the_comparisons_steps_hold_the_values_of_the_whole_read(
+    tmp_path: Path, every_file_lazy: None
+) -> None:
+    path = _golden(tmp_path, [f"Weather in city {i}?" for i in range(4)])
+    lazy, whole = SnapshotStore.read_file(path), _whole(path)
+    raw = lazy_steps.raw_steps(lazy)
+    assert raw is not None
+    golden, run = lazy_steps.compared(raw.without("latency_ms"))
+    assert len(golden) == len(run) == len(whole.trace)
+    for g, r, w in zip(golden, run, whole.trace, strict=True):
+        assert list(g) == list(w)
+        assert {k: (dict(v) if k == "exchange" else v) for k, v in g.items()} == w
+        assert list(r) == [k for k in w if k != "latency_ms"]
+    # a value repeated across steps (the tools offered, a usage) is one object
+    assert golden[0]["messages"][0] is golden[1]["messages"][0]
+
+
+def test_a_large_goldens_cassette_lets_a_key_go_once_served_in_full(
+    tmp_path: Path, every_file_lazy: None
+) -> None:
+    from agentsnap.capture.cassette import Cassette
+    from agentsnap.exceptions import ReplayMissError
+
+    with fp.FakeOpenAI() as fake:
+        fake.script(fp.text_reply("Sunny."), fp.text_reply("Still sunny."))
+        with AgentRecorder("lazy::row", snapshot_dir=tmp_path):
+            client = openai.OpenAI(base_url=fake.base_url, api_key="sk-test", max_retries=0)
+            for _ in range(2):  # the same request twice
+                client.chat.completions.create(
+                    model="gpt-4o-mini", messages=[{"role": "user", "content": "Weather?"}]
+                )
+    (path,) = tmp_path.glob("*.json")
+    whole = _whole(path)
+    raw = lazy_steps.raw_steps(SnapshotStore.read_file(path))
+    assert raw is not None
+    cassette = Cassette(raw, strict=True)
+    request = whole.trace[0]["exchange"]["request"]
+    served = [cassette.take(request)[:1] for _ in range(2)]
+    assert served == [(0,), (1,)]  # in recorded order, as from the whole trace
+    assert not cassette._by_key  # (its key let go)
+    with pytest.raises(ReplayMissError):
+        cassette.take(request)

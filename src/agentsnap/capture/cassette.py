@@ -111,7 +111,7 @@ class Cassette:
             idx = len(self._entries)
             self._entries.append(ex if raw is None else position)  # type: ignore[arg-type]
             self._played.append(False)
-            key = replay_key(ex["request"])
+            key = replay_key(ex["request"]) if raw is None else raw.key(position, ex["request"])
             self._by_key[key].append(idx)
             self._by_route[key[:2]].append(idx)
         _reverse_each(self._by_key, self._by_route)
@@ -192,8 +192,11 @@ class Cassette:
                 served = self._take_legacy(request, call_index)
                 if served is not None:
                     return served
-            idx = self._pop(self._by_key.get(key))
+            queue = self._by_key.get(key)
+            idx = self._pop(queue)
             if idx is not None:
+                if not queue and self.by_step:  # (a large golden's: a key served in full let go)
+                    del self._by_key[key]
                 return idx, self._entries[idx], None
             idx = self._take_up_to_client_ids(request)
             if idx is not None:  # equal but for values the client minted: an exact match

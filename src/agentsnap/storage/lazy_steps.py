@@ -8,6 +8,10 @@ whole file is (:mod:`agentsnap.storage.schema`), one at a time, then kept as its
 same order) and dropped. Anything the step-by-step read cannot vouch for (a file that is not
 JSON msgspec reads, a wrong value, a nesting too deep, an old file's ``messages_from``, another
 name) is left to the whole read, which raises its error naming the file and the JSON path.
+The file is mapped, not read into memory: in agentsnap's own layout its steps are found by the
+lines that close them (:func:`_read_pieces`, checked to be sound whatever the layout) and its
+pages let go as the read goes, so the file and the texts are never held whole at once. Each
+servable step's replay key is computed while it is parsed (the cassette decodes no request again).
 
 The snapshot read so is a :class:`LazySnapshot`: its ``trace`` is a real list of step dicts,
 decoded in full on the first read of the attribute (every reader of step dicts sees the values
@@ -21,6 +25,7 @@ cassette (:class:`agentsnap.capture.cassette.Cassette`), the proof that the run 
 from __future__ import annotations
 
 import gc
+import mmap
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -31,6 +36,7 @@ import msgspec
 from . import schema as _schema
 from . import serialize as _serialize
 from .snapshot import _MAX_NESTING, _READABLE_VERSIONS, FORMAT_VERSION, Snapshot, _deeper_than
+from .wire import replay_key
 
 __all__ = [
     "LAZY_FROM",
@@ -61,11 +67,14 @@ class _Held:
     """The steps of one golden: their texts until the golden's ``trace`` is read, then the step
     dicts decoded from them (and no texts)."""
 
-    __slots__ = ("decoded", "texts")
+    __slots__ = ("decoded", "keys", "texts")
 
-    def __init__(self, texts: list[bytes]) -> None:
+    def __init__(self, texts: list[bytes], keys: list[Any] | None = None) -> None:
         self.texts: list[bytes] | None = texts
         self.decoded: list[dict[str, Any]] | None = None
+        #: each step's :func:`~agentsnap.storage.wire.replay_key`, computed while the file was
+        #: read (None: a step a cassette does not serve as is; see :meth:`RawSteps.skeletons`)
+        self.keys = keys
 
     def decode_all(self) -> list[dict[str, Any]]:
         if self.decoded is None:
@@ -123,11 +132,17 @@ class RawSteps:
     def skeletons(self) -> Iterator[dict[str, Any]]:
         """Each step as a cassette indexes it, decoding no more than that: an ``exchange`` of its
         ``request`` alone (decoded) and, for a ``response`` that is an object, ``{}``; a step with a
-        ``session`` or ``connection`` (MCP, WebSocket), or once the steps are dicts, the whole step."""
+        ``session`` or ``connection`` (MCP, WebSocket), or once the steps are dicts, the whole step.
+        A step whose replay key was computed when the file was read (:meth:`key`) is not decoded:
+        its skeleton is a request and a response, both ``{}``."""
+        keys = self.held.keys
         for index in range(len(self)):
             texts = self.held.texts
             if texts is None:
                 yield self.step(index)
+                continue
+            if keys is not None and keys[index] is not None:
+                yield _SERVED
                 continue
             parts = _parts.decode(texts[index])
             if "session" in parts or "connection" in parts:
@@ -145,6 +160,13 @@ class RawSteps:
                     "response": {} if response is not None and _is_object(response) else None,
                 }
             }
+
+    def key(self, index: int, request: dict[str, Any]) -> tuple[str, str, bytes]:
+        """The replay key of step ``index``'s ``request`` (as :meth:`skeletons` gave it): the one
+        computed when the file was read, else computed now."""
+        keys = self.held.keys
+        found = keys[index] if keys is not None else None  # (the same values decoded or not)
+        return replay_key(request) if found is None else found
 
     def any_true(self, key: str) -> bool:
         """Whether a step's ``key`` is truthy, read by decoding only the steps whose text holds it."""
@@ -183,26 +205,62 @@ class _Exchange(Mapping[str, Any]):
 
 
 _parts = msgspec.json.Decoder(dict[str, msgspec.Raw])
+#: the skeleton of a step whose replay key is known (:meth:`RawSteps.skeletons`; never changed)
+_SERVED: dict[str, Any] = {"exchange": {"request": {}, "response": {}}}
 
 
 def compared(steps: RawSteps) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The golden's steps and the run's (the same without ``steps.drop``) as a comparison reads
     them: every value decoded but each ``exchange``, read from its text when the checks ask
-    (:class:`_Exchange`); the two sides share every value, as a golden-again run's steps do."""
+    (:class:`_Exchange`); the two sides share every value, as a golden-again run's steps do,
+    and a value whose text repeats another step's (a short one: a usage, the tools offered, a
+    system message) is the same object (:class:`_Shared`: the comparison changes none)."""
     held = steps.held
     golden: list[dict[str, Any]] = []
     if held.decoded is not None:
         golden = held.decoded
     else:
+        shared = _Shared()
         for text in held.texts or ():
             step = {
-                key: (_Exchange(value) if key == "exchange" else _decode(value))
+                key: (_Exchange(value) if key == "exchange" else shared.value(value))
                 for key, value in _parts.decode(text).items()
             }
             golden.append(step)
     drop = steps.drop
     run = [{k: v for k, v in step.items() if k != drop} for step in golden]
     return golden, run
+
+
+class _Shared:
+    """Values decoded from text, a short text's value decoded once (a list's items each so)."""
+
+    __slots__ = ("seen",)
+
+    #: a text at most this long is looked up (the repeated values are short; a long one rarely
+    #: repeats and would be held as the key)
+    SHORT = 512
+
+    def __init__(self) -> None:
+        self.seen: dict[bytes, Any] = {}
+
+    def value(self, text: msgspec.Raw) -> Any:
+        short = len(text) <= self.SHORT
+        if short:
+            key = bytes(text)
+            found = self.seen.get(key, _NONE)
+            if found is not _NONE:
+                return found
+        if memoryview(text)[0] == 0x5B:  # "[": a list, its items looked up each
+            found = [self.value(item) for item in _items.decode(text)]
+        else:
+            found = _decode(text)
+        if short:
+            self.seen[key] = found
+        return found
+
+
+_NONE = object()
 
 
 def _is_object(text: msgspec.Raw) -> bool:
@@ -286,13 +344,23 @@ def same_steps(a: Snapshot, b: Snapshot) -> bool:
 
 def read_large(path: Path, expected_name: str | None) -> LazySnapshot | None:
     """:func:`read_lazy` of the file at ``path`` when it holds at least :data:`LAZY_FROM` bytes
-    (None: read it whole), the cyclic collector paused meanwhile (as for a whole read)."""
+    (None: read it whole), the cyclic collector paused meanwhile (as for a whole read).
+
+    The file is mapped, not read: a file in agentsnap's own layout is read a step at a time
+    (:func:`_read_pieces`), each step's pages let go once it is kept as text, so the file and
+    the texts are never held whole at once; any other layout is parsed from the mapping by
+    :func:`read_lazy` (the file read once, as before). The whole read that follows a None reads
+    the file itself: the mapping read part of it at most."""
     if os.stat(path).st_size < LAZY_FROM:
         return None
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return read_lazy(path.read_bytes(), path, expected_name)
+        with open(path, "rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            found = _read_pieces(mm, path, expected_name)
+            return read_lazy(mm, path, expected_name) if found is _UNSURE else found
+    except (OSError, ValueError):  # (not mappable: an empty or special file) read it whole
+        return None
     finally:
         if enabled:
             gc.enable()
@@ -304,7 +372,7 @@ def raw_steps(snapshot: object) -> RawSteps | None:
     return snapshot._steps if isinstance(snapshot, LazySnapshot) else None
 
 
-def read_lazy(raw: bytes, path: Path, expected_name: str | None) -> LazySnapshot | None:
+def read_lazy(raw: bytes | mmap.mmap, path: Path, expected_name: str | None) -> LazySnapshot | None:
     """The snapshot in file ``raw`` (at ``path``) with its steps kept as texts; None for anything
     the whole read must look at (and, if wrong, name: module doc)."""
     try:
@@ -314,41 +382,150 @@ def read_lazy(raw: bytes, path: Path, expected_name: str | None) -> LazySnapshot
     except (KeyError, msgspec.DecodeError, RecursionError):
         return None
     del top
-    name = head.get("name")
-    if (
-        str(head.get("version", FORMAT_VERSION)) not in _READABLE_VERSIONS
-        or not isinstance(name, (str, type(None)))
-        or (expected_name is not None and name is not None and name != expected_name)
-        or _deeper_than(head, _MAX_NESTING)
-    ):
-        return None
-    head["trace"] = []
-    try:
-        msgspec.convert(head, _schema.SnapshotFile, strict=True)
-    except msgspec.ValidationError:
-        return None
-    texts: list[bytes] = []
-    batch: list[Any] = []
-    held = 0  # the compact bytes of the steps in ``batch``
-    for n, item in enumerate(items, 1):
+    keep = _Keep()
+    for item in items:
         try:
             step = _decode(item)
         except (msgspec.DecodeError, RecursionError):
             return None
-        if type(step) is not dict or "messages_from" in step:
+        if not keep.add(step):
             return None
-        text = _encode(step)
-        texts.append(text)
-        batch.append(step)
-        held += len(text)
-        if len(batch) == _BATCH or held >= _BATCH_BYTES or n == len(items):
-            held = 0
-            if not _valid(batch):
-                return None
     del items
-    built = Snapshot.from_dict(head, name=expected_name)
-    fields = {key: getattr(built, key) for key in _FIELDS}
-    return LazySnapshot(RawSteps(_Held(texts)), **fields)
+    return keep.snapshot(head, expected_name)
+
+
+class _Keep:
+    """The steps of a golden read one at a time: each kept as its compact text, checked against
+    the schema in batches (:func:`_valid`)."""
+
+    __slots__ = ("batch", "held", "keys", "texts")
+
+    def __init__(self) -> None:
+        self.texts: list[bytes] = []
+        self.keys: list[Any] = []  # (RawSteps.skeletons)
+        self.batch: list[Any] = []
+        self.held = 0  # the compact bytes of the steps in ``batch``
+
+    def add(self, step: Any) -> bool:
+        """Keep ``step`` (False: the whole read must look at it)."""
+        if type(step) is not dict or "messages_from" in step:
+            return False
+        text = _encode(step)
+        self.texts.append(text)
+        self.keys.append(_key(step))
+        self.batch.append(step)
+        self.held += len(text)
+        return (len(self.batch) < _BATCH and self.held < _BATCH_BYTES) or self.check()
+
+    def check(self) -> bool:
+        self.held = 0
+        return _valid(self.batch)
+
+    def snapshot(self, head: dict[str, Any], expected_name: str | None) -> LazySnapshot | None:
+        """The snapshot of the file's other fields ``head`` and these steps (None: as above)."""
+        name = head.get("name")
+        if (
+            str(head.get("version", FORMAT_VERSION)) not in _READABLE_VERSIONS
+            or not isinstance(name, (str, type(None)))
+            or (expected_name is not None and name is not None and name != expected_name)
+            or _deeper_than(head, _MAX_NESTING)
+            or not self.check()
+        ):
+            return None
+        head["trace"] = []
+        try:
+            msgspec.convert(head, _schema.SnapshotFile, strict=True)
+        except msgspec.ValidationError:
+            return None
+        built = Snapshot.from_dict(head, name=expected_name)
+        fields = {key: getattr(built, key) for key in _FIELDS}
+        return LazySnapshot(RawSteps(_Held(self.texts, self.keys)), **fields)
+
+
+def _key(step: dict[str, Any]) -> tuple[str, str, bytes] | None:
+    """The replay key of ``step``'s request, for a step any cassette serves as is (an
+    ``exchange`` of a request and a response that are objects, no MCP ``session`` or WebSocket
+    ``connection``); None for any other. A key that cannot be computed is left to the cassette."""
+    ex = step.get("exchange")
+    if (
+        type(ex) is not dict
+        or "session" in step
+        or "connection" in step
+        or type(ex.get("request")) is not dict
+        or type(ex.get("response")) is not dict
+    ):
+        return None
+    try:
+        return replay_key(ex["request"])
+    except Exception:  # (the cassette computes it again, and raises as it always did)
+        return None
+
+
+#: agentsnap's own layout (``json.dumps(indent=2)``): the trace opens on its own line, each step
+#: closes at four spaces, followed by the next or by the trace's close (a JSON string holds no
+#: raw newline, so these are never inside one)
+_OPEN = b'\n  "trace": [\n'
+_CLOSE = b"\n    }"
+_NEXT = b",\n"
+_END = b"\n  ]"
+#: the trace's place in the file's other fields, checked to be the top level's ``trace``
+_HOLE = b'"\\u0000agentsnap-trace"'
+#: let the file's pages go every this many bytes read
+_RELEASE = 4 << 20
+_UNSURE: Any = object()
+
+
+def _read_pieces(mm: mmap.mmap, path: Path, expected_name: str | None) -> Any:
+    """:func:`read_lazy` of a file in agentsnap's own layout, mapped at ``mm``, read a step at a
+    time, the pages read let go as it goes; ``_UNSURE`` for any other layout.
+
+    Each step is the text between two of the separators (a ``}`` closing a line at four spaces,
+    then ``,``); the read is sound whatever the layout: every piece must parse whole as one
+    JSON value, so the trace is the array of them, and the file's other fields with a
+    placeholder in the trace's place must parse with the placeholder as the top level's
+    ``trace`` (else ``_UNSURE``)."""
+    start = mm.find(_OPEN)
+    if start < 0:
+        return _UNSURE
+    view = memoryview(mm)
+    keep = _Keep()
+    pos = start + len(_OPEN)
+    released = 0
+    release = getattr(mm, "madvise", None) if hasattr(mmap, "MADV_DONTNEED") else None
+    try:
+        while True:
+            cut = mm.find(_CLOSE, pos)
+            if cut < 0:
+                return _UNSURE
+            cut += len(_CLOSE)
+            try:
+                step = _decode(view[pos:cut])
+            except (msgspec.DecodeError, RecursionError):
+                return _UNSURE
+            if not keep.add(step):
+                return _UNSURE  # (a step refused, or a piece of a layout not agentsnap's)
+            if release is not None and cut - released >= _RELEASE:
+                done = cut - cut % mmap.PAGESIZE
+                release(mmap.MADV_DONTNEED, released, done - released)
+                released = done
+            if view[cut : cut + len(_NEXT)] == _NEXT:
+                pos = cut + len(_NEXT)
+                continue
+            if view[cut : cut + len(_END)] != _END:
+                return _UNSURE
+            rest = cut + len(_END)
+            break
+        outside = b"".join((view[: start + len(_OPEN) - 2], _HOLE, view[rest:]))
+    finally:
+        view.release()
+    try:
+        top = _top.decode(outside)
+        if outside.count(_HOLE) != 1 or bytes(top.pop("trace")) != _HOLE:
+            return _UNSURE
+        head = {key: _decode(value) for key, value in top.items()}
+    except (KeyError, msgspec.DecodeError, RecursionError):
+        return _UNSURE
+    return keep.snapshot(head, expected_name)
 
 
 #: steps checked at once (one msgspec call, one depth walk: a step at a time cost ten times more),
