@@ -1,0 +1,218 @@
+"""What a recorded call's path does, cut shorter (issue 30, rows 1 and 9), gives the same answers.
+
+* a request ``recognise`` read before is counted by the never-silent observer as a full read
+  counts it (method and path, one request each), and another path is counted as its own;
+* the request's content type read from httpx's header triples is what ``headers.get`` answers
+  (several values joined, a value that is not ASCII, none at all, a ``WireRequest``);
+* ``sending`` (a class now) stores an exception as the exchange's response and resets the
+  owner, as the two generator context managers it replaces did;
+* the tee appends a stream's chunks to the sink's buffer: chunks split at odd byte boundaries
+  (inside a UTF-8 character, one byte at a time) are stored exactly as ``add`` stores them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from agentsnap.capture import exchange as exchange_module
+from agentsnap.capture import ownership
+from agentsnap.capture.recording import Recording
+from agentsnap.capture.request import WireRequest, content_type
+from agentsnap.capture.sinks import ChunkSink, body_sink
+from agentsnap.capture.streams import atee, tee
+from agentsnap.capture.trace import Trace
+from agentsnap.storage import wire
+
+_CHAT = "https://api.openai.com/v1/chat/completions"
+_UA = "OpenAI/Python 3.63.0"
+
+
+def _request(url: str = _CHAT, key: str = "sk-path-test-0001", **extra: str) -> httpx.Request:
+    headers = {"User-Agent": _UA, "Authorization": f"Bearer {key}", **extra}
+    return httpx.Request("POST", url, headers=headers, content=b'{"model":"m"}')
+
+
+def _observed(requests: list[httpx.Request], *, forget_each: bool) -> tuple[Any, ...]:
+    recording = Recording("capture")
+    for request in requests:
+        if forget_each:  # every request read in full (the path before a request was kept)
+            exchange_module._read_before.clear()
+        assert exchange_module.recognise(request, recording) is not None
+    state = recording._observed
+    assert state is not None
+    return state["requests"], dict(state["hooked"]), dict(state["notes"])
+
+
+def test_a_request_read_before_is_counted_as_a_full_read_counts_it(fresh_scrub: None) -> None:
+    responses = "https://api.openai.com/v1/responses"
+    requests = [_request(), _request(), _request(responses), _request(), _request(responses)]
+    exchange_module._read_before.clear()
+    kept = _observed(requests, forget_each=False)
+    assert kept == _observed(requests, forget_each=True)
+    assert kept[0] == 5
+    assert kept[1] == {("POST", "/v1/chat/completions"): 3, ("POST", "/v1/responses"): 2}
+
+
+def test_a_changed_key_on_a_kept_request_is_still_masked_in_what_is_stored(
+    fresh_scrub: None,
+) -> None:
+    from agentsnap.capture.exchange import begin
+
+    recording = Recording("capture")
+    keys = ["sk-path-first-key-0001", "sk-path-second-key-0002"]
+    for key in keys:
+        request = _request(key=key)
+        spec = exchange_module.recognise(request, recording)
+        assert spec is not None
+        begin(recording, request, spec)
+    stored = [e.request for e in recording.trace.exchanges]
+    assert stored[0] == stored[1] and "sk-path" not in repr(stored)
+    from agentsnap.storage import scrub
+
+    for key in keys:
+        assert key not in scrub.scrub_text(f"said {key}")
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        [("Content-Type", "application/json")],
+        [("content-type", "text/plain"), ("X-Other", "a"), ("Content-Type", "charset=x")],
+        [("X-Other", "b")],
+        [("Content-Type", b"text/\xe9t\xe9"), ("X-Other", "c")],
+        [("Content-Type", "application/json"), ("X-Other", b"caf\xc3\xa9")],
+        [],
+    ],
+)
+def test_the_content_type_read_from_the_triples_is_what_headers_get_answers(
+    headers: list[tuple[str, Any]],
+) -> None:
+    request = httpx.Request("POST", _CHAT, headers=headers, content=b"{}")
+    expected = httpx.Request("POST", _CHAT, headers=headers, content=b"{}").headers
+    assert content_type(request.headers) == (expected.get("content-type") or "")
+    wired = WireRequest("POST", _CHAT, request.headers.raw, b"{}")
+    assert content_type(wired.headers) == (wired.headers.get("content-type") or "")
+
+
+def test_sending_stores_an_error_and_resets_the_owner() -> None:
+    from agentsnap.capture.exchange import sending
+
+    exchange = wire.Exchange(provider="openai", codec=None, request={})
+    assert ownership.owner() is None
+    with pytest.raises(ConnectionError), sending(exchange, "httpx"):
+        assert ownership.owner() == "httpx"
+        raise ConnectionError("refused: sk-path-error-0003")
+    assert ownership.owner() is None
+    assert exchange.response is not None
+    assert exchange.response["error"]["type"] == "ConnectionError"
+    assert exchange.ended is not None
+    other = wire.Exchange(provider="openai", codec=None, request={})
+    with pytest.raises(KeyboardInterrupt), sending(other, "httpx"):
+        raise KeyboardInterrupt
+    assert ownership.owner() is None and other.response is None  # not an Exception: not stored
+    with sending(other, "httpx"):
+        pass
+    assert ownership.owner() is None and other.response is None
+
+
+_STREAM = (
+    "".join(f'data: {{"id":"c{i}","delta":"Ça va ✓ 🌍 {i}"}}\n\n' for i in range(4)).encode()
+    + b"data: [DONE]\n\n"
+)
+
+
+def _splits() -> Iterator[list[bytes]]:
+    yield [_STREAM]
+    yield [_STREAM[i : i + 1] for i in range(len(_STREAM))]  # a byte at a time
+    for size in (2, 3, 5, 7, 13):
+        yield [_STREAM[i : i + size] for i in range(0, len(_STREAM), size)]
+    at = _STREAM.index("🌍".encode()) + 1  # inside a four-byte character
+    yield [_STREAM[:at], b"", _STREAM[at:]]
+
+
+class _AddOnly:
+    """A sink seen only through ``add`` (the path before the tee appended to the buffer)."""
+
+    def __init__(self, sink: Any) -> None:
+        self._sink = sink
+
+    def add(self, chunk: bytes) -> None:
+        self._sink.add(chunk)
+
+    def finish(self, *, complete: bool) -> None:
+        self._sink.finish(complete=complete)
+
+
+def _stored(chunks: list[bytes], *, through_add: bool, encoding: str = "") -> dict[str, Any]:
+    trace = Trace()
+    exchange = wire.Exchange(provider="openai", codec=None, request={})
+    sink = ChunkSink(exchange, {"status": 200, "headers": {}}, encoding, trace)
+    fed = _AddOnly(sink) if through_add else sink
+    assert list(tee(iter([bytearray(c) for c in chunks]), fed)) == chunks
+    assert exchange.complete
+    assert exchange.response is not None
+    return exchange.response
+
+
+@pytest.mark.parametrize("chunks", list(_splits()), ids=lambda c: f"{len(c)}-pieces")
+def test_a_stream_split_at_odd_boundaries_is_stored_as_add_stores_it(chunks: list[bytes]) -> None:
+    assert b"".join(chunks) == _STREAM
+    stored = _stored(chunks, through_add=False)
+    assert stored == _stored(chunks, through_add=True)
+    assert "".join(c for c in stored["chunks"] if isinstance(c, str)) == _STREAM.decode()
+
+
+def test_a_compressed_stream_through_the_tee_is_stored_as_add_stores_it() -> None:
+    import gzip
+
+    packed = gzip.compress(_STREAM)
+    pieces = [packed[i : i + 9] for i in range(0, len(packed), 9)]
+    assert _stored(pieces, through_add=False, encoding="gzip") == _stored(
+        pieces, through_add=True, encoding="gzip"
+    )
+
+
+def test_a_stream_left_early_and_a_read_body_through_the_tee() -> None:
+    trace = Trace()
+    exchange = wire.Exchange(provider="openai", codec=None, request={})
+    sink = ChunkSink(exchange, {"status": 200, "headers": {}}, "", trace)
+    reader = tee(iter([b"data: 1\n\n", b"data: 2\n\n"]), sink)
+    assert next(reader) == b"data: 1\n\n"
+    reader.close()  # the reader stopped: stored incomplete, what it read kept
+    assert exchange.complete is False
+    assert exchange.response is not None and exchange.response["chunks"] == ["data: 1\n\n"]
+    recording = Recording("capture")
+    whole = wire.Exchange(provider="openai", codec=None, request={})
+    from agentsnap.spec.provider_specs import load_specs
+
+    spec = next(s for s in load_specs() if s.name == "openai")
+    read = body_sink(
+        recording, whole, spec, 200, [("content-type", "application/json")], decoded=True
+    )
+    body = b'{"answer": "\xc3\xa9t\xc3\xa9", "n": 1}'
+    assert b"".join(tee(iter([body[:13], memoryview(body[13:])]), read)) == body
+    assert whole.response is not None and whole.response["body"] == {"answer": "été", "n": 1}
+
+
+async def _async_chunks(chunks: list[bytes]) -> Any:
+    for chunk in chunks:
+        yield chunk
+
+
+def test_the_async_tee_stores_as_the_sync_one() -> None:
+    import asyncio
+
+    chunks = [_STREAM[i : i + 5] for i in range(0, len(_STREAM), 5)]
+    trace = Trace()
+    exchange = wire.Exchange(provider="openai", codec=None, request={})
+    sink = ChunkSink(exchange, {"status": 200, "headers": {}}, "", trace)
+
+    async def read() -> list[bytes]:
+        return [c async for c in atee(_async_chunks(chunks), sink)]
+
+    assert asyncio.run(read()) == chunks
+    assert exchange.response == _stored(chunks, through_add=True)
