@@ -12,11 +12,14 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentsnap.capture import exchange as exchange_module
 from agentsnap.capture import ownership
@@ -216,3 +219,121 @@ def test_the_async_tee_stores_as_the_sync_one() -> None:
 
     assert asyncio.run(read()) == chunks
     assert exchange.response == _stored(chunks, through_add=True)
+
+
+# --------------------------------------------------------------------------- the chunked-coding tee
+
+
+class _BufferedDechunker:
+    """The decoder before its quick path (5c8797e): every piece through the buffer."""
+
+    def __init__(self) -> None:
+        self._buf = b""
+        self._state = "size"
+        self._remaining = 0
+        self.done = False
+
+    def feed(self, data: bytes) -> bytes:
+        self._buf += data
+        out: list[bytes] = []
+        while self._buf and not self.done:
+            if self._state == "data":
+                take = self._buf[: self._remaining]
+                out.append(take)
+                self._buf = self._buf[len(take) :]
+                self._remaining -= len(take)
+                if self._remaining:
+                    break
+                self._state = "crlf"
+                continue
+            end = self._buf.find(b"\n")
+            if end < 0:
+                break
+            line, self._buf = self._buf[:end].strip(), self._buf[end + 1 :]
+            if self._state == "crlf":
+                self._state = "size"
+            elif self._state == "size":
+                try:
+                    size = int(line.split(b";", 1)[0] or b"0", 16)
+                except ValueError:
+                    out.append(line + b"\n" + self._buf)
+                    self._buf = b""
+                    self.done = True
+                    break
+                if size == 0:
+                    self._state = "trailer"
+                else:
+                    self._remaining, self._state = size, "data"
+            elif not line:
+                self.done = True
+        return b"".join(out)
+
+
+def _chunked(payloads: list[bytes], extension: bool, trailer: bool, junk: bytes) -> bytes:
+    wire_bytes = b"".join(
+        b"%x%s\r\n%s\r\n" % (len(p), b";x=1" if extension else b"", p) for p in payloads if p
+    )
+    return wire_bytes + b"0\r\n" + (b"Trailer-A: 1\r\n" if trailer else b"") + b"\r\n" + junk
+
+
+def _as_read(wire_bytes: bytes) -> list[bytes]:
+    """The pieces http.client's chunked reader asks for: a size line, the data, its CRLF."""
+    pieces, at = [], 0
+    while at < len(wire_bytes):
+        end = wire_bytes.find(b"\n", at)
+        if end < 0:
+            pieces.append(wire_bytes[at:])
+            break
+        line = wire_bytes[at : end + 1]
+        pieces.append(line)
+        at = end + 1
+        try:
+            size = int(line.strip().split(b";", 1)[0] or b"0", 16)
+        except ValueError:
+            continue
+        if size:
+            pieces += [wire_bytes[at : at + size], wire_bytes[at + size : at + size + 2]]
+            at += size + 2
+    return pieces
+
+
+def _fed(decoder: Any, pieces: list[bytes]) -> list[tuple[bytes, bool, str, int]]:
+    return [(decoder.feed(p), decoder.done, decoder._state, decoder._remaining) for p in pieces]
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    payloads=st.lists(st.binary(max_size=40), max_size=6),
+    extension=st.booleans(),
+    trailer=st.booleans(),
+    junk=st.sampled_from([b"", b"zz\r\n", b"\r\n"]),
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=12),
+    as_read=st.booleans(),
+    step=st.integers(min_value=0, max_value=7),
+    garble=st.sampled_from([None, b"zz\r\n", b"\n", b"5\r\nab", b"", b"\r\n\r\n"]),
+)
+def test_property_the_quick_dechunker_answers_as_the_buffered_one(
+    payloads: list[bytes],
+    extension: bool,
+    trailer: bool,
+    junk: bytes,
+    cuts: list[int],
+    as_read: bool,
+    step: int,
+    garble: bytes | None,
+) -> None:
+    from agentsnap.capture.transports._wire import Dechunker
+
+    wire_bytes = _chunked(payloads, extension, trailer, junk)
+    if garble is not None:  # not chunked framing, or framing cut short
+        at = len(wire_bytes) // 2
+        wire_bytes = wire_bytes[:at] + garble + wire_bytes[at:]
+    if as_read:
+        pieces = _as_read(wire_bytes)
+    elif step:  # every `step` bytes
+        pieces = [wire_bytes[i : i + step] for i in range(0, len(wire_bytes), step)]
+    else:
+        bounds = sorted({0, len(wire_bytes), *(c for c in cuts if c <= len(wire_bytes))})
+        pieces = [wire_bytes[a:b] for a, b in itertools.pairwise(bounds)]
+        pieces.insert(len(pieces) // 2, b"")
+    assert _fed(Dechunker(), pieces) == _fed(_BufferedDechunker(), pieces)
