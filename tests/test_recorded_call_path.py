@@ -337,3 +337,25 @@ def test_property_the_quick_dechunker_answers_as_the_buffered_one(
         pieces = [wire_bytes[a:b] for a, b in itertools.pairwise(bounds)]
         pieces.insert(len(pieces) // 2, b"")
     assert _fed(Dechunker(), pieces) == _fed(_BufferedDechunker(), pieces)
+
+
+def test_a_begun_lazy_exchange_is_the_one_its_dataclass_init_makes() -> None:
+    """``LazyExchange.begun`` sets the attributes the dataclass's ``__init__`` sets (a field
+    added to ``wire.Exchange`` must be added there too), in the same order, to the same values
+    but the exchange's own sequence number and start time."""
+    from agentsnap.capture.sinks import LazyExchange
+
+    def make() -> dict[str, Any]:
+        return {"method": "POST", "path": "/v1/chat/completions"}
+
+    made = LazyExchange(provider="openai", codec="openai-chat", request={})
+    made.__dict__["_make_request"] = make
+    begun = LazyExchange.begun("openai", "openai-chat", make)
+    assert list(begun.__dict__) == list(made.__dict__)
+    mine = {k: v for k, v in begun.__dict__.items() if k not in ("seq", "started")}
+    assert mine == {k: v for k, v in made.__dict__.items() if k not in ("seq", "started")}
+    assert begun.seq > made.seq and begun.started >= made.started
+    assert begun.request == make() and begun.response is None and begun.complete
+    assert begun == LazyExchange(
+        provider="openai", codec="openai-chat", request=make(), seq=begun.seq, started=begun.started
+    )

@@ -157,9 +157,8 @@ def begin(recording: Recording, request: Request, spec: ProviderSpec) -> wire.Ex
     if recording.mode == "capture":  # stored on first read (LazyExchange)
         parts = request_parts(request)
         codec = spec.codec_for(scrub_text(parts[1]))
-        exchange: wire.Exchange = LazyExchange(provider=spec.name, codec=codec, request={})
-        exchange.__dict__["_make_request"] = functools.partial(
-            record_of, *parts, recording.trace.repeats
+        exchange: wire.Exchange = LazyExchange.begun(
+            spec.name, codec, functools.partial(record_of, *parts, recording.trace.repeats)
         )
     else:
         req = request_record(request)

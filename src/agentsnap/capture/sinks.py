@@ -357,6 +357,33 @@ class LazyExchange(wire.Exchange):
     which is at least what it knew at the call.
     """
 
+    @classmethod
+    def begun(
+        cls, provider: str, codec: str | None, make_request: Callable[[], dict[str, Any]]
+    ) -> LazyExchange:
+        """``LazyExchange(provider=provider, codec=codec, request={})`` whose request is
+        ``make_request()`` on first read, started now: its attributes as the dataclass's
+        ``__init__`` leaves them (in the same order; tested), without that ``__init__``'s
+        property setters and field factories."""
+        exchange = cls.__new__(cls)
+        exchange.__dict__.update(
+            provider=provider,
+            codec=codec,
+            _request={},
+            _make_request=make_request,
+            _response=None,
+            _make_response=None,
+            complete=True,
+            seq=wire.next_seq(),
+            started=time.monotonic(),
+            ended=None,
+            request_drift=None,
+            replay_index=None,
+            connection=None,
+            recorded=None,
+        )
+        return exchange
+
     @property
     def request(self) -> dict[str, Any]:
         state = self.__dict__
