@@ -52,12 +52,18 @@ def _observed(requests: list[httpx.Request], *, forget_each: bool) -> tuple[Any,
 
 def test_a_request_read_before_is_counted_as_a_full_read_counts_it(fresh_scrub: None) -> None:
     responses = "https://api.openai.com/v1/responses"
+    elsewhere = "https://openrouter.ai/api/v1/chat/completions"  # another base URL
     requests = [_request(), _request(), _request(responses), _request(), _request(responses)]
+    requests += [_request(elsewhere), _request(elsewhere), _request()]
     exchange_module._read_before.clear()
     kept = _observed(requests, forget_each=False)
     assert kept == _observed(requests, forget_each=True)
-    assert kept[0] == 5
-    assert kept[1] == {("POST", "/v1/chat/completions"): 3, ("POST", "/v1/responses"): 2}
+    assert kept[0] == 8
+    assert kept[1] == {
+        ("POST", "/v1/chat/completions"): 4,
+        ("POST", "/v1/responses"): 2,
+        ("POST", "/api/v1/chat/completions"): 2,
+    }
 
 
 def test_a_changed_key_on_a_kept_request_is_still_masked_in_what_is_stored(
