@@ -12,9 +12,8 @@ inside :func:`sending` and stores the response (:mod:`agentsnap.capture.sinks`).
 
 from __future__ import annotations
 
-import contextlib
 import functools
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any, cast
 
 from ..spec.provider_specs import ProviderSpec, _spec_for, classify, explain_miss, spec_derived
@@ -25,7 +24,7 @@ from ..storage.scrub.credentials import remember_and_user_agent
 from . import observe
 from .active import RecordingState as Recording
 from .contract import Request
-from .ownership import owned
+from .ownership import _owner
 from .request import record_of, request_parts, request_record
 from .sinks import LazyExchange, record_error
 
@@ -47,16 +46,19 @@ def recognise(request: Request, recording: Recording | None = None) -> ProviderS
     triples: Any = getattr(request.headers, "_list", None)
     where = getattr(request.url, "_uri_reference", None)
     known = type(triples) is list and isinstance(where, tuple)
-    spec = _known_spec(request.method, where, triples) if known else None
-    if spec is None:
-        # the credentials' version before they are read: a forget or a learning by another
-        # thread meanwhile leaves the kept request stale (read again), never wrongly known
-        version = _cred._known.version
-        # scrub by value: before anything is stored (the User-Agent read in the same pass)
-        read, agent = remember_and_user_agent(request.headers, request.url)
-        spec = classify(request, agent) if read else classify(request)
-        if known and read and agent and spec is not None:
-            _remember_known(request, where, triples, agent, spec, version)
+    seen = _known_spec(request.method, where, triples) if known else None
+    if seen is not None:
+        if recording is not None and recording.mode == "capture":
+            observe.note_captured(recording, seen[4])  # as note_request with no reason
+        return seen[3]
+    # the credentials' version before they are read: a forget or a learning by another
+    # thread meanwhile leaves the kept request stale (read again), never wrongly known
+    version = _cred._known.version
+    # scrub by value: before anything is stored (the User-Agent read in the same pass)
+    read, agent = remember_and_user_agent(request.headers, request.url)
+    spec = classify(request, agent) if read else classify(request)
+    if known and read and agent and spec is not None:
+        _remember_known(request, where, triples, agent, spec, version)
     if recording is not None and recording.mode == "capture":
         url = request.url
         reason = (
@@ -74,11 +76,16 @@ def recognise(request: Request, recording: Recording | None = None) -> ProviderS
     return spec
 
 
-class _ReadBefore(dict[tuple[str, Any], tuple[list[Any], int, int, ProviderSpec]]):
+_Seen = tuple[list[Any], int, int, ProviderSpec, tuple[str, str]]
+
+
+class _ReadBefore(dict[tuple[str, Any], _Seen]):
     """httpx requests :func:`recognise` read through, by method and parsed URL: a copy of their
     headers (httpx's triples), the position of their ``Content-Length`` (-1: none), the
-    remembered credentials' version after them, and their spec (found by User-Agent and host
-    alone). Forgotten with the spec files (:func:`~agentsnap.spec.provider_specs.reload_specs`)."""
+    remembered credentials' version after them, their spec (found by User-Agent and host
+    alone) and the never-silent observer's key of the request (method, path: what
+    :func:`~agentsnap.capture.observe.note_request` counts). Forgotten with the spec files
+    (:func:`~agentsnap.spec.provider_specs.reload_specs`)."""
 
     def cache_clear(self) -> None:
         self.clear()
@@ -87,11 +94,11 @@ class _ReadBefore(dict[tuple[str, Any], tuple[list[Any], int, int, ProviderSpec]
 _read_before: _ReadBefore = spec_derived(_ReadBefore())
 
 
-def _known_spec(method: str, where: Any, triples: list[Any]) -> ProviderSpec | None:
-    """The spec of a request whose method, URL and headers (all but the value of its
+def _known_spec(method: str, where: Any, triples: list[Any]) -> _Seen | None:
+    """What was kept of a request whose method, URL and headers (all but the value of its
     ``Content-Length``, which neither carries a credential nor names a provider) are those of
     one read before, with no credential learnt or forgotten since: nothing new to remember,
-    the same spec. None: read it. A few list and tuple comparisons instead of a pass over
+    the same spec (and the same method and path). None: read it. A few list and tuple comparisons instead of a pass over
     the headers and the URL's text (~24k -> ~5k instructions a call)."""
     seen = _read_before.get((method, where))
     if seen is None or seen[2] != _cred._known.version:
@@ -100,13 +107,13 @@ def _known_spec(method: str, where: Any, triples: list[Any]) -> ProviderSpec | N
     if len(triples) != len(before):
         return None
     if length < 0:
-        return seen[3] if triples == before else None
+        return seen if triples == before else None
     same = (
         triples[:length] == before[:length]
         and triples[length + 1 :] == before[length + 1 :]
         and triples[length][1] == b"content-length"
     )
-    return seen[3] if same else None
+    return seen if same else None
 
 
 def _remember_known(
@@ -127,6 +134,7 @@ def _remember_known(
         lengths[0] if lengths else -1,
         version,
         spec,
+        (request.method.upper(), request.url.path),
     )
 
 
@@ -149,9 +157,8 @@ def begin(recording: Recording, request: Request, spec: ProviderSpec) -> wire.Ex
     if recording.mode == "capture":  # stored on first read (LazyExchange)
         parts = request_parts(request)
         codec = spec.codec_for(scrub_text(parts[1]))
-        exchange: wire.Exchange = LazyExchange(provider=spec.name, codec=codec, request={})
-        exchange.__dict__["_make_request"] = functools.partial(
-            record_of, *parts, recording.trace.repeats
+        exchange: wire.Exchange = LazyExchange.begun(
+            spec.name, codec, functools.partial(record_of, *parts, recording.trace.repeats)
         )
     else:
         req = request_record(request)
@@ -160,17 +167,30 @@ def begin(recording: Recording, request: Request, spec: ProviderSpec) -> wire.Ex
     return exchange
 
 
-@contextlib.contextmanager
-def sending(exchange: wire.Exchange, transport: str) -> Iterator[None]:
+class sending:  # used as a function: ``with sending(exchange, transport):``
     """Around the real send of a captured request: the request is :func:`owned` by
     ``transport`` meanwhile (inner layers let it pass), and an exception it raises is
-    stored as the exchange's response (:func:`~agentsnap.capture.sinks.record_error`) on its way out."""
-    with owned(transport):
+    stored as the exchange's response (:func:`~agentsnap.capture.sinks.record_error`) on its way out.
+
+    A class rather than two nested generator context managers (``owned`` inside
+    ``contextlib.contextmanager``): the same steps in the same order, the owner set on
+    entry and reset after an error is stored, for a third of the instructions."""
+
+    __slots__ = ("_exchange", "_token", "_transport")
+
+    def __init__(self, exchange: wire.Exchange, transport: str) -> None:
+        self._exchange = exchange
+        self._transport = transport
+
+    def __enter__(self) -> None:
+        self._token = _owner.set(self._transport)
+
+    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> None:
         try:
-            yield
-        except Exception as exc:
-            record_error(exchange, exc)
-            raise
+            if isinstance(exc, Exception):
+                record_error(self._exchange, exc)
+        finally:
+            _owner.reset(self._token)
 
 
 def open_exchange(

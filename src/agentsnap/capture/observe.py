@@ -52,6 +52,7 @@ __all__ = [
     "activate",
     "deactivate",
     "foreign_use",
+    "note_captured",
     "note_request",
     "note_websocket",
     "report",
@@ -102,6 +103,16 @@ def note_request(
         state["hooked"][(method.upper(), path)] += 1
         if reason is not None:
             state["notes"].setdefault((method.upper(), host, scrub_text(path)), reason)
+
+
+def note_captured(recording: Recording, key: tuple[str, str]) -> None:
+    """:func:`note_request` of a request a spec recognised (no reason), in ``capture`` mode (the
+    caller checks), its ``key`` (upper-case method, path) known already."""
+    with _lock:
+        state = recording._observed or _state(recording)
+        state["requests"] += 1
+        _totals["requests"] += 1
+        state["hooked"][key] += 1
 
 
 def note_websocket(recording: Recording, path: str) -> None:

@@ -54,7 +54,21 @@ def request_parts(request: Request) -> tuple[str, str, str, str, bytes]:
         if isinstance(raw_query, bytes)
         else str(raw_query or "")
     )
-    return request.method, url.path, query, request.headers.get("content-type") or "", raw
+    return request.method, url.path, query, content_type(request.headers), raw
+
+
+def content_type(headers: Any) -> str:
+    """``headers.get("content-type") or ""``; for httpx's headers read from their (raw name,
+    lower-case name, value) triples when the values are ASCII (which every encoding httpx may
+    pick decodes alike), without httpx choosing the encoding of the whole header list."""
+    triples = getattr(headers, "_list", None)
+    if type(triples) is list:
+        try:
+            found = [value for _, low, value in triples if low == b"content-type"]
+            return ", ".join([value.decode("ascii") for value in found])
+        except (AttributeError, TypeError, ValueError):  # not httpx's shape, or not ASCII
+            pass
+    return headers.get("content-type") or ""
 
 
 def record_of(

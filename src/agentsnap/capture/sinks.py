@@ -126,14 +126,15 @@ class ChunkSink(_Sink):
     ) -> None:
         super().__init__(exchange, encoding, trace)
         self.meta = response_meta
-        self._pieces: list[bytes] = []  # the chunks as read (on the wire: maybe compressed)
+        #: the chunks as read (on the wire: maybe compressed); :func:`~.streams.tee` appends to it
+        self.pieces: list[bytes] = []
         self._wire: list[bytes] = []  # the compressed chunks, kept to fall back on
         self._tail = b""  # an incomplete UTF-8 character at the end of the last chunk
         self._binary = False
         self.chunks: list[Any] = []
 
     def add(self, chunk: bytes) -> None:
-        self._pieces.append(chunk if type(chunk) is bytes else bytes(chunk))
+        self.pieces.append(chunk if type(chunk) is bytes else bytes(chunk))
 
     def _decode(self, chunk: bytes) -> None:
         if self.raw_mode:
@@ -177,7 +178,7 @@ class ChunkSink(_Sink):
 
     def _response(self) -> dict[str, Any]:
         with self._lock:  # the decoder has state: built once, whoever reads first
-            pieces, self._pieces = self._pieces, []
+            pieces, self.pieces = self.pieces, []
             for piece in pieces:
                 self._decode(piece)
             if self.decompressor is not None:
@@ -270,13 +271,14 @@ class _ReadBodySink(_Sink):
     ) -> None:
         super().__init__(exchange, encoding, trace)
         self.spec, self.status, self.headers = spec, status, headers
-        self._parts: list[bytes] = []
+        #: the pieces as read; :func:`~.streams.tee` appends to it
+        self.pieces: list[bytes] = []
 
     def add(self, chunk: bytes) -> None:
-        self._parts.append(chunk)
+        self.pieces.append(chunk)
 
     def _store(self) -> None:
-        raw = b"".join(self._parts)
+        raw = b"".join(self.pieces)
         headers = self.headers
         if self.decompressor is not None:
             try:
@@ -354,6 +356,33 @@ class LazyExchange(wire.Exchange):
     one replaces it. Scrubbing then knows every credential remembered so far,
     which is at least what it knew at the call.
     """
+
+    @classmethod
+    def begun(
+        cls, provider: str, codec: str | None, make_request: Callable[[], dict[str, Any]]
+    ) -> LazyExchange:
+        """``LazyExchange(provider=provider, codec=codec, request={})`` whose request is
+        ``make_request()`` on first read, started now: its attributes as the dataclass's
+        ``__init__`` leaves them (in the same order; tested), without that ``__init__``'s
+        property setters and field factories."""
+        exchange = cls.__new__(cls)
+        exchange.__dict__.update(
+            provider=provider,
+            codec=codec,
+            _request={},
+            _make_request=make_request,
+            _response=None,
+            _make_response=None,
+            complete=True,
+            seq=wire.next_seq(),
+            started=time.monotonic(),
+            ended=None,
+            request_drift=None,
+            replay_index=None,
+            connection=None,
+            recorded=None,
+        )
+        return exchange
 
     @property
     def request(self) -> dict[str, Any]:

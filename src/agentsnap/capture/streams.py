@@ -38,12 +38,23 @@ class BodySink(Protocol):
 
 
 def tee(chunks: Iterable[bytes], sink: BodySink) -> Iterator[bytes]:
-    """``chunks`` unchanged, each also added to ``sink``; ``sink`` finished once (see module doc)."""
+    """``chunks`` unchanged, each also added to ``sink``; ``sink`` finished once (see module doc).
+
+    A sink with a ``pieces`` list (:mod:`agentsnap.capture.sinks`' own, whose ``add`` appends
+    there) has each chunk appended to it here, as bytes: one buffer a response and no
+    method call a chunk; the chunks' boundaries are kept as ``add`` keeps them."""
     complete = False
+    pieces = getattr(sink, "pieces", None)
     try:
-        for chunk in chunks:
-            sink.add(chunk)
-            yield chunk
+        if type(pieces) is list:
+            keep = pieces.append
+            for chunk in chunks:
+                keep(chunk if type(chunk) is bytes else bytes(chunk))
+                yield chunk
+        else:
+            for chunk in chunks:
+                sink.add(chunk)
+                yield chunk
         complete = True
     finally:
         sink.finish(complete=complete)
@@ -52,10 +63,17 @@ def tee(chunks: Iterable[bytes], sink: BodySink) -> Iterator[bytes]:
 async def atee(chunks: AsyncIterable[bytes], sink: BodySink) -> AsyncIterator[bytes]:
     """:func:`tee` for an async body."""
     complete = False
+    pieces = getattr(sink, "pieces", None)
     try:
-        async for chunk in chunks:
-            sink.add(chunk)
-            yield chunk
+        if type(pieces) is list:
+            keep = pieces.append
+            async for chunk in chunks:
+                keep(chunk if type(chunk) is bytes else bytes(chunk))
+                yield chunk
+        else:
+            async for chunk in chunks:
+                sink.add(chunk)
+                yield chunk
         complete = True
     finally:
         sink.finish(complete=complete)

@@ -26,6 +26,10 @@ class Dechunker:
         self.done = False
 
     def feed(self, data: bytes) -> bytes:
+        if not self._buf and not self.done:
+            quick = self._quick(data)
+            if quick is not None:
+                return quick
         self._buf += data
         out: list[bytes] = []
         while self._buf and not self.done:
@@ -59,6 +63,38 @@ class Dechunker:
             elif not line:  # the empty line after the trailers
                 self.done = True
         return b"".join(out)
+
+    def _quick(self, data: bytes) -> bytes | None:
+        """What :meth:`feed` answers for the pieces ``http.client`` and urllib3 read one at a
+        time (a chunk's data or part of it, a size line, the CRLF after the data, a trailer
+        line), nothing buffered before: the same steps without the buffer. None: take the
+        buffered path."""
+        if self._state == "data":
+            n = len(data)
+            if n > self._remaining:
+                return None
+            self._remaining -= n
+            if not self._remaining:
+                self._state = "crlf"
+            return data if type(data) is bytes else bytes(data)
+        if not data or data.find(b"\n") != len(data) - 1:  # not exactly one line
+            return None
+        line = data[:-1].strip()
+        if self._state == "crlf":
+            self._state = "size"
+        elif self._state == "size":
+            try:
+                size = int(line.split(b";", 1)[0] or b"0", 16)
+            except ValueError:  # not chunked framing after all: keep the bytes as they are
+                self.done = True
+                return line + b"\n"
+            if size == 0:
+                self._state = "trailer"
+            else:
+                self._remaining, self._state = size, "data"
+        elif not line:  # the empty line after the trailers
+            self.done = True
+        return b""
 
 
 class TeeFile:

@@ -1,0 +1,367 @@
+"""What a recorded call's path does, cut shorter (issue 30, rows 1 and 9), gives the same answers.
+
+* a request ``recognise`` read before is counted by the never-silent observer as a full read
+  counts it (method and path, one request each), and another path is counted as its own;
+* the request's content type read from httpx's header triples is what ``headers.get`` answers
+  (several values joined, a value that is not ASCII, none at all, a ``WireRequest``);
+* ``sending`` (a class now) stores an exception as the exchange's response and resets the
+  owner, as the two generator context managers it replaces did;
+* the tee appends a stream's chunks to the sink's buffer: chunks split at odd byte boundaries
+  (inside a UTF-8 character, one byte at a time) are stored exactly as ``add`` stores them.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentsnap.capture import exchange as exchange_module
+from agentsnap.capture import ownership
+from agentsnap.capture.recording import Recording
+from agentsnap.capture.request import WireRequest, content_type
+from agentsnap.capture.sinks import ChunkSink, body_sink
+from agentsnap.capture.streams import atee, tee
+from agentsnap.capture.trace import Trace
+from agentsnap.storage import wire
+
+_CHAT = "https://api.openai.com/v1/chat/completions"
+_UA = "OpenAI/Python 3.63.0"
+
+
+def _request(url: str = _CHAT, key: str = "sk-path-test-0001", **extra: str) -> httpx.Request:
+    headers = {"User-Agent": _UA, "Authorization": f"Bearer {key}", **extra}
+    return httpx.Request("POST", url, headers=headers, content=b'{"model":"m"}')
+
+
+def _observed(requests: list[httpx.Request], *, forget_each: bool) -> tuple[Any, ...]:
+    recording = Recording("capture")
+    for request in requests:
+        if forget_each:  # every request read in full (the path before a request was kept)
+            exchange_module._read_before.clear()
+        assert exchange_module.recognise(request, recording) is not None
+    state = recording._observed
+    assert state is not None
+    return state["requests"], dict(state["hooked"]), dict(state["notes"])
+
+
+def test_a_request_read_before_is_counted_as_a_full_read_counts_it(fresh_scrub: None) -> None:
+    responses = "https://api.openai.com/v1/responses"
+    elsewhere = "https://openrouter.ai/api/v1/chat/completions"  # another base URL
+    requests = [_request(), _request(), _request(responses), _request(), _request(responses)]
+    requests += [_request(elsewhere), _request(elsewhere), _request()]
+    exchange_module._read_before.clear()
+    kept = _observed(requests, forget_each=False)
+    assert kept == _observed(requests, forget_each=True)
+    assert kept[0] == 8
+    assert kept[1] == {
+        ("POST", "/v1/chat/completions"): 4,
+        ("POST", "/v1/responses"): 2,
+        ("POST", "/api/v1/chat/completions"): 2,
+    }
+
+
+def test_a_changed_key_on_a_kept_request_is_still_masked_in_what_is_stored(
+    fresh_scrub: None,
+) -> None:
+    from agentsnap.capture.exchange import begin
+
+    recording = Recording("capture")
+    keys = ["sk-path-first-key-0001", "sk-path-second-key-0002"]
+    for key in keys:
+        request = _request(key=key)
+        spec = exchange_module.recognise(request, recording)
+        assert spec is not None
+        begin(recording, request, spec)
+    stored = [e.request for e in recording.trace.exchanges]
+    assert stored[0] == stored[1] and "sk-path" not in repr(stored)
+    from agentsnap.storage import scrub
+
+    for key in keys:
+        assert key not in scrub.scrub_text(f"said {key}")
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        [("Content-Type", "application/json")],
+        [("content-type", "text/plain"), ("X-Other", "a"), ("Content-Type", "charset=x")],
+        [("X-Other", "b")],
+        [("Content-Type", b"text/\xe9t\xe9"), ("X-Other", "c")],
+        [("Content-Type", "application/json"), ("X-Other", b"caf\xc3\xa9")],
+        [],
+    ],
+)
+def test_the_content_type_read_from_the_triples_is_what_headers_get_answers(
+    headers: list[tuple[str, Any]],
+) -> None:
+    request = httpx.Request("POST", _CHAT, headers=headers, content=b"{}")
+    expected = httpx.Request("POST", _CHAT, headers=headers, content=b"{}").headers
+    assert content_type(request.headers) == (expected.get("content-type") or "")
+    wired = WireRequest("POST", _CHAT, request.headers.raw, b"{}")
+    assert content_type(wired.headers) == (wired.headers.get("content-type") or "")
+
+
+def test_sending_stores_an_error_and_resets_the_owner() -> None:
+    from agentsnap.capture.exchange import sending
+
+    exchange = wire.Exchange(provider="openai", codec=None, request={})
+    assert ownership.owner() is None
+    with pytest.raises(ConnectionError), sending(exchange, "httpx"):
+        assert ownership.owner() == "httpx"
+        raise ConnectionError("refused: sk-path-error-0003")
+    assert ownership.owner() is None
+    assert exchange.response is not None
+    assert exchange.response["error"]["type"] == "ConnectionError"
+    assert exchange.ended is not None
+    other = wire.Exchange(provider="openai", codec=None, request={})
+    with pytest.raises(KeyboardInterrupt), sending(other, "httpx"):
+        raise KeyboardInterrupt
+    assert ownership.owner() is None and other.response is None  # not an Exception: not stored
+    with sending(other, "httpx"):
+        pass
+    assert ownership.owner() is None and other.response is None
+
+
+_STREAM = (
+    "".join(f'data: {{"id":"c{i}","delta":"Ça va ✓ 🌍 {i}"}}\n\n' for i in range(4)).encode()
+    + b"data: [DONE]\n\n"
+)
+
+
+def _splits() -> Iterator[list[bytes]]:
+    yield [_STREAM]
+    yield [_STREAM[i : i + 1] for i in range(len(_STREAM))]  # a byte at a time
+    for size in (2, 3, 5, 7, 13):
+        yield [_STREAM[i : i + size] for i in range(0, len(_STREAM), size)]
+    at = _STREAM.index("🌍".encode()) + 1  # inside a four-byte character
+    yield [_STREAM[:at], b"", _STREAM[at:]]
+
+
+class _AddOnly:
+    """A sink seen only through ``add`` (the path before the tee appended to the buffer)."""
+
+    def __init__(self, sink: Any) -> None:
+        self._sink = sink
+
+    def add(self, chunk: bytes) -> None:
+        self._sink.add(chunk)
+
+    def finish(self, *, complete: bool) -> None:
+        self._sink.finish(complete=complete)
+
+
+def _stored(chunks: list[bytes], *, through_add: bool, encoding: str = "") -> dict[str, Any]:
+    trace = Trace()
+    exchange = wire.Exchange(provider="openai", codec=None, request={})
+    sink = ChunkSink(exchange, {"status": 200, "headers": {}}, encoding, trace)
+    fed = _AddOnly(sink) if through_add else sink
+    assert list(tee(iter([bytearray(c) for c in chunks]), fed)) == chunks
+    assert exchange.complete
+    assert exchange.response is not None
+    return exchange.response
+
+
+@pytest.mark.parametrize("chunks", list(_splits()), ids=lambda c: f"{len(c)}-pieces")
+def test_a_stream_split_at_odd_boundaries_is_stored_as_add_stores_it(chunks: list[bytes]) -> None:
+    assert b"".join(chunks) == _STREAM
+    stored = _stored(chunks, through_add=False)
+    assert stored == _stored(chunks, through_add=True)
+    assert "".join(c for c in stored["chunks"] if isinstance(c, str)) == _STREAM.decode()
+
+
+def test_a_compressed_stream_through_the_tee_is_stored_as_add_stores_it() -> None:
+    import gzip
+
+    packed = gzip.compress(_STREAM)
+    pieces = [packed[i : i + 9] for i in range(0, len(packed), 9)]
+    assert _stored(pieces, through_add=False, encoding="gzip") == _stored(
+        pieces, through_add=True, encoding="gzip"
+    )
+
+
+def test_a_stream_left_early_and_a_read_body_through_the_tee() -> None:
+    trace = Trace()
+    exchange = wire.Exchange(provider="openai", codec=None, request={})
+    sink = ChunkSink(exchange, {"status": 200, "headers": {}}, "", trace)
+    reader = tee(iter([b"data: 1\n\n", b"data: 2\n\n"]), sink)
+    assert next(reader) == b"data: 1\n\n"
+    reader.close()  # the reader stopped: stored incomplete, what it read kept
+    assert exchange.complete is False
+    assert exchange.response is not None and exchange.response["chunks"] == ["data: 1\n\n"]
+    recording = Recording("capture")
+    whole = wire.Exchange(provider="openai", codec=None, request={})
+    from agentsnap.spec.provider_specs import load_specs
+
+    spec = next(s for s in load_specs() if s.name == "openai")
+    read = body_sink(
+        recording, whole, spec, 200, [("content-type", "application/json")], decoded=True
+    )
+    body = b'{"answer": "\xc3\xa9t\xc3\xa9", "n": 1}'
+    assert b"".join(tee(iter([body[:13], memoryview(body[13:])]), read)) == body
+    assert whole.response is not None and whole.response["body"] == {"answer": "été", "n": 1}
+
+
+async def _async_chunks(chunks: list[bytes]) -> Any:
+    for chunk in chunks:
+        yield chunk
+
+
+def test_the_async_tee_stores_as_the_sync_one() -> None:
+    import asyncio
+
+    chunks = [_STREAM[i : i + 5] for i in range(0, len(_STREAM), 5)]
+    trace = Trace()
+    exchange = wire.Exchange(provider="openai", codec=None, request={})
+    sink = ChunkSink(exchange, {"status": 200, "headers": {}}, "", trace)
+
+    async def read() -> list[bytes]:
+        return [c async for c in atee(_async_chunks(chunks), sink)]
+
+    assert asyncio.run(read()) == chunks
+    assert exchange.response == _stored(chunks, through_add=True)
+
+
+# --------------------------------------------------------------------------- the chunked-coding tee
+
+
+class _BufferedDechunker:
+    """The decoder before its quick path (5c8797e): every piece through the buffer."""
+
+    def __init__(self) -> None:
+        self._buf = b""
+        self._state = "size"
+        self._remaining = 0
+        self.done = False
+
+    def feed(self, data: bytes) -> bytes:
+        self._buf += data
+        out: list[bytes] = []
+        while self._buf and not self.done:
+            if self._state == "data":
+                take = self._buf[: self._remaining]
+                out.append(take)
+                self._buf = self._buf[len(take) :]
+                self._remaining -= len(take)
+                if self._remaining:
+                    break
+                self._state = "crlf"
+                continue
+            end = self._buf.find(b"\n")
+            if end < 0:
+                break
+            line, self._buf = self._buf[:end].strip(), self._buf[end + 1 :]
+            if self._state == "crlf":
+                self._state = "size"
+            elif self._state == "size":
+                try:
+                    size = int(line.split(b";", 1)[0] or b"0", 16)
+                except ValueError:
+                    out.append(line + b"\n" + self._buf)
+                    self._buf = b""
+                    self.done = True
+                    break
+                if size == 0:
+                    self._state = "trailer"
+                else:
+                    self._remaining, self._state = size, "data"
+            elif not line:
+                self.done = True
+        return b"".join(out)
+
+
+def _chunked(payloads: list[bytes], extension: bool, trailer: bool, junk: bytes) -> bytes:
+    wire_bytes = b"".join(
+        b"%x%s\r\n%s\r\n" % (len(p), b";x=1" if extension else b"", p) for p in payloads if p
+    )
+    return wire_bytes + b"0\r\n" + (b"Trailer-A: 1\r\n" if trailer else b"") + b"\r\n" + junk
+
+
+def _as_read(wire_bytes: bytes) -> list[bytes]:
+    """The pieces http.client's chunked reader asks for: a size line, the data, its CRLF."""
+    pieces, at = [], 0
+    while at < len(wire_bytes):
+        end = wire_bytes.find(b"\n", at)
+        if end < 0:
+            pieces.append(wire_bytes[at:])
+            break
+        line = wire_bytes[at : end + 1]
+        pieces.append(line)
+        at = end + 1
+        try:
+            size = int(line.strip().split(b";", 1)[0] or b"0", 16)
+        except ValueError:
+            continue
+        if size:
+            pieces += [wire_bytes[at : at + size], wire_bytes[at + size : at + size + 2]]
+            at += size + 2
+    return pieces
+
+
+def _fed(decoder: Any, pieces: list[bytes]) -> list[tuple[bytes, bool, str, int]]:
+    return [(decoder.feed(p), decoder.done, decoder._state, decoder._remaining) for p in pieces]
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    payloads=st.lists(st.binary(max_size=40), max_size=6),
+    extension=st.booleans(),
+    trailer=st.booleans(),
+    junk=st.sampled_from([b"", b"zz\r\n", b"\r\n"]),
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=12),
+    as_read=st.booleans(),
+    step=st.integers(min_value=0, max_value=7),
+    garble=st.sampled_from([None, b"zz\r\n", b"\n", b"5\r\nab", b"", b"\r\n\r\n"]),
+)
+def test_property_the_quick_dechunker_answers_as_the_buffered_one(
+    payloads: list[bytes],
+    extension: bool,
+    trailer: bool,
+    junk: bytes,
+    cuts: list[int],
+    as_read: bool,
+    step: int,
+    garble: bytes | None,
+) -> None:
+    from agentsnap.capture.transports._wire import Dechunker
+
+    wire_bytes = _chunked(payloads, extension, trailer, junk)
+    if garble is not None:  # not chunked framing, or framing cut short
+        at = len(wire_bytes) // 2
+        wire_bytes = wire_bytes[:at] + garble + wire_bytes[at:]
+    if as_read:
+        pieces = _as_read(wire_bytes)
+    elif step:  # every `step` bytes
+        pieces = [wire_bytes[i : i + step] for i in range(0, len(wire_bytes), step)]
+    else:
+        bounds = sorted({0, len(wire_bytes), *(c for c in cuts if c <= len(wire_bytes))})
+        pieces = [wire_bytes[a:b] for a, b in itertools.pairwise(bounds)]
+        pieces.insert(len(pieces) // 2, b"")
+    assert _fed(Dechunker(), pieces) == _fed(_BufferedDechunker(), pieces)
+
+
+def test_a_begun_lazy_exchange_is_the_one_its_dataclass_init_makes() -> None:
+    """``LazyExchange.begun`` sets the attributes the dataclass's ``__init__`` sets (a field
+    added to ``wire.Exchange`` must be added there too), in the same order, to the same values
+    but the exchange's own sequence number and start time."""
+    from agentsnap.capture.sinks import LazyExchange
+
+    def make() -> dict[str, Any]:
+        return {"method": "POST", "path": "/v1/chat/completions"}
+
+    made = LazyExchange(provider="openai", codec="openai-chat", request={})
+    made.__dict__["_make_request"] = make
+    begun = LazyExchange.begun("openai", "openai-chat", make)
+    assert list(begun.__dict__) == list(made.__dict__)
+    mine = {k: v for k, v in begun.__dict__.items() if k not in ("seq", "started")}
+    assert mine == {k: v for k, v in made.__dict__.items() if k not in ("seq", "started")}
+    assert begun.seq > made.seq and begun.started >= made.started
+    assert begun.request == make() and begun.response is None and begun.complete
+    assert begun == LazyExchange(
+        provider="openai", codec="openai-chat", request=make(), seq=begun.seq, started=begun.started
+    )
