@@ -250,10 +250,8 @@ def test_a_pytest_replay_from_steps_as_text_is_its_golden_again_never_decoded_wh
 
 def _read_both(path: Path) -> tuple[Any, Any]:
     """The file read by the step-by-step reader of agentsnap's layout (or ``_UNSURE``) and whole."""
-    import mmap
-
-    with path.open("rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-        pieces = lazy_steps._read_pieces(mm, path, None)
+    with path.open("rb") as file:
+        pieces = lazy_steps._read_pieces(file, None)
     return pieces, _whole(path)
 
 
@@ -276,7 +274,7 @@ def _layouts(data: dict[str, Any]) -> dict[str, bytes]:
     }
 
 
-def test_a_golden_in_another_layout_is_read_right_or_left_to_the_mapping_read(
+def test_a_golden_in_another_layout_is_read_right_or_left_to_the_whole_read(
     tmp_path: Path, every_file_lazy: None
 ) -> None:
     path = _golden(tmp_path, ["Weather in Paris?", "And tomorrow?", "In Fahrenheit?"])
@@ -296,6 +294,38 @@ def test_a_golden_in_another_layout_is_read_right_or_left_to_the_mapping_read(
         lazy = SnapshotStore.read_file(path)
         assert isinstance(lazy, lazy_steps.LazySnapshot), label
         assert lazy.to_dict() == whole.to_dict(), label
+
+
+@pytest.mark.parametrize("piece", [1, 2, 3, 5, 7, 13, 64, 257, 4096])
+def test_a_golden_read_in_pieces_of_any_size_holds_the_values_of_the_whole_read(
+    tmp_path: Path, every_file_lazy: None, monkeypatch: pytest.MonkeyPatch, piece: int
+) -> None:
+    """Steps, separators and the fields around the trace split across the file's pieces at
+    every place: the same snapshot as one read of the whole file."""
+    path = _golden(tmp_path, ["Weather in Paris?", "And tomorrow?", "In Fahrenheit?"])
+    whole = _whole(path)
+    monkeypatch.setattr(lazy_steps, "_PIECE", piece)
+    pieces, _ = _read_both(path)
+    assert isinstance(pieces, lazy_steps.LazySnapshot)
+    assert pieces.to_dict() == whole.to_dict()
+
+
+def test_a_golden_cut_short_is_never_read_as_its_steps(
+    tmp_path: Path, every_file_lazy: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file that ends early (another process cut it while it was read) is left to the whole
+    read, which names it: the step-by-step read never makes a snapshot of part of a file."""
+    path = _golden(tmp_path, ["Weather in Paris?", "And tomorrow?", "In Fahrenheit?"])
+    text = path.read_bytes()
+    end = text.rstrip()
+    monkeypatch.setattr(lazy_steps, "_PIECE", 64)
+    for size in range(0, len(end), 23):
+        path.write_bytes(text[:size])
+        with path.open("rb") as file:
+            assert lazy_steps._read_pieces(file, None) is lazy_steps._UNSURE, size
+        with pytest.raises(SnapshotFormatError) as err:
+            SnapshotStore.read_file(path)
+        assert str(path) in str(err.value)
 
 
 def test_a_malformed_step_in_agentsnaps_layout_is_named_by_the_whole_read(

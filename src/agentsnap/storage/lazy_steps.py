@@ -8,9 +8,9 @@ whole file is (:mod:`agentsnap.storage.schema`), one at a time, then kept as its
 same order) and dropped. Anything the step-by-step read cannot vouch for (a file that is not
 JSON msgspec reads, a wrong value, a nesting too deep, an old file's ``messages_from``, another
 name) is left to the whole read, which raises its error naming the file and the JSON path.
-The file is mapped, not read into memory: in agentsnap's own layout its steps are found by the
-lines that close them (:func:`_read_pieces`, checked to be sound whatever the layout) and its
-pages let go as the read goes, so the file and the texts are never held whole at once. Each
+The file is read in pieces of a few MiB: in agentsnap's own layout its steps are found by the
+lines that close them (:func:`_read_pieces`, checked to be sound whatever the layout) and the
+pieces read let go as the read goes, so the file and the texts are never held whole at once. Each
 servable step's replay key is computed while it is parsed (the cassette decodes no request again).
 
 The snapshot read so is a :class:`LazySnapshot`: its ``trace`` is a real list of step dicts,
@@ -25,11 +25,10 @@ cassette (:class:`agentsnap.capture.cassette.Cassette`), the proof that the run 
 from __future__ import annotations
 
 import gc
-import mmap
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import msgspec
 
@@ -346,20 +345,23 @@ def read_large(path: Path, expected_name: str | None) -> LazySnapshot | None:
     """:func:`read_lazy` of the file at ``path`` when it holds at least :data:`LAZY_FROM` bytes
     (None: read it whole), the cyclic collector paused meanwhile (as for a whole read).
 
-    The file is mapped, not read: a file in agentsnap's own layout is read a step at a time
-    (:func:`_read_pieces`), each step's pages let go once it is kept as text, so the file and
-    the texts are never held whole at once; any other layout is parsed from the mapping by
-    :func:`read_lazy` (the file read once, as before). The whole read that follows a None reads
-    the file itself: the mapping read part of it at most."""
+    A file in agentsnap's own layout is read in pieces of :data:`_PIECE` bytes, a step at a time
+    (:func:`_read_pieces`): the file's bytes and the step texts are never held whole at once. Any
+    other layout is read whole and parsed by :func:`read_lazy`. The file is read, not mapped: a
+    file cut short by another process meanwhile reads short (the whole read then names it), where
+    a mapping's page past the new end would kill the process (SIGBUS)."""
     if os.stat(path).st_size < LAZY_FROM:
         return None
     enabled = gc.isenabled()
     gc.disable()
     try:
-        with open(path, "rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            found = _read_pieces(mm, path, expected_name)
-            return read_lazy(mm, path, expected_name) if found is _UNSURE else found
-    except (OSError, ValueError):  # (not mappable: an empty or special file) read it whole
+        with open(path, "rb") as file:
+            found = _read_pieces(file, expected_name)
+            if found is not _UNSURE:
+                return found  # type: ignore[no-any-return]
+            file.seek(0)
+            return read_lazy(file.read(), path, expected_name)
+    except OSError:  # (the whole read that follows names it)
         return None
     finally:
         if enabled:
@@ -372,7 +374,7 @@ def raw_steps(snapshot: object) -> RawSteps | None:
     return snapshot._steps if isinstance(snapshot, LazySnapshot) else None
 
 
-def read_lazy(raw: bytes | mmap.mmap, path: Path, expected_name: str | None) -> LazySnapshot | None:
+def read_lazy(raw: bytes, path: Path, expected_name: str | None) -> LazySnapshot | None:
     """The snapshot in file ``raw`` (at ``path``) with its steps kept as texts; None for anything
     the whole read must look at (and, if wrong, name: module doc)."""
     try:
@@ -470,54 +472,58 @@ _NEXT = b",\n"
 _END = b"\n  ]"
 #: the trace's place in the file's other fields, checked to be the top level's ``trace``
 _HOLE = b'"\\u0000agentsnap-trace"'
-#: let the file's pages go every this many bytes read
-_RELEASE = 4 << 20
+#: the file read this many bytes at a time
+_PIECE = 4 << 20
 _UNSURE: Any = object()
 
 
-def _read_pieces(mm: mmap.mmap, path: Path, expected_name: str | None) -> Any:
-    """:func:`read_lazy` of a file in agentsnap's own layout, mapped at ``mm``, read a step at a
-    time, the pages read let go as it goes; ``_UNSURE`` for any other layout.
+def _read_pieces(file: BinaryIO, expected_name: str | None) -> Any:
+    """:func:`read_lazy` of ``file`` in agentsnap's own layout, read in pieces a step at a time;
+    ``_UNSURE`` for any other layout (or a file that ends early).
 
     Each step is the text between two of the separators (a ``}`` closing a line at four spaces,
     then ``,``); the read is sound whatever the layout: every piece must parse whole as one
     JSON value, so the trace is the array of them, and the file's other fields with a
     placeholder in the trace's place must parse with the placeholder as the top level's
     ``trace`` (else ``_UNSURE``)."""
-    start = mm.find(_OPEN)
-    if start < 0:
-        return _UNSURE
-    view = memoryview(mm)
-    keep = _Keep()
+    data = b""
+    start = -1
+    while start < 0:  # (the fields before the trace: a piece or a few)
+        more = file.read(_PIECE)
+        if not more:
+            return _UNSURE
+        data += more
+        start = data.find(_OPEN, max(0, len(data) - len(more) - len(_OPEN)))
+    front = data[: start + len(_OPEN) - 2]
     pos = start + len(_OPEN)
-    released = 0
-    release = getattr(mm, "madvise", None) if hasattr(mmap, "MADV_DONTNEED") else None
-    try:
-        while True:
-            cut = mm.find(_CLOSE, pos)
-            if cut < 0:
-                return _UNSURE
-            cut += len(_CLOSE)
-            try:
-                step = _decode(view[pos:cut])
-            except (msgspec.DecodeError, RecursionError):
-                return _UNSURE
-            if not keep.add(step):
-                return _UNSURE  # (a step refused, or a piece of a layout not agentsnap's)
-            if release is not None and cut - released >= _RELEASE:
-                done = cut - cut % mmap.PAGESIZE
-                release(mmap.MADV_DONTNEED, released, done - released)
-                released = done
-            if view[cut : cut + len(_NEXT)] == _NEXT:
-                pos = cut + len(_NEXT)
-                continue
-            if view[cut : cut + len(_END)] != _END:
-                return _UNSURE
-            rest = cut + len(_END)
-            break
-        outside = b"".join((view[: start + len(_OPEN) - 2], _HOLE, view[rest:]))
-    finally:
-        view.release()
+    keep = _Keep()
+    while True:
+        cut = data.find(_CLOSE, pos)
+        while cut < 0 or len(data) < cut + len(_CLOSE) + len(_END):
+            if pos >= _PIECE:  # (let the steps read go: what is left is under a step)
+                data, pos = data[pos:], 0
+            more = file.read(_PIECE)
+            data += more
+            cut = data.find(_CLOSE, pos)
+            if not more:
+                if cut < 0:
+                    return _UNSURE
+                break  # (the separator checks below see the file's end)
+        cut += len(_CLOSE)
+        try:
+            step = _decode(memoryview(data)[pos:cut])
+        except (msgspec.DecodeError, RecursionError):
+            return _UNSURE
+        if not keep.add(step):
+            return _UNSURE  # (a step refused, or a piece of a layout not agentsnap's)
+        if data.startswith(_NEXT, cut):
+            pos = cut + len(_NEXT)
+            continue
+        if not data.startswith(_END, cut):
+            return _UNSURE
+        outside = b"".join((front, _HOLE, data[cut + len(_END) :], file.read()))
+        break
+    del data
     try:
         top = _top.decode(outside)
         if outside.count(_HOLE) != 1 or bytes(top.pop("trace")) != _HOLE:
