@@ -8,7 +8,7 @@ whole file is (:mod:`agentsnap.storage.schema`), one at a time, then kept as its
 same order) and dropped. Anything the step-by-step read cannot vouch for (a file that is not
 JSON msgspec reads, a wrong value, a nesting too deep, an old file's ``messages_from``, another
 name) is left to the whole read, which raises its error naming the file and the JSON path.
-The file is read in pieces of a few MiB: in agentsnap's own layout its steps are found by the
+The file is read in pieces of 256 KiB: in agentsnap's own layout its steps are found by the
 lines that close them (:func:`_read_pieces`, checked to be sound whatever the layout) and the
 pieces read let go as the read goes, so the file and the texts are never held whole at once. Each
 servable step's replay key is computed while it is parsed (the cassette decodes no request again).
@@ -472,8 +472,9 @@ _NEXT = b",\n"
 _END = b"\n  ]"
 #: the trace's place in the file's other fields, checked to be the top level's ``trace``
 _HOLE = b'"\\u0000agentsnap-trace"'
-#: the file read this many bytes at a time
-_PIECE = 4 << 20
+#: the file read this many bytes at a time (a step longer than it: more); a few MiB at a time
+#: held a peak of ~10 MB more (the pieces joined while a step spans two)
+_PIECE = 256 << 10
 _UNSURE: Any = object()
 
 
@@ -500,11 +501,16 @@ def _read_pieces(file: BinaryIO, expected_name: str | None) -> Any:
     while True:
         cut = data.find(_CLOSE, pos)
         while cut < 0 or len(data) < cut + len(_CLOSE) + len(_END):
-            if pos >= _PIECE:  # (let the steps read go: what is left is under a step)
-                data, pos = data[pos:], 0
-            more = file.read(_PIECE)
+            if pos >= _PIECE:  # (let the steps read go: what is left is part of one)
+                data = data[pos:]
+                cut -= pos if cut >= 0 else 0
+                pos = 0
+            searched = len(data)
+            # (a step longer than a piece: read as much again, so its bytes are copied a few times)
+            more = file.read(max(_PIECE, searched - pos))
             data += more
-            cut = data.find(_CLOSE, pos)
+            if cut < 0:  # (what was searched holds no separator: search on from its end)
+                cut = data.find(_CLOSE, max(pos, searched - len(_CLOSE) + 1))
             if not more:
                 if cut < 0:
                     return _UNSURE
