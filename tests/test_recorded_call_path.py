@@ -230,49 +230,15 @@ def test_the_async_tee_stores_as_the_sync_one() -> None:
 # --------------------------------------------------------------------------- the chunked-coding tee
 
 
-class _BufferedDechunker:
-    """The decoder before its quick path (5c8797e): every piece through the buffer."""
+def _buffered() -> Any:
+    """The decoder with its quick path off: every piece through the buffer, as before it."""
+    from agentsnap.capture.transports._wire import Dechunker
 
-    def __init__(self) -> None:
-        self._buf = b""
-        self._state = "size"
-        self._remaining = 0
-        self.done = False
+    class Buffered(Dechunker):
+        def _quick(self, data: bytes) -> bytes | None:
+            return None
 
-    def feed(self, data: bytes) -> bytes:
-        self._buf += data
-        out: list[bytes] = []
-        while self._buf and not self.done:
-            if self._state == "data":
-                take = self._buf[: self._remaining]
-                out.append(take)
-                self._buf = self._buf[len(take) :]
-                self._remaining -= len(take)
-                if self._remaining:
-                    break
-                self._state = "crlf"
-                continue
-            end = self._buf.find(b"\n")
-            if end < 0:
-                break
-            line, self._buf = self._buf[:end].strip(), self._buf[end + 1 :]
-            if self._state == "crlf":
-                self._state = "size"
-            elif self._state == "size":
-                try:
-                    size = int(line.split(b";", 1)[0] or b"0", 16)
-                except ValueError:
-                    out.append(line + b"\n" + self._buf)
-                    self._buf = b""
-                    self.done = True
-                    break
-                if size == 0:
-                    self._state = "trailer"
-                else:
-                    self._remaining, self._state = size, "data"
-            elif not line:
-                self.done = True
-        return b"".join(out)
+    return Buffered()
 
 
 def _chunked(payloads: list[bytes], extension: bool, trailer: bool, junk: bytes) -> bytes:
@@ -342,7 +308,7 @@ def test_property_the_quick_dechunker_answers_as_the_buffered_one(
         bounds = sorted({0, len(wire_bytes), *(c for c in cuts if c <= len(wire_bytes))})
         pieces = [wire_bytes[a:b] for a, b in itertools.pairwise(bounds)]
         pieces.insert(len(pieces) // 2, b"")
-    assert _fed(Dechunker(), pieces) == _fed(_BufferedDechunker(), pieces)
+    assert _fed(Dechunker(), pieces) == _fed(_buffered(), pieces)
 
 
 def test_a_begun_lazy_exchange_is_the_one_its_dataclass_init_makes() -> None:

@@ -46,23 +46,30 @@ class Dechunker:
             if end < 0:
                 break
             line, self._buf = self._buf[:end].strip(), self._buf[end + 1 :]
-            if self._state == "crlf":
-                self._state = "size"
-            elif self._state == "size":
-                try:
-                    size = int(line.split(b";", 1)[0] or b"0", 16)
-                except ValueError:  # not chunked framing after all: keep the bytes as they are
-                    out.append(line + b"\n" + self._buf)
-                    self._buf = b""
-                    self.done = True
-                    break
-                if size == 0:
-                    self._state = "trailer"
-                else:
-                    self._remaining, self._state = size, "data"
-            elif not line:  # the empty line after the trailers
-                self.done = True
+            if not self._line(line):  # not chunked framing after all: keep the bytes as they are
+                out.append(line + b"\n" + self._buf)
+                self._buf = b""
+                break
         return b"".join(out)
+
+    def _line(self, line: bytes) -> bool:
+        """The framing moved on by one line (stripped of its line end); False: the line is no
+        chunk size, so the body was not chunked framing after all (``done``)."""
+        if self._state == "crlf":
+            self._state = "size"
+        elif self._state == "size":
+            try:
+                size = int(line.split(b";", 1)[0] or b"0", 16)
+            except ValueError:
+                self.done = True
+                return False
+            if size == 0:
+                self._state = "trailer"
+            else:
+                self._remaining, self._state = size, "data"
+        elif not line:  # the empty line after the trailers
+            self.done = True
+        return True
 
     def _quick(self, data: bytes) -> bytes | None:
         """What :meth:`feed` answers for the pieces ``http.client`` and urllib3 read one at a
@@ -80,21 +87,7 @@ class Dechunker:
         if not data or data.find(b"\n") != len(data) - 1:  # not exactly one line
             return None
         line = data[:-1].strip()
-        if self._state == "crlf":
-            self._state = "size"
-        elif self._state == "size":
-            try:
-                size = int(line.split(b";", 1)[0] or b"0", 16)
-            except ValueError:  # not chunked framing after all: keep the bytes as they are
-                self.done = True
-                return line + b"\n"
-            if size == 0:
-                self._state = "trailer"
-            else:
-                self._remaining, self._state = size, "data"
-        elif not line:  # the empty line after the trailers
-            self.done = True
-        return b""
+        return b"" if self._line(line) else line + b"\n"
 
 
 class TeeFile:
