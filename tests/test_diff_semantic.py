@@ -374,3 +374,38 @@ def test_a_users_embed_fn_decides_a_live_run_through_the_openai_sdk(
             "semantic:output",
         ]
         assert orthogonal.value.diff_report.semantic_scores["output"] == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize("threshold", [0.8, 1.0])
+def test_responses_shared_by_both_sides_report_what_equal_copies_do(threshold: float) -> None:
+    """A run proven its golden's shares the golden's values (``lazy_steps.compared``): a
+    response that is the same object on both sides skips the text pairing and scoring, and the
+    report is the one equal copies give, differing texts and a judge's keys included."""
+    import copy
+    import json
+
+    responses: list[Any] = [BOOKED, {"a": [1, 2]}, NOT_BOOKED, "Rain in Paris.", None, BOOKED]
+    golden = snap("done", *responses)
+    shared = {"trace": [dict(step) for step in golden["trace"]], "output": "done"}
+    shared["trace"][2]["response"] = BOOKED  # differs from the golden's
+    shared["trace"][3]["response"] = "Sun in Paris."
+    copied = copy.deepcopy(shared)
+    assert shared["trace"][0]["response"] is golden["trace"][0]["response"]
+    asked: list[Any] = []
+
+    class Judge:
+        def score(self, old: str, new: str, key: str | None = None) -> float:
+            asked.append((old, new, key))
+            return 0.5
+
+    for options in ({**LEX, "llm_threshold": threshold}, {"judge": Judge()}):
+        asked.clear()
+        one = compute_diff(golden, shared, **options)
+        asked_one = list(asked)
+        asked.clear()
+        two = compute_diff(golden, copy.deepcopy(copied), **options)
+        assert asked_one == asked and bool(asked) == ("judge" in options)
+        for field in ("score", "failed_checks", "semantic_scores", "reasons", "backend"):
+            assert getattr(one, field) == getattr(two, field), field
+        assert json.dumps(one.details, default=repr) == json.dumps(two.details, default=repr)
+        assert one.render() == two.render()

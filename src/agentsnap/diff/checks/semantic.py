@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -261,18 +261,25 @@ class SemanticCheck(Check[SemanticResult]):
         calls = ctx.result("llm_requests", LLMRequestsResult)
         opts = ctx.options
         keys: list[str] = []
-        pairs: list[tuple[str, str]] = []
+        # per text its pair, or None when both sides hold the same response object (the
+        # same text: a run proven its golden's shares its values); only the differing pairs
+        # are scored (an equal pair scores 1.0, ``exact``, whatever else is scored)
+        pairs: list[tuple[str, str] | None] = []
         # the n-th call answers the n-th turn; when a trajectory mode lets the turns come and go
         # (a tool called or not), positions no longer pair up: only the last calls (the answers) do
         if turns_may_vary(ctx.options) and len(calls.golden) != len(calls.new) and calls.common:
-            indexes = [(len(calls.golden) - 1, len(calls.new) - 1)]
+            g_indexes: Sequence[int] = [len(calls.golden) - 1]
+            n_indexes: Sequence[int] = [len(calls.new) - 1]
         else:
-            indexes = [(i, i) for i in range(calls.common)]
-        for g_index, n_index in indexes:
+            g_indexes = n_indexes = range(calls.common)
+        for g_index, n_index in zip(g_indexes, n_indexes, strict=True):
             keys.append(f"llm_call[{g_index}]")
-            pairs.append(
-                (_response_text(calls.golden[g_index][1]), _response_text(calls.new[n_index][1]))
-            )
+            g_step, n_step = calls.golden[g_index][1], calls.new[n_index][1]
+            g_value = g_step.get("response")
+            if g_value is not None and g_value is n_step.get("response"):
+                pairs.append(None)
+            else:
+                pairs.append((_response_text(g_step), _response_text(n_step)))
         keys.append("output")
         g_out, n_out = as_text(ctx.golden.get("output")), as_text(ctx.new.get("output"))
         if g_out != n_out and same_output(ctx.golden, ctx.new):
@@ -280,23 +287,35 @@ class SemanticCheck(Check[SemanticResult]):
             n_out = g_out
         pairs.append((g_out, n_out))
 
-        scores, reasons, backend_name, backend_info, scale, findings = score_texts(
-            pairs,
-            keys=keys,
+        differing = [i for i, pair in enumerate(pairs) if pair is not None and pair[0] != pair[1]]
+        scored = score_texts(
+            [pair for i in differing if (pair := pairs[i]) is not None],
+            keys=[keys[i] for i in differing],
             judge=opts.judge,
             embed_fn=opts.embed_fn,
             embedding_backend=opts.embedding_backend,
             judge_mode=opts.judge_mode,
         )
+        backend_name, backend_info = scored[2], scored[3]
+        at = {i: n for n, i in enumerate(differing)}
         result = SemanticResult(backend=backend_name, backend_info=backend_info)
-        for index, (key, (g_text, n_text)) in enumerate(zip(keys, pairs, strict=True)):
-            score = scores[index]
+        for index, key in enumerate(keys):
             # one scale for every backend (the meaning check or the judge): the documented thresholds apply
             threshold = opts.semantic_threshold if key == "output" else opts.llm_threshold
-            same = _identical(key, threshold) if g_text == n_text else None
+            pair = pairs[index]
+            same = _identical(key, threshold) if pair is None or pair[0] == pair[1] else None
             if same is not None:
                 result.texts.append(same)
                 continue
+            if pair is None:  # the same text (a threshold over 1.0): the general path
+                pair = (as_text(calls.golden[g_indexes[index]][1]["response"]),) * 2
+            g_text, n_text = pair
+            n = at.get(index)
+            if n is None:  # an equal pair, as score_texts leaves it
+                score, reasons, scale, found = 1.0, [], "exact", []
+            else:
+                score, reasons = scored[0][n], scored[1][n]
+                scale, found = scored[4][n], scored[5][n]
             hints = fact_hints(g_text, n_text)
             score_ok = meets_threshold(score, threshold)
             ok = score_ok and not (opts.strict_facts and hints)
@@ -304,21 +323,17 @@ class SemanticCheck(Check[SemanticResult]):
             if (
                 not score_ok
                 and opts.judge is not None
-                and scale[index] == "meaning"
+                and scale == "meaning"
                 and score >= JUDGE_FLOOR
             ):
                 confirmed = confirm(opts.judge, (g_text, n_text), key)
                 score_ok = ok = confirmed.passed and not (opts.strict_facts and hints)
-                reasons[index] = [confirmed.line(), *reasons[index]]
+                reasons = [confirmed.line(), *reasons]
             shown_hints = (
-                [hint.message for hint in hints]
-                if (opts.strict_facts or scale[index] == "judge")
-                else []
+                [hint.message for hint in hints] if (opts.strict_facts or scale == "judge") else []
             )
             was, now = _text.excerpts(g_text, n_text) if not ok else (None, None)
-            telling = [
-                f for f in findings[index] if f.severity != "harmless" and (f.golden or f.new)
-            ]
+            telling = [f for f in found if f.severity != "harmless" and (f.golden or f.new)]
             worst = next(
                 (f for f in telling if f.golden and f.new), telling[0] if telling else None
             )
@@ -330,7 +345,7 @@ class SemanticCheck(Check[SemanticResult]):
                 "threshold": threshold,
                 "backend": "exact" if g_text == n_text else backend_name,
                 "passed": ok,
-                "verdict": _verdict_word(findings[index], g_text == n_text, scale[index]),
+                "verdict": _verdict_word(found, g_text == n_text, scale),
                 "findings": [
                     {
                         "kind": f.kind,
@@ -339,7 +354,7 @@ class SemanticCheck(Check[SemanticResult]):
                         "new": f.new,
                         "message": f.message,
                     }
-                    for f in findings[index]
+                    for f in found
                 ],
                 "golden_excerpt": was,
                 "new_excerpt": now,
@@ -362,7 +377,7 @@ class SemanticCheck(Check[SemanticResult]):
                     "reasons": confirmed.reasons,
                     "threshold": JUDGE_PASS,
                 }
-            result.texts.append(TextScore(key, score, reasons[index] + shown_hints, details))
+            result.texts.append(TextScore(key, score, reasons + shown_hints, details))
         return result
 
     def contribute(self, result: SemanticResult, draft: ReportDraft) -> None:
