@@ -227,9 +227,9 @@ def test_a_pytest_replay_from_steps_as_text_is_its_golden_again_never_decoded_wh
     made: list[object] = []
     real_compared = lazy_steps.compared
 
-    def spy_compared(steps: Any) -> Any:
+    def spy_compared(steps: Any, *args: Any) -> Any:
         made.append(steps)
-        return real_compared(steps)
+        return real_compared(steps, *args)
 
     monkeypatch.setattr(golden_run, "_again_by_step", spy_again)
     monkeypatch.setattr(lazy_steps._Held, "decode_all", spy_decode)
@@ -246,6 +246,41 @@ def test_a_pytest_replay_from_steps_as_text_is_its_golden_again_never_decoded_wh
     assert _last_run(project) == whole_last  # the same comparison, the same record
     assert summary(lazy) + [ln for ln in lazy.outlines if "agentsnap budgets" in ln] == whole_lines
     assert project.server_requests() == {NODE: 0}  # replay sent nothing
+
+
+def test_a_failing_comparison_of_its_golden_again_reports_as_the_whole_read(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run proven its golden's whose comparison fails (a budget's ceiling under the golden's
+    calls): the golden side is the run's steps (replay, agentsnap's checks alone), and the
+    verdict, report lines and ``.last_run`` are the whole read's."""
+    project.record_golden()
+    (project.root / "pyproject.toml").write_text(
+        "[tool.agentsnap]\nbudgets = { max_llm_calls = 0, max_latency_growth = 0.0 }\n",
+        encoding="utf-8",
+    )
+    whole = project.run("--agentsnap-replay", "--agentsnap-budgets")
+    assert whole.ret != 0, whole.stdout.str()
+    whole_last = _last_run(project)
+    assert whole_last["comparison"]["failed_checks"] == ["budgets"]  # type: ignore[index]
+    assert "max_llm_calls" in whole.stdout.str()
+    whole_lines = [ln for ln in whole.outlines if "agentsnap" in ln or "budgets" in ln]
+
+    sides: list[bool] = []
+    real_compared = lazy_steps.compared
+
+    def spy_compared(steps: Any, *args: Any) -> Any:
+        golden, run = real_compared(steps, *args)
+        sides.append(golden is run)
+        return golden, run
+
+    monkeypatch.setattr(lazy_steps, "compared", spy_compared)
+    monkeypatch.setattr(lazy_steps, "LAZY_FROM", 0)
+    lazy = project.run("--agentsnap-replay", "--agentsnap-budgets")
+    assert lazy.ret == whole.ret
+    assert sides == [True]
+    assert _last_run(project) == whole_last
+    assert [ln for ln in lazy.outlines if "agentsnap" in ln or "budgets" in ln] == whole_lines
 
 
 def _read_both(path: Path) -> tuple[Any, Any]:

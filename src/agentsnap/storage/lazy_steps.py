@@ -208,13 +208,18 @@ _parts = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _SERVED: dict[str, Any] = {"exchange": {"request": {}, "response": {}}}
 
 
-def compared(steps: RawSteps) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def compared(
+    steps: RawSteps, run_only: bool = False
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The golden's steps and the run's (the same without ``steps.drop``) as a comparison reads
     them: every value decoded but each ``exchange``, read from its text when the checks ask
     (:class:`_Exchange`); the two sides share every value, as a golden-again run's steps do,
     and a value whose text repeats another step's (a short one: a usage, the tools offered, a
-    system message) is the same object (:class:`_Shared`: the comparison changes none)."""
+    system message) is the same object (:class:`_Shared`: the comparison changes none).
+    ``run_only``: the run's steps made straight from the texts, given as both sides (no
+    golden step dict made; :func:`agentsnap.lifecycle.compare_run` says when that is sound)."""
     held = steps.held
+    drop = steps.drop
     golden: list[dict[str, Any]] = []
     if held.decoded is not None:
         golden = held.decoded
@@ -224,11 +229,13 @@ def compared(steps: RawSteps) -> tuple[list[dict[str, Any]], list[dict[str, Any]
             step = {
                 key: (_Exchange(value) if key == "exchange" else shared.value(value))
                 for key, value in _parts.decode(text).items()
+                if not (run_only and key == drop)
             }
             golden.append(step)
-    drop = steps.drop
+        if run_only:
+            return golden, golden
     run = [{k: v for k, v in step.items() if k != drop} for step in golden]
-    return golden, run
+    return (run, run) if run_only else (golden, run)
 
 
 class _Shared:
