@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 SCRIPT = textwrap.dedent(
     """
-    import json, os, sys, tempfile
+    import atexit, json, os, shutil, sys, tempfile
     sys.path.insert(0, {repo!r})
     for var in ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD"):
         os.environ.pop(var, None)
@@ -41,6 +41,7 @@ SCRIPT = textwrap.dedent(
     from tests._support.ci import clear_ci
     from tests.fake_provider import FakeOpenAI, text_reply
     out = tempfile.mkdtemp()
+    atexit.register(shutil.rmtree, out, True)
     with FakeOpenAI() as fake:
         fake.script(text_reply("one"), text_reply("two"))
         client = openai.OpenAI(base_url=fake.base_url, api_key="sk-test", max_retries=0)
