@@ -360,14 +360,18 @@ def read_large(path: Path, expected_name: str | None) -> LazySnapshot | None:
     (:func:`_read_pieces`): the file's bytes and the step texts are never held whole at once. Any
     other layout is read whole and parsed by :func:`read_lazy`. The file is read, not mapped: a
     file cut short by another process meanwhile reads short (the whole read then names it), where
-    a mapping's page past the new end would kill the process (SIGBUS)."""
+    a mapping's page past the new end would kill the process (SIGBUS); a file written in place
+    meanwhile (its size or times changed) is left to the whole read, not read as pieces of two."""
     if os.stat(path).st_size < LAZY_FROM:
         return None
     enabled = gc.isenabled()
     gc.disable()
     try:
         with open(path, "rb") as file:
+            before = _version(os.fstat(file.fileno()))
             found = _read_pieces(file, expected_name)
+            if before != _version(os.fstat(file.fileno())):
+                return None  # (written in place meanwhile: pieces of two files; read it whole)
             if found is not _UNSURE:
                 return found  # type: ignore[no-any-return]
             file.seek(0)
@@ -377,6 +381,11 @@ def read_large(path: Path, expected_name: str | None) -> LazySnapshot | None:
     finally:
         if enabled:
             gc.enable()
+
+
+def _version(stat: os.stat_result) -> tuple[int, int, int]:
+    """What changes when a file is written in place: its size, its change and modify times."""
+    return (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
 
 
 def raw_steps(snapshot: object) -> RawSteps | None:
@@ -500,8 +509,8 @@ def _read_pieces(file: BinaryIO, expected_name: str | None) -> Any:
     ``trace`` (else ``_UNSURE``)."""
     data = b""
     start = -1
-    while start < 0:  # (the fields before the trace: a piece or a few)
-        more = file.read(_PIECE)
+    while start < 0:  # (the fields before the trace: a piece or a few; a long answer: more)
+        more = file.read(max(_PIECE, len(data)))  # (as much again: each byte copied a few times)
         if not more:
             return _UNSURE
         data += more
