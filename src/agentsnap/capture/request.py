@@ -102,16 +102,32 @@ def _request_bytes(raw: bytes) -> dict[str, Any]:
 
 
 class _Headers:
-    """Case-insensitive, multi-valued request headers (the read side of ``httpx.Headers``)."""
+    """Case-insensitive, multi-valued request headers (the read side of ``httpx.Headers``).
 
-    __slots__ = ("_index", "_items")
+    ``_list``: the headers as httpx keeps them, (name, lower-case name, value) triples of
+    bytes (UTF-8), or None when one does not encode: what
+    :func:`~agentsnap.capture.exchange.recognise` compares to know a request it read before
+    without reading it again, and :func:`content_type` reads (ASCII values only)."""
+
+    __slots__ = ("_index", "_items", "_list")
 
     def __init__(self, items: Iterable[tuple[Any, Any]]) -> None:
-        self._items = [(_text(k), _text(v)) for k, v in items]
-        self._index: dict[str, str] = {}
-        for k, v in self._items:
+        pairs = [
+            (k if type(k) is str else _text(k), v if type(v) is str else _text(v)) for k, v in items
+        ]
+        self._items = pairs
+        index: dict[str, str] = {}
+        triples: list[tuple[bytes, bytes, bytes]] | None = []
+        for k, v in pairs:
             low = k.lower()
-            self._index[low] = f"{self._index[low]}, {v}" if low in self._index else v
+            index[low] = f"{index[low]}, {v}" if low in index else v
+            if triples is not None:
+                try:
+                    triples.append((k.encode(), low.encode(), v.encode()))
+                except UnicodeEncodeError:  # a lone surrogate: no triples (read as before)
+                    triples = None
+        self._index = index
+        self._list = triples
 
     def get(self, name: str, default: object = None) -> Any:
         return self._index.get(name.lower(), default)
@@ -141,10 +157,13 @@ class _Headers:
 class _URL:
     """The parts of a URL that recognition and the stored request read (like ``httpx.URL``)."""
 
-    __slots__ = ("_text", "host", "netloc", "path", "port", "query", "scheme")
+    __slots__ = ("_text", "_uri_reference", "host", "netloc", "path", "port", "query", "scheme")
 
     def __init__(self, url: str) -> None:
         parts = urlsplit(url)
+        #: the parsed URL, a tuple (as ``httpx.URL``'s): with the method, the key under which
+        #: :func:`~agentsnap.capture.exchange.recognise` keeps a request it read
+        self._uri_reference = parts
         self.scheme = parts.scheme
         self.host = (parts.hostname or "").lower()
         self.port = parts.port
