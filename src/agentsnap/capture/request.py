@@ -157,7 +157,7 @@ class _Headers:
 class _URL:
     """The parts of a URL that recognition and the stored request read (like ``httpx.URL``)."""
 
-    __slots__ = ("_text", "_uri_reference", "host", "netloc", "path", "port", "query", "scheme")
+    __slots__ = ("_host", "_text", "_uri_reference", "path", "query", "scheme")
 
     def __init__(self, url: str) -> None:
         parts = urlsplit(url)
@@ -165,12 +165,28 @@ class _URL:
         #: :func:`~agentsnap.capture.exchange.recognise` keeps a request it read
         self._uri_reference = parts
         self.scheme = parts.scheme
-        self.host = (parts.hostname or "").lower()
-        self.port = parts.port
+        self._host: str | None = None
         self.path = parts.path or "/"
         self.query = parts.query.encode("ascii", "replace")  # bytes, as httpx.URL.query
-        self.netloc = parts.netloc.rpartition("@")[2].encode("ascii", "replace")  # as httpx.URL
         self._text = url
+
+    @property
+    def host(self) -> str:
+        """The host name, lower case ("" when none); read when first asked (a request
+        recognise knows does not ask)."""
+        host = self._host
+        if host is None:
+            host = self._host = (self._uri_reference.hostname or "").lower()
+        return host
+
+    @property
+    def port(self) -> int | None:
+        return self._uri_reference.port
+
+    @property
+    def netloc(self) -> bytes:
+        """Host and port, without user info, as bytes (as ``httpx.URL.netloc``)."""
+        return self._uri_reference.netloc.rpartition("@")[2].encode("ascii", "replace")
 
     def __str__(self) -> str:
         return self._text
