@@ -467,8 +467,9 @@ def test_property_the_bulk_tee_hands_on_what_the_piece_by_piece_tee_did(
 ) -> None:
     """Odd reads of a chunked, sized, short or close-delimited body through ``TeeFile``: the
     same answers to the reader, the same pieces handed on (chunk boundaries) and the same end
-    (complete or not) as decoding each read at once; whether the file is closed or the sink is
-    finished first (``drain``, the recording stopped)."""
+    (complete or not) as decoding each read at once, at the same read for a body not chunked;
+    whether the file is closed or the sink is finished first (``drain``, the recording
+    stopped)."""
     import io
 
     from agentsnap.capture.transports._wire import TeeFile
@@ -490,8 +491,8 @@ def test_property_the_bulk_tee_hands_on_what_the_piece_by_piece_tee_did(
         on_close=lambda complete: logs[0].append(("end", complete)),
     )
     old = _PieceTee(io.BufferedReader(io.BytesIO(body), buffer_size=16), chunked, length, logs[1])
-    for reader, said in ((new, answers[0]), (old, answers[1])):
-        for how, n in reads:
+    for reader, said, log in ((new, answers[0], logs[0]), (old, answers[1], logs[1])):
+        for at, (how, n) in enumerate(reads):
             if how == "readinto":
                 buffer = bytearray(max(n, 0))
                 said.append(bytes(buffer[: reader.readinto(buffer)]))
@@ -499,6 +500,8 @@ def test_property_the_bulk_tee_hands_on_what_the_piece_by_piece_tee_did(
                 said.append(reader.read(n))
             else:
                 said.append(getattr(reader, how)(n))
+            if not chunked:  # handed on at each read, the end found at the same read
+                log.append(("after read", at))
         if closed:
             reader.close()
         else:  # the sink finished first: its drain, then its own end

@@ -134,12 +134,15 @@ class TeeFile:
     ``read1``, ``readinto``, ``readline``, iteration, and urllib3 reading the
     chunked framing itself through ``response.fp``.
 
-    A read only keeps the piece read; the pieces are decoded and handed on
-    (:meth:`settle`) when the body is read to its end (``read()``), when the
-    file is closed (``http.client`` closes it as soon as it has read the body's
-    last byte, and urllib3 after the chunked framing's end), or when the sink is
-    finished another way (its ``drain``: the recording stopped first). The pieces
-    handed on and the end found are those of a piece-by-piece reading.
+    A chunked body's read only keeps the piece read (its framing is read a few
+    bytes at a time: a size line, the data, a CRLF); the pieces are decoded and
+    handed on (:meth:`settle`) when the body is read to its end (``read()``),
+    when the file is closed (``http.client`` closes it in the call that reads
+    the last chunk's framing, and urllib3 after it), or when the sink is
+    finished another way (its ``drain``: the recording stopped first). The
+    pieces handed on and the end found are those of a piece-by-piece reading.
+    Any other body (one read or a few) is handed on at each read, and its end
+    found at the read that reaches it, as before.
     """
 
     def __init__(
@@ -159,6 +162,8 @@ class TeeFile:
         self._ended = False
         #: the pieces read and not yet handed on
         self._raw: list[bytes] = []
+        #: hand each read on at once (not chunked)
+        self._eager = not chunked
 
     def settle(self) -> None:
         """Hand on the pieces read so far, and end the body if one of them was its last."""
@@ -201,21 +206,29 @@ class TeeFile:
         ):  # read to EOF: the body ends here (a close-delimited body has no empty read after)
             self.settle()
             self._end(True)
+        elif self._eager:
+            self.settle()
         return data
 
     def read1(self, n: int = -1) -> bytes:
         data: bytes = self._inner.read1(n)
         self._raw.append(data)
+        if self._eager:
+            self.settle()
         return data
 
     def readline(self, limit: int = -1) -> bytes:
         data: bytes = self._inner.readline(limit)
         self._raw.append(data)
+        if self._eager:
+            self.settle()
         return data
 
     def readinto(self, buffer: Any) -> int:
         n = self._inner.readinto(buffer)
         self._raw.append(bytes(memoryview(buffer)[:n]))
+        if self._eager:
+            self.settle()
         return int(n)
 
     def peek(self, n: int = 0) -> bytes:
