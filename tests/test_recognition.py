@@ -523,3 +523,65 @@ def test_a_key_forgotten_while_its_request_was_read_is_remembered_by_the_next(
     assert exchange.recognise(_openai_request(chat, key)) is not None
     assert key in scrub.remembered()
     assert key not in scrub.scrub_text(f"the key {key} here")
+
+
+def _wire_openai_request(url: str, key: str, body: bytes = b'{"model":"m"}', **extra: str) -> Any:
+    from agentsnap.capture.request import WireRequest
+
+    headers = {"User-Agent": "OpenAI/Python 3.63.0", "Authorization": f"Bearer {key}", **extra}
+    headers["Content-Length"] = str(len(body))
+    return WireRequest("POST", url, headers.items(), body)
+
+
+def test_a_wire_request_read_before_is_recognised_as_it_was(fresh_scrub: None) -> None:
+    """The other transports' requests (``WireRequest``: urllib, requests, aiohttp) carry httpx's
+    header triples and a parsed URL tuple, so recognise keeps them as it keeps httpx's: the same
+    answers as a full read (a changed key remembered, a changed header read again, a forgotten
+    key remembered again, another host another spec, a query's secret remembered)."""
+    from agentsnap.capture import exchange
+    from agentsnap.storage import scrub
+
+    url = "https://api.openai.com/v1/chat/completions"
+    exchange._read_before.clear()
+    first = exchange.recognise(_wire_openai_request(url, "sk-wire-first-0001"))
+    assert first is not None and first.name == "openai"
+    assert exchange._read_before  # kept
+    again = exchange.recognise(_wire_openai_request(url, "sk-wire-first-0001", b'{"model":"mm"}'))
+    assert again is first
+    assert exchange.recognise(_wire_openai_request(url, "sk-wire-second-0002")) is first
+    assert "sk-wire-second-0002" in scrub.remembered()
+    changed = _wire_openai_request(url, "sk-wire-second-0002", **{"x-api-key": "xk-wire-third-03"})
+    assert exchange.recognise(changed) is first
+    assert "xk-wire-third-03" in scrub.remembered()
+    scrub.forget_secrets()
+    assert exchange.recognise(_wire_openai_request(url, "sk-wire-second-0002")) is first
+    assert "sk-wire-second-0002" in scrub.remembered()
+    other = exchange.recognise(
+        _wire_openai_request("https://openrouter.ai/api/v1/chat/completions", "sk-wire-second-0002")
+    )
+    assert other is not None and other.name == "openrouter"
+    queried = _wire_openai_request(url + "?api_key=qk-wire-fourth-04", "sk-wire-second-0002")
+    assert exchange.recognise(queried) is first
+    assert "qk-wire-fourth-04" in scrub.remembered()
+
+
+def test_a_wire_requests_header_triples() -> None:
+    """httpx's shape: (name, lower-case name, value) as UTF-8 bytes; the content type read from
+    them when ASCII, from the headers otherwise; no triples for a value that does not encode."""
+    from agentsnap.capture.request import WireRequest, content_type
+
+    plain = WireRequest("post", "http://h/x", [("Content-Type", "application/json")], b"")
+    assert plain.headers._list == [(b"Content-Type", b"content-type", b"application/json")]
+    assert content_type(plain.headers) == "application/json"
+    accented = WireRequest(
+        "POST", "http://h/x", [(b"X-Name", b"caf\xe9"), ("Content-Type", "t/é")], b""
+    )
+    assert accented.headers._list == [
+        (b"X-Name", b"x-name", "café".encode()),
+        (b"Content-Type", b"content-type", "t/é".encode()),
+    ]
+    assert content_type(accented.headers) == "t/é"
+    broken = WireRequest("POST", "http://h/x", [("X-Odd", "\udc80"), ("Content-Type", "a/b")], b"")
+    assert broken.headers._list is None
+    assert content_type(broken.headers) == "a/b" and broken.headers.get("x-odd") == "\udc80"
+    assert plain.url._uri_reference == ("http", "h", "/x", "", "")

@@ -311,6 +311,207 @@ def test_property_the_quick_dechunker_answers_as_the_buffered_one(
     assert _fed(Dechunker(), pieces) == _fed(_buffered(), pieces)
 
 
+def _pieces(wire_bytes: bytes, as_read: bool, step: int, cuts: list[int]) -> list[bytes]:
+    if as_read:
+        return _as_read(wire_bytes)
+    if step:  # every `step` bytes
+        return [wire_bytes[i : i + step] for i in range(0, len(wire_bytes), step)]
+    bounds = sorted({0, len(wire_bytes), *(c for c in cuts if c <= len(wire_bytes))})
+    pieces = [wire_bytes[a:b] for a, b in itertools.pairwise(bounds)]
+    pieces.insert(len(pieces) // 2, b"")
+    return pieces
+
+
+def _framed(
+    payloads: list[bytes], extension: bool, trailer: bool, junk: bytes, garble: bytes | None
+) -> bytes:
+    wire_bytes = _chunked(payloads, extension, trailer, junk)
+    if garble is not None:  # not chunked framing, or framing cut short
+        at = len(wire_bytes) // 2
+        wire_bytes = wire_bytes[:at] + garble + wire_bytes[at:]
+    return wire_bytes
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    payloads=st.lists(st.binary(max_size=40), max_size=6),
+    extension=st.booleans(),
+    trailer=st.booleans(),
+    junk=st.sampled_from([b"", b"zz\r\n", b"\r\n"]),
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=12),
+    as_read=st.booleans(),
+    step=st.integers(min_value=0, max_value=7),
+    garble=st.sampled_from([None, b"zz\r\n", b"\n", b"5\r\nab", b"", b"\r\n\r\n"]),
+    split=st.integers(min_value=0, max_value=40),
+)
+def test_property_feed_all_answers_as_feeding_piece_by_piece(
+    payloads: list[bytes],
+    extension: bool,
+    trailer: bool,
+    junk: bytes,
+    cuts: list[int],
+    as_read: bool,
+    step: int,
+    garble: bytes | None,
+    split: int,
+) -> None:
+    """``Dechunker.feed_all`` (the tee's bulk decode) gives each piece what ``feed`` gives it
+    (an empty piece unfed), up to the piece that ends the body, and leaves the same state;
+    also when the pieces come in two batches (a settle mid-body)."""
+    from agentsnap.capture.transports._wire import Dechunker
+
+    pieces = _pieces(_framed(payloads, extension, trailer, junk, garble), as_read, step, cuts)
+    one = Dechunker()
+    expected = []
+    for piece in pieces:
+        if one.done:
+            break
+        expected.append(one.feed(piece) if piece else b"")
+    bulk = Dechunker()
+    split = min(split, len(pieces))
+    got = bulk.feed_all(pieces[:split])
+    got += bulk.feed_all(pieces[len(got) :]) if not bulk.done else []
+    assert got == expected
+    assert (bulk.done, bulk._state, bulk._remaining, bulk._buf) == (
+        one.done,
+        one._state,
+        one._remaining,
+        one._buf,
+    )
+
+
+class _PieceTee:
+    """The tee as it was before the bulk decode: each read decoded and handed on at once (the
+    reference the bulk tee is held to)."""
+
+    def __init__(self, inner: Any, chunked: bool, length: int | None, log: list[Any]) -> None:
+        from agentsnap.capture.transports._wire import Dechunker
+
+        self._inner, self._left, self._log = inner, length, log
+        self._dechunker = Dechunker() if chunked else None
+        self._ended = False
+
+    def _seen(self, data: bytes) -> bytes:
+        if self._ended:
+            return data
+        if data:
+            payload = self._dechunker.feed(data) if self._dechunker is not None else data
+            if payload:
+                self._log.append(payload)
+            if self._left is not None and self._dechunker is None:
+                self._left -= len(data)
+        complete = (
+            self._dechunker.done
+            if self._dechunker is not None
+            else (self._left is not None and self._left <= 0) or (not data and self._left is None)
+        )
+        if complete:
+            self._end(True)
+        return data
+
+    def _end(self, complete: bool) -> None:
+        if not self._ended:
+            self._ended = True
+            self._log.append(("end", complete))
+
+    def read(self, n: int = -1) -> bytes:
+        data = self._seen(self._inner.read(n))
+        if n < 0:
+            self._end(True)
+        return data
+
+    def read1(self, n: int = -1) -> bytes:
+        return self._seen(self._inner.read1(n))
+
+    def readline(self, limit: int = -1) -> bytes:
+        return self._seen(self._inner.readline(limit))
+
+    def readinto(self, buffer: Any) -> int:
+        n = self._inner.readinto(buffer)
+        self._seen(bytes(memoryview(buffer)[:n]))
+        return int(n)
+
+    def close(self) -> None:
+        self._end(False)
+
+
+_READS = st.lists(
+    st.tuples(
+        st.sampled_from(["read", "read1", "readline", "readinto"]),
+        st.integers(min_value=-1, max_value=30),
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    payloads=st.lists(st.binary(max_size=40), max_size=6),
+    extension=st.booleans(),
+    trailer=st.booleans(),
+    junk=st.sampled_from([b"", b"zz\r\n", b"\r\n"]),
+    garble=st.sampled_from([None, b"zz\r\n", b"5\r\nab", b"\r\n\r\n"]),
+    framing=st.sampled_from(["chunked", "length", "short", "close"]),
+    reads=_READS,
+    closed=st.booleans(),
+)
+def test_property_the_bulk_tee_hands_on_what_the_piece_by_piece_tee_did(
+    payloads: list[bytes],
+    extension: bool,
+    trailer: bool,
+    junk: bytes,
+    garble: bytes | None,
+    framing: str,
+    reads: list[tuple[str, int]],
+    closed: bool,
+) -> None:
+    """Odd reads of a chunked, sized, short or close-delimited body through ``TeeFile``: the
+    same answers to the reader, the same pieces handed on (chunk boundaries) and the same end
+    (complete or not) as decoding each read at once, at the same read for a body not chunked;
+    whether the file is closed or the sink is finished first (``drain``, the recording
+    stopped)."""
+    import io
+
+    from agentsnap.capture.transports._wire import TeeFile
+
+    chunked = framing == "chunked"
+    body = (
+        _framed(payloads, extension, trailer, junk, garble)
+        if chunked
+        else b"".join(payloads) + junk
+    )
+    length = {"length": len(body), "short": len(body) + 5}.get(framing)
+    logs: list[list[Any]] = [[], []]
+    answers: list[list[Any]] = [[], []]
+    new = TeeFile(
+        io.BufferedReader(io.BytesIO(body), buffer_size=16),
+        chunked=chunked,
+        length=length,
+        on_data=logs[0].append,
+        on_close=lambda complete: logs[0].append(("end", complete)),
+    )
+    old = _PieceTee(io.BufferedReader(io.BytesIO(body), buffer_size=16), chunked, length, logs[1])
+    for reader, said, log in ((new, answers[0], logs[0]), (old, answers[1], logs[1])):
+        for at, (how, n) in enumerate(reads):
+            if how == "readinto":
+                buffer = bytearray(max(n, 0))
+                said.append(bytes(buffer[: reader.readinto(buffer)]))
+            elif how == "read":
+                said.append(reader.read(n))
+            else:
+                said.append(getattr(reader, how)(n))
+            if not chunked:  # handed on at each read, the end found at the same read
+                log.append(("after read", at))
+        if closed:
+            reader.close()
+        else:  # the sink finished first: its drain, then its own end
+            if reader is new:
+                new.settle()
+            reader._end(False)
+    assert answers[0] == answers[1]
+    assert logs[0] == logs[1]
+
+
 def test_a_begun_lazy_exchange_is_the_one_its_dataclass_init_makes() -> None:
     """``LazyExchange.begun`` sets the attributes the dataclass's ``__init__`` sets (a field
     added to ``wire.Exchange`` must be added there too), in the same order, to the same values

@@ -102,16 +102,32 @@ def _request_bytes(raw: bytes) -> dict[str, Any]:
 
 
 class _Headers:
-    """Case-insensitive, multi-valued request headers (the read side of ``httpx.Headers``)."""
+    """Case-insensitive, multi-valued request headers (the read side of ``httpx.Headers``).
 
-    __slots__ = ("_index", "_items")
+    ``_list``: the headers as httpx keeps them, (name, lower-case name, value) triples of
+    bytes (UTF-8), or None when one does not encode: what
+    :func:`~agentsnap.capture.exchange.recognise` compares to know a request it read before
+    without reading it again, and :func:`content_type` reads (ASCII values only)."""
+
+    __slots__ = ("_index", "_items", "_list")
 
     def __init__(self, items: Iterable[tuple[Any, Any]]) -> None:
-        self._items = [(_text(k), _text(v)) for k, v in items]
-        self._index: dict[str, str] = {}
-        for k, v in self._items:
+        pairs = [
+            (k if type(k) is str else _text(k), v if type(v) is str else _text(v)) for k, v in items
+        ]
+        self._items = pairs
+        index: dict[str, str] = {}
+        triples: list[tuple[bytes, bytes, bytes]] | None = []
+        for k, v in pairs:
             low = k.lower()
-            self._index[low] = f"{self._index[low]}, {v}" if low in self._index else v
+            index[low] = f"{index[low]}, {v}" if low in index else v
+            if triples is not None:
+                try:
+                    triples.append((k.encode(), low.encode(), v.encode()))
+                except UnicodeEncodeError:  # a lone surrogate: no triples (read as before)
+                    triples = None
+        self._index = index
+        self._list = triples
 
     def get(self, name: str, default: object = None) -> Any:
         return self._index.get(name.lower(), default)
@@ -141,17 +157,36 @@ class _Headers:
 class _URL:
     """The parts of a URL that recognition and the stored request read (like ``httpx.URL``)."""
 
-    __slots__ = ("_text", "host", "netloc", "path", "port", "query", "scheme")
+    __slots__ = ("_host", "_text", "_uri_reference", "path", "query", "scheme")
 
     def __init__(self, url: str) -> None:
         parts = urlsplit(url)
+        #: the parsed URL, a tuple (as ``httpx.URL``'s): with the method, the key under which
+        #: :func:`~agentsnap.capture.exchange.recognise` keeps a request it read
+        self._uri_reference = parts
         self.scheme = parts.scheme
-        self.host = (parts.hostname or "").lower()
-        self.port = parts.port
+        self._host: str | None = None
         self.path = parts.path or "/"
         self.query = parts.query.encode("ascii", "replace")  # bytes, as httpx.URL.query
-        self.netloc = parts.netloc.rpartition("@")[2].encode("ascii", "replace")  # as httpx.URL
         self._text = url
+
+    @property
+    def host(self) -> str:
+        """The host name, lower case ("" when none); read when first asked (a request
+        recognise knows does not ask)."""
+        host = self._host
+        if host is None:
+            host = self._host = (self._uri_reference.hostname or "").lower()
+        return host
+
+    @property
+    def port(self) -> int | None:
+        return self._uri_reference.port
+
+    @property
+    def netloc(self) -> bytes:
+        """Host and port, without user info, as bytes (as ``httpx.URL.netloc``)."""
+        return self._uri_reference.netloc.rpartition("@")[2].encode("ascii", "replace")
 
     def __str__(self) -> str:
         return self._text

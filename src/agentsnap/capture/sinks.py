@@ -76,6 +76,9 @@ class _Sink:
         self.raw_mode = bool(encoding) and self.decompressor is None
         self._done = False
         self._lock = threading.Lock()
+        #: called once, first thing in :meth:`finish`: a transport that keeps what it read and
+        #: hands it on in bulk hands on the rest (:meth:`._wire.TeeFile.settle`)
+        self.drain: Callable[[], None] | None = None
         trace.finalizers.append(self._abandon)
 
     def add(self, chunk: bytes) -> None:
@@ -86,6 +89,10 @@ class _Sink:
 
     def finish(self, *, complete: bool) -> None:
         """Store the exchange's response (once; later calls do nothing)."""
+        drain = self.drain
+        if drain is not None:  # what was read and not yet handed on (which may finish first)
+            self.drain = None
+            drain()
         with self._lock:
             if self._done:
                 return

@@ -71,6 +71,40 @@ class Dechunker:
             self.done = True
         return True
 
+    def feed_all(self, pieces: list[bytes]) -> list[bytes]:
+        """``[self.feed(p) for p in pieces]`` up to the piece that ends the body (``done``;
+        the pieces after it are not fed), an empty piece answered ``b""`` unfed. The pieces
+        ``http.client`` and urllib3 read one at a time (a chunk's data, a size line, a CRLF)
+        are answered inline, as :meth:`_quick` would, without a call each."""
+        out: list[bytes] = []
+        append = out.append
+        for data in pieces:
+            if self.done:
+                break
+            if not data:
+                append(b"")
+            elif self._buf:
+                append(self.feed(data))
+            elif self._state == "data":
+                n = len(data)
+                if n > self._remaining:
+                    append(self.feed(data))
+                    continue
+                self._remaining -= n
+                if not self._remaining:
+                    self._state = "crlf"
+                append(data if type(data) is bytes else bytes(data))
+            elif data.find(b"\n") == len(data) - 1:  # exactly one line
+                if self._state == "crlf":
+                    self._state = "size"
+                    append(b"")
+                    continue
+                line = data[:-1].strip()
+                append(b"" if self._line(line) else line + b"\n")
+            else:
+                append(self.feed(data))
+        return out
+
     def _quick(self, data: bytes) -> bytes | None:
         """What :meth:`feed` answers for the pieces ``http.client`` and urllib3 read one at a
         time (a chunk's data or part of it, a size line, the CRLF after the data, a trailer
@@ -93,12 +127,22 @@ class Dechunker:
 class TeeFile:
     """Wraps the buffered socket file a ``http.client.HTTPResponse`` reads its
     body from: every byte read goes on to ``on_data`` (after undoing chunked
-    framing when ``chunked``); ``on_close(complete)`` is called once, when the
-    response closes the file or reaches the end of the body.
+    framing when ``chunked``), one piece a read; ``on_close(complete)`` is called
+    once, when the response closes the file or reaches the end of the body.
 
     Below ``HTTPResponse``, so every way of reading it is seen once: ``read``,
     ``read1``, ``readinto``, ``readline``, iteration, and urllib3 reading the
     chunked framing itself through ``response.fp``.
+
+    A chunked body's read only keeps the piece read (its framing is read a few
+    bytes at a time: a size line, the data, a CRLF); the pieces are decoded and
+    handed on (:meth:`settle`) when the body is read to its end (``read()``),
+    when the file is closed (``http.client`` closes it in the call that reads
+    the last chunk's framing, and urllib3 after it), or when the sink is
+    finished another way (its ``drain``: the recording stopped first). The
+    pieces handed on and the end found are those of a piece-by-piece reading.
+    Any other body (one read or a few) is handed on at each read, and its end
+    found at the read that reaches it, as before.
     """
 
     def __init__(
@@ -116,53 +160,82 @@ class TeeFile:
         self._on_data = on_data
         self._on_close = on_close
         self._ended = False
+        #: the pieces read and not yet handed on
+        self._raw: list[bytes] = []
+        #: hand each read on at once (not chunked)
+        self._eager = not chunked
 
-    def _seen(self, data: bytes) -> bytes:
+    def settle(self) -> None:
+        """Hand on the pieces read so far, and end the body if one of them was its last."""
         if self._ended:
-            return data
-        if data:
-            payload = self._dechunker.feed(data) if self._dechunker is not None else data
-            if payload:
-                self._on_data(payload)
-            if self._left is not None and self._dechunker is None:
-                self._left -= len(data)
-        complete = (
-            self._dechunker.done
-            if self._dechunker is not None
-            else (self._left is not None and self._left <= 0) or (not data and self._left is None)
-        )
-        if complete:
-            self._end(True)
-        return data
+            self._raw = []
+            return
+        pieces, self._raw = self._raw, []
+        on_data = self._on_data
+        dechunker = self._dechunker
+        if dechunker is not None:
+            for payload in dechunker.feed_all(pieces):
+                if payload:
+                    on_data(payload)
+            if dechunker.done:
+                self._end(True)
+            return
+        left = self._left
+        for data in pieces:
+            if data:
+                on_data(data)
+                if left is not None:
+                    left -= len(data)
+            if (left is not None and left <= 0) or (not data and left is None):
+                self._left = left
+                self._end(True)
+                return
+        self._left = left
 
     def _end(self, complete: bool) -> None:
         if not self._ended:
             self._ended = True
+            self._raw = []
             self._on_close(complete)
 
     def read(self, n: int | None = -1) -> bytes:
-        data = self._seen(self._inner.read(n))
+        data: bytes = self._inner.read(n)
+        self._raw.append(data)
         if (
             n is None or n < 0
         ):  # read to EOF: the body ends here (a close-delimited body has no empty read after)
+            self.settle()
             self._end(True)
+        elif self._eager:
+            self.settle()
         return data
 
     def read1(self, n: int = -1) -> bytes:
-        return self._seen(self._inner.read1(n))
+        data: bytes = self._inner.read1(n)
+        self._raw.append(data)
+        if self._eager:
+            self.settle()
+        return data
 
     def readline(self, limit: int = -1) -> bytes:
-        return self._seen(self._inner.readline(limit))
+        data: bytes = self._inner.readline(limit)
+        self._raw.append(data)
+        if self._eager:
+            self.settle()
+        return data
 
     def readinto(self, buffer: Any) -> int:
         n = self._inner.readinto(buffer)
-        self._seen(bytes(memoryview(buffer)[:n]))
+        self._raw.append(bytes(memoryview(buffer)[:n]))
+        if self._eager:
+            self.settle()
         return int(n)
 
     def peek(self, n: int = 0) -> bytes:
         return bytes(self._inner.peek(n))
 
     def close(self) -> None:
+        self.settle()
         self._end(False)
         self._inner.close()
 

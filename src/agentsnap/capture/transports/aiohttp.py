@@ -45,6 +45,26 @@ __all__ = ["patch", "request_wrapper"]
 
 _sinks: dict[int, Any] = {}
 _tee_reader_cls: type | None = None
+_names: Any = None
+
+
+def _aiohttp() -> Any:
+    """aiohttp's names the capture path reads each call, imported once (a ``from`` import of a
+    package's module runs importlib's ``_handle_fromlist`` at every call)."""
+    global _names
+    if _names is None:
+        from aiohttp import hdrs, streams
+        from aiohttp.http import SERVER_SOFTWARE
+        from yarl import URL
+
+        _names = types.SimpleNamespace(
+            USER_AGENT=hdrs.USER_AGENT,
+            CONTENT_TYPE=hdrs.CONTENT_TYPE,
+            SERVER_SOFTWARE=SERVER_SOFTWARE,
+            URL=URL,
+            streams=streams,
+        )
+    return _names
 
 
 def _tee_reader(module: Any) -> type:
@@ -100,22 +120,20 @@ def _request_body(session: Any, data: Any, json_value: Any) -> tuple[bytes | Non
 def _wire_request(
     session: Any, method: str, str_or_url: Any, kwargs: dict[str, Any]
 ) -> tuple[WireRequest | None, Any]:
-    from aiohttp import hdrs
-    from aiohttp.http import SERVER_SOFTWARE
-    from yarl import URL
-
+    names = _aiohttp()
     body, implied_type = _request_body(session, kwargs.get("data"), kwargs.get("json"))
     if body is None:
         return None, None
-    url = session._build_url(str_or_url) if hasattr(session, "_build_url") else URL(str_or_url)
+    build = getattr(session, "_build_url", None)
+    url = build(str_or_url) if build is not None else names.URL(str_or_url)
     params = kwargs.get("params")
     if params:
         url = url.extend_query(params)
     headers = session._prepare_headers(kwargs.get("headers"))
-    if hdrs.USER_AGENT not in headers:
-        headers[hdrs.USER_AGENT] = SERVER_SOFTWARE
-    if implied_type and hdrs.CONTENT_TYPE not in headers:
-        headers[hdrs.CONTENT_TYPE] = implied_type
+    if names.USER_AGENT not in headers:
+        headers[names.USER_AGENT] = names.SERVER_SOFTWARE
+    if implied_type and names.CONTENT_TYPE not in headers:
+        headers[names.CONTENT_TYPE] = implied_type
     return WireRequest(method, str(url), headers.items(), body), url
 
 
@@ -184,8 +202,7 @@ def _tee(
     *,
     decoded: bool,
 ) -> None:
-    from aiohttp import streams
-
+    streams = _aiohttp().streams
     headers = [(str(k), str(v)) for k, v in response.headers.items()]
     sink = sinks.body_sink(
         recording, exchange, spec, response.status, headers, decoded=decoded, path=wire.url.path

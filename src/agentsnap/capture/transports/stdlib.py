@@ -164,14 +164,15 @@ def tee_response(
     if response.fp is None or wire.method == "HEAD" or response.length == 0:
         sink.finish(complete=True)
         return
-    tee: Any = _wire.TeeFile(
+    tee = _wire.TeeFile(
         response.fp,
         chunked=bool(response.chunked),
         length=response.length,
         on_data=sink.add,
         on_close=lambda complete: sink.finish(complete=complete),
     )
-    response.fp = tee
+    sink.drain = tee.settle
+    response.fp = tee  # type: ignore[assignment]
 
 
 def patch(module: ModuleType) -> None:
