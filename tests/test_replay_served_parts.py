@@ -137,3 +137,62 @@ def test_the_triples_are_the_librarys_or_none(pairs: list[Any]) -> None:
             continue
         ascii_text = all(isinstance(x, str) and x.isascii() for pair in pairs for x in pair)
         assert got == (expected if ascii_text else None)
+
+
+# --------------------------------------------------------------------------- the served request
+
+
+def _served(recorded: dict[str, Any], request: dict[str, Any], *, strict: bool = True) -> Any:
+    """``take_recorded`` of ``request`` against one recording: the exchange it leaves."""
+    from agentsnap.capture.serving import take_recorded
+    from agentsnap.storage import wire
+
+    step = {"type": "llm_call", "exchange": {"request": recorded, "response": {"status": 200}}}
+    rec = Recording("replay", cassette=Cassette([step], strict=strict))
+    exchange = wire.Exchange(provider="openai", codec=None, request=request)
+    take_recorded(rec, exchange)
+    return exchange, recorded
+
+
+def _request(**fields: Any) -> dict[str, Any]:
+    return {"method": "POST", "path": "/v1/chat/completions", **fields}
+
+
+@pytest.mark.parametrize(
+    ("recorded", "sent", "shared"),
+    [
+        # equal: the recording's own object is kept (one copy in memory)
+        (_request(body={"b": [1, 2.5], "a": "x"}), _request(body={"a": "x", "b": [1, 2.5]}), True),
+        (_request(query="v=1", body={}), _request(query="v=1", body={}), True),
+        # the key alike, the request not equal: each keeps its own
+        (_request(path="/v1/x?v=1", body={}), _request(path="/v1/x", query="v=1", body={}), False),
+        ({**_request(body={}), "method": "post"}, _request(body={}), False),
+        (_request(text="one"), _request(text="two"), False),  # (a text body: not in the key)
+        (_request(body=None, extra=1), _request(body=None, extra=2), False),
+    ],
+)
+def test_a_request_served_by_its_key_shares_the_recording_only_when_equal(
+    recorded: dict[str, Any], sent: dict[str, Any], shared: bool
+) -> None:
+    exchange, kept = _served(recorded, dict(sent))
+    assert exchange.request_drift is None
+    assert (exchange.request is kept) is shared
+    assert (exchange.request == kept) is shared
+
+
+def test_a_request_found_by_its_client_ids_keeps_its_own() -> None:
+    """Equal but for a value the client minted (a tool call's id): served as exact, by the
+    rename, not by the key; each keeps its own request."""
+
+    def body(minted: str) -> dict[str, Any]:
+        call = {"functionCall": {"id": minted, "name": "get_weather", "args": {}}}
+        return {"contents": [{"role": "model", "parts": [call]}]}
+
+    recorded = _request(body=body("tooluse_9PtJgVrPhqvnE9mEEUN6Yw"))
+    sent = _request(body=body("tooluse_cxziFB5DMWnSsuxPlXNySQ"))
+    cas = Cassette([{"type": "llm_call", "exchange": {"request": recorded, "response": {}}}])
+    index, _, drift = cas.take(sent)
+    assert drift is None and not cas.by_key(index)
+    exchange, kept = _served(recorded, dict(sent))
+    assert exchange.request_drift is None
+    assert exchange.request is not kept and exchange.request == sent
