@@ -9,6 +9,7 @@ between two serves is served as edited (the memo is keyed by the text, not by th
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -196,3 +197,33 @@ def test_a_request_found_by_its_client_ids_keeps_its_own() -> None:
     exchange, kept = _served(recorded, dict(sent))
     assert exchange.request_drift is None
     assert exchange.request is not kept and exchange.request == sent
+
+
+# --------------------------------------------------------------------------- recognise, known
+
+
+def test_a_known_clients_request_on_another_path_is_read_and_its_key_masked(
+    fresh_scrub: None,
+) -> None:
+    """``recognise`` keeps a request it read by method and URL (``exchange._known_spec``): the
+    same client's request on another path is read in full, so a key it carries is remembered
+    and masked in what is stored, as on the first read."""
+    from agentsnap.capture import exchange
+    from agentsnap.capture.request import request_record
+    from agentsnap.storage import scrub
+
+    def sent(path: str, key: str, body: bytes) -> Any:
+        headers = {"User-Agent": "OpenAI/Python 3.63.0", "Authorization": f"Bearer {key}"}
+        return httpx.Request(
+            "POST", "https://api.openai.com/v1" + path, headers=headers, content=body
+        )
+
+    first = exchange.recognise(sent("/chat/completions", "sk-path-known-0001", b'{"model":"m"}'))
+    assert first is not None and first.name == "openai"
+    assert exchange.recognise(sent("/chat/completions", "sk-path-known-0001", b"{}")) is first
+    other_key = "pathother0002keyvalue"  # (no token shape: masked because remembered)
+    echoed = json.dumps({"input": f"key {other_key}"}).encode()
+    moved = sent("/embeddings", other_key, echoed)
+    assert exchange.recognise(moved) is first
+    assert other_key in scrub.remembered()
+    assert other_key not in json.dumps(request_record(moved))
