@@ -200,3 +200,60 @@ def test_a_stored_body_the_run_now_scrubs_falls_through_to_the_walk_and_drifts(
     assert ex.request_drift == [
         f"messages[0].content: 'Bill acct_4242 please' → 'Bill {REDACTED} please'"
     ]
+
+
+#: what an agent's long request repeats from call to call (a system prompt, tool schemas)
+_LONG_PARTS = {
+    "system": "You are a careful assistant. " * 40,
+    "tools": [{"name": f"tool_{i}", "description": "Looks a thing up. " * 4} for i in range(12)],
+}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    before=_DOCS,
+    after=_DOCS,
+    encoding=st.sampled_from(_ENCODINGS),
+    rules=st.sampled_from(_RULES[:2]),
+    remember=st.booleans(),
+    where=st.sampled_from(["first", "middle", "last"]),
+)
+def test_property_a_long_body_read_beside_the_last_gives_what_the_walk_gives(
+    before: Any, after: Any, encoding: dict[str, Any], rules: object, remember: bool, where: str
+) -> None:
+    """A long body (``scrub.walk._LONG``) is compared with the last long body whose literals were
+    all harmless, and only the literals it changed are looked up (``_literals_beside``): for any
+    two documents set anywhere in a long request, the second gives exactly what the walk gives."""
+    _setup(rules, remember)
+
+    def long_body(doc: Any) -> bytes:
+        parts = [("model", "m"), *_LONG_PARTS.items()]
+        at = {"first": 0, "middle": 2, "last": len(parts)}[where]
+        parts.insert(at, ("messages", [{"role": "user", "content": doc}]))
+        return json.dumps(dict(parts), **encoding).encode("utf-8")
+
+    first, second = long_body(before), long_body(after)
+    assert len(first) >= scrub_walk._LONG and len(second) >= scrub_walk._LONG
+    for raw in (first, second, second, first):
+        fast = scrub_parsed_json(json.loads(raw), raw)
+        assert json.dumps(fast, sort_keys=True) == json.dumps(
+            scrub_json(json.loads(raw)), sort_keys=True
+        )
+
+
+def test_a_long_body_changing_one_literal_looks_up_that_literal_alone() -> None:
+    """After a long body whose literals were all harmless, the next one's shared start and end
+    are not cut up: only the literal they differ in is looked up, or walked when it is a secret."""
+    body = {"model": "m", **_LONG_PARTS, "messages": [{"role": "user", "content": "hi"}]}
+    raw = json.dumps(body).encode()
+    assert scrub_parsed_json(json.loads(raw), raw) == body
+    changed = raw.replace(b'"hi"', b'"hello there"')
+    assert scrub_walk._literals_beside(raw, changed) == [b"hello there"]
+    secret = raw.replace(b'"hi"', json.dumps(f"key {SECRET}").encode())
+    assert scrub_walk._literals_beside(raw, secret) == [f"key {SECRET}".encode()]
+    scrub.remember_credentials([("authorization", f"Bearer {SECRET}")])
+    assert SECRET not in json.dumps(scrub_parsed_json(json.loads(secret), secret))
+    # a cut inside a literal takes the whole literal
+    inside = raw.replace(b"careful assistant. You", b"careful assistant! You", 1)
+    literals = scrub_walk._literals_beside(raw, inside)
+    assert len(literals) == 1 and literals[0].startswith(b"You are a careful assistant!")

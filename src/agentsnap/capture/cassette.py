@@ -87,6 +87,8 @@ class Cassette:
         #: the minted-looking values the recorded responses carry (built with the first miss)
         self._known: set[str] | None = None
         self._played: list[bool] = []
+        #: the recording last served for a request of its own replay key (:meth:`by_key`)
+        self._last_by_key = -1
         self.calls = 0
         #: 0.5.1 llm_call steps in recorded order: (entry index or None, what to serve or why not)
         self._legacy: deque[tuple[int | None, Any]] = deque()
@@ -197,6 +199,7 @@ class Cassette:
             if idx is not None:
                 if not queue and self.by_step:  # (a large golden's: a key served in full let go)
                     del self._by_key[key]
+                self._last_by_key = idx
                 return idx, self._entries[idx], None
             idx = self._take_up_to_client_ids(request)
             if idx is not None:  # equal but for values the client minted: an exact match
@@ -211,6 +214,13 @@ class Cassette:
                         request_changes(recorded.get("body"), request.get("body")),
                     )
             raise ReplayMissError(self._miss_message(request, key, call_index))
+
+    def by_key(self, index: int) -> bool:
+        """Whether recording ``index``, just served by :meth:`take`, was found by the request's
+        own replay key (its body's sorted MessagePack equal to the recording's: the same JSON
+        value but for a NaN), not by a rename of client-minted values or by route. False when
+        another request was served meanwhile (another thread's): the caller compares."""
+        return self._last_by_key == index
 
     def _take_up_to_client_ids(self, request: dict[str, Any]) -> int | None:
         """The next unplayed recording equal to ``request`` once the values a client minted

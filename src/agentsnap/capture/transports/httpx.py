@@ -78,15 +78,118 @@ def _replayed_response(
         raise exc_cls(str(err.get("message", "")), request=request)
     status = int(stored["status"])
     stored_headers = stored.get("headers") or {}
-    if isinstance(stored_headers, dict):
-        stored_headers = list(stored_headers.items())
+    pairs = stored_headers.items() if isinstance(stored_headers, dict) else stored_headers
+    triples = _triples(pairs)
+    if triples is None:  # a name or value that is not text (a hand-edited golden): as stored
+        return _replayed_from_pairs(module, stored, status, list(pairs), request, is_async, read)
     # recorded framing headers are served as they were (the body is the recorded bytes);
     # a snapshot from before they were stored gets httpx's own content-length
-    lows = [k.lower() for k, _ in stored_headers]
-    framed = not FRAMING.isdisjoint(lows)
-    headers = list(stored_headers)
+    lows = {triple[1] for triple in triples}
+    framed = not _FRAMING.isdisjoint(lows)
     if status >= 400:
         # replay retries instantly: the SDKs (Stainless) honour retry-after-ms
+        triples = [t for t in triples if t[1] != b"retry-after-ms"] + [_RETRY_AT_ONCE]
+    if "chunks" in stored:
+        chunks = [c.encode() if type(c) is str else _chunk_bytes(c) for c in stored["chunks"]]
+        stream_cls = replay_stream_class(module, is_async)
+        response = module.Response(
+            status, headers=_headers_of(module, triples), stream=stream_cls(chunks), request=request
+        )
+    else:
+        if b"content-encoding" in lows:
+            triples = [t for t in triples if t[1] != b"content-encoding"]
+        body, exact = faithful.replay_body(stored)
+        if (
+            framed and exact
+        ):  # the recorded bytes and framing: a stream, so httpx adds no content-length
+            stream = replay_stream_class(module, is_async)([body])
+            response = module.Response(
+                status, headers=_headers_of(module, triples), stream=stream, request=request
+            )
+            if read:  # as read() leaves it (the body is the recorded bytes, no decoding)
+                read_served(response, body)
+        else:
+            if framed:
+                triples = [t for t in triples if t[1] not in _FRAMING]
+            response = module.Response(
+                status, headers=_headers_of(module, triples), content=body, request=request
+            )
+    response.elapsed = _NO_TIME
+    return response
+
+
+_NO_TIME = datetime.timedelta(0)  # (immutable: one for every replayed response)
+#: :data:`FRAMING`'s names as httpx's lower-case header names
+_FRAMING = frozenset(name.encode("ascii") for name in FRAMING)
+_RETRY_AT_ONCE = (b"retry-after-ms", b"retry-after-ms", b"1")
+
+#: stored header (name, value) -> httpx's triple (name, its lower case, value: ASCII bytes), made
+#: once for the pairs that repeat from response to response (content type, server, most of them);
+#: the triples are tuples of bytes, which nothing changes: each response gets its own list
+_known_triples: dict[tuple[str, str], tuple[bytes, bytes, bytes]] = {}
+_KNOWN_TRIPLES = 4096
+
+
+def _triples(pairs: Any) -> list[tuple[bytes, bytes, bytes]] | None:
+    """The stored headers ``pairs`` as httpx's header triples, as ``module.Headers(pairs)`` builds
+    them (each name and value ASCII-encoded, the name's lower case beside it), each pair made
+    once (:data:`_known_triples`); None when a name or value is not ASCII text (left to
+    ``module.Headers``, which picks an encoding for the whole list)."""
+    known = _known_triples
+    out = []
+    for pair in pairs:
+        triple = known.get(pair) if type(pair) is tuple else None
+        if triple is None:
+            try:
+                name, value = pair
+                raw = name.encode("ascii")
+                triple = (raw, raw.lower(), value.encode("ascii"))
+                key = (name, value)
+            except (AttributeError, TypeError, ValueError):  # not text, or not ASCII
+                return None
+            if type(name) is str and type(value) is str:
+                if len(known) >= _KNOWN_TRIPLES:
+                    known.clear()
+                known[key] = triple
+        out.append(triple)
+    return out
+
+
+def _headers_of(module: ModuleType, triples: list[tuple[bytes, bytes, bytes]]) -> Any:
+    """``module.Headers`` holding ``triples`` (its own ``_list``: the response copies it); a
+    ``Headers`` without that list is built by the library from the text pairs."""
+    headers = module.Headers()
+    if type(getattr(headers, "_list", None)) is not list:
+        return module.Headers([(raw.decode(), value.decode()) for raw, _, value in triples])
+    headers._list = triples
+    return headers
+
+
+def _headers(module: ModuleType, pairs: list[tuple[Any, Any]]) -> Any:
+    """``module.Headers(pairs)``, built as it builds them (each name and value ASCII-encoded, the
+    name's lower case beside it: :func:`_triples`) instead of two calls per header; any other pair
+    (bytes, a value that is not a string, not ASCII) is left to ``module.Headers``. The response
+    copies them."""
+    triples = _triples(pairs)
+    if triples is None:
+        return module.Headers(pairs)
+    return _headers_of(module, triples)
+
+
+def _replayed_from_pairs(
+    module: ModuleType,
+    stored: dict[str, Any],
+    status: int,
+    headers: list[tuple[Any, Any]],
+    request: object,
+    is_async: bool,
+    read: bool,
+) -> Any:
+    """:func:`_replayed_response` of stored headers that are not all ASCII text (a hand-edited
+    golden): built by ``module.Headers`` (:func:`_headers`), framing and retry headers by name."""
+    lows = [k.lower() for k, _ in headers]
+    framed = not FRAMING.isdisjoint(lows)
+    if status >= 400:
         headers = [(k, v) for k, v in headers if k.lower() != "retry-after-ms"] + [
             ("retry-after-ms", "1")
         ]
@@ -100,14 +203,12 @@ def _replayed_response(
         if "content-encoding" in lows:
             headers = [(k, v) for k, v in headers if k.lower() != "content-encoding"]
         body, exact = faithful.replay_body(stored)
-        if (
-            framed and exact
-        ):  # the recorded bytes and framing: a stream, so httpx adds no content-length
+        if framed and exact:
             stream = replay_stream_class(module, is_async)([body])
             response = module.Response(
                 status, headers=_headers(module, headers), stream=stream, request=request
             )
-            if read:  # as read() leaves it (the body is the recorded bytes, no decoding)
+            if read:
                 read_served(response, body)
         else:
             if framed:
@@ -115,26 +216,8 @@ def _replayed_response(
             response = module.Response(
                 status, headers=_headers(module, headers), content=body, request=request
             )
-    response.elapsed = datetime.timedelta(0)
+    response.elapsed = _NO_TIME
     return response
-
-
-def _headers(module: ModuleType, pairs: list[tuple[Any, Any]]) -> Any:
-    """``module.Headers(pairs)``, built as it builds them (each name and value ASCII-encoded, the
-    name's lower case beside it) in one pass instead of two calls per header; any other pair
-    (bytes, a value that is not a string) is left to ``module.Headers``. The response copies them."""
-    try:
-        triples = [
-            (name, name.lower(), value.encode("ascii"))
-            for name, value in ((k.encode("ascii"), v) for k, v in pairs)
-        ]
-    except (AttributeError, UnicodeEncodeError):
-        return module.Headers(pairs)
-    headers = module.Headers()
-    if type(getattr(headers, "_list", None)) is not list:
-        return module.Headers(pairs)
-    headers._list = triples
-    return headers
 
 
 def _read_whole(response: Any) -> bool:
