@@ -394,6 +394,12 @@ def test_the_replay_keys_computed_while_reading_index_the_cassette_as_the_whole_
     assert dict(from_text._by_key) == dict(from_dicts._by_key)
     assert dict(from_text._by_route) == dict(from_dicts._by_route)
     assert list(from_text.recordings) == list(from_dicts.recordings)
+    # the keys were handed to the cassette and let go by the file's steps (held until served);
+    # a second cassette over the same steps decodes the requests, and indexes them the same
+    assert all(k is None for k in raw.held.keys)
+    again = Cassette(raw)
+    assert dict(again._by_key) == dict(from_dicts._by_key)
+    assert dict(again._by_route) == dict(from_dicts._by_route)
 
 
 def test_the_comparisons_steps_hold_the_values_of_the_whole_read(

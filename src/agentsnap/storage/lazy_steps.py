@@ -132,16 +132,21 @@ class RawSteps:
         """Each step as a cassette indexes it, decoding no more than that: an ``exchange`` of its
         ``request`` alone (decoded) and, for a ``response`` that is an object, ``{}``; a step with a
         ``session`` or ``connection`` (MCP, WebSocket), or once the steps are dicts, the whole step.
-        A step whose replay key was computed when the file was read (:meth:`key`) is not decoded:
-        its skeleton is a request and a response, both ``{}``."""
+        A step whose replay key was computed when the file was read is not decoded: its skeleton
+        is a request and a response, both ``{}``, the request carrying the key (:meth:`key`),
+        which the file's steps then let go (the cassette holds it until served; a second
+        cassette over these steps decodes the request)."""
         keys = self.held.keys
         for index in range(len(self)):
             texts = self.held.texts
             if texts is None:
                 yield self.step(index)
                 continue
-            if keys is not None and keys[index] is not None:
-                yield _SERVED
+            if keys is not None and (found := keys[index]) is not None:
+                # (taken by one reader: another reading meanwhile finds the key or None, and
+                # decodes the request then; either way the key it uses is the request's)
+                keys[index] = None
+                yield {"exchange": {"request": _Keyed(found), "response": _EMPTY}}
                 continue
             parts = _parts.decode(texts[index])
             if "session" in parts or "connection" in parts:
@@ -163,9 +168,9 @@ class RawSteps:
     def key(self, index: int, request: dict[str, Any]) -> tuple[str, str, bytes]:
         """The replay key of step ``index``'s ``request`` (as :meth:`skeletons` gave it): the one
         computed when the file was read, else computed now."""
-        keys = self.held.keys
-        found = keys[index] if keys is not None else None  # (the same values decoded or not)
-        return replay_key(request) if found is None else found
+        if type(request) is _Keyed:
+            return request.key
+        return replay_key(request)
 
     def any_true(self, key: str) -> bool:
         """Whether a step's ``key`` is truthy, read by decoding only the steps whose text holds it."""
@@ -204,8 +209,19 @@ class _Exchange(Mapping[str, Any]):
 
 
 _parts = msgspec.json.Decoder(dict[str, msgspec.Raw])
-#: the skeleton of a step whose replay key is known (:meth:`RawSteps.skeletons`; never changed)
-_SERVED: dict[str, Any] = {"exchange": {"request": {}, "response": {}}}
+#: the response of a skeleton whose request is :class:`_Keyed` (:meth:`RawSteps.skeletons`; never changed)
+_EMPTY: dict[str, Any] = {}
+
+
+class _Keyed(dict[str, Any]):
+    """The empty request of a step's skeleton whose replay key was computed when its file was
+    read (:meth:`RawSteps.skeletons`): it carries the key."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: tuple[str, str, bytes]) -> None:
+        super().__init__()
+        self.key = key
 
 
 def compared(
