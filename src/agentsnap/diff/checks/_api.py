@@ -30,6 +30,7 @@ Standard library and :func:`agentsnap.jsondiff.same_json` only.
 from __future__ import annotations
 
 import dataclasses
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
@@ -109,12 +110,23 @@ class CheckContext:
 
     def llm_calls(self, golden: bool) -> list[tuple[int, Step]]:
         """:func:`~agentsnap.diff.sequence.llm_calls` of the golden's steps (``golden``) or
-        the new ones, found once per context, whichever check asks (a new list each time)."""
+        the new ones, found once per context, whichever check asks (a new list each time);
+        found once for both sides when they hold the same step objects (a run proven its
+        golden's, compared with itself: the same pairs)."""
         found = self._llm_calls.get(golden)
         if found is None:
-            found = self._llm_calls[golden] = _sequence.llm_calls(
-                self.golden_steps if golden else self.new_steps
-            )
+            other = self._llm_calls.get(not golden)
+            g_steps, n_steps = self.golden_steps, self.new_steps
+            if (
+                other is not None
+                and len(g_steps) == len(n_steps)
+                and all(map(operator.is_, g_steps, n_steps))
+            ):
+                found = self._llm_calls[golden] = other
+            else:
+                found = self._llm_calls[golden] = _sequence.llm_calls(
+                    g_steps if golden else n_steps
+                )
         return list(found)
 
     def same_steps(self, keys: Sequence[str]) -> bool:
