@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agentsnap import AgentAsserter, AgentRecorder
 from agentsnap._pytest import golden_run
@@ -444,3 +446,14 @@ def test_a_large_goldens_cassette_lets_a_key_go_once_served_in_full(
     assert not cassette._by_key  # (its key let go)
     with pytest.raises(ReplayMissError):
         cassette.take(request)
+
+
+@given(
+    st.lists(
+        st.sampled_from([b"\n", b" ", b"    ", b"}", b"\n    }", b"\n     }", b"x"]), max_size=30
+    ),
+    st.integers(0, 80),
+)
+def test_a_steps_close_is_found_where_bytes_find_finds_it(parts: list[bytes], pos: int) -> None:
+    data = b"".join(parts)
+    assert lazy_steps._find_close(data, pos) == data.find(lazy_steps._CLOSE, pos)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -146,7 +147,9 @@ class RawSteps:
                 # (taken by one reader: another reading meanwhile finds the key or None, and
                 # decodes the request then; either way the key it uses is the request's)
                 keys[index] = None
-                yield {"exchange": {"request": _Keyed(found), "response": _EMPTY}}
+                keyed = _Keyed()
+                keyed.key = found
+                yield {"exchange": {"request": keyed, "response": _EMPTY}}
                 continue
             parts = _parts.decode(texts[index])
             if "session" in parts or "connection" in parts:
@@ -219,9 +222,7 @@ class _Keyed(dict[str, Any]):
 
     __slots__ = ("key",)
 
-    def __init__(self, key: tuple[str, str, bytes]) -> None:
-        super().__init__()
-        self.key = key
+    key: tuple[str, str, bytes]
 
 
 def compared(
@@ -518,6 +519,17 @@ def _key(step: dict[str, Any]) -> tuple[str, str, bytes] | None:
 #: raw newline, so these are never inside one)
 _OPEN = b'\n  "trace": [\n'
 _CLOSE = b"\n    }"
+_CLOSE_AT = re.compile(re.escape(_CLOSE)).search
+
+
+def _find_close(data: bytes, pos: int) -> int:
+    """``data.find(_CLOSE, pos)``, found by the regular expression of that text alone (the same
+    first place; the indented text's spaces and newlines make ``bytes.find`` step a byte at a
+    time: a 5,000-call golden's steps 25-40 ms by ``find``, 9 ms so)."""
+    found = _CLOSE_AT(data, pos)
+    return -1 if found is None else found.start()
+
+
 _NEXT = b",\n"
 _END = b"\n  ]"
 #: the trace's place in the file's other fields, checked to be the top level's ``trace``
@@ -549,7 +561,7 @@ def _read_pieces(file: BinaryIO, expected_name: str | None) -> Any:
     pos = start + len(_OPEN)
     keep = _Keep()
     while True:
-        cut = data.find(_CLOSE, pos)
+        cut = _find_close(data, pos)
         while cut < 0 or len(data) < cut + len(_CLOSE) + len(_END):
             if pos >= _PIECE:  # (let the steps read go: what is left is part of one)
                 data = data[pos:]
@@ -560,7 +572,7 @@ def _read_pieces(file: BinaryIO, expected_name: str | None) -> Any:
             more = file.read(max(_PIECE, searched - pos))
             data += more
             if cut < 0:  # (what was searched holds no separator: search on from its end)
-                cut = data.find(_CLOSE, max(pos, searched - len(_CLOSE) + 1))
+                cut = _find_close(data, max(pos, searched - len(_CLOSE) + 1))
             if not more:
                 if cut < 0:
                     return _UNSURE
