@@ -414,11 +414,14 @@ def test_a_run_compared_with_its_own_steps_reports_as_the_full_comparison_each_v
     """A run proven its golden's is compared with its own step objects on both sides (a large
     golden's, agentsnap.lifecycle.compare_run): the llm_call pairs are found once for both sides,
     and each identical text's details are a dict of its own (lists too), as the full path's."""
-    new = {**golden, "trace": list(golden["trace"])}
+    new = {**golden}  # (the same list of steps: CheckContext.one_trace)
     opts = CompareOptions(compare_requests=True, embedding_backend="lexical").validated()
-    report = run_checks(golden, new, opts)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(semantic, "_MANY", 0)  # (every text's details held as a large golden's)
+        report = run_checks(golden, new, opts)
     assert _whole(report) == _whole(_reference(golden, new, opts))
     ctx = CheckContext(golden, new, list(golden["trace"]), list(new["trace"]), opts, (), False)
+    ctx.one_trace()
     assert ctx.llm_calls(True) == ctx.llm_calls(False) == sequence.llm_calls(golden["trace"])
     texts = [d for d in report.details["semantic"].values() if d["verdict"] == "identical"]
     for a, b in itertools.pairwise(texts):

@@ -30,7 +30,6 @@ Standard library and :func:`agentsnap.jsondiff.same_json` only.
 from __future__ import annotations
 
 import dataclasses
-import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
@@ -115,19 +114,16 @@ class CheckContext:
         golden's, compared with itself: the same pairs)."""
         found = self._llm_calls.get(golden)
         if found is None:
-            other = self._llm_calls.get(not golden)
-            g_steps, n_steps = self.golden_steps, self.new_steps
-            if (
-                other is not None
-                and len(g_steps) == len(n_steps)
-                and all(map(operator.is_, g_steps, n_steps))
-            ):
-                found = self._llm_calls[golden] = other
-            else:
-                found = self._llm_calls[golden] = _sequence.llm_calls(
-                    g_steps if golden else n_steps
-                )
+            found = self._llm_calls[golden] = _sequence.llm_calls(
+                self.golden_steps if golden else self.new_steps
+            )
         return list(found)
+
+    def one_trace(self) -> None:
+        """Both sides are one trace, the same step objects (a run proven its large golden's,
+        compared with itself: :func:`agentsnap.lifecycle.compare_run`): :meth:`llm_calls`'
+        pairs are found once for both."""
+        self._llm_calls[True] = self._llm_calls[False] = _sequence.llm_calls(self.golden_steps)
 
     def same_steps(self, keys: Sequence[str]) -> bool:
         """Whether both traces have as many steps and each pair of steps holds the same value
