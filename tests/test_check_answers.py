@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import itertools
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,7 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentsnap import AgentAsserter, AgentRecorder
-from agentsnap.diff import _compare, trajectory
+from agentsnap.diff import _compare, sequence, trajectory
 from agentsnap.diff._compare import run_checks
 from agentsnap.diff.checks import (
     Check,
@@ -403,3 +404,30 @@ def test_one_exchange_on_both_sides_is_one_request_and_a_bodiless_one_still_read
     assert not check.same_inputs(
         ctx({"type": "llm_call", "exchange": shared}, {"type": "llm_call", "exchange": other})
     )
+
+
+@settings(max_examples=40, deadline=None)
+@given(goldens())
+def test_a_run_compared_with_its_own_steps_reports_as_the_full_comparison_each_value_its_own(
+    golden: dict[str, Any],
+) -> None:
+    """A run proven its golden's is compared with its own step objects on both sides (a large
+    golden's, agentsnap.lifecycle.compare_run): the llm_call pairs are found once for both sides,
+    and each identical text's details are a dict of its own (lists too), as the full path's."""
+    new = {**golden}  # (the same list of steps: CheckContext.one_trace)
+    opts = CompareOptions(compare_requests=True, embedding_backend="lexical").validated()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(semantic, "_MANY", 0)  # (every text's details held as a large golden's)
+        report = run_checks(golden, new, opts)
+    assert _whole(report) == _whole(_reference(golden, new, opts))
+    ctx = CheckContext(golden, new, list(golden["trace"]), list(new["trace"]), opts, (), False)
+    ctx.one_trace()
+    assert ctx.llm_calls(True) == ctx.llm_calls(False) == sequence.llm_calls(golden["trace"])
+    texts = [d for d in report.details["semantic"].values() if d["verdict"] == "identical"]
+    for a, b in itertools.pairwise(texts):
+        assert type(a) is dict and a is not b
+        assert a["findings"] is not b["findings"] and a["hints"] is not b["hints"]
+    if texts:
+        texts[0]["findings"].append("edited")
+        texts[0]["note"] = 1
+        assert all(d["findings"] == [] and "note" not in d for d in texts[1:])

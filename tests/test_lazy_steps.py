@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agentsnap import AgentAsserter, AgentRecorder
 from agentsnap._pytest import golden_run
@@ -394,6 +396,12 @@ def test_the_replay_keys_computed_while_reading_index_the_cassette_as_the_whole_
     assert dict(from_text._by_key) == dict(from_dicts._by_key)
     assert dict(from_text._by_route) == dict(from_dicts._by_route)
     assert list(from_text.recordings) == list(from_dicts.recordings)
+    # the keys were handed to the cassette and let go by the file's steps (held until served);
+    # a second cassette over the same steps decodes the requests, and indexes them the same
+    assert all(k is None for k in raw.held.keys)
+    again = Cassette(raw)
+    assert dict(again._by_key) == dict(from_dicts._by_key)
+    assert dict(again._by_route) == dict(from_dicts._by_route)
 
 
 def test_the_comparisons_steps_hold_the_values_of_the_whole_read(
@@ -438,3 +446,14 @@ def test_a_large_goldens_cassette_lets_a_key_go_once_served_in_full(
     assert not cassette._by_key  # (its key let go)
     with pytest.raises(ReplayMissError):
         cassette.take(request)
+
+
+@given(
+    st.lists(
+        st.sampled_from([b"\n", b" ", b"    ", b"}", b"\n    }", b"\n     }", b"x"]), max_size=30
+    ),
+    st.integers(0, 80),
+)
+def test_a_steps_close_is_found_where_bytes_find_finds_it(parts: list[bytes], pos: int) -> None:
+    data = b"".join(parts)
+    assert lazy_steps._find_close(data, pos) == data.find(lazy_steps._CLOSE, pos)

@@ -411,6 +411,8 @@ def run_checks(
             s for s in n_steps if not (s.get("type") == "tool_call" and s.get("derived") is True)
         ]
     ctx = CheckContext(golden, new, list(g_steps), list(n_steps), options, rules, legacy)
+    if g_steps is n_steps:  # one list of steps on both sides (agentsnap.lifecycle.compare_run)
+        ctx.one_trace()
     draft = ReportDraft()
     checks = registered_checks()
     for check in checks:

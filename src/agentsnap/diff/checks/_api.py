@@ -109,13 +109,21 @@ class CheckContext:
 
     def llm_calls(self, golden: bool) -> list[tuple[int, Step]]:
         """:func:`~agentsnap.diff.sequence.llm_calls` of the golden's steps (``golden``) or
-        the new ones, found once per context, whichever check asks (a new list each time)."""
+        the new ones, found once per context, whichever check asks (a new list each time);
+        found once for both sides when they hold the same step objects (a run proven its
+        golden's, compared with itself: the same pairs)."""
         found = self._llm_calls.get(golden)
         if found is None:
             found = self._llm_calls[golden] = _sequence.llm_calls(
                 self.golden_steps if golden else self.new_steps
             )
         return list(found)
+
+    def one_trace(self) -> None:
+        """Both sides are one trace, the same step objects (a run proven its large golden's,
+        compared with itself: :func:`agentsnap.lifecycle.compare_run`): :meth:`llm_calls`'
+        pairs are found once for both."""
+        self._llm_calls[True] = self._llm_calls[False] = _sequence.llm_calls(self.golden_steps)
 
     def same_steps(self, keys: Sequence[str]) -> bool:
         """Whether both traces have as many steps and each pair of steps holds the same value
