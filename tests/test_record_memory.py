@@ -545,7 +545,7 @@ def test_the_look_at_the_first_key_never_refuses_a_sorted_compact_body(
         assert _may_be_sorted_compact(parsed)
 
 
-def test_a_response_header_name_is_one_string_for_every_response() -> None:
+def test_a_response_header_name_and_short_value_are_one_string_for_every_response() -> None:
     from agentsnap.capture.faithful import response_headers
     from agentsnap.spec.provider_specs import load_specs
 
@@ -556,6 +556,11 @@ def test_a_response_header_name_is_one_string_for_every_response() -> None:
     again = response_headers(iter(fresh), spec, streamed=False)
     assert first == again == {"content-type": "application/json", "x-request-id": "req_1"}
     assert all(a is b for a, b in zip(first, again, strict=True))
+    short = [("Content-Length", "".join(["5", "44"])), ("Openai-Processing-Ms", str(120))]
+    one = response_headers(iter(short), spec, streamed=False)
+    two = response_headers(iter([(n, "".join(list(v))) for n, v in short]), spec, streamed=False)
+    assert one == two == {"content-length": "544", "openai-processing-ms": "120"}
+    assert all(one[k] is two[k] for k in one)  # a short value: one string too
 
 
 def test_a_checked_literal_is_not_remembered_beside_the_bodys_own_string() -> None:
