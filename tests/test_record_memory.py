@@ -543,3 +543,35 @@ def test_the_look_at_the_first_key_never_refuses_a_sorted_compact_body(
     parsed = json_loads(text)
     if _sorted_compact(parsed) == text:
         assert _may_be_sorted_compact(parsed)
+
+
+def test_a_response_header_name_and_short_value_are_one_string_for_every_response() -> None:
+    from agentsnap.capture.faithful import response_headers
+    from agentsnap.spec.provider_specs import load_specs
+
+    (spec,) = [s for s in load_specs() if s.name == "openai"]
+    names = [("Content-Type", "application/json"), ("X-Request-Id", "req_1")]
+    first = response_headers(iter(names), spec, streamed=False)
+    fresh = [("".join(list(n)), v) for n, v in names]  # equal names, other strings (as read)
+    again = response_headers(iter(fresh), spec, streamed=False)
+    assert first == again == {"content-type": "application/json", "x-request-id": "req_1"}
+    assert all(a is b for a, b in zip(first, again, strict=True))
+    short = [("Content-Length", "".join(["5", "44"])), ("Openai-Processing-Ms", str(120))]
+    one = response_headers(iter(short), spec, streamed=False)
+    two = response_headers(iter([(n, "".join(list(v))) for n, v in short]), spec, streamed=False)
+    assert one == two == {"content-length": "544", "openai-processing-ms": "120"}
+    assert all(one[k] is two[k] for k in one)  # a short value: one string too
+
+
+def test_a_checked_literal_is_not_remembered_beside_the_bodys_own_string() -> None:
+    from agentsnap.storage.scrub import text as scrub_text_module
+    from agentsnap.storage.scrub.walk import scrub_parsed_json
+
+    unique = "a question asked once, number 123456789"
+    raw = json.dumps({"messages": [{"role": "user", "content": unique}]}).encode()
+    body = json.loads(raw)
+    assert scrub_parsed_json(body, raw) is body
+    assert unique not in scrub_text_module._memo[1]
+    # a secret is still found (not remembered as harmless)
+    leaked = json.dumps({"content": "key sk-proj-" + "a1B2" * 10}).encode()
+    assert scrub_parsed_json(json.loads(leaked), leaked) != json.loads(leaked)

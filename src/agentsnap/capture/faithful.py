@@ -27,7 +27,9 @@ these rules (no stored ``content-length`` / ``transfer-encoding``).
 
 from __future__ import annotations
 
+import functools
 import json
+import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -141,6 +143,17 @@ def replay_body(stored: dict[str, Any]) -> tuple[bytes, bool]:
     return decode_body(stored), True
 
 
+#: a header name lower-cased, one string per name: a stored response's header names are the
+#: keys of its ``headers``, and the same few in every response (a 5,000-call recording held
+#: 20,000 equal copies, ~1.3 MB); bounded, since a server may invent names
+_lower = functools.lru_cache(maxsize=1024)(str.lower)
+#: a kept header value shorter than this is one string for every response (``sys.intern``: held
+#: only while a stored response holds it): a length, a count of milliseconds, ``true``... repeat
+#: across responses, while scrubbing hands back a fresh string for each (a longer value comes
+#: back as its memo's one)
+_SHORT_VALUE = 8
+
+
 def response_headers(
     pairs: Iterable[tuple[str, str]], spec: ProviderSpec, *, streamed: bool, exact: bool = True
 ) -> dict[str, str]:
@@ -162,7 +175,7 @@ def response_headers(
     encoding = next((v for k, v in items if k.lower() == "content-encoding"), "").strip().lower()
     encoded = encoding not in ("", "identity")
     for name, value in items:
-        low = name.lower()
+        low = _lower(name)
         if low == "content-encoding":
             if streamed:
                 out[low] = value
@@ -172,5 +185,7 @@ def response_headers(
         if not spec.keeps_header(low):
             continue
         value = mask_header(low, value, masks)
+        if len(value) < _SHORT_VALUE:
+            value = sys.intern(value)
         out[low] = f"{out[low]}, {value}" if low in out else value
     return out

@@ -196,8 +196,10 @@ _memo: tuple[Any, dict[str, str], list[int], int] = (None, {}, [0], -1)
 _SHORTEST_MATCH = 5
 
 
-def scrub_text(text: str, rules: Redaction | None = None) -> str:
-    """``text`` with every secret (module doc) replaced by ``<redacted>``; idempotent."""
+def scrub_text(text: str, rules: Redaction | None = None, *, remember: bool = True) -> str:
+    """``text`` with every secret (module doc) replaced by ``<redacted>``; idempotent.
+    ``remember=False``: the result is not added to the memo (a text made only to be checked,
+    whose string nothing else holds: remembered, it would be a second copy of a stored one)."""
     global _memo
     rules = rules or active()
     patterns = rules._compiled_patterns
@@ -216,6 +218,8 @@ def scrub_text(text: str, rules: Redaction | None = None) -> str:
         if new == text:
             break
         text = new
+    if not remember:
+        return text
     size = state[2]
     size[0] += len(original)
     if size[0] > _MEMO_CHARS or len(memo) >= _MEMO_ENTRIES:
