@@ -291,10 +291,14 @@ def test_a_body_with_a_secret_is_stored_scrubbed_not_verbatim() -> None:
     ],
 )
 def test_served_headers_are_the_library_s_own(module_name: str, pairs: list[Any]) -> None:
-    """A replayed response's headers built in one pass (transports.httpx._headers) equal what
-    ``Headers(pairs)`` builds, raise what it raises, and a response owns its copy."""
+    """A replayed response's headers built in one pass (transports.httpx._served_triples and
+    _headers_of) equal what ``Headers(pairs)`` builds, raise what it raises, and a response owns
+    its copy."""
     module = pytest.importorskip(module_name)
-    from agentsnap.capture.transports.httpx import _headers
+    from agentsnap.capture.transports.httpx import _headers_of, _served_triples
+
+    def _headers(module: Any, pairs: list[Any]) -> Any:
+        return _headers_of(module, _served_triples(module, pairs))
 
     try:
         expected = module.Headers(pairs)
@@ -322,8 +326,9 @@ def test_served_headers_without_the_private_list_are_the_library_s_own() -> None
         def __init__(self, pairs: Any = None) -> None:
             self.pairs = list(pairs or [])
 
-    from agentsnap.capture.transports.httpx import _headers
+    from agentsnap.capture.transports.httpx import _headers_of, _served_triples
 
     pairs = [("Content-Type", "application/json"), ("x-request-id", "req_1")]
-    got = _headers(types.SimpleNamespace(Headers=Headers), pairs)  # type: ignore[arg-type]
+    module = types.SimpleNamespace(Headers=Headers)
+    got = _headers_of(module, _served_triples(module, pairs))  # type: ignore[arg-type]
     assert type(got) is Headers and got.pairs == pairs

@@ -27,7 +27,6 @@ these rules (no stored ``content-length`` / ``transfer-encoding``).
 
 from __future__ import annotations
 
-import functools
 import json
 import sys
 from collections.abc import Iterable
@@ -146,7 +145,8 @@ def replay_body(stored: dict[str, Any]) -> tuple[bytes, bool]:
 #: a header name lower-cased, one string per name: a stored response's header names are the
 #: keys of its ``headers``, and the same few in every response (a 5,000-call recording held
 #: 20,000 equal copies, ~1.3 MB); bounded, since a server may invent names
-_lower = functools.lru_cache(maxsize=1024)(str.lower)
+_lows: dict[str, str] = {}
+_LOWS = 1024
 #: a kept header value shorter than this is one string for every response (``sys.intern``: held
 #: only while a stored response holds it): a length, a count of milliseconds, ``true``... repeat
 #: across responses, while scrubbing hands back a fresh string for each (a longer value comes
@@ -175,7 +175,11 @@ def response_headers(
     encoding = next((v for k, v in items if k.lower() == "content-encoding"), "").strip().lower()
     encoded = encoding not in ("", "identity")
     for name, value in items:
-        low = _lower(name)
+        low = _lows.get(name)
+        if low is None:
+            low = name.lower()
+            if len(_lows) < _LOWS:  # a name past the bound is lower-cased each time
+                _lows[name] = low
         if low == "content-encoding":
             if streamed:
                 out[low] = value

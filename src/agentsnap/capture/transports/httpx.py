@@ -79,9 +79,7 @@ def _replayed_response(
     status = int(stored["status"])
     stored_headers = stored.get("headers") or {}
     pairs = stored_headers.items() if isinstance(stored_headers, dict) else stored_headers
-    triples = _triples(pairs)
-    if triples is None:  # a name or value that is not text (a hand-edited golden): as stored
-        return _replayed_from_pairs(module, stored, status, list(pairs), request, is_async, read)
+    triples = _served_triples(module, pairs)
     # recorded framing headers are served as they were (the body is the recorded bytes);
     # a snapshot from before they were stored gets httpx's own content-length
     lows = {triple[1] for triple in triples}
@@ -165,59 +163,18 @@ def _headers_of(module: ModuleType, triples: list[tuple[bytes, bytes, bytes]]) -
     return headers
 
 
-def _headers(module: ModuleType, pairs: list[tuple[Any, Any]]) -> Any:
-    """``module.Headers(pairs)``, built as it builds them (each name and value ASCII-encoded, the
-    name's lower case beside it: :func:`_triples`) instead of two calls per header; any other pair
-    (bytes, a value that is not a string, not ASCII) is left to ``module.Headers``. The response
-    copies them."""
+def _served_triples(module: ModuleType, pairs: Any) -> list[tuple[bytes, bytes, bytes]]:
+    """The stored headers ``pairs`` as ``module.Headers(pairs)`` holds them: :func:`_triples`, or
+    for a name or value that is not ASCII text (a hand-edited golden) the library's own (it picks
+    one encoding for the whole list, and raises what it raises for a pair it cannot take)."""
     triples = _triples(pairs)
-    if triples is None:
-        return module.Headers(pairs)
-    return _headers_of(module, triples)
-
-
-def _replayed_from_pairs(
-    module: ModuleType,
-    stored: dict[str, Any],
-    status: int,
-    headers: list[tuple[Any, Any]],
-    request: object,
-    is_async: bool,
-    read: bool,
-) -> Any:
-    """:func:`_replayed_response` of stored headers that are not all ASCII text (a hand-edited
-    golden): built by ``module.Headers`` (:func:`_headers`), framing and retry headers by name."""
-    lows = [k.lower() for k, _ in headers]
-    framed = not FRAMING.isdisjoint(lows)
-    if status >= 400:
-        headers = [(k, v) for k, v in headers if k.lower() != "retry-after-ms"] + [
-            ("retry-after-ms", "1")
-        ]
-    if "chunks" in stored:
-        chunks = [c.encode() if type(c) is str else _chunk_bytes(c) for c in stored["chunks"]]
-        stream_cls = replay_stream_class(module, is_async)
-        response = module.Response(
-            status, headers=_headers(module, headers), stream=stream_cls(chunks), request=request
-        )
-    else:
-        if "content-encoding" in lows:
-            headers = [(k, v) for k, v in headers if k.lower() != "content-encoding"]
-        body, exact = faithful.replay_body(stored)
-        if framed and exact:
-            stream = replay_stream_class(module, is_async)([body])
-            response = module.Response(
-                status, headers=_headers(module, headers), stream=stream, request=request
-            )
-            if read:
-                read_served(response, body)
-        else:
-            if framed:
-                headers = [(k, v) for k, v in headers if k.lower() not in FRAMING]
-            response = module.Response(
-                status, headers=_headers(module, headers), content=body, request=request
-            )
-    response.elapsed = _NO_TIME
-    return response
+    if triples is not None:
+        return triples
+    built = module.Headers(list(pairs))
+    triples = getattr(built, "_list", None)
+    if type(triples) is list:
+        return list(triples)
+    return [(name, name.lower(), value) for name, value in built.raw]
 
 
 def _read_whole(response: Any) -> bool:
