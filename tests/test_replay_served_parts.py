@@ -227,3 +227,17 @@ def test_a_known_clients_request_on_another_path_is_read_and_its_key_masked(
     assert exchange.recognise(moved) is first
     assert other_key in scrub.remembered()
     assert other_key not in json.dumps(request_record(moved))
+
+
+def test_how_a_recording_was_found_is_kept_per_recording() -> None:
+    """Which recordings were found by their request's own key is the cassette's answer per
+    recording, whatever was served after (another thread's request in between)."""
+    recorded = [_request(body={"q": n}) for n in range(3)]
+    cas = Cassette(
+        [{"type": "llm_call", "exchange": {"request": r, "response": {}}} for r in recorded]
+    )
+    first, _, _ = cas.take(_request(body={"q": 0}))
+    second, _, _ = cas.take(_request(body={"q": 1}))
+    third, _, drift = cas.take(_request(body={"q": 99}))  # no recording of its key: by route
+    assert (first, second, third) == (0, 1, 2) and drift is not None
+    assert [cas.by_key(i) for i in (first, second, third)] == [True, True, False]

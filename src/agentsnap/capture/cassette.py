@@ -87,8 +87,8 @@ class Cassette:
         #: the minted-looking values the recorded responses carry (built with the first miss)
         self._known: set[str] | None = None
         self._played: list[bool] = []
-        #: the recording last served for a request of its own replay key (:meth:`by_key`)
-        self._last_by_key = -1
+        #: per recording: 1 once served for a request of its own replay key (:meth:`by_key`)
+        self._keyed = bytearray()
         self.calls = 0
         #: 0.5.1 llm_call steps in recorded order: (entry index or None, what to serve or why not)
         self._legacy: deque[tuple[int | None, Any]] = deque()
@@ -113,6 +113,7 @@ class Cassette:
             idx = len(self._entries)
             self._entries.append(ex if raw is None else position)  # type: ignore[arg-type]
             self._played.append(False)
+            self._keyed.append(0)
             key = replay_key(ex["request"]) if raw is None else raw.key(position, ex["request"])
             self._by_key[key].append(idx)
             self._by_route[key[:2]].append(idx)
@@ -130,6 +131,7 @@ class Cassette:
                 idx = len(self._entries)
                 self._entries.append(found.exchange)  # type: ignore[arg-type]
                 self._played.append(False)
+                self._keyed.append(0)
             self._legacy.append((idx, found))
 
     def _take_legacy(
@@ -199,7 +201,7 @@ class Cassette:
             if idx is not None:
                 if not queue and self.by_step:  # (a large golden's: a key served in full let go)
                     del self._by_key[key]
-                self._last_by_key = idx
+                self._keyed[idx] = 1
                 return idx, self._entries[idx], None
             idx = self._take_up_to_client_ids(request)
             if idx is not None:  # equal but for values the client minted: an exact match
@@ -216,11 +218,10 @@ class Cassette:
             raise ReplayMissError(self._miss_message(request, key, call_index))
 
     def by_key(self, index: int) -> bool:
-        """Whether recording ``index``, just served by :meth:`take`, was found by the request's
-        own replay key (its body's sorted MessagePack equal to the recording's: the same JSON
-        value but for a NaN), not by a rename of client-minted values or by route. False when
-        another request was served meanwhile (another thread's): the caller compares."""
-        return self._last_by_key == index
+        """Whether recording ``index``, served by :meth:`take`, was found by the request's own
+        replay key (its body's sorted MessagePack equal to the recording's: the same JSON value
+        but for a NaN), not by a rename of client-minted values or by route."""
+        return bool(self._keyed[index])
 
     def _take_up_to_client_ids(self, request: dict[str, Any]) -> int | None:
         """The next unplayed recording equal to ``request`` once the values a client minted
