@@ -431,40 +431,55 @@ def _openai_request(url: str, key: str, body: bytes = b'{"model":"m"}', **extra:
     return httpx.Request("POST", url, headers=headers, content=body)
 
 
-def test_a_request_read_before_is_remembered_and_recognised_as_it_was(fresh_scrub: None) -> None:
-    """What recognise keeps of an httpx request read before (capture.exchange._known_spec)
-    gives the answers a full read gives: a key changed between calls is still remembered (and
-    masked), another base URL or host is read again, a forgotten key is remembered again, and a
-    body of another length (only Content-Length differs) is the same request."""
+def _wire_openai_request(url: str, key: str, body: bytes = b'{"model":"m"}', **extra: str) -> Any:
+    from agentsnap.capture.request import WireRequest
+
+    headers = {"User-Agent": "OpenAI/Python 3.63.0", "Authorization": f"Bearer {key}", **extra}
+    headers["Content-Length"] = str(len(body))
+    return WireRequest("POST", url, headers.items(), body)
+
+
+@pytest.mark.parametrize("make", [_openai_request, _wire_openai_request], ids=["httpx", "wire"])
+def test_a_request_read_before_is_remembered_and_recognised_as_it_was(
+    fresh_scrub: None, make: Any
+) -> None:
+    """What recognise keeps of a request read before (capture.exchange._known_spec), httpx's
+    or another transport's (``WireRequest``: urllib, requests, aiohttp, which carry httpx's header
+    triples and a parsed URL tuple), gives the answers a full read gives: a key changed between
+    calls is still remembered (and masked), another base URL or host is read again, a forgotten
+    key is remembered again, and a body of another length (only Content-Length differs) is the
+    same request."""
     from agentsnap.capture import exchange
     from agentsnap.storage import scrub
 
     url = "https://api.openai.com/v1/chat/completions"
-    first = exchange.recognise(_openai_request(url, "sk-known-first-0001"))
+    exchange._read_before.clear()
+    first = exchange.recognise(make(url, "sk-known-first-0001"))
     assert first is not None and first.name == "openai"
+    assert exchange._read_before  # kept
     assert "sk-known-first-0001" in scrub.remembered()
     # the same request, a longer body: Content-Length alone differs
-    again = exchange.recognise(_openai_request(url, "sk-known-first-0001", b'{"model":"mm"}'))
+    again = exchange.recognise(make(url, "sk-known-first-0001", b'{"model":"mm"}'))
     assert again is first
     assert exchange._known_spec("POST", httpx.URL(url)._uri_reference, []) is None
     # a key changed between calls: remembered, and masked in what is stored
-    assert exchange.recognise(_openai_request(url, "sk-known-second-0002")) is first
+    assert exchange.recognise(make(url, "sk-known-second-0002")) is first
     assert "sk-known-second-0002" in scrub.remembered()
     assert "sk-known-second-0002" not in scrub.scrub_text("key sk-known-second-0002 here")
     # another header's value changed: read again (a new credential in it remembered)
-    changed = _openai_request(url, "sk-known-second-0002", **{"x-api-key": "xk-known-third-03"})
+    changed = make(url, "sk-known-second-0002", **{"x-api-key": "xk-known-third-03"})
     assert exchange.recognise(changed) is first
     assert "xk-known-third-03" in scrub.remembered()
     # every credential forgotten: the same request remembers its key again
     scrub.forget_secrets()
-    assert exchange.recognise(_openai_request(url, "sk-known-second-0002")) is first
+    assert exchange.recognise(make(url, "sk-known-second-0002")) is first
     assert "sk-known-second-0002" in scrub.remembered()
     # a second client on another base URL (another host: another spec), and a query's secret
     other = exchange.recognise(
-        _openai_request("https://openrouter.ai/api/v1/chat/completions", "sk-known-second-0002")
+        make("https://openrouter.ai/api/v1/chat/completions", "sk-known-second-0002")
     )
     assert other is not None and other.name == "openrouter"
-    queried = _openai_request(url + "?api_key=qk-known-fourth-04", "sk-known-second-0002")
+    queried = make(url + "?api_key=qk-known-fourth-04", "sk-known-second-0002")
     assert exchange.recognise(queried) is first
     assert "qk-known-fourth-04" in scrub.remembered()
 
@@ -523,46 +538,6 @@ def test_a_key_forgotten_while_its_request_was_read_is_remembered_by_the_next(
     assert exchange.recognise(_openai_request(chat, key)) is not None
     assert key in scrub.remembered()
     assert key not in scrub.scrub_text(f"the key {key} here")
-
-
-def _wire_openai_request(url: str, key: str, body: bytes = b'{"model":"m"}', **extra: str) -> Any:
-    from agentsnap.capture.request import WireRequest
-
-    headers = {"User-Agent": "OpenAI/Python 3.63.0", "Authorization": f"Bearer {key}", **extra}
-    headers["Content-Length"] = str(len(body))
-    return WireRequest("POST", url, headers.items(), body)
-
-
-def test_a_wire_request_read_before_is_recognised_as_it_was(fresh_scrub: None) -> None:
-    """The other transports' requests (``WireRequest``: urllib, requests, aiohttp) carry httpx's
-    header triples and a parsed URL tuple, so recognise keeps them as it keeps httpx's: the same
-    answers as a full read (a changed key remembered, a changed header read again, a forgotten
-    key remembered again, another host another spec, a query's secret remembered)."""
-    from agentsnap.capture import exchange
-    from agentsnap.storage import scrub
-
-    url = "https://api.openai.com/v1/chat/completions"
-    exchange._read_before.clear()
-    first = exchange.recognise(_wire_openai_request(url, "sk-wire-first-0001"))
-    assert first is not None and first.name == "openai"
-    assert exchange._read_before  # kept
-    again = exchange.recognise(_wire_openai_request(url, "sk-wire-first-0001", b'{"model":"mm"}'))
-    assert again is first
-    assert exchange.recognise(_wire_openai_request(url, "sk-wire-second-0002")) is first
-    assert "sk-wire-second-0002" in scrub.remembered()
-    changed = _wire_openai_request(url, "sk-wire-second-0002", **{"x-api-key": "xk-wire-third-03"})
-    assert exchange.recognise(changed) is first
-    assert "xk-wire-third-03" in scrub.remembered()
-    scrub.forget_secrets()
-    assert exchange.recognise(_wire_openai_request(url, "sk-wire-second-0002")) is first
-    assert "sk-wire-second-0002" in scrub.remembered()
-    other = exchange.recognise(
-        _wire_openai_request("https://openrouter.ai/api/v1/chat/completions", "sk-wire-second-0002")
-    )
-    assert other is not None and other.name == "openrouter"
-    queried = _wire_openai_request(url + "?api_key=qk-wire-fourth-04", "sk-wire-second-0002")
-    assert exchange.recognise(queried) is first
-    assert "qk-wire-fourth-04" in scrub.remembered()
 
 
 def test_a_wire_requests_header_triples() -> None:

@@ -273,17 +273,22 @@ def _fed(decoder: Any, pieces: list[bytes]) -> list[tuple[bytes, bool, str, int]
     return [(decoder.feed(p), decoder.done, decoder._state, decoder._remaining) for p in pieces]
 
 
+#: a chunked body (payloads, extensions, trailers, junk after it, a garbled middle) read in
+#: pieces cut at ``cuts`` (as ``http.client`` reads, or at every ``step``)
+_CHUNKED_READS = {
+    "payloads": st.lists(st.binary(max_size=40), max_size=6),
+    "extension": st.booleans(),
+    "trailer": st.booleans(),
+    "junk": st.sampled_from([b"", b"zz\r\n", b"\r\n"]),
+    "cuts": st.lists(st.integers(min_value=0, max_value=400), max_size=12),
+    "as_read": st.booleans(),
+    "step": st.integers(min_value=0, max_value=7),
+    "garble": st.sampled_from([None, b"zz\r\n", b"\n", b"5\r\nab", b"", b"\r\n\r\n"]),
+}
+
+
 @settings(max_examples=600, deadline=None)
-@given(
-    payloads=st.lists(st.binary(max_size=40), max_size=6),
-    extension=st.booleans(),
-    trailer=st.booleans(),
-    junk=st.sampled_from([b"", b"zz\r\n", b"\r\n"]),
-    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=12),
-    as_read=st.booleans(),
-    step=st.integers(min_value=0, max_value=7),
-    garble=st.sampled_from([None, b"zz\r\n", b"\n", b"5\r\nab", b"", b"\r\n\r\n"]),
-)
+@given(**_CHUNKED_READS)
 def test_property_the_quick_dechunker_answers_as_the_buffered_one(
     payloads: list[bytes],
     extension: bool,
@@ -296,18 +301,8 @@ def test_property_the_quick_dechunker_answers_as_the_buffered_one(
 ) -> None:
     from agentsnap.capture.transports._wire import Dechunker
 
-    wire_bytes = _chunked(payloads, extension, trailer, junk)
-    if garble is not None:  # not chunked framing, or framing cut short
-        at = len(wire_bytes) // 2
-        wire_bytes = wire_bytes[:at] + garble + wire_bytes[at:]
-    if as_read:
-        pieces = _as_read(wire_bytes)
-    elif step:  # every `step` bytes
-        pieces = [wire_bytes[i : i + step] for i in range(0, len(wire_bytes), step)]
-    else:
-        bounds = sorted({0, len(wire_bytes), *(c for c in cuts if c <= len(wire_bytes))})
-        pieces = [wire_bytes[a:b] for a, b in itertools.pairwise(bounds)]
-        pieces.insert(len(pieces) // 2, b"")
+    wire_bytes = _framed(payloads, extension, trailer, junk, garble)
+    pieces = _pieces(wire_bytes, as_read, step, cuts)
     assert _fed(Dechunker(), pieces) == _fed(_buffered(), pieces)
 
 
@@ -333,17 +328,7 @@ def _framed(
 
 
 @settings(max_examples=600, deadline=None)
-@given(
-    payloads=st.lists(st.binary(max_size=40), max_size=6),
-    extension=st.booleans(),
-    trailer=st.booleans(),
-    junk=st.sampled_from([b"", b"zz\r\n", b"\r\n"]),
-    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=12),
-    as_read=st.booleans(),
-    step=st.integers(min_value=0, max_value=7),
-    garble=st.sampled_from([None, b"zz\r\n", b"\n", b"5\r\nab", b"", b"\r\n\r\n"]),
-    split=st.integers(min_value=0, max_value=40),
-)
+@given(**_CHUNKED_READS, split=st.integers(min_value=0, max_value=40))
 def test_property_feed_all_answers_as_feeding_piece_by_piece(
     payloads: list[bytes],
     extension: bool,
