@@ -197,3 +197,31 @@ def test_a_whole_run_without_a_snapshot_folder_loads_nothing_more(tmp_path: Path
         "def test_plain():\n    assert 1 + 1 == 2\n", encoding="utf-8"
     )
     assert _modules_printed(tmp_path, "AT_EXIT") == PLUGIN_MODULES
+
+
+def test_agentsnap_modules_loaded_in_a_test_are_not_assert_rewritten(tmp_path: Path) -> None:
+    """pytest rewrites a plugin distribution's modules; the plugin takes agentsnap off that list
+    when it loads, so a module it loads later comes from Python's own loader (and its bytecode
+    cache), while the test file and a package of the user's marked for rewriting still get
+    pytest's rewritten asserts (the modules the plugin loaded first were rewritten before)."""
+    (tmp_path / "helpers").mkdir()
+    (tmp_path / "helpers" / "__init__.py").write_text(
+        "def same(a, b):\n    assert a == b\n", encoding="utf-8"
+    )
+    (tmp_path / "conftest.py").write_text(
+        "import pytest\npytest.register_assert_rewrite('helpers')\n", encoding="utf-8"
+    )
+    (tmp_path / "test_loaders.py").write_text(
+        "import sys\n"
+        "import agentsnap.storage.store, helpers\n"
+        "def test_loaders():\n"
+        "    names = ('agentsnap.storage.store', 'agentsnap.pytest_plugin', 'helpers', __name__)\n"
+        "    print('LOADERS', ' '.join(type(sys.modules[n].__loader__).__name__ for n in names))\n",
+        encoding="utf-8",
+    )
+    assert _modules_printed(tmp_path, "LOADERS", "-s") == [
+        "SourceFileLoader",
+        "AssertionRewritingHook",
+        "AssertionRewritingHook",
+        "AssertionRewritingHook",
+    ]

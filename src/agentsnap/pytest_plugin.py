@@ -30,6 +30,7 @@ package :mod:`agentsnap._pytest` (``session``, ``fixture``, ``markers``,
 from __future__ import annotations
 
 import os
+import sys
 import warnings
 from collections.abc import Generator
 from pathlib import Path
@@ -78,6 +79,29 @@ _CLEAN_ERRORS = (
     SnapshotNotFoundError,
     SnapshotPendingError,
 )
+
+
+def _leave_unrewritten() -> None:
+    """Take agentsnap off the list of packages pytest rewrites the asserts of.
+
+    pytest rewrites every module of a ``pytest11`` plugin's distribution as it is imported, so
+    that a plugin's helper asserts explain themselves. agentsnap's asserts only narrow types for
+    mypy; rewriting them explains nothing and costs each process pytest's own import path for
+    ~80 modules (pytest's bytecode cache, or a parse and compile per module and per run where
+    ``PYTHONDONTWRITEBYTECODE`` is set, as in many CI containers: 0.1 s a session). The
+    modules the plugin loaded before this call are rewritten as before. The mark is pytest's
+    private ``AssertionRewritingHook._must_rewrite`` set: when pytest keeps it elsewhere this
+    does nothing and agentsnap is rewritten as before."""
+    for finder in sys.meta_path:
+        marked = getattr(finder, "_must_rewrite", None)
+        if isinstance(marked, set) and __package__ in marked:
+            marked.discard(__package__)
+            answers = getattr(finder, "_marked_for_rewrite_cache", None)
+            if isinstance(answers, dict):
+                answers.clear()
+
+
+_leave_unrewritten()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
