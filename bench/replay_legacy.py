@@ -94,9 +94,9 @@ class Ours:
         self.client = _sdk.make_client("openai")
         # one Settings for the run, as the pytest plugin has (not re-read per test)
         self.settings = load_settings(root)
-        # the `.last_run` file written by a writer thread, as the pytest plugin's blocks have it
-        # (`_pytest/fixture.py`, `_pytest/session.py`); `sync=True` writes it at once, as a block
-        # outside pytest does
+        # the `.last_run` file written through the session's writer, as the pytest plugin's blocks
+        # have it (`_pytest/fixture.py`, `_pytest/session.py`); `sync=True`: as a block outside
+        # pytest does (both write it inside the exit)
         self.writer = LastRunWriter()
 
     def agent(self, n: int, stream: bool) -> str:
@@ -114,8 +114,8 @@ class Ours:
             rec.output = self.agent(n, stream)
 
     def run(self, name: str, n: int, stream: bool, *, sync: bool = False) -> dict[str, float]:
-        """One replayed test, timed by phase. The block's `.last_run` file goes to the writer
-        thread, which is drained after the timing (``sync``: written inside ``exit``)."""
+        """One replayed test, timed by phase; the block's `.last_run` file is written inside
+        ``exit``, through the session's writer (``sync``: without one)."""
         import gc
 
         from _common import clock, forget_scrub_memo
@@ -140,7 +140,7 @@ class Ours:
             t3 = clock()
         finally:
             gc.enable()
-        self.writer.flush()  # outside the timing: the pytest session joins its writer at its end
+        assert self.writer.close() == []
         assert block.outcome is not None and block.outcome.action == "passed", block.outcome
         return {"enter": t1 - t0, "calls": t2 - t1, "exit": t3 - t2, "total": t3 - t0}
 
@@ -233,11 +233,11 @@ def run(ctx: Ctx, ours_share: dict[str, str] | None = None) -> Section:
 
     sec.add(
         "Per test: median [min–max] over rounds. *agentsnap overhead* = entering + exiting the `AgentAsserter` block "
-        "with its `.last_run` file handed to a writer thread, as the pytest plugin's blocks do (snapshot load and index, "
-        "trace normalisation, diff, the `.last_run` record made; the file written by the thread, which is drained after "
-        "the timing; a run of 500 steps or more is written in pieces inside the exit, as in pytest); *the same, "
-        "`.last_run` written at once*: a block outside pytest, whose exit writes the file (temp file and rename), "
-        "like for like with 0.5.1, which writes its file inside the test; *0.5.1 whole test* = everything 0.5.1 "
+        "with its `.last_run` file written through the session's writer, as the pytest plugin's blocks do (snapshot load and index, "
+        "trace normalisation, diff, the `.last_run` file written: temp file and rename; a run of 500 steps or more "
+        "in pieces); *the same, `.last_run` written at once*: a block outside pytest, without the session's writer "
+        "(the same write; a failure warns at once instead of at the session's end), like for like with 0.5.1, which "
+        "writes its file inside the test too; *0.5.1 whole test* = everything 0.5.1 "
         "does for the test (`PatchSet` and `AgentAsserter` enter, replayed calls, diff, `.last_run` write), which is all "
         "harness. agentsnap's calls run the SDK's own request building and parsing (row 3).",
         "",

@@ -551,13 +551,13 @@ def test_the_pieces_of_a_large_run_hold_one_step_at_a_time() -> None:
     assert peak < size / 50, (peak, size)
 
 
-@pytest.mark.parametrize("writer", [False, True], ids=["at-once", "writer-thread"])
+@pytest.mark.parametrize("writer", [False, True], ids=["outside-pytest", "session-writer"])
 def test_a_large_replayed_run_writes_its_last_run_in_pieces_with_the_same_bytes(
     tmp_path: Path, writer: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A run of ``PIECES_FROM_STEPS`` steps or more: its ``.last_run`` is written a step at a
-    time (on the test's thread, after what the writer had queued), and the file is the bytes
-    the whole document would have been."""
+    time, with or without the session's writer, and the file is the bytes the whole document
+    would have been."""
     from agentsnap.storage import store as store_module
 
     monkeypatch.setattr(store_module, "PIECES_FROM_STEPS", 3)

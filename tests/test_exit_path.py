@@ -3,9 +3,9 @@
 * replay keeps the golden's own stored exchange for a call served from the recording of
   exactly its request (``PreparedExchange``): not converted, scrubbed or copied again, and
   the ``.last_run`` holds the golden's exchange byte for byte;
-* the pytest session writes ``.last_run`` files on a background thread joined when the
-  session ends: ``agentsnap diff`` sees a failed test's run right after, and a file that
-  could not be written is named in the summary;
+* the pytest session writes each ``.last_run`` file when its test ends (``agentsnap diff`` sees
+  a failed test's run right after); a file that could not be written costs only itself and is
+  named in the summary;
 * pytest sessions one after another in one process (pytester's in-process runs) record each
   call once, whatever the previous one ended with; one stopped in a fixture's setup (an error,
   a KeyboardInterrupt, ``pytest.exit``) leaves no recording and no socket guard behind;
@@ -19,7 +19,6 @@ import json
 import re
 import shutil
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -119,34 +118,34 @@ def test_a_replayed_call_keeps_the_goldens_exchange_and_a_changed_one_its_own(
 # --------------------------------------------------------------------------- the writer
 
 
-def test_the_writer_writes_the_latest_run_of_each_file_and_says_which_failed(
+def test_the_writer_writes_each_file_at_once_and_keeps_the_ones_that_failed_until_closed(
     tmp_path: Path,
 ) -> None:
     writer = LastRunWriter()
-    gate = threading.Event()
-    written: list[tuple[str, str]] = []
+    calls: list[str] = []
 
     def write(name: str, text: str) -> Any:
         def run() -> None:
-            gate.wait(5)
+            calls.append(name)
             if name == "broken":
                 raise OSError(30, "Read-only file system")
+            if name == "bug":
+                raise KeyError("step")
             (tmp_path / name).write_text(text, encoding="utf-8")
-            written.append((name, text))
 
         return run
 
-    writer.submit(tmp_path / "a", write("a", "first"))
-    writer.submit(tmp_path / "b", write("b", "only"))
-    writer.submit(tmp_path / "a", write("a", "second"))  # replaces the queued first run
-    writer.submit(tmp_path / "broken", write("broken", "x"))
-    assert writer.pending(tmp_path / "b")
-    gate.set()
-    writer.flush()
-    assert not writer.pending(tmp_path / "a")
-    assert (tmp_path / "a").read_text(encoding="utf-8") in ("first", "second")
-    assert ("a", "second") in written and ("b", "only") in written
-    assert writer.close() == [(str(tmp_path / "broken"), "Read-only file system")]
+    assert writer.write(tmp_path / "a", write("a", "first"))
+    assert (tmp_path / "a").read_text(encoding="utf-8") == "first"  # written before it returned
+    assert not writer.write(tmp_path / "broken", write("broken", "x"))
+    assert not writer.write(tmp_path / "bug", write("bug", "x"))
+    assert writer.write(tmp_path / "a", write("a", "second"))  # the files after a failure: tried
+    assert (tmp_path / "a").read_text(encoding="utf-8") == "second"
+    assert calls == ["a", "broken", "bug", "a"]
+    assert writer.close() == [
+        (str(tmp_path / "broken"), "Read-only file system"),
+        (str(tmp_path / "bug"), "KeyError: 'step'"),
+    ]
     assert writer.close() == []  # said once
 
 

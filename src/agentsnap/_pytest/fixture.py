@@ -134,7 +134,7 @@ class SnapshotFixture:
             settings=self._session.settings,
             source="pytest",
         )
-        block.store.writer = self._session.last_run_writer  # .last_run off the test's path
+        block.store.writer = self._session.last_run_writer  # .last_run failures named at the end
         block.on_outcome = self._session.observer_for(self._node_id)
         return block
 
@@ -161,7 +161,7 @@ class SnapshotFixture:
             missing="pending",
             **kwargs,
         )
-        block.store.writer = self._session.last_run_writer  # .last_run off the test's path
+        block.store.writer = self._session.last_run_writer  # .last_run failures named at the end
         block.on_outcome = self._session.observer_for(self._node_id)
         return block
 

@@ -168,8 +168,8 @@ class AgentsnapSession:
         self.replay_run: int | None = None
         #: node id -> its statistics over live runs as JSON (:class:`.pass_rate.RunStats`)
         self.run_stats: dict[str, dict[str, object]] = {}
-        #: writes the run's ``.last_run`` files off the tests' path (made on first use; joined by
-        #: :meth:`finish_last_runs`), and the files it could not write (``[path, why]``)
+        #: writes the run's ``.last_run`` files and keeps those it could not write (made on first
+        #: use; handed over by :meth:`finish_last_runs`), and those files (``[path, why]``)
         self._writer: LastRunWriter | None = None
         self.last_run_errors: list[list[str]] = []
 
@@ -217,8 +217,8 @@ class AgentsnapSession:
         return self._writer
 
     def finish_last_runs(self) -> None:
-        """Wait until every ``.last_run`` file of the run is written (the session's end, an xdist
-        worker's end); the files that could not be written join :attr:`last_run_errors`."""
+        """The session's end, an xdist worker's end: the ``.last_run`` files of the run that could
+        not be written join :attr:`last_run_errors`."""
         if self._writer is not None:
             self.last_run_errors += [[path, why] for path, why in self._writer.close()]
 

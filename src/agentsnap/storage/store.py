@@ -409,8 +409,6 @@ class SnapshotStore:
         :meth:`load_last_run` tries them (:meth:`last_run_path`, then the hashed form written
         before the golden's own file name was used); only those that exist. ``golden_file``:
         the golden's file name when it is known (an unreadable golden whose name is a guess)."""
-        if self.writer is not None:
-            self.writer.flush()  # this run's queued latest runs first
         path = self.root / LAST_RUN_DIR / golden_file if golden_file else self.last_run_path(name)
         refuse_links(path, self.root)
         old = self.root / LAST_RUN_DIR / snapshot_filename(name)
@@ -543,9 +541,9 @@ class SnapshotStore:
         (:meth:`last_run_unwritable`) and None is returned. A symbolic link on the way
         still raises :class:`~agentsnap.exceptions.SnapshotFormatError`.
 
-        With a :attr:`writer` (the pytest session's store) the text is made here and the
-        file written by the writer's thread: the path is returned at once, and a failure
-        is reported when the session ends (:class:`~agentsnap.storage.last_run_writer.LastRunWriter`).
+        With a :attr:`writer` (the pytest session's store) a file that cannot be written is
+        kept by the writer, later files are still tried, and the session names them all when
+        it ends (:class:`~agentsnap.storage.last_run_writer.LastRunWriter`).
         ``golden_file``: the golden's file name when the caller just located it (:meth:`path_for`:
         not looked up again).
         """
@@ -559,19 +557,17 @@ class SnapshotStore:
         refuse_links(path, self.root)  # a .last_run linked elsewhere is never written through
         if self.last_run_error is not None:
             return None  # said once already
-        if _steps.stepwise(snapshot, PIECES_FROM_STEPS):  # written here, a step at a time
-            failed = len(self.writer.errors)
-            self.writer.write_here(
-                path, lambda: self._write_bytes(path, self._scratch_pieces(snapshot))
-            )
-            return path if len(self.writer.errors) == failed else None  # (named at the end)
-        try:
-            text = self._scratch_bytes(snapshot)
-        except OSError as exc:  # a blob's side file
-            self.last_run_unwritable(path, exc)
-            return None
-        self.writer.submit(path, lambda: self._write_bytes(path, text))
-        return path
+        data: bytes | bytearray | Iterator[bytes | bytearray]
+        if _steps.stepwise(snapshot, PIECES_FROM_STEPS):
+            data = self._scratch_pieces(snapshot)  # a step at a time, as it is written
+        else:
+            try:
+                data = self._scratch_bytes(snapshot)
+            except OSError as exc:  # a blob's side file
+                self.last_run_unwritable(path, exc)
+                return None
+        written = self.writer.write(path, lambda: self._write_bytes(path, data))
+        return path if written else None  # (named at the session's end)
 
     def _write_scratch(self, path: Path, snapshot: Snapshot) -> Path | None:
         """Write ``snapshot`` to ``path`` under ``.last_run/`` (compact, atomic, no fsync); its path,
