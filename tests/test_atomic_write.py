@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentsnap.storage import atomic as _atomic
 
@@ -220,3 +222,125 @@ def test_a_short_os_write_is_written_on(tmp_path: Path, monkeypatch: pytest.Monk
     assert target.read_bytes() == "0123456789ü".encode()
     assert len(calls) == 4
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json"]
+
+
+# --------------------------------------------------------------- overwrite_alike (issue 30)
+
+_STAMP = b'"created_at":"'
+
+
+def _doc(when: str, output: str, extra: str = "") -> bytes:
+    return (
+        f'{{"created_at":"{when}","output":"{output}{extra}","recorded_at":"{when}",'
+        f'"updated_at":"{when}"}}'
+    ).encode()
+
+
+def test_a_file_alike_but_for_its_stamp_is_written_over_in_place(tmp_path: Path) -> None:
+    target = tmp_path / "run.json"
+    target.write_bytes(_doc("2026-12-07T08:23:33+00:00", "Sunny."))
+    before = target.stat().st_ino
+    new = _doc("2026-12-07T08:25:14+00:00", "Sunny.")
+    assert _atomic.overwrite_alike(target, new, _STAMP)
+    assert target.read_bytes() == new
+    assert target.stat().st_ino == before  # the same file: no temp file, no rename
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.json"]
+
+
+def test_a_file_that_holds_the_bytes_already_is_not_written(tmp_path: Path) -> None:
+    target = tmp_path / "run.json"
+    same = _doc("2026-12-07T08:23:33+00:00", "Sunny.")
+    target.write_bytes(same)
+    os.utime(target, ns=(1_000_000_000, 1_000_000_000))
+    assert _atomic.overwrite_alike(target, bytearray(same), _STAMP)
+    assert target.stat().st_mtime_ns == 1_000_000_000
+
+
+@pytest.mark.parametrize(
+    "old",
+    [
+        _doc("2026-12-07T08:23:33+00:00", "Rainy."),  # other content, the same length
+        _doc("2026-12-07T08:23:33+00:00", "Sunny.", " More."),  # longer
+        b'{"output":"Sunny.","when":"2026-12-07T08:23:33+00:00"}',  # no stamp to tell apart
+        # the stamp differs, and so does the other field (recorded_at: not the stamp's value)
+        _doc("2026-12-07T08:23:33+00:00", "Sunny.").replace(
+            b'"recorded_at":"2026-12-07T08:23:33', b'"recorded_at":"2026-12-07T08:23:34'
+        ),
+    ],
+    ids=["other-content", "other-length", "no-stamp", "a-second-field-differs"],
+)
+def test_any_other_file_is_left_as_it_was(tmp_path: Path, old: bytes) -> None:
+    target = tmp_path / "run.json"
+    target.write_bytes(old)
+    new = _doc("2026-12-07T08:25:14+00:00", "Sunny.")
+    assert not _atomic.overwrite_alike(target, new, _STAMP)
+    assert target.read_bytes() == old
+
+
+def test_a_missing_file_a_link_and_a_file_of_two_names_are_not_written(tmp_path: Path) -> None:
+    old, new = (_doc(f"2026-12-07T08:2{m}:33+00:00", "Sunny.") for m in (3, 5))
+    assert not _atomic.overwrite_alike(tmp_path / "none.json", new, _STAMP)
+    assert not (tmp_path / "none.json").exists()
+    real = tmp_path / "real.json"
+    real.write_bytes(old)
+    (tmp_path / "link.json").symlink_to(real)
+    assert not _atomic.overwrite_alike(tmp_path / "link.json", new, _STAMP)
+    os.link(real, tmp_path / "second-name.json")
+    assert not _atomic.overwrite_alike(real, new, _STAMP)
+    assert real.read_bytes() == old and (tmp_path / "second-name.json").read_bytes() == old
+    (tmp_path / "folder").mkdir()
+    assert not _atomic.overwrite_alike(tmp_path / "folder", new, _STAMP)
+
+
+def test_a_short_pwrite_is_written_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "run.json"
+    target.write_bytes(_doc("2026-12-07T08:23:33+00:00", "Sunny." * 40))
+    new = _doc("2026-12-07T08:25:14+00:00", "Sunny." * 40)
+    real = os.pwrite
+
+    def short(fd: int, data: Any, offset: int) -> int:
+        return real(fd, bytes(data)[:7], offset)
+
+    monkeypatch.setattr(os, "pwrite", short)
+    assert _atomic.overwrite_alike(target, new, _STAMP)
+    assert target.read_bytes() == new
+
+
+_WHEN = st.text("0123456789:T+-", max_size=6)
+#: outputs that may hold a stamp's value (its characters), or any text
+_OUTPUT = st.one_of(
+    st.text("0123456789:T+-a", max_size=8),
+    st.text(st.characters(codec="utf-8", exclude_characters='"\\'), max_size=8),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(old_when=_WHEN, new_when=_WHEN, old_out=_OUTPUT, new_out=_OUTPUT)
+def test_property_written_over_only_where_the_stamp_is(
+    tmp_path_factory: pytest.TempPathFactory,
+    old_when: str,
+    new_when: str,
+    old_out: str,
+    new_out: str,
+) -> None:
+    """Whatever the two texts: True leaves the new bytes and False the old ones; a text that
+    differs only by the stamp's value (of one length, found nowhere else) is written over (one
+    found elsewhere too may not be: then it is written anew); and whenever it is, every
+    byte that changed lies inside an occurrence of the old stamp's value (so a write cut short
+    leaves a whole document)."""
+    target = tmp_path_factory.mktemp("alike") / "run.json"
+    old, new = _doc(old_when, old_out), _doc(new_when, new_out)
+    target.write_bytes(old)
+    done = _atomic.overwrite_alike(target, new, _STAMP)
+    assert target.read_bytes() == (new if done else old)
+    only_stamps = old_when and old.count(old_when.encode()) == 3  # its own three fields alone
+    if old_out == new_out and len(old_when) == len(new_when) and only_stamps:
+        assert done
+    if done and old != new:
+        value = old_when.encode()
+        inside = set()
+        start = old.find(value)
+        while start >= 0:
+            inside.update(range(start, start + len(value)))
+            start = old.find(value, start + 1)
+        assert {i for i in range(len(old)) if old[i] != new[i]} <= inside

@@ -123,6 +123,32 @@ def test_real_change_rewrites_and_keeps_created_at(tmp_path: Path) -> None:
     assert data["created_at"] == "2020-01-01T00:00:00+00:00"
 
 
+def test_a_last_run_of_the_same_run_is_written_over_in_place_and_another_one_anew(
+    tmp_path: Path,
+) -> None:
+    """The ``.last_run`` of a test that did what it did last time (its time aside) is written
+    over in place (one file, no temp file and rename); a run that did something else is written
+    atomically, as a new file. Either way the file reads back as the run just saved."""
+    store = SnapshotStore(tmp_path)
+
+    def run(when: str, output: str = "Sunny") -> Snapshot:
+        return _snap(created_at=when, updated_at=when, recorded_at=when, output=output)
+
+    path = store.save_last_run(run("2026-12-07T08:23:33+00:00"))
+    assert path is not None
+    first = path.stat().st_ino
+    assert store.save_last_run(run("2026-12-07T08:25:14+00:00")) == path
+    assert path.stat().st_ino == first
+    again = store.load_last_run("t::a")
+    assert again is not None and again.created_at == "2026-12-07T08:25:14+00:00"
+    assert again.recorded_at == again.updated_at == again.created_at
+    assert store.save_last_run(run("2026-12-07T08:26:01+00:00", output="Rainy")) == path
+    assert path.stat().st_ino != first
+    changed = store.load_last_run("t::a")
+    assert changed is not None and changed.output == "Rainy"
+    assert sorted(p.name for p in path.parent.iterdir()) == sorted([".gitignore", path.name])
+
+
 def test_atomic_write_leaves_no_temp_files(tmp_path: Path) -> None:
     store = SnapshotStore(tmp_path)
     for i in range(5):

@@ -5,7 +5,9 @@ all written through it, so a reader (or a crash, even SIGKILL) only ever sees
 the old file or the new one. Inside the snapshot folder, :func:`store_write`
 adds what the folder needs: no symbolic link followed or replaced
 (:func:`refuse_links`), and the temp files a killed writer left removed
-(:func:`clean_stale_temp`). Imports only the standard library and the exceptions.
+(:func:`clean_stale_temp`). A scratch file written again with what it held but
+its time is written over in place instead (:func:`overwrite_alike`).
+Imports only the standard library and the exceptions.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ __all__ = [
     "clean_stale_temp",
     "default_file_mode",
     "fsync_dir",
+    "overwrite_alike",
     "refuse_links",
     "store_write",
 ]
@@ -84,6 +87,66 @@ def atomic_write(
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+#: how :func:`overwrite_alike` opens the file it may write over: never through a link
+_ALIKE_FLAGS = (
+    os.O_RDWR
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_BINARY", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
+
+
+def overwrite_alike(path: Path, data: bytes | bytearray, stamp: bytes) -> bool:
+    """Write ``data`` over ``path``'s own bytes, in place, when the file holds as many bytes and
+    they differ from ``data`` only where the file holds the value of its string field ``stamp``
+    (``b'"created_at":"'``: the first one in the text; every occurrence of that value, replaced by
+    ``data``'s own value of the field, gives ``data``): True when it did, or when the file held
+    ``data`` already (then nothing is written). False, with nothing written, for any other file:
+    missing, not a regular file, a link (never followed), a file with more than one name
+    (written in place, each name would change), another length, another content.
+
+    For a scratch file written again with the same content but its time, what
+    :func:`atomic_write` costs beyond the bytes: a temp file and a rename over the old file,
+    which on ext4 starts the new file's write-back at once (``auto_da_alloc``) and frees the old
+    one's blocks: 0.2-0.4 ms a file on this machine's disk. A reader, or a crash in the middle of
+    the write, sees the old bytes, the new ones, or a mix of the two that differs from both only
+    inside that value (no quote in it): a whole document either way, never a partial one."""
+    try:
+        fd = os.open(path, _ALIKE_FLAGS)
+    except OSError:
+        return False
+    try:
+        info = os.fstat(fd)
+        size = len(data)
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or info.st_size != size:
+            return False
+        old = os.read(fd, size)
+        if old == data:
+            return True
+        before, after = _field_value(old, stamp), _field_value(data, stamp)
+        if before is None or after is None or old.replace(before, after) != data:
+            return False
+        view = memoryview(data)
+        done = 0
+        while done < size:
+            done += os.pwrite(fd, view[done:], done)
+        return True
+    finally:
+        os.close(fd)
+
+
+def _field_value(text: bytes | bytearray, field: bytes) -> bytes | None:
+    """The bytes after the first ``field`` (a JSON key, its colon and opening quote) up to the
+    next quote: a string field's value, when it holds no escape (None: no such value)."""
+    start = text.find(field)
+    if start < 0:
+        return None
+    start += len(field)
+    end = text.find(b'"', start)
+    value = bytes(text[start:end])
+    return value if end > start and b"\\" not in value else None
 
 
 #: the flags ``tempfile.mkstemp`` opens its file with: created here or not at all (never an

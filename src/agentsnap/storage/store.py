@@ -26,7 +26,7 @@ from . import lazy_steps as _steps
 from . import legacy as _legacy
 from . import schema as _schema
 from . import serialize as _serialize
-from .atomic import lstat_mode, refuse_links, store_write
+from .atomic import lstat_mode, overwrite_alike, refuse_links, store_write
 from .naming import (
     _INPUT_HASH_TAIL,
     _MAX_LEGACY_NAME,
@@ -136,6 +136,11 @@ def warn_unwritable(
         stacklevel=stacklevel,
     )
 
+
+#: a run's time in its compact scratch text, the first string field of that name (the
+#: snapshot's keys are sorted: only ``comparison``'s scores come before it); ``recorded_at`` and
+#: ``updated_at`` hold the same value: what differs between two runs of a test that did the same
+_RUN_STAMP = b'"created_at":"'
 
 #: the reasons (``strerror``) that say a folder cannot be written at all
 _READ_ONLY_REASONS = frozenset(
@@ -604,7 +609,9 @@ class SnapshotStore:
     def _write_bytes(
         self, path: Path, data: bytes | bytearray | Iterator[bytes | bytearray]
     ) -> None:
-        """Write a scratch file's ``data`` (atomic, no fsync), the ``.gitignore`` first. Raises
+        """Write a scratch file's ``data`` (atomic, no fsync; in place when the file held the same
+        run but for its timestamps: :func:`~agentsnap.storage.atomic.overwrite_alike`), the
+        ``.gitignore`` first. Raises
         ``OSError`` and :class:`SnapshotFormatError` for a link made on the way: the writer names
         each file that failed when the session ends (every file is tried: one file in the way
         costs only itself); written at once, :meth:`last_run_unwritable` says it once and later
@@ -612,6 +619,8 @@ class SnapshotStore:
         if self.last_run_error is not None:
             return
         self.write_last_run_ignore()
+        if isinstance(data, (bytes, bytearray)) and overwrite_alike(path, data, _RUN_STAMP):
+            return  # the file held this run but for its timestamps: written over in place
         store_write(path, data, durable=False, root=self.root)
 
     # -- the samples of a statistics run (--agentsnap-runs N) -----------------------------
