@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -225,3 +226,50 @@ def test_agentsnap_modules_loaded_in_a_test_are_not_assert_rewritten(tmp_path: P
         "AssertionRewritingHook",
         "AssertionRewritingHook",
     ]
+
+
+#: a comparison's modules a pair of identical runs without tool calls never needs: the fact
+#: hints' word tables (~8 ms) and rapidfuzz (~4 ms), imported by a comparison that uses them
+_COMPARISON_EXTRAS = (
+    "agentsnap.diff.meaning.hints",
+    "agentsnap.diff.meaning.phrasing",
+    "rapidfuzz",
+)
+
+_COMPARE_CODE = """
+import json, sys
+from agentsnap.diff import compute_diff
+golden, new, g_tools, n_tools, extras = json.loads(sys.argv[1])
+def snap(answer, tools):
+    steps = [{"type": "llm_call", "model": "m", "response": answer, "messages": []}]
+    steps += [{"type": "tool_call", "name": t, "args": {}} for t in tools]
+    return {"trace": steps, "output": answer}
+report = compute_diff(snap(golden, g_tools), snap(new, n_tools))
+print("PASSED", report.passed)
+print(" ".join(["LOADED", *(m for m in extras if m in sys.modules)]))
+"""
+
+
+def _compare_in_a_fresh_process(
+    golden: str, new: str, g_tools: tuple[str, ...] = (), n_tools: tuple[str, ...] = ()
+) -> tuple[str, str]:
+    args = json.dumps([golden, new, g_tools, n_tools, _COMPARISON_EXTRAS])
+    out = subprocess.run(
+        [sys.executable, "-c", _COMPARE_CODE, args], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    return out[0], out[1]
+
+
+def test_an_identical_run_without_tool_calls_imports_neither_the_fact_hints_nor_rapidfuzz() -> None:
+    passed, loaded = _compare_in_a_fresh_process("It is sunny in Paris.", "It is sunny in Paris.")
+    assert passed == "PASSED True"
+    assert loaded == "LOADED"
+
+
+def test_a_run_that_differs_imports_what_it_needs_and_is_judged_with_it() -> None:
+    # differing texts: the fact hints (a number changed); differing tool calls: rapidfuzz
+    passed, loaded = _compare_in_a_fresh_process(
+        "It is 21 degrees in Paris.", "It is 25 degrees in Paris.", ("weather",), ("search",)
+    )
+    assert passed == "PASSED False"
+    assert loaded == "LOADED " + " ".join(_COMPARISON_EXTRAS)

@@ -21,8 +21,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from rapidfuzz.distance import Levenshtein
-
 __all__ = [
     "ToolRef",
     "aligned_pairs",
@@ -146,6 +144,14 @@ def requested_tools(
     return out
 
 
+def _levenshtein() -> Any:
+    """rapidfuzz's Levenshtein module, imported on the first comparison of two tool sequences
+    (rapidfuzz's ~60 modules take ~4 ms to import; a run with no tool call never needs them)."""
+    from rapidfuzz.distance import Levenshtein
+
+    return Levenshtein
+
+
 def _encode(golden: Sequence[str], new: Sequence[str]) -> tuple[list[int], list[int]]:
     # Map names to small ints so equality is exact (rapidfuzz hashes arbitrary
     # sequence items; integers avoid any reliance on string hashes).
@@ -158,7 +164,7 @@ def _encode(golden: Sequence[str], new: Sequence[str]) -> tuple[list[int], list[
 def edit_distance(golden: Sequence[str], new: Sequence[str]) -> int:
     """Levenshtein distance between two name sequences (unit costs). Symmetric."""
     g, n = _encode(golden, new)
-    return int(Levenshtein.distance(g, n))
+    return int(_levenshtein().distance(g, n))
 
 
 def aligned_pairs(golden: Sequence[str], new: Sequence[str]) -> list[tuple[int, int]]:
@@ -170,7 +176,7 @@ def aligned_pairs(golden: Sequence[str], new: Sequence[str]) -> list[tuple[int, 
     """
     g, n = _encode(golden, new)
     pairs: list[tuple[int, int]] = []
-    for op in Levenshtein.opcodes(g, n):
+    for op in _levenshtein().opcodes(g, n):
         if op.tag == "equal":
             pairs.extend(
                 zip(
@@ -222,9 +228,9 @@ def sequence_diff(
     g_names = [ref.name for ref in golden]
     n_names = [ref.name for ref in new]
     g, n = _encode(g_names, n_names)
-    distance = int(Levenshtein.distance(g, n))
+    distance = int(_levenshtein().distance(g, n))
     ops: list[dict[str, Any]] = []
-    for edit in Levenshtein.editops(g, n):
+    for edit in _levenshtein().editops(g, n):
         i, j = edit.src_pos, edit.dest_pos
         ops.append(
             {
@@ -244,7 +250,7 @@ def sequence_diff(
         "new_steps": [ref.step for ref in new],
         "distance": distance,
         "tolerance": tolerance,
-        "similarity": float(Levenshtein.normalized_similarity(g, n)),
+        "similarity": float(_levenshtein().normalized_similarity(g, n)),
         "passed": distance <= tolerance,
         "ops": ops,
         "aligned": [list(pair) for pair in aligned_pairs(g_names, n_names)],

@@ -41,11 +41,9 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from rapidfuzz.distance import Levenshtein
-
 from ..jsondiff import IgnoreRule, diff_values
 from ..knobs import CompareOptions
-from .sequence import ToolRef, sequence_diff
+from .sequence import ToolRef, _levenshtein, sequence_diff
 
 __all__ = [
     "MULTISET_MODES",
@@ -166,7 +164,7 @@ def _turn_order(
     ]
     n_tok = [codes.setdefault(tuple(sorted(new[j].name for j in g)), len(codes)) for g in n_groups]
     partner: dict[int, int] = {}
-    for op in Levenshtein.opcodes(g_tok, n_tok):
+    for op in _levenshtein().opcodes(g_tok, n_tok):
         if op.tag in ("equal", "replace"):
             partner.update(
                 zip(

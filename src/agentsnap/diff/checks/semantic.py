@@ -9,7 +9,6 @@ from typing import Any
 
 from ...storage.volatile import same_output
 from .. import _text
-from ..meaning.hints import fact_hints
 from ..meaning.scores import as_text, meets_threshold
 from ..meaning.similarity import cosine_similarity
 from ..trajectory import turns_may_vary
@@ -343,6 +342,10 @@ class SemanticCheck(Check[SemanticResult]):
             else:
                 score, reasons = scored[0][n], scored[1][n]
                 scale, found = scored[4][n], scored[5][n]
+            # (imported here: the fact hints' vocabulary and phrasing tables, ~8 ms to import,
+            # serve only a pair of texts that differ; an identical pair is answered above)
+            from ..meaning.hints import fact_hints
+
             hints = fact_hints(g_text, n_text)
             score_ok = meets_threshold(score, threshold)
             ok = score_ok and not (opts.strict_facts and hints)
