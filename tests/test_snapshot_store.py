@@ -423,3 +423,76 @@ def test_a_snapshot_reads_the_clock_only_for_an_empty_timestamp(monkeypatch) -> 
     fresh = Snapshot(name="n")
     assert {fresh.created_at, fresh.updated_at, fresh.recorded_at} == {"2026-01-02T03:04:05+00:00"}
     assert reads == ["now", "now"]
+
+
+# -- a small golden read by one open (atomic.read_small) -------------------------------------
+
+
+def test_a_small_golden_loads_by_one_open_as_the_whole_read_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``load`` of a golden under LAZY_FROM bytes: no ``Path.read_bytes`` and no ``stat`` of its
+    own (the size and the stamp come from the open file's ``fstat``); the same snapshot as
+    ``read_file`` reads, and the stamp (mtime_ns, size) the file has."""
+    path = SnapshotStore(tmp_path).save(_snap())
+    expected = SnapshotStore.read_file(path, expected_name="t::a")
+    info = os.stat(path)
+    store = SnapshotStore(tmp_path)
+
+    def refused(*_a: object, **_k: object) -> bytes:
+        raise AssertionError("read through Path.read_bytes")
+
+    stats: list[object] = []
+    real_stat = os.stat
+    monkeypatch.setattr(Path, "read_bytes", refused)
+    monkeypatch.setattr(os, "stat", lambda p, *a, **k: stats.append(p) or real_stat(p, *a, **k))
+    loaded = store.load("t::a")
+    assert loaded is not None and loaded.to_dict() == expected.to_dict()
+    assert stats == []
+    assert store.known[path] == (info.st_mtime_ns, info.st_size)
+
+
+def test_a_corrupt_small_golden_raises_as_before(tmp_path: Path) -> None:
+    store = SnapshotStore(tmp_path)
+    path = store.save(_snap())
+    path.write_bytes(b'{"trace": [1, 2')
+    with pytest.raises(
+        SnapshotFormatError, match=f"corrupt snapshot file at {re.escape(str(path))}"
+    ):
+        SnapshotStore(tmp_path).load("t::a")
+
+
+def test_read_small_reads_only_a_small_regular_file_whole(tmp_path: Path) -> None:
+    from agentsnap.storage.atomic import read_small
+
+    file = tmp_path / "f.json"
+    file.write_bytes(b"x" * 100)
+    info = os.stat(file)
+    assert read_small(file, 101) == (b"x" * 100, (info.st_mtime_ns, 100))
+    assert read_small(file, 100) is None  # not below: the caller's own (large) read
+    assert read_small(tmp_path, 1 << 20) is None  # a folder
+    assert read_small(tmp_path / "missing.json", 1 << 20) is None  # the caller's read raises
+    empty = tmp_path / "empty.json"
+    empty.write_bytes(b"")
+    assert read_small(empty, 1) == (b"", (os.stat(empty).st_mtime_ns, 0))
+
+
+def test_read_small_refuses_a_file_whose_size_changed_while_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentsnap.storage import atomic
+
+    file = tmp_path / "f.json"
+    file.write_bytes(b"x" * 100)
+    real_read = os.read
+    grown = []
+
+    def read(fd: int, n: int) -> bytes:
+        if not grown:  # another process appends between the fstat and the read
+            grown.append(True)
+            with open(file, "ab") as out:
+                out.write(b"y" * 10)
+        return real_read(fd, n)
+
+    monkeypatch.setattr(atomic.os, "read", read)
+    assert atomic.read_small(file, 1 << 20) is None

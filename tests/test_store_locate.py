@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentsnap.exceptions import SnapshotFormatError
+from agentsnap.storage.snapshot import Snapshot
 from agentsnap.storage.store import SnapshotStore
 
 #: what one step does to one of the name's two candidate files (hashed, plain)
@@ -72,3 +73,19 @@ def test_a_golden_found_again_is_the_same_file(tmp_path: Path) -> None:
     assert store.locate("weather") == plain
     plain.unlink()
     assert store.locate("weather") is None
+
+
+def test_located_names_the_file_locate_found_without_looking_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = SnapshotStore(tmp_path).save(Snapshot(name="t::a", trace=[]))
+    store = SnapshotStore(tmp_path)
+    assert store.located("t::a") is None  # nothing located yet
+    store.load("t::a")
+
+    def refused(*_a: object, **_k: object) -> None:
+        raise AssertionError("looked at the file again")
+
+    monkeypatch.setattr(os, "lstat", refused)
+    assert store.located("t::a") == path
+    assert store.located("t::b") is None

@@ -274,7 +274,7 @@ class AgentsnapSession:
             self.settings,
             mode=self.settings.mode,
             name=name,
-            path=self.store.path_for(name),
+            path=self.store.located(name) or self.store.path_for(name),  # (the file load found)
         )
         self._active[item.nodeid] = ActiveTest(rec.start(), golden)
 

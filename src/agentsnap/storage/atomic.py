@@ -31,7 +31,9 @@ __all__ = [
     "default_file_mode",
     "fsync_dir",
     "overwrite_alike",
+    "read_small",
     "refuse_links",
+    "still_first",
     "store_write",
 ]
 
@@ -390,3 +392,49 @@ def store_write(
         _cleaned.add(key)
         clean_stale_temp(path.parent)
     atomic_write(path, text, durable=durable)
+
+
+def read_small(path: str | os.PathLike[str], below: int) -> tuple[bytes, tuple[int, int]] | None:
+    """The bytes of the regular file ``path`` when it holds fewer than ``below`` bytes, and its
+    ``(mtime_ns, size)`` as read: one ``open``, ``fstat`` and the reads to its end (``Path.read_bytes``
+    adds an ``ioctl``, two ``lseek`` and a second ``fstat``; a ``stat`` before it for the size and
+    one after it for the stamp made eight calls of one). None for a larger file, anything but a
+    regular file, and any error: the caller reads it as before, which raises what it raises. The
+    stamp is the one taken before the read; a file whose size changed meanwhile gives None too."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    except (OSError, ValueError):
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size >= below:
+            return None
+        data = os.read(fd, info.st_size + 1)
+        rest = os.read(fd, 1 << 16) if data else b""
+        while rest:  # (grown meanwhile: read to the end, then refused below by its size)
+            data += rest
+            rest = os.read(fd, 1 << 16)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if len(data) != info.st_size:
+        return None
+    return data, (info.st_mtime_ns, info.st_size)
+
+
+def still_first(found: Path, before: tuple[Path, ...]) -> bool:
+    """Whether ``found`` is still a regular file (no link) and each of ``before`` still absent
+    (neither a file nor a link): then :meth:`agentsnap.storage.store.SnapshotStore.locate` would find ``found`` again."""
+    for path in before:
+        try:
+            os.lstat(path)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return False
+        return False
+    try:
+        return stat.S_ISREG(os.lstat(found).st_mode)
+    except OSError:
+        return False

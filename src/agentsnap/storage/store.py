@@ -26,7 +26,7 @@ from . import lazy_steps as _steps
 from . import legacy as _legacy
 from . import schema as _schema
 from . import serialize as _serialize
-from .atomic import lstat_mode, overwrite_alike, refuse_links, store_write
+from .atomic import lstat_mode, overwrite_alike, read_small, refuse_links, still_first, store_write
 from .naming import (
     _INPUT_HASH_TAIL,
     _MAX_LEGACY_NAME,
@@ -71,23 +71,6 @@ def _prepared_dict(snapshot: Snapshot, *, own_steps: bool = True) -> dict[str, A
     if own_steps:  # (its own view: a scratch file is written on another thread)
         data["trace"] = [dict(s) if isinstance(s, dict) else s for s in data["trace"]]
     return data
-
-
-def _still_first(found: Path, before: tuple[Path, ...]) -> bool:
-    """Whether ``found`` is still a regular file (no link) and each of ``before`` still absent
-    (neither a file nor a link): then :meth:`SnapshotStore.locate` would find ``found`` again."""
-    for path in before:
-        try:
-            os.lstat(path)
-        except FileNotFoundError:
-            continue
-        except OSError:
-            return False
-        return False
-    try:
-        return stat.S_ISREG(os.lstat(found).st_mode)
-    except OSError:
-        return False
 
 
 def _has_conflict_markers(raw: bytes) -> bool:
@@ -205,7 +188,7 @@ class SnapshotStore:
         and the pytest plugin use it, so every reader agrees.
         """
         known = self._located.pop(name, None)
-        if known is not None and _still_first(*known):
+        if known is not None and still_first(*known):
             # what was found before still wins: one lstat a candidate, instead of the name's file
             # names made again and two stats each
             self._located[name] = known
@@ -218,6 +201,10 @@ class SnapshotStore:
                 self._located[name] = (path, tuple(tried[:rank]))
                 return path
         return None
+
+    def located(self, name: str) -> Path | None:
+        """The file :meth:`locate` last found for ``name`` (not looked at again), else None."""
+        return known[0] if (known := self._located.get(name)) is not None else None
 
     def input_hash_names(self, name: str) -> list[str]:
         """Names of the agentsnap 0.5.1 goldens recorded for ``name`` with an input
@@ -277,23 +264,24 @@ class SnapshotStore:
 
     @staticmethod
     def read_document(
-        path: Path, *, expected_name: str | None = None
+        path: Path, *, expected_name: str | None = None, given: list[bytes] | None = None
     ) -> tuple[object, dict[str, Any]]:
-        """One snapshot file parsed and checked (see :meth:`_read_document`), with the cyclic
-        garbage collector paused meanwhile: a golden is a burst of fresh, acyclic dicts and lists
-        (hundreds of thousands for a 5,000-call golden) that would otherwise trigger collections
-        walking all of them, several times, while nothing collectable exists yet."""
+        """One snapshot file parsed and checked (see :meth:`_read_document`; ``given``: its bytes, read
+        already, in a list it empties), with the cyclic garbage collector paused meanwhile: a golden
+        is a burst of fresh, acyclic dicts and lists (hundreds of thousands for a 5,000-call golden)
+        that would otherwise trigger collections walking all of them, several times, while nothing
+        collectable exists yet."""
         if not gc.isenabled():
-            return SnapshotStore._read_document(path, expected_name=expected_name)
+            return SnapshotStore._read_document(path, expected_name=expected_name, given=given)
         gc.disable()
         try:
-            return SnapshotStore._read_document(path, expected_name=expected_name)
+            return SnapshotStore._read_document(path, expected_name=expected_name, given=given)
         finally:
             gc.enable()
 
     @staticmethod
     def _read_document(
-        path: Path, *, expected_name: str | None = None
+        path: Path, *, expected_name: str | None = None, given: list[bytes] | None = None
     ) -> tuple[object, dict[str, Any]]:
         """Parse one snapshot file: the document as stored (no defaults filled in, an agentsnap
         0.5.1 file in its own shape) and the checked snapshot dict it reads as.
@@ -308,7 +296,7 @@ class SnapshotStore:
             "Fix or delete the file, or replace it with a new recording: `pytest --agentsnap-record --agentsnap-force` "
             "(without --agentsnap-force agentsnap never overwrites it)."
         )
-        raw = path.read_bytes()  # parsed as bytes: the file's text is never held a second time
+        raw = path.read_bytes() if given is None else given.pop()  # bytes: text never held twice
         try:
             data = json_loads_utf8(raw)  # JSON only: never pickle, YAML tags or eval
         except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
@@ -405,6 +393,12 @@ class SnapshotStore:
         path = self.locate(name)
         if path is None:
             return None
+        if (small := read_small(path, _steps.LAZY_FROM)) is not None:  # one open, stamped as read
+            given, stamp = [small[0]], small[1]  # (the bytes handed over: not held past the parse)
+            del small
+            doc = self.read_document(path, expected_name=name, given=given)[1]
+            snapshot, self.known[path] = Snapshot.from_dict(doc, name=name), stamp
+            return snapshot
         snapshot = self.read_file(path, expected_name=name)
         self._remember(path)
         return snapshot
