@@ -241,7 +241,7 @@ def test_a_file_alike_but_for_its_stamp_is_written_over_in_place(tmp_path: Path)
     target.write_bytes(_doc("2026-12-07T08:23:33+00:00", "Sunny."))
     before = target.stat().st_ino
     new = _doc("2026-12-07T08:25:14+00:00", "Sunny.")
-    assert _atomic.overwrite_alike(target, new, _STAMP)
+    assert _atomic.overwrite_alike(target, new, _STAMP, 1 << 20)
     assert target.read_bytes() == new
     assert target.stat().st_ino == before  # the same file: no temp file, no rename
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run.json"]
@@ -252,7 +252,7 @@ def test_a_file_that_holds_the_bytes_already_is_not_written(tmp_path: Path) -> N
     same = _doc("2026-12-07T08:23:33+00:00", "Sunny.")
     target.write_bytes(same)
     os.utime(target, ns=(1_000_000_000, 1_000_000_000))
-    assert _atomic.overwrite_alike(target, bytearray(same), _STAMP)
+    assert _atomic.overwrite_alike(target, bytearray(same), _STAMP, 1 << 20)
     assert target.stat().st_mtime_ns == 1_000_000_000
 
 
@@ -273,23 +273,41 @@ def test_any_other_file_is_left_as_it_was(tmp_path: Path, old: bytes) -> None:
     target = tmp_path / "run.json"
     target.write_bytes(old)
     new = _doc("2026-12-07T08:25:14+00:00", "Sunny.")
-    assert not _atomic.overwrite_alike(target, new, _STAMP)
+    assert not _atomic.overwrite_alike(target, new, _STAMP, 1 << 20)
     assert target.read_bytes() == old
 
 
 def test_a_missing_file_a_link_and_a_file_of_two_names_are_not_written(tmp_path: Path) -> None:
     old, new = (_doc(f"2026-12-07T08:2{m}:33+00:00", "Sunny.") for m in (3, 5))
-    assert not _atomic.overwrite_alike(tmp_path / "none.json", new, _STAMP)
+    assert not _atomic.overwrite_alike(tmp_path / "none.json", new, _STAMP, 1 << 20)
     assert not (tmp_path / "none.json").exists()
     real = tmp_path / "real.json"
     real.write_bytes(old)
     (tmp_path / "link.json").symlink_to(real)
-    assert not _atomic.overwrite_alike(tmp_path / "link.json", new, _STAMP)
+    assert not _atomic.overwrite_alike(tmp_path / "link.json", new, _STAMP, 1 << 20)
     os.link(real, tmp_path / "second-name.json")
-    assert not _atomic.overwrite_alike(real, new, _STAMP)
+    assert not _atomic.overwrite_alike(real, new, _STAMP, 1 << 20)
     assert real.read_bytes() == old and (tmp_path / "second-name.json").read_bytes() == old
     (tmp_path / "folder").mkdir()
-    assert not _atomic.overwrite_alike(tmp_path / "folder", new, _STAMP)
+    assert not _atomic.overwrite_alike(tmp_path / "folder", new, _STAMP, 1 << 20)
+
+
+def test_a_file_of_other_permissions_or_past_the_size_given_is_not_written(
+    tmp_path: Path,
+) -> None:
+    """Written anew instead: a new file's permissions (a file left 0600 by a run under another
+    umask gets them back), and no whole-file copies of a large file."""
+    old, new = (_doc(f"2026-12-07T08:2{m}:33+00:00", "Sunny.") for m in (3, 5))
+    target = tmp_path / "run.json"
+    target.write_bytes(old)
+    target.chmod(0o600)
+    if _atomic.default_file_mode() != 0o600:
+        assert not _atomic.overwrite_alike(target, new, _STAMP, 1 << 20)
+        assert target.read_bytes() == old
+    target.chmod(_atomic.default_file_mode())
+    assert not _atomic.overwrite_alike(target, new, _STAMP, len(new))
+    assert target.read_bytes() == old
+    assert _atomic.overwrite_alike(target, new, _STAMP, len(new) + 1)
 
 
 def test_a_short_pwrite_is_written_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -302,7 +320,7 @@ def test_a_short_pwrite_is_written_on(tmp_path: Path, monkeypatch: pytest.Monkey
         return real(fd, bytes(data)[:7], offset)
 
     monkeypatch.setattr(os, "pwrite", short)
-    assert _atomic.overwrite_alike(target, new, _STAMP)
+    assert _atomic.overwrite_alike(target, new, _STAMP, 1 << 20)
     assert target.read_bytes() == new
 
 
@@ -331,7 +349,7 @@ def test_property_written_over_only_where_the_stamp_is(
     target = tmp_path_factory.mktemp("alike") / "run.json"
     old, new = _doc(old_when, old_out), _doc(new_when, new_out)
     target.write_bytes(old)
-    done = _atomic.overwrite_alike(target, new, _STAMP)
+    done = _atomic.overwrite_alike(target, new, _STAMP, 1 << 20)
     assert target.read_bytes() == (new if done else old)
     only_stamps = old_when and old.count(old_when.encode()) == 3  # its own three fields alone
     if old_out == new_out and len(old_when) == len(new_when) and only_stamps:

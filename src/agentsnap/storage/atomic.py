@@ -5,8 +5,9 @@ all written through it, so a reader (or a crash, even SIGKILL) only ever sees
 the old file or the new one. Inside the snapshot folder, :func:`store_write`
 adds what the folder needs: no symbolic link followed or replaced
 (:func:`refuse_links`), and the temp files a killed writer left removed
-(:func:`clean_stale_temp`). A scratch file written again with what it held but
-its time is written over in place instead (:func:`overwrite_alike`).
+(:func:`clean_stale_temp`). A small scratch file written again with what it
+held but its time is written over in place instead (:func:`overwrite_alike`):
+a reader may then see the two times mixed, never another document.
 Imports only the standard library and the exceptions.
 """
 
@@ -100,14 +101,17 @@ _ALIKE_FLAGS = (
 )
 
 
-def overwrite_alike(path: Path, data: bytes | bytearray, stamp: bytes) -> bool:
+def overwrite_alike(path: Path, data: bytes | bytearray, stamp: bytes, below: int) -> bool:
     """Write ``data`` over ``path``'s own bytes, in place, when the file holds as many bytes and
     they differ from ``data`` only where the file holds the value of its string field ``stamp``
     (``b'"created_at":"'``: the first one in the text; every occurrence of that value, replaced by
     ``data``'s own value of the field, gives ``data``): True when it did, or when the file held
     ``data`` already (then nothing is written). False, with nothing written, for any other file:
     missing, not a regular file, a link (never followed), a file with more than one name
-    (written in place, each name would change), another length, another content.
+    (written in place, each name would change), permissions other than a new file's
+    (:func:`default_file_mode`), another length, another content, and ``data`` of ``below`` bytes
+    or more (the old bytes are read whole and a changed copy made: two more copies of the file,
+    against a rename saved whose cost does not grow with it).
 
     For a scratch file written again with the same content but its time, what
     :func:`atomic_write` costs beyond the bytes: a temp file and a rename over the old file,
@@ -115,6 +119,8 @@ def overwrite_alike(path: Path, data: bytes | bytearray, stamp: bytes) -> bool:
     one's blocks: 0.2-0.4 ms a file on this machine's disk. A reader, or a crash in the middle of
     the write, sees the old bytes, the new ones, or a mix of the two that differs from both only
     inside that value (no quote in it): a whole document either way, never a partial one."""
+    if len(data) >= below:
+        return False
     try:
         fd = os.open(path, _ALIKE_FLAGS)
     except OSError:
@@ -122,7 +128,12 @@ def overwrite_alike(path: Path, data: bytes | bytearray, stamp: bytes) -> bool:
     try:
         info = os.fstat(fd)
         size = len(data)
-        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or info.st_size != size:
+        if (
+            not stat.S_ISREG(info.st_mode)
+            or info.st_nlink != 1
+            or info.st_size != size
+            or stat.S_IMODE(info.st_mode) != default_file_mode()  # as a new file would have it
+        ):
             return False
         old = os.read(fd, size)
         if old == data:

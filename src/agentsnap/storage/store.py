@@ -569,8 +569,8 @@ class SnapshotStore:
         return path if written else None  # (named at the session's end)
 
     def _write_scratch(self, path: Path, snapshot: Snapshot) -> Path | None:
-        """Write ``snapshot`` to ``path`` under ``.last_run/`` (compact, atomic, no fsync); its path,
-        or None when it cannot be written (:meth:`last_run_unwritable`, said once)."""
+        """Write ``snapshot`` to ``path`` under ``.last_run/`` (compact, no fsync: :meth:`_write_bytes`);
+        its path, or None when it cannot be written (:meth:`last_run_unwritable`, said once)."""
         refuse_links(path, self.root)  # a .last_run linked elsewhere is never written through
         if self.last_run_error is not None:
             return None  # said once already
@@ -603,8 +603,8 @@ class SnapshotStore:
     def _write_bytes(
         self, path: Path, data: bytes | bytearray | Iterator[bytes | bytearray]
     ) -> None:
-        """Write a scratch file's ``data`` (atomic, no fsync; in place when the file held the same
-        run but for its timestamps: :func:`~agentsnap.storage.atomic.overwrite_alike`), the
+        """Write a scratch file's ``data`` (atomic, no fsync; in place when the file, under 1 MiB,
+        held the same run but for its timestamps: :func:`~agentsnap.storage.atomic.overwrite_alike`), the
         ``.gitignore`` first. Raises
         ``OSError`` and :class:`SnapshotFormatError` for a link made on the way: the writer names
         each file that failed when the session ends (every file is tried: one file in the way
@@ -613,7 +613,9 @@ class SnapshotStore:
         if self.last_run_error is not None:
             return
         self.write_last_run_ignore()
-        if isinstance(data, (bytes, bytearray)) and overwrite_alike(path, data, _RUN_STAMP):
+        if isinstance(data, (bytes, bytearray)) and overwrite_alike(
+            path, data, _RUN_STAMP, 1 << 20
+        ):
             return  # the file held this run but for its timestamps: written over in place
         store_write(path, data, durable=False, root=self.root)
 
@@ -629,7 +631,7 @@ class SnapshotStore:
 
     def save_sample(self, snapshot: Snapshot, run: int) -> Path | None:
         """Keep failing sample ``run`` of ``snapshot.name`` (written as :meth:`save_last_run`
-        writes: atomic, one warning and None when the folder cannot be written)."""
+        writes: :meth:`_write_bytes`, one warning and None when the folder cannot be written)."""
         return self._write_scratch(self.sample_path(snapshot.name, run), snapshot)
 
     def load_sample(self, name: str, run: int) -> Snapshot | None:
