@@ -403,6 +403,34 @@ def test_the_one_pass_prefilter_never_changes_what_is_scrubbed(text: str, pad: i
     assert scrub_text(text, scrub.parse_redact(None)) == expected
 
 
+_REMEMBERED = "rememberedCredential0123456789"
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([*_PIECES, "\u017f", "\u212a", "é", "Key", _REMEMBERED[:12], _REMEMBERED]),
+        max_size=12,
+    ).map("".join),
+    st.sampled_from([None, {"patterns": ["acct_[0-9]+", "lorem"]}]),
+    st.booleans(),
+)
+@example("x " + _REMEMBERED, None, True)
+@example("lorem", {"patterns": ["lorem"]}, False)
+@example("ghp_abcdefghij0123456789abcdefghij0123456789", None, False)
+@example("pa\u017fsword=abcdef", None, False)  # (?i) matches the long s, str.lower() keeps it
+def test_left_alone_answers_whether_scrub_text_keeps_the_text(
+    text: str, redact: object, remember: bool
+) -> None:
+    """``left_alone`` (the literal check of a request body, decided without a scrubbing round
+    for ASCII text no rule's literal is in) is ``scrub_text(text) == text``: remembered
+    credentials, user patterns, placeholders, non-ASCII text (the long s, the Kelvin sign)."""
+    rules = scrub.parse_redact(redact)
+    if remember:
+        scrub.remember_credentials([("authorization", f"Bearer {_REMEMBERED}")])
+    assert text_rules.left_alone(text, rules) == (scrub_text(text, rules) == text)
+
+
 @given(
     st.dictionaries(
         st.sampled_from(["n", "score", "api_key", "token", "password", "count", "x"]),

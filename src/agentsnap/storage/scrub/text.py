@@ -233,6 +233,25 @@ def scrub_text(text: str, rules: Redaction | None = None, *, remember: bool = Tr
     return text
 
 
+def left_alone(text: str, rules: Redaction | None = None) -> bool:
+    """``scrub_text(text, rules) == text``, decided without a scrubbing round for the usual text
+    (ASCII, no placeholder, no user pattern): no remembered credential in it (one pass) and none
+    of the built-in rules' literals in its lower case (the pass of :func:`_one_round`) is a text
+    the first round returns as it is, so the fixed point is the text itself. Any other text is
+    scrubbed (not remembered: a text made only to be checked) and compared."""
+    rules = rules or active()
+    if len(text) < _SHORTEST_MATCH and not rules._compiled_patterns:
+        return True
+    if rules._compiled_patterns or not text.isascii() or REDACTED in text:
+        return scrub_text(text, rules, remember=False) == text
+    if _cred._known.matcher is not None and _scrub_known(text) != text:
+        return False  # a remembered credential: replaced
+    candidates = _candidate_rules(text.lower())
+    if candidates is None or candidates:  # no pass, or a rule that may match: scrub and see
+        return scrub_text(text, rules, remember=False) == text
+    return True
+
+
 def mask_header(name: str, value: str, extra: Iterable[str] = ()) -> str:
     """A kept response header's stored value: ``<redacted>`` for an account
     header (:data:`ACCOUNT_HEADERS` or ``extra`` globs), else the value scrubbed."""

@@ -13,7 +13,7 @@ from ..wire import StoredExchange
 from . import credentials as _cred
 from .chunks import scrub_chunks
 from .rules import _SECRET_JSON_KEYS, _SECRET_QUERY_KEYS, REDACTED, Redaction, _Step, active
-from .text import _MEMO_ENTRIES, mask_header, scrub_text
+from .text import _MEMO_ENTRIES, left_alone, mask_header, scrub_text
 
 #: values :func:`_scrub_value` returns as they are (exact types: a subclass takes the call)
 _KEPT_SCALARS = frozenset({int, float, bool, type(None)})
@@ -215,11 +215,7 @@ def _leaves_alone(content: bytes, rules: Redaction) -> bool:
             return False
     # not remembered: the string is this check's own (the parsed body holds an equal one,
     # remembered when the snapshot is scrubbed); a 5,000-call recording held 5,000 such copies
-    return (
-        isinstance(text, str)
-        and not _secret_key(text)
-        and scrub_text(text, rules, remember=False) == text
-    )
+    return isinstance(text, str) and not _secret_key(text) and left_alone(text, rules)
 
 
 def scrub_parsed_json(value: object, raw: bytes, rules: Redaction | None = None) -> Any:
@@ -251,9 +247,11 @@ def scrub_parsed_json(value: object, raw: bytes, rules: Redaction | None = None)
     before = state[3] if long else None
     literals = _literals(raw) if before is None else _literals_beside(before, raw)
     if not known.issuperset(literals):
-        new = [lit for lit in set(literals) if lit not in known]
-        if not all(_leaves_alone(lit, rules) for lit in new):
-            return scrub_json(value, rules)
+        new = set(literals)
+        new -= known  # (C: the literals not known yet, each once)
+        for lit in new:
+            if not _leaves_alone(lit, rules):
+                return scrub_json(value, rules)
         if len(known) + len(new) > _FIXED_ENTRIES:
             known.clear()
         known.update(new)
