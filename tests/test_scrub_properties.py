@@ -409,13 +409,25 @@ _REMEMBERED = "rememberedCredential0123456789"
 @settings(max_examples=400, deadline=None)
 @given(
     st.lists(
-        st.sampled_from([*_PIECES, "\u017f", "\u212a", "é", "Key", _REMEMBERED[:12], _REMEMBERED]),
+        st.sampled_from(
+            [
+                *_PIECES,
+                "\u017f",
+                "\u212a",
+                "é",
+                "Key",
+                _REMEMBERED[:12],
+                _REMEMBERED,
+                _REMEMBERED.upper(),
+            ]
+        ),
         max_size=12,
     ).map("".join),
     st.sampled_from([None, {"patterns": ["acct_[0-9]+", "lorem"]}]),
     st.booleans(),
 )
 @example("x " + _REMEMBERED, None, True)
+@example("x " + _REMEMBERED.upper(), None, True)  # its lower case holds the form's: scrubbed, kept
 @example("lorem", {"patterns": ["lorem"]}, False)
 @example("ghp_abcdefghij0123456789abcdefghij0123456789", None, False)
 @example("pa\u017fsword=abcdef", None, False)  # (?i) matches the long s, str.lower() keeps it
@@ -453,3 +465,14 @@ def test_scrub_value_keeps_plain_scalars_and_redacts_secret_keys_ones(mapping, i
         redact = secret and isinstance(value, (int, float)) and not isinstance(value, bool)
         assert scrubbed[key] == (REDACTED if redact else value)
         assert type(scrubbed[key]) is (str if redact else type(value))
+
+
+@given(st.text(max_size=12), st.text(max_size=12))
+def test_a_text_with_a_space_is_never_a_secret_keys_name(head: str, tail: str) -> None:
+    """The request literal check skips the secret-key lookup for a text holding a space: the
+    names' folding (lower case, ``-`` and ``_`` dropped) keeps it, and no name holds one."""
+    from agentsnap.storage.scrub import walk
+
+    assert not any(" " in name for name in scrub_rules._SECRET_JSON_KEYS)
+    assert not walk._secret_key(f"{head} {tail}")
+    assert not walk._secret_key(" api_key") and walk._secret_key("API-Key")

@@ -233,23 +233,48 @@ def scrub_text(text: str, rules: Redaction | None = None, *, remember: bool = Tr
     return text
 
 
+#: (the remembered credentials' forms it was built for, an automaton of the built-in rules'
+#: literals and those forms lower-cased; None: no ahocorasick_rs): :func:`left_alone`'s one pass
+_alone: tuple[Any, Any] = ((), None)
+
+
+def _alone_matcher() -> Any:
+    """The automaton :func:`left_alone` runs over a lower-cased text, for the credentials
+    remembered now (built again when they change: their forms are a new tuple each time)."""
+    global _alone
+    forms = _cred._known.forms
+    held = _alone
+    if held[0] is forms and held[1] is not None:
+        return held[1]
+    try:
+        import ahocorasick_rs
+    except ImportError:
+        return None
+    literals = {lit for lits in _RULE_LITERALS for lit in lits}
+    literals.update(form.lower() for form in forms)
+    automaton = ahocorasick_rs.AhoCorasick(
+        sorted(literals), matchkind=ahocorasick_rs.MatchKind.Standard
+    )
+    _alone = (forms, automaton)
+    return automaton
+
+
 def left_alone(text: str, rules: Redaction | None = None) -> bool:
     """``scrub_text(text, rules) == text``, decided without a scrubbing round for the usual text
-    (ASCII, no placeholder, no user pattern): no remembered credential in it (one pass) and none
-    of the built-in rules' literals in its lower case (the pass of :func:`_one_round`) is a text
-    the first round returns as it is, so the fixed point is the text itself. Any other text is
-    scrubbed (not remembered: a text made only to be checked) and compared."""
+    (ASCII, no placeholder, no user pattern) by one pass over its lower case: holding none of
+    the built-in rules' literals (the pre-check of :func:`_one_round`) and no remembered
+    credential's form (lower-cased: an occurrence in the text is one in its lower case), it is a
+    text the first round returns as it is, so the fixed point is the text itself. Any other
+    text is scrubbed (not remembered: a text made only to be checked) and compared."""
     rules = rules or active()
-    if len(text) < _SHORTEST_MATCH and not rules._compiled_patterns:
-        return True
-    if rules._compiled_patterns or not text.isascii() or REDACTED in text:
-        return scrub_text(text, rules, remember=False) == text
-    if _cred._known.matcher is not None and _scrub_known(text) != text:
-        return False  # a remembered credential: replaced
-    candidates = _candidate_rules(text.lower())
-    if candidates is None or candidates:  # no pass, or a rule that may match: scrub and see
-        return scrub_text(text, rules, remember=False) == text
-    return True
+    if not rules._compiled_patterns:
+        if len(text) < _SHORTEST_MATCH:
+            return True
+        if text.isascii() and REDACTED not in text:
+            automaton = _alone_matcher()
+            if automaton is not None and not automaton.find_matches_as_indexes(text.lower()):
+                return True
+    return scrub_text(text, rules, remember=False) == text
 
 
 def mask_header(name: str, value: str, extra: Iterable[str] = ()) -> str:
