@@ -186,7 +186,7 @@ _FIXED_ENTRIES = 8_192
 def _literals(raw: bytes) -> list[bytes]:
     """The contents of every string literal of the JSON text ``raw``: a split at the quotes when
     no quote is escaped (every other piece is inside a string), else :data:`_STRING_LITERAL`."""
-    if b'\\"' not in raw:
+    if b"\\" not in raw or b'\\"' not in raw:  # (one byte first: a memchr)
         return raw.split(b'"')[1::2]
     found: list[bytes] = _STRING_LITERAL.findall(raw)
     return found
@@ -246,7 +246,7 @@ def scrub_parsed_json(value: object, raw: bytes, rules: Redaction | None = None)
     known = state[2]
     # a long text with no escaped quote: compared with the last one first (its literals were all
     # found harmless under these rules and credentials), only the literals it changed cut out
-    long = len(raw) >= _LONG and b'\\"' not in raw
+    long = len(raw) >= _LONG and (b"\\" not in raw or b'\\"' not in raw)
     before = state[3] if long else None
     literals = _literals(raw) if before is None else _literals_beside(before, raw)
     if not known.issuperset(literals):
