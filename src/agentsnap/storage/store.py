@@ -551,37 +551,27 @@ class SnapshotStore:
             if golden_file is not None
             else self.last_run_path(snapshot.name)
         )
-        if self.writer is None:
-            return self._write_scratch(path, snapshot)
-        refuse_links(path, self.root)  # a .last_run linked elsewhere is never written through
-        if self.last_run_error is not None:
-            return None  # said once already
-        data: bytes | bytearray | Iterator[bytes | bytearray]
-        if _steps.stepwise(snapshot, PIECES_FROM_STEPS):
-            data = self._scratch_pieces(snapshot)  # a step at a time, as it is written
-        else:
-            try:
-                data = self._scratch_bytes(snapshot)
-            except OSError as exc:  # a blob's side file
-                self.last_run_unwritable(path, exc)
-                return None
-        written = self.writer.write(path, lambda: self._write_bytes(path, data))
-        return path if written else None  # (named at the session's end)
+        return self._write_scratch(path, snapshot, self.writer)
 
-    def _write_scratch(self, path: Path, snapshot: Snapshot) -> Path | None:
+    def _write_scratch(
+        self, path: Path, snapshot: Snapshot, writer: LastRunWriter | None = None
+    ) -> Path | None:
         """Write ``snapshot`` to ``path`` under ``.last_run/`` (compact, no fsync: :meth:`_write_bytes`);
-        its path, or None when it cannot be written (:meth:`last_run_unwritable`, said once)."""
+        its path, or None when it cannot be written (:meth:`last_run_unwritable`, said once; with
+        ``writer``, a failed write is kept by it instead, and later files are still tried)."""
         refuse_links(path, self.root)  # a .last_run linked elsewhere is never written through
         if self.last_run_error is not None:
             return None  # said once already
         try:
-            big = _steps.stepwise(snapshot, PIECES_FROM_STEPS)
-            self._write_bytes(
-                path, self._scratch_pieces(snapshot) if big else self._scratch_bytes(snapshot)
-            )
-        except OSError as exc:
+            big = _steps.stepwise(snapshot, PIECES_FROM_STEPS)  # (pieces: made as they are written)
+            data = self._scratch_pieces(snapshot) if big else self._scratch_bytes(snapshot)
+            if writer is None:
+                self._write_bytes(path, data)
+        except OSError as exc:  # (with a writer: a blob's side file)
             self.last_run_unwritable(path, exc)
             return None
+        if writer is not None and not writer.write(path, lambda: self._write_bytes(path, data)):
+            return None  # (named at the session's end)
         return path
 
     def _scratch_bytes(self, snapshot: Snapshot) -> bytes | bytearray:

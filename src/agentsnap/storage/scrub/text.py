@@ -235,7 +235,7 @@ def scrub_text(text: str, rules: Redaction | None = None, *, remember: bool = Tr
 
 #: (the remembered credentials' forms it was built for, an automaton of the built-in rules'
 #: literals and those forms lower-cased; None: no ahocorasick_rs): :func:`left_alone`'s one pass
-_alone: tuple[Any, Any] = ((), None)
+_alone: tuple[Any, Any] = (None, None)
 
 
 def _alone_matcher() -> Any:
@@ -244,11 +244,12 @@ def _alone_matcher() -> Any:
     global _alone
     forms = _cred._known.forms
     held = _alone
-    if held[0] is forms and held[1] is not None:
+    if held[0] is forms:
         return held[1]
     try:
         import ahocorasick_rs
-    except ImportError:
+    except ImportError:  # (not looked for again until the credentials change)
+        _alone = (forms, None)
         return None
     literals = {lit for lits in _RULE_LITERALS for lit in lits}
     literals.update(form.lower() for form in forms)

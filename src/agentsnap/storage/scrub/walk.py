@@ -183,10 +183,16 @@ _LONG = 2048
 _FIXED_ENTRIES = 8_192
 
 
+def _plain_quotes(raw: bytes) -> bool:
+    """Whether no quote of the JSON text ``raw`` is escaped: each one opens or closes a literal
+    (one byte looked for first: a memchr, then the two-byte search only when it is there)."""
+    return b"\\" not in raw or b'\\"' not in raw
+
+
 def _literals(raw: bytes) -> list[bytes]:
     """The contents of every string literal of the JSON text ``raw``: a split at the quotes when
     no quote is escaped (every other piece is inside a string), else :data:`_STRING_LITERAL`."""
-    if b"\\" not in raw or b'\\"' not in raw:  # (one byte first: a memchr)
+    if _plain_quotes(raw):
         return raw.split(b'"')[1::2]
     found: list[bytes] = _STRING_LITERAL.findall(raw)
     return found
@@ -246,7 +252,7 @@ def scrub_parsed_json(value: object, raw: bytes, rules: Redaction | None = None)
     known = state[2]
     # a long text with no escaped quote: compared with the last one first (its literals were all
     # found harmless under these rules and credentials), only the literals it changed cut out
-    long = len(raw) >= _LONG and (b"\\" not in raw or b'\\"' not in raw)
+    long = len(raw) >= _LONG and _plain_quotes(raw)
     before = state[3] if long else None
     literals = _literals(raw) if before is None else _literals_beside(before, raw)
     if not known.issuperset(literals):
