@@ -76,6 +76,7 @@ __all__ = [
     "fsync_dir",
     "prepare",
     "prepare_parts",
+    "prepare_plain",
     "to_json",
     "write_blobs",
 ]
@@ -390,6 +391,28 @@ def prepare(data: object) -> Any:
     if isinstance(converted, dict):
         return _scrub.scrub_snapshot(converted)
     return converted
+
+
+def prepare_plain(data: dict[str, Any]) -> dict[str, Any]:
+    """:func:`prepare` of a snapshot dict without its ``trace`` (a prepared snapshot's own fields:
+    name, times, model, comparison), found without the walk when nothing in it changes: with no
+    user JSON path, plain JSON (:func:`_plain_json`: :func:`to_json` keeps it) whose every string
+    literal but the ``name`` field's, key or value, the rules leave alone
+    (:func:`agentsnap.storage.scrub.scrub_parsed_json` returns it itself) is what ``prepare`` makes
+    of it: a copy of the dict. Its top-level fields are scrubbed as values (``scrub_snapshot``'s
+    rule for every field but ``trace``; ``input`` and ``output`` take the JSON paths too, and
+    there are none), ``name`` not at all (the test's node id, a new text every test)."""
+    rules = _scrub.active()
+    if "trace" not in data and not rules._compiled_paths and _kept_whole(data, 0):
+        looked_at = {k: v for k, v in data.items() if k != "name"}  # (a new text every test)
+        try:
+            raw = msgspec.json.encode(looked_at)
+        except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
+            raw = None  # (a lone surrogate)
+        if raw is not None and _scrub.scrub_parsed_json(looked_at, raw, rules) is looked_at:
+            return dict(data)
+    prepared: dict[str, Any] = prepare(data)
+    return prepared
 
 
 class _BuiltCall(dict[str, Any]):

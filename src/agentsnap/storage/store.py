@@ -67,7 +67,7 @@ def _prepared_dict(snapshot: Snapshot, *, own_steps: bool = True) -> dict[str, A
         prepared: dict[str, Any] = _serialize.prepare(data)
         return prepared
     parts = {key: data.pop(key) for key in ("input", "trace", "output")}
-    data = {**_serialize.prepare(data), **parts}
+    data = {**_serialize.prepare_plain(data), **parts}
     if own_steps:  # (its own view: a scratch file is written on another thread)
         data["trace"] = [dict(s) if isinstance(s, dict) else s for s in data["trace"]]
     return data
