@@ -3,12 +3,21 @@
 * :func:`agentsnap.storage.serialize.prepare_plain`: a prepared snapshot's own fields (name,
   times, model, comparison) prepared without the walk when nothing in them changes; for any such
   dict and any rules it is ``prepare``'s result, in value and in bytes.
+* :class:`agentsnap.storage.naming.Listing`: a replay run's look for a test's later snapshots
+  (``name-2``, which almost never exists) answered from one listing of the snapshot folder: a
+  name it says is absent is one ``locate`` finds no file of, whatever the folder holds; it is
+  taken again after any golden the process saved (by any store); only the session's store
+  under replay, outside xdist workers, answers from it.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
+import tempfile
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 from unittest import mock
 
@@ -16,9 +25,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agentsnap.exceptions import SnapshotFormatError
 from agentsnap.storage import scrub
 from agentsnap.storage import serialize as _serialize
+from agentsnap.storage.naming import Listing, candidate_names
 from agentsnap.storage.serialize import compact_bytes, prepare, prepare_plain
+from agentsnap.storage.snapshot import Snapshot
+from agentsnap.storage.store import SnapshotStore
 from tests._support.scrub_samples import SECRET, TOUCHY
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
@@ -139,3 +152,117 @@ def test_a_trace_is_prepared_as_steps_are() -> None:
     got = prepare_plain({"name": "t", "trace": [step]})
     assert got == prepare({"name": "t", "trace": [step]})
     assert got["trace"][0]["exchange"]["response"]["headers"]["openai-organization"] != "org-1"
+
+
+# --------------------------------------------------------------------------- the listing
+
+_NAMES = st.one_of(
+    st.sampled_from(
+        [
+            "weather",
+            "Weather",
+            "tests/test_a.py::test_weather[paris]",
+            "tests/test_a.py::test_weather[paris]-2",
+            "a.b",
+            "CON",
+            "x" * 150,
+            "w-0123abcd",
+        ]
+    ),
+    st.text(min_size=1, max_size=12),
+)
+#: what is made at one of a name's candidate file names
+_MADE = st.sampled_from(["file", "upper", "lower", "folder", "link", "dangling", "nothing"])
+
+
+def _found(store: SnapshotStore, name: str) -> bool:
+    try:
+        return store.locate(name) is not None
+    except SnapshotFormatError:  # a link: found (and refused)
+        return True
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    made=st.lists(st.tuples(_NAMES, st.lists(_MADE, min_size=2, max_size=2)), max_size=4),
+    asked=st.lists(_NAMES, max_size=4),
+)
+def test_property_a_name_the_listing_says_is_absent_has_no_file(
+    made: list[tuple[str, list[str]]], asked: list[str]
+) -> None:
+    """Whatever the folder holds of any names' files (in any case, folders, links, dangling
+    ones), a name the listing calls absent (the names made, their ``-2``, others) is one
+    ``locate`` finds nothing of; and every name made a file of is not called absent."""
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder) / "snapshots"
+        root.mkdir()
+        for name, actions in made:
+            for file, action in zip(candidate_names(name), actions, strict=False):
+                path = root / {"upper": file.upper(), "lower": file.lower()}.get(action, file)
+                if action == "nothing" or os.path.lexists(path):
+                    continue
+                if action == "folder":
+                    path.mkdir()
+                elif action == "link":
+                    os.symlink(Path(folder) / "elsewhere.json", path)
+                    (Path(folder) / "elsewhere.json").write_text("{}")
+                elif action == "dangling":
+                    os.symlink(Path(folder) / "gone.json", path)
+                else:
+                    path.write_text("{}")
+        listing = Listing(root)
+        store = SnapshotStore(root)
+        for name in [*(n for n, _ in made), *(f"{n}-2" for n, _ in made), *asked]:
+            if listing.absent(name):
+                assert not _found(store, name), name
+        for name, actions in made:
+            if "file" in actions[: len(candidate_names(name))]:
+                assert not listing.absent(name)
+
+
+def _golden(name: str) -> Snapshot:
+    return Snapshot(
+        name=name, trace=[{"type": "tool_call", "name": "f", "args": {}}], approved=True
+    )
+
+
+def test_a_listed_store_sees_a_golden_any_store_of_the_process_saved(tmp_path: Path) -> None:
+    root = tmp_path / "snapshots"
+    session_store = SnapshotStore(root)
+    session_store.listed = True
+    assert session_store.load_listed("t-2") is None  # (no folder yet: listed as empty)
+    SnapshotStore(root).save(_golden("t-2"))  # another store: a block, the fixture, the CLI
+    found = session_store.load_listed("t-2")
+    assert found is not None and found.name == "t-2"
+    (root / "made-by-hand.json").write_text("{}")  # (not seen: only saves make it list again)
+    assert session_store.load_listed("made-by-hand") is None
+    assert SnapshotStore(root).load_listed("t-2") is not None  # not listed: looked up as before
+
+
+def test_an_unreadable_folder_is_looked_up_as_before(tmp_path: Path) -> None:
+    root = tmp_path / "snapshots"
+    SnapshotStore(root).save(_golden("t-2"))
+    with mock.patch("os.listdir", side_effect=PermissionError(13, "denied")):
+        listing = Listing(root)
+    assert not listing.absent("t-2") and not listing.absent("nothing-there")
+
+
+@pytest.mark.parametrize(
+    ("mode", "worker", "listed"),
+    [
+        ("replay", False, True),
+        ("replay", True, False),
+        ("record", False, False),
+        ("live", False, False),
+    ],
+)
+def test_only_a_replay_sessions_own_store_answers_from_a_listing(
+    request: pytest.FixtureRequest, tmp_path: Path, mode: str, worker: bool, listed: bool
+) -> None:
+    from agentsnap._pytest.session import AgentsnapSession
+    from agentsnap.config import Settings
+
+    settings = Settings(ci=False, mode=mode, snapshot_dir=str(tmp_path))
+    session = AgentsnapSession(request.config, settings)
+    session.config = SimpleNamespace(workerinput={}) if worker else SimpleNamespace()  # type: ignore[assignment]
+    assert session.store.listed is listed

@@ -204,6 +204,7 @@ class AgentsnapSession:
 
         store = SnapshotStore(self.settings.snapshot_path, force=self.settings.force)
         store.writer = self.last_run_writer
+        store.listed = self.settings.mode == "replay" and not hasattr(self.config, "workerinput")
         return store
 
     @property
@@ -287,7 +288,7 @@ class AgentsnapSession:
         later: list[dict[str, Any]] = []  # (the golden's own trace read only when there are more)
         for index in itertools.count(2):
             try:
-                found = self.store.load(f"{name}-{index}")
+                found = self.store.load_listed(f"{name}-{index}")  # (no stat for a name none has)
             except SnapshotFormatError:
                 break  # the block that owns it reports the broken file
             if found is None:

@@ -17,14 +17,21 @@ it: saving, approving, updating and re-recording write where it was found.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import os
 import re
 from pathlib import Path
 
 __all__ = [
+    "SAVES",
+    "Listing",
+    "candidate_names",
     "input_sha8",
+    "listing",
     "name_from_file",
+    "plain_candidate",
     "preferred_filename",
     "snapshot_filename",
 ]
@@ -43,9 +50,14 @@ _UNSAFE_RUN = re.compile(r"[^A-Za-z0-9._-]+")
 _DOTS = re.compile(r"\.{2,}")
 
 
+def _name_hash(name: str) -> str:
+    """The 8 hex digits a hashed file name of snapshot ``name`` ends with (before ``.json``)."""
+    return hashlib.sha1(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+
+
 def snapshot_filename(name: str) -> str:
     """``<sanitized-name>-<sha1(name)[:8]>.json`` for a snapshot name."""
-    digest = hashlib.sha1(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    digest = _name_hash(name)
     stem = name.replace("::", "__")
     stem = _UNSAFE_RUN.sub("_", stem)
     stem = _DOTS.sub("_", stem).strip("._ -")[:_MAX_STEM].rstrip("._ ")
@@ -123,3 +135,61 @@ def input_sha8(value: object) -> str:
 
 
 _INPUT_HASH_TAIL = re.compile(r"__[0-9a-f]{8}$")
+
+
+def plain_candidate(name: str) -> str | None:
+    """``<name>.json`` when :meth:`agentsnap.storage.store.SnapshotStore.locate` tries that file for
+    ``name`` (a safe file name: agentsnap 0.5.1's form and today's plain one), else None."""
+    if _PLAIN_NAME.fullmatch(name) and ".." not in name and len(name) <= _MAX_LEGACY_NAME:
+        return f"{name}.json"
+    return None
+
+
+#: goldens this process saved, by any store (``SnapshotStore.save``): a listing taken before is stale
+SAVES = [0]
+
+
+def listing(held: Listing | None, folder: str | os.PathLike[str]) -> Listing:
+    """``held`` while this process saved no golden since it was taken, else ``folder`` listed anew."""
+    return held if held is not None and held.saves == SAVES[0] else Listing(folder)
+
+
+#: (bounded: a session asks for its tests' names, and a name is any text)
+@functools.lru_cache(maxsize=2048)
+def candidate_names(name: str) -> tuple[str, ...]:
+    """The file names snapshot ``name`` may be stored under, in the order they are tried: the hashed
+    form (:func:`snapshot_filename`), then :func:`plain_candidate`; made once a name."""
+    plain = plain_candidate(name)
+    return (snapshot_filename(name),) if plain is None else (snapshot_filename(name), plain)
+
+
+class Listing:
+    """A folder's file names as listed once, asked which snapshot names surely have no file there.
+
+    A file of snapshot ``name`` is named by its hash (:func:`snapshot_filename`: its 8 hex digits
+    before ``.json``) or is ``<name>.json`` (:func:`plain_candidate`): when no listed name holds
+    that hash there, nor is that plain name, no such file was listed (the names are compared
+    lower-cased: a file system that folds case finds no more). Each name is looked at once, when
+    listed; asking costs a hash and two set lookups, no system call. What the folder holds later
+    is not seen: the caller lists again after any file it wrote."""
+
+    __slots__ = ("hashes", "names", "read", "saves")
+
+    def __init__(self, folder: str | os.PathLike[str]) -> None:
+        self.saves = SAVES[0]  # (before the folder is read: a save meanwhile makes it stale)
+        self.read = True
+        try:
+            found = os.listdir(folder)
+        except (FileNotFoundError, NotADirectoryError):
+            found = []  # (no folder: no file in it)
+        except OSError:
+            found, self.read = [], False  # (not readable: any name may have a file)
+        self.names = {entry.lower() for entry in found}
+        self.hashes = {entry[-13:-5] for entry in self.names}
+
+    def absent(self, name: str) -> bool:
+        """Whether no listed file may be one of ``name``'s (then none was there when listed)."""
+        if not self.read or _name_hash(name) in self.hashes:
+            return False
+        plain = plain_candidate(name)
+        return plain is None or plain.lower() not in self.names

@@ -24,16 +24,10 @@ from typing import TYPE_CHECKING, Any
 from ..exceptions import SnapshotFormatError
 from . import lazy_steps as _steps
 from . import legacy as _legacy
+from . import naming as _naming
 from . import schema as _schema
 from . import serialize as _serialize
 from .atomic import lstat_mode, overwrite_alike, read_small, refuse_links, still_first, store_write
-from .naming import (
-    _INPUT_HASH_TAIL,
-    _MAX_LEGACY_NAME,
-    _PLAIN_NAME,
-    preferred_filename,
-    snapshot_filename,
-)
 from .snapshot import (
     _MAX_NESTING,
     _READABLE_VERSIONS,
@@ -166,19 +160,20 @@ class SnapshotStore:
         self.known: dict[Path, tuple[int, int]] = {}
         #: name -> (the file :meth:`locate` found, the candidates before it, absent then)
         self._located: dict[str, tuple[Path, tuple[Path, ...]]] = {}
+        #: :meth:`load_listed` may answer from a listing of ``root`` (a run no other process saves
+        #: goldens in meanwhile: the pytest session's store under replay, no xdist worker)
+        self.listed = False
+        self._listing: _naming.Listing | None = None
 
     def __repr__(self) -> str:
         return f"SnapshotStore({str(self.root)!r})"
 
     # -- paths -------------------------------------------------------------
     def candidates(self, name: str) -> list[Path]:
-        """Every file name ``name`` may be stored under, in the order they are tried:
-        the hashed form (:func:`snapshot_filename`), then ``<name>.json`` when
-        that is a safe file name (agentsnap 0.5.1's form and today's plain one)."""
-        out = [self.root / snapshot_filename(name)]
-        if _PLAIN_NAME.fullmatch(name) and ".." not in name and len(name) <= 200:
-            out.append(self.root / f"{name}.json")
-        return out
+        """Every file name ``name`` may be stored under, in the order they are tried
+        (:func:`~agentsnap.storage.naming.candidate_names`): the hashed form, then ``<name>.json``
+        when that is a safe file name (agentsnap 0.5.1's form and today's plain one)."""
+        return [self.root / file for file in _naming.candidate_names(name)]
 
     def locate(self, name: str) -> Path | None:
         """Which file holds snapshot ``name``: the first of :meth:`candidates` that exists, else None.
@@ -202,6 +197,15 @@ class SnapshotStore:
                 return path
         return None
 
+    def load_listed(self, name: str) -> Snapshot | None:
+        """:meth:`load`, or None at once when :attr:`listed` and ``root``'s listing (taken again
+        after any golden this process saved) holds no file of ``name``: :meth:`locate` finds none."""
+        if self.listed:
+            self._listing = _naming.listing(self._listing, self.root)
+            if self._listing.absent(name):
+                return None
+        return self.load(name)
+
     def located(self, name: str) -> Path | None:
         """The file :meth:`locate` last found for ``name`` (not looked at again), else None."""
         return known[0] if (known := self._located.get(name)) is not None else None
@@ -209,22 +213,22 @@ class SnapshotStore:
     def input_hash_names(self, name: str) -> list[str]:
         """Names of the agentsnap 0.5.1 goldens recorded for ``name`` with an input
         (files ``<name>__<8 hex>.json``), sorted; [] when there are none."""
-        if not self.root.is_dir() or not _PLAIN_NAME.fullmatch(name):
+        if not self.root.is_dir() or not _naming._PLAIN_NAME.fullmatch(name):
             return []
         out = []
         for path in self.root.glob(f"{glob_escape(name)}__*.json"):
             stem = path.stem
             if (
                 stem[: len(name)] == name
-                and _INPUT_HASH_TAIL.fullmatch(stem[len(name) :])
+                and _naming._INPUT_HASH_TAIL.fullmatch(stem[len(name) :])
                 and path.is_file()
             ):
                 out.append(stem)
         return sorted(out)
 
     def path_for(self, name: str) -> Path:
-        """The file of snapshot ``name``: where it already is (:meth:`locate`), else
-        where a new one goes (:func:`preferred_filename`). Always directly inside ``root``.
+        """The file of snapshot ``name``: where it already is (:meth:`locate`), else where a new
+        one goes (:func:`~agentsnap.storage.naming.preferred_filename`). Always directly in ``root``.
         A golden that is a symbolic link raises (:func:`refuse_links`), except on a store
         made with ``force``: then it is that link, which :meth:`save` replaces."""
         try:
@@ -236,7 +240,7 @@ class SnapshotStore:
             return link
         if found is not None:
             return found
-        return self.root / preferred_filename(name)
+        return self.root / _naming.preferred_filename(name)
 
     def _link_to_replace(self, name: str) -> Path | None:
         """The first of ``name``'s :meth:`candidates` that is a symbolic link in a folder
@@ -361,9 +365,8 @@ class SnapshotStore:
     def legacy_path_for(self, name: str) -> Path | None:
         """Where agentsnap 0.5.1 kept ``name`` (``<root>/<name>.json``), if that is a safe file name."""
         # a name too long for one file name (255 bytes on most file systems) never had a 0.5.1 file
-        if _PLAIN_NAME.fullmatch(name) and ".." not in name and len(name) <= _MAX_LEGACY_NAME:
-            return self.root / f"{name}.json"
-        return None
+        plain = _naming.plain_candidate(name)
+        return None if plain is None else self.root / plain
 
     def load(self, name: str) -> Snapshot | None:
         """The snapshot named ``name``, or None when there is no file.
@@ -410,7 +413,7 @@ class SnapshotStore:
         the golden's file name when it is known (an unreadable golden whose name is a guess)."""
         path = self.root / LAST_RUN_DIR / golden_file if golden_file else self.last_run_path(name)
         refuse_links(path, self.root)
-        old = self.root / LAST_RUN_DIR / snapshot_filename(name)
+        old = self.root / LAST_RUN_DIR / _naming.snapshot_filename(name)
         return [p for p in dict.fromkeys((path, old)) if p.is_file() and not p.is_symlink()]
 
     def load_last_run(self, name: str) -> Snapshot | None:
@@ -504,6 +507,7 @@ class SnapshotStore:
         stamp_digest(snapshot, new)  # (volatile: an unchanged file above is left as it is)
         write_blobs(new, self.root)  # side files first: a snapshot never names a missing one
         store_write(path, dump_pieces(new), root=self.root, replace_link=linked)  # never whole
+        _naming.SAVES[0] += 1  # (a listing taken before this file was there is stale: load_listed)
         self._remember(path)
         return path
 
