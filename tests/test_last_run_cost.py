@@ -266,3 +266,21 @@ def test_only_a_replay_sessions_own_store_answers_from_a_listing(
     session = AgentsnapSession(request.config, settings)
     session.config = SimpleNamespace(workerinput={}) if worker else SimpleNamespace()  # type: ignore[assignment]
     assert session.store.listed is listed
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    name=st.one_of(
+        _NAMES, st.text(max_size=40), st.sampled_from(["\ud800", "a\udfffb", "日本語::テスト"])
+    )
+)
+def test_property_a_names_hash_is_sha1s(name: str) -> None:
+    """The interpreter's own SHA-1, as hashlib's (OpenSSL's) would give it: the hashed file
+    names goldens already have (lone surrogates included)."""
+    import hashlib
+
+    from agentsnap.storage import naming
+
+    want = hashlib.sha1(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    assert naming._name_hash(name) == want
+    assert naming.snapshot_filename(name).endswith(f"-{want}.json")
