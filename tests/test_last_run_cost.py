@@ -284,3 +284,68 @@ def test_property_a_names_hash_is_sha1s(name: str) -> None:
     want = hashlib.sha1(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     assert naming._name_hash(name) == want
     assert naming.snapshot_filename(name).endswith(f"-{want}.json")
+
+
+# --------------------------------------------------------------------------- written in place
+
+
+def _run(second: int) -> Snapshot:
+    at = f"2026-12-07T10:00:{second:02d}+00:00"
+    return Snapshot(
+        name="t",
+        trace=[{"type": "tool_call", "name": "f", "args": {"q": 1}}],
+        output="ok",
+        created_at=at,
+        updated_at=at,
+        recorded_at=at,
+        comparison={"mode": "replay", "score": 1.0},
+    )
+
+
+@pytest.mark.parametrize("writer", [False, True])
+@pytest.mark.parametrize(
+    "there", ["alike", "other run", "nothing", "no .gitignore", "link", "linked folder"]
+)
+def test_a_last_run_is_written_in_place_never_through_a_link(
+    tmp_path: Path, there: str, writer: bool
+) -> None:
+    """The record written over a file that held the same run at another time (the only change),
+    as a new file would hold it, the ``.gitignore`` there; a ``.last_run`` file, or folder, that
+    is a link (to a file holding that same run: what the in-place write would take) raises
+    before anything is written through it, with or without the session's writer."""
+    from agentsnap.storage.last_run_writer import LastRunWriter
+    from agentsnap.storage.store import _prepared_dict
+
+    root = tmp_path / "snaps"
+    store = SnapshotStore(root)
+    store.writer = LastRunWriter() if writer else None
+    last = store.save_last_run(_run(1) if there != "other run" else _snapshot_other())
+    assert last is not None
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    if there == "nothing":
+        last.unlink()
+    elif there == "no .gitignore":
+        (last.parent / ".gitignore").unlink()
+    elif there == "link":
+        last.rename(elsewhere / last.name)
+        last.symlink_to(elsewhere / last.name)
+    elif there == "linked folder":
+        last.parent.rename(elsewhere / ".last_run")
+        last.parent.symlink_to(elsewhere / ".last_run", target_is_directory=True)
+    outside = {p: p.read_bytes() for p in elsewhere.rglob("*") if p.is_file()}
+    if there in ("link", "linked folder"):
+        with pytest.raises(SnapshotFormatError, match="symbolic link"):
+            store.save_last_run(_run(2))
+        assert {p: p.read_bytes() for p in elsewhere.rglob("*") if p.is_file()} == outside
+        return
+    assert store.save_last_run(_run(2)) == last
+    assert last.read_bytes() == bytes(compact_bytes(_prepared_dict(_run(2))))
+    assert (last.parent / ".gitignore").is_file()
+    assert store.writer is None or store.writer.close() == []
+
+
+def _snapshot_other() -> Snapshot:
+    other = _run(1)
+    other.output = "another answer"
+    return other

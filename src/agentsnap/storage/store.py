@@ -160,8 +160,7 @@ class SnapshotStore:
         self.known: dict[Path, tuple[int, int]] = {}
         #: name -> (the file :meth:`locate` found, the candidates before it, absent then)
         self._located: dict[str, tuple[Path, tuple[Path, ...]]] = {}
-        #: :meth:`load_listed` may answer from a listing of ``root`` (a run no other process saves
-        #: goldens in meanwhile: the pytest session's store under replay, no xdist worker)
+        #: :meth:`load_listed` may answer from a listing of ``root`` (the session's, under replay)
         self.listed = False
         self._listing: _naming.Listing | None = None
 
@@ -198,8 +197,8 @@ class SnapshotStore:
         return None
 
     def load_listed(self, name: str) -> Snapshot | None:
-        """:meth:`load`, or None at once when :attr:`listed` and ``root``'s listing (taken again
-        after any golden this process saved) holds no file of ``name``: :meth:`locate` finds none."""
+        """:meth:`load`, None at once when :attr:`listed` and ``root``'s listing (again after any save
+        of this process: no other writes goldens meanwhile) has no file of ``name``."""
         if self.listed:
             self._listing = _naming.listing(self._listing, self.root)
             if self._listing.absent(name):
@@ -563,12 +562,16 @@ class SnapshotStore:
         """Write ``snapshot`` to ``path`` under ``.last_run/`` (compact, no fsync: :meth:`_write_bytes`);
         its path, or None when it cannot be written (:meth:`last_run_unwritable`, said once; with
         ``writer``, a failed write is kept by it instead, and later files are still tried)."""
-        refuse_links(path, self.root)  # a .last_run linked elsewhere is never written through
+        refuse_links(path.parent, self.root)  # a linked .last_run is never written through
         if self.last_run_error is not None:
+            refuse_links(path, path.parent)  # (nor a linked file: raises, as ever)
             return None  # said once already
         try:
             big = _steps.stepwise(snapshot, PIECES_FROM_STEPS)  # (pieces: made as they are written)
             data = self._scratch_pieces(snapshot) if big else self._scratch_bytes(snapshot)
+            if self._in_place(path, data):
+                return path  # (never through a link: the file's own check is not needed)
+            refuse_links(path, path.parent)  # the file itself: a link raises
             if writer is None:
                 self._write_bytes(path, data)
         except OSError as exc:  # (with a writer: a blob's side file)
@@ -594,23 +597,26 @@ class SnapshotStore:
         write_blobs(data, self.root)
         yield from compact_pieces(data)
 
+    def _in_place(self, path: Path, data: bytes | bytearray | Iterator[bytes | bytearray]) -> bool:
+        """Whether ``data`` was written over ``path`` in place (the ``.gitignore`` there; the file held
+        this run but its times: :func:`~agentsnap.storage.atomic.overwrite_alike`, never opening a
+        link); else nothing was (an error too: :meth:`_write_bytes` then writes it whole)."""
+        with contextlib.suppress(OSError):  # (an error: written whole below, or said)
+            ignore = os.path.join(self.root, LAST_RUN_DIR, ".gitignore")
+            if isinstance(data, (bytes, bytearray)) and lstat_mode(ignore) is not None:
+                return overwrite_alike(path, data, _RUN_STAMP, 1 << 20)
+        return False
+
     def _write_bytes(
         self, path: Path, data: bytes | bytearray | Iterator[bytes | bytearray]
     ) -> None:
-        """Write a scratch file's ``data`` (atomic, no fsync; in place when the file, under 1 MiB,
-        held the same run but for its timestamps: :func:`~agentsnap.storage.atomic.overwrite_alike`), the
-        ``.gitignore`` first. Raises
-        ``OSError`` and :class:`SnapshotFormatError` for a link made on the way: the writer names
-        each file that failed when the session ends (every file is tried: one file in the way
-        costs only itself); written at once, :meth:`last_run_unwritable` says it once and later
-        writes of this store are skipped."""
+        """Write a scratch file's ``data`` (atomic, no fsync), the ``.gitignore`` first. Raises ``OSError``
+        and :class:`SnapshotFormatError` for a link made on the way: the writer names each file
+        that failed when the session ends (one file in the way costs only itself); written at
+        once, :meth:`last_run_unwritable` says it once and later writes of this store are skipped."""
         if self.last_run_error is not None:
             return
         self.write_last_run_ignore()
-        if isinstance(data, (bytes, bytearray)) and overwrite_alike(
-            path, data, _RUN_STAMP, 1 << 20
-        ):
-            return  # the file held this run but for its timestamps: written over in place
         store_write(path, data, durable=False, root=self.root)
 
     # -- the samples of a statistics run (--agentsnap-runs N) -----------------------------
