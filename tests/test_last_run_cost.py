@@ -239,6 +239,24 @@ def test_a_listed_store_sees_a_golden_any_store_of_the_process_saved(tmp_path: P
     assert SnapshotStore(root).load_listed("t-2") is not None  # not listed: looked up as before
 
 
+def test_a_save_that_finds_its_file_unchanged_also_lists_again(tmp_path: Path) -> None:
+    """A golden copied in after the listing, then saved unchanged by this process (nothing
+    written): the listing is taken again all the same."""
+    import shutil
+
+    elsewhere = SnapshotStore(tmp_path / "elsewhere")
+    made = elsewhere.save(_golden("t-2"))
+    root = tmp_path / "snapshots"
+    session_store = SnapshotStore(root)
+    session_store.listed = True
+    assert session_store.load_listed("t-2") is None
+    root.mkdir()
+    shutil.copy2(made, root / made.name)
+    SnapshotStore(root).save(elsewhere.load("t-2"))  # type: ignore[arg-type]
+    assert (root / made.name).read_bytes() == made.read_bytes()  # (found unchanged)
+    assert session_store.load_listed("t-2") is not None
+
+
 def test_an_unreadable_folder_is_looked_up_as_before(tmp_path: Path) -> None:
     root = tmp_path / "snapshots"
     SnapshotStore(root).save(_golden("t-2"))

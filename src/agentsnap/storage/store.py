@@ -479,6 +479,7 @@ class SnapshotStore:
         from .serialize import write_blobs
 
         force = self.force if force is None else force
+        _naming.SAVES[0] += 1  # (and after the write: a listing taken before is stale)
         path, linked = self._path_to_save(snapshot.name, force)
         new = _prepared_dict(snapshot, own_steps=False)  # written here (~2 MB at 5,000 calls)
         if not linked and path.is_file():
@@ -598,9 +599,8 @@ class SnapshotStore:
         yield from compact_pieces(data)
 
     def _in_place(self, path: Path, data: bytes | bytearray | Iterator[bytes | bytearray]) -> bool:
-        """Whether ``data`` was written over ``path`` in place (the ``.gitignore`` there; the file held
-        this run but its times: :func:`~agentsnap.storage.atomic.overwrite_alike`, never opening a
-        link); else nothing was (an error too: :meth:`_write_bytes` then writes it whole)."""
+        """Whether ``data`` was written over ``path`` in place (:func:`~agentsnap.storage.atomic.overwrite_alike`,
+        never through a link; the ``.gitignore`` there), else nothing was (:meth:`_write_bytes`)."""
         with contextlib.suppress(OSError):  # (an error: written whole below, or said)
             ignore = os.path.join(self.root, LAST_RUN_DIR, ".gitignore")
             if isinstance(data, (bytes, bytearray)) and lstat_mode(ignore) is not None:
