@@ -146,6 +146,7 @@ class SnapshotStore:
         self, root: str | os.PathLike[str] = "__agent_snapshots__", *, force: bool = False
     ) -> None:
         self.root = Path(root)
+        self._last_runs = self.root / LAST_RUN_DIR  # (joined once: a .last_run file a test)
         #: ``--agentsnap-force``: an unreadable file loads as missing (with a warning)
         #: and :meth:`save` overwrites it
         self.force = force
@@ -550,12 +551,9 @@ class SnapshotStore:
         ``golden_file``: the golden's file name when the caller just located it (:meth:`path_for`:
         not looked up again).
         """
-        path = (
-            self.root / LAST_RUN_DIR / golden_file
-            if golden_file is not None
-            else self.last_run_path(snapshot.name)
-        )
-        return self._write_scratch(path, snapshot, self.writer)
+        if golden_file is None:
+            return self._write_scratch(self.last_run_path(snapshot.name), snapshot, self.writer)
+        return self._write_scratch(self._last_runs / golden_file, snapshot, self.writer)
 
     def _write_scratch(
         self, path: Path, snapshot: Snapshot, writer: LastRunWriter | None = None
