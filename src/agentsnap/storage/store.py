@@ -54,17 +54,15 @@ __all__ = ["SnapshotStore", "warn_unwritable"]
 PIECES_FROM_STEPS = 500
 
 
-def _prepared_dict(snapshot: Snapshot, *, own_steps: bool = True) -> dict[str, Any]:
-    """``prepare(snapshot.to_dict())``, a prepared trace not again; its steps copied if ``own_steps``."""
+def _prepared_dict(snapshot: Snapshot) -> dict[str, Any]:
+    """``prepare(snapshot.to_dict())``, a prepared trace not again (its steps the snapshot's own:
+    every writer reads them at once, on the test's thread, none changes them)."""
     data = snapshot.to_dict()
     if not snapshot.prepared:
         prepared: dict[str, Any] = _serialize.prepare(data)
         return prepared
     parts = {key: data.pop(key) for key in ("input", "trace", "output")}
-    data = {**_serialize.prepare_plain(data), **parts}
-    if own_steps:  # (its own view: a scratch file is written on another thread)
-        data["trace"] = [dict(s) if isinstance(s, dict) else s for s in data["trace"]]
-    return data
+    return {**_serialize.prepare_plain(data), **parts}
 
 
 def _has_conflict_markers(raw: bytes) -> bool:
@@ -482,7 +480,7 @@ class SnapshotStore:
         force = self.force if force is None else force
         _naming.SAVES[0] += 1  # (and after the write: a listing taken before is stale)
         path, linked = self._path_to_save(snapshot.name, force)
-        new = _prepared_dict(snapshot, own_steps=False)  # written here (~2 MB at 5,000 calls)
+        new = _prepared_dict(snapshot)  # written here (~2 MB at 5,000 calls)
         if not linked and path.is_file():
             try:
                 # a broken file raises, untouched; read once: the document as stored, no
