@@ -80,7 +80,8 @@ def golden_again(name: str, recording: Recording, golden: Snapshot) -> Snapshot 
       no ``request_drift``, no client-minted ids renamed), each response the one recorded, for
       the provider that recorded it;
     * the golden's ``trace_digest`` is still its trace's (:func:`~agentsnap.storage.snapshot.trace_digest`,
-      checked by :func:`~agentsnap.storage.snapshot.trace_proof` on the keys in file order).
+      checked by :func:`~agentsnap.storage.snapshot.trace_proof` on the keys in file order; the
+      answer the cassette kept when it was made is read, :meth:`~agentsnap.capture.cassette.Cassette.prove`).
 
     The steps are copies of the golden's step dicts (without ``latency_ms``, which a replayed
     call never has), holding the golden's values; output and model are read from them as
@@ -120,7 +121,9 @@ def golden_again(name: str, recording: Recording, golden: Snapshot) -> Snapshot 
             or (ex.codec is None) != (step.get("type") == "http")
         ):
             return None
-    holds, finite = _snapshot.trace_proof(golden.trace, golden.trace_digest)
+    # checked as the cassette was made (its answer kept), else here
+    proof = cassette.proven(golden.trace)
+    holds, finite = proof or _snapshot.trace_proof(golden.trace, golden.trace_digest)
     if not holds:
         return None  # edited since agentsnap wrote it, or another version's, or other rules
     # each step a dict of its own (nothing done to the run's steps reaches the golden's), its

@@ -33,7 +33,9 @@ from collections.abc import Iterator, Sequence
 from typing import Any, cast
 
 from ..exceptions import ReplayMissError
+from ..storage import snapshot as _snapshot
 from ..storage.lazy_steps import RawSteps
+from ..storage.scrub import rules as _rules
 from ..storage.wire import canonical_json, replay_key, request_key
 
 __all__ = ["Cassette", "canonical_json", "request_key"]
@@ -93,6 +95,9 @@ class Cassette:
         #: 0.5.1 llm_call steps in recorded order: (entry index or None, what to serve or why not)
         self._legacy: deque[tuple[int | None, Any]] = deque()
         self.legacy = legacy
+        #: ``(trace, rules, holds, finite)`` when the steps are a golden's whose ``trace_digest``
+        #: was checked as the cassette was made, under those ``redact`` rules (:meth:`prove`)
+        self.proof: tuple[object, object, bool, bool] | None = None
         if legacy and raw is None:
             self._add_legacy(steps)
         # (a large golden's steps as text: read no further than its requests, one at a time)
@@ -168,6 +173,34 @@ class Cassette:
             )
         self._played[idx] = True
         return idx, self._entries[idx], None
+
+    def prove(self, trace: list[dict[str, Any]], digest: str) -> None:
+        """Check ``digest`` (its golden's ``trace_digest``) against ``trace``, the steps this
+        cassette serves from (:func:`~agentsnap.storage.snapshot.trace_proof`), and keep the
+        answer: :func:`~agentsnap._pytest.golden_run.golden_again` reads it at the test's end
+        instead of hashing the steps again, and :attr:`texts_parse_to_bodies` reads it for each
+        served response."""
+        holds, finite = _snapshot.trace_proof(trace, digest)
+        self.proof = (trace, _rules.active(), holds, finite)
+
+    def proven(self, trace: object) -> tuple[bool, bool] | None:
+        """:meth:`prove`'s ``(holds, finite)`` for ``trace`` (the same list) under the rules in
+        force now; None when it was not proven so."""
+        proof = self.proof
+        if proof is None or proof[0] is not trace or proof[1] is not _rules.active():
+            return None
+        return proof[2], proof[3]
+
+    @property
+    def texts_parse_to_bodies(self) -> bool:
+        """Whether every recorded response that stores its exact ``text`` beside its ``body`` is
+        known to parse to that body without parsing it again: the steps hold their golden's
+        ``trace_digest`` (written only for steps agentsnap derived from the exchanges it recorded,
+        whose text is the body's own wire text: :func:`~agentsnap.capture.faithful.response_body`;
+        a body edited or scrubbed later no longer holds it) and no float in them is NaN or
+        infinite (a NaN is unequal to itself: such a body is compared as it is today)."""
+        proof = self.proof
+        return proof is not None and proof[2] and proof[3]
 
     def __len__(self) -> int:
         return len(self._entries)

@@ -123,15 +123,20 @@ def response_body(
     return stored, True
 
 
-def replay_body(stored: dict[str, Any]) -> tuple[bytes, bool]:
+def replay_body(stored: dict[str, Any], *, proven: bool = False) -> tuple[bytes, bool]:
     """The bytes replay serves for a stored non-streamed body, and whether they are the recorded ones.
 
     A ``text`` stored next to a ``body`` is served only while it still parses
     to that ``body``: a ``body`` edited by hand (or scrubbed later by
     ``agentsnap scrub``) is served as edited, re-serialised, and
     ``exact`` is False (the recorded ``content-length`` no longer applies).
+    ``proven``: the response is a step of a golden whose digest holds
+    (:attr:`~agentsnap.capture.cassette.Cassette.texts_parse_to_bodies`): its text is served
+    without being parsed again.
     """
     if "text" in stored and "body" in stored:
+        if proven and type(stored["text"]) is str:
+            return stored["text"].encode("utf-8"), True
         try:
             same = wire.json_loads(stored["text"]) == stored["body"]
         except (TypeError, ValueError):

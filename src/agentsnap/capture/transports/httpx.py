@@ -96,7 +96,9 @@ def _replayed_response(
     else:
         if b"content-encoding" in lows:
             triples = [t for t in triples if t[1] != b"content-encoding"]
-        body, exact = faithful.replay_body(stored)
+        cassette = recording.cassette  # (a golden's proven steps: their texts served unparsed)
+        proven = cassette is not None and cassette.texts_parse_to_bodies
+        body, exact = faithful.replay_body(stored, proven=proven)
         if (
             framed and exact
         ):  # the recorded bytes and framing: a stream, so httpx adds no content-length
