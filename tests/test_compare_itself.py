@@ -218,3 +218,41 @@ def test_a_run_that_is_not_its_goldens_values_is_compared_in_full(drop: str) -> 
     else:
         del run[0]["usage"]
     assert not lifecycle._golden_steps(golden, run)
+
+
+# -- _validated: options remembered by their marshalled values -----------------------------------
+
+_LOOKALIKES = {
+    "structural_tolerance": [0, 1, True, False, 1.0],
+    "semantic_threshold": [1, 1.0, True, 0.0, -0.0, 0.5],
+    "before": [[], [["a", "b"]], (("a", "b"),), [("a", "b")], [["a", 1]]],
+    "tools": [{}, {"a": {"optional": True}}, {"a": {"optional": 1}}, {"a": {"args": "subset"}}],
+    "ignored_fields": [[], ["x"], ("x",), "x", None],
+    "weights": [None, {"output": 1}, {"output": 1.0}, {"output": True}],
+}
+
+
+def _outcome(opts: CompareOptions, remembered: bool) -> str:
+    try:
+        checked = _compare._validated(opts) if remembered else opts.validated()
+    except (TypeError, ValueError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return repr([(f.name, getattr(checked, f.name)) for f in dataclasses.fields(checked)])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.fixed_dictionaries({k: st.sampled_from(v) for k, v in _LOOKALIKES.items()}),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_remembered_options_are_the_options_validated_each_time(
+    picks: list[dict[str, Any]],
+) -> None:
+    """Values equal to Python but not alike to the rules (``True`` / ``1`` / ``1.0``, ``-0.0`` /
+    ``0.0``, a tuple for a list, at any depth) are never taken for one another."""
+    for values in picks:
+        opts = CompareOptions(**copy.deepcopy(values))
+        assert _outcome(opts, True) == _outcome(CompareOptions(**copy.deepcopy(values)), False)

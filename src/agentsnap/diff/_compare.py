@@ -300,7 +300,10 @@ def compute_diff(
 
 #: options validated lately: ``{key: (validated options, the objects the key holds by identity)}``
 #: (:func:`_validated`); a pytest run compares every test with the same options
-_VALIDATED: dict[tuple[object, ...], tuple[CompareOptions, list[object]]] = {}
+_VALIDATED: dict[object, tuple[CompareOptions, list[object]]] = {}
+#: :func:`marshal.dumps`' format of :func:`_validated`'s keys (2: floats by their bits, no
+#: back-references)
+_MARSHAL_FORMAT = 2
 _VALIDATED_KEPT = 8
 _VALIDATED_LOCK = threading.Lock()
 #: the fields whose value is an object compared by identity (a judge, an embedder, a backend):
@@ -340,23 +343,34 @@ def _validated(options: CompareOptions) -> CompareOptions:
     if options.declared:
         return options.validated()
     held: list[object] = []
-    parts: list[object] = []
+    values = _option_values(options)  # every field read by one C call
+    key: object
     try:
-        # every field read by one C call; a plain value or a float (spelled as _frozen spells
-        # one) is two parts, anything else one (a tuple): the key reads back one way
-        for name, value in zip(_option_names(), _option_values(options), strict=True):
-            kind = type(value)
-            if kind in _PLAIN:  # (most knobs: one look)
-                parts += (kind, value)
-            elif kind is float:
-                parts += (kind, repr(value))
-            else:
-                parts.append(_frozen(value, name, held))
-    except TypeError:
-        return options.validated()
-    if options.weights:
-        parts.append(registered_components())
-    key = tuple(parts)
+        # the values as marshal writes them (format 2: no references, so no refcount in the
+        # bytes): the exact type at every level (True, 1 and 1.0 apart; a subclass is refused), a
+        # float by its bits (-0.0 is not 0.0), order kept; what these bytes read back to is the
+        # values, so equal bytes are values the rules read alike (one C call for the key)
+        key = marshal.dumps(
+            (values, registered_components()) if options.weights else values, _MARSHAL_FORMAT
+        )
+    except ValueError:  # (an object: a judge, an embedder, a backend, a custom mapping)
+        parts: list[object] = []
+        try:
+            # a plain value or a float (spelled as _frozen spells one) is two parts, anything
+            # else one (a tuple): the key reads back one way
+            for name, value in zip(_option_names(), values, strict=True):
+                kind = type(value)
+                if kind in _PLAIN:  # (most knobs: one look)
+                    parts += (kind, value)
+                elif kind is float:
+                    parts += (kind, repr(value))
+                else:
+                    parts.append(_frozen(value, name, held))
+        except TypeError:
+            return options.validated()
+        if options.weights:
+            parts.append(registered_components())
+        key = tuple(parts)
     found = _VALIDATED.get(key)
     if found is not None:
         return found[0]
