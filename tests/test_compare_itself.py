@@ -169,6 +169,7 @@ OVERRIDES = [
     None,
     {"min_score": 0.9, "gate": "score"},
     {"budgets": {"max_llm_calls": 1}},
+    {"budgets": {"max_latency_growth": 0.1}},  # (the golden's latency_ms: read in a live run)
     {"semantic_threshold": 1.0, "strict": True},
     {"weights": {"output": 3.0}},
 ]
