@@ -141,6 +141,21 @@ def test_the_report_is_kept_per_shape_and_read_back_as_new_objects() -> None:
     assert _compare._itself_shape(snap, other, snap["trace"], opts, False) is None
 
 
+def test_a_knob_declared_later_is_in_the_settings_of_a_trace_compared_with_itself() -> None:
+    from agentsnap import knobs
+
+    step = {"type": "llm_call", "tool_requests": [], "exchange": {"request": {"body": {}}}}
+    snap = {"version": "2.0", "trace": [step], "output": "ok"}
+    opts = _options(0)
+    assert "cmp35_knob" not in _compare.run_checks(snap, snap, opts).details["settings"]
+    knobs.declare(knobs.Knob("cmp35_knob", 3, "a test knob", check=int))
+    try:
+        settings = _compare.run_checks(snap, snap, opts).details["settings"]
+        assert settings["cmp35_knob"] == 3
+    finally:
+        knobs.forget("cmp35_knob")
+
+
 class _Always(Check[CheckResult]):
     """Fails whatever it compares."""
 

@@ -515,8 +515,9 @@ def _itself_shape(
     ``budgets`` limit, no ``min_score``, tool calls not validated), both outputs are one text,
     and every step is an ``llm_call`` with a recorded request body (so ``llm_requests`` finds
     one exchange on both sides) and no tool request: no tool name, argument or message is
-    compared. Then each check's result is made of the options, the golden's version (0.5.1's
-    or not), the calls' step numbers and which calls carry a ``tool_requests`` key."""
+    compared. Then each check's result is made of the options, the knobs declared, the
+    golden's version (0.5.1's or not), the calls' step numbers and which calls carry a
+    ``tool_requests`` key."""
     if (
         options.declared
         or options.budgets
@@ -528,7 +529,8 @@ def _itself_shape(
         or registered_checks() != _builtin_checks()
     ):
         return None
-    marks: list[object] = [id(options), legacy]
+    # (the knobs declared: the settings list each, at its default here)
+    marks: list[object] = [id(options), legacy, declared_knobs()]
     for index, step in enumerate(steps):
         if type(step) is not dict or step.get("type") != "llm_call":
             return None
