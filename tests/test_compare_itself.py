@@ -41,6 +41,7 @@ OPTIONS = [
     {"compare_requests": True, "min_score": 0.5, "gate": "score"},
     {"compare_requests": True, "validate_tool_calls": "on"},
     {"compare_requests": False, "validate_tool_calls": "off"},
+    {"compare_requests": True, "llm_threshold": -0.0, "semantic_threshold": 0.0},
 ]
 
 texts = st.sampled_from(["Sunny, 21 °C.", "Rain.", "", "It is 3 pm."])
@@ -272,3 +273,49 @@ def test_remembered_options_are_the_options_validated_each_time(
     for values in picks:
         opts = CompareOptions(**copy.deepcopy(values))
         assert _outcome(opts, True) == _outcome(CompareOptions(**copy.deepcopy(values)), False)
+
+
+# -- the report read back: a new one at each call, of the same types and values --------------------
+
+_plain = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from([0.0, -0.0, 1, 1.0, True])
+    | st.text(),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.lists(inner, max_size=3).map(tuple)
+        | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+def _containers(value: object) -> list[int]:
+    if isinstance(value, dict):
+        return [id(value), *(i for v in value.values() for i in _containers(v))]
+    if isinstance(value, list):
+        return [id(value), *(i for v in value for i in _containers(v))]
+    if isinstance(value, tuple):
+        return [i for v in value for i in _containers(v)]
+    return []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(max_size=5), _plain, max_size=4))
+def test_a_kept_report_is_made_anew_with_the_same_types_and_values(value: dict[str, Any]) -> None:
+    make = _compare._maker(value)
+    first, second = make(), make()
+    assert repr(first) == repr(second) == repr(value) and first == value
+    mine = set(_containers(first))
+    assert not mine & set(_containers(second)) and not mine & set(_containers(value))
+
+
+@pytest.mark.parametrize(
+    "odd", [float("nan"), float("inf"), {1, 2}, b"x", type("S", (str,), {})("s"), object()]
+)
+def test_a_value_no_literal_writes_is_not_kept(odd: object) -> None:
+    with pytest.raises(_compare._NotLiteral):
+        _compare._maker({"details": {"x": [odd]}})

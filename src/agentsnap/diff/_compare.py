@@ -6,12 +6,14 @@ import copy
 import dataclasses
 import functools
 import marshal
+import math
 import operator
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
+from ..exceptions import AgentsnapError
 from ..jsondiff import parse_ignored_fields
 from ..knobs import CompareOptions, check_weights, declared_knobs
 from ..storage.legacy import is_legacy_version
@@ -434,8 +436,7 @@ def run_checks(
     if g_steps is n_steps and not full:  # one list of steps on both sides (compare_run)
         shape = _itself_shape(golden, new, g_steps, options, legacy)
         if shape is not None and (known := _ITSELF.get(shape)) is not None:
-            fields = zip(_report_fields(), marshal.loads(known[1]), strict=True)
-            return DiffReport(**dict(fields), name=name)
+            return DiffReport(**known[1](), name=name)
     ctx = CheckContext(golden, new, list(g_steps), list(n_steps), options, rules, legacy)
     if g_steps is n_steps:
         ctx.one_trace()
@@ -496,9 +497,9 @@ def run_checks(
 
 
 #: the report of a trace compared with itself, by :func:`_itself_shape`: ``{shape: (the options
-#: validated, the report's fields but its name, marshalled)}`` (:func:`run_checks`): read back
-#: as new objects of the same types and values (marshal writes only plain built-in values)
-_ITSELF: dict[tuple[object, ...], tuple[CompareOptions, bytes]] = {}
+#: validated, a function returning the report's fields but its name)}`` (:func:`run_checks`):
+#: each call makes them anew (:func:`_maker`)
+_ITSELF: dict[tuple[object, ...], tuple[CompareOptions, Callable[[], dict[str, Any]]]] = {}
 _ITSELF_KEPT = 32
 
 
@@ -560,20 +561,53 @@ def _remember_itself(
 ) -> None:
     """Keep ``report`` for ``shape`` (:func:`_itself_shape`); the options are held so their id
     (in the shape) stays theirs while the entry lives."""
+    fields = {
+        f.name: getattr(report, f.name) for f in dataclasses.fields(report) if f.name != "name"
+    }
     try:
-        blob = marshal.dumps(tuple(getattr(report, field) for field in _report_fields()))
-    except ValueError:  # (a value marshal does not write: the checks answer each time)
+        make = _maker(fields)
+    except _NotLiteral:  # (a value no literal writes: the checks answer each time)
         return
     with _VALIDATED_LOCK:
         if len(_ITSELF) >= _ITSELF_KEPT:
             _ITSELF.pop(next(iter(_ITSELF)), None)
-        _ITSELF[shape] = (options, blob)
+        _ITSELF[shape] = (options, make)
 
 
-@functools.cache
-def _report_fields() -> tuple[str, ...]:
-    """:class:`DiffReport`'s fields but ``name`` (fixed when the class is made)."""
-    return tuple(f.name for f in dataclasses.fields(DiffReport) if f.name != "name")
+class _NotLiteral(AgentsnapError, ValueError):
+    """Internal, never raised out of :func:`_remember_itself`: a value :func:`_literal` does not
+    write."""
+
+
+def _maker(value: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    """A function returning a new ``value`` at each call: every dict and list anew, the same
+    types and values (one compiled expression of literals: a few times faster than copying).
+    Raises :class:`_NotLiteral` for a value :func:`_literal` does not write."""
+    made: Callable[[], dict[str, Any]] = eval(
+        compile(f"lambda: {_literal(value)}", "<report>", "eval")
+    )
+    return made
+
+
+def _literal(value: object) -> str:
+    """The Python literal of a JSON-like value: None, a bool, an int, a finite float (its
+    ``repr`` reads back to it, ``-0.0`` too), a str (its ``repr``), and lists, tuples and dicts
+    (keys in order) of those; :class:`_NotLiteral` for anything else (a subclass too)."""
+    kind = type(value)
+    if value is None or kind is bool or kind is int or kind is str:
+        return repr(value)
+    if kind is float:
+        if not math.isfinite(value):  # type: ignore[arg-type]
+            raise _NotLiteral
+        return repr(value)
+    if kind is list:
+        return "[" + ", ".join(map(_literal, value)) + "]"  # type: ignore[call-overload]
+    if kind is tuple:
+        return "(" + "".join(f"{_literal(item)}, " for item in value) + ")"  # type: ignore[attr-defined]
+    if kind is dict:
+        items = value.items()  # type: ignore[attr-defined]
+        return "{" + ", ".join(f"{_literal(k)}: {_literal(v)}" for k, v in items) + "}"
+    raise _NotLiteral
 
 
 @functools.cache
