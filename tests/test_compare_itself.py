@@ -319,3 +319,12 @@ def test_a_kept_report_is_made_anew_with_the_same_types_and_values(value: dict[s
 def test_a_value_no_literal_writes_is_not_kept(odd: object) -> None:
     with pytest.raises(_compare._NotLiteral):
         _compare._maker({"details": {"x": [odd]}})
+
+
+def test_a_report_too_deep_to_compile_is_not_kept() -> None:
+    deep: list[Any] = []
+    for _ in range(2000):
+        deep = [deep]
+    before = len(_compare._ITSELF)
+    _compare._remember_itself(("deep",), _options(0), DiffReport(details={"x": deep}))
+    assert ("deep",) not in _compare._ITSELF and len(_compare._ITSELF) <= max(before, 1)

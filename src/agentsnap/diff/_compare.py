@@ -512,7 +512,7 @@ def _itself_shape(
 ) -> tuple[object, ...] | None:
     """What the report of ``steps`` compared with themselves depends on, when that is all it
     depends on; None otherwise (the checks run). It holds when agentsnap's own checks alone are
-    registered, in their order, no knob is declared, nothing can fail on identical sides (no
+    registered, in their order, no declared knob is given a value, nothing can fail on identical sides (no
     ``budgets`` limit, no ``min_score``, tool calls not validated), both outputs are one text,
     and every step is an ``llm_call`` with a recorded request body (so ``llm_requests`` finds
     one exchange on both sides) and no tool request: no tool name, argument or message is
@@ -566,7 +566,7 @@ def _remember_itself(
     }
     try:
         make = _maker(fields)
-    except _NotLiteral:  # (a value no literal writes: the checks answer each time)
+    except Exception:  # (no literal writes a value, or too deep to compile: the checks answer)
         return
     with _VALIDATED_LOCK:
         if len(_ITSELF) >= _ITSELF_KEPT:
