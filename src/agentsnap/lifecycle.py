@@ -629,22 +629,51 @@ def compare_run(
     # any snapshot read whole: the common case)
     run: list[dict[str, Any]] | None = None
     if (raw := _steps.raw_steps(new)) is not None and _steps.same_steps(golden, new):
-        from .diff import checks as _checks
-
-        # the golden's steps differ from the run's by their ``latency_ms`` alone (the drop),
-        # which only the budgets check reads, and only in a live run: a replay with agentsnap's
-        # own checks alone compares the run's steps with themselves (no golden step dict made;
-        # a registered check may read anything: it gets both sides as they are)
-        alone = mode == "replay" and all(
-            any(check is own for own in _checks.BUILTIN_CHECKS)
-            for check in _checks.registered_checks()
-        )
-        steps, run = _steps.compared(raw, alone)
+        steps, run = _steps.compared(raw, _own_checks_alone(mode))
         sides = golden.to_dict_with(steps), new.to_dict_with(run)
+    elif (
+        mode == "replay"
+        and _steps.raw_steps(golden) is None
+        and _golden_steps(golden.trace, new.trace)
+        and _own_checks_alone(mode)
+    ):
+        # the run's steps hold the golden's values themselves (a run proven its golden's):
+        # compared with themselves, as above (the comparison's short answer, diff.run_checks)
+        sides = golden.to_dict_with(new.trace), new.to_dict()
     else:
         sides = golden.to_dict(), new.to_dict()
     report = _diff.compute_diff(*sides, compare_requests=(mode == "replay"), name=new.name, **opts)
     return report, run
+
+
+def _own_checks_alone(mode: str) -> bool:
+    """The golden's steps differ from a run proven its golden's by their ``latency_ms`` alone,
+    which only the budgets check reads, and only in a live run: a replay with agentsnap's own
+    checks alone compares the run's steps with themselves (a registered check may read
+    anything: it gets both sides as they are)."""
+    from .diff import checks as _checks
+
+    if mode != "replay":
+        return False
+    checks, own = _checks.registered_checks(), _checks.BUILTIN_CHECKS
+    # (the usual registry is the built-in one, as it was made: one compare of the two tuples)
+    return checks == own or all(any(check is mine for mine in own) for check in checks)
+
+
+def _golden_steps(golden: list[dict[str, Any]], run: list[dict[str, Any]]) -> bool:
+    """Whether each of the run's steps holds its golden step's values, the same objects, under
+    the same keys, but ``latency_ms`` (which a replayed step never has): the golden's bytes."""
+    if len(golden) != len(run):
+        return False
+    for g, n in zip(golden, run, strict=True):
+        if type(g) is not dict or type(n) is not dict or "latency_ms" in n:
+            return False
+        if len(n) != len(g) - ("latency_ms" in g):
+            return False
+        for key, value in n.items():
+            if g.get(key, _NO_FIELD) is not value:
+                return False
+    return True
 
 
 def _same(a: Snapshot, b: Snapshot) -> bool:

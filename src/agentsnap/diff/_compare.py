@@ -5,12 +5,15 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import marshal
+import math
 import operator
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
+from ..exceptions import AgentsnapError
 from ..jsondiff import parse_ignored_fields
 from ..knobs import CompareOptions, check_weights, declared_knobs
 from ..storage.legacy import is_legacy_version
@@ -18,7 +21,12 @@ from ._text import excerpts as _excerpts  # noqa: F401  # the old private name
 from .checks import Check, CheckContext, ReportDraft, registered_checks, registered_components
 from .checks.semantic import judge_one as _judge_one  # noqa: F401  # the old private names
 from .checks.semantic import score_texts as _score_texts  # noqa: F401
-from .meaning.scores import LEXICAL_LLM_THRESHOLD, LEXICAL_SEMANTIC_THRESHOLD, meets_threshold
+from .meaning.scores import (
+    LEXICAL_LLM_THRESHOLD,
+    LEXICAL_SEMANTIC_THRESHOLD,
+    as_text,
+    meets_threshold,
+)
 from .report import DiffReport
 from .sequence import trace_steps
 
@@ -294,7 +302,10 @@ def compute_diff(
 
 #: options validated lately: ``{key: (validated options, the objects the key holds by identity)}``
 #: (:func:`_validated`); a pytest run compares every test with the same options
-_VALIDATED: dict[tuple[object, ...], tuple[CompareOptions, list[object]]] = {}
+_VALIDATED: dict[object, tuple[CompareOptions, list[object]]] = {}
+#: :func:`marshal.dumps`' format of :func:`_validated`'s keys (2: floats by their bits, no
+#: back-references)
+_MARSHAL_FORMAT = 2
 _VALIDATED_KEPT = 8
 _VALIDATED_LOCK = threading.Lock()
 #: the fields whose value is an object compared by identity (a judge, an embedder, a backend):
@@ -334,23 +345,34 @@ def _validated(options: CompareOptions) -> CompareOptions:
     if options.declared:
         return options.validated()
     held: list[object] = []
-    parts: list[object] = []
+    values = _option_values(options)  # every field read by one C call
+    key: object
     try:
-        # every field read by one C call; a plain value or a float (spelled as _frozen spells
-        # one) is two parts, anything else one (a tuple): the key reads back one way
-        for name, value in zip(_option_names(), _option_values(options), strict=True):
-            kind = type(value)
-            if kind in _PLAIN:  # (most knobs: one look)
-                parts += (kind, value)
-            elif kind is float:
-                parts += (kind, repr(value))
-            else:
-                parts.append(_frozen(value, name, held))
-    except TypeError:
-        return options.validated()
-    if options.weights:
-        parts.append(registered_components())
-    key = tuple(parts)
+        # the values as marshal writes them (format 2: no references, so no refcount in the
+        # bytes): the exact type at every level (True, 1 and 1.0 apart; a subclass is refused), a
+        # float by its bits (-0.0 is not 0.0), order kept; what these bytes read back to is the
+        # values, so equal bytes are values the rules read alike (one C call for the key)
+        key = marshal.dumps(
+            (values, registered_components()) if options.weights else values, _MARSHAL_FORMAT
+        )
+    except ValueError:  # (an object: a judge, an embedder, a backend, a custom mapping)
+        parts: list[object] = []
+        try:
+            # a plain value or a float (spelled as _frozen spells one) is two parts, anything
+            # else one (a tuple): the key reads back one way
+            for name, value in zip(_option_names(), values, strict=True):
+                kind = type(value)
+                if kind in _PLAIN:  # (most knobs: one look)
+                    parts += (kind, value)
+                elif kind is float:
+                    parts += (kind, repr(value))
+                else:
+                    parts.append(_frozen(value, name, held))
+        except TypeError:
+            return options.validated()
+        if options.weights:
+            parts.append(registered_components())
+        key = tuple(parts)
     found = _VALIDATED.get(key)
     if found is not None:
         return found[0]
@@ -410,8 +432,13 @@ def run_checks(
         n_steps = [
             s for s in n_steps if not (s.get("type") == "tool_call" and s.get("derived") is True)
         ]
+    shape = None
+    if g_steps is n_steps and not full:  # one list of steps on both sides (compare_run)
+        shape = _itself_shape(golden, new, g_steps, options, legacy)
+        if shape is not None and (known := _ITSELF.get(shape)) is not None:
+            return DiffReport(**known[1](), name=name)
     ctx = CheckContext(golden, new, list(g_steps), list(n_steps), options, rules, legacy)
-    if g_steps is n_steps:  # one list of steps on both sides (agentsnap.lifecycle.compare_run)
+    if g_steps is n_steps:
         ctx.one_trace()
     draft = ReportDraft()
     checks = registered_checks()
@@ -464,4 +491,127 @@ def run_checks(
     if options.min_score is not None and not meets_threshold(report.score, options.min_score):
         report.failed_checks.append("score")
         report.passed = False
+    if shape is not None:
+        _remember_itself(shape, options, report)
     return report
+
+
+#: the report of a trace compared with itself, by :func:`_itself_shape`: ``{shape: (the options
+#: validated, a function returning the report's fields but its name)}`` (:func:`run_checks`):
+#: each call makes them anew (:func:`_maker`)
+_ITSELF: dict[tuple[object, ...], tuple[CompareOptions, Callable[[], dict[str, Any]]]] = {}
+_ITSELF_KEPT = 32
+
+
+def _itself_shape(
+    golden: Mapping[str, Any],
+    new: Mapping[str, Any],
+    steps: Sequence[Mapping[str, Any]],
+    options: CompareOptions,
+    legacy: bool,
+) -> tuple[object, ...] | None:
+    """What the report of ``steps`` compared with themselves depends on, when that is all it
+    depends on; None otherwise (the checks run). It holds when agentsnap's own checks alone are
+    registered, in their order, no declared knob is given a value, nothing can fail on identical sides (no
+    ``budgets`` limit, no ``min_score``, tool calls not validated), both outputs are one text,
+    and every step is an ``llm_call`` with a recorded request body (so ``llm_requests`` finds
+    one exchange on both sides) and no tool request: no tool name, argument or message is
+    compared. Then each check's result is made of the options, the knobs declared, the
+    golden's version (0.5.1's or not), the calls' step numbers and which calls carry a
+    ``tool_requests`` key."""
+    if (
+        options.declared
+        or options.budgets
+        or options.min_score is not None
+        or not (
+            options.validate_tool_calls == "off"
+            or (options.validate_tool_calls == "auto" and options.compare_requests)
+        )
+        or registered_checks() != _builtin_checks()
+    ):
+        return None
+    # (the knobs declared: the settings list each, at its default here)
+    marks: list[object] = [id(options), legacy, declared_knobs()]
+    for index, step in enumerate(steps):
+        if type(step) is not dict or step.get("type") != "llm_call":
+            return None
+        exchange = step.get("exchange")
+        request = exchange.get("request") if type(exchange) is dict else None
+        if type(request) is not dict or type(request.get("body")) is not dict:
+            return None
+        if "tool_requests" in step:
+            if step["tool_requests"]:
+                return None
+            marks.append(True)
+        else:
+            marks.append(False)
+        number = step.get("step")
+        # (sequence._step_number: an int that is not a bool, else the index)
+        marks.append(number if type(number) is int else index)
+    try:
+        if as_text(golden.get("output")) != as_text(new.get("output")):
+            return None
+    except Exception:  # (the checks raise it, or compare it their way)
+        return None
+    return tuple(marks)
+
+
+def _remember_itself(
+    shape: tuple[object, ...], options: CompareOptions, report: DiffReport
+) -> None:
+    """Keep ``report`` for ``shape`` (:func:`_itself_shape`); the options are held so their id
+    (in the shape) stays theirs while the entry lives."""
+    fields = {
+        f.name: getattr(report, f.name) for f in dataclasses.fields(report) if f.name != "name"
+    }
+    try:
+        make = _maker(fields)
+    except Exception:  # (no literal writes a value, or too deep to compile: the checks answer)
+        return
+    with _VALIDATED_LOCK:
+        if len(_ITSELF) >= _ITSELF_KEPT:
+            _ITSELF.pop(next(iter(_ITSELF)), None)
+        _ITSELF[shape] = (options, make)
+
+
+class _NotLiteral(AgentsnapError, ValueError):
+    """Internal, never raised out of :func:`_remember_itself`: a value :func:`_literal` does not
+    write."""
+
+
+def _maker(value: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    """A function returning a new ``value`` at each call: every dict and list anew, the same
+    types and values (one compiled expression of literals: a few times faster than copying).
+    Raises :class:`_NotLiteral` for a value :func:`_literal` does not write."""
+    made: Callable[[], dict[str, Any]] = eval(
+        compile(f"lambda: {_literal(value)}", "<report>", "eval")
+    )
+    return made
+
+
+def _literal(value: object) -> str:
+    """The Python literal of a JSON-like value: None, a bool, an int, a finite float (its
+    ``repr`` reads back to it, ``-0.0`` too), a str (its ``repr``), and lists, tuples and dicts
+    (keys in order) of those; :class:`_NotLiteral` for anything else (a subclass too)."""
+    kind = type(value)
+    if value is None or kind is bool or kind is int or kind is str:
+        return repr(value)
+    if kind is float:
+        if not math.isfinite(value):  # type: ignore[arg-type]
+            raise _NotLiteral
+        return repr(value)
+    if kind is list:
+        return "[" + ", ".join(map(_literal, value)) + "]"  # type: ignore[call-overload]
+    if kind is tuple:
+        return "(" + "".join(f"{_literal(item)}, " for item in value) + ")"  # type: ignore[attr-defined]
+    if kind is dict:
+        items = value.items()  # type: ignore[attr-defined]
+        return "{" + ", ".join(f"{_literal(k)}: {_literal(v)}" for k, v in items) + "}"
+    raise _NotLiteral
+
+
+@functools.cache
+def _builtin_checks() -> tuple[Check[Any], ...]:
+    from .checks import BUILTIN_CHECKS
+
+    return BUILTIN_CHECKS
