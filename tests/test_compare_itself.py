@@ -237,7 +237,7 @@ def test_a_run_that_is_not_its_goldens_values_is_compared_in_full(drop: str) -> 
     assert not lifecycle._golden_steps(golden, run)
 
 
-# -- _validated: options remembered by their marshalled values -----------------------------------
+# -- _validated: options remembered by their values, exact types at every level ------------------
 
 _LOOKALIKES = {
     "structural_tolerance": [0, 1, True, False, 1.0],

@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
-import marshal
 import math
 import operator
 import threading
@@ -302,10 +301,7 @@ def compute_diff(
 
 #: options validated lately: ``{key: (validated options, the objects the key holds by identity)}``
 #: (:func:`_validated`); a pytest run compares every test with the same options
-_VALIDATED: dict[object, tuple[CompareOptions, list[object]]] = {}
-#: :func:`marshal.dumps`' format of :func:`_validated`'s keys (2: floats by their bits, no
-#: back-references)
-_MARSHAL_FORMAT = 2
+_VALIDATED: dict[tuple[object, ...], tuple[CompareOptions, list[object]]] = {}
 _VALIDATED_KEPT = 8
 _VALIDATED_LOCK = threading.Lock()
 #: the fields whose value is an object compared by identity (a judge, an embedder, a backend):
@@ -345,34 +341,23 @@ def _validated(options: CompareOptions) -> CompareOptions:
     if options.declared:
         return options.validated()
     held: list[object] = []
-    values = _option_values(options)  # every field read by one C call
-    key: object
+    parts: list[object] = []
     try:
-        # the values as marshal writes them (format 2: no references, so no refcount in the
-        # bytes): the exact type at every level (True, 1 and 1.0 apart; a subclass is refused), a
-        # float by its bits (-0.0 is not 0.0), order kept; what these bytes read back to is the
-        # values, so equal bytes are values the rules read alike (one C call for the key)
-        key = marshal.dumps(
-            (values, registered_components()) if options.weights else values, _MARSHAL_FORMAT
-        )
-    except ValueError:  # (an object: a judge, an embedder, a backend, a custom mapping)
-        parts: list[object] = []
-        try:
-            # a plain value or a float (spelled as _frozen spells one) is two parts, anything
-            # else one (a tuple): the key reads back one way
-            for name, value in zip(_option_names(), values, strict=True):
-                kind = type(value)
-                if kind in _PLAIN:  # (most knobs: one look)
-                    parts += (kind, value)
-                elif kind is float:
-                    parts += (kind, repr(value))
-                else:
-                    parts.append(_frozen(value, name, held))
-        except TypeError:
-            return options.validated()
-        if options.weights:
-            parts.append(registered_components())
-        key = tuple(parts)
+        # every field read by one C call; a plain value or a float (spelled as _frozen spells
+        # one) is two parts, anything else one (a tuple): the key reads back one way
+        for name, value in zip(_option_names(), _option_values(options), strict=True):
+            kind = type(value)
+            if kind in _PLAIN:  # (most knobs: one look)
+                parts += (kind, value)
+            elif kind is float:
+                parts += (kind, repr(value))
+            else:
+                parts.append(_frozen(value, name, held))
+    except TypeError:
+        return options.validated()
+    if options.weights:
+        parts.append(registered_components())
+    key = tuple(parts)
     found = _VALIDATED.get(key)
     if found is not None:
         return found[0]
@@ -566,7 +551,7 @@ def _remember_itself(
     }
     try:
         make = _maker(fields)
-    except Exception:  # (no literal writes a value, or too deep to compile: the checks answer)
+    except _NotLiteral:  # (a value not kept, or nested too deep: the checks answer)
         return
     with _VALIDATED_LOCK:
         if len(_ITSELF) >= _ITSELF_KEPT:
@@ -575,39 +560,61 @@ def _remember_itself(
 
 
 class _NotLiteral(AgentsnapError, ValueError):
-    """Internal, never raised out of :func:`_remember_itself`: a value :func:`_literal` does not
-    write."""
+    """Internal, never raised out of :func:`_remember_itself`: a value :func:`_maker` does not
+    keep."""
+
+
+#: how deep a kept report may nest (a report nests a few levels; deeper ones are not kept)
+_KEPT_DEPTH = 40
 
 
 def _maker(value: dict[str, Any]) -> Callable[[], dict[str, Any]]:
     """A function returning a new ``value`` at each call: every dict and list anew, the same
-    types and values (one compiled expression of literals: a few times faster than copying).
-    Raises :class:`_NotLiteral` for a value :func:`_literal` does not write."""
-    made: Callable[[], dict[str, Any]] = eval(
-        compile(f"lambda: {_literal(value)}", "<report>", "eval")
-    )
-    return made
+    types and values (:func:`_fresh` of a private copy). Raises :class:`_NotLiteral` for a value
+    holding anything but None, a bool, an int, a finite float, a str, and lists, tuples and dicts
+    of those (a subclass too), or nesting deeper than :data:`_KEPT_DEPTH`."""
+    _check_plain(value, _KEPT_DEPTH)
+    kept = {key: _fresh(item) for key, item in value.items()}
+
+    def make() -> dict[str, Any]:
+        return {key: _fresh(item) for key, item in kept.items()}
+
+    return make
 
 
-def _literal(value: object) -> str:
-    """The Python literal of a JSON-like value: None, a bool, an int, a finite float (its
-    ``repr`` reads back to it, ``-0.0`` too), a str (its ``repr``), and lists, tuples and dicts
-    (keys in order) of those; :class:`_NotLiteral` for anything else (a subclass too)."""
+def _check_plain(value: object, depth: int) -> None:
     kind = type(value)
     if value is None or kind is bool or kind is int or kind is str:
-        return repr(value)
+        return
     if kind is float:
         if not math.isfinite(value):  # type: ignore[arg-type]
             raise _NotLiteral
-        return repr(value)
-    if kind is list:
-        return "[" + ", ".join(map(_literal, value)) + "]"  # type: ignore[call-overload]
-    if kind is tuple:
-        return "(" + "".join(f"{_literal(item)}, " for item in value) + ")"  # type: ignore[attr-defined]
+        return
+    if depth <= 0:
+        raise _NotLiteral
+    if kind is list or kind is tuple:
+        for item in value:  # type: ignore[attr-defined]
+            _check_plain(item, depth - 1)
+        return
     if kind is dict:
-        items = value.items()  # type: ignore[attr-defined]
-        return "{" + ", ".join(f"{_literal(k)}: {_literal(v)}" for k, v in items) + "}"
+        for key, item in value.items():  # type: ignore[attr-defined]
+            _check_plain(key, 0)
+            _check_plain(item, depth - 1)
+        return
     raise _NotLiteral
+
+
+def _fresh(value: object) -> object:
+    """A copy of a value :func:`_check_plain` accepts: its lists and dicts new, all else shared
+    (immutable)."""
+    kind = type(value)
+    if kind is dict:
+        return {key: _fresh(item) for key, item in value.items()}  # type: ignore[attr-defined]
+    if kind is list:
+        return [_fresh(item) for item in value]  # type: ignore[attr-defined]
+    if kind is tuple:
+        return tuple([_fresh(item) for item in value])  # type: ignore[attr-defined]
+    return value
 
 
 @functools.cache
