@@ -273,3 +273,27 @@ def test_a_run_that_differs_imports_what_it_needs_and_is_judged_with_it() -> Non
     )
     assert passed == "PASSED False"
     assert loaded == "LOADED " + " ".join(_COMPARISON_EXTRAS)
+
+
+def test_the_scrubbing_shapes_compile_on_first_use_once_and_as_written() -> None:
+    """The built-in shapes (``rules._TOKEN_RE`` ...) are compiled when first read, not when the
+    scrubbing package loads (a clean replayed run reads none); each read gives the one pattern,
+    the expression and flags of its source; an unknown name is still an AttributeError."""
+    code = (
+        "import re, agentsnap.storage.scrub as s\n"
+        "from agentsnap.storage.scrub import rules\n"
+        "print('COMPILED', sorted(n for n in rules._SOURCES if n in vars(rules)))\n"
+        "s.scrub_text('sk-proj-' + 'a1' * 12)\n"
+        "for n, src in rules._SOURCES.items():\n"
+        "    p = getattr(rules, n)\n"
+        "    assert p is getattr(rules, n) is vars(rules)[n], n\n"
+        "    assert (p.pattern, p.flags) == (src, re.compile(src).flags), n\n"
+        "try:\n    rules._NO_SUCH_RE\nexcept AttributeError as exc:\n    print('MISSING', exc)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert out == [
+        "COMPILED []",
+        "MISSING module 'agentsnap.storage.scrub.rules' has no attribute '_NO_SUCH_RE'",
+    ]

@@ -10,15 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from .rules import (
-    _ASSIGN_RE,
-    _BEARER_RE,
-    _SCANNER_RE,
-    _SECRET_QUERY_KEYS,
-    _TOKEN_RE,
-    _URL_PASSWORD_RE,
-    REDACTED,
-)
+from . import rules as _rules
+from .rules import _SECRET_QUERY_KEYS, REDACTED
 
 # -- remembered credentials (scrub by value) ----------------------------------------
 #
@@ -336,8 +329,9 @@ def scrub_bytes(data: bytes) -> bytes:
             spans.extend(m.span() for m in matcher.finditer(text))
         else:
             spans.extend((start, end) for _, start, end in matcher.find_matches_as_indexes(text))
-    for pattern in (_TOKEN_RE, _SCANNER_RE, _BEARER_RE, _URL_PASSWORD_RE, _ASSIGN_RE):
-        whole = pattern is _TOKEN_RE or pattern is _SCANNER_RE
+    shapes = (_rules._TOKEN_RE, _rules._SCANNER_RE, _rules._BEARER_RE)
+    for pattern in (*shapes, _rules._URL_PASSWORD_RE, _rules._ASSIGN_RE):
+        whole = pattern is shapes[0] or pattern is shapes[1]
         for m in pattern.finditer(text):
             spans.append(m.span() if whole or not m.lastindex else m.span(m.lastindex))
     if not spans:
