@@ -297,3 +297,40 @@ def test_the_scrubbing_shapes_compile_on_first_use_once_and_as_written() -> None
         "COMPILED []",
         "MISSING module 'agentsnap.storage.scrub.rules' has no attribute '_NO_SUCH_RE'",
     ]
+
+
+#: the patterns a clean replayed run never uses, compiled by a cached getter on first use
+_LAZY_PATTERNS = {
+    "agentsnap.diff.meaning.judge": ("_fence", "_score_line", "_reason_line"),
+    "agentsnap.spec.provider_specs": ("_mcp_method",),
+    "agentsnap.storage.schema": ("_at",),
+    "agentsnap.storage.naming": ("_stored_name_line", "_hashed_stem", "_hashed_tail"),
+    "agentsnap.storage.volatile": ("_volatile_in_chunk", "_id_in_text"),
+    "agentsnap.storage.serialize": ("_address", "_non_finite"),
+    "agentsnap.storage.orphans": ("_suffix",),
+    "agentsnap.storage.scrub.chunks": ("_data_line",),
+    "agentsnap.storage.scrub.walk": ("_string_literal",),
+    "agentsnap.storage.scrub.rules": ("_path_token",),
+    "agentsnap.storage.scrub.credentials": ("_surrogate",),
+}
+
+
+def test_patterns_a_clean_run_never_uses_are_compiled_on_first_use_once() -> None:
+    code = (
+        "import importlib, json, re, sys\n"
+        "lazy = json.loads(sys.argv[1])\n"
+        "mods = {m: importlib.import_module(m) for m in lazy}\n"
+        "print('AT_IMPORT', sum(getattr(mods[m], g).cache_info().currsize for m in lazy for g in lazy[m]))\n"
+        "for m, getters in lazy.items():\n"
+        "    for g in getters:\n"
+        "        first = getattr(mods[m], g)()\n"
+        "        assert isinstance(first, re.Pattern) and getattr(mods[m], g)() is first, (m, g)\n"
+        "print('AFTER', sum(getattr(mods[m], g).cache_info().currsize for m in lazy for g in lazy[m]))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(_LAZY_PATTERNS)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert out == ["AT_IMPORT", "0", "AFTER", str(sum(map(len, _LAZY_PATTERNS.values())))]

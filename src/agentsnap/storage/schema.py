@@ -19,6 +19,7 @@ copy (regenerate it with ``agentsnap schema > docs/snapshot.schema.json``).
 
 from __future__ import annotations
 
+import functools
 import re
 import typing
 from pathlib import Path
@@ -215,7 +216,10 @@ class SnapshotFile(_Lenient):
     trace_digest: str | None = None
 
 
-_AT = re.compile(r"^(?P<what>.*?)(?: - at `(?P<where>[^`]*)`)?$", re.DOTALL)
+@functools.cache
+def _at() -> re.Pattern[str]:
+    return re.compile(r"^(?P<what>.*?)(?: - at `(?P<where>[^`]*)`)?$", re.DOTALL)
+
 
 #: the command that prints the schema (the CLI ships with the package; docs/ does not)
 SCHEMA_COMMAND = "agentsnap schema"
@@ -231,7 +235,7 @@ MAX_PROBLEMS = 20
 
 def _problem(exc: msgspec.ValidationError, where: str) -> str:
     """``at JSON_PATH: WHAT`` of msgspec's error for the value at ``where``."""
-    m = _AT.match(str(exc))
+    m = _at().match(str(exc))
     what = (m.group("what") if m else str(exc)).strip()
     inner = (m.group("where") if m else None) or "$"
     at = where + inner[1:]

@@ -5,6 +5,7 @@ removed wherever its value appears, in each form text carries it in
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -285,7 +286,9 @@ def _remember_url(url: str) -> None:
         remember_secret(parts.password)
 
 
-_SURROGATE = re.compile("([\ud800-\udfff]+)")
+@functools.cache
+def _surrogate() -> re.Pattern[str]:
+    return re.compile("([\ud800-\udfff]+)")
 
 
 def _scrub_known(text: str) -> str:
@@ -295,12 +298,12 @@ def _scrub_known(text: str) -> str:
         return text
     if isinstance(matcher, re.Pattern):
         return matcher.sub(REDACTED, text)
-    if not text.isascii() and _SURROGATE.search(text):
+    if not text.isascii() and _surrogate().search(text):
         # the automaton reads UTF-8, which has no lone surrogate ("\ud800" from a JSON escape):
         # scrub the pieces between them (no credential holds one, so none spans one)
         return "".join(
-            piece if _SURROGATE.fullmatch(piece) else _scrub_known(piece)
-            for piece in _SURROGATE.split(text)
+            piece if _surrogate().fullmatch(piece) else _scrub_known(piece)
+            for piece in _surrogate().split(text)
         )
     found = matcher.find_matches_as_indexes(text)
     if not found:

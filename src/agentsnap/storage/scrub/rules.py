@@ -8,6 +8,7 @@ What the whole scrubbing layer promises is in :mod:`agentsnap.storage.scrub`.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -205,9 +206,11 @@ class Redaction:
         return not self.paths and not self.patterns
 
 
-_PATH_TOKEN = re.compile(
-    r"\.\.([^.\[\]]+)|\.([^.\[\]]+)|\[(\*|-?\d+)\]|\[\"((?:[^\"\\]|\\.)*)\"\]|\['([^']*)'\]|\.?\*"
-)
+@functools.cache
+def _path_token() -> re.Pattern[str]:
+    return re.compile(
+        r"\.\.([^.\[\]]+)|\.([^.\[\]]+)|\[(\*|-?\d+)\]|\[\"((?:[^\"\\]|\\.)*)\"\]|\['([^']*)'\]|\.?\*"
+    )
 
 
 def _parse_path(path: str) -> tuple[_Step, ...]:
@@ -222,7 +225,7 @@ def _parse_path(path: str) -> tuple[_Step, ...]:
     steps: list[_Step] = []
     pos = 0
     while pos < len(text):
-        m = _PATH_TOKEN.match(text, pos)
+        m = _path_token().match(text, pos)
         if m is None or m.end() == pos:
             raise ValueError(
                 f'cannot read JSON path {path!r} at {text[pos:]!r} (use a.b[0].c, a[*].b, ..name, ["key.with.dots"])'
