@@ -334,3 +334,40 @@ def test_patterns_a_clean_run_never_uses_are_compiled_on_first_use_once() -> Non
         check=True,
     ).stdout.split()
     assert out == ["AT_IMPORT", "0", "AFTER", str(sum(map(len, _LAZY_PATTERNS.values())))]
+
+
+def test_the_collector_is_paused_while_the_machinery_loads_and_left_as_it_was() -> None:
+    import gc
+
+    from agentsnap.capture.hooks import collector_paused
+
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    try:
+        with collector_paused():
+            raise KeyError("x")
+    except KeyError:
+        pass
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the caller's choice stands
+    finally:
+        gc.enable()
+
+
+def test_a_replayed_run_leaves_the_collector_on_as_it_found_it(
+    tmp_path: Path,
+) -> None:
+    """The capture machinery, the recorder and the comparison load with the collector paused:
+    the run ends with it on, as it found it."""
+    (tmp_path / "conftest.py").write_text(
+        "import atexit, gc\natexit.register(lambda: print('GC_ON', gc.isenabled()))\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "test_plain.py").write_text("def test_plain():\n    pass\n", encoding="utf-8")
+    assert _modules_printed(tmp_path, "GC_ON", "--agentsnap-replay") == ["True"]

@@ -19,11 +19,13 @@ never breaks the user's ``import`` (wrapt would propagate the exception).
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import importlib
 import sys
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from . import transports as _transports
@@ -31,7 +33,7 @@ from . import transports as _transports
 if TYPE_CHECKING:
     from .contract import Registry
 
-__all__ = ["ensure_patched", "install", "is_installed"]
+__all__ = ["collector_paused", "ensure_patched", "install", "is_installed"]
 
 _installed = False
 _lock = threading.Lock()
@@ -52,7 +54,8 @@ def install(registry: Registry | None = None) -> None:
     with _lock:
         if registry is None and _installed:
             return
-        import wrapt
+        with collector_paused():
+            import wrapt
 
         chosen = _default() if registry is None else registry
         # by identity, and kept: an id() of a registry that was garbage-collected can come back
@@ -62,9 +65,11 @@ def install(registry: Registry | None = None) -> None:
                 wrapt.register_post_import_hook(_transport_hook(call), module)
             _registered.append(chosen)
         if registry is None:
-            from ..spec.provider_specs import load_specs
+            with collector_paused():
+                from ..spec.provider_specs import load_specs
 
-            for spec in load_specs():
+                specs = load_specs()
+            for spec in specs:
                 for module, call in spec.hooks:
                     wrapt.register_post_import_hook(_guarded(spec.name, call), module)
             _installed = True
@@ -112,8 +117,28 @@ def _imported(name: str) -> Any:
     recording's start re-checks the hooked modules, :func:`ensure_patched`)."""
     module = sys.modules.get(name)
     if module is None or getattr(getattr(module, "__spec__", None), "_initializing", False):
-        return importlib.import_module(name)
+        with collector_paused():  # a patch module, once a process
+            return importlib.import_module(name)
     return module
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Hold the cyclic garbage collector off while agentsnap loads its machinery (once a run).
+
+    What loading makes lives as long as the process (modules, functions, classes and the
+    dataclasses' generated methods): the young collections its allocations would set off free
+    nothing, and each one brings the next full collection nearer, which walks every object of the
+    process (~15 ms once an SDK is loaded). Paused, the allocations are looked at once, by the
+    first collection after. Nothing when the collector is off already (the caller's choice)."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def _name(module: object) -> str:
