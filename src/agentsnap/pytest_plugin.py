@@ -29,7 +29,6 @@ package :mod:`agentsnap._pytest` (``session``, ``fixture``, ``markers``,
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 import warnings
@@ -260,21 +259,8 @@ def pytest_configure(config: pytest.Config) -> None:
         check_options(runs, replay_run, settings.mode, settings.instrument)
     if _owns_snapshot_name(config, settings.snapshot_fixture):
         config.pluginmanager.register(SnapshotName(), "agentsnap-snapshot-name")
-    with _machinery_loading(settings.instrument or mode is not None):
-        state = start_session(
-            config, settings, mode=mode, report=config.getoption("agentsnap_report")
-        )
+    state = start_session(config, settings, mode=mode, report=config.getoption("agentsnap_report"))
     state.runs, state.replay_run = runs, replay_run
-
-
-def _machinery_loading(loads: bool) -> contextlib.AbstractContextManager[None]:
-    """:func:`agentsnap.capture.hooks.collector_paused` when the session loads agentsnap's
-    machinery (capture, recorder, store: once a run), else nothing (a plain run imports no more)."""
-    if not loads:
-        return contextlib.nullcontext()
-    from .capture.hooks import collector_paused
-
-    return collector_paused()
 
 
 def _replays_from_the_start(early_config: pytest.Config) -> bool:
@@ -313,11 +299,8 @@ def pytest_load_initial_conftests(
     SDK's retry loop must not swallow it), which pytest's conftest import does not wrap.
     """
     if _replays_from_the_start(early_config):
-        from .capture.hooks import collector_paused
-
         _guard_run(early_config)
-        with collector_paused():  # the capture machinery loads here: once a run
-            _refuse_calls_outside_tests(early_config)
+        _refuse_calls_outside_tests(early_config)
     try:
         return (yield)
     except ReplayMissError as exc:  # NetworkBlockedError included

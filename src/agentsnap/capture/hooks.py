@@ -19,13 +19,11 @@ never breaks the user's ``import`` (wrapt would propagate the exception).
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import importlib
 import sys
 import threading
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from . import transports as _transports
@@ -33,7 +31,7 @@ from . import transports as _transports
 if TYPE_CHECKING:
     from .contract import Registry
 
-__all__ = ["collector_paused", "ensure_patched", "install", "is_installed"]
+__all__ = ["ensure_patched", "install", "is_installed"]
 
 _installed = False
 _lock = threading.Lock()
@@ -54,8 +52,7 @@ def install(registry: Registry | None = None) -> None:
     with _lock:
         if registry is None and _installed:
             return
-        with collector_paused():
-            import wrapt
+        import wrapt
 
         chosen = _default() if registry is None else registry
         # by identity, and kept: an id() of a registry that was garbage-collected can come back
@@ -65,11 +62,9 @@ def install(registry: Registry | None = None) -> None:
                 wrapt.register_post_import_hook(_transport_hook(call), module)
             _registered.append(chosen)
         if registry is None:
-            with collector_paused():
-                from ..spec.provider_specs import load_specs
+            from ..spec.provider_specs import load_specs
 
-                specs = load_specs()
-            for spec in specs:
+            for spec in load_specs():
                 for module, call in spec.hooks:
                     wrapt.register_post_import_hook(_guarded(spec.name, call), module)
             _installed = True
@@ -117,28 +112,8 @@ def _imported(name: str) -> Any:
     recording's start re-checks the hooked modules, :func:`ensure_patched`)."""
     module = sys.modules.get(name)
     if module is None or getattr(getattr(module, "__spec__", None), "_initializing", False):
-        with collector_paused():  # a patch module, once a process
-            return importlib.import_module(name)
+        return importlib.import_module(name)
     return module
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Hold the cyclic garbage collector off while agentsnap loads its machinery (once a run).
-
-    What loading makes lives as long as the process (modules, functions, classes and the
-    dataclasses' generated methods): the young collections its allocations would set off free
-    nothing, and each one brings the next full collection nearer, which walks every object of the
-    process (~15 ms once an SDK is loaded). Paused, the allocations are looked at once, by the
-    first collection after. Nothing when the collector is off already (the caller's choice)."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def _name(module: object) -> str:

@@ -41,10 +41,7 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     import importlib
 
-    from ..capture.hooks import collector_paused
-
-    with collector_paused():  # the comparison's modules (every check's): once a process
-        value = getattr(importlib.import_module(module, __name__), name)
+    value = getattr(importlib.import_module(module, __name__), name)
     globals()[name] = value
     return value
 
