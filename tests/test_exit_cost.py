@@ -449,9 +449,9 @@ def _has_float(value: object) -> bool:
 @example(packed=b"\xcb" * 40 + b"\x7f\xf8")  # past the markers looked at one by one
 @example(packed=b"\xcb\x7f")  # a marker at the end, short of a float
 def test_property_the_finite_look_answers_as_the_pattern(packed: bytes) -> None:
-    from agentsnap.storage.serialize import _NON_FINITE
+    from agentsnap.storage.serialize import _non_finite
 
-    assert finite_msgpack(packed) is (_NON_FINITE.search(packed) is None)
+    assert finite_msgpack(packed) is (_non_finite().search(packed) is None)
 
 
 def test_a_trace_known_finite_is_written_as_before() -> None:

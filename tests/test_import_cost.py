@@ -273,3 +273,64 @@ def test_a_run_that_differs_imports_what_it_needs_and_is_judged_with_it() -> Non
     )
     assert passed == "PASSED False"
     assert loaded == "LOADED " + " ".join(_COMPARISON_EXTRAS)
+
+
+def test_the_scrubbing_shapes_compile_on_first_use_once_and_as_written() -> None:
+    """The built-in shapes (``rules._TOKEN_RE`` ...) are compiled when first read, not when the
+    scrubbing package loads (a clean replayed run reads none); each read gives the one pattern,
+    the expression and flags of its source; an unknown name is still an AttributeError."""
+    code = (
+        "import re, agentsnap.storage.scrub as s\n"
+        "from agentsnap.storage.scrub import rules\n"
+        "print('COMPILED', sorted(n for n in rules._SOURCES if n in vars(rules)))\n"
+        "s.scrub_text('sk-proj-' + 'a1' * 12)\n"
+        "for n, src in rules._SOURCES.items():\n"
+        "    p = getattr(rules, n)\n"
+        "    assert p is getattr(rules, n) is vars(rules)[n], n\n"
+        "    assert (p.pattern, p.flags) == (src, re.compile(src).flags), n\n"
+        "try:\n    rules._NO_SUCH_RE\nexcept AttributeError as exc:\n    print('MISSING', exc)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert out == [
+        "COMPILED []",
+        "MISSING module 'agentsnap.storage.scrub.rules' has no attribute '_NO_SUCH_RE'",
+    ]
+
+
+#: the patterns a clean replayed run never uses, compiled by a cached getter on first use
+_LAZY_PATTERNS = {
+    "agentsnap.diff.meaning.judge": ("_fence", "_score_line", "_reason_line"),
+    "agentsnap.spec.provider_specs": ("_mcp_method",),
+    "agentsnap.storage.schema": ("_at",),
+    "agentsnap.storage.naming": ("_stored_name_line", "_hashed_stem", "_hashed_tail"),
+    "agentsnap.storage.volatile": ("_volatile_in_chunk", "_id_in_text"),
+    "agentsnap.storage.serialize": ("_address", "_non_finite"),
+    "agentsnap.storage.orphans": ("_suffix",),
+    "agentsnap.storage.scrub.chunks": ("_data_line",),
+    "agentsnap.storage.scrub.walk": ("_string_literal",),
+    "agentsnap.storage.scrub.rules": ("_path_token",),
+    "agentsnap.storage.scrub.credentials": ("_surrogate",),
+}
+
+
+def test_patterns_a_clean_run_never_uses_are_compiled_on_first_use_once() -> None:
+    code = (
+        "import importlib, json, re, sys\n"
+        "lazy = json.loads(sys.argv[1])\n"
+        "mods = {m: importlib.import_module(m) for m in lazy}\n"
+        "print('AT_IMPORT', sum(getattr(mods[m], g).cache_info().currsize for m in lazy for g in lazy[m]))\n"
+        "for m, getters in lazy.items():\n"
+        "    for g in getters:\n"
+        "        first = getattr(mods[m], g)()\n"
+        "        assert isinstance(first, re.Pattern) and getattr(mods[m], g)() is first, (m, g)\n"
+        "print('AFTER', sum(getattr(mods[m], g).cache_info().currsize for m in lazy for g in lazy[m]))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(_LAZY_PATTERNS)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert out == ["AT_IMPORT", "0", "AFTER", str(sum(map(len, _LAZY_PATTERNS.values())))]

@@ -471,3 +471,24 @@ def test_fuzz_any_json_document_loads_or_is_refused_cleanly(doc: Any) -> None:
             SnapshotStore.read_file(path)
         except SnapshotFormatError as exc:
             assert str(path) in str(exc)
+
+
+def test_the_schema_classes_hold_evaluated_annotations_msgspec_reads_without_compiling() -> None:
+    """The schema module keeps its annotations as objects (no ``from __future__ import
+    annotations``): msgspec's first ``convert`` of a run then compiles no ``ForwardRef``."""
+    import msgspec
+
+    from agentsnap.storage import schema
+
+    structs = [
+        v
+        for v in vars(schema).values()
+        if isinstance(v, type) and issubclass(v, msgspec.Struct) and v.__module__ == schema.__name__
+    ]
+    assert len(structs) > 5
+    assert not [
+        (cls.__name__, name)
+        for cls in structs
+        for name, hint in vars(cls).get("__annotations__", {}).items()
+        if isinstance(hint, str)
+    ]

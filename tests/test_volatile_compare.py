@@ -58,7 +58,7 @@ def _reference_strip(data: dict[str, Any]) -> dict[str, Any]:
             resp["body"] = volatile._drop_volatile_in_response(resp["body"])
         if isinstance(resp.get("chunks"), list):
             resp["chunks"] = [
-                volatile._VOLATILE_IN_CHUNK.sub("", c) if isinstance(c, str) else c
+                volatile._volatile_in_chunk().sub("", c) if isinstance(c, str) else c
                 for c in resp["chunks"]
             ]
     ids: dict[str, None] = {}

@@ -440,9 +440,11 @@ def explain_miss(
 
 
 #: the head of a JSON-RPC request body that speaks MCP (``"method": "tools/call"`` …)
-_MCP_METHOD = re.compile(
-    rb'"method"\s*:\s*"(initialize|tools/(call|list)|server/discover|resources/read|prompts/get)"'
-)
+@cache
+def _mcp_method() -> re.Pattern[bytes]:
+    return re.compile(
+        rb'"method"\s*:\s*"(initialize|tools/(call|list)|server/discover|resources/read|prompts/get)"'
+    )
 
 
 def _mcp_miss(method: str, body: Body) -> str | None:
@@ -452,7 +454,7 @@ def _mcp_miss(method: str, body: Body) -> str | None:
         return None
     raw = body() if callable(body) else body
     head = raw[:4096] if isinstance(raw, bytes) else b""
-    if b'"jsonrpc"' not in head or not _MCP_METHOD.search(head):
+    if b'"jsonrpc"' not in head or not _mcp_method().search(head):
         return None
     return (
         "it is an MCP request sent outside mcp.ClientSession (a hand-written JSON-RPC client?): agentsnap records "

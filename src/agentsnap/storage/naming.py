@@ -84,8 +84,14 @@ def snapshot_filename(name: str) -> str:
 
 
 #: the top-level ``"name"`` line of a file this module wrote (``indent=2``: top-level keys have two spaces)
-_STORED_NAME_LINE = re.compile(r'^  "name": ("(?:[^"\\\n]|\\.)*")', re.M)
-_HASHED_STEM = re.compile(r"^(.+)-[0-9a-f]{8}$")
+@functools.cache
+def _stored_name_line() -> re.Pattern[str]:
+    return re.compile(r'^  "name": ("(?:[^"\\\n]|\\.)*")', re.M)
+
+
+@functools.cache
+def _hashed_stem() -> re.Pattern[str]:
+    return re.compile(r"^(.+)-[0-9a-f]{8}$")
 
 
 def name_from_file(path: Path) -> str:
@@ -104,7 +110,7 @@ def name_from_file(path: Path) -> str:
             head = fh.read(1 << 20)
     except OSError:
         head = ""
-    found = _STORED_NAME_LINE.search(head)
+    found = _stored_name_line().search(head)
     if found is not None:
         try:
             name = json.loads(found.group(1))
@@ -113,12 +119,16 @@ def name_from_file(path: Path) -> str:
         if isinstance(name, str) and name:
             return name
     stem = path.name[: -len(".json")] if path.name.endswith(".json") else path.name
-    hashed = _HASHED_STEM.match(stem)
+    hashed = _hashed_stem().match(stem)
     return hashed.group(1).replace("__", "::") if hashed else stem
 
 
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
-_HASHED_TAIL = re.compile(r"-[0-9a-f]{8}$")
+
+
+@functools.cache
+def _hashed_tail() -> re.Pattern[str]:
+    return re.compile(r"-[0-9a-f]{8}$")
 
 
 def _plain_ok(name: str) -> bool:
@@ -129,7 +139,7 @@ def _plain_ok(name: str) -> bool:
         and ".." not in name
         and not name.endswith(".")
         and name.split(".", 1)[0].lower() not in _RESERVED
-        and _HASHED_TAIL.search(name) is None
+        and _hashed_tail().search(name) is None
         and name == name.lower()
     )
 

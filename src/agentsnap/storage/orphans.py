@@ -25,6 +25,7 @@ shards together (:mod:`agentsnap.storage.shards`).
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import re
 from collections.abc import Mapping
@@ -55,7 +56,11 @@ SHARD_HOW = (
     "each shard must collect the whole suite: give the configured test paths (or none) and "
     "select the shard's tests with -k, -m or --deselect, or with pytest-split's --splits N --group G"
 )
-_SUFFIX = re.compile(r"-\d+$")
+
+
+@functools.cache
+def _suffix() -> re.Pattern[str]:
+    return re.compile(r"-\d+$")
 
 
 class RunState(Protocol):
@@ -116,7 +121,7 @@ def _referenced(
 ) -> bool:
     if name in used or name in collected:
         return True
-    base = _SUFFIX.sub("", name)
+    base = _suffix().sub("", name)
     if base in collected:
         return True
     if "::" not in name:

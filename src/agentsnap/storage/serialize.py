@@ -48,6 +48,7 @@ UTF-8 cannot encode, is written as a ``\\uXXXX`` escape (:func:`escape_surrogate
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -87,7 +88,12 @@ BLOB_THRESHOLD = 1024 * 1024
 MAX_DEPTH = 100
 BLOB_DIR = "blobs"
 
-_ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]+")
+
+@functools.cache
+def _address() -> re.Pattern[str]:
+    return re.compile(r" at 0x[0-9A-Fa-f]+")
+
+
 _SURROGATE = SURROGATE
 
 
@@ -330,7 +336,7 @@ def _convert(value: object, depth: int, path: frozenset[int]) -> Any:
         text = repr(value)
     except Exception:
         text = f"<{_type_name(value)}>"
-    return {"$repr": _text(_ADDRESS.sub("", text)), "$type": _type_name(value)}
+    return {"$repr": _text(_address().sub("", text)), "$type": _type_name(value)}
 
 
 def _kept_whole(value: dict[Any, Any] | list[Any], depth: int) -> bool:
@@ -450,13 +456,17 @@ def prepare_parts(
 
 
 #: a MessagePack float64 (``0xcb``, big-endian) whose exponent is all ones: NaN or ±Infinity
-_NON_FINITE = re.compile(rb"\xcb[\x7f\xff][\xf0-\xff]")
-#: ``0xcb`` bytes looked at one by one (``bytes.find``: memchr) before :data:`_NON_FINITE` takes over
+@functools.cache
+def _non_finite() -> re.Pattern[bytes]:
+    return re.compile(rb"\xcb[\x7f\xff][\xf0-\xff]")
+
+
+#: ``0xcb`` bytes looked at one by one (``bytes.find``: memchr) before :func:`_non_finite` takes over
 _FEW_MARKERS = 32
 
 
 def finite_msgpack(packed: bytes) -> bool:
-    """Whether :data:`_NON_FINITE` finds nothing in ``packed`` (MessagePack bytes): the same
+    """Whether :func:`_non_finite` finds nothing in ``packed`` (MessagePack bytes): the same
     answer, found by jumping from one ``0xcb`` byte to the next (floats are few in a snapshot,
     and the byte is rare elsewhere) rather than by the pattern's byte-by-byte scan; past
     :data:`_FEW_MARKERS` of them, the pattern from there."""
@@ -468,7 +478,7 @@ def finite_msgpack(packed: bytes) -> bool:
         if len(after) == 2 and after[0] in (0x7F, 0xFF) and after[1] >= 0xF0:
             return False
         at = packed.find(0xCB, at + 1)
-    return at < 0 or _NON_FINITE.search(packed, at) is None
+    return at < 0 or _non_finite().search(packed, at) is None
 
 
 def compact_bytes(data: object, *, finite_trace: bool = False) -> bytes | bytearray:

@@ -9,6 +9,7 @@ consistently (:func:`same_content`).
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import deque
@@ -57,9 +58,15 @@ _VOLATILE_HEADER_PARTS = (
 )
 #: per-response timestamps and fingerprints inside a recorded response (any depth: stream events nest them)
 _VOLATILE_RESPONSE_KEYS = frozenset({"created", "created_at", "createTime", "system_fingerprint"})
-_VOLATILE_IN_CHUNK = re.compile(
-    r'"(?:created|created_at|createTime|system_fingerprint)":\s*(?:"[^"]*"|\d+(?:\.\d+)?)'
-)
+
+
+@functools.cache
+def _volatile_in_chunk() -> re.Pattern[str]:
+    return re.compile(
+        r'"(?:created|created_at|createTime|system_fingerprint)":\s*(?:"[^"]*"|\d+(?:\.\d+)?)'
+    )
+
+
 #: keys whose string value is an id the provider (or the SDK) invented: a tool call's id and the
 #: references to it (tool_call_id, tool_use_id, call_id), response / message / generation ids
 _ID_KEYS = frozenset(
@@ -77,7 +84,13 @@ _ID_KEYS = frozenset(
         "event_id",
     }
 )
-_ID_IN_TEXT = re.compile(r'"(?:' + "|".join(sorted(_ID_KEYS)) + r')":\s*"([^"\\]{1,200})"')
+
+
+@functools.cache
+def _id_in_text() -> re.Pattern[str]:
+    return re.compile(r'"(?:' + "|".join(sorted(_ID_KEYS)) + r')":\s*"([^"\\]{1,200})"')
+
+
 #: subtrees that hold the agent's own data (tool arguments and results, its input and output):
 #: an "id" there is the agent's, and a change of it is a change
 #: shorter values are not taken for minted ids (they would rename ordinary words and numbers)
@@ -96,7 +109,7 @@ def _collect_ids(value: object, found: dict[str, None], *, payload: bool = False
 
     A string under an :data:`_ID_KEYS` key counts, except inside the agent's own
     data (:data:`_PAYLOAD_KEYS` holding an object; a tool's ``input`` object);
-    ids inside streamed chunk text are found by :data:`_ID_IN_TEXT`. Objects are
+    ids inside streamed chunk text are found by :func:`_id_in_text`. Objects are
     walked in sorted key order, so the order (and so the placeholders) does not
     depend on key order: a snapshot in memory (keys as built) and the same
     snapshot read from its file (keys sorted) rename alike.
@@ -122,7 +135,7 @@ def _collect_ids(value: object, found: dict[str, None], *, payload: bool = False
             if isinstance(chunks, list):
                 for chunk in chunks:
                     if isinstance(chunk, str):
-                        for match in _ID_IN_TEXT.finditer(chunk):
+                        for match in _id_in_text().finditer(chunk):
                             if len(match.group(1)) >= _MIN_ID:
                                 found.setdefault(match.group(1), None)
         elif isinstance(node, list):
@@ -218,7 +231,7 @@ def _stripped_step(step: dict[str, Any]) -> dict[str, Any]:
         resp["body"] = _drop_volatile_in_response(resp["body"])
     if isinstance(resp.get("chunks"), list):
         resp["chunks"] = [
-            _VOLATILE_IN_CHUNK.sub("", c) if isinstance(c, str) else c for c in resp["chunks"]
+            _volatile_in_chunk().sub("", c) if isinstance(c, str) else c for c in resp["chunks"]
         ]
     step["exchange"] = dict(exchange, response=resp)  # type: ignore[arg-type]
     return step

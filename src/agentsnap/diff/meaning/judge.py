@@ -23,6 +23,7 @@ then the provider key matching ``judge_base_url`` from the one table
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import time
@@ -146,13 +147,22 @@ def _excerpt(text: str, width: int = _EXCERPT) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-_FENCE = re.compile(r"```[A-Za-z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
-_SCORE_LINE = re.compile(
-    r"""["']?score["']?\s*[:=]\s*["']?(-?\d+(?:\.\d+)?|-?\.\d+)""", re.IGNORECASE
-)
-_REASON_LINE = re.compile(
-    r"""["']?reason["']?\s*[:=]\s*["']?(.+?)["']?\s*(?:,?\s*[}\n]|$)""", re.IGNORECASE | re.DOTALL
-)
+@functools.cache
+def _fence() -> re.Pattern[str]:
+    return re.compile(r"```[A-Za-z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
+
+
+@functools.cache
+def _score_line() -> re.Pattern[str]:
+    return re.compile(r"""["']?score["']?\s*[:=]\s*["']?(-?\d+(?:\.\d+)?|-?\.\d+)""", re.IGNORECASE)
+
+
+@functools.cache
+def _reason_line() -> re.Pattern[str]:
+    return re.compile(
+        r"""["']?reason["']?\s*[:=]\s*["']?(.+?)["']?\s*(?:,?\s*[}\n]|$)""",
+        re.IGNORECASE | re.DOTALL,
+    )
 
 
 def _as_score(value: Any) -> float | None:
@@ -190,7 +200,7 @@ def _changes(obj: Mapping[str, Any]) -> str:
 def _objects(text: str) -> list[dict[str, Any]]:
     """JSON objects found in ``text``: fenced blocks first, then any ``{...}`` in the prose."""
     found: list[dict[str, Any]] = []
-    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
+    candidates = [m.group(1) for m in _fence().finditer(text)] + [text]
     decoder = json.JSONDecoder()
     for candidate in candidates:
         for start in [m.start() for m in re.finditer(r"\{", candidate)]:
@@ -233,9 +243,9 @@ def parse_reply(text: str) -> Judgement:
         if changes and changes not in reason:
             reason = f"{reason} ({changes})" if reason else changes
         return _checked(score, reason, text)
-    match = _SCORE_LINE.search(text)
+    match = _score_line().search(text)
     if match:
-        reason_match = _REASON_LINE.search(text)
+        reason_match = _reason_line().search(text)
         reason = reason_match.group(1).strip() if reason_match else ""
         return _checked(float(match.group(1)), reason, text)
     raise JudgeError(

@@ -5,6 +5,7 @@ streamed in pieces across events found by joining each field's deltas first
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -42,7 +43,9 @@ def scrub_chunks(chunks: list[Any], rules: Redaction | None = None) -> list[Any]
     return each
 
 
-_DATA_LINE = re.compile(r"^(data:[ ]?|)([\[{][^\r\n]*)", re.MULTILINE)
+@functools.cache
+def _data_line() -> re.Pattern[str]:
+    return re.compile(r"^(data:[ ]?|)([\[{][^\r\n]*)", re.MULTILINE)
 
 
 def _split_secrets(text: str, rules: Redaction) -> str:
@@ -59,7 +62,7 @@ def _split_secrets(text: str, rules: Redaction) -> str:
     import json
 
     docs: list[tuple[re.Match[str], Any]] = []
-    for m in _DATA_LINE.finditer(text):
+    for m in _data_line().finditer(text):
         try:
             docs.append((m, json.loads(m.group(2))))
         except (ValueError, RecursionError):

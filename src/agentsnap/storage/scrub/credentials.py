@@ -5,20 +5,14 @@ removed wherever its value appears, in each form text carries it in
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from .rules import (
-    _ASSIGN_RE,
-    _BEARER_RE,
-    _SCANNER_RE,
-    _SECRET_QUERY_KEYS,
-    _TOKEN_RE,
-    _URL_PASSWORD_RE,
-    REDACTED,
-)
+from . import rules as _rules
+from .rules import _SECRET_QUERY_KEYS, REDACTED
 
 # -- remembered credentials (scrub by value) ----------------------------------------
 #
@@ -292,7 +286,9 @@ def _remember_url(url: str) -> None:
         remember_secret(parts.password)
 
 
-_SURROGATE = re.compile("([\ud800-\udfff]+)")
+@functools.cache
+def _surrogate() -> re.Pattern[str]:
+    return re.compile("([\ud800-\udfff]+)")
 
 
 def _scrub_known(text: str) -> str:
@@ -302,12 +298,12 @@ def _scrub_known(text: str) -> str:
         return text
     if isinstance(matcher, re.Pattern):
         return matcher.sub(REDACTED, text)
-    if not text.isascii() and _SURROGATE.search(text):
+    if not text.isascii() and _surrogate().search(text):
         # the automaton reads UTF-8, which has no lone surrogate ("\ud800" from a JSON escape):
         # scrub the pieces between them (no credential holds one, so none spans one)
         return "".join(
-            piece if _SURROGATE.fullmatch(piece) else _scrub_known(piece)
-            for piece in _SURROGATE.split(text)
+            piece if _surrogate().fullmatch(piece) else _scrub_known(piece)
+            for piece in _surrogate().split(text)
         )
     found = matcher.find_matches_as_indexes(text)
     if not found:
@@ -336,8 +332,9 @@ def scrub_bytes(data: bytes) -> bytes:
             spans.extend(m.span() for m in matcher.finditer(text))
         else:
             spans.extend((start, end) for _, start, end in matcher.find_matches_as_indexes(text))
-    for pattern in (_TOKEN_RE, _SCANNER_RE, _BEARER_RE, _URL_PASSWORD_RE, _ASSIGN_RE):
-        whole = pattern is _TOKEN_RE or pattern is _SCANNER_RE
+    shapes = (_rules._TOKEN_RE, _rules._SCANNER_RE, _rules._BEARER_RE)
+    for pattern in (*shapes, _rules._URL_PASSWORD_RE, _rules._ASSIGN_RE):
+        whole = pattern is shapes[0] or pattern is shapes[1]
         for m in pattern.finditer(text):
             spans.append(m.span() if whole or not m.lastindex else m.span(m.lastindex))
     if not spans:

@@ -8,6 +8,7 @@ What the whole scrubbing layer promises is in :mod:`agentsnap.storage.scrub`.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ REDACTED = "<redacted>"
 
 # -- token shapes -------------------------------------------------------------
 _TOK = r"[A-Za-z0-9_\-]"
-_TOKEN_RE = re.compile(
+_TOKEN_SOURCE = (
     r"(?:sk-ant-" + _TOK + r"{8,}"
     # OpenAI (sk-proj-, sk-svcacct-, sk-admin-, legacy sk- + 48 characters) and OpenRouter
     # (sk-or-v1-); a bare "sk-" needs a digit or a long unbroken run, which keeps
@@ -33,7 +34,7 @@ _TOKEN_RE = re.compile(
     r"|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})"
 )
 # a separate expression (with its own literal pre-check), so the common shapes above cost no more
-_SCANNER_RE = re.compile(
+_SCANNER_SOURCE = (
     # the credential kinds of a maintained scanner's rule set (detect-secrets' plugins: Slack,
     # Stripe, GitLab, npm, SendGrid, xAI), written here as shapes
     r"(?:xox[abposr]-[A-Za-z0-9\-]{10,}"
@@ -46,21 +47,19 @@ _SCANNER_RE = re.compile(
     r"|-----BEGIN[A-Z ]{0,20} PRIVATE KEY-----[\s\S]*?-----END[A-Z ]{0,20} PRIVATE KEY-----)"
 )
 # "postgresql://app:PASSWORD@db.internal:5432/prod": the password of a URL's userinfo
-_URL_PASSWORD_RE = re.compile(
+_URL_PASSWORD_SOURCE = (
     r"(?i)\b([a-z][a-z0-9+.\-]{1,20}://[^\s:/@\\\"'<>]{0,256}:)([^\s@/\\\"'<>]+)(@)"
 )
 # "aws_secret_access_key = wJalr…", "AccountKey=…" (ini, env, shell and connection-string forms)
-_ASSIGN_RE = re.compile(
+_ASSIGN_SOURCE = (
     r"(?i)\b(aws_secret_access_key|aws_session_token|aws_security_token|secret_access_key|session_token|accountkey|sharedaccesskey)"
     r"(\\?[\"']?\s*[:=]\s*\\?[\"']?)([A-Za-z0-9/+=_\-]{12,})"
 )
 # a Bearer credential: 8+ token characters with a digit, or 20+ of them
-_BEARER_RE = re.compile(
-    r"(?i)\b(bearer)(\s+)(?:(?=[A-Za-z0-9._~+/\-]*\d)[A-Za-z0-9._~+/\-]{8,}|[A-Za-z0-9._~+/\-]{20,})=*"
-)
+_BEARER_SOURCE = r"(?i)\b(bearer)(\s+)(?:(?=[A-Za-z0-9._~+/\-]*\d)[A-Za-z0-9._~+/\-]{8,}|[A-Za-z0-9._~+/\-]{20,})=*"
 _SCHEMES = r"(?:bearer|basic|token|digest)"
 # "Authorization: Basic dXNlcg==", "x-api-key=abc", '"api-key": "abc"'
-_HEADER_KV_RE = re.compile(
+_HEADER_KV_SOURCE = (
     r"(?i)\b(authorization|proxy-authorization|x-api-key|api-key|x-goog-api-key)"
     r"((?:\\?[\"'])?\s*[:=]\s*(?:\\?[\"'])?)"
     r"(" + _SCHEMES + r"\s+)?"
@@ -71,12 +70,37 @@ _SECRET_NAMES = (
     r"|aws_secret_access_key|secret_access_key|secretaccesskey|aws_session_token|session_token|sessiontoken"
 )
 # '"password": "hunter2"' inside text (a JSON document carried as a string, e.g. tool arguments)
-_JSON_KV_RE = re.compile(r"(?i)(\\?\")(" + _SECRET_NAMES + r")\1(\s*:\s*)(\\?\")([^\"\\]+)(\\?\")")
+_JSON_KV_SOURCE = r"(?i)(\\?\")(" + _SECRET_NAMES + r")\1(\s*:\s*)(\\?\")([^\"\\]+)(\\?\")"
 # "?key=…" / "&access_token=…" / "password=…" (query strings and form bodies)
-_FORM_KV_RE = re.compile(
+_FORM_KV_SOURCE = (
     r"(?i)(?<![^?&\s])(key|api_key|apikey|api-key|access_token|refresh_token|token|client_secret|password|x-goog-api-key|x-api-key)"
     r"=([^&\s\"'#<>]+)"
 )
+
+#: the shapes' expressions by the name the scrubbing modules read them under
+#: (``rules._TOKEN_RE``); each is compiled on its first read (:func:`__getattr__`) and then kept as
+#: a module global: a run that never scrubs a text a shape's literal pre-check lets through (a
+#: replayed run whose stored texts are clean) compiles none of them (~2.5 ms a process)
+_SOURCES = {
+    "_TOKEN_RE": _TOKEN_SOURCE,
+    "_SCANNER_RE": _SCANNER_SOURCE,
+    "_URL_PASSWORD_RE": _URL_PASSWORD_SOURCE,
+    "_ASSIGN_RE": _ASSIGN_SOURCE,
+    "_BEARER_RE": _BEARER_SOURCE,
+    "_HEADER_KV_RE": _HEADER_KV_SOURCE,
+    "_JSON_KV_RE": _JSON_KV_SOURCE,
+    "_FORM_KV_RE": _FORM_KV_SOURCE,
+}
+
+
+def __getattr__(name: str) -> re.Pattern[str]:
+    """A shape of :data:`_SOURCES`, compiled once (threads that race get the same pattern)."""
+    source = _SOURCES.get(name)
+    if source is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    compiled: re.Pattern[str] = globals().setdefault(name, re.compile(source))
+    return compiled
+
 
 _SECRET_QUERY_KEYS = frozenset(
     {
@@ -182,9 +206,11 @@ class Redaction:
         return not self.paths and not self.patterns
 
 
-_PATH_TOKEN = re.compile(
-    r"\.\.([^.\[\]]+)|\.([^.\[\]]+)|\[(\*|-?\d+)\]|\[\"((?:[^\"\\]|\\.)*)\"\]|\['([^']*)'\]|\.?\*"
-)
+@functools.cache
+def _path_token() -> re.Pattern[str]:
+    return re.compile(
+        r"\.\.([^.\[\]]+)|\.([^.\[\]]+)|\[(\*|-?\d+)\]|\[\"((?:[^\"\\]|\\.)*)\"\]|\['([^']*)'\]|\.?\*"
+    )
 
 
 def _parse_path(path: str) -> tuple[_Step, ...]:
@@ -199,7 +225,7 @@ def _parse_path(path: str) -> tuple[_Step, ...]:
     steps: list[_Step] = []
     pos = 0
     while pos < len(text):
-        m = _PATH_TOKEN.match(text, pos)
+        m = _path_token().match(text, pos)
         if m is None or m.end() == pos:
             raise ValueError(
                 f'cannot read JSON path {path!r} at {text[pos:]!r} (use a.b[0].c, a[*].b, ..name, ["key.with.dots"])'

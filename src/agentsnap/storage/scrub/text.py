@@ -11,17 +11,10 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from . import credentials as _cred
+from . import rules as _rules
 from .credentials import _scrub_known
 from .rules import (
-    _ASSIGN_RE,
-    _BEARER_RE,
-    _FORM_KV_RE,
-    _HEADER_KV_RE,
-    _JSON_KV_RE,
     _MAX_ROUNDS,
-    _SCANNER_RE,
-    _TOKEN_RE,
-    _URL_PASSWORD_RE,
     ACCOUNT_HEADERS,
     REDACTED,
     Redaction,
@@ -59,7 +52,7 @@ _BUILTIN_RULES: tuple[tuple[Callable[[str], bool], Callable[[str], str]], ...] =
             or "asia" in low
             or "eyj" in low
         ),
-        lambda t: _TOKEN_RE.sub(REDACTED, t),
+        lambda t: _rules._TOKEN_RE.sub(REDACTED, t),
     ),
     (
         lambda low: (
@@ -72,11 +65,11 @@ _BUILTIN_RULES: tuple[tuple[Callable[[str], bool], Callable[[str], str]], ...] =
             or "xai-" in low
             or "private key" in low
         ),
-        lambda t: _SCANNER_RE.sub(REDACTED, t),
+        lambda t: _rules._SCANNER_RE.sub(REDACTED, t),
     ),
     (
         lambda low: "://" in low and "@" in low,
-        lambda t: _URL_PASSWORD_RE.sub(lambda m: m.group(1) + REDACTED + m.group(3), t),
+        lambda t: _rules._URL_PASSWORD_RE.sub(lambda m: m.group(1) + REDACTED + m.group(3), t),
     ),
     (
         lambda low: (
@@ -86,13 +79,16 @@ _BUILTIN_RULES: tuple[tuple[Callable[[str], bool], Callable[[str], str]], ...] =
             or "accountkey" in low
             or "sharedaccesskey" in low
         ),
-        lambda t: _ASSIGN_RE.sub(lambda m: m.group(1) + m.group(2) + REDACTED, t),
+        lambda t: _rules._ASSIGN_RE.sub(lambda m: m.group(1) + m.group(2) + REDACTED, t),
     ),
     (
         lambda low: "bearer" in low,
-        lambda t: _BEARER_RE.sub(lambda m: m.group(1) + m.group(2) + REDACTED, t),
+        lambda t: _rules._BEARER_RE.sub(lambda m: m.group(1) + m.group(2) + REDACTED, t),
     ),
-    (lambda low: "authorization" in low or "api-key" in low, lambda t: _HEADER_KV_RE.sub(_kv, t)),
+    (
+        lambda low: "authorization" in low or "api-key" in low,
+        lambda t: _rules._HEADER_KV_RE.sub(_kv, t),
+    ),
     (
         lambda low: (
             "passw" in low
@@ -103,11 +99,11 @@ _BUILTIN_RULES: tuple[tuple[Callable[[str], bool], Callable[[str], str]], ...] =
             or "private_key" in low
             or "accesskey" in low
         ),
-        lambda t: _JSON_KV_RE.sub(_json_kv, t),
+        lambda t: _rules._JSON_KV_RE.sub(_json_kv, t),
     ),
     (
         lambda low: "key=" in low or "token=" in low or "secret=" in low or "password=" in low,
-        lambda t: _FORM_KV_RE.sub(lambda m: m.group(1) + "=" + REDACTED, t),
+        lambda t: _rules._FORM_KV_RE.sub(lambda m: m.group(1) + "=" + REDACTED, t),
     ),
 )
 

@@ -5,6 +5,7 @@ snapshots (:func:`scrub_snapshot`).
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -172,7 +173,10 @@ def scrub_json(value: object, rules: Redaction | None = None) -> Any:
 
 #: the content of a JSON string literal, escapes included: in valid JSON text every ``"`` outside
 #: a string opens one, so scanning from the start finds each literal exactly once (keys and values)
-_STRING_LITERAL = re.compile(rb'"((?:[^"\\]++|\\.)*+)"')
+@functools.cache
+def _string_literal() -> re.Pattern[bytes]:
+    return re.compile(rb'"((?:[^"\\]++|\\.)*+)"')
+
 
 #: the contents of string literals (raw bytes, escapes as written) known to be left alone by every
 #: rule in force: (rules, remembered-credentials version, contents, the last long text whose
@@ -191,10 +195,10 @@ def _plain_quotes(raw: bytes) -> bool:
 
 def _literals(raw: bytes) -> list[bytes]:
     """The contents of every string literal of the JSON text ``raw``: a split at the quotes when
-    no quote is escaped (every other piece is inside a string), else :data:`_STRING_LITERAL`."""
+    no quote is escaped (every other piece is inside a string), else :func:`_string_literal`."""
     if _plain_quotes(raw):
         return raw.split(b'"')[1::2]
-    found: list[bytes] = _STRING_LITERAL.findall(raw)
+    found: list[bytes] = _string_literal().findall(raw)
     return found
 
 
