@@ -293,6 +293,22 @@ _plain = st.recursive(
 )
 
 
+def _holds_a_tuple(value: object) -> bool:
+    if isinstance(value, tuple):
+        return True
+    if isinstance(value, dict):
+        return any(_holds_a_tuple(v) for v in value.values())
+    return isinstance(value, list) and any(_holds_a_tuple(v) for v in value)
+
+
+def _holds_a_wide_int(value: object) -> bool:
+    if type(value) is int:
+        return not -(2**63) <= value < 2**64
+    if isinstance(value, dict):
+        return any(_holds_a_wide_int(v) for v in value.values())
+    return isinstance(value, (list, tuple)) and any(_holds_a_wide_int(v) for v in value)
+
+
 def _containers(value: object) -> list[int]:
     if isinstance(value, dict):
         return [id(value), *(i for v in value.values() for i in _containers(v))]
@@ -306,6 +322,10 @@ def _containers(value: object) -> list[int]:
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(st.text(max_size=5), _plain, max_size=4))
 def test_a_kept_report_is_made_anew_with_the_same_types_and_values(value: dict[str, Any]) -> None:
+    if _holds_a_tuple(value) or _holds_a_wide_int(value):  # read back as a list / not written
+        with pytest.raises(_compare._NotLiteral):
+            _compare._maker(value)
+        return
     make = _compare._maker(value)
     first, second = make(), make()
     assert repr(first) == repr(second) == repr(value) and first == value
