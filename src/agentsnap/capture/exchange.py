@@ -161,7 +161,7 @@ def begin(recording: Recording, request: Request, spec: ProviderSpec) -> wire.Ex
             spec.name, codec, functools.partial(record_of, *parts, recording.trace.repeats)
         )
     else:
-        req = request_record(request)
+        req = request_record(request, recording.cassette)
         exchange = wire.Exchange(provider=spec.name, codec=spec.codec_for(req["path"]), request=req)
     recording.trace.add_exchange(exchange)
     return exchange

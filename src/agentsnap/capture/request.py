@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..storage import wire
+from ..storage.scrub import credentials as _cred
 from ..storage.scrub import scrub_parsed_json, scrub_text, scrub_url
 from ..storage.serialize import bytes_envelope
 from .contract import Request
+
+if TYPE_CHECKING:
+    from .cassette import Cassette
 
 __all__ = ["WireRequest", "record_of", "request_parts", "request_record"]
 
@@ -25,7 +29,7 @@ __all__ = ["WireRequest", "record_of", "request_parts", "request_record"]
 _BOUNDARY = re.compile(r'boundary="?([^";,\s]+)"?', re.IGNORECASE)
 
 
-def request_record(request: Request) -> dict[str, Any]:
+def request_record(request: Request, cassette: Cassette | None = None) -> dict[str, Any]:
     """The stored form of a request, from which its replay key is computed.
 
     Secrets are scrubbed here (:mod:`agentsnap.storage.scrub`), so the stored request
@@ -34,8 +38,77 @@ def request_record(request: Request) -> dict[str, Any]:
     record every run). A body that is not UTF-8 is stored as
     ``{"body": {"$bytes_b64", "sha256"}}`` (a side-file reference above
     1 MiB, see :mod:`agentsnap.storage.serialize`).
+
+    ``cassette``: replay's recordings; a request equal to one of them as sent is answered with
+    that stored request, unscrubbed (:func:`_stored_as_sent`).
     """
-    return record_of(*request_parts(request))
+    parts = request_parts(request)
+    if cassette is not None and (stored := _stored_as_sent(parts, cassette)) is not None:
+        return stored
+    return record_of(*parts)
+
+
+def _stored_as_sent(
+    parts: tuple[str, str, str, str, bytes], cassette: Cassette
+) -> dict[str, Any] | None:
+    """The stored request of a recording of ``cassette`` that :func:`record_of` of ``parts`` would
+    equal, found without scrubbing; None to make the record as usual.
+
+    It holds when the request, parsed but not scrubbed, has a recording's replay key (the same
+    method, path and JSON body, types included) and that recording stores nothing else, and:
+
+    * the cassette's steps hold their golden's digest under the ``redact`` rules in force
+      (:meth:`~agentsnap.capture.cassette.Cassette.stored_request`): the stored request is
+      then what scrubbing made of a request under these rules, which scrubbing leaves as it is
+      (tests/test_replay_fast_path.py's property), so scrubbing this equal request gives it too;
+    * no credential this process remembered appears in the path or the body: scrubbing would
+      remove one (none was known to the process that recorded it, or it would not be there). The
+      body has no backslash, so each of its strings is in its text as it is, and each
+      credential's forms (:func:`~agentsnap.storage.scrub.credentials.secret_forms`) are looked
+      for in it.
+
+    Only a request with no query and a JSON object body (no multipart boundary to replace)."""
+    method, path, query, ctype, raw = parts
+    if query or raw[:1] != b"{" or b"\\" in raw or ctype[:10].lower() == "multipart/":
+        return None
+    try:
+        body = wire.json_loads(raw)
+    except ValueError:
+        return None
+    stored = cassette.stored_request(
+        wire.replay_key({"method": method, "path": path, "body": body})
+    )
+    if (
+        stored is None
+        or stored.keys() != _AS_SENT
+        or stored["method"] != method
+        or stored["path"] != path
+    ):
+        return None
+    forms = _credential_forms()
+    if forms and (any(form in raw for form in forms[0]) or any(form in path for form in forms[1])):
+        return None
+    return stored
+
+
+#: the fields of a stored request :func:`_stored_as_sent` answers with
+_AS_SENT = frozenset({"method", "path", "body"})
+#: the remembered credentials' forms :func:`_credential_forms` made last: (forms, as UTF-8, as text)
+_forms_made: tuple[object, tuple[bytes, ...], tuple[str, ...]] = ((), (), ())
+
+
+def _credential_forms() -> tuple[tuple[bytes, ...], tuple[str, ...]] | None:
+    """Every form of every credential remembered now, as UTF-8 bytes and as text (made again
+    when they change); None when none is remembered."""
+    global _forms_made
+    forms = _cred._known.forms
+    if not forms:
+        return None
+    made = _forms_made
+    if made[0] is not forms:
+        encoded = tuple(form.encode("utf-8", "surrogatepass") for form in forms)
+        made = _forms_made = (forms, encoded, tuple(forms))
+    return made[1], made[2]
 
 
 def request_parts(request: Request) -> tuple[str, str, str, str, bytes]:
