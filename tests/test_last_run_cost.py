@@ -26,13 +26,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentsnap.exceptions import SnapshotFormatError
-from agentsnap.storage import scrub
 from agentsnap.storage import serialize as _serialize
 from agentsnap.storage.naming import Listing, candidate_names
 from agentsnap.storage.serialize import compact_bytes, prepare, prepare_plain
 from agentsnap.storage.snapshot import Snapshot
 from agentsnap.storage.store import SnapshotStore
-from tests._support.scrub_samples import SECRET, TOUCHY
+from tests._support.scrub_samples import RULES, TOUCHY, set_rules
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 
@@ -54,14 +53,6 @@ _VALUES = st.recursive(
     lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_TEXT, inner, max_size=4)),
     max_leaves=20,
 )
-_RULES = [None, {"patterns": ["acct_[0-9]+"]}, {"paths": ["..city"]}]
-
-
-def _setup(rules: object, remember: bool) -> None:
-    scrub.forget_secrets()
-    scrub.configure(rules)
-    if remember:
-        scrub.remember_credentials([("authorization", f"Bearer {SECRET}")])
 
 
 def _bytes(data: dict[str, Any]) -> bytes:
@@ -71,7 +62,7 @@ def _bytes(data: dict[str, Any]) -> bytes:
 @settings(max_examples=500, deadline=None)
 @given(
     fields=st.dictionaries(_TEXT, _VALUES, max_size=6),
-    rules=st.sampled_from(_RULES),
+    rules=st.sampled_from(RULES),
     remember=st.booleans(),
 )
 def test_property_prepare_plain_is_prepare(
@@ -79,7 +70,7 @@ def test_property_prepare_plain_is_prepare(
 ) -> None:
     """Any dict, any rules, remembered credentials or not, asked twice (the second time its
     literals are known): ``prepare``'s value and bytes, and a dict of its own."""
-    _setup(rules, remember)
+    set_rules(rules, remember)
     for _ in range(2):
         got = prepare_plain(fields)
         want = prepare(fields)
@@ -136,7 +127,7 @@ def test_a_replayed_runs_fields_are_not_walked() -> None:
 def test_what_a_rule_may_change_is_walked(
     rules: object, rest: dict[str, Any], changed: str | None
 ) -> None:
-    _setup(rules, remember=False)
+    set_rules(rules, remember=False)
     with mock.patch.object(_serialize, "prepare", wraps=_serialize.prepare) as walk:
         got = prepare_plain(rest)
     assert walk.called

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from agentsnap.storage import scrub
 from agentsnap.storage.scrub import REDACTED, scrub_json, scrub_parsed_json
 from agentsnap.storage.scrub import walk as scrub_walk
-from tests._support.scrub_samples import SECRET, TOUCHY
+from tests._support.scrub_samples import RULES, SECRET, TOUCHY, set_rules
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 
@@ -48,27 +48,19 @@ _ENCODINGS = [
     {"ensure_ascii": True},  # json.dumps' default
     {"ensure_ascii": False, "indent": 2, "sort_keys": True},  # a golden's
 ]
-_RULES = [None, {"patterns": ["acct_[0-9]+"]}, {"paths": ["..city"]}]
-
-
-def _setup(rules: object, remember: bool) -> None:
-    scrub.forget_secrets()
-    scrub.configure(rules)
-    if remember:
-        scrub.remember_credentials([("authorization", f"Bearer {SECRET}")])
 
 
 @settings(max_examples=400, deadline=None)
 @given(
     doc=_DOCS,
     encoding=st.sampled_from(_ENCODINGS),
-    rules=st.sampled_from(_RULES),
+    rules=st.sampled_from(RULES),
     remember=st.booleans(),
 )
 def test_property_the_fast_path_gives_what_the_walk_gives(
     doc: Any, encoding: dict[str, Any], rules: object, remember: bool
 ) -> None:
-    _setup(rules, remember)
+    set_rules(rules, remember)
     raw = json.dumps(doc, **encoding).encode("utf-8")
     for _ in range(2):  # the second time, the literals are known
         fast = scrub_parsed_json(json.loads(raw), raw)
@@ -82,7 +74,7 @@ def test_property_the_fast_path_gives_what_the_walk_gives(
 @given(
     doc=_DOCS,
     encoding=st.sampled_from(_ENCODINGS),
-    rules=st.sampled_from(_RULES[:2]),
+    rules=st.sampled_from(RULES[:2]),
     remember=st.booleans(),
 )
 def test_property_a_stored_body_is_scrub_stable_and_taken_without_a_walk(
@@ -93,7 +85,7 @@ def test_property_a_stored_body_is_scrub_stable_and_taken_without_a_walk(
     the parsed body itself, not walked unless one of its strings names a secret key
     (``password``: such a body is always walked, the literals do not say which strings are
     keys; the walk, finding nothing to change, returns it itself too: nothing copied)."""
-    _setup(rules, remember)
+    set_rules(rules, remember)
     stored = scrub_json(doc)
     assert scrub_json(stored) == stored
     raw = json.dumps(stored, **encoding).encode("utf-8")
@@ -111,7 +103,7 @@ def test_property_a_stored_body_is_scrub_stable_and_taken_without_a_walk(
 
 
 def test_a_body_with_a_user_json_path_is_always_walked() -> None:
-    _setup({"paths": ["..city"]}, remember=False)
+    set_rules({"paths": ["..city"]}, remember=False)
     raw = b'{"city":"Paris"}'
     parsed = json.loads(raw)
     out = scrub_parsed_json(parsed, raw)
@@ -214,7 +206,7 @@ _LONG_PARTS = {
     before=_DOCS,
     after=_DOCS,
     encoding=st.sampled_from(_ENCODINGS),
-    rules=st.sampled_from(_RULES[:2]),
+    rules=st.sampled_from(RULES[:2]),
     remember=st.booleans(),
     where=st.sampled_from(["first", "middle", "last"]),
 )
@@ -224,7 +216,7 @@ def test_property_a_long_body_read_beside_the_last_gives_what_the_walk_gives(
     """A long body (``scrub.walk._LONG``) is compared with the last long body whose literals were
     all harmless, and only the literals it changed are looked up (``_literals_beside``): for any
     two documents set anywhere in a long request, the second gives exactly what the walk gives."""
-    _setup(rules, remember)
+    set_rules(rules, remember)
 
     def long_body(doc: Any) -> bytes:
         parts = [("model", "m"), *_LONG_PARTS.items()]

@@ -34,7 +34,7 @@ from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 
 openai = pytest.importorskip("openai")
 
-from tests import fake_provider as fp
+from tests._support.golden_again import ask_openai, record_one_call
 
 NAME = "proven::texts"
 #: a body the server sends with spaces and unsorted keys: stored as its body and its exact text
@@ -121,26 +121,7 @@ def test_the_kept_answer_is_for_those_steps_under_those_rules_only() -> None:
 
 
 def _record(folder: Path) -> tuple[SnapshotStore, str]:
-    """The golden recorded in ``folder``, and the base URL it was recorded at (its server stopped)."""
-    store = SnapshotStore(folder)
-    with fp.FakeOpenAI() as server:
-        server.script(fp.text_reply("Sunny in Paris."))
-        url = server.base_url
-        recording = Recording("capture").start()
-        try:
-            _ask(server.base_url)
-        finally:
-            recording.stop()
-        store.save(golden_run.run_snapshot(NAME, recording, None))
-    return store, url
-
-
-def _ask(base_url: str) -> str:
-    client = openai.OpenAI(base_url=base_url, api_key="sk-test", max_retries=0)
-    reply = client.chat.completions.create(
-        model="gpt-4o-mini", messages=[{"role": "user", "content": "weather?"}]
-    )
-    return str(reply.choices[0].message.content)
+    return record_one_call(folder, NAME, "Sunny in Paris.")
 
 
 def _replay(store: SnapshotStore, url: str) -> tuple[Recording, Any]:
@@ -151,7 +132,7 @@ def _replay(store: SnapshotStore, url: str) -> tuple[Recording, Any]:
     )
     recording.start()
     try:
-        answer = _ask(url)  # its server stopped: replay never reaches it
+        answer = ask_openai(url)  # its server stopped: replay never reaches it
     finally:
         recording.stop()
     assert answer == "Sunny in Paris."
@@ -178,7 +159,7 @@ def test_a_replayed_golden_is_proven_once_at_its_start_and_its_end_reads_that(
     # a recording whose cassette was made without the check: the end checks, as before
     bare = Recording("replay", cassette=Cassette(golden.trace, name=NAME)).start()
     try:
-        _ask(url)
+        ask_openai(url)
     finally:
         bare.stop()
     assert golden_run.golden_again(NAME, bare, golden) is not None
@@ -201,7 +182,7 @@ def test_a_golden_whose_response_was_edited_serves_the_edit(tmp_path: Path) -> N
     assert recording.cassette is not None and not recording.cassette.texts_parse_to_bodies
     recording.start()
     try:
-        answer = _ask(url)
+        answer = ask_openai(url)
     finally:
         recording.stop()
     assert answer == "Rainy in Paris."  # the edited body, not the recorded text

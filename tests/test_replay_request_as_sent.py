@@ -27,7 +27,7 @@ from agentsnap.capture.request import record_of
 from agentsnap.storage import scrub
 from agentsnap.storage.scrub import walk as scrub_walk
 from agentsnap.storage.snapshot import trace_digest
-from tests._support.scrub_samples import SECRET, TOUCHY
+from tests._support.scrub_samples import RULES, SECRET, TOUCHY
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
 
@@ -46,7 +46,6 @@ _DOCS = st.recursive(
     lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_TEXT, inner, max_size=4)),
     max_leaves=20,
 )
-_RULES = [None, {"patterns": ["acct_[0-9]+"]}, {"paths": ["..city"]}]
 
 
 def _remember(yes: bool) -> None:
@@ -77,7 +76,7 @@ def _parts(
 @settings(max_examples=400, deadline=None)
 @given(
     doc=st.dictionaries(_TEXT, _DOCS, max_size=5),
-    rules=st.sampled_from(_RULES),
+    rules=st.sampled_from(RULES),
     before=st.booleans(),
     after=st.booleans(),
     ascii_only=st.booleans(),
@@ -172,34 +171,16 @@ def test_what_it_declines(why: str) -> None:
 
 openai = pytest.importorskip("openai")
 
-from tests import fake_provider as fp
 from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
+from tests._support.golden_again import ask_openai, record_one_call
 
 
 def test_a_replay_through_the_sdk_takes_the_stored_requests_unscrubbed(tmp_path: Path) -> None:
-    from agentsnap import SnapshotStore
     from agentsnap._pytest import golden_run
-    from agentsnap.capture.recording import Recording
     from agentsnap.config import Settings
     from agentsnap.lifecycle import open_recording
 
-    def ask(url: str) -> str:
-        client = openai.OpenAI(base_url=url, api_key="sk-test-" + "k" * 20, max_retries=0)
-        reply = client.chat.completions.create(
-            model="gpt-4o-mini", messages=[{"role": "user", "content": "weather?"}]
-        )
-        return str(reply.choices[0].message.content)
-
-    store = SnapshotStore(tmp_path)
-    with fp.FakeOpenAI() as server:
-        server.script(fp.text_reply("Sunny."))
-        url = server.base_url
-        recording = Recording("capture").start()
-        try:
-            ask(url)
-        finally:
-            recording.stop()
-        store.save(golden_run.run_snapshot("as::sent", recording, None))
+    store, url = record_one_call(tmp_path, "as::sent", "Sunny.")
     golden = store.load("as::sent")
     assert golden is not None
     replay = open_recording(
@@ -210,7 +191,7 @@ def test_a_replay_through_the_sdk_takes_the_stored_requests_unscrubbed(tmp_path:
     ) as walk:
         replay.start()
         try:
-            assert ask(url) == "Sunny."  # its server stopped: served from the golden
+            assert ask_openai(url) == "Sunny."  # its server stopped: served from the golden
         finally:
             replay.stop()
     assert not walk.called

@@ -50,3 +50,33 @@ def record_and_replay(
         NAME, replay.trace.steps(), source="pytest", output_from_trace=True, traced=True
     )
     return golden, again, built
+
+
+def ask_openai(base_url: str) -> str:
+    """One openai chat call at ``base_url`` (an API key long enough to be remembered as a
+    credential); the answer's text."""
+    import openai
+
+    client = openai.OpenAI(base_url=base_url, api_key="sk-test-" + "k" * 20, max_retries=0)
+    reply = client.chat.completions.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": "weather?"}]
+    )
+    return str(reply.choices[0].message.content)
+
+
+def record_one_call(folder: Path, name: str, answer: str) -> tuple[SnapshotStore, str]:
+    """Golden ``name`` in ``folder``: :func:`ask_openai` recorded against the fake openai server
+    answering ``answer``; the store and the base URL it was recorded at (its server stopped)."""
+    from tests import fake_provider as fp
+
+    store = SnapshotStore(folder)
+    with fp.FakeOpenAI() as server:
+        server.script(fp.text_reply(answer))
+        url = server.base_url
+        recording = Recording("capture").start()
+        try:
+            ask_openai(url)
+        finally:
+            recording.stop()
+        store.save(golden_run.run_snapshot(name, recording, None))
+    return store, url

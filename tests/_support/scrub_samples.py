@@ -24,3 +24,17 @@ TOUCHY = [
     "é ☀ \n\t",
     "\u2028",
 ]
+
+#: user ``redact`` rules the properties run under: none, a pattern, a JSON path
+RULES = [None, {"patterns": ["acct_[0-9]+"]}, {"paths": ["..city"]}]
+
+
+def set_rules(rules: object, remember: bool) -> None:
+    """A new process's redaction state under ``rules``, with :data:`SECRET` remembered (from an
+    ``Authorization`` header) when ``remember``."""
+    from agentsnap.storage import scrub
+
+    scrub.forget_secrets()
+    scrub.configure(rules)
+    if remember:
+        scrub.remember_credentials([("authorization", f"Bearer {SECRET}")])
