@@ -202,17 +202,30 @@ class Cassette:
         proof = self.proof
         return proof is not None and proof[2] and proof[3]
 
+    @property
+    def serves_as_sent(self) -> bool:
+        """Whether :meth:`stored_request` may answer: the steps hold their golden's digest under
+        the ``redact`` rules in force (:meth:`prove`), and are neither a large golden's steps as
+        text nor agentsnap 0.5.1's."""
+        proof = self.proof
+        return (
+            proof is not None
+            and proof[2]
+            and proof[1] is _rules.active()
+            and not self.by_step
+            and not self.legacy
+        )
+
     def stored_request(self, key: tuple[str, str, bytes]) -> dict[str, Any] | None:
         """The stored request of a recording whose :func:`~agentsnap.storage.wire.replay_key` is
         ``key`` (played or not: all of them are equal), when the steps hold their golden's digest
         under the ``redact`` rules in force (:meth:`prove`: each stored request is then the scrub of
         a request this agentsnap recorded under these rules, which scrubbing leaves as it is); None
         otherwise, for a large golden's steps as text and for agentsnap 0.5.1's."""
-        proof = self.proof
-        if proof is None or not proof[2] or proof[1] is not _rules.active():
+        if not self.serves_as_sent:
             return None
         queue = self._by_key.get(key)
-        if not queue or self.by_step or self.legacy:
+        if not queue:
             return None
         found: dict[str, Any] = self._entries[queue[-1]]["request"]
         return found
