@@ -139,6 +139,18 @@ def test_a_credential_spelled_with_an_escape_is_scrubbed_as_before() -> None:
     assert SECRET not in json.dumps(record_of(*parts))
 
 
+def test_a_credential_in_a_utf16_body_is_scrubbed_as_before() -> None:
+    """json reads UTF-16 text too; the credentials' forms are looked for in UTF-8."""
+    raw = json.dumps({"q": f"key is {SECRET}"}).encode("utf-16-le")
+    parts = ("POST", PATH, "", CTYPE, raw)
+    stored = record_of(*parts)  # the recording process did not know it
+    assert SECRET in json.dumps(stored)
+    cassette, _ = _cassette(stored)
+    _remember(True)
+    assert request_module._stored_as_sent(parts, cassette) is None
+    assert SECRET not in json.dumps(record_of(*parts))
+
+
 def test_a_credential_remembered_since_in_the_path_is_scrubbed_as_before() -> None:
     body = {"q": 1}
     path = f"/v1/models/{SECRET}:generate"
