@@ -67,15 +67,15 @@ def _stored_as_sent(
       credential's forms (:func:`~agentsnap.storage.scrub.credentials.secret_forms`) are looked
       for in it.
 
-    Only a request with no query and a JSON object body in UTF-8 (no multipart boundary to
-    replace)."""
+    Only a request with no query and a JSON object body in UTF-8 (not labelled multipart:
+    :func:`record_of` would replace its boundary in the bytes first)."""
     method, path, query, ctype, raw = parts
     if (
         query
         or raw[:1] != b"{"
         or b"\\" in raw
         or b"\x00" in raw[:4]  # (UTF-16 or UTF-32 text: the credentials are looked for in UTF-8)
-        or ctype[:10].lower() == "multipart/"
+        or ctype[:10].lower() == "multipart/"  # (record_of replaces its boundary in the bytes)
         or not cassette.serves_as_sent  # (before the parse: a cassette of no proven golden)
     ):
         return None
