@@ -63,9 +63,9 @@ def _stored_as_sent(
       (tests/test_replay_fast_path.py's property), so scrubbing this equal request gives it too;
     * no credential this process remembered appears in the path or the body: scrubbing would
       remove one (none was known to the process that recorded it, or it would not be there). The
-      body has no backslash, so each of its strings is in its text as it is, and each
-      credential's forms (:func:`~agentsnap.storage.scrub.credentials.secret_forms`) are looked
-      for in it.
+      body has no backslash, so each of its strings is in its text as it is, and the credentials'
+      matcher looks for their forms in that text
+      (:func:`~agentsnap.storage.scrub.credentials.holds_remembered`).
 
     Only a request with no query and a JSON object body in UTF-8 (not labelled multipart:
     :func:`record_of` would replace its boundary in the bytes first)."""
@@ -74,7 +74,7 @@ def _stored_as_sent(
         query
         or raw[:1] != b"{"
         or b"\\" in raw
-        or b"\x00" in raw[:4]  # (UTF-16 or UTF-32 text: the credentials are looked for in UTF-8)
+        or b"\x00" in raw[:4]  # (UTF-16 or UTF-32 text: it is read as UTF-8 below)
         or ctype[:10].lower() == "multipart/"  # (record_of replaces its boundary in the bytes)
         or not cassette.serves_as_sent  # (before the parse: a cassette of no proven golden)
     ):
@@ -93,30 +93,13 @@ def _stored_as_sent(
         or stored["path"] != path
     ):
         return None
-    forms = _credential_forms()
-    if forms and (any(form in raw for form in forms[0]) or any(form in path for form in forms[1])):
+    if _cred.holds_remembered(path) or _cred.holds_remembered(raw.decode("utf-8", "surrogatepass")):
         return None
     return stored
 
 
 #: the fields of a stored request :func:`_stored_as_sent` answers with
 _AS_SENT = frozenset({"method", "path", "body"})
-#: the remembered credentials' forms :func:`_credential_forms` made last: (forms, as UTF-8, as text)
-_forms_made: tuple[object, tuple[bytes, ...], tuple[str, ...]] = ((), (), ())
-
-
-def _credential_forms() -> tuple[tuple[bytes, ...], tuple[str, ...]] | None:
-    """Every form of every credential remembered now, as UTF-8 bytes and as text (made again
-    when they change); None when none is remembered."""
-    global _forms_made
-    forms = _cred._known.forms
-    if not forms:
-        return None
-    made = _forms_made
-    if made[0] is not forms:
-        encoded = tuple(form.encode("utf-8", "surrogatepass") for form in forms)
-        made = _forms_made = (forms, encoded, tuple(forms))
-    return made[1], made[2]
 
 
 def request_parts(request: Request) -> tuple[str, str, str, str, bytes]:

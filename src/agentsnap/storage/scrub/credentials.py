@@ -155,6 +155,12 @@ def remembered() -> frozenset[str]:
     return frozenset(_known.values)
 
 
+def holds_remembered(text: str) -> bool:
+    """Whether ``text`` holds a form of a credential remembered now: what scrubbing would
+    replace in it by the remembered credentials alone (one pass of their matcher)."""
+    return _known.matcher is not None and _scrub_known(text) != text
+
+
 def remember_credentials(headers: object = (), url: object = None) -> None:
     """Remember the credentials one outgoing request carries — the one call every transport
     makes with the request's headers and URL, before anything of the request is stored.
