@@ -320,8 +320,9 @@ def test_a_last_run_is_written_in_place_never_through_a_link(
 ) -> None:
     """The record written over a file that held the same run at another time (the only change),
     as a new file would hold it, the ``.gitignore`` there; a ``.last_run`` file, or folder, that
-    is a link (to a file holding that same run: what the in-place write would take) raises
-    before anything is written through it, with or without the session's writer."""
+    is a link (to a file holding that same run: what the in-place write would take) is never
+    written through: it raises at once without the session's writer, and with it the writer
+    keeps the failure, naming the link, when it writes what it held."""
     from agentsnap.storage.last_run_writer import LastRunWriter
     from agentsnap.storage.store import _prepared_dict
 
@@ -330,6 +331,9 @@ def test_a_last_run_is_written_in_place_never_through_a_link(
     store.writer = LastRunWriter() if writer else None
     last = store.save_last_run(_run(1) if there != "other run" else _snapshot_other())
     assert last is not None
+    if store.writer is not None:
+        assert not last.exists()  # held until the writer flushes
+        assert store.writer.close() == []
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     if there == "nothing":
@@ -344,14 +348,44 @@ def test_a_last_run_is_written_in_place_never_through_a_link(
         last.parent.symlink_to(elsewhere / ".last_run", target_is_directory=True)
     outside = {p: p.read_bytes() for p in elsewhere.rglob("*") if p.is_file()}
     if there in ("link", "linked folder"):
-        with pytest.raises(SnapshotFormatError, match="symbolic link"):
-            store.save_last_run(_run(2))
+        if store.writer is None:
+            with pytest.raises(SnapshotFormatError, match="symbolic link"):
+                store.save_last_run(_run(2))
+        else:
+            assert store.save_last_run(_run(2)) == last
+            [(failed, why)] = store.writer.close()
+            assert failed == str(last) and "symbolic link" in why
         assert {p: p.read_bytes() for p in elsewhere.rglob("*") if p.is_file()} == outside
         return
     assert store.save_last_run(_run(2)) == last
+    assert store.writer is None or store.writer.close() == []
     assert last.read_bytes() == bytes(compact_bytes(_prepared_dict(_run(2))))
     assert (last.parent / ".gitignore").is_file()
-    assert store.writer is None or store.writer.close() == []
+
+
+def test_the_writer_holds_last_runs_until_it_flushes_or_holds_enough(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session's ``.last_run`` files are written when its writer flushes (the session's end), in
+    the order they were made (the same test twice: the later run is the file), or as soon as the
+    bytes held reach ``HOLD_BYTES``; the store's return value names the file either way."""
+    from agentsnap.storage import last_run_writer
+    from agentsnap.storage.store import _prepared_dict
+
+    store = SnapshotStore(tmp_path / "snaps")
+    store.writer = last_run_writer.LastRunWriter()
+    first = store.save_last_run(_run(1))
+    assert first is not None and store.save_last_run(_snapshot_other()) == first
+    assert not first.exists()
+    store.writer.flush()
+    assert first.read_bytes() == bytes(compact_bytes(_prepared_dict(_snapshot_other())))
+    size = len(compact_bytes(_prepared_dict(_run(3))))  # (as long as _run(4)'s)
+    monkeypatch.setattr(last_run_writer, "HOLD_BYTES", 2 * size)
+    assert store.save_last_run(_run(3)) == first
+    assert first.read_bytes() != bytes(compact_bytes(_prepared_dict(_run(3))))  # held: 1 file
+    assert store.save_last_run(_run(4)) == first  # 2 files held: written, in order
+    assert first.read_bytes() == bytes(compact_bytes(_prepared_dict(_run(4))))
+    assert store.writer.close() == []
 
 
 def _snapshot_other() -> Snapshot:

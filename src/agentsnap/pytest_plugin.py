@@ -503,7 +503,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     try:  # last: the workers' too (merged), in the run's warnings summary
         state.warn_last_run_errors()
     except Warning as error:  # warnings are errors here (-W error): say it, fail the run
-        from .storage.store import unwritable_groups
+        from .storage.last_run_writer import unwritable_groups
 
         # the warning counts the other files of its own folder; these are the other folders
         more = len(unwritable_groups(state.last_run_errors)) - 1

@@ -218,8 +218,8 @@ class AgentsnapSession:
         return self._writer
 
     def finish_last_runs(self) -> None:
-        """The session's end, an xdist worker's end: the ``.last_run`` files of the run that could
-        not be written join :attr:`last_run_errors`."""
+        """The session's end, an xdist worker's end: the run's ``.last_run`` files the writer
+        holds are written, and those that could not be join :attr:`last_run_errors`."""
         if self._writer is not None:
             self.last_run_errors += [[path, why] for path, why in self._writer.close()]
 
@@ -229,7 +229,7 @@ class AgentsnapSession:
         the others, as a test writing it at once would have said."""
         if not self.last_run_errors:
             return  # (a run that wrote nothing imports nothing of the store)
-        from ..storage.store import unwritable_groups, warn_unwritable
+        from ..storage.last_run_writer import unwritable_groups, warn_unwritable
 
         for path, why, more in unwritable_groups(self.last_run_errors):
             warn_unwritable(path, why, more=more)

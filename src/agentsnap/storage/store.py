@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import errno
 import gc
 import os
 import stat
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator
 from glob import escape as glob_escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,6 +27,7 @@ from . import naming as _naming
 from . import schema as _schema
 from . import serialize as _serialize
 from .atomic import lstat_mode, overwrite_alike, read_small, refuse_links, still_first, store_write
+from .last_run_writer import warn_unwritable
 from .snapshot import (
     _MAX_NESTING,
     _READABLE_VERSIONS,
@@ -46,7 +46,7 @@ from .wire import json_loads_utf8
 if TYPE_CHECKING:
     from .last_run_writer import LastRunWriter
 
-__all__ = ["SnapshotStore", "warn_unwritable"]
+__all__ = ["SnapshotStore"]
 
 
 #: a run of this many steps or more has its ``.last_run`` file written a step at a time, on the
@@ -83,54 +83,10 @@ def _stamp(path: Path) -> tuple[int, int] | None:
     return info.st_mtime_ns, info.st_size
 
 
-def warn_unwritable(
-    path: Path | str, why: str, root: Path | None = None, stacklevel: int = 2, *, more: int = 0
-) -> None:
-    """The one warning for a ``.last_run`` file that could not be written (``why``), naming it
-    (``root``: the snapshot folder, by default the one ``path`` is in); ``more``: how many other
-    files there failed the same way (said in the same warning)."""
-    from ..exceptions import AgentsnapWarning
-
-    path = Path(path)
-    root = root if root is not None else path.parent.parent
-    others = (
-        f" {more} more file{'s' if more > 1 else ''} there could not be written either."
-        if more
-        else ""
-    )
-    hint = (
-        f"is {root} read-only?"
-        if why in _READ_ONLY_REASONS
-        else f"is something in the way under {root}: a file where a folder goes, or the reverse?"
-    )
-    warnings.warn(
-        AgentsnapWarning(
-            f"agentsnap: cannot write {path} ({why}); the tests' results are unaffected, but this run is not kept "
-            f"for `agentsnap diff`, `agentsnap update` or `agentsnap prune` ({hint}).{others}"
-        ),
-        stacklevel=stacklevel,
-    )
-
-
 #: a run's time in its compact scratch text, the first string field of that name (the
 #: snapshot's keys are sorted: only ``comparison``'s scores come before it); ``recorded_at`` and
 #: ``updated_at`` hold the same value: what differs between two runs of a test that did the same
 _RUN_STAMP = b'"created_at":"'
-
-#: the reasons (``strerror``) that say a folder cannot be written at all
-_READ_ONLY_REASONS = frozenset(
-    os.strerror(code) for code in (errno.EROFS, errno.EACCES, errno.EPERM)
-)
-
-
-def unwritable_groups(failures: Iterable[Sequence[str]]) -> list[tuple[str, str, int]]:
-    """``(path, why)`` failures grouped by their ``.last_run`` folder and reason, in first-seen
-    order: ``(first path, why, how many more)`` each, one warning apiece (a read-only folder
-    failed every test's file, and each xdist worker's, the same way)."""
-    groups: dict[tuple[str, str], list[str]] = {}
-    for path, why in failures:
-        groups.setdefault((str(Path(path).parent), why), []).append(str(path))
-    return [(paths[0], why, len(paths) - 1) for (_, why), paths in groups.items()]
 
 
 class SnapshotStore:
@@ -151,8 +107,8 @@ class SnapshotStore:
         #: set once a write to ``.last_run/`` failed (:meth:`last_run_unwritable`): later
         #: ones are not tried, so a read-only folder costs one warning per store, not one per test
         self.last_run_error: str | None = None
-        #: the pytest session's background writer of ``.last_run`` files
-        #: (:class:`agentsnap.storage.last_run_writer.LastRunWriter`); None: written at once
+        #: the pytest session's writer of ``.last_run`` files, which writes them when the session
+        #: ends (:class:`agentsnap.storage.last_run_writer.LastRunWriter`); None: written at once
         self.writer: LastRunWriter | None = None
         #: the goldens :meth:`load` read or :meth:`save` wrote (or found unchanged) in this
         #: process: ``{path: (mtime_ns, size)}`` as read or written
@@ -543,9 +499,10 @@ class SnapshotStore:
         (:meth:`last_run_unwritable`) and None is returned. A symbolic link on the way
         still raises :class:`~agentsnap.exceptions.SnapshotFormatError`.
 
-        With a :attr:`writer` (the pytest session's store) a file that cannot be written is
-        kept by the writer, later files are still tried, and the session names them all when
-        it ends (:class:`~agentsnap.storage.last_run_writer.LastRunWriter`).
+        With a :attr:`writer` (the pytest session's store) the file is written when the writer
+        flushes (the session's end): a file that cannot be written, a symbolic link on the way
+        included, is kept by the writer, later files are still tried, and the session names them
+        all when it ends (:class:`~agentsnap.storage.last_run_writer.LastRunWriter`).
         ``golden_file``: the golden's file name when the caller just located it (:meth:`path_for`:
         not looked up again).
         """
@@ -557,8 +514,19 @@ class SnapshotStore:
         self, path: Path, snapshot: Snapshot, writer: LastRunWriter | None = None
     ) -> Path | None:
         """Write ``snapshot`` to ``path`` under ``.last_run/`` (compact, no fsync: :meth:`_write_bytes`);
-        its path, or None when it cannot be written (:meth:`last_run_unwritable`, said once; with
-        ``writer``, a failed write is kept by it instead, and later files are still tried)."""
+        its path, or None when it cannot be written (:meth:`last_run_unwritable`, said once).
+        With ``writer``, the file's bytes are made now and written when the writer flushes
+        (:meth:`_put_scratch`; a run made of a large golden's steps, in pieces, is written now):
+        a failed write is kept by it, and later files are still tried."""
+        if writer is not None and self.last_run_error is None:
+            try:
+                if not _steps.stepwise(snapshot, PIECES_FROM_STEPS):
+                    whole = self._scratch_bytes(snapshot)
+                    writer.hold(path, len(whole), lambda: self._put_scratch(path, whole))
+                    return path
+            except OSError as exc:  # a blob's side file
+                self.last_run_unwritable(path, exc)
+                return None
         refuse_links(path.parent, self.root)  # a linked .last_run is never written through
         if self.last_run_error is not None:
             refuse_links(path, path.parent)  # (nor a linked file: raises, as ever)
@@ -577,6 +545,17 @@ class SnapshotStore:
         if writer is not None and not writer.write(path, lambda: self._write_bytes(path, data)):
             return None  # (named at the session's end)
         return path
+
+    def _put_scratch(self, path: Path, data: bytes | bytearray) -> None:
+        """Write a held scratch file's ``data`` to ``path`` (:meth:`_write_scratch`): over the file in
+        place when it held the same run at another time, else atomically; raises ``OSError``, and
+        :class:`SnapshotFormatError` for a link on the way (the ``.last_run`` folder or the file),
+        before anything is written through it."""
+        refuse_links(path.parent, self.root)
+        if self._in_place(path, data):
+            return
+        refuse_links(path, path.parent)
+        self._write_bytes(path, data)
 
     def _scratch_bytes(self, snapshot: Snapshot) -> bytes | bytearray:
         """The bytes of a scratch copy of ``snapshot`` (its side files written first: ``OSError``)."""
