@@ -3,9 +3,9 @@
 * replay keeps the golden's own stored exchange for a call served from the recording of
   exactly its request (``PreparedExchange``): not converted, scrubbed or copied again, and
   the ``.last_run`` holds the golden's exchange byte for byte;
-* the pytest session writes each ``.last_run`` file when its test ends (``agentsnap diff`` sees
-  a failed test's run right after); a file that could not be written costs only itself and is
-  named in the summary;
+* the pytest session writes a failed test's ``.last_run`` file when the test ends (``agentsnap
+  diff`` sees it right after) and a passed one's when the session ends; a file that could not
+  be written costs only itself and is named in the summary;
 * pytest sessions one after another in one process (pytester's in-process runs) record each
   call once, whatever the previous one ended with; one stopped in a fixture's setup (an error,
   a KeyboardInterrupt, ``pytest.exit``) leaves no recording and no socket guard behind;

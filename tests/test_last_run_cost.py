@@ -329,7 +329,7 @@ def test_a_last_run_is_written_in_place_never_through_a_link(
     root = tmp_path / "snaps"
     store = SnapshotStore(root)
     store.writer = LastRunWriter() if writer else None
-    last = store.save_last_run(_run(1) if there != "other run" else _snapshot_other())
+    last = store.save_last_run(_run(1) if there != "other run" else _snapshot_other(), later=True)
     assert last is not None
     if store.writer is not None:
         assert not last.exists()  # held until the writer flushes
@@ -352,12 +352,12 @@ def test_a_last_run_is_written_in_place_never_through_a_link(
             with pytest.raises(SnapshotFormatError, match="symbolic link"):
                 store.save_last_run(_run(2))
         else:
-            assert store.save_last_run(_run(2)) == last
+            assert store.save_last_run(_run(2), later=True) == last
             [(failed, why)] = store.writer.close()
             assert failed == str(last) and "symbolic link" in why
         assert {p: p.read_bytes() for p in elsewhere.rglob("*") if p.is_file()} == outside
         return
-    assert store.save_last_run(_run(2)) == last
+    assert store.save_last_run(_run(2), later=True) == last
     assert store.writer is None or store.writer.close() == []
     assert last.read_bytes() == bytes(compact_bytes(_prepared_dict(_run(2))))
     assert (last.parent / ".gitignore").is_file()
@@ -374,18 +374,23 @@ def test_the_writer_holds_last_runs_until_it_flushes_or_holds_enough(
 
     store = SnapshotStore(tmp_path / "snaps")
     store.writer = last_run_writer.LastRunWriter()
-    first = store.save_last_run(_run(1))
-    assert first is not None and store.save_last_run(_snapshot_other()) == first
+    first = store.save_last_run(_run(1), later=True)
+    assert first is not None and store.save_last_run(_snapshot_other(), later=True) == first
     assert not first.exists()
     store.writer.flush()
     assert first.read_bytes() == bytes(compact_bytes(_prepared_dict(_snapshot_other())))
     size = len(compact_bytes(_prepared_dict(_run(3))))  # (as long as _run(4)'s)
     monkeypatch.setattr(last_run_writer, "HOLD_BYTES", 2 * size)
-    assert store.save_last_run(_run(3)) == first
+    assert store.save_last_run(_run(3), later=True) == first
     assert first.read_bytes() != bytes(compact_bytes(_prepared_dict(_run(3))))  # held: 1 file
-    assert store.save_last_run(_run(4)) == first  # 2 files held: written, in order
+    assert store.save_last_run(_run(4), later=True) == first  # 2 files held: written, in order
     assert first.read_bytes() == bytes(compact_bytes(_prepared_dict(_run(4))))
+    # a run not passed (no ``later``) is written at once, after what is held: it is the file
+    assert store.save_last_run(_run(5), later=True) == first
+    assert store.save_last_run(_snapshot_other()) == first
+    assert first.read_bytes() == bytes(compact_bytes(_prepared_dict(_snapshot_other())))
     assert store.writer.close() == []
+    assert first.read_bytes() == bytes(compact_bytes(_prepared_dict(_snapshot_other())))
 
 
 def _snapshot_other() -> Snapshot:

@@ -504,7 +504,9 @@ def settle(
         # how this run was judged (the one-line form's score gate, a block's min_score):
         # `agentsnap diff` judges the .last_run the same way
         new.comparison["options"] = {k: v for k, v in chosen.items() if v is not None}
-    store.save_last_run(new, golden_file=path.name)  # the golden's file, located above
+    # (the golden's file, located above; a passed run's file may be held until the session's
+    # end, a failed one's is written now: `agentsnap update` needs it even if the run is killed)
+    store.save_last_run(new, golden_file=path.name, later=report.passed)
     if report.passed:
         return publish(
             Outcome("passed", name, path, report, golden=golden, new=new, run_steps=run_steps)

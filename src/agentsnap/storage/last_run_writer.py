@@ -1,16 +1,18 @@
-"""A pytest run's ``.last_run`` files, written when the run ends: :class:`LastRunWriter`.
+"""A pytest run's ``.last_run`` files, a passed run's written when the run ends: :class:`LastRunWriter`.
 
 A pytest run keeps every compared test's latest run in ``.last_run/`` for
 ``agentsnap diff`` and ``agentsnap update``; no test needs that file to pass or
-fail. So the run's store makes each file's bytes when its test ends (the run's
-objects are not held past it) and hands them to the writer, which writes them
-when the session ends (:meth:`LastRunWriter.close`; an xdist worker before it
-hands its results to the controller), or sooner once the bytes it holds reach
-:data:`HOLD_BYTES`. Each file is written as the store always wrote it:
+fail. A failed (or pending) run's file is written when its test ends, where a
+user looks for it first. A passed run's file has its bytes made when its test
+ends (the run's objects are not held past it) and handed to the writer, which
+writes it when the session ends (:meth:`LastRunWriter.close`; an xdist worker
+before it hands its results to the controller), sooner once the bytes it holds
+reach :data:`HOLD_BYTES`, or before any file written at once (so the later run
+of a name is the file). Each file is written as the store always wrote it:
 atomically (temp file and rename, :func:`agentsnap.storage.atomic.store_write`,
-or over a file that held the same run at another time, in place), so a crash
-loses only the files not yet written (the previous run's stay whole) and never
-leaves a partial file; nothing is written through a symbolic link. A file that
+or over a file that held the same run at another time, in place), never through
+a symbolic link; a session killed before its end loses the passed runs' files it
+held (the previous ones stay whole) and never leaves a partial file. A file that
 cannot be written is not a test's failure: the writer keeps it, every later file
 is still tried (one file in the way costs only itself), and the session names
 them all when it ends.
@@ -123,11 +125,14 @@ def warn_unwritable(
         if more
         else ""
     )
-    hint = (
-        f"is {root} read-only?"
-        if why in _READ_ONLY_REASONS
-        else f"is something in the way under {root}: a file where a folder goes, or the reverse?"
-    )
+    if why in _READ_ONLY_REASONS:
+        hint = f"is {root} read-only?"
+    elif (
+        "symbolic link" in why
+    ):  # (SnapshotFormatError's text from refuse_links: it names the link)
+        hint = "agentsnap writes nothing through a link: replace it with a real folder or file"
+    else:
+        hint = f"is something in the way under {root}: a file where a folder goes, or the reverse?"
     warnings.warn(
         AgentsnapWarning(
             f"agentsnap: cannot write {path} ({why}); the tests' results are unaffected, but this run is not kept "

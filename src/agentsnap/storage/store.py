@@ -15,7 +15,7 @@ import gc
 import os
 import stat
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from glob import escape as glob_escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -87,6 +87,15 @@ def _stamp(path: Path) -> tuple[int, int] | None:
 #: snapshot's keys are sorted: only ``comparison``'s scores come before it); ``recorded_at`` and
 #: ``updated_at`` hold the same value: what differs between two runs of a test that did the same
 _RUN_STAMP = b'"created_at":"'
+
+
+def _raise(exc: BaseException) -> Callable[[], None]:
+    """A write that fails with ``exc`` (a failure met before the write, kept by the writer)."""
+
+    def fail() -> None:
+        raise exc
+
+    return fail
 
 
 class SnapshotStore:
@@ -489,72 +498,81 @@ class SnapshotStore:
         refuse_links(path.parent, self.root)
         return path, linked
 
-    def save_last_run(self, snapshot: Snapshot, *, golden_file: str | None = None) -> Path | None:
+    def save_last_run(
+        self, snapshot: Snapshot, *, golden_file: str | None = None, later: bool = False
+    ) -> Path | None:
         """Write the latest run to ``root/.last_run/`` (git-ignored by a ``.gitignore`` there); its path.
 
         The latest run is a scratch copy for ``agentsnap diff`` / ``update``, never
         needed to compare or replay: when it cannot be written (a read-only snapshot
         folder, a file where ``.last_run`` should be, a full disk) that is one
         :class:`~agentsnap.exceptions.AgentsnapWarning` naming the path
-        (:meth:`last_run_unwritable`) and None is returned. A symbolic link on the way
-        still raises :class:`~agentsnap.exceptions.SnapshotFormatError`.
+        (:meth:`last_run_unwritable`) and None is returned. Without a :attr:`writer`, a
+        symbolic link on the way raises :class:`~agentsnap.exceptions.SnapshotFormatError`.
 
-        With a :attr:`writer` (the pytest session's store) the file is written when the writer
-        flushes (the session's end): a file that cannot be written, a symbolic link on the way
-        included, is kept by the writer, later files are still tried, and the session names them
-        all when it ends (:class:`~agentsnap.storage.last_run_writer.LastRunWriter`).
+        With a :attr:`writer` (the pytest session's store) a file that cannot be written, a
+        symbolic link on the way included, is kept by the writer, later files are still tried,
+        and the session names them all when it ends
+        (:class:`~agentsnap.storage.last_run_writer.LastRunWriter`). ``later``: a passed run's
+        file, which the writer may hold and write when it flushes (the session's end); any other
+        is written now, after the files held (a killed session loses only passed runs' files).
         ``golden_file``: the golden's file name when the caller just located it (:meth:`path_for`:
         not looked up again).
         """
-        if golden_file is None:
-            return self._write_scratch(self.last_run_path(snapshot.name), snapshot, self.writer)
-        return self._write_scratch(self._last_runs / golden_file, snapshot, self.writer)
+        path = self._last_runs / golden_file if golden_file else self.last_run_path(snapshot.name)
+        return self._write_scratch(path, snapshot, self.writer, later=later)
 
     def _write_scratch(
-        self, path: Path, snapshot: Snapshot, writer: LastRunWriter | None = None
+        self,
+        path: Path,
+        snapshot: Snapshot,
+        writer: LastRunWriter | None = None,
+        *,
+        later: bool = False,
     ) -> Path | None:
         """Write ``snapshot`` to ``path`` under ``.last_run/`` (compact, no fsync: :meth:`_write_bytes`);
         its path, or None when it cannot be written (:meth:`last_run_unwritable`, said once).
-        With ``writer``, the file's bytes are made now and written when the writer flushes
-        (:meth:`_put_scratch`; a run made of a large golden's steps, in pieces, is written now):
-        a failed write is kept by it, and later files are still tried."""
-        if writer is not None and self.last_run_error is None:
-            try:
-                if not _steps.stepwise(snapshot, PIECES_FROM_STEPS):
+        With ``writer``, every file is tried and a failure kept by it: with ``later``, the file's
+        bytes are made now and held until the writer flushes (:meth:`_put_scratch`; a run of
+        :data:`PIECES_FROM_STEPS` steps or more, made in pieces, is not held); otherwise the
+        files held are written first, so a later run of the same name is the one kept."""
+        if writer is not None:
+            big = _steps.stepwise(snapshot, PIECES_FROM_STEPS)
+            if later and not big:
+                try:
                     whole = self._scratch_bytes(snapshot)
-                    writer.hold(path, len(whole), lambda: self._put_scratch(path, whole))
-                    return path
-            except OSError as exc:  # a blob's side file
-                self.last_run_unwritable(path, exc)
-                return None
+                except OSError as exc:  # a blob's side file
+                    return None if not writer.write(path, _raise(exc)) else path
+                writer.hold(path, len(whole), lambda: self._put_scratch(path, whole))
+                return path
+            writer.flush()
+            return path if writer.write(path, lambda: self._put_scratch(path, snapshot)) else None
         refuse_links(path.parent, self.root)  # a linked .last_run is never written through
         if self.last_run_error is not None:
             refuse_links(path, path.parent)  # (nor a linked file: raises, as ever)
             return None  # said once already
         try:
-            big = _steps.stepwise(snapshot, PIECES_FROM_STEPS)  # (pieces: made as they are written)
-            data = self._scratch_pieces(snapshot) if big else self._scratch_bytes(snapshot)
-            if self._in_place(path, data):
-                return path  # (never through a link: the file's own check is not needed)
-            refuse_links(path, path.parent)  # the file itself: a link raises
-            if writer is None:
-                self._write_bytes(path, data)
-        except OSError as exc:  # (with a writer: a blob's side file)
+            self._put_scratch(path, snapshot)
+        except OSError as exc:
             self.last_run_unwritable(path, exc)
             return None
-        if writer is not None and not writer.write(path, lambda: self._write_bytes(path, data)):
-            return None  # (named at the session's end)
         return path
 
-    def _put_scratch(self, path: Path, data: bytes | bytearray) -> None:
-        """Write a held scratch file's ``data`` to ``path`` (:meth:`_write_scratch`): over the file in
-        place when it held the same run at another time, else atomically; raises ``OSError``, and
-        :class:`SnapshotFormatError` for a link on the way (the ``.last_run`` folder or the file),
-        before anything is written through it."""
+    def _put_scratch(self, path: Path, run: Snapshot | bytes | bytearray) -> None:
+        """Write ``run`` (a snapshot, or its scratch bytes made already) to ``path``: over the file
+        in place when it held the same run at another time, else atomically; raises ``OSError``,
+        and :class:`SnapshotFormatError` for a link on the way (the ``.last_run`` folder or the
+        file), before anything is written through it."""
         refuse_links(path.parent, self.root)
+        if isinstance(run, (bytes, bytearray)):
+            data: bytes | bytearray | Iterator[bytes | bytearray] = run
+        elif _steps.stepwise(run, PIECES_FROM_STEPS):  # (pieces: made as they are written)
+            data = self._scratch_pieces(run)
+        else:
+            data = self._scratch_bytes(run)
         if self._in_place(path, data):
-            return
-        refuse_links(path, path.parent)
+            return  # (never through a link: the file's own check is not needed)
+        refuse_links(path, path.parent)  # the file itself: a link raises
         self._write_bytes(path, data)
 
     def _scratch_bytes(self, snapshot: Snapshot) -> bytes | bytearray:
@@ -588,9 +606,8 @@ class SnapshotStore:
         """Write a scratch file's ``data`` (atomic, no fsync), the ``.gitignore`` first. Raises ``OSError``
         and :class:`SnapshotFormatError` for a link made on the way: the writer names each file
         that failed when the session ends (one file in the way costs only itself); written at
-        once, :meth:`last_run_unwritable` says it once and later writes of this store are skipped."""
-        if self.last_run_error is not None:
-            return
+        once, :meth:`last_run_unwritable` says it once and later writes of this store are skipped
+        (:meth:`_write_scratch`)."""
         self.write_last_run_ignore()
         store_write(path, data, durable=False, root=self.root)
 

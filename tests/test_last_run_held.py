@@ -1,5 +1,5 @@
-"""Reviewer break15: the pytest session's ``.last_run`` files held until the session ends
-(:class:`agentsnap.storage.last_run_writer.LastRunWriter.hold`, eb54bb9).
+"""The pytest session's ``.last_run`` files of passed runs, held until the session ends
+(:meth:`agentsnap.storage.last_run_writer.LastRunWriter.hold`; found by a fresh reviewer):
 
 * the same snapshot saved twice in one session, first a small run (held) then a run of
   ``PIECES_FROM_STEPS`` steps or more (written at once): the later run must be the file;
@@ -58,8 +58,8 @@ def test_the_later_run_of_a_name_is_its_last_run_whatever_their_sizes(
     tmp_path: Path, first: int, second: int
 ) -> None:
     store = _store(tmp_path)
-    a = store.save_last_run(_run("x", first, "first"))
-    b = store.save_last_run(_run("x", second, "second"))
+    a = store.save_last_run(_run("x", first, "first"), later=True)
+    b = store.save_last_run(_run("x", second, "second"), later=True)
     assert a == b is not None
     assert store.writer is not None and store.writer.close() == []
     kept = json.loads(b.read_bytes())
@@ -85,12 +85,23 @@ def test_a_linked_last_run_is_named_at_the_end_never_a_failure_whatever_the_runs
     else:
         last.parent.mkdir(parents=True)
         last.symlink_to(elsewhere / "target.json")
-    store.save_last_run(_run("x", steps, "linked"))  # must not raise
+    store.save_last_run(_run("x", steps, "linked"), later=True)  # must not raise
     assert store.writer is not None
     [(failed, why)] = store.writer.close()
     assert failed == str(last) and "symbolic link" in why
     assert sorted(p.name for p in elsewhere.iterdir()) == ["target.json"]
     assert (elsewhere / "target.json").read_bytes() == b"{}"
+    # the session's warning names the file and says what to do about a link
+    from agentsnap.exceptions import AgentsnapWarning
+    from agentsnap.storage.last_run_writer import warn_unwritable
+
+    with pytest.warns(AgentsnapWarning) as said:
+        warn_unwritable(failed, why)
+    [warning] = said
+    text = str(warning.message)
+    assert f"cannot write {last}" in text
+    assert "writes nothing through a link: replace it with a real folder or file" in text
+    assert "a file where a folder goes" not in text
 
 
 def test_files_held_before_a_later_failure_are_written_not_dropped(tmp_path: Path) -> None:
@@ -99,7 +110,7 @@ def test_files_held_before_a_later_failure_are_written_not_dropped(tmp_path: Pat
     is still written at the session's end (as it was when written at its test's end), or at
     least named; it is never dropped in silence."""
     store = _store(tmp_path)
-    held = store.save_last_run(_run("a", 3, "held"))
+    held = store.save_last_run(_run("a", 3, "held"), later=True)
     assert held is not None
     samples = store.samples_dir("b")
     samples.parent.mkdir(parents=True, exist_ok=True)
