@@ -157,3 +157,21 @@ def test_a_session_keeps_the_later_run_of_a_name(
         SnapshotStore(pytester.path / "__agent_snapshots__").last_run_path("x").read_bytes()
     )
     assert (kept["output"], len(kept["trace"])) == ("out second", PIECES_FROM_STEPS + 100)
+
+
+def test_a_held_run_whose_blob_cannot_be_written_is_named_at_the_end(tmp_path: Path) -> None:
+    """A passed run's side file (an answer of bytes over 1 MiB) that cannot be written, a file
+    where the ``blobs`` folder goes: no ``.last_run`` file, nothing raised at the test, the
+    failure kept by the writer and named when the session ends; a later run is still written."""
+    store = _store(tmp_path)
+    store.root.mkdir(parents=True)
+    (store.root / "blobs").write_bytes(b"in the way")
+    upload = Snapshot(name="upload", output=b"\x00" * (1024 * 1024 + 1))
+    assert store.save_last_run(upload, later=True) is None
+    kept = store.save_last_run(_run("later", 3, "kept"), later=True)
+    assert store.writer is not None
+    [(failed, why)] = store.writer.close()
+    assert failed == str(store.last_run_path("upload")) and why
+    assert not store.last_run_path("upload").exists()
+    assert kept is not None and kept.exists()
+    assert (store.root / "blobs").read_bytes() == b"in the way"

@@ -77,14 +77,18 @@ class LastRunWriter:
         """Run ``write`` (which writes ``path``); False when it failed (kept in :attr:`errors`)."""
         try:
             write()
-        except (OSError, SnapshotFormatError) as exc:
-            why = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
-            self.errors.append((str(path), why))
-            return False
-        except Exception as exc:  # a bug: still said at the session's end, never lost
-            self.errors.append((str(path), f"{type(exc).__name__}: {exc}"))
+        except Exception as exc:  # (any other than these is a bug: still said, never lost)
+            self.failed(path, exc)
             return False
         return True
+
+    def failed(self, path: Path, exc: Exception) -> None:
+        """Keep ``path``'s failure ``exc`` (said when the session ends)."""
+        if isinstance(exc, (OSError, SnapshotFormatError)):
+            why = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
+        else:
+            why = f"{type(exc).__name__}: {exc}"
+        self.errors.append((str(path), why))
 
     def close(self) -> list[tuple[str, str]]:
         """Write what is held (:meth:`flush`); ``(path, why)`` of the writes that failed since
@@ -127,9 +131,7 @@ def warn_unwritable(
     )
     if why in _READ_ONLY_REASONS:
         hint = f"is {root} read-only?"
-    elif (
-        "symbolic link" in why
-    ):  # (SnapshotFormatError's text from refuse_links: it names the link)
+    elif "symbolic link" in why:  # (refuse_links' SnapshotFormatError: it names the link)
         hint = "agentsnap writes nothing through a link: replace it with a real folder or file"
     else:
         hint = f"is something in the way under {root}: a file where a folder goes, or the reverse?"

@@ -15,7 +15,7 @@ import gc
 import os
 import stat
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from glob import escape as glob_escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -87,15 +87,6 @@ def _stamp(path: Path) -> tuple[int, int] | None:
 #: snapshot's keys are sorted: only ``comparison``'s scores come before it); ``recorded_at`` and
 #: ``updated_at`` hold the same value: what differs between two runs of a test that did the same
 _RUN_STAMP = b'"created_at":"'
-
-
-def _raise(exc: BaseException) -> Callable[[], None]:
-    """A write that fails with ``exc`` (a failure met before the write, kept by the writer)."""
-
-    def fail() -> None:
-        raise exc
-
-    return fail
 
 
 class SnapshotStore:
@@ -537,12 +528,12 @@ class SnapshotStore:
         :data:`PIECES_FROM_STEPS` steps or more, made in pieces, is not held); otherwise the
         files held are written first, so a later run of the same name is the one kept."""
         if writer is not None:
-            big = _steps.stepwise(snapshot, PIECES_FROM_STEPS)
-            if later and not big:
+            if later and not _steps.stepwise(snapshot, PIECES_FROM_STEPS):
                 try:
                     whole = self._scratch_bytes(snapshot)
                 except OSError as exc:  # a blob's side file
-                    return None if not writer.write(path, _raise(exc)) else path
+                    writer.failed(path, exc)
+                    return None
                 writer.hold(path, len(whole), lambda: self._put_scratch(path, whole))
                 return path
             writer.flush()
