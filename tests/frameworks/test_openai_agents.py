@@ -91,11 +91,6 @@ def test_openai_agents_sdk_records_replays_offline_and_reports_drift(tmp_path: P
     assert live["test_run_streamed"][0] == "Paris: Light rain, 18°C"
     assert "raw_response_event" in live["test_run_streamed"][1]
     assert live["test_handoff"] == ["Paris: Light rain, 18°C", "Weather agent"]
-    # the SDK's default failure_error_function sends the model this text instead of the exception
-    assert (
-        live["test_a_tool_that_raises"]
-        == "Oslo: An error occurred while running the tool. Please try again."
-    )
 
     snaps = project.snapshots()
     assert [s["provider"] for s in llm_calls(snaps["test_run_sync"])] == ["openai", "openai"]
@@ -109,11 +104,12 @@ def test_openai_agents_sdk_records_replays_offline_and_reports_drift(tmp_path: P
         "get_weather",
     ]
     (raised,) = tool_steps(snaps["test_a_tool_that_raises"])
-    assert raised == (
-        "get_weather",
-        {"city": "Oslo"},
-        "An error occurred while running the tool. Please try again.",
-    )
+    name, args, result = raised
+    assert (name, args) == ("get_weather", {"city": "Oslo"})
+    # the SDK's failure_error_function sends the model a text instead of the exception (its
+    # wording is the SDK's own, not asserted): the tool step holds the text the model was sent
+    assert isinstance(result, str) and result
+    assert live["test_a_tool_that_raises"] == f"Oslo: {result}"
 
     project.edit('"Paris": "Light rain, 18°C"', '"Paris": "Heavy rain, 12°C"')
     drift, _ = project.run("--agentsnap-replay", offline=True)
