@@ -31,12 +31,7 @@ def record_and_replay(
     store = SnapshotStore(folder)
     with fake as server:
         server.script(*replies)
-        recording = Recording("capture").start()
-        try:
-            agent(server)
-        finally:
-            recording.stop()
-        store.save(golden_run.run_snapshot(NAME, recording, None))
+        record_golden(store, NAME, lambda: agent(server))
         golden = store.load(NAME)
         assert golden is not None and golden.trace_digest is not None
         replay = Recording("replay", cassette=Cassette(golden.trace, name=NAME)).start()
@@ -73,10 +68,16 @@ def record_one_call(folder: Path, name: str, answer: str) -> tuple[SnapshotStore
     with fp.FakeOpenAI() as server:
         server.script(fp.text_reply(answer))
         url = server.base_url
-        recording = Recording("capture").start()
-        try:
-            ask_openai(url)
-        finally:
-            recording.stop()
-        store.save(golden_run.run_snapshot(name, recording, None))
+        record_golden(store, name, lambda: ask_openai(url))
     return store, url
+
+
+def record_golden(store: SnapshotStore, name: str, run: Callable[[], object]) -> None:
+    """Golden ``name`` saved in ``store``: what ``run()`` sends, captured and recorded as the
+    pytest plugin records a test's run."""
+    recording = Recording("capture").start()
+    try:
+        run()
+    finally:
+        recording.stop()
+    store.save(golden_run.run_snapshot(name, recording, None))
