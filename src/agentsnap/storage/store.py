@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..exceptions import SnapshotFormatError
+from . import atomic as _atomic
 from . import lazy_steps as _steps
 from . import legacy as _legacy
 from . import naming as _naming
@@ -347,10 +348,22 @@ class SnapshotStore:
             return None
 
     def _load(self, name: str) -> Snapshot | None:
-        path = self.locate(name)
+        files = _naming.candidate_names(name)
+        root = os.fspath(self.root)  # locate, then read_small: by one open a candidate (or None)
+        first = _atomic.read_first([os.path.join(root, file) for file in files], _steps.LAZY_FROM)
+        if first is None:  # a link (raises), a folder, a large file, an error: looked at as ever
+            path = self.locate(name)
+            small = None if path is None else read_small(path, _steps.LAZY_FROM)
+        elif first[0] == len(files):  # none there: as locate, nothing remembered
+            self._located.pop(name, None)
+            return None
+        else:
+            path, small = self.root / files[first[0]], first[1:]
+            self._located[name] = (path, tuple(self.root / file for file in files[: first[0]]))
+        del first
         if path is None:
             return None
-        if (small := read_small(path, _steps.LAZY_FROM)) is not None:  # one open, stamped as read
+        if small is not None:  # one open, stamped as read
             given, stamp = [small[0]], small[1]  # (the bytes handed over: not held past the parse)
             del small
             doc = self.read_document(path, expected_name=name, given=given)[1]
