@@ -472,7 +472,7 @@ def read_first(paths: Sequence[str], below: int) -> tuple[int, bytes, tuple[int,
     return len(paths), b"", (0, 0)
 
 
-def still_first(found: Path, before: tuple[Path, ...]) -> bool:
+def still_first(found: str | os.PathLike[str], before: tuple[Path, ...]) -> bool:
     """Whether ``found`` is still a regular file (no link) and each of ``before`` still absent
     (neither a file nor a link): then :meth:`agentsnap.storage.store.SnapshotStore.locate` would find ``found`` again."""
     for path in before:
