@@ -21,7 +21,7 @@ import posixpath
 import stat
 import tempfile
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePath
 
 from ..exceptions import SnapshotFormatError
@@ -32,6 +32,7 @@ __all__ = [
     "default_file_mode",
     "fsync_dir",
     "overwrite_alike",
+    "read_first",
     "read_small",
     "refuse_links",
     "still_first",
@@ -407,7 +408,7 @@ def store_write(
 
 def read_small(path: str | os.PathLike[str], below: int) -> tuple[bytes, tuple[int, int]] | None:
     """The bytes of the regular file ``path`` when it holds fewer than ``below`` bytes, and its
-    ``(mtime_ns, size)`` as read: one ``open``, ``fstat`` and the reads to its end (``Path.read_bytes``
+    ``(mtime_ns, size)`` as read: one ``open``, ``fstat`` and one read (``Path.read_bytes``
     adds an ``ioctl``, two ``lseek`` and a second ``fstat``; a ``stat`` before it for the size and
     one after it for the stamp made eight calls of one). None for a larger file, anything but a
     regular file, and any error: the caller reads it as before, which raises what it raises. The
@@ -416,15 +417,19 @@ def read_small(path: str | os.PathLike[str], below: int) -> tuple[bytes, tuple[i
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
     except (OSError, ValueError):
         return None
+    return _read_open(fd, below)
+
+
+def _read_open(fd: int, below: int) -> tuple[bytes, tuple[int, int]] | None:
+    """:func:`read_small` of the file open as ``fd``, which it closes. One read of one byte more
+    than the ``fstat``'s size: a regular file's read stops short only at its end, so exactly that
+    many bytes are the whole file as it was then (more: it grew; fewer: it shrank, or the read was
+    cut short: None, the caller's own read tells)."""
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size >= below:
             return None
         data = os.read(fd, info.st_size + 1)
-        rest = os.read(fd, 1 << 16) if data else b""
-        while rest:  # (grown meanwhile: read to the end, then refused below by its size)
-            data += rest
-            rest = os.read(fd, 1 << 16)
     except OSError:
         return None
     finally:
@@ -434,7 +439,40 @@ def read_small(path: str | os.PathLike[str], below: int) -> tuple[bytes, tuple[i
     return data, (info.st_mtime_ns, info.st_size)
 
 
-def still_first(found: Path, before: tuple[Path, ...]) -> bool:
+#: how :func:`read_first` opens a name's files: never through a link, never waiting on a FIFO; None
+#: where the system has no such flags (Windows): there it never answers
+_FIRST_FLAGS = (
+    os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    if hasattr(os, "O_NOFOLLOW") and hasattr(os, "O_NONBLOCK")
+    else None
+)
+
+
+def read_first(paths: Sequence[str], below: int) -> tuple[int, bytes, tuple[int, int]] | None:
+    """The first of ``paths`` that exists, read (:func:`read_small`) when it is a regular file of
+    fewer than ``below`` bytes and each path before it is no such file (``ENOENT``): ``(its index,
+    its bytes, (mtime_ns, size))``; ``(len(paths), b"", (0, 0))`` when none of them exists. What
+    ``lstat`` of each in turn, then :func:`read_small` of the first found, tells, with the ``open``
+    as the found file's ``lstat`` (``O_NOFOLLOW``: a link is never opened, ``O_NONBLOCK``: nor
+    is a FIFO waited on). None for anything else (a link, a folder or another kind of file, a
+    large file, any other error) and on a system without those flags: the caller looks again as
+    before, which tells what it tells (a link raises)."""
+    flags = _FIRST_FLAGS
+    if flags is None:
+        return None
+    for index, path in enumerate(paths):
+        try:
+            fd = os.open(path, flags)
+        except FileNotFoundError:
+            continue
+        except (OSError, ValueError):
+            return None
+        read = _read_open(fd, below)
+        return None if read is None else (index, *read)
+    return len(paths), b"", (0, 0)
+
+
+def still_first(found: str | os.PathLike[str], before: tuple[Path, ...]) -> bool:
     """Whether ``found`` is still a regular file (no link) and each of ``before`` still absent
     (neither a file nor a link): then :meth:`agentsnap.storage.store.SnapshotStore.locate` would find ``found`` again."""
     for path in before:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..exceptions import SnapshotFormatError
+from . import atomic as _atomic
 from . import lazy_steps as _steps
 from . import legacy as _legacy
 from . import naming as _naming
@@ -113,8 +114,9 @@ class SnapshotStore:
         #: the goldens :meth:`load` read or :meth:`save` wrote (or found unchanged) in this
         #: process: ``{path: (mtime_ns, size)}`` as read or written
         self.known: dict[Path, tuple[int, int]] = {}
-        #: name -> (the file :meth:`locate` found, the candidates before it, absent then)
-        self._located: dict[str, tuple[Path, tuple[Path, ...]]] = {}
+        #: name -> (the file :meth:`locate` found, the candidates before it, absent then, the
+        #: found file's path as text: its ``lstat`` when asked again)
+        self._located: dict[str, tuple[Path, tuple[Path, ...], str]] = {}
         #: :meth:`load_listed` may answer from a listing of ``root`` (the session's, under replay)
         self.listed = False
         self._listing: _naming.Listing | None = None
@@ -137,7 +139,7 @@ class SnapshotStore:
         and the pytest plugin use it, so every reader agrees.
         """
         known = self._located.pop(name, None)
-        if known is not None and still_first(*known):
+        if known is not None and still_first(known[2], known[1]):
             # what was found before still wins: one lstat a candidate, instead of the name's file
             # names made again and two stats each
             self._located[name] = known
@@ -147,7 +149,7 @@ class SnapshotStore:
             if (mode := lstat_mode(path)) is not None and stat.S_ISLNK(mode):
                 refuse_links(path, self.root)  # never followed: raises (so lstat is stat below)
             if mode is not None and stat.S_ISREG(mode):
-                self._located[name] = (path, tuple(tried[:rank]))
+                self._located[name] = (path, tuple(tried[:rank]), os.fspath(path))
                 return path
         return None
 
@@ -347,10 +349,24 @@ class SnapshotStore:
             return None
 
     def _load(self, name: str) -> Snapshot | None:
-        path = self.locate(name)
+        files = _naming.candidate_names(name)
+        root = os.fspath(self.root)  # locate, then read_small: by one open a candidate (or None)
+        paths = [os.path.join(root, file) for file in files]
+        first = _atomic.read_first(paths, _steps.LAZY_FROM)
+        if first is None:  # a link (raises), a folder, a large file, an error: looked at as ever
+            path = self.locate(name)
+            small = None if path is None else read_small(path, _steps.LAZY_FROM)
+        elif first[0] == len(files):  # none there: as locate, nothing remembered
+            self._located.pop(name, None)
+            return None
+        else:
+            path, small = self.root / files[first[0]], first[1:]
+            before = tuple(self.root / file for file in files[: first[0]])
+            self._located[name] = (path, before, paths[first[0]])
+        del first
         if path is None:
             return None
-        if (small := read_small(path, _steps.LAZY_FROM)) is not None:  # one open, stamped as read
+        if small is not None:  # one open, stamped as read
             given, stamp = [small[0]], small[1]  # (the bytes handed over: not held past the parse)
             del small
             doc = self.read_document(path, expected_name=name, given=given)[1]
