@@ -1,0 +1,148 @@
+"""A replayed test's end, the parts that were cut from it: each fast answer against the slow one.
+
+* ``golden_run.prepared_output``: a golden-again run's output, ``prepare({"output": ...})``'s
+  value, an ASCII text the rules leave alone answered as itself;
+* ``snapshot._now``: a second's text made once, the same text as
+  ``datetime.now(timezone.utc).replace(microsecond=0).isoformat()``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import datetime, timedelta, timezone
+from typing import Any
+from unittest import mock
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentsnap._pytest.golden_run import prepared_output
+from agentsnap.storage import snapshot as _snapshot
+from agentsnap.storage.serialize import prepare
+from tests._support.scrub_samples import RULES, SECRET, TOUCHY, set_rules
+
+
+@pytest.fixture(autouse=True)
+def _fresh(fresh_scrub: None) -> None:
+    """Each test starts from a new process's redaction state (conftest's ``fresh_scrub``)."""
+
+
+#: texts a rule changes (a token shape, the remembered credential, a user pattern's match, a
+#: placeholder), JSON texts a path rule reaches, and ordinary or non-ASCII text
+_TEXT = st.one_of(
+    st.sampled_from(
+        [
+            *TOUCHY,
+            SECRET,
+            "gh",
+            '{"city": "Paris", "temp": 21}',
+            '[{"city": "Oslo"}]',
+            "The weather in Paris is mild and sunny today. (ref ece487fabc)",
+            "a\ud800b",
+        ]
+    ),
+    st.text(max_size=24),
+    st.text(alphabet=st.characters(max_codepoint=127), max_size=40),
+)
+_OUTPUT = st.one_of(
+    _TEXT,
+    st.none(),
+    st.integers(),
+    st.floats(),
+    st.lists(_TEXT, max_size=3),
+    st.dictionaries(st.sampled_from(["city", "answer", "api_key"]), _TEXT, max_size=3),
+)
+
+
+def _same(got: Any, want: Any) -> None:
+    assert type(got) is type(want)
+    assert json.dumps(got, sort_keys=True, default=str) == json.dumps(
+        want, sort_keys=True, default=str
+    )  # (NaN is not equal to itself)
+
+
+@settings(max_examples=600, deadline=None)
+@given(output=_OUTPUT, rules=st.sampled_from(RULES), remember=st.booleans())
+def test_property_prepared_output_is_prepare(output: Any, rules: object, remember: bool) -> None:
+    """Any output, any rules, a credential remembered or not, asked twice: ``prepare``'s value."""
+    set_rules(rules, remember)
+    for _ in range(2):
+        _same(prepared_output(output), prepare({"output": output})["output"])
+
+
+@pytest.mark.parametrize(
+    ("rules", "output", "scrubbed"),
+    [
+        (None, "token sk-proj-" + "A1b2C3d4" * 5, "token <redacted>"),  # a token shape
+        (None, f"it is {SECRET} here", "it is <redacted> here"),  # a remembered credential
+        ({"patterns": ["acct_[0-9]+"]}, "acct_12345 paid", "<redacted> paid"),  # a user pattern
+        ({"paths": ["..city"]}, '{"city": "Paris"}', '{"city": "<redacted>"}'),  # a JSON path
+    ],
+)
+def test_a_text_a_rule_changes_is_prepared(rules: object, output: str, scrubbed: str) -> None:
+    """The fast answer is taken only for a text left alone: each rule's change is made."""
+    set_rules(rules, True)
+    got = prepared_output(output)
+    assert got == prepare({"output": output})["output"]
+    assert json.loads(got) == json.loads(scrubbed) if got.startswith("{") else got == scrubbed
+
+
+def test_a_text_left_alone_is_itself() -> None:
+    """The usual answer: the step's text itself, no copy."""
+    set_rules(None, True)
+    text = "The weather in Paris is mild and sunny today. (ref ece487fabc)"
+    assert prepared_output(text) is text
+
+
+_INSTANTS = st.datetimes(
+    min_value=datetime(1971, 1, 1), max_value=datetime(2200, 1, 1), timezones=st.just(timezone.utc)
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    start=_INSTANTS,
+    steps=st.lists(
+        st.one_of(
+            st.integers(min_value=0, max_value=2_000_000),  # microseconds later, a second crossed
+            st.sampled_from([1, 999_999, 1_000_000, 86_400_000_000]),
+        ),
+        max_size=8,
+    ),
+    edge=st.sampled_from([0, 999_999, None]),
+)
+def test_property_now_is_the_clock_to_the_second(
+    start: datetime, steps: list[int], edge: int | None
+) -> None:
+    """Readings in order (within a second, at its last microsecond, across seconds and days,
+    the same instant twice): each the text of its own second."""
+    if edge is not None:
+        start = start.replace(microsecond=edge)
+    times = [start]
+    for step in steps:
+        times.append(times[-1] + timedelta(microseconds=step))
+    clock = iter(times)
+
+    class _Clock(datetime):
+        @classmethod
+        def now(cls, tz: Any = None) -> Any:
+            assert tz is timezone.utc
+            return next(clock)
+
+    with (
+        mock.patch.object(_snapshot, "datetime", _Clock),
+        mock.patch.object(_snapshot, "_LAST_NOW", (-1.0, "")),
+    ):
+        for when in times:
+            assert _snapshot._now() == when.replace(microsecond=0).isoformat()
+
+
+def test_now_reads_the_clock() -> None:
+    """Unpatched: the real clock's second (read before and after: one of the two)."""
+    before = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    got = _snapshot._now()
+    after = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    assert got in (before, after)
+    assert not math.isnan(datetime.fromisoformat(got).timestamp())
