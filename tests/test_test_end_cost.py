@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from agentsnap._pytest.golden_run import prepared_output
 from agentsnap.storage import snapshot as _snapshot
-from agentsnap.storage.serialize import prepare
+from agentsnap.storage.serialize import prepare, prepare_plain
 from tests._support.scrub_samples import RULES, SECRET, TOUCHY, set_rules
 
 
@@ -146,3 +146,20 @@ def test_now_reads_the_clock() -> None:
     after = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
     assert got in (before, after)
     assert not math.isnan(datetime.fromisoformat(got).timestamp())
+
+
+def test_prepare_plain_asks_again_when_rules_or_credentials_change() -> None:
+    """``prepare_plain`` answers the text it last found left alone without a look, only under
+    the same rules and remembered credentials: one remembered since, or a user pattern set
+    since, is scrubbed from the same fields."""
+    fields = {"version": "2.0", "name": "t::x", "model": SECRET, "comparison": {"n": "acct_12345"}}
+    set_rules(None, False)
+    for _ in range(2):
+        assert prepare_plain(fields) == fields
+    set_rules(None, True)  # the credential remembered
+    assert prepare_plain(fields)["model"] == "<redacted>"
+    assert prepare_plain(fields) == prepare(fields)
+    set_rules({"patterns": ["acct_[0-9]+"]}, False)
+    assert prepare_plain(fields)["comparison"] == {"n": "<redacted>"}
+    set_rules(None, False)
+    assert prepare_plain(fields) == fields
