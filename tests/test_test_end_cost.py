@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any
 from unittest import mock
 
@@ -163,3 +164,42 @@ def test_prepare_plain_asks_again_when_rules_or_credentials_change() -> None:
     assert prepare_plain(fields)["comparison"] == {"n": "<redacted>"}
     set_rules(None, False)
     assert prepare_plain(fields) == fields
+
+
+@pytest.mark.parametrize("remember", [False, True], ids=["no-credential", "credential"])
+@pytest.mark.parametrize("rules", ["none", "patterns", "paths"])
+@pytest.mark.parametrize(
+    "shape",
+    [
+        "chat-error-400",
+        "chat-stream-tool-calls",
+        "chat-json-answer",
+        "chat-stream-json-answer",
+        "responses-two-text-parts",
+    ],
+)
+def test_the_golden_again_record_is_the_built_runs_bytes(
+    tmp_path: Path, shape: str, rules: str, remember: bool
+) -> None:
+    """The ``.last_run`` bytes of a golden again (its output answered by ``prepared_output``, its
+    fields by ``prepare_plain``'s memo: written twice) are those of the snapshot built from the
+    same replayed trace, the slow path, given the same times and comparison."""
+    pytest.importorskip("openai")
+    from agentsnap.storage import scrub
+    from agentsnap.storage.store import SnapshotStore
+    from tests._support.golden_again import record_and_replay
+    from tests.test_golden_run_equivalence import RULES as SHAPE_RULES
+    from tests.test_golden_run_equivalence import SHAPES
+
+    make, agent, replies = SHAPES[shape]
+    scrub.configure(SHAPE_RULES[rules])
+    if remember:
+        scrub.remember_credentials([("authorization", "Bearer ACC-1-remembered-key-0000")])
+    _, again, built = record_and_replay(tmp_path, make(), agent, replies())
+    store = SnapshotStore(tmp_path / "records")
+    comparison = {"failed_checks": [], "mode": "replay", "request_drift": False, "score": 1.0}
+    for snap in (again, built):
+        snap.created_at = snap.updated_at = snap.recorded_at = "2026-12-07T10:28:06+00:00"
+        snap.comparison = dict(comparison)
+    written = [store._scratch_bytes(snap) for snap in (again, built, again)]
+    assert written[0] == written[1] == written[2]
