@@ -50,8 +50,9 @@ LAST_RUN_DIR = ".last_run"
 UNKNOWN_WRITER = "unknown (the file does not record it; agentsnap 0.5.1 wrote none)"
 
 
-#: the second :func:`_now` last wrote and its text: ``(whole seconds since the epoch, text)``
-_LAST_NOW: tuple[float, str] = (-1.0, "")
+#: the second :func:`_now` last wrote and its text: ``((days, seconds) since the epoch, text)``
+_LAST_NOW: tuple[tuple[int, int], str] = ((0, -1), "")
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 def _now() -> str:
@@ -62,7 +63,8 @@ def _now() -> str:
     second alone, so a reading in the second read last is answered with that second's text."""
     global _LAST_NOW
     now = datetime.now(timezone.utc)
-    second = now.timestamp() // 1  # (the microseconds, < 1 s, never carry: floor)
+    since = now - _EPOCH  # (whole days and seconds, exact: the microseconds apart; no replace())
+    second = (since.days, since.seconds)
     held = _LAST_NOW
     if held[0] == second:
         return held[1]
