@@ -648,15 +648,22 @@ def compare_run(
     return report, run
 
 
+#: ``agentsnap.diff.checks`` once :func:`_own_checks_alone` imported it (the comparison's modules
+#: load on first use)
+_checks: Any = None
+
+
 def _own_checks_alone(mode: str) -> bool:
     """The golden's steps differ from a run proven its golden's by their ``latency_ms`` alone,
     which only the budgets check reads, and only in a live run: a replay with agentsnap's own
     checks alone compares the run's steps with themselves (a registered check may read
     anything: it gets both sides as they are)."""
-    from .diff import checks as _checks
-
     if mode != "replay":
         return False
+    # (the checks' module, looked up once: an import statement a test's end costs ~8 us cold)
+    global _checks
+    if _checks is None:
+        from .diff import checks as _checks
     checks, own = _checks.registered_checks(), _checks.BUILTIN_CHECKS
     # (the usual registry is the built-in one, as it was made: one compare of the two tuples)
     return checks == own or all(any(check is mine for mine in own) for check in checks)

@@ -27,15 +27,17 @@ from typing import TYPE_CHECKING, Any
 
 from .. import lifecycle as _lifecycle
 from ..storage import lazy_steps as _steps
+from ..storage import scrub as _scrub
 from ..storage import serialize as _serialize
 from ..storage import snapshot as _snapshot
 from ..storage import wire as _wire
+from ..storage.scrub import text as _scrub_text
 from ..storage.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from ..capture.recording import Recording
 
-__all__ = ["GoldenAgain", "golden_again", "run_snapshot"]
+__all__ = ["GoldenAgain", "golden_again", "prepared_output", "run_snapshot"]
 
 
 class GoldenAgain(Snapshot):
@@ -135,7 +137,7 @@ def golden_again(name: str, recording: Recording, golden: Snapshot) -> Snapshot 
     # the output is read from the steps' views, which only the text rules scrubbed (a streamed
     # answer, parts joined): prepared as build_snapshot prepares it, the ``redact`` paths applied
     # (prepare_parts([], None, output)'s output: each key is prepared on its own)
-    output = _serialize.prepare({"output": output})["output"]
+    output = prepared_output(output)
     return GoldenAgain(
         name=name,
         trace=steps,
@@ -145,6 +147,21 @@ def golden_again(name: str, recording: Recording, golden: Snapshot) -> Snapshot 
         prepared=True,
         finite_trace=finite,
     )
+
+
+def prepared_output(output: object) -> Any:
+    """``prepare({"output": output})["output"]`` (:func:`~agentsnap.storage.serialize.prepare`:
+    what :func:`~agentsnap.lifecycle.build_snapshot` stores as a run's output), an ASCII text that
+    the rules in force leave alone answered as itself, without the walk: with no user JSON path,
+    ``prepare`` of a text is ``scrub_text`` of it (``to_json`` keeps an ASCII ``str`` as it is, and
+    ``scrub_json`` of a text is ``scrub_text``), which :func:`~agentsnap.storage.scrub.text.left_alone`
+    says is the text itself (one pass over its lower case for the usual text). Anything else
+    (another type, a text that is not ASCII, a JSON path rule, a text a rule changes) is prepared."""
+    if type(output) is str and output.isascii():
+        rules = _scrub.active()
+        if not rules._compiled_paths and _scrub_text.left_alone(output, rules):
+            return output
+    return _serialize.prepare({"output": output})["output"]
 
 
 class LazyGoldenAgain(_steps.LazySnapshot, GoldenAgain):
@@ -182,7 +199,7 @@ def _again_by_step(
         return None
     short = [s for s in (walk.last_llm, *walk.tail) if s is not None]
     output, model = _lifecycle.trace_output_and_model(short, None, walk.model, True)
-    _, _, output = _serialize.prepare_parts([], None, output)
+    output = prepared_output(output)
     return LazyGoldenAgain(
         raw.without(_SENT_ONLY),
         name=name,

@@ -50,8 +50,27 @@ LAST_RUN_DIR = ".last_run"
 UNKNOWN_WRITER = "unknown (the file does not record it; agentsnap 0.5.1 wrote none)"
 
 
+#: the second :func:`_now` last wrote and its text: ``((days, seconds) since the epoch, text)``
+_LAST_NOW: tuple[tuple[int, int], str] = ((0, -1), "")
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
 def _now() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    """The time now, UTC, to the second, as ISO-8601 text (``2026-12-07T15:55:04+00:00``).
+
+    A second's text is made once (``isoformat`` of an aware datetime costs ~2 us warm, ~20 us at a
+    replayed test's end, when the run's snapshot is made): the text is a function of the
+    second alone, so a reading in the second read last is answered with that second's text."""
+    global _LAST_NOW
+    now = datetime.now(timezone.utc)
+    since = now - _EPOCH  # (whole days and seconds, exact: the microseconds apart; no replace())
+    second = (since.days, since.seconds)
+    held = _LAST_NOW
+    if held[0] == second:
+        return held[1]
+    text = now.replace(microsecond=0).isoformat()
+    _LAST_NOW = (second, text)
+    return text
 
 
 def _version() -> str:
