@@ -249,8 +249,6 @@ class _Patch:
         self.installed: Any = None
         self.previous: Any = None
         self.had_own = False
-        #: the wrapper last made, of :attr:`previous` (made again only for another function)
-        self.made: Any = None
 
     def apply(self) -> None:
         current = getattr(self.owner, self.name)
@@ -258,16 +256,14 @@ class _Patch:
             self.installed = current  # still in place (or restored by someone else's undo)
             return
         self.had_own = self.name in vars(self.owner)
-        if current is not self.previous or self.made is None:
-            self.previous = current
-            wrapper = self.make(current)
-            wrapper._agentsnap_guard = True  # type: ignore[attr-defined]
-            wrapper.__wrapped__ = current  # type: ignore[attr-defined]
-            wrapper.__name__ = getattr(current, "__name__", self.name)
-            wrapper.__doc__ = getattr(current, "__doc__", None)
-            self.made = wrapper
-        setattr(self.owner, self.name, self.made)
-        self.installed = self.made
+        self.previous = current
+        wrapper = self.make(current)
+        wrapper._agentsnap_guard = True  # type: ignore[attr-defined]
+        wrapper.__wrapped__ = current  # type: ignore[attr-defined]
+        wrapper.__name__ = getattr(current, "__name__", self.name)
+        wrapper.__doc__ = getattr(current, "__doc__", None)
+        setattr(self.owner, self.name, wrapper)
+        self.installed = wrapper
 
     def remove(self) -> None:
         if self.installed is None or self.previous is None:
@@ -325,7 +321,7 @@ def activate(reason: str, allowed_hosts: Iterable[str] = ()) -> object:
 
 def deactivate(token: object) -> None:
     """Undo one :func:`activate` (any order; unknown tokens are ignored). The last one removes the patches."""
-    global _on
+    global _on, _patches
     with _lock:
         for i in range(len(_scopes) - 1, -1, -1):
             if _scopes[i] is token:
@@ -338,7 +334,8 @@ def deactivate(token: object) -> None:
             _on = False
             _resolved.clear()
             for patch in reversed(_patches):
-                patch.remove()  # (the patches kept: the next activation puts their wrappers back)
+                patch.remove()
+            _patches = []
 
 
 def active() -> bool:

@@ -75,56 +75,15 @@ def ensure_patched(registry: Registry | None = None) -> None:
 
     A post-import hook fires once per module object; when a module is
     imported again (``sys.modules`` purged, reloaded) its new classes would
-    go unwrapped. A module imported under two names (``httpx2.alias_httpx()``) is patched once.
-
-    Cheap when nothing changed: the full pass is skipped when every hooked module and every
-    patch function's module is the very object the last full pass saw (or still absent), and
-    every seam agentsnap wrapped (:func:`~.wrapping.seams_held`) still holds the object that
-    pass left (a module imported again, a seam replaced or unwrapped: the full pass runs).
+    go unwrapped. Cheap: a few attribute lookups when everything is wrapped.
+    A module imported under two names (``httpx2.alias_httpx()``) is patched once.
     """
-    chosen = _default() if registry is None else registry
-    names = _names.get(id(chosen))
-    if names is None or names[0] is not chosen or names[1] != len(chosen):
-        # (a registry only grows: its hooks are known by its length)
-        hooks = tuple(chosen.hooks())
-        found = (*(n for n, _ in hooks), *dict.fromkeys(c.partition(":")[0] for _, c in hooks))
-        names = _names[id(chosen)] = (chosen, len(chosen), found)
-    modules = sys.modules
-    now = (chosen, *[modules.get(name) for name in names[2]])
-    last = _checked.get(id(chosen))
-    if last is not None and _same_objects(last[0], now) and _same_objects(last[1], _seams_held()):
-        return  # the modules and the seams of the last full pass, each the very same object
     seen: set[tuple[int, str]] = set()
-    for name, call in chosen.hooks():
-        module = modules.get(name)
+    for name, call in (_default() if registry is None else registry).hooks():
+        module = sys.modules.get(name)
         if module is not None and (id(module), call) not in seen:
             seen.add((id(module), call))
             _transport_hook(call)(module)
-    _checked[id(chosen)] = (now, _seams_held())
-
-
-def _seams_held() -> tuple[object, ...]:
-    """:func:`~.wrapping.seams_held` of the wrapping module imported now (none wrapped yet: no
-    import of it, nor of wrapt)."""
-    wrapping = sys.modules.get(_WRAPPING)
-    return () if wrapping is None else wrapping.seams_held()
-
-
-_WRAPPING = __name__.rpartition(".")[0] + ".wrapping"
-
-
-#: per registry (by id, the registry kept): it, its length, and the module names
-#: :func:`ensure_patched` looks up (the hooked modules, then the patch functions' modules)
-_names: dict[int, tuple[Registry, int, tuple[str, ...]]] = {}
-#: per registry (by id): what :func:`ensure_patched`'s last full pass saw and left (the registry
-#: and each looked-up module, or None; each seam's object, :func:`~.wrapping.seams_held`)
-_checked: dict[int, tuple[tuple[object, ...], tuple[object, ...]]] = {}
-
-
-def _same_objects(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
-    """Whether ``a`` and ``b`` hold the very same objects (by identity: a wrapt layer compares
-    equal to what it wraps)."""
-    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
 
 
 def is_installed() -> bool:

@@ -27,7 +27,7 @@ from typing import Any
 
 import wrapt
 
-__all__ = ["one_of", "same_function", "seams_held", "wrap_everywhere", "wrap_once", "wrapped_by"]
+__all__ = ["one_of", "same_function", "wrap_everywhere", "wrap_once", "wrapped_by"]
 
 #: how many ``__wrapped__`` layers are looked through
 DEPTH = 16
@@ -91,32 +91,14 @@ def wrap_once(
     its inherited method is the wrapped one). The outermost layer of ``wrapper``'s copy
     from an earlier import of its module is replaced by ``wrapper`` (under another
     library's layer it stays: one layer either way)."""
-    current = _held(owner, name)
+    current = owner.__dict__.get(name) if isinstance(owner, type) else getattr(owner, name, None)
     layer = _layer(current, match or one_of(wrapper))
     if layer is None:
         wrapt.wrap_function_wrapper(owner, name, wrapper)
-    else:
-        found, inner = layer._self_wrapper, layer.__wrapped__
-        if layer is current and found is not wrapper and same_function(found, wrapper):
-            setattr(owner, name, wrapt.FunctionWrapper(inner, wrapper))
-    _seams[(id(owner), name)] = (owner, name)
-
-
-def _held(owner: object, name: str) -> Any:
-    """What :func:`wrap_once` looks at: a class's own attribute ``name``, another object's attribute."""
-    return owner.__dict__.get(name) if isinstance(owner, type) else getattr(owner, name, None)
-
-
-#: every ``(owner, name)`` :func:`wrap_once` was asked to wrap, in first-asked order (kept: the
-#: owners are classes and modules of libraries, which live as long as the process anyway)
-_seams: dict[tuple[int, str], tuple[object, str]] = {}
-
-
-def seams_held() -> tuple[object, ...]:
-    """What each seam :func:`wrap_once` was asked to wrap holds now, in a fixed order: equal
-    (item by item, by identity) to an earlier answer exactly when no seam was wrapped since, nor
-    replaced, nor unwrapped (:func:`agentsnap.capture.hooks.ensure_patched`'s fast path)."""
-    return tuple([_held(owner, name) for owner, name in _seams.values()])
+        return
+    found, inner = layer._self_wrapper, layer.__wrapped__
+    if layer is current and found is not wrapper and same_function(found, wrapper):
+        setattr(owner, name, wrapt.FunctionWrapper(inner, wrapper))
 
 
 def wrap_everywhere(module: ModuleType, name: str, wrapper: Callable[..., Any]) -> None:
