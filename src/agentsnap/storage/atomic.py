@@ -456,7 +456,9 @@ def read_first(paths: Sequence[str], below: int) -> tuple[int, bytes, tuple[int,
     as the found file's ``lstat`` (``O_NOFOLLOW``: a link is never opened, ``O_NONBLOCK``: nor
     is a FIFO waited on). None for anything else (a link, a folder or another kind of file, a
     large file, any other error) and on a system without those flags: the caller looks again as
-    before, which tells what it tells (a link raises)."""
+    before, which tells what it tells (a link raises). Unlike an ``lstat``, the open of a FIFO
+    or a device node at a golden's name is an open of it (a writer blocked on that FIFO is let
+    go, then finds no reader): no file of the kind belongs in a snapshot folder."""
     flags = _FIRST_FLAGS
     if flags is None:
         return None
