@@ -30,6 +30,7 @@ __all__ = [
     "SAVES",
     "Listing",
     "candidate_names",
+    "input_hash_names",
     "input_sha8",
     "listing",
     "name_from_file",
@@ -218,3 +219,22 @@ class Listing:
             return False
         plain = plain_candidate(name)
         return plain is None or plain.lower() not in self.names
+
+
+def input_hash_names(root: Path, name: str) -> list[str]:
+    """Names of the agentsnap 0.5.1 goldens recorded in ``root`` for ``name`` with an input
+    (files ``<name>__<8 hex>.json``), sorted; [] when there are none."""
+    from glob import escape
+
+    if not root.is_dir() or not _PLAIN_NAME.fullmatch(name):
+        return []
+    out = []
+    for path in root.glob(f"{escape(name)}__*.json"):
+        stem = path.stem
+        if (
+            stem[: len(name)] == name
+            and _INPUT_HASH_TAIL.fullmatch(stem[len(name) :])
+            and path.is_file()
+        ):
+            out.append(stem)
+    return sorted(out)

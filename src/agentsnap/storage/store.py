@@ -16,7 +16,6 @@ import os
 import stat
 import warnings
 from collections.abc import Iterator
-from glob import escape as glob_escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -167,20 +166,8 @@ class SnapshotStore:
         return known[0] if (known := self._located.get(name)) is not None else None
 
     def input_hash_names(self, name: str) -> list[str]:
-        """Names of the agentsnap 0.5.1 goldens recorded for ``name`` with an input
-        (files ``<name>__<8 hex>.json``), sorted; [] when there are none."""
-        if not self.root.is_dir() or not _naming._PLAIN_NAME.fullmatch(name):
-            return []
-        out = []
-        for path in self.root.glob(f"{glob_escape(name)}__*.json"):
-            stem = path.stem
-            if (
-                stem[: len(name)] == name
-                and _naming._INPUT_HASH_TAIL.fullmatch(stem[len(name) :])
-                and path.is_file()
-            ):
-                out.append(stem)
-        return sorted(out)
+        """:func:`~agentsnap.storage.naming.input_hash_names` in ``root``."""
+        return _naming.input_hash_names(self.root, name)
 
     def path_for(self, name: str) -> Path:
         """The file of snapshot ``name``: where it already is (:meth:`locate`), else where a new
@@ -247,7 +234,7 @@ class SnapshotStore:
         0.5.1 file in its own shape) and the checked snapshot dict it reads as.
 
         Raises :class:`~agentsnap.exceptions.SnapshotFormatError` (a
-        ``ValueError``) naming the path when the file is not valid JSON, not a
+        ``ValueError``) naming the path when the file cannot be read, is not valid JSON, not a
         snapshot, of an unknown format version, fails the schema
         (:mod:`agentsnap.storage.schema`: the error names the JSON path), or holds
         another name.
@@ -256,7 +243,13 @@ class SnapshotStore:
             "Fix or delete the file, or replace it with a new recording: `pytest --agentsnap-record --agentsnap-force` "
             "(without --agentsnap-force agentsnap never overwrites it)."
         )
-        raw = path.read_bytes() if given is None else given.pop()  # bytes: text never held twice
+        try:
+            raw = path.read_bytes() if given is None else given.pop()  # bytes: never held twice
+        except OSError as exc:  # unreadable (permissions), or gone since it was found
+            raise SnapshotFormatError(
+                f"agentsnap: cannot read snapshot file at {path}: {exc.strerror or exc}. "
+                f"Make it readable by this user, or {fix[0].lower()}{fix[1:]}"
+            ) from None
         try:
             data = json_loads_utf8(raw)  # JSON only: never pickle, YAML tags or eval
         except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
