@@ -247,8 +247,9 @@ class SnapshotStore:
             raw = path.read_bytes() if given is None else given.pop()  # bytes: never held twice
         except OSError as exc:  # unreadable (permissions), or gone since it was found
             raise SnapshotFormatError(
-                f"agentsnap: cannot read snapshot file at {path}: {exc.strerror or exc}. "
-                f"Make it readable by this user, or {fix[0].lower()}{fix[1:]}"
+                f"agentsnap: cannot read snapshot file at {path}: {exc.strerror or exc}. Make it "
+                "readable by this user, or delete it and record it again: `pytest --agentsnap-record "
+                "--agentsnap-force` (without --agentsnap-force agentsnap never overwrites it)."
             ) from None
         try:
             data = json_loads_utf8(raw)  # JSON only: never pickle, YAML tags or eval
