@@ -993,3 +993,63 @@ def test_marker_values_are_checked_before_the_test_runs(
     assert not (
         project.root / "server_log.txt"
     ).exists()  # errored in setup: not even the fake server started
+
+
+# --------------------------------------------------------------------------- a run that stopped calling
+
+SHORT_CIRCUIT_TEST = """
+from agent_lib import client_for, scenario, weather_agent
+from fake_provider import text_reply, tool_calls_reply
+
+
+def test_weather(fake):
+    sc = scenario()
+    if sc.get("cached"):  # the agent answers from a fallback: no LLM call at all
+        answer = sc["answer"]
+    else:
+        fake.script(tool_calls_reply([("call_A", "get_weather", {"city": sc["city"]})]), text_reply(sc["answer"]))
+        answer = weather_agent(client_for(fake), sc["question"])
+    assert answer == sc["answer"]
+"""
+
+
+@pytest.mark.parametrize("mode", ["--agentsnap-replay", "--agentsnap-instrument"])
+def test_a_run_that_makes_no_call_against_a_golden_with_calls_is_drift(
+    project: Project, mode: str
+) -> None:
+    project.pytester.makepyfile(test_agent=SHORT_CIRCUIT_TEST)
+    golden = project.record_golden()
+    project.set_scenario(**{**PARIS, "cached": True})
+
+    result = project.run(mode)
+
+    assert result.ret == 1, result.stdout.str()
+    assert summary(result) == ["agentsnap: 1 failed"]
+    out = result.stdout.str()
+    assert "llm calls: 2 → 0" in out
+    assert "delete #0 get_weather" in out
+    assert project.snapshot_path().read_bytes() == golden  # compared, never rewritten
+
+
+def test_a_record_run_that_makes_no_call_leaves_the_golden_and_says_so(project: Project) -> None:
+    project.pytester.makepyfile(test_agent=SHORT_CIRCUIT_TEST)
+    golden = project.record_golden()
+    project.set_scenario(**{**PARIS, "cached": True})
+
+    result = project.run("--agentsnap-record")
+
+    assert result.ret == 0, result.stdout.str()
+    assert project.snapshot_path().read_bytes() == golden
+    out = result.stdout.str()
+    assert f"{NODE}: this run made no LLM or MCP call, but its golden" in out
+    assert f"`agentsnap rm {NODE}`" in out
+
+
+def test_a_test_with_no_call_and_no_golden_still_gets_no_snapshot(project: Project) -> None:
+    project.pytester.makepyfile(test_agent=SHORT_CIRCUIT_TEST)
+    project.set_scenario(**{**PARIS, "cached": True})
+
+    for mode in ("--agentsnap-record", "--agentsnap-replay"):
+        result = project.run(mode)
+        assert result.ret == 0, result.stdout.str()
+    assert not project.snapshot_path().exists()

@@ -360,7 +360,12 @@ class AgentsnapSession:
         if item.nodeid in self.claimed:
             return  # the test snapshots explicitly with the `snapshot` fixture: its blocks own the snapshots
         if not recording.trace.has_traffic:
-            return  # no LLM or MCP traffic: nothing to snapshot
+            if active.golden is None or not active.golden.trace:
+                return  # no LLM or MCP traffic: nothing to snapshot
+            if self.settings.mode == "record":
+                _warn_golden_left(name, self.store.path_for(name), len(active.golden.trace))
+                return
+            # the golden holds calls this run no longer made: compared (and failed) as any drift
         self.used.add(name)
         snap = _golden_run.run_snapshot(name, recording, active.golden, judged_as=active.judged_as)
         try:
@@ -538,6 +543,22 @@ def _action(action: str) -> OutcomeAction:
         if action == known:
             return known  # type: ignore[no-any-return]  # get_args is untyped
     raise ValueError(f"agentsnap: unknown outcome action {action!r}")
+
+
+def _warn_golden_left(name: str, path: object, steps: int) -> None:
+    """A record run's test made no LLM or MCP call where its golden holds ``steps`` steps: the
+    golden is left as it is, and said so (a test that stopped calling the model is drift)."""
+    import warnings
+
+    from ..exceptions import AgentsnapWarning
+
+    warnings.warn(
+        f"agentsnap: {name}: this run made no LLM or MCP call, but its golden {path} holds "
+        f"{steps} step(s); the golden was left as it is. If the test no longer calls the model, "
+        f"delete it: `agentsnap rm {name}`; replay and live runs fail it as drift until then.",
+        AgentsnapWarning,
+        stacklevel=2,
+    )
 
 
 def clash_message(name: str, nodes: list[str]) -> str:
