@@ -32,6 +32,11 @@ Scenarios (``--scenarios``; the bench row each one stands for in brackets):
   run of 2, over 20: per test, with pytest's and the first test's fixed costs cancelled (and
   collection left out, which is pytest's).
 * ``suite`` [6]: the same for row 6's test (a 5-call openai agent, ``bench/suite.py``'s conftest).
+* ``session`` [6]: what ``test`` and ``suite`` cancel out: a whole pytest process of one replayed
+  row-6 test, and the same without agentsnap, counted from the interpreter's start to its exit
+  (``--instr-atstart=yes``: imports, configuration, collection, the session's end). Its difference
+  less the suite's per-test part is what agentsnap costs once a session; with the ``suite`` rows
+  the report gives row 6 by instructions for whole processes of 500 tests.
 * ``golden`` [11]: a 1,000-call openai JSON golden (recorded first, not counted): its
   ``SnapshotStore.load`` + the replay ``Cassette``; and an unchanged re-record: the trace's
   ``steps()``, ``build_snapshot``, ``SnapshotStore.save`` (the file's bytes checked unchanged).
@@ -67,7 +72,7 @@ from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
-SCENARIOS = ("calls", "test", "suite", "golden", "mcp", "websocket")
+SCENARIOS = ("calls", "test", "suite", "session", "golden", "mcp", "websocket")
 #: calls (or messages) of the two regions of a per-call scenario; the per-call count is their difference over ``SPAN``
 SMALL, LARGE = 2, 22
 SPAN = LARGE - SMALL
@@ -349,7 +354,7 @@ def pytest_runtest_protocol(item, nextitem):
     # what the first test left (its lazy imports) frozen too, and the collector's counts zeroed,
     # so a collection falls at the same allocation in every build and a full one walks only
     # what the counted tests made
-    if not _STARTED and item is item.session.items[1]:
+    if not _STARTED and len(item.session.items) > 1 and item is item.session.items[1]:
         _STARTED.append(True)
         gc.collect()
         gc.freeze()
@@ -383,6 +388,9 @@ PYTEST_JOBS: dict[str, tuple[str, int, bool, list[str]]] = {
     "test-stream-floor": ("test", 1, True, ["-p", "no:agentsnap"]),
     "suite": ("suite", 5, False, ["--agentsnap-replay"]),
     "suite-floor": ("suite", 5, False, ["-p", "no:agentsnap"]),
+    # one test, the whole process counted (see the module doc)
+    "session": ("session", 5, False, ["--agentsnap-replay"]),
+    "session-floor": ("session", 5, False, ["-p", "no:agentsnap"]),
 }
 
 
@@ -435,15 +443,16 @@ def read_dumps(folder: Path, job: str) -> dict[str, int]:
 
 
 def callgrind(
-    cmd: list[str], *, env: dict[str, str], cwd: Path, out: Path, job: str
+    cmd: list[str], *, env: dict[str, str], cwd: Path, out: Path, job: str, whole: bool = False
 ) -> dict[str, int]:
-    """Run ``cmd`` under callgrind (instrumentation off until ``cg_start``); its regions' counts."""
-    for old in out.glob(f"{job}.*"):
-        old.unlink()
+    """Run ``cmd`` under callgrind (instrumentation off until ``cg_start``); its regions' counts.
+    ``whole``: every instruction from the interpreter's start, as ``{"process": count}``."""
+    for old in [*out.glob(f"{job}.*"), out / job]:
+        old.unlink(missing_ok=True)
     full = [
         "valgrind",
         "--tool=callgrind",
-        "--instr-atstart=no",
+        f"--instr-atstart={'yes' if whole else 'no'}",
         f"--callgrind-out-file={out / job}",
         *cmd,
     ]
@@ -452,6 +461,11 @@ def callgrind(
         raise RuntimeError(
             f"{job} failed ({done.returncode}): {' '.join(full)}\n{done.stdout[-2500:]}\n{done.stderr[-2500:]}"
         )
+    if whole:
+        total = re.search(r"^summary: (\d+)", (out / job).read_text(errors="replace"), re.M)
+        if total is None:
+            raise RuntimeError(f"{job}: no summary in {out / job}\n{done.stderr[-1500:]}")
+        return {"process": int(total.group(1))}
     found = read_dumps(out, job)
     if not found:
         raise RuntimeError(f"{job}: no dump in {out}\n{done.stderr[-1500:]}")
@@ -495,6 +509,19 @@ def run_side(
             if scen != scenario:
                 continue
             log(f"  {side}: {job}")
+            if scen == "session":
+                proj = make_project(work / job, 1, calls, stream)
+                if "--agentsnap-replay" in args:
+                    _pytest(
+                        proj,
+                        ["--agentsnap-record", "-W", "ignore::agentsnap.AgentsnapWarning"],
+                        env,
+                        1,
+                    )
+                cmd = [py, *PYTEST_QUIET, *args]
+                got = callgrind(cmd, env=env, cwd=proj, out=out, job=job, whole=True)
+                rows[f"{job} whole process"] = got["process"]
+                continue
             counts = []
             for k in (K_SMALL, K_LARGE):
                 proj = make_project(work / f"{job}-k{k}", k, calls, stream)
@@ -546,7 +573,31 @@ def derive(rows: dict[str, float]) -> dict[str, float]:
             out[f"{job}: agentsnap's part per test"] = (
                 rows[f"{job} per test"] - rows[f"{job}-floor per test"]
             )
+    whole = rows.get("session whole process"), rows.get("session-floor whole process")
+    if whole[0] is not None and whole[1] is not None:
+        # the process ran one replayed row-6 test: its own per-test part is not once a session
+        per_test = out.get("suite: agentsnap's part per test", 0.0)
+        out["session: agentsnap's part once"] = whole[0] - whole[1] - per_test
     return out
+
+
+def whole_suite(rows: dict[str, float], tests: int = 500) -> str:
+    """Row 6 by instructions for whole processes of ``tests`` tests: the session's process and
+    ``tests - 1`` more tests, with agentsnap and without; "" without the ``suite`` and
+    ``session`` rows."""
+    need = ("suite per test", "suite-floor per test", "session whole process")
+    if any(key not in rows for key in (*need, "session-floor whole process")):
+        return ""
+    run = rows["session whole process"] + (tests - 1) * rows["suite per test"]
+    floor = rows["session-floor whole process"] + (tests - 1) * rows["suite-floor per test"]
+    once = rows["session whole process"] - rows["session-floor whole process"]
+    once -= rows["suite per test"] - rows["suite-floor per test"]
+    share = once / (run - floor) if run > floor else float("nan")
+    return (
+        f"{tests} tests, whole processes: {_count(run)} against {_count(floor)} without agentsnap, "
+        f"**{run / floor:.3f}×** (per test alone {rows['suite per test'] / rows['suite-floor per test']:.3f}×); "
+        f"agentsnap once a session {_count(once)}, {share * 100:.0f} % of its part of the run"
+    )
 
 
 def _count(value: float) -> str:
@@ -629,6 +680,10 @@ def report(results: dict[str, Any], argv: list[str]) -> str:
     ]
     if check:
         lines += [check, ""]
+    for name in ("base", "head"):
+        whole = whole_suite(results[name][0])
+        if whole:
+            lines += [f"Row 6 by instructions, {name}: {whole}.", ""]
     lines.append(
         f"Slower (> {(SLOWER - 1) * 100:.0f} % and beyond the noise): "
         f"{', '.join(slower) if slower else 'none'}."
