@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -129,7 +130,9 @@ def test_pending_is_never_compared_locally_and_fails_in_ci(store: SnapshotStore)
     with pytest.warns(UserWarning, match="pending approval; not compared"):
         assert settle(store, drifted, LOCAL, mode="live").action == "pending"
     assert store.load_last_run("t::x").tool_calls[0]["args"] == {"city": "Lyon"}  # type: ignore[union-attr]
-    with pytest.raises(SnapshotPendingError, match="agentsnap approve t::x"):
+    # (a folder the CLI run from here would not use: the hint names it)
+    approve = f"agentsnap approve --dir {store.root.resolve()} t::x"
+    with pytest.raises(SnapshotPendingError, match=re.escape(approve)):
         settle(store, _new(), CI, mode="live")
     relaxed = Settings(ci=True, allow_pending=True)
     with pytest.warns(UserWarning):
@@ -142,7 +145,7 @@ def test_approved_compares_and_fails_on_drift_with_last_run_written(store: Snaps
     with pytest.raises(AgentRegressionError) as err:
         settle(store, _new(city="Lyon"), CI, mode="live")
     assert "args.city: 'Paris' → 'Lyon'" in str(err.value)
-    assert "agentsnap update t::x" in str(err.value)
+    assert f"agentsnap update --dir {store.root.resolve()} t::x" in str(err.value)
     assert err.value.diff_report.failed_checks[:1] == ["arguments"]
     assert store.load_last_run("t::x").tool_calls[0]["args"] == {"city": "Lyon"}  # type: ignore[union-attr]
     assert store.load("t::x").tool_calls[0]["args"] == {"city": "Paris"}  # type: ignore[union-attr]

@@ -9,6 +9,7 @@ the requests the server received), with a test that hands the SDK's
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from pathlib import Path
 
@@ -255,7 +256,8 @@ def test_check_in_ci_never_writes(store: SnapshotStore, monkeypatch: pytest.Monk
     with pytest.warns(AgentsnapWarning):
         agentsnap.check("new", CALLS, store=store)
     monkeypatch.setenv("CI", "true")
-    with pytest.raises(SnapshotPendingError, match="agentsnap approve new"):
+    approve = f"agentsnap approve --dir {store.root.resolve()} new"  # (not the CLI's folder here)
+    with pytest.raises(SnapshotPendingError, match=re.escape(approve)):
         agentsnap.check("new", CALLS, store=store)
 
 

@@ -1053,3 +1053,34 @@ def test_a_test_with_no_call_and_no_golden_still_gets_no_snapshot(project: Proje
         result = project.run(mode)
         assert result.ret == 0, result.stdout.str()
     assert not project.snapshot_path().exists()
+
+
+def test_the_fix_commands_name_the_snapshot_folder_the_run_used(project: Project) -> None:
+    """A run with ``--agentsnap-snapshot-dir`` prints ``agentsnap update --dir …``: the bare
+    command would promote another folder's ``.last_run`` over another golden."""
+    from tests.test_cli_helpers import invoke
+
+    project.pytester.makepyfile(test_agent=TEST_AGENT)
+    flag = ("--agentsnap-snapshot-dir", "golden/agents")
+    assert project.run("--agentsnap-record", *flag).ret == 0
+    project.set_scenario(**{**PARIS, "answer": "It is raining."})
+
+    result = project.run("--agentsnap-instrument", *flag)
+
+    assert result.ret == 1, result.stdout.str()
+    out = result.stdout.str()
+    assert f"`agentsnap update --dir golden/agents {NODE}`" in out
+    assert invoke("update", "--dir", "golden/agents", NODE).exit_code == 0
+    golden = project.snapshot(directory="golden/agents")
+    assert golden["output"] == "It is raining."
+    assert not (project.root / SNAP_DIR).exists()  # the default folder was never touched
+
+
+def test_the_fix_commands_name_no_folder_for_the_default_one(project: Project) -> None:
+    project.pytester.makepyfile(test_agent=TEST_AGENT)
+    project.record_golden()
+    project.set_scenario(**{**PARIS, "answer": "It is raining."})
+
+    out = project.run("--agentsnap-instrument").stdout.str()
+
+    assert f"`agentsnap update {NODE}`" in out

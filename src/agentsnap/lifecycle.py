@@ -44,6 +44,7 @@ from . import knobs as _knobs
 from .capture import cassette as _cassette
 from .capture import recording as _recording
 from .config import Settings
+from .diff.advice import dir_option as _dir_option
 from .diff.advice import failed_test_note
 from .diff.advice import fix_advice as fix_advice  # (first defined here: still found here)
 from .diff.advice import record_command as _record_command
@@ -309,7 +310,7 @@ def open_recording(
         remedy = (
             "Record it locally with `pytest --agentsnap-record`, review, commit."
             if golden is None
-            else f"Review it locally and run {_fix_hint(name)}, then commit."
+            else f"Review it locally and run {_fix_hint(name, path)}, then commit."
         )
         return _recording.Recording(
             "replay",
@@ -380,8 +381,8 @@ def replay_missing_message(name: str, path: Path) -> str:
     )
 
 
-def _fix_hint(name: str) -> str:
-    return f"`agentsnap approve {name}`"
+def _fix_hint(name: str, path: Path) -> str:
+    return f"`agentsnap approve{_dir_option(path.parent)} {name}`"
 
 
 def settle(
@@ -461,7 +462,7 @@ def settle(
         store.save(new)
         warnings.warn(
             AgentsnapWarning(
-                f"agentsnap: new snapshot {name!r} written to {path} as pending; review it, then run {_fix_hint(name)} (nothing was asserted)."
+                f"agentsnap: new snapshot {name!r} written to {path} as pending; review it, then run {_fix_hint(name, path)} (nothing was asserted)."
             ),
             stacklevel=3,
         )
@@ -474,7 +475,7 @@ def settle(
             raise _refused(
                 SnapshotPendingError(
                     f"agentsnap: snapshot {name!r} ({path}) is pending approval; CI only compares against approved snapshots. "
-                    f"Review it locally and run {_fix_hint(name)}, then commit (or pass --agentsnap-allow-pending)."
+                    f"Review it locally and run {_fix_hint(name, path)}, then commit (or pass --agentsnap-allow-pending)."
                 ),
                 path,
                 new,
@@ -482,7 +483,7 @@ def settle(
             )
         warnings.warn(
             AgentsnapWarning(
-                f"agentsnap: snapshot {name!r} is pending approval; not compared. Run {_fix_hint(name)} once reviewed."
+                f"agentsnap: snapshot {name!r} is pending approval; not compared. Run {_fix_hint(name, path)} once reviewed."
             ),
             stacklevel=3,
         )
@@ -520,7 +521,7 @@ def settle(
         )
     else:
         text += (
-            f"\n\nGolden: {path}\nIf this change is intended: `agentsnap update {name}` "
+            f"\n\nGolden: {path}\nIf this change is intended: `agentsnap update{_dir_option(path.parent)} {name}` "
             f"(promotes .last_run), or re-record with `pytest --agentsnap-record`."
         )
     publish(Outcome("failed", name, path, report, golden=golden, new=new, run_steps=run_steps))

@@ -30,6 +30,8 @@ from ..exceptions import SnapshotFormatError
 from .markers import marker_name, marker_options
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..capture.recording import Recording
     from ..diff import DiffReport
     from ..diff.meaning.judge import LLMJudge
@@ -545,17 +547,18 @@ def _action(action: str) -> OutcomeAction:
     raise ValueError(f"agentsnap: unknown outcome action {action!r}")
 
 
-def _warn_golden_left(name: str, path: object, steps: int) -> None:
+def _warn_golden_left(name: str, path: Path, steps: int) -> None:
     """A record run's test made no LLM or MCP call where its golden holds ``steps`` steps: the
     golden is left as it is, and said so (a test that stopped calling the model is drift)."""
     import warnings
 
+    from ..diff.advice import dir_option
     from ..exceptions import AgentsnapWarning
 
     warnings.warn(
         f"agentsnap: {name}: this run made no LLM or MCP call, but its golden {path} holds "
         f"{steps} step(s); the golden was left as it is. If the test no longer calls the model, "
-        f"delete it: `agentsnap rm {name}`; replay and live runs fail it as drift until then.",
+        f"delete it: `agentsnap rm{dir_option(path.parent)} {name}`; replay and live runs fail it as drift until then.",
         AgentsnapWarning,
         stacklevel=2,
     )

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
     from ..storage.snapshot import Snapshot
 
-__all__ = ["failed_test_note", "fix_advice", "record_command"]
+__all__ = ["dir_option", "failed_test_note", "fix_advice", "record_command"]
 
 #: how many changes of one call a failed test's note lists (``agentsnap diff`` shows them all)
 _NOTE_CHANGES = 3
@@ -60,6 +60,30 @@ def record_command(name: str) -> str:
         if "::" in name
         else "pytest --agentsnap-record (add the test's node id)"
     )
+
+
+def dir_option(folder: Path) -> str:
+    """`` --dir FOLDER`` for an ``agentsnap`` command about a snapshot in ``folder``, when the CLI
+    run from here would look in another folder (a ``--agentsnap-snapshot-dir`` flag, a block's
+    ``snapshot_dir``); "" when it would look there anyway. The folder is shown relative to the
+    working directory when it lies inside it. Without a readable configuration: the option."""
+    import warnings
+    from pathlib import Path
+
+    from ..config import load
+
+    here = Path.cwd()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (the run's own load said them)
+            default: Path | None = load(here).snapshot_path  # what the CLI reads (cli._catalog)
+    except (ValueError, OSError):
+        default = None
+    target = Path(folder).resolve()
+    if default is not None and Path(default).resolve() == target:
+        return ""
+    shown = target.relative_to(here.resolve()) if target.is_relative_to(here.resolve()) else target
+    return f" --dir {shlex.quote(str(shown))}"
 
 
 def fix_advice(name: str, *, drifted: bool, test_failed: bool) -> tuple[str, str]:
