@@ -1084,3 +1084,21 @@ def test_the_fix_commands_name_no_folder_for_the_default_one(project: Project) -
     out = project.run("--agentsnap-instrument").stdout.str()
 
     assert f"`agentsnap update {NODE}`" in out
+
+
+def test_a_golden_that_cannot_be_written_fails_the_test_saying_where(project: Project) -> None:
+    """A snapshot folder that cannot be made (a file stands at its path): the test fails with
+    agentsnap's message naming the golden and the folder, not the file system's traceback, and
+    the summary does not blame the provider rules."""
+    project.pytester.makepyfile(test_agent=TEST_AGENT)
+    (project.root / "notadir").write_text("a file, not a folder\n", encoding="utf-8")
+
+    result = project.run("--agentsnap-record", "--agentsnap-snapshot-dir", "notadir")
+
+    assert result.ret == 1, result.stdout.str()
+    out = result.stdout.str()
+    assert "agentsnap: cannot write the golden" in out
+    assert f"Make {project.root / 'notadir'} a writable folder" in out
+    assert "none of them was an LLM call agentsnap recognises" not in out
+    assert "Traceback" not in out
+    assert (project.root / "notadir").read_text(encoding="utf-8") == "a file, not a folder\n"

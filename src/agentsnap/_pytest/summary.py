@@ -69,6 +69,7 @@ def write_summary(terminalreporter: pytest.TerminalReporter, state: AgentsnapSes
         and not written
         and not counts.get("unchanged")
         and not counts.get("created")
+        and not counts.get("failed")  # (a golden that could not be written says why itself)
     ):
         requests, uncaptured = counts.get("_http_requests", 0), counts.get("_uncaptured", 0)
         if requests:

@@ -470,8 +470,14 @@ class SnapshotStore:
         snapshot.updated_at = new["updated_at"] = _now()
         snapshot.agentsnap_version = new["agentsnap_version"] = _version()  # this file's writer
         stamp_digest(snapshot, new)  # (volatile: an unchanged file above is left as it is)
-        write_blobs(new, self.root)  # side files first: a snapshot never names a missing one
-        store_write(path, dump_pieces(new), root=self.root, replace_link=linked)  # never whole
+        try:
+            write_blobs(new, self.root)  # side files first: a snapshot never names a missing one
+            store_write(path, dump_pieces(new), root=self.root, replace_link=linked)  # never whole
+        except OSError as exc:  # a read-only folder, a file where the folder should be …
+            raise SnapshotFormatError(
+                f"agentsnap: cannot write the golden {path}: {exc.strerror or exc}. Nothing was written. Make "
+                f"{self.root} a writable folder, or record into another one (--agentsnap-snapshot-dir)."
+            ) from exc
         _naming.SAVES[0] += 1  # (a listing taken before this file was there is stale: load_listed)
         self._remember(path)
         return path
