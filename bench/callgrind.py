@@ -509,35 +509,32 @@ def run_side(
             if scen != scenario:
                 continue
             log(f"  {side}: {job}")
+            cmd = [py, *PYTEST_QUIET, *args]
             if scen == "session":
-                proj = make_project(work / job, 1, calls, stream)
-                if "--agentsnap-replay" in args:
-                    _pytest(
-                        proj,
-                        ["--agentsnap-record", "-W", "ignore::agentsnap.AgentsnapWarning"],
-                        env,
-                        1,
-                    )
-                cmd = [py, *PYTEST_QUIET, *args]
+                proj = _project(work / job, 1, calls, stream, args, env)
                 got = callgrind(cmd, env=env, cwd=proj, out=out, job=job, whole=True)
                 rows[f"{job} whole process"] = got["process"]
                 continue
             counts = []
             for k in (K_SMALL, K_LARGE):
-                proj = make_project(work / f"{job}-k{k}", k, calls, stream)
-                if "--agentsnap-replay" in args:
-                    _pytest(
-                        proj,
-                        ["--agentsnap-record", "-W", "ignore::agentsnap.AgentsnapWarning"],
-                        env,
-                        k,
-                    )
-                cmd = [py, *PYTEST_QUIET, *args]
+                proj = _project(work / f"{job}-k{k}", k, calls, stream, args, env)
                 counts.append(
                     callgrind(cmd, env=env, cwd=proj, out=out, job=f"{job}-k{k}")["pytest"]
                 )
             rows[f"{job} per test"] = (counts[1] - counts[0]) / (K_LARGE - K_SMALL)
     return rows
+
+
+def _project(
+    folder: Path, tests: int, calls: int, stream: bool, args: list[str], env: dict[str, str]
+) -> Path:
+    """:func:`make_project`, its goldens recorded first when ``args`` replay."""
+    proj = make_project(folder, tests, calls, stream)
+    if "--agentsnap-replay" in args:
+        _pytest(
+            proj, ["--agentsnap-record", "-W", "ignore::agentsnap.AgentsnapWarning"], env, tests
+        )
+    return proj
 
 
 def _pytest(proj: Path, args: list[str], env: dict[str, str], tests: int) -> None:
