@@ -36,8 +36,9 @@ from ..storage.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from ..capture.recording import Recording
+    from ..storage.store import SnapshotStore
 
-__all__ = ["GoldenAgain", "golden_again", "prepared_output", "run_snapshot"]
+__all__ = ["GoldenAgain", "golden_again", "nothing_to_compare", "prepared_output", "run_snapshot"]
 
 
 class GoldenAgain(Snapshot):
@@ -48,6 +49,32 @@ class GoldenAgain(Snapshot):
 #: step keys a replayed run's steps never carry (``Trace.steps`` sets them only for calls sent
 #: for real): left out of the golden's steps the run is made of
 _SENT_ONLY = "latency_ms"
+
+
+def nothing_to_compare(name: str, golden: Snapshot | None, store: SnapshotStore, mode: str) -> bool:
+    """Whether test ``name``, whose run made no LLM or MCP call, is left without a snapshot: it
+    has no golden that holds steps, or this is a record run, which leaves that golden as it is
+    and warns. Otherwise (replay, live) the run is compared with the golden as any run is: a
+    test that stopped calling the model is drift (``llm calls: 2 → 0``)."""
+    if golden is None or not golden.trace:
+        return True
+    if mode != "record":
+        return False
+    import warnings
+
+    from ..diff.advice import dir_option
+    from ..exceptions import AgentsnapWarning
+
+    path = store.path_for(name)
+    warnings.warn(
+        f"agentsnap: {name}: this run made no LLM or MCP call, but its golden {path} holds "
+        f"{len(golden.trace)} step(s); the golden was left as it is. If the test no longer calls "
+        f"the model, delete it: `agentsnap rm{dir_option(path.parent)} {name}`; replay and live "
+        "runs fail it as drift until then.",
+        AgentsnapWarning,
+        stacklevel=3,
+    )
+    return True
 
 
 def run_snapshot(

@@ -30,8 +30,6 @@ from ..exceptions import SnapshotFormatError
 from .markers import marker_name, marker_options
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from ..capture.recording import Recording
     from ..diff import DiffReport
     from ..diff.meaning.judge import LLMJudge
@@ -331,11 +329,9 @@ class AgentsnapSession:
             self._active.popitem()[1].recording.stop()
 
     def finish_test(self, item: pytest.Item, passed: bool) -> None:
-        """Stop ``item``'s auto-recording and settle its auto-snapshot (the state table).
-
-        Raises the unreadable file's :class:`SnapshotFormatError`, and what
-        :func:`agentsnap.lifecycle.settle` raises (drift, CI refusals).
-        """
+        """Stop ``item``'s auto-recording and settle its auto-snapshot (the state table). Raises
+        the unreadable file's :class:`SnapshotFormatError`, and what
+        :func:`agentsnap.lifecycle.settle` raises (drift, CI refusals)."""
         active = self.stop_test(item)
         if active is None:
             return
@@ -361,13 +357,10 @@ class AgentsnapSession:
             return  # CI refused the calls, or replay had no recording: the test failed with that error, nothing is written
         if item.nodeid in self.claimed:
             return  # the test snapshots explicitly with the `snapshot` fixture: its blocks own the snapshots
-        if not recording.trace.has_traffic:
-            if active.golden is None or not active.golden.trace:
-                return  # no LLM or MCP traffic: nothing to snapshot
-            if self.settings.mode == "record":
-                _warn_golden_left(name, self.store.path_for(name), len(active.golden.trace))
-                return
-            # the golden holds calls this run no longer made: compared (and failed) as any drift
+        if not recording.trace.has_traffic and _golden_run.nothing_to_compare(
+            name, active.golden, self.store, self.settings.mode
+        ):
+            return  # no LLM or MCP traffic, and no golden holding calls: nothing to snapshot
         self.used.add(name)
         snap = _golden_run.run_snapshot(name, recording, active.golden, judged_as=active.judged_as)
         try:
@@ -545,23 +538,6 @@ def _action(action: str) -> OutcomeAction:
         if action == known:
             return known  # type: ignore[no-any-return]  # get_args is untyped
     raise ValueError(f"agentsnap: unknown outcome action {action!r}")
-
-
-def _warn_golden_left(name: str, path: Path, steps: int) -> None:
-    """A record run's test made no LLM or MCP call where its golden holds ``steps`` steps: the
-    golden is left as it is, and said so (a test that stopped calling the model is drift)."""
-    import warnings
-
-    from ..diff.advice import dir_option
-    from ..exceptions import AgentsnapWarning
-
-    warnings.warn(
-        f"agentsnap: {name}: this run made no LLM or MCP call, but its golden {path} holds "
-        f"{steps} step(s); the golden was left as it is. If the test no longer calls the model, "
-        f"delete it: `agentsnap rm{dir_option(path.parent)} {name}`; replay and live runs fail it as drift until then.",
-        AgentsnapWarning,
-        stacklevel=2,
-    )
 
 
 def clash_message(name: str, nodes: list[str]) -> str:
