@@ -130,6 +130,23 @@ def test_approve_all_approves_every_pending_snapshot(tmp_path: Path) -> None:
     assert again.stdout == f"Nothing to approve: no pending snapshots in {tmp_path}.\n"
 
 
+def test_approve_all_refuses_a_non_standard_file_name_before_approving_anything(
+    tmp_path: Path,
+) -> None:
+    """``--all`` checks what the named form checks: a pending golden under a file name that is
+    not its own is refused with the rename advice (not a bare KeyError), and no other pending
+    snapshot is approved half-way."""
+    paris = make(tmp_path, PARIS)
+    odd = tmp_path / "data.json"
+    make(tmp_path, "x").rename(odd)
+    result = invoke("approve", "--all", "--dir", str(tmp_path))
+    assert result.exit_code == 1
+    assert f"{odd} holds 'x' under a non-standard file name" in result.output
+    assert "rename the file to x.json" in result.output
+    assert read(paris)["approved"] is False
+    assert read(odd)["approved"] is False
+
+
 def test_approve_all_warns_about_corrupt_files_and_leaves_them(tmp_path: Path) -> None:
     paris = make(tmp_path, PARIS)
     bad = tmp_path / "bad-12345678.json"

@@ -50,10 +50,9 @@ def plan_approve(
 ) -> tuple[list[Entry], list[Entry]]:
     """``(to_approve, already_approved)`` for the given patterns, or every pending snapshot."""
     if all_pending:
-        chosen = [e for e in goldens.entries.values() if not e.snapshot.approved]
-        chosen.sort(key=lambda e: e.name)
-        return chosen, []
-    picked = [goldens.entries[n] for n in resolve(names, goldens)]
+        picked = sorted(goldens.entries.values(), key=lambda e: e.name)
+    else:
+        picked = [goldens.entries[n] for n in resolve(names, goldens)]
     todo = [e for e in picked if not e.snapshot.approved]
     store = SnapshotStore(goldens.root)
     for entry in todo:
@@ -62,7 +61,7 @@ def plan_approve(
                 f"{entry.path} holds {entry.name!r} under a non-standard file name, so it cannot be approved in place. "
                 f"Re-record it (`agentsnap record TEST_PATH`) or rename the file to {store.path_for(entry.name).name}."
             )
-    return todo, [e for e in picked if e.snapshot.approved]
+    return todo, [] if all_pending else [e for e in picked if e.snapshot.approved]
 
 
 def apply_approve(root: Path, entries: Sequence[Entry]) -> None:
