@@ -622,3 +622,70 @@ def test_an_sdk_call_at_import_is_never_sent_in_replay(
     assert result.ret == pytest.ExitCode.INTERRUPTED
     assert "ERROR collecting test_import_sdk.py" in out
     assert f"agentsnap.exceptions.ReplayMissError: agentsnap: {OUTSIDE_ANY_TEST}" in out
+
+
+OUTSIDE_COUNTED = (
+    "agentsnap: 1 LLM call(s) were made outside any test (importing or collecting a test "
+    "module, or in a hook): no snapshot holds them, and a replay run refuses them."
+)
+
+
+@pytest.mark.parametrize("xdist", [False, True])
+@pytest.mark.parametrize("mode", ["--agentsnap-record", "--agentsnap-live"])
+def test_an_sdk_call_at_import_is_counted_in_record_and_live_runs(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, mode: str, xdist: bool
+) -> None:
+    """A record or live run sends a call made while a test module is imported (replay refuses
+    it), but no test's recording holds it: the summary counts it and says what replay will do,
+    instead of the record run writing nothing and saying nothing."""
+    from tests.fake_provider import FakeOpenAI, text_reply
+
+    clear_ci(monkeypatch)
+    monkeypatch.delenv("AGENTSNAP_MODE", raising=False)
+    pytester.makepyfile(test_import_sdk=SDK_AT_IMPORT + "\n\ndef test_after_import():\n    pass\n")
+    workers = ("-n", "1") if xdist else ()  # one worker: the module is imported once
+    with FakeOpenAI() as fake:
+        fake.script(text_reply("hello"))
+        monkeypatch.setenv("FAKE_OPENAI_URL", fake.base_url)
+        result = pytester.runpytest_subprocess(
+            "-p", "no:randomly", "-p", "no:cacheprovider", "-p", "no:syrupy", mode, *workers
+        )
+        sent = len(fake.requests)
+    out = result.stdout.str()
+    assert result.ret == pytest.ExitCode.OK, out
+    assert sent == 1, out
+    assert OUTSIDE_COUNTED in " ".join(out.split())
+    assert "no snapshot was written" not in out
+    assert not list((pytester.path / "__agent_snapshots__").glob("*.json"))
+
+
+SDK_IN_TEST = """
+import os
+
+import openai
+
+
+def test_call():
+    client = openai.OpenAI(base_url=os.environ["FAKE_OPENAI_URL"], api_key="sk-test", max_retries=0)
+    client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "hi"}])
+"""
+
+
+def test_a_record_run_with_every_call_inside_a_test_counts_none_outside(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.fake_provider import FakeOpenAI, text_reply
+
+    clear_ci(monkeypatch)
+    monkeypatch.delenv("AGENTSNAP_MODE", raising=False)
+    pytester.makepyfile(test_inside=SDK_IN_TEST)
+    with FakeOpenAI() as fake:
+        fake.script(text_reply("hello"))
+        monkeypatch.setenv("FAKE_OPENAI_URL", fake.base_url)
+        result = pytester.runpytest_subprocess(
+            "-p", "no:randomly", "-p", "no:cacheprovider", "-p", "no:syrupy", "--agentsnap-record"
+        )
+    out = result.stdout.str()
+    assert result.ret == pytest.ExitCode.OK, out
+    assert "outside any test" not in out
+    assert "agentsnap: 1 recorded (approved)" in out

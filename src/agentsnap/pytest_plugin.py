@@ -261,6 +261,10 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(SnapshotName(), "agentsnap-snapshot-name")
     state = start_session(config, settings, mode=mode, report=config.getoption("agentsnap_report"))
     state.runs, state.replay_run = runs, replay_run
+    if settings.instrument and settings.mode != "replay":  # (replay refuses them: start_session)
+        from ._pytest import outside_tests
+
+        outside_tests.note(config)  # a call made outside any test is counted, never lost
 
 
 def _replays_from_the_start(early_config: pytest.Config) -> bool:
@@ -463,6 +467,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if state is None:
         return
     state.finish_last_runs()  # every .last_run written before anything reads them
+    outside = sys.modules.get("agentsnap._pytest.outside_tests")  # (loaded when counting)
+    if outside is not None:
+        state.counts["_outside_calls"] += outside.finish(session.config)
     state.note_http_totals()
     state.selected.update(item.nodeid for item in getattr(session, "items", None) or ())
     workeroutput = getattr(session.config, "workeroutput", None)

@@ -63,9 +63,18 @@ def write_summary(terminalreporter: pytest.TerminalReporter, state: AgentsnapSes
         terminalreporter.write_line(f"agentsnap: HTML report written to {state.report.written}")
     elif state.report is not None and state.report.error:
         terminalreporter.write_line(state.report.error, red=True)
+    outside = counts.get("_outside_calls", 0)
+    if outside:
+        terminalreporter.write_line(
+            f"agentsnap: {outside} LLM call(s) were made outside any test (importing or collecting "
+            "a test module, or in a hook): no snapshot holds them, and a replay run refuses them. "
+            "Make each call inside the test (or a fixture it uses).",
+            yellow=True,
+        )
     written = counts.get("recorded", 0) + counts.get("updated", 0)
     if (
         state.settings.mode == "record"
+        and not outside  # (the line above says where the calls went)
         and not written
         and not counts.get("unchanged")
         and not counts.get("created")
