@@ -130,9 +130,13 @@ def test_list_with_no_snapshots_prints_a_note_and_creates_nothing(tmp_path: Path
     result = invoke("list", "--dir", str(root))
     assert result.exit_code == 0
     assert result.stdout.count("\n") == 1
-    assert f"No snapshots in {root}." in result.stdout
+    assert f"No snapshots in {root} (no such folder: check --dir or snapshot_dir)." in result.stdout
     assert "pytest --agentsnap-instrument" in result.stdout
     assert not root.exists()
+    root.mkdir()  # an empty folder that is there: no word about a missing one
+    again = invoke("list", "--dir", str(root))
+    assert again.exit_code == 0
+    assert f"No snapshots in {root}. " in again.stdout
 
 
 def test_list_shows_a_corrupt_file_as_unreadable_and_exits_1(tmp_path: Path) -> None:

@@ -255,7 +255,7 @@ def test_the_unknown_key_warning_lists_only_the_documented_keys(
         known = line.split("Known keys: ", 1)[1].split(", ")
         assert known == sorted(config.SETTING_KEYS)
         assert "snapshot_dir_configured" not in known and "base_dir" not in known
-    assert result.stdout.startswith(f"No snapshots in {tmp_path / '__agent_snapshots__'}.")
+    assert result.stdout.startswith(f"No snapshots in {tmp_path / '__agent_snapshots__'} (no such")
 
 
 def test_setting_keys_are_the_settings_a_user_may_set() -> None:

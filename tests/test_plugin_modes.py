@@ -1084,6 +1084,7 @@ def test_the_fix_commands_name_no_folder_for_the_default_one(project: Project) -
     out = project.run("--agentsnap-instrument").stdout.str()
 
     assert f"`agentsnap update {NODE}`" in out
+    assert f"or re-record it: `pytest {NODE} --agentsnap-record`" in out  # this test alone
 
 
 def test_a_golden_that_cannot_be_written_fails_the_test_saying_where(project: Project) -> None:

@@ -522,7 +522,7 @@ def settle(
     else:
         text += (
             f"\n\nGolden: {path}\nIf this change is intended: `agentsnap update{_dir_option(path.parent)} {name}` "
-            f"(promotes .last_run), or re-record with `pytest --agentsnap-record`."
+            f"(promotes .last_run), or re-record it: `{_record_command(name)}`."
         )
     publish(Outcome("failed", name, path, report, golden=golden, new=new, run_steps=run_steps))
     raise AgentRegressionError(text, report)

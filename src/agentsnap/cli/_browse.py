@@ -90,7 +90,8 @@ def list_snapshots(
     warn_broken(out, found)
     entries = [found.entries[n] for n in found.names]
     if not entries and not found.broken:
-        out.line(f"No snapshots in {root}. {CREATE_HINT}")
+        missing = "" if root.is_dir() else " (no such folder: check --dir or snapshot_dir)"
+        out.line(f"No snapshots in {root}{missing}. {CREATE_HINT}")
         return
     shown = [e for e in entries if not e.snapshot.approved] if pending else entries
     n_pending = sum(1 for e in entries if not e.snapshot.approved)
