@@ -334,3 +334,57 @@ def test_patterns_a_clean_run_never_uses_are_compiled_on_first_use_once() -> Non
         check=True,
     ).stdout.split()
     assert out == ["AT_IMPORT", "0", "AFTER", str(sum(map(len, _LAZY_PATTERNS.values())))]
+
+
+#: modules whose classes are msgspec Structs, not dataclasses: a dataclass compiles its
+#: ``__init__``/``__repr__``/``__eq__``/``__hash__`` source with ``exec`` at every import
+#: (the bulk of these modules' import cost, once per pytest session)
+_NO_DATACLASS_CODEGEN = (
+    "agentsnap.spec.provider_specs",
+    "agentsnap.spec.provider_facts",
+    "agentsnap.spec.frameworks",
+)
+
+_COUNT_DATACLASS_CODEGEN = """
+import collections, dataclasses, importlib, json, sys
+made = collections.Counter()
+def _by(wrapped):
+    def counting(*args, **kwargs):
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_globals.get("__name__") == "dataclasses":
+            frame = frame.f_back
+        made[frame.f_globals.get("__name__") if frame is not None else None] += 1
+        return wrapped(*args, **kwargs)
+    return counting
+if hasattr(dataclasses, "_create_fn"):  # Python < 3.13
+    dataclasses._create_fn = _by(dataclasses._create_fn)
+else:  # Python 3.13+: one builder adds a class's generated functions
+    dataclasses._FuncBuilder.add_fns_to_class = _by(dataclasses._FuncBuilder.add_fns_to_class)
+@dataclasses.dataclass(frozen=True)
+class Probe:  # the counting works: this module's own dataclass is counted
+    x: int
+names = json.loads(sys.argv[1])
+mods = [importlib.import_module(name) for name in names]
+classes = [v for m in mods for v in vars(m).values() if isinstance(v, type) and v.__module__ == m.__name__]
+print(json.dumps({
+    "probe": made["__main__"] > 0,
+    "made": {name: made[name] for name in names},
+    "dataclasses": sorted(c.__qualname__ for c in classes if dataclasses.is_dataclass(c)),
+}))
+"""
+
+
+def test_the_spec_modules_generate_no_dataclass_code_at_import() -> None:
+    """The spec modules' classes are msgspec Structs (built in C): importing them runs no
+    dataclass code generation (``exec`` of generated methods), which was most of their cost."""
+    out = subprocess.run(
+        [sys.executable, "-c", _COUNT_DATACLASS_CODEGEN, json.dumps(_NO_DATACLASS_CODEGEN)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert json.loads(out) == {
+        "probe": True,
+        "made": dict.fromkeys(_NO_DATACLASS_CODEGEN, 0),
+        "dataclasses": [],
+    }

@@ -11,12 +11,12 @@ matches every request exactly — no replay miss, no request drift.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -481,7 +481,7 @@ def test_account_headers_are_masked_even_when_a_spec_keeps_them(
 
     def widened(request: Any, *user_agent: Any) -> Any:
         spec = real_classify(request, *user_agent)
-        return dataclasses.replace(
+        return msgspec.structs.replace(
             spec,
             keep_headers=(*spec.keep_headers, "openai-*", "anthropic-*", "x-account-*"),
             mask_headers=("x-account-*",),

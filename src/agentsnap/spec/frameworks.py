@@ -43,9 +43,10 @@ import json
 import re
 import sys
 import warnings
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from . import provider_specs as providers
 from .provider_specs import spec_derived
@@ -65,8 +66,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Framework:
+class Framework(msgspec.Struct, frozen=True):
     """One ``patches/frameworks/<name>.toml`` file, parsed."""
 
     name: str

@@ -24,8 +24,9 @@ first use (:func:`agentsnap.spec.provider_specs.load_specs` is cached).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
+
+import msgspec
 
 from .provider_specs import ProviderSpec, load_specs, spec_derived
 
@@ -36,8 +37,7 @@ __all__ = ["READER_STEP", "JudgeKey", "ProviderFacts", "judge_keys", "provider_f
 READER_STEP = re.compile(r"(\w+)(\(\))?(?:\[(\d+)\])?")
 
 
-@dataclass(frozen=True)
-class JudgeKey:
+class JudgeKey(msgspec.Struct, frozen=True):
     """One row of the judge's key table: a ``judge_base_url`` whose host contains
     ``host`` reads its key from the environment variable ``key_env``."""
 
@@ -46,8 +46,7 @@ class JudgeKey:
     order: int
 
 
-@dataclass(frozen=True)
-class ProviderFacts:
+class ProviderFacts(msgspec.Struct, frozen=True):
     """What agentsnap knows about one provider besides how to recognise its traffic.
 
     ``name``: the spec's ``[provider] name``; ``versions``: the supported

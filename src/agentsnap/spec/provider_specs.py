@@ -34,10 +34,11 @@ import re
 import sys
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
+
+import msgspec
 
 if sys.version_info >= (3, 11):  # pragma: no cover - version switch
     import tomllib
@@ -67,8 +68,7 @@ Body = bytes | None | Callable[[], bytes | None]
 _KEPT_NAMES = 1024
 
 
-@dataclass(frozen=True)
-class WireRule:
+class WireRule(msgspec.Struct, frozen=True):
     """One ``[[match.wire]]`` rule: the shape of one LLM endpoint of a provider.
 
     A request matches when its method is ``method``, its URL path ends with
@@ -96,9 +96,12 @@ class WireRule:
         return tuple(k for k in self.body_keys if k not in body)
 
 
-@dataclass(frozen=True)
-class ProviderSpec:
-    """One provider's recognition and normalisation rules (see module doc)."""
+class ProviderSpec(msgspec.Struct, frozen=True, dict=True):
+    """One provider's recognition and normalisation rules (see module doc).
+
+    Equality and the hash leave out :attr:`extra` (the spec's other tables, as
+    read), as they always have.
+    """
 
     name: str
     user_agent_prefixes: tuple[str, ...]
@@ -112,7 +115,7 @@ class ProviderSpec:
     #: supported SDK versions, as a PEP 440 specifier (documentation and the sdk-matrix)
     versions: str = ""
     source: str = ""
-    extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    extra: dict[str, Any] = msgspec.field(default_factory=dict)
     #: kept response headers whose value is stored as ``<redacted>`` (globs), on top
     #: of :data:`agentsnap.storage.scrub.ACCOUNT_HEADERS` (``[response] mask_headers``)
     mask_headers: tuple[str, ...] = ()
@@ -126,11 +129,22 @@ class ProviderSpec:
     known_hosts: tuple[str, ...] = ()
     #: the SDK that sends the traffic (``[provider] package``, a distribution name)
     sdk_package: str = ""
-    #: :meth:`keeps_header`'s answers by lower-case name (names repeat in every response; each
-    #: glob tried costs a ``fnmatchcase`` call)
-    _kept: dict[str, bool] = field(
-        default_factory=dict, init=False, repr=False, compare=False, hash=False
-    )
+    # (:meth:`keeps_header` remembers its answers by lower-case name in the instance's
+    # ``__dict__`` under ``"_kept"``, made on first use: names repeat in every response,
+    # each glob tried costs a ``fnmatchcase`` call. Not a field: not in ``__init__``,
+    # the repr, equality or the hash, and a copy starts with its own.)
+
+    def _compared(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self.__struct_fields__ if name != "extra")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, ProviderSpec)
+        return self._compared() == other._compared()
+
+    def __hash__(self) -> int:
+        return hash(self._compared())
 
     def codec_for(self, path: str) -> str | None:
         """The codec for an endpoint path, or None when the path is not an LLM call."""
@@ -149,11 +163,14 @@ class ProviderSpec:
         serves the same header names as live.
         """
         low = name.lower()
-        kept = self._kept.get(low)
+        memo: dict[str, bool] | None = self.__dict__.get("_kept")
+        if memo is None:
+            memo = self.__dict__["_kept"] = {}
+        kept = memo.get(low)
         if kept is None:
-            if len(self._kept) >= _KEPT_NAMES:  # (a server inventing names: bounded)
-                self._kept.clear()
-            kept = self._kept[low] = self._keeps(low)
+            if len(memo) >= _KEPT_NAMES:  # (a server inventing names: bounded)
+                memo.clear()
+            kept = memo[low] = self._keeps(low)
         return kept
 
     def _keeps(self, low: str) -> bool:
