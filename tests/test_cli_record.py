@@ -201,6 +201,23 @@ def test_from_trace_seeds_a_pending_snapshot_from_a_completion(tmp_path: Path) -
     assert step["exchange"]["response"]["body"]["id"] == "chatcmpl-1"
 
 
+def test_from_trace_into_a_folder_that_cannot_be_written_says_so(tmp_path: Path) -> None:
+    """The file system refused the write (here a file stands where the folder should be): the
+    message says so, with no advice about --update or --force, which are for a broken file."""
+    trace = _trace_file(tmp_path, completion())
+    blocker = tmp_path / "snaps"
+    blocker.write_text("a file, not a folder\n", encoding="utf-8")
+    snaps = blocker / "inner"  # (a folder under a file: never made)
+
+    result = invoke("record", "--from-trace", str(trace), "--name", PARIS, "--dir", str(snaps))
+
+    assert result.exit_code == 1, result.output
+    assert "cannot write the golden" in result.output
+    assert f"Make {snaps} a writable folder, or use another snapshot folder." in result.output
+    assert "--force" not in result.output and "--agentsnap-" not in result.output
+    assert blocker.read_text(encoding="utf-8") == "a file, not a folder\n"
+
+
 def test_from_trace_list_of_completions(tmp_path: Path) -> None:
     trace = _trace_file(tmp_path, [completion("one"), completion("two", model="gpt-4o")])
     result = invoke(

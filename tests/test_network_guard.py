@@ -625,8 +625,9 @@ def test_an_sdk_call_at_import_is_never_sent_in_replay(
 
 
 OUTSIDE_COUNTED = (
-    "agentsnap: 1 LLM call(s) were made outside any test (importing or collecting a test "
-    "module, or in a hook): no snapshot holds them, and a replay run refuses them."
+    "agentsnap: 1 LLM call(s) were made outside any test's recording (while a test module was "
+    "imported or collected, in a hook, or in a fixture's teardown): no snapshot holds them, and "
+    "a replay run refuses them."
 )
 
 
@@ -689,3 +690,91 @@ def test_a_record_run_with_every_call_inside_a_test_counts_none_outside(
     assert result.ret == pytest.ExitCode.OK, out
     assert "outside any test" not in out
     assert "agentsnap: 1 recorded (approved)" in out
+
+
+RAW_SOCKET_AT_IMPORT = """
+import os
+import socket
+from urllib.parse import urlsplit
+
+# a request no hooked client sends (a raw socket), that looks like an LLM call
+_url = urlsplit(os.environ["FAKE_OPENAI_URL"])
+_body = b'{"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]}'
+_sock = socket.create_connection((_url.hostname, _url.port))
+_sock.sendall(
+    b"POST /v1/chat/completions HTTP/1.1\\r\\nHost: api.openai.com\\r\\n"
+    b"Content-Type: application/json\\r\\nContent-Length: %d\\r\\nConnection: close\\r\\n\\r\\n"
+    % len(_body) + _body
+)
+_sock.recv(65536)
+_sock.close()
+
+
+def test_ok():
+    pass
+"""
+
+
+def test_what_the_outside_recording_warns_is_a_late_failure_under_warnings_as_errors(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An uncaptured LLM-looking request made at import in a record run: its warning, said as
+    the session ends, fails the run under ``-W error`` with the summary still written (not a
+    traceback out of pytest's hook)."""
+    from tests.fake_provider import FakeOpenAI, text_reply
+
+    clear_ci(monkeypatch)
+    monkeypatch.delenv("AGENTSNAP_MODE", raising=False)
+    pytester.makepyfile(test_raw=RAW_SOCKET_AT_IMPORT)
+    with FakeOpenAI() as fake:
+        fake.script(text_reply("hello"))
+        monkeypatch.setenv("FAKE_OPENAI_URL", fake.base_url)
+        result = pytester.runpytest_subprocess(
+            "-p",
+            "no:randomly",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:syrupy",
+            "--agentsnap-record",
+            "-W",
+            "error::agentsnap.AgentsnapWarning",
+        )
+    out = result.stdout.str()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, out + result.stderr.str()
+    assert "looks like an LLM call but was not captured" in out
+    assert "1 passed" in out
+    assert "Traceback" not in result.stderr.str()
+
+
+def test_a_run_that_configures_without_a_session_leaves_no_recording(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--help`` configures the plugin and never starts a session: the record run's recording
+    of calls outside any test is stopped at unconfigure all the same."""
+    from agentsnap.capture import active
+
+    clear_ci(monkeypatch)
+    before = list(active._stack)
+    pytester.makepyfile(test_x="def test_x():\n    pass\n")
+    result = pytester.runpytest_inprocess("--agentsnap-record", "--help", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.OK
+    assert [r for r in active._stack if r not in before] == []
+
+
+def test_consecutive_in_process_record_runs_leave_no_recording(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pytester drops the modules an in-process run imported, but the package keeps its
+    attribute: the second run's plugin gets the first run's module object without a new entry in
+    ``sys.modules``. Each run still stops its own recording of the calls outside any test."""
+    from agentsnap.capture import active, observe
+
+    clear_ci(monkeypatch)
+    before, observing = list(active._stack), observe._users
+    pytester.makepyfile(test_x="def test_x():\n    pass\n")
+    for _ in range(3):
+        result = pytester.runpytest_inprocess("--agentsnap-record", "-p", "no:cacheprovider")
+        assert result.ret == pytest.ExitCode.OK
+        assert [r for r in active._stack if r not in before] == []
+        assert observe._users == observing  # the socket observer is left as it was found

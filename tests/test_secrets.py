@@ -932,6 +932,9 @@ _json_values = st.recursive(
 
 
 @given(_json_values)
+@example(
+    (None, "?key=-")
+)  # found by hypothesis: the walk skipped texts under 8 characters, scrub_text only under 5
 def test_scrub_value_matches_its_plain_definition(value: Any) -> None:
     configure(None)
     assert scrub_value(value) == _scrub_value_reference(value)

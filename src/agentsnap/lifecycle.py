@@ -31,6 +31,7 @@ compare with (``comparison["test_failed"]``: ``agentsnap update`` refuses it).
 
 from __future__ import annotations
 
+import shlex
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -382,7 +383,7 @@ def replay_missing_message(name: str, path: Path) -> str:
 
 
 def _fix_hint(name: str, path: Path) -> str:
-    return f"`agentsnap approve{_dir_option(path.parent)} {name}`"
+    return f"`agentsnap approve{_dir_option(path.parent)} {shlex.quote(name)}`"
 
 
 def settle(
@@ -521,7 +522,7 @@ def settle(
         )
     else:
         text += (
-            f"\n\nGolden: {path}\nIf this change is intended: `agentsnap update{_dir_option(path.parent)} {name}` "
+            f"\n\nGolden: {path}\nIf this change is intended: `agentsnap update{_dir_option(path.parent)} {shlex.quote(name)}` "
             f"(promotes .last_run), or re-record it: `{_record_command(name)}`."
         )
     publish(Outcome("failed", name, path, report, golden=golden, new=new, run_steps=run_steps))

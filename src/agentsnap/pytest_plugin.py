@@ -265,6 +265,11 @@ def pytest_configure(config: pytest.Config) -> None:
         from ._pytest import outside_tests
 
         outside_tests.note(config)  # a call made outside any test is counted, never lost
+        config.stash[_OUTSIDE] = outside_tests  # (the module itself: a pytester run drops it)
+
+
+#: :mod:`agentsnap._pytest.outside_tests` in a run that counts the calls outside any test
+_OUTSIDE = pytest.StashKey[Any]()
 
 
 def _replays_from_the_start(early_config: pytest.Config) -> bool:
@@ -467,9 +472,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if state is None:
         return
     state.finish_last_runs()  # every .last_run written before anything reads them
-    outside = sys.modules.get("agentsnap._pytest.outside_tests")  # (loaded when counting)
-    if outside is not None:
-        state.counts["_outside_calls"] += outside.finish(session.config)
+    outside = session.config.stash.get(_OUTSIDE, None)  # (a run that counts them)
+    outside_said: list[warnings.WarningMessage] = []
+    if outside is not None:  # (what its observer warns is said with the run's other warnings)
+        with warnings.catch_warnings(record=True) as outside_said:
+            warnings.simplefilter("always")
+            state.counts["_outside_calls"] += outside.finish(session.config)
     state.note_http_totals()
     state.selected.update(item.nodeid for item in getattr(session, "items", None) or ())
     workeroutput = getattr(session.config, "workeroutput", None)
@@ -477,6 +485,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         from ._pytest.xdist import publish
 
         publish(state, workeroutput)
+        _warn_late(session, state, outside_said)
         return
     # what the run record's pass warns (an unreadable golden) is said last: with warnings as
     # errors it must not stop the record, the report and the summary from being written
@@ -500,13 +509,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if state.report is not None:
         settings = state.settings
         state.report.write({"mode": settings.mode, "ci": settings.ci})
-    for said in record_warnings:
-        try:
-            warnings.warn_explicit(said.message, said.category, said.filename, said.lineno)
-        except Warning as error:  # warnings are errors here (-W error): say it, fail the run
-            state.late_failures.append(str(error))
-            if session.exitstatus == pytest.ExitCode.OK:
-                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    _warn_late(session, state, [*outside_said, *record_warnings])
     try:  # last: the workers' too (merged), in the run's warnings summary
         state.warn_last_run_errors()
     except Warning as error:  # warnings are errors here (-W error): say it, fail the run
@@ -522,7 +525,26 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    outside = config.stash.get(_OUTSIDE, None)
+    if outside is not None:  # a run that configured and never had a session (--help)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            outside.finish(config)
     end_session(config)
+
+
+def _warn_late(
+    session: pytest.Session, state: AgentsnapSession, said: list[warnings.WarningMessage]
+) -> None:
+    """Warn what was said while the session ended; with warnings as errors (``-W error``) each
+    is a late failure of the run instead of an exception out of pytest's hook."""
+    for one in said:
+        try:
+            warnings.warn_explicit(one.message, one.category, one.filename, one.lineno)
+        except Warning as error:  # warnings are errors here (-W error): say it, fail the run
+            state.late_failures.append(str(error))
+            if session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -36,7 +36,6 @@ from ..storage.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from ..capture.recording import Recording
-    from ..storage.store import SnapshotStore
 
 __all__ = ["GoldenAgain", "golden_again", "nothing_to_compare", "prepared_output", "run_snapshot"]
 
@@ -51,30 +50,13 @@ class GoldenAgain(Snapshot):
 _SENT_ONLY = "latency_ms"
 
 
-def nothing_to_compare(name: str, golden: Snapshot | None, store: SnapshotStore, mode: str) -> bool:
-    """Whether test ``name``, whose run made no LLM or MCP call, is left without a snapshot: it
-    has no golden that holds steps, or this is a record run, which leaves that golden as it is
-    and warns. Otherwise (replay, live) the run is compared with the golden as any run is: a
-    test that stopped calling the model is drift (``llm calls: 2 → 0``)."""
-    if golden is None or not golden.trace:
-        return True
-    if mode != "record":
-        return False
-    import warnings
-
-    from ..diff.advice import dir_option
-    from ..exceptions import AgentsnapWarning
-
-    path = store.path_for(name)
-    warnings.warn(
-        f"agentsnap: {name}: this run made no LLM or MCP call, but its golden {path} holds "
-        f"{len(golden.trace)} step(s); the golden was left as it is. If the test no longer calls "
-        f"the model, delete it: `agentsnap rm{dir_option(path.parent)} {name}`; replay and live "
-        "runs fail it as drift until then.",
-        AgentsnapWarning,
-        stacklevel=3,
-    )
-    return True
+def nothing_to_compare(golden: Snapshot | None) -> bool:
+    """Whether a test whose run made no LLM or MCP call is left without a snapshot: it has no
+    golden that holds steps. Otherwise the run settles as any run does: replay and live runs
+    compare it (a test that stopped calling the model is drift, ``llm calls: 2 → 0``), a record
+    run re-records the golden (listed among the re-recorded, to review), a failed test's run is
+    not saved."""
+    return golden is None or not golden.trace
 
 
 def run_snapshot(

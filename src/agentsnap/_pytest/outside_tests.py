@@ -1,12 +1,14 @@
 """LLM calls made outside any test in a run that records or runs live (``--agentsnap-record``,
 ``--agentsnap-instrument``): a module-level call while a test module is imported or collected,
-or one made in a hook. No test's recording holds them, so no snapshot keeps them, and a replay
-run refuses them (:func:`agentsnap._pytest.session.refuse_calls_outside_tests`). A capture
+one made in a hook, or in a fixture's teardown (a test's recording runs from its setup to its
+call's end). No test's recording holds them, so no snapshot keeps them, and a replay run
+refuses them (:func:`agentsnap._pytest.session.refuse_calls_outside_tests`). A capture
 recording under every test's own (:func:`note`) counts them, and the summary says so
 (:func:`finish`, ``counts["_outside_calls"]``, xdist workers' merged): never silently lost.
 
 A conftest's calls come before the session starts and are not counted (the settled mode is
-known only then).
+known only then). Stopped when the session ends, or at unconfigure for a run that never had
+one (``--help``).
 """
 
 from __future__ import annotations

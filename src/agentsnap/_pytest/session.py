@@ -357,9 +357,7 @@ class AgentsnapSession:
             return  # CI refused the calls, or replay had no recording: the test failed with that error, nothing is written
         if item.nodeid in self.claimed:
             return  # the test snapshots explicitly with the `snapshot` fixture: its blocks own the snapshots
-        if not recording.trace.has_traffic and _golden_run.nothing_to_compare(
-            name, active.golden, self.store, self.settings.mode
-        ):
+        if not recording.trace.has_traffic and _golden_run.nothing_to_compare(active.golden):
             return  # no LLM or MCP traffic, and no golden holding calls: nothing to snapshot
         self.used.add(name)
         snap = _golden_run.run_snapshot(name, recording, active.golden, judged_as=active.judged_as)

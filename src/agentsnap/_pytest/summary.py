@@ -66,9 +66,10 @@ def write_summary(terminalreporter: pytest.TerminalReporter, state: AgentsnapSes
     outside = counts.get("_outside_calls", 0)
     if outside:
         terminalreporter.write_line(
-            f"agentsnap: {outside} LLM call(s) were made outside any test (importing or collecting "
-            "a test module, or in a hook): no snapshot holds them, and a replay run refuses them. "
-            "Make each call inside the test (or a fixture it uses).",
+            f"agentsnap: {outside} LLM call(s) were made outside any test's recording (while a test "
+            "module was imported or collected, in a hook, or in a fixture's teardown): no snapshot "
+            "holds them, and a replay run refuses them. Make each call in the test itself or in a "
+            "fixture's setup.",
             yellow=True,
         )
     written = counts.get("recorded", 0) + counts.get("updated", 0)

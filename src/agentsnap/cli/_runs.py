@@ -167,6 +167,8 @@ def _seed_from_trace(
     try:
         path = store.save(snap, force=force)
     except SnapshotFormatError as exc:
+        if isinstance(exc.__cause__, OSError):  # the folder refused the write: not the file's fault
+            raise CliError(str(exc)) from None
         raise CliError(f"{exc} Not overwritten by --update; add --force to overwrite it.") from None
     n_llm = sum(1 for s in steps if s["type"] == "llm_call")
     summary = f"{plural(len(steps), 'step')} ({n_llm} llm_call, {len(steps) - n_llm} tool_call)"

@@ -475,8 +475,8 @@ class SnapshotStore:
             store_write(path, dump_pieces(new), root=self.root, replace_link=linked)  # never whole
         except OSError as exc:  # a read-only folder, a file where the folder should be …
             raise SnapshotFormatError(
-                f"agentsnap: cannot write the golden {path}: {exc.strerror or exc}. Nothing was written. Make "
-                f"{self.root} a writable folder, or record into another one (--agentsnap-snapshot-dir)."
+                f"agentsnap: cannot write the golden {path}: {exc.strerror or exc}. The golden was not "
+                f"written. Make {self.root} a writable folder, or use another snapshot folder."
             ) from exc
         _naming.SAVES[0] += 1  # (a listing taken before this file was there is stale: load_listed)
         self._remember(path)

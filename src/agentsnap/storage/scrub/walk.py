@@ -14,7 +14,7 @@ from ..wire import StoredExchange
 from . import credentials as _cred
 from .chunks import scrub_chunks
 from .rules import _SECRET_JSON_KEYS, _SECRET_QUERY_KEYS, REDACTED, Redaction, _Step, active
-from .text import _MEMO_ENTRIES, left_alone, mask_header, scrub_text
+from .text import _MEMO_ENTRIES, _SHORTEST_MATCH, left_alone, mask_header, scrub_text
 
 #: values :func:`_scrub_value` returns as they are (exact types: a subclass takes the call)
 _KEPT_SCALARS = frozenset({int, float, bool, type(None)})
@@ -77,7 +77,7 @@ def _scrub_value(
                 # a secret held as {"value": ..., "expires_at": ...} (OpenAI Realtime's client_secret)
                 held: dict[Any, Any] = _scrub_value(v, rules, keys, builtin_only)
                 new = {**held, "value": REDACTED}
-            elif type(v) is str and builtin_only and len(v) < 8:
+            elif type(v) is str and builtin_only and len(v) < _SHORTEST_MATCH:
                 new = v  # too short for any built-in rule (as scrub_text decides)
             elif type(v) in _KEPT_SCALARS:
                 new = v  # (what _scrub_value returns for one, without the call)
@@ -90,7 +90,8 @@ def _scrub_value(
     if kind is list or isinstance(value, (list, tuple)):
         items = [
             v
-            if (type(v) is str and builtin_only and len(v) < 8) or type(v) in _KEPT_SCALARS
+            if (type(v) is str and builtin_only and len(v) < _SHORTEST_MATCH)
+            or type(v) in _KEPT_SCALARS
             else _scrub_value(v, rules, keys, builtin_only)
             for v in value
         ]
