@@ -624,6 +624,25 @@ def test_an_sdk_call_at_import_is_never_sent_in_replay(
     assert f"agentsnap.exceptions.ReplayMissError: agentsnap: {OUTSIDE_ANY_TEST}" in out
 
 
+def _run_against_fake(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, module: str, *args: str
+) -> tuple[pytest.RunResult, int]:
+    """``module`` as a test file, run in a subprocess (CI cleared) against a fake OpenAI server
+    whose URL is ``FAKE_OPENAI_URL``: the result and the requests the server received."""
+    from tests.fake_provider import FakeOpenAI, text_reply
+
+    clear_ci(monkeypatch)
+    monkeypatch.delenv("AGENTSNAP_MODE", raising=False)
+    pytester.makepyfile(test_module=module)
+    with FakeOpenAI() as fake:
+        fake.script(text_reply("hello"))
+        monkeypatch.setenv("FAKE_OPENAI_URL", fake.base_url)
+        result = pytester.runpytest_subprocess(
+            "-p", "no:randomly", "-p", "no:cacheprovider", "-p", "no:syrupy", *args
+        )
+        return result, len(fake.requests)
+
+
 OUTSIDE_COUNTED = (
     "agentsnap: 1 LLM call(s) were made outside any test's recording (while a test module was "
     "imported or collected, in a hook, or in a fixture's teardown): no snapshot holds them, and "
@@ -639,19 +658,9 @@ def test_an_sdk_call_at_import_is_counted_in_record_and_live_runs(
     """A record or live run sends a call made while a test module is imported (replay refuses
     it), but no test's recording holds it: the summary counts it and says what replay will do,
     instead of the record run writing nothing and saying nothing."""
-    from tests.fake_provider import FakeOpenAI, text_reply
-
-    clear_ci(monkeypatch)
-    monkeypatch.delenv("AGENTSNAP_MODE", raising=False)
-    pytester.makepyfile(test_import_sdk=SDK_AT_IMPORT + "\n\ndef test_after_import():\n    pass\n")
+    module = SDK_AT_IMPORT + "\n\ndef test_after_import():\n    pass\n"
     workers = ("-n", "1") if xdist else ()  # one worker: the module is imported once
-    with FakeOpenAI() as fake:
-        fake.script(text_reply("hello"))
-        monkeypatch.setenv("FAKE_OPENAI_URL", fake.base_url)
-        result = pytester.runpytest_subprocess(
-            "-p", "no:randomly", "-p", "no:cacheprovider", "-p", "no:syrupy", mode, *workers
-        )
-        sent = len(fake.requests)
+    result, sent = _run_against_fake(pytester, monkeypatch, module, mode, *workers)
     out = result.stdout.str()
     assert result.ret == pytest.ExitCode.OK, out
     assert sent == 1, out
@@ -675,17 +684,7 @@ def test_call():
 def test_a_record_run_with_every_call_inside_a_test_counts_none_outside(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tests.fake_provider import FakeOpenAI, text_reply
-
-    clear_ci(monkeypatch)
-    monkeypatch.delenv("AGENTSNAP_MODE", raising=False)
-    pytester.makepyfile(test_inside=SDK_IN_TEST)
-    with FakeOpenAI() as fake:
-        fake.script(text_reply("hello"))
-        monkeypatch.setenv("FAKE_OPENAI_URL", fake.base_url)
-        result = pytester.runpytest_subprocess(
-            "-p", "no:randomly", "-p", "no:cacheprovider", "-p", "no:syrupy", "--agentsnap-record"
-        )
+    result, _ = _run_against_fake(pytester, monkeypatch, SDK_IN_TEST, "--agentsnap-record")
     out = result.stdout.str()
     assert result.ret == pytest.ExitCode.OK, out
     assert "outside any test" not in out
@@ -721,25 +720,14 @@ def test_what_the_outside_recording_warns_is_a_late_failure_under_warnings_as_er
     """An uncaptured LLM-looking request made at import in a record run: its warning, said as
     the session ends, fails the run under ``-W error`` with the summary still written (not a
     traceback out of pytest's hook)."""
-    from tests.fake_provider import FakeOpenAI, text_reply
-
-    clear_ci(monkeypatch)
-    monkeypatch.delenv("AGENTSNAP_MODE", raising=False)
-    pytester.makepyfile(test_raw=RAW_SOCKET_AT_IMPORT)
-    with FakeOpenAI() as fake:
-        fake.script(text_reply("hello"))
-        monkeypatch.setenv("FAKE_OPENAI_URL", fake.base_url)
-        result = pytester.runpytest_subprocess(
-            "-p",
-            "no:randomly",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:syrupy",
-            "--agentsnap-record",
-            "-W",
-            "error::agentsnap.AgentsnapWarning",
-        )
+    result, _ = _run_against_fake(
+        pytester,
+        monkeypatch,
+        RAW_SOCKET_AT_IMPORT,
+        "--agentsnap-record",
+        "-W",
+        "error::agentsnap.AgentsnapWarning",
+    )
     out = result.stdout.str()
     assert result.ret == pytest.ExitCode.TESTS_FAILED, out + result.stderr.str()
     assert "looks like an LLM call but was not captured" in out
