@@ -262,14 +262,24 @@ def pytest_configure(config: pytest.Config) -> None:
     state = start_session(config, settings, mode=mode, report=config.getoption("agentsnap_report"))
     state.runs, state.replay_run = runs, replay_run
     if settings.instrument and settings.mode != "replay":  # (replay refuses them: start_session)
-        from ._pytest import outside_tests
+        from ._pytest.outside_tests import note
 
-        outside_tests.note(config)  # a call made outside any test is counted, never lost
-        config.stash[_OUTSIDE] = outside_tests  # (the module itself: a pytester run drops it)
+        config.stash[_OUTSIDE] = note()  # a call made outside any test is counted, never lost
 
 
-#: :mod:`agentsnap._pytest.outside_tests` in a run that counts the calls outside any test
+#: the recording that counts the calls made outside any test (record and live runs)
 _OUTSIDE = pytest.StashKey[Any]()
+
+
+def _outside_calls(config: pytest.Config) -> int:
+    """Stop counting the calls made outside any test: how many (0: not counting, or stopped)."""
+    noted = config.stash.get(_OUTSIDE, None)
+    if noted is None:
+        return 0
+    del config.stash[_OUTSIDE]
+    from ._pytest.outside_tests import finish
+
+    return finish(noted)
 
 
 def _replays_from_the_start(early_config: pytest.Config) -> bool:
@@ -472,12 +482,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if state is None:
         return
     state.finish_last_runs()  # every .last_run written before anything reads them
-    outside = session.config.stash.get(_OUTSIDE, None)  # (a run that counts them)
-    outside_said: list[warnings.WarningMessage] = []
-    if outside is not None:  # (what its observer warns is said with the run's other warnings)
-        with warnings.catch_warnings(record=True) as outside_said:
-            warnings.simplefilter("always")
-            state.counts["_outside_calls"] += outside.finish(session.config)
+    # (what the counting recording's observer warns is said with the run's other warnings)
+    with warnings.catch_warnings(record=True) as outside_said:
+        warnings.simplefilter("always")
+        state.counts["_outside_calls"] += _outside_calls(session.config)
     state.note_http_totals()
     state.selected.update(item.nodeid for item in getattr(session, "items", None) or ())
     workeroutput = getattr(session.config, "workeroutput", None)
@@ -525,11 +533,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    outside = config.stash.get(_OUTSIDE, None)
-    if outside is not None:  # a run that configured and never had a session (--help)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            outside.finish(config)
+    with warnings.catch_warnings():  # a run that configured and never had a session (--help)
+        warnings.simplefilter("ignore")
+        _outside_calls(config)
     end_session(config)
 
 

@@ -37,7 +37,7 @@ from ..storage.snapshot import Snapshot
 if TYPE_CHECKING:
     from ..capture.recording import Recording
 
-__all__ = ["GoldenAgain", "golden_again", "nothing_to_compare", "prepared_output", "run_snapshot"]
+__all__ = ["GoldenAgain", "golden_again", "prepared_output", "run_snapshot"]
 
 
 class GoldenAgain(Snapshot):
@@ -48,15 +48,6 @@ class GoldenAgain(Snapshot):
 #: step keys a replayed run's steps never carry (``Trace.steps`` sets them only for calls sent
 #: for real): left out of the golden's steps the run is made of
 _SENT_ONLY = "latency_ms"
-
-
-def nothing_to_compare(golden: Snapshot | None) -> bool:
-    """Whether a test whose run made no LLM or MCP call is left without a snapshot: it has no
-    golden that holds steps. Otherwise the run settles as any run does: replay and live runs
-    compare it (a test that stopped calling the model is drift, ``llm calls: 2 → 0``), a record
-    run re-records the golden (listed among the re-recorded, to review), a failed test's run is
-    not saved."""
-    return golden is None or not golden.trace
 
 
 def run_snapshot(

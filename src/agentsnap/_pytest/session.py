@@ -357,8 +357,8 @@ class AgentsnapSession:
             return  # CI refused the calls, or replay had no recording: the test failed with that error, nothing is written
         if item.nodeid in self.claimed:
             return  # the test snapshots explicitly with the `snapshot` fixture: its blocks own the snapshots
-        if not recording.trace.has_traffic and _golden_run.nothing_to_compare(active.golden):
-            return  # no LLM or MCP traffic, and no golden holding calls: nothing to snapshot
+        if not recording.trace.has_traffic and (active.golden is None or not active.golden.trace):
+            return  # no LLM or MCP traffic and no golden holding calls (else: settled as any run)
         self.used.add(name)
         snap = _golden_run.run_snapshot(name, recording, active.golden, judged_as=active.judged_as)
         try:
