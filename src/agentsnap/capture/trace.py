@@ -494,7 +494,10 @@ def _with_derived_tool_calls(steps: list[dict[str, Any]]) -> list[dict[str, Any]
     codec found in the request — and pairs each result with a tool call the
     model requested in an earlier step, the same way for every codec:
 
-    * **by id** when the result carries an id the model gave a call;
+    * **by id** when the result carries an id the model gave a call — of the
+      result's own conversation (:func:`conversation_homes`) when calls of several
+      conversations are waiting under that id (a server numbering calls per
+      conversation: each gets ``call_0``), else the earliest waiting;
     * **else by position**: the earliest call not answered yet that the
       result could answer — of the result's tool when it names one, and not
       one whose own id differs from the result's (when both sides have an id
@@ -508,18 +511,35 @@ def _with_derived_tool_calls(steps: list[dict[str, Any]]) -> list[dict[str, Any]
     A result whose id answers no call of this trace (the history an agent
     starts from) is never paired, now or when a later request repeats it.
     """
-    requested: dict[str, tuple[int, dict[str, Any]]] = {}
+    waiting: dict[str, list[tuple[int, dict[str, Any]]]] = {}  # id -> its calls not answered
     unanswered: list[tuple[int, dict[str, Any]]] = []  # in request order
     derived_after: dict[int, list[dict[str, Any]]] = {}
     seen: set[str] = set()
+    answered: dict[str, list[int]] = {}  # id -> the steps whose results answered a call under it
+    homes: list[int] = []
+
+    def conversation(pos: int) -> int:  # worked out once, and only when an id is shared
+        if not homes:
+            homes.extend(conversation_homes([_message_signature(s) for s in steps]))
+        return homes[pos]
+
     for pos, s in enumerate(steps):
         results = s.pop("_tool_results", None) or []
         for res in results:
             call_id = res.get("id")
-            if call_id and call_id in seen:
+            calls = waiting.get(call_id) if call_id else None
+            if calls and (len(calls) > 1 or call_id in answered):
+                # an id calls of several conversations share (a server numbering calls per
+                # conversation): this result answers its own conversation's call, and repeats
+                # one its conversation already had answered
+                here = conversation(pos)
+                if any(conversation(at) == here for at in answered.get(call_id, ())):
+                    continue  # answered already: a result repeated from the history
+                origin, req = next((c for c in calls if conversation(c[0]) == here), calls[0])
+            elif calls:
+                origin, req = calls[0]
+            elif call_id and call_id in seen:
                 continue  # answered already: a result repeated from the history
-            if call_id and call_id in requested:
-                origin, req = requested[call_id]
             else:
                 # no id, or one the model never gave (the client minted it for a call that
                 # came without one): by position
@@ -537,11 +557,12 @@ def _with_derived_tool_calls(steps: list[dict[str, Any]]) -> list[dict[str, Any]
                         seen.add(call_id)  # answers no call of this trace: never pair it later
                     continue
                 origin, req = match
-            if call_id:
-                seen.add(call_id)
             unanswered[:] = [entry for entry in unanswered if entry[1] is not req]
+            for answer_id in {call_id, req.get("id")} - {None, ""}:
+                seen.add(answer_id)
+                answered.setdefault(answer_id, []).append(pos)
             if req.get("id"):
-                seen.add(req["id"])
+                waiting[req["id"]] = [c for c in waiting[req["id"]] if c[1] is not req]
             derived_after.setdefault(origin, []).append(
                 {
                     "type": "tool_call",
@@ -554,12 +575,13 @@ def _with_derived_tool_calls(steps: list[dict[str, Any]]) -> list[dict[str, Any]
             )
         for req in s.get("tool_requests") or []:
             if req.get("id"):
-                if req["id"] in requested and req["id"] not in seen:
+                calls = waiting.setdefault(req["id"], [])
+                if any(conversation(c[0]) == conversation(pos) for c in calls):
                     continue  # the same call still waiting for its result
-                # new, or an id an earlier conversation used and answered (fake servers and
-                # some providers number calls per conversation: call_1, call_2 ...)
+                # new, or an id another conversation used (fake servers and some providers
+                # number calls per conversation: call_1, call_2 ...), answered or not
                 seen.discard(req["id"])
-                requested[req["id"]] = (pos, req)
+                calls.append((pos, req))
             unanswered.append((pos, req))
     out: list[dict[str, Any]] = []
     for pos, s in enumerate(steps):
