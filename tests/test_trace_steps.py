@@ -11,7 +11,7 @@ import pytest
 
 from agentsnap import AgentAsserter, AgentRecorder, SnapshotStore
 from tests._support.offline import Offline
-from tests.fake_provider import FakeOpenAI, text_reply, tool_calls_reply
+from tests.fake_provider import FakeOpenAI, Reply, text_reply, tool_calls_reply
 
 TOOLS = [
     {
@@ -68,6 +68,110 @@ def test_two_conversations_reusing_a_call_id_keep_both_tool_calls(tmp_path: Path
         ("tool_call", "get_weather", {"city": "Rome"}, "sunny in Rome"),
         ("llm_call", None, None, None),
     ]
+
+
+def _turn_by_turn(client: openai.OpenAI, turns: list[tuple[str, str]]) -> list[str]:
+    """One piece of code taking two conversations a turn at a time, in the order ``turns``
+    gives: ``(city, "ask")`` asks for the weather, ``(city, "answer")`` sends the tool's
+    result, ``(city, "more")`` asks a follow-up."""
+    chats: dict[str, list[dict]] = {}
+    answers = []
+    for city, turn in turns:
+        messages = chats.setdefault(city, [{"role": "user", "content": f"Weather in {city}?"}])
+        if turn == "answer":
+            call = chats[city + " call"][0]
+            messages += [
+                {"role": "assistant", "content": None, "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": call["id"], "content": f"sunny in {city}"},
+            ]
+        elif turn == "more":
+            messages += [
+                {"role": "assistant", "content": answers[-1]},
+                {"role": "user", "content": "And tomorrow?"},
+            ]
+        reply = client.chat.completions.create(model="gpt-4o-mini", messages=messages, tools=TOOLS)
+        message = reply.choices[0].message
+        if message.tool_calls:
+            chats[city + " call"] = [message.tool_calls[0].model_dump()]
+        else:
+            answers.append(str(message.content))
+    return answers
+
+
+def _numbered_per_conversation(body: dict) -> Reply:
+    city = body["messages"][0]["content"].removeprefix("Weather in ").rstrip("?")
+    last = body["messages"][-1]
+    if last["role"] == "tool":
+        return text_reply(f"{city}: sunny")
+    if last["content"] == "And tomorrow?":
+        return text_reply(f"{city}: rain tomorrow")
+    return tool_calls_reply([("call_1", "get_weather", {"city": city})])
+
+
+@pytest.mark.parametrize(
+    ("turns", "expected"),
+    [
+        pytest.param(
+            [("Paris", "ask"), ("Rome", "ask"), ("Paris", "answer"), ("Rome", "answer")],
+            [
+                ("llm_call", "Weather in Paris?", ""),
+                ("tool_call", {"city": "Paris"}, "sunny in Paris"),
+                ("llm_call", "Weather in Rome?", ""),
+                ("tool_call", {"city": "Rome"}, "sunny in Rome"),
+                ("llm_call", "Weather in Paris?", "Paris: sunny"),
+                ("llm_call", "Weather in Rome?", "Rome: sunny"),
+            ],
+            id="both-asked-then-both-answered",
+        ),
+        pytest.param(
+            [
+                ("Paris", "ask"),
+                ("Paris", "answer"),
+                ("Rome", "ask"),
+                ("Paris", "more"),
+                ("Rome", "answer"),
+            ],
+            [
+                ("llm_call", "Weather in Paris?", ""),
+                ("tool_call", {"city": "Paris"}, "sunny in Paris"),
+                ("llm_call", "Weather in Paris?", "Paris: sunny"),
+                ("llm_call", "Weather in Rome?", ""),
+                ("tool_call", {"city": "Rome"}, "sunny in Rome"),
+                ("llm_call", "Weather in Paris?", "Paris: rain tomorrow"),
+                ("llm_call", "Weather in Rome?", "Rome: sunny"),
+            ],
+            id="a-follow-up-repeats-the-first-result-while-the-second-call-waits",
+        ),
+    ],
+)
+def test_two_conversations_taken_turn_by_turn_under_one_call_id_keep_their_tool_calls(
+    tmp_path: Path, offline: Offline, turns: list[tuple[str, str]], expected: list[tuple]
+) -> None:
+    """The server numbers calls per conversation (both get call_1) and one piece of code takes
+    the two conversations a turn at a time: each result pairs with its own conversation's call
+    (was: the second call lost, or given the first conversation's result)."""
+    with FakeOpenAI() as fake:
+        fake.respond_with(_numbered_per_conversation)
+        base = fake.base_url
+        client = openai.OpenAI(base_url=base, api_key="sk-test", max_retries=0)
+        with AgentRecorder("turns", snapshot_dir=tmp_path):
+            live = _turn_by_turn(client, turns)
+    trace = json.loads(SnapshotStore(tmp_path).path_for("turns").read_text(encoding="utf-8"))[
+        "trace"
+    ]
+    # in the order the calls were made, each tool call after the call that asked for it
+    assert [
+        ("llm_call", s["messages"][0]["content"], s["response"])
+        if s["type"] == "llm_call"
+        else (s["type"], s["args"], s["result"])
+        for s in trace
+    ] == expected
+    assert [s["id"] for s in trace if s["type"] == "tool_call"] == ["call_1", "call_1"]
+    client = openai.OpenAI(base_url=base, api_key="sk-test", max_retries=0)
+    with offline(), AgentAsserter("turns", snapshot_dir=tmp_path, mode="replay") as run:
+        replayed = _turn_by_turn(client, turns)
+    assert replayed == live
+    assert run.report is not None and run.report.passed, run.report
 
 
 def test_tools_run_in_parallel_are_ordered_by_content_not_by_scheduling(tmp_path: Path) -> None:
@@ -169,8 +273,6 @@ def test_concurrent_conversations_keep_one_order_whatever_the_scheduling(tmp_pat
     import threading
     import time
     from concurrent.futures import ThreadPoolExecutor
-
-    from tests.fake_provider import Reply
 
     delays: dict[str, float] = {}
 

@@ -388,6 +388,7 @@ class LazyExchange(wire.Exchange):
             replay_index=None,
             connection=None,
             recorded=None,
+            thread=threading.get_ident(),
         )
         return exchange
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import bisect
 import contextlib
 import heapq
+import itertools
 import threading
 import time
 from collections.abc import Callable
@@ -51,6 +52,9 @@ class Trace:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        #: the thread the trace was made in (the test's): exchanges sent from any other are
+        #: a worker's (:func:`_order`)
+        self.thread = threading.get_ident()
         self.exchanges: list[Exchange] = []
         #: explicit tool calls: (started, ended, seq, step), monotonic seconds
         self._tool_calls: list[tuple[float, float, int, dict[str, Any]]] = []
@@ -190,7 +194,7 @@ class Trace:
             else:
                 step["connection"] = ex.connection
             entries.append((ex, step))
-        ordered = _order(entries)
+        ordered = _order(entries, self.thread)
         if self._tool_calls:
             for _, st in ordered:
                 st.pop("_tool_results", None)
@@ -233,7 +237,10 @@ def _readable(response: dict[str, Any]) -> dict[str, Any]:
     return {**response, "chunks": [raw.decode("utf-8", "replace")]}
 
 
-def _order(entries: list[tuple[Exchange, dict[str, Any]]]) -> list[tuple[Exchange, dict[str, Any]]]:
+Entry = tuple[Exchange, dict[str, Any]]
+
+
+def _order(entries: list[Entry], home: int | None = None) -> list[Entry]:
     """A deterministic order for captured exchanges: the order they were sent, except
     where calls ran concurrently.
 
@@ -243,20 +250,25 @@ def _order(entries: list[tuple[Exchange, dict[str, Any]]]) -> list[tuple[Exchang
     * Capture: calls are grouped into conversations — a request whose message
       list extends an earlier request's (same prefix) continues that
       conversation; an exchange with no message list (``count_tokens``, any
-      ``http`` step) is a conversation of its own. Conversations that started
-      concurrently (their first calls overlapped in time, as under
-      ``asyncio.gather`` or a thread pool) form a block, written one
-      conversation after another, ordered by their first request's content
-      (which does not depend on scheduling). Everything else is written in the
-      order it was sent: a side call, a ``count_tokens`` or any other request
-      made between two turns of a conversation stays between them, and a block
-      stands where its first call was sent.
+      ``http`` step) is a conversation of its own. A worker thread's (an exchange
+      sent from a thread other than ``home``, the trace's) conversations are taken
+      with the ones it made between their turns (:func:`_worker_runs`). Conversations
+      that ran concurrently form a block, written one conversation after another,
+      ordered by their requests' content (:func:`_by_content`, which does not depend
+      on scheduling): those whose first calls overlapped in time (as under
+      ``asyncio.gather``), and those two or more worker threads made between the
+      same two calls of the trace's own thread (a thread pool's, whether or not their
+      calls happened to overlap: a fast server answers one thread before the next
+      has sent). Everything else is written in the order it was sent: a side call,
+      a ``count_tokens`` or any other request made between two turns of a
+      conversation stays between them, and a block stands where its first call
+      was sent.
     """
     turns = [e for e in entries if e[0].connection is not None]
     if turns:  # WebSocket turns: merged by the time they began (replay keeps that order)
-        rest = _order([e for e in entries if e[0].connection is None])
+        rest = _order([e for e in entries if e[0].connection is None], home)
         turns.sort(key=lambda e: e[0].seq)
-        merged: list[tuple[Exchange, dict[str, Any]]] = []
+        merged: list[Entry] = []
         for entry in rest:
             while turns and turns[0][0].seq < entry[0].seq:
                 merged.append(turns.pop(0))
@@ -265,38 +277,91 @@ def _order(entries: list[tuple[Exchange, dict[str, Any]]]) -> list[tuple[Exchang
     if entries and all(ex.replay_index is not None for ex, _ in entries):
         return sorted(entries, key=lambda e: (e[0].replay_index, e[0].seq))
     entries = sorted(entries, key=lambda e: e[0].seq)
-    conversations: list[list[tuple[Exchange, dict[str, Any]]]] = []
-    for entry, home in zip(
+    conversations: list[list[Entry]] = []
+    for entry, at in zip(
         entries, conversation_homes([_message_signature(e[1]) for e in entries]), strict=True
     ):
-        if home == len(conversations):
+        if at == len(conversations):
             conversations.append([entry])
         else:
-            conversations[home].append(entry)
-    # blocks: conversations whose first calls overlapped in time, sorted by content
-    groups: list[list[list[tuple[Exchange, dict[str, Any]]]]] = []
+            conversations[at].append(entry)
+    # the members of blocks: the trace's own thread's conversations, and the workers' runs
+    own = [c for c in conversations if home is None or c[0][0].thread == home]
+    runs = _worker_runs([c for c in conversations if home is not None and c[0][0].thread != home])
+    # a worker's run belongs to the calls of the trace's own thread it was started between
+    own_seqs = sorted(ex.seq for conv in own for ex, _ in conv)
+    window = {id(run): bisect.bisect_left(own_seqs, run[0][0].seq) for run in runs}
+    threads: dict[int, set[int]] = {}
+    for run in runs:
+        threads.setdefault(window[id(run)], set()).add(run[0][0].thread)
+    members = sorted([*own, *runs], key=lambda m: m[0][0].seq)
+    # blocks: members whose first calls overlapped in time, or runs of two or more workers
+    # in one window (consecutive members: a call of the trace's own thread starts the next)
+    groups: list[list[list[Entry]]] = []
     group_end = -1.0
-    for conv in conversations:  # already in order of their first exchange's start
-        first = conv[0][0]
+    before: int | None = None  # the window of the member before, None: one of the trace's
+    for member in members:  # in order of their first exchange's start
+        first = member[0][0]
         end = first.ended if first.ended is not None else float("inf")
-        if groups and first.started < group_end:
-            groups[-1].append(conv)
+        here = window.get(id(member))
+        pooled = here is not None and here == before and len(threads[here]) > 1
+        if groups and (first.started < group_end or pooled):
+            groups[-1].append(member)
             group_end = max(group_end, end)
         else:
-            groups.append([conv])
+            groups.append([member])
             group_end = end
-    # units to merge by send order: a lone conversation, exchange by exchange; a block whole
-    units: list[list[tuple[Exchange, dict[str, Any]]]] = []
+        before = here
+    # units to merge by send order: a lone member, exchange by exchange; a block whole
+    units: list[list[Entry]] = []
     for group in groups:
         if len(group) == 1:
             units.append(group[0])
         else:
-            block = sorted(group, key=lambda c: request_key(c[0][0].request))
-            units.append([entry for conv in block for entry in conv])
+            units.append([entry for member in _by_content(group) for entry in member])
     atomic = [len(group) > 1 for group in groups]
     return [
         units[u][k] for u, k in merged_order([[ex.seq for ex, _ in unit] for unit in units], atomic)
     ]
+
+
+def _worker_runs(conversations: list[list[Entry]]) -> list[list[Entry]]:
+    """Worker threads' conversations (each in send order, the list in order of their first
+    exchange) as runs: a conversation with those its thread started before that conversation's
+    last call (a side call made between two turns, another conversation the same code
+    interleaved with it), in send order. A thread runs one piece of code at a time, so a run
+    is what one task of a pool made, whichever worker ran it: separate runs of one thread
+    (two tasks the pool gave the same worker) are sorted like any other."""
+    runs: list[list[Entry]] = []
+    last: dict[int, tuple[list[Entry], int]] = {}  # thread -> its latest run, its last send
+    for conv in conversations:
+        thread = conv[0][0].thread
+        latest = last.get(thread)
+        if latest is not None and conv[0][0].seq < latest[1]:
+            run = latest[0]
+            run[:] = heapq.merge(run, conv, key=lambda e: e[0].seq)
+            last[thread] = (run, max(latest[1], conv[-1][0].seq))
+        else:
+            run = list(conv)
+            runs.append(run)
+            last[thread] = (run, conv[-1][0].seq)
+    return runs
+
+
+def _by_content(members: list[list[Entry]]) -> list[list[Entry]]:
+    """Concurrent conversations (or runs) ordered by their first request's content
+    (:func:`~agentsnap.storage.wire.request_key`); those whose first requests are the same
+    (one question asked by several workers) by all their requests'. Never by send order."""
+    firsts = [request_key(m[0][0].request) for m in members]
+    out: list[list[Entry]] = []
+    for _, same in itertools.groupby(
+        sorted(range(len(members)), key=firsts.__getitem__), key=firsts.__getitem__
+    ):
+        tied = [members[i] for i in same]
+        if len(tied) > 1:
+            tied.sort(key=lambda m: [request_key(ex.request) for ex, _ in m])
+        out += tied
+    return out
 
 
 def conversation_homes(signatures: list[tuple[str, ...] | None]) -> list[int]:
@@ -429,7 +494,10 @@ def _with_derived_tool_calls(steps: list[dict[str, Any]]) -> list[dict[str, Any]
     codec found in the request — and pairs each result with a tool call the
     model requested in an earlier step, the same way for every codec:
 
-    * **by id** when the result carries an id the model gave a call;
+    * **by id** when the result carries an id the model gave a call — of the
+      result's own conversation (:func:`conversation_homes`) when calls of several
+      conversations are waiting under that id (a server numbering calls per
+      conversation: each gets ``call_0``), else the earliest waiting;
     * **else by position**: the earliest call not answered yet that the
       result could answer — of the result's tool when it names one, and not
       one whose own id differs from the result's (when both sides have an id
@@ -443,18 +511,35 @@ def _with_derived_tool_calls(steps: list[dict[str, Any]]) -> list[dict[str, Any]
     A result whose id answers no call of this trace (the history an agent
     starts from) is never paired, now or when a later request repeats it.
     """
-    requested: dict[str, tuple[int, dict[str, Any]]] = {}
+    waiting: dict[str, list[tuple[int, dict[str, Any]]]] = {}  # id -> its calls not answered
     unanswered: list[tuple[int, dict[str, Any]]] = []  # in request order
     derived_after: dict[int, list[dict[str, Any]]] = {}
     seen: set[str] = set()
+    answered: dict[str, list[int]] = {}  # id -> the steps whose results answered a call under it
+    homes: list[int] = []
+
+    def conversation(pos: int) -> int:  # worked out once, and only when an id is shared
+        if not homes:
+            homes.extend(conversation_homes([_message_signature(s) for s in steps]))
+        return homes[pos]
+
     for pos, s in enumerate(steps):
         results = s.pop("_tool_results", None) or []
         for res in results:
             call_id = res.get("id")
-            if call_id and call_id in seen:
+            calls = waiting.get(call_id) if call_id else None
+            if calls and (len(calls) > 1 or call_id in answered):
+                # an id calls of several conversations share (a server numbering calls per
+                # conversation): this result answers its own conversation's call, and repeats
+                # one its conversation already had answered
+                here = conversation(pos)
+                if any(conversation(at) == here for at in answered.get(call_id, ())):
+                    continue  # answered already: a result repeated from the history
+                origin, req = next((c for c in calls if conversation(c[0]) == here), calls[0])
+            elif calls:
+                origin, req = calls[0]
+            elif call_id and call_id in seen:
                 continue  # answered already: a result repeated from the history
-            if call_id and call_id in requested:
-                origin, req = requested[call_id]
             else:
                 # no id, or one the model never gave (the client minted it for a call that
                 # came without one): by position
@@ -472,11 +557,12 @@ def _with_derived_tool_calls(steps: list[dict[str, Any]]) -> list[dict[str, Any]
                         seen.add(call_id)  # answers no call of this trace: never pair it later
                     continue
                 origin, req = match
-            if call_id:
-                seen.add(call_id)
             unanswered[:] = [entry for entry in unanswered if entry[1] is not req]
+            for answer_id in {call_id, req.get("id")} - {None, ""}:
+                seen.add(answer_id)
+                answered.setdefault(answer_id, []).append(pos)
             if req.get("id"):
-                seen.add(req["id"])
+                waiting[req["id"]] = [c for c in waiting[req["id"]] if c[1] is not req]
             derived_after.setdefault(origin, []).append(
                 {
                     "type": "tool_call",
@@ -489,12 +575,13 @@ def _with_derived_tool_calls(steps: list[dict[str, Any]]) -> list[dict[str, Any]
             )
         for req in s.get("tool_requests") or []:
             if req.get("id"):
-                if req["id"] in requested and req["id"] not in seen:
+                calls = waiting.setdefault(req["id"], [])
+                if any(conversation(c[0]) == conversation(pos) for c in calls):
                     continue  # the same call still waiting for its result
-                # new, or an id an earlier conversation used and answered (fake servers and
-                # some providers number calls per conversation: call_1, call_2 ...)
+                # new, or an id another conversation used (fake servers and some providers
+                # number calls per conversation: call_1, call_2 ...), answered or not
                 seen.discard(req["id"])
-                requested[req["id"]] = (pos, req)
+                calls.append((pos, req))
             unanswered.append((pos, req))
     out: list[dict[str, Any]] = []
     for pos, s in enumerate(steps):

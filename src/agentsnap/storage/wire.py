@@ -34,6 +34,7 @@ import hashlib
 import itertools
 import json
 import re
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -138,6 +139,9 @@ class Exchange:
     connection: int | None = None
     #: set by replay: the golden's stored exchange that was served (``{"request", "response"}``)
     recorded: dict[str, Any] | None = field(default=None, repr=False)
+    #: the thread that sent it (``threading.get_ident()``): how a trace tells calls made from
+    #: worker threads from its own thread's (:func:`agentsnap.capture.trace._order`)
+    thread: int = field(default_factory=threading.get_ident, compare=False)
 
     def to_dict(self) -> StoredExchange:
         """The JSON form stored under a step's ``exchange`` key (scrubbed at capture).
