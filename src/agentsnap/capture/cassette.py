@@ -89,7 +89,8 @@ class Cassette:
         #: the minted-looking values the recorded responses carry (built with the first miss)
         self._known: set[str] | None = None
         self._played: list[bool] = []
-        #: per recording: 1 once served for a request of its own replay key (:meth:`by_key`)
+        #: per recording: 1 once served for a request of its own replay key (:meth:`by_key`), 2 for
+        #: one equal to it but for values the client minted (:meth:`client_values`)
         self._keyed = bytearray()
         self.calls = 0
         #: 0.5.1 llm_call steps in recorded order: (entry index or None, what to serve or why not)
@@ -282,16 +283,21 @@ class Cassette:
         """Whether recording ``index``, served by :meth:`take`, was found by the request's own
         replay key (its body's sorted MessagePack equal to the recording's: the same JSON value
         but for a NaN), not by a rename of client-minted values or by route."""
-        return bool(self._keyed[index])
+        return self._keyed[index] == 1
 
     def _take_up_to_client_ids(self, request: dict[str, Any]) -> int | None:
         """The next unplayed recording equal to ``request`` once the values a client minted
         (a random tool-call id, a uuid4 key) are renamed on both sides (rule in
         :mod:`agentsnap.capture.client_ids`), or None."""
-        from .client_ids import normalise, response_ids
+        from .client_ids import normalise, server_minted
 
         if self._known is None:  # first use: index the recordings that hold minted values
-            self._known = response_ids(ex.get("response") for ex in self._entries)
+            # what the server said first, a request before its own response, in recorded order
+            self._known = server_minted(
+                said
+                for ex in self._entries
+                for said in ((True, ex["request"].get("body")), (False, ex.get("response")))
+            )
             for idx, ex in enumerate(self._entries):
                 body, renamed = normalise(ex["request"].get("body"), self._known)
                 if renamed:
@@ -302,7 +308,25 @@ class Cassette:
         body, renamed = normalise(request.get("body"), self._known)
         if not renamed:
             return None
-        return self._pop(self._by_client.get(replay_key({**request, "body": body})))
+        found = self._pop(self._by_client.get(replay_key({**request, "body": body})))
+        if found is not None:
+            self._keyed[found] = 2
+        return found
+
+    def client_values(self, index: int, request: dict[str, Any]) -> dict[str, str]:
+        """For recording ``index`` served for ``request`` equal but for the values their clients
+        minted: each of the recording's such values -> the one ``request`` holds in its place
+        (:func:`~agentsnap.capture.client_ids.live_values`), so the served response's echo of
+        a client value carries this run's; {} for any other recording."""
+        from .client_ids import live_values, normalise
+
+        if self._known is None or self._keyed[index] != 2:
+            return {}
+        golden: dict[str, str] = {}
+        live: dict[str, str] = {}
+        normalise(self._entries[index]["request"].get("body"), self._known, golden)
+        normalise(request.get("body"), self._known, live)
+        return live_values(golden, live)
 
     def _pop(self, queue: list[int] | None) -> int | None:
         while queue:

@@ -8,6 +8,7 @@ headers and body bytes to build its library's own response from.
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -49,11 +50,19 @@ def take_recorded(recording: Recording, exchange: wire.Exchange) -> dict[str, An
     if same:
         # the recording's own request (equal value): the run's trace holds no second copy
         exchange.request = recorded["request"]
-    exchange.response = recorded["response"]
+    stored: dict[str, Any] = recorded["response"]
+    if drift is None and not same:
+        # equal but for the values the client minted: where the response echoes the recorded
+        # client's, it carries this run's (agentsnap.capture.client_ids)
+        values = cassette.client_values(index, exchange.request)
+        if values:
+            from .client_ids import with_values
+
+            stored = json.loads(with_values(json.dumps(stored), values))
+    exchange.response = stored
     if not recording.cassette.legacy:  # a golden's own stored form (a 0.5.1 step's is rebuilt)
         exchange.recorded = recorded
     exchange.ended = time.monotonic()
-    stored: dict[str, Any] = recorded["response"]
     return stored
 
 

@@ -11,9 +11,12 @@ network); a thread on the other end plays the server with ``websockets``' own Sa
 * then the recorded server messages up to the first client message are sent (causal order:
   what the server sent before the client spoke);
 * each client message is compared with the next recorded one (:func:`_compare`): JSON
-  canonically, with values the client minted (event ids, uuids) compared up to a consistent
-  renaming (:mod:`agentsnap.capture.client_ids`); on a match, the recorded server messages up
-  to the next client message are sent;
+  canonically, with values the client minted (event ids, item ids, uuids) compared up to a
+  consistent renaming over the whole connection (:mod:`agentsnap.capture.client_ids`: a value
+  the recorded client sent before the server carried it is the client's, also when the server
+  echoed it); on a match, the recorded server messages up to the next client message are sent,
+  with each of the golden's client values in them replaced by the one this run's client sent
+  in its place (the server's echo carries the agent's own id);
 * a message of the same kind whose content differs (another user text, another tool
   output) is *drift*: served on as recorded, its JSON paths kept on the connection
   (``request_drift``), so the run fails with a readable diff; with ``replay_strict``, and for
@@ -41,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 from ...exceptions import ReplayMissError, SnapshotFormatError
 from ...storage.scrub import scrub_json, scrub_text, scrub_url
 from ..cassette import request_changes
-from ..client_ids import normalise, response_ids
+from ..client_ids import live_values, normalise, server_minted, with_values
 from .frames import BlobMissing, message_value, restored_frame
 
 if TYPE_CHECKING:
@@ -222,6 +225,10 @@ class ReplayPeer:
         #: messages are these, already stored (:meth:`~.frames.Connection.step` reuses them)
         self.served: list[Mapping[str, Any]] = []
         self._known: set[str] | None = None
+        #: client values -> placeholder, over the connection: the golden's, this run's
+        #: (:func:`~agentsnap.capture.client_ids.normalise`), and golden value -> this run's
+        self._names: tuple[dict[str, str], dict[str, str]] = ({}, {})
+        self._live: dict[str, str] = {}
         self._started = 0.0
 
     def open(self) -> socket.socket:
@@ -315,7 +322,7 @@ class ReplayPeer:
         """Send the recorded server messages up to the next client message (or the end)."""
         frames = self.recorded.frames
         while self.pos < len(frames) and frames[self.pos].get("dir") == "recv":
-            frame = frames[self.pos]
+            frame = self._with_live_values(frames[self.pos])
             self.pos += 1
             try:
                 message = restored_frame(frame, self.root)
@@ -347,6 +354,20 @@ class ReplayPeer:
                     code if isinstance(code, int) else None, str(close.get("reason") or "")
                 )
                 self._flush(server, sock)
+
+    def _with_live_values(self, frame: Mapping[str, Any]) -> Mapping[str, Any]:
+        """``frame`` with the golden's client values in it replaced by this run's (the server
+        echoed the recorded client's id: the agent gets back the one it sent)."""
+        if not self._live:
+            return frame
+        if "json" in frame:
+            text = json.dumps(frame["json"], ensure_ascii=False)
+            changed = with_values(text, self._live)
+            return frame if changed == text else {**frame, "json": json.loads(changed)}
+        if isinstance(frame.get("text"), str):
+            changed = with_values(frame["text"], self._live)
+            return frame if changed == frame["text"] else {**frame, "text": changed}
+        return frame
 
     def _client_message(self, server: Any, sock: socket.socket, message: str | bytes) -> None:
         index = self.sent_by_client
@@ -392,25 +413,38 @@ class ReplayPeer:
 
     def _compare(self, expected: str | bytes, actual: str | bytes) -> list[str]:
         """The JSON paths where ``actual`` differs from ``expected`` ([] when equal)."""
-        if expected == actual:
-            return []
         old, new = message_value(expected), message_value(actual)
+        json_values = isinstance(old, (dict, list)) and isinstance(new, (dict, list))
+        if expected == actual:
+            if json_values:  # its client values named on both sides, as themselves
+                self._normalised(old, old)
+            return []
         # the recording was scrubbed (credentials, token shapes, the user's rules): so is this
         new = scrub_json(new) if isinstance(new, (dict, list)) else new
         if isinstance(new, str):
             new = scrub_text(new)
             if new == old:
                 return []
-        if isinstance(old, (dict, list)) and isinstance(new, (dict, list)):
-            if self._known is None:
-                self._known = response_ids(
-                    f.get("json") for f in self.recorded.frames if f.get("dir") == "recv"
-                )
-            old_n, new_n = normalise(old, self._known)[0], normalise(new, self._known)[0]
+        if json_values:
+            old_n, new_n = self._normalised(old, new)
             if json.dumps(old_n, sort_keys=True) == json.dumps(new_n, sort_keys=True):
                 return []
             return request_changes(old_n, new_n) or ["(whole message)"]
         return ["(whole message): the text or bytes differ"]
+
+    def _normalised(self, old: object, new: object) -> tuple[Any, Any]:
+        """The recorded and the sent message with their client values renamed, one numbering
+        per side over the connection (a name stands for one value on each side); the pairs of
+        values under one name kept for the server messages still to send."""
+        if self._known is None:  # what the recorded server said before its client did
+            self._known = server_minted(
+                (f.get("dir") == "send", f.get("json", f.get("text"))) for f in self.recorded.frames
+            )
+        golden, live = self._names
+        old_n = normalise(old, self._known, golden)[0]
+        new_n = normalise(new, self._known, live)[0]
+        self._live = live_values(golden, live)
+        return old_n, new_n
 
     def _miss(self, server: Any, sock: socket.socket, what: str, fix: str | None = None) -> None:
         table = self.table

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...capture.client_ids import normalise, response_ids
+from ...capture.client_ids import normalise, server_minted
 from ...jsondiff import diff_values, same_json
 from ...storage import legacy as _legacy
 from .. import _text
@@ -50,14 +50,15 @@ def request_body(step: Mapping[str, Any]) -> Any:
     return request["body"]
 
 
-def _response_ids(*sides: list[LLMCall]) -> set[str]:
-    """The minted-looking values the recorded responses of these llm_calls carry."""
-    return response_ids(
-        (step.get("exchange") or {}).get("response")
-        for calls in sides
-        for _, step in calls
-        if isinstance(step.get("exchange"), Mapping)
-    )
+def _server_minted(calls: list[LLMCall]) -> set[str]:
+    """The minted-looking values the server said first in these llm_calls' recorded
+    exchanges (a request before its own response, in order): the values not renamed."""
+    said: list[tuple[bool, Any]] = []
+    for _, step in calls:
+        exchange = step.get("exchange")
+        if isinstance(exchange, Mapping):
+            said += [(True, request_body(step)), (False, exchange.get("response"))]
+    return server_minted(said)
 
 
 class LLMRequestsCheck(Check[LLMRequestsResult]):
@@ -105,16 +106,17 @@ class LLMRequestsCheck(Check[LLMRequestsResult]):
         if not result.compared:
             return result
         strict = ctx.options.strict
-        known: set[str] | None = None
+        known: tuple[set[str], set[str]] | None = None
         for i in range(result.common):
             (g_no, g_step), (n_no, n_step) = g_llm[i], n_llm[i]
             g_body, n_body = request_body(g_step), request_body(n_step)
             if g_body is not None and n_body is not None and g_body != n_body:
                 # values the client minted (random tool-call ids) compare up to a consistent
                 # renaming, as replay matched them (agentsnap.capture.client_ids)
+                # (each side's own: who said a value first, its client or its server)
                 if known is None:
-                    known = _response_ids(g_llm, n_llm)
-                g_body, n_body = normalise(g_body, known)[0], normalise(n_body, known)[0]
+                    known = _server_minted(g_llm), _server_minted(n_llm)
+                g_body, n_body = normalise(g_body, known[0])[0], normalise(n_body, known[1])[0]
             if g_body is not None and n_body is not None:
                 # the whole request: messages, tools offered, model, parameters
                 changes = [
