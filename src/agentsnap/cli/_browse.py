@@ -152,7 +152,7 @@ def show(
 
     llm_call steps show model, response and the tool calls the model asked
     for; tool_call steps show tool name, arguments and result. --json prints
-    the raw file instead. --run K shows the kept failing live sample K of the
+    the raw file instead (as stored, less a byte order mark). --run K shows the kept failing live sample K of the
     snapshot's last statistics run instead of the golden.
 
     \b
@@ -170,8 +170,8 @@ def show(
         if run is not None:
             entry = _kept_sample(root, entry.name, run, 1)
         snap, path = entry.snapshot, entry.path
-    if as_json:
-        out.raw(path.read_text(encoding="utf-8"))
+    if as_json:  # (without a byte order mark a Windows editor put there: the output is JSON)
+        out.raw(path.read_text(encoding="utf-8-sig"))
         return
     print_snapshot(out, snap, path)
 
