@@ -91,6 +91,11 @@ def check(
         SnapshotFormatError: the snapshot file is unreadable (it is kept).
         ExtractionError: ``actual`` is not a shape agentsnap reads.
     """
+    if isinstance(snapshot_dir, str) and not snapshot_dir.strip():  # (Path("") is the cwd)
+        raise ValueError(
+            f"agentsnap: bad value {snapshot_dir!r} for snapshot_dir of check({name!r}): "
+            'expected a folder path, not an empty one ("." is the current folder)'
+        )
     settings = apply_settings(settings or load_settings())
     if store is None:
         store = SnapshotStore(
