@@ -17,6 +17,7 @@ from ._shared import (
     CREATE_HINT,
     as_text,
     file_age,
+    foreign_note,
     is_file_argument,
     mode_of,
     print_snapshot,
@@ -76,7 +77,9 @@ def list_snapshots(
     why and what to run). STEPS is the number of trace steps; AGE the time
     since the snapshot last changed (45s, 12m, 5h, 3d; for an unreadable file,
     since the file changed). --pending keeps the unreadable rows: their state
-    is unknown. Names are never shortened.
+    is unknown. Names are never shortened. The folder's other JSON files
+    (package.json when snapshot_dir = ".") are not snapshots: not listed, only
+    counted in the closing note.
 
     \b
     Exit codes:
@@ -91,7 +94,7 @@ def list_snapshots(
     entries = [found.entries[n] for n in found.names]
     if not entries and not found.broken:
         missing = "" if root.is_dir() else " (no such folder: check --dir or snapshot_dir)"
-        out.line(f"No snapshots in {root}{missing}. {CREATE_HINT}")
+        out.line(f"No snapshots in {root}{missing}{foreign_note(found)}. {CREATE_HINT}")
         return
     shown = [e for e in entries if not e.snapshot.approved] if pending else entries
     n_pending = sum(1 for e in entries if not e.snapshot.approved)
@@ -129,7 +132,9 @@ def list_snapshots(
     ]
     out.table(columns, [row for _, row, _ in listed], styles=[style for _, _, style in listed])
     unreadable = f", {len(found.broken)} unreadable" if found.broken else ""
-    out.note(f"{plural(len(entries), 'snapshot')}, {n_pending} pending{unreadable}, in {root}")
+    out.note(
+        f"{plural(len(entries), 'snapshot')}, {n_pending} pending{unreadable}, in {root}{foreign_note(found)}"
+    )
     if found.broken:
         raise typer.Exit(1)
 
