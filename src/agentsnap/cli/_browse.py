@@ -77,7 +77,10 @@ def list_snapshots(
     why and what to run). STEPS is the number of trace steps; AGE the time
     since the snapshot last changed (45s, 12m, 5h, 3d; for an unreadable file,
     since the file changed). --pending keeps the unreadable rows: their state
-    is unknown. Names are never shortened. The folder's other JSON files
+    is unknown. Names are never shortened: on a terminal a long one folds
+    within its column; in plain output (a pipe, NO_COLOR) a name longer than 80
+    characters is written whole on its row's one line without widening the
+    other rows. The folder's other JSON files
     (package.json when snapshot_dir = ".") are not snapshots: not listed, only
     counted in the closing note.
 
