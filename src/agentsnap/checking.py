@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .capture import remedies
 from .config import Settings
 from .config import apply as apply_settings
 from .config import load as load_settings
@@ -103,15 +104,16 @@ def check(
             force=settings.force,
         )
     new = tool_call_snapshot(name, actual, min_score=min_score, weights=weights)
-    return settle_tool_calls(
-        new,
-        store=store,
-        settings=settings,
-        mode="record" if update else settings.mode,
-        min_score=min_score,
-        weights=weights,
-        strict=strict,
-    )
+    with remedies.checking():  # (outside pytest, a hint names update=True, not a block's mode)
+        return settle_tool_calls(
+            new,
+            store=store,
+            settings=settings,
+            mode="record" if update else settings.mode,
+            min_score=min_score,
+            weights=weights,
+            strict=strict,
+        )
 
 
 def tool_call_snapshot(
