@@ -222,15 +222,17 @@ def test_names_reads_one_file_at_a_time_and_skips_corrupt_ones_as_list_does(
     store.save(_snap("b"))
     store.save(_snap("a", approved=True))
     (tmp_path / "broken-00000000.json").write_text("{", encoding="utf-8")
-    (tmp_path / "bom-00000000.json").write_bytes(b"\xef\xbb\xbf" + b'{"trace": []}')
+    # a byte order mark (a Windows editor's) is read as if absent: that file is a snapshot
+    (tmp_path / "bom-00000000.json").write_bytes(b"\xef\xbb\xbf" + b'{"name": "c", "trace": []}')
     (tmp_path / "latin1-00000000.json").write_bytes(b'{"name": "caf\xe9", "trace": []}')
     with pytest.warns(UserWarning) as caught:
         names = store.names()
         found = [next(names)]  # a generator: each file is read when its name is asked for
         found += list(names)
-    assert sorted(found) == ["a", "b"]
+    assert sorted(found) == ["a", "b", "c"]
     said = "\n".join(str(w.message) for w in caught)
-    for broken in ("broken-00000000.json", "bom-00000000.json", "latin1-00000000.json"):
+    assert "bom-00000000.json" not in said
+    for broken in ("broken-00000000.json", "latin1-00000000.json"):
         assert broken in said, said
     assert "not UTF-8" in said
 

@@ -149,9 +149,10 @@ _JSON_VALUES = st.recursive(
 
 
 def _read_as_json_loads(raw: bytes) -> tuple[str, object]:
-    """What ``json.loads(raw.decode("utf-8"))`` gives: ("ok", the value as JSON text) or the error."""
+    """What ``json.loads(raw.decode("utf-8-sig"))`` gives: ("ok", the value as JSON text) or the
+    error (a file's byte order mark is not part of its text)."""
     try:
-        value = json.loads(raw.decode("utf-8"))
+        value = json.loads(raw.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError) as exc:
         return type(exc).__name__, str(exc)
     return "ok", json.dumps(value)  # NaN == NaN as text; dict order as parsed
@@ -173,6 +174,8 @@ def test_json_loads_utf8_reads_bytes_as_json_loads_reads_the_text(
     text = json.dumps(value, ensure_ascii=ascii_only, indent=2 if indent else None)
     raw = text.encode("utf-8", "surrogatepass")  # a lone surrogate: bytes that are not UTF-8
     assert _read_as_json_loads_utf8(raw) == _read_as_json_loads(raw)
+    bom = b"\xef\xbb\xbf" + raw  # as a Windows editor saves it
+    assert _read_as_json_loads_utf8(bom) == _read_as_json_loads(bom) == _read_as_json_loads(raw)
     # damaged: a byte dropped, or one put in (not JSON, not UTF-8, or still JSON)
     at = data.draw(st.integers(min_value=0, max_value=len(raw)))
     damaged = data.draw(

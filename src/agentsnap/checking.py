@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .capture import remedies
 from .config import Settings
 from .config import apply as apply_settings
 from .config import load as load_settings
@@ -91,6 +92,11 @@ def check(
         SnapshotFormatError: the snapshot file is unreadable (it is kept).
         ExtractionError: ``actual`` is not a shape agentsnap reads.
     """
+    if isinstance(snapshot_dir, str) and not snapshot_dir.strip():  # (Path("") is the cwd)
+        raise ValueError(
+            f"agentsnap: bad value {snapshot_dir!r} for snapshot_dir of check({name!r}): "
+            'expected a folder path, not an empty one ("." is the current folder)'
+        )
     settings = apply_settings(settings or load_settings())
     if store is None:
         store = SnapshotStore(
@@ -98,15 +104,16 @@ def check(
             force=settings.force,
         )
     new = tool_call_snapshot(name, actual, min_score=min_score, weights=weights)
-    return settle_tool_calls(
-        new,
-        store=store,
-        settings=settings,
-        mode="record" if update else settings.mode,
-        min_score=min_score,
-        weights=weights,
-        strict=strict,
-    )
+    with remedies.checking():  # (outside pytest, a hint names update=True, not a block's mode)
+        return settle_tool_calls(
+            new,
+            store=store,
+            settings=settings,
+            mode="record" if update else settings.mode,
+            min_score=min_score,
+            weights=weights,
+            strict=strict,
+        )
 
 
 def tool_call_snapshot(

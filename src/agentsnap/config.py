@@ -85,6 +85,8 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 }
 _FALSY = ("", "0", "false", "no", "off")
 _CI_MARKERS = ("GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD")
+#: why an empty ``snapshot_dir`` is refused: ``Path("")`` is the folder it is relative to
+EMPTY_SNAPSHOT_DIR = 'expected a folder path, not an empty one ("." is the project\'s own folder)'
 
 
 def _truthy(value: str | None) -> bool:
@@ -109,7 +111,8 @@ class Settings:
         metadata={
             "doc": (
                 "Folder of the snapshot files. A relative path is relative to the folder of the pyproject.toml "
-                "(else the pytest rootdir, or the current directory for the CLI)."
+                '(else the pytest rootdir, or the current directory for the CLI); `"."` is that folder, an empty '
+                "value an error (an empty `AGENTSNAP_SNAPSHOT_DIR` counts as unset, as every agentsnap variable)."
             )
         },
     )
@@ -318,13 +321,12 @@ def resolve_judge_api_key(
 ) -> tuple[str, str] | None:
     """The LLM judge's API key for ``base_url``, as ``(key, variable name)``, or None.
 
-    Order: ``AGENTSNAP_JUDGE_API_KEY`` when set and non-empty; else the
-    variable :data:`PROVIDER_KEY_MAP` pairs with the first fragment contained
-    in ``base_url``'s host (``https://openrouter.ai/api/v1`` →
-    ``OPENROUTER_API_KEY``). A URL matching no entry, or whose variable is
-    unset or empty, gives None. Values listed in ``ignore`` count as unset
-    (the pytest plugin's replay placeholder keys). Reads ``env`` (default
-    ``os.environ``); never raises.
+    Order: ``AGENTSNAP_JUDGE_API_KEY`` when set and non-empty; else the variable
+    :data:`PROVIDER_KEY_MAP` pairs with the first fragment contained in ``base_url``'s host
+    (``https://openrouter.ai/api/v1`` → ``OPENROUTER_API_KEY``). A URL matching no entry, or
+    whose variable is unset or empty, gives None. Values listed in ``ignore`` count as unset
+    (the pytest plugin's replay placeholder keys). Reads ``env`` (default ``os.environ``);
+    never raises.
     """
     env = os.environ if env is None else env
 
@@ -391,10 +393,9 @@ _EXPECTED = {
 def _schema() -> Any:
     """The msgspec schema of ``[tool.agentsnap]`` (built on first use: msgspec loads only when settings are read).
 
-    One field per key of :class:`Settings` a user may set, each optional
-    (``UNSET`` when absent): booleans, whole numbers >= 0 for tolerances,
-    numbers in [0, 1] for thresholds, the keys of ``_CHOICES`` from
-    their closed lists, lists of non-empty strings.
+    One field per key of :class:`Settings` a user may set, each optional (``UNSET`` when
+    absent): booleans, whole numbers >= 0 for tolerances, numbers in [0, 1] for thresholds, the
+    keys of ``_CHOICES`` from their closed lists, lists of non-empty strings.
     """
     from typing import Annotated, Literal
 
@@ -480,6 +481,8 @@ def _coerce(key: str, value: Any, source: str) -> Any:
                 else {}
             )
         checked = msgspec.convert({key: _prepare(key, value)}, _schema(), strict=False)
+        if key == "snapshot_dir" and not checked.snapshot_dir.strip():
+            raise ValueError(EMPTY_SNAPSHOT_DIR)
         return getattr(checked, key)
     except msgspec.ValidationError as exc:
         detail = re.sub(r" - at `\$[^`]*`$", "", str(exc))
@@ -593,19 +596,16 @@ def load(
 ) -> Settings:
     """Resolve the settings (see module doc for precedence).
 
-    ``start``: where to look for ``pyproject.toml``. ``ini``: a getter for
-    pytest ini values (``config.getini``) returning "" / None when unset.
-    ``overrides``: values from flags. Raises ``ValueError`` naming the key and
-    the source for a value of the wrong type; unknown keys warn.
+    ``start``: where to look for ``pyproject.toml``. ``ini``: a getter for pytest ini values
+    (``config.getini``) returning "" / None when unset. ``overrides``: values from flags. Raises
+    ``ValueError`` naming the key and the source for a value of the wrong type (or an empty
+    ``snapshot_dir``); unknown keys warn.
     """
     env = os.environ if env is None else env
     settings = Settings()
     pyproject = find_pyproject(start)
-    settings.base_dir = (
-        pyproject.parent
-        if pyproject is not None
-        else (Path(start).resolve() if start else Path.cwd())
-    )
+    here = Path(start).resolve() if start else Path.cwd()
+    settings.base_dir = pyproject.parent if pyproject is not None else here
     table = _agentsnap_table(pyproject) if pyproject is not None else None
     #: key -> the level (module doc: 2 table, 3 ini, 4 env, 5 flags) of the source that set it last
     set_at: dict[str, int] = {}

@@ -37,6 +37,13 @@ __all__ = [
 ]
 
 
+#: the pytest plugin's sessions running in this process (the ``id`` of each one's config: a
+#: pytester run starts one inside another), kept by :mod:`agentsnap._pytest.session`. While one
+#: runs, a fix hint names pytest's flags; in a plain script, the explicit API's own switches
+#: (:mod:`agentsnap.capture.remedies`). Here because the plugin loads this module anyway.
+_PYTEST_SESSIONS: set[int] = set()
+
+
 class AgentsnapError(BaseException):
     """The base of every exception agentsnap raises (see the module doc for the tree).
 
@@ -69,10 +76,15 @@ class SnapshotNotFoundError(AgentsnapError, FileNotFoundError):
         self.test_name = test_name
         self.path = path
         where = f" at {path}" if path else ""
+        also = (  # (pytest's flag under pytest; the block's own switch in a script)
+            " or `pytest --agentsnap-record`"
+            if _PYTEST_SESSIONS
+            else f', or this block once with `AgentAsserter({test_name!r}, ..., mode="record")`'
+        )
         super().__init__(
             message
             or f"agentsnap: no snapshot for {test_name!r}{where}. Record it first: "
-            f"`with AgentRecorder({test_name!r}): ...` or `pytest --agentsnap-record`."
+            f"`with AgentRecorder({test_name!r}): ...`{also}."
         )
 
 

@@ -44,6 +44,7 @@ from . import diff as _diff
 from . import knobs as _knobs
 from .capture import cassette as _cassette
 from .capture import recording as _recording
+from .capture.remedies import allow_pending, record_hint, replay_missing_message, under_pytest
 from .config import Settings
 from .diff.advice import dir_option as _dir_option
 from .diff.advice import failed_test_note
@@ -309,14 +310,14 @@ def open_recording(
     if refusal(golden, settings, mode=mode) is not None:
         state = "no snapshot" if golden is None else "the snapshot is pending approval"
         remedy = (
-            "Record it locally with `pytest --agentsnap-record`, review, commit."
+            f"Record it locally with {record_hint(name, '`pytest --agentsnap-record`')}, review, commit."
             if golden is None
             else f"Review it locally and run {_fix_hint(name, path)}, then commit."
         )
         return _recording.Recording(
             "replay",
             block=f"agentsnap: {state} for {name!r} ({path}) and this is CI: no request is sent and nothing is written. {remedy} "
-            "(--agentsnap-allow-pending relaxes this.)",
+            f"({allow_pending()} relaxes this.)",
         )
     if mode == "replay" and golden is not None:
         legacy = _legacy.is_legacy_version(golden.version)
@@ -372,14 +373,9 @@ def open_sample_replay(
     )
 
 
-def replay_missing_message(name: str, path: Path) -> str:
-    """What a replay run says when ``name`` has no snapshot (at ``path``): no request is sent."""
-    target = name if "::" in name else "THE_TEST"
-    return (
-        f"agentsnap: no snapshot for {name!r} ({path}) and this run replays (--agentsnap-replay): replay never calls "
-        f"the API, so no request is sent and nothing is written. Record it first: `pytest {target} --agentsnap-record` "
-        "(or run it with --agentsnap-instrument to write it pending), review it, then commit."
-    )
+def _rerecord(name: str) -> str:
+    """What re-records ``name``: ``pytest NODE --agentsnap-record``, or outside pytest the block's switch."""
+    return record_hint(name, f"`{_record_command(name)}`")
 
 
 def _fix_hint(name: str, path: Path) -> str:
@@ -452,8 +448,8 @@ def settle(
                     path,
                     (
                         f"agentsnap: no snapshot for {name!r} ({path}) and this is CI: nothing is written. Record it locally "
-                        "(`pytest --agentsnap-record`, or run the test outside CI to write it pending), review and approve it "
-                        "(`agentsnap approve`), then commit. (--agentsnap-allow-pending relaxes this.)"
+                        f"({record_hint(name, '`pytest --agentsnap-record`')}, or run the test outside CI to write it pending), "
+                        f"review and approve it (`agentsnap approve`), then commit. ({allow_pending()} relaxes this.)"
                     ),
                 ),
                 path,
@@ -476,7 +472,8 @@ def settle(
             raise _refused(
                 SnapshotPendingError(
                     f"agentsnap: snapshot {name!r} ({path}) is pending approval; CI only compares against approved snapshots. "
-                    f"Review it locally and run {_fix_hint(name, path)}, then commit (or pass --agentsnap-allow-pending)."
+                    f"Review it locally and run {_fix_hint(name, path)}, then commit "
+                    f"(or {'pass' if under_pytest() else 'set'} {allow_pending()})."
                 ),
                 path,
                 new,
@@ -517,13 +514,13 @@ def settle(
     if mode == "replay" and _drifted(new):
         text += (
             f"\n\nGolden: {path}\nThe requests changed, so the responses this run got are the old recordings, "
-            f"not what the model answers now. If the change is intended, re-record it live: `{_record_command(name)}`, "
+            f"not what the model answers now. If the change is intended, re-record it live: {_rerecord(name)}, "
             "review the diff, commit (`agentsnap update` refuses this run: it would pair the new requests with old responses)."
         )
     else:
         text += (
             f"\n\nGolden: {path}\nIf this change is intended: `agentsnap update{_dir_option(path.parent)} {shlex.quote(name)}` "
-            f"(promotes .last_run), or re-record it: `{_record_command(name)}`."
+            f"(promotes .last_run), or re-record it: {_rerecord(name)}."
         )
     publish(Outcome("failed", name, path, report, golden=golden, new=new, run_steps=run_steps))
     raise AgentRegressionError(text, report)
@@ -579,7 +576,7 @@ def _warn_invalid_calls(new: Snapshot, path: Path, settings: Settings) -> None:
             AgentsnapWarning(
                 f"agentsnap: the golden just recorded for {new.name!r} ({path}) holds {checked.summary}: "
                 + "; ".join(checked.lines[:5])
-                + ". Fix the agent or its tool schemas and re-record (`pytest --agentsnap-record`)."
+                + f". Fix the agent or its tool schemas and re-record ({record_hint(new.name, '`pytest --agentsnap-record`')})."
             ),
             stacklevel=4,
         )

@@ -236,6 +236,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", MARKER_DESCRIPTION)
     mode = _resolve_mode(config)
     snapshot_dir = config.getoption("agentsnap_snapshot_dir")
+    if snapshot_dir is not None and not snapshot_dir.strip():  # (not the rootdir, silently)
+        raise pytest.UsageError(
+            f"agentsnap: bad value {snapshot_dir!r} for 'snapshot_dir' in the command line "
+            f"(--agentsnap-snapshot-dir): {_config.EMPTY_SNAPSHOT_DIR}"
+        )
     if snapshot_dir is not None:
         snapshot_dir = str(Path(str(config.rootpath)) / snapshot_dir)
     overrides = {

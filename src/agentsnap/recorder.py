@@ -84,6 +84,11 @@ class _Block:
             from .adapters import AdapterScope
 
             AdapterScope(self.adapters, owner="")  # validate now: a TypeError names the bad entry
+        if isinstance(snapshot_dir, str) and not snapshot_dir.strip():  # (Path("") is the cwd)
+            raise ValueError(
+                f"agentsnap: bad value {snapshot_dir!r} for snapshot_dir of {type(self).__name__}"
+                f'({test_name!r}): expected a folder path, not an empty one ("." is the current folder)'
+            )
         self.settings = apply_settings(settings or load_settings())
         directory = Path(snapshot_dir) if snapshot_dir is not None else self.settings.snapshot_path
         self.store = SnapshotStore(directory, force=self.settings.force)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, get_args
 import pytest
 
 from .. import config as _config
-from ..exceptions import SnapshotFormatError
+from ..exceptions import _PYTEST_SESSIONS, SnapshotFormatError
 from .markers import marker_name, marker_options
 
 if TYPE_CHECKING:
@@ -572,6 +572,7 @@ def start_session(
     """
     session = AgentsnapSession(config, settings)
     config.stash[SESSION_KEY] = session
+    _PYTEST_SESSIONS.add(id(config))  # fix hints name pytest's flags (capture.remedies)
     if mode in ("replay", "live"):
         from ..recorder import force_mode
 
@@ -618,6 +619,7 @@ def end_session(config: pytest.Config) -> None:
     """Undo :func:`start_session`: the recordings of tests an interrupt left running, the run's
     guard, the forced mode, the report's observer. The process is left as the run found it."""
     session = get_session(config)
+    _PYTEST_SESSIONS.discard(id(config))
     if session is not None:
         session.stop_tests()
     allow_calls_outside_tests(config)

@@ -145,13 +145,18 @@ class Cassette:
     ) -> tuple[int, dict[str, Any], list[str] | None] | None:
         """Serve the next 0.5.1 step for an LLM request (None: the request is not an LLM endpoint)."""
         from ..storage.legacy import ENDPOINTS
+        from .remedies import record_hint
 
         path = str(request.get("path") or "").split("?", 1)[0].rstrip("/")
         if not any(path.endswith(suffix) for suffix in ENDPOINTS.values()):
             return None
         where = f"{self.name!r}" + (f" ({self.path})" if self.path else "")
         fix = (
-            "Fix: re-record it with agentsnap from this repo: `pytest --agentsnap-record` (this test only: add its node id), "
+            "Fix: re-record it with agentsnap from this repo: "
+            + record_hint(
+                self.name, "`pytest --agentsnap-record` (this test only: add its node id)"
+            )
+            + ", "
             "review the snapshot, commit it."
         )
         if not self._legacy:
@@ -363,16 +368,19 @@ class Cassette:
     def _miss_message(
         self, request: dict[str, Any], key: tuple[str, str, bytes], call_index: int
     ) -> str:
+        from .remedies import record_hint
+
         route = f"{key[0]} {key[1]}"
         same_route = [
             i for i, e in enumerate(self._entries) if replay_key(e["request"])[:2] == key[:2]
         ]
         where = f"{self.name!r}" + (f" ({self.path})" if self.path else "")
         node = self.name if "::" in self.name else ""
-        record = (
+        record = record_hint(
+            self.name,
             f"`pytest {node} --agentsnap-record`"
             if node
-            else "`pytest --agentsnap-record` (this test only: add its node id)"
+            else "`pytest --agentsnap-record` (this test only: add its node id)",
         )
         lines = [
             f"agentsnap replay miss: {self.what} index {call_index} ({route}) has no recorded response in snapshot {where}."

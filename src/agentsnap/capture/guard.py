@@ -138,6 +138,8 @@ def host_allowed(host: object) -> bool:
 
 
 def _blocked(host: object, port: object, what: str) -> NetworkBlockedError:
+    from .remedies import live_or_record
+
     reason = _scopes[-1].reason if _scopes else "agentsnap blocks network access here"
     name = _normalise(host) or str(host)
     where = f"{name}:{port}" if port not in (None, "", 0) else name
@@ -145,7 +147,7 @@ def _blocked(host: object, port: object, what: str) -> NetworkBlockedError:
     return NetworkBlockedError(
         f"agentsnap: blocked {what} {where}: {reason}. Only loopback (127.0.0.1, ::1, localhost) is reachable. "
         f'If this is your own local service, allow it: allowed_hosts = ["{name}"] in [tool.agentsnap]; '
-        "to call the real API, run with --agentsnap-record (or --agentsnap-live).",
+        f"to call the real API, {live_or_record()}.",
         host=name,
         port=port_num,
     )

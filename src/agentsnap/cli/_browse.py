@@ -17,6 +17,7 @@ from ._shared import (
     CREATE_HINT,
     as_text,
     file_age,
+    foreign_note,
     is_file_argument,
     mode_of,
     print_snapshot,
@@ -76,7 +77,12 @@ def list_snapshots(
     why and what to run). STEPS is the number of trace steps; AGE the time
     since the snapshot last changed (45s, 12m, 5h, 3d; for an unreadable file,
     since the file changed). --pending keeps the unreadable rows: their state
-    is unknown. Names are never shortened.
+    is unknown. Names are never shortened: on a terminal a long one folds
+    within its column; in plain output (a pipe, NO_COLOR) a name longer than 80
+    characters is written whole on its row's one line without widening the
+    other rows. The folder's other JSON files
+    (package.json when snapshot_dir = ".") are not snapshots: not listed, only
+    counted in the closing note.
 
     \b
     Exit codes:
@@ -91,7 +97,7 @@ def list_snapshots(
     entries = [found.entries[n] for n in found.names]
     if not entries and not found.broken:
         missing = "" if root.is_dir() else " (no such folder: check --dir or snapshot_dir)"
-        out.line(f"No snapshots in {root}{missing}. {CREATE_HINT}")
+        out.line(f"No snapshots in {root}{missing}{foreign_note(found)}. {CREATE_HINT}")
         return
     shown = [e for e in entries if not e.snapshot.approved] if pending else entries
     n_pending = sum(1 for e in entries if not e.snapshot.approved)
@@ -129,7 +135,9 @@ def list_snapshots(
     ]
     out.table(columns, [row for _, row, _ in listed], styles=[style for _, _, style in listed])
     unreadable = f", {len(found.broken)} unreadable" if found.broken else ""
-    out.note(f"{plural(len(entries), 'snapshot')}, {n_pending} pending{unreadable}, in {root}")
+    out.note(
+        f"{plural(len(entries), 'snapshot')}, {n_pending} pending{unreadable}, in {root}{foreign_note(found)}"
+    )
     if found.broken:
         raise typer.Exit(1)
 
@@ -152,7 +160,7 @@ def show(
 
     llm_call steps show model, response and the tool calls the model asked
     for; tool_call steps show tool name, arguments and result. --json prints
-    the raw file instead. --run K shows the kept failing live sample K of the
+    the raw file instead (as stored, less a byte order mark). --run K shows the kept failing live sample K of the
     snapshot's last statistics run instead of the golden.
 
     \b
@@ -170,8 +178,8 @@ def show(
         if run is not None:
             entry = _kept_sample(root, entry.name, run, 1)
         snap, path = entry.snapshot, entry.path
-    if as_json:
-        out.raw(path.read_text(encoding="utf-8"))
+    if as_json:  # (without a byte order mark a Windows editor put there: the output is JSON)
+        out.raw(path.read_text(encoding="utf-8-sig"))
         return
     print_snapshot(out, snap, path)
 

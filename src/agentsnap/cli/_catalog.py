@@ -5,7 +5,8 @@
   the nearest ``pyproject.toml``, relative to that file; env
   ``AGENTSNAP_SNAPSHOT_DIR`` wins over it, as in pytest runs).
 * :func:`scan` — every snapshot file directly inside a folder, parsed, with
-  the unreadable ones set aside (never modified).
+  the unreadable ones set aside (never modified), and the folder's other JSON
+  files (not snapshots: ``snapshot_dir = "."``) left out.
 * :func:`select` / :func:`resolve` — snapshot names from user patterns: the
   full name, an ``fnmatch`` glob, a unique prefix or a unique short name.
   Unreadable files keep their names (:func:`agentsnap.storage.naming.name_from_file`),
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..exceptions import SnapshotFormatError
-from ..storage.naming import name_from_file, snapshot_filename
+from ..storage.naming import foreign_file, name_from_file, snapshot_filename
 from ..storage.orphans import RUN_RECORD
 from ..storage.snapshot import LAST_RUN_DIR, Snapshot
 from ..storage.store import SnapshotStore
@@ -106,12 +107,15 @@ class Target:
 @dataclass
 class Scan:
     """What one folder holds. ``broken`` maps an unreadable file to a one-line reason;
-    ``labels`` maps it to the name it stands for (:func:`agentsnap.storage.naming.name_from_file`)."""
+    ``labels`` maps it to the name it stands for (:func:`agentsnap.storage.naming.name_from_file`);
+    ``foreign``: the other JSON files there, which are no snapshots, not even damaged ones
+    (:func:`agentsnap.storage.naming.foreign_file`: ``package.json`` when ``snapshot_dir = "."``)."""
 
     root: Path
     entries: dict[str, Entry] = field(default_factory=dict)
     broken: dict[Path, str] = field(default_factory=dict)
     labels: dict[Path, str] = field(default_factory=dict)
+    foreign: list[Path] = field(default_factory=list)
 
     @property
     def names(self) -> list[str]:
@@ -151,7 +155,8 @@ class Scan:
 
 
 def scan(root: Path) -> Scan:
-    """Parse every ``*.json`` directly inside ``root`` (absent folder: empty scan).
+    """Parse every ``*.json`` directly inside ``root`` (absent folder: empty scan); a file that is
+    not a snapshot at all is set aside in ``foreign``.
 
     A file without a stored name (agentsnap 0.5.1) is named after its file
     stem. When two files hold the same name, the one at the standard file name
@@ -171,7 +176,10 @@ def scan(root: Path) -> Scan:
         try:
             snap = SnapshotStore.read_file(path)
         except SnapshotFormatError as exc:
-            found.broken[path] = str(exc)
+            if foreign_file(path):  # never listed, selected by a name or a glob, or deleted
+                found.foreign.append(path)
+            else:
+                found.broken[path] = str(exc)
             continue
         except OSError as exc:
             found.broken[path] = f"cannot read {path}: {exc.strerror or exc}"

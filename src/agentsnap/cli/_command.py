@@ -123,12 +123,23 @@ def _root(
 app = make_app()
 
 
+def _folder(value: str) -> Path:
+    """``--dir``'s value: an empty one (``--dir "$UNSET"``) is a usage error, never the current folder."""
+    if not value.strip():
+        raise typer.BadParameter(
+            f'{value!r} is empty; give the snapshot folder ("." for this one).'
+        )
+    if Path(value).is_file():  # (what click's file_okay=False said)
+        raise typer.BadParameter(f"{value!r} is a file, not a folder.")
+    return Path(value)
+
+
 DirOption = Annotated[
     Path | None,
     typer.Option(
         "--dir",
         metavar="PATH",
-        file_okay=False,
+        parser=_folder,
         help=(
             "Snapshot folder. Default: the one pytest uses — snapshot_dir of [tool.agentsnap] "
             "in the nearest pyproject.toml (relative to that file; AGENTSNAP_SNAPSHOT_DIR wins), "

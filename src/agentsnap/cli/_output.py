@@ -5,9 +5,12 @@ Rules:
 * rich tables and colour only when stdout is a TTY, ``NO_COLOR`` is unset (or
   empty, as https://no-color.org says) and ``TERM`` is not ``dumb``; otherwise
   plain text with no escape sequence;
-* plain tables are columns padded with two spaces, never cut: a long pytest
-  node id widens its column instead of being shortened; rich tables fold long
-  names onto the next line instead of eliding them;
+* plain tables are columns padded with two spaces, never cut: a column is as
+  wide as its widest cell of at most :data:`PLAIN_CELL_MAX` characters; a
+  longer cell (a 400-character parametrised node id) is written whole and only
+  its own row's later cells move right, so every other row stays as narrow as
+  before and each row is still one line of whitespace-separated fields; rich
+  tables fold long names onto the next line instead of eliding them;
 * results go to stdout; warnings, errors and notes about what is about to
   happen go to stderr.
 """
@@ -35,6 +38,7 @@ def printable(text: str) -> str:
 
 
 __all__ = [
+    "PLAIN_CELL_MAX",
     "Column",
     "Output",
     "age",
@@ -44,6 +48,9 @@ __all__ = [
     "stdin_is_interactive",
     "stdout_is_tty",
 ]
+
+#: the widest cell a plain table pads its column to (module doc)
+PLAIN_CELL_MAX = 80
 
 #: how a column's cells align (rich's ``justify`` values)
 Justify = Literal["default", "left", "center", "right", "full"]
@@ -157,7 +164,8 @@ class Output:
         *,
         styles: Sequence[Sequence[str | None]] | None = None,
     ) -> None:
-        """A table: rich on a terminal, padded plain columns otherwise; no cell is ever cut.
+        """A table: rich on a terminal, padded plain columns otherwise; no cell is ever cut (a
+        plain column is padded to :data:`PLAIN_CELL_MAX` characters at most: module doc).
 
         ``styles``: optional per-cell rich styles, same shape as ``rows``.
         """
@@ -181,7 +189,7 @@ class Output:
             return
         headers = [c.header for c in columns]
         widths = [
-            max(len(headers[i]), *(len(row[i]) for row in rows)) if rows else len(headers[i])
+            max([len(headers[i]), *(len(r[i]) for r in rows if len(r[i]) <= PLAIN_CELL_MAX)])
             for i in range(len(columns))
         ]
         for line in [headers, *rows]:

@@ -9,7 +9,7 @@ from typing import Any
 from ..exceptions import SnapshotFormatError
 from ._catalog import Scan, load_settings, snapshot_dir
 from ._errors import CliError
-from ._output import Output, age
+from ._output import Output, age, plural
 from ._render import snapshot_lines
 
 CREATE_HINT = "Create them by running your tests with `pytest --agentsnap-instrument` (or `agentsnap record TEST_PATH`)."
@@ -25,6 +25,16 @@ def root_dir(option: Path | None, out: Output, code: int = 1) -> Path:
 def warn_broken(out: Output, found: Scan) -> None:
     for reason in found.broken.values():
         out.warn(reason)
+
+
+def foreign_note(found: Scan) -> str:
+    """``; N other JSON files there are not snapshots: a.json, b.json`` (the first three named),
+    else "": why the folder's other files are not listed (:attr:`Scan.foreign`)."""
+    if not found.foreign:
+        return ""
+    names = ", ".join(p.name for p in found.foreign[:3]) + (", …" if len(found.foreign) > 3 else "")
+    other = plural(len(found.foreign), "other JSON file")
+    return f"; {other} there {'is' if len(found.foreign) == 1 else 'are'} not snapshots: {names}"
 
 
 def is_file_argument(value: str) -> bool:

@@ -79,7 +79,7 @@ def read_trace(path: Path, fmt: str = "auto") -> tuple[list[dict[str, Any]], Any
     if fmt not in FORMATS:
         raise TraceError(f"unknown trace format {fmt!r}; choose one of {', '.join(FORMATS)}")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError) as exc:
         raise TraceError(f"cannot read trace file {path}: {exc}") from None
     except ValueError as exc:

@@ -5,7 +5,8 @@ golden: 20 MB of file, 40 MB parsed, 12 MB as compact text). A golden file of at
 :data:`LAZY_FROM` bytes is read by :func:`read_lazy`: every step is parsed and checked as the
 whole file is (:mod:`agentsnap.storage.schema`), one at a time, then kept as its compact JSON
 (``msgspec.json.encode`` of the parsed step: it parses back to the same values, keys in the
-same order) and dropped. Anything the step-by-step read cannot vouch for (a file that is not
+same order) and dropped (a byte order mark at the file's start is skipped, as the whole read
+skips it). Anything the step-by-step read cannot vouch for (a file that is not
 JSON msgspec reads, a wrong value, a nesting too deep, an old file's ``messages_from``, another
 name) is left to the whole read, which raises its error naming the file and the JSON path.
 The file is read in pieces of 256 KiB: in agentsnap's own layout its steps are found by the
@@ -36,7 +37,7 @@ import msgspec
 from . import schema as _schema
 from . import serialize as _serialize
 from .snapshot import _MAX_NESTING, _READABLE_VERSIONS, FORMAT_VERSION, Snapshot, _deeper_than
-from .wire import replay_key
+from .wire import UTF8_BOM, replay_key
 
 __all__ = [
     "LAZY_FROM",
@@ -429,7 +430,7 @@ def read_lazy(raw: bytes, path: Path, expected_name: str | None) -> LazySnapshot
     """The snapshot in file ``raw`` (at ``path``) with its steps kept as texts; None for anything
     the whole read must look at (and, if wrong, name: module doc)."""
     try:
-        top = _top.decode(raw)
+        top = _top.decode(memoryview(raw)[3:] if raw[:3] == UTF8_BOM else raw)  # (module doc)
         items = _items.decode(top.pop("trace"))
         head = {key: _decode(value) for key, value in top.items()}
     except (KeyError, msgspec.DecodeError, RecursionError):
@@ -557,7 +558,7 @@ def _read_pieces(file: BinaryIO, expected_name: str | None) -> Any:
             return _UNSURE
         data += more
         start = data.find(_OPEN, max(0, len(data) - len(more) - len(_OPEN)))
-    front = data[: start + len(_OPEN) - 2]
+    front = data[3 if data.startswith(UTF8_BOM) else 0 : start + len(_OPEN) - 2]
     pos = start + len(_OPEN)
     keep = _Keep()
     while True:

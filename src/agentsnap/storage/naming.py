@@ -30,10 +30,12 @@ __all__ = [
     "SAVES",
     "Listing",
     "candidate_names",
+    "foreign_file",
     "input_hash_names",
     "input_sha8",
     "listing",
     "name_from_file",
+    "not_replaced",
     "plain_candidate",
     "preferred_filename",
     "snapshot_filename",
@@ -122,6 +124,57 @@ def name_from_file(path: Path) -> str:
     stem = path.name[: -len(".json")] if path.name.endswith(".json") else path.name
     hashed = _hashed_stem().match(stem)
     return hashed.group(1).replace("__", "::") if hashed else stem
+
+
+#: what a snapshot file names at its top level, agentsnap 0.5.1's and toolscore's too (:func:`foreign_file`)
+_MARKS = (b'"trace"', b'"agentsnap_version"', b'"schema_version"')
+
+
+def foreign_file(path: Path) -> bool:
+    """Whether ``path``, a ``*.json`` file that does not read as a snapshot, is another file of the
+    project (``package.json`` in a snapshot folder that is the project's own: ``snapshot_dir =
+    "."``) rather than a damaged snapshot, which a folder's listing must still report.
+
+    A damaged snapshot is: a file under agentsnap's hashed name (``<stem>-<8 hex>.json``, which
+    only agentsnap writes), a JSON object with a ``trace`` or ``agentsnap_version`` key or, as
+    toolscore wrote, ``schema_version`` and ``calls``, and a file that is not JSON but names one
+    of those keys (a merge conflict, a file cut short). Any other file is foreign: a listing
+    leaves it out, so no command lists, selects or deletes it. One that cannot be read is not
+    (its error is the one to tell). Looks only at a file the store already failed to read."""
+    stem = path.name[: -len(".json")] if path.name.endswith(".json") else path.name
+    if _hashed_stem().match(stem):
+        return False
+    from .wire import json_loads_utf8
+
+    try:
+        raw = path.read_bytes()
+        data = json_loads_utf8(raw)
+    except OSError:
+        return False
+    except (
+        ValueError,
+        RecursionError,
+    ):  # not JSON (or not UTF-8): a damaged snapshot names its keys
+        return not any(mark in raw for mark in _MARKS)
+    return not isinstance(data, dict) or not (
+        "trace" in data or "agentsnap_version" in data or {"schema_version", "calls"} <= data.keys()
+    )
+
+
+def not_replaced(error: Exception, path: Path, name: str) -> Exception:
+    """What :meth:`~agentsnap.storage.store.SnapshotStore.save` raises for the file ``path`` it does
+    not overwrite: ``error`` (the file's own), or, for another file of the project
+    (:func:`foreign_file`), which ``--agentsnap-force`` never replaces either, what to change."""
+    if not foreign_file(path):
+        return error
+    from ..exceptions import SnapshotFormatError
+
+    return SnapshotFormatError(
+        f"agentsnap: {path} is not an agentsnap snapshot but another file of the project, at the "
+        f"file name snapshot {name!r} would be written to; agentsnap never overwrites it "
+        "(--agentsnap-force included). Give the snapshot another name, or keep the snapshots in a "
+        "folder of their own (snapshot_dir in [tool.agentsnap]). The snapshot was not written."
+    )
 
 
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")

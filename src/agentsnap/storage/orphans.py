@@ -220,7 +220,7 @@ def read_run_record(root: Path) -> dict[str, Any] | None:
     """The last run's record, or None when no run has written one."""
     path = Path(root) / LAST_RUN_DIR / RUN_RECORD
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None

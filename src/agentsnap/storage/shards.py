@@ -190,7 +190,7 @@ def read_shard(given: Path) -> ShardRun:
         )
     path = folder / RUN_RECORD
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
+        record = json.loads(path.read_text(encoding="utf-8-sig"))
     except (OSError, ValueError) as exc:
         raise ShardMergeError(f"cannot read the run record {path}: {exc}") from None
     if isinstance(record, dict) and record.get("merged_from"):

@@ -399,28 +399,27 @@ class SnapshotStore:
         )
 
     def list(self) -> list[Snapshot]:
-        """Every parseable snapshot, sorted by name; unparseable files warn and are skipped."""
-        out = []
-        for path in self._iter_files():
-            try:
-                out.append(self.read_file(path))
-            except SnapshotFormatError as exc:
-                warnings.warn(str(exc), stacklevel=2)
-        return sorted(out, key=lambda s: s.name)
+        """Every parseable snapshot, sorted by name; unparseable files warn and are skipped, and
+        the project's other JSON files (:func:`~agentsnap.storage.naming.foreign_file`) too, silently."""
+        return sorted(self._snapshots(), key=lambda s: s.name)
 
     def names(self, *, except_loaded: bool = False) -> Iterator[str]:
         """The name of every parseable snapshot, in file order, read one file at a time (the
-        snapshots are not held together, as :meth:`list` holds them); unparseable files warn and
-        are skipped, as in :meth:`list`. ``except_loaded``: leave out the files :meth:`load` read
+        snapshots are not held together, as :meth:`list` holds them); the other files skipped as
+        in :meth:`list`. ``except_loaded``: leave out the files :meth:`load` read
         or :meth:`save` wrote in this process and unchanged since (by modification time and
         size), unread (a 5,000-call golden just recorded is not parsed again to learn its name)."""
+        return (snapshot.name for snapshot in self._snapshots(except_loaded))
+
+    def _snapshots(self, except_loaded: bool = False) -> Iterator[Snapshot]:
         for path in self._iter_files():
             if except_loaded and path in self.known and _stamp(path) == self.known[path]:
                 continue
             try:
-                yield self.read_file(path).name
+                yield self.read_file(path)
             except SnapshotFormatError as exc:
-                warnings.warn(str(exc), stacklevel=2)
+                if not _naming.foreign_file(path):  # (not another file, e.g. snapshot_dir = ".")
+                    warnings.warn(str(exc), stacklevel=3)  # (the caller of list / names)
 
     def pending(self) -> builtins.list[Snapshot]:  # `list` here is the method above
         """Every snapshot not yet approved, sorted by name."""
@@ -437,7 +436,8 @@ class SnapshotStore:
         (``updated_at`` only moves on real change). An existing file that
         cannot be parsed is never overwritten: raises
         :class:`~agentsnap.exceptions.SnapshotFormatError` unless ``force``
-        (default: the store's ``force``); nor is a golden that is a symbolic link,
+        (default: the store's ``force``; never another file of the project,
+        :func:`~agentsnap.storage.naming.foreign_file`); nor is a golden that is a symbolic link,
         which ``force`` replaces with a regular file (the link's target is never
         written).
         """
@@ -452,9 +452,9 @@ class SnapshotStore:
                 # a broken file raises, untouched; read once: the document as stored, no
                 # defaults filled in (a 5,000-call golden was parsed twice here)
                 old = self.read_document(path, expected_name=snapshot.name)[0]
-            except SnapshotFormatError:
-                if not force:
-                    raise
+            except SnapshotFormatError as exc:
+                if not force or _naming.foreign_file(path):  # (another file: never, forced or not)
+                    raise _naming.not_replaced(exc, path, snapshot.name) from None
                 old = None
             if isinstance(old, dict) and same_content(old, new):
                 # side files first: a snapshot never names a missing one

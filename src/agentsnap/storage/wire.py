@@ -43,6 +43,7 @@ from typing import Any
 import msgspec
 
 __all__ = [
+    "UTF8_BOM",
     "Decompressor",
     "Exchange",
     "PreparedExchange",
@@ -370,14 +371,20 @@ def json_loads(text: str | bytes) -> Any:
 _msgspec_decode = msgspec.json.decode
 
 
+#: the byte order mark a Windows editor may put at the start of a UTF-8 file (``codecs.BOM_UTF8``)
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
 def json_loads_utf8(raw: bytes) -> Any:
-    """``json.loads(raw.decode("utf-8"))`` (a file's bytes, read as UTF-8 text), by msgspec where it
-    reads the same JSON, without decoding the text first. Raises ``UnicodeDecodeError`` for bytes
-    that are not UTF-8, and ``json``'s ``ValueError`` (its message) for text that is not JSON."""
+    """``json.loads(raw.decode("utf-8-sig"))`` (a file's bytes, read as UTF-8 text: a byte order
+    mark at its start, as Windows editors save a file, is not part of the text), by msgspec where
+    it reads the same JSON, without decoding the text first. Raises ``UnicodeDecodeError`` for
+    bytes that are not UTF-8, and ``json``'s ``ValueError`` (its message) for text that is not JSON."""
+    text: bytes | memoryview = memoryview(raw)[3:] if raw[:3] == UTF8_BOM else raw  # (no copy)
     try:
-        return _msgspec_decode(raw)
+        return _msgspec_decode(text)
     except msgspec.DecodeError:
-        return json.loads(raw.decode("utf-8"))
+        return json.loads(str(text, "utf-8"))
 
 
 def body_bytes(stored: Mapping[str, Any]) -> bytes:

@@ -161,6 +161,8 @@ class RecordedSessions:
 
     def unmatched(self, server: Server) -> ReplayMissError:
         """The miss of a session no recorded one is left for (raised at its first request)."""
+        from ..remedies import record_hint
+
         where = f"{self.name!r}" + (f" ({self.path})" if self.path else "")
         node = self.name if "::" in self.name else "THE_TEST"
         held = ", ".join(f"{r.server!r} ({_reached(r.transport)})" for r in self.sessions)
@@ -179,7 +181,7 @@ class RecordedSessions:
         return ReplayMissError(
             f"agentsnap replay miss: an MCP session to {server.label!r} ({server.kind}) has no recorded session "
             f"in snapshot {where}: {why}.\n  Fix: if the agent now uses this server, re-record with "
-            f"`pytest {node} --agentsnap-record`, review the snapshot, commit it."
+            f"{record_hint(self.name, f'`pytest {node} --agentsnap-record`')}, review the snapshot, commit it."
         )
 
 

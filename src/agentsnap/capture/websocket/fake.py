@@ -151,17 +151,22 @@ class RecordedConnections:
         return f"{self.name!r}" + (f" ({self.path})" if self.path else "")
 
     def fix(self) -> str:
+        from ..remedies import record_hint
+
         node = self.name if "::" in self.name else "THE_TEST"
         return (
-            f"Fix: if the agent changed on purpose, re-record with `pytest {node} --agentsnap-record`, "
+            "Fix: if the agent changed on purpose, re-record with "
+            f"{record_hint(self.name, f'`pytest {node} --agentsnap-record`')}, "
             "review the snapshot, commit it."
         )
 
     def blob_fix(self) -> str:
+        from ..remedies import record_hint
+
         node = self.name if "::" in self.name else "THE_TEST"
         return (
             "Fix: the golden's large messages are in side files (blobs/<sha256> beside it): commit its blobs/ "
-            f"folder with it, or re-record with `pytest {node} --agentsnap-record`."
+            f"folder with it, or re-record with {record_hint(self.name, f'`pytest {node} --agentsnap-record`')}."
         )
 
     def unmatched(self, url: str, path: str) -> ReplayMissError:
