@@ -48,6 +48,21 @@ def test_httpx_mcp(mcp_url):
         assert "weather" in client.post(mcp_url, json=INIT, headers=HEADERS).text
 
 
+def test_raw_socket_mcp(mcp_url):
+    """The request line, headers and JSON-RPC body in one write (no HTTP library)."""
+    where = urlparse(mcp_url)
+    body = json.dumps(INIT).encode()
+    head = (f"POST {where.path} HTTP/1.1\\r\\nHost: {where.netloc}\\r\\nContent-Type: application/json\\r\\n"
+            f"Accept: application/json, text/event-stream\\r\\nContent-Length: {len(body)}\\r\\n"
+            "Connection: close\\r\\n\\r\\n").encode()
+    with socket.create_connection((where.hostname, where.port)) as sock:
+        sock.sendall(head + body)
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    assert b"weather" in data
+
+
 def test_sdk_mcp(mcp_url):
     from mcp import Client
 
@@ -121,6 +136,7 @@ def test_legacy_realtime(ws_url):
 REFUSED = {
     "test_urllib_mcp": "POST 127.0.0.1/mcp",
     "test_httpx_mcp": "POST 127.0.0.1/mcp",
+    "test_raw_socket_mcp": "POST 127.0.0.1/mcp",
     "test_raw_realtime": "WebSocket 127.0.0.1/v1/realtime",
     "test_asyncio_raw_realtime": "WebSocket 127.0.0.1/v1/realtime",
     "test_legacy_realtime": "WebSocket 127.0.0.1/v1/realtime",
@@ -146,8 +162,8 @@ def test_replay_refuses_what_recording_could_not_capture_and_sends_nothing_live(
 
     ret, out, seen = _run(pytester, "record")
     assert ret == 0, out
-    for test in ("test_urllib_mcp", "test_httpx_mcp", "test_raw_realtime", "test_legacy_realtime"):
-        assert f"test_uncaptured.py::{test}" in out  # among the warnings' locations
+    for test in REFUSED:  # each among the warnings' locations (the sock= one is captured)
+        assert f"test_uncaptured.py::{test}" in out, test
     assert "POST 127.0.0.1/mcp was not captured" in out
     assert "WebSocket 127.0.0.1/v1/realtime was not captured" in out
     assert "http POST /mcp" in seen and "ws /v1/realtime" in seen and "ws /v1/fake" in seen
@@ -155,7 +171,7 @@ def test_replay_refuses_what_recording_could_not_capture_and_sends_nothing_live(
     ret, out, seen = _run(pytester, "replay")
     assert ret == 1, out
     # the servers were up, and saw no request and no handshake: nothing went live
-    assert sorted(seen) == ["mcp server up"] * 3 + ["ws server up"] * 5, seen
+    assert sorted(seen) == ["mcp server up"] * 4 + ["ws server up"] * 5, seen
     for test, what in REFUSED.items():
         assert (
             f"agentsnap replay: {what} in test_uncaptured.py::{test} was refused before it was sent: "
@@ -170,4 +186,4 @@ def test_replay_refuses_what_recording_could_not_capture_and_sends_nothing_live(
     assert "FAILED test_uncaptured.py::test_sock_kwarg - agentsnap replay:" in out
     assert "in test_uncaptured.py::test_sock_kwarg was refused before it was sent" in out
     assert "no `sock=`" in out
-    assert "6 failed, 2 passed" in out  # the mcp SDK and the websockets client replay as before
+    assert "7 failed, 2 passed" in out  # the mcp SDK and the websockets client replay as before
