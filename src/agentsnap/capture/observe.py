@@ -35,6 +35,7 @@ The observer is installed while at least one recording is active
 (reference-counted) and restored afterwards if its wrapper is still the
 class attribute. Per ``send`` it costs one slice and one ``startswith``.
 """
+
 from __future__ import annotations
 
 import contextlib
