@@ -21,11 +21,13 @@ When the recording stops (:func:`report`), each noted request gives one
 why it was not captured, and the recording's ``http_requests`` /
 ``uncaptured`` counts feed the pytest terminal summary.
 
-While a ``replay`` recording is active the same requests are refused instead,
-before they are sent (:func:`refuse`): replay must not reach a live server, and
-the socket guard lets loopback through. The test fails with
+While a ``replay`` recording is active, an MCP JSON-RPC request and a provider
+WebSocket handshake among them are refused instead, before they are sent
+(:func:`refuse`): replay must not reach a live server, and the socket guard lets
+loopback through. The test fails with
 :class:`~agentsnap.exceptions.ReplayMissError` naming the request, the test and
-the fix; other traffic passes and nothing is counted.
+the fix. An LLM-looking HTTP request (a heuristic match: a path, a host) is
+warned about as when recording and sent; nothing is counted.
 
 Not seen by the socket observer: TLS spoken through ``ssl.SSLObject`` (asyncio's
 TLS transports; their plaintext never reaches a socket method), HTTP/2, and C
@@ -101,15 +103,20 @@ def note_request(
 
     ``reason``: why the request was not captured although it looks like an
     LLM call (:func:`agentsnap.spec.provider_specs.explain_miss`), or None (captured,
-    or not LLM-like). Counts in ``capture`` mode; thread-safe. In ``replay`` mode a
-    request with a reason is refused (:func:`refuse`: it would reach a live server), one
-    without is let through (announced to the socket observer, not counted).
+    or not LLM-like). Counts in ``capture`` mode; thread-safe. In ``replay`` mode an MCP
+    request (a reason of :data:`MCP_REASON_START`) is refused (:func:`refuse`: it would reach
+    a live server); another one with a reason is warned about at the end, as in capture
+    mode (not by a blocked recording: a run's calls outside tests, CI without a snapshot); all
+    are announced to the socket observer, none counted.
     """
     if recording.mode != "capture":
-        if reason is not None:
+        if reason is not None and reason.startswith(MCP_REASON_START):
             _refuse_uncaptured(recording, f"{method.upper()} {host}{scrub_text(path)}", reason)
         with _lock:
-            _state(recording)["hooked"][(method.upper(), path)] += 1
+            state = _state(recording)
+            state["hooked"][(method.upper(), path)] += 1
+            if reason is not None and recording.block is None:  # warned at the end, as in capture
+                state["notes"].setdefault((method.upper(), host, scrub_text(path)), reason)
         return
     with _lock:
         state = _state(recording)
@@ -181,9 +188,12 @@ def _note_socket(
                 why = UNHOOKED
             elif body is not None and layer is None:  # JSON-RPC in the headers' write
                 why = mcp_miss(method, body)
-        if why is not None and recording.mode == "capture":
+        # replay refuses an MCP request and a provider WebSocket handshake; an LLM-looking
+        # request (a heuristic match) is warned about, as when recording
+        refused = why not in (None, UNHOOKED) and recording.mode != "capture" and layer is None
+        if why is not None and not refused and (recording.mode == "capture" or not recording.block):
             state["notes"].setdefault((method, host, scrub_text(path)), why)
-    if why is not None and recording.mode != "capture" and layer is None:
+    if refused and why is not None:
         what = "WebSocket " if why == UNHOOKED_WEBSOCKET else f"{method} "
         _refuse_uncaptured(recording, f"{what}{host}{scrub_text(path)}", why)
 
@@ -386,10 +396,8 @@ def _refuse_uncaptured(recording: Recording, what: str, reason: str) -> None:
     record = f"pytest {shlex.quote(name)}" if "::" in name else "pytest THE_TEST"
     if reason == UNHOOKED_WEBSOCKET:
         instead = "open the connection with the `websockets` library's asyncio or sync client"
-    elif reason.startswith(MCP_REASON_START):
+    else:  # an MCP request
         instead = "send it through the mcp SDK (mcp.Client, or a ClientSession over stdio_client / streamable_http_client)"
-    else:
-        instead = "recognise it with a `[[match.wire]]` rule (docs/providers.md)"
     refuse(
         recording,
         what,
