@@ -268,3 +268,29 @@ def test_a_record_run_that_wrote_no_snapshot_says_so_in_the_summary(
         "1 of them looked like LLM calls but were not captured (see the warnings)."
     ) in out
     assert not list(pytester.path.rglob("*.json"))
+
+
+def test_replay_warns_of_an_llm_looking_request_on_an_unhooked_path_as_recording_does(
+    tmp_path: Path,
+) -> None:
+    """Replay refuses what it can tell is MCP or a provider WebSocket (test_replay_refuses_uncaptured);
+    an LLM-looking request (a heuristic match) gets the record run's warning and is sent."""
+    with FakeOpenAI() as fake:
+        fake.script(text_reply("recorded"), text_reply("Sunny."))
+        with AgentRecorder("raw_replay", snapshot_dir=tmp_path):
+            openai.OpenAI(
+                base_url=fake.base_url, api_key="sk-test", max_retries=0
+            ).chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with AgentAsserter("raw_replay", snapshot_dir=tmp_path, mode="replay"):
+                openai.OpenAI(
+                    base_url=fake.base_url, api_key="sk-test", max_retries=0
+                ).chat.completions.create(model="gpt-4o-mini", messages=MESSAGES)
+                reply = raw_socket_chat(fake.origin, {"model": "gpt-4o-mini", "messages": MESSAGES})
+        assert reply["choices"][0]["message"]["content"] == "Sunny."
+        assert len(fake.requests) == 2  # the SDK call replayed, the raw one sent
+    (message,) = not_captured(caught)
+    assert message.startswith(
+        f"agentsnap: POST 127.0.0.1/v1/chat/completions looks like an LLM call but was not captured: {observe.UNHOOKED}."
+    )

@@ -392,10 +392,15 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
                 raise miss.with_traceback(None) from exc
         raise
     if session is not None:
+        # a request replay refused as uncapturable, swallowed (an asyncio transport's write
+        # error closes the connection): the test fails with it
+        refused = session.first_miss(item, refused=True)
         try:
-            session.settle_deferred(item, passed=True)
+            session.settle_deferred(item, passed=refused is None)
         finally:
-            session.finish_test(item, passed=True)
+            session.finish_test(item, passed=refused is None)
+        if refused is not None:
+            raise refused.with_traceback(None)
     return result
 
 

@@ -310,10 +310,12 @@ class AgentsnapSession:
         active.taken = len(exchanges)
         return [step for step in part.steps() if step.get("type") != "tool_call"]
 
-    def first_miss(self, item: pytest.Item) -> BaseException | None:
-        """The first replay miss of ``item``'s auto-recording (None when every call was served)."""
-        active = self._active.get(item.nodeid)
-        return active.recording.first_miss if active is not None else None
+    def first_miss(self, item: pytest.Item, *, refused: bool = False) -> BaseException | None:
+        """The first replay miss of ``item``'s auto-recording (None when every call was served);
+        ``refused``: the first request it refused as uncapturable (``RecordingState.refused``)."""
+        if (active := self._active.get(item.nodeid)) is None:
+            return None
+        return active.recording.refused if refused else active.recording.first_miss
 
     def stop_test(self, item: pytest.Item) -> ActiveTest | None:
         """Stop ``item``'s auto-recording; return it (None when it had none or it was stopped already)."""

@@ -90,6 +90,10 @@ class RecordingState:
         #: the first of them: raised again where the test ends if the code under test swallowed
         #: or replaced it (LangChain's async agenerate turns it into an AttributeError)
         self.first_miss: BaseException | None = None
+        #: replay: the first request or connection refused because agentsnap cannot capture it
+        #: (:func:`agentsnap.capture.observe.refuse`): the test fails with it even if the code
+        #: under test swallowed it (an asyncio transport's write error closes the connection)
+        self.refused: BaseException | None = None
         #: ``AgentAsserter(replay_tools=True)`` in replay: the golden's tool_call steps by tool
         #: name, served in order to :class:`~agentsnap.adapters.ToolAdapter` calls instead of
         #: running the tool (None: tools run)

@@ -40,7 +40,9 @@ def recognise(request: Request, recording: Recording | None = None) -> ProviderS
     scrubbing by value), whether or not a spec claims it. Given the
     active ``recording`` in ``capture`` mode, it also tells the never-silent
     observer (:mod:`.observe`) that a hooked transport saw the request, with the
-    reason when it looks like an LLM call that no spec recognised.
+    reason when it looks like an LLM call that no spec recognised. In ``replay`` mode
+    it tells it of a request no spec recognised (the transport sends it for real): one
+    with a reason is refused there (:class:`~agentsnap.exceptions.ReplayMissError`).
     """
     # httpx's own: the headers' (name, lower-case name, value) triples and the parsed URL
     triples: Any = getattr(request.headers, "_list", None)
@@ -59,7 +61,7 @@ def recognise(request: Request, recording: Recording | None = None) -> ProviderS
     spec = classify(request, agent) if read else classify(request)
     if known and read and agent and spec is not None:
         _remember_known(request, where, triples, agent, spec, version)
-    if recording is not None and recording.mode == "capture":
+    if recording is not None and (spec is None or recording.mode == "capture"):
         url = request.url
         reason = (
             None

@@ -5,25 +5,35 @@ While a ``capture`` recording (record or live mode) is active:
 * every HTTP transport agentsnap hooks reports each request it sees
   (:func:`note_request`); one that no provider spec recognised but that looks
   like an LLM call (:func:`agentsnap.spec.provider_specs.explain_miss`: a known
-  provider host, an LLM endpoint path) is noted with the reason;
+  provider host, an LLM endpoint path, an MCP JSON-RPC body) is noted with the reason;
 * a socket-level observer reads the first bytes of each ``send`` /
   ``sendall`` on ``socket.socket`` and ``ssl.SSLSocket``: an HTTP/1.x
   request line (``POST /v1/chat/completions HTTP/1.1``) that no hooked
   transport announced was sent over an unhooked path (a raw ``socket``
   client, a bundled HTTP client, an HTTP library agentsnap does not hook). It
   is noted when it looks like an LLM call (method and path of a wire rule, or
-  a known provider host by its ``Host`` header).
+  a known provider host by its ``Host`` header), when it is a WebSocket
+  handshake to a provider host or path, or when its body, in the same write,
+  is an MCP JSON-RPC request.
 
 When the recording stops (:func:`report`), each noted request gives one
 :class:`~agentsnap.exceptions.AgentsnapWarning` naming method, host, path and
 why it was not captured, and the recording's ``http_requests`` /
 ``uncaptured`` counts feed the pytest terminal summary.
 
+While a ``replay`` recording is active, an MCP JSON-RPC request and a provider
+WebSocket handshake among them are refused instead, before they are sent
+(:func:`refuse`): replay must not reach a live server, and the socket guard lets
+loopback through. The test fails with
+:class:`~agentsnap.exceptions.ReplayMissError` naming the request, the test and
+the fix. An LLM-looking HTTP request (a heuristic match: a path, a host) is
+warned about as when recording and sent; nothing is counted.
+
 Not seen by the socket observer: TLS spoken through ``ssl.SSLObject`` (asyncio's
 TLS transports; their plaintext never reaches a socket method), HTTP/2, and C
 extensions that write to sockets themselves.
 
-The observer is installed while at least one capture recording is active
+The observer is installed while at least one recording is active
 (reference-counted) and restored afterwards if its wrapper is still the
 class attribute. Per ``send`` it costs one slice and one ``startswith``.
 """
@@ -55,6 +65,7 @@ __all__ = [
     "note_captured",
     "note_request",
     "note_websocket",
+    "refuse",
     "report",
     "totals",
 ]
@@ -92,9 +103,20 @@ def note_request(
 
     ``reason``: why the request was not captured although it looks like an
     LLM call (:func:`agentsnap.spec.provider_specs.explain_miss`), or None (captured,
-    or not LLM-like). Only counts in ``capture`` mode; thread-safe.
+    or not LLM-like). Counts in ``capture`` mode; thread-safe. In ``replay`` mode an MCP
+    request (a reason of :data:`MCP_REASON_START`) is refused (:func:`refuse`: it would reach
+    a live server); another one with a reason is warned about at the end, as in capture
+    mode (not by a blocked recording: a run's calls outside tests, CI without a snapshot); all
+    are announced to the socket observer, none counted.
     """
     if recording.mode != "capture":
+        if reason is not None and reason.startswith(MCP_REASON_START):
+            _refuse_uncaptured(recording, f"{method.upper()} {host}{scrub_text(path)}", reason)
+        with _lock:
+            state = _state(recording)
+            state["hooked"][(method.upper(), path)] += 1
+            if reason is not None and recording.block is None:  # warned at the end, as in capture
+                state["notes"].setdefault((method.upper(), host, scrub_text(path)), reason)
         return
     with _lock:
         state = _state(recording)
@@ -116,10 +138,9 @@ def note_captured(recording: Recording, key: tuple[str, str]) -> None:
 
 
 def note_websocket(recording: Recording, path: str) -> None:
-    """The WebSocket hook (:mod:`agentsnap.capture.websocket`) captured the handshake ``GET path``:
-    the socket observer does not report it (it is not counted as an HTTP request)."""
-    if recording.mode != "capture":
-        return
+    """The WebSocket hook (:mod:`agentsnap.capture.websocket`) captured the handshake ``GET path``
+    (or, in replay, sends it to the replayed server): the socket observer does not report it
+    (it is not counted as an HTTP request)."""
     with _lock:
         _state(recording)["hooked"][("GET", path)] += 1
 
@@ -136,16 +157,17 @@ _WEBSOCKET_PATHS = ("/realtime", "/responses", "BidiGenerateContent")
 def _note_socket(
     method: str, host: str, path: str, headers: dict[str, str], body: bytes | None
 ) -> None:
-    del body  # the request line and headers decide; the body may not be in this write
     recording = active.current()
-    if recording is None or recording.mode != "capture":
+    if recording is None:
         return
     from .ownership import INTERNAL, owner
 
-    if owner() == INTERNAL:  # agentsnap's own request (the LLM judge)
+    layer = owner()  # an agentsnap layer handling the request (MCP's session, a transport)
+    if layer == INTERNAL:  # agentsnap's own request (the LLM judge)
         return
-    from ..spec.provider_specs import looks_like_llm
+    from ..spec.provider_specs import looks_like_llm, mcp_miss
 
+    why: str | None = None
     with _lock:
         state = _state(recording)
         hooked = state["hooked"]
@@ -157,12 +179,23 @@ def _note_socket(
             if looks_like_llm("POST", host, path, headers) or any(
                 p in path for p in _WEBSOCKET_PATHS
             ):
-                state["notes"].setdefault((method, host, scrub_text(path)), UNHOOKED_WEBSOCKET)
-            return
-        state["requests"] += 1
-        _totals["requests"] += 1
-        if looks_like_llm(method, host, path, headers):
-            state["notes"].setdefault((method, host, scrub_text(path)), UNHOOKED)
+                why = UNHOOKED_WEBSOCKET
+        else:
+            if recording.mode == "capture":
+                state["requests"] += 1
+                _totals["requests"] += 1
+            if looks_like_llm(method, host, path, headers):
+                why = UNHOOKED
+            elif body is not None and layer is None:  # JSON-RPC in the headers' write
+                why = mcp_miss(method, body)
+        # replay refuses an MCP request and a provider WebSocket handshake; an LLM-looking
+        # request (a heuristic match) is warned about, as when recording
+        refused = why not in (None, UNHOOKED) and recording.mode != "capture" and layer is None
+        if why is not None and not refused and (recording.mode == "capture" or not recording.block):
+            state["notes"].setdefault((method, host, scrub_text(path)), why)
+    if refused and why is not None:
+        what = "WebSocket " if why == UNHOOKED_WEBSOCKET else f"{method} "
+        _refuse_uncaptured(recording, f"{what}{host}{scrub_text(path)}", why)
 
 
 def _sniff(sock: Any, data: Any) -> None:
@@ -238,7 +271,7 @@ def _targets() -> list[type]:
 
 
 def activate() -> None:
-    """Turn the socket observer on (reference-counted; :class:`Recording` calls it for capture mode)."""
+    """Turn the socket observer on (reference-counted; :class:`Recording` calls it in either mode)."""
     global _users, _on
     with _lock:
         _users += 1
@@ -316,6 +349,61 @@ def report(recording: Recording, *, where: str = "") -> list[str]:
         messages.append(msg)
         warnings.warn(msg, AgentsnapWarning, stacklevel=3)
     return messages
+
+
+def _test_name(recording: Recording) -> str:
+    """The running pytest test's node id (pytest's ``PYTEST_CURRENT_TEST``), else the name of
+    ``recording``'s snapshot (an ``AgentRecorder`` block's), else ""."""
+    import os
+
+    current = os.environ.get("PYTEST_CURRENT_TEST", "")
+    if current:
+        return current.rsplit(" (", 1)[0]
+    cassette = recording.cassette
+    return cassette.name if cassette is not None else ""
+
+
+def refuse(recording: Recording, what: str, why: str, fix: str) -> None:
+    """Replay: ``what`` (``"POST 127.0.0.1/mcp"``, ``"WebSocket 127.0.0.1/v1/realtime"``) is
+    about to be sent, and replay cannot serve it (``why``). Replay must not reach a live
+    server, loopback included: raise :class:`~agentsnap.exceptions.ReplayMissError` before it
+    is sent, naming the test and what to do (``fix``, a sentence ending before the
+    ``--agentsnap-live`` alternative), kept as the recording's first miss and its
+    :attr:`~agentsnap.capture.active.RecordingState.refused` (the test fails even if the code
+    under test swallows it)."""
+    from ..exceptions import ReplayMissError
+
+    name = _test_name(recording)
+    test = f" in {name}" if name else ""
+    exc = ReplayMissError(
+        f"agentsnap replay: {what}{test} was refused before it was sent: {why}. Sent, it would reach "
+        f"a live server, which replay never does (docs/concepts.md#modes). Fix: {fix}; or run the test "
+        "live (--agentsnap-live)."
+    )
+    recording.misses += 1
+    if recording.first_miss is None:
+        recording.first_miss = exc
+    if recording.refused is None:
+        recording.refused = exc
+    raise exc
+
+
+def _refuse_uncaptured(recording: Recording, what: str, reason: str) -> None:
+    """:func:`refuse` what a record run warns about (``reason``: why it was not captured)."""
+    import shlex
+
+    name = _test_name(recording)
+    record = f"pytest {shlex.quote(name)}" if "::" in name else "pytest THE_TEST"
+    if reason == UNHOOKED_WEBSOCKET:
+        instead = "open the connection with the `websockets` library's asyncio or sync client"
+    else:  # an MCP request
+        instead = "send it through the mcp SDK (mcp.Client, or a ClientSession over stdio_client / streamable_http_client)"
+    refuse(
+        recording,
+        what,
+        f"agentsnap cannot capture it, so the snapshot does not hold it ({reason})",
+        f"{instead}, then re-record: `{record} --agentsnap-record`",
+    )
 
 
 def foreign_use(current: Recording, *, sent: str, on: str, opened_before: bool, fix: str) -> None:

@@ -3,7 +3,7 @@
 Its state (mode, cassette, trace, counters) and the process-global stack of
 active recordings are :mod:`agentsnap.capture.active`; this module adds what
 starting and stopping switch on: the transport hooks, the socket guard
-(replay) and the never-silent observer (capture).
+(replay) and the never-silent observer (warns in capture, refuses in replay).
 """
 
 from __future__ import annotations
@@ -24,10 +24,12 @@ class Recording(RecordingState):
     A ``replay`` recording (served from a snapshot, or blocked) turns the
     socket guard on from :meth:`start` to :meth:`stop`
     (:mod:`agentsnap.capture.guard`): no thread of the process reaches
-    anything but loopback and ``allowed_hosts`` meanwhile. A ``capture``
-    recording turns the socket observer on (:mod:`agentsnap.capture.observe`)
-    and, at :meth:`stop`, warns about each LLM-looking request that was not
-    captured (method, host, path, why).
+    anything but loopback and ``allowed_hosts`` meanwhile. Every recording turns the
+    socket observer on (:mod:`agentsnap.capture.observe`): a ``capture`` one warns at
+    :meth:`stop` about each LLM-looking request (an MCP JSON-RPC request, a provider
+    WebSocket handshake) that was not captured (method, host, path, why); a ``replay``
+    one refuses such a request before it is sent (it would reach a live server, loopback
+    included) with :class:`~agentsnap.exceptions.ReplayMissError`.
     """
 
     def start(self) -> Recording:
@@ -40,7 +42,7 @@ class Recording(RecordingState):
                 else "the test replays from its snapshot, so it runs offline"
             )
             self._guard = _guard.activate(why)
-        if self.mode == "capture" and not self._observing:
+        if not self._observing:
             from . import observe
 
             observe.activate()

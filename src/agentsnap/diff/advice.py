@@ -6,7 +6,8 @@ requests changed) and the record command both name (:func:`record_command`). Re-
 from __future__ import annotations
 
 import shlex
-from typing import TYPE_CHECKING
+from collections import Counter
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -19,23 +20,61 @@ __all__ = ["dir_option", "failed_test_note", "fix_advice", "record_command"]
 _NOTE_CHANGES = 3
 
 
+def _drift_label(step: dict[str, Any]) -> tuple[str, str]:
+    """``(kind, label)`` of a step replay served after its request changed: ``kind`` one of
+    ``llm``, ``http``, ``mcp``, ``websocket``; ``label`` what the note heads its changes with."""
+    kind = step.get("type")
+    if kind == "websocket":
+        return "websocket", f"WebSocket connection {step.get('connection')} ({step.get('url')})"
+    if kind == "http":
+        return "http", f"HTTP {step.get('method')} {step.get('path')}"
+    # MCP (agentsnap.capture.mcp): a tool call (named ``mcp:SERVER.TOOL``), or a resource,
+    # prompt, server or reply
+    server = step.get("server")
+    what = str(step.get("name") or step.get("method"))
+    what = what.removeprefix(f"mcp:{server}.") if server else what
+    return "mcp", f"MCP {server} {what}" if server else f"MCP {what}"
+
+
 def failed_test_note(new: Snapshot, kept: Path | None) -> str:
     """What a replayed test that failed on its own says about its changed requests: which llm
-    calls were served the recording of another request (their changes), and the commands to
-    see the whole diff and to re-record."""
+    calls, HTTP requests, MCP requests and WebSocket connections replay served the recording
+    of another request (their changes), and the commands to see the whole diff and to
+    re-record."""
     calls = new.llm_calls
     drifted = sum(1 for s in calls if s.get("request_drift"))
-    # MCP requests too (agentsnap.capture.mcp): a changed resource, prompt, server or reply
-    mcp = [s for s in new.trace if s.get("type") != "llm_call" and s.get("request_drift")]
-    what = f"the requests of {drifted} of {len(calls)} llm call(s)" if drifted or not mcp else ""
-    if mcp:
-        what += (" and " if what else "") + f"{len(mcp)} MCP request(s)"
+    others = [
+        (*_drift_label(s), s)
+        for s in new.trace
+        if s.get("type") != "llm_call" and s.get("request_drift")
+    ]
+    count = Counter(kind for kind, _, _ in others)
+    parts = (
+        [f"the requests of {drifted} of {len(calls)} llm call(s)"] if drifted or not others else []
+    )
+    parts += [
+        noun.format(count[kind])
+        for kind, noun in (
+            ("http", "{} HTTP request(s)"),
+            ("mcp", "{} MCP request(s)"),
+            ("websocket", "the messages sent on {} WebSocket connection(s)"),
+        )
+        if count[kind]
+    ]
+    what = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
+    who = (
+        "the model" if not others else "the server" if not drifted else "the model and the servers"
+    )
+    if set(count) == {"websocket"} and not drifted:
+        served = "replay played back the recorded server messages, which answered the old ones"
+    else:
+        served = "replay served them the recorded answers to the old requests"
     lines = [
-        f"agentsnap: {what} changed, so replay served them the recorded answers to the old requests: "
-        f"this test checked answers {'the model' if drifted else 'the server'} never gave to what it sends now."
+        f"agentsnap: {what} changed, so {served}: "
+        f"this test checked answers {who} never gave to what it sends now."
     ]
     drifted_steps = [(f"llm_call[{i}]", s) for i, s in enumerate(calls)] + [
-        (f"{s.get('server')} {s.get('name') or s.get('method')}", s) for s in mcp
+        (label, s) for _, label, s in others
     ]
     for label, step in drifted_steps:
         changes = [str(c) for c in step.get("request_drift") or []]

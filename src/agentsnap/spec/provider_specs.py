@@ -53,6 +53,7 @@ __all__ = [
     "host_in",
     "load_specs",
     "looks_like_llm",
+    "mcp_miss",
     "patches_dir",
     "recognise",
     "reload_specs",
@@ -453,7 +454,7 @@ def explain_miss(
         if spec.known_hosts and host_in(host, spec.known_hosts):
             ua = headers.get("user-agent") or "none"
             return f"{host} is {spec.name}'s API host, but neither the User-Agent ({ua}) nor the request's shape matches an LLM endpoint of a spec"
-    return _mcp_miss(method, body)
+    return mcp_miss(method, body)
 
 
 #: the head of a JSON-RPC request body that speaks MCP (``"method": "tools/call"`` …)
@@ -464,9 +465,10 @@ def _mcp_method() -> re.Pattern[bytes]:
     )
 
 
-def _mcp_miss(method: str, body: Body) -> str | None:
+def mcp_miss(method: str, body: Body) -> str | None:
     """Why an MCP JSON-RPC request over HTTP was not captured: it did not come from an
-    ``mcp.ClientSession`` (agentsnap captures MCP there, :mod:`agentsnap.capture.mcp`)."""
+    ``mcp.ClientSession`` (agentsnap captures MCP there, :mod:`agentsnap.capture.mcp`). None
+    for anything else (a body that is not an MCP JSON-RPC request, another method than POST)."""
     if method.upper() != "POST":
         return None
     raw = body() if callable(body) else body

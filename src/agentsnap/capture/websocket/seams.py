@@ -84,6 +84,14 @@ def _send_request(
     # which recording the connection was opened in (None: none), so that a message it sends
     # while another recording is active is reported (_foreign)
     setattr(instance, _OPENED_IN, weakref.ref(recording) if recording is not None else None)
+    if (
+        recording is not None
+        and recording.mode == "replay"
+        and peer is None
+        and owner() is None
+        and getattr(instance, "side", None) is not None  # (a ClientProtocol's, always)
+    ):
+        _refuse_live(recording, asked or _client_uri(instance))
     if recording is not None and owner() is None and recording.block is None:
         from ..mcp.servers import url_server
 
@@ -111,6 +119,28 @@ def _send_request(
 
         note_websocket(recording, path)
     return wrapped(*args, **kwargs)
+
+
+def _refuse_live(recording: Any, wsuri: Any) -> None:
+    """Replay: a handshake replay did not open the connection for (the test handed
+    ``connect`` its own socket, ``sock=``; or a client whose opening replay does not replace)
+    would go to the live server: refused before it is sent (the recording's block error
+    when it blocks calls)."""
+    url = scrub_url(_uri_text(wsuri))
+    if recording.block is not None:
+        recording.blocked_calls += 1
+        raise recording.block_error(f"{recording.block} (a WebSocket connection to {url})")
+    from ..observe import refuse
+
+    refuse(
+        recording,
+        f"the WebSocket connection to {url}",
+        "replay did not open this connection, so it cannot play the recorded one back on it: the "
+        "socket was opened by the test and handed to `connect` as `sock=`, or by a client whose "
+        "opening replay does not replace",
+        "let `connect` open the connection itself (no `sock=`: replay plays the recorded connection "
+        "back to it, nothing to re-record)",
+    )
 
 
 def _process_response(
