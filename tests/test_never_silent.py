@@ -294,3 +294,30 @@ def test_replay_warns_of_an_llm_looking_request_on_an_unhooked_path_as_recording
     assert message.startswith(
         f"agentsnap: POST 127.0.0.1/v1/chat/completions looks like an LLM call but was not captured: {observe.UNHOOKED}."
     )
+
+
+def test_a_replay_recording_parks_the_observer_and_the_run_end_restores_it() -> None:
+    """A replayed test's recording leaves the socket wrappers installed and inert when it stops
+    (no class methods replaced twice a test); the next recording turns them on again, and
+    ``unpark`` (the pytest run's end) gives the socket classes their own methods back."""
+    from agentsnap.capture.cassette import Cassette
+    from agentsnap.capture.recording import Recording
+
+    with Recording("capture"):
+        assert getattr(socket.socket.__dict__["sendall"], "__agentsnap_observer__", False)
+    assert "send" not in socket.socket.__dict__  # a capture recording restores at once
+    try:
+        with Recording("replay", cassette=Cassette([])):
+            installed = socket.socket.__dict__["sendall"]
+            assert getattr(installed, "__agentsnap_observer__", False) and observe._on
+        assert socket.socket.__dict__["sendall"] is installed and not observe._on  # parked
+        with Recording("replay", cassette=Cassette([])):
+            assert socket.socket.__dict__["sendall"] is installed and observe._on  # the same one
+        # parked and inert: a send goes through untouched and is not looked at
+        a, b = socket.socketpair()
+        with a, b:
+            a.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            assert b.recv(64).startswith(b"POST /mcp")
+    finally:
+        observe.unpark()
+    assert "sendall" not in socket.socket.__dict__ and "send" not in socket.socket.__dict__

@@ -547,6 +547,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         warnings.simplefilter("ignore")
         _outside_calls(config)
     end_session(config)
+    observe = sys.modules.get("agentsnap.capture.observe")  # not imported: nothing was observed
+    if observe is not None:
+        observe.unpark()  # a replay recording's parked socket observer
 
 
 def _warn_late(

@@ -311,8 +311,7 @@ class AgentsnapSession:
         return [step for step in part.steps() if step.get("type") != "tool_call"]
 
     def first_miss(self, item: pytest.Item, *, refused: bool = False) -> BaseException | None:
-        """The first replay miss of ``item``'s auto-recording (None when every call was served);
-        ``refused``: the first request it refused as uncapturable (``RecordingState.refused``)."""
+        """``item``'s first replay miss, or with ``refused`` its first refused request (or None)."""
         if (active := self._active.get(item.nodeid)) is None:
             return None
         return active.recording.refused if refused else active.recording.first_miss
@@ -463,9 +462,8 @@ class AgentsnapSession:
                 self.budget_rows.append(measured)
 
     def observer_for(self, node_id: str) -> OutcomeObserver:
-        """:meth:`tally` for the outcomes of test ``node_id``'s snapshots; an outcome whose test
-        failed with something to add (its ``error``) is kept for that test's failure
-        (:attr:`failure_notes`)."""
+        """:meth:`tally` for the outcomes of test ``node_id``'s snapshots; one whose test failed with
+        something to add (its ``error``) is kept for the failure (:attr:`failure_notes`)."""
 
         def observe(outcome: Outcome) -> None:
             self.tally(outcome)

@@ -35,7 +35,11 @@ extensions that write to sockets themselves.
 
 The observer is installed while at least one recording is active
 (reference-counted) and restored afterwards if its wrapper is still the
-class attribute. Per ``send`` it costs one slice and one ``startswith``.
+class attribute. Per ``send`` it costs one slice and one ``startswith``. A replay
+recording parks it instead when it stops (``deactivate(park=True)``): the wrappers stay,
+inert, for the next test's recording to turn on again (replacing a class's methods
+twice a test cost a replayed test more than the rest of the observer), and
+:func:`unpark` restores them where the pytest run ends.
 """
 
 from __future__ import annotations
@@ -83,6 +87,7 @@ _METHODS = (b"GET ", b"POST ", b"PUT ", b"PATCH ", b"DELETE ", b"HEAD ", b"OPTIO
 _lock = threading.Lock()
 _users = 0
 _on = False  # read lock-free by the socket wrappers
+_parked = False  # the wrappers left installed, inert, by a replay recording that stopped
 _inside = threading.local()
 #: process-wide: HTTP requests seen and LLM-looking ones not captured, over every recording
 _totals: Counter[str] = Counter()
@@ -272,11 +277,17 @@ def _targets() -> list[type]:
 
 def activate() -> None:
     """Turn the socket observer on (reference-counted; :class:`Recording` calls it in either mode)."""
-    global _users, _on
+    global _users, _on, _parked
     with _lock:
         _users += 1
         if _users > 1:
             return
+        if _parked:
+            _parked = False
+            if all(cls.__dict__.get(name) is wrapper for cls, name, _, wrapper, _ in _saved):
+                _on = True  # the parked wrappers are still the class attributes: on again
+                return
+            _restore()  # someone patched over a parked wrapper: ours stays inert in their chain
         for cls in _targets():
             for name in ("send", "sendall"):
                 own = cls.__dict__.get(name)
@@ -289,9 +300,11 @@ def activate() -> None:
         _on = True
 
 
-def deactivate() -> None:
-    """Undo one :func:`activate`; the last one restores the socket methods (if still ours)."""
-    global _users, _on
+def deactivate(*, park: bool = False) -> None:
+    """Undo one :func:`activate`; the last one restores the socket methods (if still ours), or
+    with ``park`` leaves them installed and inert until the next :func:`activate` or
+    :func:`unpark`."""
+    global _users, _on, _parked
     with _lock:
         if _users == 0:
             return
@@ -299,16 +312,32 @@ def deactivate() -> None:
         if _users:
             return
         _on = False
-        for cls, name, original, wrapper, inherited in reversed(_saved):
-            if cls.__dict__.get(name) is wrapper:
-                if inherited:
-                    delattr(
-                        cls, name
-                    )  # socket.socket's send came from _socket.socket: drop the override
-                else:
-                    setattr(cls, name, original)
-            # else: someone patched on top of ours; ours stays in their chain, inert while _on is False
-        _saved.clear()
+        if park:
+            _parked = True
+            return
+        _restore()
+
+
+def unpark() -> None:
+    """Restore the socket methods a parked observer left installed (no recording active)."""
+    global _parked
+    with _lock:
+        if _parked and _users == 0:
+            _restore()
+        _parked = False
+
+
+def _restore() -> None:
+    for cls, name, original, wrapper, inherited in reversed(_saved):
+        if cls.__dict__.get(name) is wrapper:
+            if inherited:
+                delattr(
+                    cls, name
+                )  # socket.socket's send came from _socket.socket: drop the override
+            else:
+                setattr(cls, name, original)
+        # else: someone patched on top of ours; ours stays in their chain, inert while _on is False
+    _saved.clear()
 
 
 def totals() -> dict[str, int]:
@@ -323,6 +352,9 @@ def report(recording: Recording, *, where: str = "") -> list[str]:
     Sets ``recording.http_requests`` (HTTP requests seen while it was active)
     and ``recording.uncaptured`` (how many LLM-looking ones were not captured).
     """
+    if recording._observed is None:  # nothing noted (a replayed test's calls are all served)
+        recording.http_requests = recording.uncaptured = 0
+        return []
     with _lock:
         state = _state(recording)
         notes = dict(state["notes"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from . import guard as _guard
 from . import hooks as _hooks
+from . import observe as _observe
 from .active import Mode, ObservedState, RecordingState, activate, deactivate
 
 __all__ = ["Mode", "ObservedState", "Recording"]
@@ -43,9 +44,7 @@ class Recording(RecordingState):
             )
             self._guard = _guard.activate(why)
         if not self._observing:
-            from . import observe
-
-            observe.activate()
+            _observe.activate()
             self._observing = True
         activate(self)
         return self
@@ -58,11 +57,9 @@ class Recording(RecordingState):
             self._guard = None
         self.trace.close_open_streams()
         if self._observing:
-            from . import observe
-
             self._observing = False
-            observe.deactivate()
-            observe.report(self)
+            _observe.deactivate(park=self.mode == "replay")  # unparked where the pytest run ends
+            _observe.report(self)
 
     def __enter__(self) -> Recording:
         return self.start()
