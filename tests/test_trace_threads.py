@@ -278,20 +278,24 @@ def _in_turn(*exchanges: Exchange) -> Trace:
     return trace
 
 
+#: Rome's conversation (with a side call between its turns), then Lima's, as they were made
+IN_SEND_ORDER = [
+    "ask Rome",
+    "call_0 Rome -> short",
+    "short",
+    "Rome: sunny",
+    "ask Lima",
+    "call_0 Lima -> fog",
+    "Lima: fog",
+]
+
+
 def test_one_worker_thread_s_calls_stay_in_the_order_it_made_them() -> None:
     """A single background thread (a web app's, served to a test client) runs one piece of
     code at a time: its conversations are in the order they were made, not by content."""
     calls = [*TASKS["Rome"], *TASKS["Lima"]]
     trace = _in_turn(*(_exchange(m, reply, 7) for m, reply in calls))
-    assert [_label(step) for step in trace.steps()] == [
-        "ask Rome",
-        "call_0 Rome -> short",
-        "short",
-        "Rome: sunny",
-        "ask Lima",
-        "call_0 Lima -> fog",
-        "Lima: fog",
-    ]
+    assert [_label(step) for step in trace.steps()] == IN_SEND_ORDER
 
 
 def test_calls_of_the_trace_s_own_thread_keep_the_order_they_were_made_in() -> None:
@@ -300,15 +304,7 @@ def test_calls_of_the_trace_s_own_thread_keep_the_order_they_were_made_in() -> N
     home = threading.get_ident()
     calls = [*TASKS["Rome"], *TASKS["Lima"]]
     trace = _in_turn(*(_exchange(m, reply, home) for m, reply in calls))
-    assert [_label(step) for step in trace.steps()] == [
-        "ask Rome",
-        "call_0 Rome -> short",
-        "short",
-        "Rome: sunny",
-        "ask Lima",
-        "call_0 Lima -> fog",
-        "Lima: fog",
-    ]
+    assert [_label(step) for step in trace.steps()] == IN_SEND_ORDER
 
 
 # -- through pytest: --agentsnap-record twice, then --agentsnap-instrument -----------------------
