@@ -138,7 +138,7 @@ def websocket_matrix(session: nox.Session, bound: str) -> None:
     session.run("pytest", "-n", "2", *WEBSOCKET_TESTS, *session.posargs)
 
 
-# extra of pyproject.toml -> the tests/frameworks files that need it (the two groups cannot share a venv)
+# extra of pyproject.toml -> the tests/frameworks files that need it (the first two groups cannot share a venv)
 FRAMEWORK_GROUPS: dict[str, list[str]] = {
     "frameworks": [
         "test_openai_agents.py",
@@ -155,6 +155,7 @@ FRAMEWORK_GROUPS: dict[str, list[str]] = {
         "test_ws_agents_sdk.py",
     ],
     "frameworks-openai2": ["test_instructor.py", "test_llama_index.py"],
+    "frameworks-more": ["test_agno.py", "test_haystack.py", "test_autogen.py"],
 }
 FRAMEWORK_TEST_DEPS = ["pytest", "pytest-xdist", "hypothesis"]
 
@@ -164,7 +165,7 @@ FRAMEWORK_TEST_DEPS = ["pytest", "pytest-xdist", "hypothesis"]
 def frameworks(session: nox.Session, group: str) -> None:
     """The agent frameworks at their newest releases, driven unmodified through record and offline replay.
 
-    `nox -s frameworks` runs both groups; `nox -s "frameworks(group='frameworks-openai2')"` one.
+    `nox -s frameworks` runs every group; `nox -s "frameworks(group='frameworks-openai2')"` one.
     .ci/run runs the same thing (its own venvs, no nox).
     """
     session.install("-e", f".[{group}]", *FRAMEWORK_TEST_DEPS, *TOOLS)

@@ -1,0 +1,74 @@
+"""Agno ``Agent`` on ``OpenAIChat``: recorded, replayed offline, drift reported.
+
+Agno calls the openai SDK's chat completions (plain and streamed) and answers
+the model's tool calls with ``role: "tool"`` messages, so the snapshot's tool
+steps come from the wire with no framework conventions declared.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("agno")
+
+from tests.frameworks.harness import (
+    Project,
+    assert_drift_reported,
+    llm_calls,
+    record_replay,
+    tool_steps,
+)
+
+AGENT = '''
+from agno.agent import Agent
+from agno.models.openai import OpenAIChat
+
+
+def get_weather(city: str) -> str:
+    """Current weather in a city.
+
+    Args:
+        city: the city name
+    """
+    return {"Paris": "Light rain, 18°C", "Tokyo": "Sunny, 24°C"}[city]
+
+
+def agent(servers):
+    model = OpenAIChat(id="gpt-4o-mini", base_url=servers.chat, api_key="sk-test-1234")
+    return Agent(model=model, tools=[get_weather])
+
+
+def test_agent(servers, keep):
+    answer = agent(servers).run("What's the weather in Paris?").content
+    assert answer == "Paris: Light rain, 18°C"
+    keep(answer)
+
+
+def test_agent_stream(servers, keep):
+    events = list(agent(servers).run("What's the weather in Tokyo?", stream=True))
+    keep([type(e).__name__ for e in events] + ["".join(e.content or "" for e in events)])
+'''
+
+
+def test_agno_records_replays_offline_and_reports_drift(tmp_path: Path) -> None:
+    project = Project(tmp_path / "proj", AGENT)
+    live, replayed = record_replay(project, expect=2)
+    assert replayed == live
+    assert live["test_agent"] == "Paris: Light rain, 18°C"
+    assert live["test_agent_stream"][-1] == "Tokyo: Sunny, 24°C"
+    snap = project.snapshots()["test_agent"]
+    assert len(llm_calls(snap)) == 2
+    assert tool_steps(snap) == [("get_weather", {"city": "Paris"}, "Light rain, 18°C")]
+    assert [s["type"] for s in snap["trace"]] == ["llm_call", "tool_call", "llm_call"]
+    assert snap["output"] == "Paris: Light rain, 18°C"
+    stream = project.snapshots()["test_agent_stream"]
+    assert tool_steps(stream) == [("get_weather", {"city": "Tokyo"}, "Sunny, 24°C")]
+    assert stream["output"] == "Tokyo: Sunny, 24°C"
+
+    project.edit('"Paris": "Light rain, 18°C"', '"Paris": "Heavy rain, 12°C"')
+    drift, _ = project.run("--agentsnap-replay", offline=True)
+    assert_drift_reported(
+        drift, test="test_agent", expected=["Light rain, 18°C", "Heavy rain, 12°C"]
+    )
