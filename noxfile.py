@@ -155,7 +155,13 @@ FRAMEWORK_GROUPS: dict[str, list[str]] = {
         "test_ws_agents_sdk.py",
     ],
     "frameworks-openai2": ["test_instructor.py", "test_llama_index.py"],
-    "frameworks-more": ["test_agno.py", "test_haystack.py", "test_autogen.py"],
+    "frameworks-more": [
+        "test_agno.py",
+        "test_haystack.py",
+        "test_autogen.py",
+        "test_semantic_kernel.py",
+        "test_google_adk.py",
+    ],
 }
 FRAMEWORK_TEST_DEPS = ["pytest", "pytest-xdist", "hypothesis"]
 

@@ -76,9 +76,13 @@ def _text(content: Any) -> str:
 
 
 def _weather_tool(tools: list[str]) -> str | None:
-    """The weather tool offered: ``get_weather``, or the MCP server's ``get_forecast`` under
-    whatever prefix a framework gives it (``weather_get_forecast``, ``weather.get_forecast``)."""
-    return next((n for n in tools if n == "get_weather" or n.endswith("get_forecast")), None)
+    """The weather tool offered: ``get_weather`` (``Weather-get_weather`` as a Semantic Kernel
+    plugin's function), or the MCP server's ``get_forecast`` under whatever prefix a framework
+    gives it (``weather_get_forecast``, ``weather.get_forecast``)."""
+    return next(
+        (n for n in tools if n.endswith(("get_forecast", "-get_weather")) or n == "get_weather"),
+        None,
+    )
 
 
 def _decide(
