@@ -162,6 +162,7 @@ FRAMEWORK_GROUPS: dict[str, list[str]] = {
         "test_semantic_kernel.py",
         "test_google_adk.py",
     ],
+    "frameworks-crewai": ["test_crewai.py"],
 }
 FRAMEWORK_TEST_DEPS = ["pytest", "pytest-xdist", "hypothesis"]
 

@@ -1,0 +1,83 @@
+"""CrewAI ``Crew`` of one ``Agent`` on ``LLM("openai/…")``: recorded, replayed offline, drift
+reported.
+
+CrewAI's native OpenAI provider calls the openai SDK's chat completions and
+answers the model's tool calls with ``role: "tool"`` messages: the snapshot's
+tool steps come from the wire. CrewAI sends usage telemetry unless
+``CREWAI_TELEMETRY_OPT_OUT`` is set; the project sets it, as a test suite should.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("crewai")
+
+from tests.frameworks.harness import (
+    Project,
+    assert_drift_reported,
+    llm_calls,
+    record_replay,
+    tool_steps,
+)
+
+AGENT = '''
+from crewai import LLM, Agent, Crew, Task
+from crewai.tools import tool
+
+
+@tool("get_weather")
+def get_weather(city: str) -> str:
+    """Current weather in a city."""
+    return {"Paris": "Light rain, 18°C", "Tokyo": "Sunny, 24°C"}[city]
+
+
+def crew(servers, question, **llm_kwargs):
+    llm = LLM(model="openai/gpt-4o-mini", base_url=servers.chat, api_key="sk-test-1234", **llm_kwargs)
+    reporter = Agent(
+        role="Weather reporter",
+        goal="Report the weather",
+        backstory="You report the weather.",
+        tools=[get_weather],
+        llm=llm,
+    )
+    task = Task(description=question, expected_output="The weather", agent=reporter)
+    return Crew(agents=[reporter], tasks=[task])
+
+
+def test_crew(servers, keep):
+    answer = crew(servers, "What's the weather in Paris?").kickoff().raw
+    assert answer == "Paris: Light rain, 18°C"
+    keep(answer)
+
+
+def test_crew_stream(servers, keep):
+    keep(crew(servers, "What's the weather in Tokyo?", stream=True).kickoff().raw)
+'''
+
+TELEMETRY_OFF = {"CREWAI_TELEMETRY_OPT_OUT": "true", "OTEL_SDK_DISABLED": "true"}
+
+
+def test_crewai_records_replays_offline_and_reports_drift(tmp_path: Path) -> None:
+    project = Project(tmp_path / "proj", AGENT, env=TELEMETRY_OFF)
+    live, replayed = record_replay(project, expect=2)
+    assert replayed == live
+    assert live["test_crew"] == "Paris: Light rain, 18°C"
+    assert live["test_crew_stream"] == "Tokyo: Sunny, 24°C"
+    snap = project.snapshots()["test_crew"]
+    assert len(llm_calls(snap)) == 2
+    assert tool_steps(snap) == [("get_weather", {"city": "Paris"}, "Light rain, 18°C")]
+    assert [s["type"] for s in snap["trace"]] == ["llm_call", "tool_call", "llm_call"]
+    assert snap["output"] == "Paris: Light rain, 18°C"
+    stream = project.snapshots()["test_crew_stream"]
+    assert tool_steps(stream) == [("get_weather", {"city": "Tokyo"}, "Sunny, 24°C")]
+    assert [s["stream"] for s in llm_calls(stream)] == [True, True]
+    assert stream["output"] == "Tokyo: Sunny, 24°C"
+
+    project.edit('"Paris": "Light rain, 18°C"', '"Paris": "Heavy rain, 12°C"')
+    drift, _ = project.run("--agentsnap-replay", offline=True)
+    assert_drift_reported(
+        drift, test="test_crew", expected=["Light rain, 18°C", "Heavy rain, 12°C"]
+    )
