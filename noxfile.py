@@ -138,7 +138,7 @@ def websocket_matrix(session: nox.Session, bound: str) -> None:
     session.run("pytest", "-n", "2", *WEBSOCKET_TESTS, *session.posargs)
 
 
-# extra of pyproject.toml -> the tests/frameworks files that need it (the first two groups cannot share a venv)
+# extra of pyproject.toml -> the tests/frameworks files that need it (one venv a group: their pins conflict)
 FRAMEWORK_GROUPS: dict[str, list[str]] = {
     "frameworks": [
         "test_openai_agents.py",
