@@ -2,7 +2,9 @@
 
 Agno calls the openai SDK's chat completions (plain and streamed) and answers
 the model's tool calls with ``role: "tool"`` messages, so the snapshot's tool
-steps come from the wire with no framework conventions declared.
+steps come from the wire with no framework conventions declared. Agno sends
+telemetry from a thread of its own unless ``AGNO_TELEMETRY=false``: the project
+sets it, as a test suite should.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ def test_agent_stream(servers, keep):
 
 
 def test_agno_records_replays_offline_and_reports_drift(tmp_path: Path) -> None:
-    project = Project(tmp_path / "proj", AGENT)
+    project = Project(tmp_path / "proj", AGENT, env={"AGNO_TELEMETRY": "false"})
     live, replayed = record_replay(project, expect=2)
     assert replayed == live
     assert live["test_agent"] == "Paris: Light rain, 18°C"

@@ -3,6 +3,8 @@
 Haystack's generator calls the openai SDK's chat completions (streamed when a
 ``streaming_callback`` is set) and its ``ToolInvoker`` answers the model's tool
 calls with ``role: "tool"`` messages: the snapshot's tool steps come from the wire.
+Haystack sends telemetry unless ``HAYSTACK_TELEMETRY_ENABLED=False``: the project
+sets it, as a test suite should.
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ def test_agent_stream(servers, keep):
 
 
 def test_haystack_records_replays_offline_and_reports_drift(tmp_path: Path) -> None:
-    project = Project(tmp_path / "proj", AGENT)
+    project = Project(tmp_path / "proj", AGENT, env={"HAYSTACK_TELEMETRY_ENABLED": "False"})
     live, replayed = record_replay(project, expect=2)
     assert replayed == live
     assert live["test_agent"] == [
