@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -54,7 +55,7 @@ def approve(
     rows = [[e.name, str(len(e.snapshot.trace)), age(e.snapshot.updated_at)] for e in todo]
     for e in todo:
         out.note(f"approving {e.name} ({e.path})")
-    apply_approve(root, todo)
+    apply_approve(root, todo, _again("approve", names or ["--all"], dir))
     if todo:
         out.line(f"Approved {plural(len(todo), 'snapshot')} in {root}:")
         out.table(
@@ -69,6 +70,12 @@ def approve(
         out.line(f"already approved: {e.name}")
     if todo:
         out.note("Commit the snapshot files: CI compares against approved snapshots only.")
+
+
+def _again(name: str, args: list[str], dir: Path | None) -> str:
+    """The command line that runs ``agentsnap NAME ARGS`` again (``--dir`` as given)."""
+    where = [] if dir is None else ["--dir", str(dir)]
+    return " ".join(["agentsnap", name, *(shlex.quote(a) for a in [*args, *where])])
 
 
 # ---------------------------------------------------------------------------- update
@@ -134,7 +141,12 @@ def update(
     for item in plan:
         replaced = "" if item.golden is None else f", replacing {item.golden.path}"
         out.note(f"promoting {item.last.path} -> {store.path_for(item.last.name)}{replaced}")
-    apply_update(root, plan, force=force)
+    apply_update(
+        root,
+        plan,
+        force=force,
+        again=_again("update", [*(names or ["--all"]), *(["--force"] if force else [])], dir),
+    )
     for item in plan:
         before = "-" if item.steps_before is None else str(item.steps_before)
         verb = "created" if item.golden is None else "updated"
@@ -188,7 +200,7 @@ def rm(
         out.note(f"  {t.name}  ({t.path.name})" + ("" if t.readable else "  unreadable") + with_run)
     if not yes and not typer.confirm("Delete them?", default=False):
         raise CliError("answered no; nothing was deleted.")
-    runs = apply_remove(targets)
+    runs = apply_remove(targets, _again("rm", [*names, "--yes"], dir))
     for t, kept in zip(targets, runs, strict=True):
         also = "".join(f" and its last run ({path})" for path in kept)
         out.line(
@@ -283,5 +295,5 @@ def prune(
             raise CliError("answered no; nothing was deleted.")
     from ._review import apply_remove
 
-    apply_remove([found.entries[n] for n in orphans])
+    apply_remove([found.entries[n] for n in orphans], _again("prune", ["--yes"], dir))
     out.line(f"deleted {plural(len(orphans), 'snapshot')}.")

@@ -64,14 +64,29 @@ def plan_approve(
     return todo, [] if all_pending else [e for e in picked if e.snapshot.approved]
 
 
-def apply_approve(root: Path, entries: Sequence[Entry]) -> None:
-    """Flip ``approved`` on each snapshot file (content otherwise unchanged)."""
+def apply_approve(root: Path, entries: Sequence[Entry], again: str = "agentsnap approve") -> None:
+    """Flip ``approved`` on each snapshot file (content otherwise unchanged): all or nothing
+    (:mod:`._undo`; ``again`` is the command to run once the cause is fixed)."""
+    from ._undo import Undo, refuse_blocked
+
+    nothing = "nothing was approved"
+    refuse_blocked(
+        [(e.name, e.path) for e in entries],
+        remove=False,
+        verb="approve",
+        nothing=nothing,
+        again=again,
+    )
     store = SnapshotStore(root)
+    undo = Undo()
     for entry in entries:
         try:
-            store.approve(entry.name)
-        except (KeyError, SnapshotFormatError) as exc:  # changed on disk since planning
-            raise CliError(f"cannot approve {entry.name!r} ({entry.path}): {exc}") from None
+            with undo.change(entry.path):
+                store.approve(entry.name)
+        except (KeyError, SnapshotFormatError, OSError) as exc:  # changed on disk since planning
+            raise undo.failed(
+                f"cannot approve {entry.name!r} ({entry.path}): {exc}", nothing=nothing
+            ) from None
 
 
 # -- update --------------------------------------------------------------------
@@ -190,15 +205,25 @@ def _quiet_match(pattern: str, found: Scan) -> list[str]:
         return []
 
 
-def apply_update(root: Path, plan: Sequence[Promotion], force: bool = False) -> None:
+def apply_update(
+    root: Path, plan: Sequence[Promotion], force: bool = False, again: str = "agentsnap update"
+) -> None:
     """Write each last run as the approved golden (its ``source`` kept), then delete the last-run file.
 
     The golden keeps its file (:meth:`~agentsnap.storage.store.SnapshotStore.path_for`
     finds it under any earlier name form, agentsnap 0.5.1's ``<name>.json``
     included); the run-only keys (``comparison``: how it was judged, a step's
-    ``request_drift``) are not written.
+    ``request_drift``) are not written. All or nothing (:mod:`._undo`; ``again``: the
+    command to run once the cause is fixed).
     """
-    store = SnapshotStore(root)
+    from ._undo import Undo, refuse_blocked
+
+    store = SnapshotStore(root, force=force)
+    nothing = "nothing was changed"
+    refuse_blocked(
+        _update_paths(store, plan), remove=False, verb="update", nothing=nothing, again=again
+    )
+    undo = Undo()
     for item in plan:
         snap = item.last.snapshot
         snap.approved = True
@@ -207,13 +232,33 @@ def apply_update(root: Path, plan: Sequence[Promotion], force: bool = False) -> 
         for step in snap.trace:
             step.pop("request_drift", None)
         try:
-            store.save(snap, force=force)
-        except SnapshotFormatError as exc:
-            raise CliError(str(exc)) from None
-        target = store.path_for(snap.name)
-        if item.golden is not None and item.golden.path != target:
-            item.golden.path.unlink(missing_ok=True)
-        item.last.path.unlink(missing_ok=True)
+            target = store.path_for(snap.name)
+            with undo.change(target):
+                store.save(snap, force=force)
+            if item.golden is not None and item.golden.path != target:
+                with undo.change(item.golden.path):
+                    item.golden.path.unlink(missing_ok=True)
+            with undo.change(item.last.path):
+                item.last.path.unlink(missing_ok=True)
+        except (SnapshotFormatError, OSError) as exc:
+            what = (
+                f"{exc.filename}: {exc.strerror}"
+                if isinstance(exc, OSError) and exc.filename and exc.strerror
+                else exc
+            )
+            raise undo.failed(f"cannot update {snap.name!r}: {what}", nothing=nothing) from None
+
+
+def _update_paths(store: SnapshotStore, plan: Sequence[Promotion]) -> list[tuple[str, Path]]:
+    """The files ``update`` replaces or deletes, by name (a golden that is a link: not asked)."""
+    paths = []
+    for item in plan:
+        with contextlib.suppress(SnapshotFormatError):  # (said when it is written)
+            paths.append((item.last.name, store.path_for(item.last.name)))
+        if item.golden is not None:
+            paths.append((item.last.name, item.golden.path))
+        paths.append((item.last.name, item.last.path))
+    return paths
 
 
 # -- rm ------------------------------------------------------------------------
@@ -238,21 +283,43 @@ def last_runs_of(entry: Entry | Target) -> list[Path]:
         return []  # .last_run is a link: nothing in it is touched
 
 
-def apply_remove(entries: Sequence[Entry | Target]) -> list[list[Path]]:
+def apply_remove(
+    entries: Sequence[Entry | Target], again: str = "agentsnap rm NAME --yes"
+) -> list[list[Path]]:
     """Delete each snapshot's file, its latest runs in ``.last_run/`` and the live samples a
     statistics run kept there, so that
     ``agentsnap update`` (``--all`` included) cannot bring a deleted golden back;
-    for each entry, the last-run files deleted. A link on the way is never followed."""
-    deleted: list[list[Path]] = []
-    for entry in entries:
-        runs = last_runs_of(entry)  # found through the golden's file: before deleting it
-        # and the live samples a statistics run kept (.last_run/<file>.runs/); behind a link, nothing
-        with contextlib.suppress(SnapshotFormatError, OSError):
-            SnapshotStore(entry.path.parent).clear_samples(entry.name)
-        for path in (entry.path, *runs):
-            try:
-                path.unlink(missing_ok=True)
-            except OSError as exc:
-                raise CliError(f"cannot delete {path}: {exc.strerror or exc}") from None
-        deleted.append(runs)
+    for each entry, the last-run files deleted. A link on the way is never followed. All or
+    nothing (:func:`~._undo.remove_all`; ``again``: the command to run once the cause is fixed):
+    the samples only once every file is gone."""
+    from ._undo import remove_all
+
+    # the last runs and samples are found through the golden's file: before deleting it
+    deleted = [last_runs_of(entry) for entry in entries]
+    samples = [_samples_of(entry) for entry in entries]
+    remove_all(
+        [
+            (e.name, p)
+            for e, runs, kept in zip(entries, deleted, samples, strict=True)
+            for p in (e.path, *runs, *kept)
+        ],
+        again,
+    )
+    for kept in samples:
+        if kept:
+            with contextlib.suppress(OSError):
+                kept[0].parent.rmdir()  # (a file someone else put there: the folder stays)
     return deleted
+
+
+def _samples_of(entry: Entry | Target) -> list[Path]:
+    """The live samples a statistics run kept of ``entry`` (``.last_run/<file>.runs/``);
+    behind a link, none."""
+    store = SnapshotStore(entry.path.parent)
+    try:
+        folder = store.samples_dir(entry.name)
+        if folder.is_symlink():
+            return []
+        return [store.sample_path(entry.name, run) for run in store.sample_runs(entry.name)]
+    except (SnapshotFormatError, OSError):
+        return []
