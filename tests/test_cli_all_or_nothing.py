@@ -149,6 +149,26 @@ def test_update_refuses_a_golden_path_that_is_a_folder_before_promoting_anything
     assert tree(tmp_path) == before
 
 
+def test_update_names_each_golden_it_cannot_replace_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make(tmp_path, LYON, approved=True)
+    make(tmp_path, LYON, city="Nice", last_run=True)
+    paris = make(tmp_path, PARIS, approved=True)
+    make(tmp_path, PARIS, city="Nice", last_run=True)
+    before = tree(tmp_path)
+    immutable(monkeypatch, paris)
+
+    result = invoke("update", BOTH, "--dir", str(tmp_path))
+
+    assert error(result) == (
+        f"error: cannot update '{PARIS}': {paris} cannot be replaced: Operation not permitted. "
+        f"Nothing was changed. {FIX}, then run "
+        f"`agentsnap update 'tests/test_weather.py::*' --dir {tmp_path}` again.\n"
+    )
+    assert tree(tmp_path) == before
+
+
 def test_update_puts_back_goldens_and_last_runs_when_a_write_fails_midway(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -29,14 +29,16 @@ def approve(
 
     Each NAME is a full snapshot name, a unique prefix of one, or a glob in
     quotes ('tests/test_weather.py::*'). Prints what was approved (name,
-    steps, age of the recording). All or nothing: when one NAME fails, nothing
-    is approved.
+    steps, age of the recording). All or nothing: when one NAME fails, or one
+    file cannot be written, nothing is approved (every file is checked first;
+    a write failing midway puts back the files already approved).
 
     \b
     Exit codes:
       0  approved (or nothing pending, with --all)
       1  a NAME matched nothing, a prefix is ambiguous (the candidates are
-         listed), or a file is unreadable; nothing was approved
+         listed), or a file is unreadable or cannot be written; nothing was
+         approved
       2  neither NAME nor --all given
     """
     if bool(names) == all_pending:
@@ -105,14 +107,14 @@ def update(
     changed, is refused: nothing is promoted. Each promoted file is removed
     from .last_run/. Prints one line per snapshot: steps before →
     after, and whether the final output changed. NAME matching as in approve;
-    all or nothing.
+    all or nothing, also when a file cannot be written (as in approve).
 
     \b
     Exit codes:
       0  promoted (or nothing to promote, with --all)
       1  no last run for a NAME (run the tests first), no match, ambiguous
-         prefix, or an unreadable file (--force replaces an unreadable
-         golden); nothing was changed
+         prefix, an unreadable file (--force replaces an unreadable
+         golden), or a file that cannot be written; nothing was changed
       2  neither NAME nor --all given
     """
     if bool(names) == all_changed:
@@ -171,7 +173,9 @@ def rm(
 ) -> None:
     """Delete snapshots (asks first unless --yes).
 
-    NAME matching as in approve; all or nothing. The golden file and its
+    NAME matching as in approve; all or nothing, also when a file cannot be
+    deleted (every file is checked first; one failing midway puts back the
+    files already deleted, byte for byte). The golden file and its
     latest run in .last_run/ are deleted, so `agentsnap update` (--all
     included) cannot bring the snapshot back; a committed golden comes back
     with git.
@@ -179,8 +183,9 @@ def rm(
     \b
     Exit codes:
       0  deleted
-      1  no match, ambiguous prefix, unreadable file, answered no, or no
-         terminal to ask on and no --yes; nothing was deleted
+      1  no match, ambiguous prefix, unreadable file, a file that cannot be
+         deleted, answered no, or no terminal to ask on and no --yes;
+         nothing was deleted
       2  no NAME given
     """
     from ._review import apply_remove, last_runs_of, plan_remove
@@ -231,7 +236,8 @@ def prune(
     \b
     Exit codes:
       0  deleted (or nothing to delete, or --dry-run)
-      1  no usable run record, answered no, or no terminal to ask on and no --yes
+      1  no usable run record, answered no, no terminal to ask on and no --yes,
+         or a file that cannot be deleted (all or nothing, as in rm)
     """
     from ..storage.orphans import read_run_record
 

@@ -87,11 +87,12 @@ def refuse_blocked(
     """Raise :class:`CliError` naming every ``(name, path)`` that :func:`blocked` refuses, before
     anything is changed: ``cannot VERB 'NAME': WHY. NOTHING. …``."""
     folders: dict[Path, str | None] = {}
-    problems = []
+    names: dict[str, list[str]] = {}  # why -> the names it stops, each once (a folder: several)
     for name, path in items:
         why = blocked(path, remove=remove, folders=folders)
-        if why is not None:
-            problems.append(f"cannot {verb} {name!r}: {why}")
+        if why is not None and name not in names.setdefault(why, []):
+            names[why].append(name)
+    problems = [f"cannot {verb} {', '.join(map(repr, n))}: {why}" for why, n in names.items()]
     if problems:
         raise CliError(
             f"{'; '.join(problems)}. {nothing.capitalize()}. Move what is in the way, or make it "
