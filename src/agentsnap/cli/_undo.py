@@ -19,12 +19,11 @@ import contextlib
 import errno
 import os
 import stat
-import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..storage.atomic import atomic_write, lstat_mode
+from ..storage.atomic import atomic_write, lstat_mode, probe_folder
 from ._errors import CliError
 
 __all__ = ["Undo", "blocked", "refuse_blocked", "remove_all"]
@@ -53,9 +52,8 @@ def blocked(
     if mode is not None and stat.S_ISREG(mode):
         try:
             os.close(os.open(path, _PROBE_FLAGS))
-        except (
-            OSError
-        ) as exc:  # EACCES: permission bits, which a rename or unlink in the folder ignores
+        except OSError as exc:
+            # EACCES: permission bits, which a rename or an unlink in the folder ignores
             if exc.errno != errno.EACCES:
                 return f"{path} cannot be {'deleted' if remove else 'replaced'}: {_why(exc)}"
     folder = path.parent
@@ -70,14 +68,9 @@ def _folder_blocked(folder: Path) -> str | None:
     if not folder.is_dir():
         return None  # made by the write itself (the snapshot folder's `.last_run/`)
     try:
-        fd, probe = tempfile.mkstemp(prefix=".agentsnap-probe.json.", suffix=".tmp", dir=folder)
+        probe_folder(folder)
     except OSError as exc:
         return f"its folder {folder} cannot be written: {_why(exc)}"
-    os.close(fd)
-    try:
-        os.unlink(probe)
-    except OSError as exc:
-        return f"nothing can be deleted in its folder {folder}: {_why(exc)}"
     return None
 
 

@@ -32,6 +32,7 @@ __all__ = [
     "default_file_mode",
     "fsync_dir",
     "overwrite_alike",
+    "probe_folder",
     "read_first",
     "read_small",
     "refuse_links",
@@ -197,6 +198,15 @@ def _create_temp(folder: Path, prefix: str) -> tuple[int, str]:
             continue  # (a killed writer's file, or another process's of the same pid)
         return fd, name
     raise FileExistsError(errno.EEXIST, "No usable temporary file name found", os.fspath(folder))
+
+
+def probe_folder(folder: Path) -> None:
+    """Raise ``OSError`` when ``folder`` takes no new file: a temp file named as :func:`atomic_write`
+    names it (``.agentsnap-probe.json.<pid>-<n>.tmp``) made and removed at once, what a replace or a
+    delete there needs besides the file itself (the CLI's all-or-nothing commands ask first)."""
+    fd, tmp = _create_temp(folder, ".agentsnap-probe.json.")
+    os.close(fd)
+    os.unlink(tmp)
 
 
 def _write_all(fd: int, data: bytes | bytearray) -> None:
