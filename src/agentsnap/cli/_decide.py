@@ -214,7 +214,9 @@ def prune(
     --merge DIR...` writes the record of all shards together, and prune then
     deletes the orphans of their union, only when this checkout is at the
     commit the shards ran (git rev-parse HEAD; without git that is not
-    checked, and prune says so).
+    checked, and prune says so). Kept, with the reason said: an orphan whose
+    golden or test file changed after the run (after a merge: untracked or
+    modified in this checkout since the shards' commit).
 
     \b
     Exit codes:
@@ -262,6 +264,12 @@ def prune(
         )
     found = scan(root)
     orphans = [n for n in record_.get("orphans") or [] if n in found.entries]
+    from ..storage.orphans import not_to_prune
+
+    kept = not_to_prune(record_, {n: found.entries[n].path for n in orphans}, root)
+    for name, why in kept.items():
+        out.note(f"kept {name}: {why}")
+    orphans = [n for n in orphans if n not in kept]
     if not orphans:
         out.line(
             f"No orphaned snapshots in {root} (last full run: {record_.get('finished_at', '?')})."
