@@ -97,11 +97,12 @@ def test_an_mcp_result_and_resource_that_changed_fail_a_live_run_unless_ignored(
         "    contents[0].text.sky: 'Light rain, 18°C' → 'Hail, 2°C'",
     ]
 
-    # a path that is no path fails as it does for arguments, before anything runs
+    # a path that is no path fails as it does for arguments
     with pytest.raises(ValueError, match=r"entry 'contents\[\*\]' must end in a key: list items"):
-        AgentAsserter(
+        with AgentAsserter(
             "mcp::stamped", snapshot_dir=snaps, mode="live", ignored_fields=["contents[*]"]
-        )
+        ):
+            stamped_session("2026-01-09T09:00:00Z")
 
 
 # -- WebSocket: a plain server whose session.created carries a fresh id --------------------------
