@@ -35,6 +35,7 @@ from tests._support.ci import _local_not_ci  # noqa: F401 - the autouse fixture
 from tests.frameworks.mcp_servers import WEATHER_SERVER
 
 pytestmark = pytest.mark.filterwarnings("ignore::agentsnap.AgentsnapWarning")
+pytest_plugins = ["pytester"]
 
 # -- MCP: a tool result and a resource, each with an issue time --------------------------------
 
@@ -207,3 +208,72 @@ def test_a_plain_websocket_server_s_changed_replies_fail_a_live_run_unless_ignor
             "  connection 0 (ws://127.0.0.1/chat): 2 server message(s) recorded, 3 received in this run"
             in websocket_section(more)
         )
+
+
+# -- the same through the pytest plugin: `[tool.agentsnap] ignored_fields`, a live run ------------
+
+PLAIN_CONFTEST = '''
+import json, os, threading
+
+import pytest
+
+
+@pytest.fixture
+def chat_url():
+    """A websockets server: session.created with the id in $SESSION_ID, then an echo."""
+    from websockets.sync.server import serve
+
+    def handler(ws):
+        ws.send(json.dumps({"type": "session.created", "session": {"id": os.environ["SESSION_ID"]}}))
+        for message in ws:
+            ws.send(json.dumps({"type": "reply", "text": "echo:" + message}))
+
+    server = serve(handler, "127.0.0.1", 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"ws://127.0.0.1:{server.socket.getsockname()[1]}/chat"
+    server.shutdown()
+    thread.join(10)
+'''
+
+PLAIN_TEST = """
+def test_chat(chat_url):
+    from websockets.sync.client import connect
+
+    with connect(chat_url) as ws:
+        ws.recv()
+        ws.send("hi")
+        ws.recv()
+"""
+
+
+def test_ignored_fields_in_pyproject_quiet_a_plain_server_s_session_id_in_a_live_pytest_run(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests._support.ci import AGENTSNAP_ENV, clear_ci
+
+    clear_ci(monkeypatch, also=AGENTSNAP_ENV)
+    pytester.makeconftest(PLAIN_CONFTEST)
+    pytester.makepyfile(test_chat=PLAIN_TEST)
+
+    def run(mode: str, session_id: str) -> tuple[int, str]:
+        monkeypatch.setenv("SESSION_ID", session_id)
+        result = pytester.runpytest_subprocess(
+            "-p", "no:randomly", "-p", "no:cacheprovider", "-rf", f"--agentsnap-{mode}"
+        )
+        return int(result.ret), result.stdout.str()
+
+    ret, out = run("record", "sess_001")
+    assert ret == 0, out
+    ret, out = run("live", "sess_002")
+    assert ret == 1, out
+    assert "failed checks: websocket_replies" in out, out
+    assert (
+        "connection 0 (ws://127.0.0.1/chat): server message 0 (frame 0): "
+        "session.id: 'sess_001' → 'sess_002'" in out
+    ), out
+
+    pytester.makepyprojecttoml('[tool.agentsnap]\nignored_fields = ["session.id"]\n')
+    ret, out = run("live", "sess_003")
+    assert ret == 0, out
+    assert "1 passed" in out, out

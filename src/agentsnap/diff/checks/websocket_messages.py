@@ -1,4 +1,5 @@
-"""The ``websocket`` check: what the agent sent on each WebSocket connection (replay mode).
+"""The ``websocket`` check: what the agent sent on each WebSocket connection (replay), what a
+plain server sent back (live).
 
 Each connection's model turns are ``llm_call`` steps, which every other check compares; this
 one compares the connection itself, so a change is caught on any connection, also one whose
@@ -114,8 +115,8 @@ class WebSocketResult(CheckResult):
 
 
 class WebSocketCheck(Check[WebSocketResult]):
-    """In replay: each WebSocket connection's path and the messages the client sent on it (see
-    the module doc)."""
+    """In replay: each WebSocket connection's path and the messages the client sent on it; in
+    live and record runs: the messages each plain server sent (see the module doc)."""
 
     name = "websocket"
     title = "[WEBSOCKET]"
