@@ -122,6 +122,42 @@ def corrupt_recorder():
 case("corrupt_asserter", corrupt_asserter)
 case("corrupt_recorder", corrupt_recorder)
 case("corrupt_check", lambda: check("bad", [{{"tool": "search", "args": {{}}}}], snapshot_dir=snaps))
+
+
+def forecast():
+    import asyncio
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+    from tests.frameworks.mcp_servers import WEATHER_SERVER
+
+    async def main():
+        params = StdioServerParameters(command=sys.executable, args=[WEATHER_SERVER])
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                await session.call_tool("get_forecast", {{"city": "Paris"}})
+
+    asyncio.run(main())
+
+
+with AgentRecorder("tools", snapshot_dir=snaps):
+    forecast()
+golden = os.path.join(snaps, "tools.json")
+with open(golden, encoding="utf-8") as f:
+    data = json.load(f)
+(call,) = [s for s in data["trace"] if s.get("method") == "tools/list"]
+call["exchange"]["response"]["body"] = {{"result": 5}}  # a hand edit replay cannot serve
+with open(golden, "w", encoding="utf-8") as f:
+    json.dump(data, f)
+
+
+def broken_mcp_step():
+    with AgentAsserter("tools", snapshot_dir=snaps, mode="replay"):
+        forecast()
+
+
+case("broken_mcp_step", broken_mcp_step)
+said["broken_mcp_step_index"] = call["step"]
 print("SAID " + json.dumps(said))
 """
 
@@ -220,6 +256,17 @@ def test_a_corrupt_golden_names_the_blocks_own_switch(said: dict[str, str | None
     )
     assert _no_pytest_flag(said["corrupt_check"]) == CORRUPT.format(
         switch="`agentsnap.check('bad', actual, ..., update=True)`"
+    )
+
+
+def test_a_hand_broken_mcp_step_names_the_blocks_own_switch(said: dict[str, str | None]) -> None:
+    """(Raised inside the block, as the session opens, and given the block's switch at its exit.)"""
+    step = said["broken_mcp_step_index"]
+    assert _no_pytest_flag(said["broken_mcp_step"]) == (
+        f"agentsnap: snaps/tools.json is not a valid snapshot: at $.trace[{step}].exchange.response.body: "
+        "not {'result': {…}} or {'error': {…}}. Correct the value (the file's schema: `agentsnap schema` "
+        "prints it), or replace the file with a new recording: `AgentAsserter('tools', ..., "
+        'mode="record")` once the file is gone (agentsnap never overwrites it).'
     )
 
 
