@@ -210,7 +210,7 @@ class _Block:
             here = self._here(error)
             if here is None:
                 raise
-            raise here from None
+            raise here from exc  # (the block's own error, if it raised one)
         here = self._here(exc) if isinstance(exc, SnapshotFormatError) else None
         if here is not None:  # (a golden step replay could not serve, raised in the block)
             raise here from None
