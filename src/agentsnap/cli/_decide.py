@@ -166,13 +166,17 @@ def rm(
     NAME matching as in approve; all or nothing. The golden file and its
     latest run in .last_run/ are deleted, so `agentsnap update` (--all
     included) cannot bring the snapshot back; a committed golden comes back
-    with git.
+    with git. So are the blob files (blobs/<sha256>: large WebSocket base64,
+    large tool bytes) only the deleted snapshots referenced: one that another
+    golden, a pending snapshot or a file in .last_run/ still references stays,
+    and while such a file cannot be read (a link) every blob file stays.
 
     \b
     Exit codes:
       0  deleted
       1  no match, ambiguous prefix, unreadable file, answered no, or no
-         terminal to ask on and no --yes; nothing was deleted
+         terminal to ask on and no --yes; nothing was deleted. Or a blob
+         file could not be deleted (named; the snapshots were)
       2  no NAME given
     """
     from ..storage.side_files import dropped_references, sweep
@@ -219,7 +223,8 @@ def prune(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list the orphans.")] = False,
     dir: DirOption = None,
 ) -> None:
-    """Delete orphaned snapshots (and their last runs): goldens no test produces any more.
+    """Delete orphaned snapshots (and their last runs): goldens no test produces any more;
+    and the blob files (blobs/<sha256>) no snapshot or last run references.
 
     Orphans come only from the last full, unfiltered, failure-free pytest run
     (no -k/-m, deselection, --ignore or narrower paths), which records them in
@@ -230,10 +235,18 @@ def prune(
     commit the shards ran (git rev-parse HEAD; without git that is not
     checked, and prune says so).
 
+    Blob files are listed after the orphans, and deleted with them: those no
+    file in the folder or in .last_run/ references once the orphans are gone
+    (a re-recorded golden's old ones, say). What in blobs/ is no blob file
+    agentsnap writes (a link, a folder, another file) is named and left; while
+    a file that may reference one cannot be read (a link), every blob file is
+    kept, and that file named.
+
     \b
     Exit codes:
       0  deleted (or nothing to delete, or --dry-run)
-      1  no usable run record, answered no, or no terminal to ask on and no --yes
+      1  no usable run record, answered no, no terminal to ask on and no --yes,
+         or a blob file could not be deleted (named)
     """
     from ..storage.orphans import read_run_record
 
