@@ -20,6 +20,12 @@ from typer.testing import CliRunner
 
 pytest.importorskip("websockets")
 
+# imported at collection: a pytester test restores sys.modules when it ends, so a client module
+# first imported inside one would come back, in the next test, as a new module agentsnap's
+# post-import hooks never wrapped (that test's first session would go unrecorded)
+import websockets.sync.client
+import websockets.sync.server  # noqa: F401
+
 from agentsnap import AgentAsserter, AgentRecorder
 from agentsnap.cli import app
 from agentsnap.storage.store import SnapshotStore
