@@ -109,8 +109,10 @@ def test_the_builtin_registry_gives_the_documented_checks_and_components() -> No
         "llm_requests",
         "mcp_tools",
         "mcp_results",
+        "mcp_resources",
         "mcp_requests",
         "websocket_messages",
+        "websocket_replies",
         "tool_schema",
         "budgets",
     )

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from agentsnap import AgentAsserter, AgentRecorder
-from agentsnap.exceptions import AgentRegressionError, SnapshotNotFoundError
+from agentsnap import AgentAsserter, AgentRecorder, check
+from agentsnap.exceptions import AgentRegressionError, SnapshotFormatError, SnapshotNotFoundError
 from tests._support.ci import AGENTSNAP_ENV, CI_MARKERS, clear_ci
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -105,6 +105,59 @@ case("ci_pending", ci_pending)
 os.environ.pop("CI")
 check("calls", [{{"tool": "search", "args": {{"q": "a"}}}}], snapshot_dir=snaps, update=True)
 case("check_drift", lambda: check("calls", [{{"tool": "search", "args": {{"q": "b"}}}}], snapshot_dir=snaps))
+with open(os.path.join(snaps, "bad.json"), "w", encoding="utf-8") as f:
+    f.write('{{"name": "bad", "trace": [')  # a truncated golden
+
+
+def corrupt_asserter():
+    with AgentAsserter("bad", snapshot_dir=snaps, mode="replay") as block:
+        block.output = "x"
+
+
+def corrupt_recorder():
+    with AgentRecorder("bad", snapshot_dir=snaps) as rec:
+        rec.output = "x"
+
+
+case("corrupt_asserter", corrupt_asserter)
+case("corrupt_recorder", corrupt_recorder)
+case("corrupt_check", lambda: check("bad", [{{"tool": "search", "args": {{}}}}], snapshot_dir=snaps))
+
+
+def forecast():
+    import asyncio
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+    from tests.frameworks.mcp_servers import WEATHER_SERVER
+
+    async def main():
+        params = StdioServerParameters(command=sys.executable, args=[WEATHER_SERVER])
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                await session.call_tool("get_forecast", {{"city": "Paris"}})
+
+    asyncio.run(main())
+
+
+with AgentRecorder("tools", snapshot_dir=snaps):
+    forecast()
+golden = os.path.join(snaps, "tools.json")
+with open(golden, encoding="utf-8") as f:
+    data = json.load(f)
+(call,) = [s for s in data["trace"] if s.get("method") == "tools/list"]
+call["exchange"]["response"]["body"] = {{"result": 5}}  # a hand edit replay cannot serve
+with open(golden, "w", encoding="utf-8") as f:
+    json.dump(data, f)
+
+
+def broken_mcp_step():
+    with AgentAsserter("tools", snapshot_dir=snaps, mode="replay"):
+        forecast()
+
+
+case("broken_mcp_step", broken_mcp_step)
+said["broken_mcp_step_index"] = call["step"]
 print("SAID " + json.dumps(said))
 """
 
@@ -187,6 +240,36 @@ def test_check_names_its_own_update_switch(said: dict[str, str | None]) -> None:
     )
 
 
+CORRUPT = (
+    "agentsnap: corrupt snapshot file at snaps/bad.json: Expecting value: line 1 column 27 (char 26). "
+    "Fix or delete the file, or replace it with a new recording: {switch} once the file is gone "
+    "(agentsnap never overwrites it)."
+)
+
+
+def test_a_corrupt_golden_names_the_blocks_own_switch(said: dict[str, str | None]) -> None:
+    assert _no_pytest_flag(said["corrupt_asserter"]) == CORRUPT.format(
+        switch="`AgentAsserter('bad', ..., mode=\"record\")`"
+    )
+    assert _no_pytest_flag(said["corrupt_recorder"]) == CORRUPT.format(
+        switch="`AgentRecorder('bad', ...)`"
+    )
+    assert _no_pytest_flag(said["corrupt_check"]) == CORRUPT.format(
+        switch="`agentsnap.check('bad', actual, ..., update=True)`"
+    )
+
+
+def test_a_hand_broken_mcp_step_names_the_blocks_own_switch(said: dict[str, str | None]) -> None:
+    """(Raised inside the block, as the session opens, and given the block's switch at its exit.)"""
+    step = said["broken_mcp_step_index"]
+    assert _no_pytest_flag(said["broken_mcp_step"]) == (
+        f"agentsnap: snaps/tools.json is not a valid snapshot: at $.trace[{step}].exchange.response.body: "
+        "not {'result': {…}} or {'error': {…}}. Correct the value (the file's schema: `agentsnap schema` "
+        "prints it), or replace the file with a new recording: `AgentAsserter('tools', ..., "
+        'mode="record")` once the file is gone (agentsnap never overwrites it).'
+    )
+
+
 # ---------------------------------------------------------------------------- under pytest
 @pytest.fixture
 def _local(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -213,3 +296,30 @@ def test_under_pytest_the_same_failures_name_pytests_flags(tmp_path: Path) -> No
     assert str(drift.value).endswith(
         "or re-record it: `pytest --agentsnap-record (add the test's node id)`."
     )
+
+
+@pytest.mark.usefixtures("_local")
+def test_under_pytest_a_corrupt_golden_names_pytests_flags(tmp_path: Path) -> None:
+    """(Unchanged: the same corrupt golden, raised under pytest, names --agentsnap-force.)"""
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"name": "bad", "trace": [', encoding="utf-8")
+    corrupt = (
+        f"agentsnap: corrupt snapshot file at {bad}: Expecting value: line 1 column 27 (char 26). "
+        "Fix or delete the file, or replace it with a new recording: `pytest --agentsnap-record "
+        "--agentsnap-force` (without --agentsnap-force agentsnap never overwrites it)."
+    )
+    with (
+        pytest.raises(SnapshotFormatError) as asserter,
+        AgentAsserter("bad", snapshot_dir=tmp_path),
+    ):
+        pass
+    assert str(asserter.value) == corrupt
+    with (
+        pytest.raises(SnapshotFormatError) as recorder,
+        AgentRecorder("bad", snapshot_dir=tmp_path),
+    ):
+        pass
+    assert str(recorder.value) == corrupt
+    with pytest.raises(SnapshotFormatError) as checked:
+        check("bad", [{"tool": "search", "args": {}}], snapshot_dir=tmp_path)
+    assert str(checked.value) == corrupt

@@ -321,3 +321,91 @@ def test_a_replay_recording_parks_the_observer_and_the_run_end_restores_it() -> 
     finally:
         observe.unpark()
     assert "sendall" not in socket.socket.__dict__ and "send" not in socket.socket.__dict__
+
+
+_SCRIPT = """
+import json, socket, ssl, sys, warnings
+sys.path.insert(0, {root!r})
+warnings.simplefilter("ignore")
+import openai
+from agentsnap import AgentAsserter, AgentRecorder
+from tests.fake_provider import FakeOpenAI, text_reply
+
+CLASSES = (socket.socket, ssl.SSLSocket)
+
+
+def methods():
+    \"\"\"Each socket class's own send and sendall: its original one, agentsnap's observer, or none.\"\"\"
+    seen = {{}}
+    for cls in CLASSES:
+        for name in ("send", "sendall"):
+            own = cls.__dict__.get(name)
+            seen[f"{{cls.__name__}}.{{name}}"] = (
+                None if own is None else "observer" if getattr(own, "__agentsnap_observer__", False) else "own"
+            )
+    return seen
+
+
+def ask(base_url):
+    client = openai.OpenAI(base_url=base_url, api_key="sk-test", max_retries=0)
+    reply = client.chat.completions.create(model="gpt-4o-mini", messages=[{{"role": "user", "content": "Hi?"}}])
+    return reply.choices[0].message.content
+
+
+said = {{"before": methods()}}
+with FakeOpenAI() as fake:
+    fake.script(text_reply("Sunny."))
+    with AgentRecorder("weather", snapshot_dir="snaps") as rec:
+        rec.output = ask(fake.base_url)
+    base = fake.base_url
+said["recorded"] = methods()
+with AgentAsserter("weather", snapshot_dir="snaps", mode="replay") as block:
+    block.output = ask(base)
+said["replayed"] = methods()
+with AgentAsserter("weather", snapshot_dir="snaps", mode="replay") as outer:
+    with AgentAsserter("weather", snapshot_dir="snaps", mode="replay") as inner:
+        inner.output = ask(base)
+    said["inner_ended"] = methods()
+    outer.output = ask(base)
+said["outer_ended"] = methods()
+print("SAID " + json.dumps(said))
+"""
+
+
+def test_a_scripts_replay_blocks_leave_the_socket_classes_as_they_found_them(
+    tmp_path: Path,
+) -> None:
+    """Outside pytest nothing parks the observer: a script's replayed ``AgentAsserter`` block
+    restores the socket classes' own methods when it ends (the outermost one, when nested); no
+    pytest session will unpark them (under pytest the parking stays: the test above)."""
+    import os
+    import subprocess
+    import sys
+
+    from tests._support.ci import AGENTSNAP_ENV, CI_MARKERS
+
+    root = Path(__file__).resolve().parents[1]
+    script = tmp_path / "agent.py"
+    script.write_text(_SCRIPT.format(root=str(root)), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in (*CI_MARKERS, *AGENTSNAP_ENV)}
+    env.pop("PYTEST_CURRENT_TEST", None)
+    done = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    line = next(x for x in done.stdout.splitlines() if x.startswith("SAID "))
+    said = json.loads(line[len("SAID ") :])
+    found = {
+        "socket.send": None,
+        "socket.sendall": None,
+        "SSLSocket.send": "own",
+        "SSLSocket.sendall": "own",
+    }
+    observed = dict.fromkeys(found, "observer")
+    assert said == {
+        "before": found,
+        "recorded": found,
+        "replayed": found,
+        "inner_ended": observed,  # the outer block still observes
+        "outer_ended": found,
+    }

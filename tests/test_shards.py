@@ -11,8 +11,10 @@ three shards (pytest-split ``--splits 3 --group G``, group 2 under xdist
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -444,6 +446,8 @@ def test_merge_at_another_commit_judges_no_orphans_and_prune_refuses(
     assert names(root) == {WEATHER, TRIP, GREETING}
 
     _git(root, "checkout", "-q", commit_a)
+    later = datetime.fromisoformat(run_record(root)["finished_at"]).timestamp() + 10
+    os.utime(root / "test_agents.py", (later, later))  # a checkout rewrites files and their times
     done = cli("prune", "--yes", "--dir", str(snaps(root)))
     assert done.exit_code == 0 and "deleted 1 snapshot" in done.output, done.output
 
@@ -464,4 +468,64 @@ def test_without_git_the_merge_and_prune_say_the_commit_was_not_checked(orphaned
     assert note in " ".join(res.output.split())
     done = cli("prune", "--yes", "--dir", str(snaps(root)))
     assert done.exit_code == 0 and note in " ".join(done.output.split()), done.output
+    assert names(root) == {WEATHER, TRIP}
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_test_added_or_put_back_in_this_checkout_is_kept_by_the_merge_and_prune(
+    orphaned: Path, recorded: Path
+) -> None:
+    """At the shards' commit (test_greeting deleted), a test added to the shards' test file and
+    recorded here (an untracked golden), and test_greeting put back: the shards never ran
+    either, so neither golden is an orphan (found by a fresh reviewer: `prune --yes` deleted the
+    untracked golden, which git cannot bring back)."""
+    root = orphaned
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "A")
+    commit = _git(root, "rev-parse", "HEAD")
+    a = run_shard(root, "a", "--agentsnap-replay", "--agentsnap-shard", "1/2", "-k", "weather")
+    b = run_shard(root, "b", "--agentsnap-replay", "--agentsnap-shard", "2/2", "-k", "not weather")
+    full = (recorded / "test_agents.py").read_text(encoding="utf-8")
+    greeting = full[full.index("def test_greeting") : full.index("def test_no_llm")]
+    added = greeting.replace("def test_greeting", "def test_greeting_again")
+    (root / "test_agents.py").write_text(full + "\n\n" + added, encoding="utf-8")
+    again = "test_agents.py::test_greeting_again"
+    done = run(root, "--agentsnap-record", again)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert names(root) == {WEATHER, TRIP, GREETING, again}
+    assert "?? __agent_snapshots__/test_agents.py__test_greeting_again-" in _git(
+        root, "status", "--porcelain", "--untracked-files=all"
+    )
+
+    merged = cli("report", "--merge", str(a), str(b), "--into", str(snaps(root)))
+    assert merged.exit_code == 0, merged.output
+    since = f"in this checkout since {commit}"
+    assert "orphans: none" in merged.output
+    assert f"  kept  {GREETING}: its test file test_agents.py changed {since}" in merged.output
+    assert f"  kept  {again}: the golden is untracked or modified {since}" in merged.output
+    assert run_record(root)["orphans"] == []
+    assert run_record(root)["kept_changed"] == {
+        GREETING: f"its test file test_agents.py changed {since}",
+        again: f"the golden is untracked or modified {since}",
+    }
+    pruned = cli("prune", "--yes", "--dir", str(snaps(root)))
+    assert pruned.exit_code == 0 and "No orphaned snapshots" in pruned.output, pruned.output
+    assert names(root) == {WEATHER, TRIP, GREETING, again}
+
+    # the checkout back at the commit: the merge judges test_greeting's golden an orphan; the
+    # test then put back before prune runs: prune keeps it and says why
+    _git(root, "checkout", "-q", "--", "test_agents.py")
+    (snaps(root) / SnapshotStore(snaps(root)).locate(again).name).unlink()  # type: ignore[union-attr]
+    clean = cli("report", "--merge", str(a), str(b), "--into", str(snaps(root)))
+    assert "orphans: 1 (`agentsnap prune` deletes them)" in clean.output, clean.output
+    (root / "test_agents.py").write_text(full, encoding="utf-8")
+    kept = cli("prune", "--yes", "--dir", str(snaps(root)))
+    assert kept.exit_code == 0, kept.output
+    assert f"kept {GREETING}: its test file test_agents.py changed {since}" in kept.output
+    assert "No orphaned snapshots" in kept.output
+    assert names(root) == {WEATHER, TRIP, GREETING}
+    _git(root, "checkout", "-q", "--", "test_agents.py")
+    done = cli("prune", "--yes", "--dir", str(snaps(root)))
+    assert done.exit_code == 0 and "deleted 1 snapshot" in done.output, done.output
     assert names(root) == {WEATHER, TRIP}

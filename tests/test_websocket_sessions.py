@@ -228,9 +228,9 @@ AUDIO = bytes(range(256)) * 64  # 16 KiB of "audio"
 
 
 @contextmanager
-def echo_server(close_after: int = 2) -> Iterator[str]:
-    """A plain websockets server: answers each JSON message with an audio event (large base64)
-    and a binary frame, and closes with 4001 after the ``close_after``-th message."""
+def echo_server(close_after: int = 2, audio: bytes = AUDIO) -> Iterator[str]:
+    """A plain websockets server: answers each JSON message with an audio event (``audio`` as
+    large base64) and a binary frame, and closes with 4001 after the ``close_after``-th message."""
     from websockets.sync.server import serve
 
     def handler(ws: Any) -> None:
@@ -241,11 +241,11 @@ def echo_server(close_after: int = 2) -> Iterator[str]:
                     {
                         "type": "audio.delta",
                         "echo": event.get("say"),
-                        "delta": base64.b64encode(AUDIO).decode(),
+                        "delta": base64.b64encode(audio).decode(),
                     }
                 )
             )
-            ws.send(AUDIO[:100])
+            ws.send(audio[:100])
             if count == close_after:
                 ws.close(4001, "enough")
                 return

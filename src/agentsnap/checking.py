@@ -28,6 +28,7 @@ from .capture import remedies
 from .config import Settings
 from .config import apply as apply_settings
 from .config import load as load_settings
+from .exceptions import SnapshotFormatError
 from .lifecycle import build_snapshot, settle
 from .storage.store import SnapshotStore
 
@@ -105,15 +106,21 @@ def check(
         )
     new = tool_call_snapshot(name, actual, min_score=min_score, weights=weights)
     with remedies.checking():  # (outside pytest, a hint names update=True, not a block's mode)
-        return settle_tool_calls(
-            new,
-            store=store,
-            settings=settings,
-            mode="record" if update else settings.mode,
-            min_score=min_score,
-            weights=weights,
-            strict=strict,
-        )
+        try:
+            return settle_tool_calls(
+                new,
+                store=store,
+                settings=settings,
+                mode="record" if update else settings.mode,
+                min_score=min_score,
+                weights=weights,
+                strict=strict,
+            )
+        except SnapshotFormatError as exc:
+            here = remedies.format_error_here(exc, name)
+            if here is None:
+                raise
+            raise here from None
 
 
 def tool_call_snapshot(

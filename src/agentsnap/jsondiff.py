@@ -1,4 +1,5 @@
-"""Deep differences of two JSON values (tool arguments, request messages, a request and its recording).
+"""Deep differences of two JSON values (tool arguments and results, request messages, a request
+and its recording, MCP resources and WebSocket messages).
 
 The difference itself is computed by :mod:`deepdiff` (imported lazily, on the
 first diff), with these settings and why:
@@ -43,6 +44,7 @@ __all__ = [
     "IgnoreRule",
     "diff_values",
     "format_path",
+    "json_text",
     "parse_ignored_fields",
     "same_json",
     "strip_ignored",
@@ -69,8 +71,9 @@ class IgnoreRule(NamedTuple):
 def parse_ignored_fields(fields: Iterable[str] | str | None) -> tuple[IgnoreRule, ...]:
     """Parse ``ignored_fields`` entries into :class:`IgnoreRule` objects.
 
-    Grammar and meaning (paths are relative to a tool call's ``args``; do not
-    prefix them with ``args.``):
+    Grammar and meaning (paths are relative to the value compared: a tool call's
+    ``args``, an MCP tool's ``result``, a ``resources/read`` answer, a WebSocket
+    message; do not prefix them with ``args.`` or ``result.``):
 
     * a **bare key** (``"timestamp"``) ignores that key in every dict at any
       depth of the arguments — a superset of agentsnap 0.5.1, which removed
@@ -182,6 +185,18 @@ def _strip(value: Any, path: tuple[str | int, ...], rules: tuple[IgnoreRule, ...
         return out
     if isinstance(value, list):
         return [_strip(item, (*path, i), rules) for i, item in enumerate(value)]
+    return value
+
+
+def json_text(value: object) -> Any:
+    """``value`` parsed when it is a string holding a JSON object or array (an MCP tool's or
+    resource's text, a WebSocket message), else ``value`` as it is: so ``ignored_fields`` and
+    the reported paths reach inside it (``result.issued_at``, not the whole text)."""
+    if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
     return value
 
 

@@ -193,8 +193,11 @@ class CompareOptions:
         metadata=_meta(
             rule=rules.as_is,
             doc=(
-                "Tool-argument paths left out of the argument checks: a bare key (`timestamp`) at any depth, a dotted "
-                "path (`meta.request_id`) from the root of the arguments; `[n]` and `*` address list items and any key."
+                "Paths of values left out wherever they are compared: tool-call arguments, MCP tool results and "
+                "resource contents, and (live runs) a plain WebSocket server's messages; JSON text is read as JSON. "
+                "A bare key (`timestamp`) at any depth, a dotted path (`meta.request_id`) from the root of the "
+                "arguments, the tool's result, the read's result or the message; `[n]` and `*` address list items "
+                "and any key."
             ),
             marker=True,
             asserter=True,

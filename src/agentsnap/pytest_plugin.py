@@ -462,14 +462,24 @@ def _owns_snapshot_name(config: pytest.Config, setting: str) -> bool:
 # -- collection, summary and xdist ------------------------------------------------------
 
 
-@pytest.hookimpl(trylast=True)
+@pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
-) -> None:
+) -> Generator[None, None, None]:
+    """The run's tests, once every plugin and conftest has selected them. A test a conftest
+    drops from ``items`` without saying so (``pytest_deselected``: "skip slow tests unless
+    asked") still exists: it counts as collected, so ``agentsnap prune`` never takes its
+    golden for an orphan."""
     state = _session(config)
+    before = [item.nodeid for item in items] if state is not None else []
+    result = yield
     if state is not None:
-        state.collected.update(item.nodeid for item in items)
+        here = {item.nodeid for item in items}
+        state.collected.update(here)
+        # dropped unsaid: collected too (a shard's merge then finds they ran in no shard)
+        state.collected.update(n for n in before if n not in here and n not in state.deselected_ids)
         state.find_name_clashes(items)
+    return result
 
 
 def pytest_report_collectionfinish(

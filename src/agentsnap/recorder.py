@@ -27,6 +27,7 @@ from .config import load as load_settings
 from .exceptions import (
     AdapterNotWrappedError,
     ReplayMissError,
+    SnapshotFormatError,
     SnapshotMissingInCIError,
     SnapshotNotFoundError,
 )
@@ -158,8 +159,21 @@ class _Block:
             traced=True,
         )
 
+    def _here(self, exc: BaseException) -> SnapshotFormatError | None:
+        """A refused snapshot file's error as this block says it outside pytest (its fix names
+        the block's own switch, not pytest's flags), or None: raise it as it is."""
+        from .capture.remedies import format_error_here
+
+        return format_error_here(exc, self.name, recorder=isinstance(self, AgentRecorder))
+
     def __enter__(self) -> _Block:
-        recording = self._begin()
+        try:
+            recording = self._begin()
+        except SnapshotFormatError as exc:
+            here = self._here(exc)
+            if here is None:
+                raise
+            raise here from None
         if self.adapters:
             from .adapters import AdapterScope
 
@@ -189,8 +203,17 @@ class _Block:
             # on its way out (a retry loop, a framework's error handling): fail here
             self._failed(scope.violations[0])
             raise AdapterNotWrappedError(scope.violations[0]) from exc
-        with observing(self.on_outcome):  # settle publishes what it reaches, its failures too
-            self._finish(exc_type is None)
+        try:
+            with observing(self.on_outcome):  # settle publishes what it reaches, its failures too
+                self._finish(exc_type is None)
+        except SnapshotFormatError as error:
+            here = self._here(error)
+            if here is None:
+                raise
+            raise here from exc  # (the block's own error, if it raised one)
+        here = self._here(exc) if isinstance(exc, SnapshotFormatError) else None
+        if here is not None:  # (a golden step replay could not serve, raised in the block)
+            raise here from None
 
     def _failed(self, error: object) -> None:
         """Publish the failure of a block that never reached ``settle``."""

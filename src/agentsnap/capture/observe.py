@@ -35,11 +35,13 @@ extensions that write to sockets themselves.
 
 The observer is installed while at least one recording is active
 (reference-counted) and restored afterwards if its wrapper is still the
-class attribute. Per ``send`` it costs one slice and one ``startswith``. A replay
-recording parks it instead when it stops (``deactivate(park=True)``): the wrappers stay,
-inert, for the next test's recording to turn on again (replacing a class's methods
-twice a test cost a replayed test more than the rest of the observer), and
-:func:`unpark` restores them where the pytest run ends.
+class attribute. Per ``send`` it costs one slice and one ``startswith``. Under the pytest
+plugin a replay recording parks it instead when it stops (``deactivate(park=True)``): the
+wrappers stay, inert, for the next test's recording to turn on again (replacing a class's
+methods twice a test cost a replayed test more than the rest of the observer), and
+:func:`unpark` restores them where the pytest run ends. Outside pytest (a script's
+``AgentAsserter`` blocks) nothing parks: the last recording to stop restores them, and the
+script leaves the socket classes as it found them.
 """
 
 from __future__ import annotations

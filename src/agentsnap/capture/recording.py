@@ -8,6 +8,7 @@ starting and stopping switch on: the transport hooks, the socket guard
 
 from __future__ import annotations
 
+from ..exceptions import _PYTEST_SESSIONS
 from . import guard as _guard
 from . import hooks as _hooks
 from . import observe as _observe
@@ -58,7 +59,9 @@ class Recording(RecordingState):
         self.trace.close_open_streams()
         if self._observing:
             self._observing = False
-            _observe.deactivate(park=self.mode == "replay")  # unparked where the pytest run ends
+            # under pytest a replay recording parks the observer, unparked where the run ends
+            # (observe.unpark); a script's last recording restores the socket classes at once
+            _observe.deactivate(park=self.mode == "replay" and bool(_PYTEST_SESSIONS))
             _observe.report(self)
 
     def __enter__(self) -> Recording:

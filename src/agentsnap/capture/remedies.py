@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
-from ..exceptions import _PYTEST_SESSIONS
+from ..exceptions import _PYTEST_SESSIONS, SnapshotFormatError
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 __all__ = [
     "allow_pending",
     "checking",
+    "format_error_here",
     "live_or_record",
     "record_hint",
     "replay_missing_message",
@@ -91,4 +92,26 @@ def replay_missing_message(name: str, path: Path) -> str:
         f"agentsnap: no snapshot for {name!r} ({path}) and this run replays (--agentsnap-replay): replay never calls "
         f"the API, so no request is sent and nothing is written. Record it first: `pytest {target} --agentsnap-record` "
         "(or run it with --agentsnap-instrument to write it pending), review it, then commit."
+    )
+
+
+def format_error_here(
+    exc: BaseException, name: str, *, recorder: bool = False
+) -> SnapshotFormatError | None:
+    """A snapshot file agentsnap refused (``exc``: a corrupt, unreadable or invalid golden of
+    snapshot ``name``) as a script's block says it: None under pytest, or when ``exc`` names no
+    pytest flag (raise it as it is); else the same error whose fix, instead of ``pytest
+    --agentsnap-record --agentsnap-force``, names what re-records it in a script once the file is
+    gone (a script has no ``--agentsnap-force``): the block's own switch, :func:`record_hint`'s, or
+    with ``recorder`` the ``AgentRecorder`` block itself."""
+    from ..storage.schema import FORCED_RECORD
+
+    text = str(exc)
+    if under_pytest() or not isinstance(exc, SnapshotFormatError) or FORCED_RECORD not in text:
+        return None
+    switch = f"`AgentRecorder({name!r}, ...)`" if recorder else record_hint(name, "")
+    return SnapshotFormatError(
+        text.replace(
+            FORCED_RECORD, f"{switch} once the file is gone (agentsnap never overwrites it)"
+        )
     )

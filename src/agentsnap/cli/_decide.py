@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -14,6 +14,9 @@ from ._command import DirOption, NamesArgument, command
 from ._errors import CliError
 from ._output import Column, Output, age, plural
 from ._shared import root_dir, warn_broken
+
+if TYPE_CHECKING:
+    from ..storage.side_files import Sweep
 
 
 @command("approve")
@@ -178,21 +181,28 @@ def rm(
     files already deleted, byte for byte). The golden file and its
     latest run in .last_run/ are deleted, so `agentsnap update` (--all
     included) cannot bring the snapshot back; a committed golden comes back
-    with git.
+    with git. So are the blob files (blobs/<sha256>: large WebSocket base64,
+    large tool bytes) only the deleted snapshots referenced: one that another
+    golden, a pending snapshot or a file in .last_run/ still references stays,
+    and while such a file cannot be read (a link) every blob file stays.
 
     \b
     Exit codes:
       0  deleted
       1  no match, ambiguous prefix, unreadable file, a file that cannot be
          deleted, answered no, or no terminal to ask on and no --yes;
-         nothing was deleted
+         nothing was deleted. Or a blob file could not be deleted (named;
+         the snapshots were)
       2  no NAME given
     """
-    from ._review import apply_remove, last_runs_of, plan_remove
+    from ..storage.side_files import dropped_references, sweep
+    from ._review import apply_remove, last_runs_of, plan_remove, removed_files
 
     out = Output()
     root = root_dir(dir, out)
     targets = plan_remove(scan(root), names)
+    dropping = removed_files(targets)
+    blobs = sweep(root, dropping, among=dropped_references(dropping))
     if not yes and not _output.stdin_is_interactive():
         again = " ".join(shlex.quote(n) for n in names)
         raise CliError(
@@ -203,6 +213,10 @@ def rm(
     for t in targets:
         with_run = "  + its last run in .last_run/" if last_runs_of(t) else ""
         out.note(f"  {t.name}  ({t.path.name})" + ("" if t.readable else "  unreadable") + with_run)
+    for path in blobs.delete:
+        out.note(
+            f"  + {blobs.folder.name}/{path.name}: no other snapshot or last run references it"
+        )
     if not yes and not typer.confirm("Delete them?", default=False):
         raise CliError("answered no; nothing was deleted.")
     runs = apply_remove(targets, _again("rm", [*names, "--yes"], dir))
@@ -213,6 +227,9 @@ def rm(
             if t.readable
             else f"deleted unreadable file {t.path} ({t.name}){also}"
         )
+    for path in _delete_blobs(blobs):
+        out.line(f"deleted blob file {path}: only the deleted snapshots referenced it")
+    _say_left(out, blobs)
 
 
 # ---------------------------------------------------------------------------- prune
@@ -222,7 +239,8 @@ def prune(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list the orphans.")] = False,
     dir: DirOption = None,
 ) -> None:
-    """Delete orphaned snapshots (and their last runs): goldens no test produces any more.
+    """Delete orphaned snapshots (and their last runs): goldens no test produces any more;
+    and the blob files (blobs/<sha256>) no snapshot or last run references.
 
     Orphans come only from the last full, unfiltered, failure-free pytest run
     (no -k/-m, deselection, --ignore or narrower paths), which records them in
@@ -231,13 +249,23 @@ def prune(
     --merge DIR...` writes the record of all shards together, and prune then
     deletes the orphans of their union, only when this checkout is at the
     commit the shards ran (git rev-parse HEAD; without git that is not
-    checked, and prune says so).
+    checked, and prune says so). Kept, with the reason said: an orphan whose
+    golden or test file changed after the run (after a merge: untracked or
+    modified in this checkout since the shards' commit).
+
+    Blob files are listed after the orphans, and deleted with them: those no
+    file in the folder or in .last_run/ references once the orphans are gone
+    (a re-recorded golden's old ones, say). What in blobs/ is no blob file
+    agentsnap writes (a link, a folder, another file) is named and left; while
+    a file that may reference one cannot be read (a link), every blob file is
+    kept, and that file named.
 
     \b
     Exit codes:
       0  deleted (or nothing to delete, or --dry-run)
       1  no usable run record, answered no, no terminal to ask on and no --yes,
-         or a file that cannot be deleted (all or nothing, as in rm)
+         a snapshot file that cannot be deleted (all or nothing, as in rm;
+         nothing was deleted), or a blob file could not be deleted (named)
     """
     from ..storage.orphans import read_run_record
 
@@ -280,17 +308,34 @@ def prune(
         )
     found = scan(root)
     orphans = [n for n in record_.get("orphans") or [] if n in found.entries]
+    from ..storage.orphans import not_to_prune
+    from ..storage.side_files import sweep
+    from ._review import apply_remove, removed_files
+
+    kept = not_to_prune(record_, {n: found.entries[n].path for n in orphans}, root)
+    for name, why in kept.items():
+        out.note(f"kept {name}: {why}")
+    orphans = [n for n in orphans if n not in kept]
+    entries = [found.entries[n] for n in orphans]
+    blobs = sweep(root, removed_files(entries))
+    finished = record_.get("finished_at", "?")
     if not orphans:
+        out.line(f"No orphaned snapshots in {root} (last full run: {finished}).")
+    else:
         out.line(
-            f"No orphaned snapshots in {root} (last full run: {record_.get('finished_at', '?')})."
+            f"{plural(len(orphans), 'orphaned snapshot')} in {root} (last full run: {finished}):"
         )
-        return
-    out.line(
-        f"{plural(len(orphans), 'orphaned snapshot')} in {root} (last full run: {record_.get('finished_at', '?')}):"
-    )
     for name in orphans:
         out.line(f"  {name}  ({found.entries[name].path.name})")
-    if dry_run:
+    if blobs.delete:
+        out.line(
+            f"{plural(len(blobs.delete), 'orphaned blob file')} in {blobs.folder} "
+            f"(no snapshot or last run references {'it' if len(blobs.delete) == 1 else 'them'}):"
+        )
+        for path in blobs.delete:
+            out.line(f"  {blobs.folder.name}/{path.name}  ({_size(path)})")
+    _say_left(out, blobs)
+    if dry_run or not (orphans or blobs.delete):
         return
     if not yes:
         if not _output.stdin_is_interactive():
@@ -299,7 +344,46 @@ def prune(
             )
         if not typer.confirm("Delete them?", default=False):
             raise CliError("answered no; nothing was deleted.")
-    from ._review import apply_remove
+    apply_remove(entries, _again("prune", ["--yes"], dir))
+    gone = _delete_blobs(blobs)
+    done = [plural(len(orphans), "snapshot")] if orphans else []
+    done += [plural(len(gone), "blob file")] if gone else []
+    out.line(f"deleted {' and '.join(done) or 'nothing'}.")
 
-    apply_remove([found.entries[n] for n in orphans], _again("prune", ["--yes"], dir))
-    out.line(f"deleted {plural(len(orphans), 'snapshot')}.")
+
+def _size(path: Path) -> str:
+    try:
+        size = path.lstat().st_size
+    except OSError:
+        return "gone"
+    return f"{size:,} byte" + ("" if size == 1 else "s")
+
+
+def _delete_blobs(blobs: Sweep) -> list[Path]:
+    from ..storage.side_files import delete_unreferenced
+
+    try:
+        return delete_unreferenced(blobs)
+    except OSError as exc:
+        raise CliError(
+            f"cannot delete {exc.filename or blobs.folder}: {exc.strerror or exc}. "
+            "The snapshots are deleted; the blob files left are deleted by `agentsnap prune`."
+        ) from None
+
+
+def _say_left(out: Output, blobs: Sweep) -> None:
+    """Name what in ``blobs/`` is left because it is no blob file agentsnap wrote, and the blob files
+    kept because a file that may reference them cannot be read."""
+    for path, why in blobs.left:
+        out.line(
+            f"left {path}: {why}; agentsnap deletes only the blob files it writes "
+            "(regular files named by their sha256)"
+        )
+    if blobs.kept:
+        one = len(blobs.unknown) == 1
+        which = ", ".join(f"{path} ({why})" for path, why in blobs.unknown)
+        out.line(
+            f"kept {plural(len(blobs.kept), 'blob file')} in {blobs.folder} that no readable snapshot or "
+            f"last run references: which ones {which} reference{'s' if one else ''} cannot be told. "
+            f"Replace or remove {'it' if one else 'them'}, then run `agentsnap prune`."
+        )

@@ -232,6 +232,8 @@ def report(
         out.line(
             f"orphans: {len(found)} (`agentsnap prune` deletes them)" if found else "orphans: none"
         )
+        for name, why in record["kept_changed"].items():
+            out.line(f"  kept  {name}: {why}")
     else:
         out.line(f"orphans: not judged: {record['not_full_because']}")
     if commit.note is not None:

@@ -39,6 +39,7 @@ __all__ = [
     "plan_approve",
     "plan_remove",
     "plan_update",
+    "removed_files",
 ]
 
 RUN_TESTS = "Run the tests first (`agentsnap run TEST_PATH` or `pytest --agentsnap-instrument`)"
@@ -281,6 +282,18 @@ def last_runs_of(entry: Entry | Target) -> list[Path]:
         return SnapshotStore(entry.path.parent).last_run_files(entry.name, entry.path.name)
     except SnapshotFormatError:
         return []  # .last_run is a link: nothing in it is touched
+
+
+def removed_files(entries: Sequence[Entry | Target]) -> list[Path]:
+    """Every file :func:`apply_remove` deletes for ``entries``: each golden, its last runs and its
+    kept live samples (what a blob file's references are read from before they go)."""
+    files: list[Path] = []
+    for entry in entries:
+        files += [entry.path, *last_runs_of(entry)]
+        with contextlib.suppress(SnapshotFormatError, OSError):
+            store = SnapshotStore(entry.path.parent)
+            files += [store.sample_path(entry.name, run) for run in store.sample_runs(entry.name)]
+    return files
 
 
 def apply_remove(

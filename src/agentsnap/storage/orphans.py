@@ -13,7 +13,9 @@ node id ``path::test`` (optionally with a ``-N`` suffix) is orphaned when:
 
 Snapshots of files the run did not collect (outside ``testpaths``), and
 snapshots with free-form names (``AgentRecorder("my_agent")``), are never
-orphaned: the run cannot know about them.
+orphaned: the run cannot know about them. A test that a plugin or conftest
+drops from ``items`` without calling ``pytest_deselected`` still exists: the
+run counts it as collected, so its golden is no orphan.
 
 Each finished run writes ``<snapshot_dir>/.last_run/run.json`` (only when the
 snapshot folder exists); ``agentsnap prune`` reads it. A run that is one shard
@@ -28,7 +30,7 @@ import contextlib
 import functools
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -43,9 +45,12 @@ __all__ = [
     "RUN_RECORD",
     "SHARD_HOW",
     "RunState",
+    "changed_in_checkout",
+    "changed_since_commit",
     "find_orphans",
     "forget_run_record",
     "full_run_problem",
+    "not_to_prune",
     "read_run_record",
     "write_run_record",
 ]
@@ -224,3 +229,86 @@ def read_run_record(root: Path) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
+
+
+def changed_in_checkout(folder: Path, paths: Iterable[Path] = ()) -> set[Path] | None:
+    """The files under ``folder``, and those of ``paths``, that its git checkout changed since its
+    commit (``git status``: untracked, added, modified, renamed, deleted; resolved paths), or None
+    without git or a repository. ``paths`` outside the repository are left out."""
+    import subprocess
+
+    def git(*args: str) -> subprocess.CompletedProcess[bytes] | None:
+        try:
+            done = subprocess.run(
+                ["git", *args], cwd=folder, capture_output=True, timeout=10, check=False
+            )
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return done if done.returncode == 0 else None
+
+    top = git("rev-parse", "--show-toplevel")
+    if top is None or not top.stdout.strip():
+        return None
+    repo = Path(top.stdout.decode("utf-8", "surrogateescape").strip()).resolve()
+    inside = sorted({str(p) for p in (Path(p).resolve() for p in paths) if p.is_relative_to(repo)})
+    done = git("status", "--porcelain", "-z", "--untracked-files=all", "--", ".", *inside)
+    if done is None:
+        return None
+    fields = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+    changed: set[Path] = set()
+    at = 0
+    while at < len(fields):
+        entry, at = fields[at], at + 1
+        if len(entry) < 4:
+            continue
+        if entry[0] in "RC":  # a rename or copy: its source path is the next field
+            at += 1
+        changed.add((repo / entry[3:]).resolve())
+    return changed
+
+
+def changed_since_commit(
+    goldens: Mapping[str, Path | None], rootdir: Path, folder: Path, commit: object
+) -> dict[str, str]:
+    """Of ``goldens`` (``{name: golden path}``, orphans by a merge of shards), those the shards
+    cannot judge, each with why: the golden, or its test file, changed in this checkout since
+    the shards' ``commit`` (a test added to a file the shards ran and recorded here, a test put
+    back: the shards never saw it). None of them without git."""
+    files = {n: Path(rootdir) / n.split("::", 1)[0] for n in goldens if "::" in n}
+    changed = changed_in_checkout(Path(folder), files.values()) if goldens else None
+    if not changed:
+        return {}
+    since = f"in this checkout since {commit or 'the commit the shards ran'}"
+    keep: dict[str, str] = {}
+    for name, path in goldens.items():
+        if path is not None and path.resolve() in changed:
+            keep[name] = f"the golden is untracked or modified {since}"
+        elif name in files and files[name].resolve() in changed:
+            keep[name] = f"its test file {files[name].name} changed {since}"
+    return keep
+
+
+def not_to_prune(record: Mapping[str, Any], orphans: dict[str, Path], root: Path) -> dict[str, str]:
+    """The orphans of ``record`` (``{name: golden path}``) that ``agentsnap prune`` must keep, each
+    with why. After a merge of shards: those :func:`changed_since_commit` names (git tells, as a
+    checkout rewrites files and their times). After a local run: a golden, or its test file,
+    changed after the run that called it orphaned (its test put back since)."""
+    rootdir = Path(str(record.get("rootdir") or root))
+    if record.get("merged_from"):
+        commit = (record.get("suite") or {}).get("commit")
+        return changed_since_commit(orphans, rootdir, root, commit)
+    keep: dict[str, str] = {}
+    try:  # a second's grace: the record's time has no fraction
+        finished = datetime.fromisoformat(str(record.get("finished_at"))).timestamp() + 1
+    except ValueError:
+        return keep  # no time: nothing is known to be newer
+    for name, path in orphans.items():
+        test_file = rootdir / name.split("::", 1)[0] if "::" in name else None
+        with contextlib.suppress(OSError):
+            if path.stat().st_mtime > finished:
+                keep[name] = "written after the run that found it orphaned"
+            elif test_file is not None and test_file.stat().st_mtime > finished:
+                keep[name] = (
+                    f"its test file {test_file.name} changed after the run that found it orphaned"
+                )
+    return keep

@@ -30,7 +30,7 @@ import msgspec
 
 from ..exceptions import SnapshotFormatError
 
-__all__ = ["SnapshotFile", "json_schema", "schema_text", "validate"]
+__all__ = ["FORCED_RECORD", "SnapshotFile", "json_schema", "schema_text", "validate"]
 
 
 class _Lenient(msgspec.Struct, forbid_unknown_fields=False, omit_defaults=True):
@@ -225,9 +225,14 @@ def _at() -> re.Pattern[str]:
 #: the command that prints the schema (the CLI ships with the package; docs/ does not)
 SCHEMA_COMMAND = "agentsnap schema"
 
+#: how a pytest run replaces a snapshot file agentsnap refuses to read: the clause every such
+#: error's fix ends with (:func:`agentsnap.capture.remedies.format_error_here` gives a script's
+#: blocks their own)
+FORCED_RECORD = "`pytest --agentsnap-record --agentsnap-force` (without --agentsnap-force agentsnap never overwrites it)"
+
 FIX = (
     f"Correct the value (the file's schema: `{SCHEMA_COMMAND}` prints it), or replace the file with a new recording: "
-    "`pytest --agentsnap-record --agentsnap-force` (without --agentsnap-force agentsnap never overwrites it)."
+    f"{FORCED_RECORD}."
 )
 
 #: at most this many problems of one file are listed (the count says how many there are)

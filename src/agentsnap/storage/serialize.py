@@ -40,7 +40,8 @@ the reference is saved (:func:`write_blobs`). Only a replayed WebSocket message 
 side file back (:mod:`agentsnap.capture.websocket.frames`: a regular file inside the
 snapshot folder, of its recorded size and digest; response bodies stay inline), and only ever
 writes ``blobs/<sha256>`` for bytes it holds, so a blob path in a hostile
-snapshot is never opened.
+snapshot is never opened. Side files no snapshot references any more are deleted by
+``agentsnap rm`` and ``agentsnap prune`` (:mod:`agentsnap.storage.side_files`).
 
 Text is kept literal (UTF-8, ``ensure_ascii=False``); a lone surrogate, which
 UTF-8 cannot encode, is written as a ``\\uXXXX`` escape (:func:`escape_surrogates`).

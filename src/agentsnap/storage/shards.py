@@ -34,6 +34,7 @@ from .orphans import (
     RUN_RECORD,
     SHARD_HOW,
     RunState,
+    changed_since_commit,
     find_orphans,
     full_run_problem,
     write_run_record,
@@ -398,12 +399,17 @@ def merged_record(
     problems = [p for p in (commit.problem, merged.not_full_because) if p]
     full = not problems
     orphans = find_orphans(store, merged.collected, merged.used, rootdir) if full else []
+    # a golden or test file this checkout changed since the commit: the shards never ran it
+    kept = changed_since_commit(
+        {n: store.locate(n) for n in orphans}, rootdir, store.root, commit.ran
+    )
     return {
         "finished_at": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
         "full_run": full,
         "not_full_because": "; ".join(problems) or None,
         "rootdir": str(rootdir),
-        "orphans": orphans,
+        "orphans": [n for n in orphans if n not in kept],
+        "kept_changed": kept,
         "merged_from": [
             {
                 "dir": str(s.given),

@@ -240,16 +240,14 @@ class SnapshotStore:
         another name.
         """
         fix = (
-            "Fix or delete the file, or replace it with a new recording: `pytest --agentsnap-record --agentsnap-force` "
-            "(without --agentsnap-force agentsnap never overwrites it)."
+            f"Fix or delete the file, or replace it with a new recording: {_schema.FORCED_RECORD}."
         )
         try:
             raw = path.read_bytes() if given is None else given.pop()  # bytes: never held twice
         except OSError as exc:  # unreadable (permissions), or gone since it was found
             raise SnapshotFormatError(
                 f"agentsnap: cannot read snapshot file at {path}: {exc.strerror or exc}. Make it "
-                "readable by this user, or delete it and record it again: `pytest --agentsnap-record "
-                "--agentsnap-force` (without --agentsnap-force agentsnap never overwrites it)."
+                f"readable by this user, or delete it and record it again: {_schema.FORCED_RECORD}."
             ) from None
         try:
             data = json_loads_utf8(raw)  # JSON only: never pickle, YAML tags or eval

@@ -20,6 +20,9 @@ What a test can change without editing this file (environment):
 * ``WEATHER_HTTP_TOKEN``: over HTTP, a request without ``Authorization: Bearer <token>`` gets 401;
 * ``WEATHER_EXTRAS=1``: more tools (progress, sampling, a crash, a slow one) and a prompt (:func:`add_extras`);
 * ``WEATHER_NAME``: the name the server gives itself (default ``weather``);
+* ``WEATHER_STAMP``: a tool ``report(city)`` and a resource ``weather://{city}/today``, whose
+  JSON texts carry this value as their issue time (a value that changes every run,
+  :func:`add_stamped`);
 * ``WEATHER_API_KEY``: the upstream key a real server would need; the start line says only
   whether it was set.
 """
@@ -78,7 +81,24 @@ def build() -> Any:
         tool(get_forecast)
     if os.environ.get("WEATHER_EXTRAS") == "1":
         add_extras(server)
+    if os.environ.get("WEATHER_STAMP"):
+        add_stamped(server, os.environ["WEATHER_STAMP"])
     return server
+
+
+def add_stamped(server: Any, stamp: str) -> None:
+    """``report(city)``: ``{"city", "sky", "issued_at": stamp}`` as JSON text; the resource
+    ``weather://{city}/today``: ``{"city", "sky", "generated_at": stamp}`` as JSON text."""
+
+    def report(city: str) -> str:
+        return json.dumps({"city": city, "sky": forecast(city), "issued_at": stamp})
+
+    server.tool(description="Forecast report with its issue time.", structured_output=False)(report)
+
+    def today(city: str) -> str:
+        return json.dumps({"city": city, "sky": forecast(city), "generated_at": stamp})
+
+    server.resource("weather://{city}/today", mime_type="application/json")(today)
 
 
 def add_extras(server: Any) -> None:

@@ -30,7 +30,7 @@ from .. import active
 from ..ownership import owned, owner
 from ..wrapping import wrap_everywhere, wrap_once
 from .channel import Channel
-from .peer import replay_streams
+from .peer import refuse_blocked, replay_streams
 from .servers import UNKNOWN, Server, stdio_server, url_server
 from .taps import OWNER, tapped, watched
 
@@ -65,6 +65,8 @@ class _TransportContext:
             self._inner = self._wrapped(*self._args, **self._kwargs)
             return watched(tuple(await self._inner.__aenter__()))
         server = self._server_of(*self._args, **self._kwargs)
+        if recording.mode == "replay":
+            refuse_blocked(recording)  # no snapshot to serve: before the session's task group
         channel = Channel(server)
         recording.trace.add_mcp_channel(channel)
         if recording.mode == "replay":
@@ -180,6 +182,8 @@ def _session_init(
         return wrapped(*args, **kwargs)
     # streams no hooked transport opened in a recording (in-memory, custom, or a hooked one
     # opened before the recording started: watched, a session is recorded from here)
+    if recording.mode == "replay":
+        refuse_blocked(recording)  # no snapshot to serve: before the session's task group
     channel = Channel(UNKNOWN)
     recording.trace.add_mcp_channel(channel)
     if recording.mode == "replay":

@@ -47,7 +47,7 @@ from .taps import foreign
 if TYPE_CHECKING:
     from ..active import RecordingState
 
-__all__ = ["Recorded", "RecordedSessions", "ReplaySend", "replay_streams"]
+__all__ = ["Recorded", "RecordedSessions", "ReplaySend", "refuse_blocked", "replay_streams"]
 
 
 def _check(step: Mapping[str, Any], path: object) -> None:
@@ -359,6 +359,17 @@ class ReplaySend:
         self.agentsnap_channel.received(message, scrubbed=True)
         if not self.closed:
             self._deliver_end.send_nowait(session_message(message))
+
+
+def refuse_blocked(recording: RecordingState) -> None:
+    """A session opening in a replay that serves nothing (CI without a usable snapshot, a
+    missing one): raise the recording's ``block_error`` now, as an LLM call's first request
+    would, before the mcp SDK starts the session's task group. Raised from a request instead,
+    it reached the test inside anyio's ``ExceptionGroup`` ("unhandled errors in a TaskGroup"),
+    agentsnap's message (the path, the command to run) buried in it."""
+    if recording.block is not None:
+        recording.blocked_calls += 1
+        raise recording.block_error(recording.block)
 
 
 def replay_streams(recording: RecordingState, server: Server, channel: Channel) -> tuple[Any, Any]:

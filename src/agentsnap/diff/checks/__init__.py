@@ -3,7 +3,8 @@
 Built in, in this order: :mod:`.structural` (``structural``), :mod:`.arguments`
 (``arguments``), :mod:`.model_tools` (``model_tools`` and ``model_tool_args``),
 :mod:`.llm_requests` (``llm_requests``), :mod:`.mcp_servers` (``mcp_tools``,
-``mcp_results``), :mod:`.websocket_messages` (``websocket_messages``), :mod:`.tool_schema`
+``mcp_results``, ``mcp_resources``, ``mcp_requests``), :mod:`.websocket_messages`
+(``websocket_messages``, ``websocket_replies``), :mod:`.tool_schema`
 (``tool_schema``), :mod:`.budgets` (``budgets``) and :mod:`.semantic` (``llm_call[i]``,
 ``output``). The interface every check provides is in :mod:`._api`; to add a
 check, subclass :class:`Check` and :func:`register_check` an instance — the
