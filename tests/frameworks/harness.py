@@ -199,3 +199,31 @@ def assert_drift_reported(
         "ReplayMissError",
     ):
         assert crash not in out, f"{crash} in:\n{out}"
+
+
+def assert_weather_goldens(
+    project: Project,
+    plain: str,
+    streamed: str,
+    *,
+    tool: str = "get_weather",
+    stored: Any = None,
+) -> None:
+    """A weather agent's two goldens (``plain`` asked about Paris, ``streamed`` about Tokyo): an
+    LLM call, the tool call, an LLM call, the answer as the output; then a changed tool result
+    fails ``plain``'s offline replay with the drift report. ``tool``: the name the framework
+    gives the tool; ``stored``: how it sends a tool's return value back (Google ADK:
+    ``lambda value: {"result": value}``), the value itself when None."""
+    shape = stored or (lambda value: value)
+    snap = project.snapshots()[plain]
+    assert len(llm_calls(snap)) == 2
+    assert tool_steps(snap) == [(tool, {"city": "Paris"}, shape("Light rain, 18°C"))]
+    assert [s["type"] for s in snap["trace"]] == ["llm_call", "tool_call", "llm_call"]
+    assert snap["output"] == "Paris: Light rain, 18°C"
+    stream = project.snapshots()[streamed]
+    assert tool_steps(stream) == [(tool, {"city": "Tokyo"}, shape("Sunny, 24°C"))]
+    assert stream["output"] == "Tokyo: Sunny, 24°C"
+
+    project.edit('"Paris": "Light rain, 18°C"', '"Paris": "Heavy rain, 12°C"')
+    drift, _ = project.run("--agentsnap-replay", offline=True)
+    assert_drift_reported(drift, test=plain, expected=["Light rain, 18°C", "Heavy rain, 12°C"])

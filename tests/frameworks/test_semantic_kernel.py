@@ -15,13 +15,7 @@ import pytest
 
 pytest.importorskip("semantic_kernel.agents")
 
-from tests.frameworks.harness import (
-    Project,
-    assert_drift_reported,
-    llm_calls,
-    record_replay,
-    tool_steps,
-)
+from tests.frameworks.harness import Project, assert_weather_goldens, record_replay
 
 AGENT = """
 import asyncio
@@ -68,17 +62,4 @@ def test_semantic_kernel_records_replays_offline_and_reports_drift(tmp_path: Pat
     assert replayed == live
     assert live["test_agent"] == "Paris: Light rain, 18°C"
     assert live["test_agent_stream"] == "Tokyo: Sunny, 24°C"
-    snap = project.snapshots()["test_agent"]
-    assert len(llm_calls(snap)) == 2
-    assert tool_steps(snap) == [("Weather-get_weather", {"city": "Paris"}, "Light rain, 18°C")]
-    assert [s["type"] for s in snap["trace"]] == ["llm_call", "tool_call", "llm_call"]
-    assert snap["output"] == "Paris: Light rain, 18°C"
-    stream = project.snapshots()["test_agent_stream"]
-    assert tool_steps(stream) == [("Weather-get_weather", {"city": "Tokyo"}, "Sunny, 24°C")]
-    assert stream["output"] == "Tokyo: Sunny, 24°C"
-
-    project.edit('"Paris": "Light rain, 18°C"', '"Paris": "Heavy rain, 12°C"')
-    drift, _ = project.run("--agentsnap-replay", offline=True)
-    assert_drift_reported(
-        drift, test="test_agent", expected=["Light rain, 18°C", "Heavy rain, 12°C"]
-    )
+    assert_weather_goldens(project, "test_agent", "test_agent_stream", tool="Weather-get_weather")
