@@ -209,6 +209,15 @@ def test_a_plain_websocket_server_s_changed_replies_fail_a_live_run_unless_ignor
             in websocket_section(more)
         )
 
+        with pytest.raises(AgentRegressionError) as unopened:  # the agent no longer connects
+            with AgentAsserter("ws::plain-live", snapshot_dir=snaps, mode="live"):
+                pass
+        assert unopened.value.diff_report.failed_checks == ["websocket_replies"]
+        assert (
+            "  connection 0 (ws://127.0.0.1/chat) was recorded, not opened in this run"
+            in websocket_section(unopened)
+        )
+
 
 # -- the same through the pytest plugin: `[tool.agentsnap] ignored_fields`, a live run ------------
 

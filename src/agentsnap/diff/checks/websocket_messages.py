@@ -103,6 +103,12 @@ def _reply_lines(
     return lines
 
 
+def _one_side(number: int, g: Mapping[str, Any] | None, n: Mapping[str, Any] | None) -> str:
+    """The line for a connection only one side has: recorded and not opened, or the reverse."""
+    side = "recorded, not opened in this run" if n is None else "opened in this run, not recorded"
+    return f"connection {number} ({(g or n or {}).get('url')}) was {side}"
+
+
 @dataclass
 class WebSocketResult(CheckResult):
     """``lines``: one per difference (``summary`` says how many connections were compared)."""
@@ -132,17 +138,9 @@ class WebSocketCheck(Check[WebSocketResult]):
         result = WebSocketResult(True, connections=len(new))
         for number in sorted(set(golden) | set(new)):
             g, n = golden.get(number), new.get(number)
-            if n is None and g is not None:
-                result.lines.append(
-                    f"connection {number} ({g.get('url')}) was recorded, not opened in this run"
-                )
+            if g is None or n is None:
+                result.lines.append(_one_side(number, g, n))
                 continue
-            if g is None and n is not None:
-                result.lines.append(
-                    f"connection {number} ({n.get('url')}) was opened in this run, not recorded"
-                )
-                continue
-            assert g is not None and n is not None
             where = f"connection {number} ({n.get('url')})"
             if _path(g.get("url")) != _path(n.get("url")):
                 result.lines.append(f"{where}: path {_path(g.get('url'))!r} recorded")
@@ -189,9 +187,7 @@ class WebSocketCheck(Check[WebSocketResult]):
         for number in plain:
             g, n = golden.get(number), new.get(number)
             if g is None or n is None:
-                side = "recorded, not opened" if n is None else "opened in this run, not recorded"
-                url = (g or n or {}).get("url")
-                result.lines.append(f"connection {number} ({url}) was {side}")
+                result.lines.append(_one_side(number, g, n))
                 continue
             where = f"connection {number} ({n.get('url')})"
             result.lines += _reply_lines(where, g, n, ctx.rules, ctx.options.strict)
